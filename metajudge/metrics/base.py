@@ -1,0 +1,91 @@
+"""The metric interface every metric implements, and the per-response score row format.
+
+A metric has a registry ``name``, a ``direction`` ("higher" is better, or "lower"), a ``range``
+``(lo, hi)`` and a ``signature`` that pins everything that changes its value
+(``name|opt:value|...|version:x``, in the spirit of sacreBLEU). ``score_batch`` scores many
+items at once and returns one :class:`MetricResult` per item, in order, keeping the item's key.
+A result whose ``score`` is ``None`` could not be scored; ``error`` says why (never a silent 0).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from metajudge.data.formats import Input, LikertRecord, PairwiseRecord, Record
+
+Direction = Literal["higher", "lower"]
+
+
+@dataclass(frozen=True)
+class ScoreItem:
+    """One response to score. ``key`` is unique within a run (see :func:`response_key`)."""
+
+    key: str
+    response: str | None
+    reference: str | None = None
+    input: Input | None = None
+
+
+@dataclass(frozen=True)
+class MetricResult:
+    key: str
+    score: float | None
+    details: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+
+class Metric(ABC):
+    name: str
+    direction: Direction = "higher"
+    range: tuple[float, float] = (0.0, 1.0)
+    needs_reference: bool = True
+
+    @property
+    @abstractmethod
+    def signature(self) -> str:
+        """Everything that changes this metric's value, as one ``|``-separated string."""
+
+    @abstractmethod
+    def score_batch(self, items: Sequence[ScoreItem]) -> list[MetricResult]:
+        """Score every item; the result list has the same length and order as ``items``."""
+
+    def score(self, response: str, reference: str | None = None, *, input: Input | None = None) -> MetricResult:
+        return self.score_batch([ScoreItem("0", response, reference, input)])[0]
+
+    def close(self) -> None:  # release models / servers
+        return None
+
+
+def response_key(item_id: str, system_or_side: str) -> str:
+    """The key of one response: ``"{item id}::{side}"`` for pairwise, ``"{item id}::{system}"`` for Likert."""
+    return f"{item_id}::{system_or_side}"
+
+
+@dataclass(frozen=True)
+class ResponseRef:
+    key: str
+    item: str
+    system: str
+    side: str | None  # "a"/"b" for pairwise records, None for Likert records
+    response: str | None
+    reference: str | None
+    input: Input
+
+
+def iter_responses(records: Iterable[Record]) -> Iterator[ResponseRef]:
+    """Every response of a dataset, pairwise records giving two (``a`` and ``b``)."""
+    for r in records:
+        if isinstance(r, PairwiseRecord):
+            for side, resp in (("a", r.a), ("b", r.b)):
+                yield ResponseRef(response_key(r.id, side), r.id, resp.system, side, resp.response, r.input.reference, r.input)
+        elif isinstance(r, LikertRecord):
+            yield ResponseRef(response_key(r.id, r.system), r.id, r.system, None, r.response, r.input.reference, r.input)
+        else:  # pragma: no cover - guarded by the types
+            raise TypeError(f"not a record: {type(r).__name__}")
+
+
+def pair_keys(record: PairwiseRecord) -> tuple[str, str]:
+    return response_key(record.id, "a"), response_key(record.id, "b")
