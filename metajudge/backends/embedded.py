@@ -1,0 +1,98 @@
+"""The embedded backend — the default when no endpoint is configured.
+
+It is the OpenAI-compatible backend pointed at ``llama_cpp.server`` processes that metajudge
+starts itself (lazily, on the first request) on free loopback ports with a local GGUF.
+llama-cpp-python's server answers one request at a time per process, so ``n_parallel > 1`` starts
+that many replicas (each with ``n_threads // n_parallel`` threads) and the client sends each
+request to the replica with the fewest requests in flight. Server logs go to the run folder.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from metajudge.backends.config import BackendConfig
+from metajudge.backends.ledger import Ledger
+from metajudge.backends.models import gguf_sha256, resolve_gguf
+from metajudge.backends.openai_backend import OpenAIBackend
+from metajudge.backends.server import LlamaServer
+
+
+class EmbeddedBackend(OpenAIBackend):
+    """``llama_cpp.server`` replicas started on demand and stopped on :meth:`close`."""
+
+    kind = "embedded"
+
+    def __init__(self, config: BackendConfig, *, run_dir: str | Path, ledger: Ledger | None = None, seed: int | None = 0) -> None:
+        super().__init__(config, ledger=ledger, seed=seed, run_dir=run_dir)
+        self.run_dir: Path = Path(run_dir)
+        self.servers: list[LlamaServer] = []
+        self._model_path: Path | None = None
+        self._model_id: str | None = None
+        self._start_lock = threading.Lock()
+
+    @property
+    def model_path(self) -> Path:
+        if self._model_path is None:
+            self._model_path = resolve_gguf(str(self.config.gguf), self.config.gguf_sha256)
+        return self._model_path
+
+    @property
+    def model_id(self) -> str:
+        """``<file>@sha256:<digest>`` plus the chat format when one is forced (it changes prompts)."""
+        if self._model_id is None:
+            p = self.model_path
+            mid = f"{p.name}@sha256:{gguf_sha256(p)}"
+            if self.config.chat and self.config.chat_format:
+                mid += f";chat_format={self.config.chat_format}"
+            self._model_id = mid
+        return self._model_id
+
+    def _ensure_started(self) -> None:
+        with self._start_lock:
+            if self.servers and all(s.running() for s in self.servers):
+                return
+            for s in self.servers:
+                s.stop()
+            cfg = self.config
+            threads = max(1, cfg.n_threads // cfg.n_parallel)
+            servers = [
+                LlamaServer(
+                    self.model_path,
+                    model_alias=cfg.served_model,
+                    log_path=self.run_dir / (f"llama-server-{cfg.name}.log" if cfg.n_parallel == 1 else f"llama-server-{cfg.name}-{i}.log"),
+                    n_ctx=cfg.n_ctx,
+                    n_threads=threads,
+                    logits_all=cfg.logits_all,
+                    chat_format=cfg.chat_format if cfg.chat else None,
+                    prompt_cache=cfg.prompt_cache,
+                    startup_timeout_s=cfg.startup_timeout_s,
+                )
+                for i in range(cfg.n_parallel)
+            ]
+            try:
+                for s in servers:
+                    s.start()
+            except BaseException:
+                for s in servers:
+                    s.stop()
+                raise
+            self.servers = servers
+            self._clients.clear()
+
+    def _endpoints(self) -> list[str]:
+        return [s.base_url for s in self.servers]
+
+    def start(self) -> EmbeddedBackend:
+        """Start the server(s) now instead of on the first request."""
+        self._ensure_started()
+        return self
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            for s in self.servers:
+                s.stop()
+            self.servers = []

@@ -1,0 +1,235 @@
+"""The dataset registry: cards, loading, counts.
+
+Cards (one JSON file per dataset) have ONE source of truth: ``human_labels/<name>.json`` at the
+top of the repository, found relative to this package (``Path(__file__).parents[2]``).
+``$METAJUDGE_CARDS_DIR`` overrides the folder; an installed wheel without the repository falls
+back to ``metajudge/data/cards/`` if such package data is present.
+
+Upstream files are resolved by :func:`resolve_file` (local data folder, user cache, pinned
+download with sha256 verification; see :mod:`metajudge.data.fetch`) and turned into canonical
+records by one converter per upstream format (:mod:`metajudge.data.converters`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from metajudge.data.formats import (
+    DatasetCard,
+    LikertRecord,
+    PairwiseRecord,
+    Record,
+    likert_to_pairwise,
+    pairwise_scale_from_likert,
+    read_jsonl,
+)
+from metajudge.errors import InputError
+
+
+def cards_dir() -> Path:
+    """The folder that holds the dataset cards (see the module docstring)."""
+    env = os.environ.get("METAJUDGE_CARDS_DIR")
+    if env:
+        return Path(env)
+    repo_cards = Path(__file__).resolve().parents[2] / "human_labels"
+    if repo_cards.is_dir():
+        return repo_cards
+    return Path(__file__).resolve().parent / "cards"
+
+
+def list_datasets() -> list[str]:
+    """Names of every dataset with a card, sorted."""
+    d = cards_dir()
+    return sorted(p.stem for p in d.glob("*.json")) if d.is_dir() else []
+
+
+@lru_cache(maxsize=64)
+def _load_card_cached(path: str, mtime_ns: int) -> DatasetCard:
+    try:
+        obj = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise InputError(f"malformed JSON in dataset card: {e.msg}", path=path, line=e.lineno, field="<json>") from None
+    try:
+        return DatasetCard.from_dict(obj)
+    except (KeyError, TypeError, ValueError) as e:
+        raise InputError(f"invalid dataset card: {type(e).__name__}: {e}", path=path, field="card") from None
+
+
+def load_card(name: str) -> DatasetCard:
+    """The card of dataset ``name`` (``human_labels/<name>.json``)."""
+    p = cards_dir() / f"{name}.json"
+    if not p.is_file():
+        known = ", ".join(list_datasets()) or "none"
+        raise InputError(f"unknown dataset {name!r} (known: {known})", field="name")
+    card = _load_card_cached(str(p), p.stat().st_mtime_ns)
+    if card.name != name:
+        raise InputError(f"card file is named {name!r} but declares name {card.name!r}", path=p, field="name")
+    return card
+
+
+def resolve_file(
+    name: str,
+    relpath: str,
+    data_dir: str | Path | None = None,
+    *,
+    base_url: str | None = None,
+    download: bool = True,
+) -> Path:
+    """Path of upstream file ``relpath`` of dataset ``name``, sha256-verified.
+
+    Order: ``<data_dir>/<name>/<relpath>`` (``data_dir`` or ``$METAJUDGE_DATA_DIR``), then
+    ``user_cache_dir()/data/<name>/<relpath>``, then a download of the raw file at the pinned
+    commit (``base_url`` or ``$METAJUDGE_DOWNLOAD_BASE`` overrides the GitHub raw host).
+    ``relpath`` is the file's path inside the data folder as listed in the card (``local``).
+    """
+    from metajudge.data.fetch import find_source, resolve_source
+
+    card = load_card(name)
+    return resolve_source(card, find_source(card, relpath), data_dir, base_url=base_url, download=download)
+
+
+@dataclass
+class Dataset:
+    """A loaded dataset: its card and its records in their native kind.
+
+    ``records`` holds PairwiseRecord or LikertRecord objects (empty for benchmark inputs, whose
+    items are in ``items``). ``subsets`` names the parts (``record.meta['subset']``) if any.
+    """
+
+    card: DatasetCard
+    records: list[Record]
+    subsets: tuple[str, ...] = ()
+    items: list[Any] = field(default_factory=list)
+    _pairs: list[PairwiseRecord] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def name(self) -> str:
+        return self.card.name
+
+    @property
+    def kind(self) -> str:
+        return self.card.kind
+
+    def pairs(self) -> list[PairwiseRecord]:
+        """Pairwise view: pairwise records as they are; Likert records expanded by
+        :func:`~metajudge.data.formats.likert_to_pairwise` (label = mean(b) − mean(a))."""
+        if self._pairs is None:
+            if self.card.kind == "likert":
+                self._pairs = likert_to_pairwise(r for r in self.records if isinstance(r, LikertRecord))
+            else:
+                self._pairs = [r for r in self.records if isinstance(r, PairwiseRecord)]
+        return self._pairs
+
+    def pairwise_card(self) -> DatasetCard:
+        """The card describing :meth:`pairs` (for Likert data: the difference scale)."""
+        if self.card.kind != "likert":
+            return self.card
+        return replace(
+            self.card,
+            kind="pairwise",
+            scale=pairwise_scale_from_likert(self.card.scale),
+            annotators=1,
+            direction="positive = b better (label = mean score of b minus mean score of a)",
+            notes=(self.card.notes + " Pairwise expansion: every pair of systems on the same input, systems "
+                   "ordered by name, one label = difference of the annotators' mean scores.").strip(),
+        )
+
+    def subset(self, name: str) -> Dataset:
+        """Only the records (or benchmark items) of subset ``name``."""
+        if name not in self.subsets:
+            raise InputError(f"dataset {self.name!r} has no subset {name!r} (subsets: {', '.join(self.subsets) or 'none'})", field="subset")
+        recs = [r for r in self.records if r.meta.get("subset") == name]
+        return Dataset(card=self.card, records=recs, subsets=(name,))
+
+
+def _subsets_of(records: Sequence[Record]) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for r in records:
+        s = r.meta.get("subset")
+        if isinstance(s, str):
+            seen.setdefault(s, None)
+    return tuple(seen)
+
+
+def load_dataset(name: str, data_dir: str | Path | None = None, **options: Any) -> Dataset:
+    """Load dataset ``name`` from its upstream files (see :func:`resolve_file`) as canonical records.
+
+    ``options`` go to the dataset's converter (e.g. ``fully='tie'`` for
+    ``lftqa_mitigation_pradhumant``; see the card's notes).
+    """
+    from metajudge.data import converters
+
+    card = load_card(name)
+    if card.kind == "benchmark":
+        from metajudge.data import benchmarks
+
+        items = benchmarks.load_benchmark_items(name, data_dir=data_dir)
+        subsets = tuple(dict.fromkeys(getattr(i, "variant", "") for i in items if getattr(i, "variant", "")))
+        return Dataset(card=card, records=[], subsets=subsets, items=items)
+    records = converters.convert(card, data_dir=data_dir, **options)
+    return Dataset(card=card, records=records, subsets=_subsets_of(records))
+
+
+def load_jsonl_dataset(path: str | Path, card: DatasetCard | None = None) -> Dataset:
+    """Load a canonical JSONL file (its header card, else ``card``) as a :class:`Dataset`."""
+    found, records = read_jsonl(path, card=card)
+    card = found or card
+    if card is None:
+        kind = "pairwise" if isinstance(records[0], PairwiseRecord) else "likert"
+        dims = tuple(dict.fromkeys(d for r in records for d in (r.labels if isinstance(r, PairwiseRecord) else r.scores)))
+        vals = [v for r in records for vs in (r.labels if isinstance(r, PairwiseRecord) else r.scores).values() for v in vs if v is not None]
+        from metajudge.data.formats import Scale
+
+        card = DatasetCard(
+            name=Path(path).stem, kind=kind, description=f"records read from {path}", repository="", commit="",
+            files=(), license="", dimensions=dims, scale=Scale(min(vals, default=0.0), max(vals, default=0.0)),
+            annotators=None, direction="positive = b better" if kind == "pairwise" else "higher = better",
+        )
+    return Dataset(card=card, records=records, subsets=_subsets_of(records))
+
+
+def describe_counts(ds: Dataset) -> dict[str, Any]:
+    """Counts shown by ``metajudge data list``.
+
+    ``items``: distinct inputs (pairwise: ``meta['item_id']`` or the pair id; Likert: the record
+    id; benchmark: benchmark items). ``pairs``: pairwise records after Likert expansion.
+    ``annotators``: values stored per label (most in any record); ``annotators_upstream``: the
+    card's number of annotators per item (None when not stated).
+    """
+    recs = ds.records
+    if ds.card.kind == "benchmark":
+        items = len(ds.items)
+    elif ds.card.kind == "pairwise":
+        items = len({str(r.meta.get("item_id", r.id)) for r in recs})
+    else:
+        items = len({r.id for r in recs})
+    stored = 0
+    for r in recs:
+        lab = r.labels if isinstance(r, PairwiseRecord) else r.scores
+        for v in lab.values():
+            stored = max(stored, len(v))
+    systems: set[str] = set()
+    for r in recs:
+        if isinstance(r, PairwiseRecord):
+            systems.update((r.a.system, r.b.system))
+        else:
+            systems.add(r.system)
+    return {
+        "name": ds.card.name,
+        "kind": ds.card.kind,
+        "records": len(recs) if ds.card.kind != "benchmark" else len(ds.items),
+        "items": items,
+        "pairs": len(ds.pairs()) if ds.card.kind != "benchmark" else 0,
+        "annotators": stored,
+        "annotators_upstream": ds.card.annotators,
+        "dimensions": list(ds.card.dimensions),
+        "systems": len(systems),
+        "subsets": list(ds.subsets),
+        "license": ds.card.license,
+    }

@@ -1,0 +1,126 @@
+"""CLI: ``backbone-swap``, ``judge-diagnostics`` and ``baselines regenerate|check``.
+
+Only argparse is imported here; the library loads inside each command.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def _csv(s: str) -> list[str]:
+    return [x.strip() for x in s.split(",") if x.strip()]
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "backbone-swap",
+        help="one judge metric under two or more backbones: agreement, κ, α, human correlations, significance",
+        description="Backbone-swap agreement (MT-RAIG Appendix C.1 / Table 8): Pearson/Spearman between backbones "
+        "with bootstrap CIs, Cohen's κ and flip rate on pairwise decisions, Krippendorff's α, each backbone's "
+        "human correlation with CIs and paired tests of the differences, and a verdict per backbone pair.",
+    )
+    p.add_argument("--dataset", required=True, help="dataset name (see `metajudge data list`)")
+    p.add_argument("--metric", required=True, help="judge metric, e.g. geval_faithfulness")
+    p.add_argument("--external", type=_csv, default=[], metavar="SPECS",
+                   help="comma-separated external score columns: LABEL=PATH[:COLUMN], or for lftqa_eval bare backbone "
+                   "names (gpt-4o,gpt-4o-mini,Meta-Llama-3.1-70B-Instruct-Turbo)")
+    p.add_argument("--backbones", type=_csv, default=[], metavar="NAMES",
+                   help="run the judge under these backbone configs, e.g. smollm2-135m,gemma3-270m")
+    p.add_argument("--subset", help="only this subset of the dataset (e.g. qtsumm)")
+    p.add_argument("--limit", type=int, help="only the first N inputs (all their responses)")
+    p.add_argument("--dimension", help="human dimension to correlate with (default: from the metric name)")
+    p.add_argument("--human-protocol", choices=["grouped", "pooled", "pairs"],
+                   help="grouped (per-input Pearson averaged; LFTQA-Eval), pooled, or pairs (pairwise data); default by data kind")
+    p.add_argument("--eps", type=float, default=0.0, help="tie band of pairwise decisions, in score units (default 0)")
+    p.add_argument("--n-boot", type=int, default=1000, help="bootstrap replicates (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and the judges (default 0)")
+    p.add_argument("--data-dir", help="local data folder (default $METAJUDGE_DATA_DIR)")
+    p.add_argument("--out", help="write swap.md, swap.json and plots into this folder")
+    p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    p.set_defaults(func=_cmd_swap)
+
+    d = sub.add_parser(
+        "judge-diagnostics",
+        help="pairwise judge per backbone: position bias, length bias, run-to-run variance, parse failures, cost",
+        description="Judges every pair in both orders (A/B and B/A) with the pairwise judge prompt under each "
+        "backbone and reports the consistency rate, P(first wins), P(prefers longer) vs the humans' rate, "
+        "accuracy vs humans under a named tie policy, parse failures, tokens, wall time and cost; optional "
+        "repeated sampled runs for run-to-run variance.",
+    )
+    d.add_argument("--dataset", required=True, help="pairwise dataset, e.g. pandalm_testset, autoj_pairwise_test, llmbar")
+    d.add_argument("--backbones", type=_csv, required=True, metavar="NAMES", help="backbone configs, e.g. smollm2-135m")
+    d.add_argument("--limit", type=int, default=100, help="first N pairs (default 100)")
+    d.add_argument("--dimension", help="label dimension (default: the card's first)")
+    d.add_argument("--tie-policy", default="exclude_human_ties", choices=["exclude_human_ties", "three_way", "half_credit"],
+                   help="how ties count in accuracy (default exclude_human_ties)")
+    d.add_argument("--runs", type=int, default=1, help="extra sampled runs with different seeds for run-to-run variance (default 1 = none)")
+    d.add_argument("--temperature", type=float, default=0.7, help="temperature of the repeated runs (default 0.7)")
+    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--data-dir", help="local data folder (default $METAJUDGE_DATA_DIR)")
+    d.add_argument("--out", help="write diagnostics.md and diagnostics.json into this folder")
+    d.set_defaults(func=_cmd_diag)
+
+    b = sub.add_parser("baselines", help="our reference results (baselines/ours_*.json)")
+    bsub = b.add_subparsers(dest="baselines_command", metavar="ACTION")
+    r = bsub.add_parser("regenerate", help="recompute every dataset × deterministic metric under the default protocol")
+    r.add_argument("--out-dir", default="baselines", help="folder of the JSON files (default baselines/)")
+    r.add_argument("--datasets", type=_csv, default=[], help="only these datasets")
+    r.add_argument("--data-dir", help="local data folder (default $METAJUDGE_DATA_DIR)")
+    r.set_defaults(func=_cmd_baselines_regen)
+    c = bsub.add_parser("check", help="recompute and compare with the stored files (exit 1 on a moved correlation)")
+    c.add_argument("--out-dir", default="baselines")
+    c.add_argument("--datasets", type=_csv, default=[])
+    c.add_argument("--data-dir")
+    c.set_defaults(func=_cmd_baselines_check)
+    b.set_defaults(func=lambda a: (b.print_help(), 2)[1])
+
+
+def _cmd_swap(args: argparse.Namespace) -> int:
+    from metajudge.metaeval.swap import run_backbone_swap
+    from metajudge.reports.swap_report import swap_markdown, write_swap_report
+
+    res = run_backbone_swap(
+        args.dataset, args.metric, external=args.external, backbones=args.backbones, subset=args.subset,
+        limit=args.limit, dimension=args.dimension, n_boot=args.n_boot, seed=args.seed, eps=args.eps,
+        human_protocol=args.human_protocol, data_dir=args.data_dir,
+    )
+    print(swap_markdown(res))
+    if args.out:
+        paths = write_swap_report(res, args.out, plots=not args.no_plots)
+        print("wrote " + ", ".join(str(p) for p in paths.values()))
+    return 0
+
+
+def _cmd_diag(args: argparse.Namespace) -> int:
+    from metajudge.metaeval.biases import run_judge_diagnostics
+    from metajudge.reports.swap_report import diagnostics_markdown, write_diagnostics_report
+
+    diag = run_judge_diagnostics(
+        args.dataset, args.backbones, limit=args.limit, dimension=args.dimension, tie_policy=args.tie_policy,
+        runs=args.runs, temperature=args.temperature, seed=args.seed, data_dir=args.data_dir,
+    )
+    print(diagnostics_markdown(diag))
+    if args.out:
+        paths = write_diagnostics_report(diag, args.out)
+        print("wrote " + ", ".join(str(p) for p in paths.values()))
+    return 0
+
+
+def _cmd_baselines_regen(args: argparse.Namespace) -> int:
+    from metajudge.reports.baselines import regenerate_baselines
+
+    written = regenerate_baselines(args.out_dir, datasets=args.datasets or None, data_dir=args.data_dir)
+    for p in written:
+        print(f"wrote {p}")
+    return 0
+
+
+def _cmd_baselines_check(args: argparse.Namespace) -> int:
+    from metajudge.reports.baselines import check_baselines
+
+    problems = check_baselines(args.out_dir, datasets=args.datasets or None, data_dir=args.data_dir)
+    for line in problems:
+        print(line)
+    print("baselines: OK" if not problems else f"baselines: {len(problems)} moved value(s)")
+    return 0 if not problems else 1

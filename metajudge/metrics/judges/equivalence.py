@@ -1,0 +1,113 @@
+"""Answer equivalence: the MuDABench final-answer judge (T_i ∈ {0, 1}).
+
+MuDABench (Li et al. 2026) scores a final answer 1 when an LLM judges it semantically
+equivalent to the gold answer (numeric answers: integer digits and first decimal). A numeric
+fast path (:func:`metajudge.metrics.judges.numeric.fast_path`: same wording, numbers compared by
+value in the gold's unit) decides clear cases without an LLM call; the share it decides is
+reported (``summary["fast_path_share"]``). Every result keeps a short rationale and says what
+decided it (``details["decided_by"]``: ``fast_path`` or ``llm``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from metajudge.backends.base import Backend, BackendError
+from metajudge.metrics.base import MetricResult, ScoreItem
+from metajudge.metrics.judges.common import JudgeMetric
+from metajudge.metrics.judges.engine import DEFAULT_BACKBONE
+from metajudge.metrics.judges.numeric import fast_path as numeric_fast_path
+from metajudge.metrics.judges.parsers import parse_equivalence
+
+EQUIVALENCE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"equivalent": {"type": "boolean"}, "rationale": {"type": "string", "maxLength": 160}},
+    "required": ["equivalent", "rationale"],
+}
+
+
+class AnswerEquivalence(JudgeMetric):
+    """1 if the prediction is equivalent to the gold answer, else 0 (score ``None``: unparseable)."""
+
+    name = "answer_equivalence"
+    direction = "higher"
+    range = (0.0, 1.0)
+    needs_reference = True
+    tasks = ("equivalence",)
+
+    def __init__(
+        self,
+        *,
+        fast_path: bool = True,
+        structured: bool = True,
+        max_tokens: int = 80,
+        backbone: str = DEFAULT_BACKBONE,
+        variant: str | None = None,
+        backend: Backend | None = None,
+        **kw: Any,
+    ) -> None:
+        super().__init__(backbone=backbone, variant=variant, backend=backend, **kw)
+        self.fast_path = bool(fast_path)
+        self.structured = bool(structured)
+        self.max_tokens = int(max_tokens)
+        self.fast_decided = 0
+        self.llm_decided = 0
+
+    @property
+    def signature(self) -> str:
+        return self._signature("answer_equivalence", fast_path=self.fast_path, structured=self.structured, max_tokens=self.max_tokens)
+
+    def score_batch(self, items: Sequence[ScoreItem]) -> list[MetricResult]:
+        results: list[MetricResult | None] = [None] * len(items)
+        pending: list[int] = []
+        for i, it in enumerate(items):
+            if it.response is None or not it.response.strip():
+                self.items_scored += 1
+                results[i] = MetricResult(it.key, 0.0, {"decided_by": "empty", "rationale": "empty prediction"})
+                continue
+            if not it.reference:
+                self.items_failed += 1
+                results[i] = MetricResult(it.key, None, {}, "no gold answer")
+                continue
+            if self.fast_path:
+                fp = numeric_fast_path(it.response, it.reference)
+                if fp is not None:
+                    self.fast_decided += 1
+                    self.items_scored += 1
+                    results[i] = MetricResult(it.key, float(fp[0]), {"decided_by": "fast_path", "rationale": fp[1]})
+                    continue
+            pending.append(i)
+        tpl = self.prompt("equivalence")
+        reqs = []
+        for i in pending:
+            it = items[i]
+            dec: dict[str, Any] = {"max_tokens": self.max_tokens, "temperature": 0.0, "seed": self.seed}
+            if self.structured:
+                dec["json_schema"] = EQUIVALENCE_SCHEMA
+            text = tpl.render(question=it.input.question if it.input else "", gold=it.reference or "", prediction=it.response or "")
+            reqs.append(self.client.request(text, **dec))
+        for i, c in zip(pending, self.client.run(reqs), strict=True):
+            key = items[i].key
+            if isinstance(c, BackendError):
+                self.items_failed += 1
+                results[i] = MetricResult(key, None, {"decided_by": "llm"}, f"backend error: {c}")
+                continue
+            verdict, why = parse_equivalence(c.text)
+            self.count(1, int(verdict is None))
+            self.llm_decided += 1
+            det = {"decided_by": "llm", "rationale": why, "raw": c.text, "parse_failures": int(verdict is None)}
+            if verdict is None:
+                self.items_failed += 1
+                results[i] = MetricResult(key, None, det, "unparseable judge output")
+            else:
+                self.items_scored += 1
+                results[i] = MetricResult(key, float(verdict), det)
+        return [r for r in results if r is not None]
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        out = super().summary
+        total = self.fast_decided + self.llm_decided
+        out.update(fast_path_decided=self.fast_decided, llm_judged=self.llm_decided, fast_path_share=round(self.fast_decided / total, 4) if total else 0.0)
+        return out

@@ -1,0 +1,138 @@
+"""G-Eval (Liu et al. 2023) for table insights, faithfulness or completeness on 1–5.
+
+Prompts: MT-RAIG (Seo et al. 2025) Table 18 (``paper``) or few-shot (``small``). Modes:
+
+- ``logprobs`` — G-Eval's probability-weighted score: Σ s·p(s) over the score tokens 1–5 at the
+  position where the model writes its score, normalised over 1–5 (Liu et al. 2023, Eq. 1).
+- ``samples`` — what the G-Eval code does: ``n`` samples (20) at ``temperature`` (2.0), the mean
+  of the parsed scores; unparseable samples are counted and left out.
+- ``greedy`` — one temperature-0 answer, parsed.
+
+A response that yields no score is ``score=None`` with the reason in ``error``; failures are
+counted per item (``details["parse_failures"]``) and in :attr:`summary`, never scored 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from metajudge.backends.base import Backend, BackendError, Completion
+from metajudge.metrics.base import MetricResult, ScoreItem
+from metajudge.metrics.judges.common import JudgeMetric
+from metajudge.metrics.judges.engine import DEFAULT_BACKBONE
+from metajudge.metrics.judges.parsers import parse_score, score_distribution
+from metajudge.errors import InputError
+
+Mode = Literal["logprobs", "samples", "greedy"]
+Dimension = Literal["faithfulness", "completeness"]
+
+
+class GEval(JudgeMetric):
+    """G-Eval with the MT-RAIG Table 18 prompts. ``dimension`` picks faithfulness or completeness."""
+
+    direction = "higher"
+    range = (1.0, 5.0)
+    needs_reference = False
+
+    def __init__(
+        self,
+        dimension: Dimension = "faithfulness",
+        *,
+        mode: Mode = "logprobs",
+        n: int = 20,
+        temperature: float = 2.0,
+        top_logprobs: int = 10,
+        max_tokens: int | None = None,
+        backbone: str = DEFAULT_BACKBONE,
+        variant: str | None = None,
+        backend: Backend | None = None,
+        **kw: Any,
+    ) -> None:
+        super().__init__(backbone=backbone, variant=variant, backend=backend, **kw)
+        if dimension not in ("faithfulness", "completeness"):
+            raise InputError(f"dimension must be faithfulness or completeness, got {dimension!r}", field="dimension")
+        if mode not in ("logprobs", "samples", "greedy"):
+            raise InputError(f"mode must be logprobs, samples or greedy, got {mode!r}", field="mode")
+        self.dimension = dimension
+        self.mode = mode
+        self.n = int(n) if mode == "samples" else 1
+        self.temperature = float(temperature) if mode == "samples" else 0.0
+        self.top_logprobs = int(top_logprobs)
+        # a score needs a few tokens ("Score: 4"); samples may add a short explanation we ignore
+        self.max_tokens = int(max_tokens) if max_tokens is not None else 8
+        self.name = f"geval_{dimension}"
+        self.tasks = (f"geval_{dimension}",)
+
+    @property
+    def signature(self) -> str:
+        opts: dict[str, Any] = {"dim": self.dimension, "mode": self.mode, "max_tokens": self.max_tokens}
+        if self.mode == "samples":
+            opts.update(n=self.n, temp=self.temperature)
+        if self.mode == "logprobs":
+            opts.update(top_logprobs=self.top_logprobs)
+        return self._signature("geval", **opts)
+
+    def _request(self, item: ScoreItem) -> tuple[Any, dict[str, Any]] | str:
+        if item.response is None or not item.response.strip():
+            return "empty response"
+        tab = self.tables_text(item.input)
+        if tab is None:
+            return "input has no tables (G-Eval judges an insight against its tables)"
+        text, trunc = tab
+        prompt = self.prompt(self.tasks[0]).render(
+            serialized_tables=text, question=item.input.question if item.input else "", insight=item.response.strip()
+        )
+        dec: dict[str, Any] = {"max_tokens": self.max_tokens, "seed": self.seed}
+        if self.variant == "small":
+            dec["stop"] = ("\n",)
+        if self.mode == "logprobs":
+            dec.update(temperature=0.0, logprobs=True, top_logprobs=self.top_logprobs)
+        elif self.mode == "samples":
+            dec.update(temperature=self.temperature, n=self.n)
+        else:
+            dec.update(temperature=0.0)
+        return self.client.request(prompt, **dec), {"tables": trunc}
+
+    def _parse(self, c: Completion) -> tuple[float | None, dict[str, Any], int, int]:
+        """(score, details, attempts, failures) of one completion."""
+        if self.mode == "logprobs":
+            ch = c.choices[0] if c.choices else None
+            dist = score_distribution(ch.logprobs if ch else None)
+            if dist is None:
+                return None, {"raw": ch.text if ch else ""}, 1, 1
+            return dist.expected, {"probs": {str(k): round(v, 4) for k, v in dist.probs.items()}, "score_mass": round(dist.mass, 4), "raw": ch.text}, 1, 0
+        scores = [parse_score(ch.text) for ch in c.choices]
+        ok = [s for s in scores if s is not None]
+        fails = len(scores) - len(ok)
+        det: dict[str, Any] = {"samples": scores} if self.mode == "samples" else {"raw": c.choices[0].text if c.choices else ""}
+        if not ok:
+            return None, det, len(scores), fails
+        return sum(ok) / len(ok), det, len(scores), fails
+
+    def score_batch(self, items: Sequence[ScoreItem]) -> list[MetricResult]:
+        built = [self._request(it) for it in items]
+        reqs = [b[0] for b in built if not isinstance(b, str)]
+        outs = iter(self.client.run(reqs))
+        results = []
+        for it, b in zip(items, built, strict=True):
+            if isinstance(b, str):
+                self.items_failed += 1
+                results.append(MetricResult(it.key, None, {}, b))
+                continue
+            c = next(outs)
+            details = dict(b[1])
+            if isinstance(c, BackendError):
+                self.items_failed += 1
+                results.append(MetricResult(it.key, None, details, f"backend error: {c}"))
+                continue
+            score, det, attempts, fails = self._parse(c)
+            self.count(attempts, fails)
+            details.update(det, parse_attempts=attempts, parse_failures=fails)
+            if score is None:
+                self.items_failed += 1
+                results.append(MetricResult(it.key, None, details, "unparseable judge output"))
+            else:
+                self.items_scored += 1
+                results.append(MetricResult(it.key, float(score), details))
+        return results

@@ -1,0 +1,190 @@
+"""MuDABench judging (Li et al. 2026): the LLM verdicts behind final, process and full accuracy.
+
+Per question: T (final answer equivalent to the gold answer) comes from
+:class:`~metajudge.metrics.judges.equivalence.AnswerEquivalence` (numeric fast path first);
+the process verdicts (standard RAG variant) come from one judge call per question that labels
+every gold atomic fact ``covered`` / ``wrong`` / ``missing`` against the system's output (its
+extracted facts when the predictions file gives them, plus its final answer). The aggregation
+(C, E, P = min(C, 1 − E), full = mean 1[P = 1]·T) is :func:`metajudge.metrics.mudabench.aggregate`.
+
+A question whose verdict could not be parsed (T or any fact label) is left out of the
+aggregate and counted (``unjudged``) — never scored 0.
+
+Predictions file: JSONL, one object per question: ``question_id`` (upstream id; or ``index``,
+the position in the variant's file, for the two duplicated ids), ``answer`` (str), optional
+``facts`` (list of str).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from metajudge.backends.base import Backend, BackendError
+from metajudge.data.formats import Input
+from metajudge.errors import InputError
+from metajudge.metrics.base import ScoreItem
+from metajudge.metrics.judges.common import JudgeMetric
+from metajudge.metrics.judges.engine import DEFAULT_BACKBONE
+from metajudge.metrics.judges.equivalence import AnswerEquivalence
+from metajudge.metrics.judges.parsers import parse_fact_labels
+from metajudge.metrics.judges.prompts import numbered
+
+
+def facts_schema(n: int) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {"facts": {"type": "array", "items": {"type": "string", "enum": ["covered", "wrong", "missing"]}, "minItems": n, "maxItems": n}},
+        "required": ["facts"],
+    }
+
+
+@dataclass(frozen=True)
+class Prediction:
+    key: str  # question_id, or "#<index>"
+    answer: str
+    facts: tuple[str, ...] | None = None
+
+
+def read_predictions(path: str | Path) -> list[Prediction]:
+    """Read a MuDABench predictions JSONL file (errors name the file, line and field)."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError("predictions file not found", path=p)
+    out = []
+    for ln, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            d = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise InputError(f"malformed JSON: {e.msg}", path=p, line=ln) from None
+        if not isinstance(d, dict):
+            raise InputError("expected an object", path=p, line=ln)
+        if "question_id" in d:
+            key = str(d["question_id"])
+        elif isinstance(d.get("index"), int):
+            key = f"#{d['index']}"
+        else:
+            raise InputError("needs question_id (or index)", path=p, line=ln, field="question_id")
+        ans = d.get("answer")
+        if not isinstance(ans, str):
+            raise InputError("expected a string", path=p, line=ln, field="answer")
+        facts = d.get("facts")
+        if facts is not None and (not isinstance(facts, list) or not all(isinstance(f, str) for f in facts)):
+            raise InputError("expected a list of strings", path=p, line=ln, field="facts")
+        out.append(Prediction(key, ans, tuple(facts) if facts is not None else None))
+    if not out:
+        raise InputError("no predictions", path=p)
+    return out
+
+
+class FactCoverageJudge(JudgeMetric):
+    """Labels every gold fact of a question covered / wrong / missing in one call."""
+
+    name = "mudabench_fact_coverage"
+    tasks = ("fact_coverage",)
+
+    def __init__(self, *, backbone: str = DEFAULT_BACKBONE, variant: str | None = None, backend: Backend | None = None, **kw: Any) -> None:
+        super().__init__(backbone=backbone, variant=variant, backend=backend, **kw)
+
+    @property
+    def signature(self) -> str:
+        return self._signature("mudabench_fact_coverage")
+
+    def score_batch(self, items: Sequence[ScoreItem]) -> list[Any]:  # not a scalar metric
+        raise TypeError("use FactCoverageJudge.label(...)")
+
+    def label(self, rows: Sequence[tuple[str, str, Sequence[str]]]) -> list[tuple[list[str | None] | None, dict[str, Any]]]:
+        """For (question, system output, gold facts) rows: the labels (``None`` if unparseable) and details."""
+        tpl = self.prompt("fact_coverage")
+        reqs = []
+        for q, pred, facts in rows:
+            n = len(facts)
+            dec: dict[str, Any] = {"max_tokens": 8 + 5 * n, "temperature": 0.0, "seed": self.seed, "json_schema": facts_schema(n)}
+            reqs.append(self.client.request(tpl.render(question=q, prediction=pred, gold_facts=numbered(list(facts))), **dec))
+        out = []
+        for (_, _, facts), c in zip(rows, self.client.run(reqs), strict=True):
+            if isinstance(c, BackendError):
+                out.append((None, {"error": f"backend error: {c}"}))
+                continue
+            labels = parse_fact_labels(c.text, len(facts))
+            fails = len(facts) if labels is None else sum(x is None for x in labels)
+            self.count(len(facts), fails)
+            out.append((labels, {"raw": c.text, "parse_failures": fails}))
+        return out
+
+
+def judge_mudabench(
+    predictions: Sequence[Prediction],
+    *,
+    variant: str = "simple",
+    backbone: str = DEFAULT_BACKBONE,
+    prompt_variant: str | None = None,
+    fast_path: bool = True,
+    process: bool = True,
+    data_dir: str | Path | None = None,
+    backend: Backend | None = None,
+) -> dict[str, Any]:
+    """Judge a predictions file against MuDABench's gold answers and facts; returns the
+    aggregates, per-question verdicts, parse-failure counts and the judges' cost."""
+    from metajudge.data.benchmarks import load_mudabench
+    from metajudge.metrics.mudabench import FactVerdict, QuestionVerdict, aggregate
+
+    qs = load_mudabench(variant, data_dir=data_dir)  # type: ignore[arg-type]
+    by_id: dict[str, Any] = {}
+    for q in qs:
+        by_id.setdefault(q.question_id, q)
+        by_id[f"#{q.index}"] = q
+    rows = []
+    for p in predictions:
+        if p.key not in by_id:
+            raise InputError(f"unknown MuDABench {variant} question {p.key!r}", field="question_id")
+        rows.append((p, by_id[p.key]))
+    eq = AnswerEquivalence(backbone=backbone, variant=prompt_variant, fast_path=fast_path, backend=backend)
+    cov = FactCoverageJudge(backbone=backbone, variant=prompt_variant, backend=backend or None)
+    try:
+        t_res = eq.score_batch([ScoreItem(f"{q.variant}#{q.index}", p.answer, q.final_answer, Input(q.question)) for p, q in rows])
+        labels: list[tuple[list[str | None] | None, dict[str, Any]]] = []
+        if process:
+            if backend is None:  # share the running server between the two judges
+                cov._client = eq.client
+            texts = [("\n".join(p.facts) + "\n" if p.facts else "") + p.answer for p, _ in rows]
+            labels = cov.label([(q.question, t, q.gold_facts) for t, (_, q) in zip(texts, rows, strict=True)])
+        verdicts, per_q, unjudged = [], [], 0
+        for i, ((p, q), t) in enumerate(zip(rows, t_res, strict=True)):
+            rec: dict[str, Any] = {"id": f"{q.variant}#{q.index}", "question_id": q.question_id, "final": t.score, "final_details": t.details}
+            ok = t.score is not None
+            facts: tuple[Any, ...] = ()
+            if process:
+                lab, det = labels[i]
+                rec["facts"], rec["facts_details"] = lab, det
+                if lab is None or any(x is None for x in lab):
+                    ok = False
+                else:
+                    facts = tuple(FactVerdict(f, s) for f, s in zip(q.gold_facts, lab, strict=True))  # type: ignore[arg-type]
+            per_q.append(rec)
+            if not ok:
+                unjudged += 1
+                continue
+            verdicts.append(QuestionVerdict(rec["id"], int(t.score or 0), facts))
+        agg = aggregate(verdicts) if verdicts else {"n": 0}
+        cost = eq.client.stats.to_dict() if eq._client is not None else {}
+        return {
+            "variant": variant,
+            "backbone": backbone,
+            "n_predictions": len(rows),
+            "unjudged": unjudged,
+            "aggregate": agg,
+            "equivalence": eq.summary,
+            "fact_coverage": {"parse_attempts": cov.parse_attempts, "parse_failures": cov.parse_failures},
+            "signatures": {"equivalence": eq.signature, "fact_coverage": cov.signature},
+            "cost": cost,
+            "questions": per_q,
+        }
+    finally:
+        cov._client = None
+        eq.close()

@@ -1,0 +1,252 @@
+"""The pairwise judge: instruction + Response A + Response B → ``A`` / ``B`` / ``tie``.
+
+For pairwise preference sets (PandaLM, Auto-J, LLMBar, JudgeBench; DESIGN.md §2, positive label
+= b better). The prompt files are ``prompts/pairwise_judge.{paper,small}.txt``: ``paper`` is an
+instruction prompt in the layout of the MT-RAIG judge prompts (chat models), ``small`` a few-shot
+completion prompt for the embedded small / base models. A judge call shows the record's two
+responses in one of two orders — ``"ab"`` (a first) or ``"ba"`` (b first) — and the verdict is
+mapped back to the record's sides, so position bias can be measured by judging both orders
+(alpaca_eval, MT-Bench; see :mod:`metajudge.metaeval.biases`).
+
+With ``constrained=True`` (the default where the backend takes a GBNF grammar, i.e. the
+embedded llama.cpp server) the answer is restricted to ``A``, ``B`` or ``tie``; otherwise free
+text is parsed by :func:`parse_pairwise`, whose failures are counted ``None`` verdicts, never a
+guess.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from metajudge import __version__
+from metajudge.backends.base import Backend, BackendError
+from metajudge.data.formats import PairwiseRecord
+from metajudge.errors import InputError
+from metajudge.metrics.judges.engine import DEFAULT_BACKBONE, JudgeClient, backbone_config, backbone_identity
+from metajudge.metrics.judges.prompts import VARIANTS, load_prompt
+
+Decision = Literal["A", "B", "tie"]
+Side = Literal["a", "b", "tie"]
+Order = Literal["ab", "ba"]
+
+PAIRWISE_PARSER_VERSION = "pairwise-1"
+#: GBNF grammar of a constrained answer (llama.cpp ``grammar``).
+PAIRWISE_GRAMMAR = 'root ::= " "? ("A" | "B" | "tie")'
+
+_TIE = re.compile(r"\b(tie|equal(ly)?|same|both|neither|draw)\b", re.IGNORECASE)
+_UPPER = re.compile(r"(?<![A-Za-z'])([AB])(?![A-Za-z'])")
+_NAMED = re.compile(r"\b(?:response|output|answer|assistant|option)\s*[\(\[]?\s*([ab])\b", re.IGNORECASE)
+
+
+def parse_pairwise(text: str) -> Decision | None:
+    """The verdict in a judge's answer, or ``None`` when it names no (or both) responses.
+
+    Reads the first line that says something: a bare ``A``/``B``, else the one letter that line
+    names (a capital A/B standing alone, or a/b after "Response"/"Output"; naming both is
+    ambiguous), else a tie word. Markdown is ignored.
+
+    >>> parse_pairwise(" A")
+    'A'
+    >>> parse_pairwise("**Response B** is better because it is correct.")
+    'B'
+    >>> parse_pairwise("Output (a)")
+    'A'
+    >>> parse_pairwise("tie")
+    'tie'
+    >>> parse_pairwise("Both responses are equally good.")
+    'tie'
+    >>> parse_pairwise("A and B are both wrong, but B is closer") is None
+    True
+    >>> parse_pairwise("I cannot decide.") is None
+    True
+    >>> parse_pairwise("") is None
+    True
+    """
+    t = re.sub(r"[*_`#>]+", "", text or "").strip()
+    if not t:
+        return None
+    first = next((ln.strip() for ln in t.splitlines() if ln.strip()), "")
+    bare = first.rstrip(".:!").strip()
+    if bare.upper() in ("A", "B"):
+        return bare.upper()  # type: ignore[return-value]
+    if bare.lower() in ("tie", "equal", "draw"):
+        return "tie"
+    letters = {m.group(1) for m in _UPPER.finditer(first)} | {m.group(1).upper() for m in _NAMED.finditer(first)}
+    if len(letters) == 1:
+        return letters.pop()  # type: ignore[return-value]
+    if not letters and _TIE.search(first):
+        return "tie"
+    return None
+
+
+def to_side(decision: Decision | None, order: Order) -> Side | None:
+    """Map a positional verdict back to the record's sides (``ba`` shows b first).
+
+    >>> to_side("A", "ba"), to_side("B", "ab"), to_side("tie", "ba")
+    ('b', 'b', 'tie')
+    """
+    if decision is None:
+        return None
+    if decision == "tie":
+        return "tie"
+    first_is_a = order == "ab"
+    return ("a" if first_is_a else "b") if decision == "A" else ("b" if first_is_a else "a")
+
+
+@dataclass(frozen=True)
+class PairwiseVerdict:
+    """One judge call on one record in one order."""
+
+    id: str
+    order: Order
+    decision: Decision | None  # positional: A = the response shown first
+    preferred: Side | None  # mapped back to the record's sides
+    raw: str = ""
+    error: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def value(self) -> float | None:
+        """The verdict on the label scale: +1 b better, −1 a better, 0 tie, None unparsed."""
+        return None if self.preferred is None else {"a": -1.0, "b": 1.0, "tie": 0.0}[self.preferred]
+
+
+def _truncate(text: str, limit: int) -> tuple[str, bool]:
+    if len(text) <= limit:
+        return text, False
+    return text[:limit].rstrip() + " …[truncated]", True
+
+
+class PairwiseJudge:
+    """Pairwise A/B/tie judge on one backbone (see the module docstring).
+
+    ``max_chars`` bounds each response (and the instruction) so the prompt fits the backbone's
+    context; truncations are recorded per verdict. Decoding: ``temperature`` (0 = greedy) and
+    ``seed`` per call; repeated sampled runs use different seeds.
+    """
+
+    name = "pairwise_judge"
+    task = "pairwise_judge"
+
+    def __init__(
+        self,
+        *,
+        backbone: str = DEFAULT_BACKBONE,
+        variant: str | None = None,
+        constrained: bool | None = None,
+        max_chars: int | None = None,
+        temperature: float = 0.0,
+        seed: int = 0,
+        backend: Backend | None = None,
+    ) -> None:
+        self.backbone = backbone
+        cfg = getattr(backend, "config", None) if backend is not None else backbone_config(backbone)
+        chat = bool(getattr(cfg, "chat", True))
+        n_ctx = int(getattr(cfg, "n_ctx", 4096))
+        self.variant = variant or ("paper" if chat else "small")
+        if self.variant not in VARIANTS:
+            raise InputError(f"unknown variant {self.variant!r}; choose one of {', '.join(VARIANTS)}", field="variant")
+        self.constrained = bool(getattr(cfg, "grammar_param", None)) if constrained is None else constrained
+        # ~2.5 characters per token; keep ~700 tokens for the instructions and few-shot examples
+        self.max_chars = int(max_chars) if max_chars is not None else max(400, int((n_ctx - 700) * 2.5 / 3))
+        self.temperature = float(temperature)
+        self.seed = int(seed)
+        self._backend_arg = backend
+        self._client: JudgeClient | None = None
+        self.calls = 0
+        self.parse_failures = 0
+        self.backend_errors = 0
+
+    @property
+    def client(self) -> JudgeClient:
+        if self._client is None:
+            self._client = JudgeClient(self.backbone, backend=self._backend_arg, parser_version=PAIRWISE_PARSER_VERSION)
+        return self._client
+
+    @property
+    def signature(self) -> str:
+        ident = str(getattr(self._backend_arg, "model_id", self.backbone)) if self._backend_arg is not None else backbone_identity(self.backbone)
+        prompt = load_prompt(self.task, self.variant)
+        return "|".join([
+            self.name, f"backbone:{self.backbone}", f"model:{ident}", f"variant:{self.variant}",
+            f"prompt:{prompt.short_hash}", f"constrained:{int(self.constrained)}", f"temp:{self.temperature:g}",
+            f"chars:{self.max_chars}", f"seed:{self.seed}", f"parser:{PAIRWISE_PARSER_VERSION}", f"version:{__version__}",
+        ])
+
+    def render(self, record: PairwiseRecord, order: Order) -> tuple[str, dict[str, Any]]:
+        """The prompt text for ``record`` shown in ``order`` and what was truncated."""
+        first, second = (record.a, record.b) if order == "ab" else (record.b, record.a)
+        if first.response is None or second.response is None:
+            raise InputError(f"record {record.id!r} has no response text (a scores-only dataset cannot be judged)", field="response")
+        q, tq = _truncate(record.input.question, self.max_chars)
+        ra, ta = _truncate(first.response, self.max_chars)
+        rb, tb = _truncate(second.response, self.max_chars)
+        ref = record.input.reference
+        block = ""
+        if ref:
+            ref_t, _ = _truncate(ref, self.max_chars // 2)
+            block = f"Reference answer: {ref_t}\n" if self.variant == "small" else f"\nReference answer: {ref_t}\n"
+        text = load_prompt(self.task, self.variant).render(question=q, reference_block=block, response_a=ra, response_b=rb)
+        return text, {"truncated": {"instruction": tq, "first": ta, "second": tb}}
+
+    def judge(
+        self,
+        records: Sequence[PairwiseRecord],
+        *,
+        order: Order = "ab",
+        seed: int | None = None,
+        temperature: float | None = None,
+    ) -> list[PairwiseVerdict]:
+        """Judge every record in one order; one verdict per record, in order."""
+        if order not in ("ab", "ba"):
+            raise InputError(f"order must be 'ab' or 'ba', got {order!r}", field="order")
+        temp = self.temperature if temperature is None else float(temperature)
+        sd = self.seed if seed is None else int(seed)
+        reqs, infos = [], []
+        for r in records:
+            text, info = self.render(r, order)
+            decoding: dict[str, Any] = {"temperature": temp, "max_tokens": 3 if self.constrained else 24, "seed": sd}
+            if self.constrained:
+                decoding["grammar"] = PAIRWISE_GRAMMAR
+            else:
+                decoding["stop"] = ("\n\n", "\nInstruction:")
+            reqs.append(self.client.request(text, **decoding))
+            infos.append(info)
+        outs = self.client.run(reqs)
+        verdicts: list[PairwiseVerdict] = []
+        for r, c, info in zip(records, outs, infos, strict=True):
+            self.calls += 1
+            if isinstance(c, BackendError):
+                self.backend_errors += 1
+                verdicts.append(PairwiseVerdict(r.id, order, None, None, "", f"backend error: {c}", info))
+                continue
+            dec = parse_pairwise(c.text)
+            if dec is None:
+                self.parse_failures += 1
+            verdicts.append(PairwiseVerdict(r.id, order, dec, to_side(dec, order), c.text, None if dec else "unparsed", info))
+        return verdicts
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        """Calls, parse failures and their rate, backend errors, tokens and wall time."""
+        out: dict[str, Any] = {
+            "calls": self.calls,
+            "parse_failures": self.parse_failures,
+            "parse_failure_rate": round(self.parse_failures / self.calls, 4) if self.calls else None,
+            "backend_errors": self.backend_errors,
+        }
+        if self._client is not None:
+            out["cost"] = self._client.stats.to_dict()
+            be = self._client._backend
+            ledger = getattr(be, "ledger", None)
+            if ledger is not None and hasattr(ledger, "summary"):
+                out["ledger"] = ledger.summary()
+        return out
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None

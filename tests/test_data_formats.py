@@ -1,0 +1,153 @@
+"""Canonical formats: records, JSONL round trip, Likert→pairwise, and every bad-input case."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from metajudge.cli import main
+from metajudge.data.formats import (
+    DatasetCard,
+    Input,
+    LikertRecord,
+    PairwiseRecord,
+    Response,
+    Scale,
+    Table,
+    likert_to_pairwise,
+    pairwise_scale_from_likert,
+    read_jsonl,
+    write_jsonl,
+)
+from metajudge.errors import InputError
+
+
+def _card(kind: str = "pairwise", scale: Scale | None = None, dims: tuple[str, ...] = ("overall",)) -> DatasetCard:
+    return DatasetCard(
+        name="toy", kind=kind, description="toy", repository="o/r", commit="c" * 40, files=(), license="MIT",
+        dimensions=dims, scale=scale or Scale(-2, 2, (-2, -1, 0, 1, 2)), annotators=2, direction="positive = b better",
+    )
+
+
+def _pair(i: str, labels: tuple[float | None, ...] = (1.0, 2.0)) -> PairwiseRecord:
+    return PairwiseRecord(
+        id=i,
+        input=Input("q?", reference="ref", tables=(Table("t", ("a", "b"), (("1", "2"),)),), documents=("d",)),
+        a=Response("sysA", "answer a"),
+        b=Response("sysB", None),
+        labels={"overall": labels},
+        meta={"k": [1, 2]},
+    )
+
+
+def test_pairwise_round_trip(tmp_path: Path) -> None:
+    recs = [_pair("1"), _pair("2", (None, -2.0))]
+    p = tmp_path / "x.jsonl"
+    assert write_jsonl(p, recs, card=_card()) == 2
+    card, back = read_jsonl(p)
+    assert card == _card()
+    assert back == recs
+
+
+def test_likert_to_pairwise_sign_and_order() -> None:
+    inp = Input("q")
+    recs = [
+        LikertRecord("i1", inp, "zeta", "z", {"q": (4.0, 2.0)}),  # mean 3
+        LikertRecord("i1", inp, "alpha", "a", {"q": (5.0, None)}),  # mean 5
+        LikertRecord("i1", inp, "mid", "m", {"q": (None, None)}),  # no score: no pairs with a label
+        LikertRecord("i2", inp, "alpha", "a", {"q": (1.0,)}),  # alone on its input: no pair
+    ]
+    pairs = likert_to_pairwise(recs)
+    assert [p.id for p in pairs] == ["i1::alpha|zeta"]
+    p = pairs[0]
+    assert (p.a.system, p.b.system) == ("alpha", "zeta")
+    assert p.labels["q"] == (3.0 - 5.0,)  # positive = b better; here a (alpha) is better
+    assert pairwise_scale_from_likert(Scale(1, 5)) == Scale(-4, 4)
+
+
+def _write(tmp_path: Path, lines: list[str], name: str = "bad.jsonl") -> Path:
+    p = tmp_path / name
+    p.write_text("\n".join(lines) + ("\n" if lines else ""), encoding="utf-8")
+    return p
+
+
+def _good(i: str, v: float = 1) -> str:
+    return json.dumps({"id": i, "input": {"question": "q"}, "a": {"system": "x", "response": "r"},
+                       "b": {"system": "y", "response": "s"}, "labels": {"overall": [v, v]}})
+
+
+HEADER = json.dumps({"card": _card().to_dict()})
+
+
+@pytest.mark.parametrize(
+    ("lines", "line", "field", "words"),
+    [
+        ([HEADER, _good("1"), '{"id": "2", "input": '], 3, "<json>", "malformed JSON"),
+        ([HEADER, _good("1"), json.dumps({"id": "2", "input": {"question": "q"}, "a": {"system": "x", "response": "r"},
+                                          "labels": {"overall": [1, 1]}})], 3, "b", "missing required field"),
+        ([HEADER, _good("1"), _good("2", 3)], 3, "labels.overall[0]", "outside the declared scale"),
+        ([HEADER, _good("1"), _good("1")], 3, "id", "duplicate id"),
+        ([HEADER, json.dumps({"id": "1", "input": {"question": "q"}, "a": {"system": "x", "response": "r"},
+                              "b": {"system": "y", "response": "s"}, "labels": {"fluency": [1]}})], 2, "labels.fluency",
+         "unknown dimension"),
+    ],
+)
+def test_bad_input_names_file_line_field(tmp_path: Path, lines: list[str], line: int, field: str, words: str, capsys: pytest.CaptureFixture[str]) -> None:
+    p = _write(tmp_path, lines)
+    with pytest.raises(InputError) as ei:
+        read_jsonl(p)
+    e = ei.value
+    assert (e.path, e.line, e.field) == (str(p), line, field)
+    assert words in str(e)
+    # the CLI prints one clear error line and exits non-zero
+    assert main(["data", "validate", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("metajudge: error: ") and f"{p}:{line}: field {field}: " in err and words in err
+
+
+def test_empty_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for lines in ([], [HEADER], ["", "  "]):
+        p = _write(tmp_path, lines, name="empty.jsonl")
+        with pytest.raises(InputError, match="empty file"):
+            read_jsonl(p)
+        assert main(["data", "validate", str(p)]) == 2
+        assert "empty file" in capsys.readouterr().err
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="file not found"):
+        read_jsonl(tmp_path / "nope.jsonl")
+
+
+def test_validate_against_named_card(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Without a header, ``--card`` supplies the scale: RAGChecker's is {-2,-1,0,1,2}."""
+    ok = _write(tmp_path, [_good("1", 2)], name="ok.jsonl")
+    assert main(["data", "validate", str(ok), "--card", "ragchecker_meta_eval"]) == 0
+    assert "OK" in capsys.readouterr().out
+    half = _write(tmp_path, [_good("1", 0.5)], name="half.jsonl")
+    assert main(["data", "validate", str(half)]) == 0  # no card: scale not checked
+    capsys.readouterr()
+    assert main(["data", "validate", str(half), "--card", "ragchecker_meta_eval"]) == 2
+    assert f"{half}:1: field labels.overall[0]: label 0.5 is outside the declared scale" in capsys.readouterr().err
+
+
+def test_write_is_atomic_on_failure(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+
+    def gen():  # type: ignore[no-untyped-def]
+        yield _pair("1")
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError):
+        write_jsonl(out, gen(), card=_card())
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == []  # no temporary file left either
+
+
+def test_mixed_kinds_rejected(tmp_path: Path) -> None:
+    lik = json.dumps({"id": "9", "input": {"question": "q"}, "system": "s", "response": "r", "scores": {"overall": [1]}})
+    p = _write(tmp_path, [_good("1"), lik])
+    with pytest.raises(InputError, match="mixes pairwise and Likert"):
+        read_jsonl(p)
