@@ -18,6 +18,7 @@ from metajudge import __version__
 # Each module's register(subparsers) adds its subcommands. Keep this list the only wiring.
 _COMMAND_MODULES: tuple[str, ...] = (
     "metajudge.data.cli",
+    "metajudge.metrics.cli",
     "metajudge.backends.cli",
     "metajudge.metaeval.swap_cli",
 )

@@ -96,8 +96,9 @@ def test_lftqa_mitigation(data_dir: Path) -> None:
     assert (c["records"], c["items"], c["annotators"]) == (200, 100, 2)
     assert ds.subsets == ("fetaqa", "qtsumm")
     base = data_dir / "lftqa_mitigation_pradhumant" / "human_mitigation_eval" / "annotated"
-    rows1 = list(csv.DictReader(open(base / "annotator1" / "gpt-4o_qtsumm.csv", encoding="utf-8")))
-    rows2 = list(csv.DictReader(open(base / "annotator2" / "gpt-4o_qtsumm.csv", encoding="utf-8")))
+    with open(base / "annotator1" / "gpt-4o_qtsumm.csv", encoding="utf-8") as f1, \
+            open(base / "annotator2" / "gpt-4o_qtsumm.csv", encoding="utf-8") as f2:
+        rows1, rows2 = list(csv.DictReader(f1)), list(csv.DictReader(f2))
     m = {"Improved": 1.0, "Unchanged": 0.0, "Deteriorated": -1.0, "Fully Factual": None, "Fully Complete": None, "": None}
     by_id = {r.id: r for r in ds.records}
     for r1, r2 in zip(rows1, rows2):
@@ -281,3 +282,51 @@ def test_cli_export_pairs_and_refusals(data_dir: Path, tmp_path: Path, capsys: p
         assert main(["data", "export", name, "-o", str(bad), *extra]) == 2
         assert not bad.exists()
         assert "metajudge: error:" in capsys.readouterr().err
+
+
+def _patched_card_dir(tmp_path: Path, data_dir: Path, name: str, rel: str, new_bytes: bytes) -> Path:
+    """A data folder + cards folder where file ``rel`` of ``name`` is replaced (and re-pinned)."""
+    import hashlib
+    import shutil
+
+    dd = tmp_path / "dd"
+    shutil.copytree(data_dir / name, dd / name)
+    (dd / name / rel).chmod(0o644)
+    (dd / name / rel).write_bytes(new_bytes)
+    cards = tmp_path / "cards"
+    cards.mkdir()
+    card = json.loads((Path(__file__).resolve().parents[1] / "human_labels" / f"{name}.json").read_text())
+    for f in card["files"]:
+        if f["local"] == rel:
+            f["sha256"] = hashlib.sha256(new_bytes).hexdigest()
+            f["bytes"] = len(new_bytes)
+    (cards / f"{name}.json").write_text(json.dumps(card))
+    return dd
+
+
+def test_upstream_label_outside_mapping_names_line(data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from metajudge.errors import InputError
+
+    lines = (data_dir / "autoj_pairwise_test" / "testdata_pairwise.jsonl").read_text(encoding="utf-8").splitlines(True)
+    row = json.loads(lines[2])
+    row["label"] = 5
+    lines[2] = json.dumps(row) + "\n"
+    dd = _patched_card_dir(tmp_path, data_dir, "autoj_pairwise_test", "testdata_pairwise.jsonl", "".join(lines).encode())
+    monkeypatch.setenv("METAJUDGE_CARDS_DIR", str(tmp_path / "cards"))
+    with pytest.raises(InputError) as ei:
+        load_dataset("autoj_pairwise_test", data_dir=dd)
+    assert (ei.value.line, ei.value.field) == (3, "label") and "unexpected label 5" in str(ei.value)
+    assert ei.value.path and ei.value.path.endswith("testdata_pairwise.jsonl")
+
+
+def test_upstream_value_outside_scale_names_item(data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from metajudge.errors import InputError
+
+    rows = json.loads((data_dir / "ragchecker_meta_eval" / "human_labeled_data.json").read_text())
+    rows[5]["overall_label"] = 3
+    dd = _patched_card_dir(tmp_path, data_dir, "ragchecker_meta_eval", "human_labeled_data.json", json.dumps(rows).encode())
+    monkeypatch.setenv("METAJUDGE_CARDS_DIR", str(tmp_path / "cards"))
+    with pytest.raises(InputError) as ei:
+        load_dataset("ragchecker_meta_eval", data_dir=dd)
+    assert ei.value.field == "rows [4],[5] -> 2: labels.overall[1]"
+    assert "outside the declared scale" in str(ei.value)

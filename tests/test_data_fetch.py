@@ -30,7 +30,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args: object) -> None:  # keep test output clean
         pass
 
-    def do_GET(self) -> None:  # noqa: N802 (http.server API)
+    def do_GET(self) -> None:
         if self.path.startswith("/trunc/"):
             # announce the full length, send half, close: a truncated body
             real = Path(self.directory) / urllib.parse.unquote(self.path[len("/trunc/"):])  # type: ignore[attr-defined]
@@ -202,3 +202,22 @@ def test_real_dataset_corrupt_local_copy_cli(data_dir: Path, tmp_path: Path, cap
     err = capsys.readouterr().err
     assert "summeval.json: sha256 mismatch" in err and err.count("\n") == 1
     assert not out.exists()
+
+
+def test_source_urls_of_real_cards() -> None:
+    """Raw URLs at the pinned commit; per-file repository overrides; awkward characters quoted."""
+    from metajudge.data.fetch import find_source, source_url
+
+    hanna = load_card("hanna")
+    assert source_url(hanna, find_source(hanna, "hanna_ppairs.jsonl")) == (
+        "https://raw.githubusercontent.com/maiush/PPairS/cc4ba407ba0ece35214d286345371a60ee028230/data/hanna.jsonl"
+    )
+    assert source_url(hanna, find_source(hanna, "hanna_metric_scores_llm.csv"), base_url="http://h/").startswith(
+        "http://h/dig-team/hanna-benchmark-asg/282f27536a5d05ad4ce14298abcd70c45668fed2/"
+    )
+    jb = load_card("judgebench")
+    assert source_url(jb, find_source(jb, "judgebench_gpt-4o-2024-05-13.jsonl")).endswith(
+        "/data/dataset=judgebench,response_model=gpt-4o-2024-05-13.jsonl"
+    )
+    lb = load_card("llmbar")
+    assert source_url(lb, find_source(lb, "Processed/LLMEval^2/dataset.json")).endswith("/Dataset/Processed/LLMEval%5E2/dataset.json")

@@ -13,7 +13,7 @@ from scipy import stats as st
 from metajudge.cli import main
 from metajudge.data.formats import Input, LikertRecord, PairwiseRecord, Response
 from metajudge.errors import InputError
-from metajudge.metaeval.swap import backbone_swap, build_swap_data, read_score_file
+from metajudge.metaeval.swap import backbone_swap, build_swap_data, external_scores
 
 
 def _likert(n_items: int = 40, n_sys: int = 6, seed: int = 0, annotators: int = 1) -> tuple[list[LikertRecord], dict[str, float]]:
@@ -116,16 +116,29 @@ def test_pairwise_records_use_pair_differences() -> None:
         backbone_swap(data, rng=np.random.default_rng(0), n_boot=10, human_protocol="grouped")
 
 
-def test_build_rejects_bad_inputs(tmp_path: Path) -> None:
+def test_build_rejects_bad_inputs() -> None:
     recs, truth = _likert(n_items=3)
     with pytest.raises(InputError, match="two or more"):
         build_swap_data(recs, {"a": truth}, dimension="faithfulness", metric="m", dataset="d")
     with pytest.raises(InputError, match="scored none"):
         build_swap_data(recs, {"a": truth, "b": {"zz::q": 1.0}}, dimension="faithfulness", metric="m", dataset="d")
-    bad = tmp_path / "s.csv"
-    bad.write_text("id,system,score\nq0,sys0,3\nq0,sys1,abc\n")
-    with pytest.raises(InputError, match=r"s\.csv:3: field score: not a number"):
-        read_score_file(bad)
+
+
+def test_external_score_file_spec(data_dir: Path, tmp_path: Path) -> None:
+    """LABEL=PATH:COLUMN reads any score table; a bad cell names file and field."""
+    from metajudge.data.registry import load_dataset
+
+    recs = [r for r in load_dataset("lftqa_eval", data_dir=data_dir).records if r.meta.get("subset") == "qtsumm"]
+    good = tmp_path / "judge.csv"
+    good.write_text("item,system,mine\n" + "".join(f"{r.id},{r.system},{i % 5 + 1}\n" for i, r in enumerate(recs[:40])))
+    scores, sigs = external_scores("lftqa_eval", "geval_faithfulness", [f"mine={good}:mine", "gpt-4o"], records=recs,
+                                   dimension="faithfulness", data_dir=data_dir, subsets=("qtsumm",))
+    assert len(scores["mine"]) == 40 and sigs["mine"].startswith("mine")
+    assert scores["gpt-4o"][f"{recs[0].id}::{recs[0].system}"] is not None
+    bad = tmp_path / "bad.csv"
+    bad.write_text(f"item,system,mine\n{recs[0].id},{recs[0].system},abc\n")
+    with pytest.raises(InputError, match=r"bad\.csv"):
+        external_scores("lftqa_eval", "geval_faithfulness", [f"x={bad}"], records=recs, dimension="faithfulness", data_dir=data_dir)
 
 
 # ---- real data: LFTQA-Eval's three G-Eval backbones
@@ -171,7 +184,7 @@ def test_cli_backbone_swap_lftqa_eval(data_dir: Path, tmp_path: Path, capsys: py
     for f in ("swap.md", "swap.json", "agreement_heatmap.png", "human_correlation.png", "reliability.png"):
         assert (tmp_path / "out" / f).stat().st_size > 0
     saved = json.loads((tmp_path / "out" / "swap.json").read_text())
-    assert saved["signatures"]["gpt-4o"].startswith("external|lftqa_eval:geval_gpt-4o_faithfulness")
+    assert saved["signatures"]["gpt-4o"].startswith("geval_gpt-4o_faithfulness|source:lftqa_eval")
 
 
 def test_cli_backbone_swap_bad_backbone_is_a_clear_error(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -48,7 +48,35 @@ _LAZY: dict[str, str] = {
     "likert_to_pairwise": "metajudge.data.formats",
 }
 
-__all__ = sorted(_LAZY)
+__all__ = [
+    "Dataset",
+    "DatasetCard",
+    "Input",
+    "LikertRecord",
+    "MTRaigItem",
+    "MudaQuestion",
+    "PairwiseRecord",
+    "Response",
+    "Scale",
+    "SourceFile",
+    "Table",
+    "cards_dir",
+    "describe_counts",
+    "likert_to_pairwise",
+    "list_datasets",
+    "list_external_metrics",
+    "load_card",
+    "load_dataset",
+    "load_external_scores",
+    "load_external_verdicts",
+    "load_jsonl_dataset",
+    "load_mtraig_items",
+    "load_mtraig_tables",
+    "load_mudabench",
+    "read_jsonl",
+    "resolve_file",
+    "write_jsonl",
+]
 
 
 def __getattr__(name: str) -> Any:

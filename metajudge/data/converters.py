@@ -681,4 +681,4 @@ def records_in_subsets(records: Sequence[Record], subsets: Sequence[str]) -> lis
     return [r for r in records if r.meta.get("subset") in keep]
 
 
-__all__ = ["CONVERTERS", "convert", "parse_serialized_table", "parse_list_cell", "records_in_subsets"]
+__all__ = ["CONVERTERS", "convert", "parse_list_cell", "parse_serialized_table", "records_in_subsets"]

@@ -17,6 +17,7 @@ truncated or corrupted body never reaches the cache. The project never ships ups
 from __future__ import annotations
 
 import hashlib
+import http.client
 import logging
 import os
 import urllib.error
@@ -54,7 +55,7 @@ def source_url(card: DatasetCard, sf: SourceFile, base_url: str | None = None) -
     commit = sf.commit or card.commit
     if not repo or not commit:
         raise MissingResourceError(f"dataset {card.name!r}: the card pins no repository/commit for {sf.path!r}")
-    return f"{download_base(base_url)}/{repo}/{commit}/{urllib.parse.quote(sf.path)}"
+    return f"{download_base(base_url)}/{repo}/{commit}/{urllib.parse.quote(sf.path, safe='/=,')}"
 
 
 def find_source(card: DatasetCard, relpath: str) -> SourceFile:
@@ -95,13 +96,13 @@ def download_file(url: str, dest: Path, sf: SourceFile, *, dataset: str = "", ti
     expected_len: int | None = None
     with atomic_write(dest, mode="wb") as out:
         try:
-            with urllib.request.urlopen(url, timeout=timeout) as resp:  # noqa: S310 (pinned https URL)
+            with urllib.request.urlopen(url, timeout=timeout) as resp:
                 cl = resp.headers.get("Content-Length")
                 expected_len = int(cl) if cl and cl.isdigit() else None
                 while True:
                     try:
                         block = resp.read(1 << 16)
-                    except Exception as e:  # http.client.IncompleteRead, ConnectionReset, timeout
+                    except (http.client.IncompleteRead, OSError, ValueError) as e:  # cut short, reset, timeout
                         raise ChecksumError(
                             f"{url}: truncated download of {sf.path} for {dataset}: the connection ended "
                             f"after {n} bytes ({type(e).__name__})"

@@ -145,7 +145,8 @@ class Dataset:
         if name not in self.subsets:
             raise InputError(f"dataset {self.name!r} has no subset {name!r} (subsets: {', '.join(self.subsets) or 'none'})", field="subset")
         recs = [r for r in self.records if r.meta.get("subset") == name]
-        return Dataset(card=self.card, records=recs, subsets=(name,))
+        items = [i for i in self.items if getattr(i, "variant", None) == name]
+        return Dataset(card=self.card, records=recs, subsets=(name,), items=items)
 
 
 def _subsets_of(records: Sequence[Record]) -> tuple[str, ...]:

@@ -254,7 +254,7 @@ def _decisions(raw: np.ndarray, eps: np.ndarray) -> np.ndarray:
 
 def _stat_block(
     rows: _Rows,
-    W_items: np.ndarray | None,
+    W_rows: np.ndarray | None,
     level: float,
     statistics: Sequence[str],
     min_pairs: int,
@@ -264,7 +264,7 @@ def _stat_block(
     samples: dict[str, np.ndarray] = {}
     n_items = int(np.unique(rows.pair).size)
     dec = _decisions(rows.raw, rows.eps)
-    W = W_items[:, rows.pair] if W_items is not None and rows.pair.size else None
+    W = W_rows if W_rows is not None and rows.pair.size else None
     base_reason = None
     if n_items < min_pairs:
         base_reason = f"only {n_items} scored pairs (need at least {min_pairs})"
@@ -332,7 +332,7 @@ def _grouped_block(
     return out, samples, per_group
 
 
-def _ceiling(L: np.ndarray, W_items: np.ndarray | None, level: float, statistics: Sequence[str]) -> dict[str, Any]:
+def _ceiling(L: np.ndarray, W_items: np.ndarray | None, pair_group: np.ndarray, level: float, statistics: Sequence[str]) -> dict[str, Any]:
     """Inter-human agreement on the same pairs (annotator vs annotator / leave-one-out)."""
     P, A = L.shape
     n_lab = np.isfinite(L).sum(axis=1)
@@ -368,7 +368,7 @@ def _ceiling(L: np.ndarray, W_items: np.ndarray | None, level: float, statistics
                 continue
             vals.append(st.statistic(s, xv, y))
             if W_items is not None:
-                smps.append(st.weighted_statistic(s, xv, y, W_items[:, p]))
+                smps.append(st.weighted_statistic(s, xv, y, W_items[:, pair_group[p]]))
         entry: dict[str, Any] = {"value": None, "ci": None, "undefined": None}
         if not vals:
             entry["undefined"] = reasons[0] if reasons else "no pairs"
@@ -500,17 +500,18 @@ def meta_evaluate(
     directions = dict(directions or {})
     n_perm = n_boot if n_perm is None else n_perm
 
-    # shared bootstrap resamples of pairs (paired across metrics and dimensions)
-    rng = np.random.default_rng(seed)
-    W_items = st.bootstrap_weights(P, n_boot, rng) if n_boot > 0 else None
-    # inputs for grouped resampling
+    # items (inputs): a pair's item is its input (RAGChecker: the pair itself; Likert: the input)
     group_ids = {g: i for i, g in enumerate(dict.fromkeys(pt.items))}
     pair_group = np.array([group_ids[g] for g in pt.items], dtype=int)
     if likert_grouped:
         for r in dataset.records:
             group_ids.setdefault(r.id, len(group_ids))
     G = len(group_ids)
-    Wg = st.bootstrap_weights(G, n_boot, np.random.default_rng([seed, 1])) if (grouped and n_boot > 0) else None
+    # one set of seeded bootstrap resamples of items, shared by every metric, dimension and the
+    # ceiling (so differences are paired); all rows of an item come along
+    rng = np.random.default_rng(seed)
+    W_items = st.bootstrap_weights(G, n_boot, rng) if n_boot > 0 else None
+    Wg = W_items if grouped else None
 
     # per-response arrays for Likert grouped correlation
     if likert_grouped:
@@ -519,6 +520,7 @@ def meta_evaluate(
         resp_group = np.array([group_ids[r.id] for r in resp], dtype=int)
 
     metric_entries: list[dict[str, Any]] = []
+    points_norm: dict[str, np.ndarray] = {}
     cells: list[dict[str, Any]] = []
     cell_cache: dict[tuple[str, str], dict[str, Any]] = {}
     d_cache: dict[str, tuple[np.ndarray, norm.Normalized, dict[str, Any]]] = {}
@@ -554,7 +556,7 @@ def meta_evaluate(
         entry: dict[str, Any] = {"name": m, "columns": cols, "direction": directions.get(m, "higher"), "signatures": {}, "missing": {}}
         for d in dims:
             c = cols[d]
-            cell: dict[str, Any] = {"metric": m, "dimension": d, "column": c, "n_rows": 0, "n_items": 0, "stats": {}}
+            cell: dict[str, Any] = {"metric": m, "dimension": d, "column": c, "n_rows": 0, "n_pairs": 0, "n_items": 0, "stats": {}}
             if c is None:
                 reason = f"no scores for metric {m!r} (nor {m}_{d})"
                 cell["undefined"] = reason
@@ -582,14 +584,17 @@ def meta_evaluate(
                 # real decision, so an imputed pair's decision is a tie (d' of the median pair)
                 rows.raw = np.where(np.isfinite(rows.raw), rows.raw, 0.0)
             cell["n_rows"] = int(rows.x.size)
-            cell["n_items"] = int(np.unique(rows.pair).size)
+            cell["n_pairs"] = int(np.unique(rows.pair).size)
+            cell["n_items"] = int(np.unique(pair_group[rows.pair]).size)
+            points_norm[c] = x_pair
             if nd.undefined:
                 reason = nd.undefined
                 cell["undefined"] = reason
                 cell["stats"] = {s: {"value": None, "ci": None, "fisher_ci": None, "undefined": reason} for s in statistics}
                 cells.append(cell)
                 continue
-            stats_out, samples = _stat_block(rows, W_items, level, statistics, min_pairs)
+            W_rows = W_items[:, pair_group[rows.pair]] if W_items is not None else None
+            stats_out, samples = _stat_block(rows, W_rows, level, statistics, min_pairs)
             if grouped:
                 if likert_grouped:
                     colv = scores.get(c, {})
@@ -623,14 +628,14 @@ def meta_evaluate(
     # inter-human ceiling ---------------------------------------------------------------------
     ceiling = []
     for d in dims:
-        c = _ceiling(pt.labels[d], W_items, level, statistics)
+        c = _ceiling(pt.labels[d], W_items, pair_group, level, statistics)
         c["dimension"] = d
         ceiling.append(c)
 
     # metric vs metric ------------------------------------------------------------------------
     comparisons: list[dict[str, Any]] = []
     if compare and len(metrics) > 1:
-        comparisons = _compare(metrics, dims, cell_cache, W_items, Wg, grouped, n_perm, seed, level)
+        comparisons = _compare(metrics, dims, cell_cache, W_items, pair_group, grouped, n_perm, seed, level)
 
     protocol = {
         "normalize": normalize,
@@ -643,7 +648,7 @@ def meta_evaluate(
         "n_perm": n_perm if compare else 0,
         "seed": seed,
         "level": level,
-        "bootstrap_unit": "input" if grouped else "pair (all annotator rows of a pair together)",
+        "bootstrap_unit": "item (input): all pairs and annotator rows of an item together",
         "fisher_n": "number of pairs (items), not rows",
         "williams_n": "number of pairs (items) common to both metrics",
         "accuracy": "sign of the raw difference m(b)-m(a) with tie band epsilon vs sign of the human label",
@@ -674,9 +679,26 @@ def meta_evaluate(
         "ceiling": ceiling,
         "comparisons": comparisons,
         "published": pub,
+        "points": _points(pt, dims, points_norm),
         "timing_s": round(time.perf_counter() - t0, 4),
     }
     return MetaEvalResult(_jsonable(data))
+
+
+def _points(pt: _Pairs, dims: Sequence[str], norm_by_column: Mapping[str, np.ndarray], max_pairs: int = 20000) -> dict[str, Any]:
+    """Per-pair normalised differences and labels, for scatter plots re-rendered from the JSON."""
+    P = len(pt.ids)
+    idx = np.arange(P) if P <= max_pairs else np.linspace(0, P - 1, max_pairs).astype(int)
+
+    def r(a: np.ndarray) -> list[Any]:
+        return [None if not math.isfinite(v) else round(float(v), 6) for v in a]
+
+    return {
+        "pairs": int(idx.size),
+        "subsampled": bool(P > max_pairs),
+        "labels": {d: [r(row) for row in pt.labels[d][idx]] for d in dims},
+        "d_norm": {c: r(v[idx]) for c, v in norm_by_column.items()},
+    }
 
 
 def _likert_human(resp: Sequence[LikertRecord], dim: str, aggregation: str) -> list[list[float]]:
@@ -697,7 +719,7 @@ def _compare(
     dims: Sequence[str],
     cells: Mapping[tuple[str, str], dict[str, Any]],
     W_items: np.ndarray | None,
-    Wg: np.ndarray | None,
+    pair_group: np.ndarray,
     grouped: bool,
     n_perm: int,
     seed: int,
@@ -744,15 +766,16 @@ def _compare(
                     comp["note"] = "undefined on the pairs both metrics scored"
                     out.append(comp)
                     continue
+                comp["diff"] = st.statistic(s, x1, y) - st.statistic(s, x2, y)
                 if W_items is not None:
-                    bd = st.paired_bootstrap_diff(x1, x2, y, statistic=s, groups=pairs, rng=rng_perm, weights=W_items[:, np.unique(pairs)], level=level)
-                    comp["diff"] = bd.diff
-                    comp["ci"] = _ci(bd.lo, bd.hi)
-                    comp["p_bootstrap"] = _f(bd.p_value)
-                else:
-                    comp["diff"] = st.statistic(s, x1, y) - st.statistic(s, x2, y)
+                    # paired bootstrap (Koehn 2004) on the shared item resamples
+                    Wr = W_items[:, pair_group[pairs]]
+                    dd = st.weighted_statistic(s, x1, y, Wr) - st.weighted_statistic(s, x2, y, Wr)
+                    fin = dd[np.isfinite(dd)]
+                    comp["ci"] = _ci(*st.percentile_ci(dd, level))
+                    comp["p_bootstrap"] = float(min(1.0, 2 * min((fin <= 0).mean(), (fin >= 0).mean()))) if fin.size else None
                 if n_perm > 0:
-                    pr = st.permutation_test_diff(x1, x2, y, statistic=s, groups=pairs, n_perm=n_perm, rng=rng_perm)
+                    pr = st.permutation_test_diff(x1, x2, y, statistic=s, groups=pair_group[pairs], n_perm=n_perm, rng=rng_perm)
                     comp["p_permutation"] = _f(pr.p_value)
                 if s == "pearson":
                     r12 = st.pearson(x1, y)

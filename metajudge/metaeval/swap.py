@@ -580,81 +580,8 @@ def metric_dimension(metric: str, dimensions: Sequence[str]) -> str:
     raise InputError(f"cannot tell which human dimension {metric!r} tracks; pass --dimension (one of {', '.join(dimensions)})", field="dimension")
 
 
-_ID_FIELDS = ("id", "example_id", "item_id", "item")
-_SYSTEM_FIELDS = ("system", "model", "side")
-
-
-def read_score_file(path: str | Path, *, column: str = "score") -> dict[str, float | None]:
-    """Per-response scores from a file: a JSON list of objects, JSONL, or CSV.
-
-    Each row names its input (``id``/``example_id``/``item_id``/``item``), its response
-    (``system``/``model``, or ``side`` a/b for pairwise data) and the score (``column``,
-    default ``score``; numbers or numeric strings; empty/null = unscored). Keys are
-    :func:`~metajudge.metrics.base.response_key` ``"{id}::{system}"``.
-    """
-    import csv
-    import json
-
-    p = Path(path)
-    if not p.is_file():
-        raise InputError("score file not found", path=p)
-    rows: list[tuple[int, Any]] = []
-    if p.suffix == ".csv":
-        with open(p, encoding="utf-8", newline="") as fh:
-            rows = [(i + 2, r) for i, r in enumerate(csv.DictReader(fh))]
-    elif p.suffix == ".jsonl":
-        from metajudge.data.formats import iter_jsonl_objects
-
-        rows = list(iter_jsonl_objects(p))
-    else:
-        try:
-            obj = json.loads(p.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as e:
-            raise InputError(f"malformed JSON: {e.msg}", path=p, line=e.lineno) from None
-        if not isinstance(obj, list):
-            raise InputError("expected a JSON list of {id, system, score} objects", path=p)
-        rows = [(None, r) for r in obj]  # type: ignore[misc]
-    out: dict[str, float | None] = {}
-    for line, r in rows:
-        where = {"path": p, "line": line}
-        if not isinstance(r, Mapping):
-            raise InputError("expected an object per row", **where)  # type: ignore[arg-type]
-        fid = next((f for f in _ID_FIELDS if f in r), None)
-        fsys = next((f for f in _SYSTEM_FIELDS if f in r), None)
-        if fid is None or fsys is None:
-            raise InputError(f"row needs an item field ({'/'.join(_ID_FIELDS)}) and a system field ({'/'.join(_SYSTEM_FIELDS)})", field="<row>", **where)  # type: ignore[arg-type]
-        if column not in r:
-            raise InputError("missing score column", field=column, **where)  # type: ignore[arg-type]
-        v = r[column]
-        if v is None or (isinstance(v, str) and not v.strip()):
-            score: float | None = None
-        else:
-            try:
-                score = float(v)
-            except (TypeError, ValueError):
-                raise InputError(f"not a number: {v!r}", field=column, **where) from None  # type: ignore[arg-type]
-            if not math.isfinite(score):
-                score = None
-        out[response_key(str(r[fid]), str(r[fsys]))] = score
-    if not out:
-        raise InputError("no score rows", path=p)
-    return out
-
-
-def _lftqa_geval_scores(backbone: str, dimension: str, *, data_dir: str | Path | None, subsets: Sequence[str]) -> dict[str, float | None]:
-    """LFTQA-Eval's G-Eval scores of one backbone (``scores/<subset>/metric_scores/geval_<bb>_<dim>.json``)."""
-    from metajudge.data.registry import resolve_file
-
-    out: dict[str, float | None] = {}
-    for sub in subsets:
-        rel = f"scores/{sub}/metric_scores/geval_{backbone}_{dimension}.json"
-        try:
-            path = resolve_file("lftqa_eval", rel, data_dir)
-        except InputError as e:
-            raise InputError(f"no G-Eval scores for backbone {backbone!r} ({rel}); LFTQA-Eval has gpt-4o, gpt-4o-mini, "
-                             f"Meta-Llama-3.1-70B-Instruct-Turbo: {e}", field="external") from None
-        out.update(read_score_file(path))
-    return out
+def _rows_to_scores(rows: Sequence[Mapping[str, Any]], metric: str) -> dict[str, float | None]:
+    return {str(r["key"]): r["score"] for r in rows if r["metric"] == metric}
 
 
 def external_scores(
@@ -662,36 +589,63 @@ def external_scores(
     metric: str,
     specs: Sequence[str],
     *,
+    records: Sequence[Record],
     dimension: str,
     data_dir: str | Path | None = None,
     subsets: Sequence[str] = (),
 ) -> tuple[dict[str, dict[str, float | None]], dict[str, str]]:
-    """Per-backbone scores from external columns; returns ``(scores, signatures)``.
+    """Per-backbone scores from external score columns; returns ``(scores, signatures)``.
 
-    A spec is ``LABEL=PATH[:COLUMN]`` (any dataset; see :func:`read_score_file`) or, for
-    ``lftqa_eval``, a bare backbone name whose G-Eval file LFTQA-Eval ships
-    (``gpt-4o``, ``gpt-4o-mini``, ``Meta-Llama-3.1-70B-Instruct-Turbo``).
+    A spec is ``LABEL=PATH[:COLUMN]`` — any score file :func:`metajudge.metaeval.external.read_score_file`
+    reads (JSONL score rows, CSV/JSON tables, LFTQA-Eval / HANNA / RAGChecker files); ``COLUMN``
+    picks the metric when the file has several — or a bare column name the dataset ships:
+    for ``lftqa_eval`` a G-Eval backbone (``gpt-4o``, ``gpt-4o-mini``,
+    ``Meta-Llama-3.1-70B-Instruct-Turbo``; file ``geval_<backbone>_<dimension>``), for ``hanna``
+    a column of ``hanna_metric_scores_llm.csv`` (e.g. ``hanna.beluga-13b_run1_coherence``).
     """
+    from metajudge.metaeval import external as ext
+
     scores: dict[str, dict[str, float | None]] = {}
     sigs: dict[str, str] = {}
-    for spec in specs:
-        spec = spec.strip()
+    for spec in (x.strip() for x in specs):
         if not spec:
             continue
         if "=" in spec:
             label, _, target = spec.partition("=")
-            path, column = target, "score"
+            path, column = target, None
             if ":" in target and not Path(target).is_file():
                 path, _, column = target.rpartition(":")
-            scores[label] = read_score_file(path, column=column)
-            sigs[label] = f"external|file:{Path(path).name}|column:{column}"
+            rows = ext.read_score_file(path, records)
+            names = sorted({r["metric"] for r in rows})
+            if column is None:
+                if len(names) != 1:
+                    raise InputError(f"{path} has several score columns ({', '.join(names)}); pick one with {label}={path}:COLUMN", field="external")
+                column = names[0]
+            elif column not in names:
+                raise InputError(f"{path} has no score column {column!r} (it has {', '.join(names)})", field="external")
+            got = [r for r in rows if r["metric"] == column]
+            scores[label] = _rows_to_scores(got, column)
+            sigs[label] = str(got[0]["signature"]) if got else f"{column}|external"
         elif dataset == "lftqa_eval":
-            if not metric.startswith("geval_"):
-                raise InputError(f"LFTQA-Eval ships per-backbone scores only for G-Eval; got metric {metric!r}", field="metric")
-            scores[spec] = _lftqa_geval_scores(spec, dimension, data_dir=data_dir, subsets=subsets or ("fetaqa", "qtsumm"))
-            sigs[spec] = f"external|lftqa_eval:geval_{spec}_{dimension}|upstream:YukiiWWW/LFTQA-Eval@9b27cbc"
+            name = f"geval_{spec}_{dimension}"
+            rows: list[Mapping[str, Any]] = []
+            for sub in subsets or (None,):
+                rows += ext.lftqa_metric_scores(sub, data_dir=data_dir, metrics=[name], records=records)
+            if not rows:
+                raise InputError(f"no LFTQA-Eval scores {name!r}: LFTQA-Eval ships G-Eval under gpt-4o, gpt-4o-mini and "
+                                 f"Meta-Llama-3.1-70B-Instruct-Turbo (got {spec!r})", field="external")
+            scores[spec] = _rows_to_scores(rows, name)
+            sigs[spec] = f"{name}|source:lftqa_eval@9b27cbc|external"
+        elif dataset == "hanna":
+            from metajudge.data.registry import resolve_file
+
+            rows = ext.hanna_metric_scores(resolve_file("hanna", "hanna_metric_scores_llm.csv", data_dir), records=records, metrics=[spec])
+            if not rows:
+                raise InputError(f"no HANNA score column {spec!r} (names look like hanna.beluga-13b_run1_coherence)", field="external")
+            scores[spec] = _rows_to_scores(rows, spec)
+            sigs[spec] = str(rows[0]["signature"])
         else:
-            raise InputError(f"external spec {spec!r}: use LABEL=PATH[:COLUMN] (bare backbone names are known only for lftqa_eval)", field="external")
+            raise InputError(f"external spec {spec!r}: use LABEL=PATH[:COLUMN] (bare names are known for lftqa_eval and hanna)", field="external")
     return scores, sigs
 
 
@@ -765,7 +719,8 @@ def run_backbone_swap(
     ds = load_dataset(dataset, data_dir=data_dir, **dict(dataset_options or {}))
     if subset:
         ds = ds.subset(subset)
-    records = list(ds.records)
+    all_records = list(ds.records)
+    records = list(all_records)
     if not records:
         raise InputError(f"dataset {dataset!r} has no human-labelled records")
     if limit is not None:
@@ -783,7 +738,7 @@ def run_backbone_swap(
     runs: dict[str, Any] = {}
     if external:
         subs = (subset,) if subset else tuple(ds.subsets)
-        s, g = external_scores(dataset, metric, external, dimension=dim, data_dir=data_dir, subsets=subs)
+        s, g = external_scores(dataset, metric, external, records=all_records, dimension=dim, data_dir=data_dir, subsets=subs)
         scores.update(s)
         sigs.update(g)
     if backbones:

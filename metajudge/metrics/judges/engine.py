@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 from metajudge.backends.base import Backend, BackendError, Completion, Request
@@ -99,7 +100,7 @@ class JudgeClient:
         if self._backend is None:
             from metajudge.backends.registry import get_backend
 
-            be = get_backend(self.backbone)
+            be = get_backend(self.backbone, parser_version=self.parser_version)
             enter = getattr(be, "__enter__", None)
             self._backend = enter() if enter is not None else be
         return self._backend
@@ -110,15 +111,33 @@ class JudgeClient:
             return Request(messages=({"role": "user", "content": text},), **decoding)
         return Request(prompt=text, **decoding)
 
+    def _server_logs(self) -> list[Path]:
+        """Log files of the embedded llama.cpp servers behind the backend (none for remote ones)."""
+        inner = getattr(self._backend, "inner", self._backend)
+        return [Path(s.log_path) for s in getattr(inner, "servers", []) or [] if getattr(s, "log_path", None)]
+
     def run(self, requests: Sequence[Request]) -> list[Completion | BackendError]:
-        """Run a batch in order; every outcome counted in :attr:`stats`."""
+        """Run a batch in order; every outcome counted in :attr:`stats`.
+
+        Processed prompt tokens are read from the embedded server's log (llama.cpp prints one
+        ``prompt eval … / N tokens`` line per request it evaluates: prefix-cache hits excluded);
+        for other backends they are taken from the completion or, failing that, equal to sent.
+        """
         if not requests:
             return []
+        be = self.backend
+        before = {p: p.stat().st_size for p in self._server_logs() if p.exists()}
         t0 = time.perf_counter()
         try:
-            out = self._complete(list(requests))
+            out = list(be.complete(list(requests)))
         finally:
             self.stats.wall_s += time.perf_counter() - t0
+        logs = self._server_logs()
+        from_log: int | None = None
+        if logs:
+            from metajudge.backends.server import prompt_eval_stats
+
+            from_log = sum(prompt_eval_stats(p, before.get(p, 0))["prompt_tokens_evaluated"] for p in logs if p.exists())
         self.stats.requests += len(requests)
         for c in out:
             if isinstance(c, BackendError):
@@ -130,21 +149,15 @@ class JudgeClient:
             self.stats.calls += 1
             self.stats.prompt_tokens += c.prompt_tokens
             self.stats.completion_tokens += c.completion_tokens
-            p = _processed(c)
-            if p is None:
-                self.stats.processed_known = False
-                p = c.prompt_tokens
-            self.stats.processed_prompt_tokens += p
+            if from_log is None:
+                p = _processed(c)
+                if p is None:
+                    self.stats.processed_known = False
+                    p = c.prompt_tokens
+                self.stats.processed_prompt_tokens += p
+        if from_log is not None:
+            self.stats.processed_prompt_tokens += from_log
         return out
-
-    def _complete(self, requests: list[Request]) -> list[Completion | BackendError]:
-        be = self.backend
-        if self.parser_version:
-            try:
-                return be.complete(requests, parser_version=self.parser_version)  # type: ignore[call-arg]
-            except TypeError:
-                pass
-        return be.complete(requests)
 
     def close(self) -> None:
         if self._backend is not None and self._owns:

@@ -60,7 +60,8 @@ class GEval(JudgeMetric):
         self.temperature = float(temperature) if mode == "samples" else 0.0
         self.top_logprobs = int(top_logprobs)
         # a score needs a few tokens ("Score: 4"); samples may add a short explanation we ignore
-        self.max_tokens = int(max_tokens) if max_tokens is not None else 8
+        # small chat models echo the label first ("Faithfulness (1–5): 4"): room for that
+        self.max_tokens = int(max_tokens) if max_tokens is not None else 16
         self.name = f"geval_{dimension}"
         self.tasks = (f"geval_{dimension}",)
 

@@ -26,7 +26,7 @@ from typing import Any
 from metajudge.backends.base import Backend, BackendError
 from metajudge.data.formats import Input
 from metajudge.errors import InputError
-from metajudge.metrics.base import ScoreItem
+from metajudge.metrics.base import MetricResult, ScoreItem
 from metajudge.metrics.judges.common import JudgeMetric
 from metajudge.metrics.judges.engine import DEFAULT_BACKBONE
 from metajudge.metrics.judges.equivalence import AnswerEquivalence
@@ -85,7 +85,10 @@ def read_predictions(path: str | Path) -> list[Prediction]:
 class FactCoverageJudge(JudgeMetric):
     """Labels every gold fact of a question covered / wrong / missing in one call."""
 
-    name = "mudabench_fact_coverage"
+    name = "mudabench_process"
+    direction = "higher"
+    range = (0.0, 1.0)
+    needs_reference = False
     tasks = ("fact_coverage",)
 
     def __init__(self, *, backbone: str = DEFAULT_BACKBONE, variant: str | None = None, backend: Backend | None = None, **kw: Any) -> None:
@@ -93,10 +96,36 @@ class FactCoverageJudge(JudgeMetric):
 
     @property
     def signature(self) -> str:
-        return self._signature("mudabench_fact_coverage")
+        return self._signature("mudabench_process")
 
-    def score_batch(self, items: Sequence[ScoreItem]) -> list[Any]:  # not a scalar metric
-        raise TypeError("use FactCoverageJudge.label(...)")
+    def score_batch(self, items: Sequence[ScoreItem]) -> list[MetricResult]:
+        """Process accuracy P = min(C, 1 − E) per item: ``response`` is the system's output,
+        ``input.documents`` the gold atomic facts (MuDABench ``source_answer``)."""
+        from fractions import Fraction
+
+        from metajudge.metrics.mudabench import FactVerdict, QuestionVerdict, coverage_error
+
+        rows, idx, results = [], [], [None] * len(items)  # type: list[tuple[str, str, Sequence[str]]], list[int], list[MetricResult | None]
+        for i, it in enumerate(items):
+            facts = tuple(it.input.documents or ()) if it.input else ()
+            if not facts:
+                results[i] = MetricResult(it.key, None, {}, "no gold facts (input.documents)")
+            elif it.response is None or not it.response.strip():
+                results[i] = MetricResult(it.key, 0.0, {"coverage": 0.0, "error": 1.0, "decided_by": "empty"})
+            else:
+                rows.append((it.input.question if it.input else "", it.response, facts))
+                idx.append(i)
+        for i, (lab, det) in zip(idx, self.label(rows), strict=True):
+            key = items[i].key
+            if lab is None or any(x is None for x in lab):
+                self.items_failed += 1
+                results[i] = MetricResult(key, None, {**det, "labels": lab}, det.get("error", "unparseable fact labels"))
+                continue
+            v = QuestionVerdict(key, 0, tuple(FactVerdict(f, s) for f, s in zip(rows[idx.index(i)][2], lab, strict=True)))  # type: ignore[arg-type]
+            c, e = coverage_error(v)
+            self.items_scored += 1
+            results[i] = MetricResult(key, float(min(c, Fraction(1) - e)), {**det, "labels": lab, "coverage": float(c), "error": float(e)})
+        return [r for r in results if r is not None]
 
     def label(self, rows: Sequence[tuple[str, str, Sequence[str]]]) -> list[tuple[list[str | None] | None, dict[str, Any]]]:
         """For (question, system output, gold facts) rows: the labels (``None`` if unparseable) and details."""

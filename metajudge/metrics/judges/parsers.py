@@ -34,6 +34,14 @@ _LABELLED = re.compile(
 _LEADING = re.compile(r"^\s*[\[(]?([0-9]+(?:\.[0-9]+)?)(?:\s*/\s*5)?(?![0-9])(?!\.\s+[A-Za-z])")
 
 
+#: The scale itself, echoed by small models ("Faithfulness (1–5): 4"): never a score.
+_RANGE = re.compile(r"\(?\b1\s*(?:–|—|-|to)\s*5\b\)?")
+
+
+def _blank_ranges(text: str) -> str:
+    return _RANGE.sub(lambda m: " " * len(m.group(0)), text)
+
+
 def parse_score(text: str, lo: float = 1, hi: float = 5) -> float | None:
     """A Likert score in ``[lo, hi]``: a number labelled "score"/"faithfulness"/…, else a number
     that opens the answer. A list item ("1. Carefully review …"), an out-of-range number or no
@@ -47,6 +55,8 @@ def parse_score(text: str, lo: float = 1, hi: float = 5) -> float | None:
     4.0
     >>> parse_score("The score is 4.5")
     4.5
+    >>> parse_score("Faithfulness (1–5): 2")
+    2.0
     >>> parse_score("1. Carefully review the retrieved tables") is None
     True
     >>> parse_score("7") is None
@@ -54,10 +64,10 @@ def parse_score(text: str, lo: float = 1, hi: float = 5) -> float | None:
     >>> parse_score("") is None
     True
     """
-    t = _clean(text)
-    if not t:
+    t = _blank_ranges(_clean(text))
+    if not t.strip():
         return None
-    m = _LABELLED.search(t) or _LEADING.match(t)
+    m = _LABELLED.search(t) or _LEADING.match(t.strip())
     if not m:
         return None
     v = float(m.group(1))
@@ -96,11 +106,18 @@ def score_distribution(logprobs: Sequence[TokenLogprob] | None, lo: int = 1, hi:
     (3.7778, 0.9)
     >>> score_distribution([TokenLogprob("Yes", -0.1)]) is None
     True
+    >>> echo = [TokenLogprob(t, -0.1) for t in ("Faith", " (", "1", "–", "5", "):", " ")] + lp
+    >>> score_distribution(echo).position
+    7
     """
     if not logprobs:
         return None
+    text = "".join(tl.token for tl in logprobs)
+    masked = _blank_ranges(text)
+    offset = 0
     for i, tl in enumerate(logprobs):
-        if _score_token(tl.token, lo, hi) is None:
+        start, offset = offset, offset + len(tl.token)
+        if _score_token(tl.token, lo, hi) is None or not masked[start:offset].strip():
             continue
         acc: dict[int, float] = {}
         alts = tl.top or ((tl.token, tl.logprob),)
