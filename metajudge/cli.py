@@ -21,6 +21,8 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "metajudge.metrics.cli",
     "metajudge.backends.cli",
     "metajudge.metaeval.swap_cli",
+    "metajudge.metaeval.cli",
+    "metajudge.metrics.judges.cli",
 )
 
 

@@ -7,7 +7,13 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from metajudge.metaeval.agreement import cohen_kappa, decision_disagreement, decisions, flip_rate, krippendorff_alpha
+from metajudge.metaeval.agreement import (
+    cohen_kappa,
+    decision_disagreement,
+    decisions,
+    flip_rate,
+    krippendorff_alpha,
+)
 
 
 @pytest.mark.parametrize("weights", [None, "linear", "quadratic"])

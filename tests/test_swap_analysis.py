@@ -191,3 +191,20 @@ def test_cli_backbone_swap_bad_backbone_is_a_clear_error(data_dir: Path, capsys:
     rc = main(["backbone-swap", "--dataset", "lftqa_eval", "--metric", "geval_faithfulness", "--external", "gpt-4o,claude-9", "--data-dir", str(data_dir)])
     assert rc == 2
     assert "claude-9" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@pytest.mark.llm
+def test_embedded_two_backbone_swap_end_to_end(data_dir: Path) -> None:
+    """Both embedded backbones score the same responses; the table is built from their scores."""
+    from metajudge.metaeval.swap import run_backbone_swap
+
+    res = run_backbone_swap("lftqa_mitigation_pradhumant", "geval_faithfulness", backbones=["smollm2-135m", "gemma3-270m"],
+                            limit=4, n_boot=100, seed=0, data_dir=data_dir)
+    assert res["backbones"] == ["smollm2-135m", "gemma3-270m"]
+    assert res["n"]["responses"] == 8 and len(res["pairs"]) == 1
+    for bb in res["backbones"]:
+        run = res["runs"][bb]
+        assert run["n_items"] == 8 and run["items_scored"] + run["items_failed"] == 8
+        assert res["signatures"][bb].startswith(f"geval|backbone:{bb}|") or f"backbone:{bb}" in res["signatures"][bb]
+    assert "agrees with" in res["pairs"][0]["verdict"]

@@ -10,8 +10,18 @@ import pytest
 
 from metajudge.backends.base import BackendError, Choice, Completion, Request
 from metajudge.data.formats import Input, PairwiseRecord, Response
-from metajudge.metaeval.biases import accuracy_vs_humans, length_bias, position_bias, run_to_run_variance
-from metajudge.metrics.judges.pairwise import PairwiseJudge, PairwiseVerdict, parse_pairwise, to_side
+from metajudge.metaeval.biases import (
+    accuracy_vs_humans,
+    length_bias,
+    position_bias,
+    run_to_run_variance,
+)
+from metajudge.metrics.judges.pairwise import (
+    PairwiseJudge,
+    PairwiseVerdict,
+    parse_pairwise,
+    to_side,
+)
 
 
 class _ScriptedBackend:

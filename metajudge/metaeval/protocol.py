@@ -768,9 +768,13 @@ def _compare(
                     continue
                 comp["diff"] = st.statistic(s, x1, y) - st.statistic(s, x2, y)
                 if W_items is not None:
-                    # paired bootstrap (Koehn 2004) on the shared item resamples
-                    Wr = W_items[:, pair_group[pairs]]
-                    dd = st.weighted_statistic(s, x1, y, Wr) - st.weighted_statistic(s, x2, y, Wr)
+                    # paired bootstrap (Koehn 2004) on the shared item resamples; when both cells
+                    # use the same rows their stored resample values are already paired
+                    if common.size == k1.size == k2.size and s in c1["_samples"] and s in c2["_samples"]:
+                        dd = c1["_samples"][s] - c2["_samples"][s]
+                    else:
+                        Wr = W_items[:, pair_group[pairs]]
+                        dd = st.weighted_statistic(s, x1, y, Wr) - st.weighted_statistic(s, x2, y, Wr)
                     fin = dd[np.isfinite(dd)]
                     comp["ci"] = _ci(*st.percentile_ci(dd, level))
                     comp["p_bootstrap"] = float(min(1.0, 2 * min((fin <= 0).mean(), (fin >= 0).mean()))) if fin.size else None

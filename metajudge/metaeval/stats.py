@@ -109,10 +109,27 @@ def pearson(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) ->
 
 
 def _rankdata(a: np.ndarray) -> np.ndarray:
-    """Average ranks (1-based) along the last axis, ties sharing their mean rank (scipy's 'average')."""
-    from scipy.stats import rankdata
+    """Average ranks (1-based) along the last axis, ties sharing their mean rank.
 
-    return rankdata(a, method="average", axis=-1).astype(float)
+    Same as ``scipy.stats.rankdata(a, method="average", axis=-1)``, vectorised over leading axes.
+    """
+    a = np.asarray(a, dtype=float)
+    n = a.shape[-1]
+    if n == 0:
+        return a.copy()
+    order = np.argsort(a, axis=-1)  # stability is not needed: tied values share their mean rank
+    sa = np.take_along_axis(a, order, axis=-1)
+    idx = np.broadcast_to(np.arange(n), a.shape)
+    first = np.ones(a.shape, dtype=bool)
+    first[..., 1:] = sa[..., 1:] != sa[..., :-1]
+    last = np.ones(a.shape, dtype=bool)
+    last[..., :-1] = first[..., 1:]
+    start = np.maximum.accumulate(np.where(first, idx, 0), axis=-1)
+    end = np.flip(np.minimum.accumulate(np.flip(np.where(last, idx, n - 1), axis=-1), axis=-1), axis=-1)
+    avg = (start + end) / 2.0 + 1.0
+    ranks = np.empty_like(avg)
+    np.put_along_axis(ranks, order, avg, axis=-1)
+    return ranks
 
 
 def spearman(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
@@ -230,9 +247,9 @@ def fisher_z_ci(r: float, n: int, *, level: float = 0.95, method: Literal["pears
 
     >>> lo, hi = fisher_z_ci(0.5, 103)
     >>> round(lo, 4), round(hi, 4)
-    (0.3392, 0.6317)
+    (0.3393, 0.6323)
     """
-    from scipy.stats import norm
+    from statistics import NormalDist
 
     if not math.isfinite(r) or n <= (4 if method == "kendall" else 3):
         return (math.nan, math.nan)
@@ -246,7 +263,7 @@ def fisher_z_ci(r: float, n: int, *, level: float = 0.95, method: Literal["pears
         raise ValueError(f"unknown method {method!r}")
     rr = min(max(r, -0.9999999999), 0.9999999999)
     z = math.atanh(rr)
-    q = float(norm.ppf(0.5 + level / 2))
+    q = NormalDist().inv_cdf(0.5 + level / 2)
     return (math.tanh(z - q * se), math.tanh(z + q * se))
 
 
@@ -273,26 +290,33 @@ def bootstrap_weights(n_items: int, n_boot: int, rng: np.random.Generator) -> np
 
 
 def _wpearson(X: np.ndarray, Y: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """Weighted Pearson per row of W. X, Y: (n,) or (B, n); W: (B, n) counts. Returns (B,)."""
+    """Weighted Pearson per row of W. X, Y: (n,) or (B, n); W: (B, n) counts. Returns (B,).
+
+    Moments are taken about the unweighted mean of each row (any shift gives the same r; this
+    one keeps the sums well conditioned).
+    """
     N = W.sum(axis=1)
+    X = X - X.mean(axis=-1, keepdims=True) if X.size else X
+    Y = Y - Y.mean(axis=-1, keepdims=True) if Y.size else Y
     if X.ndim == 1:
-        X = X - (X.mean() if X.size else 0.0)
-        sx = W @ X
-        sxx = W @ (X * X)
+        sx, sxx = W @ X, W @ (X * X)
+        WX = None
     else:
-        sx = (W * X).sum(axis=1)
-        sxx = (W * X * X).sum(axis=1)
+        WX = W * X
+        sx = WX.sum(axis=1)
+        sxx = np.einsum("ij,ij->i", WX, X)
     if Y.ndim == 1:
-        Y = Y - (Y.mean() if Y.size else 0.0)
-        sy = W @ Y
-        syy = W @ (Y * Y)
+        sy, syy = W @ Y, W @ (Y * Y)
     else:
-        sy = (W * Y).sum(axis=1)
-        syy = (W * Y * Y).sum(axis=1)
+        WY = W * Y
+        sy = WY.sum(axis=1)
+        syy = np.einsum("ij,ij->i", WY, Y)
     if X.ndim == 1 and Y.ndim == 1:
         sxy = W @ (X * Y)
+    elif WX is not None:
+        sxy = np.einsum("ij,ij->i", WX, np.broadcast_to(Y, WX.shape))
     else:
-        sxy = (W * (X * Y)).sum(axis=1)
+        sxy = np.einsum("ij,ij->i", WY, np.broadcast_to(X, WY.shape))
     with np.errstate(invalid="ignore", divide="ignore"):
         cov = sxy - sx * sy / N
         vx = sxx - sx * sx / N
@@ -302,6 +326,19 @@ def _wpearson(X: np.ndarray, Y: np.ndarray, W: np.ndarray) -> np.ndarray:
         tol_x = 1e-12 * np.maximum(sxx, 1e-300)
         tol_y = 1e-12 * np.maximum(syy, 1e-300)
         r = np.where((vx > tol_x) & (vy > tol_y), cov / den, np.nan)
+    return np.clip(r, -1.0, 1.0)
+
+
+def _pearson_rows(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """Unweighted Pearson of each row of X (B, n) with Y ((n,) or (B, n))."""
+    Xc = X - X.mean(axis=1, keepdims=True)
+    Yc = Y - Y.mean(axis=-1, keepdims=True)
+    Yb = np.broadcast_to(Yc, Xc.shape)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sxx = np.einsum("ij,ij->i", Xc, Xc)
+        syy = np.einsum("ij,ij->i", Yb, Yb)
+        r = np.einsum("ij,ij->i", Xc, Yb) / np.sqrt(sxx * syy)
+        r = np.where((sxx > 0) & (syy > 0), r, np.nan)
     return np.clip(r, -1.0, 1.0)
 
 
@@ -642,9 +679,9 @@ def paired_bootstrap_diff(
 def _batch_stat(name: str, X: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Statistic of each row of X (B, n) against y (n,)."""
     if name == "pearson":
-        return _wpearson(X, np.broadcast_to(y, X.shape), np.ones_like(X))
+        return _pearson_rows(X, y)
     if name == "spearman":
-        return _wpearson(_rankdata(X), np.broadcast_to(_rankdata(y), X.shape), np.ones_like(X))
+        return _pearson_rows(_rankdata(X), _rankdata(y))
     if name == "kendall":
         out = np.empty(X.shape[0])
         n = X.shape[1]
@@ -743,7 +780,7 @@ def williams_test(r12: float, r13: float, r23: float, n: int) -> WilliamsResult:
     >>> round(res.t, 2), res.df
     (-0.89, 100)
     """
-    from scipy.stats import t as tdist
+    from scipy.special import stdtr  # Student t CDF, without importing scipy.stats
 
     if n <= 3 or not all(math.isfinite(v) for v in (r12, r13, r23)):
         return WilliamsResult(math.nan, max(n - 3, 0), math.nan, math.nan)
@@ -754,8 +791,8 @@ def williams_test(r12: float, r13: float, r23: float, n: int) -> WilliamsResult:
         return WilliamsResult(math.nan, n - 3, math.nan, math.nan)
     t = num / math.sqrt(den2)
     df = n - 3
-    p1 = float(tdist.sf(t, df))
-    p2 = float(min(1.0, 2 * tdist.sf(abs(t), df)))
+    p1 = float(stdtr(df, -t))  # P(T > t)
+    p2 = float(min(1.0, 2 * stdtr(df, -abs(t))))
     return WilliamsResult(float(t), df, p2, p1)
 
 

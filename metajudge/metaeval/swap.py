@@ -35,8 +35,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -154,9 +154,10 @@ def build_swap_data(
     else:
         for r in records:
             assert isinstance(r, PairwiseRecord)
-            gi = gindex.setdefault(r.id, len(gnames))
+            group = str(r.meta.get("item_id", r.id))  # pairs of one input are resampled together
+            gi = gindex.setdefault(group, len(gnames))
             if gi == len(gnames):
-                gnames.append(r.id)
+                gnames.append(group)
             pa.append(len(keys))
             keys.append(response_key(r.id, "a"))
             pb.append(len(keys))
@@ -368,7 +369,7 @@ def backbone_swap(
             "n": int(m.sum()),
             "policy": "human ties excluded; a judge tie counts as wrong",
         }
-        entry["human"] = _est(human_point[bb], boot.interval(human_reps[bb]), entry_n(entry, proto), protocol=proto)
+        entry["human"] = _est(human_point[bb], boot.interval(human_reps[bb]), _entry_n(entry, proto), protocol=proto)
         per_bb[bb] = entry
 
     # ---- per backbone pair
@@ -434,7 +435,7 @@ def backbone_swap(
         "backbones": list(bbs),
         "signatures": dict(data.signatures),
         "protocol": {
-            "name": f"backbone-swap|human:{proto}|boot:{n_boot}|ci:percentile{int(round(level * 100))}"
+            "name": f"backbone-swap|human:{proto}|boot:{n_boot}|ci:percentile{round(level * 100)}"
             f"|resample:inputs|eps:{eps:g}|seed:{seed}|version:{SWAP_VERSION}",
             "human_protocol": proto,
             "n_boot": n_boot,
@@ -461,7 +462,7 @@ def backbone_swap(
     }
 
 
-def entry_n(entry: Mapping[str, Any], proto: str) -> int:
+def _entry_n(entry: Mapping[str, Any], proto: str) -> int:
     key = {"grouped": "grouped_pearson", "pooled": "pooled_pearson", "pairs": "pairs_pearson"}[proto]
     return int(entry[key]["n"])
 
@@ -542,7 +543,7 @@ def verdict_line(pair: Mapping[str, Any], *, level: float = 0.95, alpha: float =
         judgement = f"{y} is significantly {'worse' if hd['delta'] < 0 else 'better'} than {x} against humans"
     else:
         judgement = f"no significant difference against humans at α = {alpha}"
-    pct = int(round(level * 100))
+    pct = round(level * 100)
     return (
         f"{y} agrees with {x} at r = {_fmt(r['value'])} [{_fmt(r['ci'][0])}, {_fmt(r['ci'][1])}], "
         f"ρ = {_fmt(rho['value'])} [{_fmt(rho['ci'][0])}, {_fmt(rho['ci'][1])}]; "
@@ -709,7 +710,8 @@ def run_backbone_swap(
 ) -> dict[str, Any]:
     """Load ``dataset``, get per-backbone scores (external columns and/or judge runs), analyse.
 
-    ``limit`` keeps the first ``limit`` inputs in dataset order (all responses of each).
+    ``limit`` keeps the first ``limit`` items in dataset order: Likert inputs (with all their
+    responses) or pairwise records.
     This is what ``metajudge backbone-swap`` runs.
     """
     from metajudge.data.registry import load_dataset

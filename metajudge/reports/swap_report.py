@@ -42,8 +42,8 @@ def swap_markdown(res: Mapping[str, Any]) -> str:
         f"# Backbone swap: `{res['metric']}` on `{res['dataset']}` ({res['dimension']})",
         "",
         f"Protocol: `{proto['name']}`  ",
-        f"Inputs {res['n']['inputs']}, responses {res['n']['responses']} "
-        f"(scored by every backbone: {res['n']['responses_scored_by_all']}), pairs {res['n']['pairs']}.  ",
+        (f"Inputs {res['n']['inputs']}, responses {res['n']['responses']} "
+         f"(scored by every backbone: {res['n']['responses_scored_by_all']}), pairs {res['n']['pairs']}.  "),
         f"Decisions: {proto['decisions']}. κ: {proto['kappa']}. α: {proto['alpha']}.  ",
         f"Significance: {proto['significance']}.",
         "",
@@ -68,9 +68,9 @@ def swap_markdown(res: Mapping[str, Any]) -> str:
     a = res["alpha"]
     lines += [
         "",
-        f"Krippendorff's α across {len(a['backbones'])} backbones: interval (scores) {_f(a['interval_scores'])}, "
-        f"ordinal (scores) {_f(a['ordinal_scores'])} on {a['n_responses']} responses; "
-        f"ordinal (decisions) {_f(a['ordinal_decisions'])} on {a['n_pairs']} pairs.",
+        (f"Krippendorff's α across {len(a['backbones'])} backbones: interval (scores) {_f(a['interval_scores'])}, "
+         f"ordinal (scores) {_f(a['ordinal_scores'])} on {a['n_responses']} responses; "
+         f"ordinal (decisions) {_f(a['ordinal_decisions'])} on {a['n_pairs']} pairs."),
         "",
         f"## Correlation with humans (primary protocol: `{proto['human_protocol']}`)",
         "",
@@ -115,6 +115,24 @@ def swap_markdown(res: Mapping[str, Any]) -> str:
         )
     lines += ["", "## Verdicts", ""]
     lines += [f"- {p['verdict']}" for p in res["pairs"]]
+    if res.get("runs"):
+        lines += [
+            "",
+            "## Judge runs",
+            "",
+            "| backbone | responses | unscored | parse failures (rate) | backend calls | cached | prompt tokens | completion tokens | wall s |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for bb, r in res["runs"].items():
+            c = r.get("cost", {})
+            lines.append(
+                f"| {bb} | {r.get('n_items', '–')} | {r.get('unscored', '–')} | {r.get('parse_failures', '–')} "
+                f"({_f(r.get('parse_failure_rate'))}) | {c.get('calls', '–')} | {c.get('cached', '–')} | "
+                f"{c.get('prompt_tokens', '–')} | {c.get('completion_tokens', '–')} | {_f(r.get('wall_s'), 1)} |"
+            )
+        errs = {bb: r.get("errors") for bb, r in res["runs"].items() if r.get("errors")}
+        if errs:
+            lines += ["", "Unscored responses by reason: " + "; ".join(f"{bb}: {e}" for bb, e in errs.items())]
     if res.get("diagnostics"):
         lines += ["", diagnostics_markdown(res["diagnostics"], heading="## Judge diagnostics")]
     return "\n".join(lines) + "\n"
@@ -127,8 +145,8 @@ def diagnostics_markdown(diag: Mapping[str, Any], *, heading: str = "# Judge dia
         lines += [f"Protocol: `{diag['protocol']}`", ""]
     rows = diag.get("backbones", {})
     lines += [
-        "| backbone | n | consistency (both orders) | P(first wins) | P(prefers longer) | humans P(longer) | "
-        "accuracy | parse failures | run-to-run SD | tokens in/out | wall s | cost $ |",
+        ("| backbone | n | consistency (both orders) | P(first wins) | P(prefers longer) | humans P(longer) | "
+         "accuracy | parse failures | run-to-run SD | tokens in/out | wall s | cost $ |"),
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for bb, d in rows.items():

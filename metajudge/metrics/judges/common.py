@@ -16,10 +16,21 @@ from metajudge.backends.base import Backend, BackendError, Completion
 from metajudge.data.formats import Input
 from metajudge.errors import InputError
 from metajudge.metrics.base import Metric
-from metajudge.metrics.judges.engine import DEFAULT_BACKBONE, JudgeClient, backbone_config, backbone_identity
+from metajudge.metrics.judges.engine import (
+    JudgeClient,
+    backbone_config,
+    backbone_identity,
+    default_backbone,
+)
 from metajudge.metrics.judges.parsers import PARSER_VERSION
 from metajudge.metrics.judges.prompts import VARIANTS, PromptTemplate, load_prompt
-from metajudge.metrics.judges.tables import DEFAULT_MAX_ROWS, SerializedTables, serialize_schemas, serialize_tables, tables_of
+from metajudge.metrics.judges.tables import (
+    DEFAULT_MAX_ROWS,
+    SerializedTables,
+    serialize_schemas,
+    serialize_tables,
+    tables_of,
+)
 
 #: Characters of prompt text per token assumed when sizing the table budget from ``n_ctx``
 #: (tables of numbers tokenise densely; 2.5 is conservative for the SmolLM2/Gemma tokenizers).
@@ -45,22 +56,23 @@ class JudgeMetric(Metric):
     def __init__(
         self,
         *,
-        backbone: str = DEFAULT_BACKBONE,
+        backbone: str | None = None,
         variant: str | None = None,
         max_rows: int = DEFAULT_MAX_ROWS,
         max_table_chars: int | None = None,
         seed: int = 0,
         backend: Backend | None = None,
     ) -> None:
+        backbone = backbone or default_backbone()
         self.backbone = backbone
-        if backend is None:
-            cfg = backbone_config(backbone)
-            chat, n_ctx = bool(cfg.chat), int(cfg.n_ctx)
-        else:
-            cfg = getattr(backend, "config", None)
-            chat, n_ctx = bool(getattr(cfg, "chat", True)), int(getattr(cfg, "n_ctx", 4096))
-        if variant is None:  # base models only follow few-shot completion prompts
-            variant = "paper" if chat else "small"
+        cfg = backbone_config(backbone) if backend is None else getattr(backend, "config", None)
+        n_ctx = int(getattr(cfg, "n_ctx", 4096))
+        #: the backend accepts a GBNF grammar (llama.cpp): answers can be constrained
+        self.can_constrain = bool(getattr(cfg, "grammar_param", None))
+        if variant is None:
+            # the embedded small models do not follow the paper's zero-shot prompts (measured:
+            # 100% unparseable decompositions with smollm2-135m); they get the few-shot ones
+            variant = "small" if getattr(cfg, "kind", "openai") == "embedded" else "paper"
         if variant not in VARIANTS:
             raise InputError(f"unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}", field="variant")
         self.variant = variant

@@ -10,6 +10,7 @@ get the same text as one user message.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -17,8 +18,15 @@ from pathlib import Path
 from typing import Any
 
 from metajudge.backends.base import Backend, BackendError, Completion, Request
+from metajudge.errors import MetajudgeError
 
 DEFAULT_BACKBONE = "smollm2-135m"
+
+
+def default_backbone() -> str:
+    """``$METAJUDGE_BACKBONE`` if set (how ``--backbone`` reaches metrics built by name), else
+    :data:`DEFAULT_BACKBONE` (the embedded SmolLM2-135M)."""
+    return os.environ.get("METAJUDGE_BACKBONE") or DEFAULT_BACKBONE
 
 
 @dataclass
@@ -68,7 +76,7 @@ def backbone_identity(name: str) -> str:
             from metajudge.backends.models import gguf_sha256, resolve_gguf
 
             ident += f"@{gguf_sha256(resolve_gguf(cfg.gguf))[:12]}"
-        except Exception:  # model not installed: the signature still names the file spec
+        except (OSError, ImportError, MetajudgeError):  # model not installed: the signature names the file spec
             ident += f"@{cfg.gguf}"
     return ident
 
@@ -84,15 +92,15 @@ def _processed(c: Completion) -> int | None:
 class JudgeClient:
     """Requests in, completions out, costs counted. ``backend=`` injects one (tests, sharing)."""
 
-    def __init__(self, backbone: str = DEFAULT_BACKBONE, *, backend: Backend | None = None, parser_version: str = "") -> None:
-        self.backbone = backbone
+    def __init__(self, backbone: str | None = None, *, backend: Backend | None = None, parser_version: str = "") -> None:
+        self.backbone = backbone or default_backbone()
         self.parser_version = parser_version
         self._backend = backend
         self._owns = backend is None
         if backend is not None:
             self.chat = bool(getattr(getattr(backend, "config", None), "chat", getattr(backend, "chat", True)))
         else:
-            self.chat = bool(backbone_config(backbone).chat)
+            self.chat = bool(backbone_config(self.backbone).chat)
         self.stats = CallStats()
 
     @property

@@ -16,7 +16,6 @@ from typing import Any
 from metajudge.backends.base import Backend, BackendError
 from metajudge.metrics.base import MetricResult, ScoreItem
 from metajudge.metrics.judges.common import JudgeMetric
-from metajudge.metrics.judges.engine import DEFAULT_BACKBONE
 from metajudge.metrics.judges.numeric import fast_path as numeric_fast_path
 from metajudge.metrics.judges.parsers import parse_equivalence
 
@@ -42,7 +41,7 @@ class AnswerEquivalence(JudgeMetric):
         fast_path: bool = True,
         structured: bool = True,
         max_tokens: int = 80,
-        backbone: str = DEFAULT_BACKBONE,
+        backbone: str | None = None,
         variant: str | None = None,
         backend: Backend | None = None,
         **kw: Any,

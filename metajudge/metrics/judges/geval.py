@@ -18,13 +18,16 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from metajudge.backends.base import Backend, BackendError, Completion
+from metajudge.errors import InputError
 from metajudge.metrics.base import MetricResult, ScoreItem
 from metajudge.metrics.judges.common import JudgeMetric
-from metajudge.metrics.judges.engine import DEFAULT_BACKBONE
 from metajudge.metrics.judges.parsers import parse_score, score_distribution
-from metajudge.errors import InputError
 
 Mode = Literal["logprobs", "samples", "greedy"]
+
+#: GBNF: the answer is one score digit.
+SCORE_GRAMMAR = 'root ::= [1-5]'
+
 Dimension = Literal["faithfulness", "completeness"]
 
 
@@ -44,7 +47,8 @@ class GEval(JudgeMetric):
         temperature: float = 2.0,
         top_logprobs: int = 10,
         max_tokens: int | None = None,
-        backbone: str = DEFAULT_BACKBONE,
+        constrained: bool | None = None,
+        backbone: str | None = None,
         variant: str | None = None,
         backend: Backend | None = None,
         **kw: Any,
@@ -60,14 +64,18 @@ class GEval(JudgeMetric):
         self.temperature = float(temperature) if mode == "samples" else 0.0
         self.top_logprobs = int(top_logprobs)
         # a score needs a few tokens ("Score: 4"); samples may add a short explanation we ignore
-        # small chat models echo the label first ("Faithfulness (1–5): 4"): room for that
-        self.max_tokens = int(max_tokens) if max_tokens is not None else 16
+        # constrained: a GBNF grammar admits only the digits 1–5 as the answer (llama.cpp
+        # backends). The logprobs are the model's unconstrained ones at that position, so the
+        # logprobs mode still reads G-Eval's distribution over the score tokens.
+        self.constrained = self.can_constrain if constrained is None else bool(constrained)
+        # unconstrained small chat models echo the label first ("Faithfulness (1–5): 4")
+        self.max_tokens = int(max_tokens) if max_tokens is not None else (1 if self.constrained else 16)
         self.name = f"geval_{dimension}"
         self.tasks = (f"geval_{dimension}",)
 
     @property
     def signature(self) -> str:
-        opts: dict[str, Any] = {"dim": self.dimension, "mode": self.mode, "max_tokens": self.max_tokens}
+        opts: dict[str, Any] = {"dim": self.dimension, "mode": self.mode, "max_tokens": self.max_tokens, "constrained": self.constrained}
         if self.mode == "samples":
             opts.update(n=self.n, temp=self.temperature)
         if self.mode == "logprobs":
@@ -85,8 +93,10 @@ class GEval(JudgeMetric):
             serialized_tables=text, question=item.input.question if item.input else "", insight=item.response.strip()
         )
         dec: dict[str, Any] = {"max_tokens": self.max_tokens, "seed": self.seed}
-        if self.variant == "small":
+        if self.variant == "small" and not self.constrained:
             dec["stop"] = ("\n",)
+        if self.constrained:
+            dec["grammar"] = SCORE_GRAMMAR
         if self.mode == "logprobs":
             dec.update(temperature=0.0, logprobs=True, top_logprobs=self.top_logprobs)
         elif self.mode == "samples":

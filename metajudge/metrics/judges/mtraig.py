@@ -29,11 +29,18 @@ from metajudge.backends.base import Backend, BackendError, Completion, Request
 from metajudge.errors import InputError
 from metajudge.metrics.base import MetricResult, ScoreItem
 from metajudge.metrics.judges.common import JudgeMetric
-from metajudge.metrics.judges.engine import DEFAULT_BACKBONE
-from metajudge.metrics.judges.parsers import parse_list, parse_matching, parse_verdict, parse_verdict_list
+from metajudge.metrics.judges.parsers import (
+    parse_list,
+    parse_matching,
+    parse_verdict,
+    parse_verdict_list,
+)
 from metajudge.metrics.judges.prompts import numbered
 
 VerifyMode = Literal["per_claim", "batched"]
+
+#: GBNF: a per-claim verdict is " Yes" or " No".
+VERDICT_GRAMMAR = 'root ::= " "? ("Yes" | "No")'
 
 #: Claims kept per insight (the paper's examples have 9–12; small models loop).
 MAX_CLAIMS = 20
@@ -66,6 +73,10 @@ class _Item:
     claims: list[str] | None = None
 
 
+def _diff(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    return {k: round(b[k] - a[k], 3) for k in b if isinstance(b[k], (int, float)) and not isinstance(b[k], bool)}
+
+
 class MTRAIGFaithfulness(JudgeMetric):
     """S_faith of MT-RAIG Eval (Eq. 2): mean verified share of the insight's atomic claims."""
 
@@ -84,7 +95,8 @@ class MTRAIGFaithfulness(JudgeMetric):
         no_claims: Literal["zero", "none"] = "zero",
         decompose_max_tokens: int = 256,
         verify_max_tokens: int | None = None,
-        backbone: str = DEFAULT_BACKBONE,
+        constrained: bool | None = None,
+        backbone: str | None = None,
         variant: str | None = None,
         backend: Backend | None = None,
         **kw: Any,
@@ -100,6 +112,9 @@ class MTRAIGFaithfulness(JudgeMetric):
         self.no_claims = no_claims
         self.decompose_max_tokens = int(decompose_max_tokens)
         self.verify_max_tokens = verify_max_tokens
+        # per_claim: a GBNF grammar admits only "Yes"/"No" (llama.cpp backends); batched answers
+        # are always constrained by their JSON schema
+        self.constrained = self.can_constrain if constrained is None else bool(constrained)
         self.tasks = ("mtraig_claims", "mtraig_verify" if mode == "per_claim" else "mtraig_verify_batched")
 
     @property
@@ -110,6 +125,7 @@ class MTRAIGFaithfulness(JudgeMetric):
             n=self.n,
             temp=self.temperature,
             no_claims=self.no_claims,
+            constrained=self.constrained if self.mode == "per_claim" else "json",
             dec_tokens=self.decompose_max_tokens,
             ver_tokens=self.verify_max_tokens or "auto",
         )
@@ -159,7 +175,10 @@ class MTRAIGFaithfulness(JudgeMetric):
         if self.mode == "per_claim":
             tpl = self.prompt("mtraig_verify")
             dec: dict[str, Any] = {"max_tokens": self.verify_max_tokens or 16, "temperature": self.temperature, "n": self.n, "seed": self.seed}
-            if self.variant == "small":
+            if self.constrained:
+                dec["grammar"] = VERDICT_GRAMMAR
+                dec["max_tokens"] = self.verify_max_tokens or 2
+            elif self.variant == "small":
                 dec["stop"] = ("\n",)
             return [self.client.request(tpl.render(serialized_tables=text, decomposed_claim=cl), **dec) for cl in st.claims]
         tpl = self.prompt("mtraig_verify_batched")
@@ -204,7 +223,9 @@ class MTRAIGFaithfulness(JudgeMetric):
         return [None if v is None else float(v) for v in got]
 
     def score_batch(self, items: Sequence[ScoreItem]) -> list[MetricResult]:
+        t0 = self.client.stats.to_dict()
         states = self.decompose(items)
+        t1 = self.client.stats.to_dict()
         plan: list[tuple[int, int]] = []  # (item index, number of requests)
         reqs: list[Request] = []
         for i, (it, st) in enumerate(zip(items, states, strict=True)):
@@ -213,6 +234,9 @@ class MTRAIGFaithfulness(JudgeMetric):
                 plan.append((i, len(rs)))
                 reqs.extend(rs)
         outs = self.client.run(reqs)
+        t2 = self.client.stats.to_dict()
+        #: cost of the last batch per stage (decomposition, verification): CallStats deltas
+        self.stage_stats = {"decompose": _diff(t0, t1), "verify": _diff(t1, t2)}
         pos = 0
         verdicts: dict[int, list[float | None] | str] = {}
         for i, n in plan:
@@ -264,7 +288,7 @@ class MTRAIGCompleteness(JudgeMetric):
         structured: bool | None = None,
         decompose_max_tokens: int = 256,
         match_max_tokens: int = 96,
-        backbone: str = DEFAULT_BACKBONE,
+        backbone: str | None = None,
         variant: str | None = None,
         backend: Backend | None = None,
         **kw: Any,

@@ -28,7 +28,6 @@ from metajudge.data.formats import Input
 from metajudge.errors import InputError
 from metajudge.metrics.base import MetricResult, ScoreItem
 from metajudge.metrics.judges.common import JudgeMetric
-from metajudge.metrics.judges.engine import DEFAULT_BACKBONE
 from metajudge.metrics.judges.equivalence import AnswerEquivalence
 from metajudge.metrics.judges.parsers import parse_fact_labels
 from metajudge.metrics.judges.prompts import numbered
@@ -91,7 +90,7 @@ class FactCoverageJudge(JudgeMetric):
     needs_reference = False
     tasks = ("fact_coverage",)
 
-    def __init__(self, *, backbone: str = DEFAULT_BACKBONE, variant: str | None = None, backend: Backend | None = None, **kw: Any) -> None:
+    def __init__(self, *, backbone: str | None = None, variant: str | None = None, backend: Backend | None = None, **kw: Any) -> None:
         super().__init__(backbone=backbone, variant=variant, backend=backend, **kw)
 
     @property
@@ -151,7 +150,7 @@ def judge_mudabench(
     predictions: Sequence[Prediction],
     *,
     variant: str = "simple",
-    backbone: str = DEFAULT_BACKBONE,
+    backbone: str | None = None,
     prompt_variant: str | None = None,
     fast_path: bool = True,
     process: bool = True,

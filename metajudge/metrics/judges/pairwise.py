@@ -25,7 +25,12 @@ from metajudge import __version__
 from metajudge.backends.base import Backend, BackendError
 from metajudge.data.formats import PairwiseRecord
 from metajudge.errors import InputError
-from metajudge.metrics.judges.engine import DEFAULT_BACKBONE, JudgeClient, backbone_config, backbone_identity
+from metajudge.metrics.judges.engine import (
+    DEFAULT_BACKBONE,
+    JudgeClient,
+    backbone_config,
+    backbone_identity,
+)
 from metajudge.metrics.judges.prompts import VARIANTS, load_prompt
 
 Decision = Literal["A", "B", "tie"]

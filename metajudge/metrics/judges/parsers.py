@@ -277,9 +277,7 @@ def parse_verdict_list(text: str, n: int) -> list[int | None] | None:
     vals: list[int | None] = []
     if obj is not None and isinstance(obj.get("verdicts"), list):
         for v in obj["verdicts"]:
-            if isinstance(v, bool):
-                vals.append(int(v))
-            elif isinstance(v, (int, float)) and v in (0, 1):
+            if isinstance(v, bool) or isinstance(v, (int, float)) and v in (0, 1):
                 vals.append(int(v))
             elif isinstance(v, str):
                 vals.append(parse_verdict(v))

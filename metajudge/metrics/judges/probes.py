@@ -52,9 +52,8 @@ def _is_value(s: NumberSpan) -> bool:
     digits = re.sub(r"\D", "", s.text.split(".")[0])
     if s.decimals == 0 and len(digits) > 1 and digits.startswith("0"):
         return False  # "09", "002142": dates and codes
-    if s.unit == 1 and s.decimals == 0 and len(digits) >= 5 and not s.text.startswith(("$", "¥", "€", "£")) and "," not in s.text:
-        return False
-    return True
+    # a bare integer of 5+ digits without separators or currency is a code (security id)
+    return not (s.unit == 1 and s.decimals == 0 and len(digits) >= 5 and not s.text.startswith(("$", "¥", "€", "£")) and "," not in s.text)
 
 
 def _fmt(x: Decimal, decimals: int, commas: bool) -> str:

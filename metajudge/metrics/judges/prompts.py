@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from metajudge.errors import InputError
@@ -59,7 +59,7 @@ class PromptTemplate:
         return pattern.sub(lambda m: values[m.group(1)], self.text)
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_prompt(task: str, variant: str) -> PromptTemplate:
     """The template of ``task`` in ``variant``; a clear error naming the file when it is absent."""
     if variant not in VARIANTS:

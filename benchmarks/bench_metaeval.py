@@ -1,0 +1,161 @@
+"""Benchmark of the meta-evaluation engine (issue 4). Prints measured figures and ratios.
+
+1. Vectorised bootstrap: 1,000 resamples of the 280 RAGChecker pairs (560 annotator rows) for
+   10 metrics x 3 dimensions, Pearson + Spearman (target: under 2 s), and all five statistics.
+2. The same resamples through the slow per-resample loop (``bootstrap_ci_reference``, scipy on
+   the materialised resample) for a few cells, extrapolated to the 30 cells; the ratio is printed.
+3. ``meta_evaluate`` end to end on the 10 metrics (CIs, ceiling, 270 metric-vs-metric tests).
+4. The README's ``metajudge meta-eval --dataset ragchecker_meta_eval --metrics
+   bleu,rouge_l,meteor,bertscore`` from cached scores (target: under 5 s), when a cache exists
+   (``runs/demo/scores.jsonl`` from ``make demo``, or ``--cache FILE``).
+
+Metrics: RAGChecker's own per-dimension scores, BLEU and ROUGE-L (computed here), and 7 seeded
+synthetic metrics (human mean label + Gaussian noise of increasing scale) — synthetic values
+only serve the timing, they are never reported as results.
+
+Run: ``.venv/bin/python benchmarks/bench_metaeval.py`` (needs the RAGChecker data folder).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _timeit(fn, repeat: int = 3) -> float:  # type: ignore[no-untyped-def]
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--n-boot", type=int, default=1000)
+    ap.add_argument("--slow-cells", type=int, default=2, help="cells timed with the slow loop (extrapolated)")
+    ap.add_argument("--cache", default=str(REPO / "runs" / "demo" / "scores.jsonl"))
+    args = ap.parse_args()
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if not os.environ.get("METAJUDGE_DATA_DIR") and (REPO.parent / "shared" / "human_labels").is_dir():
+        os.environ["METAJUDGE_DATA_DIR"] = str(REPO.parent / "shared" / "human_labels")
+
+    from metajudge.data.registry import load_dataset
+    from metajudge.metaeval import stats as st
+    from metajudge.metaeval.protocol import _pair_table, _rows_for, meta_evaluate
+    from metajudge.metaeval.run import external_scores
+    from metajudge.metrics.scoring import score_dataset
+
+    ds = load_dataset("ragchecker_meta_eval")
+    dims = list(ds.card.dimensions)
+    rows = external_scores(ds)
+    rows += score_dataset(ds, ["bleu", "rouge_l"], progress=False)
+    # synthetic metrics: per response, so that d = m(b) - m(a) tracks the human mean label
+    pt = _pair_table(ds, dims)
+    rng = np.random.default_rng(12345)
+    mean_lab = np.nanmean(pt.labels["overall"], axis=1)
+    for k in range(7):
+        noise = 0.5 + 0.5 * k
+        sb = mean_lab / 2 + rng.normal(0, noise, mean_lab.size)
+        for i, pid in enumerate(pt.ids):
+            rows.append({"key": f"{pid}::a", "metric": f"synthetic_{k}", "score": 0.0, "signature": "synthetic"})
+            rows.append({"key": f"{pid}::b", "metric": f"synthetic_{k}", "score": float(sb[i]), "signature": "synthetic"})
+    metrics = ["ragchecker", "bleu", "rouge_l"] + [f"synthetic_{k}" for k in range(7)]
+
+    # cells as the protocol builds them (minmax, per-annotator rows)
+    from metajudge.metaeval.external import metric_for_dimension
+    from metajudge.metaeval.normalize import minmax
+
+    by = {}
+    for r in rows:
+        by.setdefault(r["metric"], {})[r["key"]] = r["score"]
+    cells = []
+    for m in metrics:
+        for d in dims:
+            col = by[metric_for_dimension(m, d, by)]
+            sa = np.array([col.get(k, np.nan) for k in pt.keys_a], dtype=float)
+            sb_ = np.array([col.get(k, np.nan) for k in pt.keys_b], dtype=float)
+            x = minmax(sb_ - sa, pt.half_width).values
+            cells.append(_rows_for(x, sb_ - sa, pt.labels[d], "per_annotator"))
+    n_rows = cells[0].x.size
+    print(f"data: ragchecker_meta_eval, {len(pt.ids)} pairs, {n_rows} annotator rows; {len(metrics)} metrics x {len(dims)} dimensions = {len(cells)} cells")
+    B = args.n_boot
+
+    def vectorised(stats: tuple[str, ...]) -> None:
+        W_items = st.bootstrap_weights(len(pt.ids), B, np.random.default_rng(0))
+        for c in cells:
+            W = W_items[:, c.pair]
+            for s in stats:
+                xv = c.x if s in st.CORRELATIONS else np.sign(c.raw)
+                smp = st.weighted_statistic(s, xv, c.y, W)
+                st.percentile_ci(smp)
+
+    t_ps = _timeit(lambda: vectorised(("pearson", "spearman")))
+    t_all = _timeit(lambda: vectorised(st.STATISTICS))
+    print(f"[1] vectorised bootstrap, {B} resamples x {len(cells)} cells, Pearson+Spearman: {t_ps:.3f} s (target < 2 s: {'PASS' if t_ps < 2 else 'FAIL'})")
+    print(f"    all five statistics (Pearson, Spearman, Kendall tau_b, accuracy with/without ties): {t_all:.3f} s")
+
+    # slow reference on a few cells, same draws
+    k = max(1, min(args.slow_cells, len(cells)))
+    t0 = time.perf_counter()
+    for c in cells[:k]:
+        for s in ("pearson", "spearman"):
+            st.bootstrap_ci_reference(c.x, c.y, statistic=s, groups=c.pair, n_boot=B, rng=np.random.default_rng(0))
+    t_slow_k = time.perf_counter() - t0
+    t_slow = t_slow_k / k * len(cells)
+    print(f"[2] slow per-resample loop (scipy), Pearson+Spearman: {t_slow_k:.2f} s for {k} cells -> {t_slow:.1f} s for {len(cells)} cells (extrapolated)")
+    print(f"    ratio slow / vectorised: {t_slow / t_ps:.0f}x")
+    # agreement check on the timed cells
+    c = cells[0]
+    a = st.bootstrap_ci(c.x, c.y, statistic="spearman", groups=c.pair, n_boot=200, rng=np.random.default_rng(1))
+    b = st.bootstrap_ci_reference(c.x, c.y, statistic="spearman", groups=c.pair, n_boot=200, rng=np.random.default_rng(1))
+    print(f"    max |vectorised - loop| over 200 resamples (Spearman): {np.nanmax(np.abs(a.samples - b.samples)):.2e}")
+
+    t0 = time.perf_counter()
+    res = meta_evaluate(ds, rows, metrics=metrics, n_boot=B, seed=0)
+    t_me = time.perf_counter() - t0
+    n_comp = len(res.data["comparisons"])
+    print(f"[3] meta_evaluate, {len(metrics)} metrics x {len(dims)} dims, {B} resamples, {n_comp} comparisons (bootstrap + {B} permutations + Williams): {t_me:.2f} s")
+    t0 = time.perf_counter()
+    meta_evaluate(ds, rows, metrics=metrics, n_boot=B, seed=0, compare=False)
+    print(f"    without comparisons: {time.perf_counter() - t0:.2f} s")
+    print(f"    check: RAGChecker overall Pearson/Spearman x100 = {res.value('ragchecker', 'overall') * 100:.2f}/{res.value('ragchecker', 'overall', 'spearman') * 100:.2f}")
+
+    cache = Path(args.cache)
+    if cache.is_file():
+        with tempfile.TemporaryDirectory() as tmp:
+            shutil.copy(cache, Path(tmp) / "scores.jsonl")
+            cmd = [str(Path(sys.executable).parent / "metajudge"), "meta-eval", "--dataset", "ragchecker_meta_eval",
+                   "--metrics", "bleu,rouge_l,meteor,bertscore", "--out", tmp, "--quiet"]
+            t0 = time.perf_counter()
+            p = subprocess.run(cmd, capture_output=True, text=True)
+            t_cli = time.perf_counter() - t0
+            if p.returncode != 0:
+                print(f"[4] meta-eval CLI failed (rc {p.returncode}): {p.stderr.strip()[-500:]}")
+                return 1
+            print(f"[4] `metajudge meta-eval --dataset ragchecker_meta_eval --metrics bleu,rouge_l,meteor,bertscore` from cached scores "
+                  f"(process start to exit, tables + plots): {t_cli:.2f} s (target < 5 s: {'PASS' if t_cli < 5 else 'FAIL'})")
+    else:
+        print(f"[4] skipped: no cached scores at {cache} (run `make demo` first or pass --cache FILE)")
+    try:
+        load = os.getloadavg()[0]
+        print(f"machine: {os.cpu_count()} CPUs, load average {load:.2f} at the end of the run")
+    except OSError:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

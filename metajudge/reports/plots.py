@@ -1,0 +1,112 @@
+"""Plots of a meta-evaluation result (matplotlib, Agg backend, PNG).
+
+* :func:`plot_correlations` — per dimension, each metric's correlation with its bootstrap CI as
+  an error bar and the inter-human ceiling as a horizontal line.
+* :func:`plot_scatter` — per metric and dimension, the normalised metric difference of each
+  pair against the human label (jittered), the way RAGChecker's appendix plots them.
+
+matplotlib is imported inside the functions, never at module import.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from metajudge.io import atomic_write
+from metajudge.metaeval.protocol import MetaEvalResult
+
+
+def _plt() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig: Any, path: Path) -> Path:
+    with atomic_write(path, "wb", encoding=None) as fh:
+        fig.savefig(fh, format="png", dpi=110, bbox_inches="tight")
+    return path
+
+
+def plot_correlations(res: MetaEvalResult, path: str | Path, *, statistic: str = "pearson") -> Path:
+    """Correlation per metric (×100) with CI bars; dashed line = inter-human ceiling."""
+    plt = _plt()
+    dims = res.dimensions
+    metrics = res.metrics
+    fig, axes = plt.subplots(1, len(dims), figsize=(max(4.0, 1.0 + 0.7 * len(metrics)) * len(dims), 3.6), squeeze=False)
+    ceil = {c["dimension"]: c["stats"].get(statistic, {}) for c in res.data["ceiling"]}
+    for ax, d in zip(axes[0], dims, strict=True):
+        xs = np.arange(len(metrics))
+        vals, lo, hi, und = [], [], [], []
+        for m in metrics:
+            e = res.cell(m, d)["stats"].get(statistic, {})
+            v = e.get("value")
+            ci = e.get("ci")
+            vals.append(np.nan if v is None else v * 100)
+            lo.append(0.0 if v is None or not ci else (v - ci[0]) * 100)
+            hi.append(0.0 if v is None or not ci else (ci[1] - v) * 100)
+            und.append(v is None)
+        ax.bar(xs, np.nan_to_num(vals), color=["#cccccc" if u else "#4c72b0" for u in und])
+        ax.errorbar(xs, np.nan_to_num(vals), yerr=[lo, hi], fmt="none", ecolor="black", capsize=3, lw=1)
+        for x, u in zip(xs, und, strict=True):
+            if u:
+                ax.text(x, 0, "undef.", ha="center", va="bottom", fontsize=7, rotation=90)
+        cv = ceil.get(d, {}).get("value")
+        if cv is not None:
+            ax.axhline(cv * 100, ls="--", color="#c44e52", lw=1.2, label="inter-human")
+            ax.legend(loc="upper right", fontsize=7)
+        ax.set_xticks(xs)
+        ax.set_xticklabels(metrics, rotation=40, ha="right", fontsize=8)
+        ax.set_title(f"{d} — {statistic} ×100 ({res.data['protocol']['normalize']})", fontsize=9)
+        ax.axhline(0, color="black", lw=0.5)
+    fig.tight_layout()
+    out = _save(fig, Path(path))
+    plt.close(fig)
+    return out
+
+
+def plot_scatter(res: MetaEvalResult, path: str | Path, *, seed: int = 0) -> Path:
+    """Normalised metric difference vs human label, one panel per metric × dimension."""
+    plt = _plt()
+    pts = res.data.get("points") or {}
+    dims = res.dimensions
+    metrics = res.metrics
+    rng = np.random.default_rng(seed)
+    fig, axes = plt.subplots(len(metrics), len(dims), figsize=(3.0 * len(dims), 2.4 * len(metrics)), squeeze=False)
+    norm = res.data["protocol"]["normalize"]
+    for i, m in enumerate(metrics):
+        for j, d in enumerate(dims):
+            ax = axes[i][j]
+            col = res.cell(m, d).get("column")
+            xs = (pts.get("d_norm") or {}).get(col) if col else None
+            labels = (pts.get("labels") or {}).get(d)
+            if xs is None or labels is None:
+                ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
+            else:
+                X, Y = [], []
+                for x, labs in zip(xs, labels, strict=False):
+                    if x is None:
+                        continue
+                    for y in labs:
+                        if y is not None:
+                            X.append(y)
+                            Y.append(x)
+                X = np.asarray(X, dtype=float)
+                Y = np.asarray(Y, dtype=float)
+                ax.scatter(X + rng.uniform(-0.15, 0.15, X.size), Y, s=4, alpha=0.35, color="#4c72b0")
+            ax.set_title(f"{m} / {d}", fontsize=8)
+            ax.tick_params(labelsize=7)
+            if i == len(metrics) - 1:
+                ax.set_xlabel("human label", fontsize=8)
+            if j == 0:
+                ax.set_ylabel(f"metric diff ({norm})", fontsize=8)
+    fig.tight_layout()
+    out = _save(fig, Path(path))
+    plt.close(fig)
+    return out

@@ -1,0 +1,305 @@
+"""Tables of a meta-evaluation result: Markdown, CSV, JSON and LaTeX.
+
+Layout of MT-RAIG Table 17 (Seo et al. 2025): rows = metrics, columns = dimension × {Pearson,
+Spearman}, values ×100 with two decimals, the last row the inter-human ceiling. Where a
+published number exists for the same dataset, metric, dimension and statistic (see
+:mod:`metajudge.reports.published`), a "published" column stands beside ours. The Markdown and
+JSON carry 95% bootstrap CIs; a footer names the protocol (normalisation printed with every
+table), the metric signatures and the missing-score counts.
+
+Everything here renders a saved result JSON (``result.json``); nothing is recomputed.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from metajudge.metaeval.protocol import MetaEvalResult
+
+MAIN_STATS: tuple[str, ...] = ("pearson", "spearman")
+STAT_LABEL = {
+    "pearson": "Pearson",
+    "spearman": "Spearman",
+    "kendall": "Kendall τb",
+    "acc_ties": "Acc (ties)",
+    "acc_no_ties": "Acc (no ties)",
+}
+HUMAN_ROW = "Inter-Human Correlation"
+
+
+def _x100(v: float | None) -> str:
+    return "—" if v is None else f"{v * 100:.2f}"
+
+
+def _pub_index(res: MetaEvalResult) -> dict[tuple[str, str, str], dict[str, Any]]:
+    out: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for e in res.data.get("published", []):
+        out.setdefault((e["metric"], e["dimension"], e["statistic"]), e)
+    return out
+
+
+def _columns(res: MetaEvalResult, stats: Sequence[str]) -> list[tuple[str, str, bool]]:
+    """(dimension, statistic, is_published) per column, in Table 17 order."""
+    pub = _pub_index(res)
+    cols = []
+    for d in res.dimensions:
+        for s in stats:
+            cols.append((d, s, False))
+            if any(k[1] == d and k[2] == s for k in pub):
+                cols.append((d, s, True))
+    return cols
+
+
+def table_rows(res: MetaEvalResult, stats: Sequence[str] = MAIN_STATS) -> dict[str, Any]:
+    """The table as data: header, rows (metric rows then the ceiling row) with values and CIs."""
+    pub = _pub_index(res)
+    cols = _columns(res, stats)
+    header = ["Metric"] + [f"{d.capitalize()} {STAT_LABEL[s]}" + (" (published)" if p else "") for d, s, p in cols]
+    rows = []
+    for m in res.metrics:
+        cells = []
+        for d, s, p in cols:
+            if p:
+                e = pub.get((m, d, s))
+                cells.append({"value": None if e is None else e["value"] / 100, "ci": None, "published": e is not None,
+                              "source": None if e is None else f"{e['table']}"})
+                continue
+            ent = res.cell(m, d)["stats"].get(s, {})
+            cells.append({"value": ent.get("value"), "ci": ent.get("ci"), "undefined": ent.get("undefined")})
+        rows.append({"metric": m, "cells": cells})
+    ceil = {c["dimension"]: c for c in res.data["ceiling"]}
+    hcells = []
+    for d, s, p in cols:
+        if p:
+            e = pub.get(("human", d, s))
+            hcells.append({"value": None if e is None else e["value"] / 100, "ci": None, "published": e is not None,
+                           "source": None if e is None else e["table"]})
+            continue
+        ent = ceil.get(d, {}).get("stats", {}).get(s, {})
+        hcells.append({"value": ent.get("value"), "ci": ent.get("ci"), "undefined": ent.get("undefined")})
+    rows.append({"metric": HUMAN_ROW, "cells": hcells, "ceiling": True})
+    return {"header": header, "columns": [{"dimension": d, "statistic": s, "published": p} for d, s, p in cols], "rows": rows}
+
+
+def _cell_text(c: dict[str, Any], *, ci: bool) -> str:
+    if c.get("value") is None:
+        if c.get("published") is False:
+            return ""
+        return "undef." if c.get("undefined") else "—"
+    t = _x100(c["value"])
+    if ci and c.get("ci"):
+        t += f" [{c['ci'][0] * 100:.2f}, {c['ci'][1] * 100:.2f}]"
+    return t
+
+
+def protocol_line(res: MetaEvalResult) -> str:
+    p = res.data["protocol"]
+    ds = res.data["dataset"]
+    name = ds["name"] + (f":{ds['subset']}" if ds.get("subset") else "")
+    bits = [
+        f"dataset {name}",
+        f"normalize={p['normalize']}",
+        f"aggregation={p['aggregation']}",
+        f"grouped={'yes (' + str(p.get('grouped_unit')) + ' level, per input then averaged)' if p['grouped'] else 'no'}",
+        f"epsilon={p['epsilon']}",
+        f"{ds['n_pairs']} pairs, {ds['n_items']} items, {ds['annotators']} label(s) per pair",
+        f"bootstrap {p['n_boot']} resamples of items (seed {p['seed']}), {int(p['level'] * 100)}% percentile CIs",
+    ]
+    return "; ".join(bits)
+
+
+def to_markdown(res: MetaEvalResult) -> str:
+    """The full Markdown report: main table with CIs, other statistics, missing scores,
+    comparisons, and a footer with protocol and signatures."""
+    out = io.StringIO()
+    ds = res.data["dataset"]
+    p = res.data["protocol"]
+    out.write(f"# Meta-evaluation: {ds['name']}" + (f" ({ds['subset']})" if ds.get("subset") else "") + "\n\n")
+    out.write(f"Correlation with human labels ×100, normalisation **{p['normalize']}**; "
+              f"[95% bootstrap CI]; last row: inter-human ceiling on the same pairs.\n\n")
+    t = table_rows(res)
+    out.write(_md_table(t["header"], [[r["metric"]] + [_cell_text(c, ci=True) for c in r["cells"]] for r in t["rows"]]))
+    # other statistics
+    others = [s for s in res.data.get("statistics", []) if s not in MAIN_STATS]
+    if others:
+        out.write(f"\n## Other statistics (×100, normalisation {p['normalize']})\n\n")
+        t2 = table_rows(res, stats=others)
+        out.write(_md_table(t2["header"], [[r["metric"]] + [_cell_text(c, ci=True) for c in r["cells"]] for r in t2["rows"]]))
+    # undefined cells
+    undef = [(c["metric"], c["dimension"], s, e["undefined"]) for c in res.data["cells"] for s, e in c["stats"].items() if e.get("undefined")]
+    if undef:
+        out.write("\n## Undefined values\n\n")
+        seen = set()
+        for m, d, s, why in undef:
+            if (m, d, why) in seen:
+                continue
+            seen.add((m, d, why))
+            out.write(f"- {m} / {d}: {why}\n")
+    for c in res.data["ceiling"]:
+        if c.get("method") is None:
+            why = next(iter(c["stats"].values()))["undefined"] if c["stats"] else "n/a"
+            out.write(f"- inter-human ceiling / {c['dimension']}: {why}\n")
+    # comparisons
+    comps = [c for c in res.data.get("comparisons", []) if c.get("diff") is not None]
+    if comps:
+        out.write(f"\n## Metric vs metric (difference ×100, normalisation {p['normalize']}; Holm-adjusted p)\n\n")
+        hdr = ["Dimension", "Statistic", "A", "B", "A − B", "95% CI", "p boot (Holm)", "p perm (Holm)", "p Williams (Holm)"]
+        rows = []
+        for c in comps:
+            rows.append([
+                c["dimension"], STAT_LABEL[c["statistic"]], c["metric_a"], c["metric_b"], _x100(c["diff"]),
+                f"[{c['ci'][0] * 100:.2f}, {c['ci'][1] * 100:.2f}]" if c.get("ci") else "—",
+                _p(c, "p_bootstrap"), _p(c, "p_permutation"), _p(c, "p_williams"),
+            ])
+        out.write(_md_table(hdr, rows))
+    # published
+    if res.data.get("published"):
+        out.write("\n## Published numbers shown beside ours\n\n")
+        for src in dict.fromkeys(e["source"] for e in res.data["published"]):
+            out.write(f"- {src}\n")
+    out.write("\n---\n\n")
+    out.write(footer(res))
+    return out.getvalue()
+
+
+def _p(c: dict[str, Any], k: str) -> str:
+    v, h = c.get(k), c.get(k + "_holm")
+    if v is None:
+        return "—"
+    return f"{v:.3g} ({h:.3g})" if h is not None else f"{v:.3g}"
+
+
+def footer(res: MetaEvalResult) -> str:
+    """Protocol, metric signatures and missing-score counts."""
+    p = res.data["protocol"]
+    out = io.StringIO()
+    out.write(f"**Protocol.** {protocol_line(res)}. Accuracy: {p['accuracy']}. Fisher-z CIs use n = {p['fisher_n']}. "
+              f"Metric comparisons: paired bootstrap, permutation test ({p['n_perm']} permutations), Williams test (n = {p['williams_n']}); Holm {p['holm']}. "
+              f"Likert data: pairs are every two systems on the same input (label = difference of mean scores).\n\n")
+    out.write("**Metric signatures and missing scores.**\n\n")
+    for m in res.data["metrics"]:
+        for col, sigs in m["signatures"].items():
+            miss = m["missing"].get(col, {})
+            sig = "; ".join(sigs) if sigs else "(no signature)"
+            out.write(f"- `{col}`: {sig} — responses absent {miss.get('responses_absent', 0)}, unscored {miss.get('responses_unscored', 0)}, "
+                      f"pairs without a difference {miss.get('pairs_missing', 0)}")
+            if p["normalize"] == "minmax":
+                out.write(f" (imputed with the median: {miss.get('pairs_imputed_median', 0)})")
+            if miss.get("errors"):
+                out.write("; errors: " + ", ".join(f"{k!r}×{v}" for k, v in miss["errors"].items()))
+            out.write("\n")
+    out.write(f"\nmetajudge meta-evaluation result schema {res.data['schema']}; computed in {res.data.get('timing_s', 0):.2f} s.\n")
+    return out.getvalue()
+
+
+def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    out = "| " + " | ".join(header) + " |\n"
+    out += "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|\n"
+    for r in rows:
+        out += "| " + " | ".join(str(x) for x in r) + " |\n"
+    return out
+
+
+def to_csv(res: MetaEvalResult) -> str:
+    """Wide CSV in the Table 17 layout (×100), with CI bounds and published columns."""
+    t = table_rows(res)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    header = ["metric"]
+    for c in t["columns"]:
+        base = f"{c['dimension']}_{c['statistic']}"
+        header += [base + "_published"] if c["published"] else [base, base + "_ci_low", base + "_ci_high"]
+    header += ["normalize"]
+    w.writerow(header)
+    norm = res.data["protocol"]["normalize"]
+    for r in t["rows"]:
+        line: list[Any] = [r["metric"]]
+        for col, c in zip(t["columns"], r["cells"], strict=True):
+            v = c.get("value")
+            if col["published"]:
+                line.append("" if v is None else f"{v * 100:.2f}")
+            else:
+                ci = c.get("ci")
+                line += ["" if v is None else f"{v * 100:.4f}", "" if not ci else f"{ci[0] * 100:.4f}", "" if not ci else f"{ci[1] * 100:.4f}"]
+        line.append(norm)
+        w.writerow(line)
+    return buf.getvalue()
+
+
+def cells_csv(res: MetaEvalResult) -> str:
+    """Long CSV: one line per metric × dimension × statistic (raw scale, not ×100)."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["metric", "column", "dimension", "statistic", "value", "ci_low", "ci_high", "fisher_low", "fisher_high", "n_rows", "n_pairs", "undefined", "normalize", "aggregation", "grouped"])
+    p = res.data["protocol"]
+    for c in res.data["cells"]:
+        for s, e in c["stats"].items():
+            ci, fz = e.get("ci") or [None, None], e.get("fisher_ci") or [None, None]
+            w.writerow([c["metric"], c.get("column") or "", c["dimension"], s, _n(e.get("value")), _n(ci[0]), _n(ci[1]), _n(fz[0]), _n(fz[1]),
+                        c.get("n_rows", 0), c.get("n_pairs", 0), e.get("undefined") or "", p["normalize"], p["aggregation"], p["grouped"]])
+    for c in res.data["ceiling"]:
+        for s, e in c["stats"].items():
+            ci = e.get("ci") or [None, None]
+            w.writerow([HUMAN_ROW, c.get("method") or "", c["dimension"], s, _n(e.get("value")), _n(ci[0]), _n(ci[1]), "", "",
+                        "", c.get("n_pairs", 0), e.get("undefined") or "", p["normalize"], p["aggregation"], p["grouped"]])
+    return buf.getvalue()
+
+
+def _n(v: float | None) -> str:
+    return "" if v is None else repr(float(v))
+
+
+def to_json(res: MetaEvalResult) -> str:
+    """The rendered table (values ×1, CIs, published values) with protocol and signatures."""
+    t = table_rows(res)
+    doc = {
+        "dataset": res.data["dataset"],
+        "protocol": res.data["protocol"],
+        "scale": "correlations in [-1, 1] (the Markdown/LaTeX tables print them x100)",
+        "table": t,
+        "signatures": {m["name"]: m["signatures"] for m in res.data["metrics"]},
+        "missing": {m["name"]: m["missing"] for m in res.data["metrics"]},
+        "published": res.data.get("published", []),
+    }
+    return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+
+
+_TEX_ESC = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\^{}", "\\": r"\textbackslash{}"}
+
+
+def _tex(s: str) -> str:
+    return "".join(_TEX_ESC.get(ch, ch) for ch in s)
+
+
+def to_latex(res: MetaEvalResult) -> str:
+    """LaTeX (booktabs) in the Table 17 layout: ×100, two decimals, ceiling as the last row."""
+    t = table_rows(res)
+    cols = t["columns"]
+    dims = list(dict.fromkeys(c["dimension"] for c in cols))
+    spans = [(d, sum(1 for c in cols if c["dimension"] == d)) for d in dims]
+    lines = [r"\begin{table}[t]", r"\centering", r"\small", r"\begin{tabular}{l" + "r" * len(cols) + "}", r"\toprule"]
+    lines.append("Metric & " + " & ".join(rf"\multicolumn{{{n}}}{{c}}{{{_tex(d.capitalize())}}}" for d, n in spans) + r" \\")
+    pos = 2
+    rules = []
+    for _, n in spans:
+        rules.append(rf"\cmidrule(lr){{{pos}-{pos + n - 1}}}")
+        pos += n
+    lines.append(" ".join(rules))
+    lines.append(" & " + " & ".join(STAT_LABEL[c["statistic"]].replace("τb", r"$\tau_b$") + (" (pub.)" if c["published"] else "") for c in cols) + r" \\")
+    lines.append(r"\midrule")
+    for r in t["rows"]:
+        if r.get("ceiling"):
+            lines.append(r"\midrule")
+        cells = [_cell_text(c, ci=False).replace("—", "--") for c in r["cells"]]
+        lines.append(_tex(r["metric"]) + " & " + " & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    p = res.data["protocol"]
+    cap = (f"Correlation ($\\times$100) with human labels on {_tex(res.data['dataset']['name'])}; "
+           f"normalisation {_tex(p['normalize'])}, aggregation {_tex(p['aggregation'].replace('_', ' '))}"
+           + (", grouped per input" if p["grouped"] else "") + "; last row: inter-human correlation.")
+    lines += [rf"\caption{{{cap}}}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
