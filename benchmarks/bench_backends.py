@@ -24,16 +24,30 @@ from metajudge.backends.registry import get_backend
 from metajudge.backends.server import prompt_eval_stats
 
 SENTENCES = [
-    "The cat sat on the mat.", "Dogs is barking loud at night.", "Quantum chromodynamics describes the strong force.",
-    "I has a apple yesterday.", "The meeting was postponed until further notice.", "Colourless green ideas sleep furiously.",
-    "She sells sea shells by the sea shore.", "Him and me goes to the market.",
+    "The cat sat on the mat.",
+    "Dogs is barking loud at night.",
+    "Quantum chromodynamics describes the strong force.",
+    "I has a apple yesterday.",
+    "The meeting was postponed until further notice.",
+    "Colourless green ideas sleep furiously.",
+    "She sells sea shells by the sea shore.",
+    "Him and me goes to the market.",
 ]
 
 
 def judge_prompts(n: int) -> list[Request]:
     return [
-        Request(messages=({"role": "user", "content": f"Rate the fluency of this sentence from 1 to 5. Sentence {i}: "
-                           f"{SENTENCES[i % len(SENTENCES)]} Answer with one digit."},), max_tokens=4, temperature=0.0)
+        Request(
+            messages=(
+                {
+                    "role": "user",
+                    "content": f"Rate the fluency of this sentence from 1 to 5. Sentence {i}: "
+                    f"{SENTENCES[i % len(SENTENCES)]} Answer with one digit.",
+                },
+            ),
+            max_tokens=4,
+            temperature=0.0,
+        )
         for i in range(n)
     ]
 
@@ -48,8 +62,14 @@ def throughput(n_requests: int, run_root: Path) -> dict[str, Any]:
     ):
         rows = {}
         for conc in (1, 2, 4):
-            with get_backend("smollm2-135m", run_dir=run_root / f"tp-{overrides['n_parallel']}-{overrides['n_threads']}-{conc}",
-                             cache=False, n_ctx=512, concurrency=conc, **overrides) as be:
+            with get_backend(
+                "smollm2-135m",
+                run_dir=run_root / f"tp-{overrides['n_parallel']}-{overrides['n_threads']}-{conc}",
+                cache=False,
+                n_ctx=512,
+                concurrency=conc,
+                **overrides,
+            ) as be:
                 be.start()
                 be.complete(reqs[:2])  # warm-up
                 t0 = time.perf_counter()
@@ -57,19 +77,30 @@ def throughput(n_requests: int, run_root: Path) -> dict[str, Any]:
                 dt = time.perf_counter() - t0
             ok = sum(isinstance(r, Completion) for r in res)
             rows[conc] = {"req_per_s": round(ok / dt, 3), "wall_s": round(dt, 2), "ok": ok}
-            print(f"  {label:<24} concurrency {conc}: {ok / dt:6.2f} req/s ({dt:5.1f} s for {ok} requests)", flush=True)
+            print(
+                f"  {label:<24} concurrency {conc}: {ok / dt:6.2f} req/s ({dt:5.1f} s for {ok} requests)",
+                flush=True,
+            )
         out[label] = rows
     base = out["1 server x 2 threads"]
     for label in ("2 replicas x 1 thread", "2 replicas x 2 threads"):
         for conc in (1, 2, 4):
-            out[label][conc]["ratio_vs_1_server"] = round(out[label][conc]["req_per_s"] / base[conc]["req_per_s"], 3)
+            out[label][conc]["ratio_vs_1_server"] = round(
+                out[label][conc]["req_per_s"] / base[conc]["req_per_s"], 3
+            )
     return out
 
 
 def cached_rerun(n_requests: int, run_root: Path) -> dict[str, Any]:
     reqs = judge_prompts(n_requests)
-    with get_backend("smollm2-135m", run_dir=run_root / "cache", cache=run_root / "cache.sqlite", n_ctx=512, concurrency=2,
-                     parser_version="bench") as be:
+    with get_backend(
+        "smollm2-135m",
+        run_dir=run_root / "cache",
+        cache=run_root / "cache.sqlite",
+        n_ctx=512,
+        concurrency=2,
+        parser_version="bench",
+    ) as be:
         t0 = time.perf_counter()
         be.complete(reqs)
         first = time.perf_counter() - t0
@@ -82,26 +113,49 @@ def cached_rerun(n_requests: int, run_root: Path) -> dict[str, Any]:
         calls = be.ledger.calls - calls_before
         served = prompt_eval_stats(log)["requests"] - served_before
     assert all(isinstance(r, Completion) and r.cached for r in res)
-    print(f"  first run {first:.2f} s; cached rerun of {n_requests}: {rerun * 1000:.1f} ms, backend calls {calls}, "
-          f"server requests {served}", flush=True)
-    return {"first_run_s": round(first, 3), "cached_rerun_s": round(rerun, 4), "backend_calls": calls, "server_requests": served}
+    print(
+        f"  first run {first:.2f} s; cached rerun of {n_requests}: {rerun * 1000:.1f} ms, backend calls {calls}, "
+        f"server requests {served}",
+        flush=True,
+    )
+    return {
+        "first_run_s": round(first, 3),
+        "cached_rerun_s": round(rerun, 4),
+        "backend_calls": calls,
+        "server_requests": served,
+    }
 
 
 def table_prefix(target_tokens: int = 1500) -> str:
+    """A synthetic markdown table of about ``target_tokens`` SmolLM2 tokens (counted with its tokenizer)."""
+    from llama_cpp import Llama
+
+    from metajudge.backends.config import all_configs
+    from metajudge.backends.models import resolve_gguf
+
+    cfg = all_configs()["smollm2-135m"]
+    tok = Llama(str(resolve_gguf(str(cfg.gguf))), vocab_only=True, verbose=False)
     rows = ["| city | country | population (k) | area (km2) | founded |", "|---|---|---|---|---|"]
     i = 0
-    # ~20 tokens per row for SmolLM2's tokenizer; the exact count is measured below
-    while len(rows) < 2 + target_tokens // 20:
-        rows.append(f"| City{i} | Country{i % 17} | {(i * 7919) % 9000 + 100} | {(i * 104729) % 5000 + 50} | {1200 + (i * 37) % 800} |")
+    while True:
+        row = f"| City{i} | Country{i % 17} | {(i * 7919) % 9000 + 100} | {(i * 104729) % 5000 + 50} | {1200 + (i * 37) % 800} |"
+        text = "Table:\n" + "\n".join([*rows, row]) + "\n\n"
+        if len(tok.tokenize(text.encode())) > target_tokens:
+            return "Table:\n" + "\n".join(rows) + "\n\n"
+        rows.append(row)
         i += 1
-    return "Table:\n" + "\n".join(rows) + "\n\n"
 
 
 def prefix_reuse(run_root: Path) -> dict[str, Any]:
     prefix = table_prefix()
-    claims = [f"Claim {j}: City{j * 3} has a population above {(j * 311) % 9000} thousand.\nVerdict (true/false):" for j in range(20)]
+    claims = [
+        f"Claim {j}: City{j * 3} has a population above {(j * 311) % 9000} thousand.\nVerdict (true/false):"
+        for j in range(20)
+    ]
     reqs = [Request(prompt=prefix + c, max_tokens=2, temperature=0.0) for c in claims]
-    with get_backend("smollm2-135m", run_dir=run_root / "prefix", cache=False, n_ctx=2048, concurrency=1) as be:
+    with get_backend(
+        "smollm2-135m", run_dir=run_root / "prefix", cache=False, n_ctx=2048, concurrency=1
+    ) as be:
         be.start()
         log = be.servers[0].log_path
         offset = log.stat().st_size
@@ -123,9 +177,12 @@ def prefix_reuse(run_root: Path) -> dict[str, Any]:
         "later_requests_mean_s": round(sum(lat[1:]) / max(1, len(lat) - 1), 3),
         "wall_s": round(wall, 2),
     }
-    print(f"  {out['requests']} requests x {out['prompt_tokens_each']} prompt tokens: naive {naive} tokens, server evaluated "
-          f"{stats['prompt_tokens_evaluated']} ({100 * (out['evaluated_share'] or 0):.1f}%), prefix hits {stats['prefix_hit_tokens']}; "
-          f"first request {out['first_request_s']} s, later mean {out['later_requests_mean_s']} s", flush=True)
+    print(
+        f"  {out['requests']} requests x {out['prompt_tokens_each']} prompt tokens: naive {naive} tokens, server evaluated "
+        f"{stats['prompt_tokens_evaluated']} ({100 * (out['evaluated_share'] or 0):.1f}%), prefix hits {stats['prefix_hit_tokens']}; "
+        f"first request {out['first_request_s']} s, later mean {out['later_requests_mean_s']} s",
+        flush=True,
+    )
     return out
 
 
@@ -136,7 +193,9 @@ def main() -> None:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="mj-bench-backends-") as tmp:
         root = Path(tmp)
-        print(f"1. throughput, {args.requests} short judge prompts (SmolLM2-135M, embedded llama.cpp)")
+        print(
+            f"1. throughput, {args.requests} short judge prompts (SmolLM2-135M, embedded llama.cpp)"
+        )
         tp = throughput(args.requests, root)
         print("2. fully cached rerun")
         cr = cached_rerun(args.requests, root)

@@ -16,7 +16,9 @@ import pytest
 from metajudge.backends.base import BackendError, Completion, Request
 from metajudge.backends.registry import get_backend
 
-pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] not installed (make llama)")
+pytest.importorskip(
+    "llama_cpp.server", reason="llama-cpp-python[server] not installed (make llama)"
+)
 pytestmark = [pytest.mark.slow, pytest.mark.llm]
 
 SCHEMA = {"type": "object", "properties": {"score": {"type": "integer"}}, "required": ["score"]}
@@ -45,8 +47,22 @@ def _alive(pid: int) -> bool:
 
 def test_start_chat_logprobs_and_stop_on_close(tmp_path: Path) -> None:
     be = get_backend("smollm2-135m", run_dir=tmp_path, cache=False, n_ctx=1024)
-    [res] = be.complete([ask("Rate from 1 to 5 how fluent this is: 'The cat sat.' Answer with a digit.", max_tokens=2, logprobs=True, top_logprobs=4)])
-    assert isinstance(res, Completion) and res.prompt_tokens > 10 and res.completion_tokens >= 1 and res.latency_s > 0
+    [res] = be.complete(
+        [
+            ask(
+                "Rate from 1 to 5 how fluent this is: 'The cat sat.' Answer with a digit.",
+                max_tokens=2,
+                logprobs=True,
+                top_logprobs=4,
+            )
+        ]
+    )
+    assert (
+        isinstance(res, Completion)
+        and res.prompt_tokens > 10
+        and res.completion_tokens >= 1
+        and res.latency_s > 0
+    )
     lp = res.choices[0].logprobs
     assert lp is not None and len(lp) == res.completion_tokens
     top = lp[0].top
@@ -62,24 +78,44 @@ def test_start_chat_logprobs_and_stop_on_close(tmp_path: Path) -> None:
 
 
 def test_completion_endpoint_top_logprobs(smol: object) -> None:
-    [res] = smol.complete([Request(prompt="Question: is water wet? Answer (yes/no):", max_tokens=1, logprobs=True, top_logprobs=5)])  # type: ignore[attr-defined]
+    [res] = smol.complete(
+        [
+            Request(
+                prompt="Question: is water wet? Answer (yes/no):",
+                max_tokens=1,
+                logprobs=True,
+                top_logprobs=5,
+            )
+        ]
+    )  # type: ignore[attr-defined]
     assert isinstance(res, Completion)
     [tok] = res.choices[0].logprobs
     assert len(tok.top) == 5 and tok.top[0][1] >= tok.top[-1][1]
 
 
 def test_json_mode_chat_and_completion(smol: object) -> None:
-    chat, comp = smol.complete([  # type: ignore[attr-defined]
-        ask("Score the sentence 'I like tea' from 1 to 5 and answer in JSON.", max_tokens=24, json_schema=SCHEMA),
-        Request(prompt="Rating of 'I like tea' as JSON:", max_tokens=24, json_schema=SCHEMA),
-    ])
+    chat, comp = smol.complete(
+        [  # type: ignore[attr-defined]
+            ask(
+                "Score the sentence 'I like tea' from 1 to 5 and answer in JSON.",
+                max_tokens=24,
+                json_schema=SCHEMA,
+            ),
+            Request(prompt="Rating of 'I like tea' as JSON:", max_tokens=24, json_schema=SCHEMA),
+        ]
+    )
     for res in (chat, comp):
         assert isinstance(res, Completion), res
         assert isinstance(json.loads(res.text)["score"], int)
 
 
 def test_grammar(smol: object) -> None:
-    res = smol.complete([ask(f"Is {x} a colour? Reply yes or no.", max_tokens=4, grammar='root ::= "yes" | "no"') for x in ("red", "seven")])  # type: ignore[attr-defined]
+    res = smol.complete(
+        [
+            ask(f"Is {x} a colour? Reply yes or no.", max_tokens=4, grammar='root ::= "yes" | "no"')
+            for x in ("red", "seven")
+        ]
+    )  # type: ignore[attr-defined]
     assert all(isinstance(r, Completion) and r.text in {"yes", "no"} for r in res)
 
 
@@ -91,7 +127,10 @@ def test_stop_sequence(smol: object) -> None:
 
 def test_concurrent_requests_and_samples(smol: object) -> None:
     before = smol.ledger.calls  # type: ignore[attr-defined]
-    reqs = [ask(f"Give one word that rhymes with {w}.", max_tokens=4) for w in ("cat", "dog", "sun", "tree", "blue", "red")]
+    reqs = [
+        ask(f"Give one word that rhymes with {w}.", max_tokens=4)
+        for w in ("cat", "dog", "sun", "tree", "blue", "red")
+    ]
     reqs.append(ask("Say a number.", max_tokens=3, n=3, temperature=0.9, seed=7))
     res = smol.complete(reqs)  # type: ignore[attr-defined]
     assert all(isinstance(r, Completion) for r in res)
@@ -103,14 +142,19 @@ def test_concurrent_requests_and_samples(smol: object) -> None:
 
 
 def test_n_parallel_replicas(tmp_path: Path) -> None:
-    with get_backend("smollm2-135m", run_dir=tmp_path, cache=False, n_parallel=2, n_ctx=512, concurrency=4) as be:
+    with get_backend(
+        "smollm2-135m", run_dir=tmp_path, cache=False, n_parallel=2, n_ctx=512, concurrency=4
+    ) as be:
         res = be.complete([ask(f"Name a fruit starting with {c}.", max_tokens=3) for c in "abcdef"])
         assert all(isinstance(r, Completion) for r in res)
         assert len(be.servers) == 2 and len({s.port for s in be.servers}) == 2
         pids = [s.pid for s in be.servers]
     assert not any(_alive(p) for p in pids if p)
     for i in range(2):
-        assert "POST /v1/chat/completions" in (tmp_path / f"llama-server-smollm2-135m-{i}.log").read_text()
+        assert (
+            "POST /v1/chat/completions"
+            in (tmp_path / f"llama-server-smollm2-135m-{i}.log").read_text()
+        )
 
 
 _CHILD = r"""
@@ -127,7 +171,9 @@ time.sleep(600)
 def test_no_orphan_server(tmp_path: Path, sig: signal.Signals) -> None:
     script = tmp_path / "child.py"
     script.write_text(_CHILD)
-    proc = subprocess.Popen([sys.executable, str(script), str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(tmp_path)], stdout=subprocess.PIPE, text=True
+    )
     line = proc.stdout.readline() if proc.stdout else ""
     assert line.startswith("PID"), line
     pid = int(line.split()[1])
@@ -144,12 +190,20 @@ def test_gemma_base_completion(tmp_path: Path) -> None:
     """Gemma-3-270M is a base model: completions (with top logprobs) work, chat is refused."""
     with get_backend("gemma3-270m", run_dir=tmp_path, cache=tmp_path / "c.sqlite", n_ctx=512) as be:
         assert "a5fd3b62230aa5ec" in be.model_id
-        prompt = "Review: The food was great.\nSentiment: positive\nReview: Awful service.\nSentiment:"
-        res, chat = be.complete([Request(prompt=prompt, max_tokens=2, logprobs=True, top_logprobs=3), ask("hi")], parser_version="t")
+        prompt = (
+            "Review: The food was great.\nSentiment: positive\nReview: Awful service.\nSentiment:"
+        )
+        res, chat = be.complete(
+            [Request(prompt=prompt, max_tokens=2, logprobs=True, top_logprobs=3), ask("hi")],
+            parser_version="t",
+        )
         assert isinstance(res, Completion) and res.text.strip() != ""
         assert res.choices[0].logprobs and len(res.choices[0].logprobs[0].top) == 3
         assert isinstance(chat, BackendError) and "completion-only" in str(chat)
-        [cached] = be.complete([Request(prompt=prompt, max_tokens=2, logprobs=True, top_logprobs=3)], parser_version="t")
+        [cached] = be.complete(
+            [Request(prompt=prompt, max_tokens=2, logprobs=True, top_logprobs=3)],
+            parser_version="t",
+        )
         assert cached.cached and cached.text == res.text
 
 

@@ -24,7 +24,7 @@ import uuid
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import pytest
 
@@ -59,7 +59,13 @@ class FakeOpenAI:
             def log_message(self, *a: Any) -> None:
                 pass
 
-            def _send(self, code: int, body: bytes, ctype: str = "application/json", headers: dict[str, str] | None = None) -> None:
+            def _send(
+                self,
+                code: int,
+                body: bytes,
+                ctype: str = "application/json",
+                headers: dict[str, str] | None = None,
+            ) -> None:
                 self.send_response(code)
                 self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(body)))
@@ -74,11 +80,19 @@ class FakeOpenAI:
             def _auth(self) -> bool:
                 got = self.headers.get("Authorization", "")
                 if got != f"Bearer {outer.key}":
-                    self._json(401, {"error": {"message": f"Incorrect API key provided: {got.removeprefix('Bearer ')}", "type": "invalid_request_error"}})
+                    self._json(
+                        401,
+                        {
+                            "error": {
+                                "message": f"Incorrect API key provided: {got.removeprefix('Bearer ')}",
+                                "type": "invalid_request_error",
+                            }
+                        },
+                    )
                     return False
                 return True
 
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 if not self._auth():
                     return
                 m = re.fullmatch(r"/v1/batches/([\w-]+)", self.path)
@@ -95,23 +109,45 @@ class FakeOpenAI:
                     return
                 self._json(404, {"error": {"message": "not found"}})
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 n = int(self.headers.get("Content-Length", "0"))
                 raw = self.rfile.read(n)
                 if not self._auth():
                     return
                 if self.path == "/v1/files":
                     fid = "file-" + uuid.uuid4().hex[:12]
-                    m = re.search(rb'filename="[^"]*"[^\r]*\r\n(?:[^\r]+\r\n)*\r\n(.*?)\r\n--', raw, re.DOTALL)
+                    m = re.search(
+                        rb'filename="[^"]*"[^\r]*\r\n(?:[^\r]+\r\n)*\r\n(.*?)\r\n--', raw, re.DOTALL
+                    )
                     outer.files[fid] = m.group(1) if m else b""
-                    self._json(200, {"id": fid, "object": "file", "purpose": "batch", "bytes": len(outer.files[fid]), "created_at": 0, "filename": "x.jsonl", "status": "processed"})
+                    self._json(
+                        200,
+                        {
+                            "id": fid,
+                            "object": "file",
+                            "purpose": "batch",
+                            "bytes": len(outer.files[fid]),
+                            "created_at": 0,
+                            "filename": "x.jsonl",
+                            "status": "processed",
+                        },
+                    )
                     return
                 if self.path == "/v1/batches":
                     body = json.loads(raw)
                     bid = "batch_" + uuid.uuid4().hex[:12]
-                    outer.batches[bid] = {"id": bid, "object": "batch", "endpoint": body["endpoint"], "input_file_id": body["input_file_id"],
-                                          "completion_window": "24h", "status": "in_progress", "created_at": 0, "polls": 0,
-                                          "output_file_id": None, "error_file_id": None}
+                    outer.batches[bid] = {
+                        "id": bid,
+                        "object": "batch",
+                        "endpoint": body["endpoint"],
+                        "input_file_id": body["input_file_id"],
+                        "completion_window": "24h",
+                        "status": "in_progress",
+                        "created_at": 0,
+                        "polls": 0,
+                        "output_file_id": None,
+                        "error_file_id": None,
+                    }
                     self._json(200, {k: v for k, v in outer.batches[bid].items() if k != "polls"})
                     return
                 body = json.loads(raw)
@@ -119,7 +155,11 @@ class FakeOpenAI:
                 text = body["messages"][-1]["content"] if chat else body["prompt"]
                 action = outer._next_fault(text)
                 if action.startswith("429"):
-                    self._json(429, {"error": {"message": "rate limited"}}, headers={"Retry-After": action.split(":")[1]})
+                    self._json(
+                        429,
+                        {"error": {"message": "rate limited"}},
+                        headers={"Retry-After": action.split(":")[1]},
+                    )
                     return
                 if action == "500":
                     self._json(500, {"error": {"message": "boom"}})
@@ -158,26 +198,58 @@ class FakeOpenAI:
     def answer(self, body: dict[str, Any], *, chat: bool) -> dict[str, Any]:
         text = body["messages"][-1]["content"] if chat else body["prompt"]
         score = 1 + sum(map(ord, text)) % 5
-        content = f"<think>let me see</think>Score: {score}" if "THINK" in text else f"Score: {score}"
+        content = (
+            f"<think>let me see</think>Score: {score}" if "THINK" in text else f"Score: {score}"
+        )
         with self.lock:
             self.answered.append(text)
         choice: dict[str, Any] = {"index": 0, "finish_reason": "stop"}
         if chat:
             choice["message"] = {"role": "assistant", "content": content}
             if body.get("logprobs"):
-                choice["logprobs"] = {"content": [{"token": "Score", "logprob": -0.1, "top_logprobs": [{"token": "Score", "logprob": -0.1}]}]}
+                choice["logprobs"] = {
+                    "content": [
+                        {
+                            "token": "Score",
+                            "logprob": -0.1,
+                            "top_logprobs": [{"token": "Score", "logprob": -0.1}],
+                        }
+                    ]
+                }
         else:
             choice["text"] = content
-        return {"id": "x", "object": "chat.completion" if chat else "text_completion", "model": body["model"], "created": 0,
-                "choices": [choice], "usage": {"prompt_tokens": len(text.split()), "completion_tokens": 3, "total_tokens": len(text.split()) + 3}}
+        return {
+            "id": "x",
+            "object": "chat.completion" if chat else "text_completion",
+            "model": body["model"],
+            "created": 0,
+            "choices": [choice],
+            "usage": {
+                "prompt_tokens": len(text.split()),
+                "completion_tokens": 3,
+                "total_tokens": len(text.split()) + 3,
+            },
+        }
 
     def _finish_batch(self, b: dict[str, Any]) -> None:
-        lines = [json.loads(x) for x in self.files[b["input_file_id"]].decode().splitlines() if x.strip()]
+        lines = [
+            json.loads(x) for x in self.files[b["input_file_id"]].decode().splitlines() if x.strip()
+        ]
         out = []
         for item in lines:
             chat = item["url"].endswith("/chat/completions")
-            out.append({"id": "resp", "custom_id": item["custom_id"], "error": None,
-                        "response": {"status_code": 200, "request_id": "q", "body": self.answer(item["body"], chat=chat)}})
+            out.append(
+                {
+                    "id": "resp",
+                    "custom_id": item["custom_id"],
+                    "error": None,
+                    "response": {
+                        "status_code": 200,
+                        "request_id": "q",
+                        "body": self.answer(item["body"], chat=chat),
+                    },
+                }
+            )
         fid = "file-" + uuid.uuid4().hex[:12]
         self.files[fid] = "".join(json.dumps(x) + "\n" for x in out).encode()
         b.update(status="completed", output_file_id=fid)
@@ -186,7 +258,7 @@ class FakeOpenAI:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
 
-    def __enter__(self) -> FakeOpenAI:
+    def __enter__(self) -> Self:
         self.thread.start()
         return self
 
@@ -207,9 +279,20 @@ def _key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def cfg(server: FakeOpenAI, **kw: Any) -> BackendConfig:
-    base = dict(name="fake", kind="openai", model="fake-model", base_url=server.base_url, api_key_env=KEY_ENV,
-                concurrency=4, timeout_s=5.0, max_retries=3, backoff_base_s=0.01, backoff_max_s=0.05,
-                price_input_per_mtok=1.0, price_output_per_mtok=2.0)
+    base = {
+        "name": "fake",
+        "kind": "openai",
+        "model": "fake-model",
+        "base_url": server.base_url,
+        "api_key_env": KEY_ENV,
+        "concurrency": 4,
+        "timeout_s": 5.0,
+        "max_retries": 3,
+        "backoff_base_s": 0.01,
+        "backoff_max_s": 0.05,
+        "price_input_per_mtok": 1.0,
+        "price_output_per_mtok": 2.0,
+    }
     base.update(kw)
     return BackendConfig(**base)
 
@@ -220,7 +303,9 @@ def chat(text: str, **kw: Any) -> Request:
 
 def test_plain_calls_tokens_and_cost(server: FakeOpenAI) -> None:
     with OpenAIBackend(cfg(server)) as be:
-        res = be.complete([chat(f"item {i}") for i in range(6)] + [Request(prompt="a b c", max_tokens=4)])
+        res = be.complete(
+            [chat(f"item {i}") for i in range(6)] + [Request(prompt="a b c", max_tokens=4)]
+        )
     assert all(isinstance(r, Completion) for r in res)
     assert res[6].text.startswith("Score: ") and res[6].prompt_tokens == 3
     s = be.ledger.summary()
@@ -292,7 +377,9 @@ def test_400_is_not_retried(server: FakeOpenAI) -> None:
     assert server.attempts["BAD"] == 1
 
 
-def test_missing_key_env_is_a_clean_error(server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_key_env_is_a_clean_error(
+    server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv(KEY_ENV)
     with OpenAIBackend(cfg(server)) as be:
         [res] = be.complete([chat("x")])
@@ -326,7 +413,9 @@ def test_think_is_stripped_and_counted(server: FakeOpenAI) -> None:
 def test_completed_calls_survive_a_failing_request(server: FakeOpenAI, tmp_path: Path) -> None:
     server.faults["DOOMED"] = ["500"] * 100
     reqs = [chat(f"q{i}") for i in range(9)] + [chat("DOOMED")]
-    with CachedBackend(OpenAIBackend(cfg(server, max_retries=1)), ResponseCache(tmp_path / "c.sqlite")) as be:
+    with CachedBackend(
+        OpenAIBackend(cfg(server, max_retries=1)), ResponseCache(tmp_path / "c.sqlite")
+    ) as be:
         first = be.complete(reqs)
         assert sum(isinstance(r, Completion) for r in first) == 9
         n_before = len(server.attempts) and sum(server.attempts.values())
@@ -349,7 +438,13 @@ print("DONE", sum(1 for r in res if hasattr(r, "choices")))
 
 
 def _write_cfg(tmp_path: Path, server: FakeOpenAI, **kw: Any) -> Path:
-    lines = [f'name = "fake"', 'kind = "openai"', 'model = "fake-model"', f'base_url = "{server.base_url}"', f'api_key_env = "{KEY_ENV}"']
+    lines = [
+        'name = "fake"',
+        'kind = "openai"',
+        'model = "fake-model"',
+        f'base_url = "{server.base_url}"',
+        f'api_key_env = "{KEY_ENV}"',
+    ]
     lines += [f"{k} = {json.dumps(v)}" for k, v in kw.items()]
     p = tmp_path / "fake.toml"
     p.write_text("\n".join(lines) + "\n")
@@ -363,21 +458,31 @@ def test_kill_9_then_rerun_makes_only_missing_calls(tmp_path: Path) -> None:
         script = tmp_path / "child.py"
         script.write_text(_CHILD)
         env = {**os.environ, KEY_ENV: KEY}
-        proc = subprocess.Popen([sys.executable, str(script), str(conf), str(cache), str(tmp_path / "run")], env=env)
+        proc = subprocess.Popen(
+            [sys.executable, str(script), str(conf), str(cache), str(tmp_path / "run")], env=env
+        )
         deadline = time.monotonic() + 60
         while len(server.answered) < 20 and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.02)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
-        time.sleep(0.5)  # requests in flight at the kill still reach the server's handler; let them finish
+        time.sleep(
+            0.5
+        )  # requests in flight at the kill still reach the server's handler; let them finish
         answered_first = len(server.answered)
         assert 20 <= answered_first < 50, "the kill must land mid-run"
         with sqlite3.connect(cache) as db:
             stored = db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
         # every answered call is stored, except at most the ones in flight at the kill (concurrency 4)
         assert answered_first - 4 <= stored <= answered_first
-        out = subprocess.run([sys.executable, str(script), str(conf), str(cache), str(tmp_path / "run2")], env=env,
-                             capture_output=True, text=True, timeout=120)
+        out = subprocess.run(
+            [sys.executable, str(script), str(conf), str(cache), str(tmp_path / "run2")],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
         assert "DONE 50" in out.stdout, out.stderr
         rerun_calls = len(server.answered) - answered_first
         assert rerun_calls == 50 - stored
@@ -388,12 +493,16 @@ def test_kill_9_then_rerun_makes_only_missing_calls(tmp_path: Path) -> None:
 
 def test_batch_api_submit_poll_collect(server: FakeOpenAI, tmp_path: Path) -> None:
     reqs = [chat(f"b{i}") for i in range(5)] + [Request(prompt="plain b", max_tokens=4)]
-    be = CachedBackend(OpenAIBackend(cfg(server)), ResponseCache(tmp_path / "c.sqlite"), parser_version="p1")
+    be = CachedBackend(
+        OpenAIBackend(cfg(server)), ResponseCache(tmp_path / "c.sqlite"), parser_version="p1"
+    )
     with be:
         res = be.complete_batch(reqs, state_path=tmp_path / "batch.json", poll_s=0.05, timeout_s=10)
         assert all(isinstance(r, Completion) for r in res)
         assert len(server.batches) == 2  # chat and completion endpoints
-        assert be.ledger.batch_calls == 6 and be.ledger.cost_usd == pytest.approx(0.5 * (7 * 1.0 + 18 * 2.0) / 1e6)
+        assert be.ledger.batch_calls == 6 and be.ledger.cost_usd == pytest.approx(
+            0.5 * (7 * 1.0 + 18 * 2.0) / 1e6
+        )
         assert not (tmp_path / "batch.json").exists()
         again = be.complete(reqs)
         assert all(isinstance(r, Completion) and r.cached for r in again)
@@ -409,11 +518,21 @@ def test_batch_resumes_from_state_file(server: FakeOpenAI, tmp_path: Path) -> No
     assert len(server.batches) == 1
     res = run_batch(be, reqs, state_path=tmp_path / "state.json", poll_s=0.05, timeout_s=10)
     assert len(server.batches) == 1  # polled the old job, did not resubmit
-    assert [r.text for r in res if isinstance(r, Completion)] == [server.answer({"messages": [{"content": f"r{i}"}], "model": "m"}, chat=True)["choices"][0]["message"]["content"] for i in range(3)]
+    assert [r.text for r in res if isinstance(r, Completion)] == [
+        server.answer({"messages": [{"content": f"r{i}"}], "model": "m"}, chat=True)["choices"][0][
+            "message"
+        ]["content"]
+        for i in range(3)
+    ]
     be.close()
 
 
-def test_api_key_never_leaks(server: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+def test_api_key_never_leaks(
+    server: FakeOpenAI,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     """Errors (including a 401 whose body echoes a wrong key), logs, cache, ledger, exports: no key."""
     from metajudge.cli import main
 
@@ -430,7 +549,9 @@ def test_api_key_never_leaks(server: FakeOpenAI, tmp_path: Path, monkeypatch: py
     try:
         server.faults["RL"] = ["429:0", "500", "drop"]
         conf = _write_cfg(tmp_path, server, backoff_base_s=0.01)
-        with get_backend(str(conf), cache=tmp_path / "c.sqlite", run_dir=run, parser_version="k") as be:
+        with get_backend(
+            str(conf), cache=tmp_path / "c.sqlite", run_dir=run, parser_version="k"
+        ) as be:
             res = be.complete([chat("RL"), chat("hello"), Request(prompt="p", max_tokens=2)])
             assert all(isinstance(r, Completion) for r in res)
             monkeypatch.setenv(KEY_ENV, wrong)
@@ -438,13 +559,34 @@ def test_api_key_never_leaks(server: FakeOpenAI, tmp_path: Path, monkeypatch: py
                 [err] = bad.complete([chat("nope")])
             assert isinstance(err, BackendError) and err.status == 401
             assert wrong not in str(err) and "***" in str(err)
-            assert main(["cache", "export", "--path", str(tmp_path / "c.sqlite"), str(tmp_path / "export.jsonl")]) == 0
+            assert (
+                main(
+                    [
+                        "cache",
+                        "export",
+                        "--path",
+                        str(tmp_path / "c.sqlite"),
+                        str(tmp_path / "export.jsonl"),
+                    ]
+                )
+                == 0
+            )
     finally:
         root.removeHandler(handler)
         root.setLevel(old_level)
         handler.close()
-    files = [tmp_path / "c.sqlite", tmp_path / "export.jsonl", logfile, *run.rglob("*"), *(tmp_path / "run-bad").rglob("*")]
-    files += [Path(str(tmp_path / "c.sqlite") + s) for s in ("-wal", "-shm") if Path(str(tmp_path / "c.sqlite") + s).exists()]
+    files = [
+        tmp_path / "c.sqlite",
+        tmp_path / "export.jsonl",
+        logfile,
+        *run.rglob("*"),
+        *(tmp_path / "run-bad").rglob("*"),
+    ]
+    files += [
+        Path(str(tmp_path / "c.sqlite") + s)
+        for s in ("-wal", "-shm")
+        if Path(str(tmp_path / "c.sqlite") + s).exists()
+    ]
     assert (run / "ledger-fake.json").exists()
     for f in files:
         if f.is_file():

@@ -1,1 +1,32 @@
-"""metajudge.backends"""
+"""metajudge.backends — LLM judge backbones behind one small protocol (DESIGN.md §5).
+
+- :mod:`.base` — ``Request``, ``Completion``, ``Choice``, ``TokenLogprob``, ``BackendError``, ``Backend``.
+- :mod:`.config` — ``BackendConfig`` (a backbone is data: TOML/YAML), built-in configs in ``configs/``.
+- :mod:`.openai_backend` — any OpenAI-compatible endpoint (async, retries, ledger); :mod:`.batch` — Batch API.
+- :mod:`.embedded` / :mod:`.server` — the default: metajudge's own ``llama_cpp.server`` on loopback.
+- :mod:`.cache` — SQLite (WAL) response cache and ``CachedBackend``; :mod:`.registry` — ``get_backend``.
+
+Importing this package is cheap: ``openai`` and ``llama_cpp`` are imported only when a call is made.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["BackendConfig", "CachedBackend", "ResponseCache", "get_backend", "list_backends"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("get_backend", "list_backends"):
+        from metajudge.backends import registry
+
+        return getattr(registry, name)
+    if name == "BackendConfig":
+        from metajudge.backends.config import BackendConfig
+
+        return BackendConfig
+    if name in ("CachedBackend", "ResponseCache"):
+        from metajudge.backends import cache
+
+        return getattr(cache, name)
+    raise AttributeError(f"module 'metajudge.backends' has no attribute {name!r}")

@@ -120,7 +120,6 @@ def strip_think(text: str) -> tuple[str, str]:
     thoughts = []
     for m in _THINK.finditer(text):
         inner = m.group(0)[len("<think>") :]
-        if inner.endswith("</think>"):
-            inner = inner[: -len("</think>")]
+        inner = inner.removesuffix("</think>")
         thoughts.append(inner.strip())
     return _THINK.sub("", text).strip(), "\n".join(thoughts)

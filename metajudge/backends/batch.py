@@ -28,20 +28,26 @@ _ENDPOINTS = {"chat": "/v1/chat/completions", "completion": "/v1/completions"}
 _FINAL = {"completed", "failed", "expired", "cancelled"}
 
 
-def batch_lines(backend: OpenAIBackend, requests: Sequence[Request]) -> dict[str, list[dict[str, Any]]]:
+def batch_lines(
+    backend: OpenAIBackend, requests: Sequence[Request]
+) -> dict[str, list[dict[str, Any]]]:
     """The JSONL lines per endpoint (``extra_body`` folded into ``body``)."""
     out: dict[str, list[dict[str, Any]]] = {}
     for i, req in enumerate(requests):
         backend._validate(req)
-        samples = [(None, req.seed, req.n)] if (req.n == 1 or backend.config.native_n) else [
-            (s, None if req.seed is None else req.seed + s, 1) for s in range(req.n)
-        ]
+        samples = (
+            [(None, req.seed, req.n)]
+            if (req.n == 1 or backend.config.native_n)
+            else [(s, None if req.seed is None else req.seed + s, 1) for s in range(req.n)]
+        )
         for s, seed, n in samples:
             kind, kw = backend.build_kwargs(req, n=n, seed=seed)
             body = {k: v for k, v in kw.items() if k != "extra_body"}
             body.update(kw.get("extra_body", {}))
             cid = f"r{i}" if s is None else f"r{i}s{s}"
-            out.setdefault(kind, []).append({"custom_id": cid, "method": "POST", "url": _ENDPOINTS[kind], "body": body})
+            out.setdefault(kind, []).append(
+                {"custom_id": cid, "method": "POST", "url": _ENDPOINTS[kind], "body": body}
+            )
     return out
 
 
@@ -50,7 +56,12 @@ def _sync_client(backend: OpenAIBackend) -> Any:
 
     key = backend._api_key()
     backend._secret = key
-    return openai.OpenAI(base_url=backend._endpoints()[0], api_key=key, max_retries=backend.config.max_retries, timeout=backend.config.timeout_s)
+    return openai.OpenAI(
+        base_url=backend._endpoints()[0],
+        api_key=key,
+        max_retries=backend.config.max_retries,
+        timeout=backend.config.timeout_s,
+    )
 
 
 def _load_state(path: Path | None, digest: str) -> list[dict[str, Any]] | None:
@@ -63,8 +74,14 @@ def _load_state(path: Path | None, digest: str) -> list[dict[str, Any]] | None:
     return state["batches"] if state.get("requests_sha256") == digest else None
 
 
-def submit(backend: OpenAIBackend, requests: Sequence[Request], *, completion_window: str = "24h",
-           state_path: str | Path | None = None, metadata: dict[str, str] | None = None) -> list[dict[str, Any]]:
+def submit(
+    backend: OpenAIBackend,
+    requests: Sequence[Request],
+    *,
+    completion_window: str = "24h",
+    state_path: str | Path | None = None,
+    metadata: dict[str, str] | None = None,
+) -> list[dict[str, Any]]:
     """Upload and create the batch job(s); returns ``[{"id", "kind"}]`` (also saved to ``state_path``)."""
     lines = batch_lines(backend, requests)
     digest = sha256_text(canonical_json([r.to_dict() for r in requests]) + backend.model_id)
@@ -72,18 +89,34 @@ def submit(backend: OpenAIBackend, requests: Sequence[Request], *, completion_wi
     jobs = []
     for kind, items in lines.items():
         payload = "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in items).encode("utf-8")
-        f = client.files.create(file=("metajudge-batch.jsonl", io.BytesIO(payload)), purpose="batch")
-        b = client.batches.create(input_file_id=f.id, endpoint=_ENDPOINTS[kind], completion_window=completion_window,
-                                  metadata={"tool": "metajudge", "backend": backend.name, **(metadata or {})})
+        f = client.files.create(
+            file=("metajudge-batch.jsonl", io.BytesIO(payload)), purpose="batch"
+        )
+        b = client.batches.create(
+            input_file_id=f.id,
+            endpoint=_ENDPOINTS[kind],
+            completion_window=completion_window,
+            metadata={"tool": "metajudge", "backend": backend.name, **(metadata or {})},
+        )
         jobs.append({"id": b.id, "kind": kind, "input_file_id": f.id, "n": len(items)})
         log.info("%s: submitted batch %s (%d %s requests)", backend.name, b.id, len(items), kind)
     if state_path is not None:
         with atomic_write(state_path) as fh:
-            json.dump({"requests_sha256": digest, "batches": jobs, "submitted_at": time.time()}, fh, indent=2)
+            json.dump(
+                {"requests_sha256": digest, "batches": jobs, "submitted_at": time.time()},
+                fh,
+                indent=2,
+            )
     return jobs
 
 
-def wait(backend: OpenAIBackend, jobs: list[dict[str, Any]], *, poll_s: float = 30.0, timeout_s: float | None = None) -> list[Any]:
+def wait(
+    backend: OpenAIBackend,
+    jobs: list[dict[str, Any]],
+    *,
+    poll_s: float = 30.0,
+    timeout_s: float | None = None,
+) -> list[Any]:
     """Poll until every batch is final (completed/failed/expired/cancelled); returns the batch objects."""
     client = _sync_client(backend)
     deadline = None if timeout_s is None else time.monotonic() + timeout_s
@@ -92,13 +125,21 @@ def wait(backend: OpenAIBackend, jobs: list[dict[str, Any]], *, poll_s: float = 
         if all(b.status in _FINAL for b in batches):
             return batches
         if deadline is not None and time.monotonic() > deadline:
-            raise BackendError(f"batch job(s) {', '.join(j['id'] for j in jobs)} not finished after {timeout_s:g} s "
-                               "(rerun to keep polling: the ids are in the state file)", retryable=True)
+            raise BackendError(
+                f"batch job(s) {', '.join(j['id'] for j in jobs)} not finished after {timeout_s:g} s "
+                "(rerun to keep polling: the ids are in the state file)",
+                retryable=True,
+            )
         time.sleep(poll_s)
 
 
-def collect(backend: OpenAIBackend, requests: Sequence[Request], jobs: list[dict[str, Any]], batches: list[Any],
-            on_result: Callable[[int, Completion | BackendError], None] | None = None) -> list[Completion | BackendError]:
+def collect(
+    backend: OpenAIBackend,
+    requests: Sequence[Request],
+    jobs: list[dict[str, Any]],
+    batches: list[Any],
+    on_result: Callable[[int, Completion | BackendError], None] | None = None,
+) -> list[Completion | BackendError]:
     """Read output and error files; one Completion/BackendError per request, in order."""
     client = _sync_client(backend)
     answers: dict[str, Completion | BackendError] = {}
@@ -118,18 +159,29 @@ def collect(backend: OpenAIBackend, requests: Sequence[Request], jobs: list[dict
                 err = item.get("error")
                 if err or resp.get("status_code") != 200:
                     msg = (err or {}).get("message") or json.dumps(resp.get("body", {}))[:300]
-                    answers[cid] = BackendError(f"{backend.name}: batch request failed: {scrub(str(msg), backend._secret)}",
-                                                status=resp.get("status_code"))
+                    answers[cid] = BackendError(
+                        f"{backend.name}: batch request failed: {scrub(str(msg), backend._secret)}",
+                        status=resp.get("status_code"),
+                    )
                     continue
                 try:
-                    answers[cid] = parse_response(resp["body"], chat=job["kind"] == "chat", latency_s=0.0, model=backend.config.served_model)
+                    answers[cid] = parse_response(
+                        resp["body"],
+                        chat=job["kind"] == "chat",
+                        latency_s=0.0,
+                        model=backend.config.served_model,
+                    )
                 except (ValueError, KeyError, TypeError) as e:
                     answers[cid] = BackendError(f"{backend.name}: unreadable batch response: {e}")
         if b.status != "completed":
             log.warning("batch %s ended %s", b.id, b.status)
     out: list[Completion | BackendError] = []
     for i, req in enumerate(requests):
-        cids = [f"r{i}"] if (req.n == 1 or backend.config.native_n) else [f"r{i}s{s}" for s in range(req.n)]
+        cids = (
+            [f"r{i}"]
+            if (req.n == 1 or backend.config.native_n)
+            else [f"r{i}s{s}" for s in range(req.n)]
+        )
         parts = [answers.get(c) for c in cids]
         res: Completion | BackendError
         bad = next((p for p in parts if not isinstance(p, Completion)), None)
@@ -137,10 +189,22 @@ def collect(backend: OpenAIBackend, requests: Sequence[Request], jobs: list[dict
             comps = [p for p in parts if isinstance(p, Completion)]
             res = comps[0] if len(comps) == 1 else merge_samples(comps)
             for c in comps:
-                backend.ledger.add_call(c.prompt_tokens, c.completion_tokens, 0.0, reasoning_tokens=c.extra.get("reasoning_tokens", 0), batch=True)
+                backend.ledger.add_call(
+                    c.prompt_tokens,
+                    c.completion_tokens,
+                    0.0,
+                    reasoning_tokens=c.extra.get("reasoning_tokens", 0),
+                    batch=True,
+                )
             res.extra["batch"] = True
         else:
-            res = bad if isinstance(bad, BackendError) else BackendError(f"{backend.name}: request {i} has no batch result (batch not completed)")
+            res = (
+                bad
+                if isinstance(bad, BackendError)
+                else BackendError(
+                    f"{backend.name}: request {i} has no batch result (batch not completed)"
+                )
+            )
             backend.ledger.add_error()
         out.append(res)
         if on_result is not None:
@@ -148,9 +212,16 @@ def collect(backend: OpenAIBackend, requests: Sequence[Request], jobs: list[dict
     return out
 
 
-def run_batch(backend: OpenAIBackend, requests: Sequence[Request], *, state_path: str | Path | None = None,
-              poll_s: float = 30.0, timeout_s: float | None = None, completion_window: str = "24h",
-              on_result: Callable[[int, Completion | BackendError], None] | None = None) -> list[Completion | BackendError]:
+def run_batch(
+    backend: OpenAIBackend,
+    requests: Sequence[Request],
+    *,
+    state_path: str | Path | None = None,
+    poll_s: float = 30.0,
+    timeout_s: float | None = None,
+    completion_window: str = "24h",
+    on_result: Callable[[int, Completion | BackendError], None] | None = None,
+) -> list[Completion | BackendError]:
     """Submit (or resume, from ``state_path``), wait, collect."""
     if not requests:
         return []

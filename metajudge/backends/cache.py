@@ -26,7 +26,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from metajudge.backends.base import Backend, BackendError, Choice, Completion, Request, TokenLogprob
 from metajudge.backends.ledger import Ledger
@@ -64,7 +64,16 @@ def default_cache_path() -> Path:
 
 def cache_key(kind: str, model_id: str, request: Request, parser_version: str) -> str:
     """sha256 of the canonical JSON of (backend kind, model id, full request, parser version)."""
-    return sha256_text(canonical_json({"kind": kind, "model_id": model_id, "request": request.to_dict(), "parser_version": parser_version}))
+    return sha256_text(
+        canonical_json(
+            {
+                "kind": kind,
+                "model_id": model_id,
+                "request": request.to_dict(),
+                "parser_version": parser_version,
+            }
+        )
+    )
 
 
 def completion_to_json(c: Completion) -> str:
@@ -80,7 +89,14 @@ def completion_from_json(text: str) -> Completion:
             finish_reason=ch.get("finish_reason"),
             logprobs=None
             if ch.get("logprobs") is None
-            else tuple(TokenLogprob(t["token"], float(t["logprob"]), tuple((a, float(b)) for a, b in t.get("top", ()))) for t in ch["logprobs"]),
+            else tuple(
+                TokenLogprob(
+                    t["token"],
+                    float(t["logprob"]),
+                    tuple((a, float(b)) for a, b in t.get("top", ())),
+                )
+                for t in ch["logprobs"]
+            ),
             reasoning_tokens=int(ch.get("reasoning_tokens", 0)),
         )
         for ch in d["choices"]
@@ -104,7 +120,9 @@ class ResponseCache:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._busy = busy_timeout_s
         self._lock = threading.RLock()
-        self._conn = sqlite3.connect(self.path, timeout=busy_timeout_s, check_same_thread=False, isolation_level=None)
+        self._conn = sqlite3.connect(
+            self.path, timeout=busy_timeout_s, check_same_thread=False, isolation_level=None
+        )
         self._conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_s * 1000)}")
         self._retry(lambda: self._conn.execute("PRAGMA journal_mode=WAL"))
         self._conn.execute("PRAGMA synchronous=NORMAL")
@@ -161,23 +179,45 @@ class ResponseCache:
             for i in range(0, len(uniq), 500):
                 chunk = uniq[i : i + 500]
                 q = f"SELECT key, response_json FROM responses WHERE key IN ({','.join('?' * len(chunk))})"
-                for k, resp in self._retry(lambda q=q, chunk=chunk: self._conn.execute(q, chunk).fetchall()):
+                for k, resp in self._retry(
+                    lambda q=q, chunk=chunk: self._conn.execute(q, chunk).fetchall()
+                ):
                     out[k] = completion_from_json(resp)
             if out:
                 now = time.time()
                 hit = list(out)
 
                 def mark() -> None:
-                    self._conn.executemany("UPDATE responses SET hits = hits + 1, last_hit_at = ? WHERE key = ?", [(now, k) for k in hit])
+                    self._conn.executemany(
+                        "UPDATE responses SET hits = hits + 1, last_hit_at = ? WHERE key = ?",
+                        [(now, k) for k in hit],
+                    )
 
                 self._retry(mark)
         return out
 
-    def put(self, key: str, *, kind: str, model_id: str, parser_version: str, request: Request, completion: Completion) -> None:
+    def put(
+        self,
+        key: str,
+        *,
+        kind: str,
+        model_id: str,
+        parser_version: str,
+        request: Request,
+        completion: Completion,
+    ) -> None:
         """Store one completion (committed at once; replaces an older entry with the same key)."""
         row = (
-            key, kind, model_id, parser_version, canonical_json(request.to_dict()), completion_to_json(completion),
-            completion.prompt_tokens, completion.completion_tokens, completion.latency_s, time.time(),
+            key,
+            kind,
+            model_id,
+            parser_version,
+            canonical_json(request.to_dict()),
+            completion_to_json(completion),
+            completion.prompt_tokens,
+            completion.completion_tokens,
+            completion.latency_s,
+            time.time(),
         )
         with self._lock:
             self._retry(
@@ -204,7 +244,9 @@ class ResponseCache:
                 "SELECT kind, model_id, parser_version, COUNT(*), SUM(prompt_tokens), SUM(completion_tokens), SUM(hits) "
                 "FROM responses GROUP BY kind, model_id, parser_version ORDER BY COUNT(*) DESC"
             ).fetchall()
-        size = sum(p.stat().st_size for p in (self.path, Path(str(self.path) + "-wal")) if p.exists())
+        size = sum(
+            p.stat().st_size for p in (self.path, Path(str(self.path) + "-wal")) if p.exists()
+        )
         return {
             "path": str(self.path),
             "schema_version": self.schema_version,
@@ -217,12 +259,27 @@ class ResponseCache:
             "oldest": total[5],
             "newest": total[6],
             "groups": [
-                {"kind": g[0], "model_id": g[1], "parser_version": g[2], "entries": g[3], "prompt_tokens": g[4], "completion_tokens": g[5], "hits": g[6]}
+                {
+                    "kind": g[0],
+                    "model_id": g[1],
+                    "parser_version": g[2],
+                    "entries": g[3],
+                    "prompt_tokens": g[4],
+                    "completion_tokens": g[5],
+                    "hits": g[6],
+                }
                 for g in groups
             ],
         }
 
-    def _where(self, *, older_than_s: float | None, model: str | None, parser_version: str | None, unused: bool = False) -> tuple[str, list[Any]]:
+    def _where(
+        self,
+        *,
+        older_than_s: float | None,
+        model: str | None,
+        parser_version: str | None,
+        unused: bool = False,
+    ) -> tuple[str, list[Any]]:
         conds, args = [], []
         if older_than_s is not None:
             conds.append("COALESCE(last_hit_at, created_at) < ?")
@@ -237,21 +294,35 @@ class ResponseCache:
             conds.append("hits = 0")
         return (" WHERE " + " AND ".join(conds)) if conds else "", args
 
-    def prune(self, *, older_than_s: float | None = None, model: str | None = None, parser_version: str | None = None, unused: bool = False, vacuum: bool = True) -> int:
+    def prune(
+        self,
+        *,
+        older_than_s: float | None = None,
+        model: str | None = None,
+        parser_version: str | None = None,
+        unused: bool = False,
+        vacuum: bool = True,
+    ) -> int:
         """Delete entries not used for ``older_than_s`` seconds / of a model / of a parser version.
 
         With no criterion at all nothing is deleted (use ``older_than_s=0`` to empty the cache).
         """
         if older_than_s is None and model is None and parser_version is None and not unused:
             return 0
-        where, args = self._where(older_than_s=older_than_s, model=model, parser_version=parser_version, unused=unused)
+        where, args = self._where(
+            older_than_s=older_than_s, model=model, parser_version=parser_version, unused=unused
+        )
         with self._lock:
-            n = self._retry(lambda: self._conn.execute("DELETE FROM responses" + where, args).rowcount)
+            n = self._retry(
+                lambda: self._conn.execute("DELETE FROM responses" + where, args).rowcount
+            )
             if vacuum and n:
                 self._retry(lambda: self._conn.execute("VACUUM"))
         return int(n)
 
-    def iter_entries(self, *, model: str | None = None, parser_version: str | None = None) -> Iterator[dict[str, Any]]:
+    def iter_entries(
+        self, *, model: str | None = None, parser_version: str | None = None
+    ) -> Iterator[dict[str, Any]]:
         where, args = self._where(older_than_s=None, model=model, parser_version=parser_version)
         with self._lock:
             rows = self._conn.execute(
@@ -261,12 +332,22 @@ class ResponseCache:
             ).fetchall()
         for r in rows:
             yield {
-                "key": r[0], "kind": r[1], "model_id": r[2], "parser_version": r[3],
-                "request": json.loads(r[4]), "response": json.loads(r[5]),
-                "prompt_tokens": r[6], "completion_tokens": r[7], "latency_s": r[8], "created_at": r[9], "hits": r[10],
+                "key": r[0],
+                "kind": r[1],
+                "model_id": r[2],
+                "parser_version": r[3],
+                "request": json.loads(r[4]),
+                "response": json.loads(r[5]),
+                "prompt_tokens": r[6],
+                "completion_tokens": r[7],
+                "latency_s": r[8],
+                "created_at": r[9],
+                "hits": r[10],
             }
 
-    def export(self, out_path: str | Path, *, model: str | None = None, parser_version: str | None = None) -> int:
+    def export(
+        self, out_path: str | Path, *, model: str | None = None, parser_version: str | None = None
+    ) -> int:
         """Write entries as JSON Lines (atomically); returns how many."""
         n = 0
         with atomic_write(out_path) as fh:
@@ -295,8 +376,14 @@ class CachedBackend:
     """
 
     def __init__(
-        self, inner: Backend, cache: ResponseCache, *, parser_version: str = "", ledger: Ledger | None = None,
-        close_cache: bool = True, _owns: bool = True,
+        self,
+        inner: Backend,
+        cache: ResponseCache,
+        *,
+        parser_version: str = "",
+        ledger: Ledger | None = None,
+        close_cache: bool = True,
+        _owns: bool = True,
     ) -> None:
         self.inner = inner
         self.cache = cache
@@ -323,22 +410,38 @@ class CachedBackend:
 
     def with_parser_version(self, parser_version: str) -> CachedBackend:
         """A view with another parser version (shares backend, cache and ledger; closing it is a no-op)."""
-        return CachedBackend(self.inner, self.cache, parser_version=parser_version, ledger=self.ledger, close_cache=False, _owns=False)
+        return CachedBackend(
+            self.inner,
+            self.cache,
+            parser_version=parser_version,
+            ledger=self.ledger,
+            close_cache=False,
+            _owns=False,
+        )
 
     def key(self, request: Request, parser_version: str | None = None) -> str:
         pv = self.parser_version if parser_version is None else parser_version
         return cache_key(self.kind, self.model_id, request, pv)
 
-    def complete(self, requests: Sequence[Request], *, parser_version: str | None = None) -> list[Completion | BackendError]:
+    def complete(
+        self, requests: Sequence[Request], *, parser_version: str | None = None
+    ) -> list[Completion | BackendError]:
         """Live calls for what the cache lacks; each finished call is stored at once."""
         return self._complete(requests, parser_version, None)
 
-    def complete_batch(self, requests: Sequence[Request], *, parser_version: str | None = None, **batch_kw: Any) -> list[Completion | BackendError]:
+    def complete_batch(
+        self, requests: Sequence[Request], *, parser_version: str | None = None, **batch_kw: Any
+    ) -> list[Completion | BackendError]:
         """Like :meth:`complete`, but the missing requests go as an OpenAI Batch job
         (``batch_kw``: ``state_path``, ``poll_s``, ``timeout_s``; see :mod:`metajudge.backends.batch`)."""
         return self._complete(requests, parser_version, batch_kw)
 
-    def _complete(self, requests: Sequence[Request], parser_version: str | None, batch_kw: dict[str, Any] | None) -> list[Completion | BackendError]:
+    def _complete(
+        self,
+        requests: Sequence[Request],
+        parser_version: str | None,
+        batch_kw: dict[str, Any] | None,
+    ) -> list[Completion | BackendError]:
         pv = self.parser_version if parser_version is None else parser_version
         t0 = time.perf_counter()
         kind, model_id = self.kind, self.model_id
@@ -356,7 +459,14 @@ class CachedBackend:
 
             def on_result(j: int, res: Completion | BackendError) -> None:
                 if isinstance(res, Completion):
-                    self.cache.put(todo_keys[j], kind=kind, model_id=model_id, parser_version=pv, request=todo[j], completion=res)
+                    self.cache.put(
+                        todo_keys[j],
+                        kind=kind,
+                        model_id=model_id,
+                        parser_version=pv,
+                        request=todo[j],
+                        completion=res,
+                    )
 
             if batch_kw is not None:
                 results = self.inner.complete_batch(todo, on_result=on_result, **batch_kw)  # type: ignore[attr-defined]
@@ -381,7 +491,7 @@ class CachedBackend:
                 if self._close_cache:
                     self.cache.close()
 
-    def __enter__(self) -> CachedBackend:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -11,7 +11,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = bsub.add_parser("list", help="built-in and configured backbones")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_list)
-    p = bsub.add_parser("check", help="send one request; report latency and whether logprobs/JSON mode work")
+    p = bsub.add_parser(
+        "check", help="send one request; report latency and whether logprobs/JSON mode work"
+    )
     p.add_argument("name", help="backbone name, config file or GGUF path")
     p.add_argument("--run-dir", help="folder for the server log (default: under the user cache)")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -33,7 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         if name == "stats":
             p.add_argument("--json", action="store_true", help="print JSON")
         if name == "prune":
-            p.add_argument("--older-than", type=float, metavar="DAYS", help="not used for this many days")
+            p.add_argument(
+                "--older-than", type=float, metavar="DAYS", help="not used for this many days"
+            )
             p.add_argument("--unused", action="store_true", help="never served from the cache")
             p.add_argument("--all", action="store_true", help="delete every entry")
         if name == "export":
@@ -51,8 +55,13 @@ def _list(args: argparse.Namespace) -> int:
         return 0
     print(f"{'NAME':<22} {'KIND':<9} {'CHAT':<5} {'MODEL / ENDPOINT':<48} SOURCE")
     for c in cfgs:
-        where = c.gguf if c.kind == "embedded" else f"{c.model} @ {c.base_url}" + (f" (key: ${c.api_key_env})" if c.api_key_env else "")
-        print(f"{c.name:<22} {c.kind:<9} {'yes' if c.chat else 'no':<5} {str(where):<48} {c.source}")
+        where = (
+            c.gguf
+            if c.kind == "embedded"
+            else f"{c.model} @ {c.base_url}"
+            + (f" (key: ${c.api_key_env})" if c.api_key_env else "")
+        )
+        print(f"{c.name:<22} {c.kind:<9} {'yes' if c.chat else 'no':<5} {where!s:<48} {c.source}")
     return 0
 
 
@@ -66,9 +75,17 @@ def _check(args: argparse.Namespace) -> int:
         print(json.dumps(r, indent=2))
     else:
         print(f"backend:   {r['backend']} ({r['kind']}) model {r['model']}")
-        print(f"request:   {'ok' if r['ok'] else 'FAILED'}; latency {r['latency_s']} s; answer {r['answer']!r}")
-        print(f"logprobs:  {'yes' if r['logprobs'] else 'no'}" + (f" top: {r['top_logprobs']}" if r["top_logprobs"] else ""))
-        print(f"json mode: {'yes' if r['json_mode'] else 'no'}" + (f" ({r.get('json_answer')!r})" if "json_answer" in r else ""))
+        print(
+            f"request:   {'ok' if r['ok'] else 'FAILED'}; latency {r['latency_s']} s; answer {r['answer']!r}"
+        )
+        print(
+            f"logprobs:  {'yes' if r['logprobs'] else 'no'}"
+            + (f" top: {r['top_logprobs']}" if r["top_logprobs"] else "")
+        )
+        print(
+            f"json mode: {'yes' if r['json_mode'] else 'no'}"
+            + (f" ({r.get('json_answer')!r})" if "json_answer" in r else "")
+        )
         for k, v in r["errors"].items():
             print(f"error ({k}): {v}")
     return 0 if r["ok"] else 1
@@ -87,10 +104,14 @@ def _stats(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(s, indent=2))
         return 0
-    print(f"cache {s['path']} (schema v{s['schema_version']}): {s['entries']} entries, {s['bytes'] / 1e6:.2f} MB, "
-          f"{s['prompt_tokens']} prompt + {s['completion_tokens']} completion tokens, {s['hits']} hits")
+    print(
+        f"cache {s['path']} (schema v{s['schema_version']}): {s['entries']} entries, {s['bytes'] / 1e6:.2f} MB, "
+        f"{s['prompt_tokens']} prompt + {s['completion_tokens']} completion tokens, {s['hits']} hits"
+    )
     for g in s["groups"]:
-        print(f"  {g['entries']:>8}  {g['kind']:<9} {g['model_id']}  parser={g['parser_version'] or '-'}  hits={g['hits']}")
+        print(
+            f"  {g['entries']:>8}  {g['kind']:<9} {g['model_id']}  parser={g['parser_version'] or '-'}  hits={g['hits']}"
+        )
     return 0
 
 
@@ -98,12 +119,23 @@ def _prune(args: argparse.Namespace) -> int:
     from metajudge.backends.cache import ResponseCache
     from metajudge.errors import InputError
 
-    if not (args.all or args.older_than is not None or args.model or args.parser_version or args.unused):
-        raise InputError("say what to prune: --older-than DAYS, --model, --parser-version, --unused or --all")
+    if not (
+        args.all or args.older_than is not None or args.model or args.parser_version or args.unused
+    ):
+        raise InputError(
+            "say what to prune: --older-than DAYS, --model, --parser-version, --unused or --all"
+        )
     c = ResponseCache(args.path)
     try:
-        older = 0.0 if args.all else (args.older_than * 86400 if args.older_than is not None else None)
-        n = c.prune(older_than_s=older, model=args.model, parser_version=args.parser_version, unused=args.unused)
+        older = (
+            0.0 if args.all else (args.older_than * 86400 if args.older_than is not None else None)
+        )
+        n = c.prune(
+            older_than_s=older,
+            model=args.model,
+            parser_version=args.parser_version,
+            unused=args.unused,
+        )
         left = len(c)
     finally:
         c.close()

@@ -91,16 +91,32 @@ class BackendConfig:
     def __post_init__(self) -> None:
         where = self.source or None
         if self.kind not in ("embedded", "openai"):
-            raise InputError(f"kind must be 'embedded' or 'openai', got {self.kind!r}", path=where, field="kind")
+            raise InputError(
+                f"kind must be 'embedded' or 'openai', got {self.kind!r}", path=where, field="kind"
+            )
         if self.kind == "openai" and not self.base_url and not self.model:
-            raise InputError("an openai backend needs model (and usually base_url)", path=where, field="model")
+            raise InputError(
+                "an openai backend needs model (and usually base_url)", path=where, field="model"
+            )
         if self.kind == "embedded" and not self.gguf:
-            raise InputError("an embedded backend needs gguf (a path, package:… or assemble:…)", path=where, field="gguf")
+            raise InputError(
+                "an embedded backend needs gguf (a path, package:… or assemble:…)",
+                path=where,
+                field="gguf",
+            )
         if self.json_mode not in ("json_schema", "json_object_schema"):
-            raise InputError(f"json_mode must be json_schema or json_object_schema, got {self.json_mode!r}", path=where, field="json_mode")
+            raise InputError(
+                f"json_mode must be json_schema or json_object_schema, got {self.json_mode!r}",
+                path=where,
+                field="json_mode",
+            )
         for k in self.decoding:
             if k not in DECODING_KEYS:
-                raise InputError(f"unknown decoding key {k!r} (allowed: {', '.join(DECODING_KEYS)})", path=where, field=f"decoding.{k}")
+                raise InputError(
+                    f"unknown decoding key {k!r} (allowed: {', '.join(DECODING_KEYS)})",
+                    path=where,
+                    field=f"decoding.{k}",
+                )
         for name in ("concurrency", "n_parallel", "n_ctx", "n_threads"):
             if int(getattr(self, name)) < 1:
                 raise InputError(f"{name} must be >= 1", path=where, field=name)
@@ -133,7 +149,11 @@ def _from_mapping(data: dict[str, Any], *, source: str) -> BackendConfig:
         if k not in known:
             raise InputError(f"unknown key {k!r}", path=source, field=k)
         if k in ("api_key", "key", "token"):
-            raise InputError("never put a key in a config; name its environment variable in api_key_env", path=source, field=k)
+            raise InputError(
+                "never put a key in a config; name its environment variable in api_key_env",
+                path=source,
+                field=k,
+            )
     if "name" not in data:
         data = {**data, "name": Path(source.split(":", 1)[-1]).stem}
     data = {**data, "source": source}
@@ -164,7 +184,9 @@ def load_config_file(path: str | Path) -> BackendConfig:
             data = yaml.safe_load(text)
         except yaml.YAMLError as e:
             line = getattr(getattr(e, "problem_mark", None), "line", None)
-            raise InputError(f"invalid YAML: {e}", path=p, line=None if line is None else line + 1) from e
+            raise InputError(
+                f"invalid YAML: {e}", path=p, line=None if line is None else line + 1
+            ) from e
     else:
         raise InputError("backend configs are .toml, .yaml or .yml files", path=p)
     return _from_mapping(data, source=str(p))
@@ -194,7 +216,9 @@ def user_configs(directory: str | Path | None = None) -> list[BackendConfig]:
     d = Path(directory) if directory is not None else user_config_dir()
     if not d.is_dir():
         return []
-    return [load_config_file(p) for p in sorted(d.iterdir()) if p.suffix in (".toml", ".yaml", ".yml")]
+    return [
+        load_config_file(p) for p in sorted(d.iterdir()) if p.suffix in (".toml", ".yaml", ".yml")
+    ]
 
 
 def all_configs(directory: str | Path | None = None) -> dict[str, BackendConfig]:

@@ -24,7 +24,14 @@ class EmbeddedBackend(OpenAIBackend):
 
     kind = "embedded"
 
-    def __init__(self, config: BackendConfig, *, run_dir: str | Path, ledger: Ledger | None = None, seed: int | None = 0) -> None:
+    def __init__(
+        self,
+        config: BackendConfig,
+        *,
+        run_dir: str | Path,
+        ledger: Ledger | None = None,
+        seed: int | None = 0,
+    ) -> None:
         super().__init__(config, ledger=ledger, seed=seed, run_dir=run_dir)
         self.run_dir: Path = Path(run_dir)
         self.servers: list[LlamaServer] = []
@@ -61,7 +68,12 @@ class EmbeddedBackend(OpenAIBackend):
                 LlamaServer(
                     self.model_path,
                     model_alias=cfg.served_model,
-                    log_path=self.run_dir / (f"llama-server-{cfg.name}.log" if cfg.n_parallel == 1 else f"llama-server-{cfg.name}-{i}.log"),
+                    log_path=self.run_dir
+                    / (
+                        f"llama-server-{cfg.name}.log"
+                        if cfg.n_parallel == 1
+                        else f"llama-server-{cfg.name}-{i}.log"
+                    ),
                     n_ctx=cfg.n_ctx,
                     n_threads=threads,
                     logits_all=cfg.logits_all,

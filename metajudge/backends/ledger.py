@@ -33,8 +33,19 @@ class Ledger:
     wall_s: float = 0.0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
-    def add_call(self, prompt_tokens: int, completion_tokens: int, latency_s: float, *, reasoning_tokens: int = 0, batch: bool = False) -> None:
-        cost = (prompt_tokens * self.price_input_per_mtok + completion_tokens * self.price_output_per_mtok) / 1e6
+    def add_call(
+        self,
+        prompt_tokens: int,
+        completion_tokens: int,
+        latency_s: float,
+        *,
+        reasoning_tokens: int = 0,
+        batch: bool = False,
+    ) -> None:
+        cost = (
+            prompt_tokens * self.price_input_per_mtok
+            + completion_tokens * self.price_output_per_mtok
+        ) / 1e6
         if batch:
             cost *= self.batch_discount
         with self._lock:

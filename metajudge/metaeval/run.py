@@ -70,17 +70,47 @@ def _resolve_score_path(dataset_name: str, spec: str, data_dir: str | Path | Non
 
 
 def _directions(metrics: Sequence[str]) -> dict[str, str]:
-    from metajudge.metrics.registry import list_metrics, metric_info
+    """Each registry metric's direction, read from its class without instantiating it."""
+    from metajudge.metrics import registry
 
-    known = set(list_metrics())
     out = {}
     for m in metrics:
-        if m in known:
-            try:
-                out[m] = metric_info(m)["direction"]
-            except Exception:  # noqa: BLE001 - a metric that cannot be instantiated keeps "higher"
-                log.debug("no direction for %s", m)
+        try:
+            target = registry._entry(m).target
+            out[m] = str(getattr(registry._resolve(target), "direction", "higher"))
+        except Exception:  # noqa: BLE001 - not a registry metric (external column): "higher"
+            log.debug("%s: not a registry metric, direction 'higher'", m)
     return out
+
+
+def _complete_from_cache(cache: Path, ds: Any, metrics: Sequence[str]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Rows of ``metrics`` that the cache holds for *every* response of ``ds``; the rest to score.
+
+    A metric counts as cached when each response key has a row (scored, or with its error).
+    The metric is not instantiated (that can load a model), so its current signature is not
+    re-checked: the cached rows' signatures are printed in the report; ``rescore=True``
+    (``--rescore``) recomputes through :func:`~metajudge.metrics.scoring.score_dataset`, which
+    reuses only rows whose signature matches.
+    """
+    if not cache.is_file():
+        return [], list(metrics)
+    from metajudge.metrics.base import iter_responses
+    from metajudge.metrics.scoring import read_scores
+
+    keys = {r.key for r in iter_responses(ds.records)}
+    by: dict[str, dict[str, dict[str, Any]]] = {}
+    for r in read_scores(cache, allow_empty=True):
+        if r["metric"] in metrics and r["key"] in keys:
+            by.setdefault(r["metric"], {})[r["key"]] = r
+    reused: list[dict[str, Any]] = []
+    missing: list[str] = []
+    for m in metrics:
+        got = by.get(m, {})
+        if len(got) == len(keys):
+            reused += list(got.values())
+        else:
+            missing.append(m)
+    return reused, missing
 
 
 def run_meta_eval(
@@ -103,6 +133,7 @@ def run_meta_eval(
     compare: bool = True,
     plots: bool = True,
     progress: bool = True,
+    rescore: bool = False,
 ) -> tuple[MetaEvalResult, dict[str, Path]]:
     """Run the whole meta-evaluation into ``out_dir``; returns the result and the written files."""
     from metajudge.data.registry import load_dataset
@@ -129,12 +160,15 @@ def run_meta_eval(
                 f"no scores for {unknown}: not in the score files and not registry metrics (known: {', '.join(list_metrics())})",
                 field="metrics",
             )
-        from metajudge.metrics.scoring import score_dataset, write_scores
-
         cache = out / SCORES_CACHE
-        computed = score_dataset(ds, to_score, cache_path=cache, progress=progress, data_dir=data_dir)
-        _merge_cache(cache, computed, to_score)
-        rows += computed
+        reused, missing = _complete_from_cache(cache, ds, to_score) if not rescore else ([], list(to_score))
+        rows += reused
+        if missing:
+            from metajudge.metrics.scoring import score_dataset
+
+            computed = score_dataset(ds, missing, cache_path=cache, progress=progress, data_dir=data_dir)
+            _merge_cache(cache, computed, missing)
+            rows += computed
     if not rows:
         raise InputError("no scores: give --metrics, --scores FILE or --external", field="metrics")
     res = meta_evaluate(
@@ -157,7 +191,8 @@ def run_meta_eval(
         "subset": subset,
         "score_files": [str(s) for s in score_files],
         "external": external,
-        "computed_metrics": to_score,
+        "registry_metrics": to_score,
+        "rescore": rescore,
         "seconds": round(time.perf_counter() - t0, 3),
     }
     from metajudge.reports.render import RESULT_FILE, render_all

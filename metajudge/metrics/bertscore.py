@@ -183,14 +183,22 @@ class BERTScore(Metric):
             from bert_score import BERTScorer
 
             log.info("loading BERTScore model %s (%s), layers=%d", self.model_name, self.model_dir, self.num_layers)
-            self._scorer = BERTScorer(
-                model_type=str(self.model_dir),
-                num_layers=self.num_layers,
-                idf=False,
-                batch_size=self.batch_size,
-                device=self.device,
-                rescale_with_baseline=False,
-            )
+            from transformers.utils import logging as hf_logging
+
+            bar_was_on = hf_logging.is_progress_bar_enabled()
+            hf_logging.disable_progress_bar()  # "Loading weights" bars would break our own progress bar
+            try:
+                self._scorer = BERTScorer(
+                    model_type=str(self.model_dir),
+                    num_layers=self.num_layers,
+                    idf=False,
+                    batch_size=self.batch_size,
+                    device=self.device,
+                    rescale_with_baseline=False,
+                )
+            finally:
+                if bar_was_on:
+                    hf_logging.enable_progress_bar()
             self._maxlen = int(self._scorer._tokenizer.model_max_length)
         return self._scorer
 

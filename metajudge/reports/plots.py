@@ -30,7 +30,7 @@ def _plt() -> Any:
 
 def _save(fig: Any, path: Path) -> Path:
     with atomic_write(path, "wb", encoding=None) as fh:
-        fig.savefig(fh, format="png", dpi=110, bbox_inches="tight")
+        fig.savefig(fh, format="png", dpi=90, bbox_inches="tight")
     return path
 
 
@@ -58,9 +58,11 @@ def plot_correlations(res: MetaEvalResult, path: str | Path, *, statistic: str =
             if u:
                 ax.text(x, 0, "undef.", ha="center", va="bottom", fontsize=7, rotation=90)
         cv = ceil.get(d, {}).get("value")
+        tops = [v + h for v, h in zip(np.nan_to_num(vals), hi, strict=True)] + ([cv * 100] if cv is not None else [])
+        ax.set_ylim(top=max(max(tops, default=0.0), 0.0) * 1.2 + 5)
         if cv is not None:
             ax.axhline(cv * 100, ls="--", color="#c44e52", lw=1.2, label="inter-human")
-            ax.legend(loc="upper right", fontsize=7)
+            ax.legend(loc="upper left", fontsize=7)
         ax.set_xticks(xs)
         ax.set_xticklabels(metrics, rotation=40, ha="right", fontsize=8)
         ax.set_title(f"{d} — {statistic} ×100 ({res.data['protocol']['normalize']})", fontsize=9)

@@ -39,7 +39,7 @@ _SCALES: dict[str, Decimal] = {
 _PCT: dict[str, Decimal] = {"%": Decimal("0.01"), "％": Decimal("0.01"), "‰": Decimal("0.001"), " percent": Decimal("0.01"), " per cent": Decimal("0.01")}
 
 _NUM = re.compile(
-    r"(?P<neg>[-−–]|\()?\s?"
+    r"(?:(?P<neg>[-−–]|\()\s?)?"
     r"(?P<cur>US\$|\$|¥|€|£|RMB\s?)?"
     r"(?P<neg2>[-−])?"
     r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"

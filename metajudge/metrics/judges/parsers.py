@@ -96,7 +96,8 @@ def score_distribution(logprobs: Sequence[TokenLogprob] | None, lo: int = 1, hi:
     """G-Eval's probability-weighted score (Liu et al. 2023, Eq. 1): Σ s·p(s) over the score tokens.
 
     The position used is the first generated token that is itself a score digit ``lo..hi``
-    (so "Score: 4" works, not only a bare "4"). At that position the top alternatives are read;
+    (so "Score: 4" works, not only a bare "4"), skipping an echoed scale such as "(1–5)".
+    At that position the top alternatives are read;
     tokens that strip to the same digit (``"4"``, ``" 4"``) are summed, then normalised over
     ``lo..hi``. No score token generated → ``None``.
 
