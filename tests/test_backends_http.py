@@ -595,3 +595,14 @@ def test_api_key_never_leaks(
             assert wrong.encode() not in data, f
     assert KEY not in caplog.text and wrong not in caplog.text
     assert len(caplog.text) > 0  # the debug logs really were captured
+
+
+def test_backends_check_reports_capabilities(server: FakeOpenAI, tmp_path: Path) -> None:
+    from metajudge.backends.registry import check_backend
+
+    conf = _write_cfg(tmp_path, server)
+    report = check_backend(str(conf))
+    assert report["ok"] and report["latency_s"] > 0 and report["answer"].startswith("Score")
+    assert report["logprobs"] is True  # the fake server returns top_logprobs for chat
+    assert report["json_mode"] is False  # … but ignores response_format, and check notices
+    assert report["ledger"]["calls"] == 3

@@ -80,7 +80,7 @@ def item(key: str, response: str | None = "Sales rose from 10 units to 15 units.
 
 def test_geval_logprobs_expected_score_and_failures() -> None:
     def script(r: Request) -> Any:
-        assert r.logprobs and r.grammar and r.max_tokens == 1
+        assert r.logprobs and r.grammar and r.max_tokens == 2
         if "BROKEN" in text_of(r):
             return Choice("x", "x", "length", (TokenLogprob("x", -0.1),))
         top = ((" 4", math.log(0.5)), (" 5", math.log(0.3)), ("The", math.log(0.2)))

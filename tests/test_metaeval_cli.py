@@ -33,7 +33,7 @@ def test_meta_eval_computes_caches_and_reuses_scores(data_dir: Path, tmp_path: P
     assert [m["name"] for m in first["metrics"]] == ["bleu", "rouge_l"]
     assert first["metrics"][0]["signatures"]["bleu"][0].startswith("bleu|")
 
-    import metajudge.metrics.scoring as scoring
+    from metajudge.metrics import scoring
 
     def boom(*a: object, **k: object) -> None:
         raise AssertionError("scores should come from OUT/scores.jsonl")

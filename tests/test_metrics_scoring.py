@@ -154,7 +154,12 @@ def test_cli_score_metrics_list_and_resume(tmp_path: Path, capsys: pytest.Captur
     # resume: a changed option recomputes only that metric's rows
     rc = main(["score", "--input", str(data), "--metrics", "rouge_l", "-o", str(out), "--no-progress", "--option", "rouge_l.use_stemmer=false"])
     assert rc == 0
-    assert all("stem:no" in r["signature"] for r in read_scores(out))
+    rows = read_scores(out)
+    assert len(rows) == 18  # bleu and number_match rows kept
+    assert all("stem:no" in r["signature"] for r in rows if r["metric"] == "rouge_l")
+    assert "(12 rows of other metrics kept)" in capsys.readouterr().out
+    rc = main(["score", "--input", str(data), "--metrics", "bleu", "-o", str(out), "--no-progress", "--fresh"])
+    assert rc == 0 and len(read_scores(out)) == 6  # --fresh: only this run's rows
     assert main(["score", "--input", str(data), "--metrics", "bleu", "-o", str(out), "--option", "bleu"]) == 2
     assert "expected METRIC.KEY=VALUE" in capsys.readouterr().err
     assert main(["metrics", "list", "--json"]) == 0

@@ -69,6 +69,8 @@ def test_build_from_debian_loads_in_nltk(tmp_path: Path, with_manpage: bool) -> 
         assert (path / f).is_file() and not (path / f).is_symlink()
     assert (path / "lexnames").read_text() == wn.lexnames_text(wn.WORDNET30_LEXNAMES)
     assert not list((tmp_path / "nltk_data" / "corpora").glob(".wordnet.tmp*"))
+    if not with_manpage:
+        return  # same files as with the man page; loading once is enough
     reader = wn.load_wordnet_reader(path)
     assert reader.get_version() == "3.0"
     assert reader.synset("dog.n.01").lexname() == "noun.animal"
@@ -116,3 +118,23 @@ def test_cli_setup_wordnet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     out = capsys.readouterr().out
     assert "WordNet ready (debian" in out and "METAJUDGE_NLTK_DATA" in out
     assert (tmp_path / "nd" / "corpora" / "wordnet" / "lexnames").is_file()
+
+
+@needs_debian
+def test_zipped_corpus_as_nltk_download_leaves_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """nltk.download('wordnet') leaves corpora/wordnet.zip: it must be found and loaded too."""
+    import shutil
+    import zipfile
+
+    root = tmp_path / "nd"
+    built = wn.build_from_debian(root)
+    with zipfile.ZipFile(root / "corpora" / "wordnet.zip", "w") as z:
+        for f in sorted(built.iterdir()):
+            z.write(f, f"wordnet/{f.name}")
+    shutil.rmtree(built)
+    monkeypatch.setenv("METAJUDGE_NLTK_DATA", str(root))
+    found = wn.find_wordnet()
+    assert found == root / "corpora" / "wordnet.zip"
+    reader = wn.load_wordnet_reader(found)
+    assert reader.synset("dog.n.01").lexname() == "noun.animal"
+    assert len(wn.wordnet_fingerprint(found)) == 12

@@ -34,6 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     q.add_argument("--cv-folds", type=int, default=5)
     q.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples of items (0: none; default 1000)")
     q.add_argument("--seed", type=int, default=0)
+    q.add_argument("--backbone", help="backbone of the LLM-judge metrics (default: $METAJUDGE_BACKBONE or smollm2-135m)")
     q.add_argument("--no-compare", action="store_true", help="skip metric-vs-metric significance tests")
     q.add_argument("--no-plots", action="store_true")
     q.add_argument("--rescore", action="store_true", help="recompute registry metrics even when OUT/scores.jsonl covers them "
@@ -52,6 +53,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 def _cmd_meta_eval(args: argparse.Namespace) -> int:
     from metajudge.metaeval.run import run_meta_eval
+    from metajudge.metrics.judges.engine import set_default_backbone
+
+    set_default_backbone(args.backbone)
     from metajudge.reports import tables
 
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None

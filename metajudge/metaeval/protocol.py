@@ -667,6 +667,7 @@ def meta_evaluate(
         "williams_n": "number of pairs (items) common to both metrics",
         "accuracy": "sign of the raw difference m(b)-m(a) with tie band epsilon vs sign of the human label",
         "holm": "across every comparison in this result, per test",
+        "ceiling": "annotator 1 vs annotator 2 (two labels) or each annotator vs the mean of the others (more), on every pair with two or more labels, whatever the aggregation",
     }
     dataset_info = {
         "name": card.name,

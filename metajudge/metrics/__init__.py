@@ -1,1 +1,16 @@
-"""metajudge.metrics"""
+"""metajudge.metrics — every metric, with a registry and signatures (DESIGN.md §3).
+
+- :mod:`~metajudge.metrics.base` — the ``Metric`` interface, ``ScoreItem``, ``MetricResult``.
+- :mod:`~metajudge.metrics.registry` — ``register`` / ``get_metric`` / ``list_metrics`` / ``metric_info``.
+- :mod:`~metajudge.metrics.lexical` — BLEU (sacreBLEU), ROUGE-L (rouge-score), METEOR (NLTK).
+- :mod:`~metajudge.metrics.wordnet` — WordNet for METEOR (``metajudge setup wordnet``).
+- :mod:`~metajudge.metrics.bertscore` — BERTScore through one loaded ``BERTScorer``.
+- :mod:`~metajudge.metrics.number_match` — T2-RAGBench Number Match, ``extract_numbers``,
+  ``numbers_equivalent``.
+- :mod:`~metajudge.metrics.retrieval` — MRR@k, Recall/Precision/F1/Hit@k.
+- :mod:`~metajudge.metrics.mudabench` — MuDABench final / process / full accuracy aggregation.
+- :mod:`~metajudge.metrics.scoring` — ``score_dataset``, ``write_scores``, ``read_scores``.
+- :mod:`~metajudge.metrics.judges` — the LLM judges (G-Eval, MT-RAIG Eval, answer equivalence).
+
+Nothing heavy is imported here: models and libraries load when a metric is first used.
+"""

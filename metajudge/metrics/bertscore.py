@@ -14,8 +14,9 @@ Backbones (DESIGN.md §3, §6):
 What we do on top of bert-score, all pinned in the signature:
 
 - **one scorer for the whole run** (``bert_score.score`` reloads the model on every call), and
-  every non-empty pair of a batch goes to one ``BERTScorer.score`` call (bert-score sorts by
-  length, de-duplicates texts and pads per mini-batch of ``batch_size``);
+  every non-empty pair of a batch is scored together: texts de-duplicated, encoded in
+  mini-batches of ``batch_size`` ordered by token count (less padding than bert-score's word-count
+  order; see :meth:`BERTScore._bert_cos_score`), then bert-score's own greedy matching;
 - **truncation** exactly as bert-score does it: ``tokenizer.encode(text.strip(),
   max_length=tokenizer.model_max_length, truncation=True)`` (``maxlen:`` in the signature;
   ``details["truncated"]`` says when it cut a text);
@@ -74,7 +75,7 @@ def _hf_local_snapshot(name: str) -> Path | None:
         from huggingface_hub import snapshot_download
 
         return Path(snapshot_download(name, local_files_only=True))
-    except Exception:  # not in the local cache (the hub is never contacted)
+    except (ImportError, OSError, ValueError):  # not in the local cache (the hub is never contacted)
         return None
 
 
@@ -233,6 +234,61 @@ class BERTScore(Metric):
         finally:
             hf_logging.set_verbosity(old)
 
+    def _bert_cos_score(self, cands: list[str], refs: list[str]) -> tuple[Any, Any, Any]:
+        """``BERTScorer.score(cands, refs)`` with length-sorted encoding batches.
+
+        The same steps as bert-score 0.3.13's ``bert_cos_score_idf`` and with its own functions
+        (``get_bert_embedding`` for the embeddings, ``greedy_cos_idf`` for P/R/F1, the same idf
+        weights and padding), except that the de-duplicated texts are ordered by their *token*
+        count (bert-score orders them by word count) before being cut into encoding batches: on
+        the RAGChecker texts that cuts the padded token slots from 1.56x to 1.12x the real tokens.
+        Embeddings do not depend on the batch they are computed in beyond float round-off; the
+        tests check equality with ``bert_score.score`` to 1e-6.
+        """
+        from collections import defaultdict
+
+        import torch
+        from bert_score.utils import get_bert_embedding, greedy_cos_idf, sent_encode
+        from torch.nn.utils.rnn import pad_sequence
+
+        scorer = self.scorer
+        tok, model = scorer._tokenizer, scorer._model
+        if self.idf:
+            idf_dict = scorer._idf_dict
+        else:  # what BERTScorer.score uses without idf
+            idf_dict = defaultdict(lambda: 1.0)
+            idf_dict[tok.sep_token_id] = 0
+            idf_dict[tok.cls_token_id] = 0
+        sentences = list(dict.fromkeys(refs + cands))
+        n_tok = {t: len(sent_encode(tok, t)) for t in sentences}
+        sentences.sort(key=lambda t: n_tok[t], reverse=True)
+        stats: dict[str, tuple[Any, Any]] = {}
+        bs = self.batch_size
+        with torch.no_grad():
+            for i in range(0, len(sentences), bs):
+                batch = sentences[i : i + bs]
+                embs, masks, padded_idf = get_bert_embedding(batch, model, tok, idf_dict, device=self.device)
+                embs, masks, padded_idf = embs.cpu(), masks.cpu(), padded_idf.cpu()
+                for j, t in enumerate(batch):
+                    n = int(masks[j].sum().item())
+                    stats[t] = (embs[j, :n], padded_idf[j, :n])
+
+            def pad(texts: list[str]) -> tuple[Any, Any, Any]:  # bert-score's pad_batch_stats
+                emb = [stats[t][0].to(self.device) for t in texts]
+                idf = [stats[t][1].to(self.device) for t in texts]
+                lens = torch.tensor([e.size(0) for e in emb], dtype=torch.long)
+                emb_pad = pad_sequence(emb, batch_first=True, padding_value=2.0)
+                idf_pad = pad_sequence(idf, batch_first=True)
+                mask = torch.arange(int(lens.max()), dtype=torch.long).expand(len(lens), int(lens.max())) < lens.unsqueeze(1)
+                return emb_pad, mask.to(self.device), idf_pad
+
+            preds = []
+            for i in range(0, len(refs), bs):
+                P, R, F = greedy_cos_idf(*pad(refs[i : i + bs]), *pad(cands[i : i + bs]), False)
+                preds.append(torch.stack((P, R, F), dim=-1).cpu())
+        out = torch.cat(preds, dim=0)
+        return out[..., 0], out[..., 1], out[..., 2]
+
     def score_batch(self, items: Sequence[ScoreItem]) -> list[MetricResult]:
         check_items(items, self.name)
         results: list[MetricResult | None] = [None] * len(items)
@@ -256,10 +312,7 @@ class BERTScore(Metric):
             if self.idf:
                 scorer._idf = True
                 scorer.compute_idf(refs)
-            import torch
-
-            with torch.inference_mode():
-                P, R, F = scorer.score(cands, refs, verbose=False, batch_size=self.batch_size)
+            P, R, F = self._bert_cos_score(cands, refs)  # type: ignore[arg-type]
             lens_c = self._n_tokens(cands)  # type: ignore[arg-type]
             lens_r = self._n_tokens(refs)  # type: ignore[arg-type]
             maxlen = self.max_length

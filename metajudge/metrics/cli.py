@@ -30,6 +30,7 @@ def register(subparsers: Any) -> None:
         help="metric option, repeatable, e.g. bertscore.model=roberta-large, rouge_l.use_stemmer=false",
     )
     p.add_argument("--fresh", action="store_true", help="ignore an existing output file (recompute everything)")
+    p.add_argument("--backbone", help="backbone of the LLM-judge metrics (default: $METAJUDGE_BACKBONE or smollm2-135m)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_score)
 
@@ -80,11 +81,16 @@ def _cmd_score(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
-    from metajudge.metrics.scoring import score_dataset, summarize, write_scores
+    from metajudge.metrics.judges.engine import set_default_backbone
+    from metajudge.metrics.scoring import read_scores, score_dataset, summarize, write_scores
+
+    set_default_backbone(args.backbone)
 
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     out = Path(args.output)
     cache = None if args.fresh or not out.exists() else out
+    # rows of other metrics already in the file are kept as they are (one file can accumulate metrics)
+    others = [r for r in read_scores(cache, allow_empty=True) if r["metric"] not in metrics] if cache else []
     rows = score_dataset(
         args.input or args.dataset,
         metrics,
@@ -93,8 +99,8 @@ def _cmd_score(args: argparse.Namespace) -> int:
         cache_path=cache,
         data_dir=args.data_dir,
     )
-    n = write_scores(out, rows)
-    print(f"wrote {n} rows to {out}")
+    n = write_scores(out, others + rows)
+    print(f"wrote {n} rows to {out}" + (f" ({len(others)} rows of other metrics kept)" if others else ""))
     for s in summarize(rows):
         mean = "n/a" if s["mean"] is None else f"{s['mean']:.4f}"
         print(f"  {s['metric']:<14} n={s['n']} scored={s['scored']} errors={s['errors']} mean={mean}")

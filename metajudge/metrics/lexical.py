@@ -4,7 +4,8 @@ Each is a thin, signature-carrying wrapper around the reference implementation (
 
 - **BLEU** — ``sacrebleu.metrics.BLEU`` (Post 2018), sentence BLEU with the 13a tokenizer and
   exponential smoothing by default; effective order on (sacreBLEU's ``sentence_bleu`` default).
-  Range 0–100 (sacreBLEU's scale). :func:`corpus_bleu` gives corpus BLEU.
+  Range 0–100 (sacreBLEU's scale; a float round-off above 100 on identical texts is clipped).
+  :func:`corpus_bleu` gives corpus BLEU.
 - **ROUGE-L** — ``rouge_score.rouge_scorer.RougeScorer(["rougeL"])`` F-measure (Lin 2004), Porter
   stemmer on by default. rouge-score's tokenizer lower-cases and keeps only ``[a-z0-9]`` tokens,
   so a text without ASCII letters or digits scores 0.
@@ -88,7 +89,8 @@ class BLEU(Metric):
                 "sys_len": s.sys_len,
                 "ref_len": s.ref_len,
             }
-            out.append(MetricResult(it.key, float(s.score), details))
+            # sacreBLEU can return 100.00000000000004 on identical texts: clip the float round-off
+            out.append(MetricResult(it.key, min(float(s.score), 100.0), details))
         return out
 
 
@@ -251,7 +253,8 @@ class Meteor(Metric):
             hyp = tokenize_text(it.response, self.tokenize)
             ref = tokenize_text(it.reference, self.tokenize)
             if not hyp or not ref:
-                out.append(MetricResult(it.key, 0.0, {"empty": "response" if not hyp else "reference"}))
+                which = "both" if not hyp and not ref else ("response" if not hyp else "reference")
+                out.append(MetricResult(it.key, 0.0, {"empty": which}))
                 continue
             s = meteor_score(
                 [ref], hyp, preprocess=pre, wordnet=wn, alpha=self.alpha, beta=self.beta, gamma=self.gamma

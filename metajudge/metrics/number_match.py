@@ -221,7 +221,7 @@ def numbers_equivalent(
     return False
 
 
-def gold_number(gold: str | int | float, *, paren_negative: bool = True) -> float:
+def gold_number(gold: str | float, *, paren_negative: bool = True) -> float:
     """The gold value: a number, or a string holding exactly one number (else :class:`InputError`)."""
     if isinstance(gold, bool):
         raise InputError("gold must be a number or a string, got bool", field="gold")
@@ -241,7 +241,7 @@ def gold_number(gold: str | int | float, *, paren_negative: bool = True) -> floa
     return g
 
 
-def pred_numbers(pred: str | int | float | None, *, paren_negative: bool = True) -> list[float]:
+def pred_numbers(pred: str | float | None, *, paren_negative: bool = True) -> list[float]:
     """The numbers of a prediction: extracted from a string, or the number itself; None → []."""
     if pred is None:
         return []
@@ -268,8 +268,8 @@ def select_numbers(nums: list[float], select: Select) -> list[float]:
 
 
 def number_match(
-    pred: str | int | float | None,
-    gold: str | int | float,
+    pred: str | float | None,
+    gold: str | float,
     *,
     mode: Mode = "strict",
     rel_tol: float = 1e-2,

@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from metajudge.errors import MissingResourceError
-from metajudge.io import atomic_write
 
 log = logging.getLogger(__name__)
 
@@ -255,7 +254,7 @@ def _try_nltk_download(target_root: Path, timeout_s: float) -> bool:
     try:
         target_root.mkdir(parents=True, exist_ok=True)
         ok = bool(nltk.download("wordnet", download_dir=str(target_root), quiet=True, raise_on_error=True))
-    except Exception as e:  # network refused, DNS failure, sandbox refusal: fall back to Debian
+    except (OSError, ValueError, LookupError) as e:  # no network, DNS, sandbox refusal: use Debian
         log.info("nltk.download('wordnet') failed: %s", e)
         ok = False
     finally:
@@ -331,9 +330,11 @@ def load_wordnet_reader(path: Path | None = None) -> Any:
         import nltk.data
         from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-        root = path.parent.parent if path.name in ("wordnet", "wordnet.zip") else path
-        _register_path(root)
-        ptr = nltk.data.find("corpora/wordnet.zip" if path.suffix == ".zip" else "corpora/wordnet")
+        _register_path(path.parent.parent)  # <root>/corpora/wordnet: NLTK's sandbox allows registered roots
+        if path.suffix == ".zip":
+            ptr: Any = nltk.data.ZipFilePathPointer(str(path), "wordnet/")
+        else:
+            ptr = nltk.data.FileSystemPathPointer(str(path))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "multilingual functions are not available" (no OMW)
             _READERS[key] = WordNetCorpusReader(ptr, None)

@@ -179,6 +179,7 @@ def footer(res: MetaEvalResult) -> str:
     out = io.StringIO()
     out.write(f"**Protocol.** {protocol_line(res)}. Accuracy: {p['accuracy']}. Fisher-z CIs use n = {p['fisher_n']}. "
               f"Metric comparisons: paired bootstrap, permutation test ({p['n_perm']} permutations), Williams test (n = {p['williams_n']}); Holm {p['holm']}. "
+              f"Inter-human ceiling: {p.get('ceiling', 'annotator vs annotator')}. "
               f"Likert data: pairs are every two systems on the same input (label = difference of mean scores).\n\n")
     out.write("**Metric signatures and missing scores.**\n\n")
     for m in res.data["metrics"]:

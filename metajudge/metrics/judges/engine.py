@@ -29,6 +29,13 @@ def default_backbone() -> str:
     return os.environ.get("METAJUDGE_BACKBONE") or DEFAULT_BACKBONE
 
 
+def set_default_backbone(name: str | None) -> None:
+    """What ``--backbone NAME`` of ``metajudge score`` / ``meta-eval`` does: every judge metric
+    built by name in this process then uses ``name`` (``None``: leave the default alone)."""
+    if name:
+        os.environ["METAJUDGE_BACKBONE"] = name
+
+
 @dataclass
 class CallStats:
     """Cost of a judge run (DESIGN.md §4 "tokens, time and cost")."""

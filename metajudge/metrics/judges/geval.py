@@ -26,7 +26,7 @@ from metajudge.metrics.judges.parsers import parse_score, score_distribution
 Mode = Literal["logprobs", "samples", "greedy"]
 
 #: GBNF: the answer is one score digit.
-SCORE_GRAMMAR = 'root ::= [1-5]'
+SCORE_GRAMMAR = 'root ::= " "? [1-5]'  # a base model writes " 4" as two tokens: " ", "4"
 
 Dimension = Literal["faithfulness", "completeness"]
 
@@ -69,7 +69,7 @@ class GEval(JudgeMetric):
         # logprobs mode still reads G-Eval's distribution over the score tokens.
         self.constrained = self.can_constrain if constrained is None else bool(constrained)
         # unconstrained small chat models echo the label first ("Faithfulness (1–5): 4")
-        self.max_tokens = int(max_tokens) if max_tokens is not None else (1 if self.constrained else 16)
+        self.max_tokens = int(max_tokens) if max_tokens is not None else (2 if self.constrained else 16)
         self.name = f"geval_{dimension}"
         self.tasks = (f"geval_{dimension}",)
 

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 
 from metajudge.backends.base import TokenLogprob
 
-PARSER_VERSION = "judges-1"
+PARSER_VERSION = "judges-1"  # bump on any change of what a parser accepts (it is in cache keys)
 
-_MD = re.compile(r"[*_`#>]+")  # markdown emphasis / headings the small models like to emit
+# markdown emphasis / headings the small models like to emit (underscores inside words stay)
+_MD = re.compile(r"[*`#>]+|(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])")
 
 
 def _clean(text: str) -> str:
@@ -31,7 +32,7 @@ _LABELLED = re.compile(
     r"(?:score|rating|faithfulness|completeness)[^0-9\n]{0,24}?(?<![\d.])([0-9]+(?:\.[0-9]+)?)(?!\.?\d)(?:\s*/\s*5)?",
     re.IGNORECASE,
 )
-_LEADING = re.compile(r"^\s*[\[(]?([0-9]+(?:\.[0-9]+)?)(?:\s*/\s*5)?(?![0-9])(?!\.\s+[A-Za-z])")
+_LEADING = re.compile(r"^\s*[\[(]?([0-9]+(?:\.[0-9]+)?)(?:\s*/\s*5)?(?![0-9])(?!\.\s)")  # "1. …" is a list item
 
 
 #: The scale itself, echoed by small models ("Faithfulness (1–5): 4"): never a score.
@@ -58,6 +59,8 @@ def parse_score(text: str, lo: float = 1, hi: float = 5) -> float | None:
     >>> parse_score("Faithfulness (1–5): 2")
     2.0
     >>> parse_score("1. Carefully review the retrieved tables") is None
+    True
+    >>> parse_score("1. 50m breaststroke: 25.63") is None
     True
     >>> parse_score("7") is None
     True
@@ -171,6 +174,8 @@ def parse_list(text: str, *, max_items: int = 30, continued: bool = False) -> li
     []
     >>> parse_list("The insight is about football.") is None
     True
+    >>> parse_list("2.", continued=True) is None
+    True
     """
     t = (text or "").strip()
     if not t:
@@ -187,12 +192,14 @@ def parse_list(text: str, *, max_items: int = 30, continued: bool = False) -> li
     lines = t.splitlines()
     items: list[str] = []
     if continued and lines and not _ITEM.match(lines[0]) and lines[0].strip():
-        items.append(_clean(lines[0]))
+        first = _clean(lines[0])
+        if not re.fullmatch(r"(\d{1,3}\s*[.):]|[-*•])?", first):  # a bare marker ("2.") is no item
+            items.append(first)
         lines = lines[1:]
     for ln in lines:
-        m = _ITEM.match(_MD.sub("", ln))
+        m = _ITEM.match(ln) or _ITEM.match(_MD.sub("", ln))
         if m:
-            items.append(m.group(2).strip())
+            items.append(_clean(m.group(2)))
     items = [i for i in items if i]
     if not items:
         return None
@@ -226,6 +233,8 @@ def parse_verdict(text: str) -> int | None:
     0
     >>> parse_verdict("Tables: [TITLE] x") is None
     True
+    >>> parse_verdict("1. The claim is faithful to the data in the tables.")
+    1
     """
     t = _clean(text)
     if not t:
@@ -233,6 +242,7 @@ def parse_verdict(text: str) -> int | None:
     m = re.match(r"^\s*\[?\s*([01])(?:\.0)?\s*\]?(?![\d.])", t)
     if m:
         return int(m.group(1))
+    t = re.sub(r"^\s*(?:\d{1,3}[.)]\s+)+", "", t)  # a list marker before the verdict sentence
     first = re.split(r"(?<=[.!?])\s|\n", t, maxsplit=1)[0][:200]
     neg, pos = _NEG.search(first), _POS.search(first)
     if neg and (not pos or neg.start() <= pos.start()):
@@ -257,7 +267,7 @@ def _json_object(text: str) -> dict | None:
     return None
 
 
-_YN = re.compile(r'"\s*(yes|no|true|false)\s*"|\b(true|false)\b', re.IGNORECASE)
+_YN_ITEM = re.compile(r'\s*(?:"\s*(yes|no|true|false)\s*"|(true|false))\s*,?', re.IGNORECASE)
 
 
 def parse_verdict_list(text: str, n: int) -> list[int | None] | None:
@@ -273,6 +283,10 @@ def parse_verdict_list(text: str, n: int) -> list[int | None] | None:
     [1, 0]
     >>> parse_verdict_list("I cannot tell.", 2) is None
     True
+    >>> parse_verdict_list('{ "verdicts": ["yes', 2) is None
+    True
+    >>> parse_verdict_list('{"verdicts": [{"id": 1, "title": "No"', 1) is None
+    True
     """
     obj = _json_object(text)
     vals: list[int | None] = []
@@ -286,10 +300,17 @@ def parse_verdict_list(text: str, n: int) -> list[int | None] | None:
                 vals.append(None)
     else:
         t = text or ""
-        k = t.find("[")
-        tokens = [next(g for g in m.groups() if g) for m in _YN.finditer(t[k:])] if k >= 0 else []
+        arr = re.search(r'"verdicts"\s*:\s*\[', t)
+        tokens = []
+        if arr:  # truncated JSON: the complete verdict strings written before the cut, in order
+            for m in _YN_ITEM.finditer(t, arr.end()):
+                if m.start() != (tokens[-1][1] if tokens else arr.end()):
+                    break
+                tokens.append((m.group(1) or m.group(2), m.end()))
         if tokens:
-            vals = [1 if s.lower() in ("yes", "true") else 0 for s in tokens]
+            vals = [1 if v.lower() in ("yes", "true") else 0 for v, _ in tokens]
+        elif arr:
+            return None
         else:
             by_index: dict[int, int | None] = {}
             for ln in t.splitlines():
@@ -310,7 +331,7 @@ def parse_verdict_list(text: str, n: int) -> list[int | None] | None:
 
 
 def _indices(s: str, n: int) -> tuple[list[int], int]:
-    found = [int(x) for x in re.findall(r"(?<![\d.])(\d{1,3})(?![\d.]\d)", s)]
+    found = [int(x) for x in re.findall(r"(?<![\d.])(\d{1,3})(?!\d)(?!\.\d)", s)]
     valid = sorted({i for i in found if 1 <= i <= n})
     return valid, len([i for i in found if not 1 <= i <= n])
 
@@ -335,6 +356,8 @@ def parse_matching(text: str, n_a: int, n_b: int) -> Matching | None:
     Matching(matched_a=(1, 2), matched_b=(), invalid=0)
     >>> parse_matching("Both sets discuss attendance.", 3, 3) is None
     True
+    >>> parse_matching("Topic set A: 1. x\\n2. y\\nTopic set B:", 2, 2) is None
+    True
     """
     obj = _json_object(text)
     if obj is not None and ("matched_a" in obj or "matched_b" in obj):
@@ -345,11 +368,12 @@ def parse_matching(text: str, n_a: int, n_b: int) -> Matching | None:
         b, ib = _indices(" ".join(str(x) for x in b_raw), n_b)
         return Matching(tuple(a), tuple(b), ia + ib)
     t = _MD.sub("", text or "")
-    mb = re.search(r"(?:subset|topics?|set)\s+(?:of\s+)?B\s*[:\-]", t, re.IGNORECASE)
+    # the headers must say "matched" (an echo of the input "Topic set B:" is no answer)
+    mb = re.search(r"match\w*[^\n:]{0,30}?\bB\s*[:\-]", t, re.IGNORECASE)
     if not mb:
         return None
     a_part = t[: mb.start()]
-    ma = re.search(r"(?:subset|topics?|set)\s+(?:of\s+)?A\s*[:\-]", a_part, re.IGNORECASE)
+    ma = re.search(r"match\w*[^\n:]{0,30}?\bA\s*[:\-]", a_part, re.IGNORECASE)
     if ma:
         a_part = a_part[ma.end() :]
     b_part = t[mb.end() :]
@@ -392,6 +416,11 @@ def parse_equivalence(text: str) -> tuple[int | None, str]:
     if re.match(r"^(not equivalent|no\b|false\b|incorrect|different)", low):
         return 0, t[:300]
     if re.match(r"^(equivalent|yes\b|true\b|correct|same)", low):
+        return 1, t[:300]
+    first = re.split(r"(?<=[.!?])\s|\n", low, maxsplit=1)[0]
+    if re.search(r"\bnot\s+(?:semantically\s+)?equivalent\b|\bnot the same\b", first):
+        return 0, t[:300]
+    if re.search(r"\bis\s+(?:semantically\s+)?equivalent\b|\bis the same\b", first):
         return 1, t[:300]
     return None, t[:300]
 
