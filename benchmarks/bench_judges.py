@@ -45,13 +45,14 @@ def main(argv: list[str] | None = None) -> int:
 
     from metajudge.metrics.judges.experiments import run_mtraig_perturb
 
+    cold = not (Path(cache) / "llm-cache.sqlite").exists()
     runs = []
     for attempt in (1, 2):
         t0 = time.perf_counter()
         res = run_mtraig_perturb(backbone=args.backbone, n_items=args.items, seed=args.seed)
         res["total_wall_s"] = round(time.perf_counter() - t0, 2)
         runs.append(res)
-        print(f"== run {attempt} ({'cold' if attempt == 1 and not args.cache_dir else 'same cache'}): {res['total_wall_s']:.1f} s, cache {cache}")
+        print(f"== run {attempt} ({'cold cache' if attempt == 1 and cold else 'warm cache'}): {res['total_wall_s']:.1f} s, cache {cache}")
         for mode, r in res["modes"].items():
             d = r["run_cost_delta"]
             print(f"  {mode:<9} backend calls {d['calls']}  cached {d['cached']}  requests {d['requests']}")

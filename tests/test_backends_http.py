@@ -50,6 +50,8 @@ class FakeOpenAI:
         self.attempts: dict[str, int] = {}
         self.times: dict[str, list[float]] = {}
         self.files: dict[str, bytes] = {}
+        self.inflight = 0
+        self.max_inflight = 0
         self.batches: dict[str, dict[str, Any]] = {}
         outer = self
 
@@ -177,8 +179,13 @@ class FakeOpenAI:
                 if action == "badjson":
                     self._send(200, b'{"id": "x", "choices": [ {"message": oops')
                     return
+                with outer.lock:
+                    outer.inflight += 1
+                    outer.max_inflight = max(outer.max_inflight, outer.inflight)
                 if outer.delay_s:
                     time.sleep(outer.delay_s)
+                with outer.lock:
+                    outer.inflight -= 1
                 self._json(200, outer.answer(body, chat=chat))
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -312,6 +319,16 @@ def test_plain_calls_tokens_and_cost(server: FakeOpenAI) -> None:
     assert s["calls"] == 7 and s["errors"] == 0 and s["retries"] == 0
     assert s["prompt_tokens"] == 6 * 2 + 3 and s["completion_tokens"] == 21
     assert s["cost_usd"] == pytest.approx((15 * 1.0 + 21 * 2.0) / 1e6)
+
+
+def test_concurrency_limit() -> None:
+    with FakeOpenAI(delay_s=0.15) as server, OpenAIBackend(cfg(server, concurrency=3)) as be:
+        t0 = time.monotonic()
+        assert all(isinstance(r, Completion) for r in be.complete([chat(f"c{i}") for i in range(9)]))
+        assert server.max_inflight == 3 and time.monotonic() - t0 < 9 * 0.15
+        server.max_inflight = 0
+        be.complete([chat(f"d{i}") for i in range(4)], concurrency=1)
+        assert server.max_inflight == 1
 
 
 def test_429_honours_retry_after(server: FakeOpenAI) -> None:

@@ -80,7 +80,7 @@ def item(key: str, response: str | None = "Sales rose from 10 units to 15 units.
 
 def test_geval_logprobs_expected_score_and_failures() -> None:
     def script(r: Request) -> Any:
-        assert r.logprobs and r.grammar and r.max_tokens == 2
+        assert r.logprobs and r.grammar == "root ::= [1-5]" and r.max_tokens == 1
         if "BROKEN" in text_of(r):
             return Choice("x", "x", "length", (TokenLogprob("x", -0.1),))
         top = ((" 4", math.log(0.5)), (" 5", math.log(0.3)), ("The", math.log(0.2)))
@@ -123,6 +123,7 @@ def test_base_model_gets_completion_requests() -> None:
     m = GEval(mode="greedy", backend=be)  # type: ignore[arg-type]
     m.score_batch([item("a")])
     assert be.seen[0].prompt is not None and be.seen[0].messages is None and m.variant == "small"
+    assert be.seen[0].grammar == 'root ::= " "? [1-5]' and be.seen[0].max_tokens == 2  # " 4" is two tokens
 
 
 # -- MT-RAIG faithfulness --------------------------------------------------------------------------

@@ -150,7 +150,7 @@ def _lp(row: dict[str, Any]) -> list[TokenLogprob]:
 
 def test_smollm2_logprob_distribution() -> None:
     row = outputs(S)["geval.small_logprobs.0"]
-    top = dict((a, b) for a, b in row["logprobs"][0]["top"])
+    top = {a: b for a, b in row["logprobs"][0]["top"]}
     d = score_distribution(_lp(row))
     assert d is not None and d.position == 0
     digits = {s: math.exp(top[str(s)]) for s in range(1, 6) if str(s) in top}

@@ -105,3 +105,15 @@ def test_model_dir_option_and_idf() -> None:
     assert mi.batch_dependent and "idf:yes" in mi.signature
     res = mi.score_batch([ScoreItem(str(i), c, r) for i, (c, r) in enumerate(PAIRS)])
     assert all(r.score is not None and -1 <= r.score <= 1 for r in res)
+
+
+@needs_model
+@pytest.mark.slow
+def test_batching_changes_scores_only_by_round_off() -> None:
+    items = [ScoreItem(str(i), c, r) for i, (c, r) in enumerate(PAIRS * 2)]
+    a = BERTScore().score_batch(items)
+    b = BERTScore(max_batch_tokens=1, batch_size=1).score_batch(items)  # every text and pair alone
+    for x, y in zip(a, b, strict=True):
+        assert x.score == pytest.approx(y.score, abs=1e-6)
+    with pytest.raises(InputError):
+        BERTScore(max_batch_tokens=0)

@@ -135,3 +135,14 @@ def test_position_bias_on_pandalm_with_embedded_chat_backbone(data_dir: Path) ->
     assert 0.0 <= d["position"]["consistency"] <= 1.0 and d["position"]["n_decisive"] + sum(
         o["p_tie"] * 8 for o in d["position"]["per_order"].values()) == pytest.approx(16)
     assert d["signature"].startswith("pairwise_judge|backbone:smollm2-135m|model:smollm2-135m@")
+
+
+def test_sampled_requests_get_independent_seeds_greedy_keeps_run_seed() -> None:
+    be = _ScriptedBackend(["A"] * 6)
+    j = PairwiseJudge(backbone="scripted", backend=be, constrained=False, seed=5)
+    recs = [_rec(i, 1.0) for i in range(3)]
+    j.judge(recs)
+    j.judge(recs, seed=7, temperature=0.7)
+    greedy, sampled = be.requests[:3], be.requests[3:]
+    assert {r.seed for r in greedy} == {5} and all(r.temperature == 0.0 for r in greedy)
+    assert len({r.seed for r in sampled}) == 3 and all(r.temperature == 0.7 for r in sampled)

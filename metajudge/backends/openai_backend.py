@@ -519,9 +519,9 @@ class OpenAIBackend:
         return await self._call(kind, kw)
 
     async def _run(
-        self, requests: Sequence[Request], on_result: OnResult | None
+        self, requests: Sequence[Request], on_result: OnResult | None, concurrency: int
     ) -> list[Completion | BackendError]:
-        sem = asyncio.Semaphore(self.config.concurrency)
+        sem = asyncio.Semaphore(concurrency)
         out: list[Completion | BackendError | None] = [None] * len(requests)
 
         async def worker(i: int, req: Request) -> None:
@@ -539,15 +539,25 @@ class OpenAIBackend:
         return [r if r is not None else BackendError("request was not run") for r in out]
 
     def complete(
-        self, requests: Sequence[Request], *, on_result: OnResult | None = None
+        self,
+        requests: Sequence[Request],
+        *,
+        on_result: OnResult | None = None,
+        concurrency: int | None = None,
     ) -> list[Completion | BackendError]:
-        """Run a batch concurrently; one Completion or BackendError per request, in order."""
+        """Run a batch concurrently; one Completion or BackendError per request, in order.
+
+        At most ``concurrency`` (default ``config.concurrency``) requests are in flight.
+        """
         if not requests:
             return []
+        limit = self.config.concurrency if concurrency is None else int(concurrency)
+        if limit < 1:
+            raise BackendError("concurrency must be >= 1")
         self._ensure_started()
         t0 = time.perf_counter()
         try:
-            return self._loop_thread().run(self._run(list(requests), on_result))
+            return self._loop_thread().run(self._run(list(requests), on_result, limit))
         finally:
             self.ledger.add_wall(time.perf_counter() - t0)
 

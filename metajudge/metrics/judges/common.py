@@ -67,6 +67,7 @@ class JudgeMetric(Metric):
         self.backbone = backbone
         cfg = backbone_config(backbone) if backend is None else getattr(backend, "config", None)
         n_ctx = int(getattr(cfg, "n_ctx", 4096))
+        self.client_is_chat = bool(getattr(cfg, "chat", True))
         #: the backend accepts a GBNF grammar (llama.cpp): answers can be constrained
         self.can_constrain = bool(getattr(cfg, "grammar_param", None))
         if variant is None:

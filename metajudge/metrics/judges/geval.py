@@ -26,7 +26,10 @@ from metajudge.metrics.judges.parsers import parse_score, score_distribution
 Mode = Literal["logprobs", "samples", "greedy"]
 
 #: GBNF: the answer is one score digit.
-SCORE_GRAMMAR = 'root ::= " "? [1-5]'  # a base model writes " 4" as two tokens: " ", "4"
+SCORE_GRAMMAR = "root ::= [1-5]"  # chat models: the answer turn starts with the digit
+#: base models continue "Faithfulness:" with " " then the digit (two tokens in Gemma's
+#: vocabulary); forcing the digit first would read the distribution at the wrong position
+SCORE_GRAMMAR_BASE = 'root ::= " "? [1-5]'
 
 Dimension = Literal["faithfulness", "completeness"]
 
@@ -69,7 +72,8 @@ class GEval(JudgeMetric):
         # logprobs mode still reads G-Eval's distribution over the score tokens.
         self.constrained = self.can_constrain if constrained is None else bool(constrained)
         # unconstrained small chat models echo the label first ("Faithfulness (1–5): 4")
-        self.max_tokens = int(max_tokens) if max_tokens is not None else (2 if self.constrained else 16)
+        self.grammar = SCORE_GRAMMAR if self.client_is_chat else SCORE_GRAMMAR_BASE
+        self.max_tokens = int(max_tokens) if max_tokens is not None else ((1 if self.client_is_chat else 2) if self.constrained else 16)
         self.name = f"geval_{dimension}"
         self.tasks = (f"geval_{dimension}",)
 
@@ -96,7 +100,7 @@ class GEval(JudgeMetric):
         if self.variant == "small" and not self.constrained:
             dec["stop"] = ("\n",)
         if self.constrained:
-            dec["grammar"] = SCORE_GRAMMAR
+            dec["grammar"] = self.grammar
         if self.mode == "logprobs":
             dec.update(temperature=0.0, logprobs=True, top_logprobs=self.top_logprobs)
         elif self.mode == "samples":

@@ -130,7 +130,8 @@ class PairwiseJudge:
 
     ``max_chars`` bounds each response (and the instruction) so the prompt fits the backbone's
     context; truncations are recorded per verdict. Decoding: ``temperature`` (0 = greedy) and
-    ``seed`` per call; repeated sampled runs use different seeds.
+    ``seed``; when sampling, each request's seed is derived from the run seed and the item's
+    position (independent noise across items), and repeated runs use different run seeds.
     """
 
     name = "pairwise_judge"
@@ -211,9 +212,12 @@ class PairwiseJudge:
         temp = self.temperature if temperature is None else float(temperature)
         sd = self.seed if seed is None else int(seed)
         reqs, infos = [], []
-        for r in records:
+        for i, r in enumerate(records):
             text, info = self.render(r, order)
-            decoding: dict[str, Any] = {"temperature": temp, "max_tokens": 3 if self.constrained else 24, "seed": sd}
+            # sampling: every request its own seed (derived from the run seed and the position), so the
+            # sampling noise is independent across items; greedy decoding ignores the seed
+            req_seed = (sd * 1_000_003 + i) % 2**31 if temp > 0 else sd
+            decoding: dict[str, Any] = {"temperature": temp, "max_tokens": 3 if self.constrained else 24, "seed": req_seed}
             if self.constrained:
                 decoding["grammar"] = PAIRWISE_GRAMMAR
             else:
