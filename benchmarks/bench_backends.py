@@ -148,20 +148,19 @@ def cached_rerun(n_requests: int, run_root: Path) -> dict[str, Any]:
         run_dir=run_root / "cache",
         cache=run_root / "cache.sqlite",
         n_ctx=512,
-        concurrency=2,
         parser_version="bench",
     ) as be:
         t0 = time.perf_counter()
         be.complete(reqs)
         first = time.perf_counter() - t0
         calls_before = be.ledger.calls
-        log = be.servers[0].log_path
-        served_before = prompt_eval_stats(log)["requests"]
+        logs = [s.log_path for s in be.servers]
+        served_before = sum(prompt_eval_stats(p)["requests"] for p in logs)
         t0 = time.perf_counter()
         res = be.complete(reqs)
         rerun = time.perf_counter() - t0
         calls = be.ledger.calls - calls_before
-        served = prompt_eval_stats(log)["requests"] - served_before
+        served = sum(prompt_eval_stats(p)["requests"] for p in logs) - served_before
     assert all(isinstance(r, Completion) and r.cached for r in res)
     print(
         f"  first run {first:.2f} s; cached rerun of {n_requests}: {rerun * 1000:.1f} ms, backend calls {calls}, "
@@ -204,7 +203,13 @@ def prefix_reuse(run_root: Path) -> dict[str, Any]:
     ]
     reqs = [Request(prompt=prefix + c, max_tokens=2, temperature=0.0) for c in claims]
     with get_backend(
-        "smollm2-135m", run_dir=run_root / "prefix", cache=False, n_ctx=2048, concurrency=1
+        "smollm2-135m",
+        run_dir=run_root / "prefix",
+        cache=False,
+        n_ctx=2048,
+        concurrency=1,
+        n_parallel=1,  # one server: its KV prefix reuse is what is measured
+        n_threads=2,
     ) as be:
         be.start()
         log = be.servers[0].log_path

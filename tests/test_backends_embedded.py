@@ -32,7 +32,9 @@ def ask(text: str, **kw: object) -> Request:
 @pytest.fixture(scope="module")
 def smol(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     run = tmp_path_factory.mktemp("smol-run")
-    be = get_backend("smollm2-135m", run_dir=run, cache=False, n_ctx=2048, concurrency=3)
+    be = get_backend(
+        "smollm2-135m", run_dir=run, cache=False, n_ctx=2048, n_parallel=1, concurrency=3
+    )
     yield be
     be.close()
 
@@ -68,12 +70,12 @@ def test_start_chat_logprobs_and_stop_on_close(tmp_path: Path) -> None:
     top = lp[0].top
     assert len(top) == 4 and [t[1] for t in top] == sorted((t[1] for t in top), reverse=True)
     assert lp[0].token in {t[0] for t in top} and all(v <= 0 for _, v in top)
-    pid = be.servers[0].pid
-    assert pid is not None and _alive(pid)
+    pids = [s.pid for s in be.servers]
+    assert len(pids) == be.config.n_parallel and all(p is not None and _alive(p) for p in pids)
     be.close()
-    assert not _alive(pid)
-    log = (tmp_path / "llama-server-smollm2-135m.log").read_text()
-    assert "POST /v1/chat/completions" in log
+    assert not any(_alive(p) for p in pids if p)
+    logs = "".join(p.read_text() for p in tmp_path.glob("llama-server-smollm2-135m*.log"))
+    assert "POST /v1/chat/completions" in logs
     assert json.loads((tmp_path / "ledger-smollm2-135m.json").read_text())["calls"] == 1
 
 
@@ -162,7 +164,7 @@ import sys, time
 from metajudge.backends.registry import get_backend
 be = get_backend("smollm2-135m", run_dir=sys.argv[1], cache=False, n_ctx=512)
 be.start()
-print("PID", be.servers[0].pid, flush=True)
+print("PID", *[s.pid for s in be.servers], flush=True)
 time.sleep(600)
 """
 
@@ -176,14 +178,14 @@ def test_no_orphan_server(tmp_path: Path, sig: signal.Signals) -> None:
     )
     line = proc.stdout.readline() if proc.stdout else ""
     assert line.startswith("PID"), line
-    pid = int(line.split()[1])
-    assert _alive(pid)
+    pids = [int(p) for p in line.split()[1:]]
+    assert pids and all(_alive(p) for p in pids)
     os.kill(proc.pid, sig)
     proc.wait(30)
     deadline = time.monotonic() + 10
-    while _alive(pid) and time.monotonic() < deadline:
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not _alive(pid), f"server {pid} outlived its parent after {sig.name}"
+    assert not any(_alive(p) for p in pids), f"a server outlived its parent after {sig.name}"
 
 
 def test_gemma_base_completion(tmp_path: Path) -> None:

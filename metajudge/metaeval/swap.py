@@ -261,26 +261,20 @@ def _corr_stat(x: FArr, y: FArr, groups: IArr, boot: _Boot, method: str) -> tupl
 
 
 def _grouped_pearson(x: FArr, y: FArr, groups: IArr, n_groups: int) -> FArr:
-    """Per-input Pearson across that input's responses (NaN where undefined)."""
+    """Per-input Pearson across that input's responses (NaN where undefined), indexed by group.
+
+    :func:`metajudge.metaeval.stats.grouped_correlation` computes the values; here they are put
+    back at their group index so the shared bootstrap counts can weight them.
+    """
     out = np.full(n_groups, np.nan)
     m = np.isfinite(x) & np.isfinite(y)
-    order = np.argsort(groups, kind="mergesort")
-    for gi, idx in _split_by_group(groups[order], order):
-        idx = idx[m[idx]]
-        if idx.size >= 2:
-            xv, yv = x[idx], y[idx]
-            if np.ptp(xv) > 0 and np.ptp(yv) > 0:
-                out[gi] = float(np.corrcoef(xv, yv)[0, 1])
+    if not m.any():
+        return out
+    g = groups[m]
+    _, vals, _ = stats.grouped_correlation(x[m], y[m], g, statistic="pearson")
+    uniq, first = np.unique(g, return_index=True)
+    out[uniq[np.argsort(first, kind="mergesort")]] = vals  # grouped_correlation orders groups by first appearance
     return out
-
-
-def _split_by_group(sorted_groups: IArr, order: IArr) -> list[tuple[int, IArr]]:
-    """``(group, unit indices)`` for each run of equal values in ``sorted_groups``."""
-    if sorted_groups.size == 0:
-        return []
-    cuts = np.flatnonzero(np.diff(sorted_groups)) + 1
-    starts = np.r_[0, cuts]
-    return [(int(sorted_groups[st]), part) for st, part in zip(starts, np.split(order, cuts), strict=True)]
 
 
 def _grouped_reps(per_group: FArr, boot: _Boot) -> tuple[float, FArr, int]:

@@ -228,22 +228,33 @@ def _register_path(root: Path) -> None:
         nltk.data.path.insert(0, s)
 
 
+def _wordnet_in(root: Path) -> Path | None:
+    """``<root>/corpora/wordnet`` (a folder with lexnames) or ``<root>/corpora/wordnet.zip``, if present."""
+    d = root / "corpora" / "wordnet"
+    if (d / "lexnames").is_file():
+        return d
+    z = root / "corpora" / "wordnet.zip"
+    return z if z.is_file() else None
+
+
 def find_wordnet() -> Path | None:
-    """The WordNet corpus NLTK would load (managed folder first, then ``nltk.data.path``), or None."""
+    """The WordNet corpus METEOR uses, or None: the managed folder first, then ``nltk.data.path``
+    in order (a folder or a ``wordnet.zip`` as ``nltk.download`` leaves it)."""
     import nltk.data
 
     root = managed_nltk_data_dir()
-    if (root / "corpora" / "wordnet" / "lexnames").is_file() or (root / "corpora" / "wordnet.zip").is_file():
+    found = _wordnet_in(root)
+    if found is not None:
         _register_path(root)
-    try:
-        ptr = nltk.data.find("corpora/wordnet")
-    except LookupError:
-        try:
-            ptr = nltk.data.find("corpora/wordnet.zip")
-        except LookupError:
-            return None
-    p = getattr(ptr, "path", None) or str(ptr)
-    return Path(p)
+        return found
+    for p in list(nltk.data.path):
+        raw = getattr(p, "path", p)
+        if not isinstance(raw, str):
+            continue
+        found = _wordnet_in(Path(raw))
+        if found is not None:
+            return found
+    return None
 
 
 def _try_nltk_download(target_root: Path, timeout_s: float) -> bool:
