@@ -281,3 +281,24 @@ def test_read_predictions_errors_name_line_and_field(tmp_path: Path) -> None:
     with pytest.raises(InputError) as e:
         read_predictions(p)
     assert e.value.line == 2 and e.value.field == "answer"
+
+
+def test_client_counts_a_shared_completion_once() -> None:
+    from metajudge.metrics.judges.engine import JudgeClient
+
+    one = Completion(choices=(Choice("a", "a"),), prompt_tokens=10, completion_tokens=1)
+    two = Completion(choices=(Choice("b", "b"),), prompt_tokens=20, completion_tokens=2)
+    hit = Completion(choices=(Choice("c", "c"),), prompt_tokens=30, completion_tokens=3, cached=True)
+
+    @dataclass
+    class Dedup:  # the cache wrapper answers identical requests of a batch with one object
+        config: FakeConfig = field(default_factory=FakeConfig)
+
+        def complete(self, requests: Sequence[Request]) -> list[Completion | BackendError]:
+            return [one, one, two, hit, BackendError("x")]
+
+    c = JudgeClient("scripted", backend=Dedup())  # type: ignore[arg-type]
+    c.run([c.request("p")] * 5)
+    s = c.stats
+    assert (s.requests, s.calls, s.cached, s.errors, s.prompt_tokens, s.completion_tokens) == (5, 2, 2, 1, 30, 3)
+    assert s.processed_known is False and s.processed_prompt_tokens == 30  # no server log: = sent

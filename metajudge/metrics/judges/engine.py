@@ -42,7 +42,7 @@ class CallStats:
 
     requests: int = 0  # requests issued (cached or not)
     calls: int = 0  # requests the model actually ran (cache misses)
-    cached: int = 0
+    cached: int = 0  # answered from the cache or by an identical request of the same batch
     errors: int = 0
     prompt_tokens: int = 0  # sent, over requests that ran
     processed_prompt_tokens: int = 0  # evaluated by the server (prefix-cache hits excluded)
@@ -154,13 +154,16 @@ class JudgeClient:
 
             from_log = sum(prompt_eval_stats(p, before.get(p, 0))["prompt_tokens_evaluated"] for p in logs if p.exists())
         self.stats.requests += len(requests)
+        ran: set[int] = set()
         for c in out:
             if isinstance(c, BackendError):
                 self.stats.errors += 1
                 continue
-            if c.cached:
+            # identical requests within a batch are sent once and share one Completion object
+            if c.cached or id(c) in ran:
                 self.stats.cached += 1
                 continue
+            ran.add(id(c))
             self.stats.calls += 1
             self.stats.prompt_tokens += c.prompt_tokens
             self.stats.completion_tokens += c.completion_tokens
