@@ -31,9 +31,7 @@ _LAZY: dict[str, str] = {
     "MudaQuestion": "metajudge.data.benchmarks",
     "MTRaigItem": "metajudge.data.benchmarks",
     # external (non-human) scores shipped with some datasets
-    "load_external_scores": "metajudge.data.external",
     "load_external_verdicts": "metajudge.data.external",
-    "list_external_metrics": "metajudge.data.external",
     # formats
     "PairwiseRecord": "metajudge.data.formats",
     "LikertRecord": "metajudge.data.formats",
@@ -64,10 +62,8 @@ __all__ = [
     "describe_counts",
     "likert_to_pairwise",
     "list_datasets",
-    "list_external_metrics",
     "load_card",
     "load_dataset",
-    "load_external_scores",
     "load_external_verdicts",
     "load_jsonl_dataset",
     "load_mtraig_items",
