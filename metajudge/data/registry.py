@@ -2,8 +2,9 @@
 
 Cards (one JSON file per dataset) have ONE source of truth: ``human_labels/<name>.json`` at the
 top of the repository, found relative to this package (``Path(__file__).parents[2]``).
-``$METAJUDGE_CARDS_DIR`` overrides the folder; an installed wheel without the repository falls
-back to ``metajudge/data/cards/`` if such package data is present.
+``$METAJUDGE_CARDS_DIR`` overrides the folder. ``metajudge/data/cards`` is a symbolic link to
+``human_labels/``, so a built wheel carries the same cards as package data and an installed
+package without the repository falls back to them.
 
 Upstream files are resolved by :func:`resolve_file` (local data folder, user cache, pinned
 download with sha256 verification; see :mod:`metajudge.data.fetch`) and turned into canonical
