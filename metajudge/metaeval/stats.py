@@ -664,7 +664,8 @@ def paired_bootstrap_diff(
 
     Both metrics are evaluated on the same item resamples (Koehn 2004; Deutsch, Dror & Roth
     2021). CI: percentile interval of Δ_b. p-value (two-sided): 2·min(P(Δ_b ≤ 0), P(Δ_b ≥ 0)),
-    capped at 1 — the share of resamples on the other side of zero.
+    capped at 1 — the share of resamples on the other side of zero, with add-one smoothing
+    ((k + 1)/(B + 1)) so that a finite bootstrap never reports p = 0.
     """
     a1, ya = _as_xy(x1, y)
     a2, _ = _as_xy(x2, y)
@@ -678,7 +679,9 @@ def paired_bootstrap_diff(
     if fin.size == 0 or not math.isfinite(obs):
         p = math.nan
     else:
-        p = float(min(1.0, 2 * min((fin <= 0).mean(), (fin >= 0).mean())))
+        # add-one smoothing: with B replicates the smallest attainable p is 2/(B+1), never 0
+        k = min(int((fin <= 0).sum()), int((fin >= 0).sum()))
+        p = float(min(1.0, 2 * (k + 1) / (fin.size + 1)))
     return DiffResult(float(obs), lo, hi, p, int(W.shape[0]), "paired bootstrap")
 
 
