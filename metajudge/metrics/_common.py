@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import functools
+from abc import abstractmethod
 from collections.abc import Sequence
 from importlib import metadata
 
 from metajudge.errors import InputError
-from metajudge.metrics.base import MetricResult, ScoreItem
+from metajudge.metrics.base import Metric, MetricResult, ScoreItem
 
 
 def check_items(items: Sequence[ScoreItem], metric: str) -> None:
@@ -56,3 +57,31 @@ def fmt_opt(v: object) -> str:
     if isinstance(v, bool):
         return "yes" if v else "no"
     return str(v)
+
+
+class PairMetric(Metric):
+    """A metric that scores each (response, reference) pair on its own.
+
+    ``score_batch`` validates the batch once (:func:`check_items`), gives the documented ``None``
+    result for a missing text (:func:`missing_text`), and calls :meth:`_score_pair` for the rest;
+    :meth:`_prepare` runs once per batch (load a resource) and its value is passed along.
+    """
+
+    def _prepare(self) -> object:
+        return None
+
+    @abstractmethod
+    def _score_pair(self, key: str, response: str, reference: str, state: object) -> MetricResult:
+        """Score one pair whose texts are both present (empty strings included)."""
+
+    def score_batch(self, items: Sequence[ScoreItem]) -> list[MetricResult]:
+        check_items(items, self.name)
+        state = self._prepare()
+        out: list[MetricResult] = []
+        for it in items:
+            res = missing_text(it)
+            if res is None:
+                assert it.response is not None and it.reference is not None
+                res = self._score_pair(it.key, it.response, it.reference, state)
+            out.append(res)
+        return out

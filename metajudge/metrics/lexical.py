@@ -25,13 +25,17 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from metajudge.errors import InputError
-from metajudge.metrics._common import check_items, fmt_opt, missing_text, version
-from metajudge.metrics.base import Metric, MetricResult, ScoreItem
+from metajudge.metrics._common import PairMetric, fmt_opt, version
+from metajudge.metrics.base import MetricResult
 
 TokenizeMode = Literal["13a", "whitespace"]
 
 
-class BLEU(Metric):
+def _identity(s: str) -> str:
+    return s
+
+
+class BLEU(PairMetric):
     """sacreBLEU sentence BLEU (0–100).
 
     >>> m = BLEU()
@@ -73,25 +77,16 @@ class BLEU(Metric):
     def signature(self) -> str:
         return "bleu|" + self._bleu.get_signature().format()
 
-    def score_batch(self, items: Sequence[ScoreItem]) -> list[MetricResult]:
-        check_items(items, self.name)
-        out: list[MetricResult] = []
-        for it in items:
-            miss = missing_text(it)
-            if miss is not None:
-                out.append(miss)
-                continue
-            assert it.response is not None and it.reference is not None
-            s = self._bleu.sentence_score(it.response, [it.reference])
-            details: dict[str, Any] = {
-                "bp": s.bp,
-                "precisions": list(s.precisions),
-                "sys_len": s.sys_len,
-                "ref_len": s.ref_len,
-            }
-            # sacreBLEU can return 100.00000000000004 on identical texts: clip the float round-off
-            out.append(MetricResult(it.key, min(float(s.score), 100.0), details))
-        return out
+    def _score_pair(self, key: str, response: str, reference: str, state: object) -> MetricResult:
+        s = self._bleu.sentence_score(response, [reference])
+        details: dict[str, Any] = {
+            "bp": s.bp,
+            "precisions": list(s.precisions),
+            "sys_len": s.sys_len,
+            "ref_len": s.ref_len,
+        }
+        # sacreBLEU can return 100.00000000000004 on identical texts: clip the float round-off
+        return MetricResult(key, min(float(s.score), 100.0), details)
 
 
 def corpus_bleu(
@@ -126,7 +121,7 @@ def corpus_bleu(
     return float(s.score), "bleu|" + bleu.get_signature().format()
 
 
-class RougeL(Metric):
+class RougeL(PairMetric):
     """rouge-score ROUGE-L F-measure (0–1); precision and recall in details.
 
     >>> round(RougeL().score("the cats sat", "the cat sat").score, 4)
@@ -152,17 +147,9 @@ class RougeL(Metric):
             f"score:f|version:{version('rouge-score')}"
         )
 
-    def score_batch(self, items: Sequence[ScoreItem]) -> list[MetricResult]:
-        check_items(items, self.name)
-        out: list[MetricResult] = []
-        for it in items:
-            miss = missing_text(it)
-            if miss is not None:
-                out.append(miss)
-                continue
-            s = self._scorer.score(target=it.reference, prediction=it.response)["rougeL"]
-            out.append(MetricResult(it.key, float(s.fmeasure), {"precision": float(s.precision), "recall": float(s.recall)}))
-        return out
+    def _score_pair(self, key: str, response: str, reference: str, state: object) -> MetricResult:
+        s = self._scorer.score(target=reference, prediction=response)["rougeL"]
+        return MetricResult(key, float(s.fmeasure), {"precision": float(s.precision), "recall": float(s.recall)})
 
 
 def tokenize_text(text: str, mode: TokenizeMode) -> list[str]:
@@ -190,7 +177,7 @@ def _tok13a() -> Any:
     return _TOK13A
 
 
-class Meteor(Metric):
+class Meteor(PairMetric):
     """NLTK METEOR (0–1) with WordNet synonyms.
 
     WordNet comes from :mod:`metajudge.metrics.wordnet` (``metajudge setup wordnet``); a missing
@@ -237,27 +224,17 @@ class Meteor(Metric):
             f"{wordnet_fingerprint(self._wn_path)}|nltk:{version('nltk')}"
         )
 
-    def score_batch(self, items: Sequence[ScoreItem]) -> list[MetricResult]:
+    def _prepare(self) -> object:
+        return self._load()
+
+    def _score_pair(self, key: str, response: str, reference: str, state: object) -> MetricResult:
         from nltk.translate.meteor_score import meteor_score
 
-        check_items(items, self.name)
-        wn = self._load()
-        pre = str.lower if self.lowercase else (lambda s: s)
-        out: list[MetricResult] = []
-        for it in items:
-            miss = missing_text(it)
-            if miss is not None:
-                out.append(miss)
-                continue
-            assert it.response is not None and it.reference is not None
-            hyp = tokenize_text(it.response, self.tokenize)
-            ref = tokenize_text(it.reference, self.tokenize)
-            if not hyp or not ref:
-                which = "both" if not hyp and not ref else ("response" if not hyp else "reference")
-                out.append(MetricResult(it.key, 0.0, {"empty": which}))
-                continue
-            s = meteor_score(
-                [ref], hyp, preprocess=pre, wordnet=wn, alpha=self.alpha, beta=self.beta, gamma=self.gamma
-            )
-            out.append(MetricResult(it.key, float(s), {"hyp_tokens": len(hyp), "ref_tokens": len(ref)}))
-        return out
+        hyp = tokenize_text(response, self.tokenize)
+        ref = tokenize_text(reference, self.tokenize)
+        if not hyp or not ref:
+            which = "both" if not hyp and not ref else ("response" if not hyp else "reference")
+            return MetricResult(key, 0.0, {"empty": which})
+        pre = str.lower if self.lowercase else _identity
+        s = meteor_score([ref], hyp, preprocess=pre, wordnet=state, alpha=self.alpha, beta=self.beta, gamma=self.gamma)
+        return MetricResult(key, float(s), {"hyp_tokens": len(hyp), "ref_tokens": len(ref)})

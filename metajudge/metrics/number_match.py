@@ -54,8 +54,8 @@ from decimal import ROUND_DOWN, Decimal
 from typing import Any, Literal
 
 from metajudge.errors import InputError
-from metajudge.metrics._common import check_items, missing_text
-from metajudge.metrics.base import Metric, MetricResult, ScoreItem
+from metajudge.metrics._common import PairMetric
+from metajudge.metrics.base import MetricResult
 
 Mode = Literal["strict", "scale_invariant", "first_decimal"]
 Select = Literal["last", "first", "any", "only"]
@@ -308,7 +308,7 @@ def number_match_accuracy(preds: Sequence[str | int | float | None], golds: Sequ
     return sum(number_match(p, g, **options) for p, g in zip(preds, golds, strict=True)) / len(golds)
 
 
-class NumberMatch(Metric):
+class NumberMatch(PairMetric):
     """Number Match as a registry metric: response = prediction, reference = gold; 1.0 or 0.0."""
 
     name = "number_match"
@@ -352,28 +352,18 @@ class NumberMatch(Metric):
             f"paren_neg:{'yes' if o['paren_negative'] else 'no'}|extract:{EXTRACTOR_VERSION}"
         )
 
-    def score_batch(self, items: Sequence[ScoreItem]) -> list[MetricResult]:
-        check_items(items, self.name)
-        out: list[MetricResult] = []
-        for it in items:
-            miss = missing_text(it)
-            if miss is not None:
-                out.append(miss)
-                continue
-            assert it.response is not None and it.reference is not None
-            try:
-                g = gold_number(it.reference, paren_negative=self.opts["paren_negative"])
-            except InputError as e:
-                out.append(MetricResult(it.key, None, error=f"reference: {e.message}"))
-                continue
-            nums = extract_numbers(it.response, paren_negative=self.opts["paren_negative"])
-            cands = select_numbers(nums, self.opts["select"])
-            ok = any(
-                numbers_equivalent(
-                    p, g, mode=self.opts["mode"], rel_tol=self.opts["rel_tol"], abs_tol=self.opts["abs_tol"],
-                    ignore_sign=self.opts["ignore_sign"], max_power=self.opts["max_power"],
-                )
-                for p in cands
-            )  # fmt: skip
-            out.append(MetricResult(it.key, 1.0 if ok else 0.0, {"gold": g, "numbers": nums, "candidates": cands}))
-        return out
+    def _score_pair(self, key: str, response: str, reference: str, state: object) -> MetricResult:
+        try:
+            g = gold_number(reference, paren_negative=self.opts["paren_negative"])
+        except InputError as e:
+            return MetricResult(key, None, error=f"reference: {e.message}")
+        nums = extract_numbers(response, paren_negative=self.opts["paren_negative"])
+        cands = select_numbers(nums, self.opts["select"])
+        ok = any(
+            numbers_equivalent(
+                p, g, mode=self.opts["mode"], rel_tol=self.opts["rel_tol"], abs_tol=self.opts["abs_tol"],
+                ignore_sign=self.opts["ignore_sign"], max_power=self.opts["max_power"],
+            )
+            for p in cands
+        )  # fmt: skip
+        return MetricResult(key, 1.0 if ok else 0.0, {"gold": g, "numbers": nums, "candidates": cands})
