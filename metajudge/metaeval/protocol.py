@@ -544,6 +544,7 @@ def meta_evaluate(
         d = (sb - sa) * sign_dir
         inf = info.get(name, {})
         miss = {
+            "responses_total": len(pair_keys),
             "responses_absent": int(sum(1 for k in pair_keys if k not in col)),
             "responses_unscored": int(inf.get("n_errors", 0)),
             "pairs_missing": int(np.isnan(d).sum()),

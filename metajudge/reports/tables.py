@@ -121,6 +121,7 @@ def to_markdown(res: MetaEvalResult) -> str:
     out.write(f"# Meta-evaluation: {ds['name']}" + (f" ({ds['subset']})" if ds.get("subset") else "") + "\n\n")
     out.write(f"Correlation with human labels ×100, normalisation **{p['normalize']}**; "
               f"[95% bootstrap CI]; last row: inter-human ceiling on the same pairs.\n\n")
+    out.write(judge_health(res))
     t = table_rows(res)
     out.write(_md_table(t["header"], [[r["metric"]] + [_cell_text(c, ci=True) for c in r["cells"]] for r in t["rows"]]))
     # other statistics
@@ -171,6 +172,39 @@ def _p(c: dict[str, Any], k: str) -> str:
     if v is None:
         return "—"
     return f"{v:.3g} ({h:.3g})" if h is not None else f"{v:.3g}"
+
+
+_WEAK_BACKBONES = ("smollm2-135m", "gemma3-270m")
+
+
+def judge_health(res: MetaEvalResult) -> str:
+    """A caution block for LLM-judge metrics: backbone and parse-failure (unscored) rate per column.
+
+    Empty when no metric of the result is an LLM judge (no ``backbone:`` in its signature).
+    """
+    lines = []
+    weak = False
+    for m in res.data["metrics"]:
+        for col, sigs in m["signatures"].items():
+            backbones = sorted({part.split(":", 1)[1] for s in sigs for part in s.split("|") if part.startswith("backbone:")})
+            if not backbones:
+                continue
+            weak |= any(b in _WEAK_BACKBONES for b in backbones)
+            miss = m["missing"].get(col, {})
+            total = miss.get("responses_total", 0) - miss.get("responses_absent", 0)
+            bad = miss.get("responses_unscored", 0)
+            rate = f"{bad}/{total} ({100 * bad / total:.1f}%)" if total else "n/a"
+            errs = "; ".join(f"{k}×{v}" for k, v in miss.get("errors", {}).items())
+            lines.append(f"- `{col}` under {', '.join(backbones)}: unparseable / unscored responses {rate}" + (f" — {errs}" if errs else ""))
+    if not lines:
+        return ""
+    out = "**LLM judges.** Parse failures are counted, never scored; pairs missing a score are handled as the footer says.\n\n"
+    out += "\n".join(lines) + "\n\n"
+    if weak:
+        out += ("*The embedded backbones (SmolLM2-135M, Gemma-3-270M) are weak judges: low or negative correlations "
+                "with humans are expected and are reported as measured. Point a backbone config at a stronger model "
+                "for real studies.*\n\n")
+    return out
 
 
 def footer(res: MetaEvalResult) -> str:
