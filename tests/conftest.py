@@ -23,7 +23,7 @@ def data_dir() -> Path:
     """The real human-judgment datasets (``$METAJUDGE_DATA_DIR`` or ``../shared/human_labels``)."""
     d = _find_data_dir()
     if d is None:
-        pytest.skip("data folder absent: set METAJUDGE_DATA_DIR to the human_labels folder to run tests on real data")
+        pytest.skip(reason="data folder absent: set METAJUDGE_DATA_DIR to the human_labels folder to run tests on real data")
     return d
 
 

@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from metajudge.reports.baselines import BASELINE_SPECS, NOT_BASELINED, baseline_path, compare_baseline, compute_baseline
+from metajudge.reports.baselines import (
+    BASELINE_SPECS,
+    NOT_BASELINED,
+    baseline_path,
+    compare_baseline,
+    compute_baseline,
+)
 
 BASELINES = Path(__file__).resolve().parents[1] / "baselines"
 FAST = [s.dataset for s in BASELINE_SPECS if s.dataset != "hanna"]

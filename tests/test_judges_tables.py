@@ -89,7 +89,7 @@ def _seed() -> str:
         hits = sorted(d.glob("002_*.txt")) if d.is_dir() else []
         if hits:
             return hits[0].read_text(encoding="utf-8")
-    pytest.skip("seed paper text (../shared/seeds/002_*.txt) not present")
+    pytest.skip(reason="seed paper text (../shared/seeds/002_*.txt) not present")
 
 
 @pytest.mark.parametrize("task", sorted(PAPER))

@@ -59,7 +59,7 @@ def test_bad_options() -> None:
 
 def test_roberta_large_offline_is_a_clear_error() -> None:
     if _hf_local_snapshot("roberta-large") is not None:
-        pytest.skip("roberta-large is in the local Hugging Face cache here")
+        pytest.skip(reason="roberta-large is in the local Hugging Face cache here")
     with pytest.raises(MissingResourceError, match="roberta-large.*model_dir"):
         BERTScore(model="roberta-large")
 

@@ -27,7 +27,7 @@ def _wordnet_or_skip() -> None:
     try:
         wordnet_path()
     except MissingResourceError as e:
-        pytest.skip(f"WordNet not installed: {e}")
+        pytest.skip(reason=f"WordNet not installed: {e}")
 
 
 @pytest.mark.parametrize("hyp,ref", CASES)

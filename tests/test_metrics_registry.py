@@ -28,7 +28,7 @@ def _metric(name: str) -> Metric:
     try:
         return get_metric(name)
     except MissingResourceError as e:
-        pytest.skip(f"{name}: {e}")
+        pytest.skip(reason=f"{name}: {e}")
 
 
 def _params() -> list:

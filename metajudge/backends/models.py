@@ -14,11 +14,14 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
+import logging
 import os
 from pathlib import Path
 
 from metajudge.errors import ChecksumError, MissingResourceError
 from metajudge.io import atomic_write, sha256_file
+
+log = logging.getLogger(__name__)
 
 
 def model_dir() -> Path:
@@ -61,8 +64,8 @@ def gguf_sha256(path: str | Path) -> str:
     try:
         with atomic_write(memo) as fh:
             json.dump({"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": digest}, fh)
-    except OSError:
-        pass  # read-only package folder: we just hash again next time
+    except OSError as e:  # read-only package folder: hash again next time
+        log.debug("cannot write the sha256 memo %s: %s", memo, e)
     return digest
 
 
