@@ -35,6 +35,19 @@ def atomic_write(path: str | Path, mode: str = "w", encoding: str | None = "utf-
         raise
 
 
+def read_json(path: str | Path) -> Any:
+    """Parse a JSON file; a missing file or malformed JSON raises ``InputError`` naming file and line."""
+    from metajudge.errors import InputError
+
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("file not found", path=path)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise InputError(f"malformed JSON: {e.msg}", path=path, line=e.lineno, field="<json>") from None
+
+
 def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as fh:

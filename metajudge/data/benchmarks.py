@@ -6,7 +6,6 @@ questions, gold answers, gold atomic facts, tables and reference insights.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -45,13 +44,9 @@ class MTRaigItem:
 
 
 def _json(name: str, relpath: str, data_dir: str | Path | None) -> tuple[Path, Any]:
-    from metajudge.data.registry import resolve_file
+    from metajudge.data.registry import upstream_json
 
-    p = resolve_file(name, relpath, data_dir)
-    try:
-        return p, json.loads(p.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise InputError(f"malformed JSON: {e.msg}", path=p, line=e.lineno, field="<json>") from None
+    return upstream_json(name, relpath, data_dir)
 
 
 def _req(obj: Any, key: str, path: Path, where: str) -> Any:

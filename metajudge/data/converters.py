@@ -19,6 +19,7 @@ from typing import Any
 
 from metajudge.data.formats import DatasetCard, Record, record_from_dict
 from metajudge.errors import InputError
+from metajudge.io import read_json
 
 Converter = Callable[["_Source"], list[Record]]
 
@@ -41,11 +42,7 @@ class _Source:
         return resolve_file(self.card.name, relpath, self.data_dir)
 
     def json(self, relpath: str) -> Any:
-        p = self.path(relpath)
-        try:
-            return json.loads(p.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as e:
-            raise InputError(f"malformed JSON: {e.msg}", path=p, line=e.lineno, field="<json>") from None
+        return read_json(self.path(relpath))
 
     def jsonl(self, relpath: str) -> Iterator[tuple[Path, int, Any]]:
         p = self.path(relpath)

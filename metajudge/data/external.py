@@ -10,21 +10,16 @@ PandaLM's GPT-3.5-turbo and PandaLM-7B outputs.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from metajudge.errors import InputError
 
 
-def _json(name: str, rel: str, data_dir: str | Path | None) -> tuple[Path, Any]:
-    from metajudge.data.registry import resolve_file
+def _json(name: str, relpath: str, data_dir: str | Path | None) -> tuple[Path, Any]:
+    from metajudge.data.registry import upstream_json
 
-    p = resolve_file(name, rel, data_dir)
-    try:
-        return p, json.loads(p.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise InputError(f"malformed JSON: {e.msg}", path=p, line=e.lineno, field="<json>") from None
+    return upstream_json(name, relpath, data_dir)
 
 
 _PANDALM_VERDICT = {"1": -1.0, "2": 1.0, "0": 0.0, "Tie": 0.0, "tie": 0.0}

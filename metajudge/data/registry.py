@@ -31,6 +31,7 @@ from metajudge.data.formats import (
     read_jsonl,
 )
 from metajudge.errors import InputError
+from metajudge.io import read_json
 
 
 def cards_dir() -> Path:
@@ -148,6 +149,12 @@ class Dataset:
         recs = [r for r in self.records if r.meta.get("subset") == name]
         items = [i for i in self.items if getattr(i, "variant", None) == name]
         return Dataset(card=self.card, records=recs, subsets=(name,), items=items)
+
+
+def upstream_json(name: str, relpath: str, data_dir: str | Path | None = None) -> tuple[Path, Any]:
+    """Resolve an upstream JSON file of dataset ``name`` (see :func:`resolve_file`) and parse it."""
+    p = resolve_file(name, relpath, data_dir)
+    return p, read_json(p)
 
 
 def _subsets_of(records: Sequence[Record]) -> tuple[str, ...]:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import ast
 import csv
-import json
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -35,6 +34,7 @@ from typing import Any
 
 from metajudge.data.formats import LikertRecord, PairwiseRecord
 from metajudge.errors import InputError
+from metajudge.io import read_json
 
 ScoreRow = dict[str, Any]
 
@@ -213,7 +213,7 @@ def ragchecker_baseline(path: str | Path, records: Sequence[Any] | None = None) 
     checked against the dataset.
     """
     path = Path(path)
-    data = _load_json(path)
+    data = read_json(path)
     if not isinstance(data, list):
         raise InputError("expected a JSON list of RAGChecker instances", path=path)
     km = KeyMap(records) if records else None
@@ -284,7 +284,7 @@ def lftqa_metric_scores(
 
 
 def _lftqa_file(p: Path, name: str, km: KeyMap | None, col: _Collector) -> None:
-    data = _load_json(p)
+    data = read_json(p)
     if not isinstance(data, list):
         raise InputError("expected a JSON list of {example_id, model, score}", path=p)
     sig = f"{name}|source:lftqa_eval/{p.parent.parent.name}/{p.name}|external"
@@ -368,15 +368,6 @@ def hanna_metric_scores(
 # Generic files
 
 
-def _load_json(path: Path) -> Any:
-    if not path.is_file():
-        raise InputError("file not found", path=path)
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise InputError(f"malformed JSON: {e.msg}", path=path, line=e.lineno, field="<json>") from None
-
-
 def detect_format(path: str | Path) -> str:
     """``jsonl`` (score rows), ``ragchecker``, ``lftqa``, ``hanna``, ``csv`` or ``json`` (wide table)."""
     p = Path(path)
@@ -390,7 +381,7 @@ def detect_format(path: str | Path) -> str:
             first = fh.readline()
         return "hanna" if first.startswith("Model,") else "csv"
     if suffix == ".json":
-        data = _load_json(p)
+        data = read_json(p)
         if isinstance(data, list) and data and isinstance(data[0], Mapping):
             o = data[0]
             if "instance_id" in o and isinstance(o.get("model1"), Mapping) and "ragchecker" in o["model1"]:
@@ -446,7 +437,7 @@ def _read_rows(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
     km = KeyMap(records)
     col = _Collector()
     if p.suffix.lower() == ".json":
-        objs: Iterable[tuple[int | None, Any]] = ((None, o) for o in _load_json(p))
+        objs: Iterable[tuple[int | None, Any]] = ((None, o) for o in read_json(p))
     else:
         objs = iter_jsonl_objects(p)
     for idx, (line, obj) in enumerate(objs):
@@ -495,7 +486,7 @@ def _read_wide_csv(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
 
 
 def _read_wide_json(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
-    data = _load_json(p)
+    data = read_json(p)
     if not isinstance(data, list):
         raise InputError("expected a JSON list of objects {item, system, <metric>: value, ...}", path=p)
     km = KeyMap(records)
