@@ -159,8 +159,12 @@ def test_n_parallel_replicas(tmp_path: Path) -> None:
         )
 
 
+# The child behaves like a program started from a terminal: Ctrl-C raises KeyboardInterrupt.
+# (A process launched from a non-interactive shell's background job inherits SIGINT as ignored,
+# as CI runners may do; restoring Python's default handler keeps the test about metajudge.)
 _CHILD = r"""
-import sys, time
+import signal, sys, time
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from metajudge.backends.registry import get_backend
 be = get_backend("smollm2-135m", run_dir=sys.argv[1], cache=False, n_ctx=512)
 be.start()
