@@ -31,7 +31,10 @@ def main() -> int:
     cases = [
         ("python -c pass (interpreter start-up)", [py, "-c", "pass"]),
         ("python -c 'import metajudge'", [py, "-c", "import metajudge"]),
-        ("python -c 'import metajudge.data' + list_datasets()", [py, "-c", "from metajudge.data import list_datasets; list_datasets()"]),
+        (
+            "python -c 'import metajudge.data' + list_datasets()",
+            [py, "-c", "from metajudge.data import list_datasets; list_datasets()"],
+        ),
         ("metajudge --help", [py, "-m", "metajudge", "--help"]),
         ("metajudge data --help", [py, "-m", "metajudge", "data", "--help"]),
     ]

@@ -31,7 +31,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--items", type=int, default=20)
     ap.add_argument("--backbone", default="smollm2-135m")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--cache-dir", help="cache folder (default: a fresh temporary folder: a cold first run)")
+    ap.add_argument(
+        "--cache-dir", help="cache folder (default: a fresh temporary folder: a cold first run)"
+    )
     ap.add_argument("--out", help="write both runs' results as JSON here")
     args = ap.parse_args(argv)
 
@@ -52,34 +54,50 @@ def main(argv: list[str] | None = None) -> int:
         res = run_mtraig_perturb(backbone=args.backbone, n_items=args.items, seed=args.seed)
         res["total_wall_s"] = round(time.perf_counter() - t0, 2)
         runs.append(res)
-        print(f"== run {attempt} ({'cold cache' if attempt == 1 and cold else 'warm cache'}): {res['total_wall_s']:.1f} s, cache {cache}")
+        print(
+            f"== run {attempt} ({'cold cache' if attempt == 1 and cold else 'warm cache'}): {res['total_wall_s']:.1f} s, cache {cache}"
+        )
         for mode, r in res["modes"].items():
             d = r["run_cost_delta"]
-            print(f"  {mode:<9} backend calls {d['calls']}  cached {d['cached']}  requests {d['requests']}")
+            print(
+                f"  {mode:<9} backend calls {d['calls']}  cached {d['cached']}  requests {d['requests']}"
+            )
 
     res = runs[0]
     n_ins = 2 * res["n_items"]
-    print(f"\nper evaluated insight ({n_ins} insights = {res['n_items']} items x reference/perturbed), backbone {args.backbone}")
-    print("| mode | calls | prompt tokens sent | prompt tokens processed | completion tokens | wall s |")
+    print(
+        f"\nper evaluated insight ({n_ins} insights = {res['n_items']} items x reference/perturbed), backbone {args.backbone}"
+    )
+    print(
+        "| mode | calls | prompt tokens sent | prompt tokens processed | completion tokens | wall s |"
+    )
     print("|---|---|---|---|---|---|")
     for mode, r in res["modes"].items():
         c = r["cost_per_insight"]
-        print(f"| {mode} | {c['calls']:.2f} | {c['prompt_tokens']:.0f} | {c['processed_prompt_tokens']:.0f} | {c['completion_tokens']:.1f} | {c['wall_s']:.2f} |")
+        print(
+            f"| {mode} | {c['calls']:.2f} | {c['prompt_tokens']:.0f} | {c['processed_prompt_tokens']:.0f} | {c['completion_tokens']:.1f} | {c['wall_s']:.2f} |"
+        )
     print("verification stage only:")
     for mode, r in res["modes"].items():
         c = r["verify_cost_per_insight"]
-        print(f"| {mode} (verify) | {c['calls']:.2f} | {c['prompt_tokens']:.0f} | {c['processed_prompt_tokens']:.0f} | {c['completion_tokens']:.1f} | {c['wall_s']:.2f} |")
+        print(
+            f"| {mode} (verify) | {c['calls']:.2f} | {c['prompt_tokens']:.0f} | {c['processed_prompt_tokens']:.0f} | {c['completion_tokens']:.1f} | {c['wall_s']:.2f} |"
+        )
     if "ratios" in res:
         r = res["ratios"]
         print(f"\nratio per_claim / batched, whole pipeline: {json.dumps(r)}")
         print(f"ratio per_claim / batched, verification only: {json.dumps(res['verify_ratios'])}")
         ok = (r.get("processed_prompt_tokens") or 0) >= 5
-        print(f"target batched >= 5x fewer processed prompt tokens (whole pipeline): {'met' if ok else 'NOT met'} ({r.get('processed_prompt_tokens')}x)")
+        print(
+            f"target batched >= 5x fewer processed prompt tokens (whole pipeline): {'met' if ok else 'NOT met'} ({r.get('processed_prompt_tokens')}x)"
+        )
     second_calls = sum(m["run_cost_delta"]["calls"] for m in runs[1]["modes"].values())
     print(f"second run of the same command: {second_calls} backend calls (target 0)")
     for mode, r in res["modes"].items():
         (mr, lr, hr), (mp, lp, hp) = r["reference_mean_ci"], r["perturbed_mean_ci"]
-        print(f"faithfulness {mode}: reference {mr:.3f} [{lr:.3f}, {hr:.3f}] vs perturbed {mp:.3f} [{lp:.3f}, {hp:.3f}]")
+        print(
+            f"faithfulness {mode}: reference {mr:.3f} [{lr:.3f}, {hr:.3f}] vs perturbed {mp:.3f} [{lp:.3f}, {hp:.3f}]"
+        )
     if "agreement" in res:
         a = res["agreement"]
         print(f"per_claim vs batched agreement: {a['agree']}/{a['claims_compared']} = {a['share']}")

@@ -46,12 +46,17 @@ def _timeit(fn, repeat: int = 3) -> tuple[float, float]:  # type: ignore[no-unty
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n-boot", type=int, default=1000)
-    ap.add_argument("--slow-cells", type=int, default=2, help="cells timed with the slow loop (extrapolated)")
+    ap.add_argument(
+        "--slow-cells", type=int, default=2, help="cells timed with the slow loop (extrapolated)"
+    )
     ap.add_argument("--cache", default=str(REPO / "runs" / "demo" / "scores.jsonl"))
     args = ap.parse_args()
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    if not os.environ.get("METAJUDGE_DATA_DIR") and (REPO.parent / "shared" / "human_labels").is_dir():
+    if (
+        not os.environ.get("METAJUDGE_DATA_DIR")
+        and (REPO.parent / "shared" / "human_labels").is_dir()
+    ):
         os.environ["METAJUDGE_DATA_DIR"] = str(REPO.parent / "shared" / "human_labels")
 
     from metajudge.data.registry import load_dataset
@@ -72,8 +77,22 @@ def main() -> int:
         noise = 0.5 + 0.5 * k
         sb = mean_lab / 2 + rng.normal(0, noise, mean_lab.size)
         for i, pid in enumerate(pt.ids):
-            rows.append({"key": f"{pid}::a", "metric": f"synthetic_{k}", "score": 0.0, "signature": "synthetic"})
-            rows.append({"key": f"{pid}::b", "metric": f"synthetic_{k}", "score": float(sb[i]), "signature": "synthetic"})
+            rows.append(
+                {
+                    "key": f"{pid}::a",
+                    "metric": f"synthetic_{k}",
+                    "score": 0.0,
+                    "signature": "synthetic",
+                }
+            )
+            rows.append(
+                {
+                    "key": f"{pid}::b",
+                    "metric": f"synthetic_{k}",
+                    "score": float(sb[i]),
+                    "signature": "synthetic",
+                }
+            )
     metrics = ["ragchecker", "bleu", "rouge_l"] + [f"synthetic_{k}" for k in range(7)]
 
     # cells as the protocol builds them (minmax, per-annotator rows)
@@ -92,7 +111,9 @@ def main() -> int:
             x = minmax(sb_ - sa, pt.half_width).values
             cells.append(_rows_for(x, sb_ - sa, pt.labels[d], "per_annotator"))
     n_rows = cells[0].x.size
-    print(f"data: ragchecker_meta_eval, {len(pt.ids)} pairs, {n_rows} annotator rows; {len(metrics)} metrics x {len(dims)} dimensions = {len(cells)} cells")
+    print(
+        f"data: ragchecker_meta_eval, {len(pt.ids)} pairs, {n_rows} annotator rows; {len(metrics)} metrics x {len(dims)} dimensions = {len(cells)} cells"
+    )
     B = args.n_boot
 
     def vectorised(stats: tuple[str, ...]) -> None:
@@ -106,42 +127,69 @@ def main() -> int:
 
     t_ps, c_ps = _timeit(lambda: vectorised(("pearson", "spearman")))
     t_all, c_all = _timeit(lambda: vectorised(st.STATISTICS))
-    print(f"[1] vectorised bootstrap, {B} resamples x {len(cells)} cells, Pearson+Spearman: {t_ps:.3f} s wall, {c_ps:.3f} s CPU "
-          f"(target < 2 s: {'PASS' if t_ps < 2 else 'FAIL'})")
-    print(f"    all five statistics (Pearson, Spearman, Kendall tau_b, accuracy with/without ties): {t_all:.3f} s wall, {c_all:.3f} s CPU")
+    print(
+        f"[1] vectorised bootstrap, {B} resamples x {len(cells)} cells, Pearson+Spearman: {t_ps:.3f} s wall, {c_ps:.3f} s CPU "
+        f"(target < 2 s: {'PASS' if t_ps < 2 else 'FAIL'})"
+    )
+    print(
+        f"    all five statistics (Pearson, Spearman, Kendall tau_b, accuracy with/without ties): {t_all:.3f} s wall, {c_all:.3f} s CPU"
+    )
 
     # slow reference on a few cells, same draws
     k = max(1, min(args.slow_cells, len(cells)))
     t0 = time.perf_counter()
     for c in cells[:k]:
         for s in ("pearson", "spearman"):
-            st.bootstrap_ci_reference(c.x, c.y, statistic=s, groups=c.pair, n_boot=B, rng=np.random.default_rng(0))
+            st.bootstrap_ci_reference(
+                c.x, c.y, statistic=s, groups=c.pair, n_boot=B, rng=np.random.default_rng(0)
+            )
     t_slow_k = time.perf_counter() - t0
     t_slow = t_slow_k / k * len(cells)
-    print(f"[2] slow per-resample loop (scipy), Pearson+Spearman: {t_slow_k:.2f} s for {k} cells -> {t_slow:.1f} s for {len(cells)} cells (extrapolated)")
+    print(
+        f"[2] slow per-resample loop (scipy), Pearson+Spearman: {t_slow_k:.2f} s for {k} cells -> {t_slow:.1f} s for {len(cells)} cells (extrapolated)"
+    )
     print(f"    ratio slow / vectorised: {t_slow / t_ps:.0f}x")
     # agreement check on the timed cells
     c = cells[0]
-    a = st.bootstrap_ci(c.x, c.y, statistic="spearman", groups=c.pair, n_boot=200, rng=np.random.default_rng(1))
-    b = st.bootstrap_ci_reference(c.x, c.y, statistic="spearman", groups=c.pair, n_boot=200, rng=np.random.default_rng(1))
-    print(f"    max |vectorised - loop| over 200 resamples (Spearman): {np.nanmax(np.abs(a.samples - b.samples)):.2e}")
+    a = st.bootstrap_ci(
+        c.x, c.y, statistic="spearman", groups=c.pair, n_boot=200, rng=np.random.default_rng(1)
+    )
+    b = st.bootstrap_ci_reference(
+        c.x, c.y, statistic="spearman", groups=c.pair, n_boot=200, rng=np.random.default_rng(1)
+    )
+    print(
+        f"    max |vectorised - loop| over 200 resamples (Spearman): {np.nanmax(np.abs(a.samples - b.samples)):.2e}"
+    )
 
     t0, c0 = time.perf_counter(), time.process_time()
     res = meta_evaluate(ds, rows, metrics=metrics, n_boot=B, seed=0)
     t_me, c_me = time.perf_counter() - t0, time.process_time() - c0
     n_comp = len(res.data["comparisons"])
-    print(f"[3] meta_evaluate, {len(metrics)} metrics x {len(dims)} dims, {B} resamples, {n_comp} comparisons (bootstrap + {B} permutations + Williams): {t_me:.2f} s wall, {c_me:.2f} s CPU")
+    print(
+        f"[3] meta_evaluate, {len(metrics)} metrics x {len(dims)} dims, {B} resamples, {n_comp} comparisons (bootstrap + {B} permutations + Williams): {t_me:.2f} s wall, {c_me:.2f} s CPU"
+    )
     t0 = time.perf_counter()
     meta_evaluate(ds, rows, metrics=metrics, n_boot=B, seed=0, compare=False)
     print(f"    without comparisons: {time.perf_counter() - t0:.2f} s")
-    print(f"    check: RAGChecker overall Pearson/Spearman x100 = {res.value('ragchecker', 'overall') * 100:.2f}/{res.value('ragchecker', 'overall', 'spearman') * 100:.2f}")
+    print(
+        f"    check: RAGChecker overall Pearson/Spearman x100 = {res.value('ragchecker', 'overall') * 100:.2f}/{res.value('ragchecker', 'overall', 'spearman') * 100:.2f}"
+    )
 
     cache = Path(args.cache)
     if cache.is_file():
         with tempfile.TemporaryDirectory() as tmp:
             shutil.copy(cache, Path(tmp) / "scores.jsonl")
-            cmd = [str(Path(sys.executable).parent / "metajudge"), "meta-eval", "--dataset", "ragchecker_meta_eval",
-                   "--metrics", "bleu,rouge_l,meteor,bertscore", "--out", tmp, "--quiet"]
+            cmd = [
+                str(Path(sys.executable).parent / "metajudge"),
+                "meta-eval",
+                "--dataset",
+                "ragchecker_meta_eval",
+                "--metrics",
+                "bleu,rouge_l,meteor,bertscore",
+                "--out",
+                tmp,
+                "--quiet",
+            ]
             import resource
 
             c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -153,10 +201,14 @@ def main() -> int:
             if p.returncode != 0:
                 print(f"[4] meta-eval CLI failed (rc {p.returncode}): {p.stderr.strip()[-500:]}")
                 return 1
-            print(f"[4] `metajudge meta-eval --dataset ragchecker_meta_eval --metrics bleu,rouge_l,meteor,bertscore` from cached scores "
-                  f"(process start to exit, tables + plots): {t_cli:.2f} s wall, {cpu_cli:.2f} s CPU (target < 5 s: {'PASS' if t_cli < 5 else 'FAIL'})")
+            print(
+                f"[4] `metajudge meta-eval --dataset ragchecker_meta_eval --metrics bleu,rouge_l,meteor,bertscore` from cached scores "
+                f"(process start to exit, tables + plots): {t_cli:.2f} s wall, {cpu_cli:.2f} s CPU (target < 5 s: {'PASS' if t_cli < 5 else 'FAIL'})"
+            )
     else:
-        print(f"[4] skipped: no cached scores at {cache} (run `make demo` first or pass --cache FILE)")
+        print(
+            f"[4] skipped: no cached scores at {cache} (run `make demo` first or pass --cache FILE)"
+        )
     try:
         load = os.getloadavg()[0]
         print(f"machine: {os.cpu_count()} CPUs, load average {load:.2f} at the end of the run")

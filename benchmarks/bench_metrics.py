@@ -51,8 +51,12 @@ def main() -> int:
     n = len(items)
     words = sum(len((i.response or "").split()) for i in items) / n
     rwords = sum(len((i.reference or "").split()) for i in items) / n
-    print(f"dataset {args.dataset}: {n} responses, mean {words:.0f} words (reference {rwords:.0f} words)")
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cpus, torch threads {torch.get_num_threads()}")
+    print(
+        f"dataset {args.dataset}: {n} responses, mean {words:.0f} words (reference {rwords:.0f} words)"
+    )
+    print(
+        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cpus, torch threads {torch.get_num_threads()}"
+    )
     print()
     print(f"{'metric':<10} {'load s':>7} {'score s':>8} {'resp/s':>8}  signature")
     results = {}
@@ -78,7 +82,9 @@ def main() -> int:
     print(f"pairs with a text truncated at {bs.max_length} tokens: {trunc}/{n}")
     worst = _naive_vs_ours(items, bres, bload, bscore, bs, args, "full texts")
     # the same comparison on short texts (first 25 words of each text), where model loading dominates
-    short = [ScoreItem(i.key, _first_words(i.response, 25), _first_words(i.reference, 25)) for i in items]
+    short = [
+        ScoreItem(i.key, _first_words(i.response, 25), _first_words(i.reference, 25)) for i in items
+    ]
     m3 = get_metric("bertscore", batch_size=args.batch_size)
     t0 = time.perf_counter()
     _ = m3.scorer
@@ -86,7 +92,9 @@ def main() -> int:
     sres = m3.score_batch(short)
     t2 = time.perf_counter()
     m3.close()
-    print(f"\nshort texts (first 25 words): ours {n} pairs in {t2 - t1:.1f} s ({n / (t2 - t1):.1f} pairs/s), load {t1 - t0:.1f} s")
+    print(
+        f"\nshort texts (first 25 words): ours {n} pairs in {t2 - t1:.1f} s ({n / (t2 - t1):.1f} pairs/s), load {t1 - t0:.1f} s"
+    )
     worst = max(worst, _naive_vs_ours(short, sres, t1 - t0, t2 - t1, bs, args, "short texts"))
     print(f"\npeak RSS: {peak_rss_mib():.0f} MiB")
     return 0 if worst <= 1e-6 else 1
@@ -104,7 +112,11 @@ def _naive_vs_ours(items, res, load_s, score_s, bs, args, label) -> float:  # ty
 
     n = len(items)
     # the naive path crashes on empty texts (bert-score 0.3.13 + transformers 5.x): non-empty pairs only
-    ok = [i for i, it in enumerate(items) if (it.response or "").strip() and (it.reference or "").strip()]
+    ok = [
+        i
+        for i, it in enumerate(items)
+        if (it.response or "").strip() and (it.reference or "").strip()
+    ]
     k = min(args.naive_pairs, len(ok))
     idx = sorted({ok[round(i * (len(ok) - 1) / max(k - 1, 1))] for i in range(k)})
     sub = [items[i] for i in idx]
@@ -118,7 +130,11 @@ def _naive_vs_ours(items, res, load_s, score_s, bs, args, label) -> float:  # ty
     t0 = time.perf_counter()
     for it in sub:
         _, _, F = bert_score.score(
-            [it.response], [it.reference], model_type=str(bs.model_dir), num_layers=bs.num_layers, verbose=False
+            [it.response],
+            [it.reference],
+            model_type=str(bs.model_dir),
+            num_layers=bs.num_layers,
+            verbose=False,
         )
         naive_f.append(float(F[0]))
     naive = time.perf_counter() - t0
@@ -126,17 +142,27 @@ def _naive_vs_ours(items, res, load_s, score_s, bs, args, label) -> float:  # ty
     diff_full = max(abs(naive_f[j] - res[i].score) for j, i in enumerate(idx))
     diff_sub = max(abs(naive_f[j] - sub_res[j].score) for j in range(len(sub)))
     print(f"\n[{label}] empty response or reference (0.0 without the model): {n - len(ok)}/{n}")
-    print(f"[{label}] naive bert_score.score per pair (model reloaded each call), {len(sub)} pairs: "
-          f"{naive:.1f} s = {naive_pp:.3f} s/pair")
-    print(f"[{label}] ours, whole run of {n} pairs (one load {load_s:.1f} s + batched {score_s:.1f} s): "
-          f"{ours_per_pair_full:.4f} s/pair")
-    print(f"[{label}] ours, the same {len(sub)} pairs (fresh load included): {ours_sub:.1f} s = {ours_sub / len(sub):.4f} s/pair")
-    print(f"[{label}] speed-up vs naive per pair: whole run {naive_pp / ours_per_pair_full:.1f}x, "
-          f"same subset {naive_pp / (ours_sub / len(sub)):.1f}x; naive extrapolated to {n} pairs: "
-          f"{naive_pp * n:.0f} s vs ours {load_s + score_s:.1f} s")
+    print(
+        f"[{label}] naive bert_score.score per pair (model reloaded each call), {len(sub)} pairs: "
+        f"{naive:.1f} s = {naive_pp:.3f} s/pair"
+    )
+    print(
+        f"[{label}] ours, whole run of {n} pairs (one load {load_s:.1f} s + batched {score_s:.1f} s): "
+        f"{ours_per_pair_full:.4f} s/pair"
+    )
+    print(
+        f"[{label}] ours, the same {len(sub)} pairs (fresh load included): {ours_sub:.1f} s = {ours_sub / len(sub):.4f} s/pair"
+    )
+    print(
+        f"[{label}] speed-up vs naive per pair: whole run {naive_pp / ours_per_pair_full:.1f}x, "
+        f"same subset {naive_pp / (ours_sub / len(sub)):.1f}x; naive extrapolated to {n} pairs: "
+        f"{naive_pp * n:.0f} s vs ours {load_s + score_s:.1f} s"
+    )
     worst = max(diff_full, diff_sub)
-    print(f"[{label}] max |F1 ours - F1 naive| on those pairs: whole-run batch {diff_full:.2e}, subset batch "
-          f"{diff_sub:.2e} ({'OK <= 1e-6' if worst <= 1e-6 else 'EXCEEDS 1e-6'})")
+    print(
+        f"[{label}] max |F1 ours - F1 naive| on those pairs: whole-run batch {diff_full:.2e}, subset batch "
+        f"{diff_sub:.2e} ({'OK <= 1e-6' if worst <= 1e-6 else 'EXCEEDS 1e-6'})"
+    )
     return worst
 
 

@@ -13,7 +13,9 @@ from typing import IO, Any
 
 
 @contextlib.contextmanager
-def atomic_write(path: str | Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO[Any]]:
+def atomic_write(
+    path: str | Path, mode: str = "w", encoding: str | None = "utf-8"
+) -> Iterator[IO[Any]]:
     """Write to a temporary file in the target folder, rename over ``path`` only on success.
 
     If the body raises, the temporary file is removed and ``path`` is untouched: no partial
@@ -45,7 +47,9 @@ def read_json(path: str | Path) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
-        raise InputError(f"malformed JSON: {e.msg}", path=path, line=e.lineno, field="<json>") from None
+        raise InputError(
+            f"malformed JSON: {e.msg}", path=path, line=e.lineno, field="<json>"
+        ) from None
 
 
 def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:

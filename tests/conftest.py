@@ -23,12 +23,16 @@ def data_dir() -> Path:
     """The real human-judgment datasets (``$METAJUDGE_DATA_DIR`` or ``../shared/human_labels``)."""
     d = _find_data_dir()
     if d is None:
-        pytest.skip(reason="data folder absent: set METAJUDGE_DATA_DIR to the human_labels folder to run tests on real data")
+        pytest.skip(
+            reason="data folder absent: set METAJUDGE_DATA_DIR to the human_labels folder to run tests on real data"
+        )
     return d
 
 
 @pytest.fixture(autouse=True)
-def _isolated_user_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _isolated_user_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Never touch the user's real cache from a test; keep the data folder visible."""
     monkeypatch.setenv("METAJUDGE_CACHE_DIR", str(tmp_path_factory.mktemp("mj-cache")))
     d = _find_data_dir()

@@ -324,7 +324,9 @@ def test_plain_calls_tokens_and_cost(server: FakeOpenAI) -> None:
 def test_concurrency_limit() -> None:
     with FakeOpenAI(delay_s=0.15) as server, OpenAIBackend(cfg(server, concurrency=3)) as be:
         t0 = time.monotonic()
-        assert all(isinstance(r, Completion) for r in be.complete([chat(f"c{i}") for i in range(9)]))
+        assert all(
+            isinstance(r, Completion) for r in be.complete([chat(f"c{i}") for i in range(9)])
+        )
         assert server.max_inflight == 3 and time.monotonic() - t0 < 9 * 0.15
         server.max_inflight = 0
         be.complete([chat(f"d{i}") for i in range(4)], concurrency=1)

@@ -470,7 +470,9 @@ def test_backends_list_cli(capsys: pytest.CaptureFixture[str]) -> None:
     }
 
 
-def test_gguf_path_config_and_model_resolution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_gguf_path_config_and_model_resolution(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from metajudge.backends.models import gguf_sha256, model_dir, resolve_gguf
     from metajudge.errors import ChecksumError, MissingResourceError
     from metajudge.io import sha256_file

@@ -17,8 +17,16 @@ from metajudge.data.formats import LikertRecord, PairwiseRecord, read_jsonl
 from metajudge.data.registry import Dataset, describe_counts, list_datasets, load_card, load_dataset
 
 LABELLED = [
-    "ragchecker_meta_eval", "lftqa_mitigation_pradhumant", "lftqa_eval", "summeval_ppairs",
-    "summeval_summac_consistency", "hanna", "pandalm_testset", "autoj_pairwise_test", "llmbar", "judgebench",
+    "ragchecker_meta_eval",
+    "lftqa_mitigation_pradhumant",
+    "lftqa_eval",
+    "summeval_ppairs",
+    "summeval_summac_consistency",
+    "hanna",
+    "pandalm_testset",
+    "autoj_pairwise_test",
+    "llmbar",
+    "judgebench",
     "unieval_topicalchat_sfres_sfhot",
 ]
 BENCHMARKS = ["mudabench", "mtraig_precursor_kwondu"]
@@ -43,7 +51,11 @@ def test_cards_pin_every_upstream_file(data_dir: Path) -> None:
     for name in list_datasets():
         card = load_card(name)
         listed = {local_relpath(sf) for sf in card.files}
-        on_disk = {p.relative_to(data_dir / name).as_posix() for p in (data_dir / name).rglob("*") if p.is_file()}
+        on_disk = {
+            p.relative_to(data_dir / name).as_posix()
+            for p in (data_dir / name).rglob("*")
+            if p.is_file()
+        }
         on_disk -= {"PROVENANCE.txt", "DERIVED_ppairs_to_system_alignment.json"}
         assert listed == on_disk, name
         assert all(len(sf.sha256) == 64 and sf.bytes for sf in card.files)
@@ -64,7 +76,9 @@ def test_ids_unique_and_labels_in_scale(data_dir: Path, name: str) -> None:
 
 
 @pytest.mark.parametrize("name", LABELLED)
-def test_round_trip_export_validate_load(data_dir: Path, tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_round_trip_export_validate_load(
+    data_dir: Path, tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     """export → validate → load gives identical records (and the card) for every dataset."""
     out = tmp_path / f"{name}.jsonl"
     assert main(["data", "export", name, "-o", str(out)]) == 0
@@ -82,10 +96,16 @@ def test_ragchecker(data_dir: Path) -> None:
     c = describe_counts(ds)
     assert (c["pairs"], c["annotators"], len(c["dimensions"])) == (280, 2, 3)
     r = ds.records[7]
-    assert r.id == "7" and r.a.system == raw[14]["model1"]["model_name"] and r.b.system == raw[14]["model2"]["model_name"]
+    assert (
+        r.id == "7"
+        and r.a.system == raw[14]["model1"]["model_name"]
+        and r.b.system == raw[14]["model2"]["model_name"]
+    )
     for dim in ("correctness", "completeness", "overall"):
         assert r.labels[dim] == (raw[14][f"{dim}_label"], raw[15][f"{dim}_label"])
-    assert r.input.reference == raw[14]["gt_answer"] and r.meta["query_id"] == str(raw[14]["query_id"])
+    assert r.input.reference == raw[14]["gt_answer"] and r.meta["query_id"] == str(
+        raw[14]["query_id"]
+    )
     overall = Counter(v for rec in ds.records for v in rec.labels["overall"])
     assert overall == Counter({0: 170, -1: 153, 1: 139, -2: 52, 2: 46})
 
@@ -96,17 +116,37 @@ def test_lftqa_mitigation(data_dir: Path) -> None:
     assert (c["records"], c["items"], c["annotators"]) == (200, 100, 2)
     assert ds.subsets == ("fetaqa", "qtsumm")
     base = data_dir / "lftqa_mitigation_pradhumant" / "human_mitigation_eval" / "annotated"
-    with open(base / "annotator1" / "gpt-4o_qtsumm.csv", encoding="utf-8") as f1, \
-            open(base / "annotator2" / "gpt-4o_qtsumm.csv", encoding="utf-8") as f2:
+    with (
+        open(base / "annotator1" / "gpt-4o_qtsumm.csv", encoding="utf-8") as f1,
+        open(base / "annotator2" / "gpt-4o_qtsumm.csv", encoding="utf-8") as f2,
+    ):
         rows1, rows2 = list(csv.DictReader(f1)), list(csv.DictReader(f2))
-    m = {"Improved": 1.0, "Unchanged": 0.0, "Deteriorated": -1.0, "Fully Factual": None, "Fully Complete": None, "": None}
+    m = {
+        "Improved": 1.0,
+        "Unchanged": 0.0,
+        "Deteriorated": -1.0,
+        "Fully Factual": None,
+        "Fully Complete": None,
+        "": None,
+    }
     by_id = {r.id: r for r in ds.records}
     for r1, r2 in zip(rows1, rows2):
         g = by_id[f"{r1['example_id']}/{r1['original_model']}/geval"]
-        assert g.labels["faithfulness"] == (m[r1["geval_faithfulness_label"]], m[r2["geval_faithfulness_label"]])
-        assert g.labels["completeness"] == (m[r1["geval_completeness_label"]], m[r2["geval_completeness_label"]])
+        assert g.labels["faithfulness"] == (
+            m[r1["geval_faithfulness_label"]],
+            m[r2["geval_faithfulness_label"]],
+        )
+        assert g.labels["completeness"] == (
+            m[r1["geval_completeness_label"]],
+            m[r2["geval_completeness_label"]],
+        )
         t = by_id[f"{r1['example_id']}/{r1['original_model']}/mtraig_eval"]
-        assert t.labels == {"faithfulness": (m[r1["mtraig_eval_faithfulness_label"]], m[r2["mtraig_eval_faithfulness_label"]])}
+        assert t.labels == {
+            "faithfulness": (
+                m[r1["mtraig_eval_faithfulness_label"]],
+                m[r2["mtraig_eval_faithfulness_label"]],
+            )
+        }
         assert g.a.response == r1["original_answer"] and g.input.reference == r1["ideal_answer"]
     # tables parsed from the serialized text, header and rows aligned
     r = by_id["fetaqa_4/Yi-1.5-34B/geval"]
@@ -122,7 +162,11 @@ def test_lftqa_eval(data_dir: Path) -> None:
     ds = _ds("lftqa_eval")
     assert len(ds.records) == 1495 + 1493
     assert all(isinstance(r, LikertRecord) and r.response is None for r in ds.records)
-    raw = json.loads((data_dir / "lftqa_eval/scores/qtsumm/human_scores/human_comprehensiveness_scores.json").read_text())
+    raw = json.loads(
+        (
+            data_dir / "lftqa_eval/scores/qtsumm/human_scores/human_comprehensiveness_scores.json"
+        ).read_text()
+    )
     by = {(r.id, r.system): r for r in ds.records}
     for row in raw[:50]:
         assert by[(row["example_id"], row["model"])].scores["comprehensiveness"] == (row["score"],)
@@ -153,9 +197,17 @@ def test_summac(data_dir: Path) -> None:
 def test_hanna(data_dir: Path) -> None:
     ds = _ds("hanna")
     c = describe_counts(ds)
-    assert (c["records"], c["items"], c["systems"], c["annotators"], c["pairs"]) == (1056, 96, 11, 3, 96 * 55)
+    assert (c["records"], c["items"], c["systems"], c["annotators"], c["pairs"]) == (
+        1056,
+        96,
+        11,
+        3,
+        96 * 55,
+    )
     # per-annotator scores average to the CSV's mean columns
-    with open(data_dir / "hanna" / "hanna_metric_scores_llm.csv", encoding="utf-8", newline="") as fh:
+    with open(
+        data_dir / "hanna" / "hanna_metric_scores_llm.csv", encoding="utf-8", newline=""
+    ) as fh:
         rows = {row["Model"]: row for row in csv.DictReader(fh)}
     rel = json.loads(rows["GPT-2"]["Relevance"])
     for r in ds.records:
@@ -190,12 +242,21 @@ def test_autoj(data_dir: Path) -> None:
 def test_llmbar(data_dir: Path) -> None:
     ds = _ds("llmbar")
     counts = Counter(r.meta["subset"] for r in ds.records)
-    assert counts == {"Natural": 100, "Adversarial/GPTInst": 92, "Adversarial/GPTOut": 47, "Adversarial/Manual": 46,
-                      "Adversarial/Neighbor": 134, "Processed/FairEval": 66, "Processed/LLMEval^2": 200,
-                      "Processed/MT-Bench": 200}
+    assert counts == {
+        "Natural": 100,
+        "Adversarial/GPTInst": 92,
+        "Adversarial/GPTOut": 47,
+        "Adversarial/Manual": 46,
+        "Adversarial/Neighbor": 134,
+        "Processed/FairEval": 66,
+        "Processed/LLMEval^2": 200,
+        "Processed/MT-Bench": 200,
+    }
     nat = ds.subset("Natural")
     raw = json.loads((data_dir / "llmbar/LLMBar/Natural/dataset.json").read_text())
-    assert [r.labels["preference"][0] for r in nat.records] == [-1.0 if x["label"] == 1 else 1.0 for x in raw]
+    assert [r.labels["preference"][0] for r in nat.records] == [
+        -1.0 if x["label"] == 1 else 1.0 for x in raw
+    ]
 
 
 def test_judgebench(data_dir: Path) -> None:
@@ -241,7 +302,9 @@ def test_external_verdicts(data_dir: Path) -> None:
     from metajudge.data.external import load_external_verdicts
 
     v = load_external_verdicts("pandalm_testset")
-    assert len(v["gpt-3.5-turbo"]) == 999 and sum(x is None for x in v["gpt-3.5-turbo"].values()) == 25
+    assert (
+        len(v["gpt-3.5-turbo"]) == 999 and sum(x is None for x in v["gpt-3.5-turbo"].values()) == 25
+    )
 
 
 def test_cli_list(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -264,7 +327,9 @@ def test_cli_show(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "unknown dataset 'nope'" in capsys.readouterr().err
 
 
-def test_cli_export_pairs_and_refusals(data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_export_pairs_and_refusals(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "hanna_pairs.jsonl"
     assert main(["data", "export", "hanna", "--pairs", "-o", str(out)]) == 0
     card, recs = read_jsonl(out)
@@ -276,7 +341,9 @@ def test_cli_export_pairs_and_refusals(data_dir: Path, tmp_path: Path, capsys: p
         assert "metajudge: error:" in capsys.readouterr().err
 
 
-def _patched_card_dir(tmp_path: Path, data_dir: Path, name: str, rel: str, new_bytes: bytes) -> Path:
+def _patched_card_dir(
+    tmp_path: Path, data_dir: Path, name: str, rel: str, new_bytes: bytes
+) -> Path:
     """A data folder + cards folder where file ``rel`` of ``name`` is replaced (and re-pinned)."""
     import hashlib
     import shutil
@@ -287,7 +354,9 @@ def _patched_card_dir(tmp_path: Path, data_dir: Path, name: str, rel: str, new_b
     (dd / name / rel).write_bytes(new_bytes)
     cards = tmp_path / "cards"
     cards.mkdir()
-    card = json.loads((Path(__file__).resolve().parents[1] / "human_labels" / f"{name}.json").read_text())
+    card = json.loads(
+        (Path(__file__).resolve().parents[1] / "human_labels" / f"{name}.json").read_text()
+    )
     for f in card["files"]:
         if f["local"] == rel:
             f["sha256"] = hashlib.sha256(new_bytes).hexdigest()
@@ -296,14 +365,26 @@ def _patched_card_dir(tmp_path: Path, data_dir: Path, name: str, rel: str, new_b
     return dd
 
 
-def test_upstream_label_outside_mapping_names_line(data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_upstream_label_outside_mapping_names_line(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from metajudge.errors import InputError
 
-    lines = (data_dir / "autoj_pairwise_test" / "testdata_pairwise.jsonl").read_text(encoding="utf-8").splitlines(True)
+    lines = (
+        (data_dir / "autoj_pairwise_test" / "testdata_pairwise.jsonl")
+        .read_text(encoding="utf-8")
+        .splitlines(True)
+    )
     row = json.loads(lines[2])
     row["label"] = 5
     lines[2] = json.dumps(row) + "\n"
-    dd = _patched_card_dir(tmp_path, data_dir, "autoj_pairwise_test", "testdata_pairwise.jsonl", "".join(lines).encode())
+    dd = _patched_card_dir(
+        tmp_path,
+        data_dir,
+        "autoj_pairwise_test",
+        "testdata_pairwise.jsonl",
+        "".join(lines).encode(),
+    )
     monkeypatch.setenv("METAJUDGE_CARDS_DIR", str(tmp_path / "cards"))
     with pytest.raises(InputError) as ei:
         load_dataset("autoj_pairwise_test", data_dir=dd)
@@ -311,12 +392,20 @@ def test_upstream_label_outside_mapping_names_line(data_dir: Path, tmp_path: Pat
     assert ei.value.path and ei.value.path.endswith("testdata_pairwise.jsonl")
 
 
-def test_upstream_value_outside_scale_names_item(data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_upstream_value_outside_scale_names_item(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from metajudge.errors import InputError
 
     rows = json.loads((data_dir / "ragchecker_meta_eval" / "human_labeled_data.json").read_text())
     rows[5]["overall_label"] = 3
-    dd = _patched_card_dir(tmp_path, data_dir, "ragchecker_meta_eval", "human_labeled_data.json", json.dumps(rows).encode())
+    dd = _patched_card_dir(
+        tmp_path,
+        data_dir,
+        "ragchecker_meta_eval",
+        "human_labeled_data.json",
+        json.dumps(rows).encode(),
+    )
     monkeypatch.setenv("METAJUDGE_CARDS_DIR", str(tmp_path / "cards"))
     with pytest.raises(InputError) as ei:
         load_dataset("ragchecker_meta_eval", data_dir=dd)

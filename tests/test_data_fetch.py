@@ -33,7 +33,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
     def do_GET(self) -> None:
         if self.path.startswith("/trunc/"):
             # announce the full length, send half, close: a truncated body
-            real = Path(self.directory) / urllib.parse.unquote(self.path[len("/trunc/"):])  # type: ignore[attr-defined]
+            real = Path(self.directory) / urllib.parse.unquote(self.path[len("/trunc/") :])  # type: ignore[attr-defined]
             body = real.read_bytes()
             self.send_response(200)
             self.send_header("Content-Length", str(len(body)))
@@ -69,10 +69,23 @@ def toy_cards(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     cards = tmp_path / "cards"
     cards.mkdir()
     card = {
-        "name": "toy", "kind": "pairwise", "description": "toy", "repository": REPO, "commit": COMMIT,
-        "files": [{"path": "data/dir name/toy.json", "sha256": hashlib.sha256(PAYLOAD).hexdigest(),
-                   "bytes": len(PAYLOAD), "local": "toy.json"}],
-        "license": "MIT", "dimensions": ["overall"], "scale": {"min": -1, "max": 1}, "annotators": 1,
+        "name": "toy",
+        "kind": "pairwise",
+        "description": "toy",
+        "repository": REPO,
+        "commit": COMMIT,
+        "files": [
+            {
+                "path": "data/dir name/toy.json",
+                "sha256": hashlib.sha256(PAYLOAD).hexdigest(),
+                "bytes": len(PAYLOAD),
+                "local": "toy.json",
+            }
+        ],
+        "license": "MIT",
+        "dimensions": ["overall"],
+        "scale": {"min": -1, "max": 1},
+        "annotators": 1,
         "direction": "positive = b better",
     }
     (cards / "toy.json").write_text(json.dumps(card))
@@ -97,7 +110,9 @@ def test_download_verifies_and_caches(server: tuple[str, Path], toy_cards: Path)
     assert resolve_file("toy", "toy.json", base_url=base) == p
 
 
-def test_download_base_from_env(server: tuple[str, Path], toy_cards: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_download_base_from_env(
+    server: tuple[str, Path], toy_cards: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     base, root = server
     _serve(root, PAYLOAD)
     monkeypatch.setenv("METAJUDGE_DOWNLOAD_BASE", base)
@@ -139,7 +154,9 @@ def test_http_404_is_a_clear_error(server: tuple[str, Path], toy_cards: Path) ->
 
 def test_unreachable_host(toy_cards: Path) -> None:
     with pytest.raises(MissingResourceError, match="cannot download"):
-        resolve_file("toy", "toy.json", base_url="http://127.0.0.1:9")  # discard port: connection refused
+        resolve_file(
+            "toy", "toy.json", base_url="http://127.0.0.1:9"
+        )  # discard port: connection refused
 
 
 def test_resolution_order(server: tuple[str, Path], toy_cards: Path, tmp_path: Path) -> None:
@@ -156,7 +173,9 @@ def test_resolution_order(server: tuple[str, Path], toy_cards: Path, tmp_path: P
     # 3. absent from the data folder: cache, then download
     (dd / "toy" / "toy.json").unlink()
     _serve(root, PAYLOAD)
-    assert resolve_file("toy", "toy.json", data_dir=dd, base_url=base) == cache_path("toy", "toy.json")
+    assert resolve_file("toy", "toy.json", data_dir=dd, base_url=base) == cache_path(
+        "toy", "toy.json"
+    )
     # 4. a corrupted cache entry is re-downloaded
     cache_path("toy", "toy.json").write_bytes(b"garbage")
     assert resolve_file("toy", "toy.json", data_dir=dd, base_url=base).read_bytes() == PAYLOAD
@@ -175,7 +194,9 @@ def test_unknown_file_and_dataset(toy_cards: Path) -> None:
         load_card("nope")
 
 
-def test_real_dataset_through_download(server: tuple[str, Path], data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_real_dataset_through_download(
+    server: tuple[str, Path], data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The real SummaC file served from a local copy: download, verify, convert."""
     base, root = server
     card = load_card("summeval_summac_consistency")
@@ -190,14 +211,26 @@ def test_real_dataset_through_download(server: tuple[str, Path], data_dir: Path,
     assert cache_path(card.name, sf.local or "").is_file()
 
 
-def test_real_dataset_corrupt_local_copy_cli(data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_real_dataset_corrupt_local_copy_cli(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A wrong checksum in the data folder: one clear error, exit 2, no output file."""
     dd = tmp_path / "dd" / "summeval_summac_consistency"
     dd.mkdir(parents=True)
     raw = (data_dir / "summeval_summac_consistency" / "summeval.json").read_bytes()
     (dd / "summeval.json").write_bytes(raw.replace(b'"M11"', b'"M12"', 1))
     out = tmp_path / "out.jsonl"
-    rc = main(["data", "export", "summeval_summac_consistency", "-o", str(out), "--data-dir", str(tmp_path / "dd")])
+    rc = main(
+        [
+            "data",
+            "export",
+            "summeval_summac_consistency",
+            "-o",
+            str(out),
+            "--data-dir",
+            str(tmp_path / "dd"),
+        ]
+    )
     assert rc == 2
     err = capsys.readouterr().err
     assert "summeval.json: sha256 mismatch" in err and err.count("\n") == 1
@@ -212,12 +245,14 @@ def test_source_urls_of_real_cards() -> None:
     assert source_url(hanna, find_source(hanna, "hanna_ppairs.jsonl")) == (
         "https://raw.githubusercontent.com/maiush/PPairS/cc4ba407ba0ece35214d286345371a60ee028230/data/hanna.jsonl"
     )
-    assert source_url(hanna, find_source(hanna, "hanna_metric_scores_llm.csv"), base_url="http://h/").startswith(
-        "http://h/dig-team/hanna-benchmark-asg/282f27536a5d05ad4ce14298abcd70c45668fed2/"
-    )
+    assert source_url(
+        hanna, find_source(hanna, "hanna_metric_scores_llm.csv"), base_url="http://h/"
+    ).startswith("http://h/dig-team/hanna-benchmark-asg/282f27536a5d05ad4ce14298abcd70c45668fed2/")
     jb = load_card("judgebench")
     assert source_url(jb, find_source(jb, "judgebench_gpt-4o-2024-05-13.jsonl")).endswith(
         "/data/dataset=judgebench,response_model=gpt-4o-2024-05-13.jsonl"
     )
     lb = load_card("llmbar")
-    assert source_url(lb, find_source(lb, "Processed/LLMEval^2/dataset.json")).endswith("/Dataset/Processed/LLMEval%5E2/dataset.json")
+    assert source_url(lb, find_source(lb, "Processed/LLMEval^2/dataset.json")).endswith(
+        "/Dataset/Processed/LLMEval%5E2/dataset.json"
+    )

@@ -24,17 +24,30 @@ from metajudge.data.formats import (
 from metajudge.errors import InputError
 
 
-def _card(kind: str = "pairwise", scale: Scale | None = None, dims: tuple[str, ...] = ("overall",)) -> DatasetCard:
+def _card(
+    kind: str = "pairwise", scale: Scale | None = None, dims: tuple[str, ...] = ("overall",)
+) -> DatasetCard:
     return DatasetCard(
-        name="toy", kind=kind, description="toy", repository="o/r", commit="c" * 40, files=(), license="MIT",
-        dimensions=dims, scale=scale or Scale(-2, 2, (-2, -1, 0, 1, 2)), annotators=2, direction="positive = b better",
+        name="toy",
+        kind=kind,
+        description="toy",
+        repository="o/r",
+        commit="c" * 40,
+        files=(),
+        license="MIT",
+        dimensions=dims,
+        scale=scale or Scale(-2, 2, (-2, -1, 0, 1, 2)),
+        annotators=2,
+        direction="positive = b better",
     )
 
 
 def _pair(i: str, labels: tuple[float | None, ...] = (1.0, 2.0)) -> PairwiseRecord:
     return PairwiseRecord(
         id=i,
-        input=Input("q?", reference="ref", tables=(Table("t", ("a", "b"), (("1", "2"),)),), documents=("d",)),
+        input=Input(
+            "q?", reference="ref", tables=(Table("t", ("a", "b"), (("1", "2"),)),), documents=("d",)
+        ),
         a=Response("sysA", "answer a"),
         b=Response("sysB", None),
         labels={"overall": labels},
@@ -74,8 +87,15 @@ def _write(tmp_path: Path, lines: list[str], name: str = "bad.jsonl") -> Path:
 
 
 def _good(i: str, v: float = 1) -> str:
-    return json.dumps({"id": i, "input": {"question": "q"}, "a": {"system": "x", "response": "r"},
-                       "b": {"system": "y", "response": "s"}, "labels": {"overall": [v, v]}})
+    return json.dumps(
+        {
+            "id": i,
+            "input": {"question": "q"},
+            "a": {"system": "x", "response": "r"},
+            "b": {"system": "y", "response": "s"},
+            "labels": {"overall": [v, v]},
+        }
+    )
 
 
 HEADER = json.dumps({"card": _card().to_dict()})
@@ -85,16 +105,52 @@ HEADER = json.dumps({"card": _card().to_dict()})
     ("lines", "line", "field", "words"),
     [
         ([HEADER, _good("1"), '{"id": "2", "input": '], 3, "<json>", "malformed JSON"),
-        ([HEADER, _good("1"), json.dumps({"id": "2", "input": {"question": "q"}, "a": {"system": "x", "response": "r"},
-                                          "labels": {"overall": [1, 1]}})], 3, "b", "missing required field"),
+        (
+            [
+                HEADER,
+                _good("1"),
+                json.dumps(
+                    {
+                        "id": "2",
+                        "input": {"question": "q"},
+                        "a": {"system": "x", "response": "r"},
+                        "labels": {"overall": [1, 1]},
+                    }
+                ),
+            ],
+            3,
+            "b",
+            "missing required field",
+        ),
         ([HEADER, _good("1"), _good("2", 3)], 3, "labels.overall[0]", "outside the declared scale"),
         ([HEADER, _good("1"), _good("1")], 3, "id", "duplicate id"),
-        ([HEADER, json.dumps({"id": "1", "input": {"question": "q"}, "a": {"system": "x", "response": "r"},
-                              "b": {"system": "y", "response": "s"}, "labels": {"fluency": [1]}})], 2, "labels.fluency",
-         "unknown dimension"),
+        (
+            [
+                HEADER,
+                json.dumps(
+                    {
+                        "id": "1",
+                        "input": {"question": "q"},
+                        "a": {"system": "x", "response": "r"},
+                        "b": {"system": "y", "response": "s"},
+                        "labels": {"fluency": [1]},
+                    }
+                ),
+            ],
+            2,
+            "labels.fluency",
+            "unknown dimension",
+        ),
     ],
 )
-def test_bad_input_names_file_line_field(tmp_path: Path, lines: list[str], line: int, field: str, words: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_input_names_file_line_field(
+    tmp_path: Path,
+    lines: list[str],
+    line: int,
+    field: str,
+    words: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     p = _write(tmp_path, lines)
     with pytest.raises(InputError) as ei:
         read_jsonl(p)
@@ -104,7 +160,11 @@ def test_bad_input_names_file_line_field(tmp_path: Path, lines: list[str], line:
     # the CLI prints one clear error line and exits non-zero
     assert main(["data", "validate", str(p)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("metajudge: error: ") and f"{p}:{line}: field {field}: " in err and words in err
+    assert (
+        err.startswith("metajudge: error: ")
+        and f"{p}:{line}: field {field}: " in err
+        and words in err
+    )
 
 
 def test_empty_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -130,7 +190,10 @@ def test_validate_against_named_card(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["data", "validate", str(half)]) == 0  # no card: scale not checked
     capsys.readouterr()
     assert main(["data", "validate", str(half), "--card", "ragchecker_meta_eval"]) == 2
-    assert f"{half}:1: field labels.overall[0]: label 0.5 is outside the declared scale" in capsys.readouterr().err
+    assert (
+        f"{half}:1: field labels.overall[0]: label 0.5 is outside the declared scale"
+        in capsys.readouterr().err
+    )
 
 
 def test_write_is_atomic_on_failure(tmp_path: Path) -> None:
@@ -147,7 +210,15 @@ def test_write_is_atomic_on_failure(tmp_path: Path) -> None:
 
 
 def test_mixed_kinds_rejected(tmp_path: Path) -> None:
-    lik = json.dumps({"id": "9", "input": {"question": "q"}, "system": "s", "response": "r", "scores": {"overall": [1]}})
+    lik = json.dumps(
+        {
+            "id": "9",
+            "input": {"question": "q"},
+            "system": "s",
+            "response": "r",
+            "scores": {"overall": [1]},
+        }
+    )
     p = _write(tmp_path, [_good("1"), lik])
     with pytest.raises(InputError, match="mixes pairwise and Likert"):
         read_jsonl(p)

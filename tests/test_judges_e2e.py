@@ -23,7 +23,11 @@ def test_judges_on_a_real_item_and_cached_rerun(data_dir: Path) -> None:
     refs = list(iter_responses(ds.records[:1]))
     items = [ScoreItem(r.key, r.response, r.reference, r.input) for r in refs]
     first: dict[str, list[float | None]] = {}
-    for name, lo, hi in (("geval", 1.0, 5.0), ("mtraig_faithfulness", 0.0, 1.0), ("mtraig_completeness", 0.0, 1.0)):
+    for name, lo, hi in (
+        ("geval", 1.0, 5.0),
+        ("mtraig_faithfulness", 0.0, 1.0),
+        ("mtraig_completeness", 0.0, 1.0),
+    ):
         m = get_metric(name, backbone="smollm2-135m")
         try:
             res = m.score_batch(items)
@@ -31,7 +35,9 @@ def test_judges_on_a_real_item_and_cached_rerun(data_dir: Path) -> None:
         finally:
             m.close()
         assert cost["calls"] >= 1 and cost["errors"] == 0
-        for r in res:  # a real number in range, or a counted failure with its reason — never a silent 0
+        for (
+            r
+        ) in res:  # a real number in range, or a counted failure with its reason — never a silent 0
             assert (r.score is not None and lo <= r.score <= hi) or (r.score is None and r.error)
         first[name] = [r.score for r in res]
         m2 = get_metric(name, backbone="smollm2-135m")
@@ -51,7 +57,16 @@ def test_equivalence_on_gemma_base_model() -> None:
 
     m = AnswerEquivalence(backbone="gemma3-270m", fast_path=False)
     try:
-        [r] = m.score_batch([ScoreItem("1", "Growth was 0.125.", "The growth rate was 12.5%.", Input("What was the growth rate?"))])
+        [r] = m.score_batch(
+            [
+                ScoreItem(
+                    "1",
+                    "Growth was 0.125.",
+                    "The growth rate was 12.5%.",
+                    Input("What was the growth rate?"),
+                )
+            ]
+        )
     finally:
         m.close()
     assert m.variant == "small"

@@ -55,8 +55,17 @@ class ScriptedBackend:
                 out.append(got)
                 continue
             items = got if isinstance(got, list) else [got]
-            choices = tuple(c if isinstance(c, Choice) else Choice(text=str(c), raw_text=str(c), finish_reason="stop") for c in items)
-            out.append(Completion(choices=choices, prompt_tokens=100, completion_tokens=5, model="scripted"))
+            choices = tuple(
+                c
+                if isinstance(c, Choice)
+                else Choice(text=str(c), raw_text=str(c), finish_reason="stop")
+                for c in items
+            )
+            out.append(
+                Completion(
+                    choices=choices, prompt_tokens=100, completion_tokens=5, model="scripted"
+                )
+            )
         return out
 
     def close(self) -> None:
@@ -71,7 +80,11 @@ TABLE = Table("Sales", ("Year", "Units"), (("2020", "10"), ("2021", "15")))
 INP = Input("How did sales change?", reference="Sales rose from 10 to 15.", tables=(TABLE,))
 
 
-def item(key: str, response: str | None = "Sales rose from 10 units to 15 units.", inp: Input | None = INP) -> ScoreItem:
+def item(
+    key: str,
+    response: str | None = "Sales rose from 10 units to 15 units.",
+    inp: Input | None = INP,
+) -> ScoreItem:
     return ScoreItem(key, response, inp.reference if inp else None, inp)
 
 
@@ -90,10 +103,18 @@ def test_geval_logprobs_expected_score_and_failures() -> None:
     res = m.score_batch([item("a"), item("b", "BROKEN answer"), item("c", "")])
     assert res[0].score == pytest.approx((4 * 0.5 + 5 * 0.3) / 0.8)
     assert res[0].details["probs"]["4"] == pytest.approx(0.625)
-    assert res[1].score is None and res[1].error == "unparseable judge output" and res[1].details["parse_failures"] == 1
+    assert (
+        res[1].score is None
+        and res[1].error == "unparseable judge output"
+        and res[1].details["parse_failures"] == 1
+    )
     assert res[2].score is None and res[2].error == "empty response"
     assert m.summary["parse_failures"] == 1 and m.summary["parse_attempts"] == 2
-    assert m.signature.startswith("geval|backbone:") and "mode:logprobs" in m.signature and "prompts:" in m.signature
+    assert (
+        m.signature.startswith("geval|backbone:")
+        and "mode:logprobs" in m.signature
+        and "prompts:" in m.signature
+    )
 
 
 def test_geval_samples_mean_of_parsed_only() -> None:
@@ -106,7 +127,9 @@ def test_geval_samples_mean_of_parsed_only() -> None:
 
 
 def test_geval_greedy_all_unparseable_is_none_not_zero() -> None:
-    m = GEval(mode="greedy", constrained=False, backend=ScriptedBackend(lambda r: "Faithfulness (1–5)"))  # type: ignore[arg-type]
+    m = GEval(
+        mode="greedy", constrained=False, backend=ScriptedBackend(lambda r: "Faithfulness (1–5)")
+    )  # type: ignore[arg-type]
     [r] = m.score_batch([item("a")])
     assert r.score is None and r.details["parse_failures"] == 1
 
@@ -123,13 +146,17 @@ def test_base_model_gets_completion_requests() -> None:
     m = GEval(mode="greedy", backend=be)  # type: ignore[arg-type]
     m.score_batch([item("a")])
     assert be.seen[0].prompt is not None and be.seen[0].messages is None and m.variant == "small"
-    assert be.seen[0].grammar == 'root ::= " "? [1-5]' and be.seen[0].max_tokens == 2  # " 4" is two tokens
+    assert (
+        be.seen[0].grammar == 'root ::= " "? [1-5]' and be.seen[0].max_tokens == 2
+    )  # " 4" is two tokens
 
 
 # -- MT-RAIG faithfulness --------------------------------------------------------------------------
 
 
-def _faith_script(verdicts: str | list[str] | BackendError = '{"verdicts": ["yes", "no", "yes"]}') -> Callable[[Request], Any]:
+def _faith_script(
+    verdicts: str | list[str] | BackendError = '{"verdicts": ["yes", "no", "yes"]}',
+) -> Callable[[Request], Any]:
     def script(r: Request) -> Any:
         t = text_of(r)
         if "atomic claims" in t:  # decomposition
@@ -148,10 +175,17 @@ def test_faithfulness_batched_mean_of_verdicts() -> None:
     m = MTRAIGFaithfulness(mode="batched", backend=be)  # type: ignore[arg-type]
     [r] = m.score_batch([item("a")])
     assert r.score == pytest.approx(2 / 3)
-    assert r.details["claims"] == ["Sales were 10 in 2020.", "Sales were 15 in 2021.", "Sales doubled."]
+    assert r.details["claims"] == [
+        "Sales were 10 in 2020.",
+        "Sales were 15 in 2021.",
+        "Sales doubled.",
+    ]
     assert r.details["verdicts"] == [1.0, 0.0, 1.0]
     verify = be.seen[-1]
-    assert verify.json_schema is not None and verify.json_schema["properties"]["verdicts"]["maxItems"] == 3
+    assert (
+        verify.json_schema is not None
+        and verify.json_schema["properties"]["verdicts"]["maxItems"] == 3
+    )
     assert "[TITLE] Sales [HEADER] Year | Units [ROW 1]" in text_of(verify)
     assert "[ROW" not in text_of(be.seen[0])  # the decomposer sees schemas only
     assert m.stage_stats["decompose"]["calls"] == 1 and m.stage_stats["verify"]["calls"] == 1
@@ -168,9 +202,15 @@ def test_faithfulness_per_claim_one_call_per_claim_with_samples() -> None:
 
 
 def test_faithfulness_truncated_batched_json_counts_missing_claims() -> None:
-    m = MTRAIGFaithfulness(mode="batched", backend=ScriptedBackend(_faith_script('{"verdicts": ["no", "yes"')))  # type: ignore[arg-type]
+    m = MTRAIGFaithfulness(
+        mode="batched", backend=ScriptedBackend(_faith_script('{"verdicts": ["no", "yes"'))
+    )  # type: ignore[arg-type]
     [r] = m.score_batch([item("a")])
-    assert r.details["verdicts"] == [0.0, 1.0, None] and r.score == 0.5 and r.details["parse_failures"] == 1
+    assert (
+        r.details["verdicts"] == [0.0, 1.0, None]
+        and r.score == 0.5
+        and r.details["parse_failures"] == 1
+    )
 
 
 def test_faithfulness_no_claims_option_and_failures() -> None:
@@ -180,7 +220,11 @@ def test_faithfulness_no_claims_option_and_failures() -> None:
     r0, r1, r2 = zero.score_batch(items)
     assert r0.score == 0.0 and r0.details["no_claims"] is True  # the paper scores 0
     assert r1.score is None and r1.error == "unparseable decomposition"
-    assert r2.score is None and r2.error == "no claim verdict could be parsed" and r2.details["parse_failures"] == 3
+    assert (
+        r2.score is None
+        and r2.error == "no claim verdict could be parsed"
+        and r2.details["parse_failures"] == 3
+    )
     none = MTRAIGFaithfulness(no_claims="none", backend=be)  # type: ignore[arg-type]
     assert none.score_batch([items[0]])[0].score is None
     assert "no_claims:none" in none.signature and "no_claims:zero" in zero.signature
@@ -201,7 +245,11 @@ def test_completeness_precision_recall_f1() -> None:
     m = MTRAIGCompleteness(backend=ScriptedBackend(script))  # type: ignore[arg-type]
     [r] = m.score_batch([item("a")])
     p, rc = 1 / 2, 2 / 4
-    assert r.details["precision"] == p and r.details["recall"] == rc and r.details["invalid_indices"] == 1
+    assert (
+        r.details["precision"] == p
+        and r.details["recall"] == rc
+        and r.details["invalid_indices"] == 1
+    )
     assert r.score == pytest.approx(2 * p * rc / (p + rc))
 
 
@@ -237,7 +285,9 @@ def test_equivalence_fast_path_share_and_llm() -> None:
 def test_equivalence_unparseable_is_none() -> None:
     m = AnswerEquivalence(fast_path=False, backend=ScriptedBackend(lambda r: "Hmm."))  # type: ignore[arg-type]
     [r] = m.score_batch([ScoreItem("1", "a", "b", Input("q"))])
-    assert r.score is None and m.summary["parse_failures"] == 1 and m.summary["fast_path_share"] == 0.0
+    assert (
+        r.score is None and m.summary["parse_failures"] == 1 and m.summary["fast_path_share"] == 0.0
+    )
 
 
 # -- MuDABench judging -----------------------------------------------------------------------------
@@ -254,21 +304,37 @@ def test_mudabench_judging_aggregates(data_dir: Path, tmp_path: Path) -> None:
         {"question_id": qs[1].question_id, "answer": "I do not know."},
         {"index": qs[2].index, "answer": "unparseable please", "facts": ["f"]},
     ]
-    pred.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n", encoding="utf-8")
+    pred.write_text(
+        "\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n", encoding="utf-8"
+    )
 
     def script(r: Request) -> Any:
         t = text_of(r)
-        n = r.json_schema["properties"]["facts"]["maxItems"] if r.json_schema and "facts" in r.json_schema["properties"] else 0
+        n = (
+            r.json_schema["properties"]["facts"]["maxItems"]
+            if r.json_schema and "facts" in r.json_schema["properties"]
+            else 0
+        )
         if "Gold facts" in t:
             if "unparseable please" in t:
                 return "no idea"
             return json.dumps({"facts": ["covered"] * n})
         return '{"equivalent": false, "rationale": "different"}'
 
-    res = judge_mudabench(read_predictions(pred), variant="complex", data_dir=data_dir, backend=ScriptedBackend(script))  # type: ignore[arg-type]
+    res = judge_mudabench(
+        read_predictions(pred),
+        variant="complex",
+        data_dir=data_dir,
+        backend=ScriptedBackend(script),
+    )  # type: ignore[arg-type]
     assert res["n_predictions"] == 3 and res["unjudged"] == 1
     agg = res["aggregate"]
-    assert agg["n"] == 2 and agg["final_accuracy"] == 0.5 and agg["process_accuracy"] == 1.0 and agg["full_accuracy"] == 0.5
+    assert (
+        agg["n"] == 2
+        and agg["final_accuracy"] == 0.5
+        and agg["process_accuracy"] == 1.0
+        and agg["full_accuracy"] == 0.5
+    )
     assert res["equivalence"]["fast_path_decided"] == 1
 
 
@@ -288,7 +354,9 @@ def test_client_counts_a_shared_completion_once() -> None:
 
     one = Completion(choices=(Choice("a", "a"),), prompt_tokens=10, completion_tokens=1)
     two = Completion(choices=(Choice("b", "b"),), prompt_tokens=20, completion_tokens=2)
-    hit = Completion(choices=(Choice("c", "c"),), prompt_tokens=30, completion_tokens=3, cached=True)
+    hit = Completion(
+        choices=(Choice("c", "c"),), prompt_tokens=30, completion_tokens=3, cached=True
+    )
 
     @dataclass
     class Dedup:  # the cache wrapper answers identical requests of a batch with one object
@@ -300,5 +368,12 @@ def test_client_counts_a_shared_completion_once() -> None:
     c = JudgeClient("scripted", backend=Dedup())  # type: ignore[arg-type]
     c.run([c.request("p")] * 5)
     s = c.stats
-    assert (s.requests, s.calls, s.cached, s.errors, s.prompt_tokens, s.completion_tokens) == (5, 2, 2, 1, 30, 3)
+    assert (s.requests, s.calls, s.cached, s.errors, s.prompt_tokens, s.completion_tokens) == (
+        5,
+        2,
+        2,
+        1,
+        30,
+        3,
+    )
     assert s.processed_known is False and s.processed_prompt_tokens == 30  # no server log: = sent

@@ -35,7 +35,9 @@ def _v(text: str) -> list[str]:
     ],
 )
 def test_number_spans(text: str, values: list[str]) -> None:
-    assert [str(Decimal(v).normalize()) for v in _v(text)] == [str(Decimal(v).normalize()) for v in values]
+    assert [str(Decimal(v).normalize()) for v in _v(text)] == [
+        str(Decimal(v).normalize()) for v in values
+    ]
 
 
 def test_span_keeps_the_space_before_it() -> None:
@@ -65,8 +67,13 @@ def test_numbers_match_mudabench_rule(gold: str, pred: str, same: bool) -> None:
 
 def test_fast_path_decides_only_clear_cases() -> None:
     gold = "股票代码601398，资本充足率为18.02%；股票代码002142，资本充足率为15.44%"
-    assert fast_path("股票代码601398，资本充足率为0.1802；股票代码002142，资本充足率为15.4%", gold) == (1, "numeric fast path: 4 number(s) match")
-    assert fast_path("股票代码601398，资本充足率为18.92%；股票代码002142，资本充足率为15.44%", gold)[0] == 0  # type: ignore[index]
+    assert fast_path(
+        "股票代码601398，资本充足率为0.1802；股票代码002142，资本充足率为15.4%", gold
+    ) == (1, "numeric fast path: 4 number(s) match")
+    assert (
+        fast_path("股票代码601398，资本充足率为18.92%；股票代码002142，资本充足率为15.44%", gold)[0]
+        == 0
+    )  # type: ignore[index]
     assert fast_path("资本充足率最高的是601398", gold) is None  # different wording: the LLM decides
     assert fast_path("[WOOF], [BJ]", "[WOOF], [BJ], [JJSF]") is None  # no numbers
     assert fast_path("The answer is X.", " the answer is  x.") == (1, "identical text")
@@ -97,6 +104,8 @@ def test_perturb_numbers_changes_values_not_years() -> None:
     assert k == 3 and "2009" in new and "2008" in new
     old_vals = [s.value for s in number_spans(text) if s.value not in (2008, 2009)]
     new_vals = [s.value for s in number_spans(new) if s.value not in (2008, 2009)]
-    assert len(old_vals) == len(new_vals) and all(a != b for a, b in zip(old_vals, new_vals, strict=True))
+    assert len(old_vals) == len(new_vals) and all(
+        a != b for a, b in zip(old_vals, new_vals, strict=True)
+    )
     assert template(new) == template(text)
     assert perturb_numbers("No numbers in 2020.", np.random.default_rng(0)) is None

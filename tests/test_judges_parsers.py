@@ -56,7 +56,10 @@ def test_smollm2_lists() -> None:
         "Americas record (50 meter breaststroke Americas)",
         "4 × 100 meter medley South American record (3:21.14)",
     ]
-    assert parse_list(text(S, "topics.paper.1")) == ['Current project: "Current Project"', "NASA's Towed Glider Air-Launch Concept"]
+    assert parse_list(text(S, "topics.paper.1")) == [
+        'Current project: "Current Project"',
+        "NASA's Towed Glider Air-Launch Concept",
+    ]
     # few-shot prompt ending in "1.": the model repeats the marker; the list is read normally
     assert parse_list(text(S, "claims.small.0"), continued=True) == [
         "Felipe França Silva - Records",
@@ -89,7 +92,9 @@ def test_list_edge_cases(raw: str, expected: list[str] | None) -> None:
 
 
 def test_smollm2_verdicts() -> None:
-    assert parse_verdict(text(S, "verify.paper.0")) == 1  # "The claim is faithful to the data …" (cut by max_tokens)
+    assert (
+        parse_verdict(text(S, "verify.paper.0")) == 1
+    )  # "The claim is faithful to the data …" (cut by max_tokens)
     assert parse_verdict(text(S, "verify.paper.1")) == 0  # "The claim is not faithful …"
     assert parse_verdict_list(text(S, "verify_batched.small.0"), 3) == [1, 0, 0]
     assert parse_verdict_list(text(S, "verify_batched.small.1"), 1) == [1]
@@ -103,7 +108,15 @@ def test_smollm2_verdicts() -> None:
 
 @pytest.mark.parametrize(
     ("raw", "expected"),
-    [(" No", 0), ("Yes.", 1), ("", None), ("unfaithful", 0), ("Not supported by table 2", 0), ("[1.0]", 1), ("It depends.", None)],
+    [
+        (" No", 0),
+        ("Yes.", 1),
+        ("", None),
+        ("unfaithful", 0),
+        ("Not supported by table 2", 0),
+        ("[1.0]", 1),
+        ("It depends.", None),
+    ],
 )
 def test_verdict_edge_cases(raw: str, expected: int | None) -> None:
     assert parse_verdict(raw) == expected
@@ -127,8 +140,14 @@ def test_smollm2_matching() -> None:
 
 def test_matching_edge_cases() -> None:
     assert parse_matching('{"matched_a": [1, 1, 4], "matched_b": "x"}', 3, 2) is None
-    assert parse_matching('{"matched_a": [1, 1, 4], "matched_b": [2]}', 3, 2) == Matching((1,), (2,), 1)
-    assert parse_matching("Matched topic subset of A: [1, 2, 3, 4, 5, 6, 8, 11]\nMatched topic subset of B: [1, 2, 3, 4, 5, 6, 10, 11]", 12, 11) == Matching(
+    assert parse_matching('{"matched_a": [1, 1, 4], "matched_b": [2]}', 3, 2) == Matching(
+        (1,), (2,), 1
+    )
+    assert parse_matching(
+        "Matched topic subset of A: [1, 2, 3, 4, 5, 6, 8, 11]\nMatched topic subset of B: [1, 2, 3, 4, 5, 6, 10, 11]",
+        12,
+        11,
+    ) == Matching(
         (1, 2, 3, 4, 5, 6, 8, 11), (1, 2, 3, 4, 5, 6, 10, 11), 0
     )  # the paper's Table 27 answer
     assert parse_matching("", 2, 2) is None
@@ -145,7 +164,10 @@ def test_smollm2_scores() -> None:
 
 
 def _lp(row: dict[str, Any]) -> list[TokenLogprob]:
-    return [TokenLogprob(t["token"], t["logprob"], tuple((a, b) for a, b in t["top"])) for t in row["logprobs"]]
+    return [
+        TokenLogprob(t["token"], t["logprob"], tuple((a, b) for a, b in t["top"]))
+        for t in row["logprobs"]
+    ]
 
 
 def test_smollm2_logprob_distribution() -> None:
@@ -167,7 +189,10 @@ def test_smollm2_logprob_distribution() -> None:
 
 
 def test_smollm2_equivalence() -> None:
-    assert parse_equivalence(text(S, "equivalence.small")) == (0, "The sign differs.")  # wrong (12.5% = 0.125) but parsed
+    assert parse_equivalence(text(S, "equivalence.small")) == (
+        0,
+        "The sign differs.",
+    )  # wrong (12.5% = 0.125) but parsed
     # "… but it's not semantically equivalent to the gold answer because of different units"
     assert parse_equivalence(text(S, "equivalence.paper_free"))[0] == 0
     assert text(S, "equivalence.truncated") == '{"equivalent": false, "rationale'
@@ -185,29 +210,49 @@ G = "gemma3-270m"
 
 
 def test_gemma_lists() -> None:
-    assert parse_list(text(G, "claims.paper.0")) is None  # prose, then "[Explanation]" rambling (cut by max_tokens)
-    assert parse_list(text(G, "claims.paper.1")) is None  # loops "[TITLE] [Output] Decomposed claim set:"
+    assert (
+        parse_list(text(G, "claims.paper.0")) is None
+    )  # prose, then "[Explanation]" rambling (cut by max_tokens)
+    assert (
+        parse_list(text(G, "claims.paper.1")) is None
+    )  # loops "[TITLE] [Output] Decomposed claim set:"
     assert parse_list(text(G, "topics.paper.0")) == [
         "50 meter breaststroke record:",
         "4 × 100 meter medley South American record:",
         "7 x 100 meter medley record:",
     ]  # blank lines between items, trailing "[Output]" prose ignored
-    assert parse_list(text(G, "topics.paper.1")) == ["Scaled Composites Model 351 Roc", "NASA's Towed Glider Air-Launch Concept"]  # repeated block deduplicated
+    assert parse_list(text(G, "topics.paper.1")) == [
+        "Scaled Composites Model 351 Roc",
+        "NASA's Towed Glider Air-Launch Concept",
+    ]  # repeated block deduplicated
     assert parse_list(text(G, "claims.small.0"), continued=True) == [
         "50m breaststroke with a time of 25.63",
         "100m breaststroke with a time of 56.25",
         "4 x 100m medley with a time of 3:21.14",
     ]
-    assert parse_list(text(G, "claims.small.1"), continued=True) == ["Scaled Composites Model 348 White Knight Two.", "Scaled Composites Model 367 BiPod."]
+    assert parse_list(text(G, "claims.small.1"), continued=True) == [
+        "Scaled Composites Model 348 White Knight Two.",
+        "Scaled Composites Model 367 BiPod.",
+    ]
 
 
 def test_gemma_verdicts() -> None:
-    assert parse_verdict(text(G, "verify.paper.0")) == 1  # "1. The claim is faithful to the data in the tables."
+    assert (
+        parse_verdict(text(G, "verify.paper.0")) == 1
+    )  # "1. The claim is faithful to the data in the tables."
     assert parse_verdict(text(G, "verify.paper.1")) is None  # echoes "[Input] Table: …"
     assert parse_verdict_list(text(G, "verify_batched.small.0"), 3) == [1, 0, 1]
-    assert parse_verdict_list(text(G, "verify_batched.truncated.0"), 3) == [1, None, None]  # '{"verdicts": ["yes",'
-    assert parse_verdict_list(text(G, "verify_batched.truncated.1"), 1) == [1]  # '{"verdicts": ["yes"]' (no closing brace)
-    assert parse_verdict_list(text(G, "verify_batched.paper_free.1"), 1) == [1]  # "1. The first claim is faithful …"
+    assert parse_verdict_list(text(G, "verify_batched.truncated.0"), 3) == [
+        1,
+        None,
+        None,
+    ]  # '{"verdicts": ["yes",'
+    assert parse_verdict_list(text(G, "verify_batched.truncated.1"), 1) == [
+        1
+    ]  # '{"verdicts": ["yes"]' (no closing brace)
+    assert parse_verdict_list(text(G, "verify_batched.paper_free.1"), 1) == [
+        1
+    ]  # "1. The first claim is faithful …"
 
 
 def test_gemma_matching_echo_is_no_answer() -> None:
@@ -217,22 +262,33 @@ def test_gemma_matching_echo_is_no_answer() -> None:
 
 
 def test_gemma_scores() -> None:
-    assert parse_score(text(G, "geval.paper_free.0")) is None  # "1. 50m breaststroke: 25.63" is a list item
-    assert parse_score(text(G, "geval.paper_free.1")) is None  # "1-5 … Faithfulness (scores ONLY): 1-5"
+    assert (
+        parse_score(text(G, "geval.paper_free.0")) is None
+    )  # "1. 50m breaststroke: 25.63" is a list item
+    assert (
+        parse_score(text(G, "geval.paper_free.1")) is None
+    )  # "1-5 … Faithfulness (scores ONLY): 1-5"
     assert parse_score(text(G, "geval.small_free.0")) == 1.0
     # captured with the digit-only grammar: the base model wanted " " first, so no digit is
     # among the top alternatives and the distribution degenerates to the forced token — the
     # reason SCORE_GRAMMAR now admits a leading space
     row = outputs(G)["geval.small_logprobs.0"]
     digits = [(t, lp) for t, lp in row["logprobs"][0]["top"] if t.strip().isdigit()]
-    assert digits == [("1", row["logprobs"][0]["logprob"])] and digits[0][1] < -7  # only the forced token
+    assert (
+        digits == [("1", row["logprobs"][0]["logprob"])] and digits[0][1] < -7
+    )  # only the forced token
     d = score_distribution(_lp(row))
     assert d is not None and d.probs[1] == 1.0 and d.mass < 1e-3
 
 
 def test_gemma_equivalence_and_facts() -> None:
     assert parse_equivalence(text(G, "equivalence.small"))[0] == 0
-    assert parse_equivalence(text(G, "equivalence.paper_free"))[0] == 1  # "The predicted answer is semantically equivalent …"
+    assert (
+        parse_equivalence(text(G, "equivalence.paper_free"))[0] == 1
+    )  # "The predicted answer is semantically equivalent …"
     assert parse_equivalence(text(G, "equivalence.truncated")) == (0, "")
     assert parse_fact_labels(text(G, "facts.small"), 2) == ["covered", "wrong"]
-    assert parse_fact_labels(text(G, "facts.truncated"), 2) == ["covered", None]  # '… "wrong' cut inside the string
+    assert parse_fact_labels(text(G, "facts.truncated"), 2) == [
+        "covered",
+        None,
+    ]  # '… "wrong' cut inside the string

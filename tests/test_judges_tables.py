@@ -23,7 +23,10 @@ T2 = Table("Stores", ("City", "Count"), (("Oslo", "3"),))
 
 def test_appendix_b4_format() -> None:
     text, kept = serialize_table(T1)
-    assert text == "[TITLE] Sales [HEADER] Year | Units [ROW 1] 2020 | 10 [ROW 2] 2021 | 15 [ROW 3] 2022 | 9"
+    assert (
+        text
+        == "[TITLE] Sales [HEADER] Year | Units [ROW 1] 2020 | 10 [ROW 2] 2021 | 15 [ROW 3] 2022 | 9"
+    )
     assert kept == 3
 
 
@@ -35,8 +38,13 @@ def test_cells_are_one_line() -> None:
 def test_several_tables_numbered_and_schemas() -> None:
     s = serialize_tables([T1, T2])
     lines = s.text.splitlines()
-    assert lines[0].startswith("Table 1: [TITLE] Sales") and lines[1].startswith("Table 2: [TITLE] Stores")
-    assert serialize_schemas([T1, T2]) == "Table 1: [TITLE] Sales [HEADER] Year | Units\nTable 2: [TITLE] Stores [HEADER] City | Count"
+    assert lines[0].startswith("Table 1: [TITLE] Sales") and lines[1].startswith(
+        "Table 2: [TITLE] Stores"
+    )
+    assert (
+        serialize_schemas([T1, T2])
+        == "Table 1: [TITLE] Sales [HEADER] Year | Units\nTable 2: [TITLE] Stores [HEADER] City | Count"
+    )
     assert "[ROW" not in serialize_schemas([T1, T2])
 
 
@@ -57,7 +65,9 @@ def test_parse_text_table_and_tables_of() -> None:
     t = parse_text_table("Table Title: Records\nTable:\nRace | Time\n50 m | 26.76\n")
     assert t == Table("Records", ("Race", "Time"), (("50 m", "26.76"),))
     assert parse_text_table("no table here") is None
-    assert tables_of(Input("q", context="Table Title: R\nTable:\na | b\n1 | 2")) == (Table("R", ("a", "b"), (("1", "2"),)),)
+    assert tables_of(Input("q", context="Table Title: R\nTable:\na | b\n1 | 2")) == (
+        Table("R", ("a", "b"), (("1", "2"),)),
+    )
     assert tables_of(Input("q", tables=(T1,))) == (T1,)
     assert tables_of(Input("q")) is None
 
@@ -103,8 +113,16 @@ def test_paper_prompts_are_verbatim(task: str) -> None:
 
 
 def test_every_task_has_both_variants_and_renders() -> None:
-    tasks = {p.name.split(".")[0] for p in PROMPT_DIR.glob("*.txt") if not p.name.startswith("pairwise")}
-    assert {"geval_faithfulness", "mtraig_claims", "mtraig_verify_batched", "equivalence", "fact_coverage"} <= tasks
+    tasks = {
+        p.name.split(".")[0] for p in PROMPT_DIR.glob("*.txt") if not p.name.startswith("pairwise")
+    }
+    assert {
+        "geval_faithfulness",
+        "mtraig_claims",
+        "mtraig_verify_batched",
+        "equivalence",
+        "fact_coverage",
+    } <= tasks
     for task in tasks:
         for v in VARIANTS:
             tpl = load_prompt(task, v)

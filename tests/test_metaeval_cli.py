@@ -10,24 +10,65 @@ import pytest
 from metajudge.cli import main
 
 
-def test_meta_eval_external_scores_reproduce_ragchecker(data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_meta_eval_external_scores_reproduce_ragchecker(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "rc"
-    rc = main(["meta-eval", "--dataset", "ragchecker_meta_eval", "--data-dir", str(data_dir), "--external", "--n-boot", "200", "--out", str(out)])
+    rc = main(
+        [
+            "meta-eval",
+            "--dataset",
+            "ragchecker_meta_eval",
+            "--data-dir",
+            str(data_dir),
+            "--external",
+            "--n-boot",
+            "200",
+            "--out",
+            str(out),
+        ]
+    )
     assert rc == 0
     printed = capsys.readouterr().out
     assert "normalize=minmax" in printed
-    assert "| ragchecker | 49.66 | 49.66 | 46.95 | 46.95 | 60.67 | 60.67 | 58.11 | 58.11 | 61.93 | 61.93 | 60.90 | 60.90 |" in printed
+    assert (
+        "| ragchecker | 49.66 | 49.66 | 46.95 | 46.95 | 60.67 | 60.67 | 58.11 | 58.11 | 61.93 | 61.93 | 60.90 | 60.90 |"
+        in printed
+    )
     assert "| Inter-Human Correlation | 63.67 | 63.67 |" in printed
     res = json.loads((out / "result.json").read_text())
     assert res["protocol"]["normalize"] == "minmax" and res["protocol"]["n_boot"] == 200
 
 
-def test_meta_eval_computes_caches_and_reuses_scores(data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_meta_eval_computes_caches_and_reuses_scores(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     out = tmp_path / "lex"
-    args = ["meta-eval", "--dataset", "ragchecker_meta_eval", "--data-dir", str(data_dir), "--metrics", "bleu,rouge_l",
-            "--n-boot", "100", "--out", str(out), "--quiet"]
+    args = [
+        "meta-eval",
+        "--dataset",
+        "ragchecker_meta_eval",
+        "--data-dir",
+        str(data_dir),
+        "--metrics",
+        "bleu,rouge_l",
+        "--n-boot",
+        "100",
+        "--out",
+        str(out),
+        "--quiet",
+    ]
     assert main(args) == 0
-    for name in ("scores.jsonl", "result.json", "table.md", "table.csv", "table.json", "table.tex", "correlation_pearson.png", "scatter.png"):
+    for name in (
+        "scores.jsonl",
+        "result.json",
+        "table.md",
+        "table.csv",
+        "table.json",
+        "table.tex",
+        "correlation_pearson.png",
+        "scatter.png",
+    ):
         assert (out / name).is_file(), name
     first = json.loads((out / "result.json").read_text())
     assert [m["name"] for m in first["metrics"]] == ["bleu", "rouge_l"]
@@ -44,14 +85,40 @@ def test_meta_eval_computes_caches_and_reuses_scores(data_dir: Path, tmp_path: P
     assert second["cells"] == first["cells"]
 
 
-def test_meta_eval_bad_inputs(data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_meta_eval_bad_inputs(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     bad = tmp_path / "s.csv"
     bad.write_text("item,system,m\n999,x,1\n")
-    rc = main(["meta-eval", "--dataset", "ragchecker_meta_eval", "--data-dir", str(data_dir), "--scores", str(bad), "--out", str(tmp_path / "o")])
+    rc = main(
+        [
+            "meta-eval",
+            "--dataset",
+            "ragchecker_meta_eval",
+            "--data-dir",
+            str(data_dir),
+            "--scores",
+            str(bad),
+            "--out",
+            str(tmp_path / "o"),
+        ]
+    )
     assert rc == 2
     err = capsys.readouterr().err
     assert "s.csv:2" in err and "unknown item id '999'" in err
-    rc = main(["meta-eval", "--dataset", "ragchecker_meta_eval", "--data-dir", str(data_dir), "--metrics", "no_such_metric", "--out", str(tmp_path / "o")])
+    rc = main(
+        [
+            "meta-eval",
+            "--dataset",
+            "ragchecker_meta_eval",
+            "--data-dir",
+            str(data_dir),
+            "--metrics",
+            "no_such_metric",
+            "--out",
+            str(tmp_path / "o"),
+        ]
+    )
     assert rc == 2
     assert "no_such_metric" in capsys.readouterr().err
     assert not (tmp_path / "o" / "result.json").exists()
@@ -61,7 +128,18 @@ def test_meta_eval_bad_inputs(data_dir: Path, tmp_path: Path, capsys: pytest.Cap
 def test_readme_demo_command(data_dir: Path, tmp_path: Path) -> None:
     """The README's main command: BLEU, ROUGE-L, METEOR and BERTScore on the embedded defaults."""
     out = tmp_path / "demo"
-    rc = main(["meta-eval", "--dataset", "ragchecker_meta_eval", "--metrics", "bleu,rouge_l,meteor,bertscore", "--out", str(out), "--quiet"])
+    rc = main(
+        [
+            "meta-eval",
+            "--dataset",
+            "ragchecker_meta_eval",
+            "--metrics",
+            "bleu,rouge_l,meteor,bertscore",
+            "--out",
+            str(out),
+            "--quiet",
+        ]
+    )
     assert rc == 0
     res = json.loads((out / "result.json").read_text())
     assert [m["name"] for m in res["metrics"]] == ["bleu", "rouge_l", "meteor", "bertscore"]

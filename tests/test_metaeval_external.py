@@ -14,13 +14,25 @@ from metajudge.metaeval import external
 
 def _pairs() -> list[PairwiseRecord]:
     return [
-        PairwiseRecord(id=str(i), input=Input(question="q"), a=Response("sysA", "x"), b=Response("sysB", "y"), labels={"q": (1.0,)})
+        PairwiseRecord(
+            id=str(i),
+            input=Input(question="q"),
+            a=Response("sysA", "x"),
+            b=Response("sysB", "y"),
+            labels={"q": (1.0,)},
+        )
         for i in range(3)
     ]
 
 
 def _likert() -> list[LikertRecord]:
-    return [LikertRecord(id=f"e{i}", input=Input(question="q"), system=s, response=None, scores={"q": (3.0,)}) for i in range(2) for s in ("m1", "m2")]
+    return [
+        LikertRecord(
+            id=f"e{i}", input=Input(question="q"), system=s, response=None, scores={"q": (3.0,)}
+        )
+        for i in range(2)
+        for s in ("m1", "m2")
+    ]
 
 
 def test_wide_csv_for_pairwise_maps_systems_to_sides(tmp_path: Path) -> None:
@@ -42,7 +54,9 @@ def test_wide_csv_for_pairwise_maps_systems_to_sides(tmp_path: Path) -> None:
         ("item,system,bleu\n0,sysA,high\n", "bleu", 2, "non-numeric"),
     ],
 )
-def test_wide_csv_errors_name_file_line_field(tmp_path: Path, body: str, field: str, line: int, msg: str) -> None:
+def test_wide_csv_errors_name_file_line_field(
+    tmp_path: Path, body: str, field: str, line: int, msg: str
+) -> None:
     p = tmp_path / "bad.csv"
     p.write_text(body)
     with pytest.raises(InputError) as ei:
@@ -54,7 +68,10 @@ def test_wide_csv_errors_name_file_line_field(tmp_path: Path, body: str, field: 
 
 def test_jsonl_score_rows_and_errors(tmp_path: Path) -> None:
     p = tmp_path / "s.jsonl"
-    rows = [{"key": "e0::m1", "metric": "m", "score": 1.5, "signature": "m|v1"}, {"item": "e0", "system": "m2", "metric": "m", "score": None, "error": "timeout"}]
+    rows = [
+        {"key": "e0::m1", "metric": "m", "score": 1.5, "signature": "m|v1"},
+        {"item": "e0", "system": "m2", "metric": "m", "score": None, "error": "timeout"},
+    ]
     p.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     got = external.read_score_file(p, _likert())
     assert [r["key"] for r in got] == ["e0::m1", "e0::m2"]
@@ -74,14 +91,24 @@ def test_wide_json_and_lftqa_style_detection(tmp_path: Path) -> None:
     rows = external.read_score_file(p, _likert())
     assert {(r["metric"], r["score"]) for r in rows} == {("rouge", 0.3), ("bleu", 2.0)}
     q = tmp_path / "bleu.json"
-    q.write_text(json.dumps([{"example_id": "e0", "model": "m1", "score": 5}, {"example_id": "e0", "model": "m1", "score": 4}]))
+    q.write_text(
+        json.dumps(
+            [
+                {"example_id": "e0", "model": "m1", "score": 5},
+                {"example_id": "e0", "model": "m1", "score": 4},
+            ]
+        )
+    )
     assert external.detect_format(q) == "lftqa"
     with pytest.raises(InputError, match="duplicate"):
         external.read_score_file(q, _likert())
 
 
 def test_family_helpers() -> None:
-    assert external.collapse_families(["ragchecker_a", "ragchecker_b", "x"], ["a", "b"]) == ["ragchecker", "x"]
+    assert external.collapse_families(["ragchecker_a", "ragchecker_b", "x"], ["a", "b"]) == [
+        "ragchecker",
+        "x",
+    ]
     assert external.metric_for_dimension("ragchecker", "b", ["ragchecker_b"]) == "ragchecker_b"
     assert external.metric_for_dimension("nope", "b", ["ragchecker_b"]) is None
 
@@ -94,7 +121,11 @@ def test_ragchecker_baseline_real(data_dir) -> None:  # type: ignore[no-untyped-
     assert external.detect_format(path) == "ragchecker"
     rows = external.ragchecker_baseline(path, ds.records)
     assert len(rows) == 280 * 2 * 3
-    assert {r["metric"] for r in rows} == {"ragchecker_correctness", "ragchecker_completeness", "ragchecker_overall"}
+    assert {r["metric"] for r in rows} == {
+        "ragchecker_correctness",
+        "ragchecker_completeness",
+        "ragchecker_overall",
+    }
     assert all(r["score"] is not None for r in rows)
 
 
@@ -107,4 +138,6 @@ def test_hanna_columns_real(data_dir) -> None:  # type: ignore[no-untyped-def]
     rows = external.hanna_metric_scores(path, records=ds.records, metrics=wanted)
     assert {r["metric"] for r in rows} == set(wanted)
     assert len(rows) == 3 * 11 * 96
-    assert external.collapse_families(["hanna.beluga-13b_run1_" + d for d in ds.card.dimensions], ds.card.dimensions) == ["hanna.beluga-13b_run1"]
+    assert external.collapse_families(
+        ["hanna.beluga-13b_run1_" + d for d in ds.card.dimensions], ds.card.dimensions
+    ) == ["hanna.beluga-13b_run1"]

@@ -17,16 +17,36 @@ from metajudge.metaeval import external, normalize, protocol, stats
 from metajudge.metaeval.protocol import MetaEvalResult, meta_evaluate
 
 
-def _card(kind: str = "pairwise", scale: Scale | None = None, dims: tuple[str, ...] = ("quality",), name: str = "toy") -> DatasetCard:
+def _card(
+    kind: str = "pairwise",
+    scale: Scale | None = None,
+    dims: tuple[str, ...] = ("quality",),
+    name: str = "toy",
+) -> DatasetCard:
     return DatasetCard(
-        name=name, kind=kind, description="toy", repository="", commit="", files=(), license="", dimensions=dims,
-        scale=scale or Scale(-2, 2), annotators=2, direction="positive = b better",
+        name=name,
+        kind=kind,
+        description="toy",
+        repository="",
+        commit="",
+        files=(),
+        license="",
+        dimensions=dims,
+        scale=scale or Scale(-2, 2),
+        annotators=2,
+        direction="positive = b better",
     )
 
 
 def _pairwise(labels: list[list[float | None]], name: str = "toy") -> Dataset:
     recs = [
-        PairwiseRecord(id=str(i), input=Input(question=f"q{i}"), a=Response("A", "a"), b=Response("B", "b"), labels={"quality": tuple(lab)})
+        PairwiseRecord(
+            id=str(i),
+            input=Input(question=f"q{i}"),
+            a=Response("A", "a"),
+            b=Response("B", "b"),
+            labels={"quality": tuple(lab)},
+        )
         for i, lab in enumerate(labels)
     ]
     return Dataset(card=_card(name=name), records=recs)
@@ -35,15 +55,37 @@ def _pairwise(labels: list[list[float | None]], name: str = "toy") -> Dataset:
 def _rows(metric: str, sa: list[float | None], sb: list[float | None]) -> list[dict]:
     out = []
     for i, (a, b) in enumerate(zip(sa, sb, strict=True)):
-        out.append({"key": f"{i}::a", "metric": metric, "score": a, "signature": f"{metric}|test", "error": None if a is not None else "x"})
-        out.append({"key": f"{i}::b", "metric": metric, "score": b, "signature": f"{metric}|test", "error": None if b is not None else "x"})
+        out.append(
+            {
+                "key": f"{i}::a",
+                "metric": metric,
+                "score": a,
+                "signature": f"{metric}|test",
+                "error": None if a is not None else "x",
+            }
+        )
+        out.append(
+            {
+                "key": f"{i}::b",
+                "metric": metric,
+                "score": b,
+                "signature": f"{metric}|test",
+                "error": None if b is not None else "x",
+            }
+        )
     return out
 
 
 def _toy(n: int = 40, seed: int = 0) -> tuple[Dataset, np.ndarray]:
     rng = np.random.default_rng(seed)
     truth = rng.normal(size=n)
-    labels = [[float(np.clip(round(t + rng.normal(scale=0.3)), -2, 2)), float(np.clip(round(t + rng.normal(scale=0.3)), -2, 2))] for t in truth]
+    labels = [
+        [
+            float(np.clip(round(t + rng.normal(scale=0.3)), -2, 2)),
+            float(np.clip(round(t + rng.normal(scale=0.3)), -2, 2)),
+        ]
+        for t in truth
+    ]
     return _pairwise(labels), truth
 
 
@@ -60,7 +102,9 @@ def test_minmax_is_ragcheckers_formula() -> None:
     filled = np.where(np.isnan(d), med, d)
     np.testing.assert_allclose(res.values, ((filled - lo) / (hi - lo) - 0.5) * 4)
     assert res.n_imputed == 1
-    assert normalize.minmax(np.array([0.3, 0.3, 0.3]), 2.0).undefined.startswith("metric difference is constant")
+    assert normalize.minmax(np.array([0.3, 0.3, 0.3]), 2.0).undefined.startswith(
+        "metric difference is constant"
+    )
 
 
 def test_perfect_metric_correlates_one_and_flips_with_direction() -> None:
@@ -70,11 +114,15 @@ def test_perfect_metric_correlates_one_and_flips_with_direction() -> None:
     res = meta_evaluate(ds, rows, aggregation="mean", normalize="raw", n_boot=50)
     for s in ("pearson", "spearman", "kendall", "acc_ties"):
         assert res.value("perfect", "quality", s) == pytest.approx(1.0)
-    neg = meta_evaluate(ds, rows, aggregation="mean", normalize="raw", n_boot=0, directions={"perfect": "lower"})
+    neg = meta_evaluate(
+        ds, rows, aggregation="mean", normalize="raw", n_boot=0, directions={"perfect": "lower"}
+    )
     assert neg.value("perfect", "quality") == pytest.approx(-1.0)
     # swapping a and b scores flips the sign of the difference and of the correlation
     swapped = _rows("perfect", mean_lab, [0.0] * len(truth))
-    assert meta_evaluate(ds, swapped, aggregation="mean", normalize="raw", n_boot=0).value("perfect", "quality") == pytest.approx(-1.0)
+    assert meta_evaluate(ds, swapped, aggregation="mean", normalize="raw", n_boot=0).value(
+        "perfect", "quality"
+    ) == pytest.approx(-1.0)
 
 
 def test_per_annotator_rows_and_minmax_match_a_direct_computation() -> None:
@@ -91,7 +139,9 @@ def test_per_annotator_rows_and_minmax_match_a_direct_computation() -> None:
     assert res.value("m", "quality") == pytest.approx(stats.pearson(x, y), abs=1e-12)
     assert res.value("m", "quality", "spearman") == pytest.approx(stats.spearman(x, y), abs=1e-12)
     # accuracy is taken from the sign of the raw difference (minmax moves zero)
-    assert res.value("m", "quality", "acc_ties") == pytest.approx(stats.pairwise_accuracy(np.repeat(d, 2), y))
+    assert res.value("m", "quality", "acc_ties") == pytest.approx(
+        stats.pairwise_accuracy(np.repeat(d, 2), y)
+    )
     # the ceiling: annotator 1 vs annotator 2
     a1 = [r.labels["quality"][0] for r in ds.records]
     a2 = [r.labels["quality"][1] for r in ds.records]
@@ -146,7 +196,9 @@ def test_sign_mode_epsilon_and_learned_epsilon() -> None:
     r1 = meta_evaluate(ds, rows, normalize="sign", epsilon=0.05, n_boot=0)
     assert r0.data["protocol"]["epsilon"] == 0.0 and r1.data["protocol"]["epsilon"] == 0.05
     assert r0.value("m", "quality", "acc_ties") != r1.value("m", "quality", "acc_ties")
-    learned = meta_evaluate(ds, rows, normalize="sign", learn_epsilon=True, cv_folds=4, n_boot=0, seed=1)
+    learned = meta_evaluate(
+        ds, rows, normalize="sign", learn_epsilon=True, cv_folds=4, n_boot=0, seed=1
+    )
     cell = learned.cell("m", "quality")
     assert len(cell["epsilon_per_fold"]) == 4
     assert learned.value("m", "quality", "acc_ties") is not None
@@ -166,7 +218,9 @@ def test_learned_epsilon_never_uses_the_scored_fold() -> None:
 def test_three_annotators_leave_one_out_ceiling() -> None:
     rng = np.random.default_rng(5)
     truth = rng.normal(size=25)
-    labels = [[float(np.clip(round(t + rng.normal(scale=0.5)), -2, 2)) for _ in range(3)] for t in truth]
+    labels = [
+        [float(np.clip(round(t + rng.normal(scale=0.5)), -2, 2)) for _ in range(3)] for t in truth
+    ]
     ds = _pairwise(labels)
     res = meta_evaluate(ds, _rows("m", [0.0] * 25, list(truth)), n_boot=30)
     L = np.array(labels)
@@ -184,8 +238,14 @@ def test_comparisons_are_paired_and_holm_corrected() -> None:
     res = meta_evaluate(ds, rows, metrics=["good", "bad", "mid"], n_boot=300, seed=0)
     comps = res.data["comparisons"]
     assert len(comps) == 3 * 2  # 3 metric pairs x (pearson, spearman)
-    gb = next(c for c in comps if c["metric_a"] == "good" and c["metric_b"] == "bad" and c["statistic"] == "pearson")
-    assert gb["diff"] == pytest.approx(res.value("good", "quality") - res.value("bad", "quality"), abs=1e-12)
+    gb = next(
+        c
+        for c in comps
+        if c["metric_a"] == "good" and c["metric_b"] == "bad" and c["statistic"] == "pearson"
+    )
+    assert gb["diff"] == pytest.approx(
+        res.value("good", "quality") - res.value("bad", "quality"), abs=1e-12
+    )
     assert gb["p_bootstrap"] < 0.01 and gb["p_permutation"] < 0.01 and gb["p_williams"] < 0.01
     for c in comps:
         for k in ("p_bootstrap", "p_permutation"):
@@ -193,7 +253,10 @@ def test_comparisons_are_paired_and_holm_corrected() -> None:
     # same seed, same result
     again = meta_evaluate(ds, rows, metrics=["good", "bad", "mid"], n_boot=300, seed=0)
     assert again.data["comparisons"] == comps
-    assert again.cell("good", "quality")["stats"]["pearson"]["ci"] == res.cell("good", "quality")["stats"]["pearson"]["ci"]
+    assert (
+        again.cell("good", "quality")["stats"]["pearson"]["ci"]
+        == res.cell("good", "quality")["stats"]["pearson"]["ci"]
+    )
 
 
 def test_result_roundtrip(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -214,8 +277,23 @@ def test_likert_grouped_is_response_level() -> None:
     for item in range(8):
         for si, sysname in enumerate(["s1", "s2", "s3", "s4"]):
             h = float(rng.integers(1, 6))
-            recs.append(LikertRecord(id=f"i{item}", input=Input(question="q"), system=sysname, response="r", scores={"q": (h,)}))
-            rows.append({"key": f"i{item}::{sysname}", "metric": "m", "score": h + rng.normal(scale=0.8), "signature": "m"})
+            recs.append(
+                LikertRecord(
+                    id=f"i{item}",
+                    input=Input(question="q"),
+                    system=sysname,
+                    response="r",
+                    scores={"q": (h,)},
+                )
+            )
+            rows.append(
+                {
+                    "key": f"i{item}::{sysname}",
+                    "metric": "m",
+                    "score": h + rng.normal(scale=0.8),
+                    "signature": "m",
+                }
+            )
     ds = Dataset(card=card, records=recs)
     res = meta_evaluate(ds, rows, grouped=True, normalize="raw", n_boot=50)
     x = np.array([r["score"] for r in rows])
@@ -235,10 +313,22 @@ def test_ragchecker_meta_evaluation_table_exactly(data_dir) -> None:  # type: ig
     from metajudge.data.registry import load_dataset, resolve_file
 
     ds = load_dataset("ragchecker_meta_eval", data_dir=data_dir)
-    rows = external.ragchecker_baseline(resolve_file("ragchecker_meta_eval", "baseline_ragchecker.json", data_dir), ds.records)
+    rows = external.ragchecker_baseline(
+        resolve_file("ragchecker_meta_eval", "baseline_ragchecker.json", data_dir), ds.records
+    )
     res = meta_evaluate(ds, rows, normalize="minmax", n_boot=200)
-    got = {d: (f"{res.value('ragchecker', d) * 100:.2f}", f"{res.value('ragchecker', d, 'spearman') * 100:.2f}") for d in res.dimensions}
-    assert got == {"correctness": ("49.66", "46.95"), "completeness": ("60.67", "58.11"), "overall": ("61.93", "60.90")}
+    got = {
+        d: (
+            f"{res.value('ragchecker', d) * 100:.2f}",
+            f"{res.value('ragchecker', d, 'spearman') * 100:.2f}",
+        )
+        for d in res.dimensions
+    }
+    assert got == {
+        "correctness": ("49.66", "46.95"),
+        "completeness": ("60.67", "58.11"),
+        "overall": ("61.93", "60.90"),
+    }
     ceil = {d: f"{res.ceiling(d) * 100:.2f}" for d in res.dimensions}
     assert ceil == {"correctness": "63.67", "completeness": "71.91", "overall": "70.09"}
     assert res.cell("ragchecker", "overall")["n_rows"] == 560
@@ -262,13 +352,25 @@ def test_lftqa_eval_correlation_results_reproduced(data_dir) -> None:  # type: i
     for subset in ("qtsumm", "fetaqa"):
         sub = ds.subset(subset)
         rows = external.lftqa_metric_scores(subset, data_dir=data_dir, records=sub.records)
-        res = meta_evaluate(sub, rows, metrics=metrics, grouped=True, normalize="raw", n_boot=0, compare=False, statistics=("pearson",))
+        res = meta_evaluate(
+            sub,
+            rows,
+            metrics=metrics,
+            grouped=True,
+            normalize="raw",
+            n_boot=0,
+            compare=False,
+            statistics=("pearson",),
+        )
         for r in body:
             for j, col in enumerate(header[1:], start=1):
                 s, dim = col.split("-")
                 if s != subset:
                     continue
-                assert round(res.value(r[0], dim), 3) == pytest.approx(float(r[j]), abs=1e-9), (r[0], col)
+                assert round(res.value(r[0], dim), 3) == pytest.approx(float(r[j]), abs=1e-9), (
+                    r[0],
+                    col,
+                )
                 checked += 1
     assert checked == len(body) * 4 == 48
 

@@ -71,8 +71,12 @@ def test_vectorised_bootstrap_equals_slow_loop(statistic: str) -> None:
     if statistic.startswith("acc"):
         x = np.sign(x)
     groups = np.repeat(np.arange(80), 2)  # two annotator rows per item
-    fast = st.bootstrap_ci(x, y, statistic=statistic, groups=groups, n_boot=300, rng=np.random.default_rng(11))
-    slow = st.bootstrap_ci_reference(x, y, statistic=statistic, groups=groups, n_boot=300, rng=np.random.default_rng(11))
+    fast = st.bootstrap_ci(
+        x, y, statistic=statistic, groups=groups, n_boot=300, rng=np.random.default_rng(11)
+    )
+    slow = st.bootstrap_ci_reference(
+        x, y, statistic=statistic, groups=groups, n_boot=300, rng=np.random.default_rng(11)
+    )
     np.testing.assert_allclose(fast.samples, slow.samples, rtol=0, atol=1e-12, equal_nan=True)
     assert fast.estimate == pytest.approx(slow.estimate, abs=1e-12)
     assert (fast.lo, fast.hi) == pytest.approx((slow.lo, slow.hi), abs=1e-12)
@@ -85,7 +89,9 @@ def test_weighted_kendall_dense_path_equals_loop() -> None:
     x = rng.normal(size=150)
     y = x + rng.normal(size=150)
     fast = st.bootstrap_ci(x, y, statistic="kendall", n_boot=40, rng=np.random.default_rng(2))
-    slow = st.bootstrap_ci_reference(x, y, statistic="kendall", n_boot=40, rng=np.random.default_rng(2))
+    slow = st.bootstrap_ci_reference(
+        x, y, statistic="kendall", n_boot=40, rng=np.random.default_rng(2)
+    )
     np.testing.assert_allclose(fast.samples, slow.samples, atol=1e-12)
 
 
@@ -97,7 +103,13 @@ def test_bootstrap_resamples_items_together() -> None:
     np.testing.assert_array_equal(W, st.bootstrap_weights(50, 20, np.random.default_rng(0)))
     # rows of a drawn item come along: a statistic over duplicated rows equals the item-level one
     x, y = _data(1, n=40, ties=False)
-    a = st.bootstrap_ci(np.repeat(x, 2), np.repeat(y, 2), groups=np.repeat(np.arange(40), 2), n_boot=50, rng=np.random.default_rng(9))
+    a = st.bootstrap_ci(
+        np.repeat(x, 2),
+        np.repeat(y, 2),
+        groups=np.repeat(np.arange(40), 2),
+        n_boot=50,
+        rng=np.random.default_rng(9),
+    )
     b = st.bootstrap_ci(x, y, n_boot=50, rng=np.random.default_rng(9))
     np.testing.assert_allclose(a.samples, b.samples, atol=1e-12)
 
@@ -148,16 +160,27 @@ def test_permutation_and_paired_bootstrap() -> None:
     good = y + rng.normal(scale=0.5, size=n)
     bad = y + rng.normal(scale=3.0, size=n)
     for s in ("pearson", "spearman"):
-        perm = st.permutation_test_diff(good, bad, y, statistic=s, n_perm=500, rng=np.random.default_rng(1))
-        assert perm.diff == pytest.approx(st.statistic(s, good, y) - st.statistic(s, bad, y), abs=1e-12)
+        perm = st.permutation_test_diff(
+            good, bad, y, statistic=s, n_perm=500, rng=np.random.default_rng(1)
+        )
+        assert perm.diff == pytest.approx(
+            st.statistic(s, good, y) - st.statistic(s, bad, y), abs=1e-12
+        )
         assert perm.p_value < 0.01
-        same = st.permutation_test_diff(good, good, y, statistic=s, n_perm=200, rng=np.random.default_rng(1))
+        same = st.permutation_test_diff(
+            good, good, y, statistic=s, n_perm=200, rng=np.random.default_rng(1)
+        )
         assert same.p_value == 1.0
-        boot = st.paired_bootstrap_diff(good, bad, y, statistic=s, n_boot=500, rng=np.random.default_rng(1))
+        boot = st.paired_bootstrap_diff(
+            good, bad, y, statistic=s, n_boot=500, rng=np.random.default_rng(1)
+        )
         assert boot.diff == pytest.approx(perm.diff, abs=1e-12)
         assert boot.lo > 0 and boot.p_value < 0.01
     again = st.permutation_test_diff(good, bad, y, n_perm=300, rng=np.random.default_rng(5))
-    assert again.p_value == st.permutation_test_diff(good, bad, y, n_perm=300, rng=np.random.default_rng(5)).p_value
+    assert (
+        again.p_value
+        == st.permutation_test_diff(good, bad, y, n_perm=300, rng=np.random.default_rng(5)).p_value
+    )
 
 
 def test_grouped_correlation_matches_loop() -> None:

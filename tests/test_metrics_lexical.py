@@ -40,7 +40,10 @@ def test_bleu_fixed_values() -> None:
     m = BLEU()
     assert m.score(*CASES[0]).score == pytest.approx(53.7284965911771, abs=1e-9)
     assert m.score(*CASES[3]).score == pytest.approx(0.0, abs=1e-9)
-    assert m.signature == "bleu|nrefs:1|case:mixed|eff:yes|tok:13a|smooth:exp|version:" + sacrebleu.__version__
+    assert (
+        m.signature
+        == "bleu|nrefs:1|case:mixed|eff:yes|tok:13a|smooth:exp|version:" + sacrebleu.__version__
+    )
 
 
 def test_bleu_options_change_signature_and_value() -> None:
@@ -48,7 +51,9 @@ def test_bleu_options_change_signature_and_value() -> None:
     assert a.signature != b.signature and "smooth:floor" in b.signature and "case:lc" in b.signature
     hyp, ref = CASES[2]
     assert b.score(hyp, ref).score == pytest.approx(
-        sacrebleu.sentence_bleu(hyp, [ref], smooth_method="floor", smooth_value=0.1, lowercase=True).score
+        sacrebleu.sentence_bleu(
+            hyp, [ref], smooth_method="floor", smooth_value=0.1, lowercase=True
+        ).score
     )
     with pytest.raises(InputError):
         BLEU(tokenize="no-such-tokenizer")
@@ -79,7 +84,9 @@ def test_rouge_l_matches_rouge_score(hyp: str, ref: str, stem: bool) -> None:
 def test_rouge_l_fixed_values() -> None:
     # "the cats sat" vs "the cat sat": stemming makes the LCS 3/3; without it 2/3 both ways.
     assert RougeL().score("the cats sat", "the cat sat").score == pytest.approx(1.0)
-    assert RougeL(use_stemmer=False).score("the cats sat", "the cat sat").score == pytest.approx(2 / 3)
+    assert RougeL(use_stemmer=False).score("the cats sat", "the cat sat").score == pytest.approx(
+        2 / 3
+    )
     assert "stem:yes" in RougeL().signature and "stem:no" in RougeL(use_stemmer=False).signature
 
 
@@ -96,7 +103,9 @@ def test_meteor_nltk_documented_example() -> None:
 def test_meteor_matches_nltk_on_13a_tokens(hyp: str, ref: str) -> None:
     _wordnet_or_skip()
     m = Meteor()
-    expected = meteor_score([tokenize_text(ref, "13a")], tokenize_text(hyp, "13a"), wordnet=m._load())
+    expected = meteor_score(
+        [tokenize_text(ref, "13a")], tokenize_text(hyp, "13a"), wordnet=m._load()
+    )
     assert m.score(hyp, ref).score == pytest.approx(expected, abs=1e-12)
 
 
@@ -118,7 +127,17 @@ def test_meteor_signature_pins_wordnet_and_options() -> None:
 
 
 def test_tokenize_13a_keeps_numbers() -> None:
-    assert tokenize_text("It costs $1,234.50, (roughly).", "13a") == ["It", "costs", "$", "1,234.50", ",", "(", "roughly", ")", "."]
+    assert tokenize_text("It costs $1,234.50, (roughly).", "13a") == [
+        "It",
+        "costs",
+        "$",
+        "1,234.50",
+        ",",
+        "(",
+        "roughly",
+        ")",
+        ".",
+    ]
 
 
 @pytest.mark.parametrize("cls", [BLEU, RougeL, Meteor])

@@ -21,9 +21,13 @@ def F(*statuses: str) -> tuple[FactVerdict, ...]:
 def test_hand_computed_aggregate() -> None:
     vs = [
         QuestionVerdict("q1", 1, F("covered", "covered")),  # C=1, E=0, P=1, full=1
-        QuestionVerdict("q2", 1, F("covered", "missing", "wrong", "covered")),  # C=1/2, E=1/2, P=1/2
+        QuestionVerdict(
+            "q2", 1, F("covered", "missing", "wrong", "covered")
+        ),  # C=1/2, E=1/2, P=1/2
         QuestionVerdict("q3", 0, F("covered", "covered")),  # P=1 but T=0
-        QuestionVerdict("q4", 1, F("covered", "covered", "covered", "covered"), extra_wrong=1),  # C=1, E=1/4 -> P=3/4
+        QuestionVerdict(
+            "q4", 1, F("covered", "covered", "covered", "covered"), extra_wrong=1
+        ),  # C=1, E=1/4 -> P=3/4
     ]
     r = aggregate(vs)
     assert r["n"] == 4
@@ -32,7 +36,13 @@ def test_hand_computed_aggregate() -> None:
     assert r["full_accuracy"] == pytest.approx(1 / 4)
     assert r["process_accuracy_cellwise"] is None and r["full_accuracy_cellwise"] is None
     q4 = question_scores(vs[3])
-    assert q4 == {"final": 1.0, "coverage": 1.0, "error": 0.25, "process": 0.75, "process_cellwise": None}
+    assert q4 == {
+        "final": 1.0,
+        "coverage": 1.0,
+        "error": 0.25,
+        "process": 0.75,
+        "process_cellwise": None,
+    }
 
 
 def test_error_share_is_capped_at_one() -> None:
@@ -49,7 +59,12 @@ def test_cellwise_variant() -> None:
     pred = [
         {"ticker": "aaa", "year": "2021", "revenue": "1234.0", "ceo": " ann  LEE "},  # both match
         {"ticker": "BBB", "year": 2021, "revenue": "7.6", "ceo": "Bo Chen"},  # 1 of 2
-        {"ticker": "DDD", "year": 2021, "revenue": "3", "ceo": "Cy Diaz"},  # not aligned: CCC gets 0
+        {
+            "ticker": "DDD",
+            "year": 2021,
+            "revenue": "3",
+            "ceo": "Cy Diaz",
+        },  # not aligned: CCC gets 0
     ]
     c, t = cell_counts(gold, pred, key_columns=["ticker", "year"])
     assert (c, t) == (3, 6)
@@ -68,7 +83,9 @@ def test_cellwise_variant() -> None:
 
 
 def test_round_trip_dict() -> None:
-    v = QuestionVerdict("q1", 1, F("covered", "wrong"), extra_wrong=2, cells_correct=1, cells_total=3)
+    v = QuestionVerdict(
+        "q1", 1, F("covered", "wrong"), extra_wrong=2, cells_correct=1, cells_total=3
+    )
     assert QuestionVerdict.from_dict(v.to_dict()) == v
 
 

@@ -118,7 +118,15 @@ def test_reference_recipe_agrees_on_bare_numbers() -> None:
         except (ValueError, ZeroDivisionError):
             return False
 
-    pairs = [("100.9", "100"), ("101.1", "100"), ("-5", "5"), ("3.33", "3.3"), ("1e3", "1000"), ("abc", "1"), ("0.5", "0.495")]
+    pairs = [
+        ("100.9", "100"),
+        ("101.1", "100"),
+        ("-5", "5"),
+        ("3.33", "3.3"),
+        ("1e3", "1000"),
+        ("abc", "1"),
+        ("0.5", "0.495"),
+    ]
     for p, g in pairs:
         assert number_match(p, g) is recipe(p, g), (p, g)
 

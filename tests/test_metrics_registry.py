@@ -45,7 +45,8 @@ def test_every_non_llm_metric_is_covered_here() -> None:
     ours = {
         n
         for n, e in registry._REGISTRY.items()
-        if e.target.startswith("metajudge.metrics.") and not e.target.startswith("metajudge.metrics.judges")
+        if e.target.startswith("metajudge.metrics.")
+        and not e.target.startswith("metajudge.metrics.judges")
     }
     assert ours == set(NON_LLM)
 
@@ -68,8 +69,12 @@ def test_scores_in_range_and_keys_kept(name: str) -> None:
 def test_identical_response_and_reference_give_the_maximum(name: str) -> None:
     m = _metric(name)
     texts = [h for h, _ in PAIRS if h] + [r for _, r in PAIRS]
-    items = [ScoreItem(f"{j}|{i}", t, ref) for j, ref in enumerate(texts) for i, t in enumerate(texts)]
-    scores = {r.key: r.score for r in m.score_batch(items)}  # one batch: a model encodes each text once
+    items = [
+        ScoreItem(f"{j}|{i}", t, ref) for j, ref in enumerate(texts) for i, t in enumerate(texts)
+    ]
+    scores = {
+        r.key: r.score for r in m.score_batch(items)
+    }  # one batch: a model encodes each text once
     for j, ref in enumerate(texts):
         same = max(scores[f"{j}|{i}"] for i, t in enumerate(texts) if t == ref)
         best = max(v for k, v in scores.items() if k.startswith(f"{j}|") and v is not None)
@@ -118,7 +123,9 @@ def test_bad_input_never_crashes_inside_a_dependency(name: str) -> None:
 def test_registry_api() -> None:
     assert {"bleu", "rouge_l", "meteor", "bertscore", "number_match"} <= set(list_metrics())
     info = metric_info("rouge_l")
-    assert info["name"] == "rouge_l" and info["direction"] == "higher" and info["range"] == [0.0, 1.0]
+    assert (
+        info["name"] == "rouge_l" and info["direction"] == "higher" and info["range"] == [0.0, 1.0]
+    )
     assert info["signature"].startswith("rouge_l|")
     assert "stem:no" in get_metric("rouge_l", use_stemmer=False).signature
     with pytest.raises(InputError, match="unknown metric"):

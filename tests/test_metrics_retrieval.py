@@ -29,7 +29,9 @@ def test_hand_computed_single_query() -> None:
     assert recall_at_k(GOLD, RANKED, k=5) == pytest.approx(1.0)
     assert precision_at_k(GOLD, RANKED, k=2) == pytest.approx(1 / 2)
     assert precision_at_k(GOLD, RANKED, k=5) == pytest.approx(2 / 5)
-    assert precision_at_k(GOLD, RANKED, k=10) == pytest.approx(2 / 10)  # denominator k, not len(ranked)
+    assert precision_at_k(GOLD, RANKED, k=10) == pytest.approx(
+        2 / 10
+    )  # denominator k, not len(ranked)
     # P@3 = 1/3, R@3 = 1/2 -> F1 = 2*(1/6)/(5/6) = 0.4
     assert f1_at_k(GOLD, RANKED, k=3) == pytest.approx(0.4)
     assert f1_at_k(GOLD, RANKED, k=1) == 0.0
@@ -63,7 +65,9 @@ def test_report_mtraig_ks() -> None:
     assert rep["precision@2"] == pytest.approx(0.5)
     assert rep["recall@2"] == pytest.approx(0.75)
     assert rep["precision@20"] == pytest.approx((2 / 20 + 1 / 20) / 2)
-    assert set(rep) >= {f"{m}@{k}" for m in ("mrr", "recall", "precision", "f1", "hit") for k in (2, 5, 10, 20)}
+    assert set(rep) >= {
+        f"{m}@{k}" for m in ("mrr", "recall", "precision", "f1", "hit") for k in (2, 5, 10, 20)
+    }
 
 
 def test_bad_input() -> None:

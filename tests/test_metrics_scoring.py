@@ -44,7 +44,17 @@ def test_score_dataset_rows_and_keys() -> None:
     assert len(rows) == 2 * 6
     assert [r["key"] for r in rows[:6]] == ["p1::a", "p1::b", "p2::a", "p2::b", "p3::a", "p3::b"]
     r0 = rows[0]
-    assert set(r0) == {"key", "item", "system", "side", "metric", "score", "signature", "details", "error"}
+    assert set(r0) == {
+        "key",
+        "item",
+        "system",
+        "side",
+        "metric",
+        "score",
+        "signature",
+        "details",
+        "error",
+    }
     assert (r0["item"], r0["system"], r0["side"], r0["metric"]) == ("p1", "sysA", "a", "bleu")
     look = score_lookup(rows)
     assert look[("p2::b", "rouge_l")] == 0.0  # empty response: documented 0
@@ -58,7 +68,9 @@ def test_score_dataset_likert_and_options() -> None:
         LikertRecord("i1", Input("q", "the cats sat"), "s1", "the cat sat", {"x": (1.0,)}),
         LikertRecord("i1", Input("q", "the cats sat"), "s2", "a dog ran", {"x": (2.0,)}),
     ]
-    rows = score_dataset(recs, ["rouge_l"], options={"rouge_l": {"use_stemmer": False}}, progress=False)
+    rows = score_dataset(
+        recs, ["rouge_l"], options={"rouge_l": {"use_stemmer": False}}, progress=False
+    )
     assert [r["key"] for r in rows] == ["i1::s1", "i1::s2"] and rows[0]["side"] is None
     assert "stem:no" in rows[0]["signature"] and rows[0]["score"] == pytest.approx(2 / 3)
     with pytest.raises(InputError, match="not being scored"):
@@ -81,7 +93,17 @@ def _write_lines(p: Path, objs: list) -> Path:
     return p
 
 
-GOOD = {"key": "1::a", "item": "1", "system": "s", "side": "a", "metric": "bleu", "score": 1.0, "signature": "bleu|x", "details": {}, "error": None}
+GOOD = {
+    "key": "1::a",
+    "item": "1",
+    "system": "s",
+    "side": "a",
+    "metric": "bleu",
+    "score": 1.0,
+    "signature": "bleu|x",
+    "details": {},
+    "error": None,
+}
 
 
 @pytest.mark.parametrize(
@@ -108,7 +130,9 @@ def test_read_scores_duplicates_missing_nan_and_empty(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="first on line 1") as ei:
         read_scores(p)
     assert ei.value.line == 2
-    p2 = _write_lines(tmp_path / "miss.jsonl", [{k: v for k, v in GOOD.items() if k != "signature"}])
+    p2 = _write_lines(
+        tmp_path / "miss.jsonl", [{k: v for k, v in GOOD.items() if k != "signature"}]
+    )
     with pytest.raises(InputError, match="missing required field"):
         read_scores(p2)
     p3 = tmp_path / "nan.jsonl"
@@ -137,30 +161,79 @@ def test_resume_keeps_rows_with_the_same_signature(tmp_path: Path) -> None:
     look = score_lookup(again)
     assert look[("p1::a", "bleu")] == 0.123456 and look[("p1::a", "rouge_l")] == 0.123456
     # another signature (option change) -> recomputed
-    other = score_dataset(_records(), ["rouge_l"], options={"rouge_l": {"use_stemmer": False}}, progress=False, cache_path=out)
+    other = score_dataset(
+        _records(),
+        ["rouge_l"],
+        options={"rouge_l": {"use_stemmer": False}},
+        progress=False,
+        cache_path=out,
+    )
     assert score_lookup(other)[("p1::a", "rouge_l")] != 0.123456
 
 
-def test_cli_score_metrics_list_and_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_score_metrics_list_and_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     data = tmp_path / "d.jsonl"
     write_jsonl(data, _records())
     out = tmp_path / "scores.jsonl"
-    rc = main(["score", "--input", str(data), "--metrics", "bleu,rouge_l,number_match", "-o", str(out), "--no-progress"])
+    rc = main(
+        [
+            "score",
+            "--input",
+            str(data),
+            "--metrics",
+            "bleu,rouge_l,number_match",
+            "-o",
+            str(out),
+            "--no-progress",
+        ]
+    )
     assert rc == 0
     rows = read_scores(out)
     assert len(rows) == 18 and {r["metric"] for r in rows} == {"bleu", "rouge_l", "number_match"}
     text = capsys.readouterr().out
     assert "wrote 18 rows" in text and "bleu|nrefs:1" in text
     # resume: a changed option recomputes only that metric's rows
-    rc = main(["score", "--input", str(data), "--metrics", "rouge_l", "-o", str(out), "--no-progress", "--option", "rouge_l.use_stemmer=false"])
+    rc = main(
+        [
+            "score",
+            "--input",
+            str(data),
+            "--metrics",
+            "rouge_l",
+            "-o",
+            str(out),
+            "--no-progress",
+            "--option",
+            "rouge_l.use_stemmer=false",
+        ]
+    )
     assert rc == 0
     rows = read_scores(out)
     assert len(rows) == 18  # bleu and number_match rows kept
     assert all("stem:no" in r["signature"] for r in rows if r["metric"] == "rouge_l")
     assert "(12 rows of other metrics kept)" in capsys.readouterr().out
-    rc = main(["score", "--input", str(data), "--metrics", "bleu", "-o", str(out), "--no-progress", "--fresh"])
+    rc = main(
+        [
+            "score",
+            "--input",
+            str(data),
+            "--metrics",
+            "bleu",
+            "-o",
+            str(out),
+            "--no-progress",
+            "--fresh",
+        ]
+    )
     assert rc == 0 and len(read_scores(out)) == 6  # --fresh: only this run's rows
-    assert main(["score", "--input", str(data), "--metrics", "bleu", "-o", str(out), "--option", "bleu"]) == 2
+    assert (
+        main(
+            ["score", "--input", str(data), "--metrics", "bleu", "-o", str(out), "--option", "bleu"]
+        )
+        == 2
+    )
     assert "expected METRIC.KEY=VALUE" in capsys.readouterr().err
     assert main(["metrics", "list", "--json"]) == 0
     infos = json.loads(capsys.readouterr().out)
@@ -170,7 +243,18 @@ def test_cli_score_metrics_list_and_resume(tmp_path: Path, capsys: pytest.Captur
 
 def test_cli_score_real_dataset(data_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "rc.jsonl"
-    rc = main(["score", "--dataset", "ragchecker_meta_eval", "--metrics", "bleu", "-o", str(out), "--no-progress"])
+    rc = main(
+        [
+            "score",
+            "--dataset",
+            "ragchecker_meta_eval",
+            "--metrics",
+            "bleu",
+            "-o",
+            str(out),
+            "--no-progress",
+        ]
+    )
     assert rc == 0
     rows = read_scores(out)
     assert len(rows) == 560 and all(r["score"] is not None for r in rows)

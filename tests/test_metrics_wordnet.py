@@ -11,7 +11,8 @@ from metajudge.metrics import wordnet as wn
 
 HAVE_DEBIAN = all((wn.DEBIAN_WORDNET_DIR / f).is_file() for f in wn.NLTK_WORDNET_FILES)
 needs_debian = pytest.mark.skipif(
-    not HAVE_DEBIAN, reason="Debian wordnet-base/wordnet-sense-index not installed (make system-deps)"
+    not HAVE_DEBIAN,
+    reason="Debian wordnet-base/wordnet-sense-index not installed (make system-deps)",
 )
 
 
@@ -33,7 +34,11 @@ def test_lexnames_text_format() -> None:
     assert lines[44] == "44\tadj.ppl\t3"
     for i, line in enumerate(lines):  # what NLTK's reader asserts when it loads lexnames
         index, name, cat = line.split()
-        assert int(index) == i and name.split(".")[0] in ("adj", "adv", "noun", "verb") and cat in "1234"
+        assert (
+            int(index) == i
+            and name.split(".")[0] in ("adj", "adv", "noun", "verb")
+            and cat in "1234"
+        )
 
 
 @pytest.mark.skipif(not wn.DEBIAN_LEXNAMES_MAN.is_file(), reason="lexnames.5WN.gz man page absent")
@@ -75,7 +80,9 @@ def test_build_from_debian_loads_in_nltk(tmp_path: Path, with_manpage: bool) -> 
     assert reader.get_version() == "3.0"
     assert reader.synset("dog.n.01").lexname() == "noun.animal"
     assert reader.synset("run.v.01").lexname() == "verb.motion"
-    assert {"car", "auto", "automobile"} <= {lem.name() for lem in reader.synset("car.n.01").lemmas()}
+    assert {"car", "auto", "automobile"} <= {
+        lem.name() for lem in reader.synset("car.n.01").lemmas()
+    }
 
 
 def test_build_without_debian_files_says_what_to_install(tmp_path: Path) -> None:
@@ -84,7 +91,9 @@ def test_build_without_debian_files_says_what_to_install(tmp_path: Path) -> None
 
 
 @needs_debian
-def test_setup_falls_back_to_debian_when_nltk_download_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_setup_falls_back_to_debian_when_nltk_download_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(wn, "_try_nltk_download", lambda root, timeout: False)
     monkeypatch.setenv("METAJUDGE_NLTK_DATA", str(tmp_path / "managed"))
     res = wn.setup_wordnet(source="auto", force=True)
@@ -94,7 +103,9 @@ def test_setup_falls_back_to_debian_when_nltk_download_fails(tmp_path: Path, mon
     assert again.source == "existing"
 
 
-def test_setup_with_no_route_is_one_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_setup_with_no_route_is_one_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(wn, "_try_nltk_download", lambda root, timeout: False)
     with pytest.raises(MissingResourceError) as ei:
         wn.setup_wordnet(tmp_path / "t", source="auto", force=True, debian_dir=tmp_path / "none")
@@ -121,7 +132,9 @@ def test_cli_setup_wordnet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 
 
 @needs_debian
-def test_zipped_corpus_as_nltk_download_leaves_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_zipped_corpus_as_nltk_download_leaves_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """nltk.download('wordnet') leaves corpora/wordnet.zip: it must be found and loaded too."""
     import shutil
     import zipfile

@@ -20,8 +20,14 @@ def _kernel_runs_this_python() -> None:
 
     argv0 = KernelSpecManager().get_kernel_spec("python3").argv[0]
     # jupyter_client replaces a bare "python"/"python3" with sys.executable when it launches the kernel
-    if argv0 not in ("python", f"python{sys.version_info[0]}", f"python{sys.version_info[0]}.{sys.version_info[1]}"):
-        assert Path(argv0).resolve() == Path(sys.executable).resolve(), f"kernel python {argv0} is not {sys.executable}"
+    if argv0 not in (
+        "python",
+        f"python{sys.version_info[0]}",
+        f"python{sys.version_info[0]}.{sys.version_info[1]}",
+    ):
+        assert Path(argv0).resolve() == Path(sys.executable).resolve(), (
+            f"kernel python {argv0} is not {sys.executable}"
+        )
 
 
 def _run(name: str, data_dir: Path, timeout: int) -> nbformat.NotebookNode:
@@ -31,14 +37,25 @@ def _run(name: str, data_dir: Path, timeout: int) -> nbformat.NotebookNode:
     os.environ["METAJUDGE_DATA_DIR"] = str(data_dir)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     try:
-        client = nbclient.NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(NB_DIR)}})
+        client = nbclient.NotebookClient(
+            nb,
+            timeout=timeout,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(NB_DIR)}},
+        )
         client.execute()
     finally:
         if env_before is None:
             os.environ.pop("METAJUDGE_DATA_DIR", None)
         else:
             os.environ["METAJUDGE_DATA_DIR"] = env_before
-    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    errors = [
+        o
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if o.get("output_type") == "error"
+    ]
     assert not errors
     return nb
 
@@ -57,7 +74,9 @@ def test_notebooks_hold_no_library_logic() -> None:
         nb = nbformat.read(p, as_version=4)
         src = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
         assert "import metajudge" in src or "from metajudge" in src, p.name
-        assert "def " not in src and "class " not in src, f"{p.name} defines functions: move them into the library"
+        assert "def " not in src and "class " not in src, (
+            f"{p.name} defines functions: move them into the library"
+        )
 
 
 def test_notebook_ragchecker_meta_eval(data_dir: Path) -> None:
@@ -70,7 +89,10 @@ def test_notebook_backbone_swap_lftqa_eval(data_dir: Path) -> None:
     nb = _run("02_backbone_swap_lftqa_eval.ipynb", data_dir, timeout=600)
     text = _text(nb)
     assert "Krippendorff" in text and "significantly worse" in text
-    assert sum(1 for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})) == 3
+    assert (
+        sum(1 for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {}))
+        == 3
+    )
 
 
 @pytest.mark.slow
@@ -78,4 +100,8 @@ def test_notebook_backbone_swap_lftqa_eval(data_dir: Path) -> None:
 def test_notebook_mtraig_eval_walkthrough(data_dir: Path) -> None:
     nb = _run("03_mtraig_eval_walkthrough.ipynb", data_dir, timeout=1200)
     text = _text(nb)
-    assert "S_faith =" in text and "reference topics:" in text and "signature: mtraig_faithfulness|backbone:smollm2-135m" in text
+    assert (
+        "S_faith =" in text
+        and "reference topics:" in text
+        and "signature: mtraig_faithfulness|backbone:smollm2-135m" in text
+    )

@@ -21,7 +21,9 @@ def test_cohen_kappa_matches_sklearn(weights: str | None) -> None:
     rng = np.random.default_rng(1)
     a = rng.integers(-1, 2, 400)
     b = np.clip(a + rng.integers(-1, 2, 400) * (rng.random(400) < 0.4), -1, 1)
-    assert cohen_kappa(a, b, weights=weights) == pytest.approx(cohen_kappa_score(a, b, weights=weights), abs=1e-12)
+    assert cohen_kappa(a, b, weights=weights) == pytest.approx(
+        cohen_kappa_score(a, b, weights=weights), abs=1e-12
+    )
 
 
 def test_cohen_kappa_edge_cases() -> None:
@@ -38,7 +40,12 @@ def test_alpha_closed_form_matches_package_on_binned_data(level: str, seed: int)
     """DESIGN.md §6: the closed form is checked against the package where the package can run."""
     rng = np.random.default_rng(seed)
     truth = rng.normal(size=300)
-    data = np.vstack([np.clip(np.round(truth * 1.2 + rng.normal(scale=s, size=300) + 3), 1, 5) for s in (0.5, 0.8, 1.2)])
+    data = np.vstack(
+        [
+            np.clip(np.round(truth * 1.2 + rng.normal(scale=s, size=300) + 3), 1, 5)
+            for s in (0.5, 0.8, 1.2)
+        ]
+    )
     data[rng.random(data.shape) < 0.1] = np.nan
     ref = krippendorff.alpha(reliability_data=data, level_of_measurement=level)
     assert krippendorff_alpha(data, level=level) == pytest.approx(ref, abs=1e-10)
@@ -47,8 +54,12 @@ def test_alpha_closed_form_matches_package_on_binned_data(level: str, seed: int)
 def test_alpha_interval_on_continuous_scores_is_fast_and_bounded() -> None:
     rng = np.random.default_rng(0)
     x = rng.normal(size=20000)
-    data = np.vstack([x + rng.normal(scale=0.3, size=x.size), x + rng.normal(scale=0.3, size=x.size)])
-    a = krippendorff_alpha(data, level="interval")  # 40,000 distinct values: the package would need the V×V matrix
+    data = np.vstack(
+        [x + rng.normal(scale=0.3, size=x.size), x + rng.normal(scale=0.3, size=x.size)]
+    )
+    a = krippendorff_alpha(
+        data, level="interval"
+    )  # 40,000 distinct values: the package would need the V×V matrix
     assert 0.85 < a < 0.95
     assert krippendorff_alpha(np.vstack([x, x]), level="ordinal") == pytest.approx(1.0)
 

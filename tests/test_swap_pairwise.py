@@ -40,21 +40,40 @@ class _ScriptedBackend:
         for r in requests:
             self.requests.append(r)
             a = self.answers.pop(0)
-            out.append(a if isinstance(a, BackendError) else Completion(choices=(Choice(text=a, raw_text=a),), prompt_tokens=10, completion_tokens=1))
+            out.append(
+                a
+                if isinstance(a, BackendError)
+                else Completion(
+                    choices=(Choice(text=a, raw_text=a),), prompt_tokens=10, completion_tokens=1
+                )
+            )
         return out
 
     def close(self) -> None:
         return None
 
 
-def _rec(i: int, label: float, la: str = "short", lb: str = "a much longer answer") -> PairwiseRecord:
-    return PairwiseRecord(str(i), Input("q?"), Response("x", la), Response("y", lb), {"preference": (label,)})
+def _rec(
+    i: int, label: float, la: str = "short", lb: str = "a much longer answer"
+) -> PairwiseRecord:
+    return PairwiseRecord(
+        str(i), Input("q?"), Response("x", la), Response("y", lb), {"preference": (label,)}
+    )
 
 
 @pytest.mark.parametrize(
     ("text", "want"),
-    [("A", "A"), (" B.", "B"), ("Response (b) is better", "B"), ("**A**", "A"), ("tie", "tie"),
-     ("Neither is better; equally good", "tie"), ("A vs B: unclear", None), ("", None), ("Good question!", None)],
+    [
+        ("A", "A"),
+        (" B.", "B"),
+        ("Response (b) is better", "B"),
+        ("**A**", "A"),
+        ("tie", "tie"),
+        ("Neither is better; equally good", "tie"),
+        ("A vs B: unclear", None),
+        ("", None),
+        ("Good question!", None),
+    ],
 )
 def test_parse_pairwise(text: str, want: str | None) -> None:
     assert parse_pairwise(text) == want
@@ -85,11 +104,21 @@ def test_base_model_gets_completion_prompt_and_text_required() -> None:
     j = PairwiseJudge(backbone="scripted", backend=be, constrained=False)
     assert j.variant == "small"
     [v] = j.judge([_rec(0, 1.0)])
-    assert v.preferred == "b" and be.requests[0].prompt is not None and be.requests[0].prompt.endswith("Better response:")
+    assert (
+        v.preferred == "b"
+        and be.requests[0].prompt is not None
+        and be.requests[0].prompt.endswith("Better response:")
+    )
     from metajudge.errors import InputError
 
     with pytest.raises(InputError, match="no response text"):
-        j.judge([PairwiseRecord("9", Input("q"), Response("x", None), Response("y", "r"), {"preference": (1.0,)})])
+        j.judge(
+            [
+                PairwiseRecord(
+                    "9", Input("q"), Response("x", None), Response("y", "r"), {"preference": (1.0,)}
+                )
+            ]
+        )
 
 
 def _v(i: int, order: str, dec: str | None) -> PairwiseVerdict:
@@ -110,8 +139,12 @@ def test_length_bias_and_accuracy_policies() -> None:
     lb = length_bias(recs, ["b", "b", "b", "b"], dimension="preference")
     assert lb["judge_p_longer"] == 1.0 and lb["human_p_longer"] == pytest.approx(2 / 3, abs=1e-6)
     pref = ["b", "tie", "b", None]
-    assert accuracy_vs_humans(recs, pref, dimension="preference", policy="exclude_human_ties")["value"] == pytest.approx(1 / 3, abs=1e-6)
-    assert accuracy_vs_humans(recs, pref, dimension="preference", policy="half_credit")["value"] == pytest.approx(0.5)
+    assert accuracy_vs_humans(recs, pref, dimension="preference", policy="exclude_human_ties")[
+        "value"
+    ] == pytest.approx(1 / 3, abs=1e-6)
+    assert accuracy_vs_humans(recs, pref, dimension="preference", policy="half_credit")[
+        "value"
+    ] == pytest.approx(0.5)
     three = accuracy_vs_humans(recs, pref, dimension="preference", policy="three_way")
     assert three["value"] == pytest.approx(0.25) and three["unparsed"] == 1 and three["n"] == 4
 
@@ -133,7 +166,8 @@ def test_position_bias_on_pandalm_with_embedded_chat_backbone(data_dir: Path) ->
     assert d["n"] == 8 and d["calls"] == 16
     assert d["parse_failure_rate"] == 0.0  # constrained by the grammar
     assert 0.0 <= d["position"]["consistency"] <= 1.0 and d["position"]["n_decisive"] + sum(
-        o["p_tie"] * 8 for o in d["position"]["per_order"].values()) == pytest.approx(16)
+        o["p_tie"] * 8 for o in d["position"]["per_order"].values()
+    ) == pytest.approx(16)
     assert d["signature"].startswith("pairwise_judge|backbone:smollm2-135m|model:smollm2-135m@")
 
 

@@ -57,7 +57,9 @@ def _req(obj: Any, key: str, path: Path, where: str) -> Any:
     return obj[key]
 
 
-def load_mudabench(variant: Literal["simple", "complex"] = "simple", data_dir: str | Path | None = None) -> list[MudaQuestion]:
+def load_mudabench(
+    variant: Literal["simple", "complex"] = "simple", data_dir: str | Path | None = None
+) -> list[MudaQuestion]:
     """MuDABench questions of one variant (166 each): gold answer, gold atomic facts, document metadata."""
     if variant not in ("simple", "complex"):
         raise InputError(f"variant must be 'simple' or 'complex', got {variant!r}", field="variant")
@@ -101,7 +103,11 @@ def load_mtraig_tables(data_dir: str | Path | None = None) -> dict[str, Table]:
         w = f"[{i}]"
         header = _req(t, "header", p, w)
         cells = _req(t, "cell", p, w)
-        if not isinstance(header, list) or not isinstance(cells, list) or not all(isinstance(r, list) for r in cells):
+        if (
+            not isinstance(header, list)
+            or not isinstance(cells, list)
+            or not all(isinstance(r, list) for r in cells)
+        ):
             raise InputError("header must be a list and cell a list of rows", path=p, field=w)
         tid = str(_req(t, "id", p, w))
         if tid in out:
@@ -125,10 +131,14 @@ def load_mtraig_items(data_dir: str | Path | None = None) -> list[MTRaigItem]:
         w = f"[{i}]"
         ids = _req(r, "gold_table_id_set", p, w)
         if not isinstance(ids, list) or not ids:
-            raise InputError("expected a non-empty list of table ids", path=p, field=f"{w}.gold_table_id_set")
+            raise InputError(
+                "expected a non-empty list of table ids", path=p, field=f"{w}.gold_table_id_set"
+            )
         missing = [t for t in ids if str(t) not in tables]
         if missing:
-            raise InputError(f"unknown table id {missing[0]!r}", path=p, field=f"{w}.gold_table_id_set")
+            raise InputError(
+                f"unknown table id {missing[0]!r}", path=p, field=f"{w}.gold_table_id_set"
+            )
         out.append(
             MTRaigItem(
                 id=str(i),

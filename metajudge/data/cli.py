@@ -14,34 +14,48 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
     def data_dir_arg(q: argparse.ArgumentParser) -> None:
-        q.add_argument("--data-dir", help="local folder with one sub-folder per dataset (default: $METAJUDGE_DATA_DIR)")
+        q.add_argument(
+            "--data-dir",
+            help="local folder with one sub-folder per dataset (default: $METAJUDGE_DATA_DIR)",
+        )
 
-    q = sub.add_parser("list", help="every dataset with its counts (items, pairs, annotators, dimensions, license)")
+    q = sub.add_parser(
+        "list", help="every dataset with its counts (items, pairs, annotators, dimensions, license)"
+    )
     data_dir_arg(q)
     q.add_argument("--format", choices=("table", "json"), default="table")
     q.set_defaults(func=_cmd_list)
 
     q = sub.add_parser("show", help="a dataset's card and its first records")
     q.add_argument("name")
-    q.add_argument("-n", "--records", type=int, default=3, help="how many records to print (default 3)")
+    q.add_argument(
+        "-n", "--records", type=int, default=3, help="how many records to print (default 3)"
+    )
     q.add_argument("--pairs", action="store_true", help="show the pairwise view (Likert expanded)")
     data_dir_arg(q)
     q.set_defaults(func=_cmd_show)
 
     q = sub.add_parser("validate", help="check a JSONL file in the canonical format")
     q.add_argument("path")
-    q.add_argument("--card", help="validate against this dataset's card (scale, dimensions) when the file has no header")
+    q.add_argument(
+        "--card",
+        help="validate against this dataset's card (scale, dimensions) when the file has no header",
+    )
     q.set_defaults(func=_cmd_validate)
 
     q = sub.add_parser("export", help="write a dataset as canonical JSONL (card header + records)")
     q.add_argument("name")
     q.add_argument("-o", "--output", required=True, help="output .jsonl file (written atomically)")
-    q.add_argument("--pairs", action="store_true", help="export the pairwise view (Likert expanded to pairs)")
+    q.add_argument(
+        "--pairs", action="store_true", help="export the pairwise view (Likert expanded to pairs)"
+    )
     q.add_argument("--subset", help="only this subset")
     data_dir_arg(q)
     q.set_defaults(func=_cmd_export)
 
-    q = sub.add_parser("fetch", help="resolve (download if needed) and verify every file of a dataset")
+    q = sub.add_parser(
+        "fetch", help="resolve (download if needed) and verify every file of a dataset"
+    )
     q.add_argument("names", nargs="*", help="datasets (default: all)")
     data_dir_arg(q)
     q.set_defaults(func=_cmd_fetch)
@@ -63,22 +77,31 @@ def _cmd_list(args: argparse.Namespace) -> int:
     table = [["name", "kind", "records", "items", "pairs", "annotators", "dimensions", "license"]]
     for r in rows:
         ann = str(r["annotators"]) if r["kind"] != "benchmark" else "-"
-        if r["kind"] != "benchmark" and r["annotators_upstream"] and r["annotators_upstream"] != r["annotators"]:
+        if (
+            r["kind"] != "benchmark"
+            and r["annotators_upstream"]
+            and r["annotators_upstream"] != r["annotators"]
+        ):
             ann += f" (mean of {r['annotators_upstream']})"
-        table.append([
-            r["name"],
-            r["kind"],
-            f"{r['records']:,}",
-            f"{r['items']:,}",
-            f"{r['pairs']:,}" if r["kind"] != "benchmark" else "-",
-            ann,
-            ",".join(r["dimensions"]) or "-",
-            _short_license(r["license"]),
-        ])
+        table.append(
+            [
+                r["name"],
+                r["kind"],
+                f"{r['records']:,}",
+                f"{r['items']:,}",
+                f"{r['pairs']:,}" if r["kind"] != "benchmark" else "-",
+                ann,
+                ",".join(r["dimensions"]) or "-",
+                _short_license(r["license"]),
+            ]
+        )
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
     right = {2, 3, 4}
     for k, row in enumerate(table):
-        cells = [c.rjust(w) if i in right and k else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))]
+        cells = [
+            c.rjust(w) if i in right and k else c.ljust(w)
+            for i, (c, w) in enumerate(zip(row, widths))
+        ]
         print("  ".join(cells).rstrip())
     return 0
 
@@ -90,7 +113,11 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
     ds = load_dataset(args.name, data_dir=args.data_dir)
     card = ds.pairwise_card() if args.pairs else ds.card
-    print(json.dumps({"card": card.to_dict(), "counts": describe_counts(ds)}, indent=2, ensure_ascii=False))
+    print(
+        json.dumps(
+            {"card": card.to_dict(), "counts": describe_counts(ds)}, indent=2, ensure_ascii=False
+        )
+    )
     n = max(0, args.records)
     if ds.card.kind == "benchmark":
         from dataclasses import asdict
@@ -120,7 +147,11 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     print(
         f"OK {args.path}: {len(records)} {next(iter(kinds))} records; dimensions "
         + ", ".join(f"{d} ({c})" for d, c in dims.items())
-        + (f"; card {used.name}, scale {used.scale.describe()}" if used else "; no card (scale not checked)")
+        + (
+            f"; card {used.name}, scale {used.scale.describe()}"
+            if used
+            else "; no card (scale not checked)"
+        )
     )
     return 0
 
@@ -142,9 +173,14 @@ def _cmd_export(args: argparse.Namespace) -> int:
     records = ds.pairs() if args.pairs else ds.records
     card = ds.pairwise_card() if args.pairs else ds.card
     if not records:
-        raise InputError(f"{args.name}: nothing to export (0 records{' after pairwise expansion' if args.pairs else ''})", field="records")
+        raise InputError(
+            f"{args.name}: nothing to export (0 records{' after pairwise expansion' if args.pairs else ''})",
+            field="records",
+        )
     n = write_jsonl(args.output, records, card=card)
-    print(f"wrote {n} {'pairwise' if args.pairs else ds.card.kind} records of {args.name} to {args.output}")
+    print(
+        f"wrote {n} {'pairwise' if args.pairs else ds.card.kind} records of {args.name} to {args.output}"
+    )
     return 0
 
 

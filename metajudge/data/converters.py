@@ -31,7 +31,9 @@ D2T_QUESTION = "Verbalise the dialogue act as a natural-language utterance."
 class _Source:
     """Access to one dataset's upstream files and record validation against its card."""
 
-    def __init__(self, card: DatasetCard, data_dir: str | Path | None, options: Mapping[str, Any]) -> None:
+    def __init__(
+        self, card: DatasetCard, data_dir: str | Path | None, options: Mapping[str, Any]
+    ) -> None:
         self.card = card
         self.data_dir = data_dir
         self.options = dict(options)
@@ -53,7 +55,9 @@ class _Source:
                 try:
                     yield p, i, json.loads(raw)
                 except json.JSONDecodeError as e:
-                    raise InputError(f"malformed JSON: {e.msg}", path=p, line=i, field="<json>") from None
+                    raise InputError(
+                        f"malformed JSON: {e.msg}", path=p, line=i, field="<json>"
+                    ) from None
 
     def csv_rows(self, relpath: str) -> tuple[Path, list[tuple[int, dict[str, str]]]]:
         """Rows of a CSV file with the (last physical) line number of each row."""
@@ -64,7 +68,9 @@ class _Source:
             rows = [(reader.line_num, row) for row in reader]
         return p, rows
 
-    def record(self, d: Mapping[str, Any], path: Path, *, line: int | None = None, where: str | None = None) -> Record:
+    def record(
+        self, d: Mapping[str, Any], path: Path, *, line: int | None = None, where: str | None = None
+    ) -> Record:
         """Validate one canonical dict; errors name the upstream file, line or item index, and field."""
         try:
             return record_from_dict(
@@ -89,23 +95,33 @@ def _num(v: Any, path: Path, field: str, *, line: int | None = None) -> float | 
     try:
         x = float(v)
     except (TypeError, ValueError):
-        raise InputError(f"expected a number, got {v!r}", path=path, line=line, field=field) from None
+        raise InputError(
+            f"expected a number, got {v!r}", path=path, line=line, field=field
+        ) from None
     return None if math.isnan(x) else x
 
 
 def _req(obj: Any, key: str, path: Path, where: str, *, line: int | None = None) -> Any:
     if not isinstance(obj, Mapping):
-        raise InputError(f"expected an object, got {type(obj).__name__}", path=path, line=line, field=where)
+        raise InputError(
+            f"expected an object, got {type(obj).__name__}", path=path, line=line, field=where
+        )
     if key not in obj:
-        raise InputError("missing required field", path=path, line=line, field=f"{where}.{key}" if where else key)
+        raise InputError(
+            "missing required field", path=path, line=line, field=f"{where}.{key}" if where else key
+        )
     return obj[key]
 
 
-def _mapped(v: Any, mapping: Mapping[Any, float | None], path: Path, field: str, *, line: int | None = None) -> float | None:
+def _mapped(
+    v: Any, mapping: Mapping[Any, float | None], path: Path, field: str, *, line: int | None = None
+) -> float | None:
     if v in mapping:
         return mapping[v]
     allowed = ", ".join(repr(k) for k in mapping)
-    raise InputError(f"unexpected label {v!r} (expected one of {allowed})", path=path, line=line, field=field)
+    raise InputError(
+        f"unexpected label {v!r} (expected one of {allowed})", path=path, line=line, field=field
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -121,7 +137,11 @@ def convert_ragchecker(src: _Source) -> list[Record]:
     if not isinstance(rows, list) or not rows:
         raise InputError("expected a non-empty JSON list", path=p, field="<root>")
     if len(rows) % 2:
-        raise InputError(f"expected an even number of rows (2 annotators per instance), got {len(rows)}", path=p, field="<root>")
+        raise InputError(
+            f"expected an even number of rows (2 annotators per instance), got {len(rows)}",
+            path=p,
+            field="<root>",
+        )
     dims = ("correctness", "completeness", "overall")
     out: list[Record] = []
     for i in range(0, len(rows), 2):
@@ -130,15 +150,24 @@ def convert_ragchecker(src: _Source) -> list[Record]:
         if _req(r2, "instance_id", p, f"[{i + 1}]") != iid:
             raise InputError(
                 f"rows {i} and {i + 1} must share instance_id (annotator 1 and 2), got {iid!r} and {r2['instance_id']!r}",
-                path=p, field=f"[{i + 1}].instance_id",
+                path=p,
+                field=f"[{i + 1}].instance_id",
             )
         m1, m2 = _req(r1, "model1", p, f"[{i}]"), _req(r1, "model2", p, f"[{i}]")
-        labels = {d: [_req(r, f"{d}_label", p, f"[{j}]") for j, r in ((i, r1), (i + 1, r2))] for d in dims}
+        labels = {
+            d: [_req(r, f"{d}_label", p, f"[{j}]") for j, r in ((i, r1), (i + 1, r2))] for d in dims
+        }
         d = {
             "id": str(iid),
             "input": {"question": _req(r1, "query", p, f"[{i}]"), "reference": r1.get("gt_answer")},
-            "a": {"system": _req(m1, "model_name", p, f"[{i}].model1"), "response": _req(m1, "response", p, f"[{i}].model1")},
-            "b": {"system": _req(m2, "model_name", p, f"[{i}].model2"), "response": _req(m2, "response", p, f"[{i}].model2")},
+            "a": {
+                "system": _req(m1, "model_name", p, f"[{i}].model1"),
+                "response": _req(m1, "response", p, f"[{i}].model1"),
+            },
+            "b": {
+                "system": _req(m2, "model_name", p, f"[{i}].model2"),
+                "response": _req(m2, "response", p, f"[{i}].model2"),
+            },
             "labels": labels,
             "meta": {"dataset": r1.get("dataset"), "query_id": str(r1.get("query_id"))},
         }
@@ -149,7 +178,12 @@ def convert_ragchecker(src: _Source) -> list[Record]:
 # ---------------------------------------------------------------------------------------------
 # LFTQA mitigation (PradhumanT/paper-repo human_mitigation_eval/)
 
-_MITIGATION_LABELS: dict[str, float | None] = {"Improved": 1.0, "Unchanged": 0.0, "Deteriorated": -1.0, "": None}
+_MITIGATION_LABELS: dict[str, float | None] = {
+    "Improved": 1.0,
+    "Unchanged": 0.0,
+    "Deteriorated": -1.0,
+    "": None,
+}
 _FULLY = {"none": None, "tie": 0.0, "improved": 1.0}
 
 
@@ -165,7 +199,7 @@ def parse_serialized_table(text: str) -> tuple[dict[str, Any] | None, str]:
     lines = text.split("\n")
     if len(lines) < 3 or not lines[0].startswith("Table Title:") or lines[1].strip() != "Table:":
         return None, text
-    title = lines[0][len("Table Title:"):].strip()
+    title = lines[0][len("Table Title:") :].strip()
     body = [ln for ln in lines[2:] if ln.strip()]
     if not body:
         return None, text
@@ -179,7 +213,9 @@ def convert_lftqa_mitigation(src: _Source) -> list[Record]:
     how 'Fully Factual' / 'Fully Complete' are read (option ``fully``: none | tie | improved)."""
     fully_opt = str(src.options.get("fully", "none"))
     if fully_opt not in _FULLY:
-        raise InputError(f"option fully={fully_opt!r}: expected one of {', '.join(_FULLY)}", field="fully")
+        raise InputError(
+            f"option fully={fully_opt!r}: expected one of {', '.join(_FULLY)}", field="fully"
+        )
     fully_val = _FULLY[fully_opt]
     labels_map = dict(_MITIGATION_LABELS)
     labels_map["Fully Factual"] = fully_val
@@ -198,12 +234,17 @@ def convert_lftqa_mitigation(src: _Source) -> list[Record]:
         if not isinstance(raw, list) or not raw:
             raise InputError("expected a non-empty JSON list", path=raw_p, field="<root>")
         ann: list[tuple[Path, list[tuple[int, dict[str, str]]]]] = [
-            src.csv_rows(f"human_mitigation_eval/annotated/annotator{k}/gpt-4o_{subset}.csv") for k in (1, 2)
+            src.csv_rows(f"human_mitigation_eval/annotated/annotator{k}/gpt-4o_{subset}.csv")
+            for k in (1, 2)
         ]
         cons = src.csv_rows(f"human_mitigation_eval/consolidated_annotations/gpt-4o_{subset}.csv")
         for ap, rows in [*ann, cons]:
             if len(rows) != len(raw):
-                raise InputError(f"{len(rows)} rows, but {raw_p.name} has {len(raw)} items", path=ap, field="<rows>")
+                raise InputError(
+                    f"{len(rows)} rows, but {raw_p.name} has {len(raw)} items",
+                    path=ap,
+                    field="<rows>",
+                )
         for i, item in enumerate(raw):
             ex = _req(item, "example_id", raw_p, f"[{i}]")
             model = _req(item, "original_model", raw_p, f"[{i}]")
@@ -213,7 +254,9 @@ def convert_lftqa_mitigation(src: _Source) -> list[Record]:
                     raise InputError(
                         f"row {i + 1} is ({row.get('example_id')!r}, {row.get('original_model')!r}) but {raw_p.name} item {i} "
                         f"is ({ex!r}, {model!r}): the files are not aligned",
-                        path=ap, line=line, field="example_id",
+                        path=ap,
+                        line=line,
+                        field="example_id",
                     )
             table, table_text = parse_serialized_table(str(_req(item, "table", raw_p, f"[{i}]")))
             inp: dict[str, Any] = {
@@ -244,8 +287,14 @@ def convert_lftqa_mitigation(src: _Source) -> list[Record]:
                 d = {
                     "id": f"{ex}/{model}/{method}",
                     "input": inp,
-                    "a": {"system": model, "response": _req(item, "original_answer", raw_p, f"[{i}]")},
-                    "b": {"system": f"gpt-4o-{method}-mitigation", "response": _req(item, out_field, raw_p, f"[{i}]")},
+                    "a": {
+                        "system": model,
+                        "response": _req(item, "original_answer", raw_p, f"[{i}]"),
+                    },
+                    "b": {
+                        "system": f"gpt-4o-{method}-mitigation",
+                        "response": _req(item, out_field, raw_p, f"[{i}]"),
+                    },
                     "labels": labels,
                     "meta": {
                         "subset": subset,
@@ -283,7 +332,9 @@ def convert_lftqa_eval(src: _Source) -> list[Record]:
                 key = (str(_req(r, "example_id", p, f"[{i}]")), str(_req(r, "model", p, f"[{i}]")))
                 slot = merged.setdefault(key, {})
                 if dim in slot:
-                    raise InputError(f"duplicate (example_id, model) {key!r}", path=p, field=f"[{i}].example_id")
+                    raise InputError(
+                        f"duplicate (example_id, model) {key!r}", path=p, field=f"[{i}].example_id"
+                    )
                 slot[dim] = _num(_req(r, "score", p, f"[{i}]"), p, f"[{i}].score")
                 origin.setdefault(key, (p, i))
         for (ex, model), scores in merged.items():
@@ -310,10 +361,16 @@ def convert_summeval_ppairs(src: _Source) -> list[Record]:
     for p, line, o in src.jsonl("summeval.jsonl"):
         d = {
             "id": str(_req(o, "article_id", p, "", line=line)),
-            "input": {"question": SUMMARISE_QUESTION, "context": _req(o, "article", p, "", line=line)},
+            "input": {
+                "question": SUMMARISE_QUESTION,
+                "context": _req(o, "article", p, "", line=line),
+            },
             "system": str(_req(o, "summary_id", p, "", line=line)),
             "response": _req(o, "summary", p, "", line=line),
-            "scores": {dim: [_num(_req(o, dim, p, "", line=line), p, dim, line=line)] for dim in src.card.dimensions},
+            "scores": {
+                dim: [_num(_req(o, dim, p, "", line=line), p, dim, line=line)]
+                for dim in src.card.dimensions
+            },
         }
         out.append(src.record(d, p, line=line))
     return out
@@ -340,8 +397,14 @@ def convert_summac(src: _Source) -> list[Record]:
             "input": {"question": SUMMARISE_QUESTION, "context": _req(it, "document", p, key)},
             "system": str(_req(it, "model_name", p, key)),
             "response": _req(it, "claim", p, key),
-            "scores": {"consistency": [_num(a, p, f"{key}.annotations[{j}]") for j, a in enumerate(anns)]},
-            "meta": {k: it.get(k) for k in ("label", "cnndm_id", "cut", "error_type", "origin") if k in it},
+            "scores": {
+                "consistency": [_num(a, p, f"{key}.annotations[{j}]") for j, a in enumerate(anns)]
+            },
+            "meta": {
+                k: it.get(k)
+                for k in ("label", "cnndm_id", "cut", "error_type", "origin")
+                if k in it
+            },
         }
         out.append(src.record(d, p, where=str(key)))
     return out
@@ -360,7 +423,9 @@ HANNA_CRITERIA: dict[str, str] = {
 }
 
 
-def parse_list_cell(cell: str, path: Path, field: str, *, line: int | None = None) -> list[float | None]:
+def parse_list_cell(
+    cell: str, path: Path, field: str, *, line: int | None = None
+) -> list[float | None]:
     """A python-list string of numbers (HANNA's CSV cells) -> floats (NaN -> None)."""
     try:
         vals = json.loads(cell)
@@ -368,9 +433,16 @@ def parse_list_cell(cell: str, path: Path, field: str, *, line: int | None = Non
         try:
             vals = ast.literal_eval(cell.replace("nan", "None"))
         except (ValueError, SyntaxError):
-            raise InputError(f"expected a list of numbers, got {cell[:60]!r}", path=path, line=line, field=field) from None
+            raise InputError(
+                f"expected a list of numbers, got {cell[:60]!r}", path=path, line=line, field=field
+            ) from None
     if not isinstance(vals, list):
-        raise InputError(f"expected a list of numbers, got {type(vals).__name__}", path=path, line=line, field=field)
+        raise InputError(
+            f"expected a list of numbers, got {type(vals).__name__}",
+            path=path,
+            line=line,
+            field=field,
+        )
     return [_num(v, path, f"{field}[{j}]", line=line) for j, v in enumerate(vals)]
 
 
@@ -403,11 +475,15 @@ def convert_hanna(src: _Source) -> list[Record]:
                     raise InputError("missing column", path=p, line=line, field=c)
                 lists.append(parse_list_cell(row[c], p, c, line=line))
             mean_col = dim.capitalize()
-            means[system][dim] = parse_list_cell(row[mean_col], p, mean_col, line=line) if mean_col in row else []
+            means[system][dim] = (
+                parse_list_cell(row[mean_col], p, mean_col, line=line) if mean_col in row else []
+            )
             if n_items is None:
                 n_items = len(lists[0])
             if any(len(x) != n_items for x in lists):
-                raise InputError(f"expected {n_items} values per cell", path=p, line=line, field=cols[0])
+                raise InputError(
+                    f"expected {n_items} values per cell", path=p, line=line, field=cols[0]
+                )
             per_ann[system][dim] = lists
     texts, prompts = _align_hanna_texts(src, means, n_items or 0)
     reference = {i: texts.get((i, "Human")) for i in range(n_items or 0)}
@@ -441,18 +517,30 @@ def _align_hanna_texts(
     for p, line, o in src.jsonl("hanna_ppairs.jsonl"):
         pid = str(_req(o, "prompt_id", p, "", line=line))
         if not pid.startswith("P") or not pid[1:].isdigit():
-            raise InputError(f"expected 'P<index>', got {pid!r}", path=p, line=line, field="prompt_id")
+            raise InputError(
+                f"expected 'P<index>', got {pid!r}", path=p, line=line, field="prompt_id"
+            )
         i = int(pid[1:])
         if i >= n_items:
-            raise InputError(f"prompt index {i} >= {n_items} stories per system", path=p, line=line, field="prompt_id")
+            raise InputError(
+                f"prompt index {i} >= {n_items} stories per system",
+                path=p,
+                line=line,
+                field="prompt_id",
+            )
         prompts.setdefault(i, str(_req(o, "prompt", p, "", line=line)))
         sid = str(_req(o, "story_id", p, "", line=line))
-        row = {dim: _num(_req(o, dim, p, "", line=line), p, dim, line=line) for dim in HANNA_CRITERIA}
+        row = {
+            dim: _num(_req(o, dim, p, "", line=line), p, dim, line=line) for dim in HANNA_CRITERIA
+        }
         cands = [
             system
             for system, m in means.items()
             if all(
-                m[dim] and m[dim][i] is not None and row[dim] is not None and abs(m[dim][i] - row[dim]) < 1e-6  # type: ignore[operator]
+                m[dim]
+                and m[dim][i] is not None
+                and row[dim] is not None
+                and abs(m[dim][i] - row[dim]) < 1e-6  # type: ignore[operator]
                 for dim in HANNA_CRITERIA
             )
         ]
@@ -496,14 +584,21 @@ def convert_pandalm(src: _Source) -> list[Record]:
             raise InputError(f"expected 'modelA_modelB', got {key!r}", path=p, field=f"{w}.cmp_key")
         instr = str(_req(r, "instruction", p, w))
         extra = str(r.get("input") or "")
-        labels = [_mapped(_req(r, f"annotator{k}", p, w), _PANDALM, p, f"{w}.annotator{k}") for k in (1, 2, 3)]
+        labels = [
+            _mapped(_req(r, f"annotator{k}", p, w), _PANDALM, p, f"{w}.annotator{k}")
+            for k in (1, 2, 3)
+        ]
         d = {
             "id": str(_req(r, "idx", p, w)),
             "input": {"question": f"{instr}\n\n{extra}" if extra.strip() else instr},
             "a": {"system": sys_a, "response": _text(_req(r, "response1", p, w))},
             "b": {"system": sys_b, "response": _text(_req(r, "response2", p, w))},
             "labels": {"preference": labels},
-            "meta": {"instruction": instr, "input": extra, "motivation_app": r.get("motivation_app")},
+            "meta": {
+                "instruction": instr,
+                "input": extra,
+                "motivation_app": r.get("motivation_app"),
+            },
         }
         out.append(src.record(d, p, where=w))
     return out
@@ -521,7 +616,11 @@ def convert_autoj(src: _Source) -> list[Record]:
             "input": {"question": _req(o, "prompt", p, "", line=line)},
             "a": {"system": "response 1", "response": _req(o, "response 1", p, "", line=line)},
             "b": {"system": "response 2", "response": _req(o, "response 2", p, "", line=line)},
-            "labels": {"preference": [_mapped(_req(o, "label", p, "", line=line), _AUTOJ, p, "label", line=line)]},
+            "labels": {
+                "preference": [
+                    _mapped(_req(o, "label", p, "", line=line), _AUTOJ, p, "label", line=line)
+                ]
+            },
             "meta": {"scenario": o.get("scenario")},
         }
         out.append(src.record(d, p, line=line))
@@ -541,10 +640,19 @@ def convert_llmbar(src: _Source) -> list[Record]:
     """LLMBar: label 1 → −1 (output_1 better), 2 → +1; subset from the folder."""
     from metajudge.data.fetch import local_relpath
 
-    order = ["Natural", "Adversarial/GPTInst", "Adversarial/GPTOut", "Adversarial/Manual", "Adversarial/Neighbor"]
+    order = [
+        "Natural",
+        "Adversarial/GPTInst",
+        "Adversarial/GPTOut",
+        "Adversarial/Manual",
+        "Adversarial/Neighbor",
+    ]
     rels = sorted(
         (local_relpath(sf) for sf in src.card.files),
-        key=lambda r: (order.index(_llmbar_subset(r)) if _llmbar_subset(r) in order else len(order), r),
+        key=lambda r: (
+            order.index(_llmbar_subset(r)) if _llmbar_subset(r) in order else len(order),
+            r,
+        ),
     )
     out: list[Record] = []
     for rel in rels:
@@ -560,7 +668,9 @@ def convert_llmbar(src: _Source) -> list[Record]:
                 "input": {"question": _req(r, "input", p, w)},
                 "a": {"system": "output_1", "response": _req(r, "output_1", p, w)},
                 "b": {"system": "output_2", "response": _req(r, "output_2", p, w)},
-                "labels": {"preference": [_mapped(_req(r, "label", p, w), _LLMBAR, p, f"{w}.label")]},
+                "labels": {
+                    "preference": [_mapped(_req(r, "label", p, w), _LLMBAR, p, f"{w}.label")]
+                },
                 "meta": {"subset": subset},
             }
             out.append(src.record(d, p, where=w))
@@ -583,8 +693,19 @@ def convert_judgebench(src: _Source) -> list[Record]:
                 "input": {"question": _req(o, "question", p, "", line=line)},
                 "a": {"system": f"{model}/A", "response": _req(o, "response_A", p, "", line=line)},
                 "b": {"system": f"{model}/B", "response": _req(o, "response_B", p, "", line=line)},
-                "labels": {"correctness": [_mapped(_req(o, "label", p, "", line=line), _JUDGEBENCH, p, "label", line=line)]},
-                "meta": {"subset": model, "source": o.get("source"), "original_id": o.get("original_id"), "response_model": model},
+                "labels": {
+                    "correctness": [
+                        _mapped(
+                            _req(o, "label", p, "", line=line), _JUDGEBENCH, p, "label", line=line
+                        )
+                    ]
+                },
+                "meta": {
+                    "subset": model,
+                    "source": o.get("source"),
+                    "original_id": o.get("original_id"),
+                    "response_model": model,
+                },
             }
             out.append(src.record(d, p, line=line))
     return out
@@ -600,9 +721,13 @@ def _scores_dict(v: Any, path: Path, field: str) -> dict[str, Any]:
         try:
             v = ast.literal_eval(v)
         except (ValueError, SyntaxError):
-            raise InputError(f"expected a dict of scores, got {v[:60]!r}", path=path, field=field) from None
+            raise InputError(
+                f"expected a dict of scores, got {v[:60]!r}", path=path, field=field
+            ) from None
     if not isinstance(v, dict):
-        raise InputError(f"expected a dict of scores, got {type(v).__name__}", path=path, field=field)
+        raise InputError(
+            f"expected a dict of scores, got {type(v).__name__}", path=path, field=field
+        )
     return v
 
 
@@ -620,7 +745,11 @@ def convert_unieval(src: _Source) -> list[Record]:
         sc = _scores_dict(_req(r, "scores", p, w), p, f"{w}.scores")
         d = {
             "id": f"topical_chat/{k}",
-            "input": {"question": DIALOGUE_QUESTION, "context": hist, "documents": [str(_req(r, "context", p, w))]},
+            "input": {
+                "question": DIALOGUE_QUESTION,
+                "context": hist,
+                "documents": [str(_req(r, "context", p, w))],
+            },
             "system": str(_req(r, "system_id", p, w)),
             "response": _req(r, "system_output", p, w),
             "scores": {dim: [_num(v, p, f"{w}.scores.{dim}")] for dim, v in sc.items()},
@@ -639,7 +768,11 @@ def convert_unieval(src: _Source) -> list[Record]:
             sc = _scores_dict(_req(r, "scores", p, w), p, f"{w}.scores")
             d = {
                 "id": f"{subset}/{k}",
-                "input": {"question": D2T_QUESTION, "context": mr, "reference": _req(r, "reference", p, w)},
+                "input": {
+                    "question": D2T_QUESTION,
+                    "context": mr,
+                    "reference": _req(r, "reference", p, w),
+                },
                 "system": f"doc{_req(r, 'doc_id', p, w)}",
                 "response": _req(r, "system_output", p, w),
                 "scores": {dim: [_num(v, p, f"{w}.scores.{dim}")] for dim, v in sc.items()},
@@ -678,4 +811,10 @@ def records_in_subsets(records: Sequence[Record], subsets: Sequence[str]) -> lis
     return [r for r in records if r.meta.get("subset") in keep]
 
 
-__all__ = ["CONVERTERS", "convert", "parse_list_cell", "parse_serialized_table", "records_in_subsets"]
+__all__ = [
+    "CONVERTERS",
+    "convert",
+    "parse_list_cell",
+    "parse_serialized_table",
+    "records_in_subsets",
+]

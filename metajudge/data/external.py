@@ -25,10 +25,15 @@ def _json(name: str, relpath: str, data_dir: str | Path | None) -> tuple[Path, A
 _PANDALM_VERDICT = {"1": -1.0, "2": 1.0, "0": 0.0, "Tie": 0.0, "tie": 0.0}
 
 
-def load_external_verdicts(name: str, data_dir: str | Path | None = None) -> dict[str, dict[str, float | None]]:
+def load_external_verdicts(
+    name: str, data_dir: str | Path | None = None
+) -> dict[str, dict[str, float | None]]:
     """``{judge: {pair id: -1 | 0 | 1 | None}}``; positive = b better, None = unparseable output."""
     if name != "pandalm_testset":
-        raise InputError(f"dataset {name!r} ships no judge verdicts (those that do: pandalm_testset)", field="name")
+        raise InputError(
+            f"dataset {name!r} ships no judge verdicts (those that do: pandalm_testset)",
+            field="name",
+        )
     out: dict[str, dict[str, float | None]] = {}
     for judge, rel, key in (
         ("gpt-3.5-turbo", "gpt-3.5-turbo-testset-v1.json", "gpt_result"),

@@ -46,7 +46,9 @@ def local_relpath(sf: SourceFile) -> str:
 
 def download_base(base_url: str | None = None) -> str:
     """``base_url``, else ``$METAJUDGE_DOWNLOAD_BASE``, else raw.githubusercontent.com."""
-    return (base_url or os.environ.get("METAJUDGE_DOWNLOAD_BASE") or DEFAULT_DOWNLOAD_BASE).rstrip("/")
+    return (base_url or os.environ.get("METAJUDGE_DOWNLOAD_BASE") or DEFAULT_DOWNLOAD_BASE).rstrip(
+        "/"
+    )
 
 
 def source_url(card: DatasetCard, sf: SourceFile, base_url: str | None = None) -> str:
@@ -54,7 +56,9 @@ def source_url(card: DatasetCard, sf: SourceFile, base_url: str | None = None) -
     repo = sf.repository or card.repository
     commit = sf.commit or card.commit
     if not repo or not commit:
-        raise MissingResourceError(f"dataset {card.name!r}: the card pins no repository/commit for {sf.path!r}")
+        raise MissingResourceError(
+            f"dataset {card.name!r}: the card pins no repository/commit for {sf.path!r}"
+        )
     return f"{download_base(base_url)}/{repo}/{commit}/{urllib.parse.quote(sf.path, safe='/=,')}"
 
 
@@ -65,7 +69,10 @@ def find_source(card: DatasetCard, relpath: str) -> SourceFile:
             return sf
     known = ", ".join(local_relpath(f) for f in card.files[:8])
     more = " ..." if len(card.files) > 8 else ""
-    raise InputError(f"dataset {card.name!r} has no file {relpath!r} in its card (files: {known}{more})", field="files")
+    raise InputError(
+        f"dataset {card.name!r} has no file {relpath!r} in its card (files: {known}{more})",
+        field="files",
+    )
 
 
 def verify_file(path: Path, sf: SourceFile, *, dataset: str = "") -> None:
@@ -88,7 +95,9 @@ def verify_file(path: Path, sf: SourceFile, *, dataset: str = "") -> None:
     _VERIFIED[key] = digest
 
 
-def download_file(url: str, dest: Path, sf: SourceFile, *, dataset: str = "", timeout: float = DOWNLOAD_TIMEOUT_S) -> Path:
+def download_file(
+    url: str, dest: Path, sf: SourceFile, *, dataset: str = "", timeout: float = DOWNLOAD_TIMEOUT_S
+) -> Path:
     """Download ``url`` to ``dest`` atomically, checking length and sha256 before the rename."""
     log.info("downloading %s", url)
     h = hashlib.sha256()
@@ -102,7 +111,11 @@ def download_file(url: str, dest: Path, sf: SourceFile, *, dataset: str = "", ti
                 while True:
                     try:
                         block = resp.read(1 << 16)
-                    except (http.client.IncompleteRead, OSError, ValueError) as e:  # cut short, reset, timeout
+                    except (
+                        http.client.IncompleteRead,
+                        OSError,
+                        ValueError,
+                    ) as e:  # cut short, reset, timeout
                         raise ChecksumError(
                             f"{url}: truncated download of {sf.path} for {dataset}: the connection ended "
                             f"after {n} bytes ({type(e).__name__})"
@@ -173,5 +186,7 @@ def resolve_source(
             cached.unlink()
     if not download:
         where = f"{root / card.name / rel} or " if root is not None else ""
-        raise MissingResourceError(f"{card.name}: {where}{cached} not found and downloads are disabled")
+        raise MissingResourceError(
+            f"{card.name}: {where}{cached} not found and downloads are disabled"
+        )
     return download_file(source_url(card, sf, base_url), cached, sf, dataset=card.name)

@@ -32,7 +32,11 @@ class Table:
     rows: tuple[tuple[str, ...], ...]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"title": self.title, "header": list(self.header), "rows": [list(r) for r in self.rows]}
+        return {
+            "title": self.title,
+            "header": list(self.header),
+            "rows": [list(r) for r in self.rows],
+        }
 
 
 @dataclass(frozen=True)
@@ -153,7 +157,9 @@ class Scale:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Scale:
         vals = d.get("values")
-        return cls(float(d["min"]), float(d["max"]), tuple(float(v) for v in vals) if vals else None)
+        return cls(
+            float(d["min"]), float(d["max"]), tuple(float(v) for v in vals) if vals else None
+        )
 
 
 def _fmt_num(v: float) -> str:
@@ -166,7 +172,9 @@ class SourceFile:
     sha256: str
     bytes: int | None = None
     local: str | None = None  # path inside the data folder (defaults to the basename)
-    repository: str | None = None  # overrides the card's repository (a dataset assembled from two repos)
+    repository: str | None = (
+        None  # overrides the card's repository (a dataset assembled from two repos)
+    )
     commit: str | None = None  # overrides the card's commit
 
     def to_dict(self) -> dict[str, Any]:
@@ -238,7 +246,9 @@ class _Ctx:
 
 def _req(d: Mapping[str, Any], key: str, ctx: _Ctx, prefix: str = "") -> Any:
     if not isinstance(d, Mapping):
-        raise ctx.err(prefix.rstrip(".") or "<record>", f"expected an object, got {type(d).__name__}")
+        raise ctx.err(
+            prefix.rstrip(".") or "<record>", f"expected an object, got {type(d).__name__}"
+        )
     if key not in d:
         raise ctx.err(prefix + key, "missing required field")
     return d[key]
@@ -257,7 +267,11 @@ def _parse_table(d: Any, name: str, ctx: _Ctx) -> Table:
         raise ctx.err(name, "expected a table object {title, header, rows}")
     header = _req(d, "header", ctx, name + ".")
     rows = _req(d, "rows", ctx, name + ".")
-    if not isinstance(header, list) or not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
+    if (
+        not isinstance(header, list)
+        or not isinstance(rows, list)
+        or not all(isinstance(r, list) for r in rows)
+    ):
         raise ctx.err(name, "header must be a list and rows a list of lists")
     return Table(
         title=str(d.get("title", "")),
@@ -305,7 +319,9 @@ def _parse_labels(
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
                 raise ctx.err(f"{fname}[{i}]", f"expected a finite number or null, got {v!r}")
             if scale is not None and not scale.contains(float(v)):
-                raise ctx.err(f"{fname}[{i}]", f"label {v!r} is outside the declared scale {scale.describe()}")
+                raise ctx.err(
+                    f"{fname}[{i}]", f"label {v!r} is outside the declared scale {scale.describe()}"
+                )
             row.append(float(v))
         out[str(dim)] = tuple(row)
     return out
@@ -338,21 +354,29 @@ def record_from_dict(
         for side in ("a", "b"):
             s = _req(d, side, ctx)
             system = _str(_req(s, "system", ctx, side + "."), side + ".system", ctx)
-            resp = _str(_req(s, "response", ctx, side + "."), side + ".response", ctx, optional=True)
+            resp = _str(
+                _req(s, "response", ctx, side + "."), side + ".response", ctx, optional=True
+            )
             sides.append(Response(system=system or "", response=resp))
         labels = _parse_labels(_req(d, "labels", ctx), "labels", ctx, scale, dimensions)
-        return PairwiseRecord(id=str(rid), input=inp, a=sides[0], b=sides[1], labels=labels, meta=dict(meta))
+        return PairwiseRecord(
+            id=str(rid), input=inp, a=sides[0], b=sides[1], labels=labels, meta=dict(meta)
+        )
     system = _str(_req(d, "system", ctx), "system", ctx)
     resp = _str(_req(d, "response", ctx), "response", ctx, optional=True)
     scores = _parse_labels(_req(d, "scores", ctx), "scores", ctx, scale, dimensions)
-    return LikertRecord(id=str(rid), input=inp, system=system or "", response=resp, scores=scores, meta=dict(meta))
+    return LikertRecord(
+        id=str(rid), input=inp, system=system or "", response=resp, scores=scores, meta=dict(meta)
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # JSONL
 
 
-def write_jsonl(path: str | Path, records: Iterable[Record], card: DatasetCard | None = None) -> int:
+def write_jsonl(
+    path: str | Path, records: Iterable[Record], card: DatasetCard | None = None
+) -> int:
     """Write records (and the card as a header line) atomically. Returns the record count."""
     n = 0
     with atomic_write(path) as fh:
@@ -376,10 +400,14 @@ def iter_jsonl_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
             try:
                 yield i, json.loads(raw)
             except json.JSONDecodeError as e:
-                raise InputError(f"malformed JSON: {e.msg} (column {e.colno})", path=path, line=i, field="<json>") from None
+                raise InputError(
+                    f"malformed JSON: {e.msg} (column {e.colno})", path=path, line=i, field="<json>"
+                ) from None
 
 
-def read_jsonl(path: str | Path, card: DatasetCard | None = None) -> tuple[DatasetCard | None, list[Record]]:
+def read_jsonl(
+    path: str | Path, card: DatasetCard | None = None
+) -> tuple[DatasetCard | None, list[Record]]:
     """Read and validate a canonical JSONL file.
 
     Checks: JSON syntax, required fields and types, labels within the card's scale and
@@ -393,7 +421,9 @@ def read_jsonl(path: str | Path, card: DatasetCard | None = None) -> tuple[Datas
             try:
                 card = DatasetCard.from_dict(obj["card"])
             except (KeyError, TypeError, ValueError) as e:
-                raise InputError(f"invalid dataset card: {e}", path=path, line=line, field="card") from None
+                raise InputError(
+                    f"invalid dataset card: {e}", path=path, line=line, field="card"
+                ) from None
             continue
         kind = card.kind if card is not None and card.kind in ("pairwise", "likert") else None
         rec = record_from_dict(
@@ -407,7 +437,12 @@ def read_jsonl(path: str | Path, card: DatasetCard | None = None) -> tuple[Datas
         key = (rec.id,) if isinstance(rec, PairwiseRecord) else (rec.id, rec.system)
         if key in seen:
             what = f"id {rec.id!r}" if len(key) == 1 else f"(id, system) {key!r}"
-            raise InputError(f"duplicate {what} (first seen on line {seen[key]})", path=path, line=line, field="id")
+            raise InputError(
+                f"duplicate {what} (first seen on line {seen[key]})",
+                path=path,
+                line=line,
+                field="id",
+            )
         seen[key] = line
         records.append(rec)
     if not records:

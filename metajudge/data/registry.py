@@ -56,11 +56,15 @@ def _load_card_cached(path: str, mtime_ns: int) -> DatasetCard:
     try:
         obj = json.loads(Path(path).read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
-        raise InputError(f"malformed JSON in dataset card: {e.msg}", path=path, line=e.lineno, field="<json>") from None
+        raise InputError(
+            f"malformed JSON in dataset card: {e.msg}", path=path, line=e.lineno, field="<json>"
+        ) from None
     try:
         return DatasetCard.from_dict(obj)
     except (KeyError, TypeError, ValueError) as e:
-        raise InputError(f"invalid dataset card: {type(e).__name__}: {e}", path=path, field="card") from None
+        raise InputError(
+            f"invalid dataset card: {type(e).__name__}: {e}", path=path, field="card"
+        ) from None
 
 
 def load_card(name: str) -> DatasetCard:
@@ -71,7 +75,9 @@ def load_card(name: str) -> DatasetCard:
         raise InputError(f"unknown dataset {name!r} (known: {known})", field="name")
     card = _load_card_cached(str(p), p.stat().st_mtime_ns)
     if card.name != name:
-        raise InputError(f"card file is named {name!r} but declares name {card.name!r}", path=p, field="name")
+        raise InputError(
+            f"card file is named {name!r} but declares name {card.name!r}", path=p, field="name"
+        )
     return card
 
 
@@ -93,7 +99,9 @@ def resolve_file(
     from metajudge.data.fetch import find_source, resolve_source
 
     card = load_card(name)
-    return resolve_source(card, find_source(card, relpath), data_dir, base_url=base_url, download=download)
+    return resolve_source(
+        card, find_source(card, relpath), data_dir, base_url=base_url, download=download
+    )
 
 
 @dataclass
@@ -123,7 +131,9 @@ class Dataset:
         :func:`~metajudge.data.formats.likert_to_pairwise` (label = mean(b) − mean(a))."""
         if self._pairs is None:
             if self.card.kind == "likert":
-                self._pairs = likert_to_pairwise(r for r in self.records if isinstance(r, LikertRecord))
+                self._pairs = likert_to_pairwise(
+                    r for r in self.records if isinstance(r, LikertRecord)
+                )
             else:
                 self._pairs = [r for r in self.records if isinstance(r, PairwiseRecord)]
         return self._pairs
@@ -138,14 +148,20 @@ class Dataset:
             scale=pairwise_scale_from_likert(self.card.scale),
             annotators=1,
             direction="positive = b better (label = mean score of b minus mean score of a)",
-            notes=(self.card.notes + " Pairwise expansion: every pair of systems on the same input, systems "
-                   "ordered by name, one label = difference of the annotators' mean scores.").strip(),
+            notes=(
+                self.card.notes
+                + " Pairwise expansion: every pair of systems on the same input, systems "
+                "ordered by name, one label = difference of the annotators' mean scores."
+            ).strip(),
         )
 
     def subset(self, name: str) -> Dataset:
         """Only the records (or benchmark items) of subset ``name``."""
         if name not in self.subsets:
-            raise InputError(f"dataset {self.name!r} has no subset {name!r} (subsets: {', '.join(self.subsets) or 'none'})", field="subset")
+            raise InputError(
+                f"dataset {self.name!r} has no subset {name!r} (subsets: {', '.join(self.subsets) or 'none'})",
+                field="subset",
+            )
         recs = [r for r in self.records if r.meta.get("subset") == name]
         items = [i for i in self.items if getattr(i, "variant", None) == name]
         return Dataset(card=self.card, records=recs, subsets=(name,), items=items)
@@ -179,7 +195,9 @@ def load_dataset(name: str, data_dir: str | Path | None = None, **options: Any) 
         from metajudge.data import benchmarks
 
         items = benchmarks.load_benchmark_items(name, data_dir=data_dir)
-        subsets = tuple(dict.fromkeys(getattr(i, "variant", "") for i in items if getattr(i, "variant", "")))
+        subsets = tuple(
+            dict.fromkeys(getattr(i, "variant", "") for i in items if getattr(i, "variant", ""))
+        )
         return Dataset(card=card, records=[], subsets=subsets, items=items)
     records = converters.convert(card, data_dir=data_dir, **options)
     return Dataset(card=card, records=records, subsets=_subsets_of(records))
@@ -191,14 +209,34 @@ def load_jsonl_dataset(path: str | Path, card: DatasetCard | None = None) -> Dat
     card = found or card
     if card is None:
         kind = "pairwise" if isinstance(records[0], PairwiseRecord) else "likert"
-        dims = tuple(dict.fromkeys(d for r in records for d in (r.labels if isinstance(r, PairwiseRecord) else r.scores)))
-        vals = [v for r in records for vs in (r.labels if isinstance(r, PairwiseRecord) else r.scores).values() for v in vs if v is not None]
+        dims = tuple(
+            dict.fromkeys(
+                d
+                for r in records
+                for d in (r.labels if isinstance(r, PairwiseRecord) else r.scores)
+            )
+        )
+        vals = [
+            v
+            for r in records
+            for vs in (r.labels if isinstance(r, PairwiseRecord) else r.scores).values()
+            for v in vs
+            if v is not None
+        ]
         from metajudge.data.formats import Scale
 
         card = DatasetCard(
-            name=Path(path).stem, kind=kind, description=f"records read from {path}", repository="", commit="",
-            files=(), license="", dimensions=dims, scale=Scale(min(vals, default=0.0), max(vals, default=0.0)),
-            annotators=None, direction="positive = b better" if kind == "pairwise" else "higher = better",
+            name=Path(path).stem,
+            kind=kind,
+            description=f"records read from {path}",
+            repository="",
+            commit="",
+            files=(),
+            license="",
+            dimensions=dims,
+            scale=Scale(min(vals, default=0.0), max(vals, default=0.0)),
+            annotators=None,
+            direction="positive = b better" if kind == "pairwise" else "higher = better",
         )
     return Dataset(card=card, records=records, subsets=_subsets_of(records))
 

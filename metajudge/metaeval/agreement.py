@@ -85,7 +85,9 @@ def decision_disagreement(x: ArrayLike, y: ArrayLike) -> tuple[float, int]:
     return (float(np.mean(a[m] != b[m])) if n else float("nan")), n
 
 
-def cohen_kappa(x: ArrayLike, y: ArrayLike, *, weights: Weights = None, labels: Sequence[float] | None = None) -> float:
+def cohen_kappa(
+    x: ArrayLike, y: ArrayLike, *, weights: Weights = None, labels: Sequence[float] | None = None
+) -> float:
     """Cohen's κ between two raters' categorical labels (NaN pairs dropped).
 
     κ = 1 − Σ w_ij O_ij / Σ w_ij E_ij with O the observed confusion proportions and E the
@@ -103,10 +105,17 @@ def cohen_kappa(x: ArrayLike, y: ArrayLike, *, weights: Weights = None, labels: 
     a, b = a[m], b[m]
     if a.size == 0:
         return float("nan")
-    cats = np.array(sorted(set(labels) if labels is not None else set(a.tolist()) | set(b.tolist())), dtype=float)
+    cats = np.array(
+        sorted(set(labels) if labels is not None else set(a.tolist()) | set(b.tolist())),
+        dtype=float,
+    )
     k = cats.size
     ia, ib = np.searchsorted(cats, a), np.searchsorted(cats, b)
-    if np.any(ia >= k) or np.any(cats[np.minimum(ia, k - 1)] != a) or np.any(cats[np.minimum(ib, k - 1)] != b):
+    if (
+        np.any(ia >= k)
+        or np.any(cats[np.minimum(ia, k - 1)] != a)
+        or np.any(cats[np.minimum(ib, k - 1)] != b)
+    ):
         raise ValueError("a label is not in `labels`")
     obs = np.zeros((k, k))
     np.add.at(obs, (ia, ib), 1.0)

@@ -56,8 +56,14 @@ def position_bias(ab: Sequence[Any], ba: Sequence[Any]) -> dict[str, Any]:
     (0.666667, 0.666667)
     """
     if len(ab) != len(ba):
-        raise InputError(f"position bias needs the same records in both orders ({len(ab)} vs {len(ba)} verdicts)")
-    both = [(x, y) for x, y in zip(ab, ba, strict=True) if x.preferred is not None and y.preferred is not None]
+        raise InputError(
+            f"position bias needs the same records in both orders ({len(ab)} vs {len(ba)} verdicts)"
+        )
+    both = [
+        (x, y)
+        for x, y in zip(ab, ba, strict=True)
+        if x.preferred is not None and y.preferred is not None
+    ]
     consistent = sum(x.preferred == y.preferred for x, y in both)
     decisive = [v for v in (*ab, *ba) if v.decision in ("A", "B")]
     first = sum(v.decision == "A" for v in decisive)
@@ -88,7 +94,9 @@ def human_sign(record: PairwiseRecord, dimension: str) -> float | None:
     return None if m is None else float(np.sign(m))
 
 
-def length_bias(records: Sequence[PairwiseRecord], preferred: Sequence[Side | None], *, dimension: str) -> dict[str, Any]:
+def length_bias(
+    records: Sequence[PairwiseRecord], preferred: Sequence[Side | None], *, dimension: str
+) -> dict[str, Any]:
     """P(judge prefers the longer response) vs the humans' rate, on pairs of unequal length."""
     if len(records) != len(preferred):
         raise InputError(f"{len(records)} records but {len(preferred)} verdicts")
@@ -115,7 +123,11 @@ def length_bias(records: Sequence[PairwiseRecord], preferred: Sequence[Side | No
 
 
 def accuracy_vs_humans(
-    records: Sequence[PairwiseRecord], preferred: Sequence[Side | None], *, dimension: str, policy: TiePolicy = "exclude_human_ties"
+    records: Sequence[PairwiseRecord],
+    preferred: Sequence[Side | None],
+    *,
+    dimension: str,
+    policy: TiePolicy = "exclude_human_ties",
 ) -> dict[str, Any]:
     """Accuracy of the judge against the humans' majority (sign of the mean label) under ``policy``.
 
@@ -128,7 +140,10 @@ def accuracy_vs_humans(
     [0.333333, 0.5, 0.5]
     """
     if policy not in TIE_POLICIES:
-        raise InputError(f"unknown tie policy {policy!r}; choose one of {', '.join(TIE_POLICIES)}", field="tie_policy")
+        raise InputError(
+            f"unknown tie policy {policy!r}; choose one of {', '.join(TIE_POLICIES)}",
+            field="tie_policy",
+        )
     credit = 0.0
     n = 0
     unparsed = 0
@@ -157,7 +172,12 @@ def run_to_run_variance(runs: Sequence[Sequence[Side | None]]) -> dict[str, Any]
     0.666667
     """
     if len(runs) < 2:
-        return {"runs": len(runs), "mean_sd": None, "agreement": None, "note": "needs two or more runs"}
+        return {
+            "runs": len(runs),
+            "mean_sd": None,
+            "agreement": None,
+            "note": "needs two or more runs",
+        }
     val = {"a": -1.0, "b": 1.0, "tie": 0.0}
     m = np.array([[np.nan if p is None else val[p] for p in run] for run in runs])  # runs × pairs
     ok = np.isfinite(m).sum(0) >= 2
@@ -205,15 +225,28 @@ def diagnose_backbone(
         "signature": judge.signature,
         "position": position_bias(ab, ba),
         "length": length_bias(records, pref_ab, dimension=dimension),
-        "accuracy": accuracy_vs_humans(records, pref_ab, dimension=dimension, policy=tie_policy) | {"orders": "ab"},
-        "accuracy_both_orders": accuracy_vs_humans(records, both, dimension=dimension, policy=tie_policy)
+        "accuracy": accuracy_vs_humans(records, pref_ab, dimension=dimension, policy=tie_policy)
+        | {"orders": "ab"},
+        "accuracy_both_orders": accuracy_vs_humans(
+            records, both, dimension=dimension, policy=tie_policy
+        )
         | {"orders": "both (inconsistent = tie)"},
     }
     if runs > 1:
-        sampled = [judge.judge(records, order="ab", seed=seed + 1 + i, temperature=temperature) for i in range(runs)]
-        out["variance"] = run_to_run_variance([[v.preferred for v in run] for run in sampled]) | {"temperature": temperature}
+        sampled = [
+            judge.judge(records, order="ab", seed=seed + 1 + i, temperature=temperature)
+            for i in range(runs)
+        ]
+        out["variance"] = run_to_run_variance([[v.preferred for v in run] for run in sampled]) | {
+            "temperature": temperature
+        }
     else:
-        out["variance"] = {"runs": 1, "mean_sd": None, "agreement": None, "note": "greedy single run (use runs > 1 to sample)"}
+        out["variance"] = {
+            "runs": 1,
+            "mean_sd": None,
+            "agreement": None,
+            "note": "greedy single run (use runs > 1 to sample)",
+        }
     summ = judge.summary
     out["parse_failure_rate"] = summ.get("parse_failure_rate")
     out["parse_failures"] = summ.get("parse_failures")
@@ -230,7 +263,8 @@ def diagnose_backbone(
         "wall_s": round(time.perf_counter() - t0, 2),
     }
     out["verdicts"] = [
-        {"id": x.id, "ab": x.decision, "ba": y.decision, "ab_raw": x.raw[:40], "ba_raw": y.raw[:40]} for x, y in zip(ab, ba, strict=True)
+        {"id": x.id, "ab": x.decision, "ba": y.decision, "ab_raw": x.raw[:40], "ba_raw": y.raw[:40]}
+        for x, y in zip(ab, ba, strict=True)
     ]
     return out
 
@@ -257,15 +291,25 @@ def run_judge_diagnostics(
 
     ds = load_dataset(dataset, data_dir=data_dir)
     if ds.card.kind != "pairwise":
-        raise InputError(f"judge diagnostics need a pairwise dataset with response texts; {dataset!r} is {ds.card.kind}", field="dataset")
-    records = [r for r in ds.records if isinstance(r, PairwiseRecord) and r.a.response is not None and r.b.response is not None]
+        raise InputError(
+            f"judge diagnostics need a pairwise dataset with response texts; {dataset!r} is {ds.card.kind}",
+            field="dataset",
+        )
+    records = [
+        r
+        for r in ds.records
+        if isinstance(r, PairwiseRecord) and r.a.response is not None and r.b.response is not None
+    ]
     if limit is not None:
         records = records[:limit]
     if not records:
         raise InputError(f"dataset {dataset!r} has no pairs with both response texts")
     dim = dimension or ds.card.dimensions[0]
     if dim not in ds.card.dimensions:
-        raise InputError(f"dataset {dataset!r} has no dimension {dim!r} (it has {', '.join(ds.card.dimensions)})", field="dimension")
+        raise InputError(
+            f"dataset {dataset!r} has no dimension {dim!r} (it has {', '.join(ds.card.dimensions)})",
+            field="dimension",
+        )
     out: dict[str, Any] = {
         "dataset": dataset,
         "dimension": dim,
@@ -277,7 +321,15 @@ def run_judge_diagnostics(
     for bb in backbones:
         judge = PairwiseJudge(backbone=bb, seed=seed, **dict(judge_options or {}))
         try:
-            out["backbones"][bb] = diagnose_backbone(judge, records, dimension=dim, tie_policy=tie_policy, runs=runs, temperature=temperature, seed=seed)
+            out["backbones"][bb] = diagnose_backbone(
+                judge,
+                records,
+                dimension=dim,
+                tie_policy=tie_policy,
+                runs=runs,
+                temperature=temperature,
+                seed=seed,
+            )
         finally:
             judge.close()
     return out

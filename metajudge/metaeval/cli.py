@@ -15,39 +15,94 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         description="Meta-evaluate metrics against a dataset's human labels (DESIGN.md §4) and write "
         "result.json, table.md/.csv/.json/.tex and PNG plots into --out.",
     )
-    q.add_argument("--dataset", required=True, help="registry dataset name (see `metajudge data list`)")
+    q.add_argument(
+        "--dataset", required=True, help="registry dataset name (see `metajudge data list`)"
+    )
     q.add_argument("--subset", help="only this subset of the dataset (e.g. qtsumm)")
-    q.add_argument("--metrics", help="comma-separated metric rows; registry metrics not found in the score files are "
-                   "computed and cached in OUT/scores.jsonl (default: every metric in the score files)")
-    q.add_argument("--scores", action="append", default=[], metavar="FILE",
-                   help="score file (JSONL score rows; CSV/JSON with item,system[,side],<metric>...; RAGChecker "
-                   "baseline_*.json; LFTQA-Eval metric_scores/*.json; HANNA metric CSV). Repeatable. A name that "
-                   "is not a path is looked up among the dataset's upstream files")
-    q.add_argument("--external", action="store_true", help="add the scores the dataset ships (RAGChecker, LFTQA-Eval, HANNA)")
-    q.add_argument("--normalize", choices=("minmax", "sign", "raw"), default="minmax",
-                   help="difference normalisation (default minmax = RAGChecker's)")
-    q.add_argument("--aggregation", choices=("per_annotator", "mean"), default="per_annotator",
-                   help="one row per annotator label (default) or the annotators' mean")
-    q.add_argument("--grouped", action="store_true", help="correlation per input, then averaged (G-Eval / LFTQA-Eval)")
-    q.add_argument("--epsilon", type=float, default=0.0, help="tie band of sign decisions (default 0)")
-    q.add_argument("--learn-epsilon", action="store_true", help="learn the tie band by k-fold CV (needs --normalize sign)")
+    q.add_argument(
+        "--metrics",
+        help="comma-separated metric rows; registry metrics not found in the score files are "
+        "computed and cached in OUT/scores.jsonl (default: every metric in the score files)",
+    )
+    q.add_argument(
+        "--scores",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="score file (JSONL score rows; CSV/JSON with item,system[,side],<metric>...; RAGChecker "
+        "baseline_*.json; LFTQA-Eval metric_scores/*.json; HANNA metric CSV). Repeatable. A name that "
+        "is not a path is looked up among the dataset's upstream files",
+    )
+    q.add_argument(
+        "--external",
+        action="store_true",
+        help="add the scores the dataset ships (RAGChecker, LFTQA-Eval, HANNA)",
+    )
+    q.add_argument(
+        "--normalize",
+        choices=("minmax", "sign", "raw"),
+        default="minmax",
+        help="difference normalisation (default minmax = RAGChecker's)",
+    )
+    q.add_argument(
+        "--aggregation",
+        choices=("per_annotator", "mean"),
+        default="per_annotator",
+        help="one row per annotator label (default) or the annotators' mean",
+    )
+    q.add_argument(
+        "--grouped",
+        action="store_true",
+        help="correlation per input, then averaged (G-Eval / LFTQA-Eval)",
+    )
+    q.add_argument(
+        "--epsilon", type=float, default=0.0, help="tie band of sign decisions (default 0)"
+    )
+    q.add_argument(
+        "--learn-epsilon",
+        action="store_true",
+        help="learn the tie band by k-fold CV (needs --normalize sign)",
+    )
     q.add_argument("--cv-folds", type=int, default=5)
-    q.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples of items (0: none; default 1000)")
+    q.add_argument(
+        "--n-boot",
+        type=int,
+        default=1000,
+        help="bootstrap resamples of items (0: none; default 1000)",
+    )
     q.add_argument("--seed", type=int, default=0)
-    q.add_argument("--backbone", help="backbone of the LLM-judge metrics (default: $METAJUDGE_BACKBONE or smollm2-135m)")
-    q.add_argument("--no-compare", action="store_true", help="skip metric-vs-metric significance tests")
+    q.add_argument(
+        "--backbone",
+        help="backbone of the LLM-judge metrics (default: $METAJUDGE_BACKBONE or smollm2-135m)",
+    )
+    q.add_argument(
+        "--no-compare", action="store_true", help="skip metric-vs-metric significance tests"
+    )
     q.add_argument("--no-plots", action="store_true")
-    q.add_argument("--rescore", action="store_true", help="recompute registry metrics even when OUT/scores.jsonl covers them "
-                   "(rows whose signature still matches are reused)")
+    q.add_argument(
+        "--rescore",
+        action="store_true",
+        help="recompute registry metrics even when OUT/scores.jsonl covers them "
+        "(rows whose signature still matches are reused)",
+    )
     q.add_argument("--data-dir", help="local data folder (default: $METAJUDGE_DATA_DIR)")
-    q.add_argument("--out", required=True, help="run folder for scores.jsonl, result.json, tables and plots")
+    q.add_argument(
+        "--out", required=True, help="run folder for scores.jsonl, result.json, tables and plots"
+    )
     q.add_argument("--quiet", action="store_true", help="print only the paths written")
     q.set_defaults(func=_cmd_meta_eval)
 
-    r = subparsers.add_parser("report", help="re-render the tables and plots of a meta-eval run folder (no recomputation)")
+    r = subparsers.add_parser(
+        "report", help="re-render the tables and plots of a meta-eval run folder (no recomputation)"
+    )
     r.add_argument("dir", help="run folder holding result.json")
     r.add_argument("--no-plots", action="store_true")
-    r.add_argument("--format", choices=("md", "csv", "json", "tex"), default="md", help="what to print (default md)")
+    r.add_argument(
+        "--format",
+        choices=("md", "csv", "json", "tex"),
+        default="md",
+        help="what to print (default md)",
+    )
     r.set_defaults(func=_cmd_report)
 
 
@@ -84,7 +139,15 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
         print(tables.protocol_line(res))
         print()
         t = tables.table_rows(res)
-        print(tables._md_table(t["header"], [[r["metric"]] + [tables._cell_text(c, ci=False) for c in r["cells"]] for r in t["rows"]]))
+        print(
+            tables._md_table(
+                t["header"],
+                [
+                    [r["metric"]] + [tables._cell_text(c, ci=False) for c in r["cells"]]
+                    for r in t["rows"]
+                ],
+            )
+        )
     for p in written.values():
         print(p)
     return 0
@@ -99,7 +162,12 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     res = MetaEvalResult.load(Path(args.dir) / RESULT_FILE)
     written = render_all(args.dir, plots=not args.no_plots, result=res)
-    render = {"md": tables.to_markdown, "csv": tables.to_csv, "json": tables.to_json, "tex": tables.to_latex}[args.format]
+    render = {
+        "md": tables.to_markdown,
+        "csv": tables.to_csv,
+        "json": tables.to_json,
+        "tex": tables.to_latex,
+    }[args.format]
     print(render(res))
     for p in written.values():
         print(p)

@@ -129,30 +129,52 @@ class KeyMap:
             return {f"{i}::{s}" for i in self.sides for s in ("a", "b")}
         return {f"{i}::{s}" for i, ss in self.systems.items() for s in ss}
 
-    def resolve(self, item: str, system: str | None, side: str | None, *, where: dict[str, Any]) -> tuple[str, str | None, str]:
+    def resolve(
+        self, item: str, system: str | None, side: str | None, *, where: dict[str, Any]
+    ) -> tuple[str, str | None, str]:
         """``(system, side, key)`` for one row; InputError naming ``where`` if it does not exist."""
         if self.pairwise:
             if item not in self.sides:
-                raise InputError(f"unknown item id {item!r} (not a pair of this dataset)", field="item", **where)
+                raise InputError(
+                    f"unknown item id {item!r} (not a pair of this dataset)", field="item", **where
+                )
             sa, sb = self.sides[item]
             if side is not None:
                 if side not in ("a", "b"):
-                    raise InputError(f"side must be 'a' or 'b', got {side!r}", field="side", **where)
+                    raise InputError(
+                        f"side must be 'a' or 'b', got {side!r}", field="side", **where
+                    )
                 sys_ = sa if side == "a" else sb
                 if system not in (None, "", sys_):
-                    raise InputError(f"system {system!r} is not side {side} ({sys_!r}) of pair {item!r}", field="system", **where)
+                    raise InputError(
+                        f"system {system!r} is not side {side} ({sys_!r}) of pair {item!r}",
+                        field="system",
+                        **where,
+                    )
                 return sys_, side, f"{item}::{side}"
             if system == sa and system == sb:
-                raise InputError(f"both sides of pair {item!r} are {system!r}: give a 'side' column", field="side", **where)
+                raise InputError(
+                    f"both sides of pair {item!r} are {system!r}: give a 'side' column",
+                    field="side",
+                    **where,
+                )
             if system == sa:
                 return sa, "a", f"{item}::a"
             if system == sb:
                 return sb, "b", f"{item}::b"
-            raise InputError(f"unknown system {system!r} for pair {item!r} (its systems: {sa!r}, {sb!r})", field="system", **where)
+            raise InputError(
+                f"unknown system {system!r} for pair {item!r} (its systems: {sa!r}, {sb!r})",
+                field="system",
+                **where,
+            )
         if item not in self.systems:
-            raise InputError(f"unknown item id {item!r} (not in this dataset)", field="item", **where)
+            raise InputError(
+                f"unknown item id {item!r} (not in this dataset)", field="item", **where
+            )
         if system not in self.systems[item]:
-            raise InputError(f"unknown system {system!r} for item {item!r}", field="system", **where)
+            raise InputError(
+                f"unknown system {system!r} for item {item!r}", field="system", **where
+            )
         return system, None, f"{item}::{system}"
 
 
@@ -222,12 +244,16 @@ def ragchecker_baseline(path: str | Path, records: Sequence[Any] | None = None) 
     for i, obj in enumerate(data):
         where = {"path": path, "line": None}
         if not isinstance(obj, Mapping) or "instance_id" not in obj:
-            raise InputError("expected an object with instance_id", field=f"[{i}].instance_id", **where)
+            raise InputError(
+                "expected an object with instance_id", field=f"[{i}].instance_id", **where
+            )
         item = str(obj["instance_id"])
         for side, mk in (("a", "model1"), ("b", "model2")):
             m = obj.get(mk)
             if not isinstance(m, Mapping) or not isinstance(m.get("ragchecker"), Mapping):
-                raise InputError("missing RAGChecker scores", field=f"[{i}].{mk}.ragchecker", **where)
+                raise InputError(
+                    "missing RAGChecker scores", field=f"[{i}].{mk}.ragchecker", **where
+                )
             system = str(m.get("model_name", ""))
             if km is not None:
                 system, _, _ = km.resolve(item, None, side, where={**where})
@@ -240,7 +266,15 @@ def ragchecker_baseline(path: str | Path, records: Sequence[Any] | None = None) 
             for lab, v in m["ragchecker"].items():
                 dim = lab.removesuffix("_label")
                 score = _num(v, field=f"[{i}].{mk}.ragchecker.{lab}", where=where)
-                row = make_row(item=item, system=system, side=side, metric=f"ragchecker_{dim}", score=score, signature=sig, error=_missing_error(score))
+                row = make_row(
+                    item=item,
+                    system=system,
+                    side=side,
+                    metric=f"ragchecker_{dim}",
+                    score=score,
+                    signature=sig,
+                    error=_missing_error(score),
+                )
                 col.add(row, {**where}, f"[{i}]")
     return col.rows
 
@@ -300,10 +334,30 @@ def _lftqa_file(p: Path, name: str, km: KeyMap | None, col: _Collector) -> None:
             system, _, _key = km.resolve(item, system, None, where={**where})
         score = _num(obj["score"], field=f"[{i}].score", where=where)
         details = {"reason": obj["reason"]} if "reason" in obj else {}
-        col.add(make_row(item=item, system=system, side=None, metric=name, score=score, signature=sig, details=details, error=_missing_error(score)), where, f"{p.name}[{i}]")
+        col.add(
+            make_row(
+                item=item,
+                system=system,
+                side=None,
+                metric=name,
+                score=score,
+                signature=sig,
+                details=details,
+                error=_missing_error(score),
+            ),
+            where,
+            f"{p.name}[{i}]",
+        )
 
 
-_HANNA_CRIT = {"RE": "relevance", "CH": "coherence", "EM": "empathy", "SU": "surprise", "EG": "engagement", "CX": "complexity"}
+_HANNA_CRIT = {
+    "RE": "relevance",
+    "CH": "coherence",
+    "EM": "empathy",
+    "SU": "surprise",
+    "EG": "engagement",
+    "CX": "complexity",
+}
 
 
 def _slug(s: str) -> str:
@@ -332,16 +386,27 @@ def hanna_metric_scores(
         reader = csv.DictReader(fh)
         header = reader.fieldnames or []
         if "Model" not in header:
-            raise InputError("not a HANNA metric-score CSV (no 'Model' column)", path=path, line=1, field="Model")
+            raise InputError(
+                "not a HANNA metric-score CSV (no 'Model' column)", path=path, line=1, field="Model"
+            )
         for lineno, row in enumerate(reader, start=2):
             system = row["Model"]
             for colname in header:
-                if colname == "Model" or colname.startswith("Human") or colname in ("Relevance", "Coherence", "Empathy", "Surprise", "Engagement", "Complexity"):
+                if (
+                    colname == "Model"
+                    or colname.startswith("Human")
+                    or colname
+                    in ("Relevance", "Coherence", "Empathy", "Surprise", "Engagement", "Complexity")
+                ):
                     continue
                 m = re.fullmatch(r"(.+) (RE|CH|EM|SU|EG|CX|AVG) (\d+)", colname)
                 if m:
                     judge, crit, run = _slug(m.group(1)), m.group(2), m.group(3)
-                    name = f"hanna.{judge}_avg_run{run}" if crit == "AVG" else f"hanna.{judge}_run{run}_{_HANNA_CRIT[crit]}"
+                    name = (
+                        f"hanna.{judge}_avg_run{run}"
+                        if crit == "AVG"
+                        else f"hanna.{judge}_run{run}_{_HANNA_CRIT[crit]}"
+                    )
                 else:
                     name = "hanna." + _slug(colname)
                 if metrics is not None and name not in metrics:
@@ -360,7 +425,19 @@ def hanna_metric_scores(
                     if km is not None:
                         sys_, _, _key = km.resolve(item, system, None, where=where)
                     score = _num(v, field=f"{colname}[{i}]", where=where)
-                    col.add(make_row(item=item, system=sys_, side=None, metric=name, score=score, signature=sig, error=_missing_error(score)), where, f"line {lineno}")
+                    col.add(
+                        make_row(
+                            item=item,
+                            system=sys_,
+                            side=None,
+                            metric=name,
+                            score=score,
+                            signature=sig,
+                            error=_missing_error(score),
+                        ),
+                        where,
+                        f"line {lineno}",
+                    )
     return col.rows
 
 
@@ -384,7 +461,11 @@ def detect_format(path: str | Path) -> str:
         data = read_json(p)
         if isinstance(data, list) and data and isinstance(data[0], Mapping):
             o = data[0]
-            if "instance_id" in o and isinstance(o.get("model1"), Mapping) and "ragchecker" in o["model1"]:
+            if (
+                "instance_id" in o
+                and isinstance(o.get("model1"), Mapping)
+                and "ragchecker" in o["model1"]
+            ):
                 return "ragchecker"
             if {"example_id", "model", "score"} <= set(o):
                 return "lftqa"
@@ -394,7 +475,9 @@ def detect_format(path: str | Path) -> str:
     raise InputError(f"unknown score-file type {suffix!r} (expected .jsonl, .json or .csv)", path=p)
 
 
-def read_score_file(path: str | Path, records: Sequence[Any], *, fmt: str | None = None) -> list[ScoreRow]:
+def read_score_file(
+    path: str | Path, records: Sequence[Any], *, fmt: str | None = None
+) -> list[ScoreRow]:
     """Read any supported score file and check it against the dataset's ``records``."""
     p = Path(path)
     fmt = fmt or detect_format(p)
@@ -415,7 +498,9 @@ def read_score_file(path: str | Path, records: Sequence[Any], *, fmt: str | None
     raise InputError(f"unknown score-file format {fmt!r}", path=p)
 
 
-def _row_ids(obj: Mapping[str, Any], where: dict[str, Any], prefix: str = "") -> tuple[str, str | None, str | None]:
+def _row_ids(
+    obj: Mapping[str, Any], where: dict[str, Any], prefix: str = ""
+) -> tuple[str, str | None, str | None]:
     item = obj.get("item", obj.get("id"))
     if item is None or str(item) == "":
         key = obj.get("key")
@@ -427,7 +512,11 @@ def _row_ids(obj: Mapping[str, Any], where: dict[str, Any], prefix: str = "") ->
         raise InputError("missing required field (item id)", field=prefix + "item", **where)
     system = obj.get("system")
     side = obj.get("side")
-    return str(item), (None if system is None else str(system)), (None if side in (None, "") else str(side))
+    return (
+        str(item),
+        (None if system is None else str(system)),
+        (None if side in (None, "") else str(side)),
+    )
 
 
 def _read_rows(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
@@ -455,8 +544,16 @@ def _read_rows(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
         score = _num(obj["score"], field=pre + "score", where=where)
         err = obj.get("error") if score is None else None
         col.add(
-            make_row(item=item, system=sys_, side=side_, metric=metric, score=score, signature=str(obj.get("signature") or f"{metric}|external"),
-                     details=obj.get("details") if isinstance(obj.get("details"), Mapping) else None, error=err or _missing_error(score)),
+            make_row(
+                item=item,
+                system=sys_,
+                side=side_,
+                metric=metric,
+                score=score,
+                signature=str(obj.get("signature") or f"{metric}|external"),
+                details=obj.get("details") if isinstance(obj.get("details"), Mapping) else None,
+                error=err or _missing_error(score),
+            ),
             where,
             f"line {line}" if line else f"[{idx}]",
         )
@@ -471,24 +568,45 @@ def _read_wide_csv(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
         reader = csv.DictReader(fh, delimiter=delim)
         header = reader.fieldnames or []
         if "item" not in header and "id" not in header:
-            raise InputError("a wide score table needs an 'item' column (and 'system' or 'side')", path=p, line=1, field="item")
+            raise InputError(
+                "a wide score table needs an 'item' column (and 'system' or 'side')",
+                path=p,
+                line=1,
+                field="item",
+            )
         metrics = [h for h in header if h not in ID_COLUMNS]
         if not metrics:
-            raise InputError("no metric columns (columns other than item/system/side)", path=p, line=1)
+            raise InputError(
+                "no metric columns (columns other than item/system/side)", path=p, line=1
+            )
         for lineno, row in enumerate(reader, start=2):
             where = {"path": p, "line": lineno}
             item, system, side = _row_ids(row, where)
             sys_, side_, _ = km.resolve(item, system, side, where=where)
             for m in metrics:
                 score = _num(row.get(m), field=m, where=where)
-                col.add(make_row(item=item, system=sys_, side=side_, metric=m, score=score, signature=f"{m}|source:{p.name}|external", error=_missing_error(score)), where, f"line {lineno}")
+                col.add(
+                    make_row(
+                        item=item,
+                        system=sys_,
+                        side=side_,
+                        metric=m,
+                        score=score,
+                        signature=f"{m}|source:{p.name}|external",
+                        error=_missing_error(score),
+                    ),
+                    where,
+                    f"line {lineno}",
+                )
     return col.rows
 
 
 def _read_wide_json(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
     data = read_json(p)
     if not isinstance(data, list):
-        raise InputError("expected a JSON list of objects {item, system, <metric>: value, ...}", path=p)
+        raise InputError(
+            "expected a JSON list of objects {item, system, <metric>: value, ...}", path=p
+        )
     km = KeyMap(records)
     col = _Collector()
     for i, obj in enumerate(data):
@@ -501,5 +619,17 @@ def _read_wide_json(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
             if m in ID_COLUMNS:
                 continue
             score = _num(v, field=f"[{i}].{m}", where=where)
-            col.add(make_row(item=item, system=sys_, side=side_, metric=m, score=score, signature=f"{m}|source:{p.name}|external", error=_missing_error(score)), where, f"[{i}]")
+            col.add(
+                make_row(
+                    item=item,
+                    system=sys_,
+                    side=side_,
+                    metric=m,
+                    score=score,
+                    signature=f"{m}|source:{p.name}|external",
+                    error=_missing_error(score),
+                ),
+                where,
+                f"[{i}]",
+            )
     return col.rows

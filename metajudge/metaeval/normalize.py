@@ -45,13 +45,20 @@ def minmax(d: np.ndarray, half_width: float) -> Normalized:
     d = np.asarray(d, dtype=float)
     ok = np.isfinite(d)
     if not ok.any():
-        return Normalized(np.full(d.shape, np.nan), "minmax", undefined="no pair has a score difference")
+        return Normalized(
+            np.full(d.shape, np.nan), "minmax", undefined="no pair has a score difference"
+        )
     lo = float(np.min(d[ok]))
     hi = float(np.max(d[ok]))
     med = float(np.median(d[ok]))
     filled = np.where(ok, d, med)
     n_imp = int((~ok).sum())
-    params: dict[str, float | list[float]] = {"min": lo, "max": hi, "median": med, "half_width": half_width}
+    params: dict[str, float | list[float]] = {
+        "min": lo,
+        "max": hi,
+        "median": med,
+        "half_width": half_width,
+    }
     if hi - lo == 0:
         return Normalized(
             np.full(d.shape, np.nan),
@@ -60,7 +67,9 @@ def minmax(d: np.ndarray, half_width: float) -> Normalized:
             undefined=f"metric difference is constant ({lo:g}) over all {int(ok.sum())} scored pairs",
             params=params,
         )
-    return Normalized(((filled - lo) / (hi - lo) - 0.5) * 2 * half_width, "minmax", n_imp, params=params)
+    return Normalized(
+        ((filled - lo) / (hi - lo) - 0.5) * 2 * half_width, "minmax", n_imp, params=params
+    )
 
 
 def sign(d: np.ndarray, epsilon: float | np.ndarray = 0.0) -> Normalized:
@@ -91,7 +100,9 @@ def _best_epsilon(d: np.ndarray, h: np.ndarray, max_candidates: int = 256) -> fl
     ad = np.abs(d)
     cands = np.unique(np.concatenate([[0.0], ad]))
     if cands.size > max_candidates:
-        cands = np.unique(np.concatenate([[0.0], np.quantile(ad, np.linspace(0, 1, max_candidates))]))
+        cands = np.unique(
+            np.concatenate([[0.0], np.quantile(ad, np.linspace(0, 1, max_candidates))])
+        )
     dec = np.where(ad[None, :] <= cands[:, None], 0.0, np.sign(d)[None, :])
     acc = (dec == np.sign(h)[None, :]).mean(axis=1)
     return float(cands[int(np.argmax(acc))])

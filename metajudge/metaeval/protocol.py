@@ -110,9 +110,15 @@ class MetaEvalResult:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except json.JSONDecodeError as e:
-            raise InputError(f"malformed JSON: {e.msg}", path=path, line=e.lineno, field="<json>") from None
+            raise InputError(
+                f"malformed JSON: {e.msg}", path=path, line=e.lineno, field="<json>"
+            ) from None
         if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-            raise InputError(f"not a metajudge meta-evaluation result (schema {SCHEMA!r} expected)", path=path, field="schema")
+            raise InputError(
+                f"not a metajudge meta-evaluation result (schema {SCHEMA!r} expected)",
+                path=path,
+                field="schema",
+            )
         return cls(data)
 
 
@@ -178,7 +184,9 @@ def _pair_table(dataset: Any, dimensions: Sequence[str]) -> _Pairs:
             ka.append(f"{p.id}::a")
             kb.append(f"{p.id}::b")
             for d in dimensions:
-                lab_lists[d].append([math.nan if v is None else float(v) for v in p.labels.get(d, ())] or [math.nan])
+                lab_lists[d].append(
+                    [math.nan if v is None else float(v) for v in p.labels.get(d, ())] or [math.nan]
+                )
     labels: dict[str, np.ndarray] = {}
     for d, rows in lab_lists.items():
         A = max((len(r) for r in rows), default=1)
@@ -189,7 +197,9 @@ def _pair_table(dataset: Any, dimensions: Sequence[str]) -> _Pairs:
     return _Pairs(ids, items, ka, kb, labels, float(pcard.scale.half_width))
 
 
-def _index_scores(rows: Iterable[Mapping[str, Any]], wanted_keys: set[str]) -> tuple[dict[str, dict[str, float | None]], dict[str, dict[str, Any]]]:
+def _index_scores(
+    rows: Iterable[Mapping[str, Any]], wanted_keys: set[str]
+) -> tuple[dict[str, dict[str, float | None]], dict[str, dict[str, Any]]]:
     """metric -> key -> score (None = could not score); per-metric bookkeeping."""
     scores: dict[str, dict[str, float | None]] = {}
     info: dict[str, dict[str, Any]] = {}
@@ -199,7 +209,9 @@ def _index_scores(rows: Iterable[Mapping[str, Any]], wanted_keys: set[str]) -> t
         except (KeyError, TypeError):
             raise InputError("score row without 'metric' and 'key'", field=f"scores[{i}]") from None
         if key not in wanted_keys:
-            inf = info.setdefault(metric, {"signatures": set(), "n_errors": 0, "n_unmatched": 0, "errors": {}})
+            inf = info.setdefault(
+                metric, {"signatures": set(), "n_errors": 0, "n_unmatched": 0, "errors": {}}
+            )
             inf["n_unmatched"] += 1
             continue
         col = scores.setdefault(metric, {})
@@ -208,10 +220,15 @@ def _index_scores(rows: Iterable[Mapping[str, Any]], wanted_keys: set[str]) -> t
         s = r.get("score")
         if s is not None:
             if isinstance(s, bool) or not isinstance(s, (int, float)):
-                raise InputError(f"non-numeric score {s!r} for {key!r} metric {metric!r}", field=f"scores[{i}].score")
+                raise InputError(
+                    f"non-numeric score {s!r} for {key!r} metric {metric!r}",
+                    field=f"scores[{i}].score",
+                )
             s = float(s) if math.isfinite(float(s)) else None
         col[key] = s
-        inf = info.setdefault(metric, {"signatures": set(), "n_errors": 0, "n_unmatched": 0, "errors": {}})
+        inf = info.setdefault(
+            metric, {"signatures": set(), "n_errors": 0, "n_unmatched": 0, "errors": {}}
+        )
         if r.get("signature"):
             inf["signatures"].add(str(r["signature"]))
         if s is None:
@@ -233,7 +250,13 @@ class _Rows:
     ann: np.ndarray  # annotator index per row (0 for the mean)
 
 
-def _rows_for(x_pair: np.ndarray, raw_pair: np.ndarray, L: np.ndarray, aggregation: str, eps: np.ndarray | float = 0.0) -> _Rows:
+def _rows_for(
+    x_pair: np.ndarray,
+    raw_pair: np.ndarray,
+    L: np.ndarray,
+    aggregation: str,
+    eps: np.ndarray | float = 0.0,
+) -> _Rows:
     P, _A = L.shape
     eps_pair = np.broadcast_to(np.asarray(eps, dtype=float), (P,))
     if aggregation == "mean":
@@ -242,7 +265,14 @@ def _rows_for(x_pair: np.ndarray, raw_pair: np.ndarray, L: np.ndarray, aggregati
             y = np.where(cnt > 0, np.nansum(L, axis=1) / np.maximum(cnt, 1), np.nan)
         ok = np.isfinite(y) & np.isfinite(x_pair)
         idx = np.flatnonzero(ok)
-        return _Rows(x_pair[idx], raw_pair[idx], y[idx], idx, eps_pair[idx], np.zeros(idx.size, dtype=np.int64))
+        return _Rows(
+            x_pair[idx],
+            raw_pair[idx],
+            y[idx],
+            idx,
+            eps_pair[idx],
+            np.zeros(idx.size, dtype=np.int64),
+        )
     ok = np.isfinite(L) & np.isfinite(x_pair)[:, None]
     pi, ai = np.nonzero(ok)  # row-major: pair 0's annotators first, like RAGChecker's 2i / 2i+1
     return _Rows(x_pair[pi], raw_pair[pi], L[pi, ai], pi, eps_pair[pi], ai.astype(np.int64))
@@ -275,14 +305,21 @@ def _stat_block(
         reason = base_reason
         if reason is None and is_corr:
             reason = st.undefined_reason(rows.x, rows.y)
-        if reason is None and not is_corr and s == "acc_no_ties" and not (np.sign(rows.y) != 0).any():
+        if (
+            reason is None
+            and not is_corr
+            and s == "acc_no_ties"
+            and not (np.sign(rows.y) != 0).any()
+        ):
             reason = "every human label is a tie"
         entry: dict[str, Any] = {"value": None, "ci": None, "fisher_ci": None, "undefined": reason}
         if reason is None:
             v = st.statistic(s, xv, rows.y)
             entry["value"] = _f(v)
             if W is not None and s == "kendall" and rows.x.size > kendall_ci_max_rows:
-                entry["ci_note"] = f"bootstrap CI skipped above {kendall_ci_max_rows} rows; see fisher_ci"
+                entry["ci_note"] = (
+                    f"bootstrap CI skipped above {kendall_ci_max_rows} rows; see fisher_ci"
+                )
             elif W is not None:
                 smp = st.weighted_statistic(s, xv, rows.y, W)
                 samples[s] = smp
@@ -319,10 +356,18 @@ def _grouped_block(
             vals[np.asarray(order, dtype=int)] = v
         per_group[s] = vals
         ok = np.isfinite(vals)
-        entry: dict[str, Any] = {"value": None, "ci": None, "fisher_ci": None, "undefined": None,
-                                 "n_groups": int(present.size), "n_groups_undefined": int(present.size - ok.sum())}
+        entry: dict[str, Any] = {
+            "value": None,
+            "ci": None,
+            "fisher_ci": None,
+            "undefined": None,
+            "n_groups": int(present.size),
+            "n_groups_undefined": int(present.size - ok.sum()),
+        }
         if not ok.any():
-            entry["undefined"] = f"no input has a defined {s} correlation (every group constant or < 2 rows)"
+            entry["undefined"] = (
+                f"no input has a defined {s} correlation (every group constant or < 2 rows)"
+            )
         else:
             entry["value"] = float(vals[ok].mean())
             if Wg is not None:
@@ -335,13 +380,27 @@ def _grouped_block(
     return out, samples, per_group
 
 
-def _ceiling(L: np.ndarray, W_items: np.ndarray | None, pair_group: np.ndarray, level: float, statistics: Sequence[str]) -> dict[str, Any]:
+def _ceiling(
+    L: np.ndarray,
+    W_items: np.ndarray | None,
+    pair_group: np.ndarray,
+    level: float,
+    statistics: Sequence[str],
+) -> dict[str, Any]:
     """Inter-human agreement on the same pairs (annotator vs annotator / leave-one-out)."""
     _P, A = L.shape
     n_lab = np.isfinite(L).sum(axis=1)
     if A < 2 or (n_lab >= 2).sum() < 3:
-        why = "one label per pair (no second annotator)" if A < 2 or (n_lab >= 2).sum() == 0 else "fewer than 3 pairs with two labels"
-        return {"method": None, "n_pairs": int((n_lab >= 2).sum()), "stats": {s: {"value": None, "ci": None, "undefined": why} for s in statistics}}
+        why = (
+            "one label per pair (no second annotator)"
+            if A < 2 or (n_lab >= 2).sum() == 0
+            else "fewer than 3 pairs with two labels"
+        )
+        return {
+            "method": None,
+            "n_pairs": int((n_lab >= 2).sum()),
+            "stats": {s: {"value": None, "ci": None, "undefined": why} for s in statistics},
+        }
     if A == 2:
         ok = np.isfinite(L).all(axis=1)
         idx = np.flatnonzero(ok)
@@ -360,12 +419,20 @@ def _ceiling(L: np.ndarray, W_items: np.ndarray | None, pair_group: np.ndarray, 
             ys.append(L[idx, j])
             ps.append(idx)
         method = f"each of {A} annotators vs the mean of the others (averaged)"
-    res: dict[str, Any] = {"method": method, "n_pairs": int(np.unique(np.concatenate(ps)).size), "stats": {}}
+    res: dict[str, Any] = {
+        "method": method,
+        "n_pairs": int(np.unique(np.concatenate(ps)).size),
+        "stats": {},
+    }
     for s in statistics:
         vals, smps, reasons = [], [], []
         for x, y, p in zip(xs, ys, ps, strict=True):
             xv = x if s in st.CORRELATIONS else np.sign(x)
-            r = st.undefined_reason(x, y) if s in st.CORRELATIONS else (None if x.size else "no pairs")
+            r = (
+                st.undefined_reason(x, y)
+                if s in st.CORRELATIONS
+                else (None if x.size else "no pairs")
+            )
             if r is not None:
                 reasons.append(r)
                 continue
@@ -387,7 +454,13 @@ def _ceiling(L: np.ndarray, W_items: np.ndarray | None, pair_group: np.ndarray, 
 # Published numbers
 
 
-def _published_matches(dataset_name: str, subset: str | None, protocol: dict[str, Any], metrics: Sequence[str], dims: Sequence[str]) -> list[dict[str, Any]]:
+def _published_matches(
+    dataset_name: str,
+    subset: str | None,
+    protocol: dict[str, Any],
+    metrics: Sequence[str],
+    dims: Sequence[str],
+) -> list[dict[str, Any]]:
     from metajudge.reports.published import load_published
 
     out = []
@@ -469,29 +542,46 @@ def meta_evaluate(
     """
     t0 = time.perf_counter()
     if normalize not in norm.MODES:
-        raise InputError(f"unknown normalisation {normalize!r} (expected one of {', '.join(norm.MODES)})", field="normalize")
+        raise InputError(
+            f"unknown normalisation {normalize!r} (expected one of {', '.join(norm.MODES)})",
+            field="normalize",
+        )
     if aggregation not in AGGREGATIONS:
-        raise InputError(f"unknown aggregation {aggregation!r} (expected one of {', '.join(AGGREGATIONS)})", field="aggregation")
+        raise InputError(
+            f"unknown aggregation {aggregation!r} (expected one of {', '.join(AGGREGATIONS)})",
+            field="aggregation",
+        )
     if learn_epsilon and normalize != "sign":
         raise InputError("learn_epsilon needs normalize='sign'", field="learn_epsilon")
     if not math.isfinite(epsilon) or epsilon < 0:
         raise InputError(f"epsilon must be a finite number >= 0, got {epsilon!r}", field="epsilon")
     unknown = [s for s in statistics if s not in st.STATISTICS]
     if unknown:
-        raise InputError(f"unknown statistic(s) {unknown} (expected {', '.join(st.STATISTICS)})", field="statistics")
+        raise InputError(
+            f"unknown statistic(s) {unknown} (expected {', '.join(st.STATISTICS)})",
+            field="statistics",
+        )
     if subset:
         dataset = dataset.subset(subset)
     card = dataset.card
     if card.kind not in ("pairwise", "likert"):
-        raise InputError(f"dataset {card.name!r} is a {card.kind} dataset without human judgments", field="dataset")
+        raise InputError(
+            f"dataset {card.name!r} is a {card.kind} dataset without human judgments",
+            field="dataset",
+        )
     dims = list(dimensions) if dimensions else list(card.dimensions)
     bad = [d for d in dims if d not in card.dimensions]
     if bad:
-        raise InputError(f"unknown dimension(s) {bad} (dataset has {', '.join(card.dimensions)})", field="dimensions")
+        raise InputError(
+            f"unknown dimension(s) {bad} (dataset has {', '.join(card.dimensions)})",
+            field="dimensions",
+        )
     pt = _pair_table(dataset, dims)
     P = len(pt.ids)
     if P < 3:
-        raise InputError(f"dataset {card.name!r} has {P} pairs; meta-evaluation needs at least 3", field="pairs")
+        raise InputError(
+            f"dataset {card.name!r} has {P} pairs; meta-evaluation needs at least 3", field="pairs"
+        )
     likert_grouped = grouped and card.kind == "likert"
 
     # scores ---------------------------------------------------------------------------------
@@ -505,7 +595,10 @@ def meta_evaluate(
         metrics = collapse_families(available, dims)
     metrics = list(dict.fromkeys(metrics))
     if not metrics:
-        raise InputError("no metric scores for this dataset (none of the score rows matches its pairs)", field="metrics")
+        raise InputError(
+            "no metric scores for this dataset (none of the score rows matches its pairs)",
+            field="metrics",
+        )
     directions = dict(directions or {})
     n_perm = n_boot if n_perm is None else n_perm
 
@@ -563,14 +656,31 @@ def meta_evaluate(
 
     for m in metrics:
         cols = {d: metric_for_dimension(m, d, available) for d in dims}
-        entry: dict[str, Any] = {"name": m, "columns": cols, "direction": directions.get(m, "higher"), "signatures": {}, "missing": {}}
+        entry: dict[str, Any] = {
+            "name": m,
+            "columns": cols,
+            "direction": directions.get(m, "higher"),
+            "signatures": {},
+            "missing": {},
+        }
         for d in dims:
             c = cols[d]
-            cell: dict[str, Any] = {"metric": m, "dimension": d, "column": c, "n_rows": 0, "n_pairs": 0, "n_items": 0, "stats": {}}
+            cell: dict[str, Any] = {
+                "metric": m,
+                "dimension": d,
+                "column": c,
+                "n_rows": 0,
+                "n_pairs": 0,
+                "n_items": 0,
+                "stats": {},
+            }
             if c is None:
                 reason = f"no scores for metric {m!r} (nor {m}_{d})"
                 cell["undefined"] = reason
-                cell["stats"] = {s: {"value": None, "ci": None, "fisher_ci": None, "undefined": reason} for s in statistics}
+                cell["stats"] = {
+                    s: {"value": None, "ci": None, "fisher_ci": None, "undefined": reason}
+                    for s in statistics
+                }
                 cells.append(cell)
                 continue
             d_raw, nd, miss = column(c)
@@ -581,14 +691,22 @@ def meta_evaluate(
             x_pair = nd.values
             if learn_epsilon:
                 rows0 = _rows_for(d_raw, d_raw, L, aggregation)
-                eps_rows, per_fold = norm.learn_epsilon_cv(rows0.raw, rows0.y, rows0.pair, k=cv_folds, rng=np.random.default_rng([seed, 2, len(cells)]))
+                eps_rows, per_fold = norm.learn_epsilon_cv(
+                    rows0.raw,
+                    rows0.y,
+                    rows0.pair,
+                    k=cv_folds,
+                    rng=np.random.default_rng([seed, 2, len(cells)]),
+                )
                 eps_p = np.full(P, np.nan)
                 eps_p[rows0.pair] = eps_rows
                 eps_p = np.where(np.isnan(eps_p), epsilon, eps_p)
                 eps_pair = eps_p
                 x_pair = norm.sign(d_raw, eps_p).values
                 cell["epsilon_per_fold"] = per_fold
-            rows = _rows_for(x_pair, np.where(np.isfinite(d_raw), d_raw, np.nan), L, aggregation, eps_pair)
+            rows = _rows_for(
+                x_pair, np.where(np.isfinite(d_raw), d_raw, np.nan), L, aggregation, eps_pair
+            )
             if normalize == "minmax":
                 # RAGChecker imputes missing d with the median for correlations; accuracies need a
                 # real decision, so an imputed pair's decision is a tie (d' of the median pair)
@@ -600,19 +718,30 @@ def meta_evaluate(
             if nd.undefined:
                 reason = nd.undefined
                 cell["undefined"] = reason
-                cell["stats"] = {s: {"value": None, "ci": None, "fisher_ci": None, "undefined": reason} for s in statistics}
+                cell["stats"] = {
+                    s: {"value": None, "ci": None, "fisher_ci": None, "undefined": reason}
+                    for s in statistics
+                }
                 cells.append(cell)
                 continue
             W_rows = W_items[:, pair_group[rows.pair]] if W_items is not None else None
-            stats_out, samples = _stat_block(rows, W_rows, level, statistics, min_pairs, kendall_ci_max_rows)
+            stats_out, samples = _stat_block(
+                rows, W_rows, level, statistics, min_pairs, kendall_ci_max_rows
+            )
             if grouped:
                 if likert_grouped:
                     colv = scores.get(c, {})
-                    xr = np.array([np.nan if colv.get(k) is None else colv[k] for k in resp_keys], dtype=float)
+                    xr = np.array(
+                        [np.nan if colv.get(k) is None else colv[k] for k in resp_keys], dtype=float
+                    )
                     yr = _likert_human(resp, d, aggregation)
                     reps = np.array([len(v) for v in yr], dtype=int)
                     xr_rows = np.repeat(xr, reps)
-                    yr_rows = np.concatenate([np.asarray(v, dtype=float) for v in yr]) if len(yr) else np.array([])
+                    yr_rows = (
+                        np.concatenate([np.asarray(v, dtype=float) for v in yr])
+                        if len(yr)
+                        else np.array([])
+                    )
                     gr_rows = np.repeat(resp_group, reps)
                     ok = np.isfinite(xr_rows) & np.isfinite(yr_rows)
                     gx, gy, gg = xr_rows[ok], yr_rows[ok], gr_rows[ok]
@@ -649,7 +778,9 @@ def meta_evaluate(
         compare_note = f"skipped: {len(metrics)} metrics > max_compare={max_compare}"
         compare = False
     if compare and len(metrics) > 1:
-        comparisons = _compare(metrics, dims, cell_cache, W_items, pair_group, grouped, n_perm, seed, level)
+        comparisons = _compare(
+            metrics, dims, cell_cache, W_items, pair_group, grouped, n_perm, seed, level
+        )
 
     protocol = {
         "normalize": normalize,
@@ -660,7 +791,8 @@ def meta_evaluate(
         "half_width": pt.half_width,
         "n_boot": n_boot,
         "n_perm": n_perm if compare else 0,
-        "comparison_scope": compare_note or ("all pairs of metrics" if compare else "not requested"),
+        "comparison_scope": compare_note
+        or ("all pairs of metrics" if compare else "not requested"),
         "seed": seed,
         "level": level,
         "bootstrap_unit": "item (input): all pairs and annotator rows of an item together",
@@ -701,7 +833,12 @@ def meta_evaluate(
     return MetaEvalResult(_jsonable(data))
 
 
-def _points(pt: _Pairs, dims: Sequence[str], norm_by_column: Mapping[str, np.ndarray], max_pairs: int = 20000) -> dict[str, Any]:
+def _points(
+    pt: _Pairs,
+    dims: Sequence[str],
+    norm_by_column: Mapping[str, np.ndarray],
+    max_pairs: int = 20000,
+) -> dict[str, Any]:
     """Per-pair normalised differences and labels, for scatter plots re-rendered from the JSON."""
     P = len(pt.ids)
     idx = np.arange(P) if P <= max_pairs else np.linspace(0, P - 1, max_pairs).astype(int)
@@ -752,7 +889,12 @@ def _compare(
                 e1, e2 = c1["stats"].get(s), c2["stats"].get(s)
                 if not e1 or not e2 or e1["value"] is None or e2["value"] is None:
                     continue
-                comp: dict[str, Any] = {"dimension": d, "statistic": s, "metric_a": m1, "metric_b": m2}
+                comp: dict[str, Any] = {
+                    "dimension": d,
+                    "statistic": s,
+                    "metric_a": m1,
+                    "metric_b": m2,
+                }
                 if grouped:
                     sa, sb = c1["_samples"].get(s), c2["_samples"].get(s)
                     comp["diff"] = e1["value"] - e2["value"]
@@ -761,7 +903,11 @@ def _compare(
                         dd = sa - sb
                         fin = dd[np.isfinite(dd)]
                         comp["ci"] = _ci(*st.percentile_ci(dd, level))
-                        comp["p_bootstrap"] = float(min(1.0, 2 * min((fin <= 0).mean(), (fin >= 0).mean()))) if fin.size else None
+                        comp["p_bootstrap"] = (
+                            float(min(1.0, 2 * min((fin <= 0).mean(), (fin >= 0).mean())))
+                            if fin.size
+                            else None
+                        )
                     comp["p_permutation"] = None
                     comp["p_williams"] = None
                     comp["note"] = "grouped: paired bootstrap over inputs only"
@@ -786,16 +932,34 @@ def _compare(
                 if W_items is not None:
                     # paired bootstrap (Koehn 2004) on the shared item resamples; when both cells
                     # use the same rows their stored resample values are already paired
-                    if common.size == k1.size == k2.size and s in c1["_samples"] and s in c2["_samples"]:
+                    if (
+                        common.size == k1.size == k2.size
+                        and s in c1["_samples"]
+                        and s in c2["_samples"]
+                    ):
                         dd = c1["_samples"][s] - c2["_samples"][s]
                     else:
                         Wr = W_items[:, pair_group[pairs]]
-                        dd = st.weighted_statistic(s, x1, y, Wr) - st.weighted_statistic(s, x2, y, Wr)
+                        dd = st.weighted_statistic(s, x1, y, Wr) - st.weighted_statistic(
+                            s, x2, y, Wr
+                        )
                     fin = dd[np.isfinite(dd)]
                     comp["ci"] = _ci(*st.percentile_ci(dd, level))
-                    comp["p_bootstrap"] = float(min(1.0, 2 * min((fin <= 0).mean(), (fin >= 0).mean()))) if fin.size else None
+                    comp["p_bootstrap"] = (
+                        float(min(1.0, 2 * min((fin <= 0).mean(), (fin >= 0).mean())))
+                        if fin.size
+                        else None
+                    )
                 if n_perm > 0:
-                    pr = st.permutation_test_diff(x1, x2, y, statistic=s, groups=pair_group[pairs], n_perm=n_perm, rng=rng_perm)
+                    pr = st.permutation_test_diff(
+                        x1,
+                        x2,
+                        y,
+                        statistic=s,
+                        groups=pair_group[pairs],
+                        n_perm=n_perm,
+                        rng=rng_perm,
+                    )
                     comp["p_permutation"] = _f(pr.p_value)
                 if s == "pearson":
                     r12 = st.pearson(x1, y)

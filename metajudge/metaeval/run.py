@@ -53,8 +53,13 @@ def external_scores(dataset: Any, data_dir: str | Path | None = None) -> list[di
             rows += lftqa_metric_scores(s, data_dir=data_dir, records=recs)
         return rows
     if name == "hanna":
-        return hanna_metric_scores(resolve_file(name, "hanna_metric_scores_llm.csv", data_dir), records=recs)
-    raise InputError(f"dataset {name!r} ships no per-response scores (those that do: ragchecker_meta_eval, lftqa_eval, hanna)", field="external")
+        return hanna_metric_scores(
+            resolve_file(name, "hanna_metric_scores_llm.csv", data_dir), records=recs
+        )
+    raise InputError(
+        f"dataset {name!r} ships no per-response scores (those that do: ragchecker_meta_eval, lftqa_eval, hanna)",
+        field="external",
+    )
 
 
 def _resolve_score_path(dataset_name: str, spec: str, data_dir: str | Path | None) -> Path:
@@ -66,7 +71,11 @@ def _resolve_score_path(dataset_name: str, spec: str, data_dir: str | Path | Non
     try:
         return resolve_file(dataset_name, spec, data_dir)
     except Exception as e:  # noqa: BLE001 - say clearly what was tried
-        raise InputError(f"score file not found (not a path, nor an upstream file of {dataset_name!r}: {e})", path=spec, field="scores") from None
+        raise InputError(
+            f"score file not found (not a path, nor an upstream file of {dataset_name!r}: {e})",
+            path=spec,
+            field="scores",
+        ) from None
 
 
 def _directions(metrics: Sequence[str]) -> dict[str, str]:
@@ -83,7 +92,9 @@ def _directions(metrics: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def _complete_from_cache(cache: Path, ds: Any, metrics: Sequence[str]) -> tuple[list[dict[str, Any]], list[str]]:
+def _complete_from_cache(
+    cache: Path, ds: Any, metrics: Sequence[str]
+) -> tuple[list[dict[str, Any]], list[str]]:
     """Rows of ``metrics`` that the cache holds for *every* response of ``ds``; the rest to score.
 
     A metric counts as cached when each response key has a row (scored, or with its error).
@@ -150,7 +161,9 @@ def run_meta_eval(
     if external:
         rows += external_scores(ds, data_dir)
     have = {r["metric"] for r in rows}
-    to_score = [m for m in (metrics or []) if all(metric_for_dimension(m, d, have) is None for d in dims)]
+    to_score = [
+        m for m in (metrics or []) if all(metric_for_dimension(m, d, have) is None for d in dims)
+    ]
     if to_score:
         from metajudge.metrics.registry import list_metrics
 
@@ -161,12 +174,16 @@ def run_meta_eval(
                 field="metrics",
             )
         cache = out / SCORES_CACHE
-        reused, missing = _complete_from_cache(cache, ds, to_score) if not rescore else ([], list(to_score))
+        reused, missing = (
+            _complete_from_cache(cache, ds, to_score) if not rescore else ([], list(to_score))
+        )
         rows += reused
         if missing:
             from metajudge.metrics.scoring import score_dataset
 
-            computed = score_dataset(ds, missing, cache_path=cache, progress=progress, data_dir=data_dir)
+            computed = score_dataset(
+                ds, missing, cache_path=cache, progress=progress, data_dir=data_dir
+            )
             _merge_cache(cache, computed, missing)
             rows += computed
     if not rows:

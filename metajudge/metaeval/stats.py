@@ -61,7 +61,9 @@ __all__ = [
 # Point statistics
 
 
-def _as_xy(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _as_xy(
+    x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     xa = np.asarray(x, dtype=float).ravel()
     ya = np.asarray(y, dtype=float).ravel()
     if xa.shape != ya.shape:
@@ -69,7 +71,9 @@ def _as_xy(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> 
     return xa, ya
 
 
-def undefined_reason(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray, *, min_n: int = 3) -> str | None:
+def undefined_reason(
+    x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray, *, min_n: int = 3
+) -> str | None:
     """Why a correlation between ``x`` and ``y`` is undefined, or ``None`` when it is defined.
 
     >>> undefined_reason([1, 1, 1], [1, 2, 3])
@@ -125,7 +129,9 @@ def _rankdata(a: np.ndarray) -> np.ndarray:
     last = np.ones(a.shape, dtype=bool)
     last[..., :-1] = first[..., 1:]
     start = np.maximum.accumulate(np.where(first, idx, 0), axis=-1)
-    end = np.flip(np.minimum.accumulate(np.flip(np.where(last, idx, n - 1), axis=-1), axis=-1), axis=-1)
+    end = np.flip(
+        np.minimum.accumulate(np.flip(np.where(last, idx, n - 1), axis=-1), axis=-1), axis=-1
+    )
     avg = (start + end) / 2.0 + 1.0
     ranks = np.empty_like(avg)
     np.put_along_axis(ranks, order, avg, axis=-1)
@@ -238,7 +244,13 @@ def statistic(name: str, x: Sequence[float] | np.ndarray, y: Sequence[float] | n
 # Fisher z
 
 
-def fisher_z_ci(r: float, n: int, *, level: float = 0.95, method: Literal["pearson", "spearman", "kendall"] = "pearson") -> tuple[float, float]:
+def fisher_z_ci(
+    r: float,
+    n: int,
+    *,
+    level: float = 0.95,
+    method: Literal["pearson", "spearman", "kendall"] = "pearson",
+) -> tuple[float, float]:
     """Confidence interval for a correlation by Fisher's z-transform (Fisher 1921).
 
     z = atanh(r), CI = tanh(z ± z_{1−α/2}·se) with se = 1/sqrt(n − 3) for Pearson; for Spearman
@@ -286,7 +298,9 @@ def bootstrap_weights(n_items: int, n_boot: int, rng: np.random.Generator) -> np
     """``(n_boot, n_items)`` counts: how often each item appears in each resample (sums to n_items)."""
     idx = bootstrap_indices(n_items, n_boot, rng)
     flat = idx + (np.arange(n_boot) * n_items)[:, None]
-    return np.bincount(flat.ravel(), minlength=n_boot * n_items).reshape(n_boot, n_items).astype(float)
+    return (
+        np.bincount(flat.ravel(), minlength=n_boot * n_items).reshape(n_boot, n_items).astype(float)
+    )
 
 
 def _mv(W: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -474,7 +488,9 @@ def _row_weights(groups: np.ndarray | None, n_rows: int, W_items: np.ndarray) ->
     return W_items[:, groups]
 
 
-def _group_index(groups: Sequence[object] | np.ndarray | None, n: int) -> tuple[np.ndarray | None, int]:
+def _group_index(
+    groups: Sequence[object] | np.ndarray | None, n: int
+) -> tuple[np.ndarray | None, int]:
     """Map group labels to 0..G-1 (first-seen order). ``None``: every row is its own item."""
     if groups is None:
         return None, n
@@ -542,7 +558,9 @@ def bootstrap_ci(
     samples = weighted_statistic(statistic, xa, ya, W)
     est = float(weighted_statistic(statistic, xa, ya, np.ones((1, xa.size)))[0])
     lo, hi = percentile_ci(samples, level)
-    return BootstrapResult(est, lo, hi, level, int(W.shape[0]), int(np.isnan(samples).sum()), samples)
+    return BootstrapResult(
+        est, lo, hi, level, int(W.shape[0]), int(np.isnan(samples).sum()), samples
+    )
 
 
 def bootstrap_ci_reference(
@@ -565,7 +583,11 @@ def bootstrap_ci_reference(
 
     xa, ya = _as_xy(x, y)
     gi, n_items = _group_index(groups, xa.size)
-    rows_of = [np.flatnonzero(gi == g) for g in range(n_items)] if gi is not None else [np.array([i]) for i in range(xa.size)]
+    rows_of = (
+        [np.flatnonzero(gi == g) for g in range(n_items)]
+        if gi is not None
+        else [np.array([i]) for i in range(xa.size)]
+    )
     fns: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {
         "pearson": lambda a, b: float(ss.pearsonr(a, b)[0]),
         "spearman": lambda a, b: float(ss.spearmanr(a, b)[0]),

@@ -107,7 +107,9 @@ def build_swap_data(
     unscored for that backbone (reported, never imputed).
     """
     if len(scores) < 2:
-        raise InputError(f"backbone swap needs two or more backbones, got {len(scores)}: {list(scores)}")
+        raise InputError(
+            f"backbone swap needs two or more backbones, got {len(scores)}: {list(scores)}"
+        )
     if not records:
         raise InputError("no records to compare the backbones on")
     backbones = tuple(scores)
@@ -183,7 +185,9 @@ def build_swap_data(
                 s[k, i] = float(v)
         unscored[bb] = int(np.isnan(s[k]).sum())
         if unscored[bb] == len(keys):
-            raise InputError(f"backbone {bb!r} scored none of the {len(keys)} responses (keys look like {keys[0]!r})")
+            raise InputError(
+                f"backbone {bb!r} scored none of the {len(keys)} responses (keys look like {keys[0]!r})"
+            )
     human_pair = _matrix(hpair)
     if np.all(np.isnan(human_pair)):
         raise InputError(f"no human labels for dimension {dimension!r} on these records")
@@ -273,7 +277,9 @@ def _grouped_pearson(x: FArr, y: FArr, groups: IArr, n_groups: int) -> FArr:
     g = groups[m]
     _, vals, _ = stats.grouped_correlation(x[m], y[m], g, statistic="pearson")
     uniq, first = np.unique(g, return_index=True)
-    out[uniq[np.argsort(first, kind="mergesort")]] = vals  # grouped_correlation orders groups by first appearance
+    out[uniq[np.argsort(first, kind="mergesort")]] = (
+        vals  # grouped_correlation orders groups by first appearance
+    )
     return out
 
 
@@ -316,7 +322,9 @@ def backbone_swap(
         raise InputError(f"n_boot must be >= 1, got {n_boot}")
     proto: HumanProtocol = human_protocol or ("grouped" if data.kind == "likert" else "pairs")
     if proto in ("grouped", "pooled") and data.kind != "likert":
-        raise InputError(f"human protocol {proto!r} needs Likert data; {data.dataset} is pairwise (use 'pairs')")
+        raise InputError(
+            f"human protocol {proto!r} needs Likert data; {data.dataset} is pairwise (use 'pairs')"
+        )
     n_groups = len(data.group_names)
     boot = _Boot(counts=stats.bootstrap_weights(n_groups, n_boot, rng), level=level)
 
@@ -336,7 +344,10 @@ def backbone_swap(
     human_point: dict[str, float] = {}
     pooled_pearson_pt: dict[str, float] = {}
     for k, bb in enumerate(bbs):
-        entry: dict[str, Any] = {"n_responses": int(np.isfinite(s[k]).sum()), "unscored": int(data.unscored.get(bb, 0))}
+        entry: dict[str, Any] = {
+            "n_responses": int(np.isfinite(s[k]).sum()),
+            "unscored": int(data.unscored.get(bb, 0)),
+        }
         if h_resp is not None:
             for method in ("pearson", "spearman"):
                 pt, reps, n = _corr_stat(s[k], h_resp, data.groups, boot, method)
@@ -363,7 +374,9 @@ def backbone_swap(
             "n": int(m.sum()),
             "policy": "human ties excluded; a judge tie counts as wrong",
         }
-        entry["human"] = _est(human_point[bb], boot.interval(human_reps[bb]), _entry_n(entry, proto), protocol=proto)
+        entry["human"] = _est(
+            human_point[bb], boot.interval(human_reps[bb]), _entry_n(entry, proto), protocol=proto
+        )
         per_bb[bb] = entry
 
     # ---- per backbone pair
@@ -377,7 +390,9 @@ def backbone_swap(
                 out[method] = _est(pt, boot.interval(reps), n)
             m = np.isfinite(dec[i]) & np.isfinite(dec[j])
             out["kappa"] = _clean(cohen_kappa(dec[i][m], dec[j][m], labels=(-1.0, 0.0, 1.0)))
-            out["kappa_quadratic"] = _clean(cohen_kappa(dec[i][m], dec[j][m], weights="quadratic", labels=(-1.0, 0.0, 1.0)))
+            out["kappa_quadratic"] = _clean(
+                cohen_kappa(dec[i][m], dec[j][m], weights="quadratic", labels=(-1.0, 0.0, 1.0))
+            )
             fr, n_dec = flip_rate(dec[i], dec[j])
             dis, n_both = decision_disagreement(dec[i], dec[j])
             out["flip_rate"] = {"value": _clean(fr), "n": n_dec}
@@ -404,10 +419,19 @@ def backbone_swap(
                     r13 = float(np.corrcoef(sy[mm], hx[mm])[0, 1])
                     r23 = float(np.corrcoef(sx[mm], sy[mm])[0, 1])
                     w = stats.williams_test(r13, r12, r23, n_w)
-                    hd["williams"] = {"t": _clean(w.t), "p": _clean(w.p_two_sided), "n": n_w, "note": "assumes independent units"}
+                    hd["williams"] = {
+                        "t": _clean(w.t),
+                        "p": _clean(w.p_two_sided),
+                        "n": n_w,
+                        "note": "assumes independent units",
+                    }
             out["human_diff"] = hd
             pairs_out.append(out)
-    for p, adj in zip(pairs_out, stats.holm([p["human_diff"]["p_bootstrap"] or math.nan for p in pairs_out]).tolist(), strict=True):
+    for p, adj in zip(
+        pairs_out,
+        stats.holm([p["human_diff"]["p_bootstrap"] or math.nan for p in pairs_out]).tolist(),
+        strict=True,
+    ):
         p["human_diff"]["p_holm"] = _clean(adj)
         p["verdict"] = verdict_line(p, level=level)
 
@@ -452,12 +476,19 @@ def backbone_swap(
         "pairs": pairs_out,
         "alpha": alpha,
         "ceiling": inter_human_ceiling(data, boot),
-        "reliability": {bb: reliability_bins(s[k] if h_resp is not None else d[k], h_resp if h_resp is not None else h_pair) for k, bb in enumerate(bbs)},
+        "reliability": {
+            bb: reliability_bins(
+                s[k] if h_resp is not None else d[k], h_resp if h_resp is not None else h_pair
+            )
+            for k, bb in enumerate(bbs)
+        },
     }
 
 
 def _entry_n(entry: Mapping[str, Any], proto: str) -> int:
-    key = {"grouped": "grouped_pearson", "pooled": "pooled_pearson", "pairs": "pairs_pearson"}[proto]
+    key = {"grouped": "grouped_pearson", "pooled": "pooled_pearson", "pairs": "pairs_pearson"}[
+        proto
+    ]
     return int(entry[key]["n"])
 
 
@@ -467,7 +498,10 @@ def inter_human_ceiling(data: SwapData, boot: _Boot) -> dict[str, Any]:
     groups = data.groups if data.human_resp is not None else data.groups[data.pair_a]
     n_ann = int((np.isfinite(h).any(0)).sum())
     if h.shape[1] < 2 or n_ann < 2:
-        return {"available": False, "reason": f"{data.dataset} has one human score per {'response' if data.human_resp is not None else 'pair'} (no per-annotator labels)"}
+        return {
+            "available": False,
+            "reason": f"{data.dataset} has one human score per {'response' if data.human_resp is not None else 'pair'} (no per-annotator labels)",
+        }
     vals, reps_all, ns = [], [], []
     for a in range(h.shape[1]):
         others = np.delete(h, a, axis=1)
@@ -502,7 +536,12 @@ def reliability_bins(judge: FArr, human: FArr, *, n_bins: int = 10) -> dict[str,
         edges = np.unique(np.quantile(x, np.linspace(0, 1, n_bins + 1)))
         idx = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, edges.size - 2)
         nb = edges.size - 1
-    out: dict[str, list[float | int | None]] = {"judge_mean": [], "human_mean": [], "human_sd": [], "n": []}
+    out: dict[str, list[float | int | None]] = {
+        "judge_mean": [],
+        "human_mean": [],
+        "human_sd": [],
+        "n": [],
+    }
     for b in range(nb):
         sel = idx == b
         if not sel.any():
@@ -572,7 +611,10 @@ def metric_dimension(metric: str, dimensions: Sequence[str]) -> str:
                         return d
     if len(dimensions) == 1:
         return dimensions[0]
-    raise InputError(f"cannot tell which human dimension {metric!r} tracks; pass --dimension (one of {', '.join(dimensions)})", field="dimension")
+    raise InputError(
+        f"cannot tell which human dimension {metric!r} tracks; pass --dimension (one of {', '.join(dimensions)})",
+        field="dimension",
+    )
 
 
 def _rows_to_scores(rows: Sequence[Mapping[str, Any]], metric: str) -> dict[str, float | None]:
@@ -614,10 +656,16 @@ def external_scores(
             names = sorted({r["metric"] for r in rows})
             if column is None:
                 if len(names) != 1:
-                    raise InputError(f"{path} has several score columns ({', '.join(names)}); pick one with {label}={path}:COLUMN", field="external")
+                    raise InputError(
+                        f"{path} has several score columns ({', '.join(names)}); pick one with {label}={path}:COLUMN",
+                        field="external",
+                    )
                 column = names[0]
             elif column not in names:
-                raise InputError(f"{path} has no score column {column!r} (it has {', '.join(names)})", field="external")
+                raise InputError(
+                    f"{path} has no score column {column!r} (it has {', '.join(names)})",
+                    field="external",
+                )
             got = [r for r in rows if r["metric"] == column]
             scores[label] = _rows_to_scores(got, column)
             sigs[label] = str(got[0]["signature"]) if got else f"{column}|external"
@@ -625,22 +673,37 @@ def external_scores(
             name = f"geval_{spec}_{dimension}"
             rows: list[Mapping[str, Any]] = []
             for sub in subsets or (None,):
-                rows += ext.lftqa_metric_scores(sub, data_dir=data_dir, metrics=[name], records=records)
+                rows += ext.lftqa_metric_scores(
+                    sub, data_dir=data_dir, metrics=[name], records=records
+                )
             if not rows:
-                raise InputError(f"no LFTQA-Eval scores {name!r}: LFTQA-Eval ships G-Eval under gpt-4o, gpt-4o-mini and "
-                                 f"Meta-Llama-3.1-70B-Instruct-Turbo (got {spec!r})", field="external")
+                raise InputError(
+                    f"no LFTQA-Eval scores {name!r}: LFTQA-Eval ships G-Eval under gpt-4o, gpt-4o-mini and "
+                    f"Meta-Llama-3.1-70B-Instruct-Turbo (got {spec!r})",
+                    field="external",
+                )
             scores[spec] = _rows_to_scores(rows, name)
             sigs[spec] = f"{name}|source:lftqa_eval@9b27cbc|external"
         elif dataset == "hanna":
             from metajudge.data.registry import resolve_file
 
-            rows = ext.hanna_metric_scores(resolve_file("hanna", "hanna_metric_scores_llm.csv", data_dir), records=records, metrics=[spec])
+            rows = ext.hanna_metric_scores(
+                resolve_file("hanna", "hanna_metric_scores_llm.csv", data_dir),
+                records=records,
+                metrics=[spec],
+            )
             if not rows:
-                raise InputError(f"no HANNA score column {spec!r} (names look like hanna.beluga-13b_run1_coherence)", field="external")
+                raise InputError(
+                    f"no HANNA score column {spec!r} (names look like hanna.beluga-13b_run1_coherence)",
+                    field="external",
+                )
             scores[spec] = _rows_to_scores(rows, spec)
             sigs[spec] = str(rows[0]["signature"])
         else:
-            raise InputError(f"external spec {spec!r}: use LABEL=PATH[:COLUMN] (bare names are known for lftqa_eval and hanna)", field="external")
+            raise InputError(
+                f"external spec {spec!r}: use LABEL=PATH[:COLUMN] (bare names are known for lftqa_eval and hanna)",
+                field="external",
+            )
     return scores, sigs
 
 
@@ -679,8 +742,16 @@ def judge_scores(
             errors: dict[str, int] = {}
             for r in results:
                 if r.score is None:
-                    errors[(r.error or "unscored").split(":")[0][:60]] = errors.get((r.error or "unscored").split(":")[0][:60], 0) + 1
-            runs[bb] = {"wall_s": round(wall, 2), "n_items": len(items), "unscored": sum(errors.values()), "errors": errors, **summary}
+                    errors[(r.error or "unscored").split(":")[0][:60]] = (
+                        errors.get((r.error or "unscored").split(":")[0][:60], 0) + 1
+                    )
+            runs[bb] = {
+                "wall_s": round(wall, 2),
+                "n_items": len(items),
+                "unscored": sum(errors.values()),
+                "errors": errors,
+                **summary,
+            }
         finally:
             m.close()
     return scores, sigs, runs
@@ -711,7 +782,9 @@ def run_backbone_swap(
     from metajudge.data.registry import load_dataset
 
     if not external and not backbones:
-        raise InputError("give --external score columns or --backbones to run the judge under", field="backbones")
+        raise InputError(
+            "give --external score columns or --backbones to run the judge under", field="backbones"
+        )
     ds = load_dataset(dataset, data_dir=data_dir, **dict(dataset_options or {}))
     if subset:
         ds = ds.subset(subset)
@@ -728,21 +801,46 @@ def run_backbone_swap(
         records = [r for r in records if r.id in keep]
     dim = dimension or metric_dimension(metric, ds.card.dimensions)
     if dim not in ds.card.dimensions:
-        raise InputError(f"dataset {dataset!r} has no dimension {dim!r} (it has {', '.join(ds.card.dimensions)})", field="dimension")
+        raise InputError(
+            f"dataset {dataset!r} has no dimension {dim!r} (it has {', '.join(ds.card.dimensions)})",
+            field="dimension",
+        )
     scores: dict[str, dict[str, float | None]] = {}
     sigs: dict[str, str] = {}
     runs: dict[str, Any] = {}
     if external:
         subs = (subset,) if subset else tuple(ds.subsets)
-        s, g = external_scores(dataset, metric, external, records=all_records, dimension=dim, data_dir=data_dir, subsets=subs)
+        s, g = external_scores(
+            dataset,
+            metric,
+            external,
+            records=all_records,
+            dimension=dim,
+            data_dir=data_dir,
+            subsets=subs,
+        )
         scores.update(s)
         sigs.update(g)
     if backbones:
         s, g, runs = judge_scores(records, metric, backbones, seed=seed)
         scores.update(s)
         sigs.update(g)
-    data = build_swap_data(records, scores, dimension=dim, metric=metric, dataset=dataset + (f"/{subset}" if subset else ""), signatures=sigs)
-    res = backbone_swap(data, rng=np.random.default_rng(seed), n_boot=n_boot, eps=eps, human_protocol=human_protocol, seed=seed)
+    data = build_swap_data(
+        records,
+        scores,
+        dimension=dim,
+        metric=metric,
+        dataset=dataset + (f"/{subset}" if subset else ""),
+        signatures=sigs,
+    )
+    res = backbone_swap(
+        data,
+        rng=np.random.default_rng(seed),
+        n_boot=n_boot,
+        eps=eps,
+        human_protocol=human_protocol,
+        seed=seed,
+    )
     if runs:
         res["runs"] = runs
     if limit is not None:

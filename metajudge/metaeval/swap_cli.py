@@ -22,19 +22,41 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument("--dataset", required=True, help="dataset name (see `metajudge data list`)")
     p.add_argument("--metric", required=True, help="judge metric, e.g. geval_faithfulness")
-    p.add_argument("--external", type=_csv, default=[], metavar="SPECS",
-                   help="comma-separated external score columns: LABEL=PATH[:COLUMN], or for lftqa_eval bare backbone "
-                   "names (gpt-4o,gpt-4o-mini,Meta-Llama-3.1-70B-Instruct-Turbo)")
-    p.add_argument("--backbones", type=_csv, default=[], metavar="NAMES",
-                   help="run the judge under these backbone configs, e.g. smollm2-135m,gemma3-270m")
+    p.add_argument(
+        "--external",
+        type=_csv,
+        default=[],
+        metavar="SPECS",
+        help="comma-separated external score columns: LABEL=PATH[:COLUMN], or for lftqa_eval bare backbone "
+        "names (gpt-4o,gpt-4o-mini,Meta-Llama-3.1-70B-Instruct-Turbo)",
+    )
+    p.add_argument(
+        "--backbones",
+        type=_csv,
+        default=[],
+        metavar="NAMES",
+        help="run the judge under these backbone configs, e.g. smollm2-135m,gemma3-270m",
+    )
     p.add_argument("--subset", help="only this subset of the dataset (e.g. qtsumm)")
     p.add_argument("--limit", type=int, help="only the first N inputs (all their responses)")
-    p.add_argument("--dimension", help="human dimension to correlate with (default: from the metric name)")
-    p.add_argument("--human-protocol", choices=["grouped", "pooled", "pairs"],
-                   help="grouped (per-input Pearson averaged; LFTQA-Eval), pooled, or pairs (pairwise data); default by data kind")
-    p.add_argument("--eps", type=float, default=0.0, help="tie band of pairwise decisions, in score units (default 0)")
+    p.add_argument(
+        "--dimension", help="human dimension to correlate with (default: from the metric name)"
+    )
+    p.add_argument(
+        "--human-protocol",
+        choices=["grouped", "pooled", "pairs"],
+        help="grouped (per-input Pearson averaged; LFTQA-Eval), pooled, or pairs (pairwise data); default by data kind",
+    )
+    p.add_argument(
+        "--eps",
+        type=float,
+        default=0.0,
+        help="tie band of pairwise decisions, in score units (default 0)",
+    )
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap replicates (default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and the judges (default 0)")
+    p.add_argument(
+        "--seed", type=int, default=0, help="seed of the bootstrap and the judges (default 0)"
+    )
     p.add_argument("--data-dir", help="local data folder (default $METAJUDGE_DATA_DIR)")
     p.add_argument("--out", help="write swap.md, swap.json and plots into this folder")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
@@ -48,14 +70,38 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "accuracy vs humans under a named tie policy, parse failures, tokens, wall time and cost; optional "
         "repeated sampled runs for run-to-run variance.",
     )
-    d.add_argument("--dataset", required=True, help="pairwise dataset, e.g. pandalm_testset, autoj_pairwise_test, llmbar")
-    d.add_argument("--backbones", type=_csv, required=True, metavar="NAMES", help="backbone configs, e.g. smollm2-135m")
+    d.add_argument(
+        "--dataset",
+        required=True,
+        help="pairwise dataset, e.g. pandalm_testset, autoj_pairwise_test, llmbar",
+    )
+    d.add_argument(
+        "--backbones",
+        type=_csv,
+        required=True,
+        metavar="NAMES",
+        help="backbone configs, e.g. smollm2-135m",
+    )
     d.add_argument("--limit", type=int, default=100, help="first N pairs (default 100)")
     d.add_argument("--dimension", help="label dimension (default: the card's first)")
-    d.add_argument("--tie-policy", default="exclude_human_ties", choices=["exclude_human_ties", "three_way", "half_credit"],
-                   help="how ties count in accuracy (default exclude_human_ties)")
-    d.add_argument("--runs", type=int, default=1, help="extra sampled runs with different seeds for run-to-run variance (default 1 = none)")
-    d.add_argument("--temperature", type=float, default=0.7, help="temperature of the repeated runs (default 0.7)")
+    d.add_argument(
+        "--tie-policy",
+        default="exclude_human_ties",
+        choices=["exclude_human_ties", "three_way", "half_credit"],
+        help="how ties count in accuracy (default exclude_human_ties)",
+    )
+    d.add_argument(
+        "--runs",
+        type=int,
+        default=1,
+        help="extra sampled runs with different seeds for run-to-run variance (default 1 = none)",
+    )
+    d.add_argument(
+        "--temperature",
+        type=float,
+        default=0.7,
+        help="temperature of the repeated runs (default 0.7)",
+    )
     d.add_argument("--seed", type=int, default=0)
     d.add_argument("--data-dir", help="local data folder (default $METAJUDGE_DATA_DIR)")
     d.add_argument("--out", help="write diagnostics.md and diagnostics.json into this folder")
@@ -63,12 +109,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
     b = sub.add_parser("baselines", help="our reference results (baselines/ours_*.json)")
     bsub = b.add_subparsers(dest="baselines_command", metavar="ACTION")
-    r = bsub.add_parser("regenerate", help="recompute every dataset × deterministic metric under the default protocol")
-    r.add_argument("--out-dir", default="baselines", help="folder of the JSON files (default baselines/)")
+    r = bsub.add_parser(
+        "regenerate",
+        help="recompute every dataset × deterministic metric under the default protocol",
+    )
+    r.add_argument(
+        "--out-dir", default="baselines", help="folder of the JSON files (default baselines/)"
+    )
     r.add_argument("--datasets", type=_csv, default=[], help="only these datasets")
     r.add_argument("--data-dir", help="local data folder (default $METAJUDGE_DATA_DIR)")
     r.set_defaults(func=_cmd_baselines_regen)
-    c = bsub.add_parser("check", help="recompute and compare with the stored files (exit 1 on a moved correlation)")
+    c = bsub.add_parser(
+        "check", help="recompute and compare with the stored files (exit 1 on a moved correlation)"
+    )
     c.add_argument("--out-dir", default="baselines")
     c.add_argument("--datasets", type=_csv, default=[])
     c.add_argument("--data-dir")
@@ -81,9 +134,18 @@ def _cmd_swap(args: argparse.Namespace) -> int:
     from metajudge.reports.swap_report import swap_markdown, write_swap_report
 
     res = run_backbone_swap(
-        args.dataset, args.metric, external=args.external, backbones=args.backbones, subset=args.subset,
-        limit=args.limit, dimension=args.dimension, n_boot=args.n_boot, seed=args.seed, eps=args.eps,
-        human_protocol=args.human_protocol, data_dir=args.data_dir,
+        args.dataset,
+        args.metric,
+        external=args.external,
+        backbones=args.backbones,
+        subset=args.subset,
+        limit=args.limit,
+        dimension=args.dimension,
+        n_boot=args.n_boot,
+        seed=args.seed,
+        eps=args.eps,
+        human_protocol=args.human_protocol,
+        data_dir=args.data_dir,
     )
     print(swap_markdown(res))
     if args.out:
@@ -97,8 +159,15 @@ def _cmd_diag(args: argparse.Namespace) -> int:
     from metajudge.reports.swap_report import diagnostics_markdown, write_diagnostics_report
 
     diag = run_judge_diagnostics(
-        args.dataset, args.backbones, limit=args.limit, dimension=args.dimension, tie_policy=args.tie_policy,
-        runs=args.runs, temperature=args.temperature, seed=args.seed, data_dir=args.data_dir,
+        args.dataset,
+        args.backbones,
+        limit=args.limit,
+        dimension=args.dimension,
+        tie_policy=args.tie_policy,
+        runs=args.runs,
+        temperature=args.temperature,
+        seed=args.seed,
+        data_dir=args.data_dir,
     )
     print(diagnostics_markdown(diag))
     if args.out:
@@ -110,7 +179,9 @@ def _cmd_diag(args: argparse.Namespace) -> int:
 def _cmd_baselines_regen(args: argparse.Namespace) -> int:
     from metajudge.reports.baselines import regenerate_baselines
 
-    written = regenerate_baselines(args.out_dir, datasets=args.datasets or None, data_dir=args.data_dir)
+    written = regenerate_baselines(
+        args.out_dir, datasets=args.datasets or None, data_dir=args.data_dir
+    )
     for p in written:
         print(f"wrote {p}")
     return 0

@@ -18,15 +18,20 @@ def check_items(items: Sequence[ScoreItem], metric: str) -> None:
     the text (so a bad input never crashes deep inside sacreBLEU, NLTK or bert-score).
     """
     if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
-        raise InputError(f"{metric}: expected a sequence of ScoreItem, got {type(items).__name__}", field="items")
+        raise InputError(
+            f"{metric}: expected a sequence of ScoreItem, got {type(items).__name__}", field="items"
+        )
     for i, it in enumerate(items):
         if not isinstance(it, ScoreItem):
-            raise InputError(f"{metric}: item {i} is a {type(it).__name__}, not a ScoreItem", field=f"items[{i}]")
+            raise InputError(
+                f"{metric}: item {i} is a {type(it).__name__}, not a ScoreItem", field=f"items[{i}]"
+            )
         for fname in ("response", "reference"):
             v = getattr(it, fname)
             if v is not None and not isinstance(v, str):
                 raise InputError(
-                    f"{metric}: item {it.key!r}: expected a string or None, got {type(v).__name__}", field=fname
+                    f"{metric}: item {it.key!r}: expected a string or None, got {type(v).__name__}",
+                    field=fname,
                 )
 
 

@@ -52,7 +52,9 @@ class Metric(ABC):
     def score_batch(self, items: Sequence[ScoreItem]) -> list[MetricResult]:
         """Score every item; the result list has the same length and order as ``items``."""
 
-    def score(self, response: str, reference: str | None = None, *, input: Input | None = None) -> MetricResult:
+    def score(
+        self, response: str, reference: str | None = None, *, input: Input | None = None
+    ) -> MetricResult:
         return self.score_batch([ScoreItem("0", response, reference, input)])[0]
 
     def close(self) -> None:  # release models / servers
@@ -80,9 +82,25 @@ def iter_responses(records: Iterable[Record]) -> Iterator[ResponseRef]:
     for r in records:
         if isinstance(r, PairwiseRecord):
             for side, resp in (("a", r.a), ("b", r.b)):
-                yield ResponseRef(response_key(r.id, side), r.id, resp.system, side, resp.response, r.input.reference, r.input)
+                yield ResponseRef(
+                    response_key(r.id, side),
+                    r.id,
+                    resp.system,
+                    side,
+                    resp.response,
+                    r.input.reference,
+                    r.input,
+                )
         elif isinstance(r, LikertRecord):
-            yield ResponseRef(response_key(r.id, r.system), r.id, r.system, None, r.response, r.input.reference, r.input)
+            yield ResponseRef(
+                response_key(r.id, r.system),
+                r.id,
+                r.system,
+                None,
+                r.response,
+                r.input.reference,
+                r.input,
+            )
         else:  # pragma: no cover - guarded by the types
             raise TypeError(f"not a record: {type(r).__name__}")
 

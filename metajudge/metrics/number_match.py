@@ -69,9 +69,22 @@ _CORE = re.compile(
 _CURRENCY = re.compile(r"(?:US\$|\$|€|£|¥|₹|\b(?:USD|EUR|GBP|JPY|CNY|RMB)\b)\s*$")
 _SIGN = re.compile(r"(?<![\w.+\-−])(?P<s>[-+−])$")
 _PCT = re.compile(r"^\s*(?:%|percent\b|per\s+cent\b)", re.IGNORECASE)
-_SCALE_WORD = re.compile(r"^\s*(?P<w>thousands?|millions?|billions?|trillions?|bn|mn|tn)\b", re.IGNORECASE)
+_SCALE_WORD = re.compile(
+    r"^\s*(?P<w>thousands?|millions?|billions?|trillions?|bn|mn|tn)\b", re.IGNORECASE
+)
 _SCALE_LETTER = re.compile(r"^(?P<w>[kKmMbB])\b")
-_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "bn": 1e9, "mn": 1e6, "tn": 1e12, "k": 1e3, "m": 1e6, "b": 1e9}
+_SCALES = {
+    "thousand": 1e3,
+    "million": 1e6,
+    "billion": 1e9,
+    "trillion": 1e12,
+    "bn": 1e9,
+    "mn": 1e6,
+    "tn": 1e12,
+    "k": 1e3,
+    "m": 1e6,
+    "b": 1e9,
+}
 
 
 @dataclass(frozen=True)
@@ -137,7 +150,11 @@ def find_numbers(text: str, *, paren_negative: bool = True) -> list[ExtractedNum
         scale = 1.0
         sm = _SCALE_WORD.match(right)
         if sm:
-            w = sm.group("w").lower().rstrip("s") if sm.group("w").lower() not in ("bn", "mn", "tn") else sm.group("w").lower()
+            w = (
+                sm.group("w").lower().rstrip("s")
+                if sm.group("w").lower() not in ("bn", "mn", "tn")
+                else sm.group("w").lower()
+            )
             scale = _SCALES[w]
             end += sm.end()
             right = right[sm.end() :]
@@ -148,7 +165,12 @@ def find_numbers(text: str, *, paren_negative: bool = True) -> list[ExtractedNum
                 end += lm_.end()
                 right = right[lm_.end() :]
         value *= scale
-        if paren_negative and not lm and left.rstrip().endswith("(") and right.lstrip().startswith(")"):
+        if (
+            paren_negative
+            and not lm
+            and left.rstrip().endswith("(")
+            and right.lstrip().startswith(")")
+        ):
             neg = True
             start = len(left.rstrip()) - 1
             end += len(right) - len(right.lstrip()) + 1
@@ -198,7 +220,9 @@ def numbers_equivalent(
     """
     for name, v in (("pred", pred), ("gold", gold)):
         if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise InputError(f"numbers_equivalent: {name} must be a number, got {type(v).__name__}", field=name)
+            raise InputError(
+                f"numbers_equivalent: {name} must be a number, got {type(v).__name__}", field=name
+            )
     p, g = float(pred), float(gold)
     if not (math.isfinite(p) and math.isfinite(g)):
         return False
@@ -207,7 +231,9 @@ def numbers_equivalent(
     if mode == "first_decimal":
         return _trunc1(p) == _trunc1(g)
     if mode not in ("strict", "scale_invariant"):
-        raise InputError(f"unknown mode {mode!r} (strict, scale_invariant, first_decimal)", field="mode")
+        raise InputError(
+            f"unknown mode {mode!r} (strict, scale_invariant, first_decimal)", field="mode"
+        )
     tol = max(rel_tol * abs(g), abs_tol) + 1e-12 * abs(g)
     if abs(p - g) <= tol:
         return True
@@ -231,11 +257,14 @@ def gold_number(gold: str | float, *, paren_negative: bool = True) -> float:
         nums = extract_numbers(gold, paren_negative=paren_negative)
         if len(nums) != 1:
             raise InputError(
-                f"gold {gold!r} holds {len(nums)} numbers; a Number Match gold must hold exactly one", field="gold"
+                f"gold {gold!r} holds {len(nums)} numbers; a Number Match gold must hold exactly one",
+                field="gold",
             )
         g = nums[0]
     else:
-        raise InputError(f"gold must be a number or a string, got {type(gold).__name__}", field="gold")
+        raise InputError(
+            f"gold must be a number or a string, got {type(gold).__name__}", field="gold"
+        )
     if not math.isfinite(g):
         raise InputError(f"gold {gold!r} is not finite", field="gold")
     return g
@@ -294,18 +323,30 @@ def number_match(
     g = gold_number(gold, paren_negative=paren_negative)
     cands = select_numbers(pred_numbers(pred, paren_negative=paren_negative), select)
     return any(
-        numbers_equivalent(p, g, mode=mode, rel_tol=rel_tol, abs_tol=abs_tol, ignore_sign=ignore_sign, max_power=max_power)
+        numbers_equivalent(
+            p,
+            g,
+            mode=mode,
+            rel_tol=rel_tol,
+            abs_tol=abs_tol,
+            ignore_sign=ignore_sign,
+            max_power=max_power,
+        )
         for p in cands
     )
 
 
-def number_match_accuracy(preds: Sequence[str | int | float | None], golds: Sequence[str | int | float], **options: Any) -> float:
+def number_match_accuracy(
+    preds: Sequence[str | int | float | None], golds: Sequence[str | int | float], **options: Any
+) -> float:
     """NM over a set: the share of predictions that match (T2-RAGBench reports it ×100)."""
     if len(preds) != len(golds):
         raise InputError(f"{len(preds)} predictions but {len(golds)} golds", field="golds")
     if not golds:
         raise InputError("no predictions to score", field="preds")
-    return sum(number_match(p, g, **options) for p, g in zip(preds, golds, strict=True)) / len(golds)
+    return sum(number_match(p, g, **options) for p, g in zip(preds, golds, strict=True)) / len(
+        golds
+    )
 
 
 class NumberMatch(PairMetric):
@@ -330,8 +371,15 @@ class NumberMatch(PairMetric):
             raise InputError(f"number_match: unknown mode {mode!r}", field="mode")
         if select not in ("last", "first", "any", "only"):
             raise InputError(f"number_match: unknown select {select!r}", field="select")
-        if not (isinstance(rel_tol, (int, float)) and rel_tol >= 0 and isinstance(abs_tol, (int, float)) and abs_tol >= 0):
-            raise InputError("number_match: rel_tol and abs_tol must be non-negative numbers", field="rel_tol")
+        if not (
+            isinstance(rel_tol, (int, float))
+            and rel_tol >= 0
+            and isinstance(abs_tol, (int, float))
+            and abs_tol >= 0
+        ):
+            raise InputError(
+                "number_match: rel_tol and abs_tol must be non-negative numbers", field="rel_tol"
+            )
         self.opts: dict[str, Any] = {
             "mode": mode,
             "rel_tol": float(rel_tol),
@@ -366,4 +414,6 @@ class NumberMatch(PairMetric):
             )
             for p in cands
         )  # fmt: skip
-        return MetricResult(key, 1.0 if ok else 0.0, {"gold": g, "numbers": nums, "candidates": cands})
+        return MetricResult(
+            key, 1.0 if ok else 0.0, {"gold": g, "numbers": nums, "candidates": cands}
+        )

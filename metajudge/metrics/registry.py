@@ -72,7 +72,9 @@ def list_metrics() -> list[str]:
 def _entry(name: str) -> _Entry:
     _load_plugins()
     if name not in _REGISTRY:
-        raise InputError(f"unknown metric {name!r}; known: {', '.join(sorted(_REGISTRY))}", field="metric")
+        raise InputError(
+            f"unknown metric {name!r}; known: {', '.join(sorted(_REGISTRY))}", field="metric"
+        )
     return _REGISTRY[name]
 
 

@@ -38,7 +38,9 @@ def _check_k(k: Any) -> int:
 
 def _gold_set(gold: Collection[Id] | Iterable[Id]) -> set[Id]:
     if isinstance(gold, (str, bytes)):
-        raise InputError("gold must be a collection of document ids, not a single string", field="gold")
+        raise InputError(
+            "gold must be a collection of document ids, not a single string", field="gold"
+        )
     g = set(gold)
     if not g:
         raise InputError("gold set is empty: recall/MRR undefined for this query", field="gold")
@@ -106,7 +108,13 @@ def hit_at_k(gold: Collection[Id], ranked: Sequence[Id], *, k: int) -> float:
     return 1.0 if any(d in g for d in _top_k(ranked, k)) else 0.0
 
 
-_FUNCS = {"mrr": mrr_at_k, "recall": recall_at_k, "precision": precision_at_k, "f1": f1_at_k, "hit": hit_at_k}
+_FUNCS = {
+    "mrr": mrr_at_k,
+    "recall": recall_at_k,
+    "precision": precision_at_k,
+    "f1": f1_at_k,
+    "hit": hit_at_k,
+}
 
 
 def retrieval_report(
@@ -134,7 +142,9 @@ def retrieval_report(
         raise InputError(f"{len(ids)} ids but {len(golds)} queries", field="ids")
     for m in metrics:
         if m not in _FUNCS:
-            raise InputError(f"unknown retrieval metric {m!r} ({', '.join(_FUNCS)})", field="metrics")
+            raise InputError(
+                f"unknown retrieval metric {m!r} ({', '.join(_FUNCS)})", field="metrics"
+            )
     ks = [_check_k(k) for k in ks]
     sums: dict[str, float] = {f"{m}@{k}": 0.0 for m in metrics for k in ks}
     for i, (g, r) in enumerate(zip(golds, rankeds, strict=True)):

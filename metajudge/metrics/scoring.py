@@ -30,7 +30,17 @@ from metajudge.metrics.base import ResponseRef, ScoreItem, iter_responses
 
 log = logging.getLogger(__name__)
 
-ROW_FIELDS: tuple[str, ...] = ("key", "item", "system", "side", "metric", "score", "signature", "details", "error")
+ROW_FIELDS: tuple[str, ...] = (
+    "key",
+    "item",
+    "system",
+    "side",
+    "metric",
+    "score",
+    "signature",
+    "details",
+    "error",
+)
 CHUNK = 256  # responses per score_batch call (progress granularity); one metric instance per run
 
 
@@ -46,15 +56,27 @@ def _records_of(dataset: Any, data_dir: str | Path | None = None) -> list[Record
 
         ds = load_dataset(str(dataset), data_dir=data_dir)
         if not ds.records:
-            raise InputError(f"dataset {dataset!r} has no responses to score (kind {ds.kind})", field="dataset")
+            raise InputError(
+                f"dataset {dataset!r} has no responses to score (kind {ds.kind})", field="dataset"
+            )
         return list(ds.records)
     recs = getattr(dataset, "records", dataset)
     if not isinstance(recs, Iterable):
-        raise InputError(f"cannot score a {type(dataset).__name__}: give a name, a path, a Dataset or records", field="dataset")
+        raise InputError(
+            f"cannot score a {type(dataset).__name__}: give a name, a path, a Dataset or records",
+            field="dataset",
+        )
     return list(recs)
 
 
-def _row(ref: ResponseRef, metric: str, score: float | None, signature: str, details: Mapping[str, Any], error: str | None) -> dict[str, Any]:
+def _row(
+    ref: ResponseRef,
+    metric: str,
+    score: float | None,
+    signature: str,
+    details: Mapping[str, Any],
+    error: str | None,
+) -> dict[str, Any]:
     return {
         "key": ref.key,
         "item": ref.item,
@@ -96,7 +118,9 @@ def score_dataset(
     options = dict(options or {})
     unknown_opts = set(options) - set(metric_names)
     if unknown_opts:
-        raise InputError(f"options given for metrics not being scored: {sorted(unknown_opts)}", field="options")
+        raise InputError(
+            f"options given for metrics not being scored: {sorted(unknown_opts)}", field="options"
+        )
     refs = list(iter_responses(_records_of(dataset, data_dir)))
     if not refs:
         raise InputError("the dataset has no responses", field="dataset")
@@ -123,25 +147,46 @@ def score_dataset(
                 else:
                     todo.append(i)
             if len(todo) < len(refs):
-                log.info("%s: reusing %d cached scores, computing %d", name, len(refs) - len(todo), len(todo))
+                log.info(
+                    "%s: reusing %d cached scores, computing %d",
+                    name,
+                    len(refs) - len(todo),
+                    len(todo),
+                )
             chunk = len(todo) if getattr(metric, "batch_dependent", False) else CHUNK
             bar = _progress(len(todo), f"{name}", enabled=progress and bool(todo))
             try:
                 for s in range(0, len(todo), max(chunk, 1)):
                     idx = todo[s : s + chunk]
-                    items = [ScoreItem(refs[i].key, refs[i].response, refs[i].reference, refs[i].input) for i in idx]
+                    items = [
+                        ScoreItem(refs[i].key, refs[i].response, refs[i].reference, refs[i].input)
+                        for i in idx
+                    ]
                     results = metric.score_batch(items)
                     if len(results) != len(items):
-                        raise RuntimeError(f"{name}: score_batch returned {len(results)} results for {len(items)} items")
+                        raise RuntimeError(
+                            f"{name}: score_batch returned {len(results)} results for {len(items)} items"
+                        )
                     for i, res in zip(idx, results, strict=True):
                         if res.key != refs[i].key:
-                            raise RuntimeError(f"{name}: result key {res.key!r} != item key {refs[i].key!r}")
+                            raise RuntimeError(
+                                f"{name}: result key {res.key!r} != item key {refs[i].key!r}"
+                            )
                         score, err = res.score, res.error
-                        if score is not None and not (isinstance(score, (int, float)) and math.isfinite(score)):
+                        if score is not None and not (
+                            isinstance(score, (int, float)) and math.isfinite(score)
+                        ):
                             score, err = None, f"non-finite score {score!r}"
                         if score is None and not err:
                             err = "not scored (no reason given)"
-                        out[i] = _row(refs[i], name, None if score is None else float(score), sig, res.details, err)
+                        out[i] = _row(
+                            refs[i],
+                            name,
+                            None if score is None else float(score),
+                            sig,
+                            res.details,
+                            err,
+                        )
                     if bar is not None:
                         bar.update(len(idx))
             finally:
@@ -170,9 +215,14 @@ def write_scores(path: str | Path, rows: Iterable[Mapping[str, Any]]) -> int:
             if missing:
                 raise InputError(f"score row {i} lacks fields {missing}", field=missing[0])
             try:
-                line = json.dumps({f: row[f] for f in ROW_FIELDS}, ensure_ascii=False, allow_nan=False)
+                line = json.dumps(
+                    {f: row[f] for f in ROW_FIELDS}, ensure_ascii=False, allow_nan=False
+                )
             except ValueError:
-                raise InputError(f"score row {i} ({row.get('key')}, {row.get('metric')}) has a non-finite number", field="score") from None
+                raise InputError(
+                    f"score row {i} ({row.get('key')}, {row.get('metric')}) has a non-finite number",
+                    field="score",
+                ) from None
             fh.write(line + "\n")
             n += 1
     return n
@@ -192,7 +242,9 @@ def _validate_row(obj: Any, path: Path, line: int) -> dict[str, Any]:
     if "score" not in obj:
         raise err("score", "missing required field")
     s = obj["score"]
-    if s is not None and (isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s)):
+    if s is not None and (
+        isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s)
+    ):
         raise err("score", f"expected a finite number or null, got {s!r}")
     e = obj.get("error")
     if e is not None and not isinstance(e, str):
@@ -238,7 +290,12 @@ def read_scores(path: str | Path, *, allow_empty: bool = False) -> list[dict[str
         row = _validate_row(obj, path, line)
         k = (row["key"], row["metric"])
         if k in first:
-            raise InputError(f"duplicate (key, metric) {k!r} (first on line {first[k]})", path=path, line=line, field="key")
+            raise InputError(
+                f"duplicate (key, metric) {k!r} (first on line {first[k]})",
+                path=path,
+                line=line,
+                field="key",
+            )
         first[k] = line
         rows.append(row)
     if not rows and not allow_empty:

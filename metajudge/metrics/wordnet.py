@@ -161,9 +161,13 @@ def check_lexnames(names: Sequence[str], wordnet_dir: Path) -> None:
             continue
         for n in lexfile_numbers_used(data):
             if n >= len(names):
-                raise ValueError(f"data.{pos} uses lexicographer file {n:02d}, lexnames has {len(names)} rows")
+                raise ValueError(
+                    f"data.{pos} uses lexicographer file {n:02d}, lexnames has {len(names)} rows"
+                )
             if names[n].split(".", 1)[0] != pos:
-                raise ValueError(f"data.{pos} uses lexicographer file {n:02d} = {names[n]!r}: wrong category")
+                raise ValueError(
+                    f"data.{pos} uses lexicographer file {n:02d} = {names[n]!r}: wrong category"
+                )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -178,7 +182,10 @@ class WordNetSetup:
 
 
 def build_from_debian(
-    target_root: Path, *, source_dir: Path = DEBIAN_WORDNET_DIR, man_page: Path = DEBIAN_LEXNAMES_MAN
+    target_root: Path,
+    *,
+    source_dir: Path = DEBIAN_WORDNET_DIR,
+    man_page: Path = DEBIAN_LEXNAMES_MAN,
 ) -> Path:
     """Build ``<target_root>/corpora/wordnet`` from Debian's WordNet 3.0 files. Returns that folder.
 
@@ -264,13 +271,18 @@ def _try_nltk_download(target_root: Path, timeout_s: float) -> bool:
     socket.setdefaulttimeout(timeout_s)
     try:
         target_root.mkdir(parents=True, exist_ok=True)
-        ok = bool(nltk.download("wordnet", download_dir=str(target_root), quiet=True, raise_on_error=True))
+        ok = bool(
+            nltk.download("wordnet", download_dir=str(target_root), quiet=True, raise_on_error=True)
+        )
     except (OSError, ValueError, LookupError) as e:  # no network, DNS, sandbox refusal: use Debian
         log.info("nltk.download('wordnet') failed: %s", e)
         ok = False
     finally:
         socket.setdefaulttimeout(old)
-    return ok and ((target_root / "corpora" / "wordnet.zip").is_file() or (target_root / "corpora" / "wordnet").is_dir())
+    return ok and (
+        (target_root / "corpora" / "wordnet.zip").is_file()
+        or (target_root / "corpora" / "wordnet").is_dir()
+    )
 
 
 def setup_wordnet(
@@ -312,7 +324,9 @@ def setup_wordnet(
             return WordNetSetup(path, "debian", f"from {debian_dir}")
         except MissingResourceError as e:
             errors.append(str(e))
-    raise MissingResourceError("could not set up WordNet: " + "; ".join(errors) + ". Fix: " + FIX_HINT)
+    raise MissingResourceError(
+        "could not set up WordNet: " + "; ".join(errors) + ". Fix: " + FIX_HINT
+    )
 
 
 def verify_wordnet(path: Path) -> None:
@@ -324,7 +338,9 @@ def verify_wordnet(path: Path) -> None:
     except MissingResourceError:
         raise
     except Exception as e:
-        raise MissingResourceError(f"WordNet at {path} does not load in NLTK: {e}. Fix: {FIX_HINT}") from e
+        raise MissingResourceError(
+            f"WordNet at {path} does not load in NLTK: {e}. Fix: {FIX_HINT}"
+        ) from e
 
 
 _READERS: dict[str, Any] = {}
@@ -341,7 +357,9 @@ def load_wordnet_reader(path: Path | None = None) -> Any:
         import nltk.data
         from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-        _register_path(path.parent.parent)  # <root>/corpora/wordnet: NLTK's sandbox allows registered roots
+        _register_path(
+            path.parent.parent
+        )  # <root>/corpora/wordnet: NLTK's sandbox allows registered roots
         if path.suffix == ".zip":
             ptr: Any = nltk.data.ZipFilePathPointer(str(path), "wordnet/")
         else:

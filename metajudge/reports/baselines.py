@@ -76,11 +76,17 @@ def _meteor_available() -> bool:
         m = get_metric("meteor")
         m.score("a cat sat", "a cat sat")
         return True
-    except (MetajudgeError, LookupError, OSError):  # WordNet missing: METEOR is skipped and the file says so
+    except (
+        MetajudgeError,
+        LookupError,
+        OSError,
+    ):  # WordNet missing: METEOR is skipped and the file says so
         return False
 
 
-def compute_baseline(spec: BaselineSpec, *, data_dir: str | Path | None = None, meteor: bool | None = None) -> dict[str, Any]:
+def compute_baseline(
+    spec: BaselineSpec, *, data_dir: str | Path | None = None, meteor: bool | None = None
+) -> dict[str, Any]:
     """One dataset's reference results (point estimates) as a JSON-ready dict."""
     from metajudge.data.registry import load_dataset
     from metajudge.metaeval.protocol import meta_evaluate
@@ -100,11 +106,15 @@ def compute_baseline(spec: BaselineSpec, *, data_dir: str | Path | None = None, 
 
         ext_rows = external_scores(ds, data_dir)
         rows += ext_rows
-    res = meta_evaluate(ds, rows, grouped=spec.grouped, n_boot=0, seed=0, compare=False, published=False).to_dict()
+    res = meta_evaluate(
+        ds, rows, grouped=spec.grouped, n_boot=0, seed=0, compare=False, published=False
+    ).to_dict()
     sig_of = {m["name"]: m.get("signatures") for m in res.get("metrics", [])}
     entries = [_entry(c, sig_of.get(c["metric"])) for c in res.get("cells", [])]
     if not entries:
-        raise InputError(f"{spec.dataset}: the meta-evaluation result has no metric cells to baseline")
+        raise InputError(
+            f"{spec.dataset}: the meta-evaluation result has no metric cells to baseline"
+        )
     return {
         "schema": SCHEMA,
         "dataset": spec.dataset,
@@ -127,8 +137,15 @@ def _entry(cell: Mapping[str, Any], sigs: Any) -> dict[str, Any]:
         sig = sigs[0] if sigs else None
     else:
         sig = sigs
-    return {"metric": cell["metric"], "dimension": cell["dimension"], "column": col, "signature": sig,
-            "n_rows": cell.get("n_rows"), "n_items": cell.get("n_items"), **vals}
+    return {
+        "metric": cell["metric"],
+        "dimension": cell["dimension"],
+        "column": col,
+        "signature": sig,
+        "n_rows": cell.get("n_rows"),
+        "n_items": cell.get("n_items"),
+        **vals,
+    }
 
 
 def baseline_path(out_dir: str | Path, dataset: str) -> Path:
@@ -141,11 +158,19 @@ def _specs(datasets: Sequence[str] | None) -> list[BaselineSpec]:
     known = {s.dataset: s for s in BASELINE_SPECS}
     bad = [d for d in datasets if d not in known]
     if bad:
-        raise InputError(f"no baseline spec for {', '.join(bad)} (baselined: {', '.join(known)})", field="datasets")
+        raise InputError(
+            f"no baseline spec for {', '.join(bad)} (baselined: {', '.join(known)})",
+            field="datasets",
+        )
     return [known[d] for d in datasets]
 
 
-def regenerate_baselines(out_dir: str | Path = "baselines", *, datasets: Sequence[str] | None = None, data_dir: str | Path | None = None) -> list[Path]:
+def regenerate_baselines(
+    out_dir: str | Path = "baselines",
+    *,
+    datasets: Sequence[str] | None = None,
+    data_dir: str | Path | None = None,
+) -> list[Path]:
     """Recompute and write ``ours_<dataset>.json`` for every spec (atomically); returns the paths."""
     meteor = _meteor_available()
     written = []
@@ -159,14 +184,26 @@ def regenerate_baselines(out_dir: str | Path = "baselines", *, datasets: Sequenc
     if not datasets:
         p = Path(out_dir) / "ours_index.json"
         with atomic_write(p) as fh:
-            json.dump({"schema": SCHEMA, "datasets": [s.dataset for s in BASELINE_SPECS], "not_baselined": NOT_BASELINED}, fh, indent=1, sort_keys=True)
+            json.dump(
+                {
+                    "schema": SCHEMA,
+                    "datasets": [s.dataset for s in BASELINE_SPECS],
+                    "not_baselined": NOT_BASELINED,
+                },
+                fh,
+                indent=1,
+                sort_keys=True,
+            )
             fh.write("\n")
         written.append(p)
     return written
 
 
-def compare_baseline(stored: Mapping[str, Any], fresh: Mapping[str, Any], *, tol: float = TOLERANCE) -> list[str]:
+def compare_baseline(
+    stored: Mapping[str, Any], fresh: Mapping[str, Any], *, tol: float = TOLERANCE
+) -> list[str]:
     """Lines naming every entry whose correlation moved (or appeared/disappeared)."""
+
     def index(b: Mapping[str, Any]) -> dict[tuple[str, str], Mapping[str, Any]]:
         return {(e["metric"], e["dimension"]): e for e in b.get("entries", [])}
 
@@ -178,7 +215,9 @@ def compare_baseline(stored: Mapping[str, Any], fresh: Mapping[str, Any], *, tol
             problems.append(f"{ds}: {k[0]} / {k[1]}: in the stored baseline but no longer computed")
             continue
         if k not in old:
-            problems.append(f"{ds}: {k[0]} / {k[1]}: new entry not in the stored baseline (regenerate)")
+            problems.append(
+                f"{ds}: {k[0]} / {k[1]}: new entry not in the stored baseline (regenerate)"
+            )
             continue
         for s in STATISTICS:
             a, b = old[k].get(s), new[k].get(s)
@@ -189,15 +228,24 @@ def compare_baseline(stored: Mapping[str, Any], fresh: Mapping[str, Any], *, tol
     return problems
 
 
-def check_baselines(out_dir: str | Path = "baselines", *, datasets: Sequence[str] | None = None, data_dir: str | Path | None = None) -> list[str]:
+def check_baselines(
+    out_dir: str | Path = "baselines",
+    *,
+    datasets: Sequence[str] | None = None,
+    data_dir: str | Path | None = None,
+) -> list[str]:
     """Recompute every baseline and compare with the stored files; returns the problems (empty = OK)."""
     meteor = _meteor_available()
     problems: list[str] = []
     for spec in _specs(datasets):
         p = baseline_path(out_dir, spec.dataset)
         if not p.is_file():
-            problems.append(f"{spec.dataset}: no stored baseline {p} (run `metajudge baselines regenerate`)")
+            problems.append(
+                f"{spec.dataset}: no stored baseline {p} (run `metajudge baselines regenerate`)"
+            )
             continue
         stored = json.loads(p.read_text(encoding="utf-8"))
-        problems += compare_baseline(stored, compute_baseline(spec, data_dir=data_dir, meteor=meteor))
+        problems += compare_baseline(
+            stored, compute_baseline(spec, data_dir=data_dir, meteor=meteor)
+        )
     return problems

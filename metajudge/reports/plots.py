@@ -39,7 +39,9 @@ def plot_correlations(res: MetaEvalResult, path: str | Path, *, statistic: str =
     plt = _plt()
     dims = res.dimensions
     metrics = res.metrics
-    fig, axes = plt.subplots(1, len(dims), figsize=(max(4.0, 1.0 + 0.7 * len(metrics)) * len(dims), 3.6), squeeze=False)
+    fig, axes = plt.subplots(
+        1, len(dims), figsize=(max(4.0, 1.0 + 0.7 * len(metrics)) * len(dims), 3.6), squeeze=False
+    )
     ceil = {c["dimension"]: c["stats"].get(statistic, {}) for c in res.data["ceiling"]}
     for ax, d in zip(axes[0], dims, strict=True):
         xs = np.arange(len(metrics))
@@ -53,12 +55,16 @@ def plot_correlations(res: MetaEvalResult, path: str | Path, *, statistic: str =
             hi.append(0.0 if v is None or not ci else (ci[1] - v) * 100)
             und.append(v is None)
         ax.bar(xs, np.nan_to_num(vals), color=["#cccccc" if u else "#4c72b0" for u in und])
-        ax.errorbar(xs, np.nan_to_num(vals), yerr=[lo, hi], fmt="none", ecolor="black", capsize=3, lw=1)
+        ax.errorbar(
+            xs, np.nan_to_num(vals), yerr=[lo, hi], fmt="none", ecolor="black", capsize=3, lw=1
+        )
         for x, u in zip(xs, und, strict=True):
             if u:
                 ax.text(x, 0, "undef.", ha="center", va="bottom", fontsize=7, rotation=90)
         cv = ceil.get(d, {}).get("value")
-        tops = [v + h for v, h in zip(np.nan_to_num(vals), hi, strict=True)] + ([cv * 100] if cv is not None else [])
+        tops = [v + h for v, h in zip(np.nan_to_num(vals), hi, strict=True)] + (
+            [cv * 100] if cv is not None else []
+        )
         ax.set_ylim(top=max(max(tops, default=0.0), 0.0) * 1.2 + 5)
         if cv is not None:
             ax.axhline(cv * 100, ls="--", color="#c44e52", lw=1.2, label="inter-human")
@@ -80,7 +86,9 @@ def plot_scatter(res: MetaEvalResult, path: str | Path, *, seed: int = 0) -> Pat
     dims = res.dimensions
     metrics = res.metrics
     rng = np.random.default_rng(seed)
-    fig, axes = plt.subplots(len(metrics), len(dims), figsize=(3.0 * len(dims), 2.4 * len(metrics)), squeeze=False)
+    fig, axes = plt.subplots(
+        len(metrics), len(dims), figsize=(3.0 * len(dims), 2.4 * len(metrics)), squeeze=False
+    )
     norm = res.data["protocol"]["normalize"]
     for i, m in enumerate(metrics):
         for j, d in enumerate(dims):
@@ -101,7 +109,9 @@ def plot_scatter(res: MetaEvalResult, path: str | Path, *, seed: int = 0) -> Pat
                             Y.append(x)
                 X = np.asarray(X, dtype=float)
                 Y = np.asarray(Y, dtype=float)
-                ax.scatter(X + rng.uniform(-0.15, 0.15, X.size), Y, s=4, alpha=0.35, color="#4c72b0")
+                ax.scatter(
+                    X + rng.uniform(-0.15, 0.15, X.size), Y, s=4, alpha=0.35, color="#4c72b0"
+                )
             ax.set_title(f"{m} / {d}", fontsize=8)
             ax.tick_params(labelsize=7)
             if i == len(metrics) - 1:

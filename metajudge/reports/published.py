@@ -28,7 +28,9 @@ def baselines_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "baselines"
 
 
-def load_published(folder: str | Path | None = None, *, kind: str | None = "correlation") -> list[dict[str, Any]]:
+def load_published(
+    folder: str | Path | None = None, *, kind: str | None = "correlation"
+) -> list[dict[str, Any]]:
     """Every published entry (flattened, with ``source``/``dataset``/``protocol``/``file``).
 
     ``kind``: ``"correlation"`` (default: correlations with humans and the human ceiling),
@@ -42,7 +44,9 @@ def load_published(folder: str | Path | None = None, *, kind: str | None = "corr
         try:
             doc = json.loads(p.read_text(encoding="utf-8"))
         except json.JSONDecodeError as e:
-            raise InputError(f"malformed JSON: {e.msg}", path=p, line=e.lineno, field="<json>") from None
+            raise InputError(
+                f"malformed JSON: {e.msg}", path=p, line=e.lineno, field="<json>"
+            ) from None
         if not isinstance(doc, dict) or not isinstance(doc.get("entries"), list):
             raise InputError("expected an object with an 'entries' list", path=p, field="entries")
         for i, e in enumerate(doc["entries"]):
@@ -52,7 +56,9 @@ def load_published(folder: str | Path | None = None, *, kind: str | None = "corr
                 if f not in e:
                     raise InputError("missing required field", path=p, field=f"entries[{i}].{f}")
             if isinstance(e["value"], bool) or not isinstance(e["value"], (int, float)):
-                raise InputError(f"non-numeric value {e['value']!r}", path=p, field=f"entries[{i}].value")
+                raise InputError(
+                    f"non-numeric value {e['value']!r}", path=p, field=f"entries[{i}].value"
+                )
             entry = {
                 "source": doc.get("source", ""),
                 "dataset": doc.get("dataset"),

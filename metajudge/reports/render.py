@@ -17,7 +17,9 @@ from metajudge.reports import tables
 RESULT_FILE = "result.json"
 
 
-def render_all(out_dir: str | Path, *, plots: bool = True, result: MetaEvalResult | None = None) -> dict[str, Path]:
+def render_all(
+    out_dir: str | Path, *, plots: bool = True, result: MetaEvalResult | None = None
+) -> dict[str, Path]:
     """Render the tables (and plots) of the result in ``out_dir``. Returns {kind: path}."""
     out = Path(out_dir)
     res = result if result is not None else MetaEvalResult.load(out / RESULT_FILE)

@@ -42,8 +42,10 @@ def swap_markdown(res: Mapping[str, Any]) -> str:
         f"# Backbone swap: `{res['metric']}` on `{res['dataset']}` ({res['dimension']})",
         "",
         f"Protocol: `{proto['name']}`  ",
-        (f"Inputs {res['n']['inputs']}, responses {res['n']['responses']} "
-         f"(scored by every backbone: {res['n']['responses_scored_by_all']}), pairs {res['n']['pairs']}.  "),
+        (
+            f"Inputs {res['n']['inputs']}, responses {res['n']['responses']} "
+            f"(scored by every backbone: {res['n']['responses_scored_by_all']}), pairs {res['n']['pairs']}.  "
+        ),
         f"Decisions: {proto['decisions']}. κ: {proto['kappa']}. α: {proto['alpha']}.  ",
         f"Significance: {proto['significance']}.",
         "",
@@ -51,7 +53,9 @@ def swap_markdown(res: Mapping[str, Any]) -> str:
         "",
     ]
     for bb in res["backbones"]:
-        lines.append(f"- `{bb}`: `{res['signatures'].get(bb, 'external scores (no signature given)')}`")
+        lines.append(
+            f"- `{bb}`: `{res['signatures'].get(bb, 'external scores (no signature given)')}`"
+        )
     lines += [
         "",
         "## Agreement between backbones (item scores; MT-RAIG Table 8 layout)",
@@ -68,9 +72,11 @@ def swap_markdown(res: Mapping[str, Any]) -> str:
     a = res["alpha"]
     lines += [
         "",
-        (f"Krippendorff's α across {len(a['backbones'])} backbones: interval (scores) {_f(a['interval_scores'])}, "
-         f"ordinal (scores) {_f(a['ordinal_scores'])} on {a['n_responses']} responses; "
-         f"ordinal (decisions) {_f(a['ordinal_decisions'])} on {a['n_pairs']} pairs."),
+        (
+            f"Krippendorff's α across {len(a['backbones'])} backbones: interval (scores) {_f(a['interval_scores'])}, "
+            f"ordinal (scores) {_f(a['ordinal_scores'])} on {a['n_responses']} responses; "
+            f"ordinal (decisions) {_f(a['ordinal_decisions'])} on {a['n_pairs']} pairs."
+        ),
         "",
         f"## Correlation with humans (primary protocol: `{proto['human_protocol']}`)",
         "",
@@ -99,7 +105,11 @@ def swap_markdown(res: Mapping[str, Any]) -> str:
                 f"{_f(e['pair_accuracy']['value'])} (n={e['pair_accuracy']['n']}) | {e['unscored']} |"
             )
     c = res["ceiling"]
-    lines += ["", f"Inter-human ceiling: {_ci(c) + ' (' + c['how'] + ')' if c.get('available') else 'n/a — ' + c['reason']}.", ""]
+    lines += [
+        "",
+        f"Inter-human ceiling: {_ci(c) + ' (' + c['how'] + ')' if c.get('available') else 'n/a — ' + c['reason']}.",
+        "",
+    ]
     lines += [
         "## Is one backbone significantly worse? (paired tests on the human correlation)",
         "",
@@ -132,7 +142,11 @@ def swap_markdown(res: Mapping[str, Any]) -> str:
             )
         errs = {bb: r.get("errors") for bb, r in res["runs"].items() if r.get("errors")}
         if errs:
-            lines += ["", "Unscored responses by reason: " + "; ".join(f"{bb}: {e}" for bb, e in errs.items())]
+            lines += [
+                "",
+                "Unscored responses by reason: "
+                + "; ".join(f"{bb}: {e}" for bb, e in errs.items()),
+            ]
     if res.get("diagnostics"):
         lines += ["", diagnostics_markdown(res["diagnostics"], heading="## Judge diagnostics")]
     return "\n".join(lines) + "\n"
@@ -145,8 +159,10 @@ def diagnostics_markdown(diag: Mapping[str, Any], *, heading: str = "# Judge dia
         lines += [f"Protocol: `{diag['protocol']}`", ""]
     rows = diag.get("backbones", {})
     lines += [
-        ("| backbone | n | consistency (both orders) | P(first wins) | P(prefers longer) | humans P(longer) | "
-         "accuracy | parse failures | run-to-run SD | tokens in/out | wall s | cost $ |"),
+        (
+            "| backbone | n | consistency (both orders) | P(first wins) | P(prefers longer) | humans P(longer) | "
+            "accuracy | parse failures | run-to-run SD | tokens in/out | wall s | cost $ |"
+        ),
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for bb, d in rows.items():
@@ -168,7 +184,9 @@ def diagnostics_markdown(diag: Mapping[str, Any], *, heading: str = "# Judge dia
     return "\n".join(lines) + "\n"
 
 
-def write_swap_report(res: Mapping[str, Any], out_dir: str | Path, *, plots: bool = True) -> dict[str, Path]:
+def write_swap_report(
+    res: Mapping[str, Any], out_dir: str | Path, *, plots: bool = True
+) -> dict[str, Path]:
     """Write ``swap.md``, ``swap.json`` and (``plots=True``) the three PNGs; returns the paths."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -213,7 +231,9 @@ def plot_swap(res: Mapping[str, Any], out_dir: str | Path) -> dict[str, Path]:
     ax.set_yticks(range(k), short)
     for i in range(k):
         for j in range(k):
-            ax.text(j, i, "–" if np.isnan(mat[i, j]) else f"{mat[i, j]:.2f}", ha="center", va="center")
+            ax.text(
+                j, i, "–" if np.isnan(mat[i, j]) else f"{mat[i, j]:.2f}", ha="center", va="center"
+            )
     fig.colorbar(im, ax=ax, label="Pearson r (item scores)")
     ax.set_title(f"{res['metric']} on {res['dataset']}: backbone agreement")
     paths["heatmap"] = out / "agreement_heatmap.png"
@@ -242,7 +262,11 @@ def plot_swap(res: Mapping[str, Any], out_dir: str | Path) -> dict[str, Path]:
     for b, s in zip(bbs, short, strict=True):
         rel = res["reliability"][b]
         ax.plot(rel["judge_mean"], rel["human_mean"], marker="o", label=s)
-    ax.set_xlabel("judge score (bin mean)" if res["kind"] == "likert" else "judge difference s(b) − s(a) (bin mean)")
+    ax.set_xlabel(
+        "judge score (bin mean)"
+        if res["kind"] == "likert"
+        else "judge difference s(b) − s(a) (bin mean)"
+    )
     ax.set_ylabel("mean human score" if res["kind"] == "likert" else "mean human label")
     ax.set_title("Judge score vs human score")
     ax.legend(fontsize=8)

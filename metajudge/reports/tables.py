@@ -58,31 +58,53 @@ def table_rows(res: MetaEvalResult, stats: Sequence[str] = MAIN_STATS) -> dict[s
     """The table as data: header, rows (metric rows then the ceiling row) with values and CIs."""
     pub = _pub_index(res)
     cols = _columns(res, stats)
-    header = ["Metric"] + [f"{d.capitalize()} {STAT_LABEL[s]}" + (" (published)" if p else "") for d, s, p in cols]
+    header = ["Metric"] + [
+        f"{d.capitalize()} {STAT_LABEL[s]}" + (" (published)" if p else "") for d, s, p in cols
+    ]
     rows = []
     for m in res.metrics:
         cells = []
         for d, s, p in cols:
             if p:
                 e = pub.get((m, d, s))
-                cells.append({"value": None if e is None else e["value"] / 100, "ci": None, "published": e is not None,
-                              "source": None if e is None else f"{e['table']}"})
+                cells.append(
+                    {
+                        "value": None if e is None else e["value"] / 100,
+                        "ci": None,
+                        "published": e is not None,
+                        "source": None if e is None else f"{e['table']}",
+                    }
+                )
                 continue
             ent = res.cell(m, d)["stats"].get(s, {})
-            cells.append({"value": ent.get("value"), "ci": ent.get("ci"), "undefined": ent.get("undefined")})
+            cells.append(
+                {"value": ent.get("value"), "ci": ent.get("ci"), "undefined": ent.get("undefined")}
+            )
         rows.append({"metric": m, "cells": cells})
     ceil = {c["dimension"]: c for c in res.data["ceiling"]}
     hcells = []
     for d, s, p in cols:
         if p:
             e = pub.get(("human", d, s))
-            hcells.append({"value": None if e is None else e["value"] / 100, "ci": None, "published": e is not None,
-                           "source": None if e is None else e["table"]})
+            hcells.append(
+                {
+                    "value": None if e is None else e["value"] / 100,
+                    "ci": None,
+                    "published": e is not None,
+                    "source": None if e is None else e["table"],
+                }
+            )
             continue
         ent = ceil.get(d, {}).get("stats", {}).get(s, {})
-        hcells.append({"value": ent.get("value"), "ci": ent.get("ci"), "undefined": ent.get("undefined")})
+        hcells.append(
+            {"value": ent.get("value"), "ci": ent.get("ci"), "undefined": ent.get("undefined")}
+        )
     rows.append({"metric": HUMAN_ROW, "cells": hcells, "ceiling": True})
-    return {"header": header, "columns": [{"dimension": d, "statistic": s, "published": p} for d, s, p in cols], "rows": rows}
+    return {
+        "header": header,
+        "columns": [{"dimension": d, "statistic": s, "published": p} for d, s, p in cols],
+        "rows": rows,
+    }
 
 
 def _cell_text(c: dict[str, Any], *, ci: bool) -> str:
@@ -118,20 +140,41 @@ def to_markdown(res: MetaEvalResult) -> str:
     out = io.StringIO()
     ds = res.data["dataset"]
     p = res.data["protocol"]
-    out.write(f"# Meta-evaluation: {ds['name']}" + (f" ({ds['subset']})" if ds.get("subset") else "") + "\n\n")
-    out.write(f"Correlation with human labels ×100, normalisation **{p['normalize']}**; "
-              f"[95% bootstrap CI]; last row: inter-human ceiling on the same pairs.\n\n")
+    out.write(
+        f"# Meta-evaluation: {ds['name']}"
+        + (f" ({ds['subset']})" if ds.get("subset") else "")
+        + "\n\n"
+    )
+    out.write(
+        f"Correlation with human labels ×100, normalisation **{p['normalize']}**; "
+        f"[95% bootstrap CI]; last row: inter-human ceiling on the same pairs.\n\n"
+    )
     out.write(judge_health(res))
     t = table_rows(res)
-    out.write(_md_table(t["header"], [[r["metric"]] + [_cell_text(c, ci=True) for c in r["cells"]] for r in t["rows"]]))
+    out.write(
+        _md_table(
+            t["header"],
+            [[r["metric"]] + [_cell_text(c, ci=True) for c in r["cells"]] for r in t["rows"]],
+        )
+    )
     # other statistics
     others = [s for s in res.data.get("statistics", []) if s not in MAIN_STATS]
     if others:
         out.write(f"\n## Other statistics (×100, normalisation {p['normalize']})\n\n")
         t2 = table_rows(res, stats=others)
-        out.write(_md_table(t2["header"], [[r["metric"]] + [_cell_text(c, ci=True) for c in r["cells"]] for r in t2["rows"]]))
+        out.write(
+            _md_table(
+                t2["header"],
+                [[r["metric"]] + [_cell_text(c, ci=True) for c in r["cells"]] for r in t2["rows"]],
+            )
+        )
     # undefined cells
-    undef = [(c["metric"], c["dimension"], s, e["undefined"]) for c in res.data["cells"] for s, e in c["stats"].items() if e.get("undefined")]
+    undef = [
+        (c["metric"], c["dimension"], s, e["undefined"])
+        for c in res.data["cells"]
+        for s, e in c["stats"].items()
+        if e.get("undefined")
+    ]
     if undef:
         out.write("\n## Undefined values\n\n")
         seen = set()
@@ -147,15 +190,35 @@ def to_markdown(res: MetaEvalResult) -> str:
     # comparisons
     comps = [c for c in res.data.get("comparisons", []) if c.get("diff") is not None]
     if comps:
-        out.write(f"\n## Metric vs metric (difference ×100, normalisation {p['normalize']}; Holm-adjusted p)\n\n")
-        hdr = ["Dimension", "Statistic", "A", "B", "A − B", "95% CI", "p boot (Holm)", "p perm (Holm)", "p Williams (Holm)"]
+        out.write(
+            f"\n## Metric vs metric (difference ×100, normalisation {p['normalize']}; Holm-adjusted p)\n\n"
+        )
+        hdr = [
+            "Dimension",
+            "Statistic",
+            "A",
+            "B",
+            "A − B",
+            "95% CI",
+            "p boot (Holm)",
+            "p perm (Holm)",
+            "p Williams (Holm)",
+        ]
         rows = []
         for c in comps:
-            rows.append([
-                c["dimension"], STAT_LABEL[c["statistic"]], c["metric_a"], c["metric_b"], _x100(c["diff"]),
-                f"[{c['ci'][0] * 100:.2f}, {c['ci'][1] * 100:.2f}]" if c.get("ci") else "—",
-                _p(c, "p_bootstrap"), _p(c, "p_permutation"), _p(c, "p_williams"),
-            ])
+            rows.append(
+                [
+                    c["dimension"],
+                    STAT_LABEL[c["statistic"]],
+                    c["metric_a"],
+                    c["metric_b"],
+                    _x100(c["diff"]),
+                    f"[{c['ci'][0] * 100:.2f}, {c['ci'][1] * 100:.2f}]" if c.get("ci") else "—",
+                    _p(c, "p_bootstrap"),
+                    _p(c, "p_permutation"),
+                    _p(c, "p_williams"),
+                ]
+            )
         out.write(_md_table(hdr, rows))
     # published
     if res.data.get("published"):
@@ -186,7 +249,14 @@ def judge_health(res: MetaEvalResult) -> str:
     weak = False
     for m in res.data["metrics"]:
         for col, sigs in m["signatures"].items():
-            backbones = sorted({part.split(":", 1)[1] for s in sigs for part in s.split("|") if part.startswith("backbone:")})
+            backbones = sorted(
+                {
+                    part.split(":", 1)[1]
+                    for s in sigs
+                    for part in s.split("|")
+                    if part.startswith("backbone:")
+                }
+            )
             if not backbones:
                 continue
             weak |= any(b in _WEAK_BACKBONES for b in backbones)
@@ -195,15 +265,20 @@ def judge_health(res: MetaEvalResult) -> str:
             bad = miss.get("responses_unscored", 0)
             rate = f"{bad}/{total} ({100 * bad / total:.1f}%)" if total else "n/a"
             errs = "; ".join(f"{k}×{v}" for k, v in miss.get("errors", {}).items())
-            lines.append(f"- `{col}` under {', '.join(backbones)}: unparseable / unscored responses {rate}" + (f" — {errs}" if errs else ""))
+            lines.append(
+                f"- `{col}` under {', '.join(backbones)}: unparseable / unscored responses {rate}"
+                + (f" — {errs}" if errs else "")
+            )
     if not lines:
         return ""
     out = "**LLM judges.** Parse failures are counted, never scored; pairs missing a score are handled as the footer says.\n\n"
     out += "\n".join(lines) + "\n\n"
     if weak:
-        out += ("*The embedded backbones (SmolLM2-135M, Gemma-3-270M) are weak judges: low or negative correlations "
-                "with humans are expected and are reported as measured. Point a backbone config at a stronger model "
-                "for real studies.*\n\n")
+        out += (
+            "*The embedded backbones (SmolLM2-135M, Gemma-3-270M) are weak judges: low or negative correlations "
+            "with humans are expected and are reported as measured. Point a backbone config at a stronger model "
+            "for real studies.*\n\n"
+        )
     return out
 
 
@@ -211,23 +286,29 @@ def footer(res: MetaEvalResult) -> str:
     """Protocol, metric signatures and missing-score counts."""
     p = res.data["protocol"]
     out = io.StringIO()
-    out.write(f"**Protocol.** {protocol_line(res)}. Accuracy: {p['accuracy']}. Fisher-z CIs use n = {p['fisher_n']}. "
-              f"Metric comparisons: paired bootstrap, permutation test ({p['n_perm']} permutations), Williams test (n = {p['williams_n']}); Holm {p['holm']}. "
-              f"Inter-human ceiling: {p.get('ceiling', 'annotator vs annotator')}. "
-              f"Likert data: pairs are every two systems on the same input (label = difference of mean scores).\n\n")
+    out.write(
+        f"**Protocol.** {protocol_line(res)}. Accuracy: {p['accuracy']}. Fisher-z CIs use n = {p['fisher_n']}. "
+        f"Metric comparisons: paired bootstrap, permutation test ({p['n_perm']} permutations), Williams test (n = {p['williams_n']}); Holm {p['holm']}. "
+        f"Inter-human ceiling: {p.get('ceiling', 'annotator vs annotator')}. "
+        f"Likert data: pairs are every two systems on the same input (label = difference of mean scores).\n\n"
+    )
     out.write("**Metric signatures and missing scores.**\n\n")
     for m in res.data["metrics"]:
         for col, sigs in m["signatures"].items():
             miss = m["missing"].get(col, {})
             sig = "; ".join(sigs) if sigs else "(no signature)"
-            out.write(f"- `{col}`: {sig} — responses absent {miss.get('responses_absent', 0)}, unscored {miss.get('responses_unscored', 0)}, "
-                      f"pairs without a difference {miss.get('pairs_missing', 0)}")
+            out.write(
+                f"- `{col}`: {sig} — responses absent {miss.get('responses_absent', 0)}, unscored {miss.get('responses_unscored', 0)}, "
+                f"pairs without a difference {miss.get('pairs_missing', 0)}"
+            )
             if p["normalize"] == "minmax":
                 out.write(f" (imputed with the median: {miss.get('pairs_imputed_median', 0)})")
             if miss.get("errors"):
                 out.write("; errors: " + ", ".join(f"{k!r}×{v}" for k, v in miss["errors"].items()))
             out.write("\n")
-    out.write(f"\nmetajudge meta-evaluation result schema {res.data['schema']}; computed in {res.data.get('timing_s', 0):.2f} s.\n")
+    out.write(
+        f"\nmetajudge meta-evaluation result schema {res.data['schema']}; computed in {res.data.get('timing_s', 0):.2f} s.\n"
+    )
     return out.getvalue()
 
 
@@ -247,7 +328,9 @@ def to_csv(res: MetaEvalResult) -> str:
     header = ["metric"]
     for c in t["columns"]:
         base = f"{c['dimension']}_{c['statistic']}"
-        header += [base + "_published"] if c["published"] else [base, base + "_ci_low", base + "_ci_high"]
+        header += (
+            [base + "_published"] if c["published"] else [base, base + "_ci_low", base + "_ci_high"]
+        )
     header += ["normalize"]
     w.writerow(header)
     norm = res.data["protocol"]["normalize"]
@@ -259,7 +342,11 @@ def to_csv(res: MetaEvalResult) -> str:
                 line.append("" if v is None else f"{v * 100:.2f}")
             else:
                 ci = c.get("ci")
-                line += ["" if v is None else f"{v * 100:.4f}", "" if not ci else f"{ci[0] * 100:.4f}", "" if not ci else f"{ci[1] * 100:.4f}"]
+                line += [
+                    "" if v is None else f"{v * 100:.4f}",
+                    "" if not ci else f"{ci[0] * 100:.4f}",
+                    "" if not ci else f"{ci[1] * 100:.4f}",
+                ]
         line.append(norm)
         w.writerow(line)
     return buf.getvalue()
@@ -269,18 +356,70 @@ def cells_csv(res: MetaEvalResult) -> str:
     """Long CSV: one line per metric × dimension × statistic (raw scale, not ×100)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["metric", "column", "dimension", "statistic", "value", "ci_low", "ci_high", "fisher_low", "fisher_high", "n_rows", "n_pairs", "undefined", "normalize", "aggregation", "grouped"])
+    w.writerow(
+        [
+            "metric",
+            "column",
+            "dimension",
+            "statistic",
+            "value",
+            "ci_low",
+            "ci_high",
+            "fisher_low",
+            "fisher_high",
+            "n_rows",
+            "n_pairs",
+            "undefined",
+            "normalize",
+            "aggregation",
+            "grouped",
+        ]
+    )
     p = res.data["protocol"]
     for c in res.data["cells"]:
         for s, e in c["stats"].items():
             ci, fz = e.get("ci") or [None, None], e.get("fisher_ci") or [None, None]
-            w.writerow([c["metric"], c.get("column") or "", c["dimension"], s, _n(e.get("value")), _n(ci[0]), _n(ci[1]), _n(fz[0]), _n(fz[1]),
-                        c.get("n_rows", 0), c.get("n_pairs", 0), e.get("undefined") or "", p["normalize"], p["aggregation"], p["grouped"]])
+            w.writerow(
+                [
+                    c["metric"],
+                    c.get("column") or "",
+                    c["dimension"],
+                    s,
+                    _n(e.get("value")),
+                    _n(ci[0]),
+                    _n(ci[1]),
+                    _n(fz[0]),
+                    _n(fz[1]),
+                    c.get("n_rows", 0),
+                    c.get("n_pairs", 0),
+                    e.get("undefined") or "",
+                    p["normalize"],
+                    p["aggregation"],
+                    p["grouped"],
+                ]
+            )
     for c in res.data["ceiling"]:
         for s, e in c["stats"].items():
             ci = e.get("ci") or [None, None]
-            w.writerow([HUMAN_ROW, c.get("method") or "", c["dimension"], s, _n(e.get("value")), _n(ci[0]), _n(ci[1]), "", "",
-                        "", c.get("n_pairs", 0), e.get("undefined") or "", p["normalize"], p["aggregation"], p["grouped"]])
+            w.writerow(
+                [
+                    HUMAN_ROW,
+                    c.get("method") or "",
+                    c["dimension"],
+                    s,
+                    _n(e.get("value")),
+                    _n(ci[0]),
+                    _n(ci[1]),
+                    "",
+                    "",
+                    "",
+                    c.get("n_pairs", 0),
+                    e.get("undefined") or "",
+                    p["normalize"],
+                    p["aggregation"],
+                    p["grouped"],
+                ]
+            )
     return buf.getvalue()
 
 
@@ -303,7 +442,18 @@ def to_json(res: MetaEvalResult) -> str:
     return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
 
 
-_TEX_ESC = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\^{}", "\\": r"\textbackslash{}"}
+_TEX_ESC = {
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\^{}",
+    "\\": r"\textbackslash{}",
+}
 
 
 def _tex(s: str) -> str:
@@ -316,15 +466,33 @@ def to_latex(res: MetaEvalResult) -> str:
     cols = t["columns"]
     dims = list(dict.fromkeys(c["dimension"] for c in cols))
     spans = [(d, sum(1 for c in cols if c["dimension"] == d)) for d in dims]
-    lines = [r"\begin{table}[t]", r"\centering", r"\small", r"\begin{tabular}{l" + "r" * len(cols) + "}", r"\toprule"]
-    lines.append("Metric & " + " & ".join(rf"\multicolumn{{{n}}}{{c}}{{{_tex(d.capitalize())}}}" for d, n in spans) + r" \\")
+    lines = [
+        r"\begin{table}[t]",
+        r"\centering",
+        r"\small",
+        r"\begin{tabular}{l" + "r" * len(cols) + "}",
+        r"\toprule",
+    ]
+    lines.append(
+        "Metric & "
+        + " & ".join(rf"\multicolumn{{{n}}}{{c}}{{{_tex(d.capitalize())}}}" for d, n in spans)
+        + r" \\"
+    )
     pos = 2
     rules = []
     for _, n in spans:
         rules.append(rf"\cmidrule(lr){{{pos}-{pos + n - 1}}}")
         pos += n
     lines.append(" ".join(rules))
-    lines.append(" & " + " & ".join(STAT_LABEL[c["statistic"]].replace("τb", r"$\tau_b$") + (" (pub.)" if c["published"] else "") for c in cols) + r" \\")
+    lines.append(
+        " & "
+        + " & ".join(
+            STAT_LABEL[c["statistic"]].replace("τb", r"$\tau_b$")
+            + (" (pub.)" if c["published"] else "")
+            for c in cols
+        )
+        + r" \\"
+    )
     lines.append(r"\midrule")
     for r in t["rows"]:
         if r.get("ceiling"):
@@ -333,8 +501,11 @@ def to_latex(res: MetaEvalResult) -> str:
         lines.append(_tex(r["metric"]) + " & " + " & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
     p = res.data["protocol"]
-    cap = (f"Correlation ($\\times$100) with human labels on {_tex(res.data['dataset']['name'])}; "
-           f"normalisation {_tex(p['normalize'])}, aggregation {_tex(p['aggregation'].replace('_', ' '))}"
-           + (", grouped per input" if p["grouped"] else "") + "; last row: inter-human correlation.")
+    cap = (
+        f"Correlation ($\\times$100) with human labels on {_tex(res.data['dataset']['name'])}; "
+        f"normalisation {_tex(p['normalize'])}, aggregation {_tex(p['aggregation'].replace('_', ' '))}"
+        + (", grouped per input" if p["grouped"] else "")
+        + "; last row: inter-human correlation."
+    )
     lines += [rf"\caption{{{cap}}}", r"\end{table}"]
     return "\n".join(lines) + "\n"

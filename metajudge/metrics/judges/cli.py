@@ -16,27 +16,51 @@ def register(subparsers: Any) -> None:
     j = subparsers.add_parser("judge", help="LLM-judge experiments and MuDABench judging")
     jsub = j.add_subparsers(dest="judge_command", metavar="SUBCOMMAND")
 
-    m = jsub.add_parser("mudabench", help="judge a MuDABench predictions file: final, process and full accuracy")
-    m.add_argument("--predictions", required=True, help="JSONL: {question_id (or index), answer, facts?} per line")
+    m = jsub.add_parser(
+        "mudabench", help="judge a MuDABench predictions file: final, process and full accuracy"
+    )
+    m.add_argument(
+        "--predictions",
+        required=True,
+        help="JSONL: {question_id (or index), answer, facts?} per line",
+    )
     m.add_argument("--variant", choices=("simple", "complex"), default="simple")
-    m.add_argument("--backbone", default=None, help="judge backbone (default: $METAJUDGE_BACKBONE or smollm2-135m)")
+    m.add_argument(
+        "--backbone",
+        default=None,
+        help="judge backbone (default: $METAJUDGE_BACKBONE or smollm2-135m)",
+    )
     m.add_argument("--prompt-variant", choices=("paper", "small"), default=None)
     m.add_argument("--no-fast-path", action="store_true", help="send every answer to the LLM judge")
-    m.add_argument("--no-process", action="store_true", help="final accuracy only (no gold-fact coverage judging)")
+    m.add_argument(
+        "--no-process",
+        action="store_true",
+        help="final accuracy only (no gold-fact coverage judging)",
+    )
     m.add_argument("--data-dir")
     m.add_argument("--out", help="write the full result (per-question verdicts) as JSON here")
     m.set_defaults(func=_cmd_mudabench)
 
-    p = jsub.add_parser("equivalence-probe", help="answer-equivalence judge on probes made by rule from MuDABench gold answers")
-    p.add_argument("--backbones", default=None, help="comma-separated (default: the default backbone)")
-    p.add_argument("--golds", type=int, default=20, help="gold answers to derive probes from (default 20)")
+    p = jsub.add_parser(
+        "equivalence-probe",
+        help="answer-equivalence judge on probes made by rule from MuDABench gold answers",
+    )
+    p.add_argument(
+        "--backbones", default=None, help="comma-separated (default: the default backbone)"
+    )
+    p.add_argument(
+        "--golds", type=int, default=20, help="gold answers to derive probes from (default 20)"
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--prompt-variant", choices=("paper", "small"), default=None)
     p.add_argument("--data-dir")
     p.add_argument("--out", help="write probes and results as JSON here")
     p.set_defaults(func=_cmd_probe)
 
-    t = jsub.add_parser("mtraig-perturb", help="MT-RAIG faithfulness: references vs number-perturbed copies, per_claim vs batched")
+    t = jsub.add_parser(
+        "mtraig-perturb",
+        help="MT-RAIG faithfulness: references vs number-perturbed copies, per_claim vs batched",
+    )
     t.add_argument("--backbone", default=None)
     t.add_argument("--items", type=int, default=20)
     t.add_argument("--seed", type=int, default=0)
@@ -74,13 +98,17 @@ def _cmd_mudabench(args: argparse.Namespace) -> int:
         data_dir=args.data_dir,
     )
     agg = res["aggregate"]
-    print(f"MuDABench {res['variant']}  backbone={res['backbone']}  predictions={res['n_predictions']}  unjudged={res['unjudged']}")
+    print(
+        f"MuDABench {res['variant']}  backbone={res['backbone']}  predictions={res['n_predictions']}  unjudged={res['unjudged']}"
+    )
     for k in ("final_accuracy", "process_accuracy", "full_accuracy"):
         v = agg.get(k)
         print(f"  {k:<17} {'n/a' if v is None else f'{v:.4f}'}")
     eq = res["equivalence"]
-    print(f"  fast path decided {eq['fast_path_decided']} of {eq['fast_path_decided'] + eq['llm_judged']} answers ({eq['fast_path_share']:.1%}); "
-          f"parse failures: equivalence {eq['parse_failures']}/{eq['parse_attempts']}, facts {res['fact_coverage']['parse_failures']}/{res['fact_coverage']['parse_attempts']}")
+    print(
+        f"  fast path decided {eq['fast_path_decided']} of {eq['fast_path_decided'] + eq['llm_judged']} answers ({eq['fast_path_share']:.1%}); "
+        f"parse failures: equivalence {eq['parse_failures']}/{eq['parse_attempts']}, facts {res['fact_coverage']['parse_failures']}/{res['fact_coverage']['parse_attempts']}"
+    )
     _write(args.out, res)
     return 0
 
@@ -94,17 +122,29 @@ def _cmd_probe(args: argparse.Namespace) -> int:
     from metajudge.metrics.judges.experiments import run_equivalence_probe
 
     bbs = [b.strip() for b in (args.backbones or default_backbone()).split(",") if b.strip()]
-    res = run_equivalence_probe(bbs, golds=args.golds, seed=args.seed, data_dir=args.data_dir, prompt_variant=args.prompt_variant)
+    res = run_equivalence_probe(
+        bbs,
+        golds=args.golds,
+        seed=args.seed,
+        data_dir=args.data_dir,
+        prompt_variant=args.prompt_variant,
+    )
     n = len(res["probes"])
     pos = sum(p["label"] for p in res["probes"])
-    print(f"equivalence probe: {n} probes from {args.golds} MuDABench gold answers ({pos} must-accept, {n - pos} must-reject), seed {args.seed}")
-    print("| backbone | judge | accuracy | false accept | false reject | unparseable | fast-path share |")
+    print(
+        f"equivalence probe: {n} probes from {args.golds} MuDABench gold answers ({pos} must-accept, {n - pos} must-reject), seed {args.seed}"
+    )
+    print(
+        "| backbone | judge | accuracy | false accept | false reject | unparseable | fast-path share |"
+    )
     print("|---|---|---|---|---|---|---|")
     for bb, r in res["backbones"].items():
         for label, key in (("LLM only", "llm_only"), ("LLM + fast path", "with_fast_path")):
             x = r[key]
             share = _fmt(x.get("fast_path_share")) if key == "with_fast_path" else "0"
-            print(f"| {bb} | {label} | {_fmt(x['accuracy'])} | {_fmt(x['false_accept_rate'])} | {_fmt(x['false_reject_rate'])} | {x['unparseable']}/{x['n']} | {share} |")
+            print(
+                f"| {bb} | {label} | {_fmt(x['accuracy'])} | {_fmt(x['false_accept_rate'])} | {_fmt(x['false_reject_rate'])} | {x['unparseable']}/{x['n']} | {share} |"
+            )
     _write(args.out, res)
     return 0
 
@@ -114,19 +154,40 @@ def _cmd_perturb(args: argparse.Namespace) -> int:
     from metajudge.metrics.judges.experiments import run_mtraig_perturb
 
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-    res = run_mtraig_perturb(backbone=args.backbone or default_backbone(), n_items=args.items, seed=args.seed, modes=modes, data_dir=args.data_dir, prompt_variant=args.prompt_variant)
-    print(f"MT-RAIG faithfulness, {res['n_items']} multi-table items, backbone {res['backbone']}: reference insight vs perturbed copy")
+    res = run_mtraig_perturb(
+        backbone=args.backbone or default_backbone(),
+        n_items=args.items,
+        seed=args.seed,
+        modes=modes,
+        data_dir=args.data_dir,
+        prompt_variant=args.prompt_variant,
+    )
+    print(
+        f"MT-RAIG faithfulness, {res['n_items']} multi-table items, backbone {res['backbone']}: reference insight vs perturbed copy"
+    )
     for mode, r in res["modes"].items():
-        (mr, lr, hr), (mp, lp, hp), (md, ld, hd) = r["reference_mean_ci"], r["perturbed_mean_ci"], r["difference_mean_ci"]
-        print(f"  {mode:<9} reference {mr:.3f} [{lr:.3f}, {hr:.3f}]  perturbed {mp:.3f} [{lp:.3f}, {hp:.3f}]  "
-              f"diff {md:+.3f} [{ld:+.3f}, {hd:+.3f}]  pairs={r['scored_pairs']}  parse failures {r['parse_failures']}/{r['parse_attempts']}")
+        (mr, lr, hr), (mp, lp, hp), (md, ld, hd) = (
+            r["reference_mean_ci"],
+            r["perturbed_mean_ci"],
+            r["difference_mean_ci"],
+        )
+        print(
+            f"  {mode:<9} reference {mr:.3f} [{lr:.3f}, {hr:.3f}]  perturbed {mp:.3f} [{lp:.3f}, {hp:.3f}]  "
+            f"diff {md:+.3f} [{ld:+.3f}, {hd:+.3f}]  pairs={r['scored_pairs']}  parse failures {r['parse_failures']}/{r['parse_attempts']}"
+        )
         c = r["cost_per_insight"]
-        print(f"            per insight: calls {c['calls']:.2f}  prompt sent {c['prompt_tokens']:.0f}  processed {c['processed_prompt_tokens']:.0f}  "
-              f"completion {c['completion_tokens']:.1f}  wall {c['wall_s']:.2f}s")
+        print(
+            f"            per insight: calls {c['calls']:.2f}  prompt sent {c['prompt_tokens']:.0f}  processed {c['processed_prompt_tokens']:.0f}  "
+            f"completion {c['completion_tokens']:.1f}  wall {c['wall_s']:.2f}s"
+        )
     if "agreement" in res:
         a = res["agreement"]
-        print(f"  per_claim vs batched verdict agreement: {a['agree']}/{a['claims_compared']} claims = {_fmt(a['share'])}")
-        print(f"  ratios {res['agreement']['modes'][0]}/{res['agreement']['modes'][1]} (whole pipeline): {res['ratios']}")
+        print(
+            f"  per_claim vs batched verdict agreement: {a['agree']}/{a['claims_compared']} claims = {_fmt(a['share'])}"
+        )
+        print(
+            f"  ratios {res['agreement']['modes'][0]}/{res['agreement']['modes'][1]} (whole pipeline): {res['ratios']}"
+        )
         print(f"  ratios (verification only): {res['verify_ratios']}")
     _write(args.out, res)
     return 0

@@ -75,10 +75,14 @@ class JudgeMetric(Metric):
             # 100% unparseable decompositions with smollm2-135m); they get the few-shot ones
             variant = "small" if getattr(cfg, "kind", "openai") == "embedded" else "paper"
         if variant not in VARIANTS:
-            raise InputError(f"unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}", field="variant")
+            raise InputError(
+                f"unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}", field="variant"
+            )
         self.variant = variant
         self.max_rows = int(max_rows)
-        self.max_table_chars = int(max_table_chars) if max_table_chars is not None else table_budget_chars(n_ctx)
+        self.max_table_chars = (
+            int(max_table_chars) if max_table_chars is not None else table_budget_chars(n_ctx)
+        )
         self.seed = int(seed)
         self._backend_arg = backend
         self._client: JudgeClient | None = None
@@ -91,7 +95,9 @@ class JudgeMetric(Metric):
     @property
     def client(self) -> JudgeClient:
         if self._client is None:
-            self._client = JudgeClient(self.backbone, backend=self._backend_arg, parser_version=PARSER_VERSION)
+            self._client = JudgeClient(
+                self.backbone, backend=self._backend_arg, parser_version=PARSER_VERSION
+            )
         return self._client
 
     def prompt(self, task: str) -> PromptTemplate:
@@ -104,9 +110,21 @@ class JudgeMetric(Metric):
 
     def _signature(self, name: str, **opts: Any) -> str:
         prompts = "+".join(self.prompt(t).short_hash for t in self.tasks)
-        parts = [name, f"backbone:{self.backbone}", f"model:{self._identity()}", f"variant:{self.variant}", f"prompts:{prompts}"]
+        parts = [
+            name,
+            f"backbone:{self.backbone}",
+            f"model:{self._identity()}",
+            f"variant:{self.variant}",
+            f"prompts:{prompts}",
+        ]
         parts += [f"{k}:{v}" for k, v in opts.items()]
-        parts += [f"rows:{self.max_rows}", f"tchars:{self.max_table_chars}", f"seed:{self.seed}", f"parser:{PARSER_VERSION}", f"version:{__version__}"]
+        parts += [
+            f"rows:{self.max_rows}",
+            f"tchars:{self.max_table_chars}",
+            f"seed:{self.seed}",
+            f"parser:{PARSER_VERSION}",
+            f"version:{__version__}",
+        ]
         return "|".join(parts)
 
     def tables_text(self, inp: Input | None) -> tuple[str, dict[str, Any]] | None:
@@ -114,11 +132,17 @@ class JudgeMetric(Metric):
         truncation record; ``None`` when the input has neither."""
         tables = tables_of(inp)
         if tables:
-            s: SerializedTables = serialize_tables(tables, max_rows=self.max_rows, max_chars=self.max_table_chars)
+            s: SerializedTables = serialize_tables(
+                tables, max_rows=self.max_rows, max_chars=self.max_table_chars
+            )
             return s.text, s.truncation()
         if inp is not None and inp.context:
             text = inp.context[: self.max_table_chars]
-            return text, {"tables": 0, "context_chars": len(inp.context), "truncated": len(inp.context) > self.max_table_chars}
+            return text, {
+                "tables": 0,
+                "context_chars": len(inp.context),
+                "truncated": len(inp.context) > self.max_table_chars,
+            }
         return None
 
     def schemas_text(self, inp: Input | None) -> str | None:

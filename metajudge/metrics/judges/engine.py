@@ -51,7 +51,16 @@ class CallStats:
     wall_s: float = 0.0
 
     def add(self, other: CallStats) -> None:
-        for k in ("requests", "calls", "cached", "errors", "prompt_tokens", "processed_prompt_tokens", "completion_tokens", "wall_s"):
+        for k in (
+            "requests",
+            "calls",
+            "cached",
+            "errors",
+            "prompt_tokens",
+            "processed_prompt_tokens",
+            "completion_tokens",
+            "wall_s",
+        ):
             setattr(self, k, getattr(self, k) + getattr(other, k))
         self.processed_known = self.processed_known and other.processed_known
 
@@ -68,7 +77,9 @@ def backbone_config(name: str) -> Any:
 
     cfgs = all_configs()
     if name not in cfgs:
-        raise InputError(f"unknown backbone {name!r}; known: {', '.join(sorted(cfgs))}", field="backbone")
+        raise InputError(
+            f"unknown backbone {name!r}; known: {', '.join(sorted(cfgs))}", field="backbone"
+        )
     return cfgs[name]
 
 
@@ -83,7 +94,11 @@ def backbone_identity(name: str) -> str:
             from metajudge.backends.models import gguf_sha256, resolve_gguf
 
             ident += f"@{gguf_sha256(resolve_gguf(cfg.gguf))[:12]}"
-        except (OSError, ImportError, MetajudgeError):  # model not installed: the signature names the file spec
+        except (
+            OSError,
+            ImportError,
+            MetajudgeError,
+        ):  # model not installed: the signature names the file spec
             ident += f"@{cfg.gguf}"
     return ident
 
@@ -99,13 +114,21 @@ def _processed(c: Completion) -> int | None:
 class JudgeClient:
     """Requests in, completions out, costs counted. ``backend=`` injects one (tests, sharing)."""
 
-    def __init__(self, backbone: str | None = None, *, backend: Backend | None = None, parser_version: str = "") -> None:
+    def __init__(
+        self,
+        backbone: str | None = None,
+        *,
+        backend: Backend | None = None,
+        parser_version: str = "",
+    ) -> None:
         self.backbone = backbone or default_backbone()
         self.parser_version = parser_version
         self._backend = backend
         self._owns = backend is None
         if backend is not None:
-            self.chat = bool(getattr(getattr(backend, "config", None), "chat", getattr(backend, "chat", True)))
+            self.chat = bool(
+                getattr(getattr(backend, "config", None), "chat", getattr(backend, "chat", True))
+            )
         else:
             self.chat = bool(backbone_config(self.backbone).chat)
         self.stats = CallStats()
@@ -129,7 +152,11 @@ class JudgeClient:
     def _server_logs(self) -> list[Path]:
         """Log files of the embedded llama.cpp servers behind the backend (none for remote ones)."""
         inner = getattr(self._backend, "inner", self._backend)
-        return [Path(s.log_path) for s in getattr(inner, "servers", []) or [] if getattr(s, "log_path", None)]
+        return [
+            Path(s.log_path)
+            for s in getattr(inner, "servers", []) or []
+            if getattr(s, "log_path", None)
+        ]
 
     def run(self, requests: Sequence[Request]) -> list[Completion | BackendError]:
         """Run a batch in order; every outcome counted in :attr:`stats`.
@@ -152,7 +179,11 @@ class JudgeClient:
         if logs:
             from metajudge.backends.server import prompt_eval_stats
 
-            from_log = sum(prompt_eval_stats(p, before.get(p, 0))["prompt_tokens_evaluated"] for p in logs if p.exists())
+            from_log = sum(
+                prompt_eval_stats(p, before.get(p, 0))["prompt_tokens_evaluated"]
+                for p in logs
+                if p.exists()
+            )
         self.stats.requests += len(requests)
         ran: set[int] = set()
         for c in out:

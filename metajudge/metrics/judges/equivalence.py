@@ -21,7 +21,10 @@ from metajudge.metrics.judges.parsers import parse_equivalence
 
 EQUIVALENCE_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"equivalent": {"type": "boolean"}, "rationale": {"type": "string", "maxLength": 160}},
+    "properties": {
+        "equivalent": {"type": "boolean"},
+        "rationale": {"type": "string", "maxLength": 160},
+    },
     "required": ["equivalent", "rationale"],
 }
 
@@ -55,7 +58,12 @@ class AnswerEquivalence(JudgeMetric):
 
     @property
     def signature(self) -> str:
-        return self._signature("answer_equivalence", fast_path=self.fast_path, structured=self.structured, max_tokens=self.max_tokens)
+        return self._signature(
+            "answer_equivalence",
+            fast_path=self.fast_path,
+            structured=self.structured,
+            max_tokens=self.max_tokens,
+        )
 
     def score_batch(self, items: Sequence[ScoreItem]) -> list[MetricResult]:
         results: list[MetricResult | None] = [None] * len(items)
@@ -63,7 +71,9 @@ class AnswerEquivalence(JudgeMetric):
         for i, it in enumerate(items):
             if it.response is None or not it.response.strip():
                 self.items_scored += 1
-                results[i] = MetricResult(it.key, 0.0, {"decided_by": "empty", "rationale": "empty prediction"})
+                results[i] = MetricResult(
+                    it.key, 0.0, {"decided_by": "empty", "rationale": "empty prediction"}
+                )
                 continue
             if not it.reference:
                 self.items_failed += 1
@@ -74,17 +84,27 @@ class AnswerEquivalence(JudgeMetric):
                 if fp is not None:
                     self.fast_decided += 1
                     self.items_scored += 1
-                    results[i] = MetricResult(it.key, float(fp[0]), {"decided_by": "fast_path", "rationale": fp[1]})
+                    results[i] = MetricResult(
+                        it.key, float(fp[0]), {"decided_by": "fast_path", "rationale": fp[1]}
+                    )
                     continue
             pending.append(i)
         tpl = self.prompt("equivalence")
         reqs = []
         for i in pending:
             it = items[i]
-            dec: dict[str, Any] = {"max_tokens": self.max_tokens, "temperature": 0.0, "seed": self.seed}
+            dec: dict[str, Any] = {
+                "max_tokens": self.max_tokens,
+                "temperature": 0.0,
+                "seed": self.seed,
+            }
             if self.structured:
                 dec["json_schema"] = EQUIVALENCE_SCHEMA
-            text = tpl.render(question=it.input.question if it.input else "", gold=it.reference or "", prediction=it.response or "")
+            text = tpl.render(
+                question=it.input.question if it.input else "",
+                gold=it.reference or "",
+                prediction=it.response or "",
+            )
             reqs.append(self.client.request(text, **dec))
         for i, c in zip(pending, self.client.run(reqs), strict=True):
             key = items[i].key
@@ -95,7 +115,12 @@ class AnswerEquivalence(JudgeMetric):
             verdict, why = parse_equivalence(c.text)
             self.count(1, int(verdict is None))
             self.llm_decided += 1
-            det = {"decided_by": "llm", "rationale": why, "raw": c.text, "parse_failures": int(verdict is None)}
+            det = {
+                "decided_by": "llm",
+                "rationale": why,
+                "raw": c.text,
+                "parse_failures": int(verdict is None),
+            }
             if verdict is None:
                 self.items_failed += 1
                 results[i] = MetricResult(key, None, det, "unparseable judge output")
@@ -108,5 +133,9 @@ class AnswerEquivalence(JudgeMetric):
     def summary(self) -> dict[str, Any]:
         out = super().summary
         total = self.fast_decided + self.llm_decided
-        out.update(fast_path_decided=self.fast_decided, llm_judged=self.llm_decided, fast_path_share=round(self.fast_decided / total, 4) if total else 0.0)
+        out.update(
+            fast_path_decided=self.fast_decided,
+            llm_judged=self.llm_decided,
+            fast_path_share=round(self.fast_decided / total, 4) if total else 0.0,
+        )
         return out

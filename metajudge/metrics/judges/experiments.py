@@ -21,7 +21,9 @@ from metajudge.data.formats import Input
 from metajudge.metrics.base import ScoreItem
 
 
-def bootstrap_mean_ci(values: Sequence[float], rng: np.random.Generator, *, n_boot: int = 2000, level: float = 0.95) -> tuple[float, float, float]:
+def bootstrap_mean_ci(
+    values: Sequence[float], rng: np.random.Generator, *, n_boot: int = 2000, level: float = 0.95
+) -> tuple[float, float, float]:
     """(mean, lo, hi): percentile bootstrap CI of the mean over items.
 
     >>> m, lo, hi = bootstrap_mean_ci([0.0, 1.0, 1.0, 0.0], np.random.default_rng(0))
@@ -75,7 +77,12 @@ def run_equivalence_probe(
     probes = equivalence_probes(triples, np.random.default_rng(seed), max_golds=golds)
     items = [ScoreItem(p.id, p.prediction, p.gold, Input(p.question)) for p in probes]
     labels = [p.label for p in probes]
-    out: dict[str, Any] = {"seed": seed, "golds": golds, "probes": [p.to_dict() for p in probes], "backbones": {}}
+    out: dict[str, Any] = {
+        "seed": seed,
+        "golds": golds,
+        "probes": [p.to_dict() for p in probes],
+        "backbones": {},
+    }
     kinds = sorted({p.kind for p in probes})
     for bb in backbones:
         res: dict[str, Any] = {}
@@ -84,7 +91,10 @@ def run_equivalence_probe(
             r_llm = llm.score_batch(items)
             res["llm_only"] = _rates(labels, [r.score for r in r_llm])
             res["llm_only"]["by_kind"] = {
-                k: _rates([lab for lab, p in zip(labels, probes, strict=True) if p.kind == k], [r.score for r, p in zip(r_llm, probes, strict=True) if p.kind == k])
+                k: _rates(
+                    [lab for lab, p in zip(labels, probes, strict=True) if p.kind == k],
+                    [r.score for r, p in zip(r_llm, probes, strict=True) if p.kind == k],
+                )
                 for k in kinds
             }
             res["llm_only"]["signature"] = llm.signature
@@ -96,7 +106,14 @@ def run_equivalence_probe(
             res["with_fast_path"]["fast_path_share"] = full.summary["fast_path_share"]
             res["with_fast_path"]["signature"] = full.signature
             res["examples"] = [
-                {"id": p.id, "label": p.label, "kind": p.kind, "llm": r.score, "raw": r.details.get("raw", "")[:200]} for p, r in list(zip(probes, r_llm, strict=True))[:12]
+                {
+                    "id": p.id,
+                    "label": p.label,
+                    "kind": p.kind,
+                    "llm": r.score,
+                    "raw": r.details.get("raw", "")[:200],
+                }
+                for p, r in list(zip(probes, r_llm, strict=True))[:12]
             ]
             full._client = None
         finally:
@@ -105,7 +122,14 @@ def run_equivalence_probe(
     return out
 
 
-def multi_table_items(n: int, *, seed: int = 0, data_dir: str | Path | None = None, min_tables: int = 2, min_numbers: int = 2) -> list[Any]:
+def multi_table_items(
+    n: int,
+    *,
+    seed: int = 0,
+    data_dir: str | Path | None = None,
+    min_tables: int = 2,
+    min_numbers: int = 2,
+) -> list[Any]:
     """``n`` MT-RAIG items with ≥ ``min_tables`` tables whose reference has ≥ ``min_numbers``
     changeable numbers, in a seeded random order."""
     from metajudge.data.benchmarks import load_mtraig_items
@@ -116,7 +140,11 @@ def multi_table_items(n: int, *, seed: int = 0, data_dir: str | Path | None = No
     out = []
     for i in rng.permutation(len(items)):
         it = items[int(i)]
-        if len(it.tables) >= min_tables and perturb_numbers(it.reference, np.random.default_rng(0), min_changed=min_numbers) is not None:
+        if (
+            len(it.tables) >= min_tables
+            and perturb_numbers(it.reference, np.random.default_rng(0), min_changed=min_numbers)
+            is not None
+        ):
             out.append(it)
         if len(out) >= n:
             break
@@ -171,7 +199,9 @@ def run_mtraig_perturb(
             stage["decompose"] = decomp_cost
             ref = [r.score for r in res if r.key.endswith("::reference")]
             per = [r.score for r in res if r.key.endswith("::perturbed")]
-            paired = [(a, b) for a, b in zip(ref, per, strict=True) if a is not None and b is not None]
+            paired = [
+                (a, b) for a, b in zip(ref, per, strict=True) if a is not None and b is not None
+            ]
             mr = bootstrap_mean_ci([a for a, _ in paired], rng, n_boot=n_boot)
             mp = bootstrap_mean_ci([b for _, b in paired], rng, n_boot=n_boot)
             md = bootstrap_mean_ci([a - b for a, b in paired], rng, n_boot=n_boot)
@@ -184,12 +214,23 @@ def run_mtraig_perturb(
                 "reference_mean_ci": mr,
                 "perturbed_mean_ci": mp,
                 "difference_mean_ci": md,
-                "perturbed_lower_share": round(sum(a > b for a, b in paired) / len(paired), 4) if paired else None,
+                "perturbed_lower_share": round(sum(a > b for a, b in paired) / len(paired), 4)
+                if paired
+                else None,
                 "parse_failures": m.parse_failures,
                 "parse_attempts": m.parse_attempts,
                 "stage_cost": stage,
                 "cost_per_insight": {k: round(v / n_ins, 3) for k, v in _totals(stage).items()},
-                "verify_cost_per_insight": {k: round(float(stage["verify"].get(k, 0)) / n_ins, 3) for k in ("calls", "prompt_tokens", "processed_prompt_tokens", "completion_tokens", "wall_s")},
+                "verify_cost_per_insight": {
+                    k: round(float(stage["verify"].get(k, 0)) / n_ins, 3)
+                    for k in (
+                        "calls",
+                        "prompt_tokens",
+                        "processed_prompt_tokens",
+                        "completion_tokens",
+                        "wall_s",
+                    )
+                },
                 "run_cost_delta": _delta(before, after),
             }
             verdicts[mode] = {r.key: list(r.details.get("verdicts") or []) for r in res}
@@ -206,13 +247,30 @@ def run_mtraig_perturb(
                         continue
                     total += 1
                     agree += int(round(x) == round(y))
-            out["agreement"] = {"modes": [a, b], "claims_compared": total, "agree": agree, "share": round(agree / total, 4) if total else None}
+            out["agreement"] = {
+                "modes": [a, b],
+                "claims_compared": total,
+                "agree": agree,
+                "share": round(agree / total, 4) if total else None,
+            }
             ca, cb = out["modes"][a]["cost_per_insight"], out["modes"][b]["cost_per_insight"]
             out["ratios"] = {
-                k: round(ca[k] / cb[k], 3) if cb.get(k) else None for k in ("calls", "prompt_tokens", "processed_prompt_tokens", "completion_tokens", "wall_s")
+                k: round(ca[k] / cb[k], 3) if cb.get(k) else None
+                for k in (
+                    "calls",
+                    "prompt_tokens",
+                    "processed_prompt_tokens",
+                    "completion_tokens",
+                    "wall_s",
+                )
             }
-            va_, vb_ = out["modes"][a]["verify_cost_per_insight"], out["modes"][b]["verify_cost_per_insight"]
-            out["verify_ratios"] = {k: round(va_[k] / vb_[k], 3) if vb_.get(k) else None for k in va_}
+            va_, vb_ = (
+                out["modes"][a]["verify_cost_per_insight"],
+                out["modes"][b]["verify_cost_per_insight"],
+            )
+            out["verify_ratios"] = {
+                k: round(va_[k] / vb_[k], 3) if vb_.get(k) else None for k in va_
+            }
         out["examples"] = [
             {"key": it.key, "text": (it.response or "")[:300]} for it in score_items[:4]
         ]
@@ -230,4 +288,11 @@ def _totals(stage: dict[str, dict[str, Any]]) -> dict[str, float]:
 def _delta(before: dict[str, Any] | None, after: dict[str, Any]) -> dict[str, Any]:
     if before is None:
         return after
-    return {k: (round(after[k] - before[k], 3) if isinstance(after[k], (int, float)) and not isinstance(after[k], bool) else after[k]) for k in after}
+    return {
+        k: (
+            round(after[k] - before[k], 3)
+            if isinstance(after[k], (int, float)) and not isinstance(after[k], bool)
+            else after[k]
+        )
+        for k in after
+    }

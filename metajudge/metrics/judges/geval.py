@@ -58,9 +58,14 @@ class GEval(JudgeMetric):
     ) -> None:
         super().__init__(backbone=backbone, variant=variant, backend=backend, **kw)
         if dimension not in ("faithfulness", "completeness"):
-            raise InputError(f"dimension must be faithfulness or completeness, got {dimension!r}", field="dimension")
+            raise InputError(
+                f"dimension must be faithfulness or completeness, got {dimension!r}",
+                field="dimension",
+            )
         if mode not in ("logprobs", "samples", "greedy"):
-            raise InputError(f"mode must be logprobs, samples or greedy, got {mode!r}", field="mode")
+            raise InputError(
+                f"mode must be logprobs, samples or greedy, got {mode!r}", field="mode"
+            )
         self.dimension = dimension
         self.mode = mode
         self.n = int(n) if mode == "samples" else 1
@@ -73,13 +78,22 @@ class GEval(JudgeMetric):
         self.constrained = self.can_constrain if constrained is None else bool(constrained)
         # unconstrained small chat models echo the label first ("Faithfulness (1–5): 4")
         self.grammar = SCORE_GRAMMAR if self.client_is_chat else SCORE_GRAMMAR_BASE
-        self.max_tokens = int(max_tokens) if max_tokens is not None else ((1 if self.client_is_chat else 2) if self.constrained else 16)
+        self.max_tokens = (
+            int(max_tokens)
+            if max_tokens is not None
+            else ((1 if self.client_is_chat else 2) if self.constrained else 16)
+        )
         self.name = f"geval_{dimension}"
         self.tasks = (f"geval_{dimension}",)
 
     @property
     def signature(self) -> str:
-        opts: dict[str, Any] = {"dim": self.dimension, "mode": self.mode, "max_tokens": self.max_tokens, "constrained": self.constrained}
+        opts: dict[str, Any] = {
+            "dim": self.dimension,
+            "mode": self.mode,
+            "max_tokens": self.max_tokens,
+            "constrained": self.constrained,
+        }
         if self.mode == "samples":
             opts.update(n=self.n, temp=self.temperature)
         if self.mode == "logprobs":
@@ -94,7 +108,9 @@ class GEval(JudgeMetric):
             return "input has no tables (G-Eval judges an insight against its tables)"
         text, trunc = tab
         prompt = self.prompt(self.tasks[0]).render(
-            serialized_tables=text, question=item.input.question if item.input else "", insight=item.response.strip()
+            serialized_tables=text,
+            question=item.input.question if item.input else "",
+            insight=item.response.strip(),
         )
         dec: dict[str, Any] = {"max_tokens": self.max_tokens, "seed": self.seed}
         if self.variant == "small" and not self.constrained:
@@ -116,11 +132,24 @@ class GEval(JudgeMetric):
             dist = score_distribution(ch.logprobs if ch else None)
             if dist is None:
                 return None, {"raw": ch.text if ch else ""}, 1, 1
-            return dist.expected, {"probs": {str(k): round(v, 4) for k, v in dist.probs.items()}, "score_mass": round(dist.mass, 4), "raw": ch.text}, 1, 0
+            return (
+                dist.expected,
+                {
+                    "probs": {str(k): round(v, 4) for k, v in dist.probs.items()},
+                    "score_mass": round(dist.mass, 4),
+                    "raw": ch.text,
+                },
+                1,
+                0,
+            )
         scores = [parse_score(ch.text) for ch in c.choices]
         ok = [s for s in scores if s is not None]
         fails = len(scores) - len(ok)
-        det: dict[str, Any] = {"samples": scores} if self.mode == "samples" else {"raw": c.choices[0].text if c.choices else ""}
+        det: dict[str, Any] = (
+            {"samples": scores}
+            if self.mode == "samples"
+            else {"raw": c.choices[0].text if c.choices else ""}
+        )
         if not ok:
             return None, det, len(scores), fails
         return sum(ok) / len(ok), det, len(scores), fails

@@ -50,7 +50,14 @@ def verdicts_schema(n: int) -> dict[str, Any]:
     """JSON schema of a batched verification answer: exactly ``n`` yes/no verdicts."""
     return {
         "type": "object",
-        "properties": {"verdicts": {"type": "array", "items": {"type": "string", "enum": ["yes", "no"]}, "minItems": n, "maxItems": n}},
+        "properties": {
+            "verdicts": {
+                "type": "array",
+                "items": {"type": "string", "enum": ["yes", "no"]},
+                "minItems": n,
+                "maxItems": n,
+            }
+        },
         "required": ["verdicts"],
     }
 
@@ -74,7 +81,11 @@ class _Item:
 
 
 def _diff(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
-    return {k: round(b[k] - a[k], 3) for k in b if isinstance(b[k], (int, float)) and not isinstance(b[k], bool)}
+    return {
+        k: round(b[k] - a[k], 3)
+        for k in b
+        if isinstance(b[k], (int, float)) and not isinstance(b[k], bool)
+    }
 
 
 class MTRAIGFaithfulness(JudgeMetric):
@@ -105,7 +116,9 @@ class MTRAIGFaithfulness(JudgeMetric):
         if mode not in ("per_claim", "batched"):
             raise InputError(f"mode must be per_claim or batched, got {mode!r}", field="mode")
         if no_claims not in ("zero", "none"):
-            raise InputError(f"no_claims must be zero or none, got {no_claims!r}", field="no_claims")
+            raise InputError(
+                f"no_claims must be zero or none, got {no_claims!r}", field="no_claims"
+            )
         self.mode = mode
         self.n = int(n) if mode == "per_claim" else 1
         self.temperature = float(temperature)
@@ -115,7 +128,10 @@ class MTRAIGFaithfulness(JudgeMetric):
         # per_claim: a GBNF grammar admits only "Yes"/"No" (llama.cpp backends); batched answers
         # are always constrained by their JSON schema
         self.constrained = self.can_constrain if constrained is None else bool(constrained)
-        self.tasks = ("mtraig_claims", "mtraig_verify" if mode == "per_claim" else "mtraig_verify_batched")
+        self.tasks = (
+            "mtraig_claims",
+            "mtraig_verify" if mode == "per_claim" else "mtraig_verify_batched",
+        )
 
     @property
     def signature(self) -> str:
@@ -144,10 +160,22 @@ class MTRAIGFaithfulness(JudgeMetric):
             if schemas is None:
                 states[i].error = "input has no tables"
                 continue
-            dec: dict[str, Any] = {"max_tokens": self.decompose_max_tokens, "temperature": 0.0, "seed": self.seed}
+            dec: dict[str, Any] = {
+                "max_tokens": self.decompose_max_tokens,
+                "temperature": 0.0,
+                "seed": self.seed,
+            }
             if self.variant == "small":
                 dec["stop"] = ("\n\n", "\nTables:", "\nInsight:")
-            reqs.append((i, self.client.request(tpl.render(serialized_table_schemas=schemas, insight=it.response.strip()), **dec)))
+            reqs.append(
+                (
+                    i,
+                    self.client.request(
+                        tpl.render(serialized_table_schemas=schemas, insight=it.response.strip()),
+                        **dec,
+                    ),
+                )
+            )
         outs = self.client.run([r for _, r in reqs])
         for (i, _), c in zip(reqs, outs, strict=True):
             st = states[i]
@@ -158,7 +186,9 @@ class MTRAIGFaithfulness(JudgeMetric):
             claims = parse_list(raw, max_items=MAX_CLAIMS, continued=self.variant == "small")
             self.count(1, int(claims is None))
             st.details["decomposition_raw"] = raw
-            st.details["decomposition_truncated"] = bool(c.choices and c.choices[0].finish_reason == "length")
+            st.details["decomposition_truncated"] = bool(
+                c.choices and c.choices[0].finish_reason == "length"
+            )
             if claims is None:
                 st.error = "unparseable decomposition"
                 st.details["parse_failures"] = st.details.get("parse_failures", 0) + 1
@@ -174,13 +204,21 @@ class MTRAIGFaithfulness(JudgeMetric):
         st.details["tables"] = trunc
         if self.mode == "per_claim":
             tpl = self.prompt("mtraig_verify")
-            dec: dict[str, Any] = {"max_tokens": self.verify_max_tokens or 16, "temperature": self.temperature, "n": self.n, "seed": self.seed}
+            dec: dict[str, Any] = {
+                "max_tokens": self.verify_max_tokens or 16,
+                "temperature": self.temperature,
+                "n": self.n,
+                "seed": self.seed,
+            }
             if self.constrained:
                 dec["grammar"] = VERDICT_GRAMMAR
                 dec["max_tokens"] = self.verify_max_tokens or 2
             elif self.variant == "small":
                 dec["stop"] = ("\n",)
-            return [self.client.request(tpl.render(serialized_tables=text, decomposed_claim=cl), **dec) for cl in st.claims]
+            return [
+                self.client.request(tpl.render(serialized_tables=text, decomposed_claim=cl), **dec)
+                for cl in st.claims
+            ]
         tpl = self.prompt("mtraig_verify_batched")
         k = len(st.claims)
         dec = {
@@ -189,9 +227,15 @@ class MTRAIGFaithfulness(JudgeMetric):
             "seed": self.seed,
             "json_schema": verdicts_schema(k),
         }
-        return [self.client.request(tpl.render(serialized_tables=text, decomposed_claims=numbered(st.claims)), **dec)]
+        return [
+            self.client.request(
+                tpl.render(serialized_tables=text, decomposed_claims=numbered(st.claims)), **dec
+            )
+        ]
 
-    def _verdicts(self, st: _Item, outs: list[Completion | BackendError]) -> list[float | None] | str:
+    def _verdicts(
+        self, st: _Item, outs: list[Completion | BackendError]
+    ) -> list[float | None] | str:
         assert st.claims is not None
         k = len(st.claims)
         raws: list[Any] = []
@@ -204,7 +248,9 @@ class MTRAIGFaithfulness(JudgeMetric):
                 raws.append([ch.text for ch in c.choices] if self.n > 1 else c.text)
                 ok = [p for p in parsed if p is not None]
                 self.count(len(parsed), len(parsed) - len(ok))
-                st.details["parse_failures"] = st.details.get("parse_failures", 0) + len(parsed) - len(ok)
+                st.details["parse_failures"] = (
+                    st.details.get("parse_failures", 0) + len(parsed) - len(ok)
+                )
                 vals.append(sum(ok) / len(ok) if ok else None)
             st.details["verification_raw"] = raws
             return vals
@@ -301,14 +347,23 @@ class MTRAIGCompleteness(JudgeMetric):
     @property
     def signature(self) -> str:
         return self._signature(
-            "mtraig_completeness", structured=self.structured, dec_tokens=self.decompose_max_tokens, match_tokens=self.match_max_tokens
+            "mtraig_completeness",
+            structured=self.structured,
+            dec_tokens=self.decompose_max_tokens,
+            match_tokens=self.match_max_tokens,
         )
 
     def _topics_request(self, question: str, insight: str) -> Request:
-        dec: dict[str, Any] = {"max_tokens": self.decompose_max_tokens, "temperature": 0.0, "seed": self.seed}
+        dec: dict[str, Any] = {
+            "max_tokens": self.decompose_max_tokens,
+            "temperature": 0.0,
+            "seed": self.seed,
+        }
         if self.variant == "small":
             dec["stop"] = ("\n\n", "\nQuestion:", "\nInsight:")
-        return self.client.request(self.prompt("mtraig_topics").render(question=question, insight=insight.strip()), **dec)
+        return self.client.request(
+            self.prompt("mtraig_topics").render(question=question, insight=insight.strip()), **dec
+        )
 
     def score_batch(self, items: Sequence[ScoreItem]) -> list[MetricResult]:
         states = [_Item(it.key) for it in items]
@@ -322,7 +377,10 @@ class MTRAIGCompleteness(JudgeMetric):
                 st.error = "no reference insight (completeness needs one)"
             else:
                 q = it.input.question if it.input else ""
-                reqs += [self._topics_request(q, it.reference), self._topics_request(q, it.response)]
+                reqs += [
+                    self._topics_request(q, it.reference),
+                    self._topics_request(q, it.response),
+                ]
         outs = iter(self.client.run(reqs))
         topics: dict[int, tuple[list[str], list[str]]] = {}
         for i, st in enumerate(states):
@@ -350,11 +408,16 @@ class MTRAIGCompleteness(JudgeMetric):
         for i, (a, b) in topics.items():
             if not a or not b:
                 continue
-            dec: dict[str, Any] = {"max_tokens": self.match_max_tokens, "temperature": 0.0, "seed": self.seed}
+            dec: dict[str, Any] = {
+                "max_tokens": self.match_max_tokens,
+                "temperature": 0.0,
+                "seed": self.seed,
+            }
             if self.structured:
                 dec["json_schema"] = MATCH_SCHEMA
             text = self.prompt("mtraig_match").render(
-                decomposed_ground_truth_topic_set=numbered(a), decomposed_predicted_topic_set=numbered(b)
+                decomposed_ground_truth_topic_set=numbered(a),
+                decomposed_predicted_topic_set=numbered(b),
             )
             match_reqs.append((i, self.client.request(text, **dec)))
         mouts = self.client.run([r for _, r in match_reqs])
@@ -374,7 +437,11 @@ class MTRAIGCompleteness(JudgeMetric):
                 continue
             p, r = len(m.matched_b) / len(b), len(m.matched_a) / len(a)
             f1 = 2 * p * r / (p + r) if p + r > 0 else 0.0
-            st.details.update(matched_reference=list(m.matched_a), matched_predicted=list(m.matched_b), invalid_indices=m.invalid)
+            st.details.update(
+                matched_reference=list(m.matched_a),
+                matched_predicted=list(m.matched_b),
+                invalid_indices=m.invalid,
+            )
             st.details.update(precision=p, recall=r, f1=f1)
             self.items_scored += 1
             results[i] = MetricResult(st.key, f1, st.details)
@@ -387,7 +454,12 @@ class MTRAIGCompleteness(JudgeMetric):
                 out.append(self._fail(st, st.error))
             else:  # an empty topic set: nothing can match
                 a, b = topics[i]
-                st.details.update(precision=0.0 if b else None, recall=0.0 if a else None, f1=0.0, empty_topic_set="reference" if not a else "prediction")
+                st.details.update(
+                    precision=0.0 if b else None,
+                    recall=0.0 if a else None,
+                    f1=0.0,
+                    empty_topic_set="reference" if not a else "prediction",
+                )
                 self.items_scored += 1
                 out.append(MetricResult(st.key, 0.0, st.details))
         return out

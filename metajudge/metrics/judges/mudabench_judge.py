@@ -36,7 +36,14 @@ from metajudge.metrics.judges.prompts import numbered
 def facts_schema(n: int) -> dict[str, Any]:
     return {
         "type": "object",
-        "properties": {"facts": {"type": "array", "items": {"type": "string", "enum": ["covered", "wrong", "missing"]}, "minItems": n, "maxItems": n}},
+        "properties": {
+            "facts": {
+                "type": "array",
+                "items": {"type": "string", "enum": ["covered", "wrong", "missing"]},
+                "minItems": n,
+                "maxItems": n,
+            }
+        },
         "required": ["facts"],
     }
 
@@ -73,7 +80,9 @@ def read_predictions(path: str | Path) -> list[Prediction]:
         if not isinstance(ans, str):
             raise InputError("expected a string", path=p, line=ln, field="answer")
         facts = d.get("facts")
-        if facts is not None and (not isinstance(facts, list) or not all(isinstance(f, str) for f in facts)):
+        if facts is not None and (
+            not isinstance(facts, list) or not all(isinstance(f, str) for f in facts)
+        ):
             raise InputError("expected a list of strings", path=p, line=ln, field="facts")
         out.append(Prediction(key, ans, tuple(facts) if facts is not None else None))
     if not out:
@@ -90,7 +99,14 @@ class FactCoverageJudge(JudgeMetric):
     needs_reference = False
     tasks = ("fact_coverage",)
 
-    def __init__(self, *, backbone: str | None = None, variant: str | None = None, backend: Backend | None = None, **kw: Any) -> None:
+    def __init__(
+        self,
+        *,
+        backbone: str | None = None,
+        variant: str | None = None,
+        backend: Backend | None = None,
+        **kw: Any,
+    ) -> None:
         super().__init__(backbone=backbone, variant=variant, backend=backend, **kw)
 
     @property
@@ -110,7 +126,9 @@ class FactCoverageJudge(JudgeMetric):
             if not facts:
                 results[i] = MetricResult(it.key, None, {}, "no gold facts (input.documents)")
             elif it.response is None or not it.response.strip():
-                results[i] = MetricResult(it.key, 0.0, {"coverage": 0.0, "error": 1.0, "decided_by": "empty"})
+                results[i] = MetricResult(
+                    it.key, 0.0, {"coverage": 0.0, "error": 1.0, "decided_by": "empty"}
+                )
             else:
                 rows.append((it.input.question if it.input else "", it.response, facts))
                 idx.append(i)
@@ -118,22 +136,43 @@ class FactCoverageJudge(JudgeMetric):
             key = items[i].key
             if lab is None or any(x is None for x in lab):
                 self.items_failed += 1
-                results[i] = MetricResult(key, None, {**det, "labels": lab}, det.get("error", "unparseable fact labels"))
+                results[i] = MetricResult(
+                    key, None, {**det, "labels": lab}, det.get("error", "unparseable fact labels")
+                )
                 continue
-            v = QuestionVerdict(key, 0, tuple(FactVerdict(f, s) for f, s in zip(rows[idx.index(i)][2], lab, strict=True)))  # type: ignore[arg-type]
+            v = QuestionVerdict(
+                key,
+                0,
+                tuple(FactVerdict(f, s) for f, s in zip(rows[idx.index(i)][2], lab, strict=True)),
+            )  # type: ignore[arg-type]
             c, e = coverage_error(v)
             self.items_scored += 1
-            results[i] = MetricResult(key, float(min(c, Fraction(1) - e)), {**det, "labels": lab, "coverage": float(c), "error": float(e)})
+            results[i] = MetricResult(
+                key,
+                float(min(c, Fraction(1) - e)),
+                {**det, "labels": lab, "coverage": float(c), "error": float(e)},
+            )
         return [r for r in results if r is not None]
 
-    def label(self, rows: Sequence[tuple[str, str, Sequence[str]]]) -> list[tuple[list[str | None] | None, dict[str, Any]]]:
+    def label(
+        self, rows: Sequence[tuple[str, str, Sequence[str]]]
+    ) -> list[tuple[list[str | None] | None, dict[str, Any]]]:
         """For (question, system output, gold facts) rows: the labels (``None`` if unparseable) and details."""
         tpl = self.prompt("fact_coverage")
         reqs = []
         for q, pred, facts in rows:
             n = len(facts)
-            dec: dict[str, Any] = {"max_tokens": 8 + 5 * n, "temperature": 0.0, "seed": self.seed, "json_schema": facts_schema(n)}
-            reqs.append(self.client.request(tpl.render(question=q, prediction=pred, gold_facts=numbered(list(facts))), **dec))
+            dec: dict[str, Any] = {
+                "max_tokens": 8 + 5 * n,
+                "temperature": 0.0,
+                "seed": self.seed,
+                "json_schema": facts_schema(n),
+            }
+            reqs.append(
+                self.client.request(
+                    tpl.render(question=q, prediction=pred, gold_facts=numbered(list(facts))), **dec
+                )
+            )
         out = []
         for (_, _, facts), c in zip(rows, self.client.run(reqs), strict=True):
             if isinstance(c, BackendError):
@@ -172,19 +211,33 @@ def judge_mudabench(
         if p.key not in by_id:
             raise InputError(f"unknown MuDABench {variant} question {p.key!r}", field="question_id")
         rows.append((p, by_id[p.key]))
-    eq = AnswerEquivalence(backbone=backbone, variant=prompt_variant, fast_path=fast_path, backend=backend)
+    eq = AnswerEquivalence(
+        backbone=backbone, variant=prompt_variant, fast_path=fast_path, backend=backend
+    )
     cov = FactCoverageJudge(backbone=backbone, variant=prompt_variant, backend=backend or None)
     try:
-        t_res = eq.score_batch([ScoreItem(f"{q.variant}#{q.index}", p.answer, q.final_answer, Input(q.question)) for p, q in rows])
+        t_res = eq.score_batch(
+            [
+                ScoreItem(f"{q.variant}#{q.index}", p.answer, q.final_answer, Input(q.question))
+                for p, q in rows
+            ]
+        )
         labels: list[tuple[list[str | None] | None, dict[str, Any]]] = []
         if process:
             if backend is None:  # share the running server between the two judges
                 cov._client = eq.client
             texts = [("\n".join(p.facts) + "\n" if p.facts else "") + p.answer for p, _ in rows]
-            labels = cov.label([(q.question, t, q.gold_facts) for t, (_, q) in zip(texts, rows, strict=True)])
+            labels = cov.label(
+                [(q.question, t, q.gold_facts) for t, (_, q) in zip(texts, rows, strict=True)]
+            )
         verdicts, per_q, unjudged = [], [], 0
         for i, ((p, q), t) in enumerate(zip(rows, t_res, strict=True)):
-            rec: dict[str, Any] = {"id": f"{q.variant}#{q.index}", "question_id": q.question_id, "final": t.score, "final_details": t.details}
+            rec: dict[str, Any] = {
+                "id": f"{q.variant}#{q.index}",
+                "question_id": q.question_id,
+                "final": t.score,
+                "final_details": t.details,
+            }
             ok = t.score is not None
             facts: tuple[Any, ...] = ()
             if process:
@@ -208,7 +261,10 @@ def judge_mudabench(
             "unjudged": unjudged,
             "aggregate": agg,
             "equivalence": eq.summary,
-            "fact_coverage": {"parse_attempts": cov.parse_attempts, "parse_failures": cov.parse_failures},
+            "fact_coverage": {
+                "parse_attempts": cov.parse_attempts,
+                "parse_failures": cov.parse_failures,
+            },
             "signatures": {"equivalence": eq.signature, "fact_coverage": cov.signature},
             "cost": cost,
             "questions": per_q,

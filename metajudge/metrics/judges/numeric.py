@@ -36,7 +36,13 @@ _SCALES: dict[str, Decimal] = {
     "亿": Decimal(10) ** 8,
     "万亿": Decimal(10) ** 12,
 }
-_PCT: dict[str, Decimal] = {"%": Decimal("0.01"), "％": Decimal("0.01"), "‰": Decimal("0.001"), " percent": Decimal("0.01"), " per cent": Decimal("0.01")}
+_PCT: dict[str, Decimal] = {
+    "%": Decimal("0.01"),
+    "％": Decimal("0.01"),
+    "‰": Decimal("0.001"),
+    " percent": Decimal("0.01"),
+    " per cent": Decimal("0.01"),
+}
 
 _NUM = re.compile(
     r"(?:(?P<neg>[-−–]|\()\s?)?"
@@ -85,7 +91,12 @@ def number_spans(text: str) -> list[NumberSpan]:
         # accounting negatives "(4.0)", "($1,200)"; a bare "(2021)" is a parenthesised number
         looks_amount = bool(m.group("cur")) or "." in m.group("num") or "," in m.group("num")
         paren = m.group("neg") == "(" and m.group("close") == ")" and looks_amount
-        if m.group("neg") in ("-", "−", "–") and s > 0 and text[s - 1].isascii() and text[s - 1].isalnum():
+        if (
+            m.group("neg") in ("-", "−", "–")
+            and s > 0
+            and text[s - 1].isascii()
+            and text[s - 1].isalnum()
+        ):
             # a hyphen after a word or digit ("2022-09-05", "COVID-19") is not a minus sign
             s = m.start("cur") if m.group("cur") else core
             if m.group("neg2") is None:
@@ -110,7 +121,10 @@ def number_spans(text: str) -> list[NumberSpan]:
         scale = (m.group("scale") or "").strip()
         if scale:
             key = scale.lower() if scale.isascii() else scale
-            if key in ("m", "b", "k") and scale in ("m", "b"):  # lowercase single letters are too ambiguous
+            if key in ("m", "b", "k") and scale in (
+                "m",
+                "b",
+            ):  # lowercase single letters are too ambiguous
                 e = m.start("scale")
                 scale = ""
             else:

@@ -43,7 +43,9 @@ PAIRWISE_GRAMMAR = 'root ::= " "? ("A" | "B" | "tie")'
 
 _TIE = re.compile(r"\b(tie|equal(ly)?|same|both|neither|draw)\b", re.IGNORECASE)
 _UPPER = re.compile(r"(?<![A-Za-z'])([AB])(?![A-Za-z'])")
-_NAMED = re.compile(r"\b(?:response|output|answer|assistant|option)\s*[\(\[]?\s*([ab])\b", re.IGNORECASE)
+_NAMED = re.compile(
+    r"\b(?:response|output|answer|assistant|option)\s*[\(\[]?\s*([ab])\b", re.IGNORECASE
+)
 
 
 def parse_pairwise(text: str) -> Decision | None:
@@ -79,7 +81,9 @@ def parse_pairwise(text: str) -> Decision | None:
         return bare.upper()  # type: ignore[return-value]
     if bare.lower() in ("tie", "equal", "draw"):
         return "tie"
-    letters = {m.group(1) for m in _UPPER.finditer(first)} | {m.group(1).upper() for m in _NAMED.finditer(first)}
+    letters = {m.group(1) for m in _UPPER.finditer(first)} | {
+        m.group(1).upper() for m in _NAMED.finditer(first)
+    }
     if len(letters) == 1:
         return letters.pop()  # type: ignore[return-value]
     if not letters and _TIE.search(first):
@@ -154,10 +158,17 @@ class PairwiseJudge:
         n_ctx = int(getattr(cfg, "n_ctx", 4096))
         self.variant = variant or ("paper" if chat else "small")
         if self.variant not in VARIANTS:
-            raise InputError(f"unknown variant {self.variant!r}; choose one of {', '.join(VARIANTS)}", field="variant")
-        self.constrained = bool(getattr(cfg, "grammar_param", None)) if constrained is None else constrained
+            raise InputError(
+                f"unknown variant {self.variant!r}; choose one of {', '.join(VARIANTS)}",
+                field="variant",
+            )
+        self.constrained = (
+            bool(getattr(cfg, "grammar_param", None)) if constrained is None else constrained
+        )
         # ~2.5 characters per token; keep ~700 tokens for the instructions and few-shot examples
-        self.max_chars = int(max_chars) if max_chars is not None else max(400, int((n_ctx - 700) * 2.5 / 3))
+        self.max_chars = (
+            int(max_chars) if max_chars is not None else max(400, int((n_ctx - 700) * 2.5 / 3))
+        )
         self.temperature = float(temperature)
         self.seed = int(seed)
         self._backend_arg = backend
@@ -169,24 +180,43 @@ class PairwiseJudge:
     @property
     def client(self) -> JudgeClient:
         if self._client is None:
-            self._client = JudgeClient(self.backbone, backend=self._backend_arg, parser_version=PAIRWISE_PARSER_VERSION)
+            self._client = JudgeClient(
+                self.backbone, backend=self._backend_arg, parser_version=PAIRWISE_PARSER_VERSION
+            )
         return self._client
 
     @property
     def signature(self) -> str:
-        ident = str(getattr(self._backend_arg, "model_id", self.backbone)) if self._backend_arg is not None else backbone_identity(self.backbone)
+        ident = (
+            str(getattr(self._backend_arg, "model_id", self.backbone))
+            if self._backend_arg is not None
+            else backbone_identity(self.backbone)
+        )
         prompt = load_prompt(self.task, self.variant)
-        return "|".join([
-            self.name, f"backbone:{self.backbone}", f"model:{ident}", f"variant:{self.variant}",
-            f"prompt:{prompt.short_hash}", f"constrained:{int(self.constrained)}", f"temp:{self.temperature:g}",
-            f"chars:{self.max_chars}", f"seed:{self.seed}", f"parser:{PAIRWISE_PARSER_VERSION}", f"version:{__version__}",
-        ])
+        return "|".join(
+            [
+                self.name,
+                f"backbone:{self.backbone}",
+                f"model:{ident}",
+                f"variant:{self.variant}",
+                f"prompt:{prompt.short_hash}",
+                f"constrained:{int(self.constrained)}",
+                f"temp:{self.temperature:g}",
+                f"chars:{self.max_chars}",
+                f"seed:{self.seed}",
+                f"parser:{PAIRWISE_PARSER_VERSION}",
+                f"version:{__version__}",
+            ]
+        )
 
     def render(self, record: PairwiseRecord, order: Order) -> tuple[str, dict[str, Any]]:
         """The prompt text for ``record`` shown in ``order`` and what was truncated."""
         first, second = (record.a, record.b) if order == "ab" else (record.b, record.a)
         if first.response is None or second.response is None:
-            raise InputError(f"record {record.id!r} has no response text (a scores-only dataset cannot be judged)", field="response")
+            raise InputError(
+                f"record {record.id!r} has no response text (a scores-only dataset cannot be judged)",
+                field="response",
+            )
         q, tq = _truncate(record.input.question, self.max_chars)
         ra, ta = _truncate(first.response, self.max_chars)
         rb, tb = _truncate(second.response, self.max_chars)
@@ -194,8 +224,14 @@ class PairwiseJudge:
         block = ""
         if ref:
             ref_t, _ = _truncate(ref, self.max_chars // 2)
-            block = f"Reference answer: {ref_t}\n" if self.variant == "small" else f"\nReference answer: {ref_t}\n"
-        text = load_prompt(self.task, self.variant).render(question=q, reference_block=block, response_a=ra, response_b=rb)
+            block = (
+                f"Reference answer: {ref_t}\n"
+                if self.variant == "small"
+                else f"\nReference answer: {ref_t}\n"
+            )
+        text = load_prompt(self.task, self.variant).render(
+            question=q, reference_block=block, response_a=ra, response_b=rb
+        )
         return text, {"truncated": {"instruction": tq, "first": ta, "second": tb}}
 
     def judge(
@@ -217,7 +253,11 @@ class PairwiseJudge:
             # sampling: every request its own seed (derived from the run seed and the position), so the
             # sampling noise is independent across items; greedy decoding ignores the seed
             req_seed = (sd * 1_000_003 + i) % 2**31 if temp > 0 else sd
-            decoding: dict[str, Any] = {"temperature": temp, "max_tokens": 3 if self.constrained else 24, "seed": req_seed}
+            decoding: dict[str, Any] = {
+                "temperature": temp,
+                "max_tokens": 3 if self.constrained else 24,
+                "seed": req_seed,
+            }
             if self.constrained:
                 decoding["grammar"] = PAIRWISE_GRAMMAR
             else:
@@ -230,12 +270,18 @@ class PairwiseJudge:
             self.calls += 1
             if isinstance(c, BackendError):
                 self.backend_errors += 1
-                verdicts.append(PairwiseVerdict(r.id, order, None, None, "", f"backend error: {c}", info))
+                verdicts.append(
+                    PairwiseVerdict(r.id, order, None, None, "", f"backend error: {c}", info)
+                )
                 continue
             dec = parse_pairwise(c.text)
             if dec is None:
                 self.parse_failures += 1
-            verdicts.append(PairwiseVerdict(r.id, order, dec, to_side(dec, order), c.text, None if dec else "unparsed", info))
+            verdicts.append(
+                PairwiseVerdict(
+                    r.id, order, dec, to_side(dec, order), c.text, None if dec else "unparsed", info
+                )
+            )
         return verdicts
 
     @property
@@ -244,7 +290,9 @@ class PairwiseJudge:
         out: dict[str, Any] = {
             "calls": self.calls,
             "parse_failures": self.parse_failures,
-            "parse_failure_rate": round(self.parse_failures / self.calls, 4) if self.calls else None,
+            "parse_failure_rate": round(self.parse_failures / self.calls, 4)
+            if self.calls
+            else None,
             "backend_errors": self.backend_errors,
         }
         if self._client is not None:

@@ -32,7 +32,9 @@ _LABELLED = re.compile(
     r"(?:score|rating|faithfulness|completeness)[^0-9\n]{0,24}?(?<![\d.])([0-9]+(?:\.[0-9]+)?)(?!\.?\d)(?:\s*/\s*5)?",
     re.IGNORECASE,
 )
-_LEADING = re.compile(r"^\s*[\[(]?([0-9]+(?:\.[0-9]+)?)(?:\s*/\s*5)?(?![0-9])(?!\.\s)")  # "1. …" is a list item
+_LEADING = re.compile(
+    r"^\s*[\[(]?([0-9]+(?:\.[0-9]+)?)(?:\s*/\s*5)?(?![0-9])(?!\.\s)"
+)  # "1. …" is a list item
 
 
 #: The scale itself, echoed by small models ("Faithfulness (1–5): 4"): never a score.
@@ -95,7 +97,9 @@ class ScoreDistribution:
         return sum(s * p for s, p in self.probs.items())
 
 
-def score_distribution(logprobs: Sequence[TokenLogprob] | None, lo: int = 1, hi: int = 5) -> ScoreDistribution | None:
+def score_distribution(
+    logprobs: Sequence[TokenLogprob] | None, lo: int = 1, hi: int = 5
+) -> ScoreDistribution | None:
     """G-Eval's probability-weighted score (Liu et al. 2023, Eq. 1): Σ s·p(s) over the score tokens.
 
     The position used is the first generated token that is itself a score digit ``lo..hi``

@@ -42,7 +42,12 @@ class Probe:
 
 
 def _is_year(s: NumberSpan) -> bool:
-    return s.unit == 1 and s.decimals == 0 and 1900 <= s.value <= 2100 and not s.text.startswith(("$", "¥", "€", "£"))
+    return (
+        s.unit == 1
+        and s.decimals == 0
+        and 1900 <= s.value <= 2100
+        and not s.text.startswith(("$", "¥", "€", "£"))
+    )
 
 
 def _is_value(s: NumberSpan) -> bool:
@@ -53,11 +58,21 @@ def _is_value(s: NumberSpan) -> bool:
     if s.decimals == 0 and len(digits) > 1 and digits.startswith("0"):
         return False  # "09", "002142": dates and codes
     # a bare integer of 5+ digits without separators or currency is a code (security id)
-    return not (s.unit == 1 and s.decimals == 0 and len(digits) >= 5 and not s.text.startswith(("$", "¥", "€", "£")) and "," not in s.text)
+    return not (
+        s.unit == 1
+        and s.decimals == 0
+        and len(digits) >= 5
+        and not s.text.startswith(("$", "¥", "€", "£"))
+        and "," not in s.text
+    )
 
 
 def _fmt(x: Decimal, decimals: int, commas: bool) -> str:
-    q = x.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP) if decimals > 0 else x.quantize(Decimal(1), rounding=ROUND_HALF_UP)
+    q = (
+        x.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+        if decimals > 0
+        else x.quantize(Decimal(1), rounding=ROUND_HALF_UP)
+    )
     return f"{q:,}" if commas else f"{q}"
 
 
@@ -84,7 +99,9 @@ def _cjk(text: str) -> bool:
     return bool(re.search(r"[\u4e00-\u9fff]", text))
 
 
-def _format_variant(kind: str, text: str, spans: list[NumberSpan], rng: np.random.Generator) -> tuple[NumberSpan, str] | None:
+def _format_variant(
+    kind: str, text: str, spans: list[NumberSpan], rng: np.random.Generator
+) -> tuple[NumberSpan, str] | None:
     vals = [s for s in spans if _is_value(s)]
     if kind == "percent_fraction":
         pct = [s for s in vals if s.unit == Decimal("0.01")]
@@ -105,7 +122,11 @@ def _format_variant(kind: str, text: str, spans: list[NumberSpan], rng: np.rando
         if _cjk(text):
             scale, word = (Decimal(10) ** 8, "亿") if v >= 10**8 else (Decimal(10) ** 4, "万")
         else:
-            options = [(Decimal(10) ** k, w) for k, w in ((3, " thousand"), (6, " million"), (9, " billion")) if v >= Decimal(10) ** k]
+            options = [
+                (Decimal(10) ** k, w)
+                for k, w in ((3, " thousand"), (6, " million"), (9, " billion"))
+                if v >= Decimal(10) ** k
+            ]
             scale, word = options[int(rng.integers(len(options)))]
         q = v / scale
         body = f"{q:,}" if "," in s.text and q >= 1000 else _plain(q)
@@ -121,7 +142,9 @@ def _format_variant(kind: str, text: str, spans: list[NumberSpan], rng: np.rando
         s = cand[int(rng.integers(len(cand)))]
         disp = abs(s.display)
         body = _fmt(disp, 1, "," in s.text)
-        suffix = s.text[len(s.text.rstrip("%％‰ perntcmilobhusadkMBK万亿千百")) :] if s.unit != 1 else ""
+        suffix = (
+            s.text[len(s.text.rstrip("%％‰ perntcmilobhusadkMBK万亿千百")) :] if s.unit != 1 else ""
+        )
         new = _sign(s) + _cur(s) + body + suffix
         if new == s.text:
             return None
@@ -129,7 +152,9 @@ def _format_variant(kind: str, text: str, spans: list[NumberSpan], rng: np.rando
     raise ValueError(kind)
 
 
-def _perturbation(kind: str, text: str, spans: list[NumberSpan], rng: np.random.Generator) -> tuple[NumberSpan, str] | None:
+def _perturbation(
+    kind: str, text: str, spans: list[NumberSpan], rng: np.random.Generator
+) -> tuple[NumberSpan, str] | None:
     vals = [s for s in spans if _is_value(s) and s.value != 0]
     if not vals:
         return None
@@ -140,8 +165,12 @@ def _perturbation(kind: str, text: str, spans: list[NumberSpan], rng: np.random.
         s = cand[int(rng.integers(len(cand)))]
         f = Decimal("1.05") if rng.random() < 0.5 else Decimal("0.95")
         disp = abs(s.display) * f
-        suffix = s.text[len(s.text.rstrip("%％‰ perntcmilobhusadkMBK万亿千百")) :] if s.unit != 1 else ""
-        return s, _sign(s) + _cur(s) + _fmt(disp, max(s.decimals, 1 if disp < 20 else 0), "," in s.text) + suffix
+        suffix = (
+            s.text[len(s.text.rstrip("%％‰ perntcmilobhusadkMBK万亿千百")) :] if s.unit != 1 else ""
+        )
+        return s, _sign(s) + _cur(s) + _fmt(
+            disp, max(s.decimals, 1 if disp < 20 else 0), "," in s.text
+        ) + suffix
     s = vals[int(rng.integers(len(vals)))]
     if kind == "wrong_sign":
         body = s.text.lstrip("-−–(").rstrip(")")
@@ -155,7 +184,9 @@ def _perturbation(kind: str, text: str, spans: list[NumberSpan], rng: np.random.
     raise ValueError(kind)
 
 
-def equivalence_probes(golds: Sequence[tuple[str, str, str]], rng: np.random.Generator, *, max_golds: int | None = None) -> list[Probe]:
+def equivalence_probes(
+    golds: Sequence[tuple[str, str, str]], rng: np.random.Generator, *, max_golds: int | None = None
+) -> list[Probe]:
     """Probes from ``(id, question, gold answer)`` triples; up to 6 per gold (3 must-accept,
     3 must-reject), only where the rule applies. Golds are visited in a seeded random order and
     those without a value number are skipped; ``max_golds`` golds at most are used.
@@ -180,9 +211,13 @@ def equivalence_probes(golds: Sequence[tuple[str, str, str]], rng: np.random.Gen
             if not new_spans:
                 continue
             label = 1 if kind in FORMAT_KINDS else 0
-            if int(numbers_match(s, new_spans[0])) != label:  # the rule disagrees: not a clean probe
+            if (
+                int(numbers_match(s, new_spans[0])) != label
+            ):  # the rule disagrees: not a clean probe
                 continue
-            out.append(Probe(f"{gid}/{kind}", question, gold, pred, label, kind, f"{s.text} -> {new}"))
+            out.append(
+                Probe(f"{gid}/{kind}", question, gold, pred, label, kind, f"{s.text} -> {new}")
+            )
             made += 1
         if made:
             used += 1
@@ -191,7 +226,9 @@ def equivalence_probes(golds: Sequence[tuple[str, str, str]], rng: np.random.Gen
     return out
 
 
-def perturb_numbers(text: str, rng: np.random.Generator, *, min_changed: int = 1) -> tuple[str, int] | None:
+def perturb_numbers(
+    text: str, rng: np.random.Generator, *, min_changed: int = 1
+) -> tuple[str, int] | None:
     """Every number of ``text`` except years changed by a factor in [1.3, 2.0] (up or down, at
     random), written with the same decimals and separators. Returns (new text, numbers
     changed), or ``None`` if fewer than ``min_changed`` numbers could be changed.
@@ -210,7 +247,9 @@ def perturb_numbers(text: str, rng: np.random.Generator, *, min_changed: int = 1
         body = _fmt(new_disp, s.decimals, "," in s.text)
         if body == _fmt(disp, s.decimals, "," in s.text):
             body = _fmt(disp + 1, s.decimals, "," in s.text)
-        suffix = s.text[len(s.text.rstrip("%％‰ perntcmilobhusadkMBK万亿千百")) :] if s.unit != 1 else ""
+        suffix = (
+            s.text[len(s.text.rstrip("%％‰ perntcmilobhusadkMBK万亿千百")) :] if s.unit != 1 else ""
+        )
         parts += [text[pos : s.start], _sign(s) + _cur(s) + body + suffix]
         pos = s.end
         changed += 1

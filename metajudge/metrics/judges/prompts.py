@@ -63,12 +63,17 @@ class PromptTemplate:
 def load_prompt(task: str, variant: str) -> PromptTemplate:
     """The template of ``task`` in ``variant``; a clear error naming the file when it is absent."""
     if variant not in VARIANTS:
-        raise InputError(f"unknown prompt variant {variant!r}; choose one of {', '.join(VARIANTS)}", field="variant")
+        raise InputError(
+            f"unknown prompt variant {variant!r}; choose one of {', '.join(VARIANTS)}",
+            field="variant",
+        )
     path = PROMPT_DIR / f"{task}.{variant}.txt"
     if not path.is_file():
         raise InputError("prompt file missing", path=path)
     raw = path.read_text(encoding="utf-8")
-    return PromptTemplate(task, variant, raw.rstrip(), hashlib.sha256(raw.encode("utf-8")).hexdigest())
+    return PromptTemplate(
+        task, variant, raw.rstrip(), hashlib.sha256(raw.encode("utf-8")).hexdigest()
+    )
 
 
 def numbered(items: list[str] | tuple[str, ...]) -> str:

@@ -64,7 +64,10 @@ def serialize_table(table: Table, *, max_rows: int | None = DEFAULT_MAX_ROWS) ->
     ('[TITLE] Sales [HEADER] Year | Units [ROW 1] 2020 | 10', 1)
     """
     rows = table.rows if max_rows is None else table.rows[: max(0, max_rows)]
-    parts = [f"[TITLE] {_cell(table.title)}", "[HEADER] " + " | ".join(_cell(h) for h in table.header)]
+    parts = [
+        f"[TITLE] {_cell(table.title)}",
+        "[HEADER] " + " | ".join(_cell(h) for h in table.header),
+    ]
     parts += [f"[ROW {i}] " + " | ".join(_cell(c) for c in row) for i, row in enumerate(rows, 1)]
     return " ".join(parts), len(rows)
 
@@ -85,7 +88,10 @@ def _number(lines: list[str]) -> str:
 
 
 def serialize_tables(
-    tables: Sequence[Table], *, max_rows: int | None = DEFAULT_MAX_ROWS, max_chars: int | None = None
+    tables: Sequence[Table],
+    *,
+    max_rows: int | None = DEFAULT_MAX_ROWS,
+    max_chars: int | None = None,
 ) -> SerializedTables:
     """All tables, one per line, numbered when there are several; truncation recorded.
 
