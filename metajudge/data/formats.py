@@ -465,6 +465,28 @@ def _first_line(path: Path) -> int:
 # Likert -> pairwise
 
 
+def response_key(item_id: str, system_or_side: str) -> str:
+    """The key of one response, the only place it is spelled.
+
+    ``"{item id}::{side}"`` (side ``a``/``b``) for pairwise records, ``"{item id}::{system}"`` for
+    Likert records.
+
+    >>> response_key("q1", "a")
+    'q1::a'
+    """
+    return f"{item_id}::{system_or_side}"
+
+
+def split_response_key(key: str) -> tuple[str, str]:
+    """The inverse of :func:`response_key`: ``(item id, side or system)``.
+
+    >>> split_response_key("q::1::gpt-4")
+    ('q::1', 'gpt-4')
+    """
+    item, _, rest = key.rpartition("::")
+    return item, rest
+
+
 def mean_label(values: Sequence[Label]) -> float | None:
     """Mean of the non-missing annotator values; None if all are missing."""
     xs = [v for v in values if v is not None]

@@ -42,7 +42,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from metajudge.data.formats import LikertRecord, PairwiseRecord, Record, mean_label
+from metajudge.data.formats import LikertRecord, PairwiseRecord, Record, mean_label, response_key
 from metajudge.errors import InputError
 from metajudge.metaeval import stats
 from metajudge.metaeval.agreement import (
@@ -52,7 +52,6 @@ from metajudge.metaeval.agreement import (
     flip_rate,
     krippendorff_alpha,
 )
-from metajudge.metrics.base import response_key
 
 HumanProtocol = Literal["grouped", "pooled", "pairs"]
 SWAP_VERSION = "1"
@@ -98,7 +97,7 @@ def build_swap_data(
     dataset: str,
     signatures: Mapping[str, str] | None = None,
 ) -> SwapData:
-    """Align per-backbone scores (keyed by :func:`~metajudge.metrics.base.response_key`) with records.
+    """Align per-backbone scores (keyed by :func:`~metajudge.data.formats.response_key`) with records.
 
     Likert records: one response per ``(id, system)``, key ``"{id}::{system}"``; pairs are all
     pairs of systems answering the same input, ordered by system name (as

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from metajudge.data.formats import Input, LikertRecord, PairwiseRecord, Record
+from metajudge.data.formats import Input, LikertRecord, PairwiseRecord, Record, response_key
 
 Direction = Literal["higher", "lower"]
 
@@ -59,11 +59,6 @@ class Metric(ABC):
 
     def close(self) -> None:  # release models / servers
         return None
-
-
-def response_key(item_id: str, system_or_side: str) -> str:
-    """The key of one response: ``"{item id}::{side}"`` for pairwise, ``"{item id}::{system}"`` for Likert."""
-    return f"{item_id}::{system_or_side}"
 
 
 @dataclass(frozen=True)

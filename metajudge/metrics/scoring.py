@@ -5,7 +5,7 @@ A score file is JSONL, one row per (response, metric)::
     {"key": "17::b", "item": "17", "system": "gpt-4", "side": "b", "metric": "bleu",
      "score": 23.4, "signature": "bleu|nrefs:1|...", "details": {...}, "error": null}
 
-``key`` is :func:`metajudge.metrics.base.response_key` (``item::side`` for pairwise records,
+``key`` is :func:`metajudge.data.formats.response_key` (``item::side`` for pairwise records,
 ``item::system`` for Likert records). ``score`` is ``null`` exactly when the response could not be
 scored, and then ``error`` says why. Rows are unique by ``(key, metric)``.
 
