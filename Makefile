@@ -58,7 +58,8 @@ bench: setup
 baselines: setup
 	$(VENV)/bin/metajudge baselines regenerate
 
-lint:
+lint: $(STAMP)
+	$(VENV)/bin/ruff format --check metajudge tests benchmarks
 	$(VENV)/bin/ruff check metajudge tests benchmarks
 
 clean:
