@@ -2,7 +2,7 @@
 
 Each converter reads the files named in the dataset's card (through :func:`resolve_file`, which
 verifies their sha256), builds plain dicts in the canonical layout and validates them with
-:func:`~metajudge.data.formats.record_from_dict` against the card's scale and dimensions, so an
+:func:`~metajudge.data.validation.record_from_dict` against the card's scale and dimensions, so an
 upstream value outside the declared scale fails loudly with the file, the line (or item index)
 and the field. How each upstream label is read is stated in the card's ``notes``.
 """
@@ -17,7 +17,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from metajudge.data.formats import DatasetCard, Record, record_from_dict
+from metajudge.data.formats import DatasetCard, Record
+from metajudge.data.validation import record_from_dict
 from metajudge.errors import InputError
 from metajudge.io import read_json
 
@@ -32,15 +33,26 @@ class _Source:
     """Access to one dataset's upstream files and record validation against its card."""
 
     def __init__(
-        self, card: DatasetCard, data_dir: str | Path | None, options: Mapping[str, Any]
+        self,
+        card: DatasetCard,
+        data_dir: str | Path | None,
+        options: Mapping[str, Any],
+        files: Mapping[str, Path] | None = None,
     ) -> None:
         self.card = card
         self.data_dir = data_dir
         self.options = dict(options)
+        self.files = dict(files or {})
 
     def path(self, relpath: str) -> Path:
+        """The verified upstream file: ``files[relpath]`` if given, else :func:`resolve_file`."""
+        from metajudge.data.fetch import find_source, verify_file
         from metajudge.data.registry import resolve_file
 
+        if relpath in self.files:
+            p = Path(self.files[relpath])
+            verify_file(p, find_source(self.card, relpath), dataset=self.card.name)
+            return p
         return resolve_file(self.card.name, relpath, self.data_dir)
 
     def json(self, relpath: str) -> Any:
@@ -75,7 +87,7 @@ class _Source:
         try:
             return record_from_dict(
                 d,
-                kind=self.card.kind if self.card.kind in ("pairwise", "likert") else None,  # type: ignore[arg-type]
+                kind=self.card.kind if self.card.kind != "benchmark" else None,
                 scale=self.card.scale,
                 dimensions=self.card.dimensions,
                 path=path,
@@ -797,12 +809,18 @@ CONVERTERS: dict[str, Converter] = {
 }
 
 
-def convert(card: DatasetCard, data_dir: str | Path | None = None, **options: Any) -> list[Record]:
-    """Run the converter registered for ``card.name``."""
+def convert(
+    card: DatasetCard,
+    data_dir: str | Path | None = None,
+    *,
+    files: Mapping[str, Path] | None = None,
+    **options: Any,
+) -> list[Record]:
+    """Run the converter registered for ``card.name`` (``files``: local name -> path to use)."""
     fn = CONVERTERS.get(card.name)
     if fn is None:
         raise InputError(f"no converter for dataset {card.name!r} (kind {card.kind})", field="name")
-    return fn(_Source(card, data_dir, options))
+    return fn(_Source(card, data_dir, options, files))
 
 
 def records_in_subsets(records: Sequence[Record], subsets: Sequence[str]) -> list[Record]:
