@@ -403,9 +403,14 @@ def split_response_key(key: str) -> tuple[str, str]:
 
 
 def mean_label(values: Sequence[Label]) -> float | None:
-    """Mean of the non-missing annotator values; None if all are missing."""
+    """Mean of the non-missing annotator values; None if all are missing.
+
+    Categorical labels (strings) have no mean: they raise ``InputError``.
+    """
     xs = [v for v in values if v is not None]
-    return sum(xs) / len(xs) if xs else None
+    if any(isinstance(v, str) for v in xs):
+        raise InputError(f"categorical labels {xs!r} have no mean (use the majority label)")
+    return sum(xs) / len(xs) if xs else None  # type: ignore[arg-type]
 
 
 def likert_to_pairwise(records: Iterable[LikertRecord]) -> list[PairwiseRecord]:
