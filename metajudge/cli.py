@@ -22,6 +22,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "metajudge.backends.cli",
     "metajudge.metaeval.swap_cli",
     "metajudge.metaeval.cli",
+    "metajudge.metaeval.agreement_cli",
     "metajudge.metrics.judges.cli",
 )
 

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from metajudge.cli import main
-from metajudge.data.formats import LikertRecord, PairwiseRecord, read_jsonl
+from metajudge.data.formats import LikertRecord, PairwiseRecord
 from metajudge.data.registry import Dataset, describe_counts, list_datasets, load_card, load_dataset
+from metajudge.data.validation import read_jsonl
 
 LABELLED = [
     "ragchecker_meta_eval",

@@ -18,9 +18,9 @@ from metajudge.data.formats import (
     Table,
     likert_to_pairwise,
     pairwise_scale_from_likert,
-    read_jsonl,
     write_jsonl,
 )
+from metajudge.data.validation import read_jsonl
 from metajudge.errors import InputError
 
 
@@ -191,7 +191,7 @@ def test_validate_against_named_card(tmp_path: Path, capsys: pytest.CaptureFixtu
     capsys.readouterr()
     assert main(["data", "validate", str(half), "--card", "ragchecker_meta_eval"]) == 2
     assert (
-        f"{half}:1: field labels.overall[0]: label 0.5 is outside the declared scale"
+        f"{half}:1: field labels.overall[0]: label 0.5 is outside the allowed values"
         in capsys.readouterr().err
     )
 

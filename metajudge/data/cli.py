@@ -1,4 +1,4 @@
-"""``metajudge data ...``: list, show, validate, export and fetch the human-judgment datasets.
+"""``metajudge data ...``: list, show, validate, export and fetch datasets (built-in or a file).
 
 Only argparse is imported here; the library loads inside each command.
 """
@@ -8,57 +8,91 @@ from __future__ import annotations
 import argparse
 
 
+def _data_dir_arg(q: argparse.ArgumentParser) -> None:
+    q.add_argument(
+        "--data-dir",
+        help="local folder with one sub-folder per dataset (default: $METAJUDGE_DATA_DIR)",
+    )
+
+
+def _source_args(q: argparse.ArgumentParser) -> None:
+    """``--dataset NAME`` | ``--input FILE`` (and the old positional NAME, hidden)."""
+    g = q.add_mutually_exclusive_group()
+    g.add_argument("--dataset", metavar="NAME", help="a built-in dataset (see `data list`)")
+    g.add_argument(
+        "--input",
+        metavar="FILE",
+        help="a canonical JSONL file (README, 'Bring your own data') or a built-in dataset's "
+        "upstream file",
+    )
+    q.add_argument("name", nargs="?", help=argparse.SUPPRESS)
+    _data_dir_arg(q)
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = subparsers.add_parser("data", help="datasets: list, show, validate, export, fetch")
     sub = p.add_subparsers(dest="data_command", metavar="DATA_COMMAND")
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
-    def data_dir_arg(q: argparse.ArgumentParser) -> None:
-        q.add_argument(
-            "--data-dir",
-            help="local folder with one sub-folder per dataset (default: $METAJUDGE_DATA_DIR)",
-        )
-
     q = sub.add_parser(
-        "list", help="every dataset with its counts (items, pairs, annotators, dimensions, license)"
+        "list",
+        help="every dataset with its counts; with --data-dir, what that folder holds "
+        "(built-in datasets and canonical JSONL files), without downloading",
     )
-    data_dir_arg(q)
+    _data_dir_arg(q)
     q.add_argument("--format", choices=("table", "json"), default="table")
     q.set_defaults(func=_cmd_list)
 
     q = sub.add_parser("show", help="a dataset's card and its first records")
-    q.add_argument("name")
+    _source_args(q)
     q.add_argument(
         "-n", "--records", type=int, default=3, help="how many records to print (default 3)"
     )
     q.add_argument("--pairs", action="store_true", help="show the pairwise view (Likert expanded)")
-    data_dir_arg(q)
     q.set_defaults(func=_cmd_show)
 
-    q = sub.add_parser("validate", help="check a JSONL file in the canonical format")
+    q = sub.add_parser(
+        "validate",
+        help="check a canonical JSONL file against the JSON Schemas in metajudge/data/schemas "
+        "and its card; lists every error with file, line and field",
+    )
     q.add_argument("path")
     q.add_argument(
         "--card",
         help="validate against this dataset's card (scale, dimensions) when the file has no header",
     )
+    q.add_argument(
+        "--max-errors", type=int, default=20, help="list at most this many errors (default 20)"
+    )
     q.set_defaults(func=_cmd_validate)
 
     q = sub.add_parser("export", help="write a dataset as canonical JSONL (card header + records)")
-    q.add_argument("name")
+    _source_args(q)
     q.add_argument("-o", "--output", required=True, help="output .jsonl file (written atomically)")
     q.add_argument(
         "--pairs", action="store_true", help="export the pairwise view (Likert expanded to pairs)"
     )
     q.add_argument("--subset", help="only this subset")
-    data_dir_arg(q)
     q.set_defaults(func=_cmd_export)
 
     q = sub.add_parser(
         "fetch", help="resolve (download if needed) and verify every file of a dataset"
     )
     q.add_argument("names", nargs="*", help="datasets (default: all)")
-    data_dir_arg(q)
+    _data_dir_arg(q)
     q.set_defaults(func=_cmd_fetch)
+
+
+def _open(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from metajudge.data.registry import open_dataset
+    from metajudge.errors import InputError
+
+    if args.name and (args.dataset or args.input):
+        raise InputError("give the dataset once (--dataset NAME or --input FILE)", field="dataset")
+    name = args.dataset or args.name
+    if name is None and args.input is None:
+        raise InputError("give --dataset NAME or --input FILE", field="dataset")
+    return open_dataset(name, args.input, data_dir=args.data_dir)
 
 
 def _short_license(text: str) -> str:
@@ -68,33 +102,19 @@ def _short_license(text: str) -> str:
 def _cmd_list(args: argparse.Namespace) -> int:
     import json
 
-    from metajudge.data.registry import describe_counts, list_datasets, load_dataset
+    from metajudge.data.registry import describe_counts, list_datasets, list_local, load_dataset
 
-    rows = [describe_counts(load_dataset(n, data_dir=args.data_dir)) for n in list_datasets()]
+    if args.data_dir:
+        rows = list_local(args.data_dir)
+    else:
+        rows = [describe_counts(load_dataset(n)) for n in list_datasets()]
     if args.format == "json":
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return 0
-    table = [["name", "kind", "records", "items", "pairs", "annotators", "dimensions", "license"]]
+    head = ["name", "kind", "records", "items", "pairs", "annotators", "dimensions", "license"]
+    table = [head + (["status"] if args.data_dir else [])]
     for r in rows:
-        ann = str(r["annotators"]) if r["kind"] != "benchmark" else "-"
-        if (
-            r["kind"] != "benchmark"
-            and r["annotators_upstream"]
-            and r["annotators_upstream"] != r["annotators"]
-        ):
-            ann += f" (mean of {r['annotators_upstream']})"
-        table.append(
-            [
-                r["name"],
-                r["kind"],
-                f"{r['records']:,}",
-                f"{r['items']:,}",
-                f"{r['pairs']:,}" if r["kind"] != "benchmark" else "-",
-                ann,
-                ",".join(r["dimensions"]) or "-",
-                _short_license(r["license"]),
-            ]
-        )
+        table.append(_list_row(r) + ([r["status"]] if args.data_dir else []))
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
     right = {2, 3, 4}
     for k, row in enumerate(table):
@@ -106,12 +126,31 @@ def _cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _list_row(r: dict) -> list[str]:  # type: ignore[type-arg]
+    if "records" not in r:  # a data-folder entry that could not be loaded
+        return [r["name"], r["kind"], "-", "-", "-", "-", "-", "-"]
+    bench = r["kind"] == "benchmark"
+    ann = str(r["annotators"]) if not bench else "-"
+    if not bench and r["annotators_upstream"] and r["annotators_upstream"] != r["annotators"]:
+        ann += f" (mean of {r['annotators_upstream']})"
+    return [
+        r["name"],
+        r["kind"],
+        f"{r['records']:,}",
+        f"{r['items']:,}",
+        f"{r['pairs']:,}" if r["kind"] in ("likert", "pairwise") else "-",
+        ann,
+        ",".join(r["dimensions"]) or "-",
+        _short_license(r["license"]) or "-",
+    ]
+
+
 def _cmd_show(args: argparse.Namespace) -> int:
     import json
 
-    from metajudge.data.registry import describe_counts, load_dataset
+    from metajudge.data.registry import describe_counts
 
-    ds = load_dataset(args.name, data_dir=args.data_dir)
+    ds = _open(args)
     card = ds.pairwise_card() if args.pairs else ds.card
     print(
         json.dumps(
@@ -132,20 +171,34 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
+    import sys
     from collections import Counter
 
-    from metajudge.data.formats import PairwiseRecord, read_jsonl
     from metajudge.data.registry import load_card
+    from metajudge.data.validation import check_file
 
-    card = load_card(args.card) if args.card else None
-    found, records = read_jsonl(args.path, card=card)
-    kinds = Counter("pairwise" if isinstance(r, PairwiseRecord) else "likert" for r in records)
+    rep = check_file(
+        args.path, load_card(args.card) if args.card else None, max_errors=args.max_errors
+    )
+    for w in rep.warnings:
+        print(f"metajudge: warning: {w}", file=sys.stderr)
+    if rep.errors:
+        for e in rep.errors:
+            print(f"metajudge: error: {e}", file=sys.stderr)
+        shown = (
+            f" (first {len(rep.errors)} shown; --max-errors)"
+            if rep.n_errors > len(rep.errors)
+            else ""
+        )
+        print(f"{args.path}: {rep.n_errors} error(s){shown}", file=sys.stderr)
+        return 2
     dims: Counter[str] = Counter()
-    for r in records:
-        dims.update((r.labels if isinstance(r, PairwiseRecord) else r.scores).keys())
-    used = found or card
+    for r in rep.records:
+        dims.update((getattr(r, "labels", None) or r.scores).keys())  # type: ignore[union-attr]
+    used = rep.card
+    kind = used.kind if used else ("pairwise" if hasattr(rep.records[0], "labels") else "likert")
     print(
-        f"OK {args.path}: {len(records)} {next(iter(kinds))} records; dimensions "
+        f"OK {args.path}: {len(rep.records)} {kind} records; dimensions "
         + ", ".join(f"{d} ({c})" for d, c in dims.items())
         + (
             f"; card {used.name}, scale {used.scale.describe()}"
@@ -158,13 +211,12 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 def _cmd_export(args: argparse.Namespace) -> int:
     from metajudge.data.formats import write_jsonl
-    from metajudge.data.registry import load_dataset
     from metajudge.errors import InputError
 
-    ds = load_dataset(args.name, data_dir=args.data_dir)
+    ds = _open(args)
     if ds.card.kind == "benchmark":
         raise InputError(
-            f"{args.name} holds benchmark inputs (no human labels), not canonical records; "
+            f"{ds.name} holds benchmark inputs (no human labels), not canonical records; "
             "use metajudge.data.load_mudabench / load_mtraig_items",
             field="name",
         )
@@ -173,14 +225,11 @@ def _cmd_export(args: argparse.Namespace) -> int:
     records = ds.pairs() if args.pairs else ds.records
     card = ds.pairwise_card() if args.pairs else ds.card
     if not records:
-        raise InputError(
-            f"{args.name}: nothing to export (0 records{' after pairwise expansion' if args.pairs else ''})",
-            field="records",
-        )
+        after = " after pairwise expansion" if args.pairs else ""
+        raise InputError(f"{ds.name}: nothing to export (0 records{after})", field="records")
     n = write_jsonl(args.output, records, card=card)
-    print(
-        f"wrote {n} {'pairwise' if args.pairs else ds.card.kind} records of {args.name} to {args.output}"
-    )
+    kind = "pairwise" if args.pairs else ds.card.kind
+    print(f"wrote {n} {kind} records of {ds.name} to {args.output}")
     return 0
 
 

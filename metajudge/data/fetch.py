@@ -1,4 +1,4 @@
-"""Where an upstream data file comes from (DESIGN.md §2, "Where the data comes from").
+"""Where an upstream data file comes from: the local data folder, the user cache, a pinned download.
 
 Resolution order for file ``relpath`` of dataset ``name``:
 

@@ -1,4 +1,7 @@
-"""Canonical record formats (DESIGN.md §2): pairwise and Likert records, dataset cards, JSONL.
+"""Canonical record formats: pairwise and per-response records, dataset cards, JSONL.
+
+The JSON Schemas in ``metajudge/data/schemas/`` are the documented truth of these formats
+(README, "Bring your own data"); :mod:`metajudge.data.validation` checks files against them.
 
 Sign convention everywhere: **positive = b is better**.
 
@@ -19,8 +22,11 @@ from typing import Any, Literal
 from metajudge.errors import InputError
 from metajudge.io import atomic_write
 
-Kind = Literal["pairwise", "likert", "benchmark"]
-Label = float | None
+Kind = Literal["pairwise", "likert", "categorical", "binary", "benchmark"]
+KINDS: tuple[str, ...] = ("likert", "categorical", "binary", "pairwise", "benchmark")
+LabelKind = Literal["numeric", "categorical", "binary", "pairwise", "none"]
+# numeric labels are floats; categorical and binary labels are the card's label strings
+Label = float | str | None
 
 
 @dataclass(frozen=True)
@@ -127,28 +133,62 @@ Record = PairwiseRecord | LikertRecord
 
 @dataclass(frozen=True)
 class Scale:
-    """A label scale: ``[min, max]``, optionally only the listed ``values``."""
+    """A label scale: numeric ``[min, max]`` (optionally only the listed ``values``), or the
+    label strings of a categorical / binary scale (``labels``, ``ordered`` if worst-first).
 
-    min: float
-    max: float
+    >>> Scale(1, 5, (1, 2, 3, 4, 5)).describe()
+    '{1,2,3,4,5}'
+    >>> Scale.from_dict({"labels": ["No", "Unsure", "Yes"], "ordered": True}).describe()
+    '{No < Unsure < Yes}'
+    """
+
+    min: float = 0.0
+    max: float = 0.0
     values: tuple[float, ...] | None = None
+    labels: tuple[str, ...] | None = None
+    ordered: bool = False
+
+    @property
+    def label_kind(self) -> Literal["numeric", "categorical"]:
+        """``"categorical"`` when the scale lists label strings, else ``"numeric"``."""
+        return "categorical" if self.labels is not None else "numeric"
 
     @property
     def half_width(self) -> float:
         """Half the width of a pairwise scale (2 for -2..2, 1 for -1..1)."""
         return (self.max - self.min) / 2
 
-    def contains(self, v: float) -> bool:
+    def contains(self, v: float | str) -> bool:
+        if self.labels is not None:
+            return isinstance(v, str) and v in self.labels
+        if isinstance(v, str):
+            return False
         if self.values is not None:
             return any(math.isclose(v, x, abs_tol=1e-9) for x in self.values)
+        return self.in_range(v)
+
+    def in_range(self, v: float) -> bool:
         return self.min - 1e-9 <= v <= self.max + 1e-9
 
+    def code(self, label: float | str) -> float:
+        """A number for a label: the position in ``labels`` (categorical), else the value."""
+        if self.labels is not None:
+            return float(self.labels.index(str(label)))
+        return float(label)
+
     def describe(self) -> str:
+        if self.labels is not None:
+            return "{" + (" < " if self.ordered else ", ").join(self.labels) + "}"
         if self.values is not None:
             return "{" + ",".join(_fmt_num(v) for v in self.values) + "}"
         return f"[{_fmt_num(self.min)}, {_fmt_num(self.max)}]"
 
+    def describe_range(self) -> str:
+        return f"[{_fmt_num(self.min)}, {_fmt_num(self.max)}]"
+
     def to_dict(self) -> dict[str, Any]:
+        if self.labels is not None:
+            return {"labels": list(self.labels), "ordered": self.ordered}
         d: dict[str, Any] = {"min": self.min, "max": self.max}
         if self.values is not None:
             d["values"] = list(self.values)
@@ -156,7 +196,23 @@ class Scale:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Scale:
+        """Read a scale; malformed ones raise ``ValueError`` with a message naming the field."""
+        if not isinstance(d, Mapping):
+            raise TypeError("scale: expected an object {min, max[, values]} or {labels[, ordered]}")
+        if "labels" in d:
+            labels = d["labels"]
+            if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels):
+                raise ValueError("scale.labels: expected a list of label strings")
+            return cls(0.0, float(len(labels) - 1), None, tuple(labels), bool(d.get("ordered")))
         vals = d.get("values")
+        if vals and any(isinstance(v, str) for v in vals):
+            raise ValueError(
+                "scale.values: labels are strings; a card with string labels needs "
+                'kind "categorical" and scale {"labels": [...], "ordered": true|false}'
+            )
+        missing = [k for k in ("min", "max") if k not in d]
+        if missing:
+            raise ValueError(f"scale: missing field(s) {', '.join(missing)}")
         return cls(
             float(d["min"]), float(d["max"]), tuple(float(v) for v in vals) if vals else None
         )
@@ -198,6 +254,27 @@ class DatasetCard:
     direction: str  # how to read a label, e.g. "positive = b better"
     notes: str = ""  # how ambiguous upstream labels were read
 
+    @property
+    def label_kind(self) -> LabelKind:
+        """What one label is, for deciding which statistics make sense.
+
+        ``"numeric"`` (likert), ``"categorical"``, ``"binary"``, ``"pairwise"`` (a signed
+        preference of b over a), ``"none"`` (benchmark inputs without human labels).
+        """
+        return {  # type: ignore[return-value]
+            "likert": "numeric",
+            "categorical": "categorical",
+            "binary": "binary",
+            "pairwise": "pairwise",
+        }.get(self.kind, "none")
+
+    @property
+    def record_kind(self) -> Literal["pairwise", "response", "none"]:
+        """The record shape: ``pairwise`` (a, b, labels) or ``response`` (system, scores)."""
+        if self.kind == "pairwise":
+            return "pairwise"
+        return "none" if self.kind == "benchmark" else "response"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
@@ -233,144 +310,6 @@ class DatasetCard:
 
 
 # ---------------------------------------------------------------------------------------------
-# Parsing dicts into records, with errors that name file, line and field.
-
-
-class _Ctx:
-    def __init__(self, path: str | Path | None, line: int | None) -> None:
-        self.path, self.line = path, line
-
-    def err(self, field_: str, msg: str) -> InputError:
-        return InputError(msg, path=self.path, line=self.line, field=field_)
-
-
-def _req(d: Mapping[str, Any], key: str, ctx: _Ctx, prefix: str = "") -> Any:
-    if not isinstance(d, Mapping):
-        raise ctx.err(
-            prefix.rstrip(".") or "<record>", f"expected an object, got {type(d).__name__}"
-        )
-    if key not in d:
-        raise ctx.err(prefix + key, "missing required field")
-    return d[key]
-
-
-def _str(v: Any, name: str, ctx: _Ctx, *, optional: bool = False) -> str | None:
-    if v is None and optional:
-        return None
-    if not isinstance(v, str):
-        raise ctx.err(name, f"expected a string, got {type(v).__name__}")
-    return v
-
-
-def _parse_table(d: Any, name: str, ctx: _Ctx) -> Table:
-    if not isinstance(d, Mapping):
-        raise ctx.err(name, "expected a table object {title, header, rows}")
-    header = _req(d, "header", ctx, name + ".")
-    rows = _req(d, "rows", ctx, name + ".")
-    if (
-        not isinstance(header, list)
-        or not isinstance(rows, list)
-        or not all(isinstance(r, list) for r in rows)
-    ):
-        raise ctx.err(name, "header must be a list and rows a list of lists")
-    return Table(
-        title=str(d.get("title", "")),
-        header=tuple(str(h) for h in header),
-        rows=tuple(tuple("" if c is None else str(c) for c in r) for r in rows),
-    )
-
-
-def _parse_input(d: Any, ctx: _Ctx) -> Input:
-    if not isinstance(d, Mapping):
-        raise ctx.err("input", "expected an object with at least 'question'")
-    q = _str(_req(d, "question", ctx, "input."), "input.question", ctx)
-    ref = _str(d.get("reference"), "input.reference", ctx, optional=True)
-    tables = d.get("tables")
-    if tables is not None:
-        if not isinstance(tables, list):
-            raise ctx.err("input.tables", "expected a list of tables")
-        tables = tuple(_parse_table(t, f"input.tables[{i}]", ctx) for i, t in enumerate(tables))
-    docs = d.get("documents")
-    if docs is not None:
-        if not isinstance(docs, list) or not all(isinstance(x, str) for x in docs):
-            raise ctx.err("input.documents", "expected a list of strings")
-        docs = tuple(docs)
-    context = _str(d.get("context"), "input.context", ctx, optional=True)
-    return Input(question=q, reference=ref, tables=tables, documents=docs, context=context)
-
-
-def _parse_labels(
-    d: Any, name: str, ctx: _Ctx, scale: Scale | None, dims: Sequence[str] | None
-) -> dict[str, tuple[Label, ...]]:
-    if not isinstance(d, Mapping) or not d:
-        raise ctx.err(name, "expected a non-empty object {dimension: [one value per annotator]}")
-    out: dict[str, tuple[Label, ...]] = {}
-    for dim, vals in d.items():
-        fname = f"{name}.{dim}"
-        if dims is not None and dim not in dims:
-            raise ctx.err(fname, f"unknown dimension (the card declares {', '.join(dims)})")
-        if not isinstance(vals, list) or not vals:
-            raise ctx.err(fname, "expected a non-empty list with one value per annotator")
-        row: list[Label] = []
-        for i, v in enumerate(vals):
-            if v is None:
-                row.append(None)
-                continue
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-                raise ctx.err(f"{fname}[{i}]", f"expected a finite number or null, got {v!r}")
-            if scale is not None and not scale.contains(float(v)):
-                raise ctx.err(
-                    f"{fname}[{i}]", f"label {v!r} is outside the declared scale {scale.describe()}"
-                )
-            row.append(float(v))
-        out[str(dim)] = tuple(row)
-    return out
-
-
-def record_from_dict(
-    d: Any,
-    *,
-    kind: Kind | None = None,
-    scale: Scale | None = None,
-    dimensions: Sequence[str] | None = None,
-    path: str | Path | None = None,
-    line: int | None = None,
-) -> Record:
-    """Validate one dict and build a record. ``kind=None`` infers it from the fields."""
-    ctx = _Ctx(path, line)
-    if not isinstance(d, Mapping):
-        raise ctx.err("<record>", f"expected a JSON object, got {type(d).__name__}")
-    if kind is None:
-        kind = "pairwise" if "labels" in d or "a" in d else "likert"
-    rid = _req(d, "id", ctx)
-    if not isinstance(rid, (str, int)) or isinstance(rid, bool) or str(rid) == "":
-        raise ctx.err("id", "expected a non-empty string")
-    inp = _parse_input(_req(d, "input", ctx), ctx)
-    meta = d.get("meta") or {}
-    if not isinstance(meta, Mapping):
-        raise ctx.err("meta", "expected an object")
-    if kind == "pairwise":
-        sides = []
-        for side in ("a", "b"):
-            s = _req(d, side, ctx)
-            system = _str(_req(s, "system", ctx, side + "."), side + ".system", ctx)
-            resp = _str(
-                _req(s, "response", ctx, side + "."), side + ".response", ctx, optional=True
-            )
-            sides.append(Response(system=system or "", response=resp))
-        labels = _parse_labels(_req(d, "labels", ctx), "labels", ctx, scale, dimensions)
-        return PairwiseRecord(
-            id=str(rid), input=inp, a=sides[0], b=sides[1], labels=labels, meta=dict(meta)
-        )
-    system = _str(_req(d, "system", ctx), "system", ctx)
-    resp = _str(_req(d, "response", ctx), "response", ctx, optional=True)
-    scores = _parse_labels(_req(d, "scores", ctx), "scores", ctx, scale, dimensions)
-    return LikertRecord(
-        id=str(rid), input=inp, system=system or "", response=resp, scores=scores, meta=dict(meta)
-    )
-
-
-# ---------------------------------------------------------------------------------------------
 # JSONL
 
 
@@ -389,76 +328,52 @@ def write_jsonl(
 
 
 def iter_jsonl_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
-    """Yield ``(line_number, parsed_object)`` for each non-blank line; malformed JSON names the line."""
+    """Yield ``(line_number, parsed_object)`` for each non-blank line; malformed JSON names the line.
+
+    A file that is JSON but not JSON Lines (an array, or an object spread over several lines)
+    is named as such on its first line.
+    """
     path = Path(path)
-    if not path.exists():
+    if not path.is_file():
         raise InputError("file not found", path=path)
+    first = True
     with open(path, encoding="utf-8") as fh:
         for i, raw in enumerate(fh, start=1):
             if not raw.strip():
                 continue
             try:
-                yield i, json.loads(raw)
+                obj = json.loads(raw)
             except json.JSONDecodeError as e:
+                hint = _not_jsonl_hint(path, raw) if first else None
                 raise InputError(
-                    f"malformed JSON: {e.msg} (column {e.colno})", path=path, line=i, field="<json>"
+                    hint or f"malformed JSON: {e.msg} (column {e.colno})",
+                    path=path,
+                    line=i,
+                    field="<json>",
                 ) from None
-
-
-def read_jsonl(
-    path: str | Path, card: DatasetCard | None = None
-) -> tuple[DatasetCard | None, list[Record]]:
-    """Read and validate a canonical JSONL file.
-
-    Checks: JSON syntax, required fields and types, labels within the card's scale and
-    dimensions (the card from the header line, or ``card``), duplicate ids, a non-empty file.
-    """
-    path = Path(path)
-    records: list[Record] = []
-    seen: dict[tuple[str, ...], int] = {}
-    for line, obj in iter_jsonl_objects(path):
-        if isinstance(obj, Mapping) and "card" in obj and not records and line == _first_line(path):
-            try:
-                card = DatasetCard.from_dict(obj["card"])
-            except (KeyError, TypeError, ValueError) as e:
+            if first and isinstance(obj, list):
                 raise InputError(
-                    f"invalid dataset card: {e}", path=path, line=line, field="card"
-                ) from None
-            continue
-        kind = card.kind if card is not None and card.kind in ("pairwise", "likert") else None
-        rec = record_from_dict(
-            obj,
-            kind=kind,  # type: ignore[arg-type]
-            scale=card.scale if card else None,
-            dimensions=card.dimensions if card else None,
-            path=path,
-            line=line,
-        )
-        key = (rec.id,) if isinstance(rec, PairwiseRecord) else (rec.id, rec.system)
-        if key in seen:
-            what = f"id {rec.id!r}" if len(key) == 1 else f"(id, system) {key!r}"
-            raise InputError(
-                f"duplicate {what} (first seen on line {seen[key]})",
-                path=path,
-                line=line,
-                field="id",
-            )
-        seen[key] = line
-        records.append(rec)
-    if not records:
-        raise InputError("empty file: no records", path=path)
-    kinds = {type(r) for r in records}
-    if len(kinds) > 1:
-        raise InputError("mixes pairwise and Likert records", path=path)
-    return card, records
+                    _NOT_JSONL.format("a JSON array"), path=path, line=i, field="<json>"
+                )
+            first = False
+            yield i, obj
 
 
-def _first_line(path: Path) -> int:
-    with open(path, encoding="utf-8") as fh:
-        for i, raw in enumerate(fh, start=1):
-            if raw.strip():
-                return i
-    return 0
+_NOT_JSONL = "this looks like {}, not JSON Lines: one record per line (one JSON object a line)"
+
+
+def _not_jsonl_hint(path: Path, first_line: str) -> str | None:
+    """The message for a JSON (not JSONL) file, or None when the file is just malformed."""
+    start = first_line.strip()[:1]
+    if start not in ("[", "{"):
+        return None
+    try:
+        whole = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        whole = None
+    if isinstance(whole, list) or (whole is None and start == "["):
+        return _NOT_JSONL.format("a JSON array")
+    return _NOT_JSONL.format("a JSON object spread over several lines")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -488,9 +403,14 @@ def split_response_key(key: str) -> tuple[str, str]:
 
 
 def mean_label(values: Sequence[Label]) -> float | None:
-    """Mean of the non-missing annotator values; None if all are missing."""
+    """Mean of the non-missing annotator values; None if all are missing.
+
+    Categorical labels (strings) have no mean: they raise ``InputError``.
+    """
     xs = [v for v in values if v is not None]
-    return sum(xs) / len(xs) if xs else None
+    if any(isinstance(v, str) for v in xs):
+        raise InputError(f"categorical labels {xs!r} have no mean (use the majority label)")
+    return sum(xs) / len(xs) if xs else None  # type: ignore[arg-type]
 
 
 def likert_to_pairwise(records: Iterable[LikertRecord]) -> list[PairwiseRecord]:

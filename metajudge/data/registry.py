@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -28,7 +28,6 @@ from metajudge.data.formats import (
     Record,
     likert_to_pairwise,
     pairwise_scale_from_likert,
-    read_jsonl,
 )
 from metajudge.errors import InputError
 from metajudge.io import read_json
@@ -129,6 +128,12 @@ class Dataset:
     def pairs(self) -> list[PairwiseRecord]:
         """Pairwise view: pairwise records as they are; Likert records expanded by
         :func:`~metajudge.data.formats.likert_to_pairwise` (label = mean(b) − mean(a))."""
+        if self.card.kind in ("categorical", "binary"):
+            raise InputError(
+                f"{self.name} has {self.card.kind} labels: there is no pairwise view "
+                "(a difference of two labels is not defined)",
+                field="kind",
+            )
         if self._pairs is None:
             if self.card.kind == "likert":
                 self._pairs = likert_to_pairwise(
@@ -182,9 +187,16 @@ def _subsets_of(records: Sequence[Record]) -> tuple[str, ...]:
     return tuple(seen)
 
 
-def load_dataset(name: str, data_dir: str | Path | None = None, **options: Any) -> Dataset:
+def load_dataset(
+    name: str,
+    data_dir: str | Path | None = None,
+    *,
+    files: Mapping[str, Path] | None = None,
+    **options: Any,
+) -> Dataset:
     """Load dataset ``name`` from its upstream files (see :func:`resolve_file`) as canonical records.
 
+    ``files`` maps a card file's ``local`` name to a path to use instead (still sha256-checked).
     ``options`` go to the dataset's converter (e.g. ``fully='tie'`` for
     ``lftqa_mitigation_pradhumant``; see the card's notes).
     """
@@ -199,46 +211,147 @@ def load_dataset(name: str, data_dir: str | Path | None = None, **options: Any) 
             dict.fromkeys(getattr(i, "variant", "") for i in items if getattr(i, "variant", ""))
         )
         return Dataset(card=card, records=[], subsets=subsets, items=items)
-    records = converters.convert(card, data_dir=data_dir, **options)
+    records = converters.convert(card, data_dir=data_dir, files=files, **options)
     return Dataset(card=card, records=records, subsets=_subsets_of(records))
+
+
+def load_file(
+    path: str | Path, *, data_dir: str | Path | None = None, card: DatasetCard | None = None
+) -> Dataset:
+    """Load a user's file as a :class:`Dataset` — what every ``--input FILE`` option calls.
+
+    - a canonical JSONL file (README, "Bring your own data"): its header card, else ``card``,
+      else a card inferred from the records (name = the file's stem);
+    - an upstream file of a built-in dataset, recognised by its pinned sha256 (e.g. RAGChecker's
+      ``human_labeled_data.json``): loaded by that dataset's converter, other files of the
+      dataset resolved as usual from ``data_dir``;
+    - a folder ``<dir>/<name>`` holding a built-in dataset's files: ``load_dataset(name, <dir>)``.
+    """
+    p = Path(path)
+    if p.is_dir():
+        if (cards_dir() / f"{p.name}.json").is_file():
+            return load_dataset(p.name, data_dir=p.parent)
+        raise InputError(
+            "is a folder: give a canonical JSONL file, or a folder named like a built-in "
+            f"dataset ({', '.join(list_datasets())})",
+            path=p,
+        )
+    if not p.is_file():
+        raise InputError("file not found", path=p)
+    found = upstream_match(p)
+    if found is not None:
+        return load_dataset(found[0], data_dir=data_dir, files={found[1]: p})
+    return load_jsonl_dataset(p, card=card)
+
+
+def upstream_match(path: Path) -> tuple[str, str] | None:
+    """``(dataset, local name)`` of the built-in dataset file with this size and sha256, if any."""
+    from metajudge.data.fetch import local_relpath
+    from metajudge.io import sha256_file
+
+    size = path.stat().st_size
+    digest: str | None = None
+    for name in list_datasets():
+        card = load_card(name)
+        for sf in card.files:
+            if sf.bytes is not None and sf.bytes != size:
+                continue
+            digest = digest or sha256_file(path)
+            if digest == sf.sha256 and card.kind != "benchmark":
+                return name, local_relpath(sf)
+    return None
 
 
 def load_jsonl_dataset(path: str | Path, card: DatasetCard | None = None) -> Dataset:
-    """Load a canonical JSONL file (its header card, else ``card``) as a :class:`Dataset`."""
-    found, records = read_jsonl(path, card=card)
-    card = found or card
-    if card is None:
-        kind = "pairwise" if isinstance(records[0], PairwiseRecord) else "likert"
-        dims = tuple(
-            dict.fromkeys(
-                d
-                for r in records
-                for d in (r.labels if isinstance(r, PairwiseRecord) else r.scores)
-            )
-        )
-        vals = [
-            v
-            for r in records
-            for vs in (r.labels if isinstance(r, PairwiseRecord) else r.scores).values()
-            for v in vs
-            if v is not None
-        ]
-        from metajudge.data.formats import Scale
+    """Load a canonical JSONL file (its header card, else ``card``, else an inferred card)."""
+    from metajudge.data.validation import read_jsonl
 
-        card = DatasetCard(
-            name=Path(path).stem,
-            kind=kind,
-            description=f"records read from {path}",
-            repository="",
-            commit="",
-            files=(),
-            license="",
-            dimensions=dims,
-            scale=Scale(min(vals, default=0.0), max(vals, default=0.0)),
-            annotators=None,
-            direction="positive = b better" if kind == "pairwise" else "higher = better",
-        )
+    found, records = read_jsonl(path, card=card)
+    card = found or card or infer_card(records, Path(path))
     return Dataset(card=card, records=records, subsets=_subsets_of(records))
+
+
+def infer_card(records: Sequence[Record], path: Path) -> DatasetCard:
+    """A card for header-less records: kind, dimensions and the range (or labels) seen."""
+    from metajudge.data.formats import Scale
+
+    pairwise = isinstance(records[0], PairwiseRecord)
+    labels = [r.labels if isinstance(r, PairwiseRecord) else r.scores for r in records]
+    dims = tuple(dict.fromkeys(d for lab in labels for d in lab))
+    vals = [v for lab in labels for vs in lab.values() for v in vs if v is not None]
+    strings = sorted({v for v in vals if isinstance(v, str)})
+    if strings:
+        kind, scale = "categorical", Scale(0.0, len(strings) - 1.0, None, tuple(strings))
+    else:
+        nums = [float(v) for v in vals]
+        kind = "pairwise" if pairwise else "likert"
+        scale = Scale(min(nums, default=0.0), max(nums, default=0.0))
+    return DatasetCard(
+        name=path.stem,
+        kind=kind,  # type: ignore[arg-type]
+        description=f"records read from {path} (no card: kind, dimensions and scale inferred)",
+        repository="",
+        commit="",
+        files=(),
+        license="",
+        dimensions=dims,
+        scale=scale,
+        annotators=None,
+        direction="positive = b better" if pairwise else "higher = better",
+    )
+
+
+def open_dataset(
+    dataset: str | None = None,
+    input: str | Path | None = None,
+    *,
+    data_dir: str | Path | None = None,
+) -> Dataset:
+    """The dataset named by ``--dataset NAME`` or ``--input FILE`` (exactly one of them).
+
+    A ``dataset`` that is not a known name but an existing path is read as ``--input``.
+    """
+    if (dataset is None) == (input is None):
+        raise InputError("give exactly one of --dataset NAME and --input FILE", field="dataset")
+    if dataset is not None and not (cards_dir() / f"{dataset}.json").is_file():
+        if Path(dataset).exists():
+            input = dataset
+        else:
+            load_card(dataset)  # raises: unknown dataset, naming the known ones
+    if input is not None:
+        return load_file(input, data_dir=data_dir)
+    return load_dataset(str(dataset), data_dir=data_dir)
+
+
+def list_local(data_dir: str | Path) -> list[dict[str, Any]]:
+    """What a data folder holds, without downloading: built-in datasets (``<dir>/<name>/``) whose
+    files are all there, with their counts, those with files missing, and canonical JSONL files."""
+    from metajudge.data.fetch import local_relpath
+
+    root = Path(data_dir)
+    if not root.is_dir():
+        raise InputError("data folder not found", path=root, field="data_dir")
+    rows: list[dict[str, Any]] = []
+    names = set(list_datasets())
+    for name in sorted(n for n in names if (root / n).is_dir()):
+        card = load_card(name)
+        missing = [
+            local_relpath(f) for f in card.files if not (root / name / local_relpath(f)).is_file()
+        ]
+        if missing:
+            status = f"missing {len(missing)} of {len(card.files)} files ({', '.join(missing)})"
+            rows.append({"name": name, "kind": card.kind, "status": status})
+            continue
+        ds = load_dataset(name, data_dir=root)
+        rows.append({**describe_counts(ds), "status": "ok", "path": str(root / name)})
+    for p in sorted(root.rglob("*.jsonl")):
+        if p.relative_to(root).parts[0] in names:
+            continue  # an upstream file of a built-in dataset
+        try:
+            rows.append({**describe_counts(load_jsonl_dataset(p)), "status": "ok", "path": str(p)})
+        except InputError as e:
+            rows.append({"name": str(p.relative_to(root)), "kind": "?", "status": f"invalid: {e}"})
+    return rows
 
 
 def describe_counts(ds: Dataset) -> dict[str, Any]:
@@ -272,7 +385,7 @@ def describe_counts(ds: Dataset) -> dict[str, Any]:
         "kind": ds.card.kind,
         "records": len(recs) if ds.card.kind != "benchmark" else len(ds.items),
         "items": items,
-        "pairs": len(ds.pairs()) if ds.card.kind != "benchmark" else 0,
+        "pairs": len(ds.pairs()) if ds.card.kind in ("likert", "pairwise") else 0,
         "annotators": stored,
         "annotators_upstream": ds.card.annotators,
         "dimensions": list(ds.card.dimensions),

@@ -1,0 +1,67 @@
+"""``metajudge agreement``: agreement between a dataset's human annotators, per dimension.
+
+Only argparse is imported here; the library loads inside the command.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    q = subparsers.add_parser(
+        "agreement",
+        help="inter-annotator agreement per dimension: Krippendorff's alpha, Fleiss' kappa, "
+        "Cohen's kappa, split-half reliability, ratings per item",
+        description="Agreement between the human annotators of a dataset or a canonical JSONL "
+        "file, per dimension. Units are responses (per-response data) or pairs (pairwise "
+        "data); coders are the annotator positions of the label lists (null = missing).",
+    )
+    g = q.add_mutually_exclusive_group(required=True)
+    g.add_argument("--dataset", metavar="NAME", help="a built-in dataset (see `data list`)")
+    g.add_argument("--input", metavar="FILE", help="a canonical JSONL file (or an upstream file)")
+    q.add_argument("--data-dir", help="local data folder (default: $METAJUDGE_DATA_DIR)")
+    q.add_argument("--subset", help="only this subset of the dataset")
+    q.add_argument(
+        "--level-of-measurement",
+        choices=("nominal", "ordinal", "interval"),
+        help="Krippendorff's alpha level (default: from the label kind: nominal for unordered "
+        "categories and binary labels, ordinal for graded scales with listed values, interval "
+        "for continuous numbers)",
+    )
+    q.add_argument("--seed", type=int, default=0, help="seed of the split-half splits (default 0)")
+    q.add_argument(
+        "--splits", type=int, default=100, help="random splits for split-half (default 100)"
+    )
+    q.add_argument(
+        "--format",
+        choices=("md", "csv", "json"),
+        help="output format (default: an aligned table on screen; with -o, from the suffix)",
+    )
+    q.add_argument("-o", "--output", metavar="FILE", help="write the table to FILE (atomically)")
+    q.set_defaults(func=_cmd_agreement)
+
+
+def _cmd_agreement(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from metajudge.data.registry import open_dataset
+    from metajudge.io import atomic_write
+    from metajudge.metaeval.reliability import AgreementOptions, agreement
+
+    ds = open_dataset(args.dataset, args.input, data_dir=args.data_dir)
+    if args.subset:
+        ds = ds.subset(args.subset)
+    opts = AgreementOptions(level=args.level_of_measurement, seed=args.seed, splits=args.splits)
+    res = agreement(ds, opts)
+    fmt = args.format
+    if args.output and fmt is None:
+        fmt = {".csv": "csv", ".json": "json"}.get(Path(args.output).suffix, "md")
+    print(res.render("text"), end="")
+    if args.output:
+        with atomic_write(args.output) as fh:
+            fh.write(res.render(fmt))
+        print(f"wrote {args.output}")
+    elif fmt is not None:
+        print(res.render(fmt), end="")
+    return 0

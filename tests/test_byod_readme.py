@@ -1,0 +1,114 @@
+"""The README's "Bring your own data" section, walked end to end with CLI commands only.
+
+The commands are read from the section's fenced ``bash`` block (so README and test cannot drift)
+and run, with ``python -m metajudge``, on each of the three shipped fixtures (graded Likert,
+categorical, pairwise) in a scratch folder: validate -> agreement -> score -> meta-eval -> report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURE = "tests/fixtures/byod/graded.jsonl"
+FIXTURES = ("graded", "categorical", "pairwise")
+# Steps that need work of other slices; the lead removes these markers at integration.
+NEEDS = {"meta-eval": "needs meta-eval --input (H1)", "report": "needs meta-eval --input (H1)"}
+
+
+def _section() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    m = re.search(r"^## Bring your own data\n(.*?)(?=^## )", text, flags=re.DOTALL | re.MULTILINE)
+    assert m, "README has no 'Bring your own data' section"
+    return m.group(1)
+
+
+def _block(lang: str) -> list[str]:
+    m = re.search(rf"```{lang}\n(.*?)```", _section(), flags=re.DOTALL)
+    assert m, f"no {lang} block in the section"
+    return [ln for ln in m.group(1).splitlines() if ln.strip() and not ln.startswith("#")]
+
+
+def _steps() -> list[str]:
+    cmds = _block("bash")
+    assert all(c.startswith("metajudge ") for c in cmds)
+    assert all(FIXTURE in c or c.startswith("metajudge report") for c in cmds)
+    return cmds
+
+
+def _step_name(cmd: str) -> str:
+    words = cmd.split()
+    return " ".join(words[1:3]) if words[1] == "data" else words[1]
+
+
+CASES = [
+    pytest.param(
+        fx,
+        i,
+        id=f"{fx}-{i}-{_step_name(cmd)}",
+        marks=[pytest.mark.xfail(strict=False, reason=NEEDS[_step_name(cmd)])]
+        if _step_name(cmd) in NEEDS
+        else [],
+    )
+    for fx in FIXTURES
+    for i, cmd in enumerate(_steps())
+]
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("byod")
+    shutil.copytree(ROOT / "tests" / "fixtures" / "byod", d / "tests" / "fixtures" / "byod")
+    return d
+
+
+@pytest.mark.parametrize(("fixture", "step"), CASES)
+def test_readme_walkthrough(workdir: Path, fixture: str, step: int) -> None:
+    cmd = _steps()[step].replace(FIXTURE, f"tests/fixtures/byod/{fixture}.jsonl")
+    cmd = cmd.replace("runs/byod/", f"runs/byod-{fixture}/")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
+    argv = [sys.executable, "-m", "metajudge", *shlex.split(cmd)[1:]]
+    p = subprocess.run(
+        argv, check=False, cwd=workdir, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert p.returncode == 0, f"{cmd}\n{p.stdout}\n{p.stderr}"
+    name = _step_name(cmd)
+    if name == "data validate":
+        assert p.stdout.startswith("OK ") and "error" not in p.stderr
+    elif name == "agreement":
+        assert "Krippendorff α" in p.stdout
+        if fixture == "categorical":
+            assert "nominal" in p.stdout
+    elif name == "score":
+        assert (workdir / f"runs/byod-{fixture}/scores.jsonl").is_file()
+    elif name == "meta-eval":
+        assert (workdir / f"runs/byod-{fixture}/eval/result.json").is_file()
+
+
+def test_readme_record_examples_match_the_schemas() -> None:
+    """The example lines of the section are valid records of the kinds the text says."""
+    from metajudge.data.validation import schema_errors
+
+    lines = [json.loads(x) for x in _block("json")]
+    for obj, kind in zip(lines, ("likert", "categorical", "pairwise"), strict=True):
+        assert schema_errors(obj, f"record.{kind}", path=None, line=None) == [], kind
+
+
+def test_readme_names_every_kind_and_card_field() -> None:
+    sec = _section()
+    from metajudge.data.validation import schema
+
+    card = schema("card")
+    for k in card["properties"]["kind"]["enum"]:
+        assert k == "benchmark" or f"`{k}`" in sec
+    for f in card["required"]:
+        assert f"| `{f}` | required" in sec
