@@ -348,8 +348,10 @@ def convert_judgebench(src: _Source) -> list[Record]:
     from metajudge.data.fetch import local_relpath
 
     out: list[Record] = []
-    for sf in src.card.files:
-        for p, line, o in src.jsonl(local_relpath(sf)):
+    # the pairs are the data/ files; outputs/ holds judges' verdicts on them, not records
+    pair_files = [local_relpath(sf) for sf in src.card.files if sf.path.startswith("data/")]
+    for rel in pair_files:
+        for p, line, o in src.jsonl(rel):
             model = str(_req(o, "response_model", p, "", line=line))
             d = {
                 "id": str(_req(o, "pair_id", p, "", line=line)),
