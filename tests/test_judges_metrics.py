@@ -270,7 +270,9 @@ def test_equivalence_fast_path_share_and_llm() -> None:
     be = ScriptedBackend(lambda r: '{"equivalent": true, "rationale": "Same company."}')
     m = AnswerEquivalence(backend=be)  # type: ignore[arg-type]
     items = [
-        ScoreItem("1", "The rate was 0.125.", "The rate was 12.5%.", Input("q")),
+        # digit-wise equal under MuDABench's rule (0.125 vs 12.5% would go to the LLM: percent on
+        # one side only)
+        ScoreItem("1", "The rate was 12.58%.", "The rate was 12.5%.", Input("q")),
         ScoreItem("2", "The rate was 13.5%.", "The rate was 12.5%.", Input("q")),
         ScoreItem("3", "Top company: [WOOF]", "The top company is [WOOF].", Input("q")),
         ScoreItem("4", "", "x", Input("q")),

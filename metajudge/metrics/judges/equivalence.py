@@ -2,9 +2,10 @@
 
 MuDABench (Li et al. 2026) scores a final answer 1 when an LLM judges it semantically
 equivalent to the gold answer (numeric answers: integer digits and first decimal). A numeric
-fast path (:func:`metajudge.metrics.judges.numeric.fast_path`: same wording, numbers compared by
-value in the gold's unit) decides clear cases without an LLM call; the share it decides is
-reported (``summary["fast_path_share"]``). Every result keeps a short rationale and says what
+fast path (:func:`metajudge.metrics.numeric.fast_path`: same wording, numbers written alike,
+compared digit-wise under MuDABench's ``first_decimal`` rule) decides clear cases without an LLM
+call; anything ambiguous goes to the LLM. The share each path decides is reported
+(``summary["fast_path_share"]``, ``fast_path_decided``, ``llm_judged``). Every result keeps a short rationale and says what
 decided it (``details["decided_by"]``: ``fast_path`` or ``llm``).
 """
 
@@ -16,8 +17,8 @@ from typing import Any
 from metajudge.backends.base import Backend, BackendError
 from metajudge.metrics.base import MetricResult, ScoreItem
 from metajudge.metrics.judges.common import JudgeMetric
-from metajudge.metrics.judges.numeric import fast_path as numeric_fast_path
 from metajudge.metrics.judges.parsers import parse_equivalence
+from metajudge.metrics.numeric import fast_path as numeric_fast_path
 
 EQUIVALENCE_SCHEMA: dict[str, Any] = {
     "type": "object",
