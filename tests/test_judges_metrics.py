@@ -379,3 +379,16 @@ def test_client_counts_a_shared_completion_once() -> None:
         3,
     )
     assert s.processed_known is False and s.processed_prompt_tokens == 30  # no server log: = sent
+
+
+def test_one_default_prompt_variant_rule_for_every_judge() -> None:
+    from metajudge.metrics.judges.pairwise import PairwiseJudge
+
+    for cfg, want in (
+        (FakeConfig(kind="embedded"), "small"),
+        (FakeConfig(kind="openai"), "paper"),
+        (FakeConfig(kind="openai", chat=False), "small"),
+    ):
+        be = ScriptedBackend(lambda r: "3", config=cfg)
+        assert GEval(backend=be).variant == want  # type: ignore[arg-type]
+        assert PairwiseJudge(backend=be).variant == want  # type: ignore[arg-type]

@@ -194,6 +194,7 @@ def collect(
                     c.completion_tokens,
                     0.0,
                     reasoning_tokens=c.extra.get("reasoning_tokens", 0),
+                    processed_prompt_tokens=c.processed_prompt_tokens,
                     batch=True,
                 )
             res.extra["batch"] = True

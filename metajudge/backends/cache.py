@@ -109,6 +109,7 @@ def completion_from_json(text: str) -> Completion:
         cached=True,
         model=d.get("model", ""),
         extra=d.get("extra", {}),
+        processed_prompt_tokens=d.get("processed_prompt_tokens"),
     )
 
 
@@ -371,7 +372,7 @@ class CachedBackend:
     Set it on the wrapper (``CachedBackend(be, cache, parser_version="geval-1")`` or
     ``be.with_parser_version("geval-1")``, a view sharing the cache and ledger) or per batch
     (``be.complete(reqs, parser_version="geval-1")``, which wins). Requests answered from the cache
-    come back with ``Completion.cached = True`` and count as ``ledger.cached_hits``.
+    come back with ``Completion.cached = True`` and count as ``ledger.cached``.
     Identical requests within one batch are sent once.
     """
 

@@ -223,6 +223,7 @@ def parse_response(resp: Any, *, chat: bool, latency_s: float, model: str) -> Co
     ct = int(_get(usage, "completion_tokens", 0) or 0)
     details = _get(usage, "completion_tokens_details")
     rt = _get(details, "reasoning_tokens")
+    processed = _processed_tokens(resp, usage, pt)
     single = len(choices_raw) == 1
     choices = tuple(
         parse_choice(
@@ -240,7 +241,20 @@ def parse_response(resp: Any, *, chat: bool, latency_s: float, model: str) -> Co
         latency_s=latency_s,
         model=str(_get(resp, "model", model) or model),
         extra={"reasoning_tokens": sum(c.reasoning_tokens for c in choices)},
+        processed_prompt_tokens=processed,
     )
+
+
+def _processed_tokens(resp: Any, usage: Any, prompt_tokens: int) -> int | None:
+    """Prompt tokens the server evaluated, where the response says: llama.cpp's C++ server
+    (``timings.prompt_n``) or OpenAI/vLLM (sent minus ``prompt_tokens_details.cached_tokens``)."""
+    n = _get(_get(resp, "timings"), "prompt_n")
+    if isinstance(n, (int, float)) and not isinstance(n, bool):
+        return int(n)
+    cached = _get(_get(usage, "prompt_tokens_details"), "cached_tokens")
+    if isinstance(cached, (int, float)) and not isinstance(cached, bool):
+        return max(0, prompt_tokens - int(cached))
+    return None
 
 
 def merge_samples(parts: Sequence[Completion]) -> Completion:
@@ -255,6 +269,9 @@ def merge_samples(parts: Sequence[Completion]) -> Completion:
             "reasoning_tokens": sum(p.extra.get("reasoning_tokens", 0) for p in parts),
             "calls": len(parts),
         },
+        processed_prompt_tokens=None
+        if any(p.processed_prompt_tokens is None for p in parts)
+        else sum(p.processed_prompt_tokens or 0 for p in parts),
     )
 
 
@@ -324,6 +341,10 @@ class OpenAIBackend:
 
     def _ensure_started(self) -> None:
         """Hook for subclasses that must start something before the first call."""
+
+    def _annotate(self, completion: Completion, endpoint: str) -> Completion:
+        """Hook for subclasses that learn more about a call than its response says."""
+        return completion
 
     def _client_for(self, base_url: str) -> Any:
         client = self._clients.get(base_url)
@@ -455,11 +476,13 @@ class OpenAIBackend:
                 comp = parse_response(
                     resp, chat=kind == "chat", latency_s=latency, model=kw["model"]
                 )
+                comp = self._annotate(comp, ep)
                 self.ledger.add_call(
                     comp.prompt_tokens,
                     comp.completion_tokens,
                     latency,
                     reasoning_tokens=comp.extra.get("reasoning_tokens", 0),
+                    processed_prompt_tokens=comp.processed_prompt_tokens,
                 )
                 return comp
             except openai.APIStatusError as e:
@@ -604,7 +627,7 @@ class OpenAIBackend:
             loop.close()
         self._clients.clear()
         if self.run_dir is not None and (
-            self.ledger.calls or self.ledger.cached_hits or self.ledger.errors
+            self.ledger.calls or self.ledger.cached or self.ledger.errors
         ):
             import json
 
