@@ -157,6 +157,8 @@ def _max_length(model_dir: Path) -> int | None:
 class BERTScore(Metric):
     """bert-score F1 with one scorer loaded for the whole run (see the module docstring)."""
 
+    uses_input = False
+
     name = "bertscore"
     direction = "higher"
     range = (-1.0, 1.0)  # cosine-based; in practice in [0, 1] for these encoders
