@@ -29,7 +29,8 @@ from typing import Any, Self
 import pytest
 
 from metajudge.backends.base import BackendError, Completion, Request
-from metajudge.backends.cache import CachedBackend, ResponseCache
+from metajudge.backends.cache import ResponseCache
+from metajudge.backends.cached import CachedBackend
 from metajudge.backends.config import BackendConfig
 from metajudge.backends.openai_backend import OpenAIBackend
 from metajudge.backends.registry import get_backend

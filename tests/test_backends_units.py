@@ -16,16 +16,16 @@ import pytest
 from metajudge.backends.base import BackendError, Choice, Completion, Request, TokenLogprob
 from metajudge.backends.cache import (
     MIGRATIONS,
-    CachedBackend,
     ResponseCache,
     cache_key,
     completion_from_json,
     completion_to_json,
 )
+from metajudge.backends.cached import CachedBackend
 from metajudge.backends.config import BackendConfig, load_config_file
 from metajudge.backends.ledger import Ledger
-from metajudge.backends.openai_backend import (
-    OpenAIBackend,
+from metajudge.backends.openai_backend import OpenAIBackend
+from metajudge.backends.openai_parse import (
     merge_samples,
     parse_choice,
     parse_response,
@@ -199,7 +199,7 @@ def test_build_kwargs_chat_json_modes_and_grammar() -> None:
     _, kw = _be(grammar_param="grammar").build_kwargs(g)
     assert kw["extra_body"] == {"grammar": 'root ::= "a"'} and kw["prompt"] == "x"
     with pytest.raises(BackendError, match="grammar"):
-        _be()._validate(g)
+        _be().validate(g)
 
 
 def test_completion_logprobs_and_schema_as_grammar() -> None:
@@ -499,7 +499,6 @@ def test_gguf_path_config_and_model_resolution(
 def test_processed_tokens_travel_in_the_completion(tmp_path: Path) -> None:
     """llama.cpp's C++ server (timings.prompt_n) and OpenAI/vLLM (cached_tokens) report what was
     evaluated; the embedded llama_cpp.server only logs it: PromptEvalLog reads it in order."""
-    from metajudge.backends.openai_backend import merge_samples, parse_response
     from metajudge.backends.server import PromptEvalLog
 
     base = {"choices": [{"index": 0, "message": {"content": "x"}}]}

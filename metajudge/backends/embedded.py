@@ -111,11 +111,6 @@ class EmbeddedBackend(OpenAIBackend):
         n = reader.next() if reader is not None else None
         return dataclasses.replace(completion, processed_prompt_tokens=n)
 
-    def start(self) -> EmbeddedBackend:
-        """Start the server(s) now instead of on the first request."""
-        self._ensure_started()
-        return self
-
     def close(self) -> None:
         try:
             super().close()

@@ -99,6 +99,10 @@ class JudgeBase:
             )
         return self._client
 
+    def use_client(self, client: JudgeClient) -> None:
+        """Share another judge's client (its backend, cache and ledger) instead of opening one."""
+        self._client = client
+
     def prompt(self, task: str) -> PromptTemplate:
         return load_prompt(task, self.variant)
 
