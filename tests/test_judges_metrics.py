@@ -392,3 +392,24 @@ def test_one_default_prompt_variant_rule_for_every_judge() -> None:
         be = ScriptedBackend(lambda r: "3", config=cfg)
         assert GEval(backend=be).variant == want  # type: ignore[arg-type]
         assert PairwiseJudge(backend=be).variant == want  # type: ignore[arg-type]
+
+
+def test_cli_vocabulary_and_hidden_aliases() -> None:
+    from metajudge.cli import build_parser
+
+    p = build_parser()
+    a = p.parse_args(
+        ["judge", "mudabench", "--predictions", "x", "--variant", "complex", "--out", "f"]
+    )
+    b = p.parse_args(["judge", "mudabench", "--predictions", "x", "--subset", "complex", "-o", "f"])
+    assert (a.subset, a.output) == (b.subset, b.output) == ("complex", "f")
+    s = p.parse_args(["score", "--dataset", "d", "--metrics", "bleu", "-o", "f", "--no-progress"])
+    assert s.quiet is True and s.reference_field is None
+    assert p.parse_args(["metrics", "list", "--json"]).format == "json"
+    assert p.parse_args(["backends", "check", "x", "--run-dir", "d"]).out == "d"
+    assert p.parse_args(["cache", "stats", "--json"]).format == "json"
+    e = p.parse_args(["cache", "export", "old.jsonl"])
+    assert (e.out, e.output) == ("old.jsonl", None)
+    assert p.parse_args(["cache", "export", "-o", "new.jsonl"]).output == "new.jsonl"
+    helptext = p._subparsers._group_actions[0].choices["judge"].format_help()  # type: ignore[union-attr]
+    assert "mudabench" in helptext

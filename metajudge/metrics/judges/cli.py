@@ -4,6 +4,8 @@
 - ``judge equivalence-probe`` — the answer-equivalence judge on rule-generated probes.
 - ``judge mtraig-perturb`` — MT-RAIG faithfulness on reference vs number-perturbed insights,
   ``per_claim`` vs ``batched`` verification (scores, agreement, cost).
+
+Other CLI modules add judge commands to the same group through :func:`judge_group`.
 """
 
 from __future__ import annotations
@@ -32,9 +34,19 @@ def _prompt_variant(p: argparse.ArgumentParser) -> None:
     )
 
 
+def judge_group(subparsers: Any) -> Any:
+    """The ``metajudge judge`` group's subparsers (created on first use), so that other packages'
+    CLI modules add their judge commands under it (e.g. ``judge diagnostics``)."""
+    j = subparsers.choices.get("judge")
+    if j is None:
+        j = subparsers.add_parser("judge", help="LLM judges: experiments, diagnostics, MuDABench")
+        j.add_subparsers(dest="judge_command", metavar="SUBCOMMAND")
+        j.set_defaults(func=lambda args: (j.print_help(), 2)[1])
+    return next(a for a in j._actions if isinstance(a, argparse._SubParsersAction))
+
+
 def register(subparsers: Any) -> None:
-    j = subparsers.add_parser("judge", help="LLM-judge experiments and MuDABench judging")
-    jsub = j.add_subparsers(dest="judge_command", metavar="SUBCOMMAND")
+    jsub = judge_group(subparsers)
 
     m = jsub.add_parser(
         "mudabench", help="judge a MuDABench predictions file: final, process and full accuracy"
@@ -92,7 +104,6 @@ def register(subparsers: Any) -> None:
     t.add_argument("--data-dir")
     _output(t, "the result")
     t.set_defaults(func=_cmd_perturb)
-    j.set_defaults(func=lambda args: (j.print_help(), 2)[1])
 
 
 def _write(path: str | None, obj: Any) -> None:
