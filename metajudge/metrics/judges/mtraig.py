@@ -281,7 +281,7 @@ class MTRAIGFaithfulness(JudgeMetric):
                 reqs.extend(rs)
         outs = self.client.run(reqs)
         t2 = self.client.stats.to_dict()
-        #: cost of the last batch per stage (decomposition, verification): CallStats deltas
+        #: cost of the last batch per stage (decomposition, verification): Ledger deltas
         self.stage_stats = {"decompose": _diff(t0, t1), "verify": _diff(t1, t2)}
         pos = 0
         verdicts: dict[int, list[float | None] | str] = {}
