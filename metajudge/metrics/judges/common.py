@@ -99,8 +99,9 @@ class JudgeBase:
             )
         return self._client
 
-    def use_client(self, client: JudgeClient) -> None:
-        """Share another judge's client (its backend, cache and ledger) instead of opening one."""
+    def use_client(self, client: JudgeClient | None) -> None:
+        """Share another judge's client (its backend, cache and ledger) instead of opening one;
+        ``None`` lets go of a shared client without closing it."""
         self._client = client
 
     def prompt(self, task: str) -> PromptTemplate:

@@ -100,7 +100,7 @@ def run_equivalence_probe(
             res["llm_only"]["signature"] = llm.signature
             res["llm_only"]["cost"] = llm.summary.get("cost")
             full = AnswerEquivalence(backbone=bb, variant=prompt_variant, fast_path=True)
-            full._client = llm.client  # same server; the cache answers the LLM calls again
+            full.use_client(llm.client)  # same server; the cache answers the LLM calls again
             r_full = full.score_batch(items)
             res["with_fast_path"] = _rates(labels, [r.score for r in r_full])
             res["with_fast_path"]["fast_path_share"] = full.summary["fast_path_share"]
@@ -115,7 +115,7 @@ def run_equivalence_probe(
                 }
                 for p, r in list(zip(probes, r_llm, strict=True))[:12]
             ]
-            full._client = None
+            full.use_client(None)
         finally:
             llm.close()
         out["backbones"][bb] = res
