@@ -154,7 +154,7 @@ def cached_rerun(n_requests: int, run_root: Path) -> dict[str, Any]:
         be.complete(reqs)
         first = time.perf_counter() - t0
         calls_before = be.ledger.calls
-        logs = [s.log_path for s in be.servers]
+        logs = [s.log_path for s in be.inner.servers]
         served_before = sum(prompt_eval_stats(p)["requests"] for p in logs)
         t0 = time.perf_counter()
         res = be.complete(reqs)

@@ -220,3 +220,29 @@ def test_backends_check_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] and report["latency_s"] > 0
     assert report["logprobs"] is True and report["json_mode"] is True and report["errors"] == {}
+
+
+def test_processed_prompt_tokens_come_with_each_completion(tmp_path: Path) -> None:
+    """llama_cpp.server logs the prompt tokens it evaluated (prefix reuse); the embedded backend
+    attaches them to each Completion, and they add up to the logs' total."""
+    from metajudge.backends.server import prompt_eval_stats
+
+    pre = "You are a careful judge. " * 20
+    with get_backend(
+        "smollm2-135m", run_dir=tmp_path, cache=False, n_ctx=1024, n_parallel=1, concurrency=2
+    ) as be:
+        be.start()
+        log = be.servers[0].log_path
+        offset = log.stat().st_size
+        res = be.complete(
+            [ask(pre + f"Question {i}: is {i} even?", max_tokens=3) for i in range(4)]
+        )
+        comps = [r for r in res if isinstance(r, Completion)]
+        assert len(comps) == 4 and all(c.processed_prompt_tokens is not None for c in comps)
+        # the shared prefix is reused after the first request the server ran (any of them)
+        ran_full = [c for c in comps if c.processed_prompt_tokens == c.prompt_tokens]
+        assert len(ran_full) == 1
+        assert sum(c.processed_prompt_tokens < c.prompt_tokens for c in comps) == 3  # type: ignore[operator]
+        total = sum(c.processed_prompt_tokens or 0 for c in comps)
+        assert total == prompt_eval_stats(log, offset)["prompt_tokens_evaluated"]
+        assert be.ledger.processed_prompt_tokens == total and be.ledger.processed_known

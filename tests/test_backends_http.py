@@ -29,7 +29,8 @@ from typing import Any, Self
 import pytest
 
 from metajudge.backends.base import BackendError, Completion, Request
-from metajudge.backends.cache import CachedBackend, ResponseCache
+from metajudge.backends.cache import ResponseCache
+from metajudge.backends.cached import CachedBackend
 from metajudge.backends.config import BackendConfig
 from metajudge.backends.openai_backend import OpenAIBackend
 from metajudge.backends.registry import get_backend
@@ -441,7 +442,7 @@ def test_completed_calls_survive_a_failing_request(server: FakeOpenAI, tmp_path:
         second = be.complete(reqs)
         assert sum(server.attempts.values()) - n_before == 2  # only DOOMED again (1 try + 1 retry)
         assert all(r.cached for r in second[:9] if isinstance(r, Completion))
-        assert be.ledger.cached_hits == 9
+        assert be.ledger.cached == 9
 
 
 _CHILD = r"""
@@ -507,7 +508,7 @@ def test_kill_9_then_rerun_makes_only_missing_calls(tmp_path: Path) -> None:
         assert rerun_calls == 50 - stored
         assert set(server.answered) == {f"judge item {i}" for i in range(50)}
         ledger = json.loads((tmp_path / "run2" / "ledger-fake.json").read_text())
-        assert ledger["calls"] == rerun_calls and ledger["cached_hits"] == stored
+        assert ledger["calls"] == rerun_calls and ledger["cached"] == stored
 
 
 def test_batch_api_submit_poll_collect(server: FakeOpenAI, tmp_path: Path) -> None:

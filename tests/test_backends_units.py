@@ -16,16 +16,16 @@ import pytest
 from metajudge.backends.base import BackendError, Choice, Completion, Request, TokenLogprob
 from metajudge.backends.cache import (
     MIGRATIONS,
-    CachedBackend,
     ResponseCache,
     cache_key,
     completion_from_json,
     completion_to_json,
 )
+from metajudge.backends.cached import CachedBackend
 from metajudge.backends.config import BackendConfig, load_config_file
 from metajudge.backends.ledger import Ledger
-from metajudge.backends.openai_backend import (
-    OpenAIBackend,
+from metajudge.backends.openai_backend import OpenAIBackend
+from metajudge.backends.openai_parse import (
     merge_samples,
     parse_choice,
     parse_response,
@@ -199,7 +199,7 @@ def test_build_kwargs_chat_json_modes_and_grammar() -> None:
     _, kw = _be(grammar_param="grammar").build_kwargs(g)
     assert kw["extra_body"] == {"grammar": 'root ::= "a"'} and kw["prompt"] == "x"
     with pytest.raises(BackendError, match="grammar"):
-        _be()._validate(g)
+        _be().validate(g)
 
 
 def test_completion_logprobs_and_schema_as_grammar() -> None:
@@ -358,7 +358,7 @@ def test_cached_backend_hits_parser_version_and_failures(tmp_path: Path) -> None
         and second[1].cached
         and second[1].choices[0].logprobs[0].top[1] == ("f", -1.5)
     )
-    assert be.ledger.cached_hits == 3
+    assert be.ledger.cached == 3
     be.complete([Request(prompt="a")], parser_version="v2")
     assert inner.seen[-1] == "a"
     view = be.with_parser_version("v2")
@@ -494,3 +494,56 @@ def test_gguf_path_config_and_model_resolution(
         resolve_gguf("package:no_such_pkg_xyz/model.gguf")
     monkeypatch.setenv("METAJUDGE_MODEL_DIR", str(tmp_path / "models"))
     assert model_dir() == tmp_path / "models"
+
+
+def test_processed_tokens_travel_in_the_completion(tmp_path: Path) -> None:
+    """llama.cpp's C++ server (timings.prompt_n) and OpenAI/vLLM (cached_tokens) report what was
+    evaluated; the embedded llama_cpp.server only logs it: PromptEvalLog reads it in order."""
+    from metajudge.backends.server import PromptEvalLog
+
+    base = {"choices": [{"index": 0, "message": {"content": "x"}}]}
+    usage = {"prompt_tokens": 100, "completion_tokens": 2}
+    c1 = parse_response(
+        {**base, "usage": usage, "timings": {"prompt_n": 7}}, chat=True, latency_s=0, model="m"
+    )
+    c2 = parse_response(
+        {**base, "usage": {**usage, "prompt_tokens_details": {"cached_tokens": 64}}},
+        chat=True,
+        latency_s=0,
+        model="m",
+    )
+    c3 = parse_response({**base, "usage": usage}, chat=True, latency_s=0, model="m")
+    assert (c1.processed_prompt_tokens, c2.processed_prompt_tokens, c3.processed_prompt_tokens) == (
+        7,
+        36,
+        None,
+    )
+    assert merge_samples([c1, c2]).processed_prompt_tokens == 43
+    assert merge_samples([c1, c3]).processed_prompt_tokens is None
+
+    log = tmp_path / "server.log"
+    log.write_text("llama_perf_context_print: prompt eval time = 1.0 ms / 99 tokens\n")
+    reader = PromptEvalLog(log, wait_s=0.0)  # lines before the reader started are not ours
+    with log.open("a") as fh:
+        fh.write("Llama.generate: 20 prefix-match hit, remaining 12 prompt tokens to eval\n")
+        fh.write("llama_perf_context_print: prompt eval time =  5.2 ms /    12 tokens (...)\n")
+        fh.write("llama_perf_context_print: prompt eval time =  5.2 ms /    30 tok")
+    assert reader.next() == 12
+    assert reader.next() is None  # the second line is not complete yet: unknown, skipped later
+    with log.open("a") as fh:
+        fh.write("ens\nllama_perf_context_print: prompt eval time = 1 ms / 4 tokens\n")
+    assert reader.next() == 4
+
+
+def test_ledger_is_one_class_for_backends_and_judges() -> None:
+    from metajudge.metrics.judges.engine import CallStats
+
+    a = Ledger()
+    a.add_call(10, 1, 0.1, processed_prompt_tokens=4)
+    b = Ledger()
+    b.add_call(20, 2, 0.2)  # not reported: counted as sent, processed_known turns False
+    a.add(b)
+    s = a.summary()
+    assert (s["calls"], s["prompt_tokens"], s["processed_prompt_tokens"]) == (2, 30, 24)
+    assert s["processed_known"] is False
+    assert CallStats is Ledger  # compatibility name, removed after the merge

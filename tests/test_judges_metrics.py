@@ -270,7 +270,9 @@ def test_equivalence_fast_path_share_and_llm() -> None:
     be = ScriptedBackend(lambda r: '{"equivalent": true, "rationale": "Same company."}')
     m = AnswerEquivalence(backend=be)  # type: ignore[arg-type]
     items = [
-        ScoreItem("1", "The rate was 0.125.", "The rate was 12.5%.", Input("q")),
+        # digit-wise equal under MuDABench's rule (0.125 vs 12.5% would go to the LLM: percent on
+        # one side only)
+        ScoreItem("1", "The rate was 12.58%.", "The rate was 12.5%.", Input("q")),
         ScoreItem("2", "The rate was 13.5%.", "The rate was 12.5%.", Input("q")),
         ScoreItem("3", "Top company: [WOOF]", "The top company is [WOOF].", Input("q")),
         ScoreItem("4", "", "x", Input("q")),
@@ -377,3 +379,37 @@ def test_client_counts_a_shared_completion_once() -> None:
         3,
     )
     assert s.processed_known is False and s.processed_prompt_tokens == 30  # no server log: = sent
+
+
+def test_one_default_prompt_variant_rule_for_every_judge() -> None:
+    from metajudge.metrics.judges.pairwise import PairwiseJudge
+
+    for cfg, want in (
+        (FakeConfig(kind="embedded"), "small"),
+        (FakeConfig(kind="openai"), "paper"),
+        (FakeConfig(kind="openai", chat=False), "small"),
+    ):
+        be = ScriptedBackend(lambda r: "3", config=cfg)
+        assert GEval(backend=be).variant == want  # type: ignore[arg-type]
+        assert PairwiseJudge(backend=be).variant == want  # type: ignore[arg-type]
+
+
+def test_cli_vocabulary_and_hidden_aliases() -> None:
+    from metajudge.cli import build_parser
+
+    p = build_parser()
+    a = p.parse_args(
+        ["judge", "mudabench", "--predictions", "x", "--variant", "complex", "--out", "f"]
+    )
+    b = p.parse_args(["judge", "mudabench", "--predictions", "x", "--subset", "complex", "-o", "f"])
+    assert (a.subset, a.output) == (b.subset, b.output) == ("complex", "f")
+    s = p.parse_args(["score", "--dataset", "d", "--metrics", "bleu", "-o", "f", "--no-progress"])
+    assert s.quiet is True and s.reference_field is None
+    assert p.parse_args(["metrics", "list", "--json"]).format == "json"
+    assert p.parse_args(["backends", "check", "x", "--run-dir", "d"]).out == "d"
+    assert p.parse_args(["cache", "stats", "--json"]).format == "json"
+    e = p.parse_args(["cache", "export", "old.jsonl"])
+    assert (e.out, e.output) == ("old.jsonl", None)
+    assert p.parse_args(["cache", "export", "-o", "new.jsonl"]).output == "new.jsonl"
+    helptext = p._subparsers._group_actions[0].choices["judge"].format_help()  # type: ignore[union-attr]
+    assert "mudabench" in helptext

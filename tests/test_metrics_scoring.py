@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 from metajudge.cli import main
-from metajudge.data.formats import Input, LikertRecord, PairwiseRecord, Response, write_jsonl
+from metajudge.data.formats import (
+    Input,
+    LikertRecord,
+    PairwiseRecord,
+    Response,
+    write_jsonl,
+)
 from metajudge.errors import InputError
 from metajudge.metrics.scoring import read_scores, score_dataset, score_lookup, write_scores
 
@@ -259,3 +265,79 @@ def test_cli_score_real_dataset(data_dir: Path, tmp_path: Path) -> None:
     rows = read_scores(out)
     assert len(rows) == 560 and all(r["score"] is not None for r in rows)
     assert {r["side"] for r in rows} == {"a", "b"}
+
+
+def test_each_distinct_response_is_scored_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pairwise file repeats responses across pairs: the metric sees each distinct one once,
+    and every response key still gets its row (issue 12)."""
+    from metajudge.metrics import registry
+    from metajudge.metrics.lexical import RougeL
+
+    calls: list[tuple[str, str]] = []
+
+    class CountingRougeL(RougeL):
+        def _score_pair(self, key: str, response: str, reference: str, state: object):  # type: ignore[no-untyped-def]
+            calls.append((response, reference))
+            return super()._score_pair(key, response, reference, state)
+
+    resolve = registry._resolve
+    monkeypatch.setattr(
+        registry, "_resolve", lambda t: CountingRougeL if t == "test:CountingRougeL" else resolve(t)
+    )
+    monkeypatch.setitem(
+        registry._REGISTRY,
+        "rouge_l_counted",
+        registry._Entry("rouge_l_counted", "test:CountingRougeL"),
+    )
+    q = Input(question="Q?", reference="The cat sat on the mat.")
+    texts = ["The cat sat.", "A dog ran.", "The mat."]
+    recs = [
+        PairwiseRecord(
+            f"p{i}{j}", q, Response(f"s{i}", texts[i]), Response(f"s{j}", texts[j]), {"o": (1.0,)}
+        )
+        for i in range(3)
+        for j in range(3)
+        if i != j
+    ]  # 6 pairs, 12 response keys, 3 distinct responses
+    rows = score_dataset(recs, ["rouge_l_counted"], progress=False)
+    assert len(rows) == 12 and len(calls) == 3
+    plain = score_dataset(recs, ["rouge_l"], progress=False)  # the registered metric, unwrapped
+    assert [(r["key"], r["score"]) for r in rows] == [(r["key"], r["score"]) for r in plain]
+    assert len({r["key"] for r in rows}) == 12 and len(calls) == 3
+
+
+def test_reference_field_and_all_failed_exit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    recs = [
+        LikertRecord(
+            f"r{i}",
+            Input(question=f"Summarise article {i}", context="The cat sat on the mat all day."),
+            "sys",
+            "The cat sat on the mat.",
+            {"overall": (3.0,)},
+            meta={"summary": "A cat sat."},
+        )
+        for i in range(3)
+    ]
+    f = tmp_path / "refree.jsonl"
+    write_jsonl(f, recs)
+    out = tmp_path / "s.jsonl"
+    # no input.reference: every row fails -> exit 1 with the first errors and a hint
+    assert (
+        main(["score", "--input", str(f), "--metrics", "rouge_l", "-o", str(out), "--quiet"]) == 1
+    )
+    err = capsys.readouterr().err
+    assert "no reference text" in err and "--reference-field" in err
+    # against another field of the record
+    rc = main(
+        ["score", "--input", str(f), "--metrics", "rouge_l", "-o", str(out), "--quiet", "--fresh",
+         "--reference-field", "input.context"]
+    )  # fmt: skip
+    assert rc == 0
+    rows = read_scores(out)
+    assert all(r["score"] is not None and r["score"] > 0.5 for r in rows)
+    rows = score_dataset(recs, ["rouge_l"], progress=False, reference_field="meta.summary")
+    assert all(r["score"] is not None for r in rows)
+    with pytest.raises(InputError, match="input.source"):
+        score_dataset(recs, ["rouge_l"], progress=False, reference_field="input.source")

@@ -1,10 +1,12 @@
-"""metajudge.backends — LLM judge backbones behind one small protocol (DESIGN.md §5).
+"""metajudge.backends — LLM judge backbones behind one small protocol (:mod:`.base`).
 
 - :mod:`.base` — ``Request``, ``Completion``, ``Choice``, ``TokenLogprob``, ``BackendError``, ``Backend``.
 - :mod:`.config` — ``BackendConfig`` (a backbone is data: TOML/YAML), built-in configs in ``configs/``.
-- :mod:`.openai_backend` — any OpenAI-compatible endpoint (async, retries, ledger); :mod:`.batch` — Batch API.
+- :mod:`.openai_backend` — any OpenAI-compatible endpoint (async, retries, ledger);
+  :mod:`.openai_parse` — reading its responses; :mod:`.batch` — Batch API.
 - :mod:`.embedded` / :mod:`.server` — the default: metajudge's own ``llama_cpp.server`` on loopback.
-- :mod:`.cache` — SQLite (WAL) response cache and ``CachedBackend``; :mod:`.registry` — ``get_backend``.
+- :mod:`.cache` — SQLite (WAL) response cache; :mod:`.cached` — ``CachedBackend``;
+  :mod:`.ledger` — the one cost ``Ledger``; :mod:`.registry` — ``get_backend``.
 
 Importing this package is cheap: ``openai`` and ``llama_cpp`` are imported only when a call is made.
 """
@@ -25,8 +27,12 @@ def __getattr__(name: str) -> Any:
         from metajudge.backends.config import BackendConfig
 
         return BackendConfig
-    if name in ("CachedBackend", "ResponseCache"):
-        from metajudge.backends import cache
+    if name == "ResponseCache":
+        from metajudge.backends.cache import ResponseCache
 
-        return getattr(cache, name)
+        return ResponseCache
+    if name == "CachedBackend":
+        from metajudge.backends.cached import CachedBackend
+
+        return CachedBackend
     raise AttributeError(f"module 'metajudge.backends' has no attribute {name!r}")

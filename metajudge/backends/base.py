@@ -1,7 +1,9 @@
-"""The one small backend protocol every LLM judge calls through (DESIGN.md §5).
+"""The one small backend protocol every LLM judge calls through.
 
 A batch of :class:`Request` goes in; one :class:`Completion` (or a :class:`BackendError` for a
-request that failed after retries) comes out per request, in order.
+request that failed after retries) comes out per request, in order. A completion carries its own
+costs: prompt tokens sent, prompt tokens the server actually processed (prefix-cache hits
+excluded, where the backend can tell) and completion tokens.
 """
 
 from __future__ import annotations
@@ -71,6 +73,12 @@ class Choice:
 
 @dataclass(frozen=True)
 class Completion:
+    """One request's answer(s) and what they cost.
+
+    ``processed_prompt_tokens``: prompt tokens the server evaluated (sent minus the prefix it
+    reused); ``None`` when the backend does not report it (then callers count it as sent).
+    """
+
     choices: tuple[Choice, ...]
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -78,6 +86,7 @@ class Completion:
     cached: bool = False
     model: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    processed_prompt_tokens: int | None = None
 
     @property
     def text(self) -> str:
@@ -95,7 +104,18 @@ class BackendError(MetajudgeError):
 
 @runtime_checkable
 class Backend(Protocol):
+    """What callers use of a backend: its name, config and ledger, ``complete`` and ``close``.
+
+    ``config`` is the :class:`~metajudge.backends.config.BackendConfig` (judges read ``chat``,
+    ``n_ctx``, ``kind`` and ``grammar_param``); ``ledger`` the
+    :class:`~metajudge.backends.ledger.Ledger` of the calls it made. ``complete`` takes an
+    optional ``on_result(index, result)`` callback called as each result is final (the cache
+    persists through it); backends without it are still accepted by the cache.
+    """
+
     name: str  # config name, e.g. "smollm2-135m"
+    config: Any
+    ledger: Any
 
     @property
     def model_id(self) -> str:

@@ -5,7 +5,9 @@ For large studies against OpenAI (half price, 24 h window) — or any server imp
 written as JSONL (``custom_id`` = ``r<index>`` or ``r<index>s<sample>``), uploaded with
 ``purpose="batch"``, and a batch is created per endpoint. The batch ids are written to a state
 file *before* polling, so a process killed while waiting resumes polling the same batches on the
-next run instead of paying twice. Results are parsed with the same code as live calls.
+next run instead of paying twice. Results are parsed with the same code as live calls. Only the
+backend's public surface is used (``validate``, ``build_kwargs``, ``sync_client``, ``redact``,
+``start``, ``config``, ``ledger``, ``model_id``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from metajudge.backends.base import BackendError, Completion, Request
-from metajudge.backends.openai_backend import OpenAIBackend, merge_samples, parse_response, scrub
+from metajudge.backends.openai_backend import OpenAIBackend
+from metajudge.backends.openai_parse import merge_samples, parse_response
 from metajudge.io import atomic_write, canonical_json, sha256_text
 
 log = logging.getLogger(__name__)
@@ -34,7 +37,7 @@ def batch_lines(
     """The JSONL lines per endpoint (``extra_body`` folded into ``body``)."""
     out: dict[str, list[dict[str, Any]]] = {}
     for i, req in enumerate(requests):
-        backend._validate(req)
+        backend.validate(req)
         samples = (
             [(None, req.seed, req.n)]
             if (req.n == 1 or backend.config.native_n)
@@ -49,19 +52,6 @@ def batch_lines(
                 {"custom_id": cid, "method": "POST", "url": _ENDPOINTS[kind], "body": body}
             )
     return out
-
-
-def _sync_client(backend: OpenAIBackend) -> Any:
-    import openai
-
-    key = backend._api_key()
-    backend._secret = key
-    return openai.OpenAI(
-        base_url=backend._endpoints()[0],
-        api_key=key,
-        max_retries=backend.config.max_retries,
-        timeout=backend.config.timeout_s,
-    )
 
 
 def _load_state(path: Path | None, digest: str) -> list[dict[str, Any]] | None:
@@ -85,7 +75,7 @@ def submit(
     """Upload and create the batch job(s); returns ``[{"id", "kind"}]`` (also saved to ``state_path``)."""
     lines = batch_lines(backend, requests)
     digest = sha256_text(canonical_json([r.to_dict() for r in requests]) + backend.model_id)
-    client = _sync_client(backend)
+    client = backend.sync_client()
     jobs = []
     for kind, items in lines.items():
         payload = "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in items).encode("utf-8")
@@ -118,7 +108,7 @@ def wait(
     timeout_s: float | None = None,
 ) -> list[Any]:
     """Poll until every batch is final (completed/failed/expired/cancelled); returns the batch objects."""
-    client = _sync_client(backend)
+    client = backend.sync_client()
     deadline = None if timeout_s is None else time.monotonic() + timeout_s
     while True:
         batches = [client.batches.retrieve(j["id"]) for j in jobs]
@@ -141,7 +131,7 @@ def collect(
     on_result: Callable[[int, Completion | BackendError], None] | None = None,
 ) -> list[Completion | BackendError]:
     """Read output and error files; one Completion/BackendError per request, in order."""
-    client = _sync_client(backend)
+    client = backend.sync_client()
     answers: dict[str, Completion | BackendError] = {}
     kinds: dict[str, str] = {}
     for job, b in zip(jobs, batches, strict=True):
@@ -160,7 +150,7 @@ def collect(
                 if err or resp.get("status_code") != 200:
                     msg = (err or {}).get("message") or json.dumps(resp.get("body", {}))[:300]
                     answers[cid] = BackendError(
-                        f"{backend.name}: batch request failed: {scrub(str(msg), backend._secret)}",
+                        f"{backend.name}: batch request failed: {backend.redact(str(msg))}",
                         status=resp.get("status_code"),
                     )
                     continue
@@ -194,6 +184,7 @@ def collect(
                     c.completion_tokens,
                     0.0,
                     reasoning_tokens=c.extra.get("reasoning_tokens", 0),
+                    processed_prompt_tokens=c.processed_prompt_tokens,
                     batch=True,
                 )
             res.extra["batch"] = True
@@ -225,7 +216,7 @@ def run_batch(
     """Submit (or resume, from ``state_path``), wait, collect."""
     if not requests:
         return []
-    backend._ensure_started()
+    backend.start()
     t0 = time.perf_counter()
     sp = Path(state_path) if state_path is not None else None
     digest = sha256_text(canonical_json([r.to_dict() for r in requests]) + backend.model_id)

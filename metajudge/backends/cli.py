@@ -1,22 +1,48 @@
-"""``metajudge backends list|check`` and ``metajudge cache stats|prune|export``."""
+"""``metajudge backends list|check`` and ``metajudge cache stats|prune|export``; the CLI's backbone
+default (:func:`cli_backbone`, the one place ``$METAJUDGE_BACKBONE`` is read)."""
 
 from __future__ import annotations
 
 import argparse
+
+BACKBONE_HELP = "judge backbone (default: $METAJUDGE_BACKBONE or smollm2-135m)"
+
+
+def cli_backbone(value: str | None) -> str:
+    """``--backbone`` as given, else ``$METAJUDGE_BACKBONE``, else the default embedded backbone.
+
+    Only the command line reads the environment; the library takes ``backbone=`` explicitly.
+    """
+    import os
+
+    from metajudge.backends.registry import DEFAULT_BACKEND
+
+    return value or os.environ.get("METAJUDGE_BACKBONE") or DEFAULT_BACKEND
+
+
+def add_format(p: argparse.ArgumentParser, choices: tuple[str, ...] = ("md", "json")) -> None:
+    """``--format`` (and the hidden old ``--json``) on a command that prints a table."""
+    p.add_argument("--format", choices=choices, default=choices[0], help="output format")
+    p.add_argument(
+        "--json", dest="format", action="store_const", const="json", help=argparse.SUPPRESS
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     be = sub.add_parser("backends", help="judge backbones: list the configured ones, check one")
     bsub = be.add_subparsers(dest="backends_command", metavar="ACTION", required=True)
     p = bsub.add_parser("list", help="built-in and configured backbones")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    add_format(p)
     p.set_defaults(func=_list)
     p = bsub.add_parser(
         "check", help="send one request; report latency and whether logprobs/JSON mode work"
     )
     p.add_argument("name", help="backbone name, config file or GGUF path")
-    p.add_argument("--run-dir", help="folder for the server log (default: under the user cache)")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument(
+        "--out", help="run folder for the server log and ledger (default: under the user cache)"
+    )
+    p.add_argument("--run-dir", dest="out", help=argparse.SUPPRESS)
+    add_format(p)
     p.set_defaults(func=_check)
 
     ca = sub.add_parser("cache", help="the LLM response cache: stats, prune, export")
@@ -33,7 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             p.add_argument("--model", help="only entries whose model id contains this")
             p.add_argument("--parser-version", help="only entries with this parser version")
         if name == "stats":
-            p.add_argument("--json", action="store_true", help="print JSON")
+            add_format(p)
         if name == "prune":
             p.add_argument(
                 "--older-than", type=float, metavar="DAYS", help="not used for this many days"
@@ -41,7 +67,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             p.add_argument("--unused", action="store_true", help="never served from the cache")
             p.add_argument("--all", action="store_true", help="delete every entry")
         if name == "export":
-            p.add_argument("out", help="output .jsonl file")
+            p.add_argument("-o", "--output", help="output .jsonl file")
+            p.add_argument("out", nargs="?", help=argparse.SUPPRESS)  # old positional spelling
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -50,7 +77,7 @@ def _list(args: argparse.Namespace) -> int:
     from metajudge.backends.registry import list_backends
 
     cfgs = list_backends()
-    if args.json:
+    if args.format == "json":
         print(json.dumps([c.public_dict() for c in cfgs], indent=2))
         return 0
     print(f"{'NAME':<22} {'KIND':<9} {'CHAT':<5} {'MODEL / ENDPOINT':<48} SOURCE")
@@ -70,8 +97,8 @@ def _check(args: argparse.Namespace) -> int:
 
     from metajudge.backends.registry import check_backend
 
-    r = check_backend(args.name, run_dir=args.run_dir)
-    if args.json:
+    r = check_backend(args.name, run_dir=args.out)
+    if args.format == "json":
         print(json.dumps(r, indent=2))
     else:
         print(f"backend:   {r['backend']} ({r['kind']}) model {r['model']}")
@@ -101,7 +128,7 @@ def _stats(args: argparse.Namespace) -> int:
         s = c.stats()
     finally:
         c.close()
-    if args.json:
+    if args.format == "json":
         print(json.dumps(s, indent=2))
         return 0
     print(
@@ -145,11 +172,15 @@ def _prune(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     from metajudge.backends.cache import ResponseCache
+    from metajudge.errors import InputError
 
+    out = args.output or args.out
+    if not out:
+        raise InputError("say where to write: -o/--output FILE", field="--output")
     c = ResponseCache(args.path)
     try:
-        n = c.export(args.out, model=args.model, parser_version=args.parser_version)
+        n = c.export(out, model=args.model, parser_version=args.parser_version)
     finally:
         c.close()
-    print(f"exported {n} entries to {args.out}")
+    print(f"exported {n} entries to {out}")
     return 0

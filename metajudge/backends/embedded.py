@@ -4,19 +4,24 @@ It is the OpenAI-compatible backend pointed at ``llama_cpp.server`` processes th
 starts itself (lazily, on the first request) on free loopback ports with a local GGUF.
 llama-cpp-python's server answers one request at a time per process, so ``n_parallel > 1`` starts
 that many replicas (each with ``n_threads // n_parallel`` threads) and the client sends each
-request to the replica with the fewest requests in flight. Server logs go to the run folder.
+request to the replica with the fewest requests in flight. Server logs go to the run folder; the
+prompt tokens each request made the server evaluate are read from there
+(:class:`~metajudge.backends.server.PromptEvalLog`) and attached to its
+:class:`~metajudge.backends.base.Completion` (``processed_prompt_tokens``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from pathlib import Path
 
+from metajudge.backends.base import Completion
 from metajudge.backends.config import BackendConfig
 from metajudge.backends.ledger import Ledger
 from metajudge.backends.models import gguf_sha256, resolve_gguf
 from metajudge.backends.openai_backend import OpenAIBackend
-from metajudge.backends.server import LlamaServer
+from metajudge.backends.server import LlamaServer, PromptEvalLog
 
 
 class EmbeddedBackend(OpenAIBackend):
@@ -35,6 +40,7 @@ class EmbeddedBackend(OpenAIBackend):
         super().__init__(config, ledger=ledger, seed=seed, run_dir=run_dir)
         self.run_dir: Path = Path(run_dir)
         self.servers: list[LlamaServer] = []
+        self._eval_logs: dict[str, PromptEvalLog] = {}
         self._model_path: Path | None = None
         self._model_id: str | None = None
         self._start_lock = threading.Lock()
@@ -91,15 +97,19 @@ class EmbeddedBackend(OpenAIBackend):
                     s.stop()
                 raise
             self.servers = servers
+            self._eval_logs = {s.base_url: PromptEvalLog(s.log_path) for s in servers}
             self._clients.clear()
 
     def _endpoints(self) -> list[str]:
         return [s.base_url for s in self.servers]
 
-    def start(self) -> EmbeddedBackend:
-        """Start the server(s) now instead of on the first request."""
-        self._ensure_started()
-        return self
+    def _annotate(self, completion: Completion, endpoint: str) -> Completion:
+        """Attach the prompt tokens the server evaluated for this request (from its log)."""
+        if completion.processed_prompt_tokens is not None:
+            return completion
+        reader = self._eval_logs.get(endpoint)
+        n = reader.next() if reader is not None else None
+        return dataclasses.replace(completion, processed_prompt_tokens=n)
 
     def close(self) -> None:
         try:

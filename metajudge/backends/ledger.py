@@ -1,4 +1,9 @@
-"""Per-run token and cost accounting (thread-safe)."""
+"""The one cost ledger (thread-safe): what a run spent on a backend or through a judge.
+
+The same class counts at two places: a backend's ledger sees every HTTP call it makes (retries,
+fanned-out samples, Batch API discounts), and a judge client's ledger sees the requests one
+judge metric issued (:class:`metajudge.metrics.judges.engine.JudgeClient`), cached or not.
+"""
 
 from __future__ import annotations
 
@@ -6,26 +11,49 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+_SUMMED = (
+    "requests",
+    "calls",
+    "batch_calls",
+    "cached",
+    "errors",
+    "retries",
+    "prompt_tokens",
+    "processed_prompt_tokens",
+    "completion_tokens",
+    "reasoning_tokens",
+    "cost_usd",
+    "latency_s",
+    "wall_s",
+)
+
 
 @dataclass
 class Ledger:
-    """What a run spent: backend calls, cache hits, tokens, money and time.
+    """What a run spent: requests, model calls, cache hits, tokens, money and time.
 
-    ``calls`` counts requests the backend actually answered (one per sample when a server
-    without native ``n`` is fanned out), ``cached_hits`` requests answered from the cache,
-    ``errors`` requests that failed for good, ``retries`` extra attempts. ``cost_usd`` uses the
+    ``requests`` counts requests issued (cached or not); ``calls`` requests the model actually
+    ran (one per sample when a server without native ``n`` is fanned out); ``cached`` requests
+    answered from the cache or by an identical request of the same batch; ``errors`` requests
+    that failed for good; ``retries`` extra attempts. ``processed_prompt_tokens`` are the prompt
+    tokens the server evaluated (prefix-cache hits excluded) as reported in
+    :attr:`metajudge.backends.base.Completion.processed_prompt_tokens`; where a backend did not
+    report them they count as sent and ``processed_known`` turns False. ``cost_usd`` uses the
     config's prices (USD per million tokens), discounted for Batch API calls.
     """
 
     price_input_per_mtok: float = 0.0
     price_output_per_mtok: float = 0.0
     batch_discount: float = 0.5
+    requests: int = 0
     calls: int = 0
     batch_calls: int = 0
-    cached_hits: int = 0
+    cached: int = 0
     errors: int = 0
     retries: int = 0
     prompt_tokens: int = 0
+    processed_prompt_tokens: int = 0
+    processed_known: bool = True
     completion_tokens: int = 0
     reasoning_tokens: int = 0
     cost_usd: float = 0.0
@@ -40,8 +68,10 @@ class Ledger:
         latency_s: float,
         *,
         reasoning_tokens: int = 0,
+        processed_prompt_tokens: int | None = None,
         batch: bool = False,
     ) -> None:
+        """One call the model ran (``processed_prompt_tokens=None``: not reported, = sent)."""
         cost = (
             prompt_tokens * self.price_input_per_mtok
             + completion_tokens * self.price_output_per_mtok
@@ -52,14 +82,22 @@ class Ledger:
             self.calls += 1
             self.batch_calls += int(batch)
             self.prompt_tokens += prompt_tokens
+            if processed_prompt_tokens is None:
+                self.processed_known = False
+                processed_prompt_tokens = prompt_tokens
+            self.processed_prompt_tokens += processed_prompt_tokens
             self.completion_tokens += completion_tokens
             self.reasoning_tokens += reasoning_tokens
             self.cost_usd += cost
             self.latency_s += latency_s
 
+    def add_requests(self, n: int) -> None:
+        with self._lock:
+            self.requests += n
+
     def add_hits(self, n: int) -> None:
         with self._lock:
-            self.cached_hits += n
+            self.cached += n
 
     def add_error(self) -> None:
         with self._lock:
@@ -73,19 +111,22 @@ class Ledger:
         with self._lock:
             self.wall_s += seconds
 
+    def add(self, other: Ledger) -> None:
+        """Add another ledger's counters to this one (e.g. per-stage ledgers into a total)."""
+        snap = other.summary()
+        with self._lock:
+            for k in _SUMMED:
+                setattr(self, k, getattr(self, k) + snap[k])
+            self.processed_known = self.processed_known and other.processed_known
+
     def summary(self) -> dict[str, Any]:
         """A plain dict (JSON-ready) of every counter."""
         with self._lock:
-            return {
-                "calls": self.calls,
-                "batch_calls": self.batch_calls,
-                "cached_hits": self.cached_hits,
-                "errors": self.errors,
-                "retries": self.retries,
-                "prompt_tokens": self.prompt_tokens,
-                "completion_tokens": self.completion_tokens,
-                "reasoning_tokens": self.reasoning_tokens,
-                "cost_usd": round(self.cost_usd, 6),
-                "latency_s": round(self.latency_s, 4),
-                "wall_s": round(self.wall_s, 4),
-            }
+            out: dict[str, Any] = {k: getattr(self, k) for k in _SUMMED}
+            out["processed_known"] = self.processed_known
+        out["cost_usd"] = round(out["cost_usd"], 6)
+        out["latency_s"] = round(out["latency_s"], 4)
+        out["wall_s"] = round(out["wall_s"], 4)
+        return out
+
+    to_dict = summary

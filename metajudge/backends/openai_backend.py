@@ -15,29 +15,25 @@ it is never stored on the backend's public attributes, in results, errors or log
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
-import contextlib
-import email.utils
 import logging
 import os
 import random
-import re
 import threading
 import time
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Self, TypeVar
 
-from metajudge.backends.base import (
-    BackendError,
-    Choice,
-    Completion,
-    Request,
-    TokenLogprob,
-    strip_think,
-)
+from metajudge.backends.base import BackendError, Completion, Request
 from metajudge.backends.config import BackendConfig
 from metajudge.backends.ledger import Ledger
+from metajudge.backends.loop import LoopThread
+from metajudge.backends.openai_parse import (
+    merge_samples,
+    parse_response,
+    retry_after_s,
+    scrub,
+)
 
 log = logging.getLogger(__name__)
 
@@ -45,217 +41,7 @@ T = TypeVar("T")
 OnResult = Callable[[int, "Completion | BackendError"], None]
 
 _RETRY_STATUSES = frozenset({408, 409, 429})
-_KEY_PATTERN = re.compile(r"(sk|key|token)-[A-Za-z0-9_\-*]{6,}", re.IGNORECASE)
 NO_KEY = "sk-no-key-required"
-
-
-class _LoopThread:
-    """One asyncio loop in a daemon thread; ``run`` executes a coroutine there and waits."""
-
-    def __init__(self, name: str) -> None:
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(
-            target=self._main, name=f"metajudge-{name}-loop", daemon=True
-        )
-        self._thread.start()
-
-    def _main(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        self.loop.run_forever()
-
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        fut = asyncio.run_coroutine_threadsafe(coro, self.loop)
-        try:
-            return fut.result()
-        except (KeyboardInterrupt, SystemExit):
-            fut.cancel()  # cancels the gather: in-flight HTTP calls are abandoned, finished ones are kept
-            with contextlib.suppress(
-                concurrent.futures.CancelledError, concurrent.futures.TimeoutError
-            ):
-                fut.result(timeout=5)
-            raise
-
-    def close(self) -> None:
-        if self.loop.is_closed():
-            return
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(timeout=5)
-        if not self._thread.is_alive():
-            self.loop.close()
-
-
-def scrub(text: str, secret: str | None = None) -> str:
-    """Remove a secret and anything that looks like an API key from ``text``.
-
-    >>> scrub("Incorrect API key provided: sk-abcdef123456", None)
-    'Incorrect API key provided: sk-***'
-    """
-    if secret:
-        text = text.replace(secret, "***")
-    return _KEY_PATTERN.sub(lambda m: m.group(1) + "-***", text)
-
-
-def retry_after_s(headers: Any) -> float | None:
-    """Seconds a server asked us to wait (``retry-after-ms``, ``retry-after`` seconds or HTTP date)."""
-    if headers is None:
-        return None
-    ms = headers.get("retry-after-ms")
-    if ms is not None:
-        try:
-            return max(0.0, float(ms) / 1000.0)
-        except ValueError:
-            pass
-    ra = headers.get("retry-after")
-    if ra is None:
-        return None
-    try:
-        return max(0.0, float(ra))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(ra)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
-
-
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    """Attribute or key access (typed SDK objects and plain dicts alike), including extra fields."""
-    if obj is None:
-        return default
-    if isinstance(obj, dict):
-        return obj.get(name, default)
-    val = getattr(obj, name, None)
-    if val is None:
-        extra = getattr(obj, "model_extra", None) or {}
-        val = extra.get(name)
-    return default if val is None else val
-
-
-def _count_think_tokens(tokens: Sequence[str], raw: str) -> int:
-    """Tokens (from logprobs) that fall inside the ``<think>…</think>`` part of ``raw``."""
-    end = raw.find("</think>")
-    end = len(raw) if end < 0 else end + len("</think>")
-    pos, n = 0, 0
-    for tok in tokens:
-        if pos >= end:
-            break
-        n += 1
-        pos += len(tok)
-    return n
-
-
-def parse_choice(
-    choice: Any,
-    *,
-    chat: bool,
-    completion_tokens: int | None = None,
-    reasoning_tokens: int | None = None,
-) -> Choice:
-    """One API choice (chat or completion, SDK object or dict) → :class:`Choice`.
-
-    ``<think>…</think>`` is removed from ``text`` (kept in ``raw_text``); its token count comes from
-    the server's ``reasoning_tokens`` when given, else from the logprob tokens, else a share of
-    ``completion_tokens`` proportional to its characters.
-    """
-    lp_items: list[TokenLogprob] | None = None
-    lp = _get(choice, "logprobs")
-    if chat:
-        msg = _get(choice, "message")
-        content = _get(msg, "content", "") or ""
-        rc = _get(msg, "reasoning_content") or _get(msg, "reasoning")
-        raw = f"<think>{rc}</think>{content}" if rc else content
-        if lp is not None and _get(lp, "content") is not None:
-            lp_items = []
-            for item in _get(lp, "content"):
-                top = [
-                    (str(_get(t, "token")), float(_get(t, "logprob")))
-                    for t in (_get(item, "top_logprobs") or [])
-                ]
-                top.sort(key=lambda x: -x[1])
-                lp_items.append(
-                    TokenLogprob(str(_get(item, "token")), float(_get(item, "logprob")), tuple(top))
-                )
-    else:
-        raw = _get(choice, "text", "") or ""
-        if lp is not None and _get(lp, "tokens") is not None:
-            toks = _get(lp, "tokens")
-            lps = _get(lp, "token_logprobs") or [None] * len(toks)
-            tops = _get(lp, "top_logprobs") or [None] * len(toks)
-            lp_items = []
-            for tok, val, top in zip(toks, lps, tops, strict=False):
-                alts = sorted(
-                    ((str(k), float(v)) for k, v in (top or {}).items()), key=lambda x: -x[1]
-                )
-                lp_items.append(
-                    TokenLogprob(
-                        str(tok), float(val) if val is not None else float("nan"), tuple(alts)
-                    )
-                )
-    text, _thought = strip_think(raw)
-    n_think = 0
-    if "<think>" in raw:
-        if reasoning_tokens is not None:
-            n_think = reasoning_tokens
-        elif lp_items is not None:
-            n_think = _count_think_tokens([t.token for t in lp_items], raw)
-        elif completion_tokens and raw:
-            span = len(raw) - len(raw.split("</think>", 1)[-1]) if "</think>" in raw else len(raw)
-            n_think = round(completion_tokens * span / len(raw))
-    elif reasoning_tokens:
-        n_think = reasoning_tokens  # hidden reasoning (o-series models): billed, not shown
-    return Choice(
-        text=text,
-        raw_text=raw,
-        finish_reason=_get(choice, "finish_reason"),
-        logprobs=tuple(lp_items) if lp_items is not None else None,
-        reasoning_tokens=int(n_think),
-    )
-
-
-def parse_response(resp: Any, *, chat: bool, latency_s: float, model: str) -> Completion:
-    """A whole API response → :class:`Completion` (raises ``ValueError`` when it has no choices)."""
-    choices_raw = _get(resp, "choices")
-    if not choices_raw:
-        raise ValueError("response has no choices")
-    usage = _get(resp, "usage")
-    pt = int(_get(usage, "prompt_tokens", 0) or 0)
-    ct = int(_get(usage, "completion_tokens", 0) or 0)
-    details = _get(usage, "completion_tokens_details")
-    rt = _get(details, "reasoning_tokens")
-    single = len(choices_raw) == 1
-    choices = tuple(
-        parse_choice(
-            c,
-            chat=chat,
-            completion_tokens=ct if single else None,
-            reasoning_tokens=int(rt) if (rt is not None and single) else None,
-        )
-        for c in sorted(choices_raw, key=lambda c: int(_get(c, "index", 0) or 0))
-    )
-    return Completion(
-        choices=choices,
-        prompt_tokens=pt,
-        completion_tokens=ct,
-        latency_s=latency_s,
-        model=str(_get(resp, "model", model) or model),
-        extra={"reasoning_tokens": sum(c.reasoning_tokens for c in choices)},
-    )
-
-
-def merge_samples(parts: Sequence[Completion]) -> Completion:
-    """Samples of one request made as separate calls (servers without ``n``) → one Completion."""
-    return Completion(
-        choices=tuple(ch for p in parts for ch in p.choices),
-        prompt_tokens=parts[0].prompt_tokens,
-        completion_tokens=sum(p.completion_tokens for p in parts),
-        latency_s=max(p.latency_s for p in parts),
-        model=parts[0].model,
-        extra={
-            "reasoning_tokens": sum(p.extra.get("reasoning_tokens", 0) for p in parts),
-            "calls": len(parts),
-        },
-    )
 
 
 class OpenAIBackend:
@@ -290,7 +76,7 @@ class OpenAIBackend:
             config.price_input_per_mtok, config.price_output_per_mtok, config.batch_discount
         )
         self._rng = random.Random(seed)
-        self._loop: _LoopThread | None = None
+        self._loop: LoopThread | None = None
         self._clients: dict[str, Any] = {}
         self._inflight: dict[str, int] = {}
         self._secret: str | None = None
@@ -325,6 +111,32 @@ class OpenAIBackend:
     def _ensure_started(self) -> None:
         """Hook for subclasses that must start something before the first call."""
 
+    def start(self) -> Self:
+        """Start what the backend needs (the embedded server) now instead of on the first call."""
+        self._ensure_started()
+        return self
+
+    def sync_client(self) -> Any:
+        """A synchronous ``openai.OpenAI`` client on the first endpoint (Batch API, file uploads)."""
+        import openai
+
+        key = self._api_key()
+        self._secret = key if key != NO_KEY else None
+        return openai.OpenAI(
+            base_url=self._endpoints()[0],
+            api_key=key,
+            max_retries=self.config.max_retries,
+            timeout=self.config.timeout_s,
+        )
+
+    def redact(self, text: str) -> str:
+        """``text`` with the API key and anything that looks like a key removed."""
+        return scrub(text, self._secret)
+
+    def _annotate(self, completion: Completion, endpoint: str) -> Completion:
+        """Hook for subclasses that learn more about a call than its response says."""
+        return completion
+
     def _client_for(self, base_url: str) -> Any:
         client = self._clients.get(base_url)
         if client is None:
@@ -338,12 +150,12 @@ class OpenAIBackend:
             self._clients[base_url] = client
         return client
 
-    def _loop_thread(self) -> _LoopThread:
+    def _loop_thread(self) -> LoopThread:
         with self._lock:
             if self._closed:
                 raise BackendError(f"backend {self.name!r} is closed")
             if self._loop is None:
-                self._loop = _LoopThread(self.name)
+                self._loop = LoopThread(self.name)
             return self._loop
 
     def make_request(
@@ -362,7 +174,8 @@ class OpenAIBackend:
         )
 
     # -- request building ---------------------------------------------------------------------
-    def _validate(self, req: Request) -> None:
+    def validate(self, req: Request) -> None:
+        """Raise :class:`BackendError` when this backbone cannot run ``req`` as asked."""
         if req.messages is not None and not self.config.chat:
             raise BackendError(
                 f"backend {self.name!r} is a completion-only (base) model without a chat template: "
@@ -455,11 +268,13 @@ class OpenAIBackend:
                 comp = parse_response(
                     resp, chat=kind == "chat", latency_s=latency, model=kw["model"]
                 )
+                comp = self._annotate(comp, ep)
                 self.ledger.add_call(
                     comp.prompt_tokens,
                     comp.completion_tokens,
                     latency,
                     reasoning_tokens=comp.extra.get("reasoning_tokens", 0),
+                    processed_prompt_tokens=comp.processed_prompt_tokens,
                 )
                 return comp
             except openai.APIStatusError as e:
@@ -507,7 +322,7 @@ class OpenAIBackend:
             await asyncio.sleep(delay)
 
     async def _one(self, req: Request) -> Completion:
-        self._validate(req)
+        self.validate(req)
         if req.n > 1 and not self.config.native_n:
             parts = []
             for i in range(req.n):
@@ -604,7 +419,7 @@ class OpenAIBackend:
             loop.close()
         self._clients.clear()
         if self.run_dir is not None and (
-            self.ledger.calls or self.ledger.cached_hits or self.ledger.errors
+            self.ledger.calls or self.ledger.cached or self.ledger.errors
         ):
             import json
 

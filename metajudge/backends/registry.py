@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from metajudge.backends.base import Backend
-from metajudge.backends.cache import CachedBackend, ResponseCache
+from metajudge.backends.cache import ResponseCache
+from metajudge.backends.cached import CachedBackend
 from metajudge.backends.config import BackendConfig, all_configs, load_config_file
 from metajudge.errors import InputError
 from metajudge.paths import user_cache_dir

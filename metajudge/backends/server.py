@@ -4,8 +4,11 @@ Ctrl-C (``KeyboardInterrupt`` unwinds through the backend's context manager and 
 even when metajudge is killed with SIGKILL (the child's parent watchdog, ``_llama_child``).
 
 The server's output goes to a log file in the run folder. With ``verbose`` on, llama.cpp prints
-one ``prompt eval time = … / N tokens`` line per request: :func:`prompt_eval_stats` sums them,
-which is how the benchmarks measure prompt tokens the server actually processed (prefix reuse).
+one ``prompt eval time = … / N tokens`` line per request (``llama_cpp.server`` reports only
+``usage.prompt_tokens`` in its responses, not the tokens it evaluated after prefix reuse):
+:class:`PromptEvalLog` hands these counts out one per finished request, in order, so that the
+embedded backend can attach them to each :class:`~metajudge.backends.base.Completion`;
+:func:`prompt_eval_stats` sums a log for the benchmarks.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections import deque
 from pathlib import Path
 
 from metajudge.backends.base import BackendError
@@ -295,3 +299,53 @@ def prompt_eval_stats(log_path: str | Path, offset: int = 0) -> dict[str, int]:
         "prompt_tokens_evaluated": sum(evals),
         "prefix_hit_tokens": sum(hits),
     }
+
+
+class PromptEvalLog:
+    """The ``prompt eval … / N tokens`` lines of one server log, handed out in order.
+
+    ``llama_cpp.server`` runs one request at a time and prints the line before it answers, so
+    the k-th answer a server returns goes with the k-th line after the reader was created.
+    :meth:`next` waits up to ``wait_s`` for a line that is not written yet; when none comes it
+    returns ``None`` (unknown) and skips that request's line if it turns up later.
+    """
+
+    def __init__(self, path: str | Path, *, wait_s: float = 0.05) -> None:
+        self.path = Path(path)
+        self.wait_s = wait_s
+        self._offset = self.path.stat().st_size if self.path.exists() else 0
+        self._partial = b""
+        self._counts: deque[int] = deque()
+        self._owed = 0
+        self._lock = threading.Lock()
+
+    def _read(self) -> None:
+        try:
+            with open(self.path, "rb") as fh:
+                fh.seek(self._offset)
+                data = fh.read()
+        except OSError:
+            return
+        self._offset += len(data)
+        *lines, self._partial = (self._partial + data).split(b"\n")
+        for line in lines:
+            m = _PROMPT_EVAL.search(line.decode("utf-8", errors="replace"))
+            if m is None:
+                continue
+            if self._owed:
+                self._owed -= 1
+            else:
+                self._counts.append(int(m.group(1)))
+
+    def next(self) -> int | None:
+        """Prompt tokens the server evaluated for the next finished request (``None``: unknown)."""
+        with self._lock:
+            deadline = time.monotonic() + self.wait_s
+            while True:
+                self._read()
+                if self._counts:
+                    return self._counts.popleft()
+                if time.monotonic() >= deadline:
+                    self._owed += 1
+                    return None
+                time.sleep(0.005)

@@ -1,12 +1,12 @@
-"""metajudge.metrics — every metric, with a registry and signatures (DESIGN.md §3).
+"""metajudge.metrics — every metric, with a registry and signatures.
 
 - :mod:`~metajudge.metrics.base` — the ``Metric`` interface, ``ScoreItem``, ``MetricResult``.
 - :mod:`~metajudge.metrics.registry` — ``register`` / ``get_metric`` / ``list_metrics`` / ``metric_info``.
 - :mod:`~metajudge.metrics.lexical` — BLEU (sacreBLEU), ROUGE-L (rouge-score), METEOR (NLTK).
 - :mod:`~metajudge.metrics.wordnet` — WordNet for METEOR (``metajudge setup wordnet``).
 - :mod:`~metajudge.metrics.bertscore` — BERTScore through one loaded ``BERTScorer``.
-- :mod:`~metajudge.metrics.number_match` — T2-RAGBench Number Match, ``extract_numbers``,
-  ``numbers_equivalent``.
+- :mod:`~metajudge.metrics.numeric` — one number extractor and the named equivalence rules.
+- :mod:`~metajudge.metrics.number_match` — T2-RAGBench Number Match.
 - :mod:`~metajudge.metrics.retrieval` — MRR@k, Recall/Precision/F1/Hit@k.
 - :mod:`~metajudge.metrics.mudabench` — MuDABench final / process / full accuracy aggregation.
 - :mod:`~metajudge.metrics.scoring` — ``score_dataset``, ``write_scores``, ``read_scores``.

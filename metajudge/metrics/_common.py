@@ -72,6 +72,8 @@ class PairMetric(Metric):
     :meth:`_prepare` runs once per batch (load a resource) and its value is passed along.
     """
 
+    uses_input = False
+
     def _prepare(self) -> object:
         return None
 

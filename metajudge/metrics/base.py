@@ -42,6 +42,9 @@ class Metric(ABC):
     direction: Direction = "higher"
     range: tuple[float, float] = (0.0, 1.0)
     needs_reference: bool = True
+    #: the score depends on the item's ``input`` (question, tables, …), not only on the response
+    #: and reference texts; scoring computes each distinct (response, reference[, input]) once
+    uses_input: bool = True
 
     @property
     @abstractmethod

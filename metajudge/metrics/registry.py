@@ -4,8 +4,9 @@ In the spirit of sacreBLEU's ``METRICS`` dict, but lazy: ``register("bertscore",
 "metajudge.metrics.bertscore:BERTScore", model="all-MiniLM-L6-v2")`` imports nothing until the
 metric is asked for, so ``import metajudge`` and ``metajudge --help`` stay fast.
 
-Other packages add their entries by calling :func:`register` at import time; the modules named in
-:data:`PLUGIN_MODULES` (the LLM judges) are imported on the first lookup when they exist.
+Other packages add their entries by calling :func:`register`. The LLM judges are registered here
+too, by target string (``judge=True``: they take the ``backbone=`` passed to :func:`get_metric`),
+so this module never imports :mod:`metajudge.metrics.judges`.
 
 >>> "bleu" in list_metrics()
 True
@@ -16,15 +17,11 @@ True
 from __future__ import annotations
 
 import importlib
-import importlib.util
 from dataclasses import dataclass, field
 from typing import Any
 
 from metajudge.errors import InputError
 from metajudge.metrics.base import Metric
-
-#: Modules that register more metrics when imported (only if installed / present).
-PLUGIN_MODULES: tuple[str, ...] = ("metajudge.metrics.judges",)
 
 
 @dataclass(frozen=True)
@@ -32,45 +29,35 @@ class _Entry:
     name: str
     target: str  # "module:ClassOrFactory"
     defaults: dict[str, Any] = field(default_factory=dict)
+    judge: bool = False  # an LLM judge: takes backbone=
 
 
 _REGISTRY: dict[str, _Entry] = {}
-_plugins_loaded = False
 
 
-def register(name: str, target: str, **defaults: Any) -> None:
+def register(name: str, target: str, *, judge: bool = False, **defaults: Any) -> None:
     """Register metric ``name`` as ``target`` (``"module:ClassOrFactory"``, imported lazily).
 
     ``defaults`` are keyword options passed to the target unless :func:`get_metric` overrides
-    them. Re-registering a name replaces it (last wins).
+    them; ``judge=True`` marks an LLM judge (it gets :func:`get_metric`'s ``backbone``).
+    Re-registering a name replaces it (last wins).
     """
     if ":" not in target:
         raise ValueError(f"target must be 'module:attribute', got {target!r}")
-    _REGISTRY[name] = _Entry(name, target, dict(defaults))
-
-
-def _load_plugins() -> None:
-    global _plugins_loaded
-    if _plugins_loaded:
-        return
-    _plugins_loaded = True
-    for mod in PLUGIN_MODULES:
-        try:
-            spec = importlib.util.find_spec(mod)
-        except ModuleNotFoundError:
-            spec = None
-        if spec is not None:
-            importlib.import_module(mod)
+    _REGISTRY[name] = _Entry(name, target, dict(defaults), judge)
 
 
 def list_metrics() -> list[str]:
     """Every registered metric name, sorted."""
-    _load_plugins()
     return sorted(_REGISTRY)
 
 
+def is_judge(name: str) -> bool:
+    """Whether ``name`` is an LLM-judge metric (it runs on a backbone)."""
+    return _entry(name).judge
+
+
 def _entry(name: str) -> _Entry:
-    _load_plugins()
     if name not in _REGISTRY:
         raise InputError(
             f"unknown metric {name!r}; known: {', '.join(sorted(_REGISTRY))}", field="metric"
@@ -86,10 +73,16 @@ def _resolve(target: str) -> Any:
     return obj
 
 
-def get_metric(name: str, **options: Any) -> Metric:
-    """A ready metric instance: the registered defaults updated with ``options``."""
+def get_metric(name: str, *, backbone: str | None = None, **options: Any) -> Metric:
+    """A ready metric instance: the registered defaults updated with ``options``.
+
+    ``backbone`` is the LLM judges' backbone (a config name, see ``metajudge backends list``;
+    ``None``: the default embedded one); metrics that are not judges have none and ignore it.
+    """
     e = _entry(name)
     kwargs = {**e.defaults, **options}
+    if e.judge and backbone is not None:
+        kwargs["backbone"] = backbone
     factory = _resolve(e.target)
     try:
         metric = factory(**kwargs)
@@ -102,10 +95,10 @@ def get_metric(name: str, **options: Any) -> Metric:
     return metric
 
 
-def metric_info(name: str, **options: Any) -> dict[str, Any]:
+def metric_info(name: str, *, backbone: str | None = None, **options: Any) -> dict[str, Any]:
     """``{name, direction, range, signature, target, defaults}`` (instantiates the metric, loads no model)."""
     e = _entry(name)
-    m = get_metric(name, **options)
+    m = get_metric(name, backbone=backbone, **options)
     try:
         return {
             "name": name,
@@ -119,9 +112,18 @@ def metric_info(name: str, **options: Any) -> dict[str, Any]:
         m.close()
 
 
-# Built-in metrics (DESIGN.md §3).
+# Built-in metrics.
 register("bleu", "metajudge.metrics.lexical:BLEU")
 register("rouge_l", "metajudge.metrics.lexical:RougeL")
 register("meteor", "metajudge.metrics.lexical:Meteor")
 register("bertscore", "metajudge.metrics.bertscore:BERTScore")
 register("number_match", "metajudge.metrics.number_match:NumberMatch")
+# LLM judges (metajudge.metrics.judges): G-Eval, MT-RAIG Eval, answer equivalence, MuDABench.
+_J = "metajudge.metrics.judges."
+register("geval", _J + "geval:GEval", judge=True, dimension="faithfulness")
+register("geval_faithfulness", _J + "geval:GEval", judge=True, dimension="faithfulness")
+register("geval_completeness", _J + "geval:GEval", judge=True, dimension="completeness")
+register("mtraig_faithfulness", _J + "mtraig:MTRAIGFaithfulness", judge=True)
+register("mtraig_completeness", _J + "mtraig:MTRAIGCompleteness", judge=True)
+register("answer_equivalence", _J + "equivalence:AnswerEquivalence", judge=True)
+register("mudabench_process", _J + "mudabench_judge:FactCoverageJudge", judge=True)

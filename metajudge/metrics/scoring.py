@@ -16,6 +16,7 @@ another signature are recomputed. ``metajudge score -o FILE`` passes FILE as the
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import math
@@ -23,10 +24,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from metajudge.data.formats import Record
+from metajudge.data.formats import Input, Record
 from metajudge.errors import InputError
-from metajudge.io import atomic_write
-from metajudge.metrics.base import ResponseRef, ScoreItem, iter_responses
+from metajudge.io import atomic_write, canonical_json
+from metajudge.metrics.base import MetricResult, ResponseRef, ScoreItem, iter_responses
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +70,115 @@ def _records_of(dataset: Any, data_dir: str | Path | None = None) -> list[Record
     return list(recs)
 
 
+def field_text(record: Record, dotted: str) -> str | None:
+    """The text of a dotted field of a record (``input.source``, ``input.documents``,
+    ``meta.summary``): a string as is, a list of strings joined by blank lines, a number as text;
+    ``None`` when the record has no such field.
+
+    >>> from metajudge.data.formats import Input, LikertRecord
+    >>> r = LikertRecord("1", Input("q", documents=("d1", "d2")), "s", "resp", {}, meta={"n": 3})
+    >>> field_text(r, "input.documents"), field_text(r, "meta.n"), field_text(r, "input.source")
+    ('d1\\n\\nd2', '3', None)
+    """
+    node: Any = record.to_dict()
+    for part in dotted.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            return None
+        node = node[part]
+    if isinstance(node, str):
+        return node
+    if isinstance(node, (list, tuple)) and all(isinstance(x, str) for x in node):
+        return "\n\n".join(node)
+    if isinstance(node, (int, float)) and not isinstance(node, bool):
+        return str(node)
+    return None if node is None else json.dumps(node, ensure_ascii=False, sort_keys=True)
+
+
+def _response_refs(records: Sequence[Record], reference_field: str | None) -> list[ResponseRef]:
+    """Every response of the records, unique by key; ``reference_field`` replaces the reference."""
+    refs: list[ResponseRef] = []
+    seen: set[str] = set()
+    by_id = {r.id: r for r in records}
+    for ref in iter_responses(records):
+        if ref.key in seen:
+            raise InputError(f"duplicate response key {ref.key!r} in the dataset", field="id")
+        seen.add(ref.key)
+        if reference_field:
+            ref = dataclasses.replace(ref, reference=field_text(by_id[ref.item], reference_field))
+        refs.append(ref)
+    if not refs:
+        raise InputError("the dataset has no responses", field="dataset")
+    if reference_field and all(r.reference is None for r in refs):
+        raise InputError(
+            f"no record has the field {reference_field!r} (try input.question, input.context, "
+            "input.documents or meta.<name>)",
+            field="reference_field",
+        )
+    return refs
+
+
+def _check_names(
+    metric_names: Sequence[str] | str, options: Mapping[str, Mapping[str, Any]] | None
+) -> tuple[list[str], dict[str, Mapping[str, Any]]]:
+    names = (
+        [m.strip() for m in metric_names.split(",") if m.strip()]
+        if isinstance(metric_names, str)
+        else list(metric_names)
+    )
+    if not names:
+        raise InputError("no metrics given", field="metrics")
+    if len(set(names)) != len(names):
+        raise InputError(f"metric listed twice in {names}", field="metrics")
+    opts = dict(options or {})
+    unknown = set(opts) - set(names)
+    if unknown:
+        raise InputError(
+            f"options given for metrics not being scored: {sorted(unknown)}", field="options"
+        )
+    return names, opts
+
+
+def score_dataset(
+    dataset: Any,
+    metric_names: Sequence[str],
+    *,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+    progress: bool = True,
+    cache_path: str | Path | None = None,
+    data_dir: str | Path | None = None,
+    backbone: str | None = None,
+    reference_field: str | None = None,
+) -> list[dict[str, Any]]:
+    """Score every response of ``dataset`` (pairwise: both ``a`` and ``b``) with each metric.
+
+    ``dataset``: a registry name (:func:`metajudge.data.registry.load_dataset`), a canonical JSONL
+    path, a ``Dataset`` or a list of records. ``options``: ``{metric name: {option: value}}``
+    passed to :func:`metajudge.metrics.registry.get_metric`; ``backbone``: the LLM judges'
+    backbone. ``reference_field``: a dotted record field (``input.source``, ``input.question``,
+    ``meta.x``) the metrics compare against instead of ``input.reference``. ``cache_path``: an
+    earlier score file to resume from (see the module docstring). Rows come metric by metric,
+    responses in dataset order. One metric instance (one loaded model) serves the whole run, and
+    each distinct (response, reference[, input]) is computed once and its result given to every
+    response key that has it (a pairwise file repeats responses across pairs).
+    """
+    from metajudge.metrics.registry import get_metric
+
+    names, options = _check_names(metric_names, options)
+    refs = _response_refs(_records_of(dataset, data_dir), reference_field)
+    cached: dict[tuple[str, str], dict[str, Any]] = {}
+    if cache_path is not None and Path(cache_path).is_file():
+        for row in read_scores(cache_path, allow_empty=True):
+            cached[(row["key"], row["metric"])] = row
+    rows: list[dict[str, Any]] = []
+    for name in names:
+        metric = get_metric(name, backbone=backbone, **dict(options.get(name, {})))
+        try:
+            rows.extend(_score_metric(metric, name, refs, cached, progress))
+        finally:
+            metric.close()
+    return rows
+
+
 def _row(
     ref: ResponseRef,
     metric: str,
@@ -90,112 +200,90 @@ def _row(
     }
 
 
-def score_dataset(
-    dataset: Any,
-    metric_names: Sequence[str],
-    *,
-    options: Mapping[str, Mapping[str, Any]] | None = None,
-    progress: bool = True,
-    cache_path: str | Path | None = None,
-    data_dir: str | Path | None = None,
+def _input_key(inp: Input | None) -> Any:
+    try:
+        hash(inp)
+        return inp
+    except TypeError:  # pragma: no cover - Input is frozen; a subclass may hold lists
+        return canonical_json(inp.to_dict() if inp is not None else None)
+
+
+def _distinct(
+    refs: Sequence[ResponseRef], todo: Sequence[int], uses_input: bool
+) -> list[list[int]]:
+    """``todo`` grouped by what the metric sees: (response, reference[, input]); first-seen order."""
+    groups: dict[Any, list[int]] = {}
+    for i in todo:
+        r = refs[i]
+        k = (r.response, r.reference, _input_key(r.input) if uses_input else None)
+        groups.setdefault(k, []).append(i)
+    return list(groups.values())
+
+
+def _score_metric(
+    metric: Any,
+    name: str,
+    refs: Sequence[ResponseRef],
+    cached: Mapping[tuple[str, str], Mapping[str, Any]],
+    progress: bool,
 ) -> list[dict[str, Any]]:
-    """Score every response of ``dataset`` (pairwise: both ``a`` and ``b``) with each metric.
-
-    ``dataset``: a registry name (:func:`metajudge.data.registry.load_dataset`), a canonical JSONL
-    path, a ``Dataset`` or a list of records. ``options``: ``{metric name: {option: value}}``
-    passed to :func:`metajudge.metrics.registry.get_metric`. ``cache_path``: an earlier score file
-    to resume from (see the module docstring). Rows come metric by metric, responses in dataset
-    order. One metric instance (one loaded model) serves the whole run.
-    """
-    from metajudge.metrics.registry import get_metric
-
-    if isinstance(metric_names, str):
-        metric_names = [m.strip() for m in metric_names.split(",") if m.strip()]
-    if not metric_names:
-        raise InputError("no metrics given", field="metrics")
-    if len(set(metric_names)) != len(metric_names):
-        raise InputError(f"metric listed twice in {list(metric_names)}", field="metrics")
-    options = dict(options or {})
-    unknown_opts = set(options) - set(metric_names)
-    if unknown_opts:
-        raise InputError(
-            f"options given for metrics not being scored: {sorted(unknown_opts)}", field="options"
+    """One metric over every response: cached rows reused, each distinct item computed once."""
+    sig = metric.signature
+    out: list[dict[str, Any] | None] = [None] * len(refs)
+    todo: list[int] = []
+    for i, r in enumerate(refs):
+        c = cached.get((r.key, name))
+        if c is not None and c["signature"] == sig and c["score"] is not None:
+            out[i] = _row(r, name, c["score"], sig, c.get("details") or {}, None)
+        else:
+            todo.append(i)
+    batch_dependent = bool(getattr(metric, "batch_dependent", False))
+    # a batch-dependent metric (BERTScore with idf) sees the corpus as it is: no de-duplication
+    groups = (
+        [[i] for i in todo]
+        if batch_dependent
+        else _distinct(refs, todo, bool(getattr(metric, "uses_input", True)))
+    )
+    if len(todo) < len(refs) or len(groups) < len(todo):
+        log.info(
+            "%s: %d cached, %d to compute as %d distinct items",
+            name,
+            len(refs) - len(todo),
+            len(todo),
+            len(groups),
         )
-    refs = list(iter_responses(_records_of(dataset, data_dir)))
-    if not refs:
-        raise InputError("the dataset has no responses", field="dataset")
-    seen: set[str] = set()
-    for r in refs:
-        if r.key in seen:
-            raise InputError(f"duplicate response key {r.key!r} in the dataset", field="id")
-        seen.add(r.key)
-    cached: dict[tuple[str, str], dict[str, Any]] = {}
-    if cache_path is not None and Path(cache_path).is_file():
-        for row in read_scores(cache_path, allow_empty=True):
-            cached[(row["key"], row["metric"])] = row
-    rows: list[dict[str, Any]] = []
-    for name in metric_names:
-        metric = get_metric(name, **dict(options.get(name, {})))
-        try:
-            sig = metric.signature
-            out: list[dict[str, Any] | None] = [None] * len(refs)
-            todo: list[int] = []
-            for i, r in enumerate(refs):
-                c = cached.get((r.key, name))
-                if c is not None and c["signature"] == sig and c["score"] is not None:
-                    out[i] = _row(r, name, c["score"], sig, c.get("details") or {}, None)
-                else:
-                    todo.append(i)
-            if len(todo) < len(refs):
-                log.info(
-                    "%s: reusing %d cached scores, computing %d",
-                    name,
-                    len(refs) - len(todo),
-                    len(todo),
+    chunk = max(len(groups), 1) if batch_dependent else CHUNK
+    bar = _progress(len(todo), name, enabled=progress and bool(todo))
+    try:
+        for s in range(0, len(groups), chunk):
+            part = groups[s : s + chunk]
+            firsts = [refs[g[0]] for g in part]
+            items = [ScoreItem(r.key, r.response, r.reference, r.input) for r in firsts]
+            results = metric.score_batch(items)
+            if len(results) != len(items):
+                raise RuntimeError(
+                    f"{name}: score_batch returned {len(results)} results for {len(items)} items"
                 )
-            chunk = len(todo) if getattr(metric, "batch_dependent", False) else CHUNK
-            bar = _progress(len(todo), f"{name}", enabled=progress and bool(todo))
-            try:
-                for s in range(0, len(todo), max(chunk, 1)):
-                    idx = todo[s : s + chunk]
-                    items = [
-                        ScoreItem(refs[i].key, refs[i].response, refs[i].reference, refs[i].input)
-                        for i in idx
-                    ]
-                    results = metric.score_batch(items)
-                    if len(results) != len(items):
-                        raise RuntimeError(
-                            f"{name}: score_batch returned {len(results)} results for {len(items)} items"
-                        )
-                    for i, res in zip(idx, results, strict=True):
-                        if res.key != refs[i].key:
-                            raise RuntimeError(
-                                f"{name}: result key {res.key!r} != item key {refs[i].key!r}"
-                            )
-                        score, err = res.score, res.error
-                        if score is not None and not (
-                            isinstance(score, (int, float)) and math.isfinite(score)
-                        ):
-                            score, err = None, f"non-finite score {score!r}"
-                        if score is None and not err:
-                            err = "not scored (no reason given)"
-                        out[i] = _row(
-                            refs[i],
-                            name,
-                            None if score is None else float(score),
-                            sig,
-                            res.details,
-                            err,
-                        )
-                    if bar is not None:
-                        bar.update(len(idx))
-            finally:
-                if bar is not None:
-                    bar.close()
-            rows.extend(r for r in out if r is not None)
-        finally:
-            metric.close()
-    return rows
+            for g, first, res in zip(part, firsts, results, strict=True):
+                if res.key != first.key:
+                    raise RuntimeError(f"{name}: result key {res.key!r} != item key {first.key!r}")
+                for i in g:
+                    out[i] = _result_row(refs[i], name, sig, res)
+            if bar is not None:
+                bar.update(sum(len(g) for g in part))
+    finally:
+        if bar is not None:
+            bar.close()
+    return [r for r in out if r is not None]
+
+
+def _result_row(ref: ResponseRef, name: str, sig: str, res: MetricResult) -> dict[str, Any]:
+    score, err = res.score, res.error
+    if score is not None and not (isinstance(score, (int, float)) and math.isfinite(score)):
+        score, err = None, f"non-finite score {score!r}"
+    if score is None and not err:
+        err = "not scored (no reason given)"
+    return _row(ref, name, None if score is None else float(score), sig, res.details, err)
 
 
 def _progress(total: int, desc: str, *, enabled: bool) -> Any:

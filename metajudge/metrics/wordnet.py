@@ -1,7 +1,7 @@
 """WordNet for METEOR: find it, or build the NLTK corpus from Debian's WordNet 3.0 files.
 
 NLTK's METEOR (``nltk.translate.meteor_score``) needs the WordNet corpus. Where the internet is
-reachable, ``nltk.download("wordnet")`` is the normal path. Where it is not (DESIGN.md §6), the
+reachable, ``nltk.download("wordnet")`` is the normal path. Where it is not (offline CI), the
 Debian packages ``wordnet-base`` and ``wordnet-sense-index`` install the WordNet 3.0 database in
 ``/usr/share/wordnet``, and this module turns them into an NLTK corpus:
 

@@ -4,6 +4,8 @@
 - ``judge equivalence-probe`` — the answer-equivalence judge on rule-generated probes.
 - ``judge mtraig-perturb`` — MT-RAIG faithfulness on reference vs number-perturbed insights,
   ``per_claim`` vs ``batched`` verification (scores, agreement, cost).
+
+Other CLI modules add judge commands to the same group through :func:`judge_group`.
 """
 
 from __future__ import annotations
@@ -12,9 +14,39 @@ import argparse
 from typing import Any
 
 
+def _output(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("-o", "--output", help=f"write {what} as JSON to this file")
+    p.add_argument("--out", dest="output", help=argparse.SUPPRESS)  # old spelling
+
+
+def _backbone(p: argparse.ArgumentParser) -> None:
+    from metajudge.backends.cli import BACKBONE_HELP
+
+    p.add_argument("--backbone", default=None, help=BACKBONE_HELP)
+
+
+def _prompt_variant(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--prompt-variant",
+        choices=("paper", "small"),
+        default=None,
+        help="judge prompt variant (default: small for embedded or base models, else paper)",
+    )
+
+
+def judge_group(subparsers: Any) -> Any:
+    """The ``metajudge judge`` group's subparsers (created on first use), so that other packages'
+    CLI modules add their judge commands under it (e.g. ``judge diagnostics``)."""
+    j = subparsers.choices.get("judge")
+    if j is None:
+        j = subparsers.add_parser("judge", help="LLM judges: experiments, diagnostics, MuDABench")
+        j.add_subparsers(dest="judge_command", metavar="SUBCOMMAND")
+        j.set_defaults(func=lambda args: (j.print_help(), 2)[1])
+    return next(a for a in j._actions if isinstance(a, argparse._SubParsersAction))
+
+
 def register(subparsers: Any) -> None:
-    j = subparsers.add_parser("judge", help="LLM-judge experiments and MuDABench judging")
-    jsub = j.add_subparsers(dest="judge_command", metavar="SUBCOMMAND")
+    jsub = judge_group(subparsers)
 
     m = jsub.add_parser(
         "mudabench", help="judge a MuDABench predictions file: final, process and full accuracy"
@@ -24,13 +56,14 @@ def register(subparsers: Any) -> None:
         required=True,
         help="JSONL: {question_id (or index), answer, facts?} per line",
     )
-    m.add_argument("--variant", choices=("simple", "complex"), default="simple")
     m.add_argument(
-        "--backbone",
-        default=None,
-        help="judge backbone (default: $METAJUDGE_BACKBONE or smollm2-135m)",
+        "--subset", choices=("simple", "complex"), default="simple", help="MuDABench subset"
     )
-    m.add_argument("--prompt-variant", choices=("paper", "small"), default=None)
+    m.add_argument(
+        "--variant", dest="subset", choices=("simple", "complex"), help=argparse.SUPPRESS
+    )
+    _backbone(m)
+    _prompt_variant(m)
     m.add_argument("--no-fast-path", action="store_true", help="send every answer to the LLM judge")
     m.add_argument(
         "--no-process",
@@ -38,7 +71,7 @@ def register(subparsers: Any) -> None:
         help="final accuracy only (no gold-fact coverage judging)",
     )
     m.add_argument("--data-dir")
-    m.add_argument("--out", help="write the full result (per-question verdicts) as JSON here")
+    _output(m, "the full result (per-question verdicts)")
     m.set_defaults(func=_cmd_mudabench)
 
     p = jsub.add_parser(
@@ -46,30 +79,31 @@ def register(subparsers: Any) -> None:
         help="answer-equivalence judge on probes made by rule from MuDABench gold answers",
     )
     p.add_argument(
-        "--backbones", default=None, help="comma-separated (default: the default backbone)"
+        "--backbones",
+        default=None,
+        help="comma-separated (default: $METAJUDGE_BACKBONE or smollm2-135m)",
     )
     p.add_argument(
         "--golds", type=int, default=20, help="gold answers to derive probes from (default 20)"
     )
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--prompt-variant", choices=("paper", "small"), default=None)
+    _prompt_variant(p)
     p.add_argument("--data-dir")
-    p.add_argument("--out", help="write probes and results as JSON here")
+    _output(p, "probes and results")
     p.set_defaults(func=_cmd_probe)
 
     t = jsub.add_parser(
         "mtraig-perturb",
         help="MT-RAIG faithfulness: references vs number-perturbed copies, per_claim vs batched",
     )
-    t.add_argument("--backbone", default=None)
+    _backbone(t)
     t.add_argument("--items", type=int, default=20)
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--modes", default="per_claim,batched")
-    t.add_argument("--prompt-variant", choices=("paper", "small"), default=None)
+    _prompt_variant(t)
     t.add_argument("--data-dir")
-    t.add_argument("--out", help="write the result as JSON here")
+    _output(t, "the result")
     t.set_defaults(func=_cmd_perturb)
-    j.set_defaults(func=lambda args: (j.print_help(), 2)[1])
 
 
 def _write(path: str | None, obj: Any) -> None:
@@ -85,13 +119,13 @@ def _write(path: str | None, obj: Any) -> None:
 
 
 def _cmd_mudabench(args: argparse.Namespace) -> int:
-    from metajudge.metrics.judges.engine import default_backbone
+    from metajudge.backends.cli import cli_backbone
     from metajudge.metrics.judges.mudabench_judge import judge_mudabench, read_predictions
 
     res = judge_mudabench(
         read_predictions(args.predictions),
-        variant=args.variant,
-        backbone=args.backbone or default_backbone(),
+        variant=args.subset,
+        backbone=cli_backbone(args.backbone),
         prompt_variant=args.prompt_variant,
         fast_path=not args.no_fast_path,
         process=not args.no_process,
@@ -109,7 +143,7 @@ def _cmd_mudabench(args: argparse.Namespace) -> int:
         f"  fast path decided {eq['fast_path_decided']} of {eq['fast_path_decided'] + eq['llm_judged']} answers ({eq['fast_path_share']:.1%}); "
         f"parse failures: equivalence {eq['parse_failures']}/{eq['parse_attempts']}, facts {res['fact_coverage']['parse_failures']}/{res['fact_coverage']['parse_attempts']}"
     )
-    _write(args.out, res)
+    _write(args.output, res)
     return 0
 
 
@@ -118,10 +152,10 @@ def _fmt(v: Any) -> str:
 
 
 def _cmd_probe(args: argparse.Namespace) -> int:
-    from metajudge.metrics.judges.engine import default_backbone
+    from metajudge.backends.cli import cli_backbone
     from metajudge.metrics.judges.experiments import run_equivalence_probe
 
-    bbs = [b.strip() for b in (args.backbones or default_backbone()).split(",") if b.strip()]
+    bbs = [b.strip() for b in cli_backbone(args.backbones).split(",") if b.strip()]
     res = run_equivalence_probe(
         bbs,
         golds=args.golds,
@@ -145,17 +179,17 @@ def _cmd_probe(args: argparse.Namespace) -> int:
             print(
                 f"| {bb} | {label} | {_fmt(x['accuracy'])} | {_fmt(x['false_accept_rate'])} | {_fmt(x['false_reject_rate'])} | {x['unparseable']}/{x['n']} | {share} |"
             )
-    _write(args.out, res)
+    _write(args.output, res)
     return 0
 
 
 def _cmd_perturb(args: argparse.Namespace) -> int:
-    from metajudge.metrics.judges.engine import default_backbone
+    from metajudge.backends.cli import cli_backbone
     from metajudge.metrics.judges.experiments import run_mtraig_perturb
 
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     res = run_mtraig_perturb(
-        backbone=args.backbone or default_backbone(),
+        backbone=cli_backbone(args.backbone),
         n_items=args.items,
         seed=args.seed,
         modes=modes,
@@ -189,5 +223,5 @@ def _cmd_perturb(args: argparse.Namespace) -> int:
             f"  ratios {res['agreement']['modes'][0]}/{res['agreement']['modes'][1]} (whole pipeline): {res['ratios']}"
         )
         print(f"  ratios (verification only): {res['verify_ratios']}")
-    _write(args.out, res)
+    _write(args.output, res)
     return 0

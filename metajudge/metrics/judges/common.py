@@ -1,8 +1,9 @@
-"""What every LLM-judge metric shares: backbone, prompt variant, table budget, signature, counts.
+"""What every LLM judge shares: backbone, prompt variant, client, signature (:class:`JudgeBase`);
+what judge *metrics* add: table budget and parse counts (:class:`JudgeMetric`).
 
-A judge metric's signature pins the backbone (config name and model identity with its GGUF
-sha256), the sha256 of every prompt file it uses, the decoding settings, the mode and the
-parser version (DESIGN.md §3). Parse failures are counted per item (``details``) and over the
+A judge's signature pins the backbone (config name and model identity with its GGUF sha256),
+the sha256 of every prompt file it uses, the decoding settings, the mode and the parser version
+(in the spirit of sacreBLEU's signatures, Post 2018). Parse failures are counted per item (``details``) and over the
 run (:attr:`JudgeMetric.summary`), never turned into a score.
 """
 
@@ -20,7 +21,7 @@ from metajudge.metrics.judges.engine import (
     JudgeClient,
     backbone_config,
     backbone_identity,
-    default_backbone,
+    resolve_backbone,
 )
 from metajudge.metrics.judges.parsers import PARSER_VERSION
 from metajudge.metrics.judges.prompts import VARIANTS, PromptTemplate, load_prompt
@@ -48,8 +49,94 @@ def table_budget_chars(n_ctx: int) -> int:
     return int(min(40000, max(1000, (n_ctx - RESERVED_TOKENS) * CHARS_PER_TOKEN)))
 
 
-class JudgeMetric(Metric):
-    """Base class: owns a :class:`JudgeClient`; subclasses build requests and parse answers."""
+def default_variant(config: Any) -> str:
+    """The one default prompt variant rule: ``small`` (few-shot) for embedded or base (non-chat)
+    backbones, ``paper`` for the rest. The embedded small models do not follow the papers'
+    zero-shot prompts (measured: 100% unparseable decompositions with smollm2-135m)."""
+    embedded = getattr(config, "kind", "openai") == "embedded"
+    return "small" if embedded or not getattr(config, "chat", True) else "paper"
+
+
+class JudgeBase:
+    """What every LLM judge shares: backbone, its config, prompt variant, seed, client, signature.
+
+    ``backbone`` names the config (:data:`~metajudge.metrics.judges.engine.DEFAULT_BACKBONE` when
+    ``None``); ``backend=`` injects a ready backend (tests, sharing), whose ``config`` is used.
+    """
+
+    parser_version: str = PARSER_VERSION
+
+    def __init__(
+        self,
+        *,
+        backbone: str | None = None,
+        variant: str | None = None,
+        seed: int = 0,
+        backend: Backend | None = None,
+    ) -> None:
+        self.backbone = resolve_backbone(backbone)
+        cfg = backend.config if backend is not None else backbone_config(self.backbone)
+        self.n_ctx = int(getattr(cfg, "n_ctx", 4096))
+        self.client_is_chat = bool(getattr(cfg, "chat", True))
+        #: the backend accepts a GBNF grammar (llama.cpp): answers can be constrained
+        self.can_constrain = bool(getattr(cfg, "grammar_param", None))
+        variant = default_variant(cfg) if variant is None else variant
+        if variant not in VARIANTS:
+            raise InputError(
+                f"unknown prompt variant {variant!r}; choose one of {', '.join(VARIANTS)}",
+                field="variant",
+            )
+        self.variant = variant
+        self.seed = int(seed)
+        self._backend_arg = backend
+        self._client: JudgeClient | None = None
+
+    @property
+    def client(self) -> JudgeClient:
+        if self._client is None:
+            self._client = JudgeClient(
+                self.backbone, backend=self._backend_arg, parser_version=self.parser_version
+            )
+        return self._client
+
+    def use_client(self, client: JudgeClient | None) -> None:
+        """Share another judge's client (its backend, cache and ledger) instead of opening one;
+        ``None`` lets go of a shared client without closing it."""
+        self._client = client
+
+    def prompt(self, task: str) -> PromptTemplate:
+        return load_prompt(task, self.variant)
+
+    def _identity(self) -> str:
+        if self._backend_arg is not None:
+            return str(self._backend_arg.model_id)
+        return backbone_identity(self.backbone)
+
+    def _signature_parts(self, name: str, prompts: str, **opts: Any) -> str:
+        """``name|backbone:…|model:…|variant:…|<prompts>|opts…|seed:…|parser:…|version:…``."""
+        parts = [
+            name,
+            f"backbone:{self.backbone}",
+            f"model:{self._identity()}",
+            f"variant:{self.variant}",
+            prompts,
+        ]
+        parts += [f"{k}:{v}" for k, v in opts.items()]
+        parts += [f"seed:{self.seed}", f"parser:{self.parser_version}", f"version:{__version__}"]
+        return "|".join(parts)
+
+    def cost(self) -> dict[str, Any] | None:
+        """The judge's ledger (requests, calls, cache hits, tokens, time), once it ran."""
+        return None if self._client is None else self._client.stats.summary()
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+
+class JudgeMetric(JudgeBase, Metric):
+    """A judge that is a registry metric: table budget, parse counts, run summary."""
 
     tasks: tuple[str, ...] = ()  # prompt tasks used (their hashes go into the signature)
 
@@ -63,69 +150,25 @@ class JudgeMetric(Metric):
         seed: int = 0,
         backend: Backend | None = None,
     ) -> None:
-        backbone = backbone or default_backbone()
-        self.backbone = backbone
-        cfg = backbone_config(backbone) if backend is None else getattr(backend, "config", None)
-        n_ctx = int(getattr(cfg, "n_ctx", 4096))
-        self.client_is_chat = bool(getattr(cfg, "chat", True))
-        #: the backend accepts a GBNF grammar (llama.cpp): answers can be constrained
-        self.can_constrain = bool(getattr(cfg, "grammar_param", None))
-        if variant is None:
-            # the embedded small models do not follow the paper's zero-shot prompts (measured:
-            # 100% unparseable decompositions with smollm2-135m); they get the few-shot ones
-            variant = "small" if getattr(cfg, "kind", "openai") == "embedded" else "paper"
-        if variant not in VARIANTS:
-            raise InputError(
-                f"unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}", field="variant"
-            )
-        self.variant = variant
+        super().__init__(backbone=backbone, variant=variant, seed=seed, backend=backend)
         self.max_rows = int(max_rows)
         self.max_table_chars = (
-            int(max_table_chars) if max_table_chars is not None else table_budget_chars(n_ctx)
+            int(max_table_chars) if max_table_chars is not None else table_budget_chars(self.n_ctx)
         )
-        self.seed = int(seed)
-        self._backend_arg = backend
-        self._client: JudgeClient | None = None
         self.parse_failures = 0
         self.parse_attempts = 0
         self.items_scored = 0
         self.items_failed = 0
 
-    # -- plumbing ---------------------------------------------------------------------------
-    @property
-    def client(self) -> JudgeClient:
-        if self._client is None:
-            self._client = JudgeClient(
-                self.backbone, backend=self._backend_arg, parser_version=PARSER_VERSION
-            )
-        return self._client
-
-    def prompt(self, task: str) -> PromptTemplate:
-        return load_prompt(task, self.variant)
-
-    def _identity(self) -> str:
-        if self._backend_arg is not None:
-            return str(getattr(self._backend_arg, "model_id", self.backbone))
-        return backbone_identity(self.backbone)
-
     def _signature(self, name: str, **opts: Any) -> str:
         prompts = "+".join(self.prompt(t).short_hash for t in self.tasks)
-        parts = [
+        return self._signature_parts(
             name,
-            f"backbone:{self.backbone}",
-            f"model:{self._identity()}",
-            f"variant:{self.variant}",
             f"prompts:{prompts}",
-        ]
-        parts += [f"{k}:{v}" for k, v in opts.items()]
-        parts += [
-            f"rows:{self.max_rows}",
-            f"tchars:{self.max_table_chars}",
-            f"seed:{self.seed}",
-            f"parser:{PARSER_VERSION}",
-            f"version:{__version__}",
-        ]
-        return "|".join(parts)
+            **opts,
+            rows=self.max_rows,
+            tchars=self.max_table_chars,
+        )
 
     def tables_text(self, inp: Input | None) -> tuple[str, dict[str, Any]] | None:
         """Serialised tables of an input (or its context text when it has no table), with the
@@ -169,14 +212,10 @@ class JudgeMetric(Metric):
             "parse_failures": self.parse_failures,
             "parse_failure_rate": round(rate, 4),
         }
-        if self._client is not None:
-            out["cost"] = self._client.stats.to_dict()
+        cost = self.cost()
+        if cost is not None:
+            out["cost"] = cost
         return out
-
-    def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
 
 
 def error_text(c: Completion | BackendError) -> str | None:

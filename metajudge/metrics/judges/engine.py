@@ -1,11 +1,12 @@
 """The judge side of a backend: builds requests (chat or completion), runs them, counts cost.
 
 A :class:`JudgeClient` owns one backend (started lazily on the first call, closed by
-:meth:`close`) and a :class:`CallStats` ledger: backend calls (cache misses), cache hits,
-prompt tokens sent, prompt tokens actually processed (sent minus the prefix the server reused,
-where the backend reports it), completion tokens, and wall time. Base models (``chat = false``
-in the backbone config, e.g. ``gemma3-270m``) get ``prompt=`` completion requests; chat models
-get the same text as one user message.
+:meth:`close`) and a :class:`~metajudge.backends.ledger.Ledger`: requests, backend calls (cache
+misses), cache hits, prompt tokens sent, prompt tokens actually processed (as the backend
+reports them in :attr:`~metajudge.backends.base.Completion.processed_prompt_tokens`), completion
+tokens, and wall time. Base models (``chat = false`` in the backbone config, e.g.
+``gemma3-270m``) get ``prompt=`` completion requests; chat models get the same text as one user
+message. The backbone is always passed in; nothing here reads the environment.
 """
 
 from __future__ import annotations
@@ -13,61 +14,36 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
 from metajudge.backends.base import Backend, BackendError, Completion, Request
+from metajudge.backends.ledger import Ledger
+from metajudge.backends.registry import DEFAULT_BACKEND as DEFAULT_BACKBONE
 from metajudge.errors import MetajudgeError
 
-DEFAULT_BACKBONE = "smollm2-135m"
+#: COMPAT: the old name of the judge cost counter; one ledger class now (remove after merge).
+CallStats = Ledger
+_LEGACY_ENV = "METAJUDGE_BACKBONE"
 
 
-def default_backbone() -> str:
-    """``$METAJUDGE_BACKBONE`` if set (how ``--backbone`` reaches metrics built by name), else
-    :data:`DEFAULT_BACKBONE` (the embedded SmolLM2-135M)."""
-    return os.environ.get("METAJUDGE_BACKBONE") or DEFAULT_BACKBONE
+def resolve_backbone(backbone: str | None) -> str:
+    """The backbone a judge uses: the one passed, else :data:`DEFAULT_BACKBONE`.
+
+    COMPAT: while ``metaeval/cli.py`` still calls :func:`set_default_backbone` instead of passing
+    ``backbone=`` down, a name it set is honoured here (remove with that function).
+    """
+    return backbone or os.environ.get(_LEGACY_ENV + "_SET_BY_CLI") or DEFAULT_BACKBONE
 
 
 def set_default_backbone(name: str | None) -> None:
-    """What ``--backbone NAME`` of ``metajudge score`` / ``meta-eval`` does: every judge metric
-    built by name in this process then uses ``name`` (``None``: leave the default alone)."""
+    """COMPAT for ``metaeval/cli.py`` only (remove after merge): pass ``backbone=`` instead."""
     if name:
-        os.environ["METAJUDGE_BACKBONE"] = name
+        os.environ[_LEGACY_ENV + "_SET_BY_CLI"] = name
 
 
-@dataclass
-class CallStats:
-    """Cost of a judge run (DESIGN.md §4 "tokens, time and cost")."""
-
-    requests: int = 0  # requests issued (cached or not)
-    calls: int = 0  # requests the model actually ran (cache misses)
-    cached: int = 0  # answered from the cache or by an identical request of the same batch
-    errors: int = 0
-    prompt_tokens: int = 0  # sent, over requests that ran
-    processed_prompt_tokens: int = 0  # evaluated by the server (prefix-cache hits excluded)
-    processed_known: bool = True  # False when the backend did not report reuse (then = sent)
-    completion_tokens: int = 0
-    wall_s: float = 0.0
-
-    def add(self, other: CallStats) -> None:
-        for k in (
-            "requests",
-            "calls",
-            "cached",
-            "errors",
-            "prompt_tokens",
-            "processed_prompt_tokens",
-            "completion_tokens",
-            "wall_s",
-        ):
-            setattr(self, k, getattr(self, k) + getattr(other, k))
-        self.processed_known = self.processed_known and other.processed_known
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["wall_s"] = round(self.wall_s, 3)
-        return d
+def default_backbone() -> str:
+    """COMPAT alias of ``resolve_backbone(None)`` (remove after merge)."""
+    return resolve_backbone(None)
 
 
 def backbone_config(name: str) -> Any:
@@ -103,45 +79,36 @@ def backbone_identity(name: str) -> str:
     return ident
 
 
-def _processed(c: Completion) -> int | None:
-    for key in ("prompt_tokens_processed", "processed_prompt_tokens", "prompt_eval_tokens"):
-        v = c.extra.get(key) if c.extra else None
-        if isinstance(v, (int, float)):
-            return int(v)
-    return None
-
-
 class JudgeClient:
     """Requests in, completions out, costs counted. ``backend=`` injects one (tests, sharing)."""
 
     def __init__(
         self,
-        backbone: str | None = None,
+        backbone: str,
         *,
         backend: Backend | None = None,
         parser_version: str = "",
     ) -> None:
-        self.backbone = backbone or default_backbone()
+        self.backbone = backbone
         self.parser_version = parser_version
         self._backend = backend
         self._owns = backend is None
-        if backend is not None:
-            self.chat = bool(
-                getattr(getattr(backend, "config", None), "chat", getattr(backend, "chat", True))
-            )
-        else:
-            self.chat = bool(backbone_config(self.backbone).chat)
-        self.stats = CallStats()
+        cfg = backend.config if backend is not None else backbone_config(backbone)
+        self.chat = bool(cfg.chat)
+        self.stats = Ledger()
 
     @property
     def backend(self) -> Backend:
         if self._backend is None:
             from metajudge.backends.registry import get_backend
 
-            be = get_backend(self.backbone, parser_version=self.parser_version)
-            enter = getattr(be, "__enter__", None)
-            self._backend = enter() if enter is not None else be
+            self._backend = get_backend(self.backbone, parser_version=self.parser_version)
         return self._backend
+
+    @property
+    def backend_ledger(self) -> Ledger | None:
+        """The backend's own ledger (HTTP calls, retries, money), once a backend exists."""
+        return None if self._backend is None else getattr(self._backend, "ledger", None)
 
     def request(self, text: str, **decoding: Any) -> Request:
         """A chat request (one user message) or, for a base model, a completion request."""
@@ -149,70 +116,41 @@ class JudgeClient:
             return Request(messages=({"role": "user", "content": text},), **decoding)
         return Request(prompt=text, **decoding)
 
-    def _server_logs(self) -> list[Path]:
-        """Log files of the embedded llama.cpp servers behind the backend (none for remote ones)."""
-        inner = getattr(self._backend, "inner", self._backend)
-        return [
-            Path(s.log_path)
-            for s in getattr(inner, "servers", []) or []
-            if getattr(s, "log_path", None)
-        ]
-
     def run(self, requests: Sequence[Request]) -> list[Completion | BackendError]:
         """Run a batch in order; every outcome counted in :attr:`stats`.
 
-        Processed prompt tokens are read from the embedded server's log (llama.cpp prints one
-        ``prompt eval … / N tokens`` line per request it evaluates: prefix-cache hits excluded);
-        for other backends they are taken from the completion or, failing that, equal to sent.
+        Processed prompt tokens come from each completion
+        (:attr:`~metajudge.backends.base.Completion.processed_prompt_tokens`); where the backend
+        did not report them they count as sent and ``stats.processed_known`` turns False.
         """
         if not requests:
             return []
         be = self.backend
-        before = {p: p.stat().st_size for p in self._server_logs() if p.exists()}
         t0 = time.perf_counter()
         try:
             out = list(be.complete(list(requests)))
         finally:
-            self.stats.wall_s += time.perf_counter() - t0
-        logs = self._server_logs()
-        from_log: int | None = None
-        if logs:
-            from metajudge.backends.server import prompt_eval_stats
-
-            from_log = sum(
-                prompt_eval_stats(p, before.get(p, 0))["prompt_tokens_evaluated"]
-                for p in logs
-                if p.exists()
-            )
-        self.stats.requests += len(requests)
+            self.stats.add_wall(time.perf_counter() - t0)
+        self.stats.add_requests(len(requests))
         ran: set[int] = set()
         for c in out:
             if isinstance(c, BackendError):
-                self.stats.errors += 1
-                continue
+                self.stats.add_error()
             # identical requests within a batch are sent once and share one Completion object
-            if c.cached or id(c) in ran:
-                self.stats.cached += 1
-                continue
-            ran.add(id(c))
-            self.stats.calls += 1
-            self.stats.prompt_tokens += c.prompt_tokens
-            self.stats.completion_tokens += c.completion_tokens
-            if from_log is None:
-                p = _processed(c)
-                if p is None:
-                    self.stats.processed_known = False
-                    p = c.prompt_tokens
-                self.stats.processed_prompt_tokens += p
-        if from_log is not None:
-            self.stats.processed_prompt_tokens += from_log
+            elif c.cached or id(c) in ran:
+                self.stats.add_hits(1)
+            else:
+                ran.add(id(c))
+                self.stats.add_call(
+                    c.prompt_tokens,
+                    c.completion_tokens,
+                    c.latency_s,
+                    reasoning_tokens=int(c.extra.get("reasoning_tokens", 0)),
+                    processed_prompt_tokens=c.processed_prompt_tokens,
+                )
         return out
 
     def close(self) -> None:
         if self._backend is not None and self._owns:
-            exit_ = getattr(self._backend, "__exit__", None)
-            if exit_ is not None:
-                exit_(None, None, None)
-            else:
-                self._backend.close()
+            self._backend.close()
             self._backend = None

@@ -2,9 +2,10 @@
 
 MuDABench (Li et al. 2026) scores a final answer 1 when an LLM judges it semantically
 equivalent to the gold answer (numeric answers: integer digits and first decimal). A numeric
-fast path (:func:`metajudge.metrics.judges.numeric.fast_path`: same wording, numbers compared by
-value in the gold's unit) decides clear cases without an LLM call; the share it decides is
-reported (``summary["fast_path_share"]``). Every result keeps a short rationale and says what
+fast path (:func:`metajudge.metrics.numeric.fast_path`: same wording, numbers written alike,
+compared digit-wise under MuDABench's ``first_decimal`` rule) decides clear cases without an LLM
+call; anything ambiguous goes to the LLM. The share each path decides is reported
+(``summary["fast_path_share"]``, ``fast_path_decided``, ``llm_judged``). Every result keeps a short rationale and says what
 decided it (``details["decided_by"]``: ``fast_path`` or ``llm``).
 """
 
@@ -14,10 +15,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from metajudge.backends.base import Backend, BackendError
+from metajudge.errors import InputError
 from metajudge.metrics.base import MetricResult, ScoreItem
 from metajudge.metrics.judges.common import JudgeMetric
-from metajudge.metrics.judges.numeric import fast_path as numeric_fast_path
 from metajudge.metrics.judges.parsers import parse_equivalence
+from metajudge.metrics.numeric import RULES, Rule
+from metajudge.metrics.numeric import fast_path as numeric_fast_path
 
 EQUIVALENCE_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -42,6 +45,7 @@ class AnswerEquivalence(JudgeMetric):
         self,
         *,
         fast_path: bool = True,
+        numeric_rule: Rule = "first_decimal",
         structured: bool = True,
         max_tokens: int = 80,
         backbone: str | None = None,
@@ -51,6 +55,11 @@ class AnswerEquivalence(JudgeMetric):
     ) -> None:
         super().__init__(backbone=backbone, variant=variant, backend=backend, **kw)
         self.fast_path = bool(fast_path)
+        if numeric_rule not in RULES:
+            raise InputError(
+                f"unknown numeric_rule {numeric_rule!r} ({', '.join(RULES)})", field="numeric_rule"
+            )
+        self.numeric_rule: Rule = numeric_rule
         self.structured = bool(structured)
         self.max_tokens = int(max_tokens)
         self.fast_decided = 0
@@ -61,6 +70,7 @@ class AnswerEquivalence(JudgeMetric):
         return self._signature(
             "answer_equivalence",
             fast_path=self.fast_path,
+            rule=self.numeric_rule,
             structured=self.structured,
             max_tokens=self.max_tokens,
         )
@@ -80,7 +90,7 @@ class AnswerEquivalence(JudgeMetric):
                 results[i] = MetricResult(it.key, None, {}, "no gold answer")
                 continue
             if self.fast_path:
-                fp = numeric_fast_path(it.response, it.reference)
+                fp = numeric_fast_path(it.response, it.reference, rule=self.numeric_rule)
                 if fp is not None:
                     self.fast_decided += 1
                     self.items_scored += 1

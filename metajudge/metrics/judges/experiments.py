@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from metajudge.data.formats import Input
+from metajudge.data.formats import Input, response_key, split_response_key
 from metajudge.metrics.base import ScoreItem
 
 
@@ -100,7 +100,7 @@ def run_equivalence_probe(
             res["llm_only"]["signature"] = llm.signature
             res["llm_only"]["cost"] = llm.summary.get("cost")
             full = AnswerEquivalence(backbone=bb, variant=prompt_variant, fast_path=True)
-            full._client = llm.client  # same server; the cache answers the LLM calls again
+            full.use_client(llm.client)  # same server; the cache answers the LLM calls again
             r_full = full.score_batch(items)
             res["with_fast_path"] = _rates(labels, [r.score for r in r_full])
             res["with_fast_path"]["fast_path_share"] = full.summary["fast_path_share"]
@@ -115,7 +115,7 @@ def run_equivalence_probe(
                 }
                 for p, r in list(zip(probes, r_llm, strict=True))[:12]
             ]
-            full._client = None
+            full.use_client(None)
         finally:
             llm.close()
         out["backbones"][bb] = res
@@ -151,6 +151,23 @@ def multi_table_items(
     return out
 
 
+_COST_KEYS = ("calls", "prompt_tokens", "processed_prompt_tokens", "completion_tokens", "wall_s")
+
+
+def _perturbed_items(chosen: Sequence[Any], rng: np.random.Generator) -> list[ScoreItem]:
+    """Each item's reference insight and a number-perturbed copy, both judged against the tables."""
+    from metajudge.metrics.judges.probes import perturb_numbers
+
+    out: list[ScoreItem] = []
+    for it in chosen:
+        inp = Input(it.question, it.reference, tables=it.tables)
+        got = perturb_numbers(it.reference, rng)
+        assert got is not None  # multi_table_items keeps only perturbable references
+        out.append(ScoreItem(response_key(it.id, "reference"), it.reference, it.reference, inp))
+        out.append(ScoreItem(response_key(it.id, "perturbed"), got[0], it.reference, inp))
+    return out
+
+
 def run_mtraig_perturb(
     *,
     backbone: str,
@@ -163,17 +180,10 @@ def run_mtraig_perturb(
 ) -> dict[str, Any]:
     """Faithfulness of reference insights vs perturbed copies, per verification mode, with cost."""
     from metajudge.metrics.judges.mtraig import MTRAIGFaithfulness
-    from metajudge.metrics.judges.probes import perturb_numbers
 
     rng = np.random.default_rng(seed)
     chosen = multi_table_items(n_items, seed=seed, data_dir=data_dir)
-    score_items: list[ScoreItem] = []
-    for it in chosen:
-        inp = Input(it.question, it.reference, tables=it.tables)
-        got = perturb_numbers(it.reference, rng)
-        assert got is not None
-        score_items.append(ScoreItem(f"{it.id}::reference", it.reference, it.reference, inp))
-        score_items.append(ScoreItem(f"{it.id}::perturbed", got[0], it.reference, inp))
+    score_items = _perturbed_items(chosen, rng)
     out: dict[str, Any] = {"backbone": backbone, "n_items": len(chosen), "seed": seed, "modes": {}}
     verdicts: dict[str, dict[str, list[float | None]]] = {}
     claims_of: dict[str, dict[str, list[str]]] = {}
@@ -182,95 +192,23 @@ def run_mtraig_perturb(
     try:
         for mode in modes:
             m = MTRAIGFaithfulness(backbone=backbone, mode=mode, variant=prompt_variant)  # type: ignore[arg-type]
+            before = None
             if shared is not None:
-                m._client = shared
+                m.use_client(shared)
                 before = shared.stats.to_dict()
-            else:
-                before = None
             res = m.score_batch(score_items)
             shared = m.client
-            after = shared.stats.to_dict()
             stage = dict(m.stage_stats)
             # the decomposition is the same request in every mode: it runs once (the first mode)
             # and is served from the cache after; each mode's cost counts it as run once
-            if decomp_cost is None:
-                decomp_cost = stage["decompose"]
-            stage["decompose_cached"] = stage["decompose"]
-            stage["decompose"] = decomp_cost
-            ref = [r.score for r in res if r.key.endswith("::reference")]
-            per = [r.score for r in res if r.key.endswith("::perturbed")]
-            paired = [
-                (a, b) for a, b in zip(ref, per, strict=True) if a is not None and b is not None
-            ]
-            mr = bootstrap_mean_ci([a for a, _ in paired], rng, n_boot=n_boot)
-            mp = bootstrap_mean_ci([b for _, b in paired], rng, n_boot=n_boot)
-            md = bootstrap_mean_ci([a - b for a, b in paired], rng, n_boot=n_boot)
-            n_ins = len(score_items)
-            out["modes"][mode] = {
-                "signature": m.signature,
-                "scored_pairs": len(paired),
-                "unscored": sum(r.score is None for r in res),
-                "errors": sorted({r.error for r in res if r.error}),
-                "reference_mean_ci": mr,
-                "perturbed_mean_ci": mp,
-                "difference_mean_ci": md,
-                "perturbed_lower_share": round(sum(a > b for a, b in paired) / len(paired), 4)
-                if paired
-                else None,
-                "parse_failures": m.parse_failures,
-                "parse_attempts": m.parse_attempts,
-                "stage_cost": stage,
-                "cost_per_insight": {k: round(v / n_ins, 3) for k, v in _totals(stage).items()},
-                "verify_cost_per_insight": {
-                    k: round(float(stage["verify"].get(k, 0)) / n_ins, 3)
-                    for k in (
-                        "calls",
-                        "prompt_tokens",
-                        "processed_prompt_tokens",
-                        "completion_tokens",
-                        "wall_s",
-                    )
-                },
-                "run_cost_delta": _delta(before, after),
-            }
+            decomp_cost = stage["decompose"] if decomp_cost is None else decomp_cost
+            stage["decompose_cached"], stage["decompose"] = stage["decompose"], decomp_cost
+            out["modes"][mode] = _mode_result(m, res, stage, rng, n_boot, len(score_items))
+            out["modes"][mode]["run_cost_delta"] = _delta(before, shared.stats.to_dict())
             verdicts[mode] = {r.key: list(r.details.get("verdicts") or []) for r in res}
             claims_of[mode] = {r.key: list(r.details.get("claims") or []) for r in res}
         if len(modes) == 2:
-            a, b = modes
-            agree = total = 0
-            for key, va in verdicts[a].items():
-                vb = verdicts[b].get(key, [])
-                if claims_of[a].get(key) != claims_of[b].get(key):
-                    continue  # same decomposition request → same claims (cache); guard anyway
-                for x, y in zip(va, vb, strict=False):
-                    if x is None or y is None:
-                        continue
-                    total += 1
-                    agree += int(round(x) == round(y))
-            out["agreement"] = {
-                "modes": [a, b],
-                "claims_compared": total,
-                "agree": agree,
-                "share": round(agree / total, 4) if total else None,
-            }
-            ca, cb = out["modes"][a]["cost_per_insight"], out["modes"][b]["cost_per_insight"]
-            out["ratios"] = {
-                k: round(ca[k] / cb[k], 3) if cb.get(k) else None
-                for k in (
-                    "calls",
-                    "prompt_tokens",
-                    "processed_prompt_tokens",
-                    "completion_tokens",
-                    "wall_s",
-                )
-            }
-            va_, vb_ = (
-                out["modes"][a]["verify_cost_per_insight"],
-                out["modes"][b]["verify_cost_per_insight"],
-            )
-            out["verify_ratios"] = {
-                k: round(va_[k] / vb_[k], 3) if vb_.get(k) else None for k in va_
-            }
+            out.update(_compare_modes(out["modes"], modes, verdicts, claims_of))
         out["examples"] = [
             {"key": it.key, "text": (it.response or "")[:300]} for it in score_items[:4]
         ]
@@ -280,9 +218,72 @@ def run_mtraig_perturb(
     return out
 
 
+def _mode_result(
+    m: Any,
+    res: Sequence[Any],
+    stage: dict[str, Any],
+    rng: np.random.Generator,
+    n_boot: int,
+    n_ins: int,
+) -> dict[str, Any]:
+    """Scores (reference vs perturbed, paired, bootstrap CIs), parse counts and cost of one mode."""
+    ref = [r.score for r in res if split_response_key(r.key)[1] == "reference"]
+    per = [r.score for r in res if split_response_key(r.key)[1] == "perturbed"]
+    paired = [(a, b) for a, b in zip(ref, per, strict=True) if a is not None and b is not None]
+    return {
+        "signature": m.signature,
+        "scored_pairs": len(paired),
+        "unscored": sum(r.score is None for r in res),
+        "errors": sorted({r.error for r in res if r.error}),
+        "reference_mean_ci": bootstrap_mean_ci([a for a, _ in paired], rng, n_boot=n_boot),
+        "perturbed_mean_ci": bootstrap_mean_ci([b for _, b in paired], rng, n_boot=n_boot),
+        "difference_mean_ci": bootstrap_mean_ci([a - b for a, b in paired], rng, n_boot=n_boot),
+        "perturbed_lower_share": round(sum(a > b for a, b in paired) / len(paired), 4)
+        if paired
+        else None,
+        "parse_failures": m.parse_failures,
+        "parse_attempts": m.parse_attempts,
+        "stage_cost": stage,
+        "cost_per_insight": {k: round(v / n_ins, 3) for k, v in _totals(stage).items()},
+        "verify_cost_per_insight": {
+            k: round(float(stage["verify"].get(k, 0)) / n_ins, 3) for k in _COST_KEYS
+        },
+    }
+
+
+def _compare_modes(
+    results: dict[str, dict[str, Any]],
+    modes: Sequence[str],
+    verdicts: dict[str, dict[str, list[float | None]]],
+    claims_of: dict[str, dict[str, list[str]]],
+) -> dict[str, Any]:
+    """Verdict agreement of two modes on the same claims, and their cost ratios."""
+    a, b = modes
+    agree = total = 0
+    for key, va in verdicts[a].items():
+        if claims_of[a].get(key) != claims_of[b].get(key):
+            continue  # same decomposition request → same claims (cache); guard anyway
+        for x, y in zip(va, verdicts[b].get(key, []), strict=False):
+            if x is None or y is None:
+                continue
+            total += 1
+            agree += int(round(x) == round(y))
+    ca, cb = results[a]["cost_per_insight"], results[b]["cost_per_insight"]
+    va_, vb_ = results[a]["verify_cost_per_insight"], results[b]["verify_cost_per_insight"]
+    return {
+        "agreement": {
+            "modes": [a, b],
+            "claims_compared": total,
+            "agree": agree,
+            "share": round(agree / total, 4) if total else None,
+        },
+        "ratios": {k: round(ca[k] / cb[k], 3) if cb.get(k) else None for k in _COST_KEYS},
+        "verify_ratios": {k: round(va_[k] / vb_[k], 3) if vb_.get(k) else None for k in va_},
+    }
+
+
 def _totals(stage: dict[str, dict[str, Any]]) -> dict[str, float]:
-    keys = ("calls", "prompt_tokens", "processed_prompt_tokens", "completion_tokens", "wall_s")
-    return {k: float(stage["decompose"].get(k, 0) + stage["verify"].get(k, 0)) for k in keys}
+    return {k: float(stage["decompose"].get(k, 0) + stage["verify"].get(k, 0)) for k in _COST_KEYS}
 
 
 def _delta(before: dict[str, Any] | None, after: dict[str, Any]) -> dict[str, Any]:

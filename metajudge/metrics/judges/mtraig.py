@@ -281,7 +281,7 @@ class MTRAIGFaithfulness(JudgeMetric):
                 reqs.extend(rs)
         outs = self.client.run(reqs)
         t2 = self.client.stats.to_dict()
-        #: cost of the last batch per stage (decomposition, verification): CallStats deltas
+        #: cost of the last batch per stage (decomposition, verification): Ledger deltas
         self.stage_stats = {"decompose": _diff(t0, t1), "verify": _diff(t1, t2)}
         pos = 0
         verdicts: dict[int, list[float | None] | str] = {}
@@ -367,8 +367,32 @@ class MTRAIGCompleteness(JudgeMetric):
 
     def score_batch(self, items: Sequence[ScoreItem]) -> list[MetricResult]:
         states = [_Item(it.key) for it in items]
-        # step 1: decompose reference and prediction (the reference request is shared by every
-        # response to the same input; the backend cache answers the repeats)
+        topics = self._decompose_both(items, states)
+        results = self._match(states, topics)
+        out = []
+        for i, st in enumerate(states):
+            st.details.setdefault("parse_failures", 0)
+            if i in results:
+                out.append(results[i])
+            elif st.error is not None:
+                out.append(self._fail(st, st.error))
+            else:  # an empty topic set: nothing can match
+                a, b = topics[i]
+                st.details.update(
+                    precision=0.0 if b else None,
+                    recall=0.0 if a else None,
+                    f1=0.0,
+                    empty_topic_set="reference" if not a else "prediction",
+                )
+                self.items_scored += 1
+                out.append(MetricResult(st.key, 0.0, st.details))
+        return out
+
+    def _decompose_both(
+        self, items: Sequence[ScoreItem], states: list[_Item]
+    ) -> dict[int, tuple[list[str], list[str]]]:
+        """Step 1: topic sets of reference and prediction (the reference request is shared by
+        every response to the same input; the backend cache answers the repeats)."""
         reqs: list[Request] = []
         for it, st in zip(items, states, strict=True):
             if it.response is None or not it.response.strip():
@@ -386,24 +410,30 @@ class MTRAIGCompleteness(JudgeMetric):
         for i, st in enumerate(states):
             if st.error is not None:
                 continue
-            ref_c, pred_c = next(outs), next(outs)
             sets = []
-            for label, c in (("reference", ref_c), ("prediction", pred_c)):
+            for label, c in (("reference", next(outs)), ("prediction", next(outs))):
+                if st.error is not None:
+                    continue
                 if isinstance(c, BackendError):
                     st.error = f"backend error: {c}"
-                    break
+                    continue
                 parsed = parse_list(c.text, max_items=MAX_CLAIMS, continued=self.variant == "small")
                 self.count(1, int(parsed is None))
                 st.details[f"{label}_topics_raw"] = c.text
                 if parsed is None:
                     st.details["parse_failures"] = st.details.get("parse_failures", 0) + 1
                     st.error = f"unparseable {label} decomposition"
-                    break
+                    continue
                 sets.append(parsed)
             if st.error is None:
                 topics[i] = (sets[0], sets[1])
                 st.details["reference_topics"], st.details["predicted_topics"] = sets
-        # step 2: bidirectional matching
+        return topics
+
+    def _match(
+        self, states: list[_Item], topics: dict[int, tuple[list[str], list[str]]]
+    ) -> dict[int, MetricResult]:
+        """Step 2: bidirectional matching of the two topic sets; precision, recall, F1."""
         match_reqs: list[tuple[int, Request]] = []
         for i, (a, b) in topics.items():
             if not a or not b:
@@ -445,24 +475,7 @@ class MTRAIGCompleteness(JudgeMetric):
             st.details.update(precision=p, recall=r, f1=f1)
             self.items_scored += 1
             results[i] = MetricResult(st.key, f1, st.details)
-        out = []
-        for i, st in enumerate(states):
-            st.details.setdefault("parse_failures", 0)
-            if i in results:
-                out.append(results[i])
-            elif st.error is not None:
-                out.append(self._fail(st, st.error))
-            else:  # an empty topic set: nothing can match
-                a, b = topics[i]
-                st.details.update(
-                    precision=0.0 if b else None,
-                    recall=0.0 if a else None,
-                    f1=0.0,
-                    empty_topic_set="reference" if not a else "prediction",
-                )
-                self.items_scored += 1
-                out.append(MetricResult(st.key, 0.0, st.details))
-        return out
+        return results
 
     def _fail(self, st: _Item, err: str) -> MetricResult:
         self.items_failed += 1

@@ -225,7 +225,7 @@ def judge_mudabench(
         labels: list[tuple[list[str | None] | None, dict[str, Any]]] = []
         if process:
             if backend is None:  # share the running server between the two judges
-                cov._client = eq.client
+                cov.use_client(eq.client)
             texts = [("\n".join(p.facts) + "\n" if p.facts else "") + p.answer for p, _ in rows]
             labels = cov.label(
                 [(q.question, t, q.gold_facts) for t, (_, q) in zip(texts, rows, strict=True)]
@@ -253,7 +253,7 @@ def judge_mudabench(
                 continue
             verdicts.append(QuestionVerdict(rec["id"], int(t.score or 0), facts))
         agg = aggregate(verdicts) if verdicts else {"n": 0}
-        cost = eq.client.stats.to_dict() if eq._client is not None else {}
+        cost = eq.cost() or {}
         return {
             "variant": variant,
             "backbone": backbone,
@@ -270,5 +270,5 @@ def judge_mudabench(
             "questions": per_q,
         }
     finally:
-        cov._client = None
+        cov.use_client(None)
         eq.close()

@@ -1,7 +1,7 @@
 """The pairwise judge: instruction + Response A + Response B → ``A`` / ``B`` / ``tie``.
 
-For pairwise preference sets (PandaLM, Auto-J, LLMBar, JudgeBench; DESIGN.md §2, positive label
-= b better). The prompt files are ``prompts/pairwise_judge.{paper,small}.txt``: ``paper`` is an
+For pairwise preference sets (PandaLM, Auto-J, LLMBar, JudgeBench; positive label = b better,
+as in :class:`metajudge.data.formats.PairwiseRecord`). The prompt files are ``prompts/pairwise_judge.{paper,small}.txt``: ``paper`` is an
 instruction prompt in the layout of the MT-RAIG judge prompts (chat models), ``small`` a few-shot
 completion prompt for the embedded small / base models. A judge call shows the record's two
 responses in one of two orders — ``"ab"`` (a first) or ``"ba"`` (b first) — and the verdict is
@@ -21,17 +21,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from metajudge import __version__
 from metajudge.backends.base import Backend, BackendError
 from metajudge.data.formats import PairwiseRecord
 from metajudge.errors import InputError
-from metajudge.metrics.judges.engine import (
-    DEFAULT_BACKBONE,
-    JudgeClient,
-    backbone_config,
-    backbone_identity,
-)
-from metajudge.metrics.judges.prompts import VARIANTS, load_prompt
+from metajudge.metrics.judges.common import JudgeBase
 
 Decision = Literal["A", "B", "tie"]
 Side = Literal["a", "b", "tie"]
@@ -129,22 +122,25 @@ def _truncate(text: str, limit: int) -> tuple[str, bool]:
     return text[:limit].rstrip() + " …[truncated]", True
 
 
-class PairwiseJudge:
+class PairwiseJudge(JudgeBase):
     """Pairwise A/B/tie judge on one backbone (see the module docstring).
 
     ``max_chars`` bounds each response (and the instruction) so the prompt fits the backbone's
     context; truncations are recorded per verdict. Decoding: ``temperature`` (0 = greedy) and
     ``seed``; when sampling, each request's seed is derived from the run seed and the item's
     position (independent noise across items), and repeated runs use different run seeds.
+    Backbone, prompt variant (the one default rule of :func:`~.common.default_variant`), client
+    and signature come from :class:`~metajudge.metrics.judges.common.JudgeBase`.
     """
 
     name = "pairwise_judge"
     task = "pairwise_judge"
+    parser_version = PAIRWISE_PARSER_VERSION
 
     def __init__(
         self,
         *,
-        backbone: str = DEFAULT_BACKBONE,
+        backbone: str | None = None,
         variant: str | None = None,
         constrained: bool | None = None,
         max_chars: int | None = None,
@@ -152,61 +148,25 @@ class PairwiseJudge:
         seed: int = 0,
         backend: Backend | None = None,
     ) -> None:
-        self.backbone = backbone
-        cfg = getattr(backend, "config", None) if backend is not None else backbone_config(backbone)
-        chat = bool(getattr(cfg, "chat", True))
-        n_ctx = int(getattr(cfg, "n_ctx", 4096))
-        self.variant = variant or ("paper" if chat else "small")
-        if self.variant not in VARIANTS:
-            raise InputError(
-                f"unknown variant {self.variant!r}; choose one of {', '.join(VARIANTS)}",
-                field="variant",
-            )
-        self.constrained = (
-            bool(getattr(cfg, "grammar_param", None)) if constrained is None else constrained
-        )
+        super().__init__(backbone=backbone, variant=variant, seed=seed, backend=backend)
+        self.constrained = self.can_constrain if constrained is None else bool(constrained)
         # ~2.5 characters per token; keep ~700 tokens for the instructions and few-shot examples
         self.max_chars = (
-            int(max_chars) if max_chars is not None else max(400, int((n_ctx - 700) * 2.5 / 3))
+            int(max_chars) if max_chars is not None else max(400, int((self.n_ctx - 700) * 2.5 / 3))
         )
         self.temperature = float(temperature)
-        self.seed = int(seed)
-        self._backend_arg = backend
-        self._client: JudgeClient | None = None
         self.calls = 0
         self.parse_failures = 0
         self.backend_errors = 0
 
     @property
-    def client(self) -> JudgeClient:
-        if self._client is None:
-            self._client = JudgeClient(
-                self.backbone, backend=self._backend_arg, parser_version=PAIRWISE_PARSER_VERSION
-            )
-        return self._client
-
-    @property
     def signature(self) -> str:
-        ident = (
-            str(getattr(self._backend_arg, "model_id", self.backbone))
-            if self._backend_arg is not None
-            else backbone_identity(self.backbone)
-        )
-        prompt = load_prompt(self.task, self.variant)
-        return "|".join(
-            [
-                self.name,
-                f"backbone:{self.backbone}",
-                f"model:{ident}",
-                f"variant:{self.variant}",
-                f"prompt:{prompt.short_hash}",
-                f"constrained:{int(self.constrained)}",
-                f"temp:{self.temperature:g}",
-                f"chars:{self.max_chars}",
-                f"seed:{self.seed}",
-                f"parser:{PAIRWISE_PARSER_VERSION}",
-                f"version:{__version__}",
-            ]
+        return self._signature_parts(
+            self.name,
+            f"prompt:{self.prompt(self.task).short_hash}",
+            constrained=int(self.constrained),
+            temp=f"{self.temperature:g}",
+            chars=self.max_chars,
         )
 
     def render(self, record: PairwiseRecord, order: Order) -> tuple[str, dict[str, Any]]:
@@ -229,7 +189,7 @@ class PairwiseJudge:
                 if self.variant == "small"
                 else f"\nReference answer: {ref_t}\n"
             )
-        text = load_prompt(self.task, self.variant).render(
+        text = self.prompt(self.task).render(
             question=q, reference_block=block, response_a=ra, response_b=rb
         )
         return text, {"truncated": {"instruction": tq, "first": ta, "second": tb}}
@@ -295,15 +255,10 @@ class PairwiseJudge:
             else None,
             "backend_errors": self.backend_errors,
         }
-        if self._client is not None:
-            out["cost"] = self._client.stats.to_dict()
-            be = self._client._backend
-            ledger = getattr(be, "ledger", None)
-            if ledger is not None and hasattr(ledger, "summary"):
+        cost = self.cost()
+        if cost is not None:
+            out["cost"] = cost
+            ledger = self._client.backend_ledger if self._client is not None else None
+            if ledger is not None:
                 out["ledger"] = ledger.summary()
         return out
-
-    def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None

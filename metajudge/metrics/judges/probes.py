@@ -2,9 +2,9 @@
 
 - :func:`equivalence_probes` — from MuDABench gold answers: format variants that must be judged
   equivalent (percent ↔ fraction, scale words such as ``1,234 million`` ↔ ``1.234 billion``,
-  rounding to one decimal) and perturbations that must not (±5% on a value, wrong sign, wrong
+  truncation to one decimal, MuDABench's digit-wise rule) and perturbations that must not (±5% on a value, wrong sign, wrong
   unit). Each variant changes exactly one number span; the label is checked against the
-  MuDABench rule (:func:`~metajudge.metrics.judges.numeric.numbers_match`) when it is made.
+  MuDABench rule (:func:`~metajudge.metrics.numeric.spans_equivalent`) when it is made.
 - :func:`perturb_numbers` — a copy of an insight with its numbers changed (years kept), for the
   MT-RAIG faithfulness sanity check (a faithful judge scores the copy lower).
 
@@ -16,14 +16,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal
 from typing import Any
 
 import numpy as np
 
-from metajudge.metrics.judges.numeric import NumberSpan, number_spans, numbers_match
+from metajudge.metrics.numeric import NumberSpan, number_spans, spans_equivalent
 
-FORMAT_KINDS = ("percent_fraction", "scale_words", "round_1dp")
+FORMAT_KINDS = ("percent_fraction", "scale_words", "truncate_1dp")
 PERTURB_KINDS = ("plus_minus_5pct", "wrong_sign", "wrong_unit")
 
 
@@ -67,11 +67,11 @@ def _is_value(s: NumberSpan) -> bool:
     )
 
 
-def _fmt(x: Decimal, decimals: int, commas: bool) -> str:
+def _fmt(x: Decimal, decimals: int, commas: bool, rounding: str = ROUND_HALF_UP) -> str:
     q = (
-        x.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+        x.quantize(Decimal(1).scaleb(-decimals), rounding=rounding)
         if decimals > 0
-        else x.quantize(Decimal(1), rounding=ROUND_HALF_UP)
+        else x.quantize(Decimal(1), rounding=rounding)
     )
     return f"{q:,}" if commas else f"{q}"
 
@@ -135,13 +135,13 @@ def _format_variant(
             ip, _, fp = body.partition(".")
             body = f"{int(ip):,}" + (f".{fp}" if fp else "")
         return s, _sign(s) + _cur(s) + body + word
-    if kind == "round_1dp":
+    if kind == "truncate_1dp":
         cand = [s for s in vals if s.decimals >= 2 and s.unit != 0]
         if not cand:
             return None
         s = cand[int(rng.integers(len(cand)))]
         disp = abs(s.display)
-        body = _fmt(disp, 1, "," in s.text)
+        body = _fmt(disp, 1, "," in s.text, ROUND_DOWN)
         suffix = (
             s.text[len(s.text.rstrip("%％‰ perntcmilobhusadkMBK万亿千百")) :] if s.unit != 1 else ""
         )
@@ -196,7 +196,7 @@ def equivalence_probes(
     used = 0
     for idx in order:
         gid, question, gold = golds[int(idx)]
-        spans = number_spans(gold)
+        spans = number_spans(gold, paren="amounts")
         if not any(_is_value(s) for s in spans):
             continue
         made = 0
@@ -207,12 +207,12 @@ def equivalence_probes(
                 continue
             s, new = got
             pred = _replace(gold, s, new)
-            new_spans = [t for t in number_spans(pred) if t.start == s.start]
+            new_spans = [t for t in number_spans(pred, paren="amounts") if t.start == s.start]
             if not new_spans:
                 continue
             label = 1 if kind in FORMAT_KINDS else 0
             if (
-                int(numbers_match(s, new_spans[0])) != label
+                int(spans_equivalent(s, new_spans[0])) != label
             ):  # the rule disagrees: not a clean probe
                 continue
             out.append(
@@ -238,7 +238,7 @@ def perturb_numbers(
     >>> k, "2009" in new, "1,200" in new
     (2, True, False)
     """
-    spans = [s for s in number_spans(text) if not _is_year(s)]
+    spans = [s for s in number_spans(text, paren="amounts") if not _is_year(s)]
     parts, pos, changed = [], 0, 0
     for s in spans:
         f = Decimal(str(round(float(rng.uniform(1.3, 2.0)), 2)))

@@ -1,0 +1,158 @@
+"""``CachedBackend``: any backend behind the response cache (:mod:`.cache`).
+
+It offers the :class:`~metajudge.backends.base.Backend` surface (``name``, ``config``, ``ledger``,
+``model_id``, ``complete``, ``close``) plus ``complete_batch``, ``make_request`` and
+``with_parser_version``; anything else of the wrapped backend is reached through ``inner``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Sequence
+from typing import Any, Self
+
+from metajudge.backends.base import Backend, BackendError, Completion, Request
+from metajudge.backends.cache import ResponseCache, cache_key
+from metajudge.backends.ledger import Ledger
+
+
+def _accepts_on_result(backend: Any) -> bool:
+    try:
+        return "on_result" in inspect.signature(backend.complete).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+class CachedBackend:
+    """Any backend behind the cache; same ``complete()`` plus a ``parser_version``.
+
+    ``parser_version`` (the version of the code that will parse the outputs) is part of every key.
+    Set it on the wrapper (``CachedBackend(be, cache, parser_version="geval-1")`` or
+    ``be.with_parser_version("geval-1")``, a view sharing the cache and ledger) or per batch
+    (``be.complete(reqs, parser_version="geval-1")``, which wins). Requests answered from the cache
+    come back with ``Completion.cached = True`` and count as ``ledger.cached``.
+    Identical requests within one batch are sent once.
+    """
+
+    def __init__(
+        self,
+        inner: Backend,
+        cache: ResponseCache,
+        *,
+        parser_version: str = "",
+        ledger: Ledger | None = None,
+        close_cache: bool = True,
+        _owns: bool = True,
+    ) -> None:
+        self.inner = inner
+        self.cache = cache
+        self.parser_version = parser_version
+        self.name = inner.name
+        self.ledger: Ledger = ledger or getattr(inner, "ledger", None) or Ledger()
+        self._owns = _owns
+        self._close_cache = close_cache
+
+    @property
+    def kind(self) -> str:
+        return str(getattr(self.inner, "kind", type(self.inner).__name__))
+
+    @property
+    def model_id(self) -> str:
+        return self.inner.model_id
+
+    @property
+    def config(self) -> Any:
+        return getattr(self.inner, "config", None)
+
+    def make_request(self, **kw: Any) -> Request:
+        return self.inner.make_request(**kw)  # type: ignore[attr-defined,no-any-return]
+
+    def with_parser_version(self, parser_version: str) -> CachedBackend:
+        """A view with another parser version (shares backend, cache and ledger; closing it is a no-op)."""
+        return CachedBackend(
+            self.inner,
+            self.cache,
+            parser_version=parser_version,
+            ledger=self.ledger,
+            close_cache=False,
+            _owns=False,
+        )
+
+    def key(self, request: Request, parser_version: str | None = None) -> str:
+        pv = self.parser_version if parser_version is None else parser_version
+        return cache_key(self.kind, self.model_id, request, pv)
+
+    def complete(
+        self, requests: Sequence[Request], *, parser_version: str | None = None
+    ) -> list[Completion | BackendError]:
+        """Live calls for what the cache lacks; each finished call is stored at once."""
+        return self._complete(requests, parser_version, None)
+
+    def complete_batch(
+        self, requests: Sequence[Request], *, parser_version: str | None = None, **batch_kw: Any
+    ) -> list[Completion | BackendError]:
+        """Like :meth:`complete`, but the missing requests go as an OpenAI Batch job
+        (``batch_kw``: ``state_path``, ``poll_s``, ``timeout_s``; see :mod:`metajudge.backends.batch`)."""
+        return self._complete(requests, parser_version, batch_kw)
+
+    def _complete(
+        self,
+        requests: Sequence[Request],
+        parser_version: str | None,
+        batch_kw: dict[str, Any] | None,
+    ) -> list[Completion | BackendError]:
+        pv = self.parser_version if parser_version is None else parser_version
+        t0 = time.perf_counter()
+        kind, model_id = self.kind, self.model_id
+        keys = [cache_key(kind, model_id, r, pv) for r in requests]
+        hits = self.cache.get_many(keys)
+        out: list[Completion | BackendError | None] = [hits.get(k) for k in keys]
+        missing: dict[str, list[int]] = {}
+        for i, k in enumerate(keys):
+            if out[i] is None:
+                missing.setdefault(k, []).append(i)
+        self.ledger.add_hits(len(requests) - sum(len(v) for v in missing.values()))
+        if missing:
+            todo_keys = list(missing)
+            todo = [requests[missing[k][0]] for k in todo_keys]
+
+            def on_result(j: int, res: Completion | BackendError) -> None:
+                if isinstance(res, Completion):
+                    self.cache.put(
+                        todo_keys[j],
+                        kind=kind,
+                        model_id=model_id,
+                        parser_version=pv,
+                        request=todo[j],
+                        completion=res,
+                    )
+
+            if batch_kw is not None:
+                results = self.inner.complete_batch(todo, on_result=on_result, **batch_kw)  # type: ignore[attr-defined]
+            elif _accepts_on_result(self.inner):
+                results = self.inner.complete(todo, on_result=on_result)  # type: ignore[call-arg]
+            else:  # a backend without the hook: persist when the batch returns
+                results = self.inner.complete(todo)
+                for j, res in enumerate(results):
+                    on_result(j, res)
+            for k, res in zip(todo_keys, results, strict=True):
+                for i in missing[k]:
+                    out[i] = res
+        else:
+            self.ledger.add_wall(time.perf_counter() - t0)
+        return [r if r is not None else BackendError("no result") for r in out]
+
+    def close(self) -> None:
+        if self._owns:
+            try:
+                self.inner.close()
+            finally:
+                if self._close_cache:
+                    self.cache.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

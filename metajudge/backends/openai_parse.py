@@ -1,0 +1,208 @@
+"""Reading OpenAI-compatible responses: choices, logprobs, ``<think>`` reasoning, token counts.
+
+Shared by live calls (:mod:`.openai_backend`) and the Batch API (:mod:`.batch`); also where
+secrets are scrubbed from error text and ``Retry-After`` headers are read.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import re
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from metajudge.backends.base import Choice, Completion, TokenLogprob, strip_think
+
+_KEY_PATTERN = re.compile(r"(sk|key|token)-[A-Za-z0-9_\-*]{6,}", re.IGNORECASE)
+
+
+def scrub(text: str, secret: str | None = None) -> str:
+    """Remove a secret and anything that looks like an API key from ``text``.
+
+    >>> scrub("Incorrect API key provided: sk-abcdef123456", None)
+    'Incorrect API key provided: sk-***'
+    """
+    if secret:
+        text = text.replace(secret, "***")
+    return _KEY_PATTERN.sub(lambda m: m.group(1) + "-***", text)
+
+
+def retry_after_s(headers: Any) -> float | None:
+    """Seconds a server asked us to wait (``retry-after-ms``, ``retry-after`` seconds or HTTP date)."""
+    if headers is None:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms is not None:
+        try:
+            return max(0.0, float(ms) / 1000.0)
+        except ValueError:
+            pass
+    ra = headers.get("retry-after")
+    if ra is None:
+        return None
+    try:
+        return max(0.0, float(ra))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(ra)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    """Attribute or key access (typed SDK objects and plain dicts alike), including extra fields."""
+    if obj is None:
+        return default
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    val = getattr(obj, name, None)
+    if val is None:
+        extra = getattr(obj, "model_extra", None) or {}
+        val = extra.get(name)
+    return default if val is None else val
+
+
+def _count_think_tokens(tokens: Sequence[str], raw: str) -> int:
+    """Tokens (from logprobs) that fall inside the ``<think>…</think>`` part of ``raw``."""
+    end = raw.find("</think>")
+    end = len(raw) if end < 0 else end + len("</think>")
+    pos, n = 0, 0
+    for tok in tokens:
+        if pos >= end:
+            break
+        n += 1
+        pos += len(tok)
+    return n
+
+
+def parse_choice(
+    choice: Any,
+    *,
+    chat: bool,
+    completion_tokens: int | None = None,
+    reasoning_tokens: int | None = None,
+) -> Choice:
+    """One API choice (chat or completion, SDK object or dict) → :class:`Choice`.
+
+    ``<think>…</think>`` is removed from ``text`` (kept in ``raw_text``); its token count comes from
+    the server's ``reasoning_tokens`` when given, else from the logprob tokens, else a share of
+    ``completion_tokens`` proportional to its characters.
+    """
+    lp_items: list[TokenLogprob] | None = None
+    lp = _get(choice, "logprobs")
+    if chat:
+        msg = _get(choice, "message")
+        content = _get(msg, "content", "") or ""
+        rc = _get(msg, "reasoning_content") or _get(msg, "reasoning")
+        raw = f"<think>{rc}</think>{content}" if rc else content
+        if lp is not None and _get(lp, "content") is not None:
+            lp_items = []
+            for item in _get(lp, "content"):
+                top = [
+                    (str(_get(t, "token")), float(_get(t, "logprob")))
+                    for t in (_get(item, "top_logprobs") or [])
+                ]
+                top.sort(key=lambda x: -x[1])
+                lp_items.append(
+                    TokenLogprob(str(_get(item, "token")), float(_get(item, "logprob")), tuple(top))
+                )
+    else:
+        raw = _get(choice, "text", "") or ""
+        if lp is not None and _get(lp, "tokens") is not None:
+            toks = _get(lp, "tokens")
+            lps = _get(lp, "token_logprobs") or [None] * len(toks)
+            tops = _get(lp, "top_logprobs") or [None] * len(toks)
+            lp_items = []
+            for tok, val, top in zip(toks, lps, tops, strict=False):
+                alts = sorted(
+                    ((str(k), float(v)) for k, v in (top or {}).items()), key=lambda x: -x[1]
+                )
+                lp_items.append(
+                    TokenLogprob(
+                        str(tok), float(val) if val is not None else float("nan"), tuple(alts)
+                    )
+                )
+    text, _thought = strip_think(raw)
+    n_think = 0
+    if "<think>" in raw:
+        if reasoning_tokens is not None:
+            n_think = reasoning_tokens
+        elif lp_items is not None:
+            n_think = _count_think_tokens([t.token for t in lp_items], raw)
+        elif completion_tokens and raw:
+            span = len(raw) - len(raw.split("</think>", 1)[-1]) if "</think>" in raw else len(raw)
+            n_think = round(completion_tokens * span / len(raw))
+    elif reasoning_tokens:
+        n_think = reasoning_tokens  # hidden reasoning (o-series models): billed, not shown
+    return Choice(
+        text=text,
+        raw_text=raw,
+        finish_reason=_get(choice, "finish_reason"),
+        logprobs=tuple(lp_items) if lp_items is not None else None,
+        reasoning_tokens=int(n_think),
+    )
+
+
+def parse_response(resp: Any, *, chat: bool, latency_s: float, model: str) -> Completion:
+    """A whole API response → :class:`Completion` (raises ``ValueError`` when it has no choices)."""
+    choices_raw = _get(resp, "choices")
+    if not choices_raw:
+        raise ValueError("response has no choices")
+    usage = _get(resp, "usage")
+    pt = int(_get(usage, "prompt_tokens", 0) or 0)
+    ct = int(_get(usage, "completion_tokens", 0) or 0)
+    details = _get(usage, "completion_tokens_details")
+    rt = _get(details, "reasoning_tokens")
+    processed = _processed_tokens(resp, usage, pt)
+    single = len(choices_raw) == 1
+    choices = tuple(
+        parse_choice(
+            c,
+            chat=chat,
+            completion_tokens=ct if single else None,
+            reasoning_tokens=int(rt) if (rt is not None and single) else None,
+        )
+        for c in sorted(choices_raw, key=lambda c: int(_get(c, "index", 0) or 0))
+    )
+    return Completion(
+        choices=choices,
+        prompt_tokens=pt,
+        completion_tokens=ct,
+        latency_s=latency_s,
+        model=str(_get(resp, "model", model) or model),
+        extra={"reasoning_tokens": sum(c.reasoning_tokens for c in choices)},
+        processed_prompt_tokens=processed,
+    )
+
+
+def _processed_tokens(resp: Any, usage: Any, prompt_tokens: int) -> int | None:
+    """Prompt tokens the server evaluated, where the response says: llama.cpp's C++ server
+    (``timings.prompt_n``) or OpenAI/vLLM (sent minus ``prompt_tokens_details.cached_tokens``)."""
+    n = _get(_get(resp, "timings"), "prompt_n")
+    if isinstance(n, (int, float)) and not isinstance(n, bool):
+        return int(n)
+    cached = _get(_get(usage, "prompt_tokens_details"), "cached_tokens")
+    if isinstance(cached, (int, float)) and not isinstance(cached, bool):
+        return max(0, prompt_tokens - int(cached))
+    return None
+
+
+def merge_samples(parts: Sequence[Completion]) -> Completion:
+    """Samples of one request made as separate calls (servers without ``n``) → one Completion."""
+    return Completion(
+        choices=tuple(ch for p in parts for ch in p.choices),
+        prompt_tokens=parts[0].prompt_tokens,
+        completion_tokens=sum(p.completion_tokens for p in parts),
+        latency_s=max(p.latency_s for p in parts),
+        model=parts[0].model,
+        extra={
+            "reasoning_tokens": sum(p.extra.get("reasoning_tokens", 0) for p in parts),
+            "calls": len(parts),
+        },
+        processed_prompt_tokens=None
+        if any(p.processed_prompt_tokens is None for p in parts)
+        else sum(p.processed_prompt_tokens or 0 for p in parts),
+    )
