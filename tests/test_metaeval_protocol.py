@@ -90,7 +90,10 @@ def _toy(n: int = 40, seed: int = 0) -> tuple[Dataset, np.ndarray]:
 
 
 def test_doctests_of_the_engine() -> None:
-    for mod in (stats, normalize, external):
+    import importlib
+
+    stats_modules = [importlib.import_module(f"{stats.__name__}.{m}") for m in stats.MODULES]
+    for mod in (*stats_modules, normalize, external):
         res = doctest.testmod(mod)
         assert res.failed == 0 and res.attempted > 0, mod.__name__
 

@@ -1,4 +1,4 @@
-"""Normalisation of per-pair metric differences d = m(b) − m(a) (DESIGN.md §4).
+"""Normalisation of per-pair metric differences d = m(b) − m(a) .
 
 Modes, always named in the output:
 
@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
+
+from metajudge.metaeval.stats.decisions import tie_decisions
 
 Mode = Literal["minmax", "sign", "raw"]
 MODES: tuple[str, ...] = ("minmax", "sign", "raw")
@@ -78,10 +80,8 @@ def sign(d: np.ndarray, epsilon: float | np.ndarray = 0.0) -> Normalized:
     >>> sign(np.array([0.3, -0.01, 0.0, np.nan]), 0.05).values.tolist()
     [1.0, 0.0, 0.0, nan]
     """
-    d = np.asarray(d, dtype=float)
     eps = np.asarray(epsilon, dtype=float)
-    out = np.where(np.abs(d) <= eps, 0.0, np.sign(d))
-    out = np.where(np.isfinite(d), out, np.nan)
+    out = tie_decisions(d, eps)
     p: dict[str, float | list[float]] = {"epsilon": float(eps)} if eps.ndim == 0 else {}
     return Normalized(out, "sign", params=p)
 
