@@ -62,7 +62,7 @@ def main() -> int:
     from metajudge.data.registry import load_dataset
     from metajudge.metaeval import stats as st
     from metajudge.metaeval.protocol import _pair_table, _rows_for, meta_evaluate
-    from metajudge.metaeval.run import external_scores
+    from metajudge.metaeval.shipped import shipped_scores as external_scores
     from metajudge.metrics.scoring import score_dataset
 
     ds = load_dataset("ragchecker_meta_eval")

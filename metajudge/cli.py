@@ -20,8 +20,8 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "metajudge.data.cli",
     "metajudge.metrics.cli",
     "metajudge.backends.cli",
-    "metajudge.metaeval.swap_cli",
-    "metajudge.metaeval.cli",
+    "metajudge.pipeline.swap_cli",
+    "metajudge.pipeline.cli",
     "metajudge.metrics.judges.cli",
 )
 

@@ -11,18 +11,29 @@ from __future__ import annotations
 from pathlib import Path
 
 from metajudge.io import atomic_write
-from metajudge.metaeval.protocol import MetaEvalResult
+from metajudge.metaeval.result import MetaEvalResult
 from metajudge.reports import tables
+from metajudge.reports.published import attach_published
 
 RESULT_FILE = "result.json"
 
 
 def render_all(
-    out_dir: str | Path, *, plots: bool = True, result: MetaEvalResult | None = None
+    out_dir: str | Path,
+    *,
+    plots: bool = True,
+    result: MetaEvalResult | None = None,
+    published: bool = True,
 ) -> dict[str, Path]:
-    """Render the tables (and plots) of the result in ``out_dir``. Returns {kind: path}."""
+    """Render the tables (and plots) of the result in ``out_dir``. Returns {kind: path}.
+
+    With ``published`` the matching published numbers (``baselines/published_*.json``) are
+    attached to the result first (:func:`metajudge.reports.published.attach_published`).
+    """
     out = Path(out_dir)
     res = result if result is not None else MetaEvalResult.load(out / RESULT_FILE)
+    if published:
+        attach_published(res)
     written: dict[str, Path] = {}
     for name, text in (
         ("table.md", tables.to_markdown(res)),

@@ -18,7 +18,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from metajudge.metaeval.protocol import MetaEvalResult
+from metajudge.metaeval.result import MetaEvalResult
 
 MAIN_STATS: tuple[str, ...] = ("pearson", "spearman")
 STAT_LABEL = {
@@ -509,3 +509,12 @@ def to_latex(res: MetaEvalResult) -> str:
     )
     lines += [rf"\caption{{{cap}}}", r"\end{table}"]
     return "\n".join(lines) + "\n"
+
+
+def summary_table(res: MetaEvalResult) -> str:
+    """The main table without CIs (what ``metajudge meta-eval`` prints)."""
+    t = table_rows(res)
+    return _md_table(
+        t["header"],
+        [[r["metric"]] + [_cell_text(c, ci=False) for c in r["cells"]] for r in t["rows"]],
+    )

@@ -177,7 +177,7 @@ def _cmd_diag(args: argparse.Namespace) -> int:
 
 
 def _cmd_baselines_regen(args: argparse.Namespace) -> int:
-    from metajudge.reports.baselines import regenerate_baselines
+    from metajudge.pipeline.baselines import regenerate_baselines
 
     written = regenerate_baselines(
         args.out_dir, datasets=args.datasets or None, data_dir=args.data_dir
@@ -188,7 +188,7 @@ def _cmd_baselines_regen(args: argparse.Namespace) -> int:
 
 
 def _cmd_baselines_check(args: argparse.Namespace) -> int:
-    from metajudge.reports.baselines import check_baselines
+    from metajudge.pipeline.baselines import check_baselines
 
     problems = check_baselines(args.out_dir, datasets=args.datasets or None, data_dir=args.data_dir)
     for line in problems:
