@@ -130,7 +130,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _cmd_swap(args: argparse.Namespace) -> int:
-    from metajudge.metaeval.swap import run_backbone_swap
+    from metajudge.pipeline.swap import run_backbone_swap
     from metajudge.reports.swap_report import swap_markdown, write_swap_report
 
     res = run_backbone_swap(
