@@ -26,6 +26,7 @@ from metajudge.metaeval.compare import compare_metrics
 from metajudge.metaeval.external import collapse_families, metric_for_dimension
 from metajudge.metaeval.options import AGGREGATIONS, COMPARE_STATS, Protocol
 from metajudge.metaeval.result import SCHEMA, MetaEvalResult
+from metajudge.metaeval.stats import bootstrap_weights
 
 __all__ = ["AGGREGATIONS", "COMPARE_STATS", "SCHEMA", "MetaEvalResult", "Protocol", "meta_evaluate"]
 
@@ -198,8 +199,6 @@ def meta_evaluate(
             field="metrics",
         )
     rng = np.random.default_rng(proto.seed)
-    from metajudge.metaeval.stats import bootstrap_weights
-
     W = bootstrap_weights(view.n_items, proto.n_boot, rng) if proto.n_boot > 0 else None
     run = Run(view, proto, columns, info, dict(directions or {}), W)
     cells, entries, calcs, points = _cells(run, metrics, available)

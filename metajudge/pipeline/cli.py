@@ -17,6 +17,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     add_dataset_args(q)
     q.add_argument("--subset", help="only this subset of the dataset (e.g. qtsumm)")
+    _score_args(q)
+    _protocol_args(q)
+    _run_args(q)
+    q.set_defaults(func=_cmd_meta_eval)
+    _register_report(subparsers)
+
+
+def _score_args(q: argparse.ArgumentParser) -> None:
     q.add_argument(
         "--metrics",
         help="comma-separated metric rows; registry metrics not found in the score files are "
@@ -36,6 +44,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         action="store_true",
         help="add the scores the dataset ships (RAGChecker, LFTQA-Eval, HANNA)",
     )
+
+
+def _protocol_args(q: argparse.ArgumentParser) -> None:
     q.add_argument(
         "--normalize",
         choices=("minmax", "sign", "raw"),
@@ -71,11 +82,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     q.add_argument("--seed", type=int, default=0)
     q.add_argument(
+        "--no-compare", action="store_true", help="skip metric-vs-metric significance tests"
+    )
+
+
+def _run_args(q: argparse.ArgumentParser) -> None:
+    q.add_argument(
         "--backbone",
         help="backbone of the LLM-judge metrics (default: $METAJUDGE_BACKBONE or smollm2-135m)",
-    )
-    q.add_argument(
-        "--no-compare", action="store_true", help="skip metric-vs-metric significance tests"
     )
     q.add_argument("--no-plots", action="store_true")
     q.add_argument(
@@ -89,8 +103,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "--out", required=True, help="run folder for scores.jsonl, result.json, tables and plots"
     )
     add_quiet(q)
-    q.set_defaults(func=_cmd_meta_eval)
 
+
+def _register_report(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     r = subparsers.add_parser(
         "report", help="re-render the tables and plots of a meta-eval run folder (no recomputation)"
     )
