@@ -24,7 +24,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "load_dataset": ("metajudge.data.registry", "load_dataset"),
     "load_file": ("metajudge.data.registry", "load_jsonl_dataset"),
     "score": ("metajudge.metrics.scoring", "score_dataset"),
-    "read_scores": ("metajudge.metaeval.external", "read_score_file"),
+    "read_scores": ("metajudge.metaeval.score_files", "read_score_file"),
     "shipped_scores": ("metajudge.metaeval.shipped", "shipped_scores"),
     "Protocol": ("metajudge.metaeval.options", "Protocol"),
     "MetaEvalResult": ("metajudge.metaeval.result", "MetaEvalResult"),

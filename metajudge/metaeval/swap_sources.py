@@ -43,13 +43,13 @@ def _rows_to_scores(rows: Sequence[Mapping[str, Any]], metric: str) -> dict[str,
 
 
 def _file_spec(spec: str, records: Sequence[Record]) -> tuple[str, dict[str, float | None], str]:
-    from metajudge.metaeval import external as ext
+    from metajudge.metaeval.score_files import read_score_file
 
     label, _, target = spec.partition("=")
     path, column = target, None
     if ":" in target and not Path(target).is_file():
         path, _, column = target.rpartition(":")
-    rows = ext.read_score_file(path, records)
+    rows = read_score_file(path, records)
     names = sorted({r["metric"] for r in rows})
     if column is None:
         if len(names) != 1:
@@ -93,7 +93,7 @@ def external_scores(
     """Per-backbone scores from external score columns; returns ``(scores, signatures)``.
 
     A spec is ``LABEL=PATH[:COLUMN]`` — any score file
-    :func:`metajudge.metaeval.external.read_score_file` reads; ``COLUMN`` picks the metric when
+    :func:`metajudge.metaeval.score_files.read_score_file` reads; ``COLUMN`` picks the metric when
     the file has several — or a bare backbone name whose column the dataset's card declares
     (``shipped_scores[].backbone_column``, e.g. LFTQA-Eval's ``geval_<backbone>_<dimension>``).
     """

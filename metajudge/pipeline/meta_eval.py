@@ -2,7 +2,7 @@
 
 ``run_meta_eval`` is what ``metajudge meta-eval`` calls. Scores come from, in order:
 
-1. ``score_files`` (``--scores FILE``): any format :func:`metajudge.metaeval.external.read_score_file`
+1. ``score_files`` (``--scores FILE``): any format :func:`metajudge.metaeval.score_files.read_score_file`
    reads; a name that is not an existing path is looked up among the dataset's upstream files
    (e.g. ``baseline_ragchecker.json``);
 2. ``external=True`` (``--external``): the scores the dataset ships, as its card's
@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from metajudge.errors import InputError
-from metajudge.metaeval.external import metric_for_dimension, read_score_file
+from metajudge.metaeval.external import metric_for_dimension
 from metajudge.metaeval.options import Protocol
 from metajudge.metaeval.protocol import MetaEvalResult, meta_evaluate
+from metajudge.metaeval.score_files import read_score_file
 from metajudge.metaeval.shipped import shipped_scores
 
 log = logging.getLogger(__name__)
