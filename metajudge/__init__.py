@@ -31,7 +31,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "meta_evaluate": ("metajudge.metaeval.protocol", "meta_evaluate"),
     "backbone_swap": ("metajudge.pipeline.swap", "run_backbone_swap"),
     "judge_diagnostics": ("metajudge.pipeline.diagnostics", "run_judge_diagnostics"),
-    "to_markdown": ("metajudge.reports.tables", "to_markdown"),
+    "markdown": ("metajudge.reports.render", "markdown"),
+    "plot": ("metajudge.reports.render", "plot"),
 }
 
 __all__ = [
@@ -42,11 +43,12 @@ __all__ = [
     "judge_diagnostics",
     "load_dataset",
     "load_file",
+    "markdown",
     "meta_evaluate",
+    "plot",
     "read_scores",
     "score",
     "shipped_scores",
-    "to_markdown",
 ]
 
 
