@@ -116,3 +116,64 @@ def test_readme_backbone_swap_numbers(data_dir: Path) -> None:
     assert [round(v, 3) for v in hd["ci"]] == [-0.194, -0.100]
     assert round(hd["p_holm"], 3) == 0.006
     assert round(res["alpha"]["interval_scores"], 3) == 0.581
+
+
+def test_missing_rule_drop_median_error_counted_and_printed(tmp_path: Path) -> None:
+    from metajudge.errors import InputError
+    from metajudge.reports import tables
+    from tests.test_metaeval_protocol import _rows, _toy
+
+    ds, truth = _toy(20, seed=2)
+    sb: list[float | None] = list(truth)
+    sb[3] = sb[7] = None
+    rows = _rows("m", [0.0] * 20, sb)
+    med = meta_evaluate(ds, rows, n_boot=0)  # minmax: RAGChecker's median by default
+    drop = meta_evaluate(ds, rows, n_boot=0, missing="drop")
+    miss_med = med.data["metrics"][0]["missing"]["m"]
+    miss_drop = drop.data["metrics"][0]["missing"]["m"]
+    assert (miss_med["pairs_imputed_median"], miss_med["pairs_dropped"]) == (2, 0)
+    assert (miss_drop["pairs_imputed_median"], miss_drop["pairs_dropped"]) == (0, 2)
+    assert med.cell("m", "quality")["n_pairs"] == 20 and drop.cell("m", "quality")["n_pairs"] == 18
+    assert med.data["protocol"]["missing"] == "median"
+    assert "2 of 20 pairs imputed with the median" in tables.summary_table(med)
+    assert "2 of 20 pairs dropped" in tables.to_markdown(drop)
+    raw = meta_evaluate(ds, rows, n_boot=0, normalize="raw", missing="median")
+    assert raw.data["metrics"][0]["missing"]["m"]["pairs_imputed_median"] == 2
+    with pytest.raises(InputError, match="2 of 20 pairs lack a score"):
+        meta_evaluate(ds, rows, n_boot=0, missing="error")
+    with pytest.raises(InputError, match="missing"):
+        Protocol(missing="zero")
+
+
+def test_cli_warns_about_imputed_scores(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from metajudge.cli import main
+    from metajudge.data.formats import response_key
+    from metajudge.data.registry import load_dataset
+
+    ds = load_dataset("ragchecker_meta_eval", data_dir=data_dir)
+    f = tmp_path / "half.jsonl"
+    lines = []
+    for i, r in enumerate(ds.records[:200]):
+        for side, v in (("a", 0.0), ("b", float(i % 7))):
+            key = response_key(r.id, side)
+            lines.append(json.dumps({"key": key, "metric": "half", "score": v}))
+    f.write_text("\n".join(lines) + "\n")
+    args = ["meta-eval", "--dataset", "ragchecker_meta_eval", "--scores", str(f)]
+    args += [
+        "--n-boot",
+        "0",
+        "--no-plots",
+        "--out",
+        str(tmp_path / "run"),
+        "--data-dir",
+        str(data_dir),
+    ]
+    assert main(args) == 0
+    cap = capsys.readouterr()
+    assert "80 of 280 pairs imputed with the median" in cap.out
+    assert main([*args, "--missing", "error", "--out", str(tmp_path / "r2")]) == 2
+    assert "80 of 280 pairs lack a score" in capsys.readouterr().err

@@ -55,10 +55,16 @@ class AlignedView:
     pair_labels: Mapping[str, FArr]
     half_width: float = 1.0
     key_index: Mapping[str, int] = field(default_factory=dict, repr=False)
+    systems: tuple[str, ...] = ()  # Likert: system names; pairwise: the sides "a", "b"
+    resp_system: IArr = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     @property
     def n_items(self) -> int:
         return len(self.items)
+
+    @property
+    def n_systems(self) -> int:
+        return len(self.systems)
 
     def values(self, column: Mapping[str, float | None]) -> FArr:
         """A metric's value per response (NaN where absent or unscored)."""
@@ -104,6 +110,8 @@ class _Builder:
         self.items: dict[str, int] = {}
         self.keys: list[str] = []
         self.resp_item: list[int] = []
+        self.systems: dict[str, int] = {}
+        self.resp_system: list[int] = []
         self.resp_lab: dict[str, list[list[float]]] = {d: [] for d in dims}
         self.pairs: list[tuple[str, int, int, int]] = []
         self.pair_lab: dict[str, list[list[float]]] = {d: [] for d in dims}
@@ -111,9 +119,10 @@ class _Builder:
     def item(self, name: str) -> int:
         return self.items.setdefault(name, len(self.items))
 
-    def response(self, key: str, item: int) -> int:
+    def response(self, key: str, item: int, system: str) -> int:
         self.keys.append(key)
         self.resp_item.append(item)
+        self.resp_system.append(self.systems.setdefault(system, len(self.systems)))
         return len(self.keys) - 1
 
 
@@ -126,7 +135,7 @@ def _add_likert(b: _Builder, records: Sequence[LikertRecord]) -> None:
         recs = sorted(recs, key=lambda r: r.system)
         first = len(b.keys)
         for r in recs:
-            b.response(response_key(r.id, r.system), g)
+            b.response(response_key(r.id, r.system), g, r.system)
             for d in b.dims:
                 b.resp_lab[d].append(_vals(r.scores.get(d)))
         for i in range(len(recs)):
@@ -140,8 +149,8 @@ def _add_likert(b: _Builder, records: Sequence[LikertRecord]) -> None:
 def _add_pairwise(b: _Builder, records: Sequence[PairwiseRecord]) -> None:
     for r in records:
         g = b.item(str(r.meta.get("item_id", r.id)))
-        ia = b.response(response_key(r.id, "a"), g)
-        ib = b.response(response_key(r.id, "b"), g)
+        ia = b.response(response_key(r.id, "a"), g, "a")
+        ib = b.response(response_key(r.id, "b"), g, "b")
         b.pairs.append((r.id, ia, ib, g))
         for d in b.dims:
             b.pair_lab[d].append(_vals(r.labels.get(d)) or [math.nan])
@@ -184,6 +193,8 @@ def align(
         pair_labels={d: _matrix(v) for d, v in b.pair_lab.items()},
         half_width=float(half_width),
         key_index={k: i for i, k in enumerate(b.keys)},
+        systems=tuple(b.systems),
+        resp_system=np.asarray(b.resp_system, dtype=np.int64),
     )
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from metajudge.errors import InputError
 from metajudge.metaeval import estimates as est
 from metajudge.metaeval import normalize as norm
 from metajudge.metaeval import stats as st
@@ -85,10 +86,23 @@ class Run:
                 "rows_unmatched": inf.n_unmatched,
                 "errors": dict(sorted(inf.errors.items(), key=lambda kv: -kv[1])[:5]),
             }
+            rule = self.proto.missing_rule
+            if rule == "error" and miss["pairs_missing"]:
+                raise InputError(
+                    f"metric {name!r}: {miss['pairs_missing']} of {d.size} pairs lack a score "
+                    "(--missing error; use --missing drop or median)",
+                    field="missing",
+                )
             nd = norm.normalize(
-                d, self.proto.normalize, half_width=v.half_width, epsilon=self.proto.epsilon
+                d,
+                self.proto.normalize,
+                half_width=v.half_width,
+                epsilon=self.proto.epsilon,
+                impute=rule == "median",
             )
+            miss["rule"] = rule
             miss["pairs_imputed_median"] = nd.n_imputed
+            miss["pairs_dropped"] = miss["pairs_missing"] - nd.n_imputed
             self.cache[name] = (d, nd, miss)
         return self.cache[name]
 
@@ -226,7 +240,7 @@ def evaluate_cell(
     L = run.view.pair_labels[dim]
     x_pair, eps = _x_and_eps(run, d_raw, nd, L, index, cell)
     rows = make_rows(x_pair, d_raw, L, run.proto.aggregation, eps)
-    if run.proto.normalize == "minmax":
+    if run.proto.missing_rule == "median":
         # RAGChecker imputes missing d with the median for correlations; accuracies need a real
         # decision, so an imputed pair's decision is a tie
         rows.raw = np.where(np.isfinite(rows.raw), rows.raw, 0.0)

@@ -17,6 +17,7 @@ from metajudge.metaeval.stats import STATISTICS
 
 NORMALIZE_MODES: tuple[str, ...] = ("minmax", "sign", "raw")
 AGGREGATIONS: tuple[str, ...] = ("per_annotator", "mean")
+MISSING_RULES: tuple[str, ...] = ("drop", "median", "error")
 COMPARE_STATS: tuple[str, ...] = ("pearson", "spearman")
 
 
@@ -41,6 +42,10 @@ class Protocol:
     statistics, min_pairs, kendall_ci_max_rows
         Statistics computed; fewest scored pairs for a value; above this many rows Kendall's τ_b
         gets its Fisher-z CI only.
+    missing
+        What a missing metric score does: ``drop`` the pair (or response), impute the
+        ``median`` difference (RAGChecker's ``meta_eval.py``), or ``error``. Default (None):
+        ``median`` under ``minmax`` (RAGChecker), ``drop`` otherwise; the count is reported.
     """
 
     normalize: str = "minmax"
@@ -58,6 +63,7 @@ class Protocol:
     statistics: tuple[str, ...] = STATISTICS
     min_pairs: int = 3
     kendall_ci_max_rows: int = 5000
+    missing: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "statistics", tuple(self.statistics))
@@ -79,10 +85,19 @@ class Protocol:
                 f"unknown statistic(s) {unknown} (expected {', '.join(STATISTICS)})",
                 field="statistics",
             )
+        if self.missing is not None:
+            _choice("missing", self.missing, MISSING_RULES)
         if self.n_boot < 0:
             raise InputError(f"n_boot must be >= 0, got {self.n_boot}", field="n_boot")
         if not 0 < self.ci_level < 1:
             raise InputError(f"ci_level must be in (0, 1), got {self.ci_level}", field="ci_level")
+
+    @property
+    def missing_rule(self) -> str:
+        """The missing-score rule in force (``missing``, or the default for ``normalize``)."""
+        if self.missing is not None:
+            return self.missing
+        return "median" if self.normalize == "minmax" else "drop"
 
     @property
     def permutations(self) -> int:

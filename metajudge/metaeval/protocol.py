@@ -62,6 +62,7 @@ def _protocol_json(p: Protocol, view: AlignedView, compare_note: str | None) -> 
     return {
         "normalize": p.normalize,
         "aggregation": p.aggregation,
+        "missing": p.missing_rule,
         "grouped": p.grouped,
         "grouped_unit": unit,
         "epsilon": f"learned by {p.cv_folds}-fold CV" if p.learn_epsilon else p.epsilon,

@@ -75,6 +75,12 @@ def _protocol_args(q: argparse.ArgumentParser) -> None:
     )
     q.add_argument("--cv-folds", type=int, default=5)
     q.add_argument(
+        "--missing",
+        choices=("drop", "median", "error"),
+        help="a missing metric score: drop the pair, impute the median difference, or stop "
+        "(default: median under minmax, as RAGChecker; drop otherwise). The count is printed",
+    )
+    q.add_argument(
         "--n-boot",
         type=int,
         default=1000,
@@ -149,6 +155,7 @@ def protocol_from_args(args: argparse.Namespace) -> object:
         n_boot=args.n_boot,
         seed=args.seed,
         compare=not args.no_compare,
+        missing=args.missing,
     )
 
 

@@ -227,7 +227,10 @@ def run_meta_eval(
     }
     from metajudge.reports.published import attach_published
     from metajudge.reports.render import RESULT_FILE, render_all
+    from metajudge.reports.tables import missing_lines
 
+    for line in missing_lines(res):
+        log.warning("%s (--missing %s)", line.replace("`", ""), res.data["protocol"]["missing"])
     attach_published(res)
     res.save(out / RESULT_FILE)
     written = {RESULT_FILE: out / RESULT_FILE}

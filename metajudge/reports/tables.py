@@ -128,6 +128,7 @@ def protocol_line(res: MetaEvalResult) -> str:
         f"aggregation={p['aggregation']}",
         f"grouped={'yes (' + str(p.get('grouped_unit')) + ' level, per input then averaged)' if p['grouped'] else 'no'}",
         f"epsilon={p['epsilon']}",
+        f"missing={p.get('missing', 'median' if p['normalize'] == 'minmax' else 'drop')}",
         f"{ds['n_pairs']} pairs, {ds['n_items']} items, {ds['annotators']} label(s) per pair",
         f"bootstrap {p['n_boot']} resamples of items (seed {p['seed']}), {int(p['level'] * 100)}% percentile CIs",
     ]
@@ -147,6 +148,7 @@ def to_markdown(res: MetaEvalResult) -> str:
             f"[95% bootstrap CI]; last row: inter-human ceiling on the same pairs.\n\n"
         ),
         judge_health(res),
+        _md_missing(res),
         _stats_table(res, MAIN_STATS),
         _md_other_stats(res),
         _md_undefined(res),
@@ -156,6 +158,30 @@ def to_markdown(res: MetaEvalResult) -> str:
         footer(res),
     ]
     return "".join(parts)
+
+
+def missing_lines(res: MetaEvalResult) -> list[str]:
+    """One line per score column with imputed or dropped pairs (empty when none is missing)."""
+    out = []
+    for m in res.data["metrics"]:
+        for col, miss in m["missing"].items():
+            n_imp, n_drop = miss.get("pairs_imputed_median", 0), miss.get("pairs_dropped", 0)
+            total = miss.get("pairs_total") or res.data["dataset"]["n_pairs"]
+            unit = miss.get("unit", "pairs")
+            if n_imp:
+                out.append(f"`{col}`: {n_imp} of {total} {unit} imputed with the median")
+            if n_drop:
+                out.append(f"`{col}`: {n_drop} of {total} {unit} dropped (no score)")
+    return out
+
+
+def _md_missing(res: MetaEvalResult) -> str:
+    lines = missing_lines(res)
+    if not lines:
+        return ""
+    rule = res.data["protocol"].get("missing")
+    head = f"**Missing scores** (--missing {rule}):\n\n"
+    return head + "".join(f"- {x}\n" for x in lines) + "\n"
 
 
 def _stats_table(res: MetaEvalResult, stats: Sequence[str]) -> str:
@@ -294,8 +320,11 @@ def footer(res: MetaEvalResult) -> str:
                 f"- `{col}`: {sig} — responses absent {miss.get('responses_absent', 0)}, unscored {miss.get('responses_unscored', 0)}, "
                 f"pairs without a difference {miss.get('pairs_missing', 0)}"
             )
-            if p["normalize"] == "minmax":
-                out.write(f" (imputed with the median: {miss.get('pairs_imputed_median', 0)})")
+            if miss.get("pairs_missing"):
+                out.write(
+                    f" (--missing {miss.get('rule', 'median')}: imputed with the median "
+                    f"{miss.get('pairs_imputed_median', 0)}, dropped {miss.get('pairs_dropped', 0)})"
+                )
             if miss.get("errors"):
                 out.write("; errors: " + ", ".join(f"{k!r}×{v}" for k, v in miss["errors"].items()))
             out.write("\n")
@@ -443,9 +472,9 @@ def to_latex(res: MetaEvalResult) -> str:
 
 
 def summary_table(res: MetaEvalResult) -> str:
-    """The main table without CIs (what ``metajudge meta-eval`` prints)."""
+    """The main table without CIs (what ``metajudge meta-eval`` prints), missing scores first."""
     t = table_rows(res)
-    return _md_table(
+    return _md_missing(res) + _md_table(
         t["header"],
         [[r["metric"]] + [_cell_text(c, ci=False) for c in r["cells"]] for r in t["rows"]],
     )
