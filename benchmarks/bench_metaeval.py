@@ -59,10 +59,13 @@ def main() -> int:
     ):
         os.environ["METAJUDGE_DATA_DIR"] = str(REPO.parent / "shared" / "human_labels")
 
+    from metajudge.data.formats import response_key
     from metajudge.data.registry import load_dataset
     from metajudge.metaeval import stats as st
-    from metajudge.metaeval.protocol import _pair_table, _rows_for, meta_evaluate
-    from metajudge.metaeval.run import external_scores
+    from metajudge.metaeval.aligned import align_dataset
+    from metajudge.metaeval.cells import make_rows
+    from metajudge.metaeval.protocol import meta_evaluate
+    from metajudge.metaeval.shipped import shipped_scores as external_scores
     from metajudge.metrics.scoring import score_dataset
 
     ds = load_dataset("ragchecker_meta_eval")
@@ -70,16 +73,16 @@ def main() -> int:
     rows = external_scores(ds)
     rows += score_dataset(ds, ["bleu", "rouge_l"], progress=False)
     # synthetic metrics: per response, so that d = m(b) - m(a) tracks the human mean label
-    pt = _pair_table(ds, dims)
+    view = align_dataset(ds, dims)
     rng = np.random.default_rng(12345)
-    mean_lab = np.nanmean(pt.labels["overall"], axis=1)
+    mean_lab = np.nanmean(view.pair_labels["overall"], axis=1)
     for k in range(7):
         noise = 0.5 + 0.5 * k
         sb = mean_lab / 2 + rng.normal(0, noise, mean_lab.size)
-        for i, pid in enumerate(pt.ids):
+        for i, pid in enumerate(view.pair_ids):
             rows.append(
                 {
-                    "key": f"{pid}::a",
+                    "key": response_key(pid, "a"),
                     "metric": f"synthetic_{k}",
                     "score": 0.0,
                     "signature": "synthetic",
@@ -87,7 +90,7 @@ def main() -> int:
             )
             rows.append(
                 {
-                    "key": f"{pid}::b",
+                    "key": response_key(pid, "b"),
                     "metric": f"synthetic_{k}",
                     "score": float(sb[i]),
                     "signature": "synthetic",
@@ -106,18 +109,17 @@ def main() -> int:
     for m in metrics:
         for d in dims:
             col = by[metric_for_dimension(m, d, by)]
-            sa = np.array([col.get(k, np.nan) for k in pt.keys_a], dtype=float)
-            sb_ = np.array([col.get(k, np.nan) for k in pt.keys_b], dtype=float)
-            x = minmax(sb_ - sa, pt.half_width).values
-            cells.append(_rows_for(x, sb_ - sa, pt.labels[d], "per_annotator"))
+            d_raw = view.differences(view.values(col))
+            x = minmax(d_raw, view.half_width).values
+            cells.append(make_rows(x, d_raw, view.pair_labels[d], "per_annotator", 0.0))
     n_rows = cells[0].x.size
     print(
-        f"data: ragchecker_meta_eval, {len(pt.ids)} pairs, {n_rows} annotator rows; {len(metrics)} metrics x {len(dims)} dimensions = {len(cells)} cells"
+        f"data: ragchecker_meta_eval, {len(view.pair_ids)} pairs, {n_rows} annotator rows; {len(metrics)} metrics x {len(dims)} dimensions = {len(cells)} cells"
     )
     B = args.n_boot
 
     def vectorised(stats: tuple[str, ...]) -> None:
-        W_items = st.bootstrap_weights(len(pt.ids), B, np.random.default_rng(0))
+        W_items = st.bootstrap_weights(len(view.pair_ids), B, np.random.default_rng(0))
         for c in cells:
             W = W_items[:, c.pair]
             for s in stats:

@@ -56,7 +56,7 @@ def bench_swap() -> None:
     if not Path(data, "lftqa_eval").is_dir():
         print("swap: LFTQA-Eval data folder absent, skipped (set METAJUDGE_DATA_DIR)")
         return
-    from metajudge.metaeval.swap import run_backbone_swap
+    from metajudge.pipeline.swap import run_backbone_swap
 
     bbs = ["gpt-4o", "gpt-4o-mini", "Meta-Llama-3.1-70B-Instruct-Turbo"]
     for n_boot in (200, 1000):

@@ -1,10 +1,65 @@
 """metajudge — meta-evaluation and judge calibration.
 
 How far can you trust a metric or an LLM judge compared with humans, and does that hold
-when the judge's backbone changes?  ``import metajudge`` stays light: heavy libraries
-(torch, bert_score, llama_cpp, matplotlib, pandas) load inside the functions that need them.
+when the judge's backbone changes?  ``import metajudge`` stays light: the public names below
+load their modules on first use (PEP 562), and heavy libraries (torch, bert_score, llama_cpp,
+matplotlib, pandas) load inside the functions that need them.
+
+>>> import metajudge as mj                                               # doctest: +SKIP
+>>> ds = mj.load_dataset("ragchecker_meta_eval")                         # doctest: +SKIP
+>>> res = mj.meta_evaluate(ds, mj.shipped_scores(ds), mj.Protocol(n_boot=200))  # doctest: +SKIP
+>>> res.value("ragchecker", "overall")                                   # doctest: +SKIP
+0.6193...
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+#: public name -> (module, attribute)
+_LAZY: dict[str, tuple[str, str]] = {
+    "load_dataset": ("metajudge.data.registry", "load_dataset"),
+    "load_file": ("metajudge.data.registry", "load_jsonl_dataset"),
+    "score": ("metajudge.metrics.scoring", "score_dataset"),
+    "read_scores": ("metajudge.metaeval.score_files", "read_score_file"),
+    "shipped_scores": ("metajudge.metaeval.shipped", "shipped_scores"),
+    "Protocol": ("metajudge.metaeval.options", "Protocol"),
+    "MetaEvalResult": ("metajudge.metaeval.result", "MetaEvalResult"),
+    "meta_evaluate": ("metajudge.metaeval.protocol", "meta_evaluate"),
+    "backbone_swap": ("metajudge.pipeline.swap", "run_backbone_swap"),
+    "judge_diagnostics": ("metajudge.pipeline.diagnostics", "run_judge_diagnostics"),
+    "markdown": ("metajudge.reports.render", "markdown"),
+    "plot": ("metajudge.reports.render", "plot"),
+}
+
+__all__ = [
+    "MetaEvalResult",
+    "Protocol",
+    "__version__",
+    "backbone_swap",
+    "judge_diagnostics",
+    "load_dataset",
+    "load_file",
+    "markdown",
+    "meta_evaluate",
+    "plot",
+    "read_scores",
+    "score",
+    "shipped_scores",
+]
+
+
+def __getattr__(name: str) -> Any:
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module 'metajudge' has no attribute {name!r}")
+    value = getattr(importlib.import_module(target[0]), target[1])
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

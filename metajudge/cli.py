@@ -20,10 +20,11 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "metajudge.data.cli",
     "metajudge.metrics.cli",
     "metajudge.backends.cli",
-    "metajudge.metaeval.swap_cli",
-    "metajudge.metaeval.cli",
+    "metajudge.pipeline.swap_cli",
+    "metajudge.pipeline.cli",
     "metajudge.metaeval.agreement_cli",
     "metajudge.metrics.judges.cli",
+    "metajudge.pipeline.judge_cli",  # `judge diagnostics`, into the group the line above adds
 )
 
 

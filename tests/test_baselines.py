@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from metajudge.reports.baselines import (
+from metajudge.pipeline.baselines import (
     BASELINE_SPECS,
     NOT_BASELINED,
     baseline_path,

@@ -9,7 +9,7 @@ import pytest
 
 from metajudge.data.formats import Input, LikertRecord, PairwiseRecord, Response
 from metajudge.errors import InputError
-from metajudge.metaeval import external
+from metajudge.metaeval import external, score_files
 
 
 def _pairs() -> list[PairwiseRecord]:
@@ -38,7 +38,7 @@ def _likert() -> list[LikertRecord]:
 def test_wide_csv_for_pairwise_maps_systems_to_sides(tmp_path: Path) -> None:
     p = tmp_path / "s.csv"
     p.write_text("item,system,bleu,judge\n0,sysA,0.1,3\n0,sysB,0.4,\n1,sysA,0.2,4\n")
-    rows = external.read_score_file(p, _pairs())
+    rows = score_files.read_score_file(p, _pairs())
     keys = {(r["key"], r["metric"]): r["score"] for r in rows}
     assert keys[("0::a", "bleu")] == 0.1 and keys[("0::b", "bleu")] == 0.4
     assert keys[("0::b", "judge")] is None  # empty cell = missing, counted later
@@ -60,7 +60,7 @@ def test_wide_csv_errors_name_file_line_field(
     p = tmp_path / "bad.csv"
     p.write_text(body)
     with pytest.raises(InputError) as ei:
-        external.read_score_file(p, _pairs())
+        score_files.read_score_file(p, _pairs())
     e = ei.value
     assert e.path == str(p) and e.line == line and e.field == field
     assert msg in str(e)
@@ -73,22 +73,22 @@ def test_jsonl_score_rows_and_errors(tmp_path: Path) -> None:
         {"item": "e0", "system": "m2", "metric": "m", "score": None, "error": "timeout"},
     ]
     p.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    got = external.read_score_file(p, _likert())
+    got = score_files.read_score_file(p, _likert())
     assert [r["key"] for r in got] == ["e0::m1", "e0::m2"]
     assert got[1]["score"] is None and got[1]["error"] == "timeout"
     p.write_text(json.dumps({"item": "e0", "system": "m1", "metric": "m", "score": [1]}) + "\n")
     with pytest.raises(InputError, match="non-numeric") as ei:
-        external.read_score_file(p, _likert())
+        score_files.read_score_file(p, _likert())
     assert ei.value.line == 1 and ei.value.field == "score"
     p.write_text(json.dumps({"item": "e7", "system": "m1", "metric": "m", "score": 1}) + "\n")
     with pytest.raises(InputError, match="unknown item"):
-        external.read_score_file(p, _likert())
+        score_files.read_score_file(p, _likert())
 
 
 def test_wide_json_and_lftqa_style_detection(tmp_path: Path) -> None:
     p = tmp_path / "wide.json"
     p.write_text(json.dumps([{"item": "e1", "system": "m2", "rouge": 0.3, "bleu": 2}]))
-    rows = external.read_score_file(p, _likert())
+    rows = score_files.read_score_file(p, _likert())
     assert {(r["metric"], r["score"]) for r in rows} == {("rouge", 0.3), ("bleu", 2.0)}
     q = tmp_path / "bleu.json"
     q.write_text(
@@ -99,9 +99,9 @@ def test_wide_json_and_lftqa_style_detection(tmp_path: Path) -> None:
             ]
         )
     )
-    assert external.detect_format(q) == "lftqa"
+    assert score_files.detect_format(q) == "lftqa"
     with pytest.raises(InputError, match="duplicate"):
-        external.read_score_file(q, _likert())
+        score_files.read_score_file(q, _likert())
 
 
 def test_family_helpers() -> None:
@@ -118,7 +118,7 @@ def test_ragchecker_baseline_real(data_dir) -> None:  # type: ignore[no-untyped-
 
     ds = load_dataset("ragchecker_meta_eval", data_dir=data_dir)
     path = resolve_file("ragchecker_meta_eval", "baseline_ragchecker.json", data_dir)
-    assert external.detect_format(path) == "ragchecker"
+    assert score_files.detect_format(path) == "ragchecker"
     rows = external.ragchecker_baseline(path, ds.records)
     assert len(rows) == 280 * 2 * 3
     assert {r["metric"] for r in rows} == {

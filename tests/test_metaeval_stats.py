@@ -9,6 +9,7 @@ import pytest
 from scipy import stats as ss
 
 from metajudge.metaeval import stats as st
+from metajudge.metaeval.stats.correlation import _rankdata
 
 
 def _data(seed: int, n: int = 120, ties: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -38,7 +39,7 @@ def test_kendall_large_n_uses_fast_path_and_matches_scipy() -> None:
 def test_rankdata_matches_scipy_on_matrices() -> None:
     rng = np.random.default_rng(3)
     a = rng.integers(0, 6, size=(9, 50)).astype(float)
-    np.testing.assert_array_equal(st._rankdata(a), ss.rankdata(a, axis=-1))
+    np.testing.assert_array_equal(_rankdata(a), ss.rankdata(a, axis=-1))
 
 
 def test_undefined_reasons() -> None:

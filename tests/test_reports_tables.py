@@ -15,7 +15,7 @@ from metajudge.data.registry import Dataset
 from metajudge.errors import InputError
 from metajudge.metaeval.protocol import MetaEvalResult, meta_evaluate
 from metajudge.reports import tables
-from metajudge.reports.published import load_published
+from metajudge.reports.published import attach_published, load_published
 from metajudge.reports.render import render_all
 
 
@@ -100,9 +100,10 @@ def _result(
             )
         )
     monkeypatch.setenv("METAJUDGE_BASELINES_DIR", str(bdir))
-    return meta_evaluate(
+    res = meta_evaluate(
         Dataset(card=card, records=recs), rows, metrics=["bleu", "my_judge", "flat"], n_boot=100
     )
+    return attach_published(res, bdir)
 
 
 def test_markdown_is_table17_layout_with_published_column(

@@ -13,7 +13,8 @@ from scipy import stats as st
 from metajudge.cli import main
 from metajudge.data.formats import Input, LikertRecord, PairwiseRecord, Response
 from metajudge.errors import InputError
-from metajudge.metaeval.swap import backbone_swap, build_swap_data, external_scores
+from metajudge.metaeval.swap import backbone_swap, build_swap_data
+from metajudge.metaeval.swap_sources import external_scores
 
 
 def _likert(
@@ -174,38 +175,22 @@ def test_external_score_file_spec(data_dir: Path, tmp_path: Path) -> None:
     """LABEL=PATH:COLUMN reads any score table; a bad cell names file and field."""
     from metajudge.data.registry import load_dataset
 
-    recs = [
-        r
-        for r in load_dataset("lftqa_eval", data_dir=data_dir).records
-        if r.meta.get("subset") == "qtsumm"
-    ]
+    ds = load_dataset("lftqa_eval", data_dir=data_dir).subset("qtsumm")
+    recs = ds.records
     good = tmp_path / "judge.csv"
     good.write_text(
         "item,system,mine\n"
         + "".join(f"{r.id},{r.system},{i % 5 + 1}\n" for i, r in enumerate(recs[:40]))
     )
     scores, sigs = external_scores(
-        "lftqa_eval",
-        "geval_faithfulness",
-        [f"mine={good}:mine", "gpt-4o"],
-        records=recs,
-        dimension="faithfulness",
-        data_dir=data_dir,
-        subsets=("qtsumm",),
+        ds, [f"mine={good}:mine", "gpt-4o"], dimension="faithfulness", data_dir=data_dir
     )
     assert len(scores["mine"]) == 40 and sigs["mine"].startswith("mine")
     assert scores["gpt-4o"][f"{recs[0].id}::{recs[0].system}"] is not None
     bad = tmp_path / "bad.csv"
     bad.write_text(f"item,system,mine\n{recs[0].id},{recs[0].system},abc\n")
     with pytest.raises(InputError, match=r"bad\.csv"):
-        external_scores(
-            "lftqa_eval",
-            "geval_faithfulness",
-            [f"x={bad}"],
-            records=recs,
-            dimension="faithfulness",
-            data_dir=data_dir,
-        )
+        external_scores(ds, [f"x={bad}"], dimension="faithfulness", data_dir=data_dir)
 
 
 # ---- real data: LFTQA-Eval's three G-Eval backbones
@@ -223,7 +208,7 @@ PUBLISHED = {  # correlation_results.csv (instance-level Pearson), faithfulness
 
 @pytest.mark.parametrize("subset", ["qtsumm", "fetaqa"])
 def test_lftqa_eval_grouped_correlations_reproduce_published(data_dir: Path, subset: str) -> None:
-    from metajudge.metaeval.swap import run_backbone_swap
+    from metajudge.pipeline.swap import run_backbone_swap
 
     bbs = ["gpt-4o", "gpt-4o-mini", "Meta-Llama-3.1-70B-Instruct-Turbo"]
     res = run_backbone_swap(
@@ -306,7 +291,7 @@ def test_cli_backbone_swap_bad_backbone_is_a_clear_error(
 @pytest.mark.llm
 def test_embedded_two_backbone_swap_end_to_end(data_dir: Path) -> None:
     """Both embedded backbones score the same responses; the table is built from their scores."""
-    from metajudge.metaeval.swap import run_backbone_swap
+    from metajudge.pipeline.swap import run_backbone_swap
 
     res = run_backbone_swap(
         "lftqa_mitigation_pradhumant",

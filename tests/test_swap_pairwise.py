@@ -159,7 +159,7 @@ def test_run_to_run_variance() -> None:
 @pytest.mark.slow
 @pytest.mark.llm
 def test_position_bias_on_pandalm_with_embedded_chat_backbone(data_dir: Path) -> None:
-    from metajudge.metaeval.biases import run_judge_diagnostics
+    from metajudge.pipeline.diagnostics import run_judge_diagnostics
 
     diag = run_judge_diagnostics("pandalm_testset", ["smollm2-135m"], limit=8, data_dir=data_dir)
     d = diag["backbones"]["smollm2-135m"]

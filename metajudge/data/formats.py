@@ -253,6 +253,9 @@ class DatasetCard:
     annotators: int | None  # annotators per item (None: not stated upstream)
     direction: str  # how to read a label, e.g. "positive = b better"
     notes: str = ""  # how ambiguous upstream labels were read
+    # per-response score columns the dataset ships: [{"loader": NAME, "file": ..., ...}], read by
+    # the loader table of metajudge.metaeval.shipped (owned by the meta-evaluation)
+    shipped_scores: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def label_kind(self) -> LabelKind:
@@ -276,6 +279,12 @@ class DatasetCard:
         return "none" if self.kind == "benchmark" else "response"
 
     def to_dict(self) -> dict[str, Any]:
+        d = self._core_dict()
+        if self.shipped_scores:
+            d["shipped_scores"] = [dict(s) for s in self.shipped_scores]
+        return d
+
+    def _core_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "kind": self.kind,
@@ -306,6 +315,7 @@ class DatasetCard:
             annotators=d.get("annotators"),
             direction=d.get("direction", ""),
             notes=d.get("notes", ""),
+            shipped_scores=tuple(dict(s) for s in d.get("shipped_scores") or ()),
         )
 
 

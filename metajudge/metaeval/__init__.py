@@ -6,7 +6,9 @@
   band), ``raw`` normalisation of score differences.
 - :mod:`~metajudge.metaeval.external` — score files computed elsewhere → score rows.
 - :mod:`~metajudge.metaeval.protocol` — :func:`~metajudge.metaeval.protocol.meta_evaluate`.
-- :mod:`~metajudge.metaeval.run` — one ``metajudge meta-eval`` run (scores, cache, reports).
+- :mod:`~metajudge.metaeval.options`, :mod:`~metajudge.metaeval.aligned`, :mod:`~metajudge.metaeval.cells`,
+  :mod:`~metajudge.metaeval.compare`, :mod:`~metajudge.metaeval.estimates` — the engine's parts.
+- :mod:`~metajudge.metaeval.shipped` — the score columns a dataset card declares.
 - ``agreement``, ``biases``, ``swap`` — backbone-swap agreement and judge biases.
 
 Nothing heavy is imported here.

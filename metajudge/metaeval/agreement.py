@@ -1,6 +1,6 @@
 """Agreement between judges (backbones): κ, Krippendorff's α, decisions and flip rates.
 
-Used by the backbone-swap analysis (DESIGN.md §4; MT-RAIG Appendix C.1 / Table 8). The
+Used by the backbone-swap analysis (MT-RAIG Appendix C.1 / Table 8). The
 correlation statistics themselves (Pearson, Spearman, bootstrap CIs, paired tests) live in
 :mod:`metajudge.metaeval.stats`; this module holds what is specific to *agreement*:
 
@@ -9,7 +9,7 @@ correlation statistics themselves (Pearson, Spearman, bootstrap CIs, paired test
 - :func:`krippendorff_alpha` — Krippendorff's α (Krippendorff 2011, "Computing Krippendorff's
   Alpha-Reliability") in closed form, O(N·m) for N units and m coders. The ``krippendorff``
   package builds a values × values coincidence matrix per unit; on continuous judge scores
-  (~1,700 distinct values) that needs tens of GiB (DESIGN.md §6). The closed forms:
+  (~1,700 distinct values) that needs tens of GiB. The closed forms:
 
   * interval: δ²(c, k) = (c − k)²; D_o = (1/n) Σ_u Σ_{i≠j∈u} (v_i − v_j)² / (m_u − 1) and
     D_e = Σ_{i≠j} (v_i − v_j)² / (n (n − 1)) over all pairable values, with
@@ -33,6 +33,8 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from metajudge.metaeval.stats.decisions import tie_decisions
+
 Level = Literal["interval", "ordinal", "nominal"]
 Weights = Literal["linear", "quadratic"] | None
 
@@ -50,11 +52,7 @@ def decisions(d: ArrayLike, *, eps: float = 0.0) -> NDArray[np.float64]:
     >>> decisions([0.3, -2.0, 0.0, 0.05], eps=0.1).tolist()
     [1.0, -1.0, 0.0, 0.0]
     """
-    a = np.asarray(d, dtype=float)
-    out = np.sign(a)
-    out[np.abs(a) <= eps] = 0.0
-    out[np.isnan(a)] = np.nan
-    return out
+    return tie_decisions(d, eps)
 
 
 def flip_rate(x: ArrayLike, y: ArrayLike) -> tuple[float, int]:

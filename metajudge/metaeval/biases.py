@@ -26,8 +26,7 @@ and the records' human labels (positive = b better).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -266,70 +265,4 @@ def diagnose_backbone(
         {"id": x.id, "ab": x.decision, "ba": y.decision, "ab_raw": x.raw[:40], "ba_raw": y.raw[:40]}
         for x, y in zip(ab, ba, strict=True)
     ]
-    return out
-
-
-def run_judge_diagnostics(
-    dataset: str,
-    backbones: Sequence[str],
-    *,
-    limit: int | None = 100,
-    dimension: str | None = None,
-    tie_policy: TiePolicy = "exclude_human_ties",
-    runs: int = 1,
-    temperature: float = 0.7,
-    seed: int = 0,
-    data_dir: str | Path | None = None,
-    judge_options: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """Load a pairwise dataset, judge its first ``limit`` pairs in both orders under each backbone.
-
-    This is what ``metajudge judge-diagnostics`` runs. Backbones run one after the other.
-    """
-    from metajudge.data.registry import load_dataset
-    from metajudge.metrics.judges.pairwise import PairwiseJudge
-
-    ds = load_dataset(dataset, data_dir=data_dir)
-    if ds.card.kind != "pairwise":
-        raise InputError(
-            f"judge diagnostics need a pairwise dataset with response texts; {dataset!r} is {ds.card.kind}",
-            field="dataset",
-        )
-    records = [
-        r
-        for r in ds.records
-        if isinstance(r, PairwiseRecord) and r.a.response is not None and r.b.response is not None
-    ]
-    if limit is not None:
-        records = records[:limit]
-    if not records:
-        raise InputError(f"dataset {dataset!r} has no pairs with both response texts")
-    dim = dimension or ds.card.dimensions[0]
-    if dim not in ds.card.dimensions:
-        raise InputError(
-            f"dataset {dataset!r} has no dimension {dim!r} (it has {', '.join(ds.card.dimensions)})",
-            field="dimension",
-        )
-    out: dict[str, Any] = {
-        "dataset": dataset,
-        "dimension": dim,
-        "n_pairs": len(records),
-        "protocol": f"judge-diagnostics|orders:ab+ba|tie_policy:{tie_policy}|runs:{runs}|temp_runs:{temperature:g}"
-        f"|length:words|limit:{limit}|seed:{seed}|version:{BIASES_VERSION}",
-        "backbones": {},
-    }
-    for bb in backbones:
-        judge = PairwiseJudge(backbone=bb, seed=seed, **dict(judge_options or {}))
-        try:
-            out["backbones"][bb] = diagnose_backbone(
-                judge,
-                records,
-                dimension=dim,
-                tie_policy=tie_policy,
-                runs=runs,
-                temperature=temperature,
-                seed=seed,
-            )
-        finally:
-            judge.close()
     return out

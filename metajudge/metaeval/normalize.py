@@ -1,4 +1,4 @@
-"""Normalisation of per-pair metric differences d = m(b) − m(a) (DESIGN.md §4).
+"""Normalisation of per-pair metric differences d = m(b) − m(a) .
 
 Modes, always named in the output:
 
@@ -21,6 +21,8 @@ from typing import Literal
 
 import numpy as np
 
+from metajudge.metaeval.stats.decisions import tie_decisions
+
 Mode = Literal["minmax", "sign", "raw"]
 MODES: tuple[str, ...] = ("minmax", "sign", "raw")
 
@@ -36,8 +38,10 @@ class Normalized:
     params: dict[str, float | list[float]] = field(default_factory=dict)
 
 
-def minmax(d: np.ndarray, half_width: float) -> Normalized:
+def minmax(d: np.ndarray, half_width: float, *, impute: bool = True) -> Normalized:
     """RAGChecker's linear normalisation of d onto the human scale ``[-half_width, half_width]``.
+
+    ``impute``: missing d become the median d (RAGChecker); else they stay NaN.
 
     >>> minmax(np.array([0.0, 0.5, 1.0, np.nan]), 2.0).values.tolist()
     [-2.0, 0.0, 2.0, 0.0]
@@ -51,8 +55,8 @@ def minmax(d: np.ndarray, half_width: float) -> Normalized:
     lo = float(np.min(d[ok]))
     hi = float(np.max(d[ok]))
     med = float(np.median(d[ok]))
-    filled = np.where(ok, d, med)
-    n_imp = int((~ok).sum())
+    filled = np.where(ok, d, med) if impute else d
+    n_imp = int((~ok).sum()) if impute else 0
     params: dict[str, float | list[float]] = {
         "min": lo,
         "max": hi,
@@ -78,10 +82,8 @@ def sign(d: np.ndarray, epsilon: float | np.ndarray = 0.0) -> Normalized:
     >>> sign(np.array([0.3, -0.01, 0.0, np.nan]), 0.05).values.tolist()
     [1.0, 0.0, 0.0, nan]
     """
-    d = np.asarray(d, dtype=float)
     eps = np.asarray(epsilon, dtype=float)
-    out = np.where(np.abs(d) <= eps, 0.0, np.sign(d))
-    out = np.where(np.isfinite(d), out, np.nan)
+    out = tie_decisions(d, eps)
     p: dict[str, float | list[float]] = {"epsilon": float(eps)} if eps.ndim == 0 else {}
     return Normalized(out, "sign", params=p)
 
@@ -145,16 +147,38 @@ def learn_epsilon_cv(
     return eps_rows, per_fold
 
 
+def impute_median(d: np.ndarray) -> tuple[np.ndarray, int]:
+    """Missing entries replaced by the median of the others; returns ``(values, n_imputed)``.
+
+    >>> impute_median(np.array([1.0, np.nan, 3.0, 4.0]))[0].tolist()
+    [1.0, 3.0, 3.0, 4.0]
+    """
+    d = np.asarray(d, dtype=float)
+    ok = np.isfinite(d)
+    if ok.all() or not ok.any():
+        return d.copy(), 0
+    return np.where(ok, d, float(np.median(d[ok]))), int((~ok).sum())
+
+
 def normalize(
     d: np.ndarray,
     mode: str,
     *,
     half_width: float,
     epsilon: float = 0.0,
+    impute: bool = False,
 ) -> Normalized:
-    """Dispatch: ``minmax`` (needs the human scale's half-width), ``sign`` (fixed ε) or ``raw``."""
+    """Dispatch: ``minmax`` (needs the human scale's half-width), ``sign`` (fixed ε) or ``raw``.
+
+    ``impute``: missing d become the median d before normalising (counted in ``n_imputed``).
+    """
     if mode == "minmax":
-        return minmax(d, half_width)
+        return minmax(d, half_width, impute=impute)
+    if impute:
+        filled, n_imp = impute_median(d)
+        out = normalize(filled, mode, half_width=half_width, epsilon=epsilon)
+        out.n_imputed = n_imp
+        return out
     if mode == "sign":
         if not math.isfinite(epsilon) or epsilon < 0:
             raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from metajudge.io import atomic_write
-from metajudge.metaeval.protocol import MetaEvalResult
+from metajudge.metaeval.result import MetaEvalResult
 
 
 def _plt() -> Any:

@@ -71,3 +71,33 @@ def load_published(
             if kind is None or entry["kind"] == kind:
                 out.append(entry)
     return out
+
+
+def matching_published(
+    data: dict[str, Any], folder: str | Path | None = None
+) -> list[dict[str, Any]]:
+    """Published entries for a meta-evaluation result's dataset, subset, protocol, metrics, dimensions.
+
+    An entry matches when every option its file's ``protocol`` names equals the result's.
+    """
+    ds, protocol = data["dataset"], data["protocol"]
+    metrics = [m["name"] for m in data["metrics"]]
+    out = []
+    for e in load_published(folder):
+        if e.get("dataset") != ds["name"] or (e.get("subset") or None) != (
+            ds.get("subset") or None
+        ):
+            continue
+        if e.get("metric") not in (*metrics, "human") or e.get("dimension") not in ds["dimensions"]:
+            continue
+        want = e.get("protocol") or {}
+        if any(protocol.get(k) != v for k, v in want.items()):
+            continue
+        out.append(e)
+    return out
+
+
+def attach_published(result: Any, folder: str | Path | None = None) -> Any:
+    """Set ``result.data["published"]`` to the matching published numbers; returns ``result``."""
+    result.data["published"] = matching_published(result.data, folder)
+    return result

@@ -9,20 +9,32 @@ atomically.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from metajudge.io import atomic_write
-from metajudge.metaeval.protocol import MetaEvalResult
+from metajudge.metaeval.result import MetaEvalResult
 from metajudge.reports import tables
+from metajudge.reports.published import attach_published
 
 RESULT_FILE = "result.json"
 
 
 def render_all(
-    out_dir: str | Path, *, plots: bool = True, result: MetaEvalResult | None = None
+    out_dir: str | Path,
+    *,
+    plots: bool = True,
+    result: MetaEvalResult | None = None,
+    published: bool = True,
 ) -> dict[str, Path]:
-    """Render the tables (and plots) of the result in ``out_dir``. Returns {kind: path}."""
+    """Render the tables (and plots) of the result in ``out_dir``. Returns {kind: path}.
+
+    With ``published`` the matching published numbers (``baselines/published_*.json``) are
+    attached to the result first (:func:`metajudge.reports.published.attach_published`).
+    """
     out = Path(out_dir)
     res = result if result is not None else MetaEvalResult.load(out / RESULT_FILE)
+    if published:
+        attach_published(res)
     written: dict[str, Path] = {}
     for name, text in (
         ("table.md", tables.to_markdown(res)),
@@ -43,3 +55,23 @@ def render_all(
         p = plot_scatter(res, out / "scatter.png")
         written[p.name] = p
     return written
+
+
+def markdown(result: Any) -> str:
+    """The Markdown report of any result: a meta-evaluation, a backbone swap or judge diagnostics."""
+    if isinstance(result, MetaEvalResult):
+        return tables.to_markdown(result)
+    from metajudge.reports import swap_report
+
+    if "per_backbone" in result:
+        return swap_report.swap_markdown(result)
+    return swap_report.diagnostics_markdown(result)
+
+
+def plot(result: Any, out_dir: str | Path) -> dict[str, Path]:
+    """The plots of a meta-evaluation or backbone-swap result, written into ``out_dir``."""
+    if isinstance(result, MetaEvalResult):
+        return {k: v for k, v in render_all(out_dir, result=result).items() if k.endswith(".png")}
+    from metajudge.reports.swap_report import plot_swap
+
+    return plot_swap(result, out_dir)

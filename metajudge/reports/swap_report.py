@@ -37,6 +37,13 @@ def _p(p: float | None) -> str:
 
 def swap_markdown(res: Mapping[str, Any]) -> str:
     """The backbone-swap report as Markdown (tables in MT-RAIG Table 8 layout, plus verdicts)."""
+    lines = _md_head(res) + _md_agreement(res) + _md_human(res) + _md_tests(res) + _md_runs(res)
+    if res.get("diagnostics"):
+        lines += ["", diagnostics_markdown(res["diagnostics"], heading="## Judge diagnostics")]
+    return "\n".join(lines) + "\n"
+
+
+def _md_head(res: Mapping[str, Any]) -> list[str]:
     proto = res["protocol"]
     lines = [
         f"# Backbone swap: `{res['metric']}` on `{res['dataset']}` ({res['dimension']})",
@@ -56,7 +63,12 @@ def swap_markdown(res: Mapping[str, Any]) -> str:
         lines.append(
             f"- `{bb}`: `{res['signatures'].get(bb, 'external scores (no signature given)')}`"
         )
-    lines += [
+    return lines
+
+
+def _md_agreement(res: Mapping[str, Any]) -> list[str]:
+    proto = res["protocol"]
+    lines = [
         "",
         "## Agreement between backbones (item scores; MT-RAIG Table 8 layout)",
         "",
@@ -81,6 +93,11 @@ def swap_markdown(res: Mapping[str, Any]) -> str:
         f"## Correlation with humans (primary protocol: `{proto['human_protocol']}`)",
         "",
     ]
+    return lines
+
+
+def _md_human(res: Mapping[str, Any]) -> list[str]:
+    lines: list[str] = []
     likert = res["kind"] == "likert"
     if likert:
         lines += [
@@ -110,7 +127,11 @@ def swap_markdown(res: Mapping[str, Any]) -> str:
         f"Inter-human ceiling: {_ci(c) + ' (' + c['how'] + ')' if c.get('available') else 'n/a — ' + c['reason']}.",
         "",
     ]
-    lines += [
+    return lines
+
+
+def _md_tests(res: Mapping[str, Any]) -> list[str]:
+    lines = [
         "## Is one backbone significantly worse? (paired tests on the human correlation)",
         "",
         "| X | Y | human X | human Y | Δ (Y − X) [95% CI] | p (bootstrap) | p (Holm) | Williams p |",
@@ -125,6 +146,11 @@ def swap_markdown(res: Mapping[str, Any]) -> str:
         )
     lines += ["", "## Verdicts", ""]
     lines += [f"- {p['verdict']}" for p in res["pairs"]]
+    return lines
+
+
+def _md_runs(res: Mapping[str, Any]) -> list[str]:
+    lines: list[str] = []
     if res.get("runs"):
         lines += [
             "",
@@ -147,9 +173,7 @@ def swap_markdown(res: Mapping[str, Any]) -> str:
                 "Unscored responses by reason: "
                 + "; ".join(f"{bb}: {e}" for bb, e in errs.items()),
             ]
-    if res.get("diagnostics"):
-        lines += ["", diagnostics_markdown(res["diagnostics"], heading="## Judge diagnostics")]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def diagnostics_markdown(diag: Mapping[str, Any], *, heading: str = "# Judge diagnostics") -> str:

@@ -18,7 +18,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from metajudge.metaeval.protocol import MetaEvalResult
+from metajudge.metaeval.result import MetaEvalResult
 
 MAIN_STATS: tuple[str, ...] = ("pearson", "spearman")
 STAT_LABEL = {
@@ -128,6 +128,7 @@ def protocol_line(res: MetaEvalResult) -> str:
         f"aggregation={p['aggregation']}",
         f"grouped={'yes (' + str(p.get('grouped_unit')) + ' level, per input then averaged)' if p['grouped'] else 'no'}",
         f"epsilon={p['epsilon']}",
+        f"missing={p.get('missing', 'median' if p['normalize'] == 'minmax' else 'drop')}",
         f"{ds['n_pairs']} pairs, {ds['n_items']} items, {ds['annotators']} label(s) per pair",
         f"bootstrap {p['n_boot']} resamples of items (seed {p['seed']}), {int(p['level'] * 100)}% percentile CIs",
     ]
@@ -137,97 +138,115 @@ def protocol_line(res: MetaEvalResult) -> str:
 def to_markdown(res: MetaEvalResult) -> str:
     """The full Markdown report: main table with CIs, other statistics, missing scores,
     comparisons, and a footer with protocol and signatures."""
-    out = io.StringIO()
     ds = res.data["dataset"]
     p = res.data["protocol"]
-    out.write(
-        f"# Meta-evaluation: {ds['name']}"
-        + (f" ({ds['subset']})" if ds.get("subset") else "")
-        + "\n\n"
-    )
-    out.write(
-        f"Correlation with human labels ×100, normalisation **{p['normalize']}**; "
-        f"[95% bootstrap CI]; last row: inter-human ceiling on the same pairs.\n\n"
-    )
-    out.write(judge_health(res))
-    t = table_rows(res)
-    out.write(
-        _md_table(
-            t["header"],
-            [[r["metric"]] + [_cell_text(c, ci=True) for c in r["cells"]] for r in t["rows"]],
-        )
-    )
-    # other statistics
-    others = [s for s in res.data.get("statistics", []) if s not in MAIN_STATS]
-    if others:
-        out.write(f"\n## Other statistics (×100, normalisation {p['normalize']})\n\n")
-        t2 = table_rows(res, stats=others)
-        out.write(
-            _md_table(
-                t2["header"],
-                [[r["metric"]] + [_cell_text(c, ci=True) for c in r["cells"]] for r in t2["rows"]],
-            )
-        )
-    # undefined cells
-    undef = [
-        (c["metric"], c["dimension"], s, e["undefined"])
-        for c in res.data["cells"]
-        for s, e in c["stats"].items()
-        if e.get("undefined")
+    parts = [
+        f"# Meta-evaluation: {ds['name']}" + (f" ({ds['subset']})" if ds.get("subset") else ""),
+        "\n\n",
+        (
+            f"Correlation with human labels ×100, normalisation **{p['normalize']}**; "
+            f"[95% bootstrap CI]; last row: inter-human ceiling on the same pairs.\n\n"
+        ),
+        judge_health(res),
+        _md_missing(res),
+        _stats_table(res, MAIN_STATS),
+        _md_other_stats(res),
+        _md_undefined(res),
+        _md_comparisons(res),
+        _md_published(res),
+        "\n---\n\n",
+        footer(res),
     ]
-    if undef:
-        out.write("\n## Undefined values\n\n")
-        seen = set()
-        for m, d, s, why in undef:
-            if (m, d, why) in seen:
-                continue
-            seen.add((m, d, why))
-            out.write(f"- {m} / {d}: {why}\n")
+    return "".join(parts)
+
+
+def missing_lines(res: MetaEvalResult) -> list[str]:
+    """One line per score column with imputed or dropped pairs (empty when none is missing)."""
+    out = []
+    for m in res.data["metrics"]:
+        for col, miss in m["missing"].items():
+            n_imp, n_drop = miss.get("pairs_imputed_median", 0), miss.get("pairs_dropped", 0)
+            total = miss.get("pairs_total") or res.data["dataset"]["n_pairs"]
+            unit = miss.get("unit", "pairs")
+            if n_imp:
+                out.append(f"`{col}`: {n_imp} of {total} {unit} imputed with the median")
+            if n_drop:
+                out.append(f"`{col}`: {n_drop} of {total} {unit} dropped (no score)")
+    return out
+
+
+def _md_missing(res: MetaEvalResult) -> str:
+    lines = missing_lines(res)
+    if not lines:
+        return ""
+    rule = res.data["protocol"].get("missing")
+    head = f"**Missing scores** (--missing {rule}):\n\n"
+    return head + "".join(f"- {x}\n" for x in lines) + "\n"
+
+
+def _stats_table(res: MetaEvalResult, stats: Sequence[str]) -> str:
+    t = table_rows(res, stats=stats)
+    return _md_table(
+        t["header"],
+        [[r["metric"]] + [_cell_text(c, ci=True) for c in r["cells"]] for r in t["rows"]],
+    )
+
+
+def _md_other_stats(res: MetaEvalResult) -> str:
+    others = [s for s in res.data.get("statistics", []) if s not in MAIN_STATS]
+    if not others:
+        return ""
+    norm = res.data["protocol"]["normalize"]
+    return f"\n## Other statistics (×100, normalisation {norm})\n\n" + _stats_table(res, others)
+
+
+def _md_undefined(res: MetaEvalResult) -> str:
+    lines = []
+    seen = set()
+    for c in res.data["cells"]:
+        for e in c["stats"].values():
+            key = (c["metric"], c["dimension"], e.get("undefined"))
+            if e.get("undefined") and key not in seen:
+                seen.add(key)
+                lines.append(f"- {c['metric']} / {c['dimension']}: {e['undefined']}\n")
+    out = "\n## Undefined values\n\n" + "".join(lines) if lines else ""
     for c in res.data["ceiling"]:
         if c.get("method") is None:
             why = next(iter(c["stats"].values()))["undefined"] if c["stats"] else "n/a"
-            out.write(f"- inter-human ceiling / {c['dimension']}: {why}\n")
-    # comparisons
+            out += f"- inter-human ceiling / {c['dimension']}: {why}\n"
+    return out
+
+
+def _md_comparisons(res: MetaEvalResult) -> str:
     comps = [c for c in res.data.get("comparisons", []) if c.get("diff") is not None]
-    if comps:
-        out.write(
-            f"\n## Metric vs metric (difference ×100, normalisation {p['normalize']}; Holm-adjusted p)\n\n"
-        )
-        hdr = [
-            "Dimension",
-            "Statistic",
-            "A",
-            "B",
-            "A − B",
-            "95% CI",
-            "p boot (Holm)",
-            "p perm (Holm)",
-            "p Williams (Holm)",
+    if not comps:
+        return ""
+    norm = res.data["protocol"]["normalize"]
+    hdr = ["Dimension", "Statistic", "A", "B", "A − B", "95% CI"]
+    hdr += ["p boot (Holm)", "p perm (Holm)", "p Williams (Holm)"]
+    rows = [
+        [
+            c["dimension"],
+            STAT_LABEL[c["statistic"]],
+            c["metric_a"],
+            c["metric_b"],
+            _x100(c["diff"]),
+            f"[{c['ci'][0] * 100:.2f}, {c['ci'][1] * 100:.2f}]" if c.get("ci") else "—",
+            _p(c, "p_bootstrap"),
+            _p(c, "p_permutation"),
+            _p(c, "p_williams"),
         ]
-        rows = []
-        for c in comps:
-            rows.append(
-                [
-                    c["dimension"],
-                    STAT_LABEL[c["statistic"]],
-                    c["metric_a"],
-                    c["metric_b"],
-                    _x100(c["diff"]),
-                    f"[{c['ci'][0] * 100:.2f}, {c['ci'][1] * 100:.2f}]" if c.get("ci") else "—",
-                    _p(c, "p_bootstrap"),
-                    _p(c, "p_permutation"),
-                    _p(c, "p_williams"),
-                ]
-            )
-        out.write(_md_table(hdr, rows))
-    # published
-    if res.data.get("published"):
-        out.write("\n## Published numbers shown beside ours\n\n")
-        for src in dict.fromkeys(e["source"] for e in res.data["published"]):
-            out.write(f"- {src}\n")
-    out.write("\n---\n\n")
-    out.write(footer(res))
-    return out.getvalue()
+        for c in comps
+    ]
+    title = f"\n## Metric vs metric (difference ×100, normalisation {norm}; Holm-adjusted p)\n\n"
+    return title + _md_table(hdr, rows)
+
+
+def _md_published(res: MetaEvalResult) -> str:
+    if not res.data.get("published"):
+        return ""
+    srcs = dict.fromkeys(e["source"] for e in res.data["published"])
+    return "\n## Published numbers shown beside ours\n\n" + "".join(f"- {s}\n" for s in srcs)
 
 
 def _p(c: dict[str, Any], k: str) -> str:
@@ -301,8 +320,11 @@ def footer(res: MetaEvalResult) -> str:
                 f"- `{col}`: {sig} — responses absent {miss.get('responses_absent', 0)}, unscored {miss.get('responses_unscored', 0)}, "
                 f"pairs without a difference {miss.get('pairs_missing', 0)}"
             )
-            if p["normalize"] == "minmax":
-                out.write(f" (imputed with the median: {miss.get('pairs_imputed_median', 0)})")
+            if miss.get("pairs_missing"):
+                out.write(
+                    f" (--missing {miss.get('rule', 'median')}: imputed with the median "
+                    f"{miss.get('pairs_imputed_median', 0)}, dropped {miss.get('pairs_dropped', 0)})"
+                )
             if miss.get("errors"):
                 out.write("; errors: " + ", ".join(f"{k!r}×{v}" for k, v in miss["errors"].items()))
             out.write("\n")
@@ -442,70 +464,17 @@ def to_json(res: MetaEvalResult) -> str:
     return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
 
 
-_TEX_ESC = {
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\^{}",
-    "\\": r"\textbackslash{}",
-}
-
-
-def _tex(s: str) -> str:
-    return "".join(_TEX_ESC.get(ch, ch) for ch in s)
-
-
 def to_latex(res: MetaEvalResult) -> str:
-    """LaTeX (booktabs) in the Table 17 layout: ×100, two decimals, ceiling as the last row."""
+    """LaTeX (booktabs) in the Table 17 layout (:func:`metajudge.reports.latex.latex_table`)."""
+    from metajudge.reports.latex import latex_table
+
+    return latex_table(res)
+
+
+def summary_table(res: MetaEvalResult) -> str:
+    """The main table without CIs (what ``metajudge meta-eval`` prints), missing scores first."""
     t = table_rows(res)
-    cols = t["columns"]
-    dims = list(dict.fromkeys(c["dimension"] for c in cols))
-    spans = [(d, sum(1 for c in cols if c["dimension"] == d)) for d in dims]
-    lines = [
-        r"\begin{table}[t]",
-        r"\centering",
-        r"\small",
-        r"\begin{tabular}{l" + "r" * len(cols) + "}",
-        r"\toprule",
-    ]
-    lines.append(
-        "Metric & "
-        + " & ".join(rf"\multicolumn{{{n}}}{{c}}{{{_tex(d.capitalize())}}}" for d, n in spans)
-        + r" \\"
+    return _md_missing(res) + _md_table(
+        t["header"],
+        [[r["metric"]] + [_cell_text(c, ci=False) for c in r["cells"]] for r in t["rows"]],
     )
-    pos = 2
-    rules = []
-    for _, n in spans:
-        rules.append(rf"\cmidrule(lr){{{pos}-{pos + n - 1}}}")
-        pos += n
-    lines.append(" ".join(rules))
-    lines.append(
-        " & "
-        + " & ".join(
-            STAT_LABEL[c["statistic"]].replace("τb", r"$\tau_b$")
-            + (" (pub.)" if c["published"] else "")
-            for c in cols
-        )
-        + r" \\"
-    )
-    lines.append(r"\midrule")
-    for r in t["rows"]:
-        if r.get("ceiling"):
-            lines.append(r"\midrule")
-        cells = [_cell_text(c, ci=False).replace("—", "--") for c in r["cells"]]
-        lines.append(_tex(r["metric"]) + " & " + " & ".join(cells) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}"]
-    p = res.data["protocol"]
-    cap = (
-        f"Correlation ($\\times$100) with human labels on {_tex(res.data['dataset']['name'])}; "
-        f"normalisation {_tex(p['normalize'])}, aggregation {_tex(p['aggregation'].replace('_', ' '))}"
-        + (", grouped per input" if p["grouped"] else "")
-        + "; last row: inter-human correlation."
-    )
-    lines += [rf"\caption{{{cap}}}", r"\end{table}"]
-    return "\n".join(lines) + "\n"

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 
+from metajudge.pipeline.cli import add_dataset_args
+
 
 def _csv(s: str) -> list[str]:
     return [x.strip() for x in s.split(",") if x.strip()]
@@ -20,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "with bootstrap CIs, Cohen's κ and flip rate on pairwise decisions, Krippendorff's α, each backbone's "
         "human correlation with CIs and paired tests of the differences, and a verdict per backbone pair.",
     )
-    p.add_argument("--dataset", required=True, help="dataset name (see `metajudge data list`)")
+    add_dataset_args(p)
     p.add_argument("--metric", required=True, help="judge metric, e.g. geval_faithfulness")
     p.add_argument(
         "--external",
@@ -48,11 +50,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="grouped (per-input Pearson averaged; LFTQA-Eval), pooled, or pairs (pairwise data); default by data kind",
     )
     p.add_argument(
-        "--eps",
+        "--epsilon",
         type=float,
         default=0.0,
         help="tie band of pairwise decisions, in score units (default 0)",
     )
+    p.add_argument("--eps", dest="epsilon", type=float, help=argparse.SUPPRESS)
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap replicates (default 1000)")
     p.add_argument(
         "--seed", type=int, default=0, help="seed of the bootstrap and the judges (default 0)"
@@ -62,19 +65,39 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.set_defaults(func=_cmd_swap)
 
-    d = sub.add_parser(
-        "judge-diagnostics",
-        help="pairwise judge per backbone: position bias, length bias, run-to-run variance, parse failures, cost",
-        description="Judges every pair in both orders (A/B and B/A) with the pairwise judge prompt under each "
-        "backbone and reports the consistency rate, P(first wins), P(prefers longer) vs the humans' rate, "
-        "accuracy vs humans under a named tie policy, parse failures, tokens, wall time and cost; optional "
-        "repeated sampled runs for run-to-run variance.",
+    _register_diagnostics(sub.add_parser("judge-diagnostics", help=argparse.SUPPRESS))
+    _register_baselines(sub)
+
+
+def _diagnostics_parent(sub: argparse._SubParsersAction) -> argparse._SubParsersAction:  # type: ignore[type-arg]
+    """The subcommands of ``metajudge judge`` when that group is registered (else top level)."""
+    judge = sub.choices.get("judge")
+    if judge is not None:
+        for action in judge._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                return action
+    return sub
+
+
+def register_judge_diagnostics(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """``metajudge judge diagnostics`` (registered after the ``judge`` group exists)."""
+    parent = _diagnostics_parent(sub)
+    if parent is sub:  # no `judge` group: the top-level `judge-diagnostics` is the command
+        return
+    _register_diagnostics(
+        parent.add_parser(
+            "diagnostics",
+            help="pairwise judge per backbone: position bias, length bias, run-to-run variance, parse failures, cost",
+            description="Judges every pair in both orders (A/B and B/A) with the pairwise judge prompt under each "
+            "backbone and reports the consistency rate, P(first wins), P(prefers longer) vs the humans' rate, "
+            "accuracy vs humans under a named tie policy, parse failures, tokens, wall time and cost; optional "
+            "repeated sampled runs for run-to-run variance.",
+        )
     )
-    d.add_argument(
-        "--dataset",
-        required=True,
-        help="pairwise dataset, e.g. pandalm_testset, autoj_pairwise_test, llmbar",
-    )
+
+
+def _register_diagnostics(d: argparse.ArgumentParser) -> None:
+    add_dataset_args(d)
     d.add_argument(
         "--backbones",
         type=_csv,
@@ -107,6 +130,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     d.add_argument("--out", help="write diagnostics.md and diagnostics.json into this folder")
     d.set_defaults(func=_cmd_diag)
 
+
+def _register_baselines(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     b = sub.add_parser("baselines", help="our reference results (baselines/ours_*.json)")
     bsub = b.add_subparsers(dest="baselines_command", metavar="ACTION")
     r = bsub.add_parser(
@@ -114,15 +139,17 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="recompute every dataset × deterministic metric under the default protocol",
     )
     r.add_argument(
-        "--out-dir", default="baselines", help="folder of the JSON files (default baselines/)"
+        "--out", default="baselines", help="folder of the JSON files (default baselines/)"
     )
+    r.add_argument("--out-dir", dest="out", help=argparse.SUPPRESS)
     r.add_argument("--datasets", type=_csv, default=[], help="only these datasets")
     r.add_argument("--data-dir", help="local data folder (default $METAJUDGE_DATA_DIR)")
     r.set_defaults(func=_cmd_baselines_regen)
     c = bsub.add_parser(
         "check", help="recompute and compare with the stored files (exit 1 on a moved correlation)"
     )
-    c.add_argument("--out-dir", default="baselines")
+    c.add_argument("--out", default="baselines", help="folder of the stored JSON files")
+    c.add_argument("--out-dir", dest="out", help=argparse.SUPPRESS)
     c.add_argument("--datasets", type=_csv, default=[])
     c.add_argument("--data-dir")
     c.set_defaults(func=_cmd_baselines_check)
@@ -130,12 +157,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _cmd_swap(args: argparse.Namespace) -> int:
-    from metajudge.metaeval.swap import run_backbone_swap
+    from metajudge.pipeline.swap import run_backbone_swap
     from metajudge.reports.swap_report import swap_markdown, write_swap_report
 
     res = run_backbone_swap(
         args.dataset,
         args.metric,
+        input_file=args.input,
         external=args.external,
         backbones=args.backbones,
         subset=args.subset,
@@ -143,7 +171,7 @@ def _cmd_swap(args: argparse.Namespace) -> int:
         dimension=args.dimension,
         n_boot=args.n_boot,
         seed=args.seed,
-        eps=args.eps,
+        eps=args.epsilon,
         human_protocol=args.human_protocol,
         data_dir=args.data_dir,
     )
@@ -161,6 +189,7 @@ def _cmd_diag(args: argparse.Namespace) -> int:
     diag = run_judge_diagnostics(
         args.dataset,
         args.backbones,
+        input_file=args.input,
         limit=args.limit,
         dimension=args.dimension,
         tie_policy=args.tie_policy,
@@ -177,20 +206,18 @@ def _cmd_diag(args: argparse.Namespace) -> int:
 
 
 def _cmd_baselines_regen(args: argparse.Namespace) -> int:
-    from metajudge.reports.baselines import regenerate_baselines
+    from metajudge.pipeline.baselines import regenerate_baselines
 
-    written = regenerate_baselines(
-        args.out_dir, datasets=args.datasets or None, data_dir=args.data_dir
-    )
+    written = regenerate_baselines(args.out, datasets=args.datasets or None, data_dir=args.data_dir)
     for p in written:
         print(f"wrote {p}")
     return 0
 
 
 def _cmd_baselines_check(args: argparse.Namespace) -> int:
-    from metajudge.reports.baselines import check_baselines
+    from metajudge.pipeline.baselines import check_baselines
 
-    problems = check_baselines(args.out_dir, datasets=args.datasets or None, data_dir=args.data_dir)
+    problems = check_baselines(args.out, datasets=args.datasets or None, data_dir=args.data_dir)
     for line in problems:
         print(line)
     print("baselines: OK" if not problems else f"baselines: {len(problems)} moved value(s)")

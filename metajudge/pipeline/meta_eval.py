@@ -2,11 +2,11 @@
 
 ``run_meta_eval`` is what ``metajudge meta-eval`` calls. Scores come from, in order:
 
-1. ``score_files`` (``--scores FILE``): any format :func:`metajudge.metaeval.external.read_score_file`
+1. ``score_files`` (``--scores FILE``): any format :func:`metajudge.metaeval.score_files.read_score_file`
    reads; a name that is not an existing path is looked up among the dataset's upstream files
    (e.g. ``baseline_ragchecker.json``);
-2. ``external=True`` (``--external``): the scores the dataset ships (RAGChecker's own scores,
-   LFTQA-Eval's metric files, HANNA's metric and judge columns);
+2. ``external=True`` (``--external``): the scores the dataset ships, as its card's
+   ``shipped_scores`` declares them (:mod:`metajudge.metaeval.shipped`);
 3. registry metrics named in ``metrics`` that no file provides: computed with
    :func:`metajudge.metrics.scoring.score_dataset` and cached in ``<out>/scores.jsonl`` — a
    rerun with the same metric signatures is served from that cache.
@@ -24,42 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from metajudge.errors import InputError
-from metajudge.metaeval.external import (
-    hanna_metric_scores,
-    lftqa_metric_scores,
-    metric_for_dimension,
-    ragchecker_baseline,
-    read_score_file,
-)
+from metajudge.metaeval.external import metric_for_dimension
+from metajudge.metaeval.options import Protocol
 from metajudge.metaeval.protocol import MetaEvalResult, meta_evaluate
+from metajudge.metaeval.score_files import read_score_file
+from metajudge.metaeval.shipped import shipped_scores
 
 log = logging.getLogger(__name__)
 
 SCORES_CACHE = "scores.jsonl"
-
-
-def external_scores(dataset: Any, data_dir: str | Path | None = None) -> list[dict[str, Any]]:
-    """The per-response scores that ship with ``dataset`` (by its card name)."""
-    from metajudge.data.registry import resolve_file
-
-    name = dataset.card.name
-    recs = dataset.records
-    if name == "ragchecker_meta_eval":
-        return ragchecker_baseline(resolve_file(name, "baseline_ragchecker.json", data_dir), recs)
-    if name == "lftqa_eval":
-        subsets = dataset.subsets if len(dataset.subsets) == 1 else (None,)
-        rows: list[dict[str, Any]] = []
-        for s in subsets:
-            rows += lftqa_metric_scores(s, data_dir=data_dir, records=recs)
-        return rows
-    if name == "hanna":
-        return hanna_metric_scores(
-            resolve_file(name, "hanna_metric_scores_llm.csv", data_dir), records=recs
-        )
-    raise InputError(
-        f"dataset {name!r} ships no per-response scores (those that do: ragchecker_meta_eval, lftqa_eval, hanna)",
-        field="external",
-    )
 
 
 def _resolve_score_path(dataset_name: str, spec: str, data_dir: str | Path | None) -> Path:
@@ -124,87 +97,127 @@ def _complete_from_cache(
     return reused, missing
 
 
-def run_meta_eval(
-    dataset_name: str,
+def load_input(
+    dataset: str | None = None,
+    *,
+    input_file: str | Path | None = None,
+    data_dir: str | Path | None = None,
+    subset: str | None = None,
+) -> Any:
+    """The dataset of a run: a registry name (``--dataset``) or a canonical JSONL file (``--input``)."""
+    if (dataset is None) == (input_file is None):
+        raise InputError("give exactly one of --dataset NAME and --input FILE", field="dataset")
+    from metajudge.data.registry import load_dataset, load_jsonl_dataset
+
+    ds = (
+        load_jsonl_dataset(input_file)
+        if input_file is not None
+        else load_dataset(dataset, data_dir)
+    )
+    return ds.subset(subset) if subset else ds
+
+
+def _registry_rows(
+    ds: Any, to_score: Sequence[str], out: Path, *, rescore: bool, progress: bool, data_dir: Any
+) -> list[dict[str, Any]]:
+    from metajudge.metrics.registry import list_metrics
+
+    unknown = [m for m in to_score if m not in list_metrics()]
+    if unknown:
+        raise InputError(
+            f"no scores for {unknown}: not in the score files and not registry metrics (known: {', '.join(list_metrics())})",
+            field="metrics",
+        )
+    cache = out / SCORES_CACHE
+    reused, missing = (
+        _complete_from_cache(cache, ds, to_score) if not rescore else ([], list(to_score))
+    )
+    rows = list(reused)
+    if missing:
+        from metajudge.metrics.scoring import score_dataset
+
+        computed = score_dataset(
+            ds, missing, cache_path=cache, progress=progress, data_dir=data_dir
+        )
+        _merge_cache(cache, computed, missing)
+        rows += computed
+    return rows
+
+
+def gather_scores(
+    ds: Any,
     *,
     out_dir: str | Path,
     metrics: Sequence[str] | None = None,
     score_files: Sequence[str] = (),
     external: bool = False,
     data_dir: str | Path | None = None,
-    subset: str | None = None,
-    normalize: str = "minmax",
-    aggregation: str = "per_annotator",
-    grouped: bool = False,
-    n_boot: int = 1000,
-    seed: int = 0,
-    epsilon: float = 0.0,
-    learn_epsilon: bool = False,
-    cv_folds: int = 5,
-    compare: bool = True,
-    plots: bool = True,
     progress: bool = True,
     rescore: bool = False,
-) -> tuple[MetaEvalResult, dict[str, Path]]:
-    """Run the whole meta-evaluation into ``out_dir``; returns the result and the written files."""
-    from metajudge.data.registry import load_dataset
-
-    t0 = time.perf_counter()
-    out = Path(out_dir)
-    ds = load_dataset(dataset_name, data_dir)
-    if subset:
-        ds = ds.subset(subset)
-    dims = list(ds.card.dimensions)
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Score rows from files, the dataset's shipped columns and registry metrics (cached)."""
     rows: list[dict[str, Any]] = []
     for spec in score_files:
-        rows += read_score_file(_resolve_score_path(dataset_name, spec, data_dir), ds.records)
+        rows += read_score_file(_resolve_score_path(ds.card.name, spec, data_dir), ds.records)
     if external:
-        rows += external_scores(ds, data_dir)
+        rows += shipped_scores(ds, data_dir)
     have = {r["metric"] for r in rows}
+    dims = list(ds.card.dimensions)
     to_score = [
         m for m in (metrics or []) if all(metric_for_dimension(m, d, have) is None for d in dims)
     ]
     if to_score:
-        from metajudge.metrics.registry import list_metrics
-
-        unknown = [m for m in to_score if m not in list_metrics()]
-        if unknown:
-            raise InputError(
-                f"no scores for {unknown}: not in the score files and not registry metrics (known: {', '.join(list_metrics())})",
-                field="metrics",
-            )
-        cache = out / SCORES_CACHE
-        reused, missing = (
-            _complete_from_cache(cache, ds, to_score) if not rescore else ([], list(to_score))
+        rows += _registry_rows(
+            ds, to_score, Path(out_dir), rescore=rescore, progress=progress, data_dir=data_dir
         )
-        rows += reused
-        if missing:
-            from metajudge.metrics.scoring import score_dataset
-
-            computed = score_dataset(
-                ds, missing, cache_path=cache, progress=progress, data_dir=data_dir
-            )
-            _merge_cache(cache, computed, missing)
-            rows += computed
     if not rows:
         raise InputError("no scores: give --metrics, --scores FILE or --external", field="metrics")
-    res = meta_evaluate(
+    return rows, to_score
+
+
+def run_meta_eval(
+    dataset: str | None = None,
+    *,
+    out_dir: str | Path,
+    protocol: Protocol | None = None,
+    input_file: str | Path | None = None,
+    metrics: Sequence[str] | None = None,
+    score_files: Sequence[str] = (),
+    external: bool = False,
+    data_dir: str | Path | None = None,
+    subset: str | None = None,
+    plots: bool = True,
+    progress: bool = True,
+    rescore: bool = False,
+    **options: Any,
+) -> tuple[MetaEvalResult, dict[str, Path]]:
+    """Run the whole meta-evaluation into ``out_dir``; returns the result and the written files.
+
+    ``protocol`` (default :class:`~metajudge.metaeval.options.Protocol()`) with ``options``
+    overriding single fields. The run folder gets ``result.json`` (with the matching published
+    numbers attached), the tables and the plots.
+    """
+    t0 = time.perf_counter()
+    out = Path(out_dir)
+    proto = Protocol.from_dict(options) if protocol is None else protocol.with_options(**options)
+    ds = load_input(dataset, input_file=input_file, data_dir=data_dir, subset=subset)
+    rows, to_score = gather_scores(
         ds,
-        rows,
-        metrics=list(metrics) if metrics else None,
-        normalize=normalize,
-        aggregation=aggregation,
-        grouped=grouped,
-        n_boot=n_boot,
-        seed=seed,
-        epsilon=epsilon,
-        learn_epsilon=learn_epsilon,
-        cv_folds=cv_folds,
-        compare=compare,
-        directions=_directions(metrics or sorted(have)),
+        out_dir=out,
+        metrics=metrics,
+        score_files=score_files,
+        external=external,
+        data_dir=data_dir,
+        progress=progress,
+        rescore=rescore,
+    )
+    have = sorted({r["metric"] for r in rows})
+    directions = {**_row_directions(rows), **_directions(metrics or have)}
+    res = meta_evaluate(
+        ds, rows, proto, metrics=list(metrics) if metrics else None, directions=directions
     )
     res.data["run"] = {
-        "dataset": dataset_name,
+        "dataset": dataset if dataset is not None else str(input_file),
         "subset": subset,
         "score_files": [str(s) for s in score_files],
         "external": external,
@@ -212,12 +225,27 @@ def run_meta_eval(
         "rescore": rescore,
         "seconds": round(time.perf_counter() - t0, 3),
     }
+    from metajudge.reports.published import attach_published
     from metajudge.reports.render import RESULT_FILE, render_all
+    from metajudge.reports.tables import missing_lines
 
+    for line in missing_lines(res):
+        log.warning("%s (--missing %s)", line.replace("`", ""), res.data["protocol"]["missing"])
+    attach_published(res)
     res.save(out / RESULT_FILE)
     written = {RESULT_FILE: out / RESULT_FILE}
-    written.update(render_all(out, plots=plots, result=res))
+    written.update(render_all(out, plots=plots, result=res, published=False))
     return res, written
+
+
+def _row_directions(rows: Sequence[dict[str, Any]]) -> dict[str, str]:
+    """Directions that score rows declare (``"direction": "higher"|"lower"`` per row)."""
+    out: dict[str, str] = {}
+    for r in rows:
+        d = r.get("direction")
+        if d in ("higher", "lower"):
+            out.setdefault(r["metric"], d)
+    return out
 
 
 def _merge_cache(cache: Path, computed: list[dict[str, Any]], metrics: Sequence[str]) -> None:

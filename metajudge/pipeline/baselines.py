@@ -47,7 +47,7 @@ STATISTICS = ("pearson", "spearman", "kendall")
 class BaselineSpec:
     dataset: str
     lexical: tuple[str, ...] = ()  # metrics computed here (need references)
-    external: bool = False  # the scores the dataset ships (metajudge.metaeval.run.external_scores)
+    external: bool = False  # the scores the dataset ships (the card's shipped_scores)
     grouped: bool = False
     options: Mapping[str, Any] = field(default_factory=dict)  # dataset converter options
 
@@ -102,13 +102,10 @@ def compute_baseline(
     if lexical:
         rows += score_dataset(ds, lexical, progress=False)
     if spec.external:
-        from metajudge.metaeval.run import external_scores
+        from metajudge.metaeval.shipped import shipped_scores
 
-        ext_rows = external_scores(ds, data_dir)
-        rows += ext_rows
-    res = meta_evaluate(
-        ds, rows, grouped=spec.grouped, n_boot=0, seed=0, compare=False, published=False
-    ).to_dict()
+        rows += shipped_scores(ds, data_dir)
+    res = meta_evaluate(ds, rows, grouped=spec.grouped, n_boot=0, seed=0, compare=False).to_dict()
     sig_of = {m["name"]: m.get("signatures") for m in res.get("metrics", [])}
     entries = [_entry(c, sig_of.get(c["metric"])) for c in res.get("cells", [])]
     if not entries:

@@ -12,13 +12,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     q = subparsers.add_parser(
         "meta-eval",
         help="correlate metric scores with human labels: tables, CIs, significance, plots",
-        description="Meta-evaluate metrics against a dataset's human labels (DESIGN.md §4) and write "
+        description="Meta-evaluate metrics against a dataset's human labels and write "
         "result.json, table.md/.csv/.json/.tex and PNG plots into --out.",
     )
-    q.add_argument(
-        "--dataset", required=True, help="registry dataset name (see `metajudge data list`)"
-    )
+    add_dataset_args(q)
     q.add_argument("--subset", help="only this subset of the dataset (e.g. qtsumm)")
+    _score_args(q)
+    _protocol_args(q)
+    _run_args(q)
+    q.set_defaults(func=_cmd_meta_eval)
+    _register_report(subparsers)
+
+
+def _score_args(q: argparse.ArgumentParser) -> None:
     q.add_argument(
         "--metrics",
         help="comma-separated metric rows; registry metrics not found in the score files are "
@@ -38,6 +44,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         action="store_true",
         help="add the scores the dataset ships (RAGChecker, LFTQA-Eval, HANNA)",
     )
+
+
+def _protocol_args(q: argparse.ArgumentParser) -> None:
     q.add_argument(
         "--normalize",
         choices=("minmax", "sign", "raw"),
@@ -58,12 +67,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     q.add_argument(
         "--epsilon", type=float, default=0.0, help="tie band of sign decisions (default 0)"
     )
+    q.add_argument("--eps", dest="epsilon", type=float, help=argparse.SUPPRESS)
     q.add_argument(
         "--learn-epsilon",
         action="store_true",
         help="learn the tie band by k-fold CV (needs --normalize sign)",
     )
     q.add_argument("--cv-folds", type=int, default=5)
+    q.add_argument(
+        "--missing",
+        choices=("drop", "median", "error"),
+        help="a missing metric score: drop the pair, impute the median difference, or stop "
+        "(default: median under minmax, as RAGChecker; drop otherwise). The count is printed",
+    )
     q.add_argument(
         "--n-boot",
         type=int,
@@ -72,11 +88,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     q.add_argument("--seed", type=int, default=0)
     q.add_argument(
+        "--no-compare", action="store_true", help="skip metric-vs-metric significance tests"
+    )
+
+
+def _run_args(q: argparse.ArgumentParser) -> None:
+    q.add_argument(
         "--backbone",
         help="backbone of the LLM-judge metrics (default: $METAJUDGE_BACKBONE or smollm2-135m)",
-    )
-    q.add_argument(
-        "--no-compare", action="store_true", help="skip metric-vs-metric significance tests"
     )
     q.add_argument("--no-plots", action="store_true")
     q.add_argument(
@@ -89,9 +108,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     q.add_argument(
         "--out", required=True, help="run folder for scores.jsonl, result.json, tables and plots"
     )
-    q.add_argument("--quiet", action="store_true", help="print only the paths written")
-    q.set_defaults(func=_cmd_meta_eval)
+    add_quiet(q)
 
+
+def _register_report(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     r = subparsers.add_parser(
         "report", help="re-render the tables and plots of a meta-eval run folder (no recomputation)"
     )
@@ -103,12 +123,45 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         default="md",
         help="what to print (default md)",
     )
+    r.add_argument(
+        "--json", dest="format", action="store_const", const="json", help=argparse.SUPPRESS
+    )
     r.set_defaults(func=_cmd_report)
 
 
+def add_dataset_args(p: argparse.ArgumentParser) -> None:
+    """``--dataset NAME | --input FILE`` (one of them required)."""
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--dataset", help="registry dataset name (see `metajudge data list`)")
+    g.add_argument("--input", metavar="FILE", help="a canonical JSONL dataset file")
+
+
+def add_quiet(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--quiet", action="store_true", help="print only the paths written")
+    p.add_argument("--no-progress", dest="quiet", action="store_true", help=argparse.SUPPRESS)
+
+
+def protocol_from_args(args: argparse.Namespace) -> object:
+    """The :class:`~metajudge.metaeval.options.Protocol` of a ``meta-eval`` command line."""
+    from metajudge.metaeval.options import Protocol
+
+    return Protocol(
+        normalize=args.normalize,
+        aggregation=args.aggregation,
+        grouped=args.grouped,
+        epsilon=args.epsilon,
+        learn_epsilon=args.learn_epsilon,
+        cv_folds=args.cv_folds,
+        n_boot=args.n_boot,
+        seed=args.seed,
+        compare=not args.no_compare,
+        missing=args.missing,
+    )
+
+
 def _cmd_meta_eval(args: argparse.Namespace) -> int:
-    from metajudge.metaeval.run import run_meta_eval
     from metajudge.metrics.judges.engine import set_default_backbone
+    from metajudge.pipeline.meta_eval import run_meta_eval
 
     set_default_backbone(args.backbone)
     from metajudge.reports import tables
@@ -116,21 +169,14 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None
     res, written = run_meta_eval(
         args.dataset,
+        input_file=args.input,
         out_dir=args.out,
+        protocol=protocol_from_args(args),  # type: ignore[arg-type]
         metrics=metrics,
         score_files=args.scores,
         external=args.external,
         data_dir=args.data_dir,
         subset=args.subset,
-        normalize=args.normalize,
-        aggregation=args.aggregation,
-        grouped=args.grouped,
-        n_boot=args.n_boot,
-        seed=args.seed,
-        epsilon=args.epsilon,
-        learn_epsilon=args.learn_epsilon,
-        cv_folds=args.cv_folds,
-        compare=not args.no_compare,
         plots=not args.no_plots,
         progress=not args.quiet,
         rescore=args.rescore,
@@ -138,16 +184,7 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(tables.protocol_line(res))
         print()
-        t = tables.table_rows(res)
-        print(
-            tables._md_table(
-                t["header"],
-                [
-                    [r["metric"]] + [tables._cell_text(c, ci=False) for c in r["cells"]]
-                    for r in t["rows"]
-                ],
-            )
-        )
+        print(tables.summary_table(res))
     for p in written.values():
         print(p)
     return 0
@@ -156,7 +193,7 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from metajudge.metaeval.protocol import MetaEvalResult
+    from metajudge.metaeval.result import MetaEvalResult
     from metajudge.reports import tables
     from metajudge.reports.render import RESULT_FILE, render_all
 

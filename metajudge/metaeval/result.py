@@ -1,0 +1,120 @@
+"""The result of a meta-evaluation: JSON data with typed accessors, ``to_json`` and ``to_pandas``.
+
+Layout (``to_dict()``, schema ``metajudge.metaeval/1``): ``dataset`` {name, subset, kind, scale,
+dimensions, n_pairs, n_items, annotators}, ``protocol`` (the :class:`~metajudge.metaeval.options.
+Protocol` options and how each step is defined), ``metrics`` [{name, columns, signatures,
+missing}], ``cells`` [{metric, dimension, column, n_rows, n_items, stats: {stat: {value, ci,
+fisher_ci, undefined}}}], ``ceiling`` [{dimension, method, stats}], ``comparisons`` [...],
+``points`` (per-pair values for plots) and, once a report attached them, ``published`` [...].
+Every value is plain JSON (no arrays): ``metajudge report DIR`` re-renders from the file.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from metajudge.errors import InputError
+from metajudge.io import atomic_write
+
+SCHEMA = "metajudge.metaeval/1"
+
+
+@dataclass
+class MetaEvalResult:
+    """A meta-evaluation result (see the module docstring for the layout of ``data``)."""
+
+    data: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.data
+
+    def to_json(self) -> str:
+        return json.dumps(self.data, indent=1, ensure_ascii=False, allow_nan=False)
+
+    def to_pandas(self) -> Any:
+        """One row per (metric, dimension, statistic): value, CI, Fisher CI, n, undefined reason."""
+        import pandas as pd
+
+        rows = []
+        for c in self.data["cells"]:
+            for s, e in c["stats"].items():
+                ci = e.get("ci") or [None, None]
+                fci = e.get("fisher_ci") or [None, None]
+                rows.append(
+                    {
+                        "metric": c["metric"],
+                        "dimension": c["dimension"],
+                        "statistic": s,
+                        "value": e.get("value"),
+                        "ci_low": ci[0],
+                        "ci_high": ci[1],
+                        "fisher_low": fci[0],
+                        "fisher_high": fci[1],
+                        "n_rows": c.get("n_rows"),
+                        "n_items": c.get("n_items"),
+                        "undefined": e.get("undefined"),
+                    }
+                )
+        return pd.DataFrame(rows)
+
+    # accessors -----------------------------------------------------------------------------
+    @property
+    def metrics(self) -> list[str]:
+        return [m["name"] for m in self.data["metrics"]]
+
+    @property
+    def dimensions(self) -> list[str]:
+        return list(self.data["dataset"]["dimensions"])
+
+    @property
+    def comparisons(self) -> list[dict[str, Any]]:
+        return list(self.data.get("comparisons", []))
+
+    def cell(self, metric: str, dimension: str) -> dict[str, Any]:
+        for c in self.data["cells"]:
+            if c["metric"] == metric and c["dimension"] == dimension:
+                return c
+        raise KeyError(f"no cell for metric {metric!r} and dimension {dimension!r}")
+
+    def value(self, metric: str, dimension: str, statistic: str = "pearson") -> float | None:
+        """The point value (None when undefined)."""
+        return self.cell(metric, dimension)["stats"][statistic]["value"]
+
+    def ci(self, metric: str, dimension: str, statistic: str = "pearson") -> list[float] | None:
+        """The bootstrap interval (None without bootstrap or when undefined)."""
+        return self.cell(metric, dimension)["stats"][statistic]["ci"]
+
+    def ceiling(self, dimension: str, statistic: str = "pearson") -> float | None:
+        for c in self.data["ceiling"]:
+            if c["dimension"] == dimension:
+                return c["stats"][statistic]["value"]
+        raise KeyError(dimension)
+
+    # I/O ------------------------------------------------------------------------------------
+    def save(self, path: str | Path) -> Path:
+        path = Path(path)
+        with atomic_write(path) as fh:
+            fh.write(self.to_json() + "\n")
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> MetaEvalResult:
+        path = Path(path)
+        if not path.is_file():
+            raise InputError("result file not found (run `metajudge meta-eval` first)", path=path)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as e:
+            raise InputError(
+                f"malformed JSON: {e.msg}", path=path, line=e.lineno, field="<json>"
+            ) from None
+        if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+            raise InputError(
+                f"not a metajudge meta-evaluation result (schema {SCHEMA!r} expected)",
+                path=path,
+                field="schema",
+            )
+        return cls(data)

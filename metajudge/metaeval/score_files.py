@@ -1,0 +1,222 @@
+"""Score files of any origin: JSONL score rows, wide CSV / JSON tables, or the upstream formats.
+
+:func:`read_score_file` detects the format (:func:`detect_format`) and returns score rows
+checked against the dataset's records (unknown item or system, duplicates and non-numeric values
+are :class:`~metajudge.errors.InputError` naming file, line and field). A JSONL score row or a
+table may state a column's direction (``"direction": "higher"|"lower"``); the row keeps it.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from metajudge.errors import InputError
+from metajudge.io import read_json
+from metajudge.metaeval.external import (
+    ID_COLUMNS,
+    KeyMap,
+    ScoreRow,
+    _Collector,
+    _lftqa_file,
+    _missing_error,
+    _num,
+    hanna_metric_scores,
+    make_row,
+    ragchecker_baseline,
+)
+
+# ---------------------------------------------------------------------------------------------
+# Generic files
+
+
+def detect_format(path: str | Path) -> str:
+    """``jsonl`` (score rows), ``ragchecker``, ``lftqa``, ``hanna``, ``csv`` or ``json`` (wide table)."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError("file not found", path=p)
+    suffix = p.suffix.lower()
+    if suffix == ".jsonl":
+        return "jsonl"
+    if suffix in (".csv", ".tsv"):
+        with open(p, encoding="utf-8", newline="") as fh:
+            first = fh.readline()
+        return "hanna" if first.startswith("Model,") else "csv"
+    if suffix == ".json":
+        data = read_json(p)
+        if isinstance(data, list) and data and isinstance(data[0], Mapping):
+            o = data[0]
+            if (
+                "instance_id" in o
+                and isinstance(o.get("model1"), Mapping)
+                and "ragchecker" in o["model1"]
+            ):
+                return "ragchecker"
+            if {"example_id", "model", "score"} <= set(o):
+                return "lftqa"
+            if "metric" in o and "score" in o:
+                return "jsonl"
+        return "json"
+    raise InputError(f"unknown score-file type {suffix!r} (expected .jsonl, .json or .csv)", path=p)
+
+
+def read_score_file(
+    path: str | Path, records: Sequence[Any], *, fmt: str | None = None
+) -> list[ScoreRow]:
+    """Read any supported score file and check it against the dataset's ``records``."""
+    p = Path(path)
+    fmt = fmt or detect_format(p)
+    if fmt == "ragchecker":
+        return ragchecker_baseline(p, records)
+    if fmt == "lftqa":
+        col = _Collector()
+        _lftqa_file(p, p.stem, KeyMap(records), col)
+        return col.rows
+    if fmt == "hanna":
+        return hanna_metric_scores(p, records=records)
+    if fmt == "jsonl":
+        return _read_rows(p, records)
+    if fmt == "csv":
+        return _read_wide_csv(p, records)
+    if fmt == "json":
+        return _read_wide_json(p, records)
+    raise InputError(f"unknown score-file format {fmt!r}", path=p)
+
+
+def _row_ids(
+    obj: Mapping[str, Any], where: dict[str, Any], prefix: str = ""
+) -> tuple[str, str | None, str | None]:
+    item = obj.get("item", obj.get("id"))
+    if item is None or str(item) == "":
+        key = obj.get("key")
+        if isinstance(key, str) and "::" in key:
+            item, _, rest = key.rpartition("::")
+            side = rest if rest in ("a", "b") else None
+            system = None if side else rest
+            return item, system, side
+        raise InputError("missing required field (item id)", field=prefix + "item", **where)
+    system = obj.get("system")
+    side = obj.get("side")
+    return (
+        str(item),
+        (None if system is None else str(system)),
+        (None if side in (None, "") else str(side)),
+    )
+
+
+def _read_rows(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
+    """JSONL (or a JSON list) of canonical score rows."""
+    from metajudge.data.formats import iter_jsonl_objects
+
+    km = KeyMap(records)
+    col = _Collector()
+    if p.suffix.lower() == ".json":
+        objs: Iterable[tuple[int | None, Any]] = ((None, o) for o in read_json(p))
+    else:
+        objs = iter_jsonl_objects(p)
+    for idx, (line, obj) in enumerate(objs):
+        where = {"path": p, "line": line}
+        pre = "" if line is not None else f"[{idx}]."
+        if not isinstance(obj, Mapping):
+            raise InputError("expected a score row object", field=pre + "<row>", **where)
+        metric = obj.get("metric")
+        if not isinstance(metric, str) or not metric:
+            raise InputError("missing metric name", field=pre + "metric", **where)
+        if "score" not in obj:
+            raise InputError("missing required field", field=pre + "score", **where)
+        item, system, side = _row_ids(obj, where, pre)
+        sys_, side_, _key = km.resolve(item, system, side, where=where)
+        score = _num(obj["score"], field=pre + "score", where=where)
+        err = obj.get("error") if score is None else None
+        col.add(
+            make_row(
+                item=item,
+                system=sys_,
+                side=side_,
+                metric=metric,
+                score=score,
+                signature=str(obj.get("signature") or f"{metric}|external"),
+                details=obj.get("details") if isinstance(obj.get("details"), Mapping) else None,
+                error=err or _missing_error(score),
+            ),
+            where,
+            f"line {line}" if line else f"[{idx}]",
+        )
+    return col.rows
+
+
+def _read_wide_csv(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
+    km = KeyMap(records)
+    col = _Collector()
+    delim = "\t" if p.suffix.lower() == ".tsv" else ","
+    with open(p, encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh, delimiter=delim)
+        header = reader.fieldnames or []
+        if "item" not in header and "id" not in header:
+            raise InputError(
+                "a wide score table needs an 'item' column (and 'system' or 'side')",
+                path=p,
+                line=1,
+                field="item",
+            )
+        metrics = [h for h in header if h not in ID_COLUMNS]
+        if not metrics:
+            raise InputError(
+                "no metric columns (columns other than item/system/side)", path=p, line=1
+            )
+        for lineno, row in enumerate(reader, start=2):
+            where = {"path": p, "line": lineno}
+            item, system, side = _row_ids(row, where)
+            sys_, side_, _ = km.resolve(item, system, side, where=where)
+            for m in metrics:
+                score = _num(row.get(m), field=m, where=where)
+                col.add(
+                    make_row(
+                        item=item,
+                        system=sys_,
+                        side=side_,
+                        metric=m,
+                        score=score,
+                        signature=f"{m}|source:{p.name}|external",
+                        error=_missing_error(score),
+                    ),
+                    where,
+                    f"line {lineno}",
+                )
+    return col.rows
+
+
+def _read_wide_json(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
+    data = read_json(p)
+    if not isinstance(data, list):
+        raise InputError(
+            "expected a JSON list of objects {item, system, <metric>: value, ...}", path=p
+        )
+    km = KeyMap(records)
+    col = _Collector()
+    for i, obj in enumerate(data):
+        where = {"path": p, "line": None}
+        if not isinstance(obj, Mapping):
+            raise InputError("expected an object", field=f"[{i}]", **where)
+        item, system, side = _row_ids(obj, where, f"[{i}].")
+        sys_, side_, _ = km.resolve(item, system, side, where=where)
+        for m, v in obj.items():
+            if m in ID_COLUMNS:
+                continue
+            score = _num(v, field=f"[{i}].{m}", where=where)
+            col.add(
+                make_row(
+                    item=item,
+                    system=sys_,
+                    side=side_,
+                    metric=m,
+                    score=score,
+                    signature=f"{m}|source:{p.name}|external",
+                    error=_missing_error(score),
+                ),
+                where,
+                f"[{i}]",
+            )
+    return col.rows

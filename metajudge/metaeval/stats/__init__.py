@@ -1,0 +1,91 @@
+"""Statistics for meta-evaluation: every statistic metajudge reports, each written once.
+
+Plain functions over numpy arrays, in the spirit of mt-metrics-eval's ``stats.py``; every
+function's docstring names the paper its formula comes from. Randomness always comes from a
+``numpy.random.Generator`` the caller passes in.
+
+- :mod:`.correlation` — Pearson, Spearman, Kendall τ_b, pairwise accuracy, Fisher-z CIs.
+- :mod:`.decisions` — the tie-band decision ``|d| <= ε → 0, else sign(d)``.
+- :mod:`.human` — the mean over annotators and the leave-one-annotator-out reference.
+- :mod:`.weighted` — the same statistics on weighted (bootstrap) resamples, vectorised.
+- :mod:`.bootstrap` — resample counts, percentile CIs, grouped correlation, the bootstrap p-value.
+- :mod:`.significance` — paired bootstrap, permutation and Williams tests, Holm.
+
+Everything is re-exported here: ``from metajudge.metaeval import stats; stats.pearson(x, y)``.
+"""
+
+from __future__ import annotations
+
+from metajudge.metaeval.stats.bootstrap import (
+    BootstrapResult,
+    bootstrap_ci,
+    bootstrap_ci_reference,
+    bootstrap_indices,
+    bootstrap_p_value,
+    bootstrap_weights,
+    grouped_correlation,
+    grouped_mean_samples,
+    per_group_values,
+    percentile_ci,
+)
+from metajudge.metaeval.stats.correlation import (
+    CORRELATIONS,
+    STATISTICS,
+    Statistic,
+    fisher_z_ci,
+    kendall_tau_b,
+    pairwise_accuracy,
+    pearson,
+    spearman,
+    statistic,
+    statistic_fn,
+    undefined_reason,
+)
+from metajudge.metaeval.stats.decisions import tie_decisions
+from metajudge.metaeval.stats.human import HumanComparison, annotator_mean, leave_one_out
+from metajudge.metaeval.stats.significance import (
+    DiffResult,
+    WilliamsResult,
+    holm,
+    paired_bootstrap_diff,
+    permutation_test_diff,
+    williams_test,
+)
+from metajudge.metaeval.stats.weighted import weighted_statistic
+
+MODULES = ("correlation", "decisions", "human", "weighted", "bootstrap", "significance")
+
+__all__ = [
+    "CORRELATIONS",
+    "STATISTICS",
+    "BootstrapResult",
+    "DiffResult",
+    "HumanComparison",
+    "Statistic",
+    "WilliamsResult",
+    "annotator_mean",
+    "bootstrap_ci",
+    "bootstrap_ci_reference",
+    "bootstrap_indices",
+    "bootstrap_p_value",
+    "bootstrap_weights",
+    "fisher_z_ci",
+    "grouped_correlation",
+    "grouped_mean_samples",
+    "holm",
+    "kendall_tau_b",
+    "leave_one_out",
+    "paired_bootstrap_diff",
+    "pairwise_accuracy",
+    "pearson",
+    "per_group_values",
+    "percentile_ci",
+    "permutation_test_diff",
+    "spearman",
+    "statistic",
+    "statistic_fn",
+    "tie_decisions",
+    "undefined_reason",
+    "weighted_statistic",
+    "williams_test",
+]

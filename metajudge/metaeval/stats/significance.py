@@ -1,0 +1,213 @@
+"""Comparing two metrics: paired bootstrap, permutation and Williams tests; Holm correction."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from metajudge.metaeval.stats.bootstrap import (
+    _group_index,
+    _row_weights,
+    bootstrap_p_value,
+    bootstrap_weights,
+    percentile_ci,
+)
+from metajudge.metaeval.stats.correlation import (
+    CORRELATIONS,
+    _as_xy,
+    _rankdata,
+    _tie_pairs,
+    statistic_fn,
+)
+from metajudge.metaeval.stats.weighted import _pearson_rows, weighted_statistic
+
+
+@dataclass
+class DiffResult:
+    """Difference ``stat(x1, y) − stat(x2, y)`` with a CI (bootstrap) and a two-sided p-value."""
+
+    diff: float
+    lo: float
+    hi: float
+    p_value: float
+    n_resamples: int
+    method: str
+
+
+def paired_bootstrap_diff(
+    x1: Sequence[float] | np.ndarray,
+    x2: Sequence[float] | np.ndarray,
+    y: Sequence[float] | np.ndarray,
+    *,
+    statistic: str = "pearson",
+    groups: Sequence[object] | np.ndarray | None = None,
+    n_boot: int = 1000,
+    rng: np.random.Generator,
+    level: float = 0.95,
+    weights: np.ndarray | None = None,
+) -> DiffResult:
+    """Paired bootstrap of the difference of two metrics' correlation with the same humans.
+
+    Both metrics are evaluated on the same item resamples (Koehn 2004; Deutsch, Dror & Roth
+    2021). CI: percentile interval of Δ_b. p-value (two-sided): 2·min(P(Δ_b ≤ 0), P(Δ_b ≥ 0)),
+    capped at 1 — the share of resamples on the other side of zero, with add-one smoothing
+    ((k + 1)/(B + 1)) so that a finite bootstrap never reports p = 0.
+    """
+    a1, ya = _as_xy(x1, y)
+    a2, _ = _as_xy(x2, y)
+    gi, n_items = _group_index(groups, ya.size)
+    W_items = weights if weights is not None else bootstrap_weights(n_items, n_boot, rng)
+    W = _row_weights(gi, ya.size, W_items)
+    d = weighted_statistic(statistic, a1, ya, W) - weighted_statistic(statistic, a2, ya, W)
+    obs = statistic_fn(statistic)(a1, ya) - statistic_fn(statistic)(a2, ya)
+    lo, hi = percentile_ci(d, level)
+    p = bootstrap_p_value(d) if math.isfinite(obs) else math.nan
+    return DiffResult(float(obs), lo, hi, p, int(W.shape[0]), "paired bootstrap")
+
+
+def _batch_stat(name: str, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Statistic of each row of X (B, n) against y (n,)."""
+    if name == "pearson":
+        return _pearson_rows(X, y)
+    if name == "spearman":
+        return _pearson_rows(_rankdata(X), _rankdata(y))
+    if name == "kendall":
+        out = np.empty(X.shape[0])
+        n = X.shape[1]
+        chunk = max(1, 2_000_000 // max(n * n, 1))
+        sy = np.sign(y[:, None] - y[None, :])
+        n0 = n * (n - 1) / 2
+        n2 = _tie_pairs(y)
+        for b0 in range(0, X.shape[0], chunk):
+            Xb = X[b0 : b0 + chunk]
+            sx = np.sign(Xb[:, :, None] - Xb[:, None, :])
+            s = (sx * sy[None]).sum(axis=(1, 2)) / 2
+            n1 = np.array([_tie_pairs(r) for r in Xb])
+            with np.errstate(invalid="ignore", divide="ignore"):
+                den = np.sqrt((n0 - n1) * (n0 - n2))
+                out[b0 : b0 + chunk] = np.where(den > 0, s / den, np.nan)
+        return out
+    if name in ("acc_ties", "acc_no_ties"):
+        return _wacc_rows(X, y, ties=name == "acc_ties")
+    raise ValueError(f"unknown statistic {name!r}")
+
+
+def _wacc_rows(X: np.ndarray, y: np.ndarray, *, ties: bool) -> np.ndarray:
+    correct = np.sign(X) == np.sign(y)[None, :]
+    if ties:
+        return correct.mean(axis=1)
+    keep = np.sign(y) != 0
+    if not keep.any():
+        return np.full(X.shape[0], np.nan)
+    return correct[:, keep].mean(axis=1)
+
+
+def permutation_test_diff(
+    x1: Sequence[float] | np.ndarray,
+    x2: Sequence[float] | np.ndarray,
+    y: Sequence[float] | np.ndarray,
+    *,
+    statistic: str = "pearson",
+    groups: Sequence[object] | np.ndarray | None = None,
+    n_perm: int = 1000,
+    rng: np.random.Generator,
+    standardize: bool = True,
+) -> DiffResult:
+    """Paired permutation test of ``stat(x1, y) − stat(x2, y)`` (mt-metrics-eval's PermutationSigTest).
+
+    Under H0 the two metrics are exchangeable: in each permutation every item's scores from
+    metric 1 and metric 2 are swapped with probability ½ (all rows of an item together) and the
+    difference recomputed. With ``standardize`` both metrics are first z-scored, so swapping is
+    meaningful between metrics on different scales (correlations are invariant to that affine
+    map). For Spearman the swap acts on the rank-transformed (then z-scored) scores and the
+    permuted statistic is the Pearson r of those with the ranks of ``y`` — the observed value is
+    exactly the Spearman difference, and the test needs no re-ranking per permutation.
+    p = (1 + #{|Δ_perm| ≥ |Δ_obs|}) / (1 + n_perm) (Phipson & Smyth 2010). No CI
+    (``lo``/``hi`` are nan).
+    """
+    a1, ya = _as_xy(x1, y)
+    a2, _ = _as_xy(x2, y)
+    stat_perm = statistic
+    if statistic == "spearman":
+        a1, a2, ya = _rankdata(a1), _rankdata(a2), _rankdata(ya)
+        stat_perm = "pearson"
+    if standardize and statistic in CORRELATIONS:
+        a1 = (a1 - a1.mean()) / (a1.std() or 1.0)
+        a2 = (a2 - a2.mean()) / (a2.std() or 1.0)
+    gi, n_items = _group_index(groups, ya.size)
+    obs = statistic_fn(stat_perm)(a1, ya) - statistic_fn(stat_perm)(a2, ya)
+    swap_items = rng.random((n_perm, n_items)) < 0.5
+    swap = swap_items[:, gi] if gi is not None else swap_items
+    X1 = np.where(swap, a2[None, :], a1[None, :])
+    X2 = np.where(swap, a1[None, :], a2[None, :])
+    d = _batch_stat(stat_perm, X1, ya) - _batch_stat(stat_perm, X2, ya)
+    if not math.isfinite(obs):
+        p = math.nan
+    else:
+        fin = d[np.isfinite(d)]
+        p = float((1 + (np.abs(fin) >= abs(obs) - 1e-12).sum()) / (1 + fin.size))
+    return DiffResult(float(obs), math.nan, math.nan, p, n_perm, "permutation")
+
+
+@dataclass
+class WilliamsResult:
+    """Williams' t for two dependent correlations sharing one variable."""
+
+    t: float
+    df: int
+    p_two_sided: float
+    p_one_sided: float  # H1: r12 > r13
+
+
+def williams_test(r12: float, r13: float, r23: float, n: int) -> WilliamsResult:
+    """Williams (1959) test of H0: ρ12 = ρ13 for correlations sharing variable 1 (the humans).
+
+    r12 = corr(human, metric A), r13 = corr(human, metric B), r23 = corr(metric A, metric B), n
+    observations. As used for MT metrics by Graham & Baldwin (2014) and given by Steiger (1980,
+    eq. 7)::
+
+        K = 1 − r12² − r13² − r23² + 2·r12·r13·r23
+        t = (r12 − r13)·sqrt((n − 1)(1 + r23)) /
+            sqrt(2K(n − 1)/(n − 3) + ((r12 + r13)²/4)·(1 − r23)³),   df = n − 3
+
+    Example (Steiger 1980 / ``psych::r.test(103, .4, .5, .1)``): t = −0.89, df = 100.
+
+    >>> res = williams_test(0.4, 0.5, 0.1, 103)
+    >>> round(res.t, 2), res.df
+    (-0.89, 100)
+    """
+    from scipy.special import stdtr  # Student t CDF, without importing scipy.stats
+
+    if n <= 3 or not all(math.isfinite(v) for v in (r12, r13, r23)):
+        return WilliamsResult(math.nan, max(n - 3, 0), math.nan, math.nan)
+    K = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
+    num = (r12 - r13) * math.sqrt((n - 1) * (1 + r23))
+    den2 = 2 * K * (n - 1) / (n - 3) + ((r12 + r13) ** 2 / 4) * (1 - r23) ** 3
+    if den2 <= 0:
+        return WilliamsResult(math.nan, n - 3, math.nan, math.nan)
+    t = num / math.sqrt(den2)
+    df = n - 3
+    p1 = float(stdtr(df, -t))  # P(T > t)
+    p2 = float(min(1.0, 2 * stdtr(df, -abs(t))))
+    return WilliamsResult(float(t), df, p2, p1)
+
+
+def holm(pvalues: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Holm (1979) step-down adjusted p-values; NaN entries stay NaN and do not count.
+
+    >>> holm([0.01, 0.04, 0.03]).round(3).tolist()
+    [0.03, 0.06, 0.06]
+    """
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(np.isfinite(p))
+    m = ok.size
+    if m == 0:
+        return out
+    order = ok[np.argsort(p[ok], kind="mergesort")]
+    adj = np.maximum.accumulate((m - np.arange(m)) * p[order])
+    out[order] = np.minimum(adj, 1.0)
+    return out

@@ -1,0 +1,74 @@
+"""LaTeX (booktabs) rendering of a meta-evaluation table in the MT-RAIG Table 17 layout."""
+
+from __future__ import annotations
+
+from metajudge.metaeval.result import MetaEvalResult
+from metajudge.reports.tables import STAT_LABEL, _cell_text, table_rows
+
+_TEX_ESC = {
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\^{}",
+    "\\": r"\textbackslash{}",
+}
+
+
+def _tex(s: str) -> str:
+    return "".join(_TEX_ESC.get(ch, ch) for ch in s)
+
+
+def latex_table(res: MetaEvalResult) -> str:
+    """LaTeX (booktabs) in the Table 17 layout: ×100, two decimals, ceiling as the last row."""
+    t = table_rows(res)
+    cols = t["columns"]
+    dims = list(dict.fromkeys(c["dimension"] for c in cols))
+    spans = [(d, sum(1 for c in cols if c["dimension"] == d)) for d in dims]
+    lines = [
+        r"\begin{table}[t]",
+        r"\centering",
+        r"\small",
+        r"\begin{tabular}{l" + "r" * len(cols) + "}",
+        r"\toprule",
+    ]
+    lines.append(
+        "Metric & "
+        + " & ".join(rf"\multicolumn{{{n}}}{{c}}{{{_tex(d.capitalize())}}}" for d, n in spans)
+        + r" \\"
+    )
+    pos = 2
+    rules = []
+    for _, n in spans:
+        rules.append(rf"\cmidrule(lr){{{pos}-{pos + n - 1}}}")
+        pos += n
+    lines.append(" ".join(rules))
+    lines.append(
+        " & "
+        + " & ".join(
+            STAT_LABEL[c["statistic"]].replace("τb", r"$\tau_b$")
+            + (" (pub.)" if c["published"] else "")
+            for c in cols
+        )
+        + r" \\"
+    )
+    lines.append(r"\midrule")
+    for r in t["rows"]:
+        if r.get("ceiling"):
+            lines.append(r"\midrule")
+        cells = [_cell_text(c, ci=False).replace("—", "--") for c in r["cells"]]
+        lines.append(_tex(r["metric"]) + " & " + " & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    p = res.data["protocol"]
+    cap = (
+        f"Correlation ($\\times$100) with human labels on {_tex(res.data['dataset']['name'])}; "
+        f"normalisation {_tex(p['normalize'])}, aggregation {_tex(p['aggregation'].replace('_', ' '))}"
+        + (", grouped per input" if p["grouped"] else "")
+        + "; last row: inter-human correlation."
+    )
+    lines += [rf"\caption{{{cap}}}", r"\end{table}"]
+    return "\n".join(lines) + "\n"

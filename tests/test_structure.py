@@ -1,0 +1,149 @@
+"""Structure: functions <= 80 lines, modules <= 500 lines, no import cycle between packages.
+
+A small AST checker (the same rules as the project's structure check): a function's length is
+its last line minus its first (decorators included), a module's length its line count; an
+import inside a function counts like one at the top. Packages are the directories of
+``metajudge`` (a module's package is its parent package).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1] / "metajudge"
+MAX_FUNCTION = 80
+MAX_MODULE = 500
+#: pure data tables (prompt text, unit lists) may be longer
+MODULE_EXCEPTIONS: frozenset[str] = frozenset()
+#: packages still being restructured by other slices; the lead removes entries as they land
+PENDING = {
+    "metajudge.metrics": "metrics/judges restructuring (issue 10, another slice)",
+    "metajudge.metrics.judges": "metrics/judges restructuring (issue 10, another slice)",
+    "metajudge.backends": "backends restructuring (issue 10, another slice)",
+    "metajudge.data": "data formats and loaders (issue 10/12, another slice)",
+}
+
+
+def _modules() -> list[Path]:
+    return sorted(p for p in ROOT.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def _module_name(p: Path) -> str:
+    rel = p.relative_to(ROOT.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _package(p: Path) -> str:
+    return ".".join(p.relative_to(ROOT.parent).parent.parts)
+
+
+def _packages() -> list[str]:
+    return sorted({_package(p) for p in _modules()})
+
+
+def long_functions(p: Path) -> list[tuple[str, int]]:
+    tree = ast.parse(p.read_text(encoding="utf-8"))
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            n = (node.end_lineno or node.lineno) - first + 1
+            if n > MAX_FUNCTION:
+                out.append((f"{p.name}:{node.lineno}:{node.name}", n))
+    return out
+
+
+def _imports(p: Path) -> set[str]:
+    tree = ast.parse(p.read_text(encoding="utf-8"))
+    mod = _module_name(p)
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = mod.split(".")
+                base = base[: len(base) - node.level + (p.name == "__init__.py")]
+                name = ".".join([*base, node.module] if node.module else base)
+            else:
+                name = node.module or ""
+            out.add(name)
+            out |= {f"{name}.{a.name}" for a in node.names}
+    return {m for m in out if m.startswith("metajudge")}
+
+
+def package_graph() -> dict[str, set[str]]:
+    pkgs = set(_packages())
+    graph: dict[str, set[str]] = {k: set() for k in pkgs}
+    for p in _modules():
+        src = _package(p)
+        for m in _imports(p):
+            # the package of an imported name: its longest prefix that is a package
+            parts = m.split(".")
+            for k in range(len(parts), 0, -1):
+                cand = ".".join(parts[:k])
+                if cand in pkgs:
+                    if cand != src:
+                        graph[src].add(cand)
+                    break
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """Pairs (a, b) with a path a -> b and b -> a."""
+    reach: dict[str, set[str]] = {}
+    for a, direct in graph.items():
+        seen, todo = set(), list(direct)
+        while todo:
+            b = todo.pop()
+            if b not in seen:
+                seen.add(b)
+                todo += graph.get(b, ())
+        reach[a] = seen
+    pairs = {tuple(sorted((a, b))) for a in graph for b in reach[a] if a != b and a in reach[b]}
+    return sorted(pairs)  # type: ignore[arg-type]
+
+
+def _mark(pkg: str) -> object:
+    if pkg in PENDING:
+        return pytest.param(pkg, marks=pytest.mark.xfail(strict=False, reason=PENDING[pkg]))
+    return pkg
+
+
+@pytest.mark.parametrize("package", [_mark(p) for p in _packages()])
+def test_functions_and_modules_are_short(package: str) -> None:
+    problems = []
+    for p in _modules():
+        if _package(p) != package:
+            continue
+        problems += long_functions(p)
+        n = len(p.read_text(encoding="utf-8").splitlines())
+        if n > MAX_MODULE and _module_name(p) not in MODULE_EXCEPTIONS:
+            problems.append((p.name, n))
+    assert not problems, problems
+
+
+@pytest.mark.parametrize("package", [_mark(p) for p in _packages()])
+def test_no_import_cycle_through_package(package: str) -> None:
+    found = [c for c in cycles(package_graph()) if package in c]
+    assert not found, found
+
+
+def test_the_checker_sees_cycles_and_long_functions(tmp_path: Path) -> None:
+    assert cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [("a", "b")]
+    f = tmp_path / "m.py"
+    f.write_text("def f():\n" + "    x = 1\n" * 90)
+    assert long_functions(f) == [("m.py:1:f", 91)]
+
+
+def test_metaeval_and_reports_do_not_import_each_other() -> None:
+    g = package_graph()
+    assert "metajudge.reports" not in g["metajudge.metaeval"]
+    assert "metajudge.pipeline" not in g["metajudge.metaeval"]
+    assert "metajudge.pipeline" not in g["metajudge.reports"]
