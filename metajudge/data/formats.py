@@ -253,6 +253,12 @@ class DatasetCard:
     annotators: int | None  # annotators per item (None: not stated upstream)
     direction: str  # how to read a label, e.g. "positive = b better"
     notes: str = ""  # how ambiguous upstream labels were read
+    # per-dimension scales where dimensions differ (e.g. JUDGE-BENCH files with several label lists)
+    dimension_scales: Mapping[str, Scale] = field(default_factory=dict)
+
+    def scale_of(self, dimension: str) -> Scale:
+        """The scale of ``dimension``: its entry in ``dimension_scales``, else ``scale``."""
+        return self.dimension_scales.get(dimension, self.scale)
 
     @property
     def label_kind(self) -> LabelKind:
@@ -289,6 +295,11 @@ class DatasetCard:
             "annotators": self.annotators,
             "direction": self.direction,
             "notes": self.notes,
+            **(
+                {"dimension_scales": {k: v.to_dict() for k, v in self.dimension_scales.items()}}
+                if self.dimension_scales
+                else {}
+            ),
         }
 
     @classmethod
@@ -306,6 +317,9 @@ class DatasetCard:
             annotators=d.get("annotators"),
             direction=d.get("direction", ""),
             notes=d.get("notes", ""),
+            dimension_scales={
+                k: Scale.from_dict(v) for k, v in (d.get("dimension_scales") or {}).items()
+            },
         )
 
 
