@@ -23,6 +23,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "metajudge.metaeval.swap_cli",
     "metajudge.metaeval.cli",
     "metajudge.metaeval.agreement_cli",
+    "metajudge.metaeval.verdicts_cli",
     "metajudge.metrics.judges.cli",
 )
 
