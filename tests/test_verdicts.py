@@ -21,7 +21,7 @@ from metajudge.metaeval.verdict_stats import (
     pair_correct,
     position_consistency,
 )
-from metajudge.metaeval.verdicts import PairVerdicts, read_verdict_table, read_verdicts
+from metajudge.metaeval.verdicts import PairVerdicts, flip, read_verdict_table, read_verdicts
 
 OUTPUTS = Path(os.environ.get("METAJUDGE_DATA_DIR", "/nonexistent")) / "judgebench" / "outputs"
 FILES = sorted(OUTPUTS.glob("*.jsonl")) if OUTPUTS.is_dir() else []
@@ -127,10 +127,13 @@ def test_generic_table_csv_and_jsonl(tmp_path: Path) -> None:
         "p1,1,A>B,A>B,mmlu-pro-law,mine\n"
         "p1,2,A>B,A>B,mmlu-pro-law,mine\n"  # swapped order: A>B as shown = B>A originally
         "p2,1,,B>A,livecodebench,mine\n"
+        "p3,1,tie,B>A,livecodebench,mine\n"
+        "p3,2,none,B>A,livecodebench,mine\n"
     )
     v = read_verdict_table(csv_p)
     assert v.judge == "mine"
-    r1, r2 = v.rows
+    r1, r2, r3 = v.rows
+    assert r3.orders == ("A=B", None)
     assert r1.orders == ("A>B", "B>A") and r1.category == "knowledge"
     assert r2.orders == (None,) and r2.category == "coding"
     js = tmp_path / "v.jsonl"
@@ -202,3 +205,21 @@ def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         == 0
     )
     assert "both_agree" in capsys.readouterr().out
+
+
+TIES = 8  # decisions (pair x order) with equal rewards across the four reward models
+
+
+@needs_data
+def test_reward_model_scores_match_decisions(judges) -> None:  # type: ignore[no-untyped-def]
+    """Each reward-model decision is the order of its two scalar rewards (as presented); equal
+    rewards were released as B>A (upstream's ``A>B if a > b else B>A``)."""
+    ties = 0
+    for v in judges:
+        for r in v.rows:
+            for k, (sa, sb) in enumerate(r.scores):
+                shown = "A>B" if sa > sb else "B>A"
+                ties += sa == sb
+                assert (shown if k == 0 else flip(shown)) == r.orders[k], (v.judge, r.pair_id)
+    assert sum(bool(r.scores) for v in judges for r in v.rows) == 4 * 350
+    assert ties == TIES

@@ -11,19 +11,17 @@ from pathlib import Path
 
 from metajudge.metaeval.verdict_stats import VerdictsResult
 
-PUBLISHED_JUDGEBENCH = (
-    Path(__file__).resolve().parents[2] / "baselines" / "published_judgebench.json"
-)
 
+def published_judgebench(folder: Path | None = None) -> dict[str, dict[str, float]]:
+    """``{judge model: {category: accuracy %}}`` as JudgeBench reports them, from the published
+    baselines (``kind: "judge_accuracy"`` entries of ``published_judgebench.json``; empty when the
+    baselines folder is not there, e.g. an installed package without the repository)."""
+    from metajudge.reports.published import load_published
 
-def published_judgebench(path: Path = PUBLISHED_JUDGEBENCH) -> dict[str, dict[str, float]]:
-    """``{judge model: {category: accuracy %}}`` as JudgeBench reports them (empty if the file is
-    not there, e.g. an installed package without the repository)."""
-    if not path.is_file():
-        return {}
     out: dict[str, dict[str, float]] = {}
-    for e in json.loads(path.read_text(encoding="utf-8"))["entries"]:
-        out.setdefault(e["judge"], {})[e["category"]] = float(e["accuracy"])
+    for e in load_published(folder, kind="judge_accuracy"):
+        if e["dataset"] == "judgebench":
+            out.setdefault(e["metric"], {})[e["column"]] = float(e["value"])
     return out
 
 

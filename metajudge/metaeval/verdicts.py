@@ -94,9 +94,15 @@ class JudgeVerdicts:
         }
 
 
+_ALIASES = {"tie": "A=B", "none": None, "": None}
+
+
 def _decision(v: Any, path: Path, line: int, field: str) -> Decision:
-    if v is None or v == "":
+    """A decision cell: ``A>B``, ``B>A``, ``A=B`` (or ``tie``), empty / null / ``none`` = None."""
+    if v is None:
         return None
+    if isinstance(v, str) and v.strip().lower() in _ALIASES:
+        return _ALIASES[v.strip().lower()]  # type: ignore[return-value]
     if v not in DECISIONS:
         raise InputError(
             f"decision {v!r} is not one of {', '.join(DECISIONS)} or null",
@@ -179,7 +185,11 @@ def _count_notes(rows: Sequence[PairVerdicts]) -> tuple[str, ...]:
     none = sum(d is None for r in rows for d in r.orders)
     n = sum(len(r.orders) for r in rows)
     two = sum(len(r.orders) == 2 for r in rows)
-    return (f"{len(rows)} pairs, {two} judged in both orders; {none} of {n} decisions are none",)
+    out = (f"{len(rows)} pairs, {two} judged in both orders; {none} of {n} decisions are none",)
+    eq = sum(a == b for r in rows for a, b in r.scores)
+    if eq:
+        out += (f"{eq} decisions with equal rewards (the released decision kept)",)
+    return out
 
 
 @dataclass(frozen=True)
