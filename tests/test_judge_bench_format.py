@@ -166,3 +166,25 @@ def test_every_subset_exports_valid_records(jb, tmp_path: Path) -> None:  # type
         write_jsonl(out, part.records, card=part.card)
         card, recs = read_jsonl(out)
         assert card == part.card and recs == part.records, s
+
+
+def _inst(i: int, scores: list[int]) -> dict:  # type: ignore[type-arg]
+    return {"id": i, "instance": "x", "annotations": {"q": {"individual_human_scores": scores}}}
+
+
+def test_validate_cli_on_judge_bench_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    graded = [{"metric": "q", "category": "graded", "worst": 1, "best": 3, "prompt": "?"}]
+    ok = _write(tmp_path, annotations=graded, instances=[_inst(1, [1, 3]), _inst(2, [2])])
+    assert main(["data", "validate", str(ok)]) == 0
+    assert "OK " in capsys.readouterr().out
+    bad = _write(
+        tmp_path, instances=[{"id": 7, "annotations": {"ok": {"individual_human_scores": ["?"]}}}]
+    )
+    assert main(["data", "validate", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "instances[0] (id 7).annotations.ok.individual_human_scores[0]" in err
+    out = tmp_path / "never.jsonl"
+    assert main(["data", "export", "--input", str(bad), "-o", str(out)]) == 2
+    assert not out.exists()  # nothing partial written

@@ -23,6 +23,10 @@ item is an ordered category; their α level stays ordinal). Uneven annotator cou
 keeps its ``majority_human`` / ``mean_human`` as its only label (ToxicChat ships only that; the
 record's ``meta['aggregate_only']`` names those dimensions). The aggregates and the raw model
 replies of the file stay in ``meta`` (``mean_human``, ``majority_human``, ``replies``).
+
+Limit: a file mixing categorical and *continuous* annotations (none of the shipped ones) loads and
+its agreement is computed, but its records cannot be exported as one canonical JSONL file (a
+categorical record holds label strings only; ``data validate`` names the numeric fields).
 """
 
 from __future__ import annotations
