@@ -23,6 +23,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "metajudge.pipeline.swap_cli",
     "metajudge.pipeline.cli",
     "metajudge.metaeval.agreement_cli",
+    "metajudge.metaeval.verdicts_cli",
     "metajudge.metrics.judges.cli",
     "metajudge.pipeline.judge_cli",  # `judge diagnostics`, into the group the line above adds
 )

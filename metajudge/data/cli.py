@@ -140,9 +140,15 @@ def _list_row(r: dict) -> list[str]:  # type: ignore[type-arg]
         f"{r['items']:,}",
         f"{r['pairs']:,}" if r["kind"] in ("likert", "pairwise") else "-",
         ann,
-        ",".join(r["dimensions"]) or "-",
+        _dims_cell(r["dimensions"]),
         _short_license(r["license"]) or "-",
     ]
+
+
+def _dims_cell(dims: list[str]) -> str:
+    if len(dims) <= 8:
+        return ",".join(dims) or "-"
+    return ",".join(dims[:3]) + f",... ({len(dims)} dimensions)"
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
@@ -177,6 +183,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     from metajudge.data.registry import load_card
     from metajudge.data.validation import check_file
 
+    if _is_judge_bench(args.path):
+        return _validate_judge_bench(args.path)
     rep = check_file(
         args.path, load_card(args.card) if args.card else None, max_errors=args.max_errors
     )
@@ -205,6 +213,33 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             if used
             else "; no card (scale not checked)"
         )
+    )
+    return 0
+
+
+def _is_judge_bench(path: str) -> bool:
+    from pathlib import Path
+
+    if Path(path).suffix != ".json" or not Path(path).is_file():
+        return False
+    from metajudge.data.judge_bench import is_judge_bench
+    from metajudge.io import read_json
+
+    return is_judge_bench(read_json(path))
+
+
+def _validate_judge_bench(path: str) -> int:
+    """A JUDGE-BENCH-format file: converted (errors name file, record and field), then each
+    record checked against the JSON Schema of its kind and the derived card."""
+    from metajudge.data.registry import load_file
+    from metajudge.data.validation import Rules, raise_first, record_errors
+
+    ds = load_file(path)
+    rules = Rules.of(ds.card)
+    raise_first([e for r in ds.records for e in record_errors(r.to_dict(), rules, path=path)])
+    print(
+        f"OK {path}: JUDGE-BENCH format, {len(ds.records)} {ds.card.kind} records; dimensions "
+        + ", ".join(f"{d} ({ds.card.scale_of(d).describe()})" for d in ds.card.dimensions)
     )
     return 0
 

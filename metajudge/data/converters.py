@@ -14,6 +14,7 @@ from typing import Any
 
 from metajudge.data import convert_likert as lik
 from metajudge.data import convert_pairwise as pw
+from metajudge.data import judge_bench as jb
 from metajudge.data.convert_likert import parse_list_cell
 from metajudge.data.convert_pairwise import parse_serialized_table
 from metajudge.data.formats import DatasetCard, Record
@@ -33,6 +34,10 @@ CONVERTERS: dict[str, Converter] = {
     "judgebench": pw.convert_judgebench,
     "unieval_topicalchat_sfres_sfhot": lik.convert_unieval,
 }
+
+
+# cards whose folder holds several datasets, each file its own subset with its own card
+COLLECTIONS = {"dmg_judge_bench": jb.load_collection}
 
 
 def convert(

@@ -256,6 +256,12 @@ class DatasetCard:
     # per-response score columns the dataset ships: [{"loader": NAME, "file": ..., ...}], read by
     # the loader table of metajudge.metaeval.shipped (owned by the meta-evaluation)
     shipped_scores: tuple[Mapping[str, Any], ...] = ()
+    # per-dimension scales where dimensions differ (e.g. JUDGE-BENCH files with several label lists)
+    dimension_scales: Mapping[str, Scale] = field(default_factory=dict)
+
+    def scale_of(self, dimension: str) -> Scale:
+        """The scale of ``dimension``: its entry in ``dimension_scales``, else ``scale``."""
+        return self.dimension_scales.get(dimension, self.scale)
 
     @property
     def label_kind(self) -> LabelKind:
@@ -298,6 +304,11 @@ class DatasetCard:
             "annotators": self.annotators,
             "direction": self.direction,
             "notes": self.notes,
+            **(
+                {"dimension_scales": {k: v.to_dict() for k, v in self.dimension_scales.items()}}
+                if self.dimension_scales
+                else {}
+            ),
         }
 
     @classmethod
@@ -316,6 +327,9 @@ class DatasetCard:
             direction=d.get("direction", ""),
             notes=d.get("notes", ""),
             shipped_scores=tuple(dict(s) for s in d.get("shipped_scores") or ()),
+            dimension_scales={
+                k: Scale.from_dict(v) for k, v in (d.get("dimension_scales") or {}).items()
+            },
         )
 
 

@@ -115,6 +115,7 @@ class Dataset:
     records: list[Record]
     subsets: tuple[str, ...] = ()
     items: list[Any] = field(default_factory=list)
+    parts: Mapping[str, Dataset] = field(default_factory=dict)  # subsets with their own cards
     _pairs: list[PairwiseRecord] | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -162,6 +163,8 @@ class Dataset:
 
     def subset(self, name: str) -> Dataset:
         """Only the records (or benchmark items) of subset ``name``."""
+        if name in self.parts:
+            return self.parts[name]
         if name not in self.subsets:
             raise InputError(
                 f"dataset {self.name!r} has no subset {name!r} (subsets: {', '.join(self.subsets) or 'none'})",
@@ -211,6 +214,8 @@ def load_dataset(
             dict.fromkeys(getattr(i, "variant", "") for i in items if getattr(i, "variant", ""))
         )
         return Dataset(card=card, records=[], subsets=subsets, items=items)
+    if card.name in converters.COLLECTIONS:
+        return converters.COLLECTIONS[card.name](card, data_dir, files)
     records = converters.convert(card, data_dir=data_dir, files=files, **options)
     return Dataset(card=card, records=records, subsets=_subsets_of(records))
 
@@ -238,6 +243,12 @@ def load_file(
         )
     if not p.is_file():
         raise InputError("file not found", path=p)
+    if p.suffix == ".json":
+        from metajudge.data import judge_bench
+
+        obj = read_json(p)
+        if judge_bench.is_judge_bench(obj):
+            return judge_bench.read_obj(obj, p, **judge_bench.provenance_of(p, upstream_match(p)))
     found = upstream_match(p)
     if found is not None:
         return load_dataset(found[0], data_dir=data_dir, files={found[1]: p})

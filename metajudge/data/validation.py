@@ -182,13 +182,17 @@ class Rules:
     scale: Scale | None = None
     dimensions: tuple[str, ...] | None = None
     annotators: int | None = None
+    dimension_scales: Mapping[str, Scale] = field(default_factory=dict)
 
     @classmethod
     def of(cls, card: DatasetCard | None) -> Rules:
         if card is None:
             return cls()
         kind = card.kind if card.kind != "benchmark" else None
-        return cls(kind, card.scale, card.dimensions, card.annotators)
+        return cls(kind, card.scale, card.dimensions, card.annotators, card.dimension_scales)
+
+    def scale_of(self, dimension: str) -> Scale | None:
+        return self.dimension_scales.get(dimension, self.scale)
 
 
 def shape_of(d: Mapping[str, Any]) -> str:
@@ -247,8 +251,8 @@ def _label_errors(
             continue
         if isinstance(v, float) and not math.isfinite(v):
             out.append(err(f"{fname}[{i}]", f"expected a finite number or null, got {v!r}"))
-        elif rules.scale is not None and not rules.scale.contains(v):
-            out.append(err(f"{fname}[{i}]", _outside(v, rules.scale)))
+        elif (sc := rules.scale_of(dim)) is not None and not sc.contains(v):
+            out.append(err(f"{fname}[{i}]", _outside(v, sc)))
     return out
 
 

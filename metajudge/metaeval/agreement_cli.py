@@ -54,6 +54,12 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
         ds = ds.subset(args.subset)
     opts = AgreementOptions(level=args.level_of_measurement, seed=args.seed, splits=args.splits)
     res = agreement(ds, opts)
+    from metajudge.data.judge_bench import published_alpha
+
+    res = res.with_published(
+        published_alpha(ds.card, args.data_dir),
+        "JUDGE-BENCH results/regular (Bavaresco et al. 2025)",
+    )
     fmt = args.format
     if args.output and fmt is None:
         fmt = {".csv": "csv", ".json": "json"}.get(Path(args.output).suffix, "md")

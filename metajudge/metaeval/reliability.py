@@ -25,7 +25,8 @@ import csv
 import io
 import json
 import math
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -36,6 +37,7 @@ from metajudge.metaeval.agreement import Level, cohen_kappa, krippendorff_alpha
 if TYPE_CHECKING:
     import pandas as pd
 
+    from metajudge.data.formats import DatasetCard
     from metajudge.data.registry import Dataset
 
 
@@ -71,6 +73,15 @@ class AgreementResult:
     label_kind: str
     rows: tuple[DimensionAgreement, ...]
     notes: tuple[str, ...] = field(default=())
+    # published α per dimension (e.g. JUDGE-BENCH results/regular), shown beside ours
+    published: Mapping[str, float] = field(default_factory=dict)
+
+    def with_published(self, published: Mapping[str, float] | None, source: str) -> AgreementResult:
+        """This result with a ``published α`` column (from ``source``)."""
+        if not published:
+            return self
+        note = f"published α: {source}"
+        return replace(self, published=dict(published), notes=(*self.notes, note))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -78,6 +89,7 @@ class AgreementResult:
             "label_kind": self.label_kind,
             "dimensions": [asdict(r) for r in self.rows],
             "notes": list(self.notes),
+            **({"published_alpha": dict(self.published)} if self.published else {}),
         }
 
     def to_pandas(self) -> pd.DataFrame:
@@ -87,7 +99,8 @@ class AgreementResult:
 
     def table(self) -> list[list[str]]:
         """Header + one row of formatted cells per dimension."""
-        out = [list(COLUMNS)]
+        pub = bool(self.published)
+        out = [[*COLUMNS[:5], *(["published α"] if pub else []), *COLUMNS[5:]]]
         for r in self.rows:
             ck = "-" if not r.cohen_pairs else _f(r.cohen_kappa)
             if r.cohen_pairs > 1:
@@ -98,7 +111,8 @@ class AgreementResult:
                     r.level,
                     str(r.units),
                     f"{r.ratings_min}/{r.ratings_mean:.2f}/{r.ratings_max}",
-                    _f(r.alpha),
+                    _f(r.alpha, 4 if pub else 3),
+                    *([_f(self.published.get(r.dimension, math.nan), 4)] if pub else []),
                     _f(r.fleiss_kappa),
                     ck,
                     _f(r.split_half),
@@ -141,8 +155,8 @@ COLUMNS = (
 )
 
 
-def _f(x: float) -> str:
-    return "n/a" if math.isnan(x) else f"{x:.3f}"
+def _f(x: float, digits: int = 3) -> str:
+    return "n/a" if math.isnan(x) else f"{x:.{digits}f}"
 
 
 def level_for(label_kind: str, *, has_values: bool, ordered: bool) -> Level:
@@ -154,11 +168,20 @@ def level_for(label_kind: str, *, has_values: bool, ordered: bool) -> Level:
     return "ordinal" if has_values else "interval"
 
 
+def dimension_level(card: DatasetCard, dimension: str) -> Level:
+    """:func:`level_for` of one dimension (its own scale where the card has per-dimension ones)."""
+    sc = card.scale_of(dimension)
+    kind = card.label_kind
+    if card.dimension_scales and kind in ("categorical", "numeric"):
+        kind = "categorical" if sc.labels is not None else "numeric"
+    return level_for(kind, has_values=sc.values is not None, ordered=sc.ordered)
+
+
 def rating_matrix(ds: Dataset, dimension: str) -> NDArray[np.float64]:
     """Units × coders matrix of one dimension (NaN = missing); categorical labels as codes."""
     from metajudge.data.formats import PairwiseRecord
 
-    scale = ds.card.scale
+    scale = ds.card.scale_of(dimension)
     rows: list[list[float]] = []
     for r in ds.records:
         vals = (r.labels if isinstance(r, PairwiseRecord) else r.scores).get(dimension)
@@ -265,11 +288,10 @@ def agreement(ds: Dataset, options: AgreementOptions | None = None) -> Agreement
     card = ds.card
     if card.label_kind == "none":
         raise InputError(f"{card.name} has no human labels (a benchmark)", field="dataset")
-    level = opts.level or level_for(
-        card.label_kind, has_values=card.scale.values is not None, ordered=card.scale.ordered
-    )
+    levels = {d: opts.level or dimension_level(card, d) for d in card.dimensions}
+    level = ", ".join(dict.fromkeys(levels.values()))
     rng = np.random.default_rng(opts.seed)
-    rows = tuple(dimension_agreement(ds, d, level, rng, opts.splits) for d in card.dimensions)
+    rows = tuple(dimension_agreement(ds, d, levels[d], rng, opts.splits) for d in card.dimensions)
     unit = "pair" if card.label_kind == "pairwise" else "response"
     notes = (
         f"unit = one {unit}; coders = annotator positions in the label lists (null = missing); "
