@@ -22,8 +22,8 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "metajudge.backends.cli",
     "metajudge.pipeline.swap_cli",
     "metajudge.pipeline.cli",
-    "metajudge.metaeval.agreement_cli",
-    "metajudge.metaeval.verdicts_cli",
+    "metajudge.pipeline.agreement_cli",
+    "metajudge.pipeline.verdicts_cli",
     "metajudge.metrics.judges.cli",
     "metajudge.pipeline.judge_cli",  # `judge diagnostics`, into the group the line above adds
 )

@@ -13,7 +13,6 @@ from scipy import stats
 from metajudge.cli import main
 from metajudge.errors import InputError
 from metajudge.metaeval.arena_hard import check_against_released, parse_arena_hard
-from metajudge.metaeval.verdict_render import published_judgebench
 from metajudge.metaeval.verdict_stats import (
     evaluate_verdicts,
     first_wins,
@@ -22,6 +21,7 @@ from metajudge.metaeval.verdict_stats import (
     position_consistency,
 )
 from metajudge.metaeval.verdicts import PairVerdicts, flip, read_verdict_table, read_verdicts
+from metajudge.reports.verdicts import published_judgebench
 
 OUTPUTS = Path(os.environ.get("METAJUDGE_DATA_DIR", "/nonexistent")) / "judgebench" / "outputs"
 FILES = sorted(OUTPUTS.glob("*.jsonl")) if OUTPUTS.is_dir() else []
@@ -180,7 +180,7 @@ def test_bad_input(tmp_path: Path) -> None:
 @needs_data
 def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "r.json"
-    args = ["verdicts", "--n-boot", "50", "-o", str(out)]
+    args = ["judge", "verdicts", "--n-boot", "50", "-o", str(out)]
     for f in FILES[:2]:
         args += ["--input", str(f)]
     assert main(args) == 0
@@ -191,6 +191,7 @@ def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert (
         main(
             [
+                "judge",
                 "verdicts",
                 "--protocol",
                 "both_agree",

@@ -1,4 +1,4 @@
-"""``metajudge verdicts``: accuracy of external judges' pairwise verdicts (JudgeBench's released
+"""``metajudge judge verdicts``: accuracy of external judges' pairwise verdicts (JudgeBench's released
 outputs or any JSONL/CSV verdict table) under a named protocol, with CIs, position consistency,
 P(first wins) and McNemar between the judges.
 
@@ -11,7 +11,9 @@ import argparse
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    q = subparsers.add_parser(
+    from metajudge.metrics.judges.cli import judge_group
+
+    q = judge_group(subparsers).add_parser(
         "verdicts",
         help="accuracy of external pairwise verdicts (JudgeBench outputs, JSONL/CSV tables) "
         "under a named protocol, with CIs, position consistency and McNemar between judges",
@@ -47,9 +49,9 @@ def _cmd_verdicts(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from metajudge.io import atomic_write
-    from metajudge.metaeval.verdict_render import published_judgebench, render
     from metajudge.metaeval.verdict_stats import evaluate_verdicts
     from metajudge.metaeval.verdicts import read_verdicts
+    from metajudge.reports.verdicts import published_judgebench, render
 
     judges = [read_verdicts(p) for p in args.input]
     res = evaluate_verdicts(judges, args.protocol, seed=args.seed, n_boot=args.n_boot)
