@@ -1,7 +1,7 @@
 """Issue 11: judge fidelity on strong remote backbones — each defect's exact inputs.
 
-Defect 1 (tables cut to 1,920 characters for remote backbones), 4 (silent claim cap), 5 (geval
-completeness scored with the faithfulness prompt), with a scripted backend standing in for the
+Defect 1 (tables cut to 1,920 characters for remote backbones), 3 (negated verdicts), 4 (silent
+claim cap), 8 (numbers taken from echoed topics), with a scripted backend standing in for the
 model (the formulas and records are what is pinned here).
 """
 
@@ -11,17 +11,21 @@ import json
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
-from test_judges_metrics import INP, FakeConfig, ScriptedBackend, item, text_of
+from test_judges_metrics import INP, FakeConfig, ScriptedBackend, _faith_script, item, text_of
 
 from metajudge.backends.base import Request
 from metajudge.backends.config import BackendConfig, builtin_configs
 from metajudge.backends.context import context_length
 from metajudge.data.formats import Input, Table
+from metajudge.errors import InputError
 from metajudge.metrics.judges.common import table_budget_chars
 from metajudge.metrics.judges.mtraig import MTRAIGFaithfulness
+from metajudge.metrics.judges.parsers import parse_matching
+from metajudge.metrics.judges.verdicts import parse_verdict, verdict_label
 from metajudge.metrics.registry import get_metric
 
 # -- defect 1: context budgets from the backbone ------------------------------------------------
@@ -112,3 +116,120 @@ def test_table_cut_is_recorded_per_response_and_counted() -> None:
     assert r_big.details["tables"]["truncated"] and r_big.details["tables"]["budget_chars"] == 1920
     assert not r_small.details["tables"]["truncated"]
     assert m.summary["responses_tables_cut"] == 1 and m.summary["tables_cut_share"] == 0.5
+
+
+# -- defect 3: verdicts with negation and hedging -----------------------------------------------
+
+CORPUS = Path(__file__).parent / "fixtures" / "verdict_corpus.jsonl"
+
+
+def _corpus() -> list[dict[str, Any]]:
+    return [json.loads(ln) for ln in CORPUS.read_text(encoding="utf-8").splitlines() if ln]
+
+
+def test_verdict_corpus_is_large_and_covers_every_style() -> None:
+    rows = _corpus()
+    assert len(rows) >= 200
+    assert {r["label"] for r in rows} == {"supported", "not_supported", "partially", None}
+    assert {"short", "reasoning", "json", "markdown", "negation", "hedge", "refusal"} <= {
+        r["style"] for r in rows
+    }
+
+
+def test_verdict_parser_reads_every_corpus_reply() -> None:
+    wrong = [(r["text"], r["label"], verdict_label(r["text"])) for r in _corpus()]
+    wrong = [w for w in wrong if w[1] != w[2]]
+    assert wrong == []
+
+
+@pytest.mark.parametrize(
+    ("reply", "value"),
+    [
+        ("The claim is not accurate.", 0),
+        ("The claim is not entirely correct.", 0),
+        ("The claim is not fully supported by the tables.", 0),
+        ("Partially faithful.", 0),
+        ("The tables do not support the claim.", 0),
+        ("The claim is inaccurate.", 0),
+    ],
+)
+def test_issue_negations_are_not_faithful(reply: str, value: int) -> None:
+    assert parse_verdict(reply) == value
+
+
+def test_three_negated_verdicts_give_two_thirds_and_partial_is_configurable() -> None:
+    replies = ["Yes.", "Yes, the claim is supported.", "The claim is not accurate."]
+
+    def run(partial: float, last: str) -> float | None:
+        answers = iter([*replies[:2], last])
+        m = MTRAIGFaithfulness(
+            mode="per_claim",
+            constrained=False,
+            partial=partial,
+            backend=ScriptedBackend(_faith_script(lambda r: next(answers))),  # type: ignore[arg-type]
+        )
+        return m.score_batch([item("a")])[0].score
+
+    assert run(0.0, replies[2]) == pytest.approx(2 / 3)
+    assert run(0.0, "Partially faithful.") == pytest.approx(2 / 3)
+    assert run(0.5, "Partially faithful.") == pytest.approx(2.5 / 3)
+    with pytest.raises(InputError):
+        MTRAIGFaithfulness(partial=0.3, backend=ScriptedBackend(lambda r: ""))  # type: ignore[arg-type]
+
+
+# -- defect 4: no silent caps ------------------------------------------------------------------
+
+
+def _claims_script(n: int, n_yes: int, dup: bool = False) -> Any:
+    claims = "\n".join(f"{i}. Claim number {i} holds." for i in range(1, n + 1))
+    if dup:
+        claims += "\n" + f"{n + 1}. Claim number 1 holds."
+
+    def script(r: Request) -> Any:
+        t = text_of(r)
+        if "atomic claims" in t or "atomic-level claims" in t:
+            return claims
+        k = t.count("Claim number")
+        return json.dumps({"verdicts": ["yes"] * min(k, n_yes) + ["no"] * max(0, k - n_yes)})
+
+    return script
+
+
+def test_25_claims_20_supported_is_point_8_on_a_remote_backbone() -> None:
+    be = ScriptedBackend(_claims_script(25, 20), config=FakeConfig(kind="openai"))
+    m = MTRAIGFaithfulness(backend=be)  # type: ignore[arg-type]
+    [r] = m.score_batch([item("a")])
+    assert r.score == pytest.approx(0.8) and len(r.details["claims"]) == 25
+    assert r.details["decomposition_truncated"] is False and r.details["claims_capped"] == 0
+    assert "max_claims:none" in m.signature
+
+
+def test_claim_cap_on_small_backbones_is_recorded_and_counted() -> None:
+    m = MTRAIGFaithfulness(backend=ScriptedBackend(_claims_script(25, 20)))  # type: ignore[arg-type]
+    [r] = m.score_batch([item("a")])
+    assert len(r.details["claims"]) == 20 and r.score == pytest.approx(1.0)
+    assert r.details["decomposition_truncated"] is True and r.details["claims_capped"] == 5
+    assert r.details["claims_parsed"] == 25
+    assert m.summary["responses_affected"] == {"claims_capped": 1}
+    assert "max_claims:20" in m.signature
+
+
+def test_exact_duplicate_claims_are_recorded() -> None:
+    be = ScriptedBackend(_claims_script(3, 3, dup=True), config=FakeConfig(kind="openai"))
+    m = MTRAIGFaithfulness(backend=be)  # type: ignore[arg-type]
+    [r] = m.score_batch([item("a")])
+    assert r.details["duplicate_claims"] == ["Claim number 1 holds."]
+    assert len(r.details["claims"]) == 3 and r.details["claims_parsed"] == 4
+    assert m.summary["responses_affected"] == {"duplicates_removed": 1}
+
+
+# -- defect 8: topic matching takes no numbers out of echoed topics ------------------------------
+
+
+def test_matching_ignores_numbers_in_echoed_topic_text() -> None:
+    text = "Matched topic subset of A: 9. Top 10 home games.\nMatched topic subset of B: [2]"
+    m = parse_matching(text, 10, 3)
+    assert m is not None and m.matched_a == (9,) and m.matched_b == (2,)
+    listed = "Matched topic subset of A:\n1. Record attendance.\n9. Top 10 home games.\n\nMatched topic subset of B: 1, 2 and 3"
+    m = parse_matching(listed, 10, 3)
+    assert m is not None and m.matched_a == (1, 9) and m.matched_b == (1, 2, 3)

@@ -172,6 +172,10 @@ class JudgeMetric(JudgeBase, Metric):
         #: responses whose tables were serialised / cut to fit the context (see :attr:`summary`)
         self.tables_seen = 0
         self.tables_cut = 0
+        #: responses affected by each cap, de-dup or cut (``note``), shown in :attr:`summary`
+        self.affected: dict[str, int] = {}
+        #: claim/topic cap (judges that decompose set it; ``None``: no cap)
+        self.max_claims: int | None = None
         self.parse_failures = 0
         self.parse_attempts = 0
         self.items_scored = 0
@@ -226,6 +230,11 @@ class JudgeMetric(JudgeBase, Metric):
             return inp.context.splitlines()[0][:500] if inp.context.strip() else None
         return None
 
+    def note(self, what: str, happened: bool = True) -> None:
+        """Count one response affected by ``what`` (a cap, a de-dup, a cut)."""
+        if happened:
+            self.affected[what] = self.affected.get(what, 0) + 1
+
     def count(self, attempts: int, failures: int) -> None:
         self.parse_attempts += attempts
         self.parse_failures += failures
@@ -246,6 +255,7 @@ class JudgeMetric(JudgeBase, Metric):
             "tables_cut_share": round(self.tables_cut / self.tables_seen, 4)
             if self.tables_seen
             else 0.0,
+            "responses_affected": dict(self.affected),
         }
         cost = self.cost()
         if cost is not None:
