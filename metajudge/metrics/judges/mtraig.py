@@ -14,7 +14,7 @@ V(c, T̂) ∈ {0, 1}; S_faith = (1/|C|) Σ V(c_k, T̂). Verification modes:
 No claims: the paper does not say how a response with no claims is scored (Eq. 2 is undefined
 for |C| = 0); ``no_claims="zero"`` (default, our choice) scores 0 and flags it,
 ``no_claims="none"`` leaves the item unscored. Claims are de-duplicated (exact repeats) and, on
-embedded small backbones only, capped at :data:`SMALL_MODEL_MAX_CLAIMS`; both are recorded in
+embedded small backbones only, capped at :data:`~metajudge.metrics.judges.decompose.SMALL_MODEL_MAX_CLAIMS`; both are recorded in
 ``details`` and counted in :attr:`~metajudge.metrics.judges.common.JudgeMetric.summary`. A
 "partially supported" verdict counts ``partial`` (0 by default: Eq. 2's V is binary). Unparseable verdicts are ``None``, counted, and
 left out of the mean; all claims unparseable → unscored.
@@ -35,7 +35,8 @@ from metajudge.backends.base import Backend, BackendError, Completion, Request
 from metajudge.errors import InputError
 from metajudge.metrics.base import MetricResult, ScoreItem
 from metajudge.metrics.judges.common import JudgeMetric
-from metajudge.metrics.judges.parsers import dedupe_items, parse_items, parse_matching
+from metajudge.metrics.judges.decompose import match_schema, resolve_max_claims, split_items
+from metajudge.metrics.judges.parsers import parse_matching
 from metajudge.metrics.judges.prompts import numbered
 from metajudge.metrics.judges.verdicts import parse_verdict, parse_verdict_list
 
@@ -43,11 +44,6 @@ VerifyMode = Literal["per_claim", "batched"]
 
 #: GBNF: a per-claim verdict is " Yes" or " No".
 VERDICT_GRAMMAR = 'root ::= " "? ("Yes" | "No")'
-
-#: Claims (and topics) kept per insight on embedded small backbones, which loop; the paper states
-#: no limit, so remote backbones keep every claim (``max_claims="auto"``). A cap is recorded in
-#: ``details`` (``claims_capped``) and counted in the summary.
-SMALL_MODEL_MAX_CLAIMS = 20
 
 
 def verdicts_schema(n: int) -> dict[str, Any]:
@@ -64,49 +60,6 @@ def verdicts_schema(n: int) -> dict[str, Any]:
         },
         "required": ["verdicts"],
     }
-
-
-def match_schema(n_a: int, n_b: int) -> dict[str, Any]:
-    """JSON schema of a topic matching: index lists no longer than the two topic sets."""
-    return {
-        "type": "object",
-        "properties": {
-            "matched_a": {"type": "array", "items": {"type": "integer"}, "maxItems": n_a},
-            "matched_b": {"type": "array", "items": {"type": "integer"}, "maxItems": n_b},
-        },
-        "required": ["matched_a", "matched_b"],
-    }
-
-
-def resolve_max_claims(max_claims: int | str | None, config: Any) -> int | None:
-    """``"auto"``: :data:`SMALL_MODEL_MAX_CLAIMS` on embedded backbones, no cap on remote ones.
-
-    >>> from types import SimpleNamespace as NS
-    >>> resolve_max_claims("auto", NS(kind="openai")), resolve_max_claims("auto", NS(kind="embedded"))
-    (None, 20)
-    """
-    if max_claims == "auto":
-        return SMALL_MODEL_MAX_CLAIMS if getattr(config, "kind", "openai") == "embedded" else None
-    if max_claims is not None and (not isinstance(max_claims, int) or max_claims < 1):
-        raise InputError(
-            f"max_claims must be >= 1, None or 'auto', got {max_claims!r}", field="max_claims"
-        )
-    return max_claims
-
-
-def split_items(
-    judge: JudgeMetric, raw: str, what: str, details: dict[str, Any]
-) -> list[str] | None:
-    """Claims/topics of a decomposition reply, de-duplicated and capped; both recorded in
-    ``details`` and counted on ``judge`` (``what``: "claims", "reference_topics", …)."""
-    items = parse_items(raw, continued=judge.variant == "small")
-    if items is None:
-        return None
-    kept = dedupe_items(items, judge.max_claims)
-    details.update(kept.record(what))
-    judge.note("duplicates_removed", bool(kept.duplicates))
-    judge.note(f"{what}_capped" if what == "claims" else "topics_capped", kept.capped > 0)
-    return kept.items
 
 
 @dataclass
