@@ -201,7 +201,7 @@ def test_25_claims_20_supported_is_point_8_on_a_remote_backbone() -> None:
     [r] = m.score_batch([item("a")])
     assert r.score == pytest.approx(0.8) and len(r.details["claims"]) == 25
     assert r.details["decomposition_truncated"] is False and r.details["claims_capped"] == 0
-    assert "max_claims:none" in m.signature
+    assert "claims:none" in m.signature
 
 
 def test_claim_cap_on_small_backbones_is_recorded_and_counted() -> None:
@@ -211,7 +211,7 @@ def test_claim_cap_on_small_backbones_is_recorded_and_counted() -> None:
     assert r.details["decomposition_truncated"] is True and r.details["claims_capped"] == 5
     assert r.details["claims_parsed"] == 25
     assert m.summary["responses_affected"] == {"claims_capped": 1}
-    assert "max_claims:20" in m.signature
+    assert "claims:20" in m.signature
 
 
 def test_exact_duplicate_claims_are_recorded() -> None:
@@ -233,3 +233,61 @@ def test_matching_ignores_numbers_in_echoed_topic_text() -> None:
     listed = "Matched topic subset of A:\n1. Record attendance.\n9. Top 10 home games.\n\nMatched topic subset of B: 1, 2 and 3"
     m = parse_matching(listed, 10, 3)
     assert m is not None and m.matched_a == (1, 9) and m.matched_b == (1, 2, 3)
+
+
+# -- defect 5: geval scores each dimension with its own prompt -----------------------------------
+
+
+def test_geval_is_a_family_one_prompt_per_dimension() -> None:
+    from metajudge.metaeval.external import metric_for_dimension
+    from metajudge.metrics.registry import expand_metrics, metric_info
+
+    assert expand_metrics(["geval"]) == ["geval_faithfulness", "geval_completeness"]
+    with pytest.raises(InputError, match="family"):
+        get_metric("geval")
+    faith, comp = (get_metric(n) for n in expand_metrics(["geval"]))
+    assert (faith.dimension, comp.dimension) == ("faithfulness", "completeness")
+    assert faith.prompt("geval_faithfulness").text != comp.prompt("geval_completeness").text
+    assert comp.tasks != faith.tasks or "dim:completeness" in comp.signature
+    cols = expand_metrics(["geval"])  # the score rows a run writes for --metrics geval
+    assert metric_for_dimension("geval", "completeness", cols) == "geval_completeness"
+    assert metric_for_dimension("geval", "faithfulness", cols) == "geval_faithfulness"
+    assert metric_info("geval")["signature"] == "family:geval_faithfulness+geval_completeness"
+
+
+def test_score_dataset_scores_a_family_as_its_members(monkeypatch: pytest.MonkeyPatch) -> None:
+    from metajudge.metrics import registry
+    from metajudge.metrics.judges.geval import GEval
+    from metajudge.metrics.registry import register, register_family
+    from metajudge.metrics.scoring import score_dataset
+
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))  # test entries vanish
+
+    register("fam_test_faith", "metajudge.metrics.lexical:RougeL")
+    register("fam_test_comp", "metajudge.metrics.lexical:BLEU")
+    register_family("fam_test", ("fam_test_faith", "fam_test_comp"))
+    from metajudge.data.formats import LikertRecord
+
+    rec = LikertRecord(
+        "i1",
+        Input("q", reference="Sales rose from 10 to 15."),
+        "s1",
+        "Sales rose from 10 to 15 units.",
+        {},
+    )
+    rows = score_dataset([rec], ["fam_test"], progress=False)
+    assert sorted({r["metric"] for r in rows}) == ["fam_test_comp", "fam_test_faith"]
+    assert isinstance(get_metric("geval_completeness"), GEval)
+
+
+# -- issue 11 "Done when": the signature shows context, claim cap and parser version -------------
+
+
+def test_judge_signatures_show_context_claim_cap_and_parser() -> None:
+    from metajudge.metrics.judges.parsers import PARSER_VERSION
+
+    assert PARSER_VERSION != "judges-1"
+    for name in ("mtraig_faithfulness", "mtraig_completeness", "geval_completeness"):
+        sig = get_metric(name, backbone="openai-gpt-4o-mini").signature
+        assert "ctx:128000" in sig and "claims:none" in sig and f"parser:{PARSER_VERSION}" in sig
+    assert "claims:20" in get_metric("mtraig_faithfulness", backbone="smollm2-135m").signature

@@ -154,16 +154,22 @@ def score_dataset(
     ``dataset``: a registry name (:func:`metajudge.data.registry.load_dataset`), a canonical JSONL
     path, a ``Dataset`` or a list of records. ``options``: ``{metric name: {option: value}}``
     passed to :func:`metajudge.metrics.registry.get_metric`; ``backbone``: the LLM judges'
-    backbone. ``reference_field``: a dotted record field (``input.source``, ``input.question``,
+    backbone. A family (``geval``) is scored as its members (``geval_faithfulness``,
+    ``geval_completeness``). ``reference_field``: a dotted record field (``input.source``, ``input.question``,
     ``meta.x``) the metrics compare against instead of ``input.reference``. ``cache_path``: an
     earlier score file to resume from (see the module docstring). Rows come metric by metric,
     responses in dataset order. One metric instance (one loaded model) serves the whole run, and
     each distinct (response, reference[, input]) is computed once and its result given to every
     response key that has it (a pairwise file repeats responses across pairs).
     """
-    from metajudge.metrics.registry import get_metric
+    from metajudge.metrics.registry import expand_metrics, family_members, get_metric
 
     names, options = _check_names(metric_names, options)
+    for fam in [n for n in names if family_members(n)]:  # a family's options go to each member
+        for member in family_members(fam):
+            options.setdefault(member, options.get(fam, {}))
+        options.pop(fam, None)
+    names = expand_metrics(names)
     refs = _response_refs(_records_of(dataset, data_dir), reference_field)
     cached: dict[tuple[str, str], dict[str, Any]] = {}
     if cache_path is not None and Path(cache_path).is_file():

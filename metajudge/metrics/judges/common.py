@@ -195,6 +195,7 @@ class JudgeMetric(JudgeBase, Metric):
             f"prompts:{prompts}",
             **opts,
             ctx=self.context,
+            claims=self.max_claims or "none",
             rows=self.max_rows or "all",
             tchars=self.max_table_chars,
         )

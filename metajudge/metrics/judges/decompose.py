@@ -28,6 +28,19 @@ def match_schema(n_a: int, n_b: int) -> dict[str, Any]:
     }
 
 
+def decompose_tokens(max_tokens: int | None, config: Any) -> int:
+    """Answer tokens of a decomposition: given, else 256 on embedded backbones (their lists loop)
+    and 1,024 on remote ones (room for 25+ claims; a reply cut at the limit is recorded).
+
+    >>> from types import SimpleNamespace as NS
+    >>> decompose_tokens(None, NS(kind="openai")), decompose_tokens(None, NS(kind="embedded"))
+    (1024, 256)
+    """
+    if max_tokens is not None:
+        return int(max_tokens)
+    return 256 if getattr(config, "kind", "openai") == "embedded" else 1024
+
+
 def resolve_max_claims(max_claims: int | str | None, config: Any) -> int | None:
     """``"auto"``: :data:`SMALL_MODEL_MAX_CLAIMS` on embedded backbones, no cap on remote ones.
 

@@ -35,7 +35,12 @@ from metajudge.backends.base import Backend, BackendError, Completion, Request
 from metajudge.errors import InputError
 from metajudge.metrics.base import MetricResult, ScoreItem
 from metajudge.metrics.judges.common import JudgeMetric
-from metajudge.metrics.judges.decompose import match_schema, resolve_max_claims, split_items
+from metajudge.metrics.judges.decompose import (
+    decompose_tokens,
+    match_schema,
+    resolve_max_claims,
+    split_items,
+)
 from metajudge.metrics.judges.parsers import parse_matching
 from metajudge.metrics.judges.prompts import numbered
 from metajudge.metrics.judges.verdicts import parse_verdict, parse_verdict_list
@@ -94,7 +99,7 @@ class MTRAIGFaithfulness(JudgeMetric):
         n: int = 1,
         temperature: float = 0.0,
         no_claims: Literal["zero", "none"] = "zero",
-        decompose_max_tokens: int = 256,
+        decompose_max_tokens: int | None = None,
         verify_max_tokens: int | None = None,
         constrained: bool | None = None,
         max_claims: int | Literal["auto"] | None = "auto",
@@ -120,7 +125,7 @@ class MTRAIGFaithfulness(JudgeMetric):
         self.n = int(n) if mode == "per_claim" else 1
         self.temperature = float(temperature)
         self.no_claims = no_claims
-        self.decompose_max_tokens = int(decompose_max_tokens)
+        self.decompose_max_tokens = decompose_tokens(decompose_max_tokens, self._config)
         self.verify_max_tokens = verify_max_tokens
         # per_claim: a GBNF grammar admits only "Yes"/"No" (llama.cpp backends); batched answers
         # are always constrained by their JSON schema
@@ -138,7 +143,6 @@ class MTRAIGFaithfulness(JudgeMetric):
             n=self.n,
             temp=self.temperature,
             no_claims=self.no_claims,
-            max_claims=self.max_claims or "none",
             partial=self.partial,
             constrained=self.constrained if self.mode == "per_claim" else "json",
             dec_tokens=self.decompose_max_tokens,
@@ -331,7 +335,7 @@ class MTRAIGCompleteness(JudgeMetric):
         self,
         *,
         structured: bool | None = None,
-        decompose_max_tokens: int = 256,
+        decompose_max_tokens: int | None = None,
         match_max_tokens: int = 96,
         max_claims: int | Literal["auto"] | None = "auto",
         backbone: str | None = None,
@@ -343,7 +347,7 @@ class MTRAIGCompleteness(JudgeMetric):
         #: topics kept per insight (same rule as the claims of faithfulness)
         self.max_claims = resolve_max_claims(max_claims, self._config)
         self.structured = (self.variant == "small") if structured is None else bool(structured)
-        self.decompose_max_tokens = int(decompose_max_tokens)
+        self.decompose_max_tokens = decompose_tokens(decompose_max_tokens, self._config)
         self.match_max_tokens = int(match_max_tokens)
 
     @property
@@ -351,7 +355,6 @@ class MTRAIGCompleteness(JudgeMetric):
         return self._signature(
             "mtraig_completeness",
             structured=self.structured,
-            max_topics=self.max_claims or "none",
             dec_tokens=self.decompose_max_tokens,
             match_tokens=self.match_max_tokens,
         )
