@@ -291,3 +291,32 @@ def test_judge_signatures_show_context_claim_cap_and_parser() -> None:
         sig = get_metric(name, backbone="openai-gpt-4o-mini").signature
         assert "ctx:128000" in sig and "claims:none" in sig and f"parser:{PARSER_VERSION}" in sig
     assert "claims:20" in get_metric("mtraig_faithfulness", backbone="smollm2-135m").signature
+
+
+# -- defect 2: the MuDABench fast path decides only unambiguous cases, digit-wise ---------------
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "decided"),
+    [("7.96", "7.9", 1), ("12.38", "12.34", 1), ("14.39", "14.4", 0), ("18.02", "18.02%", None)],
+)
+def test_issue_fast_path_inputs(pred: str, gold: str, decided: int | None) -> None:
+    from metajudge.metrics.numeric import fast_path
+
+    got = fast_path(pred, gold)
+    assert (got[0] if got else None) == decided
+
+
+def test_percent_on_one_side_goes_to_the_llm() -> None:
+    from metajudge.metrics.base import ScoreItem
+    from metajudge.metrics.judges.equivalence import AnswerEquivalence
+
+    be = ScriptedBackend(lambda r: '{"equivalent": true, "rationale": "Same value."}')
+    m = AnswerEquivalence(backend=be)  # type: ignore[arg-type]
+    items = [ScoreItem(str(i), p, g, Input("q")) for i, (p, g) in enumerate(
+        [("7.96", "7.9"), ("12.38", "12.34"), ("14.39", "14.4"), ("18.02", "18.02%")]
+    )]  # fmt: skip
+    r = m.score_batch(items)
+    assert [x.score for x in r] == [1.0, 1.0, 0.0, 1.0]
+    assert [x.details["decided_by"] for x in r] == ["fast_path"] * 3 + ["llm"]
+    assert len(be.seen) == 1 and m.summary["fast_path_share"] == pytest.approx(0.75)
