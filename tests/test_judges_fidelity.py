@@ -320,3 +320,17 @@ def test_percent_on_one_side_goes_to_the_llm() -> None:
     assert [x.score for x in r] == [1.0, 1.0, 0.0, 1.0]
     assert [x.details["decided_by"] for x in r] == ["fast_path"] * 3 + ["llm"]
     assert len(be.seen) == 1 and m.summary["fast_path_share"] == pytest.approx(0.75)
+
+
+def test_score_summary_counts_the_responses_affected_by_cuts() -> None:
+    from metajudge.metrics.scoring import summarize
+
+    rows = [
+        {"metric": "m", "score": 0.5, "signature": "s", "details": {"tables": {"truncated": True}}},
+        {"metric": "m", "score": 1.0, "signature": "s", "details": {"claims_capped": 5}},
+        {"metric": "m", "score": 1.0, "signature": "s", "details": {}},
+        {"metric": "m", "score": None, "signature": "s", "details": None},
+    ]
+    [s] = summarize(rows)
+    assert s["affected"] == {"tables_cut": 1, "items_capped": 1}
+    assert s["affected_share"] == {"tables_cut": 0.25, "items_capped": 0.25}

@@ -402,14 +402,42 @@ def score_lookup(rows: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], flo
     return {(r["key"], r["metric"]): r["score"] for r in rows}
 
 
+def cuts_of(details: Mapping[str, Any] | None) -> list[str]:
+    """What a judge cut or removed for one response, read from its result details:
+    ``tables_cut`` (tables shortened to fit the context), ``items_capped`` (claims/topics over the
+    cap), ``duplicates_removed`` (exact repeats), ``output_cut`` (a reply hit its token limit).
+
+    >>> cuts_of({"tables": {"truncated": True}, "claims_capped": 0, "duplicate_claims": ["x"]})
+    ['tables_cut', 'duplicates_removed']
+    """
+    d = details or {}
+    out = []
+    tables = d.get("tables")
+    if isinstance(tables, Mapping) and tables.get("truncated"):
+        out.append("tables_cut")
+    if any(k.endswith("_capped") and isinstance(v, int) and v > 0 for k, v in d.items()):
+        out.append("items_capped")
+    if any(k.startswith("duplicate_") and v for k, v in d.items()):
+        out.append("duplicates_removed")
+    if d.get("decomposition_output_cut"):
+        out.append("output_cut")
+    return out
+
+
 def summarize(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Per metric: n, scored, errors, mean score and the signature(s)."""
+    """Per metric: n, scored, errors, mean score, the signature(s) and ``affected`` — how many
+    responses had a table cut, claims capped, duplicates removed or an output cut
+    (:func:`cuts_of`), so that a report can say so with the share of responses affected."""
     by: dict[str, list[Mapping[str, Any]]] = {}
     for r in rows:
         by.setdefault(r["metric"], []).append(r)
     out = []
     for m, rs in by.items():
         vals = [r["score"] for r in rs if r["score"] is not None]
+        affected: dict[str, int] = {}
+        for r in rs:
+            for c in cuts_of(r.get("details")):
+                affected[c] = affected.get(c, 0) + 1
         out.append(
             {
                 "metric": m,
@@ -418,6 +446,8 @@ def summarize(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
                 "errors": len(rs) - len(vals),
                 "mean": sum(vals) / len(vals) if vals else None,
                 "signatures": sorted({r["signature"] for r in rs}),
+                "affected": affected,
+                "affected_share": {k: round(v / len(rs), 4) for k, v in affected.items()},
             }
         )
     return out
