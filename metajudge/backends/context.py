@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import urllib.request
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -64,6 +63,8 @@ def context_from_models(payload: Any, model: str) -> int | None:
 
 
 def _fetch_models(cfg: Any, timeout_s: float) -> Any:
+    import urllib.request
+
     url = str(cfg.base_url).rstrip("/") + "/models"
     req = urllib.request.Request(url)
     key = os.environ.get(cfg.api_key_env) if getattr(cfg, "api_key_env", None) else None
