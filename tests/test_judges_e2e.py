@@ -24,7 +24,7 @@ def test_judges_on_a_real_item_and_cached_rerun(data_dir: Path) -> None:
     items = [ScoreItem(r.key, r.response, r.reference, r.input) for r in refs]
     first: dict[str, list[float | None]] = {}
     for name, lo, hi in (
-        ("geval", 1.0, 5.0),
+        ("geval_faithfulness", 1.0, 5.0),
         ("mtraig_faithfulness", 0.0, 1.0),
         ("mtraig_completeness", 0.0, 1.0),
     ):

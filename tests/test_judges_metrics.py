@@ -218,7 +218,7 @@ def test_faithfulness_no_claims_option_and_failures() -> None:
     be = ScriptedBackend(_faith_script("I am not sure."))
     zero = MTRAIGFaithfulness(backend=be)  # type: ignore[arg-type]
     r0, r1, r2 = zero.score_batch(items)
-    assert r0.score == 0.0 and r0.details["no_claims"] is True  # the paper scores 0
+    assert r0.score == 0.0 and r0.details["no_claims"] is True  # our default (the paper is silent)
     assert r1.score is None and r1.error == "unparseable decomposition"
     assert (
         r2.score is None

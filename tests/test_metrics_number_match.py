@@ -174,7 +174,7 @@ def test_accuracy_over_a_set() -> None:
 
 
 def test_metric_class() -> None:
-    m = NumberMatch(mode="scale_invariant", ignore_sign=True)
+    m = NumberMatch(preset=None, mode="scale_invariant", ignore_sign=True)  # free text: no preset
     assert "mode:scale_invariant" in m.signature and "sign:ignore" in m.signature
     res = m.score_batch(
         [
@@ -192,3 +192,40 @@ def test_metric_class() -> None:
         NumberMatch(mode="fuzzy")  # type: ignore[arg-type]
     with pytest.raises(InputError):
         NumberMatch(rel_tol=-1)
+
+
+# -- issue 11 defect 6: presets and a named free-text selection rule ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "expected"),
+    [
+        ("$3.2 million", 3.2, True),  # the paper's scale invariance: million
+        ("7", 700_000_000, False),  # bounded: 10^8 is no unit scale
+        ("3", 0.0003, False),  # bounded: 10^-4 is no unit scale
+        ("12.5%", 0.125, True),  # percent ×100
+        ("12.5", 12.5, True),
+        ("The answer is 12.5", 12.5, False),  # the whole answer must be the number
+    ],
+)
+def test_t2ragbench_preset(pred: str, gold: float, expected: bool) -> None:
+    assert number_match(pred, gold, preset="t2ragbench") is expected
+    assert NumberMatch(preset="t2ragbench").score(pred, str(gold)).score == float(expected)
+
+
+def test_mudabench_preset_is_digit_wise_first_decimal() -> None:
+    got = [number_match(p, g, preset="mudabench") for p, g in (("7.96", 7.9), ("12.38", 12.34), ("14.39", 14.4))]  # fmt: skip
+    assert got == [True, True, False]
+    assert "preset:mudabench|mode:first_decimal" in NumberMatch(preset="mudabench").signature
+
+
+def test_free_text_selection_rule_is_named() -> None:
+    for pred, gold in (
+        ("The change is 12.5% (2018 to 2019)", 12.5),
+        ("Revenue was 3.2 million in 2019", 3.2),
+    ):
+        assert number_match(pred, gold, select="salient", mode="unit_scales")
+        assert not number_match(pred, gold, select="last", mode="unit_scales")
+    m = NumberMatch(preset=None, select="salient", mode="unit_scales")
+    assert "preset:none" in m.signature and "select:salient" in m.signature
+    assert "preset:t2ragbench" in NumberMatch().signature  # the registry default

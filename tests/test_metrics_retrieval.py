@@ -87,3 +87,16 @@ def test_bad_input() -> None:
         retrieval_report([{"a"}, set()], [["a"], ["b"]], ids=["q1", "q2"])
     with pytest.raises(InputError, match="unknown retrieval metric"):
         retrieval_report([{"a"}], [["a"]], metrics=("ndcg",))
+
+
+def test_f1_reported_both_as_query_mean_and_corpus_form() -> None:
+    """Issue 11 defect 7: MT-RAIG Table 19 is consistent with 2·mean(P)·mean(R)/(mean(P)+mean(R))."""
+    golds = [{"a"}, {"b", "c", "d"}]
+    rankeds = [["a", "x"], ["b", "y"]]
+    rep = retrieval_report(golds, rankeds, ks=(2,))
+    p, r = rep["precision@2"], rep["recall@2"]  # (0.5 + 0.5) / 2, (1 + 1/3) / 2
+    assert rep["f1@2"] == pytest.approx((2 / 3 + 0.4) / 2)  # per-query mean
+    assert rep["f1_corpus@2"] == pytest.approx(2 * p * r / (p + r))
+    assert rep["f1_corpus@2"] != pytest.approx(rep["f1@2"])
+    only = retrieval_report(golds, rankeds, ks=(2,), metrics=("f1",))
+    assert set(only) == {"f1@2", "f1_corpus@2", "n"}

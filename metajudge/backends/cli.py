@@ -80,7 +80,7 @@ def _list(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps([c.public_dict() for c in cfgs], indent=2))
         return 0
-    print(f"{'NAME':<22} {'KIND':<9} {'CHAT':<5} {'MODEL / ENDPOINT':<48} SOURCE")
+    print(f"{'NAME':<22} {'KIND':<9} {'CHAT':<5} {'CONTEXT':<8} {'MODEL / ENDPOINT':<48} SOURCE")
     for c in cfgs:
         where = (
             c.gguf
@@ -88,7 +88,11 @@ def _list(args: argparse.Namespace) -> int:
             else f"{c.model} @ {c.base_url}"
             + (f" (key: ${c.api_key_env})" if c.api_key_env else "")
         )
-        print(f"{c.name:<22} {c.kind:<9} {'yes' if c.chat else 'no':<5} {where!s:<48} {c.source}")
+        ctx = str(c.n_ctx) if c.n_ctx else "server"  # unset: read from /v1/models when used
+        print(
+            f"{c.name:<22} {c.kind:<9} {'yes' if c.chat else 'no':<5} {ctx:<8} {where!s:<48} "
+            f"{c.source}"
+        )
     return 0
 
 

@@ -16,6 +16,7 @@ Example (an OpenAI-compatible vLLM deployment)::
     concurrency = 64
     price_input_per_mtok = 0.0
     price_output_per_mtok = 0.0
+    n_ctx = 32768        # or leave it out: the server's /v1/models is asked (vLLM max_model_len)
     [decoding]
     temperature = 0.0
     max_tokens = 256
@@ -73,7 +74,8 @@ class BackendConfig:
     batch_discount: float = 0.5
     concurrency: int = 4
     n_parallel: int = 1
-    n_ctx: int = 2048
+    #: context length in tokens; ``None``: ask the server (see :mod:`metajudge.backends.context`)
+    n_ctx: int | None = None
     n_threads: int = 2
     logits_all: bool = True
     prompt_cache: bool = False
@@ -118,7 +120,8 @@ class BackendConfig:
                     field=f"decoding.{k}",
                 )
         for name in ("concurrency", "n_parallel", "n_ctx", "n_threads"):
-            if int(getattr(self, name)) < 1:
+            v = getattr(self, name)
+            if v is not None and int(v) < 1:
                 raise InputError(f"{name} must be >= 1", path=where, field=name)
         if self.max_retries < 0:
             raise InputError("max_retries must be >= 0", path=where, field="max_retries")

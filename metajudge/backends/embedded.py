@@ -18,6 +18,7 @@ from pathlib import Path
 
 from metajudge.backends.base import Completion
 from metajudge.backends.config import BackendConfig
+from metajudge.backends.context import EMBEDDED_CONTEXT
 from metajudge.backends.ledger import Ledger
 from metajudge.backends.models import gguf_sha256, resolve_gguf
 from metajudge.backends.openai_backend import OpenAIBackend
@@ -80,7 +81,7 @@ class EmbeddedBackend(OpenAIBackend):
                         if cfg.n_parallel == 1
                         else f"llama-server-{cfg.name}-{i}.log"
                     ),
-                    n_ctx=cfg.n_ctx,
+                    n_ctx=cfg.n_ctx or EMBEDDED_CONTEXT,
                     n_threads=threads,
                     logits_all=cfg.logits_all,
                     chat_format=cfg.chat_format if cfg.chat else None,

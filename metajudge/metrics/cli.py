@@ -140,6 +140,8 @@ def _cmd_score(args: argparse.Namespace) -> int:
         )
         for sig in s["signatures"]:
             print(f"    {sig}")
+        for what, k in s["affected"].items():  # nothing silent: cuts and caps with their share
+            print(f"    note: {what.replace('_', ' ')} in {k} of {s['n']} responses")
     return _report_errors(rows, sys.stderr)
 
 

@@ -11,10 +11,24 @@ written: ``%`` does **not** divide by 100 (``12.5%`` → 12.5; ``scale_invariant
 currency marks are dropped, and by default a number alone in parentheses is negative
 (``paren_negative=False`` turns this off).
 
-Which number counts when an answer has several (``select``): ``"last"`` (default — the final
-answer usually ends the text: "From 2019 to 2020 revenue grew by 12.5%" → 12.5), ``"first"``,
-``"any"`` (correct if any extracted number matches; lenient) or ``"only"`` (correct only when the
-answer has exactly one number).
+Which number counts (``select``): ``"whole"`` — the whole answer is one number (with its sign,
+currency, percent and scale word), as the recipe's ``float(pred)``; anything else in the answer
+is a non-match. Free-text selection rules: ``"salient"`` — the numbers written with a unit
+(percent, currency or scale word) if there are any, else the numbers that are not a bare year
+(an integer 1900–2100), else all; the last of those ("The change is 12.5% (2018 to 2019)" →
+12.5; "Revenue was 3.2 million in 2019" → 3.2 million); ``"last"`` (the number that ends the
+text: "From 2019 to 2020 revenue grew by 12.5%" → 12.5), ``"first"``, ``"any"`` (correct if any
+number matches; lenient) or ``"only"`` (correct only when the answer has exactly one number).
+
+Presets (:data:`PRESETS`), named in the signature; explicit options override them:
+
+- ``t2ragbench`` — T2-RAGBench's recipe: ``select="whole"``, ``mode="unit_scales"`` (the paper's
+  "scale invariance" as the bounded set percent ×100, thousand, million, billion:
+  '$3.2 million' ≡ 3.2, '7' ≢ 700,000,000, '3' ≢ 0.0003), ``rel_tol=0.01``;
+- ``mudabench`` — MuDABench's digit-wise rule: ``select="whole"``, ``mode="first_decimal"``;
+- ``None`` — no preset: the function defaults (``strict``, ``last``).
+
+The registry metric ``number_match`` uses ``preset="t2ragbench"``.
 
 Comparison (:func:`~metajudge.metrics.numeric.numbers_equivalent`), tolerance relative to the
 **gold** value as in the recipe: ``mode`` is a rule of :data:`metajudge.metrics.numeric.RULES`
@@ -29,6 +43,7 @@ gold 0 can never be matched there. Here a gold 0 matches a prediction within ``a
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -45,10 +60,18 @@ from metajudge.metrics.numeric import (
 )
 
 Mode = Rule
-Select = Literal["last", "first", "any", "only"]
+Select = Literal["whole", "salient", "last", "first", "any", "only"]
+SELECTS: tuple[str, ...] = ("whole", "salient", "last", "first", "any", "only")
+
+#: Named option sets for the seeds' benchmarks (see the module docstring).
+PRESETS: dict[str, dict[str, Any]] = {
+    "t2ragbench": {"select": "whole", "mode": "unit_scales", "rel_tol": 1e-2},
+    "mudabench": {"select": "whole", "mode": "first_decimal"},
+}
 
 __all__ = [
     "EXTRACTOR_VERSION",
+    "PRESETS",
     "ExtractedNumber",
     "NumberMatch",
     "extract_numbers",
@@ -139,8 +162,44 @@ def pred_numbers(pred: str | float | None, *, paren_negative: bool = True) -> li
     raise InputError(f"pred must be a string or a number, got {type(pred).__name__}", field="pred")
 
 
+_FILLER = re.compile(r"^[\s.,;:!?'\"()\[\]=]*$")
+
+
+def _is_year(n: ExtractedNumber) -> bool:
+    return (
+        not (n.percent or n.currency or n.scale != 1.0)
+        and n.value.is_integer()
+        and 1900 <= n.value <= 2100
+        and "," not in n.text
+    )
+
+
+def select_found(text: str, found: list[ExtractedNumber], select: Select) -> list[float]:
+    """The candidate numbers of ``text`` that count under ``select`` (see the module docstring).
+
+    >>> t = "The change is 12.5% (2018 to 2019)"
+    >>> select_found(t, find_numbers(t), "salient"), select_found(t, find_numbers(t), "last")
+    ([12.5], [2019.0])
+    >>> select_found("$3.2 million", find_numbers("$3.2 million"), "whole")
+    [3200000.0]
+    >>> select_found("It is 3.2", find_numbers("It is 3.2"), "whole")
+    []
+    """
+    if select == "whole":
+        if len(found) != 1:
+            return []
+        n = found[0]
+        rest = text[: n.start] + text[n.end :]
+        return [n.value] if _FILLER.match(rest) else []
+    if select == "salient":
+        marked = [n for n in found if n.percent or n.currency or n.scale != 1.0]
+        pool = marked or [n for n in found if not _is_year(n)] or found
+        return [n.value for n in pool[-1:]]
+    return select_numbers([n.value for n in found], select)
+
+
 def select_numbers(nums: list[float], select: Select) -> list[float]:
-    """The candidate numbers that count under ``select`` (see the module docstring)."""
+    """The candidate numbers that count under ``select`` (the rules that need no text)."""
     if select == "last":
         return nums[-1:]
     if select == "first":
@@ -149,47 +208,79 @@ def select_numbers(nums: list[float], select: Select) -> list[float]:
         return nums
     if select == "only":
         return nums if len(nums) == 1 else []
-    raise InputError(f"unknown select {select!r} (last, first, any, only)", field="select")
+    raise InputError(f"unknown select {select!r} ({', '.join(SELECTS)})", field="select")
+
+
+def _options(preset: str | None, **given: Any) -> dict[str, Any]:
+    """Function defaults, updated by the preset, updated by the options given explicitly."""
+    if preset is not None and preset not in PRESETS:
+        raise InputError(
+            f"unknown number_match preset {preset!r} ({', '.join(PRESETS)})", field="preset"
+        )
+    opts = {k: v for k, v in given.items() if v is not None}
+    return {**_DEFAULTS, **(PRESETS[preset] if preset else {}), **opts}
+
+
+_DEFAULTS: dict[str, Any] = {
+    "mode": "strict",
+    "rel_tol": 1e-2,
+    "ignore_sign": False,
+    "abs_tol": 0.0,
+    "select": "last",
+    "max_power": None,
+    "paren_negative": True,
+}
 
 
 def number_match(
     pred: str | float | None,
     gold: str | float,
     *,
-    mode: Mode = "strict",
-    rel_tol: float = 1e-2,
-    ignore_sign: bool = False,
-    abs_tol: float = 0.0,
-    select: Select = "last",
+    preset: str | None = None,
+    mode: Mode | None = None,
+    rel_tol: float | None = None,
+    ignore_sign: bool | None = None,
+    abs_tol: float | None = None,
+    select: Select | None = None,
     max_power: int | None = None,
-    paren_negative: bool = True,
+    paren_negative: bool | None = None,
 ) -> bool:
     """T2-RAGBench Number Match of one prediction: True iff the selected number matches gold.
 
-    Non-numeric, empty or ``None`` predictions give False (never an exception); a gold that is
-    not exactly one number raises :class:`InputError`.
+    Options left ``None`` come from ``preset`` (:data:`PRESETS`), else the defaults (``strict``,
+    ``last``). Non-numeric, empty or ``None`` predictions give False (never an exception); a gold
+    that is not exactly one number raises :class:`InputError`.
 
     >>> number_match("The answer is $1,234.", 1234), number_match("about 12.6", "12.5")
     (True, True)
     >>> number_match("12.5%", 0.125), number_match("12.5%", 0.125, mode="scale_invariant")
     (False, True)
+    >>> number_match("$3.2 million", 3.2, preset="t2ragbench"), number_match("7", 7e8, preset="t2ragbench")
+    (True, False)
     >>> number_match("no idea", 3.0), number_match("", 3.0)
     (False, False)
     """
-    g = gold_number(gold, paren_negative=paren_negative)
-    cands = select_numbers(pred_numbers(pred, paren_negative=paren_negative), select)
-    return any(
-        numbers_equivalent(
-            p,
-            g,
-            mode=mode,
-            rel_tol=rel_tol,
-            abs_tol=abs_tol,
-            ignore_sign=ignore_sign,
-            max_power=max_power,
+    o = _options(
+        preset, mode=mode, rel_tol=rel_tol, ignore_sign=ignore_sign, abs_tol=abs_tol,
+        select=select, max_power=max_power, paren_negative=paren_negative,
+    )  # fmt: skip
+    g = gold_number(gold, paren_negative=o["paren_negative"])
+    return any(_equal(p, g, o) for p in _candidates(pred, o))
+
+
+def _candidates(pred: str | float | None, o: dict[str, Any]) -> list[float]:
+    if isinstance(pred, str):
+        return select_found(
+            pred, find_numbers(pred, paren_negative=o["paren_negative"]), o["select"]
         )
-        for p in cands
-    )
+    return select_numbers(pred_numbers(pred, paren_negative=o["paren_negative"]), o["select"])
+
+
+def _equal(p: float, g: float, o: dict[str, Any]) -> bool:
+    return numbers_equivalent(
+        p, g, mode=o["mode"], rel_tol=o["rel_tol"], abs_tol=o["abs_tol"],
+        ignore_sign=o["ignore_sign"], max_power=o["max_power"],
+    )  # fmt: skip
 
 
 def number_match_accuracy(
@@ -215,42 +306,46 @@ class NumberMatch(PairMetric):
     def __init__(
         self,
         *,
-        mode: Mode = "strict",
-        rel_tol: float = 1e-2,
-        ignore_sign: bool = False,
-        abs_tol: float = 0.0,
-        select: Select = "last",
+        preset: str | None = "t2ragbench",
+        mode: Mode | None = None,
+        rel_tol: float | None = None,
+        ignore_sign: bool | None = None,
+        abs_tol: float | None = None,
+        select: Select | None = None,
         max_power: int | None = None,
-        paren_negative: bool = True,
+        paren_negative: bool | None = None,
     ) -> None:
-        if mode not in RULES:
-            raise InputError(f"number_match: unknown mode {mode!r}", field="mode")
-        if select not in ("last", "first", "any", "only"):
-            raise InputError(f"number_match: unknown select {select!r}", field="select")
+        o = _options(
+            preset, mode=mode, rel_tol=rel_tol, ignore_sign=ignore_sign, abs_tol=abs_tol,
+            select=select, max_power=max_power, paren_negative=paren_negative,
+        )  # fmt: skip
+        if o["mode"] not in RULES:
+            raise InputError(f"number_match: unknown mode {o['mode']!r}", field="mode")
+        if o["select"] not in SELECTS:
+            raise InputError(f"number_match: unknown select {o['select']!r}", field="select")
         if not (
-            isinstance(rel_tol, (int, float))
-            and rel_tol >= 0
-            and isinstance(abs_tol, (int, float))
-            and abs_tol >= 0
+            isinstance(o["rel_tol"], (int, float))
+            and o["rel_tol"] >= 0
+            and isinstance(o["abs_tol"], (int, float))
+            and o["abs_tol"] >= 0
         ):
             raise InputError(
                 "number_match: rel_tol and abs_tol must be non-negative numbers", field="rel_tol"
             )
+        self.preset = preset
         self.opts: dict[str, Any] = {
-            "mode": mode,
-            "rel_tol": float(rel_tol),
-            "ignore_sign": bool(ignore_sign),
-            "abs_tol": float(abs_tol),
-            "select": select,
-            "max_power": max_power,
-            "paren_negative": bool(paren_negative),
+            **o,
+            "rel_tol": float(o["rel_tol"]),
+            "abs_tol": float(o["abs_tol"]),
+            "ignore_sign": bool(o["ignore_sign"]),
+            "paren_negative": bool(o["paren_negative"]),
         }
 
     @property
     def signature(self) -> str:
         o = self.opts
         return (
-            f"number_match|mode:{o['mode']}|rel_tol:{o['rel_tol']:g}|abs_tol:{o['abs_tol']:g}|"
+            f"number_match|preset:{self.preset or 'none'}|mode:{o['mode']}|rel_tol:{o['rel_tol']:g}|abs_tol:{o['abs_tol']:g}|"
             f"sign:{'ignore' if o['ignore_sign'] else 'keep'}|select:{o['select']}|"
             f"max_power:{'any' if o['max_power'] is None else o['max_power']}|"
             f"paren_neg:{'yes' if o['paren_negative'] else 'no'}|extract:{EXTRACTOR_VERSION}"
@@ -261,15 +356,11 @@ class NumberMatch(PairMetric):
             g = gold_number(reference, paren_negative=self.opts["paren_negative"])
         except InputError as e:
             return MetricResult(key, None, error=f"reference: {e.message}")
-        nums = extract_numbers(response, paren_negative=self.opts["paren_negative"])
-        cands = select_numbers(nums, self.opts["select"])
-        ok = any(
-            numbers_equivalent(
-                p, g, mode=self.opts["mode"], rel_tol=self.opts["rel_tol"], abs_tol=self.opts["abs_tol"],
-                ignore_sign=self.opts["ignore_sign"], max_power=self.opts["max_power"],
-            )
-            for p in cands
-        )  # fmt: skip
+        found = find_numbers(response, paren_negative=self.opts["paren_negative"])
+        cands = select_found(response, found, self.opts["select"])
+        ok = any(_equal(p, g, self.opts) for p in cands)
         return MetricResult(
-            key, 1.0 if ok else 0.0, {"gold": g, "numbers": nums, "candidates": cands}
+            key,
+            1.0 if ok else 0.0,
+            {"gold": g, "numbers": [n.value for n in found], "candidates": cands},
         )

@@ -29,6 +29,10 @@ Rules (:data:`RULES`), tolerance relative to the **gold** value:
 
 - ``strict``: ``|p − g| ≤ rel_tol·|g|`` (plus ``abs_tol``) — T2-RAGBench's Number Match;
 - ``scale_invariant``: ``p·10^k`` matches for some integer k (``|k| ≤ max_power`` when given);
+  unbounded, so '7' ≡ 700,000,000 and '3' ≡ 0.0003;
+- ``unit_scales``: the bounded form — ``p·10^k`` for k = 0 or ±k in :data:`UNIT_SCALE_POWERS`
+  (percent ×100, thousand, million, billion): '$3.2 million' ≡ 3.2, '12.5%' ≡ 0.125, but
+  '7' ≢ 700,000,000 and '3' ≢ 0.0003;
 - ``first_decimal``: the integer digits and the first decimal agree after **truncation** toward
   zero, digit-wise — MuDABench's judge prompt (upstream ``prompts/eval_prompts.py``: "for numeric
   values, integer digits + first decimal place are enough"): 12.38 ≡ 12.34, 7.96 ≡ 7.9,
@@ -50,8 +54,11 @@ from typing import Literal
 
 from metajudge.errors import InputError
 
-Rule = Literal["strict", "scale_invariant", "first_decimal"]
-RULES: tuple[str, ...] = ("strict", "scale_invariant", "first_decimal")
+Rule = Literal["strict", "scale_invariant", "unit_scales", "first_decimal"]
+RULES: tuple[str, ...] = ("strict", "scale_invariant", "unit_scales", "first_decimal")
+#: Powers of ten ``unit_scales`` accepts between prediction and gold: percent (×100) and the
+#: thousand / million / billion of financial reports — T2-RAGBench's "scale invariance" bounded.
+UNIT_SCALE_POWERS: tuple[int, ...] = (2, 3, 6, 9)
 Paren = Literal["always", "amounts", "never"]
 
 EXTRACTOR_VERSION = "2"
@@ -240,6 +247,8 @@ def numbers_equivalent(
     (True, False)
     >>> numbers_equivalent(0.125, 12.5), numbers_equivalent(0.125, 12.5, mode="scale_invariant")
     (False, True)
+    >>> [numbers_equivalent(p, g, mode="unit_scales") for p, g in ((7, 7e8), (3, 3e-4), (3.2e6, 3.2))]
+    [False, False, True]
     >>> numbers_equivalent(-5, 5), numbers_equivalent(-5, 5, ignore_sign=True)
     (False, True)
     >>> [numbers_equivalent(p, g, mode="first_decimal") for p, g in ((12.38, 12.34), (7.96, 7.9), (14.39, 14.4))]
@@ -262,6 +271,8 @@ def numbers_equivalent(
     tol = max(rel_tol * abs(g), abs_tol) + 1e-12 * abs(g)
     if abs(p - g) <= tol:
         return True
+    if mode == "unit_scales" and p != 0.0 and g != 0.0 and (p > 0) == (g > 0):
+        return any(abs(p * 10.0**k - g) <= tol for e in UNIT_SCALE_POWERS for k in (e, -e))
     if mode == "scale_invariant" and p != 0.0 and g != 0.0 and (p > 0) == (g > 0):
         k0 = round(math.log10(abs(g) / abs(p)))
         for k in (k0 - 1, k0, k0 + 1):

@@ -17,6 +17,7 @@ True
 from __future__ import annotations
 
 import importlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +31,7 @@ class _Entry:
     target: str  # "module:ClassOrFactory"
     defaults: dict[str, Any] = field(default_factory=dict)
     judge: bool = False  # an LLM judge: takes backbone=
+    members: tuple[str, ...] = ()  # a family: the metrics it stands for (one per dimension)
 
 
 _REGISTRY: dict[str, _Entry] = {}
@@ -45,6 +47,34 @@ def register(name: str, target: str, *, judge: bool = False, **defaults: Any) ->
     if ":" not in target:
         raise ValueError(f"target must be 'module:attribute', got {target!r}")
     _REGISTRY[name] = _Entry(name, target, dict(defaults), judge)
+
+
+def register_family(name: str, members: tuple[str, ...]) -> None:
+    """Register ``name`` as a family of registered metrics, one per human dimension (``geval`` →
+    ``geval_faithfulness`` + ``geval_completeness``): asking for the family scores every member,
+    and each dimension is then read from its own member (``<name>_<dimension>``).
+    """
+    first = _entry(members[0])
+    _REGISTRY[name] = _Entry(name, first.target, {}, first.judge, tuple(members))
+
+
+def family_members(name: str) -> tuple[str, ...]:
+    """The members of family ``name``; ``()`` for a plain metric."""
+    return _entry(name).members
+
+
+def expand_metrics(names: Sequence[str]) -> list[str]:
+    """Metric names with every family replaced by its members (order kept, no repeats).
+
+    >>> expand_metrics(["bleu", "geval"])
+    ['bleu', 'geval_faithfulness', 'geval_completeness']
+    """
+    out: list[str] = []
+    for n in names:
+        for m in family_members(n) or (n,):
+            if m not in out:
+                out.append(m)
+    return out
 
 
 def list_metrics() -> list[str]:
@@ -80,6 +110,12 @@ def get_metric(name: str, *, backbone: str | None = None, **options: Any) -> Met
     ``None``: the default embedded one); metrics that are not judges have none and ignore it.
     """
     e = _entry(name)
+    if e.members:
+        raise InputError(
+            f"{name!r} is a family of metrics ({', '.join(e.members)}), one per dimension: "
+            "score each member (expand_metrics does it)",
+            field="metric",
+        )
     kwargs = {**e.defaults, **options}
     if e.judge and backbone is not None:
         kwargs["backbone"] = backbone
@@ -98,6 +134,10 @@ def get_metric(name: str, *, backbone: str | None = None, **options: Any) -> Met
 def metric_info(name: str, *, backbone: str | None = None, **options: Any) -> dict[str, Any]:
     """``{name, direction, range, signature, target, defaults}`` (instantiates the metric, loads no model)."""
     e = _entry(name)
+    if e.members:
+        first = metric_info(e.members[0], backbone=backbone, **options)
+        sig = "family:" + "+".join(e.members)
+        return {**first, "name": name, "members": list(e.members), "signature": sig}
     m = get_metric(name, backbone=backbone, **options)
     try:
         return {
@@ -120,9 +160,10 @@ register("bertscore", "metajudge.metrics.bertscore:BERTScore")
 register("number_match", "metajudge.metrics.number_match:NumberMatch")
 # LLM judges (metajudge.metrics.judges): G-Eval, MT-RAIG Eval, answer equivalence, MuDABench.
 _J = "metajudge.metrics.judges."
-register("geval", _J + "geval:GEval", judge=True, dimension="faithfulness")
 register("geval_faithfulness", _J + "geval:GEval", judge=True, dimension="faithfulness")
 register("geval_completeness", _J + "geval:GEval", judge=True, dimension="completeness")
+# MT-RAIG Table 5 scores each dimension with its own Table 18 prompt: "geval" is both
+register_family("geval", ("geval_faithfulness", "geval_completeness"))
 register("mtraig_faithfulness", _J + "mtraig:MTRAIGFaithfulness", judge=True)
 register("mtraig_completeness", _J + "mtraig:MTRAIGCompleteness", judge=True)
 register("answer_equivalence", _J + "equivalence:AnswerEquivalence", judge=True)

@@ -8,7 +8,12 @@ first (duplicates are dropped, the first occurrence keeps its rank):
 - ``recall_at_k``: |top-k ∩ gold| / |gold| (T2-RAGBench R@1, R@3; MT-RAIG R@k);
 - ``precision_at_k``: |top-k ∩ gold| / k — the standard IR denominator k, also when fewer than k
   ids were retrieved (MT-RAIG P@k);
-- ``f1_at_k``: harmonic mean of P@k and R@k (0 when both are 0) (MT-RAIG F1@k);
+- ``f1_at_k``: harmonic mean of P@k and R@k (0 when both are 0), per query.
+
+Two F1 aggregates over queries, both reported by :func:`retrieval_report` under their names:
+``f1@k`` is the mean of per-query F1; ``f1_corpus@k`` is the harmonic mean of the mean P@k and
+the mean R@k — the form MT-RAIG's Table 19 is consistent with (19 of its 20 F1 cells within
+0.01 of 2·P·R/(P+R) of the P and R printed beside them);
 - ``hit_at_k``: 1 if any relevant id is in the top k.
 
 A query with an empty gold set has no defined recall/MRR: it raises :class:`InputError` (name the
@@ -125,7 +130,8 @@ def retrieval_report(
     metrics: Sequence[str] = ("mrr", "recall", "precision", "f1", "hit"),
     ids: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    """Mean of each metric at each k over queries: ``{"mrr@3": ..., "recall@1": ..., "n": N}``.
+    """Mean of each metric at each k over queries: ``{"mrr@3": ..., "recall@1": ..., "n": N}``;
+    with ``f1`` also ``f1_corpus@k``, the harmonic mean of mean P@k and mean R@k (MT-RAIG Table 19).
 
     ``ids`` (optional) name the queries in errors. T2-RAGBench: ``ks=(1, 3)`` (MRR@3, R@1, R@3);
     MT-RAIG: ``ks=(2, 5, 10, 20)`` (P/R/F1).
@@ -133,6 +139,9 @@ def retrieval_report(
     >>> r = retrieval_report([{"a"}, {"b"}], [["a", "x"], ["x", "b"]], ks=(1, 2))
     >>> r["mrr@2"], r["recall@1"], r["n"]
     (0.75, 0.5, 2)
+    >>> r = retrieval_report([{"a"}, {"b", "c", "d"}], [["a", "x"], ["b", "y"]], ks=(2,), metrics=("f1",))
+    >>> round(r["f1@2"], 4), round(r["f1_corpus@2"], 4)
+    (0.5333, 0.5714)
     """
     if len(golds) != len(rankeds):
         raise InputError(f"{len(golds)} gold sets but {len(rankeds)} rankings", field="rankeds")
@@ -146,9 +155,12 @@ def retrieval_report(
                 f"unknown retrieval metric {m!r} ({', '.join(_FUNCS)})", field="metrics"
             )
     ks = [_check_k(k) for k in ks]
-    sums: dict[str, float] = {f"{m}@{k}": 0.0 for m in metrics for k in ks}
+    computed = list(metrics) + [
+        m for m in ("precision", "recall") if "f1" in metrics and m not in metrics
+    ]
+    sums: dict[str, float] = {f"{m}@{k}": 0.0 for m in computed for k in ks}
     for i, (g, r) in enumerate(zip(golds, rankeds, strict=True)):
-        for m in metrics:
+        for m in computed:
             for k in ks:
                 try:
                     sums[f"{m}@{k}"] += _FUNCS[m](g, r, k=k)
@@ -156,6 +168,11 @@ def retrieval_report(
                     qid = ids[i] if ids is not None else str(i)
                     raise InputError(f"query {qid}: {e.message}", field=e.field) from None
     n = len(golds)
-    out: dict[str, Any] = {key: v / n for key, v in sums.items()}
+    means = {key: v / n for key, v in sums.items()}
+    out: dict[str, Any] = {f"{m}@{k}": means[f"{m}@{k}"] for m in metrics for k in ks}
+    if "f1" in metrics:
+        for k in ks:
+            p, r = means[f"precision@{k}"], means[f"recall@{k}"]
+            out[f"f1_corpus@{k}"] = 2 * p * r / (p + r) if p + r > 0 else 0.0
     out["n"] = n
     return out

@@ -154,16 +154,22 @@ def score_dataset(
     ``dataset``: a registry name (:func:`metajudge.data.registry.load_dataset`), a canonical JSONL
     path, a ``Dataset`` or a list of records. ``options``: ``{metric name: {option: value}}``
     passed to :func:`metajudge.metrics.registry.get_metric`; ``backbone``: the LLM judges'
-    backbone. ``reference_field``: a dotted record field (``input.source``, ``input.question``,
+    backbone. A family (``geval``) is scored as its members (``geval_faithfulness``,
+    ``geval_completeness``). ``reference_field``: a dotted record field (``input.source``, ``input.question``,
     ``meta.x``) the metrics compare against instead of ``input.reference``. ``cache_path``: an
     earlier score file to resume from (see the module docstring). Rows come metric by metric,
     responses in dataset order. One metric instance (one loaded model) serves the whole run, and
     each distinct (response, reference[, input]) is computed once and its result given to every
     response key that has it (a pairwise file repeats responses across pairs).
     """
-    from metajudge.metrics.registry import get_metric
+    from metajudge.metrics.registry import expand_metrics, family_members, get_metric
 
     names, options = _check_names(metric_names, options)
+    for fam in [n for n in names if family_members(n)]:  # a family's options go to each member
+        for member in family_members(fam):
+            options.setdefault(member, options.get(fam, {}))
+        options.pop(fam, None)
+    names = expand_metrics(names)
     refs = _response_refs(_records_of(dataset, data_dir), reference_field)
     cached: dict[tuple[str, str], dict[str, Any]] = {}
     if cache_path is not None and Path(cache_path).is_file():
@@ -396,14 +402,42 @@ def score_lookup(rows: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], flo
     return {(r["key"], r["metric"]): r["score"] for r in rows}
 
 
+def cuts_of(details: Mapping[str, Any] | None) -> list[str]:
+    """What a judge cut or removed for one response, read from its result details:
+    ``tables_cut`` (tables shortened to fit the context), ``items_capped`` (claims/topics over the
+    cap), ``duplicates_removed`` (exact repeats), ``output_cut`` (a reply hit its token limit).
+
+    >>> cuts_of({"tables": {"truncated": True}, "claims_capped": 0, "duplicate_claims": ["x"]})
+    ['tables_cut', 'duplicates_removed']
+    """
+    d = details or {}
+    out = []
+    tables = d.get("tables")
+    if isinstance(tables, Mapping) and tables.get("truncated"):
+        out.append("tables_cut")
+    if any(k.endswith("_capped") and isinstance(v, int) and v > 0 for k, v in d.items()):
+        out.append("items_capped")
+    if any(k.startswith("duplicate_") and v for k, v in d.items()):
+        out.append("duplicates_removed")
+    if d.get("decomposition_output_cut"):
+        out.append("output_cut")
+    return out
+
+
 def summarize(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Per metric: n, scored, errors, mean score and the signature(s)."""
+    """Per metric: n, scored, errors, mean score, the signature(s) and ``affected`` — how many
+    responses had a table cut, claims capped, duplicates removed or an output cut
+    (:func:`cuts_of`), so that a report can say so with the share of responses affected."""
     by: dict[str, list[Mapping[str, Any]]] = {}
     for r in rows:
         by.setdefault(r["metric"], []).append(r)
     out = []
     for m, rs in by.items():
         vals = [r["score"] for r in rs if r["score"] is not None]
+        affected: dict[str, int] = {}
+        for r in rs:
+            for c in cuts_of(r.get("details")):
+                affected[c] = affected.get(c, 0) + 1
         out.append(
             {
                 "metric": m,
@@ -412,6 +446,8 @@ def summarize(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
                 "errors": len(rs) - len(vals),
                 "mean": sum(vals) / len(vals) if vals else None,
                 "signatures": sorted({r["signature"] for r in rs}),
+                "affected": affected,
+                "affected_share": {k: round(v / len(rs), 4) for k, v in affected.items()},
             }
         )
     return out

@@ -14,6 +14,7 @@ from typing import Any
 
 from metajudge import __version__
 from metajudge.backends.base import Backend, BackendError, Completion
+from metajudge.backends.context import ContextLength, context_length
 from metajudge.data.formats import Input
 from metajudge.errors import InputError
 from metajudge.metrics.base import Metric
@@ -26,7 +27,6 @@ from metajudge.metrics.judges.engine import (
 from metajudge.metrics.judges.parsers import PARSER_VERSION
 from metajudge.metrics.judges.prompts import VARIANTS, PromptTemplate, load_prompt
 from metajudge.metrics.judges.tables import (
-    DEFAULT_MAX_ROWS,
     SerializedTables,
     serialize_schemas,
     serialize_tables,
@@ -43,10 +43,13 @@ RESERVED_TOKENS = 1280
 def table_budget_chars(n_ctx: int) -> int:
     """Characters of serialised tables that fit a context of ``n_ctx`` tokens (at least 1,000).
 
+    No upper cap: a 128k backbone (GPT-4o-mini, MT-RAIG's judge) gets the whole paper-sized
+    tables; they are cut only when the prompt would not fit.
+
     >>> table_budget_chars(4096), table_budget_chars(2048), table_budget_chars(128000)
-    (7040, 1920, 40000)
+    (7040, 1920, 316800)
     """
-    return int(min(40000, max(1000, (n_ctx - RESERVED_TOKENS) * CHARS_PER_TOKEN)))
+    return int(max(1000, (n_ctx - RESERVED_TOKENS) * CHARS_PER_TOKEN))
 
 
 def default_variant(config: Any) -> str:
@@ -76,7 +79,8 @@ class JudgeBase:
     ) -> None:
         self.backbone = resolve_backbone(backbone)
         cfg = backend.config if backend is not None else backbone_config(self.backbone)
-        self.n_ctx = int(getattr(cfg, "n_ctx", 4096))
+        self._config = cfg
+        self._context: ContextLength | None = None
         self.client_is_chat = bool(getattr(cfg, "chat", True))
         #: the backend accepts a GBNF grammar (llama.cpp): answers can be constrained
         self.can_constrain = bool(getattr(cfg, "grammar_param", None))
@@ -90,6 +94,17 @@ class JudgeBase:
         self.seed = int(seed)
         self._backend_arg = backend
         self._client: JudgeClient | None = None
+
+    @property
+    def context(self) -> ContextLength:
+        """The backbone's context length (config ``n_ctx``, else the server's ``/v1/models``)."""
+        if self._context is None:
+            self._context = context_length(self._config)
+        return self._context
+
+    @property
+    def n_ctx(self) -> int:
+        return self.context.tokens
 
     @property
     def client(self) -> JudgeClient:
@@ -145,20 +160,33 @@ class JudgeMetric(JudgeBase, Metric):
         *,
         backbone: str | None = None,
         variant: str | None = None,
-        max_rows: int = DEFAULT_MAX_ROWS,
+        max_rows: int | None = None,
         max_table_chars: int | None = None,
         seed: int = 0,
         backend: Backend | None = None,
     ) -> None:
         super().__init__(backbone=backbone, variant=variant, seed=seed, backend=backend)
-        self.max_rows = int(max_rows)
-        self.max_table_chars = (
-            int(max_table_chars) if max_table_chars is not None else table_budget_chars(self.n_ctx)
-        )
+        #: rows kept per table (``None``: all, cut only to fit ``max_table_chars``)
+        self.max_rows = None if max_rows is None else int(max_rows)
+        self._max_table_chars = None if max_table_chars is None else int(max_table_chars)
+        #: responses whose tables were serialised / cut to fit the context (see :attr:`summary`)
+        self.tables_seen = 0
+        self.tables_cut = 0
+        #: responses affected by each cap, de-dup or cut (``note``), shown in :attr:`summary`
+        self.affected: dict[str, int] = {}
+        #: claim/topic cap (judges that decompose set it; ``None``: no cap)
+        self.max_claims: int | None = None
         self.parse_failures = 0
         self.parse_attempts = 0
         self.items_scored = 0
         self.items_failed = 0
+
+    @property
+    def max_table_chars(self) -> int:
+        """Characters of serialised tables per prompt: given, else sized from the context."""
+        if self._max_table_chars is None:
+            return table_budget_chars(self.n_ctx)
+        return self._max_table_chars
 
     def _signature(self, name: str, **opts: Any) -> str:
         prompts = "+".join(self.prompt(t).short_hash for t in self.tasks)
@@ -166,7 +194,9 @@ class JudgeMetric(JudgeBase, Metric):
             name,
             f"prompts:{prompts}",
             **opts,
-            rows=self.max_rows,
+            ctx=self.context,
+            claims=self.max_claims or "none",
+            rows=self.max_rows or "all",
             tchars=self.max_table_chars,
         )
 
@@ -178,15 +208,20 @@ class JudgeMetric(JudgeBase, Metric):
             s: SerializedTables = serialize_tables(
                 tables, max_rows=self.max_rows, max_chars=self.max_table_chars
             )
-            return s.text, s.truncation()
-        if inp is not None and inp.context:
+            text, record = s.text, s.truncation()
+        elif inp is not None and inp.context:
             text = inp.context[: self.max_table_chars]
-            return text, {
+            record = {
                 "tables": 0,
                 "context_chars": len(inp.context),
                 "truncated": len(inp.context) > self.max_table_chars,
             }
-        return None
+        else:
+            return None
+        record["budget_chars"] = self.max_table_chars
+        self.tables_seen += 1
+        self.tables_cut += int(bool(record["truncated"]))
+        return text, record
 
     def schemas_text(self, inp: Input | None) -> str | None:
         tables = tables_of(inp)
@@ -195,6 +230,11 @@ class JudgeMetric(JudgeBase, Metric):
         if inp is not None and inp.context:
             return inp.context.splitlines()[0][:500] if inp.context.strip() else None
         return None
+
+    def note(self, what: str, happened: bool = True) -> None:
+        """Count one response affected by ``what`` (a cap, a de-dup, a cut)."""
+        if happened:
+            self.affected[what] = self.affected.get(what, 0) + 1
 
     def count(self, attempts: int, failures: int) -> None:
         self.parse_attempts += attempts
@@ -211,6 +251,12 @@ class JudgeMetric(JudgeBase, Metric):
             "parse_attempts": self.parse_attempts,
             "parse_failures": self.parse_failures,
             "parse_failure_rate": round(rate, 4),
+            "context_tokens": str(self.context),
+            "responses_tables_cut": self.tables_cut,
+            "tables_cut_share": round(self.tables_cut / self.tables_seen, 4)
+            if self.tables_seen
+            else 0.0,
+            "responses_affected": dict(self.affected),
         }
         cost = self.cost()
         if cost is not None:

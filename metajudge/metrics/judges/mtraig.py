@@ -4,13 +4,19 @@ Faithfulness: a table-aware decomposer D turns the insight i into atomic claims 
 given the table *schemas*; a verifier V checks each claim against the serialised tables,
 V(c, T̂) ∈ {0, 1}; S_faith = (1/|C|) Σ V(c_k, T̂). Verification modes:
 
-- ``per_claim`` — the paper: one call per claim (``n`` samples optional; a claim's V is then the
-  mean of its parsed samples, as in the paper's Table 26 example listing 20 verdicts);
+- ``per_claim`` — the paper: one call per claim. ``n`` samples are optional and our choice: a
+  claim's V is then the mean of its parsed samples. The paper does not say how samples are
+  combined; its Table 26 example is no evidence either way (it reports 47.37 = 9/19 while its
+  listed verdicts give 13/20);
 - ``batched`` — all claims of an insight in one call with a structured answer
   ``{"verdicts": ["yes"|"no", …]}`` (ours; the prompt is Table 15's verifier, pluralised).
 
-No claims: the paper scores 0; ``no_claims="zero"`` (default) does that and flags it,
-``no_claims="none"`` leaves the item unscored. Unparseable verdicts are ``None``, counted, and
+No claims: the paper does not say how a response with no claims is scored (Eq. 2 is undefined
+for |C| = 0); ``no_claims="zero"`` (default, our choice) scores 0 and flags it,
+``no_claims="none"`` leaves the item unscored. Claims are de-duplicated (exact repeats) and, on
+embedded small backbones only, capped at :data:`~metajudge.metrics.judges.decompose.SMALL_MODEL_MAX_CLAIMS`; both are recorded in
+``details`` and counted in :attr:`~metajudge.metrics.judges.common.JudgeMetric.summary`. A
+"partially supported" verdict counts ``partial`` (0 by default: Eq. 2's V is binary). Unparseable verdicts are ``None``, counted, and
 left out of the mean; all claims unparseable → unscored.
 
 Completeness: a question-aware decomposer turns the reference insight i and the prediction î
@@ -29,21 +35,20 @@ from metajudge.backends.base import Backend, BackendError, Completion, Request
 from metajudge.errors import InputError
 from metajudge.metrics.base import MetricResult, ScoreItem
 from metajudge.metrics.judges.common import JudgeMetric
-from metajudge.metrics.judges.parsers import (
-    parse_list,
-    parse_matching,
-    parse_verdict,
-    parse_verdict_list,
+from metajudge.metrics.judges.decompose import (
+    decompose_tokens,
+    match_schema,
+    resolve_max_claims,
+    split_items,
 )
+from metajudge.metrics.judges.parsers import parse_matching
 from metajudge.metrics.judges.prompts import numbered
+from metajudge.metrics.judges.verdicts import parse_verdict, parse_verdict_list
 
 VerifyMode = Literal["per_claim", "batched"]
 
 #: GBNF: a per-claim verdict is " Yes" or " No".
 VERDICT_GRAMMAR = 'root ::= " "? ("Yes" | "No")'
-
-#: Claims kept per insight (the paper's examples have 9–12; small models loop).
-MAX_CLAIMS = 20
 
 
 def verdicts_schema(n: int) -> dict[str, Any]:
@@ -60,16 +65,6 @@ def verdicts_schema(n: int) -> dict[str, Any]:
         },
         "required": ["verdicts"],
     }
-
-
-MATCH_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "matched_a": {"type": "array", "items": {"type": "integer"}, "maxItems": MAX_CLAIMS},
-        "matched_b": {"type": "array", "items": {"type": "integer"}, "maxItems": MAX_CLAIMS},
-    },
-    "required": ["matched_a", "matched_b"],
-}
 
 
 @dataclass
@@ -104,15 +99,22 @@ class MTRAIGFaithfulness(JudgeMetric):
         n: int = 1,
         temperature: float = 0.0,
         no_claims: Literal["zero", "none"] = "zero",
-        decompose_max_tokens: int = 256,
+        decompose_max_tokens: int | None = None,
         verify_max_tokens: int | None = None,
         constrained: bool | None = None,
+        max_claims: int | Literal["auto"] | None = "auto",
+        partial: float = 0.0,
         backbone: str | None = None,
         variant: str | None = None,
         backend: Backend | None = None,
         **kw: Any,
     ) -> None:
         super().__init__(backbone=backbone, variant=variant, backend=backend, **kw)
+        if partial not in (0, 0.5):
+            raise InputError(f"partial must be 0 or 0.5, got {partial!r}", field="partial")
+        #: V of a "partially supported" verdict (Eq. 2's V is binary: 0 by default)
+        self.partial = float(partial)
+        self.max_claims = resolve_max_claims(max_claims, self._config)
         if mode not in ("per_claim", "batched"):
             raise InputError(f"mode must be per_claim or batched, got {mode!r}", field="mode")
         if no_claims not in ("zero", "none"):
@@ -123,7 +125,7 @@ class MTRAIGFaithfulness(JudgeMetric):
         self.n = int(n) if mode == "per_claim" else 1
         self.temperature = float(temperature)
         self.no_claims = no_claims
-        self.decompose_max_tokens = int(decompose_max_tokens)
+        self.decompose_max_tokens = decompose_tokens(decompose_max_tokens, self._config)
         self.verify_max_tokens = verify_max_tokens
         # per_claim: a GBNF grammar admits only "Yes"/"No" (llama.cpp backends); batched answers
         # are always constrained by their JSON schema
@@ -141,6 +143,7 @@ class MTRAIGFaithfulness(JudgeMetric):
             n=self.n,
             temp=self.temperature,
             no_claims=self.no_claims,
+            partial=self.partial,
             constrained=self.constrained if self.mode == "per_claim" else "json",
             dec_tokens=self.decompose_max_tokens,
             ver_tokens=self.verify_max_tokens or "auto",
@@ -183,12 +186,12 @@ class MTRAIGFaithfulness(JudgeMetric):
                 st.error = f"backend error: {c}"
                 continue
             raw = c.text
-            claims = parse_list(raw, max_items=MAX_CLAIMS, continued=self.variant == "small")
+            claims = split_items(self, raw, "claims", st.details)
             self.count(1, int(claims is None))
             st.details["decomposition_raw"] = raw
-            st.details["decomposition_truncated"] = bool(
-                c.choices and c.choices[0].finish_reason == "length"
-            )
+            cut = bool(c.choices and c.choices[0].finish_reason == "length")
+            st.details["decomposition_output_cut"] = cut  # the reply hit max_tokens
+            st.details["decomposition_truncated"] = cut or st.details.get("claims_capped", 0) > 0
             if claims is None:
                 st.error = "unparseable decomposition"
                 st.details["parse_failures"] = st.details.get("parse_failures", 0) + 1
@@ -244,7 +247,7 @@ class MTRAIGFaithfulness(JudgeMetric):
             for c in outs:
                 if isinstance(c, BackendError):
                     return f"backend error: {c}"
-                parsed = [parse_verdict(ch.text) for ch in c.choices]
+                parsed = [parse_verdict(ch.text, partial=self.partial) for ch in c.choices]
                 raws.append([ch.text for ch in c.choices] if self.n > 1 else c.text)
                 ok = [p for p in parsed if p is not None]
                 self.count(len(parsed), len(parsed) - len(ok))
@@ -258,7 +261,7 @@ class MTRAIGFaithfulness(JudgeMetric):
         if isinstance(c, BackendError):
             return f"backend error: {c}"
         st.details["verification_raw"] = c.text
-        got = parse_verdict_list(c.text, k)
+        got = parse_verdict_list(c.text, k, partial=self.partial)
         if got is None:
             self.count(k, k)
             st.details["parse_failures"] = st.details.get("parse_failures", 0) + k
@@ -332,16 +335,19 @@ class MTRAIGCompleteness(JudgeMetric):
         self,
         *,
         structured: bool | None = None,
-        decompose_max_tokens: int = 256,
+        decompose_max_tokens: int | None = None,
         match_max_tokens: int = 96,
+        max_claims: int | Literal["auto"] | None = "auto",
         backbone: str | None = None,
         variant: str | None = None,
         backend: Backend | None = None,
         **kw: Any,
     ) -> None:
         super().__init__(backbone=backbone, variant=variant, backend=backend, **kw)
+        #: topics kept per insight (same rule as the claims of faithfulness)
+        self.max_claims = resolve_max_claims(max_claims, self._config)
         self.structured = (self.variant == "small") if structured is None else bool(structured)
-        self.decompose_max_tokens = int(decompose_max_tokens)
+        self.decompose_max_tokens = decompose_tokens(decompose_max_tokens, self._config)
         self.match_max_tokens = int(match_max_tokens)
 
     @property
@@ -417,7 +423,7 @@ class MTRAIGCompleteness(JudgeMetric):
                 if isinstance(c, BackendError):
                     st.error = f"backend error: {c}"
                     continue
-                parsed = parse_list(c.text, max_items=MAX_CLAIMS, continued=self.variant == "small")
+                parsed = split_items(self, c.text, f"{label}_topics", st.details)
                 self.count(1, int(parsed is None))
                 st.details[f"{label}_topics_raw"] = c.text
                 if parsed is None:
@@ -444,7 +450,7 @@ class MTRAIGCompleteness(JudgeMetric):
                 "seed": self.seed,
             }
             if self.structured:
-                dec["json_schema"] = MATCH_SCHEMA
+                dec["json_schema"] = match_schema(len(a), len(b))
             text = self.prompt("mtraig_match").render(
                 decomposed_ground_truth_topic_set=numbered(a),
                 decomposed_predicted_topic_set=numbered(b),

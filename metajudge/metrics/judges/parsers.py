@@ -1,5 +1,6 @@
 """Parsers of judge output: pure functions; a failure is ``None`` (counted upstream), never 0.
 
+Claim-verification verdicts live in :mod:`metajudge.metrics.judges.verdicts` (re-exported here).
 Every parser takes the model's text (``<think>`` already stripped by the backend) and returns
 the parsed value or ``None``. :data:`PARSER_VERSION` goes into cache keys and signatures: bump
 it whenever a parser changes what it accepts.
@@ -14,8 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from metajudge.backends.base import TokenLogprob
+from metajudge.metrics.judges.verdicts import (  # noqa: F401 - verdict parsers live there
+    parse_verdict,
+    parse_verdict_list,
+)
 
-PARSER_VERSION = "judges-1"  # bump on any change of what a parser accepts (it is in cache keys)
+PARSER_VERSION = "judges-2"  # bump on any change of what a parser accepts (it is in cache keys)
 
 # markdown emphasis / headings the small models like to emit (underscores inside words stay)
 _MD = re.compile(r"[*`#>]+|(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])")
@@ -149,18 +154,56 @@ _ITEM = re.compile(r"^\s*(?:(\d{1,3})\s*[.):]|[-*•])\s+(.*\S)\s*$")
 _NONE = re.compile(r"^\s*(none|no claims?|no topics?|n/?a|nothing|\[\s*\])\.?\s*$", re.IGNORECASE)
 
 
-def _dedupe(items: list[str], max_items: int) -> list[str]:
+@dataclass(frozen=True)
+class ItemList:
+    """Items of a list reply after de-duplication and an optional cap, with what was removed."""
+
+    items: list[str]
+    duplicates: list[str]  # exact repeats removed (case and spacing ignored), in order
+    capped: int  # distinct items dropped by ``max_items``
+
+    def record(self, what: str) -> dict[str, object]:
+        """The details entry: ``{what}_parsed``, ``duplicate_{what}``, ``{what}_capped``."""
+        return {
+            f"{what}_parsed": len(self.items) + len(self.duplicates) + self.capped,
+            f"duplicate_{what}": list(self.duplicates),
+            f"{what}_capped": self.capped,
+        }
+
+
+def dedupe_items(items: list[str], max_items: int | None = None) -> ItemList:
+    """Exact duplicates removed (recorded), then at most ``max_items`` kept (``None``: all).
+
+    >>> dedupe_items(["A won.", "a  won.", "B lost."], 1)
+    ItemList(items=['A won.'], duplicates=['a  won.'], capped=1)
+    """
     seen: set[str] = set()
-    out = []
+    out, dups = [], []
     for it in items:
         key = " ".join(it.lower().split())
-        if key and key not in seen:
+        if not key:
+            continue
+        if key in seen:
+            dups.append(it)
+        else:
             seen.add(key)
             out.append(it)
-    return out[:max_items]
+    keep = out if max_items is None else out[:max_items]
+    return ItemList(keep, dups, len(out) - len(keep))
 
 
-def parse_list(text: str, *, max_items: int = 30, continued: bool = False) -> list[str] | None:
+def _dedupe(items: list[str], max_items: int | None) -> list[str]:
+    return dedupe_items(items, max_items).items
+
+
+def parse_items(text: str, *, continued: bool = False) -> list[str] | None:
+    """Every item of a list reply, as written (duplicates kept): see :func:`parse_list`."""
+    return parse_list(text, max_items=None, continued=continued, dedupe=False)
+
+
+def parse_list(
+    text: str, *, max_items: int | None = 30, continued: bool = False, dedupe: bool = True
+) -> list[str] | None:
     """Items of a numbered/bulleted list or a JSON array of strings.
 
     ``continued=True`` when the prompt already wrote "1." and the model continues the first item
@@ -190,7 +233,8 @@ def parse_list(text: str, *, max_items: int = 30, continued: bool = False) -> li
         except json.JSONDecodeError:
             arr = None
         if isinstance(arr, list) and all(isinstance(x, str) for x in arr):
-            return _dedupe([x.strip() for x in arr], max_items)
+            arr = [x.strip() for x in arr]
+            return _dedupe(arr, max_items) if dedupe else [x for x in arr if x]
     if _NONE.match(_clean(t)):
         return []
     lines = t.splitlines()
@@ -207,53 +251,7 @@ def parse_list(text: str, *, max_items: int = 30, continued: bool = False) -> li
     items = [i for i in items if i]
     if not items:
         return None
-    return _dedupe(items, max_items)
-
-
-# ---------------------------------------------------------------------------------------------
-# Binary verdicts (claim verification)
-
-_NEG = re.compile(
-    r"\b(no|false|unfaithful|not\s+faithful|not\s+supported|unsupported|incorrect|not\s+correct|"
-    r"contradict\w*|refuted|not\s+true|cannot\s+be\s+verified|not\s+verified)\b",
-    re.IGNORECASE,
-)
-_POS = re.compile(r"\b(yes|true|faithful|supported|correct|verified|accurate)\b", re.IGNORECASE)
-
-
-def parse_verdict(text: str) -> int | None:
-    """1 (faithful) / 0 (not) from the first sentence of a verification; ``None`` if neither.
-
-    Negations are checked first ("not faithful" is 0); a bare ``1``/``0`` or ``1.0``/``0.0``
-    (the paper's Table 26 style) is accepted.
-
-    >>> parse_verdict(" Yes")
-    1
-    >>> parse_verdict("The claim is not faithful to the tables.")
-    0
-    >>> parse_verdict("Faithful. The 1988 row shows #1.")
-    1
-    >>> parse_verdict("0.0")
-    0
-    >>> parse_verdict("Tables: [TITLE] x") is None
-    True
-    >>> parse_verdict("1. The claim is faithful to the data in the tables.")
-    1
-    """
-    t = _clean(text)
-    if not t:
-        return None
-    m = re.match(r"^\s*\[?\s*([01])(?:\.0)?\s*\]?(?![\d.])", t)
-    if m:
-        return int(m.group(1))
-    t = re.sub(r"^\s*(?:\d{1,3}[.)]\s+)+", "", t)  # a list marker before the verdict sentence
-    first = re.split(r"(?<=[.!?])\s|\n", t, maxsplit=1)[0][:200]
-    neg, pos = _NEG.search(first), _POS.search(first)
-    if neg and (not pos or neg.start() <= pos.start()):
-        return 0
-    if pos:
-        return 1
-    return None
+    return _dedupe(items, max_items) if dedupe else items
 
 
 def _json_object(text: str) -> dict | None:
@@ -271,65 +269,6 @@ def _json_object(text: str) -> dict | None:
     return None
 
 
-_YN_ITEM = re.compile(r'\s*(?:"\s*(yes|no|true|false)\s*"|(true|false))\s*,?', re.IGNORECASE)
-
-
-def parse_verdict_list(text: str, n: int) -> list[int | None] | None:
-    """``n`` verdicts of a batched verification: ``{"verdicts": ["yes", "no", …]}``, or numbered
-    lines ("1. Yes"). Truncated JSON keeps the verdicts written before the cut; missing ones are
-    ``None`` (counted per claim). Nothing readable → ``None``.
-
-    >>> parse_verdict_list('{"verdicts": ["yes", "no", "yes"]}', 3)
-    [1, 0, 1]
-    >>> parse_verdict_list('{"verdicts": ["yes", "no"', 3)
-    [1, 0, None]
-    >>> parse_verdict_list("1. Yes\\n2. No, the table says 15", 2)
-    [1, 0]
-    >>> parse_verdict_list("I cannot tell.", 2) is None
-    True
-    >>> parse_verdict_list('{ "verdicts": ["yes', 2) is None
-    True
-    >>> parse_verdict_list('{"verdicts": [{"id": 1, "title": "No"', 1) is None
-    True
-    """
-    obj = _json_object(text)
-    vals: list[int | None] = []
-    if obj is not None and isinstance(obj.get("verdicts"), list):
-        for v in obj["verdicts"]:
-            if isinstance(v, bool) or isinstance(v, (int, float)) and v in (0, 1):
-                vals.append(int(v))
-            elif isinstance(v, str):
-                vals.append(parse_verdict(v))
-            else:
-                vals.append(None)
-    else:
-        t = text or ""
-        arr = re.search(r'"verdicts"\s*:\s*\[', t)
-        tokens = []
-        if arr:  # truncated JSON: the complete verdict strings written before the cut, in order
-            for m in _YN_ITEM.finditer(t, arr.end()):
-                if m.start() != (tokens[-1][1] if tokens else arr.end()):
-                    break
-                tokens.append((m.group(1) or m.group(2), m.end()))
-        if tokens:
-            vals = [1 if v.lower() in ("yes", "true") else 0 for v, _ in tokens]
-        elif arr:
-            return None
-        else:
-            by_index: dict[int, int | None] = {}
-            for ln in t.splitlines():
-                m = re.match(r"^\s*(\d{1,3})\s*[.):]\s*(.*)$", _MD.sub("", ln))
-                if m and 1 <= int(m.group(1)) <= n and int(m.group(1)) not in by_index:
-                    by_index[int(m.group(1))] = parse_verdict(m.group(2))
-            if not by_index:
-                return None
-            vals = [by_index.get(i) for i in range(1, n + 1)]
-    if not any(v is not None for v in vals):
-        return None
-    vals = vals[:n]
-    return vals + [None] * (n - len(vals))
-
-
 # ---------------------------------------------------------------------------------------------
 # Topic matching (MT-RAIG completeness)
 
@@ -338,6 +277,32 @@ def _indices(s: str, n: int) -> tuple[list[int], int]:
     found = [int(x) for x in re.findall(r"(?<![\d.])(\d{1,3})(?!\d)(?!\.\d)", s)]
     valid = sorted({i for i in found if 1 <= i <= n})
     return valid, len([i for i in found if not 1 <= i <= n])
+
+
+_INDEX_ONLY = re.compile(r"^(?:[\s\d,;:&()\[\].-]|\band\b|\btopics?\b)*$", re.IGNORECASE)
+
+
+def _section_indices(section: str, n: int) -> tuple[list[int], int]:
+    """Indices named in one matched-subset section, never numbers from echoed topic text:
+    bracketed lists ``[1, 3]``; the leading number of an echoed list item ("9. Top 10 home
+    games." is topic 9); otherwise only lines made of numbers and separators ("1, 3 and 4").
+
+    >>> _section_indices("9. Top 10 home games.", 10)
+    ([9], 0)
+    >>> _section_indices("[1, 2, 8]", 5)
+    ([1, 2], 1)
+    """
+    picked: list[str] = []
+    for line in section.splitlines():
+        brackets = re.findall(r"\[([^\]]*)\]", line)
+        item = re.match(r"^\s*(?:[-*•]\s*)?(\d{1,3})\s*[.):]\s+\S", line)
+        if brackets:
+            picked += brackets
+        elif item:
+            picked.append(item.group(1))
+        elif _INDEX_ONLY.match(line):
+            picked.append(line)
+    return _indices(" ".join(picked), n)
 
 
 @dataclass(frozen=True)
@@ -382,8 +347,8 @@ def parse_matching(text: str, n_a: int, n_b: int) -> Matching | None:
         a_part = a_part[ma.end() :]
     b_part = t[mb.end() :]
     b_part = re.split(r"\n\s*\n", b_part.strip(), maxsplit=1)[0] if b_part.strip() else ""
-    a, ia = _indices(a_part, n_a)
-    b, ib = _indices(b_part, n_b)
+    a, ia = _section_indices(a_part, n_a)
+    b, ib = _section_indices(b_part, n_b)
     return Matching(tuple(a), tuple(b), ia + ib)
 
 
