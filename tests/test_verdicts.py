@@ -12,7 +12,7 @@ from scipy import stats
 
 from metajudge.cli import main
 from metajudge.errors import InputError
-from metajudge.metaeval.arena_hard import check_against_released, parse_arena_hard
+from metajudge.metaeval.arena_hard import check_against_released
 from metajudge.metaeval.verdict_stats import (
     evaluate_verdicts,
     first_wins,
@@ -21,6 +21,7 @@ from metajudge.metaeval.verdict_stats import (
     position_consistency,
 )
 from metajudge.metaeval.verdicts import PairVerdicts, flip, read_verdict_table, read_verdicts
+from metajudge.metrics.judges.parsers import parse_arena_hard
 from metajudge.reports.verdicts import published_judgebench
 
 OUTPUTS = Path(os.environ.get("METAJUDGE_DATA_DIR", "/nonexistent")) / "judgebench" / "outputs"

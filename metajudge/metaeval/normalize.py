@@ -7,7 +7,7 @@ Modes, always named in the output:
   d' = ((d − min)/(max − min) − 0.5)·2·s with s the half-width of the human scale (their code
   hard-codes 4 = 2·2 for the −2..2 scale). Constant d (max = min) is undefined here: RAGChecker's
   code would fall back to the raw d, which has no defined correlation either.
-* ``sign`` — the MT-RAIG wording (Section 4.4): d → {−1, 0, 1} with a tie band |d| ≤ ε;
+* ``sign`` — the MT-RAIG wording (Section 4.2 and Appendix B.1): d → {−1, 0, 1} with a tie band |d| ≤ ε;
   ε = 0 by default, or learned by k-fold cross-validation (:func:`learn_epsilon_cv`) on folds
   that exclude the scored items (tie calibration of Deutsch et al. 2023).
 * ``raw`` — d itself.

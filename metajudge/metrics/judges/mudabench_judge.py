@@ -185,6 +185,57 @@ class FactCoverageJudge(JudgeMetric):
         return out
 
 
+def _match_questions(
+    predictions: Sequence[Prediction], variant: str, data_dir: str | Path | None
+) -> list[tuple[Prediction, Any]]:
+    """Each prediction with its MuDABench question (by question id or ``#index``)."""
+    from metajudge.data.benchmarks import load_mudabench
+
+    by_id: dict[str, Any] = {}
+    for q in load_mudabench(variant, data_dir=data_dir):  # type: ignore[arg-type]
+        by_id.setdefault(q.question_id, q)
+        by_id[f"#{q.index}"] = q
+    rows = []
+    for p in predictions:
+        if p.key not in by_id:
+            raise InputError(f"unknown MuDABench {variant} question {p.key!r}", field="question_id")
+        rows.append((p, by_id[p.key]))
+    return rows
+
+
+def _verdicts(
+    rows: Sequence[tuple[Prediction, Any]],
+    t_res: Sequence[Any],
+    labels: Sequence[tuple[list[str | None] | None, dict[str, Any]]] | None,
+) -> tuple[list[Any], list[dict[str, Any]], int]:
+    """Per-question verdicts (final + fact labels), their records, and how many stay unjudged."""
+    from metajudge.metrics.mudabench import FactVerdict, QuestionVerdict
+
+    verdicts, per_q, unjudged = [], [], 0
+    for i, ((_, q), t) in enumerate(zip(rows, t_res, strict=True)):
+        rec: dict[str, Any] = {
+            "id": f"{q.variant}#{q.index}",
+            "question_id": q.question_id,
+            "final": t.score,
+            "final_details": t.details,
+        }
+        ok = t.score is not None
+        facts: tuple[Any, ...] = ()
+        if labels is not None:
+            lab, det = labels[i]
+            rec["facts"], rec["facts_details"] = lab, det
+            if lab is None or any(x is None for x in lab):
+                ok = False
+            else:
+                facts = tuple(FactVerdict(f, s) for f, s in zip(q.gold_facts, lab, strict=True))  # type: ignore[arg-type]
+        per_q.append(rec)
+        if not ok:
+            unjudged += 1
+            continue
+        verdicts.append(QuestionVerdict(rec["id"], int(t.score or 0), facts))
+    return verdicts, per_q, unjudged
+
+
 def judge_mudabench(
     predictions: Sequence[Prediction],
     *,
@@ -198,19 +249,9 @@ def judge_mudabench(
 ) -> dict[str, Any]:
     """Judge a predictions file against MuDABench's gold answers and facts; returns the
     aggregates, per-question verdicts, parse-failure counts and the judges' cost."""
-    from metajudge.data.benchmarks import load_mudabench
-    from metajudge.metrics.mudabench import FactVerdict, QuestionVerdict, aggregate
+    from metajudge.metrics.mudabench import aggregate
 
-    qs = load_mudabench(variant, data_dir=data_dir)  # type: ignore[arg-type]
-    by_id: dict[str, Any] = {}
-    for q in qs:
-        by_id.setdefault(q.question_id, q)
-        by_id[f"#{q.index}"] = q
-    rows = []
-    for p in predictions:
-        if p.key not in by_id:
-            raise InputError(f"unknown MuDABench {variant} question {p.key!r}", field="question_id")
-        rows.append((p, by_id[p.key]))
+    rows = _match_questions(predictions, variant, data_dir)
     eq = AnswerEquivalence(
         backbone=backbone, variant=prompt_variant, fast_path=fast_path, backend=backend
     )
@@ -222,7 +263,7 @@ def judge_mudabench(
                 for p, q in rows
             ]
         )
-        labels: list[tuple[list[str | None] | None, dict[str, Any]]] = []
+        labels = None
         if process:
             if backend is None:  # share the running server between the two judges
                 cov.use_client(eq.client)
@@ -230,43 +271,20 @@ def judge_mudabench(
             labels = cov.label(
                 [(q.question, t, q.gold_facts) for t, (_, q) in zip(texts, rows, strict=True)]
             )
-        verdicts, per_q, unjudged = [], [], 0
-        for i, ((p, q), t) in enumerate(zip(rows, t_res, strict=True)):
-            rec: dict[str, Any] = {
-                "id": f"{q.variant}#{q.index}",
-                "question_id": q.question_id,
-                "final": t.score,
-                "final_details": t.details,
-            }
-            ok = t.score is not None
-            facts: tuple[Any, ...] = ()
-            if process:
-                lab, det = labels[i]
-                rec["facts"], rec["facts_details"] = lab, det
-                if lab is None or any(x is None for x in lab):
-                    ok = False
-                else:
-                    facts = tuple(FactVerdict(f, s) for f, s in zip(q.gold_facts, lab, strict=True))  # type: ignore[arg-type]
-            per_q.append(rec)
-            if not ok:
-                unjudged += 1
-                continue
-            verdicts.append(QuestionVerdict(rec["id"], int(t.score or 0), facts))
-        agg = aggregate(verdicts) if verdicts else {"n": 0}
-        cost = eq.cost() or {}
+        verdicts, per_q, unjudged = _verdicts(rows, t_res, labels)
         return {
             "variant": variant,
             "backbone": backbone,
             "n_predictions": len(rows),
             "unjudged": unjudged,
-            "aggregate": agg,
+            "aggregate": aggregate(verdicts) if verdicts else {"n": 0},
             "equivalence": eq.summary,
             "fact_coverage": {
                 "parse_attempts": cov.parse_attempts,
                 "parse_failures": cov.parse_failures,
             },
             "signatures": {"equivalence": eq.signature, "fact_coverage": cov.signature},
-            "cost": cost,
+            "cost": eq.cost() or {},
             "questions": per_q,
         }
     finally:

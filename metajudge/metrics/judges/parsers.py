@@ -439,3 +439,33 @@ def parse_fact_labels(text: str, n: int) -> list[str | None] | None:
         return None
     labels = labels[:n]
     return labels + [None] * (n - len(labels))
+
+
+# Arena-Hard pairwise verdicts
+
+_VERDICT = re.compile(r"\[\[([AB<>=]+)\]\]")
+ARENA_HARD_VERDICTS = {"A>>B": "A>B", "A>B": "A>B", "A=B": "A=B", "B>A": "B>A", "B>>A": "B>A"}
+
+
+def parse_arena_hard(text: str | None) -> str | None:
+    """The decision of an Arena-Hard reply (``A>B``, ``A=B``, ``B>A``), or None.
+
+    Arena-Hard-Auto (Li et al. 2024) asks the judge to end with one of ``[[A>>B]]``, ``[[A>B]]``,
+    ``[[A=B]]``, ``[[B>A]]``, ``[[B>>A]]``. Its reference parser finds every bracketed verdict and
+    accepts the reply only when all matches agree; JudgeBench (Tan et al. 2024) keeps the direction
+    and drops the strength. No verdict, conflicting verdicts or an unknown one → None (counted,
+    never guessed).
+
+    >>> parse_arena_hard("... My final verdict is: [[B>>A]]")
+    'B>A'
+    >>> parse_arena_hard("[[A=B]] ... [[A=B]]"), parse_arena_hard("[[A>B]] or [[B>A]]")
+    ('A=B', None)
+    >>> parse_arena_hard("no verdict"), parse_arena_hard(None), parse_arena_hard("[[A<B]]")
+    (None, None, None)
+    """
+    if not text:
+        return None
+    found = set(_VERDICT.findall(text))
+    if len(found) != 1:
+        return None
+    return ARENA_HARD_VERDICTS.get(found.pop())
