@@ -25,6 +25,12 @@ from metajudge.metaeval.cells import CellCalc, Run, evaluate_cell, jnum
 from metajudge.metaeval.compare import compare_metrics
 from metajudge.metaeval.external import collapse_families, metric_for_dimension
 from metajudge.metaeval.options import AGGREGATIONS, COMPARE_STATS, Protocol
+from metajudge.metaeval.pointwise import (
+    check_pointwise,
+    matched_reference,
+    pointwise_cell,
+    response_values,
+)
 from metajudge.metaeval.result import SCHEMA, MetaEvalResult
 from metajudge.metaeval.stats import bootstrap_weights
 
@@ -59,7 +65,11 @@ def _check_dataset(dataset: Any, dimensions: Sequence[str] | None) -> list[str]:
 
 def _protocol_json(p: Protocol, view: AlignedView, compare_note: str | None) -> dict[str, Any]:
     unit = ("response" if view.kind == "likert" else "pair") if p.grouped else None
+    if p.correlate == "pointwise":
+        unit = "response"
     return {
+        "correlate": p.correlate,
+        "correlation_level": p.level,
         "normalize": p.normalize,
         "aggregation": p.aggregation,
         "missing": p.missing_rule,
@@ -79,33 +89,67 @@ def _protocol_json(p: Protocol, view: AlignedView, compare_note: str | None) -> 
         "williams_n": "number of pairs (items) common to both metrics",
         "accuracy": "sign of the raw difference m(b)-m(a) with tie band epsilon vs sign of the human label",
         "holm": "across every comparison in this result, per test",
-        "ceiling": "annotator 1 vs annotator 2 (two labels) or each annotator vs the mean of the others (more), on every pair with two or more labels, whatever the aggregation",
+        "ceiling": _ceiling_definition(p, view),
+    }
+
+
+def _dataset_json(
+    card: Any, view: AlignedView, dims: Sequence[str], subset: str | None
+) -> dict[str, Any]:
+    return {
+        "name": card.name,
+        "subset": subset,
+        "kind": card.kind,
+        "scale": view.half_width,
+        "label_scale": card.scale.describe(),
+        "dimensions": list(dims),
+        "n_pairs": len(view.pair_ids),
+        "n_items": view.n_items,
+        "n_responses": len(view.keys),
+        "annotators": int(max((view.pair_labels[d].shape[1] for d in dims), default=1)),
+    }
+
+
+def _ceiling_definition(p: Protocol, view: AlignedView) -> str:
+    if view.resp_labels is not None and (p.correlate == "pointwise" or p.level == "item"):
+        return (
+            f"leave-one-annotator-out on the responses at level {p.level}: each annotator vs the "
+            "mean of the others, averaged; beside it each metric vs that same annotator (matched)"
+        )
+    per = ", per input then averaged" if p.level == "item" else ""
+    return (
+        "annotator 1 vs annotator 2 (two labels) or each annotator vs the mean of the others "
+        f"(more), on every pair with two or more labels{per}"
+    )
+
+
+def _ceiling_one(run: Run, d: str) -> dict[str, Any]:
+    v, p = run.view, run.proto
+    if v.resp_labels is not None and (run.pointwise or p.level == "item"):
+        # matched to the response-level correlation: leave-one-annotator-out at the same level
+        cols = {m: run.resp_cache[c][0] for (m, dd), c in run.columns_of.items() if dd == d and c}
+        return matched_reference(run, d, cols)
+    ref = est.human_reference(
+        v.pair_labels[d],
+        v.pair_item,
+        v.n_items,
+        run.W,
+        p.ci_level,
+        p.statistics,
+        grouped_unit=p.level == "item",
+    )
+    return {
+        "method": ref.method and (ref.method + (", per input then averaged" if p.grouped else "")),
+        "n_pairs": ref.n_units,
+        "stats": {
+            s: {"value": jnum(e.value), "ci": e.ci, "undefined": e.undefined}
+            for s, e in ref.estimates.items()
+        },
     }
 
 
 def _ceiling(run: Run) -> list[dict[str, Any]]:
-    out = []
-    for d in run.view.dimensions:
-        ref = est.human_reference(
-            run.view.pair_labels[d],
-            run.view.pair_item,
-            run.view.n_items,
-            run.W,
-            run.proto.ci_level,
-            run.proto.statistics,
-        )
-        out.append(
-            {
-                "method": ref.method,
-                "n_pairs": ref.n_units,
-                "stats": {
-                    s: {"value": jnum(e.value), "ci": e.ci, "undefined": e.undefined}
-                    for s, e in ref.estimates.items()
-                },
-                "dimension": d,
-            }
-        )
-    return out
+    return [{**_ceiling_one(run, d), "dimension": d} for d in run.view.dimensions]
 
 
 def _points(
@@ -126,6 +170,21 @@ def _points(
     }
 
 
+def _cell(
+    run: Run, m: str, d: str, c: str | None, index: int
+) -> tuple[dict[str, Any], CellCalc | None, np.ndarray | None, dict[str, Any] | None]:
+    """One cell under the protocol in force, with its missing-score counts."""
+    if c is None or not run.pointwise:
+        miss = run.diffs(c)[2] if c is not None else None
+        if c is not None and run.view.resp_labels is not None and run.proto.level == "item":
+            response_values(run, c)  # the matched reference reads the per-response values
+        cell, calc, x_pair = evaluate_cell(run, m, d, c, index)
+        return cell, calc, x_pair, miss
+    x, miss = response_values(run, c)
+    cell, calc = pointwise_cell(run, m, d, c, x)
+    return cell, calc, None, miss
+
+
 def _cells(
     run: Run, metrics: Sequence[str], available: Sequence[str]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[Any, Any], dict[str, np.ndarray]]:
@@ -143,13 +202,14 @@ def _cells(
             "missing": {},
         }
         for d, c in cols.items():
+            run.columns_of[(m, d)] = c
+            cell, calc, x_pair, miss = _cell(run, m, d, c, len(cells))
             if c is not None:
-                entry["missing"][c] = run.diffs(c)[2]
+                entry["missing"][c] = miss
                 entry["signatures"][c] = sorted(run.info[c].signatures if c in run.info else ())
-            cell, calc, x_pair = evaluate_cell(run, m, d, c, len(cells))
             cells.append(cell)
-            if x_pair is not None:
-                points[c] = x_pair  # type: ignore[index]
+            if x_pair is not None and c is not None:
+                points[c] = x_pair
             if calc is not None:
                 calcs[(m, d)] = (cell, calc)
         entries.append(entry)
@@ -184,7 +244,7 @@ def meta_evaluate(
     dims = _check_dataset(dataset, dimensions)
     view = align_dataset(dataset, dims)
     P = len(view.pair_ids)
-    if P < 3:
+    if P < 3 and proto.correlate == "pairwise-difference":
         raise InputError(
             f"dataset {dataset.card.name!r} has {P} pairs; meta-evaluation needs at least 3",
             field="pairs",
@@ -202,6 +262,8 @@ def meta_evaluate(
     rng = np.random.default_rng(proto.seed)
     W = bootstrap_weights(view.n_items, proto.n_boot, rng) if proto.n_boot > 0 else None
     run = Run(view, proto, columns, info, dict(directions or {}), W)
+    if run.pointwise:
+        check_pointwise(run, dataset.card.name)
     cells, entries, calcs, points = _cells(run, metrics, available)
     compare_note = None
     comparisons: list[dict[str, Any]] = []
@@ -209,20 +271,9 @@ def meta_evaluate(
         compare_note = f"skipped: {len(metrics)} metrics > max_compare={proto.max_compare}"
     elif proto.compare and len(metrics) > 1:
         comparisons = compare_metrics(run, metrics, calcs)
-    card = dataset.card
     data = {
         "schema": SCHEMA,
-        "dataset": {
-            "name": card.name,
-            "subset": subset,
-            "kind": card.kind,
-            "scale": view.half_width,
-            "label_scale": card.scale.describe(),
-            "dimensions": dims,
-            "n_pairs": P,
-            "n_items": view.n_items,
-            "annotators": int(max((view.pair_labels[d].shape[1] for d in dims), default=1)),
-        },
+        "dataset": _dataset_json(dataset.card, view, dims, subset),
         "protocol": _protocol_json(proto, view, compare_note),
         "options": proto.to_dict(),
         "statistics": list(proto.statistics),

@@ -48,6 +48,21 @@ def _score_args(q: argparse.ArgumentParser) -> None:
 
 def _protocol_args(q: argparse.ArgumentParser) -> None:
     q.add_argument(
+        "--protocol",
+        choices=("pairwise-difference", "pointwise"),
+        default="pairwise-difference",
+        help="what is correlated: metric differences of two responses vs the human preference "
+        "(default; RAGChecker, MT-RAIG) or each response's score vs its human score (G-Eval)",
+    )
+    q.add_argument(
+        "--level",
+        choices=("global", "item", "system", "system-level"),
+        default=None,
+        help="correlate all rows at once (global, default), per input then averaged (item = "
+        "--grouped), per system then averaged, or the systems' mean scores (system-level; "
+        "the last two need --protocol pointwise)",
+    )
+    q.add_argument(
         "--normalize",
         choices=("minmax", "sign", "raw"),
         default="minmax",
@@ -146,6 +161,8 @@ def protocol_from_args(args: argparse.Namespace) -> object:
     from metajudge.metaeval.options import Protocol
 
     return Protocol(
+        correlate=args.protocol,
+        level=args.level or "global",
         normalize=args.normalize,
         aggregation=args.aggregation,
         grouped=args.grouped,

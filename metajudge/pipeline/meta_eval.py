@@ -227,7 +227,7 @@ def run_meta_eval(
     }
     from metajudge.reports.published import attach_published
     from metajudge.reports.render import RESULT_FILE, render_all
-    from metajudge.reports.tables import missing_lines
+    from metajudge.reports.sections import missing_lines
 
     for line in missing_lines(res):
         log.warning("%s (--missing %s)", line.replace("`", ""), res.data["protocol"]["missing"])
