@@ -177,3 +177,22 @@ def test_cli_warns_about_imputed_scores(
     assert "80 of 280 pairs imputed with the median" in cap.out
     assert main([*args, "--missing", "error", "--out", str(tmp_path / "r2")]) == 2
     assert "80 of 280 pairs lack a score" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("human", "level"), [("grouped", "item"), ("pooled", "global")])
+def test_one_inter_human_reference_in_meta_eval_and_backbone_swap(human: str, level: str) -> None:
+    from tests.test_metaeval_pointwise import _likert
+
+    ds, rows = _likert(annotators=3, seed=4)
+    proto = Protocol(correlate="pointwise", aggregation="mean", level=level, n_boot=200, seed=5)
+    res = meta_evaluate(ds, rows, proto)
+    scores = {m: {r["key"]: r["score"] for r in rows if r["metric"] == m} for m in ("m", "noise")}
+    data = build_swap_data(ds.records, scores, dimension="q", metric="j", dataset="toy")
+    swap = backbone_swap(data, rng=np.random.default_rng(5), n_boot=200, human_protocol=human)  # type: ignore[arg-type]
+    ceil = res.data["ceiling"][0]["stats"]["pearson"]
+    assert swap["ceiling"]["value"] == pytest.approx(ceil["value"], abs=1e-12)
+    assert swap["ceiling"]["ci"] == pytest.approx(ceil["ci"], abs=1e-12)
+    assert swap["per_backbone"]["m"]["human"]["value"] == pytest.approx(
+        res.value("m", "q"), abs=1e-12
+    )
+    assert swap["per_backbone"]["m"]["human"]["ci"] == pytest.approx(res.ci("m", "q"), abs=1e-12)

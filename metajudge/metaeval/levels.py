@@ -107,3 +107,35 @@ def mean_estimate(ests: list[est.Estimate], level: float) -> est.Estimate:
     smp = np.nanmean(np.vstack(smps), axis=0) if smps else None
     lo, hi = st.percentile_ci(smp, level) if smp is not None else (math.nan, math.nan)
     return est.Estimate(float(np.mean([e.value for e in ok])), lo, hi, min(e.n for e in ok), smp)
+
+
+def loo_reference(
+    stat: str,
+    labels: FArr,
+    items: IArr,
+    systems: IArr,
+    n_items: int,
+    W: FArr | None,
+    level: float,
+    unit_level: str,
+    metric: FArr | None = None,
+) -> tuple[est.Estimate, est.Estimate | None]:
+    """Leave-one-annotator-out reference at ``unit_level``, and ``metric`` beside it (matched).
+
+    For every annotator i (:func:`~metajudge.metaeval.stats.leave_one_out`, every annotator):
+    ``stat``(mean of the others, annotator i) and ``stat``(metric, annotator i) on the same
+    units at the same level; both averaged over annotators.
+    """
+    comps, _ = st.leave_one_out(labels, every_annotator=True)
+
+    def at(x: FArr, c: st.HumanComparison) -> est.Estimate:
+        r = c.rows
+        return level_estimate(
+            stat, x, c.single, items[r], systems[r], n_items, W, level, unit_level
+        )
+
+    human = mean_estimate([at(c.ref, c) for c in comps], level)
+    matched = None
+    if metric is not None:
+        matched = mean_estimate([at(metric[c.rows], c) for c in comps], level)
+    return human, matched

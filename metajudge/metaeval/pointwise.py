@@ -23,7 +23,7 @@ from metajudge.metaeval import estimates as est
 from metajudge.metaeval import stats as st
 from metajudge.metaeval.aligned import label_rows
 from metajudge.metaeval.cells import CellCalc, Rows, Run, jnum
-from metajudge.metaeval.levels import level_estimate, mean_estimate
+from metajudge.metaeval.levels import level_estimate, loo_reference
 from metajudge.metaeval.normalize import impute_median
 
 FArr = NDArray[np.float64]
@@ -146,25 +146,21 @@ def matched_reference(run: Run, dim: str, metric_values: dict[str, FArr]) -> dic
             "stats": {s: {"value": None, "ci": None, "undefined": why} for s in p.statistics},
             "matched": {},
         }
-    human = {s: [_estimate(run, s, c.ref, c.single, c.rows) for c in comps] for s in stats_names}
-    out = {
+    args = (v.resp_item, v.resp_system, v.n_items, run.W, p.ci_level, p.level)
+    out: dict[str, Any] = {
         "method": (
             f"leave-one-annotator-out at level {p.level}: each of {L.shape[1]} annotators vs the "
             "mean of the others, averaged over annotators; 'matched': each metric vs that same "
             "annotator, averaged the same way"
         ),
         "n_pairs": n_multi,
-        "stats": {s: _ref_entry(mean_estimate(human[s], p.ci_level)) for s in stats_names},
+        "stats": {s: _ref_entry(loo_reference(s, L, *args)[0]) for s in stats_names},
         "matched": {},
     }
     for m, x in metric_values.items():
         out["matched"][m] = {
-            s: _ref_entry(
-                mean_estimate(
-                    [_estimate(run, s, x[c.rows], c.single, c.rows) for c in comps], p.ci_level
-                )
-            )
-            for s in stats_names
+            s: _ref_entry(loo_reference(s, L, *args, metric=x)[1])
+            for s in stats_names  # type: ignore[arg-type]
         }
     return out
 

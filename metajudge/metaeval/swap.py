@@ -48,6 +48,7 @@ from metajudge.metaeval.agreement import (
     krippendorff_alpha,
 )
 from metajudge.metaeval.aligned import AlignedView, align
+from metajudge.metaeval.levels import loo_reference
 
 HumanProtocol = Literal["grouped", "pooled", "pairs"]
 SWAP_VERSION = "2"
@@ -292,22 +293,31 @@ def _alpha(ctx: _Ctx) -> dict[str, Any]:
     }
 
 
+_LEVEL = {"grouped": "item", "pooled": "global", "pairs": "global"}
+
+
 def inter_human_ceiling(ctx: _Ctx) -> dict[str, Any]:
-    """The inter-human reference on the units of the human protocol (responses or pairs)."""
+    """The inter-human reference matched to the human protocol: same units, same level.
+
+    Leave-one-annotator-out (:func:`metajudge.metaeval.levels.loo_reference`): per-response
+    labels for ``grouped`` (per input, averaged) and ``pooled``, pair labels for ``pairs``.
+    """
     data, v = ctx.data, ctx.data.view
-    likert = data.human_resp is not None
+    likert = ctx.proto != "pairs" and data.human_resp is not None
     h = data.human_resp if likert else data.human_pair
     assert h is not None
     unit = "responses" if likert else "pairs"
     items = v.resp_item if likert else v.pair_item
-    ref = est.human_reference(h, items, v.n_items, ctx.W, ctx.level, ["pearson"], unit_name=unit)
-    if ref.method is None:
-        return {
-            "available": False,
-            "reason": f"{data.dataset}: {ref.estimates['pearson'].undefined}",
-        }
-    how = f"{ref.method}, pooled Pearson over {unit}"
-    return {"available": True, "how": how, **_est(ref.estimates["pearson"])}
+    systems = v.resp_system if likert else np.zeros(len(v.pair_ids), dtype=np.int64)
+    _, method = stats.leave_one_out(h)
+    n_multi = int((np.isfinite(h).sum(axis=1) >= 2).sum())
+    if method is None or n_multi < 3:
+        why = "one label per" if method is None or not n_multi else "fewer than 3 with two labels:"
+        return {"available": False, "reason": f"{data.dataset}: {why} {unit[:-1]}"}
+    lvl = _LEVEL[ctx.proto]
+    human, _ = loo_reference("pearson", h, items, systems, v.n_items, ctx.W, ctx.level, lvl)
+    how = f"{method}, leave-one-annotator-out Pearson at level {lvl} over {unit}"
+    return {"available": True, "how": how, **_est(human)}
 
 
 def _protocol_json(proto: str, n_boot: int, seed: int | None, level: float, eps: float) -> dict:
