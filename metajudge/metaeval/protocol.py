@@ -261,7 +261,8 @@ def meta_evaluate(
         )
     rng = np.random.default_rng(proto.seed)
     W = bootstrap_weights(view.n_items, proto.n_boot, rng) if proto.n_boot > 0 else None
-    run = Run(view, proto, columns, info, dict(directions or {}), W)
+    declared = {m: inf.direction for m, inf in info.items() if inf.direction}
+    run = Run(view, proto, columns, info, {**declared, **dict(directions or {})}, W)
     if run.pointwise:
         check_pointwise(run, dataset.card.name)
     cells, entries, calcs, points = _cells(run, metrics, available)
