@@ -205,3 +205,27 @@ def test_cli_pointwise_item_level_on_lftqa_eval(
         )
         == 2
     )
+
+
+def test_cli_meta_eval_on_a_user_file_with_one_response_per_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """issue 12: Likert data with one response per input, from a file, meta-evaluated pointwise."""
+    import json
+
+    from metajudge.cli import main
+    from metajudge.data.formats import write_jsonl
+
+    ds, rows = _likert(n_items=40, n_sys=1, annotators=3, seed=3)
+    data = tmp_path / "mine.jsonl"
+    write_jsonl(data, ds.records, card=ds.card)
+    scores = tmp_path / "scores.jsonl"
+    scores.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    args = ["meta-eval", "--input", str(data), "--scores", str(scores), "--protocol", "pointwise"]
+    args += ["--aggregation", "mean", "--n-boot", "100", "--no-plots", "--out", str(tmp_path / "r")]
+    assert main(args) == 0
+    res = json.loads((tmp_path / "r" / "result.json").read_text())
+    assert res["dataset"]["name"] == "toy_likert" and res["run"]["dataset"] == str(data)
+    assert res["ceiling"][0]["method"].startswith("leave-one-annotator-out")
+    with pytest.raises(SystemExit):
+        main(["meta-eval", "--input", str(data), "--dataset", "x", "--out", str(tmp_path)])
