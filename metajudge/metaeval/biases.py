@@ -1,6 +1,6 @@
 """Judge diagnostics per backbone: position bias, length bias, run-to-run variance, accuracy, cost.
 
-DESIGN.md §4 "Judge biases per backbone". Inputs are pairwise verdicts
+Inputs are pairwise verdicts
 (:class:`~metajudge.metrics.judges.pairwise.PairwiseVerdict`, mapped back to the record's sides)
 and the records' human labels (positive = b better).
 

@@ -65,8 +65,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.set_defaults(func=_cmd_swap)
 
-    _register_diagnostics(sub.add_parser("judge-diagnostics", help=argparse.SUPPRESS))
+    _register_diagnostics(hidden_parser(sub, "judge-diagnostics"))
     _register_baselines(sub)
+
+
+def hidden_parser(sub: argparse._SubParsersAction, name: str) -> argparse.ArgumentParser:  # type: ignore[type-arg]
+    """A subcommand kept for one release under its old name, left out of ``--help``."""
+    p = sub.add_parser(name)
+    sub._choices_actions = [a for a in sub._choices_actions if a.dest != name]
+    return p
 
 
 def _diagnostics_parent(sub: argparse._SubParsersAction) -> argparse._SubParsersAction:  # type: ignore[type-arg]
