@@ -71,6 +71,9 @@ def test_meta_eval_and_backbone_swap_report_identical_human_correlations(data_di
     }
     data = build_swap_data(ds.records, scores, dimension="faithfulness", metric="m", dataset="x")
     swap = backbone_swap(data, rng=np.random.default_rng(7), n_boot=300)
+    # the same Protocol value passed to both gives the same numbers
+    same = backbone_swap(data, proto.with_options(correlate="pointwise"))
+    assert same["per_backbone"] == swap["per_backbone"]
     for b, n in zip(BACKBONES, names, strict=True):
         e = res.cell(n, "faithfulness")["stats"]["pearson"]
         h = swap["per_backbone"][b]["human"]

@@ -49,6 +49,7 @@ from metajudge.metaeval.agreement import (
 )
 from metajudge.metaeval.aligned import AlignedView, align
 from metajudge.metaeval.levels import loo_reference
+from metajudge.metaeval.options import Protocol
 
 HumanProtocol = Literal["grouped", "pooled", "pairs"]
 SWAP_VERSION = "2"
@@ -338,10 +339,32 @@ def _protocol_json(proto: str, n_boot: int, seed: int | None, level: float, eps:
     }
 
 
+def human_protocol_of(protocol: Protocol) -> HumanProtocol:
+    """The swap's human protocol for a meta-evaluation :class:`Protocol` (annotators' mean).
+
+    pointwise per item → ``grouped``; pointwise global → ``pooled``; pairwise-difference global →
+    ``pairs``. Other combinations have no backbone-swap counterpart.
+    """
+    key = (protocol.correlate, protocol.level)
+    table: dict[tuple[str, str], HumanProtocol] = {
+        ("pointwise", "item"): "grouped",
+        ("pointwise", "global"): "pooled",
+        ("pairwise-difference", "global"): "pairs",
+    }
+    if key not in table:
+        raise InputError(
+            f"the backbone swap has no human protocol for {protocol.correlate} at level "
+            f"{protocol.level} (use pointwise item/global or pairwise-difference global)",
+            field="protocol",
+        )
+    return table[key]
+
+
 def backbone_swap(
     data: SwapData,
+    protocol: Protocol | None = None,
     *,
-    rng: np.random.Generator,
+    rng: np.random.Generator | None = None,
     n_boot: int = 1000,
     eps: float = 0.0,
     level: float = 0.95,
@@ -350,10 +373,25 @@ def backbone_swap(
 ) -> SwapResult:
     """Run the backbone-swap analysis on aligned scores; returns a JSON-ready :class:`SwapResult`.
 
-    ``rng`` draws the bootstrap counts (pass ``numpy.random.default_rng(seed)``; ``seed`` is only
-    recorded in the protocol). ``eps`` is the tie band of the pairwise decisions (in score units).
-    ``human_protocol`` defaults to ``grouped`` for Likert data and ``pairs`` for pairwise data.
+    With ``protocol`` (the meta-evaluation's :class:`~metajudge.metaeval.options.Protocol`) its
+    bootstrap (``n_boot``, ``seed``, ``ci_level``), tie band and correlation
+    (:func:`human_protocol_of`) are used: the same protocol gives the same human correlations as
+    :func:`~metajudge.metaeval.protocol.meta_evaluate`. Otherwise ``rng`` draws the bootstrap
+    counts (pass ``numpy.random.default_rng(seed)``; ``seed`` is only recorded), ``eps`` is the
+    tie band of the pairwise decisions (in score units) and ``human_protocol`` defaults to
+    ``grouped`` for Likert data and ``pairs`` for pairwise data.
     """
+    if protocol is not None:
+        human_protocol = human_protocol_of(protocol)
+        n_boot, seed, eps, level = (
+            protocol.n_boot,
+            protocol.seed,
+            protocol.epsilon,
+            protocol.ci_level,
+        )
+        rng = np.random.default_rng(protocol.seed)
+    if rng is None:
+        raise InputError("pass a protocol or a numpy Generator (rng)", field="rng")
     if n_boot < 1:
         raise InputError(f"n_boot must be >= 1, got {n_boot}")
     proto: HumanProtocol = human_protocol or ("grouped" if data.kind == "likert" else "pairs")
