@@ -233,3 +233,17 @@ def test_results_are_typed_with_json_and_pandas() -> None:
     for c in res.data["cells"]:
         assert not any(k.startswith("_") for k in c)  # no private arrays in the JSON
     assert res.data["published"] == []  # attached by reports, not read by the engine
+
+
+def test_swap_result_to_json_and_pandas() -> None:
+    import json
+
+    from tests.test_metaeval_pointwise import _likert
+
+    ds, rows = _likert(annotators=1)
+    scores = {m: {r["key"]: r["score"] for r in rows if r["metric"] == m} for m in ("m", "noise")}
+    data = build_swap_data(ds.records, scores, dimension="q", metric="j", dataset="toy")
+    res = backbone_swap(data, Protocol(correlate="pointwise", level="item", n_boot=50))
+    assert json.loads(res.to_json())["backbones"] == ["m", "noise"]
+    df = res.to_pandas()
+    assert list(df["backbone"]) == ["m", "noise"] and df["human"].notna().all()

@@ -28,7 +28,6 @@ Human-correlation protocols (always named in the output), all computed by
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -50,6 +49,7 @@ from metajudge.metaeval.agreement import (
 from metajudge.metaeval.aligned import AlignedView, align
 from metajudge.metaeval.levels import loo_reference
 from metajudge.metaeval.options import Protocol
+from metajudge.metaeval.result import JsonResult
 
 HumanProtocol = Literal["grouped", "pooled", "pairs"]
 SWAP_VERSION = "2"
@@ -93,11 +93,8 @@ class SwapData:
         return self.view.pair_labels[self.dimension]
 
 
-class SwapResult(dict):  # type: ignore[type-arg]
+class SwapResult(JsonResult):
     """The backbone-swap report: a JSON-ready dict with ``to_json()`` and ``to_pandas()``."""
-
-    def to_json(self) -> str:
-        return json.dumps(self, indent=1, ensure_ascii=False, allow_nan=False)
 
     def to_pandas(self) -> Any:
         """One row per backbone: human correlation with CI, n, unscored responses."""
