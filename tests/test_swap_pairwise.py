@@ -198,3 +198,31 @@ def test_judge_diagnostics_is_a_judge_command_with_a_hidden_alias(
     assert (
         "judge-diagnostics" not in top.split("positional arguments")[-1].split("options")[0] or True
     )
+
+
+def test_judge_diagnostics_on_a_user_file_with_a_scripted_backend(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from metajudge.data.formats import DatasetCard, Scale, write_jsonl
+    from metajudge.pipeline.diagnostics import run_judge_diagnostics
+
+    card = DatasetCard(
+        name="my_pairs",
+        kind="pairwise",
+        description="",
+        repository="",
+        commit="",
+        files=(),
+        license="",
+        dimensions=("preference",),
+        scale=Scale(-1, 1),
+        annotators=1,
+        direction="positive = b better",
+    )
+    f = tmp_path / "pairs.jsonl"
+    write_jsonl(f, [_rec(i, 1.0 if i % 2 else -1.0) for i in range(4)], card=card)
+    be = _ScriptedBackend(["A", "B", "A", "B", "B", "A", "B", "A"])
+    diag = run_judge_diagnostics(
+        None, ["scripted"], input_file=f, judge_options={"backend": be, "constrained": False}
+    )
+    assert diag["dataset"] == "my_pairs" and diag["n_pairs"] == 4
+    assert diag.to_pandas()["backbone"].tolist() == ["scripted"]
+    assert len(be.requests) == 8  # every pair in both orders
