@@ -152,21 +152,28 @@ def _ceiling(run: Run) -> list[dict[str, Any]]:
     return [{**_ceiling_one(run, d), "dimension": d} for d in run.view.dimensions]
 
 
-def _points(
-    view: AlignedView, norm_by_column: Mapping[str, np.ndarray], max_pairs: int = 20000
-) -> dict[str, Any]:
-    """Per-pair normalised differences and labels, for scatter plots re-rendered from the JSON."""
-    P = len(view.pair_ids)
-    idx = np.arange(P) if P <= max_pairs else np.linspace(0, P - 1, max_pairs).astype(int)
+def _points(run: Run, norm_by_column: Mapping[str, np.ndarray], limit: int = 20000) -> dict:
+    """Per-unit metric values and labels, for scatter plots re-rendered from the JSON.
+
+    Pairwise-difference: the normalised d per pair; pointwise: the score per response.
+    """
+    view = run.view
+    if run.pointwise:
+        labels, values = view.resp_labels or {}, {c: x for c, (x, _) in run.resp_cache.items()}
+    else:
+        labels, values = view.pair_labels, dict(norm_by_column)
+    n = len(view.keys) if run.pointwise else len(view.pair_ids)
+    idx = np.arange(n) if n <= limit else np.linspace(0, n - 1, limit).astype(int)
 
     def r(a: np.ndarray) -> list[Any]:
         return [None if not math.isfinite(v) else round(float(v), 6) for v in a]
 
     return {
+        "unit": "responses" if run.pointwise else "pairs",
         "pairs": int(idx.size),
-        "subsampled": bool(P > max_pairs),
-        "labels": {d: [r(row) for row in view.pair_labels[d][idx]] for d in view.dimensions},
-        "d_norm": {c: r(v[idx]) for c, v in norm_by_column.items()},
+        "subsampled": bool(n > limit),
+        "labels": {d: [r(row) for row in labels[d][idx]] for d in view.dimensions},
+        "d_norm": {c: r(v[idx]) for c, v in values.items()},
     }
 
 
@@ -283,7 +290,7 @@ def meta_evaluate(
         "ceiling": _ceiling(run),
         "comparisons": comparisons,
         "published": [],
-        "points": _points(view, points),
+        "points": _points(run, points),
         "timing_s": round(time.perf_counter() - t0, 4),
     }
     return MetaEvalResult(_jsonable(data))
