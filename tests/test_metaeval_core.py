@@ -247,3 +247,15 @@ def test_swap_result_to_json_and_pandas() -> None:
     assert json.loads(res.to_json())["backbones"] == ["m", "noise"]
     df = res.to_pandas()
     assert list(df["backbone"]) == ["m", "noise"] and df["human"].notna().all()
+
+
+def test_pairwise_reference_sets_each_metric_beside_single_annotators() -> None:
+    from tests.test_metaeval_protocol import _rows, _toy
+
+    ds, truth = _toy(40, seed=8)
+    res = meta_evaluate(ds, _rows("m", [0.0] * 40, list(truth)), n_boot=50, normalize="raw")
+    L = np.array([r.labels["quality"] for r in ds.records])
+    want = (stats.pearson(truth, L[:, 0]) + stats.pearson(truth, L[:, 1])) / 2
+    matched = res.data["ceiling"][0]["matched"]["m"]["pearson"]["value"]
+    assert matched == pytest.approx(want, abs=1e-12)
+    assert res.ceiling("quality") == pytest.approx(stats.pearson(L[:, 0], L[:, 1]), abs=1e-12)

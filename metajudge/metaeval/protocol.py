@@ -20,10 +20,12 @@ import numpy as np
 
 from metajudge.errors import InputError
 from metajudge.metaeval import estimates as est
+from metajudge.metaeval import stats as st
 from metajudge.metaeval.aligned import AlignedView, align_dataset, index_score_rows
 from metajudge.metaeval.cells import CellCalc, Run, evaluate_cell, jnum
 from metajudge.metaeval.compare import compare_metrics
 from metajudge.metaeval.external import collapse_families, metric_for_dimension
+from metajudge.metaeval.levels import loo_reference
 from metajudge.metaeval.options import AGGREGATIONS, COMPARE_STATS, Protocol
 from metajudge.metaeval.pointwise import (
     check_pointwise,
@@ -145,7 +147,28 @@ def _ceiling_one(run: Run, d: str) -> dict[str, Any]:
             s: {"value": jnum(e.value), "ci": e.ci, "undefined": e.undefined}
             for s, e in ref.estimates.items()
         },
+        "matched": _pair_matched(run, d) if ref.method else {},
     }
+
+
+def _pair_matched(run: Run, d: str) -> dict[str, Any]:
+    """Each metric's normalised d against each single annotator's pair label, averaged."""
+    v, p = run.view, run.proto
+    L = v.pair_labels[d]
+    systems = np.zeros(len(v.pair_ids), dtype=np.int64)
+    out: dict[str, Any] = {}
+    for (m, dd), c in run.columns_of.items():
+        if dd != d or c is None or c not in run.cache or run.cache[c][1].undefined:
+            continue
+        x = run.cache[c][1].values
+        out[m] = {}
+        for s in (s for s in p.statistics if s in st.CORRELATIONS):
+            e = loo_reference(
+                s, L, v.pair_item, systems, v.n_items, run.W, p.ci_level, p.level, metric=x
+            )[1]
+            assert e is not None
+            out[m][s] = {"value": jnum(e.value), "ci": e.ci, "undefined": e.undefined}
+    return out
 
 
 def _ceiling(run: Run) -> list[dict[str, Any]]:

@@ -29,8 +29,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         type=_csv,
         default=[],
         metavar="SPECS",
-        help="comma-separated external score columns: LABEL=PATH[:COLUMN], or for lftqa_eval bare backbone "
-        "names (gpt-4o,gpt-4o-mini,Meta-Llama-3.1-70B-Instruct-Turbo)",
+        help="comma-separated external score columns: LABEL=PATH[:COLUMN], or bare backbone names "
+        "whose judge column the dataset's card declares (lftqa_eval: gpt-4o,gpt-4o-mini,"
+        "Meta-Llama-3.1-70B-Instruct-Turbo)",
     )
     p.add_argument(
         "--backbones",

@@ -37,6 +37,10 @@ def _md_reference(res: MetaEvalResult) -> str:
     out += [f"- {c['dimension']}: {c['method']}\n" for c in ceil]
     matched = [c for c in ceil if c.get("matched")]
     if matched:
+        out.append(
+            "\nMatched: each metric against one annotator at a time (averaged over annotators), "
+            "the comparison the inter-human row makes; ×100.\n"
+        )
         hdr = ["Metric"] + [f"{c['dimension'].capitalize()} Pearson (matched)" for c in matched]
         rows = [
             [m] + [_x100(c["matched"].get(m, {}).get("pearson", {}).get("value")) for c in matched]
