@@ -226,3 +226,36 @@ def test_judge_diagnostics_on_a_user_file_with_a_scripted_backend(tmp_path) -> N
     assert diag["dataset"] == "my_pairs" and diag["n_pairs"] == 4
     assert diag.to_pandas()["backbone"].tolist() == ["scripted"]
     assert len(be.requests) == 8  # every pair in both orders
+
+
+def test_cli_judge_diagnostics_runs_the_pipeline(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[no-untyped-def]
+    from metajudge.cli import main
+    from metajudge.data.formats import DatasetCard, Scale, write_jsonl
+
+    card = DatasetCard(
+        name="my_pairs",
+        kind="likert",
+        description="",
+        repository="",
+        commit="",
+        files=(),
+        license="",
+        dimensions=("preference",),
+        scale=Scale(1, 5),
+        annotators=1,
+        direction="",
+    )
+    f = tmp_path / "likert.jsonl"
+    from metajudge.data.formats import LikertRecord
+
+    recs = [
+        LikertRecord(
+            id=str(i), input=Input("q"), system="s", response="r", scores={"preference": (3.0,)}
+        )
+        for i in range(3)
+    ]
+    write_jsonl(f, recs, card=card)
+    rc = main(["judge", "diagnostics", "--input", str(f), "--backbones", "x", "--format", "json"])
+    assert rc == 2 and "need a pairwise dataset" in capsys.readouterr().err

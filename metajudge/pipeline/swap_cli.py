@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from metajudge.pipeline.cli import add_dataset_args
+from metajudge.pipeline.cli import add_dataset_args, add_format
 
 
 def _csv(s: str) -> list[str]:
@@ -63,6 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument("--data-dir", help="local data folder (default $METAJUDGE_DATA_DIR)")
     p.add_argument("--out", help="write swap.md, swap.json and plots into this folder")
+    add_format(p)
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.set_defaults(func=_cmd_swap)
 
@@ -136,6 +137,7 @@ def _register_diagnostics(d: argparse.ArgumentParser) -> None:
     d.add_argument("--seed", type=int, default=0)
     d.add_argument("--data-dir", help="local data folder (default $METAJUDGE_DATA_DIR)")
     d.add_argument("--out", help="write diagnostics.md and diagnostics.json into this folder")
+    add_format(d)
     d.set_defaults(func=_cmd_diag)
 
 
@@ -183,7 +185,7 @@ def _cmd_swap(args: argparse.Namespace) -> int:
         human_protocol=args.human_protocol,
         data_dir=args.data_dir,
     )
-    print(swap_markdown(res))
+    print(res.to_json() if args.format == "json" else swap_markdown(res))
     if args.out:
         paths = write_swap_report(res, args.out, plots=not args.no_plots)
         print("wrote " + ", ".join(str(p) for p in paths.values()))
@@ -191,7 +193,7 @@ def _cmd_swap(args: argparse.Namespace) -> int:
 
 
 def _cmd_diag(args: argparse.Namespace) -> int:
-    from metajudge.metaeval.biases import run_judge_diagnostics
+    from metajudge.pipeline.diagnostics import run_judge_diagnostics
     from metajudge.reports.swap_report import diagnostics_markdown, write_diagnostics_report
 
     diag = run_judge_diagnostics(
@@ -206,7 +208,7 @@ def _cmd_diag(args: argparse.Namespace) -> int:
         seed=args.seed,
         data_dir=args.data_dir,
     )
-    print(diagnostics_markdown(diag))
+    print(diag.to_json() if args.format == "json" else diagnostics_markdown(diag))
     if args.out:
         paths = write_diagnostics_report(diag, args.out)
         print("wrote " + ", ".join(str(p) for p in paths.values()))
