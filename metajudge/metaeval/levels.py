@@ -15,6 +15,8 @@ Every level is bootstrapped over items (inputs) with the shared resample counts 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -109,6 +111,16 @@ def mean_estimate(ests: list[est.Estimate], level: float) -> est.Estimate:
     return est.Estimate(float(np.mean([e.value for e in ok])), lo, hi, min(e.n for e in ok), smp)
 
 
+def _comparisons_at(
+    stat: str,
+    comps: list[st.HumanComparison],
+    x_of: Callable[[st.HumanComparison], FArr],
+    at: Callable[[str, FArr, st.HumanComparison], est.Estimate],
+    level: float,
+) -> est.Estimate:
+    return mean_estimate([at(stat, x_of(c), c) for c in comps], level)
+
+
 def loo_reference(
     stat: str,
     labels: FArr,
@@ -119,23 +131,70 @@ def loo_reference(
     level: float,
     unit_level: str,
     metric: FArr | None = None,
+    *,
+    every_annotator: bool = True,
 ) -> tuple[est.Estimate, est.Estimate | None]:
-    """Leave-one-annotator-out reference at ``unit_level``, and ``metric`` beside it (matched).
+    """The inter-human reference at ``unit_level``, and ``metric`` beside it (matched).
 
-    For every annotator i (:func:`~metajudge.metaeval.stats.leave_one_out`, every annotator):
-    ``stat``(mean of the others, annotator i) and ``stat``(metric, annotator i) on the same
-    units at the same level; both averaged over annotators.
+    For every leave-one-out comparison (:func:`~metajudge.metaeval.stats.leave_one_out`; with
+    ``every_annotator`` two annotators give two): ``stat``(reference, annotator i) — the mean of
+    the other annotators as x (its tie-band decision for accuracies) — and
+    ``stat``(metric, annotator i) on the same units at the same level; each averaged over the
+    comparisons. The one definition of the inter-human reference in metajudge: the
+    meta-evaluation (both protocols) and the backbone swap call it.
     """
-    comps, _ = st.leave_one_out(labels, every_annotator=True)
+    comps, _ = st.leave_one_out(labels, every_annotator=every_annotator)
 
-    def at(x: FArr, c: st.HumanComparison) -> est.Estimate:
+    def at(s: str, x: FArr, c: st.HumanComparison) -> est.Estimate:
         r = c.rows
-        return level_estimate(
-            stat, x, c.single, items[r], systems[r], n_items, W, level, unit_level
-        )
+        xv = x if s in st.CORRELATIONS else st.tie_decisions(x)
+        return level_estimate(s, xv, c.single, items[r], systems[r], n_items, W, level, unit_level)
 
-    human = mean_estimate([at(c.ref, c) for c in comps], level)
+    human = _comparisons_at(stat, comps, lambda c: c.ref, at, level)
     matched = None
     if metric is not None:
-        matched = mean_estimate([at(metric[c.rows], c) for c in comps], level)
+        matched = _comparisons_at(stat, comps, lambda c: metric[c.rows], at, level)
     return human, matched
+
+
+@dataclass
+class HumanReference:
+    """The inter-human reference: its definition, the units it used, an estimate per statistic."""
+
+    method: str | None
+    n_units: int
+    estimates: dict[str, est.Estimate]
+
+
+def human_reference(
+    labels: FArr,
+    items: IArr,
+    systems: IArr,
+    n_items: int,
+    W: FArr | None,
+    level: float,
+    statistics: Sequence[str],
+    *,
+    unit_level: str = "global",
+    unit_name: str = "pairs",
+    every_annotator: bool = False,
+) -> HumanReference:
+    """:func:`loo_reference` for every statistic, with its definition and a reason when undefined."""
+    n_multi = int((np.isfinite(labels).sum(axis=1) >= 2).sum()) if labels.ndim == 2 else 0
+    comps, method = st.leave_one_out(labels, every_annotator=every_annotator)
+    if method is None or n_multi < 3:
+        why = (
+            f"one label per {unit_name[:-1]} (no second annotator)"
+            if method is None or n_multi == 0
+            else f"fewer than 3 {unit_name} with two labels"
+        )
+        return HumanReference(
+            None, n_multi, {s: est.Estimate(math.nan, undefined=why) for s in statistics}
+        )
+    n_units = int(np.unique(np.concatenate([c.rows for c in comps])).size)
+    args = (labels, items, systems, n_items, W, level, unit_level)
+    return HumanReference(
+        method,
+        n_units,
+        {s: loo_reference(s, *args, every_annotator=every_annotator)[0] for s in statistics},
+    )

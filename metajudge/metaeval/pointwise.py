@@ -23,7 +23,7 @@ from metajudge.metaeval import estimates as est
 from metajudge.metaeval import stats as st
 from metajudge.metaeval.aligned import label_rows
 from metajudge.metaeval.cells import CellCalc, Rows, Run, jnum
-from metajudge.metaeval.levels import level_estimate, loo_reference
+from metajudge.metaeval.levels import human_reference, level_estimate, loo_reference
 from metajudge.metaeval.normalize import impute_median
 
 FArr = NDArray[np.float64]
@@ -131,36 +131,30 @@ def matched_reference(run: Run, dim: str, metric_values: dict[str, FArr]) -> dic
     v, p = run.view, run.proto
     assert v.resp_labels is not None
     L = v.resp_labels[dim]
-    comps, _ = st.leave_one_out(L, every_annotator=True)
     stats_names = [s for s in p.statistics if s in st.CORRELATIONS]
-    n_multi = int((np.isfinite(L).sum(axis=1) >= 2).sum())
-    if not comps or n_multi < 3:
-        why = (
-            "one label per response (no second annotator)"
-            if not comps or not n_multi
-            else ("fewer than 3 responses with two labels")
-        )
-        return {
-            "method": None,
-            "n_pairs": n_multi,
-            "stats": {s: {"value": None, "ci": None, "undefined": why} for s in p.statistics},
-            "matched": {},
-        }
-    args = (v.resp_item, v.resp_system, v.n_items, run.W, p.ci_level, p.level)
+    args = (L, v.resp_item, v.resp_system, v.n_items, run.W, p.ci_level)
+    ref = human_reference(
+        *args, stats_names, unit_level=p.level, unit_name="responses", every_annotator=True
+    )
     out: dict[str, Any] = {
-        "method": (
-            f"leave-one-annotator-out at level {p.level}: each of {L.shape[1]} annotators vs the "
-            "mean of the others, averaged over annotators; 'matched': each metric vs that same "
-            "annotator, averaged the same way"
-        ),
-        "n_pairs": n_multi,
-        "stats": {s: _ref_entry(loo_reference(s, L, *args)[0]) for s in stats_names},
+        "method": None,
+        "n_pairs": ref.n_units,
+        "stats": {s: _ref_entry(e) for s, e in ref.estimates.items()},
         "matched": {},
     }
+    if ref.method is None:
+        why = next(iter(ref.estimates.values())).undefined if ref.estimates else "no labels"
+        out["stats"] = {s: {"value": None, "ci": None, "undefined": why} for s in p.statistics}
+        return out
+    out["method"] = (
+        f"leave-one-annotator-out at level {p.level}: each of {L.shape[1]} annotators vs the "
+        "mean of the others, averaged over annotators; 'matched': each metric vs that same "
+        "annotator, averaged the same way"
+    )
     for m, x in metric_values.items():
         out["matched"][m] = {
-            s: _ref_entry(loo_reference(s, L, *args, metric=x)[1])
-            for s in stats_names  # type: ignore[arg-type]
+            s: _ref_entry(loo_reference(s, *args, p.level, metric=x)[1])  # type: ignore[arg-type]
+            for s in stats_names
         }
     return out
 

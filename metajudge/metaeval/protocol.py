@@ -19,13 +19,12 @@ from typing import Any
 import numpy as np
 
 from metajudge.errors import InputError
-from metajudge.metaeval import estimates as est
 from metajudge.metaeval import stats as st
 from metajudge.metaeval.aligned import AlignedView, align_dataset, index_score_rows
 from metajudge.metaeval.cells import CellCalc, Run, evaluate_cell, jnum
 from metajudge.metaeval.compare import compare_metrics
 from metajudge.metaeval.external import collapse_families, metric_for_dimension
-from metajudge.metaeval.levels import loo_reference
+from metajudge.metaeval.levels import human_reference, loo_reference
 from metajudge.metaeval.options import AGGREGATIONS, COMPARE_STATS, Protocol
 from metajudge.metaeval.pointwise import (
     check_pointwise,
@@ -131,14 +130,16 @@ def _ceiling_one(run: Run, d: str) -> dict[str, Any]:
         # matched to the response-level correlation: leave-one-annotator-out at the same level
         cols = {m: run.resp_cache[c][0] for (m, dd), c in run.columns_of.items() if dd == d and c}
         return matched_reference(run, d, cols)
-    ref = est.human_reference(
+    systems = np.zeros(len(v.pair_ids), dtype=np.int64)
+    ref = human_reference(
         v.pair_labels[d],
         v.pair_item,
+        systems,
         v.n_items,
         run.W,
         p.ci_level,
         p.statistics,
-        grouped_unit=p.level == "item",
+        unit_level=p.level,
     )
     return {
         "method": ref.method and (ref.method + (", per input then averaged" if p.grouped else "")),

@@ -14,7 +14,7 @@ different backbones). For every pair of backbones (X, Y) this reports
 - a verdict line that states that evidence.
 
 Across all backbones: Krippendorff's α (:mod:`metajudge.metaeval.agreement`). The inter-human
-reference on the same units comes from :func:`metajudge.metaeval.estimates.human_reference`.
+reference on the same units comes from :func:`metajudge.metaeval.levels.loo_reference`.
 
 Human-correlation protocols (always named in the output), all computed by
 :mod:`metajudge.metaeval.estimates` exactly as the meta-evaluation computes them:
@@ -47,7 +47,7 @@ from metajudge.metaeval.agreement import (
     krippendorff_alpha,
 )
 from metajudge.metaeval.aligned import AlignedView, align
-from metajudge.metaeval.levels import loo_reference
+from metajudge.metaeval.levels import human_reference
 from metajudge.metaeval.options import Protocol
 from metajudge.metaeval.result import JsonResult
 from metajudge.metaeval.verdict import verdict_line
@@ -308,15 +308,16 @@ def inter_human_ceiling(ctx: _Ctx) -> dict[str, Any]:
     unit = "responses" if likert else "pairs"
     items = v.resp_item if likert else v.pair_item
     systems = v.resp_system if likert else np.zeros(len(v.pair_ids), dtype=np.int64)
-    _, method = stats.leave_one_out(h)
-    n_multi = int((np.isfinite(h).sum(axis=1) >= 2).sum())
-    if method is None or n_multi < 3:
-        why = "one label per" if method is None or not n_multi else "fewer than 3 with two labels:"
-        return {"available": False, "reason": f"{data.dataset}: {why} {unit[:-1]}"}
     lvl = _LEVEL[ctx.proto]
-    human, _ = loo_reference("pearson", h, items, systems, v.n_items, ctx.W, ctx.level, lvl)
-    how = f"{method}, leave-one-annotator-out Pearson at level {lvl} over {unit}"
-    return {"available": True, "how": how, **_est(human)}
+    args = (h, items, systems, v.n_items, ctx.W, ctx.level, ["pearson"])
+    ref = human_reference(*args, unit_level=lvl, unit_name=unit, every_annotator=True)
+    if ref.method is None:
+        return {
+            "available": False,
+            "reason": f"{data.dataset}: {ref.estimates['pearson'].undefined}",
+        }
+    how = f"{ref.method}, leave-one-annotator-out Pearson at level {lvl} over {unit}"
+    return {"available": True, "how": how, **_est(ref.estimates["pearson"])}
 
 
 def _protocol_json(proto: str, n_boot: int, seed: int | None, level: float, eps: float) -> dict:
