@@ -116,7 +116,7 @@ def test_two_annotators_every_annotator_is_compared() -> None:
 
 def test_one_response_per_input_is_fine_pointwise() -> None:
     ds, rows = _likert(n_items=40, n_sys=1, annotators=1)
-    with pytest.raises(InputError, match="pairs"):
+    with pytest.raises(InputError, match="use the pointwise protocol"):
         meta_evaluate(ds, rows, n_boot=0)
     res = meta_evaluate(ds, rows, Protocol(correlate="pointwise", n_boot=20))
     assert res.value("m", "q") is not None and res.data["ceiling"][0]["method"] is None

@@ -276,8 +276,15 @@ def meta_evaluate(
     view = align_dataset(dataset, dims)
     P = len(view.pair_ids)
     if P < 3 and proto.correlate == "pairwise-difference":
+        hint = (
+            "; its responses have their own scores: use the pointwise protocol "
+            "(--protocol pointwise)"
+            if view.resp_labels is not None
+            else ""
+        )
         raise InputError(
-            f"dataset {dataset.card.name!r} has {P} pairs; meta-evaluation needs at least 3",
+            f"dataset {dataset.card.name!r} has {P} pairs; the pairwise-difference protocol "
+            f"needs at least 3{hint}",
             field="pairs",
         )
     columns, info = index_score_rows(scores_rows, view.keys)
