@@ -43,15 +43,7 @@ def _timeit(fn, repeat: int = 3) -> tuple[float, float]:  # type: ignore[no-unty
     return best, best_cpu
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--n-boot", type=int, default=1000)
-    ap.add_argument(
-        "--slow-cells", type=int, default=2, help="cells timed with the slow loop (extrapolated)"
-    )
-    ap.add_argument("--cache", default=str(REPO / "runs" / "demo" / "scores.jsonl"))
-    args = ap.parse_args()
-
+def _env() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     if (
         not os.environ.get("METAJUDGE_DATA_DIR")
@@ -59,73 +51,72 @@ def main() -> int:
     ):
         os.environ["METAJUDGE_DATA_DIR"] = str(REPO.parent / "shared" / "human_labels")
 
+
+def _synthetic_rows(view) -> list[dict]:  # type: ignore[no-untyped-def]
+    """7 seeded metrics per response, so that d = m(b) - m(a) tracks the human mean label."""
     from metajudge.data.formats import response_key
+
+    rng = np.random.default_rng(12345)
+    mean_lab = np.nanmean(view.pair_labels["overall"], axis=1)
+    rows = []
+    for k in range(7):
+        sb = mean_lab / 2 + rng.normal(0, 0.5 + 0.5 * k, mean_lab.size)
+        for i, pid in enumerate(view.pair_ids):
+            for side, v in (("a", 0.0), ("b", float(sb[i]))):
+                rows.append(
+                    {
+                        "key": response_key(pid, side),
+                        "metric": f"synthetic_{k}",
+                        "score": v,
+                        "signature": "synthetic",
+                    }
+                )
+    return rows
+
+
+def _data():  # type: ignore[no-untyped-def]
     from metajudge.data.registry import load_dataset
-    from metajudge.metaeval import stats as st
     from metajudge.metaeval.aligned import align_dataset
-    from metajudge.metaeval.cells import make_rows
-    from metajudge.metaeval.protocol import meta_evaluate
-    from metajudge.metaeval.shipped import shipped_scores as external_scores
+    from metajudge.metaeval.shipped import shipped_scores
     from metajudge.metrics.scoring import score_dataset
 
     ds = load_dataset("ragchecker_meta_eval")
     dims = list(ds.card.dimensions)
-    rows = external_scores(ds)
-    rows += score_dataset(ds, ["bleu", "rouge_l"], progress=False)
-    # synthetic metrics: per response, so that d = m(b) - m(a) tracks the human mean label
+    rows = shipped_scores(ds) + score_dataset(ds, ["bleu", "rouge_l"], progress=False)
     view = align_dataset(ds, dims)
-    rng = np.random.default_rng(12345)
-    mean_lab = np.nanmean(view.pair_labels["overall"], axis=1)
-    for k in range(7):
-        noise = 0.5 + 0.5 * k
-        sb = mean_lab / 2 + rng.normal(0, noise, mean_lab.size)
-        for i, pid in enumerate(view.pair_ids):
-            rows.append(
-                {
-                    "key": response_key(pid, "a"),
-                    "metric": f"synthetic_{k}",
-                    "score": 0.0,
-                    "signature": "synthetic",
-                }
-            )
-            rows.append(
-                {
-                    "key": response_key(pid, "b"),
-                    "metric": f"synthetic_{k}",
-                    "score": float(sb[i]),
-                    "signature": "synthetic",
-                }
-            )
+    rows += _synthetic_rows(view)
     metrics = ["ragchecker", "bleu", "rouge_l"] + [f"synthetic_{k}" for k in range(7)]
+    return ds, dims, rows, metrics, view
 
-    # cells as the protocol builds them (minmax, per-annotator rows)
+
+def _cells(view, rows, metrics, dims) -> list:  # type: ignore[no-untyped-def]
+    """The correlation rows of each cell as the protocol builds them (minmax, per annotator)."""
+    from metajudge.metaeval.cells import make_rows
     from metajudge.metaeval.external import metric_for_dimension
     from metajudge.metaeval.normalize import minmax
 
-    by = {}
+    by: dict = {}
     for r in rows:
         by.setdefault(r["metric"], {})[r["key"]] = r["score"]
     cells = []
     for m in metrics:
         for d in dims:
-            col = by[metric_for_dimension(m, d, by)]
-            d_raw = view.differences(view.values(col))
+            d_raw = view.differences(view.values(by[metric_for_dimension(m, d, by)]))
             x = minmax(d_raw, view.half_width).values
             cells.append(make_rows(x, d_raw, view.pair_labels[d], "per_annotator", 0.0))
-    n_rows = cells[0].x.size
-    print(
-        f"data: ragchecker_meta_eval, {len(view.pair_ids)} pairs, {n_rows} annotator rows; {len(metrics)} metrics x {len(dims)} dimensions = {len(cells)} cells"
-    )
-    B = args.n_boot
+    return cells
+
+
+def _bench_vectorised(view, cells, B: int) -> float:  # type: ignore[no-untyped-def]
+    from metajudge.metaeval import stats as st
 
     def vectorised(stats: tuple[str, ...]) -> None:
-        W_items = st.bootstrap_weights(len(view.pair_ids), B, np.random.default_rng(0))
+        W_items = st.bootstrap_weights(view.n_items, B, np.random.default_rng(0))
         for c in cells:
-            W = W_items[:, c.pair]
+            W = W_items[:, view.pair_item[c.pair]]
             for s in stats:
-                xv = c.x if s in st.CORRELATIONS else np.sign(c.raw)
-                smp = st.weighted_statistic(s, xv, c.y, W)
-                st.percentile_ci(smp)
+                xv = c.x if s in st.CORRELATIONS else st.tie_decisions(c.raw)
+                st.percentile_ci(st.weighted_statistic(s, xv, c.y, W))
 
     t_ps, c_ps = _timeit(lambda: vectorised(("pearson", "spearman")))
     t_all, c_all = _timeit(lambda: vectorised(st.STATISTICS))
@@ -136,9 +127,14 @@ def main() -> int:
     print(
         f"    all five statistics (Pearson, Spearman, Kendall tau_b, accuracy with/without ties): {t_all:.3f} s wall, {c_all:.3f} s CPU"
     )
+    return t_ps
 
-    # slow reference on a few cells, same draws
-    k = max(1, min(args.slow_cells, len(cells)))
+
+def _bench_slow(cells, B: int, k: int, t_ps: float) -> None:  # type: ignore[no-untyped-def]
+    """The slow reference loop on a few cells (same draws), extrapolated; and its agreement."""
+    from metajudge.metaeval import stats as st
+
+    k = max(1, min(k, len(cells)))
     t0 = time.perf_counter()
     for c in cells[:k]:
         for s in ("pearson", "spearman"):
@@ -151,17 +147,17 @@ def main() -> int:
         f"[2] slow per-resample loop (scipy), Pearson+Spearman: {t_slow_k:.2f} s for {k} cells -> {t_slow:.1f} s for {len(cells)} cells (extrapolated)"
     )
     print(f"    ratio slow / vectorised: {t_slow / t_ps:.0f}x")
-    # agreement check on the timed cells
     c = cells[0]
-    a = st.bootstrap_ci(
-        c.x, c.y, statistic="spearman", groups=c.pair, n_boot=200, rng=np.random.default_rng(1)
-    )
-    b = st.bootstrap_ci_reference(
-        c.x, c.y, statistic="spearman", groups=c.pair, n_boot=200, rng=np.random.default_rng(1)
-    )
+    kw = {"statistic": "spearman", "groups": c.pair, "n_boot": 200}
+    a = st.bootstrap_ci(c.x, c.y, **kw, rng=np.random.default_rng(1))
+    b = st.bootstrap_ci_reference(c.x, c.y, **kw, rng=np.random.default_rng(1))
     print(
         f"    max |vectorised - loop| over 200 resamples (Spearman): {np.nanmax(np.abs(a.samples - b.samples)):.2e}"
     )
+
+
+def _bench_engine(ds, rows, metrics, dims, B: int) -> None:  # type: ignore[no-untyped-def]
+    from metajudge.metaeval.protocol import meta_evaluate
 
     t0, c0 = time.perf_counter(), time.process_time()
     res = meta_evaluate(ds, rows, metrics=metrics, n_boot=B, seed=0)
@@ -177,46 +173,59 @@ def main() -> int:
         f"    check: RAGChecker overall Pearson/Spearman x100 = {res.value('ragchecker', 'overall') * 100:.2f}/{res.value('ragchecker', 'overall', 'spearman') * 100:.2f}"
     )
 
-    cache = Path(args.cache)
-    if cache.is_file():
-        with tempfile.TemporaryDirectory() as tmp:
-            shutil.copy(cache, Path(tmp) / "scores.jsonl")
-            cmd = [
-                str(Path(sys.executable).parent / "metajudge"),
-                "meta-eval",
-                "--dataset",
-                "ragchecker_meta_eval",
-                "--metrics",
-                "bleu,rouge_l,meteor,bertscore",
-                "--out",
-                tmp,
-                "--quiet",
-            ]
-            import resource
 
-            c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-            t0 = time.perf_counter()
-            p = subprocess.run(cmd, capture_output=True, text=True, check=False)
-            t_cli = time.perf_counter() - t0
-            c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpu_cli = (c1.ru_utime - c0.ru_utime) + (c1.ru_stime - c0.ru_stime)
-            if p.returncode != 0:
-                print(f"[4] meta-eval CLI failed (rc {p.returncode}): {p.stderr.strip()[-500:]}")
-                return 1
-            print(
-                f"[4] `metajudge meta-eval --dataset ragchecker_meta_eval --metrics bleu,rouge_l,meteor,bertscore` from cached scores "
-                f"(process start to exit, tables + plots): {t_cli:.2f} s wall, {cpu_cli:.2f} s CPU (target < 5 s: {'PASS' if t_cli < 5 else 'FAIL'})"
-            )
-    else:
+def _bench_cli(cache: Path) -> int:
+    if not cache.is_file():
         print(
             f"[4] skipped: no cached scores at {cache} (run `make demo` first or pass --cache FILE)"
         )
+        return 0
+    import resource
+
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copy(cache, Path(tmp) / "scores.jsonl")
+        cmd = [sys.executable, "-m", "metajudge", "meta-eval", "--dataset", "ragchecker_meta_eval"]
+        cmd += ["--metrics", "bleu,rouge_l,meteor,bertscore", "--out", tmp, "--quiet"]
+        c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        p = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        t_cli = time.perf_counter() - t0
+        c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_cli = (c1.ru_utime - c0.ru_utime) + (c1.ru_stime - c0.ru_stime)
+    if p.returncode != 0:
+        print(f"[4] meta-eval CLI failed (rc {p.returncode}): {p.stderr.strip()[-500:]}")
+        return 1
+    print(
+        f"[4] `metajudge meta-eval --dataset ragchecker_meta_eval --metrics bleu,rouge_l,meteor,bertscore` from cached scores "
+        f"(process start to exit, tables + plots): {t_cli:.2f} s wall, {cpu_cli:.2f} s CPU (target < 5 s: {'PASS' if t_cli < 5 else 'FAIL'})"
+    )
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--n-boot", type=int, default=1000)
+    ap.add_argument(
+        "--slow-cells", type=int, default=2, help="cells timed with the slow loop (extrapolated)"
+    )
+    ap.add_argument("--cache", default=str(REPO / "runs" / "demo" / "scores.jsonl"))
+    args = ap.parse_args()
+    _env()
+    ds, dims, rows, metrics, view = _data()
+    cells = _cells(view, rows, metrics, dims)
+    print(
+        f"data: ragchecker_meta_eval, {len(view.pair_ids)} pairs, {cells[0].x.size} annotator rows; {len(metrics)} metrics x {len(dims)} dimensions = {len(cells)} cells"
+    )
+    t_ps = _bench_vectorised(view, cells, args.n_boot)
+    _bench_slow(cells, args.n_boot, args.slow_cells, t_ps)
+    _bench_engine(ds, rows, metrics, dims, args.n_boot)
+    rc = _bench_cli(Path(args.cache))
     try:
         load = os.getloadavg()[0]
         print(f"machine: {os.cpu_count()} CPUs, load average {load:.2f} at the end of the run")
     except OSError:
         pass
-    return 0
+    return rc
 
 
 if __name__ == "__main__":

@@ -71,6 +71,9 @@ def test_meta_eval_and_backbone_swap_report_identical_human_correlations(data_di
     }
     data = build_swap_data(ds.records, scores, dimension="faithfulness", metric="m", dataset="x")
     swap = backbone_swap(data, rng=np.random.default_rng(7), n_boot=300)
+    # the same Protocol value passed to both gives the same numbers
+    same = backbone_swap(data, proto.with_options(correlate="pointwise"))
+    assert same["per_backbone"] == swap["per_backbone"]
     for b, n in zip(BACKBONES, names, strict=True):
         e = res.cell(n, "faithfulness")["stats"]["pearson"]
         h = swap["per_backbone"][b]["human"]
@@ -177,3 +180,82 @@ def test_cli_warns_about_imputed_scores(
     assert "80 of 280 pairs imputed with the median" in cap.out
     assert main([*args, "--missing", "error", "--out", str(tmp_path / "r2")]) == 2
     assert "80 of 280 pairs lack a score" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("human", "level"), [("grouped", "item"), ("pooled", "global")])
+def test_one_inter_human_reference_in_meta_eval_and_backbone_swap(human: str, level: str) -> None:
+    from tests.test_metaeval_pointwise import _likert
+
+    ds, rows = _likert(annotators=3, seed=4)
+    proto = Protocol(correlate="pointwise", aggregation="mean", level=level, n_boot=200, seed=5)
+    res = meta_evaluate(ds, rows, proto)
+    scores = {m: {r["key"]: r["score"] for r in rows if r["metric"] == m} for m in ("m", "noise")}
+    data = build_swap_data(ds.records, scores, dimension="q", metric="j", dataset="toy")
+    swap = backbone_swap(data, rng=np.random.default_rng(5), n_boot=200, human_protocol=human)  # type: ignore[arg-type]
+    ceil = res.data["ceiling"][0]["stats"]["pearson"]
+    assert swap["ceiling"]["value"] == pytest.approx(ceil["value"], abs=1e-12)
+    assert swap["ceiling"]["ci"] == pytest.approx(ceil["ci"], abs=1e-12)
+    assert swap["per_backbone"]["m"]["human"]["value"] == pytest.approx(
+        res.value("m", "q"), abs=1e-12
+    )
+    assert swap["per_backbone"]["m"]["human"]["ci"] == pytest.approx(res.ci("m", "q"), abs=1e-12)
+
+
+def test_protocol_is_a_frozen_validated_value() -> None:
+    import dataclasses
+
+    from metajudge.errors import InputError
+
+    p = Protocol(normalize="sign", epsilon=0.1, n_boot=10)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        p.n_boot = 5  # type: ignore[misc]
+    assert Protocol.from_dict(p.to_dict()) == p
+    assert p.with_options(seed=3).seed == 3 and p.seed == 0
+    with pytest.raises(InputError, match="unknown protocol option"):
+        Protocol.from_dict({"nboot": 3})
+    with pytest.raises(InputError, match="normalisation"):
+        Protocol(normalize="zscore")
+    with pytest.raises(InputError, match="learn_epsilon"):
+        Protocol(learn_epsilon=True)
+    assert Protocol().missing_rule == "median" and Protocol(normalize="raw").missing_rule == "drop"
+
+
+def test_results_are_typed_with_json_and_pandas() -> None:
+    import json
+
+    from tests.test_metaeval_protocol import _rows, _toy
+
+    ds, truth = _toy(20)
+    res = meta_evaluate(ds, _rows("m", [0.0] * 20, list(truth)), n_boot=20)
+    assert json.loads(res.to_json()) == res.to_dict()
+    df = res.to_pandas()
+    assert set(df["statistic"]) >= {"pearson", "spearman"} and len(df) == 5
+    for c in res.data["cells"]:
+        assert not any(k.startswith("_") for k in c)  # no private arrays in the JSON
+    assert res.data["published"] == []  # attached by reports, not read by the engine
+
+
+def test_swap_result_to_json_and_pandas() -> None:
+    import json
+
+    from tests.test_metaeval_pointwise import _likert
+
+    ds, rows = _likert(annotators=1)
+    scores = {m: {r["key"]: r["score"] for r in rows if r["metric"] == m} for m in ("m", "noise")}
+    data = build_swap_data(ds.records, scores, dimension="q", metric="j", dataset="toy")
+    res = backbone_swap(data, Protocol(correlate="pointwise", level="item", n_boot=50))
+    assert json.loads(res.to_json())["backbones"] == ["m", "noise"]
+    df = res.to_pandas()
+    assert list(df["backbone"]) == ["m", "noise"] and df["human"].notna().all()
+
+
+def test_pairwise_reference_sets_each_metric_beside_single_annotators() -> None:
+    from tests.test_metaeval_protocol import _rows, _toy
+
+    ds, truth = _toy(40, seed=8)
+    res = meta_evaluate(ds, _rows("m", [0.0] * 40, list(truth)), n_boot=50, normalize="raw")
+    L = np.array([r.labels["quality"] for r in ds.records])
+    want = (stats.pearson(truth, L[:, 0]) + stats.pearson(truth, L[:, 1])) / 2
+    matched = res.data["ceiling"][0]["matched"]["m"]["pearson"]["value"]
+    assert matched == pytest.approx(want, abs=1e-12)
+    assert res.ceiling("quality") == pytest.approx(stats.pearson(L[:, 0], L[:, 1]), abs=1e-12)

@@ -141,3 +141,30 @@ def test_hanna_columns_real(data_dir) -> None:  # type: ignore[no-untyped-def]
     assert external.collapse_families(
         ["hanna.beluga-13b_run1_" + d for d in ds.card.dimensions], ds.card.dimensions
     ) == ["hanna.beluga-13b_run1"]
+
+
+def test_score_files_declare_column_directions(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from metajudge.metaeval.protocol import meta_evaluate
+    from tests.test_metaeval_protocol import _rows, _toy
+
+    ds, truth = _toy(12, seed=1)
+    rows = _rows("err", [0.0] * 12, [-float(t) for t in truth])  # an error rate: lower is better
+    plain = meta_evaluate(ds, rows, n_boot=0, normalize="raw", aggregation="mean")
+    f = tmp_path / "err.jsonl"
+    f.write_text("".join(json.dumps({**r, "direction": "lower"}) + "\n" for r in rows))
+    declared = score_files.read_score_file(f, ds.records)
+    assert {r["direction"] for r in declared} == {"lower"}
+    res = meta_evaluate(ds, declared, n_boot=0, normalize="raw", aggregation="mean")
+    assert res.value("err", "quality") == pytest.approx(-plain.value("err", "quality"))
+    assert res.data["metrics"][0]["direction"] == "lower"
+    wide = tmp_path / "wide.csv"
+    wide.write_text(
+        "item,side,err:lower\n"
+        + "".join(f"{r['key'].replace('::', ',')},{r['score']}\n" for r in rows)
+    )
+    got = score_files.read_score_file(wide, ds.records)
+    assert {r["metric"] for r in got} == {"err"} and got[0]["direction"] == "lower"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({**rows[0], "direction": "down"}) + "\n")
+    with pytest.raises(InputError, match=r"bad\.jsonl.*direction"):
+        score_files.read_score_file(bad, ds.records)

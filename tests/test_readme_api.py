@@ -28,3 +28,16 @@ def test_readme_python_snippet_runs(data_dir: Path, capsys) -> None:  # type: ig
         exec(compile(code, "README.md", "exec"), {})  # noqa: S102
     out = capsys.readouterr().out
     assert "Meta-evaluation: ragchecker_meta_eval" in out and "Backbone swap" in out
+
+
+def test_public_api_is_lazy() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, metajudge as mj; heavy = [m for m in ('numpy', 'pandas', 'scipy', "
+        "'metajudge.metaeval', 'metajudge.pipeline') if m in sys.modules]; "
+        "print(heavy, callable(mj.meta_evaluate), 'numpy' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[] True True"

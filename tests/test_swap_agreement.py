@@ -37,7 +37,7 @@ def test_cohen_kappa_edge_cases() -> None:
 @pytest.mark.parametrize("level", ["interval", "ordinal", "nominal"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_alpha_closed_form_matches_package_on_binned_data(level: str, seed: int) -> None:
-    """DESIGN.md §6: the closed form is checked against the package where the package can run."""
+    """The closed form is checked against the krippendorff package where the package can run."""
     rng = np.random.default_rng(seed)
     truth = rng.normal(size=300)
     data = np.vstack(

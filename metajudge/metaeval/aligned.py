@@ -218,6 +218,7 @@ class ColumnInfo:
     n_errors: int = 0
     n_unmatched: int = 0
     errors: dict[str, int] = field(default_factory=dict)
+    direction: str | None = None  # declared by the score rows ("higher" / "lower")
 
 
 def _score_value(r: Mapping[str, Any], i: int, key: str, metric: str) -> float | None:
@@ -257,11 +258,24 @@ def index_score_rows(
         s = col[key] = _score_value(r, i, key, metric)
         if r.get("signature"):
             inf.signatures.add(str(r["signature"]))
+        _note_direction(inf, r.get("direction"), metric, i)
         if s is None:
             inf.n_errors += 1
             err = str(r.get("error") or "no score")[:120]
             inf.errors[err] = inf.errors.get(err, 0) + 1
     return columns, info
+
+
+def _note_direction(inf: ColumnInfo, d: Any, metric: str, i: int) -> None:
+    if d is None:
+        return
+    if d not in ("higher", "lower") or (inf.direction not in (None, d)):
+        raise InputError(
+            f"metric {metric!r}: direction {d!r} conflicts with {inf.direction!r} "
+            "(one direction per column, 'higher' or 'lower')",
+            field=f"scores[{i}].direction",
+        )
+    inf.direction = d
 
 
 def label_rows(labels: FArr, aggregation: str) -> tuple[IArr, FArr, IArr]:

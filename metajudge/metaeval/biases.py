@@ -1,6 +1,6 @@
 """Judge diagnostics per backbone: position bias, length bias, run-to-run variance, accuracy, cost.
 
-DESIGN.md §4 "Judge biases per backbone". Inputs are pairwise verdicts
+Inputs are pairwise verdicts
 (:class:`~metajudge.metrics.judges.pairwise.PairwiseVerdict`, mapped back to the record's sides)
 and the records' human labels (positive = b better).
 
@@ -33,6 +33,7 @@ import numpy as np
 
 from metajudge.data.formats import PairwiseRecord, mean_label
 from metajudge.errors import InputError
+from metajudge.metaeval.stats.decisions import tie_decisions
 
 TiePolicy = Literal["exclude_human_ties", "three_way", "half_credit"]
 TIE_POLICIES: tuple[str, ...] = ("exclude_human_ties", "three_way", "half_credit")
@@ -90,7 +91,7 @@ def _words(text: str | None) -> int:
 def human_sign(record: PairwiseRecord, dimension: str) -> float | None:
     """Sign of the annotators' mean label (+1 b better, −1 a better, 0 tie), None if unlabelled."""
     m = mean_label(record.labels.get(dimension, ()))
-    return None if m is None else float(np.sign(m))
+    return None if m is None else float(tie_decisions(m))
 
 
 def length_bias(

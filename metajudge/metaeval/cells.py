@@ -69,6 +69,12 @@ class Run:
     directions: Mapping[str, str]
     W: FArr | None
     cache: dict[str, tuple[FArr, norm.Normalized, dict[str, Any]]] = field(default_factory=dict)
+    resp_cache: dict[str, tuple[FArr, dict[str, Any]]] = field(default_factory=dict)
+    columns_of: dict[tuple[str, str], str | None] = field(default_factory=dict)
+
+    @property
+    def pointwise(self) -> bool:
+        return self.proto.correlate == "pointwise"
 
     def diffs(self, name: str) -> tuple[FArr, norm.Normalized, dict[str, Any]]:
         """Raw and normalised differences of a score column, and its missing-score counts."""

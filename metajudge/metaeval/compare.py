@@ -34,7 +34,7 @@ def _grouped(comp: dict[str, Any], c1: CellCalc, c2: CellCalc, s: str, level: fl
         _bootstrap(comp, sa - sb, level)
     comp["p_permutation"] = None
     comp["p_williams"] = None
-    comp["note"] = "grouped: paired bootstrap over inputs only"
+    comp["note"] = "grouped / pointwise: paired bootstrap over inputs only"
 
 
 def _pairs(
@@ -94,7 +94,7 @@ def compare_metrics(
                     "metric_a": m1,
                     "metric_b": m2,
                 }
-                if run.proto.grouped:
+                if run.proto.grouped or run.pointwise:
                     comp["diff"] = e1["value"] - e2["value"]
                     comp["n"] = e1.get("n_groups")
                     _grouped(comp, c1, c2, s, run.proto.ci_level)

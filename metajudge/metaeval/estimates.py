@@ -4,9 +4,9 @@
   together, Efron 1979), the same resample counts for every metric so differences are paired.
 * :func:`grouped` — the statistic per item, averaged over items (G-Eval, Liu et al. 2023;
   LFTQA-Eval's ``correlation_calculation.py``); bootstrap over items on the per-item values.
-* :func:`human_reference` — the inter-human reference of a label matrix on the same unit:
-  :func:`~metajudge.metaeval.stats.leave_one_out` comparisons, each estimated like a metric,
-  averaged.
+
+The inter-human reference, estimated the same way, is
+:func:`metajudge.metaeval.levels.human_reference`.
 
 The meta-evaluation (:mod:`metajudge.metaeval.protocol`) and the backbone swap
 (:mod:`metajudge.metaeval.swap`) both call these, so the same data, statistic and resamples give
@@ -16,7 +16,6 @@ the same number and interval in both.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -98,76 +97,3 @@ def grouped(
     est = Estimate(float(vals[ok].mean()), lo, hi, int(ok.sum()), smp)
     est.n_groups_undefined = int(present - ok.sum())
     return est
-
-
-@dataclass
-class HumanReference:
-    """The inter-human reference: its definition, the units it used, an estimate per statistic."""
-
-    method: str | None
-    n_units: int
-    estimates: dict[str, Estimate]
-
-
-def _reference_one(
-    statistic: str,
-    comps: Sequence[st.HumanComparison],
-    unit_items: IArr,
-    n_items: int,
-    W_items: FArr | None,
-    level: float,
-    grouped_unit: bool,
-) -> Estimate:
-    ests = []
-    for c in comps:
-        x = c.ref if statistic in st.CORRELATIONS else st.tie_decisions(c.ref)
-        if grouped_unit:
-            e = grouped(statistic, x, c.single, unit_items[c.rows], n_items, W_items, level)
-        else:
-            e = pooled(statistic, x, c.single, unit_items[c.rows], W_items, level, min_n=3)
-            if statistic not in st.CORRELATIONS and c.rows.size == 0:
-                e.undefined = "no pairs"
-        ests.append(e)
-    ok = [e for e in ests if e.undefined is None]
-    if not ok:
-        return Estimate(math.nan, undefined=ests[0].undefined if ests else "no pairs")
-    smps = [e.samples for e in ok if e.samples is not None]
-    smp = np.mean(np.vstack(smps), axis=0) if smps else None
-    lo, hi = _interval(smp, level)
-    return Estimate(float(np.mean([e.value for e in ok])), lo, hi, min(e.n for e in ok), smp)
-
-
-def human_reference(
-    labels: FArr,
-    unit_items: IArr,
-    n_items: int,
-    W_items: FArr | None,
-    level: float,
-    statistics: Sequence[str],
-    *,
-    grouped_unit: bool = False,
-    unit_name: str = "pairs",
-) -> HumanReference:
-    """Inter-human agreement on the units of ``labels`` (units × annotators), same resamples.
-
-    Each :func:`~metajudge.metaeval.stats.leave_one_out` comparison is estimated like a metric
-    (reference = x, single annotator = y; accuracies take the reference's sign), then averaged.
-    """
-    n_lab = np.isfinite(labels).sum(axis=1) if labels.ndim == 2 else np.zeros(0)
-    n_multi = int((n_lab >= 2).sum())
-    comps, method = st.leave_one_out(labels)
-    if method is None or n_multi < 3:
-        why = (
-            f"one label per {unit_name[:-1]} (no second annotator)"
-            if method is None or n_multi == 0
-            else f"fewer than 3 {unit_name} with two labels"
-        )
-        return HumanReference(
-            None, n_multi, {s: Estimate(math.nan, undefined=why) for s in statistics}
-        )
-    n_units = int(np.unique(np.concatenate([c.rows for c in comps])).size)
-    est = {
-        s: _reference_one(s, comps, unit_items, n_items, W_items, level, grouped_unit)
-        for s in statistics
-    }
-    return HumanReference(method, n_units, est)

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from metajudge.data.formats import LikertRecord, PairwiseRecord
+from metajudge.data.formats import LikertRecord, PairwiseRecord, response_key
 from metajudge.errors import InputError
 from metajudge.io import read_json
 
@@ -52,10 +52,11 @@ def make_row(
     signature: str,
     details: Mapping[str, Any] | None = None,
     error: str | None = None,
+    direction: str | None = None,
 ) -> ScoreRow:
-    """One score row in the canonical layout."""
-    key = f"{item}::{side if side is not None else system}"
-    return {
+    """One score row in the canonical layout (``direction``: the column's, when declared)."""
+    key = response_key(item, side if side is not None else system)
+    row = {
         "key": key,
         "item": item,
         "system": system,
@@ -66,6 +67,9 @@ def make_row(
         "details": dict(details or {}),
         "error": error,
     }
+    if direction is not None:
+        row["direction"] = direction
+    return row
 
 
 def metric_for_dimension(metric: str, dimension: str, available: Iterable[str]) -> str | None:

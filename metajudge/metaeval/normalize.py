@@ -105,7 +105,7 @@ def _best_epsilon(d: np.ndarray, h: np.ndarray, max_candidates: int = 256) -> fl
         cands = np.unique(
             np.concatenate([[0.0], np.quantile(ad, np.linspace(0, 1, max_candidates))])
         )
-    dec = np.where(ad[None, :] <= cands[:, None], 0.0, np.sign(d)[None, :])
+    dec = tie_decisions(d[None, :], cands[:, None])  # one row of decisions per candidate ε
     acc = (dec == np.sign(h)[None, :]).mean(axis=1)
     return float(cands[int(np.argmax(acc))])
 

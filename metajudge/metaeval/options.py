@@ -18,12 +18,22 @@ from metajudge.metaeval.stats import STATISTICS
 NORMALIZE_MODES: tuple[str, ...] = ("minmax", "sign", "raw")
 AGGREGATIONS: tuple[str, ...] = ("per_annotator", "mean")
 MISSING_RULES: tuple[str, ...] = ("drop", "median", "error")
+CORRELATES: tuple[str, ...] = ("pairwise-difference", "pointwise")
+LEVELS: tuple[str, ...] = ("global", "item", "system", "system-level")
 COMPARE_STATS: tuple[str, ...] = ("pearson", "spearman")
 
 
 @dataclass(frozen=True)
 class Protocol:
     """Options of one meta-evaluation (defaults: RAGChecker's protocol, Ru et al. 2024).
+
+    correlate
+        ``pairwise-difference`` (metric difference of two responses vs the human preference:
+        RAGChecker, MT-RAIG) or ``pointwise`` (each response's metric score vs its human score:
+        G-Eval, JUDGE-BENCH).
+    level
+        ``global`` | ``item`` | ``system`` | ``system-level`` (:mod:`metajudge.metaeval.levels`);
+        the pairwise-difference protocol has ``global`` and ``item`` (= ``grouped``).
 
     normalize
         ``minmax`` | ``sign`` | ``raw`` difference normalisation
@@ -48,6 +58,8 @@ class Protocol:
         ``median`` under ``minmax`` (RAGChecker), ``drop`` otherwise; the count is reported.
     """
 
+    correlate: str = "pairwise-difference"
+    level: str = "global"
     normalize: str = "minmax"
     aggregation: str = "per_annotator"
     grouped: bool = False
@@ -67,10 +79,21 @@ class Protocol:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "statistics", tuple(self.statistics))
+        if self.grouped and self.level == "global":  # --grouped is --level item
+            object.__setattr__(self, "level", "item")
+        object.__setattr__(self, "grouped", self.level == "item")
         self.validate()
 
     def validate(self) -> None:
         """Raise :class:`~metajudge.errors.InputError` naming the first invalid option."""
+        _choice("correlate", self.correlate, CORRELATES)
+        _choice("level", self.level, LEVELS)
+        if self.correlate == "pairwise-difference" and self.level not in ("global", "item"):
+            raise InputError(
+                f"level {self.level!r} needs the pointwise protocol (pairwise differences are "
+                "correlated globally or per item)",
+                field="level",
+            )
         _choice("normalize", self.normalize, NORMALIZE_MODES)
         _choice("aggregation", self.aggregation, AGGREGATIONS)
         if self.learn_epsilon and self.normalize != "sign":

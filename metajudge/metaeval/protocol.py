@@ -19,12 +19,19 @@ from typing import Any
 import numpy as np
 
 from metajudge.errors import InputError
-from metajudge.metaeval import estimates as est
+from metajudge.metaeval import stats as st
 from metajudge.metaeval.aligned import AlignedView, align_dataset, index_score_rows
 from metajudge.metaeval.cells import CellCalc, Run, evaluate_cell, jnum
 from metajudge.metaeval.compare import compare_metrics
 from metajudge.metaeval.external import collapse_families, metric_for_dimension
+from metajudge.metaeval.levels import human_reference, loo_reference
 from metajudge.metaeval.options import AGGREGATIONS, COMPARE_STATS, Protocol
+from metajudge.metaeval.pointwise import (
+    check_pointwise,
+    matched_reference,
+    pointwise_cell,
+    response_values,
+)
 from metajudge.metaeval.result import SCHEMA, MetaEvalResult
 from metajudge.metaeval.stats import bootstrap_weights
 
@@ -59,7 +66,11 @@ def _check_dataset(dataset: Any, dimensions: Sequence[str] | None) -> list[str]:
 
 def _protocol_json(p: Protocol, view: AlignedView, compare_note: str | None) -> dict[str, Any]:
     unit = ("response" if view.kind == "likert" else "pair") if p.grouped else None
+    if p.correlate == "pointwise":
+        unit = "response"
     return {
+        "correlate": p.correlate,
+        "correlation_level": p.level,
         "normalize": p.normalize,
         "aggregation": p.aggregation,
         "missing": p.missing_rule,
@@ -79,51 +90,130 @@ def _protocol_json(p: Protocol, view: AlignedView, compare_note: str | None) -> 
         "williams_n": "number of pairs (items) common to both metrics",
         "accuracy": "sign of the raw difference m(b)-m(a) with tie band epsilon vs sign of the human label",
         "holm": "across every comparison in this result, per test",
-        "ceiling": "annotator 1 vs annotator 2 (two labels) or each annotator vs the mean of the others (more), on every pair with two or more labels, whatever the aggregation",
+        "ceiling": _ceiling_definition(p, view),
     }
 
 
-def _ceiling(run: Run) -> list[dict[str, Any]]:
-    out = []
-    for d in run.view.dimensions:
-        ref = est.human_reference(
-            run.view.pair_labels[d],
-            run.view.pair_item,
-            run.view.n_items,
-            run.W,
-            run.proto.ci_level,
-            run.proto.statistics,
+def _dataset_json(
+    card: Any, view: AlignedView, dims: Sequence[str], subset: str | None
+) -> dict[str, Any]:
+    return {
+        "name": card.name,
+        "subset": subset,
+        "kind": card.kind,
+        "scale": view.half_width,
+        "label_scale": card.scale.describe(),
+        "dimensions": list(dims),
+        "n_pairs": len(view.pair_ids),
+        "n_items": view.n_items,
+        "n_responses": len(view.keys),
+        "annotators": int(max((view.pair_labels[d].shape[1] for d in dims), default=1)),
+    }
+
+
+def _ceiling_definition(p: Protocol, view: AlignedView) -> str:
+    if view.resp_labels is not None and (p.correlate == "pointwise" or p.level == "item"):
+        return (
+            f"leave-one-annotator-out on the responses at level {p.level}: each annotator vs the "
+            "mean of the others, averaged; beside it each metric vs that same annotator (matched)"
         )
-        out.append(
-            {
-                "method": ref.method,
-                "n_pairs": ref.n_units,
-                "stats": {
-                    s: {"value": jnum(e.value), "ci": e.ci, "undefined": e.undefined}
-                    for s, e in ref.estimates.items()
-                },
-                "dimension": d,
-            }
-        )
+    per = ", per input then averaged" if p.level == "item" else ""
+    return (
+        "annotator 1 vs annotator 2 (two labels) or each annotator vs the mean of the others "
+        f"(more), on every pair with two or more labels{per}"
+    )
+
+
+def _ceiling_one(run: Run, d: str) -> dict[str, Any]:
+    v, p = run.view, run.proto
+    if v.resp_labels is not None and (run.pointwise or p.level == "item"):
+        # matched to the response-level correlation: leave-one-annotator-out at the same level
+        cols = {m: run.resp_cache[c][0] for (m, dd), c in run.columns_of.items() if dd == d and c}
+        return matched_reference(run, d, cols)
+    systems = np.zeros(len(v.pair_ids), dtype=np.int64)
+    ref = human_reference(
+        v.pair_labels[d],
+        v.pair_item,
+        systems,
+        v.n_items,
+        run.W,
+        p.ci_level,
+        p.statistics,
+        unit_level=p.level,
+    )
+    return {
+        "method": ref.method and (ref.method + (", per input then averaged" if p.grouped else "")),
+        "n_pairs": ref.n_units,
+        "stats": {
+            s: {"value": jnum(e.value), "ci": e.ci, "undefined": e.undefined}
+            for s, e in ref.estimates.items()
+        },
+        "matched": _pair_matched(run, d) if ref.method else {},
+    }
+
+
+def _pair_matched(run: Run, d: str) -> dict[str, Any]:
+    """Each metric's normalised d against each single annotator's pair label, averaged."""
+    v, p = run.view, run.proto
+    L = v.pair_labels[d]
+    systems = np.zeros(len(v.pair_ids), dtype=np.int64)
+    out: dict[str, Any] = {}
+    for (m, dd), c in run.columns_of.items():
+        if dd != d or c is None or c not in run.cache or run.cache[c][1].undefined:
+            continue
+        x = run.cache[c][1].values
+        out[m] = {}
+        for s in (s for s in p.statistics if s in st.CORRELATIONS):
+            e = loo_reference(
+                s, L, v.pair_item, systems, v.n_items, run.W, p.ci_level, p.level, metric=x
+            )[1]
+            assert e is not None
+            out[m][s] = {"value": jnum(e.value), "ci": e.ci, "undefined": e.undefined}
     return out
 
 
-def _points(
-    view: AlignedView, norm_by_column: Mapping[str, np.ndarray], max_pairs: int = 20000
-) -> dict[str, Any]:
-    """Per-pair normalised differences and labels, for scatter plots re-rendered from the JSON."""
-    P = len(view.pair_ids)
-    idx = np.arange(P) if P <= max_pairs else np.linspace(0, P - 1, max_pairs).astype(int)
+def _ceiling(run: Run) -> list[dict[str, Any]]:
+    return [{**_ceiling_one(run, d), "dimension": d} for d in run.view.dimensions]
+
+
+def _points(run: Run, norm_by_column: Mapping[str, np.ndarray], limit: int = 20000) -> dict:
+    """Per-unit metric values and labels, for scatter plots re-rendered from the JSON.
+
+    Pairwise-difference: the normalised d per pair; pointwise: the score per response.
+    """
+    view = run.view
+    if run.pointwise:
+        labels, values = view.resp_labels or {}, {c: x for c, (x, _) in run.resp_cache.items()}
+    else:
+        labels, values = view.pair_labels, dict(norm_by_column)
+    n = len(view.keys) if run.pointwise else len(view.pair_ids)
+    idx = np.arange(n) if n <= limit else np.linspace(0, n - 1, limit).astype(int)
 
     def r(a: np.ndarray) -> list[Any]:
         return [None if not math.isfinite(v) else round(float(v), 6) for v in a]
 
     return {
+        "unit": "responses" if run.pointwise else "pairs",
         "pairs": int(idx.size),
-        "subsampled": bool(P > max_pairs),
-        "labels": {d: [r(row) for row in view.pair_labels[d][idx]] for d in view.dimensions},
-        "d_norm": {c: r(v[idx]) for c, v in norm_by_column.items()},
+        "subsampled": bool(n > limit),
+        "labels": {d: [r(row) for row in labels[d][idx]] for d in view.dimensions},
+        "d_norm": {c: r(v[idx]) for c, v in values.items()},
     }
+
+
+def _cell(
+    run: Run, m: str, d: str, c: str | None, index: int
+) -> tuple[dict[str, Any], CellCalc | None, np.ndarray | None, dict[str, Any] | None]:
+    """One cell under the protocol in force, with its missing-score counts."""
+    if c is None or not run.pointwise:
+        miss = run.diffs(c)[2] if c is not None else None
+        if c is not None and run.view.resp_labels is not None and run.proto.level == "item":
+            response_values(run, c)  # the matched reference reads the per-response values
+        cell, calc, x_pair = evaluate_cell(run, m, d, c, index)
+        return cell, calc, x_pair, miss
+    x, miss = response_values(run, c)
+    cell, calc = pointwise_cell(run, m, d, c, x)
+    return cell, calc, None, miss
 
 
 def _cells(
@@ -143,13 +233,14 @@ def _cells(
             "missing": {},
         }
         for d, c in cols.items():
+            run.columns_of[(m, d)] = c
+            cell, calc, x_pair, miss = _cell(run, m, d, c, len(cells))
             if c is not None:
-                entry["missing"][c] = run.diffs(c)[2]
+                entry["missing"][c] = miss
                 entry["signatures"][c] = sorted(run.info[c].signatures if c in run.info else ())
-            cell, calc, x_pair = evaluate_cell(run, m, d, c, len(cells))
             cells.append(cell)
-            if x_pair is not None:
-                points[c] = x_pair  # type: ignore[index]
+            if x_pair is not None and c is not None:
+                points[c] = x_pair
             if calc is not None:
                 calcs[(m, d)] = (cell, calc)
         entries.append(entry)
@@ -184,9 +275,16 @@ def meta_evaluate(
     dims = _check_dataset(dataset, dimensions)
     view = align_dataset(dataset, dims)
     P = len(view.pair_ids)
-    if P < 3:
+    if P < 3 and proto.correlate == "pairwise-difference":
+        hint = (
+            "; its responses have their own scores: use the pointwise protocol "
+            "(--protocol pointwise)"
+            if view.resp_labels is not None
+            else ""
+        )
         raise InputError(
-            f"dataset {dataset.card.name!r} has {P} pairs; meta-evaluation needs at least 3",
+            f"dataset {dataset.card.name!r} has {P} pairs; the pairwise-difference protocol "
+            f"needs at least 3{hint}",
             field="pairs",
         )
     columns, info = index_score_rows(scores_rows, view.keys)
@@ -201,7 +299,10 @@ def meta_evaluate(
         )
     rng = np.random.default_rng(proto.seed)
     W = bootstrap_weights(view.n_items, proto.n_boot, rng) if proto.n_boot > 0 else None
-    run = Run(view, proto, columns, info, dict(directions or {}), W)
+    declared = {m: inf.direction for m, inf in info.items() if inf.direction}
+    run = Run(view, proto, columns, info, {**declared, **dict(directions or {})}, W)
+    if run.pointwise:
+        check_pointwise(run, dataset.card.name)
     cells, entries, calcs, points = _cells(run, metrics, available)
     compare_note = None
     comparisons: list[dict[str, Any]] = []
@@ -209,20 +310,9 @@ def meta_evaluate(
         compare_note = f"skipped: {len(metrics)} metrics > max_compare={proto.max_compare}"
     elif proto.compare and len(metrics) > 1:
         comparisons = compare_metrics(run, metrics, calcs)
-    card = dataset.card
     data = {
         "schema": SCHEMA,
-        "dataset": {
-            "name": card.name,
-            "subset": subset,
-            "kind": card.kind,
-            "scale": view.half_width,
-            "label_scale": card.scale.describe(),
-            "dimensions": dims,
-            "n_pairs": P,
-            "n_items": view.n_items,
-            "annotators": int(max((view.pair_labels[d].shape[1] for d in dims), default=1)),
-        },
+        "dataset": _dataset_json(dataset.card, view, dims, subset),
         "protocol": _protocol_json(proto, view, compare_note),
         "options": proto.to_dict(),
         "statistics": list(proto.statistics),
@@ -231,7 +321,7 @@ def meta_evaluate(
         "ceiling": _ceiling(run),
         "comparisons": comparisons,
         "published": [],
-        "points": _points(view, points),
+        "points": _points(run, points),
         "timing_s": round(time.perf_counter() - t0, 4),
     }
     return MetaEvalResult(_jsonable(data))

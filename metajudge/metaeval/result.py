@@ -22,6 +22,26 @@ from metajudge.io import atomic_write
 SCHEMA = "metajudge.metaeval/1"
 
 
+class JsonResult(dict):  # type: ignore[type-arg]
+    """A result that is a plain JSON object (a dict) with :meth:`to_json`; subclasses add
+    :meth:`to_pandas` (backbone swap, judge diagnostics)."""
+
+    def to_json(self) -> str:
+        return json.dumps(self, indent=1, ensure_ascii=False, allow_nan=False)
+
+
+class DiagnosticsResult(JsonResult):
+    """Judge diagnostics per backbone (:func:`metajudge.pipeline.diagnostics.run_judge_diagnostics`)."""
+
+    def to_pandas(self) -> Any:
+        """One row per backbone: its scalar diagnostics (nested blocks flattened with ``.``)."""
+        import pandas as pd
+
+        return pd.json_normalize(
+            [{"backbone": bb, **d} for bb, d in self.get("backbones", {}).items()], max_level=1
+        )
+
+
 @dataclass
 class MetaEvalResult:
     """A meta-evaluation result (see the module docstring for the layout of ``data``)."""

@@ -3,7 +3,9 @@
 :func:`read_score_file` detects the format (:func:`detect_format`) and returns score rows
 checked against the dataset's records (unknown item or system, duplicates and non-numeric values
 are :class:`~metajudge.errors.InputError` naming file, line and field). A JSONL score row or a
-table may state a column's direction (``"direction": "higher"|"lower"``); the row keeps it.
+table may state a column's direction — a JSONL row's ``"direction": "higher"|"lower"``, a wide
+table's column header ``name:lower`` (or ``name:higher``) — and the rows keep it; the
+meta-evaluation negates lower-is-better columns.
 """
 
 from __future__ import annotations
@@ -106,6 +108,27 @@ def _row_ids(
     )
 
 
+DIRECTIONS = ("higher", "lower")
+
+
+def _direction(v: Any, *, field: str, where: dict[str, Any]) -> str | None:
+    if v is None:
+        return None
+    if v not in DIRECTIONS:
+        raise InputError(f"direction must be 'higher' or 'lower', got {v!r}", field=field, **where)
+    return str(v)
+
+
+def split_header(name: str) -> tuple[str, str | None]:
+    """A wide table's column header ``metric[:higher|:lower]`` → ``(metric, direction)``.
+
+    >>> split_header("ter:lower"), split_header("bleu")
+    (('ter', 'lower'), ('bleu', None))
+    """
+    base, sep, d = name.rpartition(":")
+    return (base, d) if sep and base and d in DIRECTIONS else (name, None)
+
+
 def _read_rows(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
     """JSONL (or a JSON list) of canonical score rows."""
     from metajudge.data.formats import iter_jsonl_objects
@@ -140,6 +163,7 @@ def _read_rows(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
                 signature=str(obj.get("signature") or f"{metric}|external"),
                 details=obj.get("details") if isinstance(obj.get("details"), Mapping) else None,
                 error=err or _missing_error(score),
+                direction=_direction(obj.get("direction"), field=pre + "direction", where=where),
             ),
             where,
             f"line {line}" if line else f"[{idx}]",
@@ -170,8 +194,9 @@ def _read_wide_csv(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
             where = {"path": p, "line": lineno}
             item, system, side = _row_ids(row, where)
             sys_, side_, _ = km.resolve(item, system, side, where=where)
-            for m in metrics:
-                score = _num(row.get(m), field=m, where=where)
+            for h in metrics:
+                m, direction = split_header(h)
+                score = _num(row.get(h), field=h, where=where)
                 col.add(
                     make_row(
                         item=item,
@@ -181,6 +206,7 @@ def _read_wide_csv(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
                         score=score,
                         signature=f"{m}|source:{p.name}|external",
                         error=_missing_error(score),
+                        direction=direction,
                     ),
                     where,
                     f"line {lineno}",
@@ -202,10 +228,11 @@ def _read_wide_json(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
             raise InputError("expected an object", field=f"[{i}]", **where)
         item, system, side = _row_ids(obj, where, f"[{i}].")
         sys_, side_, _ = km.resolve(item, system, side, where=where)
-        for m, v in obj.items():
-            if m in ID_COLUMNS:
+        for h, v in obj.items():
+            if h in ID_COLUMNS:
                 continue
-            score = _num(v, field=f"[{i}].{m}", where=where)
+            m, direction = split_header(h)
+            score = _num(v, field=f"[{i}].{h}", where=where)
             col.add(
                 make_row(
                     item=item,
@@ -215,6 +242,7 @@ def _read_wide_json(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
                     score=score,
                     signature=f"{m}|source:{p.name}|external",
                     error=_missing_error(score),
+                    direction=direction,
                 ),
                 where,
                 f"[{i}]",

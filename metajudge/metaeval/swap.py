@@ -14,7 +14,7 @@ different backbones). For every pair of backbones (X, Y) this reports
 - a verdict line that states that evidence.
 
 Across all backbones: Krippendorff's α (:mod:`metajudge.metaeval.agreement`). The inter-human
-reference on the same units comes from :func:`metajudge.metaeval.estimates.human_reference`.
+reference on the same units comes from :func:`metajudge.metaeval.levels.loo_reference`.
 
 Human-correlation protocols (always named in the output), all computed by
 :mod:`metajudge.metaeval.estimates` exactly as the meta-evaluation computes them:
@@ -28,7 +28,6 @@ Human-correlation protocols (always named in the output), all computed by
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -48,6 +47,10 @@ from metajudge.metaeval.agreement import (
     krippendorff_alpha,
 )
 from metajudge.metaeval.aligned import AlignedView, align
+from metajudge.metaeval.levels import human_reference
+from metajudge.metaeval.options import Protocol
+from metajudge.metaeval.result import JsonResult
+from metajudge.metaeval.verdict import verdict_line
 
 HumanProtocol = Literal["grouped", "pooled", "pairs"]
 SWAP_VERSION = "2"
@@ -91,11 +94,8 @@ class SwapData:
         return self.view.pair_labels[self.dimension]
 
 
-class SwapResult(dict):  # type: ignore[type-arg]
+class SwapResult(JsonResult):
     """The backbone-swap report: a JSON-ready dict with ``to_json()`` and ``to_pandas()``."""
-
-    def to_json(self) -> str:
-        return json.dumps(self, indent=1, ensure_ascii=False, allow_nan=False)
 
     def to_pandas(self) -> Any:
         """One row per backbone: human correlation with CI, n, unscored responses."""
@@ -292,21 +292,31 @@ def _alpha(ctx: _Ctx) -> dict[str, Any]:
     }
 
 
+_LEVEL = {"grouped": "item", "pooled": "global", "pairs": "global"}
+
+
 def inter_human_ceiling(ctx: _Ctx) -> dict[str, Any]:
-    """The inter-human reference on the units of the human protocol (responses or pairs)."""
+    """The inter-human reference matched to the human protocol: same units, same level.
+
+    Leave-one-annotator-out (:func:`metajudge.metaeval.levels.loo_reference`): per-response
+    labels for ``grouped`` (per input, averaged) and ``pooled``, pair labels for ``pairs``.
+    """
     data, v = ctx.data, ctx.data.view
-    likert = data.human_resp is not None
+    likert = ctx.proto != "pairs" and data.human_resp is not None
     h = data.human_resp if likert else data.human_pair
     assert h is not None
     unit = "responses" if likert else "pairs"
     items = v.resp_item if likert else v.pair_item
-    ref = est.human_reference(h, items, v.n_items, ctx.W, ctx.level, ["pearson"], unit_name=unit)
+    systems = v.resp_system if likert else np.zeros(len(v.pair_ids), dtype=np.int64)
+    lvl = _LEVEL[ctx.proto]
+    args = (h, items, systems, v.n_items, ctx.W, ctx.level, ["pearson"])
+    ref = human_reference(*args, unit_level=lvl, unit_name=unit, every_annotator=True)
     if ref.method is None:
         return {
             "available": False,
             "reason": f"{data.dataset}: {ref.estimates['pearson'].undefined}",
         }
-    how = f"{ref.method}, pooled Pearson over {unit}"
+    how = f"{ref.method}, leave-one-annotator-out Pearson at level {lvl} over {unit}"
     return {"available": True, "how": how, **_est(ref.estimates["pearson"])}
 
 
@@ -328,10 +338,32 @@ def _protocol_json(proto: str, n_boot: int, seed: int | None, level: float, eps:
     }
 
 
+def human_protocol_of(protocol: Protocol) -> HumanProtocol:
+    """The swap's human protocol for a meta-evaluation :class:`Protocol` (annotators' mean).
+
+    pointwise per item → ``grouped``; pointwise global → ``pooled``; pairwise-difference global →
+    ``pairs``. Other combinations have no backbone-swap counterpart.
+    """
+    key = (protocol.correlate, protocol.level)
+    table: dict[tuple[str, str], HumanProtocol] = {
+        ("pointwise", "item"): "grouped",
+        ("pointwise", "global"): "pooled",
+        ("pairwise-difference", "global"): "pairs",
+    }
+    if key not in table:
+        raise InputError(
+            f"the backbone swap has no human protocol for {protocol.correlate} at level "
+            f"{protocol.level} (use pointwise item/global or pairwise-difference global)",
+            field="protocol",
+        )
+    return table[key]
+
+
 def backbone_swap(
     data: SwapData,
+    protocol: Protocol | None = None,
     *,
-    rng: np.random.Generator,
+    rng: np.random.Generator | None = None,
     n_boot: int = 1000,
     eps: float = 0.0,
     level: float = 0.95,
@@ -340,10 +372,25 @@ def backbone_swap(
 ) -> SwapResult:
     """Run the backbone-swap analysis on aligned scores; returns a JSON-ready :class:`SwapResult`.
 
-    ``rng`` draws the bootstrap counts (pass ``numpy.random.default_rng(seed)``; ``seed`` is only
-    recorded in the protocol). ``eps`` is the tie band of the pairwise decisions (in score units).
-    ``human_protocol`` defaults to ``grouped`` for Likert data and ``pairs`` for pairwise data.
+    With ``protocol`` (the meta-evaluation's :class:`~metajudge.metaeval.options.Protocol`) its
+    bootstrap (``n_boot``, ``seed``, ``ci_level``), tie band and correlation
+    (:func:`human_protocol_of`) are used: the same protocol gives the same human correlations as
+    :func:`~metajudge.metaeval.protocol.meta_evaluate`. Otherwise ``rng`` draws the bootstrap
+    counts (pass ``numpy.random.default_rng(seed)``; ``seed`` is only recorded), ``eps`` is the
+    tie band of the pairwise decisions (in score units) and ``human_protocol`` defaults to
+    ``grouped`` for Likert data and ``pairs`` for pairwise data.
     """
+    if protocol is not None:
+        human_protocol = human_protocol_of(protocol)
+        n_boot, seed, eps, level = (
+            protocol.n_boot,
+            protocol.seed,
+            protocol.epsilon,
+            protocol.ci_level,
+        )
+        rng = np.random.default_rng(protocol.seed)
+    if rng is None:
+        raise InputError("pass a protocol or a numpy Generator (rng)", field="rng")
     if n_boot < 1:
         raise InputError(f"n_boot must be >= 1, got {n_boot}")
     proto: HumanProtocol = human_protocol or ("grouped" if data.kind == "likert" else "pairs")
@@ -424,37 +471,3 @@ def reliability_bins(judge: FArr, human: FArr, *, n_bins: int = 10) -> dict[str,
         out["human_sd"].append(float(y[sel].std(ddof=1)) if sel.sum() > 1 else None)
         out["n"].append(int(sel.sum()))
     return out
-
-
-def _fmt(v: float | None, nd: int = 3) -> str:
-    return "n/a" if v is None else f"{v:.{nd}f}"
-
-
-def _fmt_p(p: float | None) -> str:
-    if p is None:
-        return "n/a"
-    return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
-
-
-def verdict_line(pair: Mapping[str, Any], *, level: float = 0.95, alpha: float = 0.05) -> str:
-    """One sentence stating the evidence for one backbone pair (Y compared with X)."""
-    x, y = pair["x"], pair["y"]
-    r, rho = pair["pearson"], pair["spearman"]
-    hd = pair["human_diff"]
-    ci = hd["ci"]
-    p_holm = hd.get("p_holm")
-    if hd["delta"] is None or p_holm is None:
-        judgement = "the difference in human correlation cannot be tested"
-    elif p_holm < alpha:
-        judgement = f"{y} is significantly {'worse' if hd['delta'] < 0 else 'better'} than {x} against humans"
-    else:
-        judgement = f"no significant difference against humans at α = {alpha}"
-    pct = round(level * 100)
-    return (
-        f"{y} agrees with {x} at r = {_fmt(r['value'])} [{_fmt(r['ci'][0])}, {_fmt(r['ci'][1])}], "
-        f"ρ = {_fmt(rho['value'])} [{_fmt(rho['ci'][0])}, {_fmt(rho['ci'][1])}]; "
-        f"κ_q = {_fmt(pair['kappa_quadratic'])}, flips {_fmt((pair['flip_rate']['value'] or 0) * 100, 1)}% of "
-        f"{pair['flip_rate']['n']} pairs both decide; its human correlation ({hd['protocol']}) is "
-        f"{_fmt(hd['y'])} vs {_fmt(hd['x'])} (Δ = {_fmt(hd['delta'])}, {pct}% CI [{_fmt(ci[0])}, {_fmt(ci[1])}], "
-        f"p = {_fmt_p(hd['p_bootstrap'])}, Holm p = {_fmt_p(p_holm)}): {judgement}."
-    )

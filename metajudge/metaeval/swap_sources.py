@@ -39,7 +39,10 @@ def metric_dimension(metric: str, dimensions: Sequence[str]) -> str:
 
 
 def _rows_to_scores(rows: Sequence[Mapping[str, Any]], metric: str) -> dict[str, float | None]:
-    return {str(r["key"]): r["score"] for r in rows if r["metric"] == metric}
+    """``{key: score}`` of one column, negated when its rows declare ``direction: lower``."""
+    got = [r for r in rows if r["metric"] == metric]
+    sign = -1.0 if any(r.get("direction") == "lower" for r in got) else 1.0
+    return {str(r["key"]): None if r["score"] is None else sign * r["score"] for r in got}
 
 
 def _file_spec(spec: str, records: Sequence[Record]) -> tuple[str, dict[str, float | None], str]:

@@ -6,6 +6,8 @@ Only argparse is imported here; the library loads inside each command.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from typing import Any
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -47,6 +49,21 @@ def _score_args(q: argparse.ArgumentParser) -> None:
 
 
 def _protocol_args(q: argparse.ArgumentParser) -> None:
+    q.add_argument(
+        "--protocol",
+        choices=("pairwise-difference", "pointwise"),
+        default="pairwise-difference",
+        help="what is correlated: metric differences of two responses vs the human preference "
+        "(default; RAGChecker, MT-RAIG) or each response's score vs its human score (G-Eval)",
+    )
+    q.add_argument(
+        "--level",
+        choices=("global", "item", "system", "system-level"),
+        default=None,
+        help="correlate all rows at once (global, default), per input then averaged (item = "
+        "--grouped), per system then averaged, or the systems' mean scores (system-level; "
+        "the last two need --protocol pointwise)",
+    )
     q.add_argument(
         "--normalize",
         choices=("minmax", "sign", "raw"),
@@ -109,6 +126,7 @@ def _run_args(q: argparse.ArgumentParser) -> None:
         "--out", required=True, help="run folder for scores.jsonl, result.json, tables and plots"
     )
     add_quiet(q)
+    add_format(q, ("md", "csv", "json", "tex"))
 
 
 def _register_report(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -117,15 +135,7 @@ def _register_report(subparsers: argparse._SubParsersAction) -> None:  # type: i
     )
     r.add_argument("dir", help="run folder holding result.json")
     r.add_argument("--no-plots", action="store_true")
-    r.add_argument(
-        "--format",
-        choices=("md", "csv", "json", "tex"),
-        default="md",
-        help="what to print (default md)",
-    )
-    r.add_argument(
-        "--json", dest="format", action="store_const", const="json", help=argparse.SUPPRESS
-    )
+    add_format(r, ("md", "csv", "json", "tex"))
     r.set_defaults(func=_cmd_report)
 
 
@@ -134,6 +144,14 @@ def add_dataset_args(p: argparse.ArgumentParser) -> None:
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--dataset", help="registry dataset name (see `metajudge data list`)")
     g.add_argument("--input", metavar="FILE", help="a canonical JSONL dataset file")
+
+
+def add_format(p: argparse.ArgumentParser, choices: tuple[str, ...] = ("md", "json")) -> None:
+    """``--format`` of what is printed (``--json`` a hidden alias)."""
+    p.add_argument("--format", choices=choices, default="md", help="what to print (default md)")
+    p.add_argument(
+        "--json", dest="format", action="store_const", const="json", help=argparse.SUPPRESS
+    )
 
 
 def add_quiet(p: argparse.ArgumentParser) -> None:
@@ -146,6 +164,8 @@ def protocol_from_args(args: argparse.Namespace) -> object:
     from metajudge.metaeval.options import Protocol
 
     return Protocol(
+        correlate=args.protocol,
+        level=args.level or "global",
         normalize=args.normalize,
         aggregation=args.aggregation,
         grouped=args.grouped,
@@ -157,6 +177,23 @@ def protocol_from_args(args: argparse.Namespace) -> object:
         compare=not args.no_compare,
         missing=args.missing,
     )
+
+
+def _render(name: str) -> Callable[[Any], str]:
+    def render(res: Any) -> str:
+        from metajudge.reports import tables
+
+        return str(getattr(tables, name)(res))
+
+    return render
+
+
+_RENDER = {
+    "md": _render("to_markdown"),
+    "csv": _render("to_csv"),
+    "json": _render("to_json"),
+    "tex": _render("to_latex"),
+}
 
 
 def _cmd_meta_eval(args: argparse.Namespace) -> int:
@@ -181,10 +218,12 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
         progress=not args.quiet,
         rescore=args.rescore,
     )
-    if not args.quiet:
+    if not args.quiet and args.format == "md":
         print(tables.protocol_line(res))
         print()
         print(tables.summary_table(res))
+    elif not args.quiet:
+        print(_RENDER[args.format](res))
     for p in written.values():
         print(p)
     return 0
@@ -194,18 +233,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from metajudge.metaeval.result import MetaEvalResult
-    from metajudge.reports import tables
     from metajudge.reports.render import RESULT_FILE, render_all
 
     res = MetaEvalResult.load(Path(args.dir) / RESULT_FILE)
     written = render_all(args.dir, plots=not args.no_plots, result=res)
-    render = {
-        "md": tables.to_markdown,
-        "csv": tables.to_csv,
-        "json": tables.to_json,
-        "tex": tables.to_latex,
-    }[args.format]
-    print(render(res))
+    print(_RENDER[args.format](res))
     for p in written.values():
         print(p)
     return 0

@@ -9,6 +9,7 @@ from typing import Any
 from metajudge.data.formats import PairwiseRecord
 from metajudge.errors import InputError
 from metajudge.metaeval.biases import BIASES_VERSION, TiePolicy, diagnose_backbone
+from metajudge.metaeval.result import DiagnosticsResult
 
 
 def run_judge_diagnostics(
@@ -24,7 +25,7 @@ def run_judge_diagnostics(
     seed: int = 0,
     data_dir: str | Path | None = None,
     judge_options: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> DiagnosticsResult:
     """Load a pairwise dataset, judge its first ``limit`` pairs in both orders under each backbone.
 
     ``dataset``: a registry name, or None with ``input_file`` (a canonical JSONL file). This is
@@ -77,4 +78,4 @@ def run_judge_diagnostics(
             )
         finally:
             judge.close()
-    return out
+    return DiagnosticsResult(out)

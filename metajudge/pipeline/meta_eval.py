@@ -212,7 +212,7 @@ def run_meta_eval(
         rescore=rescore,
     )
     have = sorted({r["metric"] for r in rows})
-    directions = {**_row_directions(rows), **_directions(metrics or have)}
+    directions = _directions(metrics or have)  # registry metrics; score files declare their own
     res = meta_evaluate(
         ds, rows, proto, metrics=list(metrics) if metrics else None, directions=directions
     )
@@ -227,7 +227,7 @@ def run_meta_eval(
     }
     from metajudge.reports.published import attach_published
     from metajudge.reports.render import RESULT_FILE, render_all
-    from metajudge.reports.tables import missing_lines
+    from metajudge.reports.sections import missing_lines
 
     for line in missing_lines(res):
         log.warning("%s (--missing %s)", line.replace("`", ""), res.data["protocol"]["missing"])
@@ -236,16 +236,6 @@ def run_meta_eval(
     written = {RESULT_FILE: out / RESULT_FILE}
     written.update(render_all(out, plots=plots, result=res, published=False))
     return res, written
-
-
-def _row_directions(rows: Sequence[dict[str, Any]]) -> dict[str, str]:
-    """Directions that score rows declare (``"direction": "higher"|"lower"`` per row)."""
-    out: dict[str, str] = {}
-    for r in rows:
-        d = r.get("direction")
-        if d in ("higher", "lower"):
-            out.setdefault(r["metric"], d)
-    return out
 
 
 def _merge_cache(cache: Path, computed: list[dict[str, Any]], metrics: Sequence[str]) -> None:

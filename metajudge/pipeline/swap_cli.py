@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from metajudge.pipeline.cli import add_dataset_args
+from metajudge.pipeline.cli import add_dataset_args, add_format
 
 
 def _csv(s: str) -> list[str]:
@@ -29,8 +29,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         type=_csv,
         default=[],
         metavar="SPECS",
-        help="comma-separated external score columns: LABEL=PATH[:COLUMN], or for lftqa_eval bare backbone "
-        "names (gpt-4o,gpt-4o-mini,Meta-Llama-3.1-70B-Instruct-Turbo)",
+        help="comma-separated external score columns: LABEL=PATH[:COLUMN], or bare backbone names "
+        "whose judge column the dataset's card declares (lftqa_eval: gpt-4o,gpt-4o-mini,"
+        "Meta-Llama-3.1-70B-Instruct-Turbo)",
     )
     p.add_argument(
         "--backbones",
@@ -62,11 +63,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument("--data-dir", help="local data folder (default $METAJUDGE_DATA_DIR)")
     p.add_argument("--out", help="write swap.md, swap.json and plots into this folder")
+    add_format(p)
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.set_defaults(func=_cmd_swap)
 
-    _register_diagnostics(sub.add_parser("judge-diagnostics", help=argparse.SUPPRESS))
+    _register_diagnostics(hidden_parser(sub, "judge-diagnostics"))
     _register_baselines(sub)
+
+
+def hidden_parser(sub: argparse._SubParsersAction, name: str) -> argparse.ArgumentParser:  # type: ignore[type-arg]
+    """A subcommand kept for one release under its old name, left out of ``--help``."""
+    p = sub.add_parser(name)
+    sub._choices_actions = [a for a in sub._choices_actions if a.dest != name]
+    return p
 
 
 def _diagnostics_parent(sub: argparse._SubParsersAction) -> argparse._SubParsersAction:  # type: ignore[type-arg]
@@ -128,6 +137,7 @@ def _register_diagnostics(d: argparse.ArgumentParser) -> None:
     d.add_argument("--seed", type=int, default=0)
     d.add_argument("--data-dir", help="local data folder (default $METAJUDGE_DATA_DIR)")
     d.add_argument("--out", help="write diagnostics.md and diagnostics.json into this folder")
+    add_format(d)
     d.set_defaults(func=_cmd_diag)
 
 
@@ -175,7 +185,7 @@ def _cmd_swap(args: argparse.Namespace) -> int:
         human_protocol=args.human_protocol,
         data_dir=args.data_dir,
     )
-    print(swap_markdown(res))
+    print(res.to_json() if args.format == "json" else swap_markdown(res))
     if args.out:
         paths = write_swap_report(res, args.out, plots=not args.no_plots)
         print("wrote " + ", ".join(str(p) for p in paths.values()))
@@ -183,7 +193,7 @@ def _cmd_swap(args: argparse.Namespace) -> int:
 
 
 def _cmd_diag(args: argparse.Namespace) -> int:
-    from metajudge.metaeval.biases import run_judge_diagnostics
+    from metajudge.pipeline.diagnostics import run_judge_diagnostics
     from metajudge.reports.swap_report import diagnostics_markdown, write_diagnostics_report
 
     diag = run_judge_diagnostics(
@@ -198,7 +208,7 @@ def _cmd_diag(args: argparse.Namespace) -> int:
         seed=args.seed,
         data_dir=args.data_dir,
     )
-    print(diagnostics_markdown(diag))
+    print(diag.to_json() if args.format == "json" else diagnostics_markdown(diag))
     if args.out:
         paths = write_diagnostics_report(diag, args.out)
         print("wrote " + ", ".join(str(p) for p in paths.values()))

@@ -117,7 +117,8 @@ def plot_scatter(res: MetaEvalResult, path: str | Path, *, seed: int = 0) -> Pat
             if i == len(metrics) - 1:
                 ax.set_xlabel("human label", fontsize=8)
             if j == 0:
-                ax.set_ylabel(f"metric diff ({norm})", fontsize=8)
+                resp = pts.get("unit") == "responses"
+                ax.set_ylabel("metric score" if resp else f"metric diff ({norm})", fontsize=8)
     fig.tight_layout()
     out = _save(fig, Path(path))
     plt.close(fig)

@@ -19,6 +19,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from metajudge.metaeval.result import MetaEvalResult
+from metajudge.reports.sections import (
+    _md_intro,
+    _md_missing,
+    _md_reference,
+    _md_table,
+    _x100,
+)
 
 MAIN_STATS: tuple[str, ...] = ("pearson", "spearman")
 STAT_LABEL = {
@@ -29,10 +36,6 @@ STAT_LABEL = {
     "acc_no_ties": "Acc (no ties)",
 }
 HUMAN_ROW = "Inter-Human Correlation"
-
-
-def _x100(v: float | None) -> str:
-    return "—" if v is None else f"{v * 100:.2f}"
 
 
 def _pub_index(res: MetaEvalResult) -> dict[tuple[str, str, str], dict[str, Any]]:
@@ -124,6 +127,7 @@ def protocol_line(res: MetaEvalResult) -> str:
     name = ds["name"] + (f":{ds['subset']}" if ds.get("subset") else "")
     bits = [
         f"dataset {name}",
+        f"protocol={p.get('correlate', 'pairwise-difference')} at level {p.get('correlation_level', 'item' if p['grouped'] else 'global')}",
         f"normalize={p['normalize']}",
         f"aggregation={p['aggregation']}",
         f"grouped={'yes (' + str(p.get('grouped_unit')) + ' level, per input then averaged)' if p['grouped'] else 'no'}",
@@ -143,45 +147,19 @@ def to_markdown(res: MetaEvalResult) -> str:
     parts = [
         f"# Meta-evaluation: {ds['name']}" + (f" ({ds['subset']})" if ds.get("subset") else ""),
         "\n\n",
-        (
-            f"Correlation with human labels ×100, normalisation **{p['normalize']}**; "
-            f"[95% bootstrap CI]; last row: inter-human ceiling on the same pairs.\n\n"
-        ),
+        _md_intro(p),
         judge_health(res),
         _md_missing(res),
         _stats_table(res, MAIN_STATS),
         _md_other_stats(res),
         _md_undefined(res),
+        _md_reference(res),
         _md_comparisons(res),
         _md_published(res),
         "\n---\n\n",
         footer(res),
     ]
     return "".join(parts)
-
-
-def missing_lines(res: MetaEvalResult) -> list[str]:
-    """One line per score column with imputed or dropped pairs (empty when none is missing)."""
-    out = []
-    for m in res.data["metrics"]:
-        for col, miss in m["missing"].items():
-            n_imp, n_drop = miss.get("pairs_imputed_median", 0), miss.get("pairs_dropped", 0)
-            total = miss.get("pairs_total") or res.data["dataset"]["n_pairs"]
-            unit = miss.get("unit", "pairs")
-            if n_imp:
-                out.append(f"`{col}`: {n_imp} of {total} {unit} imputed with the median")
-            if n_drop:
-                out.append(f"`{col}`: {n_drop} of {total} {unit} dropped (no score)")
-    return out
-
-
-def _md_missing(res: MetaEvalResult) -> str:
-    lines = missing_lines(res)
-    if not lines:
-        return ""
-    rule = res.data["protocol"].get("missing")
-    head = f"**Missing scores** (--missing {rule}):\n\n"
-    return head + "".join(f"- {x}\n" for x in lines) + "\n"
 
 
 def _stats_table(res: MetaEvalResult, stats: Sequence[str]) -> str:
@@ -332,14 +310,6 @@ def footer(res: MetaEvalResult) -> str:
         f"\nmetajudge meta-evaluation result schema {res.data['schema']}; computed in {res.data.get('timing_s', 0):.2f} s.\n"
     )
     return out.getvalue()
-
-
-def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    out = "| " + " | ".join(header) + " |\n"
-    out += "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|\n"
-    for r in rows:
-        out += "| " + " | ".join(str(x) for x in r) + " |\n"
-    return out
 
 
 def to_csv(res: MetaEvalResult) -> str:

@@ -45,12 +45,16 @@ class HumanComparison:
     rows: NDArray[np.int64]
 
 
-def leave_one_out(labels: FArr) -> tuple[list[HumanComparison], str | None]:
+def leave_one_out(
+    labels: FArr, *, every_annotator: bool = False
+) -> tuple[list[HumanComparison], str | None]:
     """The inter-human comparisons of a (rows × annotators) label matrix, and their definition.
 
     Two annotators: annotator 1 vs annotator 2 (one comparison). Three or more: each annotator
     vs the mean of the others on the rows where both exist (one comparison per annotator,
-    averaged by the caller). Returns ``([], None)`` with fewer than two annotators.
+    averaged by the caller). With ``every_annotator`` two annotators also give one comparison
+    each (annotator 1 vs 2 and 2 vs 1), so that a metric can be set beside each of them.
+    Returns ``([], None)`` with fewer than two annotators.
 
     >>> comps, how = leave_one_out(np.array([[1.0, 2.0, 3.0], [2.0, 2.0, np.nan]]))
     >>> how, [c.ref.tolist() for c in comps]
@@ -60,7 +64,7 @@ def leave_one_out(labels: FArr) -> tuple[list[HumanComparison], str | None]:
     A = L.shape[1] if L.ndim == 2 else 1
     if A < 2:
         return [], None
-    if A == 2:
+    if A == 2 and not every_annotator:
         idx = np.flatnonzero(np.isfinite(L).all(axis=1))
         return [HumanComparison(0, L[idx, 1], L[idx, 0], idx)], "annotator 1 vs annotator 2"
     out = []

@@ -1,0 +1,83 @@
+"""Markdown pieces of a meta-evaluation report that stand on their own: the intro line, the
+missing-score lines, the inter-human reference (with each metric beside it when matched), and the
+table helpers :func:`md_table` and :func:`x100`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from metajudge.metaeval.result import MetaEvalResult
+
+
+def _x100(v: float | None) -> str:
+    return "—" if v is None else f"{v * 100:.2f}"
+
+
+def _md_intro(p: dict[str, Any]) -> str:
+    if p.get("correlate") == "pointwise":
+        return (
+            f"Pointwise correlation (each response's metric score vs its human score) ×100 at level "
+            f"**{p.get('correlation_level')}**; [95% bootstrap CI]; last row: inter-human reference "
+            "(defined below).\n\n"
+        )
+    return (
+        f"Correlation with human labels ×100, normalisation **{p['normalize']}**; "
+        f"[95% bootstrap CI]; last row: inter-human ceiling on the same pairs.\n\n"
+    )
+
+
+def _md_reference(res: MetaEvalResult) -> str:
+    """The inter-human reference's definition and, when matched, each metric beside it."""
+    ceil = [c for c in res.data["ceiling"] if c.get("method")]
+    if not ceil:
+        return ""
+    out = ["\n## Inter-human reference\n\n"]
+    out += [f"- {c['dimension']}: {c['method']}\n" for c in ceil]
+    matched = [c for c in ceil if c.get("matched")]
+    if matched:
+        out.append(
+            "\nMatched: each metric against one annotator at a time (averaged over annotators), "
+            "the comparison the inter-human row makes; ×100.\n"
+        )
+        hdr = ["Metric"] + [f"{c['dimension'].capitalize()} Pearson (matched)" for c in matched]
+        rows = [
+            [m] + [_x100(c["matched"].get(m, {}).get("pearson", {}).get("value")) for c in matched]
+            for m in res.metrics
+        ]
+        rows.append(["Inter-human"] + [_x100(c["stats"]["pearson"]["value"]) for c in matched])
+        out.append("\n" + _md_table(hdr, rows))
+    return "".join(out)
+
+
+def missing_lines(res: MetaEvalResult) -> list[str]:
+    """One line per score column with imputed or dropped pairs (empty when none is missing)."""
+    out = []
+    for m in res.data["metrics"]:
+        for col, miss in m["missing"].items():
+            n_imp, n_drop = miss.get("pairs_imputed_median", 0), miss.get("pairs_dropped", 0)
+            total = miss.get("pairs_total") or res.data["dataset"]["n_pairs"]
+            unit = miss.get("unit", "pairs")
+            if n_imp:
+                out.append(f"`{col}`: {n_imp} of {total} {unit} imputed with the median")
+            if n_drop:
+                out.append(f"`{col}`: {n_drop} of {total} {unit} dropped (no score)")
+    return out
+
+
+def _md_missing(res: MetaEvalResult) -> str:
+    lines = missing_lines(res)
+    if not lines:
+        return ""
+    rule = res.data["protocol"].get("missing")
+    head = f"**Missing scores** (--missing {rule}):\n\n"
+    return head + "".join(f"- {x}\n" for x in lines) + "\n"
+
+
+def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    out = "| " + " | ".join(header) + " |\n"
+    out += "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|\n"
+    for r in rows:
+        out += "| " + " | ".join(str(x) for x in r) + " |\n"
+    return out
