@@ -74,7 +74,7 @@ class NonInferiority:
             s += (
                 "; about "
                 + (f"{math.ceil(more)}" if math.isfinite(more) else "unboundedly many")
-                + " more human-labelled inputs would settle it (power 0.8)"
+                + " more human-labelled items would settle it (power 0.8)"
             )
         return s + "."
 
