@@ -70,12 +70,13 @@ class DriftResult:
 def drift(
     data: SwapData,
     *,
-    gate: DriftGate = DriftGate(),
+    gate: DriftGate | None = None,
     rng: np.random.Generator,
     n_boot: int = 1000,
     eps: float = 0.0,
 ) -> DriftResult:
     """Compare the two runs in ``data`` (first = before, second = after); apply ``gate``."""
+    gate = gate or DriftGate()
     v, s = data.view, data.scores
     d0, d1 = (stats.tie_decisions(s[k][v.pair_b] - s[k][v.pair_a], eps) for k in (0, 1))
     fr, n_dec = flip_rate(d0, d1)

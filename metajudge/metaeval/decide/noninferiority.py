@@ -56,7 +56,7 @@ class NonInferiority:
     additional_labels: float
 
     def to_json(self) -> dict[str, Any]:
-        d = asdict(self)
+        d = asdict(self) | {"sentence": self.sentence()}
         return {
             k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in d.items()
         }
