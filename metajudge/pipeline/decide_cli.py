@@ -132,6 +132,10 @@ def _cmd_swap(args: argparse.Namespace) -> int:
     )
     j = res.to_json()
     _emit(args, "decision", j, swap_markdown(j))
+    if args.out:
+        from metajudge.reports.decision_report import plot_decision
+
+        print(f"wrote {plot_decision(j, f'{args.out}/decision.png')}")
     return 0
 
 

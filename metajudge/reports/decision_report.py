@@ -137,3 +137,39 @@ def write_report(
     with atomic_write(paths[1]) as fh:
         fh.write(json.dumps(payload, indent=1, ensure_ascii=False, allow_nan=False, default=str))
     return paths
+
+
+def plot_decision(j: Mapping[str, Any], path: str | Path) -> Path:
+    """Left: Δ with its CI against 0 and −δ; right: system means under X, Y and humans."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ni, lb = j["non_inferiority"], j["leaderboard"]
+    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4))
+    lo, hi = ni["ci"]
+    a.errorbar(
+        [ni["delta"]], [0], xerr=[[ni["delta"] - lo], [hi - ni["delta"]]], fmt="o", capsize=4
+    )
+    a.axvline(0, color="k", lw=0.8)
+    a.axvline(-ni["margin"], color="r", ls="--", label=f"−δ = {-ni['margin']:g}")
+    a.set_yticks([])
+    a.set_xlabel(f"Δ agreement ({ni['y']} − {ni['x']})")
+    a.set_title(ni["verdict"], fontsize=9)
+    a.legend(fontsize=7)
+    if lb.get("available"):
+        xs = range(len(lb["systems"]))
+        for key, lab in (("mean_human", "humans"), ("mean_x", ni["x"]), ("mean_y", ni["y"])):
+            b.plot(xs, lb[key], "o-", label=lab)
+        b.set_xticks(list(xs), lb["systems"], rotation=60, fontsize=6)
+        b.set_ylabel("system mean score")
+        b.legend(fontsize=7)
+    else:
+        b.axis("off")
+    fig.tight_layout()
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out
