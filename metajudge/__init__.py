@@ -33,6 +33,12 @@ _LAZY: dict[str, tuple[str, str]] = {
     "judge_diagnostics": ("metajudge.pipeline.diagnostics", "run_judge_diagnostics"),
     "markdown": ("metajudge.reports.render", "markdown"),
     "plot": ("metajudge.reports.render", "plot"),
+    # the backbone decision (issue 15)
+    "decide": ("metajudge.pipeline.decide", "run_decide"),
+    "decide_verdicts": ("metajudge.pipeline.decide", "run_decide_verdicts"),
+    "judge_frontier": ("metajudge.pipeline.decide", "run_frontier_table"),
+    "drift": ("metajudge.pipeline.decide", "run_drift"),
+    "ppi_mean": ("metajudge.metaeval.decide.ppi", "ppi_mean"),
 }
 
 __all__ = [
@@ -40,12 +46,17 @@ __all__ = [
     "Protocol",
     "__version__",
     "backbone_swap",
+    "decide",
+    "decide_verdicts",
+    "drift",
     "judge_diagnostics",
+    "judge_frontier",
     "load_dataset",
     "load_file",
     "markdown",
     "meta_evaluate",
     "plot",
+    "ppi_mean",
     "read_scores",
     "score",
     "shipped_scores",

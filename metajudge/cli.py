@@ -24,6 +24,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "metajudge.pipeline.cli",
     "metajudge.pipeline.agreement_cli",
     "metajudge.pipeline.verdicts_cli",
+    "metajudge.pipeline.decide_cli",
     "metajudge.metrics.judges.cli",
     "metajudge.pipeline.judge_cli",  # `judge diagnostics`, into the group the line above adds
 )

@@ -9,7 +9,13 @@ from typing import Any
 import numpy as np
 
 from metajudge.errors import InputError
-from metajudge.metaeval.swap import HumanProtocol, SwapResult, backbone_swap, build_swap_data
+from metajudge.metaeval.swap import (
+    HumanProtocol,
+    SwapData,
+    SwapResult,
+    backbone_swap,
+    build_swap_data,
+)
 from metajudge.metaeval.swap_sources import external_scores, judge_scores, metric_dimension
 
 
@@ -25,7 +31,7 @@ def _limit(records: list[Any], limit: int | None) -> list[Any]:
     return [r for r in records if r.id in keep]
 
 
-def run_backbone_swap(
+def load_swap_data(
     dataset: str | None,
     metric: str,
     *,
@@ -35,17 +41,15 @@ def run_backbone_swap(
     subset: str | None = None,
     limit: int | None = None,
     dimension: str | None = None,
-    n_boot: int = 1000,
     seed: int = 0,
-    eps: float = 0.0,
-    human_protocol: HumanProtocol | None = None,
     data_dir: str | Path | None = None,
     dataset_options: Mapping[str, Any] | None = None,
-) -> SwapResult:
-    """Load the dataset (``dataset`` name or ``input_file``), get per-backbone scores, analyse.
+) -> tuple[SwapData, dict[str, Any], list[Any]]:
+    """Load the dataset (``dataset`` name or ``input_file``) and get per-backbone scores.
 
     Scores: ``external`` score columns (files or the card's shipped judge columns) and/or the
     judge ``metric`` run under each of ``backbones``. ``limit`` keeps the first ``limit`` items.
+    Returns the aligned :class:`SwapData`, the judge runs' summaries and the records used.
     """
     from metajudge.data.registry import load_dataset, load_jsonl_dataset
 
@@ -84,6 +88,40 @@ def run_backbone_swap(
     name = ds.card.name + (f"/{subset}" if subset else "")
     data = build_swap_data(
         records, scores, dimension=dim, metric=metric, dataset=name, signatures=sigs
+    )
+    return data, runs, records
+
+
+def run_backbone_swap(
+    dataset: str | None,
+    metric: str,
+    *,
+    input_file: str | Path | None = None,
+    external: Sequence[str] = (),
+    backbones: Sequence[str] = (),
+    subset: str | None = None,
+    limit: int | None = None,
+    dimension: str | None = None,
+    n_boot: int = 1000,
+    seed: int = 0,
+    eps: float = 0.0,
+    human_protocol: HumanProtocol | None = None,
+    data_dir: str | Path | None = None,
+    dataset_options: Mapping[str, Any] | None = None,
+) -> SwapResult:
+    """Load the data (:func:`load_swap_data`) and run :func:`~metajudge.metaeval.swap.backbone_swap`."""
+    data, runs, _ = load_swap_data(
+        dataset,
+        metric,
+        input_file=input_file,
+        external=external,
+        backbones=backbones,
+        subset=subset,
+        limit=limit,
+        dimension=dimension,
+        seed=seed,
+        data_dir=data_dir,
+        dataset_options=dataset_options,
     )
     res = backbone_swap(
         data,

@@ -10,6 +10,8 @@ function's docstring names the paper its formula comes from. Randomness always c
 - :mod:`.weighted` — the same statistics on weighted (bootstrap) resamples, vectorised.
 - :mod:`.bootstrap` — resample counts, percentile CIs, grouped correlation, the bootstrap p-value.
 - :mod:`.significance` — paired bootstrap, permutation and Williams tests, Holm.
+- :mod:`.power` — sample sizes (Fisher z; one-sided margin tests).
+- :mod:`.heterogeneity` — Fisher z per slice and Cochran's Q.
 
 Everything is re-exported here: ``from metajudge.metaeval import stats; stats.pearson(x, y)``.
 """
@@ -42,7 +44,9 @@ from metajudge.metaeval.stats.correlation import (
     undefined_reason,
 )
 from metajudge.metaeval.stats.decisions import tie_decisions
+from metajudge.metaeval.stats.heterogeneity import Heterogeneity, cochran_q
 from metajudge.metaeval.stats.human import HumanComparison, annotator_mean, leave_one_out
+from metajudge.metaeval.stats.power import n_for_correlation, n_for_margin
 from metajudge.metaeval.stats.significance import (
     DiffResult,
     WilliamsResult,
@@ -53,13 +57,23 @@ from metajudge.metaeval.stats.significance import (
 )
 from metajudge.metaeval.stats.weighted import weighted_statistic
 
-MODULES = ("correlation", "decisions", "human", "weighted", "bootstrap", "significance")
+MODULES = (
+    "correlation",
+    "decisions",
+    "human",
+    "weighted",
+    "bootstrap",
+    "significance",
+    "power",
+    "heterogeneity",
+)
 
 __all__ = [
     "CORRELATIONS",
     "STATISTICS",
     "BootstrapResult",
     "DiffResult",
+    "Heterogeneity",
     "HumanComparison",
     "Statistic",
     "WilliamsResult",
@@ -69,12 +83,15 @@ __all__ = [
     "bootstrap_indices",
     "bootstrap_p_value",
     "bootstrap_weights",
+    "cochran_q",
     "fisher_z_ci",
     "grouped_correlation",
     "grouped_mean_samples",
     "holm",
     "kendall_tau_b",
     "leave_one_out",
+    "n_for_correlation",
+    "n_for_margin",
     "paired_bootstrap_diff",
     "pairwise_accuracy",
     "pearson",

@@ -1,0 +1,191 @@
+"""CLI: ``metajudge decide swap|verdicts|frontier|drift`` — the backbone decision.
+
+Only argparse is imported here; the library loads inside each command.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from metajudge.pipeline.cli import add_dataset_args
+
+
+def _csv(s: str) -> list[str]:
+    return [x.strip() for x in s.split(",") if x.strip()]
+
+
+def _common(p: argparse.ArgumentParser, *, margin: bool = True) -> None:
+    if margin:
+        p.add_argument(
+            "--margin",
+            type=float,
+            default=0.05,
+            help="non-inferiority margin δ on the agreement statistic (default 0.05: five points of "
+            "correlation/accuracy, the smallest backbone gap the published comparisons call meaningful)",
+        )
+    p.add_argument("--alpha", type=float, default=0.05, help="one-sided test level (default 0.05)")
+    p.add_argument("--n-boot", type=int, default=1000, help="bootstrap replicates (default 1000)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", help="write the decision report (.md, .json, plots) into this folder")
+    p.add_argument("--format", choices=["md", "json"], default="md", help="what to print")
+
+
+def _scores(p: argparse.ArgumentParser) -> None:
+    add_dataset_args(p)
+    p.add_argument("--metric", required=True, help="judge metric, e.g. geval_faithfulness")
+    p.add_argument(
+        "--external",
+        type=_csv,
+        default=[],
+        metavar="SPECS",
+        help="score columns as for backbone-swap",
+    )
+    p.add_argument(
+        "--backbones",
+        type=_csv,
+        default=[],
+        metavar="NAMES",
+        help="run the judge under these backbones",
+    )
+    p.add_argument("--subset", help="only this subset of the dataset")
+    p.add_argument("--limit", type=int, help="only the first N inputs")
+    p.add_argument(
+        "--epsilon", type=float, default=0.0, help="tie band of pairwise decisions (default 0)"
+    )
+    p.add_argument("--data-dir", help="local data folder (default $METAJUDGE_DATA_DIR)")
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    top = sub.add_parser(
+        "decide",
+        help="can judge Y replace judge X? non-inferiority, leaderboards, cost frontier, drift gate",
+    )
+    dsub = top.add_subparsers(dest="decide_command", metavar="ACTION", required=True)
+    s = dsub.add_parser("swap", help="non-inferiority of backbone Y vs X on agreement with humans")
+    _scores(s)
+    s.add_argument("--x", required=True, help="the incumbent backbone")
+    s.add_argument("--y", required=True, help="the candidate backbone")
+    _common(s)
+    s.set_defaults(func=_cmd_swap)
+    v = dsub.add_parser("verdicts", help="released pairwise verdicts (JudgeBench outputs/*.jsonl)")
+    v.add_argument("files", nargs="+", help="one JSONL file per judge")
+    _common(v)
+    v.set_defaults(func=_cmd_verdicts)
+    f = dsub.add_parser("frontier", help="cost-agreement frontier of a published judge table")
+    f.add_argument(
+        "--input", metavar="FILE", help="table (default: AlpacaEval's, in the data folder)"
+    )
+    f.add_argument("--data-dir", help="local data folder (default $METAJUDGE_DATA_DIR)")
+    _common(f, margin=False)
+    f.set_defaults(func=_cmd_frontier)
+    d = dsub.add_parser(
+        "drift", help="two runs of a judge on the same anchor items; exit 1 on drift"
+    )
+    _scores(d)
+    d.add_argument(
+        "--max-flip-rate", type=float, default=0.10, help="fail above this flip rate (default 0.10)"
+    )
+    d.add_argument(
+        "--max-shift", type=float, help="fail when |mean score shift| exceeds this (CI excluding 0)"
+    )
+    _common(d, margin=False)
+    d.set_defaults(func=_cmd_drift)
+
+
+def _load_kw(args: argparse.Namespace) -> dict:
+    return {
+        "input_file": args.input,
+        "subset": args.subset,
+        "limit": args.limit,
+        "data_dir": args.data_dir,
+    }
+
+
+def _emit(args: argparse.Namespace, stem: str, payload: dict, md: str) -> None:
+    import json
+
+    from metajudge.reports.decision_report import write_report
+
+    print(json.dumps(payload, indent=1, default=str) if args.format == "json" else md)
+    if args.out:
+        for path in write_report(args.out, stem, payload, md):
+            print(f"wrote {path}")
+
+
+def _cmd_swap(args: argparse.Namespace) -> int:
+    from metajudge.pipeline.decide import run_decide
+    from metajudge.reports.decision_report import swap_markdown
+
+    res = run_decide(
+        args.dataset,
+        args.metric,
+        args.x,
+        args.y,
+        external=args.external,
+        backbones=args.backbones,
+        margin=args.margin,
+        alpha=args.alpha,
+        n_boot=args.n_boot,
+        seed=args.seed,
+        eps=args.epsilon,
+        **_load_kw(args),
+    )
+    j = res.to_json()
+    _emit(args, "decision", j, swap_markdown(j))
+    if args.out:
+        from metajudge.reports.decision_report import plot_decision
+
+        print(f"wrote {plot_decision(j, f'{args.out}/decision.png')}")
+    return 0
+
+
+def _cmd_verdicts(args: argparse.Namespace) -> int:
+    from metajudge.pipeline.decide import run_decide_verdicts, write_frontier_plot
+    from metajudge.reports.decision_report import verdicts_markdown
+
+    res = run_decide_verdicts(
+        args.files, margin=args.margin, alpha=args.alpha, n_boot=args.n_boot, seed=args.seed
+    )
+    j = res.to_json()
+    _emit(args, "decision", j, verdicts_markdown(j))
+    if args.out and res.frontier is not None:
+        print(f"wrote {write_frontier_plot(res.frontier, args.out)}")
+    return 0
+
+
+def _cmd_frontier(args: argparse.Namespace) -> int:
+    from metajudge.pipeline.decide import run_frontier_table, write_frontier_plot
+    from metajudge.reports.decision_report import frontier_lines
+
+    fr = run_frontier_table(args.input, data_dir=args.data_dir, alpha=args.alpha)
+    j = fr.to_json()
+    _emit(
+        args,
+        "frontier",
+        j,
+        "\n".join(["# Judges: cost against agreement", *frontier_lines(j)]) + "\n",
+    )
+    if args.out:
+        print(f"wrote {write_frontier_plot(fr, args.out)}")
+    return 0
+
+
+def _cmd_drift(args: argparse.Namespace) -> int:
+    from metajudge.metaeval.decide.drift import DriftGate
+    from metajudge.pipeline.decide import run_drift
+
+    gate = DriftGate(args.max_flip_rate, args.alpha, args.max_shift)
+    res = run_drift(
+        args.dataset,
+        args.metric,
+        external=args.external,
+        backbones=args.backbones,
+        gate=gate,
+        n_boot=args.n_boot,
+        seed=args.seed,
+        eps=args.epsilon,
+        **_load_kw(args),
+    )
+    j = res.to_json()
+    _emit(args, "drift", j, f"# Drift\n\n**{res.sentence()}**\n")
+    return 0 if res.passed else 1

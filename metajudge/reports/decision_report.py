@@ -1,0 +1,175 @@
+"""The decision report: Markdown that opens with the verdict in one sentence and the numbers
+that carry it, then the evidence, every test named with its reference; JSON beside it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from metajudge.io import atomic_write
+
+
+def _f(v: Any, nd: int = 3) -> str:
+    return "n/a" if v is None else f"{v:.{nd}f}" if isinstance(v, float) else str(v)
+
+
+def _ci(ci: Any) -> str:
+    return "n/a" if not ci or ci[0] is None else f"[{_f(ci[0])}, {_f(ci[1])}]"
+
+
+def swap_markdown(j: Mapping[str, Any]) -> str:
+    """Markdown of a :class:`~metajudge.metaeval.decide.swap_decision.SwapDecision` JSON."""
+    ni, proto = j["non_inferiority"], j["protocol"]
+    out = [
+        f"# Decision: can {ni['y']} replace {ni['x']}? ({j['dataset']})",
+        "",
+        f"**{j['verdict']}**",
+        "",
+    ]
+    out += [
+        (
+            f"Δ = {_f(ni['delta'])}, {round((1 - ni['alpha']) * 100)}% CI {_ci(ni['ci'])}, "
+            f"one-sided bounds [{_f(ni['lower'])}, {_f(ni['upper'])}], margin δ = {ni['margin']}, "
+            f"bootstrap p = {_f(ni['p_two_sided'])}, n = {ni['n']}."
+        ),
+        "",
+        "## Agreement with humans",
+        "",
+        f"Statistic: {proto['statistic']}.",
+        "",
+        "| judge | agreement | CI | n |",
+        "|---|---|---|---|",
+    ]
+    out += [
+        f"| {b} | {_f(a['value'])} | {_ci(a['ci'])} | {a['n']} |" for b, a in j["agreement"].items()
+    ]
+    d = j["decisions"]
+    out += ["", "## Does the swap change conclusions?", ""]
+    out.append(
+        f"Per-pair decisions: flip rate {_f(d['flip_rate'])} of {d['n_decisive']} pairs both decide; "
+        f"Cohen's κ {_f(d['kappa'])} on {d['n_pairs']} pairs."
+    )
+    lb = j["leaderboard"]
+    if lb.get("available"):
+        out += ["", "| system | human | " + ni["x"] + " | " + ni["y"] + " |", "|---|---|---|---|"]
+        for s, h, x, y in zip(
+            lb["systems"], lb["mean_human"], lb["mean_x"], lb["mean_y"], strict=True
+        ):
+            out.append(f"| {s} | {_f(h)} | {_f(x)} | {_f(y)} |")
+        out.append("")
+        for k, lab in (
+            ("tau_xy", "X vs Y"),
+            ("tau_x_human", "X vs humans"),
+            ("tau_y_human", "Y vs humans"),
+        ):
+            out.append(f"- Kendall τ_b {lab}: {_f(lb[k]['value'])} {_ci(lb[k]['ci'])}")
+        out.append(
+            f"- {len(lb['swapped_pairs'])} of {lb['n_pairs']} system pairs swap order, "
+            f"{lb['n_significant_swaps']} significantly (both orderings p < α)"
+        )
+        for s in lb["swapped_pairs"]:
+            out.append(
+                f"  - {s['systems'][0]} / {s['systems'][1]}: p_X = {_f(s['p_x'])}, p_Y = {_f(s['p_y'])}"
+            )
+    else:
+        out.append(f"Leaderboard: {lb.get('reason')}")
+    if j.get("slices"):
+        q = j["slices"]["cochran_q"]
+        out += ["", "| slice | Pearson X–Y | CI | n | flip rate |", "|---|---|---|---|---|"]
+        for r in j["slices"]["slices"]:
+            out.append(
+                f"| {r['slice']} | {_f(r['pearson_xy'])} | {_ci(r['ci'])} | {r['n']} | {_f(r['flip_rate'])} |"
+            )
+        out.append(
+            f"\nCochran's Q = {_f(q['q'])} (df {q['df']}), p = {_f(q['p'])}, I² = {_f(q['i2'])}."
+        )
+    out += ["", "## Tests and references", ""] + [f"- {k}: {v}" for k, v in proto["tests"].items()]
+    return "\n".join(out) + "\n"
+
+
+def verdicts_markdown(j: Mapping[str, Any]) -> str:
+    """Markdown of a :class:`~metajudge.metaeval.decide.verdict_decision.VerdictDecision` JSON."""
+    out = [f"# Decision: which released judge? ({j['protocol']})", ""]
+    ni = j["against_best"]
+    out.append(f"**Best: {j['best']}.** " + " ".join(n.get("sentence", "") for n in ni))
+    out += ["", "| rank | judge | accuracy | CI | n |", "|---|---|---|---|---|"]
+    out += [
+        f"| {r['rank']} | {r['judge']} | {_f(r['accuracy'])} | {_ci(r['ci'])} | {r['n']} |"
+        for r in j["ranking"]
+    ]
+    out += ["", "| vs best | Δ | CI | lower | verdict | McNemar p |", "|---|---|---|---|---|---|"]
+    for n, m in zip(ni, j["mcnemar"], strict=True):
+        out.append(
+            f"| {n['y']} | {_f(n['delta'])} | {_ci(n['ci'])} | {_f(n['lower'])} | {n['verdict']} | {_f(m['p'])} ({m['method']}) |"
+        )
+    if j.get("frontier"):
+        out += frontier_lines(j["frontier"])
+    out += [
+        "",
+        "Tests: paired bootstrap over pairs (Efron 1979), non-inferiority rule (Wellek 2010); McNemar 1947.",
+    ]
+    return "\n".join(out) + "\n"
+
+
+def frontier_lines(fr: Mapping[str, Any]) -> list[str]:
+    out = ["", f"## Cost against agreement ({fr['cost_unit']})", "", f"Test: {fr['test']}.", ""]
+    out += ["| judge | agreement | cost | dominated by |", "|---|---|---|---|"]
+    for p in fr["points"]:
+        dom = fr["dominated_by"].get(p["name"])
+        out.append(
+            f"| {p['name']} | {_f(p['agreement'])} | {_f(p['cost'], 4)} | {', '.join(dom) if dom else ('—' if dom is not None else 'not placed')} |"
+        )
+    out.append(f"\nFrontier (by cost): {', '.join(fr['frontier'])}.")
+    out += [f"- note: {n}" for n in fr["notes"]]
+    return out
+
+
+def write_report(
+    out_dir: str | Path, stem: str, payload: Mapping[str, Any], markdown: str
+) -> list[Path]:
+    """Write ``stem.md`` and ``stem.json`` atomically into ``out_dir``."""
+    d = Path(out_dir)
+    paths = [d / f"{stem}.md", d / f"{stem}.json"]
+    with atomic_write(paths[0]) as fh:
+        fh.write(markdown)
+    with atomic_write(paths[1]) as fh:
+        fh.write(json.dumps(payload, indent=1, ensure_ascii=False, allow_nan=False, default=str))
+    return paths
+
+
+def plot_decision(j: Mapping[str, Any], path: str | Path) -> Path:
+    """Left: Δ with its CI against 0 and −δ; right: system means under X, Y and humans."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ni, lb = j["non_inferiority"], j["leaderboard"]
+    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4))
+    lo, hi = ni["ci"]
+    a.errorbar(
+        [ni["delta"]], [0], xerr=[[ni["delta"] - lo], [hi - ni["delta"]]], fmt="o", capsize=4
+    )
+    a.axvline(0, color="k", lw=0.8)
+    a.axvline(-ni["margin"], color="r", ls="--", label=f"−δ = {-ni['margin']:g}")
+    a.set_yticks([])
+    a.set_xlabel(f"Δ agreement ({ni['y']} − {ni['x']})")
+    a.set_title(ni["verdict"], fontsize=9)
+    a.legend(fontsize=7)
+    if lb.get("available"):
+        xs = range(len(lb["systems"]))
+        for key, lab in (("mean_human", "humans"), ("mean_x", ni["x"]), ("mean_y", ni["y"])):
+            b.plot(xs, lb[key], "o-", label=lab)
+        b.set_xticks(list(xs), lb["systems"], rotation=60, fontsize=6)
+        b.set_ylabel("system mean score")
+        b.legend(fontsize=7)
+    else:
+        b.axis("off")
+    fig.tight_layout()
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out
