@@ -10,8 +10,13 @@ names the option) before any work starts.
 from __future__ import annotations
 
 import argparse
+import collections.abc
+import inspect
 import math
+import types
+import typing
 from collections.abc import Callable
+from typing import Any
 
 #: Seeds are handed to ``numpy.random.default_rng`` and ``random.Random``: non-negative, < 2**63.
 MAX_SEED = 2**63 - 1
@@ -91,3 +96,90 @@ def bounded_int(lo: int, hi: int) -> Callable[[str], int]:
 
     check.__name__ = f"integer in [{lo}, {hi}]"
     return check
+
+
+# -- keyword options given as text (``--option METRIC.KEY=VALUE``) ------------------------------
+def _annotation(fn: Any, key: str) -> tuple[bool, Any, Any]:
+    """``(found, type, default)`` of parameter ``key`` of ``fn`` (a class: its ``__init__`` along
+    the MRO); ``type`` is None when the annotation cannot be evaluated (a type imported for type
+    checking only)."""
+    owners = [c.__init__ for c in inspect.getmro(fn)] if inspect.isclass(fn) else [fn]
+    for f in owners:
+        try:
+            params = inspect.signature(f).parameters
+        except (TypeError, ValueError):
+            continue
+        if key in params and params[key].kind not in (
+            inspect.Parameter.VAR_KEYWORD,
+            inspect.Parameter.VAR_POSITIONAL,
+        ):
+            ann = params[key].annotation
+            if ann is inspect.Parameter.empty:
+                return True, Any, params[key].default
+            if isinstance(ann, str):
+                try:
+                    ann = eval(ann, getattr(f, "__globals__", {}))  # the code's own annotation
+                except Exception:  # noqa: BLE001 (a name imported under TYPE_CHECKING)
+                    return True, None, None
+            return True, ann, params[key].default
+    return False, None, None
+
+
+def _fits(value: Any, hint: Any) -> bool:
+    if hint is Any:
+        return True
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_fits(value, a) for a in typing.get_args(hint))
+    if origin is typing.Literal:
+        return value in typing.get_args(hint)
+    if hint is type(None) or hint is None:
+        return value is None
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return (
+            isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        )
+    if hint is str:
+        return isinstance(value, str)
+    if origin is not None:
+        hint = origin
+    if isinstance(hint, type):
+        if hint in (collections.abc.Sequence, tuple, list):
+            return isinstance(value, list)
+        return isinstance(value, hint)
+    return False
+
+
+def check_kwargs(fn: Any, options: dict[str, Any], *, field: str) -> None:
+    """Refuse (``InputError``, naming ``field.KEY``) options that ``fn`` (a function or class)
+    does not take, or whose value does not fit the parameter's annotation — e.g.
+    ``rouge_l.use_stemmer=maybe`` for a ``bool``, or ``backend=evil`` for a backend object,
+    which cannot be given as text at all — or that are negative where the default is >= 0
+    (``top_logprobs=-1``)."""
+    from metajudge.errors import InputError
+
+    for key, value in options.items():
+        found, hint, default = _annotation(fn, key)
+        if not found:
+            raise InputError(f"unknown option {key!r}", field=f"{field}.{key}")
+        if hint is None:
+            raise InputError(
+                f"option {key!r} takes an object and cannot be given on the command line",
+                field=f"{field}.{key}",
+            )
+        if not _fits(value, hint):
+            shown = getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
+            raise InputError(f"expected {shown}, got {value!r}", field=f"{field}.{key}")
+        if _is_number(default) and default >= 0 and _is_number(value) and value < 0:
+            # counts, sizes, temperatures: an option whose default is >= 0 takes no negative value
+            raise InputError(
+                f"must be >= 0 (default {default}), got {value!r}", field=f"{field}.{key}"
+            )
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool)
