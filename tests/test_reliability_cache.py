@@ -274,3 +274,65 @@ def test_export_refuses_its_own_cache_and_folders(
     assert "is also an input" in capsys.readouterr().err and _sha(db) == before
     assert main(["cache", "export", "--path", str(db), "-o", str(tmp_path)]) == 2
     assert "is a folder" in capsys.readouterr().err
+
+
+class DigitJudge(FakeOpenAI):
+    """Answers a score digit with its logprobs (what G-Eval's logprobs mode reads); ``invert``
+    answers ``6 - s``: another deployment of the same model name that disagrees."""
+
+    def __init__(self, invert: bool = False) -> None:
+        super().__init__()
+        self.invert = invert
+
+    def answer(self, body: dict[str, Any], *, chat: bool) -> dict[str, Any]:
+        out = super().answer(body, chat=chat)
+        text = body["messages"][-1]["content"] if chat else body["prompt"]
+        s = 1 + sum(map(ord, text)) % 5
+        tok = str(6 - s if self.invert else s)
+        ch = out["choices"][0]
+        lp = [{"token": tok, "logprob": -0.01, "top_logprobs": [{"token": tok, "logprob": -0.01}]}]
+        if chat:
+            ch["message"]["content"] = tok
+            ch["logprobs"] = {"content": lp}
+        else:
+            ch["text"] = tok
+            ch["logprobs"] = {
+                "tokens": [tok],
+                "token_logprobs": [-0.01],
+                "top_logprobs": [{tok: -0.01}],
+                "text_offset": [0],
+            }
+        return out
+
+
+def _cfg_file(tmp_path: Path, name: str, server: FakeOpenAI) -> Path:
+    p = tmp_path / f"{name}.toml"
+    p.write_text(
+        f'name = "{name}"\nkind = "openai"\nmodel = "same-model"\nbase_url = "{server.base_url}"\n'
+        f'api_key_env = "{KEY_ENV}"\nmax_retries = 0\n'
+    )
+    return p
+
+
+def test_backbone_swap_between_two_deployments_shows_their_disagreement(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """issue 18: two endpoints serving one model name through the shared user cache; before the
+    endpoint was keyed, the second run was served the first one's answers (perfect agreement)."""
+    import metajudge as mj
+
+    fixture = Path(__file__).parent / "fixtures" / "byod" / "graded.jsonl"
+    monkeypatch.setenv("METAJUDGE_BACKENDS_DIR", str(tmp_path))
+    with DigitJudge() as a, DigitJudge(invert=True) as b:
+        ca, cb = _cfg_file(tmp_path, "deploy-a", a), _cfg_file(tmp_path, "deploy-b", b)
+        res = mj.backbone_swap(
+            None,
+            "geval_faithfulness",
+            input_file=fixture,
+            backbones=[ca.stem, cb.stem],
+            dimension="coherence",
+            n_boot=50,
+        )
+        assert a.answered and len(b.answered) == len(a.answered)  # both were called
+    [pair] = res["pairs"]
+    assert pair["pearson"]["value"] < -0.9  # their real (inverted) disagreement
