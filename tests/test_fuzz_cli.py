@@ -357,6 +357,7 @@ for opt in (
     "rouge_l.nope=1",
     "geval_faithfulness.backend=evil",
     "geval_faithfulness.top_logprobs=-1",
+    "geval_faithfulness.max_rows=-1",
     "geval_faithfulness.n=1.5",
     "geval_faithfulness.temperature=NaN",
     "geval_faithfulness.mode=weird",

@@ -336,3 +336,30 @@ def test_backbone_swap_between_two_deployments_shows_their_disagreement(
         assert a.answered and len(b.answered) == len(a.answered)  # both were called
     [pair] = res["pairs"]
     assert pair["pearson"]["value"] < -0.9  # their real (inverted) disagreement
+
+
+def test_stats_and_export_write_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = _filled(tmp_path)
+    for side in ("-wal", "-shm"):
+        Path(f"{db}{side}").unlink(missing_ok=True)
+    before = _sha(db)
+    assert main(["cache", "stats", "--path", str(db), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["entries"] == 3
+    assert main(["cache", "export", "--path", str(db), "-o", str(tmp_path / "e.jsonl")]) == 0
+    assert _sha(db) == before
+    c = ResponseCache(db, read_only=True)
+    assert len(c.get_many([cache_key("x", "m", Request(prompt="q0"), "")])) == 1
+    c.close()
+    assert _sha(db) == before  # a read-only hit is not counted (no write)
+
+
+def test_stats_on_old_schema_says_to_upgrade(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "old.sqlite"
+    with sqlite3.connect(db) as con:
+        con.execute(MIGRATIONS[0])
+        con.execute("PRAGMA user_version=1")
+    assert main(["cache", "stats", "--path", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert "schema v1" in err and "Traceback" not in err

@@ -155,7 +155,8 @@ class ResponseCache:
     """The SQLite store. Safe to share between threads and between processes.
 
     ``create=False`` opens an existing cache only (``InputError`` when the file is missing), so
-    that maintenance commands never create a file. Any sqlite failure is a :class:`CacheError`
+    that maintenance commands never create a file; ``read_only=True`` also writes nothing
+    (no WAL switch, no migration, no hit counts). Any sqlite failure is a :class:`CacheError`
     naming the file and the fix; a stored response that cannot be read is a counted miss
     (``corrupt_rows``), replaced by the next answer.
     """
@@ -166,6 +167,7 @@ class ResponseCache:
         *,
         busy_timeout_s: float = 60.0,
         create: bool = True,
+        read_only: bool = False,
     ) -> None:
         self.path = Path(path) if path is not None else default_cache_path()
         if self.path.is_dir():
@@ -173,9 +175,13 @@ class ResponseCache:
         if not create and not self.path.is_file():
             raise InputError("cache file not found", path=self.path, field="--path")
         self._busy = busy_timeout_s
+        self.read_only = read_only
         self._lock = threading.RLock()
         self.corrupt_rows = 0
         with self._guard("opening it"):
+            if read_only:
+                self._open_read_only(busy_timeout_s)
+                return
             if create:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             self._conn = sqlite3.connect(
@@ -185,6 +191,23 @@ class ResponseCache:
             self._retry(lambda: self._conn.execute("PRAGMA journal_mode=WAL"))
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._migrate()
+
+    def _open_read_only(self, busy_timeout_s: float) -> None:
+        """Open without writing anything (``cache stats``/``export`` on a read-only file); a
+        file whose schema is older than this version must be opened writable once."""
+        if not self.path.is_file():
+            raise InputError("cache file not found", path=self.path, field="--path")
+        uri = f"{self.path.resolve().as_uri()}?mode=ro"
+        self._conn = sqlite3.connect(
+            uri, uri=True, timeout=busy_timeout_s, check_same_thread=False, isolation_level=None
+        )
+        version = int(self._conn.execute("PRAGMA user_version").fetchone()[0])
+        if version < len(MIGRATIONS):
+            raise CacheError(
+                f"{self.path}: the response cache has schema v{version}, this version needs "
+                f"v{len(MIGRATIONS)}; open it writable once (any run or `metajudge cache prune`) "
+                "to upgrade it"
+            )
 
     # -- plumbing -------------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -266,7 +289,7 @@ class ResponseCache:
                     c = self._decode(k, resp)
                     if c is not None:
                         out[k] = c
-            if out:
+            if out and not self.read_only:
                 now = time.time()
                 hit = list(out)
 

@@ -132,7 +132,7 @@ def _stats(args: argparse.Namespace) -> int:
 
     from metajudge.backends.cache import ResponseCache
 
-    c = ResponseCache(args.path, create=False)
+    c = ResponseCache(args.path, create=False, read_only=True)
     try:
         s = c.stats()
     finally:
@@ -198,7 +198,7 @@ def _export(args: argparse.Namespace) -> int:
     out = args.output or args.out
     if not out:
         raise InputError("say where to write: -o/--output FILE", field="--output")
-    c = ResponseCache(args.path, create=False)
+    c = ResponseCache(args.path, create=False, read_only=True)
     try:
         check_output_file(out, inputs=[c.path], field="--output")
         n = c.export(out, model=args.model, parser_version=args.parser_version)
