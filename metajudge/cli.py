@@ -45,8 +45,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; returns the exit status (argparse's own exits — ``--help``, a refused
+    argument — are returned too, so in-process callers get 0/2 instead of ``SystemExit``)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
@@ -55,17 +60,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     if func is None:
         parser.print_help()
         return 2
-    from metajudge.errors import MetajudgeError
-
     try:
-        rc = func(args)
-    except MetajudgeError as e:
-        print(f"metajudge: error: {e}", file=sys.stderr)
-        return 2
+        return int(func(args) or 0)
     except KeyboardInterrupt:
         print("metajudge: interrupted", file=sys.stderr)
         return 130
-    return int(rc or 0)
+    except Exception as e:  # only what _user_error names; anything else is re-raised
+        msg = _user_error(e)
+        if msg is None:
+            raise
+        print(f"metajudge: error: {msg}", file=sys.stderr)
+        return 2
+
+
+def _user_error(e: BaseException) -> str | None:
+    """The one place an error becomes a message with exit 2: errors raised on purpose
+    (:class:`~metajudge.errors.MetajudgeError`) and the failures bad input or a bad environment
+    cause (a file that cannot be read or written, bytes that are not UTF-8, too little memory).
+    Anything else is a bug and keeps its traceback."""
+    from metajudge.errors import MetajudgeError
+
+    if isinstance(e, MetajudgeError):
+        return str(e)
+    if isinstance(e, UnicodeDecodeError):
+        return (
+            f"an input is not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset {e.start}); "
+            "convert it to UTF-8"
+        )
+    if isinstance(e, OSError):
+        where = e.filename if e.filename is not None else "a file"
+        what = e.strerror or type(e).__name__
+        if isinstance(e, IsADirectoryError):
+            what += " (a folder was given where a file is expected)"
+        elif isinstance(e, FileExistsError | NotADirectoryError):
+            what += " (a file was given where a folder is expected)"
+        return f"{where}: {what}"
+    if isinstance(e, MemoryError):
+        return "out of memory; use smaller inputs or fewer resamples"
+    return None
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -44,3 +44,7 @@ class ChecksumError(MetajudgeError):
 
 class MissingResourceError(MetajudgeError):
     """A model, corpus or data file that is needed is not installed; the message says how to fix it."""
+
+
+class CacheError(MetajudgeError):
+    """The response cache cannot be read or written; the message names the file and the fix."""

@@ -1,4 +1,6 @@
-"""Small I/O helpers shared by every module: atomic writes, hashing, canonical JSON."""
+"""Small I/O helpers shared by every module: atomic writes, hashing, canonical JSON, and the
+checks every path from a user goes through (:func:`read_text`, :func:`inside`,
+:func:`check_output_file`, :func:`prepare_out_dir`)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -37,15 +39,116 @@ def atomic_write(
         raise
 
 
-def read_json(path: str | Path) -> Any:
-    """Parse a JSON file; a missing file or malformed JSON raises ``InputError`` naming file and line."""
+def read_text(path: str | Path, *, field: str | None = None) -> str:
+    """The UTF-8 text of ``path``; a missing file, a folder, an unreadable file or bytes that are
+    not UTF-8 raise ``InputError`` naming the file (and the line of the bad byte)."""
     from metajudge.errors import InputError
 
     path = Path(path)
+    if path.is_dir():
+        raise InputError("is a folder, not a file", path=path, field=field)
     if not path.is_file():
-        raise InputError("file not found", path=path)
+        raise InputError("file not found", path=path, field=field)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        data = path.read_bytes()
+    except OSError as e:
+        raise InputError(f"cannot read: {e.strerror or e}", path=path, field=field) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise InputError(
+            f"not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start}); convert it to UTF-8",
+            path=path,
+            line=line,
+            field=field,
+        ) from None
+
+
+def inside(root: str | Path, relpath: str | Path, *, what: str = "path") -> Path:
+    """``root / relpath`` resolved, refused (``InputError``) unless it stays inside ``root``:
+    absolute paths, ``..`` and symlinks that lead out are all caught.
+
+    >>> inside("/data", "a/b.json").as_posix().endswith("/data/a/b.json")
+    True
+    """
+    from metajudge.errors import InputError
+
+    base = Path(root).resolve()
+    target = (base / relpath).resolve()
+    if not target.is_relative_to(base):
+        raise InputError(f"{what} {str(relpath)!r} leads outside {base}", field=what)
+    return target
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and a.samefile(b))
+    except OSError:
+        return False
+
+
+def check_output_file(
+    path: str | Path, *, inputs: Sequence[str | Path | None] = (), field: str = "--output"
+) -> Path:
+    """Refuse (``InputError``) an output file that is a folder, that lies in a path whose parent
+    is a file, or that is one of ``inputs`` (an input is never overwritten). Returns the path."""
+    from metajudge.errors import InputError
+
+    p = Path(path)
+    if p.is_dir():
+        raise InputError("is a folder; give a file name", path=p, field=field)
+    for parent in p.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise InputError(f"{parent} is a file, not a folder", path=p, field=field)
+            break
+    for src in inputs:
+        if src is not None and _same_file(p, Path(src)):
+            raise InputError(
+                "is also an input; write the output elsewhere (inputs are never overwritten)",
+                path=p,
+                field=field,
+            )
+    return p
+
+
+def prepare_out_dir(
+    path: str | Path, *, inputs: Sequence[str | Path | None] = (), field: str = "--out"
+) -> Path:
+    """Create the run folder ``path`` (parents too); refuse (``InputError``) one that is an
+    existing file, one below a file, and one that is or contains an input file."""
+    from metajudge.errors import InputError
+
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise InputError("is a file; --out takes a folder", path=p, field=field)
+    for parent in p.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise InputError(f"{parent} is a file, not a folder", path=p, field=field)
+            break
+    for src in inputs:
+        if src is not None and _same_file(p, Path(src)):
+            raise InputError("is also an input", path=p, field=field)
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InputError(
+            f"cannot create the folder: {e.strerror or e}", path=p, field=field
+        ) from None
+    return p
+
+
+def read_json(path: str | Path) -> Any:
+    """Parse a JSON file; a missing file, bytes that are not UTF-8 or malformed JSON raise
+    ``InputError`` naming file and line."""
+    from metajudge.errors import InputError
+
+    path = Path(path)
+    text = read_text(path)
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as e:
         raise InputError(
             f"malformed JSON: {e.msg}", path=path, line=e.lineno, field="<json>"

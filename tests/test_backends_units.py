@@ -453,7 +453,7 @@ def test_prune_export_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert "pruned 1 entries; 5 left" in capsys.readouterr().out
     assert main(["cache", "prune", "--path", str(path), "--older-than", "1"]) == 0
     assert "pruned 0 entries" in capsys.readouterr().out
-    assert main(["cache", "prune", "--path", str(path), "--all"]) == 0
+    assert main(["cache", "prune", "--path", str(path), "--all", "--yes"]) == 0
     assert "5 left" not in capsys.readouterr().out and len(ResponseCache(path)) == 0
 
 

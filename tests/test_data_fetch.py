@@ -246,8 +246,8 @@ def test_source_urls_of_real_cards() -> None:
         "https://raw.githubusercontent.com/maiush/PPairS/cc4ba407ba0ece35214d286345371a60ee028230/data/hanna.jsonl"
     )
     assert source_url(
-        hanna, find_source(hanna, "hanna_metric_scores_llm.csv"), base_url="http://h/"
-    ).startswith("http://h/dig-team/hanna-benchmark-asg/282f27536a5d05ad4ce14298abcd70c45668fed2/")
+        hanna, find_source(hanna, "hanna_metric_scores_llm.csv"), base_url="https://h/"
+    ).startswith("https://h/dig-team/hanna-benchmark-asg/282f27536a5d05ad4ce14298abcd70c45668fed2/")
     jb = load_card("judgebench")
     assert source_url(jb, find_source(jb, "judgebench_gpt-4o-2024-05-13.jsonl")).endswith(
         "/data/dataset=judgebench,response_model=gpt-4o-2024-05-13.jsonl"

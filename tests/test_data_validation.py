@@ -242,8 +242,10 @@ def test_data_show_export_take_a_file(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["data", "show", "--input", str(p), "-n", "1"]) == 0
     out = capsys.readouterr().out
     assert '"name": "summ"' in out and '"records": 4' in out
-    assert main(["data", "show", "--dataset", str(p)]) == 0  # a path given as --dataset also works
-    capsys.readouterr()
+    # --dataset takes only a name (issue 18: a path there loaded cards from outside the card
+    # folder); the message says --input
+    assert main(["data", "show", "--dataset", str(p)]) == 2
+    assert "--input" in capsys.readouterr().err
     o = tmp_path / "out.jsonl"
     assert main(["data", "export", "--input", str(p), "--pairs", "-o", str(o)]) == 0
     assert "wrote 2 pairwise records of summ" in capsys.readouterr().out

@@ -2,8 +2,13 @@
 puts any backend behind it.
 
 Key = sha256 of the canonical JSON of
-``{"kind", "model_id", "request": Request.to_dict(), "parser_version"}`` where ``model_id`` carries
-the GGUF file's sha256 for local models. Editing a prompt changes the request and so the key; a
+``{"kind", "model_id", "endpoint", "request": Request.to_dict(), "parser_version"}`` where
+``model_id`` carries the GGUF file's sha256 for local models and ``endpoint`` is the remote
+endpoint's normalised base URL (:func:`~metajudge.backends.openai_parse.endpoint_id`: no credentials, no secret query values), so
+two deployments serving one model name never share an entry (issue 18). ``endpoint`` is left out
+of the hashed object when empty (local models, whose loopback port changes every start), which
+keeps every key recorded before it existed valid for them; entries of remote endpoints recorded
+before that have ``endpoint`` NULL and are never served (which endpoint answered is unknown). Editing a prompt changes the request and so the key; a
 new output parser must bump ``parser_version``, which also changes the key (the alpaca_eval
 pitfall — a cache keyed by config name, stale after a prompt edit — cannot happen).
 
@@ -19,8 +24,10 @@ how many have been applied (the approach of simonw/llm's ``migrations.py``).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
+import logging
 import sqlite3
 import threading
 import time
@@ -29,8 +36,11 @@ from pathlib import Path
 from typing import Any
 
 from metajudge.backends.base import Choice, Completion, Request, TokenLogprob
+from metajudge.errors import CacheError, InputError
 from metajudge.io import atomic_write, canonical_json, sha256_text
 from metajudge.paths import user_cache_dir
+
+log = logging.getLogger(__name__)
 
 #: Append-only. Never edit or reorder an entry that has shipped; add a new one.
 MIGRATIONS: tuple[str, ...] = (
@@ -54,6 +64,11 @@ MIGRATIONS: tuple[str, ...] = (
     # 3: how often an entry was served, and when last (prune by disuse)
     "ALTER TABLE responses ADD COLUMN hits INTEGER NOT NULL DEFAULT 0",
     "ALTER TABLE responses ADD COLUMN last_hit_at REAL",
+    # 5: which endpoint answered (normalised base URL; '' for local models). NULL: recorded before
+    # the endpoint was part of the key; such a remote entry is unreachable (its key lacks it).
+    "ALTER TABLE responses ADD COLUMN endpoint TEXT",
+    # 6: entries of non-remote kinds are unambiguous: their key never had an endpoint
+    "UPDATE responses SET endpoint = '' WHERE kind != 'openai'",
 )
 
 
@@ -61,18 +76,20 @@ def default_cache_path() -> Path:
     return user_cache_dir() / "llm-cache.sqlite"
 
 
-def cache_key(kind: str, model_id: str, request: Request, parser_version: str) -> str:
-    """sha256 of the canonical JSON of (backend kind, model id, full request, parser version)."""
-    return sha256_text(
-        canonical_json(
-            {
-                "kind": kind,
-                "model_id": model_id,
-                "request": request.to_dict(),
-                "parser_version": parser_version,
-            }
-        )
-    )
+def cache_key(
+    kind: str, model_id: str, request: Request, parser_version: str, endpoint: str = ""
+) -> str:
+    """sha256 of the canonical JSON of (backend kind, model id, endpoint, full request, parser
+    version); ``endpoint`` (:func:`endpoint_id`) is omitted when empty (see the module docstring)."""
+    obj: dict[str, Any] = {
+        "kind": kind,
+        "model_id": model_id,
+        "request": request.to_dict(),
+        "parser_version": parser_version,
+    }
+    if endpoint:
+        obj["endpoint"] = endpoint
+    return sha256_text(canonical_json(obj))
 
 
 def completion_to_json(c: Completion) -> str:
@@ -112,23 +129,96 @@ def completion_from_json(text: str) -> Completion:
     )
 
 
-class ResponseCache:
-    """The SQLite store. Safe to share between threads and between processes."""
-
-    def __init__(self, path: str | Path | None = None, *, busy_timeout_s: float = 60.0) -> None:
-        self.path = Path(path) if path is not None else default_cache_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._busy = busy_timeout_s
-        self._lock = threading.RLock()
-        self._conn = sqlite3.connect(
-            self.path, timeout=busy_timeout_s, check_same_thread=False, isolation_level=None
+def cache_error(path: Path, doing: str, err: BaseException) -> CacheError:
+    """A sqlite failure as a :class:`CacheError` naming the file and saying what to do."""
+    msg = str(err)
+    if "readonly" in msg or "read-only" in msg or "unable to open" in msg:
+        fix = (
+            "make it writable, or use another cache file (--path, $METAJUDGE_CACHE_DIR), or run "
+            "without the cache (cache=False)"
         )
-        self._conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_s * 1000)}")
-        self._retry(lambda: self._conn.execute("PRAGMA journal_mode=WAL"))
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        self._migrate()
+        what = "cannot be written"
+    elif "malformed" in msg or "not a database" in msg or "corrupt" in msg:
+        fix = (
+            f"run `metajudge cache repair --path {path}` (keeps what is readable and moves the "
+            "damaged file aside), or move the file aside yourself, or run without the cache "
+            "(cache=False)"
+        )
+        what = "is damaged"
+    else:
+        fix = "move the file aside or run without the cache (cache=False)"
+        what = "failed"
+    return CacheError(f"{path}: the response cache {what} while {doing} ({msg}); {fix}")
+
+
+class ResponseCache:
+    """The SQLite store. Safe to share between threads and between processes.
+
+    ``create=False`` opens an existing cache only (``InputError`` when the file is missing), so
+    that maintenance commands never create a file; ``read_only=True`` also writes nothing
+    (no WAL switch, no migration, no hit counts). Any sqlite failure is a :class:`CacheError`
+    naming the file and the fix; a stored response that cannot be read is a counted miss
+    (``corrupt_rows``), replaced by the next answer.
+    """
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        busy_timeout_s: float = 60.0,
+        create: bool = True,
+        read_only: bool = False,
+    ) -> None:
+        self.path = Path(path) if path is not None else default_cache_path()
+        if self.path.is_dir():
+            raise InputError("is a folder, not a cache file", path=self.path, field="--path")
+        if not create and not self.path.is_file():
+            raise InputError("cache file not found", path=self.path, field="--path")
+        self._busy = busy_timeout_s
+        self.read_only = read_only
+        self._lock = threading.RLock()
+        self.corrupt_rows = 0
+        with self._guard("opening it"):
+            if read_only:
+                self._open_read_only(busy_timeout_s)
+                return
+            if create:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._conn = sqlite3.connect(
+                self.path, timeout=busy_timeout_s, check_same_thread=False, isolation_level=None
+            )
+            self._conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_s * 1000)}")
+            self._retry(lambda: self._conn.execute("PRAGMA journal_mode=WAL"))
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._migrate()
+
+    def _open_read_only(self, busy_timeout_s: float) -> None:
+        """Open without writing anything (``cache stats``/``export`` on a read-only file); a
+        file whose schema is older than this version must be opened writable once."""
+        if not self.path.is_file():
+            raise InputError("cache file not found", path=self.path, field="--path")
+        uri = f"{self.path.resolve().as_uri()}?mode=ro"
+        self._conn = sqlite3.connect(
+            uri, uri=True, timeout=busy_timeout_s, check_same_thread=False, isolation_level=None
+        )
+        version = int(self._conn.execute("PRAGMA user_version").fetchone()[0])
+        if version < len(MIGRATIONS):
+            raise CacheError(
+                f"{self.path}: the response cache has schema v{version}, this version needs "
+                f"v{len(MIGRATIONS)}; open it writable once (any run or `metajudge cache prune`) "
+                "to upgrade it"
+            )
 
     # -- plumbing -------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _guard(self, doing: str) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.Error as e:
+            raise cache_error(self.path, doing, e) from None
+        except OSError as e:
+            raise cache_error(self.path, doing, e) from None
+
     def _retry(self, fn: Any) -> Any:
         """Run ``fn`` retrying while another process holds the write lock (beyond busy_timeout)."""
         deadline = time.monotonic() + self._busy
@@ -161,7 +251,7 @@ class ResponseCache:
 
     @property
     def schema_version(self) -> int:
-        with self._lock:
+        with self._lock, self._guard("reading its schema version"):
             return int(self._conn.execute("PRAGMA user_version").fetchone()[0])
 
     def close(self) -> None:
@@ -169,21 +259,37 @@ class ResponseCache:
             self._conn.close()
 
     # -- reads and writes -------------------------------------------------------------------------
+    def _decode(self, key: str, text: str) -> Completion | None:
+        try:
+            return completion_from_json(text)
+        except (ValueError, KeyError, TypeError, AttributeError, IndexError) as e:
+            self.corrupt_rows += 1
+            log.warning(
+                "%s: unreadable cached response %s (%s: %s); counted as a miss, it will be replaced",
+                self.path,
+                key[:12],
+                type(e).__name__,
+                e,
+            )
+            return None
+
     def get_many(self, keys: Sequence[str]) -> dict[str, Completion]:
-        """Cached completions for ``keys`` (missing keys are absent); marks them as hit."""
+        """Cached completions for ``keys`` (missing or unreadable keys are absent); marks hits."""
         out: dict[str, Completion] = {}
         if not keys:
             return out
         uniq = list(dict.fromkeys(keys))
-        with self._lock:
+        with self._lock, self._guard("reading cached responses"):
             for i in range(0, len(uniq), 500):
                 chunk = uniq[i : i + 500]
                 q = f"SELECT key, response_json FROM responses WHERE key IN ({','.join('?' * len(chunk))})"
                 for k, resp in self._retry(
                     lambda q=q, chunk=chunk: self._conn.execute(q, chunk).fetchall()
                 ):
-                    out[k] = completion_from_json(resp)
-            if out:
+                    c = self._decode(k, resp)
+                    if c is not None:
+                        out[k] = c
+            if out and not self.read_only:
                 now = time.time()
                 hit = list(out)
 
@@ -205,6 +311,7 @@ class ResponseCache:
         parser_version: str,
         request: Request,
         completion: Completion,
+        endpoint: str = "",
     ) -> None:
         """Store one completion (committed at once; replaces an older entry with the same key)."""
         row = (
@@ -218,31 +325,33 @@ class ResponseCache:
             completion.completion_tokens,
             completion.latency_s,
             time.time(),
+            endpoint,
         )
-        with self._lock:
+        with self._lock, self._guard("storing a response"):
             self._retry(
                 lambda: self._conn.execute(
                     "INSERT OR REPLACE INTO responses (key, kind, model_id, parser_version, request_json, response_json, "
-                    "prompt_tokens, completion_tokens, latency_s, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    "prompt_tokens, completion_tokens, latency_s, created_at, endpoint) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                     row,
                 )
             )
 
     def __len__(self) -> int:
-        with self._lock:
+        with self._lock, self._guard("counting entries"):
             return int(self._conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
 
     # -- maintenance ----------------------------------------------------------------------------
     def stats(self) -> dict[str, Any]:
-        """Entries, file size, tokens and latency stored, by model and parser version."""
-        with self._lock:
+        """Entries, file size, tokens and latency stored, by model, endpoint and parser version."""
+        with self._lock, self._guard("reading its statistics"):
             total = self._conn.execute(
                 "SELECT COUNT(*), COALESCE(SUM(prompt_tokens),0), COALESCE(SUM(completion_tokens),0), "
                 "COALESCE(SUM(latency_s),0), COALESCE(SUM(hits),0), MIN(created_at), MAX(created_at) FROM responses"
             ).fetchone()
             groups = self._conn.execute(
-                "SELECT kind, model_id, parser_version, COUNT(*), SUM(prompt_tokens), SUM(completion_tokens), SUM(hits) "
-                "FROM responses GROUP BY kind, model_id, parser_version ORDER BY COUNT(*) DESC"
+                "SELECT kind, model_id, endpoint, parser_version, COUNT(*), SUM(prompt_tokens), "
+                "SUM(completion_tokens), SUM(hits) FROM responses "
+                "GROUP BY kind, model_id, endpoint, parser_version ORDER BY COUNT(*) DESC"
             ).fetchall()
         size = sum(
             p.stat().st_size for p in (self.path, Path(str(self.path) + "-wal")) if p.exists()
@@ -262,11 +371,13 @@ class ResponseCache:
                 {
                     "kind": g[0],
                     "model_id": g[1],
-                    "parser_version": g[2],
-                    "entries": g[3],
-                    "prompt_tokens": g[4],
-                    "completion_tokens": g[5],
-                    "hits": g[6],
+                    # None: a remote entry recorded before the endpoint was keyed; never served
+                    "endpoint": g[2],
+                    "parser_version": g[3],
+                    "entries": g[4],
+                    "prompt_tokens": g[5],
+                    "completion_tokens": g[6],
+                    "hits": g[7],
                 }
                 for g in groups
             ],
@@ -282,6 +393,10 @@ class ResponseCache:
     ) -> tuple[str, list[Any]]:
         conds, args = [], []
         if older_than_s is not None:
+            if not older_than_s >= 0:  # also refuses NaN
+                raise InputError(
+                    f"must be a duration >= 0, got {older_than_s}", field="older_than_s"
+                )
             conds.append("COALESCE(last_hit_at, created_at) < ?")
             args.append(time.time() - older_than_s)
         if model is not None:
@@ -293,6 +408,23 @@ class ResponseCache:
         if unused:
             conds.append("hits = 0")
         return (" WHERE " + " AND ".join(conds)) if conds else "", args
+
+    def count(
+        self,
+        *,
+        older_than_s: float | None = None,
+        model: str | None = None,
+        parser_version: str | None = None,
+        unused: bool = False,
+    ) -> int:
+        """How many entries :meth:`prune` would delete with the same criteria."""
+        where, args = self._where(
+            older_than_s=older_than_s, model=model, parser_version=parser_version, unused=unused
+        )
+        with self._lock, self._guard("counting entries"):
+            return int(
+                self._conn.execute("SELECT COUNT(*) FROM responses" + where, args).fetchone()[0]
+            )
 
     def prune(
         self,
@@ -306,13 +438,14 @@ class ResponseCache:
         """Delete entries not used for ``older_than_s`` seconds / of a model / of a parser version.
 
         With no criterion at all nothing is deleted (use ``older_than_s=0`` to empty the cache).
+        A negative or NaN ``older_than_s`` is refused (``InputError``).
         """
         if older_than_s is None and model is None and parser_version is None and not unused:
             return 0
         where, args = self._where(
             older_than_s=older_than_s, model=model, parser_version=parser_version, unused=unused
         )
-        with self._lock:
+        with self._lock, self._guard("deleting entries"):
             n = self._retry(
                 lambda: self._conn.execute("DELETE FROM responses" + where, args).rowcount
             )
@@ -323,21 +456,31 @@ class ResponseCache:
     def iter_entries(
         self, *, model: str | None = None, parser_version: str | None = None
     ) -> Iterator[dict[str, Any]]:
+        """Stored entries, oldest first; an unreadable stored JSON is counted and skipped."""
         where, args = self._where(older_than_s=None, model=model, parser_version=parser_version)
-        with self._lock:
+        with self._lock, self._guard("reading entries"):
             rows = self._conn.execute(
                 "SELECT key, kind, model_id, parser_version, request_json, response_json, prompt_tokens, completion_tokens, "
-                "latency_s, created_at, hits FROM responses" + where + " ORDER BY created_at",
+                "latency_s, created_at, hits, endpoint FROM responses"
+                + where
+                + " ORDER BY created_at",
                 args,
             ).fetchall()
         for r in rows:
+            try:
+                request, response = json.loads(r[4]), json.loads(r[5])
+            except ValueError as e:
+                self.corrupt_rows += 1
+                log.warning("%s: unreadable entry %s skipped (%s)", self.path, r[0][:12], e)
+                continue
             yield {
                 "key": r[0],
                 "kind": r[1],
                 "model_id": r[2],
+                "endpoint": r[11],
                 "parser_version": r[3],
-                "request": json.loads(r[4]),
-                "response": json.loads(r[5]),
+                "request": request,
+                "response": response,
                 "prompt_tokens": r[6],
                 "completion_tokens": r[7],
                 "latency_s": r[8],

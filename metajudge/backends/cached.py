@@ -62,6 +62,12 @@ class CachedBackend:
         return self.inner.model_id
 
     @property
+    def endpoint(self) -> str:
+        """The wrapped backend's ``cache_endpoint`` (normalised base URL of a remote endpoint;
+        empty for local models and for backends without one)."""
+        return str(getattr(self.inner, "cache_endpoint", "") or "")
+
+    @property
     def config(self) -> Any:
         return getattr(self.inner, "config", None)
 
@@ -81,7 +87,7 @@ class CachedBackend:
 
     def key(self, request: Request, parser_version: str | None = None) -> str:
         pv = self.parser_version if parser_version is None else parser_version
-        return cache_key(self.kind, self.model_id, request, pv)
+        return cache_key(self.kind, self.model_id, request, pv, self.endpoint)
 
     def complete(
         self, requests: Sequence[Request], *, parser_version: str | None = None
@@ -104,8 +110,8 @@ class CachedBackend:
     ) -> list[Completion | BackendError]:
         pv = self.parser_version if parser_version is None else parser_version
         t0 = time.perf_counter()
-        kind, model_id = self.kind, self.model_id
-        keys = [cache_key(kind, model_id, r, pv) for r in requests]
+        kind, model_id, endpoint = self.kind, self.model_id, self.endpoint
+        keys = [cache_key(kind, model_id, r, pv, endpoint) for r in requests]
         hits = self.cache.get_many(keys)
         out: list[Completion | BackendError | None] = [hits.get(k) for k in keys]
         missing: dict[str, list[int]] = {}
@@ -126,6 +132,7 @@ class CachedBackend:
                         parser_version=pv,
                         request=todo[j],
                         completion=res,
+                        endpoint=endpoint,
                     )
 
             if batch_kw is not None:

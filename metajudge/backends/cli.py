@@ -1,4 +1,4 @@
-"""``metajudge backends list|check`` and ``metajudge cache stats|prune|export``; the CLI's backbone
+"""``metajudge backends list|check`` and ``metajudge cache stats|prune|export|repair``; the CLI's backbone
 default (:func:`cli_backbone`, the one place ``$METAJUDGE_BACKBONE`` is read)."""
 
 from __future__ import annotations
@@ -45,12 +45,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_format(p)
     p.set_defaults(func=_check)
 
-    ca = sub.add_parser("cache", help="the LLM response cache: stats, prune, export")
+    from metajudge.cli_types import duration_days
+
+    ca = sub.add_parser("cache", help="the LLM response cache: stats, prune, export, repair")
     csub = ca.add_subparsers(dest="cache_command", metavar="ACTION", required=True)
     for name, helptext, func in (
-        ("stats", "entries, size and tokens by model and parser version", _stats),
+        ("stats", "entries, size and tokens by model, endpoint and parser version", _stats),
         ("prune", "delete old, unused or selected entries", _prune),
         ("export", "write entries as JSON Lines", _export),
+        ("repair", "keep the readable entries of a damaged cache, move the file aside", _repair),
     ):
         p = csub.add_parser(name, help=helptext)
         p.add_argument("--path", help="cache file (default: <user cache>/llm-cache.sqlite)")
@@ -62,10 +65,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             add_format(p)
         if name == "prune":
             p.add_argument(
-                "--older-than", type=float, metavar="DAYS", help="not used for this many days"
+                "--older-than",
+                type=duration_days,
+                metavar="DAYS",
+                help="not used for this many days (>= 0)",
             )
             p.add_argument("--unused", action="store_true", help="never served from the cache")
             p.add_argument("--all", action="store_true", help="delete every entry")
+            p.add_argument(
+                "--yes", action="store_true", help="confirm a prune that deletes every entry"
+            )
         if name == "export":
             p.add_argument("-o", "--output", help="output .jsonl file")
             p.add_argument("out", nargs="?", help=argparse.SUPPRESS)  # old positional spelling
@@ -127,7 +136,7 @@ def _stats(args: argparse.Namespace) -> int:
 
     from metajudge.backends.cache import ResponseCache
 
-    c = ResponseCache(args.path)
+    c = ResponseCache(args.path, create=False, read_only=True)
     try:
         s = c.stats()
     finally:
@@ -140,8 +149,12 @@ def _stats(args: argparse.Namespace) -> int:
         f"{s['prompt_tokens']} prompt + {s['completion_tokens']} completion tokens, {s['hits']} hits"
     )
     for g in s["groups"]:
+        where = {None: " @ (endpoint unknown: recorded before v5, never served)", "": ""}.get(
+            g["endpoint"], f" @ {g['endpoint']}"
+        )
         print(
-            f"  {g['entries']:>8}  {g['kind']:<9} {g['model_id']}  parser={g['parser_version'] or '-'}  hits={g['hits']}"
+            f"  {g['entries']:>8}  {g['kind']:<9} {g['model_id']}{where}  "
+            f"parser={g['parser_version'] or '-'}  hits={g['hits']}"
         )
     return 0
 
@@ -156,17 +169,24 @@ def _prune(args: argparse.Namespace) -> int:
         raise InputError(
             "say what to prune: --older-than DAYS, --model, --parser-version, --unused or --all"
         )
-    c = ResponseCache(args.path)
+    c = ResponseCache(args.path, create=False)
     try:
-        older = (
-            0.0 if args.all else (args.older_than * 86400 if args.older_than is not None else None)
-        )
-        n = c.prune(
-            older_than_s=older,
-            model=args.model,
-            parser_version=args.parser_version,
-            unused=args.unused,
-        )
+        crit = {
+            "older_than_s": 0.0
+            if args.all
+            else (args.older_than * 86400 if args.older_than is not None else None),
+            "model": args.model,
+            "parser_version": args.parser_version,
+            "unused": args.unused,
+        }
+        doomed, total = c.count(**crit), len(c)
+        print(f"{c.path}: {doomed} of {total} entries match")
+        if doomed and doomed == total and not args.yes:
+            raise InputError(
+                f"this would delete every entry ({total}) of {c.path}; add --yes to confirm",
+                field="--yes",
+            )
+        n = c.prune(**crit)
         left = len(c)
     finally:
         c.close()
@@ -177,14 +197,28 @@ def _prune(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from metajudge.backends.cache import ResponseCache
     from metajudge.errors import InputError
+    from metajudge.io import check_output_file
 
     out = args.output or args.out
     if not out:
         raise InputError("say where to write: -o/--output FILE", field="--output")
-    c = ResponseCache(args.path)
+    c = ResponseCache(args.path, create=False, read_only=True)
     try:
+        check_output_file(out, inputs=[c.path], field="--output")
         n = c.export(out, model=args.model, parser_version=args.parser_version)
     finally:
         c.close()
     print(f"exported {n} entries to {out}")
+    return 0
+
+
+def _repair(args: argparse.Namespace) -> int:
+    from metajudge.backends.cache import default_cache_path
+    from metajudge.backends.cache_repair import repair_cache
+
+    r = repair_cache(args.path or default_cache_path())
+    print(
+        f"kept {r['recovered']} entries, dropped {r['dropped']} unreadable ones; "
+        f"the damaged file is now {r['moved_to']}"
+    )
     return 0

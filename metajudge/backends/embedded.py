@@ -63,6 +63,12 @@ class EmbeddedBackend(OpenAIBackend):
             self._model_id = mid
         return self._model_id
 
+    @property
+    def cache_endpoint(self) -> str:
+        """Empty: the weights' sha256 in :attr:`model_id` identifies what answers (the loopback
+        server's port changes at every start)."""
+        return ""
+
     def _ensure_started(self) -> None:
         with self._start_lock:
             if self.servers and all(s.running() for s in self.servers):

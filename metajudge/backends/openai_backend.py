@@ -29,6 +29,7 @@ from metajudge.backends.config import BackendConfig
 from metajudge.backends.ledger import Ledger
 from metajudge.backends.loop import LoopThread
 from metajudge.backends.openai_parse import (
+    endpoint_id,
     merge_samples,
     parse_response,
     retry_after_s,
@@ -41,6 +42,8 @@ T = TypeVar("T")
 OnResult = Callable[[int, "Completion | BackendError"], None]
 
 _RETRY_STATUSES = frozenset({408, 409, 429})
+#: The longest a server's ``Retry-After`` is obeyed: ``max(backoff_max_s, RETRY_AFTER_MAX_S)``.
+RETRY_AFTER_MAX_S = 60.0
 NO_KEY = "sk-no-key-required"
 
 
@@ -87,6 +90,11 @@ class OpenAIBackend:
     @property
     def model_id(self) -> str:
         return self.config.served_model
+
+    @property
+    def cache_endpoint(self) -> str:
+        """What answers, for the cache key: the normalised base URL (no credentials)."""
+        return endpoint_id(self.config.base_url)
 
     def __repr__(self) -> str:  # never shows the key
         return f"{type(self).__name__}(name={self.name!r}, model={self.model_id!r})"
@@ -243,6 +251,16 @@ class OpenAIBackend:
         base = min(self.config.backoff_max_s, self.config.backoff_base_s * (2**attempt))
         return base * (0.5 + 0.5 * self._rng.random())
 
+    def _retry_delay(self, attempt: int, retry_after: float | None) -> tuple[float, str]:
+        """The backoff, or the server's ``Retry-After`` capped at ``max(backoff_max_s,
+        RETRY_AFTER_MAX_S)``; the note says when it was capped (for the log line)."""
+        if retry_after is None:
+            return self._backoff(attempt), ""
+        cap = max(self.config.backoff_max_s, RETRY_AFTER_MAX_S)
+        if retry_after > cap:
+            return cap, f" (server asked for Retry-After {retry_after:.0f} s; capped at {cap:g} s)"
+        return retry_after, ""
+
     def _pick_endpoint(self) -> str:
         eps = self._endpoints()
         best = min(eps, key=lambda e: self._inflight.get(e, 0))
@@ -315,8 +333,8 @@ class OpenAIBackend:
                 raise BackendError(
                     f"{self.name}: {reason}{tries}", status=status, retryable=retryable
                 )
-            delay = self._backoff(attempt) if wait is None else wait
-            log.info("%s: %s; retry %d in %.2f s", self.name, reason, attempt + 1, delay)
+            delay, note = self._retry_delay(attempt, wait)
+            log.info("%s: %s; retry %d in %.2f s%s", self.name, reason, attempt + 1, delay, note)
             self.ledger.add_retry()
             attempt += 1
             await asyncio.sleep(delay)

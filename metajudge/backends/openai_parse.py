@@ -1,7 +1,8 @@
 """Reading OpenAI-compatible responses: choices, logprobs, ``<think>`` reasoning, token counts.
 
 Shared by live calls (:mod:`.openai_backend`) and the Batch API (:mod:`.batch`); also where
-secrets are scrubbed from error text and ``Retry-After`` headers are read.
+secrets are scrubbed from error text, ``Retry-After`` headers are read (and capped) and an
+endpoint's base URL is normalised into the identity the response cache keys on.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import email.utils
 import re
 import time
+import urllib.parse
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,6 +28,43 @@ def scrub(text: str, secret: str | None = None) -> str:
     if secret:
         text = text.replace(secret, "***")
     return _KEY_PATTERN.sub(lambda m: m.group(1) + "-***", text)
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_SECRET_QUERY = re.compile(r"key|token|secret|sig|password|auth|credential", re.IGNORECASE)
+
+
+def endpoint_id(base_url: str | None) -> str:
+    """The normalised identity of a remote endpoint: scheme, host, non-default port, path and
+    non-secret query; user, password and secret-looking query values are dropped.
+
+    >>> endpoint_id("HTTPS://user:pw@API.Example.com:443/v1/?api-version=2&api-key=s3cr3t")
+    'https://api.example.com/v1?api-version=2'
+    >>> endpoint_id("http://127.0.0.1:8001/v1//")
+    'http://127.0.0.1:8001/v1'
+    """
+    if not base_url:
+        return ""
+    parts = urllib.parse.urlsplit(base_url.strip())
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if port is not None and _DEFAULT_PORTS.get(scheme) != port:
+        host += f":{port}"
+    path = re.sub("/+", "/", parts.path).rstrip("/")
+    query = urllib.parse.urlencode(
+        sorted(
+            (k, v)
+            for k, v in urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+            if not _SECRET_QUERY.search(k)
+        )
+    )
+    return f"{scheme}://{host}{path}" + (f"?{query}" if query else "")
 
 
 def retry_after_s(headers: Any) -> float | None:

@@ -30,6 +30,8 @@ def _source_args(q: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from metajudge.cli_types import nonneg_int, positive_int
+
     p = subparsers.add_parser("data", help="datasets: list, show, validate, export, fetch")
     sub = p.add_subparsers(dest="data_command", metavar="DATA_COMMAND")
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
@@ -46,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     q = sub.add_parser("show", help="a dataset's card and its first records")
     _source_args(q)
     q.add_argument(
-        "-n", "--records", type=int, default=3, help="how many records to print (default 3)"
+        "-n", "--records", type=nonneg_int, default=3, help="how many records to print (default 3)"
     )
     q.add_argument("--pairs", action="store_true", help="show the pairwise view (Likert expanded)")
     q.set_defaults(func=_cmd_show)
@@ -62,7 +64,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="validate against this dataset's card (scale, dimensions) when the file has no header",
     )
     q.add_argument(
-        "--max-errors", type=int, default=20, help="list at most this many errors (default 20)"
+        "--max-errors",
+        type=positive_int,
+        default=20,
+        help="list at most this many errors (default 20)",
     )
     q.set_defaults(func=_cmd_validate)
 
@@ -247,7 +252,9 @@ def _validate_judge_bench(path: str) -> int:
 def _cmd_export(args: argparse.Namespace) -> int:
     from metajudge.data.formats import write_jsonl
     from metajudge.errors import InputError
+    from metajudge.io import check_output_file
 
+    check_output_file(args.output, inputs=[args.input], field="--output")
     ds = _open(args)
     if ds.card.kind == "benchmark":
         raise InputError(

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from metajudge.data.formats import DatasetCard, SourceFile
 from metajudge.errors import ChecksumError, InputError, MissingResourceError
-from metajudge.io import atomic_write, sha256_file
+from metajudge.io import atomic_write, inside, sha256_file
 from metajudge.paths import data_dir_from_env, user_cache_dir
 
 log = logging.getLogger(__name__)
@@ -39,22 +39,47 @@ DOWNLOAD_TIMEOUT_S = 60.0
 _VERIFIED: dict[tuple[str, int, int], str] = {}
 
 
+_LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
+
+
 def local_relpath(sf: SourceFile) -> str:
-    """The file's path inside ``<data_dir>/<name>/`` (the card's ``local``, else the basename)."""
-    return sf.local or sf.path.rsplit("/", 1)[-1]
+    """The file's path inside ``<data_dir>/<name>/`` (the card's ``local``, else the basename);
+    checked to be a relative path without ``..`` (:func:`~metajudge.data.names.check_relpath`)."""
+    from metajudge.data.names import check_relpath
+
+    return check_relpath(sf.local or sf.path.rsplit("/", 1)[-1], field="files.local")
 
 
 def download_base(base_url: str | None = None) -> str:
-    """``base_url``, else ``$METAJUDGE_DOWNLOAD_BASE``, else raw.githubusercontent.com."""
-    return (base_url or os.environ.get("METAJUDGE_DOWNLOAD_BASE") or DEFAULT_DOWNLOAD_BASE).rstrip(
+    """``base_url``, else ``$METAJUDGE_DOWNLOAD_BASE``, else raw.githubusercontent.com.
+
+    Only ``https://`` bases, and ``http://`` on a loopback host (tests, a local mirror), are
+    accepted: ``file://`` and other schemes would read local files into the cache.
+    """
+    source = "base_url" if base_url else "METAJUDGE_DOWNLOAD_BASE"
+    base = (base_url or os.environ.get("METAJUDGE_DOWNLOAD_BASE") or DEFAULT_DOWNLOAD_BASE).rstrip(
         "/"
     )
+    parts = urllib.parse.urlsplit(base)
+    ok = parts.scheme == "https" or (parts.scheme == "http" and parts.hostname in _LOOPBACK)
+    if not ok or not parts.hostname or parts.username or parts.query or parts.fragment:
+        raise InputError(
+            f"download base {base!r} refused: only https:// URLs, or http:// on 127.0.0.1, ::1 or "
+            "localhost, without credentials or query",
+            field=source,
+        )
+    return base
 
 
 def source_url(card: DatasetCard, sf: SourceFile, base_url: str | None = None) -> str:
     """The raw-file URL of ``sf`` at its pinned commit."""
+    from metajudge.data.names import check_card_sources
+
     repo = sf.repository or card.repository
     commit = sf.commit or card.commit
+    check_card_sources(
+        {"name": card.name, "repository": repo, "commit": commit, "files": [sf.to_dict()]}
+    )
     if not repo or not commit:
         raise MissingResourceError(
             f"dataset {card.name!r}: the card pins no repository/commit for {sf.path!r}"
@@ -156,8 +181,11 @@ def download_file(
 
 
 def cache_path(name: str, relpath: str) -> Path:
-    """Where the user cache keeps file ``relpath`` of dataset ``name``."""
-    return user_cache_dir() / "data" / name / relpath
+    """Where the user cache keeps file ``relpath`` of dataset ``name`` (refused unless inside
+    ``<user cache>/data/<name>/``)."""
+    from metajudge.data.names import check_dataset_name
+
+    return inside(user_cache_dir() / "data" / check_dataset_name(name), relpath, what="files.local")
 
 
 def resolve_source(
@@ -172,7 +200,7 @@ def resolve_source(
     rel = local_relpath(sf)
     root = data_dir_from_env(data_dir)
     if root is not None:
-        p = root / card.name / rel
+        p = inside(root / card.name, rel, what="files.local")
         if p.is_file():
             verify_file(p, sf, dataset=card.name)
             return p

@@ -17,7 +17,7 @@ import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from metajudge.errors import InputError
 from metajudge.io import atomic_write
@@ -313,6 +313,14 @@ class DatasetCard:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> DatasetCard:
+        """Build a card; its name, kind, repository, commit and file paths are checked first."""
+        from metajudge.data.names import check_card_sources
+
+        check_card_sources(dict(d))
+        if d.get("kind") not in get_args(Kind):
+            raise InputError(
+                f"unknown kind {d.get('kind')!r} (one of {', '.join(get_args(Kind))})", field="kind"
+            )
         return cls(
             name=d["name"],
             kind=d["kind"],
@@ -357,30 +365,28 @@ def iter_jsonl_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
     A file that is JSON but not JSON Lines (an array, or an object spread over several lines)
     is named as such on its first line.
     """
+    from metajudge.io import read_text
+
     path = Path(path)
-    if not path.is_file():
-        raise InputError("file not found", path=path)
+    text = read_text(path)  # missing file, folder, non-UTF-8 bytes: InputError naming the line
     first = True
-    with open(path, encoding="utf-8") as fh:
-        for i, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            try:
-                obj = json.loads(raw)
-            except json.JSONDecodeError as e:
-                hint = _not_jsonl_hint(path, raw) if first else None
-                raise InputError(
-                    hint or f"malformed JSON: {e.msg} (column {e.colno})",
-                    path=path,
-                    line=i,
-                    field="<json>",
-                ) from None
-            if first and isinstance(obj, list):
-                raise InputError(
-                    _NOT_JSONL.format("a JSON array"), path=path, line=i, field="<json>"
-                )
-            first = False
-            yield i, obj
+    for i, raw in enumerate(text.split("\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as e:
+            hint = _not_jsonl_hint(path, raw) if first else None
+            raise InputError(
+                hint or f"malformed JSON: {e.msg} (column {e.colno})",
+                path=path,
+                line=i,
+                field="<json>",
+            ) from None
+        if first and isinstance(obj, list):
+            raise InputError(_NOT_JSONL.format("a JSON array"), path=path, line=i, field="<json>")
+        first = False
+        yield i, obj
 
 
 _NOT_JSONL = "this looks like {}, not JSON Lines: one record per line (one JSON object a line)"

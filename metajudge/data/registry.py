@@ -30,7 +30,7 @@ from metajudge.data.formats import (
     pairwise_scale_from_likert,
 )
 from metajudge.errors import InputError
-from metajudge.io import read_json
+from metajudge.io import read_json, read_text
 
 
 def cards_dir() -> Path:
@@ -53,13 +53,15 @@ def list_datasets() -> list[str]:
 @lru_cache(maxsize=64)
 def _load_card_cached(path: str, mtime_ns: int) -> DatasetCard:
     try:
-        obj = json.loads(Path(path).read_text(encoding="utf-8"))
+        obj = json.loads(read_text(path))
     except json.JSONDecodeError as e:
         raise InputError(
             f"malformed JSON in dataset card: {e.msg}", path=path, line=e.lineno, field="<json>"
         ) from None
     try:
         return DatasetCard.from_dict(obj)
+    except InputError as e:
+        raise InputError(e.message, path=path, field=e.field) from None
     except (KeyError, TypeError, ValueError) as e:
         raise InputError(
             f"invalid dataset card: {type(e).__name__}: {e}", path=path, field="card"
@@ -67,11 +69,17 @@ def _load_card_cached(path: str, mtime_ns: int) -> DatasetCard:
 
 
 def load_card(name: str) -> DatasetCard:
-    """The card of dataset ``name`` (``human_labels/<name>.json``)."""
-    p = cards_dir() / f"{name}.json"
+    """The card of dataset ``name`` (``human_labels/<name>.json``); ``name`` must match
+    :data:`~metajudge.data.names.NAME_PATTERN` and the card must lie inside the card folder."""
+    from metajudge.data.names import check_dataset_name
+    from metajudge.io import inside
+
+    check_dataset_name(name, field="dataset")
+    p = inside(cards_dir(), f"{name}.json", what="dataset")
     if not p.is_file():
         known = ", ".join(list_datasets()) or "none"
-        raise InputError(f"unknown dataset {name!r} (known: {known})", field="name")
+        hint = f"; to read the file {name} give --input {name}" if Path(name).exists() else ""
+        raise InputError(f"unknown dataset {name!r} (known: {known}){hint}", field="dataset")
     card = _load_card_cached(str(p), p.stat().st_mtime_ns)
     if card.name != name:
         raise InputError(
@@ -320,15 +328,13 @@ def open_dataset(
 ) -> Dataset:
     """The dataset named by ``--dataset NAME`` or ``--input FILE`` (exactly one of them).
 
-    A ``dataset`` that is not a known name but an existing path is read as ``--input``.
+    ``dataset`` is only ever a name (:func:`load_card`); a file is read only through ``input``
+    (a path given as ``dataset`` is refused with a message saying ``--input``).
     """
     if (dataset is None) == (input is None):
         raise InputError("give exactly one of --dataset NAME and --input FILE", field="dataset")
-    if dataset is not None and not (cards_dir() / f"{dataset}.json").is_file():
-        if Path(dataset).exists():
-            input = dataset
-        else:
-            load_card(dataset)  # raises: unknown dataset, naming the known ones
+    if dataset is not None:
+        load_card(dataset)  # raises: not a name, or unknown (naming the known ones)
     if input is not None:
         return load_file(input, data_dir=data_dir)
     return load_dataset(str(dataset), data_dir=data_dir)

@@ -149,6 +149,14 @@ def card_errors(
             errs.append(
                 InputError(str(e), path=path, line=line, field=f"{prefix}.scale".lstrip("."))
             )
+    if not errs:
+        from metajudge.data.names import check_card_sources
+
+        try:  # name, repository, commit and file paths stay inside their folders
+            check_card_sources(dict(obj))
+        except InputError as e:
+            field = f"{prefix}.{e.field}".lstrip(".") if e.field else prefix or None
+            errs.append(InputError(e.message, path=path, line=line, field=field))
     return errs
 
 

@@ -101,15 +101,29 @@ def parse_options(specs: list[str]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def check_cli_options(options: dict[str, dict[str, Any]]) -> None:
+    """Refuse ``--option`` values a metric does not take or that do not fit the parameter's type
+    (``rouge_l.use_stemmer=maybe``; ``geval_faithfulness.backend=evil``: an object, not text)."""
+    from metajudge.cli_types import check_kwargs
+    from metajudge.metrics.registry import _entry, _resolve
+
+    for metric, opts in options.items():
+        check_kwargs(_resolve(_entry(metric).target), opts, field=f"--option {metric}")
+
+
 def _cmd_score(args: argparse.Namespace) -> int:
     import sys
-    from pathlib import Path
 
     from metajudge.backends.cli import cli_backbone
+    from metajudge.data.registry import open_dataset
+    from metajudge.io import check_output_file
     from metajudge.metrics.scoring import read_scores, score_dataset, summarize, write_scores
 
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
-    out = Path(args.output)
+    out = check_output_file(args.output, inputs=[args.input], field="--output")
+    options = parse_options(args.option)
+    check_cli_options(options)
+    source = open_dataset(args.dataset, args.input, data_dir=args.data_dir)
     cache = None if args.fresh or not out.exists() else out
     # rows of other metrics already in the file are kept as they are (one file can accumulate metrics)
     others = (
@@ -118,9 +132,9 @@ def _cmd_score(args: argparse.Namespace) -> int:
         else []
     )
     rows = score_dataset(
-        args.input or args.dataset,
+        source,
         metrics,
-        options=parse_options(args.option),
+        options=options,
         progress=not args.quiet,
         cache_path=cache,
         data_dir=args.data_dir,

@@ -49,7 +49,7 @@ def _records_of(dataset: Any, data_dir: str | Path | None = None) -> list[Record
     """Records from a dataset name, a JSONL path, a ``Dataset`` (``.records``) or a list of records."""
     if isinstance(dataset, (str, Path)):
         p = Path(dataset)
-        if p.suffix == ".jsonl" and p.is_file():
+        if p.suffix == ".jsonl" or isinstance(dataset, Path):  # a file, never a name
             from metajudge.data.registry import load_jsonl_dataset
 
             return list(load_jsonl_dataset(p).records)

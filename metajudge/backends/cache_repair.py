@@ -1,0 +1,89 @@
+"""``metajudge cache repair``: keep what a damaged response cache still holds, move it aside.
+
+The rows that can be read (and whose stored JSON parses) are copied into a fresh cache file; the
+damaged file (and its ``-wal``/``-shm``) is renamed to ``<file>.damaged-<time>`` so nothing is
+deleted; the fresh file takes its place. A file that is not a database at all gives an empty
+cache and keeps the original aside.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from metajudge.backends.cache import ResponseCache
+from metajudge.errors import InputError
+
+
+def _readable_rows(path: Path) -> tuple[list[dict[str, Any]], int]:
+    """Rows of ``responses`` that can be read and whose JSON parses; and how many were dropped."""
+    rows: list[dict[str, Any]] = []
+    dropped = 0
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return rows, 0
+    try:
+        con.row_factory = sqlite3.Row
+        cur = con.execute("SELECT * FROM responses")
+        while True:
+            try:
+                r = cur.fetchone()
+            except sqlite3.Error:
+                break  # the rest of the table is unreadable
+            if r is None:
+                break
+            d = dict(r)
+            try:
+                json.loads(d["request_json"])
+                json.loads(d["response_json"])
+                rows.append(d)
+            except (ValueError, TypeError, KeyError):
+                dropped += 1
+    except sqlite3.Error:
+        pass
+    finally:
+        con.close()
+    return rows, dropped
+
+
+def repair_cache(path: str | Path) -> dict[str, Any]:
+    """Rebuild the cache at ``path`` from its readable rows; returns what was kept and where the
+    damaged file went (``recovered``, ``dropped``, ``moved_to``)."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("cache file not found", path=path, field="--path")
+    rows, dropped = _readable_rows(path)
+    fresh = path.with_name(path.name + ".repairing")
+    for p in (fresh, Path(f"{fresh}-wal"), Path(f"{fresh}-shm")):
+        p.unlink(missing_ok=True)
+    store = ResponseCache(fresh)
+    cols = [
+        c[1] for c in store._conn.execute("PRAGMA table_info(responses)").fetchall()
+    ]  # the current schema's columns
+    for r in rows:
+        keep = [c for c in cols if c in r]
+        store._conn.execute(
+            f"INSERT OR REPLACE INTO responses ({','.join(keep)}) VALUES ({','.join('?' * len(keep))})",
+            [r[c] for c in keep],
+        )
+    # rows from before schema v5 have no endpoint: as migration 6, only non-remote ones are keyed
+    store._conn.execute(
+        "UPDATE responses SET endpoint = '' WHERE endpoint IS NULL AND kind != 'openai'"
+    )
+    store._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.close()
+    aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    os.replace(path, aside)
+    for suffix in ("-wal", "-shm"):
+        side = Path(f"{path}{suffix}")
+        if side.exists():
+            os.replace(side, Path(f"{aside}{suffix}"))
+    os.replace(fresh, path)
+    for suffix in ("-wal", "-shm"):
+        Path(f"{fresh}{suffix}").unlink(missing_ok=True)
+    return {"recovered": len(rows), "dropped": dropped, "moved_to": str(aside)}
