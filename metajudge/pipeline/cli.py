@@ -119,9 +119,10 @@ def _register_report(subparsers: argparse._SubParsersAction) -> None:  # type: i
     r.add_argument("--no-plots", action="store_true")
     r.add_argument(
         "--format",
-        choices=("md", "csv", "json", "tex"),
+        choices=("md", "csv", "json", "tex", "html"),
         default="md",
-        help="what to print (default md)",
+        help="what to print (default md); html writes DIR/report.html (also for backbone-swap "
+        "and judge-diagnostics folders) and prints its path",
     )
     r.add_argument(
         "--json", dest="format", action="store_const", const="json", help=argparse.SUPPRESS
@@ -197,6 +198,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from metajudge.reports import tables
     from metajudge.reports.render import RESULT_FILE, render_all
 
+    if args.format == "html":
+        from metajudge.pipeline.html_report import write_html_report
+
+        print(write_html_report(args.dir))
+        return 0
     res = MetaEvalResult.load(Path(args.dir) / RESULT_FILE)
     written = render_all(args.dir, plots=not args.no_plots, result=res)
     render = {

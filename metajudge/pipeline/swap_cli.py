@@ -178,12 +178,17 @@ def _cmd_swap(args: argparse.Namespace) -> int:
     print(swap_markdown(res))
     if args.out:
         paths = write_swap_report(res, args.out, plots=not args.no_plots)
+        from metajudge.pipeline.html_report import write_html_report
+
+        paths["html"] = write_html_report(
+            args.out, external=args.external, input_file=args.input, data_dir=args.data_dir
+        )
         print("wrote " + ", ".join(str(p) for p in paths.values()))
     return 0
 
 
 def _cmd_diag(args: argparse.Namespace) -> int:
-    from metajudge.metaeval.biases import run_judge_diagnostics
+    from metajudge.pipeline.diagnostics import run_judge_diagnostics
     from metajudge.reports.swap_report import diagnostics_markdown, write_diagnostics_report
 
     diag = run_judge_diagnostics(
@@ -201,6 +206,9 @@ def _cmd_diag(args: argparse.Namespace) -> int:
     print(diagnostics_markdown(diag))
     if args.out:
         paths = write_diagnostics_report(diag, args.out)
+        from metajudge.pipeline.html_report import write_html_report
+
+        paths["html"] = write_html_report(args.out, input_file=args.input, data_dir=args.data_dir)
         print("wrote " + ", ".join(str(p) for p in paths.values()))
     return 0
 
