@@ -132,7 +132,7 @@ function drawRows() {
   B.rows.slice(B.page * PAGE, (B.page + 1) * PAGE).forEach((r, j) => {
     const it = D.items[r.i];
     const flags = el("td", {}, r.w ? el("span", { class: "flag" }, "judge wrong") : null, r.s ? el("span", { class: "flag split" }, "humans split") : null);
-    const cells = verdict ? [cell(r.m), cell(r.n), cell(r.h)] : [cell(r.m), cell(r.n), cell(r.h), cell(r.g)];
+    const cells = verdict ? [el("td", {}, r.m === null ? "unparsed" : dec(r.m)), el("td", {}, r.n === null ? "unparsed" : dec(r.n)), cell(r.h)] : [cell(r.m), cell(r.n), cell(r.h), cell(r.g)];
     const tr = el("tr", { class: "row" }, el("td", { class: "num" }, String(B.page * PAGE + j + 1)), el("td", {}, it.id), ...cells, flags, el("td", { class: "snip" }, it.q));
     tr.addEventListener("click", () => toggle(tr, r, verdict ? rawBox(r) : null));
     tb.append(tr);
@@ -199,6 +199,7 @@ function selftest() {
   const det = document.querySelector("#rows tr.detail");
   out.detail_text_chars = det ? det.textContent.length : 0;
   out.detail_has_response = !!(det && det.querySelector(".side .text") && det.querySelector(".side .text").textContent.length > 0);
+  out.detail_text = det ? det.textContent.slice(0, 4000) : "";
   out.script_elements = document.querySelectorAll("script").length;
   if (D.compare.length) {
     showTab("compare");
