@@ -42,8 +42,9 @@ _PLOT_ORDER = (
 def safe_json(data: Any) -> str:
     """JSON that is safe inside ``<script type="application/json">`` (no ``</script>``, no ``<!--``).
 
-    >>> safe_json({"t": "</script><b>&"})
-    '{"t": "\\\\u003c/script\\\\u003e\\\\u003cb\\\\u003e\\\\u0026"}'
+    >>> out = safe_json({"t": "</script><b>&"})
+    >>> "<" in out or ">" in out or "&" in out, json.loads(out)["t"]
+    (False, '</script><b>&')
     """
     s = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     for ch, esc in (
