@@ -26,6 +26,9 @@ system-deps:
 	@if [ ! -f /usr/share/wordnet/data.noun ] || [ ! -f /usr/share/wordnet/index.sense ]; then \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wordnet-base wordnet-sense-index >/dev/null; \
 	  else echo "note: install Debian's wordnet-base wordnet-sense-index (as root) for METEOR"; fi; fi
+	@if ! command -v chromium >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "note: install Debian's chromium (as root) for the report.html browser tests"; fi; fi
 
 # llama-cpp-python has no binary wheel and compiles (~4 min on 2 cores). The native build crashes
 # on these CPUs (AMX kernels), hence GGML_NATIVE=OFF.
@@ -45,6 +48,7 @@ setup: system-deps $(STAMP) llama
 
 demo: setup
 	$(VENV)/bin/metajudge meta-eval --dataset ragchecker_meta_eval --metrics bleu,rouge_l,meteor,bertscore --out runs/demo
+	@echo "HTML report: $(abspath runs/demo/report.html)"
 
 test: setup
 	$(PY) -m pytest -q

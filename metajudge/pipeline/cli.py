@@ -135,7 +135,7 @@ def _register_report(subparsers: argparse._SubParsersAction) -> None:  # type: i
     )
     r.add_argument("dir", help="run folder holding result.json")
     r.add_argument("--no-plots", action="store_true")
-    add_format(r, ("md", "csv", "json", "tex"))
+    add_format(r, ("md", "csv", "json", "tex", "html"))
     r.set_defaults(func=_cmd_report)
 
 
@@ -235,6 +235,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from metajudge.metaeval.result import MetaEvalResult
     from metajudge.reports.render import RESULT_FILE, render_all
 
+    if args.format == "html":
+        from metajudge.pipeline.html_report import write_html_report
+
+        print(write_html_report(args.dir))
+        return 0
     res = MetaEvalResult.load(Path(args.dir) / RESULT_FILE)
     written = render_all(args.dir, plots=not args.no_plots, result=res)
     print(_RENDER[args.format](res))

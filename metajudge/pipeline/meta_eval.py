@@ -235,6 +235,9 @@ def run_meta_eval(
     res.save(out / RESULT_FILE)
     written = {RESULT_FILE: out / RESULT_FILE}
     written.update(render_all(out, plots=plots, result=res, published=False))
+    from metajudge.pipeline.html_report import write_html_report
+
+    written["report.html"] = write_html_report(out, data_dir=data_dir)
     return res, written
 
 

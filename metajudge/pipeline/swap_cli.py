@@ -188,6 +188,11 @@ def _cmd_swap(args: argparse.Namespace) -> int:
     print(res.to_json() if args.format == "json" else swap_markdown(res))
     if args.out:
         paths = write_swap_report(res, args.out, plots=not args.no_plots)
+        from metajudge.pipeline.html_report import write_html_report
+
+        paths["html"] = write_html_report(
+            args.out, external=args.external, input_file=args.input, data_dir=args.data_dir
+        )
         print("wrote " + ", ".join(str(p) for p in paths.values()))
     return 0
 
@@ -211,6 +216,9 @@ def _cmd_diag(args: argparse.Namespace) -> int:
     print(diag.to_json() if args.format == "json" else diagnostics_markdown(diag))
     if args.out:
         paths = write_diagnostics_report(diag, args.out)
+        from metajudge.pipeline.html_report import write_html_report
+
+        paths["html"] = write_html_report(args.out, input_file=args.input, data_dir=args.data_dir)
         print("wrote " + ", ".join(str(p) for p in paths.values()))
     return 0
 

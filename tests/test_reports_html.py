@@ -1,0 +1,128 @@
+"""report.html: self-contained, escaped, and working in headless Chromium on real runs."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from metajudge.cli import main
+from metajudge.data.formats import Input, PairwiseRecord, Response
+from metajudge.pipeline.html_report import Items, pair_view
+from metajudge.reports import html
+from metajudge.reports.html_check import find_chromium, screenshot, selftest
+
+EVIL = '<script>window.PWNED=1</script><b>bold</b><img src=x onerror="window.PWNED=2">'
+
+
+def _chromium() -> str:
+    exe = find_chromium()
+    if exe is None:
+        if os.geteuid() != 0:
+            pytest.skip("chromium absent and not root: install Debian's chromium (make setup)")
+        pytest.fail("chromium absent although running as root: run `make setup` (system-deps)")
+    return exe
+
+
+def _browse(page: Path, *, texts: bool = True) -> dict:
+    exe = _chromium()
+    res = selftest(page, chromium=exe)
+    assert res["errors"] == [], res["errors"]
+    assert res["sort_changed"], res
+    assert res["browser_rows"] > 0 and res["detail_text_chars"] > 0, res
+    if texts:
+        assert res["detail_has_response"], res
+    screenshot(page, page.parent / "shot_overview.png", chromium=exe)
+    screenshot(page, page.parent / "shot_browser.png", query="tab=browser&open=0", chromium=exe)
+    assert (page.parent / "shot_browser.png").stat().st_size > 10_000
+    return res
+
+
+def _self_contained(page: Path) -> str:
+    text = page.read_text(encoding="utf-8")
+    assert not re.search(r'(src|href)="(https?:)?//', text), "page references the network"
+    assert "<link" not in text
+    return text
+
+
+def _evil_page(tmp_path: Path) -> Path:
+    rec = PairwiseRecord(
+        id="x1",
+        input=Input(question="Q </script><!-- " + EVIL, reference="ref " + EVIL),
+        a=Response("sys_a", "answer a " + EVIL),
+        b=Response("sys_b", "answer b"),
+        labels={"overall": (1.0, -1.0)},
+    )
+    items = Items()
+    view = pair_view("m", [rec], "overall", {"x1::a": 0.1, "x1::b": 0.9}, items=items, half_width=2)
+    payload = {
+        "kind": "metaeval",
+        "title": "t " + EVIL,
+        "question": EVIL,
+        "protocol": EVIL,
+        "signatures": [["m", EVIL]],
+        "warnings": [EVIL],
+        "tables": [
+            {"title": EVIL, "columns": ["a", "b"], "rows": [[EVIL, 1], ["z", 2]], "refs": []}
+        ],
+        "items": items.items,
+        "resp": items.resp,
+        "views": [view],
+        "compare": [],
+    }
+    return html.write_page(tmp_path, payload)
+
+
+def test_dataset_text_is_escaped(tmp_path: Path) -> None:
+    page = _evil_page(tmp_path)
+    text = _self_contained(page)
+    assert text.count("<script") == 2  # the JSON data block and the page script, nothing else
+    assert "window.PWNED" in text  # present, but only escaped
+    assert "<b>bold</b>" not in text and "<img src=x" not in text
+    assert "\\u003c/script\\u003e" in text
+
+
+@pytest.mark.slow
+def test_escaped_text_renders_as_text_in_chromium(tmp_path: Path) -> None:
+    res = _browse(_evil_page(tmp_path))
+    assert res["script_elements"] == 2
+    assert "<script>window.PWNED=1</script><b>bold</b>" in res["detail_text"]
+
+
+def test_meta_eval_writes_report_html(tmp_path: Path, data_dir: Path) -> None:
+    out = tmp_path / "rag"
+    argv = ["meta-eval", "--dataset", "ragchecker_meta_eval", "--metrics", "bleu,rouge_l"]
+    assert main([*argv, "--n-boot", "50", "--out", str(out), "--quiet"]) == 0
+    page = out / "report.html"
+    text = _self_contained(page)
+    assert "data:image/png;base64," in text and "ragchecker_meta_eval" in text
+    page.unlink()
+    assert main(["report", str(out), "--format", "html"]) == 0
+    assert page.is_file()
+    if find_chromium() is not None or os.geteuid() == 0:
+        _browse(page)
+
+
+def test_backbone_swap_report_html(tmp_path: Path, data_dir: Path) -> None:
+    out = tmp_path / "swap"
+    ext = "gpt-4o,gpt-4o-mini,Meta-Llama-3.1-70B-Instruct-Turbo"
+    argv = ["backbone-swap", "--dataset", "lftqa_eval", "--metric", "geval_faithfulness"]
+    assert main([*argv, "--external", ext, "--n-boot", "50", "--out", str(out)]) == 0
+    page = out / "report.html"
+    text = _self_contained(page)
+    assert '"compare":[{"x":"gpt-4o","y":"gpt-4o-mini"' in text
+    if find_chromium() is not None or os.geteuid() == 0:
+        res = _browse(page, texts=False)  # LFTQA-Eval ships scores only, no texts
+        assert res["compare_detail"]
+
+
+@pytest.mark.slow
+@pytest.mark.llm
+def test_judge_diagnostics_report_html(tmp_path: Path, data_dir: Path) -> None:
+    out = tmp_path / "diag"
+    argv = ["judge", "diagnostics", "--dataset", "pandalm_testset", "--backbones", "smollm2-135m"]
+    assert main([*argv, "--limit", "10", "--out", str(out)]) == 0
+    res = _browse(out / "report.html")
+    assert res["browser_rows"] == 10
