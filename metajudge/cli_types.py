@@ -174,8 +174,10 @@ def check_kwargs(fn: Any, options: dict[str, Any], *, field: str) -> None:
         if not _fits(value, hint):
             shown = getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
             raise InputError(f"expected {shown}, got {value!r}", field=f"{field}.{key}")
-        if _is_number(default) and default >= 0 and _is_number(value) and value < 0:
-            # counts, sizes, temperatures: an option whose default is >= 0 takes no negative value
+        nonneg_default = default is None or (_is_number(default) and default >= 0)
+        if nonneg_default and _is_number(value) and value < 0:
+            # counts, sizes, temperatures: an option whose default is >= 0 (or unset) takes no
+            # negative value
             raise InputError(
                 f"must be >= 0 (default {default}), got {value!r}", field=f"{field}.{key}"
             )

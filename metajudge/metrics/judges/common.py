@@ -166,6 +166,9 @@ class JudgeMetric(JudgeBase, Metric):
         backend: Backend | None = None,
     ) -> None:
         super().__init__(backbone=backbone, variant=variant, seed=seed, backend=backend)
+        for name, v in (("max_rows", max_rows), ("max_table_chars", max_table_chars)):
+            if v is not None and int(v) < 0:
+                raise InputError(f"must be >= 0 or unset, got {v!r}", field=name)
         #: rows kept per table (``None``: all, cut only to fit ``max_table_chars``)
         self.max_rows = None if max_rows is None else int(max_rows)
         self._max_table_chars = None if max_table_chars is None else int(max_table_chars)
