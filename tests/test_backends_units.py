@@ -536,7 +536,7 @@ def test_processed_tokens_travel_in_the_completion(tmp_path: Path) -> None:
 
 
 def test_ledger_is_one_class_for_backends_and_judges() -> None:
-    from metajudge.metrics.judges.engine import CallStats
+    from metajudge.metrics.judges import engine
 
     a = Ledger()
     a.add_call(10, 1, 0.1, processed_prompt_tokens=4)
@@ -546,4 +546,4 @@ def test_ledger_is_one_class_for_backends_and_judges() -> None:
     s = a.summary()
     assert (s["calls"], s["prompt_tokens"], s["processed_prompt_tokens"]) == (2, 30, 24)
     assert s["processed_known"] is False
-    assert CallStats is Ledger  # compatibility name, removed after the merge
+    assert not hasattr(engine, "CallStats")  # the old judge counter is gone: one Ledger

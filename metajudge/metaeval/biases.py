@@ -258,7 +258,7 @@ def diagnose_backbone(
         "processed_prompt_tokens": cost.get("processed_prompt_tokens"),
         "completion_tokens": cost.get("completion_tokens", ledger.get("completion_tokens")),
         "backend_calls": cost.get("calls"),
-        "cached": cost.get("cached", ledger.get("cached_hits")),
+        "cached": cost.get("cached", ledger.get("cached")),
         "cost_usd": ledger.get("cost_usd", 0.0),
         "wall_s": round(time.perf_counter() - t0, 2),
     }

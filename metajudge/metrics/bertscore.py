@@ -174,8 +174,6 @@ class BERTScore(Metric):
         max_batch_tokens: int = 8192,
         device: str = "cpu",
     ) -> None:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         self.model_name, self.model_dir = resolve_model(model, model_dir)
         if num_layers is None:
             num_layers = _DEFAULT_LAYERS.get(self.model_name)

@@ -105,10 +105,10 @@ def check_cli_options(options: dict[str, dict[str, Any]]) -> None:
     """Refuse ``--option`` values a metric does not take or that do not fit the parameter's type
     (``rouge_l.use_stemmer=maybe``; ``geval_faithfulness.backend=evil``: an object, not text)."""
     from metajudge.cli_types import check_kwargs
-    from metajudge.metrics.registry import _entry, _resolve
+    from metajudge.metrics.registry import metric_class
 
     for metric, opts in options.items():
-        check_kwargs(_resolve(_entry(metric).target), opts, field=f"--option {metric}")
+        check_kwargs(metric_class(metric), opts, field=f"--option {metric}")
 
 
 def _cmd_score(args: argparse.Namespace) -> int:

@@ -103,6 +103,18 @@ def _resolve(target: str) -> Any:
     return obj
 
 
+def metric_class(name: str) -> Any:
+    """The class (or factory) registered as ``name``, imported but not instantiated (no model loads).
+
+    A family gives its first member's class. Read class attributes from it (``direction``) or
+    check options against its signature.
+
+    >>> metric_class("bleu").direction
+    'higher'
+    """
+    return _resolve(_entry(name).target)
+
+
 def get_metric(name: str, *, backbone: str | None = None, **options: Any) -> Metric:
     """A ready metric instance: the registered defaults updated with ``options``.
 

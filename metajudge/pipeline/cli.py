@@ -197,10 +197,8 @@ _RENDER = {
 
 
 def _cmd_meta_eval(args: argparse.Namespace) -> int:
-    from metajudge.metrics.judges.engine import set_default_backbone
+    from metajudge.backends.cli import cli_backbone
     from metajudge.pipeline.meta_eval import run_meta_eval
-
-    set_default_backbone(args.backbone)
     from metajudge.reports import tables
 
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None
@@ -217,6 +215,7 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
         plots=not args.no_plots,
         progress=not args.quiet,
         rescore=args.rescore,
+        backbone=cli_backbone(args.backbone),
     )
     if not args.quiet and args.format == "md":
         print(tables.protocol_line(res))

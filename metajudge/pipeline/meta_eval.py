@@ -58,8 +58,7 @@ def _directions(metrics: Sequence[str]) -> dict[str, str]:
     out = {}
     for m in metrics:
         try:
-            target = registry._entry(m).target
-            out[m] = str(getattr(registry._resolve(target), "direction", "higher"))
+            out[m] = str(getattr(registry.metric_class(m), "direction", "higher"))
         except Exception:  # noqa: BLE001 - not a registry metric (external column): "higher"
             log.debug("%s: not a registry metric, direction 'higher'", m)
     return out
@@ -117,17 +116,36 @@ def load_input(
     return ds.subset(subset) if subset else ds
 
 
-def _registry_rows(
-    ds: Any, to_score: Sequence[str], out: Path, *, rescore: bool, progress: bool, data_dir: Any
-) -> list[dict[str, Any]]:
-    from metajudge.metrics.registry import list_metrics
+def registry_names(names: Sequence[str]) -> list[str]:
+    """Registry metrics to score, families expanded once (``geval`` → ``geval_faithfulness``,
+    ``geval_completeness``), so the cache lookup, the scoring and the cache merge all see the
+    same member names and a rerun neither rescores nor duplicates a family's rows.
 
-    unknown = [m for m in to_score if m not in list_metrics()]
+    >>> registry_names(["bleu", "geval", "geval_faithfulness"])
+    ['bleu', 'geval_faithfulness', 'geval_completeness']
+    """
+    from metajudge.metrics.registry import expand_metrics, list_metrics
+
+    unknown = [m for m in names if m not in list_metrics()]
     if unknown:
         raise InputError(
-            f"no scores for {unknown}: not in the score files and not registry metrics (known: {', '.join(list_metrics())})",
+            f"no scores for {unknown}: not in the score files and not registry metrics "
+            f"(known: {', '.join(list_metrics())})",
             field="metrics",
         )
+    return expand_metrics(names)
+
+
+def _registry_rows(
+    ds: Any,
+    to_score: Sequence[str],
+    out: Path,
+    *,
+    rescore: bool,
+    progress: bool,
+    data_dir: Any,
+    backbone: str | None = None,
+) -> list[dict[str, Any]]:
     cache = out / SCORES_CACHE
     reused, missing = (
         _complete_from_cache(cache, ds, to_score) if not rescore else ([], list(to_score))
@@ -137,7 +155,7 @@ def _registry_rows(
         from metajudge.metrics.scoring import score_dataset
 
         computed = score_dataset(
-            ds, missing, cache_path=cache, progress=progress, data_dir=data_dir
+            ds, missing, cache_path=cache, progress=progress, data_dir=data_dir, backbone=backbone
         )
         _merge_cache(cache, computed, missing)
         rows += computed
@@ -154,8 +172,12 @@ def gather_scores(
     data_dir: str | Path | None = None,
     progress: bool = True,
     rescore: bool = False,
+    backbone: str | None = None,
 ) -> tuple[list[dict[str, Any]], list[str]]:
-    """Score rows from files, the dataset's shipped columns and registry metrics (cached)."""
+    """Score rows from files, the dataset's shipped columns and registry metrics (cached).
+
+    ``backbone``: the LLM judges' backbone (``None``: the default embedded one).
+    """
     rows: list[dict[str, Any]] = []
     for spec in score_files:
         rows += read_score_file(_resolve_score_path(ds.card.name, spec, data_dir), ds.records)
@@ -167,8 +189,15 @@ def gather_scores(
         m for m in (metrics or []) if all(metric_for_dimension(m, d, have) is None for d in dims)
     ]
     if to_score:
+        to_score = registry_names(to_score)
         rows += _registry_rows(
-            ds, to_score, Path(out_dir), rescore=rescore, progress=progress, data_dir=data_dir
+            ds,
+            to_score,
+            Path(out_dir),
+            rescore=rescore,
+            progress=progress,
+            data_dir=data_dir,
+            backbone=backbone,
         )
     if not rows:
         raise InputError("no scores: give --metrics, --scores FILE or --external", field="metrics")
@@ -189,13 +218,15 @@ def run_meta_eval(
     plots: bool = True,
     progress: bool = True,
     rescore: bool = False,
+    backbone: str | None = None,
     **options: Any,
 ) -> tuple[MetaEvalResult, dict[str, Path]]:
     """Run the whole meta-evaluation into ``out_dir``; returns the result and the written files.
 
     ``protocol`` (default :class:`~metajudge.metaeval.options.Protocol()`) with ``options``
     overriding single fields. The run folder gets ``result.json`` (with the matching published
-    numbers attached), the tables and the plots.
+    numbers attached), the tables and the plots. ``backbone``: the LLM-judge metrics' backbone,
+    passed to :func:`~metajudge.metrics.scoring.score_dataset` (``None``: the default one).
     """
     t0 = time.perf_counter()
     out = Path(out_dir)
@@ -210,6 +241,7 @@ def run_meta_eval(
         data_dir=data_dir,
         progress=progress,
         rescore=rescore,
+        backbone=backbone,
     )
     have = sorted({r["metric"] for r in rows})
     directions = _directions(metrics or have)  # registry metrics; score files declare their own

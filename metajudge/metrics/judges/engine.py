@@ -11,7 +11,6 @@ message. The backbone is always passed in; nothing here reads the environment.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -21,29 +20,10 @@ from metajudge.backends.ledger import Ledger
 from metajudge.backends.registry import DEFAULT_BACKEND as DEFAULT_BACKBONE
 from metajudge.errors import MetajudgeError
 
-#: COMPAT: the old name of the judge cost counter; one ledger class now (remove after merge).
-CallStats = Ledger
-_LEGACY_ENV = "METAJUDGE_BACKBONE"
-
 
 def resolve_backbone(backbone: str | None) -> str:
-    """The backbone a judge uses: the one passed, else :data:`DEFAULT_BACKBONE`.
-
-    COMPAT: while ``metaeval/cli.py`` still calls :func:`set_default_backbone` instead of passing
-    ``backbone=`` down, a name it set is honoured here (remove with that function).
-    """
-    return backbone or os.environ.get(_LEGACY_ENV + "_SET_BY_CLI") or DEFAULT_BACKBONE
-
-
-def set_default_backbone(name: str | None) -> None:
-    """COMPAT for ``metaeval/cli.py`` only (remove after merge): pass ``backbone=`` instead."""
-    if name:
-        os.environ[_LEGACY_ENV + "_SET_BY_CLI"] = name
-
-
-def default_backbone() -> str:
-    """COMPAT alias of ``resolve_backbone(None)`` (remove after merge)."""
-    return resolve_backbone(None)
+    """The backbone a judge uses: the one passed, else :data:`DEFAULT_BACKBONE`."""
+    return backbone or DEFAULT_BACKBONE
 
 
 def backbone_config(name: str) -> Any:
