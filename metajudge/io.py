@@ -1,6 +1,6 @@
 """Small I/O helpers shared by every module: atomic writes, hashing, canonical JSON, and the
 checks every path from a user goes through (:func:`read_text`, :func:`inside`,
-:func:`check_output_file`, :func:`prepare_out_dir`)."""
+:func:`check_output_file`, :func:`check_out_dir`, :func:`prepare_out_dir`)."""
 
 from __future__ import annotations
 
@@ -116,8 +116,25 @@ def check_output_file(
 def prepare_out_dir(
     path: str | Path, *, inputs: Sequence[str | Path | None] = (), field: str = "--out"
 ) -> Path:
-    """Create the run folder ``path`` (parents too); refuse (``InputError``) one that is an
-    existing file, one below a file, and one that is or contains an input file."""
+    """Create the run folder ``path`` (parents too) after :func:`check_out_dir`."""
+    from metajudge.errors import InputError
+
+    p = check_out_dir(path, inputs=inputs, field=field)
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InputError(
+            f"cannot create the folder: {e.strerror or e}", path=p, field=field
+        ) from None
+    return p
+
+
+def check_out_dir(
+    path: str | Path, *, inputs: Sequence[str | Path | None] = (), field: str = "--out"
+) -> Path:
+    """Refuse (``InputError``) a run folder that is an existing file, one below a file, and one
+    that is an input file; creates nothing (a command checks ``--out`` before any work and writes
+    the folder only when it has a result, so a refused run leaves no trace)."""
     from metajudge.errors import InputError
 
     p = Path(path)
@@ -131,12 +148,6 @@ def prepare_out_dir(
     for src in inputs:
         if src is not None and _same_file(p, Path(src)):
             raise InputError("is also an input", path=p, field=field)
-    try:
-        p.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise InputError(
-            f"cannot create the folder: {e.strerror or e}", path=p, field=field
-        ) from None
     return p
 
 

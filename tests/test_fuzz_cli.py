@@ -8,10 +8,6 @@ an empty file, a folder, a missing file, random bytes); bad argument lists per c
 NaN, infinite and huge numbers, non-numbers, traversal paths, an output equal to an input, a file
 where a folder is expected). The case list is built at import, so ``pytest --collect-only``
 counts the cases per command (``test_bad_input[<command>|...]``).
-
-Commands owned by the meta-evaluation slice (meta-eval, report, backbone-swap, agreement,
-judge diagnostics) that do not refuse a case yet are marked ``xfail(strict=False)`` in
-:data:`PENDING` until their argparse validators are wired (metajudge/cli_types.py).
 """
 
 from __future__ import annotations
@@ -569,35 +565,94 @@ case(
     lambda p: [p["good"].name],
 )
 
-#: (command, label) pairs of the meta-evaluation slice that do not refuse yet (argparse
-#: validators and io.prepare_out_dir pending there); xfail(strict=False) until wired.
-PENDING: set[tuple[str, str]] = {
-    *(("judge diagnostics", f) for f in RECORD_FILES),  # ImportError mid-refactor today
-    ("meta-eval", "scores-score_str"),
-    ("meta-eval", "scores-score_nan"),
-    ("meta-eval", "scores-key_int"),
-    ("meta-eval", "scores-empty"),
-    ("meta-eval", "--n-boot=-5"),
-    ("meta-eval", "--n-boot=0"),
-    ("meta-eval", "--cv-folds=0"),
-    ("meta-eval", "--cv-folds=-2"),
-    ("meta-eval", "--seed=-1"),
-    ("meta-eval", "--seed=99999999999999999999999"),
-    ("meta-eval", "--epsilon=nan"),
-    ("meta-eval", "--epsilon=-1"),
-    ("meta-eval", "--epsilon=inf"),
-    ("backbone-swap", "external-score_str"),
-    ("backbone-swap", "external-score_nan"),
-    ("backbone-swap", "external-key_int"),
-    ("backbone-swap", "--n-boot=-5"),
-    ("backbone-swap", "--n-boot=0"),
-    ("backbone-swap", "--seed=-1"),
-    ("backbone-swap", "--epsilon=nan"),
-    ("backbone-swap", "--epsilon=-1"),
-    ("backbone-swap", "--limit=-1"),
-    ("backbone-swap", "--limit=0"),
-    ("report", "non_utf8"),
-}
+# the validators of the other analysis commands (issue 18 item 8), one case per bad value
+_AGREE = ["agreement", "--input"]
+for opt, vals in (("--seed", ("-1", "x")), ("--splits", ("0", "-3", "2.5"))):
+    for v in vals:
+        case(
+            "agreement",
+            f"{opt}={v}",
+            lambda p, opt=opt, v=v: [*_AGREE, str(p["good"]), opt, v],
+            lambda p, opt=opt: [opt],
+        )
+case(
+    "agreement",
+    "output-is-the-input",
+    lambda p: [*_AGREE, str(p["good"]), "-o", str(p["good"])],
+    lambda p: [p["good"].name],
+)
+case(
+    "agreement",
+    "output-is-a-folder",
+    lambda p: [*_AGREE, str(p["good"]), "-o", str(p["root"])],
+    lambda p: [p["root"].name],
+)
+for opt, vals in (("--n-boot", ("0", "-5", "20000000")), ("--seed", ("-1",))):
+    for v in vals:
+        case(
+            "judge verdicts",
+            f"{opt}={v}",
+            lambda p, opt=opt, v=v: ["judge", "verdicts", "--input", str(p["good"]), opt, v],
+            lambda p, opt=opt: [opt],
+        )
+        case(
+            "decide verdicts",
+            f"{opt}={v}",
+            lambda p, opt=opt, v=v: ["decide", "verdicts", str(p["good"]), opt, v],
+            lambda p, opt=opt: [opt],
+        )
+case(
+    "judge verdicts",
+    "output-is-the-input",
+    lambda p: ["judge", "verdicts", "--input", str(p["good"]), "-o", str(p["good"])],
+    lambda p: [p["good"].name],
+)
+for opt, v in (("--margin", "-1"), ("--margin", "nan"), ("--alpha", "2"), ("--alpha", "-0.1")):
+    case(
+        "decide verdicts",
+        f"{opt}={v}",
+        lambda p, opt=opt, v=v: ["decide", "verdicts", str(p["good"]), opt, v],
+        lambda p, opt=opt: [opt],
+    )
+case(
+    "decide verdicts",
+    "out-is-a-file",
+    lambda p: ["decide", "verdicts", str(p["good"]), "--out", str(p["good"])],
+    lambda p: ["--out", p["good"].name],
+)
+for opt, v in (
+    ("--runs", "0"),
+    ("--temperature", "-1"),
+    ("--temperature", "nan"),
+    ("--seed", "-1"),
+):
+    case(
+        "judge diagnostics",
+        f"{opt}={v}",
+        lambda p, opt=opt, v=v: [
+            "judge",
+            "diagnostics",
+            "--input",
+            str(p["good"]),
+            "--backbones",
+            "no-such-backbone-zz",
+            opt,
+            v,
+        ],
+        lambda p, opt=opt: [opt],
+    )
+case(
+    "backbone-swap",
+    "--n-boot=20000000",
+    lambda p: _swap(p, "--n-boot", "20000000"),
+    lambda p: ["--n-boot"],
+)
+case(
+    "meta-eval",
+    "--n-boot=20000000",
+    lambda p: _meta(p, "--n-boot", "20000000"),
+    lambda p: ["--n-boot"],
+)
 
 
 # -- the fixture world --------------------------------------------------------------------------------
@@ -675,17 +730,7 @@ def _snapshot(root: Path) -> dict[str, str]:
     }
 
 
-def _params() -> list[object]:
-    out = []
-    for c in CASES:
-        marks = []
-        if (c.command, c.label) in PENDING:
-            marks.append(pytest.mark.xfail(strict=False, reason="H1 argparse validators pending"))
-        out.append(pytest.param(c, id=f"{c.command}|{c.label}", marks=marks))
-    return out
-
-
-@pytest.mark.parametrize("c", _params())
+@pytest.mark.parametrize("c", [pytest.param(c, id=f"{c.command}|{c.label}") for c in CASES])
 def test_bad_input(c: Case, world: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     argv = c.argv(world)
     for stale in (world["out_file"], world["out_dir"]):  # a case that failed leaves no trace

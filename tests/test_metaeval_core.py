@@ -168,7 +168,7 @@ def test_cli_warns_about_imputed_scores(
     args = ["meta-eval", "--dataset", "ragchecker_meta_eval", "--scores", str(f)]
     args += [
         "--n-boot",
-        "0",
+        "10",  # the CLI takes 1..10_000_000 resamples (issue 18); n_boot=0 is the API's
         "--no-plots",
         "--out",
         str(tmp_path / "run"),

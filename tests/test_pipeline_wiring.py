@@ -149,3 +149,64 @@ def test_metric_class_is_public() -> None:
     for f in (meta_eval, __import__("metajudge.metrics.cli", fromlist=["x"])):
         src = Path(f.__file__).read_text(encoding="utf-8")
         assert "registry._entry" not in src and "_resolve(" not in src
+
+
+def test_bootstrap_draw_checks_memory_before_allocating() -> None:
+    """Every analysis draws its resamples in stats.bootstrap_indices: the size is checked there."""
+    import numpy as np
+
+    from metajudge.errors import InputError
+    from metajudge.metaeval import stats
+
+    rng = np.random.default_rng(0)
+    with pytest.raises(InputError, match=r"--n-boot.*need .*TiB.*above the limit"):
+        stats.bootstrap_weights(1_000_000, 1_000_000, rng)
+    assert stats.bootstrap_weights(5, 3, rng).sum(axis=1).tolist() == [5.0, 5.0, 5.0]
+
+
+@pytest.mark.parametrize(
+    ("score", "message"),
+    [('"0.5"', "non-numeric score '0.5'"), ("NaN", "finite number or null, got nan")],
+)
+def test_one_score_row_rule_for_every_reader(tmp_path: Path, score: str, message: str) -> None:
+    """``--scores``/``--external`` files and OUT/scores.jsonl are checked by the same rule."""
+    from metajudge.errors import InputError
+    from metajudge.metaeval.score_files import read_score_file
+    from metajudge.metrics.scoring import read_scores
+
+    f = tmp_path / "s.jsonl"
+    row = '{"key": "news1::extractive", "item": "news1", "system": "extractive", '
+    f.write_text(row + f'"metric": "m", "signature": "m|x", "score": {score}}}\n')
+    for read in (lambda: read_scores(f), lambda: read_score_file(f, _ds().records)):
+        with pytest.raises(InputError, match=message) as e:
+            read()
+        assert (e.value.line, e.value.field) == (1, "score") and "s.jsonl" in str(e.value)
+    f.write_text(row.replace('"news1::extractive"', "3") + '"metric": "m", "score": 1}\n')
+    with pytest.raises(InputError, match="field key"):
+        read_score_file(f, _ds().records)
+    f.write_text("")
+    with pytest.raises(InputError, match="empty score file"):
+        read_score_file(f, _ds().records)
+
+
+def test_report_names_the_missing_key(tmp_path: Path) -> None:
+    from metajudge.errors import InputError
+    from metajudge.metaeval.result import SCHEMA, MetaEvalResult
+
+    (tmp_path / "result.json").write_text(f'{{"schema": "{SCHEMA}", "dataset": {{}}}}')
+    with pytest.raises(InputError, match="missing key 'protocol'") as e:
+        MetaEvalResult.load(tmp_path / "result.json")
+    assert e.value.field == "protocol"
+
+
+def test_out_checked_before_work_and_nothing_created(tmp_path: Path) -> None:
+    from metajudge.errors import InputError
+    from metajudge.io import check_out_dir
+
+    f = tmp_path / "a.jsonl"
+    f.write_text("x")
+    for bad in (f, f / "below", tmp_path / "a.jsonl"):
+        with pytest.raises(InputError):
+            check_out_dir(bad, inputs=[f])
+    assert check_out_dir(tmp_path / "new" / "run") == tmp_path / "new" / "run"
+    assert not (tmp_path / "new").exists()

@@ -17,9 +17,17 @@ from pathlib import Path
 from typing import Any
 
 from metajudge.errors import InputError
-from metajudge.io import atomic_write
+from metajudge.io import atomic_write, read_json
 
 SCHEMA = "metajudge.metaeval/1"
+#: The keys of a ``result.json`` that the tables and plots read, with their JSON types.
+_REQUIRED: tuple[tuple[str, type], ...] = (
+    ("dataset", dict),
+    ("protocol", dict),
+    ("metrics", list),
+    ("cells", list),
+    ("ceiling", list),
+)
 
 
 class JsonResult(dict):  # type: ignore[type-arg]
@@ -122,19 +130,34 @@ class MetaEvalResult:
 
     @classmethod
     def load(cls, path: str | Path) -> MetaEvalResult:
+        """Read a ``result.json``; a missing or unreadable file, bad JSON, another schema or a
+        missing key raise :class:`InputError` naming the file and the key."""
         path = Path(path)
-        if not path.is_file():
+        if not path.exists():
             raise InputError("result file not found (run `metajudge meta-eval` first)", path=path)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as e:
+        data = read_json(path)
+        if not isinstance(data, dict):
             raise InputError(
-                f"malformed JSON: {e.msg}", path=path, line=e.lineno, field="<json>"
-            ) from None
-        if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+                f"expected a JSON object, got {type(data).__name__}", path=path, field="<json>"
+            )
+        if data.get("schema", SCHEMA) != SCHEMA:
             raise InputError(
                 f"not a metajudge meta-evaluation result (schema {SCHEMA!r} expected)",
                 path=path,
                 field="schema",
             )
+        for key, kind in (("schema", str), *_REQUIRED):
+            if key not in data:
+                raise InputError(
+                    f"missing key {key!r}: not a complete meta-evaluation result (rerun "
+                    "`metajudge meta-eval`)",
+                    path=path,
+                    field=key,
+                )
+            if not isinstance(data[key], kind):
+                raise InputError(
+                    f"expected {kind.__name__}, got {type(data[key]).__name__}",
+                    path=path,
+                    field=key,
+                )
         return cls(data)

@@ -69,7 +69,13 @@ def read_score_file(
 ) -> list[ScoreRow]:
     """Read any supported score file and check it against the dataset's ``records``."""
     p = Path(path)
-    fmt = fmt or detect_format(p)
+    rows = _read_any(p, records, fmt or detect_format(p))
+    if not rows:
+        raise InputError("empty score file: no score rows", path=p)
+    return rows
+
+
+def _read_any(p: Path, records: Sequence[Any], fmt: str) -> list[ScoreRow]:
     if fmt == "ragchecker":
         return ragchecker_baseline(p, records)
     if fmt == "lftqa":
@@ -132,6 +138,7 @@ def split_header(name: str) -> tuple[str, str | None]:
 def _read_rows(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
     """JSONL (or a JSON list) of canonical score rows."""
     from metajudge.data.formats import iter_jsonl_objects
+    from metajudge.metrics.scoring import check_score_row
 
     km = KeyMap(records)
     col = _Collector()
@@ -142,17 +149,11 @@ def _read_rows(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
     for idx, (line, obj) in enumerate(objs):
         where = {"path": p, "line": line}
         pre = "" if line is not None else f"[{idx}]."
-        if not isinstance(obj, Mapping):
-            raise InputError("expected a score row object", field=pre + "<row>", **where)
-        metric = obj.get("metric")
-        if not isinstance(metric, str) or not metric:
-            raise InputError("missing metric name", field=pre + "metric", **where)
-        if "score" not in obj:
-            raise InputError("missing required field", field=pre + "score", **where)
+        row = check_score_row(obj, p, line, external=True, prefix=pre)  # one rule for rows
+        metric, score = row["metric"], row["score"]
         item, system, side = _row_ids(obj, where, pre)
         sys_, side_, _key = km.resolve(item, system, side, where=where)
-        score = _num(obj["score"], field=pre + "score", where=where)
-        err = obj.get("error") if score is None else None
+        err = row["error"] if score is None else None
         col.add(
             make_row(
                 item=item,

@@ -322,50 +322,61 @@ def write_scores(path: str | Path, rows: Iterable[Mapping[str, Any]]) -> int:
     return n
 
 
-def _validate_row(obj: Any, path: Path, line: int) -> dict[str, Any]:
+def check_score_row(
+    obj: Any, path: Path, line: int | None, *, external: bool = False, prefix: str = ""
+) -> dict[str, Any]:
+    """One score row object checked; every reader of score rows uses it, errors name the file,
+    line and field.
+
+    A score is a finite JSON number or null (never a string such as ``"0.5"``, never NaN);
+    ``key``, ``metric``, ``item``, ``signature``, ``system``, ``error`` are strings, ``side`` is
+    ``a``, ``b`` or null, ``details`` an object. A row this package wrote (``external=False``)
+    has ``key``, ``item`` and ``signature`` and a null score says why in ``error``; a row from
+    elsewhere (``external=True``, ``meta-eval --scores``, ``backbone-swap --external``) needs only
+    ``metric`` and ``score`` (the ids are resolved against the dataset by the caller).
+    """
+
     def err(field: str, msg: str) -> InputError:
-        return InputError(msg, path=path, line=line, field=field)
+        return InputError(msg, path=path, line=line, field=prefix + field)
 
     if not isinstance(obj, dict):
         raise err("<row>", f"expected a JSON object, got {type(obj).__name__}")
-    for f in ("key", "metric", "item", "signature"):
-        if f not in obj:
-            raise err(f, "missing required field")
-        if not isinstance(obj[f], str) or (f in ("key", "metric") and not obj[f]):
-            raise err(f, f"expected a non-empty string, got {obj[f]!r}")
+    needed = ("metric",) if external else ("key", "metric", "item", "signature")
+    for f in ("key", "metric", "item", "signature", "system", "error"):
+        if f not in obj or (external and obj[f] is None and f not in needed):
+            if f in needed:
+                raise err(f, "missing required field")
+            continue
+        v = obj[f]
+        if f in ("system", "error") and v is None:
+            continue
+        if not isinstance(v, str) or (f in ("key", "metric", "item") and not v):
+            raise err(f, f"expected a non-empty string, got {v!r}")
     if "score" not in obj:
         raise err("score", "missing required field")
     s = obj["score"]
-    if s is not None and (
-        isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s)
-    ):
+    if s is not None and (isinstance(s, bool) or not isinstance(s, (int, float))):
+        raise err("score", f"non-numeric score {s!r}: expected a finite number or null")
+    if s is not None and not math.isfinite(s):
         raise err("score", f"expected a finite number or null, got {s!r}")
-    e = obj.get("error")
-    if e is not None and not isinstance(e, str):
-        raise err("error", f"expected a string or null, got {e!r}")
-    if s is None and not e:
+    if s is None and not obj.get("error") and not external:
         raise err("error", "score is null but no error says why")
-    d = obj.get("details", {})
-    if d is None:
-        d = {}
+    d = obj.get("details") or {}
     if not isinstance(d, dict):
         raise err("details", f"expected an object, got {type(d).__name__}")
     side = obj.get("side")
-    if side not in (None, "a", "b"):
+    if side not in ((None, "", "a", "b") if external else (None, "a", "b")):
         raise err("side", f"expected 'a', 'b' or null, got {side!r}")
-    system = obj.get("system")
-    if system is not None and not isinstance(system, str):
-        raise err("system", f"expected a string or null, got {system!r}")
     return {
-        "key": obj["key"],
-        "item": obj["item"],
-        "system": system,
-        "side": side,
+        "key": obj.get("key"),
+        "item": obj.get("item"),
+        "system": obj.get("system"),
+        "side": side or None,
         "metric": obj["metric"],
         "score": None if s is None else float(s),
-        "signature": obj["signature"],
+        "signature": obj.get("signature"),
         "details": d,
-        "error": e,
+        "error": obj.get("error"),
     }
 
 
@@ -381,7 +392,7 @@ def read_scores(path: str | Path, *, allow_empty: bool = False) -> list[dict[str
     rows: list[dict[str, Any]] = []
     first: dict[tuple[str, str], int] = {}
     for line, obj in iter_jsonl_objects(path):
-        row = _validate_row(obj, path, line)
+        row = check_score_row(obj, path, line)
         k = (row["key"], row["metric"])
         if k in first:
             raise InputError(

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import argparse
 
+from metajudge.cli_options import add_seed
+from metajudge.cli_types import positive_int
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     q = subparsers.add_parser(
@@ -29,9 +32,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "categories and binary labels, ordinal for graded scales with listed values, interval "
         "for continuous numbers)",
     )
-    q.add_argument("--seed", type=int, default=0, help="seed of the split-half splits (default 0)")
+    add_seed(q, "the split-half splits")
     q.add_argument(
-        "--splits", type=int, default=100, help="random splits for split-half (default 100)"
+        "--splits",
+        type=positive_int,
+        default=100,
+        help="random splits for split-half (default 100)",
     )
     q.add_argument(
         "--format",
@@ -46,9 +52,11 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from metajudge.data.registry import open_dataset
-    from metajudge.io import atomic_write
+    from metajudge.io import atomic_write, check_output_file
     from metajudge.metaeval.reliability import AgreementOptions, agreement
 
+    if args.output:
+        check_output_file(args.output, inputs=[args.input])
     ds = open_dataset(args.dataset, args.input, data_dir=args.data_dir)
     if args.subset:
         ds = ds.subset(args.subset)

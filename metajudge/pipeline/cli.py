@@ -9,6 +9,19 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
+from metajudge.cli_options import (
+    add_data_dir,
+    add_dataset_args,
+    add_epsilon,
+    add_format,
+    add_n_boot,
+    add_out,
+    add_quiet,
+    add_seed,
+)
+
+__all__ = ["add_dataset_args", "add_format", "add_quiet", "protocol_from_args", "register"]
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     q = subparsers.add_parser(
@@ -49,6 +62,8 @@ def _score_args(q: argparse.ArgumentParser) -> None:
 
 
 def _protocol_args(q: argparse.ArgumentParser) -> None:
+    from metajudge.cli_types import positive_int
+
     q.add_argument(
         "--protocol",
         choices=("pairwise-difference", "pointwise"),
@@ -81,29 +96,23 @@ def _protocol_args(q: argparse.ArgumentParser) -> None:
         action="store_true",
         help="correlation per input, then averaged (G-Eval / LFTQA-Eval)",
     )
-    q.add_argument(
-        "--epsilon", type=float, default=0.0, help="tie band of sign decisions (default 0)"
-    )
-    q.add_argument("--eps", dest="epsilon", type=float, help=argparse.SUPPRESS)
+    add_epsilon(q)
     q.add_argument(
         "--learn-epsilon",
         action="store_true",
         help="learn the tie band by k-fold CV (needs --normalize sign)",
     )
-    q.add_argument("--cv-folds", type=int, default=5)
+    q.add_argument(
+        "--cv-folds", type=positive_int, default=5, help="folds of --learn-epsilon (default 5)"
+    )
     q.add_argument(
         "--missing",
         choices=("drop", "median", "error"),
         help="a missing metric score: drop the pair, impute the median difference, or stop "
         "(default: median under minmax, as RAGChecker; drop otherwise). The count is printed",
     )
-    q.add_argument(
-        "--n-boot",
-        type=int,
-        default=1000,
-        help="bootstrap resamples of items (0: none; default 1000)",
-    )
-    q.add_argument("--seed", type=int, default=0)
+    add_n_boot(q)
+    add_seed(q)
     q.add_argument(
         "--no-compare", action="store_true", help="skip metric-vs-metric significance tests"
     )
@@ -121,10 +130,8 @@ def _run_args(q: argparse.ArgumentParser) -> None:
         help="recompute registry metrics even when OUT/scores.jsonl covers them "
         "(rows whose signature still matches are reused)",
     )
-    q.add_argument("--data-dir", help="local data folder (default: $METAJUDGE_DATA_DIR)")
-    q.add_argument(
-        "--out", required=True, help="run folder for scores.jsonl, result.json, tables and plots"
-    )
+    add_data_dir(q)
+    add_out(q, "run folder for scores.jsonl, result.json, tables and plots", required=True)
     add_quiet(q)
     add_format(q, ("md", "csv", "json", "tex"))
 
@@ -137,26 +144,6 @@ def _register_report(subparsers: argparse._SubParsersAction) -> None:  # type: i
     r.add_argument("--no-plots", action="store_true")
     add_format(r, ("md", "csv", "json", "tex", "html"))
     r.set_defaults(func=_cmd_report)
-
-
-def add_dataset_args(p: argparse.ArgumentParser) -> None:
-    """``--dataset NAME | --input FILE`` (one of them required)."""
-    g = p.add_mutually_exclusive_group(required=True)
-    g.add_argument("--dataset", help="registry dataset name (see `metajudge data list`)")
-    g.add_argument("--input", metavar="FILE", help="a canonical JSONL dataset file")
-
-
-def add_format(p: argparse.ArgumentParser, choices: tuple[str, ...] = ("md", "json")) -> None:
-    """``--format`` of what is printed (``--json`` a hidden alias)."""
-    p.add_argument("--format", choices=choices, default="md", help="what to print (default md)")
-    p.add_argument(
-        "--json", dest="format", action="store_const", const="json", help=argparse.SUPPRESS
-    )
-
-
-def add_quiet(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--quiet", action="store_true", help="print only the paths written")
-    p.add_argument("--no-progress", dest="quiet", action="store_true", help=argparse.SUPPRESS)
 
 
 def protocol_from_args(args: argparse.Namespace) -> object:
@@ -198,7 +185,10 @@ _RENDER = {
 
 def _cmd_meta_eval(args: argparse.Namespace) -> int:
     from metajudge.backends.cli import cli_backbone
+    from metajudge.io import check_out_dir
     from metajudge.pipeline.meta_eval import run_meta_eval
+
+    check_out_dir(args.out, inputs=[args.input, *args.scores])  # before any work
     from metajudge.reports import tables
 
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None

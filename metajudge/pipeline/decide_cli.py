@@ -6,28 +6,37 @@ Only argparse is imported here; the library loads inside each command.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
-from metajudge.pipeline.cli import add_dataset_args
-
-
-def _csv(s: str) -> list[str]:
-    return [x.strip() for x in s.split(",") if x.strip()]
+from metajudge.cli_options import (
+    add_data_dir,
+    add_dataset_args,
+    add_epsilon,
+    add_format,
+    add_n_boot,
+    add_out,
+    add_seed,
+)
+from metajudge.cli_options import csv_list as _csv
+from metajudge.cli_types import nonneg_float, positive_int, probability
 
 
 def _common(p: argparse.ArgumentParser, *, margin: bool = True) -> None:
     if margin:
         p.add_argument(
             "--margin",
-            type=float,
+            type=nonneg_float,
             default=0.05,
             help="non-inferiority margin δ on the agreement statistic (default 0.05: five points of "
             "correlation/accuracy, the smallest backbone gap the published comparisons call meaningful)",
         )
-    p.add_argument("--alpha", type=float, default=0.05, help="one-sided test level (default 0.05)")
-    p.add_argument("--n-boot", type=int, default=1000, help="bootstrap replicates (default 1000)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", help="write the decision report (.md, .json, plots) into this folder")
-    p.add_argument("--format", choices=["md", "json"], default="md", help="what to print")
+    p.add_argument(
+        "--alpha", type=probability, default=0.05, help="one-sided test level (default 0.05)"
+    )
+    add_n_boot(p)
+    add_seed(p)
+    add_out(p, "write the decision report (.md, .json, plots) into this folder")
+    add_format(p)
 
 
 def _scores(p: argparse.ArgumentParser) -> None:
@@ -48,11 +57,9 @@ def _scores(p: argparse.ArgumentParser) -> None:
         help="run the judge under these backbones",
     )
     p.add_argument("--subset", help="only this subset of the dataset")
-    p.add_argument("--limit", type=int, help="only the first N inputs")
-    p.add_argument(
-        "--epsilon", type=float, default=0.0, help="tie band of pairwise decisions (default 0)"
-    )
-    p.add_argument("--data-dir", help="local data folder (default $METAJUDGE_DATA_DIR)")
+    p.add_argument("--limit", type=positive_int, help="only the first N inputs")
+    add_epsilon(p, "pairwise decisions")
+    add_data_dir(p)
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -66,30 +73,49 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     s.add_argument("--x", required=True, help="the incumbent backbone")
     s.add_argument("--y", required=True, help="the candidate backbone")
     _common(s)
-    s.set_defaults(func=_cmd_swap)
+    s.set_defaults(func=_out_checked(_cmd_swap))
     v = dsub.add_parser("verdicts", help="released pairwise verdicts (JudgeBench outputs/*.jsonl)")
     v.add_argument("files", nargs="+", help="one JSONL file per judge")
     _common(v)
-    v.set_defaults(func=_cmd_verdicts)
+    v.set_defaults(func=_out_checked(_cmd_verdicts))
     f = dsub.add_parser("frontier", help="cost-agreement frontier of a published judge table")
     f.add_argument(
         "--input", metavar="FILE", help="table (default: AlpacaEval's, in the data folder)"
     )
-    f.add_argument("--data-dir", help="local data folder (default $METAJUDGE_DATA_DIR)")
+    add_data_dir(f)
     _common(f, margin=False)
-    f.set_defaults(func=_cmd_frontier)
+    f.set_defaults(func=_out_checked(_cmd_frontier))
     d = dsub.add_parser(
         "drift", help="two runs of a judge on the same anchor items; exit 1 on drift"
     )
     _scores(d)
     d.add_argument(
-        "--max-flip-rate", type=float, default=0.10, help="fail above this flip rate (default 0.10)"
+        "--max-flip-rate",
+        type=probability,
+        default=0.10,
+        help="fail above this flip rate (default 0.10)",
     )
     d.add_argument(
-        "--max-shift", type=float, help="fail when |mean score shift| exceeds this (CI excluding 0)"
+        "--max-shift",
+        type=nonneg_float,
+        help="fail when |mean score shift| exceeds this (CI excluding 0)",
     )
     _common(d, margin=False)
-    d.set_defaults(func=_cmd_drift)
+    d.set_defaults(func=_out_checked(_cmd_drift))
+
+
+def _out_checked(cmd: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """``cmd`` after ``--out`` is checked (a file, below a file, an input: refused before any work)."""
+
+    def run(args: argparse.Namespace) -> int:
+        if args.out:
+            from metajudge.io import check_out_dir
+
+            inputs = [getattr(args, "input", None), *getattr(args, "files", [])]
+            check_out_dir(args.out, inputs=inputs)
+        return cmd(args)
+
+    return run
 
 
 def _load_kw(args: argparse.Namespace) -> dict:

@@ -7,11 +7,17 @@ from __future__ import annotations
 
 import argparse
 
-from metajudge.pipeline.cli import add_dataset_args, add_format
-
-
-def _csv(s: str) -> list[str]:
-    return [x.strip() for x in s.split(",") if x.strip()]
+from metajudge.cli_options import (
+    add_data_dir,
+    add_dataset_args,
+    add_epsilon,
+    add_format,
+    add_n_boot,
+    add_out,
+    add_seed,
+)
+from metajudge.cli_options import csv_list as _csv
+from metajudge.cli_types import nonneg_float, positive_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -41,7 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="run the judge under these backbone configs, e.g. smollm2-135m,gemma3-270m",
     )
     p.add_argument("--subset", help="only this subset of the dataset (e.g. qtsumm)")
-    p.add_argument("--limit", type=int, help="only the first N inputs (all their responses)")
+    p.add_argument(
+        "--limit", type=positive_int, help="only the first N inputs (all their responses)"
+    )
     p.add_argument(
         "--dimension", help="human dimension to correlate with (default: from the metric name)"
     )
@@ -50,19 +58,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         choices=["grouped", "pooled", "pairs"],
         help="grouped (per-input Pearson averaged; LFTQA-Eval), pooled, or pairs (pairwise data); default by data kind",
     )
-    p.add_argument(
-        "--epsilon",
-        type=float,
-        default=0.0,
-        help="tie band of pairwise decisions, in score units (default 0)",
-    )
-    p.add_argument("--eps", dest="epsilon", type=float, help=argparse.SUPPRESS)
-    p.add_argument("--n-boot", type=int, default=1000, help="bootstrap replicates (default 1000)")
-    p.add_argument(
-        "--seed", type=int, default=0, help="seed of the bootstrap and the judges (default 0)"
-    )
-    p.add_argument("--data-dir", help="local data folder (default $METAJUDGE_DATA_DIR)")
-    p.add_argument("--out", help="write swap.md, swap.json and plots into this folder")
+    add_epsilon(p, "pairwise decisions, in score units")
+    add_n_boot(p)
+    add_seed(p, "the bootstrap and the judges")
+    add_data_dir(p)
+    add_out(p, "write swap.md, swap.json and plots into this folder")
     add_format(p)
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.set_defaults(func=_cmd_swap)
@@ -114,7 +114,7 @@ def _register_diagnostics(d: argparse.ArgumentParser) -> None:
         metavar="NAMES",
         help="backbone configs, e.g. smollm2-135m",
     )
-    d.add_argument("--limit", type=int, default=100, help="first N pairs (default 100)")
+    d.add_argument("--limit", type=positive_int, default=100, help="first N pairs (default 100)")
     d.add_argument("--dimension", help="label dimension (default: the card's first)")
     d.add_argument(
         "--tie-policy",
@@ -124,19 +124,19 @@ def _register_diagnostics(d: argparse.ArgumentParser) -> None:
     )
     d.add_argument(
         "--runs",
-        type=int,
+        type=positive_int,
         default=1,
         help="extra sampled runs with different seeds for run-to-run variance (default 1 = none)",
     )
     d.add_argument(
         "--temperature",
-        type=float,
+        type=nonneg_float,
         default=0.7,
         help="temperature of the repeated runs (default 0.7)",
     )
-    d.add_argument("--seed", type=int, default=0)
-    d.add_argument("--data-dir", help="local data folder (default $METAJUDGE_DATA_DIR)")
-    d.add_argument("--out", help="write diagnostics.md and diagnostics.json into this folder")
+    add_seed(d, "the repeated runs")
+    add_data_dir(d)
+    add_out(d, "write diagnostics.md and diagnostics.json into this folder")
     add_format(d)
     d.set_defaults(func=_cmd_diag)
 
@@ -166,9 +166,22 @@ def _register_baselines(sub: argparse._SubParsersAction) -> None:  # type: ignor
     b.set_defaults(func=lambda a: (b.print_help(), 2)[1])
 
 
+def _external_paths(specs: list[str]) -> list[str]:
+    """The files named by ``--external LABEL=PATH[:COLUMN]`` specs (bare names have none)."""
+    return [
+        spec.partition("=")[2].rpartition(":")[0] or spec.partition("=")[2]
+        for spec in specs
+        if "=" in spec
+    ]
+
+
 def _cmd_swap(args: argparse.Namespace) -> int:
+    from metajudge.io import check_out_dir
     from metajudge.pipeline.swap import run_backbone_swap
     from metajudge.reports.swap_report import swap_markdown, write_swap_report
+
+    if args.out:
+        check_out_dir(args.out, inputs=[args.input, *_external_paths(args.external)])
 
     res = run_backbone_swap(
         args.dataset,
@@ -198,8 +211,12 @@ def _cmd_swap(args: argparse.Namespace) -> int:
 
 
 def _cmd_diag(args: argparse.Namespace) -> int:
+    from metajudge.io import check_out_dir
     from metajudge.pipeline.diagnostics import run_judge_diagnostics
     from metajudge.reports.swap_report import diagnostics_markdown, write_diagnostics_report
+
+    if args.out:
+        check_out_dir(args.out, inputs=[args.input])
 
     diag = run_judge_diagnostics(
         args.dataset,

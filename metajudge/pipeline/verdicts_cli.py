@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 
+from metajudge.cli_options import add_n_boot, add_seed
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     from metajudge.metrics.judges.cli import judge_group
@@ -38,8 +40,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="double_game (JudgeBench: +1/-1 per order, correct if the sum > 0; default), "
         "single (the original order only), both_agree (both orders must equal the label)",
     )
-    q.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    q.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    add_seed(q)
+    add_n_boot(q)
     q.add_argument("--format", choices=("md", "csv", "json"), help="output format (default md)")
     q.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE (atomically)")
     q.set_defaults(func=_cmd_verdicts)
@@ -48,11 +50,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def _cmd_verdicts(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from metajudge.io import atomic_write
+    from metajudge.io import atomic_write, check_output_file
     from metajudge.metaeval.verdict_stats import evaluate_verdicts
     from metajudge.metaeval.verdicts import read_verdicts
     from metajudge.reports.verdicts import published_judgebench, render
 
+    if args.output:
+        check_output_file(args.output, inputs=args.input)
     judges = [read_verdicts(p) for p in args.input]
     res = evaluate_verdicts(judges, args.protocol, seed=args.seed, n_boot=args.n_boot)
     pub = published_judgebench() if args.protocol == "double_game" else {}

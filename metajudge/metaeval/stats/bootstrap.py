@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from metajudge.limits import check_allocation
 from metajudge.metaeval.stats.correlation import (
     CORRELATIONS,
     _as_xy,
@@ -32,6 +33,9 @@ def bootstrap_indices(n_items: int, n_boot: int, rng: np.random.Generator) -> np
     """
     if n_items < 1 or n_boot < 1:
         raise ValueError("n_items and n_boot must be positive")
+    # every analysis draws its resamples here: refuse before allocating the draw's peak
+    # (indices, flat indices, counts, float weights: four n_boot x n_items arrays)
+    check_allocation(n_boot, n_items, 4)
     return rng.integers(0, n_items, size=(n_boot, n_items))
 
 
