@@ -39,18 +39,28 @@ _LAZY: dict[str, tuple[str, str]] = {
     "judge_frontier": ("metajudge.pipeline.decide", "run_frontier_table"),
     "drift": ("metajudge.pipeline.decide", "run_drift"),
     "ppi_mean": ("metajudge.metaeval.decide.ppi", "ppi_mean"),
+    # one metric on hand-made inputs (notebooks/03_mtraig_eval_walkthrough.ipynb)
+    "get_metric": ("metajudge.metrics.registry", "get_metric"),
+    "list_metrics": ("metajudge.metrics.registry", "list_metrics"),
+    "Input": ("metajudge.data.formats", "Input"),
+    "ScoreItem": ("metajudge.metrics.base", "ScoreItem"),
+    "response_key": ("metajudge.data.formats", "response_key"),
 }
 
 __all__ = [
+    "Input",
     "MetaEvalResult",
     "Protocol",
+    "ScoreItem",
     "__version__",
     "backbone_swap",
     "decide",
     "decide_verdicts",
     "drift",
+    "get_metric",
     "judge_diagnostics",
     "judge_frontier",
+    "list_metrics",
     "load_dataset",
     "load_file",
     "markdown",
@@ -58,6 +68,7 @@ __all__ = [
     "plot",
     "ppi_mean",
     "read_scores",
+    "response_key",
     "score",
     "shipped_scores",
 ]

@@ -77,6 +77,9 @@ def test_notebooks_hold_no_library_logic() -> None:
         assert "def " not in src and "class " not in src, (
             f"{p.name} defines functions: move them into the library"
         )
+        assert "from metajudge." not in src and "import metajudge." not in src, (
+            f"{p.name} imports internal modules: use the public API (import metajudge as mj)"
+        )
 
 
 def test_notebook_ragchecker_meta_eval(data_dir: Path) -> None:
