@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import argparse
 
-from metajudge.cli_types import bounded_int, nonneg_float, seed
+from metajudge.cli_types import bounded_int, nonneg_float, positive_int, seed
 
 #: Most bootstrap resamples a command accepts (the memory needed is checked as well, see
 #: :func:`metajudge.limits.check_allocation`).
@@ -86,3 +86,31 @@ def add_out(p: argparse.ArgumentParser, what: str, *, required: bool = False) ->
 
 def add_data_dir(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data-dir", help="local data folder (default: $METAJUDGE_DATA_DIR)")
+
+
+def add_judge_scores(p: argparse.ArgumentParser) -> None:
+    """Where the scores of one judge metric under several backbones come from (``backbone-swap``,
+    ``decide swap|drift``): ``--dataset | --input``, ``--metric``, ``--external``, ``--backbones``,
+    ``--subset``, ``--limit``."""
+    add_dataset_args(p)
+    p.add_argument("--metric", required=True, help="judge metric, e.g. geval_faithfulness")
+    p.add_argument(
+        "--external",
+        type=csv_list,
+        default=[],
+        metavar="SPECS",
+        help="comma-separated external score columns: LABEL=PATH[:COLUMN], or bare backbone names "
+        "whose judge column the dataset's card declares (lftqa_eval: gpt-4o,gpt-4o-mini,"
+        "Meta-Llama-3.1-70B-Instruct-Turbo)",
+    )
+    p.add_argument(
+        "--backbones",
+        type=csv_list,
+        default=[],
+        metavar="NAMES",
+        help="run the judge under these backbone configs, e.g. smollm2-135m,gemma3-270m",
+    )
+    p.add_argument("--subset", help="only this subset of the dataset (e.g. qtsumm)")
+    p.add_argument(
+        "--limit", type=positive_int, help="only the first N inputs (all their responses)"
+    )

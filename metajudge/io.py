@@ -88,6 +88,30 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
+def _parents_are_folders(p: Path, field: str) -> None:
+    """Refuse ``p`` when its nearest existing parent is a file (``x.jsonl/out``)."""
+    from metajudge.errors import InputError
+
+    for parent in p.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise InputError(f"{parent} is a file, not a folder", path=p, field=field)
+            return
+
+
+def _not_an_input(p: Path, inputs: Sequence[str | Path | None], field: str) -> None:
+    """Refuse an output path that is one of ``inputs`` (an input is never overwritten)."""
+    from metajudge.errors import InputError
+
+    for src in inputs:
+        if src is not None and _same_file(p, Path(src)):
+            raise InputError(
+                "is also an input; write the output elsewhere (inputs are never overwritten)",
+                path=p,
+                field=field,
+            )
+
+
 def check_output_file(
     path: str | Path, *, inputs: Sequence[str | Path | None] = (), field: str = "--output"
 ) -> Path:
@@ -98,18 +122,8 @@ def check_output_file(
     p = Path(path)
     if p.is_dir():
         raise InputError("is a folder; give a file name", path=p, field=field)
-    for parent in p.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise InputError(f"{parent} is a file, not a folder", path=p, field=field)
-            break
-    for src in inputs:
-        if src is not None and _same_file(p, Path(src)):
-            raise InputError(
-                "is also an input; write the output elsewhere (inputs are never overwritten)",
-                path=p,
-                field=field,
-            )
+    _parents_are_folders(p, field)
+    _not_an_input(p, inputs, field)
     return p
 
 
@@ -140,14 +154,8 @@ def check_out_dir(
     p = Path(path)
     if p.exists() and not p.is_dir():
         raise InputError("is a file; --out takes a folder", path=p, field=field)
-    for parent in p.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise InputError(f"{parent} is a file, not a folder", path=p, field=field)
-            break
-    for src in inputs:
-        if src is not None and _same_file(p, Path(src)):
-            raise InputError("is also an input", path=p, field=field)
+    _parents_are_folders(p, field)
+    _not_an_input(p, inputs, field)
     return p
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from metajudge.cli_options import add_format
+
 BACKBONE_HELP = "judge backbone (default: $METAJUDGE_BACKBONE or smollm2-135m)"
 
 
@@ -18,14 +20,6 @@ def cli_backbone(value: str | None) -> str:
     from metajudge.backends.registry import DEFAULT_BACKEND
 
     return value or os.environ.get("METAJUDGE_BACKBONE") or DEFAULT_BACKEND
-
-
-def add_format(p: argparse.ArgumentParser, choices: tuple[str, ...] = ("md", "json")) -> None:
-    """``--format`` (and the hidden old ``--json``) on a command that prints a table."""
-    p.add_argument("--format", choices=choices, default=choices[0], help="output format")
-    p.add_argument(
-        "--json", dest="format", action="store_const", const="json", help=argparse.SUPPRESS
-    )
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

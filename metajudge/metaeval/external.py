@@ -130,8 +130,8 @@ class KeyMap:
 
     def keys(self) -> set[str]:
         if self.pairwise:
-            return {f"{i}::{s}" for i in self.sides for s in ("a", "b")}
-        return {f"{i}::{s}" for i, ss in self.systems.items() for s in ss}
+            return {response_key(i, s) for i in self.sides for s in ("a", "b")}
+        return {response_key(i, s) for i, ss in self.systems.items() for s in ss}
 
     def resolve(
         self, item: str, system: str | None, side: str | None, *, where: dict[str, Any]
@@ -155,7 +155,7 @@ class KeyMap:
                         field="system",
                         **where,
                     )
-                return sys_, side, f"{item}::{side}"
+                return sys_, side, response_key(item, side)
             if system == sa and system == sb:
                 raise InputError(
                     f"both sides of pair {item!r} are {system!r}: give a 'side' column",
@@ -163,9 +163,9 @@ class KeyMap:
                     **where,
                 )
             if system == sa:
-                return sa, "a", f"{item}::a"
+                return sa, "a", response_key(item, "a")
             if system == sb:
-                return sb, "b", f"{item}::b"
+                return sb, "b", response_key(item, "b")
             raise InputError(
                 f"unknown system {system!r} for pair {item!r} (its systems: {sa!r}, {sb!r})",
                 field="system",
@@ -179,7 +179,7 @@ class KeyMap:
             raise InputError(
                 f"unknown system {system!r} for item {item!r}", field="system", **where
             )
-        return system, None, f"{item}::{system}"
+        return system, None, response_key(item, system)
 
 
 def _num(v: Any, *, field: str, where: dict[str, Any]) -> float | None:

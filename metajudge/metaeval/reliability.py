@@ -33,6 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from metajudge.metaeval.agreement import Level, cohen_kappa, krippendorff_alpha
+from metajudge.metaeval.stats.correlation import pearson
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -249,7 +250,7 @@ def split_half(
         h2 = (v * second).sum(1) / second.sum(1)
         if h1.std() == 0 or h2.std() == 0:
             continue
-        rs.append(float(np.corrcoef(h1, h2)[0, 1]))
+        rs.append(pearson(h1, h2))  # the one Pearson (metaeval/stats/correlation.py)
     if not rs:
         return float("nan"), float("nan")
     sb = [2 * r / (1 + r) for r in rs]

@@ -172,6 +172,33 @@ def _read_rows(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
     return col.rows
 
 
+def _add_wide_row(
+    col: _Collector,
+    p: Path,
+    ids: tuple[str, str | None, str | None],
+    cells: Iterable[tuple[str, Any, str]],
+    where: dict[str, Any],
+    label: str,
+) -> None:
+    """One row of a wide table (CSV or JSON): a score row per ``(header, value, field)`` cell,
+    the header's ``:lower``/``:higher`` suffix kept as the column's direction."""
+    item, system, side = ids
+    for header, value, field in cells:
+        m, direction = split_header(header)
+        score = _num(value, field=field, where=where)
+        row = make_row(
+            item=item,
+            system=system,
+            side=side,
+            metric=m,
+            score=score,
+            signature=f"{m}|source:{p.name}|external",
+            error=_missing_error(score),
+            direction=direction,
+        )
+        col.add(row, where, label)
+
+
 def _read_wide_csv(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
     km = KeyMap(records)
     col = _Collector()
@@ -195,23 +222,8 @@ def _read_wide_csv(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
             where = {"path": p, "line": lineno}
             item, system, side = _row_ids(row, where)
             sys_, side_, _ = km.resolve(item, system, side, where=where)
-            for h in metrics:
-                m, direction = split_header(h)
-                score = _num(row.get(h), field=h, where=where)
-                col.add(
-                    make_row(
-                        item=item,
-                        system=sys_,
-                        side=side_,
-                        metric=m,
-                        score=score,
-                        signature=f"{m}|source:{p.name}|external",
-                        error=_missing_error(score),
-                        direction=direction,
-                    ),
-                    where,
-                    f"line {lineno}",
-                )
+            cells = ((h, row.get(h), h) for h in metrics)
+            _add_wide_row(col, p, (item, sys_, side_), cells, where, f"line {lineno}")
     return col.rows
 
 
@@ -229,23 +241,6 @@ def _read_wide_json(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
             raise InputError("expected an object", field=f"[{i}]", **where)
         item, system, side = _row_ids(obj, where, f"[{i}].")
         sys_, side_, _ = km.resolve(item, system, side, where=where)
-        for h, v in obj.items():
-            if h in ID_COLUMNS:
-                continue
-            m, direction = split_header(h)
-            score = _num(v, field=f"[{i}].{h}", where=where)
-            col.add(
-                make_row(
-                    item=item,
-                    system=sys_,
-                    side=side_,
-                    metric=m,
-                    score=score,
-                    signature=f"{m}|source:{p.name}|external",
-                    error=_missing_error(score),
-                    direction=direction,
-                ),
-                where,
-                f"[{i}]",
-            )
+        cells = ((h, v, f"[{i}].{h}") for h, v in obj.items() if h not in ID_COLUMNS)
+        _add_wide_row(col, p, (item, sys_, side_), cells, where, f"[{i}]")
     return col.rows

@@ -10,7 +10,8 @@ from typing import Any
 
 
 def register(subparsers: Any) -> None:
-    from metajudge.backends.cli import BACKBONE_HELP, add_format
+    from metajudge.backends.cli import BACKBONE_HELP
+    from metajudge.cli_options import add_format
 
     p = subparsers.add_parser(
         "score",

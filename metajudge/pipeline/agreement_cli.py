@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from metajudge.cli_options import add_seed
+from metajudge.cli_options import add_data_dir, add_seed
 from metajudge.cli_types import positive_int
 
 
@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     g = q.add_mutually_exclusive_group(required=True)
     g.add_argument("--dataset", metavar="NAME", help="a built-in dataset (see `data list`)")
     g.add_argument("--input", metavar="FILE", help="a canonical JSONL file (or an upstream file)")
-    q.add_argument("--data-dir", help="local data folder (default: $METAJUDGE_DATA_DIR)")
+    add_data_dir(q)
     q.add_argument("--subset", help="only this subset of the dataset")
     q.add_argument(
         "--level-of-measurement",

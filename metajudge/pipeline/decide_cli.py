@@ -8,17 +8,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from metajudge.cli_options import (
-    add_data_dir,
-    add_dataset_args,
-    add_epsilon,
-    add_format,
-    add_n_boot,
-    add_out,
-    add_seed,
-)
-from metajudge.cli_options import csv_list as _csv
-from metajudge.cli_types import nonneg_float, positive_int, probability
+from metajudge import cli_options as opt
+from metajudge.cli_types import nonneg_float, probability
 
 
 def _common(p: argparse.ArgumentParser, *, margin: bool = True) -> None:
@@ -33,33 +24,16 @@ def _common(p: argparse.ArgumentParser, *, margin: bool = True) -> None:
     p.add_argument(
         "--alpha", type=probability, default=0.05, help="one-sided test level (default 0.05)"
     )
-    add_n_boot(p)
-    add_seed(p)
-    add_out(p, "write the decision report (.md, .json, plots) into this folder")
-    add_format(p)
+    opt.add_n_boot(p)
+    opt.add_seed(p)
+    opt.add_out(p, "write the decision report (.md, .json, plots) into this folder")
+    opt.add_format(p)
 
 
 def _scores(p: argparse.ArgumentParser) -> None:
-    add_dataset_args(p)
-    p.add_argument("--metric", required=True, help="judge metric, e.g. geval_faithfulness")
-    p.add_argument(
-        "--external",
-        type=_csv,
-        default=[],
-        metavar="SPECS",
-        help="score columns as for backbone-swap",
-    )
-    p.add_argument(
-        "--backbones",
-        type=_csv,
-        default=[],
-        metavar="NAMES",
-        help="run the judge under these backbones",
-    )
-    p.add_argument("--subset", help="only this subset of the dataset")
-    p.add_argument("--limit", type=positive_int, help="only the first N inputs")
-    add_epsilon(p, "pairwise decisions")
-    add_data_dir(p)
+    opt.add_judge_scores(p)
+    opt.add_epsilon(p, "pairwise decisions")
+    opt.add_data_dir(p)
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -82,7 +56,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     f.add_argument(
         "--input", metavar="FILE", help="table (default: AlpacaEval's, in the data folder)"
     )
-    add_data_dir(f)
+    opt.add_data_dir(f)
     _common(f, margin=False)
     f.set_defaults(func=_out_checked(_cmd_frontier))
     d = dsub.add_parser(

@@ -6,16 +6,10 @@ Only argparse is imported here; the library loads inside each command.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from typing import Any
 
-from metajudge.cli_options import (
-    add_data_dir,
-    add_dataset_args,
-    add_epsilon,
-    add_format,
-    add_n_boot,
-    add_out,
-    add_seed,
-)
+from metajudge import cli_options as opt
 from metajudge.cli_options import csv_list as _csv
 from metajudge.cli_types import nonneg_float, positive_int
 
@@ -28,28 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "with bootstrap CIs, Cohen's κ and flip rate on pairwise decisions, Krippendorff's α, each backbone's "
         "human correlation with CIs and paired tests of the differences, and a verdict per backbone pair.",
     )
-    add_dataset_args(p)
-    p.add_argument("--metric", required=True, help="judge metric, e.g. geval_faithfulness")
-    p.add_argument(
-        "--external",
-        type=_csv,
-        default=[],
-        metavar="SPECS",
-        help="comma-separated external score columns: LABEL=PATH[:COLUMN], or bare backbone names "
-        "whose judge column the dataset's card declares (lftqa_eval: gpt-4o,gpt-4o-mini,"
-        "Meta-Llama-3.1-70B-Instruct-Turbo)",
-    )
-    p.add_argument(
-        "--backbones",
-        type=_csv,
-        default=[],
-        metavar="NAMES",
-        help="run the judge under these backbone configs, e.g. smollm2-135m,gemma3-270m",
-    )
-    p.add_argument("--subset", help="only this subset of the dataset (e.g. qtsumm)")
-    p.add_argument(
-        "--limit", type=positive_int, help="only the first N inputs (all their responses)"
-    )
+    opt.add_judge_scores(p)
     p.add_argument(
         "--dimension", help="human dimension to correlate with (default: from the metric name)"
     )
@@ -58,12 +31,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         choices=["grouped", "pooled", "pairs"],
         help="grouped (per-input Pearson averaged; LFTQA-Eval), pooled, or pairs (pairwise data); default by data kind",
     )
-    add_epsilon(p, "pairwise decisions, in score units")
-    add_n_boot(p)
-    add_seed(p, "the bootstrap and the judges")
-    add_data_dir(p)
-    add_out(p, "write swap.md, swap.json and plots into this folder")
-    add_format(p)
+    opt.add_epsilon(p, "pairwise decisions, in score units")
+    opt.add_n_boot(p)
+    opt.add_seed(p, "the bootstrap and the judges")
+    opt.add_data_dir(p)
+    opt.add_out(p, "write swap.md, swap.json and plots into this folder")
+    opt.add_format(p)
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.set_defaults(func=_cmd_swap)
 
@@ -106,7 +79,7 @@ def register_judge_diagnostics(sub: argparse._SubParsersAction) -> None:  # type
 
 
 def _register_diagnostics(d: argparse.ArgumentParser) -> None:
-    add_dataset_args(d)
+    opt.add_dataset_args(d)
     d.add_argument(
         "--backbones",
         type=_csv,
@@ -134,10 +107,10 @@ def _register_diagnostics(d: argparse.ArgumentParser) -> None:
         default=0.7,
         help="temperature of the repeated runs (default 0.7)",
     )
-    add_seed(d, "the repeated runs")
-    add_data_dir(d)
-    add_out(d, "write diagnostics.md and diagnostics.json into this folder")
-    add_format(d)
+    opt.add_seed(d, "the repeated runs")
+    opt.add_data_dir(d)
+    opt.add_out(d, "write diagnostics.md and diagnostics.json into this folder")
+    opt.add_format(d)
     d.set_defaults(func=_cmd_diag)
 
 
@@ -153,7 +126,7 @@ def _register_baselines(sub: argparse._SubParsersAction) -> None:  # type: ignor
     )
     r.add_argument("--out-dir", dest="out", help=argparse.SUPPRESS)
     r.add_argument("--datasets", type=_csv, default=[], help="only these datasets")
-    r.add_argument("--data-dir", help="local data folder (default $METAJUDGE_DATA_DIR)")
+    opt.add_data_dir(r)
     r.set_defaults(func=_cmd_baselines_regen)
     c = bsub.add_parser(
         "check", help="recompute and compare with the stored files (exit 1 on a moved correlation)"
@@ -161,7 +134,7 @@ def _register_baselines(sub: argparse._SubParsersAction) -> None:  # type: ignor
     c.add_argument("--out", default="baselines", help="folder of the stored JSON files")
     c.add_argument("--out-dir", dest="out", help=argparse.SUPPRESS)
     c.add_argument("--datasets", type=_csv, default=[])
-    c.add_argument("--data-dir")
+    opt.add_data_dir(c)
     c.set_defaults(func=_cmd_baselines_check)
     b.set_defaults(func=lambda a: (b.print_help(), 2)[1])
 
@@ -173,6 +146,26 @@ def _external_paths(specs: list[str]) -> list[str]:
         for spec in specs
         if "=" in spec
     ]
+
+
+def _emit(
+    args: argparse.Namespace,
+    res: Any,
+    markdown: Callable[[Any], str],
+    write: Callable[[Any, str], dict[str, Any]],
+    **html: Any,
+) -> int:
+    """Print the result (``--format``); with ``--out``, write its report files and report.html."""
+    print(res.to_json() if args.format == "json" else markdown(res))
+    if args.out:
+        paths = write(res, args.out)
+        from metajudge.pipeline.html_report import write_html_report
+
+        paths["html"] = write_html_report(
+            args.out, input_file=args.input, data_dir=args.data_dir, **html
+        )
+        print("wrote " + ", ".join(str(p) for p in paths.values()))
+    return 0
 
 
 def _cmd_swap(args: argparse.Namespace) -> int:
@@ -198,16 +191,13 @@ def _cmd_swap(args: argparse.Namespace) -> int:
         human_protocol=args.human_protocol,
         data_dir=args.data_dir,
     )
-    print(res.to_json() if args.format == "json" else swap_markdown(res))
-    if args.out:
-        paths = write_swap_report(res, args.out, plots=not args.no_plots)
-        from metajudge.pipeline.html_report import write_html_report
-
-        paths["html"] = write_html_report(
-            args.out, external=args.external, input_file=args.input, data_dir=args.data_dir
-        )
-        print("wrote " + ", ".join(str(p) for p in paths.values()))
-    return 0
+    return _emit(
+        args,
+        res,
+        swap_markdown,
+        lambda r, out: write_swap_report(r, out, plots=not args.no_plots),
+        external=args.external,
+    )
 
 
 def _cmd_diag(args: argparse.Namespace) -> int:
@@ -230,14 +220,7 @@ def _cmd_diag(args: argparse.Namespace) -> int:
         seed=args.seed,
         data_dir=args.data_dir,
     )
-    print(diag.to_json() if args.format == "json" else diagnostics_markdown(diag))
-    if args.out:
-        paths = write_diagnostics_report(diag, args.out)
-        from metajudge.pipeline.html_report import write_html_report
-
-        paths["html"] = write_html_report(args.out, input_file=args.input, data_dir=args.data_dir)
-        print("wrote " + ", ".join(str(p) for p in paths.values()))
-    return 0
+    return _emit(args, diag, diagnostics_markdown, write_diagnostics_report)
 
 
 def _cmd_baselines_regen(args: argparse.Namespace) -> int:

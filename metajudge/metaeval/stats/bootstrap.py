@@ -54,6 +54,25 @@ def _row_weights(groups: np.ndarray | None, n_rows: int, W_items: np.ndarray) ->
     return W_items[:, groups]
 
 
+def resample_rows(
+    groups: Sequence[object] | np.ndarray | None,
+    n_rows: int,
+    *,
+    n_boot: int,
+    rng: np.random.Generator,
+    weights: np.ndarray | None = None,
+) -> np.ndarray:
+    """``(B, n_rows)`` weights of the grouped item bootstrap: items (``groups``; ``None``: each
+    row its own item) drawn with :func:`bootstrap_weights`, or ``weights`` of shape
+    ``(B, n_items)`` passed in to pair several statistics on the same resamples; every row takes
+    its item's count."""
+    gi, n_items = _group_index(groups, n_rows)
+    W_items = weights if weights is not None else bootstrap_weights(n_items, n_boot, rng)
+    if W_items.shape[1] != n_items:
+        raise ValueError(f"weights have {W_items.shape[1]} columns for {n_items} items")
+    return _row_weights(gi, n_rows, W_items)
+
+
 def _group_index(
     groups: Sequence[object] | np.ndarray | None, n: int
 ) -> tuple[np.ndarray | None, int]:
@@ -149,11 +168,7 @@ def bootstrap_ci(
     resamples). Percentile interval at ``level``.
     """
     xa, ya = _as_xy(x, y)
-    gi, n_items = _group_index(groups, xa.size)
-    W_items = weights if weights is not None else bootstrap_weights(n_items, n_boot, rng)
-    if W_items.shape[1] != n_items:
-        raise ValueError(f"weights have {W_items.shape[1]} columns for {n_items} items")
-    W = _row_weights(gi, xa.size, W_items)
+    W = resample_rows(groups, xa.size, n_boot=n_boot, rng=rng, weights=weights)
     samples = weighted_statistic(statistic, xa, ya, W)
     est = float(weighted_statistic(statistic, xa, ya, np.ones((1, xa.size)))[0])
     lo, hi = percentile_ci(samples, level)

@@ -10,10 +10,9 @@ import numpy as np
 
 from metajudge.metaeval.stats.bootstrap import (
     _group_index,
-    _row_weights,
     bootstrap_p_value,
-    bootstrap_weights,
     percentile_ci,
+    resample_rows,
 )
 from metajudge.metaeval.stats.correlation import (
     CORRELATIONS,
@@ -58,9 +57,7 @@ def paired_bootstrap_diff(
     """
     a1, ya = _as_xy(x1, y)
     a2, _ = _as_xy(x2, y)
-    gi, n_items = _group_index(groups, ya.size)
-    W_items = weights if weights is not None else bootstrap_weights(n_items, n_boot, rng)
-    W = _row_weights(gi, ya.size, W_items)
+    W = resample_rows(groups, ya.size, n_boot=n_boot, rng=rng, weights=weights)
     d = weighted_statistic(statistic, a1, ya, W) - weighted_statistic(statistic, a2, ya, W)
     obs = statistic_fn(statistic)(a1, ya) - statistic_fn(statistic)(a2, ya)
     lo, hi = percentile_ci(d, level)

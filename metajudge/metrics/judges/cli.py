@@ -13,6 +13,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from metajudge.cli_options import add_data_dir, add_seed
+from metajudge.cli_types import positive_int
+
 
 def _output(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("-o", "--output", help=f"write {what} as JSON to this file")
@@ -70,7 +73,7 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="final accuracy only (no gold-fact coverage judging)",
     )
-    m.add_argument("--data-dir")
+    add_data_dir(m)
     _output(m, "the full result (per-question verdicts)")
     m.set_defaults(func=_cmd_mudabench)
 
@@ -84,11 +87,14 @@ def register(subparsers: Any) -> None:
         help="comma-separated (default: $METAJUDGE_BACKBONE or smollm2-135m)",
     )
     p.add_argument(
-        "--golds", type=int, default=20, help="gold answers to derive probes from (default 20)"
+        "--golds",
+        type=positive_int,
+        default=20,
+        help="gold answers to derive probes from (default 20)",
     )
-    p.add_argument("--seed", type=int, default=0)
+    add_seed(p, "the probes")
     _prompt_variant(p)
-    p.add_argument("--data-dir")
+    add_data_dir(p)
     _output(p, "probes and results")
     p.set_defaults(func=_cmd_probe)
 
@@ -97,11 +103,11 @@ def register(subparsers: Any) -> None:
         help="MT-RAIG faithfulness: references vs number-perturbed copies, per_claim vs batched",
     )
     _backbone(t)
-    t.add_argument("--items", type=int, default=20)
-    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--items", type=positive_int, default=20)
+    add_seed(t, "the perturbations")
     t.add_argument("--modes", default="per_claim,batched")
     _prompt_variant(t)
-    t.add_argument("--data-dir")
+    add_data_dir(t)
     _output(t, "the result")
     t.set_defaults(func=_cmd_perturb)
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from metajudge.backends.base import TokenLogprob
 from metajudge.metrics.judges.verdicts import (  # noqa: F401 - verdict parsers live there
+    json_object,
     parse_verdict,
     parse_verdict_list,
 )
@@ -254,21 +255,6 @@ def parse_list(
     return _dedupe(items, max_items) if dedupe else items
 
 
-def _json_object(text: str) -> dict | None:
-    t = (text or "").strip()
-    i = t.find("{")
-    if i < 0:
-        return None
-    j = t.rfind("}")
-    if j > i:
-        try:
-            obj = json.loads(t[i : j + 1])
-            return obj if isinstance(obj, dict) else None
-        except json.JSONDecodeError:
-            pass
-    return None
-
-
 # ---------------------------------------------------------------------------------------------
 # Topic matching (MT-RAIG completeness)
 
@@ -328,7 +314,7 @@ def parse_matching(text: str, n_a: int, n_b: int) -> Matching | None:
     >>> parse_matching("Topic set A: 1. x\\n2. y\\nTopic set B:", 2, 2) is None
     True
     """
-    obj = _json_object(text)
+    obj = json_object(text)
     if obj is not None and ("matched_a" in obj or "matched_b" in obj):
         a_raw, b_raw = obj.get("matched_a", []), obj.get("matched_b", [])
         if not isinstance(a_raw, list) or not isinstance(b_raw, list):
@@ -369,7 +355,7 @@ def parse_equivalence(text: str) -> tuple[int | None, str]:
     >>> parse_equivalence("")
     (None, '')
     """
-    obj = _json_object(text)
+    obj = json_object(text)
     if obj is not None and "equivalent" in obj:
         v = obj["equivalent"]
         verdict = int(v) if isinstance(v, bool) else parse_verdict(str(v))
@@ -418,7 +404,7 @@ def parse_fact_labels(text: str, n: int) -> list[str | None] | None:
                 return lab
         return None
 
-    obj = _json_object(text)
+    obj = json_object(text)
     labels: list[str | None]
     if obj is not None and isinstance(obj.get("facts"), list):
         labels = [one(x) for x in obj["facts"]]

@@ -243,7 +243,9 @@ def parse_verdict(text: str, *, partial: float = 0.0) -> int | float | None:
     return int(v) if v in (0.0, 1.0) else v
 
 
-def _json_object(text: str) -> dict | None:
+def json_object(text: str) -> dict | None:
+    """The outermost ``{...}`` of a judge reply parsed as a JSON object; ``None`` if there is none
+    (the one lenient JSON reader of the judge parsers)."""
     t = (text or "").strip()
     i = t.find("{")
     if i < 0:
@@ -281,7 +283,7 @@ def parse_verdict_list(
     >>> parse_verdict_list('{"verdicts": [{"id": 1, "title": "No"', 1) is None
     True
     """
-    obj = _json_object(text)
+    obj = json_object(text)
     vals: list[int | float | None] = []
     if obj is not None and isinstance(obj.get("verdicts"), list):
         for v in obj["verdicts"]:
