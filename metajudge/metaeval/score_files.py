@@ -65,9 +65,12 @@ def detect_format(path: str | Path) -> str:
 
 
 def read_score_file(
-    path: str | Path, records: Sequence[Any], *, fmt: str | None = None
+    path: str | Path, records: Sequence[Any], *, fmt: str | None = None, labels: bool = False
 ) -> list[ScoreRow]:
-    """Read any supported score file and check it against the dataset's ``records``."""
+    """Read any supported score file and check it against the dataset's ``records``.
+
+    ``labels=True`` (categorical datasets): a non-numeric cell is a label string, kept in the
+    row's ``label`` (``score`` None), instead of an error."""
     p = Path(path)
     fmt = fmt or detect_format(p)
     if fmt == "ragchecker":
@@ -79,11 +82,11 @@ def read_score_file(
     if fmt == "hanna":
         return hanna_metric_scores(p, records=records)
     if fmt == "jsonl":
-        return _read_rows(p, records)
+        return _read_rows(p, records, labels)
     if fmt == "csv":
-        return _read_wide_csv(p, records)
+        return _read_wide_csv(p, records, labels)
     if fmt == "json":
-        return _read_wide_json(p, records)
+        return _read_wide_json(p, records, labels)
     raise InputError(f"unknown score-file format {fmt!r}", path=p)
 
 
@@ -129,7 +132,25 @@ def split_header(name: str) -> tuple[str, str | None]:
     return (base, d) if sep and base and d in DIRECTIONS else (name, None)
 
 
-def _read_rows(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
+def _cell(
+    v: Any, *, field: str, where: dict[str, Any], labels: bool
+) -> tuple[float | None, str | None]:
+    """``(score, label)`` of a cell: a label string only when ``labels`` and not a number."""
+    if labels and isinstance(v, str) and v.strip():
+        try:
+            float(v)
+        except ValueError:
+            return None, v.strip()
+    return _num(v, field=field, where=where), None
+
+
+def _labelled(row: ScoreRow, label: str | None) -> ScoreRow:
+    if label is not None:
+        row.update(label=label, error=None)
+    return row
+
+
+def _read_rows(p: Path, records: Sequence[Any], labels: bool = False) -> list[ScoreRow]:
     """JSONL (or a JSON list) of canonical score rows."""
     from metajudge.data.formats import iter_jsonl_objects
 
@@ -151,19 +172,24 @@ def _read_rows(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
             raise InputError("missing required field", field=pre + "score", **where)
         item, system, side = _row_ids(obj, where, pre)
         sys_, side_, _key = km.resolve(item, system, side, where=where)
-        score = _num(obj["score"], field=pre + "score", where=where)
+        score, label = _cell(obj["score"], field=pre + "score", where=where, labels=labels)
         err = obj.get("error") if score is None else None
         col.add(
-            make_row(
-                item=item,
-                system=sys_,
-                side=side_,
-                metric=metric,
-                score=score,
-                signature=str(obj.get("signature") or f"{metric}|external"),
-                details=obj.get("details") if isinstance(obj.get("details"), Mapping) else None,
-                error=err or _missing_error(score),
-                direction=_direction(obj.get("direction"), field=pre + "direction", where=where),
+            _labelled(
+                make_row(
+                    item=item,
+                    system=sys_,
+                    side=side_,
+                    metric=metric,
+                    score=score,
+                    signature=str(obj.get("signature") or f"{metric}|external"),
+                    details=obj.get("details") if isinstance(obj.get("details"), Mapping) else None,
+                    error=err or _missing_error(score),
+                    direction=_direction(
+                        obj.get("direction"), field=pre + "direction", where=where
+                    ),
+                ),
+                label,
             ),
             where,
             f"line {line}" if line else f"[{idx}]",
@@ -171,7 +197,7 @@ def _read_rows(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
     return col.rows
 
 
-def _read_wide_csv(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
+def _read_wide_csv(p: Path, records: Sequence[Any], labels: bool = False) -> list[ScoreRow]:
     km = KeyMap(records)
     col = _Collector()
     delim = "\t" if p.suffix.lower() == ".tsv" else ","
@@ -196,17 +222,20 @@ def _read_wide_csv(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
             sys_, side_, _ = km.resolve(item, system, side, where=where)
             for h in metrics:
                 m, direction = split_header(h)
-                score = _num(row.get(h), field=h, where=where)
+                score, label = _cell(row.get(h), field=h, where=where, labels=labels)
                 col.add(
-                    make_row(
-                        item=item,
-                        system=sys_,
-                        side=side_,
-                        metric=m,
-                        score=score,
-                        signature=f"{m}|source:{p.name}|external",
-                        error=_missing_error(score),
-                        direction=direction,
+                    _labelled(
+                        make_row(
+                            item=item,
+                            system=sys_,
+                            side=side_,
+                            metric=m,
+                            score=score,
+                            signature=f"{m}|source:{p.name}|external",
+                            error=_missing_error(score),
+                            direction=direction,
+                        ),
+                        label,
                     ),
                     where,
                     f"line {lineno}",
@@ -214,7 +243,7 @@ def _read_wide_csv(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
     return col.rows
 
 
-def _read_wide_json(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
+def _read_wide_json(p: Path, records: Sequence[Any], labels: bool = False) -> list[ScoreRow]:
     data = read_json(p)
     if not isinstance(data, list):
         raise InputError(
@@ -232,17 +261,20 @@ def _read_wide_json(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
             if h in ID_COLUMNS:
                 continue
             m, direction = split_header(h)
-            score = _num(v, field=f"[{i}].{h}", where=where)
+            score, label = _cell(v, field=f"[{i}].{h}", where=where, labels=labels)
             col.add(
-                make_row(
-                    item=item,
-                    system=sys_,
-                    side=side_,
-                    metric=m,
-                    score=score,
-                    signature=f"{m}|source:{p.name}|external",
-                    error=_missing_error(score),
-                    direction=direction,
+                _labelled(
+                    make_row(
+                        item=item,
+                        system=sys_,
+                        side=side_,
+                        metric=m,
+                        score=score,
+                        signature=f"{m}|source:{p.name}|external",
+                        error=_missing_error(score),
+                        direction=direction,
+                    ),
+                    label,
                 ),
                 where,
                 f"[{i}]",
