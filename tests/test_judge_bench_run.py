@@ -83,6 +83,26 @@ def test_cola_scripted(tmp_path: Path) -> None:
 
 
 @needs_data
+def test_replies_file_through_meta_eval(tmp_path: Path) -> None:
+    """The replies file is a dataset whose judge columns `meta-eval --external` reads (parsed
+    replies as labels; invalid and missing replies counted), matching judge-bench's numbers."""
+    from metajudge.cli import main
+
+    src = DATA / "data" / "cola" / "cola.json"
+    out = tmp_path / "replies.json"
+    be = Scripted(["Yes", "No", "maybe", "Yes", "No", "No"])
+    run = run_judge_bench(output=out, backbone="m", input_file=str(src), limit=6, backend=be)
+    ev = tmp_path / "eval"
+    assert main(["meta-eval", "--input", str(out), "--external", "--out", str(ev)]) == 0
+    (row,) = json.loads((ev / "result.json").read_text())["rows"]
+    (want,) = run.evaluation["rows"]
+    assert row["metric"] == "metajudge/m" and row["n"] == want["valid"] == 5
+    assert row["invalid"] == 1043 - 5  # one invalid reply + the instances past --limit
+    assert row["accuracy"] == pytest.approx(want["scores"]["accuracy"])
+    assert row["cohen_kappa"] == pytest.approx(want["scores"]["cohen_kappa"], nan_ok=True)
+
+
+@needs_data
 def test_subset_required_for_the_collection(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="--subset"):
         run_judge_bench(

@@ -264,14 +264,14 @@ def categorical_meta_evaluate(
 ) -> CategoricalResult:
     """Every score column (``metrics``: rows to show, default all) on every dimension."""
     from metajudge.data.judge_bench import published_alpha
-    from metajudge.metaeval.external import metric_for_dimension
+    from metajudge.metaeval.external import collapse_families, metric_for_dimension
 
     opts = options or CategoricalOptions()
     kind = ds.card.label_kind
     if kind not in CATEGORICAL_KINDS:
         raise InputError(f"{ds.name} has {kind} labels, not categorical", field="dataset")
     have = list(dict.fromkeys(r["metric"] for r in rows))
-    names = list(metrics) if metrics else have
+    names = list(metrics) if metrics else collapse_families(have, ds.card.dimensions)
     published = published_alpha(ds.card, data_dir)
     out, gold = [], {}
     for dim in ds.card.dimensions:

@@ -176,3 +176,36 @@ def add_replies(
     with atomic_write(out) as fh:
         json.dump(obj, fh, ensure_ascii=False, indent=1)
     return n
+
+
+def reply_rows(ds: Dataset, metrics: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """Score rows of the judges' raw replies a JUDGE-BENCH file holds (``meta['replies']``),
+    parsed with :func:`parse_reply`: categorical → ``label``, numeric → ``score``; an invalid
+    reply is a row with neither and its ``error`` (counted, never guessed). Column = the model
+    name (``<model>_<dimension>`` when the file has several dimensions)."""
+    from metajudge.metaeval.external import make_row
+
+    dims = ds.card.dimensions
+    rows = []
+    for r in ds.records:
+        for dim, by_model in (r.meta.get("replies") or {}).items():
+            scale = ds.card.scale_of(dim)
+            for model, text in by_model.items():
+                name = model if len(dims) == 1 else f"{model}_{dim}"
+                if metrics and model not in metrics and name not in metrics:
+                    continue
+                got = parse_reply(str(text), scale)
+                num = None if isinstance(got, str) or got is None else float(got)
+                row = make_row(
+                    item=r.id,
+                    system=r.system,  # type: ignore[union-attr]
+                    side=None,
+                    metric=name,
+                    score=num,
+                    signature=f"{model}|reply parsed by metajudge.parse_reply",
+                    error=None if got is not None else "invalid reply: no label found",
+                )
+                if isinstance(got, str):
+                    row["label"] = got
+                rows.append(row)
+    return rows
