@@ -147,3 +147,30 @@ def test_dices_990_meta_eval(tmp_path: Path, capsys: pytest.CaptureFixture[str],
     assert row["reference"]["alpha"] == pytest.approx(0.1432, abs=5e-5)
     assert 0 < row["cohen_kappa"] < 1 and 0 < row["accuracy"] < 1 and 0 < row["macro_f1"] < 1
     assert main([*argv[:-4], "--out", str(out), "--normalize", "sign"]) != 0
+
+
+def test_binary_dataset_with_a_tie(tmp_path: Path) -> None:
+    """A binary card goes through the same path; a 1–1 tie has no majority and is counted."""
+    card = {
+        "name": "bin",
+        "kind": "binary",
+        "dimensions": ["ok"],
+        "scale": {"labels": ["no", "yes"]},
+    }
+    recs = [
+        {"id": "a", "input": {"question": "q"}, "system": "s", "response": "r", "scores": {"ok": s}}
+        for s in (["yes", "yes"], ["no", "no"], ["yes", "no"])
+    ]
+    for i, r in enumerate(recs):
+        r["id"] = f"i{i}"
+    data = tmp_path / "bin.jsonl"
+    data.write_text("\n".join(json.dumps(x) for x in [{"card": card}, *recs]) + "\n")
+    labels = tmp_path / "j.csv"
+    labels.write_text("item,system,j\ni0,s,yes\ni1,s,yes\ni2,s,no\n")
+    out = tmp_path / "eval"
+    argv = ["meta-eval", "--input", str(data), "--scores", str(labels), "--out", str(out)]
+    assert main([*argv, "--n-boot", "0"]) == 0
+    res = json.loads((out / "result.json").read_text())
+    assert res["label_kind"] == "binary" and res["gold"]["ok"]["ties"] == 1
+    (row,) = res["rows"]
+    assert (row["n"], row["accuracy"], row["confusion"]) == (2, 0.5, [[0, 1], [0, 1]])
