@@ -1,8 +1,10 @@
 """The README's "Bring your own data" section, walked end to end with CLI commands only.
 
-The commands are read from the section's fenced ``bash`` block (so README and test cannot drift)
-and run, with ``python -m metajudge``, on each of the three shipped fixtures (graded Likert,
-categorical, pairwise) in a scratch folder: validate -> agreement -> score -> meta-eval -> report.
+The commands are read from the section's fenced ``bash`` blocks (so README and test cannot drift)
+and run, with ``python -m metajudge``, on each of the three shipped fixtures in a scratch folder:
+the first block (validate -> agreement -> score -> meta-eval -> report) on the graded Likert and the
+pairwise file, the second (validate -> agreement -> meta-eval of a judge's labels -> report) on the
+categorical file.
 """
 
 from __future__ import annotations
@@ -20,9 +22,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = "tests/fixtures/byod/graded.jsonl"
+CATEGORICAL = "tests/fixtures/byod/categorical.jsonl"
 FIXTURES = ("graded", "categorical", "pairwise")
-# Steps that need work of other slices; the lead removes these markers at integration.
-NEEDS = {"meta-eval": "needs meta-eval --input (H1)", "report": "needs meta-eval --input (H1)"}
 
 
 def _section() -> str:
@@ -32,16 +33,24 @@ def _section() -> str:
     return m.group(1)
 
 
-def _block(lang: str) -> list[str]:
-    m = re.search(rf"```{lang}\n(.*?)```", _section(), flags=re.DOTALL)
-    assert m, f"no {lang} block in the section"
-    return [ln for ln in m.group(1).splitlines() if ln.strip() and not ln.startswith("#")]
+def _block(lang: str, index: int = 0) -> list[str]:
+    blocks = re.findall(rf"```{lang}\n(.*?)```", _section(), flags=re.DOTALL)
+    assert len(blocks) > index, f"no {lang} block #{index + 1} in the section"
+    return [ln for ln in blocks[index].splitlines() if ln.strip() and not ln.startswith("#")]
 
 
-def _steps() -> list[str]:
-    cmds = _block("bash")
+def _steps(fixture: str = "graded") -> list[str]:
+    """The commands for ``fixture``: block 1 (graded; pairwise by substitution), block 2
+    (categorical)."""
+    path = CATEGORICAL if fixture == "categorical" else FIXTURE
+    cmds = _block("bash", 1 if fixture == "categorical" else 0)
     assert all(c.startswith("metajudge ") for c in cmds)
-    assert all(FIXTURE in c or c.startswith("metajudge report") for c in cmds)
+    assert all(path in c or c.startswith("metajudge report") for c in cmds)
+    if fixture == "pairwise":
+        cmds = [c.replace(FIXTURE, "tests/fixtures/byod/pairwise.jsonl") for c in cmds]
+        cmds = [c.replace("runs/byod/", "runs/byod-pairwise/") for c in cmds]
+    elif fixture == "graded":
+        cmds = [c.replace("runs/byod/", "runs/byod-graded/") for c in cmds]
     return cmds
 
 
@@ -51,16 +60,9 @@ def _step_name(cmd: str) -> str:
 
 
 CASES = [
-    pytest.param(
-        fx,
-        i,
-        id=f"{fx}-{i}-{_step_name(cmd)}",
-        marks=[pytest.mark.xfail(strict=False, reason=NEEDS[_step_name(cmd)])]
-        if _step_name(cmd) in NEEDS
-        else [],
-    )
+    pytest.param(fx, i, id=f"{fx}-{i}-{_step_name(cmd)}")
     for fx in FIXTURES
-    for i, cmd in enumerate(_steps())
+    for i, cmd in enumerate(_steps(fx))
 ]
 
 
@@ -73,8 +75,7 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize(("fixture", "step"), CASES)
 def test_readme_walkthrough(workdir: Path, fixture: str, step: int) -> None:
-    cmd = _steps()[step].replace(FIXTURE, f"tests/fixtures/byod/{fixture}.jsonl")
-    cmd = cmd.replace("runs/byod/", f"runs/byod-{fixture}/")
+    cmd = _steps(fixture)[step]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
     argv = [sys.executable, "-m", "metajudge", *shlex.split(cmd)[1:]]
     p = subprocess.run(
@@ -91,7 +92,12 @@ def test_readme_walkthrough(workdir: Path, fixture: str, step: int) -> None:
     elif name == "score":
         assert (workdir / f"runs/byod-{fixture}/scores.jsonl").is_file()
     elif name == "meta-eval":
-        assert (workdir / f"runs/byod-{fixture}/eval/result.json").is_file()
+        res = json.loads((workdir / f"runs/byod-{fixture}/eval/result.json").read_text())
+        if fixture == "categorical":
+            assert res["kind"] == "categorical" and "Cohen κ" in p.stdout
+            assert res["rows"][0]["accuracy"] == 0.75
+    elif name == "report":
+        assert "table.md" in p.stdout or "report.html" in p.stdout
 
 
 def test_readme_record_examples_match_the_schemas() -> None:

@@ -258,9 +258,21 @@ def load_file(
         if judge_bench.is_judge_bench(obj):
             return judge_bench.read_obj(obj, p, **judge_bench.provenance_of(p, upstream_match(p)))
     found = upstream_match(p)
+    if found is not None and found[0] in _collections():
+        raise InputError(
+            f"a file of dataset {found[0]!r} that is not one of its data files (its data files "
+            f"load one by one with --input FILE, all of them with --dataset {found[0]})",
+            path=p,
+        )
     if found is not None:
         return load_dataset(found[0], data_dir=data_dir, files={found[1]: p})
     return load_jsonl_dataset(p, card=card)
+
+
+def _collections() -> Mapping[str, Any]:
+    from metajudge.data.converters import COLLECTIONS
+
+    return COLLECTIONS
 
 
 def upstream_match(path: Path) -> tuple[str, str] | None:

@@ -2,21 +2,19 @@
 
 JUDGE-BENCH (Bavaresco et al., ACL 2025) stores each judge's raw reply in the data file itself:
 ``instances[i].annotations[metric][<model name>] = "<raw reply>"``. :func:`add_replies` writes
-replies into a copy of a file that way; :func:`parse_reply` turns one reply into a label with the
-rules of the upstream ``extract_answer`` (``eval_responses.py``, non-CoT prompts) — except that an
-unparseable reply is ``None`` and counted, where upstream substitutes a random label;
+replies into a copy of a file that way; :func:`~metajudge.metrics.judges.parsers.parse_reply`
+turns one reply into a label with the rules of the upstream ``extract_answer``
+(``eval_responses.py``, non-CoT prompts) — except that an unparseable reply is ``None`` and
+counted, where upstream substitutes a random label;
 :func:`evaluate_judge` compares the parsed labels with ``majority_human`` (categorical: accuracy,
 Cohen's κ, macro-F1, confusion; :mod:`metajudge.metaeval.categorical`) or ``mean_human`` (graded /
 continuous: Pearson, Spearman, Kendall τ-b, as upstream with scipy), with the published results
 of the paper's 11 judges (``results/regular/<set>.json``) loaded by :func:`published_results`.
-
-The reply parser lives here until it moves to ``metajudge/metrics/judges/parsers.py``.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -24,43 +22,15 @@ from typing import TYPE_CHECKING, Any
 
 from metajudge.data.formats import Scale
 from metajudge.errors import InputError
+from metajudge.metrics.judges.reply_parser import parse_reply
+
+__all__ = ["add_replies", "evaluate_judge", "parse_reply", "published_results"]
 
 if TYPE_CHECKING:
     from metajudge.data.registry import Dataset
 
 NUMERIC_STATS = ("pearson", "spearman", "kendall")
 CATEGORICAL_STATS = ("accuracy", "cohen_kappa", "macro_f1")
-
-
-def parse_reply(reply: str | None, scale: Scale) -> str | float | None:
-    """The label in a judge's reply on ``scale``, or None (module docstring).
-
-    Categorical: the first label *of the list* found as a whole word (case-insensitive);
-    graded (listed integer values): the first integer in range not touching another digit;
-    continuous: the first number.
-
-    >>> parse_reply("Answer: Yes.", Scale.from_dict({"labels": ["No", "Yes"]}))
-    'Yes'
-    >>> parse_reply("I'd say 4/7", Scale(1, 7, (1, 2, 3, 4, 5, 6, 7)))
-    4.0
-    >>> parse_reply("score 12", Scale(1, 7, (1, 2, 3, 4, 5, 6, 7))) is None
-    True
-    """
-    if not reply:
-        return None
-    text = reply.strip().lower()
-    if scale.labels is not None:
-        for lab in scale.labels:
-            if re.search(rf"\b{re.escape(lab.strip().lower())}\b", text):
-                return lab
-        return None
-    if scale.values is not None:
-        for m in re.finditer(r"(?<![\d.])\d+(?![\d.])", text):
-            if scale.contains(float(m.group())):
-                return float(m.group())
-        return None
-    m = re.search(r"[-+]?[0-9]*\.?[0-9]+", text)
-    return float(m.group()) if m else None
 
 
 @dataclass(frozen=True)
@@ -206,3 +176,36 @@ def add_replies(
     with atomic_write(out) as fh:
         json.dump(obj, fh, ensure_ascii=False, indent=1)
     return n
+
+
+def reply_rows(ds: Dataset, metrics: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """Score rows of the judges' raw replies a JUDGE-BENCH file holds (``meta['replies']``),
+    parsed with :func:`parse_reply`: categorical → ``label``, numeric → ``score``; an invalid
+    reply is a row with neither and its ``error`` (counted, never guessed). Column = the model
+    name (``<model>_<dimension>`` when the file has several dimensions)."""
+    from metajudge.metaeval.external import make_row
+
+    dims = ds.card.dimensions
+    rows = []
+    for r in ds.records:
+        for dim, by_model in (r.meta.get("replies") or {}).items():
+            scale = ds.card.scale_of(dim)
+            for model, text in by_model.items():
+                name = model if len(dims) == 1 else f"{model}_{dim}"
+                if metrics and model not in metrics and name not in metrics:
+                    continue
+                got = parse_reply(str(text), scale)
+                num = None if isinstance(got, str) or got is None else float(got)
+                row = make_row(
+                    item=r.id,
+                    system=r.system,  # type: ignore[union-attr]
+                    side=None,
+                    metric=name,
+                    score=num,
+                    signature=f"{model}|reply parsed by metajudge.parse_reply",
+                    error=None if got is not None else "invalid reply: no label found",
+                )
+                if isinstance(got, str):
+                    row["label"] = got
+                rows.append(row)
+    return rows

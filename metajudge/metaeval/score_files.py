@@ -65,17 +65,20 @@ def detect_format(path: str | Path) -> str:
 
 
 def read_score_file(
-    path: str | Path, records: Sequence[Any], *, fmt: str | None = None
+    path: str | Path, records: Sequence[Any], *, fmt: str | None = None, labels: bool = False
 ) -> list[ScoreRow]:
-    """Read any supported score file and check it against the dataset's ``records``."""
+    """Read any supported score file and check it against the dataset's ``records``.
+
+    ``labels=True`` (categorical datasets): a non-numeric cell is a label string, kept in the
+    row's ``label`` (``score`` None), instead of an error."""
     p = Path(path)
-    rows = _read_any(p, records, fmt or detect_format(p))
+    rows = _read_any(p, records, fmt or detect_format(p), labels)
     if not rows:
         raise InputError("empty score file: no score rows", path=p)
     return rows
 
 
-def _read_any(p: Path, records: Sequence[Any], fmt: str) -> list[ScoreRow]:
+def _read_any(p: Path, records: Sequence[Any], fmt: str, labels: bool) -> list[ScoreRow]:
     if fmt == "ragchecker":
         return ragchecker_baseline(p, records)
     if fmt == "lftqa":
@@ -85,11 +88,11 @@ def _read_any(p: Path, records: Sequence[Any], fmt: str) -> list[ScoreRow]:
     if fmt == "hanna":
         return hanna_metric_scores(p, records=records)
     if fmt == "jsonl":
-        return _read_rows(p, records)
+        return _read_rows(p, records, labels)
     if fmt == "csv":
-        return _read_wide_csv(p, records)
+        return _read_wide_csv(p, records, labels)
     if fmt == "json":
-        return _read_wide_json(p, records)
+        return _read_wide_json(p, records, labels)
     raise InputError(f"unknown score-file format {fmt!r}", path=p)
 
 
@@ -135,7 +138,33 @@ def split_header(name: str) -> tuple[str, str | None]:
     return (base, d) if sep and base and d in DIRECTIONS else (name, None)
 
 
-def _read_rows(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
+def _cell(
+    v: Any, *, field: str, where: dict[str, Any], labels: bool
+) -> tuple[float | None, str | None]:
+    """``(score, label)`` of a cell: a label string only when ``labels`` and not a number."""
+    label = _label_of(v, labels)
+    if label is not None:
+        return None, label
+    return _num(v, field=field, where=where), None
+
+
+def _label_of(v: Any, labels: bool) -> str | None:
+    """``v`` as a label string (categorical data: ``labels``), or None when it reads as a number."""
+    if labels and isinstance(v, str) and v.strip():
+        try:
+            float(v)
+        except ValueError:
+            return v.strip()
+    return None
+
+
+def _labelled(row: ScoreRow, label: str | None) -> ScoreRow:
+    if label is not None:
+        row.update(label=label, error=None)
+    return row
+
+
+def _read_rows(p: Path, records: Sequence[Any], labels: bool = False) -> list[ScoreRow]:
     """JSONL (or a JSON list) of canonical score rows."""
     from metajudge.data.formats import iter_jsonl_objects
     from metajudge.metrics.scoring import check_score_row
@@ -149,23 +178,27 @@ def _read_rows(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
     for idx, (line, obj) in enumerate(objs):
         where = {"path": p, "line": line}
         pre = "" if line is not None else f"[{idx}]."
+        label = _label_of(obj.get("score"), labels) if isinstance(obj, Mapping) else None
+        if label is not None:
+            obj = {**obj, "score": None}
         row = check_score_row(obj, p, line, external=True, prefix=pre)  # one rule for rows
         metric, score = row["metric"], row["score"]
         item, system, side = _row_ids(obj, where, pre)
         sys_, side_, _key = km.resolve(item, system, side, where=where)
         err = row["error"] if score is None else None
+        out = make_row(
+            item=item,
+            system=sys_,
+            side=side_,
+            metric=metric,
+            score=score,
+            signature=str(obj.get("signature") or f"{metric}|external"),
+            details=obj.get("details") if isinstance(obj.get("details"), Mapping) else None,
+            error=err or _missing_error(score),
+            direction=_direction(obj.get("direction"), field=pre + "direction", where=where),
+        )
         col.add(
-            make_row(
-                item=item,
-                system=sys_,
-                side=side_,
-                metric=metric,
-                score=score,
-                signature=str(obj.get("signature") or f"{metric}|external"),
-                details=obj.get("details") if isinstance(obj.get("details"), Mapping) else None,
-                error=err or _missing_error(score),
-                direction=_direction(obj.get("direction"), field=pre + "direction", where=where),
-            ),
+            _labelled(out, label),
             where,
             f"line {line}" if line else f"[{idx}]",
         )
@@ -179,13 +212,14 @@ def _add_wide_row(
     cells: Iterable[tuple[str, Any, str]],
     where: dict[str, Any],
     label: str,
+    labels: bool = False,
 ) -> None:
     """One row of a wide table (CSV or JSON): a score row per ``(header, value, field)`` cell,
     the header's ``:lower``/``:higher`` suffix kept as the column's direction."""
     item, system, side = ids
     for header, value, field in cells:
         m, direction = split_header(header)
-        score = _num(value, field=field, where=where)
+        score, cell_label = _cell(value, field=field, where=where, labels=labels)
         row = make_row(
             item=item,
             system=system,
@@ -196,10 +230,10 @@ def _add_wide_row(
             error=_missing_error(score),
             direction=direction,
         )
-        col.add(row, where, label)
+        col.add(_labelled(row, cell_label), where, label)
 
 
-def _read_wide_csv(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
+def _read_wide_csv(p: Path, records: Sequence[Any], labels: bool = False) -> list[ScoreRow]:
     km = KeyMap(records)
     col = _Collector()
     delim = "\t" if p.suffix.lower() == ".tsv" else ","
@@ -223,11 +257,11 @@ def _read_wide_csv(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
             item, system, side = _row_ids(row, where)
             sys_, side_, _ = km.resolve(item, system, side, where=where)
             cells = ((h, row.get(h), h) for h in metrics)
-            _add_wide_row(col, p, (item, sys_, side_), cells, where, f"line {lineno}")
+            _add_wide_row(col, p, (item, sys_, side_), cells, where, f"line {lineno}", labels)
     return col.rows
 
 
-def _read_wide_json(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
+def _read_wide_json(p: Path, records: Sequence[Any], labels: bool = False) -> list[ScoreRow]:
     data = read_json(p)
     if not isinstance(data, list):
         raise InputError(
@@ -242,5 +276,5 @@ def _read_wide_json(p: Path, records: Sequence[Any]) -> list[ScoreRow]:
         item, system, side = _row_ids(obj, where, f"[{i}].")
         sys_, side_, _ = km.resolve(item, system, side, where=where)
         cells = ((h, v, f"[{i}].{h}") for h, v in obj.items() if h not in ID_COLUMNS)
-        _add_wide_row(col, p, (item, sys_, side_), cells, where, f"[{i}]")
+        _add_wide_row(col, p, (item, sys_, side_), cells, where, f"[{i}]", labels)
     return col.rows

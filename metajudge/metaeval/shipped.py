@@ -74,10 +74,13 @@ def shipped_scores(
     dataset: Any, data_dir: str | Path | None = None, *, metrics: Sequence[str] | None = None
 ) -> list[dict[str, Any]]:
     """Score rows of every column ``dataset`` ships (only ``metrics`` when given)."""
+    from metajudge.metaeval.judge_bench_eval import reply_rows
+
+    replies = reply_rows(dataset, metrics)  # judges' replies held by a JUDGE-BENCH file
     rows: list[dict[str, Any]] = []
-    for spec in _specs(dataset):
+    for spec in _specs(dataset) if not replies or dataset.card.shipped_scores else ():
         rows += LOADERS[str(spec["loader"])](dataset, spec, data_dir, metrics)
-    return rows
+    return rows + replies
 
 
 def backbone_column(dataset: Any, backbone: str, dimension: str) -> tuple[str, list[str]]:

@@ -67,7 +67,7 @@ def _protocol_args(q: argparse.ArgumentParser) -> None:
     q.add_argument(
         "--protocol",
         choices=("pairwise-difference", "pointwise"),
-        default="pairwise-difference",
+        default=None,
         help="what is correlated: metric differences of two responses vs the human preference "
         "(default; RAGChecker, MT-RAIG) or each response's score vs its human score (G-Eval)",
     )
@@ -82,7 +82,7 @@ def _protocol_args(q: argparse.ArgumentParser) -> None:
     q.add_argument(
         "--normalize",
         choices=("minmax", "sign", "raw"),
-        default="minmax",
+        default=None,
         help="difference normalisation (default minmax = RAGChecker's)",
     )
     q.add_argument(
@@ -151,9 +151,9 @@ def protocol_from_args(args: argparse.Namespace) -> object:
     from metajudge.metaeval.options import Protocol
 
     return Protocol(
-        correlate=args.protocol,
+        correlate=args.protocol or "pairwise-difference",
         level=args.level or "global",
-        normalize=args.normalize,
+        normalize=args.normalize or "minmax",
         aggregation=args.aggregation,
         grouped=args.grouped,
         epsilon=args.epsilon,
@@ -186,6 +186,7 @@ _RENDER = {
 def _cmd_meta_eval(args: argparse.Namespace) -> int:
     from metajudge.backends.cli import cli_backbone
     from metajudge.io import check_out_dir
+    from metajudge.metaeval.categorical_eval import CategoricalResult
     from metajudge.pipeline.meta_eval import run_meta_eval
 
     check_out_dir(args.out, inputs=[args.input, *args.scores])  # before any work
@@ -206,7 +207,10 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
         progress=not args.quiet,
         rescore=args.rescore,
         backbone=cli_backbone(args.backbone),
+        asked=_asked(args),
     )
+    if isinstance(res, CategoricalResult):
+        return _print_categorical(args, res.to_json(), written)
     if not args.quiet and args.format == "md":
         print(tables.protocol_line(res))
         print()
@@ -229,9 +233,32 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
         print(write_html_report(args.dir))
         return 0
+    from metajudge.pipeline.categorical_run import is_categorical_result
+
+    cat = is_categorical_result(args.dir)
+    if cat is not None:
+        from metajudge.reports.categorical_report import render_all as render_categorical
+
+        return _print_categorical(args, cat, render_categorical(args.dir, cat))
     res = MetaEvalResult.load(Path(args.dir) / RESULT_FILE)
     written = render_all(args.dir, plots=not args.no_plots, result=res)
     print(_RENDER[args.format](res))
+    for p in written.values():
+        print(p)
+    return 0
+
+
+def _asked(args: argparse.Namespace) -> list[str]:
+    """Flags given explicitly that a categorical dataset refuses (even at their default)."""
+    out = ["--protocol pairwise-difference"] if args.protocol == "pairwise-difference" else []
+    return out + (["--normalize"] if args.normalize is not None else [])
+
+
+def _print_categorical(args: argparse.Namespace, data: dict[str, Any], written: Any) -> int:
+    from metajudge.reports.categorical_report import RENDER
+
+    if not getattr(args, "quiet", False):
+        print(RENDER.get(args.format, RENDER["md"])(data))
     for p in written.values():
         print(p)
     return 0

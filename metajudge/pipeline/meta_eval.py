@@ -106,10 +106,10 @@ def load_input(
     """The dataset of a run: a registry name (``--dataset``) or a canonical JSONL file (``--input``)."""
     if (dataset is None) == (input_file is None):
         raise InputError("give exactly one of --dataset NAME and --input FILE", field="dataset")
-    from metajudge.data.registry import load_dataset, load_jsonl_dataset
+    from metajudge.data.registry import load_dataset, load_file
 
     ds = (
-        load_jsonl_dataset(input_file)
+        load_file(input_file, data_dir=data_dir)
         if input_file is not None
         else load_dataset(dataset, data_dir)
     )
@@ -179,8 +179,10 @@ def gather_scores(
     ``backbone``: the LLM judges' backbone (``None``: the default embedded one).
     """
     rows: list[dict[str, Any]] = []
+    labels = ds.card.label_kind in ("categorical", "binary")  # label columns (categorical_eval)
     for spec in score_files:
-        rows += read_score_file(_resolve_score_path(ds.card.name, spec, data_dir), ds.records)
+        path = _resolve_score_path(ds.card.name, spec, data_dir)
+        rows += read_score_file(path, ds.records, labels=labels)
     if external:
         rows += shipped_scores(ds, data_dir)
     have = {r["metric"] for r in rows}
@@ -219,6 +221,7 @@ def run_meta_eval(
     progress: bool = True,
     rescore: bool = False,
     backbone: str | None = None,
+    asked: Sequence[str] = (),
     **options: Any,
 ) -> tuple[MetaEvalResult, dict[str, Path]]:
     """Run the whole meta-evaluation into ``out_dir``; returns the result and the written files.
@@ -227,11 +230,18 @@ def run_meta_eval(
     overriding single fields. The run folder gets ``result.json`` (with the matching published
     numbers attached), the tables and the plots. ``backbone``: the LLM-judge metrics' backbone,
     passed to :func:`~metajudge.metrics.scoring.score_dataset` (``None``: the default one).
+    A categorical or binary dataset goes to
+    :func:`metajudge.pipeline.categorical_run.run_categorical` (``asked``: command-line flags
+    given explicitly, refused there when they make no sense for labels).
     """
     t0 = time.perf_counter()
     out = Path(out_dir)
     proto = Protocol.from_dict(options) if protocol is None else protocol.with_options(**options)
     ds = load_input(dataset, input_file=input_file, data_dir=data_dir, subset=subset)
+    if ds.card.label_kind in ("categorical", "binary"):
+        from metajudge.pipeline.categorical_run import refuse_asked, run_categorical
+
+        refuse_asked(proto, asked, ds.card.label_kind)  # before any scoring
     rows, to_score = gather_scores(
         ds,
         out_dir=out,
@@ -243,6 +253,11 @@ def run_meta_eval(
         rescore=rescore,
         backbone=backbone,
     )
+    if ds.card.label_kind in ("categorical", "binary"):
+        run = {"dataset": dataset or str(input_file), "subset": subset, "score_files": score_files}
+        return run_categorical(  # type: ignore[return-value]
+            ds, rows, out_dir=out, protocol=proto, metrics=metrics, data_dir=data_dir, run=run
+        )
     have = sorted({r["metric"] for r in rows})
     directions = _directions(metrics or have)  # registry metrics; score files declare their own
     res = meta_evaluate(

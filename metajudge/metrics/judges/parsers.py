@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from metajudge.backends.base import TokenLogprob
+from metajudge.metrics.judges.reply_parser import parse_reply  # noqa: F401 - JUDGE-BENCH replies
 from metajudge.metrics.judges.verdicts import (  # noqa: F401 - verdict parsers live there
     json_object,
     parse_verdict,
