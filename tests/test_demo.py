@@ -57,7 +57,7 @@ def test_ragchecker_subset_gives_gold_answer_as_context(data_dir: Path, tmp_path
         np.random.default_rng(0),
         tmp_path,
         data_dir=data_dir,
-        context_from_reference=1,
+        reference_as_context=True,
     )
     assert d["context"].startswith("gold answer")
     for r in load_jsonl_dataset(p).records:

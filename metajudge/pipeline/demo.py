@@ -40,7 +40,7 @@ REPORT_FILE = "report.md"
 class DemoOptions:
     """What the judge section runs: subset sizes, seed, backbones, bootstrap, context cut."""
 
-    n_rag: int = 8
+    n_rag: int = 6
     n_table: int = 4
     seed: int = 0
     backbones: tuple[str, str] = ("smollm2-135m", "gemma3-270m")
@@ -73,6 +73,7 @@ class JudgeRun:
     prompt_tokens: int
     completion_tokens: int
     wall_s: float
+    context_cut: int = 0
     correlations: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -128,12 +129,12 @@ def draw_subset(
     out: Path,
     *,
     data_dir: str | Path | None = None,
-    context_from_reference: int | None = None,
+    reference_as_context: bool = False,
 ) -> tuple[Path, dict[str, Any]]:
     """``n`` of the labelled records of dataset ``name`` drawn without replacement (kept in
     dataset order), written
     as canonical JSONL (card header renamed ``<name>_demo``) into ``out``; returns the file and
-    a description of the draw. ``context_from_reference``: give records without a context the
+    a description of the draw. ``reference_as_context``: give records without a context the
     gold answer as ``input.context`` (RAGChecker for G-Eval), uncut — the judge cuts it."""
     from metajudge.data.formats import write_jsonl
     from metajudge.data.registry import load_dataset
@@ -145,7 +146,7 @@ def draw_subset(
         raise InputError(f"{name} has {len(pool)} labelled pairs, asked for {n}", field="n")
     idx = sorted(int(i) for i in rng.choice(len(pool), size=n, replace=False))
     recs = [pool[i] for i in idx]
-    if context_from_reference is not None:
+    if reference_as_context:
         recs = [_with_reference_context(r) for r in recs]
     card = dataclasses.replace(ds.card, name=f"{name}_demo")
     path = out / "subsets" / f"{name}.jsonl"
@@ -159,7 +160,7 @@ def draw_subset(
         "ids": [r.id for r in recs],
         "how": "uniformly without replacement from the pairs with a human label, "
         "numpy.random.default_rng(seed).choice",
-        "context": "gold answer (input.reference)" if context_from_reference else "as shipped",
+        "context": "gold answer (input.reference)" if reference_as_context else "as shipped",
         "file": str(path),
     }
     return path, drawn
@@ -223,6 +224,9 @@ def score_judge(
         prompt_tokens=_delta(after, before, "prompt_tokens"),
         completion_tokens=_delta(after, before, "completion_tokens"),
         wall_s=round(wall, 2),
+        context_cut=sum(
+            bool(((r["details"] or {}).get("tables") or {}).get("truncated")) for r in rows
+        ),
     )
     return rows, run
 
@@ -288,7 +292,7 @@ def total_ledger(first: dict[str, Any], swap: dict[str, Any]) -> dict[str, int]:
     return {k: sum(int(p.get(k, 0)) for p in parts) for k in LEDGER_KEYS}
 
 
-#: (section, dataset, metrics, judge options) run under the first backbone
+#: (section folder, dataset, judge metrics) run under the first backbone
 SECTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     (
         "ragchecker_judges",
@@ -374,7 +378,7 @@ def run_demo(
     t0 = time.perf_counter()
     rng = np.random.default_rng(opts.seed)
     rag, rag_draw = draw_subset(
-        RAG_DATASET, opts.n_rag, rng, out, data_dir=data_dir, context_from_reference=1
+        RAG_DATASET, opts.n_rag, rng, out, data_dir=data_dir, reference_as_context=True
     )
     tab, tab_draw = draw_subset(TABLE_DATASET, opts.n_table, rng, out, data_dir=data_dir)
     subsets = {RAG_DATASET: rag_draw, TABLE_DATASET: tab_draw}

@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         metavar="DIR",
         help="a meta-eval run folder (the lexical + BERTScore table) to show first in the report",
     )
-    p.add_argument("--n-rag", type=positive_int, default=8, help="RAGChecker pairs (default 8)")
+    p.add_argument("--n-rag", type=positive_int, default=6, help="RAGChecker pairs (default 6)")
     p.add_argument("--n-table", type=positive_int, default=4, help="table-QA pairs (default 4)")
     p.add_argument("--seed", type=seed, default=0, help="seed of the draw and the judges")
     p.add_argument(

@@ -43,6 +43,8 @@ def run_lines(run: Any) -> list[str]:
         f"unscored {run.unscored}/{run.n_responses}, calls {run.calls}, cache hits {run.cache_hits}, "
         f"tokens {run.prompt_tokens} prompt + {run.completion_tokens} completion, {run.wall_s:.1f} s"
     )
+    if run.context_cut:
+        cost += f"; context cut to fit on {run.context_cut}/{run.n_responses} responses"
     out = [f"{name} [{run.backbone}] — {cost}"]
     for c in run.correlations:
         out.append(f"    vs human {c['dimension']}: Pearson {corr_text(c)}")
