@@ -46,9 +46,13 @@ $(STAMP): pyproject.toml | $(PY)
 setup: system-deps $(STAMP) llama
 	$(VENV)/bin/metajudge setup wordnet
 
+# (1) BLEU, ROUGE-L, METEOR, BERTScore vs humans on all 280 RAGChecker pairs; (2) the LLM judges
+# (G-Eval, answer equivalence, MT-RAIG Eval) and a SmolLM2/Gemma backbone swap on a seeded subset,
+# through the response cache (a rerun makes no LLM call). The last line printed is the report.
 demo: setup
 	$(VENV)/bin/metajudge meta-eval --dataset ragchecker_meta_eval --metrics bleu,rouge_l,meteor,bertscore --out runs/demo
-	@echo "HTML report: $(abspath runs/demo/report.html)"
+	@echo "HTML report of the metric table: $(abspath runs/demo/report.html)"
+	$(VENV)/bin/metajudge demo --out runs/demo/judges --lexical-run runs/demo
 
 test: setup
 	$(PY) -m pytest -q

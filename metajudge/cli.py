@@ -28,6 +28,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "metajudge.metrics.judges.cli",
     "metajudge.pipeline.judge_cli",  # `judge diagnostics`, into the group the line above adds
     "metajudge.pipeline.judge_bench_cli",  # `judge judge-bench`, same group
+    "metajudge.pipeline.demo_cli",
 )
 
 

@@ -44,6 +44,7 @@ def load_swap_data(
     seed: int = 0,
     data_dir: str | Path | None = None,
     dataset_options: Mapping[str, Any] | None = None,
+    metric_options: Mapping[str, Any] | None = None,
 ) -> tuple[SwapData, dict[str, Any], list[Any]]:
     """Load the dataset (``dataset`` name or ``input_file``) and get per-backbone scores.
 
@@ -82,7 +83,9 @@ def load_swap_data(
         scores.update(s)
         sigs.update(g)
     if backbones:
-        s, g, runs = judge_scores(records, metric, backbones, seed=seed)
+        s, g, runs = judge_scores(
+            records, metric, backbones, seed=seed, metric_options=metric_options
+        )
         scores.update(s)
         sigs.update(g)
     name = ds.card.name + (f"/{subset}" if subset else "")
@@ -108,6 +111,7 @@ def run_backbone_swap(
     human_protocol: HumanProtocol | None = None,
     data_dir: str | Path | None = None,
     dataset_options: Mapping[str, Any] | None = None,
+    metric_options: Mapping[str, Any] | None = None,
 ) -> SwapResult:
     """Load the data (:func:`load_swap_data`) and run :func:`~metajudge.metaeval.swap.backbone_swap`."""
     data, runs, _ = load_swap_data(
@@ -122,6 +126,7 @@ def run_backbone_swap(
         seed=seed,
         data_dir=data_dir,
         dataset_options=dataset_options,
+        metric_options=metric_options,
     )
     res = backbone_swap(
         data,
