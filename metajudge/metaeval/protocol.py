@@ -24,7 +24,7 @@ from metajudge.metaeval.aligned import AlignedView, align_dataset, index_score_r
 from metajudge.metaeval.cells import CellCalc, Run, evaluate_cell, jnum
 from metajudge.metaeval.compare import compare_metrics
 from metajudge.metaeval.external import collapse_families, metric_for_dimension
-from metajudge.metaeval.levels import human_reference, loo_reference
+from metajudge.metaeval.levels import LEVEL_NAMES, MISSING_CELLS, human_reference, loo_reference
 from metajudge.metaeval.options import AGGREGATIONS, COMPARE_STATS, Protocol
 from metajudge.metaeval.pointwise import (
     check_pointwise,
@@ -71,6 +71,8 @@ def _protocol_json(p: Protocol, view: AlignedView, compare_note: str | None) -> 
     return {
         "correlate": p.correlate,
         "correlation_level": p.level,
+        "level_name": LEVEL_NAMES[p.level],
+        "missing_cells": MISSING_CELLS[p.level],
         "normalize": p.normalize,
         "aggregation": p.aggregation,
         "missing": p.missing_rule,

@@ -58,11 +58,11 @@ def _protocol_args(q: argparse.ArgumentParser) -> None:
     )
     q.add_argument(
         "--level",
-        choices=("global", "item", "system", "system-level"),
+        choices=("global", "item", "system-grouped", "system", "system-level", "item-grouped"),
         default=None,
         help="correlate all rows at once (global, default), per input then averaged (item = "
-        "--grouped), per system then averaged, or the systems' mean scores (system-level; "
-        "the last two need --protocol pointwise)",
+        "--grouped), per system then averaged (system-grouped), or the systems' mean scores "
+        "(system = system-level; the last two need --protocol pointwise)",
     )
     q.add_argument(
         "--normalize",
