@@ -19,9 +19,11 @@ Pearson is vectorised over resamples from masked moment sums; other statistics l
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -61,6 +63,7 @@ class ResamplingTest:
 
 
 def _align(*mats: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The matrices with a cell missing in any of them set missing in all (nlpstats' rule)."""
     arrs = [np.asarray(m, dtype=float) for m in mats]
     if any(a.ndim != 2 or a.shape != arrs[0].shape for a in arrs):
         raise ValueError("X, Y and Z must be (systems x inputs) matrices of one shape")
@@ -111,52 +114,44 @@ def _group_mean(r: np.ndarray, w: np.ndarray | None) -> np.ndarray:
         return np.where(ok, r, 0.0).__mul__(wt).sum(1) / wt.sum(1)
 
 
-@dataclass(frozen=True)
-class _Sums:
-    """Sums of one cell quantity per resample: per system (k, m), per input (k, n), overall (k,)."""
-
-    rows: np.ndarray
-    cols: np.ndarray
-    total: np.ndarray
-
-    def __add__(self, o: _Sums) -> _Sums:
-        return _Sums(self.rows + o.rows, self.cols + o.cols, self.total + o.total)
-
-    def __sub__(self, o: _Sums) -> _Sums:
-        return _Sums(self.rows - o.rows, self.cols - o.cols, self.total - o.total)
+def _part(level: str) -> str:
+    return {"global": "total", "item": "cols"}.get(level, "rows")
 
 
-def _const(A: np.ndarray) -> _Sums:
-    return _Sums(A.sum(1)[None, :], A.sum(0)[None, :], np.array([A.sum()]))
+def _const(A: np.ndarray, part: str) -> np.ndarray:
+    if part == "rows":
+        return A.sum(1)[None, :]
+    return A.sum(0)[None, :] if part == "cols" else np.array([A.sum()])
 
 
-def _xor_sums(S: np.ndarray, T: np.ndarray, A: np.ndarray) -> _Sums:
-    """Sums of M[b]∘A with M[b]_ij = S[b,i] xor T[b,j] (the cells Perm-Both swaps)."""
-    TA = T @ A.T  # (k, m): sum_j T_bj A_ij
+def _xor_sums(S: np.ndarray, T: np.ndarray, A: np.ndarray, part: str) -> np.ndarray:
+    """Sums of M[b]∘A, M[b]_ij = S[b,i] xor T[b,j] (the cells Perm-Both swaps), per ``part``."""
+    if part == "rows":
+        TA = T @ A.T  # (k, m): sum_j T_bj A_ij
+        return S * A.sum(1) + TA - 2 * S * TA
     SA = S @ A  # (k, n)
-    rows = S * A.sum(1) + TA - 2 * S * TA
-    return _Sums(rows, T * A.sum(0) + SA - 2 * T * SA, rows.sum(1))
+    if part == "cols":
+        return T * A.sum(0) + SA - 2 * T * SA
+    return S @ A.sum(1) + T @ A.sum(0) - 2 * (SA * T).sum(1)
 
 
-def _weighted_sums(w: np.ndarray, v: np.ndarray, A: np.ndarray) -> _Sums:
+def _weighted_sums(w: np.ndarray, v: np.ndarray, A: np.ndarray, part: str) -> np.ndarray:
     """Sums of A with cell weights w[b,i]·v[b,j]: rows weighted by v, columns by w."""
-    cols = w @ A
-    return _Sums(v @ A.T, cols, (cols * v).sum(1))
+    if part == "rows":
+        return v @ A.T
+    return w @ A if part == "cols" else ((w @ A) * v).sum(1)
 
 
-def _pearson_at(level: str, n: _Sums, sx: _Sums, sz: _Sums, sxx: _Sums, szz: _Sums,
-                sxz: _Sums, row_w: np.ndarray | None, col_w: np.ndarray | None) -> np.ndarray:  # fmt: skip
+def _pearson_at(level: str, n: np.ndarray, sx: np.ndarray, sz: np.ndarray, sxx: np.ndarray,
+                szz: np.ndarray, sxz: np.ndarray, row_w: np.ndarray | None,
+                col_w: np.ndarray | None) -> np.ndarray:  # fmt: skip
     """Pearson at ``level`` of each resample, from (weighted) moment sums (vectorised)."""
     if level == "global":
-        return _r(n.total, sx.total, sz.total, sxx.total, szz.total, sxz.total)
-    if level == "item":
-        r = _r(n.cols, sx.cols, sz.cols, sxx.cols, szz.cols, sxz.cols)
-        return _group_mean(r, col_w)
-    if level == "system-grouped":
-        r = _r(n.rows, sx.rows, sz.rows, sxx.rows, szz.rows, sxz.rows)
-        return _group_mean(r, row_w)
+        return _r(n, sx, sz, sxx, szz, sxz)
+    if level in ("item", "system-grouped"):
+        return _group_mean(_r(n, sx, sz, sxx, szz, sxz), col_w if level == "item" else row_w)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mx, mz = sx.rows / n.rows, sz.rows / n.rows
+        mx, mz = sx / n, sz / n
     k = np.isfinite(mx) & np.isfinite(mz)
     w = (np.ones_like(mx) if row_w is None else np.broadcast_to(row_w, mx.shape)) * k
     mx, mz = np.where(k, mx, 0.0), np.where(k, mz, 0.0)
@@ -168,49 +163,53 @@ def _zeroed(*mats: np.ndarray) -> tuple[np.ndarray, ...]:
     return tuple(np.nan_to_num(m, nan=0.0) for m in mats)
 
 
-def _perm_deltas(X: np.ndarray, Y: np.ndarray, Z: np.ndarray, level: str,
-                 S: np.ndarray, T: np.ndarray) -> np.ndarray:  # fmt: skip
-    """Δ* of every permutation (rows of S, T: 0/1 swap flags of systems and inputs), Pearson."""
+def _moments(x: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, ...]:
+    return x, x * x, x * z
+
+
+def _perm_pair_deltas(
+    level: str, xs: list[np.ndarray], Z: np.ndarray, S: np.ndarray, T: np.ndarray
+) -> dict[tuple[int, int], np.ndarray]:
+    """Δ* of every pair of metrics under each permutation (rows of S, T), Pearson.
+
+    A swap is linear in the moment sums: X_p = X + M∘(Y − X), so the M-sums of x, x², xz are
+    computed once per metric and combined per pair.
+    """
+    part = _part(level)
     ok = np.isfinite(Z).astype(float)
-    x, y, z = _zeroed(X, Y, Z)
-    d = y - x
-    n, sz, szz = _const(ok), _const(z), _const(z * z)
-    m_d, m_sq, m_dz = _xor_sums(S, T, d), _xor_sums(S, T, y * y - x * x), _xor_sums(S, T, d * z)
-    rx = _pearson_at(level, n, _const(x) + m_d, sz, _const(x * x) + m_sq, szz,
-                     _const(x * z) + m_dz, None, None)  # fmt: skip
-    ry = _pearson_at(level, n, _const(y) - m_d, sz, _const(y * y) - m_sq, szz,
-                     _const(y * z) - m_dz, None, None)  # fmt: skip
-    return rx - ry
+    (z,) = _zeroed(Z)
+    n, sz, szz = _const(ok, part), _const(z, part), _const(z * z, part)
+    base = [[_const(a, part) for a in _moments(x, z)] for x in xs]
+    msum = [[_xor_sums(S, T, a, part) for a in _moments(x, z)] for x in xs]
+    out = {}
+    for i, j in itertools.combinations(range(len(xs)), 2):
+        px = [base[i][q] + msum[j][q] - msum[i][q] for q in range(3)]
+        py = [base[j][q] - msum[j][q] + msum[i][q] for q in range(3)]
+        rx = _pearson_at(level, n, px[0], sz, px[1], szz, px[2], None, None)
+        ry = _pearson_at(level, n, py[0], sz, py[1], szz, py[2], None, None)
+        out[(i, j)] = rx - ry
+    return out
 
 
-def _boot_deltas(X: np.ndarray, Y: np.ndarray, Z: np.ndarray, level: str,
-                 w: np.ndarray, v: np.ndarray) -> np.ndarray:  # fmt: skip
-    """Δ* of every bootstrap resample (w: system counts, v: input counts), Pearson."""
+def _boot_corrs(
+    level: str, xs: list[np.ndarray], Z: np.ndarray, w: np.ndarray, v: np.ndarray
+) -> list[np.ndarray]:
+    """r*(X, Z) of every metric on every bootstrap resample (w: system, v: input counts)."""
+    part = _part(level)
     ok = np.isfinite(Z).astype(float)
-    x, y, z = _zeroed(X, Y, Z)
-
-    def ws(A: np.ndarray) -> _Sums:
-        return _weighted_sums(w, v, A)
-
-    n, sz, szz = ws(ok), ws(z), ws(z * z)
-    rx = _pearson_at(level, n, ws(x), sz, ws(x * x), szz, ws(x * z), w, v)
-    ry = _pearson_at(level, n, ws(y), sz, ws(y * y), szz, ws(y * z), w, v)
-    return rx - ry
+    (z,) = _zeroed(Z)
+    n, sz, szz = (_weighted_sums(w, v, a, part) for a in (ok, z, z * z))
+    out = []
+    for x in xs:
+        sx, sxx, sxz = (_weighted_sums(w, v, a, part) for a in _moments(x, z))
+        out.append(_pearson_at(level, n, sx, sz, sxx, szz, sxz, w, v))
+    return out
 
 
 def _counts(idx: np.ndarray, size: int) -> np.ndarray:
     k = idx.shape[0]
     flat = (idx + size * np.arange(k)[:, None]).ravel()
     return np.bincount(flat, minlength=k * size).reshape(k, size).astype(float)
-
-
-def _generic(stat: str, level: str, pairs_of: Callable[[int], tuple[np.ndarray, ...]],
-             Z: np.ndarray, k: int) -> np.ndarray:  # fmt: skip
-    out = np.empty(k)
-    for b in range(k):
-        xp, yp, zp = pairs_of(b)
-        out[b] = level_correlation(xp, zp, level, stat) - level_correlation(yp, zp, level, stat)
-    return out
 
 
 def _check(level: str, method: str, stat: str, k: int) -> None:
@@ -224,97 +223,130 @@ def _check(level: str, method: str, stat: str, k: int) -> None:
         raise ValueError("n_resamples must be >= 1")
 
 
-def perm_test(
-    X: np.ndarray,
-    Y: np.ndarray,
+def _diff(X: np.ndarray, Y: np.ndarray, Z: np.ndarray, level: str, stat: str) -> float:
+    return level_correlation(X, Z, level, stat) - level_correlation(Y, Z, level, stat)
+
+
+def _perm_p(obs: float, dl: np.ndarray) -> float:
+    fin = dl[np.isfinite(dl)]
+    if not math.isfinite(obs) or fin.size == 0:
+        return math.nan
+    hits = int((np.abs(fin) >= abs(obs) - 1e-12 * max(1.0, abs(obs))).sum())
+    return (hits + 1) / (fin.size + 1)
+
+
+def _draw_masks(method: str, k: int, m: int, n: int, rng: np.random.Generator) -> tuple:
+    S = rng.random((k, m)) < 0.5 if method != "inputs" else np.zeros((k, m), dtype=bool)
+    T = rng.random((k, n)) < 0.5 if method != "systems" else np.zeros((k, n), dtype=bool)
+    return S.astype(float), T.astype(float)
+
+
+def perm_tests(
+    mats: Mapping[str, np.ndarray],
     Z: np.ndarray,
     *,
     level: str,
     method: str = "both",
     stat: str = "pearson",
     n_resamples: int = 1000,
-    rng: np.random.Generator | None = None,
     seed: int | None = None,
+    rng: np.random.Generator | None = None,
     masks: tuple[np.ndarray, np.ndarray] | None = None,
-) -> ResamplingTest:
-    """Perm-Sys (``method="systems"``), Perm-Inp (``"inputs"``) or Perm-Both (Deutsch et al. 2021).
+    batch: int = 1000,
+) -> dict[tuple[str, str], ResamplingTest]:
+    """Perm-Sys (``method="systems"``), Perm-Inp (``"inputs"``) or Perm-Both for every pair.
 
-    ``masks``: the swap flags (S (k, m), T (k, n)) to use instead of drawing them from ``rng``
-    (a reference implementation's draws can be replayed).
+    The same permutations serve every pair (drawn from ``rng`` or ``seed``; ``masks`` = (S (k, m),
+    T (k, n)) 0/1 swap flags replays a reference implementation's draws). Each metric is
+    z-standardised over its cells first (as nlpstats does). Deutsch, Dror & Roth (2021).
     """
-    X, Y, Z = _align(X, Y, Z)
-    X, Y = _standardize(X), _standardize(Y)
-    m, n = X.shape
+    names = list(mats)
+    arrs = _align(*(mats[a] for a in names), Z)
+    Zs, xs = arrs[-1], [_standardize(a) for a in arrs[:-1]]
+    m, n = Zs.shape
     if masks is None:
         _check(level, method, stat, n_resamples)
-        rng = rng if rng is not None else np.random.default_rng(seed)
-        S = rng.random((n_resamples, m)) < 0.5 if method != "inputs" else np.zeros((n_resamples, m))
-        T = (
-            rng.random((n_resamples, n)) < 0.5
-            if method != "systems"
-            else np.zeros((n_resamples, n))
-        )
+        S, T = _draw_masks(method, n_resamples, m, n, rng or np.random.default_rng(seed))
     else:
-        S, T = masks
-    S, T = np.asarray(S, dtype=float), np.asarray(T, dtype=float)
+        S, T = (np.asarray(a, dtype=float) for a in masks)
     k = S.shape[0]
     _check(level, method, stat, k)
+    pairs = list(itertools.combinations(range(len(names)), 2))
     if stat == "pearson":
-        obs = float(_perm_deltas(X, Y, Z, level, np.zeros((1, m)), np.zeros((1, n)))[0])
-        dl = _perm_deltas(X, Y, Z, level, S, T)
+        zx = list(_zeroed(*xs))
+        parts = [_perm_pair_deltas(level, zx, Zs, S[b : b + batch], T[b : b + batch])
+                 for b in range(0, k, batch)]  # fmt: skip
+        dl = {p: np.concatenate([d[p] for d in parts]) for p in pairs}
     else:
-        obs = level_correlation(X, Z, level, stat) - level_correlation(Y, Z, level, stat)
-
-        def swapped(b: int) -> tuple[np.ndarray, ...]:
+        dl = {p: np.empty(k) for p in pairs}
+        for b in range(k):
             M = (S[b][:, None] + T[b][None, :]) % 2 == 1
-            return np.where(M, Y, X), np.where(M, X, Y), Z
+            for i, j in pairs:
+                Xp, Yp = np.where(M, xs[j], xs[i]), np.where(M, xs[i], xs[j])
+                dl[(i, j)][b] = _diff(Xp, Yp, Zs, level, stat)
+    out = {}
+    r_obs = [level_correlation(x, Zs, level, stat) for x in xs]
+    for i, j in pairs:
+        obs = r_obs[i] - r_obs[j]
+        out[(names[i], names[j])] = ResamplingTest(
+            f"perm-{method}", level, stat, obs, _perm_p(obs, dl[(i, j)]), k, seed, P_RULE,
+            dl[(i, j)],
+        )  # fmt: skip
+    return out
 
-        dl = _generic(stat, level, swapped, Z, k)
-    fin = dl[np.isfinite(dl)]
-    hits = int((np.abs(fin) >= abs(obs) - 1e-12 * max(1.0, abs(obs))).sum())
-    p = (hits + 1) / (fin.size + 1) if math.isfinite(obs) else math.nan
-    return ResamplingTest(f"perm-{method}", level, stat, obs, p, k, seed, P_RULE, dl)
+
+def perm_test(X: np.ndarray, Y: np.ndarray, Z: np.ndarray, **kw: Any) -> ResamplingTest:
+    """:func:`perm_tests` for one pair: Δ = r(X, Z) − r(Y, Z)."""
+    return perm_tests({"x": X, "y": Y}, Z, **kw)[("x", "y")]
 
 
-def boot_test(
-    X: np.ndarray,
-    Y: np.ndarray,
+def boot_tests(
+    mats: Mapping[str, np.ndarray],
     Z: np.ndarray,
     *,
     level: str,
     method: str = "both",
     stat: str = "pearson",
     n_resamples: int = 1000,
-    rng: np.random.Generator | None = None,
     seed: int | None = None,
+    rng: np.random.Generator | None = None,
     draws: tuple[np.ndarray, np.ndarray] | None = None,
-) -> ResamplingTest:
-    """Boot-Sys, Boot-Inp or Boot-Both (Deutsch et al. 2021): Δ* on resampled systems/inputs.
+) -> dict[tuple[str, str], ResamplingTest]:
+    """Boot-Sys, Boot-Inp or Boot-Both for every pair (Deutsch et al. 2021).
 
-    ``draws``: (system indices (k, m), input indices (k, n)) instead of drawing from ``rng``.
+    ``draws`` = (system indices (k, m), input indices (k, n)) replays a reference's draws.
     p: :func:`~metajudge.metaeval.stats.bootstrap_p_value` of the Δ*.
     """
-    X, Y, Z = _align(X, Y, Z)
-    m, n = X.shape
+    names = list(mats)
+    arrs = _align(*(mats[a] for a in names), Z)
+    Zs, xs = arrs[-1], list(arrs[:-1])
+    m, n = Zs.shape
     if draws is None:
         _check(level, method, stat, n_resamples)
-        rng = rng if rng is not None else np.random.default_rng(seed)
-        k = n_resamples
-        ri = rng.integers(0, m, (k, m)) if method != "inputs" else np.tile(np.arange(m), (k, 1))
-        ci = rng.integers(0, n, (k, n)) if method != "systems" else np.tile(np.arange(n), (k, 1))
+        g, k = rng or np.random.default_rng(seed), n_resamples
+        ri = g.integers(0, m, (k, m)) if method != "inputs" else np.tile(np.arange(m), (k, 1))
+        ci = g.integers(0, n, (k, n)) if method != "systems" else np.tile(np.arange(n), (k, 1))
     else:
         ri, ci = (np.asarray(a) for a in draws)
     k = ri.shape[0]
     _check(level, method, stat, k)
-    obs = level_correlation(X, Z, level, stat) - level_correlation(Y, Z, level, stat)
     if stat == "pearson":
-        dl = _boot_deltas(X, Y, Z, level, _counts(ri, m), _counts(ci, n))
+        rs = _boot_corrs(level, list(_zeroed(*xs)), Zs, _counts(ri, m), _counts(ci, n))
     else:
-
-        def drawn(b: int) -> tuple[np.ndarray, ...]:
-            return tuple(a[ri[b]][:, ci[b]] for a in (X, Y, Z))
-
-        dl = _generic(stat, level, drawn, Z, k)
+        rs = [np.array([level_correlation(x[ri[b]][:, ci[b]], Zs[ri[b]][:, ci[b]], level, stat)
+                        for b in range(k)]) for x in xs]  # fmt: skip
     rule = "bootstrap_p_value: p = min(1, 2(min(#Δ*<=0, #Δ*>=0) + 1)/(k + 1))"
-    return ResamplingTest(f"boot-{method}", level, stat, obs, bootstrap_p_value(dl), k, seed,
-                          rule, dl)  # fmt: skip
+    out = {}
+    r_obs = [level_correlation(x, Zs, level, stat) for x in xs]
+    for i, j in itertools.combinations(range(len(names)), 2):
+        d = rs[i] - rs[j]
+        obs = r_obs[i] - r_obs[j]
+        out[(names[i], names[j])] = ResamplingTest(
+            f"boot-{method}", level, stat, obs, bootstrap_p_value(d), k, seed, rule, d
+        )
+    return out
+
+
+def boot_test(X: np.ndarray, Y: np.ndarray, Z: np.ndarray, **kw: Any) -> ResamplingTest:
+    """:func:`boot_tests` for one pair: Δ = r(X, Z) − r(Y, Z)."""
+    return boot_tests({"x": X, "y": Y}, Z, **kw)[("x", "y")]
