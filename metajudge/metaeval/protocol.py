@@ -34,6 +34,7 @@ from metajudge.metaeval.pointwise import (
 )
 from metajudge.metaeval.result import SCHEMA, MetaEvalResult
 from metajudge.metaeval.stats import bootstrap_weights
+from metajudge.metaeval.trivial import is_trivial
 
 __all__ = ["AGGREGATIONS", "COMPARE_STATS", "SCHEMA", "MetaEvalResult", "Protocol", "meta_evaluate"]
 
@@ -308,10 +309,11 @@ def meta_evaluate(
     cells, entries, calcs, points = _cells(run, metrics, available)
     compare_note = None
     comparisons: list[dict[str, Any]] = []
-    if proto.compare and len(metrics) > proto.max_compare:
-        compare_note = f"skipped: {len(metrics)} metrics > max_compare={proto.max_compare}"
-    elif proto.compare and len(metrics) > 1:
-        comparisons = compare_metrics(run, metrics, calcs)
+    compared = [m for m in metrics if not is_trivial(m)]  # trivial baselines: rows, not tests
+    if proto.compare and len(compared) > proto.max_compare:
+        compare_note = f"skipped: {len(compared)} metrics > max_compare={proto.max_compare}"
+    elif proto.compare and len(compared) > 1:
+        comparisons = compare_metrics(run, compared, calcs)
     data = {
         "schema": SCHEMA,
         "dataset": _dataset_json(dataset.card, view, dims, subset),

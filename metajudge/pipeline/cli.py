@@ -107,6 +107,12 @@ def _protocol_args(q: argparse.ArgumentParser) -> None:
     q.add_argument(
         "--no-compare", action="store_true", help="skip metric-vs-metric significance tests"
     )
+    q.add_argument(
+        "--no-baselines",
+        action="store_true",
+        help="leave out the trivial baseline rows (response length in words, a seeded random "
+        "score) that every table carries by default",
+    )
 
 
 def _run_args(q: argparse.ArgumentParser) -> None:
@@ -217,6 +223,7 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
         plots=not args.no_plots,
         progress=not args.quiet,
         rescore=args.rescore,
+        baselines=not args.no_baselines,
     )
     if not args.quiet and args.format == "md":
         print(tables.protocol_line(res))
