@@ -102,3 +102,29 @@ def test_tie_calibration_cv_is_not_above_the_fitted_value() -> None:
     )
     assert len(eps) == 5 and 0 <= cv <= 1
     assert cv <= tc.value + 0.05
+
+
+@pytest.mark.parametrize(("by", "level"), [("none", "global"), ("item", "item"),
+                                           ("sys", "system-grouped")])  # fmt: skip
+@pytest.mark.parametrize("stat", ["pearson", "spearman", "kendall"])
+def test_levels_equal_mt_metrics_eval_average_by(mtme, by: str, level: str, stat: str) -> None:  # type: ignore[no-untyped-def]
+    """metajudge's levels (levels.level_estimate) vs AverageCorrelation, missing gold cells too."""
+    import scipy.stats
+
+    from metajudge.metaeval.levels import level_estimate
+
+    gold, metric = _data(6, n_sys=5, n_items=12)
+    gold = gold + np.random.default_rng(1).normal(0, 0.01, gold.shape)  # few ties
+    g = gold.ravel().astype(object)
+    g[[3, 17, 18, 40]] = None  # missing human scores
+    n_sys, n_items = gold.shape
+    fn = {"pearson": scipy.stats.pearsonr, "spearman": scipy.stats.spearmanr,
+          "kendall": scipy.stats.kendalltau}[stat]  # fmt: skip
+    ref = mtme.AverageCorrelation(fn, n_sys, average_by=by)(list(g), list(metric.ravel()))[0]
+    y = np.array([np.nan if v is None else v for v in g], dtype=float)
+    x = metric.ravel().astype(float)
+    ok = np.isfinite(y)
+    items = np.tile(np.arange(n_items), n_sys)[ok]
+    systems = np.repeat(np.arange(n_sys), n_items)[ok]
+    got = level_estimate(stat, x[ok], y[ok], items, systems, n_items, None, 0.95, level)
+    assert got.value == pytest.approx(ref, abs=1e-9)

@@ -85,3 +85,18 @@ def test_rank_clusters_cli_on_lftqa(tmp_path: Path) -> None:
     assert main(argv) == 0
     j = json.loads(out.read_text())
     assert j["n_systems"] == 10 and len(j["rows"]) == 4 and j["options"]["level"] == "system"
+
+
+def test_kendall_cli_reports_eps_and_its_optimism(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "k.json"
+    argv = ["kendall", "--dataset", "lftqa_eval", "--external", "--dimension", "faithfulness",
+            "--metrics", "bleu,rouge", "--level", "item", "--n-perm", "50", "--format", "json",
+            "-o", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    j = json.loads(out.read_text())
+    assert "same pairs" in j["note"] and j["spa_permutations"] == 50
+    for r in j["rows"]:
+        assert r["acc23_calibrated"] >= r["acc23"] - 1e-12 and r["epsilon"] >= 0
+        assert 0 <= r["spa"] <= 1 and -1 <= r["tau_b"] <= 1

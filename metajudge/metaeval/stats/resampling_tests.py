@@ -76,7 +76,12 @@ def _standardize(X: np.ndarray) -> np.ndarray:
 
 
 def level_correlation(X: np.ndarray, Z: np.ndarray, level: str, stat: str = "pearson") -> float:
-    """r(X, Z) of (systems × inputs) matrices at a level; NaN cells dropped (levels.py rules)."""
+    """r(X, Z) of (systems × inputs) matrices at a level; NaN cells dropped (levels.py rules).
+
+    >>> X = np.array([[1.0, 2, 3], [2.0, 2, 5]]); Z = np.array([[1.0, 3, 2], [2.0, 4, 6]])
+    >>> level_correlation(X, Z, "item"), level_correlation(X, Z, "system")  # column 2: constant
+    (1.0, 1.0)
+    """
     if level == "global":
         ok = np.isfinite(X) & np.isfinite(Z)
         return statistic(stat, X[ok], Z[ok])
