@@ -25,6 +25,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "metajudge.pipeline.agreement_cli",
     "metajudge.pipeline.verdicts_cli",
     "metajudge.pipeline.decide_cli",
+    "metajudge.pipeline.stats_cli",  # `power`, `rank-clusters`
     "metajudge.metrics.judges.cli",
     "metajudge.pipeline.judge_cli",  # `judge diagnostics`, into the group the line above adds
     "metajudge.pipeline.judge_bench_cli",  # `judge judge-bench`, same group

@@ -71,7 +71,9 @@ def test_meta_eval_computes_caches_and_reuses_scores(
     ):
         assert (out / name).is_file(), name
     first = json.loads((out / "result.json").read_text())
-    assert [m["name"] for m in first["metrics"]] == ["bleu", "rouge_l"]
+    names = [m["name"] for m in first["metrics"]]
+    # issue 14: the trivial baselines are extra rows after the metric rows
+    assert names == ["bleu", "rouge_l", "trivial.length_words", "trivial.random"]
     assert first["metrics"][0]["signatures"]["bleu"][0].startswith("bleu|")
 
     from metajudge.metrics import scoring
@@ -142,7 +144,9 @@ def test_readme_demo_command(data_dir: Path, tmp_path: Path) -> None:
     )
     assert rc == 0
     res = json.loads((out / "result.json").read_text())
-    assert [m["name"] for m in res["metrics"]] == ["bleu", "rouge_l", "meteor", "bertscore"]
+    names = [m["name"] for m in res["metrics"]]  # + the trivial baseline rows (issue 14)
+    assert names[:4] == ["bleu", "rouge_l", "meteor", "bertscore"]
+    assert names[4:] == ["trivial.length_words", "trivial.random"]
     for c in res["cells"]:
         assert c["stats"]["pearson"]["value"] is not None, c["metric"]
     for name in ("table.md", "table.json", "correlation_pearson.png", "scatter.png"):

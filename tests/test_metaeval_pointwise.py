@@ -77,13 +77,16 @@ def test_levels_item_system_and_system_level() -> None:
         lvl: meta_evaluate(
             ds, rows, Protocol(correlate="pointwise", aggregation="mean", level=lvl, n_boot=30)
         ).value("m", "q")
-        for lvl in ("item", "system", "system-level")
+        for lvl in ("item", "system-grouped", "system", "system-level")
     }
     assert got["item"] == pytest.approx(stats.grouped_correlation(x, y, items)[0], abs=1e-12)
-    assert got["system"] == pytest.approx(stats.grouped_correlation(x, y, systems)[0], abs=1e-12)
+    assert got["system-grouped"] == pytest.approx(
+        stats.grouped_correlation(x, y, systems)[0], abs=1e-12
+    )
     mx = [x[systems == s].mean() for s in np.unique(systems)]
     my = [y[systems == s].mean() for s in np.unique(systems)]
     assert got["system-level"] == pytest.approx(stats.pearson(mx, my), abs=1e-12)
+    assert got["system"] == got["system-level"]  # issue 14: system = system-level
 
 
 def test_matched_reference_is_leave_one_annotator_out_beside_the_metric() -> None:

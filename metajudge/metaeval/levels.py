@@ -2,12 +2,24 @@
 
 For per-response metric scores x and human scores y (one row per response or per label):
 
-* ``global`` — one correlation over every row (Pearson/Spearman/Kendall pooled);
-* ``item`` — per input across its systems, averaged over inputs ("summary-level" of G-Eval, Liu
-  et al. 2023; LFTQA-Eval's ``correlation_calculation.py``; Deutsch et al. 2022);
-* ``system`` — per system across its inputs, averaged over systems;
-* ``system-level`` — one correlation between the systems' mean metric score and mean human
-  score (the system-level correlation of MT and summarisation evaluation, Deutsch et al. 2022).
+* ``global`` — one correlation over every row (Pearson/Spearman/Kendall pooled; mt-metrics-eval's
+  ``average_by="none"``);
+* ``item`` (item-grouped) — per input across its systems, averaged over inputs ("summary-level"
+  of G-Eval, Liu et al. 2023; LFTQA-Eval's ``correlation_calculation.py``; Deutsch et al. 2022;
+  mt-metrics-eval's ``average_by="item"``);
+* ``system-grouped`` — per system across its inputs, averaged over systems (mt-metrics-eval's
+  ``average_by="sys"``);
+* ``system`` (system-level) — one correlation between the systems' mean metric score and mean
+  human score (the system-level correlation of MT and summarisation evaluation, Deutsch et al.
+  2022). ``system-level`` is an alias; before issue 14 ``system`` named today's
+  ``system-grouped``.
+
+Missing cells (:data:`MISSING_CELLS`, stated with every result) follow mt-metrics-eval's
+``AverageCorrelation``: a response without a metric or human score is dropped from its group;
+a group with fewer than two responses, or whose correlation is undefined (a constant side), is
+left out of the average (``replace_nans_with_zeros=False``); the average is the unweighted mean of
+the remaining groups (``macro=True``). Where mt-metrics-eval returns 0 when no group is left,
+metajudge reports the value as undefined, with the reason.
 
 Every level is bootstrapped over items (inputs) with the shared resample counts ``W``.
 """
@@ -26,7 +38,28 @@ from metajudge.metaeval import stats as st
 
 FArr = NDArray[np.float64]
 IArr = NDArray[np.int64]
-LEVELS: tuple[str, ...] = ("global", "item", "system", "system-level")
+LEVELS: tuple[str, ...] = ("global", "item", "system-grouped", "system")
+LEVEL_ALIASES: dict[str, str] = {"system-level": "system", "item-grouped": "item"}
+LEVEL_NAMES: dict[str, str] = {
+    "global": "global (all responses pooled)",
+    "item": "item-grouped (across systems within each input, averaged over inputs)",
+    "system-grouped": "system-grouped (across inputs within each system, averaged over systems)",
+    "system": "system-level (systems' mean scores, one correlation across systems)",
+}
+MISSING_CELLS: dict[str, str] = {
+    "global": "responses lacking a metric or human score dropped (average_by=none)",
+    "item": "per input: responses lacking a score dropped; inputs with < 2 responses or an "
+    "undefined correlation left out of the mean (average_by=item, NaNs removed, macro mean)",
+    "system-grouped": "per system: responses lacking a score dropped; systems with < 2 responses "
+    "or an undefined correlation left out of the mean (average_by=sys, NaNs removed, macro mean)",
+    "system": "each system's mean over the responses it has both scores for; systems with "
+    "none dropped before the one correlation across systems",
+}
+
+
+def canonical_level(name: str) -> str:
+    """The level's canonical name (``system-level`` → ``system``, ``item-grouped`` → ``item``)."""
+    return LEVEL_ALIASES.get(name, name)
 
 
 def _by_system(
@@ -93,9 +126,10 @@ def level_estimate(
         return est.pooled(stat, x, y, items, W, level)
     if unit_level == "item":
         return est.grouped(stat, x, y, items, n_items, W, level)
-    if unit_level == "system":
+    unit_level = canonical_level(unit_level)
+    if unit_level == "system-grouped":
         return _by_system(stat, x, y, items, systems, W, level)
-    if unit_level == "system-level":
+    if unit_level == "system":
         return _system_level(stat, x, y, items, systems, W, level)
     raise ValueError(f"unknown level {unit_level!r} (expected one of {', '.join(LEVELS)})")
 

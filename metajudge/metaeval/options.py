@@ -13,13 +13,13 @@ from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from metajudge.errors import InputError
+from metajudge.metaeval.levels import LEVEL_ALIASES, LEVELS
 from metajudge.metaeval.stats import STATISTICS
 
 NORMALIZE_MODES: tuple[str, ...] = ("minmax", "sign", "raw")
 AGGREGATIONS: tuple[str, ...] = ("per_annotator", "mean")
 MISSING_RULES: tuple[str, ...] = ("drop", "median", "error")
 CORRELATES: tuple[str, ...] = ("pairwise-difference", "pointwise")
-LEVELS: tuple[str, ...] = ("global", "item", "system", "system-level")
 COMPARE_STATS: tuple[str, ...] = ("pearson", "spearman")
 
 
@@ -32,7 +32,8 @@ class Protocol:
         RAGChecker, MT-RAIG) or ``pointwise`` (each response's metric score vs its human score:
         G-Eval, JUDGE-BENCH).
     level
-        ``global`` | ``item`` | ``system`` | ``system-level`` (:mod:`metajudge.metaeval.levels`);
+        ``global`` | ``item`` | ``system-grouped`` | ``system`` (system-level; alias
+        ``system-level``) (:mod:`metajudge.metaeval.levels`);
         the pairwise-difference protocol has ``global`` and ``item`` (= ``grouped``).
 
     normalize
@@ -79,6 +80,7 @@ class Protocol:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "statistics", tuple(self.statistics))
+        object.__setattr__(self, "level", LEVEL_ALIASES.get(self.level, self.level))
         if self.grouped and self.level == "global":  # --grouped is --level item
             object.__setattr__(self, "level", "item")
         object.__setattr__(self, "grouped", self.level == "item")

@@ -24,7 +24,7 @@ from metajudge.metaeval.aligned import AlignedView, align_dataset, index_score_r
 from metajudge.metaeval.cells import CellCalc, Run, evaluate_cell, jnum
 from metajudge.metaeval.compare import compare_metrics
 from metajudge.metaeval.external import collapse_families, metric_for_dimension
-from metajudge.metaeval.levels import human_reference, loo_reference
+from metajudge.metaeval.levels import LEVEL_NAMES, MISSING_CELLS, human_reference, loo_reference
 from metajudge.metaeval.options import AGGREGATIONS, COMPARE_STATS, Protocol
 from metajudge.metaeval.pointwise import (
     check_pointwise,
@@ -34,6 +34,7 @@ from metajudge.metaeval.pointwise import (
 )
 from metajudge.metaeval.result import SCHEMA, MetaEvalResult
 from metajudge.metaeval.stats import bootstrap_weights
+from metajudge.metaeval.trivial import is_trivial
 
 __all__ = ["AGGREGATIONS", "COMPARE_STATS", "SCHEMA", "MetaEvalResult", "Protocol", "meta_evaluate"]
 
@@ -71,6 +72,8 @@ def _protocol_json(p: Protocol, view: AlignedView, compare_note: str | None) -> 
     return {
         "correlate": p.correlate,
         "correlation_level": p.level,
+        "level_name": LEVEL_NAMES[p.level],
+        "missing_cells": MISSING_CELLS[p.level],
         "normalize": p.normalize,
         "aggregation": p.aggregation,
         "missing": p.missing_rule,
@@ -306,10 +309,11 @@ def meta_evaluate(
     cells, entries, calcs, points = _cells(run, metrics, available)
     compare_note = None
     comparisons: list[dict[str, Any]] = []
-    if proto.compare and len(metrics) > proto.max_compare:
-        compare_note = f"skipped: {len(metrics)} metrics > max_compare={proto.max_compare}"
-    elif proto.compare and len(metrics) > 1:
-        comparisons = compare_metrics(run, metrics, calcs)
+    compared = [m for m in metrics if not is_trivial(m)]  # trivial baselines: rows, not tests
+    if proto.compare and len(compared) > proto.max_compare:
+        compare_note = f"skipped: {len(compared)} metrics > max_compare={proto.max_compare}"
+    elif proto.compare and len(compared) > 1:
+        comparisons = compare_metrics(run, compared, calcs)
     data = {
         "schema": SCHEMA,
         "dataset": _dataset_json(dataset.card, view, dims, subset),

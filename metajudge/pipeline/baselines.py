@@ -178,6 +178,9 @@ def regenerate_baselines(
             json.dump(b, fh, indent=1, ensure_ascii=False, sort_keys=True)
             fh.write("\n")
         written.append(p)
+    from metajudge.pipeline.rank_baselines import regenerate_rank_baselines
+
+    written += regenerate_rank_baselines(out_dir, datasets=datasets, data_dir=data_dir)
     if not datasets:
         p = Path(out_dir) / "ours_index.json"
         with atomic_write(p) as fh:
@@ -245,4 +248,6 @@ def check_baselines(
         problems += compare_baseline(
             stored, compute_baseline(spec, data_dir=data_dir, meteor=meteor)
         )
-    return problems
+    from metajudge.pipeline.rank_baselines import check_rank_baselines
+
+    return problems + check_rank_baselines(out_dir, datasets=datasets, data_dir=data_dir)

@@ -73,11 +73,11 @@ def _protocol_args(q: argparse.ArgumentParser) -> None:
     )
     q.add_argument(
         "--level",
-        choices=("global", "item", "system", "system-level"),
+        choices=("global", "item", "system-grouped", "system", "system-level", "item-grouped"),
         default=None,
         help="correlate all rows at once (global, default), per input then averaged (item = "
-        "--grouped), per system then averaged, or the systems' mean scores (system-level; "
-        "the last two need --protocol pointwise)",
+        "--grouped), per system then averaged (system-grouped), or the systems' mean scores "
+        "(system = system-level; the last two need --protocol pointwise)",
     )
     q.add_argument(
         "--normalize",
@@ -115,6 +115,12 @@ def _protocol_args(q: argparse.ArgumentParser) -> None:
     add_seed(q)
     q.add_argument(
         "--no-compare", action="store_true", help="skip metric-vs-metric significance tests"
+    )
+    q.add_argument(
+        "--no-baselines",
+        action="store_true",
+        help="leave out the trivial baseline rows (response length in words, a seeded random "
+        "score) that every table carries by default",
     )
 
 
@@ -208,6 +214,7 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
         rescore=args.rescore,
         backbone=cli_backbone(args.backbone),
         asked=_asked(args),
+        baselines=not args.no_baselines,
     )
     if isinstance(res, CategoricalResult):
         return _print_categorical(args, res.to_json(), written)

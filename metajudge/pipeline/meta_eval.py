@@ -222,9 +222,13 @@ def run_meta_eval(
     rescore: bool = False,
     backbone: str | None = None,
     asked: Sequence[str] = (),
+    baselines: bool = True,
     **options: Any,
 ) -> tuple[MetaEvalResult, dict[str, Path]]:
     """Run the whole meta-evaluation into ``out_dir``; returns the result and the written files.
+
+    ``baselines``: add the trivial baseline rows (:mod:`metajudge.metaeval.trivial`: response
+    length in words, a seeded random score); they are extra rows, never compared.
 
     ``protocol`` (default :class:`~metajudge.metaeval.options.Protocol()`) with ``options``
     overriding single fields. The run folder gets ``result.json`` (with the matching published
@@ -260,8 +264,17 @@ def run_meta_eval(
         )
     have = sorted({r["metric"] for r in rows})
     directions = _directions(metrics or have)  # registry metrics; score files declare their own
+    from metajudge.metaeval import trivial
+
+    if baselines:
+        rows = [*rows, *trivial.trivial_rows(ds.records, proto.seed)]
+    wanted = list(metrics) if metrics else None
     res = meta_evaluate(
-        ds, rows, proto, metrics=list(metrics) if metrics else None, directions=directions
+        ds,
+        rows,
+        proto,
+        metrics=trivial.with_trivial(wanted) if baselines else wanted,
+        directions=directions,
     )
     res.data["run"] = {
         "dataset": dataset if dataset is not None else str(input_file),
@@ -270,6 +283,7 @@ def run_meta_eval(
         "external": external,
         "registry_metrics": to_score,
         "rescore": rescore,
+        "trivial_baselines": list(trivial.TRIVIAL) if baselines else [],
         "seconds": round(time.perf_counter() - t0, 3),
     }
     from metajudge.reports.published import attach_published

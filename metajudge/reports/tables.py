@@ -128,6 +128,11 @@ def protocol_line(res: MetaEvalResult) -> str:
     bits = [
         f"dataset {name}",
         f"protocol={p.get('correlate', 'pairwise-difference')} at level {p.get('correlation_level', 'item' if p['grouped'] else 'global')}",
+        *(
+            [f"level: {p['level_name']}; missing cells: {p['missing_cells']}"]
+            if "level_name" in p
+            else []
+        ),
         f"normalize={p['normalize']}",
         f"aggregation={p['aggregation']}",
         f"grouped={'yes (' + str(p.get('grouped_unit')) + ' level, per input then averaged)' if p['grouped'] else 'no'}",

@@ -12,6 +12,10 @@ function's docstring names the paper its formula comes from. Randomness always c
 - :mod:`.significance` — paired bootstrap, permutation and Williams tests, Holm.
 - :mod:`.power` — sample sizes (Fisher z; one-sided margin tests).
 - :mod:`.heterogeneity` — Fisher z per slice and Cochran's Q.
+- :mod:`.kendall` — τ_a/τ_b/τ_c, τ_23 and acc_23 with tie calibration (Deutsch et al. 2023).
+- :mod:`.spa` — soft pairwise accuracy of system rankings (Thompson et al. 2024).
+- :mod:`.resampling_tests` — Perm/Boot-Sys/Inp/Both for two correlations (Deutsch et al. 2021).
+- :mod:`.clusters` — WMT-style greedy rank clusters.
 
 Everything is re-exported here: ``from metajudge.metaeval import stats; stats.pearson(x, y)``.
 """
@@ -30,6 +34,7 @@ from metajudge.metaeval.stats.bootstrap import (
     per_group_values,
     percentile_ci,
 )
+from metajudge.metaeval.stats.clusters import rank_clusters
 from metajudge.metaeval.stats.correlation import (
     CORRELATIONS,
     STATISTICS,
@@ -46,7 +51,13 @@ from metajudge.metaeval.stats.correlation import (
 from metajudge.metaeval.stats.decisions import tie_decisions
 from metajudge.metaeval.stats.heterogeneity import Heterogeneity, cochran_q
 from metajudge.metaeval.stats.human import HumanComparison, annotator_mean, leave_one_out
-from metajudge.metaeval.stats.power import n_for_correlation, n_for_margin
+from metajudge.metaeval.stats.kendall import kendall_variant, tie_calibration, tie_calibration_cv
+from metajudge.metaeval.stats.power import (
+    n_for_correlation,
+    n_for_correlation_difference,
+    n_for_margin,
+)
+from metajudge.metaeval.stats.resampling_tests import boot_tests, perm_tests
 from metajudge.metaeval.stats.significance import (
     DiffResult,
     WilliamsResult,
@@ -55,6 +66,7 @@ from metajudge.metaeval.stats.significance import (
     permutation_test_diff,
     williams_test,
 )
+from metajudge.metaeval.stats.spa import soft_pairwise_accuracy
 from metajudge.metaeval.stats.weighted import weighted_statistic
 
 MODULES = (
@@ -66,6 +78,10 @@ MODULES = (
     "significance",
     "power",
     "heterogeneity",
+    "kendall",
+    "spa",
+    "resampling_tests",
+    "clusters",
 )
 
 __all__ = [
@@ -78,6 +94,7 @@ __all__ = [
     "Statistic",
     "WilliamsResult",
     "annotator_mean",
+    "boot_tests",
     "bootstrap_ci",
     "bootstrap_ci_reference",
     "bootstrap_indices",
@@ -89,18 +106,25 @@ __all__ = [
     "grouped_mean_samples",
     "holm",
     "kendall_tau_b",
+    "kendall_variant",
     "leave_one_out",
     "n_for_correlation",
+    "n_for_correlation_difference",
     "n_for_margin",
     "paired_bootstrap_diff",
     "pairwise_accuracy",
     "pearson",
     "per_group_values",
     "percentile_ci",
+    "perm_tests",
     "permutation_test_diff",
+    "rank_clusters",
+    "soft_pairwise_accuracy",
     "spearman",
     "statistic",
     "statistic_fn",
+    "tie_calibration",
+    "tie_calibration_cv",
     "tie_decisions",
     "undefined_reason",
     "weighted_statistic",
