@@ -22,6 +22,7 @@ from metajudge.metaeval.stats.correlation import (
     _tie_pairs,
     statistic_fn,
 )
+from metajudge.metaeval.stats.resample import CHUNK_ELEMENTS
 from metajudge.metaeval.stats.weighted import _pearson_rows, weighted_statistic
 
 
@@ -139,11 +140,14 @@ def permutation_test_diff(
         a2 = (a2 - a2.mean()) / (a2.std() or 1.0)
     gi, n_items = _group_index(groups, ya.size)
     obs = statistic_fn(stat_perm)(a1, ya) - statistic_fn(stat_perm)(a2, ya)
-    swap_items = rng.random((n_perm, n_items)) < 0.5
-    swap = swap_items[:, gi] if gi is not None else swap_items
-    X1 = np.where(swap, a2[None, :], a1[None, :])
-    X2 = np.where(swap, a1[None, :], a2[None, :])
-    d = _batch_stat(stat_perm, X1, ya) - _batch_stat(stat_perm, X2, ya)
+    d = np.empty(n_perm)
+    step = max(1, CHUNK_ELEMENTS // max(ya.size, 1))  # permutations per block: memory O(rows)
+    for p0 in range(0, n_perm, step):  # the same stream as one (n_perm, n_items) draw
+        swap_items = rng.random((min(step, n_perm - p0), n_items)) < 0.5
+        swap = swap_items[:, gi] if gi is not None else swap_items
+        X1 = np.where(swap, a2[None, :], a1[None, :])
+        X2 = np.where(swap, a1[None, :], a2[None, :])
+        d[p0 : p0 + swap.shape[0]] = _batch_stat(stat_perm, X1, ya) - _batch_stat(stat_perm, X2, ya)
     if not math.isfinite(obs):
         p = math.nan
     else:
