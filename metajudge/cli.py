@@ -27,6 +27,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "metajudge.pipeline.decide_cli",
     "metajudge.metrics.judges.cli",
     "metajudge.pipeline.judge_cli",  # `judge diagnostics`, into the group the line above adds
+    "metajudge.metrics.judges.batch_cli",  # `judge export-batch` / `judge import-batch`
 )
 
 

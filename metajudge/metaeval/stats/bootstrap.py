@@ -275,6 +275,6 @@ def grouped_mean_samples(per_group: np.ndarray, W_groups: np.ndarray | Resamples
     def one(W: np.ndarray) -> np.ndarray:
         W = np.ascontiguousarray(W, dtype=float)  # row sums independent of the block (weighted.py)
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.multiply(W, v0).sum(axis=1) / np.multiply(W, okf).sum(axis=1)
+            return np.einsum("ij,j->i", W, v0) / np.einsum("ij,j->i", W, okf)
 
     return map_chunks(one, W_groups)

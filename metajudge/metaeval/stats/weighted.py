@@ -17,15 +17,18 @@ from metajudge.metaeval.stats.resample import Resamples, map_chunks
 
 
 def _mv(W: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """W @ v, row by row as ``(W * v).sum(axis=1)`` on a row-major W: numpy's pairwise sum of
-    each row does not depend on the other rows (einsum's and BLAS's kernels may), so a block of
-    resamples gives bit-for-bit the values of the whole matrix."""
-    return np.multiply(W, v).sum(axis=1)
+    """W @ v without BLAS, on a row-major W: einsum's sum of each row then runs over that row
+    alone, so a block of resamples gives bit-for-bit the values of the whole matrix (a BLAS gemv,
+    or einsum on a column-major W, sums in an order that depends on the other rows)."""
+    return np.einsum("ij,j->i", W, v)
 
 
 def _rowdot(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """Row-wise dot products, as reproducibly as :func:`_mv`."""
-    return np.multiply(A, B).sum(axis=1)
+    """Row-wise dot products, as reproducibly as :func:`_mv` (row-major A; B broadcast)."""
+    A = np.ascontiguousarray(A)
+    if B.ndim == 1:
+        return _mv(A, B)
+    return np.einsum("ij,ij->i", A, np.ascontiguousarray(np.broadcast_to(B, A.shape)))
 
 
 def _wpearson(X: np.ndarray, Y: np.ndarray, W: np.ndarray) -> np.ndarray:
@@ -100,7 +103,7 @@ def _wranks(x: np.ndarray, W: np.ndarray) -> np.ndarray:
     Wg = np.add.reduceat(W[:, order], starts, axis=1)
     below = np.cumsum(Wg, axis=1) - Wg
     rank_g = below + (Wg + 1.0) / 2.0
-    return rank_g[:, gid]
+    return np.ascontiguousarray(rank_g[:, gid])  # row-major, see _mv
 
 
 def _wkendall(x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
