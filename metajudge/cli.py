@@ -30,6 +30,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "metajudge.pipeline.judge_cli",  # `judge diagnostics`, into the group the line above adds
     "metajudge.pipeline.judge_bench_cli",  # `judge judge-bench`, same group
     "metajudge.pipeline.demo_cli",
+    "metajudge.metrics.judges.batch_cli",  # `judge export-batch` / `judge import-batch`
 )
 
 

@@ -32,11 +32,16 @@ _FINAL = {"completed", "failed", "expired", "cancelled"}
 
 
 def batch_lines(
-    backend: OpenAIBackend, requests: Sequence[Request]
+    backend: OpenAIBackend, requests: Sequence[Request], ids: Sequence[str] | None = None
 ) -> dict[str, list[dict[str, Any]]]:
-    """The JSONL lines per endpoint (``extra_body`` folded into ``body``)."""
+    """The JSONL lines per endpoint (``extra_body`` folded into ``body``).
+
+    ``custom_id`` is ``r<index>`` (or ``ids[index]``), with ``s<sample>`` appended when the
+    server cannot draw ``n`` samples in one call and each sample is a line of its own.
+    """
     out: dict[str, list[dict[str, Any]]] = {}
     for i, req in enumerate(requests):
+        rid = f"r{i}" if ids is None else ids[i]
         backend.validate(req)
         samples = (
             [(None, req.seed, req.n)]
@@ -47,7 +52,7 @@ def batch_lines(
             kind, kw = backend.build_kwargs(req, n=n, seed=seed)
             body = {k: v for k, v in kw.items() if k != "extra_body"}
             body.update(kw.get("extra_body", {}))
-            cid = f"r{i}" if s is None else f"r{i}s{s}"
+            cid = rid if s is None else f"{rid}s{s}"
             out.setdefault(kind, []).append(
                 {"custom_id": cid, "method": "POST", "url": _ENDPOINTS[kind], "body": body}
             )

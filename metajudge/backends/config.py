@@ -11,7 +11,8 @@ Example (an OpenAI-compatible vLLM deployment)::
     name = "qwen-vllm"
     kind = "openai"
     model = "Qwen/Qwen2.5-7B-Instruct"
-    base_url = "http://vllm.internal:8000/v1"
+    base_url = "http://vllm.internal:8000/v1"   # or a list of replicas (least-in-flight routing):
+    # base_url = ["http://gpu1:8000/v1", "http://gpu2:8000/v1"]
     api_key_env = "VLLM_API_KEY"
     concurrency = 64
     price_input_per_mtok = 0.0
@@ -52,6 +53,9 @@ class BackendConfig:
 
     ``kind="openai"``: any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp's server)
     at ``base_url``; the key is read from the environment variable ``api_key_env`` at call time.
+    ``base_urls`` lists replicas of one deployment (same model; in a file: ``base_url = [...]``);
+    each call goes to the replica with the fewest calls in flight, and ``base_url`` (the first
+    replica) names the deployment in cache keys, so adding a replica keeps the cache.
 
     ``chat=False`` marks a base model without a chat template: only ``prompt=`` requests are
     accepted. ``n_parallel`` is the number of embedded server replicas requests are spread over
@@ -63,6 +67,7 @@ class BackendConfig:
     kind: Kind = "embedded"
     model: str = ""
     base_url: str | None = None
+    base_urls: tuple[str, ...] = ()
     api_key_env: str | None = None
     gguf: str | None = None
     gguf_sha256: str | None = None
@@ -92,6 +97,7 @@ class BackendConfig:
 
     def __post_init__(self) -> None:
         where = self.source or None
+        self._check_replicas(where)
         if self.kind not in ("embedded", "openai"):
             raise InputError(
                 f"kind must be 'embedded' or 'openai', got {self.kind!r}", path=where, field="kind"
@@ -125,6 +131,23 @@ class BackendConfig:
                 raise InputError(f"{name} must be >= 1", path=where, field=name)
         if self.max_retries < 0:
             raise InputError("max_retries must be >= 0", path=where, field="max_retries")
+
+    def _check_replicas(self, where: str | None) -> None:
+        urls = self.base_urls
+        if isinstance(urls, str) or not all(isinstance(u, str) and u for u in urls):
+            raise InputError("base_urls must be a list of URLs", path=where, field="base_urls")
+        object.__setattr__(self, "base_urls", tuple(urls))
+        if urls and self.base_url is None:
+            object.__setattr__(self, "base_url", urls[0])
+        elif urls and self.base_url not in urls:
+            raise InputError(
+                f"base_url {self.base_url!r} is not one of base_urls", path=where, field="base_url"
+            )
+
+    @property
+    def endpoints(self) -> tuple[str, ...]:
+        """The URLs calls are spread over: the replicas, else ``(base_url,)``, else none."""
+        return self.base_urls or ((self.base_url,) if self.base_url else ())
 
     @property
     def served_model(self) -> str:
@@ -160,6 +183,9 @@ def _from_mapping(data: dict[str, Any], *, source: str) -> BackendConfig:
     if "name" not in data:
         data = {**data, "name": Path(source.split(":", 1)[-1]).stem}
     data = {**data, "source": source}
+    if isinstance(data.get("base_url"), list):  # base_url = [replica, ...]
+        urls = data["base_url"]
+        data = {**data, "base_urls": tuple(urls), "base_url": urls[0] if urls else None}
     if "decoding" in data and not isinstance(data["decoding"], dict):
         raise InputError("decoding must be a table", path=source, field="decoding")
     try:

@@ -112,9 +112,10 @@ class OpenAIBackend:
         return key
 
     def _endpoints(self) -> list[str]:
-        if not self.config.base_url:
+        """The replicas calls go to (:meth:`_pick_endpoint`: least in flight first)."""
+        if not self.config.endpoints:
             raise BackendError(f"backend {self.name!r} has no base_url")
-        return [self.config.base_url]
+        return list(self.config.endpoints)
 
     def _ensure_started(self) -> None:
         """Hook for subclasses that must start something before the first call."""

@@ -33,7 +33,7 @@ from metajudge.metaeval.pointwise import (
     response_values,
 )
 from metajudge.metaeval.result import SCHEMA, MetaEvalResult
-from metajudge.metaeval.stats import bootstrap_weights
+from metajudge.metaeval.stats.resample import Resamples
 from metajudge.metaeval.trivial import is_trivial
 
 __all__ = ["AGGREGATIONS", "COMPARE_STATS", "SCHEMA", "MetaEvalResult", "Protocol", "meta_evaluate"]
@@ -301,7 +301,8 @@ def meta_evaluate(
             field="metrics",
         )
     rng = np.random.default_rng(proto.seed)
-    W = bootstrap_weights(view.n_items, proto.n_boot, rng) if proto.n_boot > 0 else None
+    # drawn a block of resamples at a time: memory O(rows), values as bootstrap_weights
+    W = Resamples.draw(view.n_items, proto.n_boot, rng, consume=False) if proto.n_boot > 0 else None
     declared = {m: inf.direction for m, inf in info.items() if inf.direction}
     run = Run(view, proto, columns, info, {**declared, **dict(directions or {})}, W)
     if run.pointwise:

@@ -22,6 +22,7 @@ from metajudge.metaeval.stats.correlation import (
     pairwise_accuracy,
     statistic_fn,
 )
+from metajudge.metaeval.stats.resample import Resamples, draw_counts, map_chunks
 from metajudge.metaeval.stats.weighted import weighted_statistic
 
 
@@ -40,12 +41,13 @@ def bootstrap_indices(n_items: int, n_boot: int, rng: np.random.Generator) -> np
 
 
 def bootstrap_weights(n_items: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
-    """``(n_boot, n_items)`` counts: how often each item appears in each resample (sums to n_items)."""
-    idx = bootstrap_indices(n_items, n_boot, rng)
-    flat = idx + (np.arange(n_boot) * n_items)[:, None]
-    return (
-        np.bincount(flat.ravel(), minlength=n_boot * n_items).reshape(n_boot, n_items).astype(float)
-    )
+    """``(n_boot, n_items)`` counts: how often each item appears in each resample (sums to n_items).
+
+    The whole float matrix; :meth:`Resamples.draw` gives the same values a block at a time.
+    """
+    if n_items < 1 or n_boot < 1:
+        raise ValueError("n_items and n_boot must be positive")
+    return draw_counts(rng, n_items, n_boot).astype(float)
 
 
 def _row_weights(groups: np.ndarray | None, n_rows: int, W_items: np.ndarray) -> np.ndarray:
@@ -279,7 +281,7 @@ def per_group_values(
     return out
 
 
-def grouped_mean_samples(per_group: np.ndarray, W_groups: np.ndarray) -> np.ndarray:
+def grouped_mean_samples(per_group: np.ndarray, W_groups: np.ndarray | Resamples) -> np.ndarray:
     """Bootstrap replicates of the mean of the defined per-group values, one per row of W.
 
     Replicate b is Σ_g W[b, g]·v_g / Σ_g W[b, g]·1[v_g defined]: the mean over the groups drawn
@@ -287,5 +289,11 @@ def grouped_mean_samples(per_group: np.ndarray, W_groups: np.ndarray) -> np.ndar
     """
     ok = np.isfinite(per_group)
     v0 = np.where(ok, per_group, 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.einsum("ij,j->i", W_groups, v0) / np.einsum("ij,j->i", W_groups, ok.astype(float))
+    okf = ok.astype(float)
+
+    def one(W: np.ndarray) -> np.ndarray:
+        W = np.ascontiguousarray(W, dtype=float)  # row sums independent of the block (weighted.py)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.einsum("ij,j->i", W, v0) / np.einsum("ij,j->i", W, okf)
+
+    return map_chunks(one, W_groups)

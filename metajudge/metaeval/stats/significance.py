@@ -21,6 +21,7 @@ from metajudge.metaeval.stats.correlation import (
     _tie_pairs,
     statistic_fn,
 )
+from metajudge.metaeval.stats.resample import CHUNK_ELEMENTS
 from metajudge.metaeval.stats.weighted import _pearson_rows, weighted_statistic
 
 
@@ -136,17 +137,71 @@ def permutation_test_diff(
         a2 = (a2 - a2.mean()) / (a2.std() or 1.0)
     gi, n_items = _group_index(groups, ya.size)
     obs = statistic_fn(stat_perm)(a1, ya) - statistic_fn(stat_perm)(a2, ya)
-    swap_items = rng.random((n_perm, n_items)) < 0.5
-    swap = swap_items[:, gi] if gi is not None else swap_items
-    X1 = np.where(swap, a2[None, :], a1[None, :])
-    X2 = np.where(swap, a1[None, :], a2[None, :])
-    d = _batch_stat(stat_perm, X1, ya) - _batch_stat(stat_perm, X2, ya)
+    d = _perm_diffs(stat_perm, a1, a2, ya, gi, n_items, n_perm, rng)
     if not math.isfinite(obs):
         p = math.nan
     else:
         fin = d[np.isfinite(d)]
         p = float((1 + (np.abs(fin) >= abs(obs) - 1e-12).sum()) / (1 + fin.size))
     return DiffResult(float(obs), math.nan, math.nan, p, n_perm, "permutation")
+
+
+def _perm_diffs(
+    stat: str,
+    a1: np.ndarray,
+    a2: np.ndarray,
+    y: np.ndarray,
+    gi: np.ndarray | None,
+    n_items: int,
+    n_perm: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """``stat(X1, y) − stat(X2, y)`` per permutation, a block of permutations at a time.
+
+    The swaps are drawn block by block from the stream of one ``(n_perm, n_items)`` draw, so
+    the values do not depend on the block size. Pearson (and Spearman, a Pearson of ranks) needs
+    no permuted copy of the data: swapping item i adds ``Σ_rows of i (a2 − a1)`` to Σx1 (and
+    the like to Σx1², Σx1·y), so each permutation's sums are the unpermuted ones plus one
+    product of its swap vector with per-item sums — memory and time O(n_perm × items).
+    """
+    d = np.empty(n_perm)
+    step = max(1, CHUNK_ELEMENTS // max(y.size, 1))
+    pearson = stat == "pearson"
+    if pearson:
+        yc = y - y.mean()
+        parts = (a2 - a1, a2 * a2 - a1 * a1, (a2 - a1) * yc)
+        M = np.stack(  # (n_items, 3): per-item sums of what a swap changes
+            [np.bincount(gi, weights=v, minlength=n_items) if gi is not None else v for v in parts],
+            axis=1,
+        )
+        base1 = np.array([a1.sum(), (a1 * a1).sum(), (a1 * yc).sum()])
+        base2 = np.array([a2.sum(), (a2 * a2).sum(), (a2 * yc).sum()])
+        syy = float(yc @ yc)
+    for p0 in range(0, n_perm, step):
+        swap_items = rng.random((min(step, n_perm - p0), n_items)) < 0.5
+        blk = slice(p0, p0 + swap_items.shape[0])
+        if pearson:
+            delta = np.einsum("ij,jk->ik", np.ascontiguousarray(swap_items, dtype=float), M)
+            d[blk] = _r_from_sums(base1 + delta, y.size, syy) - _r_from_sums(
+                base2 - delta, y.size, syy
+            )
+            continue
+        swap = swap_items[:, gi] if gi is not None else swap_items
+        X1 = np.where(swap, a2[None, :], a1[None, :])
+        X2 = np.where(swap, a1[None, :], a2[None, :])
+        d[blk] = _batch_stat(stat, X1, y) - _batch_stat(stat, X2, y)
+    return d
+
+
+def _r_from_sums(S: np.ndarray, n: int, syy: float) -> np.ndarray:
+    """Pearson r from rows of (Σx, Σx², Σx·y_c) with y centred (Σy_c = 0) and Σy_c² = syy."""
+    sx, sxx, sxy = S[:, 0], S[:, 1], S[:, 2]
+    vx = sxx - sx * sx / n
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.where(
+            (vx > 1e-12 * np.maximum(sxx, 1e-300)) & (syy > 0), sxy / np.sqrt(vx * syy), np.nan
+        )
+    return np.clip(r, -1.0, 1.0)
 
 
 @dataclass

@@ -13,12 +13,22 @@ from __future__ import annotations
 import numpy as np
 
 from metajudge.metaeval.stats.correlation import STATISTICS
+from metajudge.metaeval.stats.resample import Resamples, map_chunks
 
 
 def _mv(W: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """W @ v without BLAS: for these (B, n) x (n,) products a threaded BLAS gemv is slower than
-    numpy's own loop (and far slower on a loaded machine)."""
+    """W @ v without BLAS, on a row-major W: einsum's sum of each row then runs over that row
+    alone, so a block of resamples gives bit-for-bit the values of the whole matrix (a BLAS gemv,
+    or einsum on a column-major W, sums in an order that depends on the other rows)."""
     return np.einsum("ij,j->i", W, v)
+
+
+def _rowdot(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Row-wise dot products, as reproducibly as :func:`_mv` (row-major A; B broadcast)."""
+    A = np.ascontiguousarray(A)
+    if B.ndim == 1:
+        return _mv(A, B)
+    return np.einsum("ij,ij->i", A, np.ascontiguousarray(np.broadcast_to(B, A.shape)))
 
 
 def _wpearson(X: np.ndarray, Y: np.ndarray, W: np.ndarray) -> np.ndarray:
@@ -36,19 +46,19 @@ def _wpearson(X: np.ndarray, Y: np.ndarray, W: np.ndarray) -> np.ndarray:
     else:
         WX = W * X
         sx = WX.sum(axis=1)
-        sxx = np.einsum("ij,ij->i", WX, X)
+        sxx = _rowdot(WX, X)
     if Y.ndim == 1:
         sy, syy = _mv(W, Y), _mv(W, Y * Y)
     else:
         WY = W * Y
         sy = WY.sum(axis=1)
-        syy = np.einsum("ij,ij->i", WY, Y)
+        syy = _rowdot(WY, Y)
     if X.ndim == 1 and Y.ndim == 1:
         sxy = _mv(W, X * Y)
     elif WX is not None:
-        sxy = np.einsum("ij,ij->i", WX, np.broadcast_to(Y, WX.shape))
+        sxy = _rowdot(WX, Y)
     else:
-        sxy = np.einsum("ij,ij->i", WY, np.broadcast_to(X, WY.shape))
+        sxy = _rowdot(WY, X)
     with np.errstate(invalid="ignore", divide="ignore"):
         cov = sxy - sx * sy / N
         vx = sxx - sx * sx / N
@@ -67,9 +77,9 @@ def _pearson_rows(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     Yc = Y - Y.mean(axis=-1, keepdims=True)
     Yb = np.broadcast_to(Yc, Xc.shape)
     with np.errstate(invalid="ignore", divide="ignore"):
-        sxx = np.einsum("ij,ij->i", Xc, Xc)
-        syy = np.einsum("ij,ij->i", Yb, Yb)
-        r = np.einsum("ij,ij->i", Xc, Yb) / np.sqrt(sxx * syy)
+        sxx = _rowdot(Xc, Xc)
+        syy = _rowdot(Yb, Yb)
+        r = _rowdot(Xc, Yb) / np.sqrt(sxx * syy)
         r = np.where((sxx > 0) & (syy > 0), r, np.nan)
     return np.clip(r, -1.0, 1.0)
 
@@ -93,7 +103,7 @@ def _wranks(x: np.ndarray, W: np.ndarray) -> np.ndarray:
     Wg = np.add.reduceat(W[:, order], starts, axis=1)
     below = np.cumsum(Wg, axis=1) - Wg
     rank_g = below + (Wg + 1.0) / 2.0
-    return rank_g[:, gid]
+    return np.ascontiguousarray(rank_g[:, gid])  # row-major, see _mv
 
 
 def _wkendall(x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
@@ -172,7 +182,9 @@ def _wacc(x: np.ndarray, y: np.ndarray, W: np.ndarray, *, ties: bool) -> np.ndar
         return np.where(den > 0, num / den, np.nan)
 
 
-def weighted_statistic(name: str, x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
+def weighted_statistic(
+    name: str, x: np.ndarray, y: np.ndarray, W: np.ndarray | Resamples
+) -> np.ndarray:
     """The statistic ``name`` of each weighted resample (rows of ``W``: counts per row of x/y).
 
     Exactly the statistic of the expanded data in which row i is repeated ``W[b, i]`` times.
@@ -182,10 +194,21 @@ def weighted_statistic(name: str, x: np.ndarray, y: np.ndarray, W: np.ndarray) -
     >>> W = np.array([[1, 1, 1, 1], [2, 0, 1, 1]])  # the second: rows 1, 1, 3, 4
     >>> weighted_statistic("pearson", x, y, W).round(4).tolist()
     [0.8, 0.9428]
+
+    ``W`` may be a lazy :class:`~metajudge.metaeval.stats.resample.Resamples`: the statistic is
+    then evaluated a block of resamples at a time (each resample's value does not depend on
+    the others, so the result is the same array).
     """
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
-    W = np.atleast_2d(np.asarray(W, dtype=float))
+    if isinstance(W, Resamples):
+        return map_chunks(lambda Wb: _weighted(name, x, y, Wb), W)
+    # row-major: each row's sums then run over that row alone (pairwise summation), so a block of
+    # resamples gives the same bits as the whole matrix, whatever the caller's memory layout
+    return _weighted(name, x, y, np.ascontiguousarray(np.atleast_2d(W), dtype=float))
+
+
+def _weighted(name: str, x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
     if name == "pearson":
         return _wpearson(x, y, W)
     if name == "spearman":

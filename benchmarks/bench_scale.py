@@ -1,0 +1,150 @@
+"""Scale benchmark (issue 17): a Chatbot-Arena-sized pairwise meta-evaluation on one machine.
+
+A synthetic pairwise set is generated here by a seeded script (never stored): ``--pairs`` pairs,
+2 annotators (labels in -2..2 around a latent preference), ``--metrics`` metric columns
+(latent preference + Gaussian noise of increasing scale, so the metrics differ). It is
+meta-evaluated through the public API (``mj.meta_evaluate``) with ``--n-boot`` resamples,
+percentile CIs and the metric-vs-metric comparisons; the benchmark prints wall time, peak RSS
+and the ratio against the figures measured before the change (``--base-wall``/``--base-rss``,
+default: the 50k-pair figures of the issue, 123 s and 4.7 GB).
+
+Run: ``python benchmarks/bench_scale.py --pairs 50000`` (``--json FILE`` writes the result
+values, to compare two checkouts for equality: ``--compare A.json B.json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import resource
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def synthetic(pairs: int, metrics: int, seed: int = 17) -> tuple[Any, Iterator[dict[str, Any]]]:
+    """The dataset (records) and a generator of its score rows."""
+    from metajudge.data.formats import (
+        DatasetCard,
+        Input,
+        PairwiseRecord,
+        Response,
+        Scale,
+        response_key,
+    )
+    from metajudge.data.registry import Dataset
+
+    rng = np.random.default_rng(seed)
+    latent = rng.normal(0.0, 1.0, pairs)
+    labels = np.clip(np.rint(latent[:, None] + rng.normal(0, 0.8, (pairs, 2))), -2, 2)
+    inp = Input(question="q")
+    ra, rb = Response("sys_a", None), Response("sys_b", None)
+    records = [
+        PairwiseRecord(f"p{i}", inp, ra, rb, {"overall": (float(lab[0]), float(lab[1]))})
+        for i, lab in enumerate(labels)
+    ]
+    card = DatasetCard(
+        name="synthetic_scale",
+        kind="pairwise",
+        description="seeded synthetic pairwise set (benchmarks/bench_scale.py)",
+        repository="",
+        commit="",
+        files=(),
+        license="",
+        dimensions=("overall",),
+        scale=Scale(-2.0, 2.0),
+        annotators=2,
+        direction="positive = b better",
+    )
+    noise = [rng.normal(0.0, 0.5 + 0.25 * k, pairs) for k in range(metrics)]
+
+    def rows() -> Iterator[dict[str, Any]]:
+        for k in range(metrics):
+            sb = latent + noise[k]
+            for i in range(pairs):
+                pid = f"p{i}"
+                yield {"key": response_key(pid, "a"), "metric": f"m{k}", "score": 0.0}
+                yield {"key": response_key(pid, "b"), "metric": f"m{k}", "score": float(sb[i])}
+
+    return Dataset(card=card, records=records), rows()
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def _values(res: Any) -> dict[str, float | None]:
+    """Every number of the result (cells, CIs, comparisons), flattened by path."""
+    out: dict[str, float | None] = {}
+
+    def walk(o: Any, path: str) -> None:
+        if isinstance(o, dict):
+            for k, v in o.items():
+                if k != "timing_s":
+                    walk(v, f"{path}/{k}")
+        elif isinstance(o, list):
+            for i, v in enumerate(o):
+                walk(v, f"{path}[{i}]")
+        elif isinstance(o, (int, float)) and not isinstance(o, bool):
+            out[path] = float(o)
+        elif o is None:
+            out[path] = None
+
+    walk(res.data, "")
+    return out
+
+
+def compare(a: str, b: str) -> int:
+    """Max absolute difference between two ``--json`` files; exit 1 above 1e-12."""
+    va, vb = (json.loads(Path(p).read_text()) for p in (a, b))
+    worst, where = 0.0, ""
+    for k in sorted(set(va) | set(vb)):
+        x, y = va.get(k), vb.get(k)
+        if (x is None) != (y is None) or (k in va) != (k in vb):
+            print(f"differs: {k}: {x} vs {y}")
+            return 1
+        if x is not None and not (math.isnan(x) and math.isnan(y)):
+            d = abs(x - y)
+            if d > worst:
+                worst, where = d, k
+    print(f"{len(va)} values; max |diff| = {worst:.3g} at {where or '-'}")
+    return 0 if worst <= 1e-12 else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pairs", type=int, default=50_000)
+    ap.add_argument("--metrics", type=int, default=10)
+    ap.add_argument("--n-boot", type=int, default=1000)
+    ap.add_argument("--base-wall", type=float, default=123.0)
+    ap.add_argument("--base-rss", type=float, default=4700.0, help="MB")
+    ap.add_argument("--json", help="write every result value to this file")
+    ap.add_argument("--compare", nargs=2, metavar=("A", "B"))
+    a = ap.parse_args(argv)
+    if a.compare:
+        return compare(*a.compare)
+    import metajudge as mj
+
+    t0 = time.perf_counter()
+    ds, rows = synthetic(a.pairs, a.metrics)
+    t_gen = time.perf_counter() - t0
+    res = mj.meta_evaluate(ds, rows, mj.Protocol(n_boot=a.n_boot))
+    wall = time.perf_counter() - t0
+    rss = _peak_rss_mb()
+    print(
+        f"pairs={a.pairs} rows={2 * a.pairs} metrics={a.metrics} n_boot={a.n_boot}: "
+        f"wall {wall:.1f} s (data {t_gen:.1f} s), peak RSS {rss:.0f} MB; "
+        f"vs before: wall x{a.base_wall / wall:.2f} faster, RSS x{a.base_rss / rss:.2f} smaller"
+    )
+    if a.json:
+        Path(a.json).write_text(json.dumps(_values(res)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
