@@ -32,7 +32,7 @@ def test_levels_on_lftqa_from_one_run_folder(
 ) -> None:
     out = tmp_path_factory.getbasetemp() / "lftqa_levels"
     base = ["meta-eval", "--dataset", "lftqa_eval", "--protocol", "pointwise", "--external",
-            "--metrics", "bleu,rouge", "--n-boot", "0", "--no-plots", "--out", str(out)]  # fmt: skip
+            "--metrics", "bleu,rouge", "--n-boot", "10", "--no-plots", "--out", str(out)]  # fmt: skip
     text = _run([*base, "--level", level], capsys)
     assert f"level: {LEVEL_NAMES[level]}" in text and "missing cells:" in text
     res = json.loads((out / "result.json").read_text())
@@ -49,7 +49,7 @@ def test_level_system_rows_are_the_run_folders_scores(
     """Scores computed once (length via the registry-free trivial rows + a cached score file)."""
     out = tmp_path / "run"
     base = ["meta-eval", "--dataset", "lftqa_eval", "--protocol", "pointwise", "--external",
-            "--metrics", "bleu", "--n-boot", "0", "--no-plots", "--out", str(out)]  # fmt: skip
+            "--metrics", "bleu", "--n-boot", "10", "--no-plots", "--out", str(out)]  # fmt: skip
     _run([*base, "--level", "item"], capsys)
     item = json.loads((out / "result.json").read_text())
     text = _run([*base, "--level", "system"], capsys)
@@ -85,7 +85,7 @@ def test_levels_on_hanna_and_topicalchat(
         f = _chars_file(dataset, "topical_chat", tmp_path)
         extra = [*extra[: extra.index("--chars")], "--scores", f]
     argv = ["meta-eval", "--dataset", dataset, "--protocol", "pointwise", *extra, "--n-boot",
-            "0", "--no-plots", "--no-compare", "--out", str(tmp_path / "r"), "--level", level]  # fmt: skip
+            "10", "--no-plots", "--no-compare", "--out", str(tmp_path / "r"), "--level", level]  # fmt: skip
     text = _run(argv, capsys)
     assert f"level: {LEVEL_NAMES[level]}" in text
     res = json.loads((tmp_path / "r" / "result.json").read_text())
@@ -115,7 +115,7 @@ def test_no_baselines_turns_the_rows_off(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     argv = ["meta-eval", "--dataset", "lftqa_eval", "--protocol", "pointwise", "--external",
-            "--metrics", "bleu", "--n-boot", "0", "--no-plots", "--no-baselines", "--out",
+            "--metrics", "bleu", "--n-boot", "10", "--no-plots", "--no-baselines", "--out",
             str(tmp_path / "r")]  # fmt: skip
     _run(argv, capsys)
     res = json.loads((tmp_path / "r" / "result.json").read_text())

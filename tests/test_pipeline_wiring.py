@@ -152,7 +152,7 @@ def test_metric_class_is_public() -> None:
 
 
 def test_bootstrap_draw_checks_memory_before_allocating() -> None:
-    """Every analysis draws its resamples in stats.bootstrap_indices: the size is checked there."""
+    """A whole resample matrix (stats.bootstrap_indices, bootstrap_weights) is size-checked first."""
     import numpy as np
 
     from metajudge.errors import InputError

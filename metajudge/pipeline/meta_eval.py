@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from metajudge.errors import InputError
+from metajudge.metaeval import trivial
 from metajudge.metaeval.external import metric_for_dimension
 from metajudge.metaeval.options import Protocol
 from metajudge.metaeval.protocol import MetaEvalResult, meta_evaluate
@@ -264,8 +265,6 @@ def run_meta_eval(
         )
     have = sorted({r["metric"] for r in rows})
     directions = _directions(metrics or have)  # registry metrics; score files declare their own
-    from metajudge.metaeval import trivial
-
     if baselines:
         rows = [*rows, *trivial.trivial_rows(ds.records, proto.seed)]
     wanted = list(metrics) if metrics else None
@@ -286,6 +285,15 @@ def run_meta_eval(
         "trivial_baselines": list(trivial.TRIVIAL) if baselines else [],
         "seconds": round(time.perf_counter() - t0, 3),
     }
+    return res, write_run(res, out, plots=plots, data_dir=data_dir)
+
+
+def write_run(
+    res: MetaEvalResult, out: Path, *, plots: bool, data_dir: str | Path | None
+) -> dict[str, Path]:
+    """Warn about missing scores, attach the published numbers, and write the run folder:
+    ``result.json``, the tables, the plots and ``report.html``."""
+    from metajudge.pipeline.html_report import write_html_report
     from metajudge.reports.published import attach_published
     from metajudge.reports.render import RESULT_FILE, render_all
     from metajudge.reports.sections import missing_lines
@@ -296,10 +304,8 @@ def run_meta_eval(
     res.save(out / RESULT_FILE)
     written = {RESULT_FILE: out / RESULT_FILE}
     written.update(render_all(out, plots=plots, result=res, published=False))
-    from metajudge.pipeline.html_report import write_html_report
-
     written["report.html"] = write_html_report(out, data_dir=data_dir)
-    return res, written
+    return written
 
 
 def _merge_cache(cache: Path, computed: list[dict[str, Any]], metrics: Sequence[str]) -> None:

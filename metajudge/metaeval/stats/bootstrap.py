@@ -47,6 +47,7 @@ def bootstrap_weights(n_items: int, n_boot: int, rng: np.random.Generator) -> np
     """
     if n_items < 1 or n_boot < 1:
         raise ValueError("n_items and n_boot must be positive")
+    check_allocation(n_boot, n_items, 2)  # the whole matrix: counts, then float weights
     return draw_counts(rng, n_items, n_boot).astype(float)
 
 
