@@ -73,15 +73,7 @@ def _register_clusters(subparsers: argparse._SubParsersAction) -> None:  # type:
         "pair and Holm over all pairs. Scores: the dataset's shipped columns (--external) and/or "
         "score files (--scores, e.g. a meta-eval run folder's scores.jsonl).",
     )
-    g = q.add_mutually_exclusive_group(required=True)
-    g.add_argument("--dataset", metavar="NAME")
-    g.add_argument("--input", metavar="FILE")
-    q.add_argument("--data-dir")
-    q.add_argument("--subset")
-    q.add_argument("--dimension", required=True)
-    q.add_argument("--metrics", help="comma-separated metric names (default: all given)")
-    q.add_argument("--external", action="store_true", help="the scores the dataset ships")
-    q.add_argument("--scores", action="append", default=[], metavar="FILE")
+    _add_score_source(q)
     q.add_argument(
         "--level", choices=("global", "item", "system-grouped", "system"), default="system"
     )
@@ -128,15 +120,7 @@ def register_kendall(subparsers: argparse._SubParsersAction) -> None:  # type: i
         "level, with soft pairwise accuracy (Thompson et al. 2024). eps* is fitted on the same "
         "pairs it is scored on (optimistic); acc23_cv fits it on the other folds of inputs.",
     )
-    g = q.add_mutually_exclusive_group(required=True)
-    g.add_argument("--dataset", metavar="NAME")
-    g.add_argument("--input", metavar="FILE")
-    q.add_argument("--data-dir")
-    q.add_argument("--subset")
-    q.add_argument("--dimension", required=True)
-    q.add_argument("--metrics", help="comma-separated metric names (default: all given)")
-    q.add_argument("--external", action="store_true", help="the scores the dataset ships")
-    q.add_argument("--scores", action="append", default=[], metavar="FILE")
+    _add_score_source(q)
     q.add_argument(
         "--level", choices=("global", "item", "system-grouped", "system"), default="item"
     )
@@ -203,3 +187,16 @@ def _cmd_kendall(args: argparse.Namespace) -> int:
     else:
         print(text, end="")
     return 0
+
+
+def _add_score_source(q: argparse.ArgumentParser) -> None:
+    """The dataset (name or file), dimension and score sources of ``rank-clusters``/``kendall``."""
+    g = q.add_mutually_exclusive_group(required=True)
+    g.add_argument("--dataset", metavar="NAME")
+    g.add_argument("--input", metavar="FILE")
+    q.add_argument("--data-dir")
+    q.add_argument("--subset")
+    q.add_argument("--dimension", required=True)
+    q.add_argument("--metrics", help="comma-separated metric names (default: all given)")
+    q.add_argument("--external", action="store_true", help="the scores the dataset ships")
+    q.add_argument("--scores", action="append", default=[], metavar="FILE")
