@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from metajudge.metaeval.decide.verdict_decision import (
     decide_verdicts,
     estimated_costs,
 )
+from metajudge.metaeval.swap import SwapData
 from metajudge.pipeline.swap import load_swap_data
 
 
@@ -120,12 +121,19 @@ def run_drift(
     external: Sequence[str] = (),
     backbones: Sequence[str] = (),
     gate: DriftGate | None = None,
+    judge_runs: Mapping[str, Any] | None = None,
     n_boot: int = 1000,
     seed: int = 0,
     eps: float = 0.0,
     **load: Any,
 ) -> DriftResult:
-    """Drift between two score sources (before, after) on the same anchor items."""
+    """Drift between two score sources (before, after) on the same anchor items, or between two
+    runs of the judge (``judge_runs``: :func:`drift_judge_data`'s ``before``, ``after``, ``options``)."""
+    if judge_runs is not None:
+        data, runs = drift_judge_data(dataset, metric, seed=seed, **judge_runs, **load)
+        res = drift(data, gate=gate, rng=np.random.default_rng(seed), n_boot=n_boot, eps=eps)
+        res.runs = runs
+        return res
     if len(external) + len(backbones) != 2:
         from metajudge.errors import InputError
 
@@ -134,6 +142,52 @@ def run_drift(
         dataset, metric, external=external, backbones=backbones, seed=seed, **load
     )
     return drift(data, gate=gate, rng=np.random.default_rng(seed), n_boot=n_boot, eps=eps)
+
+
+def drift_judge_data(
+    dataset: str | None,
+    metric: str,
+    before: str,
+    after: str | None = None,
+    *,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+    input_file: str | Path | None = None,
+    subset: str | None = None,
+    limit: int | None = None,
+    seed: int = 0,
+    data_dir: str | Path | None = None,
+) -> tuple[SwapData, dict[str, Any]]:
+    """Run judge ``metric`` twice on the anchor items: ``before`` and ``after`` (default: the same
+    backbone), each with its metric options ``options["before"|"after"]`` (e.g. ``temperature``).
+
+    The scoring is :func:`~metajudge.metaeval.swap_sources.judge_scores` (cache included: a rerun
+    of an unchanged judge is answered from the cache). Labels: ``before:BACKBONE[k=v]``.
+    """
+    from metajudge.data.registry import open_dataset
+    from metajudge.metaeval.swap import build_swap_data
+    from metajudge.metaeval.swap_sources import judge_scores, metric_dimension
+    from metajudge.pipeline.swap import _limit
+
+    ds = open_dataset(dataset, input_file, data_dir=data_dir)
+    if subset:
+        ds = ds.subset(subset)
+    records = _limit(list(ds.records), limit)
+    dim = metric_dimension(metric, ds.card.dimensions)
+    scores: dict[str, Any] = {}
+    sigs: dict[str, str] = {}
+    runs: dict[str, Any] = {}
+    for side, bb in (("before", before), ("after", after or before)):
+        opts = dict((options or {}).get(side, {}))
+        label = f"{side}:{bb}" + (
+            "[" + ",".join(f"{k}={v}" for k, v in sorted(opts.items())) + "]" if opts else ""
+        )
+        s, g, r = judge_scores(records, metric, [bb], seed=seed, metric_options=opts)
+        scores[label], sigs[label], runs[label] = s[bb], g[bb], r[bb]
+    name = ds.card.name + (f"/{subset}" if subset else "")
+    data = build_swap_data(
+        records, scores, dimension=dim, metric=metric, dataset=name, signatures=sigs
+    )
+    return data, runs
 
 
 def write_frontier_plot(fr: Frontier, out_dir: str | Path, stem: str = "frontier") -> Path:

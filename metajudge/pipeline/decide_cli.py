@@ -74,6 +74,23 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         type=nonneg_float,
         help="fail when |mean score shift| exceeds this (CI excluding 0)",
     )
+    d.add_argument(
+        "--judge",
+        metavar="BACKBONE",
+        help="run the judge itself twice on the anchor items under this backbone (instead of "
+        "--external/--backbones); the rerun of an unchanged judge comes from the cache",
+    )
+    d.add_argument(
+        "--judge-after", metavar="BACKBONE", help="the second run's backbone (default: --judge)"
+    )
+    d.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="RUN.KEY=VALUE",
+        help="metric option of one judge run, RUN = before|after, e.g. after.temperature=1.0 "
+        "(with --judge)",
+    )
     _common(d, margin=False)
     d.set_defaults(func=_out_checked(_cmd_drift))
 
@@ -181,6 +198,7 @@ def _cmd_drift(args: argparse.Namespace) -> int:
         external=args.external,
         backbones=args.backbones,
         gate=gate,
+        judge_runs=_judge_runs(args),
         n_boot=args.n_boot,
         seed=args.seed,
         eps=args.epsilon,
@@ -189,3 +207,25 @@ def _cmd_drift(args: argparse.Namespace) -> int:
     j = res.to_json()
     _emit(args, "drift", j, f"# Drift\n\n**{res.sentence()}**\n")
     return 0 if res.passed else 1
+
+
+def _judge_runs(args: argparse.Namespace) -> dict | None:
+    """``--judge``/``--judge-after``/``--option RUN.KEY=VALUE`` → :func:`drift_judge_data` keywords."""
+    from metajudge.errors import InputError
+
+    if args.judge is None:
+        if args.judge_after or args.option:
+            raise InputError("--judge-after and --option need --judge", field="judge")
+        return None
+    if args.external or args.backbones:
+        raise InputError("give --judge or --external/--backbones, not both", field="judge")
+    from metajudge.cli_types import check_kwargs
+    from metajudge.metrics.cli import parse_options
+    from metajudge.metrics.registry import metric_class
+
+    options = parse_options(args.option)
+    for run, opts in options.items():
+        if run not in ("before", "after"):
+            raise InputError(f"--option {run}.…: RUN must be before or after", field="--option")
+        check_kwargs(metric_class(args.metric), opts, field=f"--option {run}")
+    return {"before": args.judge, "after": args.judge_after, "options": options}

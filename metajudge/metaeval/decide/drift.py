@@ -50,6 +50,8 @@ class DriftResult:
     gate: DriftGate
     passed: bool
     reasons: list[str] = field(default_factory=list)
+    #: the judge runs' summaries (calls, cache hits, tokens, time) when decide ran the judge
+    runs: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
