@@ -223,7 +223,9 @@ def write_html_report(
         payload = hv.meta_payload(out, data_dir=data_dir)
     elif (out / "swap.json").is_file():
         res = json.loads((out / "swap.json").read_text(encoding="utf-8"))
-        payload = hv.swap_payload(res, external, input_file=input_file, data_dir=data_dir)
+        payload = hv.swap_payload(
+            res, external, input_file=input_file, data_dir=data_dir, out_dir=out
+        )
     elif (out / "diagnostics.json").is_file():
         diag = json.loads((out / "diagnostics.json").read_text(encoding="utf-8"))
         payload = hv.diag_payload(diag, input_file=input_file, data_dir=data_dir)
