@@ -185,3 +185,22 @@ def test_live_swap_scores_saved_and_read_for_flips(
     monkeypatch.setattr(swap_sources, "external_scores", _no_external)
     text = write_html_report(out, data_dir=data_dir).read_text(encoding="utf-8")
     assert '"compare":[{"x":"gpt-4o","y":"gpt-4o-mini","eps":0.5' in text
+
+
+def test_decision_run_report_html(tmp_path: Path, data_dir: Path) -> None:
+    from metajudge.pipeline.html_report import write_decision_html
+
+    out = tmp_path / "decide"
+    argv = ["decide", "swap", "--dataset", "lftqa_eval", "--metric", "geval_faithfulness"]
+    argv += ["--external", "gpt-4o,gpt-4o-mini", "--x", "gpt-4o", "--y", "gpt-4o-mini"]
+    assert main([*argv, "--n-boot", "50", "--out", str(out)]) == 0
+    page = write_decision_html(out, metric="geval_faithfulness")
+    text = _self_contained(page)
+    assert "Backbone decision: can gpt-4o-mini replace gpt-4o?" in text
+    assert "Non-inferiority of Y against X" in text and "data:image/png;base64," in text
+    assert '"compare":[{"x":"gpt-4o","y":"gpt-4o-mini","eps":0.0' in text
+    page.unlink()
+    assert main(["report", str(out), "--format", "html"]) == 0  # recognised by its decision.json
+    if find_chromium() is not None or os.geteuid() == 0:
+        res = _browse(page, texts=False)  # LFTQA-Eval ships scores only, no texts
+        assert res["compare_detail"]
