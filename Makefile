@@ -51,7 +51,6 @@ setup: system-deps $(STAMP) llama
 # through the response cache (a rerun makes no LLM call). The last line printed is the report.
 demo: setup
 	$(VENV)/bin/metajudge meta-eval --dataset ragchecker_meta_eval --metrics bleu,rouge_l,meteor,bertscore --out runs/demo
-	@echo "HTML report of the metric table: $(abspath runs/demo/report.html)"
 	$(VENV)/bin/metajudge demo --out runs/demo/judges --lexical-run runs/demo
 
 test: setup

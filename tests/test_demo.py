@@ -69,6 +69,42 @@ def test_too_many_pairs_refused(data_dir: Path, tmp_path: Path) -> None:
         draw_subset(TABLE_DATASET, 10_000, np.random.default_rng(0), tmp_path, data_dir=data_dir)
 
 
+def test_demo_html_page_holds_tables_caution_and_links(data_dir: Path, tmp_path: Path) -> None:
+    """The demo's one page: metric table, judge lines with cost, swap agreement, caution, links."""
+    from metajudge.pipeline.demo import DemoResult, JudgeRun
+    from metajudge.pipeline.swap import run_backbone_swap
+    from metajudge.reports.demo_report import CAUTION, write_demo_html
+    from metajudge.reports.html_check import find_chromium, selftest
+
+    sub, _ = draw_subset(RAG_DATASET, 8, np.random.default_rng(0), tmp_path, data_dir=data_dir)
+    lex = tmp_path / "lex"
+    argv = ["meta-eval", "--input", str(sub), "--metrics", "bleu,rouge_l", "--out", str(lex)]
+    assert main([*argv, "--n-boot", "20", "--no-plots", "--quiet"]) == 0
+    swap = run_backbone_swap(
+        "lftqa_eval", "geval_faithfulness", external=["gpt-4o", "gpt-4o-mini"], limit=30, n_boot=20
+    )
+    corr = [{"dimension": "correctness", "pearson": 0.25, "ci": [-0.1, 0.6], "n_pairs": 8}]
+    run = JudgeRun(
+        "ragchecker_judges", "geval_faithfulness", "smollm2-135m", 8, 1, 8, 1, 7, 1, 1234, 99, 2.5
+    )
+    run.correlations = corr
+    res = DemoResult(DemoOptions(), {}, [run], dict(swap), {"calls": 7}, 3.0)
+    out = tmp_path / "judges"
+    (out / "swap").mkdir(parents=True)
+    (out / "swap" / "report.html").write_text("<p>swap</p>")
+    page = write_demo_html(res, out, lexical_run=lex)
+    text = page.read_text(encoding="utf-8")
+    for s in ("bleu", "G-Eval faithfulness", "1234", "Backbone-swap agreement", "gpt-4o-mini"):
+        assert s in text, s
+    assert CAUTION in text and 'href="../lex/report.html"' in text
+    assert 'href="swap/report.html"' in text and 'href="table_qa_mtraig/report.html"' not in text
+    assert not re.search(r'(src|href)="(https?:)?//', text)
+    exe = find_chromium()
+    if exe is not None:
+        res_js = selftest(page, chromium=exe)
+        assert res_js["errors"] == [] and res_js["sort_changed"], res_js
+
+
 # ---------------------------------------------------------------------------------------------
 # End to end (real servers)
 
@@ -126,8 +162,11 @@ def test_demo_end_to_end_and_rerun_from_cache(
     capsys.readouterr()
     assert main(args) == 0
     first = capsys.readouterr().out
-    report = Path(first.strip().splitlines()[-1])
-    assert report.is_file() and report.name == "report.md"
+    page = Path(first.strip().splitlines()[-1])
+    assert page.is_file() and page.name == "report.html" and page.is_absolute()
+    assert (page.parent / "swap" / "report.html").is_file()
+    assert '"compare":[{"x":"smollm2-135m"' in (page.parent / "swap" / "report.html").read_text()
+    report = page.parent / "report.md"
     text = report.read_text(encoding="utf-8")
     for fam in FAMILIES:
         assert f"| {fam} |" in text, fam

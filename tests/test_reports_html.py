@@ -126,3 +126,81 @@ def test_judge_diagnostics_report_html(tmp_path: Path, data_dir: Path) -> None:
     assert main([*argv, "--limit", "10", "--out", str(out)]) == 0
     res = _browse(out / "report.html")
     assert res["browser_rows"] == 10
+
+
+def test_flips_apply_the_swap_tie_band() -> None:
+    from types import SimpleNamespace
+
+    from metajudge.pipeline.html_views import _flips
+
+    recs = [
+        PairwiseRecord(
+            id=f"p{i}",
+            input=Input(question="q"),
+            a=Response("s", "a"),
+            b=Response("t", "b"),
+            labels={},
+        )
+        for i in range(3)
+    ]
+    ds = SimpleNamespace(card=SimpleNamespace(kind="pairwise"), records=recs)
+    sx = {"p0::a": 0.0, "p0::b": 0.05, "p1::a": 0.0, "p1::b": 1.0, "p2::a": 1.0, "p2::b": 0.0}
+    sy = {"p0::a": 0.0, "p0::b": -0.05, "p1::a": 0.0, "p1::b": 0.5, "p2::a": 0.0, "p2::b": 1.0}
+    raw = _flips(ds, ("x", "y"), (sx, sy), Items())
+    band = _flips(ds, ("x", "y"), (sx, sy), Items(), eps=0.1)
+    assert raw["n"] == band["n"] == 3 and band["eps"] == 0.1
+    assert len(raw["rows"]) == 2 and len(band["rows"]) == 1  # p0: both within the band -> ties
+    assert band["rows"][0][2:] == [-1, 1, 1]
+
+
+def test_live_swap_scores_saved_and_read_for_flips(
+    tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Live backbones (``--backbones``) leave scores_<bb>.jsonl; the page's flips read them."""
+    import json
+
+    import numpy as np
+
+    from metajudge.metaeval import swap_sources
+    from metajudge.metaeval.swap import backbone_swap
+    from metajudge.metrics.scoring import read_scores
+    from metajudge.pipeline.html_report import write_html_report
+    from metajudge.pipeline.swap import load_swap_data, score_file, write_backbone_scores
+
+    bbs = ["gpt-4o", "gpt-4o-mini"]
+    data, _, recs = load_swap_data(
+        "lftqa_eval", "geval_faithfulness", external=bbs, limit=40, data_dir=data_dir
+    )
+    out = tmp_path / "swap"
+    paths = write_backbone_scores(out, data, recs, bbs)
+    assert paths == [score_file(out, b) for b in bbs]
+    rows = read_scores(paths[0])
+    assert len(rows) == data.view.keys.__len__() and rows[0]["metric"] == "geval_faithfulness"
+    res = backbone_swap(data, rng=np.random.default_rng(0), n_boot=20, eps=0.5)
+    (out / "swap.json").write_text(json.dumps(res))
+
+    def _no_external(*a: object, **k: object) -> None:
+        raise AssertionError("the saved score files must be read, not the external columns")
+
+    monkeypatch.setattr(swap_sources, "external_scores", _no_external)
+    text = write_html_report(out, data_dir=data_dir).read_text(encoding="utf-8")
+    assert '"compare":[{"x":"gpt-4o","y":"gpt-4o-mini","eps":0.5' in text
+
+
+def test_decision_run_report_html(tmp_path: Path, data_dir: Path) -> None:
+    from metajudge.pipeline.html_report import write_decision_html
+
+    out = tmp_path / "decide"
+    argv = ["decide", "swap", "--dataset", "lftqa_eval", "--metric", "geval_faithfulness"]
+    argv += ["--external", "gpt-4o,gpt-4o-mini", "--x", "gpt-4o", "--y", "gpt-4o-mini"]
+    assert main([*argv, "--n-boot", "50", "--out", str(out)]) == 0
+    page = write_decision_html(out, metric="geval_faithfulness")
+    text = _self_contained(page)
+    assert "Backbone decision: can gpt-4o-mini replace gpt-4o?" in text
+    assert "Non-inferiority of Y against X" in text and "data:image/png;base64," in text
+    assert '"compare":[{"x":"gpt-4o","y":"gpt-4o-mini","eps":0.0' in text
+    page.unlink()
+    assert main(["report", str(out), "--format", "html"]) == 0  # recognised by its decision.json
+    if find_chromium() is not None or os.geteuid() == 0:
+        res = _browse(page, texts=False)  # LFTQA-Eval ships scores only, no texts
+        assert res["compare_detail"]

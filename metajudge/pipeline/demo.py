@@ -340,7 +340,9 @@ def run_sections(
 
 
 def run_swap(rag_file: Path, out: Path, opts: DemoOptions) -> dict[str, Any]:
-    """G-Eval faithfulness under both backbones on the RAGChecker subset (the swap pipeline)."""
+    """G-Eval faithfulness under both backbones on the RAGChecker subset (the swap pipeline),
+    written to ``out/swap`` with its per-backbone score files and ``report.html``."""
+    from metajudge.pipeline.html_report import write_html_report
     from metajudge.pipeline.swap import run_backbone_swap
     from metajudge.reports.swap_report import write_swap_report
 
@@ -353,8 +355,10 @@ def run_swap(rag_file: Path, out: Path, opts: DemoOptions) -> dict[str, Any]:
         n_boot=opts.n_boot,
         seed=opts.seed,
         metric_options=_metric_options(SWAP_METRIC, opts),
+        out_dir=out / "swap",
     )
     write_swap_report(res, out / "swap", plots=False)
+    write_html_report(out / "swap", input_file=rag_file)
     return dict(res)
 
 
@@ -367,7 +371,8 @@ def run_demo(
     say: Callable[[str], None] = print,
 ) -> DemoResult:
     """The judge section into ``out_dir``; ``lexical_run``: the meta-eval folder of the lexical
-    + BERTScore table, shown first in the report. Writes ``demo.json`` and :data:`REPORT_FILE`."""
+    + BERTScore table, shown first in the report. Writes ``demo.json``, :data:`REPORT_FILE` and
+    the demo's one page, ``report.html`` (the last report: ``paths["html"]``)."""
     import numpy as np
 
     from metajudge.io import atomic_write
@@ -392,12 +397,13 @@ def run_demo(
     swap = run_swap(rag, out, opts)
     result = DemoResult(opts, subsets, runs, swap, total_ledger(ledger, swap), 0.0)
     result.wall_s = round(time.perf_counter() - t0, 1)
-    from metajudge.reports.demo_report import demo_markdown
+    from metajudge.reports.demo_report import demo_markdown, write_demo_html
 
     report = out / REPORT_FILE
     with atomic_write(out / "demo.json") as fh:
         fh.write(result.to_json())
     with atomic_write(report) as fh:
         fh.write(demo_markdown(result, lexical_run=lexical_run))
-    result.paths = {"report": str(report), "json": str(out / "demo.json")}
+    page = write_demo_html(result, out, lexical_run=lexical_run)
+    result.paths = {"report": str(report), "json": str(out / "demo.json"), "html": str(page)}
     return result

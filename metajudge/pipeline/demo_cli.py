@@ -6,6 +6,7 @@ Only argparse is imported here; the library loads inside the command.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from metajudge.cli_types import positive_int, seed
 
@@ -47,5 +48,6 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     for line in judge_text(res):
         print(line)
     print(f"Judge section wall time: {res.wall_s:.1f} s")
-    print(res.paths["report"])
+    print(f"Markdown report: {res.paths['report']}")
+    print(Path(res.paths["html"]).resolve())
     return 0

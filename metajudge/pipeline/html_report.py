@@ -211,7 +211,8 @@ def write_html_report(
     input_file: str | Path | None = None,
     data_dir: str | Path | None = None,
 ) -> Path:
-    """Write ``<out_dir>/report.html`` for a meta-eval, backbone-swap or judge-diagnostics folder.
+    """Write ``<out_dir>/report.html`` for a meta-eval, backbone-swap, backbone-decision or
+    judge-diagnostics folder.
 
     ``external``/``input_file``: the backbone-swap run's ``--external`` specs and ``--input``
     (swap.json records neither; by default the backbone names are taken as the specs).
@@ -223,12 +224,46 @@ def write_html_report(
         payload = hv.meta_payload(out, data_dir=data_dir)
     elif (out / "swap.json").is_file():
         res = json.loads((out / "swap.json").read_text(encoding="utf-8"))
-        payload = hv.swap_payload(res, external, input_file=input_file, data_dir=data_dir)
+        payload = hv.swap_payload(
+            res, external, input_file=input_file, data_dir=data_dir, out_dir=out
+        )
+    elif (out / "decision.json").is_file():
+        return write_decision_html(out, external=external, input_file=input_file, data_dir=data_dir)
     elif (out / "diagnostics.json").is_file():
         diag = json.loads((out / "diagnostics.json").read_text(encoding="utf-8"))
         payload = hv.diag_payload(diag, input_file=input_file, data_dir=data_dir)
     else:
         raise InputError(
-            "no result.json, swap.json or diagnostics.json in the run folder", path=out
+            "no result.json, swap.json, decision.json or diagnostics.json in the run folder",
+            path=out,
         )
+    return html.write_page(out, payload)
+
+
+def write_decision_html(
+    out_dir: str | Path,
+    *,
+    metric: str | None = None,
+    dimension: str | None = None,
+    external: Sequence[str] | None = None,
+    input_file: str | Path | None = None,
+    data_dir: str | Path | None = None,
+) -> Path:
+    """``<out_dir>/report.html`` of a backbone decision (``decision.json``): the verdict, the
+    tables, ``decision.png``, and X's and Y's per-item rankings and flips. ``metric`` picks the
+    human dimension the items are shown against (default: the dataset's first); ``external``
+    and ``input_file`` as the decision was run (by default X and Y are taken as the specs)."""
+    from metajudge.pipeline import html_views as hv
+
+    out = Path(out_dir)
+    d = json.loads((out / "decision.json").read_text(encoding="utf-8"))
+    payload = hv.decision_payload(
+        d,
+        external,
+        input_file=input_file,
+        data_dir=data_dir,
+        out_dir=out,
+        metric=metric,
+        dimension=dimension,
+    )
     return html.write_page(out, payload)

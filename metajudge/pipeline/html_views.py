@@ -124,29 +124,77 @@ def _load(name: str, input_file: Any, data_dir: Any) -> Any:
 
 
 def swap_payload(
-    res: Mapping[str, Any], external: Sequence[str] | None, *, input_file: Any, data_dir: Any
+    res: Mapping[str, Any],
+    external: Sequence[str] | None,
+    *,
+    input_file: Any,
+    data_dir: Any,
+    out_dir: str | Path | None = None,
 ) -> dict[str, Any]:
-    """A backbone-swap folder: per-backbone rankings and, per pair of backbones, the flips."""
-    from metajudge.metaeval.swap_sources import external_scores
+    """A backbone-swap folder: per-backbone rankings and, per pair of backbones, the flips.
 
+    Per-item scores: the live backbones' ``scores_<backbone>.jsonl`` in ``out_dir``
+    (:func:`metajudge.pipeline.swap.read_backbone_scores`), the others from the ``external``
+    specs (by default the backbone names). Flips use the swap's tie band (``protocol.eps``)."""
     payload = html.swap_overview(res)
+    eps = float((res.get("protocol") or {}).get("eps") or 0.0)
+    src = (res["dataset"], res["dimension"], list(res["backbones"]))
+    return _backbone_views(payload, src, external, input_file, data_dir, out_dir, eps)
+
+
+def _backbone_scores(
+    ds: Any, dim: str, bbs: Sequence[str], external: Any, data_dir: Any, out_dir: Any
+) -> dict[str, Any]:
+    """Per-backbone ``{key: score}``: saved score files first, then the external specs."""
+    from metajudge.metaeval.swap_sources import external_scores
+    from metajudge.pipeline.swap import read_backbone_scores
+
+    saved = read_backbone_scores(out_dir, bbs) if out_dir is not None else {}
+    specs = list(external) if external else [b for b in bbs if b not in saved]
+    got: dict[str, Any] = {}
+    if specs:
+        got, _ = external_scores(ds, specs, dimension=dim, data_dir=data_dir)
+    return {b: saved.get(b, got.get(b)) for b in bbs if b in saved or b in got}
+
+
+def _backbone_views(
+    payload: dict[str, Any],
+    src: tuple[str, str, list[str]],
+    external: Any,
+    input_file: Any,
+    data_dir: Any,
+    out_dir: Any,
+    eps: float,
+) -> dict[str, Any]:
+    """Rankings per backbone and the flips per pair of backbones of ``src`` (dataset,
+    dimension, backbones) added to ``payload``; a failure to get the scores is a warning."""
+    name, dim, bbs = src
     items = Items()
     try:
-        ds = _load(res["dataset"], input_file, data_dir)
-        specs = list(external) if external else list(res["backbones"])
-        scores, _ = external_scores(ds, specs, dimension=res["dimension"], data_dir=data_dir)
+        ds = _load(name, input_file, data_dir)
+        scores = _backbone_scores(ds, dim, bbs, external, data_dir, out_dir)
     except Exception as e:  # noqa: BLE001 - the overview still renders; the reason is shown
         payload["warnings"].append(f"per-item scores not available for this page: {e}")
         return _finish(payload, items, [])
-    views = [_views(bb, ds, res["dimension"], s, items) for bb, s in scores.items()]
+    views = [_views(bb, ds, dim, s, items) for bb, s in scores.items()]
     cmp = [
-        _flips(ds, x, y, scores[x], scores[y], items) for x, y in itertools.combinations(scores, 2)
+        _flips(ds, (x, y), (scores[x], scores[y]), items, eps)
+        for x, y in itertools.combinations(scores, 2)
     ]
     return _finish(payload, items, views, cmp)
 
 
-def _flips(ds: Any, x: str, y: str, sx: Mapping[str, Any], sy: Mapping[str, Any], items: Items):
-    """Pairs of responses where backbones x and y decide differently (d = s(b) − s(a))."""
+def _flips(
+    ds: Any,
+    names: tuple[str, str],
+    s: tuple[Mapping[str, Any], Mapping[str, Any]],
+    items: Items,
+    eps: float = 0.0,
+) -> dict[str, Any]:
+    """Pairs of responses where backbones x and y decide differently (d = s(b) − s(a), decided
+    with the swap's tie band ``|d| <= eps`` by :func:`metajudge.metaeval.stats.tie_decisions`)."""
+    from metajudge.metaeval.stats import tie_decisions
+
     pairs: list[tuple[Any, str, str, Any]] = []
     if ds.card.kind == "pairwise":
         for r in ds.records:
@@ -158,20 +206,51 @@ def _flips(ds: Any, x: str, y: str, sx: Mapping[str, Any], sy: Mapping[str, Any]
         for group in by.values():
             for a, b in itertools.combinations(group, 2):
                 pairs.append((a, response_key(a.id, a.system), response_key(b.id, b.system), b))
+    sx, sy = s
     rows = []
     n_both = 0
     for ra, ka, kb, rb in pairs:
         vals = [sx.get(ka), sx.get(kb), sy.get(ka), sy.get(kb)]
         if any(v is None for v in vals):
             continue
-        dx, dy = np.sign(vals[1] - vals[0]), np.sign(vals[3] - vals[2])
+        dx, dy = (int(v) for v in tie_decisions([vals[1] - vals[0], vals[3] - vals[2]], eps))
         n_both += 1
         if dx != dy:
             i, r1 = items.add(ra)
             r2 = r1 if ra is rb else items.add(rb)[1]
             rr = r1 if ra is rb else r1 + r2
-            rows.append([i, rr, int(dx), int(dy), int(dx != 0 and dy != 0)])
-    return {"x": x, "y": y, "n": n_both, "rows": rows}
+            rows.append([i, rr, dx, dy, int(dx != 0 and dy != 0)])
+    return {"x": names[0], "y": names[1], "eps": eps, "n": n_both, "rows": rows}
+
+
+def decision_payload(
+    d: Mapping[str, Any],
+    external: Sequence[str] | None,
+    *,
+    input_file: Any,
+    data_dir: Any,
+    out_dir: str | Path | None = None,
+    metric: str | None = None,
+    dimension: str | None = None,
+) -> dict[str, Any]:
+    """A backbone-decision folder: the decision's tables, then X's and Y's rankings and flips
+    (the decision's tie band). ``dimension``: by default the one ``metric`` judges."""
+    from metajudge.metaeval.swap_sources import metric_dimension
+    from metajudge.reports.html_decision import decision_overview
+
+    payload = decision_overview(d)
+    ni = d["non_inferiority"]
+    dim = dimension
+    if dim is None:
+        try:
+            dims = _load(d["dataset"], input_file, data_dir).card.dimensions
+            dim = metric_dimension(metric, dims) if metric else dims[0]
+        except Exception as e:  # noqa: BLE001 - the overview still renders; the reason is shown
+            payload["warnings"].append(f"dataset not loadable for the browser: {e}")
+            return _finish(payload, Items(), [])
+    eps = float((d.get("protocol") or {}).get("tie_band") or 0.0)
+    src = (d["dataset"], dim, [ni["x"], ni["y"]])
+    return _backbone_views(payload, src, external, input_file, data_dir, out_dir, eps)
 
 
 def diag_payload(diag: Mapping[str, Any], *, input_file: Any, data_dir: Any) -> dict[str, Any]:

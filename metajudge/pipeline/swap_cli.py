@@ -190,6 +190,7 @@ def _cmd_swap(args: argparse.Namespace) -> int:
         eps=args.epsilon,
         human_protocol=args.human_protocol,
         data_dir=args.data_dir,
+        out_dir=args.out,
     )
     return _emit(
         args,

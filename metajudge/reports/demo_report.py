@@ -171,3 +171,133 @@ def demo_markdown(result: Any, *, lexical_run: str | Path | None = None) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# The demo's HTML page (the one report ``make demo`` ends with)
+
+HTML_LINKS = (
+    (
+        "ragchecker_judges/report.html",
+        "G-Eval and answer equivalence vs humans (RAGChecker subset)",
+    ),
+    ("table_qa_mtraig/report.html", "MT-RAIG Eval vs humans (table-QA subset)"),
+    ("swap/report.html", "Backbone swap (per-backbone rankings and flips)"),
+    ("report.md", "This report as Markdown"),
+    ("demo.json", "All numbers as JSON"),
+)
+
+
+def _judge_table(result: Any) -> dict[str, Any]:
+    from metajudge.reports.html import est
+
+    rows = []
+    for run in result.runs:
+        cost = [run.parse_failures, round(run.parse_failure_rate, 4), run.unscored, run.calls]
+        cost += [run.cache_hits, run.prompt_tokens, run.completion_tokens, run.wall_s]
+        for c in run.correlations:
+            e = {"value": c.get("pearson"), "ci": c.get("ci")}
+            rows.append(
+                [JUDGE_NAMES.get(run.metric, run.metric), run.backbone, c["dimension"]]
+                + [est(e) if c.get("pearson") is not None else c.get("undefined"), c.get("n_pairs")]
+                + cost
+            )
+    return {
+        "title": f"LLM judges vs humans on the seeded subsets (under {result.options.backbones[0]})",
+        "columns": ["judge", "backbone", "human dimension", "Pearson (95% CI)", "n pairs"]
+        + ["parse failures", "parse-failure rate", "unscored", "LLM calls", "cache hits"]
+        + ["prompt tokens", "completion tokens", "wall s"],
+        "rows": rows,
+        "refs": [],
+    }
+
+
+def _swap_tables(swap: Mapping[str, Any]) -> list[dict[str, Any]]:
+    from metajudge.reports.html import est, swap_overview
+
+    if not swap.get("pairs"):
+        return []
+    rows = []
+    for bb in swap.get("backbones", []):
+        e = swap["per_backbone"][bb]
+        r = (swap.get("runs") or {}).get(bb, {})
+        c = r.get("cost") or {}
+        rows.append(
+            [bb, est(e.get("pairs_pearson") or e.get("pooled_pearson")), e.get("unscored")]
+            + [r.get("parse_failures", 0), round(float(r.get("parse_failure_rate", 0.0)), 4)]
+            + [c.get("calls", 0), c.get("cached", 0), c.get("prompt_tokens", 0)]
+            + [c.get("completion_tokens", 0), r.get("wall_s")]
+        )
+    per = {
+        "title": f"Backbone swap: {swap['metric']} vs human {swap['dimension']} per backbone",
+        "columns": ["backbone", "Pearson (95% CI)", "unscored", "parse failures"]
+        + ["parse-failure rate", "LLM calls", "cache hits", "prompt tokens"]
+        + ["completion tokens", "wall s"],
+        "rows": rows,
+        "refs": [],
+    }
+    agree = swap_overview(swap)["tables"][1]
+    agree["title"] = "Backbone-swap agreement: " + agree["title"]
+    return [per, agree]
+
+
+def _lexical_html(lexical_run: str | Path | None, out: Path) -> tuple[list[Any], list[Any]]:
+    """The lexical run's main table and the link to its page (relative to ``out``)."""
+    import os
+
+    from metajudge.reports.html import meta_overview
+    from metajudge.reports.render import RESULT_FILE
+
+    if lexical_run is None or not (Path(lexical_run) / RESULT_FILE).is_file():
+        return [], []
+    import json
+
+    data = json.loads((Path(lexical_run) / RESULT_FILE).read_text(encoding="utf-8"))
+    table = meta_overview(data)["tables"][0]
+    table["title"] = "Metrics vs humans on all pairs: " + table["title"]
+    href = os.path.relpath(Path(lexical_run) / "report.html", out)
+    return [table], [{"href": Path(href).as_posix(), "text": "Metric table's own page"}]
+
+
+def demo_payload(result: Any, out: Path, *, lexical_run: str | Path | None = None) -> dict:
+    """The page payload (see :mod:`metajudge.reports.html`): metric table, judges, swap,
+    caution and links to the section pages; no per-item data (the section pages hold it)."""
+    from metajudge.reports.html import weak_judge_warnings
+
+    tables, links = _lexical_html(lexical_run, out)
+    tables += [_judge_table(result), *_swap_tables(result.swap)]
+    links += [{"href": h, "text": t} for h, t in HTML_LINKS if (out / h).is_file()]
+    warnings = [CAUTION, *weak_judge_warnings(result.options.backbones)]
+    warnings += [
+        f"{JUDGE_NAMES.get(r.metric, r.metric)}: context cut to fit on {r.context_cut}/"
+        f"{r.n_responses} responses"
+        for r in result.runs
+        if r.context_cut
+    ]
+    sigs = [[bb, s] for bb, s in (result.swap.get("signatures") or {}).items()]
+    return {
+        "kind": "demo",
+        "title": "metajudge demo: metrics and LLM judges vs humans, and a backbone swap",
+        "question": "How well do BLEU, ROUGE-L, METEOR, BERTScore and the LLM judges (G-Eval, "
+        "answer equivalence, MT-RAIG Eval) agree with the human labels, and does a judge keep "
+        "its verdicts when its backbone changes?",
+        "protocol": " | ".join(
+            [s.lstrip("- ").replace("`", "") for s in subset_lines(result)]
+            + [ledger_line(result.ledger), f"judge section wall time {result.wall_s:.1f} s"]
+        ),
+        "signatures": sigs,
+        "warnings": warnings,
+        "tables": tables,
+        "links": links,
+        "items": [],
+        "resp": [],
+        "views": [],
+        "compare": [],
+    }
+
+
+def write_demo_html(result: Any, out: str | Path, *, lexical_run: str | Path | None = None) -> Path:
+    """``<out>/report.html``: the demo's one page (:func:`demo_payload`)."""
+    from metajudge.reports.html import write_page
+
+    return write_page(out, demo_payload(result, Path(out), lexical_run=lexical_run))

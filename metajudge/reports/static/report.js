@@ -151,7 +151,7 @@ function toggle(tr, r, extra) {
 const C = { page: 0 };
 function initCompare() {
   if (!D.compare.length) return;
-  D.compare.forEach((c, j) => $("cview").append(el("option", { value: j }, `${c.x} vs ${c.y} (${c.rows.length} of ${c.n} pairs decided differently)`)));
+  D.compare.forEach((c, j) => $("cview").append(el("option", { value: j }, `${c.x} vs ${c.y} (${c.rows.length} of ${c.n} pairs decided differently; tie band |d| ≤ ${c.eps || 0})`)));
   $("cview").addEventListener("change", () => { C.page = 0; drawCompare(); });
   $("cprev").addEventListener("click", () => { C.page = Math.max(0, C.page - 1); drawCompare(); });
   $("cnext").addEventListener("click", () => { C.page += 1; drawCompare(); });
