@@ -153,6 +153,16 @@ def _cmd_swap(args: argparse.Namespace) -> int:
         from metajudge.reports.decision_report import plot_decision
 
         print(f"wrote {plot_decision(j, f'{args.out}/decision.png')}")
+        from metajudge.pipeline.html_report import write_decision_html
+
+        html = write_decision_html(
+            args.out,
+            metric=args.metric,
+            external=args.external,
+            input_file=args.input,
+            data_dir=args.data_dir,
+        )
+        print(f"wrote {html}")
     return 0
 
 
