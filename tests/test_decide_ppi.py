@@ -97,3 +97,19 @@ def test_drift_change_rate_when_every_pair_ties(data_dir: Path) -> None:
     same = drift(_pair_data(data_dir, 1.0), rng=np.random.default_rng(0), n_boot=200)  # type: ignore[arg-type]
     assert same.passed and same.change["value"] == 0.0 and same.shift["p"] == 1.0
     assert "PASS" in same.sentence()
+
+
+def test_swap_report_ppi_section(data_dir: Path, tmp_path: Path) -> None:
+    """``decide swap --ppi-labelled N``: the decision report carries the PPI section for Y."""
+    args = ["decide", "swap", "--dataset", "lftqa_eval", "--metric", "geval_faithfulness",
+            "--external", "gpt-4o,gpt-4o-mini", "--x", "gpt-4o", "--y", "gpt-4o-mini",
+            "--n-boot", "50", "--ppi-labelled", "100", "--data-dir", str(data_dir),
+            "--out", str(tmp_path)]  # fmt: skip
+    assert main(args) == 0
+    p = json.loads((tmp_path / "decision.json").read_text())["ppi"]
+    assert p["judge"] == "gpt-4o-mini" and p["n"] == 100
+    assert p["covers_full"]["PPI++"] and not p["covers_full"]["judge-only"]
+    assert (
+        "## Estimates with the candidate as the judge (PPI)"
+        in (tmp_path / "decision.md").read_text()
+    )

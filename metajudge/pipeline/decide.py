@@ -42,9 +42,13 @@ def run_decide(
     n_boot: int = 1000,
     seed: int = 0,
     eps: float = 0.0,
+    ppi_labelled: int | None = None,
     **load: Any,
 ) -> SwapDecision:
-    """Can backbone ``y`` replace ``x``? Scores as for ``backbone-swap`` (``external``/``backbones``)."""
+    """Can backbone ``y`` replace ``x``? Scores as for ``backbone-swap`` (``external``/``backbones``).
+
+    ``ppi_labelled``: also the PPI++ estimate of the mean human score (win rate for pairwise
+    data) with ``y`` as the judge and that many human labels drawn at random (``seed``)."""
     data, runs, records = load_swap_data(
         dataset, metric, external=external, backbones=backbones, seed=seed, **load
     )
@@ -63,6 +67,19 @@ def run_decide(
     )
     if runs:
         res.extra["runs"] = runs
+    if ppi_labelled:
+        from dataclasses import replace
+
+        from metajudge.metaeval.decide.ppi import ppi_on_labels, ppi_units
+
+        k = data.backbones.index(y)
+        h, j, target = ppi_units(replace(data, backbones=(y,), scores=data.scores[[k]]), eps=eps)
+        rng = np.random.default_rng(seed)
+        res.extra["ppi"] = ppi_on_labels(h, j, ppi_labelled, rng=rng, alpha=alpha) | {
+            "dataset": data.dataset,
+            "judge": y,
+            "target": target,
+        }
     return res
 
 

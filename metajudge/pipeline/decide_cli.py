@@ -46,6 +46,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     _scores(s)
     s.add_argument("--x", required=True, help="the incumbent backbone")
     s.add_argument("--y", required=True, help="the candidate backbone")
+    s.add_argument(
+        "--ppi-labelled",
+        type=positive_int,
+        metavar="N",
+        help="add the PPI section: PPI++ estimate with Y as the judge and N random human labels",
+    )
     _common(s)
     s.set_defaults(func=_out_checked(_cmd_swap))
     v = dsub.add_parser("verdicts", help="released pairwise verdicts (JudgeBench outputs/*.jsonl)")
@@ -188,6 +194,7 @@ def _cmd_swap(args: argparse.Namespace) -> int:
         n_boot=args.n_boot,
         seed=args.seed,
         eps=args.epsilon,
+        ppi_labelled=args.ppi_labelled,
         **_load_kw(args),
     )
     j = res.to_json()

@@ -85,6 +85,9 @@ def swap_markdown(j: Mapping[str, Any]) -> str:
         out.append(
             f"\nCochran's Q = {_f(q['q'])} (df {q['df']}), p = {_f(q['p'])}, I² = {_f(q['i2'])}."
         )
+    if j.get("ppi"):
+        out += ["", "## Estimates with the candidate as the judge (PPI)", ""]
+        out += ppi_markdown(j["ppi"]).splitlines()[2:]
     out += ["", "## Tests and references", ""] + [f"- {k}: {v}" for k, v in proto["tests"].items()]
     return "\n".join(out) + "\n"
 
