@@ -185,12 +185,12 @@ def drift_markdown(j: Mapping[str, Any], sentence: str) -> str:
     out = [f"# Drift: {j['after']} vs {j['before']}", "", f"**{sentence}**", ""]
     out += ["| statistic | value | CI | n | threshold |", "|---|---|---|---|---|"]
     out.append(
-        f"| change rate (|Δscore| > {c.get('tolerance', 0)}) | {_f(c.get('value'))} | "
+        f"| change rate (\\|Δscore\\| > {c.get('tolerance', 0)}) | {_f(c.get('value'))} | "
         f"{_ci(c.get('ci'))} | {c.get('n')} | > {g['max_change_rate']} fails |"
     )
     out.append(
         f"| mean shift (after − before) | {_f(s['value'])} | {_ci(s['ci'])} | {s['n']} | "
-        f"Wilcoxon p {_f(s.get('p'))} < {g['alpha']} and |shift| > {g['max_shift'] or 0} fails |"
+        f"Wilcoxon p {_f(s.get('p'))} < {g['alpha']} and \\|shift\\| > {g['max_shift'] or 0} fails |"
     )
     out.append(
         f"| flip rate (decided pairs) | {_f(j['flip_rate'])} | | {j['n_decisive']} | "
