@@ -1,7 +1,7 @@
 """``metajudge decide drift --judge``: the judge run twice by decide (options checked first).
 
-The real-drift run (embedded SmolLM2, temperature 0 vs 1.0) is measured by hand in the closing
-note; these tests check the argument rules, which refuse before any server starts.
+The real-drift run (embedded SmolLM2, temperature 0 vs 1.0) is tests/test_decide_drift_llm.py
+(slow); these tests check the argument rules, which refuse before any server starts.
 """
 
 from __future__ import annotations

@@ -42,9 +42,13 @@ def run_decide(
     n_boot: int = 1000,
     seed: int = 0,
     eps: float = 0.0,
+    ppi_labelled: int | None = None,
     **load: Any,
 ) -> SwapDecision:
-    """Can backbone ``y`` replace ``x``? Scores as for ``backbone-swap`` (``external``/``backbones``)."""
+    """Can backbone ``y`` replace ``x``? Scores as for ``backbone-swap`` (``external``/``backbones``).
+
+    ``ppi_labelled``: also the PPI++ estimate of the mean human score (win rate for pairwise
+    data) with ``y`` as the judge and that many human labels drawn at random (``seed``)."""
     data, runs, records = load_swap_data(
         dataset, metric, external=external, backbones=backbones, seed=seed, **load
     )
@@ -63,6 +67,19 @@ def run_decide(
     )
     if runs:
         res.extra["runs"] = runs
+    if ppi_labelled:
+        from dataclasses import replace
+
+        from metajudge.metaeval.decide.ppi import ppi_on_labels, ppi_units
+
+        k = data.backbones.index(y)
+        h, j, target = ppi_units(replace(data, backbones=(y,), scores=data.scores[[k]]), eps=eps)
+        rng = np.random.default_rng(seed)
+        res.extra["ppi"] = ppi_on_labels(h, j, ppi_labelled, rng=rng, alpha=alpha) | {
+            "dataset": data.dataset,
+            "judge": y,
+            "target": target,
+        }
     return res
 
 
@@ -192,3 +209,88 @@ def drift_judge_data(
 
 def write_frontier_plot(fr: Frontier, out_dir: str | Path, stem: str = "frontier") -> Path:
     return plot_frontier(fr, Path(out_dir) / f"{stem}.png")
+
+
+def run_ppi(
+    dataset: str | None,
+    metric: str,
+    *,
+    external: Sequence[str] = (),
+    backbones: Sequence[str] = (),
+    n_labelled: int | None = None,
+    labelled_fraction: float | None = None,
+    system: str | None = None,
+    alpha: float = 0.05,
+    critical: str = "t",
+    n_boot: int = 2000,
+    seed: int = 0,
+    eps: float = 0.0,
+    **load: Any,
+) -> dict[str, Any]:
+    """PPI++ (and Rogan–Gladen for binary verdicts) with one judge's scores on every unit and the
+    dataset's human labels on a random labelled subset: ``n_labelled`` units, or
+    ``labelled_fraction`` of those with a label (seeded by ``seed``)."""
+    from metajudge.errors import InputError
+    from metajudge.metaeval.decide.ppi import ppi_on_labels, ppi_units
+
+    if len(external) + len(backbones) != 1:
+        raise InputError(
+            "ppi takes exactly one judge (--external or --backbones)", field="external"
+        )
+    if (n_labelled is None) == (labelled_fraction is None):
+        raise InputError(
+            "give exactly one of --n-labelled and --labelled-fraction", field="n-labelled"
+        )
+    data, runs = _one_judge_data(dataset, metric, external, backbones, seed=seed, **load)
+    h, j, target = ppi_units(data, system=system, eps=eps)
+    if labelled_fraction is not None:
+        n_labelled = max(2, round(labelled_fraction * int(np.sum(np.isfinite(h) & np.isfinite(j)))))
+    try:
+        out = ppi_on_labels(
+            h,
+            j,
+            int(n_labelled or 0),
+            rng=np.random.default_rng(seed),
+            alpha=alpha,
+            critical=critical,  # type: ignore[arg-type]
+            n_boot=n_boot,
+        )
+    except ValueError as e:
+        raise InputError(str(e), field="n-labelled") from e
+    out |= {"dataset": data.dataset, "metric": metric, "judge": data.backbones[0]}
+    out |= {"target": target, "seed": seed, "runs": runs}
+    return out
+
+
+def _one_judge_data(
+    dataset: str | None,
+    metric: str,
+    external: Sequence[str],
+    backbones: Sequence[str],
+    *,
+    seed: int,
+    input_file: str | Path | None = None,
+    subset: str | None = None,
+    limit: int | None = None,
+    data_dir: str | Path | None = None,
+) -> tuple[SwapData, dict[str, Any]]:
+    """One judge's scores aligned with the records (as :func:`load_swap_data`, for one source)."""
+    from metajudge.data.registry import open_dataset
+    from metajudge.metaeval.aligned import align
+    from metajudge.metaeval.swap_sources import external_scores, judge_scores, metric_dimension
+    from metajudge.pipeline.swap import _limit
+
+    ds = open_dataset(dataset, input_file, data_dir=data_dir)
+    if subset:
+        ds = ds.subset(subset)
+    records = _limit(list(ds.records), limit)
+    dim = metric_dimension(metric, ds.card.dimensions)
+    runs: dict[str, Any] = {}
+    if external:
+        scores, _ = external_scores(ds, external, dimension=dim, data_dir=data_dir)
+    else:
+        scores, _, runs = judge_scores(records, metric, backbones, seed=seed)
+    [(label, sc)] = scores.items()
+    view = align(records, dimensions=[dim], dataset=ds.card.name + (f"/{subset}" if subset else ""))
+    s = view.values(sc)[None, :]
+    return SwapData(view.dataset, metric, dim, view, (label,), s), runs

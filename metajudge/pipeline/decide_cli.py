@@ -1,4 +1,4 @@
-"""CLI: ``metajudge decide swap|verdicts|frontier|drift`` — the backbone decision.
+"""CLI: ``metajudge decide swap|verdicts|frontier|drift|ppi`` — the backbone decision.
 
 Only argparse is imported here; the library loads inside each command.
 """
@@ -9,7 +9,7 @@ import argparse
 from collections.abc import Callable
 
 from metajudge import cli_options as opt
-from metajudge.cli_types import nonneg_float, probability
+from metajudge.cli_types import nonneg_float, positive_int, probability
 
 
 def _common(p: argparse.ArgumentParser, *, margin: bool = True) -> None:
@@ -46,6 +46,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     _scores(s)
     s.add_argument("--x", required=True, help="the incumbent backbone")
     s.add_argument("--y", required=True, help="the candidate backbone")
+    s.add_argument(
+        "--ppi-labelled",
+        type=positive_int,
+        metavar="N",
+        help="add the PPI section: PPI++ estimate with Y as the judge and N random human labels",
+    )
     _common(s)
     s.set_defaults(func=_out_checked(_cmd_swap))
     v = dsub.add_parser("verdicts", help="released pairwise verdicts (JudgeBench outputs/*.jsonl)")
@@ -60,7 +66,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     _common(f, margin=False)
     f.set_defaults(func=_out_checked(_cmd_frontier))
     d = dsub.add_parser(
-        "drift", help="two runs of a judge on the same anchor items; exit 1 on drift"
+        "drift",
+        help="two runs of a judge on the same anchor items; exit 1 on drift (rule any-evidence)",
     )
     _scores(d)
     d.add_argument(
@@ -70,9 +77,22 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="fail above this flip rate (default 0.10)",
     )
     d.add_argument(
+        "--max-change-rate",
+        type=probability,
+        default=0.10,
+        help="fail above this share of responses whose score changed (default 0.10)",
+    )
+    d.add_argument(
+        "--tolerance",
+        type=nonneg_float,
+        default=0.0,
+        help="a response's score 'changed' when |after - before| exceeds this (default 0)",
+    )
+    d.add_argument(
         "--max-shift",
         type=nonneg_float,
-        help="fail when |mean score shift| exceeds this (CI excluding 0)",
+        help="fail when |mean score shift| exceeds this and Wilcoxon p < --alpha (default 0: "
+        "any significant shift)",
     )
     d.add_argument(
         "--judge",
@@ -93,6 +113,35 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     _common(d, margin=False)
     d.set_defaults(func=_out_checked(_cmd_drift))
+    _register_ppi(dsub)
+
+
+def _register_ppi(dsub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = dsub.add_parser(
+        "ppi",
+        help="prediction-powered estimate (PPI++) of a mean or win rate: judge scores on all "
+        "items, human labels on a random subset",
+    )
+    _scores(p)
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument(
+        "--n-labelled", type=positive_int, metavar="N", help="draw N human-labelled units (--seed)"
+    )
+    g.add_argument(
+        "--labelled-fraction",
+        type=probability,
+        metavar="F",
+        help="draw this share of the labelled units (--seed)",
+    )
+    p.add_argument("--system", help="Likert data: estimate this system's mean score only")
+    p.add_argument(
+        "--critical",
+        choices=("t", "z"),
+        default="t",
+        help="critical value of the PPI++/human-only CI: Student t, n-1 df (default), or normal (ppi_py)",
+    )
+    _common(p, margin=False)
+    p.set_defaults(func=_out_checked(_cmd_ppi))
 
 
 def _out_checked(cmd: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
@@ -145,6 +194,7 @@ def _cmd_swap(args: argparse.Namespace) -> int:
         n_boot=args.n_boot,
         seed=args.seed,
         eps=args.epsilon,
+        ppi_labelled=args.ppi_labelled,
         **_load_kw(args),
     )
     j = res.to_json()
@@ -201,7 +251,13 @@ def _cmd_drift(args: argparse.Namespace) -> int:
     from metajudge.metaeval.decide.drift import DriftGate
     from metajudge.pipeline.decide import run_drift
 
-    gate = DriftGate(args.max_flip_rate, args.alpha, args.max_shift)
+    gate = DriftGate(
+        max_flip_rate=args.max_flip_rate,
+        alpha=args.alpha,
+        max_shift=args.max_shift,
+        max_change_rate=args.max_change_rate,
+        tolerance=args.tolerance,
+    )
     res = run_drift(
         args.dataset,
         args.metric,
@@ -215,8 +271,33 @@ def _cmd_drift(args: argparse.Namespace) -> int:
         **_load_kw(args),
     )
     j = res.to_json()
-    _emit(args, "drift", j, f"# Drift\n\n**{res.sentence()}**\n")
+    from metajudge.reports.decision_report import drift_markdown
+
+    _emit(args, "drift", j, drift_markdown(j, res.sentence()))
     return 0 if res.passed else 1
+
+
+def _cmd_ppi(args: argparse.Namespace) -> int:
+    from metajudge.pipeline.decide import run_ppi
+    from metajudge.reports.decision_report import ppi_markdown
+
+    j = run_ppi(
+        args.dataset,
+        args.metric,
+        external=args.external,
+        backbones=args.backbones,
+        n_labelled=args.n_labelled,
+        labelled_fraction=args.labelled_fraction,
+        system=args.system,
+        alpha=args.alpha,
+        critical=args.critical,
+        n_boot=args.n_boot,
+        seed=args.seed,
+        eps=args.epsilon,
+        **_load_kw(args),
+    )
+    _emit(args, "ppi", j, ppi_markdown(j))
+    return 0
 
 
 def _judge_runs(args: argparse.Namespace) -> dict | None:

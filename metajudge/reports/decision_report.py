@@ -85,6 +85,9 @@ def swap_markdown(j: Mapping[str, Any]) -> str:
         out.append(
             f"\nCochran's Q = {_f(q['q'])} (df {q['df']}), p = {_f(q['p'])}, I² = {_f(q['i2'])}."
         )
+    if j.get("ppi"):
+        out += ["", "## Estimates with the candidate as the judge (PPI)", ""]
+        out += ppi_markdown(j["ppi"]).splitlines()[2:]
     out += ["", "## Tests and references", ""] + [f"- {k}: {v}" for k, v in proto["tests"].items()]
     return "\n".join(out) + "\n"
 
@@ -173,3 +176,82 @@ def plot_decision(j: Mapping[str, Any], path: str | Path) -> Path:
     fig.savefig(out, dpi=120)
     plt.close(fig)
     return out
+
+
+def drift_markdown(j: Mapping[str, Any], sentence: str) -> str:
+    """Markdown of a :class:`~metajudge.metaeval.decide.drift.DriftResult` JSON: verdict first."""
+    c, s, mc = j.get("change") or {}, j["shift"], j["mcnemar"]
+    g = j["gate"]
+    out = [f"# Drift: {j['after']} vs {j['before']}", "", f"**{sentence}**", ""]
+    out += ["| statistic | value | CI | n | threshold |", "|---|---|---|---|---|"]
+    out.append(
+        f"| change rate (\\|Δscore\\| > {c.get('tolerance', 0)}) | {_f(c.get('value'))} | "
+        f"{_ci(c.get('ci'))} | {c.get('n')} | > {g['max_change_rate']} fails |"
+    )
+    out.append(
+        f"| mean shift (after − before) | {_f(s['value'])} | {_ci(s['ci'])} | {s['n']} | "
+        f"Wilcoxon p {_f(s.get('p'))} < {g['alpha']} and \\|shift\\| > {g['max_shift'] or 0} fails |"
+    )
+    out.append(
+        f"| flip rate (decided pairs) | {_f(j['flip_rate'])} | | {j['n_decisive']} | "
+        f"> {g['max_flip_rate']} fails |"
+    )
+    dc = j.get("decision_change") or {}
+    out.append(
+        f"| decision change rate (ties incl.) | {_f(dc.get('value'))} | | {dc.get('n')} | — |"
+    )
+    out.append(f"| Cohen's κ (decisions) | {_f(j['kappa'])} | | {j['n_pairs']} | — |")
+    out.append(
+        f"| McNemar ({mc['method']}) | p = {_f(mc['p'])} | | {mc['n']} | p < {g['alpha']} fails |"
+    )
+    out += [
+        "",
+        (
+            f"Gate rule {j.get('rule')}: fail when any threshold is crossed "
+            "(metajudge/metaeval/decide/drift.py)."
+        ),
+        "",
+        (
+            "Tests: percentile bootstrap over items (Efron 1979); Wilcoxon signed-rank (Wilcoxon "
+            "1945); Cohen's κ (Cohen 1960); McNemar 1947."
+        ),
+    ]
+    return "\n".join(out) + "\n"
+
+
+def ppi_markdown(j: Mapping[str, Any]) -> str:
+    """The PPI section: PPI++ beside human-only and judge-only (and Rogan–Gladen), verdict first."""
+    p, h = j["ppi"], j["human_only"]
+    pct = round((1 - j["alpha"]) * 100)
+    out = [
+        f"# Prediction-powered estimate: {j['target']} ({j['dataset']}, judge {j['judge']})",
+        "",
+        (
+            f"**PPI++ {_f(p['value'])} {_ci([p['lo'], p['hi']])} with {j['n']} human labels and "
+            f"{j['N']} judge-only units: the width of {_f(j['effective_n'], 1)} human labels "
+            f"(ESS gain {_f(j['ess_gain'], 2)}×, λ̂ = {_f(j['lam'])}).**"
+        ),
+        "",
+        f"| method | estimate | {pct}% CI | covers full-data human mean {_f(j['full_human_mean'])} |",
+        "|---|---|---|---|",
+    ]
+    ests = [j["ppi"], j["human_only"], j["judge_only"]]
+    if j.get("rogan_gladen"):
+        ests.append(j["rogan_gladen"])
+    for e in ests:
+        cov = j["covers_full"].get(e["method"])
+        out.append(f"| {e['method']} | {_f(e['value'])} | {_ci([e['lo'], e['hi']])} | {cov} |")
+    out += [
+        "",
+        (
+            f"Human-only: {_f(h['value'])} from the {j['n']} labelled units alone. Judge-only: the "
+            "judge's mean over all units (biased whenever the judge is). "
+            f"{j['n_unscored']} units the judge left unscored were dropped; critical value {j['critical']}."
+        ),
+        "",
+        (
+            "Tests: PPI++ with power-tuned λ (Angelopoulos, Duchi & Zrnic 2023, arXiv 2311.01453); "
+            "Rogan–Gladen correction (Rogan & Gladen 1978) with a percentile bootstrap (Efron 1979)."
+        ),
+    ]
+    return "\n".join(out) + "\n"

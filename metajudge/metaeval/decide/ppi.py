@@ -195,3 +195,74 @@ def coverage_simulation(
     out = {m: {"coverage": cover[m] / draws, "mean_width": width[m] / draws} for m in cover}
     out["PPI++"]["mean_ess_gain"] = gain / draws
     return out
+
+
+def ppi_units(
+    data: Any, *, system: str | None = None, eps: float = 0.0
+) -> tuple[np.ndarray, np.ndarray, str]:
+    """The units PPI estimates over, from a one-judge :class:`~metajudge.metaeval.swap.SwapData`:
+    ``(human, judge, target)``.
+
+    Likert data: responses (human = mean over annotators), optionally only ``system``'s; the
+    target is the mean human score. Pairwise data: pairs, 1 when side b wins, 0.5 for a tie, 0
+    when a wins (the judge's decision from its score difference with tie band ``eps``); the
+    target is side b's win rate.
+    """
+    v, s = data.view, data.scores[0]
+    if data.kind == "likert":
+        h, j = stats.annotator_mean(data.human_resp), np.asarray(s, dtype=float)
+        if system is not None:
+            if system not in v.systems:
+                from metajudge.errors import InputError
+
+                raise InputError(
+                    f"no system {system!r} (have {', '.join(v.systems)})", field="system"
+                )
+            keep = v.resp_system == v.systems.index(system)
+            h, j = h[keep], j[keep]
+        return h, j, "mean human score" + (f" of {system}" if system else "")
+    h = (stats.tie_decisions(stats.annotator_mean(data.human_pair)) + 1) / 2
+    j = (stats.tie_decisions(s[v.pair_b] - s[v.pair_a], eps) + 1) / 2
+    return h, j, "win rate of side b (tie = 0.5)"
+
+
+def ppi_on_labels(
+    human: np.ndarray,
+    judge: np.ndarray,
+    n_labelled: int,
+    *,
+    rng: np.random.Generator,
+    alpha: float = 0.05,
+    critical: Literal["t", "z"] = "t",
+    n_boot: int = 2000,
+) -> dict[str, Any]:
+    """Draw ``n_labelled`` units with a human label at random (``rng``); PPI++ on them plus the
+    judge on the rest; Rogan–Gladen too when labels and verdicts are binary. The full-data human
+    mean (known here: the dataset is fully labelled) is reported beside, with whether each CI
+    covers it. Units the judge left unscored are dropped and counted."""
+    h, j = np.asarray(human, dtype=float), np.asarray(judge, dtype=float)
+    scored = np.isfinite(j)
+    labelled_pool = np.flatnonzero(scored & np.isfinite(h))
+    if not 2 <= n_labelled < scored.sum():
+        raise ValueError(f"n_labelled must be in [2, {int(scored.sum()) - 1}], got {n_labelled}")
+    if n_labelled > labelled_pool.size:
+        raise ValueError(f"only {labelled_pool.size} units carry a human label")
+    lab = rng.choice(labelled_pool, size=n_labelled, replace=False)
+    unl = np.setdiff1d(np.flatnonzero(scored), lab)
+    r = ppi_mean(h[lab], j[lab], j[unl], alpha=alpha, critical=critical)
+    full = float(np.mean(h[labelled_pool]))
+    out: dict[str, Any] = r.to_json() | {
+        "full_human_mean": full,
+        "n_units": int(h.size),
+        "n_unscored": int((~scored).sum()),
+        "critical": critical,
+        "alpha": alpha,
+    }
+    ests = [r.ppi, r.human_only, r.judge_only]
+    binary = np.isin(h[labelled_pool], (0.0, 1.0)).all() and np.isin(j[scored], (0.0, 1.0)).all()
+    if binary:
+        rg = rogan_gladen_ci(h[lab], j[lab], j[unl], rng=rng, n_boot=n_boot, alpha=alpha)
+        out["rogan_gladen"] = asdict(rg)
+        ests.append(rg)
+    out["covers_full"] = {e.method: bool(e.lo <= full <= e.hi) for e in ests}
+    return out
