@@ -75,7 +75,7 @@ def _by_system(
                 smps.append(e.samples)
     if not vals:
         return est.Estimate(math.nan, undefined=f"no system has a defined {stat} correlation")
-    smp = np.nanmean(np.vstack(smps), axis=0) if smps else None
+    smp = _nanmean_rows(np.vstack(smps)) if smps else None
     lo, hi = st.percentile_ci(smp, level) if smp is not None else (math.nan, math.nan)
     return est.Estimate(float(np.mean(vals)), lo, hi, len(vals), smp)
 
@@ -140,9 +140,19 @@ def mean_estimate(ests: list[est.Estimate], level: float) -> est.Estimate:
     if not ok:
         return est.Estimate(math.nan, undefined=ests[0].undefined if ests else "no data")
     smps = [e.samples for e in ok if e.samples is not None]
-    smp = np.nanmean(np.vstack(smps), axis=0) if smps else None
+    smp = _nanmean_rows(np.vstack(smps)) if smps else None
     lo, hi = st.percentile_ci(smp, level) if smp is not None else (math.nan, math.nan)
     return est.Estimate(float(np.mean([e.value for e in ok])), lo, hi, min(e.n for e in ok), smp)
+
+
+def _nanmean_rows(m: np.ndarray) -> np.ndarray:
+    """Column means over the defined values; NaN (no warning) where a resample is undefined for
+    every annotator — :func:`~metajudge.metaeval.stats.bootstrap.percentile_ci` then leaves it out
+    and refuses an interval from a minority of defined resamples."""
+    ok = np.isfinite(m)
+    n = ok.sum(axis=0)
+    total = np.where(ok, m, 0.0).sum(axis=0)
+    return np.divide(total, n, out=np.full(m.shape[1], np.nan), where=n > 0)
 
 
 def _comparisons_at(
