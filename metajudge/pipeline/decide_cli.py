@@ -55,7 +55,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     _common(s)
     s.set_defaults(func=_out_checked(_cmd_swap))
     v = dsub.add_parser("verdicts", help="released pairwise verdicts (JudgeBench outputs/*.jsonl)")
-    v.add_argument("files", nargs="+", help="one JSONL file per judge")
+    v.add_argument(
+        "--input", metavar="FILE", action="append", dest="files", default=[],
+        help="a verdict file (repeat for several judges), as for `judge verdicts`",
+    )  # fmt: skip
+    v.add_argument("more_files", nargs="*", help=argparse.SUPPRESS)  # older positional spelling
     _common(v)
     v.set_defaults(func=_out_checked(_cmd_verdicts))
     f = dsub.add_parser("frontier", help="cost-agreement frontier of a published judge table")
@@ -151,7 +155,11 @@ def _out_checked(cmd: Callable[[argparse.Namespace], int]) -> Callable[[argparse
         if args.out:
             from metajudge.io import check_out_dir
 
-            inputs = [getattr(args, "input", None), *getattr(args, "files", [])]
+            files = [
+                *(getattr(args, "files", None) or []),
+                *(getattr(args, "more_files", None) or []),
+            ]
+            inputs = [getattr(args, "input", None), *files]
             check_out_dir(args.out, inputs=inputs)
         return cmd(args)
 
@@ -221,7 +229,11 @@ def _cmd_verdicts(args: argparse.Namespace) -> int:
     from metajudge.reports.decision_report import verdicts_markdown
 
     res = run_decide_verdicts(
-        args.files, margin=args.margin, alpha=args.alpha, n_boot=args.n_boot, seed=args.seed
+        _verdict_files(args),
+        margin=args.margin,
+        alpha=args.alpha,
+        n_boot=args.n_boot,
+        seed=args.seed,
     )
     j = res.to_json()
     _emit(args, "decision", j, verdicts_markdown(j))
@@ -320,3 +332,15 @@ def _judge_runs(args: argparse.Namespace) -> dict | None:
             raise InputError(f"--option {run}.…: RUN must be before or after", field="--option")
         check_kwargs(metric_class(args.metric), opts, field=f"--option {run}")
     return {"before": args.judge, "after": args.judge_after, "options": options}
+
+
+def _verdict_files(args: argparse.Namespace) -> list[str]:
+    """``--input`` files, then any given the older positional way; at least two judges."""
+    from metajudge.errors import InputError
+
+    files = [*args.files, *args.more_files]
+    if len(files) < 2:
+        raise InputError(
+            "give at least two verdict files (--input FILE, repeated)", field="--input"
+        )
+    return files
