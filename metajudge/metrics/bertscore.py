@@ -235,6 +235,9 @@ class BERTScore(Metric):
                     batch_size=self.batch_size,
                     device=self.device,
                     rescale_with_baseline=False,
+                    # idf counts serially: bert-score's default forks a multiprocessing Pool, which
+                    # can deadlock in a process that already runs torch's threads (seen in CI)
+                    nthreads=0,
                 )
             except (OSError, ValueError) as e:
                 raise MissingResourceError(
