@@ -54,14 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     _common(s)
     s.set_defaults(func=_out_checked(_cmd_swap))
-    v = dsub.add_parser("verdicts", help="released pairwise verdicts (JudgeBench outputs/*.jsonl)")
-    v.add_argument(
-        "--input", metavar="FILE", action="append", dest="files", default=[],
-        help="a verdict file (repeat for several judges), as for `judge verdicts`",
-    )  # fmt: skip
-    v.add_argument("more_files", nargs="*", help=argparse.SUPPRESS)  # older positional spelling
-    _common(v)
-    v.set_defaults(func=_out_checked(_cmd_verdicts))
+    _register_verdicts(dsub)
     f = dsub.add_parser("frontier", help="cost-agreement frontier of a published judge table")
     f.add_argument(
         "--input", metavar="FILE", help="table (default: AlpacaEval's, in the data folder)"
@@ -332,6 +325,17 @@ def _judge_runs(args: argparse.Namespace) -> dict | None:
             raise InputError(f"--option {run}.…: RUN must be before or after", field="--option")
         check_kwargs(metric_class(args.metric), opts, field=f"--option {run}")
     return {"before": args.judge, "after": args.judge_after, "options": options}
+
+
+def _register_verdicts(dsub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    v = dsub.add_parser("verdicts", help="released pairwise verdicts (JudgeBench outputs/*.jsonl)")
+    v.add_argument(
+        "--input", metavar="FILE", action="append", dest="files", default=[],
+        help="a verdict file (repeat for several judges), as for `judge verdicts`",
+    )  # fmt: skip
+    v.add_argument("more_files", nargs="*", help=argparse.SUPPRESS)  # older positional spelling
+    _common(v)
+    v.set_defaults(func=_out_checked(_cmd_verdicts))
 
 
 def _verdict_files(args: argparse.Namespace) -> list[str]:
