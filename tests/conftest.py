@@ -23,9 +23,8 @@ def data_dir() -> Path:
     """The real human-judgment datasets (``$METAJUDGE_DATA_DIR`` or ``../shared/human_labels``)."""
     d = _find_data_dir()
     if d is None:
-        pytest.skip(
-            reason="data folder absent: set METAJUDGE_DATA_DIR to the human_labels folder to run tests on real data"
-        )
+        why = "data folder absent: set METAJUDGE_DATA_DIR to the human_labels folder (real data)"
+        pytest.skip(reason=why)
     return d
 
 

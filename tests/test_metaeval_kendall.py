@@ -20,7 +20,7 @@ def mtme():  # type: ignore[no-untyped-def]
             sys.path.insert(0, str(root))
             break
     else:
-        pytest.skip("mt-metrics-eval reference not available")
+        pytest.skip(reason="mt-metrics-eval reference not available")
     from mt_metrics_eval import stats  # type: ignore[import-not-found]
 
     return stats

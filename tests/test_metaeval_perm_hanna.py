@@ -25,7 +25,7 @@ def _hanna(own: bool):  # type: ignore[no-untyped-def]
     try:
         ds = load_dataset("hanna")
     except Exception as e:  # noqa: BLE001 - data folder absent
-        pytest.skip(f"HANNA not available: {e}")
+        pytest.skip(reason=f"HANNA not available: {e}")
     if own:  # metajudge's own BLEU and ROUGE-L (about 80 s on 2 cores)
         names = ["bleu", "rouge_l"]
         rows = score_dataset(ds, names, progress=False)

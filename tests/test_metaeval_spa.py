@@ -18,7 +18,7 @@ LOCAL = Path(__file__).resolve().parents[2] / "shared" / "reference" / "mt_metri
 def pce():  # type: ignore[no-untyped-def]
     root = LOCAL if LOCAL.is_dir() else REF
     if not root.is_dir():
-        pytest.skip("mt-metrics-eval reference not available")
+        pytest.skip(reason="mt-metrics-eval reference not available")
     sys.path.insert(0, str(root))
     from mt_metrics_eval import pce as mod  # type: ignore[import-not-found]
 

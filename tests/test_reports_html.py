@@ -21,7 +21,8 @@ def _chromium() -> str:
     exe = find_chromium()
     if exe is None:
         if os.geteuid() != 0:
-            pytest.skip("chromium absent and not root: install Debian's chromium (make setup)")
+            why = "chromium absent and not root: install Debian's chromium (make setup)"
+            pytest.skip(reason=why)
         pytest.fail("chromium absent although running as root: run `make setup` (system-deps)")
     return exe
 
