@@ -285,50 +285,41 @@ def _scores_dict(v: Any, path: Path, field: str) -> dict[str, Any]:
 
 def convert_unieval(src: _Source) -> list[Record]:
     """Topical-Chat (60 contexts × 6 responses) and SFRES / SFHOT, one value per dimension."""
+
+    def dialogue(r: Any, p: Path, w: str, source: str) -> tuple[dict[str, Any], str]:
+        doc = [str(_req(r, "context", p, w))]
+        inp = {"question": DIALOGUE_QUESTION, "context": source, "documents": doc}
+        return inp, str(_req(r, "system_id", p, w))
+
+    def data_to_text(r: Any, p: Path, w: str, source: str) -> tuple[dict[str, Any], str]:
+        inp = {"question": D2T_QUESTION, "context": source, "reference": _req(r, "reference", p, w)}
+        return inp, f"doc{_req(r, 'doc_id', p, w)}"
+
+    out: list[Record] = _unieval_subset(src, "topical_chat", dialogue)
+    for subset in ("sfres", "sfhot"):
+        out += _unieval_subset(src, subset, data_to_text)
+    return out
+
+
+def _unieval_subset(src: _Source, subset: str, make_input: Any) -> list[Record]:
+    """One UniEval file: items numbered by their distinct ``source`` (the dialogue history or the
+    meaning representation); ``make_input`` gives each row's input and system."""
+    p = src.path(f"{subset}.json")
+    ids: dict[str, int] = {}
     out: list[Record] = []
-    rel = "topical_chat.json"
-    p = src.path(rel)
-    rows = src.json(rel)
-    ctx_ids: dict[str, int] = {}
-    for i, r in enumerate(rows):
+    for i, r in enumerate(src.json(f"{subset}.json")):
         w = f"[{i}]"
-        hist = str(_req(r, "source", p, w))
-        k = ctx_ids.setdefault(hist, len(ctx_ids))
+        source = str(_req(r, "source", p, w))
+        k = ids.setdefault(source, len(ids))
         sc = _scores_dict(_req(r, "scores", p, w), p, f"{w}.scores")
+        inp, system = make_input(r, p, w, source)
         d = {
-            "id": f"topical_chat/{k}",
-            "input": {
-                "question": DIALOGUE_QUESTION,
-                "context": hist,
-                "documents": [str(_req(r, "context", p, w))],
-            },
-            "system": str(_req(r, "system_id", p, w)),
+            "id": f"{subset}/{k}",
+            "input": inp,
+            "system": system,
             "response": _req(r, "system_output", p, w),
             "scores": {dim: [_num(v, p, f"{w}.scores.{dim}")] for dim, v in sc.items()},
-            "meta": {"subset": "topical_chat"},
+            "meta": {"subset": subset},
         }
         out.append(src.record(d, p, where=w))
-    for subset in ("sfres", "sfhot"):
-        rel = f"{subset}.json"
-        p = src.path(rel)
-        rows = src.json(rel)
-        src_ids: dict[str, int] = {}
-        for i, r in enumerate(rows):
-            w = f"[{i}]"
-            mr = str(_req(r, "source", p, w))
-            k = src_ids.setdefault(mr, len(src_ids))
-            sc = _scores_dict(_req(r, "scores", p, w), p, f"{w}.scores")
-            d = {
-                "id": f"{subset}/{k}",
-                "input": {
-                    "question": D2T_QUESTION,
-                    "context": mr,
-                    "reference": _req(r, "reference", p, w),
-                },
-                "system": f"doc{_req(r, 'doc_id', p, w)}",
-                "response": _req(r, "system_output", p, w),
-                "scores": {dim: [_num(v, p, f"{w}.scores.{dim}")] for dim, v in sc.items()},
-                "meta": {"subset": subset},
-            }
-            out.append(src.record(d, p, where=w))
     return out
