@@ -31,6 +31,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "metajudge.pipeline.judge_bench_cli",  # `judge judge-bench`, same group
     "metajudge.pipeline.demo_cli",
     "metajudge.metrics.judges.batch_cli",  # `judge export-batch` / `judge import-batch`
+    "metajudge.pipeline.matrix_cli",  # `matrix`, `matrix run`
 )
 
 

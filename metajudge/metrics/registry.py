@@ -180,3 +180,72 @@ register("mtraig_faithfulness", _J + "mtraig:MTRAIGFaithfulness", judge=True)
 register("mtraig_completeness", _J + "mtraig:MTRAIGCompleteness", judge=True)
 register("answer_equivalence", _J + "equivalence:AnswerEquivalence", judge=True)
 register("mudabench_process", _J + "mudabench_judge:FactCoverageJudge", judge=True)
+
+# ---------------------------------------------------------------------------------------------
+# Applicability: what each metric needs of a dataset (read by `metajudge matrix`).
+
+#: The requirement vocabulary: what a dataset must carry for a metric to apply. The matrix checks
+#: each against the records (:mod:`metajudge.pipeline.matrix`) and names the first one missing.
+REQUIREMENTS: dict[str, str] = {
+    "response": "response texts",
+    "reference": "reference answers (input.reference)",
+    "short_reference": "gold answers (references of at most 200 words at the median)",
+    "numeric_reference": "numeric gold answers",
+    "tables": "source tables (input.tables)",
+    "context": "a source document or context (input.context / input.documents)",
+    "question": "questions or instructions (input.question)",
+    "pairs": "two responses per record with a human preference (pairwise records)",
+    "gold_facts": "MuDABench's gold atomic facts (a benchmark, no human labels)",
+}
+
+_REQUIRES: dict[str, tuple[str, ...]] = {}
+
+
+def declare_requirements(name: str, requires: Sequence[str]) -> None:
+    """Declare what metric ``name`` needs of a dataset (words of :data:`REQUIREMENTS`).
+
+    Kept apart from :func:`register` so that a plugin (or a judge that is not a registry metric,
+    such as ``pairwise_judge``) can declare it; a name may be declared before it is registered.
+    Last declaration wins.
+    """
+    bad = [r for r in requires if r not in REQUIREMENTS]
+    if bad:
+        raise ValueError(f"unknown requirement(s) {bad}; known: {', '.join(REQUIREMENTS)}")
+    _REQUIRES[name] = tuple(requires)
+
+
+def requirements(name: str) -> tuple[str, ...] | None:
+    """What ``name`` needs of a dataset (a family: its first member's); ``None``: not declared.
+
+    >>> requirements("bleu")
+    ('response', 'reference')
+    """
+    e = _REGISTRY.get(name)
+    return _REQUIRES.get(e.members[0] if e is not None and e.members else name)
+
+
+_REF = ("response", "reference")
+_TAB = ("response", "question", "tables")
+for _name, _req in {
+    "bleu": _REF,
+    "rouge_l": _REF,
+    "meteor": _REF,
+    "bertscore": _REF,
+    "number_match": (*_REF, "numeric_reference"),
+    # MT-RAIG Table 18 / Eq. 2-3: an insight judged against its tables (the completeness side
+    # against the reference insight too)
+    "geval_faithfulness": _TAB,
+    "geval_completeness": _TAB,
+    "mtraig_faithfulness": _TAB,
+    "mtraig_completeness": (*_TAB, "reference"),
+    "answer_equivalence": (*_REF, "short_reference"),
+    "mudabench_process": ("gold_facts",),
+    # metajudge.metrics.judges.pairwise: A / B / tie on two responses to one instruction
+    "pairwise_judge": ("response", "question", "pairs"),
+    # G-Eval on SummEval (Liu et al. 2023): reference-free, a summary against its source article
+    "geval_coherence": ("response", "context"),
+    "geval_consistency": ("response", "context"),
+    "geval_fluency": ("response", "context"),
+    "geval_relevance": ("response", "context"),
+}.items():
+    declare_requirements(_name, _req)

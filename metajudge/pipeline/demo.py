@@ -138,14 +138,11 @@ def draw_subset(
     gold answer as ``input.context`` (RAGChecker for G-Eval), uncut — the judge cuts it."""
     from metajudge.data.formats import write_jsonl
     from metajudge.data.registry import load_dataset
-    from metajudge.errors import InputError
+    from metajudge.data.subsample import HOW, draw_items
 
     ds = load_dataset(name, data_dir)
-    pool = [r for r in ds.records if _labelled(r)]
-    if n > len(pool):
-        raise InputError(f"{name} has {len(pool)} labelled pairs, asked for {n}", field="n")
-    idx = sorted(int(i) for i in rng.choice(len(pool), size=n, replace=False))
-    recs = [pool[i] for i in idx]
+    draw = draw_items(ds.records, n, rng)
+    recs = draw.records
     if reference_as_context:
         recs = [_with_reference_context(r) for r in recs]
     card = dataclasses.replace(ds.card, name=f"{name}_demo")
@@ -155,20 +152,14 @@ def draw_subset(
     drawn = {
         "dataset": name,
         "n": n,
-        "of": len(pool),
+        "of": draw.of,
         "records": len(ds.records),
         "ids": [r.id for r in recs],
-        "how": "uniformly without replacement from the pairs with a human label, "
-        "numpy.random.default_rng(seed).choice",
+        "how": HOW,
         "context": "gold answer (input.reference)" if reference_as_context else "as shipped",
         "file": str(path),
     }
     return path, drawn
-
-
-def _labelled(rec: Any) -> bool:
-    """A pair with at least one human label (some mitigation pairs were left unannotated)."""
-    return any(v is not None for vs in rec.labels.values() for v in vs)
 
 
 def _with_reference_context(rec: Any) -> Any:
