@@ -130,10 +130,9 @@ def matrix_markdown(m: Any) -> str:
 
 def matrix_csv(m: Any) -> str:
     """One CSV row per cell (every field of :class:`~metajudge.pipeline.matrix.Cell`)."""
-    from metajudge.pipeline.matrix import Cell
-
     buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=[f.name for f in fields(Cell)], lineterminator="\n")
+    names = [f.name for f in fields(type(m.cells[0]))] if m.cells else []
+    w = csv.DictWriter(buf, fieldnames=names, lineterminator="\n")
     w.writeheader()
     for c in m.cells:
         row = asdict(c)

@@ -1,0 +1,333 @@
+"""``metajudge matrix run``: fill one metric × dataset cell and store it.
+
+1. the dataset (``--dataset`` | ``--input``) and the cell's applicability
+   (:func:`metajudge.pipeline.matrix.applicability`; a cell that does not apply is refused);
+2. a seeded random subset of ``--limit`` items (:func:`metajudge.data.subsample.draw_items`,
+   the rule ``metajudge demo`` uses; all items without ``--limit``);
+3. scores through :func:`metajudge.metrics.scoring.score_dataset` on one cached backend (the
+   user response cache: a rerun is answered from it) — or, for the pairwise judge, both orders
+   through :func:`metajudge.metaeval.biases.diagnose_backbone` (what ``metajudge judge
+   diagnostics`` runs);
+4. the meta-evaluation with the dataset's natural protocol
+   (:func:`metajudge.pipeline.matrix.natural_protocol`) through
+   :func:`metajudge.metaeval.protocol.meta_evaluate`;
+5. the cell JSON (``metajudge/data/schemas/matrix_cell.schema.json``), written atomically to
+   ``baselines/judges/<metric>__<dataset>.json``.
+
+``--dry-run`` stops after step 2 and prints the cost estimate (:mod:`metajudge.pipeline.matrix_cost`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from metajudge import __version__
+from metajudge.errors import InputError
+
+
+@dataclass(frozen=True)
+class CellOptions:
+    """One cell run: what, on which data, under which backbone, how many items, which seed."""
+
+    metric: str
+    dataset: str | None = None
+    input: str | None = None
+    backbone: str | None = None
+    limit: int | None = None
+    seed: int = 0
+    n_boot: int = 1000
+    prompt_variant: str | None = None
+    data_dir: str | None = None
+    baselines: str | None = None
+    output: str | None = None
+    progress: bool = True
+
+    def command(self) -> str:
+        """The ``metajudge matrix run`` command line of these options."""
+        parts = ["metajudge matrix run", f"--metric {self.metric}"]
+        parts.append(f"--dataset {self.dataset}" if self.dataset else f"--input {self.input}")
+        for flag, v in (
+            ("--backbone", self.backbone),
+            ("--limit", self.limit),
+            ("--prompt-variant", self.prompt_variant),
+        ):
+            if v is not None:
+                parts.append(f"{flag} {v}")
+        parts += [f"--seed {self.seed}", f"--n-boot {self.n_boot}"]
+        return " ".join(parts)
+
+
+@dataclass
+class Prepared:
+    """A cell ready to run: the (subset) dataset, its facts, the draw, the protocol."""
+
+    dataset: Any  # the subset as a Dataset
+    facts: Any
+    draw: Any
+    protocol: dict[str, str]
+    source: str
+
+
+def prepare_cell(opts: CellOptions) -> Prepared:
+    """Steps 1–2 of the module docstring (no model call)."""
+    import numpy as np
+
+    from metajudge.data.registry import Dataset, open_dataset
+    from metajudge.data.subsample import draw_items
+    from metajudge.pipeline.matrix import (
+        applicability,
+        dataset_facts,
+        matrix_rows,
+        natural_protocol,
+    )
+
+    if opts.metric not in matrix_rows():
+        raise InputError(
+            f"unknown matrix row {opts.metric!r}; rows: {', '.join(matrix_rows())}", field="metric"
+        )
+    ds = open_dataset(dataset=opts.dataset, input=opts.input, data_dir=opts.data_dir)
+    source = "built-in" if opts.dataset else str(opts.input)
+    facts = dataset_facts(ds, source=source)
+    reason = applicability(opts.metric, facts)
+    if reason is not None:
+        raise InputError(f"{opts.metric} does not apply to {facts.name}: {reason}", field="metric")
+    draw = draw_items(ds.records, opts.limit, np.random.default_rng(opts.seed))
+    sub = Dataset(card=ds.card, records=list(draw.records))
+    return Prepared(sub, facts, draw, natural_protocol(opts.metric, facts), source)
+
+
+class PromptChars:
+    """A backend wrapper counting the characters of the prompts the model is sent (placed
+    under the cache, so it sees cache misses only); everything else is the wrapped backend's."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.chars = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def complete(self, requests: Sequence[Any], on_result: Any = None) -> Any:
+        self.chars += sum(request_chars(r) for r in requests)
+        if on_result is None:
+            return self.inner.complete(requests)
+        return self.inner.complete(requests, on_result=on_result)
+
+
+def request_chars(r: Any) -> int:
+    """Characters of a request's text (its prompt, or its messages' contents)."""
+    if r.prompt is not None:
+        return len(r.prompt)
+    return sum(len(str(m.get("content", ""))) for m in r.messages or ())
+
+
+def open_backend(backbone: str | None, parser_version: str, seed: int) -> tuple[Any, PromptChars]:
+    """The cached backend of ``backbone`` with a :class:`PromptChars` under its cache."""
+    from metajudge.backends.registry import get_backend
+    from metajudge.metrics.judges.engine import resolve_backbone
+
+    be = get_backend(resolve_backbone(backbone), parser_version=parser_version, seed=seed)
+    counter = PromptChars(be.inner)
+    be.inner = counter
+    return be, counter
+
+
+def _judge_options(opts: CellOptions, backend: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"backend": backend}
+    if opts.prompt_variant:
+        out["variant"] = opts.prompt_variant
+    return out
+
+
+def _score_metric(opts: CellOptions, prep: Prepared) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Score rows and the ledger of a registry metric on the subset."""
+    from metajudge.metrics.registry import is_judge, metric_class
+    from metajudge.metrics.scoring import score_dataset
+
+    recs = list(prep.dataset.records)
+    if not is_judge(opts.metric):
+        t0 = time.perf_counter()
+        rows = score_dataset(recs, [opts.metric], progress=opts.progress)
+        return rows, {**_zero_ledger(), "wall_s": round(time.perf_counter() - t0, 2)}
+    from metajudge.pipeline.demo import score_judge
+
+    pv = str(getattr(metric_class(opts.metric), "parser_version", ""))
+    backend, counter = open_backend(opts.backbone, pv, opts.seed)
+    try:
+        rows, run = score_judge(
+            recs, opts.metric, backend, section="matrix", options=_judge_options(opts, backend)
+        )
+    finally:
+        backend.close()
+    ledger = {
+        "requests": run.calls + run.cache_hits,
+        "calls": run.calls,
+        "cached": run.cache_hits,
+        "prompt_tokens": run.prompt_tokens,
+        "completion_tokens": run.completion_tokens,
+        "prompt_chars": counter.chars,
+        "responses": run.n_responses,
+        "unscored": run.unscored,
+        "parse_failures": run.parse_failures,
+        "wall_s": run.wall_s,
+    }
+    return rows, ledger
+
+
+def _zero_ledger() -> dict[str, Any]:
+    keys = ("requests", "calls", "cached", "prompt_tokens", "completion_tokens", "prompt_chars")
+    return dict.fromkeys(keys, 0)
+
+
+def _results(
+    res: Any, metric: str, proto: dict[str, str], dims: Sequence[str]
+) -> list[dict[str, Any]]:
+    """Per dimension and statistic: value, CI, n (from a meta-eval result). ``n`` counts the
+    units resampled: pairs (pairwise-difference), inputs (pointwise, per input) or responses
+    (pointwise, pooled)."""
+    pairwise = proto["correlate"] == "pairwise-difference"
+    n_key = "n_pairs" if pairwise else ("n_items" if proto["level"] == "item" else "n_responses")
+    out = []
+    for dim in dims:
+        try:
+            cell = res.cell(metric, dim)
+        except KeyError:
+            continue
+        for stat, ent in (cell.get("stats") or {}).items():
+            if not pairwise and stat not in ("pearson", "spearman", "kendall"):
+                continue  # pairwise accuracies need pairs
+            ci = ent.get("ci")
+            out.append(
+                {
+                    "dimension": dim,
+                    "statistic": stat,
+                    "value": ent.get("value"),
+                    "ci": list(ci) if ci else None,
+                    "n": int(cell.get(n_key) or 0),
+                    "undefined": ent.get("undefined"),
+                }
+            )
+    return out
+
+
+def _metric_cell(opts: CellOptions, prep: Prepared) -> dict[str, Any]:
+    from metajudge.metaeval.options import Protocol
+    from metajudge.metaeval.protocol import meta_evaluate
+
+    rows, ledger = _score_metric(opts, prep)
+    scored = [r for r in rows if r["score"] is not None]
+    if not scored:
+        errs = sorted({str(r["error"]) for r in rows})[:3]
+        raise InputError(f"{opts.metric}: no response could be scored ({'; '.join(errs)})")
+    proto = prep.protocol
+    protocol = Protocol(
+        correlate=proto["correlate"],
+        level=proto["level"],
+        n_boot=opts.n_boot,
+        seed=opts.seed,
+        compare=False,
+        missing="drop",
+    )
+    res = meta_evaluate(prep.dataset, rows, protocol, metrics=[opts.metric])
+    return {
+        "signature": scored[0]["signature"],
+        "results": _results(res, opts.metric, proto, prep.facts.dimensions),
+        "ledger": ledger,
+        "protocol_options": res.to_dict().get("options", {}),
+    }
+
+
+def _pairwise_cell(opts: CellOptions, prep: Prepared) -> dict[str, Any]:
+    from metajudge.pipeline.matrix_pairwise import pairwise_cell
+
+    return pairwise_cell(opts, prep)
+
+
+def run_cell(opts: CellOptions) -> tuple[dict[str, Any], Path]:
+    """Steps 1–5 of the module docstring; returns the stored cell and its path."""
+    from metajudge.metrics.judges.engine import resolve_backbone
+    from metajudge.metrics.registry import is_judge
+    from metajudge.pipeline.matrix import (
+        PAIRWISE_JUDGE,
+        cell_path,
+        default_baselines_dir,
+        headline_dimension,
+    )
+    from metajudge.pipeline.matrix_cell import write_cell
+
+    t0 = time.perf_counter()
+    prep = prepare_cell(opts)
+    judge = opts.metric == PAIRWISE_JUDGE or is_judge(opts.metric)
+    out = _pairwise_cell(opts, prep) if opts.metric == PAIRWISE_JUDGE else _metric_cell(opts, prep)
+    proto = dict(prep.protocol)
+    proto["options"] = out.pop("protocol_options", {})
+    cell = {
+        "schema": "metajudge.matrix_cell/1",
+        "metric": opts.metric,
+        "dataset": prep.facts.name,
+        "source": prep.source,
+        "backbone": resolve_backbone(opts.backbone) if judge else None,
+        "subset": prep.draw.describe(opts.seed),
+        "protocol": proto,
+        "headline": {
+            "dimension": headline_dimension(opts.metric, prep.facts.dimensions),
+            "statistic": proto["statistic"],
+        },
+        **out,
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "wall_s": round(time.perf_counter() - t0, 2),
+        "metajudge_version": __version__,
+        "command": opts.command(),
+    }
+    base = Path(opts.baselines) if opts.baselines else default_baselines_dir()
+    path = Path(opts.output) if opts.output else cell_path(base, opts.metric, prep.facts.name)
+    return cell, write_cell(path, cell)
+
+
+def run_cell_command(opts: CellOptions, *, dry_run: bool, fmt: str) -> int:
+    """What ``metajudge matrix run`` does: the estimate (``dry_run``) or the run; prints it."""
+    import json
+
+    if dry_run:
+        from metajudge.pipeline.matrix_cost import estimate_cell
+
+        est = estimate_cell(opts)
+        print(json.dumps(est.to_json(), indent=1) if fmt == "json" else est.to_text())
+        return 0
+    cell, path = run_cell(opts)
+    if fmt == "json":
+        print(json.dumps(cell, indent=1, ensure_ascii=False))
+    else:
+        print(cell_summary(cell))
+    print(path)
+    return 0
+
+
+def cell_summary(cell: dict[str, Any]) -> str:
+    """A few lines: the headline result, the subset, the cost."""
+    head = cell["headline"]
+    hit = next(
+        (
+            r
+            for r in cell["results"]
+            if r["dimension"] == head["dimension"] and r["statistic"] == head["statistic"]
+        ),
+        cell["results"][0],
+    )
+    ci = hit["ci"]
+    ci_txt = f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci and None not in ci else ""
+    val = "undefined" if hit["value"] is None else f"{hit['value']:.3f}{ci_txt}"
+    sub, led = cell["subset"], cell["ledger"]
+    return (
+        f"{cell['metric']} × {cell['dataset']} ({cell['backbone'] or 'no backbone'}): "
+        f"{hit['statistic']} ({hit['dimension']}) = {val}, n = {hit['n']}\n"
+        f"subset: {sub['n']} of {sub['N']} {sub['unit']} (seed {sub['seed']}); "
+        f"protocol {cell['protocol']['correlate']}|{cell['protocol']['level']}\n"
+        f"cost: {led['calls']} model calls, {led['cached']} cached, "
+        f"{led['prompt_tokens']} + {led['completion_tokens']} tokens, {cell['wall_s']} s"
+    )
