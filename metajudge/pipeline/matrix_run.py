@@ -286,7 +286,33 @@ def run_cell(opts: CellOptions) -> tuple[dict[str, Any], Path]:
     }
     base = Path(opts.baselines) if opts.baselines else default_baselines_dir()
     path = Path(opts.output) if opts.output else cell_path(base, opts.metric, prep.facts.name)
+    cell["measured"] = measured_cost(cell, path)
     return cell, write_cell(path, cell)
+
+
+def measured_cost(cell: dict[str, Any], path: Path) -> dict[str, Any] | None:
+    """The cost of the run that called the model for this cell: this run's when it called it,
+    else (a rerun answered from the cache) the stored cell's, when that one has the same
+    signature and items; ``None`` when unknown (what the dry-run's throughput is measured on)."""
+    led = cell["ledger"]
+    if led["calls"] > 0:
+        keys = ("calls", "prompt_tokens", "completion_tokens", "prompt_chars")
+        return {
+            **{k: led.get(k, 0) for k in keys},
+            "wall_s": led.get("wall_s"),
+            "date": cell["date"],
+        }
+    if not path.is_file():
+        return None
+    from metajudge.io import read_json
+
+    old = read_json(path)
+    same = (
+        isinstance(old, dict)
+        and old.get("signature") == cell["signature"]
+        and (old.get("subset") or {}).get("ids") == cell["subset"].get("ids")
+    )
+    return old.get("measured") if same else None
 
 
 def run_cell_command(opts: CellOptions, *, dry_run: bool, fmt: str) -> int:

@@ -1,0 +1,303 @@
+"""``metajudge matrix run --dry-run``: what a cell would cost, with no model call.
+
+estimate = items × calls per item × tokens per call, and a wall time from a throughput:
+
+- **calls**: the judge runs on the (subset) items in export mode
+  (:class:`~metajudge.backends.recording.RecordingBackend` over an empty cache: every request
+  it would send is recorded, none is sent), so the count is the judge's own (G-Eval: one per
+  response and dimension; answer equivalence: one per response the numeric fast path does not
+  decide, distinct responses once; the pairwise judge: two orders per pair). A judge whose
+  later calls depend on earlier answers (MT-RAIG Eval: decomposition, then verification or
+  matching) records only its first stage: its calls per response are then measured in a stored
+  cell of that metric under the backbone, else :data:`STAGE_RULES` (stated in the output).
+  How many of the requests the response cache already holds is counted too.
+- **tokens per call**: the recorded prompts counted with the backbone's tokenizer (embedded
+  GGUF backbones: llama.cpp's vocabulary, no weights, and the GGUF's chat template), else with
+  the characters-per-token ratio measured in stored cells of the backbone, else
+  :data:`~metajudge.metrics.judges.common.CHARS_PER_TOKEN` (assumed); completion tokens per
+  call as measured in stored cells of the metric, else each request's ``max_tokens`` (a bound).
+- **wall time**: seconds per call measured in stored cells of this metric and backbone, else
+  tokens per second measured over every stored cell of the backbone, else unknown.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+#: calls per response of judges whose later calls depend on earlier answers (first stage × k)
+STAGE_RULES: dict[str, tuple[int, str]] = {
+    "mtraig_faithfulness": (2, "decomposition + one batched verification per response"),
+    "mtraig_completeness": (3, "reference and prediction decompositions + one matching call"),
+}
+
+
+@dataclass
+class Estimate:
+    """A cell's cost estimate and where each figure comes from."""
+
+    metric: str
+    dataset: str
+    backbone: str | None
+    items: int
+    of: int
+    unit: str
+    calls: int
+    cached: int
+    calls_source: str
+    prompt_tokens: int
+    completion_tokens: int
+    tokens_source: str
+    completion_source: str
+    wall_s: float | None
+    wall_source: str
+
+    @property
+    def calls_per_item(self) -> float:
+        return self.calls / self.items if self.items else 0.0
+
+    @property
+    def tokens_per_call(self) -> float:
+        return (self.prompt_tokens + self.completion_tokens) / self.calls if self.calls else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            **asdict(self),
+            "calls_per_item": round(self.calls_per_item, 3),
+            "tokens_per_call": round(self.tokens_per_call, 1),
+        }
+
+    def to_text(self) -> str:
+        wall = "unknown" if self.wall_s is None else f"{self.wall_s:.0f} s"
+        return "\n".join(
+            [
+                (
+                    f"dry run: {self.metric} × {self.dataset} under {self.backbone or 'no backbone'}"
+                    " (no model called)"
+                ),
+                f"items: {self.items} of {self.of} {self.unit}",
+                (
+                    f"calls: {self.items} items × {self.calls_per_item:.2f} calls/item = "
+                    f"{self.calls} ({self.calls_source}); {self.cached} already in the response cache"
+                ),
+                (
+                    f"tokens: {self.calls} calls × {self.tokens_per_call:.0f} tokens/call = "
+                    f"{self.prompt_tokens + self.completion_tokens} "
+                    f"({self.prompt_tokens} prompt: {self.tokens_source}; "
+                    f"{self.completion_tokens} completion: {self.completion_source})"
+                ),
+                f"wall time: {wall} ({self.wall_source})",
+            ]
+        )
+
+
+def stored_cells(baselines: Path, backbone: str | None) -> list[dict[str, Any]]:
+    """Stored cells of ``backbone`` whose ``measured`` cost is known."""
+    out = []
+    for p in sorted((baselines / "judges").glob("*__*.json")):
+        try:
+            c = json.loads(p.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(c, dict) and c.get("backbone") == backbone and c.get("measured"):
+            out.append(c)
+    return out
+
+
+def _record(opts: Any, prep: Any, backbone: str) -> tuple[list[Any], Any]:
+    """Every request the judge would send on the subset (first stage), and the cached backend."""
+    from metajudge.backends.cache import ResponseCache
+    from metajudge.backends.recording import RecordingBackend
+    from metajudge.backends.registry import get_backend
+    from metajudge.pipeline.matrix import PAIRWISE_JUDGE
+
+    recs = list(prep.dataset.records)
+    if opts.metric == PAIRWISE_JUDGE:
+        from metajudge.metrics.judges.pairwise import PAIRWISE_PARSER_VERSION as pv
+    else:
+        from metajudge.metrics.registry import metric_class
+
+        pv = str(getattr(metric_class(opts.metric), "parser_version", ""))
+    cached = get_backend(backbone, parser_version=pv, seed=opts.seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        empty = ResponseCache(Path(tmp) / "empty.sqlite")
+        rec = RecordingBackend(cached.inner, empty, parser_version=pv, _owns=False)
+        kw: dict[str, Any] = {"backend": rec}
+        if opts.prompt_variant:
+            kw["variant"] = opts.prompt_variant
+        if opts.metric == PAIRWISE_JUDGE:
+            from metajudge.metrics.judges.pairwise import PairwiseJudge
+
+            judge = PairwiseJudge(backbone=backbone, seed=opts.seed, **kw)
+            judge.judge(recs, order="ab")
+            judge.judge(recs, order="ba")
+        else:
+            from metajudge.metrics.scoring import score_dataset
+
+            score_dataset(recs, [opts.metric], options={opts.metric: kw}, progress=False)
+        empty.close()
+    return list(rec.records.values()), cached
+
+
+def count_prompt_tokens(backbone: str, requests: Sequence[Any]) -> list[int] | None:
+    """Prompt tokens of each request under the backbone's own tokenizer (embedded GGUF
+    backbones: the vocabulary only, no weights, and its chat template); ``None`` when the
+    backbone has no local tokenizer."""
+    from metajudge.metrics.judges.engine import backbone_config
+
+    cfg = backbone_config(backbone)
+    if cfg.kind != "embedded" or not cfg.gguf:
+        return None
+    try:
+        import llama_cpp
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        from metajudge.backends.models import resolve_gguf
+
+        vocab = llama_cpp.Llama(
+            model_path=str(resolve_gguf(cfg.gguf)), vocab_only=True, verbose=False
+        )
+    except (ImportError, OSError, ValueError, RuntimeError):
+        return None
+    fmt = None
+    template = vocab.metadata.get("tokenizer.chat_template")
+    if cfg.chat and template:
+        tok = vocab._model.token_get_text
+        fmt = Jinja2ChatFormatter(template, tok(vocab.token_eos()), tok(vocab.token_bos()))
+    out = []
+    for r in requests:
+        if r.messages is not None and fmt is not None:
+            text = fmt(messages=[dict(m) for m in r.messages]).prompt
+            out.append(len(vocab.tokenize(text.encode(), add_bos=False, special=True)))
+        else:
+            text = (
+                r.prompt
+                if r.prompt is not None
+                else "\n".join(str(m.get("content", "")) for m in r.messages or ())
+            )
+            out.append(len(vocab.tokenize(text.encode(), add_bos=True, special=True)))
+    return out
+
+
+def _sum(cells: Sequence[dict[str, Any]], key: str) -> float:
+    return float(sum((c.get("measured") or {}).get(key) or 0 for c in cells))
+
+
+def _calls(metric: str, first: int, cells: Sequence[dict[str, Any]]) -> tuple[int, str]:
+    if metric not in STAGE_RULES:
+        return first, "recorded in export mode"
+    same = [c for c in cells if c["metric"] == metric and c["ledger"].get("responses")]
+    if same:
+        per = _sum(same, "calls") / sum(c["ledger"]["responses"] for c in same)
+        return round(
+            per * first
+        ), f"measured {per:.2f} calls/response in {len(same)} stored cell(s)"
+    k, why = STAGE_RULES[metric]
+    return k * first, f"rule: {k} calls per response ({why})"
+
+
+def _prompt_tokens(
+    backbone: str, reqs: Sequence[Any], cells: Sequence[dict[str, Any]]
+) -> tuple[float, str]:
+    """Prompt tokens of the recorded requests and how they were counted."""
+    from metajudge.metrics.judges.common import CHARS_PER_TOKEN
+    from metajudge.pipeline.matrix_run import request_chars
+
+    counts = count_prompt_tokens(backbone, reqs)
+    if counts is not None:
+        return float(
+            sum(counts)
+        ), f"counted with {backbone}'s tokenizer (GGUF vocabulary, chat template)"
+    chars = sum(request_chars(r) for r in reqs)
+    with_chars = [c for c in cells if (c.get("measured") or {}).get("prompt_chars")]
+    if with_chars:
+        ratio = _sum(with_chars, "prompt_tokens") / _sum(with_chars, "prompt_chars")
+        return (
+            chars * ratio,
+            f"{1 / ratio:.2f} chars/token measured in {len(with_chars)} stored cell(s)",
+        )
+    return (
+        chars / CHARS_PER_TOKEN,
+        f"assumed {CHARS_PER_TOKEN} chars/token (no tokenizer, no stored cell)",
+    )
+
+
+def _completion(
+    metric: str, reqs: Sequence[Any], calls: int, cells: Sequence[dict[str, Any]]
+) -> tuple[float, str]:
+    same = [c for c in cells if c["metric"] == metric and _sum([c], "calls")]
+    if same:
+        per = _sum(same, "completion_tokens") / _sum(same, "calls")
+        return per * calls, f"{per:.1f}/call measured in {len(same)} stored cell(s)"
+    bound = sum(r.max_tokens * max(r.n, 1) for r in reqs) / max(len(reqs), 1)
+    return bound * calls, "bound: each request's max_tokens"
+
+
+def _wall(
+    metric: str, calls: int, tokens: float, cells: Sequence[dict[str, Any]]
+) -> tuple[float | None, str]:
+    timed = [c for c in cells if (c.get("measured") or {}).get("wall_s")]
+    same = [c for c in timed if c["metric"] == metric]
+    if same:
+        per = _sum(same, "wall_s") / _sum(same, "calls")
+        return per * calls, f"{per:.2f} s/call measured in {len(same)} stored cell(s) of {metric}"
+    if timed:
+        tps = (_sum(timed, "prompt_tokens") + _sum(timed, "completion_tokens")) / _sum(
+            timed, "wall_s"
+        )
+        return tokens / tps, f"{tps:.0f} tokens/s measured over {len(timed)} stored cell(s)"
+    return None, "unknown: no stored cell of this backbone has a measured cost"
+
+
+def estimate_cell(opts: Any) -> Estimate:
+    """The dry run of a cell (the module docstring); calls no model."""
+    from metajudge.metrics.judges.engine import resolve_backbone
+    from metajudge.metrics.registry import is_judge
+    from metajudge.pipeline.matrix import PAIRWISE_JUDGE, default_baselines_dir
+    from metajudge.pipeline.matrix_run import prepare_cell
+
+    prep = prepare_cell(opts)
+    d = prep.draw
+    head = {
+        "metric": opts.metric,
+        "dataset": prep.facts.name,
+        "items": d.n,
+        "of": d.of,
+        "unit": d.unit,
+    }
+    if opts.metric != PAIRWISE_JUDGE and not is_judge(opts.metric):
+        none = "a deterministic metric: no model call"
+        return Estimate(**head, backbone=None, calls=0, cached=0, calls_source=none,
+                        prompt_tokens=0, completion_tokens=0, tokens_source=none,
+                        completion_source=none, wall_s=None, wall_source="not estimated")  # fmt: skip
+    backbone = resolve_backbone(opts.backbone)
+    recorded, cached = _record(opts, prep, backbone)
+    try:
+        hits = cached.cache.get_many([r.key for r in recorded]) if recorded else {}
+    finally:
+        cached.close()
+    reqs = [r.request for r in recorded]
+    base = Path(opts.baselines) if opts.baselines else default_baselines_dir()
+    cells = stored_cells(base, backbone)
+    calls, calls_src = _calls(opts.metric, len(reqs), cells)
+    prompt, tok_src = _prompt_tokens(backbone, reqs, cells)
+    prompt = prompt * calls / len(reqs) if reqs else 0.0  # later stages: first-stage size
+    completion, comp_src = _completion(opts.metric, reqs, calls, cells)
+    wall, wall_src = _wall(opts.metric, calls, prompt + completion, cells)
+    return Estimate(
+        **head,
+        backbone=backbone,
+        calls=calls,
+        cached=len(hits),
+        calls_source=calls_src,
+        prompt_tokens=round(prompt),
+        completion_tokens=round(completion),
+        tokens_source=tok_src,
+        completion_source=comp_src,
+        wall_s=None if wall is None else round(wall, 1),
+        wall_source=wall_src,
+    )
