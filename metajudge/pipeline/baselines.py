@@ -12,7 +12,8 @@ What is in a baseline (:data:`BASELINE_SPECS`):
   HANNA's metric columns).
 
 LLM judges run here are not deterministic across machines and BERTScore is slow on CPU; they are
-not in the baselines (their numbers come with signatures in run reports). Shipped judge scores
+not in the baselines (their numbers come with signatures in run reports, and the matrix's cells
+in ``baselines/judges/``, written by ``metajudge matrix run``). Shipped judge scores
 (LFTQA-Eval's G-Eval files, HANNA's LLM columns) are fixed files and are baselined.
 Datasets with no reference answers and no shipped scores (PandaLM, Auto-J, LLMBar, JudgeBench,
 SummEval pairs as stored) have no deterministic metric to baseline; each file's ``skipped``
@@ -59,13 +60,21 @@ BASELINE_SPECS: tuple[BaselineSpec, ...] = (
     BaselineSpec("hanna", lexical=("bleu", "rouge_l"), external=True, grouped=True),
     BaselineSpec("unieval_topicalchat_sfres_sfhot", lexical=("bleu", "rouge_l"), grouped=True),
 )
+_PAIRWISE_ONLY = (
+    "no reference answers and no shipped metric scores: no deterministic metric applies "
+    "(the pairwise judge's cell: baselines/judges/, `metajudge matrix`)"
+)
+_NO_REF_SUMMARIES = (
+    "the stored records carry no reference summaries: no reference-based metric applies "
+    "(the reference-free G-Eval cells: baselines/judges/, `metajudge matrix`)"
+)
 NOT_BASELINED: dict[str, str] = {
-    "pandalm_testset": "no reference answers and no shipped metric scores",
-    "autoj_pairwise_test": "no reference answers and no shipped metric scores",
-    "llmbar": "no reference answers and no shipped metric scores",
-    "judgebench": "no reference answers and no shipped metric scores",
-    "summeval_ppairs": "the stored records carry no reference summaries",
-    "summeval_summac_consistency": "the stored records carry no reference summaries",
+    "pandalm_testset": _PAIRWISE_ONLY,
+    "autoj_pairwise_test": _PAIRWISE_ONLY,
+    "llmbar": _PAIRWISE_ONLY,
+    "judgebench": _PAIRWISE_ONLY,
+    "summeval_ppairs": _NO_REF_SUMMARIES,
+    "summeval_summac_consistency": _NO_REF_SUMMARIES,
 }
 
 
