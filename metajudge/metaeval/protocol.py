@@ -38,11 +38,16 @@ from metajudge.metaeval.trivial import is_trivial
 
 __all__ = ["AGGREGATIONS", "COMPARE_STATS", "SCHEMA", "MetaEvalResult", "Protocol", "meta_evaluate"]
 
-_LEGACY = {"level": "ci_level"}
+
+def _option_name(key: str, value: Any) -> str:
+    """``level=0.9`` (a number) is the legacy spelling of ``ci_level``; ``level="item"`` is the
+    correlation level (:mod:`metajudge.metaeval.levels`)."""
+    numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return "ci_level" if key == "level" and numeric else key
 
 
 def _protocol(protocol: Protocol | None, options: Mapping[str, Any]) -> Protocol:
-    opts = {_LEGACY.get(k, k): v for k, v in options.items()}
+    opts = {_option_name(k, v): v for k, v in options.items()}
     if protocol is None:
         return Protocol.from_dict(opts)
     return protocol.with_options(**opts) if opts else protocol

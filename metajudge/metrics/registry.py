@@ -17,6 +17,7 @@ True
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -75,6 +76,21 @@ def expand_metrics(names: Sequence[str]) -> list[str]:
             if m not in out:
                 out.append(m)
     return out
+
+
+def family_row(name: str) -> str:
+    """The table row a metric's scores take: a family whose members are ``<row>_<dimension>``
+    gives ``<row>`` (``geval_summeval`` → ``geval``, read per dimension from ``geval_coherence``
+    …, see :func:`metajudge.metaeval.external.metric_for_dimension`); anything else is itself.
+
+    >>> family_row("geval_summeval"), family_row("geval"), family_row("bleu"), family_row("x.y")
+    ('geval', 'geval', 'bleu', 'x.y')
+    """
+    members = _REGISTRY[name].members if name in _REGISTRY else ()
+    if not members:
+        return name
+    stem = os.path.commonprefix(list(members))
+    return stem[:-1] if stem.endswith("_") and len(stem) > 1 else name
 
 
 def list_metrics() -> list[str]:
@@ -176,6 +192,11 @@ register("geval_faithfulness", _J + "geval:GEval", judge=True, dimension="faithf
 register("geval_completeness", _J + "geval:GEval", judge=True, dimension="completeness")
 # MT-RAIG Table 5 scores each dimension with its own Table 18 prompt: "geval" is both
 register_family("geval", ("geval_faithfulness", "geval_completeness"))
+# G-Eval's SummEval dimensions (Liu et al. 2023, Table 1), reference-free: a summary vs its source
+_SUMMEVAL = ("coherence", "consistency", "fluency", "relevance")
+for _d in _SUMMEVAL:
+    register(f"geval_{_d}", _J + "geval:GEval", judge=True, dimension=_d)
+register_family("geval_summeval", tuple(f"geval_{d}" for d in _SUMMEVAL))
 register("mtraig_faithfulness", _J + "mtraig:MTRAIGFaithfulness", judge=True)
 register("mtraig_completeness", _J + "mtraig:MTRAIGCompleteness", judge=True)
 register("answer_equivalence", _J + "equivalence:AnswerEquivalence", judge=True)

@@ -65,6 +65,13 @@ def _directions(metrics: Sequence[str]) -> dict[str, str]:
     return out
 
 
+def _rows_of(metrics: Sequence[str]) -> list[str]:
+    """Table rows of the asked metrics: a family is the row its members are read into."""
+    from metajudge.metrics.registry import family_row
+
+    return [family_row(m) for m in metrics]
+
+
 def _complete_from_cache(
     cache: Path, ds: Any, metrics: Sequence[str]
 ) -> tuple[list[dict[str, Any]], list[str]]:
@@ -267,7 +274,7 @@ def run_meta_eval(
     directions = _directions(metrics or have)  # registry metrics; score files declare their own
     if baselines:
         rows = [*rows, *trivial.trivial_rows(ds.records, proto.seed)]
-    wanted = list(metrics) if metrics else None
+    wanted = list(dict.fromkeys(_rows_of(metrics))) if metrics else None
     res = meta_evaluate(
         ds,
         rows,

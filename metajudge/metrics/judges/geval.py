@@ -1,6 +1,9 @@
-"""G-Eval (Liu et al. 2023) for table insights, faithfulness or completeness on 1–5.
+"""G-Eval (Liu et al. 2023): table insights (faithfulness, completeness on 1–5) and summaries
+(SummEval's coherence, consistency, relevance on 1–5 and fluency on 1–3).
 
-Prompts: MT-RAIG (Seo et al. 2025) Table 18 (``paper``) or few-shot (``small``). Modes:
+Prompts: for insights MT-RAIG (Seo et al. 2025) Table 18 (``paper``); for summaries ours in the
+G-Eval form (task, the SummEval definitions of Fabbri et al. 2021 as criteria, evaluation
+steps, form filling "Coherence (1-5):"); few-shot ``small`` variants of both. Modes:
 
 - ``logprobs`` — G-Eval's probability-weighted score: Σ s·p(s) over the score tokens 1–5 at the
   position where the model writes its score, normalised over 1–5 (Liu et al. 2023, Eq. 1).
@@ -31,11 +34,26 @@ SCORE_GRAMMAR = "root ::= [1-5]"  # chat models: the answer turn starts with the
 #: vocabulary); forcing the digit first would read the distribution at the wrong position
 SCORE_GRAMMAR_BASE = 'root ::= " "? [1-5]'
 
-Dimension = Literal["faithfulness", "completeness"]
+Dimension = Literal[
+    "faithfulness", "completeness", "coherence", "consistency", "fluency", "relevance"
+]
+#: The top of each dimension's scale: MT-RAIG's two and SummEval's four (fluency on 1–3 as in
+#: G-Eval's prompt, Liu et al. 2023).
+SCALE_TOP: dict[str, int] = {
+    "faithfulness": 5,
+    "completeness": 5,
+    "coherence": 5,
+    "consistency": 5,
+    "fluency": 3,
+    "relevance": 5,
+}
+#: SummEval dimensions: the input is a source document (``input.context``) and a summary.
+SUMMARY_DIMENSIONS: tuple[str, ...] = ("coherence", "consistency", "fluency", "relevance")
 
 
 class GEval(JudgeMetric):
-    """G-Eval with the MT-RAIG Table 18 prompts. ``dimension`` picks faithfulness or completeness."""
+    """G-Eval on one ``dimension``: an insight against its tables (faithfulness, completeness;
+    MT-RAIG Table 18 prompts) or a summary against its source document (SummEval's four)."""
 
     direction = "higher"
     range = (1.0, 5.0)
@@ -57,9 +75,9 @@ class GEval(JudgeMetric):
         **kw: Any,
     ) -> None:
         super().__init__(backbone=backbone, variant=variant, backend=backend, **kw)
-        if dimension not in ("faithfulness", "completeness"):
+        if dimension not in SCALE_TOP:
             raise InputError(
-                f"dimension must be faithfulness or completeness, got {dimension!r}",
+                f"dimension must be one of {', '.join(SCALE_TOP)}, got {dimension!r}",
                 field="dimension",
             )
         if mode not in ("logprobs", "samples", "greedy"):
@@ -67,6 +85,8 @@ class GEval(JudgeMetric):
                 f"mode must be logprobs, samples or greedy, got {mode!r}", field="mode"
             )
         self.dimension = dimension
+        self.top = SCALE_TOP[dimension]
+        self.range = (1.0, float(self.top))
         self.mode = mode
         self.n = int(n) if mode == "samples" else 1
         self.temperature = float(temperature) if mode == "samples" else 0.0
@@ -77,7 +97,8 @@ class GEval(JudgeMetric):
         # logprobs mode still reads G-Eval's distribution over the score tokens.
         self.constrained = self.can_constrain if constrained is None else bool(constrained)
         # unconstrained small chat models echo the label first ("Faithfulness (1–5): 4")
-        self.grammar = SCORE_GRAMMAR if self.client_is_chat else SCORE_GRAMMAR_BASE
+        grammar = SCORE_GRAMMAR if self.client_is_chat else SCORE_GRAMMAR_BASE
+        self.grammar = grammar.replace("[1-5]", f"[1-{self.top}]")
         self.max_tokens = (
             int(max_tokens)
             if max_tokens is not None
@@ -100,18 +121,36 @@ class GEval(JudgeMetric):
             opts.update(top_logprobs=self.top_logprobs)
         return self._signature("geval", **opts)
 
+    def _prompt(self, item: ScoreItem, response: str) -> tuple[str, dict[str, Any]] | str:
+        """The filled prompt and its truncation record, or why the item cannot be judged."""
+        template = self.prompt(self.tasks[0])
+        if self.dimension == "fluency":  # G-Eval judges fluency on the summary alone
+            return template.render(summary=response), {}
+        tab = self.tables_text(item.input)  # tables, else the context text (cut to the budget)
+        if tab is None:
+            if self.on_summary:
+                return "input has no source document (G-Eval judges a summary against it)"
+            return "input has no tables (G-Eval judges an insight against its tables)"
+        text, trunc = tab
+        if self.on_summary:
+            return template.render(document=text, summary=response), {"document": trunc}
+        question = item.input.question if item.input else ""
+        return template.render(serialized_tables=text, question=question, insight=response), {
+            "tables": trunc
+        }
+
+    @property
+    def on_summary(self) -> bool:
+        """Whether this dimension judges a summary (SummEval) rather than a table insight."""
+        return self.dimension in SUMMARY_DIMENSIONS
+
     def _request(self, item: ScoreItem) -> tuple[Any, dict[str, Any]] | str:
         if item.response is None or not item.response.strip():
             return "empty response"
-        tab = self.tables_text(item.input)
-        if tab is None:
-            return "input has no tables (G-Eval judges an insight against its tables)"
-        text, trunc = tab
-        prompt = self.prompt(self.tasks[0]).render(
-            serialized_tables=text,
-            question=item.input.question if item.input else "",
-            insight=item.response.strip(),
-        )
+        built = self._prompt(item, item.response.strip())
+        if isinstance(built, str):
+            return built
+        prompt, record = built
         dec: dict[str, Any] = {"max_tokens": self.max_tokens, "seed": self.seed}
         if self.variant == "small" and not self.constrained:
             dec["stop"] = ("\n",)
@@ -123,13 +162,13 @@ class GEval(JudgeMetric):
             dec.update(temperature=self.temperature, n=self.n)
         else:
             dec.update(temperature=0.0)
-        return self.client.request(prompt, **dec), {"tables": trunc}
+        return self.client.request(prompt, **dec), record
 
     def _parse(self, c: Completion) -> tuple[float | None, dict[str, Any], int, int]:
         """(score, details, attempts, failures) of one completion."""
         if self.mode == "logprobs":
             ch = c.choices[0] if c.choices else None
-            dist = score_distribution(ch.logprobs if ch else None)
+            dist = score_distribution(ch.logprobs if ch else None, 1, self.top)
             if dist is None:
                 return None, {"raw": ch.text if ch else ""}, 1, 1
             return (
@@ -142,7 +181,8 @@ class GEval(JudgeMetric):
                 1,
                 0,
             )
-        scores = [parse_score(ch.text) for ch in c.choices]
+        label = self.dimension if self.on_summary else None
+        scores = [parse_score(ch.text, 1, self.top, label=label) for ch in c.choices]
         ok = [s for s in scores if s is not None]
         fails = len(scores) - len(ok)
         det: dict[str, Any] = (

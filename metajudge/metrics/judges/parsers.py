@@ -35,10 +35,9 @@ def _clean(text: str) -> str:
 # ---------------------------------------------------------------------------------------------
 # Likert scores (G-Eval)
 
-_LABELLED = re.compile(
-    r"(?:score|rating|faithfulness|completeness)[^0-9\n]{0,24}?(?<![\d.])([0-9]+(?:\.[0-9]+)?)(?!\.?\d)(?:\s*/\s*5)?",
-    re.IGNORECASE,
-)
+_LABEL_WORDS = "score|rating|faithfulness|completeness"
+_LABELLED_TAIL = r"[^0-9\n]{0,24}?(?<![\d.])([0-9]+(?:\.[0-9]+)?)(?!\.?\d)(?:\s*/\s*[35])?"
+_LABELLED = re.compile(rf"(?:{_LABEL_WORDS}){_LABELLED_TAIL}", re.IGNORECASE)
 _LEADING = re.compile(
     r"^\s*[\[(]?([0-9]+(?:\.[0-9]+)?)(?:\s*/\s*5)?(?![0-9])(?!\.\s)"
 )  # "1. …" is a list item
@@ -46,13 +45,25 @@ _LEADING = re.compile(
 
 #: The scale itself, echoed by small models ("Faithfulness (1–5): 4"): never a score.
 _RANGE = re.compile(r"\(?\b1\s*(?:–|—|-|to)\s*5\b\)?")
+#: A 1–3 scale (G-Eval's fluency, Liu et al. 2023), blanked only when that scale is asked for.
+_RANGE3 = re.compile(r"\(?\b1\s*(?:–|—|-|to)\s*3\b\)?")
 
 
-def _blank_ranges(text: str) -> str:
-    return _RANGE.sub(lambda m: " " * len(m.group(0)), text)
+def _blank_ranges(text: str, hi: int = 5) -> str:
+    out = _RANGE.sub(lambda m: " " * len(m.group(0)), text)
+    return _RANGE3.sub(lambda m: " " * len(m.group(0)), out) if hi == 3 else out
 
 
-def parse_score(text: str, lo: float = 1, hi: float = 5) -> float | None:
+def _labelled(label: str | None) -> re.Pattern[str]:
+    """The labelled-score pattern; ``label`` (a dimension name) is accepted beside the defaults."""
+    if label is None:
+        return _LABELLED
+    return re.compile(rf"(?:{_LABEL_WORDS}|{re.escape(label)}){_LABELLED_TAIL}", re.IGNORECASE)
+
+
+def parse_score(
+    text: str, lo: float = 1, hi: float = 5, *, label: str | None = None
+) -> float | None:
     """A Likert score in ``[lo, hi]``: a number labelled "score"/"faithfulness"/…, else a number
     that opens the answer. A list item ("1. Carefully review …"), an out-of-range number or no
     number is ``None``.
@@ -75,11 +86,17 @@ def parse_score(text: str, lo: float = 1, hi: float = 5) -> float | None:
     True
     >>> parse_score("") is None
     True
+
+    ``label`` names the dimension the prompt asks for (``"Coherence: 4"``); with ``hi=3`` an
+    echoed 1–3 scale is no score:
+
+    >>> parse_score("Coherence: 4", label="coherence"), parse_score("Fluency (1-3): 2", hi=3, label="fluency")
+    (4.0, 2.0)
     """
-    t = _blank_ranges(_clean(text))
+    t = _blank_ranges(_clean(text), int(hi))
     if not t.strip():
         return None
-    m = _LABELLED.search(t) or _LEADING.match(t.strip())
+    m = _labelled(label).search(t) or _LEADING.match(t.strip())
     if not m:
         return None
     v = float(m.group(1))
@@ -128,7 +145,7 @@ def score_distribution(
     if not logprobs:
         return None
     text = "".join(tl.token for tl in logprobs)
-    masked = _blank_ranges(text)
+    masked = _blank_ranges(text, hi)
     offset = 0
     for i, tl in enumerate(logprobs):
         start, offset = offset, offset + len(tl.token)

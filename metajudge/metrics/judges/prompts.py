@@ -6,7 +6,9 @@ Variants:
   ``mtraig_claims``, ``mtraig_verify``; Table 16: ``mtraig_topics``, ``mtraig_match``; Table 18:
   ``geval_faithfulness``, ``geval_completeness``). ``mtraig_verify_batched`` (all claims in one
   call), ``equivalence`` and ``fact_coverage`` (MuDABench judging) have no published prompt:
-  ours, written in the same layout.
+  ours, written in the same layout. ``geval_coherence``, ``geval_consistency``,
+  ``geval_fluency``, ``geval_relevance`` (SummEval) are ours in the G-Eval form (Liu et al.
+  2023): task, the SummEval definitions (Fabbri et al. 2021), evaluation steps, form filling.
 - ``small`` — few-shot, completion-style prompts for the embedded small models (a base model
   continues the pattern; a chat model gets the same text as one user message).
 
