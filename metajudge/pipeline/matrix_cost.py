@@ -16,8 +16,9 @@ estimate = items × calls per item × tokens per call, and a wall time from a th
   the characters-per-token ratio measured in stored cells of the backbone, else
   :data:`~metajudge.metrics.judges.common.CHARS_PER_TOKEN` (assumed); completion tokens per
   call as measured in stored cells of the metric, else each request's ``max_tokens`` (a bound).
-- **wall time**: seconds per call measured in stored cells of this metric and backbone, else
-  tokens per second measured over every stored cell of the backbone, else unknown.
+- **wall time**: tokens / the tokens per second of model time measured in stored cells of this
+  metric and backbone (else of every stored cell of the backbone), plus the server start
+  measured there; else unknown.
 """
 
 from __future__ import annotations
@@ -237,20 +238,19 @@ def _completion(
     return bound * calls, "bound: each request's max_tokens"
 
 
-def _wall(
-    metric: str, calls: int, tokens: float, cells: Sequence[dict[str, Any]]
-) -> tuple[float | None, str]:
-    timed = [c for c in cells if (c.get("measured") or {}).get("wall_s")]
+def _wall(metric: str, tokens: float, cells: Sequence[dict[str, Any]]) -> tuple[float | None, str]:
+    """Tokens / the throughput (prompt + completion tokens per second of model time) measured in
+    stored cells of this metric, else of any metric, on this backbone; plus the mean server
+    start measured there."""
+    timed = [c for c in cells if (c.get("measured") or {}).get("model_s")]
     same = [c for c in timed if c["metric"] == metric]
-    if same:
-        per = _sum(same, "wall_s") / _sum(same, "calls")
-        return per * calls, f"{per:.2f} s/call measured in {len(same)} stored cell(s) of {metric}"
-    if timed:
-        tps = (_sum(timed, "prompt_tokens") + _sum(timed, "completion_tokens")) / _sum(
-            timed, "wall_s"
-        )
-        return tokens / tps, f"{tps:.0f} tokens/s measured over {len(timed)} stored cell(s)"
-    return None, "unknown: no stored cell of this backbone has a measured cost"
+    use, where = (same, f"of {metric}") if same else (timed, "of this backbone")
+    if not use:
+        return None, "unknown: no stored cell of this backbone has a measured cost"
+    tps = (_sum(use, "prompt_tokens") + _sum(use, "completion_tokens")) / _sum(use, "model_s")
+    start = _sum(use, "start_s") / len(use)
+    why = f"{tps:.0f} tokens/s measured in {len(use)} stored cell(s) {where}, + {start:.0f} s start"
+    return tokens / tps + start, why
 
 
 def estimate_cell(opts: Any) -> Estimate:
@@ -287,7 +287,7 @@ def estimate_cell(opts: Any) -> Estimate:
     prompt, tok_src = _prompt_tokens(backbone, reqs, cells)
     prompt = prompt * calls / len(reqs) if reqs else 0.0  # later stages: first-stage size
     completion, comp_src = _completion(opts.metric, reqs, calls, cells)
-    wall, wall_src = _wall(opts.metric, calls, prompt + completion, cells)
+    wall, wall_src = _wall(opts.metric, prompt + completion, cells)
     return Estimate(
         **head,
         backbone=backbone,

@@ -92,6 +92,8 @@ def pairwise_cell(opts: Any, prep: Any) -> dict[str, Any]:
             "prompt_tokens": int(led.get("prompt_tokens") or 0),
             "completion_tokens": int(led.get("completion_tokens") or 0),
             "prompt_chars": counter.chars,
+            "model_s": round(counter.model_s, 2),
+            "start_s": round(counter.start_s, 2),
             "responses": 2 * n_pairs,
             "unscored": int(d.get("parse_failures") or 0),
             "parse_failures": int(d.get("parse_failures") or 0),

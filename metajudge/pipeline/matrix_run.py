@@ -102,21 +102,33 @@ def prepare_cell(opts: CellOptions) -> Prepared:
 
 
 class PromptChars:
-    """A backend wrapper counting the characters of the prompts the model is sent (placed
-    under the cache, so it sees cache misses only); everything else is the wrapped backend's."""
+    """A backend wrapper placed under the cache (it sees cache misses only): counts the
+    characters of the prompts the model is sent and times the model apart from the embedded
+    server's start (``start_s``), so throughputs measured on small cells are not the start's."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
         self.chars = 0
+        self.start_s = 0.0
+        self.model_s = 0.0
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
     def complete(self, requests: Sequence[Any], on_result: Any = None) -> Any:
+        start = getattr(self.inner, "_ensure_started", None)  # embedded llama.cpp servers
+        t0 = time.perf_counter()
+        if start is not None:
+            start()
+        t1 = time.perf_counter()
+        self.start_s += t1 - t0
         self.chars += sum(request_chars(r) for r in requests)
-        if on_result is None:
-            return self.inner.complete(requests)
-        return self.inner.complete(requests, on_result=on_result)
+        try:
+            if on_result is None:
+                return self.inner.complete(requests)
+            return self.inner.complete(requests, on_result=on_result)
+        finally:
+            self.model_s += time.perf_counter() - t1
 
 
 def request_chars(r: Any) -> int:
@@ -171,6 +183,8 @@ def _score_metric(opts: CellOptions, prep: Prepared) -> tuple[list[dict[str, Any
         "prompt_tokens": run.prompt_tokens,
         "completion_tokens": run.completion_tokens,
         "prompt_chars": counter.chars,
+        "model_s": round(counter.model_s, 2),
+        "start_s": round(counter.start_s, 2),
         "responses": run.n_responses,
         "unscored": run.unscored,
         "parse_failures": run.parse_failures,
@@ -296,7 +310,7 @@ def measured_cost(cell: dict[str, Any], path: Path) -> dict[str, Any] | None:
     signature and items; ``None`` when unknown (what the dry-run's throughput is measured on)."""
     led = cell["ledger"]
     if led["calls"] > 0:
-        keys = ("calls", "prompt_tokens", "completion_tokens", "prompt_chars")
+        keys = ("calls", "prompt_tokens", "completion_tokens", "prompt_chars", "model_s", "start_s")
         return {
             **{k: led.get(k, 0) for k in keys},
             "wall_s": led.get("wall_s"),
