@@ -136,3 +136,29 @@ def test_llm_cell_end_to_end_and_dry_run_tokens(
     assert again["measured"] == stored["measured"]
     assert again["results"] == stored["results"]
     assert estimate_cell(opts).wall_s is not None  # now measured in a stored cell
+
+
+@pytest.mark.parametrize(
+    ("metric", "per_pair"), [("pairwise_judge", 2), ("answer_equivalence", None)]
+)
+def test_dry_run_of_a_judge_calls_no_model(
+    metric: str, per_pair: int | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The judge runs in export mode: its requests are recorded and counted, none is sent (a
+    request reaching the embedded backend would start a llama.cpp server: it is refused here)."""
+    from metajudge.backends.embedded import EmbeddedBackend
+    from metajudge.pipeline.matrix_cost import estimate_cell
+
+    def refuse(*a: object, **k: object) -> None:
+        raise AssertionError("a dry run called the model")
+
+    monkeypatch.setattr(EmbeddedBackend, "complete", refuse)
+    monkeypatch.setenv("METAJUDGE_CACHE_DIR", str(tmp_path / "cache"))
+    est = estimate_cell(_opts(tmp_path, metric=metric, backbone="smollm2-135m"))
+    assert est.items == 8 and est.cached == 0 and est.prompt_tokens > 0
+    if per_pair:
+        assert est.calls == per_pair * 8 and est.calls_source == "recorded in export mode"
+    else:  # the numeric fast path decides none of these word answers; distinct responses once
+        assert 0 < est.calls <= 16
+    assert est.wall_s is None and est.wall_source.startswith("unknown")
+    assert "calls/item" in est.to_text()

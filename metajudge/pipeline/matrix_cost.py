@@ -30,10 +30,16 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-#: calls per response of judges whose later calls depend on earlier answers (first stage × k)
+from metajudge.errors import MetajudgeError
+
+#: later-stage calls per distinct response of judges whose later calls depend on earlier
+#: answers (MT-RAIG Eval, Seo et al. 2025, Eq. 2-3, in metajudge's default modes)
 STAGE_RULES: dict[str, tuple[int, str]] = {
-    "mtraig_faithfulness": (2, "decomposition + one batched verification per response"),
-    "mtraig_completeness": (3, "reference and prediction decompositions + one matching call"),
+    "mtraig_faithfulness": (1, "after the decompositions, one batched verification per response"),
+    "mtraig_completeness": (
+        1,
+        "after the reference and prediction decompositions, one matching call per response",
+    ),
 }
 
 
@@ -162,8 +168,8 @@ def count_prompt_tokens(backbone: str, requests: Sequence[Any]) -> list[int] | N
         vocab = llama_cpp.Llama(
             model_path=str(resolve_gguf(cfg.gguf)), vocab_only=True, verbose=False
         )
-    except (ImportError, OSError, ValueError, RuntimeError):
-        return None
+    except (ImportError, OSError, ValueError, RuntimeError, MetajudgeError):
+        return None  # no local tokenizer: the caller falls back to a chars/token ratio
     fmt = None
     template = vocab.metadata.get("tokenizer.chat_template")
     if cfg.chat and template:
@@ -188,17 +194,26 @@ def _sum(cells: Sequence[dict[str, Any]], key: str) -> float:
     return float(sum((c.get("measured") or {}).get(key) or 0 for c in cells))
 
 
-def _calls(metric: str, first: int, cells: Sequence[dict[str, Any]]) -> tuple[int, str]:
+def distinct_responses(records: Sequence[Any]) -> int:
+    """Distinct (response, reference, input) of the records: what a judge scores once."""
+    from metajudge.metrics.base import iter_responses
+
+    return len({(r.response, r.reference, r.input) for r in iter_responses(records)})
+
+
+def _calls(
+    metric: str, first: int, responses: int, cells: Sequence[dict[str, Any]]
+) -> tuple[int, str]:
     if metric not in STAGE_RULES:
         return first, "recorded in export mode"
     same = [c for c in cells if c["metric"] == metric and c["ledger"].get("responses")]
     if same:
         per = _sum(same, "calls") / sum(c["ledger"]["responses"] for c in same)
         return round(
-            per * first
-        ), f"measured {per:.2f} calls/response in {len(same)} stored cell(s)"
+            per * responses
+        ), f"{per:.2f} calls/response measured in {len(same)} stored cell(s)"
     k, why = STAGE_RULES[metric]
-    return k * first, f"rule: {k} calls per response ({why})"
+    return first + k * responses, f"{first} recorded first-stage calls + rule: {why}"
 
 
 def _prompt_tokens(
@@ -210,9 +225,7 @@ def _prompt_tokens(
 
     counts = count_prompt_tokens(backbone, reqs)
     if counts is not None:
-        return float(
-            sum(counts)
-        ), f"counted with {backbone}'s tokenizer (GGUF vocabulary, chat template)"
+        return float(sum(counts)), f"counted with {backbone}'s tokenizer (its GGUF vocabulary)"
     chars = sum(request_chars(r) for r in reqs)
     with_chars = [c for c in cells if (c.get("measured") or {}).get("prompt_chars")]
     if with_chars:
@@ -283,9 +296,13 @@ def estimate_cell(opts: Any) -> Estimate:
     reqs = [r.request for r in recorded]
     base = Path(opts.baselines) if opts.baselines else default_baselines_dir()
     cells = stored_cells(base, backbone)
-    calls, calls_src = _calls(opts.metric, len(reqs), cells)
+    calls, calls_src = _calls(
+        opts.metric, len(reqs), distinct_responses(prep.dataset.records), cells
+    )
     prompt, tok_src = _prompt_tokens(backbone, reqs, cells)
     prompt = prompt * calls / len(reqs) if reqs else 0.0  # later stages: first-stage size
+    if reqs and calls != len(reqs):
+        tok_src += "; later-stage calls sized as the first stage's mean"
     completion, comp_src = _completion(opts.metric, reqs, calls, cells)
     wall, wall_src = _wall(opts.metric, prompt + completion, cells)
     return Estimate(
