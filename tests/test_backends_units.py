@@ -547,3 +547,19 @@ def test_ledger_is_one_class_for_backends_and_judges() -> None:
     assert (s["calls"], s["prompt_tokens"], s["processed_prompt_tokens"]) == (2, 30, 24)
     assert s["processed_known"] is False
     assert not hasattr(engine, "CallStats")  # the old judge counter is gone: one Ledger
+
+
+def test_cache_hits_carry_the_cost_they_had_when_computed(tmp_path: Path) -> None:
+    """A run answered from the cache still knows what its answers cost the model (the matrix
+    reports it for cells whose calls were made by an earlier command)."""
+    be = CachedBackend(ScriptedBackend(), ResponseCache(tmp_path / "c.sqlite"), parser_version="v")
+    first = be.complete([Request(prompt="a"), Request(prompt="bb")])
+    spent = be.ledger.summary()
+    assert spent["cached"] == 0 and spent["cached_prompt_tokens"] == 0
+    second = be.complete([Request(prompt="a"), Request(prompt="bb"), Request(prompt="a")])
+    s = be.ledger.summary()
+    assert s["cached"] == 3
+    want = sum(c.prompt_tokens for c in first) + first[0].prompt_tokens
+    assert s["cached_prompt_tokens"] == want == sum(c.prompt_tokens for c in second)
+    assert s["cached_completion_tokens"] == sum(c.completion_tokens for c in second)
+    assert s["cached_latency_s"] == round(sum(c.latency_s for c in second), 4)

@@ -118,7 +118,13 @@ class CachedBackend:
         for i, k in enumerate(keys):
             if out[i] is None:
                 missing.setdefault(k, []).append(i)
-        self.ledger.add_hits(len(requests) - sum(len(v) for v in missing.values()))
+        served = [c for c in out if c is not None]
+        self.ledger.add_hits(
+            len(served),
+            prompt_tokens=sum(c.prompt_tokens for c in served),
+            completion_tokens=sum(c.completion_tokens for c in served),
+            latency_s=sum(c.latency_s for c in served),
+        )
         if missing:
             todo_keys = list(missing)
             todo = [requests[missing[k][0]] for k in todo_keys]

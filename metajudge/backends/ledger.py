@@ -25,6 +25,9 @@ _SUMMED = (
     "cost_usd",
     "latency_s",
     "wall_s",
+    "cached_prompt_tokens",
+    "cached_completion_tokens",
+    "cached_latency_s",
 )
 
 
@@ -59,6 +62,10 @@ class Ledger:
     cost_usd: float = 0.0
     latency_s: float = 0.0
     wall_s: float = 0.0
+    #: what the cache hits cost when they were computed (their stored tokens and latencies)
+    cached_prompt_tokens: int = 0
+    cached_completion_tokens: int = 0
+    cached_latency_s: float = 0.0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def add_call(
@@ -95,9 +102,21 @@ class Ledger:
         with self._lock:
             self.requests += n
 
-    def add_hits(self, n: int) -> None:
+    def add_hits(
+        self,
+        n: int,
+        *,
+        prompt_tokens: int = 0,
+        completion_tokens: int = 0,
+        latency_s: float = 0.0,
+    ) -> None:
+        """``n`` requests answered from the cache; the tokens and latency those answers cost
+        when the model computed them (read from the cache rows) are counted apart."""
         with self._lock:
             self.cached += n
+            self.cached_prompt_tokens += prompt_tokens
+            self.cached_completion_tokens += completion_tokens
+            self.cached_latency_s += latency_s
 
     def add_error(self) -> None:
         with self._lock:
@@ -127,6 +146,7 @@ class Ledger:
         out["cost_usd"] = round(out["cost_usd"], 6)
         out["latency_s"] = round(out["latency_s"], 4)
         out["wall_s"] = round(out["wall_s"], 4)
+        out["cached_latency_s"] = round(out["cached_latency_s"], 4)
         return out
 
     to_dict = summary

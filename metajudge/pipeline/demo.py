@@ -75,6 +75,8 @@ class JudgeRun:
     wall_s: float
     context_cut: int = 0
     correlations: list[dict[str, Any]] = field(default_factory=list)
+    #: what the cache hits cost when the model computed them (stored tokens and latencies)
+    cached_cost: dict[str, float] = field(default_factory=dict)
 
     @property
     def parse_failure_rate(self) -> float:
@@ -218,6 +220,10 @@ def score_judge(
         context_cut=sum(
             bool(((r["details"] or {}).get("tables") or {}).get("truncated")) for r in rows
         ),
+        cached_cost={
+            k: after[k] - before[k]
+            for k in ("cached_prompt_tokens", "cached_completion_tokens", "cached_latency_s")
+        },
     )
     return rows, run
 

@@ -189,6 +189,7 @@ def _score_metric(opts: CellOptions, prep: Prepared) -> tuple[list[dict[str, Any
         "unscored": run.unscored,
         "parse_failures": run.parse_failures,
         "wall_s": run.wall_s,
+        "cached_cost": {k: round(v, 2) for k, v in run.cached_cost.items()},
     }
     return rows, ledger
 
@@ -316,17 +317,40 @@ def measured_cost(cell: dict[str, Any], path: Path) -> dict[str, Any] | None:
             "wall_s": led.get("wall_s"),
             "date": cell["date"],
         }
-    if not path.is_file():
-        return None
-    from metajudge.io import read_json
+    if path.is_file():
+        from metajudge.io import read_json
 
-    old = read_json(path)
-    same = (
-        isinstance(old, dict)
-        and old.get("signature") == cell["signature"]
-        and (old.get("subset") or {}).get("ids") == cell["subset"].get("ids")
-    )
-    return old.get("measured") if same else None
+        old = read_json(path)
+        same = (
+            isinstance(old, dict)
+            and old.get("signature") == cell["signature"]
+            and (old.get("subset") or {}).get("ids") == cell["subset"].get("ids")
+        )
+        if same and old.get("measured"):
+            return old["measured"]
+    return _cost_from_cache_rows(cell)
+
+
+def _cost_from_cache_rows(cell: dict[str, Any]) -> dict[str, Any] | None:
+    """A run answered wholly from the cache whose calls were made earlier (by another command):
+    the cost those answers had when the model computed them, from the cache rows' stored tokens
+    and latencies (model time = the summed latencies; the server start is not known)."""
+    led = cell["ledger"]
+    cc = led.get("cached_cost") or {}
+    if not led.get("cached") or not cc.get("cached_latency_s"):
+        return None
+    return {
+        "calls": led["cached"],
+        "prompt_tokens": int(cc.get("cached_prompt_tokens", 0)),
+        "completion_tokens": int(cc.get("cached_completion_tokens", 0)),
+        "prompt_chars": None,
+        "model_s": round(float(cc["cached_latency_s"]), 2),
+        "start_s": None,
+        "wall_s": None,
+        "date": cell["date"],
+        "source": "cache rows: the answers were computed before this run (stored tokens and "
+        "latencies); wall time and server start unknown",
+    }
 
 
 def run_cell_command(opts: CellOptions, *, dry_run: bool, fmt: str) -> int:
