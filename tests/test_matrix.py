@@ -108,3 +108,20 @@ def test_cli_prints_the_matrix(
     assert "ragchecker_meta_eval" in text and "pairwise_judge" in text
     if fmt == "md":
         assert "## Cells that apply" in text and "| bleu |" in text
+
+
+def test_the_papers_value_stands_beside_a_stored_cell() -> None:
+    """G-Eval on SummEval: the G-Eval paper's Table 1 value of the same statistic and dimension
+    (a family entry, ``geval``, matches the member named for the dimension)."""
+    from metajudge.pipeline.matrix import Cell, attach_published_values
+
+    base = Path(__file__).resolve().parents[1] / "baselines"
+    cells = [
+        Cell("geval_coherence", "summeval_ppairs", "stored", "coherence", "spearman", 0.1),
+        Cell("geval_fluency", "summeval_ppairs", "stored", "fluency", "kendall", 0.1),
+        Cell("geval_coherence", "summeval_ppairs", "stored", "coherence", "pearson", 0.1),
+        Cell("bleu", "summeval_ppairs", "stored", "coherence", "spearman", 0.1),
+    ]
+    attach_published_values(cells, base)
+    assert [c.published for c in cells] == [0.582, 0.455, None, None]
+    assert "published_geval.json" in (cells[0].published_source or "")

@@ -246,6 +246,8 @@ class Cell:
     tokens: int | None = None
     protocol: str | None = None
     file: str | None = None
+    published: float | None = None  # the same statistic in the paper (baselines/published_*.json)
+    published_source: str | None = None
 
     @property
     def applies(self) -> bool:
@@ -297,7 +299,7 @@ def _stored_cell(cell: Cell, obj: Mapping[str, Any], path: Path) -> Cell:
         ),
         obj["results"][0],
     )
-    led = obj["ledger"]
+    led = obj.get("measured") or obj["ledger"]  # what the model cost when it computed the cell
     cell.status = (
         "stored"
         if sub["n"] >= sub["N"]
@@ -306,7 +308,8 @@ def _stored_cell(cell: Cell, obj: Mapping[str, Any], path: Path) -> Cell:
     cell.dimension, cell.statistic = hit["dimension"], hit["statistic"]
     cell.value, cell.ci, cell.n = hit["value"], hit["ci"], hit["n"]
     cell.backbone, cell.date, cell.signature = obj["backbone"], obj["date"], obj["signature"]
-    cell.wall_s = obj["wall_s"]
+    # wall time of the run that called the model (unknown when its calls were made elsewhere)
+    cell.wall_s = obj["measured"].get("wall_s") if obj.get("measured") else obj["wall_s"]
     cell.calls = led["calls"]
     cell.tokens = led["prompt_tokens"] + led["completion_tokens"]
     cell.protocol = f"{proto['correlate']}|{proto['level']}"
@@ -396,4 +399,28 @@ def build_matrix(
                 f"{len(shipped)} shipped score column(s) baselined in ours_{facts.name}.json "
                 f"(the dataset's own metric scores: {', '.join(shipped[:4])}{more})"
             )
+    attach_published_values(cells, base)
     return Matrix(rows, [f for f, _ in cols], cells, notes)
+
+
+def attach_published_values(cells: Sequence[Cell], baselines: Path) -> None:
+    """Beside each stored cell, the paper's value of the same statistic, dataset and dimension
+    (``baselines/published_*.json``, printed ×100 there); a family's entry (``geval``) matches its
+    member named for the dimension (``geval_coherence``)."""
+    from metajudge.reports.published import load_published
+
+    entries = [e for e in load_published(baselines) if not e.get("subset")]
+    for c in cells:
+        if c.value is None:
+            continue
+        for e in entries:
+            name_ok = e["metric"] == c.metric or c.metric == f"{e['metric']}_{e['dimension']}"
+            if (
+                name_ok
+                and e.get("dataset") == c.dataset
+                and e["dimension"] == c.dimension
+                and e.get("statistic") == c.statistic
+            ):
+                c.published = round(float(e["value"]) / 100.0, 4)
+                c.published_source = f"{e.get('file', '')}: {e.get('table', '')} {e.get('row', '')}"
+                break

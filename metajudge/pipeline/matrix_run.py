@@ -334,7 +334,7 @@ def measured_cost(cell: dict[str, Any], path: Path) -> dict[str, Any] | None:
 def _cost_from_cache_rows(cell: dict[str, Any]) -> dict[str, Any] | None:
     """A run answered wholly from the cache whose calls were made earlier (by another command):
     the cost those answers had when the model computed them, from the cache rows' stored tokens
-    and latencies (model time = the summed latencies; the server start is not known)."""
+    (their latencies overlap under concurrent requests: summed, not a model time)."""
     led = cell["ledger"]
     cc = led.get("cached_cost") or {}
     if not led.get("cached") or not cc.get("cached_latency_s"):
@@ -344,12 +344,14 @@ def _cost_from_cache_rows(cell: dict[str, Any]) -> dict[str, Any] | None:
         "prompt_tokens": int(cc.get("cached_prompt_tokens", 0)),
         "completion_tokens": int(cc.get("cached_completion_tokens", 0)),
         "prompt_chars": None,
-        "model_s": round(float(cc["cached_latency_s"]), 2),
+        "model_s": None,
+        "latency_s_summed": round(float(cc["cached_latency_s"]), 2),
         "start_s": None,
         "wall_s": None,
         "date": cell["date"],
         "source": "cache rows: the answers were computed before this run (stored tokens and "
-        "latencies); wall time and server start unknown",
+        "per-request latencies, which overlap under concurrent requests, so no model time); "
+        "wall time and server start unknown",
     }
 
 

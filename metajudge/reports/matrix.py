@@ -47,10 +47,10 @@ def _grid(m: Any) -> list[str]:
 
 def _applicable(m: Any) -> list[str]:
     head = (
-        "| metric | dataset | status | statistic (dimension) | value [95% CI] | n | protocol "
-        "| backbone | date | wall s | calls | tokens | signature |"
+        "| metric | dataset | status | statistic (dimension) | value [95% CI] | published | n "
+        "| protocol | backbone | date | wall s | calls | tokens | signature |"
     )
-    out = [head, "|---" * 13 + "|"]
+    out = [head, "|---" * 14 + "|"]
     for c in m.cells:
         if not c.applies:
             continue
@@ -61,6 +61,7 @@ def _applicable(m: Any) -> list[str]:
             c.status,
             stat,
             _value(c),
+            "" if c.published is None else f"{c.published:.3f}",
             c.n if c.n is not None else "",
             c.protocol or "",
             c.backbone or "",
