@@ -11,6 +11,9 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+#: what cache hits cost when the model computed them (read from the cache rows)
+CACHED_COST = ("cached_prompt_tokens", "cached_completion_tokens", "cached_latency_s")
+
 _SUMMED = (
     "requests",
     "calls",
@@ -25,9 +28,7 @@ _SUMMED = (
     "cost_usd",
     "latency_s",
     "wall_s",
-    "cached_prompt_tokens",
-    "cached_completion_tokens",
-    "cached_latency_s",
+    *CACHED_COST,
 )
 
 

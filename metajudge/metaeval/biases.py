@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from metajudge.backends.ledger import CACHED_COST
 from metajudge.data.formats import PairwiseRecord, mean_label
 from metajudge.errors import InputError
 from metajudge.metaeval.stats.decisions import tie_decisions
@@ -261,6 +262,7 @@ def diagnose_backbone(
         "cached": cost.get("cached", ledger.get("cached")),
         "cost_usd": ledger.get("cost_usd", 0.0),
         "wall_s": round(time.perf_counter() - t0, 2),
+        "cached_cost": {k: cost.get(k, 0) for k in CACHED_COST},
     }
     out["verdicts"] = [
         {"id": x.id, "ab": x.decision, "ba": y.decision, "ab_raw": x.raw[:40], "ba_raw": y.raw[:40]}

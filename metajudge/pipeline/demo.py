@@ -189,6 +189,7 @@ def score_judge(
 ) -> tuple[list[dict[str, Any]], JudgeRun]:
     """Score every response of ``dataset_file`` with judge ``metric`` on a shared ``backend``
     (:func:`~metajudge.metrics.scoring.score_dataset`); the run's cost from the backend ledger."""
+    from metajudge.backends.ledger import CACHED_COST
     from metajudge.metrics.scoring import score_dataset
 
     before = backend.ledger.summary()
@@ -220,10 +221,7 @@ def score_judge(
         context_cut=sum(
             bool(((r["details"] or {}).get("tables") or {}).get("truncated")) for r in rows
         ),
-        cached_cost={
-            k: after[k] - before[k]
-            for k in ("cached_prompt_tokens", "cached_completion_tokens", "cached_latency_s")
-        },
+        cached_cost={k: after[k] - before[k] for k in CACHED_COST},
     )
     return rows, run
 

@@ -150,13 +150,18 @@ def natural_protocol(metric: str, facts: DatasetFacts) -> dict[str, str]:
     Pairwise data with numeric labels: the per-pair difference of the metric against the
     humans' preference (RAGChecker's protocol). Likert data: each response's score against its
     human score, per input across its responses and averaged over inputs (G-Eval's summary
-    level) when inputs have several responses, else pooled.
+    level) when inputs have at least 3 responses on average, else pooled.
     """
     if metric == PAIRWISE_JUDGE:
-        return {"correlate": "judge-diagnostics", "level": "pairs", "statistic": "accuracy"}
+        return {
+            "correlate": "judge-diagnostics",
+            "level": "pairs",
+            "statistic": "accuracy_both_orders",
+        }
     if facts.label_kind == "pairwise":
         return {"correlate": "pairwise-difference", "level": "global", "statistic": "pearson"}
-    level = "item" if facts.responses_per_input >= 2 else "global"
+    # a per-input correlation needs at least 3 responses per input (min_pairs)
+    level = "item" if facts.responses_per_input >= 3 else "global"
     return {"correlate": "pointwise", "level": level, "statistic": "spearman"}
 
 
@@ -320,7 +325,8 @@ def _stored_cell(cell: Cell, obj: Mapping[str, Any], path: Path) -> Cell:
 def _baseline_cell(
     cell: Cell, entries: Sequence[Mapping[str, Any]], dims: Sequence[str], path: Path
 ) -> Cell:
-    have = [e["dimension"] for e in entries]
+    defined = [e["dimension"] for e in entries if e.get("pearson") is not None]
+    have = defined or [e["dimension"] for e in entries]  # first a dimension with a value
     dim = headline_dimension(cell.metric, [d for d in dims if d in have] or have)
     e = next(x for x in entries if x["dimension"] == dim)
     proto = e.get("_protocol") or {}

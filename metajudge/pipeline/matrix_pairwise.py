@@ -58,7 +58,7 @@ def pairwise_cell(opts: Any, prep: Any) -> dict[str, Any]:
     results = [
         {
             "dimension": dim,
-            "statistic": "accuracy",
+            "statistic": "accuracy_both_orders",
             "value": both["value"],
             "ci": _accuracy_ci(both["value"], both["n"], opts.seed, opts.n_boot),
             "n": both["n"],
@@ -98,6 +98,7 @@ def pairwise_cell(opts: Any, prep: Any) -> dict[str, Any]:
             "unscored": int(d.get("parse_failures") or 0),
             "parse_failures": int(d.get("parse_failures") or 0),
             "wall_s": led.get("wall_s"),
+            "cached_cost": dict(led.get("cached_cost") or {}),
         },
         "protocol_options": {
             "tie_policy": TIE_POLICY,

@@ -263,6 +263,13 @@ def _pairwise_cell(opts: CellOptions, prep: Prepared) -> dict[str, Any]:
     return pairwise_cell(opts, prep)
 
 
+def _defined_headline(dim: str | None, stat: str, results: Sequence[dict[str, Any]]) -> str | None:
+    """The headline dimension, or the first whose statistic is defined when it is not (UniEval's
+    subsets rate different dimensions: a metric may be undefined on the first one)."""
+    ok = [r["dimension"] for r in results if r["statistic"] == stat and r["value"] is not None]
+    return dim if dim in ok or not ok else ok[0]
+
+
 def run_cell(opts: CellOptions) -> tuple[dict[str, Any], Path]:
     """Steps 1–5 of the module docstring; returns the stored cell and its path."""
     from metajudge.metrics.judges.engine import resolve_backbone
@@ -290,7 +297,11 @@ def run_cell(opts: CellOptions) -> tuple[dict[str, Any], Path]:
         "subset": prep.draw.describe(opts.seed),
         "protocol": proto,
         "headline": {
-            "dimension": headline_dimension(opts.metric, prep.facts.dimensions),
+            "dimension": _defined_headline(
+                headline_dimension(opts.metric, prep.facts.dimensions),
+                proto["statistic"],
+                out["results"],
+            ),
             "statistic": proto["statistic"],
         },
         **out,

@@ -117,7 +117,14 @@ class JudgeClient:
             if isinstance(c, BackendError):
                 self.stats.add_error()
             # identical requests within a batch are sent once and share one Completion object
-            elif c.cached or id(c) in ran:
+            elif c.cached:  # what the answer cost when the model computed it, counted apart
+                self.stats.add_hits(
+                    1,
+                    prompt_tokens=c.prompt_tokens,
+                    completion_tokens=c.completion_tokens,
+                    latency_s=c.latency_s,
+                )
+            elif id(c) in ran:
                 self.stats.add_hits(1)
             else:
                 ran.add(id(c))
