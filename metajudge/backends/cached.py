@@ -17,6 +17,11 @@ from metajudge.backends.cache import ResponseCache, cache_key
 from metajudge.backends.ledger import Ledger
 
 
+def _processed(c: Completion) -> int:
+    """Prompt tokens the server evaluated for ``c`` (prefix-cache reuse excluded), else sent."""
+    return c.prompt_tokens if c.processed_prompt_tokens is None else c.processed_prompt_tokens
+
+
 def _accepts_on_result(backend: Any) -> bool:
     try:
         return "on_result" in inspect.signature(backend.complete).parameters
@@ -124,6 +129,7 @@ class CachedBackend:
             prompt_tokens=sum(c.prompt_tokens for c in served),
             completion_tokens=sum(c.completion_tokens for c in served),
             latency_s=sum(c.latency_s for c in served),
+            processed_prompt_tokens=sum(_processed(c) for c in served),
         )
         if missing:
             todo_keys = list(missing)

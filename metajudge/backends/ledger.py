@@ -12,7 +12,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 #: what cache hits cost when the model computed them (read from the cache rows)
-CACHED_COST = ("cached_prompt_tokens", "cached_completion_tokens", "cached_latency_s")
+CACHED_COST = (
+    "cached_prompt_tokens",
+    "cached_processed_prompt_tokens",
+    "cached_completion_tokens",
+    "cached_latency_s",
+)
 
 _SUMMED = (
     "requests",
@@ -65,6 +70,7 @@ class Ledger:
     wall_s: float = 0.0
     #: what the cache hits cost when they were computed (their stored tokens and latencies)
     cached_prompt_tokens: int = 0
+    cached_processed_prompt_tokens: int = 0
     cached_completion_tokens: int = 0
     cached_latency_s: float = 0.0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
@@ -110,12 +116,16 @@ class Ledger:
         prompt_tokens: int = 0,
         completion_tokens: int = 0,
         latency_s: float = 0.0,
+        processed_prompt_tokens: int | None = None,
     ) -> None:
         """``n`` requests answered from the cache; the tokens and latency those answers cost
         when the model computed them (read from the cache rows) are counted apart."""
         with self._lock:
             self.cached += n
             self.cached_prompt_tokens += prompt_tokens
+            self.cached_processed_prompt_tokens += (
+                prompt_tokens if processed_prompt_tokens is None else processed_prompt_tokens
+            )
             self.cached_completion_tokens += completion_tokens
             self.cached_latency_s += latency_s
 

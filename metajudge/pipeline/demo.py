@@ -77,6 +77,8 @@ class JudgeRun:
     correlations: list[dict[str, Any]] = field(default_factory=list)
     #: what the cache hits cost when the model computed them (stored tokens and latencies)
     cached_cost: dict[str, float] = field(default_factory=dict)
+    #: prompt tokens the server evaluated (its prefix cache's reuse excluded)
+    processed_prompt_tokens: int = 0
 
     @property
     def parse_failure_rate(self) -> float:
@@ -222,6 +224,7 @@ def score_judge(
             bool(((r["details"] or {}).get("tables") or {}).get("truncated")) for r in rows
         ),
         cached_cost={k: after[k] - before[k] for k in CACHED_COST},
+        processed_prompt_tokens=_delta(after, before, "processed_prompt_tokens"),
     )
     return rows, run
 

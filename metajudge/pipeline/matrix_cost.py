@@ -151,7 +151,38 @@ def _record(opts: Any, prep: Any, backbone: str) -> tuple[list[Any], Any]:
 
 
 def count_prompt_tokens(backbone: str, requests: Sequence[Any]) -> list[int] | None:
-    """Prompt tokens of each request under the backbone's own tokenizer (embedded GGUF
+    """Prompt tokens of each request under the backbone's own tokenizer; ``None`` when the
+    backbone has no local tokenizer (see :func:`prompt_token_ids`)."""
+    ids = prompt_token_ids(backbone, requests)
+    return None if ids is None else [len(t) for t in ids]
+
+
+def processed_tokens(ids: Sequence[Sequence[int]], replicas: int) -> int:
+    """Prompt tokens a llama.cpp server evaluates for these prompts sent in order: each server
+    keeps its last prompt's KV cache and re-evaluates only what follows the longest common
+    prefix with it. With ``replicas`` servers taking requests in turn, a prompt's previous one
+    on its server is one of the ``replicas`` before it (the longest shared prefix among them
+    is taken: an estimate, the routing is least-in-flight).
+
+    >>> processed_tokens([[1, 2, 3, 4], [1, 2, 3, 5], [9]], replicas=1)
+    6
+    """
+    total = 0
+    for i, t in enumerate(ids):
+        reuse = 0
+        for prev in ids[max(0, i - replicas) : i]:
+            k = 0
+            for a, b in zip(t, prev, strict=False):
+                if a != b:
+                    break
+                k += 1
+            reuse = max(reuse, min(k, len(t) - 1))  # the last token is always evaluated
+        total += len(t) - reuse
+    return total
+
+
+def prompt_token_ids(backbone: str, requests: Sequence[Any]) -> list[list[int]] | None:
+    """Prompt token ids of each request under the backbone's own tokenizer (embedded GGUF
     backbones: the vocabulary only, no weights, and its chat template); ``None`` when the
     backbone has no local tokenizer."""
     from metajudge.metrics.judges.engine import backbone_config
@@ -179,14 +210,14 @@ def count_prompt_tokens(backbone: str, requests: Sequence[Any]) -> list[int] | N
     for r in requests:
         if r.messages is not None and fmt is not None:
             text = fmt(messages=[dict(m) for m in r.messages]).prompt
-            out.append(len(vocab.tokenize(text.encode(), add_bos=False, special=True)))
+            out.append(list(vocab.tokenize(text.encode(), add_bos=False, special=True)))
         else:
             text = (
                 r.prompt
                 if r.prompt is not None
                 else "\n".join(str(m.get("content", "")) for m in r.messages or ())
             )
-            out.append(len(vocab.tokenize(text.encode(), add_bos=True, special=True)))
+            out.append(list(vocab.tokenize(text.encode(), add_bos=True, special=True)))
     return out
 
 
@@ -218,14 +249,21 @@ def _calls(
 
 def _prompt_tokens(
     backbone: str, reqs: Sequence[Any], cells: Sequence[dict[str, Any]]
-) -> tuple[float, str]:
-    """Prompt tokens of the recorded requests and how they were counted."""
+) -> tuple[float, str, float | None]:
+    """Prompt tokens of the recorded requests, how they were counted, and how many of them the
+    server would evaluate (prefix reuse, :func:`processed_tokens`; None without a tokenizer)."""
     from metajudge.metrics.judges.common import CHARS_PER_TOKEN
+    from metajudge.metrics.judges.engine import backbone_config
     from metajudge.pipeline.matrix_run import request_chars
 
-    counts = count_prompt_tokens(backbone, reqs)
-    if counts is not None:
-        return float(sum(counts)), f"counted with {backbone}'s tokenizer (its GGUF vocabulary)"
+    ids = prompt_token_ids(backbone, reqs)
+    if ids is not None:
+        replicas = max(1, int(getattr(backbone_config(backbone), "n_parallel", 1) or 1))
+        return (
+            float(sum(len(t) for t in ids)),
+            f"counted with {backbone}'s tokenizer (its GGUF vocabulary)",
+            float(processed_tokens(ids, replicas)),
+        )
     chars = sum(request_chars(r) for r in reqs)
     with_chars = [c for c in cells if (c.get("measured") or {}).get("prompt_chars")]
     if with_chars:
@@ -233,10 +271,12 @@ def _prompt_tokens(
         return (
             chars * ratio,
             f"{1 / ratio:.2f} chars/token measured in {len(with_chars)} stored cell(s)",
+            None,
         )
     return (
         chars / CHARS_PER_TOKEN,
         f"assumed {CHARS_PER_TOKEN} chars/token (no tokenizer, no stored cell)",
+        None,
     )
 
 
@@ -251,19 +291,37 @@ def _completion(
     return bound * calls, "bound: each request's max_tokens"
 
 
-def _wall(metric: str, tokens: float, cells: Sequence[dict[str, Any]]) -> tuple[float | None, str]:
-    """Tokens / the throughput (prompt + completion tokens per second of model time) measured in
-    stored cells of this metric, else of any metric, on this backbone; plus the mean server
-    start measured there."""
+def _wall(
+    metric: str,
+    prompt: float,
+    completion: float,
+    processed: float | None,
+    cells: Sequence[dict[str, Any]],
+) -> tuple[float | None, str]:
+    """Tokens / the throughput measured in stored cells of this metric, else of any metric, on
+    this backbone; plus the mean server start measured there. With a tokenizer the tokens the
+    server evaluates (``processed``: prompt tokens after prefix reuse, + completion tokens) are
+    divided by the evaluated tokens per second of cells that recorded them; else all tokens by
+    all tokens per second."""
     timed = [c for c in cells if (c.get("measured") or {}).get("model_s")]
+    if processed is not None:
+        known = [c for c in timed if (c.get("measured") or {}).get("processed_prompt_tokens")]
+        timed, what = (known, "evaluated") if known else (timed, "")
+    else:
+        what = ""
     same = [c for c in timed if c["metric"] == metric]
     use, where = (same, f"of {metric}") if same else (timed, "of this backbone")
     if not use:
         return None, "unknown: no stored cell of this backbone has a measured cost"
-    tps = (_sum(use, "prompt_tokens") + _sum(use, "completion_tokens")) / _sum(use, "model_s")
+    prompt_key = "processed_prompt_tokens" if what else "prompt_tokens"
+    tps = (_sum(use, prompt_key) + _sum(use, "completion_tokens")) / _sum(use, "model_s")
     start = _sum(use, "start_s") / len(use)
-    why = f"{tps:.0f} tokens/s measured in {len(use)} stored cell(s) {where}, + {start:.0f} s start"
-    return tokens / tps + start, why
+    work = (processed if what and processed is not None else prompt) + completion
+    why = (
+        f"{work:.0f} {what + ' ' if what else ''}tokens at {tps:.0f} {what + ' ' if what else ''}"
+        f"tokens/s measured in {len(use)} stored cell(s) {where}, + {start:.0f} s start"
+    )
+    return work / tps + start, why
 
 
 def estimate_cell(opts: Any) -> Estimate:
@@ -299,12 +357,13 @@ def estimate_cell(opts: Any) -> Estimate:
     calls, calls_src = _calls(
         opts.metric, len(reqs), distinct_responses(prep.dataset.records), cells
     )
-    prompt, tok_src = _prompt_tokens(backbone, reqs, cells)
-    prompt = prompt * calls / len(reqs) if reqs else 0.0  # later stages: first-stage size
+    prompt, tok_src, processed = _prompt_tokens(backbone, reqs, cells)
+    scale = calls / len(reqs) if reqs else 0.0  # later stages: first-stage size
+    prompt, processed = prompt * scale, None if processed is None else processed * scale
     if reqs and calls != len(reqs):
         tok_src += "; later-stage calls sized as the first stage's mean"
     completion, comp_src = _completion(opts.metric, reqs, calls, cells)
-    wall, wall_src = _wall(opts.metric, prompt + completion, cells)
+    wall, wall_src = _wall(opts.metric, prompt, completion, processed, cells)
     return Estimate(
         **head,
         backbone=backbone,

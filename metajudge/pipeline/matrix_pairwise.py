@@ -90,6 +90,7 @@ def pairwise_cell(opts: Any, prep: Any) -> dict[str, Any]:
             "calls": calls,
             "cached": cached,
             "prompt_tokens": int(led.get("prompt_tokens") or 0),
+            "processed_prompt_tokens": int(led.get("processed_prompt_tokens") or 0),
             "completion_tokens": int(led.get("completion_tokens") or 0),
             "prompt_chars": counter.chars,
             "model_s": round(counter.model_s, 2),

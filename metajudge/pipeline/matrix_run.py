@@ -181,6 +181,7 @@ def _score_metric(opts: CellOptions, prep: Prepared) -> tuple[list[dict[str, Any
         "calls": run.calls,
         "cached": run.cache_hits,
         "prompt_tokens": run.prompt_tokens,
+        "processed_prompt_tokens": run.processed_prompt_tokens,
         "completion_tokens": run.completion_tokens,
         "prompt_chars": counter.chars,
         "model_s": round(counter.model_s, 2),
@@ -322,7 +323,15 @@ def measured_cost(cell: dict[str, Any], path: Path) -> dict[str, Any] | None:
     signature and items; ``None`` when unknown (what the dry-run's throughput is measured on)."""
     led = cell["ledger"]
     if led["calls"] > 0:
-        keys = ("calls", "prompt_tokens", "completion_tokens", "prompt_chars", "model_s", "start_s")
+        keys = (
+            "calls",
+            "prompt_tokens",
+            "processed_prompt_tokens",
+            "completion_tokens",
+            "prompt_chars",
+            "model_s",
+            "start_s",
+        )
         return {
             **{k: led.get(k, 0) for k in keys},
             "wall_s": led.get("wall_s"),
@@ -338,8 +347,20 @@ def measured_cost(cell: dict[str, Any], path: Path) -> dict[str, Any] | None:
             and (old.get("subset") or {}).get("ids") == cell["subset"].get("ids")
         )
         if same and old.get("measured"):
-            return old["measured"]
+            return _with_processed(old["measured"], cell["ledger"])
     return _cost_from_cache_rows(cell)
+
+
+def _with_processed(measured: dict[str, Any], led: dict[str, Any]) -> dict[str, Any]:
+    """A stored cost without the processed prompt tokens gets them from a full cache replay of
+    the same requests (the cache rows keep what the server evaluated for each)."""
+    got = (led.get("cached_cost") or {}).get("cached_processed_prompt_tokens")
+    hits = int(led.get("cached") or 0)
+    full_replay = led.get("calls") == 0 and hits >= measured["calls"] > 0
+    if measured.get("processed_prompt_tokens") is None and full_replay and got:
+        # duplicates within the run are hits too: scaled to the calls the model made
+        return {**measured, "processed_prompt_tokens": round(got * measured["calls"] / hits)}
+    return measured
 
 
 def _cost_from_cache_rows(cell: dict[str, Any]) -> dict[str, Any] | None:
@@ -353,6 +374,7 @@ def _cost_from_cache_rows(cell: dict[str, Any]) -> dict[str, Any] | None:
     return {
         "calls": led["cached"],
         "prompt_tokens": int(cc.get("cached_prompt_tokens", 0)),
+        "processed_prompt_tokens": int(cc.get("cached_processed_prompt_tokens", 0)),
         "completion_tokens": int(cc.get("cached_completion_tokens", 0)),
         "prompt_chars": None,
         "model_s": None,

@@ -123,6 +123,7 @@ class JudgeClient:
                     prompt_tokens=c.prompt_tokens,
                     completion_tokens=c.completion_tokens,
                     latency_s=c.latency_s,
+                    processed_prompt_tokens=c.processed_prompt_tokens,
                 )
             elif id(c) in ran:
                 self.stats.add_hits(1)
