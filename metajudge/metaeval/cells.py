@@ -139,13 +139,18 @@ def _reason(s: str, rows: Rows, n_pairs: int, min_pairs: int) -> str | None:
 
 
 def stat_block(run: Run, rows: Rows) -> tuple[dict[str, Any], dict[str, FArr]]:
-    """Point values, bootstrap CIs and Fisher CIs of every statistic for one cell."""
+    """Point values, bootstrap CIs and Fisher CIs of every statistic for one cell.
+
+    The bootstrap of every statistic of the cell is evaluated together
+    (:func:`~metajudge.metaeval.stats.weighted_statistics`: one pass over the resamples for
+    those that follow from per-item sums).
+    """
     p = run.proto
     out: dict[str, Any] = {}
-    samples: dict[str, FArr] = {}
     n_pairs = int(np.unique(rows.pair).size)
     dec = st.tie_decisions(rows.raw, rows.eps)
     W = run.W[:, run.view.pair_item[rows.pair]] if run.W is not None and rows.pair.size else None
+    boot: list[tuple[str, FArr, FArr]] = []
     for s in p.statistics:
         is_corr = s in st.CORRELATIONS
         xv = rows.x if is_corr else dec
@@ -156,18 +161,21 @@ def stat_block(run: Run, rows: Rows) -> tuple[dict[str, Any], dict[str, FArr]]:
             continue
         v = st.statistic(s, xv, rows.y)
         entry["value"] = jnum(v)
-        if W is not None and s == "kendall" and rows.x.size > p.kendall_ci_max_rows:
-            entry["ci_note"] = (
-                f"bootstrap CI skipped above {p.kendall_ci_max_rows} rows; see fisher_ci"
-            )
+        note = p.ci_skipped(s, rows.x.size) if W is not None else None
+        if note is not None:
+            entry["ci_note"] = note
         elif W is not None:
-            smp = st.weighted_statistic(s, xv, rows.y, W)
-            samples[s] = smp
-            entry["ci"] = est.Estimate(v, *st.percentile_ci(smp, p.ci_level)).ci
-            entry["n_boot_undefined"] = int(np.isnan(smp).sum())
+            boot.append((s, xv, rows.y))
         if is_corr:
             lo, hi = st.fisher_z_ci(v, n_pairs, level=p.ci_level, method=s)  # type: ignore[arg-type]
             entry["fisher_ci"] = est.Estimate(v, lo, hi).ci
+    samples: dict[str, FArr] = {}
+    if boot and W is not None:
+        for (s, _, _), smp in zip(boot, st.weighted_statistics(boot, W), strict=True):
+            samples[s] = smp
+            v = out[s]["value"]
+            out[s]["ci"] = est.Estimate(v, *st.percentile_ci(smp, p.ci_level)).ci
+            out[s]["n_boot_undefined"] = int(np.isnan(smp).sum())
     return out, samples
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from metajudge.errors import InputError
+from metajudge.metaeval import estimates as est
 from metajudge.metaeval import stats as st
 from metajudge.metaeval.aligned import AlignedView, align_dataset, index_score_rows
 from metajudge.metaeval.cells import CellCalc, Run, evaluate_cell, jnum
@@ -156,23 +157,61 @@ def _ceiling_one(run: Run, d: str) -> dict[str, Any]:
 
 
 def _pair_matched(run: Run, d: str) -> dict[str, Any]:
-    """Each metric's normalised d against each single annotator's pair label, averaged."""
+    """Each metric's normalised d against each single annotator's pair label, averaged.
+
+    Kendall's and Spearman's bootstrap CIs follow the cells' row limits
+    (:meth:`~metajudge.metaeval.options.Protocol.ci_skipped`, on the rows of one comparison).
+    """
     v, p = run.view, run.proto
     L = v.pair_labels[d]
     systems = np.zeros(len(v.pair_ids), dtype=np.int64)
+    comps, _ = st.leave_one_out(L, every_annotator=True)
+    n_rows = max((c.rows.size for c in comps), default=0)
+    xs = {
+        m: run.cache[c][1].values
+        for (m, dd), c in run.columns_of.items()
+        if dd == d and c is not None and c in run.cache and not run.cache[c][1].undefined
+    }
+    corr = [s for s in p.statistics if s in st.CORRELATIONS]
+    notes = {s: p.ci_skipped(s, n_rows) if run.W is not None else None for s in corr}
+    if run.W is not None and p.level == "global":
+        _prefetch(
+            run.W,
+            [
+                (s, x[c.rows], c.single, v.pair_item[c.rows])
+                for x in xs.values()
+                for c in comps
+                for s in corr
+                if notes[s] is None
+            ],
+        )
     out: dict[str, Any] = {}
-    for (m, dd), c in run.columns_of.items():
-        if dd != d or c is None or c not in run.cache or run.cache[c][1].undefined:
-            continue
-        x = run.cache[c][1].values
+    for m, x in xs.items():
         out[m] = {}
-        for s in (s for s in p.statistics if s in st.CORRELATIONS):
+        for s in corr:
+            W = None if notes[s] else run.W
             e = loo_reference(
-                s, L, v.pair_item, systems, v.n_items, run.W, p.ci_level, p.level, metric=x
+                s, L, v.pair_item, systems, v.n_items, W, p.ci_level, p.level, metric=x
             )[1]
             assert e is not None
             out[m][s] = {"value": jnum(e.value), "ci": e.ci, "undefined": e.undefined}
+            if notes[s]:
+                out[m][s]["ci_note"] = notes[s]
     return out
+
+
+def _prefetch(W: Any, requests: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]) -> None:
+    """Evaluate the pooled bootstraps of ``requests`` ``(statistic, x, y, row items)`` together
+    (one pass over the resamples for those that follow from per-item sums); the resamples
+    remember them, so :func:`loo_reference` then finds them computed."""
+    reqs, views = [], []
+    for s, x, y, items in requests:
+        xo, yo, g, reason = est.pooled_rows(s, x, y, items)
+        if reason is None:
+            reqs.append((s, xo, yo))
+            views.append(W[:, g])
+    if reqs:
+        st.weighted_statistics(reqs, views)
 
 
 def _ceiling(run: Run) -> list[dict[str, Any]]:
