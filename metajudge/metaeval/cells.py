@@ -82,11 +82,11 @@ class Run:
             v = self.view
             col = self.columns.get(name, {})
             d = v.differences(v.values(col), self.directions.get(name, "higher"))
-            keys = {v.keys[i] for i in np.concatenate([v.pair_a, v.pair_b])}
+            responses = np.unique(np.concatenate([v.pair_a, v.pair_b]))
             inf = self.info.get(name, ColumnInfo())
             miss = {
-                "responses_total": len(keys),
-                "responses_absent": sum(1 for k in keys if k not in col),
+                "responses_total": int(responses.size),
+                "responses_absent": v.absent(col, responses),
                 "responses_unscored": inf.n_errors,
                 "pairs_missing": int(np.isnan(d).sum()),
                 "rows_unmatched": inf.n_unmatched,

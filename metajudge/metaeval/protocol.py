@@ -94,6 +94,11 @@ def _protocol_json(p: Protocol, view: AlignedView, compare_note: str | None) -> 
         "williams_n": "number of pairs (items) common to both metrics",
         "accuracy": "sign of the raw difference m(b)-m(a) with tie band epsilon vs sign of the human label",
         "holm": "across every comparison in this result, per test",
+        "permutation": "item swaps (fair coin flips) shared by every comparison of a dimension, "
+        "as the bootstrap resamples are; a pair whose metrics' rows differ draws its own",
+        "ci_row_limits": f"no bootstrap CI for Kendall's tau_b above {p.kendall_ci_max_rows} rows "
+        f"nor for Spearman's rho above {p.spearman_ci_max_rows} rows (cells, matched reference, "
+        "comparisons: ci_note on each); Fisher-z CI instead",
         "ceiling": _ceiling_definition(p, view),
     }
 
@@ -329,7 +334,7 @@ def meta_evaluate(
             f"needs at least 3{hint}",
             field="pairs",
         )
-    columns, info = index_score_rows(scores_rows, view.keys)
+    columns, info = index_score_rows(scores_rows, view.key_index)
     available = sorted(columns)
     metrics = list(
         dict.fromkeys(metrics if metrics is not None else collapse_families(available, dims))
