@@ -21,6 +21,7 @@ codes in the same matrices).
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -78,8 +79,8 @@ class AlignedView:
         return out
 
     def absent(self, column: Mapping[str, float | None], responses: IArr) -> int:
-        """How many of the distinct ``responses`` (indices) have no row in ``column``."""
-        idx = np.unique(responses)
+        """How many of ``responses`` (distinct indices) have no row in ``column``."""
+        idx = responses
         if isinstance(column, ScoreColumn) and column.index is self.key_index:
             return int((~column.present[idx]).sum())
         return sum(1 for i in idx if self.keys[i] not in column)
@@ -284,8 +285,9 @@ def index_score_rows(
         if isinstance(wanted_keys, Mapping)
         else {k: i for i, k in enumerate(dict.fromkeys(wanted_keys))}
     )
-    found: dict[str, tuple[list[int], list[float], list[int]]] = {}
+    found: dict[str, tuple[array[int], array[float], array[int]]] = {}
     info: dict[str, ColumnInfo] = {}
+    where = index.get
     for i, r in enumerate(rows):
         try:
             metric, key = r["metric"], r["key"]
@@ -294,47 +296,49 @@ def index_score_rows(
         inf = info.get(metric)
         if inf is None:
             inf = info[metric] = ColumnInfo()
-            found[metric] = ([], [], [])
-        j = index.get(key)
+            found[metric] = (array("q"), array("d"), array("q"))
+        j = where(key)
         if j is None:
             inf.n_unmatched += 1
             continue
-        s = _score_value(r, i, key, metric)
+        s = r.get("score")
+        if s.__class__ is not float or s - s != 0.0:  # (fast path: a finite float)
+            s = _score_value(r, i, key, metric)
         at, vals, row_no = found[metric]
         at.append(j)
         vals.append(math.nan if s is None else s)
         row_no.append(i)
         if r.get("signature"):
             inf.signatures.add(str(r["signature"]))
-        _note_direction(inf, r.get("direction"), metric, i)
+        if r.get("direction") is not None:
+            _note_direction(inf, r["direction"], metric, i)
         if s is None:
             inf.n_errors += 1
             err = str(r.get("error") or "no score")[:120]
             inf.errors[err] = inf.errors.get(err, 0) + 1
     columns: Columns = {}
     for metric, (at, vals, row_no) in found.items():
-        if at:
+        if len(at):
             columns[metric] = _column(index, metric, at, vals, row_no)
     return columns, info
 
 
 def _column(
-    index: Mapping[str, int], metric: str, at: list[int], vals: list[float], row_no: list[int]
+    index: Mapping[str, int], metric: str, at: array[int], vals: array[float], row_no: array[int]
 ) -> ScoreColumn:
-    j = np.asarray(at, dtype=np.int64)
-    if np.bincount(j, minlength=len(index)).max(initial=0) > 1:
-        seen: set[int] = set()
-        for jj, i in zip(at, row_no, strict=True):
-            if jj in seen:
-                key = next(k for k, v in index.items() if v == jj)
-                raise InputError(
-                    f"duplicate score for {key!r} metric {metric!r}", field=f"scores[{i}]"
-                )
-            seen.add(jj)
-    values = np.full(len(index), np.nan)
-    values[j] = np.asarray(vals, dtype=float)
+    """The column of one metric's rows; a second row for a key is an error naming that row."""
+    j = np.frombuffer(at, dtype=np.int64)
     present = np.zeros(len(index), dtype=bool)
     present[j] = True
+    if np.count_nonzero(present) < j.size:
+        first = np.unique(j, return_index=True)[1]
+        dup = int(np.setdiff1d(np.arange(j.size), first)[0])
+        key = next(k for k, v in index.items() if v == at[dup])
+        raise InputError(
+            f"duplicate score for {key!r} metric {metric!r}", field=f"scores[{row_no[dup]}]"
+        )
+    values = np.full(len(index), np.nan)
+    values[j] = np.frombuffer(vals, dtype=float)
     return ScoreColumn(index, values, present)
 
 

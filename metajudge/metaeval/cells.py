@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -71,6 +71,13 @@ class Run:
     cache: dict[str, tuple[FArr, norm.Normalized, dict[str, Any]]] = field(default_factory=dict)
     resp_cache: dict[str, tuple[FArr, dict[str, Any]]] = field(default_factory=dict)
     columns_of: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    _label_rows: dict[str, tuple[IArr, FArr, IArr]] = field(default_factory=dict, repr=False)
+
+    def label_rows(self, dim: str) -> tuple[IArr, FArr, IArr]:
+        """The pair label rows of ``dim`` under the protocol's aggregation, computed once."""
+        if dim not in self._label_rows:
+            self._label_rows[dim] = label_rows(self.view.pair_labels[dim], self.proto.aggregation)
+        return self._label_rows[dim]
 
     @property
     def pointwise(self) -> bool:
@@ -82,7 +89,7 @@ class Run:
             v = self.view
             col = self.columns.get(name, {})
             d = v.differences(v.values(col), self.directions.get(name, "higher"))
-            responses = np.unique(np.concatenate([v.pair_a, v.pair_b]))
+            responses = n_distinct(np.concatenate([v.pair_a, v.pair_b]), len(v.keys), True)
             inf = self.info.get(name, ColumnInfo())
             miss = {
                 "responses_total": int(responses.size),
@@ -113,13 +120,40 @@ class Run:
         return self.cache[name]
 
 
-def make_rows(x_pair: FArr, raw_pair: FArr, L: FArr, aggregation: str, eps: FArr | float) -> Rows:
-    """Rows of pairs with a finite x: one per label (``per_annotator``) or per pair (``mean``)."""
-    eps_pair = np.broadcast_to(np.asarray(eps, dtype=float), x_pair.shape)
-    pi, y, ai = label_rows(L, aggregation)
-    ok = np.isfinite(x_pair[pi])
-    pi, y, ai = pi[ok], y[ok], ai[ok]
-    return Rows(x_pair[pi], raw_pair[pi], y, pi, eps_pair[pi], ai)
+@overload
+def n_distinct(idx: IArr, n: int) -> int: ...
+@overload
+def n_distinct(idx: IArr, n: int, which: Literal[True]) -> IArr: ...
+def n_distinct(idx: IArr, n: int, which: bool = False) -> int | IArr:
+    """How many distinct values ``idx`` (in ``0..n-1``) holds, or (``which``) those values,
+    sorted — in O(n), where ``np.unique`` sorts."""
+    seen = np.zeros(n, dtype=bool)
+    seen[idx] = True
+    return np.flatnonzero(seen) if which else int(np.count_nonzero(seen))
+
+
+def make_rows(
+    x_pair: FArr,
+    raw_pair: FArr,
+    L: FArr,
+    aggregation: str,
+    eps: FArr | float,
+    labelled: tuple[IArr, FArr, IArr] | None = None,
+) -> Rows:
+    """Rows of pairs with a finite x: one per label (``per_annotator``) or per pair (``mean``).
+
+    ``labelled``: ``label_rows(L, aggregation)`` when the caller has it; when every pair has
+    an x its arrays are shared, not copied (every metric of a dimension has the same rows)."""
+    pi, y, ai = labelled if labelled is not None else label_rows(L, aggregation)
+    x = x_pair[pi]
+    ok = np.isfinite(x)
+    if not ok.all():
+        pi, y, ai, x = pi[ok], y[ok], ai[ok], x[ok]
+    if np.ndim(eps) == 0:
+        eps_rows = np.broadcast_to(float(eps), pi.shape)  # type: ignore[arg-type]
+    else:
+        eps_rows = np.asarray(eps, dtype=float)[pi]
+    return Rows(x, raw_pair[pi], y, pi, eps_rows, ai)
 
 
 def _undefined(reason: str, statistics: tuple[str, ...]) -> dict[str, Any]:
@@ -147,7 +181,7 @@ def stat_block(run: Run, rows: Rows) -> tuple[dict[str, Any], dict[str, FArr]]:
     """
     p = run.proto
     out: dict[str, Any] = {}
-    n_pairs = int(np.unique(rows.pair).size)
+    n_pairs = n_distinct(rows.pair, len(run.view.pair_ids))
     dec = st.tie_decisions(rows.raw, rows.eps)
     W = run.W[:, run.view.pair_item[rows.pair]] if run.W is not None and rows.pair.size else None
     boot: list[tuple[str, FArr, FArr]] = []
@@ -253,14 +287,14 @@ def evaluate_cell(
     d_raw, nd, _ = run.diffs(column)
     L = run.view.pair_labels[dim]
     x_pair, eps = _x_and_eps(run, d_raw, nd, L, index, cell)
-    rows = make_rows(x_pair, d_raw, L, run.proto.aggregation, eps)
+    rows = make_rows(x_pair, d_raw, L, run.proto.aggregation, eps, run.label_rows(dim))
     if run.proto.missing_rule == "median":
         # RAGChecker imputes missing d with the median for correlations; accuracies need a real
         # decision, so an imputed pair's decision is a tie
         rows.raw = np.where(np.isfinite(rows.raw), rows.raw, 0.0)
     cell["n_rows"] = int(rows.x.size)
-    cell["n_pairs"] = int(np.unique(rows.pair).size)
-    cell["n_items"] = int(np.unique(run.view.pair_item[rows.pair]).size)
+    cell["n_pairs"] = n_distinct(rows.pair, len(run.view.pair_ids))
+    cell["n_items"] = n_distinct(run.view.pair_item[rows.pair], run.view.n_items)
     if nd.undefined:
         cell["undefined"] = nd.undefined
         cell["stats"] = _undefined(nd.undefined, stats_names)

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from metajudge.metaeval import stats as st
-from metajudge.metaeval.cells import CellCalc, Run, jnum
+from metajudge.metaeval.cells import CellCalc, Run, jnum, n_distinct
 from metajudge.metaeval.options import COMPARE_STATS
 
 TESTS = ("p_bootstrap", "p_permutation", "p_williams")
@@ -51,11 +51,13 @@ def _pairs(
     r1, r2 = c1.rows, c2.rows
     k1, k2 = r1.keys(), r2.keys()
     same = np.array_equal(k1, k2)
-    common = k1 if same else np.intersect1d(k1, k2)
-    i1, i2 = np.searchsorted(k1, common), np.searchsorted(k2, common)
-    x1, x2, y = r1.x[i1], r2.x[i2], r1.y[i1]
-    pairs = r1.pair[i1]
-    n = int(np.unique(pairs).size)
+    if same:  # the usual case (no missing scores): the cells' own arrays
+        x1, x2, y, pairs, n_rows = r1.x, r2.x, r1.y, r1.pair, k1.size
+    else:
+        common = np.intersect1d(k1, k2)
+        i1, i2 = np.searchsorted(k1, common), np.searchsorted(k2, common)
+        x1, x2, y, pairs, n_rows = r1.x[i1], r2.x[i2], r1.y[i1], r1.pair[i1], common.size
+    n = n_distinct(pairs, len(run.view.pair_ids))
     comp["n"] = n
     if n < 3 or st.undefined_reason(x1, y) or st.undefined_reason(x2, y):
         comp["note"] = "undefined on the pairs both metrics scored"
@@ -64,7 +66,7 @@ def _pairs(
     v1, v2 = values if same else (st.statistic(s, x1, y), st.statistic(s, x2, y))
     comp["diff"] = v1 - v2
     groups = run.view.pair_item[pairs]
-    note = run.proto.ci_skipped(s, common.size)
+    note = run.proto.ci_skipped(s, n_rows)
     if run.W is not None and note is not None:
         comp["ci_note"] = note.replace("see fisher_ci", "see p_permutation")
     elif run.W is not None:

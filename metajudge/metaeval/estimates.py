@@ -57,7 +57,9 @@ def pooled_rows(
 ) -> tuple[FArr, FArr, IArr, str | None]:
     """The rows :func:`pooled` evaluates (both values finite), and why it is undefined."""
     ok = np.isfinite(x) & np.isfinite(y)
-    x, y, g = x[ok], y[ok], row_items[ok]
+    if not ok.all():  # (no copies when every row is kept: the arrays of one run are shared)
+        x, y, row_items = x[ok], y[ok], row_items[ok]
+    g = row_items
     reason = st.undefined_reason(x, y, min_n=min_n) if statistic in st.CORRELATIONS else None
     if reason is None and x.size == 0:
         reason = "no rows"

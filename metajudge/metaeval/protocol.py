@@ -19,13 +19,18 @@ from typing import Any
 import numpy as np
 
 from metajudge.errors import InputError
-from metajudge.metaeval import estimates as est
 from metajudge.metaeval import stats as st
 from metajudge.metaeval.aligned import AlignedView, align_dataset, index_score_rows
 from metajudge.metaeval.cells import CellCalc, Run, evaluate_cell, jnum
 from metajudge.metaeval.compare import compare_metrics
 from metajudge.metaeval.external import collapse_families, metric_for_dimension
-from metajudge.metaeval.levels import LEVEL_NAMES, MISSING_CELLS, human_reference, loo_reference
+from metajudge.metaeval.levels import (
+    LEVEL_NAMES,
+    MISSING_CELLS,
+    human_reference,
+    loo_reference,
+    prefetch_pooled,
+)
 from metajudge.metaeval.options import AGGREGATIONS, COMPARE_STATS, Protocol
 from metajudge.metaeval.pointwise import (
     check_pointwise,
@@ -180,15 +185,18 @@ def _pair_matched(run: Run, d: str) -> dict[str, Any]:
     corr = [s for s in p.statistics if s in st.CORRELATIONS]
     notes = {s: p.ci_skipped(s, n_rows) if run.W is not None else None for s in corr}
     if run.W is not None and p.level == "global":
-        _prefetch(
+        items = [v.pair_item[c.rows] for c in comps]
+        human = [(s, c.ref, c.single, it) for c, it in zip(comps, items, strict=True) for s in corr]
+        prefetch_pooled(
             run.W,
             [
-                (s, x[c.rows], c.single, v.pair_item[c.rows])
+                (s, x[c.rows], c.single, it)
                 for x in xs.values()
-                for c in comps
+                for c, it in zip(comps, items, strict=True)
                 for s in corr
                 if notes[s] is None
-            ],
+            ]
+            + [h for h in human if notes[h[0]] is None],
         )
     out: dict[str, Any] = {}
     for m, x in xs.items():
@@ -203,20 +211,6 @@ def _pair_matched(run: Run, d: str) -> dict[str, Any]:
             if notes[s]:
                 out[m][s]["ci_note"] = notes[s]
     return out
-
-
-def _prefetch(W: Any, requests: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]) -> None:
-    """Evaluate the pooled bootstraps of ``requests`` ``(statistic, x, y, row items)`` together
-    (one pass over the resamples for those that follow from per-item sums); the resamples
-    remember them, so :func:`loo_reference` then finds them computed."""
-    reqs, views = [], []
-    for s, x, y, items in requests:
-        xo, yo, g, reason = est.pooled_rows(s, x, y, items)
-        if reason is None:
-            reqs.append((s, xo, yo))
-            views.append(W[:, g])
-    if reqs:
-        st.weighted_statistics(reqs, views)
 
 
 def _ceiling(run: Run) -> list[dict[str, Any]]:

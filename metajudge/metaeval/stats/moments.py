@@ -114,10 +114,13 @@ class _Plan:
     columns: np.ndarray | None = None  # (k, rows): moments summed per item
     cells: np.ndarray | None = None  # (rows,): the table cell of each row
     shape: tuple[int, int] = (0, 0)  # the table's (values of x, values of y)
+    width_: int = 0  # the width, once the columns are summed per item and dropped
 
     @property
     def width(self) -> int:
-        return self.columns.shape[0] if self.columns is not None else self.shape[0] * self.shape[1]
+        if self.columns is not None:
+            return int(self.columns.shape[0])
+        return self.width_ or self.shape[0] * self.shape[1]
 
     def items(self, row_items: np.ndarray, n_items: int) -> np.ndarray:
         """``(n_items, width)``: the columns (or the table's one-hot cells) summed per item."""
@@ -203,24 +206,32 @@ def evaluate(
 ) -> list[np.ndarray | None]:
     """Each request ``(name, x, y)`` on rows of items ``row_items[i]``, all in as few passes
     over the resamples as :data:`MAX_ITEM_ELEMENTS` allows; None where a request needs
-    per-resample ranks (see :func:`plan`). For accuracies ``x`` carries the decision's sign."""
+    per-resample ranks (see :func:`plan`). For accuracies ``x`` carries the decision's sign.
+    Only the per-item sums of one pass are held (the per-row columns are summed at once)."""
     n_items = store.n_items  # type: ignore[attr-defined]
-    plans = [plan(name, x, y) for name, x, y in requests]
     out: list[np.ndarray | None] = [None] * len(requests)
-    todo = [i for i, p in enumerate(plans) if p is not None]
     per_pass = max(1, MAX_ITEM_ELEMENTS // max(n_items, 1))
-    while todo:
-        batch, width = [todo.pop(0)], 0
-        width = plans[batch[0]].width  # type: ignore[union-attr]
-        while todo and width + plans[todo[0]].width <= per_pass:  # type: ignore[union-attr]
-            batch.append(todo.pop(0))
-            width += plans[batch[-1]].width  # type: ignore[union-attr]
-        ps = [plans[i] for i in batch]
-        M = np.hstack([p.items(row_items[i], n_items) for i, p in zip(batch, ps, strict=True)])  # type: ignore[union-attr]
-        S = resample_sums(store, M)
-        c0 = 0
-        for i, p in zip(batch, ps, strict=True):
-            assert p is not None
-            out[i] = finish(p, S[:, c0 : c0 + p.width])
-            c0 += p.width
+    batch: list[tuple[int, _Plan, np.ndarray]] = []
+    for i, (name, x, y) in enumerate(requests):
+        p = plan(name, x, y)
+        if p is None:
+            continue
+        if batch and sum(b[1].width for b in batch) + p.width > per_pass:
+            _finish_batch(batch, store, out)
+        batch.append(
+            (i, _Plan(p.name, shape=p.shape, width_=p.width), p.items(row_items[i], n_items))
+        )
+    if batch:
+        _finish_batch(batch, store, out)
     return out
+
+
+def _finish_batch(
+    batch: list[tuple[int, _Plan, np.ndarray]], store: object, out: list[np.ndarray | None]
+) -> None:
+    S = resample_sums(store, np.hstack([m for _, _, m in batch]))
+    c0 = 0
+    for i, p, _ in batch:
+        out[i] = finish(p, S[:, c0 : c0 + p.width])
+        c0 += p.width
+    batch.clear()

@@ -216,29 +216,24 @@ def shared_permutation_tests(
     """
     y0 = np.asarray(problems[0][2], dtype=float)
     gi, n_items = _group_index(groups, y0.size)
-    parts, setups = [], []
+    M = np.empty((n_items, 3 * sum(len(xs) for _, xs, _ in problems)))  # per-item sums
+    setups, c = [], 0
     for statistic, xs, y in problems:
-        ya = (
-            _rankdata(np.asarray(y, dtype=float))
-            if statistic == "spearman"
-            else np.asarray(y, float)
-        )
-        A = []
-        for x in xs:
-            a = (
-                _rankdata(np.asarray(x, dtype=float))
-                if statistic == "spearman"
-                else np.asarray(x, float)
-            )
-            A.append((a - a.mean()) / (a.std() or 1.0))
+        rank = _rankdata if statistic == "spearman" else np.asarray
+        ya = np.asarray(rank(np.asarray(y, dtype=float)), dtype=float)
         yc = ya - ya.mean()
-        r = np.array([statistic_fn("pearson")(a, ya) for a in A])
-        base = np.array([[a.sum(), (a * a).sum(), (a * yc).sum()] for a in A])
-        for a in A:
+        r, base = [], []
+        for x in xs:  # one metric at a time: memory O(items × metrics), not O(rows × metrics)
+            a = np.asarray(rank(np.asarray(x, dtype=float)), dtype=float)
+            a = (a - a.mean()) / (a.std() or 1.0)
+            r.append(statistic_fn("pearson")(a, ya))
+            base.append([a.sum(), (a * a).sum(), (a * yc).sum()])
             for v in (a, a * a, a * yc):
-                parts.append(np.bincount(gi, weights=v, minlength=n_items) if gi is not None else v)
-        setups.append((r, base, float(yc @ yc), y0.size))
-    Q = _shared_swap_sums(np.stack(parts, axis=1), n_items, n_perm, rng)
+                M[:, c] = np.bincount(gi, weights=v, minlength=n_items) if gi is not None else v
+                c += 1
+        setups.append((np.array(r), np.array(base), float(yc @ yc), y0.size))
+    Q = _shared_swap_sums(M, n_items, n_perm, rng)
+    del M
     out, c0 = [], 0
     for r, base, syy, n in setups:
         k = base.shape[0]
