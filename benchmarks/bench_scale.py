@@ -44,9 +44,11 @@ def synthetic(pairs: int, metrics: int, seed: int = 17) -> tuple[Any, Iterator[d
     labels = np.clip(np.rint(latent[:, None] + rng.normal(0, 0.8, (pairs, 2))), -2, 2)
     inp = Input(question="q")
     ra, rb = Response("sys_a", None), Response("sys_b", None)
+    # the 25 possible label pairs as 25 shared (never mutated) mappings: ~0.3 GB less at 1M pairs
+    shared: dict[tuple[float, float], dict[str, tuple[float, float]]] = {}
     records = [
-        PairwiseRecord(f"p{i}", inp, ra, rb, {"overall": (float(lab[0]), float(lab[1]))})
-        for i, lab in enumerate(labels)
+        PairwiseRecord(f"p{i}", inp, ra, rb, shared.setdefault(lab, {"overall": lab}))
+        for i, lab in enumerate(map(tuple, labels.tolist()))
     ]
     card = DatasetCard(
         name="synthetic_scale",

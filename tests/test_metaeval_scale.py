@@ -76,3 +76,25 @@ def test_rank_ci_row_limits_reach_cells_matched_reference_and_comparisons() -> N
     res2 = mj.meta_evaluate(*_small(), mj.Protocol(n_boot=50)).data
     assert res2["ceiling"][0]["matched"]["m0"]["kendall"]["ci"] is not None
     assert res2["cells"][0]["stats"]["spearman"]["ci"] is not None
+
+
+@pytest.mark.parametrize("flush", [2, 1 << 16])
+def test_score_rows_index_into_array_columns(monkeypatch: pytest.MonkeyPatch, flush: int) -> None:
+    from metajudge.errors import InputError
+    from metajudge.metaeval.aligned import ScoreColumn, _Pending, index_score_rows
+
+    monkeypatch.setattr(_Pending, "FLUSH", flush)
+    rows = [
+        {"key": "a", "metric": "m", "score": 1},
+        {"key": "b", "metric": "m", "score": float("nan"), "error": "timeout"},
+        {"key": "z", "metric": "m", "score": 2.0},
+        {"key": "c", "metric": "m", "score": 3.5},
+    ]
+    cols, info = index_score_rows(rows, ["a", "b", "c", "d"])
+    col = cols["m"]
+    assert isinstance(col, ScoreColumn)
+    assert dict(col) == {"a": 1.0, "b": None, "c": 3.5} and "d" not in col and len(col) == 3
+    assert info["m"].n_unmatched == 1 and info["m"].errors == {"timeout": 1}
+    with pytest.raises(InputError) as e:
+        index_score_rows([*rows, {"key": "b", "metric": "m", "score": 0.5}], ["a", "b", "c"])
+    assert e.value.field == "scores[4]" and "duplicate score for 'b'" in str(e.value)

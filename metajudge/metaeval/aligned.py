@@ -285,7 +285,7 @@ def index_score_rows(
         if isinstance(wanted_keys, Mapping)
         else {k: i for i, k in enumerate(dict.fromkeys(wanted_keys))}
     )
-    found: dict[str, tuple[array[int], array[float], array[int]]] = {}
+    found: dict[str, _Pending] = {}
     info: dict[str, ColumnInfo] = {}
     where = index.get
     for i, r in enumerate(rows):
@@ -296,7 +296,7 @@ def index_score_rows(
         inf = info.get(metric)
         if inf is None:
             inf = info[metric] = ColumnInfo()
-            found[metric] = (array("q"), array("d"), array("q"))
+            found[metric] = _Pending(index, metric)
         j = where(key)
         if j is None:
             inf.n_unmatched += 1
@@ -304,10 +304,7 @@ def index_score_rows(
         s = r.get("score")
         if s.__class__ is not float or s - s != 0.0:  # (fast path: a finite float)
             s = _score_value(r, i, key, metric)
-        at, vals, row_no = found[metric]
-        at.append(j)
-        vals.append(math.nan if s is None else s)
-        row_no.append(i)
+        found[metric].add(j, math.nan if s is None else s, i)
         if r.get("signature"):
             inf.signatures.add(str(r["signature"]))
         if r.get("direction") is not None:
@@ -317,29 +314,60 @@ def index_score_rows(
             err = str(r.get("error") or "no score")[:120]
             inf.errors[err] = inf.errors.get(err, 0) + 1
     columns: Columns = {}
-    for metric, (at, vals, row_no) in found.items():
-        if len(at):
-            columns[metric] = _column(index, metric, at, vals, row_no)
+    for metric, pending in found.items():
+        col = pending.column()
+        if col is not None:
+            columns[metric] = col
     return columns, info
 
 
-def _column(
-    index: Mapping[str, int], metric: str, at: array[int], vals: array[float], row_no: array[int]
-) -> ScoreColumn:
-    """The column of one metric's rows; a second row for a key is an error naming that row."""
-    j = np.frombuffer(at, dtype=np.int64)
-    present = np.zeros(len(index), dtype=bool)
-    present[j] = True
-    if np.count_nonzero(present) < j.size:
-        first = np.unique(j, return_index=True)[1]
-        dup = int(np.setdiff1d(np.arange(j.size), first)[0])
-        key = next(k for k, v in index.items() if v == at[dup])
-        raise InputError(
-            f"duplicate score for {key!r} metric {metric!r}", field=f"scores[{row_no[dup]}]"
-        )
-    values = np.full(len(index), np.nan)
-    values[j] = np.frombuffer(vals, dtype=float)
-    return ScoreColumn(index, values, present)
+class _Pending:
+    """One metric's score rows, gathered in compact buffers and moved into its
+    :class:`ScoreColumn` every :attr:`FLUSH` rows (memory O(responses) throughout)."""
+
+    FLUSH = 1 << 16
+
+    def __init__(self, index: Mapping[str, int], metric: str) -> None:
+        self.index, self.metric = index, metric
+        self.col: ScoreColumn | None = None
+        self._reset()
+
+    def _reset(self) -> None:
+        self.at, self.vals, self.row_no = array("q"), array("d"), array("q")
+
+    def add(self, j: int, v: float, row: int) -> None:
+        self.at.append(j)
+        self.vals.append(v)
+        self.row_no.append(row)
+        if len(self.at) >= self.FLUSH:
+            self.flush()
+
+    def flush(self) -> None:
+        """Move the buffered rows into the column; a second row for a key is an error naming
+        that row."""
+        if not len(self.at):
+            return
+        n = len(self.index)
+        if self.col is None:
+            self.col = ScoreColumn(self.index, np.full(n, np.nan), np.zeros(n, dtype=bool))
+        j = np.frombuffer(self.at, dtype=np.int64)
+        _, first = np.unique(j, return_index=True)
+        dup = np.flatnonzero(self.col.present[j])
+        if first.size < j.size or dup.size:
+            again = np.setdiff1d(np.arange(j.size), first)
+            k = int(min(np.r_[again, dup]))
+            key = next(key for key, v in self.index.items() if v == self.at[k])
+            raise InputError(
+                f"duplicate score for {key!r} metric {self.metric!r}",
+                field=f"scores[{self.row_no[k]}]",
+            )
+        self.col.present[j] = True
+        self.col.values[j] = np.frombuffer(self.vals, dtype=float)
+        self._reset()
+
+    def column(self) -> ScoreColumn | None:
+        self.flush()
+        return self.col
 
 
 def _note_direction(inf: ColumnInfo, d: Any, metric: str, i: int) -> None:

@@ -185,12 +185,12 @@ def _pair_matched(run: Run, d: str) -> dict[str, Any]:
     corr = [s for s in p.statistics if s in st.CORRELATIONS]
     notes = {s: p.ci_skipped(s, n_rows) if run.W is not None else None for s in corr}
     if run.W is not None and p.level == "global":
-        items = [v.pair_item[c.rows] for c in comps]
+        items = [_take(v.pair_item, c.rows) for c in comps]
         human = [(s, c.ref, c.single, it) for c, it in zip(comps, items, strict=True) for s in corr]
         prefetch_pooled(
             run.W,
             [
-                (s, x[c.rows], c.single, it)
+                (s, _take(x, c.rows), c.single, it)
                 for x in xs.values()
                 for c, it in zip(comps, items, strict=True)
                 for s in corr
@@ -211,6 +211,11 @@ def _pair_matched(run: Run, d: str) -> dict[str, Any]:
             if notes[s]:
                 out[m][s]["ci_note"] = notes[s]
     return out
+
+
+def _take(a: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``a[rows]``, or ``a`` itself when ``rows`` (sorted, distinct) is every row: no copy."""
+    return a if rows.size == a.size else a[rows]
 
 
 def _ceiling(run: Run) -> list[dict[str, Any]]:

@@ -32,7 +32,7 @@ TILE_ITEMS = 8192
 #: most cells of a contingency table evaluated from per-item sums
 MAX_TABLE_CELLS = 64
 #: most elements of the per-item sum matrix of one pass (float64: 8 bytes each)
-MAX_ITEM_ELEMENTS = 48_000_000
+MAX_ITEM_ELEMENTS = 32_000_000
 #: the statistics evaluated here (Spearman and Kendall only from a contingency table)
 ITEM_STATISTICS: tuple[str, ...] = ("pearson", "spearman", "kendall", "acc_ties", "acc_no_ties")
 
