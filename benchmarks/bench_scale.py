@@ -17,6 +17,8 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
+import re
 import resource
 import sys
 import time
@@ -101,21 +103,33 @@ def _values(res: Any) -> dict[str, float | None]:
     return out
 
 
-def compare(a: str, b: str) -> int:
-    """Max absolute difference between two ``--json`` files; exit 1 above 1e-12."""
+def compare(a: str, b: str, tol: float = 1e-12) -> int:
+    """Two ``--json`` files value by value; prints, per kind of value (list indices and metric
+    names collapsed), how many differ by more than ``tol`` and the largest difference, and the
+    values present (or defined) in one file only. Exit 1 when anything differs."""
     va, vb = (json.loads(Path(p).read_text()) for p in (a, b))
-    worst, where = 0.0, ""
+    worst: dict[str, float] = {}
+    over: dict[str, int] = {}
+    only: dict[str, int] = {}
     for k in sorted(set(va) | set(vb)):
-        x, y = va.get(k), vb.get(k)
-        if (x is None) != (y is None) or (k in va) != (k in vb):
-            print(f"differs: {k}: {x} vs {y}")
-            return 1
-        if x is not None and not (math.isnan(x) and math.isnan(y)):
-            d = abs(x - y)
-            if d > worst:
-                worst, where = d, k
-    print(f"{len(va)} values; max |diff| = {worst:.3g} at {where or '-'}")
-    return 0 if worst <= 1e-12 else 1
+        kind = re.sub(r"/m\d+/", "/m*/", re.sub(r"\[\d+\]", "[]", k))
+        x, y = va.get(k, "absent"), vb.get(k, "absent")
+        if isinstance(x, str) or isinstance(y, str) or (x is None) != (y is None):
+            tag = f"{kind}: {'number' if isinstance(x, float) else x} -> "
+            tag += "number" if isinstance(y, float) else str(y)
+            only[tag] = only.get(tag, 0) + 1
+            continue
+        if x is None or (math.isnan(x) and math.isnan(y)):
+            continue
+        d = abs(x - y)
+        worst[kind] = max(worst.get(kind, 0.0), d)
+        over[kind] = over.get(kind, 0) + (d > tol)
+    print(f"{len(va)} vs {len(vb)} values; max |diff| = {max(worst.values(), default=0.0):.3g}")
+    for kind in sorted(k for k, n in over.items() if n):
+        print(f"  differs > {tol:g}: {kind}: {over[kind]} values, max {worst[kind]:.3g}")
+    for tag, n in sorted(only.items()):
+        print(f"  in one file only / defined in one only: {tag} ({n})")
+    return 1 if only or any(over.values()) else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -138,9 +152,12 @@ def main(argv: list[str] | None = None) -> int:
     res = mj.meta_evaluate(ds, rows, mj.Protocol(n_boot=a.n_boot))
     wall = time.perf_counter() - t0
     rss = _peak_rss_mb()
+    ru = resource.getrusage(resource.RUSAGE_SELF)
     print(
         f"pairs={a.pairs} rows={2 * a.pairs} metrics={a.metrics} n_boot={a.n_boot}: "
-        f"wall {wall:.1f} s (data {t_gen:.1f} s), peak RSS {rss:.0f} MB; "
+        f"wall {wall:.1f} s (data {t_gen:.1f} s; CPU {ru.ru_utime + ru.ru_stime:.1f} s; "
+        f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores), "
+        f"peak RSS {rss:.0f} MB; "
         f"vs before: wall x{a.base_wall / wall:.2f} faster, RSS x{a.base_rss / rss:.2f} smaller"
     )
     if a.json:

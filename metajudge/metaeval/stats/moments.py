@@ -127,8 +127,9 @@ class _Plan:
         if self.columns is None:
             assert self.cells is not None
             k = self.width
-            flat = np.bincount(row_items * k + self.cells, minlength=n_items * k)
-            return flat.reshape(n_items, k).astype(float)
+            ones = np.ones(self.cells.size)  # (float counts directly: no int64 copy)
+            flat = np.bincount(row_items * k + self.cells, weights=ones, minlength=n_items * k)
+            return flat.reshape(n_items, k)
         out = np.empty((n_items, self.width))
         for j, c in enumerate(self.columns):
             out[:, j] = np.bincount(row_items, weights=c, minlength=n_items)
@@ -211,27 +212,42 @@ def evaluate(
     n_items = store.n_items  # type: ignore[attr-defined]
     out: list[np.ndarray | None] = [None] * len(requests)
     per_pass = max(1, MAX_ITEM_ELEMENTS // max(n_items, 1))
-    batch: list[tuple[int, _Plan, np.ndarray]] = []
+    batch: list[tuple[int, _Plan, np.ndarray | None, int]] = []
+    tables: dict[tuple[int, int, int], int] = {}  # one table for Spearman and Kendall alike
     for i, (name, x, y) in enumerate(requests):
+        key = (id(x), id(y), id(row_items[i]))
+        if name in ("spearman", "kendall") and key in tables:
+            src = batch[tables[key]][1]
+            batch.append((i, _Plan(name, shape=src.shape, width_=src.width), None, tables[key]))
+            continue
         p = plan(name, x, y)
         if p is None:
             continue
-        if batch and sum(b[1].width for b in batch) + p.width > per_pass:
+        if batch and sum(b[1].width for b in batch if b[2] is not None) + p.width > per_pass:
             _finish_batch(batch, store, out)
-        batch.append(
-            (i, _Plan(p.name, shape=p.shape, width_=p.width), p.items(row_items[i], n_items))
-        )
+            tables.clear()
+        if p.cells is not None:
+            tables[key] = len(batch)
+        M = p.items(row_items[i], n_items)
+        batch.append((i, _Plan(p.name, shape=p.shape, width_=p.width), M, len(batch)))
     if batch:
         _finish_batch(batch, store, out)
     return out
 
 
 def _finish_batch(
-    batch: list[tuple[int, _Plan, np.ndarray]], store: object, out: list[np.ndarray | None]
+    batch: list[tuple[int, _Plan, np.ndarray | None, int]],
+    store: object,
+    out: list[np.ndarray | None],
 ) -> None:
-    S = resample_sums(store, np.hstack([m for _, _, m in batch]))
-    c0 = 0
-    for i, p, _ in batch:
-        out[i] = finish(p, S[:, c0 : c0 + p.width])
-        c0 += p.width
+    """One pass for the batch's per-item sums; an entry without its own (a table shared with
+    an earlier entry, ``src``) reads that entry's columns."""
+    S = resample_sums(store, np.hstack([m for _, _, m, _ in batch if m is not None]))
+    offset, c0 = {}, 0
+    for k, (_, p, m, _) in enumerate(batch):
+        if m is not None:
+            offset[k] = c0
+            c0 += p.width
+    for i, p, _, src in batch:
+        out[i] = finish(p, S[:, offset[src] : offset[src] + p.width])
     batch.clear()
