@@ -72,6 +72,8 @@ class Run:
     resp_cache: dict[str, tuple[FArr, dict[str, Any]]] = field(default_factory=dict)
     columns_of: dict[tuple[str, str], str | None] = field(default_factory=dict)
     _label_rows: dict[str, tuple[IArr, FArr, IArr]] = field(default_factory=dict, repr=False)
+    #: cell bootstraps waiting to be evaluated together (None: each cell evaluates its own)
+    deferred: list[_Bootstrap] | None = field(default=None, repr=False)
 
     def label_rows(self, dim: str) -> tuple[IArr, FArr, IArr]:
         """The pair label rows of ``dim`` under the protocol's aggregation, computed once."""
@@ -205,12 +207,46 @@ def stat_block(run: Run, rows: Rows) -> tuple[dict[str, Any], dict[str, FArr]]:
             entry["fisher_ci"] = est.Estimate(v, lo, hi).ci
     samples: dict[str, FArr] = {}
     if boot and W is not None:
-        for (s, _, _), smp in zip(boot, st.weighted_statistics(boot, W), strict=True):
-            samples[s] = smp
-            v = out[s]["value"]
-            out[s]["ci"] = est.Estimate(v, *st.percentile_ci(smp, p.ci_level)).ci
-            out[s]["n_boot_undefined"] = int(np.isnan(smp).sum())
+        job = _Bootstrap(boot, W, out, {s: out[s] for s, _, _ in boot}, samples)
+        if run.deferred is not None:
+            run.deferred.append(job)  # evaluated with the other cells' (run_deferred)
+        else:
+            for (s, _, _), smp in zip(boot, st.weighted_statistics(boot, W), strict=True):
+                job.fill(s, smp, p.ci_level)
     return out, samples
+
+
+@dataclass
+class _Bootstrap:
+    """A cell's bootstrap requests, and where their values and intervals go."""
+
+    requests: list[tuple[str, FArr, FArr]]
+    W: Any
+    out: dict[str, Any]
+    entries: dict[str, dict[str, Any]]
+    samples: dict[str, FArr]
+
+    def live(self, s: str) -> bool:
+        """The cell still shows this estimate of ``s`` (a grouped one may have replaced it)."""
+        return self.out.get(s) is self.entries[s]
+
+    def fill(self, s: str, smp: FArr, level: float) -> None:
+        entry = self.entries[s]
+        self.samples[s] = smp
+        entry["ci"] = est.Estimate(entry["value"], *st.percentile_ci(smp, level)).ci
+        entry["n_boot_undefined"] = int(np.isnan(smp).sum())
+
+
+def run_deferred(run: Run) -> None:
+    """Evaluate every deferred cell bootstrap together — one pass over the resamples for as
+    many statistics that follow from per-item sums as memory permits
+    (:func:`~metajudge.metaeval.stats.weighted_statistics`) — and stop deferring. Estimates
+    replaced since (grouped cells) are not computed."""
+    jobs, run.deferred = run.deferred or [], None
+    live = [(j, r) for j in jobs for r in j.requests if j.live(r[0])]
+    values = st.weighted_statistics([r for _, r in live], [j.W for j, _ in live])
+    for (j, r), smp in zip(live, values, strict=True):
+        j.fill(r[0], smp, run.proto.ci_level)
 
 
 def grouped_block(

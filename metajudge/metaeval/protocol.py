@@ -21,7 +21,7 @@ import numpy as np
 from metajudge.errors import InputError
 from metajudge.metaeval import stats as st
 from metajudge.metaeval.aligned import AlignedView, align_dataset, index_score_rows
-from metajudge.metaeval.cells import CellCalc, Run, evaluate_cell, jnum
+from metajudge.metaeval.cells import CellCalc, Run, evaluate_cell, jnum, run_deferred
 from metajudge.metaeval.compare import compare_metrics
 from metajudge.metaeval.external import collapse_families, metric_for_dimension
 from metajudge.metaeval.levels import (
@@ -269,6 +269,8 @@ def _cells(
     entries: list[dict[str, Any]] = []
     calcs: dict[tuple[str, str], tuple[dict[str, Any], CellCalc]] = {}
     points: dict[str, np.ndarray] = {}
+    if isinstance(run.W, Resamples):
+        run.deferred = []  # every cell's bootstrap in as few passes as possible, below
     for m in metrics:
         cols = {d: metric_for_dimension(m, d, available) for d in run.view.dimensions}
         entry: dict[str, Any] = {
@@ -290,6 +292,7 @@ def _cells(
             if calc is not None:
                 calcs[(m, d)] = (cell, calc)
         entries.append(entry)
+    run_deferred(run)
     return cells, entries, calcs, points
 
 
