@@ -98,3 +98,17 @@ def test_score_rows_index_into_array_columns(monkeypatch: pytest.MonkeyPatch, fl
     with pytest.raises(InputError) as e:
         index_score_rows([*rows, {"key": "b", "metric": "m", "score": 0.5}], ["a", "b", "c"])
     assert e.value.field == "scores[4]" and "duplicate score for 'b'" in str(e.value)
+
+
+def test_resampled_row_sums_dense_and_lazy_agree() -> None:
+    from metajudge.metaeval.stats.moments import resampled_row_sums
+    from metajudge.metaeval.stats.resample import Resamples
+
+    rng = np.random.default_rng(5)
+    items = rng.integers(0, 25, 80)
+    V = rng.normal(size=(80, 3))
+    dense = st.bootstrap_weights(25, 40, np.random.default_rng(9))
+    ref = dense[:, items] @ V
+    lazy = resampled_row_sums(Resamples.draw(25, 40, np.random.default_rng(9)), items, V)
+    np.testing.assert_allclose(resampled_row_sums(dense, items, V), ref, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(lazy, ref, rtol=0, atol=1e-12)

@@ -251,3 +251,21 @@ def _finish_batch(
     for i, p, _, src in batch:
         out[i] = finish(p, S[:, offset[src] : offset[src] + p.width])
     batch.clear()
+
+
+def resampled_row_sums(W: Any, row_items: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """``(B, k)``: Σ_rows W[b, item(row)]·V[row, :] — each resample's weighted sums of the
+    columns of ``V`` (rows × k), every row weighted by its item's count.
+
+    ``W``: the item count matrix, dense ``(B, n_items)`` or a
+    :class:`~metajudge.metaeval.stats.resample.Resamples` over the items (then a block of
+    resamples at a time: memory O(rows)). The rows are summed per item first.
+    """
+    V = np.asarray(V, dtype=float).reshape(len(row_items), -1)
+    n_items = W.shape[1]
+    M = np.empty((n_items, V.shape[1]))
+    for j in range(V.shape[1]):
+        M[:, j] = np.bincount(row_items, weights=V[:, j], minlength=n_items)
+    if isinstance(W, np.ndarray):
+        return W @ M
+    return resample_sums(W.store, M)
