@@ -400,9 +400,7 @@ def backbone_swap(
             f"human protocol {proto!r} needs Likert data; {data.dataset} is pairwise (use 'pairs')"
         )
     v = data.view
-    # drawn a block of resamples at a time (memory O(rows)); values as bootstrap_weights
-    W = Resamples.draw(v.n_items, n_boot, rng)
-    ctx = _Ctx(data, proto, W, level, eps)
+    ctx = _Ctx(data, proto, Resamples.draw(v.n_items, n_boot, rng), level, eps)  # lazy, O(rows)
     bbs = data.backbones
     per_bb, human = {}, []
     for k, bb in enumerate(bbs):
