@@ -21,7 +21,8 @@ codes in the same matrices).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from array import array
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -34,7 +35,7 @@ from metajudge.metaeval.stats import annotator_mean
 
 FArr = NDArray[np.float64]
 IArr = NDArray[np.int64]
-Columns = dict[str, dict[str, float | None]]
+Columns = dict[str, Mapping[str, float | None]]
 
 
 @dataclass(frozen=True)
@@ -68,12 +69,21 @@ class AlignedView:
 
     def values(self, column: Mapping[str, float | None]) -> FArr:
         """A metric's value per response (NaN where absent or unscored)."""
+        if isinstance(column, ScoreColumn) and column.index is self.key_index:
+            return column.values.copy()
         out = np.full(len(self.keys), np.nan)
         for k, i in self.key_index.items():
             v = column.get(k)
             if v is not None and math.isfinite(v):
                 out[i] = float(v)
         return out
+
+    def absent(self, column: Mapping[str, float | None], responses: IArr) -> int:
+        """How many of ``responses`` (distinct indices) have no row in ``column``."""
+        idx = responses
+        if isinstance(column, ScoreColumn) and column.index is self.key_index:
+            return int((~column.present[idx]).sum())
+        return sum(1 for i in idx if self.keys[i] not in column)
 
     def differences(self, values: FArr, direction: str = "higher") -> FArr:
         """d = m(b) − m(a) per pair, negated for lower-is-better metrics."""
@@ -232,38 +242,132 @@ def _score_value(r: Mapping[str, Any], i: int, key: str, metric: str) -> float |
     return float(s) if math.isfinite(float(s)) else None
 
 
+class ScoreColumn(Mapping[str, float | None]):
+    """One metric's scores as arrays over the view's responses: ``values`` (NaN where absent or
+    unscored) and ``present`` (a score row was given, scored or not). Reads as the mapping
+    ``{key: score or None}`` of the keys with a row; memory O(responses), not a dict entry and
+    a float object per score."""
+
+    def __init__(self, index: Mapping[str, int], values: FArr, present: NDArray[np.bool_]):
+        self.index, self.values, self.present = index, values, present
+
+    def __getitem__(self, key: str) -> float | None:
+        i = self.index[key]
+        if not self.present[i]:
+            raise KeyError(key)
+        v = self.values[i]
+        return None if math.isnan(v) else float(v)
+
+    def __contains__(self, key: object) -> bool:
+        i = self.index.get(key) if isinstance(key, str) else None
+        return i is not None and bool(self.present[i])
+
+    def __iter__(self) -> Iterator[str]:
+        keys = list(self.index)
+        return (keys[i] for i in np.flatnonzero(self.present))
+
+    def __len__(self) -> int:
+        return int(self.present.sum())
+
+
 def index_score_rows(
-    rows: Iterable[Mapping[str, Any]], wanted_keys: Iterable[str]
+    rows: Iterable[Mapping[str, Any]], wanted_keys: Iterable[str] | Mapping[str, int]
 ) -> tuple[Columns, dict[str, ColumnInfo]]:
     """Score rows (``key``, ``metric``, ``score`` …) → ``{metric: {key: score}}`` and bookkeeping.
 
-    Rows whose key is not wanted are counted as unmatched; a duplicate (metric, key) or a
-    non-numeric score is an :class:`~metajudge.errors.InputError` naming the row.
+    ``wanted_keys``: the response keys (or their index, as :attr:`AlignedView.key_index`);
+    each column is a :class:`ScoreColumn` over them. Rows whose key is not wanted are counted
+    as unmatched; a duplicate (metric, key) or a non-numeric score is an
+    :class:`~metajudge.errors.InputError` naming the row.
     """
-    wanted = set(wanted_keys)
-    columns: Columns = {}
+    index = (
+        wanted_keys
+        if isinstance(wanted_keys, Mapping)
+        else {k: i for i, k in enumerate(dict.fromkeys(wanted_keys))}
+    )
+    found: dict[str, _Pending] = {}
     info: dict[str, ColumnInfo] = {}
+    where = index.get
     for i, r in enumerate(rows):
         try:
             metric, key = r["metric"], r["key"]
         except (KeyError, TypeError):
             raise InputError("score row without 'metric' and 'key'", field=f"scores[{i}]") from None
-        inf = info.setdefault(metric, ColumnInfo())
-        if key not in wanted:
+        inf = info.get(metric)
+        if inf is None:
+            inf = info[metric] = ColumnInfo()
+            found[metric] = _Pending(index, metric)
+        j = where(key)
+        if j is None:
             inf.n_unmatched += 1
             continue
-        col = columns.setdefault(metric, {})
-        if key in col:
-            raise InputError(f"duplicate score for {key!r} metric {metric!r}", field=f"scores[{i}]")
-        s = col[key] = _score_value(r, i, key, metric)
+        s = r.get("score")
+        if s.__class__ is not float or s - s != 0.0:  # (fast path: a finite float)
+            s = _score_value(r, i, key, metric)
+        found[metric].add(j, math.nan if s is None else s, i)
         if r.get("signature"):
             inf.signatures.add(str(r["signature"]))
-        _note_direction(inf, r.get("direction"), metric, i)
+        if r.get("direction") is not None:
+            _note_direction(inf, r["direction"], metric, i)
         if s is None:
             inf.n_errors += 1
             err = str(r.get("error") or "no score")[:120]
             inf.errors[err] = inf.errors.get(err, 0) + 1
+    columns: Columns = {}
+    for metric, pending in found.items():
+        col = pending.column()
+        if col is not None:
+            columns[metric] = col
     return columns, info
+
+
+class _Pending:
+    """One metric's score rows, gathered in compact buffers and moved into its
+    :class:`ScoreColumn` every :attr:`FLUSH` rows (memory O(responses) throughout)."""
+
+    FLUSH = 1 << 16
+
+    def __init__(self, index: Mapping[str, int], metric: str) -> None:
+        self.index, self.metric = index, metric
+        self.col: ScoreColumn | None = None
+        self._reset()
+
+    def _reset(self) -> None:
+        self.at, self.vals, self.row_no = array("q"), array("d"), array("q")
+
+    def add(self, j: int, v: float, row: int) -> None:
+        self.at.append(j)
+        self.vals.append(v)
+        self.row_no.append(row)
+        if len(self.at) >= self.FLUSH:
+            self.flush()
+
+    def flush(self) -> None:
+        """Move the buffered rows into the column; a second row for a key is an error naming
+        that row."""
+        if not len(self.at):
+            return
+        n = len(self.index)
+        if self.col is None:
+            self.col = ScoreColumn(self.index, np.full(n, np.nan), np.zeros(n, dtype=bool))
+        j = np.frombuffer(self.at, dtype=np.int64)
+        _, first = np.unique(j, return_index=True)
+        dup = np.flatnonzero(self.col.present[j])
+        if first.size < j.size or dup.size:
+            again = np.setdiff1d(np.arange(j.size), first)
+            k = int(min(np.r_[again, dup]))
+            key = next(key for key, v in self.index.items() if v == self.at[k])
+            raise InputError(
+                f"duplicate score for {key!r} metric {self.metric!r}",
+                field=f"scores[{self.row_no[k]}]",
+            )
+        self.col.present[j] = True
+        self.col.values[j] = np.frombuffer(self.vals, dtype=float)
+        self._reset()
+
+    def column(self) -> ScoreColumn | None:
+        self.flush()
+        return self.col
 
 
 def _note_direction(inf: ColumnInfo, d: Any, metric: str, i: int) -> None:

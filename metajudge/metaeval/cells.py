@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -71,6 +71,15 @@ class Run:
     cache: dict[str, tuple[FArr, norm.Normalized, dict[str, Any]]] = field(default_factory=dict)
     resp_cache: dict[str, tuple[FArr, dict[str, Any]]] = field(default_factory=dict)
     columns_of: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    _label_rows: dict[str, tuple[IArr, FArr, IArr]] = field(default_factory=dict, repr=False)
+    #: cell bootstraps waiting to be evaluated together (None: each cell evaluates its own)
+    deferred: list[_Bootstrap] | None = field(default=None, repr=False)
+
+    def label_rows(self, dim: str) -> tuple[IArr, FArr, IArr]:
+        """The pair label rows of ``dim`` under the protocol's aggregation, computed once."""
+        if dim not in self._label_rows:
+            self._label_rows[dim] = label_rows(self.view.pair_labels[dim], self.proto.aggregation)
+        return self._label_rows[dim]
 
     @property
     def pointwise(self) -> bool:
@@ -82,11 +91,11 @@ class Run:
             v = self.view
             col = self.columns.get(name, {})
             d = v.differences(v.values(col), self.directions.get(name, "higher"))
-            keys = {v.keys[i] for i in np.concatenate([v.pair_a, v.pair_b])}
+            responses = n_distinct(np.concatenate([v.pair_a, v.pair_b]), len(v.keys), True)
             inf = self.info.get(name, ColumnInfo())
             miss = {
-                "responses_total": len(keys),
-                "responses_absent": sum(1 for k in keys if k not in col),
+                "responses_total": int(responses.size),
+                "responses_absent": v.absent(col, responses),
                 "responses_unscored": inf.n_errors,
                 "pairs_missing": int(np.isnan(d).sum()),
                 "rows_unmatched": inf.n_unmatched,
@@ -113,13 +122,40 @@ class Run:
         return self.cache[name]
 
 
-def make_rows(x_pair: FArr, raw_pair: FArr, L: FArr, aggregation: str, eps: FArr | float) -> Rows:
-    """Rows of pairs with a finite x: one per label (``per_annotator``) or per pair (``mean``)."""
-    eps_pair = np.broadcast_to(np.asarray(eps, dtype=float), x_pair.shape)
-    pi, y, ai = label_rows(L, aggregation)
-    ok = np.isfinite(x_pair[pi])
-    pi, y, ai = pi[ok], y[ok], ai[ok]
-    return Rows(x_pair[pi], raw_pair[pi], y, pi, eps_pair[pi], ai)
+@overload
+def n_distinct(idx: IArr, n: int) -> int: ...
+@overload
+def n_distinct(idx: IArr, n: int, which: Literal[True]) -> IArr: ...
+def n_distinct(idx: IArr, n: int, which: bool = False) -> int | IArr:
+    """How many distinct values ``idx`` (in ``0..n-1``) holds, or (``which``) those values,
+    sorted — in O(n), where ``np.unique`` sorts."""
+    seen = np.zeros(n, dtype=bool)
+    seen[idx] = True
+    return np.flatnonzero(seen) if which else int(np.count_nonzero(seen))
+
+
+def make_rows(
+    x_pair: FArr,
+    raw_pair: FArr,
+    L: FArr,
+    aggregation: str,
+    eps: FArr | float,
+    labelled: tuple[IArr, FArr, IArr] | None = None,
+) -> Rows:
+    """Rows of pairs with a finite x: one per label (``per_annotator``) or per pair (``mean``).
+
+    ``labelled``: ``label_rows(L, aggregation)`` when the caller has it; when every pair has
+    an x its arrays are shared, not copied (every metric of a dimension has the same rows)."""
+    pi, y, ai = labelled if labelled is not None else label_rows(L, aggregation)
+    x = x_pair[pi]
+    ok = np.isfinite(x)
+    if not ok.all():
+        pi, y, ai, x = pi[ok], y[ok], ai[ok], x[ok]
+    if np.ndim(eps) == 0:
+        eps_rows = np.broadcast_to(float(eps), pi.shape)  # type: ignore[arg-type]
+    else:
+        eps_rows = np.asarray(eps, dtype=float)[pi]
+    return Rows(x, raw_pair[pi], y, pi, eps_rows, ai)
 
 
 def _undefined(reason: str, statistics: tuple[str, ...]) -> dict[str, Any]:
@@ -139,13 +175,18 @@ def _reason(s: str, rows: Rows, n_pairs: int, min_pairs: int) -> str | None:
 
 
 def stat_block(run: Run, rows: Rows) -> tuple[dict[str, Any], dict[str, FArr]]:
-    """Point values, bootstrap CIs and Fisher CIs of every statistic for one cell."""
+    """Point values, bootstrap CIs and Fisher CIs of every statistic for one cell.
+
+    The bootstrap of every statistic of the cell is evaluated together
+    (:func:`~metajudge.metaeval.stats.weighted_statistics`: one pass over the resamples for
+    those that follow from per-item sums).
+    """
     p = run.proto
     out: dict[str, Any] = {}
-    samples: dict[str, FArr] = {}
-    n_pairs = int(np.unique(rows.pair).size)
+    n_pairs = n_distinct(rows.pair, len(run.view.pair_ids))
     dec = st.tie_decisions(rows.raw, rows.eps)
     W = run.W[:, run.view.pair_item[rows.pair]] if run.W is not None and rows.pair.size else None
+    boot: list[tuple[str, FArr, FArr]] = []
     for s in p.statistics:
         is_corr = s in st.CORRELATIONS
         xv = rows.x if is_corr else dec
@@ -156,19 +197,56 @@ def stat_block(run: Run, rows: Rows) -> tuple[dict[str, Any], dict[str, FArr]]:
             continue
         v = st.statistic(s, xv, rows.y)
         entry["value"] = jnum(v)
-        if W is not None and s == "kendall" and rows.x.size > p.kendall_ci_max_rows:
-            entry["ci_note"] = (
-                f"bootstrap CI skipped above {p.kendall_ci_max_rows} rows; see fisher_ci"
-            )
+        note = p.ci_skipped(s, rows.x.size) if W is not None else None
+        if note is not None:
+            entry["ci_note"] = note
         elif W is not None:
-            smp = st.weighted_statistic(s, xv, rows.y, W)
-            samples[s] = smp
-            entry["ci"] = est.Estimate(v, *st.percentile_ci(smp, p.ci_level)).ci
-            entry["n_boot_undefined"] = int(np.isnan(smp).sum())
+            boot.append((s, xv, rows.y))
         if is_corr:
             lo, hi = st.fisher_z_ci(v, n_pairs, level=p.ci_level, method=s)  # type: ignore[arg-type]
             entry["fisher_ci"] = est.Estimate(v, lo, hi).ci
+    samples: dict[str, FArr] = {}
+    if boot and W is not None:
+        job = _Bootstrap(boot, W, out, {s: out[s] for s, _, _ in boot}, samples)
+        if run.deferred is not None:
+            run.deferred.append(job)  # evaluated with the other cells' (run_deferred)
+        else:
+            for (s, _, _), smp in zip(boot, st.weighted_statistics(boot, W), strict=True):
+                job.fill(s, smp, p.ci_level)
     return out, samples
+
+
+@dataclass
+class _Bootstrap:
+    """A cell's bootstrap requests, and where their values and intervals go."""
+
+    requests: list[tuple[str, FArr, FArr]]
+    W: Any
+    out: dict[str, Any]
+    entries: dict[str, dict[str, Any]]
+    samples: dict[str, FArr]
+
+    def live(self, s: str) -> bool:
+        """The cell still shows this estimate of ``s`` (a grouped one may have replaced it)."""
+        return self.out.get(s) is self.entries[s]
+
+    def fill(self, s: str, smp: FArr, level: float) -> None:
+        entry = self.entries[s]
+        self.samples[s] = smp
+        entry["ci"] = est.Estimate(entry["value"], *st.percentile_ci(smp, level)).ci
+        entry["n_boot_undefined"] = int(np.isnan(smp).sum())
+
+
+def run_deferred(run: Run) -> None:
+    """Evaluate every deferred cell bootstrap together — one pass over the resamples for as
+    many statistics that follow from per-item sums as memory permits
+    (:func:`~metajudge.metaeval.stats.weighted_statistics`) — and stop deferring. Estimates
+    replaced since (grouped cells) are not computed."""
+    jobs, run.deferred = run.deferred or [], None
+    live = [(j, r) for j in jobs for r in j.requests if j.live(r[0])]
+    values = st.weighted_statistics([r for _, r in live], [j.W for j, _ in live])
+    for (j, r), smp in zip(live, values, strict=True):
+        j.fill(r[0], smp, run.proto.ci_level)
 
 
 def grouped_block(
@@ -245,14 +323,14 @@ def evaluate_cell(
     d_raw, nd, _ = run.diffs(column)
     L = run.view.pair_labels[dim]
     x_pair, eps = _x_and_eps(run, d_raw, nd, L, index, cell)
-    rows = make_rows(x_pair, d_raw, L, run.proto.aggregation, eps)
+    rows = make_rows(x_pair, d_raw, L, run.proto.aggregation, eps, run.label_rows(dim))
     if run.proto.missing_rule == "median":
         # RAGChecker imputes missing d with the median for correlations; accuracies need a real
         # decision, so an imputed pair's decision is a tie
         rows.raw = np.where(np.isfinite(rows.raw), rows.raw, 0.0)
     cell["n_rows"] = int(rows.x.size)
-    cell["n_pairs"] = int(np.unique(rows.pair).size)
-    cell["n_items"] = int(np.unique(run.view.pair_item[rows.pair]).size)
+    cell["n_pairs"] = n_distinct(rows.pair, len(run.view.pair_ids))
+    cell["n_items"] = n_distinct(run.view.pair_item[rows.pair], run.view.n_items)
     if nd.undefined:
         cell["undefined"] = nd.undefined
         cell["stats"] = _undefined(nd.undefined, stats_names)

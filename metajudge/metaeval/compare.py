@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from metajudge.metaeval import stats as st
-from metajudge.metaeval.cells import CellCalc, Run, jnum
+from metajudge.metaeval.cells import CellCalc, Run, jnum, n_distinct
 from metajudge.metaeval.options import COMPARE_STATS
 
 TESTS = ("p_bootstrap", "p_permutation", "p_williams")
@@ -38,29 +38,47 @@ def _grouped(comp: dict[str, Any], c1: CellCalc, c2: CellCalc, s: str, level: fl
 
 
 def _pairs(
-    run: Run, comp: dict[str, Any], c1: CellCalc, c2: CellCalc, s: str, rng: np.random.Generator
+    run: Run,
+    comp: dict[str, Any],
+    c1: CellCalc,
+    c2: CellCalc,
+    s: str,
+    rng: np.random.Generator,
+    shared: st.DiffResult | None,
+    values: tuple[float, float],
 ) -> None:
+    """A pooled comparison; ``values``: the two cells' point values of ``s``."""
     r1, r2 = c1.rows, c2.rows
     k1, k2 = r1.keys(), r2.keys()
-    common = np.intersect1d(k1, k2)
-    i1, i2 = np.searchsorted(k1, common), np.searchsorted(k2, common)
-    x1, x2, y = r1.x[i1], r2.x[i2], r1.y[i1]
-    pairs = r1.pair[i1]
-    n = int(np.unique(pairs).size)
+    same = np.array_equal(k1, k2)
+    if same:  # the usual case (no missing scores): the cells' own arrays
+        x1, x2, y, pairs, n_rows = r1.x, r2.x, r1.y, r1.pair, k1.size
+    else:
+        common = np.intersect1d(k1, k2)
+        i1, i2 = np.searchsorted(k1, common), np.searchsorted(k2, common)
+        x1, x2, y, pairs, n_rows = r1.x[i1], r2.x[i2], r1.y[i1], r1.pair[i1], common.size
+    n = n_distinct(pairs, len(run.view.pair_ids))
     comp["n"] = n
     if n < 3 or st.undefined_reason(x1, y) or st.undefined_reason(x2, y):
         comp["note"] = "undefined on the pairs both metrics scored"
         return
-    comp["diff"] = st.statistic(s, x1, y) - st.statistic(s, x2, y)
+    # on the same rows the cells' point values are these differences' terms (bit-identical)
+    v1, v2 = values if same else (st.statistic(s, x1, y), st.statistic(s, x2, y))
+    comp["diff"] = v1 - v2
     groups = run.view.pair_item[pairs]
-    if run.W is not None:
-        if common.size == k1.size == k2.size and s in c1.samples and s in c2.samples:
+    note = run.proto.ci_skipped(s, n_rows)
+    if run.W is not None and note is not None:
+        comp["ci_note"] = note.replace("see fisher_ci", "see p_permutation")
+    elif run.W is not None:
+        if same and s in c1.samples and s in c2.samples:
             dd = c1.samples[s] - c2.samples[s]  # same rows: the stored resamples are paired
         else:
             Wr = run.W[:, groups]
             dd = st.weighted_statistic(s, x1, y, Wr) - st.weighted_statistic(s, x2, y, Wr)
         _bootstrap(comp, dd, run.proto.ci_level)
-    if run.proto.permutations > 0:
+    if shared is not None:
+        comp["p_permutation"] = jnum(shared.p_value)
+    elif run.proto.permutations > 0:
         pr = st.permutation_test_diff(
             x1, x2, y, statistic=s, groups=groups, n_perm=run.proto.permutations, rng=rng
         )
@@ -71,6 +89,39 @@ def _pairs(
         comp["p_williams"] = jnum(w.p_two_sided)
 
 
+def _shared_permutations(
+    run: Run,
+    metrics: Sequence[str],
+    cells: Mapping[tuple[str, str], tuple[dict[str, Any], CellCalc]],
+    d: str,
+    rng: np.random.Generator,
+) -> dict[tuple[str, str, str], st.DiffResult]:
+    """Permutation tests of every pair of metrics on dimension ``d`` with shared swaps
+    (:func:`~metajudge.metaeval.stats.shared_permutation_tests`) when every metric has the
+    same rows (the usual case: no missing scores); otherwise {} (each pair then draws its own)."""
+    ms = [m for m in metrics if (m, d) in cells]
+    if run.proto.permutations <= 0 or len(ms) < 2:
+        return {}
+    rows = [cells[(m, d)][1].rows for m in ms]
+    keys = rows[0].keys()
+    if not all(np.array_equal(r.keys(), keys) for r in rows[1:]):
+        return {}
+    pairs = list(itertools.combinations(range(len(ms)), 2))
+    problems = [(s, [r.x for r in rows], rows[0].y) for s in COMPARE_STATS]
+    res = st.shared_permutation_tests(
+        problems,
+        pairs,
+        groups=run.view.pair_item[rows[0].pair],
+        n_perm=run.proto.permutations,
+        rng=rng,
+    )
+    return {
+        (ms[i], ms[j], s): r
+        for s, per_pair in zip(COMPARE_STATS, res, strict=True)
+        for (i, j), r in zip(pairs, per_pair, strict=True)
+    }
+
+
 def compare_metrics(
     run: Run,
     metrics: Sequence[str],
@@ -79,7 +130,9 @@ def compare_metrics(
     """Every comparison of two metrics on one dimension and statistic, Holm-corrected."""
     out: list[dict[str, Any]] = []
     rng = np.random.default_rng([run.proto.seed, 3])
+    pooled = not (run.proto.grouped or run.pointwise)
     for d in run.view.dimensions:
+        shared = _shared_permutations(run, metrics, cells, d, rng) if pooled else {}
         for m1, m2 in itertools.combinations(metrics, 2):
             if (m1, d) not in cells or (m2, d) not in cells:
                 continue
@@ -94,12 +147,13 @@ def compare_metrics(
                     "metric_a": m1,
                     "metric_b": m2,
                 }
-                if run.proto.grouped or run.pointwise:
+                if pooled:
+                    values = (e1["value"], e2["value"])
+                    _pairs(run, comp, c1, c2, s, rng, shared.get((m1, m2, s)), values)
+                else:
                     comp["diff"] = e1["value"] - e2["value"]
                     comp["n"] = e1.get("n_groups")
                     _grouped(comp, c1, c2, s, run.proto.ci_level)
-                else:
-                    _pairs(run, comp, c1, c2, s, rng)
                 out.append(comp)
     holm_adjust(out)
     return out

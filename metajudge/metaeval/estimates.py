@@ -52,6 +52,20 @@ def _interval(samples: FArr | None, level: float) -> tuple[float, float]:
     return st.percentile_ci(samples, level)
 
 
+def pooled_rows(
+    statistic: str, x: FArr, y: FArr, row_items: IArr, *, min_n: int = 3
+) -> tuple[FArr, FArr, IArr, str | None]:
+    """The rows :func:`pooled` evaluates (both values finite), and why it is undefined."""
+    ok = np.isfinite(x) & np.isfinite(y)
+    if not ok.all():  # (no copies when every row is kept: the arrays of one run are shared)
+        x, y, row_items = x[ok], y[ok], row_items[ok]
+    g = row_items
+    reason = st.undefined_reason(x, y, min_n=min_n) if statistic in st.CORRELATIONS else None
+    if reason is None and x.size == 0:
+        reason = "no rows"
+    return x, y, g, reason
+
+
 def pooled(
     statistic: str,
     x: FArr,
@@ -63,12 +77,8 @@ def pooled(
     min_n: int = 3,
 ) -> Estimate:
     """``statistic(x, y)`` over the rows where both are finite, bootstrap over items."""
-    ok = np.isfinite(x) & np.isfinite(y)
-    x, y, g = x[ok], y[ok], row_items[ok]
-    n = int(ok.sum())
-    reason = st.undefined_reason(x, y, min_n=min_n) if statistic in st.CORRELATIONS else None
-    if reason is None and n == 0:
-        reason = "no rows"
+    x, y, g, reason = pooled_rows(statistic, x, y, row_items, min_n=min_n)
+    n = int(x.size)
     if reason is not None:
         return Estimate(math.nan, n=n, undefined=reason)
     smp = st.weighted_statistic(statistic, x, y, W_items[:, g]) if W_items is not None else None

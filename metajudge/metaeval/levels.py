@@ -191,7 +191,7 @@ def loo_reference(
 
     def at(s: str, x: FArr, c: st.HumanComparison) -> est.Estimate:
         r = c.rows
-        xv = x if s in st.CORRELATIONS else st.tie_decisions(x)
+        xv = _x_for(s, x)
         return level_estimate(s, xv, c.single, items[r], systems[r], n_items, W, level, unit_level)
 
     human = _comparisons_at(stat, comps, lambda c: c.ref, at, level)
@@ -199,6 +199,32 @@ def loo_reference(
     if metric is not None:
         matched = _comparisons_at(stat, comps, lambda c: metric[c.rows], at, level)
     return human, matched
+
+
+def _x_for(stat: str, x: FArr) -> FArr:
+    """x as ``stat`` reads it: the values for correlations, their tie-band decision otherwise."""
+    return x if stat in st.CORRELATIONS else st.tie_decisions(x)
+
+
+def prefetch_pooled(W: object, requests: Sequence[tuple[str, FArr, FArr, IArr]]) -> None:
+    """Evaluate the global-level bootstraps of ``requests`` ``(statistic, x, y, row items)``
+    together: one pass over the resamples for those that follow from per-item sums
+    (:func:`~metajudge.metaeval.stats.weighted_statistics`). The resamples remember the
+    values, so the estimates asked for next (:func:`loo_reference`, one statistic at a time)
+    find them computed; a no-op unless ``W`` is a
+    :class:`~metajudge.metaeval.stats.resample.Resamples`."""
+    from metajudge.metaeval.stats.resample import Resamples
+
+    if not isinstance(W, Resamples):
+        return
+    reqs, views, by_rows = [], [], {}
+    for s, x, y, items in requests:
+        xo, yo, g, reason = est.pooled_rows(s, _x_for(s, x), y, items)
+        if reason is None:
+            reqs.append((s, xo, yo))
+            views.append(by_rows.setdefault(id(g), (g, W[:, g]))[1])  # one view per row set
+    if reqs:
+        st.weighted_statistics(reqs, views)
 
 
 @dataclass
@@ -236,6 +262,9 @@ def human_reference(
             None, n_multi, {s: est.Estimate(math.nan, undefined=why) for s in statistics}
         )
     n_units = int(np.unique(np.concatenate([c.rows for c in comps])).size)
+    if unit_level == "global":
+        rows = [(c, items[c.rows]) for c in comps]
+        prefetch_pooled(W, [(s, c.ref, c.single, it) for c, it in rows for s in statistics])
     args = (labels, items, systems, n_items, W, level, unit_level)
     return HumanReference(
         method,

@@ -50,9 +50,12 @@ class Protocol:
     compare, n_perm, max_compare
         Metric-vs-metric tests; ``n_perm`` permutations (None: ``n_boot``); skipped with more than
         ``max_compare`` metrics.
-    statistics, min_pairs, kendall_ci_max_rows
-        Statistics computed; fewest scored pairs for a value; above this many rows Kendall's τ_b
-        gets its Fisher-z CI only.
+    statistics, min_pairs, kendall_ci_max_rows, spearman_ci_max_rows
+        Statistics computed; fewest scored pairs for a value; above ``kendall_ci_max_rows`` rows
+        Kendall's τ_b, above ``spearman_ci_max_rows`` Spearman's ρ gets its Fisher-z CI only,
+        in cells, the matched inter-human reference and comparisons alike (their bootstrap
+        ranks every resample anew: O(resamples × rows) for a metric with many distinct
+        values; :meth:`Protocol.ci_skipped` words the note shown with the value).
     missing
         What a missing metric score does: ``drop`` the pair (or response), impute the
         ``median`` difference (RAGChecker's ``meta_eval.py``), or ``error``. Default (None):
@@ -76,6 +79,7 @@ class Protocol:
     statistics: tuple[str, ...] = STATISTICS
     min_pairs: int = 3
     kendall_ci_max_rows: int = 5000
+    spearman_ci_max_rows: int = 200_000
     missing: str | None = None
 
     def __post_init__(self) -> None:
@@ -128,6 +132,18 @@ class Protocol:
     def permutations(self) -> int:
         """Permutations of the permutation test (``n_perm``, default ``n_boot``)."""
         return self.n_boot if self.n_perm is None else self.n_perm
+
+    def ci_skipped(self, statistic: str, n_rows: int) -> str | None:
+        """Why ``statistic`` on ``n_rows`` rows gets no bootstrap CI (None: it gets one).
+
+        >>> Protocol().ci_skipped("kendall", 6000)
+        'bootstrap CI skipped above 5000 rows (kendall_ci_max_rows); see fisher_ci'
+        """
+        limits = {"kendall": self.kendall_ci_max_rows, "spearman": self.spearman_ci_max_rows}
+        limit = limits.get(statistic)
+        if limit is None or n_rows <= limit:
+            return None
+        return f"bootstrap CI skipped above {limit} rows ({statistic}_ci_max_rows); see fisher_ci"
 
     def with_options(self, **changes: Any) -> Protocol:
         """A copy with some options changed (validated again)."""

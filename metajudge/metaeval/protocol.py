@@ -21,10 +21,16 @@ import numpy as np
 from metajudge.errors import InputError
 from metajudge.metaeval import stats as st
 from metajudge.metaeval.aligned import AlignedView, align_dataset, index_score_rows
-from metajudge.metaeval.cells import CellCalc, Run, evaluate_cell, jnum
+from metajudge.metaeval.cells import CellCalc, Run, evaluate_cell, jnum, run_deferred
 from metajudge.metaeval.compare import compare_metrics
 from metajudge.metaeval.external import collapse_families, metric_for_dimension
-from metajudge.metaeval.levels import LEVEL_NAMES, MISSING_CELLS, human_reference, loo_reference
+from metajudge.metaeval.levels import (
+    LEVEL_NAMES,
+    MISSING_CELLS,
+    human_reference,
+    loo_reference,
+    prefetch_pooled,
+)
 from metajudge.metaeval.options import AGGREGATIONS, COMPARE_STATS, Protocol
 from metajudge.metaeval.pointwise import (
     check_pointwise,
@@ -98,6 +104,11 @@ def _protocol_json(p: Protocol, view: AlignedView, compare_note: str | None) -> 
         "williams_n": "number of pairs (items) common to both metrics",
         "accuracy": "sign of the raw difference m(b)-m(a) with tie band epsilon vs sign of the human label",
         "holm": "across every comparison in this result, per test",
+        "permutation": "item swaps (fair coin flips) shared by every comparison of a dimension, "
+        "as the bootstrap resamples are; a pair whose metrics' rows differ draws its own",
+        "ci_row_limits": f"no bootstrap CI for Kendall's tau_b above {p.kendall_ci_max_rows} rows "
+        f"nor for Spearman's rho above {p.spearman_ci_max_rows} rows (cells, matched reference, "
+        "comparisons: ci_note on each); Fisher-z CI instead",
         "ceiling": _ceiling_definition(p, view),
     }
 
@@ -161,23 +172,55 @@ def _ceiling_one(run: Run, d: str) -> dict[str, Any]:
 
 
 def _pair_matched(run: Run, d: str) -> dict[str, Any]:
-    """Each metric's normalised d against each single annotator's pair label, averaged."""
+    """Each metric's normalised d against each single annotator's pair label, averaged.
+
+    Kendall's and Spearman's bootstrap CIs follow the cells' row limits
+    (:meth:`~metajudge.metaeval.options.Protocol.ci_skipped`, on the rows of one comparison).
+    """
     v, p = run.view, run.proto
     L = v.pair_labels[d]
     systems = np.zeros(len(v.pair_ids), dtype=np.int64)
+    comps, _ = st.leave_one_out(L, every_annotator=True)
+    n_rows = max((c.rows.size for c in comps), default=0)
+    xs = {
+        m: run.cache[c][1].values
+        for (m, dd), c in run.columns_of.items()
+        if dd == d and c is not None and c in run.cache and not run.cache[c][1].undefined
+    }
+    corr = [s for s in p.statistics if s in st.CORRELATIONS]
+    notes = {s: p.ci_skipped(s, n_rows) if run.W is not None else None for s in corr}
+    if run.W is not None and p.level == "global":
+        items = [_take(v.pair_item, c.rows) for c in comps]
+        human = [(s, c.ref, c.single, it) for c, it in zip(comps, items, strict=True) for s in corr]
+        prefetch_pooled(
+            run.W,
+            [
+                (s, _take(x, c.rows), c.single, it)
+                for x in xs.values()
+                for c, it in zip(comps, items, strict=True)
+                for s in corr
+                if notes[s] is None
+            ]
+            + [h for h in human if notes[h[0]] is None],
+        )
     out: dict[str, Any] = {}
-    for (m, dd), c in run.columns_of.items():
-        if dd != d or c is None or c not in run.cache or run.cache[c][1].undefined:
-            continue
-        x = run.cache[c][1].values
+    for m, x in xs.items():
         out[m] = {}
-        for s in (s for s in p.statistics if s in st.CORRELATIONS):
+        for s in corr:
+            W = None if notes[s] else run.W
             e = loo_reference(
-                s, L, v.pair_item, systems, v.n_items, run.W, p.ci_level, p.level, metric=x
+                s, L, v.pair_item, systems, v.n_items, W, p.ci_level, p.level, metric=x
             )[1]
             assert e is not None
             out[m][s] = {"value": jnum(e.value), "ci": e.ci, "undefined": e.undefined}
+            if notes[s]:
+                out[m][s]["ci_note"] = notes[s]
     return out
+
+
+def _take(a: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``a[rows]``, or ``a`` itself when ``rows`` (sorted, distinct) is every row: no copy."""
+    return a if rows.size == a.size else a[rows]
 
 
 def _ceiling(run: Run) -> list[dict[str, Any]]:
@@ -231,6 +274,8 @@ def _cells(
     entries: list[dict[str, Any]] = []
     calcs: dict[tuple[str, str], tuple[dict[str, Any], CellCalc]] = {}
     points: dict[str, np.ndarray] = {}
+    if isinstance(run.W, Resamples):
+        run.deferred = []  # every cell's bootstrap in as few passes as possible, below
     for m in metrics:
         cols = {d: metric_for_dimension(m, d, available) for d in run.view.dimensions}
         entry: dict[str, Any] = {
@@ -252,6 +297,7 @@ def _cells(
             if calc is not None:
                 calcs[(m, d)] = (cell, calc)
         entries.append(entry)
+    run_deferred(run)
     return cells, entries, calcs, points
 
 
@@ -295,7 +341,7 @@ def meta_evaluate(
             f"needs at least 3{hint}",
             field="pairs",
         )
-    columns, info = index_score_rows(scores_rows, view.keys)
+    columns, info = index_score_rows(scores_rows, view.key_index)
     available = sorted(columns)
     metrics = list(
         dict.fromkeys(metrics if metrics is not None else collapse_families(available, dims))

@@ -50,6 +50,7 @@ from metajudge.metaeval.aligned import AlignedView, align
 from metajudge.metaeval.levels import human_reference
 from metajudge.metaeval.options import Protocol
 from metajudge.metaeval.result import JsonResult
+from metajudge.metaeval.stats.resample import Resamples
 from metajudge.metaeval.verdict import verdict_line
 
 HumanProtocol = Literal["grouped", "pooled", "pairs"]
@@ -164,7 +165,7 @@ class _Ctx:
 
     data: SwapData
     proto: str
-    W: FArr
+    W: FArr | Resamples
     level: float
     eps: float
 
@@ -399,7 +400,7 @@ def backbone_swap(
             f"human protocol {proto!r} needs Likert data; {data.dataset} is pairwise (use 'pairs')"
         )
     v = data.view
-    ctx = _Ctx(data, proto, stats.bootstrap_weights(v.n_items, n_boot, rng), level, eps)
+    ctx = _Ctx(data, proto, Resamples.draw(v.n_items, n_boot, rng), level, eps)  # lazy, O(rows)
     bbs = data.backbones
     per_bb, human = {}, []
     for k, bb in enumerate(bbs):

@@ -291,7 +291,9 @@ def footer(res: MetaEvalResult) -> str:
     out.write(
         f"**Protocol.** {protocol_line(res)}. Accuracy: {p['accuracy']}. Fisher-z CIs use n = {p['fisher_n']}. "
         f"Metric comparisons: paired bootstrap, permutation test ({p['n_perm']} permutations), Williams test (n = {p['williams_n']}); Holm {p['holm']}. "
-        f"Inter-human ceiling: {p.get('ceiling', 'annotator vs annotator')}. "
+        + (f"Permutations: {p['permutation']}. " if p.get("permutation") else "")
+        + (f"CI row limits: {p['ci_row_limits']}. " if p.get("ci_row_limits") else "")
+        + f"Inter-human ceiling: {p.get('ceiling', 'annotator vs annotator')}. "
         f"Likert data: pairs are every two systems on the same input (label = difference of mean scores).\n\n"
     )
     out.write("**Metric signatures and missing scores.**\n\n")

@@ -38,6 +38,8 @@ import numpy as np
 
 from metajudge.metaeval import stats
 from metajudge.metaeval.agreement import cohen_kappa, decision_disagreement, flip_rate
+from metajudge.metaeval.stats.moments import resampled_row_sums
+from metajudge.metaeval.stats.resample import Resamples
 from metajudge.metaeval.swap import SwapData
 from metajudge.metaeval.verdict_stats import mcnemar
 
@@ -111,13 +113,13 @@ def _ci(ci: Any, fmt: str = ".3f") -> str:
     return "" if not ci else f"[{_n(ci[0], fmt)}, {_n(ci[1], fmt)}]"
 
 
-def _item_boot(values: np.ndarray, items: np.ndarray, W: np.ndarray) -> list[float]:
+def _item_boot(values: np.ndarray, items: np.ndarray, W: np.ndarray | Resamples) -> list[float]:
     """Percentile CI of the mean of per-response ``values`` under item bootstrap weights ``W``."""
     if values.size == 0:
         return [math.nan, math.nan]
-    Wr = W[:, items]
+    S = resampled_row_sums(W, items, np.stack([values, np.ones(values.size)], axis=1))
     with np.errstate(invalid="ignore", divide="ignore"):
-        reps = Wr @ values / Wr.sum(axis=1)
+        reps = S[:, 0] / S[:, 1]
     lo, hi = stats.percentile_ci(reps)
     return [lo, hi]
 
@@ -132,7 +134,7 @@ def score_change(
     diff = s[1] - s[0]
     ok = np.isfinite(diff)
     d, items = diff[ok], v.resp_item[ok]
-    W = stats.bootstrap_weights(v.n_items, n_boot, rng)
+    W = Resamples.draw(v.n_items, n_boot, rng)  # a block at a time; values as bootstrap_weights
     changed = (np.abs(d) > tolerance).astype(float)
     n = int(ok.sum())
     change = {

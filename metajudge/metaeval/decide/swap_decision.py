@@ -34,6 +34,8 @@ from metajudge.metaeval import estimates as est
 from metajudge.metaeval import stats
 from metajudge.metaeval.agreement import cohen_kappa, flip_rate
 from metajudge.metaeval.decide.noninferiority import DEFAULT_MARGIN, NonInferiority, non_inferiority
+from metajudge.metaeval.stats.moments import resampled_row_sums
+from metajudge.metaeval.stats.resample import Resamples
 from metajudge.metaeval.swap import SwapData
 
 ACC_POLICY = "human ties excluded; a judge tie counts as wrong"
@@ -49,7 +51,9 @@ def _clean(v: Any) -> Any:
     return v
 
 
-def agreement(data: SwapData, k: int, W: np.ndarray, level: float, eps: float) -> est.Estimate:
+def agreement(
+    data: SwapData, k: int, W: np.ndarray | Resamples, level: float, eps: float
+) -> est.Estimate:
     """Backbone ``k``'s agreement with humans under the dataset's protocol (module docstring)."""
     v = data.view
     if data.human_resp is not None:
@@ -59,25 +63,27 @@ def agreement(data: SwapData, k: int, W: np.ndarray, level: float, eps: float) -
     h = stats.tie_decisions(stats.annotator_mean(data.human_pair))
     m = np.isfinite(h) & (h != 0)
     correct = np.where(np.isfinite(dec), dec == h, False).astype(float)
-    Wp = W[:, v.pair_item[m]]
+    S = resampled_row_sums(W, v.pair_item[m], np.stack([correct[m], np.ones(int(m.sum()))], 1))
     with np.errstate(invalid="ignore", divide="ignore"):
-        smp = Wp @ correct[m] / Wp.sum(axis=1)
+        smp = S[:, 0] / S[:, 1]
     lo, hi = stats.percentile_ci(smp, level)
     val = float(correct[m].mean()) if m.any() else math.nan
     return est.Estimate(val, lo, hi, int(m.sum()), smp)
 
 
-def _system_means(values: np.ndarray, data: SwapData, W: np.ndarray) -> tuple[np.ndarray, ...]:
+def _system_means(
+    values: np.ndarray, data: SwapData, W: np.ndarray | Resamples
+) -> tuple[np.ndarray, ...]:
     """Per-system mean (point, and one row per resample) over the responses with a value."""
     v = data.view
     ok = np.isfinite(values)
     ind = np.zeros((values.size, v.n_systems))
     ind[np.arange(values.size), v.resp_system] = ok
-    Wr = W[:, v.resp_item]
     vals = np.where(ok, values, 0.0)
+    S = resampled_row_sums(W, v.resp_item, np.hstack([vals[:, None] * ind, ind]))
     with np.errstate(invalid="ignore", divide="ignore"):
         point = (vals @ ind) / ind.sum(axis=0)
-        smp = (Wr @ (vals[:, None] * ind)) / (Wr @ ind)
+        smp = S[:, : v.n_systems] / S[:, v.n_systems :]
     return point, smp
 
 
@@ -88,7 +94,13 @@ def _tau(a: np.ndarray, b: np.ndarray, A: np.ndarray, B: np.ndarray, level: floa
 
 
 def leaderboards(
-    data: SwapData, ix: int, iy: int, W: np.ndarray, *, level: float = 0.95, alpha: float = 0.05
+    data: SwapData,
+    ix: int,
+    iy: int,
+    W: np.ndarray | Resamples,
+    *,
+    level: float = 0.95,
+    alpha: float = 0.05,
 ) -> dict[str, Any]:
     """System leaderboards under X, Y and the humans, Kendall τ_b with CIs, swapped pairs."""
     if data.human_resp is None or data.view.n_systems < 3:
@@ -200,7 +212,7 @@ def decide_swap(
     """Can ``y`` replace ``x``? Non-inferiority, leaderboards, flips, κ, slices (module docstring)."""
     ix, iy = _index(data, x), _index(data, y)
     v = data.view
-    W = stats.bootstrap_weights(v.n_items, n_boot, rng)
+    W = Resamples.draw(v.n_items, n_boot, rng)  # a block at a time; values as bootstrap_weights
     level = 1 - alpha
     ax, ay = (agreement(data, k, W, level, eps) for k in (ix, iy))
     stat = "grouped pearson" if data.human_resp is not None else f"pair accuracy ({ACC_POLICY})"

@@ -8,6 +8,7 @@ function's docstring names the paper its formula comes from. Randomness always c
 - :mod:`.decisions` — the tie-band decision ``|d| <= ε → 0, else sign(d)``.
 - :mod:`.human` — the mean over annotators and the leave-one-annotator-out reference.
 - :mod:`.weighted` — the same statistics on weighted (bootstrap) resamples, vectorised.
+- :mod:`.moments` — those that follow from per-item sums, many in one pass over the resamples.
 - :mod:`.bootstrap` — resample counts, percentile CIs, grouped correlation, the bootstrap p-value.
 - :mod:`.significance` — paired bootstrap, permutation and Williams tests, Holm.
 - :mod:`.power` — sample sizes (Fisher z; one-sided margin tests).
@@ -64,10 +65,11 @@ from metajudge.metaeval.stats.significance import (
     holm,
     paired_bootstrap_diff,
     permutation_test_diff,
+    shared_permutation_tests,
     williams_test,
 )
 from metajudge.metaeval.stats.spa import soft_pairwise_accuracy
-from metajudge.metaeval.stats.weighted import weighted_statistic
+from metajudge.metaeval.stats.weighted import weighted_statistic, weighted_statistics
 
 MODULES = (
     "correlation",
@@ -119,6 +121,7 @@ __all__ = [
     "perm_tests",
     "permutation_test_diff",
     "rank_clusters",
+    "shared_permutation_tests",
     "soft_pairwise_accuracy",
     "spearman",
     "statistic",
@@ -128,5 +131,6 @@ __all__ = [
     "tie_decisions",
     "undefined_reason",
     "weighted_statistic",
+    "weighted_statistics",
     "williams_test",
 ]

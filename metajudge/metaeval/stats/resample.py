@@ -15,6 +15,7 @@ redraw them.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,6 +45,8 @@ class _Store:
     state: dict[str, Any]
     cache_bytes: int
     counts: np.ndarray | None = None
+    #: statistics already evaluated on these resamples, by statistic and data digest
+    memo: dict[tuple[str, ...], np.ndarray] = field(default_factory=dict)
 
     def generator(self) -> np.random.Generator:
         bg = self.bit_generator()
@@ -59,8 +62,18 @@ class _Store:
                 yield b0, self.counts[b0 : b0 + rows]
             return
         gen = self.generator()
+        sub = max(1, CHUNK_ELEMENTS // self.n_items)  # the draw's int64 temporaries stay small
+        small = np.uint16 if self.n_items < 1 << 16 else np.uint32  # a count is <= n_items
         for b0 in range(0, self.n_boot, rows):
-            yield b0, draw_counts(gen, self.n_items, min(rows, self.n_boot - b0))
+            r = min(rows, self.n_boot - b0)
+            if r <= sub:
+                yield b0, draw_counts(gen, self.n_items, r)
+                continue
+            parts = [
+                draw_counts(gen, self.n_items, min(sub, r - s0)).astype(small)
+                for s0 in range(0, r, sub)
+            ]
+            yield b0, np.concatenate(parts)
 
     def _fill(self) -> None:
         gen = self.generator()
@@ -137,6 +150,15 @@ class Resamples:
             block = counts if self.cols is None else counts[:, self.cols]
             yield b0, np.ascontiguousarray(block, dtype=float)
 
+    def row_items(self) -> np.ndarray:
+        """The item of each column (the column itself for the item matrix)."""
+        return np.arange(self.store.n_items) if self.cols is None else self.cols
+
+    def memo_key(self, name: str, *arrays: np.ndarray) -> tuple[str, ...]:
+        """A key of statistic ``name`` on ``arrays`` over these columns (content digests)."""
+        parts = [*arrays, self.row_items()]
+        return (name, *(_digest(a) for a in parts))
+
     def __iter__(self) -> Iterator[np.ndarray]:
         for _, block in self.chunks():
             yield from block
@@ -144,6 +166,11 @@ class Resamples:
     def dense(self) -> np.ndarray:
         """The whole float matrix (tests and small data only)."""
         return np.concatenate([b for _, b in self.chunks()], axis=0)
+
+
+def _digest(a: np.ndarray) -> str:
+    a = np.ascontiguousarray(a)
+    return f"{a.dtype.str}{a.shape}" + hashlib.blake2b(a.view(np.uint8), digest_size=16).hexdigest()
 
 
 def map_chunks(fn: Any, W: Any) -> np.ndarray:

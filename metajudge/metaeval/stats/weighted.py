@@ -10,8 +10,11 @@ obvious loop used to check it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
+from metajudge.metaeval.stats import moments
 from metajudge.metaeval.stats.correlation import STATISTICS
 from metajudge.metaeval.stats.resample import Resamples, map_chunks
 
@@ -59,16 +62,7 @@ def _wpearson(X: np.ndarray, Y: np.ndarray, W: np.ndarray) -> np.ndarray:
         sxy = _rowdot(WX, Y)
     else:
         sxy = _rowdot(WY, X)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        cov = sxy - sx * sy / N
-        vx = sxx - sx * sx / N
-        vy = syy - sy * sy / N
-        den = np.sqrt(vx * vy)
-        # relative tolerance: a variance that is pure rounding error means a constant resample
-        tol_x = 1e-12 * np.maximum(sxx, 1e-300)
-        tol_y = 1e-12 * np.maximum(syy, 1e-300)
-        r = np.where((vx > tol_x) & (vy > tol_y), cov / den, np.nan)
-    return np.clip(r, -1.0, 1.0)
+    return moments.r_from_moments(N, sx, sy, sxx, syy, sxy)
 
 
 def _pearson_rows(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
@@ -117,50 +111,51 @@ def _wkendall(x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
     per resample and C − D = ½·Σ T[c,g]·V[c,g] with cumulative sums — O(B·K·G). When both
     variables have many distinct values the sign matrix is used in column blocks, O(B·n²).
     """
-    n = x.size
-    B = W.shape[0]
-    N = W.sum(axis=1)
-    n0 = N * (N - 1) / 2
     ux, gx = np.unique(x, return_inverse=True)
     uy, gy = np.unique(y, return_inverse=True)
     if uy.size > ux.size:  # τ_b is symmetric: bin by the variable with fewer distinct values
         ux, gx, uy, gy = uy, gy, ux, gx
     K, G = uy.size, ux.size
+    if K > 64:
+        return _wkendall_pairs(x, y, gx, gy, W)
+    B = W.shape[0]
+    out = np.empty(B)
+    cell = gy * G + gx
+    order = np.argsort(cell, kind="mergesort")
+    sc = cell[order]
+    starts = np.flatnonzero(np.r_[True, sc[1:] != sc[:-1]])
+    cells_present = sc[starts]
+    chunk = max(1, min(B, 4_000_000 // max(K * G, 1)))
+    for b0 in range(0, B, chunk):
+        Wb = W[b0 : b0 + chunk][:, order]
+        T = np.zeros((Wb.shape[0], K * G))
+        T[:, cells_present] = np.add.reduceat(Wb, starts, axis=1)
+        out[b0 : b0 + chunk] = moments.kendall_from_table(T.reshape(Wb.shape[0], K, G))
+    return out
+
+
+def _wkendall_pairs(
+    x: np.ndarray, y: np.ndarray, gx: np.ndarray, gy: np.ndarray, W: np.ndarray
+) -> np.ndarray:
+    """:func:`_wkendall` when both variables have many distinct values: the sign matrix in
+    column blocks, O(B·n²)."""
+    n = x.size
+    B = W.shape[0]
+    N = W.sum(axis=1)
+    n0 = N * (N - 1) / 2
     s = np.zeros(B)
     n1 = np.zeros(B)
     n2 = np.zeros(B)
-    if K <= 64:
-        cell = gy * G + gx
-        order = np.argsort(cell, kind="mergesort")
-        sc = cell[order]
-        starts = np.flatnonzero(np.r_[True, sc[1:] != sc[:-1]])
-        cells_present = sc[starts]
-        chunk = max(1, min(B, 4_000_000 // max(K * G, 1)))
-        for b0 in range(0, B, chunk):
-            Wb = W[b0 : b0 + chunk][:, order]
-            T = np.zeros((Wb.shape[0], K * G))
-            T[:, cells_present] = np.add.reduceat(Wb, starts, axis=1)
-            T = T.reshape(Wb.shape[0], K, G)
-            cumx = np.cumsum(T, axis=2)
-            U = 2 * (cumx - T) - cumx[:, :, -1:] + T  # below_x - above_x per class and x value
-            cU = np.cumsum(U, axis=1)
-            V = 2 * (cU - U) - cU[:, -1:, :] + U  # sum over lower classes - sum over higher classes
-            s[b0 : b0 + chunk] = (T * V).sum(axis=(1, 2))
-            cx = T.sum(axis=1)
-            cy = T.sum(axis=2)
-            n1[b0 : b0 + chunk] = (cx * (cx - 1) / 2).sum(axis=1)
-            n2[b0 : b0 + chunk] = (cy * (cy - 1) / 2).sum(axis=1)
-    else:
-        for grp, out in ((gx, n1), (gy, n2)):
-            onehot = np.zeros((n, int(grp.max()) + 1))
-            onehot[np.arange(n), grp] = 1.0
-            C = np.einsum("ij,jk->ik", W, onehot)
-            out[:] = (C * (C - 1) / 2).sum(axis=1)
-        block = max(1, min(n, 4_000_000 // max(n, 1)))
-        for j0 in range(0, n, block):
-            j1 = min(n, j0 + block)
-            S = np.sign(x[:, None] - x[None, j0:j1]) * np.sign(y[:, None] - y[None, j0:j1])
-            s += ((W @ S) * W[:, j0:j1]).sum(axis=1)
+    for grp, out in ((gx, n1), (gy, n2)):
+        onehot = np.zeros((n, int(grp.max()) + 1))
+        onehot[np.arange(n), grp] = 1.0
+        C = np.einsum("ij,jk->ik", W, onehot)
+        out[:] = (C * (C - 1) / 2).sum(axis=1)
+    block = max(1, min(n, 4_000_000 // max(n, 1)))
+    for j0 in range(0, n, block):
+        j1 = min(n, j0 + block)
+        S = np.sign(x[:, None] - x[None, j0:j1]) * np.sign(y[:, None] - y[None, j0:j1])
+        s += ((W @ S) * W[:, j0:j1]).sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         den = np.sqrt((n0 - n1) * (n0 - n2))
         t = np.where(den > 0, (s / 2) / den, np.nan)
@@ -202,10 +197,43 @@ def weighted_statistic(
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     if isinstance(W, Resamples):
-        return map_chunks(lambda Wb: _weighted(name, x, y, Wb), W)
+        return weighted_statistics([(name, x, y)], W)[0]
     # row-major: each row's sums then run over that row alone (pairwise summation), so a block of
     # resamples gives the same bits as the whole matrix, whatever the caller's memory layout
     return _weighted(name, x, y, np.ascontiguousarray(np.atleast_2d(W), dtype=float))
+
+
+def weighted_statistics(
+    requests: Sequence[tuple[str, np.ndarray, np.ndarray]],
+    W: np.ndarray | Resamples | Sequence[Resamples],
+) -> list[np.ndarray]:
+    """:func:`weighted_statistic` of every request ``(name, x, y)`` on the same resamples.
+
+    ``W``: the weights of every request, or one column view of the same
+    :class:`~metajudge.metaeval.stats.resample.Resamples` per request. Statistics that follow
+    from per-item sums (:mod:`metajudge.metaeval.stats.moments`) are evaluated together in one
+    pass over the resamples; the others a block of resamples at a time. Each value is
+    remembered with the resamples (keyed by statistic and the digests of x, y and the rows'
+    items), so a statistic asked for again on the same data — the inter-human reference beside
+    every metric, a comparison on a cell's rows — is not recomputed.
+    """
+    if isinstance(W, np.ndarray):
+        return [weighted_statistic(n, x, y, W) for n, x, y in requests]
+    views = [W] * len(requests) if isinstance(W, Resamples) else list(W)
+    if not views:
+        return []
+    reqs = [(n, np.asarray(x, dtype=float), np.asarray(y, dtype=float)) for n, x, y in requests]
+    store = views[0].store
+    keys = [v.memo_key(n, x, y) for (n, x, y), v in zip(reqs, views, strict=True)]
+    first = {k: i for i, k in reversed(list(enumerate(keys)))}
+    todo = [i for k, i in first.items() if k not in store.memo]
+    fast = moments.evaluate([reqs[i] for i in todo], [views[i].row_items() for i in todo], store)
+    for i, v in zip(todo, fast, strict=True):
+        if v is None:
+            n, x, y = reqs[i]
+            v = map_chunks(lambda Wb, n=n, x=x, y=y: _weighted(n, x, y, Wb), views[i])
+        store.memo[keys[i]] = v
+    return [store.memo[k].copy() for k in keys]
 
 
 def _weighted(name: str, x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
