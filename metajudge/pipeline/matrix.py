@@ -315,8 +315,9 @@ def _stored_cell(cell: Cell, obj: Mapping[str, Any], path: Path) -> Cell:
     cell.backbone, cell.date, cell.signature = obj["backbone"], obj["date"], obj["signature"]
     # wall time of the run that called the model (unknown when its calls were made elsewhere)
     cell.wall_s = obj["measured"].get("wall_s") if obj.get("measured") else obj["wall_s"]
-    cell.calls = led["calls"]
-    cell.tokens = led["prompt_tokens"] + led["completion_tokens"]
+    more = led.get("from_cache") or {}  # answers of this cell computed by an earlier run
+    cell.calls = led["calls"] + more.get("calls", 0)
+    cell.tokens = sum(led[k] + more.get(k, 0) for k in ("prompt_tokens", "completion_tokens"))
     cell.protocol = f"{proto['correlate']}|{proto['level']}"
     cell.file = str(path)
     return cell

@@ -332,11 +332,19 @@ def measured_cost(cell: dict[str, Any], path: Path) -> dict[str, Any] | None:
             "model_s",
             "start_s",
         )
-        return {
+        out = {
             **{k: led.get(k, 0) for k in keys},
             "wall_s": led.get("wall_s"),
             "date": cell["date"],
         }
+        cc = led.get("cached_cost") or {}
+        if led.get("cached"):  # part of the cell was computed earlier: its cost, counted apart
+            out["from_cache"] = {
+                "calls": led["cached"],
+                "prompt_tokens": int(cc.get("cached_prompt_tokens", 0)),
+                "completion_tokens": int(cc.get("cached_completion_tokens", 0)),
+            }
+        return out
     if path.is_file():
         from metajudge.io import read_json
 
