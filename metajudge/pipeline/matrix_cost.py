@@ -23,9 +23,12 @@ estimate = items × calls per item × tokens per call, and a wall time from a th
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -181,6 +184,20 @@ def processed_tokens(ids: Sequence[Sequence[int]], replicas: int) -> int:
     return total
 
 
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """File descriptor 2 to /dev/null for a block (C libraries write there directly)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def prompt_token_ids(backbone: str, requests: Sequence[Any]) -> list[list[int]] | None:
     """Prompt token ids of each request under the backbone's own tokenizer (embedded GGUF
     backbones: the vocabulary only, no weights, and its chat template); ``None`` when the
@@ -196,9 +213,10 @@ def prompt_token_ids(backbone: str, requests: Sequence[Any]) -> list[list[int]] 
 
         from metajudge.backends.models import resolve_gguf
 
-        vocab = llama_cpp.Llama(
-            model_path=str(resolve_gguf(cfg.gguf)), vocab_only=True, verbose=False
-        )
+        with _quiet_stderr():  # llama.cpp's C side warns about the context of a vocab-only load
+            vocab = llama_cpp.Llama(
+                model_path=str(resolve_gguf(cfg.gguf)), vocab_only=True, verbose=False
+            )
     except (ImportError, OSError, ValueError, RuntimeError, MetajudgeError):
         return None  # no local tokenizer: the caller falls back to a chars/token ratio
     fmt = None
