@@ -46,6 +46,26 @@ def test_every_applicable_cell_has_a_stored_result_or_a_reason(matrix: Matrix) -
         if c.applies and not c.stored and c.status.endswith("no stored result and no reason given")
     ]
     assert not empty, f"applicable cells with neither a stored result nor a reason: {empty}"
+    # a reason says why the cell is not run, not that it waits for a run
+    queued = [f"{c.metric} × {c.dataset}" for c in matrix.cells if "queued" in c.status]
+    assert not queued, f"cells still marked queued: {queued}"
+
+
+def test_the_issues_headline_cells_are_stored(matrix: Matrix) -> None:
+    """Answer equivalence on RAGChecker's pairs vs the correctness labels, all four SummEval
+    G-Eval dimensions, the pairwise judge on the four preference benchmarks."""
+    want = [("answer_equivalence", "ragchecker_meta_eval")]
+    want += [(f"geval_{d}", "summeval_ppairs") for d in ("coherence", "consistency")]
+    want += [(f"geval_{d}", "summeval_ppairs") for d in ("fluency", "relevance")]
+    want += [("pairwise_judge", d) for d in ("pandalm_testset", "autoj_pairwise_test")]
+    want += [("pairwise_judge", d) for d in ("llmbar", "judgebench")]
+    for metric, ds in want:
+        c = matrix.cell(metric, ds)
+        assert c.stored and c.value is not None and c.ci is not None, c
+        assert c.backbone and c.calls and c.tokens, c  # the cost of the run that computed it
+    eq = matrix.cell("answer_equivalence", "ragchecker_meta_eval")
+    assert (eq.dimension, eq.statistic, eq.n) == ("correctness", "pearson", 280)
+    assert matrix.cell("geval_coherence", "summeval_ppairs").published == 0.582
 
 
 def test_applicability_reasons(matrix: Matrix) -> None:
