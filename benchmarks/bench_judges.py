@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     cache = args.cache_dir or tempfile.mkdtemp(prefix="mj-bench-judges-")
     os.environ["METAJUDGE_CACHE_DIR"] = cache
 
-    from metajudge.metrics.judges.experiments import run_mtraig_perturb
+    from metajudge.runs.judge_experiments import run_mtraig_perturb
 
     cold = not (Path(cache) / "llm-cache.sqlite").exists()
     runs = []

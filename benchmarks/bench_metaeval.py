@@ -75,10 +75,10 @@ def _synthetic_rows(view) -> list[dict]:  # type: ignore[no-untyped-def]
 
 
 def _data():  # type: ignore[no-untyped-def]
+    from metajudge.analyses.metric_vs_human.aligned import align_dataset
     from metajudge.data.registry import load_dataset
-    from metajudge.metaeval.aligned import align_dataset
-    from metajudge.metaeval.shipped import shipped_scores
-    from metajudge.metrics.scoring import score_dataset
+    from metajudge.scores.scoring import score_dataset
+    from metajudge.scores.shipped import shipped_scores
 
     ds = load_dataset("ragchecker_meta_eval")
     dims = list(ds.card.dimensions)
@@ -91,9 +91,9 @@ def _data():  # type: ignore[no-untyped-def]
 
 def _cells(view, rows, metrics, dims) -> list:  # type: ignore[no-untyped-def]
     """The correlation rows of each cell as the protocol builds them (minmax, per annotator)."""
-    from metajudge.metaeval.cells import make_rows
-    from metajudge.metaeval.external import metric_for_dimension
-    from metajudge.metaeval.normalize import minmax
+    from metajudge.analyses.metric_vs_human.cells import make_rows
+    from metajudge.analyses.metric_vs_human.normalize import minmax
+    from metajudge.scores.upstream import metric_for_dimension
 
     by: dict = {}
     for r in rows:
@@ -108,7 +108,7 @@ def _cells(view, rows, metrics, dims) -> list:  # type: ignore[no-untyped-def]
 
 
 def _bench_vectorised(view, cells, B: int) -> float:  # type: ignore[no-untyped-def]
-    from metajudge.metaeval import stats as st
+    from metajudge import stats as st
 
     def vectorised(stats: tuple[str, ...]) -> None:
         W_items = st.bootstrap_weights(view.n_items, B, np.random.default_rng(0))
@@ -132,7 +132,7 @@ def _bench_vectorised(view, cells, B: int) -> float:  # type: ignore[no-untyped-
 
 def _bench_slow(cells, B: int, k: int, t_ps: float) -> None:  # type: ignore[no-untyped-def]
     """The slow reference loop on a few cells (same draws), extrapolated; and its agreement."""
-    from metajudge.metaeval import stats as st
+    from metajudge import stats as st
 
     k = max(1, min(k, len(cells)))
     t0 = time.perf_counter()
@@ -157,7 +157,7 @@ def _bench_slow(cells, B: int, k: int, t_ps: float) -> None:  # type: ignore[no-
 
 
 def _bench_engine(ds, rows, metrics, dims, B: int) -> None:  # type: ignore[no-untyped-def]
-    from metajudge.metaeval.protocol import meta_evaluate
+    from metajudge.analyses.metric_vs_human.evaluate import meta_evaluate
 
     t0, c0 = time.perf_counter(), time.process_time()
     res = meta_evaluate(ds, rows, metrics=metrics, n_boot=B, seed=0)

@@ -20,10 +20,10 @@ import numpy as np
 
 def main() -> None:
     warnings.simplefilter("ignore")  # nlpstats' scipy warns on constant inputs of some inputs
+    from metajudge.analyses.metric_vs_human.matrices import score_matrices
     from metajudge.data.registry import load_dataset
-    from metajudge.metaeval.matrices import score_matrices
-    from metajudge.metaeval.shipped import shipped_scores
-    from metajudge.metaeval.stats import resampling_tests as rt
+    from metajudge.scores.shipped import shipped_scores
+    from metajudge.stats import resampling_tests as rt
 
     ds = load_dataset("lftqa_eval")
     sm = score_matrices(ds.records, shipped_scores(ds), "faithfulness")

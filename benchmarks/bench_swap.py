@@ -13,7 +13,7 @@ from pathlib import Path
 import krippendorff
 import numpy as np
 
-from metajudge.metaeval.agreement import krippendorff_alpha
+from metajudge.stats.agreement import krippendorff_alpha
 
 
 def _best(fn, reps: int = 3) -> float:  # type: ignore[no-untyped-def]
@@ -56,7 +56,7 @@ def bench_swap() -> None:
     if not Path(data, "lftqa_eval").is_dir():
         print("swap: LFTQA-Eval data folder absent, skipped (set METAJUDGE_DATA_DIR)")
         return
-    from metajudge.pipeline.swap import run_backbone_swap
+    from metajudge.runs.backbone_swap import run_backbone_swap
 
     bbs = ["gpt-4o", "gpt-4o-mini", "Meta-Llama-3.1-70B-Instruct-Turbo"]
     for n_boot in (200, 1000):
@@ -72,7 +72,7 @@ def bench_swap() -> None:
 
 
 def bench_bootstrap_vs_loop() -> None:
-    from metajudge.metaeval import stats
+    from metajudge import stats
 
     rng = np.random.default_rng(0)
     n, groups = 3000, np.repeat(np.arange(300), 10)

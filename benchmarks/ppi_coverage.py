@@ -14,9 +14,9 @@ import sys
 
 import numpy as np
 
-from metajudge.metaeval import stats
-from metajudge.metaeval.decide.ppi import coverage_simulation
-from metajudge.pipeline.swap import load_swap_data
+from metajudge import stats
+from metajudge.runs.backbone_swap import load_swap_data
+from metajudge.stats.ppi import coverage_simulation
 
 
 def lftqa_judge_and_human(backbone: str = "gpt-4o") -> tuple[np.ndarray, np.ndarray]:

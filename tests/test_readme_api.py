@@ -36,7 +36,7 @@ def test_public_api_is_lazy() -> None:
 
     code = (
         "import sys, metajudge as mj; heavy = [m for m in ('numpy', 'pandas', 'scipy', "
-        "'metajudge.metaeval', 'metajudge.pipeline') if m in sys.modules]; "
+        "'metajudge.analyses', 'metajudge.runs') if m in sys.modules]; "
         "print(heavy, callable(mj.meta_evaluate), 'numpy' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -139,6 +139,6 @@ def test_the_checker_sees_cycles_and_long_functions(tmp_path: Path) -> None:
 
 def test_metaeval_and_reports_do_not_import_each_other() -> None:
     g = package_graph()
-    assert "metajudge.reports" not in g["metajudge.metaeval"]
-    assert "metajudge.pipeline" not in g["metajudge.metaeval"]
-    assert "metajudge.pipeline" not in g["metajudge.reports"]
+    assert "metajudge.reports" not in g["metajudge.analyses"]
+    assert "metajudge.runs" not in g["metajudge.analyses"]
+    assert "metajudge.runs" not in g["metajudge.reports"]

@@ -36,7 +36,7 @@ _LAZY: dict[str, str] = {
     "MudaQuestion": "metajudge.data.benchmarks",
     "MTRaigItem": "metajudge.data.benchmarks",
     # external (non-human) scores shipped with some datasets
-    "load_external_verdicts": "metajudge.data.external",
+    "load_external_verdicts": "metajudge.scores.dataset_verdicts",
     # formats
     "PairwiseRecord": "metajudge.data.formats",
     "LikertRecord": "metajudge.data.formats",

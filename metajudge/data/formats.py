@@ -254,7 +254,7 @@ class DatasetCard:
     direction: str  # how to read a label, e.g. "positive = b better"
     notes: str = ""  # how ambiguous upstream labels were read
     # per-response score columns the dataset ships: [{"loader": NAME, "file": ..., ...}], read by
-    # the loader table of metajudge.metaeval.shipped (owned by the meta-evaluation)
+    # the loader table of metajudge.scores.shipped (owned by the meta-evaluation)
     shipped_scores: tuple[Mapping[str, Any], ...] = ()
     # per-dimension scales where dimensions differ (e.g. JUDGE-BENCH files with several label lists)
     dimension_scales: Mapping[str, Scale] = field(default_factory=dict)

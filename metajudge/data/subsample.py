@@ -1,7 +1,7 @@
 """The one rule for a seeded random subset of a dataset's labelled items.
 
-Used by ``metajudge demo`` (:func:`metajudge.pipeline.demo.draw_subset`) and by
-``metajudge matrix run --limit N`` (:mod:`metajudge.pipeline.matrix_run`). The unit drawn is the
+Used by ``metajudge demo`` (:func:`metajudge.runs.demo.draw_subset`) and by
+``metajudge matrix run --limit N`` (:mod:`metajudge.runs.matrix.run`). The unit drawn is the
 *item*, the record ``id``: a pair for pairwise data, an input (a document with all of its
 responses) for Likert data, so that a per-input protocol (G-Eval's summary level) sees every
 response of each input drawn. Items are drawn uniformly without replacement by

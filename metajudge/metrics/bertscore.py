@@ -27,7 +27,7 @@ What we do on top of bert-score, all pinned in the signature:
   ``"response"``, ``"reference"`` or ``"both"`` — without calling the model (``empty:0`` in the
   signature);
 - ``idf=True`` computes idf weights from the references of each ``score_batch`` call
-  (``batch_dependent`` is then True and :func:`metajudge.metrics.scoring.score_dataset` passes the
+  (``batch_dependent`` is then True and :func:`metajudge.scores.scoring.score_dataset` passes the
   whole dataset in one call).
 """
 

@@ -81,7 +81,7 @@ def expand_metrics(names: Sequence[str]) -> list[str]:
 def family_row(name: str) -> str:
     """The table row a metric's scores take: a family whose members are ``<row>_<dimension>``
     gives ``<row>`` (``geval_summeval`` → ``geval``, read per dimension from ``geval_coherence``
-    …, see :func:`metajudge.metaeval.external.metric_for_dimension`); anything else is itself.
+    …, see :func:`metajudge.scores.upstream.metric_for_dimension`); anything else is itself.
 
     >>> family_row("geval_summeval"), family_row("geval"), family_row("bleu"), family_row("x.y")
     ('geval', 'geval', 'bleu', 'x.y')
@@ -206,7 +206,7 @@ register("mudabench_process", _J + "mudabench_judge:FactCoverageJudge", judge=Tr
 # Applicability: what each metric needs of a dataset (read by `metajudge matrix`).
 
 #: The requirement vocabulary: what a dataset must carry for a metric to apply. The matrix checks
-#: each against the records (:mod:`metajudge.pipeline.matrix`) and names the first one missing.
+#: each against the records (:mod:`metajudge.runs.matrix.table`) and names the first one missing.
 REQUIREMENTS: dict[str, str] = {
     "response": "response texts",
     "reference": "reference answers (input.reference)",

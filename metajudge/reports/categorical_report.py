@@ -1,4 +1,4 @@
-"""Tables of a categorical meta-evaluation (:mod:`metajudge.metaeval.categorical_eval`).
+"""Tables of a categorical meta-evaluation (:mod:`metajudge.analyses.metric_vs_human.categorical`).
 
 Every function takes the result's JSON form (``CategoricalResult.to_json()``, what
 ``result.json`` holds), so ``metajudge report DIR`` re-renders a run folder without recomputing.

@@ -20,7 +20,7 @@ def _ci(ci: Any) -> str:
 
 
 def swap_markdown(j: Mapping[str, Any]) -> str:
-    """Markdown of a :class:`~metajudge.metaeval.decide.swap_decision.SwapDecision` JSON."""
+    """Markdown of a :class:`~metajudge.analyses.decide.swap_decision.SwapDecision` JSON."""
     ni, proto = j["non_inferiority"], j["protocol"]
     out = [
         f"# Decision: can {ni['y']} replace {ni['x']}? ({j['dataset']})",
@@ -93,7 +93,7 @@ def swap_markdown(j: Mapping[str, Any]) -> str:
 
 
 def verdicts_markdown(j: Mapping[str, Any]) -> str:
-    """Markdown of a :class:`~metajudge.metaeval.decide.verdict_decision.VerdictDecision` JSON."""
+    """Markdown of a :class:`~metajudge.analyses.decide.verdict_decision.VerdictDecision` JSON."""
     out = [f"# Decision: which released judge? ({j['protocol']})", ""]
     ni = j["against_best"]
     out.append(f"**Best: {j['best']}.** " + " ".join(n.get("sentence", "") for n in ni))
@@ -179,7 +179,7 @@ def plot_decision(j: Mapping[str, Any], path: str | Path) -> Path:
 
 
 def drift_markdown(j: Mapping[str, Any], sentence: str) -> str:
-    """Markdown of a :class:`~metajudge.metaeval.decide.drift.DriftResult` JSON: verdict first."""
+    """Markdown of a :class:`~metajudge.analyses.decide.drift.DriftResult` JSON: verdict first."""
     c, s, mc = j.get("change") or {}, j["shift"], j["mcnemar"]
     g = j["gate"]
     out = [f"# Drift: {j['after']} vs {j['before']}", "", f"**{sentence}**", ""]
@@ -208,7 +208,7 @@ def drift_markdown(j: Mapping[str, Any], sentence: str) -> str:
         "",
         (
             f"Gate rule {j.get('rule')}: fail when any threshold is crossed "
-            "(metajudge/metaeval/decide/drift.py)."
+            "(metajudge/analyses/decide/drift.py)."
         ),
         "",
         (

@@ -1,6 +1,6 @@
 """The ``make demo`` report (Markdown): the metric table on all RAGChecker pairs, the LLM judges
 on a seeded subset, the backbone swap, the ledger. Renders a
-:class:`~metajudge.pipeline.demo.DemoResult`; nothing is recomputed."""
+:class:`~metajudge.runs.demo.DemoResult`; nothing is recomputed."""
 
 from __future__ import annotations
 
@@ -118,7 +118,7 @@ def judge_text(result: Any) -> list[str]:
 def _lexical_section(lexical_run: str | Path | None) -> list[str]:
     if lexical_run is None:
         return []
-    from metajudge.metaeval.result import MetaEvalResult
+    from metajudge.analyses.metric_vs_human.result import MetaEvalResult
     from metajudge.reports import tables
     from metajudge.reports.render import RESULT_FILE
 
@@ -189,7 +189,7 @@ HTML_LINKS = (
 
 
 def _judge_table(result: Any) -> dict[str, Any]:
-    from metajudge.reports.html import est
+    from metajudge.reports.html_page import est
 
     rows = []
     for run in result.runs:
@@ -213,7 +213,7 @@ def _judge_table(result: Any) -> dict[str, Any]:
 
 
 def _swap_tables(swap: Mapping[str, Any]) -> list[dict[str, Any]]:
-    from metajudge.reports.html import est, swap_overview
+    from metajudge.reports.html_page import est, swap_overview
 
     if not swap.get("pairs"):
         return []
@@ -245,7 +245,7 @@ def _lexical_html(lexical_run: str | Path | None, out: Path) -> tuple[list[Any],
     """The lexical run's main table and the link to its page (relative to ``out``)."""
     import os
 
-    from metajudge.reports.html import meta_overview
+    from metajudge.reports.html_page import meta_overview
     from metajudge.reports.render import RESULT_FILE
 
     if lexical_run is None or not (Path(lexical_run) / RESULT_FILE).is_file():
@@ -260,9 +260,9 @@ def _lexical_html(lexical_run: str | Path | None, out: Path) -> tuple[list[Any],
 
 
 def demo_payload(result: Any, out: Path, *, lexical_run: str | Path | None = None) -> dict:
-    """The page payload (see :mod:`metajudge.reports.html`): metric table, judges, swap,
+    """The page payload (see :mod:`metajudge.reports.html_page`): metric table, judges, swap,
     caution and links to the section pages; no per-item data (the section pages hold it)."""
-    from metajudge.reports.html import weak_judge_warnings
+    from metajudge.reports.html_page import weak_judge_warnings
 
     tables, links = _lexical_html(lexical_run, out)
     tables += [_judge_table(result), *_swap_tables(result.swap)]
@@ -298,6 +298,6 @@ def demo_payload(result: Any, out: Path, *, lexical_run: str | Path | None = Non
 
 def write_demo_html(result: Any, out: str | Path, *, lexical_run: str | Path | None = None) -> Path:
     """``<out>/report.html``: the demo's one page (:func:`demo_payload`)."""
-    from metajudge.reports.html import write_page
+    from metajudge.reports.html_page import write_page
 
     return write_page(out, demo_payload(result, Path(out), lexical_run=lexical_run))

@@ -3,7 +3,7 @@
 The page's ``?selftest=1`` mode (``static/report.js``) sorts the first table, opens the first
 item of the disagreement browser (and of the backbone flips) and writes the results, the
 console errors and the load time into ``<pre id="selftest">``; ``chromium --dump-dom`` returns
-that DOM. Used by ``tests/test_reports_html.py`` and ``benchmarks/bench_html.py``.
+that DOM. Used by ``tests/reports/test_html.py`` and ``benchmarks/bench_html.py``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The overview of a backbone decision's ``report.html`` (``metajudge decide swap --out DIR``).
 
 Renders ``decision.json`` (written by :mod:`metajudge.reports.decision_report`) as the payload
-of :mod:`metajudge.reports.html`: the verdict, the agreement with humans per backbone, the
+of :mod:`metajudge.reports.html_page`: the verdict, the agreement with humans per backbone, the
 non-inferiority test, the system leaderboard under both backbones and the per-slice agreement.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from metajudge.reports.html import _r, est, weak_judge_warnings
+from metajudge.reports.html_page import _r, est, weak_judge_warnings
 
 
 def _ni_table(ni: Mapping[str, Any]) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from metajudge.metaeval.result import MetaEvalResult
+from metajudge.analyses.metric_vs_human.result import MetaEvalResult
 from metajudge.reports.tables import STAT_LABEL, _cell_text, table_rows
 
 _TEX_ESC = {

@@ -1,4 +1,4 @@
-"""Rendering of the metric × dataset matrix (:class:`metajudge.pipeline.matrix.Matrix`):
+"""Rendering of the metric × dataset matrix (:class:`metajudge.runs.matrix.table.Matrix`):
 Markdown (a grid of statuses, the applicable cells with their results, the reasons of the
 others, the dataset columns) and CSV (one row per cell)."""
 
@@ -130,7 +130,7 @@ def matrix_markdown(m: Any) -> str:
 
 
 def matrix_csv(m: Any) -> str:
-    """One CSV row per cell (every field of :class:`~metajudge.pipeline.matrix.Cell`)."""
+    """One CSV row per cell (every field of :class:`~metajudge.runs.matrix.table.Cell`)."""
     buf = io.StringIO()
     names = [f.name for f in fields(type(m.cells[0]))] if m.cells else []
     w = csv.DictWriter(buf, fieldnames=names, lineterminator="\n")

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from metajudge.analyses.metric_vs_human.result import MetaEvalResult
 from metajudge.io import atomic_write
-from metajudge.metaeval.result import MetaEvalResult
 
 
 def _plt() -> Any:

@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from metajudge.analyses.metric_vs_human.result import MetaEvalResult
 from metajudge.io import atomic_write
-from metajudge.metaeval.result import MetaEvalResult
 from metajudge.reports import tables
 from metajudge.reports.published import attach_published
 

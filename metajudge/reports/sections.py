@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from metajudge.metaeval.result import MetaEvalResult
+from metajudge.analyses.metric_vs_human.result import MetaEvalResult
 
 
 def _x100(v: float | None) -> str:

@@ -1,7 +1,7 @@
 """Backbone-swap and judge-diagnostics reports: Markdown, JSON and plots.
 
 Every table names its protocol (the ``protocol.name`` string of
-:func:`metajudge.metaeval.swap.backbone_swap`) and every backbone's metric signature.
+:func:`metajudge.analyses.backbone_swap.backbone_swap`) and every backbone's metric signature.
 Plots (matplotlib, Agg backend, imported inside the functions):
 
 - ``agreement_heatmap.png`` — backbone × backbone Pearson of item scores;
@@ -177,7 +177,7 @@ def _md_runs(res: Mapping[str, Any]) -> list[str]:
 
 
 def diagnostics_markdown(diag: Mapping[str, Any], *, heading: str = "# Judge diagnostics") -> str:
-    """Per-backbone bias/variance/cost table (from :mod:`metajudge.metaeval.biases`)."""
+    """Per-backbone bias/variance/cost table (from :mod:`metajudge.analyses.judge_biases`)."""
     lines = [heading, ""]
     if diag.get("protocol"):
         lines += [f"Protocol: `{diag['protocol']}`", ""]

@@ -18,7 +18,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from metajudge.metaeval.result import MetaEvalResult
+from metajudge.analyses.metric_vs_human.result import MetaEvalResult
 from metajudge.reports.sections import (
     _md_intro,
     _md_missing,

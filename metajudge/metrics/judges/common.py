@@ -24,9 +24,9 @@ from metajudge.metrics.judges.engine import (
     backbone_identity,
     resolve_backbone,
 )
-from metajudge.metrics.judges.parsers import PARSER_VERSION
+from metajudge.metrics.judges.parsers.ratings import PARSER_VERSION
 from metajudge.metrics.judges.prompts import VARIANTS, PromptTemplate, load_prompt
-from metajudge.metrics.judges.tables import (
+from metajudge.metrics.judges.table_text import (
     SerializedTables,
     serialize_schemas,
     serialize_tables,

@@ -8,7 +8,7 @@ from typing import Any
 
 from metajudge.errors import InputError
 from metajudge.metrics.judges.common import JudgeMetric
-from metajudge.metrics.judges.parsers import dedupe_items, parse_items
+from metajudge.metrics.judges.parsers.ratings import dedupe_items, parse_items
 
 #: Claims (and topics) kept per insight on embedded small backbones, which loop; the paper states
 #: no limit, so remote backbones keep every claim (``max_claims="auto"``). A cap is recorded in

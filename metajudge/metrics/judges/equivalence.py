@@ -18,7 +18,7 @@ from metajudge.backends.base import Backend, BackendError
 from metajudge.errors import InputError
 from metajudge.metrics.base import MetricResult, ScoreItem
 from metajudge.metrics.judges.common import JudgeMetric
-from metajudge.metrics.judges.parsers import parse_equivalence
+from metajudge.metrics.judges.parsers.ratings import parse_equivalence
 from metajudge.metrics.numeric import RULES, Rule
 from metajudge.metrics.numeric import fast_path as numeric_fast_path
 

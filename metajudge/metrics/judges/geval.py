@@ -24,7 +24,7 @@ from metajudge.backends.base import Backend, BackendError, Completion
 from metajudge.errors import InputError
 from metajudge.metrics.base import MetricResult, ScoreItem
 from metajudge.metrics.judges.common import JudgeMetric
-from metajudge.metrics.judges.parsers import parse_score, score_distribution
+from metajudge.metrics.judges.parsers.ratings import parse_score, score_distribution
 
 Mode = Literal["logprobs", "samples", "greedy"]
 

@@ -41,9 +41,9 @@ from metajudge.metrics.judges.decompose import (
     resolve_max_claims,
     split_items,
 )
-from metajudge.metrics.judges.parsers import parse_matching
+from metajudge.metrics.judges.parsers.claims import parse_verdict, parse_verdict_list
+from metajudge.metrics.judges.parsers.ratings import parse_matching
 from metajudge.metrics.judges.prompts import numbered
-from metajudge.metrics.judges.verdicts import parse_verdict, parse_verdict_list
 
 VerifyMode = Literal["per_claim", "batched"]
 

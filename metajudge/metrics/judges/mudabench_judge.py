@@ -29,7 +29,7 @@ from metajudge.errors import InputError
 from metajudge.metrics.base import MetricResult, ScoreItem
 from metajudge.metrics.judges.common import JudgeMetric
 from metajudge.metrics.judges.equivalence import AnswerEquivalence
-from metajudge.metrics.judges.parsers import parse_fact_labels
+from metajudge.metrics.judges.parsers.ratings import parse_fact_labels
 from metajudge.metrics.judges.prompts import numbered
 
 

@@ -6,7 +6,7 @@ instruction prompt in the layout of the MT-RAIG judge prompts (chat models), ``s
 completion prompt for the embedded small / base models. A judge call shows the record's two
 responses in one of two orders — ``"ab"`` (a first) or ``"ba"`` (b first) — and the verdict is
 mapped back to the record's sides, so position bias can be measured by judging both orders
-(alpaca_eval, MT-Bench; see :mod:`metajudge.metaeval.biases`).
+(alpaca_eval, MT-Bench; see :mod:`metajudge.analyses.judge_biases`).
 
 With ``constrained=True`` (the default where the backend takes a GBNF grammar, i.e. the
 embedded llama.cpp server) the answer is restricted to ``A``, ``B`` or ``tie``; otherwise free

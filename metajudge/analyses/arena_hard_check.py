@@ -1,0 +1,40 @@
+"""Checking the Arena-Hard parser against decisions released with judge outputs.
+
+The parser itself is :func:`metajudge.metrics.judges.parsers.ratings.parse_arena_hard`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from metajudge.metrics.judges.parsers.ratings import parse_arena_hard
+from metajudge.scores.released_verdicts import Decision
+
+
+@dataclass(frozen=True)
+class ParseCheck:
+    """Our parse of every raw reply against the released decisions."""
+
+    replies: int
+    agree: int
+    differences: tuple[
+        tuple[str, int, Decision, Decision, str], ...
+    ]  # pair, order, ours, theirs, tail
+
+
+def check_against_released(
+    rows: Sequence[tuple[str, Sequence[str], Sequence[Decision]]],
+) -> ParseCheck:
+    """``rows``: (pair id, raw replies per order, released decisions per order as presented)."""
+    n = agree = 0
+    diffs = []
+    for pid, raws, decs in rows:
+        for k, (raw, dec) in enumerate(zip(raws, decs, strict=True)):
+            ours = parse_arena_hard(raw)
+            n += 1
+            if ours == dec:
+                agree += 1
+            else:
+                diffs.append((pid, k + 1, ours, dec, raw[-120:].replace("\n", " ")))
+    return ParseCheck(n, agree, tuple(diffs))

@@ -1,0 +1,271 @@
+"""Judge diagnostics per backbone: position bias, length bias, run-to-run variance, accuracy, cost.
+
+Inputs are pairwise verdicts
+(:class:`~metajudge.metrics.judges.pairwise.PairwiseVerdict`, mapped back to the record's sides)
+and the records' human labels (positive = b better).
+
+- **Position bias** (Zheng et al. 2023, MT-Bench §3.3; Wang et al. 2023, "Large Language Models
+  are not Fair Evaluators"): judge every pair in both orders. *Consistency rate* = share of
+  pairs, both verdicts parsed, whose two verdicts name the same side (tie = tie); *P(first
+  wins)* = share of decisive verdicts (A or B) that chose the response shown first, over both
+  orders (0.5 = no position preference).
+- **Length bias** (Dubois et al. 2024, length-controlled AlpacaEval): among pairs whose two
+  responses differ in length (whitespace words), the share of decisive judge verdicts that
+  prefer the longer one, beside the same share for the humans (mean label's sign) on the same
+  kind of pairs — a judge above the humans' rate prefers length more than people do.
+- **Accuracy vs humans** with a named tie policy:
+  ``exclude_human_ties`` (pairs the humans tie are dropped; a judge tie counts wrong — LLMBar /
+  JudgeBench style), ``three_way`` (tie is a class; exact match over all pairs — PandaLM's
+  accuracy), ``half_credit`` (human ties dropped; a judge tie earns ½ — AlpacaEval's win-rate
+  convention).
+- **Run-to-run variance**: repeated sampled runs (temperature > 0, different seeds): the mean
+  over pairs of the standard deviation of the verdict value (−1/0/+1) across runs, and the mean
+  share of run pairs that agree.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+
+from metajudge.backends.ledger import CACHED_COST
+from metajudge.data.formats import PairwiseRecord, mean_label
+from metajudge.errors import InputError
+from metajudge.stats.decisions import tie_decisions
+
+TiePolicy = Literal["exclude_human_ties", "three_way", "half_credit"]
+TIE_POLICIES: tuple[str, ...] = ("exclude_human_ties", "three_way", "half_credit")
+BIASES_VERSION = "1"
+
+Side = Literal["a", "b", "tie"]
+
+
+def _r(v: float) -> float | None:
+    return None if not math.isfinite(v) else round(float(v), 6)
+
+
+def position_bias(ab: Sequence[Any], ba: Sequence[Any]) -> dict[str, Any]:
+    """Consistency rate and P(first wins) from verdicts of the same records in orders ab and ba.
+
+    >>> from metajudge.metrics.judges.pairwise import PairwiseVerdict as V
+    >>> ab = [V("1", "ab", "A", "a"), V("2", "ab", "A", "a"), V("3", "ab", "B", "b")]
+    >>> ba = [V("1", "ba", "A", "b"), V("2", "ba", "B", "a"), V("3", "ba", "A", "b")]
+    >>> d = position_bias(ab, ba); d["consistency"], d["p_first_wins"]
+    (0.666667, 0.666667)
+    """
+    if len(ab) != len(ba):
+        raise InputError(
+            f"position bias needs the same records in both orders ({len(ab)} vs {len(ba)} verdicts)"
+        )
+    both = [
+        (x, y)
+        for x, y in zip(ab, ba, strict=True)
+        if x.preferred is not None and y.preferred is not None
+    ]
+    consistent = sum(x.preferred == y.preferred for x, y in both)
+    decisive = [v for v in (*ab, *ba) if v.decision in ("A", "B")]
+    first = sum(v.decision == "A" for v in decisive)
+    per_order = {}
+    for name, vs in (("ab", ab), ("ba", ba)):
+        dec = [v for v in vs if v.decision in ("A", "B")]
+        per_order[name] = {
+            "p_first_wins": _r(sum(v.decision == "A" for v in dec) / len(dec)) if dec else None,
+            "p_tie": _r(sum(v.decision == "tie" for v in vs) / len(vs)) if vs else None,
+            "unparsed": sum(v.decision is None for v in vs),
+        }
+    return {
+        "consistency": _r(consistent / len(both)) if both else None,
+        "n_both_parsed": len(both),
+        "p_first_wins": _r(first / len(decisive)) if decisive else None,
+        "n_decisive": len(decisive),
+        "per_order": per_order,
+    }
+
+
+def _words(text: str | None) -> int:
+    return len((text or "").split())
+
+
+def human_sign(record: PairwiseRecord, dimension: str) -> float | None:
+    """Sign of the annotators' mean label (+1 b better, −1 a better, 0 tie), None if unlabelled."""
+    m = mean_label(record.labels.get(dimension, ()))
+    return None if m is None else float(tie_decisions(m))
+
+
+def length_bias(
+    records: Sequence[PairwiseRecord], preferred: Sequence[Side | None], *, dimension: str
+) -> dict[str, Any]:
+    """P(judge prefers the longer response) vs the humans' rate, on pairs of unequal length."""
+    if len(records) != len(preferred):
+        raise InputError(f"{len(records)} records but {len(preferred)} verdicts")
+    j_long = j_n = h_long = h_n = 0
+    for r, p in zip(records, preferred, strict=True):
+        la, lb = _words(r.a.response), _words(r.b.response)
+        if la == lb:
+            continue
+        longer = "b" if lb > la else "a"
+        if p in ("a", "b"):
+            j_n += 1
+            j_long += p == longer
+        h = human_sign(r, dimension)
+        if h is not None and h != 0:
+            h_n += 1
+            h_long += ("b" if h > 0 else "a") == longer
+    return {
+        "judge_p_longer": _r(j_long / j_n) if j_n else None,
+        "n_judge": j_n,
+        "human_p_longer": _r(h_long / h_n) if h_n else None,
+        "n_human": h_n,
+        "length_unit": "whitespace words",
+    }
+
+
+def accuracy_vs_humans(
+    records: Sequence[PairwiseRecord],
+    preferred: Sequence[Side | None],
+    *,
+    dimension: str,
+    policy: TiePolicy = "exclude_human_ties",
+) -> dict[str, Any]:
+    """Accuracy of the judge against the humans' majority (sign of the mean label) under ``policy``.
+
+    An unparsed verdict (None) counts as wrong under every policy (and is counted in ``unparsed``).
+
+    >>> from metajudge.data.formats import Input, Response
+    >>> rec = lambda i, lab: PairwiseRecord(str(i), Input("q"), Response("x", "r"), Response("y", "s"), {"p": (lab,)})
+    >>> recs = [rec(0, 1.0), rec(1, -1.0), rec(2, 0.0), rec(3, 1.0)]
+    >>> [accuracy_vs_humans(recs, ["b", "b", "tie", "tie"], dimension="p", policy=p)["value"] for p in TIE_POLICIES]
+    [0.333333, 0.5, 0.5]
+    """
+    if policy not in TIE_POLICIES:
+        raise InputError(
+            f"unknown tie policy {policy!r}; choose one of {', '.join(TIE_POLICIES)}",
+            field="tie_policy",
+        )
+    credit = 0.0
+    n = 0
+    unparsed = 0
+    for r, p in zip(records, preferred, strict=True):
+        h = human_sign(r, dimension)
+        if h is None:
+            continue
+        if policy != "three_way" and h == 0:
+            continue
+        n += 1
+        if p is None:
+            unparsed += 1
+            continue
+        j = {"a": -1.0, "b": 1.0, "tie": 0.0}[p]
+        if j == h:
+            credit += 1.0
+        elif policy == "half_credit" and j == 0:
+            credit += 0.5
+    return {"value": _r(credit / n) if n else None, "n": n, "unparsed": unparsed, "policy": policy}
+
+
+def run_to_run_variance(runs: Sequence[Sequence[Side | None]]) -> dict[str, Any]:
+    """Spread of verdicts across repeated runs: mean per-pair SD of the verdict value, agreement rate.
+
+    >>> run_to_run_variance([["a", "b", "tie"], ["a", "a", "tie"]])["agreement"]
+    0.666667
+    """
+    if len(runs) < 2:
+        return {
+            "runs": len(runs),
+            "mean_sd": None,
+            "agreement": None,
+            "note": "needs two or more runs",
+        }
+    val = {"a": -1.0, "b": 1.0, "tie": 0.0}
+    m = np.array([[np.nan if p is None else val[p] for p in run] for run in runs])  # runs × pairs
+    ok = np.isfinite(m).sum(0) >= 2
+    sd = np.array([np.nanstd(m[:, j], ddof=1) for j in np.flatnonzero(ok)])
+    agree = []
+    k = m.shape[0]
+    for j in np.flatnonzero(ok):
+        col = m[:, j][np.isfinite(m[:, j])]
+        pairs = [(col[a] == col[b]) for a in range(col.size) for b in range(a + 1, col.size)]
+        agree.append(float(np.mean(pairs)))
+    return {
+        "runs": k,
+        "mean_sd": _r(float(sd.mean())) if sd.size else None,
+        "agreement": _r(float(np.mean(agree))) if agree else None,
+        "n_pairs": int(ok.sum()),
+    }
+
+
+def diagnose_backbone(
+    judge: Any,
+    records: Sequence[PairwiseRecord],
+    *,
+    dimension: str,
+    tie_policy: TiePolicy = "exclude_human_ties",
+    runs: int = 1,
+    temperature: float = 0.7,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """All diagnostics for one pairwise judge (a :class:`PairwiseJudge`) on ``records``."""
+    import time
+
+    t0 = time.perf_counter()
+    ab = judge.judge(records, order="ab")
+    ba = judge.judge(records, order="ba")
+    pref_ab = [v.preferred for v in ab]
+    # both orders combined: a side wins only if it wins in both orders, otherwise a tie
+    both: list[Side | None] = []
+    for x, y in zip(ab, ba, strict=True):
+        if x.preferred is None or y.preferred is None:
+            both.append(None)
+        else:
+            both.append(x.preferred if x.preferred == y.preferred else "tie")
+    out: dict[str, Any] = {
+        "n": len(records),
+        "signature": judge.signature,
+        "position": position_bias(ab, ba),
+        "length": length_bias(records, pref_ab, dimension=dimension),
+        "accuracy": accuracy_vs_humans(records, pref_ab, dimension=dimension, policy=tie_policy)
+        | {"orders": "ab"},
+        "accuracy_both_orders": accuracy_vs_humans(
+            records, both, dimension=dimension, policy=tie_policy
+        )
+        | {"orders": "both (inconsistent = tie)"},
+    }
+    if runs > 1:
+        sampled = [
+            judge.judge(records, order="ab", seed=seed + 1 + i, temperature=temperature)
+            for i in range(runs)
+        ]
+        out["variance"] = run_to_run_variance([[v.preferred for v in run] for run in sampled]) | {
+            "temperature": temperature
+        }
+    else:
+        out["variance"] = {
+            "runs": 1,
+            "mean_sd": None,
+            "agreement": None,
+            "note": "greedy single run (use runs > 1 to sample)",
+        }
+    summ = judge.summary
+    out["parse_failure_rate"] = summ.get("parse_failure_rate")
+    out["parse_failures"] = summ.get("parse_failures")
+    out["calls"] = summ.get("calls")
+    cost = dict(summ.get("cost", {}))
+    ledger = dict(summ.get("ledger", {}))
+    out["ledger"] = {
+        "prompt_tokens": cost.get("prompt_tokens", ledger.get("prompt_tokens")),
+        "processed_prompt_tokens": cost.get("processed_prompt_tokens"),
+        "completion_tokens": cost.get("completion_tokens", ledger.get("completion_tokens")),
+        "backend_calls": cost.get("calls"),
+        "cached": cost.get("cached", ledger.get("cached")),
+        "cost_usd": ledger.get("cost_usd", 0.0),
+        "wall_s": round(time.perf_counter() - t0, 2),
+        "cached_cost": {k: cost.get(k, 0) for k in CACHED_COST},
+    }
+    out["verdicts"] = [
+        {"id": x.id, "ab": x.decision, "ba": y.decision, "ab_raw": x.raw[:40], "ba_raw": y.raw[:40]}
+        for x, y in zip(ab, ba, strict=True)
+    ]
+    return out

@@ -1,0 +1,398 @@
+"""One aligned view of a dataset and its scores: the arrays every analysis reads.
+
+:func:`align` turns human-labelled records into
+
+* **responses** (one per Likert ``(input, system)`` or pairwise side ``a``/``b``) with their key
+  (:func:`~metajudge.data.formats.response_key`), their item (input) index and, for Likert
+  data, their labels per dimension as a (responses × annotators) matrix (NaN = no label);
+* **pairs** (index of response a and b, positive = b better) with their item and labels per
+  dimension as a (pairs × annotators) matrix: the records' labels for pairwise data; for Likert
+  data the per-annotator difference b − a when both responses have aligned annotators, else
+  the difference of the annotators' means (:func:`~metajudge.data.formats.likert_to_pairwise`);
+* **items**: the resampling unit of every bootstrap, in first-seen order.
+
+:func:`index_score_rows` reads score rows into per-metric columns with their bookkeeping
+(signatures, unscored, unmatched); :meth:`AlignedView.values` gives a metric's value per
+response (NaN = absent or unscored). The pairwise-difference protocol reads pairs, the
+pointwise protocol reads responses; labels are numeric here (a categorical kind would carry
+codes in the same matrices).
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from metajudge.data.formats import LikertRecord, PairwiseRecord, Record, response_key
+from metajudge.errors import InputError
+from metajudge.stats import annotator_mean
+
+FArr = NDArray[np.float64]
+IArr = NDArray[np.int64]
+Columns = dict[str, Mapping[str, float | None]]
+
+
+@dataclass(frozen=True)
+class AlignedView:
+    """Responses, pairs, items and labels of one dataset (see the module docstring)."""
+
+    dataset: str
+    kind: Literal["likert", "pairwise"]
+    dimensions: tuple[str, ...]
+    items: tuple[str, ...]
+    keys: tuple[str, ...]
+    resp_item: IArr
+    resp_labels: Mapping[str, FArr] | None
+    pair_ids: tuple[str, ...]
+    pair_a: IArr
+    pair_b: IArr
+    pair_item: IArr
+    pair_labels: Mapping[str, FArr]
+    half_width: float = 1.0
+    key_index: Mapping[str, int] = field(default_factory=dict, repr=False)
+    systems: tuple[str, ...] = ()  # Likert: system names; pairwise: the sides "a", "b"
+    resp_system: IArr = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    @property
+    def n_items(self) -> int:
+        return len(self.items)
+
+    @property
+    def n_systems(self) -> int:
+        return len(self.systems)
+
+    def values(self, column: Mapping[str, float | None]) -> FArr:
+        """A metric's value per response (NaN where absent or unscored)."""
+        if isinstance(column, ScoreColumn) and column.index is self.key_index:
+            return column.values.copy()
+        out = np.full(len(self.keys), np.nan)
+        for k, i in self.key_index.items():
+            v = column.get(k)
+            if v is not None and math.isfinite(v):
+                out[i] = float(v)
+        return out
+
+    def absent(self, column: Mapping[str, float | None], responses: IArr) -> int:
+        """How many of ``responses`` (distinct indices) have no row in ``column``."""
+        idx = responses
+        if isinstance(column, ScoreColumn) and column.index is self.key_index:
+            return int((~column.present[idx]).sum())
+        return sum(1 for i in idx if self.keys[i] not in column)
+
+    def differences(self, values: FArr, direction: str = "higher") -> FArr:
+        """d = m(b) − m(a) per pair, negated for lower-is-better metrics."""
+        d = values[self.pair_b] - values[self.pair_a]
+        return -d if direction == "lower" else d
+
+
+def _matrix(rows: Sequence[Sequence[float]]) -> FArr:
+    width = max((len(r) for r in rows), default=1) or 1
+    m = np.full((len(rows), width), np.nan)
+    for i, r in enumerate(rows):
+        m[i, : len(r)] = r
+    return m
+
+
+def _vals(v: Sequence[float | None] | None) -> list[float]:
+    return [math.nan if x is None else float(x) for x in (v or ())]
+
+
+def _likert_pair_label(a: LikertRecord, b: LikertRecord, dim: str) -> list[float]:
+    """Per-annotator b − a when the annotators line up, else mean(b) − mean(a) (one value)."""
+    sa, sb = _vals(a.scores.get(dim)), _vals(b.scores.get(dim))
+    row = [y - x for x, y in zip(sa, sb, strict=False)]
+    if len(sa) == len(sb) and any(math.isfinite(v) for v in row):
+        return row
+    fa = [v for v in sa if math.isfinite(v)]
+    fb = [v for v in sb if math.isfinite(v)]
+    return [sum(fb) / len(fb) - sum(fa) / len(fa)] if fa and fb else [math.nan]
+
+
+class _Builder:
+    def __init__(self, dims: Sequence[str]) -> None:
+        self.dims = list(dims)
+        self.items: dict[str, int] = {}
+        self.keys: list[str] = []
+        self.resp_item: list[int] = []
+        self.systems: dict[str, int] = {}
+        self.resp_system: list[int] = []
+        self.resp_lab: dict[str, list[list[float]]] = {d: [] for d in dims}
+        self.pairs: list[tuple[str, int, int, int]] = []
+        self.pair_lab: dict[str, list[list[float]]] = {d: [] for d in dims}
+
+    def item(self, name: str) -> int:
+        return self.items.setdefault(name, len(self.items))
+
+    def response(self, key: str, item: int, system: str) -> int:
+        self.keys.append(key)
+        self.resp_item.append(item)
+        self.resp_system.append(self.systems.setdefault(system, len(self.systems)))
+        return len(self.keys) - 1
+
+
+def _add_likert(b: _Builder, records: Sequence[LikertRecord]) -> None:
+    by_item: dict[str, list[LikertRecord]] = {}
+    for r in records:
+        by_item.setdefault(r.id, []).append(r)
+    for item, recs in by_item.items():
+        g = b.item(item)
+        recs = sorted(recs, key=lambda r: r.system)
+        first = len(b.keys)
+        for r in recs:
+            b.response(response_key(r.id, r.system), g, r.system)
+            for d in b.dims:
+                b.resp_lab[d].append(_vals(r.scores.get(d)))
+        for i in range(len(recs)):
+            for j in range(i + 1, len(recs)):
+                pid = f"{item}::{recs[i].system}|{recs[j].system}"
+                b.pairs.append((pid, first + i, first + j, g))
+                for d in b.dims:
+                    b.pair_lab[d].append(_likert_pair_label(recs[i], recs[j], d))
+
+
+def _add_pairwise(b: _Builder, records: Sequence[PairwiseRecord]) -> None:
+    for r in records:
+        g = b.item(str(r.meta.get("item_id", r.id)))
+        ia = b.response(response_key(r.id, "a"), g, "a")
+        ib = b.response(response_key(r.id, "b"), g, "b")
+        b.pairs.append((r.id, ia, ib, g))
+        for d in b.dims:
+            b.pair_lab[d].append(_vals(r.labels.get(d)) or [math.nan])
+
+
+def align(
+    records: Sequence[Record],
+    *,
+    dimensions: Sequence[str],
+    dataset: str = "",
+    half_width: float = 1.0,
+) -> AlignedView:
+    """The aligned view of human-labelled ``records`` (all Likert or all pairwise).
+
+    ``half_width`` is the half-width of the pairwise label scale (minmax normalisation).
+    """
+    kinds = {type(r) for r in records}
+    if not records:
+        raise InputError("no human-labelled records", field="records")
+    if len(kinds) != 1 or not kinds <= {LikertRecord, PairwiseRecord}:
+        raise InputError("records mix pairwise and Likert kinds", field="records")
+    b = _Builder(dimensions)
+    likert = kinds == {LikertRecord}
+    if likert:
+        _add_likert(b, records)  # type: ignore[arg-type]
+    else:
+        _add_pairwise(b, records)  # type: ignore[arg-type]
+    return AlignedView(
+        dataset=dataset,
+        kind="likert" if likert else "pairwise",
+        dimensions=tuple(dimensions),
+        items=tuple(b.items),
+        keys=tuple(b.keys),
+        resp_item=np.asarray(b.resp_item, dtype=np.int64),
+        resp_labels={d: _matrix(v) for d, v in b.resp_lab.items()} if likert else None,
+        pair_ids=tuple(p[0] for p in b.pairs),
+        pair_a=np.asarray([p[1] for p in b.pairs], dtype=np.int64),
+        pair_b=np.asarray([p[2] for p in b.pairs], dtype=np.int64),
+        pair_item=np.asarray([p[3] for p in b.pairs], dtype=np.int64),
+        pair_labels={d: _matrix(v) for d, v in b.pair_lab.items()},
+        half_width=float(half_width),
+        key_index={k: i for i, k in enumerate(b.keys)},
+        systems=tuple(b.systems),
+        resp_system=np.asarray(b.resp_system, dtype=np.int64),
+    )
+
+
+def align_dataset(dataset: Any, dimensions: Sequence[str] | None = None) -> AlignedView:
+    """:func:`align` for a loaded :class:`~metajudge.data.registry.Dataset`."""
+    card = dataset.card
+    pcard = dataset.pairwise_card() if hasattr(dataset, "pairwise_card") else card
+    return align(
+        dataset.records,
+        dimensions=list(dimensions or card.dimensions),
+        dataset=card.name,
+        half_width=float(pcard.scale.half_width),
+    )
+
+
+@dataclass
+class ColumnInfo:
+    """Bookkeeping of one score column: signatures, unscored rows and their errors, unmatched keys."""
+
+    signatures: set[str] = field(default_factory=set)
+    n_errors: int = 0
+    n_unmatched: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+    direction: str | None = None  # declared by the score rows ("higher" / "lower")
+
+
+def _score_value(r: Mapping[str, Any], i: int, key: str, metric: str) -> float | None:
+    s = r.get("score")
+    if s is None:
+        return None
+    if isinstance(s, bool) or not isinstance(s, (int, float)):
+        raise InputError(
+            f"non-numeric score {s!r} for {key!r} metric {metric!r}", field=f"scores[{i}].score"
+        )
+    return float(s) if math.isfinite(float(s)) else None
+
+
+class ScoreColumn(Mapping[str, float | None]):
+    """One metric's scores as arrays over the view's responses: ``values`` (NaN where absent or
+    unscored) and ``present`` (a score row was given, scored or not). Reads as the mapping
+    ``{key: score or None}`` of the keys with a row; memory O(responses), not a dict entry and
+    a float object per score."""
+
+    def __init__(self, index: Mapping[str, int], values: FArr, present: NDArray[np.bool_]):
+        self.index, self.values, self.present = index, values, present
+
+    def __getitem__(self, key: str) -> float | None:
+        i = self.index[key]
+        if not self.present[i]:
+            raise KeyError(key)
+        v = self.values[i]
+        return None if math.isnan(v) else float(v)
+
+    def __contains__(self, key: object) -> bool:
+        i = self.index.get(key) if isinstance(key, str) else None
+        return i is not None and bool(self.present[i])
+
+    def __iter__(self) -> Iterator[str]:
+        keys = list(self.index)
+        return (keys[i] for i in np.flatnonzero(self.present))
+
+    def __len__(self) -> int:
+        return int(self.present.sum())
+
+
+def index_score_rows(
+    rows: Iterable[Mapping[str, Any]], wanted_keys: Iterable[str] | Mapping[str, int]
+) -> tuple[Columns, dict[str, ColumnInfo]]:
+    """Score rows (``key``, ``metric``, ``score`` …) → ``{metric: {key: score}}`` and bookkeeping.
+
+    ``wanted_keys``: the response keys (or their index, as :attr:`AlignedView.key_index`);
+    each column is a :class:`ScoreColumn` over them. Rows whose key is not wanted are counted
+    as unmatched; a duplicate (metric, key) or a non-numeric score is an
+    :class:`~metajudge.errors.InputError` naming the row.
+    """
+    index = (
+        wanted_keys
+        if isinstance(wanted_keys, Mapping)
+        else {k: i for i, k in enumerate(dict.fromkeys(wanted_keys))}
+    )
+    found: dict[str, _Pending] = {}
+    info: dict[str, ColumnInfo] = {}
+    where = index.get
+    for i, r in enumerate(rows):
+        try:
+            metric, key = r["metric"], r["key"]
+        except (KeyError, TypeError):
+            raise InputError("score row without 'metric' and 'key'", field=f"scores[{i}]") from None
+        inf = info.get(metric)
+        if inf is None:
+            inf = info[metric] = ColumnInfo()
+            found[metric] = _Pending(index, metric)
+        j = where(key)
+        if j is None:
+            inf.n_unmatched += 1
+            continue
+        s = r.get("score")
+        if s.__class__ is not float or s - s != 0.0:  # (fast path: a finite float)
+            s = _score_value(r, i, key, metric)
+        found[metric].add(j, math.nan if s is None else s, i)
+        if r.get("signature"):
+            inf.signatures.add(str(r["signature"]))
+        if r.get("direction") is not None:
+            _note_direction(inf, r["direction"], metric, i)
+        if s is None:
+            inf.n_errors += 1
+            err = str(r.get("error") or "no score")[:120]
+            inf.errors[err] = inf.errors.get(err, 0) + 1
+    columns: Columns = {}
+    for metric, pending in found.items():
+        col = pending.column()
+        if col is not None:
+            columns[metric] = col
+    return columns, info
+
+
+class _Pending:
+    """One metric's score rows, gathered in compact buffers and moved into its
+    :class:`ScoreColumn` every :attr:`FLUSH` rows (memory O(responses) throughout)."""
+
+    FLUSH = 1 << 16
+
+    def __init__(self, index: Mapping[str, int], metric: str) -> None:
+        self.index, self.metric = index, metric
+        self.col: ScoreColumn | None = None
+        self._reset()
+
+    def _reset(self) -> None:
+        self.at, self.vals, self.row_no = array("q"), array("d"), array("q")
+
+    def add(self, j: int, v: float, row: int) -> None:
+        self.at.append(j)
+        self.vals.append(v)
+        self.row_no.append(row)
+        if len(self.at) >= self.FLUSH:
+            self.flush()
+
+    def flush(self) -> None:
+        """Move the buffered rows into the column; a second row for a key is an error naming
+        that row."""
+        if not len(self.at):
+            return
+        n = len(self.index)
+        if self.col is None:
+            self.col = ScoreColumn(self.index, np.full(n, np.nan), np.zeros(n, dtype=bool))
+        j = np.frombuffer(self.at, dtype=np.int64)
+        _, first = np.unique(j, return_index=True)
+        dup = np.flatnonzero(self.col.present[j])
+        if first.size < j.size or dup.size:
+            again = np.setdiff1d(np.arange(j.size), first)
+            k = int(min(np.r_[again, dup]))
+            key = next(key for key, v in self.index.items() if v == self.at[k])
+            raise InputError(
+                f"duplicate score for {key!r} metric {self.metric!r}",
+                field=f"scores[{self.row_no[k]}]",
+            )
+        self.col.present[j] = True
+        self.col.values[j] = np.frombuffer(self.vals, dtype=float)
+        self._reset()
+
+    def column(self) -> ScoreColumn | None:
+        self.flush()
+        return self.col
+
+
+def _note_direction(inf: ColumnInfo, d: Any, metric: str, i: int) -> None:
+    if d is None:
+        return
+    if d not in ("higher", "lower") or (inf.direction not in (None, d)):
+        raise InputError(
+            f"metric {metric!r}: direction {d!r} conflicts with {inf.direction!r} "
+            "(one direction per column, 'higher' or 'lower')",
+            field=f"scores[{i}].direction",
+        )
+    inf.direction = d
+
+
+def label_rows(labels: FArr, aggregation: str) -> tuple[IArr, FArr, IArr]:
+    """Correlation rows of a (units × annotators) label matrix: ``(unit, label, annotator)``.
+
+    ``mean``: one row per unit with the annotators' mean
+    (:func:`~metajudge.stats.annotator_mean`); ``per_annotator``: one row per label,
+    unit-major (unit 0's annotators first, as RAGChecker's rows 2i, 2i + 1). Units without a
+    label have no row.
+    """
+    if aggregation == "mean":
+        y = annotator_mean(labels)
+        idx = np.flatnonzero(np.isfinite(y))
+        return idx, y[idx], np.zeros(idx.size, dtype=np.int64)
+    ui, ai = np.nonzero(np.isfinite(labels))
+    return ui.astype(np.int64), labels[ui, ai], ai.astype(np.int64)

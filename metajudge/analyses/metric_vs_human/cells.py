@@ -1,0 +1,349 @@
+"""One cell of the meta-evaluation table: a metric against one human dimension.
+
+Pairwise-difference protocol (RAGChecker, Ru et al. 2024; MT-RAIG Section 4.4): for each pair
+d = m(b) − m(a), normalised (:mod:`metajudge.analyses.metric_vs_human.normalize`), one row per annotator label
+or per pair (mean label); Pearson, Spearman, Kendall τ_b and pairwise accuracy (from the tie-band
+decision of the raw d) with bootstrap CIs over items and Fisher-z CIs. ``grouped``: per input,
+then averaged — on the responses themselves for Likert data (LFTQA-Eval's
+``correlation_calculation.py``), on the pair rows otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, overload
+
+import numpy as np
+from numpy.typing import NDArray
+
+from metajudge import stats as st
+from metajudge.analyses.metric_vs_human import normalize as norm
+from metajudge.analyses.metric_vs_human.aligned import AlignedView, ColumnInfo, label_rows
+from metajudge.analyses.metric_vs_human.protocol import Protocol
+from metajudge.errors import InputError
+from metajudge.stats import estimates as est
+
+FArr = NDArray[np.float64]
+IArr = NDArray[np.int64]
+
+
+def jnum(v: float | None) -> float | None:
+    """JSON-safe float: NaN/inf → None."""
+    return float(v) if v is not None and math.isfinite(v) else None
+
+
+@dataclass
+class Rows:
+    """The correlation rows of one cell (one per label or per pair)."""
+
+    x: FArr  # normalised d' per row
+    raw: FArr  # raw d per row (for accuracies)
+    y: FArr  # human label per row
+    pair: IArr  # pair index per row
+    eps: FArr  # tie band per row
+    ann: IArr  # annotator index per row (0 for the mean)
+
+    def keys(self) -> IArr:
+        """A sorted key per row, (pair, annotator): rows are built in this order."""
+        return self.pair.astype(np.int64) * (1 << 20) + self.ann
+
+
+@dataclass
+class CellCalc:
+    """What comparisons need of a computed cell (kept out of the JSON)."""
+
+    rows: Rows
+    samples: dict[str, FArr] = field(default_factory=dict)
+
+
+@dataclass
+class Run:
+    """Shared state of one meta-evaluation: view, protocol, scores and the item resamples."""
+
+    view: AlignedView
+    proto: Protocol
+    columns: Mapping[str, Mapping[str, float | None]]
+    info: Mapping[str, ColumnInfo]
+    directions: Mapping[str, str]
+    W: FArr | None
+    cache: dict[str, tuple[FArr, norm.Normalized, dict[str, Any]]] = field(default_factory=dict)
+    resp_cache: dict[str, tuple[FArr, dict[str, Any]]] = field(default_factory=dict)
+    columns_of: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    _label_rows: dict[str, tuple[IArr, FArr, IArr]] = field(default_factory=dict, repr=False)
+    #: cell bootstraps waiting to be evaluated together (None: each cell evaluates its own)
+    deferred: list[_Bootstrap] | None = field(default=None, repr=False)
+
+    def label_rows(self, dim: str) -> tuple[IArr, FArr, IArr]:
+        """The pair label rows of ``dim`` under the protocol's aggregation, computed once."""
+        if dim not in self._label_rows:
+            self._label_rows[dim] = label_rows(self.view.pair_labels[dim], self.proto.aggregation)
+        return self._label_rows[dim]
+
+    @property
+    def pointwise(self) -> bool:
+        return self.proto.correlate == "pointwise"
+
+    def diffs(self, name: str) -> tuple[FArr, norm.Normalized, dict[str, Any]]:
+        """Raw and normalised differences of a score column, and its missing-score counts."""
+        if name not in self.cache:
+            v = self.view
+            col = self.columns.get(name, {})
+            d = v.differences(v.values(col), self.directions.get(name, "higher"))
+            responses = n_distinct(np.concatenate([v.pair_a, v.pair_b]), len(v.keys), True)
+            inf = self.info.get(name, ColumnInfo())
+            miss = {
+                "responses_total": int(responses.size),
+                "responses_absent": v.absent(col, responses),
+                "responses_unscored": inf.n_errors,
+                "pairs_missing": int(np.isnan(d).sum()),
+                "rows_unmatched": inf.n_unmatched,
+                "errors": dict(sorted(inf.errors.items(), key=lambda kv: -kv[1])[:5]),
+            }
+            rule = self.proto.missing_rule
+            if rule == "error" and miss["pairs_missing"]:
+                raise InputError(
+                    f"metric {name!r}: {miss['pairs_missing']} of {d.size} pairs lack a score "
+                    "(--missing error; use --missing drop or median)",
+                    field="missing",
+                )
+            nd = norm.normalize(
+                d,
+                self.proto.normalize,
+                half_width=v.half_width,
+                epsilon=self.proto.epsilon,
+                impute=rule == "median",
+            )
+            miss["rule"] = rule
+            miss["pairs_imputed_median"] = nd.n_imputed
+            miss["pairs_dropped"] = miss["pairs_missing"] - nd.n_imputed
+            self.cache[name] = (d, nd, miss)
+        return self.cache[name]
+
+
+@overload
+def n_distinct(idx: IArr, n: int) -> int: ...
+@overload
+def n_distinct(idx: IArr, n: int, which: Literal[True]) -> IArr: ...
+def n_distinct(idx: IArr, n: int, which: bool = False) -> int | IArr:
+    """How many distinct values ``idx`` (in ``0..n-1``) holds, or (``which``) those values,
+    sorted — in O(n), where ``np.unique`` sorts."""
+    seen = np.zeros(n, dtype=bool)
+    seen[idx] = True
+    return np.flatnonzero(seen) if which else int(np.count_nonzero(seen))
+
+
+def make_rows(
+    x_pair: FArr,
+    raw_pair: FArr,
+    L: FArr,
+    aggregation: str,
+    eps: FArr | float,
+    labelled: tuple[IArr, FArr, IArr] | None = None,
+) -> Rows:
+    """Rows of pairs with a finite x: one per label (``per_annotator``) or per pair (``mean``).
+
+    ``labelled``: ``label_rows(L, aggregation)`` when the caller has it; when every pair has
+    an x its arrays are shared, not copied (every metric of a dimension has the same rows)."""
+    pi, y, ai = labelled if labelled is not None else label_rows(L, aggregation)
+    x = x_pair[pi]
+    ok = np.isfinite(x)
+    if not ok.all():
+        pi, y, ai, x = pi[ok], y[ok], ai[ok], x[ok]
+    if np.ndim(eps) == 0:
+        eps_rows = np.broadcast_to(float(eps), pi.shape)  # type: ignore[arg-type]
+    else:
+        eps_rows = np.asarray(eps, dtype=float)[pi]
+    return Rows(x, raw_pair[pi], y, pi, eps_rows, ai)
+
+
+def _undefined(reason: str, statistics: tuple[str, ...]) -> dict[str, Any]:
+    return {
+        s: {"value": None, "ci": None, "fisher_ci": None, "undefined": reason} for s in statistics
+    }
+
+
+def _reason(s: str, rows: Rows, n_pairs: int, min_pairs: int) -> str | None:
+    if n_pairs < min_pairs:
+        return f"only {n_pairs} scored pairs (need at least {min_pairs})"
+    if s in st.CORRELATIONS:
+        return st.undefined_reason(rows.x, rows.y)
+    if s == "acc_no_ties" and not (np.sign(rows.y) != 0).any():
+        return "every human label is a tie"
+    return None
+
+
+def stat_block(run: Run, rows: Rows) -> tuple[dict[str, Any], dict[str, FArr]]:
+    """Point values, bootstrap CIs and Fisher CIs of every statistic for one cell.
+
+    The bootstrap of every statistic of the cell is evaluated together
+    (:func:`~metajudge.stats.weighted_statistics`: one pass over the resamples for
+    those that follow from per-item sums).
+    """
+    p = run.proto
+    out: dict[str, Any] = {}
+    n_pairs = n_distinct(rows.pair, len(run.view.pair_ids))
+    dec = st.tie_decisions(rows.raw, rows.eps)
+    W = run.W[:, run.view.pair_item[rows.pair]] if run.W is not None and rows.pair.size else None
+    boot: list[tuple[str, FArr, FArr]] = []
+    for s in p.statistics:
+        is_corr = s in st.CORRELATIONS
+        xv = rows.x if is_corr else dec
+        reason = _reason(s, rows, n_pairs, p.min_pairs)
+        entry: dict[str, Any] = {"value": None, "ci": None, "fisher_ci": None, "undefined": reason}
+        out[s] = entry
+        if reason is not None:
+            continue
+        v = st.statistic(s, xv, rows.y)
+        entry["value"] = jnum(v)
+        note = p.ci_skipped(s, rows.x.size) if W is not None else None
+        if note is not None:
+            entry["ci_note"] = note
+        elif W is not None:
+            boot.append((s, xv, rows.y))
+        if is_corr:
+            lo, hi = st.fisher_z_ci(v, n_pairs, level=p.ci_level, method=s)  # type: ignore[arg-type]
+            entry["fisher_ci"] = est.Estimate(v, lo, hi).ci
+    samples: dict[str, FArr] = {}
+    if boot and W is not None:
+        job = _Bootstrap(boot, W, out, {s: out[s] for s, _, _ in boot}, samples)
+        if run.deferred is not None:
+            run.deferred.append(job)  # evaluated with the other cells' (run_deferred)
+        else:
+            for (s, _, _), smp in zip(boot, st.weighted_statistics(boot, W), strict=True):
+                job.fill(s, smp, p.ci_level)
+    return out, samples
+
+
+@dataclass
+class _Bootstrap:
+    """A cell's bootstrap requests, and where their values and intervals go."""
+
+    requests: list[tuple[str, FArr, FArr]]
+    W: Any
+    out: dict[str, Any]
+    entries: dict[str, dict[str, Any]]
+    samples: dict[str, FArr]
+
+    def live(self, s: str) -> bool:
+        """The cell still shows this estimate of ``s`` (a grouped one may have replaced it)."""
+        return self.out.get(s) is self.entries[s]
+
+    def fill(self, s: str, smp: FArr, level: float) -> None:
+        entry = self.entries[s]
+        self.samples[s] = smp
+        entry["ci"] = est.Estimate(entry["value"], *st.percentile_ci(smp, level)).ci
+        entry["n_boot_undefined"] = int(np.isnan(smp).sum())
+
+
+def run_deferred(run: Run) -> None:
+    """Evaluate every deferred cell bootstrap together — one pass over the resamples for as
+    many statistics that follow from per-item sums as memory permits
+    (:func:`~metajudge.stats.weighted_statistics`) — and stop deferring. Estimates
+    replaced since (grouped cells) are not computed."""
+    jobs, run.deferred = run.deferred or [], None
+    live = [(j, r) for j in jobs for r in j.requests if j.live(r[0])]
+    values = st.weighted_statistics([r for _, r in live], [j.W for j, _ in live])
+    for (j, r), smp in zip(live, values, strict=True):
+        j.fill(r[0], smp, run.proto.ci_level)
+
+
+def grouped_block(
+    run: Run, x: FArr, y: FArr, groups: IArr
+) -> tuple[dict[str, Any], dict[str, FArr]]:
+    """Grouped correlations: per input, then averaged; bootstrap over inputs."""
+    out: dict[str, Any] = {}
+    samples: dict[str, FArr] = {}
+    for s in run.proto.statistics:
+        if s not in st.CORRELATIONS:
+            continue
+        e = est.grouped(s, x, y, groups, run.view.n_items, run.W, run.proto.ci_level)
+        out[s] = {
+            "value": jnum(e.value),
+            "ci": e.ci,
+            "fisher_ci": None,
+            "undefined": e.undefined,
+            "n_groups": e.n + e.n_groups_undefined,
+            "n_groups_undefined": e.n_groups_undefined,
+        }
+        if e.samples is not None and e.undefined is None:
+            samples[s] = e.samples
+    return out, samples
+
+
+def _grouped_rows(run: Run, column: str, dim: str, rows: Rows) -> tuple[FArr, FArr, IArr, str]:
+    v = run.view
+    if v.resp_labels is not None:
+        x = v.values(run.columns.get(column, {}))
+        ri, y, _ = label_rows(v.resp_labels[dim], run.proto.aggregation)
+        return x[ri], y, v.resp_item[ri], "response"
+    return rows.x, rows.y, v.pair_item[rows.pair], "pair"
+
+
+def _x_and_eps(
+    run: Run, d_raw: FArr, nd: norm.Normalized, L: FArr, index: int, cell: dict[str, Any]
+) -> tuple[FArr, FArr | float]:
+    p = run.proto
+    if not p.learn_epsilon:
+        return nd.values, p.epsilon
+    rows0 = make_rows(d_raw, d_raw, L, p.aggregation, 0.0)
+    eps_rows, per_fold = norm.learn_epsilon_cv(
+        rows0.raw,
+        rows0.y,
+        rows0.pair,
+        k=p.cv_folds,
+        rng=np.random.default_rng([p.seed, 2, index]),
+    )
+    eps_p = np.full(d_raw.size, np.nan)
+    eps_p[rows0.pair] = eps_rows
+    eps_p = np.where(np.isnan(eps_p), p.epsilon, eps_p)
+    cell["epsilon_per_fold"] = per_fold
+    return norm.sign(d_raw, eps_p).values, eps_p
+
+
+def evaluate_cell(
+    run: Run, metric: str, dim: str, column: str | None, index: int
+) -> tuple[dict[str, Any], CellCalc | None, FArr | None]:
+    """The JSON cell, its private companion and the normalised d per pair (for plots)."""
+    cell: dict[str, Any] = {
+        "metric": metric,
+        "dimension": dim,
+        "column": column,
+        "n_rows": 0,
+        "n_pairs": 0,
+        "n_items": 0,
+        "stats": {},
+    }
+    stats_names = run.proto.statistics
+    if column is None:
+        cell["undefined"] = f"no scores for metric {metric!r} (nor {metric}_{dim})"
+        cell["stats"] = _undefined(cell["undefined"], stats_names)
+        return cell, None, None
+    d_raw, nd, _ = run.diffs(column)
+    L = run.view.pair_labels[dim]
+    x_pair, eps = _x_and_eps(run, d_raw, nd, L, index, cell)
+    rows = make_rows(x_pair, d_raw, L, run.proto.aggregation, eps, run.label_rows(dim))
+    if run.proto.missing_rule == "median":
+        # RAGChecker imputes missing d with the median for correlations; accuracies need a real
+        # decision, so an imputed pair's decision is a tie
+        rows.raw = np.where(np.isfinite(rows.raw), rows.raw, 0.0)
+    cell["n_rows"] = int(rows.x.size)
+    cell["n_pairs"] = n_distinct(rows.pair, len(run.view.pair_ids))
+    cell["n_items"] = n_distinct(run.view.pair_item[rows.pair], run.view.n_items)
+    if nd.undefined:
+        cell["undefined"] = nd.undefined
+        cell["stats"] = _undefined(nd.undefined, stats_names)
+        return cell, None, x_pair
+    stats_out, samples = stat_block(run, rows)
+    if run.proto.grouped:
+        gx, gy, gg, unit = _grouped_rows(run, column, dim, rows)
+        gstats, gsamples = grouped_block(run, gx, gy, gg)
+        for s, e in gstats.items():
+            stats_out[s] = e
+            samples.pop(s, None)
+            if s in gsamples:
+                samples[s] = gsamples[s]
+        cell["grouped_unit"] = unit
+    cell["stats"] = stats_out
+    return cell, CellCalc(rows, samples), x_pair

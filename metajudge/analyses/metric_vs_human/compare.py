@@ -1,0 +1,169 @@
+"""Metric vs metric: is one metric's correlation with humans higher than another's?
+
+Per dimension and pair of metrics, for Pearson and Spearman: the difference of the two
+correlations with a paired bootstrap CI and p-value on the shared item resamples (Koehn 2004;
+Deutsch, Dror & Roth 2021; p-value: :func:`~metajudge.stats.bootstrap_p_value`), a
+paired permutation test (mt-metrics-eval's PermutationSigTest) and Williams' test (Pearson;
+Graham & Baldwin 2014), each Holm-corrected across every comparison of the result.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from metajudge import stats as st
+from metajudge.analyses.metric_vs_human.cells import CellCalc, Run, jnum, n_distinct
+from metajudge.analyses.metric_vs_human.protocol import COMPARE_STATS
+
+TESTS = ("p_bootstrap", "p_permutation", "p_williams")
+
+
+def _bootstrap(comp: dict[str, Any], dd: np.ndarray, level: float) -> None:
+    lo, hi = st.percentile_ci(dd, level)
+    comp["ci"] = [lo, hi] if np.isfinite([lo, hi]).all() else None
+    comp["p_bootstrap"] = jnum(st.bootstrap_p_value(dd))
+
+
+def _grouped(comp: dict[str, Any], c1: CellCalc, c2: CellCalc, s: str, level: float) -> None:
+    sa, sb = c1.samples.get(s), c2.samples.get(s)
+    if sa is not None and sb is not None:
+        _bootstrap(comp, sa - sb, level)
+    comp["p_permutation"] = None
+    comp["p_williams"] = None
+    comp["note"] = "grouped / pointwise: paired bootstrap over inputs only"
+
+
+def _pairs(
+    run: Run,
+    comp: dict[str, Any],
+    c1: CellCalc,
+    c2: CellCalc,
+    s: str,
+    rng: np.random.Generator,
+    shared: st.DiffResult | None,
+    values: tuple[float, float],
+) -> None:
+    """A pooled comparison; ``values``: the two cells' point values of ``s``."""
+    r1, r2 = c1.rows, c2.rows
+    k1, k2 = r1.keys(), r2.keys()
+    same = np.array_equal(k1, k2)
+    if same:  # the usual case (no missing scores): the cells' own arrays
+        x1, x2, y, pairs, n_rows = r1.x, r2.x, r1.y, r1.pair, k1.size
+    else:
+        common = np.intersect1d(k1, k2)
+        i1, i2 = np.searchsorted(k1, common), np.searchsorted(k2, common)
+        x1, x2, y, pairs, n_rows = r1.x[i1], r2.x[i2], r1.y[i1], r1.pair[i1], common.size
+    n = n_distinct(pairs, len(run.view.pair_ids))
+    comp["n"] = n
+    if n < 3 or st.undefined_reason(x1, y) or st.undefined_reason(x2, y):
+        comp["note"] = "undefined on the pairs both metrics scored"
+        return
+    # on the same rows the cells' point values are these differences' terms (bit-identical)
+    v1, v2 = values if same else (st.statistic(s, x1, y), st.statistic(s, x2, y))
+    comp["diff"] = v1 - v2
+    groups = run.view.pair_item[pairs]
+    note = run.proto.ci_skipped(s, n_rows)
+    if run.W is not None and note is not None:
+        comp["ci_note"] = note.replace("see fisher_ci", "see p_permutation")
+    elif run.W is not None:
+        if same and s in c1.samples and s in c2.samples:
+            dd = c1.samples[s] - c2.samples[s]  # same rows: the stored resamples are paired
+        else:
+            Wr = run.W[:, groups]
+            dd = st.weighted_statistic(s, x1, y, Wr) - st.weighted_statistic(s, x2, y, Wr)
+        _bootstrap(comp, dd, run.proto.ci_level)
+    if shared is not None:
+        comp["p_permutation"] = jnum(shared.p_value)
+    elif run.proto.permutations > 0:
+        pr = st.permutation_test_diff(
+            x1, x2, y, statistic=s, groups=groups, n_perm=run.proto.permutations, rng=rng
+        )
+        comp["p_permutation"] = jnum(pr.p_value)
+    if s == "pearson":
+        w = st.williams_test(st.pearson(x1, y), st.pearson(x2, y), st.pearson(x1, x2), n)
+        comp["williams_t"] = jnum(w.t)
+        comp["p_williams"] = jnum(w.p_two_sided)
+
+
+def _shared_permutations(
+    run: Run,
+    metrics: Sequence[str],
+    cells: Mapping[tuple[str, str], tuple[dict[str, Any], CellCalc]],
+    d: str,
+    rng: np.random.Generator,
+) -> dict[tuple[str, str, str], st.DiffResult]:
+    """Permutation tests of every pair of metrics on dimension ``d`` with shared swaps
+    (:func:`~metajudge.stats.shared_permutation_tests`) when every metric has the
+    same rows (the usual case: no missing scores); otherwise {} (each pair then draws its own)."""
+    ms = [m for m in metrics if (m, d) in cells]
+    if run.proto.permutations <= 0 or len(ms) < 2:
+        return {}
+    rows = [cells[(m, d)][1].rows for m in ms]
+    keys = rows[0].keys()
+    if not all(np.array_equal(r.keys(), keys) for r in rows[1:]):
+        return {}
+    pairs = list(itertools.combinations(range(len(ms)), 2))
+    problems = [(s, [r.x for r in rows], rows[0].y) for s in COMPARE_STATS]
+    res = st.shared_permutation_tests(
+        problems,
+        pairs,
+        groups=run.view.pair_item[rows[0].pair],
+        n_perm=run.proto.permutations,
+        rng=rng,
+    )
+    return {
+        (ms[i], ms[j], s): r
+        for s, per_pair in zip(COMPARE_STATS, res, strict=True)
+        for (i, j), r in zip(pairs, per_pair, strict=True)
+    }
+
+
+def compare_metrics(
+    run: Run,
+    metrics: Sequence[str],
+    cells: Mapping[tuple[str, str], tuple[dict[str, Any], CellCalc]],
+) -> list[dict[str, Any]]:
+    """Every comparison of two metrics on one dimension and statistic, Holm-corrected."""
+    out: list[dict[str, Any]] = []
+    rng = np.random.default_rng([run.proto.seed, 3])
+    pooled = not (run.proto.grouped or run.pointwise)
+    for d in run.view.dimensions:
+        shared = _shared_permutations(run, metrics, cells, d, rng) if pooled else {}
+        for m1, m2 in itertools.combinations(metrics, 2):
+            if (m1, d) not in cells or (m2, d) not in cells:
+                continue
+            (j1, c1), (j2, c2) = cells[(m1, d)], cells[(m2, d)]
+            for s in COMPARE_STATS:
+                e1, e2 = j1["stats"].get(s), j2["stats"].get(s)
+                if not e1 or not e2 or e1["value"] is None or e2["value"] is None:
+                    continue
+                comp: dict[str, Any] = {
+                    "dimension": d,
+                    "statistic": s,
+                    "metric_a": m1,
+                    "metric_b": m2,
+                }
+                if pooled:
+                    values = (e1["value"], e2["value"])
+                    _pairs(run, comp, c1, c2, s, rng, shared.get((m1, m2, s)), values)
+                else:
+                    comp["diff"] = e1["value"] - e2["value"]
+                    comp["n"] = e1.get("n_groups")
+                    _grouped(comp, c1, c2, s, run.proto.ci_level)
+                out.append(comp)
+    holm_adjust(out)
+    return out
+
+
+def holm_adjust(comparisons: list[dict[str, Any]]) -> None:
+    """Add ``<test>_holm`` (Holm 1979, across every comparison, per test) in place."""
+    for test in TESTS:
+        idx = [i for i, c in enumerate(comparisons) if c.get(test) is not None]
+        if idx:
+            adj = st.holm([comparisons[i][test] for i in idx])
+            for i, a in zip(idx, adj, strict=True):
+                comparisons[i][test + "_holm"] = jnum(float(a))

@@ -1,0 +1,273 @@
+"""Levels of a pointwise correlation: which responses are correlated together, then averaged.
+
+For per-response metric scores x and human scores y (one row per response or per label):
+
+* ``global`` — one correlation over every row (Pearson/Spearman/Kendall pooled; mt-metrics-eval's
+  ``average_by="none"``);
+* ``item`` (item-grouped) — per input across its systems, averaged over inputs ("summary-level"
+  of G-Eval, Liu et al. 2023; LFTQA-Eval's ``correlation_calculation.py``; Deutsch et al. 2022;
+  mt-metrics-eval's ``average_by="item"``);
+* ``system-grouped`` — per system across its inputs, averaged over systems (mt-metrics-eval's
+  ``average_by="sys"``);
+* ``system`` (system-level) — one correlation between the systems' mean metric score and mean
+  human score (the system-level correlation of MT and summarisation evaluation, Deutsch et al.
+  2022). ``system-level`` is an alias; before issue 14 ``system`` named today's
+  ``system-grouped``.
+
+Missing cells (:data:`MISSING_CELLS`, stated with every result) follow mt-metrics-eval's
+``AverageCorrelation``: a response without a metric or human score is dropped from its group;
+a group with fewer than two responses, or whose correlation is undefined (a constant side), is
+left out of the average (``replace_nans_with_zeros=False``); the average is the unweighted mean of
+the remaining groups (``macro=True``). Where mt-metrics-eval returns 0 when no group is left,
+metajudge reports the value as undefined, with the reason.
+
+Every level is bootstrapped over items (inputs) with the shared resample counts ``W``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from metajudge import stats as st
+from metajudge.stats import estimates as est
+
+FArr = NDArray[np.float64]
+IArr = NDArray[np.int64]
+LEVELS: tuple[str, ...] = ("global", "item", "system-grouped", "system")
+LEVEL_ALIASES: dict[str, str] = {"system-level": "system", "item-grouped": "item"}
+LEVEL_NAMES: dict[str, str] = {
+    "global": "global (all responses pooled)",
+    "item": "item-grouped (across systems within each input, averaged over inputs)",
+    "system-grouped": "system-grouped (across inputs within each system, averaged over systems)",
+    "system": "system-level (systems' mean scores, one correlation across systems)",
+}
+MISSING_CELLS: dict[str, str] = {
+    "global": "responses lacking a metric or human score dropped (average_by=none)",
+    "item": "per input: responses lacking a score dropped; inputs with < 2 responses or an "
+    "undefined correlation left out of the mean (average_by=item, NaNs removed, macro mean)",
+    "system-grouped": "per system: responses lacking a score dropped; systems with < 2 responses "
+    "or an undefined correlation left out of the mean (average_by=sys, NaNs removed, macro mean)",
+    "system": "each system's mean over the responses it has both scores for; systems with "
+    "none dropped before the one correlation across systems",
+}
+
+
+def canonical_level(name: str) -> str:
+    """The level's canonical name (``system-level`` → ``system``, ``item-grouped`` → ``item``)."""
+    return LEVEL_ALIASES.get(name, name)
+
+
+def _by_system(
+    stat: str, x: FArr, y: FArr, items: IArr, systems: IArr, W: FArr | None, level: float
+) -> est.Estimate:
+    vals, smps = [], []
+    for s in np.unique(systems):
+        sel = systems == s
+        e = est.pooled(stat, x[sel], y[sel], items[sel], W, level)
+        if e.undefined is None:
+            vals.append(e.value)
+            if e.samples is not None:
+                smps.append(e.samples)
+    if not vals:
+        return est.Estimate(math.nan, undefined=f"no system has a defined {stat} correlation")
+    smp = _nanmean_rows(np.vstack(smps)) if smps else None
+    lo, hi = st.percentile_ci(smp, level) if smp is not None else (math.nan, math.nan)
+    return est.Estimate(float(np.mean(vals)), lo, hi, len(vals), smp)
+
+
+def _means(v: FArr, w: FArr, systems: IArr, n_sys: int) -> FArr:
+    den = np.bincount(systems, weights=w, minlength=n_sys)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.bincount(systems, weights=w * v, minlength=n_sys) / den
+
+
+def _system_level(
+    stat: str, x: FArr, y: FArr, items: IArr, systems: IArr, W: FArr | None, level: float
+) -> est.Estimate:
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y, items, systems = x[ok], y[ok], items[ok], systems[ok]
+    n_sys = int(systems.max()) + 1 if systems.size else 0
+    ones = np.ones(x.size)
+    mx, my = _means(x, ones, systems, n_sys), _means(y, ones, systems, n_sys)
+    keep = np.isfinite(mx) & np.isfinite(my)
+    reason = st.undefined_reason(mx[keep], my[keep])
+    if reason is not None:
+        return est.Estimate(math.nan, n=int(keep.sum()), undefined=f"system means: {reason}")
+    smp = None
+    if W is not None:
+        smp = np.full(W.shape[0], np.nan)
+        for b, wrow in enumerate(W[:, items]):
+            bx, by = _means(x, wrow, systems, n_sys), _means(y, wrow, systems, n_sys)
+            k = np.isfinite(bx) & np.isfinite(by)
+            if st.undefined_reason(bx[k], by[k]) is None:
+                smp[b] = st.statistic(stat, bx[k], by[k])
+    lo, hi = st.percentile_ci(smp, level) if smp is not None else (math.nan, math.nan)
+    return est.Estimate(st.statistic(stat, mx[keep], my[keep]), lo, hi, int(keep.sum()), smp)
+
+
+def level_estimate(
+    stat: str,
+    x: FArr,
+    y: FArr,
+    items: IArr,
+    systems: IArr,
+    n_items: int,
+    W: FArr | None,
+    level: float,
+    unit_level: str,
+) -> est.Estimate:
+    """The correlation ``stat`` of x and y at ``unit_level`` with its bootstrap interval."""
+    if unit_level == "global":
+        return est.pooled(stat, x, y, items, W, level)
+    if unit_level == "item":
+        return est.grouped(stat, x, y, items, n_items, W, level)
+    unit_level = canonical_level(unit_level)
+    if unit_level == "system-grouped":
+        return _by_system(stat, x, y, items, systems, W, level)
+    if unit_level == "system":
+        return _system_level(stat, x, y, items, systems, W, level)
+    raise ValueError(f"unknown level {unit_level!r} (expected one of {', '.join(LEVELS)})")
+
+
+def mean_estimate(ests: list[est.Estimate], level: float) -> est.Estimate:
+    """The average of several estimates on the same resamples (e.g. over annotators)."""
+    ok = [e for e in ests if e.undefined is None]
+    if not ok:
+        return est.Estimate(math.nan, undefined=ests[0].undefined if ests else "no data")
+    smps = [e.samples for e in ok if e.samples is not None]
+    smp = _nanmean_rows(np.vstack(smps)) if smps else None
+    lo, hi = st.percentile_ci(smp, level) if smp is not None else (math.nan, math.nan)
+    return est.Estimate(float(np.mean([e.value for e in ok])), lo, hi, min(e.n for e in ok), smp)
+
+
+def _nanmean_rows(m: np.ndarray) -> np.ndarray:
+    """Column means over the defined values; NaN (no warning) where a resample is undefined for
+    every annotator — :func:`~metajudge.stats.bootstrap.percentile_ci` then leaves it out
+    and refuses an interval from a minority of defined resamples."""
+    ok = np.isfinite(m)
+    n = ok.sum(axis=0)
+    total = np.where(ok, m, 0.0).sum(axis=0)
+    return np.divide(total, n, out=np.full(m.shape[1], np.nan), where=n > 0)
+
+
+def _comparisons_at(
+    stat: str,
+    comps: list[st.HumanComparison],
+    x_of: Callable[[st.HumanComparison], FArr],
+    at: Callable[[str, FArr, st.HumanComparison], est.Estimate],
+    level: float,
+) -> est.Estimate:
+    return mean_estimate([at(stat, x_of(c), c) for c in comps], level)
+
+
+def loo_reference(
+    stat: str,
+    labels: FArr,
+    items: IArr,
+    systems: IArr,
+    n_items: int,
+    W: FArr | None,
+    level: float,
+    unit_level: str,
+    metric: FArr | None = None,
+    *,
+    every_annotator: bool = True,
+) -> tuple[est.Estimate, est.Estimate | None]:
+    """The inter-human reference at ``unit_level``, and ``metric`` beside it (matched).
+
+    For every leave-one-out comparison (:func:`~metajudge.stats.leave_one_out`; with
+    ``every_annotator`` two annotators give two): ``stat``(reference, annotator i) — the mean of
+    the other annotators as x (its tie-band decision for accuracies) — and
+    ``stat``(metric, annotator i) on the same units at the same level; each averaged over the
+    comparisons. The one definition of the inter-human reference in metajudge: the
+    meta-evaluation (both protocols) and the backbone swap call it.
+    """
+    comps, _ = st.leave_one_out(labels, every_annotator=every_annotator)
+
+    def at(s: str, x: FArr, c: st.HumanComparison) -> est.Estimate:
+        r = c.rows
+        xv = _x_for(s, x)
+        return level_estimate(s, xv, c.single, items[r], systems[r], n_items, W, level, unit_level)
+
+    human = _comparisons_at(stat, comps, lambda c: c.ref, at, level)
+    matched = None
+    if metric is not None:
+        matched = _comparisons_at(stat, comps, lambda c: metric[c.rows], at, level)
+    return human, matched
+
+
+def _x_for(stat: str, x: FArr) -> FArr:
+    """x as ``stat`` reads it: the values for correlations, their tie-band decision otherwise."""
+    return x if stat in st.CORRELATIONS else st.tie_decisions(x)
+
+
+def prefetch_pooled(W: object, requests: Sequence[tuple[str, FArr, FArr, IArr]]) -> None:
+    """Evaluate the global-level bootstraps of ``requests`` ``(statistic, x, y, row items)``
+    together: one pass over the resamples for those that follow from per-item sums
+    (:func:`~metajudge.stats.weighted_statistics`). The resamples remember the
+    values, so the estimates asked for next (:func:`loo_reference`, one statistic at a time)
+    find them computed; a no-op unless ``W`` is a
+    :class:`~metajudge.stats.resample.Resamples`."""
+    from metajudge.stats.resample import Resamples
+
+    if not isinstance(W, Resamples):
+        return
+    reqs, views, by_rows = [], [], {}
+    for s, x, y, items in requests:
+        xo, yo, g, reason = est.pooled_rows(s, _x_for(s, x), y, items)
+        if reason is None:
+            reqs.append((s, xo, yo))
+            views.append(by_rows.setdefault(id(g), (g, W[:, g]))[1])  # one view per row set
+    if reqs:
+        st.weighted_statistics(reqs, views)
+
+
+@dataclass
+class HumanReference:
+    """The inter-human reference: its definition, the units it used, an estimate per statistic."""
+
+    method: str | None
+    n_units: int
+    estimates: dict[str, est.Estimate]
+
+
+def human_reference(
+    labels: FArr,
+    items: IArr,
+    systems: IArr,
+    n_items: int,
+    W: FArr | None,
+    level: float,
+    statistics: Sequence[str],
+    *,
+    unit_level: str = "global",
+    unit_name: str = "pairs",
+    every_annotator: bool = False,
+) -> HumanReference:
+    """:func:`loo_reference` for every statistic, with its definition and a reason when undefined."""
+    n_multi = int((np.isfinite(labels).sum(axis=1) >= 2).sum()) if labels.ndim == 2 else 0
+    comps, method = st.leave_one_out(labels, every_annotator=every_annotator)
+    if method is None or n_multi < 3:
+        why = (
+            f"one label per {unit_name[:-1]} (no second annotator)"
+            if method is None or n_multi == 0
+            else f"fewer than 3 {unit_name} with two labels"
+        )
+        return HumanReference(
+            None, n_multi, {s: est.Estimate(math.nan, undefined=why) for s in statistics}
+        )
+    n_units = int(np.unique(np.concatenate([c.rows for c in comps])).size)
+    if unit_level == "global":
+        rows = [(c, items[c.rows]) for c in comps]
+        prefetch_pooled(W, [(s, c.ref, c.single, it) for c, it in rows for s in statistics])
+    args = (labels, items, systems, n_items, W, level, unit_level)
+    return HumanReference(
+        method,
+        n_units,
+        {s: loo_reference(s, *args, every_annotator=every_annotator)[0] for s in statistics},
+    )

@@ -1,0 +1,172 @@
+"""The meta-evaluation protocol as a value: one frozen object from the CLI to the engine.
+
+:class:`Protocol` carries every option of a meta-evaluation (how differences are normalised,
+how annotators are aggregated, the unit of correlation, the tie band, the bootstrap). It is
+built once (by the CLI, the public API or a test), validated once, printed with every result
+(:meth:`Protocol.to_dict`) and passed down unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+from metajudge.analyses.metric_vs_human.levels import LEVEL_ALIASES, LEVELS
+from metajudge.errors import InputError
+from metajudge.stats import STATISTICS
+
+NORMALIZE_MODES: tuple[str, ...] = ("minmax", "sign", "raw")
+AGGREGATIONS: tuple[str, ...] = ("per_annotator", "mean")
+MISSING_RULES: tuple[str, ...] = ("drop", "median", "error")
+CORRELATES: tuple[str, ...] = ("pairwise-difference", "pointwise")
+COMPARE_STATS: tuple[str, ...] = ("pearson", "spearman")
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """Options of one meta-evaluation (defaults: RAGChecker's protocol, Ru et al. 2024).
+
+    correlate
+        ``pairwise-difference`` (metric difference of two responses vs the human preference:
+        RAGChecker, MT-RAIG) or ``pointwise`` (each response's metric score vs its human score:
+        G-Eval, JUDGE-BENCH).
+    level
+        ``global`` | ``item`` | ``system-grouped`` | ``system`` (system-level; alias
+        ``system-level``) (:mod:`metajudge.analyses.metric_vs_human.levels`);
+        the pairwise-difference protocol has ``global`` and ``item`` (= ``grouped``).
+
+    normalize
+        ``minmax`` | ``sign`` | ``raw`` difference normalisation
+        (:mod:`metajudge.analyses.metric_vs_human.normalize`).
+    aggregation
+        ``per_annotator`` (one row per label) or ``mean`` (the annotators' mean).
+    grouped
+        Correlation per input, averaged over inputs (G-Eval, LFTQA-Eval).
+    epsilon, learn_epsilon, cv_folds
+        Tie band of ``sign`` decisions; learned by ``cv_folds``-fold CV with ``learn_epsilon``.
+    n_boot, seed, ci_level
+        Bootstrap resamples of items (0: none), seed of the ``numpy.random.Generator``, CI level.
+    compare, n_perm, max_compare
+        Metric-vs-metric tests; ``n_perm`` permutations (None: ``n_boot``); skipped with more than
+        ``max_compare`` metrics.
+    statistics, min_pairs, kendall_ci_max_rows, spearman_ci_max_rows
+        Statistics computed; fewest scored pairs for a value; above ``kendall_ci_max_rows`` rows
+        Kendall's τ_b, above ``spearman_ci_max_rows`` Spearman's ρ gets its Fisher-z CI only,
+        in cells, the matched inter-human reference and comparisons alike (their bootstrap
+        ranks every resample anew: O(resamples × rows) for a metric with many distinct
+        values; :meth:`Protocol.ci_skipped` words the note shown with the value).
+    missing
+        What a missing metric score does: ``drop`` the pair (or response), impute the
+        ``median`` difference (RAGChecker's ``meta_eval.py``), or ``error``. Default (None):
+        ``median`` under ``minmax`` (RAGChecker), ``drop`` otherwise; the count is reported.
+    """
+
+    correlate: str = "pairwise-difference"
+    level: str = "global"
+    normalize: str = "minmax"
+    aggregation: str = "per_annotator"
+    grouped: bool = False
+    epsilon: float = 0.0
+    learn_epsilon: bool = False
+    cv_folds: int = 5
+    n_boot: int = 1000
+    seed: int = 0
+    ci_level: float = 0.95
+    compare: bool = True
+    n_perm: int | None = None
+    max_compare: int = 12
+    statistics: tuple[str, ...] = STATISTICS
+    min_pairs: int = 3
+    kendall_ci_max_rows: int = 5000
+    spearman_ci_max_rows: int = 200_000
+    missing: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "statistics", tuple(self.statistics))
+        object.__setattr__(self, "level", LEVEL_ALIASES.get(self.level, self.level))
+        if self.grouped and self.level == "global":  # --grouped is --level item
+            object.__setattr__(self, "level", "item")
+        object.__setattr__(self, "grouped", self.level == "item")
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise :class:`~metajudge.errors.InputError` naming the first invalid option."""
+        _choice("correlate", self.correlate, CORRELATES)
+        _choice("level", self.level, LEVELS)
+        if self.correlate == "pairwise-difference" and self.level not in ("global", "item"):
+            raise InputError(
+                f"level {self.level!r} needs the pointwise protocol (pairwise differences are "
+                "correlated globally or per item)",
+                field="level",
+            )
+        _choice("normalize", self.normalize, NORMALIZE_MODES)
+        _choice("aggregation", self.aggregation, AGGREGATIONS)
+        if self.learn_epsilon and self.normalize != "sign":
+            raise InputError("learn_epsilon needs normalize='sign'", field="learn_epsilon")
+        if not math.isfinite(self.epsilon) or self.epsilon < 0:
+            raise InputError(
+                f"epsilon must be a finite number >= 0, got {self.epsilon!r}", field="epsilon"
+            )
+        unknown = [s for s in self.statistics if s not in STATISTICS]
+        if unknown:
+            raise InputError(
+                f"unknown statistic(s) {unknown} (expected {', '.join(STATISTICS)})",
+                field="statistics",
+            )
+        if self.missing is not None:
+            _choice("missing", self.missing, MISSING_RULES)
+        if self.n_boot < 0:
+            raise InputError(f"n_boot must be >= 0, got {self.n_boot}", field="n_boot")
+        if not 0 < self.ci_level < 1:
+            raise InputError(f"ci_level must be in (0, 1), got {self.ci_level}", field="ci_level")
+
+    @property
+    def missing_rule(self) -> str:
+        """The missing-score rule in force (``missing``, or the default for ``normalize``)."""
+        if self.missing is not None:
+            return self.missing
+        return "median" if self.normalize == "minmax" else "drop"
+
+    @property
+    def permutations(self) -> int:
+        """Permutations of the permutation test (``n_perm``, default ``n_boot``)."""
+        return self.n_boot if self.n_perm is None else self.n_perm
+
+    def ci_skipped(self, statistic: str, n_rows: int) -> str | None:
+        """Why ``statistic`` on ``n_rows`` rows gets no bootstrap CI (None: it gets one).
+
+        >>> Protocol().ci_skipped("kendall", 6000)
+        'bootstrap CI skipped above 5000 rows (kendall_ci_max_rows); see fisher_ci'
+        """
+        limits = {"kendall": self.kendall_ci_max_rows, "spearman": self.spearman_ci_max_rows}
+        limit = limits.get(statistic)
+        if limit is None or n_rows <= limit:
+            return None
+        return f"bootstrap CI skipped above {limit} rows ({statistic}_ci_max_rows); see fisher_ci"
+
+    def with_options(self, **changes: Any) -> Protocol:
+        """A copy with some options changed (validated again)."""
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["statistics"] = list(self.statistics)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Protocol:
+        """The options named in ``d`` (unknown keys are an error naming them)."""
+        names = {f.name for f in fields(cls)}
+        bad = sorted(set(d) - names)
+        if bad:
+            raise InputError(f"unknown protocol option(s) {bad}", field="protocol")
+        return cls(**d)
+
+
+def _choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        what = {"normalize": "normalisation"}.get(name, name)
+        raise InputError(
+            f"unknown {what} {value!r} (expected one of {', '.join(allowed)})", field=name
+        )

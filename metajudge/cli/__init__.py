@@ -1,0 +1,109 @@
+"""The ``metajudge`` command line: a thin layer over the library.
+
+Each concern has a ``cli`` module exposing ``register(subparsers)``; it adds its subcommands with
+``set_defaults(func=...)``. Those modules import only argparse at module level, so
+``metajudge --help`` stays fast; the library is imported inside each command's function.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from collections.abc import Sequence
+
+from metajudge import __version__
+
+# Each module's register(subparsers) adds its subcommands. Keep this list the only wiring.
+_COMMAND_MODULES: tuple[str, ...] = (
+    "metajudge.cli.data",
+    "metajudge.cli.metrics",
+    "metajudge.cli.backends",
+    "metajudge.cli.swap",
+    "metajudge.cli.meta_eval",
+    "metajudge.cli.agreement",
+    "metajudge.cli.verdicts",
+    "metajudge.cli.decide",
+    "metajudge.cli.stats",  # `power`, `rank-clusters`
+    "metajudge.cli.judge",
+    "metajudge.cli.judge_diagnostics",  # `judge diagnostics`, into the group the line above adds
+    "metajudge.cli.judge_bench",  # `judge judge-bench`, same group
+    "metajudge.cli.demo",
+    "metajudge.cli.judge_batch",  # `judge export-batch` / `judge import-batch`
+    "metajudge.cli.matrix",  # `matrix`, `matrix run`
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="metajudge",
+        description="Meta-evaluation and judge calibration: how far can you trust a metric or an "
+        "LLM judge compared with humans, and does it hold when the judge's backbone changes?",
+    )
+    parser.add_argument("--version", action="version", version=f"metajudge {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for mod in _COMMAND_MODULES:
+        importlib.import_module(mod).register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; returns the exit status (argparse's own exits — ``--help``, a refused
+    argument — are returned too, so in-process callers get 0/2 instead of ``SystemExit``)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    func = getattr(args, "func", None)
+    if func is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(func(args) or 0)
+    except KeyboardInterrupt:
+        print("metajudge: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # only what _user_error names; anything else is re-raised
+        msg = _user_error(e)
+        if msg is None:
+            raise
+        print(f"metajudge: error: {msg}", file=sys.stderr)
+        return 2
+
+
+def _user_error(e: BaseException) -> str | None:
+    """The one place an error becomes a message with exit 2: errors raised on purpose
+    (:class:`~metajudge.errors.MetajudgeError`) and the failures bad input or a bad environment
+    cause (a file that cannot be read or written, bytes that are not UTF-8, too little memory).
+    Anything else is a bug and keeps its traceback."""
+    from metajudge.errors import MetajudgeError
+
+    if isinstance(e, MetajudgeError):
+        return str(e)
+    if isinstance(e, UnicodeDecodeError):
+        return (
+            f"an input is not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset {e.start}); "
+            "convert it to UTF-8"
+        )
+    if isinstance(e, OSError):
+        where = e.filename if e.filename is not None else "a file"
+        what = e.strerror or type(e).__name__
+        if isinstance(e, IsADirectoryError):
+            what += " (a folder was given where a file is expected)"
+        elif isinstance(e, FileExistsError | NotADirectoryError):
+            what += " (a file was given where a folder is expected)"
+        return f"{where}: {what}"
+    if isinstance(e, MemoryError):
+        return "out of memory; use smaller inputs or fewer resamples"
+    return None
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

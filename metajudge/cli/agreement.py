@@ -1,0 +1,81 @@
+"""``metajudge agreement``: agreement between a dataset's human annotators, per dimension.
+
+Only argparse is imported here; the library loads inside the command.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from metajudge.cli.options import add_data_dir, add_seed
+from metajudge.cli.types import positive_int
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    q = subparsers.add_parser(
+        "agreement",
+        help="inter-annotator agreement per dimension: Krippendorff's alpha, Fleiss' kappa, "
+        "Cohen's kappa, split-half reliability, ratings per item",
+        description="Agreement between the human annotators of a dataset or a canonical JSONL "
+        "file, per dimension. Units are responses (per-response data) or pairs (pairwise "
+        "data); coders are the annotator positions of the label lists (null = missing).",
+    )
+    g = q.add_mutually_exclusive_group(required=True)
+    g.add_argument("--dataset", metavar="NAME", help="a built-in dataset (see `data list`)")
+    g.add_argument("--input", metavar="FILE", help="a canonical JSONL file (or an upstream file)")
+    add_data_dir(q)
+    q.add_argument("--subset", help="only this subset of the dataset")
+    q.add_argument(
+        "--level-of-measurement",
+        choices=("nominal", "ordinal", "interval"),
+        help="Krippendorff's alpha level (default: from the label kind: nominal for unordered "
+        "categories and binary labels, ordinal for graded scales with listed values, interval "
+        "for continuous numbers)",
+    )
+    add_seed(q, "the split-half splits")
+    q.add_argument(
+        "--splits",
+        type=positive_int,
+        default=100,
+        help="random splits for split-half (default 100)",
+    )
+    q.add_argument(
+        "--format",
+        choices=("md", "csv", "json"),
+        help="output format (default: an aligned table on screen; with -o, from the suffix)",
+    )
+    q.add_argument("-o", "--output", metavar="FILE", help="write the table to FILE (atomically)")
+    q.set_defaults(func=_cmd_agreement)
+
+
+def _cmd_agreement(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from metajudge.analyses.annotator_agreement import AgreementOptions, agreement
+    from metajudge.data.registry import open_dataset
+    from metajudge.io import atomic_write, check_output_file
+
+    if args.output:
+        check_output_file(args.output, inputs=[args.input])
+    ds = open_dataset(args.dataset, args.input, data_dir=args.data_dir)
+    if args.subset:
+        ds = ds.subset(args.subset)
+    opts = AgreementOptions(level=args.level_of_measurement, seed=args.seed, splits=args.splits)
+    res = agreement(ds, opts)
+    from metajudge.data.judge_bench import published_alpha
+
+    res = res.with_published(
+        published_alpha(ds.card, args.data_dir),
+        "JUDGE-BENCH results/regular (Bavaresco et al. 2025)",
+    )
+    fmt = args.format
+    if args.output and fmt is None:
+        fmt = {".csv": "csv", ".json": "json"}.get(Path(args.output).suffix, "md")
+    print(res.render("text"), end="")
+    if args.output:
+        with atomic_write(args.output) as fh:
+            fh.write(res.render(fmt))
+        print(f"wrote {args.output}")
+    elif fmt is not None:
+        print(res.render(fmt), end="")
+    return 0

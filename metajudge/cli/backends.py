@@ -1,0 +1,218 @@
+"""``metajudge backends list|check`` and ``metajudge cache stats|prune|export|repair``; the CLI's backbone
+default (:func:`cli_backbone`, the one place ``$METAJUDGE_BACKBONE`` is read)."""
+
+from __future__ import annotations
+
+import argparse
+
+from metajudge.cli.options import add_format
+
+BACKBONE_HELP = "judge backbone (default: $METAJUDGE_BACKBONE or smollm2-135m)"
+
+
+def cli_backbone(value: str | None) -> str:
+    """``--backbone`` as given, else ``$METAJUDGE_BACKBONE``, else the default embedded backbone.
+
+    Only the command line reads the environment; the library takes ``backbone=`` explicitly.
+    """
+    import os
+
+    from metajudge.backends.registry import DEFAULT_BACKEND
+
+    return value or os.environ.get("METAJUDGE_BACKBONE") or DEFAULT_BACKEND
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    be = sub.add_parser("backends", help="judge backbones: list the configured ones, check one")
+    bsub = be.add_subparsers(dest="backends_command", metavar="ACTION", required=True)
+    p = bsub.add_parser("list", help="built-in and configured backbones")
+    add_format(p)
+    p.set_defaults(func=_list)
+    p = bsub.add_parser(
+        "check", help="send one request; report latency and whether logprobs/JSON mode work"
+    )
+    p.add_argument("name", help="backbone name, config file or GGUF path")
+    p.add_argument(
+        "--out", help="run folder for the server log and ledger (default: under the user cache)"
+    )
+    p.add_argument("--run-dir", dest="out", help=argparse.SUPPRESS)
+    add_format(p)
+    p.set_defaults(func=_check)
+
+    from metajudge.cli.types import duration_days
+
+    ca = sub.add_parser("cache", help="the LLM response cache: stats, prune, export, repair")
+    csub = ca.add_subparsers(dest="cache_command", metavar="ACTION", required=True)
+    for name, helptext, func in (
+        ("stats", "entries, size and tokens by model, endpoint and parser version", _stats),
+        ("prune", "delete old, unused or selected entries", _prune),
+        ("export", "write entries as JSON Lines", _export),
+        ("repair", "keep the readable entries of a damaged cache, move the file aside", _repair),
+    ):
+        p = csub.add_parser(name, help=helptext)
+        p.add_argument("--path", help="cache file (default: <user cache>/llm-cache.sqlite)")
+        p.set_defaults(func=func)
+        if name in ("prune", "export"):
+            p.add_argument("--model", help="only entries whose model id contains this")
+            p.add_argument("--parser-version", help="only entries with this parser version")
+        if name == "stats":
+            add_format(p)
+        if name == "prune":
+            p.add_argument(
+                "--older-than",
+                type=duration_days,
+                metavar="DAYS",
+                help="not used for this many days (>= 0)",
+            )
+            p.add_argument("--unused", action="store_true", help="never served from the cache")
+            p.add_argument("--all", action="store_true", help="delete every entry")
+            p.add_argument(
+                "--yes", action="store_true", help="confirm a prune that deletes every entry"
+            )
+        if name == "export":
+            p.add_argument("-o", "--output", help="output .jsonl file")
+            p.add_argument("out", nargs="?", help=argparse.SUPPRESS)  # old positional spelling
+
+
+def _list(args: argparse.Namespace) -> int:
+    import json
+
+    from metajudge.backends.registry import list_backends
+
+    cfgs = list_backends()
+    if args.format == "json":
+        print(json.dumps([c.public_dict() for c in cfgs], indent=2))
+        return 0
+    print(f"{'NAME':<22} {'KIND':<9} {'CHAT':<5} {'CONTEXT':<8} {'MODEL / ENDPOINT':<48} SOURCE")
+    for c in cfgs:
+        where = (
+            c.gguf
+            if c.kind == "embedded"
+            else f"{c.model} @ {c.base_url}"
+            + (f" (key: ${c.api_key_env})" if c.api_key_env else "")
+        )
+        ctx = str(c.n_ctx) if c.n_ctx else "server"  # unset: read from /v1/models when used
+        print(
+            f"{c.name:<22} {c.kind:<9} {'yes' if c.chat else 'no':<5} {ctx:<8} {where!s:<48} "
+            f"{c.source}"
+        )
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    import json
+
+    from metajudge.backends.registry import check_backend
+
+    r = check_backend(args.name, run_dir=args.out)
+    if args.format == "json":
+        print(json.dumps(r, indent=2))
+    else:
+        print(f"backend:   {r['backend']} ({r['kind']}) model {r['model']}")
+        print(
+            f"request:   {'ok' if r['ok'] else 'FAILED'}; latency {r['latency_s']} s; answer {r['answer']!r}"
+        )
+        print(
+            f"logprobs:  {'yes' if r['logprobs'] else 'no'}"
+            + (f" top: {r['top_logprobs']}" if r["top_logprobs"] else "")
+        )
+        print(
+            f"json mode: {'yes' if r['json_mode'] else 'no'}"
+            + (f" ({r.get('json_answer')!r})" if "json_answer" in r else "")
+        )
+        for k, v in r["errors"].items():
+            print(f"error ({k}): {v}")
+    return 0 if r["ok"] else 1
+
+
+def _stats(args: argparse.Namespace) -> int:
+    import json
+
+    from metajudge.backends.cache import ResponseCache
+
+    c = ResponseCache(args.path, create=False, read_only=True)
+    try:
+        s = c.stats()
+    finally:
+        c.close()
+    if args.format == "json":
+        print(json.dumps(s, indent=2))
+        return 0
+    print(
+        f"cache {s['path']} (schema v{s['schema_version']}): {s['entries']} entries, {s['bytes'] / 1e6:.2f} MB, "
+        f"{s['prompt_tokens']} prompt + {s['completion_tokens']} completion tokens, {s['hits']} hits"
+    )
+    for g in s["groups"]:
+        where = {None: " @ (endpoint unknown: recorded before v5, never served)", "": ""}.get(
+            g["endpoint"], f" @ {g['endpoint']}"
+        )
+        print(
+            f"  {g['entries']:>8}  {g['kind']:<9} {g['model_id']}{where}  "
+            f"parser={g['parser_version'] or '-'}  hits={g['hits']}"
+        )
+    return 0
+
+
+def _prune(args: argparse.Namespace) -> int:
+    from metajudge.backends.cache import ResponseCache
+    from metajudge.errors import InputError
+
+    if not (
+        args.all or args.older_than is not None or args.model or args.parser_version or args.unused
+    ):
+        raise InputError(
+            "say what to prune: --older-than DAYS, --model, --parser-version, --unused or --all"
+        )
+    c = ResponseCache(args.path, create=False)
+    try:
+        crit = {
+            "older_than_s": 0.0
+            if args.all
+            else (args.older_than * 86400 if args.older_than is not None else None),
+            "model": args.model,
+            "parser_version": args.parser_version,
+            "unused": args.unused,
+        }
+        doomed, total = c.count(**crit), len(c)
+        print(f"{c.path}: {doomed} of {total} entries match")
+        if doomed and doomed == total and not args.yes:
+            raise InputError(
+                f"this would delete every entry ({total}) of {c.path}; add --yes to confirm",
+                field="--yes",
+            )
+        n = c.prune(**crit)
+        left = len(c)
+    finally:
+        c.close()
+    print(f"pruned {n} entries; {left} left")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from metajudge.backends.cache import ResponseCache
+    from metajudge.errors import InputError
+    from metajudge.io import check_output_file
+
+    out = args.output or args.out
+    if not out:
+        raise InputError("say where to write: -o/--output FILE", field="--output")
+    c = ResponseCache(args.path, create=False, read_only=True)
+    try:
+        check_output_file(out, inputs=[c.path], field="--output")
+        n = c.export(out, model=args.model, parser_version=args.parser_version)
+    finally:
+        c.close()
+    print(f"exported {n} entries to {out}")
+    return 0
+
+
+def _repair(args: argparse.Namespace) -> int:
+    from metajudge.backends.cache import default_cache_path
+    from metajudge.backends.cache_repair import repair_cache
+
+    r = repair_cache(args.path or default_cache_path())
+    print(
+        f"kept {r['recovered']} entries, dropped {r['dropped']} unreadable ones; "
+        f"the damaged file is now {r['moved_to']}"
+    )
+    return 0

@@ -1,0 +1,350 @@
+"""CLI: ``metajudge decide swap|verdicts|frontier|drift|ppi`` — the backbone decision.
+
+Only argparse is imported here; the library loads inside each command.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+from metajudge.cli import options as opt
+from metajudge.cli.types import nonneg_float, positive_int, probability
+
+
+def _common(p: argparse.ArgumentParser, *, margin: bool = True) -> None:
+    if margin:
+        p.add_argument(
+            "--margin",
+            type=nonneg_float,
+            default=0.05,
+            help="non-inferiority margin δ on the agreement statistic (default 0.05: five points of "
+            "correlation/accuracy, the smallest backbone gap the published comparisons call meaningful)",
+        )
+    p.add_argument(
+        "--alpha", type=probability, default=0.05, help="one-sided test level (default 0.05)"
+    )
+    opt.add_n_boot(p)
+    opt.add_seed(p)
+    opt.add_out(p, "write the decision report (.md, .json, plots) into this folder")
+    opt.add_format(p)
+
+
+def _scores(p: argparse.ArgumentParser) -> None:
+    opt.add_judge_scores(p)
+    opt.add_epsilon(p, "pairwise decisions")
+    opt.add_data_dir(p)
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    top = sub.add_parser(
+        "decide",
+        help="can judge Y replace judge X? non-inferiority, leaderboards, cost frontier, drift gate",
+    )
+    dsub = top.add_subparsers(dest="decide_command", metavar="ACTION", required=True)
+    s = dsub.add_parser("swap", help="non-inferiority of backbone Y vs X on agreement with humans")
+    _scores(s)
+    s.add_argument("--x", required=True, help="the incumbent backbone")
+    s.add_argument("--y", required=True, help="the candidate backbone")
+    s.add_argument(
+        "--ppi-labelled",
+        type=positive_int,
+        metavar="N",
+        help="add the PPI section: PPI++ estimate with Y as the judge and N random human labels",
+    )
+    _common(s)
+    s.set_defaults(func=_out_checked(_cmd_swap))
+    _register_verdicts(dsub)
+    f = dsub.add_parser("frontier", help="cost-agreement frontier of a published judge table")
+    f.add_argument(
+        "--input", metavar="FILE", help="table (default: AlpacaEval's, in the data folder)"
+    )
+    opt.add_data_dir(f)
+    _common(f, margin=False)
+    f.set_defaults(func=_out_checked(_cmd_frontier))
+    d = dsub.add_parser(
+        "drift",
+        help="two runs of a judge on the same anchor items; exit 1 on drift (rule any-evidence)",
+    )
+    _scores(d)
+    d.add_argument(
+        "--max-flip-rate",
+        type=probability,
+        default=0.10,
+        help="fail above this flip rate (default 0.10)",
+    )
+    d.add_argument(
+        "--max-change-rate",
+        type=probability,
+        default=0.10,
+        help="fail above this share of responses whose score changed (default 0.10)",
+    )
+    d.add_argument(
+        "--tolerance",
+        type=nonneg_float,
+        default=0.0,
+        help="a response's score 'changed' when |after - before| exceeds this (default 0)",
+    )
+    d.add_argument(
+        "--max-shift",
+        type=nonneg_float,
+        help="fail when |mean score shift| exceeds this and Wilcoxon p < --alpha (default 0: "
+        "any significant shift)",
+    )
+    d.add_argument(
+        "--judge",
+        metavar="BACKBONE",
+        help="run the judge itself twice on the anchor items under this backbone (instead of "
+        "--external/--backbones); the rerun of an unchanged judge comes from the cache",
+    )
+    d.add_argument(
+        "--judge-after", metavar="BACKBONE", help="the second run's backbone (default: --judge)"
+    )
+    d.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="RUN.KEY=VALUE",
+        help="metric option of one judge run, RUN = before|after, e.g. after.temperature=1.0 "
+        "(with --judge)",
+    )
+    _common(d, margin=False)
+    d.set_defaults(func=_out_checked(_cmd_drift))
+    _register_ppi(dsub)
+
+
+def _register_ppi(dsub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = dsub.add_parser(
+        "ppi",
+        help="prediction-powered estimate (PPI++) of a mean or win rate: judge scores on all "
+        "items, human labels on a random subset",
+    )
+    _scores(p)
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument(
+        "--n-labelled", type=positive_int, metavar="N", help="draw N human-labelled units (--seed)"
+    )
+    g.add_argument(
+        "--labelled-fraction",
+        type=probability,
+        metavar="F",
+        help="draw this share of the labelled units (--seed)",
+    )
+    p.add_argument("--system", help="Likert data: estimate this system's mean score only")
+    p.add_argument(
+        "--critical",
+        choices=("t", "z"),
+        default="t",
+        help="critical value of the PPI++/human-only CI: Student t, n-1 df (default), or normal (ppi_py)",
+    )
+    _common(p, margin=False)
+    p.set_defaults(func=_out_checked(_cmd_ppi))
+
+
+def _out_checked(cmd: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """``cmd`` after ``--out`` is checked (a file, below a file, an input: refused before any work)."""
+
+    def run(args: argparse.Namespace) -> int:
+        if args.out:
+            from metajudge.io import check_out_dir
+
+            files = [
+                *(getattr(args, "files", None) or []),
+                *(getattr(args, "more_files", None) or []),
+            ]
+            inputs = [getattr(args, "input", None), *files]
+            check_out_dir(args.out, inputs=inputs)
+        return cmd(args)
+
+    return run
+
+
+def _load_kw(args: argparse.Namespace) -> dict:
+    return {
+        "input_file": args.input,
+        "subset": args.subset,
+        "limit": args.limit,
+        "data_dir": args.data_dir,
+    }
+
+
+def _emit(args: argparse.Namespace, stem: str, payload: dict, md: str) -> None:
+    import json
+
+    from metajudge.reports.decision_report import write_report
+
+    print(json.dumps(payload, indent=1, default=str) if args.format == "json" else md)
+    if args.out:
+        for path in write_report(args.out, stem, payload, md):
+            print(f"wrote {path}")
+
+
+def _cmd_swap(args: argparse.Namespace) -> int:
+    from metajudge.reports.decision_report import swap_markdown
+    from metajudge.runs.decide import run_decide
+
+    res = run_decide(
+        args.dataset,
+        args.metric,
+        args.x,
+        args.y,
+        external=args.external,
+        backbones=args.backbones,
+        margin=args.margin,
+        alpha=args.alpha,
+        n_boot=args.n_boot,
+        seed=args.seed,
+        eps=args.epsilon,
+        ppi_labelled=args.ppi_labelled,
+        **_load_kw(args),
+    )
+    j = res.to_json()
+    _emit(args, "decision", j, swap_markdown(j))
+    if args.out:
+        from metajudge.reports.decision_report import plot_decision
+
+        print(f"wrote {plot_decision(j, f'{args.out}/decision.png')}")
+        from metajudge.reports.html_run import write_decision_html
+
+        html = write_decision_html(
+            args.out,
+            metric=args.metric,
+            external=args.external,
+            input_file=args.input,
+            data_dir=args.data_dir,
+        )
+        print(f"wrote {html}")
+    return 0
+
+
+def _cmd_verdicts(args: argparse.Namespace) -> int:
+    from metajudge.reports.decision_report import verdicts_markdown
+    from metajudge.runs.decide import run_decide_verdicts, write_frontier_plot
+
+    res = run_decide_verdicts(
+        _verdict_files(args),
+        margin=args.margin,
+        alpha=args.alpha,
+        n_boot=args.n_boot,
+        seed=args.seed,
+    )
+    j = res.to_json()
+    _emit(args, "decision", j, verdicts_markdown(j))
+    if args.out and res.frontier is not None:
+        print(f"wrote {write_frontier_plot(res.frontier, args.out)}")
+    return 0
+
+
+def _cmd_frontier(args: argparse.Namespace) -> int:
+    from metajudge.reports.decision_report import frontier_lines
+    from metajudge.runs.decide import run_frontier_table, write_frontier_plot
+
+    fr = run_frontier_table(args.input, data_dir=args.data_dir, alpha=args.alpha)
+    j = fr.to_json()
+    _emit(
+        args,
+        "frontier",
+        j,
+        "\n".join(["# Judges: cost against agreement", *frontier_lines(j)]) + "\n",
+    )
+    if args.out:
+        print(f"wrote {write_frontier_plot(fr, args.out)}")
+    return 0
+
+
+def _cmd_drift(args: argparse.Namespace) -> int:
+    from metajudge.analyses.decide.drift import DriftGate
+    from metajudge.runs.decide import run_drift
+
+    gate = DriftGate(
+        max_flip_rate=args.max_flip_rate,
+        alpha=args.alpha,
+        max_shift=args.max_shift,
+        max_change_rate=args.max_change_rate,
+        tolerance=args.tolerance,
+    )
+    res = run_drift(
+        args.dataset,
+        args.metric,
+        external=args.external,
+        backbones=args.backbones,
+        gate=gate,
+        judge_runs=_judge_runs(args),
+        n_boot=args.n_boot,
+        seed=args.seed,
+        eps=args.epsilon,
+        **_load_kw(args),
+    )
+    j = res.to_json()
+    from metajudge.reports.decision_report import drift_markdown
+
+    _emit(args, "drift", j, drift_markdown(j, res.sentence()))
+    return 0 if res.passed else 1
+
+
+def _cmd_ppi(args: argparse.Namespace) -> int:
+    from metajudge.reports.decision_report import ppi_markdown
+    from metajudge.runs.decide import run_ppi
+
+    j = run_ppi(
+        args.dataset,
+        args.metric,
+        external=args.external,
+        backbones=args.backbones,
+        n_labelled=args.n_labelled,
+        labelled_fraction=args.labelled_fraction,
+        system=args.system,
+        alpha=args.alpha,
+        critical=args.critical,
+        n_boot=args.n_boot,
+        seed=args.seed,
+        eps=args.epsilon,
+        **_load_kw(args),
+    )
+    _emit(args, "ppi", j, ppi_markdown(j))
+    return 0
+
+
+def _judge_runs(args: argparse.Namespace) -> dict | None:
+    """``--judge``/``--judge-after``/``--option RUN.KEY=VALUE`` → :func:`drift_judge_data` keywords."""
+    from metajudge.errors import InputError
+
+    if args.judge is None:
+        if args.judge_after or args.option:
+            raise InputError("--judge-after and --option need --judge", field="judge")
+        return None
+    if args.external or args.backbones:
+        raise InputError("give --judge or --external/--backbones, not both", field="judge")
+    from metajudge.cli.metrics import parse_options
+    from metajudge.cli.types import check_kwargs
+    from metajudge.metrics.registry import metric_class
+
+    options = parse_options(args.option)
+    for run, opts in options.items():
+        if run not in ("before", "after"):
+            raise InputError(f"--option {run}.…: RUN must be before or after", field="--option")
+        check_kwargs(metric_class(args.metric), opts, field=f"--option {run}")
+    return {"before": args.judge, "after": args.judge_after, "options": options}
+
+
+def _register_verdicts(dsub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    v = dsub.add_parser("verdicts", help="released pairwise verdicts (JudgeBench outputs/*.jsonl)")
+    v.add_argument(
+        "--input", metavar="FILE", action="append", dest="files", default=[],
+        help="a verdict file (repeat for several judges), as for `judge verdicts`",
+    )  # fmt: skip
+    v.add_argument("more_files", nargs="*", help=argparse.SUPPRESS)  # older positional spelling
+    _common(v)
+    v.set_defaults(func=_out_checked(_cmd_verdicts))
+
+
+def _verdict_files(args: argparse.Namespace) -> list[str]:
+    """``--input`` files, then any given the older positional way; at least two judges."""
+    from metajudge.errors import InputError
+
+    files = [*args.files, *args.more_files]
+    if len(files) < 2:
+        raise InputError(
+            "give at least two verdict files (--input FILE, repeated)", field="--input"
+        )
+    return files

@@ -1,0 +1,233 @@
+"""``metajudge judge …``: the LLM-judge experiments and MuDABench judging (thin layer).
+
+- ``judge mudabench --predictions FILE`` — final / process / full accuracy of a predictions file.
+- ``judge equivalence-probe`` — the answer-equivalence judge on rule-generated probes.
+- ``judge mtraig-perturb`` — MT-RAIG faithfulness on reference vs number-perturbed insights,
+  ``per_claim`` vs ``batched`` verification (scores, agreement, cost).
+
+Other CLI modules add judge commands to the same group through :func:`judge_group`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from metajudge.cli.options import add_data_dir, add_seed
+from metajudge.cli.types import positive_int
+
+
+def _output(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("-o", "--output", help=f"write {what} as JSON to this file")
+    p.add_argument("--out", dest="output", help=argparse.SUPPRESS)  # old spelling
+
+
+def _backbone(p: argparse.ArgumentParser) -> None:
+    from metajudge.cli.backends import BACKBONE_HELP
+
+    p.add_argument("--backbone", default=None, help=BACKBONE_HELP)
+
+
+def _prompt_variant(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--prompt-variant",
+        choices=("paper", "small"),
+        default=None,
+        help="judge prompt variant (default: small for embedded or base models, else paper)",
+    )
+
+
+def judge_group(subparsers: Any) -> Any:
+    """The ``metajudge judge`` group's subparsers (created on first use), so that other packages'
+    CLI modules add their judge commands under it (e.g. ``judge diagnostics``)."""
+    j = subparsers.choices.get("judge")
+    if j is None:
+        j = subparsers.add_parser("judge", help="LLM judges: experiments, diagnostics, MuDABench")
+        j.add_subparsers(dest="judge_command", metavar="SUBCOMMAND")
+        j.set_defaults(func=lambda args: (j.print_help(), 2)[1])
+    return next(a for a in j._actions if isinstance(a, argparse._SubParsersAction))
+
+
+def register(subparsers: Any) -> None:
+    jsub = judge_group(subparsers)
+
+    m = jsub.add_parser(
+        "mudabench", help="judge a MuDABench predictions file: final, process and full accuracy"
+    )
+    m.add_argument(
+        "--predictions",
+        required=True,
+        help="JSONL: {question_id (or index), answer, facts?} per line",
+    )
+    m.add_argument(
+        "--subset", choices=("simple", "complex"), default="simple", help="MuDABench subset"
+    )
+    m.add_argument(
+        "--variant", dest="subset", choices=("simple", "complex"), help=argparse.SUPPRESS
+    )
+    _backbone(m)
+    _prompt_variant(m)
+    m.add_argument("--no-fast-path", action="store_true", help="send every answer to the LLM judge")
+    m.add_argument(
+        "--no-process",
+        action="store_true",
+        help="final accuracy only (no gold-fact coverage judging)",
+    )
+    add_data_dir(m)
+    _output(m, "the full result (per-question verdicts)")
+    m.set_defaults(func=_cmd_mudabench)
+
+    p = jsub.add_parser(
+        "equivalence-probe",
+        help="answer-equivalence judge on probes made by rule from MuDABench gold answers",
+    )
+    p.add_argument(
+        "--backbones",
+        default=None,
+        help="comma-separated (default: $METAJUDGE_BACKBONE or smollm2-135m)",
+    )
+    p.add_argument(
+        "--golds",
+        type=positive_int,
+        default=20,
+        help="gold answers to derive probes from (default 20)",
+    )
+    add_seed(p, "the probes")
+    _prompt_variant(p)
+    add_data_dir(p)
+    _output(p, "probes and results")
+    p.set_defaults(func=_cmd_probe)
+
+    t = jsub.add_parser(
+        "mtraig-perturb",
+        help="MT-RAIG faithfulness: references vs number-perturbed copies, per_claim vs batched",
+    )
+    _backbone(t)
+    t.add_argument("--items", type=positive_int, default=20)
+    add_seed(t, "the perturbations")
+    t.add_argument("--modes", default="per_claim,batched")
+    _prompt_variant(t)
+    add_data_dir(t)
+    _output(t, "the result")
+    t.set_defaults(func=_cmd_perturb)
+
+
+def _write(path: str | None, obj: Any) -> None:
+    if not path:
+        return
+    import json
+
+    from metajudge.io import atomic_write
+
+    with atomic_write(path) as fh:
+        json.dump(obj, fh, indent=1, ensure_ascii=False, default=str)
+    print(f"wrote {path}")
+
+
+def _cmd_mudabench(args: argparse.Namespace) -> int:
+    from metajudge.cli.backends import cli_backbone
+    from metajudge.metrics.judges.mudabench_judge import judge_mudabench, read_predictions
+
+    res = judge_mudabench(
+        read_predictions(args.predictions),
+        variant=args.subset,
+        backbone=cli_backbone(args.backbone),
+        prompt_variant=args.prompt_variant,
+        fast_path=not args.no_fast_path,
+        process=not args.no_process,
+        data_dir=args.data_dir,
+    )
+    agg = res["aggregate"]
+    print(
+        f"MuDABench {res['variant']}  backbone={res['backbone']}  predictions={res['n_predictions']}  unjudged={res['unjudged']}"
+    )
+    for k in ("final_accuracy", "process_accuracy", "full_accuracy"):
+        v = agg.get(k)
+        print(f"  {k:<17} {'n/a' if v is None else f'{v:.4f}'}")
+    eq = res["equivalence"]
+    print(
+        f"  fast path decided {eq['fast_path_decided']} of {eq['fast_path_decided'] + eq['llm_judged']} answers ({eq['fast_path_share']:.1%}); "
+        f"parse failures: equivalence {eq['parse_failures']}/{eq['parse_attempts']}, facts {res['fact_coverage']['parse_failures']}/{res['fact_coverage']['parse_attempts']}"
+    )
+    _write(args.output, res)
+    return 0
+
+
+def _fmt(v: Any) -> str:
+    return "n/a" if v is None else f"{v:.3f}"
+
+
+def _cmd_probe(args: argparse.Namespace) -> int:
+    from metajudge.cli.backends import cli_backbone
+    from metajudge.runs.judge_experiments import run_equivalence_probe
+
+    bbs = [b.strip() for b in cli_backbone(args.backbones).split(",") if b.strip()]
+    res = run_equivalence_probe(
+        bbs,
+        golds=args.golds,
+        seed=args.seed,
+        data_dir=args.data_dir,
+        prompt_variant=args.prompt_variant,
+    )
+    n = len(res["probes"])
+    pos = sum(p["label"] for p in res["probes"])
+    print(
+        f"equivalence probe: {n} probes from {args.golds} MuDABench gold answers ({pos} must-accept, {n - pos} must-reject), seed {args.seed}"
+    )
+    print(
+        "| backbone | judge | accuracy | false accept | false reject | unparseable | fast-path share |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for bb, r in res["backbones"].items():
+        for label, key in (("LLM only", "llm_only"), ("LLM + fast path", "with_fast_path")):
+            x = r[key]
+            share = _fmt(x.get("fast_path_share")) if key == "with_fast_path" else "0"
+            print(
+                f"| {bb} | {label} | {_fmt(x['accuracy'])} | {_fmt(x['false_accept_rate'])} | {_fmt(x['false_reject_rate'])} | {x['unparseable']}/{x['n']} | {share} |"
+            )
+    _write(args.output, res)
+    return 0
+
+
+def _cmd_perturb(args: argparse.Namespace) -> int:
+    from metajudge.cli.backends import cli_backbone
+    from metajudge.runs.judge_experiments import run_mtraig_perturb
+
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    res = run_mtraig_perturb(
+        backbone=cli_backbone(args.backbone),
+        n_items=args.items,
+        seed=args.seed,
+        modes=modes,
+        data_dir=args.data_dir,
+        prompt_variant=args.prompt_variant,
+    )
+    print(
+        f"MT-RAIG faithfulness, {res['n_items']} multi-table items, backbone {res['backbone']}: reference insight vs perturbed copy"
+    )
+    for mode, r in res["modes"].items():
+        (mr, lr, hr), (mp, lp, hp), (md, ld, hd) = (
+            r["reference_mean_ci"],
+            r["perturbed_mean_ci"],
+            r["difference_mean_ci"],
+        )
+        print(
+            f"  {mode:<9} reference {mr:.3f} [{lr:.3f}, {hr:.3f}]  perturbed {mp:.3f} [{lp:.3f}, {hp:.3f}]  "
+            f"diff {md:+.3f} [{ld:+.3f}, {hd:+.3f}]  pairs={r['scored_pairs']}  parse failures {r['parse_failures']}/{r['parse_attempts']}"
+        )
+        c = r["cost_per_insight"]
+        print(
+            f"            per insight: calls {c['calls']:.2f}  prompt sent {c['prompt_tokens']:.0f}  processed {c['processed_prompt_tokens']:.0f}  "
+            f"completion {c['completion_tokens']:.1f}  wall {c['wall_s']:.2f}s"
+        )
+    if "agreement" in res:
+        a = res["agreement"]
+        print(
+            f"  per_claim vs batched verdict agreement: {a['agree']}/{a['claims_compared']} claims = {_fmt(a['share'])}"
+        )
+        print(
+            f"  ratios {res['agreement']['modes'][0]}/{res['agreement']['modes'][1]} (whole pipeline): {res['ratios']}"
+        )
+        print(f"  ratios (verification only): {res['verify_ratios']}")
+    _write(args.output, res)
+    return 0

@@ -1,0 +1,110 @@
+"""``metajudge matrix`` (every metric × dataset cell with its status) and ``metajudge matrix run``
+(fill one cell: score a seeded subset, meta-evaluate it, store it; ``--dry-run``: the cost
+estimate only). The library is :mod:`metajudge.runs.matrix.table` and
+:mod:`metajudge.runs.matrix.run`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from metajudge.cli.options import add_data_dir, add_format, add_n_boot, add_quiet, add_seed
+from metajudge.cli.types import positive_int
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "matrix",
+        help="every metric × dataset cell: applies or not (and why), the stored result, its cost",
+        description="List every registered metric (and the pairwise judge) × every built-in "
+        "dataset and --input file: stored | stored (subset) | n/a: reason | not run: reason. "
+        "`metajudge matrix run` fills one cell.",
+    )
+    p.add_argument(
+        "--input", action="append", default=[], metavar="FILE", help="add a dataset file column"
+    )
+    add_format(p, ("md", "csv", "json"))
+    add_data_dir(p)
+    _baselines(p)
+    p.add_argument("-o", "--output", metavar="FILE", help="write the table here instead of stdout")
+    p.set_defaults(func=cmd_matrix)
+    msub = p.add_subparsers(dest="matrix_command", metavar="COMMAND")
+    r = msub.add_parser(
+        "run",
+        help="fill one cell: score a seeded subset, meta-evaluate, store the cell JSON",
+        description="Score --metric on --dataset/--input (a seeded random subset with --limit), "
+        "meta-evaluate it with the dataset's natural protocol and store "
+        "baselines/judges/<metric>__<dataset>.json. --dry-run: no model call, the cost estimate.",
+    )
+    r.add_argument("--metric", required=True, help="a registry metric or pairwise_judge")
+    g = r.add_mutually_exclusive_group(required=True)
+    g.add_argument("--dataset", help="registry dataset name (see `metajudge data list`)")
+    g.add_argument("--input", dest="run_input", metavar="FILE", help="a canonical JSONL file")
+    r.add_argument("--backbone", help="judge backbone config (default: the embedded default)")
+    r.add_argument("--limit", type=positive_int, help="a seeded random subset of N items")
+    add_seed(r, "the subset draw and the bootstrap")
+    add_n_boot(r)
+    r.add_argument("--prompt-variant", help="judge prompt variant (default: the backbone's)")
+    r.add_argument("--dry-run", action="store_true", help="estimate the cost; call no model")
+    r.add_argument("-o", "--output", metavar="FILE", help="cell file (default: in --baselines)")
+    add_format(r, ("md", "json"))
+    add_data_dir(r)
+    _baselines(r)
+    add_quiet(r)
+    r.set_defaults(func=cmd_run)
+
+
+def _baselines(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--baselines",
+        metavar="DIR",
+        help="the baselines folder (default: the source tree's baselines/)",
+    )
+
+
+def _emit(text: str, output: str | None) -> None:
+    if output:
+        from metajudge.io import atomic_write, check_output_file
+
+        check_output_file(output)
+        with atomic_write(output) as fh:
+            fh.write(text)
+        print(output)
+    else:
+        sys.stdout.write(text)
+
+
+def cmd_matrix(args: argparse.Namespace) -> int:
+    import json
+
+    from metajudge.reports.matrix import matrix_csv, matrix_markdown
+    from metajudge.runs.matrix.table import build_matrix
+
+    m = build_matrix(inputs=args.input, data_dir=args.data_dir, baselines=args.baselines)
+    if args.format == "json":
+        text = json.dumps(m.to_json(), indent=1, ensure_ascii=False) + "\n"
+    else:
+        text = matrix_csv(m) if args.format == "csv" else matrix_markdown(m)
+    _emit(text, args.output)
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from metajudge.runs.matrix.run import CellOptions, run_cell_command
+
+    opts = CellOptions(
+        metric=args.metric,
+        dataset=args.dataset,
+        input=args.run_input,
+        backbone=args.backbone,
+        limit=args.limit,
+        seed=args.seed,
+        n_boot=args.n_boot,
+        prompt_variant=args.prompt_variant,
+        data_dir=args.data_dir,
+        baselines=args.baselines,
+        output=args.output,
+        progress=not args.quiet,
+    )
+    return run_cell_command(opts, dry_run=args.dry_run, fmt=args.format)

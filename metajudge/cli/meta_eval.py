@@ -1,0 +1,271 @@
+"""``metajudge meta-eval`` and ``metajudge report``.
+
+Only argparse is imported here; the library loads inside each command.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from metajudge.cli.options import (
+    add_data_dir,
+    add_dataset_args,
+    add_epsilon,
+    add_format,
+    add_n_boot,
+    add_out,
+    add_quiet,
+    add_seed,
+)
+
+__all__ = ["add_dataset_args", "add_format", "add_quiet", "protocol_from_args", "register"]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    q = subparsers.add_parser(
+        "meta-eval",
+        help="correlate metric scores with human labels: tables, CIs, significance, plots",
+        description="Meta-evaluate metrics against a dataset's human labels and write "
+        "result.json, table.md/.csv/.json/.tex and PNG plots into --out.",
+    )
+    add_dataset_args(q)
+    q.add_argument("--subset", help="only this subset of the dataset (e.g. qtsumm)")
+    _score_args(q)
+    _protocol_args(q)
+    _run_args(q)
+    q.set_defaults(func=_cmd_meta_eval)
+    _register_report(subparsers)
+
+
+def _score_args(q: argparse.ArgumentParser) -> None:
+    q.add_argument(
+        "--metrics",
+        help="comma-separated metric rows; registry metrics not found in the score files are "
+        "computed and cached in OUT/scores.jsonl (default: every metric in the score files)",
+    )
+    q.add_argument(
+        "--scores",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="score file (JSONL score rows; CSV/JSON with item,system[,side],<metric>...; RAGChecker "
+        "baseline_*.json; LFTQA-Eval metric_scores/*.json; HANNA metric CSV). Repeatable. A name that "
+        "is not a path is looked up among the dataset's upstream files",
+    )
+    q.add_argument(
+        "--external",
+        action="store_true",
+        help="add the scores the dataset ships (RAGChecker, LFTQA-Eval, HANNA)",
+    )
+
+
+def _protocol_args(q: argparse.ArgumentParser) -> None:
+    from metajudge.cli.types import positive_int
+
+    q.add_argument(
+        "--protocol",
+        choices=("pairwise-difference", "pointwise"),
+        default=None,
+        help="what is correlated: metric differences of two responses vs the human preference "
+        "(default; RAGChecker, MT-RAIG) or each response's score vs its human score (G-Eval)",
+    )
+    q.add_argument(
+        "--level",
+        choices=("global", "item", "system-grouped", "system", "system-level", "item-grouped"),
+        default=None,
+        help="correlate all rows at once (global, default), per input then averaged (item = "
+        "--grouped), per system then averaged (system-grouped), or the systems' mean scores "
+        "(system = system-level; the last two need --protocol pointwise)",
+    )
+    q.add_argument(
+        "--normalize",
+        choices=("minmax", "sign", "raw"),
+        default=None,
+        help="difference normalisation (default minmax = RAGChecker's)",
+    )
+    q.add_argument(
+        "--aggregation",
+        choices=("per_annotator", "mean"),
+        default="per_annotator",
+        help="one row per annotator label (default) or the annotators' mean",
+    )
+    q.add_argument(
+        "--grouped",
+        action="store_true",
+        help="correlation per input, then averaged (G-Eval / LFTQA-Eval)",
+    )
+    add_epsilon(q)
+    q.add_argument(
+        "--learn-epsilon",
+        action="store_true",
+        help="learn the tie band by k-fold CV (needs --normalize sign)",
+    )
+    q.add_argument(
+        "--cv-folds", type=positive_int, default=5, help="folds of --learn-epsilon (default 5)"
+    )
+    q.add_argument(
+        "--missing",
+        choices=("drop", "median", "error"),
+        help="a missing metric score: drop the pair, impute the median difference, or stop "
+        "(default: median under minmax, as RAGChecker; drop otherwise). The count is printed",
+    )
+    add_n_boot(q)
+    add_seed(q)
+    q.add_argument(
+        "--no-compare", action="store_true", help="skip metric-vs-metric significance tests"
+    )
+    q.add_argument(
+        "--no-baselines",
+        action="store_true",
+        help="leave out the trivial baseline rows (response length in words, a seeded random "
+        "score) that every table carries by default",
+    )
+
+
+def _run_args(q: argparse.ArgumentParser) -> None:
+    q.add_argument(
+        "--backbone",
+        help="backbone of the LLM-judge metrics (default: $METAJUDGE_BACKBONE or smollm2-135m)",
+    )
+    q.add_argument("--no-plots", action="store_true")
+    q.add_argument(
+        "--rescore",
+        action="store_true",
+        help="recompute registry metrics even when OUT/scores.jsonl covers them "
+        "(rows whose signature still matches are reused)",
+    )
+    add_data_dir(q)
+    add_out(q, "run folder for scores.jsonl, result.json, tables and plots", required=True)
+    add_quiet(q)
+    add_format(q, ("md", "csv", "json", "tex"))
+
+
+def _register_report(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    r = subparsers.add_parser(
+        "report", help="re-render the tables and plots of a meta-eval run folder (no recomputation)"
+    )
+    r.add_argument("dir", help="run folder holding result.json")
+    r.add_argument("--no-plots", action="store_true")
+    add_format(r, ("md", "csv", "json", "tex", "html"))
+    r.set_defaults(func=_cmd_report)
+
+
+def protocol_from_args(args: argparse.Namespace) -> object:
+    """The :class:`~metajudge.analyses.metric_vs_human.protocol.Protocol` of a ``meta-eval`` command line."""
+    from metajudge.analyses.metric_vs_human.protocol import Protocol
+
+    return Protocol(
+        correlate=args.protocol or "pairwise-difference",
+        level=args.level or "global",
+        normalize=args.normalize or "minmax",
+        aggregation=args.aggregation,
+        grouped=args.grouped,
+        epsilon=args.epsilon,
+        learn_epsilon=args.learn_epsilon,
+        cv_folds=args.cv_folds,
+        n_boot=args.n_boot,
+        seed=args.seed,
+        compare=not args.no_compare,
+        missing=args.missing,
+    )
+
+
+def _render(name: str) -> Callable[[Any], str]:
+    def render(res: Any) -> str:
+        from metajudge.reports import tables
+
+        return str(getattr(tables, name)(res))
+
+    return render
+
+
+_RENDER = {
+    "md": _render("to_markdown"),
+    "csv": _render("to_csv"),
+    "json": _render("to_json"),
+    "tex": _render("to_latex"),
+}
+
+
+def _cmd_meta_eval(args: argparse.Namespace) -> int:
+    from metajudge.analyses.metric_vs_human.categorical import CategoricalResult
+    from metajudge.cli.backends import cli_backbone
+    from metajudge.io import check_out_dir
+    from metajudge.runs.meta_eval import run_meta_eval
+
+    check_out_dir(args.out, inputs=[args.input, *args.scores])  # before any work
+    from metajudge.reports import tables
+
+    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None
+    res, written = run_meta_eval(
+        args.dataset,
+        input_file=args.input,
+        out_dir=args.out,
+        protocol=protocol_from_args(args),  # type: ignore[arg-type]
+        metrics=metrics,
+        score_files=args.scores,
+        external=args.external,
+        data_dir=args.data_dir,
+        subset=args.subset,
+        plots=not args.no_plots,
+        progress=not args.quiet,
+        rescore=args.rescore,
+        backbone=cli_backbone(args.backbone),
+        asked=_asked(args),
+        baselines=not args.no_baselines,
+    )
+    if isinstance(res, CategoricalResult):
+        return _print_categorical(args, res.to_json(), written)
+    if not args.quiet and args.format == "md":
+        print(tables.protocol_line(res))
+        print()
+        print(tables.summary_table(res))
+    elif not args.quiet:
+        print(_RENDER[args.format](res))
+    for p in written.values():
+        print(p)
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from metajudge.analyses.metric_vs_human.result import MetaEvalResult
+    from metajudge.reports.render import RESULT_FILE, render_all
+
+    if args.format == "html":
+        from metajudge.reports.html_run import write_html_report
+
+        print(write_html_report(args.dir))
+        return 0
+    from metajudge.runs.meta_eval_categorical import is_categorical_result
+
+    cat = is_categorical_result(args.dir)
+    if cat is not None:
+        from metajudge.reports.categorical_report import render_all as render_categorical
+
+        return _print_categorical(args, cat, render_categorical(args.dir, cat))
+    res = MetaEvalResult.load(Path(args.dir) / RESULT_FILE)
+    written = render_all(args.dir, plots=not args.no_plots, result=res)
+    print(_RENDER[args.format](res))
+    for p in written.values():
+        print(p)
+    return 0
+
+
+def _asked(args: argparse.Namespace) -> list[str]:
+    """Flags given explicitly that a categorical dataset refuses (even at their default)."""
+    out = ["--protocol pairwise-difference"] if args.protocol == "pairwise-difference" else []
+    return out + (["--normalize"] if args.normalize is not None else [])
+
+
+def _print_categorical(args: argparse.Namespace, data: dict[str, Any], written: Any) -> int:
+    from metajudge.reports.categorical_report import RENDER
+
+    if not getattr(args, "quiet", False):
+        print(RENDER.get(args.format, RENDER["md"])(data))
+    for p in written.values():
+        print(p)
+    return 0

@@ -1,0 +1,253 @@
+"""CLI: ``metajudge score``, ``metajudge metrics list``, ``metajudge setup wordnet``.
+
+Only argparse is imported here; the library is imported inside each command.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    from metajudge.cli.backends import BACKBONE_HELP
+    from metajudge.cli.options import add_format
+
+    p = subparsers.add_parser(
+        "score",
+        help="score every response of a dataset with metrics (writes one JSONL row per response and metric)",
+        description="Score every response of a dataset against its reference (pairwise: both a and b; "
+        "each distinct response is computed once). Resumable: if -o exists, rows with the same "
+        "signature are kept and only missing ones computed. Exits 1 when no row could be scored.",
+    )
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--dataset", help="dataset name (see `metajudge data list`)")
+    src.add_argument("--input", help="a canonical JSONL file instead of a named dataset")
+    p.add_argument(
+        "--metrics",
+        required=True,
+        help="comma-separated metric names, e.g. bleu,rouge_l,meteor,bertscore",
+    )
+    p.add_argument("-o", "--output", required=True, help="score file to write (JSONL)")
+    p.add_argument(
+        "--reference-field",
+        metavar="FIELD",
+        help="compare against this dotted record field instead of input.reference, e.g. "
+        "input.source, input.question, input.documents, meta.summary (reference-free data)",
+    )
+    p.add_argument("--data-dir", help="local data folder (default: $METAJUDGE_DATA_DIR)")
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="METRIC.KEY=VALUE",
+        help="metric option, repeatable, e.g. bertscore.model=roberta-large, rouge_l.use_stemmer=false",
+    )
+    p.add_argument(
+        "--fresh", action="store_true", help="ignore an existing output file (recompute everything)"
+    )
+    p.add_argument("--backbone", help=f"LLM-judge metrics: {BACKBONE_HELP}")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--no-progress", dest="quiet", action="store_true", help=argparse.SUPPRESS)
+    p.set_defaults(func=_cmd_score)
+
+    m = subparsers.add_parser(
+        "metrics", help="the metric registry: names, ranges, directions, signatures"
+    )
+    msub = m.add_subparsers(dest="metrics_command", metavar="SUBCOMMAND")
+    q = msub.add_parser(
+        "list", help="every registered metric with its range, direction and signature"
+    )
+    add_format(q, ("md", "csv", "json"))
+    q.add_argument("--backbone", help=f"for the LLM judges' signatures: {BACKBONE_HELP}")
+    q.set_defaults(func=_cmd_metrics_list)
+    m.set_defaults(func=lambda args: (m.print_help(), 2)[1])
+
+    s = subparsers.add_parser("setup", help="install resources metrics need (WordNet for METEOR)")
+    ssub = s.add_subparsers(dest="setup_command", metavar="RESOURCE")
+    w = ssub.add_parser(
+        "wordnet",
+        help="make WordNet available to NLTK (nltk.download, else build from Debian's wordnet-base)",
+    )
+    w.add_argument(
+        "--target",
+        help="NLTK data folder (default: $METAJUDGE_NLTK_DATA or ~/.local/share/metajudge/nltk_data)",
+    )
+    w.add_argument("--source", choices=("auto", "nltk", "debian"), default="auto")
+    w.add_argument("--force", action="store_true", help="rebuild even if a usable WordNet is found")
+    w.set_defaults(func=_cmd_setup_wordnet)
+    s.set_defaults(func=lambda args: (s.print_help(), 2)[1])
+
+
+def parse_options(specs: list[str]) -> dict[str, dict[str, Any]]:
+    """``["bertscore.model=roberta-large", "rouge_l.use_stemmer=false"]`` → nested dict.
+
+    Values are read as JSON when they parse (``false``, ``0.01``, ``null``), else as strings.
+    """
+    import json
+
+    from metajudge.errors import InputError
+
+    out: dict[str, dict[str, Any]] = {}
+    for spec in specs:
+        lhs, sep, val = spec.partition("=")
+        metric, dot, key = lhs.partition(".")
+        if not sep or not dot or not metric or not key:
+            raise InputError(f"bad --option {spec!r}: expected METRIC.KEY=VALUE", field="--option")
+        try:
+            v: Any = json.loads(val)
+        except json.JSONDecodeError:
+            v = val
+        out.setdefault(metric, {})[key] = v
+    return out
+
+
+def check_cli_options(options: dict[str, dict[str, Any]]) -> None:
+    """Refuse ``--option`` values a metric does not take or that do not fit the parameter's type
+    (``rouge_l.use_stemmer=maybe``; ``geval_faithfulness.backend=evil``: an object, not text)."""
+    from metajudge.cli.types import check_kwargs
+    from metajudge.metrics.registry import metric_class
+
+    for metric, opts in options.items():
+        check_kwargs(metric_class(metric), opts, field=f"--option {metric}")
+
+
+def _cmd_score(args: argparse.Namespace) -> int:
+    import sys
+
+    from metajudge.cli.backends import cli_backbone
+    from metajudge.data.registry import open_dataset
+    from metajudge.io import check_output_file
+    from metajudge.scores.scoring import read_scores, score_dataset, summarize, write_scores
+
+    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    out = check_output_file(args.output, inputs=[args.input], field="--output")
+    options = parse_options(args.option)
+    check_cli_options(options)
+    source = open_dataset(args.dataset, args.input, data_dir=args.data_dir)
+    cache = None if args.fresh or not out.exists() else out
+    # rows of other metrics already in the file are kept as they are (one file can accumulate metrics)
+    others = (
+        [r for r in read_scores(cache, allow_empty=True) if r["metric"] not in metrics]
+        if cache
+        else []
+    )
+    rows = score_dataset(
+        source,
+        metrics,
+        options=options,
+        progress=not args.quiet,
+        cache_path=cache,
+        data_dir=args.data_dir,
+        backbone=cli_backbone(args.backbone),
+        reference_field=args.reference_field,
+    )
+    n = write_scores(out, others + rows)
+    print(
+        f"wrote {n} rows to {out}"
+        + (f" ({len(others)} rows of other metrics kept)" if others else "")
+    )
+    summary = summarize(rows)
+    for s in summary:
+        mean = "n/a" if s["mean"] is None else f"{s['mean']:.4f}"
+        print(
+            f"  {s['metric']:<14} n={s['n']} scored={s['scored']} errors={s['errors']} mean={mean}"
+        )
+        for sig in s["signatures"]:
+            print(f"    {sig}")
+        for what, k in s["affected"].items():  # nothing silent: cuts and caps with their share
+            print(f"    note: {what.replace('_', ' ')} in {k} of {s['n']} responses")
+    return _report_errors(rows, sys.stderr)
+
+
+def _report_errors(rows: list[dict[str, Any]], err: Any, first: int = 5) -> int:
+    """Print how many rows failed and the first distinct reasons; 1 when every row failed."""
+    failed = [r for r in rows if r["score"] is None]
+    if not failed:
+        return 0
+    print(
+        f"note: {len(failed)} of {len(rows)} responses could not be scored "
+        "(score null, see 'error' in the file); first errors:",
+        file=err,
+    )
+    seen: list[str] = []
+    for r in failed:
+        if r["error"] not in seen:
+            seen.append(r["error"])
+            print(f"  {r['key']} ({r['metric']}): {r['error']}", file=err)
+        if len(seen) >= first:
+            break
+    if len(failed) == len(rows):
+        print(
+            "error: no response could be scored"
+            + (
+                " (records without input.reference? try --reference-field input.source)"
+                if any("no reference text" in (r["error"] or "") for r in failed)
+                else ""
+            ),
+            file=err,
+        )
+        return 1
+    return 0
+
+
+def _cmd_metrics_list(args: argparse.Namespace) -> int:
+    import csv
+    import json
+    import sys
+
+    from metajudge.cli.backends import cli_backbone
+    from metajudge.errors import MetajudgeError
+    from metajudge.metrics.registry import list_metrics, metric_info
+
+    infos = []
+    for name in list_metrics():
+        try:
+            infos.append(metric_info(name, backbone=cli_backbone(args.backbone)))
+        except MetajudgeError as e:
+            infos.append(
+                {
+                    "name": name,
+                    "direction": None,
+                    "range": None,
+                    "signature": None,
+                    "unavailable": str(e),
+                }
+            )
+    if args.format == "json":
+        print(json.dumps(infos, indent=2, ensure_ascii=False))
+        return 0
+    if args.format == "csv":
+        w = csv.writer(sys.stdout)
+        w.writerow(["name", "direction", "lo", "hi", "signature", "unavailable"])
+        for i in infos:
+            lo, hi = i["range"] or (None, None)
+            w.writerow(
+                [i["name"], i["direction"], lo, hi, i["signature"], i.get("unavailable", "")]
+            )
+        return 0
+    for i in infos:
+        if i.get("unavailable"):
+            print(f"{i['name']:<22} unavailable: {i['unavailable']}")
+            continue
+        lo, hi = i["range"]
+        print(f"{i['name']:<22} {i['direction']:<6} [{lo:g}, {hi:g}]  {i['signature']}")
+    return 0
+
+
+def _cmd_setup_wordnet(args: argparse.Namespace) -> int:
+    import os
+    from pathlib import Path
+
+    from metajudge.metrics.wordnet import managed_nltk_data_dir, setup_wordnet
+
+    target = Path(args.target) if args.target else None
+    res = setup_wordnet(target, source=args.source, force=args.force)
+    print(f"WordNet ready ({res.source}{', ' + res.detail if res.detail else ''}): {res.path}")
+    if (
+        target is not None
+        and target.resolve() != managed_nltk_data_dir().resolve()
+        and "NLTK_DATA" not in os.environ
+    ):
+        print(f"note: set METAJUDGE_NLTK_DATA={target} so METEOR finds it")
+    return 0

@@ -1,0 +1,116 @@
+"""The command-line options that several commands share, defined once (issue 10's CLI vocabulary,
+issue 18's validators from :mod:`metajudge.cli.types`): ``--dataset NAME | --input FILE``,
+``--format`` (``--json`` hidden), ``--quiet`` (``--no-progress`` hidden), ``--n-boot``, ``--seed``,
+``--epsilon`` (``--eps`` hidden), ``--out DIR``, ``--data-dir`` and comma-separated lists.
+
+Only argparse is imported here.
+
+>>> p = argparse.ArgumentParser(exit_on_error=False)
+>>> add_n_boot(p); add_seed(p); add_epsilon(p)
+>>> a = p.parse_args(["--n-boot", "200", "--eps", "0.1"])
+>>> (a.n_boot, a.seed, a.epsilon)
+(200, 0, 0.1)
+>>> csv_list(" a, b,,c ")
+['a', 'b', 'c']
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from metajudge.cli.types import bounded_int, nonneg_float, positive_int, seed
+
+#: Most bootstrap resamples a command accepts (the memory needed is checked as well, see
+#: :func:`metajudge.limits.check_allocation`).
+MAX_N_BOOT = 10_000_000
+
+
+def csv_list(text: str) -> list[str]:
+    """A comma-separated list (``--backbones a,b``), blanks dropped."""
+    return [x.strip() for x in text.split(",") if x.strip()]
+
+
+def add_dataset_args(p: argparse.ArgumentParser) -> None:
+    """``--dataset NAME | --input FILE`` (one of them required)."""
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--dataset", help="registry dataset name (see `metajudge data list`)")
+    g.add_argument("--input", metavar="FILE", help="a canonical JSONL dataset file")
+
+
+def add_format(
+    p: argparse.ArgumentParser, choices: tuple[str, ...] = ("md", "json"), default: str = "md"
+) -> None:
+    """``--format`` of what is printed (``--json`` a hidden alias)."""
+    p.add_argument(
+        "--format", choices=choices, default=default, help=f"what to print (default {default})"
+    )
+    p.add_argument(
+        "--json", dest="format", action="store_const", const="json", help=argparse.SUPPRESS
+    )
+
+
+def add_quiet(p: argparse.ArgumentParser) -> None:
+    """``--quiet`` (``--no-progress`` a hidden alias)."""
+    p.add_argument("--quiet", action="store_true", help="print only the paths written")
+    p.add_argument("--no-progress", dest="quiet", action="store_true", help=argparse.SUPPRESS)
+
+
+def add_n_boot(p: argparse.ArgumentParser, default: int = 1000) -> None:
+    """``--n-boot``: bootstrap resamples, an integer in [1, :data:`MAX_N_BOOT`]."""
+    p.add_argument(
+        "--n-boot",
+        type=bounded_int(1, MAX_N_BOOT),
+        default=default,
+        help=f"bootstrap resamples (1 to {MAX_N_BOOT:,}; default {default})",
+    )
+
+
+def add_seed(p: argparse.ArgumentParser, what: str = "the bootstrap") -> None:
+    """``--seed``: an integer in [0, 2**63-1]."""
+    p.add_argument("--seed", type=seed, default=0, help=f"seed of {what} (default 0)")
+
+
+def add_epsilon(p: argparse.ArgumentParser, what: str = "sign decisions") -> None:
+    """``--epsilon`` (``--eps`` a hidden alias): the tie band, a finite number >= 0."""
+    p.add_argument(
+        "--epsilon", type=nonneg_float, default=0.0, help=f"tie band of {what} (default 0)"
+    )
+    p.add_argument("--eps", dest="epsilon", type=nonneg_float, help=argparse.SUPPRESS)
+
+
+def add_out(p: argparse.ArgumentParser, what: str, *, required: bool = False) -> None:
+    """``--out DIR``: the run folder (checked and created by :func:`metajudge.io.prepare_out_dir`
+    before any work)."""
+    p.add_argument("--out", metavar="DIR", required=required, help=what)
+
+
+def add_data_dir(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--data-dir", help="local data folder (default: $METAJUDGE_DATA_DIR)")
+
+
+def add_judge_scores(p: argparse.ArgumentParser) -> None:
+    """Where the scores of one judge metric under several backbones come from (``backbone-swap``,
+    ``decide swap|drift``): ``--dataset | --input``, ``--metric``, ``--external``, ``--backbones``,
+    ``--subset``, ``--limit``."""
+    add_dataset_args(p)
+    p.add_argument("--metric", required=True, help="judge metric, e.g. geval_faithfulness")
+    p.add_argument(
+        "--external",
+        type=csv_list,
+        default=[],
+        metavar="SPECS",
+        help="comma-separated external score columns: LABEL=PATH[:COLUMN], or bare backbone names "
+        "whose judge column the dataset's card declares (lftqa_eval: gpt-4o,gpt-4o-mini,"
+        "Meta-Llama-3.1-70B-Instruct-Turbo)",
+    )
+    p.add_argument(
+        "--backbones",
+        type=csv_list,
+        default=[],
+        metavar="NAMES",
+        help="run the judge under these backbone configs, e.g. smollm2-135m,gemma3-270m",
+    )
+    p.add_argument("--subset", help="only this subset of the dataset (e.g. qtsumm)")
+    p.add_argument(
+        "--limit", type=positive_int, help="only the first N inputs (all their responses)"
+    )

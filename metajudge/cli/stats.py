@@ -1,0 +1,202 @@
+"""``metajudge power``, ``rank-clusters`` and ``kendall``: study sizing, WMT-style rank clusters,
+the "Ties Matter" table.
+
+Only argparse (and the argument validators) are imported here; the library loads inside the
+commands.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from metajudge.cli.types import positive_int, probability, seed
+
+METHODS = ("perm-both", "perm-sys", "perm-inp", "boot-both", "boot-sys", "boot-inp")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    _register_power(subparsers)
+    _register_clusters(subparsers)
+    register_kendall(subparsers)
+
+
+def _register_power(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    q = subparsers.add_parser(
+        "power",
+        help="how many human labels: items to detect a correlation, or a difference between "
+        "two metrics' correlations (Fisher z)",
+        description="Sample size of a human study (Fisher z). With --r: items to detect a "
+        "correlation r (two-sided). With --r1 and --r2: items to detect that two metrics' "
+        "correlations with the same humans differ (Steiger 1980; --r12 = the metrics' "
+        "correlation with each other).",
+    )
+    q.add_argument("--r", type=float, help="the correlation to detect")
+    q.add_argument("--r1", type=float, help="metric 1's correlation with the humans")
+    q.add_argument("--r2", type=float, help="metric 2's correlation with the humans")
+    q.add_argument("--r12", type=float, default=0.0, help="the metrics' correlation (default 0)")
+    q.add_argument("--alpha", type=probability, default=0.05, help="two-sided level (0.05)")
+    q.add_argument("--power", type=probability, default=0.8, help="power (default 0.8)")
+    q.set_defaults(func=_cmd_power)
+
+
+def _cmd_power(args: argparse.Namespace) -> int:
+    import math
+
+    from metajudge.errors import InputError
+    from metajudge.stats import power as pw
+
+    if args.r is not None and args.r1 is None and args.r2 is None:
+        n = pw.n_for_correlation(args.r, alpha=args.alpha, power=args.power)
+        what = f"a correlation of {args.r}"
+    elif args.r is None and args.r1 is not None and args.r2 is not None:
+        n = pw.n_for_correlation_difference(
+            args.r1, args.r2, args.r12, alpha=args.alpha, power=args.power
+        )
+        what = f"correlations {args.r1} vs {args.r2} (metrics correlated {args.r12})"
+    else:
+        raise InputError("give either --r, or --r1 and --r2", field="r")
+    items = "infinite" if math.isinf(n) else str(math.ceil(n))
+    print(
+        f"items needed to detect {what} at alpha={args.alpha} (two-sided) with power "
+        f"{args.power}: {items} (Fisher z; exact n = {n:.2f})"
+    )
+    return 0
+
+
+def _register_clusters(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    q = subparsers.add_parser(
+        "rank-clusters",
+        help="WMT-style rank clusters of metrics at a level, from pairwise Perm/Boot tests",
+        description="Orders metrics by their correlation with the humans at --level and groups "
+        "them into clusters not significantly different (greedy, as mt-metrics-eval), with "
+        "Perm-Both (default) or another resampling test of Deutsch, Dror & Roth (2021) for every "
+        "pair and Holm over all pairs. Scores: the dataset's shipped columns (--external) and/or "
+        "score files (--scores, e.g. a meta-eval run folder's scores.jsonl).",
+    )
+    _add_score_source(q)
+    q.add_argument(
+        "--level", choices=("global", "item", "system-grouped", "system"), default="system"
+    )
+    q.add_argument("--statistic", choices=("pearson", "spearman", "kendall"), default="pearson")
+    q.add_argument("--method", choices=METHODS, default="perm-both")
+    q.add_argument("--n-resamples", type=positive_int, default=1000)
+    q.add_argument("--seed", type=seed, default=0)
+    q.add_argument("--alpha", type=probability, default=0.05)
+    q.add_argument("--format", choices=("md", "csv", "json", "tex"), default="md")
+    q.add_argument("-o", "--output", metavar="FILE")
+    q.add_argument("--plot", metavar="PNG", help="also write a bar plot coloured by cluster")
+    q.set_defaults(func=_cmd_clusters)
+
+
+def _cmd_clusters(args: argparse.Namespace) -> int:
+    from metajudge.analyses.system_ranking import ClusterOptions, rank_table
+    from metajudge.errors import InputError
+    from metajudge.io import atomic_write
+    from metajudge.reports import system_ranking as rc
+
+    ds, sm = _matrices(args)
+    if len(sm.metrics) < 2:  # type: ignore[attr-defined]
+        raise InputError("rank clusters need at least two metrics' scores", field="metrics")
+    opts = ClusterOptions(args.level, args.statistic, args.method, args.n_resamples, args.seed,
+                          args.alpha)  # fmt: skip
+    table = rank_table(sm, ds.card.name, opts)  # type: ignore[arg-type,attr-defined]
+    text = rc.render(table, args.format)
+    if args.output:
+        with atomic_write(args.output) as fh:
+            fh.write(text)
+        print(f"wrote {args.output}")
+    else:
+        print(text, end="")
+    if args.plot:
+        print(f"wrote {rc.plot(table, args.plot)}")
+    return 0
+
+
+def register_kendall(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    q = subparsers.add_parser(
+        "kendall",
+        help="Kendall tau_a/b/c, acc23 with a calibrated tie band (and its CV value), SPA",
+        description="The 'Ties Matter' table (Deutsch, Foster & Freitag 2023) per metric at a "
+        "level, with soft pairwise accuracy (Thompson et al. 2024). eps* is fitted on the same "
+        "pairs it is scored on (optimistic); acc23_cv fits it on the other folds of inputs.",
+    )
+    _add_score_source(q)
+    q.add_argument(
+        "--level", choices=("global", "item", "system-grouped", "system"), default="item"
+    )
+    q.add_argument("--seed", type=seed, default=0)
+    q.add_argument("--cv-folds", type=positive_int, default=5)
+    q.add_argument("--n-perm", type=positive_int, default=1000, help="SPA permutations")
+    q.add_argument("--format", choices=("md", "csv", "json"), default="md")
+    q.add_argument("-o", "--output", metavar="FILE")
+    q.set_defaults(func=_cmd_kendall)
+
+
+def _matrices(args: argparse.Namespace) -> tuple[object, object]:
+    from metajudge.analyses.metric_vs_human.matrices import score_matrices
+    from metajudge.data.registry import open_dataset
+    from metajudge.errors import InputError
+    from metajudge.scores.files import read_score_file
+    from metajudge.scores.shipped import shipped_scores
+
+    ds = open_dataset(args.dataset, args.input, data_dir=args.data_dir)
+    if args.subset:
+        ds = ds.subset(args.subset)
+    rows: list = shipped_scores(ds, args.data_dir) if args.external else []
+    for f in args.scores:
+        rows += read_score_file(f, ds.records)
+    metrics = args.metrics.split(",") if args.metrics else None
+    sm = score_matrices(ds.records, rows, args.dimension, metrics)
+    if not sm.metrics:
+        raise InputError("no metric scores: give --external or --scores FILE", field="metrics")
+    return ds, sm
+
+
+def _cmd_kendall(args: argparse.Namespace) -> int:
+    import csv
+    import io
+    import json
+
+    from metajudge.analyses.metric_vs_human.kendall_table import NOTE, kendall_rows
+    from metajudge.io import atomic_write
+
+    _, sm = _matrices(args)
+    rows = kendall_rows(sm, args.level, seed=args.seed, cv_folds=args.cv_folds,  # type: ignore[arg-type]
+                        n_perm=args.n_perm)  # fmt: skip
+    cols = ["metric", "tau_a", "tau_b", "tau_c", "acc23", "epsilon", "acc23_calibrated",
+            "acc23_cv", "spa"]  # fmt: skip
+    if args.format == "json":
+        text = json.dumps({"level": args.level, "seed": args.seed, "spa_permutations":
+                           args.n_perm, "note": NOTE, "rows": rows}, indent=1) + "\n"  # fmt: skip
+    elif args.format == "csv":
+        buf = io.StringIO()
+        w = csv.DictWriter(buf, cols, extrasaction="ignore", lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+        text = buf.getvalue()
+    else:
+        lines = ["| " + " | ".join(cols) + " |", "|---" + "|---:" * (len(cols) - 1) + "|"]
+        lines += ["| " + " | ".join([r["metric"]] + [f"{r[c]:.4g}" for c in cols[1:]]) + " |"
+                  for r in rows]  # fmt: skip
+        text = "\n".join(lines) + (f"\n\nlevel {args.level}; seed {args.seed}; SPA with "
+                                   f"{args.n_perm} permutations; {NOTE}\n")  # fmt: skip
+    if args.output:
+        with atomic_write(args.output) as fh:
+            fh.write(text)
+        print(f"wrote {args.output}")
+    else:
+        print(text, end="")
+    return 0
+
+
+def _add_score_source(q: argparse.ArgumentParser) -> None:
+    """The dataset (name or file), dimension and score sources of ``rank-clusters``/``kendall``."""
+    g = q.add_mutually_exclusive_group(required=True)
+    g.add_argument("--dataset", metavar="NAME")
+    g.add_argument("--input", metavar="FILE")
+    q.add_argument("--data-dir")
+    q.add_argument("--subset")
+    q.add_argument("--dimension", required=True)
+    q.add_argument("--metrics", help="comma-separated metric names (default: all given)")
+    q.add_argument("--external", action="store_true", help="the scores the dataset ships")
+    q.add_argument("--scores", action="append", default=[], metavar="FILE")

@@ -1,0 +1,243 @@
+"""CLI: ``backbone-swap``, ``judge-diagnostics`` and ``baselines regenerate|check``.
+
+Only argparse is imported here; the library loads inside each command.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from metajudge.cli import options as opt
+from metajudge.cli.options import csv_list as _csv
+from metajudge.cli.types import nonneg_float, positive_int
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "backbone-swap",
+        help="one judge metric under two or more backbones: agreement, κ, α, human correlations, significance",
+        description="Backbone-swap agreement (MT-RAIG Appendix C.1 / Table 8): Pearson/Spearman between backbones "
+        "with bootstrap CIs, Cohen's κ and flip rate on pairwise decisions, Krippendorff's α, each backbone's "
+        "human correlation with CIs and paired tests of the differences, and a verdict per backbone pair.",
+    )
+    opt.add_judge_scores(p)
+    p.add_argument(
+        "--dimension", help="human dimension to correlate with (default: from the metric name)"
+    )
+    p.add_argument(
+        "--human-protocol",
+        choices=["grouped", "pooled", "pairs"],
+        help="grouped (per-input Pearson averaged; LFTQA-Eval), pooled, or pairs (pairwise data); default by data kind",
+    )
+    opt.add_epsilon(p, "pairwise decisions, in score units")
+    opt.add_n_boot(p)
+    opt.add_seed(p, "the bootstrap and the judges")
+    opt.add_data_dir(p)
+    opt.add_out(p, "write swap.md, swap.json and plots into this folder")
+    opt.add_format(p)
+    p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    p.set_defaults(func=_cmd_swap)
+
+    _register_diagnostics(hidden_parser(sub, "judge-diagnostics"))
+    _register_baselines(sub)
+
+
+def hidden_parser(sub: argparse._SubParsersAction, name: str) -> argparse.ArgumentParser:  # type: ignore[type-arg]
+    """A subcommand kept for one release under its old name, left out of ``--help``."""
+    p = sub.add_parser(name)
+    sub._choices_actions = [a for a in sub._choices_actions if a.dest != name]
+    return p
+
+
+def _diagnostics_parent(sub: argparse._SubParsersAction) -> argparse._SubParsersAction:  # type: ignore[type-arg]
+    """The subcommands of ``metajudge judge`` when that group is registered (else top level)."""
+    judge = sub.choices.get("judge")
+    if judge is not None:
+        for action in judge._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                return action
+    return sub
+
+
+def register_judge_diagnostics(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """``metajudge judge diagnostics`` (registered after the ``judge`` group exists)."""
+    parent = _diagnostics_parent(sub)
+    if parent is sub:  # no `judge` group: the top-level `judge-diagnostics` is the command
+        return
+    _register_diagnostics(
+        parent.add_parser(
+            "diagnostics",
+            help="pairwise judge per backbone: position bias, length bias, run-to-run variance, parse failures, cost",
+            description="Judges every pair in both orders (A/B and B/A) with the pairwise judge prompt under each "
+            "backbone and reports the consistency rate, P(first wins), P(prefers longer) vs the humans' rate, "
+            "accuracy vs humans under a named tie policy, parse failures, tokens, wall time and cost; optional "
+            "repeated sampled runs for run-to-run variance.",
+        )
+    )
+
+
+def _register_diagnostics(d: argparse.ArgumentParser) -> None:
+    opt.add_dataset_args(d)
+    d.add_argument(
+        "--backbones",
+        type=_csv,
+        required=True,
+        metavar="NAMES",
+        help="backbone configs, e.g. smollm2-135m",
+    )
+    d.add_argument("--limit", type=positive_int, default=100, help="first N pairs (default 100)")
+    d.add_argument("--dimension", help="label dimension (default: the card's first)")
+    d.add_argument(
+        "--tie-policy",
+        default="exclude_human_ties",
+        choices=["exclude_human_ties", "three_way", "half_credit"],
+        help="how ties count in accuracy (default exclude_human_ties)",
+    )
+    d.add_argument(
+        "--runs",
+        type=positive_int,
+        default=1,
+        help="extra sampled runs with different seeds for run-to-run variance (default 1 = none)",
+    )
+    d.add_argument(
+        "--temperature",
+        type=nonneg_float,
+        default=0.7,
+        help="temperature of the repeated runs (default 0.7)",
+    )
+    opt.add_seed(d, "the repeated runs")
+    opt.add_data_dir(d)
+    opt.add_out(d, "write diagnostics.md and diagnostics.json into this folder")
+    opt.add_format(d)
+    d.set_defaults(func=_cmd_diag)
+
+
+def _register_baselines(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    b = sub.add_parser("baselines", help="our reference results (baselines/ours_*.json)")
+    bsub = b.add_subparsers(dest="baselines_command", metavar="ACTION")
+    r = bsub.add_parser(
+        "regenerate",
+        help="recompute every dataset × deterministic metric under the default protocol",
+    )
+    r.add_argument(
+        "--out", default="baselines", help="folder of the JSON files (default baselines/)"
+    )
+    r.add_argument("--out-dir", dest="out", help=argparse.SUPPRESS)
+    r.add_argument("--datasets", type=_csv, default=[], help="only these datasets")
+    opt.add_data_dir(r)
+    r.set_defaults(func=_cmd_baselines_regen)
+    c = bsub.add_parser(
+        "check", help="recompute and compare with the stored files (exit 1 on a moved correlation)"
+    )
+    c.add_argument("--out", default="baselines", help="folder of the stored JSON files")
+    c.add_argument("--out-dir", dest="out", help=argparse.SUPPRESS)
+    c.add_argument("--datasets", type=_csv, default=[])
+    opt.add_data_dir(c)
+    c.set_defaults(func=_cmd_baselines_check)
+    b.set_defaults(func=lambda a: (b.print_help(), 2)[1])
+
+
+def _external_paths(specs: list[str]) -> list[str]:
+    """The files named by ``--external LABEL=PATH[:COLUMN]`` specs (bare names have none)."""
+    return [
+        spec.partition("=")[2].rpartition(":")[0] or spec.partition("=")[2]
+        for spec in specs
+        if "=" in spec
+    ]
+
+
+def _emit(
+    args: argparse.Namespace,
+    res: Any,
+    markdown: Callable[[Any], str],
+    write: Callable[[Any, str], dict[str, Any]],
+    **html: Any,
+) -> int:
+    """Print the result (``--format``); with ``--out``, write its report files and report.html."""
+    print(res.to_json() if args.format == "json" else markdown(res))
+    if args.out:
+        paths = write(res, args.out)
+        from metajudge.reports.html_run import write_html_report
+
+        paths["html"] = write_html_report(
+            args.out, input_file=args.input, data_dir=args.data_dir, **html
+        )
+        print("wrote " + ", ".join(str(p) for p in paths.values()))
+    return 0
+
+
+def _cmd_swap(args: argparse.Namespace) -> int:
+    from metajudge.io import check_out_dir
+    from metajudge.reports.swap_report import swap_markdown, write_swap_report
+    from metajudge.runs.backbone_swap import run_backbone_swap
+
+    if args.out:
+        check_out_dir(args.out, inputs=[args.input, *_external_paths(args.external)])
+
+    res = run_backbone_swap(
+        args.dataset,
+        args.metric,
+        input_file=args.input,
+        external=args.external,
+        backbones=args.backbones,
+        subset=args.subset,
+        limit=args.limit,
+        dimension=args.dimension,
+        n_boot=args.n_boot,
+        seed=args.seed,
+        eps=args.epsilon,
+        human_protocol=args.human_protocol,
+        data_dir=args.data_dir,
+        out_dir=args.out,
+    )
+    return _emit(
+        args,
+        res,
+        swap_markdown,
+        lambda r, out: write_swap_report(r, out, plots=not args.no_plots),
+        external=args.external,
+    )
+
+
+def _cmd_diag(args: argparse.Namespace) -> int:
+    from metajudge.io import check_out_dir
+    from metajudge.reports.swap_report import diagnostics_markdown, write_diagnostics_report
+    from metajudge.runs.judge_diagnostics import run_judge_diagnostics
+
+    if args.out:
+        check_out_dir(args.out, inputs=[args.input])
+
+    diag = run_judge_diagnostics(
+        args.dataset,
+        args.backbones,
+        input_file=args.input,
+        limit=args.limit,
+        dimension=args.dimension,
+        tie_policy=args.tie_policy,
+        runs=args.runs,
+        temperature=args.temperature,
+        seed=args.seed,
+        data_dir=args.data_dir,
+    )
+    return _emit(args, diag, diagnostics_markdown, write_diagnostics_report)
+
+
+def _cmd_baselines_regen(args: argparse.Namespace) -> int:
+    from metajudge.runs.baselines import regenerate_baselines
+
+    written = regenerate_baselines(args.out, datasets=args.datasets or None, data_dir=args.data_dir)
+    for p in written:
+        print(f"wrote {p}")
+    return 0
+
+
+def _cmd_baselines_check(args: argparse.Namespace) -> int:
+    from metajudge.runs.baselines import check_baselines
+
+    problems = check_baselines(args.out, datasets=args.datasets or None, data_dir=args.data_dir)
+    for line in problems:
+        print(line)
+    print("baselines: OK" if not problems else f"baselines: {len(problems)} moved value(s)")
+    return 0 if not problems else 1

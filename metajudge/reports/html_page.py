@@ -1,0 +1,282 @@
+"""One self-contained HTML page per run folder (``report.html``): overview, disagreements, flips.
+
+The page is a Jinja2 template (``templates/report.html.j2``) with its CSS and plain JavaScript
+inlined from ``static/``, the run's PNG plots inlined as ``data:`` URIs, and the data embedded
+as JSON in a ``<script type="application/json">`` element (:func:`safe_json`: ``<``, ``>``,
+``&`` and the JavaScript line separators are written as ``\\u`` escapes, so no dataset text
+can close the element). The script only ever writes dataset text with ``textContent``: a
+response containing ``<script>`` or HTML shows as text.
+
+This module renders a *payload* (a JSON-ready dict) and builds the overview tables of the three
+result kinds; :mod:`metajudge.reports.html_run` gathers the per-item data of a run folder.
+
+Payload keys: ``kind``, ``title``, ``question``, ``protocol``, ``signatures`` ([name, sig]),
+``warnings`` (strings), ``tables`` ([{title, columns, rows, refs, note}]; a cell is a number,
+a string or ``{"v", "lo", "hi"}``), ``items`` (inputs), ``resp`` (responses), ``views``
+(disagreement rankings) and ``compare`` (backbone flips).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from metajudge.io import atomic_write
+
+HTML_FILE = "report.html"
+_HERE = Path(__file__).parent
+_PLOT_ORDER = (
+    "correlation_pearson.png",
+    "correlation_spearman.png",
+    "scatter.png",
+    "human_correlation.png",
+    "agreement_heatmap.png",
+    "reliability.png",
+    "frontier.png",
+)
+
+
+def safe_json(data: Any) -> str:
+    """JSON that is safe inside ``<script type="application/json">`` (no ``</script>``, no ``<!--``).
+
+    >>> out = safe_json({"t": "</script><b>&"})
+    >>> "<" in out or ">" in out or "&" in out, json.loads(out)["t"]
+    (False, '</script><b>&')
+    """
+    s = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    for ch, esc in (
+        ("<", "\\u003c"),
+        (">", "\\u003e"),
+        ("&", "\\u0026"),
+        ("\u2028", "\\u2028"),
+        ("\u2029", "\\u2029"),
+    ):
+        s = s.replace(ch, esc)
+    return s
+
+
+def _png_uri(path: Path) -> str:
+    return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+
+
+def plots_of(out_dir: Path) -> list[dict[str, str]]:
+    """The run folder's PNG plots (known ones first), as ``{"name", "src"}`` with data URIs."""
+    found = {p.name: p for p in sorted(out_dir.glob("*.png")) if not p.name.startswith("shot_")}
+    names = [n for n in _PLOT_ORDER if n in found] + [n for n in found if n not in _PLOT_ORDER]
+    return [{"name": n, "src": _png_uri(found[n])} for n in names]
+
+
+def render_page(payload: Mapping[str, Any], plots: Sequence[Mapping[str, str]]) -> str:
+    """The page as one HTML string (template, CSS, JS, plots and data inlined)."""
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(_HERE / "templates")),
+        autoescape=True,
+        keep_trailing_newline=True,
+    )
+    tpl = env.get_template("report.html.j2")
+    return tpl.render(
+        p=payload,
+        plots=plots,
+        css=(_HERE / "static" / "report.css").read_text(encoding="utf-8"),
+        js=(_HERE / "static" / "report.js").read_text(encoding="utf-8"),
+        data_json=safe_json(payload),
+    )
+
+
+def write_page(out_dir: str | Path, payload: Mapping[str, Any]) -> Path:
+    """Render ``payload`` with the folder's plots into ``<out_dir>/report.html`` (atomically)."""
+    out = Path(out_dir)
+    text = render_page(payload, plots_of(out))
+    path = out / HTML_FILE
+    with atomic_write(path) as fh:
+        fh.write(text)
+    return path
+
+
+def est(e: Mapping[str, Any] | None) -> Any:
+    """A table cell from an estimate ``{"value", "ci": [lo, hi]}`` (None when absent)."""
+    if not e or e.get("value") is None:
+        return None
+    lo, hi = (list(e.get("ci") or []) + [None, None])[:2]
+    return {"v": _r(e["value"]), "lo": _r(lo), "hi": _r(hi)}
+
+
+def _r(v: Any, nd: int = 4) -> Any:
+    return None if v is None else round(float(v), nd)
+
+
+def meta_overview(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Question, protocol, signatures, the main table and warnings of a meta-eval ``result.json``."""
+    ds = data["dataset"]
+    stats = list(data.get("statistics") or ["pearson", "spearman"])
+    pub: dict[tuple[str, str], list[str]] = {}
+    for p in data.get("published") or []:
+        key = (str(p.get("metric")), str(p.get("dimension")))
+        pub.setdefault(key, []).append(f"{p.get('statistic')} {p.get('value')} ({p.get('table')})")
+    rows = [
+        [c["metric"], c["dimension"]]
+        + [est(c["stats"].get(s)) for s in stats]
+        + [c.get("n_pairs"), "; ".join(pub.get((c["metric"], c["dimension"]), []))]
+        for c in data["cells"]
+    ]
+    refs = [
+        [f"inter-human ceiling ({c.get('method')})", c.get("dimension")]
+        + [est(c["stats"].get(s)) for s in stats]
+        + [c.get("n_pairs"), "; ".join(pub.get(("human", str(c.get("dimension"))), []))]
+        for c in data.get("ceiling") or []
+    ]
+    name = ds["name"] + (f"/{ds['subset']}" if ds.get("subset") else "")
+    metrics = ", ".join(m["name"] for m in data["metrics"])
+    sigs = [
+        [f"{m['name']} ({col})", "; ".join(s)]
+        for m in data["metrics"]
+        for col, s in (m.get("signatures") or {}).items()
+    ]
+    proto = data["protocol"]
+    return {
+        "kind": "metaeval",
+        "title": f"Meta-evaluation: {metrics} on {name}",
+        "question": f"How well do {metrics} agree with the human labels of {name} "
+        f"({', '.join(ds['dimensions'])}; {ds['kind']}, {ds.get('annotators')} annotators)?",
+        "protocol": " | ".join(f"{k}: {proto[k]}" for k in ("normalize", "aggregation", "missing"))
+        + f" | grouped: {proto.get('grouped')} | bootstrap: {proto.get('n_boot')} | seed: {proto.get('seed')}",
+        "signatures": sigs,
+        "warnings": _meta_warnings(data),
+        "tables": [
+            {
+                "title": "Correlation with humans (95% CI); inter-human ceiling as reference",
+                "columns": ["metric", "dimension", *stats, "n pairs", "published"],
+                "rows": rows,
+                "refs": refs,
+            }
+        ],
+    }
+
+
+def _meta_warnings(data: Mapping[str, Any]) -> list[str]:
+    out = []
+    for m in data["metrics"]:
+        for col, miss in (m.get("missing") or {}).items():
+            n_err = sum((miss.get("errors") or {}).values()) if miss.get("errors") else 0
+            if miss.get("responses_unscored") or miss.get("responses_absent") or n_err:
+                out.append(
+                    f"{m['name']} ({col}): {miss.get('responses_unscored', 0)} responses unscored, "
+                    f"{miss.get('responses_absent', 0)} absent of {miss.get('responses_total')}; "
+                    f"{miss.get('pairs_imputed_median', 0)} pairs imputed (median), "
+                    f"{miss.get('pairs_dropped', 0)} dropped (rule {miss.get('rule')})"
+                )
+    for c in data["cells"]:
+        und = {s: e.get("undefined") for s, e in c["stats"].items() if e and e.get("undefined")}
+        if und:
+            out.append(f"{c['metric']} / {c['dimension']}: {next(iter(und.values()))}")
+    out += weak_judge_warnings(
+        s for m in data["metrics"] for ss in (m.get("signatures") or {}).values() for s in ss
+    )
+    return out
+
+
+def weak_judge_warnings(signatures: Any) -> list[str]:
+    """A warning per embedded tiny judge model named in a signature (its numbers are a smoke test)."""
+    weak = ("smollm2-135m", "smollm2_135m", "gemma3-270m", "gemma-3-270m")
+    seen = sorted({w for s in signatures for w in weak if w in str(s).lower()})
+    return [
+        f"embedded judge {w}: a very small model; its agreement numbers test the pipeline, "
+        "not a judge worth trusting"
+        for w in seen
+    ]
+
+
+def swap_overview(res: Mapping[str, Any]) -> dict[str, Any]:
+    """Overview of a backbone-swap ``swap.json``."""
+    bbs = list(res["backbones"])
+    hp = res["protocol"].get("human_protocol", "grouped")
+    per = [
+        [b, est(e.get("human")), e.get("n_responses"), e.get("unscored")]
+        for b, e in res["per_backbone"].items()
+    ]
+    ceil = res.get("ceiling") or {}
+    refs = (
+        [["inter-human ceiling", est(ceil), None, None]]
+        if ceil.get("available") and ceil.get("value") is not None
+        else []
+    )
+    pairs = [
+        [p["x"], p["y"], est(p["pearson"]), est(p["spearman"]), _r(p.get("kappa"))]
+        + [_r(p.get("kappa_quadratic")), _r((p.get("flip_rate") or {}).get("value"))]
+        + [_r((p.get("disagreement") or {}).get("value")), p.get("verdict")]
+        for p in res["pairs"]
+    ]
+    warnings = [f"{b}: {e['unscored']} responses unscored" for b, e in res["per_backbone"].items()]
+    warnings = [w for w, e in zip(warnings, res["per_backbone"].values()) if e.get("unscored")]
+    if not ceil.get("available"):
+        warnings.append(f"no inter-human ceiling: {ceil.get('reason')}")
+    warnings += weak_judge_warnings(res.get("signatures", {}).values())
+    return {
+        "kind": "swap",
+        "title": f"Backbone swap: {res['metric']} on {res['dataset']} ({res['dimension']})",
+        "question": f"Does {res['metric']} give the same verdicts on {res['dataset']} when its "
+        f"backbone changes ({', '.join(bbs)}), and which backbone agrees best with the humans?",
+        "protocol": res["protocol"]["name"],
+        "signatures": [[b, res["signatures"].get(b, "external scores")] for b in bbs],
+        "warnings": warnings,
+        "tables": [
+            {
+                "title": f"Correlation with humans per backbone ({hp}; 95% CI)",
+                "columns": ["backbone", "human correlation", "responses", "unscored"],
+                "rows": per,
+                "refs": refs,
+            },
+            {
+                "title": "Agreement between backbones (MT-RAIG Table 8 layout)",
+                "columns": ["X", "Y", "Pearson", "Spearman", "κ", "κ quadratic"]
+                + ["flip rate", "disagreement", "verdict"],
+                "rows": pairs,
+                "refs": [],
+            },
+        ],
+    }
+
+
+def diagnostics_overview(diag: Mapping[str, Any]) -> dict[str, Any]:
+    """Overview of a judge-diagnostics ``diagnostics.json``."""
+    rows, warnings = [], []
+    for bb, d in diag["backbones"].items():
+        pos, ln = d.get("position") or {}, d.get("length") or {}
+        rows.append(
+            [bb, _r((d.get("accuracy") or {}).get("value"))]
+            + [_r((d.get("accuracy_both_orders") or {}).get("value"))]
+            + [_r(pos.get("consistency")), _r(pos.get("p_first_wins"))]
+            + [_r(ln.get("judge_p_longer")), _r(ln.get("human_p_longer"))]
+            + [_r(d.get("parse_failure_rate")), d.get("calls")]
+            + [(d.get("ledger") or {}).get("wall_s"), (d.get("ledger") or {}).get("cost_usd")]
+        )
+        if d.get("parse_failure_rate"):
+            warnings.append(
+                f"{bb}: parse failures {d.get('parse_failures')} "
+                f"(rate {d['parse_failure_rate']:.3f}); unparsed verdicts count as no decision"
+            )
+    warnings += weak_judge_warnings(list(diag["backbones"]))
+    return {
+        "kind": "diagnostics",
+        "title": f"Judge diagnostics on {diag['dataset']} ({diag['dimension']})",
+        "question": f"Is the pairwise judge on {diag['dataset']} consistent when the two responses "
+        "swap places, biased to length, and how often does it agree with the humans?",
+        "protocol": diag["protocol"],
+        "signatures": [[bb, d.get("signature", "")] for bb, d in diag["backbones"].items()],
+        "warnings": warnings,
+        "tables": [
+            {
+                "title": f"Per backbone ({diag['n_pairs']} pairs)",
+                "columns": ["backbone", "accuracy (A/B)", "accuracy (both orders)"]
+                + ["consistency", "P(first wins)", "P(prefers longer)", "humans P(longer)"]
+                + ["parse-failure rate", "calls", "wall s", "cost USD"],
+                "rows": rows,
+                "refs": [],
+            }
+        ],
+    }

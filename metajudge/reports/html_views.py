@@ -1,0 +1,325 @@
+"""The payloads of ``report.html`` per run kind (see :mod:`metajudge.reports.html_run`)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from metajudge.data.formats import LikertRecord, PairwiseRecord, response_key
+from metajudge.reports import html_page as html
+from metajudge.reports.html_run import Items, likert_view, pair_view
+
+
+def _finish(payload: dict[str, Any], items: Items, views: list[Any], compare: Any = ()) -> dict:
+    payload.update(items=items.items, resp=items.resp, views=views, compare=list(compare))
+    if items.resp and all(r["text"] is None for r in items.resp):
+        payload["warnings"].append(
+            "the dataset ships no response texts (scores only): the browser shows ids, labels "
+            "and scores"
+        )
+    return payload
+
+
+def _scale(ds: Any, dim: str) -> tuple[float, float]:
+    sc = (getattr(ds.card, "dimension_scales", None) or {}).get(dim) or ds.card.scale
+    return float(sc.min), float(sc.max)
+
+
+def _views(
+    name: str, ds: Any, dim: str, scores: Mapping[str, Any], items: Items, *, lower: bool = False
+) -> dict[str, Any]:
+    recs = list(ds.records)
+    if ds.card.kind == "pairwise":
+        pr = [r for r in recs if isinstance(r, PairwiseRecord)]
+        lo, hi = _scale(ds, dim)
+        hw = max(abs(lo), abs(hi)) or 1.0
+        return pair_view(name, pr, dim, scores, items=items, half_width=hw, lower=lower)
+    lr = [r for r in recs if isinstance(r, LikertRecord)]
+    lo, hi = _scale(ds, dim)
+    return likert_view(name, lr, dim, scores, items=items, lo=lo, hi=hi)
+
+
+def meta_payload(out: Path, *, data_dir: str | Path | None = None) -> dict[str, Any]:
+    """A meta-eval folder: overview from ``result.json``, items from the dataset and scores."""
+    from metajudge.analyses.metric_vs_human.result import MetaEvalResult
+    from metajudge.reports.published import attach_published
+    from metajudge.runs.meta_eval import gather_scores, load_input
+
+    res = MetaEvalResult.load(out / "result.json")
+    if not res.data.get("published"):
+        attach_published(res)
+    payload = html.meta_overview(res.data)
+    run = res.data.get("run") or {}
+    items = Items()
+    if not run.get("dataset"):
+        payload["warnings"].append("result.json names no dataset: no disagreement browser")
+        return _finish(payload, items, [])
+    name = str(run["dataset"])
+    is_file = Path(name).suffix == ".jsonl" and Path(name).is_file()
+    ds = load_input(
+        None if is_file else name,
+        input_file=name if is_file else None,
+        data_dir=data_dir,
+        subset=run.get("subset"),
+    )
+    rows, _ = gather_scores(
+        ds,
+        out_dir=out,
+        metrics=run.get("registry_metrics") or None,
+        score_files=run.get("score_files") or (),
+        external=bool(run.get("external")),
+        data_dir=data_dir,
+        progress=False,
+    )
+    by: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        by.setdefault(r["metric"], {})[r["key"]] = r.get("score")
+    payload["warnings"] += _row_warnings(rows)
+    views = []
+    for m in res.data["metrics"]:
+        for dim, col in m["columns"].items():
+            if col in by:
+                v = _views(m["name"], ds, dim, by[col], items, lower=m.get("direction") == "lower")
+                views.append(v)
+    items.attach_scores(rows)
+    return _finish(payload, items, views)
+
+
+def _row_warnings(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Parse failures / errors and cuts (truncated tables, capped claims) per metric."""
+    err: dict[str, int] = {}
+    cut: dict[str, int] = {}
+    total: dict[str, int] = {}
+    for r in rows:
+        m = r["metric"]
+        total[m] = total.get(m, 0) + 1
+        if r.get("error") or r.get("score") is None:
+            err[m] = err.get(m, 0) + 1
+        det = r.get("details") or {}
+        if any(k in det and det[k] for k in ("truncated", "table_cut", "cuts", "claims_capped")):
+            cut[m] = cut.get(m, 0) + 1
+    out = [
+        f"{m}: {n} of {total[m]} responses with no score (error / parse failure: "
+        f"{n / total[m]:.1%}), shown in the browser"
+        for m, n in err.items()
+    ]
+    out += [
+        f"{m}: {n} of {total[m]} responses had input cut (tables truncated / claims capped)"
+        for m, n in cut.items()
+    ]
+    return out
+
+
+def _load(name: str, input_file: Any, data_dir: Any) -> Any:
+    from metajudge.runs.meta_eval import load_input
+
+    base, _, sub = name.partition("/")
+    if input_file is not None:
+        return load_input(None, input_file=input_file, subset=sub or None)
+    return load_input(base, data_dir=data_dir, subset=sub or None)
+
+
+def swap_payload(
+    res: Mapping[str, Any],
+    external: Sequence[str] | None,
+    *,
+    input_file: Any,
+    data_dir: Any,
+    out_dir: str | Path | None = None,
+) -> dict[str, Any]:
+    """A backbone-swap folder: per-backbone rankings and, per pair of backbones, the flips.
+
+    Per-item scores: the live backbones' ``scores_<backbone>.jsonl`` in ``out_dir``
+    (:func:`metajudge.runs.backbone_swap.read_backbone_scores`), the others from the ``external``
+    specs (by default the backbone names). Flips use the swap's tie band (``protocol.eps``)."""
+    payload = html.swap_overview(res)
+    eps = float((res.get("protocol") or {}).get("eps") or 0.0)
+    src = (res["dataset"], res["dimension"], list(res["backbones"]))
+    return _backbone_views(payload, src, external, input_file, data_dir, out_dir, eps)
+
+
+def _backbone_scores(
+    ds: Any, dim: str, bbs: Sequence[str], external: Any, data_dir: Any, out_dir: Any
+) -> dict[str, Any]:
+    """Per-backbone ``{key: score}``: saved score files first, then the external specs."""
+    from metajudge.runs.backbone_swap import read_backbone_scores
+    from metajudge.scores.swap_sources import external_scores
+
+    saved = read_backbone_scores(out_dir, bbs) if out_dir is not None else {}
+    specs = list(external) if external else [b for b in bbs if b not in saved]
+    got: dict[str, Any] = {}
+    if specs:
+        got, _ = external_scores(ds, specs, dimension=dim, data_dir=data_dir)
+    return {b: saved.get(b, got.get(b)) for b in bbs if b in saved or b in got}
+
+
+def _backbone_views(
+    payload: dict[str, Any],
+    src: tuple[str, str, list[str]],
+    external: Any,
+    input_file: Any,
+    data_dir: Any,
+    out_dir: Any,
+    eps: float,
+) -> dict[str, Any]:
+    """Rankings per backbone and the flips per pair of backbones of ``src`` (dataset,
+    dimension, backbones) added to ``payload``; a failure to get the scores is a warning."""
+    name, dim, bbs = src
+    items = Items()
+    try:
+        ds = _load(name, input_file, data_dir)
+        scores = _backbone_scores(ds, dim, bbs, external, data_dir, out_dir)
+    except Exception as e:  # noqa: BLE001 - the overview still renders; the reason is shown
+        payload["warnings"].append(f"per-item scores not available for this page: {e}")
+        return _finish(payload, items, [])
+    views = [_views(bb, ds, dim, s, items) for bb, s in scores.items()]
+    cmp = [
+        _flips(ds, (x, y), (scores[x], scores[y]), items, eps)
+        for x, y in itertools.combinations(scores, 2)
+    ]
+    return _finish(payload, items, views, cmp)
+
+
+def _flips(
+    ds: Any,
+    names: tuple[str, str],
+    s: tuple[Mapping[str, Any], Mapping[str, Any]],
+    items: Items,
+    eps: float = 0.0,
+) -> dict[str, Any]:
+    """Pairs of responses where backbones x and y decide differently (d = s(b) − s(a), decided
+    with the swap's tie band ``|d| <= eps`` by :func:`metajudge.stats.tie_decisions`)."""
+    from metajudge.stats import tie_decisions
+
+    pairs: list[tuple[Any, str, str, Any]] = []
+    if ds.card.kind == "pairwise":
+        for r in ds.records:
+            pairs.append((r, response_key(r.id, "a"), response_key(r.id, "b"), r))
+    else:
+        by: dict[str, list[LikertRecord]] = {}
+        for r in ds.records:
+            by.setdefault(r.id, []).append(r)
+        for group in by.values():
+            for a, b in itertools.combinations(group, 2):
+                pairs.append((a, response_key(a.id, a.system), response_key(b.id, b.system), b))
+    sx, sy = s
+    rows = []
+    n_both = 0
+    for ra, ka, kb, rb in pairs:
+        vals = [sx.get(ka), sx.get(kb), sy.get(ka), sy.get(kb)]
+        if any(v is None for v in vals):
+            continue
+        dx, dy = (int(v) for v in tie_decisions([vals[1] - vals[0], vals[3] - vals[2]], eps))
+        n_both += 1
+        if dx != dy:
+            i, r1 = items.add(ra)
+            r2 = r1 if ra is rb else items.add(rb)[1]
+            rr = r1 if ra is rb else r1 + r2
+            rows.append([i, rr, dx, dy, int(dx != 0 and dy != 0)])
+    return {"x": names[0], "y": names[1], "eps": eps, "n": n_both, "rows": rows}
+
+
+def decision_payload(
+    d: Mapping[str, Any],
+    external: Sequence[str] | None,
+    *,
+    input_file: Any,
+    data_dir: Any,
+    out_dir: str | Path | None = None,
+    metric: str | None = None,
+    dimension: str | None = None,
+) -> dict[str, Any]:
+    """A backbone-decision folder: the decision's tables, then X's and Y's rankings and flips
+    (the decision's tie band). ``dimension``: by default the one ``metric`` judges."""
+    from metajudge.reports.html_decision import decision_overview
+    from metajudge.scores.swap_sources import metric_dimension
+
+    payload = decision_overview(d)
+    ni = d["non_inferiority"]
+    dim = dimension
+    if dim is None:
+        try:
+            dims = _load(d["dataset"], input_file, data_dir).card.dimensions
+            dim = metric_dimension(metric, dims) if metric else dims[0]
+        except Exception as e:  # noqa: BLE001 - the overview still renders; the reason is shown
+            payload["warnings"].append(f"dataset not loadable for the browser: {e}")
+            return _finish(payload, Items(), [])
+    eps = float((d.get("protocol") or {}).get("tie_band") or 0.0)
+    src = (d["dataset"], dim, [ni["x"], ni["y"]])
+    return _backbone_views(payload, src, external, input_file, data_dir, out_dir, eps)
+
+
+def diag_payload(diag: Mapping[str, Any], *, input_file: Any, data_dir: Any) -> dict[str, Any]:
+    """A judge-diagnostics folder: per backbone, the pairs it gets wrong or flips on order swap."""
+    payload = html.diagnostics_overview(diag)
+    items = Items()
+    try:
+        ds = _load(diag["dataset"], input_file, data_dir)
+    except Exception as e:  # noqa: BLE001 - the overview still renders; the reason is shown
+        payload["warnings"].append(f"dataset not loadable for the browser: {e}")
+        return _finish(payload, items, [])
+    recs = {r.id: r for r in ds.records if isinstance(r, PairwiseRecord)}
+    dim = diag["dimension"]
+    views = []
+    for bb, d in diag["backbones"].items():
+        rows = []
+        for v in d.get("verdicts") or []:
+            rec = recs.get(v["id"])
+            if rec is None:
+                continue
+            labels = list(rec.labels.get(dim, ()))
+            h = _human(labels)
+            ab, ba = _side(v.get("ab"), "ab"), _side(v.get("ba"), "ba")
+            i, rr = items.add(rec)
+            wrong = ab is None or (h is not None and h != 0 and ab != h)
+            flip = ab is None or ba is None or ab != ba
+            rows.append(
+                {"i": i, "r": rr, "m": ab, "n": ba, "h": h, "g": int(wrong) * 2 + int(flip)}
+                | {
+                    "l": labels,
+                    "w": int(wrong),
+                    "s": int(len({np.sign(x) for x in _nums(labels)}) > 1),
+                }
+                | {"raw": [v.get("ab_raw"), v.get("ba_raw")]}
+            )
+        rows.sort(key=lambda x: -x["g"])
+        views.append(
+            {
+                "name": bb,
+                "dim": dim,
+                "kind": "verdict",
+                "rows": rows,
+                "how": "judge wrong vs the humans' majority sign first, then order flips "
+                "(A/B vs B/A decisions differ); decisions: −1 = a better, 0 = tie, 1 = b better",
+            }
+        )
+    return _finish(payload, items, views)
+
+
+def _nums(labels: Sequence[Any]) -> list[float]:
+    out = []
+    for v in labels:
+        try:
+            out.append(float(v))
+        except (TypeError, ValueError):
+            continue
+    return out
+
+
+def _human(labels: Sequence[Any]) -> int | None:
+    xs = _nums(labels)
+    return int(np.sign(np.mean(xs))) if xs else None
+
+
+def _side(decision: Any, order: str) -> int | None:
+    """A positional decision (A = shown first) as −1 (a better), 0 (tie) or 1 (b better)."""
+    if decision is None:
+        return None
+    if decision == "tie":
+        return 0
+    first_is_a = order == "ab"
+    return -1 if (decision == "A") == first_is_a else 1

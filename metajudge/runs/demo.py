@@ -1,0 +1,407 @@
+"""``metajudge demo``: the judge section of ``make demo`` on a small seeded subset.
+
+After the lexical + BERTScore table on all RAGChecker pairs (``metajudge meta-eval``, run by the
+Makefile), this runs the LLM judges on the embedded backbones and meta-evaluates them through
+the same pipeline (:func:`metajudge.runs.meta_eval.run_meta_eval` with the judge scores as a
+score file; :func:`metajudge.runs.backbone_swap.run_backbone_swap` for the swap):
+
+1. G-Eval (faithfulness, completeness) and answer equivalence on ``n_rag`` RAGChecker pairs;
+2. MT-RAIG Eval (faithfulness, completeness) on ``n_table`` table-QA pairs of
+   ``lftqa_mitigation_pradhumant``;
+3. G-Eval faithfulness under SmolLM2-135M and Gemma-3-270M on the same RAGChecker pairs.
+
+Subsets are drawn uniformly without replacement by ``numpy.random.default_rng(seed)`` and written
+into the run folder (canonical JSONL), so each meta-evaluation reads a file. RAGChecker ships no
+retrieved passages (``input.context``) and no tables, which G-Eval judges an answer against: the
+subset file gives G-Eval the gold answer (``input.reference``) as its context, cut to
+``context_chars`` characters (the cut is recorded per row by the judge and counted in the report).
+
+Judge calls go through the response cache (the user cache, ``$METAJUDGE_CACHE_DIR``): a rerun is
+served from it and the ledger printed at the end says how many calls reached a model.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+RAG_DATASET = "ragchecker_meta_eval"
+TABLE_DATASET = "lftqa_mitigation_pradhumant"
+SWAP_METRIC = "geval_faithfulness"
+REPORT_FILE = "report.md"
+
+
+@dataclass(frozen=True)
+class DemoOptions:
+    """What the judge section runs: subset sizes, seed, backbones, bootstrap, context cut."""
+
+    n_rag: int = 6
+    n_table: int = 4
+    seed: int = 0
+    backbones: tuple[str, str] = ("smollm2-135m", "gemma3-270m")
+    n_boot: int = 1000
+    context_chars: int = 1200
+
+    def __post_init__(self) -> None:
+        from metajudge.errors import InputError
+
+        for name in ("n_rag", "n_table", "context_chars"):
+            if int(getattr(self, name)) < 1:
+                raise InputError(f"must be >= 1, got {getattr(self, name)!r}", field=name)
+        if len(self.backbones) != 2 or self.backbones[0] == self.backbones[1]:
+            raise InputError("give two different backbones", field="backbones")
+
+
+@dataclass
+class JudgeRun:
+    """One judge metric under one backbone: its human correlations and what it cost."""
+
+    section: str
+    metric: str
+    backbone: str
+    n_responses: int
+    unscored: int
+    parse_attempts: int
+    parse_failures: int
+    calls: int
+    cache_hits: int
+    prompt_tokens: int
+    completion_tokens: int
+    wall_s: float
+    context_cut: int = 0
+    correlations: list[dict[str, Any]] = field(default_factory=list)
+    #: what the cache hits cost when the model computed them (stored tokens and latencies)
+    cached_cost: dict[str, float] = field(default_factory=dict)
+    #: prompt tokens the server evaluated (its prefix cache's reuse excluded)
+    processed_prompt_tokens: int = 0
+
+    @property
+    def parse_failure_rate(self) -> float:
+        return self.parse_failures / self.parse_attempts if self.parse_attempts else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {**dataclasses.asdict(self), "parse_failure_rate": round(self.parse_failure_rate, 4)}
+
+
+@dataclass
+class DemoResult:
+    """The judge section: runs, the swap, the subsets drawn, the total ledger."""
+
+    options: DemoOptions
+    subsets: dict[str, dict[str, Any]]
+    runs: list[JudgeRun]
+    swap: dict[str, Any]
+    ledger: dict[str, int]
+    wall_s: float
+    paths: dict[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "options": dataclasses.asdict(self.options),
+                "subsets": self.subsets,
+                "runs": [r.to_json() for r in self.runs],
+                "swap": self.swap,
+                "ledger": self.ledger,
+                "wall_s": self.wall_s,
+                "paths": self.paths,
+            },
+            indent=2,
+            ensure_ascii=False,
+            default=str,
+        )
+
+    def to_pandas(self) -> Any:
+        import pandas as pd
+
+        return pd.DataFrame([r.to_json() for r in self.runs])
+
+
+# ---------------------------------------------------------------------------------------------
+# Subsets
+
+
+def draw_subset(
+    name: str,
+    n: int,
+    rng: Any,
+    out: Path,
+    *,
+    data_dir: str | Path | None = None,
+    reference_as_context: bool = False,
+) -> tuple[Path, dict[str, Any]]:
+    """``n`` of the labelled records of dataset ``name`` drawn without replacement (kept in
+    dataset order), written
+    as canonical JSONL (card header renamed ``<name>_demo``) into ``out``; returns the file and
+    a description of the draw. ``reference_as_context``: give records without a context the
+    gold answer as ``input.context`` (RAGChecker for G-Eval), uncut — the judge cuts it."""
+    from metajudge.data.formats import write_jsonl
+    from metajudge.data.registry import load_dataset
+    from metajudge.data.subsample import HOW, draw_items
+
+    ds = load_dataset(name, data_dir)
+    draw = draw_items(ds.records, n, rng)
+    recs = draw.records
+    if reference_as_context:
+        recs = [_with_reference_context(r) for r in recs]
+    card = dataclasses.replace(ds.card, name=f"{name}_demo")
+    path = out / "subsets" / f"{name}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_jsonl(path, recs, card)
+    drawn = {
+        "dataset": name,
+        "n": n,
+        "of": draw.of,
+        "records": len(ds.records),
+        "ids": [r.id for r in recs],
+        "how": HOW,
+        "context": "gold answer (input.reference)" if reference_as_context else "as shipped",
+        "file": str(path),
+    }
+    return path, drawn
+
+
+def _with_reference_context(rec: Any) -> Any:
+    inp = rec.input
+    if inp is None or inp.context or not inp.reference:
+        return rec
+    return dataclasses.replace(rec, input=dataclasses.replace(inp, context=inp.reference))
+
+
+# ---------------------------------------------------------------------------------------------
+# Judge runs
+
+
+def _delta(after: dict[str, Any], before: dict[str, Any], key: str) -> int:
+    return int(after.get(key, 0)) - int(before.get(key, 0))
+
+
+def score_judge(
+    dataset_file: Path,
+    metric: str,
+    backend: Any,
+    *,
+    section: str,
+    options: dict[str, Any],
+) -> tuple[list[dict[str, Any]], JudgeRun]:
+    """Score every response of ``dataset_file`` with judge ``metric`` on a shared ``backend``
+    (:func:`~metajudge.scores.scoring.score_dataset`); the run's cost from the backend ledger."""
+    from metajudge.backends.ledger import CACHED_COST
+    from metajudge.scores.scoring import score_dataset
+
+    before = backend.ledger.summary()
+    t0 = time.perf_counter()
+    rows = score_dataset(
+        dataset_file,
+        [metric],
+        options={metric: {"backend": backend, **options}},
+        progress=False,
+        backbone=backend.name,
+    )
+    wall = time.perf_counter() - t0
+    after = backend.ledger.summary()
+    attempts = sum(int((r["details"] or {}).get("parse_attempts", 0)) for r in rows)
+    fails = sum(int((r["details"] or {}).get("parse_failures", 0)) for r in rows)
+    run = JudgeRun(
+        section=section,
+        metric=metric,
+        backbone=backend.name,
+        n_responses=len(rows),
+        unscored=sum(r["score"] is None for r in rows),
+        parse_attempts=attempts,
+        parse_failures=fails,
+        calls=_delta(after, before, "calls"),
+        cache_hits=_delta(after, before, "cached"),
+        prompt_tokens=_delta(after, before, "prompt_tokens"),
+        completion_tokens=_delta(after, before, "completion_tokens"),
+        wall_s=round(wall, 2),
+        context_cut=sum(
+            bool(((r["details"] or {}).get("tables") or {}).get("truncated")) for r in rows
+        ),
+        cached_cost={k: after[k] - before[k] for k in CACHED_COST},
+        processed_prompt_tokens=_delta(after, before, "processed_prompt_tokens"),
+    )
+    return rows, run
+
+
+def _correlations(res: Any, metric: str) -> list[dict[str, Any]]:
+    """Pearson per human dimension with its bootstrap CI, from a meta-eval result."""
+    out = []
+    for dim in res.dimensions:
+        cell = res.cell(metric, dim)
+        ent = cell["stats"].get("pearson", {})
+        out.append(
+            {
+                "dimension": dim,
+                "pearson": ent.get("value"),
+                "ci": ent.get("ci"),
+                "undefined": ent.get("undefined"),
+                "n_pairs": cell.get("n_pairs"),
+            }
+        )
+    return out
+
+
+def meta_evaluate_section(
+    section: str,
+    dataset_file: Path,
+    rows: list[dict[str, Any]],
+    metrics: Sequence[str],
+    out: Path,
+    opts: DemoOptions,
+) -> Any:
+    """The judge scores of one section through ``run_meta_eval`` (a score file in its folder)."""
+    from metajudge.scores.scoring import write_scores
+    from metajudge.runs.meta_eval import run_meta_eval
+
+    folder = out / section
+    folder.mkdir(parents=True, exist_ok=True)
+    scores = folder / "judge_scores.jsonl"
+    write_scores(scores, rows)
+    res, _ = run_meta_eval(
+        input_file=dataset_file,
+        out_dir=folder,
+        metrics=list(metrics),
+        score_files=[str(scores)],
+        plots=False,
+        progress=False,
+        n_boot=opts.n_boot,
+        seed=opts.seed,
+        missing="drop",
+    )
+    return res
+
+
+# ---------------------------------------------------------------------------------------------
+# The whole judge section
+
+LEDGER_KEYS = ("requests", "calls", "cached", "errors", "prompt_tokens", "completion_tokens")
+
+
+def total_ledger(first: dict[str, Any], swap: dict[str, Any]) -> dict[str, int]:
+    """LLM requests, model calls (cache misses), cache hits, errors and tokens of the whole
+    section: the first backbone's backend ledger plus every swap judge's own ledger."""
+    parts = [first] + [dict(r.get("cost") or {}) for r in (swap.get("runs") or {}).values()]
+    return {k: sum(int(p.get(k, 0)) for p in parts) for k in LEDGER_KEYS}
+
+
+#: (section folder, dataset, judge metrics) run under the first backbone
+SECTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    (
+        "ragchecker_judges",
+        RAG_DATASET,
+        ("geval_faithfulness", "geval_completeness", "answer_equivalence"),
+    ),
+    ("table_qa_mtraig", TABLE_DATASET, ("mtraig_faithfulness", "mtraig_completeness")),
+)
+
+
+def _metric_options(metric: str, opts: DemoOptions) -> dict[str, Any]:
+    """G-Eval reads its context cut to ``context_chars`` (the cut recorded per row)."""
+    return {"max_table_chars": opts.context_chars} if metric.startswith("geval_") else {}
+
+
+def run_sections(
+    files: dict[str, Path], out: Path, opts: DemoOptions, say: Callable[[str], None]
+) -> tuple[list[JudgeRun], dict[str, int]]:
+    """Every judge of :data:`SECTIONS` under the first backbone (one server, shared), then each
+    section's meta-evaluation against the humans. Returns the runs and the backbone's ledger."""
+    from metajudge.backends.registry import get_backend
+    from metajudge.metrics.judges.parsers.ratings import PARSER_VERSION
+
+    runs: list[JudgeRun] = []
+    backend = get_backend(opts.backbones[0], parser_version=PARSER_VERSION, seed=opts.seed)
+    try:
+        for section, dataset, metrics in SECTIONS:
+            rows: list[dict[str, Any]] = []
+            section_runs = []
+            for m in metrics:
+                say(f"  scoring {m} on {files[dataset].name} under {backend.name} ...")
+                r, run = score_judge(
+                    files[dataset], m, backend, section=section, options=_metric_options(m, opts)
+                )
+                rows += r
+                section_runs.append(run)
+            res = meta_evaluate_section(section, files[dataset], rows, metrics, out, opts)
+            for run in section_runs:
+                run.correlations = _correlations(res, run.metric)
+            runs += section_runs
+        ledger = dict(backend.ledger.summary())
+    finally:
+        backend.close()
+    return runs, ledger
+
+
+def run_swap(rag_file: Path, out: Path, opts: DemoOptions) -> dict[str, Any]:
+    """G-Eval faithfulness under both backbones on the RAGChecker subset (the swap pipeline),
+    written to ``out/swap`` with its per-backbone score files and ``report.html``."""
+    from metajudge.reports.html_run import write_html_report
+    from metajudge.runs.backbone_swap import run_backbone_swap
+    from metajudge.reports.swap_report import write_swap_report
+
+    res = run_backbone_swap(
+        None,
+        SWAP_METRIC,
+        input_file=rag_file,
+        backbones=list(opts.backbones),
+        dimension="correctness",
+        n_boot=opts.n_boot,
+        seed=opts.seed,
+        metric_options=_metric_options(SWAP_METRIC, opts),
+        out_dir=out / "swap",
+    )
+    write_swap_report(res, out / "swap", plots=False)
+    write_html_report(out / "swap", input_file=rag_file)
+    return dict(res)
+
+
+def run_demo(
+    out_dir: str | Path,
+    options: DemoOptions | None = None,
+    *,
+    data_dir: str | Path | None = None,
+    lexical_run: str | Path | None = None,
+    say: Callable[[str], None] = print,
+) -> DemoResult:
+    """The judge section into ``out_dir``; ``lexical_run``: the meta-eval folder of the lexical
+    + BERTScore table, shown first in the report. Writes ``demo.json``, :data:`REPORT_FILE` and
+    the demo's one page, ``report.html`` (the last report: ``paths["html"]``)."""
+    import numpy as np
+
+    from metajudge.io import atomic_write
+
+    opts = options or DemoOptions()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    rng = np.random.default_rng(opts.seed)
+    rag, rag_draw = draw_subset(
+        RAG_DATASET, opts.n_rag, rng, out, data_dir=data_dir, reference_as_context=True
+    )
+    tab, tab_draw = draw_subset(TABLE_DATASET, opts.n_table, rng, out, data_dir=data_dir)
+    subsets = {RAG_DATASET: rag_draw, TABLE_DATASET: tab_draw}
+    for d in subsets.values():
+        say(
+            f"Subset: n = {d['n']} of {d['of']} labelled {d['dataset']} pairs, drawn {d['how']} "
+            f"(seed {opts.seed})"
+        )
+    runs, ledger = run_sections({RAG_DATASET: rag, TABLE_DATASET: tab}, out, opts, say)
+    say(f"  backbone swap: {SWAP_METRIC} under {' vs '.join(opts.backbones)} ...")
+    swap = run_swap(rag, out, opts)
+    result = DemoResult(opts, subsets, runs, swap, total_ledger(ledger, swap), 0.0)
+    result.wall_s = round(time.perf_counter() - t0, 1)
+    from metajudge.reports.demo_report import demo_markdown, write_demo_html
+
+    report = out / REPORT_FILE
+    with atomic_write(out / "demo.json") as fh:
+        fh.write(result.to_json())
+    with atomic_write(report) as fh:
+        fh.write(demo_markdown(result, lexical_run=lexical_run))
+    page = write_demo_html(result, out, lexical_run=lexical_run)
+    result.paths = {"report": str(report), "json": str(out / "demo.json"), "html": str(page)}
+    return result

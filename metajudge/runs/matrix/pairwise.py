@@ -1,0 +1,109 @@
+"""The pairwise judge's matrix cell: accuracy against the humans with position consistency,
+computed by :func:`metajudge.analyses.judge_biases.diagnose_backbone` (what ``metajudge judge
+diagnostics`` runs: both orders, ties of the humans excluded), with a bootstrap CI of the
+accuracy over pairs (:func:`metajudge.analyses.verdict_accuracy.bootstrap_accuracy`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from metajudge.data.formats import PairwiseRecord
+from metajudge.errors import InputError
+
+TIE_POLICY = "exclude_human_ties"
+
+
+def _accuracy_ci(value: float | None, n: int, seed: int, n_boot: int) -> list[float] | None:
+    """The CI of an accuracy from its value and n (each pair is right or wrong: the 0/1 vector
+    is fixed up to order by the two, so the percentile bootstrap needs nothing else)."""
+    import numpy as np
+
+    from metajudge.analyses.verdict_accuracy import bootstrap_accuracy
+
+    if value is None or n == 0:
+        return None
+    k = round(value * n)
+    correct = np.array([1.0] * k + [0.0] * (n - k))
+    lo, hi = bootstrap_accuracy(correct, np.random.default_rng(seed), n_boot=n_boot)
+    return [round(float(lo), 6), round(float(hi), 6)]
+
+
+def pairwise_cell(opts: Any, prep: Any) -> dict[str, Any]:
+    """Judge the subset's pairs in both orders under ``opts.backbone``; the cell's results."""
+    from metajudge.analyses.judge_biases import diagnose_backbone
+    from metajudge.metrics.judges.pairwise import PAIRWISE_PARSER_VERSION, PairwiseJudge
+    from metajudge.runs.matrix.run import open_backend
+
+    recs = [
+        r
+        for r in prep.dataset.records
+        if isinstance(r, PairwiseRecord) and r.a.response is not None and r.b.response is not None
+    ]
+    if not recs:
+        raise InputError(f"{prep.facts.name}: no pair has both response texts", field="dataset")
+    dim = prep.facts.dimensions[0]
+    backend, counter = open_backend(opts.backbone, PAIRWISE_PARSER_VERSION, opts.seed)
+    kw: dict[str, Any] = {"backend": backend, "seed": opts.seed}
+    if opts.prompt_variant:
+        kw["variant"] = opts.prompt_variant
+    judge = PairwiseJudge(backbone=backend.name, **kw)
+    try:
+        d = diagnose_backbone(judge, recs, dimension=dim, tie_policy=TIE_POLICY, seed=opts.seed)
+    finally:
+        judge.close()
+        backend.close()
+    both, ab = d["accuracy_both_orders"], d["accuracy"]
+    pos = d["position"]
+    n_pairs = len(recs)
+    results = [
+        {
+            "dimension": dim,
+            "statistic": "accuracy_both_orders",
+            "value": both["value"],
+            "ci": _accuracy_ci(both["value"], both["n"], opts.seed, opts.n_boot),
+            "n": both["n"],
+            "undefined": None if both["value"] is not None else "no pair with a human preference",
+        },
+        {
+            "dimension": dim,
+            "statistic": "accuracy_ab",
+            "value": ab["value"],
+            "ci": _accuracy_ci(ab["value"], ab["n"], opts.seed, opts.n_boot),
+            "n": ab["n"],
+        },
+        {
+            "dimension": dim,
+            "statistic": "position_consistency",
+            "value": pos.get("consistency"),
+            "ci": None,
+            "n": n_pairs,
+        },
+    ]
+    led = d["ledger"]
+    calls = int(led.get("backend_calls") or 0)
+    cached = int(led.get("cached") or 0)
+    return {
+        "signature": d["signature"],
+        "results": results,
+        "ledger": {
+            "requests": 2 * n_pairs,
+            "calls": calls,
+            "cached": cached,
+            "prompt_tokens": int(led.get("prompt_tokens") or 0),
+            "processed_prompt_tokens": int(led.get("processed_prompt_tokens") or 0),
+            "completion_tokens": int(led.get("completion_tokens") or 0),
+            "prompt_chars": counter.chars,
+            "model_s": round(counter.model_s, 2),
+            "start_s": round(counter.start_s, 2),
+            "responses": 2 * n_pairs,
+            "unscored": int(d.get("parse_failures") or 0),
+            "parse_failures": int(d.get("parse_failures") or 0),
+            "wall_s": led.get("wall_s"),
+            "cached_cost": dict(led.get("cached_cost") or {}),
+        },
+        "protocol_options": {
+            "tie_policy": TIE_POLICY,
+            "orders": "ab+ba; accuracy: both orders, an inconsistent pair counts as a tie",
+            "dimension": dim,
+        },
+    }

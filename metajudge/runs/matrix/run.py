@@ -1,0 +1,440 @@
+"""``metajudge matrix run``: fill one metric × dataset cell and store it.
+
+1. the dataset (``--dataset`` | ``--input``) and the cell's applicability
+   (:func:`metajudge.runs.matrix.table.applicability`; a cell that does not apply is refused);
+2. a seeded random subset of ``--limit`` items (:func:`metajudge.data.subsample.draw_items`,
+   the rule ``metajudge demo`` uses; all items without ``--limit``);
+3. scores through :func:`metajudge.scores.scoring.score_dataset` on one cached backend (the
+   user response cache: a rerun is answered from it) — or, for the pairwise judge, both orders
+   through :func:`metajudge.analyses.judge_biases.diagnose_backbone` (what ``metajudge judge
+   diagnostics`` runs);
+4. the meta-evaluation with the dataset's natural protocol
+   (:func:`metajudge.runs.matrix.table.natural_protocol`) through
+   :func:`metajudge.analyses.metric_vs_human.evaluate.meta_evaluate`;
+5. the cell JSON (``metajudge/data/schemas/matrix_cell.schema.json``), written atomically to
+   ``baselines/judges/<metric>__<dataset>.json``.
+
+``--dry-run`` stops after step 2 and prints the cost estimate (:mod:`metajudge.runs.matrix.cost`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from metajudge import __version__
+from metajudge.errors import InputError
+
+
+@dataclass(frozen=True)
+class CellOptions:
+    """One cell run: what, on which data, under which backbone, how many items, which seed."""
+
+    metric: str
+    dataset: str | None = None
+    input: str | None = None
+    backbone: str | None = None
+    limit: int | None = None
+    seed: int = 0
+    n_boot: int = 1000
+    prompt_variant: str | None = None
+    data_dir: str | None = None
+    baselines: str | None = None
+    output: str | None = None
+    progress: bool = True
+
+    def command(self) -> str:
+        """The ``metajudge matrix run`` command line of these options."""
+        parts = ["metajudge matrix run", f"--metric {self.metric}"]
+        parts.append(f"--dataset {self.dataset}" if self.dataset else f"--input {self.input}")
+        for flag, v in (
+            ("--backbone", self.backbone),
+            ("--limit", self.limit),
+            ("--prompt-variant", self.prompt_variant),
+        ):
+            if v is not None:
+                parts.append(f"{flag} {v}")
+        parts += [f"--seed {self.seed}", f"--n-boot {self.n_boot}"]
+        return " ".join(parts)
+
+
+@dataclass
+class Prepared:
+    """A cell ready to run: the (subset) dataset, its facts, the draw, the protocol."""
+
+    dataset: Any  # the subset as a Dataset
+    facts: Any
+    draw: Any
+    protocol: dict[str, str]
+    source: str
+
+
+def prepare_cell(opts: CellOptions) -> Prepared:
+    """Steps 1–2 of the module docstring (no model call)."""
+    import numpy as np
+
+    from metajudge.data.registry import Dataset, open_dataset
+    from metajudge.data.subsample import draw_items
+    from metajudge.runs.matrix.table import (
+        applicability,
+        dataset_facts,
+        matrix_rows,
+        natural_protocol,
+    )
+
+    if opts.metric not in matrix_rows():
+        raise InputError(
+            f"unknown matrix row {opts.metric!r}; rows: {', '.join(matrix_rows())}", field="metric"
+        )
+    ds = open_dataset(dataset=opts.dataset, input=opts.input, data_dir=opts.data_dir)
+    source = "built-in" if opts.dataset else str(opts.input)
+    facts = dataset_facts(ds, source=source)
+    reason = applicability(opts.metric, facts)
+    if reason is not None:
+        raise InputError(f"{opts.metric} does not apply to {facts.name}: {reason}", field="metric")
+    draw = draw_items(ds.records, opts.limit, np.random.default_rng(opts.seed))
+    sub = Dataset(card=ds.card, records=list(draw.records))
+    return Prepared(sub, facts, draw, natural_protocol(opts.metric, facts), source)
+
+
+class PromptChars:
+    """A backend wrapper placed under the cache (it sees cache misses only): counts the
+    characters of the prompts the model is sent and times the model apart from the embedded
+    server's start (``start_s``), so throughputs measured on small cells are not the start's."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.chars = 0
+        self.start_s = 0.0
+        self.model_s = 0.0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def complete(self, requests: Sequence[Any], on_result: Any = None) -> Any:
+        start = getattr(self.inner, "_ensure_started", None)  # embedded llama.cpp servers
+        t0 = time.perf_counter()
+        if start is not None:
+            start()
+        t1 = time.perf_counter()
+        self.start_s += t1 - t0
+        self.chars += sum(request_chars(r) for r in requests)
+        try:
+            if on_result is None:
+                return self.inner.complete(requests)
+            return self.inner.complete(requests, on_result=on_result)
+        finally:
+            self.model_s += time.perf_counter() - t1
+
+
+def request_chars(r: Any) -> int:
+    """Characters of a request's text (its prompt, or its messages' contents)."""
+    if r.prompt is not None:
+        return len(r.prompt)
+    return sum(len(str(m.get("content", ""))) for m in r.messages or ())
+
+
+def open_backend(backbone: str | None, parser_version: str, seed: int) -> tuple[Any, PromptChars]:
+    """The cached backend of ``backbone`` with a :class:`PromptChars` under its cache."""
+    from metajudge.backends.registry import get_backend
+    from metajudge.metrics.judges.engine import resolve_backbone
+
+    be = get_backend(resolve_backbone(backbone), parser_version=parser_version, seed=seed)
+    counter = PromptChars(be.inner)
+    be.inner = counter
+    return be, counter
+
+
+def _judge_options(opts: CellOptions, backend: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"backend": backend}
+    if opts.prompt_variant:
+        out["variant"] = opts.prompt_variant
+    return out
+
+
+def _score_metric(opts: CellOptions, prep: Prepared) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Score rows and the ledger of a registry metric on the subset."""
+    from metajudge.metrics.registry import is_judge, metric_class
+    from metajudge.scores.scoring import score_dataset
+
+    recs = list(prep.dataset.records)
+    if not is_judge(opts.metric):
+        t0 = time.perf_counter()
+        rows = score_dataset(recs, [opts.metric], progress=opts.progress)
+        return rows, {**_zero_ledger(), "wall_s": round(time.perf_counter() - t0, 2)}
+    from metajudge.runs.demo import score_judge
+
+    pv = str(getattr(metric_class(opts.metric), "parser_version", ""))
+    backend, counter = open_backend(opts.backbone, pv, opts.seed)
+    try:
+        rows, run = score_judge(
+            recs, opts.metric, backend, section="matrix", options=_judge_options(opts, backend)
+        )
+    finally:
+        backend.close()
+    ledger = {
+        "requests": run.calls + run.cache_hits,
+        "calls": run.calls,
+        "cached": run.cache_hits,
+        "prompt_tokens": run.prompt_tokens,
+        "processed_prompt_tokens": run.processed_prompt_tokens,
+        "completion_tokens": run.completion_tokens,
+        "prompt_chars": counter.chars,
+        "model_s": round(counter.model_s, 2),
+        "start_s": round(counter.start_s, 2),
+        "responses": run.n_responses,
+        "unscored": run.unscored,
+        "parse_failures": run.parse_failures,
+        "wall_s": run.wall_s,
+        "cached_cost": {k: round(v, 2) for k, v in run.cached_cost.items()},
+    }
+    return rows, ledger
+
+
+def _zero_ledger() -> dict[str, Any]:
+    keys = ("requests", "calls", "cached", "prompt_tokens", "completion_tokens", "prompt_chars")
+    return dict.fromkeys(keys, 0)
+
+
+def _results(
+    res: Any, metric: str, proto: dict[str, str], dims: Sequence[str]
+) -> list[dict[str, Any]]:
+    """Per dimension and statistic: value, CI, n (from a meta-eval result). ``n`` counts the
+    units resampled: pairs (pairwise-difference), inputs (pointwise, per input) or responses
+    (pointwise, pooled)."""
+    pairwise = proto["correlate"] == "pairwise-difference"
+    n_key = "n_pairs" if pairwise else ("n_items" if proto["level"] == "item" else "n_responses")
+    out = []
+    for dim in dims:
+        try:
+            cell = res.cell(metric, dim)
+        except KeyError:
+            continue
+        for stat, ent in (cell.get("stats") or {}).items():
+            if not pairwise and stat not in ("pearson", "spearman", "kendall"):
+                continue  # pairwise accuracies need pairs
+            ci = ent.get("ci")
+            out.append(
+                {
+                    "dimension": dim,
+                    "statistic": stat,
+                    "value": ent.get("value"),
+                    "ci": list(ci) if ci else None,
+                    "n": int(cell.get(n_key) or 0),
+                    "undefined": ent.get("undefined"),
+                }
+            )
+    return out
+
+
+def _metric_cell(opts: CellOptions, prep: Prepared) -> dict[str, Any]:
+    from metajudge.analyses.metric_vs_human.protocol import Protocol
+    from metajudge.analyses.metric_vs_human.evaluate import meta_evaluate
+
+    rows, ledger = _score_metric(opts, prep)
+    scored = [r for r in rows if r["score"] is not None]
+    if not scored:
+        errs = sorted({str(r["error"]) for r in rows})[:3]
+        raise InputError(f"{opts.metric}: no response could be scored ({'; '.join(errs)})")
+    proto = prep.protocol
+    protocol = Protocol(
+        correlate=proto["correlate"],
+        level=proto["level"],
+        n_boot=opts.n_boot,
+        seed=opts.seed,
+        compare=False,
+        missing="drop",
+    )
+    res = meta_evaluate(prep.dataset, rows, protocol, metrics=[opts.metric])
+    return {
+        "signature": scored[0]["signature"],
+        "results": _results(res, opts.metric, proto, prep.facts.dimensions),
+        "ledger": ledger,
+        "protocol_options": res.to_dict().get("options", {}),
+    }
+
+
+def _pairwise_cell(opts: CellOptions, prep: Prepared) -> dict[str, Any]:
+    from metajudge.runs.matrix.pairwise import pairwise_cell
+
+    return pairwise_cell(opts, prep)
+
+
+def _defined_headline(dim: str | None, stat: str, results: Sequence[dict[str, Any]]) -> str | None:
+    """The headline dimension, or the first whose statistic is defined when it is not (UniEval's
+    subsets rate different dimensions: a metric may be undefined on the first one)."""
+    ok = [r["dimension"] for r in results if r["statistic"] == stat and r["value"] is not None]
+    return dim if dim in ok or not ok else ok[0]
+
+
+def run_cell(opts: CellOptions) -> tuple[dict[str, Any], Path]:
+    """Steps 1–5 of the module docstring; returns the stored cell and its path."""
+    from metajudge.metrics.judges.engine import resolve_backbone
+    from metajudge.metrics.registry import is_judge
+    from metajudge.runs.matrix.table import (
+        PAIRWISE_JUDGE,
+        cell_path,
+        default_baselines_dir,
+        headline_dimension,
+    )
+    from metajudge.runs.matrix.cell import write_cell
+
+    t0 = time.perf_counter()
+    prep = prepare_cell(opts)
+    judge = opts.metric == PAIRWISE_JUDGE or is_judge(opts.metric)
+    out = _pairwise_cell(opts, prep) if opts.metric == PAIRWISE_JUDGE else _metric_cell(opts, prep)
+    proto = dict(prep.protocol)
+    proto["options"] = out.pop("protocol_options", {})
+    cell = {
+        "schema": "metajudge.matrix_cell/1",
+        "metric": opts.metric,
+        "dataset": prep.facts.name,
+        "source": prep.source,
+        "backbone": resolve_backbone(opts.backbone) if judge else None,
+        "subset": prep.draw.describe(opts.seed),
+        "protocol": proto,
+        "headline": {
+            "dimension": _defined_headline(
+                headline_dimension(opts.metric, prep.facts.dimensions),
+                proto["statistic"],
+                out["results"],
+            ),
+            "statistic": proto["statistic"],
+        },
+        **out,
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "wall_s": round(time.perf_counter() - t0, 2),
+        "metajudge_version": __version__,
+        "command": opts.command(),
+    }
+    base = Path(opts.baselines) if opts.baselines else default_baselines_dir()
+    path = Path(opts.output) if opts.output else cell_path(base, opts.metric, prep.facts.name)
+    cell["measured"] = measured_cost(cell, path)
+    return cell, write_cell(path, cell)
+
+
+def measured_cost(cell: dict[str, Any], path: Path) -> dict[str, Any] | None:
+    """The cost of the run that called the model for this cell: this run's when it called it,
+    else (a rerun answered from the cache) the stored cell's, when that one has the same
+    signature and items; ``None`` when unknown (what the dry-run's throughput is measured on)."""
+    led = cell["ledger"]
+    if led["calls"] > 0:
+        keys = (
+            "calls",
+            "prompt_tokens",
+            "processed_prompt_tokens",
+            "completion_tokens",
+            "prompt_chars",
+            "model_s",
+            "start_s",
+        )
+        out = {
+            **{k: led.get(k, 0) for k in keys},
+            "wall_s": led.get("wall_s"),
+            "date": cell["date"],
+        }
+        cc = led.get("cached_cost") or {}
+        if led.get("cached"):  # part of the cell was computed earlier: its cost, counted apart
+            out["from_cache"] = {
+                "calls": led["cached"],
+                "prompt_tokens": int(cc.get("cached_prompt_tokens", 0)),
+                "completion_tokens": int(cc.get("cached_completion_tokens", 0)),
+            }
+        return out
+    if path.is_file():
+        from metajudge.io import read_json
+
+        old = read_json(path)
+        same = (
+            isinstance(old, dict)
+            and old.get("signature") == cell["signature"]
+            and (old.get("subset") or {}).get("ids") == cell["subset"].get("ids")
+        )
+        if same and old.get("measured"):
+            return _with_processed(old["measured"], cell["ledger"])
+    return _cost_from_cache_rows(cell)
+
+
+def _with_processed(measured: dict[str, Any], led: dict[str, Any]) -> dict[str, Any]:
+    """A stored cost without the processed prompt tokens gets them from a full cache replay of
+    the same requests (the cache rows keep what the server evaluated for each)."""
+    got = (led.get("cached_cost") or {}).get("cached_processed_prompt_tokens")
+    hits = int(led.get("cached") or 0)
+    full_replay = led.get("calls") == 0 and hits >= measured["calls"] > 0
+    if measured.get("processed_prompt_tokens") is None and full_replay and got:
+        # duplicates within the run are hits too: scaled to the calls the model made
+        return {**measured, "processed_prompt_tokens": round(got * measured["calls"] / hits)}
+    return measured
+
+
+def _cost_from_cache_rows(cell: dict[str, Any]) -> dict[str, Any] | None:
+    """A run answered wholly from the cache whose calls were made earlier (by another command):
+    the cost those answers had when the model computed them, from the cache rows' stored tokens
+    (their latencies overlap under concurrent requests: summed, not a model time)."""
+    led = cell["ledger"]
+    cc = led.get("cached_cost") or {}
+    if not led.get("cached") or not cc.get("cached_latency_s"):
+        return None
+    return {
+        "calls": led["cached"],
+        "prompt_tokens": int(cc.get("cached_prompt_tokens", 0)),
+        "processed_prompt_tokens": int(cc.get("cached_processed_prompt_tokens", 0)),
+        "completion_tokens": int(cc.get("cached_completion_tokens", 0)),
+        "prompt_chars": None,
+        "model_s": None,
+        "latency_s_summed": round(float(cc["cached_latency_s"]), 2),
+        "start_s": None,
+        "wall_s": None,
+        "date": cell["date"],
+        "source": "cache rows: the answers were computed before this run (stored tokens and "
+        "per-request latencies, which overlap under concurrent requests, so no model time); "
+        "wall time and server start unknown",
+    }
+
+
+def run_cell_command(opts: CellOptions, *, dry_run: bool, fmt: str) -> int:
+    """What ``metajudge matrix run`` does: the estimate (``dry_run``) or the run; prints it."""
+    import json
+
+    if dry_run:
+        from metajudge.runs.matrix.cost import estimate_cell
+
+        est = estimate_cell(opts)
+        print(json.dumps(est.to_json(), indent=1) if fmt == "json" else est.to_text())
+        return 0
+    cell, path = run_cell(opts)
+    if fmt == "json":
+        print(json.dumps(cell, indent=1, ensure_ascii=False))
+    else:
+        print(cell_summary(cell))
+    print(path)
+    return 0
+
+
+def cell_summary(cell: dict[str, Any]) -> str:
+    """A few lines: the headline result, the subset, the cost."""
+    head = cell["headline"]
+    hit = next(
+        (
+            r
+            for r in cell["results"]
+            if r["dimension"] == head["dimension"] and r["statistic"] == head["statistic"]
+        ),
+        cell["results"][0],
+    )
+    ci = hit["ci"]
+    ci_txt = f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci and None not in ci else ""
+    val = "undefined" if hit["value"] is None else f"{hit['value']:.3f}{ci_txt}"
+    sub, led = cell["subset"], cell["ledger"]
+    return (
+        f"{cell['metric']} × {cell['dataset']} ({cell['backbone'] or 'no backbone'}): "
+        f"{hit['statistic']} ({hit['dimension']}) = {val}, n = {hit['n']}\n"
+        f"subset: {sub['n']} of {sub['N']} {sub['unit']} (seed {sub['seed']}); "
+        f"protocol {cell['protocol']['correlate']}|{cell['protocol']['level']}\n"
+        f"cost: {led['calls']} model calls, {led['cached']} cached, "
+        f"{led['prompt_tokens']} + {led['completion_tokens']} tokens, {cell['wall_s']} s"
+    )

@@ -1,0 +1,325 @@
+"""One meta-evaluation run: load a dataset, gather scores, meta-evaluate, write the reports.
+
+``run_meta_eval`` is what ``metajudge meta-eval`` calls. Scores come from, in order:
+
+1. ``score_files`` (``--scores FILE``): any format :func:`metajudge.scores.files.read_score_file`
+   reads; a name that is not an existing path is looked up among the dataset's upstream files
+   (e.g. ``baseline_ragchecker.json``);
+2. ``external=True`` (``--external``): the scores the dataset ships, as its card's
+   ``shipped_scores`` declares them (:mod:`metajudge.scores.shipped`);
+3. registry metrics named in ``metrics`` that no file provides: computed with
+   :func:`metajudge.scores.scoring.score_dataset` and cached in ``<out>/scores.jsonl`` — a
+   rerun with the same metric signatures is served from that cache.
+
+The run folder then holds ``result.json`` (the full result), the tables and the plots
+(:func:`metajudge.reports.render.render_all`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from metajudge.errors import InputError
+from metajudge.analyses.metric_vs_human import trivial
+from metajudge.scores.upstream import metric_for_dimension
+from metajudge.analyses.metric_vs_human.protocol import Protocol
+from metajudge.analyses.metric_vs_human.evaluate import MetaEvalResult, meta_evaluate
+from metajudge.scores.files import read_score_file
+from metajudge.scores.shipped import shipped_scores
+
+log = logging.getLogger(__name__)
+
+SCORES_CACHE = "scores.jsonl"
+
+
+def _resolve_score_path(dataset_name: str, spec: str, data_dir: str | Path | None) -> Path:
+    p = Path(spec)
+    if p.is_file():
+        return p
+    from metajudge.data.registry import resolve_file
+
+    try:
+        return resolve_file(dataset_name, spec, data_dir)
+    except Exception as e:  # noqa: BLE001 - say clearly what was tried
+        raise InputError(
+            f"score file not found (not a path, nor an upstream file of {dataset_name!r}: {e})",
+            path=spec,
+            field="scores",
+        ) from None
+
+
+def _directions(metrics: Sequence[str]) -> dict[str, str]:
+    """Each registry metric's direction, read from its class without instantiating it."""
+    from metajudge.metrics import registry
+
+    out = {}
+    for m in metrics:
+        try:
+            out[m] = str(getattr(registry.metric_class(m), "direction", "higher"))
+        except Exception:  # noqa: BLE001 - not a registry metric (external column): "higher"
+            log.debug("%s: not a registry metric, direction 'higher'", m)
+    return out
+
+
+def _rows_of(metrics: Sequence[str]) -> list[str]:
+    """Table rows of the asked metrics: a family is the row its members are read into."""
+    from metajudge.metrics.registry import family_row
+
+    return [family_row(m) for m in metrics]
+
+
+def _complete_from_cache(
+    cache: Path, ds: Any, metrics: Sequence[str]
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Rows of ``metrics`` that the cache holds for *every* response of ``ds``; the rest to score.
+
+    A metric counts as cached when each response key has a row (scored, or with its error).
+    The metric is not instantiated (that can load a model), so its current signature is not
+    re-checked: the cached rows' signatures are printed in the report; ``rescore=True``
+    (``--rescore``) recomputes through :func:`~metajudge.scores.scoring.score_dataset`, which
+    reuses only rows whose signature matches.
+    """
+    if not cache.is_file():
+        return [], list(metrics)
+    from metajudge.metrics.base import iter_responses
+    from metajudge.scores.scoring import read_scores
+
+    keys = {r.key for r in iter_responses(ds.records)}
+    by: dict[str, dict[str, dict[str, Any]]] = {}
+    for r in read_scores(cache, allow_empty=True):
+        if r["metric"] in metrics and r["key"] in keys:
+            by.setdefault(r["metric"], {})[r["key"]] = r
+    reused: list[dict[str, Any]] = []
+    missing: list[str] = []
+    for m in metrics:
+        got = by.get(m, {})
+        if len(got) == len(keys):
+            reused += list(got.values())
+        else:
+            missing.append(m)
+    return reused, missing
+
+
+def load_input(
+    dataset: str | None = None,
+    *,
+    input_file: str | Path | None = None,
+    data_dir: str | Path | None = None,
+    subset: str | None = None,
+) -> Any:
+    """The dataset of a run: a registry name (``--dataset``) or a canonical JSONL file (``--input``)."""
+    if (dataset is None) == (input_file is None):
+        raise InputError("give exactly one of --dataset NAME and --input FILE", field="dataset")
+    from metajudge.data.registry import load_dataset, load_file
+
+    ds = (
+        load_file(input_file, data_dir=data_dir)
+        if input_file is not None
+        else load_dataset(dataset, data_dir)
+    )
+    return ds.subset(subset) if subset else ds
+
+
+def registry_names(names: Sequence[str]) -> list[str]:
+    """Registry metrics to score, families expanded once (``geval`` → ``geval_faithfulness``,
+    ``geval_completeness``), so the cache lookup, the scoring and the cache merge all see the
+    same member names and a rerun neither rescores nor duplicates a family's rows.
+
+    >>> registry_names(["bleu", "geval", "geval_faithfulness"])
+    ['bleu', 'geval_faithfulness', 'geval_completeness']
+    """
+    from metajudge.metrics.registry import expand_metrics, list_metrics
+
+    unknown = [m for m in names if m not in list_metrics()]
+    if unknown:
+        raise InputError(
+            f"no scores for {unknown}: not in the score files and not registry metrics "
+            f"(known: {', '.join(list_metrics())})",
+            field="metrics",
+        )
+    return expand_metrics(names)
+
+
+def _registry_rows(
+    ds: Any,
+    to_score: Sequence[str],
+    out: Path,
+    *,
+    rescore: bool,
+    progress: bool,
+    data_dir: Any,
+    backbone: str | None = None,
+) -> list[dict[str, Any]]:
+    cache = out / SCORES_CACHE
+    reused, missing = (
+        _complete_from_cache(cache, ds, to_score) if not rescore else ([], list(to_score))
+    )
+    rows = list(reused)
+    if missing:
+        from metajudge.scores.scoring import score_dataset
+
+        computed = score_dataset(
+            ds, missing, cache_path=cache, progress=progress, data_dir=data_dir, backbone=backbone
+        )
+        _merge_cache(cache, computed, missing)
+        rows += computed
+    return rows
+
+
+def gather_scores(
+    ds: Any,
+    *,
+    out_dir: str | Path,
+    metrics: Sequence[str] | None = None,
+    score_files: Sequence[str] = (),
+    external: bool = False,
+    data_dir: str | Path | None = None,
+    progress: bool = True,
+    rescore: bool = False,
+    backbone: str | None = None,
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Score rows from files, the dataset's shipped columns and registry metrics (cached).
+
+    ``backbone``: the LLM judges' backbone (``None``: the default embedded one).
+    """
+    rows: list[dict[str, Any]] = []
+    labels = ds.card.label_kind in ("categorical", "binary")  # label columns (categorical_eval)
+    for spec in score_files:
+        path = _resolve_score_path(ds.card.name, spec, data_dir)
+        rows += read_score_file(path, ds.records, labels=labels)
+    if external:
+        rows += shipped_scores(ds, data_dir)
+    have = {r["metric"] for r in rows}
+    dims = list(ds.card.dimensions)
+    to_score = [
+        m for m in (metrics or []) if all(metric_for_dimension(m, d, have) is None for d in dims)
+    ]
+    if to_score:
+        to_score = registry_names(to_score)
+        rows += _registry_rows(
+            ds,
+            to_score,
+            Path(out_dir),
+            rescore=rescore,
+            progress=progress,
+            data_dir=data_dir,
+            backbone=backbone,
+        )
+    if not rows:
+        raise InputError("no scores: give --metrics, --scores FILE or --external", field="metrics")
+    return rows, to_score
+
+
+def run_meta_eval(
+    dataset: str | None = None,
+    *,
+    out_dir: str | Path,
+    protocol: Protocol | None = None,
+    input_file: str | Path | None = None,
+    metrics: Sequence[str] | None = None,
+    score_files: Sequence[str] = (),
+    external: bool = False,
+    data_dir: str | Path | None = None,
+    subset: str | None = None,
+    plots: bool = True,
+    progress: bool = True,
+    rescore: bool = False,
+    backbone: str | None = None,
+    asked: Sequence[str] = (),
+    baselines: bool = True,
+    **options: Any,
+) -> tuple[MetaEvalResult, dict[str, Path]]:
+    """Run the whole meta-evaluation into ``out_dir``; returns the result and the written files.
+
+    ``baselines``: add the trivial baseline rows (:mod:`metajudge.analyses.metric_vs_human.trivial`: response
+    length in words, a seeded random score); they are extra rows, never compared.
+
+    ``protocol`` (default :class:`~metajudge.analyses.metric_vs_human.protocol.Protocol()`) with ``options``
+    overriding single fields. The run folder gets ``result.json`` (with the matching published
+    numbers attached), the tables and the plots. ``backbone``: the LLM-judge metrics' backbone,
+    passed to :func:`~metajudge.scores.scoring.score_dataset` (``None``: the default one).
+    A categorical or binary dataset goes to
+    :func:`metajudge.runs.meta_eval_categorical.run_categorical` (``asked``: command-line flags
+    given explicitly, refused there when they make no sense for labels).
+    """
+    t0 = time.perf_counter()
+    out = Path(out_dir)
+    proto = Protocol.from_dict(options) if protocol is None else protocol.with_options(**options)
+    ds = load_input(dataset, input_file=input_file, data_dir=data_dir, subset=subset)
+    if ds.card.label_kind in ("categorical", "binary"):
+        from metajudge.runs.meta_eval_categorical import refuse_asked, run_categorical
+
+        refuse_asked(proto, asked, ds.card.label_kind)  # before any scoring
+    rows, to_score = gather_scores(
+        ds,
+        out_dir=out,
+        metrics=metrics,
+        score_files=score_files,
+        external=external,
+        data_dir=data_dir,
+        progress=progress,
+        rescore=rescore,
+        backbone=backbone,
+    )
+    if ds.card.label_kind in ("categorical", "binary"):
+        run = {"dataset": dataset or str(input_file), "subset": subset, "score_files": score_files}
+        return run_categorical(  # type: ignore[return-value]
+            ds, rows, out_dir=out, protocol=proto, metrics=metrics, data_dir=data_dir, run=run
+        )
+    have = sorted({r["metric"] for r in rows})
+    directions = _directions(metrics or have)  # registry metrics; score files declare their own
+    if baselines:
+        rows = [*rows, *trivial.trivial_rows(ds.records, proto.seed)]
+    wanted = list(dict.fromkeys(_rows_of(metrics))) if metrics else None
+    res = meta_evaluate(
+        ds,
+        rows,
+        proto,
+        metrics=trivial.with_trivial(wanted) if baselines else wanted,
+        directions=directions,
+    )
+    res.data["run"] = {
+        "dataset": dataset if dataset is not None else str(input_file),
+        "subset": subset,
+        "score_files": [str(s) for s in score_files],
+        "external": external,
+        "registry_metrics": to_score,
+        "rescore": rescore,
+        "trivial_baselines": list(trivial.TRIVIAL) if baselines else [],
+        "seconds": round(time.perf_counter() - t0, 3),
+    }
+    return res, write_run(res, out, plots=plots, data_dir=data_dir)
+
+
+def write_run(
+    res: MetaEvalResult, out: Path, *, plots: bool, data_dir: str | Path | None
+) -> dict[str, Path]:
+    """Warn about missing scores, attach the published numbers, and write the run folder:
+    ``result.json``, the tables, the plots and ``report.html``."""
+    from metajudge.reports.html_run import write_html_report
+    from metajudge.reports.published import attach_published
+    from metajudge.reports.render import RESULT_FILE, render_all
+    from metajudge.reports.sections import missing_lines
+
+    for line in missing_lines(res):
+        log.warning("%s (--missing %s)", line.replace("`", ""), res.data["protocol"]["missing"])
+    attach_published(res)
+    res.save(out / RESULT_FILE)
+    written = {RESULT_FILE: out / RESULT_FILE}
+    written.update(render_all(out, plots=plots, result=res, published=False))
+    written["report.html"] = write_html_report(out, data_dir=data_dir)
+    return written
+
+
+def _merge_cache(cache: Path, computed: list[dict[str, Any]], metrics: Sequence[str]) -> None:
+    """Keep the cached rows of other metrics, replace those of ``metrics`` with ``computed``."""
+    from metajudge.scores.scoring import read_scores, write_scores
+
+    keep: list[dict[str, Any]] = []
+    if cache.is_file():
+        keep = [r for r in read_scores(cache, allow_empty=True) if r["metric"] not in set(metrics)]
+    write_scores(cache, keep + computed)

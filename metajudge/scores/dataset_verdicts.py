@@ -1,0 +1,51 @@
+"""Judge verdicts that ship with a dataset.
+
+Per-response external *scores* (RAGChecker's own scores, LFTQA-Eval's metric files, HANNA's metric
+and LLM-judge columns) are read by :mod:`metajudge.scores.upstream`, in score-row form.
+
+:func:`load_external_verdicts` returns judge verdicts on pairwise items,
+``{judge: {pair id: -1 | 0 | 1 | None}}`` (None = the judge's output could not be parsed):
+PandaLM's GPT-3.5-turbo and PandaLM-7B outputs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from metajudge.errors import InputError
+
+
+def _json(name: str, relpath: str, data_dir: str | Path | None) -> tuple[Path, Any]:
+    from metajudge.data.registry import upstream_json
+
+    return upstream_json(name, relpath, data_dir)
+
+
+_PANDALM_VERDICT = {"1": -1.0, "2": 1.0, "0": 0.0, "Tie": 0.0, "tie": 0.0}
+
+
+def load_external_verdicts(
+    name: str, data_dir: str | Path | None = None
+) -> dict[str, dict[str, float | None]]:
+    """``{judge: {pair id: -1 | 0 | 1 | None}}``; positive = b better, None = unparseable output."""
+    if name != "pandalm_testset":
+        raise InputError(
+            f"dataset {name!r} ships no judge verdicts (those that do: pandalm_testset)",
+            field="name",
+        )
+    out: dict[str, dict[str, float | None]] = {}
+    for judge, rel, key in (
+        ("gpt-3.5-turbo", "gpt-3.5-turbo-testset-v1.json", "gpt_result"),
+        ("pandalm-7b", "pandalm-7b-testset-v1.json", "pandalm_result"),
+    ):
+        p, rows = _json(name, rel, data_dir)
+        if not isinstance(rows, list):
+            raise InputError("expected a JSON list", path=p, field="<root>")
+        table: dict[str, float | None] = {}
+        for i, r in enumerate(rows):
+            if not isinstance(r, dict) or "idx" not in r or key not in r:
+                raise InputError(f"missing idx or {key}", path=p, field=f"[{i}]")
+            table[str(r["idx"])] = _PANDALM_VERDICT.get(str(r[key]).strip())
+        out[judge] = table
+    return out

@@ -1,0 +1,280 @@
+"""Score files of any origin: JSONL score rows, wide CSV / JSON tables, or the upstream formats.
+
+:func:`read_score_file` detects the format (:func:`detect_format`) and returns score rows
+checked against the dataset's records (unknown item or system, duplicates and non-numeric values
+are :class:`~metajudge.errors.InputError` naming file, line and field). A JSONL score row or a
+table may state a column's direction — a JSONL row's ``"direction": "higher"|"lower"``, a wide
+table's column header ``name:lower`` (or ``name:higher``) — and the rows keep it; the
+meta-evaluation negates lower-is-better columns.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from metajudge.errors import InputError
+from metajudge.io import read_json
+from metajudge.scores.upstream import (
+    ID_COLUMNS,
+    KeyMap,
+    ScoreRow,
+    _Collector,
+    _lftqa_file,
+    _missing_error,
+    _num,
+    hanna_metric_scores,
+    make_row,
+    ragchecker_baseline,
+)
+
+# ---------------------------------------------------------------------------------------------
+# Generic files
+
+
+def detect_format(path: str | Path) -> str:
+    """``jsonl`` (score rows), ``ragchecker``, ``lftqa``, ``hanna``, ``csv`` or ``json`` (wide table)."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError("file not found", path=p)
+    suffix = p.suffix.lower()
+    if suffix == ".jsonl":
+        return "jsonl"
+    if suffix in (".csv", ".tsv"):
+        with open(p, encoding="utf-8", newline="") as fh:
+            first = fh.readline()
+        return "hanna" if first.startswith("Model,") else "csv"
+    if suffix == ".json":
+        data = read_json(p)
+        if isinstance(data, list) and data and isinstance(data[0], Mapping):
+            o = data[0]
+            if (
+                "instance_id" in o
+                and isinstance(o.get("model1"), Mapping)
+                and "ragchecker" in o["model1"]
+            ):
+                return "ragchecker"
+            if {"example_id", "model", "score"} <= set(o):
+                return "lftqa"
+            if "metric" in o and "score" in o:
+                return "jsonl"
+        return "json"
+    raise InputError(f"unknown score-file type {suffix!r} (expected .jsonl, .json or .csv)", path=p)
+
+
+def read_score_file(
+    path: str | Path, records: Sequence[Any], *, fmt: str | None = None, labels: bool = False
+) -> list[ScoreRow]:
+    """Read any supported score file and check it against the dataset's ``records``.
+
+    ``labels=True`` (categorical datasets): a non-numeric cell is a label string, kept in the
+    row's ``label`` (``score`` None), instead of an error."""
+    p = Path(path)
+    rows = _read_any(p, records, fmt or detect_format(p), labels)
+    if not rows:
+        raise InputError("empty score file: no score rows", path=p)
+    return rows
+
+
+def _read_any(p: Path, records: Sequence[Any], fmt: str, labels: bool) -> list[ScoreRow]:
+    if fmt == "ragchecker":
+        return ragchecker_baseline(p, records)
+    if fmt == "lftqa":
+        col = _Collector()
+        _lftqa_file(p, p.stem, KeyMap(records), col)
+        return col.rows
+    if fmt == "hanna":
+        return hanna_metric_scores(p, records=records)
+    if fmt == "jsonl":
+        return _read_rows(p, records, labels)
+    if fmt == "csv":
+        return _read_wide_csv(p, records, labels)
+    if fmt == "json":
+        return _read_wide_json(p, records, labels)
+    raise InputError(f"unknown score-file format {fmt!r}", path=p)
+
+
+def _row_ids(
+    obj: Mapping[str, Any], where: dict[str, Any], prefix: str = ""
+) -> tuple[str, str | None, str | None]:
+    item = obj.get("item", obj.get("id"))
+    if item is None or str(item) == "":
+        key = obj.get("key")
+        if isinstance(key, str) and "::" in key:
+            item, _, rest = key.rpartition("::")
+            side = rest if rest in ("a", "b") else None
+            system = None if side else rest
+            return item, system, side
+        raise InputError("missing required field (item id)", field=prefix + "item", **where)
+    system = obj.get("system")
+    side = obj.get("side")
+    return (
+        str(item),
+        (None if system is None else str(system)),
+        (None if side in (None, "") else str(side)),
+    )
+
+
+DIRECTIONS = ("higher", "lower")
+
+
+def _direction(v: Any, *, field: str, where: dict[str, Any]) -> str | None:
+    if v is None:
+        return None
+    if v not in DIRECTIONS:
+        raise InputError(f"direction must be 'higher' or 'lower', got {v!r}", field=field, **where)
+    return str(v)
+
+
+def split_header(name: str) -> tuple[str, str | None]:
+    """A wide table's column header ``metric[:higher|:lower]`` → ``(metric, direction)``.
+
+    >>> split_header("ter:lower"), split_header("bleu")
+    (('ter', 'lower'), ('bleu', None))
+    """
+    base, sep, d = name.rpartition(":")
+    return (base, d) if sep and base and d in DIRECTIONS else (name, None)
+
+
+def _cell(
+    v: Any, *, field: str, where: dict[str, Any], labels: bool
+) -> tuple[float | None, str | None]:
+    """``(score, label)`` of a cell: a label string only when ``labels`` and not a number."""
+    label = _label_of(v, labels)
+    if label is not None:
+        return None, label
+    return _num(v, field=field, where=where), None
+
+
+def _label_of(v: Any, labels: bool) -> str | None:
+    """``v`` as a label string (categorical data: ``labels``), or None when it reads as a number."""
+    if labels and isinstance(v, str) and v.strip():
+        try:
+            float(v)
+        except ValueError:
+            return v.strip()
+    return None
+
+
+def _labelled(row: ScoreRow, label: str | None) -> ScoreRow:
+    if label is not None:
+        row.update(label=label, error=None)
+    return row
+
+
+def _read_rows(p: Path, records: Sequence[Any], labels: bool = False) -> list[ScoreRow]:
+    """JSONL (or a JSON list) of canonical score rows."""
+    from metajudge.data.formats import iter_jsonl_objects
+    from metajudge.scores.scoring import check_score_row
+
+    km = KeyMap(records)
+    col = _Collector()
+    if p.suffix.lower() == ".json":
+        objs: Iterable[tuple[int | None, Any]] = ((None, o) for o in read_json(p))
+    else:
+        objs = iter_jsonl_objects(p)
+    for idx, (line, obj) in enumerate(objs):
+        where = {"path": p, "line": line}
+        pre = "" if line is not None else f"[{idx}]."
+        label = _label_of(obj.get("score"), labels) if isinstance(obj, Mapping) else None
+        if label is not None:
+            obj = {**obj, "score": None}
+        row = check_score_row(obj, p, line, external=True, prefix=pre)  # one rule for rows
+        metric, score = row["metric"], row["score"]
+        item, system, side = _row_ids(obj, where, pre)
+        sys_, side_, _key = km.resolve(item, system, side, where=where)
+        err = row["error"] if score is None else None
+        out = make_row(
+            item=item,
+            system=sys_,
+            side=side_,
+            metric=metric,
+            score=score,
+            signature=str(obj.get("signature") or f"{metric}|external"),
+            details=obj.get("details") if isinstance(obj.get("details"), Mapping) else None,
+            error=err or _missing_error(score),
+            direction=_direction(obj.get("direction"), field=pre + "direction", where=where),
+        )
+        col.add(
+            _labelled(out, label),
+            where,
+            f"line {line}" if line else f"[{idx}]",
+        )
+    return col.rows
+
+
+def _add_wide_row(
+    col: _Collector,
+    p: Path,
+    ids: tuple[str, str | None, str | None],
+    cells: Iterable[tuple[str, Any, str]],
+    where: dict[str, Any],
+    label: str,
+    labels: bool = False,
+) -> None:
+    """One row of a wide table (CSV or JSON): a score row per ``(header, value, field)`` cell,
+    the header's ``:lower``/``:higher`` suffix kept as the column's direction."""
+    item, system, side = ids
+    for header, value, field in cells:
+        m, direction = split_header(header)
+        score, cell_label = _cell(value, field=field, where=where, labels=labels)
+        row = make_row(
+            item=item,
+            system=system,
+            side=side,
+            metric=m,
+            score=score,
+            signature=f"{m}|source:{p.name}|external",
+            error=_missing_error(score),
+            direction=direction,
+        )
+        col.add(_labelled(row, cell_label), where, label)
+
+
+def _read_wide_csv(p: Path, records: Sequence[Any], labels: bool = False) -> list[ScoreRow]:
+    km = KeyMap(records)
+    col = _Collector()
+    delim = "\t" if p.suffix.lower() == ".tsv" else ","
+    with open(p, encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh, delimiter=delim)
+        header = reader.fieldnames or []
+        if "item" not in header and "id" not in header:
+            raise InputError(
+                "a wide score table needs an 'item' column (and 'system' or 'side')",
+                path=p,
+                line=1,
+                field="item",
+            )
+        metrics = [h for h in header if h not in ID_COLUMNS]
+        if not metrics:
+            raise InputError(
+                "no metric columns (columns other than item/system/side)", path=p, line=1
+            )
+        for lineno, row in enumerate(reader, start=2):
+            where = {"path": p, "line": lineno}
+            item, system, side = _row_ids(row, where)
+            sys_, side_, _ = km.resolve(item, system, side, where=where)
+            cells = ((h, row.get(h), h) for h in metrics)
+            _add_wide_row(col, p, (item, sys_, side_), cells, where, f"line {lineno}", labels)
+    return col.rows
+
+
+def _read_wide_json(p: Path, records: Sequence[Any], labels: bool = False) -> list[ScoreRow]:
+    data = read_json(p)
+    if not isinstance(data, list):
+        raise InputError(
+            "expected a JSON list of objects {item, system, <metric>: value, ...}", path=p
+        )
+    km = KeyMap(records)
+    col = _Collector()
+    for i, obj in enumerate(data):
+        where = {"path": p, "line": None}
+        if not isinstance(obj, Mapping):
+            raise InputError("expected an object", field=f"[{i}]", **where)
+        item, system, side = _row_ids(obj, where, f"[{i}].")
+        sys_, side_, _ = km.resolve(item, system, side, where=where)
+        cells = ((h, v, f"[{i}].{h}") for h, v in obj.items() if h not in ID_COLUMNS)
+        _add_wide_row(col, p, (item, sys_, side_), cells, where, f"[{i}]", labels)
+    return col.rows

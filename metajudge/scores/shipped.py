@@ -1,0 +1,97 @@
+"""Score columns a dataset ships, as its card declares them (``shipped_scores``).
+
+A card lists ``{"loader": NAME, "file": ..., "backbone_column": ...}`` entries; :data:`LOADERS`
+maps each loader name to the reader in :mod:`metajudge.scores.upstream`. No dataset name is
+tested in code: a new dataset with shipped scores adds an entry to its card (and, for a new
+file format, a loader here).
+
+``backbone_column`` names the column of a judge under one backbone (``{backbone}`` and
+``{dimension}`` are filled in): it is what ``backbone-swap --external NAME`` reads for a bare
+backbone name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from metajudge.errors import InputError
+from metajudge.scores import upstream as ext
+
+Loader = Callable[[Any, Mapping[str, Any], "str | Path | None", "Sequence[str] | None"], list]
+
+
+def _file(dataset: Any, spec: Mapping[str, Any], data_dir: str | Path | None) -> Path:
+    from metajudge.data.registry import resolve_file
+
+    return resolve_file(dataset.card.name, str(spec["file"]), data_dir)
+
+
+def _ragchecker(ds: Any, spec: Mapping[str, Any], data_dir: Any, metrics: Any) -> list:
+    rows = ext.ragchecker_baseline(_file(ds, spec, data_dir), ds.records)
+    return rows if metrics is None else [r for r in rows if r["metric"] in metrics]
+
+
+def _lftqa(ds: Any, spec: Mapping[str, Any], data_dir: Any, metrics: Any) -> list:
+    subsets = ds.subsets if len(ds.subsets) == 1 else (None,)
+    rows: list = []
+    for s in subsets:
+        rows += ext.lftqa_metric_scores(s, data_dir=data_dir, records=ds.records, metrics=metrics)
+    return rows
+
+
+def _hanna(ds: Any, spec: Mapping[str, Any], data_dir: Any, metrics: Any) -> list:
+    return ext.hanna_metric_scores(_file(ds, spec, data_dir), records=ds.records, metrics=metrics)
+
+
+#: loader name (a card's ``shipped_scores[].loader``) → reader
+LOADERS: dict[str, Loader] = {
+    "ragchecker_baseline": _ragchecker,
+    "lftqa_metric_files": _lftqa,
+    "hanna_metric_columns": _hanna,
+}
+
+
+def _specs(dataset: Any) -> tuple[Mapping[str, Any], ...]:
+    specs = tuple(getattr(dataset.card, "shipped_scores", ()) or ())
+    if not specs:
+        raise InputError(
+            f"dataset {dataset.card.name!r} ships no per-response scores (its card has no "
+            "'shipped_scores')",
+            field="external",
+        )
+    for s in specs:
+        if s.get("loader") not in LOADERS:
+            raise InputError(
+                f"unknown shipped-scores loader {s.get('loader')!r} (known: {', '.join(LOADERS)})",
+                field="shipped_scores",
+            )
+    return specs
+
+
+def shipped_scores(
+    dataset: Any, data_dir: str | Path | None = None, *, metrics: Sequence[str] | None = None
+) -> list[dict[str, Any]]:
+    """Score rows of every column ``dataset`` ships (only ``metrics`` when given)."""
+    from metajudge.analyses.judge_bench import reply_rows
+
+    replies = reply_rows(dataset, metrics)  # judges' replies held by a JUDGE-BENCH file
+    rows: list[dict[str, Any]] = []
+    for spec in _specs(dataset) if not replies or dataset.card.shipped_scores else ():
+        rows += LOADERS[str(spec["loader"])](dataset, spec, data_dir, metrics)
+    return rows + replies
+
+
+def backbone_column(dataset: Any, backbone: str, dimension: str) -> tuple[str, list[str]]:
+    """The shipped column of a judge under ``backbone`` and the backbones the card names."""
+    for spec in _specs(dataset):
+        tmpl = spec.get("backbone_column")
+        if tmpl:
+            return str(tmpl).format(backbone=backbone, dimension=dimension), list(
+                spec.get("backbones", [])
+            )
+    raise InputError(
+        f"dataset {dataset.card.name!r} names no judge columns per backbone; use LABEL=PATH[:COLUMN]",
+        field="external",
+    )

@@ -1,0 +1,136 @@
+"""Statistics for meta-evaluation: every statistic metajudge reports, each written once.
+
+Plain functions over numpy arrays, in the spirit of mt-metrics-eval's ``stats.py``; every
+function's docstring names the paper its formula comes from. Randomness always comes from a
+``numpy.random.Generator`` the caller passes in.
+
+- :mod:`.correlation` — Pearson, Spearman, Kendall τ_b, pairwise accuracy, Fisher-z CIs.
+- :mod:`.decisions` — the tie-band decision ``|d| <= ε → 0, else sign(d)``.
+- :mod:`.human` — the mean over annotators and the leave-one-annotator-out reference.
+- :mod:`.weighted` — the same statistics on weighted (bootstrap) resamples, vectorised.
+- :mod:`.moments` — those that follow from per-item sums, many in one pass over the resamples.
+- :mod:`.bootstrap` — resample counts, percentile CIs, grouped correlation, the bootstrap p-value.
+- :mod:`.significance` — paired bootstrap, permutation and Williams tests, Holm.
+- :mod:`.power` — sample sizes (Fisher z; one-sided margin tests).
+- :mod:`.heterogeneity` — Fisher z per slice and Cochran's Q.
+- :mod:`.kendall` — τ_a/τ_b/τ_c, τ_23 and acc_23 with tie calibration (Deutsch et al. 2023).
+- :mod:`.spa` — soft pairwise accuracy of system rankings (Thompson et al. 2024).
+- :mod:`.resampling_tests` — Perm/Boot-Sys/Inp/Both for two correlations (Deutsch et al. 2021).
+- :mod:`.clusters` — WMT-style greedy rank clusters.
+
+Everything is re-exported here: ``from metajudge.analyses import stats; stats.pearson(x, y)``.
+"""
+
+from __future__ import annotations
+
+from metajudge.stats.bootstrap import (
+    BootstrapResult,
+    bootstrap_ci,
+    bootstrap_ci_reference,
+    bootstrap_indices,
+    bootstrap_p_value,
+    bootstrap_weights,
+    grouped_correlation,
+    grouped_mean_samples,
+    per_group_values,
+    percentile_ci,
+)
+from metajudge.stats.clusters import rank_clusters
+from metajudge.stats.correlation import (
+    CORRELATIONS,
+    STATISTICS,
+    Statistic,
+    fisher_z_ci,
+    kendall_tau_b,
+    pairwise_accuracy,
+    pearson,
+    spearman,
+    statistic,
+    statistic_fn,
+    undefined_reason,
+)
+from metajudge.stats.decisions import tie_decisions
+from metajudge.stats.heterogeneity import Heterogeneity, cochran_q
+from metajudge.stats.human import HumanComparison, annotator_mean, leave_one_out
+from metajudge.stats.kendall import kendall_variant, tie_calibration, tie_calibration_cv
+from metajudge.stats.power import (
+    n_for_correlation,
+    n_for_correlation_difference,
+    n_for_margin,
+)
+from metajudge.stats.resampling_tests import boot_tests, perm_tests
+from metajudge.stats.significance import (
+    DiffResult,
+    WilliamsResult,
+    holm,
+    paired_bootstrap_diff,
+    permutation_test_diff,
+    shared_permutation_tests,
+    williams_test,
+)
+from metajudge.stats.spa import soft_pairwise_accuracy
+from metajudge.stats.weighted import weighted_statistic, weighted_statistics
+
+MODULES = (
+    "correlation",
+    "decisions",
+    "human",
+    "weighted",
+    "bootstrap",
+    "significance",
+    "power",
+    "heterogeneity",
+    "kendall",
+    "spa",
+    "resampling_tests",
+    "clusters",
+)
+
+__all__ = [
+    "CORRELATIONS",
+    "STATISTICS",
+    "BootstrapResult",
+    "DiffResult",
+    "Heterogeneity",
+    "HumanComparison",
+    "Statistic",
+    "WilliamsResult",
+    "annotator_mean",
+    "boot_tests",
+    "bootstrap_ci",
+    "bootstrap_ci_reference",
+    "bootstrap_indices",
+    "bootstrap_p_value",
+    "bootstrap_weights",
+    "cochran_q",
+    "fisher_z_ci",
+    "grouped_correlation",
+    "grouped_mean_samples",
+    "holm",
+    "kendall_tau_b",
+    "kendall_variant",
+    "leave_one_out",
+    "n_for_correlation",
+    "n_for_correlation_difference",
+    "n_for_margin",
+    "paired_bootstrap_diff",
+    "pairwise_accuracy",
+    "pearson",
+    "per_group_values",
+    "percentile_ci",
+    "perm_tests",
+    "permutation_test_diff",
+    "rank_clusters",
+    "shared_permutation_tests",
+    "soft_pairwise_accuracy",
+    "spearman",
+    "statistic",
+    "statistic_fn",
+    "tie_calibration",
+    "tie_calibration_cv",
+    "tie_decisions",
+    "undefined_reason",
+    "weighted_statistic",
+    "weighted_statistics",
+    "williams_test",
+]

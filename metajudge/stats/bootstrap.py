@@ -1,0 +1,300 @@
+"""Bootstrap machinery: resamples as count vectors, percentile CIs, grouped correlation, p-values.
+
+One implementation of each step, used by every analysis (meta-evaluation, backbone swap):
+items are resampled (Efron 1979) and all rows of an item move together; the per-group values of
+a grouped correlation are indexed by group id, so a resample's grouped mean is one matrix
+product; the two-sided bootstrap p-value has one add-one smoothing rule.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from metajudge.limits import check_allocation
+from metajudge.stats.correlation import (
+    CORRELATIONS,
+    _as_xy,
+    pairwise_accuracy,
+    statistic_fn,
+)
+from metajudge.stats.resample import Resamples, draw_counts, map_chunks
+from metajudge.stats.weighted import weighted_statistic
+
+
+def bootstrap_indices(n_items: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    """``(n_boot, n_items)`` item indices drawn with replacement: one row per resample.
+
+    Drawn in one call, ``rng.integers(0, n_items, size=(n_boot, n_items))``; the slow reference
+    loop draws the same numbers row by row.
+    """
+    if n_items < 1 or n_boot < 1:
+        raise ValueError("n_items and n_boot must be positive")
+    # every analysis draws its resamples here: refuse before allocating the draw's peak
+    # (indices, flat indices, counts, float weights: four n_boot x n_items arrays)
+    check_allocation(n_boot, n_items, 4)
+    return rng.integers(0, n_items, size=(n_boot, n_items))
+
+
+def bootstrap_weights(n_items: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    """``(n_boot, n_items)`` counts: how often each item appears in each resample (sums to n_items).
+
+    The whole float matrix; :meth:`Resamples.draw` gives the same values a block at a time.
+    """
+    if n_items < 1 or n_boot < 1:
+        raise ValueError("n_items and n_boot must be positive")
+    check_allocation(n_boot, n_items, 2)  # the whole matrix: counts, then float weights
+    return draw_counts(rng, n_items, n_boot).astype(float)
+
+
+def _row_weights(groups: np.ndarray | None, n_rows: int, W_items: np.ndarray) -> np.ndarray:
+    if groups is None:
+        return W_items
+    return W_items[:, groups]
+
+
+def resample_rows(
+    groups: Sequence[object] | np.ndarray | None,
+    n_rows: int,
+    *,
+    n_boot: int,
+    rng: np.random.Generator,
+    weights: np.ndarray | None = None,
+) -> np.ndarray:
+    """``(B, n_rows)`` weights of the grouped item bootstrap: items (``groups``; ``None``: each
+    row its own item) drawn with :func:`bootstrap_weights`, or ``weights`` of shape
+    ``(B, n_items)`` passed in to pair several statistics on the same resamples; every row takes
+    its item's count."""
+    gi, n_items = _group_index(groups, n_rows)
+    W_items = weights if weights is not None else bootstrap_weights(n_items, n_boot, rng)
+    if W_items.shape[1] != n_items:
+        raise ValueError(f"weights have {W_items.shape[1]} columns for {n_items} items")
+    return _row_weights(gi, n_rows, W_items)
+
+
+def _group_index(
+    groups: Sequence[object] | np.ndarray | None, n: int
+) -> tuple[np.ndarray | None, int]:
+    """Map group labels to 0..G-1 (first-seen order). ``None``: every row is its own item."""
+    if groups is None:
+        return None, n
+    g = np.asarray(groups)
+    if g.shape[0] != n:
+        raise ValueError(f"groups has {g.shape[0]} entries for {n} rows")
+    if np.issubdtype(g.dtype, np.integer) and g.size and g.min() >= 0:
+        uniq, first, inv = np.unique(g, return_index=True, return_inverse=True)
+    else:
+        uniq, first, inv = np.unique(g.astype(str), return_index=True, return_inverse=True)
+    # relabel in first-seen order so the item order does not depend on how labels sort
+    order = np.argsort(first, kind="mergesort")
+    relabel = np.empty_like(order)
+    relabel[order] = np.arange(order.size)
+    return relabel[inv], int(uniq.size)
+
+
+def percentile_ci(
+    samples: np.ndarray, level: float = 0.95, *, min_defined: float = 0.5
+) -> tuple[float, float]:
+    """Percentile interval of the finite bootstrap samples (Efron & Tibshirani 1993, §13.3).
+
+    ``(nan, nan)`` when fewer than ``min_defined`` of the resamples give a defined value (an
+    interval from a minority of resamples would describe a different population).
+
+    >>> percentile_ci(np.array([0.1, 0.2, 0.3, np.nan]), 0.5)
+    (0.15000000000000002, 0.25)
+    >>> percentile_ci(np.array([0.1, np.nan, np.nan]))
+    (nan, nan)
+    """
+    s = np.asarray(samples, dtype=float)
+    fin = s[np.isfinite(s)]
+    if fin.size == 0 or fin.size < min_defined * s.size:
+        return (math.nan, math.nan)
+    lo, hi = np.quantile(fin, [(1 - level) / 2, 1 - (1 - level) / 2])
+    return (float(lo), float(hi))
+
+
+def bootstrap_p_value(deltas: np.ndarray) -> float:
+    """Two-sided bootstrap p-value of "difference = 0" from resampled differences Δ_b.
+
+    p = min(1, 2·(min(k_≤, k_≥) + 1)/(B + 1)) with k_≤ = #{Δ_b ≤ 0}, k_≥ = #{Δ_b ≥ 0} over the B
+    defined resamples: the share of resamples on the far side of zero (Koehn 2004; Efron &
+    Tibshirani 1993, §16.4) with add-one smoothing (Davison & Hinkley 1997, eq. 4.11), so a
+    finite bootstrap never reports p = 0 (the smallest value is 2/(B + 1)). The one rule for
+    every bootstrap p-value metajudge reports. NaN when no resample is defined.
+
+    >>> bootstrap_p_value(np.array([0.1, 0.2, 0.3]))
+    0.5
+    >>> bootstrap_p_value(np.array([-0.1, 0.2, 0.3, 0.0]))
+    1.0
+    """
+    d = np.asarray(deltas, dtype=float)
+    fin = d[np.isfinite(d)]
+    if fin.size == 0:
+        return math.nan
+    k = min(int((fin <= 0).sum()), int((fin >= 0).sum()))
+    return float(min(1.0, 2.0 * (k + 1) / (fin.size + 1)))
+
+
+@dataclass
+class BootstrapResult:
+    """A point estimate, its percentile CI and the per-resample values (nan = undefined resample)."""
+
+    estimate: float
+    lo: float
+    hi: float
+    level: float
+    n_boot: int
+    n_undefined: int
+    samples: np.ndarray = field(repr=False)
+
+
+def bootstrap_ci(
+    x: Sequence[float] | np.ndarray,
+    y: Sequence[float] | np.ndarray,
+    *,
+    statistic: str = "pearson",
+    groups: Sequence[object] | np.ndarray | None = None,
+    n_boot: int = 1000,
+    rng: np.random.Generator,
+    level: float = 0.95,
+    weights: np.ndarray | None = None,
+) -> BootstrapResult:
+    """Seeded, vectorised bootstrap CI of a statistic, resampling *items* (Efron 1979).
+
+    ``groups`` gives each row's item; all rows of a drawn item come along (RAGChecker: a pair's
+    two annotator rows). Resamples are drawn with :func:`bootstrap_weights` from ``rng`` (or
+    passed in as ``weights``, shape (B, n_items), to pair several statistics on the same
+    resamples). Percentile interval at ``level``.
+    """
+    xa, ya = _as_xy(x, y)
+    W = resample_rows(groups, xa.size, n_boot=n_boot, rng=rng, weights=weights)
+    samples = weighted_statistic(statistic, xa, ya, W)
+    est = float(weighted_statistic(statistic, xa, ya, np.ones((1, xa.size)))[0])
+    lo, hi = percentile_ci(samples, level)
+    return BootstrapResult(
+        est, lo, hi, level, int(W.shape[0]), int(np.isnan(samples).sum()), samples
+    )
+
+
+def bootstrap_ci_reference(
+    x: Sequence[float] | np.ndarray,
+    y: Sequence[float] | np.ndarray,
+    *,
+    statistic: str = "pearson",
+    groups: Sequence[object] | np.ndarray | None = None,
+    n_boot: int = 1000,
+    rng: np.random.Generator,
+    level: float = 0.95,
+) -> BootstrapResult:
+    """The slow, obvious bootstrap: a Python loop that materialises each resample.
+
+    Draws the same item indices as :func:`bootstrap_ci` (row by row from the same generator
+    state) and computes the statistic with scipy on the expanded data. Reference for tests and
+    for the benchmark's speed ratio; do not use it in reports.
+    """
+    from scipy import stats as ss
+
+    xa, ya = _as_xy(x, y)
+    gi, n_items = _group_index(groups, xa.size)
+    rows_of = (
+        [np.flatnonzero(gi == g) for g in range(n_items)]
+        if gi is not None
+        else [np.array([i]) for i in range(xa.size)]
+    )
+    fns: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {
+        "pearson": lambda a, b: float(ss.pearsonr(a, b)[0]),
+        "spearman": lambda a, b: float(ss.spearmanr(a, b)[0]),
+        "kendall": lambda a, b: float(ss.kendalltau(a, b, variant="b")[0]),
+        "acc_ties": lambda a, b: pairwise_accuracy(a, b, ties=True),
+        "acc_no_ties": lambda a, b: pairwise_accuracy(a, b, ties=False),
+    }
+    fn = fns[statistic]
+    out = np.empty(n_boot)
+    for b in range(n_boot):
+        idx = rng.integers(0, n_items, size=n_items)
+        rows = np.concatenate([rows_of[i] for i in idx])
+        xb, yb = xa[rows], ya[rows]
+        if statistic in CORRELATIONS and (np.ptp(xb) == 0 or np.ptp(yb) == 0):
+            out[b] = math.nan
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out[b] = fn(xb, yb)
+    est = fn(xa, ya)
+    lo, hi = percentile_ci(out, level)
+    return BootstrapResult(est, lo, hi, level, n_boot, int(np.isnan(out).sum()), out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Grouped correlation (G-Eval / LFTQA-Eval)
+
+
+def grouped_correlation(
+    x: Sequence[float] | np.ndarray,
+    y: Sequence[float] | np.ndarray,
+    groups: Sequence[object] | np.ndarray,
+    *,
+    statistic: str = "pearson",
+) -> tuple[float, np.ndarray, int]:
+    """Correlation within each group (e.g. the systems' answers to one input), averaged.
+
+    The "instance-level" / summary-level correlation of G-Eval (Liu et al. 2023) and
+    LFTQA-Eval's ``correlation_calculation.py`` (Wang et al. 2024): per group the statistic
+    across its rows, then the mean over groups whose value is defined (NaN skipped, as pandas
+    does). Returns ``(mean, per_group_values, n_undefined_groups)``.
+    """
+    xa, ya = _as_xy(x, y)
+    gi, G = _group_index(groups, xa.size)
+    assert gi is not None
+    vals = per_group_values(xa, ya, gi, G, statistic=statistic)
+    ok = np.isfinite(vals)
+    mean = float(vals[ok].mean()) if ok.any() else math.nan
+    return mean, vals, int((~ok).sum())
+
+
+def per_group_values(
+    x: np.ndarray, y: np.ndarray, groups: np.ndarray, n_groups: int, *, statistic: str = "pearson"
+) -> np.ndarray:
+    """The statistic within each group, at the group's index ``0..n_groups-1`` (NaN: undefined).
+
+    ``groups`` holds integer group ids; rows with a non-finite x or y are left out. Values are
+    those of :func:`grouped_correlation`; indexing them by group id lets the shared bootstrap
+    counts of the groups weight them directly (:func:`grouped_mean_samples`).
+    """
+    out = np.full(n_groups, np.nan)
+    xa, ya = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    g = np.asarray(groups, dtype=np.int64)
+    ok = np.isfinite(xa) & np.isfinite(ya)
+    if not ok.any():
+        return out
+    xa, ya, g = xa[ok], ya[ok], g[ok]
+    order = np.argsort(g, kind="mergesort")
+    bounds = np.flatnonzero(np.diff(g[order])) + 1
+    fn = statistic_fn(statistic)
+    for rows in np.split(order, bounds):
+        xs, ys = xa[rows], ya[rows]
+        if xs.size >= 2 and np.ptp(xs) > 0 and np.ptp(ys) > 0:
+            out[g[rows[0]]] = fn(xs, ys)
+    return out
+
+
+def grouped_mean_samples(per_group: np.ndarray, W_groups: np.ndarray | Resamples) -> np.ndarray:
+    """Bootstrap replicates of the mean of the defined per-group values, one per row of W.
+
+    Replicate b is Σ_g W[b, g]·v_g / Σ_g W[b, g]·1[v_g defined]: the mean over the groups drawn
+    in resample b (with their multiplicity), undefined groups skipped as in the point value.
+    """
+    ok = np.isfinite(per_group)
+    v0 = np.where(ok, per_group, 0.0)
+    okf = ok.astype(float)
+
+    def one(W: np.ndarray) -> np.ndarray:
+        W = np.ascontiguousarray(W, dtype=float)  # row sums independent of the block (weighted.py)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.einsum("ij,j->i", W, v0) / np.einsum("ij,j->i", W, okf)
+
+    return map_chunks(one, W_groups)

@@ -1,0 +1,225 @@
+"""Point statistics: correlations, pairwise accuracy and Fisher-z intervals.
+
+Conventions (shared by the whole :mod:`metajudge.stats` package): ``x`` is a metric's
+(normalised) value per row, ``y`` the human label per row; an undefined statistic (constant
+input, too few rows) is ``nan`` here and :func:`undefined_reason` says why.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Literal
+
+import numpy as np
+
+from metajudge.stats.decisions import tie_decisions
+
+Statistic = Literal["pearson", "spearman", "kendall", "acc_ties", "acc_no_ties"]
+STATISTICS: tuple[str, ...] = ("pearson", "spearman", "kendall", "acc_ties", "acc_no_ties")
+CORRELATIONS: tuple[str, ...] = ("pearson", "spearman", "kendall")
+
+
+def _as_xy(
+    x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    xa = np.asarray(x, dtype=float).ravel()
+    ya = np.asarray(y, dtype=float).ravel()
+    if xa.shape != ya.shape:
+        raise ValueError(f"x and y must have the same length, got {xa.size} and {ya.size}")
+    return xa, ya
+
+
+def undefined_reason(
+    x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray, *, min_n: int = 3
+) -> str | None:
+    """Why a correlation between ``x`` and ``y`` is undefined, or ``None`` when it is defined.
+
+    >>> undefined_reason([1, 1, 1], [1, 2, 3])
+    'metric values are constant (all 1) over 3 rows'
+    >>> undefined_reason([1, 2], [1, 2])
+    'only 2 rows (need at least 3)'
+    >>> undefined_reason([1, 2, 3], [3, 1, 2]) is None
+    True
+    """
+    xa, ya = _as_xy(x, y)
+    if xa.size < min_n:
+        return f"only {xa.size} rows (need at least {min_n})"
+    if np.isnan(xa).any() or np.isnan(ya).any():
+        return "missing values (NaN) in the inputs"
+    if np.ptp(xa) == 0:
+        return f"metric values are constant (all {xa[0]:g}) over {xa.size} rows"
+    if np.ptp(ya) == 0:
+        return f"human labels are constant (all {ya[0]:g}) over {ya.size} rows"
+    return None
+
+
+def pearson(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
+    """Pearson's r (equal to ``scipy.stats.pearsonr(x, y)[0]``); ``nan`` when undefined.
+
+    >>> round(pearson([1, 2, 3, 4], [1, 3, 2, 4]), 4)
+    0.8
+    """
+    xa, ya = _as_xy(x, y)
+    if xa.size < 2:
+        return math.nan
+    xc = xa - xa.mean()
+    yc = ya - ya.mean()
+    den = math.sqrt(float(xc @ xc) * float(yc @ yc))
+    if den == 0.0:
+        return math.nan
+    return float(np.clip((xc @ yc) / den, -1.0, 1.0))
+
+
+def _rankdata(a: np.ndarray) -> np.ndarray:
+    """Average ranks (1-based) along the last axis, ties sharing their mean rank.
+
+    Same as ``scipy.stats.rankdata(a, method="average", axis=-1)``, vectorised over leading axes.
+    """
+    a = np.asarray(a, dtype=float)
+    n = a.shape[-1]
+    if n == 0:
+        return a.copy()
+    order = np.argsort(a, axis=-1)  # stability is not needed: tied values share their mean rank
+    sa = np.take_along_axis(a, order, axis=-1)
+    idx = np.broadcast_to(np.arange(n), a.shape)
+    first = np.ones(a.shape, dtype=bool)
+    first[..., 1:] = sa[..., 1:] != sa[..., :-1]
+    last = np.ones(a.shape, dtype=bool)
+    last[..., :-1] = first[..., 1:]
+    start = np.maximum.accumulate(np.where(first, idx, 0), axis=-1)
+    end = np.flip(
+        np.minimum.accumulate(np.flip(np.where(last, idx, n - 1), axis=-1), axis=-1), axis=-1
+    )
+    avg = (start + end) / 2.0 + 1.0
+    ranks = np.empty_like(avg)
+    np.put_along_axis(ranks, order, avg, axis=-1)
+    return ranks
+
+
+def spearman(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
+    """Spearman's ρ: Pearson's r of average ranks (= ``scipy.stats.spearmanr``); ``nan`` when undefined.
+
+    >>> round(spearman([1, 2, 3, 4], [10, 30, 20, 40]), 4)
+    0.8
+    """
+    xa, ya = _as_xy(x, y)
+    return pearson(_rankdata(xa), _rankdata(ya))
+
+
+def _tie_pairs(a: np.ndarray) -> float:
+    _, counts = np.unique(a, return_counts=True)
+    return float((counts * (counts - 1) / 2).sum())
+
+
+def kendall_tau_b(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
+    """Kendall's τ_b (Kendall 1945): (C − D) / sqrt((n0 − n1)(n0 − n2)), ties corrected.
+
+    Knight's (1966) O(n log n) algorithm as ``scipy.stats.kendalltau(x, y, variant="b")``
+    implements it (sort by x, count the exchanges of a merge sort of y); ``nan`` when
+    undefined.
+
+    >>> round(kendall_tau_b([1, 2, 3, 4], [1, 3, 2, 4]), 4)
+    0.6667
+    """
+    from scipy.stats import kendalltau
+
+    xa, ya = _as_xy(x, y)
+    if xa.size < 2 or np.ptp(xa) == 0 or np.ptp(ya) == 0:
+        return math.nan
+    return float(np.clip(kendalltau(xa, ya, variant="b")[0], -1.0, 1.0))
+
+
+def pairwise_accuracy(
+    d: Sequence[float] | np.ndarray,
+    h: Sequence[float] | np.ndarray,
+    *,
+    ties: bool = True,
+    epsilon: float | np.ndarray = 0.0,
+) -> float:
+    """Share of rows where the metric prefers the same side as the human label.
+
+    ``d`` is the metric difference m(b) − m(a) (any normalisation that keeps its sign), ``h`` the
+    human label (positive = b better). The metric's decision is ``sign(d)`` with a tie band
+    ``|d| <= epsilon`` (Deutsch et al. 2023, "Ties Matter": pairwise accuracy with tie calibration).
+
+    * ``ties=True`` ("with ties", 3-way): every row counts; correct iff decision == sign(h), so a
+      metric tie is correct only on a human tie.
+    * ``ties=False`` ("without ties"): rows with a human tie are dropped; a metric tie on a
+      remaining row counts as wrong (it does not pick the side the human picked).
+
+    ``nan`` when no row is left.
+
+    >>> pairwise_accuracy([0.5, -0.2, 0.0, 0.3], [1, -2, 0, -1])
+    0.75
+    >>> pairwise_accuracy([0.5, -0.2, 0.0, 0.3], [1, -2, 0, -1], ties=False)
+    0.6666666666666666
+    """
+    da, ha = _as_xy(d, h)
+    dec = tie_decisions(da, epsilon)
+    hs = np.sign(ha)
+    if not ties:
+        keep = hs != 0
+        dec, hs = dec[keep], hs[keep]
+    if dec.size == 0:
+        return math.nan
+    return float((dec == hs).mean())
+
+
+def statistic(name: str, x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
+    """Dispatch by name: pearson, spearman, kendall, acc_ties, acc_no_ties."""
+    if name == "pearson":
+        return pearson(x, y)
+    if name == "spearman":
+        return spearman(x, y)
+    if name == "kendall":
+        return kendall_tau_b(x, y)
+    if name == "acc_ties":
+        return pairwise_accuracy(x, y, ties=True)
+    if name == "acc_no_ties":
+        return pairwise_accuracy(x, y, ties=False)
+    raise ValueError(f"unknown statistic {name!r} (expected one of {', '.join(STATISTICS)})")
+
+
+# ---------------------------------------------------------------------------------------------
+# Fisher z
+
+
+def fisher_z_ci(
+    r: float,
+    n: int,
+    *,
+    level: float = 0.95,
+    method: Literal["pearson", "spearman", "kendall"] = "pearson",
+) -> tuple[float, float]:
+    """Confidence interval for a correlation by Fisher's z-transform (Fisher 1921).
+
+    z = atanh(r), CI = tanh(z ± z_{1−α/2}·se) with se = 1/sqrt(n − 3) for Pearson; for Spearman
+    Fieller, Hartley & Pearson (1957) give se = sqrt(1.06/(n − 3)) and for Kendall's τ
+    se = sqrt(0.437/(n − 4)). ``(nan, nan)`` if r is undefined or n is too small.
+
+    >>> lo, hi = fisher_z_ci(0.5, 103)
+    >>> round(lo, 4), round(hi, 4)
+    (0.3393, 0.6323)
+    """
+    from statistics import NormalDist
+
+    if not math.isfinite(r) or n <= (4 if method == "kendall" else 3):
+        return (math.nan, math.nan)
+    if method == "pearson":
+        se = 1.0 / math.sqrt(n - 3)
+    elif method == "spearman":
+        se = math.sqrt(1.06 / (n - 3))
+    elif method == "kendall":
+        se = math.sqrt(0.437 / (n - 4))
+    else:
+        raise ValueError(f"unknown method {method!r}")
+    rr = min(max(r, -0.9999999999), 0.9999999999)
+    z = math.atanh(rr)
+    q = NormalDist().inv_cdf(0.5 + level / 2)
+    return (math.tanh(z - q * se), math.tanh(z + q * se))
+
+
+def statistic_fn(name: str) -> Callable[[np.ndarray, np.ndarray], float]:
+    """The point-statistic function for ``name``."""
+    return lambda a, b: statistic(name, a, b)

@@ -1,0 +1,109 @@
+"""Estimates with bootstrap intervals: the correlation steps every analysis shares.
+
+* :func:`pooled` — a statistic over all rows; bootstrap over items (all rows of an item move
+  together, Efron 1979), the same resample counts for every metric so differences are paired.
+* :func:`grouped` — the statistic per item, averaged over items (G-Eval, Liu et al. 2023;
+  LFTQA-Eval's ``correlation_calculation.py``); bootstrap over items on the per-item values.
+
+The inter-human reference, estimated the same way, is
+:func:`metajudge.analyses.metric_vs_human.levels.human_reference`.
+
+The meta-evaluation (:mod:`metajudge.analyses.metric_vs_human.evaluate`) and the backbone swap
+(:mod:`metajudge.analyses.backbone_swap`) both call these, so the same data, statistic and resamples give
+the same number and interval in both.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from metajudge import stats as st
+
+FArr = NDArray[np.float64]
+IArr = NDArray[np.int64]
+
+
+@dataclass
+class Estimate:
+    """A point value, its percentile interval and the per-resample values (None: no bootstrap)."""
+
+    value: float
+    lo: float = math.nan
+    hi: float = math.nan
+    n: int = 0
+    samples: FArr | None = None
+    undefined: str | None = None
+    n_groups_undefined: int = 0
+
+    @property
+    def ci(self) -> list[float] | None:
+        if not (math.isfinite(self.lo) and math.isfinite(self.hi)):
+            return None
+        return [float(self.lo), float(self.hi)]
+
+
+def _interval(samples: FArr | None, level: float) -> tuple[float, float]:
+    if samples is None:
+        return (math.nan, math.nan)
+    return st.percentile_ci(samples, level)
+
+
+def pooled_rows(
+    statistic: str, x: FArr, y: FArr, row_items: IArr, *, min_n: int = 3
+) -> tuple[FArr, FArr, IArr, str | None]:
+    """The rows :func:`pooled` evaluates (both values finite), and why it is undefined."""
+    ok = np.isfinite(x) & np.isfinite(y)
+    if not ok.all():  # (no copies when every row is kept: the arrays of one run are shared)
+        x, y, row_items = x[ok], y[ok], row_items[ok]
+    g = row_items
+    reason = st.undefined_reason(x, y, min_n=min_n) if statistic in st.CORRELATIONS else None
+    if reason is None and x.size == 0:
+        reason = "no rows"
+    return x, y, g, reason
+
+
+def pooled(
+    statistic: str,
+    x: FArr,
+    y: FArr,
+    row_items: IArr,
+    W_items: FArr | None,
+    level: float,
+    *,
+    min_n: int = 3,
+) -> Estimate:
+    """``statistic(x, y)`` over the rows where both are finite, bootstrap over items."""
+    x, y, g, reason = pooled_rows(statistic, x, y, row_items, min_n=min_n)
+    n = int(x.size)
+    if reason is not None:
+        return Estimate(math.nan, n=n, undefined=reason)
+    smp = st.weighted_statistic(statistic, x, y, W_items[:, g]) if W_items is not None else None
+    lo, hi = _interval(smp, level)
+    return Estimate(st.statistic(statistic, x, y), lo, hi, n, smp)
+
+
+def grouped(
+    statistic: str,
+    x: FArr,
+    y: FArr,
+    row_items: IArr,
+    n_items: int,
+    W_items: FArr | None,
+    level: float,
+) -> Estimate:
+    """Per-item ``statistic`` averaged over the items where it is defined; bootstrap over items."""
+    vals = st.per_group_values(x, y, row_items, n_items, statistic=statistic)
+    ok = np.isfinite(vals)
+    present = np.unique(row_items[np.isfinite(x) & np.isfinite(y)]).size
+    if not ok.any():
+        why = f"no input has a defined {statistic} correlation (every group constant or < 2 rows)"
+        return Estimate(math.nan, n=0, undefined=why, n_groups_undefined=int(present))
+    smp = st.grouped_mean_samples(vals, W_items) if W_items is not None else None
+    lo, hi = _interval(smp, level)
+    est = Estimate(float(vals[ok].mean()), lo, hi, int(ok.sum()), smp)
+    est.n_groups_undefined = int(present - ok.sum())
+    return est

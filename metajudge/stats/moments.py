@@ -1,0 +1,271 @@
+"""Bootstrap statistics from per-item sums: one pass over the resamples for many statistics.
+
+All rows of an item share that item's resample count (the item bootstrap, Efron 1979), so a
+weighted sum over rows, Σ_i W[b, item(i)]·v_i, equals Σ_j W[b, j]·(Σ_{i in item j} v_i): the rows
+are summed per item once (``np.bincount``) and every resample's sums are one product of the
+``(B, items)`` count matrix with an ``(items, k)`` matrix of per-item sums. Pearson's r needs
+the sums of 1, x, y, x², y² and xy; accuracies the sums of 1 and of the correct decisions (or
+of the rows kept); when both variables take few distinct values (human labels on a 5-point
+scale, tie decisions) the weighted contingency table of their values, from which Spearman's ρ
+(average ranks of the expanded data) and Kendall's τ_b follow exactly. Metric columns with many
+distinct values need per-resample ranks for ρ and τ: those stay in
+:mod:`metajudge.stats.weighted`.
+
+The product runs over fixed tiles of resamples and items (:data:`TILE_ROWS`,
+:data:`TILE_ITEMS`) whatever the chunk size or cache setting of the
+:class:`~metajudge.stats.resample.Resamples`, so its values are bit-identical across
+both; they equal the row-by-row evaluation up to rounding (a different summation order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+#: resamples per product tile (fixed: the values do not depend on the Resamples' chunking)
+TILE_ROWS = 64
+#: items per product tile
+TILE_ITEMS = 8192
+#: most cells of a contingency table evaluated from per-item sums
+MAX_TABLE_CELLS = 64
+#: most elements of the per-item sum matrix of one pass (float64: 8 bytes each)
+MAX_ITEM_ELEMENTS = 32_000_000
+#: the statistics evaluated here (Spearman and Kendall only from a contingency table)
+ITEM_STATISTICS: tuple[str, ...] = ("pearson", "spearman", "kendall", "acc_ties", "acc_no_ties")
+
+
+def r_from_moments(
+    N: np.ndarray,
+    sx: np.ndarray,
+    sy: np.ndarray,
+    sxx: np.ndarray,
+    syy: np.ndarray,
+    sxy: np.ndarray,
+) -> np.ndarray:
+    """Pearson's r from weighted sums (Σw, Σwx, Σwy, Σwx², Σwy², Σwxy), one per resample.
+
+    A variance that is pure rounding error (below 1e-12 of Σwx², relative) means a constant
+    resample: NaN.
+    """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cov = sxy - sx * sy / N
+        vx = sxx - sx * sx / N
+        vy = syy - sy * sy / N
+        den = np.sqrt(vx * vy)
+        tol_x = 1e-12 * np.maximum(sxx, 1e-300)
+        tol_y = 1e-12 * np.maximum(syy, 1e-300)
+        r = np.where((vx > tol_x) & (vy > tol_y), cov / den, np.nan)
+    return np.clip(r, -1.0, 1.0)
+
+
+def kendall_from_table(T: np.ndarray) -> np.ndarray:
+    """Kendall τ_b of each weighted contingency table ``T[b, k, g]`` (class k of one variable,
+    value g of the other, both in increasing order; entries: total weight of those rows).
+
+    C − D = ½·Σ T[c, g]·V[c, g] with V the weight below minus above in both variables
+    (cumulative sums), n0 = N(N − 1)/2, n1 and n2 the pairs tied in each variable
+    (Σ c(c − 1)/2 over the margins) — exactly τ_b of the expanded data (Kendall 1945).
+    """
+    cumx = np.cumsum(T, axis=2)
+    U = 2 * (cumx - T) - cumx[:, :, -1:] + T  # below_x - above_x per class and x value
+    cU = np.cumsum(U, axis=1)
+    V = 2 * (cU - U) - cU[:, -1:, :] + U  # sum over lower classes - sum over higher classes
+    s = (T * V).sum(axis=(1, 2))
+    cx = T.sum(axis=1)
+    cy = T.sum(axis=2)
+    n1 = (cx * (cx - 1) / 2).sum(axis=1)
+    n2 = (cy * (cy - 1) / 2).sum(axis=1)
+    N = cx.sum(axis=1)
+    n0 = N * (N - 1) / 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        den = np.sqrt((n0 - n1) * (n0 - n2))
+        t = np.where(den > 0, (s / 2) / den, np.nan)
+    return np.clip(t, -1.0, 1.0)
+
+
+def spearman_from_table(T: np.ndarray) -> np.ndarray:
+    """Spearman's ρ of each weighted contingency table ``T[b, i, j]`` (x value i, y value j,
+    both increasing): Pearson's r of the average ranks of the expanded data, the ranks of a
+    value being ``below + (count + 1)/2`` and centred on their mean (N + 1)/2."""
+    cx, cy = T.sum(axis=2), T.sum(axis=1)
+    N = cx.sum(axis=1)
+    mid = (N + 1.0)[:, None] / 2.0
+    rx = np.cumsum(cx, axis=1) - cx + (cx + 1.0) / 2.0 - mid
+    ry = np.cumsum(cy, axis=1) - cy + (cy + 1.0) / 2.0 - mid
+    sxy = np.einsum("bij,bi,bj->b", T, rx, ry)
+    return r_from_moments(
+        N,
+        (cx * rx).sum(axis=1),
+        (cy * ry).sum(axis=1),
+        (cx * rx * rx).sum(axis=1),
+        (cy * ry * ry).sum(axis=1),
+        sxy,
+    )
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """One statistic's per-row columns (or contingency cells) and their shape."""
+
+    name: str
+    columns: np.ndarray | None = None  # (k, rows): moments summed per item
+    cells: np.ndarray | None = None  # (rows,): the table cell of each row
+    shape: tuple[int, int] = (0, 0)  # the table's (values of x, values of y)
+    width_: int = 0  # the width, once the columns are summed per item and dropped
+
+    @property
+    def width(self) -> int:
+        if self.columns is not None:
+            return int(self.columns.shape[0])
+        return self.width_ or self.shape[0] * self.shape[1]
+
+    def items(self, row_items: np.ndarray, n_items: int) -> np.ndarray:
+        """``(n_items, width)``: the columns (or the table's one-hot cells) summed per item."""
+        if self.columns is None:
+            assert self.cells is not None
+            k = self.width
+            ones = np.ones(self.cells.size)  # (float counts directly: no int64 copy)
+            flat = np.bincount(row_items * k + self.cells, weights=ones, minlength=n_items * k)
+            return flat.reshape(n_items, k)
+        out = np.empty((n_items, self.width))
+        for j, c in enumerate(self.columns):
+            out[:, j] = np.bincount(row_items, weights=c, minlength=n_items)
+        return out
+
+
+def plan(name: str, x: np.ndarray, y: np.ndarray) -> _Plan | None:
+    """How to evaluate ``name`` on rows ``x``, ``y`` from per-item sums; None when it needs
+    ranks per resample (Spearman, Kendall with many distinct values)."""
+    if name == "pearson":
+        xc = x - x.mean() if x.size else x
+        yc = y - y.mean() if y.size else y
+        return _Plan(name, np.stack([np.ones(x.size), xc, yc, xc * xc, yc * yc, xc * yc]))
+    if name in ("acc_ties", "acc_no_ties"):
+        correct = (np.sign(x) == np.sign(y)).astype(float)
+        keep = np.ones(x.size) if name == "acc_ties" else (np.sign(y) != 0).astype(float)
+        return _Plan(name, np.stack([keep, correct * keep]))
+    if name in ("spearman", "kendall") and x.size:
+        ux, gx = np.unique(x, return_inverse=True)
+        uy, gy = np.unique(y, return_inverse=True)
+        if ux.size * uy.size > MAX_TABLE_CELLS:
+            return None
+        return _Plan(name, cells=gx.ravel() * uy.size + gy.ravel(), shape=(ux.size, uy.size))
+    return None
+
+
+def finish(p: _Plan, S: np.ndarray) -> np.ndarray:
+    """The statistic of every resample from its resampled column sums ``S`` (B, width)."""
+    if p.name == "pearson":
+        return r_from_moments(*S.T)
+    if p.name in ("acc_ties", "acc_no_ties"):
+        den, num = S[:, 0], S[:, 1]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(den > 0, num / den, np.nan)
+    T = S.reshape(S.shape[0], *p.shape)
+    return spearman_from_table(T) if p.name == "spearman" else kendall_from_table(T)
+
+
+def tile_product(block: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """``block @ M`` for a small-integer ``(rows, items)`` block, summed over fixed tiles of
+    :data:`TILE_ITEMS` items (converted to float a tile at a time). Call it on one BLAS thread
+    with blocks of the same number of rows for values that do not depend on the blocking."""
+    acc = np.zeros((block.shape[0], M.shape[1]))
+    for j0 in range(0, block.shape[1], TILE_ITEMS):
+        acc += block[:, j0 : j0 + TILE_ITEMS].astype(float) @ M[j0 : j0 + TILE_ITEMS]
+    return acc
+
+
+def one_blas_thread() -> Any:
+    """A context with BLAS on one thread: the products here are small, and several BLAS
+    threads run them many times slower on a busy machine (and their order must not vary)."""
+    from threadpoolctl import threadpool_limits  # a dependency of scikit-learn
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def resample_sums(store: object, M: np.ndarray) -> np.ndarray:
+    """``(B, k)``: each resample's counts (rows of the item count matrix) times ``M``.
+
+    ``store``: the :class:`~metajudge.stats.resample.Resamples`' shared store. The
+    product runs over fixed tiles (:data:`TILE_ROWS` resamples × :data:`TILE_ITEMS` items) on
+    one BLAS thread, so the values do not depend on the chunk size, the cache or the machine.
+    """
+    out = np.empty((store.n_boot, M.shape[1]))  # type: ignore[attr-defined]
+    with one_blas_thread():
+        for b0, counts in store.blocks(TILE_ROWS):  # type: ignore[attr-defined]
+            out[b0 : b0 + counts.shape[0]] = tile_product(counts, M)
+    return out
+
+
+def evaluate(
+    requests: Sequence[tuple[str, np.ndarray, np.ndarray]],
+    row_items: Sequence[np.ndarray],
+    store: object,
+) -> list[np.ndarray | None]:
+    """Each request ``(name, x, y)`` on rows of items ``row_items[i]``, all in as few passes
+    over the resamples as :data:`MAX_ITEM_ELEMENTS` allows; None where a request needs
+    per-resample ranks (see :func:`plan`). For accuracies ``x`` carries the decision's sign.
+    Only the per-item sums of one pass are held (the per-row columns are summed at once)."""
+    n_items = store.n_items  # type: ignore[attr-defined]
+    out: list[np.ndarray | None] = [None] * len(requests)
+    per_pass = max(1, MAX_ITEM_ELEMENTS // max(n_items, 1))
+    batch: list[tuple[int, _Plan, np.ndarray | None, int]] = []
+    tables: dict[tuple[int, int, int], int] = {}  # one table for Spearman and Kendall alike
+    for i, (name, x, y) in enumerate(requests):
+        key = (id(x), id(y), id(row_items[i]))
+        if name in ("spearman", "kendall") and key in tables:
+            src = batch[tables[key]][1]
+            batch.append((i, _Plan(name, shape=src.shape, width_=src.width), None, tables[key]))
+            continue
+        p = plan(name, x, y)
+        if p is None:
+            continue
+        if batch and sum(b[1].width for b in batch if b[2] is not None) + p.width > per_pass:
+            _finish_batch(batch, store, out)
+            tables.clear()
+        if p.cells is not None:
+            tables[key] = len(batch)
+        M = p.items(row_items[i], n_items)
+        batch.append((i, _Plan(p.name, shape=p.shape, width_=p.width), M, len(batch)))
+    if batch:
+        _finish_batch(batch, store, out)
+    return out
+
+
+def _finish_batch(
+    batch: list[tuple[int, _Plan, np.ndarray | None, int]],
+    store: object,
+    out: list[np.ndarray | None],
+) -> None:
+    """One pass for the batch's per-item sums; an entry without its own (a table shared with
+    an earlier entry, ``src``) reads that entry's columns."""
+    S = resample_sums(store, np.hstack([m for _, _, m, _ in batch if m is not None]))
+    offset, c0 = {}, 0
+    for k, (_, p, m, _) in enumerate(batch):
+        if m is not None:
+            offset[k] = c0
+            c0 += p.width
+    for i, p, _, src in batch:
+        out[i] = finish(p, S[:, offset[src] : offset[src] + p.width])
+    batch.clear()
+
+
+def resampled_row_sums(W: Any, row_items: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """``(B, k)``: Σ_rows W[b, item(row)]·V[row, :] — each resample's weighted sums of the
+    columns of ``V`` (rows × k), every row weighted by its item's count.
+
+    ``W``: the item count matrix, dense ``(B, n_items)`` or a
+    :class:`~metajudge.stats.resample.Resamples` over the items (then a block of
+    resamples at a time: memory O(rows)). The rows are summed per item first.
+    """
+    V = np.asarray(V, dtype=float).reshape(len(row_items), -1)
+    n_items = W.shape[1]
+    M = np.empty((n_items, V.shape[1]))
+    for j in range(V.shape[1]):
+        M[:, j] = np.bincount(row_items, weights=V[:, j], minlength=n_items)
+    if isinstance(W, np.ndarray):
+        return W @ M
+    return resample_sums(W.store, M)

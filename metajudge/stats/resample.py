@@ -1,0 +1,180 @@
+"""Bootstrap resamples drawn in chunks: memory O(rows), not O(resamples × rows).
+
+:class:`Resamples` stands for the ``(B, n_items)`` count matrix of
+:func:`~metajudge.stats.bootstrap.bootstrap_weights` without holding it as floats: it
+keeps the generator's state and hands out the matrix a block of resamples at a time
+(:meth:`Resamples.chunks`). The block of resamples ``b0..b1`` is drawn from the same stream
+positions as in the one-call draw, so every value is bit-identical whatever the chunk size:
+``rng.integers(0, n, size=(B, n))`` draws row after row, and a row's counts depend only on
+that row's indices. Columns are selected lazily (``R[:, rows_items]`` maps rows to their item
+and all rows of an item move together, Efron 1979), so the per-row weight matrix of a cell is
+never built whole either. When the counts fit ``cache_bytes`` they are kept once as small
+unsigned integers (1 byte per count, 8× less than the float matrix) so each statistic does not
+redraw them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+#: float elements per chunk handed to a statistic (32 MB of float64)
+CHUNK_ELEMENTS = 4_000_000
+#: largest count matrix kept in memory as small integers (bytes)
+CACHE_BYTES = 1 << 30
+
+
+def draw_counts(gen: np.random.Generator, n_items: int, n_rows: int) -> np.ndarray:
+    """``(n_rows, n_items)`` counts of the next ``n_rows`` resamples of ``gen``."""
+    idx = gen.integers(0, n_items, size=(n_rows, n_items))
+    flat = idx + (np.arange(n_rows) * n_items)[:, None]
+    return np.bincount(flat.ravel(), minlength=n_rows * n_items).reshape(n_rows, n_items)
+
+
+@dataclass
+class _Store:
+    """Shared by a :class:`Resamples` and its column views: the generator state, the cache."""
+
+    n_items: int
+    n_boot: int
+    bit_generator: type
+    state: dict[str, Any]
+    cache_bytes: int
+    counts: np.ndarray | None = None
+    #: statistics already evaluated on these resamples, by statistic and data digest
+    memo: dict[tuple[str, ...], np.ndarray] = field(default_factory=dict)
+
+    def generator(self) -> np.random.Generator:
+        bg = self.bit_generator()
+        bg.state = self.state
+        return np.random.Generator(bg)
+
+    def blocks(self, rows: int) -> Iterator[tuple[int, np.ndarray]]:
+        """Integer counts, ``rows`` resamples at a time, from the cache or redrawn."""
+        if self.counts is None and self.n_boot * self.n_items <= self.cache_bytes:
+            self._fill()
+        if self.counts is not None:
+            for b0 in range(0, self.n_boot, rows):
+                yield b0, self.counts[b0 : b0 + rows]
+            return
+        gen = self.generator()
+        sub = max(1, CHUNK_ELEMENTS // self.n_items)  # the draw's int64 temporaries stay small
+        small = np.uint16 if self.n_items < 1 << 16 else np.uint32  # a count is <= n_items
+        for b0 in range(0, self.n_boot, rows):
+            r = min(rows, self.n_boot - b0)
+            if r <= sub:
+                yield b0, draw_counts(gen, self.n_items, r)
+                continue
+            parts = [
+                draw_counts(gen, self.n_items, min(sub, r - s0)).astype(small)
+                for s0 in range(0, r, sub)
+            ]
+            yield b0, np.concatenate(parts)
+
+    def _fill(self) -> None:
+        gen = self.generator()
+        out = np.empty((self.n_boot, self.n_items), dtype=np.uint8)
+        rows = max(1, CHUNK_ELEMENTS // self.n_items)
+        for b0 in range(0, self.n_boot, rows):
+            c = draw_counts(gen, self.n_items, min(rows, self.n_boot - b0))
+            if c.max(initial=0) > 255:  # a count above 255: keep the wider type (tiny n_items)
+                self.counts = None
+                return
+            out[b0 : b0 + c.shape[0]] = c
+        self.counts = out
+
+
+@dataclass
+class Resamples:
+    """A lazy ``(n_boot, n_cols)`` bootstrap count matrix (see the module docstring).
+
+    Supports what the statistics use of a weight matrix: ``shape``, column selection
+    ``R[:, idx]``, iteration over resamples (rows) and :meth:`chunks` of float rows.
+    """
+
+    store: _Store
+    cols: np.ndarray | None = None  # column -> item; None: the items themselves
+    chunk_elements: int = CHUNK_ELEMENTS
+    _shape: tuple[int, int] = field(init=False)
+
+    def __post_init__(self) -> None:
+        n = self.store.n_items if self.cols is None else int(self.cols.size)
+        self._shape = (self.store.n_boot, n)
+
+    @classmethod
+    def draw(
+        cls,
+        n_items: int,
+        n_boot: int,
+        rng: np.random.Generator,
+        *,
+        consume: bool = True,
+        cache_bytes: int = CACHE_BYTES,
+        chunk_elements: int = CHUNK_ELEMENTS,
+    ) -> Resamples:
+        """The resamples ``bootstrap_weights(n_items, n_boot, rng)`` would return.
+
+        ``consume``: leave ``rng`` where the one-call draw leaves it (the draws are made and
+        dropped chunk by chunk); ``False`` when the caller draws nothing else from ``rng``.
+        """
+        if n_items < 1 or n_boot < 1:
+            raise ValueError("n_items and n_boot must be positive")
+        bg = rng.bit_generator
+        store = _Store(n_items, n_boot, type(bg), bg.state, cache_bytes)
+        if consume:
+            rows = max(1, chunk_elements // n_items)
+            for b0 in range(0, n_boot, rows):
+                rng.integers(0, n_items, size=(min(rows, n_boot - b0), n_items))
+        return cls(store, None, chunk_elements)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self._shape
+
+    def __getitem__(self, key: Any) -> Resamples:
+        if not (isinstance(key, tuple) and len(key) == 2 and key[0] == slice(None)):
+            raise TypeError("Resamples supports column selection R[:, idx] only")
+        idx = np.arange(self._shape[1])[key[1]]
+        cols = idx if self.cols is None else self.cols[idx]
+        return Resamples(self.store, np.asarray(cols, dtype=np.intp), self.chunk_elements)
+
+    def chunks(self, chunk_elements: int | None = None) -> Iterator[tuple[int, np.ndarray]]:
+        """``(b0, W[b0:b1])`` float blocks of whole resamples, about ``chunk_elements`` each."""
+        per = chunk_elements or self.chunk_elements
+        rows = max(1, per // max(self._shape[1], 1))
+        for b0, counts in self.store.blocks(rows):
+            block = counts if self.cols is None else counts[:, self.cols]
+            yield b0, np.ascontiguousarray(block, dtype=float)
+
+    def row_items(self) -> np.ndarray:
+        """The item of each column (the column itself for the item matrix)."""
+        return np.arange(self.store.n_items) if self.cols is None else self.cols
+
+    def memo_key(self, name: str, *arrays: np.ndarray) -> tuple[str, ...]:
+        """A key of statistic ``name`` on ``arrays`` over these columns (content digests)."""
+        parts = [*arrays, self.row_items()]
+        return (name, *(_digest(a) for a in parts))
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        for _, block in self.chunks():
+            yield from block
+
+    def dense(self) -> np.ndarray:
+        """The whole float matrix (tests and small data only)."""
+        return np.concatenate([b for _, b in self.chunks()], axis=0)
+
+
+def _digest(a: np.ndarray) -> str:
+    a = np.ascontiguousarray(a)
+    return f"{a.dtype.str}{a.shape}" + hashlib.blake2b(a.view(np.uint8), digest_size=16).hexdigest()
+
+
+def map_chunks(fn: Any, W: Any) -> np.ndarray:
+    """``fn(W_block)`` over the resample blocks of ``W`` (dense arrays pass straight through)."""
+    if isinstance(W, Resamples):
+        return np.concatenate([fn(block) for _, block in W.chunks()])
+    return fn(W)

@@ -1,0 +1,344 @@
+"""Comparing two metrics: paired bootstrap, permutation and Williams tests; Holm correction."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from metajudge.stats.bootstrap import (
+    _group_index,
+    bootstrap_p_value,
+    percentile_ci,
+    resample_rows,
+)
+from metajudge.stats.correlation import (
+    CORRELATIONS,
+    _as_xy,
+    _rankdata,
+    _tie_pairs,
+    statistic_fn,
+)
+from metajudge.stats.resample import CHUNK_ELEMENTS
+from metajudge.stats.weighted import _pearson_rows, weighted_statistic
+
+
+@dataclass
+class DiffResult:
+    """Difference ``stat(x1, y) − stat(x2, y)`` with a CI (bootstrap) and a two-sided p-value."""
+
+    diff: float
+    lo: float
+    hi: float
+    p_value: float
+    n_resamples: int
+    method: str
+
+
+def paired_bootstrap_diff(
+    x1: Sequence[float] | np.ndarray,
+    x2: Sequence[float] | np.ndarray,
+    y: Sequence[float] | np.ndarray,
+    *,
+    statistic: str = "pearson",
+    groups: Sequence[object] | np.ndarray | None = None,
+    n_boot: int = 1000,
+    rng: np.random.Generator,
+    level: float = 0.95,
+    weights: np.ndarray | None = None,
+) -> DiffResult:
+    """Paired bootstrap of the difference of two metrics' correlation with the same humans.
+
+    Both metrics are evaluated on the same item resamples (Koehn 2004; Deutsch, Dror & Roth
+    2021). CI: percentile interval of Δ_b. p-value (two-sided): 2·min(P(Δ_b ≤ 0), P(Δ_b ≥ 0)),
+    capped at 1 — the share of resamples on the other side of zero, with add-one smoothing
+    ((k + 1)/(B + 1)) so that a finite bootstrap never reports p = 0.
+    """
+    a1, ya = _as_xy(x1, y)
+    a2, _ = _as_xy(x2, y)
+    W = resample_rows(groups, ya.size, n_boot=n_boot, rng=rng, weights=weights)
+    d = weighted_statistic(statistic, a1, ya, W) - weighted_statistic(statistic, a2, ya, W)
+    obs = statistic_fn(statistic)(a1, ya) - statistic_fn(statistic)(a2, ya)
+    lo, hi = percentile_ci(d, level)
+    p = bootstrap_p_value(d) if math.isfinite(obs) else math.nan
+    return DiffResult(float(obs), lo, hi, p, int(W.shape[0]), "paired bootstrap")
+
+
+def _batch_stat(name: str, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Statistic of each row of X (B, n) against y (n,)."""
+    if name == "pearson":
+        return _pearson_rows(X, y)
+    if name == "spearman":
+        return _pearson_rows(_rankdata(X), _rankdata(y))
+    if name == "kendall":
+        out = np.empty(X.shape[0])
+        n = X.shape[1]
+        chunk = max(1, 2_000_000 // max(n * n, 1))
+        sy = np.sign(y[:, None] - y[None, :])
+        n0 = n * (n - 1) / 2
+        n2 = _tie_pairs(y)
+        for b0 in range(0, X.shape[0], chunk):
+            Xb = X[b0 : b0 + chunk]
+            sx = np.sign(Xb[:, :, None] - Xb[:, None, :])
+            s = (sx * sy[None]).sum(axis=(1, 2)) / 2
+            n1 = np.array([_tie_pairs(r) for r in Xb])
+            with np.errstate(invalid="ignore", divide="ignore"):
+                den = np.sqrt((n0 - n1) * (n0 - n2))
+                out[b0 : b0 + chunk] = np.where(den > 0, s / den, np.nan)
+        return out
+    if name in ("acc_ties", "acc_no_ties"):
+        return _wacc_rows(X, y, ties=name == "acc_ties")
+    raise ValueError(f"unknown statistic {name!r}")
+
+
+def _wacc_rows(X: np.ndarray, y: np.ndarray, *, ties: bool) -> np.ndarray:
+    correct = np.sign(X) == np.sign(y)[None, :]
+    if ties:
+        return correct.mean(axis=1)
+    keep = np.sign(y) != 0
+    if not keep.any():
+        return np.full(X.shape[0], np.nan)
+    return correct[:, keep].mean(axis=1)
+
+
+def permutation_test_diff(
+    x1: Sequence[float] | np.ndarray,
+    x2: Sequence[float] | np.ndarray,
+    y: Sequence[float] | np.ndarray,
+    *,
+    statistic: str = "pearson",
+    groups: Sequence[object] | np.ndarray | None = None,
+    n_perm: int = 1000,
+    rng: np.random.Generator,
+    standardize: bool = True,
+) -> DiffResult:
+    """Paired permutation test of ``stat(x1, y) − stat(x2, y)`` (mt-metrics-eval's PermutationSigTest).
+
+    Under H0 the two metrics are exchangeable: in each permutation every item's scores from
+    metric 1 and metric 2 are swapped with probability ½ (all rows of an item together) and the
+    difference recomputed. With ``standardize`` both metrics are first z-scored, so swapping is
+    meaningful between metrics on different scales (correlations are invariant to that affine
+    map). For Spearman the swap acts on the rank-transformed (then z-scored) scores and the
+    permuted statistic is the Pearson r of those with the ranks of ``y`` — the observed value is
+    exactly the Spearman difference, and the test needs no re-ranking per permutation.
+    p = (1 + #{|Δ_perm| ≥ |Δ_obs|}) / (1 + n_perm) (Phipson & Smyth 2010). No CI
+    (``lo``/``hi`` are nan).
+    """
+    a1, ya = _as_xy(x1, y)
+    a2, _ = _as_xy(x2, y)
+    stat_perm = statistic
+    if statistic == "spearman":
+        a1, a2, ya = _rankdata(a1), _rankdata(a2), _rankdata(ya)
+        stat_perm = "pearson"
+    if standardize and statistic in CORRELATIONS:
+        a1 = (a1 - a1.mean()) / (a1.std() or 1.0)
+        a2 = (a2 - a2.mean()) / (a2.std() or 1.0)
+    gi, n_items = _group_index(groups, ya.size)
+    obs = statistic_fn(stat_perm)(a1, ya) - statistic_fn(stat_perm)(a2, ya)
+    d = _perm_diffs(stat_perm, a1, a2, ya, gi, n_items, n_perm, rng)
+    if not math.isfinite(obs):
+        p = math.nan
+    else:
+        fin = d[np.isfinite(d)]
+        p = float((1 + (np.abs(fin) >= abs(obs) - 1e-12).sum()) / (1 + fin.size))
+    return DiffResult(float(obs), math.nan, math.nan, p, n_perm, "permutation")
+
+
+def _perm_diffs(
+    stat: str,
+    a1: np.ndarray,
+    a2: np.ndarray,
+    y: np.ndarray,
+    gi: np.ndarray | None,
+    n_items: int,
+    n_perm: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """``stat(X1, y) − stat(X2, y)`` per permutation, a block of permutations at a time.
+
+    The swaps are drawn block by block from the stream of one ``(n_perm, n_items)`` draw, so
+    the values do not depend on the block size. Pearson (and Spearman, a Pearson of ranks) needs
+    no permuted copy of the data: swapping item i adds ``Σ_rows of i (a2 − a1)`` to Σx1 (and
+    the like to Σx1², Σx1·y), so each permutation's sums are the unpermuted ones plus one
+    product of its swap vector with per-item sums — memory and time O(n_perm × items).
+    """
+    d = np.empty(n_perm)
+    step = max(1, CHUNK_ELEMENTS // max(y.size, 1))
+    pearson = stat == "pearson"
+    if pearson:
+        yc = y - y.mean()
+        parts = (a2 - a1, a2 * a2 - a1 * a1, (a2 - a1) * yc)
+        M = np.stack(  # (n_items, 3): per-item sums of what a swap changes
+            [np.bincount(gi, weights=v, minlength=n_items) if gi is not None else v for v in parts],
+            axis=1,
+        )
+        base1 = np.array([a1.sum(), (a1 * a1).sum(), (a1 * yc).sum()])
+        base2 = np.array([a2.sum(), (a2 * a2).sum(), (a2 * yc).sum()])
+        syy = float(yc @ yc)
+    for p0 in range(0, n_perm, step):
+        swap_items = rng.random((min(step, n_perm - p0), n_items)) < 0.5
+        blk = slice(p0, p0 + swap_items.shape[0])
+        if pearson:
+            delta = np.einsum("ij,jk->ik", np.ascontiguousarray(swap_items, dtype=float), M)
+            d[blk] = _r_from_sums(base1 + delta, y.size, syy) - _r_from_sums(
+                base2 - delta, y.size, syy
+            )
+            continue
+        swap = swap_items[:, gi] if gi is not None else swap_items
+        X1 = np.where(swap, a2[None, :], a1[None, :])
+        X2 = np.where(swap, a1[None, :], a2[None, :])
+        d[blk] = _batch_stat(stat, X1, y) - _batch_stat(stat, X2, y)
+    return d
+
+
+def shared_permutation_tests(
+    problems: Sequence[tuple[str, Sequence[np.ndarray], np.ndarray]],
+    pairs: Sequence[tuple[int, int]],
+    *,
+    groups: Sequence[object] | np.ndarray | None = None,
+    n_perm: int = 1000,
+    rng: np.random.Generator,
+) -> list[list[DiffResult]]:
+    """:func:`permutation_test_diff` of every pair of metrics, with the swaps shared.
+
+    ``problems``: ``(statistic, [x of each metric], y)`` on the same rows (Pearson or
+    Spearman, standardised as in :func:`permutation_test_diff`); ``pairs``: the metric
+    indices ``(i, j)`` to test, the same for every problem. One set of item swaps (fair coin
+    flips: the bits of ``rng.bit_generator.random_raw``) serves every pair and problem, the way
+    the paired bootstrap shares its resamples: each test is the same exact test, the tests are
+    dependent (Holm's correction holds under any dependence, Holm 1979). Swapping item g of
+    metrics i and j adds Σ_rows of g (a_j − a_i) to Σa_i (and the like to Σa_i², Σa_i·y), so
+    per permutation the product of its swap vector with each metric's per-item sums gives every
+    pair — time O(n_perm × items × metrics), not × pairs. Returns, per problem, one
+    :class:`DiffResult` per pair.
+    """
+    y0 = np.asarray(problems[0][2], dtype=float)
+    gi, n_items = _group_index(groups, y0.size)
+    M = np.empty((n_items, 3 * sum(len(xs) for _, xs, _ in problems)))  # per-item sums
+    setups, c = [], 0
+    for statistic, xs, y in problems:
+        rank = _rankdata if statistic == "spearman" else np.asarray
+        ya = np.asarray(rank(np.asarray(y, dtype=float)), dtype=float)
+        yc = ya - ya.mean()
+        r, base = [], []
+        for x in xs:  # one metric at a time: memory O(items × metrics), not O(rows × metrics)
+            a = np.asarray(rank(np.asarray(x, dtype=float)), dtype=float)
+            a = (a - a.mean()) / (a.std() or 1.0)
+            r.append(statistic_fn("pearson")(a, ya))
+            base.append([a.sum(), (a * a).sum(), (a * yc).sum()])
+            for v in (a, a * a, a * yc):
+                M[:, c] = np.bincount(gi, weights=v, minlength=n_items) if gi is not None else v
+                c += 1
+        setups.append((np.array(r), np.array(base), float(yc @ yc), y0.size))
+    Q = _shared_swap_sums(M, n_items, n_perm, rng)
+    del M
+    out, c0 = [], 0
+    for r, base, syy, n in setups:
+        k = base.shape[0]
+        Qp = Q[:, c0 : c0 + 3 * k].reshape(n_perm, k, 3)
+        c0 += 3 * k
+        res = []
+        for i, j in pairs:
+            delta = Qp[:, j] - Qp[:, i]
+            d = _r_from_sums(base[i] + delta, n, syy) - _r_from_sums(base[j] - delta, n, syy)
+            obs = float(r[i] - r[j])
+            fin = d[np.isfinite(d)]
+            p = (
+                float((1 + (np.abs(fin) >= abs(obs) - 1e-12).sum()) / (1 + fin.size))
+                if math.isfinite(obs)
+                else math.nan
+            )
+            res.append(DiffResult(obs, math.nan, math.nan, p, n_perm, "permutation (shared swaps)"))
+        out.append(res)
+    return out
+
+
+def _shared_swap_sums(
+    M: np.ndarray, n_items: int, n_perm: int, rng: np.random.Generator
+) -> np.ndarray:
+    """``(n_perm, k)``: each permutation's swap vector (one bit per item) times ``M``."""
+    from metajudge.stats.moments import TILE_ROWS, one_blas_thread, tile_product
+
+    words = -(-n_items // 64)
+    out = np.empty((n_perm, M.shape[1]))
+    with one_blas_thread():
+        for p0 in range(0, n_perm, TILE_ROWS):
+            rows = min(TILE_ROWS, n_perm - p0)
+            raw = rng.bit_generator.random_raw(rows * words).reshape(rows, words)
+            bits = np.unpackbits(raw.view(np.uint8), axis=1, count=n_items, bitorder="little")
+            out[p0 : p0 + rows] = tile_product(bits, M)
+    return out
+
+
+def _r_from_sums(S: np.ndarray, n: int, syy: float) -> np.ndarray:
+    """Pearson r from rows of (Σx, Σx², Σx·y_c) with y centred (Σy_c = 0) and Σy_c² = syy."""
+    sx, sxx, sxy = S[:, 0], S[:, 1], S[:, 2]
+    vx = sxx - sx * sx / n
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.where(
+            (vx > 1e-12 * np.maximum(sxx, 1e-300)) & (syy > 0), sxy / np.sqrt(vx * syy), np.nan
+        )
+    return np.clip(r, -1.0, 1.0)
+
+
+@dataclass
+class WilliamsResult:
+    """Williams' t for two dependent correlations sharing one variable."""
+
+    t: float
+    df: int
+    p_two_sided: float
+    p_one_sided: float  # H1: r12 > r13
+
+
+def williams_test(r12: float, r13: float, r23: float, n: int) -> WilliamsResult:
+    """Williams (1959) test of H0: ρ12 = ρ13 for correlations sharing variable 1 (the humans).
+
+    r12 = corr(human, metric A), r13 = corr(human, metric B), r23 = corr(metric A, metric B), n
+    observations. As used for MT metrics by Graham & Baldwin (2014) and given by Steiger (1980,
+    eq. 7)::
+
+        K = 1 − r12² − r13² − r23² + 2·r12·r13·r23
+        t = (r12 − r13)·sqrt((n − 1)(1 + r23)) /
+            sqrt(2K(n − 1)/(n − 3) + ((r12 + r13)²/4)·(1 − r23)³),   df = n − 3
+
+    Example (Steiger 1980 / ``psych::r.test(103, .4, .5, .1)``): t = −0.89, df = 100.
+
+    >>> res = williams_test(0.4, 0.5, 0.1, 103)
+    >>> round(res.t, 2), res.df
+    (-0.89, 100)
+    """
+    from scipy.special import stdtr  # Student t CDF, without importing scipy.stats
+
+    if n <= 3 or not all(math.isfinite(v) for v in (r12, r13, r23)):
+        return WilliamsResult(math.nan, max(n - 3, 0), math.nan, math.nan)
+    K = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
+    num = (r12 - r13) * math.sqrt((n - 1) * (1 + r23))
+    den2 = 2 * K * (n - 1) / (n - 3) + ((r12 + r13) ** 2 / 4) * (1 - r23) ** 3
+    if den2 <= 0:
+        return WilliamsResult(math.nan, n - 3, math.nan, math.nan)
+    t = num / math.sqrt(den2)
+    df = n - 3
+    p1 = float(stdtr(df, -t))  # P(T > t)
+    p2 = float(min(1.0, 2 * stdtr(df, -abs(t))))
+    return WilliamsResult(float(t), df, p2, p1)
+
+
+def holm(pvalues: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Holm (1979) step-down adjusted p-values; NaN entries stay NaN and do not count.
+
+    >>> holm([0.01, 0.04, 0.03]).round(3).tolist()
+    [0.03, 0.06, 0.06]
+    """
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(np.isfinite(p))
+    m = ok.size
+    if m == 0:
+        return out
+    order = ok[np.argsort(p[ok], kind="mergesort")]
+    adj = np.maximum.accumulate((m - np.arange(m)) * p[order])
+    out[order] = np.minimum(adj, 1.0)
+    return out

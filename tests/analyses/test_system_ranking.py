@@ -1,0 +1,102 @@
+"""Rank clusters (greedy, as mt-metrics-eval), their renderings, and the power / rank-clusters CLIs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from metajudge.analyses.metric_vs_human.matrices import ScoreMatrices
+from metajudge.analyses.system_ranking import ClusterOptions, rank_table
+from metajudge.cli import main
+from metajudge.reports import system_ranking as rc
+from metajudge.stats import power
+from metajudge.stats.clusters import rank_clusters
+
+
+def _sm() -> ScoreMatrices:
+    rng = np.random.default_rng(0)
+    Z = rng.normal(size=(8, 40))
+    mets = {
+        "good": Z + rng.normal(0, 0.3, Z.shape),
+        "good2": Z + rng.normal(0, 0.32, Z.shape),
+        "noise": rng.normal(size=Z.shape),
+    }
+    return ScoreMatrices("q", [f"s{i}" for i in range(8)], [f"i{j}" for j in range(40)], Z, mets)
+
+
+def test_greedy_clusters_split_at_the_first_significant_gap() -> None:
+    p = np.full((4, 4), 0.5)
+    p[0, 2] = p[2, 0] = 0.01  # the third is worse than the best
+    assert rank_clusters(np.array([0.9, 0.85, 0.5, 0.45]), p).tolist() == [1, 1, 2, 2]
+    assert rank_clusters(np.array([0.1, np.nan]), np.full((2, 2), 0.5)).tolist() == [1, 1]
+
+
+def test_rank_table_orders_and_clusters_and_renders(tmp_path: Path) -> None:
+    t = rank_table(_sm(), "toy", ClusterOptions(level="global", n_resamples=199, seed=1))
+    assert [r["metric"] for r in t.rows][-1] == "noise"
+    assert t.rows[-1]["cluster"] > t.rows[0]["cluster"] == 1
+    assert {r["cluster"] for r in t.rows[:2]} == {1}
+    j = json.loads(rc.render(t, "json"))
+    assert j["options"]["seed"] == 1 and j["options"]["n_resamples"] == 199
+    assert "Holm over all 3 pairs" in j["multiple_comparisons"]
+    assert all("p_holm" in p for p in j["pairs"])
+    assert "| cluster | metric |" in rc.render(t, "md") and "199 resamples, seed 1" in rc.caption(t)
+    assert rc.render(t, "csv").splitlines()[0].startswith("cluster,metric,correlation")
+    assert "\\begin{tabular}" in rc.render(t, "tex")
+    assert rc.plot(t, tmp_path / "c.png").stat().st_size > 0
+
+
+def test_too_few_resamples_for_holm_are_noted() -> None:
+    t = rank_table(_sm(), "toy", ClusterOptions(level="global", n_resamples=19))
+    assert t.note is not None and "cannot reach" in t.note
+
+
+def test_power_of_a_difference_reduces_to_independent_samples() -> None:
+    q = 1.959963984540054 + 0.8416212335729143
+    dz = np.arctanh(0.5) - np.arctanh(0.3)
+    c = (-0.5 * 0.15 * (1 - 0.25 - 0.09)) / (0.75 * 0.91)
+    assert power.n_for_correlation_difference(0.5, 0.3) == pytest.approx(
+        2 * (1 - c) * (q / dz) ** 2 + 3, rel=1e-9
+    )
+    assert power.n_for_correlation_difference(0.5, 0.5) == float("inf")
+    # correlated metrics need fewer items
+    assert power.n_for_correlation_difference(0.5, 0.3, 0.7) < power.n_for_correlation_difference(
+        0.5, 0.3
+    )
+
+
+def test_power_cli(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["power", "--r", "0.3"]) == 0
+    assert ": 85 (Fisher z" in capsys.readouterr().out
+    assert main(["power", "--r1", "0.5", "--r2", "0.3"]) == 0
+    assert "items needed" in capsys.readouterr().out
+    assert main(["power", "--r", "0.3", "--r1", "0.2"]) != 0
+
+
+@pytest.mark.usefixtures("capsys")
+def test_rank_clusters_cli_on_lftqa(tmp_path: Path) -> None:
+    out = tmp_path / "rc.json"
+    argv = ["rank-clusters", "--dataset", "lftqa_eval", "--external", "--dimension",
+            "faithfulness", "--metrics", "bleu,rouge,meteor,bertscore", "--level", "system",
+            "--n-resamples", "99", "--format", "json", "-o", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    j = json.loads(out.read_text())
+    assert j["n_systems"] == 10 and len(j["rows"]) == 4 and j["options"]["level"] == "system"
+
+
+def test_kendall_cli_reports_eps_and_its_optimism(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "k.json"
+    argv = ["kendall", "--dataset", "lftqa_eval", "--external", "--dimension", "faithfulness",
+            "--metrics", "bleu,rouge", "--level", "item", "--n-perm", "50", "--format", "json",
+            "-o", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    j = json.loads(out.read_text())
+    assert "same pairs" in j["note"] and j["spa_permutations"] == 50
+    for r in j["rows"]:
+        assert r["acc23_calibrated"] >= r["acc23"] - 1e-12 and r["epsilon"] >= 0
+        assert 0 <= r["spa"] <= 1 and -1 <= r["tau_b"] <= 1

@@ -1,0 +1,153 @@
+"""``metajudge meta-eval`` and ``metajudge report`` end to end on the real RAGChecker data."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from metajudge.cli import main
+
+
+def test_meta_eval_external_scores_reproduce_ragchecker(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "rc"
+    rc = main(
+        [
+            "meta-eval",
+            "--dataset",
+            "ragchecker_meta_eval",
+            "--data-dir",
+            str(data_dir),
+            "--external",
+            "--n-boot",
+            "200",
+            "--out",
+            str(out),
+        ]
+    )
+    assert rc == 0
+    printed = capsys.readouterr().out
+    assert "normalize=minmax" in printed
+    assert (
+        "| ragchecker | 49.66 | 49.66 | 46.95 | 46.95 | 60.67 | 60.67 | 58.11 | 58.11 | 61.93 | 61.93 | 60.90 | 60.90 |"
+        in printed
+    )
+    assert "| Inter-Human Correlation | 63.67 | 63.67 |" in printed
+    res = json.loads((out / "result.json").read_text())
+    assert res["protocol"]["normalize"] == "minmax" and res["protocol"]["n_boot"] == 200
+
+
+def test_meta_eval_computes_caches_and_reuses_scores(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "lex"
+    args = [
+        "meta-eval",
+        "--dataset",
+        "ragchecker_meta_eval",
+        "--data-dir",
+        str(data_dir),
+        "--metrics",
+        "bleu,rouge_l",
+        "--n-boot",
+        "100",
+        "--out",
+        str(out),
+        "--quiet",
+    ]
+    assert main(args) == 0
+    for name in (
+        "scores.jsonl",
+        "result.json",
+        "table.md",
+        "table.csv",
+        "table.json",
+        "table.tex",
+        "correlation_pearson.png",
+        "scatter.png",
+    ):
+        assert (out / name).is_file(), name
+    first = json.loads((out / "result.json").read_text())
+    names = [m["name"] for m in first["metrics"]]
+    # issue 14: the trivial baselines are extra rows after the metric rows
+    assert names == ["bleu", "rouge_l", "trivial.length_words", "trivial.random"]
+    assert first["metrics"][0]["signatures"]["bleu"][0].startswith("bleu|")
+
+    from metajudge.scores import scoring
+
+    def boom(*a: object, **k: object) -> None:
+        raise AssertionError("scores should come from OUT/scores.jsonl")
+
+    monkeypatch.setattr(scoring, "score_dataset", boom)
+    assert main(args) == 0
+    second = json.loads((out / "result.json").read_text())
+    assert second["cells"] == first["cells"]
+
+
+def test_meta_eval_bad_inputs(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "s.csv"
+    bad.write_text("item,system,m\n999,x,1\n")
+    rc = main(
+        [
+            "meta-eval",
+            "--dataset",
+            "ragchecker_meta_eval",
+            "--data-dir",
+            str(data_dir),
+            "--scores",
+            str(bad),
+            "--out",
+            str(tmp_path / "o"),
+        ]
+    )
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert "s.csv:2" in err and "unknown item id '999'" in err
+    rc = main(
+        [
+            "meta-eval",
+            "--dataset",
+            "ragchecker_meta_eval",
+            "--data-dir",
+            str(data_dir),
+            "--metrics",
+            "no_such_metric",
+            "--out",
+            str(tmp_path / "o"),
+        ]
+    )
+    assert rc == 2
+    assert "no_such_metric" in capsys.readouterr().err
+    assert not (tmp_path / "o" / "result.json").exists()
+
+
+@pytest.mark.slow
+def test_readme_demo_command(data_dir: Path, tmp_path: Path) -> None:
+    """The README's main command: BLEU, ROUGE-L, METEOR and BERTScore on the embedded defaults."""
+    out = tmp_path / "demo"
+    rc = main(
+        [
+            "meta-eval",
+            "--dataset",
+            "ragchecker_meta_eval",
+            "--metrics",
+            "bleu,rouge_l,meteor,bertscore",
+            "--out",
+            str(out),
+            "--quiet",
+        ]
+    )
+    assert rc == 0
+    res = json.loads((out / "result.json").read_text())
+    names = [m["name"] for m in res["metrics"]]  # + the trivial baseline rows (issue 14)
+    assert names[:4] == ["bleu", "rouge_l", "meteor", "bertscore"]
+    assert names[4:] == ["trivial.length_words", "trivial.random"]
+    for c in res["cells"]:
+        assert c["stats"]["pearson"]["value"] is not None, c["metric"]
+    for name in ("table.md", "table.json", "correlation_pearson.png", "scatter.png"):
+        assert (out / name).stat().st_size > 0

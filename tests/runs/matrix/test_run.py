@@ -1,0 +1,164 @@
+"""`metajudge matrix run`: the cell runner on a tiny canonical file with a real lexical metric
+(no LLM), the cell schema, the stored cells, the dry run; one slow end-to-end LLM cell."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from metajudge.cli import main
+from metajudge.errors import InputError
+from metajudge.runs.matrix.table import build_matrix, read_cell
+from metajudge.runs.matrix.cell import check_cell, write_cell
+from metajudge.runs.matrix.run import CellOptions, run_cell
+
+FIXTURE = Path(__file__).parents[2] / "fixtures" / "byod" / "pairwise.jsonl"  # 8 pairs, references
+REPO_BASELINES = Path(__file__).resolve().parents[3] / "baselines"
+
+
+def _opts(tmp_path: Path, **kw: object) -> CellOptions:
+    base = {"metric": "bleu", "input": str(FIXTURE), "n_boot": 50, "baselines": str(tmp_path)}
+    return CellOptions(**{**base, **kw, "progress": False})  # type: ignore[arg-type]
+
+
+def test_run_cell_stores_a_valid_cell(tmp_path: Path) -> None:
+    _, path = run_cell(_opts(tmp_path, limit=5, seed=3))
+    assert path == tmp_path / "judges" / "bleu__byod_prefs.json"
+    stored = read_cell(path)  # schema-checked on read
+    assert stored == json.loads(path.read_text()) and stored["metric"] == "bleu"
+    sub = stored["subset"]
+    assert (sub["n"], sub["N"], sub["unit"], sub["seed"], len(sub["ids"])) == (5, 8, "pairs", 3, 5)
+    assert stored["protocol"]["correlate"] == "pairwise-difference"
+    assert stored["backbone"] is None and stored["ledger"]["calls"] == 0
+    assert stored["headline"] == {"dimension": "overall", "statistic": "pearson"}
+    pearson = next(r for r in stored["results"] if r["statistic"] == "pearson")
+    assert pearson["n"] == 5 and pearson["value"] is not None and len(pearson["ci"]) == 2
+    assert stored["signature"].startswith("bleu|")
+    assert stored["command"].startswith("metajudge matrix run --metric bleu --input ")
+
+
+def test_subset_is_seeded(tmp_path: Path) -> None:
+    a, _ = run_cell(_opts(tmp_path / "a", limit=4, seed=1))
+    b, _ = run_cell(_opts(tmp_path / "b", limit=4, seed=1))
+    c, _ = run_cell(_opts(tmp_path / "c", limit=4, seed=2))
+    assert a["subset"]["ids"] == b["subset"]["ids"] != c["subset"]["ids"]
+    full, _ = run_cell(_opts(tmp_path / "d"))
+    assert full["subset"]["n"] == full["subset"]["N"] == 8 and full["subset"]["how"] == "all items"
+
+
+def test_matrix_reads_the_stored_cell_of_an_input_file(tmp_path: Path) -> None:
+    run_cell(_opts(tmp_path, limit=5))
+    m = build_matrix(inputs=[FIXTURE], baselines=tmp_path, metrics=["bleu", "pairwise_judge"])
+    c = m.cell("bleu", "byod_prefs")
+    assert c.status == "stored (subset n=5/8 pairs, seeded)" and c.n == 5 and c.ci
+    assert m.cell("pairwise_judge", "byod_prefs").status.startswith("not run")
+
+
+def test_cells_that_do_not_apply_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="does not apply"):
+        run_cell(CellOptions("bleu", dataset="pandalm_testset", baselines=str(tmp_path)))
+    with pytest.raises(InputError, match="unknown matrix row"):
+        run_cell(_opts(tmp_path, metric="geval"))  # a family: its members are the rows
+
+
+def test_cell_schema_rejects_a_broken_cell(tmp_path: Path) -> None:
+    cell, _ = run_cell(_opts(tmp_path, limit=3))
+    bad = {**cell, "subset": {**cell["subset"], "n": 0}}
+    with pytest.raises(InputError, match="subset"):
+        write_cell(tmp_path / "x.json", bad)
+    assert not (tmp_path / "x.json").exists()  # nothing written
+    with pytest.raises(InputError, match="ledger"):
+        check_cell({k: v for k, v in cell.items() if k != "ledger"})
+
+
+def test_every_stored_judge_cell_is_valid() -> None:
+    """The cells the lead stores in baselines/judges/ (read as the matrix reads them)."""
+    for p in sorted((REPO_BASELINES / "judges").glob("*__*.json")):
+        cell = read_cell(p)
+        assert p.name == f"{cell['metric']}__{cell['dataset']}.json"
+        assert cell["subset"]["n"] <= cell["subset"]["N"]
+
+
+def test_dry_run_of_a_deterministic_metric(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["matrix", "run", "--metric", "bleu", "--input", str(FIXTURE), "--limit", "4"]
+    assert main([*argv, "--dry-run", "--baselines", str(tmp_path), "--format", "json"]) == 0
+    est = json.loads(capsys.readouterr().out)
+    assert est["calls"] == 0 and est["items"] == 4 and est["of"] == 8
+    assert not (tmp_path / "judges").exists()  # a dry run stores nothing
+
+
+def test_cli_run_prints_the_headline_and_the_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["matrix", "run", "--metric", "rouge_l", "--input", str(FIXTURE), "--n-boot", "20"]
+    assert main([*argv, "--baselines", str(tmp_path), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "rouge_l × byod_prefs (no backbone): pearson (overall)" in out
+    assert out.strip().endswith("rouge_l__byod_prefs.json")
+
+
+@pytest.mark.slow
+@pytest.mark.llm
+def test_llm_cell_end_to_end_and_dry_run_tokens(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 3-pair answer-equivalence cell on RAGChecker with smollm2-135m, stored and read back;
+    the dry run's prompt tokens equal what the server counted; a rerun is answered from the cache
+    and keeps the measured cost."""
+    pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] not installed")
+    from metajudge.runs.matrix.cost import estimate_cell
+
+    monkeypatch.setenv("METAJUDGE_CACHE_DIR", str(tmp_path / "cache"))
+    opts = CellOptions(
+        "answer_equivalence",
+        dataset="ragchecker_meta_eval",
+        backbone="smollm2-135m",
+        limit=3,
+        n_boot=50,
+        data_dir=str(data_dir),
+        baselines=str(tmp_path),
+        progress=False,
+    )
+    est = estimate_cell(opts)
+    _, path = run_cell(opts)
+    stored = read_cell(path)
+    led = stored["ledger"]
+    assert stored["backbone"] == "smollm2-135m" and stored["subset"]["n"] == 3
+    assert led["calls"] == est.calls > 0 and led["cached"] == 0
+    assert led["prompt_tokens"] == est.prompt_tokens  # the tokenizer count is exact
+    assert stored["measured"]["calls"] == led["calls"] and stored["measured"]["prompt_chars"] > 0
+    again, _ = run_cell(opts)
+    assert again["ledger"]["calls"] == 0 and again["ledger"]["cached"] == led["requests"]
+    assert again["measured"] == stored["measured"]
+    assert again["results"] == stored["results"]
+    assert estimate_cell(opts).wall_s is not None  # now measured in a stored cell
+
+
+@pytest.mark.parametrize(
+    ("metric", "per_pair"), [("pairwise_judge", 2), ("answer_equivalence", None)]
+)
+def test_dry_run_of_a_judge_calls_no_model(
+    metric: str, per_pair: int | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The judge runs in export mode: its requests are recorded and counted, none is sent (a
+    request reaching the embedded backend would start a llama.cpp server: it is refused here)."""
+    from metajudge.backends.embedded import EmbeddedBackend
+    from metajudge.runs.matrix.cost import estimate_cell
+
+    def refuse(*a: object, **k: object) -> None:
+        raise AssertionError("a dry run called the model")
+
+    monkeypatch.setattr(EmbeddedBackend, "complete", refuse)
+    monkeypatch.setenv("METAJUDGE_CACHE_DIR", str(tmp_path / "cache"))
+    est = estimate_cell(_opts(tmp_path, metric=metric, backbone="smollm2-135m"))
+    assert est.items == 8 and est.cached == 0 and est.prompt_tokens > 0
+    if per_pair:
+        assert est.calls == per_pair * 8 and est.calls_source == "recorded in export mode"
+    else:  # the numeric fast path decides none of these word answers; distinct responses once
+        assert 0 < est.calls <= 16
+    assert est.wall_s is None and est.wall_source.startswith("unknown")
+    assert "calls/item" in est.to_text()

@@ -1,0 +1,192 @@
+"""``metajudge demo`` (the judge section of ``make demo``): seeded subsets, options, the report,
+and end to end against the embedded llama.cpp servers (slow): every metric family in the
+output, and a rerun served from the response cache with identical numbers."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from metajudge.cli import main
+from metajudge.errors import InputError
+from metajudge.runs.demo import RAG_DATASET, TABLE_DATASET, DemoOptions, draw_subset
+
+
+def test_options_refuse_bad_values() -> None:
+    with pytest.raises(InputError):
+        DemoOptions(n_rag=0)
+    with pytest.raises(InputError):
+        DemoOptions(backbones=("smollm2-135m", "smollm2-135m"))
+
+
+def test_cli_refuses_non_positive_n(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--out", "x", "--n-rag", "0"]) == 2
+    assert "--n-rag" in capsys.readouterr().err
+
+
+def test_subset_is_seeded_and_labelled(data_dir: Path, tmp_path: Path) -> None:
+    from metajudge.data.registry import load_jsonl_dataset
+
+    p1, d1 = draw_subset(
+        TABLE_DATASET, 5, np.random.default_rng(3), tmp_path / "a", data_dir=data_dir
+    )
+    _, d2 = draw_subset(
+        TABLE_DATASET, 5, np.random.default_rng(3), tmp_path / "b", data_dir=data_dir
+    )
+    _, d3 = draw_subset(
+        TABLE_DATASET, 5, np.random.default_rng(4), tmp_path / "c", data_dir=data_dir
+    )
+    assert d1["ids"] == d2["ids"] != d3["ids"]
+    assert d1["n"] == 5 and d1["of"] < d1["records"] == 200  # unannotated pairs are not drawn
+    ds = load_jsonl_dataset(p1)
+    assert ds.card.name == f"{TABLE_DATASET}_demo"
+    assert [r.id for r in ds.records] == d1["ids"]
+    assert all(any(v is not None for vs in r.labels.values() for v in vs) for r in ds.records)
+
+
+def test_ragchecker_subset_gives_gold_answer_as_context(data_dir: Path, tmp_path: Path) -> None:
+    from metajudge.data.registry import load_jsonl_dataset
+
+    p, d = draw_subset(
+        RAG_DATASET,
+        3,
+        np.random.default_rng(0),
+        tmp_path,
+        data_dir=data_dir,
+        reference_as_context=True,
+    )
+    assert d["context"].startswith("gold answer")
+    for r in load_jsonl_dataset(p).records:
+        assert r.input.context == r.input.reference and r.input.context
+
+
+def test_too_many_pairs_refused(data_dir: Path, tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="labelled pairs"):
+        draw_subset(TABLE_DATASET, 10_000, np.random.default_rng(0), tmp_path, data_dir=data_dir)
+
+
+def test_demo_html_page_holds_tables_caution_and_links(data_dir: Path, tmp_path: Path) -> None:
+    """The demo's one page: metric table, judge lines with cost, swap agreement, caution, links."""
+    from metajudge.runs.demo import DemoResult, JudgeRun
+    from metajudge.runs.backbone_swap import run_backbone_swap
+    from metajudge.reports.demo_report import CAUTION, write_demo_html
+    from metajudge.reports.html_check import find_chromium, selftest
+
+    sub, _ = draw_subset(RAG_DATASET, 8, np.random.default_rng(0), tmp_path, data_dir=data_dir)
+    lex = tmp_path / "lex"
+    argv = ["meta-eval", "--input", str(sub), "--metrics", "bleu,rouge_l", "--out", str(lex)]
+    assert main([*argv, "--n-boot", "20", "--no-plots", "--quiet"]) == 0
+    swap = run_backbone_swap(
+        "lftqa_eval", "geval_faithfulness", external=["gpt-4o", "gpt-4o-mini"], limit=30, n_boot=20
+    )
+    corr = [{"dimension": "correctness", "pearson": 0.25, "ci": [-0.1, 0.6], "n_pairs": 8}]
+    run = JudgeRun(
+        "ragchecker_judges", "geval_faithfulness", "smollm2-135m", 8, 1, 8, 1, 7, 1, 1234, 99, 2.5
+    )
+    run.correlations = corr
+    res = DemoResult(DemoOptions(), {}, [run], dict(swap), {"calls": 7}, 3.0)
+    out = tmp_path / "judges"
+    (out / "swap").mkdir(parents=True)
+    (out / "swap" / "report.html").write_text("<p>swap</p>")
+    page = write_demo_html(res, out, lexical_run=lex)
+    text = page.read_text(encoding="utf-8")
+    for s in ("bleu", "G-Eval faithfulness", "1234", "Backbone-swap agreement", "gpt-4o-mini"):
+        assert s in text, s
+    assert CAUTION in text and 'href="../lex/report.html"' in text
+    assert 'href="swap/report.html"' in text and 'href="table_qa_mtraig/report.html"' not in text
+    assert not re.search(r'(src|href)="(https?:)?//', text)
+    exe = find_chromium()
+    if exe is not None:
+        res_js = selftest(page, chromium=exe)
+        assert res_js["errors"] == [] and res_js["sort_changed"], res_js
+
+
+# ---------------------------------------------------------------------------------------------
+# End to end (real servers)
+
+FAMILIES = ("bleu", "rouge_l", "meteor", "bertscore")
+JUDGES = ("G-Eval", "MT-RAIG Eval", "Answer equivalence", "Backbone-swap agreement")
+_VOLATILE = re.compile(r"(calls \d+|cache hits \d+|tokens \d+ prompt \+ \d+ completion|[\d.]+ s\b)")
+
+
+def _numbers(out: str) -> list[str]:
+    """The printed judge lines with the cost and time fields blanked (they differ on a rerun)."""
+    keep = [ln for ln in out.splitlines() if "Pearson" in ln or "agreement" in ln]
+    return [_VOLATILE.sub("_", ln) for ln in keep]
+
+
+@pytest.mark.slow
+@pytest.mark.llm
+def test_demo_end_to_end_and_rerun_from_cache(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sub, _ = draw_subset(
+        RAG_DATASET, 4, np.random.default_rng(0), tmp_path / "lex_in", data_dir=data_dir
+    )
+    lex = tmp_path / "lex"
+    assert (
+        main(
+            [
+                "meta-eval",
+                "--input",
+                str(sub),
+                "--metrics",
+                ",".join(FAMILIES),
+                "--out",
+                str(lex),
+                "--n-boot",
+                "50",
+                "--no-plots",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    args = [
+        "demo",
+        "--out",
+        str(tmp_path / "judges"),
+        "--lexical-run",
+        str(lex),
+        "--n-rag",
+        "4",
+        "--n-table",
+        "4",
+        "--n-boot",
+        "50",
+    ]
+    capsys.readouterr()
+    assert main(args) == 0
+    first = capsys.readouterr().out
+    page = Path(first.strip().splitlines()[-1])
+    assert page.is_file() and page.name == "report.html" and page.is_absolute()
+    assert (page.parent / "swap" / "report.html").is_file()
+    assert '"compare":[{"x":"smollm2-135m"' in (page.parent / "swap" / "report.html").read_text()
+    report = page.parent / "report.md"
+    text = report.read_text(encoding="utf-8")
+    for fam in FAMILIES:
+        assert f"| {fam} |" in text, fam
+    for name in JUDGES:
+        assert name in first and name in text, name
+    assert "weak judges" in first
+    assert re.search(r"Subset: n = 4 of \d+ labelled ragchecker_meta_eval pairs", first)
+    calls = int(re.search(r"Ledger \(judge section\): (\d+) LLM calls", first).group(1))  # type: ignore[union-attr]
+    assert calls > 0
+
+    assert main(args) == 0
+    second = capsys.readouterr().out
+    assert re.search(r"Ledger \(judge section\): 0 LLM calls, \d+ served from the cache", second)
+    assert _numbers(second) == _numbers(first) and _numbers(first)
+    runs = json.loads((tmp_path / "judges" / "demo.json").read_text())["runs"]
+    assert {r["metric"] for r in runs} == {
+        "geval_faithfulness",
+        "geval_completeness",
+        "answer_equivalence",
+        "mtraig_faithfulness",
+        "mtraig_completeness",
+    }
+    assert all(r["calls"] == 0 for r in runs)

@@ -1,0 +1,197 @@
+"""Statistics of the meta-evaluation engine against scipy, a slow loop and worked examples."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as ss
+
+from metajudge import stats as st
+from metajudge.stats.correlation import _rankdata
+
+
+def _data(seed: int, n: int = 120, ties: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n)
+    y = x + rng.normal(scale=1.0, size=n)
+    if ties:
+        x = np.round(x * 2) / 2
+        y = np.clip(np.round(y), -2, 2)
+    return x, y
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("ties", [True, False])
+def test_correlations_match_scipy(seed: int, ties: bool) -> None:
+    x, y = _data(seed, ties=ties)
+    assert st.pearson(x, y) == pytest.approx(ss.pearsonr(x, y)[0], abs=1e-12)
+    assert st.spearman(x, y) == pytest.approx(ss.spearmanr(x, y)[0], abs=1e-12)
+    assert st.kendall_tau_b(x, y) == pytest.approx(ss.kendalltau(x, y, variant="b")[0], abs=1e-12)
+
+
+def test_kendall_large_n_uses_fast_path_and_matches_scipy() -> None:
+    x, y = _data(5, n=3500)
+    assert st.kendall_tau_b(x, y) == pytest.approx(ss.kendalltau(x, y)[0], abs=1e-12)
+
+
+def test_rankdata_matches_scipy_on_matrices() -> None:
+    rng = np.random.default_rng(3)
+    a = rng.integers(0, 6, size=(9, 50)).astype(float)
+    np.testing.assert_array_equal(_rankdata(a), ss.rankdata(a, axis=-1))
+
+
+def test_undefined_reasons() -> None:
+    assert "constant" in st.undefined_reason([2, 2, 2, 2], [1, 2, 3, 4])
+    assert "human labels are constant" in st.undefined_reason([1, 2, 3], [0, 0, 0])
+    assert "only 2 rows" in st.undefined_reason([1, 2], [2, 1])
+    assert st.undefined_reason([1, 2, 3], [1, 3, 2]) is None
+    assert math.isnan(st.pearson([1, 1, 1], [1, 2, 3]))
+    assert math.isnan(st.spearman([1, 1, 1], [1, 2, 3]))
+    assert math.isnan(st.kendall_tau_b([1, 1, 1], [1, 2, 3]))
+
+
+def test_pairwise_accuracy_with_and_without_ties() -> None:
+    d = [0.5, -0.2, 0.0, 0.3, 0.04]
+    h = [1, -2, 0, -1, 0]
+    # decisions: 1, -1, 0, 1, 1 -> correct, correct, correct (tie), wrong, wrong
+    assert st.pairwise_accuracy(d, h) == pytest.approx(3 / 5)
+    # human ties dropped: rows 0, 1, 3 -> 2/3
+    assert st.pairwise_accuracy(d, h, ties=False) == pytest.approx(2 / 3)
+    # tie band 0.05 turns row 4 into a (correct) tie
+    assert st.pairwise_accuracy(d, h, epsilon=0.05) == pytest.approx(4 / 5)
+    # a metric tie on a strict human preference is wrong without ties
+    assert st.pairwise_accuracy([0.0, 1.0], [1, 1], ties=False) == pytest.approx(0.5)
+    assert math.isnan(st.pairwise_accuracy([1.0], [0], ties=False))
+
+
+@pytest.mark.parametrize("statistic", st.STATISTICS)
+def test_vectorised_bootstrap_equals_slow_loop(statistic: str) -> None:
+    x, y = _data(7, n=160)
+    if statistic.startswith("acc"):
+        x = np.sign(x)
+    groups = np.repeat(np.arange(80), 2)  # two annotator rows per item
+    fast = st.bootstrap_ci(
+        x, y, statistic=statistic, groups=groups, n_boot=300, rng=np.random.default_rng(11)
+    )
+    slow = st.bootstrap_ci_reference(
+        x, y, statistic=statistic, groups=groups, n_boot=300, rng=np.random.default_rng(11)
+    )
+    np.testing.assert_allclose(fast.samples, slow.samples, rtol=0, atol=1e-12, equal_nan=True)
+    assert fast.estimate == pytest.approx(slow.estimate, abs=1e-12)
+    assert (fast.lo, fast.hi) == pytest.approx((slow.lo, slow.hi), abs=1e-12)
+    assert fast.lo <= fast.estimate <= fast.hi
+
+
+def test_weighted_kendall_dense_path_equals_loop() -> None:
+    # both variables continuous: more than 64 distinct values each -> sign-matrix path
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=150)
+    y = x + rng.normal(size=150)
+    fast = st.bootstrap_ci(x, y, statistic="kendall", n_boot=40, rng=np.random.default_rng(2))
+    slow = st.bootstrap_ci_reference(
+        x, y, statistic="kendall", n_boot=40, rng=np.random.default_rng(2)
+    )
+    np.testing.assert_allclose(fast.samples, slow.samples, atol=1e-12)
+
+
+def test_bootstrap_resamples_items_together() -> None:
+    W = st.bootstrap_weights(50, 20, np.random.default_rng(0))
+    assert W.shape == (20, 50)
+    np.testing.assert_array_equal(W.sum(axis=1), 50)
+    # the same generator state gives the same resamples (seeded, passed in)
+    np.testing.assert_array_equal(W, st.bootstrap_weights(50, 20, np.random.default_rng(0)))
+    # rows of a drawn item come along: a statistic over duplicated rows equals the item-level one
+    x, y = _data(1, n=40, ties=False)
+    a = st.bootstrap_ci(
+        np.repeat(x, 2),
+        np.repeat(y, 2),
+        groups=np.repeat(np.arange(40), 2),
+        n_boot=50,
+        rng=np.random.default_rng(9),
+    )
+    b = st.bootstrap_ci(x, y, n_boot=50, rng=np.random.default_rng(9))
+    np.testing.assert_allclose(a.samples, b.samples, atol=1e-12)
+
+
+def test_fisher_z_ci() -> None:
+    lo, hi = st.fisher_z_ci(0.5, 103)
+    z = math.atanh(0.5)
+    assert lo == pytest.approx(math.tanh(z - 1.959963984540054 / 10), abs=1e-9)
+    assert hi == pytest.approx(math.tanh(z + 1.959963984540054 / 10), abs=1e-9)
+    slo, shi = st.fisher_z_ci(0.5, 103, method="spearman")
+    assert slo < lo and shi > hi  # Fieller's larger standard error
+    assert all(math.isnan(v) for v in st.fisher_z_ci(float("nan"), 50))
+
+
+def test_williams_worked_example() -> None:
+    # Steiger (1980) example as run by psych::r.test(n = 103, r12 = .4, r13 = .5, r23 = .1):
+    # "t value -0.89 with probability < 0.37"
+    res = st.williams_test(0.4, 0.5, 0.1, 103)
+    assert res.df == 100
+    assert res.t == pytest.approx(-0.89, abs=0.005)
+    assert res.p_two_sided == pytest.approx(0.37, abs=0.01)
+    # hand computation of the formula
+    K = 1 - 0.16 - 0.25 - 0.01 + 2 * 0.4 * 0.5 * 0.1
+    t = (0.4 - 0.5) * math.sqrt(102 * 1.1) / math.sqrt(2 * K * 102 / 100 + (0.9**2 / 4) * 0.9**3)
+    assert res.t == pytest.approx(t, abs=1e-12)
+    assert res.p_two_sided == pytest.approx(2 * ss.t.sf(abs(t), 100), abs=1e-12)
+    swapped = st.williams_test(0.5, 0.4, 0.1, 103)
+    assert swapped.t == pytest.approx(-res.t)
+    assert swapped.p_two_sided == pytest.approx(res.p_two_sided)
+
+
+def test_holm() -> None:
+    p = [0.01, 0.04, 0.03, 0.005, float("nan")]
+    adj = st.holm(p)
+    # sorted 0.005, 0.01, 0.03, 0.04 (m = 4) -> 0.02, 0.03, 0.06, 0.06 (monotone)
+    assert adj[3] == pytest.approx(0.02)
+    assert adj[0] == pytest.approx(0.03)
+    assert adj[2] == pytest.approx(0.06)
+    assert adj[1] == pytest.approx(0.06)
+    assert math.isnan(adj[4])
+    assert st.holm([0.9, 0.8]).tolist() == [1.0, 1.0]
+
+
+def test_permutation_and_paired_bootstrap() -> None:
+    rng = np.random.default_rng(0)
+    n = 200
+    y = rng.normal(size=n)
+    good = y + rng.normal(scale=0.5, size=n)
+    bad = y + rng.normal(scale=3.0, size=n)
+    for s in ("pearson", "spearman"):
+        perm = st.permutation_test_diff(
+            good, bad, y, statistic=s, n_perm=500, rng=np.random.default_rng(1)
+        )
+        assert perm.diff == pytest.approx(
+            st.statistic(s, good, y) - st.statistic(s, bad, y), abs=1e-12
+        )
+        assert perm.p_value < 0.01
+        same = st.permutation_test_diff(
+            good, good, y, statistic=s, n_perm=200, rng=np.random.default_rng(1)
+        )
+        assert same.p_value == 1.0
+        boot = st.paired_bootstrap_diff(
+            good, bad, y, statistic=s, n_boot=500, rng=np.random.default_rng(1)
+        )
+        assert boot.diff == pytest.approx(perm.diff, abs=1e-12)
+        assert boot.lo > 0 and boot.p_value < 0.01
+    again = st.permutation_test_diff(good, bad, y, n_perm=300, rng=np.random.default_rng(5))
+    assert (
+        again.p_value
+        == st.permutation_test_diff(good, bad, y, n_perm=300, rng=np.random.default_rng(5)).p_value
+    )
+
+
+def test_grouped_correlation_matches_loop() -> None:
+    rng = np.random.default_rng(2)
+    g = np.repeat(np.arange(12), 6)
+    x = rng.normal(size=g.size)
+    y = x + rng.normal(size=g.size)
+    y[g == 3] = 1.0  # constant group: skipped like pandas' NaN
+    mean, vals, n_undef = st.grouped_correlation(x, y, g, statistic="pearson")
+    ref = [ss.pearsonr(x[g == k], y[g == k])[0] for k in range(12) if k != 3]
+    assert n_undef == 1
+    assert mean == pytest.approx(np.mean(ref), abs=1e-12)
+    assert math.isnan(vals[3])
