@@ -35,6 +35,10 @@ def _module_name(p: Path) -> str:
 
 
 def _package(p: Path) -> str:
+    """A module's unit in the graph: its package; a top-level module (``metajudge.io``,
+    ``metajudge.__main__``) is a unit of its own, as in ``shared/tools/structure_check.py``."""
+    if p.parent == ROOT and p.name != "__init__.py":
+        return _module_name(p)
     return ".".join(p.relative_to(ROOT.parent).parent.parts)
 
 
@@ -54,6 +58,9 @@ def long_functions(p: Path) -> list[tuple[str, int]]:
     return out
 
 
+_MODULE_NAMES = frozenset(_module_name(p) for p in _modules())
+
+
 def _imports(p: Path) -> set[str]:
     tree = ast.parse(p.read_text(encoding="utf-8"))
     mod = _module_name(p)
@@ -68,8 +75,10 @@ def _imports(p: Path) -> set[str]:
                 name = ".".join([*base, node.module] if node.module else base)
             else:
                 name = node.module or ""
-            out.add(name)
-            out |= {f"{name}.{a.name}" for a in node.names}
+            subs = {f"{name}.{a.name}" for a in node.names}
+            out |= subs
+            if not subs <= _MODULE_NAMES:  # `from pkg import mod` imports mod, not pkg
+                out.add(name)
     return {m for m in out if m.startswith("metajudge")}
 
 
