@@ -7,8 +7,6 @@ import argparse
 
 from metajudge.cli.options import add_format
 
-BACKBONE_HELP = "judge backbone (default: $METAJUDGE_BACKBONE or smollm2-135m)"
-
 
 def cli_backbone(value: str | None) -> str:
     """``--backbone`` as given, else ``$METAJUDGE_BACKBONE``, else the default embedded backbone.
