@@ -102,7 +102,7 @@ def add_prompt_variant(p: argparse.ArgumentParser) -> None:
 
 def add_seed(p: argparse.ArgumentParser, what: str = "the bootstrap") -> None:
     """``--seed``: an integer in [0, 2**63-1]."""
-    p.add_argument("--seed", type=seed, default=0, help=f"seed of {what} (default 0)")
+    p.add_argument("--seed", type=seed, default=0, metavar="N", help=f"seed of {what} (default 0)")
 
 
 def add_epsilon(p: argparse.ArgumentParser, what: str = "sign decisions") -> None:

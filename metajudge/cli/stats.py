@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import argparse
 
-from metajudge.cli.options import add_data_dir, add_n_boot, add_n_perm
-from metajudge.cli.types import positive_int, probability, seed
+from metajudge.cli.options import add_data_dir, add_n_boot, add_n_perm, add_seed
+from metajudge.cli.types import positive_int, probability
 
 METHODS = ("perm-both", "perm-sys", "perm-inp", "boot-both", "boot-sys", "boot-inp")
 LEVELS = ("global", "item", "system-grouped", "system")
@@ -99,7 +99,7 @@ def _register_clusters(subparsers: argparse._SubParsersAction) -> None:  # type:
     add_n_perm(q, None, " of a perm-* --method")
     add_n_boot(q, None, " of a boot-* --method")
     q.add_argument("--n-resamples", type=positive_int, help=argparse.SUPPRESS)  # old spelling
-    q.add_argument("--seed", type=seed, default=0, help="seed of the resampling (default 0)")
+    add_seed(q, "the resampling")
     q.add_argument(
         "--alpha",
         type=probability,
@@ -172,9 +172,7 @@ def _register_kendall(subparsers: argparse._SubParsersAction) -> None:  # type: 
     )
     _add_score_source(q)
     q.add_argument("--level", choices=LEVELS, default="item", help=LEVEL_HELP + "; default item")
-    q.add_argument(
-        "--seed", type=seed, default=0, help="seed of the CV folds and the SPA test (default 0)"
-    )
+    add_seed(q, "the CV folds and the SPA test")
     q.add_argument(
         "--cv-folds",
         type=positive_int,
