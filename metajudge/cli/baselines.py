@@ -17,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="our reference results (baselines/ours_*.json): regenerate them, or check that "
         "the code still reproduces them",
     )
-    bsub = b.add_subparsers(dest="baselines_command", metavar="ACTION")
+    bsub = b.add_subparsers(dest="baselines_command", metavar="SUBCOMMAND")
     r = bsub.add_parser(
         "regenerate",
         help="recompute every dataset × deterministic metric under the default protocol",

@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     from metajudge.cli.types import nonneg_int, positive_int
 
     p = subparsers.add_parser("data", help="datasets: list, show, validate, export, fetch")
-    sub = p.add_subparsers(dest="data_command", metavar="DATA_COMMAND")
+    sub = p.add_subparsers(dest="data_command", metavar="SUBCOMMAND")
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
     q = sub.add_parser(

@@ -41,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "decide",
         help="can judge Y replace judge X? non-inferiority, leaderboards, cost frontier, drift gate",
     )
-    dsub = top.add_subparsers(dest="decide_command", metavar="ACTION", required=True)
+    dsub = top.add_subparsers(dest="decide_command", metavar="SUBCOMMAND", required=True)
     s = dsub.add_parser("swap", help="non-inferiority of backbone Y vs X on agreement with humans")
     _scores(s)
     s.add_argument("--x", required=True, help="the incumbent backbone")

@@ -149,11 +149,11 @@ def _n_resamples(args: argparse.Namespace) -> int:
 
     perm = args.method.startswith("perm")
     own, other = ("--n-perm", "--n-boot") if perm else ("--n-boot", "--n-perm")
-    if getattr(args, other[2:].replace("-", "_")) is not None:
+    given, wrong = (args.n_perm, args.n_boot) if perm else (args.n_boot, args.n_perm)
+    if wrong is not None:
         raise InputError(
             f"{other} does not apply to --method {args.method}; give {own}", field=other
         )
-    given = args.n_perm if perm else args.n_boot
     if given is not None and args.n_resamples is not None and given != args.n_resamples:
         raise InputError(f"give {own} once (--n-resamples is its old spelling)", field=own)
     for n in (given, args.n_resamples):

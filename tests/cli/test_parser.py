@@ -11,6 +11,7 @@ One spelling per idea (the rule these tests hold the parser to):
 - ``--quiet`` (not ``--no-progress``), ``--format json`` (not ``--json``), ``--epsilon`` (not
   ``--eps``), ``--out DIR`` for a run folder (not ``--out-dir``/``--run-dir``) and ``-o/--output
   FILE`` for one file, ``--subset`` (not ``--variant``); the old spellings stay as hidden aliases.
+- a command's subcommands are ``SUBCOMMAND`` in its usage (``setup RESOURCE``).
 - commands: ``judge run-bench`` (old ``judge judge-bench``) and ``judge diagnostics`` (old
   top-level ``judge-diagnostics``) are hidden aliases of the same parser. ``judge verdicts`` (each
   judge's accuracy report) and ``decide verdicts`` (which judge to keep: ranking, non-inferiority
@@ -104,6 +105,12 @@ def test_one_spelling_per_idea() -> None:
     assert not shown_old, shown_old
     assert not wrong_dest, wrong_dest
     assert not counts, counts
+    metavars = {
+        path: sub.metavar
+        for path, p in _parsers(build_parser(), hidden=False)
+        if path != "metajudge" and (sub := subparsers_of(p)) is not None
+    }
+    assert set(metavars.values()) <= {"SUBCOMMAND", "RESOURCE"}, metavars  # RESOURCE: setup
 
 
 def test_old_spellings_still_parse() -> None:
