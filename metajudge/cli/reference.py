@@ -66,6 +66,10 @@ def render(parser: argparse.ArgumentParser) -> str:
         "Old spellings still work for one release (hidden from `--help`); each command lists its "
         "own. Old command names: " + "; ".join(_aliases("metajudge", parser)) + ".",
         "",
+        "Before the command: "
+        + ", ".join(f"`{_spelling(a)}` ({a.help})" for a in _globals(parser))
+        + ".",
+        "",
         *_contents(parser),
     ]
     sub = subparsers_of(parser)
@@ -77,6 +81,10 @@ def render(parser: argparse.ArgumentParser) -> str:
             for path, p, h in _walk(f"metajudge {name}", sub.choices[name], helps[name]):
                 out += _command(path, p, h)
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _globals(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    return [a for a in parser._actions if _documented(a)]
 
 
 def _contents(parser: argparse.ArgumentParser) -> list[str]:
