@@ -1,8 +1,11 @@
 """The ``metajudge`` command line: a thin layer over the library.
 
-Each concern has a ``cli`` module exposing ``register(subparsers)``; it adds its subcommands with
-``set_defaults(func=...)``. Those modules import only argparse at module level, so
-``metajudge --help`` stays fast; the library is imported inside each command's function.
+Each module of :data:`_COMMAND_MODULES` exposes ``register(subparsers)`` and adds the top-level
+commands it owns (with their subcommands, ``set_defaults(func=...)``); no module adds into a
+group another one made, so the order of the list does not matter. ``metajudge --help`` groups
+the commands by job (:data:`metajudge.cli.grammar.COMMAND_GROUPS`); ``docs/cli.md`` is generated
+from the parser (:mod:`metajudge.cli.reference`). The modules import only argparse at module
+level, so ``metajudge --help`` stays fast; the library is imported inside each command.
 """
 
 from __future__ import annotations
@@ -15,37 +18,45 @@ from collections.abc import Sequence
 
 from metajudge import __version__
 
-# Each module's register(subparsers) adds its subcommands. Keep this list the only wiring.
+# Each module's register(subparsers) adds its top-level commands. Keep this list the only wiring;
+# its order does not matter (the help groups are metajudge.cli.grammar.COMMAND_GROUPS).
 _COMMAND_MODULES: tuple[str, ...] = (
-    "metajudge.cli.data",
-    "metajudge.cli.metrics",
-    "metajudge.cli.backends",
-    "metajudge.cli.swap",
-    "metajudge.cli.meta_eval",
-    "metajudge.cli.agreement",
-    "metajudge.cli.verdicts",
-    "metajudge.cli.decide",
-    "metajudge.cli.stats",  # `power`, `rank-clusters`
-    "metajudge.cli.judge",
-    "metajudge.cli.judge_diagnostics",  # `judge diagnostics`, into the group the line above adds
-    "metajudge.cli.judge_bench",  # `judge judge-bench`, same group
-    "metajudge.cli.demo",
-    "metajudge.cli.judge_batch",  # `judge export-batch` / `judge import-batch`
-    "metajudge.cli.matrix",  # `matrix`, `matrix run`
+    "metajudge.cli.agreement",  # `agreement`
+    "metajudge.cli.backends",  # `backends`, `cache`
+    "metajudge.cli.baselines",  # `baselines`
+    "metajudge.cli.data",  # `data`
+    "metajudge.cli.decide",  # `decide`
+    "metajudge.cli.demo",  # `demo`
+    "metajudge.cli.judge",  # `judge` and every `judge ...` subcommand
+    "metajudge.cli.matrix",  # `matrix`
+    "metajudge.cli.meta_eval",  # `meta-eval`, `report`
+    "metajudge.cli.metrics",  # `score`, `metrics`, `setup`
+    "metajudge.cli.stats",  # `power`, `rank-clusters`, `kendall`
+    "metajudge.cli.swap",  # `backbone-swap`
+)
+
+DESCRIPTION = (
+    "Meta-evaluation and judge calibration: how far can you trust a metric or an LLM judge "
+    "compared with humans, and does it hold when the judge's backbone changes?"
 )
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from metajudge.cli.grammar import command_overview, wrap
+
     parser = argparse.ArgumentParser(
         prog="metajudge",
-        description="Meta-evaluation and judge calibration: how far can you trust a metric or an "
-        "LLM judge compared with humans, and does it hold when the judge's backbone changes?",
+        description=wrap(DESCRIPTION),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"metajudge {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # the command list is the grouped epilog below, not argparse's flat one
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", help=argparse.SUPPRESS)
     for mod in _COMMAND_MODULES:
         importlib.import_module(mod).register(sub)
+    parser.usage = "metajudge [-h] [--version] [-v] COMMAND ..."  # after the subcommands' prog
+    parser.epilog = command_overview(sub)
     return parser
 
 

@@ -7,8 +7,6 @@ import argparse
 
 from metajudge.cli.options import add_format
 
-BACKBONE_HELP = "judge backbone (default: $METAJUDGE_BACKBONE or smollm2-135m)"
-
 
 def cli_backbone(value: str | None) -> str:
     """``--backbone`` as given, else ``$METAJUDGE_BACKBONE``, else the default embedded backbone.
@@ -24,7 +22,7 @@ def cli_backbone(value: str | None) -> str:
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     be = sub.add_parser("backends", help="judge backbones: list the configured ones, check one")
-    bsub = be.add_subparsers(dest="backends_command", metavar="ACTION", required=True)
+    bsub = be.add_subparsers(dest="backends_command", metavar="SUBCOMMAND", required=True)
     p = bsub.add_parser("list", help="built-in and configured backbones")
     add_format(p)
     p.set_defaults(func=_list)
@@ -42,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     from metajudge.cli.types import duration_days
 
     ca = sub.add_parser("cache", help="the LLM response cache: stats, prune, export, repair")
-    csub = ca.add_subparsers(dest="cache_command", metavar="ACTION", required=True)
+    csub = ca.add_subparsers(dest="cache_command", metavar="SUBCOMMAND", required=True)
     for name, helptext, func in (
         ("stats", "entries, size and tokens by model, endpoint and parser version", _stats),
         ("prune", "delete old, unused or selected entries", _prune),

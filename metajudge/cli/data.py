@@ -11,6 +11,7 @@ import argparse
 def _data_dir_arg(q: argparse.ArgumentParser) -> None:
     q.add_argument(
         "--data-dir",
+        metavar="DIR",
         help="local folder with one sub-folder per dataset (default: $METAJUDGE_DATA_DIR)",
     )
 
@@ -33,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     from metajudge.cli.types import nonneg_int, positive_int
 
     p = subparsers.add_parser("data", help="datasets: list, show, validate, export, fetch")
-    sub = p.add_subparsers(dest="data_command", metavar="DATA_COMMAND")
+    sub = p.add_subparsers(dest="data_command", metavar="SUBCOMMAND")
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
     q = sub.add_parser(
@@ -42,7 +43,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "(built-in datasets and canonical JSONL files), without downloading",
     )
     _data_dir_arg(q)
-    q.add_argument("--format", choices=("table", "json"), default="table")
+    q.add_argument(
+        "--format",
+        choices=("table", "json"),
+        default="table",
+        help="an aligned table (default) or JSON",
+    )
     q.set_defaults(func=_cmd_list)
 
     q = sub.add_parser("show", help="a dataset's card and its first records")
@@ -58,7 +64,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="check a canonical JSONL file against the JSON Schemas in metajudge/data/schemas "
         "and its card; lists every error with file, line and field",
     )
-    q.add_argument("path")
+    q.add_argument("path", help="the file to check (canonical JSONL or a JUDGE-BENCH .json)")
     q.add_argument(
         "--card",
         help="validate against this dataset's card (scale, dimensions) when the file has no header",

@@ -41,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "decide",
         help="can judge Y replace judge X? non-inferiority, leaderboards, cost frontier, drift gate",
     )
-    dsub = top.add_subparsers(dest="decide_command", metavar="ACTION", required=True)
+    dsub = top.add_subparsers(dest="decide_command", metavar="SUBCOMMAND", required=True)
     s = dsub.add_parser("swap", help="non-inferiority of backbone Y vs X on agreement with humans")
     _scores(s)
     s.add_argument("--x", required=True, help="the incumbent backbone")
@@ -328,7 +328,11 @@ def _judge_runs(args: argparse.Namespace) -> dict | None:
 
 
 def _register_verdicts(dsub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    v = dsub.add_parser("verdicts", help="released pairwise verdicts (JudgeBench outputs/*.jsonl)")
+    v = dsub.add_parser(
+        "verdicts",
+        help="which released judge? rank JudgeBench outputs/*.jsonl files, non-inferiority "
+        "against the best, McNemar, cost frontier (each judge's accuracy report: `judge verdicts`)",
+    )
     v.add_argument(
         "--input", metavar="FILE", action="append", dest="files", default=[],
         help="a verdict file (repeat for several judges), as for `judge verdicts`",

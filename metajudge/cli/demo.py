@@ -8,7 +8,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from metajudge.cli.types import positive_int, seed
+from metajudge.cli.options import add_data_dir, add_n_boot, add_seed
+from metajudge.cli.types import positive_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -22,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "Prints each judge's correlation with CI, parse failures, tokens and wall time, the "
         "ledger, and the report's path last.",
     )
-    p.add_argument("--out", required=True, help="run folder of the judge section")
+    p.add_argument("--out", metavar="DIR", required=True, help="run folder of the judge section")
     p.add_argument(
         "--lexical-run",
         metavar="DIR",
@@ -30,11 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument("--n-rag", type=positive_int, default=6, help="RAGChecker pairs (default 6)")
     p.add_argument("--n-table", type=positive_int, default=4, help="table-QA pairs (default 4)")
-    p.add_argument("--seed", type=seed, default=0, help="seed of the draw and the judges")
-    p.add_argument(
-        "--n-boot", type=positive_int, default=1000, help="bootstrap resamples (default 1000)"
-    )
-    p.add_argument("--data-dir", help="local data folder (default: $METAJUDGE_DATA_DIR)")
+    add_seed(p, "the draw and the judges")
+    add_n_boot(p)
+    add_data_dir(p)
     p.set_defaults(func=_cmd_demo)
 
 

@@ -1,11 +1,13 @@
-"""``metajudge judge …``: the LLM-judge experiments and MuDABench judging (thin layer).
+"""``metajudge judge …``: the LLM-judge commands, all registered here (this module builds the group).
 
 - ``judge mudabench --predictions FILE`` — final / process / full accuracy of a predictions file.
 - ``judge equivalence-probe`` — the answer-equivalence judge on rule-generated probes.
 - ``judge mtraig-perturb`` — MT-RAIG faithfulness on reference vs number-perturbed insights,
   ``per_claim`` vs ``batched`` verification (scores, agreement, cost).
-
-Other CLI modules add judge commands to the same group through :func:`judge_group`.
+- ``judge verdicts`` (:mod:`metajudge.cli.verdicts`), ``judge diagnostics``
+  (:mod:`metajudge.cli.swap`), ``judge run-bench`` (:mod:`metajudge.cli.judge_bench`),
+  ``judge export-batch`` / ``import-batch`` (:mod:`metajudge.cli.judge_batch`): their modules
+  hold the options and the work; :func:`register` adds them to the group.
 """
 
 from __future__ import annotations
@@ -13,50 +15,44 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from metajudge.cli.options import add_data_dir, add_seed
+from metajudge.cli import judge_batch, judge_bench, swap, verdicts
+from metajudge.cli.grammar import hidden_alias
+from metajudge.cli.options import add_backbone, add_data_dir, add_prompt_variant, add_seed
 from metajudge.cli.types import positive_int
 
 
 def _output(p: argparse.ArgumentParser, what: str) -> None:
-    p.add_argument("-o", "--output", help=f"write {what} as JSON to this file")
+    p.add_argument("-o", "--output", metavar="FILE", help=f"write {what} as JSON to this file")
     p.add_argument("--out", dest="output", help=argparse.SUPPRESS)  # old spelling
 
 
-def _backbone(p: argparse.ArgumentParser) -> None:
-    from metajudge.cli.backends import BACKBONE_HELP
-
-    p.add_argument("--backbone", default=None, help=BACKBONE_HELP)
-
-
-def _prompt_variant(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--prompt-variant",
-        choices=("paper", "small"),
-        default=None,
-        help="judge prompt variant (default: small for embedded or base models, else paper)",
-    )
-
-
-def judge_group(subparsers: Any) -> Any:
-    """The ``metajudge judge`` group's subparsers (created on first use), so that other packages'
-    CLI modules add their judge commands under it (e.g. ``judge diagnostics``)."""
-    j = subparsers.choices.get("judge")
-    if j is None:
-        j = subparsers.add_parser("judge", help="LLM judges: experiments, diagnostics, MuDABench")
-        j.add_subparsers(dest="judge_command", metavar="SUBCOMMAND")
-        j.set_defaults(func=lambda args: (j.print_help(), 2)[1])
-    return next(a for a in j._actions if isinstance(a, argparse._SubParsersAction))
-
-
 def register(subparsers: Any) -> None:
-    jsub = judge_group(subparsers)
+    j = subparsers.add_parser(
+        "judge",
+        help="LLM judges: released verdicts, diagnostics, JUDGE-BENCH and MuDABench runs, "
+        "experiments, batch files",
+    )
+    jsub = j.add_subparsers(dest="judge_command", metavar="SUBCOMMAND")
+    j.set_defaults(func=lambda args: (j.print_help(), 2)[1])
+    verdicts.add_verdicts(jsub)
+    diagnostics = swap.add_diagnostics(jsub)
+    hidden_alias(subparsers, diagnostics, "judge-diagnostics")  # the old top-level name
+    judge_bench.add_run_bench(jsub)
+    _add_mudabench(jsub)
+    _add_equivalence_probe(jsub)
+    _add_mtraig_perturb(jsub)
+    judge_batch.add_export_batch(jsub)
+    judge_batch.add_import_batch(jsub)
 
+
+def _add_mudabench(jsub: Any) -> None:
     m = jsub.add_parser(
         "mudabench", help="judge a MuDABench predictions file: final, process and full accuracy"
     )
     m.add_argument(
         "--predictions",
         required=True,
+        metavar="FILE",
         help="JSONL: {question_id (or index), answer, facts?} per line",
     )
     m.add_argument(
@@ -65,8 +61,8 @@ def register(subparsers: Any) -> None:
     m.add_argument(
         "--variant", dest="subset", choices=("simple", "complex"), help=argparse.SUPPRESS
     )
-    _backbone(m)
-    _prompt_variant(m)
+    add_backbone(m)
+    add_prompt_variant(m)
     m.add_argument("--no-fast-path", action="store_true", help="send every answer to the LLM judge")
     m.add_argument(
         "--no-process",
@@ -77,6 +73,8 @@ def register(subparsers: Any) -> None:
     _output(m, "the full result (per-question verdicts)")
     m.set_defaults(func=_cmd_mudabench)
 
+
+def _add_equivalence_probe(jsub: Any) -> None:
     p = jsub.add_parser(
         "equivalence-probe",
         help="answer-equivalence judge on probes made by rule from MuDABench gold answers",
@@ -84,6 +82,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--backbones",
         default=None,
+        metavar="NAMES",
         help="comma-separated (default: $METAJUDGE_BACKBONE or smollm2-135m)",
     )
     p.add_argument(
@@ -93,20 +92,31 @@ def register(subparsers: Any) -> None:
         help="gold answers to derive probes from (default 20)",
     )
     add_seed(p, "the probes")
-    _prompt_variant(p)
+    add_prompt_variant(p)
     add_data_dir(p)
     _output(p, "probes and results")
     p.set_defaults(func=_cmd_probe)
 
+
+def _add_mtraig_perturb(jsub: Any) -> None:
     t = jsub.add_parser(
         "mtraig-perturb",
         help="MT-RAIG faithfulness: references vs number-perturbed copies, per_claim vs batched",
     )
-    _backbone(t)
-    t.add_argument("--items", type=positive_int, default=20)
+    add_backbone(t)
+    t.add_argument(
+        "--items",
+        type=positive_int,
+        default=20,
+        help="multi-table MT-RAIG items, drawn with --seed (default 20)",
+    )
     add_seed(t, "the perturbations")
-    t.add_argument("--modes", default="per_claim,batched")
-    _prompt_variant(t)
+    t.add_argument(
+        "--modes",
+        default="per_claim,batched",
+        help="comma-separated claim-verification modes, per_claim and/or batched (default both)",
+    )
+    add_prompt_variant(t)
     add_data_dir(t)
     _output(t, "the result")
     t.set_defaults(func=_cmd_perturb)

@@ -17,47 +17,65 @@ import json
 import sys
 from typing import Any
 
-from metajudge.cli.judge import _backbone, _prompt_variant, judge_group
+from metajudge.cli.options import add_backbone, add_data_dir, add_prompt_variant
 
 
-def register(subparsers: Any) -> None:
-    jsub = judge_group(subparsers)
+def add_export_batch(jsub: Any) -> None:
+    """``judge export-batch`` (added to the ``judge`` group by :mod:`metajudge.cli.judge`)."""
     e = jsub.add_parser(
         "export-batch",
         help="write a judge run's requests as an OpenAI-format batch file (no model call)",
     )
     src = e.add_mutually_exclusive_group(required=True)
-    src.add_argument("--dataset", help="dataset name (see `metajudge data list`)")
-    src.add_argument("--input", help="a canonical JSONL file instead of a named dataset")
+    src.add_argument("--dataset", metavar="NAME", help="dataset name (see `metajudge data list`)")
+    src.add_argument(
+        "--input", metavar="FILE", help="a canonical JSONL file instead of a named dataset"
+    )
     e.add_argument("--metrics", required=True, help="comma-separated LLM-judge metrics")
-    e.add_argument("-o", "--output", required=True, help="batch file to write or extend (JSONL)")
+    e.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="FILE",
+        help="batch file to write or extend (JSONL)",
+    )
     _llm_cache(e)
-    _backbone(e)
-    _prompt_variant(e)
-    e.add_argument("--data-dir", help="local data folder (default: $METAJUDGE_DATA_DIR)")
+    add_backbone(e)
+    add_prompt_variant(e)
+    add_data_dir(e)
     e.add_argument("--quiet", action="store_true", help="no progress bar")
     e.set_defaults(func=cmd_export)
+
+
+def add_import_batch(jsub: Any) -> None:
+    """``judge import-batch`` (added to the ``judge`` group by :mod:`metajudge.cli.judge`)."""
     i = jsub.add_parser(
         "import-batch", help="store a batch results file (OpenAI / vLLM run_batch) in the cache"
     )
-    i.add_argument("-i", "--input", required=True, help="results file (batch-output JSONL)")
-    i.add_argument("--requests", required=True, help="the batch file export-batch wrote")
+    i.add_argument(
+        "-i", "--input", required=True, metavar="FILE", help="results file (batch-output JSONL)"
+    )
+    i.add_argument(
+        "--requests", required=True, metavar="FILE", help="the batch file export-batch wrote"
+    )
     _llm_cache(i)
     i.set_defaults(func=cmd_import)
 
 
 def _llm_cache(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--llm-cache", help="SQLite response cache (default: the user cache live runs use)"
+        "--llm-cache",
+        metavar="FILE",
+        help="SQLite response cache (default: the user cache live runs use)",
     )
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     from metajudge.backends.recording import RecordingBackend
     from metajudge.backends.registry import get_backend
+    from metajudge.cli.backends import cli_backbone
     from metajudge.data.registry import open_dataset
     from metajudge.errors import InputError
-    from metajudge.metrics.judges.engine import resolve_backbone
     from metajudge.metrics.registry import expand_metrics, is_judge
     from metajudge.scores.scoring import score_dataset
 
@@ -68,14 +86,15 @@ def cmd_export(args: argparse.Namespace) -> int:
             f"not LLM judges (nothing to export): {', '.join(not_judges)}", field="metrics"
         )
     ds = open_dataset(dataset=args.dataset, input=args.input, data_dir=args.data_dir)
-    cached = get_backend(resolve_backbone(args.backbone), cache=args.llm_cache or True)
+    backbone = cli_backbone(args.backbone)  # as `metajudge score`, which the cache then answers
+    cached = get_backend(backbone, cache=args.llm_cache or True)
     with cached:
         rec = RecordingBackend.around(cached)
         opts: dict[str, dict[str, Any]] = {m: {"backend": rec} for m in names}
         if args.prompt_variant:
             for o in opts.values():
                 o["variant"] = args.prompt_variant
-        score_dataset(ds, names, options=opts, progress=not args.quiet, backbone=args.backbone)
+        score_dataset(ds, names, options=opts, progress=not args.quiet, backbone=backbone)
         summary = export_file(cached, rec, args.output)
     json.dump(summary, sys.stdout, indent=1)
     print()

@@ -1,6 +1,7 @@
-"""``metajudge judge judge-bench``: our judge on a JUDGE-BENCH set with its annotation prompts.
+"""``metajudge judge run-bench`` (old name ``judge judge-bench``, hidden): our judge on a
+JUDGE-BENCH set with its annotation prompts.
 
-Registered into the ``judge`` group of :mod:`metajudge.cli.judge`; the work is
+Added to the ``judge`` group by :mod:`metajudge.cli.judge`; the work is
 :func:`metajudge.runs.judge_bench.run_judge_bench`.
 """
 
@@ -8,14 +9,14 @@ from __future__ import annotations
 
 import argparse
 
+from metajudge.cli.grammar import hidden_alias
+from metajudge.cli.options import add_backbone, add_data_dir, add_dataset_args, add_format
+from metajudge.cli.types import positive_int
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from metajudge.cli.judge import _backbone, judge_group
-    from metajudge.cli.meta_eval import add_dataset_args, add_format
-    from metajudge.cli.types import positive_int
 
-    p = judge_group(sub).add_parser(
-        "judge-bench",
+def add_run_bench(jsub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = jsub.add_parser(
+        "run-bench",
         help="run a judge on a JUDGE-BENCH set with its annotation prompts; meta-evaluate it "
         "beside the paper's 11 LLM judges",
         description="Render each annotation spec's prompt for the first --limit instances, ask "
@@ -25,29 +26,36 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     add_dataset_args(p)
     p.add_argument("--subset", help="the set of --dataset dmg_judge_bench (e.g. cola, dices-990)")
-    _backbone(p)
+    add_backbone(p)
     p.add_argument("--limit", type=positive_int, help="only the first N instances (default all)")
     p.add_argument(
         "--max-tokens", type=positive_int, default=32, help="reply length cap (default 32)"
     )
-    p.add_argument("--data-dir", help="local data folder (default: $METAJUDGE_DATA_DIR)")
+    add_data_dir(p)
     p.add_argument(
-        "-o", "--output", required=True, help="the replies file (a JUDGE-BENCH-format copy)"
+        "-o",
+        "--output",
+        required=True,
+        metavar="FILE",
+        help="the replies file (a JUDGE-BENCH-format copy)",
     )
-    p.add_argument("--result", help="also write the evaluation as JSON to this file")
+    p.add_argument(
+        "--result", metavar="FILE", help="also write the evaluation as JSON to this file"
+    )
     add_format(p, ("md", "json"))
     p.set_defaults(func=_cmd)
+    hidden_alias(jsub, p, "judge-bench")  # the old name
 
 
 def _cmd(args: argparse.Namespace) -> int:
     import json
 
-    from metajudge.metrics.judges.engine import resolve_backbone
+    from metajudge.cli.backends import cli_backbone
     from metajudge.runs.judge_bench import run_judge_bench, to_markdown
 
     run = run_judge_bench(
         output=args.output,
-        backbone=resolve_backbone(args.backbone),
+        backbone=cli_backbone(args.backbone),
         dataset=args.dataset,
         input_file=args.input,
         subset=args.subset,

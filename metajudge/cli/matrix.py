@@ -29,7 +29,7 @@ def register(sub: Any) -> None:
     _baselines(p)
     p.add_argument("-o", "--output", metavar="FILE", help="write the table here instead of stdout")
     p.set_defaults(func=cmd_matrix)
-    msub = p.add_subparsers(dest="matrix_command", metavar="COMMAND")
+    msub = p.add_subparsers(dest="matrix_command", metavar="SUBCOMMAND")
     r = msub.add_parser(
         "run",
         help="fill one cell: score a seeded subset, meta-evaluate, store the cell JSON",

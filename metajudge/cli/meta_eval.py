@@ -129,7 +129,7 @@ def _run_args(q: argparse.ArgumentParser) -> None:
         "--backbone",
         help="backbone of the LLM-judge metrics (default: $METAJUDGE_BACKBONE or smollm2-135m)",
     )
-    q.add_argument("--no-plots", action="store_true")
+    q.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     q.add_argument(
         "--rescore",
         action="store_true",
@@ -147,7 +147,7 @@ def _register_report(subparsers: argparse._SubParsersAction) -> None:  # type: i
         "report", help="re-render the tables and plots of a meta-eval run folder (no recomputation)"
     )
     r.add_argument("dir", help="run folder holding result.json")
-    r.add_argument("--no-plots", action="store_true")
+    r.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     add_format(r, ("md", "csv", "json", "tex", "html"))
     r.set_defaults(func=_cmd_report)
 

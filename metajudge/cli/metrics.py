@@ -10,8 +10,7 @@ from typing import Any
 
 
 def register(subparsers: Any) -> None:
-    from metajudge.cli.backends import BACKBONE_HELP
-    from metajudge.cli.options import add_format
+    from metajudge.cli.options import add_backbone, add_data_dir, add_format
 
     p = subparsers.add_parser(
         "score",
@@ -21,8 +20,10 @@ def register(subparsers: Any) -> None:
         "signature are kept and only missing ones computed. Exits 1 when no row could be scored.",
     )
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--dataset", help="dataset name (see `metajudge data list`)")
-    src.add_argument("--input", help="a canonical JSONL file instead of a named dataset")
+    src.add_argument("--dataset", metavar="NAME", help="dataset name (see `metajudge data list`)")
+    src.add_argument(
+        "--input", metavar="FILE", help="a canonical JSONL file instead of a named dataset"
+    )
     p.add_argument(
         "--metrics",
         required=True,
@@ -35,7 +36,7 @@ def register(subparsers: Any) -> None:
         help="compare against this dotted record field instead of input.reference, e.g. "
         "input.source, input.question, input.documents, meta.summary (reference-free data)",
     )
-    p.add_argument("--data-dir", help="local data folder (default: $METAJUDGE_DATA_DIR)")
+    add_data_dir(p)
     p.add_argument(
         "--option",
         action="append",
@@ -46,7 +47,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--fresh", action="store_true", help="ignore an existing output file (recompute everything)"
     )
-    p.add_argument("--backbone", help=f"LLM-judge metrics: {BACKBONE_HELP}")
+    add_backbone(p, "LLM-judge metrics: ")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--no-progress", dest="quiet", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(func=_cmd_score)
@@ -59,7 +60,7 @@ def register(subparsers: Any) -> None:
         "list", help="every registered metric with its range, direction and signature"
     )
     add_format(q, ("md", "csv", "json"))
-    q.add_argument("--backbone", help=f"for the LLM judges' signatures: {BACKBONE_HELP}")
+    add_backbone(q, "for the LLM judges' signatures: ")
     q.set_defaults(func=_cmd_metrics_list)
     m.set_defaults(func=lambda args: (m.print_help(), 2)[1])
 
@@ -73,7 +74,13 @@ def register(subparsers: Any) -> None:
         "--target",
         help="NLTK data folder (default: $METAJUDGE_NLTK_DATA or ~/.local/share/metajudge/nltk_data)",
     )
-    w.add_argument("--source", choices=("auto", "nltk", "debian"), default="auto")
+    w.add_argument(
+        "--source",
+        choices=("auto", "nltk", "debian"),
+        default="auto",
+        help="where WordNet comes from: nltk.download, Debian's wordnet-base, or auto (nltk, "
+        "else Debian; default)",
+    )
     w.add_argument("--force", action="store_true", help="rebuild even if a usable WordNet is found")
     w.set_defaults(func=_cmd_setup_wordnet)
     s.set_defaults(func=lambda args: (s.print_help(), 2)[1])

@@ -24,6 +24,9 @@ from metajudge.cli.types import bounded_int, nonneg_float, positive_int, seed
 #: :func:`metajudge.limits.check_allocation`).
 MAX_N_BOOT = 10_000_000
 
+#: ``--backbone``'s help: the command line's default is :func:`metajudge.cli.backends.cli_backbone`'s.
+BACKBONE_HELP = "judge backbone (default: $METAJUDGE_BACKBONE or smollm2-135m)"
+
 
 def csv_list(text: str) -> list[str]:
     """A comma-separated list (``--backbones a,b``), blanks dropped."""
@@ -33,7 +36,9 @@ def csv_list(text: str) -> list[str]:
 def add_dataset_args(p: argparse.ArgumentParser) -> None:
     """``--dataset NAME | --input FILE`` (one of them required)."""
     g = p.add_mutually_exclusive_group(required=True)
-    g.add_argument("--dataset", help="registry dataset name (see `metajudge data list`)")
+    g.add_argument(
+        "--dataset", metavar="NAME", help="registry dataset name (see `metajudge data list`)"
+    )
     g.add_argument("--input", metavar="FILE", help="a canonical JSONL dataset file")
 
 
@@ -55,19 +60,49 @@ def add_quiet(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-progress", dest="quiet", action="store_true", help=argparse.SUPPRESS)
 
 
-def add_n_boot(p: argparse.ArgumentParser, default: int = 1000) -> None:
-    """``--n-boot``: bootstrap resamples, an integer in [1, :data:`MAX_N_BOOT`]."""
+def add_n_boot(p: argparse.ArgumentParser, default: int | None = 1000, what: str = "") -> None:
+    """``--n-boot``: bootstrap resamples, an integer in [1, :data:`MAX_N_BOOT`] (the one spelling
+    of a bootstrap count; ``default=None``: the command resolves it, 1000 when not given)."""
     p.add_argument(
         "--n-boot",
         type=bounded_int(1, MAX_N_BOOT),
         default=default,
-        help=f"bootstrap resamples (1 to {MAX_N_BOOT:,}; default {default})",
+        metavar="N",
+        help=f"bootstrap resamples{what} (1 to {MAX_N_BOOT:,}; default {default or 1000})",
+    )
+
+
+def add_n_perm(p: argparse.ArgumentParser, default: int | None = 1000, what: str = "") -> None:
+    """``--n-perm``: permutations of a permutation test (the one spelling of a permutation count;
+    ``default=None``: the command resolves it, 1000 when not given)."""
+    p.add_argument(
+        "--n-perm",
+        type=bounded_int(1, MAX_N_BOOT),
+        default=default,
+        metavar="N",
+        help=f"permutations{what} (1 to {MAX_N_BOOT:,}; default {default or 1000})",
+    )
+
+
+def add_backbone(p: argparse.ArgumentParser, what: str = "") -> None:
+    """``--backbone NAME``: one judge backbone (a config name, config file or GGUF path); unset,
+    the command uses :func:`metajudge.cli.backends.cli_backbone`'s default."""
+    p.add_argument("--backbone", metavar="NAME", help=what + BACKBONE_HELP)
+
+
+def add_prompt_variant(p: argparse.ArgumentParser) -> None:
+    """``--prompt-variant paper|small`` of the LLM judges."""
+    p.add_argument(
+        "--prompt-variant",
+        choices=("paper", "small"),
+        default=None,
+        help="judge prompt variant (default: small for embedded or base models, else paper)",
     )
 
 
 def add_seed(p: argparse.ArgumentParser, what: str = "the bootstrap") -> None:
     """``--seed``: an integer in [0, 2**63-1]."""
-    p.add_argument("--seed", type=seed, default=0, help=f"seed of {what} (default 0)")
+    p.add_argument("--seed", type=seed, default=0, metavar="N", help=f"seed of {what} (default 0)")
 
 
 def add_epsilon(p: argparse.ArgumentParser, what: str = "sign decisions") -> None:
@@ -85,7 +120,9 @@ def add_out(p: argparse.ArgumentParser, what: str, *, required: bool = False) ->
 
 
 def add_data_dir(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--data-dir", help="local data folder (default: $METAJUDGE_DATA_DIR)")
+    p.add_argument(
+        "--data-dir", metavar="DIR", help="local data folder (default: $METAJUDGE_DATA_DIR)"
+    )
 
 
 def add_judge_scores(p: argparse.ArgumentParser) -> None:

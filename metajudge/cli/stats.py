@@ -9,15 +9,21 @@ from __future__ import annotations
 
 import argparse
 
-from metajudge.cli.types import positive_int, probability, seed
+from metajudge.cli.options import add_data_dir, add_n_boot, add_n_perm, add_seed
+from metajudge.cli.types import positive_int, probability
 
 METHODS = ("perm-both", "perm-sys", "perm-inp", "boot-both", "boot-sys", "boot-inp")
+LEVELS = ("global", "item", "system-grouped", "system")
+LEVEL_HELP = (
+    "correlate all rows at once (global), per input then averaged (item), per system then "
+    "averaged (system-grouped), or the systems' mean scores (system)"
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     _register_power(subparsers)
     _register_clusters(subparsers)
-    register_kendall(subparsers)
+    _register_kendall(subparsers)
 
 
 def _register_power(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -75,15 +81,38 @@ def _register_clusters(subparsers: argparse._SubParsersAction) -> None:  # type:
     )
     _add_score_source(q)
     q.add_argument(
-        "--level", choices=("global", "item", "system-grouped", "system"), default="system"
+        "--level", choices=LEVELS, default="system", help=LEVEL_HELP + "; default system"
     )
-    q.add_argument("--statistic", choices=("pearson", "spearman", "kendall"), default="pearson")
-    q.add_argument("--method", choices=METHODS, default="perm-both")
-    q.add_argument("--n-resamples", type=positive_int, default=1000)
-    q.add_argument("--seed", type=seed, default=0)
-    q.add_argument("--alpha", type=probability, default=0.05)
-    q.add_argument("--format", choices=("md", "csv", "json", "tex"), default="md")
-    q.add_argument("-o", "--output", metavar="FILE")
+    q.add_argument(
+        "--statistic",
+        choices=("pearson", "spearman", "kendall"),
+        default="pearson",
+        help="correlation with the humans (default pearson)",
+    )
+    q.add_argument(
+        "--method",
+        choices=METHODS,
+        default="perm-both",
+        help="pairwise test: permutation (perm-*) or bootstrap (boot-*), resampling systems and "
+        "inputs together (both), systems (sys) or inputs (inp); default perm-both",
+    )
+    add_n_perm(q, None, " of a perm-* --method")
+    add_n_boot(q, None, " of a boot-* --method")
+    q.add_argument("--n-resamples", type=positive_int, help=argparse.SUPPRESS)  # old spelling
+    add_seed(q, "the resampling")
+    q.add_argument(
+        "--alpha",
+        type=probability,
+        default=0.05,
+        help="level of the pairwise tests after Holm (default 0.05)",
+    )
+    q.add_argument(
+        "--format",
+        choices=("md", "csv", "json", "tex"),
+        default="md",
+        help="what to print or write (default md)",
+    )
+    q.add_argument("-o", "--output", metavar="FILE", help="write the table here instead of stdout")
     q.add_argument("--plot", metavar="PNG", help="also write a bar plot coloured by cluster")
     q.set_defaults(func=_cmd_clusters)
 
@@ -94,10 +123,11 @@ def _cmd_clusters(args: argparse.Namespace) -> int:
     from metajudge.io import atomic_write
     from metajudge.reports import system_ranking as rc
 
+    n_resamples = _n_resamples(args)  # before any work
     ds, sm = _matrices(args)
     if len(sm.metrics) < 2:  # type: ignore[attr-defined]
         raise InputError("rank clusters need at least two metrics' scores", field="metrics")
-    opts = ClusterOptions(args.level, args.statistic, args.method, args.n_resamples, args.seed,
+    opts = ClusterOptions(args.level, args.statistic, args.method, n_resamples, args.seed,
                           args.alpha)  # fmt: skip
     table = rank_table(sm, ds.card.name, opts)  # type: ignore[arg-type,attr-defined]
     text = rc.render(table, args.format)
@@ -112,7 +142,27 @@ def _cmd_clusters(args: argparse.Namespace) -> int:
     return 0
 
 
-def register_kendall(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def _n_resamples(args: argparse.Namespace) -> int:
+    """The resample count of ``--method``: ``--n-perm`` for perm-*, ``--n-boot`` for boot-*
+    (``--n-resamples``, the old spelling, for either); the other one is refused, not ignored."""
+    from metajudge.errors import InputError
+
+    perm = args.method.startswith("perm")
+    own, other = ("--n-perm", "--n-boot") if perm else ("--n-boot", "--n-perm")
+    given, wrong = (args.n_perm, args.n_boot) if perm else (args.n_boot, args.n_perm)
+    if wrong is not None:
+        raise InputError(
+            f"{other} does not apply to --method {args.method}; give {own}", field=other
+        )
+    if given is not None and args.n_resamples is not None and given != args.n_resamples:
+        raise InputError(f"give {own} once (--n-resamples is its old spelling)", field=own)
+    for n in (given, args.n_resamples):
+        if n is not None:
+            return int(n)
+    return 1000
+
+
+def _register_kendall(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     q = subparsers.add_parser(
         "kendall",
         help="Kendall tau_a/b/c, acc23 with a calibrated tie band (and its CV value), SPA",
@@ -121,14 +171,22 @@ def register_kendall(subparsers: argparse._SubParsersAction) -> None:  # type: i
         "pairs it is scored on (optimistic); acc23_cv fits it on the other folds of inputs.",
     )
     _add_score_source(q)
+    q.add_argument("--level", choices=LEVELS, default="item", help=LEVEL_HELP + "; default item")
+    add_seed(q, "the CV folds and the SPA test")
     q.add_argument(
-        "--level", choices=("global", "item", "system-grouped", "system"), default="item"
+        "--cv-folds",
+        type=positive_int,
+        default=5,
+        help="folds over inputs of acc23_cv's tie band (default 5)",
     )
-    q.add_argument("--seed", type=seed, default=0)
-    q.add_argument("--cv-folds", type=positive_int, default=5)
-    q.add_argument("--n-perm", type=positive_int, default=1000, help="SPA permutations")
-    q.add_argument("--format", choices=("md", "csv", "json"), default="md")
-    q.add_argument("-o", "--output", metavar="FILE")
+    add_n_perm(q, 1000, " of the SPA test")
+    q.add_argument(
+        "--format",
+        choices=("md", "csv", "json"),
+        default="md",
+        help="what to print or write (default md)",
+    )
+    q.add_argument("-o", "--output", metavar="FILE", help="write the table here instead of stdout")
     q.set_defaults(func=_cmd_kendall)
 
 
@@ -192,11 +250,17 @@ def _cmd_kendall(args: argparse.Namespace) -> int:
 def _add_score_source(q: argparse.ArgumentParser) -> None:
     """The dataset (name or file), dimension and score sources of ``rank-clusters``/``kendall``."""
     g = q.add_mutually_exclusive_group(required=True)
-    g.add_argument("--dataset", metavar="NAME")
-    g.add_argument("--input", metavar="FILE")
-    q.add_argument("--data-dir")
-    q.add_argument("--subset")
-    q.add_argument("--dimension", required=True)
+    g.add_argument("--dataset", metavar="NAME", help="a built-in dataset (see `data list`)")
+    g.add_argument("--input", metavar="FILE", help="a canonical JSONL dataset file")
+    add_data_dir(q)
+    q.add_argument("--subset", help="only this subset of the dataset")
+    q.add_argument("--dimension", required=True, help="the human dimension to correlate with")
     q.add_argument("--metrics", help="comma-separated metric names (default: all given)")
     q.add_argument("--external", action="store_true", help="the scores the dataset ships")
-    q.add_argument("--scores", action="append", default=[], metavar="FILE")
+    q.add_argument(
+        "--scores",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a score file, as for meta-eval --scores (e.g. a run folder's scores.jsonl); repeatable",
+    )

@@ -1,4 +1,5 @@
-"""CLI: ``backbone-swap``, ``judge-diagnostics`` and ``baselines regenerate|check``.
+"""CLI: ``backbone-swap`` and the options of ``judge diagnostics`` (:func:`add_diagnostics`, which
+:mod:`metajudge.cli.judge` registers into its group).
 
 Only argparse is imported here; the library loads inside each command.
 """
@@ -40,42 +41,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.set_defaults(func=_cmd_swap)
 
-    _register_diagnostics(hidden_parser(sub, "judge-diagnostics"))
-    _register_baselines(sub)
 
-
-def hidden_parser(sub: argparse._SubParsersAction, name: str) -> argparse.ArgumentParser:  # type: ignore[type-arg]
-    """A subcommand kept for one release under its old name, left out of ``--help``."""
-    p = sub.add_parser(name)
-    sub._choices_actions = [a for a in sub._choices_actions if a.dest != name]
-    return p
-
-
-def _diagnostics_parent(sub: argparse._SubParsersAction) -> argparse._SubParsersAction:  # type: ignore[type-arg]
-    """The subcommands of ``metajudge judge`` when that group is registered (else top level)."""
-    judge = sub.choices.get("judge")
-    if judge is not None:
-        for action in judge._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                return action
-    return sub
-
-
-def register_judge_diagnostics(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """``metajudge judge diagnostics`` (registered after the ``judge`` group exists)."""
-    parent = _diagnostics_parent(sub)
-    if parent is sub:  # no `judge` group: the top-level `judge-diagnostics` is the command
-        return
-    _register_diagnostics(
-        parent.add_parser(
-            "diagnostics",
-            help="pairwise judge per backbone: position bias, length bias, run-to-run variance, parse failures, cost",
-            description="Judges every pair in both orders (A/B and B/A) with the pairwise judge prompt under each "
-            "backbone and reports the consistency rate, P(first wins), P(prefers longer) vs the humans' rate, "
-            "accuracy vs humans under a named tie policy, parse failures, tokens, wall time and cost; optional "
-            "repeated sampled runs for run-to-run variance.",
-        )
+def add_diagnostics(jsub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
+    """``metajudge judge diagnostics`` (added to the ``judge`` group by :mod:`metajudge.cli.judge`)."""
+    d = jsub.add_parser(
+        "diagnostics",
+        help="pairwise judge per backbone: position bias, length bias, run-to-run variance, parse failures, cost",
+        description="Judges every pair in both orders (A/B and B/A) with the pairwise judge prompt under each "
+        "backbone and reports the consistency rate, P(first wins), P(prefers longer) vs the humans' rate, "
+        "accuracy vs humans under a named tie policy, parse failures, tokens, wall time and cost; optional "
+        "repeated sampled runs for run-to-run variance.",
     )
+    _register_diagnostics(d)
+    return d
 
 
 def _register_diagnostics(d: argparse.ArgumentParser) -> None:
@@ -112,31 +90,6 @@ def _register_diagnostics(d: argparse.ArgumentParser) -> None:
     opt.add_out(d, "write diagnostics.md and diagnostics.json into this folder")
     opt.add_format(d)
     d.set_defaults(func=_cmd_diag)
-
-
-def _register_baselines(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    b = sub.add_parser("baselines", help="our reference results (baselines/ours_*.json)")
-    bsub = b.add_subparsers(dest="baselines_command", metavar="ACTION")
-    r = bsub.add_parser(
-        "regenerate",
-        help="recompute every dataset × deterministic metric under the default protocol",
-    )
-    r.add_argument(
-        "--out", default="baselines", help="folder of the JSON files (default baselines/)"
-    )
-    r.add_argument("--out-dir", dest="out", help=argparse.SUPPRESS)
-    r.add_argument("--datasets", type=_csv, default=[], help="only these datasets")
-    opt.add_data_dir(r)
-    r.set_defaults(func=_cmd_baselines_regen)
-    c = bsub.add_parser(
-        "check", help="recompute and compare with the stored files (exit 1 on a moved correlation)"
-    )
-    c.add_argument("--out", default="baselines", help="folder of the stored JSON files")
-    c.add_argument("--out-dir", dest="out", help=argparse.SUPPRESS)
-    c.add_argument("--datasets", type=_csv, default=[])
-    opt.add_data_dir(c)
-    c.set_defaults(func=_cmd_baselines_check)
-    b.set_defaults(func=lambda a: (b.print_help(), 2)[1])
 
 
 def _external_paths(specs: list[str]) -> list[str]:
@@ -222,22 +175,3 @@ def _cmd_diag(args: argparse.Namespace) -> int:
         data_dir=args.data_dir,
     )
     return _emit(args, diag, diagnostics_markdown, write_diagnostics_report)
-
-
-def _cmd_baselines_regen(args: argparse.Namespace) -> int:
-    from metajudge.runs.baselines import regenerate_baselines
-
-    written = regenerate_baselines(args.out, datasets=args.datasets or None, data_dir=args.data_dir)
-    for p in written:
-        print(f"wrote {p}")
-    return 0
-
-
-def _cmd_baselines_check(args: argparse.Namespace) -> int:
-    from metajudge.runs.baselines import check_baselines
-
-    problems = check_baselines(args.out, datasets=args.datasets or None, data_dir=args.data_dir)
-    for line in problems:
-        print(line)
-    print("baselines: OK" if not problems else f"baselines: {len(problems)} moved value(s)")
-    return 0 if not problems else 1

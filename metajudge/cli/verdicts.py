@@ -12,13 +12,14 @@ import argparse
 from metajudge.cli.options import add_n_boot, add_seed
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from metajudge.cli.judge import judge_group
-
-    q = judge_group(subparsers).add_parser(
+def add_verdicts(jsub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """``judge verdicts`` (added to the ``judge`` group by :mod:`metajudge.cli.judge`). To choose
+    between the judges (rank, non-inferiority against the best, cost): ``decide verdicts``."""
+    q = jsub.add_parser(
         "verdicts",
         help="accuracy of external pairwise verdicts (JudgeBench outputs, JSONL/CSV tables) "
-        "under a named protocol, with CIs, position consistency and McNemar between judges",
+        "under a named protocol, with CIs, position consistency and McNemar between judges "
+        "(to choose one of them: `decide verdicts`)",
         description="Read one or more files of pairwise verdicts (one judge each) and report "
         "accuracy per category and overall with bootstrap CIs, position consistency, P(first "
         "wins) and McNemar's test between every two judges on the same pairs. JudgeBench's "
@@ -42,7 +43,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     add_seed(q)
     add_n_boot(q)
-    q.add_argument("--format", choices=("md", "csv", "json"), help="output format (default md)")
+    q.add_argument(
+        "--format",
+        choices=("md", "csv", "json"),
+        help="output format (default md; with -o, from the suffix)",
+    )
     q.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE (atomically)")
     q.set_defaults(func=_cmd_verdicts)
 

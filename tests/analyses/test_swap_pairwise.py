@@ -190,11 +190,10 @@ def test_judge_diagnostics_is_a_judge_command_with_a_hidden_alias(
     assert main(["judge", "diagnostics", "--help"]) == 0
     assert "--input FILE" in capsys.readouterr().out
     assert main(["judge-diagnostics", "--help"]) == 0
+    assert "usage: metajudge judge diagnostics" in capsys.readouterr().out  # the same parser
     assert main(["--help"]) == 0
     top = capsys.readouterr().out
-    assert (
-        "judge-diagnostics" not in top.split("positional arguments")[-1].split("options")[0] or True
-    )
+    assert "judge diagnostics" not in top and "judge-diagnostics" not in top  # one entry: judge
 
 
 def test_judge_diagnostics_on_a_user_file_with_a_scripted_backend(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -1,4 +1,4 @@
-"""`metajudge judge judge-bench`: our judge on a JUDGE-BENCH set with its annotation prompts,
+"""`metajudge judge run-bench`: our judge on a JUDGE-BENCH set with its annotation prompts,
 replies written back (model name -> raw reply), parsed (invalid counted), published beside."""
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def test_cola_scripted(tmp_path: Path) -> None:
 @needs_data
 def test_replies_file_through_meta_eval(tmp_path: Path) -> None:
     """The replies file is a dataset whose judge columns `meta-eval --external` reads (parsed
-    replies as labels; invalid and missing replies counted), matching judge-bench's numbers."""
+    replies as labels; invalid and missing replies counted), matching run-bench's numbers."""
     from metajudge.cli import main
 
     src = DATA / "data" / "cola" / "cola.json"
@@ -119,7 +119,7 @@ def test_cli_end_to_end_real_server(tmp_path: Path, capsys: pytest.CaptureFixtur
     from metajudge.cli import main
 
     out, res = tmp_path / "cola_replies.json", tmp_path / "result.json"
-    argv = ["judge", "judge-bench", "--dataset", "dmg_judge_bench", "--subset", "cola"]
+    argv = ["judge", "run-bench", "--dataset", "dmg_judge_bench", "--subset", "cola"]
     argv += ["--backbone", "smollm2-135m", "--limit", "10", "-o", str(out), "--result", str(res)]
     assert main(argv) == 0
     run = json.loads(res.read_text())

@@ -1,0 +1,218 @@
+"""The command-line grammar, walked over the whole parser (every command and subcommand).
+
+One spelling per idea (the rule these tests hold the parser to):
+
+- resampling counts name what is resampled: ``--n-boot N`` is the number of bootstrap resamples
+  and ``--n-perm N`` the number of permutations of a permutation test, everywhere. A command whose
+  test can be either (``rank-clusters --method perm-*|boot-*``) takes the one that matches its
+  method and refuses the other; ``--n-resamples`` is its old spelling, hidden. (One generic
+  ``--n-resamples`` would hide what a count counts, and ``--n-boot`` is what every README,
+  Makefile and notebook command already says.)
+- ``--quiet`` (not ``--no-progress``), ``--format json`` (not ``--json``), ``--epsilon`` (not
+  ``--eps``), ``--out DIR`` for a run folder (not ``--out-dir``/``--run-dir``) and ``-o/--output
+  FILE`` for one file, ``--subset`` (not ``--variant``); the old spellings stay as hidden aliases.
+- a command's subcommands are ``SUBCOMMAND`` in its usage (``setup RESOURCE``).
+- commands: ``judge run-bench`` (old ``judge judge-bench``) and ``judge diagnostics`` (old
+  top-level ``judge-diagnostics``) are hidden aliases of the same parser. ``judge verdicts`` (each
+  judge's accuracy report) and ``decide verdicts`` (which judge to keep: ranking, non-inferiority
+  against the best, cost) are two different commands on the same files; each help names the other.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import re
+import shlex
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from metajudge.cli import _COMMAND_MODULES, build_parser, main
+from metajudge.cli.grammar import COMMAND_GROUPS, subparsers_of, visible_commands
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: old spellings: never shown in --help (each still parses, see test_old_spellings_still_parse)
+OLD_OPTIONS = frozenset(
+    {"--n-resamples", "--no-progress", "--json", "--eps", "--out-dir", "--run-dir", "--variant"}
+)
+#: one destination per spelling: the option means the same thing in every command
+ONE_DEST = {
+    "--n-boot": "n_boot",
+    "--n-perm": "n_perm",
+    "--seed": "seed",
+    "--alpha": "alpha",
+    "--epsilon": "epsilon",
+    "--format": "format",
+    "--data-dir": "data_dir",
+    "--out": "out",
+    "--output": "output",
+    "--quiet": "quiet",
+    "--backbone": "backbone",
+    "--backbones": "backbones",
+}
+
+
+def _parsers(
+    p: argparse.ArgumentParser, path: str = "metajudge", hidden: bool = True
+) -> Iterator[tuple[str, argparse.ArgumentParser]]:
+    yield path, p
+    sub = subparsers_of(p)
+    if sub is None:
+        return
+    shown = visible_commands(sub)
+    for name, q in sub.choices.items():
+        if hidden or name in shown:
+            yield from _parsers(q, f"{path} {name}", hidden)
+
+
+def _options(p: argparse.ArgumentParser) -> list[argparse.Action]:
+    skip = (argparse._HelpAction, argparse._SubParsersAction)
+    return [a for a in p._actions if not isinstance(a, skip)]
+
+
+def test_every_option_and_command_has_help() -> None:
+    missing = []
+    for path, p in _parsers(build_parser()):
+        for a in _options(p):
+            if a.help is not argparse.SUPPRESS and not (a.help or "").strip():
+                missing.append(f"{path} {'/'.join(a.option_strings) or a.dest}")
+        sub = subparsers_of(p)
+        if sub is not None:
+            missing += [f"{path} {n} (command)" for n, h in visible_commands(sub).items() if not h]
+    assert not missing, missing
+
+
+def test_one_spelling_per_idea() -> None:
+    shown_old, wrong_dest, counts = [], [], []
+    for path, p in _parsers(build_parser(), hidden=False):
+        for a in _options(p):
+            if a.help is argparse.SUPPRESS:
+                continue
+            shown_old += [f"{path} {s}" for s in a.option_strings if s in OLD_OPTIONS]
+            wrong_dest += [
+                f"{path} {s} -> {a.dest}"
+                for s in a.option_strings
+                if s in ONE_DEST and a.dest != ONE_DEST[s]
+            ]
+            text = (a.help or "").lower()
+            if "bootstrap resamples" in text and a.option_strings != ["--n-boot"]:
+                counts.append(f"{path} {a.option_strings}")
+            if text.startswith("permutations") and a.option_strings != ["--n-perm"]:
+                counts.append(f"{path} {a.option_strings}")
+    assert not shown_old, shown_old
+    assert not wrong_dest, wrong_dest
+    assert not counts, counts
+    metavars = {
+        path: sub.metavar
+        for path, p in _parsers(build_parser(), hidden=False)
+        if path != "metajudge" and (sub := subparsers_of(p)) is not None
+    }
+    assert set(metavars.values()) <= {"SUBCOMMAND", "RESOURCE"}, metavars  # RESOURCE: setup
+
+
+def test_old_spellings_still_parse() -> None:
+    p = build_parser()
+    new = p.parse_args(["judge", "run-bench", "--dataset", "d", "-o", "r.json"])
+    old = p.parse_args(["judge", "judge-bench", "--dataset", "d", "-o", "r.json"])
+    assert old.func is new.func and old.output == new.output == "r.json"
+    new = p.parse_args(["judge", "diagnostics", "--input", "f", "--backbones", "a"])
+    old = p.parse_args(["judge-diagnostics", "--input", "f", "--backbones", "a"])
+    assert old.func is new.func and old.backbones == new.backbones == ["a"]
+    for argv, dest, value in (
+        (["backbone-swap", "--dataset", "d", "--metric", "m", "--eps", "0.1"], "epsilon", 0.1),
+        (["meta-eval", "--dataset", "d", "--out", "o", "--no-progress"], "quiet", True),
+        (["backbone-swap", "--dataset", "d", "--metric", "m", "--json"], "format", "json"),
+        (["baselines", "check", "--out-dir", "b"], "out", "b"),
+        (["backends", "check", "x", "--run-dir", "r"], "out", "r"),
+        (["judge", "mudabench", "--predictions", "p", "--variant", "complex"], "subset", "complex"),
+        (["judge", "mudabench", "--predictions", "p", "--out", "f"], "output", "f"),
+    ):
+        assert getattr(p.parse_args(argv), dest) == value, argv
+
+
+def test_rank_clusters_takes_the_count_of_its_method() -> None:
+    from metajudge.cli.stats import _n_resamples
+    from metajudge.errors import InputError
+
+    base = ["rank-clusters", "--dataset", "d", "--dimension", "x"]
+    p = build_parser()
+    assert _n_resamples(p.parse_args(base)) == 1000
+    assert _n_resamples(p.parse_args([*base, "--n-perm", "7"])) == 7
+    assert _n_resamples(p.parse_args([*base, "--n-resamples", "99"])) == 99  # old spelling
+    assert _n_resamples(p.parse_args([*base, "--method", "boot-sys", "--n-boot", "8"])) == 8
+    with pytest.raises(InputError, match="--n-boot does not apply to --method perm-both"):
+        _n_resamples(p.parse_args([*base, "--n-boot", "8"]))
+    with pytest.raises(InputError, match="--n-perm does not apply"):
+        _n_resamples(p.parse_args([*base, "--method", "boot-inp", "--n-perm", "8"]))
+    assert p.parse_args(["kendall", "--dataset", "d", "--dimension", "x"]).n_perm == 1000
+
+
+def test_help_groups_every_command_once(capsys: pytest.CaptureFixture[str]) -> None:
+    grouped = [c for _, cmds in COMMAND_GROUPS for c in cmds]
+    sub = subparsers_of(build_parser())
+    assert sub is not None
+    assert sorted(grouped) == sorted(visible_commands(sub))  # each visible command exactly once
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    titles = [out.index(f"\n{t}:\n") for t, _ in COMMAND_GROUPS]
+    assert titles == sorted(titles)
+    listed = re.findall(r"^  ([a-z][a-z-]*)", out, flags=re.MULTILINE)
+    assert listed == grouped  # in the groups' order; hidden aliases not shown
+    assert "judge-diagnostics" not in out and "judge-bench" not in out
+
+
+def test_each_module_registers_only_its_own_commands() -> None:
+    """No module adds into a group another one made: each registers alone into an empty parser,
+    and together they make the whole command set, each name from one module."""
+    owner: dict[str, str] = {}
+    for mod in _COMMAND_MODULES:
+        sub = argparse.ArgumentParser().add_subparsers()
+        importlib.import_module(mod).register(sub)
+        for name in sub.choices:
+            assert name not in owner, f"{name}: {owner.get(name)} and {mod}"
+            owner[name] = mod
+    full = subparsers_of(build_parser())
+    assert full is not None
+    assert sorted(owner) == sorted(full.choices)
+
+
+def test_registration_order_does_not_matter(monkeypatch: pytest.MonkeyPatch) -> None:
+    from metajudge import cli
+    from metajudge.cli.reference import render
+
+    before = render(build_parser())
+    monkeypatch.setattr(cli, "_COMMAND_MODULES", tuple(reversed(cli._COMMAND_MODULES)))
+    assert render(cli.build_parser()) == before
+    assert cli.build_parser().format_help() == build_parser().format_help()
+
+
+def _documented_commands() -> list[str]:
+    """Every ``metajudge ...`` command line of the README's code blocks and of the Makefile."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = "\n".join(re.findall(r"```(?:bash|sh)?\n(.*?)```", readme, flags=re.DOTALL))
+    text += "\n" + (ROOT / "Makefile").read_text(encoding="utf-8").replace("$(VENV)/bin/", "")
+    text = text.replace("\\\n", " ")
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("metajudge "):
+            out.append(line.split(" #", 1)[0].strip())
+    return out
+
+
+def test_readme_and_makefile_commands_parse() -> None:
+    cmds = _documented_commands()
+    assert len(cmds) > 30
+    p = build_parser()
+    for cmd in cmds:
+        argv = shlex.split(cmd)[1:]
+        if "--help" in argv:
+            continue
+        try:
+            args = p.parse_args(argv)
+        except SystemExit:
+            pytest.fail(f"does not parse: {cmd}")
+        assert callable(getattr(args, "func", None)), cmd
