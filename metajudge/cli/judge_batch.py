@@ -55,7 +55,7 @@ def _llm_cache(p: argparse.ArgumentParser) -> None:
 def cmd_export(args: argparse.Namespace) -> int:
     from metajudge.backends.recording import RecordingBackend
     from metajudge.backends.registry import get_backend
-    from metajudge.data.registry import open_dataset
+    from metajudge.data.loading import open_dataset
     from metajudge.errors import InputError
     from metajudge.metrics.judges.engine import resolve_backbone
     from metajudge.metrics.registry import expand_metrics, is_judge
