@@ -59,6 +59,7 @@ def load_swap_data(
         )
     ds = swap_dataset(dataset, input_file, subset, data_dir, dataset_options)
     records = _limit(list(ds.records), limit)
+    need_pairs(ds, records)
     dim = dimension or metric_dimension(metric, ds.card.dimensions)
     if dim not in ds.card.dimensions:
         raise InputError(
@@ -101,6 +102,21 @@ def swap_dataset(
         where = f" ({input_file})" if input_file is not None else ""
         raise InputError(f"dataset {ds.card.name!r}{where} has no human-labelled records")
     return ds
+
+
+def need_pairs(ds: Any, records: Sequence[Any]) -> None:
+    """Refuse pointwise data: a swap, a decision and a drift compare the backbones' decisions on
+    pairs of responses (pairwise records, or two responses to one input of Likert records)."""
+    if ds.card.kind == "pairwise" or len({r.id for r in records}) < len(records):
+        return
+    raise InputError(
+        f"every input of {ds.card.name!r} has one response, so there are no pairs of responses "
+        "to decide between (backbone-swap, decide swap and decide drift compare the judges' "
+        "decisions on pairs); for one response per input use meta-eval --protocol pointwise "
+        "or decide ppi",
+        path=ds.source.get("input"),
+        field="dataset",
+    )
 
 
 def run_backbone_swap(

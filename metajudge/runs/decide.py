@@ -188,11 +188,12 @@ def drift_judge_data(
     of an unchanged judge is answered from the cache). Labels: ``before:BACKBONE[k=v]``.
     """
     from metajudge.analyses.backbone_swap import build_swap_data
-    from metajudge.runs.backbone_swap import _limit, swap_dataset
+    from metajudge.runs.backbone_swap import _limit, need_pairs, swap_dataset
     from metajudge.scores.swap_sources import judge_scores, metric_dimension
 
     ds = swap_dataset(dataset, input_file, subset, data_dir)
     records = _limit(list(ds.records), limit)
+    need_pairs(ds, records)
     dim = metric_dimension(metric, ds.card.dimensions)
     scores: dict[str, Any] = {}
     sigs: dict[str, str] = {}
