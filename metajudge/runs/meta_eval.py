@@ -26,6 +26,7 @@ from typing import Any
 from metajudge.analyses.metric_vs_human import trivial
 from metajudge.analyses.metric_vs_human.evaluate import MetaEvalResult, meta_evaluate
 from metajudge.analyses.metric_vs_human.protocol import Protocol
+from metajudge.data.loading import open_dataset
 from metajudge.errors import InputError
 from metajudge.scores.files import read_score_file
 from metajudge.scores.shipped import shipped_scores
@@ -229,9 +230,9 @@ def run_meta_eval(
     t0 = time.perf_counter()
     out = Path(out_dir)
     proto = Protocol.from_dict(options) if protocol is None else protocol.with_options(**options)
-    from metajudge.data.loading import open_dataset
-
     ds = open_dataset(dataset, input_file, subset=subset, data_dir=data_dir)
+    # what the report loads again (metajudge report DIR): ds.source
+    run = {"dataset": dataset or str(input_file), "subset": subset, "source": ds.source}
     if ds.card.label_kind in ("categorical", "binary"):
         from metajudge.runs.meta_eval_categorical import refuse_asked, run_categorical
 
@@ -248,8 +249,7 @@ def run_meta_eval(
         backbone=backbone,
     )
     if ds.card.label_kind in ("categorical", "binary"):
-        run = {"dataset": dataset or str(input_file), "subset": subset, "score_files": score_files}
-        run["source"] = ds.source
+        run["score_files"] = score_files
         return run_categorical(  # type: ignore[return-value]
             ds, rows, out_dir=out, protocol=proto, metrics=metrics, data_dir=data_dir, run=run
         )
@@ -266,9 +266,7 @@ def run_meta_eval(
         directions=directions,
     )
     res.data["run"] = {
-        "dataset": dataset if dataset is not None else str(input_file),
-        "subset": subset,
-        "source": ds.source,  # what the report loads again (metajudge report DIR)
+        **run,
         "score_files": [str(s) for s in score_files],
         "external": external,
         "registry_metrics": to_score,
