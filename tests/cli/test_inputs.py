@@ -167,3 +167,24 @@ def test_judge_diagnostics_on_pairwise_files(kind: str, data_dir: Path) -> None:
     )
     assert diag["n_pairs"] == 2 and diag["source"] == {"input": str(f.resolve())}
     assert len(be.requests) == 4  # both pairs in both orders
+
+
+def test_data_commands_take_every_kind(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for kind, what in (
+        ("judge_bench", "JUDGE-BENCH format, 52 likert records"),
+        ("jsonl", "12 likert records"),
+        ("upstream", "upstream file of summeval_ppairs, 1600 likert records"),
+    ):
+        f = _file(kind, data_dir)
+        assert main(["data", "validate", str(f)]) == 0
+        assert what in capsys.readouterr().out
+        assert main(["data", "show", "--input", str(f), "-n", "1"]) == 0
+        assert json.loads(capsys.readouterr().out.split("\n{")[0])["card"]["kind"] == "likert"
+
+
+def test_judge_bench_refuses_other_kinds(capsys: pytest.CaptureFixture[str]) -> None:
+    f = BYOD / "graded.jsonl"
+    argv = ["judge", "judge-bench", "--input", str(f), "--backbone", "x", "-o", "/dev/null"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert str(f) in err and "JUDGE-BENCH unified-format file; this is a jsonl file" in err
