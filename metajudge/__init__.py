@@ -21,8 +21,9 @@ __version__ = "0.1.0"
 
 #: public name -> (module, attribute)
 _LAZY: dict[str, tuple[str, str]] = {
-    "load_dataset": ("metajudge.data.registry", "load_dataset"),
-    "load_file": ("metajudge.data.registry", "load_jsonl_dataset"),
+    # one loader (metajudge.data.loading.load) under both names: a dataset name or a file
+    "load_dataset": ("metajudge.data.loading", "load"),
+    "load_file": ("metajudge.data.loading", "load"),
     "score": ("metajudge.scores.scoring", "score_dataset"),
     "read_scores": ("metajudge.scores.files", "read_score_file"),
     "shipped_scores": ("metajudge.scores.shipped", "shipped_scores"),

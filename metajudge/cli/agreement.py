@@ -52,14 +52,12 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from metajudge.analyses.annotator_agreement import AgreementOptions, agreement
-    from metajudge.data.registry import open_dataset
+    from metajudge.data.loading import open_dataset
     from metajudge.io import atomic_write, check_output_file
 
     if args.output:
         check_output_file(args.output, inputs=[args.input])
-    ds = open_dataset(args.dataset, args.input, data_dir=args.data_dir)
-    if args.subset:
-        ds = ds.subset(args.subset)
+    ds = open_dataset(args.dataset, args.input, subset=args.subset, data_dir=args.data_dir)
     opts = AgreementOptions(level=args.level_of_measurement, seed=args.seed, splits=args.splits)
     res = agreement(ds, opts)
     from metajudge.data.judge_bench import published_alpha

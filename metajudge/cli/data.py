@@ -95,7 +95,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def _open(args: argparse.Namespace):  # type: ignore[no-untyped-def]
-    from metajudge.data.registry import open_dataset
+    from metajudge.data.loading import open_dataset
     from metajudge.errors import InputError
 
     if args.name and (args.dataset or args.input):
@@ -103,7 +103,8 @@ def _open(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     name = args.dataset or args.name
     if name is None and args.input is None:
         raise InputError("give --dataset NAME or --input FILE", field="dataset")
-    return open_dataset(name, args.input, data_dir=args.data_dir)
+    subset = getattr(args, "subset", None)
+    return open_dataset(name, args.input, subset=subset, data_dir=args.data_dir)
 
 
 def _short_license(text: str) -> str:
@@ -113,12 +114,13 @@ def _short_license(text: str) -> str:
 def _cmd_list(args: argparse.Namespace) -> int:
     import json
 
-    from metajudge.data.registry import describe_counts, list_datasets, list_local, load_dataset
+    from metajudge.data.loading import load
+    from metajudge.data.registry import describe_counts, list_datasets, list_local
 
     if args.data_dir:
         rows = list_local(args.data_dir)
     else:
-        rows = [describe_counts(load_dataset(n)) for n in list_datasets()]
+        rows = [describe_counts(load(n)) for n in list_datasets()]
     if args.format == "json":
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return 0
@@ -194,8 +196,9 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     from metajudge.data.registry import load_card
     from metajudge.data.validation import check_file
 
-    if _is_judge_bench(args.path):
-        return _validate_judge_bench(args.path)
+    kind = _file_kind(args.path)
+    if kind != "jsonl":
+        return _validate_loaded(args.path, kind)
     rep = check_file(
         args.path, load_card(args.card) if args.card else None, max_errors=args.max_errors
     )
@@ -228,28 +231,31 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _is_judge_bench(path: str) -> bool:
+def _file_kind(path: str) -> str:
+    """:func:`metajudge.data.loading.file_kind` of an existing file (else ``jsonl``: the
+    canonical check says what is wrong)."""
     from pathlib import Path
 
-    if Path(path).suffix != ".json" or not Path(path).is_file():
-        return False
-    from metajudge.data.judge_bench import is_judge_bench
-    from metajudge.io import read_json
+    from metajudge.data.loading import file_kind
 
-    return is_judge_bench(read_json(path))
+    return file_kind(path)[0] if Path(path).is_file() else "jsonl"
 
 
-def _validate_judge_bench(path: str) -> int:
-    """A JUDGE-BENCH-format file: converted (errors name file, record and field), then each
-    record checked against the JSON Schema of its kind and the derived card."""
-    from metajudge.data.registry import load_file
+def _validate_loaded(path: str, kind: str) -> int:
+    """A JUDGE-BENCH-format file or a built-in dataset's upstream file: converted (errors name
+    file, record and field), then each record checked against the JSON Schema of its kind and
+    the (derived) card."""
+    from pathlib import Path
+
+    from metajudge.data.loading import load
     from metajudge.data.validation import Rules, raise_first, record_errors
 
-    ds = load_file(path)
+    ds = load(Path(path))
     rules = Rules.of(ds.card)
     raise_first([e for r in ds.records for e in record_errors(r.to_dict(), rules, path=path)])
+    what = "JUDGE-BENCH format" if kind == "judge_bench" else f"upstream file of {ds.name}"
     print(
-        f"OK {path}: JUDGE-BENCH format, {len(ds.records)} {ds.card.kind} records; dimensions "
+        f"OK {path}: {what}, {len(ds.records)} {ds.card.kind} records; dimensions "
         + ", ".join(f"{d} ({ds.card.scale_of(d).describe()})" for d in ds.card.dimensions)
     )
     return 0
@@ -268,8 +274,6 @@ def _cmd_export(args: argparse.Namespace) -> int:
             "use metajudge.data.load_mudabench / load_mtraig_items",
             field="name",
         )
-    if args.subset:
-        ds = ds.subset(args.subset)
     records = ds.pairs() if args.pairs else ds.records
     card = ds.pairwise_card() if args.pairs else ds.card
     if not records:

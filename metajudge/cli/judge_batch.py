@@ -74,7 +74,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from metajudge.backends.recording import RecordingBackend
     from metajudge.backends.registry import get_backend
     from metajudge.cli.backends import cli_backbone
-    from metajudge.data.registry import open_dataset
+    from metajudge.data.loading import open_dataset
     from metajudge.errors import InputError
     from metajudge.metrics.registry import expand_metrics, is_judge
     from metajudge.scores.scoring import score_dataset

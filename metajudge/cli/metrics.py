@@ -123,7 +123,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
     import sys
 
     from metajudge.cli.backends import cli_backbone
-    from metajudge.data.registry import open_dataset
+    from metajudge.data.loading import open_dataset
     from metajudge.io import check_output_file
     from metajudge.scores.scoring import read_scores, score_dataset, summarize, write_scores
 

@@ -192,14 +192,12 @@ def _register_kendall(subparsers: argparse._SubParsersAction) -> None:  # type: 
 
 def _matrices(args: argparse.Namespace) -> tuple[object, object]:
     from metajudge.analyses.metric_vs_human.matrices import score_matrices
-    from metajudge.data.registry import open_dataset
+    from metajudge.data.loading import open_dataset
     from metajudge.errors import InputError
     from metajudge.scores.files import read_score_file
     from metajudge.scores.shipped import shipped_scores
 
-    ds = open_dataset(args.dataset, args.input, data_dir=args.data_dir)
-    if args.subset:
-        ds = ds.subset(args.subset)
+    ds = open_dataset(args.dataset, args.input, subset=args.subset, data_dir=args.data_dir)
     rows: list = shipped_scores(ds, args.data_dir) if args.external else []
     for f in args.scores:
         rows += read_score_file(f, ds.records)

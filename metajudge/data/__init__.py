@@ -3,10 +3,14 @@
 Light to import: the names below load their modules on first use (PEP 562), and no module of
 this package imports pandas or other heavy libraries at import time.
 
->>> from metajudge.data import list_datasets, load_dataset    # doctest: +SKIP
->>> ds = load_dataset("ragchecker_meta_eval")                  # doctest: +SKIP
+>>> from metajudge.data import list_datasets, load            # doctest: +SKIP
+>>> ds = load("ragchecker_meta_eval")                          # doctest: +SKIP
 >>> len(ds.pairs())                                            # doctest: +SKIP
 280
+
+:func:`load` (:mod:`metajudge.data.loading`) is the one loader: a dataset name, or a canonical
+JSONL, JUDGE-BENCH or recognised upstream file. ``load_dataset``, ``load_file`` and
+``load_jsonl_dataset`` are its old names.
 """
 
 from __future__ import annotations
@@ -15,13 +19,13 @@ import importlib
 from typing import Any
 
 _LAZY: dict[str, str] = {
+    # loading: the one loader and its old names
+    "load": "metajudge.data.loading",
+    "open_dataset": "metajudge.data.loading",
+    "file_kind": "metajudge.data.loading",
     # registry
     "list_datasets": "metajudge.data.registry",
     "load_card": "metajudge.data.registry",
-    "load_dataset": "metajudge.data.registry",
-    "load_jsonl_dataset": "metajudge.data.registry",
-    "load_file": "metajudge.data.registry",
-    "open_dataset": "metajudge.data.registry",
     "list_local": "metajudge.data.registry",
     "check_file": "metajudge.data.validation",
     "record_from_dict": "metajudge.data.validation",
@@ -66,14 +70,13 @@ __all__ = [
     "cards_dir",
     "check_file",
     "describe_counts",
+    "file_kind",
     "likert_to_pairwise",
     "list_datasets",
     "list_local",
+    "load",
     "load_card",
-    "load_dataset",
     "load_external_verdicts",
-    "load_file",
-    "load_jsonl_dataset",
     "load_mtraig_items",
     "load_mtraig_tables",
     "load_mudabench",
@@ -85,7 +88,12 @@ __all__ = [
 ]
 
 
+_OLD = {"load_dataset": "load", "load_file": "load", "load_jsonl_dataset": "load"}
+
+
 def __getattr__(name: str) -> Any:
+    if name in _OLD:  # old spellings, kept for one release
+        return getattr(importlib.import_module("metajudge.data.loading"), _OLD[name])
     mod = _LAZY.get(name)
     if mod is None:
         raise AttributeError(f"module 'metajudge.data' has no attribute {name!r}")
@@ -95,4 +103,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | set(_OLD))

@@ -1,4 +1,4 @@
-"""The dataset registry: cards, loading, counts.
+"""The dataset registry: cards, the :class:`Dataset` type, upstream files, counts.
 
 Cards (one JSON file per dataset) have ONE source of truth: ``human_labels/<name>.json`` at the
 top of the repository, found relative to this package (``Path(__file__).parents[2]``).
@@ -8,14 +8,15 @@ package without the repository falls back to them.
 
 Upstream files are resolved by :func:`resolve_file` (local data folder, user cache, pinned
 download with sha256 verification; see :mod:`metajudge.data.fetch`) and turned into canonical
-records by one converter per upstream format (:mod:`metajudge.data.converters`).
+records by one converter per upstream format (:mod:`metajudge.data.converters`). Loading a
+dataset (a name or a file) is :func:`metajudge.data.loading.load`.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -117,6 +118,9 @@ class Dataset:
 
     ``records`` holds PairwiseRecord or LikertRecord objects (empty for benchmark inputs, whose
     items are in ``items``). ``subsets`` names the parts (``record.meta['subset']``) if any.
+    ``source``: where :func:`~metajudge.data.loading.load` read it (``{"dataset": NAME}`` or
+    ``{"input": absolute path}``, with ``subset`` and converter ``options`` when given); a run
+    folder records it so its report loads the same data (empty for a Dataset built by hand).
     """
 
     card: DatasetCard
@@ -125,6 +129,7 @@ class Dataset:
     items: list[Any] = field(default_factory=list)
     parts: Mapping[str, Dataset] = field(default_factory=dict)  # subsets with their own cards
     _pairs: list[PairwiseRecord] | None = field(default=None, repr=False, compare=False)
+    source: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
     def name(self) -> str:
@@ -171,8 +176,9 @@ class Dataset:
 
     def subset(self, name: str) -> Dataset:
         """Only the records (or benchmark items) of subset ``name``."""
+        source = {**self.source, "subset": name} if self.source else {}
         if name in self.parts:
-            return self.parts[name]
+            return replace(self.parts[name], source=source)
         if name not in self.subsets:
             raise InputError(
                 f"dataset {self.name!r} has no subset {name!r} (subsets: {', '.join(self.subsets) or 'none'})",
@@ -180,7 +186,7 @@ class Dataset:
             )
         recs = [r for r in self.records if r.meta.get("subset") == name]
         items = [i for i in self.items if getattr(i, "variant", None) == name]
-        return Dataset(card=self.card, records=recs, subsets=(name,), items=items)
+        return Dataset(card=self.card, records=recs, subsets=(name,), items=items, source=source)
 
 
 def upstream_json(name: str, relpath: str, data_dir: str | Path | None = None) -> tuple[Path, Any]:
@@ -189,173 +195,11 @@ def upstream_json(name: str, relpath: str, data_dir: str | Path | None = None) -
     return p, read_json(p)
 
 
-def _subsets_of(records: Sequence[Record]) -> tuple[str, ...]:
-    seen: dict[str, None] = {}
-    for r in records:
-        s = r.meta.get("subset")
-        if isinstance(s, str):
-            seen.setdefault(s, None)
-    return tuple(seen)
-
-
-def load_dataset(
-    name: str,
-    data_dir: str | Path | None = None,
-    *,
-    files: Mapping[str, Path] | None = None,
-    **options: Any,
-) -> Dataset:
-    """Load dataset ``name`` from its upstream files (see :func:`resolve_file`) as canonical records.
-
-    ``files`` maps a card file's ``local`` name to a path to use instead (still sha256-checked).
-    ``options`` go to the dataset's converter (e.g. ``fully='tie'`` for
-    ``lftqa_mitigation_pradhumant``; see the card's notes).
-    """
-    from metajudge.data import converters
-
-    card = load_card(name)
-    if card.kind == "benchmark":
-        from metajudge.data import benchmarks
-
-        items = benchmarks.load_benchmark_items(name, data_dir=data_dir)
-        subsets = tuple(
-            dict.fromkeys(getattr(i, "variant", "") for i in items if getattr(i, "variant", ""))
-        )
-        return Dataset(card=card, records=[], subsets=subsets, items=items)
-    if card.name in converters.COLLECTIONS:
-        return converters.COLLECTIONS[card.name](card, data_dir, files)
-    records = converters.convert(card, data_dir=data_dir, files=files, **options)
-    return Dataset(card=card, records=records, subsets=_subsets_of(records))
-
-
-def load_file(
-    path: str | Path, *, data_dir: str | Path | None = None, card: DatasetCard | None = None
-) -> Dataset:
-    """Load a user's file as a :class:`Dataset` — what every ``--input FILE`` option calls.
-
-    - a canonical JSONL file (README, "Bring your own data"): its header card, else ``card``,
-      else a card inferred from the records (name = the file's stem);
-    - an upstream file of a built-in dataset, recognised by its pinned sha256 (e.g. RAGChecker's
-      ``human_labeled_data.json``): loaded by that dataset's converter, other files of the
-      dataset resolved as usual from ``data_dir``;
-    - a folder ``<dir>/<name>`` holding a built-in dataset's files: ``load_dataset(name, <dir>)``.
-    """
-    p = Path(path)
-    if p.is_dir():
-        if (cards_dir() / f"{p.name}.json").is_file():
-            return load_dataset(p.name, data_dir=p.parent)
-        raise InputError(
-            "is a folder: give a canonical JSONL file, or a folder named like a built-in "
-            f"dataset ({', '.join(list_datasets())})",
-            path=p,
-        )
-    if not p.is_file():
-        raise InputError("file not found", path=p)
-    if p.suffix == ".json":
-        from metajudge.data import judge_bench
-
-        obj = read_json(p)
-        if judge_bench.is_judge_bench(obj):
-            return judge_bench.read_obj(obj, p, **judge_bench.provenance_of(p, upstream_match(p)))
-    found = upstream_match(p)
-    if found is not None and found[0] in _collections():
-        raise InputError(
-            f"a file of dataset {found[0]!r} that is not one of its data files (its data files "
-            f"load one by one with --input FILE, all of them with --dataset {found[0]})",
-            path=p,
-        )
-    if found is not None:
-        return load_dataset(found[0], data_dir=data_dir, files={found[1]: p})
-    return load_jsonl_dataset(p, card=card)
-
-
-def _collections() -> Mapping[str, Any]:
-    from metajudge.data.converters import COLLECTIONS
-
-    return COLLECTIONS
-
-
-def upstream_match(path: Path) -> tuple[str, str] | None:
-    """``(dataset, local name)`` of the built-in dataset file with this size and sha256, if any."""
-    from metajudge.data.fetch import local_relpath
-    from metajudge.io import sha256_file
-
-    size = path.stat().st_size
-    digest: str | None = None
-    for name in list_datasets():
-        card = load_card(name)
-        for sf in card.files:
-            if sf.bytes is not None and sf.bytes != size:
-                continue
-            digest = digest or sha256_file(path)
-            if digest == sf.sha256 and card.kind != "benchmark":
-                return name, local_relpath(sf)
-    return None
-
-
-def load_jsonl_dataset(path: str | Path, card: DatasetCard | None = None) -> Dataset:
-    """Load a canonical JSONL file (its header card, else ``card``, else an inferred card)."""
-    from metajudge.data.validation import read_jsonl
-
-    found, records = read_jsonl(path, card=card)
-    card = found or card or infer_card(records, Path(path))
-    return Dataset(card=card, records=records, subsets=_subsets_of(records))
-
-
-def infer_card(records: Sequence[Record], path: Path) -> DatasetCard:
-    """A card for header-less records: kind, dimensions and the range (or labels) seen."""
-    from metajudge.data.formats import Scale
-
-    pairwise = isinstance(records[0], PairwiseRecord)
-    labels = [r.labels if isinstance(r, PairwiseRecord) else r.scores for r in records]
-    dims = tuple(dict.fromkeys(d for lab in labels for d in lab))
-    vals = [v for lab in labels for vs in lab.values() for v in vs if v is not None]
-    strings = sorted({v for v in vals if isinstance(v, str)})
-    if strings:
-        kind, scale = "categorical", Scale(0.0, len(strings) - 1.0, None, tuple(strings))
-    else:
-        nums = [float(v) for v in vals]
-        kind = "pairwise" if pairwise else "likert"
-        scale = Scale(min(nums, default=0.0), max(nums, default=0.0))
-    return DatasetCard(
-        name=path.stem,
-        kind=kind,  # type: ignore[arg-type]
-        description=f"records read from {path} (no card: kind, dimensions and scale inferred)",
-        repository="",
-        commit="",
-        files=(),
-        license="",
-        dimensions=dims,
-        scale=scale,
-        annotators=None,
-        direction="positive = b better" if pairwise else "higher = better",
-    )
-
-
-def open_dataset(
-    dataset: str | None = None,
-    input: str | Path | None = None,
-    *,
-    data_dir: str | Path | None = None,
-) -> Dataset:
-    """The dataset named by ``--dataset NAME`` or ``--input FILE`` (exactly one of them).
-
-    ``dataset`` is only ever a name (:func:`load_card`); a file is read only through ``input``
-    (a path given as ``dataset`` is refused with a message saying ``--input``).
-    """
-    if (dataset is None) == (input is None):
-        raise InputError("give exactly one of --dataset NAME and --input FILE", field="dataset")
-    if dataset is not None:
-        load_card(dataset)  # raises: not a name, or unknown (naming the known ones)
-    if input is not None:
-        return load_file(input, data_dir=data_dir)
-    return load_dataset(str(dataset), data_dir=data_dir)
-
-
 def list_local(data_dir: str | Path) -> list[dict[str, Any]]:
     """What a data folder holds, without downloading: built-in datasets (``<dir>/<name>/``) whose
     files are all there, with their counts, those with files missing, and canonical JSONL files."""
     from metajudge.data.fetch import local_relpath
+    from metajudge.data.loading import load
 
     root = Path(data_dir)
     if not root.is_dir():
@@ -371,13 +215,13 @@ def list_local(data_dir: str | Path) -> list[dict[str, Any]]:
             status = f"missing {len(missing)} of {len(card.files)} files ({', '.join(missing)})"
             rows.append({"name": name, "kind": card.kind, "status": status})
             continue
-        ds = load_dataset(name, data_dir=root)
+        ds = load(name, root)
         rows.append({**describe_counts(ds), "status": "ok", "path": str(root / name)})
     for p in sorted(root.rglob("*.jsonl")):
         if p.relative_to(root).parts[0] in names:
             continue  # an upstream file of a built-in dataset
         try:
-            rows.append({**describe_counts(load_jsonl_dataset(p)), "status": "ok", "path": str(p)})
+            rows.append({**describe_counts(load(p)), "status": "ok", "path": str(p)})
         except InputError as e:
             rows.append({"name": str(p.relative_to(root)), "kind": "?", "status": f"invalid: {e}"})
     return rows
@@ -422,3 +266,21 @@ def describe_counts(ds: Dataset) -> dict[str, Any]:
         "subsets": list(ds.subsets),
         "license": ds.card.license,
     }
+
+
+_MOVED = {  # old spellings (issue 24): every loader is now metajudge.data.loading.load
+    "load_dataset": "load",
+    "load_file": "load",
+    "load_jsonl_dataset": "load",
+    "open_dataset": "open_dataset",
+    "upstream_match": "upstream_match",
+    "infer_card": "infer_card",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MOVED:
+        from metajudge.data import loading
+
+        return getattr(loading, _MOVED[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -210,28 +210,34 @@ def write_html_report(
     external: Sequence[str] | None = None,
     input_file: str | Path | None = None,
     data_dir: str | Path | None = None,
+    dataset: Any = None,
 ) -> Path:
     """Write ``<out_dir>/report.html`` for a meta-eval, backbone-swap, backbone-decision or
     judge-diagnostics folder.
 
-    ``external``/``input_file``: the backbone-swap run's ``--external`` specs and ``--input``
-    (swap.json records neither; by default the backbone names are taken as the specs).
+    The items shown come from ``dataset`` (the run's loaded Dataset, when the run writes its own
+    report), else from the source the folder's JSON records (loaded by
+    :func:`metajudge.data.loading.load`), else from ``input_file`` or the dataset it names.
+    ``external``: the backbone-swap run's ``--external`` specs (swap.json does not record them;
+    by default the backbone names are taken as the specs).
     """
     from metajudge.reports import html_views as hv
 
     out = Path(out_dir)
     if (out / "result.json").is_file():
-        payload = hv.meta_payload(out, data_dir=data_dir)
+        payload = hv.meta_payload(out, data_dir=data_dir, dataset=dataset)
     elif (out / "swap.json").is_file():
         res = json.loads((out / "swap.json").read_text(encoding="utf-8"))
         payload = hv.swap_payload(
-            res, external, input_file=input_file, data_dir=data_dir, out_dir=out
+            res, external, input_file=input_file, data_dir=data_dir, out_dir=out, dataset=dataset
         )
     elif (out / "decision.json").is_file():
-        return write_decision_html(out, external=external, input_file=input_file, data_dir=data_dir)
+        return write_decision_html(
+            out, external=external, input_file=input_file, data_dir=data_dir, dataset=dataset
+        )
     elif (out / "diagnostics.json").is_file():
         diag = json.loads((out / "diagnostics.json").read_text(encoding="utf-8"))
-        payload = hv.diag_payload(diag, input_file=input_file, data_dir=data_dir)
+        payload = hv.diag_payload(diag, input_file=input_file, data_dir=data_dir, dataset=dataset)
     else:
         raise InputError(
             "no result.json, swap.json, decision.json or diagnostics.json in the run folder",
@@ -248,11 +254,13 @@ def write_decision_html(
     external: Sequence[str] | None = None,
     input_file: str | Path | None = None,
     data_dir: str | Path | None = None,
+    dataset: Any = None,
 ) -> Path:
     """``<out_dir>/report.html`` of a backbone decision (``decision.json``): the verdict, the
     tables, ``decision.png``, and X's and Y's per-item rankings and flips. ``metric`` picks the
     human dimension the items are shown against (default: the dataset's first); ``external``
-    and ``input_file`` as the decision was run (by default X and Y are taken as the specs)."""
+    and ``input_file`` as the decision was run (by default X and Y are taken as the specs);
+    ``dataset`` as for :func:`write_html_report`."""
     from metajudge.reports import html_views as hv
 
     out = Path(out_dir)
@@ -265,5 +273,6 @@ def write_decision_html(
         out_dir=out,
         metric=metric,
         dimension=dimension,
+        dataset=dataset,
     )
     return html.write_page(out, payload)

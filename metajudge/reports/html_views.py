@@ -43,11 +43,14 @@ def _views(
     return likert_view(name, lr, dim, scores, items=items, lo=lo, hi=hi)
 
 
-def meta_payload(out: Path, *, data_dir: str | Path | None = None) -> dict[str, Any]:
-    """A meta-eval folder: overview from ``result.json``, items from the dataset and scores."""
+def meta_payload(
+    out: Path, *, data_dir: str | Path | None = None, dataset: Any = None
+) -> dict[str, Any]:
+    """A meta-eval folder: overview from ``result.json``, items from the dataset and scores
+    (``dataset``: the run's loaded Dataset; else the source ``result.json`` records)."""
     from metajudge.analyses.metric_vs_human.result import MetaEvalResult
     from metajudge.reports.published import attach_published
-    from metajudge.runs.meta_eval import gather_scores, load_input
+    from metajudge.runs.meta_eval import gather_scores
 
     res = MetaEvalResult.load(out / "result.json")
     if not res.data.get("published"):
@@ -55,17 +58,10 @@ def meta_payload(out: Path, *, data_dir: str | Path | None = None) -> dict[str, 
     payload = html.meta_overview(res.data)
     run = res.data.get("run") or {}
     items = Items()
-    if not run.get("dataset"):
+    if dataset is None and not (run.get("source") or run.get("dataset")):
         payload["warnings"].append("result.json names no dataset: no disagreement browser")
         return _finish(payload, items, [])
-    name = str(run["dataset"])
-    is_file = Path(name).suffix == ".jsonl" and Path(name).is_file()
-    ds = load_input(
-        None if is_file else name,
-        input_file=name if is_file else None,
-        data_dir=data_dir,
-        subset=run.get("subset"),
-    )
+    ds = dataset if dataset is not None else run_dataset(run, None, data_dir)
     rows, _ = gather_scores(
         ds,
         out_dir=out,
@@ -114,13 +110,22 @@ def _row_warnings(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     return out
 
 
-def _load(name: str, input_file: Any, data_dir: Any) -> Any:
-    from metajudge.runs.meta_eval import load_input
+def run_dataset(doc: Mapping[str, Any], input_file: Any, data_dir: Any) -> Any:
+    """The dataset of a run folder's JSON ``doc``, through :func:`metajudge.data.loading.load`:
+    the source it records (``doc["source"]``, or a meta-eval's ``doc["run"]["source"]``); for a
+    folder written before sources were recorded, ``input_file`` or the ``dataset`` it names
+    (``NAME/SUBSET``, or the file a meta-eval was given) with the recorded ``subset``."""
+    from metajudge.data.loading import load
 
-    base, _, sub = name.partition("/")
+    if doc.get("source"):
+        return load(doc["source"], data_dir)
+    base, _, sub = str(doc["dataset"]).partition("/")
+    subset = doc.get("subset") or None
     if input_file is not None:
-        return load_input(None, input_file=input_file, subset=sub or None)
-    return load_input(base, data_dir=data_dir, subset=sub or None)
+        return load(Path(input_file), data_dir, subset=sub or subset)
+    if Path(str(doc["dataset"])).is_file():
+        return load(Path(str(doc["dataset"])), data_dir, subset=subset)
+    return load(base, data_dir, subset=sub or subset)
 
 
 def swap_payload(
@@ -130,6 +135,7 @@ def swap_payload(
     input_file: Any,
     data_dir: Any,
     out_dir: str | Path | None = None,
+    dataset: Any = None,
 ) -> dict[str, Any]:
     """A backbone-swap folder: per-backbone rankings and, per pair of backbones, the flips.
 
@@ -138,8 +144,8 @@ def swap_payload(
     specs (by default the backbone names). Flips use the swap's tie band (``protocol.eps``)."""
     payload = html.swap_overview(res)
     eps = float((res.get("protocol") or {}).get("eps") or 0.0)
-    src = (res["dataset"], res["dimension"], list(res["backbones"]))
-    return _backbone_views(payload, src, external, input_file, data_dir, out_dir, eps)
+    src = (res, res["dimension"], list(res["backbones"]))
+    return _backbone_views(payload, src, external, (dataset, input_file), data_dir, out_dir, eps)
 
 
 def _backbone_scores(
@@ -159,19 +165,20 @@ def _backbone_scores(
 
 def _backbone_views(
     payload: dict[str, Any],
-    src: tuple[str, str, list[str]],
+    src: tuple[Mapping[str, Any], str, list[str]],
     external: Any,
-    input_file: Any,
+    data: tuple[Any, Any],
     data_dir: Any,
     out_dir: Any,
     eps: float,
 ) -> dict[str, Any]:
-    """Rankings per backbone and the flips per pair of backbones of ``src`` (dataset,
-    dimension, backbones) added to ``payload``; a failure to get the scores is a warning."""
-    name, dim, bbs = src
+    """Rankings per backbone and the flips per pair of backbones of ``src`` (the run's JSON,
+    dimension, backbones) added to ``payload``; ``data``: the run's loaded Dataset (or None) and
+    its input file (:func:`run_dataset`). A failure to get the scores is a warning."""
+    doc, dim, bbs = src
     items = Items()
     try:
-        ds = _load(name, input_file, data_dir)
+        ds = data[0] if data[0] is not None else run_dataset(doc, data[1], data_dir)
         scores = _backbone_scores(ds, dim, bbs, external, data_dir, out_dir)
     except Exception as e:  # noqa: BLE001 - the overview still renders; the reason is shown
         payload["warnings"].append(f"per-item scores not available for this page: {e}")
@@ -232,6 +239,7 @@ def decision_payload(
     out_dir: str | Path | None = None,
     metric: str | None = None,
     dimension: str | None = None,
+    dataset: Any = None,
 ) -> dict[str, Any]:
     """A backbone-decision folder: the decision's tables, then X's and Y's rankings and flips
     (the decision's tie band). ``dimension``: by default the one ``metric`` judges."""
@@ -243,22 +251,26 @@ def decision_payload(
     dim = dimension
     if dim is None:
         try:
-            dims = _load(d["dataset"], input_file, data_dir).card.dimensions
+            if dataset is None:
+                dataset = run_dataset(d, input_file, data_dir)
+            dims = dataset.card.dimensions
             dim = metric_dimension(metric, dims) if metric else dims[0]
         except Exception as e:  # noqa: BLE001 - the overview still renders; the reason is shown
             payload["warnings"].append(f"dataset not loadable for the browser: {e}")
             return _finish(payload, Items(), [])
     eps = float((d.get("protocol") or {}).get("tie_band") or 0.0)
-    src = (d["dataset"], dim, [ni["x"], ni["y"]])
-    return _backbone_views(payload, src, external, input_file, data_dir, out_dir, eps)
+    src = (d, dim, [ni["x"], ni["y"]])
+    return _backbone_views(payload, src, external, (dataset, input_file), data_dir, out_dir, eps)
 
 
-def diag_payload(diag: Mapping[str, Any], *, input_file: Any, data_dir: Any) -> dict[str, Any]:
+def diag_payload(
+    diag: Mapping[str, Any], *, input_file: Any, data_dir: Any, dataset: Any = None
+) -> dict[str, Any]:
     """A judge-diagnostics folder: per backbone, the pairs it gets wrong or flips on order swap."""
     payload = html.diagnostics_overview(diag)
     items = Items()
     try:
-        ds = _load(diag["dataset"], input_file, data_dir)
+        ds = dataset if dataset is not None else run_dataset(diag, input_file, data_dir)
     except Exception as e:  # noqa: BLE001 - the overview still renders; the reason is shown
         payload["warnings"].append(f"dataset not loadable for the browser: {e}")
         return _finish(payload, items, [])

@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 
-from metajudge.errors import InputError
 from metajudge.analyses.backbone_swap import (
     HumanProtocol,
     SwapData,
@@ -16,6 +15,7 @@ from metajudge.analyses.backbone_swap import (
     backbone_swap,
     build_swap_data,
 )
+from metajudge.errors import InputError
 from metajudge.scores.swap_sources import external_scores, judge_scores, metric_dimension
 
 
@@ -32,7 +32,7 @@ def _limit(records: list[Any], limit: int | None) -> list[Any]:
 
 
 def load_swap_data(
-    dataset: str | None,
+    dataset: Any,
     metric: str,
     *,
     input_file: str | Path | None = None,
@@ -46,29 +46,20 @@ def load_swap_data(
     dataset_options: Mapping[str, Any] | None = None,
     metric_options: Mapping[str, Any] | None = None,
 ) -> tuple[SwapData, dict[str, Any], list[Any]]:
-    """Load the dataset (``dataset`` name or ``input_file``) and get per-backbone scores.
+    """Load the dataset (``dataset``: a name or a loaded Dataset, or ``input_file``: any file
+    :func:`~metajudge.data.loading.load` reads) and get per-backbone scores.
 
     Scores: ``external`` score columns (files or the card's shipped judge columns) and/or the
     judge ``metric`` run under each of ``backbones``. ``limit`` keeps the first ``limit`` items.
     Returns the aligned :class:`SwapData`, the judge runs' summaries and the records used.
     """
-    from metajudge.data.registry import load_dataset, load_jsonl_dataset
-
     if not external and not backbones:
         raise InputError(
             "give --external score columns or --backbones to run the judge under", field="backbones"
         )
-    if (dataset is None) == (input_file is None):
-        raise InputError("give exactly one of --dataset NAME and --input FILE", field="dataset")
-    if input_file is not None:
-        ds = load_jsonl_dataset(input_file)
-    else:
-        ds = load_dataset(dataset, data_dir=data_dir, **dict(dataset_options or {}))
-    if subset:
-        ds = ds.subset(subset)
-    if not ds.records:
-        raise InputError(f"dataset {ds.card.name!r} has no human-labelled records")
+    ds = swap_dataset(dataset, input_file, subset, data_dir, dataset_options)
     records = _limit(list(ds.records), limit)
+    need_pairs(ds, records)
     dim = dimension or metric_dimension(metric, ds.card.dimensions)
     if dim not in ds.card.dimensions:
         raise InputError(
@@ -95,8 +86,41 @@ def load_swap_data(
     return data, runs, records
 
 
+def swap_dataset(
+    dataset: Any,
+    input_file: str | Path | None,
+    subset: str | None,
+    data_dir: str | Path | None,
+    options: Mapping[str, Any] | None = None,
+) -> Any:
+    """The human-labelled records a swap or a decision runs on (:func:`~metajudge.data.loading.open_dataset`);
+    a dataset without them (benchmark inputs, an empty subset) is refused, naming its source."""
+    from metajudge.data.loading import open_dataset
+
+    ds = open_dataset(dataset, input_file, subset=subset, data_dir=data_dir, **dict(options or {}))
+    if not ds.records:
+        where = f" ({input_file})" if input_file is not None else ""
+        raise InputError(f"dataset {ds.card.name!r}{where} has no human-labelled records")
+    return ds
+
+
+def need_pairs(ds: Any, records: Sequence[Any]) -> None:
+    """Refuse pointwise data: a swap, a decision and a drift compare the backbones' decisions on
+    pairs of responses (pairwise records, or two responses to one input of Likert records)."""
+    if ds.card.kind == "pairwise" or len({r.id for r in records}) < len(records):
+        return
+    raise InputError(
+        f"every input of {ds.card.name!r} has one response, so there are no pairs of responses "
+        "to decide between (backbone-swap, decide swap and decide drift compare the judges' "
+        "decisions on pairs); for one response per input use meta-eval --protocol pointwise "
+        "or decide ppi",
+        path=ds.source.get("input"),
+        field="dataset",
+    )
+
+
 def run_backbone_swap(
-    dataset: str | None,
+    dataset: Any,
     metric: str,
     *,
     input_file: str | Path | None = None,
@@ -118,11 +142,12 @@ def run_backbone_swap(
 
     ``out_dir``: the run folder; the backbones judged live (``backbones``) get their per-response
     scores saved there (:func:`write_backbone_scores`) for the report's per-item views.
+    ``res["source"]``: where the data was loaded from (the report loads it again from there).
     """
+    ds = swap_dataset(dataset, input_file, subset, data_dir, dataset_options)
     data, runs, records = load_swap_data(
-        dataset,
+        ds,
         metric,
-        input_file=input_file,
         external=external,
         backbones=backbones,
         subset=subset,
@@ -130,7 +155,6 @@ def run_backbone_swap(
         dimension=dimension,
         seed=seed,
         data_dir=data_dir,
-        dataset_options=dataset_options,
         metric_options=metric_options,
     )
     res = backbone_swap(
@@ -143,6 +167,8 @@ def run_backbone_swap(
     )
     if runs:
         res["runs"] = runs
+    if ds.source:
+        res["source"] = ds.source
     if out_dir is not None and backbones:
         write_backbone_scores(out_dir, data, records, backbones)
     if limit is not None:

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from metajudge.analyses.backbone_swap import SwapData
 from metajudge.analyses.decide.drift import DriftGate, DriftResult, drift
 from metajudge.analyses.decide.frontier import Frontier, alpaca_eval_frontier, plot_frontier
 from metajudge.analyses.decide.noninferiority import DEFAULT_MARGIN
@@ -25,7 +26,6 @@ from metajudge.analyses.decide.verdict_decision import (
     decide_verdicts,
     estimated_costs,
 )
-from metajudge.analyses.backbone_swap import SwapData
 from metajudge.runs.backbone_swap import load_swap_data
 
 
@@ -49,8 +49,13 @@ def run_decide(
 
     ``ppi_labelled``: also the PPI++ estimate of the mean human score (win rate for pairwise
     data) with ``y`` as the judge and that many human labels drawn at random (``seed``)."""
+    from metajudge.runs.backbone_swap import swap_dataset
+
+    ds = swap_dataset(
+        dataset, load.pop("input_file", None), load.get("subset"), load.get("data_dir")
+    )
     data, runs, records = load_swap_data(
-        dataset, metric, external=external, backbones=backbones, seed=seed, **load
+        ds, metric, external=external, backbones=backbones, seed=seed, **load
     )
     sub = {r.id: str(r.meta.get("subset", "")) for r in records}
     slices = [sub.get(i, "") for i in data.view.items]
@@ -67,6 +72,8 @@ def run_decide(
     )
     if runs:
         res.extra["runs"] = runs
+    if ds.source:
+        res.extra["source"] = ds.source  # the report loads the items from there
     if ppi_labelled:
         from dataclasses import replace
 
@@ -180,15 +187,13 @@ def drift_judge_data(
     The scoring is :func:`~metajudge.scores.swap_sources.judge_scores` (cache included: a rerun
     of an unchanged judge is answered from the cache). Labels: ``before:BACKBONE[k=v]``.
     """
-    from metajudge.data.registry import open_dataset
     from metajudge.analyses.backbone_swap import build_swap_data
+    from metajudge.runs.backbone_swap import _limit, need_pairs, swap_dataset
     from metajudge.scores.swap_sources import judge_scores, metric_dimension
-    from metajudge.runs.backbone_swap import _limit
 
-    ds = open_dataset(dataset, input_file, data_dir=data_dir)
-    if subset:
-        ds = ds.subset(subset)
+    ds = swap_dataset(dataset, input_file, subset, data_dir)
     records = _limit(list(ds.records), limit)
+    need_pairs(ds, records)
     dim = metric_dimension(metric, ds.card.dimensions)
     scores: dict[str, Any] = {}
     sigs: dict[str, str] = {}
@@ -275,14 +280,11 @@ def _one_judge_data(
     data_dir: str | Path | None = None,
 ) -> tuple[SwapData, dict[str, Any]]:
     """One judge's scores aligned with the records (as :func:`load_swap_data`, for one source)."""
-    from metajudge.data.registry import open_dataset
     from metajudge.analyses.metric_vs_human.aligned import align
+    from metajudge.runs.backbone_swap import _limit, swap_dataset
     from metajudge.scores.swap_sources import external_scores, judge_scores, metric_dimension
-    from metajudge.runs.backbone_swap import _limit
 
-    ds = open_dataset(dataset, input_file, data_dir=data_dir)
-    if subset:
-        ds = ds.subset(subset)
+    ds = swap_dataset(dataset, input_file, subset, data_dir)
     records = _limit(list(ds.records), limit)
     dim = metric_dimension(metric, ds.card.dimensions)
     runs: dict[str, Any] = {}

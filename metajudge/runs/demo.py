@@ -141,10 +141,10 @@ def draw_subset(
     a description of the draw. ``reference_as_context``: give records without a context the
     gold answer as ``input.context`` (RAGChecker for G-Eval), uncut — the judge cuts it."""
     from metajudge.data.formats import write_jsonl
-    from metajudge.data.registry import load_dataset
+    from metajudge.data.loading import load
     from metajudge.data.subsample import HOW, draw_items
 
-    ds = load_dataset(name, data_dir)
+    ds = load(name, data_dir)
     draw = draw_items(ds.records, n, rng)
     recs = draw.records
     if reference_as_context:
@@ -256,8 +256,8 @@ def meta_evaluate_section(
     opts: DemoOptions,
 ) -> Any:
     """The judge scores of one section through ``run_meta_eval`` (a score file in its folder)."""
-    from metajudge.scores.scoring import write_scores
     from metajudge.runs.meta_eval import run_meta_eval
+    from metajudge.scores.scoring import write_scores
 
     folder = out / section
     folder.mkdir(parents=True, exist_ok=True)
@@ -341,8 +341,8 @@ def run_swap(rag_file: Path, out: Path, opts: DemoOptions) -> dict[str, Any]:
     """G-Eval faithfulness under both backbones on the RAGChecker subset (the swap pipeline),
     written to ``out/swap`` with its per-backbone score files and ``report.html``."""
     from metajudge.reports.html_run import write_html_report
-    from metajudge.runs.backbone_swap import run_backbone_swap
     from metajudge.reports.swap_report import write_swap_report
+    from metajudge.runs.backbone_swap import run_backbone_swap
 
     res = run_backbone_swap(
         None,

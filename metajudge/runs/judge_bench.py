@@ -77,8 +77,17 @@ def _source(
 ) -> tuple[Path, str]:
     """The JUDGE-BENCH file to judge and the set's name (for the published results)."""
     from metajudge.data.fetch import local_relpath
-    from metajudge.data.registry import open_dataset, resolve_file
+    from metajudge.data.loading import file_kind, open_dataset
+    from metajudge.data.registry import resolve_file
 
+    kind = file_kind(input_file)[0] if input_file is not None else "judge_bench"
+    if kind != "judge_bench":
+        raise InputError(
+            f"judge-bench judges the prompts of a JUDGE-BENCH unified-format file; this is a "
+            f"{kind} file",
+            path=input_file,
+            field="input",
+        )
     ds = open_dataset(dataset, input_file, data_dir=data_dir)
     if input_file is not None:
         return Path(input_file), (subset or ds.name)
@@ -115,9 +124,9 @@ def run_judge_bench(
     backend: Any = None,
 ) -> JudgeBenchRun:
     """Judge, write the replies file ``output``, parse and evaluate (module docstring)."""
+    from metajudge.analyses.judge_bench import add_replies, evaluate_judge, published_results
     from metajudge.data.judge_bench import read_file
     from metajudge.io import read_json
-    from metajudge.analyses.judge_bench import add_replies, evaluate_judge, published_results
     from metajudge.metrics.judges.engine import JudgeClient
 
     src, name = _source(dataset, input_file, subset, data_dir)

@@ -6,10 +6,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from metajudge.data.formats import PairwiseRecord
-from metajudge.errors import InputError
 from metajudge.analyses.judge_biases import BIASES_VERSION, TiePolicy, diagnose_backbone
 from metajudge.analyses.metric_vs_human.result import DiagnosticsResult
+from metajudge.data.formats import PairwiseRecord
+from metajudge.errors import InputError
 
 
 def run_judge_diagnostics(
@@ -28,17 +28,20 @@ def run_judge_diagnostics(
 ) -> DiagnosticsResult:
     """Load a pairwise dataset, judge its first ``limit`` pairs in both orders under each backbone.
 
-    ``dataset``: a registry name, or None with ``input_file`` (a canonical JSONL file). This is
-    what ``metajudge judge diagnostics`` runs. Backbones run one after the other.
+    ``dataset``: a registry name, or None with ``input_file`` (any file
+    :func:`~metajudge.data.loading.load` reads). This is what ``metajudge judge diagnostics``
+    runs. Backbones run one after the other.
     """
+    from metajudge.data.loading import open_dataset
     from metajudge.metrics.judges.pairwise import PairwiseJudge
-    from metajudge.runs.meta_eval import load_input
 
-    ds = load_input(dataset, input_file=input_file, data_dir=data_dir)
+    ds = open_dataset(dataset, input_file, data_dir=data_dir)
     dataset = ds.card.name
     if ds.card.kind != "pairwise":
         raise InputError(
-            f"judge diagnostics need a pairwise dataset with response texts; {dataset!r} is {ds.card.kind}",
+            "judge diagnostics need a pairwise dataset with response texts (pairs of responses "
+            f"to one input); {dataset!r} is {ds.card.kind}",
+            path=input_file,
             field="dataset",
         )
     records = [
@@ -49,7 +52,9 @@ def run_judge_diagnostics(
     if limit is not None:
         records = records[:limit]
     if not records:
-        raise InputError(f"dataset {dataset!r} has no pairs with both response texts")
+        raise InputError(
+            f"dataset {dataset!r} has no pairs with both response texts", path=input_file
+        )
     dim = dimension or ds.card.dimensions[0]
     if dim not in ds.card.dimensions:
         raise InputError(
@@ -64,6 +69,8 @@ def run_judge_diagnostics(
         f"|length:words|limit:{limit}|seed:{seed}|version:{BIASES_VERSION}",
         "backbones": {},
     }
+    if ds.source:
+        out["source"] = ds.source  # the report loads the pairs from there
     for bb in backbones:
         judge = PairwiseJudge(backbone=bb, seed=seed, **dict(judge_options or {}))
         try:

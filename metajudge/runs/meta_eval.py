@@ -23,13 +23,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from metajudge.errors import InputError
 from metajudge.analyses.metric_vs_human import trivial
-from metajudge.scores.upstream import metric_for_dimension
-from metajudge.analyses.metric_vs_human.protocol import Protocol
 from metajudge.analyses.metric_vs_human.evaluate import MetaEvalResult, meta_evaluate
+from metajudge.analyses.metric_vs_human.protocol import Protocol
+from metajudge.data.loading import open_dataset
+from metajudge.errors import InputError
 from metajudge.scores.files import read_score_file
 from metajudge.scores.shipped import shipped_scores
+from metajudge.scores.upstream import metric_for_dimension
 
 log = logging.getLogger(__name__)
 
@@ -102,26 +103,6 @@ def _complete_from_cache(
         else:
             missing.append(m)
     return reused, missing
-
-
-def load_input(
-    dataset: str | None = None,
-    *,
-    input_file: str | Path | None = None,
-    data_dir: str | Path | None = None,
-    subset: str | None = None,
-) -> Any:
-    """The dataset of a run: a registry name (``--dataset``) or a canonical JSONL file (``--input``)."""
-    if (dataset is None) == (input_file is None):
-        raise InputError("give exactly one of --dataset NAME and --input FILE", field="dataset")
-    from metajudge.data.registry import load_dataset, load_file
-
-    ds = (
-        load_file(input_file, data_dir=data_dir)
-        if input_file is not None
-        else load_dataset(dataset, data_dir)
-    )
-    return ds.subset(subset) if subset else ds
 
 
 def registry_names(names: Sequence[str]) -> list[str]:
@@ -249,7 +230,9 @@ def run_meta_eval(
     t0 = time.perf_counter()
     out = Path(out_dir)
     proto = Protocol.from_dict(options) if protocol is None else protocol.with_options(**options)
-    ds = load_input(dataset, input_file=input_file, data_dir=data_dir, subset=subset)
+    ds = open_dataset(dataset, input_file, subset=subset, data_dir=data_dir)
+    # what the report loads again (metajudge report DIR): ds.source
+    run = {"dataset": dataset or str(input_file), "subset": subset, "source": ds.source}
     if ds.card.label_kind in ("categorical", "binary"):
         from metajudge.runs.meta_eval_categorical import refuse_asked, run_categorical
 
@@ -266,7 +249,7 @@ def run_meta_eval(
         backbone=backbone,
     )
     if ds.card.label_kind in ("categorical", "binary"):
-        run = {"dataset": dataset or str(input_file), "subset": subset, "score_files": score_files}
+        run["score_files"] = score_files
         return run_categorical(  # type: ignore[return-value]
             ds, rows, out_dir=out, protocol=proto, metrics=metrics, data_dir=data_dir, run=run
         )
@@ -283,8 +266,7 @@ def run_meta_eval(
         directions=directions,
     )
     res.data["run"] = {
-        "dataset": dataset if dataset is not None else str(input_file),
-        "subset": subset,
+        **run,
         "score_files": [str(s) for s in score_files],
         "external": external,
         "registry_metrics": to_score,
@@ -292,14 +274,20 @@ def run_meta_eval(
         "trivial_baselines": list(trivial.TRIVIAL) if baselines else [],
         "seconds": round(time.perf_counter() - t0, 3),
     }
-    return res, write_run(res, out, plots=plots, data_dir=data_dir)
+    return res, write_run(res, out, plots=plots, data_dir=data_dir, dataset=ds)
 
 
 def write_run(
-    res: MetaEvalResult, out: Path, *, plots: bool, data_dir: str | Path | None
+    res: MetaEvalResult,
+    out: Path,
+    *,
+    plots: bool,
+    data_dir: str | Path | None,
+    dataset: Any = None,
 ) -> dict[str, Path]:
     """Warn about missing scores, attach the published numbers, and write the run folder:
-    ``result.json``, the tables, the plots and ``report.html``."""
+    ``result.json``, the tables, the plots and ``report.html`` (``dataset``: the run's loaded
+    dataset, shown in the report; by default the source ``result.json`` records is loaded)."""
     from metajudge.reports.html_run import write_html_report
     from metajudge.reports.published import attach_published
     from metajudge.reports.render import RESULT_FILE, render_all
@@ -311,7 +299,7 @@ def write_run(
     res.save(out / RESULT_FILE)
     written = {RESULT_FILE: out / RESULT_FILE}
     written.update(render_all(out, plots=plots, result=res, published=False))
-    written["report.html"] = write_html_report(out, data_dir=data_dir)
+    written["report.html"] = write_html_report(out, data_dir=data_dir, dataset=dataset)
     return written
 
 

@@ -46,16 +46,12 @@ CHUNK = 256  # responses per score_batch call (progress granularity); one metric
 
 
 def _records_of(dataset: Any, data_dir: str | Path | None = None) -> list[Record]:
-    """Records from a dataset name, a JSONL path, a ``Dataset`` (``.records``) or a list of records."""
+    """Records from a dataset name or a file (:func:`metajudge.data.loading.load`), a
+    ``Dataset`` (``.records``) or a list of records."""
     if isinstance(dataset, (str, Path)):
-        p = Path(dataset)
-        if p.suffix == ".jsonl" or isinstance(dataset, Path):  # a file, never a name
-            from metajudge.data.registry import load_jsonl_dataset
+        from metajudge.data.loading import load
 
-            return list(load_jsonl_dataset(p).records)
-        from metajudge.data.registry import load_dataset
-
-        ds = load_dataset(str(dataset), data_dir=data_dir)
+        ds = load(dataset, data_dir)
         if not ds.records:
             raise InputError(
                 f"dataset {dataset!r} has no responses to score (kind {ds.kind})", field="dataset"
@@ -151,8 +147,8 @@ def score_dataset(
 ) -> list[dict[str, Any]]:
     """Score every response of ``dataset`` (pairwise: both ``a`` and ``b``) with each metric.
 
-    ``dataset``: a registry name (:func:`metajudge.data.registry.load_dataset`), a canonical JSONL
-    path, a ``Dataset`` or a list of records. ``options``: ``{metric name: {option: value}}``
+    ``dataset``: a registry name or a file (:func:`metajudge.data.loading.load`), a ``Dataset``
+    or a list of records. ``options``: ``{metric name: {option: value}}``
     passed to :func:`metajudge.metrics.registry.get_metric`; ``backbone``: the LLM judges'
     backbone. A family (``geval``) is scored as its members (``geval_faithfulness``,
     ``geval_completeness``). ``reference_field``: a dotted record field (``input.source``, ``input.question``,

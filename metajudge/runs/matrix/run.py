@@ -77,7 +77,8 @@ def prepare_cell(opts: CellOptions) -> Prepared:
     """Steps 1–2 of the module docstring (no model call)."""
     import numpy as np
 
-    from metajudge.data.registry import Dataset, open_dataset
+    from metajudge.data.loading import open_dataset
+    from metajudge.data.registry import Dataset
     from metajudge.data.subsample import draw_items
     from metajudge.runs.matrix.table import (
         applicability,
@@ -232,8 +233,8 @@ def _results(
 
 
 def _metric_cell(opts: CellOptions, prep: Prepared) -> dict[str, Any]:
-    from metajudge.analyses.metric_vs_human.protocol import Protocol
     from metajudge.analyses.metric_vs_human.evaluate import meta_evaluate
+    from metajudge.analyses.metric_vs_human.protocol import Protocol
 
     rows, ledger = _score_metric(opts, prep)
     scored = [r for r in rows if r["score"] is not None]
@@ -275,13 +276,13 @@ def run_cell(opts: CellOptions) -> tuple[dict[str, Any], Path]:
     """Steps 1–5 of the module docstring; returns the stored cell and its path."""
     from metajudge.metrics.judges.engine import resolve_backbone
     from metajudge.metrics.registry import is_judge
+    from metajudge.runs.matrix.cell import write_cell
     from metajudge.runs.matrix.table import (
         PAIRWISE_JUDGE,
         cell_path,
         default_baselines_dir,
         headline_dimension,
     )
-    from metajudge.runs.matrix.cell import write_cell
 
     t0 = time.perf_counter()
     prep = prepare_cell(opts)

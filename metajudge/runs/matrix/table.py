@@ -369,13 +369,14 @@ def _cell(
 def _load_columns(
     inputs: Sequence[str | Path], data_dir: str | Path | None
 ) -> list[tuple[DatasetFacts, Any]]:
-    from metajudge.data.registry import list_datasets, load_dataset, load_file
+    from metajudge.data.loading import load
+    from metajudge.data.registry import list_datasets
 
     out = []
     for name in list_datasets():
-        out.append((dataset_facts(load_dataset(name, data_dir=data_dir)), None))
+        out.append((dataset_facts(load(name, data_dir)), None))
     for f in inputs:
-        out.append((dataset_facts(load_file(f), source=str(f)), f))
+        out.append((dataset_facts(load(Path(f), data_dir), source=str(f)), f))
     return out
 
 
