@@ -20,9 +20,8 @@ correlation statistics themselves (Pearson, Spearman, bootstrap CIs, paired test
   * nominal: δ = 1[c ≠ k]; Σ_{i≠j∈u} δ = m_u² − Σ_c n_uc².
 
   All three are checked against ``krippendorff.alpha`` on binned data in the tests.
-- :func:`decisions`, :func:`flip_rate`, :func:`decision_disagreement` — pairwise decisions
-  d → {−1, 0, 1} with a tie band |d| ≤ ε (the MT-RAIG ``sign`` normalisation), and how often two
-  judges reverse a preference.
+- :func:`flip_rate`, :func:`decision_disagreement` — how often two judges' pairwise decisions
+  (:func:`metajudge.stats.decisions.tie_decisions`) reverse a preference.
 """
 
 from __future__ import annotations
@@ -33,8 +32,6 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from metajudge.stats.decisions import tie_decisions
-
 Level = Literal["interval", "ordinal", "nominal"]
 Weights = Literal["linear", "quadratic"] | None
 
@@ -44,15 +41,6 @@ def _as_1d(x: ArrayLike, name: str) -> NDArray[np.float64]:
     if a.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {a.shape}")
     return a
-
-
-def decisions(d: ArrayLike, *, eps: float = 0.0) -> NDArray[np.float64]:
-    """Map score differences to decisions {−1, 0, 1} with a tie band ``|d| <= eps``; NaN stays NaN.
-
-    >>> decisions([0.3, -2.0, 0.0, 0.05], eps=0.1).tolist()
-    [1.0, -1.0, 0.0, 0.0]
-    """
-    return tie_decisions(d, eps)
 
 
 def flip_rate(x: ArrayLike, y: ArrayLike) -> tuple[float, int]:

@@ -16,12 +16,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from metajudge.limits import check_allocation
-from metajudge.stats.correlation import (
-    CORRELATIONS,
-    _as_xy,
-    pairwise_accuracy,
-    statistic_fn,
-)
+from metajudge.stats.correlation import CORRELATIONS, _as_xy, statistic_fn
+from metajudge.stats.decisions import pairwise_accuracy
 from metajudge.stats.resample import Resamples, draw_counts, map_chunks
 from metajudge.stats.weighted import weighted_statistic
 
@@ -209,8 +205,8 @@ def bootstrap_ci_reference(
         "pearson": lambda a, b: float(ss.pearsonr(a, b)[0]),
         "spearman": lambda a, b: float(ss.spearmanr(a, b)[0]),
         "kendall": lambda a, b: float(ss.kendalltau(a, b, variant="b")[0]),
-        "acc_ties": lambda a, b: pairwise_accuracy(a, b, ties=True),
-        "acc_no_ties": lambda a, b: pairwise_accuracy(a, b, ties=False),
+        "acc_ties": lambda a, b: pairwise_accuracy(a, b, "three_way"),
+        "acc_no_ties": lambda a, b: pairwise_accuracy(a, b, "exclude_human_ties"),
     }
     fn = fns[statistic]
     out = np.empty(n_boot)
