@@ -105,21 +105,34 @@ def cohen_kappa(
         raise ValueError("a label is not in `labels`")
     obs = np.zeros((k, k))
     np.add.at(obs, (ia, ib), 1.0)
-    obs /= obs.sum()
-    exp = np.outer(obs.sum(1), obs.sum(0))
-    pos = np.arange(k, dtype=float)
-    if weights is None:
-        w = 1.0 - np.eye(k)
-    elif weights == "linear":
-        w = np.abs(pos[:, None] - pos[None, :])
-    elif weights == "quadratic":
-        w = (pos[:, None] - pos[None, :]) ** 2
-    else:
-        raise ValueError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")
-    den = float((w * exp).sum())
-    if den == 0.0:
-        return float("nan")
-    return 1.0 - float((w * obs).sum()) / den
+    return float(kappa_from_confusion(obs, weights=weights))
+
+
+def kappa_from_confusion(cm: ArrayLike, *, weights: Weights = None) -> NDArray[np.float64]:
+    """Cohen's κ of confusion matrices ``(..., k, k)`` of counts, vectorised over leading axes.
+
+    κ = 1 − Σ w_ij O_ij / Σ w_ij E_ij (see :func:`cohen_kappa`); NaN where undefined.
+
+    >>> float(kappa_from_confusion([[1, 0], [1, 1]]))
+    0.4
+    """
+    cm = np.asarray(cm, dtype=float)
+    k = cm.shape[-1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        obs = cm / cm.sum(axis=(-2, -1), keepdims=True)
+        exp = obs.sum(-1)[..., :, None] * obs.sum(-2)[..., None, :]
+        pos = np.arange(k, dtype=float)
+        if weights is None:
+            w = 1.0 - np.eye(k)
+        elif weights == "linear":
+            w = np.abs(pos[:, None] - pos[None, :])
+        elif weights == "quadratic":
+            w = (pos[:, None] - pos[None, :]) ** 2
+        else:
+            raise ValueError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")
+        den = (w * exp).sum(axis=(-2, -1))
+        num = (w * obs).sum(axis=(-2, -1))
+        return np.where(den == 0.0, np.nan, 1.0 - num / np.where(den == 0.0, 1.0, den))
 
 
 def _midranks(v: NDArray[np.float64]) -> NDArray[np.float64]:
