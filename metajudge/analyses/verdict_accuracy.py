@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from metajudge.scores.released_verdicts import CATEGORIES, JudgeVerdicts, PairVerdicts
+from metajudge.stats.bootstrap import bootstrap_mean_ci
 from metajudge.stats.decisions import (
     ORDER_PROTOCOLS,
     OrderProtocol,
@@ -71,18 +72,6 @@ def first_wins(rows: Sequence[PairVerdicts]) -> tuple[float, int]:
             if d in ("A>B", "B>A"):
                 first.append(d == ("A>B" if k == 0 else "B>A"))
     return (float(np.mean(first)) if first else math.nan), len(first)
-
-
-def bootstrap_accuracy(
-    correct: np.ndarray, rng: np.random.Generator, *, n_boot: int = 1000, level: float = 0.95
-) -> tuple[float, float]:
-    """Percentile CI of the mean of 0/1 ``correct`` over resampled pairs."""
-    from metajudge.stats import bootstrap_indices, percentile_ci
-
-    if correct.size == 0:
-        return math.nan, math.nan
-    idx = bootstrap_indices(correct.size, n_boot, rng)
-    return percentile_ci(correct[idx].mean(axis=1), level)
 
 
 def mcnemar(a: Sequence[bool], b: Sequence[bool]) -> tuple[int, int, float, str]:
@@ -172,7 +161,7 @@ def judge_report(
     accs = []
     for cat in [*cats, "overall"]:
         m = np.array([cat == "overall" or r.category == cat for r in rows], dtype=bool)
-        lo, hi = bootstrap_accuracy(correct[m], rng, n_boot=n_boot)
+        lo, hi = bootstrap_mean_ci(correct[m], rng, n_boot=n_boot)
         acc = float(correct[m].mean()) if m.any() else math.nan
         accs.append(Accuracy(cat, int(m.sum()), acc, lo, hi))
     # a none decision counts as inconsistent
