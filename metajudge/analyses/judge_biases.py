@@ -35,6 +35,7 @@ from metajudge.stats.decisions import (
     TIE_POLICIES,
     TiePolicy,
     accuracy_tally,
+    p_first_wins,
     position_consistency,
     pref_array,
     tie_decisions,
@@ -66,21 +67,20 @@ def position_bias(ab: Sequence[Any], ba: Sequence[Any]) -> dict[str, Any]:
     consistency, n_both = position_consistency(
         [to_pref(x.preferred) for x in ab], [to_pref(y.preferred) for y in ba], unparsed="drop"
     )
-    decisive = [v for v in (*ab, *ba) if v.decision in ("A", "B")]
-    first = sum(v.decision == "A" for v in decisive)
+    first, n_decisive = p_first_wins([to_pref(v.decision) for v in (*ab, *ba)])
     per_order = {}
     for name, vs in (("ab", ab), ("ba", ba)):
-        dec = [v for v in vs if v.decision in ("A", "B")]
+        fw, nd = p_first_wins([to_pref(v.decision) for v in vs])
         per_order[name] = {
-            "p_first_wins": _r(sum(v.decision == "A" for v in dec) / len(dec)) if dec else None,
+            "p_first_wins": _r(fw) if nd else None,
             "p_tie": _r(sum(v.decision == "tie" for v in vs) / len(vs)) if vs else None,
             "unparsed": sum(v.decision is None for v in vs),
         }
     return {
         "consistency": _r(consistency) if n_both else None,
         "n_both_parsed": n_both,
-        "p_first_wins": _r(first / len(decisive)) if decisive else None,
-        "n_decisive": len(decisive),
+        "p_first_wins": _r(first) if n_decisive else None,
+        "n_decisive": n_decisive,
         "per_order": per_order,
     }
 

@@ -33,6 +33,7 @@ from metajudge.stats.decisions import (
     ORDER_PROTOCOLS,
     OrderProtocol,
     Pref,
+    p_first_wins,
     position_consistency,
     protocol_correct,
     to_pref,
@@ -65,13 +66,14 @@ def both_orders(rows: Sequence[PairVerdicts]) -> tuple[list[Pref | None], list[P
 def first_wins(rows: Sequence[PairVerdicts]) -> tuple[float, int]:
     """P(the response shown first wins) over decisive decisions; ``(rate, n)``.
 
-    Order 1 shows A first (a win is ``A>B``); order 2 shows B first (flipped back: ``B>A``)."""
-    first: list[bool] = []
+    Order 1 shows A first (a win is ``A>B``); order 2 shows B first (flipped back: ``B>A``):
+    :func:`metajudge.stats.decisions.p_first_wins` on the decisions by position."""
+    positional = []
     for r in rows:
         for k, d in enumerate(r.orders):
-            if d in ("A>B", "B>A"):
-                first.append(d == ("A>B" if k == 0 else "B>A"))
-    return (float(np.mean(first)) if first else math.nan), len(first)
+            p = to_pref(d)
+            positional.append(p if p is None or k == 0 else p.flip())
+    return p_first_wins(positional)
 
 
 def mcnemar(a: Sequence[bool], b: Sequence[bool]) -> tuple[int, int, float, str]:

@@ -31,6 +31,8 @@ def _mean_ci(values: Sequence[float], rng: np.random.Generator, n_boot: int) -> 
 
 
 def _rates(labels: Sequence[int], preds: Sequence[float | None]) -> dict[str, Any]:
+    from metajudge.stats.classification import accuracy
+
     pairs = [(lab, p) for lab, p in zip(labels, preds, strict=True)]
     judged = [(lab, int(p)) for lab, p in pairs if p is not None]
     neg = [p for lab, p in judged if lab == 0]
@@ -41,7 +43,7 @@ def _rates(labels: Sequence[int], preds: Sequence[float | None]) -> dict[str, An
         "judged": len(judged),
         "unparseable": n_fail,
         "unparseable_rate": round(n_fail / len(pairs), 4) if pairs else None,
-        "accuracy": round(sum(lab == p for lab, p in judged) / len(judged), 4) if judged else None,
+        "accuracy": round(accuracy(*zip(*judged)), 4) if judged else None,
         "false_accept_rate": round(sum(neg) / len(neg), 4) if neg else None,
         "false_reject_rate": round(sum(1 - p for p in pos) / len(pos), 4) if pos else None,
         "n_must_accept": sum(lab == 1 for lab, _ in pairs),

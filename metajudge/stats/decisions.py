@@ -32,7 +32,8 @@ equal to the label, −1 per decision equal to the opposite, correct if the sum 
 
 **Position consistency** (:func:`position_consistency`; Zheng et al. 2023, MT-Bench §3.3): the
 share of pairs judged in both orders whose two decisions (in the pair's own orientation) agree,
-tie = tie.
+tie = tie; and :func:`p_first_wins`, the share of decisive decisions that prefer the response
+shown first.
 """
 
 from __future__ import annotations
@@ -246,3 +247,18 @@ def position_consistency(
         both = [(x, y) for x, y in both if x is not None and y is not None]
     ok = sum(x is not None and x == y for x, y in both)
     return (ok / len(both) if both else math.nan), len(both)
+
+
+def p_first_wins(positional: Sequence[Pref | None]) -> tuple[float, int]:
+    """P(the response shown first wins) over the decisive decisions; ``(rate, n)``.
+
+    ``positional``: decisions by presentation position (``Pref.A`` = the response shown first
+    won); ties and unparsed decisions are not decisive. 0.5 = no position preference (Wang et al.
+    2023, "Large Language Models are not Fair Evaluators").
+
+    >>> p_first_wins([Pref.A, Pref.A, Pref.B, Pref.TIE, None])
+    (0.6666666666666666, 3)
+    """
+    decisive = [p for p in positional if p is not None and p != Pref.TIE]
+    n = len(decisive)
+    return (sum(p == Pref.A for p in decisive) / n if n else math.nan), n

@@ -26,6 +26,7 @@ ONE_DEFINITION = {
     "accuracy_tally": "stats/decisions.py",
     "protocol_correct": "stats/decisions.py",
     "position_consistency": "stats/decisions.py",
+    "p_first_wins": "stats/decisions.py",
     "TIE_POLICIES": "stats/decisions.py",
     "ORDER_PROTOCOLS": "stats/decisions.py",
     "majority_label": "stats/classification.py",
