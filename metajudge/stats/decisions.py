@@ -137,6 +137,40 @@ class AccuracyTally:
     policy: str
 
 
+def pair_credit(
+    judge: ArrayLike,
+    human: ArrayLike,
+    *,
+    policy: TiePolicy = "three_way",
+    epsilon: float | ArrayLike = 0.0,
+    unjudged: Unjudged = "wrong",
+) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_]]:
+    """Per pair: the credit (1 right, ½ a judge tie under ``half_credit``, 0 wrong), whether the
+    pair is scored under ``policy`` / ``unjudged`` (module docstring) and whether it has no judge
+    decision. The per-pair form of :func:`accuracy_tally`, for resampling the pairs.
+
+    >>> c, keep, _ = pair_credit([1, 0, -1], [1, 1, 0], policy="half_credit")
+    >>> c.tolist(), keep.tolist()
+    ([1.0, 0.5, 0.0], [True, True, False])
+    """
+    if policy not in TIE_POLICIES:
+        raise ValueError(f"unknown tie policy {policy!r}; choose one of {', '.join(TIE_POLICIES)}")
+    dec = tie_decisions(np.asarray(judge, dtype=float).ravel(), epsilon)
+    hs = np.sign(np.asarray(human, dtype=float).ravel())
+    if dec.shape != hs.shape:
+        raise ValueError(f"judge and human differ in length: {dec.size} vs {hs.size}")
+    keep = ~np.isnan(hs)
+    if policy != "three_way":
+        keep &= hs != 0
+    missing = keep & np.isnan(dec)
+    if unjudged == "drop":
+        keep &= ~missing
+    credit = (dec == hs).astype(float)
+    if policy == "half_credit":
+        credit[(dec == 0) & (hs != 0)] = 0.5  # a judge tie on a pair the humans did not tie
+    return credit, keep, missing
+
+
 def accuracy_tally(
     judge: ArrayLike,
     human: ArrayLike,
@@ -154,24 +188,11 @@ def accuracy_tally(
     >>> t.value, t.n, t.unjudged
     (0.375, 4, 1)
     """
-    if policy not in TIE_POLICIES:
-        raise ValueError(f"unknown tie policy {policy!r}; choose one of {', '.join(TIE_POLICIES)}")
-    dec = tie_decisions(np.asarray(judge, dtype=float).ravel(), epsilon)
-    hs = np.sign(np.asarray(human, dtype=float).ravel())
-    if dec.shape != hs.shape:
-        raise ValueError(f"judge and human differ in length: {dec.size} vs {hs.size}")
-    keep = ~np.isnan(hs)
-    if policy != "three_way":
-        keep &= hs != 0
-    missing = keep & np.isnan(dec)
-    if unjudged == "drop":
-        keep &= ~missing
-    dec, hs = dec[keep], hs[keep]
-    credit = (dec == hs).astype(float)
-    if policy == "half_credit":
-        credit[dec == 0] = 0.5  # human ties are already out: a judge tie is never exact
-    n = int(dec.size)
-    value = float(credit.mean()) if n else math.nan
+    credit, keep, missing = pair_credit(
+        judge, human, policy=policy, epsilon=epsilon, unjudged=unjudged
+    )
+    n = int(keep.sum())
+    value = float(credit[keep].mean()) if n else math.nan
     return AccuracyTally(value, n, int(missing.sum()), policy)
 
 
