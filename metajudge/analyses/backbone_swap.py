@@ -206,11 +206,10 @@ def _per_backbone(ctx: _Ctx, k: int, bb: str) -> tuple[dict[str, Any], est.Estim
         e = ctx.pooled(method, ctx.d[k], ctx.h_pair, "pair")
         entry[f"pairs_{method}"] = _est(e)
         human[f"pairs_{method}"] = e
-    h_dec = stats.tie_decisions(ctx.h_pair)
-    m = np.isfinite(ctx.dec[k]) & np.isfinite(h_dec) & (h_dec != 0)
+    acc = stats.accuracy_tally(ctx.dec[k], ctx.h_pair, policy="exclude_human_ties", unjudged="drop")
     entry["pair_accuracy"] = {
-        "value": _clean(float(np.mean(ctx.dec[k][m] == h_dec[m])) if m.any() else math.nan),
-        "n": int(m.sum()),
+        "value": _clean(acc.value),
+        "n": acc.n,
         "policy": "human ties excluded; a judge tie counts as wrong",
     }
     chosen = human[

@@ -13,11 +13,8 @@ and the records' human labels (positive = b better).
   responses differ in length (whitespace words), the share of decisive judge verdicts that
   prefer the longer one, beside the same share for the humans (mean label's sign) on the same
   kind of pairs — a judge above the humans' rate prefers length more than people do.
-- **Accuracy vs humans** with a named tie policy:
-  ``exclude_human_ties`` (pairs the humans tie are dropped; a judge tie counts wrong — LLMBar /
-  JudgeBench style), ``three_way`` (tie is a class; exact match over all pairs — PandaLM's
-  accuracy), ``half_credit`` (human ties dropped; a judge tie earns ½ — AlpacaEval's win-rate
-  convention).
+- **Accuracy vs humans** with a named tie policy (``exclude_human_ties``, ``three_way``,
+  ``half_credit``): :func:`metajudge.stats.decisions.pairwise_accuracy` defines them.
 - **Run-to-run variance**: repeated sampled runs (temperature > 0, different seeds): the mean
   over pairs of the standard deviation of the verdict value (−1/0/+1) across runs, and the mean
   share of run pairs that agree.
@@ -34,10 +31,17 @@ import numpy as np
 from metajudge.backends.ledger import CACHED_COST
 from metajudge.data.formats import PairwiseRecord, mean_label
 from metajudge.errors import InputError
-from metajudge.stats.decisions import tie_decisions
+from metajudge.stats.decisions import (
+    TIE_POLICIES,
+    TiePolicy,
+    accuracy_tally,
+    p_first_wins,
+    position_consistency,
+    pref_array,
+    tie_decisions,
+    to_pref,
+)
 
-TiePolicy = Literal["exclude_human_ties", "three_way", "half_credit"]
-TIE_POLICIES: tuple[str, ...] = ("exclude_human_ties", "three_way", "half_credit")
 BIASES_VERSION = "1"
 
 Side = Literal["a", "b", "tie"]
@@ -60,27 +64,23 @@ def position_bias(ab: Sequence[Any], ba: Sequence[Any]) -> dict[str, Any]:
         raise InputError(
             f"position bias needs the same records in both orders ({len(ab)} vs {len(ba)} verdicts)"
         )
-    both = [
-        (x, y)
-        for x, y in zip(ab, ba, strict=True)
-        if x.preferred is not None and y.preferred is not None
-    ]
-    consistent = sum(x.preferred == y.preferred for x, y in both)
-    decisive = [v for v in (*ab, *ba) if v.decision in ("A", "B")]
-    first = sum(v.decision == "A" for v in decisive)
+    consistency, n_both = position_consistency(
+        [to_pref(x.preferred) for x in ab], [to_pref(y.preferred) for y in ba], unparsed="drop"
+    )
+    first, n_decisive = p_first_wins([to_pref(v.decision) for v in (*ab, *ba)])
     per_order = {}
     for name, vs in (("ab", ab), ("ba", ba)):
-        dec = [v for v in vs if v.decision in ("A", "B")]
+        fw, nd = p_first_wins([to_pref(v.decision) for v in vs])
         per_order[name] = {
-            "p_first_wins": _r(sum(v.decision == "A" for v in dec) / len(dec)) if dec else None,
+            "p_first_wins": _r(fw) if nd else None,
             "p_tie": _r(sum(v.decision == "tie" for v in vs) / len(vs)) if vs else None,
             "unparsed": sum(v.decision is None for v in vs),
         }
     return {
-        "consistency": _r(consistent / len(both)) if both else None,
-        "n_both_parsed": len(both),
-        "p_first_wins": _r(first / len(decisive)) if decisive else None,
-        "n_decisive": len(decisive),
+        "consistency": _r(consistency) if n_both else None,
+        "n_both_parsed": n_both,
+        "p_first_wins": _r(first) if n_decisive else None,
+        "n_decisive": n_decisive,
         "per_order": per_order,
     }
 
@@ -145,25 +145,17 @@ def accuracy_vs_humans(
             f"unknown tie policy {policy!r}; choose one of {', '.join(TIE_POLICIES)}",
             field="tie_policy",
         )
-    credit = 0.0
-    n = 0
-    unparsed = 0
-    for r, p in zip(records, preferred, strict=True):
-        h = human_sign(r, dimension)
-        if h is None:
-            continue
-        if policy != "three_way" and h == 0:
-            continue
-        n += 1
-        if p is None:
-            unparsed += 1
-            continue
-        j = {"a": -1.0, "b": 1.0, "tie": 0.0}[p]
-        if j == h:
-            credit += 1.0
-        elif policy == "half_credit" and j == 0:
-            credit += 0.5
-    return {"value": _r(credit / n) if n else None, "n": n, "unparsed": unparsed, "policy": policy}
+    if len(records) != len(preferred):
+        raise InputError(f"{len(records)} records but {len(preferred)} verdicts")
+    human = [human_sign(r, dimension) for r in records]
+    t = accuracy_tally(
+        pref_array(preferred),
+        [math.nan if h is None else h for h in human],
+        policy=policy,
+        unjudged="wrong",
+    )
+    value = _r(t.value) if t.n else None
+    return {"value": value, "n": t.n, "unparsed": t.unjudged, "policy": policy}
 
 
 def run_to_run_variance(runs: Sequence[Sequence[Side | None]]) -> dict[str, Any]:
@@ -179,8 +171,7 @@ def run_to_run_variance(runs: Sequence[Sequence[Side | None]]) -> dict[str, Any]
             "agreement": None,
             "note": "needs two or more runs",
         }
-    val = {"a": -1.0, "b": 1.0, "tie": 0.0}
-    m = np.array([[np.nan if p is None else val[p] for p in run] for run in runs])  # runs × pairs
+    m = np.array([pref_array(run) for run in runs])  # runs × pairs
     ok = np.isfinite(m).sum(0) >= 2
     sd = np.array([np.nanstd(m[:, j], ddof=1) for j in np.flatnonzero(ok)])
     agree = []

@@ -23,64 +23,57 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
-from metajudge.scores.released_verdicts import CATEGORIES, JudgeVerdicts, PairVerdicts, flip
+from metajudge.scores.released_verdicts import CATEGORIES, JudgeVerdicts, PairVerdicts
+from metajudge.stats.bootstrap import bootstrap_mean_ci
+from metajudge.stats.decisions import (
+    ORDER_PROTOCOLS,
+    OrderProtocol,
+    Pref,
+    p_first_wins,
+    position_consistency,
+    protocol_correct,
+    to_pref,
+)
 
-Protocol = Literal["double_game", "single", "both_agree"]
-PROTOCOLS: tuple[str, ...] = ("double_game", "single", "both_agree")
+Protocol = OrderProtocol
+PROTOCOLS: tuple[str, ...] = ORDER_PROTOCOLS
 
 
 def pair_correct(row: PairVerdicts, protocol: Protocol) -> bool:
-    """Whether ``row`` counts as correct under ``protocol`` (module docstring).
+    """Whether ``row`` counts as correct under ``protocol``
+    (:func:`metajudge.stats.decisions.protocol_correct`).
 
     >>> r = PairVerdicts("p", "math", "A>B", ("A>B", "A=B"))
     >>> pair_correct(r, "double_game"), pair_correct(r, "single"), pair_correct(r, "both_agree")
     (True, True, False)
     """
-    if row.label is None:
+    label = to_pref(row.label)
+    if label is None:
         raise ValueError(f"pair {row.pair_id}: no label")
-    if protocol == "single":
-        return row.orders[0] == row.label
-    if protocol == "both_agree":
-        return len(row.orders) == 2 and all(d == row.label for d in row.orders)
-    if protocol == "double_game":
-        opp = flip(row.label)
-        return sum((d == row.label) - (d == opp) for d in row.orders) > 0
-    raise ValueError(f"unknown protocol {protocol!r} (known: {', '.join(PROTOCOLS)})")
+    return protocol_correct(label, [to_pref(d) for d in row.orders], protocol)
 
 
-def position_consistency(rows: Sequence[PairVerdicts]) -> tuple[float, int]:
-    """Share of pairs judged in both orders whose two decisions agree; ``(rate, n)``."""
+def both_orders(rows: Sequence[PairVerdicts]) -> tuple[list[Pref | None], list[Pref | None]]:
+    """The two decisions of every pair judged in both orders (original orientation)."""
     two = [r for r in rows if len(r.orders) == 2]
-    ok = sum(r.orders[0] is not None and r.orders[0] == r.orders[1] for r in two)
-    return (ok / len(two) if two else math.nan), len(two)
+    return [to_pref(r.orders[0]) for r in two], [to_pref(r.orders[1]) for r in two]
 
 
 def first_wins(rows: Sequence[PairVerdicts]) -> tuple[float, int]:
     """P(the response shown first wins) over decisive decisions; ``(rate, n)``.
 
-    Order 1 shows A first (a win is ``A>B``); order 2 shows B first (flipped back: ``B>A``)."""
-    first: list[bool] = []
+    Order 1 shows A first (a win is ``A>B``); order 2 shows B first (flipped back: ``B>A``):
+    :func:`metajudge.stats.decisions.p_first_wins` on the decisions by position."""
+    positional = []
     for r in rows:
         for k, d in enumerate(r.orders):
-            if d in ("A>B", "B>A"):
-                first.append(d == ("A>B" if k == 0 else "B>A"))
-    return (float(np.mean(first)) if first else math.nan), len(first)
-
-
-def bootstrap_accuracy(
-    correct: np.ndarray, rng: np.random.Generator, *, n_boot: int = 1000, level: float = 0.95
-) -> tuple[float, float]:
-    """Percentile CI of the mean of 0/1 ``correct`` over resampled pairs."""
-    from metajudge.stats import bootstrap_indices, percentile_ci
-
-    if correct.size == 0:
-        return math.nan, math.nan
-    idx = bootstrap_indices(correct.size, n_boot, rng)
-    return percentile_ci(correct[idx].mean(axis=1), level)
+            p = to_pref(d)
+            positional.append(p if p is None or k == 0 else p.flip())
+    return p_first_wins(positional)
 
 
 def mcnemar(a: Sequence[bool], b: Sequence[bool]) -> tuple[int, int, float, str]:
@@ -170,10 +163,11 @@ def judge_report(
     accs = []
     for cat in [*cats, "overall"]:
         m = np.array([cat == "overall" or r.category == cat for r in rows], dtype=bool)
-        lo, hi = bootstrap_accuracy(correct[m], rng, n_boot=n_boot)
+        lo, hi = bootstrap_mean_ci(correct[m], rng, n_boot=n_boot)
         acc = float(correct[m].mean()) if m.any() else math.nan
         accs.append(Accuracy(cat, int(m.sum()), acc, lo, hi))
-    pc, n2 = position_consistency(rows)
+    # a none decision counts as inconsistent
+    pc, n2 = position_consistency(*both_orders(rows), unparsed="inconsistent")
     fw, nd = first_wins(rows)
     notes = v.notes
     if len(rows) < len(v.rows):

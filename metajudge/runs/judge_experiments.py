@@ -21,25 +21,18 @@ from metajudge.data.formats import Input, response_key, split_response_key
 from metajudge.metrics.base import ScoreItem
 
 
-def bootstrap_mean_ci(
-    values: Sequence[float], rng: np.random.Generator, *, n_boot: int = 2000, level: float = 0.95
-) -> tuple[float, float, float]:
-    """(mean, lo, hi): percentile bootstrap CI of the mean over items.
+def _mean_ci(values: Sequence[float], rng: np.random.Generator, n_boot: int) -> list[float]:
+    """[mean, lo, hi]: the mean and its percentile bootstrap CI (:func:`~metajudge.stats.bootstrap_mean_ci`)."""
+    from metajudge.stats import bootstrap_mean_ci
 
-    >>> m, lo, hi = bootstrap_mean_ci([0.0, 1.0, 1.0, 0.0], np.random.default_rng(0))
-    >>> m, lo <= m <= hi
-    (0.5, True)
-    """
     x = np.asarray(values, dtype=float)
-    if x.size == 0:
-        return float("nan"), float("nan"), float("nan")
-    idx = rng.integers(0, x.size, size=(n_boot, x.size))
-    means = x[idx].mean(axis=1)
-    a = (1 - level) / 2
-    return float(x.mean()), float(np.quantile(means, a)), float(np.quantile(means, 1 - a))
+    mean = float(x.mean()) if x.size else float("nan")
+    return [mean, *bootstrap_mean_ci(x, rng, n_boot=n_boot)]
 
 
 def _rates(labels: Sequence[int], preds: Sequence[float | None]) -> dict[str, Any]:
+    from metajudge.stats.classification import accuracy
+
     pairs = [(lab, p) for lab, p in zip(labels, preds, strict=True)]
     judged = [(lab, int(p)) for lab, p in pairs if p is not None]
     neg = [p for lab, p in judged if lab == 0]
@@ -50,7 +43,7 @@ def _rates(labels: Sequence[int], preds: Sequence[float | None]) -> dict[str, An
         "judged": len(judged),
         "unparseable": n_fail,
         "unparseable_rate": round(n_fail / len(pairs), 4) if pairs else None,
-        "accuracy": round(sum(lab == p for lab, p in judged) / len(judged), 4) if judged else None,
+        "accuracy": round(accuracy(*zip(*judged)), 4) if judged else None,
         "false_accept_rate": round(sum(neg) / len(neg), 4) if neg else None,
         "false_reject_rate": round(sum(1 - p for p in pos) / len(pos), 4) if pos else None,
         "n_must_accept": sum(lab == 1 for lab, _ in pairs),
@@ -235,9 +228,9 @@ def _mode_result(
         "scored_pairs": len(paired),
         "unscored": sum(r.score is None for r in res),
         "errors": sorted({r.error for r in res if r.error}),
-        "reference_mean_ci": bootstrap_mean_ci([a for a, _ in paired], rng, n_boot=n_boot),
-        "perturbed_mean_ci": bootstrap_mean_ci([b for _, b in paired], rng, n_boot=n_boot),
-        "difference_mean_ci": bootstrap_mean_ci([a - b for a, b in paired], rng, n_boot=n_boot),
+        "reference_mean_ci": _mean_ci([a for a, _ in paired], rng, n_boot),
+        "perturbed_mean_ci": _mean_ci([b for _, b in paired], rng, n_boot),
+        "difference_mean_ci": _mean_ci([a - b for a, b in paired], rng, n_boot),
         "perturbed_lower_share": round(sum(a > b for a, b in paired) / len(paired), 4)
         if paired
         else None,

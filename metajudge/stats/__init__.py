@@ -4,8 +4,9 @@ Plain functions over numpy arrays, in the spirit of mt-metrics-eval's ``stats.py
 function's docstring names the paper its formula comes from. Randomness always comes from a
 ``numpy.random.Generator`` the caller passes in.
 
-- :mod:`.correlation` — Pearson, Spearman, Kendall τ_b, pairwise accuracy, Fisher-z CIs.
-- :mod:`.decisions` — the tie-band decision ``|d| <= ε → 0, else sign(d)``.
+- :mod:`.correlation` — Pearson, Spearman, Kendall τ_b, Fisher-z CIs.
+- :mod:`.decisions` — the pairwise decision type :class:`Pref`, the tie band, pairwise accuracy
+  under named tie policies, verdict protocols over two orders, position consistency.
 - :mod:`.human` — the mean over annotators and the leave-one-annotator-out reference.
 - :mod:`.weighted` — the same statistics on weighted (bootstrap) resamples, vectorised.
 - :mod:`.moments` — those that follow from per-item sums, many in one pass over the resamples.
@@ -28,6 +29,7 @@ from metajudge.stats.bootstrap import (
     bootstrap_ci,
     bootstrap_ci_reference,
     bootstrap_indices,
+    bootstrap_mean_ci,
     bootstrap_p_value,
     bootstrap_weights,
     grouped_correlation,
@@ -42,14 +44,27 @@ from metajudge.stats.correlation import (
     Statistic,
     fisher_z_ci,
     kendall_tau_b,
-    pairwise_accuracy,
     pearson,
     spearman,
     statistic,
     statistic_fn,
     undefined_reason,
 )
-from metajudge.stats.decisions import tie_decisions
+from metajudge.stats.decisions import (
+    ORDER_PROTOCOLS,
+    TIE_POLICIES,
+    AccuracyTally,
+    Pref,
+    accuracy_tally,
+    p_first_wins,
+    pair_credit,
+    pairwise_accuracy,
+    position_consistency,
+    pref_array,
+    protocol_correct,
+    tie_decisions,
+    to_pref,
+)
 from metajudge.stats.heterogeneity import Heterogeneity, cochran_q
 from metajudge.stats.human import HumanComparison, annotator_mean, leave_one_out
 from metajudge.stats.kendall import kendall_variant, tie_calibration, tie_calibration_cv
@@ -88,18 +103,24 @@ MODULES = (
 
 __all__ = [
     "CORRELATIONS",
+    "ORDER_PROTOCOLS",
     "STATISTICS",
+    "TIE_POLICIES",
+    "AccuracyTally",
     "BootstrapResult",
     "DiffResult",
     "Heterogeneity",
     "HumanComparison",
+    "Pref",
     "Statistic",
     "WilliamsResult",
+    "accuracy_tally",
     "annotator_mean",
     "boot_tests",
     "bootstrap_ci",
     "bootstrap_ci_reference",
     "bootstrap_indices",
+    "bootstrap_mean_ci",
     "bootstrap_p_value",
     "bootstrap_weights",
     "cochran_q",
@@ -113,6 +134,8 @@ __all__ = [
     "n_for_correlation",
     "n_for_correlation_difference",
     "n_for_margin",
+    "p_first_wins",
+    "pair_credit",
     "paired_bootstrap_diff",
     "pairwise_accuracy",
     "pearson",
@@ -120,6 +143,9 @@ __all__ = [
     "percentile_ci",
     "perm_tests",
     "permutation_test_diff",
+    "position_consistency",
+    "pref_array",
+    "protocol_correct",
     "rank_clusters",
     "shared_permutation_tests",
     "soft_pairwise_accuracy",
@@ -129,6 +155,7 @@ __all__ = [
     "tie_calibration",
     "tie_calibration_cv",
     "tie_decisions",
+    "to_pref",
     "undefined_reason",
     "weighted_statistic",
     "weighted_statistics",

@@ -20,9 +20,8 @@ correlation statistics themselves (Pearson, Spearman, bootstrap CIs, paired test
   * nominal: δ = 1[c ≠ k]; Σ_{i≠j∈u} δ = m_u² − Σ_c n_uc².
 
   All three are checked against ``krippendorff.alpha`` on binned data in the tests.
-- :func:`decisions`, :func:`flip_rate`, :func:`decision_disagreement` — pairwise decisions
-  d → {−1, 0, 1} with a tie band |d| ≤ ε (the MT-RAIG ``sign`` normalisation), and how often two
-  judges reverse a preference.
+- :func:`flip_rate`, :func:`decision_disagreement` — how often two judges' pairwise decisions
+  (:func:`metajudge.stats.decisions.tie_decisions`) reverse a preference.
 """
 
 from __future__ import annotations
@@ -33,8 +32,6 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from metajudge.stats.decisions import tie_decisions
-
 Level = Literal["interval", "ordinal", "nominal"]
 Weights = Literal["linear", "quadratic"] | None
 
@@ -44,15 +41,6 @@ def _as_1d(x: ArrayLike, name: str) -> NDArray[np.float64]:
     if a.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {a.shape}")
     return a
-
-
-def decisions(d: ArrayLike, *, eps: float = 0.0) -> NDArray[np.float64]:
-    """Map score differences to decisions {−1, 0, 1} with a tie band ``|d| <= eps``; NaN stays NaN.
-
-    >>> decisions([0.3, -2.0, 0.0, 0.05], eps=0.1).tolist()
-    [1.0, -1.0, 0.0, 0.0]
-    """
-    return tie_decisions(d, eps)
 
 
 def flip_rate(x: ArrayLike, y: ArrayLike) -> tuple[float, int]:
@@ -117,21 +105,34 @@ def cohen_kappa(
         raise ValueError("a label is not in `labels`")
     obs = np.zeros((k, k))
     np.add.at(obs, (ia, ib), 1.0)
-    obs /= obs.sum()
-    exp = np.outer(obs.sum(1), obs.sum(0))
-    pos = np.arange(k, dtype=float)
-    if weights is None:
-        w = 1.0 - np.eye(k)
-    elif weights == "linear":
-        w = np.abs(pos[:, None] - pos[None, :])
-    elif weights == "quadratic":
-        w = (pos[:, None] - pos[None, :]) ** 2
-    else:
-        raise ValueError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")
-    den = float((w * exp).sum())
-    if den == 0.0:
-        return float("nan")
-    return 1.0 - float((w * obs).sum()) / den
+    return float(kappa_from_confusion(obs, weights=weights))
+
+
+def kappa_from_confusion(cm: ArrayLike, *, weights: Weights = None) -> NDArray[np.float64]:
+    """Cohen's κ of confusion matrices ``(..., k, k)`` of counts, vectorised over leading axes.
+
+    κ = 1 − Σ w_ij O_ij / Σ w_ij E_ij (see :func:`cohen_kappa`); NaN where undefined.
+
+    >>> float(kappa_from_confusion([[1, 0], [1, 1]]))
+    0.4
+    """
+    cm = np.asarray(cm, dtype=float)
+    k = cm.shape[-1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        obs = cm / cm.sum(axis=(-2, -1), keepdims=True)
+        exp = obs.sum(-1)[..., :, None] * obs.sum(-2)[..., None, :]
+        pos = np.arange(k, dtype=float)
+        if weights is None:
+            w = 1.0 - np.eye(k)
+        elif weights == "linear":
+            w = np.abs(pos[:, None] - pos[None, :])
+        elif weights == "quadratic":
+            w = (pos[:, None] - pos[None, :]) ** 2
+        else:
+            raise ValueError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")
+        den = (w * exp).sum(axis=(-2, -1))
+        num = (w * obs).sum(axis=(-2, -1))
+        return np.where(den == 0.0, np.nan, 1.0 - num / np.where(den == 0.0, 1.0, den))
 
 
 def _midranks(v: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -16,12 +16,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from metajudge.limits import check_allocation
-from metajudge.stats.correlation import (
-    CORRELATIONS,
-    _as_xy,
-    pairwise_accuracy,
-    statistic_fn,
-)
+from metajudge.stats.correlation import CORRELATIONS, _as_xy, statistic_fn
+from metajudge.stats.decisions import pairwise_accuracy
 from metajudge.stats.resample import Resamples, draw_counts, map_chunks
 from metajudge.stats.weighted import weighted_statistic
 
@@ -117,6 +113,28 @@ def percentile_ci(
     return (float(lo), float(hi))
 
 
+def bootstrap_mean_ci(
+    values: Sequence[float] | np.ndarray,
+    rng: np.random.Generator,
+    *,
+    n_boot: int = 1000,
+    level: float = 0.95,
+) -> tuple[float, float]:
+    """Percentile CI of the mean of ``values`` over resampled items (Efron 1979).
+
+    The resamples are :func:`bootstrap_indices` ``(n_boot, n)`` from ``rng``; ``(nan, nan)`` for
+    no values (nothing is drawn).
+
+    >>> bootstrap_mean_ci([0.0, 1.0, 1.0, 0.0], np.random.default_rng(0), n_boot=200)
+    (0.0, 1.0)
+    """
+    x = np.asarray(values, dtype=float)
+    if x.size == 0:
+        return (math.nan, math.nan)
+    idx = bootstrap_indices(x.size, n_boot, rng)
+    return percentile_ci(x[idx].mean(axis=1), level)
+
+
 def bootstrap_p_value(deltas: np.ndarray) -> float:
     """Two-sided bootstrap p-value of "difference = 0" from resampled differences Δ_b.
 
@@ -209,8 +227,8 @@ def bootstrap_ci_reference(
         "pearson": lambda a, b: float(ss.pearsonr(a, b)[0]),
         "spearman": lambda a, b: float(ss.spearmanr(a, b)[0]),
         "kendall": lambda a, b: float(ss.kendalltau(a, b, variant="b")[0]),
-        "acc_ties": lambda a, b: pairwise_accuracy(a, b, ties=True),
-        "acc_no_ties": lambda a, b: pairwise_accuracy(a, b, ties=False),
+        "acc_ties": lambda a, b: pairwise_accuracy(a, b, "three_way"),
+        "acc_no_ties": lambda a, b: pairwise_accuracy(a, b, "exclude_human_ties"),
     }
     fn = fns[statistic]
     out = np.empty(n_boot)

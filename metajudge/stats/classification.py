@@ -10,16 +10,21 @@ scored as wrong (``invalid="wrong"``; the reported accuracy then covers every it
 - Cohen's κ — Cohen (1960), via :func:`metajudge.stats.agreement.cohen_kappa` on label codes;
 - macro-F1 — the unweighted mean over classes of F1 = 2·P·R / (P + R) (Sokolova & Lapalme 2009),
   over the classes that occur in ``gold`` or ``pred`` (``sklearn.metrics.f1_score(average="macro")``);
-- confusion matrix — rows = gold, columns = predicted, in the order of ``labels``.
+- confusion matrix — rows = gold, columns = predicted, in the order of ``labels``;
+- :func:`confusion_scores` — accuracy, κ and macro-F1 from confusion matrices, vectorised (the
+  bootstrap of :mod:`metajudge.analyses.metric_vs_human.categorical`);
+- :func:`majority_label` — the humans' majority label of an item (a tie has none).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from metajudge.errors import InputError
 
@@ -29,16 +34,6 @@ def _check(gold: Sequence[Any], pred: Sequence[Any]) -> None:
         raise InputError(
             f"gold and pred differ in length: {len(gold)} vs {len(pred)}", field="pred"
         )
-
-
-def accuracy(gold: Sequence[str], pred: Sequence[str]) -> float:
-    """Share of items whose predicted label equals the gold label.
-
-    >>> accuracy(["a", "b", "b"], ["a", "b", "a"])
-    0.6666666666666666
-    """
-    _check(gold, pred)
-    return float(np.mean([g == p for g, p in zip(gold, pred)])) if gold else float("nan")
 
 
 def confusion(gold: Sequence[str], pred: Sequence[str], labels: Sequence[str]) -> np.ndarray:
@@ -58,29 +53,82 @@ def confusion(gold: Sequence[str], pred: Sequence[str], labels: Sequence[str]) -
     return out
 
 
+def confusion_scores(cm: ArrayLike) -> dict[str, NDArray[np.float64]]:
+    """Accuracy, Cohen's κ and macro-F1 of confusion matrices ``(..., k, k)`` (rows = gold).
+
+    The one definition of accuracy and macro-F1 (module docstring), vectorised over leading axes
+    (the bootstrap's resampled matrices): accuracy = trace / n; macro-F1 = the mean over the
+    classes present in gold or predicted of 2·TP / (row + col); κ:
+    :func:`metajudge.stats.agreement.kappa_from_confusion` (NaN where undefined).
+
+    >>> {k: round(float(v), 4) for k, v in confusion_scores([[1, 0], [1, 1]]).items()}
+    {'accuracy': 0.6667, 'cohen_kappa': 0.4, 'macro_f1': 0.6667}
+    """
+    from metajudge.stats.agreement import kappa_from_confusion
+
+    cm = np.asarray(cm, dtype=float)
+    n = cm.sum(axis=(-2, -1))
+    tp = np.diagonal(cm, axis1=-2, axis2=-1)
+    rows, cols = cm.sum(-1), cm.sum(-2)
+    kap = kappa_from_confusion(cm)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        acc = tp.sum(-1) / n
+        present = (rows + cols) > 0
+        f1 = np.where(present, 2 * tp / np.where(present, rows + cols, 1), 0.0)
+        mf1 = f1.sum(-1) / present.sum(-1)
+    return {"accuracy": acc, "cohen_kappa": kap, "macro_f1": mf1}
+
+
+def _score(gold: Sequence[str], pred: Sequence[str], name: str) -> float:
+    _check(gold, pred)
+    if not gold:
+        return float("nan")
+    labels = sorted(set(gold) | set(pred))
+    return float(confusion_scores(confusion(gold, pred, labels))[name])
+
+
+def accuracy(gold: Sequence[str], pred: Sequence[str]) -> float:
+    """Share of items whose predicted label equals the gold label.
+
+    >>> accuracy(["a", "b", "b"], ["a", "b", "a"])
+    0.6666666666666666
+    """
+    return _score(gold, pred, "accuracy")
+
+
 def macro_f1(gold: Sequence[str], pred: Sequence[str]) -> float:
     """Unweighted mean F1 over the classes present in gold or pred (0 where P + R = 0).
 
     >>> round(macro_f1(["a", "b", "b"], ["a", "b", "a"]), 4)
     0.6667
     """
-    labels = sorted(set(gold) | set(pred))
-    if not labels:
-        return float("nan")
-    m = confusion(gold, pred, labels).astype(float)
-    tp = np.diag(m)
-    denom = m.sum(0) + m.sum(1)  # 2TP + FP + FN = predicted + actual
-    f1 = np.divide(2 * tp, denom, out=np.zeros_like(tp), where=denom > 0)
-    return float(f1.mean())
+    return _score(gold, pred, "macro_f1")
 
 
 def kappa(gold: Sequence[str], pred: Sequence[str], labels: Sequence[str]) -> float:
-    """Cohen's κ of two label sequences (labels coded by their position in ``labels``)."""
+    """Cohen's κ of two label sequences (labels coded by their position in ``labels``):
+    :func:`metajudge.stats.agreement.cohen_kappa`."""
     from metajudge.stats.agreement import cohen_kappa
 
     _check(gold, pred)
+    if not gold:
+        return float("nan")
     pos = {lab: float(i) for i, lab in enumerate(labels)}
     return cohen_kappa([pos[g] for g in gold], [pos[p] for p in pred])
+
+
+def majority_label(labels: Sequence[str | None]) -> str | None:
+    """The most frequent non-null label; ``None`` on a tie or when nobody labelled.
+
+    >>> majority_label(["Yes", "No", "Yes", None])
+    'Yes'
+    >>> majority_label(["Yes", "No"]) is None
+    True
+    """
+    counts = Counter(x for x in labels if x is not None).most_common(2)
+    if not counts or (len(counts) == 2 and counts[0][1] == counts[1][1]):
+        return None
+    return counts[0][0]
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,7 @@
-"""Point statistics: correlations, pairwise accuracy and Fisher-z intervals.
+"""Point statistics: correlations, the statistic dispatch by name and Fisher-z intervals.
+
+Pairwise accuracy is :func:`metajudge.stats.decisions.pairwise_accuracy` (``acc_ties`` =
+policy ``three_way``, ``acc_no_ties`` = ``exclude_human_ties``).
 
 Conventions (shared by the whole :mod:`metajudge.stats` package): ``x`` is a metric's
 (normalised) value per row, ``y`` the human label per row; an undefined statistic (constant
@@ -13,7 +16,7 @@ from typing import Literal
 
 import numpy as np
 
-from metajudge.stats.decisions import tie_decisions
+from metajudge.stats.decisions import pairwise_accuracy
 
 Statistic = Literal["pearson", "spearman", "kendall", "acc_ties", "acc_no_ties"]
 STATISTICS: tuple[str, ...] = ("pearson", "spearman", "kendall", "acc_ties", "acc_no_ties")
@@ -130,42 +133,6 @@ def kendall_tau_b(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarr
     return float(np.clip(kendalltau(xa, ya, variant="b")[0], -1.0, 1.0))
 
 
-def pairwise_accuracy(
-    d: Sequence[float] | np.ndarray,
-    h: Sequence[float] | np.ndarray,
-    *,
-    ties: bool = True,
-    epsilon: float | np.ndarray = 0.0,
-) -> float:
-    """Share of rows where the metric prefers the same side as the human label.
-
-    ``d`` is the metric difference m(b) − m(a) (any normalisation that keeps its sign), ``h`` the
-    human label (positive = b better). The metric's decision is ``sign(d)`` with a tie band
-    ``|d| <= epsilon`` (Deutsch et al. 2023, "Ties Matter": pairwise accuracy with tie calibration).
-
-    * ``ties=True`` ("with ties", 3-way): every row counts; correct iff decision == sign(h), so a
-      metric tie is correct only on a human tie.
-    * ``ties=False`` ("without ties"): rows with a human tie are dropped; a metric tie on a
-      remaining row counts as wrong (it does not pick the side the human picked).
-
-    ``nan`` when no row is left.
-
-    >>> pairwise_accuracy([0.5, -0.2, 0.0, 0.3], [1, -2, 0, -1])
-    0.75
-    >>> pairwise_accuracy([0.5, -0.2, 0.0, 0.3], [1, -2, 0, -1], ties=False)
-    0.6666666666666666
-    """
-    da, ha = _as_xy(d, h)
-    dec = tie_decisions(da, epsilon)
-    hs = np.sign(ha)
-    if not ties:
-        keep = hs != 0
-        dec, hs = dec[keep], hs[keep]
-    if dec.size == 0:
-        return math.nan
-    return float((dec == hs).mean())
-
-
 def statistic(name: str, x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
     """Dispatch by name: pearson, spearman, kendall, acc_ties, acc_no_ties."""
     if name == "pearson":
@@ -175,9 +142,9 @@ def statistic(name: str, x: Sequence[float] | np.ndarray, y: Sequence[float] | n
     if name == "kendall":
         return kendall_tau_b(x, y)
     if name == "acc_ties":
-        return pairwise_accuracy(x, y, ties=True)
+        return pairwise_accuracy(x, y, "three_way")
     if name == "acc_no_ties":
-        return pairwise_accuracy(x, y, ties=False)
+        return pairwise_accuracy(x, y, "exclude_human_ties")
     raise ValueError(f"unknown statistic {name!r} (expected one of {', '.join(STATISTICS)})")
 
 

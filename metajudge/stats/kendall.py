@@ -9,7 +9,8 @@ both-tied T_xy; tot = C + D + T_x + T_y + T_xy.
 - τ_b = (C − D) / sqrt((tot − T_x − T_xy)(tot − T_y − T_xy)) (Kendall 1945);
 - τ_c = 2 (C − D) / (n² (m − 1)/m), m = min(#distinct x, #distinct y) (Stuart 1953);
 - τ_23 = (C + T_xy − D − T_x − T_y) / tot and acc_23 = (C + T_xy) / tot (Deutsch, Foster &
-  Freitag 2023, "Ties Matter", §3: acc_eq when ε is calibrated).
+  Freitag 2023, "Ties Matter", §3: acc_eq when ε is calibrated) — the ``three_way`` pairwise
+  accuracy of :func:`metajudge.stats.decisions.pairwise_accuracy` over the pairs of responses.
 
 Tie calibration (Deutsch et al. 2023, §4): ε* = argmax_ε acc_23(ε), swept over 0 and the sorted
 ``|Δx|`` of every pair (the smallest maximiser). Fitting ε on the data it is scored on is
@@ -24,6 +25,8 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from metajudge.stats.decisions import tie_decisions
 
 VARIANTS: tuple[str, ...] = ("a", "b", "c", "23", "acc23")
 
@@ -64,12 +67,13 @@ def pairs(x: np.ndarray, y: np.ndarray, groups: np.ndarray | None = None) -> Pai
 
 
 def _counts(dx: np.ndarray, dy: np.ndarray, eps: float) -> tuple[float, ...]:
-    xt = np.abs(dx) <= eps
+    dec = tie_decisions(dx, eps)  # the one tie band
+    xt = dec == 0
     yt = dy == 0
     both = float((xt & yt).sum())
     tx, ty = float((xt & ~yt).sum()), float((yt & ~xt).sum())
     nt = ~xt & ~yt
-    con = float((nt & (np.sign(dx) == np.sign(dy))).sum())
+    con = float((nt & (dec == np.sign(dy))).sum())
     return con, float(nt.sum()) - con, tx, ty, both
 
 

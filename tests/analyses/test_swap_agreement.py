@@ -10,10 +10,10 @@ from sklearn.metrics import cohen_kappa_score
 from metajudge.stats.agreement import (
     cohen_kappa,
     decision_disagreement,
-    decisions,
     flip_rate,
     krippendorff_alpha,
 )
+from metajudge.stats.decisions import tie_decisions
 
 
 @pytest.mark.parametrize("weights", [None, "linear", "quadratic"])
@@ -74,7 +74,7 @@ def test_alpha_ignores_unpairable_units_and_rejects_bad_shape() -> None:
 
 
 def test_decisions_flip_and_disagreement() -> None:
-    d = decisions([0.5, -0.5, 0.01, np.nan], eps=0.05)
+    d = tie_decisions([0.5, -0.5, 0.01, np.nan], 0.05)
     assert d[:3].tolist() == [1.0, -1.0, 0.0] and np.isnan(d[3])
     rate, n = flip_rate([1, 1, -1, 0, 1], [1, -1, 1, 1, 0])
     assert (rate, n) == (pytest.approx(2 / 3), 3)

@@ -12,17 +12,18 @@ from scipy import stats
 
 from metajudge.analyses.arena_hard_check import check_against_released
 from metajudge.analyses.verdict_accuracy import (
+    both_orders,
     evaluate_verdicts,
     first_wins,
     mcnemar,
     pair_correct,
-    position_consistency,
 )
 from metajudge.cli import main
 from metajudge.errors import InputError
 from metajudge.metrics.judges.parsers.ratings import parse_arena_hard
 from metajudge.reports.verdict_tables import published_judgebench
 from metajudge.scores.released_verdicts import PairVerdicts, flip, read_verdict_table, read_verdicts
+from metajudge.stats.decisions import position_consistency
 
 OUTPUTS = Path(os.environ.get("METAJUDGE_DATA_DIR", "/nonexistent")) / "judgebench" / "outputs"
 FILES = sorted(OUTPUTS.glob("*.jsonl")) if OUTPUTS.is_dir() else []
@@ -91,7 +92,7 @@ def test_protocols_consistency_first_wins() -> None:
     assert dg == [True, False, True, False, True]
     assert [pair_correct(r, "single") for r in rows] == [True, True, False, False, True]
     assert [pair_correct(r, "both_agree") for r in rows] == [True, False, False, False, False]
-    assert position_consistency(rows) == (0.25, 4)
+    assert position_consistency(*both_orders(rows), unparsed="inconsistent") == (0.25, 4)
     # decisive: 1 (first wins, loses), 2 (wins, wins), 3 (-, wins), 5 (loses) -> 4 of 6
     rate, n = first_wins(rows)
     assert n == 6 and rate == pytest.approx(4 / 6)

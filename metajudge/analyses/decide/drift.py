@@ -193,9 +193,12 @@ def drift(
     dc, n_dc = decision_disagreement(d0, d1)
     both = np.isfinite(d0) & np.isfinite(d1)
     kappa = cohen_kappa(d0[both], d1[both], labels=(-1.0, 0.0, 1.0))
-    h = stats.tie_decisions(stats.annotator_mean(data.human_pair))
-    m = both & np.isfinite(h) & (h != 0)
-    b, c, p, how = mcnemar(d0[m] == h[m], d1[m] == h[m])
+    h = stats.annotator_mean(data.human_pair)
+    # each run right or wrong on the pairs both decided and the humans did not tie
+    c0, k0, _ = stats.pair_credit(d0, h, policy="exclude_human_ties", unjudged="drop")
+    c1, k1, _ = stats.pair_credit(d1, h, policy="exclude_human_ties", unjudged="drop")
+    m = k0 & k1
+    b, c, p, how = mcnemar(c0[m] == 1, c1[m] == 1)
     change, shift = score_change(data, rng=rng, n_boot=n_boot, tolerance=gate.tolerance)
     reasons = _reasons(gate, change, shift, fr, p)
     mc = {"only_before_right": b, "only_after_right": c, "p": p, "method": how, "n": int(m.sum())}

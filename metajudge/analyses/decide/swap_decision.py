@@ -59,10 +59,9 @@ def agreement(
     if data.human_resp is not None:
         h = stats.annotator_mean(data.human_resp)
         return est.grouped("pearson", data.scores[k], h, v.resp_item, v.n_items, W, level)
-    dec = stats.tie_decisions(data.scores[k][v.pair_b] - data.scores[k][v.pair_a], eps)
-    h = stats.tie_decisions(stats.annotator_mean(data.human_pair))
-    m = np.isfinite(h) & (h != 0)
-    correct = np.where(np.isfinite(dec), dec == h, False).astype(float)
+    d = data.scores[k][v.pair_b] - data.scores[k][v.pair_a]
+    h = stats.annotator_mean(data.human_pair)
+    correct, m, _ = stats.pair_credit(d, h, policy="exclude_human_ties", epsilon=eps)
     S = resampled_row_sums(W, v.pair_item[m], np.stack([correct[m], np.ones(int(m.sum()))], 1))
     with np.errstate(invalid="ignore", divide="ignore"):
         smp = S[:, 0] / S[:, 1]

@@ -7,11 +7,26 @@ label list). Per column and dimension:
 
 - accuracy, Cohen's κ, macro-F1 and the confusion matrix against the majority human label
   (:mod:`metajudge.stats.classification`, tested against scikit-learn), the majority from
-  :func:`metajudge.analyses.metric_vs_human.categorical_reference.gold_labels` (ties left out and counted);
+  :func:`gold_labels` (ties left out and counted);
 - percentile bootstrap CIs resampling items (all responses of an input move together;
   :func:`metajudge.stats.bootstrap.bootstrap_weights`, seeded);
 - the inter-annotator reference: Krippendorff's α and the leave-one-annotator-out comparison
-  matched to the same target (:func:`~metajudge.analyses.metric_vs_human.categorical_reference.matched_reference`).
+  matched to the same target (:func:`matched_reference`).
+
+The human side:
+
+- :func:`gold_labels` — the majority label of each item
+  (:func:`metajudge.stats.classification.majority_label`: a tie of two or more labels has no
+  majority, the item is left out and counted). A JUDGE-BENCH file ships its own
+  ``majority_human`` per item (``meta['majority_human']``); :func:`gold_labels` uses that when
+  present, so the numbers are comparable with the paper's.
+- :func:`matched_reference` — leave-one-annotator-out: each annotator (a position in the label
+  lists) against the majority of the *other* annotators of the same item, and the judge against
+  that same target on the same items (accuracy and Cohen's κ; means over annotators). The judge
+  and the humans are thus compared with one target, as issue 12 asks of every inter-human ceiling.
+- :func:`alpha_of` — Krippendorff's α of the annotators (level from the label kind:
+  :func:`metajudge.analyses.annotator_agreement.dimension_level`), the same code path as
+  ``metajudge agreement``.
 
 A label that is not on the card's scale, or a missing row, is an *invalid* label: counted, shown,
 and left out of every statistic — never guessed. Numeric scores (e.g. ROUGE) are refused: a
@@ -28,8 +43,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from metajudge.analyses.metric_vs_human.categorical_reference import MatchedReference, gold_labels
 from metajudge.errors import InputError
+from metajudge.stats.classification import (
+    accuracy,
+    categorical_scores,
+    confusion_scores,
+    kappa,
+    majority_label,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -39,6 +60,113 @@ if TYPE_CHECKING:
 CATEGORICAL_KINDS = ("categorical", "binary")
 STATS = ("accuracy", "cohen_kappa", "macro_f1")
 RESULT_KIND = "categorical"
+
+
+def _match(raw: Any, labels: Sequence[str]) -> str | None:
+    low = {x.lower(): x for x in labels}
+    return None if raw is None else low.get(str(raw).strip().lower())
+
+
+@dataclass(frozen=True)
+class Gold:
+    """Per-record majority labels of one dimension (``None``: tie or no label) and how read."""
+
+    labels: tuple[str | None, ...]
+    source: str  # "shipped majority_human" | "majority of the annotators"
+    ties: int
+
+
+def gold_labels(ds: Dataset, dim: str) -> Gold:
+    """The majority label of each record of ``ds`` for ``dim`` (module docstring)."""
+    scale = ds.card.scale_of(dim)
+    labels = scale.labels or ()
+    shipped = any(dim in (r.meta.get("majority_human") or {}) for r in ds.records)
+    out: list[str | None] = []
+    ties = 0
+    for r in ds.records:
+        vals = [v for v in r.scores.get(dim, ()) if v is not None]  # type: ignore[union-attr]
+        if shipped:
+            g = _match((r.meta.get("majority_human") or {}).get(dim), labels)
+        else:
+            g = majority_label([str(v) for v in vals])
+            ties += g is None and bool(vals)
+        out.append(g)
+    src = "shipped majority_human" if shipped else "majority of the annotators (ties left out)"
+    return Gold(tuple(out), src, ties)
+
+
+@dataclass(frozen=True)
+class MatchedReference:
+    """Leave-one-annotator-out means (module docstring) and the annotators' α."""
+
+    dimension: str
+    alpha_level: str
+    alpha: float
+    published_alpha: float | None
+    annotators: int  # annotators with at least one target item
+    items: int  # (annotator, item) comparisons
+    annotator_accuracy: float
+    annotator_kappa: float
+    judge_accuracy: float
+    judge_kappa: float
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def alpha_of(ds: Dataset, dim: str) -> tuple[float, str]:
+    """Krippendorff's α of ``dim`` at the label kind's level (as ``metajudge agreement``)."""
+    from metajudge.analyses.annotator_agreement import dimension_level, rating_matrix
+    from metajudge.stats.agreement import krippendorff_alpha
+
+    level = dimension_level(ds.card, dim)
+    return krippendorff_alpha(rating_matrix(ds, dim).T, level=level), level
+
+
+def matched_reference(
+    ds: Dataset, dim: str, pred: Sequence[str | None], published: Mapping[str, float] | None
+) -> MatchedReference:
+    """Each annotator and the judge against the majority of the other annotators."""
+    labels = ds.card.scale_of(dim).labels or ()
+    rows = [list(r.scores.get(dim, ())) for r in ds.records]  # type: ignore[union-attr]
+    width = max((len(x) for x in rows), default=0)
+    acc_h, kap_h, acc_j, kap_j = [], [], [], []
+    n_items = 0
+    for j in range(width):
+        hum, tgt, jud = [], [], []
+        for row, p in zip(rows, pred):
+            if j >= len(row) or row[j] is None or p is None:
+                continue
+            t = majority_label([str(v) for k, v in enumerate(row) if k != j and v is not None])
+            if t is not None:
+                hum.append(str(row[j]))
+                tgt.append(t)
+                jud.append(p)
+        if not tgt:
+            continue
+        n_items += len(tgt)
+        acc_h.append(accuracy(hum, tgt))
+        acc_j.append(accuracy(jud, tgt))
+        kap_h.append(kappa(hum, tgt, labels))
+        kap_j.append(kappa(jud, tgt, labels))
+    alpha, level = alpha_of(ds, dim)
+
+    def mean(xs: list[float]) -> float:
+        fin = [x for x in xs if math.isfinite(x)]
+        return float(np.mean(fin)) if fin else math.nan
+
+    return MatchedReference(
+        dimension=dim,
+        alpha_level=level,
+        alpha=alpha,
+        published_alpha=(published or {}).get(dim),
+        annotators=len(acc_h),
+        items=n_items,
+        annotator_accuracy=mean(acc_h),
+        annotator_kappa=mean(kap_h),
+        judge_accuracy=mean(acc_j),
+        judge_kappa=mean(kap_j),
+    )
 
 
 @dataclass(frozen=True)
@@ -109,29 +237,6 @@ class CategoricalResult:
         return pd.DataFrame(recs)
 
 
-def confusion_stats(cm: np.ndarray) -> dict[str, np.ndarray]:
-    """Accuracy, Cohen's κ and macro-F1 from confusion matrices ``(..., k, k)`` (rows = gold).
-
-    The same definitions as :func:`metajudge.stats.classification.categorical_scores` (macro-F1
-    over the classes present in gold or predicted), vectorised over resamples.
-
-    >>> {k: round(float(v), 4) for k, v in confusion_stats(np.array([[1, 0], [1, 1]])).items()}
-    {'accuracy': 0.6667, 'cohen_kappa': 0.4, 'macro_f1': 0.6667}
-    """
-    cm = np.asarray(cm, dtype=float)
-    n = cm.sum(axis=(-2, -1))
-    tp = np.diagonal(cm, axis1=-2, axis2=-1)
-    rows, cols = cm.sum(-1), cm.sum(-2)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        acc = tp.sum(-1) / n
-        pe = (rows * cols).sum(-1) / n**2
-        kap = np.where(1 - pe > 0, (acc - pe) / (1 - pe), np.nan)
-        present = (rows + cols) > 0
-        f1 = np.where(present, 2 * tp / np.where(present, rows + cols, 1), 0.0)
-        mf1 = f1.sum(-1) / present.sum(-1)
-    return {"accuracy": acc, "cohen_kappa": kap, "macro_f1": mf1}
-
-
 def _bootstrap(
     gold: Sequence[int],
     pred: Sequence[int],
@@ -139,11 +244,7 @@ def _bootstrap(
     k: int,
     opts: CategoricalOptions,
 ) -> dict[str, tuple[float, float]]:
-    from metajudge.stats.bootstrap import (
-        _group_index,
-        bootstrap_weights,
-        percentile_ci,
-    )
+    from metajudge.stats.bootstrap import _group_index, bootstrap_weights, percentile_ci
 
     if opts.n_boot == 0 or not gold:
         return {}
@@ -152,7 +253,7 @@ def _bootstrap(
     onehot = np.zeros((len(gold), k * k))
     onehot[np.arange(len(gold)), np.asarray(gold) * k + np.asarray(pred)] = 1.0
     cms = (w[:, gidx] @ onehot).reshape(opts.n_boot, k, k)
-    return {s: percentile_ci(v, opts.ci_level) for s, v in confusion_stats(cms).items()}
+    return {s: percentile_ci(v, opts.ci_level) for s, v in confusion_scores(cms).items()}
 
 
 def _column_labels(
@@ -190,9 +291,7 @@ def evaluate_column(
     published: Mapping[str, float] | None = None,
 ) -> CategoricalRow:
     """One score column against the majority label of ``dim`` (module docstring)."""
-    from metajudge.analyses.metric_vs_human.categorical_reference import matched_reference
     from metajudge.data.formats import response_key
-    from metajudge.stats.classification import categorical_scores
 
     labels = tuple(ds.card.scale_of(dim).labels or ())
     by_key, codes = _column_labels(rows, metric, labels)

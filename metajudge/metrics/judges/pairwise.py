@@ -25,6 +25,7 @@ from metajudge.backends.base import Backend, BackendError
 from metajudge.data.formats import PairwiseRecord
 from metajudge.errors import InputError
 from metajudge.metrics.judges.common import JudgeBase
+from metajudge.stats.decisions import to_pref
 
 Decision = Literal["A", "B", "tie"]
 Side = Literal["a", "b", "tie"]
@@ -113,7 +114,8 @@ class PairwiseVerdict:
     @property
     def value(self) -> float | None:
         """The verdict on the label scale: +1 b better, −1 a better, 0 tie, None unparsed."""
-        return None if self.preferred is None else {"a": -1.0, "b": 1.0, "tie": 0.0}[self.preferred]
+        p = to_pref(self.preferred)
+        return None if p is None else float(p)
 
 
 def _truncate(text: str, limit: int) -> tuple[str, bool]:

@@ -1,7 +1,7 @@
 """The pairwise judge's matrix cell: accuracy against the humans with position consistency,
 computed by :func:`metajudge.analyses.judge_biases.diagnose_backbone` (what ``metajudge judge
 diagnostics`` runs: both orders, ties of the humans excluded), with a bootstrap CI of the
-accuracy over pairs (:func:`metajudge.analyses.verdict_accuracy.bootstrap_accuracy`)."""
+accuracy over pairs (:func:`metajudge.stats.bootstrap_mean_ci`)."""
 
 from __future__ import annotations
 
@@ -18,13 +18,13 @@ def _accuracy_ci(value: float | None, n: int, seed: int, n_boot: int) -> list[fl
     is fixed up to order by the two, so the percentile bootstrap needs nothing else)."""
     import numpy as np
 
-    from metajudge.analyses.verdict_accuracy import bootstrap_accuracy
+    from metajudge.stats import bootstrap_mean_ci
 
     if value is None or n == 0:
         return None
     k = round(value * n)
     correct = np.array([1.0] * k + [0.0] * (n - k))
-    lo, hi = bootstrap_accuracy(correct, np.random.default_rng(seed), n_boot=n_boot)
+    lo, hi = bootstrap_mean_ci(correct, np.random.default_rng(seed), n_boot=n_boot)
     return [round(float(lo), 6), round(float(hi), 6)]
 
 

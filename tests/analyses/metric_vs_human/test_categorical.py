@@ -9,10 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from metajudge.analyses.metric_vs_human.categorical import confusion_stats
-from metajudge.analyses.metric_vs_human.categorical_reference import majority
 from metajudge.cli import main
-from metajudge.stats.classification import categorical_scores
+from metajudge.stats.classification import categorical_scores, confusion_scores, majority_label
 
 ROOT = Path(__file__).resolve().parents[3]
 FX = ROOT / "tests" / "fixtures" / "byod"
@@ -21,23 +19,23 @@ DATA = Path(os.environ.get("METAJUDGE_DATA_DIR", "")) / "dmg_judge_bench"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="needs $METAJUDGE_DATA_DIR")
 
 
-def test_confusion_stats_equal_the_tested_functions() -> None:
+def test_confusion_scores_equal_the_tested_functions() -> None:
     rng = np.random.default_rng(3)
     labels = ["a", "b", "c"]
     for _ in range(20):
         g = list(rng.choice(labels, 40))
         p = list(rng.choice(labels[:2], 40))
         cs = categorical_scores(g, p, labels)
-        got = confusion_stats(np.array(cs.confusion))
+        got = confusion_scores(np.array(cs.confusion))
         assert got["accuracy"] == pytest.approx(cs.accuracy)
         assert got["cohen_kappa"] == pytest.approx(cs.cohen_kappa)
         assert got["macro_f1"] == pytest.approx(cs.macro_f1)
 
 
 def test_majority_ties_are_none() -> None:
-    assert majority(["Yes", "Yes", "No"]) == "Yes"
-    assert majority(["Yes", "No", None]) is None
-    assert majority([None, None]) is None
+    assert majority_label(["Yes", "Yes", "No"]) == "Yes"
+    assert majority_label(["Yes", "No", None]) is None
+    assert majority_label([None, None]) is None
 
 
 def _run(tmp: Path, *extra: str, scores: Path = JUDGE) -> tuple[int, Path]:
