@@ -10,9 +10,9 @@ import pytest
 
 from metajudge.cli import main
 from metajudge.errors import InputError
-from metajudge.runs.matrix.table import build_matrix, read_cell
 from metajudge.runs.matrix.cell import check_cell, write_cell
 from metajudge.runs.matrix.run import CellOptions, run_cell
+from metajudge.runs.matrix.table import build_matrix, read_cell
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "byod" / "pairwise.jsonl"  # 8 pairs, references
 REPO_BASELINES = Path(__file__).resolve().parents[3] / "baselines"
