@@ -16,8 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from metajudge.analyses.backbone_swap import SwapData
 from metajudge.analyses.decide.drift import DriftGate, DriftResult, drift
-from metajudge.analyses.decide.frontier import Frontier, alpaca_eval_frontier, plot_frontier
+from metajudge.analyses.decide.frontier import Frontier, alpaca_eval_frontier
 from metajudge.analyses.decide.noninferiority import DEFAULT_MARGIN
 from metajudge.analyses.decide.swap_decision import SwapDecision, decide_swap
 from metajudge.analyses.decide.verdict_decision import (
@@ -25,8 +26,7 @@ from metajudge.analyses.decide.verdict_decision import (
     decide_verdicts,
     estimated_costs,
 )
-from metajudge.analyses.backbone_swap import SwapData
-from metajudge.runs.backbone_swap import load_swap_data
+from metajudge.runs.backbone_swap import judge_scores, load_swap_data
 
 
 def run_decide(
@@ -177,13 +177,13 @@ def drift_judge_data(
     """Run judge ``metric`` twice on the anchor items: ``before`` and ``after`` (default: the same
     backbone), each with its metric options ``options["before"|"after"]`` (e.g. ``temperature``).
 
-    The scoring is :func:`~metajudge.scores.swap_sources.judge_scores` (cache included: a rerun
+    The scoring is :func:`~metajudge.runs.backbone_swap.judge_scores` (cache included: a rerun
     of an unchanged judge is answered from the cache). Labels: ``before:BACKBONE[k=v]``.
     """
-    from metajudge.data.registry import open_dataset
     from metajudge.analyses.backbone_swap import build_swap_data
-    from metajudge.scores.swap_sources import judge_scores, metric_dimension
+    from metajudge.data.registry import open_dataset
     from metajudge.runs.backbone_swap import _limit
+    from metajudge.scores.swap_sources import metric_dimension
 
     ds = open_dataset(dataset, input_file, data_dir=data_dir)
     if subset:
@@ -208,6 +208,8 @@ def drift_judge_data(
 
 
 def write_frontier_plot(fr: Frontier, out_dir: str | Path, stem: str = "frontier") -> Path:
+    from metajudge.reports.decision_report import plot_frontier
+
     return plot_frontier(fr, Path(out_dir) / f"{stem}.png")
 
 
@@ -275,10 +277,10 @@ def _one_judge_data(
     data_dir: str | Path | None = None,
 ) -> tuple[SwapData, dict[str, Any]]:
     """One judge's scores aligned with the records (as :func:`load_swap_data`, for one source)."""
-    from metajudge.data.registry import open_dataset
     from metajudge.analyses.metric_vs_human.aligned import align
-    from metajudge.scores.swap_sources import external_scores, judge_scores, metric_dimension
+    from metajudge.data.registry import open_dataset
     from metajudge.runs.backbone_swap import _limit
+    from metajudge.scores.swap_sources import external_scores, metric_dimension
 
     ds = open_dataset(dataset, input_file, data_dir=data_dir)
     if subset:

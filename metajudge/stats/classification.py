@@ -16,12 +16,13 @@ scored as wrong (``invalid="wrong"``; the reported accuracy then covers every it
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
 from metajudge.errors import InputError
+from metajudge.results import Result
 
 
 def _check(gold: Sequence[Any], pred: Sequence[Any]) -> None:
@@ -84,7 +85,7 @@ def kappa(gold: Sequence[str], pred: Sequence[str], labels: Sequence[str]) -> fl
 
 
 @dataclass(frozen=True)
-class CategoricalScores:
+class CategoricalScores(Result):
     n: int  # items scored
     invalid: int  # items whose judge label was None
     invalid_policy: str
@@ -93,9 +94,6 @@ class CategoricalScores:
     macro_f1: float
     labels: tuple[str, ...]
     confusion: tuple[tuple[int, ...], ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def categorical_scores(

@@ -22,8 +22,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+
+from metajudge.results import Result
 
 VARIANTS: tuple[str, ...] = ("a", "b", "c", "23", "acc23")
 
@@ -125,7 +128,7 @@ def kendall_variant(
 
 
 @dataclass
-class TieCalibration:
+class TieCalibration(Result):
     """The tie band ε* maximising acc_23 and its value; ``thresholds``/``values``: the sweep."""
 
     epsilon: float
@@ -138,7 +141,7 @@ class TieCalibration:
         "see the cross-validated value"
     )
 
-    def to_json(self) -> dict[str, object]:
+    def to_dict(self) -> dict[str, Any]:
         return {"epsilon": self.epsilon, "acc23": self.value, "n_pairs": self.n_pairs,
                 "note": self.note}  # fmt: skip
 

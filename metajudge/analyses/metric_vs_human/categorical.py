@@ -30,6 +30,7 @@ import numpy as np
 
 from metajudge.analyses.metric_vs_human.categorical_reference import MatchedReference, gold_labels
 from metajudge.errors import InputError
+from metajudge.results import Result
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -69,7 +70,7 @@ class CategoricalRow:
 
 
 @dataclass
-class CategoricalResult:
+class CategoricalResult(Result):
     """A categorical meta-evaluation (module docstring); ``data`` holds run metadata."""
 
     dataset: str
@@ -80,7 +81,7 @@ class CategoricalResult:
     options: CategoricalOptions
     data: dict[str, Any] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["kind"] = RESULT_KIND
         return d

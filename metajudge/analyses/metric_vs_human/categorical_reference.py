@@ -18,10 +18,12 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from metajudge.results import Result
 
 if TYPE_CHECKING:
     from metajudge.data.registry import Dataset
@@ -75,7 +77,7 @@ def gold_labels(ds: Dataset, dim: str) -> Gold:
 
 
 @dataclass(frozen=True)
-class MatchedReference:
+class MatchedReference(Result):
     """Leave-one-annotator-out means (module docstring) and the annotators' α."""
 
     dimension: str
@@ -88,9 +90,6 @@ class MatchedReference:
     annotator_kappa: float
     judge_accuracy: float
     judge_kappa: float
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def alpha_of(ds: Dataset, dim: str) -> tuple[float, str]:
