@@ -64,12 +64,14 @@ class Result:
 
 class ItemAccess:
     """Compatibility for results that used to be dicts: ``res["name"]`` is ``res.name`` for a
-    dataclass field of the result (KeyError otherwise, and for a field :meth:`Result.to_dict`
-    leaves out). New code uses the attributes; this goes with the dict spelling."""
+    key of :meth:`Result.to_dict` (KeyError otherwise), ``dict(res)`` its :meth:`keys`. New code
+    uses the attributes and ``to_dict()``; this goes with the dict spelling."""
+
+    def keys(self) -> list[str]:
+        return list(self.to_dict())  # type: ignore[attr-defined]
 
     def __getitem__(self, key: str) -> Any:
-        d = self.to_dict()  # type: ignore[attr-defined]
-        if key not in d:
+        if key not in self.keys():
             raise KeyError(key)
         return getattr(self, key)
 

@@ -459,7 +459,7 @@ def test_swap_result_keeps_the_dict_spelling(ctx: dict[str, Any]) -> None:
     """``res["per_backbone"]`` (README, notebook 02) is the attribute; other keys are KeyError."""
     res = _swap(ctx)
     assert res["per_backbone"] is res.per_backbone and res["pairs"] is res.pairs
-    assert "runs" not in res.to_dict()
+    assert "runs" not in res.to_dict() and dict(res) == res.to_dict()
     with pytest.raises(KeyError):
         res["runs"]  # empty: not in swap.json, so not a key
     with pytest.raises(KeyError):
