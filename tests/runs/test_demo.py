@@ -71,10 +71,10 @@ def test_too_many_pairs_refused(data_dir: Path, tmp_path: Path) -> None:
 
 def test_demo_html_page_holds_tables_caution_and_links(data_dir: Path, tmp_path: Path) -> None:
     """The demo's one page: metric table, judge lines with cost, swap agreement, caution, links."""
-    from metajudge.runs.demo import DemoResult, JudgeRun
-    from metajudge.runs.backbone_swap import run_backbone_swap
     from metajudge.reports.demo_report import CAUTION, write_demo_html
     from metajudge.reports.html_check import find_chromium, selftest
+    from metajudge.runs.backbone_swap import run_backbone_swap
+    from metajudge.runs.demo import DemoResult, JudgeRun
 
     sub, _ = draw_subset(RAG_DATASET, 8, np.random.default_rng(0), tmp_path, data_dir=data_dir)
     lex = tmp_path / "lex"
