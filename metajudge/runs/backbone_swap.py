@@ -9,8 +9,6 @@ from typing import Any
 
 import numpy as np
 
-from metajudge.data.formats import Record
-from metajudge.errors import InputError
 from metajudge.analyses.backbone_swap import (
     HumanProtocol,
     SwapData,
@@ -18,6 +16,8 @@ from metajudge.analyses.backbone_swap import (
     backbone_swap,
     build_swap_data,
 )
+from metajudge.data.formats import Record
+from metajudge.errors import InputError
 from metajudge.scores.swap_sources import Scores, external_scores, metric_dimension
 
 

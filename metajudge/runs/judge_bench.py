@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -113,9 +113,9 @@ def run_judge_bench(
     backend: Any = None,
 ) -> JudgeBenchRun:
     """Judge, write the replies file ``output``, parse and evaluate (module docstring)."""
+    from metajudge.analyses.judge_bench import add_replies, evaluate_judge, published_results
     from metajudge.data.judge_bench import read_file
     from metajudge.io import read_json
-    from metajudge.analyses.judge_bench import add_replies, evaluate_judge, published_results
     from metajudge.metrics.judges.engine import JudgeClient
 
     src, name = _source(dataset, input_file, subset, data_dir)

@@ -9,8 +9,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from metajudge.data.formats import PairwiseRecord
-from metajudge.errors import InputError
 from metajudge.analyses.judge_biases import (
     BIASES_VERSION,
     DiagnosticsResult,
@@ -19,6 +17,8 @@ from metajudge.analyses.judge_biases import (
     verdict_rows,
 )
 from metajudge.backends.ledger import CACHED_COST
+from metajudge.data.formats import PairwiseRecord
+from metajudge.errors import InputError
 
 
 def run_judge_diagnostics(

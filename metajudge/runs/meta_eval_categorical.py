@@ -59,11 +59,11 @@ def run_categorical(
     run: dict[str, Any] | None = None,
 ) -> tuple[Any, dict[str, Path]]:
     """Evaluate the label columns of ``rows`` on ``ds`` and write the run folder."""
-    from metajudge.io import atomic_write
     from metajudge.analyses.metric_vs_human.categorical import (
         CategoricalOptions,
         categorical_meta_evaluate,
     )
+    from metajudge.io import atomic_write
     from metajudge.reports.categorical_report import render_all
 
     t0 = time.perf_counter()

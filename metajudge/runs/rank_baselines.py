@@ -50,9 +50,9 @@ def rank_path(out_dir: str | Path, dataset: str) -> Path:
 
 def compute_rank_baseline(dataset: str, *, data_dir: str | Path | None = None) -> dict[str, Any]:
     """Every dimension × level rank table of ``dataset`` (shipped columns; seed 0)."""
-    from metajudge.data.registry import load_dataset
     from metajudge.analyses.metric_vs_human.matrices import score_matrices
     from metajudge.analyses.system_ranking import ClusterOptions, rank_table
+    from metajudge.data.registry import load_dataset
     from metajudge.scores.shipped import shipped_scores
 
     ds = load_dataset(dataset, data_dir=data_dir)

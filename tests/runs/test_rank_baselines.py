@@ -39,9 +39,9 @@ def test_rank_baseline_files_cover_the_named_metrics() -> None:
 @pytest.mark.parametrize(("dataset", "dimension"), [("lftqa_eval", "faithfulness"),
                                                      ("hanna", "coherence")])  # fmt: skip
 def test_one_table_recomputes_exactly(dataset: str, dimension: str) -> None:
-    from metajudge.data.registry import load_dataset
     from metajudge.analyses.metric_vs_human.matrices import score_matrices
     from metajudge.analyses.system_ranking import ClusterOptions, rank_table
+    from metajudge.data.registry import load_dataset
     from metajudge.scores.shipped import shipped_scores
 
     ds = load_dataset(dataset)

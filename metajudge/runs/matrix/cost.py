@@ -347,8 +347,8 @@ def estimate_cell(opts: Any) -> Estimate:
     """The dry run of a cell (the module docstring); calls no model."""
     from metajudge.metrics.judges.engine import resolve_backbone
     from metajudge.metrics.registry import is_judge
-    from metajudge.runs.matrix.table import PAIRWISE_JUDGE, default_baselines_dir
     from metajudge.runs.matrix.run import prepare_cell
+    from metajudge.runs.matrix.table import PAIRWISE_JUDGE, default_baselines_dir
 
     prep = prepare_cell(opts)
     d = prep.draw

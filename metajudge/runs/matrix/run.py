@@ -232,8 +232,8 @@ def _results(
 
 
 def _metric_cell(opts: CellOptions, prep: Prepared) -> dict[str, Any]:
-    from metajudge.analyses.metric_vs_human.protocol import Protocol
     from metajudge.analyses.metric_vs_human.evaluate import meta_evaluate
+    from metajudge.analyses.metric_vs_human.protocol import Protocol
 
     rows, ledger = _score_metric(opts, prep)
     scored = [r for r in rows if r["score"] is not None]
@@ -275,13 +275,13 @@ def run_cell(opts: CellOptions) -> tuple[dict[str, Any], Path]:
     """Steps 1–5 of the module docstring; returns the stored cell and its path."""
     from metajudge.metrics.judges.engine import resolve_backbone
     from metajudge.metrics.registry import is_judge
+    from metajudge.runs.matrix.cell import write_cell
     from metajudge.runs.matrix.table import (
         PAIRWISE_JUDGE,
         cell_path,
         default_baselines_dir,
         headline_dimension,
     )
-    from metajudge.runs.matrix.cell import write_cell
 
     t0 = time.perf_counter()
     prep = prepare_cell(opts)
