@@ -1,4 +1,5 @@
-"""Structure: functions <= 80 lines, modules <= 500 lines, no import cycle between packages.
+"""Structure: functions <= 80 lines, modules <= 500 lines, no import cycle between packages; the
+compute layer (``metajudge.stats``, ``metajudge.analyses``) neither renders nor calls models.
 
 A small AST checker (the same rules as the project's structure check): a function's length is
 its last line minus its first (decorators included), a module's length its line count; an
@@ -62,8 +63,14 @@ _MODULE_NAMES = frozenset(_module_name(p) for p in _modules())
 
 
 def _imports(p: Path) -> set[str]:
+    return {m for m in all_imports(p) if m.startswith("metajudge")}
+
+
+def all_imports(p: Path, module: str | None = None) -> set[str]:
+    """Every module (and ``module.name``) that ``p`` imports, at module level or in a function;
+    relative imports resolved against ``module`` (default: ``p``'s place under ``metajudge``)."""
     tree = ast.parse(p.read_text(encoding="utf-8"))
-    mod = _module_name(p)
+    mod = module or _module_name(p)
     out: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -79,7 +86,7 @@ def _imports(p: Path) -> set[str]:
             out |= subs
             if not subs <= _MODULE_NAMES:  # `from pkg import mod` imports mod, not pkg
                 out.add(name)
-    return {m for m in out if m.startswith("metajudge")}
+    return out
 
 
 def package_graph() -> dict[str, set[str]]:
@@ -151,3 +158,84 @@ def test_metaeval_and_reports_do_not_import_each_other() -> None:
     assert "metajudge.reports" not in g["metajudge.analyses"]
     assert "metajudge.runs" not in g["metajudge.analyses"]
     assert "metajudge.runs" not in g["metajudge.reports"]
+
+
+#: the compute layer: it receives data (judged scores, verdicts) and returns results
+COMPUTE = ("metajudge.stats", "metajudge.analyses")
+#: what the compute layer never imports: plotting and templates (rendering is reports/), model
+#: calls (backends, the judges), and the layers above it
+FORBIDDEN = (
+    "matplotlib",
+    "jinja2",
+    "metajudge.backends",
+    "metajudge.metrics.judges",
+    "metajudge.reports",
+    "metajudge.runs",
+    "metajudge.cli",
+)
+#: pure functions under a forbidden package: parsing a judge's reply text calls no model
+ALLOWED = ("metajudge.metrics.judges.parsers",)
+
+
+def _under(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def forbidden(names: set[str]) -> list[str]:
+    """The imported names that the compute layer must not import."""
+    return sorted(m for m in names if _under(m, FORBIDDEN) and not _under(m, ALLOWED))
+
+
+@pytest.mark.parametrize("package", COMPUTE)
+def test_compute_layer_neither_renders_nor_calls_models(package: str) -> None:
+    found = {
+        _module_name(p): bad
+        for p in _modules()
+        if _under(_module_name(p), (package,)) and (bad := forbidden(all_imports(p)))
+    }
+    assert not found, found
+
+
+def test_the_compute_checker_sees_function_level_and_relative_imports(tmp_path: Path) -> None:
+    f = tmp_path / "probe.py"
+    f.write_text(
+        "import numpy\n"
+        "from metajudge.metrics.judges.parsers.ratings import parse_score\n"
+        "def f():\n"
+        "    import matplotlib.pyplot as plt\n"
+        "    from metajudge.backends.registry import get_backend\n"
+        "    from ..reports import tables\n"
+    )
+    names = all_imports(f, module="metajudge.analyses.probe")
+    assert forbidden(names) == [
+        "matplotlib.pyplot",
+        "metajudge.backends.registry",
+        "metajudge.backends.registry.get_backend",
+        "metajudge.reports",
+        "metajudge.reports.tables",
+    ]
+
+
+def test_importing_the_compute_layer_loads_no_renderer_and_no_backend() -> None:
+    """Transitively too: every compute module imported in a fresh interpreter; nothing forbidden
+    ends up in ``sys.modules`` (an import through data/ or scores/ would show here)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import importlib, pkgutil, sys\n"
+        f"for pkg in {COMPUTE!r}:\n"
+        "    p = importlib.import_module(pkg)\n"
+        "    for m in pkgutil.walk_packages(p.__path__, pkg + '.'):\n"
+        "        importlib.import_module(m.name)\n"
+        "print('\\n'.join(sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT.parent
+    ).stdout.split()
+    assert len(out) > 50
+    # the parsers' parent packages load with them; their __init__ files import nothing
+    parents = {a.rsplit(".", k)[0] for a in ALLOWED for k in range(1, a.count(".") + 1)}
+    parents = {m for m in parents if _under(m, FORBIDDEN)}
+    assert all(not all_imports(ROOT.parent.joinpath(*m.split("."), "__init__.py")) for m in parents)
+    assert forbidden(set(out) - parents) == []

@@ -1,4 +1,7 @@
-"""Meta-evaluation: how well metric scores agree with human labels. Computes; never renders.
+"""Meta-evaluation: how well metric scores agree with human labels. Computes; never renders and
+never calls a model: judged scores and verdicts come in as data (the judging is in
+:mod:`metajudge.runs`, the rendering in :mod:`metajudge.reports`; ``tests/test_structure.py``
+checks the imports). Every result follows :class:`metajudge.results.Result`.
 
 - :mod:`~metajudge.stats` — every statistic, once: correlations, pairwise accuracy,
   the tie-band decision, the annotator mean and leave-one-out reference, bootstrap, p-values,

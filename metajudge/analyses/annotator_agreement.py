@@ -21,9 +21,6 @@ lists; ``None`` = missing, so uneven annotator counts are handled). Reported:
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
@@ -32,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from metajudge.results import Result
 from metajudge.stats.agreement import Level, cohen_kappa, krippendorff_alpha
 from metajudge.stats.correlation import pearson
 
@@ -69,7 +67,7 @@ class DimensionAgreement:
 
 
 @dataclass(frozen=True)
-class AgreementResult:
+class AgreementResult(Result):
     dataset: str
     label_kind: str
     rows: tuple[DimensionAgreement, ...]
@@ -84,7 +82,7 @@ class AgreementResult:
         note = f"published α: {source}"
         return replace(self, published=dict(published), notes=(*self.notes, note))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "dataset": self.dataset,
             "label_kind": self.label_kind,
@@ -97,67 +95,6 @@ class AgreementResult:
         import pandas as pd
 
         return pd.DataFrame([asdict(r) for r in self.rows])
-
-    def table(self) -> list[list[str]]:
-        """Header + one row of formatted cells per dimension."""
-        pub = bool(self.published)
-        out = [[*COLUMNS[:5], *(["published α"] if pub else []), *COLUMNS[5:]]]
-        for r in self.rows:
-            ck = "-" if not r.cohen_pairs else _f(r.cohen_kappa)
-            if r.cohen_pairs > 1:
-                ck += f" (mean of {r.cohen_pairs})"
-            out.append(
-                [
-                    r.dimension,
-                    r.level,
-                    str(r.units),
-                    f"{r.ratings_min}/{r.ratings_mean:.2f}/{r.ratings_max}",
-                    _f(r.alpha, 4 if pub else 3),
-                    *([_f(self.published.get(r.dimension, math.nan), 4)] if pub else []),
-                    _f(r.fleiss_kappa),
-                    ck,
-                    _f(r.split_half),
-                ]
-            )
-        return out
-
-    def render(self, fmt: str = "text") -> str:
-        """``text`` (aligned, for the screen), ``md``, ``csv`` or ``json``."""
-        if fmt == "json":
-            return json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n"
-        if fmt == "csv":
-            buf = io.StringIO()
-            w = csv.writer(buf, lineterminator="\n")
-            rows = [asdict(r) for r in self.rows]
-            w.writerow(list(rows[0]) if rows else [])
-            w.writerows([list(r.values()) for r in rows])
-            return buf.getvalue()
-        t = self.table()
-        head = f"Agreement between annotators: {self.dataset} ({self.label_kind} labels)"
-        foot = "\n".join(f"- {n}" for n in self.notes)
-        if fmt == "md":
-            lines = ["| " + " | ".join(r) + " |" for r in t]
-            lines.insert(1, "|" + "---|" * len(t[0]))
-            return f"{head}\n\n" + "\n".join(lines) + f"\n\n{foot}\n"
-        widths = [max(len(r[i]) for r in t) for i in range(len(t[0]))]
-        body = "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in t)
-        return f"{head}\n{body}\n{foot}\n"
-
-
-COLUMNS = (
-    "dimension",
-    "level",
-    "units",
-    "ratings/unit min/mean/max",
-    "Krippendorff α",
-    "Fleiss κ",
-    "Cohen κ",
-    "split-half (S-B)",
-)
-
-
-def _f(x: float, digits: int = 3) -> str:
-    return "n/a" if math.isnan(x) else f"{x:.{digits}f}"
 
 
 def level_for(label_kind: str, *, has_values: bool, ordered: bool) -> Level:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -40,10 +40,10 @@ from metajudge import stats
 from metajudge.analyses.metric_vs_human.aligned import AlignedView, align
 from metajudge.analyses.metric_vs_human.levels import human_reference
 from metajudge.analyses.metric_vs_human.protocol import Protocol
-from metajudge.analyses.metric_vs_human.result import JsonResult
 from metajudge.analyses.swap_summary import verdict_line
 from metajudge.data.formats import Record
 from metajudge.errors import InputError
+from metajudge.results import ItemAccess, Result
 from metajudge.stats import estimates as est
 from metajudge.stats.agreement import (
     cohen_kappa,
@@ -95,15 +95,48 @@ class SwapData:
         return self.view.pair_labels[self.dimension]
 
 
-class SwapResult(JsonResult):
-    """The backbone-swap report: a JSON-ready dict with ``to_json()`` and ``to_pandas()``."""
+@dataclass
+class SwapResult(ItemAccess, Result):
+    """The backbone-swap result (the module docstring says what each block holds).
+
+    ``to_dict()`` is the ``swap.json`` layout. ``res["per_backbone"]``
+    (:class:`~metajudge.results.ItemAccess`) keeps the spelling of the dict this result used to
+    be; new code uses the attributes.
+    """
+
+    dataset: str
+    metric: str
+    dimension: str
+    kind: str
+    backbones: list[str]
+    signatures: dict[str, str]
+    protocol: dict[str, Any]
+    n: dict[str, int]
+    per_backbone: dict[str, dict[str, Any]]
+    pairs: list[dict[str, Any]]
+    alpha: dict[str, Any]
+    ceiling: dict[str, Any]
+    reliability: dict[str, dict[str, Any]]
+    #: the live judge runs' summaries per backbone (empty for score columns; then not written)
+    runs: dict[str, Any] = field(default_factory=dict)
+    #: where the data was loaded from (:attr:`metajudge.data.registry.Dataset.source`; the report
+    #: loads it again from there); not written when unknown
+    source: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        if not self.runs:
+            del d["runs"]
+        if self.source is None:
+            del d["source"]
+        return d
 
     def to_pandas(self) -> Any:
         """One row per backbone: human correlation with CI, n, unscored responses."""
         import pandas as pd
 
         rows = []
-        for bb, e in self["per_backbone"].items():
+        for bb, e in self.per_backbone.items():
             h = e["human"]
             lo, hi = h["ci"]
             rows.append(
@@ -370,7 +403,7 @@ def backbone_swap(
     human_protocol: HumanProtocol | None = None,
     seed: int | None = None,
 ) -> SwapResult:
-    """Run the backbone-swap analysis on aligned scores; returns a JSON-ready :class:`SwapResult`.
+    """Run the backbone-swap analysis on aligned scores; returns a :class:`SwapResult`.
 
     With ``protocol`` (the meta-evaluation's :class:`~metajudge.analyses.metric_vs_human.protocol.Protocol`) its
     bootstrap (``n_boot``, ``seed``, ``ci_level``), tie band and correlation
@@ -412,32 +445,30 @@ def backbone_swap(
         p["verdict"] = verdict_line(p, level=level)
     resp_h = ctx.h_resp is not None
     return SwapResult(
-        {
-            "dataset": data.dataset,
-            "metric": data.metric,
-            "dimension": data.dimension,
-            "kind": data.kind,
-            "backbones": list(bbs),
-            "signatures": dict(data.signatures),
-            "protocol": _protocol_json(proto, n_boot, seed, level, eps),
-            "n": {
-                "inputs": v.n_items,
-                "responses": len(v.keys),
-                "responses_scored_by_all": int(np.isfinite(data.scores).all(0).sum()),
-                "pairs": len(v.pair_ids),
-            },
-            "per_backbone": per_bb,
-            "pairs": pairs_out,
-            "alpha": _alpha(ctx),
-            "ceiling": inter_human_ceiling(ctx),
-            "reliability": {
-                bb: reliability_bins(
-                    data.scores[k] if resp_h else ctx.d[k],
-                    ctx.h_resp if ctx.h_resp is not None else ctx.h_pair,
-                )
-                for k, bb in enumerate(bbs)
-            },
-        }
+        dataset=data.dataset,
+        metric=data.metric,
+        dimension=data.dimension,
+        kind=data.kind,
+        backbones=list(bbs),
+        signatures=dict(data.signatures),
+        protocol=_protocol_json(proto, n_boot, seed, level, eps),
+        n={
+            "inputs": v.n_items,
+            "responses": len(v.keys),
+            "responses_scored_by_all": int(np.isfinite(data.scores).all(0).sum()),
+            "pairs": len(v.pair_ids),
+        },
+        per_backbone=per_bb,
+        pairs=pairs_out,
+        alpha=_alpha(ctx),
+        ceiling=inter_human_ceiling(ctx),
+        reliability={
+            bb: reliability_bins(
+                data.scores[k] if resp_h else ctx.d[k],
+                ctx.h_resp if ctx.h_resp is not None else ctx.h_pair,
+            )
+            for k, bb in enumerate(bbs)
+        },
     )
 
 

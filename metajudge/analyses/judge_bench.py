@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from metajudge.data.formats import Scale
 from metajudge.errors import InputError
 from metajudge.metrics.judges.parsers.labels import parse_reply
+from metajudge.results import Result
 
 __all__ = ["add_replies", "evaluate_judge", "parse_reply", "published_results"]
 
@@ -45,14 +46,11 @@ class DimensionEval:
 
 
 @dataclass(frozen=True)
-class JudgeEval:
+class JudgeEval(Result):
     dataset: str
     model: str
     rows: tuple[DimensionEval, ...]
     notes: tuple[str, ...] = field(default=())
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def _gold(meta: Mapping[str, Any], dim: str, scale: Scale) -> str | float | None:

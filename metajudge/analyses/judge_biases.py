@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 import numpy as np
 
-from metajudge.backends.ledger import CACHED_COST
 from metajudge.data.formats import PairwiseRecord, mean_label
 from metajudge.errors import InputError
+from metajudge.results import ItemAccess, Result
 from metajudge.stats.decisions import (
     TIE_POLICIES,
     TiePolicy,
@@ -188,47 +189,45 @@ def run_to_run_variance(runs: Sequence[Sequence[Side | None]]) -> dict[str, Any]
     }
 
 
-def diagnose_backbone(
-    judge: Any,
-    records: Sequence[PairwiseRecord],
-    *,
-    dimension: str,
-    tie_policy: TiePolicy = "exclude_human_ties",
-    runs: int = 1,
-    temperature: float = 0.7,
-    seed: int = 0,
-) -> dict[str, Any]:
-    """All diagnostics for one pairwise judge (a :class:`PairwiseJudge`) on ``records``."""
-    import time
-
-    t0 = time.perf_counter()
-    ab = judge.judge(records, order="ab")
-    ba = judge.judge(records, order="ba")
-    pref_ab = [v.preferred for v in ab]
-    # both orders combined: a side wins only if it wins in both orders, otherwise a tie
+def both_orders(ab: Sequence[Any], ba: Sequence[Any]) -> list[Side | None]:
+    """The verdict of both orders combined: a side wins only if it wins in both, else a tie."""
     both: list[Side | None] = []
     for x, y in zip(ab, ba, strict=True):
         if x.preferred is None or y.preferred is None:
             both.append(None)
         else:
             both.append(x.preferred if x.preferred == y.preferred else "tie")
+    return both
+
+
+def verdict_diagnostics(
+    records: Sequence[PairwiseRecord],
+    ab: Sequence[Any],
+    ba: Sequence[Any],
+    *,
+    dimension: str,
+    tie_policy: TiePolicy = "exclude_human_ties",
+    sampled: Sequence[Sequence[Any]] = (),
+    temperature: float = 0.7,
+) -> dict[str, Any]:
+    """Position, length, accuracy and run-to-run diagnostics of one judge's verdicts.
+
+    ``ab`` / ``ba``: the verdicts of ``records`` in both orders; ``sampled``: repeated sampled
+    runs in order ab (at ``temperature``; fewer than two: the variance is not defined). The
+    judging is the caller's (:func:`metajudge.runs.judge_diagnostics.diagnose_backbone`).
+    """
+    pref_ab = [v.preferred for v in ab]
     out: dict[str, Any] = {
-        "n": len(records),
-        "signature": judge.signature,
         "position": position_bias(ab, ba),
         "length": length_bias(records, pref_ab, dimension=dimension),
         "accuracy": accuracy_vs_humans(records, pref_ab, dimension=dimension, policy=tie_policy)
         | {"orders": "ab"},
         "accuracy_both_orders": accuracy_vs_humans(
-            records, both, dimension=dimension, policy=tie_policy
+            records, both_orders(ab, ba), dimension=dimension, policy=tie_policy
         )
         | {"orders": "both (inconsistent = tie)"},
     }
-    if runs > 1:
-        sampled = [
-            judge.judge(records, order="ab", seed=seed + 1 + i, temperature=temperature)
-            for i in range(runs)
-        ]
+    if len(sampled) > 1:
         out["variance"] = run_to_run_variance([[v.preferred for v in run] for run in sampled]) | {
             "temperature": temperature
         }
@@ -239,24 +238,42 @@ def diagnose_backbone(
             "agreement": None,
             "note": "greedy single run (use runs > 1 to sample)",
         }
-    summ = judge.summary
-    out["parse_failure_rate"] = summ.get("parse_failure_rate")
-    out["parse_failures"] = summ.get("parse_failures")
-    out["calls"] = summ.get("calls")
-    cost = dict(summ.get("cost", {}))
-    ledger = dict(summ.get("ledger", {}))
-    out["ledger"] = {
-        "prompt_tokens": cost.get("prompt_tokens", ledger.get("prompt_tokens")),
-        "processed_prompt_tokens": cost.get("processed_prompt_tokens"),
-        "completion_tokens": cost.get("completion_tokens", ledger.get("completion_tokens")),
-        "backend_calls": cost.get("calls"),
-        "cached": cost.get("cached", ledger.get("cached")),
-        "cost_usd": ledger.get("cost_usd", 0.0),
-        "wall_s": round(time.perf_counter() - t0, 2),
-        "cached_cost": {k: cost.get(k, 0) for k in CACHED_COST},
-    }
-    out["verdicts"] = [
+    return out
+
+
+def verdict_rows(ab: Sequence[Any], ba: Sequence[Any]) -> list[dict[str, Any]]:
+    """Per pair: its id, the decision in each order and the first 40 characters of each reply."""
+    return [
         {"id": x.id, "ab": x.decision, "ba": y.decision, "ab_raw": x.raw[:40], "ba_raw": y.raw[:40]}
         for x, y in zip(ab, ba, strict=True)
     ]
-    return out
+
+
+@dataclass
+class DiagnosticsResult(ItemAccess, Result):
+    """Judge diagnostics per backbone (:func:`metajudge.runs.judge_diagnostics.run_judge_diagnostics`):
+    ``backbones[bb]`` holds :func:`verdict_diagnostics` with the run's signature, parse failures,
+    calls, ledger and :func:`verdict_rows`."""
+
+    dataset: str
+    dimension: str
+    n_pairs: int
+    protocol: str
+    backbones: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: where the pairs were loaded from (:attr:`metajudge.data.registry.Dataset.source`); the
+    #: report loads them again from there. Not written when unknown.
+    source: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        if self.source is None:
+            del d["source"]
+        return d
+
+    def to_pandas(self) -> Any:
+        """One row per backbone: its scalar diagnostics (nested blocks flattened with ``.``)."""
+        import pandas as pd
+
+        return pd.json_normalize(
+            [{"backbone": bb, **d} for bb, d in self.backbones.items()], max_level=1
+        )

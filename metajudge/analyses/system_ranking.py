@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from metajudge.analyses.metric_vs_human.matrices import ScoreMatrices
+from metajudge.results import Result
 from metajudge.stats import holm
 from metajudge.stats import resampling_tests as rt
 from metajudge.stats.clusters import rank_clusters
@@ -34,7 +35,7 @@ class ClusterOptions:
 
 
 @dataclass
-class RankTable:
+class RankTable(Result):
     """Metrics with correlation and cluster rank (best first), the pairwise tests, the options."""
 
     dataset: str
@@ -45,7 +46,7 @@ class RankTable:
     n_systems: int = 0
     n_items: int = 0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "dataset": self.dataset,
             "dimension": self.dimension,

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from metajudge.results import Result
 from metajudge.scores.released_verdicts import CATEGORIES, JudgeVerdicts, PairVerdicts
 from metajudge.stats.bootstrap import bootstrap_mean_ci
 from metajudge.stats.decisions import (
@@ -131,14 +132,11 @@ class PairedTest:
 
 
 @dataclass(frozen=True)
-class VerdictsResult:
+class VerdictsResult(Result):
     protocol: str
     judges: tuple[JudgeReport, ...]
     tests: tuple[PairedTest, ...] = ()
     notes: tuple[str, ...] = field(default=())
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
     def to_pandas(self) -> Any:
         import pandas as pd

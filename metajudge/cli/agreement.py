@@ -54,6 +54,7 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
     from metajudge.analyses.annotator_agreement import AgreementOptions, agreement
     from metajudge.data.loading import open_dataset
     from metajudge.io import atomic_write, check_output_file
+    from metajudge.reports.agreement import render_agreement
 
     if args.output:
         check_output_file(args.output, inputs=[args.input])
@@ -69,11 +70,11 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
     fmt = args.format
     if args.output and fmt is None:
         fmt = {".csv": "csv", ".json": "json"}.get(Path(args.output).suffix, "md")
-    print(res.render("text"), end="")
+    print(render_agreement(res, "text"), end="")
     if args.output:
         with atomic_write(args.output) as fh:
-            fh.write(res.render(fmt))
+            fh.write(render_agreement(res, fmt))
         print(f"wrote {args.output}")
     elif fmt is not None:
-        print(res.render(fmt), end="")
+        print(render_agreement(res, fmt), end="")
     return 0

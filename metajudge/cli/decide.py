@@ -198,7 +198,7 @@ def _cmd_swap(args: argparse.Namespace) -> int:
         ppi_labelled=args.ppi_labelled,
         **_load_kw(args),
     )
-    j = res.to_json()
+    j = res.to_dict()
     _emit(args, "decision", j, swap_markdown(j))
     if args.out:
         from metajudge.reports.decision_report import plot_decision
@@ -228,7 +228,7 @@ def _cmd_verdicts(args: argparse.Namespace) -> int:
         n_boot=args.n_boot,
         seed=args.seed,
     )
-    j = res.to_json()
+    j = res.to_dict()
     _emit(args, "decision", j, verdicts_markdown(j))
     if args.out and res.frontier is not None:
         print(f"wrote {write_frontier_plot(res.frontier, args.out)}")
@@ -240,7 +240,7 @@ def _cmd_frontier(args: argparse.Namespace) -> int:
     from metajudge.runs.decide import run_frontier_table, write_frontier_plot
 
     fr = run_frontier_table(args.input, data_dir=args.data_dir, alpha=args.alpha)
-    j = fr.to_json()
+    j = fr.to_dict()
     _emit(
         args,
         "frontier",
@@ -275,7 +275,7 @@ def _cmd_drift(args: argparse.Namespace) -> int:
         eps=args.epsilon,
         **_load_kw(args),
     )
-    j = res.to_json()
+    j = res.to_dict()
     from metajudge.reports.decision_report import drift_markdown
 
     _emit(args, "drift", j, drift_markdown(j, res.sentence()))

@@ -63,7 +63,7 @@ def _cmd(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens,
         data_dir=args.data_dir,
     )
-    data = run.to_json()
+    data = run.to_dict()
     text = json.dumps(data, indent=1, ensure_ascii=False, default=str)
     if args.result:
         from metajudge.io import atomic_write

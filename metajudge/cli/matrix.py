@@ -83,7 +83,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
 
     m = build_matrix(inputs=args.input, data_dir=args.data_dir, baselines=args.baselines)
     if args.format == "json":
-        text = json.dumps(m.to_json(), indent=1, ensure_ascii=False) + "\n"
+        text = json.dumps(m.to_dict(), indent=1, ensure_ascii=False) + "\n"
     else:
         text = matrix_csv(m) if args.format == "csv" else matrix_markdown(m)
     _emit(text, args.output)

@@ -217,7 +217,7 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
         baselines=not args.no_baselines,
     )
     if isinstance(res, CategoricalResult):
-        return _print_categorical(args, res.to_json(), written)
+        return _print_categorical(args, res.to_dict(), written)
     if not args.quiet and args.format == "md":
         print(tables.protocol_line(res))
         print()

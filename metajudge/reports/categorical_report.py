@@ -1,6 +1,6 @@
 """Tables of a categorical meta-evaluation (:mod:`metajudge.analyses.metric_vs_human.categorical`).
 
-Every function takes the result's JSON form (``CategoricalResult.to_json()``, what
+Every function takes the result's JSON form (``CategoricalResult.to_dict()``, what
 ``result.json`` holds), so ``metajudge report DIR`` re-renders a run folder without recomputing.
 Markdown: the main table (accuracy, κ, macro-F1 with CIs; invalid labels counted), the
 inter-annotator reference beside the judge on the same target, one confusion matrix per row,

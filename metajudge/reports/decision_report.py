@@ -1,14 +1,19 @@
 """The decision report: Markdown that opens with the verdict in one sentence and the numbers
-that carry it, then the evidence, every test named with its reference; JSON beside it."""
+that carry it, then the evidence, every test named with its reference; JSON beside it; the
+cost–agreement frontier plot (:func:`plot_frontier`)."""
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from metajudge.io import atomic_write
+
+if TYPE_CHECKING:
+    from metajudge.analyses.decide.frontier import Frontier
 
 
 def _f(v: Any, nd: int = 3) -> str:
@@ -255,3 +260,39 @@ def ppi_markdown(j: Mapping[str, Any]) -> str:
         ),
     ]
     return "\n".join(out) + "\n"
+
+
+def plot_frontier(fr: Frontier, path: str | Path, *, title: str = "") -> Path:
+    """Scatter of cost (log) against agreement; frontier joined, dominated judges marked ×."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    placed = [p for p in fr.points if p.name not in fr.unplaced]
+    by = {p.name: p for p in placed}
+    fig, ax = plt.subplots(figsize=(8, 5.5))
+    for p in placed:
+        dom = bool(fr.dominated_by[p.name])
+        c = max(p.cost or 0.0, 1e-3)
+        ax.scatter(c, p.agreement, marker="x" if dom else "o", color="grey" if dom else "C0")
+        ax.annotate(p.name, (c, p.agreement), fontsize=6, alpha=0.6 if dom else 1.0)
+    env, best = [], -math.inf  # the plain Pareto envelope (each step more agreement)
+    for p in (by[n] for n in fr.frontier):
+        if p.agreement > best:
+            env.append(p)
+            best = p.agreement
+    ax.plot([max(p.cost or 0.0, 1e-3) for p in env], [p.agreement for p in env], "-", color="C0")
+    ax.set_xscale("log")
+    ax.set_xlabel(f"cost ({fr.cost_unit}; log scale)")
+    ax.set_ylabel("agreement with humans")
+    ax.set_title(
+        title
+        or "cost vs agreement: o frontier, x dominated (cheaper-or-equal and significantly better exists)",
+        fontsize=8,
+    )
+    fig.tight_layout()
+    out = Path(path)
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out

@@ -62,8 +62,9 @@ def markdown(result: Any) -> str:
     if isinstance(result, MetaEvalResult):
         return tables.to_markdown(result)
     from metajudge.reports import swap_report
+    from metajudge.results import as_data
 
-    if "per_backbone" in result:
+    if "per_backbone" in as_data(result):
         return swap_report.swap_markdown(result)
     return swap_report.diagnostics_markdown(result)
 

@@ -15,9 +15,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from metajudge.io import atomic_write
+from metajudge.results import as_data
+
+if TYPE_CHECKING:
+    from metajudge.analyses.backbone_swap import SwapResult
+    from metajudge.analyses.judge_biases import DiagnosticsResult
 
 
 def _f(v: float | None, nd: int = 3) -> str:
@@ -35,8 +40,9 @@ def _p(p: float | None) -> str:
     return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
 
 
-def swap_markdown(res: Mapping[str, Any]) -> str:
+def swap_markdown(result: SwapResult | Mapping[str, Any]) -> str:
     """The backbone-swap report as Markdown (tables in MT-RAIG Table 8 layout, plus verdicts)."""
+    res = as_data(result)
     lines = _md_head(res) + _md_agreement(res) + _md_human(res) + _md_tests(res) + _md_runs(res)
     if res.get("diagnostics"):
         lines += ["", diagnostics_markdown(res["diagnostics"], heading="## Judge diagnostics")]
@@ -176,8 +182,11 @@ def _md_runs(res: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def diagnostics_markdown(diag: Mapping[str, Any], *, heading: str = "# Judge diagnostics") -> str:
+def diagnostics_markdown(
+    result: DiagnosticsResult | Mapping[str, Any], *, heading: str = "# Judge diagnostics"
+) -> str:
     """Per-backbone bias/variance/cost table (from :mod:`metajudge.analyses.judge_biases`)."""
+    diag = as_data(result)
     lines = [heading, ""]
     if diag.get("protocol"):
         lines += [f"Protocol: `{diag['protocol']}`", ""]
@@ -209,9 +218,10 @@ def diagnostics_markdown(diag: Mapping[str, Any], *, heading: str = "# Judge dia
 
 
 def write_swap_report(
-    res: Mapping[str, Any], out_dir: str | Path, *, plots: bool = True
+    result: SwapResult | Mapping[str, Any], out_dir: str | Path, *, plots: bool = True
 ) -> dict[str, Path]:
     """Write ``swap.md``, ``swap.json`` and (``plots=True``) the three PNGs; returns the paths."""
+    res = as_data(result)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"markdown": out / "swap.md", "json": out / "swap.json"}
@@ -230,8 +240,9 @@ def _save(fig: Any, path: Path) -> None:
         fig.savefig(fh, format="png", dpi=120, bbox_inches="tight")
 
 
-def plot_swap(res: Mapping[str, Any], out_dir: str | Path) -> dict[str, Path]:
+def plot_swap(result: SwapResult | Mapping[str, Any], out_dir: str | Path) -> dict[str, Path]:
     """The heatmap, the human-correlation bar chart and the reliability plot."""
+    res = as_data(result)
     import matplotlib
 
     matplotlib.use("Agg")
@@ -300,8 +311,11 @@ def plot_swap(res: Mapping[str, Any], out_dir: str | Path) -> dict[str, Path]:
     return paths
 
 
-def write_diagnostics_report(diag: Mapping[str, Any], out_dir: str | Path) -> dict[str, Path]:
+def write_diagnostics_report(
+    result: DiagnosticsResult | Mapping[str, Any], out_dir: str | Path
+) -> dict[str, Path]:
     """Write ``diagnostics.md`` and ``diagnostics.json``."""
+    diag = as_data(result)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"markdown": out / "diagnostics.md", "json": out / "diagnostics.json"}

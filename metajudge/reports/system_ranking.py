@@ -19,7 +19,7 @@ FORMATS: tuple[str, ...] = ("md", "csv", "json", "tex")
 
 def caption(t: RankTable) -> str:
     o = t.options
-    j = t.to_json()
+    j = t.to_dict()
     return (
         f"{t.dataset} / {t.dimension}: {o.statistic} at level {o.level} "
         f"({t.n_systems} systems, {t.n_items} inputs); clusters: greedy (mt-metrics-eval), "
@@ -72,7 +72,7 @@ def to_latex(t: RankTable) -> str:
 def render(t: RankTable, fmt: str) -> str:
     """The table in ``fmt`` (md, csv, json, tex)."""
     if fmt == "json":
-        return json.dumps(t.to_json(), indent=1, sort_keys=True) + "\n"
+        return json.dumps(t.to_dict(), indent=1, sort_keys=True) + "\n"
     return {"md": to_markdown, "csv": to_csv, "tex": to_latex}[fmt](t)
 
 

@@ -77,7 +77,7 @@ def render(
 ) -> str:
     """``md`` (two tables and the notes), ``csv`` (one row per judge × category) or ``json``."""
     if fmt == "json":
-        d = res.to_json()
+        d = res.to_dict()
         d["published"] = {k: dict(v) for k, v in (published or {}).items()}
         return json.dumps(d, indent=2, ensure_ascii=False) + "\n"
     if fmt == "csv":

@@ -1,4 +1,5 @@
-"""``metajudge backbone-swap`` end to end: load, gather per-backbone scores, analyse."""
+"""``metajudge backbone-swap`` end to end: load, gather per-backbone scores (score columns, or
+the judge run under each backbone: :func:`judge_scores`), analyse."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ from metajudge.analyses.backbone_swap import (
     backbone_swap,
     build_swap_data,
 )
+from metajudge.data.formats import Record
 from metajudge.errors import InputError
-from metajudge.scores.swap_sources import external_scores, judge_scores, metric_dimension
+from metajudge.scores.swap_sources import Scores, external_scores, metric_dimension
 
 
 def _limit(records: list[Any], limit: int | None) -> list[Any]:
@@ -29,6 +31,59 @@ def _limit(records: list[Any], limit: int | None) -> list[Any]:
             continue
         keep.setdefault(r.id, None)
     return [r for r in records if r.id in keep]
+
+
+def _error_counts(results: Sequence[Any]) -> dict[str, int]:
+    errors: dict[str, int] = {}
+    for r in results:
+        if r.score is None:
+            k = (r.error or "unscored").split(":")[0][:60]
+            errors[k] = errors.get(k, 0) + 1
+    return errors
+
+
+def judge_scores(
+    records: Sequence[Record],
+    metric: str,
+    backbones: Sequence[str],
+    *,
+    seed: int = 0,
+    metric_options: Mapping[str, Any] | None = None,
+) -> tuple[Scores, dict[str, str], dict[str, Any]]:
+    """Run judge ``metric`` under each backbone (one after the other) on every response of ``records``.
+
+    Returns ``(scores, signatures, runs)``; ``runs[bb]`` has the judge's run summary (items
+    scored/failed, parse failures and rate, calls, tokens, wall time) and the error counts.
+    """
+    import time
+
+    from metajudge.metrics.base import ScoreItem, iter_responses
+    from metajudge.metrics.registry import get_metric
+
+    refs = list(iter_responses(records))
+    items = [ScoreItem(r.key, r.response, r.reference, r.input) for r in refs]
+    scores: Scores = {}
+    sigs: dict[str, str] = {}
+    runs: dict[str, Any] = {}
+    for bb in backbones:
+        m = get_metric(metric, backbone=bb, seed=seed, **dict(metric_options or {}))
+        try:
+            t0 = time.perf_counter()
+            results = m.score_batch(items)
+            wall = time.perf_counter() - t0
+            scores[bb] = {r.key: r.score for r in results}
+            sigs[bb] = m.signature
+            errors = _error_counts(results)
+            runs[bb] = {
+                "wall_s": round(wall, 2),
+                "n_items": len(items),
+                "unscored": sum(errors.values()),
+                "errors": errors,
+                **dict(getattr(m, "summary", {}) or {}),
+            }
+        finally:
+            m.close()
+    return scores, sigs, runs
 
 
 def load_swap_data(
@@ -142,7 +197,7 @@ def run_backbone_swap(
 
     ``out_dir``: the run folder; the backbones judged live (``backbones``) get their per-response
     scores saved there (:func:`write_backbone_scores`) for the report's per-item views.
-    ``res["source"]``: where the data was loaded from (the report loads it again from there).
+    ``res.source``: where the data was loaded from (the report loads it again from there).
     """
     ds = swap_dataset(dataset, input_file, subset, data_dir, dataset_options)
     data, runs, records = load_swap_data(
@@ -165,14 +220,12 @@ def run_backbone_swap(
         human_protocol=human_protocol,
         seed=seed,
     )
-    if runs:
-        res["runs"] = runs
-    if ds.source:
-        res["source"] = ds.source
+    res.runs = dict(runs)
+    res.source = ds.source or None
     if out_dir is not None and backbones:
         write_backbone_scores(out_dir, data, records, backbones)
     if limit is not None:
-        res["n"]["limit_inputs"] = limit
+        res.n["limit_inputs"] = limit
     return res
 
 

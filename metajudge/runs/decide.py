@@ -18,7 +18,7 @@ import numpy as np
 
 from metajudge.analyses.backbone_swap import SwapData
 from metajudge.analyses.decide.drift import DriftGate, DriftResult, drift
-from metajudge.analyses.decide.frontier import Frontier, alpaca_eval_frontier, plot_frontier
+from metajudge.analyses.decide.frontier import Frontier, alpaca_eval_frontier
 from metajudge.analyses.decide.noninferiority import DEFAULT_MARGIN
 from metajudge.analyses.decide.swap_decision import SwapDecision, decide_swap
 from metajudge.analyses.decide.verdict_decision import (
@@ -26,7 +26,7 @@ from metajudge.analyses.decide.verdict_decision import (
     decide_verdicts,
     estimated_costs,
 )
-from metajudge.runs.backbone_swap import load_swap_data
+from metajudge.runs.backbone_swap import judge_scores, load_swap_data
 
 
 def run_decide(
@@ -184,12 +184,12 @@ def drift_judge_data(
     """Run judge ``metric`` twice on the anchor items: ``before`` and ``after`` (default: the same
     backbone), each with its metric options ``options["before"|"after"]`` (e.g. ``temperature``).
 
-    The scoring is :func:`~metajudge.scores.swap_sources.judge_scores` (cache included: a rerun
+    The scoring is :func:`~metajudge.runs.backbone_swap.judge_scores` (cache included: a rerun
     of an unchanged judge is answered from the cache). Labels: ``before:BACKBONE[k=v]``.
     """
     from metajudge.analyses.backbone_swap import build_swap_data
     from metajudge.runs.backbone_swap import _limit, need_pairs, swap_dataset
-    from metajudge.scores.swap_sources import judge_scores, metric_dimension
+    from metajudge.scores.swap_sources import metric_dimension
 
     ds = swap_dataset(dataset, input_file, subset, data_dir)
     records = _limit(list(ds.records), limit)
@@ -213,6 +213,8 @@ def drift_judge_data(
 
 
 def write_frontier_plot(fr: Frontier, out_dir: str | Path, stem: str = "frontier") -> Path:
+    from metajudge.reports.decision_report import plot_frontier
+
     return plot_frontier(fr, Path(out_dir) / f"{stem}.png")
 
 
@@ -282,7 +284,7 @@ def _one_judge_data(
     """One judge's scores aligned with the records (as :func:`load_swap_data`, for one source)."""
     from metajudge.analyses.metric_vs_human.aligned import align
     from metajudge.runs.backbone_swap import _limit, swap_dataset
-    from metajudge.scores.swap_sources import external_scores, judge_scores, metric_dimension
+    from metajudge.scores.swap_sources import external_scores, metric_dimension
 
     ds = swap_dataset(dataset, input_file, subset, data_dir)
     records = _limit(list(ds.records), limit)

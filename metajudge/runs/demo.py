@@ -23,12 +23,13 @@ served from it and the ledger printed at the end says how many calls reached a m
 from __future__ import annotations
 
 import dataclasses
-import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from metajudge.results import Result
 
 RAG_DATASET = "ragchecker_meta_eval"
 TABLE_DATASET = "lftqa_mitigation_pradhumant"
@@ -58,7 +59,7 @@ class DemoOptions:
 
 
 @dataclass
-class JudgeRun:
+class JudgeRun(Result):
     """One judge metric under one backbone: its human correlations and what it cost."""
 
     section: str
@@ -84,12 +85,12 @@ class JudgeRun:
     def parse_failure_rate(self) -> float:
         return self.parse_failures / self.parse_attempts if self.parse_attempts else 0.0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {**dataclasses.asdict(self), "parse_failure_rate": round(self.parse_failure_rate, 4)}
 
 
 @dataclass
-class DemoResult:
+class DemoResult(Result):
     """The judge section: runs, the swap, the subsets drawn, the total ledger."""
 
     options: DemoOptions
@@ -100,26 +101,21 @@ class DemoResult:
     wall_s: float
     paths: dict[str, str] = field(default_factory=dict)
 
-    def to_json(self) -> str:
-        return json.dumps(
-            {
-                "options": dataclasses.asdict(self.options),
-                "subsets": self.subsets,
-                "runs": [r.to_json() for r in self.runs],
-                "swap": self.swap,
-                "ledger": self.ledger,
-                "wall_s": self.wall_s,
-                "paths": self.paths,
-            },
-            indent=2,
-            ensure_ascii=False,
-            default=str,
-        )
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "options": dataclasses.asdict(self.options),
+            "subsets": self.subsets,
+            "runs": [r.to_dict() for r in self.runs],
+            "swap": self.swap,
+            "ledger": self.ledger,
+            "wall_s": self.wall_s,
+            "paths": self.paths,
+        }
 
     def to_pandas(self) -> Any:
         import pandas as pd
 
-        return pd.DataFrame([r.to_json() for r in self.runs])
+        return pd.DataFrame([r.to_dict() for r in self.runs])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -357,7 +353,7 @@ def run_swap(rag_file: Path, out: Path, opts: DemoOptions) -> dict[str, Any]:
     )
     write_swap_report(res, out / "swap", plots=False)
     write_html_report(out / "swap", input_file=rag_file)
-    return dict(res)
+    return res.to_dict()
 
 
 def run_demo(
@@ -399,7 +395,7 @@ def run_demo(
 
     report = out / REPORT_FILE
     with atomic_write(out / "demo.json") as fh:
-        fh.write(result.to_json())
+        fh.write(result.to_json(indent=2, default=str))
     with atomic_write(report) as fh:
         fh.write(demo_markdown(result, lexical_run=lexical_run))
     page = write_demo_html(result, out, lexical_run=lexical_run)

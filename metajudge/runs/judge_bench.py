@@ -15,11 +15,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from metajudge.errors import InputError
+from metajudge.results import Result
 
 _VAR = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
@@ -48,7 +49,7 @@ def render_prompt(template: str, instance: Any) -> str:
 
 
 @dataclass
-class JudgeBenchRun:
+class JudgeBenchRun(Result):
     """Our judge's evaluation on one set, the published judges' numbers and the run's counts."""
 
     dataset: str
@@ -58,18 +59,15 @@ class JudgeBenchRun:
     instances: int  # instances judged
     requests: int
     backend_errors: int  # calls that returned no reply (no reply written; counted)
-    evaluation: dict[str, Any]  # JudgeEval.to_json()
+    evaluation: dict[str, Any]  # JudgeEval.to_dict()
     published: dict[str, dict[str, dict[str, float]]]
     replies_file: str
     cost: dict[str, Any] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
     def to_pandas(self) -> Any:
         import pandas as pd
 
-        return pd.DataFrame(comparison_rows(self.to_json()))
+        return pd.DataFrame(comparison_rows(self.to_dict()))
 
 
 def _source(
@@ -151,7 +149,7 @@ def run_judge_bench(
         instances=len({i for i, _, _ in reqs}),
         requests=len(reqs),
         backend_errors=len(reqs) - len(replies),
-        evaluation=ev.to_json(),
+        evaluation=ev.to_dict(),
         published=published_results(name, data_dir),
         replies_file=str(output),
         cost=cost,

@@ -1,4 +1,7 @@
-"""``metajudge judge diagnostics`` end to end: load pairs, judge both orders per backbone."""
+"""``metajudge judge diagnostics`` end to end: load pairs, judge both orders per backbone.
+
+The judging lives here (:func:`diagnose_backbone`); the statistics of the verdicts are
+:func:`metajudge.analyses.judge_biases.verdict_diagnostics`."""
 
 from __future__ import annotations
 
@@ -6,8 +9,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from metajudge.analyses.judge_biases import BIASES_VERSION, TiePolicy, diagnose_backbone
-from metajudge.analyses.metric_vs_human.result import DiagnosticsResult
+from metajudge.analyses.judge_biases import (
+    BIASES_VERSION,
+    DiagnosticsResult,
+    TiePolicy,
+    verdict_diagnostics,
+    verdict_rows,
+)
+from metajudge.backends.ledger import CACHED_COST
 from metajudge.data.formats import PairwiseRecord
 from metajudge.errors import InputError
 
@@ -61,20 +70,18 @@ def run_judge_diagnostics(
             f"dataset {dataset!r} has no dimension {dim!r} (it has {', '.join(ds.card.dimensions)})",
             field="dimension",
         )
-    out: dict[str, Any] = {
-        "dataset": dataset,
-        "dimension": dim,
-        "n_pairs": len(records),
-        "protocol": f"judge-diagnostics|orders:ab+ba|tie_policy:{tie_policy}|runs:{runs}|temp_runs:{temperature:g}"
+    out = DiagnosticsResult(
+        dataset=dataset,
+        dimension=dim,
+        n_pairs=len(records),
+        protocol=f"judge-diagnostics|orders:ab+ba|tie_policy:{tie_policy}|runs:{runs}|temp_runs:{temperature:g}"
         f"|length:words|limit:{limit}|seed:{seed}|version:{BIASES_VERSION}",
-        "backbones": {},
-    }
-    if ds.source:
-        out["source"] = ds.source  # the report loads the pairs from there
+        source=ds.source or None,  # the report loads the pairs from there
+    )
     for bb in backbones:
         judge = PairwiseJudge(backbone=bb, seed=seed, **dict(judge_options or {}))
         try:
-            out["backbones"][bb] = diagnose_backbone(
+            out.backbones[bb] = diagnose_backbone(
                 judge,
                 records,
                 dimension=dim,
@@ -85,4 +92,62 @@ def run_judge_diagnostics(
             )
         finally:
             judge.close()
-    return DiagnosticsResult(out)
+    return out
+
+
+def diagnose_backbone(
+    judge: Any,
+    records: Sequence[PairwiseRecord],
+    *,
+    dimension: str,
+    tie_policy: TiePolicy = "exclude_human_ties",
+    runs: int = 1,
+    temperature: float = 0.7,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Judge ``records`` in both orders (and ``runs`` sampled times when > 1) with one pairwise
+    judge (a :class:`PairwiseJudge`); its diagnostics, parse failures, calls and ledger."""
+    import time
+
+    t0 = time.perf_counter()
+    ab = judge.judge(records, order="ab")
+    ba = judge.judge(records, order="ba")
+    sampled = []
+    if runs > 1:
+        sampled = [
+            judge.judge(records, order="ab", seed=seed + 1 + i, temperature=temperature)
+            for i in range(runs)
+        ]
+    stats = verdict_diagnostics(
+        records,
+        ab,
+        ba,
+        dimension=dimension,
+        tie_policy=tie_policy,
+        sampled=sampled,
+        temperature=temperature,
+    )
+    out: dict[str, Any] = {"n": len(records), "signature": judge.signature, **stats}
+    summ = judge.summary
+    out["parse_failure_rate"] = summ.get("parse_failure_rate")
+    out["parse_failures"] = summ.get("parse_failures")
+    out["calls"] = summ.get("calls")
+    out["ledger"] = _ledger(summ, time.perf_counter() - t0)
+    out["verdicts"] = verdict_rows(ab, ba)
+    return out
+
+
+def _ledger(summ: Mapping[str, Any], wall: float) -> dict[str, Any]:
+    """Tokens, calls, cache hits and cost of one judge run (its ``summary``), with the wall time."""
+    cost = dict(summ.get("cost", {}))
+    ledger = dict(summ.get("ledger", {}))
+    return {
+        "prompt_tokens": cost.get("prompt_tokens", ledger.get("prompt_tokens")),
+        "processed_prompt_tokens": cost.get("processed_prompt_tokens"),
+        "completion_tokens": cost.get("completion_tokens", ledger.get("completion_tokens")),
+        "backend_calls": cost.get("calls"),
+        "cached": cost.get("cached", ledger.get("cached")),
+        "cost_usd": ledger.get("cost_usd", 0.0),
+        "wall_s": round(wall, 2),
+        "cached_cost": {k: cost.get(k, 0) for k in CACHED_COST},
+    }

@@ -73,7 +73,7 @@ def run_categorical(
     res = categorical_meta_evaluate(ds, rows, opts, metrics=metrics, data_dir=data_dir)
     res.data["run"] = {**(run or {}), "seconds": round(time.perf_counter() - t0, 3)}
     out = Path(out_dir)
-    data = res.to_json()
+    data = res.to_dict()
     with atomic_write(out / RESULT_FILE) as fh:
         fh.write(json.dumps(data, indent=1, ensure_ascii=False, default=str) + "\n")
     written = {RESULT_FILE: out / RESULT_FILE}

@@ -63,7 +63,7 @@ def compute_rank_baseline(dataset: str, *, data_dir: str | Path | None = None) -
         sm = score_matrices(ds.records, rows, dim, names)
         for level in LEVELS:
             o = ClusterOptions(level=level, n_resamples=N_RESAMPLES, seed=0)
-            tables.append(rank_table(sm, dataset, o).to_json())
+            tables.append(rank_table(sm, dataset, o).to_dict())
     return {"schema": SCHEMA, "dataset": dataset, "scores": "shipped columns", "tables": tables}
 
 

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from metajudge.errors import InputError
+from metajudge.results import Result
 
 Decision = Literal["A>B", "B>A", "A=B"] | None
 DECISIONS: tuple[str, ...] = ("A>B", "B>A", "A=B")
@@ -77,7 +78,7 @@ class PairVerdicts:
 
 
 @dataclass(frozen=True)
-class JudgeVerdicts:
+class JudgeVerdicts(Result):
     """All verdicts of one judge on one set of pairs."""
 
     judge: str
@@ -85,7 +86,7 @@ class JudgeVerdicts:
     rows: tuple[PairVerdicts, ...]
     notes: tuple[str, ...] = field(default=())
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "judge": self.judge,
             "source": self.source,
@@ -278,4 +279,4 @@ def read_verdicts(path: str | Path) -> JudgeVerdicts:
 
 
 def dumps(v: JudgeVerdicts) -> str:
-    return json.dumps(v.to_json(), ensure_ascii=False)
+    return json.dumps(v.to_dict(), ensure_ascii=False)

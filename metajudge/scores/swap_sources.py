@@ -1,4 +1,5 @@
-"""Where backbone-swap scores come from: score files, a dataset's shipped judge columns, judge runs."""
+"""Where backbone-swap scores come from: score files and a dataset's shipped judge columns (the
+judge runs are :func:`metajudge.runs.backbone_swap.judge_scores`)."""
 
 from __future__ import annotations
 
@@ -111,56 +112,3 @@ def external_scores(
         else:
             scores[spec], sigs[spec] = _shipped_spec(dataset, spec, dimension, data_dir)
     return scores, sigs
-
-
-def _error_counts(results: Sequence[Any]) -> dict[str, int]:
-    errors: dict[str, int] = {}
-    for r in results:
-        if r.score is None:
-            k = (r.error or "unscored").split(":")[0][:60]
-            errors[k] = errors.get(k, 0) + 1
-    return errors
-
-
-def judge_scores(
-    records: Sequence[Record],
-    metric: str,
-    backbones: Sequence[str],
-    *,
-    seed: int = 0,
-    metric_options: Mapping[str, Any] | None = None,
-) -> tuple[Scores, dict[str, str], dict[str, Any]]:
-    """Run judge ``metric`` under each backbone (one after the other) on every response of ``records``.
-
-    Returns ``(scores, signatures, runs)``; ``runs[bb]`` has the judge's run summary (items
-    scored/failed, parse failures and rate, calls, tokens, wall time) and the error counts.
-    """
-    import time
-
-    from metajudge.metrics.base import ScoreItem, iter_responses
-    from metajudge.metrics.registry import get_metric
-
-    refs = list(iter_responses(records))
-    items = [ScoreItem(r.key, r.response, r.reference, r.input) for r in refs]
-    scores: Scores = {}
-    sigs: dict[str, str] = {}
-    runs: dict[str, Any] = {}
-    for bb in backbones:
-        m = get_metric(metric, backbone=bb, seed=seed, **dict(metric_options or {}))
-        try:
-            t0 = time.perf_counter()
-            results = m.score_batch(items)
-            wall = time.perf_counter() - t0
-            scores[bb] = {r.key: r.score for r in results}
-            sigs[bb] = m.signature
-            errors = _error_counts(results)
-            runs[bb] = {
-                "wall_s": round(wall, 2),
-                "n_items": len(items),
-                "unscored": sum(errors.values()),
-                "errors": errors,
-                **dict(getattr(m, "summary", {}) or {}),
-            }
-        finally:
-            m.close()
-    return scores, sigs, runs

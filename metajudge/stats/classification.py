@@ -20,13 +20,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from metajudge.errors import InputError
+from metajudge.results import Result
 
 
 def _check(gold: Sequence[Any], pred: Sequence[Any]) -> None:
@@ -132,7 +133,7 @@ def majority_label(labels: Sequence[str | None]) -> str | None:
 
 
 @dataclass(frozen=True)
-class CategoricalScores:
+class CategoricalScores(Result):
     n: int  # items scored
     invalid: int  # items whose judge label was None
     invalid_policy: str
@@ -141,9 +142,6 @@ class CategoricalScores:
     macro_f1: float
     labels: tuple[str, ...]
     confusion: tuple[tuple[int, ...], ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def categorical_scores(

@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
+from metajudge.results import Result
 from metajudge.stats.decisions import tie_decisions
 
 VARIANTS: tuple[str, ...] = ("a", "b", "c", "23", "acc23")
@@ -129,7 +131,7 @@ def kendall_variant(
 
 
 @dataclass
-class TieCalibration:
+class TieCalibration(Result):
     """The tie band ε* maximising acc_23 and its value; ``thresholds``/``values``: the sweep."""
 
     epsilon: float
@@ -142,7 +144,7 @@ class TieCalibration:
         "see the cross-validated value"
     )
 
-    def to_json(self) -> dict[str, object]:
+    def to_dict(self) -> dict[str, Any]:
         return {"epsilon": self.epsilon, "acc23": self.value, "n_pairs": self.n_pairs,
                 "note": self.note}  # fmt: skip
 

@@ -35,6 +35,7 @@ from typing import Any, Literal
 import numpy as np
 
 from metajudge import stats
+from metajudge.results import Result
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ class MeanEstimate:
 
 
 @dataclass(frozen=True)
-class PPIResult:
+class PPIResult(Result):
     """PPI++ beside the human-only and the judge-only estimates, λ̂ and the effective n."""
 
     ppi: MeanEstimate
@@ -64,7 +65,7 @@ class PPIResult:
     def ess_gain(self) -> float:
         return self.effective_n / self.n
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self) | {"ess_gain": self.ess_gain}
 
 
@@ -251,7 +252,7 @@ def ppi_on_labels(
     unl = np.setdiff1d(np.flatnonzero(scored), lab)
     r = ppi_mean(h[lab], j[lab], j[unl], alpha=alpha, critical=critical)
     full = float(np.mean(h[labelled_pool]))
-    out: dict[str, Any] = r.to_json() | {
+    out: dict[str, Any] = r.to_dict() | {
         "full_human_mean": full,
         "n_units": int(h.size),
         "n_unscored": int((~scored).sum()),

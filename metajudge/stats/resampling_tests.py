@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from metajudge.results import Result
 from metajudge.stats.bootstrap import bootstrap_p_value
 from metajudge.stats.correlation import statistic
 
@@ -36,7 +37,7 @@ P_RULE = "p = (#{|Δ*| >= |Δ|} + 1)/(k + 1) over k permutations (nlpstats repor
 
 
 @dataclass
-class ResamplingTest:
+class ResamplingTest(Result):
     """One test of Δ = r(X, Z) − r(Y, Z): method, level, Δ, p, resamples and seed."""
 
     method: str
@@ -49,7 +50,7 @@ class ResamplingTest:
     rule: str
     samples: np.ndarray = field(repr=False)
 
-    def to_json(self) -> dict[str, object]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "method": self.method,
             "level": self.level,

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from metajudge.results import Result
+
 
 def sign_flips(n_perm: int, n_segments: int, rng: np.random.Generator) -> np.ndarray:
     """``(n_perm, n_segments)`` of ±1: each segment's scores swapped (−1) or kept (+1)."""
@@ -54,7 +56,7 @@ def complete_segments(human: np.ndarray, metric: np.ndarray) -> tuple[np.ndarray
 
 
 @dataclass
-class SPAResult:
+class SPAResult(Result):
     """Soft pairwise accuracy with its permutations, seed and dropped segments."""
 
     value: float
@@ -63,9 +65,6 @@ class SPAResult:
     segments_dropped: int
     n_perm: int
     seed: int | None
-
-    def to_json(self) -> dict[str, object]:
-        return dict(self.__dict__)
 
 
 def soft_pairwise_accuracy(

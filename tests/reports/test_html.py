@@ -158,7 +158,6 @@ def test_live_swap_scores_saved_and_read_for_flips(
     tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Live backbones (``--backbones``) leave scores_<bb>.jsonl; the page's flips read them."""
-    import json
 
     import numpy as np
 
@@ -178,7 +177,7 @@ def test_live_swap_scores_saved_and_read_for_flips(
     rows = read_scores(paths[0])
     assert len(rows) == data.view.keys.__len__() and rows[0]["metric"] == "geval_faithfulness"
     res = backbone_swap(data, rng=np.random.default_rng(0), n_boot=20, eps=0.5)
-    (out / "swap.json").write_text(json.dumps(res))
+    (out / "swap.json").write_text(res.to_json())
 
     def _no_external(*a: object, **k: object) -> None:
         raise AssertionError("the saved score files must be read, not the external columns")

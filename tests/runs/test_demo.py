@@ -88,7 +88,7 @@ def test_demo_html_page_holds_tables_caution_and_links(data_dir: Path, tmp_path:
         "ragchecker_judges", "geval_faithfulness", "smollm2-135m", 8, 1, 8, 1, 7, 1, 1234, 99, 2.5
     )
     run.correlations = corr
-    res = DemoResult(DemoOptions(), {}, [run], dict(swap), {"calls": 7}, 3.0)
+    res = DemoResult(DemoOptions(), {}, [run], swap.to_dict(), {"calls": 7}, 3.0)
     out = tmp_path / "judges"
     (out / "swap").mkdir(parents=True)
     (out / "swap" / "report.html").write_text("<p>swap</p>")

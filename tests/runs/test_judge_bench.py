@@ -77,7 +77,7 @@ def test_cola_scripted(tmp_path: Path) -> None:
     assert written[3]["annotations"]["grammaticality"]["metajudge/smollm2-135m"] == "I cannot say"
     assert "metajudge/smollm2-135m" not in written[4]["annotations"]["grammaticality"]
     assert len(run.published) >= 11
-    md = to_markdown(run.to_json())
+    md = to_markdown(run.to_dict())
     assert "[published]" in md and "4/5" in md
     assert len(run.to_pandas()) == 1 + len(run.published)
 

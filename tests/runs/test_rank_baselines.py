@@ -52,7 +52,7 @@ def test_one_table_recomputes_exactly(dataset: str, dimension: str) -> None:
     table = next(t for t in stored["tables"]
                  if t["dimension"] == dimension and t["options"]["level"] == "system")  # fmt: skip
     one = {"dataset": dataset, "tables": [table]}
-    assert rb.compare_rank_baseline(one, {"dataset": dataset, "tables": [fresh.to_json()]}) == []
+    assert rb.compare_rank_baseline(one, {"dataset": dataset, "tables": [fresh.to_dict()]}) == []
 
 
 def test_compare_reports_a_moved_cluster() -> None:

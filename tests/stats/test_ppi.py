@@ -92,7 +92,7 @@ def test_drift_change_rate_when_every_pair_ties(data_dir: Path) -> None:
 
     res = drift(_pair_data(data_dir, 5.0), rng=np.random.default_rng(0), n_boot=200)  # type: ignore[arg-type]
     assert not res.passed and res.reasons[0].startswith("change rate 1.000")
-    assert res.n_decisive == 0 and res.to_json()["flip_rate"] is None
+    assert res.n_decisive == 0 and res.to_dict()["flip_rate"] is None
     assert res.decision_change["value"] == 0.0 and res.shift["value"] == 4.0
     same = drift(_pair_data(data_dir, 1.0), rng=np.random.default_rng(0), n_boot=200)  # type: ignore[arg-type]
     assert same.passed and same.change["value"] == 0.0 and same.shift["p"] == 1.0

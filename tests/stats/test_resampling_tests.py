@@ -113,6 +113,6 @@ def test_missing_cells_follow_nlpstats() -> None:
 def test_seed_and_resamples_are_recorded() -> None:
     X, Y, Z = _mats(6)
     t = rt.perm_test(X, Y, Z, level="global", seed=5, n_resamples=99)
-    j = t.to_json()
+    j = t.to_dict()
     assert j["seed"] == 5 and j["n_resamples"] == 99 and "nlpstats" in str(j["rule"])
     assert t.p_value == rt.perm_test(X, Y, Z, level="global", seed=5, n_resamples=99).p_value

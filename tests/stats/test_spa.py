@@ -54,4 +54,4 @@ def test_missing_segments_are_dropped_and_counted() -> None:
     m[2, 3] = np.nan
     r = spa.soft_pairwise_accuracy(h, m, n_perm=100, seed=3)
     assert r.segments_dropped == 1 and r.n_segments == 29 and 0 <= r.value <= 1
-    assert r.to_json()["seed"] == 3
+    assert r.to_dict()["seed"] == 3

@@ -39,6 +39,7 @@ import numpy as np
 from metajudge import stats
 from metajudge.analyses.backbone_swap import SwapData
 from metajudge.analyses.verdict_accuracy import mcnemar
+from metajudge.results import Result, finite
 from metajudge.stats.agreement import cohen_kappa, decision_disagreement, flip_rate
 from metajudge.stats.moments import resampled_row_sums
 from metajudge.stats.resample import Resamples
@@ -58,7 +59,7 @@ class DriftGate:
 
 
 @dataclass
-class DriftResult:
+class DriftResult(Result):
     before: str
     after: str
     n_pairs: int
@@ -78,8 +79,8 @@ class DriftResult:
     decision_change: dict[str, Any] = field(default_factory=dict)
     rule: str = GATE_RULE
 
-    def to_json(self) -> dict[str, Any]:
-        return _finite(asdict(self))
+    def to_dict(self) -> dict[str, Any]:
+        return finite(asdict(self))  # type: ignore[no-any-return]
 
     def sentence(self) -> str:
         state = "PASS" if self.passed else "FAIL"
@@ -93,16 +94,6 @@ class DriftResult:
             f"(Wilcoxon p {_n(s.get('p'), '.3g')}), flip rate {_n(self.flip_rate)}, "
             f"κ {_n(self.kappa)}, McNemar p {_n(self.mcnemar['p'], '.3g')} — {why}."
         )
-
-
-def _finite(v: Any) -> Any:
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
-    if isinstance(v, dict):
-        return {k: _finite(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_finite(x) for x in v]
-    return v
 
 
 def _n(v: Any, fmt: str = ".3f") -> str:

@@ -17,13 +17,13 @@ from __future__ import annotations
 import csv
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import NormalDist
-from typing import Any
 
 from metajudge.errors import InputError
 from metajudge.paths import data_dir_from_env
+from metajudge.results import Result
 
 ALPACA_FILE = Path("alpaca_eval_evaluators") / "evaluators_leaderboard.csv"
 
@@ -41,7 +41,7 @@ class JudgePoint:
 
 
 @dataclass
-class Frontier:
+class Frontier(Result):
     """Judges with their dominators; the frontier in order of cost; what could not be placed."""
 
     cost_unit: str
@@ -51,9 +51,6 @@ class Frontier:
     unplaced: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     test: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def two_proportion_p(p1: float, n1: int, p2: float, n2: int) -> float:
@@ -158,39 +155,3 @@ def alpaca_eval_frontier(
     )
     fr.notes = notes + fr.notes
     return fr
-
-
-def plot_frontier(fr: Frontier, path: str | Path, *, title: str = "") -> Path:
-    """Scatter of cost (log) against agreement; frontier joined, dominated judges marked ×."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    placed = [p for p in fr.points if p.name not in fr.unplaced]
-    by = {p.name: p for p in placed}
-    fig, ax = plt.subplots(figsize=(8, 5.5))
-    for p in placed:
-        dom = bool(fr.dominated_by[p.name])
-        c = max(p.cost or 0.0, 1e-3)
-        ax.scatter(c, p.agreement, marker="x" if dom else "o", color="grey" if dom else "C0")
-        ax.annotate(p.name, (c, p.agreement), fontsize=6, alpha=0.6 if dom else 1.0)
-    env, best = [], -math.inf  # the plain Pareto envelope (each step more agreement)
-    for p in (by[n] for n in fr.frontier):
-        if p.agreement > best:
-            env.append(p)
-            best = p.agreement
-    ax.plot([max(p.cost or 0.0, 1e-3) for p in env], [p.agreement for p in env], "-", color="C0")
-    ax.set_xscale("log")
-    ax.set_xlabel(f"cost ({fr.cost_unit}; log scale)")
-    ax.set_ylabel("agreement with humans")
-    ax.set_title(
-        title
-        or "cost vs agreement: o frontier, x dominated (cheaper-or-equal and significantly better exists)",
-        fontsize=8,
-    )
-    fig.tight_layout()
-    out = Path(path)
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return out

@@ -29,13 +29,14 @@ from typing import Any, Literal
 import numpy as np
 
 from metajudge import stats
+from metajudge.results import Result
 
 Verdict = Literal["superior", "non-inferior", "inferior", "inconclusive"]
 DEFAULT_MARGIN = 0.05
 
 
 @dataclass(frozen=True)
-class NonInferiority:
+class NonInferiority(Result):
     """Y against X: Δ = a_Y − a_X, its two-sided CI and one-sided bounds, the verdict."""
 
     x: str
@@ -55,7 +56,7 @@ class NonInferiority:
     labels_needed: float
     additional_labels: float
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         d = asdict(self) | {"sentence": self.sentence()}
         return {
             k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in d.items()

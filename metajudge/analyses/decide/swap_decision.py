@@ -33,22 +33,13 @@ from metajudge import stats
 from metajudge.analyses.backbone_swap import SwapData
 from metajudge.analyses.decide.noninferiority import DEFAULT_MARGIN, NonInferiority, non_inferiority
 from metajudge.errors import InputError
+from metajudge.results import Result, finite
 from metajudge.stats import estimates as est
 from metajudge.stats.agreement import cohen_kappa, flip_rate
 from metajudge.stats.moments import resampled_row_sums
 from metajudge.stats.resample import Resamples
 
 ACC_POLICY = "human ties excluded; a judge tie counts as wrong"
-
-
-def _clean(v: Any) -> Any:
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
-    if isinstance(v, dict):
-        return {k: _clean(x) for k, x in v.items()}
-    if isinstance(v, list | tuple):
-        return [_clean(x) for x in v]
-    return v
 
 
 def agreement(
@@ -162,7 +153,7 @@ def slice_heterogeneity(
 
 
 @dataclass
-class SwapDecision:
+class SwapDecision(Result):
     """Everything ``decide`` reports for one question "can Y replace X?" on swap data."""
 
     dataset: str
@@ -174,13 +165,13 @@ class SwapDecision:
     slices: dict[str, Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
-        return _clean(
+    def to_dict(self) -> dict[str, Any]:
+        return finite(  # type: ignore[no-any-return]
             {
                 "dataset": self.dataset,
                 "protocol": self.protocol,
                 "verdict": self.non_inferiority.sentence(),
-                "non_inferiority": self.non_inferiority.to_json(),
+                "non_inferiority": self.non_inferiority.to_dict(),
                 "agreement": self.agreement,
                 "decisions": self.decisions,
                 "leaderboard": self.leaderboard,

@@ -29,6 +29,7 @@ from metajudge import stats
 from metajudge.analyses.decide.frontier import Frontier, JudgePoint, pareto_frontier
 from metajudge.analyses.decide.noninferiority import DEFAULT_MARGIN, NonInferiority, non_inferiority
 from metajudge.analyses.verdict_accuracy import Protocol, mcnemar, pair_correct
+from metajudge.results import Result
 from metajudge.scores.released_verdicts import JudgeVerdicts
 
 
@@ -59,7 +60,7 @@ def _correct(v: JudgeVerdicts, protocol: Protocol) -> dict[str, bool]:
 
 
 @dataclass
-class VerdictDecision:
+class VerdictDecision(Result):
     """Ranking, non-inferiority against the best, McNemar, frontier."""
 
     protocol: str
@@ -69,14 +70,14 @@ class VerdictDecision:
     mcnemar: list[dict[str, Any]]
     frontier: Frontier | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "protocol": self.protocol,
             "ranking": self.ranking,
             "best": self.best,
-            "against_best": [n.to_json() for n in self.against_best],
+            "against_best": [n.to_dict() for n in self.against_best],
             "mcnemar": self.mcnemar,
-            "frontier": self.frontier.to_json() if self.frontier else None,
+            "frontier": self.frontier.to_dict() if self.frontier else None,
         }
 
 

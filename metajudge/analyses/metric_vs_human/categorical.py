@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from metajudge.errors import InputError
+from metajudge.results import Result
 from metajudge.stats.classification import (
     accuracy,
     categorical_scores,
@@ -96,7 +97,7 @@ def gold_labels(ds: Dataset, dim: str) -> Gold:
 
 
 @dataclass(frozen=True)
-class MatchedReference:
+class MatchedReference(Result):
     """Leave-one-annotator-out means (module docstring) and the annotators' α."""
 
     dimension: str
@@ -109,9 +110,6 @@ class MatchedReference:
     annotator_kappa: float
     judge_accuracy: float
     judge_kappa: float
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def alpha_of(ds: Dataset, dim: str) -> tuple[float, str]:
@@ -197,7 +195,7 @@ class CategoricalRow:
 
 
 @dataclass
-class CategoricalResult:
+class CategoricalResult(Result):
     """A categorical meta-evaluation (module docstring); ``data`` holds run metadata."""
 
     dataset: str
@@ -208,7 +206,7 @@ class CategoricalResult:
     options: CategoricalOptions
     data: dict[str, Any] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["kind"] = RESULT_KIND
         return d

@@ -1,4 +1,4 @@
-"""The result of a meta-evaluation: JSON data with typed accessors, ``to_json`` and ``to_pandas``.
+"""The result of a meta-evaluation: JSON data with typed accessors (:class:`~metajudge.results.Result`).
 
 Layout (``to_dict()``, schema ``metajudge.analyses/1``): ``dataset`` {name, subset, kind, scale,
 dimensions, n_pairs, n_items, annotators}, ``protocol`` (the :class:`~metajudge.analyses.metric_vs_human.protocol.
@@ -11,13 +11,13 @@ Every value is plain JSON (no arrays): ``metajudge report DIR`` re-renders from 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from metajudge.errors import InputError
 from metajudge.io import atomic_write, read_json
+from metajudge.results import Result
 
 SCHEMA = "metajudge.analyses/1"
 #: The keys of a ``result.json`` that the tables and plots read, with their JSON types.
@@ -30,37 +30,14 @@ _REQUIRED: tuple[tuple[str, type], ...] = (
 )
 
 
-class JsonResult(dict):  # type: ignore[type-arg]
-    """A result that is a plain JSON object (a dict) with :meth:`to_json`; subclasses add
-    :meth:`to_pandas` (backbone swap, judge diagnostics)."""
-
-    def to_json(self) -> str:
-        return json.dumps(self, indent=1, ensure_ascii=False, allow_nan=False)
-
-
-class DiagnosticsResult(JsonResult):
-    """Judge diagnostics per backbone (:func:`metajudge.runs.judge_diagnostics.run_judge_diagnostics`)."""
-
-    def to_pandas(self) -> Any:
-        """One row per backbone: its scalar diagnostics (nested blocks flattened with ``.``)."""
-        import pandas as pd
-
-        return pd.json_normalize(
-            [{"backbone": bb, **d} for bb, d in self.get("backbones", {}).items()], max_level=1
-        )
-
-
 @dataclass
-class MetaEvalResult:
+class MetaEvalResult(Result):
     """A meta-evaluation result (see the module docstring for the layout of ``data``)."""
 
     data: dict[str, Any]
 
     def to_dict(self) -> dict[str, Any]:
         return self.data
-
-    def to_json(self) -> str:
-        return json.dumps(self.data, indent=1, ensure_ascii=False, allow_nan=False)
 
     def to_pandas(self) -> Any:
         """One row per (metric, dimension, statistic): value, CI, Fisher CI, n, undefined reason."""

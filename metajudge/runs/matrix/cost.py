@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from metajudge.errors import MetajudgeError
+from metajudge.results import Result
 
 #: later-stage calls per distinct response of judges whose later calls depend on earlier
 #: answers (MT-RAIG Eval, Seo et al. 2025, Eq. 2-3, in metajudge's default modes)
@@ -47,7 +48,7 @@ STAGE_RULES: dict[str, tuple[int, str]] = {
 
 
 @dataclass
-class Estimate:
+class Estimate(Result):
     """A cell's cost estimate and where each figure comes from."""
 
     metric: str
@@ -74,7 +75,7 @@ class Estimate:
     def tokens_per_call(self) -> float:
         return (self.prompt_tokens + self.completion_tokens) / self.calls if self.calls else 0.0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             **asdict(self),
             "calls_per_item": round(self.calls_per_item, 3),

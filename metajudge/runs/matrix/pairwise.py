@@ -1,5 +1,5 @@
 """The pairwise judge's matrix cell: accuracy against the humans with position consistency,
-computed by :func:`metajudge.analyses.judge_biases.diagnose_backbone` (what ``metajudge judge
+computed by :func:`metajudge.runs.judge_diagnostics.diagnose_backbone` (what ``metajudge judge
 diagnostics`` runs: both orders, ties of the humans excluded), with a bootstrap CI of the
 accuracy over pairs (:func:`metajudge.stats.bootstrap_mean_ci`)."""
 
@@ -30,8 +30,8 @@ def _accuracy_ci(value: float | None, n: int, seed: int, n_boot: int) -> list[fl
 
 def pairwise_cell(opts: Any, prep: Any) -> dict[str, Any]:
     """Judge the subset's pairs in both orders under ``opts.backbone``; the cell's results."""
-    from metajudge.analyses.judge_biases import diagnose_backbone
     from metajudge.metrics.judges.pairwise import PAIRWISE_PARSER_VERSION, PairwiseJudge
+    from metajudge.runs.judge_diagnostics import diagnose_backbone
     from metajudge.runs.matrix.run import open_backend
 
     recs = [

@@ -6,7 +6,7 @@
    the rule ``metajudge demo`` uses; all items without ``--limit``);
 3. scores through :func:`metajudge.scores.scoring.score_dataset` on one cached backend (the
    user response cache: a rerun is answered from it) — or, for the pairwise judge, both orders
-   through :func:`metajudge.analyses.judge_biases.diagnose_backbone` (what ``metajudge judge
+   through :func:`metajudge.runs.judge_diagnostics.diagnose_backbone` (what ``metajudge judge
    diagnostics`` runs);
 4. the meta-evaluation with the dataset's natural protocol
    (:func:`metajudge.runs.matrix.table.natural_protocol`) through
@@ -405,7 +405,7 @@ def run_cell_command(opts: CellOptions, *, dry_run: bool, fmt: str) -> int:
         from metajudge.runs.matrix.cost import estimate_cell
 
         est = estimate_cell(opts)
-        print(json.dumps(est.to_json(), indent=1) if fmt == "json" else est.to_text())
+        print(json.dumps(est.to_dict(), indent=1) if fmt == "json" else est.to_text())
         return 0
     cell, path = run_cell(opts)
     if fmt == "json":

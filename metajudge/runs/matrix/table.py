@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from metajudge.data.formats import PairwiseRecord
+from metajudge.results import Result
 
 #: the pairwise judge's row name (declared in the registry's requirements, not a registry metric)
 PAIRWISE_JUDGE = "pairwise_judge"
@@ -42,7 +43,7 @@ def default_baselines_dir() -> Path:
 
 
 @dataclass(frozen=True)
-class DatasetFacts:
+class DatasetFacts(Result):
     """What a dataset carries, read from its records (shares of records)."""
 
     name: str
@@ -55,9 +56,6 @@ class DatasetFacts:
     reference_words: float | None = None
     responses_per_input: float = 0.0
     source: str = "built-in"
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def _responses(rec: Any) -> list[str | None]:
@@ -264,7 +262,7 @@ class Cell:
 
 
 @dataclass
-class Matrix:
+class Matrix(Result):
     """Every cell of the metric × dataset matrix, and the facts each dataset column was judged on."""
 
     rows: list[str]
@@ -278,10 +276,10 @@ class Matrix:
                 return c
         raise KeyError((metric, dataset))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "rows": list(self.rows),
-            "datasets": [d.to_json() for d in self.datasets],
+            "datasets": [d.to_dict() for d in self.datasets],
             "cells": [asdict(c) for c in self.cells],
             "notes": dict(self.notes),
         }

@@ -60,7 +60,7 @@ def test_lftqa_can_y_replace_gpt4o(lftqa, y: str) -> None:  # type: ignore[no-un
     assert len(lb["swapped_pairs"]) == 1 and lb["n_significant_swaps"] == 0
     assert res.decisions["flip_rate"] == pytest.approx(fr, abs=5e-4)
     assert res.slices is not None and res.slices["cochran_q"]["df"] == 1
-    j = res.to_json()
+    j = res.to_dict()
     json.dumps(j, allow_nan=False)
     assert j["verdict"].startswith(f"Can {y} replace gpt-4o? {verdict.capitalize()}")
 

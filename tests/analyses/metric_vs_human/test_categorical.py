@@ -117,7 +117,7 @@ def test_to_pandas(tmp_path: Path) -> None:
     res = categorical_meta_evaluate(ds, rows, CategoricalOptions(n_boot=50))
     df = res.to_pandas()
     assert list(df["metric"]) == ["judge"] and df["accuracy"].iloc[0] == pytest.approx(0.75)
-    assert res.to_json()["kind"] == "categorical"
+    assert res.to_dict()["kind"] == "categorical"
 
 
 @needs_data

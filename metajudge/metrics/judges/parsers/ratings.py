@@ -13,14 +13,17 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from metajudge.backends.base import TokenLogprob
 from metajudge.metrics.judges.parsers.claims import (  # noqa: F401 - verdict parsers live there
     json_object,
     parse_verdict,
     parse_verdict_list,
 )
 from metajudge.metrics.judges.parsers.labels import parse_reply  # noqa: F401 - JUDGE-BENCH replies
+
+if TYPE_CHECKING:  # a type only: parsing needs no backend
+    from metajudge.backends.base import TokenLogprob
 
 PARSER_VERSION = "judges-2"  # bump on any change of what a parser accepts (it is in cache keys)
 
@@ -132,6 +135,7 @@ def score_distribution(
     tokens that strip to the same digit (``"4"``, ``" 4"``) are summed, then normalised over
     ``lo..hi``. No score token generated → ``None``.
 
+    >>> from metajudge.backends.base import TokenLogprob
     >>> lp = [TokenLogprob(" 4", math.log(0.6), ((" 4", math.log(0.6)), (" 3", math.log(0.2)), ("4", math.log(0.1)), (" The", math.log(0.1))))]
     >>> d = score_distribution(lp)
     >>> round(d.expected, 4), round(d.mass, 2)
