@@ -194,7 +194,7 @@ def _categorical(ctx: dict[str, Any]) -> Any:
     return _dices(ctx)
 
 
-@builds("metajudge.analyses.metric_vs_human.categorical_reference:MatchedReference")
+@builds("metajudge.analyses.metric_vs_human.categorical:MatchedReference")
 def _matched_reference(ctx: dict[str, Any]) -> Any:
     return _dices(ctx).rows[0].reference
 

@@ -211,8 +211,7 @@ def test_the_compute_checker_sees_function_level_and_relative_imports(tmp_path: 
         "matplotlib.pyplot",
         "metajudge.backends.registry",
         "metajudge.backends.registry.get_backend",
-        "metajudge.reports",
-        "metajudge.reports.tables",
+        "metajudge.reports.tables",  # `from pkg import module` imports the module
     ]
 
 
