@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 
-from metajudge.errors import InputError
 from metajudge.analyses.backbone_swap import (
     HumanProtocol,
     SwapData,
@@ -16,6 +15,8 @@ from metajudge.analyses.backbone_swap import (
     backbone_swap,
     build_swap_data,
 )
+from metajudge.errors import InputError
+from metajudge.scores.spec import ScoreSpec, judge_specs
 from metajudge.scores.swap_sources import external_scores, judge_scores, metric_dimension
 
 
@@ -36,6 +37,7 @@ def load_swap_data(
     metric: str,
     *,
     input_file: str | Path | None = None,
+    scores: Sequence[ScoreSpec | str] = (),
     external: Sequence[str] = (),
     backbones: Sequence[str] = (),
     subset: str | None = None,
@@ -48,15 +50,18 @@ def load_swap_data(
 ) -> tuple[SwapData, dict[str, Any], list[Any]]:
     """Load the dataset (``dataset`` name or ``input_file``) and get per-backbone scores.
 
-    Scores: ``external`` score columns (files or the card's shipped judge columns) and/or the
-    judge ``metric`` run under each of ``backbones``. ``limit`` keeps the first ``limit`` items.
+    Scores: ``scores`` specs (:mod:`metajudge.scores.spec`: score files, the card's shipped judge
+    columns; ``external`` is their old spelling, :func:`~metajudge.scores.spec.from_external_list`)
+    and/or the judge ``metric`` run under each of ``backbones``. ``limit`` keeps the first
+    ``limit`` items.
     Returns the aligned :class:`SwapData`, the judge runs' summaries and the records used.
     """
     from metajudge.data.registry import load_dataset, load_jsonl_dataset
 
-    if not external and not backbones:
+    specs = judge_specs(scores, external)
+    if not specs and not backbones:
         raise InputError(
-            "give --external score columns or --backbones to run the judge under", field="backbones"
+            "give --scores score columns or --backbones to run the judge under", field="backbones"
         )
     if (dataset is None) == (input_file is None):
         raise InputError("give exactly one of --dataset NAME and --input FILE", field="dataset")
@@ -75,22 +80,22 @@ def load_swap_data(
             f"dataset {ds.card.name!r} has no dimension {dim!r} (it has {', '.join(ds.card.dimensions)})",
             field="dimension",
         )
-    scores: dict[str, dict[str, float | None]] = {}
+    columns: dict[str, dict[str, float | None]] = {}
     sigs: dict[str, str] = {}
     runs: dict[str, Any] = {}
-    if external:
-        s, g = external_scores(ds, external, dimension=dim, data_dir=data_dir)
-        scores.update(s)
+    if specs:
+        s, g = external_scores(ds, specs, dimension=dim, data_dir=data_dir)
+        columns.update(s)
         sigs.update(g)
     if backbones:
         s, g, runs = judge_scores(
             records, metric, backbones, seed=seed, metric_options=metric_options
         )
-        scores.update(s)
+        columns.update(s)
         sigs.update(g)
     name = ds.card.name + (f"/{subset}" if subset else "")
     data = build_swap_data(
-        records, scores, dimension=dim, metric=metric, dataset=name, signatures=sigs
+        records, columns, dimension=dim, metric=metric, dataset=name, signatures=sigs
     )
     return data, runs, records
 
@@ -100,6 +105,7 @@ def run_backbone_swap(
     metric: str,
     *,
     input_file: str | Path | None = None,
+    scores: Sequence[ScoreSpec | str] = (),
     external: Sequence[str] = (),
     backbones: Sequence[str] = (),
     subset: str | None = None,
@@ -123,6 +129,7 @@ def run_backbone_swap(
         dataset,
         metric,
         input_file=input_file,
+        scores=scores,
         external=external,
         backbones=backbones,
         subset=subset,
@@ -203,7 +210,7 @@ def read_backbone_scores(
     out_dir: str | Path, backbones: Sequence[str]
 ) -> dict[str, dict[str, float | None]]:
     """The saved per-response scores (key -> score) of the backbones that have a score file."""
-    from metajudge.scores.scoring import read_scores
+    from metajudge.scores.files import read_scores
 
     out: dict[str, dict[str, float | None]] = {}
     for bb in backbones:

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from metajudge.analyses.backbone_swap import SwapData
 from metajudge.analyses.decide.drift import DriftGate, DriftResult, drift
 from metajudge.analyses.decide.frontier import Frontier, alpaca_eval_frontier, plot_frontier
 from metajudge.analyses.decide.noninferiority import DEFAULT_MARGIN
@@ -25,8 +26,8 @@ from metajudge.analyses.decide.verdict_decision import (
     decide_verdicts,
     estimated_costs,
 )
-from metajudge.analyses.backbone_swap import SwapData
 from metajudge.runs.backbone_swap import load_swap_data
+from metajudge.scores.spec import ScoreSpec, judge_specs, n_columns
 
 
 def run_decide(
@@ -35,6 +36,7 @@ def run_decide(
     x: str,
     y: str,
     *,
+    scores: Sequence[ScoreSpec | str] = (),
     external: Sequence[str] = (),
     backbones: Sequence[str] = (),
     margin: float = DEFAULT_MARGIN,
@@ -45,12 +47,13 @@ def run_decide(
     ppi_labelled: int | None = None,
     **load: Any,
 ) -> SwapDecision:
-    """Can backbone ``y`` replace ``x``? Scores as for ``backbone-swap`` (``external``/``backbones``).
+    """Can backbone ``y`` replace ``x``? Scores as for ``backbone-swap`` (``scores`` specs, their
+    old spelling ``external``, ``backbones``).
 
     ``ppi_labelled``: also the PPI++ estimate of the mean human score (win rate for pairwise
     data) with ``y`` as the judge and that many human labels drawn at random (``seed``)."""
     data, runs, records = load_swap_data(
-        dataset, metric, external=external, backbones=backbones, seed=seed, **load
+        dataset, metric, scores=scores, external=external, backbones=backbones, seed=seed, **load
     )
     sub = {r.id: str(r.meta.get("subset", "")) for r in records}
     slices = [sub.get(i, "") for i in data.view.items]
@@ -135,6 +138,7 @@ def run_drift(
     dataset: str | None,
     metric: str,
     *,
+    scores: Sequence[ScoreSpec | str] = (),
     external: Sequence[str] = (),
     backbones: Sequence[str] = (),
     gate: DriftGate | None = None,
@@ -151,12 +155,13 @@ def run_drift(
         res = drift(data, gate=gate, rng=np.random.default_rng(seed), n_boot=n_boot, eps=eps)
         res.runs = runs
         return res
-    if len(external) + len(backbones) != 2:
+    specs = judge_specs(scores, external)
+    if n_columns(specs) + len(backbones) != 2:
         from metajudge.errors import InputError
 
-        raise InputError("drift compares exactly two runs (before, after)", field="external")
+        raise InputError("drift compares exactly two runs (before, after)", field="scores")
     data, _, _ = load_swap_data(
-        dataset, metric, external=external, backbones=backbones, seed=seed, **load
+        dataset, metric, scores=specs, backbones=backbones, seed=seed, **load
     )
     return drift(data, gate=gate, rng=np.random.default_rng(seed), n_boot=n_boot, eps=eps)
 
@@ -180,10 +185,10 @@ def drift_judge_data(
     The scoring is :func:`~metajudge.scores.swap_sources.judge_scores` (cache included: a rerun
     of an unchanged judge is answered from the cache). Labels: ``before:BACKBONE[k=v]``.
     """
-    from metajudge.data.registry import open_dataset
     from metajudge.analyses.backbone_swap import build_swap_data
-    from metajudge.scores.swap_sources import judge_scores, metric_dimension
+    from metajudge.data.registry import open_dataset
     from metajudge.runs.backbone_swap import _limit
+    from metajudge.scores.swap_sources import judge_scores, metric_dimension
 
     ds = open_dataset(dataset, input_file, data_dir=data_dir)
     if subset:
@@ -215,6 +220,7 @@ def run_ppi(
     dataset: str | None,
     metric: str,
     *,
+    scores: Sequence[ScoreSpec | str] = (),
     external: Sequence[str] = (),
     backbones: Sequence[str] = (),
     n_labelled: int | None = None,
@@ -233,15 +239,14 @@ def run_ppi(
     from metajudge.errors import InputError
     from metajudge.stats.ppi import ppi_on_labels, ppi_units
 
-    if len(external) + len(backbones) != 1:
-        raise InputError(
-            "ppi takes exactly one judge (--external or --backbones)", field="external"
-        )
+    specs = judge_specs(scores, external)
+    if n_columns(specs) + len(backbones) != 1:
+        raise InputError("ppi takes exactly one judge (--scores or --backbones)", field="scores")
     if (n_labelled is None) == (labelled_fraction is None):
         raise InputError(
             "give exactly one of --n-labelled and --labelled-fraction", field="n-labelled"
         )
-    data, runs = _one_judge_data(dataset, metric, external, backbones, seed=seed, **load)
+    data, runs = _one_judge_data(dataset, metric, specs, backbones, seed=seed, **load)
     h, j, target = ppi_units(data, system=system, eps=eps)
     if labelled_fraction is not None:
         n_labelled = max(2, round(labelled_fraction * int(np.sum(np.isfinite(h) & np.isfinite(j)))))
@@ -265,7 +270,7 @@ def run_ppi(
 def _one_judge_data(
     dataset: str | None,
     metric: str,
-    external: Sequence[str],
+    specs: Sequence[ScoreSpec],
     backbones: Sequence[str],
     *,
     seed: int,
@@ -275,10 +280,10 @@ def _one_judge_data(
     data_dir: str | Path | None = None,
 ) -> tuple[SwapData, dict[str, Any]]:
     """One judge's scores aligned with the records (as :func:`load_swap_data`, for one source)."""
-    from metajudge.data.registry import open_dataset
     from metajudge.analyses.metric_vs_human.aligned import align
-    from metajudge.scores.swap_sources import external_scores, judge_scores, metric_dimension
+    from metajudge.data.registry import open_dataset
     from metajudge.runs.backbone_swap import _limit
+    from metajudge.scores.swap_sources import external_scores, judge_scores, metric_dimension
 
     ds = open_dataset(dataset, input_file, data_dir=data_dir)
     if subset:
@@ -286,11 +291,11 @@ def _one_judge_data(
     records = _limit(list(ds.records), limit)
     dim = metric_dimension(metric, ds.card.dimensions)
     runs: dict[str, Any] = {}
-    if external:
-        scores, _ = external_scores(ds, external, dimension=dim, data_dir=data_dir)
+    if specs:
+        columns, _ = external_scores(ds, specs, dimension=dim, data_dir=data_dir)
     else:
-        scores, _, runs = judge_scores(records, metric, backbones, seed=seed)
-    [(label, sc)] = scores.items()
+        columns, _, runs = judge_scores(records, metric, backbones, seed=seed)
+    [(label, sc)] = columns.items()
     view = align(records, dimensions=[dim], dataset=ds.card.name + (f"/{subset}" if subset else ""))
     s = view.values(sc)[None, :]
     return SwapData(view.dataset, metric, dim, view, (label,), s), runs
