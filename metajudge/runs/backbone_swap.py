@@ -171,12 +171,13 @@ def score_file(out_dir: str | Path, backbone: str) -> Path:
 def write_backbone_scores(
     out_dir: str | Path, data: SwapData, records: Sequence[Any], backbones: Sequence[str]
 ) -> list[Path]:
-    """Each live backbone's per-response scores as canonical score rows (the ``scores.jsonl``
-    row format of :func:`~metajudge.scores.scoring.write_scores`) in :func:`score_file`.
+    """Each live backbone's per-response scores as score rows (:mod:`metajudge.scores.rows`)
+    in :func:`score_file`.
 
     A response the backbone did not score has a null score and an ``error`` naming it (the
     error counts per kind are in ``swap.json``'s ``runs``)."""
     from metajudge.metrics.base import iter_responses
+    from metajudge.scores.rows import make_row
     from metajudge.scores.scoring import write_scores
 
     col = {k: i for i, k in enumerate(data.view.keys)}
@@ -191,14 +192,16 @@ def write_backbone_scores(
             v = None if i is None else float(data.scores[k, i])
             score = v if v is not None and np.isfinite(v) else None
             rows.append(
-                {"key": ref.key, "item": ref.item, "system": ref.system, "side": ref.side}
-                | {"metric": data.metric, "score": score}
-                | {"signature": data.signatures.get(bb, ""), "details": {"backbone": bb}}
-                | {
-                    "error": None
-                    if score is not None
-                    else f"not scored by {bb} (see swap.json runs)"
-                }
+                make_row(
+                    item=ref.item,
+                    system=ref.system,
+                    side=ref.side,
+                    metric=data.metric,
+                    score=score,
+                    signature=data.signatures.get(bb, ""),
+                    details={"backbone": bb},
+                    error=None if score is not None else f"not scored by {bb} (see swap.json runs)",
+                )
             )
         path = score_file(out_dir, bb)
         write_scores(path, rows)

@@ -26,7 +26,7 @@ from metajudge.analyses.metric_vs_human import trivial
 from metajudge.analyses.metric_vs_human.evaluate import MetaEvalResult, meta_evaluate
 from metajudge.analyses.metric_vs_human.protocol import Protocol
 from metajudge.errors import InputError
-from metajudge.scores.spec import SHIPPED, ScoreSpec, as_specs
+from metajudge.scores.spec import SHIPPED, ScoreSpec, as_specs, file_spec
 from metajudge.scores.upstream import metric_for_dimension
 
 log = logging.getLogger(__name__)
@@ -41,7 +41,7 @@ def score_specs(
 ) -> list[ScoreSpec]:
     """The run's score specs: ``scores``, then the old keywords mapped onto the grammar
     (``score_files``: each a ``PATH`` spec; ``external=True``: ``shipped``)."""
-    files = [ScoreSpec(str(f), str(f)) for f in score_files]  # a path, never parsed
+    files = [file_spec(f) for f in score_files]
     return [*as_specs(scores), *files, *([SHIPPED] if external else [])]
 
 

@@ -120,6 +120,11 @@ def parse_score_spec(text: str) -> ScoreSpec:
     return ScoreSpec(text, source, columns, label)
 
 
+def file_spec(path: str | Path) -> ScoreSpec:
+    """Every column of the file ``path``, taken as it is (never parsed as ``PATH:COL``)."""
+    return ScoreSpec(str(path), str(path))
+
+
 def as_specs(specs: Iterable[ScoreSpec | str]) -> list[ScoreSpec]:
     """Specs parsed where they are still text (the Python API takes either)."""
     return [s if isinstance(s, ScoreSpec) else parse_score_spec(s) for s in specs]
