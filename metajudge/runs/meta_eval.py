@@ -230,10 +230,7 @@ def run_meta_eval(
     **options: Any,
 ) -> tuple[MetaEvalResult, dict[str, Path]]:
     """Run the whole meta-evaluation into ``out_dir``; returns the result and the written files.
-
-    ``scores``: score specs (:mod:`metajudge.scores.spec`); ``score_files`` and ``external``
-    are their old spellings (:func:`score_specs`).
-
+    ``scores``: score specs (:mod:`metajudge.scores.spec`; old spellings: :func:`score_specs`).
     ``baselines``: add the trivial baseline rows (:mod:`metajudge.analyses.metric_vs_human.trivial`: response
     length in words, a seeded random score); they are extra rows, never compared.
 
@@ -265,7 +262,8 @@ def run_meta_eval(
         backbone=backbone,
     )
     if ds.card.label_kind in ("categorical", "binary"):
-        run = {"dataset": dataset or str(input_file), "subset": subset, **_run_scores(specs)}
+        run = {"dataset": dataset or str(input_file), "subset": subset}
+        run["scores"] = [s.text for s in specs]
         return run_categorical(  # type: ignore[return-value]
             ds, rows, out_dir=out, protocol=proto, metrics=metrics, data_dir=data_dir, run=run
         )
@@ -284,18 +282,13 @@ def run_meta_eval(
     res.data["run"] = {
         "dataset": dataset if dataset is not None else str(input_file),
         "subset": subset,
-        **_run_scores(specs),
+        "scores": [s.text for s in specs],  # ``--external`` is recorded as ``shipped``
         "registry_metrics": to_score,
         "rescore": rescore,
         "trivial_baselines": list(trivial.TRIVIAL) if baselines else [],
         "seconds": round(time.perf_counter() - t0, 3),
     }
     return res, write_run(res, out, plots=plots, data_dir=data_dir)
-
-
-def _run_scores(specs: Sequence[ScoreSpec]) -> dict[str, Any]:
-    """The run record of the score specs, each as given (``--scores shipped`` for ``--external``)."""
-    return {"scores": [s.text for s in specs]}
 
 
 def write_run(
