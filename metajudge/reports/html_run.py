@@ -3,7 +3,7 @@
 A run folder holds ``result.json`` (meta-eval), ``swap.json`` (backbone swap) or
 ``diagnostics.json`` (judge diagnostics). The results hold no per-item values, so they are
 rebuilt here from the run's inputs through the public API: the dataset named in the result
-(``run.dataset`` / ``dataset``), the folder's ``scores.jsonl`` and, for ``--external`` runs, the
+(``run.dataset`` / ``dataset``), the folder's ``scores.jsonl`` and, for ``--scores shipped`` runs, the
 dataset's shipped score columns. The engine is not re-run; only score lookups are repeated.
 :mod:`metajudge.reports.html_page` renders the page.
 """
@@ -214,7 +214,7 @@ def write_html_report(
     """Write ``<out_dir>/report.html`` for a meta-eval, backbone-swap, backbone-decision or
     judge-diagnostics folder.
 
-    ``external``/``input_file``: the backbone-swap run's ``--external`` specs and ``--input``
+    ``external``/``input_file``: the backbone-swap run's ``--scores`` specs and ``--input``
     (swap.json records neither; by default the backbone names are taken as the specs).
     """
     from metajudge.reports import html_views as hv
