@@ -97,8 +97,8 @@ def compute_baseline(
     spec: BaselineSpec, *, data_dir: str | Path | None = None, meteor: bool | None = None
 ) -> dict[str, Any]:
     """One dataset's reference results (point estimates) as a JSON-ready dict."""
-    from metajudge.data.registry import load_dataset
     from metajudge.analyses.metric_vs_human.evaluate import meta_evaluate
+    from metajudge.data.registry import load_dataset
     from metajudge.scores.scoring import score_dataset
 
     ds = load_dataset(spec.dataset, data_dir=data_dir, **dict(spec.options))

@@ -256,8 +256,8 @@ def meta_evaluate_section(
     opts: DemoOptions,
 ) -> Any:
     """The judge scores of one section through ``run_meta_eval`` (a score file in its folder)."""
-    from metajudge.scores.scoring import write_scores
     from metajudge.runs.meta_eval import run_meta_eval
+    from metajudge.scores.scoring import write_scores
     from metajudge.scores.spec import file_spec
 
     folder = out / section
@@ -342,8 +342,8 @@ def run_swap(rag_file: Path, out: Path, opts: DemoOptions) -> dict[str, Any]:
     """G-Eval faithfulness under both backbones on the RAGChecker subset (the swap pipeline),
     written to ``out/swap`` with its per-backbone score files and ``report.html``."""
     from metajudge.reports.html_run import write_html_report
-    from metajudge.runs.backbone_swap import run_backbone_swap
     from metajudge.reports.swap_report import write_swap_report
+    from metajudge.runs.backbone_swap import run_backbone_swap
 
     res = run_backbone_swap(
         None,

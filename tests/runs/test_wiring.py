@@ -156,8 +156,8 @@ def test_bootstrap_draw_checks_memory_before_allocating() -> None:
     """A whole resample matrix (stats.bootstrap_indices, bootstrap_weights) is size-checked first."""
     import numpy as np
 
-    from metajudge.errors import InputError
     from metajudge import stats
+    from metajudge.errors import InputError
 
     rng = np.random.default_rng(0)
     with pytest.raises(InputError, match=r"--n-boot.*need .*TiB.*above the limit"):
@@ -189,8 +189,8 @@ def test_one_score_row_rule_for_every_reader(tmp_path: Path, score: str, message
 
 
 def test_report_names_the_missing_key(tmp_path: Path) -> None:
-    from metajudge.errors import InputError
     from metajudge.analyses.metric_vs_human.result import SCHEMA, MetaEvalResult
+    from metajudge.errors import InputError
 
     (tmp_path / "result.json").write_text(f'{{"schema": "{SCHEMA}", "dataset": {{}}}}')
     with pytest.raises(InputError, match="missing key 'protocol'") as e:
