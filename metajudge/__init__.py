@@ -25,7 +25,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "load_dataset": ("metajudge.data.loading", "load"),
     "load_file": ("metajudge.data.loading", "load"),
     "score": ("metajudge.scores.scoring", "score_dataset"),
-    "read_scores": ("metajudge.scores.files", "read_score_file"),
+    "read_scores": ("metajudge.scores.files", "read_scores"),
     "shipped_scores": ("metajudge.scores.shipped", "shipped_scores"),
     "Protocol": ("metajudge.analyses.metric_vs_human.protocol", "Protocol"),
     "MetaEvalResult": ("metajudge.analyses.metric_vs_human.result", "MetaEvalResult"),

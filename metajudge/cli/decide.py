@@ -95,7 +95,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--judge",
         metavar="BACKBONE",
         help="run the judge itself twice on the anchor items under this backbone (instead of "
-        "--external/--backbones); the rerun of an unchanged judge comes from the cache",
+        "--scores/--backbones); the rerun of an unchanged judge comes from the cache",
     )
     d.add_argument(
         "--judge-after", metavar="BACKBONE", help="the second run's backbone (default: --judge)"
@@ -188,7 +188,7 @@ def _cmd_swap(args: argparse.Namespace) -> int:
         args.metric,
         args.x,
         args.y,
-        external=args.external,
+        scores=args.scores,
         backbones=args.backbones,
         margin=args.margin,
         alpha=args.alpha,
@@ -209,7 +209,7 @@ def _cmd_swap(args: argparse.Namespace) -> int:
         html = write_decision_html(
             args.out,
             metric=args.metric,
-            external=args.external,
+            external=args.scores,
             input_file=args.input,
             data_dir=args.data_dir,
         )
@@ -266,7 +266,7 @@ def _cmd_drift(args: argparse.Namespace) -> int:
     res = run_drift(
         args.dataset,
         args.metric,
-        external=args.external,
+        scores=args.scores,
         backbones=args.backbones,
         gate=gate,
         judge_runs=_judge_runs(args),
@@ -289,7 +289,7 @@ def _cmd_ppi(args: argparse.Namespace) -> int:
     j = run_ppi(
         args.dataset,
         args.metric,
-        external=args.external,
+        scores=args.scores,
         backbones=args.backbones,
         n_labelled=args.n_labelled,
         labelled_fraction=args.labelled_fraction,
@@ -313,8 +313,8 @@ def _judge_runs(args: argparse.Namespace) -> dict | None:
         if args.judge_after or args.option:
             raise InputError("--judge-after and --option need --judge", field="judge")
         return None
-    if args.external or args.backbones:
-        raise InputError("give --judge or --external/--backbones, not both", field="judge")
+    if args.scores or args.backbones:
+        raise InputError("give --judge or --scores/--backbones, not both", field="judge")
     from metajudge.cli.metrics import parse_options
     from metajudge.cli.types import check_kwargs
     from metajudge.metrics.registry import metric_class

@@ -17,6 +17,7 @@ from metajudge.cli.options import (
     add_n_boot,
     add_out,
     add_quiet,
+    add_scores,
     add_seed,
 )
 
@@ -45,20 +46,7 @@ def _score_args(q: argparse.ArgumentParser) -> None:
         help="comma-separated metric rows; registry metrics not found in the score files are "
         "computed and cached in OUT/scores.jsonl (default: every metric in the score files)",
     )
-    q.add_argument(
-        "--scores",
-        action="append",
-        default=[],
-        metavar="FILE",
-        help="score file (JSONL score rows; CSV/JSON with item,system[,side],<metric>...; RAGChecker "
-        "baseline_*.json; LFTQA-Eval metric_scores/*.json; HANNA metric CSV). Repeatable. A name that "
-        "is not a path is looked up among the dataset's upstream files",
-    )
-    q.add_argument(
-        "--external",
-        action="store_true",
-        help="add the scores the dataset ships (RAGChecker, LFTQA-Eval, HANNA)",
-    )
+    add_scores(q)
 
 
 def _protocol_args(q: argparse.ArgumentParser) -> None:
@@ -194,8 +182,9 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
     from metajudge.cli.backends import cli_backbone
     from metajudge.io import check_out_dir
     from metajudge.runs.meta_eval import run_meta_eval
+    from metajudge.scores.spec import spec_paths
 
-    check_out_dir(args.out, inputs=[args.input, *args.scores])  # before any work
+    check_out_dir(args.out, inputs=[args.input, *spec_paths(args.scores)])  # before any work
     from metajudge.reports import tables
 
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None
@@ -205,8 +194,7 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
         out_dir=args.out,
         protocol=protocol_from_args(args),  # type: ignore[arg-type]
         metrics=metrics,
-        score_files=args.scores,
-        external=args.external,
+        scores=args.scores,
         data_dir=args.data_dir,
         subset=args.subset,
         plots=not args.no_plots,

@@ -125,7 +125,8 @@ def _cmd_score(args: argparse.Namespace) -> int:
     from metajudge.cli.backends import cli_backbone
     from metajudge.data.loading import open_dataset
     from metajudge.io import check_output_file
-    from metajudge.scores.scoring import read_scores, score_dataset, summarize, write_scores
+    from metajudge.scores.files import read_scores
+    from metajudge.scores.scoring import score_dataset, summarize, write_scores
 
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     out = check_output_file(args.output, inputs=[args.input], field="--output")

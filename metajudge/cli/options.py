@@ -1,7 +1,8 @@
 """The command-line options that several commands share, defined once (issue 10's CLI vocabulary,
 issue 18's validators from :mod:`metajudge.cli.types`): ``--dataset NAME | --input FILE``,
 ``--format`` (``--json`` hidden), ``--quiet`` (``--no-progress`` hidden), ``--n-boot``, ``--seed``,
-``--epsilon`` (``--eps`` hidden), ``--out DIR``, ``--data-dir`` and comma-separated lists.
+``--epsilon`` (``--eps`` hidden), ``--out DIR``, ``--data-dir``, ``--scores SPEC`` (``--external``
+hidden) and comma-separated lists.
 
 Only argparse is imported here.
 
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 
-from metajudge.cli.types import bounded_int, nonneg_float, positive_int, seed
+from metajudge.cli.types import bounded_int, nonneg_float, positive_int, score_spec, seed
 
 #: Most bootstrap resamples a command accepts (the memory needed is checked as well, see
 #: :func:`metajudge.limits.check_allocation`).
@@ -125,20 +126,67 @@ def add_data_dir(p: argparse.ArgumentParser) -> None:
     )
 
 
-def add_judge_scores(p: argparse.ArgumentParser) -> None:
-    """Where the scores of one judge metric under several backbones come from (``backbone-swap``,
-    ``decide swap|drift``): ``--dataset | --input``, ``--metric``, ``--external``, ``--backbones``,
-    ``--subset``, ``--limit``."""
-    add_dataset_args(p)
-    p.add_argument("--metric", required=True, help="judge metric, e.g. geval_faithfulness")
+SCORES_HELP = (
+    "where scores come from, repeatable: a score file PATH (JSONL score rows; CSV/JSON with "
+    "item,system[,side],<metric>...; RAGChecker baseline_*.json; LFTQA-Eval metric_scores/*.json; "
+    "HANNA metric CSV; a name that is not a path is looked up among the dataset's upstream "
+    "files), PATH:COL[,COL] (only these columns), LABEL=PATH[:COL] (one column under a name), "
+    "'shipped' (every column the dataset ships) or shipped:COL[,COL]"
+)
+
+
+class _DeprecatedExternal(argparse.Action):
+    """The old ``--external``: mapped onto ``--scores`` specs, with one deprecation line on stderr.
+
+    ``nargs=0`` (``meta-eval``, ``kendall``, ``rank-clusters``): ``--scores shipped``; with a
+    value (``backbone-swap``, ``decide``): a comma-separated ``LABEL=PATH[:COL]``/``NAME`` list
+    (:func:`metajudge.scores.spec.from_external_list`)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
+        import sys
+
+        from metajudge.errors import InputError
+        from metajudge.scores.spec import SHIPPED, from_external_list
+
+        try:
+            specs = [SHIPPED] if self.nargs == 0 else from_external_list(csv_list(values))
+        except InputError as e:
+            parser.error(f"argument --external: {e.message}")
+        new = " ".join(f"--scores {s.text}" for s in specs)
+        print(f"metajudge: --external is deprecated; use {new}", file=sys.stderr)
+        setattr(namespace, self.dest, [*(getattr(namespace, self.dest, None) or []), *specs])
+
+
+def add_scores(
+    p: argparse.ArgumentParser, *, external_list: bool = False, help: str = SCORES_HELP
+) -> None:
+    """``--scores SPEC`` (repeatable, :mod:`metajudge.scores.spec`) into ``args.scores``, and the
+    hidden old ``--external`` mapped onto it (a flag, or with ``external_list`` a list)."""
+    p.add_argument(
+        "--scores", action="append", type=score_spec, default=[], metavar="SPEC", help=help
+    )
     p.add_argument(
         "--external",
-        type=csv_list,
-        default=[],
+        dest="scores",
+        action=_DeprecatedExternal,
+        nargs=None if external_list else 0,
         metavar="SPECS",
-        help="comma-separated external score columns: LABEL=PATH[:COLUMN], or bare backbone names "
-        "whose judge column the dataset's card declares (lftqa_eval: gpt-4o,gpt-4o-mini,"
-        "Meta-Llama-3.1-70B-Instruct-Turbo)",
+        help=argparse.SUPPRESS,
+    )
+
+
+def add_judge_scores(p: argparse.ArgumentParser) -> None:
+    """Where the scores of one judge metric under several backbones come from (``backbone-swap``,
+    ``decide swap|drift|ppi``): ``--dataset | --input``, ``--metric``, ``--scores`` (each column
+    one backbone; ``--external`` hidden), ``--backbones``, ``--subset``, ``--limit``."""
+    add_dataset_args(p)
+    p.add_argument("--metric", required=True, help="judge metric, e.g. geval_faithfulness")
+    add_scores(
+        p,
+        external_list=True,
+        help="a judge's score column per backbone, repeatable: LABEL=PATH[:COL], PATH:COL, or "
+        "shipped:BACKBONE[,BACKBONE] for the judge columns the dataset's card declares "
+        "(lftqa_eval: gpt-4o,gpt-4o-mini,Meta-Llama-3.1-70B-Instruct-Turbo)",
     )
     p.add_argument(
         "--backbones",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from metajudge.cli.options import add_data_dir, add_n_boot, add_n_perm, add_seed
+from metajudge.cli.options import add_data_dir, add_n_boot, add_n_perm, add_scores, add_seed
 from metajudge.cli.types import positive_int, probability
 
 METHODS = ("perm-both", "perm-sys", "perm-inp", "boot-both", "boot-sys", "boot-inp")
@@ -76,8 +76,8 @@ def _register_clusters(subparsers: argparse._SubParsersAction) -> None:  # type:
         description="Orders metrics by their correlation with the humans at --level and groups "
         "them into clusters not significantly different (greedy, as mt-metrics-eval), with "
         "Perm-Both (default) or another resampling test of Deutsch, Dror & Roth (2021) for every "
-        "pair and Holm over all pairs. Scores: the dataset's shipped columns (--external) and/or "
-        "score files (--scores, e.g. a meta-eval run folder's scores.jsonl).",
+        "pair and Holm over all pairs. Scores: the dataset's shipped columns (--scores shipped) "
+        "and/or score files (--scores FILE, e.g. a meta-eval run folder's scores.jsonl).",
     )
     _add_score_source(q)
     q.add_argument(
@@ -194,17 +194,16 @@ def _matrices(args: argparse.Namespace) -> tuple[object, object]:
     from metajudge.analyses.metric_vs_human.matrices import score_matrices
     from metajudge.data.loading import open_dataset
     from metajudge.errors import InputError
-    from metajudge.scores.files import read_score_file
-    from metajudge.scores.shipped import shipped_scores
+    from metajudge.scores.spec import gather_scores
 
     ds = open_dataset(args.dataset, args.input, subset=args.subset, data_dir=args.data_dir)
-    rows: list = shipped_scores(ds, args.data_dir) if args.external else []
-    for f in args.scores:
-        rows += read_score_file(f, ds.records)
+    rows = gather_scores(ds, args.scores, data_dir=args.data_dir, labels=False)
     metrics = args.metrics.split(",") if args.metrics else None
     sm = score_matrices(ds.records, rows, args.dimension, metrics)
     if not sm.metrics:
-        raise InputError("no metric scores: give --external or --scores FILE", field="metrics")
+        raise InputError(
+            "no metric scores: give --scores shipped or --scores FILE", field="metrics"
+        )
     return ds, sm
 
 
@@ -254,11 +253,4 @@ def _add_score_source(q: argparse.ArgumentParser) -> None:
     q.add_argument("--subset", help="only this subset of the dataset")
     q.add_argument("--dimension", required=True, help="the human dimension to correlate with")
     q.add_argument("--metrics", help="comma-separated metric names (default: all given)")
-    q.add_argument("--external", action="store_true", help="the scores the dataset ships")
-    q.add_argument(
-        "--scores",
-        action="append",
-        default=[],
-        metavar="FILE",
-        help="a score file, as for meta-eval --scores (e.g. a run folder's scores.jsonl); repeatable",
-    )
+    add_scores(q)

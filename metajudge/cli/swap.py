@@ -92,15 +92,6 @@ def _register_diagnostics(d: argparse.ArgumentParser) -> None:
     d.set_defaults(func=_cmd_diag)
 
 
-def _external_paths(specs: list[str]) -> list[str]:
-    """The files named by ``--external LABEL=PATH[:COLUMN]`` specs (bare names have none)."""
-    return [
-        spec.partition("=")[2].rpartition(":")[0] or spec.partition("=")[2]
-        for spec in specs
-        if "=" in spec
-    ]
-
-
 def _emit(
     args: argparse.Namespace,
     res: Any,
@@ -125,15 +116,16 @@ def _cmd_swap(args: argparse.Namespace) -> int:
     from metajudge.io import check_out_dir
     from metajudge.reports.swap_report import swap_markdown, write_swap_report
     from metajudge.runs.backbone_swap import run_backbone_swap
+    from metajudge.scores.spec import spec_paths
 
     if args.out:
-        check_out_dir(args.out, inputs=[args.input, *_external_paths(args.external)])
+        check_out_dir(args.out, inputs=[args.input, *spec_paths(args.scores)])
 
     res = run_backbone_swap(
         args.dataset,
         args.metric,
         input_file=args.input,
-        external=args.external,
+        scores=args.scores,
         backbones=args.backbones,
         subset=args.subset,
         limit=args.limit,
@@ -150,7 +142,7 @@ def _cmd_swap(args: argparse.Namespace) -> int:
         res,
         swap_markdown,
         lambda r, out: write_swap_report(r, out, plots=not args.no_plots),
-        external=args.external,
+        external=args.scores,
     )
 
 

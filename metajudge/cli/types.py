@@ -185,3 +185,15 @@ def check_kwargs(fn: Any, options: dict[str, Any], *, field: str) -> None:
 
 def _is_number(x: Any) -> bool:
     return isinstance(x, int | float) and not isinstance(x, bool)
+
+
+def score_spec(text: str) -> Any:
+    """A ``--scores`` value in the grammar of :mod:`metajudge.scores.spec` (``PATH``,
+    ``PATH:COL``, ``LABEL=PATH[:COL]``, ``shipped``, ``shipped:COL``), parsed to a ``ScoreSpec``."""
+    from metajudge.errors import InputError
+    from metajudge.scores.spec import parse_score_spec
+
+    try:
+        return parse_score_spec(text)
+    except InputError as e:
+        raise argparse.ArgumentTypeError(e.message) from None

@@ -9,7 +9,8 @@
 - :mod:`~metajudge.metrics.number_match` — T2-RAGBench Number Match.
 - :mod:`~metajudge.metrics.retrieval` — MRR@k, Recall/Precision/F1/Hit@k.
 - :mod:`~metajudge.metrics.mudabench` — MuDABench final / process / full accuracy aggregation.
-- :mod:`~metajudge.scores.scoring` — ``score_dataset``, ``write_scores``, ``read_scores``.
+- :mod:`~metajudge.scores.scoring` — ``score_dataset``, ``write_scores`` (read back by
+  :func:`metajudge.scores.files.read_scores`).
 - :mod:`~metajudge.metrics.judges` — the LLM judges (G-Eval, MT-RAIG Eval, answer equivalence).
 
 Nothing heavy is imported here: models and libraries load when a metric is first used.

@@ -3,7 +3,7 @@
 A run folder holds ``result.json`` (meta-eval), ``swap.json`` (backbone swap) or
 ``diagnostics.json`` (judge diagnostics). The results hold no per-item values, so they are
 rebuilt here from the run's inputs through the public API: the dataset named in the result
-(``run.dataset`` / ``dataset``), the folder's ``scores.jsonl`` and, for ``--external`` runs, the
+(``run.dataset`` / ``dataset``), the folder's ``scores.jsonl`` and, for ``--scores shipped`` runs, the
 dataset's shipped score columns. The engine is not re-run; only score lookups are repeated.
 :mod:`metajudge.reports.html_page` renders the page.
 """
@@ -218,7 +218,7 @@ def write_html_report(
     The items shown come from ``dataset`` (the run's loaded Dataset, when the run writes its own
     report), else from the source the folder's JSON records (loaded by
     :func:`metajudge.data.loading.load`), else from ``input_file`` or the dataset it names.
-    ``external``: the backbone-swap run's ``--external`` specs (swap.json does not record them;
+    ``external``: the backbone-swap run's ``--scores`` specs (swap.json does not record them;
     by default the backbone names are taken as the specs).
     """
     from metajudge.reports import html_views as hv

@@ -66,7 +66,8 @@ def meta_payload(
         ds,
         out_dir=out,
         metrics=run.get("registry_metrics") or None,
-        score_files=run.get("score_files") or (),
+        scores=run.get("scores") or (),
+        score_files=run.get("score_files") or (),  # run folders written before `scores`
         external=bool(run.get("external")),
         data_dir=data_dir,
         progress=False,

@@ -18,6 +18,7 @@ from metajudge.analyses.backbone_swap import (
 )
 from metajudge.data.formats import Record
 from metajudge.errors import InputError
+from metajudge.scores.spec import ScoreSpec, judge_specs
 from metajudge.scores.swap_sources import Scores, external_scores, metric_dimension
 
 
@@ -91,6 +92,7 @@ def load_swap_data(
     metric: str,
     *,
     input_file: str | Path | None = None,
+    scores: Sequence[ScoreSpec | str] = (),
     external: Sequence[str] = (),
     backbones: Sequence[str] = (),
     subset: str | None = None,
@@ -104,13 +106,16 @@ def load_swap_data(
     """Load the dataset (``dataset``: a name or a loaded Dataset, or ``input_file``: any file
     :func:`~metajudge.data.loading.load` reads) and get per-backbone scores.
 
-    Scores: ``external`` score columns (files or the card's shipped judge columns) and/or the
-    judge ``metric`` run under each of ``backbones``. ``limit`` keeps the first ``limit`` items.
+    Scores: ``scores`` specs (:mod:`metajudge.scores.spec`: score files, the card's shipped judge
+    columns; ``external`` is their old spelling, :func:`~metajudge.scores.spec.from_external_list`)
+    and/or the judge ``metric`` run under each of ``backbones``. ``limit`` keeps the first
+    ``limit`` items.
     Returns the aligned :class:`SwapData`, the judge runs' summaries and the records used.
     """
-    if not external and not backbones:
+    specs = judge_specs(scores, external)
+    if not specs and not backbones:
         raise InputError(
-            "give --external score columns or --backbones to run the judge under", field="backbones"
+            "give --scores score columns or --backbones to run the judge under", field="backbones"
         )
     ds = swap_dataset(dataset, input_file, subset, data_dir, dataset_options)
     records = _limit(list(ds.records), limit)
@@ -121,22 +126,22 @@ def load_swap_data(
             f"dataset {ds.card.name!r} has no dimension {dim!r} (it has {', '.join(ds.card.dimensions)})",
             field="dimension",
         )
-    scores: dict[str, dict[str, float | None]] = {}
+    columns: dict[str, dict[str, float | None]] = {}
     sigs: dict[str, str] = {}
     runs: dict[str, Any] = {}
-    if external:
-        s, g = external_scores(ds, external, dimension=dim, data_dir=data_dir)
-        scores.update(s)
+    if specs:
+        s, g = external_scores(ds, specs, dimension=dim, data_dir=data_dir)
+        columns.update(s)
         sigs.update(g)
     if backbones:
         s, g, runs = judge_scores(
             records, metric, backbones, seed=seed, metric_options=metric_options
         )
-        scores.update(s)
+        columns.update(s)
         sigs.update(g)
     name = ds.card.name + (f"/{subset}" if subset else "")
     data = build_swap_data(
-        records, scores, dimension=dim, metric=metric, dataset=name, signatures=sigs
+        records, columns, dimension=dim, metric=metric, dataset=name, signatures=sigs
     )
     return data, runs, records
 
@@ -179,6 +184,7 @@ def run_backbone_swap(
     metric: str,
     *,
     input_file: str | Path | None = None,
+    scores: Sequence[ScoreSpec | str] = (),
     external: Sequence[str] = (),
     backbones: Sequence[str] = (),
     subset: str | None = None,
@@ -203,6 +209,7 @@ def run_backbone_swap(
     data, runs, records = load_swap_data(
         ds,
         metric,
+        scores=scores,
         external=external,
         backbones=backbones,
         subset=subset,
@@ -243,12 +250,13 @@ def score_file(out_dir: str | Path, backbone: str) -> Path:
 def write_backbone_scores(
     out_dir: str | Path, data: SwapData, records: Sequence[Any], backbones: Sequence[str]
 ) -> list[Path]:
-    """Each live backbone's per-response scores as canonical score rows (the ``scores.jsonl``
-    row format of :func:`~metajudge.scores.scoring.write_scores`) in :func:`score_file`.
+    """Each live backbone's per-response scores as score rows (:mod:`metajudge.scores.rows`)
+    in :func:`score_file`.
 
     A response the backbone did not score has a null score and an ``error`` naming it (the
     error counts per kind are in ``swap.json``'s ``runs``)."""
     from metajudge.metrics.base import iter_responses
+    from metajudge.scores.rows import make_row
     from metajudge.scores.scoring import write_scores
 
     col = {k: i for i, k in enumerate(data.view.keys)}
@@ -263,14 +271,16 @@ def write_backbone_scores(
             v = None if i is None else float(data.scores[k, i])
             score = v if v is not None and np.isfinite(v) else None
             rows.append(
-                {"key": ref.key, "item": ref.item, "system": ref.system, "side": ref.side}
-                | {"metric": data.metric, "score": score}
-                | {"signature": data.signatures.get(bb, ""), "details": {"backbone": bb}}
-                | {
-                    "error": None
-                    if score is not None
-                    else f"not scored by {bb} (see swap.json runs)"
-                }
+                make_row(
+                    item=ref.item,
+                    system=ref.system,
+                    side=ref.side,
+                    metric=data.metric,
+                    score=score,
+                    signature=data.signatures.get(bb, ""),
+                    details={"backbone": bb},
+                    error=None if score is not None else f"not scored by {bb} (see swap.json runs)",
+                )
             )
         path = score_file(out_dir, bb)
         write_scores(path, rows)
@@ -282,7 +292,7 @@ def read_backbone_scores(
     out_dir: str | Path, backbones: Sequence[str]
 ) -> dict[str, dict[str, float | None]]:
     """The saved per-response scores (key -> score) of the backbones that have a score file."""
-    from metajudge.scores.scoring import read_scores
+    from metajudge.scores.files import read_scores
 
     out: dict[str, dict[str, float | None]] = {}
     for bb in backbones:

@@ -111,9 +111,9 @@ def compute_baseline(
     if lexical:
         rows += score_dataset(ds, lexical, progress=False)
     if spec.external:
-        from metajudge.scores.shipped import shipped_scores
+        from metajudge.scores.spec import SHIPPED, gather_scores
 
-        rows += shipped_scores(ds, data_dir)
+        rows += gather_scores(ds, [SHIPPED], data_dir=data_dir)
     res = meta_evaluate(ds, rows, grouped=spec.grouped, n_boot=0, seed=0, compare=False).to_dict()
     sig_of = {m["name"]: m.get("signatures") for m in res.get("metrics", [])}
     entries = [_entry(c, sig_of.get(c["metric"])) for c in res.get("cells", [])]

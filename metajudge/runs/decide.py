@@ -27,6 +27,7 @@ from metajudge.analyses.decide.verdict_decision import (
     estimated_costs,
 )
 from metajudge.runs.backbone_swap import judge_scores, load_swap_data
+from metajudge.scores.spec import ScoreSpec, judge_specs, n_columns
 
 
 def run_decide(
@@ -35,6 +36,7 @@ def run_decide(
     x: str,
     y: str,
     *,
+    scores: Sequence[ScoreSpec | str] = (),
     external: Sequence[str] = (),
     backbones: Sequence[str] = (),
     margin: float = DEFAULT_MARGIN,
@@ -45,7 +47,8 @@ def run_decide(
     ppi_labelled: int | None = None,
     **load: Any,
 ) -> SwapDecision:
-    """Can backbone ``y`` replace ``x``? Scores as for ``backbone-swap`` (``external``/``backbones``).
+    """Can backbone ``y`` replace ``x``? Scores as for ``backbone-swap`` (``scores`` specs, their
+    old spelling ``external``, ``backbones``).
 
     ``ppi_labelled``: also the PPI++ estimate of the mean human score (win rate for pairwise
     data) with ``y`` as the judge and that many human labels drawn at random (``seed``)."""
@@ -55,7 +58,7 @@ def run_decide(
         dataset, load.pop("input_file", None), load.get("subset"), load.get("data_dir")
     )
     data, runs, records = load_swap_data(
-        ds, metric, external=external, backbones=backbones, seed=seed, **load
+        ds, metric, scores=scores, external=external, backbones=backbones, seed=seed, **load
     )
     sub = {r.id: str(r.meta.get("subset", "")) for r in records}
     slices = [sub.get(i, "") for i in data.view.items]
@@ -142,6 +145,7 @@ def run_drift(
     dataset: str | None,
     metric: str,
     *,
+    scores: Sequence[ScoreSpec | str] = (),
     external: Sequence[str] = (),
     backbones: Sequence[str] = (),
     gate: DriftGate | None = None,
@@ -158,12 +162,13 @@ def run_drift(
         res = drift(data, gate=gate, rng=np.random.default_rng(seed), n_boot=n_boot, eps=eps)
         res.runs = runs
         return res
-    if len(external) + len(backbones) != 2:
+    specs = judge_specs(scores, external)
+    if n_columns(specs) + len(backbones) != 2:
         from metajudge.errors import InputError
 
-        raise InputError("drift compares exactly two runs (before, after)", field="external")
+        raise InputError("drift compares exactly two runs (before, after)", field="scores")
     data, _, _ = load_swap_data(
-        dataset, metric, external=external, backbones=backbones, seed=seed, **load
+        dataset, metric, scores=specs, backbones=backbones, seed=seed, **load
     )
     return drift(data, gate=gate, rng=np.random.default_rng(seed), n_boot=n_boot, eps=eps)
 
@@ -222,6 +227,7 @@ def run_ppi(
     dataset: str | None,
     metric: str,
     *,
+    scores: Sequence[ScoreSpec | str] = (),
     external: Sequence[str] = (),
     backbones: Sequence[str] = (),
     n_labelled: int | None = None,
@@ -240,15 +246,14 @@ def run_ppi(
     from metajudge.errors import InputError
     from metajudge.stats.ppi import ppi_on_labels, ppi_units
 
-    if len(external) + len(backbones) != 1:
-        raise InputError(
-            "ppi takes exactly one judge (--external or --backbones)", field="external"
-        )
+    specs = judge_specs(scores, external)
+    if n_columns(specs) + len(backbones) != 1:
+        raise InputError("ppi takes exactly one judge (--scores or --backbones)", field="scores")
     if (n_labelled is None) == (labelled_fraction is None):
         raise InputError(
             "give exactly one of --n-labelled and --labelled-fraction", field="n-labelled"
         )
-    data, runs = _one_judge_data(dataset, metric, external, backbones, seed=seed, **load)
+    data, runs = _one_judge_data(dataset, metric, specs, backbones, seed=seed, **load)
     h, j, target = ppi_units(data, system=system, eps=eps)
     if labelled_fraction is not None:
         n_labelled = max(2, round(labelled_fraction * int(np.sum(np.isfinite(h) & np.isfinite(j)))))
@@ -272,7 +277,7 @@ def run_ppi(
 def _one_judge_data(
     dataset: str | None,
     metric: str,
-    external: Sequence[str],
+    specs: Sequence[ScoreSpec],
     backbones: Sequence[str],
     *,
     seed: int,
@@ -290,11 +295,11 @@ def _one_judge_data(
     records = _limit(list(ds.records), limit)
     dim = metric_dimension(metric, ds.card.dimensions)
     runs: dict[str, Any] = {}
-    if external:
-        scores, _ = external_scores(ds, external, dimension=dim, data_dir=data_dir)
+    if specs:
+        columns, _ = external_scores(ds, specs, dimension=dim, data_dir=data_dir)
     else:
-        scores, _, runs = judge_scores(records, metric, backbones, seed=seed)
-    [(label, sc)] = scores.items()
+        columns, _, runs = judge_scores(records, metric, backbones, seed=seed)
+    [(label, sc)] = columns.items()
     view = align(records, dimensions=[dim], dataset=ds.card.name + (f"/{subset}" if subset else ""))
     s = view.values(sc)[None, :]
     return SwapData(view.dataset, metric, dim, view, (label,), s), runs

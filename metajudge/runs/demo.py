@@ -254,6 +254,7 @@ def meta_evaluate_section(
     """The judge scores of one section through ``run_meta_eval`` (a score file in its folder)."""
     from metajudge.runs.meta_eval import run_meta_eval
     from metajudge.scores.scoring import write_scores
+    from metajudge.scores.spec import file_spec
 
     folder = out / section
     folder.mkdir(parents=True, exist_ok=True)
@@ -263,7 +264,7 @@ def meta_evaluate_section(
         input_file=dataset_file,
         out_dir=folder,
         metrics=list(metrics),
-        score_files=[str(scores)],
+        scores=[file_spec(scores)],
         plots=False,
         progress=False,
         n_boot=opts.n_boot,

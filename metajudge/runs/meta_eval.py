@@ -2,12 +2,11 @@
 
 ``run_meta_eval`` is what ``metajudge meta-eval`` calls. Scores come from, in order:
 
-1. ``score_files`` (``--scores FILE``): any format :func:`metajudge.scores.files.read_score_file`
-   reads; a name that is not an existing path is looked up among the dataset's upstream files
-   (e.g. ``baseline_ragchecker.json``);
-2. ``external=True`` (``--external``): the scores the dataset ships, as its card's
-   ``shipped_scores`` declares them (:mod:`metajudge.scores.shipped`);
-3. registry metrics named in ``metrics`` that no file provides: computed with
+1. ``scores`` (``--scores SPEC``, repeatable): score files and the dataset's shipped columns,
+   in the grammar of :mod:`metajudge.scores.spec` (``PATH``, ``PATH:COL``, ``LABEL=PATH[:COL]``,
+   ``shipped``, ``shipped:COL``), read by :func:`metajudge.scores.spec.gather_scores`; the old
+   ``score_files`` / ``external=True`` keywords are mapped onto it;
+2. registry metrics named in ``metrics`` that no file provides: computed with
    :func:`metajudge.scores.scoring.score_dataset` and cached in ``<out>/scores.jsonl`` — a
    rerun with the same metric signatures is served from that cache.
 
@@ -28,8 +27,7 @@ from metajudge.analyses.metric_vs_human.evaluate import MetaEvalResult, meta_eva
 from metajudge.analyses.metric_vs_human.protocol import Protocol
 from metajudge.data.loading import open_dataset
 from metajudge.errors import InputError
-from metajudge.scores.files import read_score_file
-from metajudge.scores.shipped import shipped_scores
+from metajudge.scores.spec import SHIPPED, ScoreSpec, as_specs, file_spec
 from metajudge.scores.upstream import metric_for_dimension
 
 log = logging.getLogger(__name__)
@@ -37,20 +35,15 @@ log = logging.getLogger(__name__)
 SCORES_CACHE = "scores.jsonl"
 
 
-def _resolve_score_path(dataset_name: str, spec: str, data_dir: str | Path | None) -> Path:
-    p = Path(spec)
-    if p.is_file():
-        return p
-    from metajudge.data.registry import resolve_file
-
-    try:
-        return resolve_file(dataset_name, spec, data_dir)
-    except Exception as e:  # noqa: BLE001 - say clearly what was tried
-        raise InputError(
-            f"score file not found (not a path, nor an upstream file of {dataset_name!r}: {e})",
-            path=spec,
-            field="scores",
-        ) from None
+def score_specs(
+    scores: Sequence[ScoreSpec | str] = (),
+    score_files: Sequence[str] = (),
+    external: bool = False,
+) -> list[ScoreSpec]:
+    """The run's score specs: ``scores``, then the old keywords mapped onto the grammar
+    (``score_files``: each a ``PATH`` spec; ``external=True``: ``shipped``)."""
+    files = [file_spec(f) for f in score_files]
+    return [*as_specs(scores), *files, *([SHIPPED] if external else [])]
 
 
 def _directions(metrics: Sequence[str]) -> dict[str, str]:
@@ -87,7 +80,7 @@ def _complete_from_cache(
     if not cache.is_file():
         return [], list(metrics)
     from metajudge.metrics.base import iter_responses
-    from metajudge.scores.scoring import read_scores
+    from metajudge.scores.files import read_scores
 
     keys = {r.key for r in iter_responses(ds.records)}
     by: dict[str, dict[str, dict[str, Any]]] = {}
@@ -156,6 +149,7 @@ def gather_scores(
     *,
     out_dir: str | Path,
     metrics: Sequence[str] | None = None,
+    scores: Sequence[ScoreSpec | str] = (),
     score_files: Sequence[str] = (),
     external: bool = False,
     data_dir: str | Path | None = None,
@@ -163,17 +157,16 @@ def gather_scores(
     rescore: bool = False,
     backbone: str | None = None,
 ) -> tuple[list[dict[str, Any]], list[str]]:
-    """Score rows from files, the dataset's shipped columns and registry metrics (cached).
+    """Score rows of the score specs (:func:`metajudge.scores.spec.gather_scores`) and of the
+    registry ``metrics`` no spec provides (computed, cached in ``OUT/scores.jsonl``).
 
+    ``score_files``/``external``: the old spellings of ``scores`` (:func:`score_specs`).
     ``backbone``: the LLM judges' backbone (``None``: the default embedded one).
     """
-    rows: list[dict[str, Any]] = []
-    labels = ds.card.label_kind in ("categorical", "binary")  # label columns (categorical_eval)
-    for spec in score_files:
-        path = _resolve_score_path(ds.card.name, spec, data_dir)
-        rows += read_score_file(path, ds.records, labels=labels)
-    if external:
-        rows += shipped_scores(ds, data_dir)
+    from metajudge.scores.spec import gather_scores as gather_spec_rows
+
+    specs = score_specs(scores, score_files, external)
+    rows = gather_spec_rows(ds, specs, data_dir=data_dir)
     have = {r["metric"] for r in rows}
     dims = list(ds.card.dimensions)
     to_score = [
@@ -191,7 +184,9 @@ def gather_scores(
             backbone=backbone,
         )
     if not rows:
-        raise InputError("no scores: give --metrics, --scores FILE or --external", field="metrics")
+        raise InputError(
+            "no scores: give --metrics, --scores FILE or --scores shipped", field="metrics"
+        )
     return rows, to_score
 
 
@@ -202,6 +197,7 @@ def run_meta_eval(
     protocol: Protocol | None = None,
     input_file: str | Path | None = None,
     metrics: Sequence[str] | None = None,
+    scores: Sequence[ScoreSpec | str] = (),
     score_files: Sequence[str] = (),
     external: bool = False,
     data_dir: str | Path | None = None,
@@ -215,7 +211,7 @@ def run_meta_eval(
     **options: Any,
 ) -> tuple[MetaEvalResult, dict[str, Path]]:
     """Run the whole meta-evaluation into ``out_dir``; returns the result and the written files.
-
+    ``scores``: score specs (:mod:`metajudge.scores.spec`; old spellings: :func:`score_specs`).
     ``baselines``: add the trivial baseline rows (:mod:`metajudge.analyses.metric_vs_human.trivial`: response
     length in words, a seeded random score); they are extra rows, never compared.
 
@@ -237,19 +233,19 @@ def run_meta_eval(
         from metajudge.runs.meta_eval_categorical import refuse_asked, run_categorical
 
         refuse_asked(proto, asked, ds.card.label_kind)  # before any scoring
+    specs = score_specs(scores, score_files, external)
     rows, to_score = gather_scores(
         ds,
         out_dir=out,
         metrics=metrics,
-        score_files=score_files,
-        external=external,
+        scores=specs,
         data_dir=data_dir,
         progress=progress,
         rescore=rescore,
         backbone=backbone,
     )
     if ds.card.label_kind in ("categorical", "binary"):
-        run["score_files"] = score_files
+        run["scores"] = [s.text for s in specs]
         return run_categorical(  # type: ignore[return-value]
             ds, rows, out_dir=out, protocol=proto, metrics=metrics, data_dir=data_dir, run=run
         )
@@ -267,8 +263,7 @@ def run_meta_eval(
     )
     res.data["run"] = {
         **run,
-        "score_files": [str(s) for s in score_files],
-        "external": external,
+        "scores": [s.text for s in specs],  # ``--external`` is recorded as ``shipped``
         "registry_metrics": to_score,
         "rescore": rescore,
         "trivial_baselines": list(trivial.TRIVIAL) if baselines else [],
@@ -305,7 +300,8 @@ def write_run(
 
 def _merge_cache(cache: Path, computed: list[dict[str, Any]], metrics: Sequence[str]) -> None:
     """Keep the cached rows of other metrics, replace those of ``metrics`` with ``computed``."""
-    from metajudge.scores.scoring import read_scores, write_scores
+    from metajudge.scores.files import read_scores
+    from metajudge.scores.scoring import write_scores
 
     keep: list[dict[str, Any]] = []
     if cache.is_file():

@@ -1,11 +1,14 @@
-"""Score files of any origin: JSONL score rows, wide CSV / JSON tables, or the upstream formats.
+"""The one reader of score files: JSONL score rows, wide CSV / JSON tables, the upstream formats.
 
-:func:`read_score_file` detects the format (:func:`detect_format`) and returns score rows
-checked against the dataset's records (unknown item or system, duplicates and non-numeric values
-are :class:`~metajudge.errors.InputError` naming file, line and field). A JSONL score row or a
-table may state a column's direction — a JSONL row's ``"direction": "higher"|"lower"``, a wide
-table's column header ``name:lower`` (or ``name:higher``) — and the rows keep it; the
-meta-evaluation negates lower-is-better columns.
+:func:`read_scores` detects the format (:func:`detect_format`) and returns score rows
+(:mod:`metajudge.scores.rows`). Given the dataset's ``records``, every row is checked against
+them (unknown item or system, duplicates and non-numeric values are
+:class:`~metajudge.errors.InputError` naming file, line and field) and a JSONL row needs only
+``metric``, ``score`` and its ids; without records a JSONL file must hold complete rows as
+:func:`metajudge.scores.scoring.write_scores` writes them (a run folder's ``scores.jsonl``).
+A JSONL score row or a table may state a column's direction — a JSONL row's
+``"direction": "higher"|"lower"``, a wide table's column header ``name:lower`` (or
+``name:higher``) — and the rows keep it; the meta-evaluation negates lower-is-better columns.
 """
 
 from __future__ import annotations
@@ -17,16 +20,15 @@ from typing import Any
 
 from metajudge.errors import InputError
 from metajudge.io import read_json
+from metajudge.scores.rows import DIRECTIONS, ScoreRow, check_score_row, make_row
 from metajudge.scores.upstream import (
     ID_COLUMNS,
     KeyMap,
-    ScoreRow,
     _Collector,
     _lftqa_file,
     _missing_error,
     _num,
     hanna_metric_scores,
-    make_row,
     ragchecker_baseline,
 )
 
@@ -64,36 +66,85 @@ def detect_format(path: str | Path) -> str:
     raise InputError(f"unknown score-file type {suffix!r} (expected .jsonl, .json or .csv)", path=p)
 
 
-def read_score_file(
-    path: str | Path, records: Sequence[Any], *, fmt: str | None = None, labels: bool = False
+def read_scores(
+    path: str | Path,
+    records: Sequence[Any] | None = None,
+    *,
+    fmt: str | None = None,
+    labels: bool = False,
+    allow_empty: bool = False,
 ) -> list[ScoreRow]:
-    """Read any supported score file and check it against the dataset's ``records``.
+    """Read any supported score file; with ``records``, check it against the dataset.
 
-    ``labels=True`` (categorical datasets): a non-numeric cell is a label string, kept in the
-    row's ``label`` (``score`` None), instead of an error."""
+    ``fmt``: one of :func:`detect_format`'s names (default: detected). ``labels=True``
+    (categorical datasets): a non-numeric cell is a label string, kept in the row's ``label``
+    (``score`` None), instead of an error. ``allow_empty``: an empty file gives no rows
+    instead of an error (a cache not written yet)."""
     p = Path(path)
-    rows = _read_any(p, records, fmt or detect_format(p), labels)
-    if not rows:
+    fmt = fmt or detect_format(p)
+    if records is None and fmt == "jsonl" and p.suffix.lower() == ".jsonl":
+        rows = _read_written_rows(p)
+    else:
+        rows = _read_any(p, records, fmt, labels)
+    if not rows and not allow_empty:
         raise InputError("empty score file: no score rows", path=p)
     return rows
 
 
-def _read_any(p: Path, records: Sequence[Any], fmt: str, labels: bool) -> list[ScoreRow]:
+def _read_written_rows(path: Path) -> list[ScoreRow]:
+    """A score file this package wrote: complete rows (a null score says why), no duplicate
+    ``(key, metric)``; errors name the file, line and field."""
+    from metajudge.data.formats import iter_jsonl_objects
+
+    rows: list[ScoreRow] = []
+    first: dict[tuple[str, str], int] = {}
+    for line, obj in iter_jsonl_objects(path):
+        row = check_score_row(obj, path, line)
+        k = (row["key"], row["metric"])
+        if k in first:
+            raise InputError(
+                f"duplicate (key, metric) {k!r} (first on line {first[k]})",
+                path=path,
+                line=line,
+                field="key",
+            )
+        first[k] = line
+        rows.append(row)
+    return rows
+
+
+def _read_any(p: Path, records: Sequence[Any] | None, fmt: str, labels: bool) -> list[ScoreRow]:
     if fmt == "ragchecker":
         return ragchecker_baseline(p, records)
     if fmt == "lftqa":
         col = _Collector()
-        _lftqa_file(p, p.stem, KeyMap(records), col)
+        _lftqa_file(p, p.stem, KeyMap(records) if records else None, col)
         return col.rows
     if fmt == "hanna":
         return hanna_metric_scores(p, records=records)
+    km = KeyMap(records) if records is not None else None
     if fmt == "jsonl":
-        return _read_rows(p, records, labels)
+        return _read_rows(p, km, labels)
     if fmt == "csv":
-        return _read_wide_csv(p, records, labels)
+        return _read_wide_csv(p, km, labels)
     if fmt == "json":
-        return _read_wide_json(p, records, labels)
+        return _read_wide_json(p, km, labels)
     raise InputError(f"unknown score-file format {fmt!r}", path=p)
+
+
+def _resolve(
+    km: KeyMap | None,
+    ids: tuple[str, str | None, str | None],
+    where: dict[str, Any],
+) -> tuple[str, str | None, str | None]:
+    """``(item, system, side)`` checked against the dataset (as given when there is none)."""
+    item, system, side = ids
+    if km is None:
+        if system is None and side is None:
+            raise InputError("a row needs a 'system' or 'side'", field="system", **where)
+        return item, system, side
+    sys_, side_, _key = km.resolve(item, system, side, where=where)
+    return item, sys_, side_
 
 
 def _row_ids(
@@ -115,9 +166,6 @@ def _row_ids(
         (None if system is None else str(system)),
         (None if side in (None, "") else str(side)),
     )
-
-
-DIRECTIONS = ("higher", "lower")
 
 
 def _direction(v: Any, *, field: str, where: dict[str, Any]) -> str | None:
@@ -164,12 +212,10 @@ def _labelled(row: ScoreRow, label: str | None) -> ScoreRow:
     return row
 
 
-def _read_rows(p: Path, records: Sequence[Any], labels: bool = False) -> list[ScoreRow]:
-    """JSONL (or a JSON list) of canonical score rows."""
+def _read_rows(p: Path, km: KeyMap | None, labels: bool = False) -> list[ScoreRow]:
+    """JSONL (or a JSON list) of score rows from elsewhere (only ``metric``, ``score`` and ids)."""
     from metajudge.data.formats import iter_jsonl_objects
-    from metajudge.scores.scoring import check_score_row
 
-    km = KeyMap(records)
     col = _Collector()
     if p.suffix.lower() == ".json":
         objs: Iterable[tuple[int | None, Any]] = ((None, o) for o in read_json(p))
@@ -183,8 +229,7 @@ def _read_rows(p: Path, records: Sequence[Any], labels: bool = False) -> list[Sc
             obj = {**obj, "score": None}
         row = check_score_row(obj, p, line, external=True, prefix=pre)  # one rule for rows
         metric, score = row["metric"], row["score"]
-        item, system, side = _row_ids(obj, where, pre)
-        sys_, side_, _key = km.resolve(item, system, side, where=where)
+        item, sys_, side_ = _resolve(km, _row_ids(obj, where, pre), where)
         err = row["error"] if score is None else None
         out = make_row(
             item=item,
@@ -233,8 +278,7 @@ def _add_wide_row(
         col.add(_labelled(row, cell_label), where, label)
 
 
-def _read_wide_csv(p: Path, records: Sequence[Any], labels: bool = False) -> list[ScoreRow]:
-    km = KeyMap(records)
+def _read_wide_csv(p: Path, km: KeyMap | None, labels: bool = False) -> list[ScoreRow]:
     col = _Collector()
     delim = "\t" if p.suffix.lower() == ".tsv" else ","
     with open(p, encoding="utf-8", newline="") as fh:
@@ -254,27 +298,24 @@ def _read_wide_csv(p: Path, records: Sequence[Any], labels: bool = False) -> lis
             )
         for lineno, row in enumerate(reader, start=2):
             where = {"path": p, "line": lineno}
-            item, system, side = _row_ids(row, where)
-            sys_, side_, _ = km.resolve(item, system, side, where=where)
+            ids = _resolve(km, _row_ids(row, where), where)
             cells = ((h, row.get(h), h) for h in metrics)
-            _add_wide_row(col, p, (item, sys_, side_), cells, where, f"line {lineno}", labels)
+            _add_wide_row(col, p, ids, cells, where, f"line {lineno}", labels)
     return col.rows
 
 
-def _read_wide_json(p: Path, records: Sequence[Any], labels: bool = False) -> list[ScoreRow]:
+def _read_wide_json(p: Path, km: KeyMap | None, labels: bool = False) -> list[ScoreRow]:
     data = read_json(p)
     if not isinstance(data, list):
         raise InputError(
             "expected a JSON list of objects {item, system, <metric>: value, ...}", path=p
         )
-    km = KeyMap(records)
     col = _Collector()
     for i, obj in enumerate(data):
         where = {"path": p, "line": None}
         if not isinstance(obj, Mapping):
             raise InputError("expected an object", field=f"[{i}]", **where)
-        item, system, side = _row_ids(obj, where, f"[{i}].")
-        sys_, side_, _ = km.resolve(item, system, side, where=where)
+        ids = _resolve(km, _row_ids(obj, where, f"[{i}]."), where)
         cells = ((h, v, f"[{i}].{h}") for h, v in obj.items() if h not in ID_COLUMNS)
-        _add_wide_row(col, p, (item, sys_, side_), cells, where, f"[{i}]", labels)
+        _add_wide_row(col, p, ids, cells, where, f"[{i}]", labels)
     return col.rows

@@ -1,13 +1,7 @@
-"""Score every response of a dataset with registry metrics; read and write score files.
+"""Score every response of a dataset with registry metrics; write score files.
 
-A score file is JSONL, one row per (response, metric)::
-
-    {"key": "17::b", "item": "17", "system": "gpt-4", "side": "b", "metric": "bleu",
-     "score": 23.4, "signature": "bleu|nrefs:1|...", "details": {...}, "error": null}
-
-``key`` is :func:`metajudge.data.formats.response_key` (``item::side`` for pairwise records,
-``item::system`` for Likert records). ``score`` is ``null`` exactly when the response could not be
-scored, and then ``error`` says why. Rows are unique by ``(key, metric)``.
+A score file is JSONL, one score row (:mod:`metajudge.scores.rows`) per (response, metric);
+:func:`metajudge.scores.files.read_scores` reads it back.
 
 :func:`score_dataset` is resumable: given ``cache_path`` (an earlier score file), rows whose
 ``(key, metric)`` and ``signature`` match and that have a score are reused; rows with an error or
@@ -28,20 +22,10 @@ from metajudge.data.formats import Input, Record
 from metajudge.errors import InputError
 from metajudge.io import atomic_write, canonical_json
 from metajudge.metrics.base import MetricResult, ResponseRef, ScoreItem, iter_responses
+from metajudge.scores.rows import ROW_FIELDS, ScoreRow, make_row
 
 log = logging.getLogger(__name__)
 
-ROW_FIELDS: tuple[str, ...] = (
-    "key",
-    "item",
-    "system",
-    "side",
-    "metric",
-    "score",
-    "signature",
-    "details",
-    "error",
-)
 CHUNK = 256  # responses per score_batch call (progress granularity); one metric instance per run
 
 
@@ -169,6 +153,8 @@ def score_dataset(
     refs = _response_refs(_records_of(dataset, data_dir), reference_field)
     cached: dict[tuple[str, str], dict[str, Any]] = {}
     if cache_path is not None and Path(cache_path).is_file():
+        from metajudge.scores.files import read_scores
+
         for row in read_scores(cache_path, allow_empty=True):
             cached[(row["key"], row["metric"])] = row
     rows: list[dict[str, Any]] = []
@@ -188,18 +174,17 @@ def _row(
     signature: str,
     details: Mapping[str, Any],
     error: str | None,
-) -> dict[str, Any]:
-    return {
-        "key": ref.key,
-        "item": ref.item,
-        "system": ref.system,
-        "side": ref.side,
-        "metric": metric,
-        "score": score,
-        "signature": signature,
-        "details": dict(details),
-        "error": error,
-    }
+) -> ScoreRow:
+    return make_row(
+        item=ref.item,
+        system=ref.system,
+        side=ref.side,
+        metric=metric,
+        score=score,
+        signature=signature,
+        details=details,
+        error=error,
+    )
 
 
 def _input_key(inp: Input | None) -> Any:
@@ -316,92 +301,6 @@ def write_scores(path: str | Path, rows: Iterable[Mapping[str, Any]]) -> int:
             fh.write(line + "\n")
             n += 1
     return n
-
-
-def check_score_row(
-    obj: Any, path: Path, line: int | None, *, external: bool = False, prefix: str = ""
-) -> dict[str, Any]:
-    """One score row object checked; every reader of score rows uses it, errors name the file,
-    line and field.
-
-    A score is a finite JSON number or null (never a string such as ``"0.5"``, never NaN);
-    ``key``, ``metric``, ``item``, ``signature``, ``system``, ``error`` are strings, ``side`` is
-    ``a``, ``b`` or null, ``details`` an object. A row this package wrote (``external=False``)
-    has ``key``, ``item`` and ``signature`` and a null score says why in ``error``; a row from
-    elsewhere (``external=True``, ``meta-eval --scores``, ``backbone-swap --external``) needs only
-    ``metric`` and ``score`` (the ids are resolved against the dataset by the caller).
-    """
-
-    def err(field: str, msg: str) -> InputError:
-        return InputError(msg, path=path, line=line, field=prefix + field)
-
-    if not isinstance(obj, dict):
-        raise err("<row>", f"expected a JSON object, got {type(obj).__name__}")
-    needed = ("metric",) if external else ("key", "metric", "item", "signature")
-    for f in ("key", "metric", "item", "signature", "system", "error"):
-        if f not in obj or (external and obj[f] is None and f not in needed):
-            if f in needed:
-                raise err(f, "missing required field")
-            continue
-        v = obj[f]
-        if f in ("system", "error") and v is None:
-            continue
-        if not isinstance(v, str) or (f in ("key", "metric", "item") and not v):
-            raise err(f, f"expected a non-empty string, got {v!r}")
-    if "score" not in obj:
-        raise err("score", "missing required field")
-    s = obj["score"]
-    if s is not None and (isinstance(s, bool) or not isinstance(s, (int, float))):
-        raise err("score", f"non-numeric score {s!r}: expected a finite number or null")
-    if s is not None and not math.isfinite(s):
-        raise err("score", f"expected a finite number or null, got {s!r}")
-    if s is None and not obj.get("error") and not external:
-        raise err("error", "score is null but no error says why")
-    d = obj.get("details") or {}
-    if not isinstance(d, dict):
-        raise err("details", f"expected an object, got {type(d).__name__}")
-    side = obj.get("side")
-    if side not in ((None, "", "a", "b") if external else (None, "a", "b")):
-        raise err("side", f"expected 'a', 'b' or null, got {side!r}")
-    return {
-        "key": obj.get("key"),
-        "item": obj.get("item"),
-        "system": obj.get("system"),
-        "side": side or None,
-        "metric": obj["metric"],
-        "score": None if s is None else float(s),
-        "signature": obj.get("signature"),
-        "details": d,
-        "error": obj.get("error"),
-    }
-
-
-def read_scores(path: str | Path, *, allow_empty: bool = False) -> list[dict[str, Any]]:
-    """Read and validate a score file; errors name the file, line and field.
-
-    Checks: JSON syntax, required fields and their types, finite numeric or null scores (a null
-    score needs an ``error``), ``side`` in {a, b, null}, no duplicate ``(key, metric)``.
-    """
-    from metajudge.data.formats import iter_jsonl_objects
-
-    path = Path(path)
-    rows: list[dict[str, Any]] = []
-    first: dict[tuple[str, str], int] = {}
-    for line, obj in iter_jsonl_objects(path):
-        row = check_score_row(obj, path, line)
-        k = (row["key"], row["metric"])
-        if k in first:
-            raise InputError(
-                f"duplicate (key, metric) {k!r} (first on line {first[k]})",
-                path=path,
-                line=line,
-                field="key",
-            )
-        first[k] = line
-        rows.append(row)
-    if not rows and not allow_empty:
-        raise InputError("empty score file: no rows", path=path)
-    return rows
 
 
 def score_lookup(rows: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], float | None]:

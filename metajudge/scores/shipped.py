@@ -6,8 +6,8 @@ tested in code: a new dataset with shipped scores adds an entry to its card (and
 file format, a loader here).
 
 ``backbone_column`` names the column of a judge under one backbone (``{backbone}`` and
-``{dimension}`` are filled in): it is what ``backbone-swap --external NAME`` reads for a bare
-backbone name.
+``{dimension}`` are filled in): it is what ``backbone-swap --scores shipped:NAME`` reads for a
+backbone name (:mod:`metajudge.scores.spec`).
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def _specs(dataset: Any) -> tuple[Mapping[str, Any], ...]:
         raise InputError(
             f"dataset {dataset.card.name!r} ships no per-response scores (its card has no "
             "'shipped_scores')",
-            field="external",
+            field="scores",
         )
     for s in specs:
         if s.get("loader") not in LOADERS:
@@ -93,5 +93,5 @@ def backbone_column(dataset: Any, backbone: str, dimension: str) -> tuple[str, l
             )
     raise InputError(
         f"dataset {dataset.card.name!r} names no judge columns per backbone; use LABEL=PATH[:COLUMN]",
-        field="external",
+        field="scores",
     )

@@ -1,5 +1,5 @@
-"""Where backbone-swap scores come from: score files and a dataset's shipped judge columns (the
-judge runs are :func:`metajudge.runs.backbone_swap.judge_scores`)."""
+"""Where backbone-swap scores come from: score specs (:mod:`metajudge.scores.spec`: files, a
+dataset's shipped judge columns); the judge runs are :func:`metajudge.runs.backbone_swap.judge_scores`."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from metajudge.data.formats import Record
 from metajudge.errors import InputError
+from metajudge.scores.spec import ScoreSpec
 
 Scores = dict[str, dict[str, float | None]]
 
@@ -46,69 +46,40 @@ def _rows_to_scores(rows: Sequence[Mapping[str, Any]], metric: str) -> dict[str,
     return {str(r["key"]): None if r["score"] is None else sign * r["score"] for r in got}
 
 
-def _file_spec(spec: str, records: Sequence[Record]) -> tuple[str, dict[str, float | None], str]:
-    from metajudge.scores.files import read_score_file
-
-    label, _, target = spec.partition("=")
-    path, column = target, None
-    if ":" in target and not Path(target).is_file():
-        path, _, column = target.rpartition(":")
-    rows = read_score_file(path, records)
-    names = sorted({r["metric"] for r in rows})
-    if column is None:
-        if len(names) != 1:
-            raise InputError(
-                f"{path} has several score columns ({', '.join(names)}); pick one with {label}={path}:COLUMN",
-                field="external",
-            )
-        column = names[0]
-    elif column not in names:
-        raise InputError(
-            f"{path} has no score column {column!r} (it has {', '.join(names)})", field="external"
-        )
-    got = [r for r in rows if r["metric"] == column]
-    sig = str(got[0]["signature"]) if got else f"{column}|external"
-    return label, _rows_to_scores(got, column), sig
-
-
-def _shipped_spec(
-    dataset: Any, spec: str, dimension: str, data_dir: str | Path | None
-) -> tuple[dict[str, float | None], str]:
-    from metajudge.scores.shipped import backbone_column, shipped_scores
-
-    name, known = backbone_column(dataset, spec, dimension)
-    rows = shipped_scores(dataset, data_dir, metrics=[name])
-    if not rows:
-        hint = f" ({dataset.card.name} ships: {', '.join(known)})" if known else ""
-        raise InputError(
-            f"no shipped scores {name!r} for backbone {spec!r} in {dataset.card.name}{hint}",
-            field="external",
-        )
-    return _rows_to_scores(rows, name), str(rows[0]["signature"])
-
-
 def external_scores(
     dataset: Any,
-    specs: Sequence[str],
+    specs: Sequence[ScoreSpec | str],
     *,
     dimension: str,
     data_dir: str | Path | None = None,
 ) -> tuple[Scores, dict[str, str]]:
-    """Per-backbone scores from external score columns; returns ``(scores, signatures)``.
+    """Per-backbone ``{key: score}`` columns of score specs; returns ``(scores, signatures)``.
 
-    A spec is ``LABEL=PATH[:COLUMN]`` — any score file
-    :func:`metajudge.scores.files.read_score_file` reads; ``COLUMN`` picks the metric when
-    the file has several — or a bare backbone name whose column the dataset's card declares
-    (``shipped_scores[].backbone_column``, e.g. LFTQA-Eval's ``geval_<backbone>_<dimension>``).
+    ``specs``: :class:`~metajudge.scores.spec.ScoreSpec` (``--scores``), or the old
+    ``--external`` items as text (``LABEL=PATH[:COLUMN]``, a bare backbone name: see
+    :func:`~metajudge.scores.spec.from_external_list`). Every spec is read by
+    :func:`~metajudge.scores.spec.gather_scores`; each column is one backbone, named by its
+    label (``LABEL=``), its backbone name (``shipped:gpt-4o``) or its column name.
     """
+    from metajudge.scores.spec import from_external_list, gather_scores
+
+    parsed = from_external_list(specs)
     scores: Scores = {}
     sigs: dict[str, str] = {}
-    for spec in (x.strip() for x in specs):
-        if not spec:
-            continue
-        if "=" in spec:
-            label, col, sig = _file_spec(spec, dataset.records)
-            scores[label], sigs[label] = col, sig
-        else:
-            scores[spec], sigs[spec] = _shipped_spec(dataset, spec, dimension, data_dir)
+    for spec in parsed:
+        rows = gather_scores(dataset, [spec], data_dir=data_dir, dimension=dimension, labels=False)
+        names = list(dict.fromkeys(r["metric"] for r in rows))
+        if not spec.columns and len(names) != 1:
+            raise InputError(
+                f"score spec {spec.text!r}: {spec.source} has several score columns "
+                f"({', '.join(names)}); pick one with LABEL={spec.source}:COLUMN",
+                field="scores",
+            )
+        for name in names:
+            if name in scores:
+                raise InputError(
+                    f"score spec {spec.text!r}: backbone {name!r} is given twice", field="scores"
+                )
+            col = [r for r in rows if r["metric"] == name]
+            scores[name], sigs[name] = _rows_to_scores(col, name), str(col[0]["signature"])
     return scores, sigs

@@ -1,8 +1,4 @@
-"""Scores computed elsewhere, turned into metajudge's per-response score rows .
-
-A score row is ``{"key", "item", "system", "side", "metric", "score", "signature", "details",
-"error"}`` with ``key = "{item}::{side}"`` for pairwise datasets (side ``a``/``b``) and
-``"{item}::{system}"`` for Likert datasets (see :mod:`metajudge.metrics.base`).
+"""Scores computed elsewhere, turned into metajudge's score rows (:mod:`metajudge.scores.rows`).
 
 Loaders:
 
@@ -13,7 +9,7 @@ Loaders:
 * :func:`lftqa_metric_scores` — LFTQA-Eval's ``scores/<subset>/metric_scores/<metric>.json``.
 * :func:`hanna_metric_scores` — HANNA's ``hanna_metric_scores_llm.csv`` metric and LLM-judge
   columns.
-* :func:`metajudge.scores.files.read_score_file` — any file: JSONL score rows, or a CSV / JSON table with columns
+* :func:`metajudge.scores.files.read_scores` — any file: JSONL score rows, or a CSV / JSON table with columns
   ``item, system[, side], <metric>...``; the upstream formats above are recognised by content.
 
 Every loader checks its rows against the dataset: an unknown item or system, a duplicate
@@ -35,41 +31,10 @@ from typing import Any
 from metajudge.data.formats import LikertRecord, PairwiseRecord, response_key
 from metajudge.errors import InputError
 from metajudge.io import read_json
-
-ScoreRow = dict[str, Any]
+from metajudge.scores.rows import ScoreRow, make_row
 
 #: Columns of a wide score table that are ids, not metrics.
 ID_COLUMNS = ("item", "system", "side", "key", "id")
-
-
-def make_row(
-    *,
-    item: str,
-    system: str,
-    side: str | None,
-    metric: str,
-    score: float | None,
-    signature: str,
-    details: Mapping[str, Any] | None = None,
-    error: str | None = None,
-    direction: str | None = None,
-) -> ScoreRow:
-    """One score row in the canonical layout (``direction``: the column's, when declared)."""
-    key = response_key(item, side if side is not None else system)
-    row = {
-        "key": key,
-        "item": item,
-        "system": system,
-        "side": side,
-        "metric": metric,
-        "score": score,
-        "signature": signature,
-        "details": dict(details or {}),
-        "error": error,
-    }
-    if direction is not None:
-        row["direction"] = direction
-    return row
 
 
 def metric_for_dimension(metric: str, dimension: str, available: Iterable[str]) -> str | None:

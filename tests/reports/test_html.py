@@ -165,7 +165,7 @@ def test_live_swap_scores_saved_and_read_for_flips(
     from metajudge.reports.html_run import write_html_report
     from metajudge.runs.backbone_swap import load_swap_data, score_file, write_backbone_scores
     from metajudge.scores import swap_sources
-    from metajudge.scores.scoring import read_scores
+    from metajudge.scores.files import read_scores
 
     bbs = ["gpt-4o", "gpt-4o-mini"]
     data, _, recs = load_swap_data(

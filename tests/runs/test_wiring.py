@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from metajudge.runs import meta_eval
+from metajudge.scores.files import read_scores
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "byod" / "graded.jsonl"
 PACKAGE = Path(__file__).parents[1].parent / "metajudge"
@@ -120,7 +121,7 @@ def test_family_expanded_before_the_cache(monkeypatch: pytest.MonkeyPatch, tmp_p
     rows, to_score = meta_eval.gather_scores(ds, out_dir=tmp_path, metrics=["geval"])
     assert to_score == ["geval_faithfulness", "geval_completeness"]
     assert calls == [["geval_completeness"]]
-    cached = scoring.read_scores(cache)  # refuses a duplicated (key, metric)
+    cached = read_scores(cache)  # refuses a duplicated (key, metric)
     n = len(_rows(ds, "x"))
     assert len(cached) == 3 * n
     assert sorted({r["metric"] for r in cached}) == [
@@ -132,7 +133,7 @@ def test_family_expanded_before_the_cache(monkeypatch: pytest.MonkeyPatch, tmp_p
     for _ in range(2):  # reruns: served from the cache, nothing scored, nothing added
         rows, _ = meta_eval.gather_scores(ds, out_dir=tmp_path, metrics=["geval", "bleu"])
         assert calls == [["geval_completeness"]] and len(rows) == 3 * n
-        assert len(scoring.read_scores(cache)) == 3 * n
+        assert len(read_scores(cache)) == 3 * n
 
 
 def test_unknown_metric_refused_before_scoring(tmp_path: Path) -> None:
@@ -171,24 +172,22 @@ def test_bootstrap_draw_checks_memory_before_allocating() -> None:
     [('"0.5"', "non-numeric score '0.5'"), ("NaN", "finite number or null, got nan")],
 )
 def test_one_score_row_rule_for_every_reader(tmp_path: Path, score: str, message: str) -> None:
-    """``--scores``/``--external`` files and OUT/scores.jsonl are checked by the same rule."""
+    """``--scores`` files and OUT/scores.jsonl are checked by the same rule."""
     from metajudge.errors import InputError
-    from metajudge.scores.files import read_score_file
-    from metajudge.scores.scoring import read_scores
 
     f = tmp_path / "s.jsonl"
     row = '{"key": "news1::extractive", "item": "news1", "system": "extractive", '
     f.write_text(row + f'"metric": "m", "signature": "m|x", "score": {score}}}\n')
-    for read in (lambda: read_scores(f), lambda: read_score_file(f, _ds().records)):
+    for read in (lambda: read_scores(f), lambda: read_scores(f, _ds().records)):
         with pytest.raises(InputError, match=message) as e:
             read()
         assert (e.value.line, e.value.field) == (1, "score") and "s.jsonl" in str(e.value)
     f.write_text(row.replace('"news1::extractive"', "3") + '"metric": "m", "score": 1}\n')
     with pytest.raises(InputError, match="field key"):
-        read_score_file(f, _ds().records)
+        read_scores(f, _ds().records)
     f.write_text("")
     with pytest.raises(InputError, match="empty score file"):
-        read_score_file(f, _ds().records)
+        read_scores(f, _ds().records)
 
 
 def test_report_names_the_missing_key(tmp_path: Path) -> None:

@@ -16,7 +16,8 @@ from metajudge.data.formats import (
     write_jsonl,
 )
 from metajudge.errors import InputError
-from metajudge.scores.scoring import read_scores, score_dataset, score_lookup, write_scores
+from metajudge.scores.files import read_scores
+from metajudge.scores.scoring import score_dataset, score_lookup, write_scores
 
 
 def _records() -> list[PairwiseRecord]:

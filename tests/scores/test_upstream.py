@@ -39,7 +39,7 @@ def _likert() -> list[LikertRecord]:
 def test_wide_csv_for_pairwise_maps_systems_to_sides(tmp_path: Path) -> None:
     p = tmp_path / "s.csv"
     p.write_text("item,system,bleu,judge\n0,sysA,0.1,3\n0,sysB,0.4,\n1,sysA,0.2,4\n")
-    rows = score_files.read_score_file(p, _pairs())
+    rows = score_files.read_scores(p, _pairs())
     keys = {(r["key"], r["metric"]): r["score"] for r in rows}
     assert keys[("0::a", "bleu")] == 0.1 and keys[("0::b", "bleu")] == 0.4
     assert keys[("0::b", "judge")] is None  # empty cell = missing, counted later
@@ -61,7 +61,7 @@ def test_wide_csv_errors_name_file_line_field(
     p = tmp_path / "bad.csv"
     p.write_text(body)
     with pytest.raises(InputError) as ei:
-        score_files.read_score_file(p, _pairs())
+        score_files.read_scores(p, _pairs())
     e = ei.value
     assert e.path == str(p) and e.line == line and e.field == field
     assert msg in str(e)
@@ -74,22 +74,22 @@ def test_jsonl_score_rows_and_errors(tmp_path: Path) -> None:
         {"item": "e0", "system": "m2", "metric": "m", "score": None, "error": "timeout"},
     ]
     p.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    got = score_files.read_score_file(p, _likert())
+    got = score_files.read_scores(p, _likert())
     assert [r["key"] for r in got] == ["e0::m1", "e0::m2"]
     assert got[1]["score"] is None and got[1]["error"] == "timeout"
     p.write_text(json.dumps({"item": "e0", "system": "m1", "metric": "m", "score": [1]}) + "\n")
     with pytest.raises(InputError, match="non-numeric") as ei:
-        score_files.read_score_file(p, _likert())
+        score_files.read_scores(p, _likert())
     assert ei.value.line == 1 and ei.value.field == "score"
     p.write_text(json.dumps({"item": "e7", "system": "m1", "metric": "m", "score": 1}) + "\n")
     with pytest.raises(InputError, match="unknown item"):
-        score_files.read_score_file(p, _likert())
+        score_files.read_scores(p, _likert())
 
 
 def test_wide_json_and_lftqa_style_detection(tmp_path: Path) -> None:
     p = tmp_path / "wide.json"
     p.write_text(json.dumps([{"item": "e1", "system": "m2", "rouge": 0.3, "bleu": 2}]))
-    rows = score_files.read_score_file(p, _likert())
+    rows = score_files.read_scores(p, _likert())
     assert {(r["metric"], r["score"]) for r in rows} == {("rouge", 0.3), ("bleu", 2.0)}
     q = tmp_path / "bleu.json"
     q.write_text(
@@ -102,7 +102,7 @@ def test_wide_json_and_lftqa_style_detection(tmp_path: Path) -> None:
     )
     assert score_files.detect_format(q) == "lftqa"
     with pytest.raises(InputError, match="duplicate"):
-        score_files.read_score_file(q, _likert())
+        score_files.read_scores(q, _likert())
 
 
 def test_family_helpers() -> None:
@@ -153,7 +153,7 @@ def test_score_files_declare_column_directions(tmp_path) -> None:  # type: ignor
     plain = meta_evaluate(ds, rows, n_boot=0, normalize="raw", aggregation="mean")
     f = tmp_path / "err.jsonl"
     f.write_text("".join(json.dumps({**r, "direction": "lower"}) + "\n" for r in rows))
-    declared = score_files.read_score_file(f, ds.records)
+    declared = score_files.read_scores(f, ds.records)
     assert {r["direction"] for r in declared} == {"lower"}
     res = meta_evaluate(ds, declared, n_boot=0, normalize="raw", aggregation="mean")
     assert res.value("err", "quality") == pytest.approx(-plain.value("err", "quality"))
@@ -163,9 +163,9 @@ def test_score_files_declare_column_directions(tmp_path) -> None:  # type: ignor
         "item,side,err:lower\n"
         + "".join(f"{r['key'].replace('::', ',')},{r['score']}\n" for r in rows)
     )
-    got = score_files.read_score_file(wide, ds.records)
+    got = score_files.read_scores(wide, ds.records)
     assert {r["metric"] for r in got} == {"err"} and got[0]["direction"] == "lower"
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({**rows[0], "direction": "down"}) + "\n")
     with pytest.raises(InputError, match=r"bad\.jsonl.*direction"):
-        score_files.read_score_file(bad, ds.records)
+        score_files.read_scores(bad, ds.records)

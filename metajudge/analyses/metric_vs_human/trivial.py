@@ -31,19 +31,28 @@ def is_trivial(metric: str) -> bool:
 def trivial_rows(records: Iterable[Any], seed: int) -> list[dict[str, Any]]:
     """Score rows of both trivial baselines for every response of ``records``."""
     from metajudge.metrics.base import iter_responses
+    from metajudge.scores.rows import make_row
 
     refs = list(iter_responses(records))
     rnd = np.random.default_rng(seed).random(len(refs))
     rows: list[dict[str, Any]] = []
     for ref, r in zip(refs, rnd, strict=True):
-        base = {"key": ref.key, "item": ref.item, "system": ref.system, "side": ref.side,
-                "details": {}}  # fmt: skip
+        ids = {"item": ref.item, "system": ref.system, "side": ref.side}
         text = ref.response
-        rows.append({**base, "metric": LENGTH, "signature": f"{LENGTH}|split:whitespace",
-                     "score": None if text is None else float(len(text.split())),
-                     "error": "no response text" if text is None else None})  # fmt: skip
-        rows.append({**base, "metric": RANDOM, "signature": f"{RANDOM}|uniform|seed:{seed}",
-                     "score": float(r), "error": None})  # fmt: skip
+        rows.append(
+            make_row(
+                **ids,
+                metric=LENGTH,
+                score=None if text is None else float(len(text.split())),
+                signature=f"{LENGTH}|split:whitespace",
+                error="no response text" if text is None else None,
+            )
+        )
+        rows.append(
+            make_row(
+                **ids, metric=RANDOM, score=float(r), signature=f"{RANDOM}|uniform|seed:{seed}"
+            )
+        )
     return rows
 
 

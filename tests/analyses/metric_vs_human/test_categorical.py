@@ -110,10 +110,10 @@ def test_to_pandas(tmp_path: Path) -> None:
         categorical_meta_evaluate,
     )
     from metajudge.data.registry import load_file
-    from metajudge.scores.files import read_score_file
+    from metajudge.scores.files import read_scores
 
     ds = load_file(CAT)
-    rows = read_score_file(JUDGE, ds.records, labels=True)
+    rows = read_scores(JUDGE, ds.records, labels=True)
     res = categorical_meta_evaluate(ds, rows, CategoricalOptions(n_boot=50))
     df = res.to_pandas()
     assert list(df["metric"]) == ["judge"] and df["accuracy"].iloc[0] == pytest.approx(0.75)
