@@ -175,7 +175,7 @@ def _dices(ctx: dict[str, Any]) -> Any:
             categorical_meta_evaluate,
         )
         from metajudge.data.registry import load_dataset
-        from metajudge.scores.files import read_score_file
+        from metajudge.scores.files import read_scores
 
         ds = load_dataset("dmg_judge_bench", data_dir=ctx["data_dir"]).subset("dices-990")
         first = ctx["tmp"] / "first.jsonl"
@@ -184,7 +184,7 @@ def _dices(ctx: dict[str, Any]) -> Any:
                 lab = next(v for v in r.scores["safety"] if v is not None)
                 row = {"item": r.id, "system": r.system, "metric": "r1", "score": lab}
                 fh.write(json.dumps(row) + "\n")
-        rows = read_score_file(first, ds.records, labels=True)
+        rows = read_scores(first, ds.records, labels=True)
         ctx["dices"] = categorical_meta_evaluate(ds, rows, CategoricalOptions(n_boot=20))
     return ctx["dices"]
 

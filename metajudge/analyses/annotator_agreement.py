@@ -5,7 +5,7 @@ per-response data, one pair for pairwise data; coders: the annotator positions o
 lists; ``None`` = missing, so uneven annotator counts are handled). Reported:
 
 - Krippendorff's α (Krippendorff 2011) at the level of measurement of the label kind
-  (:func:`level_for`), computed by :func:`metajudge.stats.agreement.krippendorff_alpha`;
+  (:func:`metajudge.stats.agreement.level_for`), computed by :func:`metajudge.stats.agreement.krippendorff_alpha`;
 - Fleiss' κ (Fleiss 1971, "Measuring nominal scale agreement among many raters"), every distinct
   label a category (Likert grades too), units with ≥ 2 ratings, the per-unit agreement
   P_i = (Σ_j n_ij² − n_i) / (n_i (n_i − 1)) averaged over units and p_j pooled over all ratings
@@ -30,13 +30,18 @@ import numpy as np
 from numpy.typing import NDArray
 
 from metajudge.results import Result
-from metajudge.stats.agreement import Level, cohen_kappa, krippendorff_alpha
+from metajudge.stats.agreement import (
+    Level,
+    cohen_kappa,
+    dimension_level,
+    krippendorff_alpha,
+    rating_matrix,
+)
 from metajudge.stats.correlation import pearson
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from metajudge.data.formats import DatasetCard
     from metajudge.data.registry import Dataset
 
 
@@ -95,41 +100,6 @@ class AgreementResult(Result):
         import pandas as pd
 
         return pd.DataFrame([asdict(r) for r in self.rows])
-
-
-def level_for(label_kind: str, *, has_values: bool, ordered: bool) -> Level:
-    """The level of measurement of a label kind: nominal for unordered categories and binary
-    labels, ordinal for graded scales with listed values, ordered categories and graded
-    preferences, interval for continuous numbers."""
-    if label_kind in ("categorical", "binary"):
-        return "ordinal" if ordered and label_kind == "categorical" else "nominal"
-    return "ordinal" if has_values else "interval"
-
-
-def dimension_level(card: DatasetCard, dimension: str) -> Level:
-    """:func:`level_for` of one dimension (its own scale where the card has per-dimension ones)."""
-    sc = card.scale_of(dimension)
-    kind = card.label_kind
-    if card.dimension_scales and kind in ("categorical", "numeric"):
-        kind = "categorical" if sc.labels is not None else "numeric"
-    return level_for(kind, has_values=sc.values is not None, ordered=sc.ordered)
-
-
-def rating_matrix(ds: Dataset, dimension: str) -> NDArray[np.float64]:
-    """Units × coders matrix of one dimension (NaN = missing); categorical labels as codes."""
-    from metajudge.data.formats import PairwiseRecord
-
-    scale = ds.card.scale_of(dimension)
-    rows: list[list[float]] = []
-    for r in ds.records:
-        vals = (r.labels if isinstance(r, PairwiseRecord) else r.scores).get(dimension)
-        if vals is not None:
-            rows.append([np.nan if v is None else scale.code(v) for v in vals])
-    width = max((len(v) for v in rows), default=0)
-    out = np.full((len(rows), width), np.nan)
-    for i, v in enumerate(rows):
-        out[i, : len(v)] = v
-    return out
 
 
 def fleiss_kappa(x: NDArray[np.float64]) -> float:

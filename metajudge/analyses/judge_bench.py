@@ -1,8 +1,8 @@
 """An LLM judge's replies in a JUDGE-BENCH file, parsed and meta-evaluated against the humans.
 
 JUDGE-BENCH (Bavaresco et al., ACL 2025) stores each judge's raw reply in the data file itself:
-``instances[i].annotations[metric][<model name>] = "<raw reply>"``. :func:`add_replies` writes
-replies into a copy of a file that way; :func:`~metajudge.metrics.judges.parsers.ratings.parse_reply`
+``instances[i].annotations[metric][<model name>] = "<raw reply>"``. :func:`metajudge.scores.judge_bench_replies.add_replies` writes
+replies into a copy of a file that way; :func:`~metajudge.metrics.judges.parsers.labels.parse_reply`
 turns one reply into a label with the rules of the upstream ``extract_answer``
 (``eval_responses.py``, non-CoT prompts) — except that an unparseable reply is ``None`` and
 counted, where upstream substitutes a random label;
@@ -25,7 +25,7 @@ from metajudge.errors import InputError
 from metajudge.metrics.judges.parsers.labels import parse_reply
 from metajudge.results import Result
 
-__all__ = ["add_replies", "evaluate_judge", "parse_reply", "published_results"]
+__all__ = ["evaluate_judge", "parse_reply", "published_results"]
 
 if TYPE_CHECKING:
     from metajudge.data.registry import Dataset
@@ -150,60 +150,3 @@ def published_results(
                 "alpha": float(v.get("krippendorff_alpha", math.nan)),
             }
     return out
-
-
-def add_replies(
-    src: str | Path, out: str | Path, model: str, replies: Mapping[tuple[str, str], str]
-) -> int:
-    """Write ``src`` (a JUDGE-BENCH file) to ``out`` with ``model``'s raw replies added under
-    each ``(instance id, metric)`` of ``replies`` (atomically). Returns the count written; an
-    unknown instance id or metric raises before anything is written."""
-    import json
-
-    from metajudge.io import atomic_write, read_json
-
-    obj = read_json(src)
-    by_id = {str(i["id"]): i for i in obj.get("instances", [])}
-    n = 0
-    for (iid, metric), text in replies.items():
-        inst = by_id.get(str(iid))
-        if inst is None or metric not in inst.get("annotations", {}):
-            raise InputError(f"no instance {iid!r} with metric {metric!r}", path=src, field="id")
-        inst["annotations"][metric][model] = text
-        n += 1
-    with atomic_write(out) as fh:
-        json.dump(obj, fh, ensure_ascii=False, indent=1)
-    return n
-
-
-def reply_rows(ds: Dataset, metrics: Sequence[str] | None = None) -> list[dict[str, Any]]:
-    """Score rows of the judges' raw replies a JUDGE-BENCH file holds (``meta['replies']``),
-    parsed with :func:`parse_reply`: categorical → ``label``, numeric → ``score``; an invalid
-    reply is a row with neither and its ``error`` (counted, never guessed). Column = the model
-    name (``<model>_<dimension>`` when the file has several dimensions)."""
-    from metajudge.scores.rows import make_row
-
-    dims = ds.card.dimensions
-    rows = []
-    for r in ds.records:
-        for dim, by_model in (r.meta.get("replies") or {}).items():
-            scale = ds.card.scale_of(dim)
-            for model, text in by_model.items():
-                name = model if len(dims) == 1 else f"{model}_{dim}"
-                if metrics and model not in metrics and name not in metrics:
-                    continue
-                got = parse_reply(str(text), scale)
-                num = None if isinstance(got, str) or got is None else float(got)
-                row = make_row(
-                    item=r.id,
-                    system=r.system,  # type: ignore[union-attr]
-                    side=None,
-                    metric=name,
-                    score=num,
-                    signature=f"{model}|reply parsed by metajudge.parse_reply",
-                    error=None if got is not None else "invalid reply: no label found",
-                )
-                if isinstance(got, str):
-                    row["label"] = got
-                rows.append(row)
-    return rows

@@ -50,7 +50,7 @@ def meta_payload(
     (``dataset``: the run's loaded Dataset; else the source ``result.json`` records)."""
     from metajudge.analyses.metric_vs_human.result import MetaEvalResult
     from metajudge.reports.published import attach_published
-    from metajudge.runs.meta_eval import gather_scores
+    from metajudge.scores.run_scores import gather_scores
 
     res = MetaEvalResult.load(out / "result.json")
     if not res.data.get("published"):
@@ -141,7 +141,7 @@ def swap_payload(
     """A backbone-swap folder: per-backbone rankings and, per pair of backbones, the flips.
 
     Per-item scores: the live backbones' ``scores_<backbone>.jsonl`` in ``out_dir``
-    (:func:`metajudge.runs.backbone_swap.read_backbone_scores`), the others from the ``external``
+    (:func:`metajudge.scores.backbone_files.read_backbone_scores`), the others from the ``external``
     specs (by default the backbone names). Flips use the swap's tie band (``protocol.eps``)."""
     payload = html.swap_overview(res)
     eps = float((res.get("protocol") or {}).get("eps") or 0.0)
@@ -153,7 +153,7 @@ def _backbone_scores(
     ds: Any, dim: str, bbs: Sequence[str], external: Any, data_dir: Any, out_dir: Any
 ) -> dict[str, Any]:
     """Per-backbone ``{key: score}``: saved score files first, then the external specs."""
-    from metajudge.runs.backbone_swap import read_backbone_scores
+    from metajudge.scores.backbone_files import read_backbone_scores
     from metajudge.scores.swap_sources import external_scores
 
     saved = read_backbone_scores(out_dir, bbs) if out_dir is not None else {}

@@ -202,7 +202,7 @@ def run_backbone_swap(
     """Load the data (:func:`load_swap_data`) and run :func:`~metajudge.analyses.backbone_swap.backbone_swap`.
 
     ``out_dir``: the run folder; the backbones judged live (``backbones``) get their per-response
-    scores saved there (:func:`write_backbone_scores`) for the report's per-item views.
+    scores saved there (:func:`metajudge.scores.backbone_files.write_backbone_scores`) for the report's per-item views.
     ``res.source``: where the data was loaded from (the report loads it again from there).
     """
     ds = swap_dataset(dataset, input_file, subset, data_dir, dataset_options)
@@ -230,73 +230,9 @@ def run_backbone_swap(
     res.runs = dict(runs)
     res.source = ds.source or None
     if out_dir is not None and backbones:
+        from metajudge.scores.backbone_files import write_backbone_scores
+
         write_backbone_scores(out_dir, data, records, backbones)
     if limit is not None:
         res.n["limit_inputs"] = limit
     return res
-
-
-def score_file(out_dir: str | Path, backbone: str) -> Path:
-    """``<out_dir>/scores_<backbone>.jsonl`` (characters other than ``A-Za-z0-9._-`` as ``_``).
-
-    >>> score_file("run", "openai:gpt-4o").name
-    'scores_openai_gpt-4o.jsonl'
-    """
-    import re
-
-    return Path(out_dir) / f"scores_{re.sub(r'[^A-Za-z0-9._-]', '_', backbone)}.jsonl"
-
-
-def write_backbone_scores(
-    out_dir: str | Path, data: SwapData, records: Sequence[Any], backbones: Sequence[str]
-) -> list[Path]:
-    """Each live backbone's per-response scores as score rows (:mod:`metajudge.scores.rows`)
-    in :func:`score_file`.
-
-    A response the backbone did not score has a null score and an ``error`` naming it (the
-    error counts per kind are in ``swap.json``'s ``runs``)."""
-    from metajudge.metrics.base import iter_responses
-    from metajudge.scores.rows import make_row
-    from metajudge.scores.scoring import write_scores
-
-    col = {k: i for i, k in enumerate(data.view.keys)}
-    refs = list(iter_responses(records))
-    paths = []
-    Path(out_dir).mkdir(parents=True, exist_ok=True)
-    for bb in backbones:
-        k = data.backbones.index(bb)
-        rows = []
-        for ref in refs:
-            i = col.get(ref.key)
-            v = None if i is None else float(data.scores[k, i])
-            score = v if v is not None and np.isfinite(v) else None
-            rows.append(
-                make_row(
-                    item=ref.item,
-                    system=ref.system,
-                    side=ref.side,
-                    metric=data.metric,
-                    score=score,
-                    signature=data.signatures.get(bb, ""),
-                    details={"backbone": bb},
-                    error=None if score is not None else f"not scored by {bb} (see swap.json runs)",
-                )
-            )
-        path = score_file(out_dir, bb)
-        write_scores(path, rows)
-        paths.append(path)
-    return paths
-
-
-def read_backbone_scores(
-    out_dir: str | Path, backbones: Sequence[str]
-) -> dict[str, dict[str, float | None]]:
-    """The saved per-response scores (key -> score) of the backbones that have a score file."""
-    from metajudge.scores.files import read_scores
-
-    out: dict[str, dict[str, float | None]] = {}
-    for bb in backbones:
-        path = score_file(out_dir, bb)
-        if path.is_file():
-            out[bb] = {r["key"]: r["score"] for r in read_scores(path, allow_empty=True)}
-    return out

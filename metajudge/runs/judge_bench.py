@@ -3,7 +3,7 @@
 :func:`run_judge_bench` renders each annotation spec's ``prompt`` for the first ``limit``
 instances (:func:`render_prompt`: ``{{ instance }}`` or the instance's own keys, as upstream's
 Jinja templates), asks the backbone (temperature 0), writes the raw replies back into a copy of
-the file under the model's name (:func:`metajudge.analyses.judge_bench.add_replies`, the
+the file under the model's name (:func:`metajudge.scores.judge_bench_replies.add_replies`, the
 format JUDGE-BENCH itself uses), parses them (:func:`metajudge.metrics.judges.parsers.ratings.parse_reply`:
 an invalid reply is counted, never replaced by a guess), and meta-evaluates them
 (:func:`~metajudge.analyses.judge_bench.evaluate_judge`) beside the paper's 11 LLM judges
@@ -122,10 +122,11 @@ def run_judge_bench(
     backend: Any = None,
 ) -> JudgeBenchRun:
     """Judge, write the replies file ``output``, parse and evaluate (module docstring)."""
-    from metajudge.analyses.judge_bench import add_replies, evaluate_judge, published_results
+    from metajudge.analyses.judge_bench import evaluate_judge, published_results
     from metajudge.data.judge_bench import read_file
     from metajudge.io import read_json
     from metajudge.metrics.judges.engine import JudgeClient
+    from metajudge.scores.judge_bench_replies import add_replies
 
     src, name = _source(dataset, input_file, subset, data_dir)
     reqs = _requests(read_json(src), limit)

@@ -27,10 +27,14 @@ correlation statistics themselves (Pearson, Spearman, bootstrap CIs, paired test
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
+if TYPE_CHECKING:
+    from metajudge.data.formats import DatasetCard
+    from metajudge.data.registry import Dataset
 
 Level = Literal["interval", "ordinal", "nominal"]
 Weights = Literal["linear", "quadratic"] | None
@@ -199,3 +203,42 @@ def krippendorff_alpha(data: ArrayLike, *, level: Level = "interval") -> float:
     if d_e == 0.0:
         return float("nan")
     return 1.0 - d_o / d_e
+
+
+# The levels of measurement and the annotators' rating matrix of a dataset's dimension
+# (used by `metajudge agreement` and the categorical reference alike).
+
+
+def level_for(label_kind: str, *, has_values: bool, ordered: bool) -> Level:
+    """The level of measurement of a label kind: nominal for unordered categories and binary
+    labels, ordinal for graded scales with listed values, ordered categories and graded
+    preferences, interval for continuous numbers."""
+    if label_kind in ("categorical", "binary"):
+        return "ordinal" if ordered and label_kind == "categorical" else "nominal"
+    return "ordinal" if has_values else "interval"
+
+
+def dimension_level(card: DatasetCard, dimension: str) -> Level:
+    """:func:`level_for` of one dimension (its own scale where the card has per-dimension ones)."""
+    sc = card.scale_of(dimension)
+    kind = card.label_kind
+    if card.dimension_scales and kind in ("categorical", "numeric"):
+        kind = "categorical" if sc.labels is not None else "numeric"
+    return level_for(kind, has_values=sc.values is not None, ordered=sc.ordered)
+
+
+def rating_matrix(ds: Dataset, dimension: str) -> np.ndarray:
+    """Units × coders matrix of one dimension (NaN = missing); categorical labels as codes."""
+    from metajudge.data.formats import PairwiseRecord
+
+    scale = ds.card.scale_of(dimension)
+    rows: list[list[float]] = []
+    for r in ds.records:
+        vals = (r.labels if isinstance(r, PairwiseRecord) else r.scores).get(dimension)
+        if vals is not None:
+            rows.append([np.nan if v is None else scale.code(v) for v in vals])
+    width = max((len(v) for v in rows), default=0)
+    out = np.full((len(rows), width), np.nan)
+    for i, v in enumerate(rows):
+        out[i, : len(v)] = v
+    return out

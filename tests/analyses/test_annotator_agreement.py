@@ -9,15 +9,10 @@ import krippendorff
 import numpy as np
 import pytest
 
-from metajudge.analyses.annotator_agreement import (
-    AgreementOptions,
-    agreement,
-    fleiss_kappa,
-    level_for,
-    rating_matrix,
-)
+from metajudge.analyses.annotator_agreement import AgreementOptions, agreement, fleiss_kappa
 from metajudge.cli import main
 from metajudge.data.registry import load_dataset, load_file
+from metajudge.stats.agreement import level_for, rating_matrix
 
 BYOD = Path(__file__).parents[1] / "fixtures" / "byod"
 

@@ -11,7 +11,6 @@ from scipy import stats
 from sklearn import metrics as skm
 
 from metajudge.analyses.judge_bench import (
-    add_replies,
     evaluate_judge,
     parse_reply,
     published_results,
@@ -19,6 +18,7 @@ from metajudge.analyses.judge_bench import (
 from metajudge.data.formats import Scale
 from metajudge.data.registry import load_file
 from metajudge.errors import InputError
+from metajudge.scores.judge_bench_replies import add_replies
 
 DATA = Path(os.environ.get("METAJUDGE_DATA_DIR", "/nonexistent")) / "dmg_judge_bench" / "data"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="JUDGE-BENCH data not present")

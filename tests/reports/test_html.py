@@ -163,8 +163,9 @@ def test_live_swap_scores_saved_and_read_for_flips(
 
     from metajudge.analyses.backbone_swap import backbone_swap
     from metajudge.reports.html_run import write_html_report
-    from metajudge.runs.backbone_swap import load_swap_data, score_file, write_backbone_scores
+    from metajudge.runs.backbone_swap import load_swap_data
     from metajudge.scores import swap_sources
+    from metajudge.scores.backbone_files import score_file, write_backbone_scores
     from metajudge.scores.files import read_scores
 
     bbs = ["gpt-4o", "gpt-4o-mini"]

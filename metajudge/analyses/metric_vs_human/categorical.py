@@ -25,7 +25,7 @@ The human side:
   that same target on the same items (accuracy and Cohen's κ; means over annotators). The judge
   and the humans are thus compared with one target, as issue 12 asks of every inter-human ceiling.
 - :func:`alpha_of` — Krippendorff's α of the annotators (level from the label kind:
-  :func:`metajudge.analyses.annotator_agreement.dimension_level`), the same code path as
+  :func:`metajudge.stats.agreement.dimension_level`), the same code path as
   ``metajudge agreement``.
 
 A label that is not on the card's scale, or a missing row, is an *invalid* label: counted, shown,
@@ -114,8 +114,7 @@ class MatchedReference(Result):
 
 def alpha_of(ds: Dataset, dim: str) -> tuple[float, str]:
     """Krippendorff's α of ``dim`` at the label kind's level (as ``metajudge agreement``)."""
-    from metajudge.analyses.annotator_agreement import dimension_level, rating_matrix
-    from metajudge.stats.agreement import krippendorff_alpha
+    from metajudge.stats.agreement import dimension_level, krippendorff_alpha, rating_matrix
 
     level = dimension_level(ds.card, dim)
     return krippendorff_alpha(rating_matrix(ds, dim).T, level=level), level
