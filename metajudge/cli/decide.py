@@ -330,9 +330,13 @@ def _judge_runs(args: argparse.Namespace) -> dict | None:
 def _register_verdicts(dsub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     v = dsub.add_parser("verdicts", help="released pairwise verdicts (JudgeBench outputs/*.jsonl)")
     v.add_argument(
-        "--input", metavar="FILE", action="append", dest="files", default=[],
+        "--input",
+        metavar="FILE",
+        action="append",
+        dest="files",
+        default=[],
         help="a verdict file (repeat for several judges), as for `judge verdicts`",
-    )  # fmt: skip
+    )
     v.add_argument("more_files", nargs="*", help=argparse.SUPPRESS)  # older positional spelling
     _common(v)
     v.set_defaults(func=_out_checked(_cmd_verdicts))

@@ -139,8 +139,12 @@ class TieCalibration:
     )
 
     def to_json(self) -> dict[str, object]:
-        return {"epsilon": self.epsilon, "acc23": self.value, "n_pairs": self.n_pairs,
-                "note": self.note}  # fmt: skip
+        return {
+            "epsilon": self.epsilon,
+            "acc23": self.value,
+            "n_pairs": self.n_pairs,
+            "note": self.note,
+        }
 
 
 def _sweep(p: Pairs) -> tuple[np.ndarray, np.ndarray]:

@@ -36,14 +36,32 @@ def trivial_rows(records: Iterable[Any], seed: int) -> list[dict[str, Any]]:
     rnd = np.random.default_rng(seed).random(len(refs))
     rows: list[dict[str, Any]] = []
     for ref, r in zip(refs, rnd, strict=True):
-        base = {"key": ref.key, "item": ref.item, "system": ref.system, "side": ref.side,
-                "details": {}}  # fmt: skip
+        base = {
+            "key": ref.key,
+            "item": ref.item,
+            "system": ref.system,
+            "side": ref.side,
+            "details": {},
+        }
         text = ref.response
-        rows.append({**base, "metric": LENGTH, "signature": f"{LENGTH}|split:whitespace",
-                     "score": None if text is None else float(len(text.split())),
-                     "error": "no response text" if text is None else None})  # fmt: skip
-        rows.append({**base, "metric": RANDOM, "signature": f"{RANDOM}|uniform|seed:{seed}",
-                     "score": float(r), "error": None})  # fmt: skip
+        rows.append(
+            {
+                **base,
+                "metric": LENGTH,
+                "signature": f"{LENGTH}|split:whitespace",
+                "score": None if text is None else float(len(text.split())),
+                "error": "no response text" if text is None else None,
+            }
+        )
+        rows.append(
+            {
+                **base,
+                "metric": RANDOM,
+                "signature": f"{RANDOM}|uniform|seed:{seed}",
+                "score": float(r),
+                "error": None,
+            }
+        )
     return rows
 
 
