@@ -13,6 +13,7 @@ from metajudge.analyses.metric_vs_human.categorical import confusion_stats
 from metajudge.analyses.metric_vs_human.categorical_reference import majority
 from metajudge.cli import main
 from metajudge.stats.classification import categorical_scores
+from tests.conftest import Load
 
 ROOT = Path(__file__).resolve().parents[3]
 FX = ROOT / "tests" / "fixtures" / "byod"
@@ -124,11 +125,11 @@ def test_to_pandas(tmp_path: Path) -> None:
 
 @needs_data
 @pytest.mark.parametrize("how", ["dataset", "input"])
-def test_dices_990_meta_eval(tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str) -> None:
+def test_dices_990_meta_eval(
+    load: Load, tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str
+) -> None:
     """DICES-990 through meta-eval: κ, accuracy, macro-F1 and the published α 0.1432."""
-    from metajudge.data.registry import load_dataset
-
-    ds = load_dataset("dmg_judge_bench").subset("dices-990")
+    ds = load("dmg_judge_bench", subset="dices-990")
     first = tmp_path / "first.jsonl"  # a stand-in judge: the first annotator's label
     with first.open("w") as fh:
         for r in ds.records:

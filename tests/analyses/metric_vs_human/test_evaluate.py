@@ -304,10 +304,10 @@ def test_likert_grouped_is_response_level() -> None:
 # Published numbers, reproduced from the real data
 
 
-def test_ragchecker_meta_evaluation_table_exactly(data_dir) -> None:  # type: ignore[no-untyped-def]
-    from metajudge.data.registry import load_dataset, resolve_file
+def test_ragchecker_meta_evaluation_table_exactly(data_dir, load) -> None:  # type: ignore[no-untyped-def]
+    from metajudge.data.registry import resolve_file
 
-    ds = load_dataset("ragchecker_meta_eval", data_dir=data_dir)
+    ds = load("ragchecker_meta_eval")
     rows = external.ragchecker_baseline(
         resolve_file("ragchecker_meta_eval", "baseline_ragchecker.json", data_dir), ds.records
     )
@@ -339,10 +339,10 @@ def test_ragchecker_meta_evaluation_table_exactly(data_dir) -> None:  # type: ig
         assert f"{ours * 100:.2f}" == f"{v:.2f}"
 
 
-def test_lftqa_eval_correlation_results_reproduced(data_dir) -> None:  # type: ignore[no-untyped-def]
-    from metajudge.data.registry import load_dataset, resolve_file
+def test_lftqa_eval_correlation_results_reproduced(data_dir, load) -> None:  # type: ignore[no-untyped-def]
+    from metajudge.data.registry import resolve_file
 
-    ds = load_dataset("lftqa_eval", data_dir=data_dir)
+    ds = load("lftqa_eval")
     with open(resolve_file("lftqa_eval", "correlation_results.csv", data_dir), newline="") as fh:
         table = list(csv.reader(fh))
     header, body = table[0], table[1:]
