@@ -82,6 +82,7 @@ def test_notebooks_hold_no_library_logic() -> None:
         )
 
 
+@pytest.mark.slow  # a real model: BERTScore (MiniLM) on all 280 pairs, about a minute
 def test_notebook_ragchecker_meta_eval(data_dir: Path) -> None:
     nb = _run("01_ragchecker_meta_eval.ipynb", data_dir, timeout=900)
     text = _text(nb)

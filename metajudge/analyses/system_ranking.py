@@ -65,8 +65,10 @@ class RankTable(Result):
         """Why no pair can be significant, when the resamples are too few for Holm at α."""
         k, n_pairs = self.options.n_resamples, len(self.pairs)
         if n_pairs and n_pairs / (k + 1) > self.options.alpha:
-            return (f"with {k} resamples the smallest p is 1/{k + 1}; Holm over {n_pairs} pairs "
-                    f"cannot reach alpha {self.options.alpha}: use more resamples")  # fmt: skip
+            return (
+                f"with {k} resamples the smallest p is 1/{k + 1}; Holm over {n_pairs} pairs "
+                f"cannot reach alpha {self.options.alpha}: use more resamples"
+            )
         return None
 
     def to_pandas(self) -> Any:
@@ -79,16 +81,24 @@ def _tests(sm: ScoreMatrices, o: ClusterOptions) -> dict[tuple[str, str], rt.Res
     kind, method = o.method.split("-", 1)
     method = {"sys": "systems", "inp": "inputs"}.get(method, method)
     fn = rt.perm_tests if kind == "perm" else rt.boot_tests
-    return fn(sm.metrics, sm.human, level=o.level, method=method, stat=o.statistic,
-              n_resamples=o.n_resamples, seed=o.seed)  # fmt: skip
+    return fn(
+        sm.metrics,
+        sm.human,
+        level=o.level,
+        method=method,
+        stat=o.statistic,
+        n_resamples=o.n_resamples,
+        seed=o.seed,
+    )
 
 
 def rank_table(sm: ScoreMatrices, dataset: str, opts: ClusterOptions | None = None) -> RankTable:
     """The rank-cluster table of every metric in ``sm`` (same seed for every pair's test)."""
     o = opts or ClusterOptions()
     names = list(sm.metrics)
-    vals = np.array([rt.level_correlation(sm.metrics[m], sm.human, o.level, o.statistic)
-                     for m in names])  # fmt: skip
+    vals = np.array(
+        [rt.level_correlation(sm.metrics[m], sm.human, o.level, o.statistic) for m in names]
+    )
     pairs, raw = [], []
     tests = _tests(sm, o)
     for i, j in itertools.combinations(range(len(names)), 2):
@@ -102,6 +112,7 @@ def rank_table(sm: ScoreMatrices, dataset: str, opts: ClusterOptions | None = No
         d["p_holm"] = float(pa)
     ranks = rank_clusters(vals, P, o.alpha)
     order = np.argsort(np.where(np.isfinite(vals), -vals, np.inf), kind="mergesort")
-    rows = [{"metric": names[i], "correlation": float(vals[i]), "cluster": int(ranks[i])}
-            for i in order]  # fmt: skip
+    rows = [
+        {"metric": names[i], "correlation": float(vals[i]), "cluster": int(ranks[i])} for i in order
+    ]
     return RankTable(dataset, sm.dimension, o, rows, pairs, len(sm.systems), len(sm.items))

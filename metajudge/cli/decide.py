@@ -334,9 +334,13 @@ def _register_verdicts(dsub: argparse._SubParsersAction) -> None:  # type: ignor
         "against the best, McNemar, cost frontier (each judge's accuracy report: `judge verdicts`)",
     )
     v.add_argument(
-        "--input", metavar="FILE", action="append", dest="files", default=[],
+        "--input",
+        metavar="FILE",
+        action="append",
+        dest="files",
+        default=[],
         help="a verdict file (repeat for several judges), as for `judge verdicts`",
-    )  # fmt: skip
+    )
     v.add_argument("more_files", nargs="*", help=argparse.SUPPRESS)  # older positional spelling
     _common(v)
     v.set_defaults(func=_out_checked(_cmd_verdicts))

@@ -127,8 +127,9 @@ def _cmd_clusters(args: argparse.Namespace) -> int:
     ds, sm = _matrices(args)
     if len(sm.metrics) < 2:  # type: ignore[attr-defined]
         raise InputError("rank clusters need at least two metrics' scores", field="metrics")
-    opts = ClusterOptions(args.level, args.statistic, args.method, n_resamples, args.seed,
-                          args.alpha)  # fmt: skip
+    opts = ClusterOptions(
+        args.level, args.statistic, args.method, n_resamples, args.seed, args.alpha
+    )
     table = rank_table(sm, ds.card.name, opts)  # type: ignore[arg-type,attr-defined]
     text = rc.render(table, args.format)
     if args.output:
@@ -207,34 +208,58 @@ def _matrices(args: argparse.Namespace) -> tuple[object, object]:
     return ds, sm
 
 
-def _cmd_kendall(args: argparse.Namespace) -> int:
+#: the columns of the ``kendall`` table, in order
+_KENDALL_COLUMNS = (
+    "metric",
+    "tau_a",
+    "tau_b",
+    "tau_c",
+    "acc23",
+    "epsilon",
+    "acc23_calibrated",
+    "acc23_cv",
+    "spa",
+)
+
+
+def _kendall_text(args: argparse.Namespace, rows: list[dict]) -> str:
+    """The ``kendall`` rows as JSON, CSV or a Markdown table (``args.format``)."""
     import csv
     import io
     import json
 
-    from metajudge.analyses.metric_vs_human.kendall_table import NOTE, kendall_rows
-    from metajudge.io import atomic_write
+    from metajudge.analyses.metric_vs_human.kendall_table import NOTE
 
-    _, sm = _matrices(args)
-    rows = kendall_rows(sm, args.level, seed=args.seed, cv_folds=args.cv_folds,  # type: ignore[arg-type]
-                        n_perm=args.n_perm)  # fmt: skip
-    cols = ["metric", "tau_a", "tau_b", "tau_c", "acc23", "epsilon", "acc23_calibrated",
-            "acc23_cv", "spa"]  # fmt: skip
+    cols = list(_KENDALL_COLUMNS)
     if args.format == "json":
-        text = json.dumps({"level": args.level, "seed": args.seed, "spa_permutations":
-                           args.n_perm, "note": NOTE, "rows": rows}, indent=1) + "\n"  # fmt: skip
-    elif args.format == "csv":
+        head = {"level": args.level, "seed": args.seed, "spa_permutations": args.n_perm}
+        return json.dumps({**head, "note": NOTE, "rows": rows}, indent=1) + "\n"
+    if args.format == "csv":
         buf = io.StringIO()
         w = csv.DictWriter(buf, cols, extrasaction="ignore", lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
-        text = buf.getvalue()
-    else:
-        lines = ["| " + " | ".join(cols) + " |", "|---" + "|---:" * (len(cols) - 1) + "|"]
-        lines += ["| " + " | ".join([r["metric"]] + [f"{r[c]:.4g}" for c in cols[1:]]) + " |"
-                  for r in rows]  # fmt: skip
-        text = "\n".join(lines) + (f"\n\nlevel {args.level}; seed {args.seed}; SPA with "
-                                   f"{args.n_perm} permutations; {NOTE}\n")  # fmt: skip
+        return buf.getvalue()
+    lines = ["| " + " | ".join(cols) + " |", "|---" + "|---:" * (len(cols) - 1) + "|"]
+    for r in rows:
+        lines.append("| " + " | ".join([r["metric"]] + [f"{r[c]:.4g}" for c in cols[1:]]) + " |")
+    note = f"level {args.level}; seed {args.seed}; SPA with {args.n_perm} permutations; {NOTE}"
+    return "\n".join(lines) + f"\n\n{note}\n"
+
+
+def _cmd_kendall(args: argparse.Namespace) -> int:
+    from metajudge.analyses.metric_vs_human.kendall_table import kendall_rows
+    from metajudge.io import atomic_write
+
+    _, sm = _matrices(args)
+    rows = kendall_rows(
+        sm,
+        args.level,
+        seed=args.seed,
+        cv_folds=args.cv_folds,  # type: ignore[arg-type]
+        n_perm=args.n_perm,
+    )
+    text = _kendall_text(args, rows)
     if args.output:
         with atomic_write(args.output) as fh:
             fh.write(text)

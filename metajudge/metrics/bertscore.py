@@ -129,9 +129,13 @@ _HASH_CACHE: dict[tuple[str, int, float], str] = {}
 def model_fingerprint(model_dir: Path) -> str:
     """sha256 (first 12 hex) over the weight, config and tokenizer files of a model folder."""
     files = sorted(
-        p for p in model_dir.rglob("*")
-        if p.is_file() and p.suffix in _HASHED_SUFFIXES and p.name not in _SKIP_FILES and "1_Pooling" not in p.parts
-    )  # fmt: skip
+        p
+        for p in model_dir.rglob("*")
+        if p.is_file()
+        and p.suffix in _HASHED_SUFFIXES
+        and p.name not in _SKIP_FILES
+        and "1_Pooling" not in p.parts
+    )
     stamp = (str(model_dir), len(files), max((p.stat().st_mtime for p in files), default=0.0))
     if stamp not in _HASH_CACHE:
         h = hashlib.sha256()

@@ -261,9 +261,15 @@ def number_match(
     (False, False)
     """
     o = _options(
-        preset, mode=mode, rel_tol=rel_tol, ignore_sign=ignore_sign, abs_tol=abs_tol,
-        select=select, max_power=max_power, paren_negative=paren_negative,
-    )  # fmt: skip
+        preset,
+        mode=mode,
+        rel_tol=rel_tol,
+        ignore_sign=ignore_sign,
+        abs_tol=abs_tol,
+        select=select,
+        max_power=max_power,
+        paren_negative=paren_negative,
+    )
     g = gold_number(gold, paren_negative=o["paren_negative"])
     return any(_equal(p, g, o) for p in _candidates(pred, o))
 
@@ -278,9 +284,14 @@ def _candidates(pred: str | float | None, o: dict[str, Any]) -> list[float]:
 
 def _equal(p: float, g: float, o: dict[str, Any]) -> bool:
     return numbers_equivalent(
-        p, g, mode=o["mode"], rel_tol=o["rel_tol"], abs_tol=o["abs_tol"],
-        ignore_sign=o["ignore_sign"], max_power=o["max_power"],
-    )  # fmt: skip
+        p,
+        g,
+        mode=o["mode"],
+        rel_tol=o["rel_tol"],
+        abs_tol=o["abs_tol"],
+        ignore_sign=o["ignore_sign"],
+        max_power=o["max_power"],
+    )
 
 
 def number_match_accuracy(
@@ -316,9 +327,15 @@ class NumberMatch(PairMetric):
         paren_negative: bool | None = None,
     ) -> None:
         o = _options(
-            preset, mode=mode, rel_tol=rel_tol, ignore_sign=ignore_sign, abs_tol=abs_tol,
-            select=select, max_power=max_power, paren_negative=paren_negative,
-        )  # fmt: skip
+            preset,
+            mode=mode,
+            rel_tol=rel_tol,
+            ignore_sign=ignore_sign,
+            abs_tol=abs_tol,
+            select=select,
+            max_power=max_power,
+            paren_negative=paren_negative,
+        )
         if o["mode"] not in RULES:
             raise InputError(f"number_match: unknown mode {o['mode']!r}", field="mode")
         if o["select"] not in SELECTS:

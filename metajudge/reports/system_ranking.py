@@ -39,33 +39,54 @@ def to_markdown(t: RankTable) -> str:
 def to_csv(t: RankTable) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["cluster", "metric", "correlation", "level", "statistic", "method",
-                "n_resamples", "seed"])  # fmt: skip
+    w.writerow(
+        ["cluster", "metric", "correlation", "level", "statistic", "method", "n_resamples", "seed"]
+    )
     o = t.options
     for r in t.rows:
-        w.writerow([r["cluster"], r["metric"], repr(r["correlation"]), o.level, o.statistic,
-                    o.method, o.n_resamples, o.seed])  # fmt: skip
+        w.writerow(
+            [
+                r["cluster"],
+                r["metric"],
+                repr(r["correlation"]),
+                o.level,
+                o.statistic,
+                o.method,
+                o.n_resamples,
+                o.seed,
+            ]
+        )
     return buf.getvalue()
 
 
 def _tex(s: str) -> str:
-    for a, b in (("\\", r"\textbackslash{}"), ("_", r"\_"), ("%", r"\%"), ("&", r"\&"),
-                 ("#", r"\#")):  # fmt: skip
+    for a, b in (
+        ("\\", r"\textbackslash{}"),
+        ("_", r"\_"),
+        ("%", r"\%"),
+        ("&", r"\&"),
+        ("#", r"\#"),
+    ):
         s = s.replace(a, b)
     return s
 
 
 def to_latex(t: RankTable) -> str:
-    out = [r"\begin{table}[t]", r"\centering", r"\begin{tabular}{rlr}", r"\toprule",
-           r"Rank & Metric & Corr. \\", r"\midrule"]  # fmt: skip
+    out = [
+        r"\begin{table}[t]",
+        r"\centering",
+        r"\begin{tabular}{rlr}",
+        r"\toprule",
+        r"Rank & Metric & Corr. \\",
+        r"\midrule",
+    ]
     prev = None
     for r in t.rows:
         if prev is not None and r["cluster"] != prev:
             out.append(r"\midrule")
         out.append(f"{r['cluster']} & {_tex(r['metric'])} & {r['correlation']:.3f} \\\\")
         prev = r["cluster"]
-    out += [r"\bottomrule", r"\end{tabular}", f"\\caption{{{_tex(caption(t))}}}",
-            r"\end{table}"]  # fmt: skip
+    out += [r"\bottomrule", r"\end{tabular}", f"\\caption{{{_tex(caption(t))}}}", r"\end{table}"]
     return "\n".join(out) + "\n"
 
 
@@ -84,8 +105,11 @@ def plot(t: RankTable, path: str | Path) -> Path:
     rows = t.rows[::-1]
     fig, ax = plt.subplots(figsize=(6, 0.3 * len(rows) + 1))
     cmap: Any = plt.get_cmap("tab10")
-    ax.barh([r["metric"] for r in rows], [r["correlation"] for r in rows],
-            color=[cmap((r["cluster"] - 1) % 10) for r in rows])  # fmt: skip
+    ax.barh(
+        [r["metric"] for r in rows],
+        [r["correlation"] for r in rows],
+        color=[cmap((r["cluster"] - 1) % 10) for r in rows],
+    )
     ax.set_xlabel(f"{t.options.statistic} ({t.options.level} level); colour = cluster")
     ax.set_title(f"{t.dataset} / {t.dimension}", fontsize=9)
     try:

@@ -88,8 +88,11 @@ def compare_rank_baseline(stored: Mapping[str, Any], fresh: Mapping[str, Any]) -
     """Lines naming every table row whose correlation or cluster moved."""
 
     def index(b: Mapping[str, Any]) -> dict[tuple[str, str, str], Mapping[str, Any]]:
-        return {(t["dimension"], t["options"]["level"], r["metric"]): r
-                for t in b.get("tables", []) for r in t["rows"]}  # fmt: skip
+        return {
+            (t["dimension"], t["options"]["level"], r["metric"]): r
+            for t in b.get("tables", [])
+            for r in t["rows"]
+        }
 
     old, new = index(stored), index(fresh)
     ds = stored.get("dataset")

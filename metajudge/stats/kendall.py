@@ -145,8 +145,12 @@ class TieCalibration(Result):
     )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"epsilon": self.epsilon, "acc23": self.value, "n_pairs": self.n_pairs,
-                "note": self.note}  # fmt: skip
+        return {
+            "epsilon": self.epsilon,
+            "acc23": self.value,
+            "n_pairs": self.n_pairs,
+            "note": self.note,
+        }
 
 
 def _sweep(p: Pairs) -> tuple[np.ndarray, np.ndarray]:

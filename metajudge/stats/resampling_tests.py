@@ -104,8 +104,9 @@ def level_correlation(X: np.ndarray, Z: np.ndarray, level: str, stat: str = "pea
     return float(np.mean(vals)) if vals else math.nan
 
 
-def _r(n: np.ndarray, sx: np.ndarray, sz: np.ndarray, sxx: np.ndarray, szz: np.ndarray,
-       sxz: np.ndarray) -> np.ndarray:  # fmt: skip
+def _r(
+    n: np.ndarray, sx: np.ndarray, sz: np.ndarray, sxx: np.ndarray, szz: np.ndarray, sxz: np.ndarray
+) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         vx, vz = n * sxx - sx * sx, n * szz - sz * sz
         r = (n * sxz - sx * sz) / np.sqrt(vx * vz)
@@ -148,9 +149,17 @@ def _weighted_sums(w: np.ndarray, v: np.ndarray, A: np.ndarray, part: str) -> np
     return w @ A if part == "cols" else ((w @ A) * v).sum(1)
 
 
-def _pearson_at(level: str, n: np.ndarray, sx: np.ndarray, sz: np.ndarray, sxx: np.ndarray,
-                szz: np.ndarray, sxz: np.ndarray, row_w: np.ndarray | None,
-                col_w: np.ndarray | None) -> np.ndarray:  # fmt: skip
+def _pearson_at(
+    level: str,
+    n: np.ndarray,
+    sx: np.ndarray,
+    sz: np.ndarray,
+    sxx: np.ndarray,
+    szz: np.ndarray,
+    sxz: np.ndarray,
+    row_w: np.ndarray | None,
+    col_w: np.ndarray | None,
+) -> np.ndarray:
     """Pearson at ``level`` of each resample, from (weighted) moment sums (vectorised)."""
     if level == "global":
         return _r(n, sx, sz, sxx, szz, sxz)
@@ -161,8 +170,14 @@ def _pearson_at(level: str, n: np.ndarray, sx: np.ndarray, sz: np.ndarray, sxx: 
     k = np.isfinite(mx) & np.isfinite(mz)
     w = (np.ones_like(mx) if row_w is None else np.broadcast_to(row_w, mx.shape)) * k
     mx, mz = np.where(k, mx, 0.0), np.where(k, mz, 0.0)
-    return _r(w.sum(1), (w * mx).sum(1), (w * mz).sum(1), (w * mx * mx).sum(1),
-              (w * mz * mz).sum(1), (w * mx * mz).sum(1))  # fmt: skip
+    return _r(
+        w.sum(1),
+        (w * mx).sum(1),
+        (w * mz).sum(1),
+        (w * mx * mx).sum(1),
+        (w * mz * mz).sum(1),
+        (w * mx * mz).sum(1),
+    )
 
 
 def _zeroed(*mats: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -280,8 +295,10 @@ def perm_tests(
     pairs = list(itertools.combinations(range(len(names)), 2))
     if stat == "pearson":
         zx = list(_zeroed(*xs))
-        parts = [_perm_pair_deltas(level, zx, Zs, S[b : b + batch], T[b : b + batch])
-                 for b in range(0, k, batch)]  # fmt: skip
+        parts = [
+            _perm_pair_deltas(level, zx, Zs, S[b : b + batch], T[b : b + batch])
+            for b in range(0, k, batch)
+        ]
         dl = {p: np.concatenate([d[p] for d in parts]) for p in pairs}
     else:
         dl = {p: np.empty(k) for p in pairs}
@@ -295,9 +312,16 @@ def perm_tests(
     for i, j in pairs:
         obs = r_obs[i] - r_obs[j]
         out[(names[i], names[j])] = ResamplingTest(
-            f"perm-{method}", level, stat, obs, _perm_p(obs, dl[(i, j)]), k, seed, P_RULE,
+            f"perm-{method}",
+            level,
+            stat,
+            obs,
+            _perm_p(obs, dl[(i, j)]),
+            k,
+            seed,
+            P_RULE,
             dl[(i, j)],
-        )  # fmt: skip
+        )
     return out
 
 
@@ -339,8 +363,15 @@ def boot_tests(
     if stat == "pearson":
         rs = _boot_corrs(level, list(_zeroed(*xs)), Zs, _counts(ri, m), _counts(ci, n))
     else:
-        rs = [np.array([level_correlation(x[ri[b]][:, ci[b]], Zs[ri[b]][:, ci[b]], level, stat)
-                        for b in range(k)]) for x in xs]  # fmt: skip
+        rs = [
+            np.array(
+                [
+                    level_correlation(x[ri[b]][:, ci[b]], Zs[ri[b]][:, ci[b]], level, stat)
+                    for b in range(k)
+                ]
+            )
+            for x in xs
+        ]
     rule = "bootstrap_p_value: p = min(1, 2(min(#Δ*<=0, #Δ*>=0) + 1)/(k + 1))"
     out = {}
     r_obs = [level_correlation(x, Zs, level, stat) for x in xs]

@@ -11,8 +11,9 @@ import pytest
 
 from metajudge.analyses.annotator_agreement import AgreementOptions, agreement, fleiss_kappa
 from metajudge.cli import main
-from metajudge.data.registry import load_dataset, load_file
+from metajudge.data.registry import load_file
 from metajudge.stats.agreement import level_for, rating_matrix
+from tests.conftest import Load
 
 BYOD = Path(__file__).parents[1] / "fixtures" / "byod"
 
@@ -48,8 +49,8 @@ def test_fleiss_kappa_uneven_raters_ignores_missing() -> None:
 @pytest.mark.parametrize(
     ("name", "level"), [("hanna", "ordinal"), ("ragchecker_meta_eval", "ordinal")]
 )
-def test_alpha_matches_krippendorff_package(name: str, level: str) -> None:
-    ds = load_dataset(name)
+def test_alpha_matches_krippendorff_package(load: Load, name: str, level: str) -> None:
+    ds = load(name)
     res = agreement(ds)
     for row in res.rows:
         assert row.level == level
@@ -58,12 +59,12 @@ def test_alpha_matches_krippendorff_package(name: str, level: str) -> None:
         assert row.alpha == pytest.approx(want, abs=1e-9)
 
 
-def test_published_numbers_hanna_ragchecker() -> None:
+def test_published_numbers_hanna_ragchecker(load: Load) -> None:
     """The values quoted in the closing note of issue 12 (seed 0, 100 splits)."""
     got = {
         n: {
             r.dimension: (round(r.alpha, 3), round(r.fleiss_kappa, 3))
-            for r in agreement(load_dataset(n)).rows
+            for r in agreement(load(n)).rows
         }
         for n in ("hanna", "ragchecker_meta_eval")
     }
@@ -74,7 +75,7 @@ def test_published_numbers_hanna_ragchecker() -> None:
     }
     assert got["hanna"]["relevance"] == (0.165, 0.059)
     assert got["hanna"]["complexity"] == (0.266, 0.099)
-    rc = agreement(load_dataset("ragchecker_meta_eval")).rows[2]
+    rc = agreement(load("ragchecker_meta_eval")).rows[2]
     assert rc.cohen_pairs == 1 and rc.annotators == 2  # exactly two raters: Cohen's kappa itself
 
 

@@ -15,6 +15,7 @@ from metajudge.cli import main
 from metajudge.data.formats import Input, LikertRecord, PairwiseRecord, Response
 from metajudge.errors import InputError
 from metajudge.scores.swap_sources import external_scores
+from tests.conftest import Load
 
 
 def _likert(
@@ -171,11 +172,9 @@ def test_build_rejects_bad_inputs() -> None:
         )
 
 
-def test_external_score_file_spec(data_dir: Path, tmp_path: Path) -> None:
+def test_external_score_file_spec(data_dir: Path, load: Load, tmp_path: Path) -> None:
     """LABEL=PATH:COLUMN reads any score table; a bad cell names file and field."""
-    from metajudge.data.registry import load_dataset
-
-    ds = load_dataset("lftqa_eval", data_dir=data_dir).subset("qtsumm")
+    ds = load("lftqa_eval", subset="qtsumm")
     recs = ds.records
     good = tmp_path / "judge.csv"
     good.write_text(

@@ -14,8 +14,9 @@ import pytest
 
 from metajudge.cli import main
 from metajudge.data.formats import LikertRecord, PairwiseRecord
-from metajudge.data.registry import Dataset, describe_counts, list_datasets, load_card, load_dataset
+from metajudge.data.registry import describe_counts, list_datasets, load_card, load_dataset
 from metajudge.data.validation import read_jsonl
+from tests.conftest import Load
 
 LABELLED = [
     "ragchecker_meta_eval",
@@ -32,14 +33,6 @@ LABELLED = [
 ]
 BENCHMARKS = ["mudabench", "mtraig_precursor_kwondu"]
 COLLECTIONS = ["dmg_judge_bench"]  # one subset per file, each with its own card
-
-_CACHE: dict[str, Dataset] = {}
-
-
-def _ds(name: str) -> Dataset:
-    if name not in _CACHE:
-        _CACHE[name] = load_dataset(name)
-    return _CACHE[name]
 
 
 def test_every_folder_has_a_card() -> None:
@@ -66,8 +59,8 @@ def test_cards_pin_every_upstream_file(data_dir: Path) -> None:
 
 
 @pytest.mark.parametrize("name", LABELLED)
-def test_ids_unique_and_labels_in_scale(data_dir: Path, name: str) -> None:
-    ds = _ds(name)
+def test_ids_unique_and_labels_in_scale(load: Load, name: str) -> None:
+    ds = load(name)
     assert ds.records
     keys = [r.id if isinstance(r, PairwiseRecord) else (r.id, r.system) for r in ds.records]
     assert len(keys) == len(set(keys))
@@ -80,7 +73,7 @@ def test_ids_unique_and_labels_in_scale(data_dir: Path, name: str) -> None:
 
 @pytest.mark.parametrize("name", LABELLED)
 def test_round_trip_export_validate_load(
-    data_dir: Path, tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
+    load: Load, tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """export → validate → load gives identical records (and the card) for every dataset."""
     out = tmp_path / f"{name}.jsonl"
@@ -88,13 +81,13 @@ def test_round_trip_export_validate_load(
     assert main(["data", "validate", str(out)]) == 0
     assert capsys.readouterr().out.count("OK ") == 1
     card, records = read_jsonl(out)
-    ds = _ds(name)
+    ds = load(name)
     assert card == ds.card
     assert records == ds.records
 
 
-def test_ragchecker(data_dir: Path) -> None:
-    ds = _ds("ragchecker_meta_eval")
+def test_ragchecker(data_dir: Path, load: Load) -> None:
+    ds = load("ragchecker_meta_eval")
     raw = json.loads((data_dir / "ragchecker_meta_eval" / "human_labeled_data.json").read_text())
     c = describe_counts(ds)
     assert (c["pairs"], c["annotators"], len(c["dimensions"])) == (280, 2, 3)
@@ -113,8 +106,8 @@ def test_ragchecker(data_dir: Path) -> None:
     assert overall == Counter({0: 170, -1: 153, 1: 139, -2: 52, 2: 46})
 
 
-def test_lftqa_mitigation(data_dir: Path) -> None:
-    ds = _ds("lftqa_mitigation_pradhumant")
+def test_lftqa_mitigation(data_dir: Path, load: Load) -> None:
+    ds = load("lftqa_mitigation_pradhumant")
     c = describe_counts(ds)
     assert (c["records"], c["items"], c["annotators"]) == (200, 100, 2)
     assert ds.subsets == ("fetaqa", "qtsumm")
@@ -156,13 +149,13 @@ def test_lftqa_mitigation(data_dir: Path) -> None:
     assert r.input.tables and r.input.tables[0].header == ("Race", "Time", "Date", "Record", "Pool")
     assert all(len(row) == 5 for row in r.input.tables[0].rows)
     # the 'Fully ...' reading is an option
-    tie = load_dataset("lftqa_mitigation_pradhumant", fully="tie").records[0]
+    tie = load("lftqa_mitigation_pradhumant", fully="tie").records[0]
     assert tie.meta["raw_labels"]["faithfulness"] == ["Fully Factual", "Fully Factual"]
     assert tie.labels["faithfulness"] == (0.0, 0.0)
 
 
-def test_lftqa_eval(data_dir: Path) -> None:
-    ds = _ds("lftqa_eval")
+def test_lftqa_eval(data_dir: Path, load: Load) -> None:
+    ds = load("lftqa_eval")
     assert len(ds.records) == 1495 + 1493
     assert all(isinstance(r, LikertRecord) and r.response is None for r in ds.records)
     raw = json.loads(
@@ -177,8 +170,8 @@ def test_lftqa_eval(data_dir: Path) -> None:
     assert len({r.id for r in ds.records}) == 300
 
 
-def test_summeval_ppairs_expansion(data_dir: Path) -> None:
-    ds = _ds("summeval_ppairs")
+def test_summeval_ppairs_expansion(load: Load) -> None:
+    ds = load("summeval_ppairs")
     c = describe_counts(ds)
     assert (c["records"], c["items"], c["systems"]) == (1600, 100, 16)
     assert c["pairs"] == 100 * (16 * 15 // 2) == 12000
@@ -188,8 +181,8 @@ def test_summeval_ppairs_expansion(data_dir: Path) -> None:
     assert p.labels["coherence"] == (b.scores["coherence"][0] - a.scores["coherence"][0],)
 
 
-def test_summac(data_dir: Path) -> None:
-    ds = _ds("summeval_summac_consistency")
+def test_summac(data_dir: Path, load: Load) -> None:
+    ds = load("summeval_summac_consistency")
     raw = json.loads((data_dir / "summeval_summac_consistency" / "summeval.json").read_text())
     assert len(ds.records) == 100 and ds.pairs() == []  # one summary per document: pointwise only
     r = ds.records[0]
@@ -197,8 +190,8 @@ def test_summac(data_dir: Path) -> None:
     assert r.meta["label"] == raw[r.id]["label"]
 
 
-def test_hanna(data_dir: Path) -> None:
-    ds = _ds("hanna")
+def test_hanna(data_dir: Path, load: Load) -> None:
+    ds = load("hanna")
     c = describe_counts(ds)
     assert (c["records"], c["items"], c["systems"], c["annotators"], c["pairs"]) == (
         1056,
@@ -222,8 +215,8 @@ def test_hanna(data_dir: Path) -> None:
     assert all(r.response == r.input.reference and r.input.question for r in human)
 
 
-def test_pandalm(data_dir: Path) -> None:
-    ds = _ds("pandalm_testset")
+def test_pandalm(data_dir: Path, load: Load) -> None:
+    ds = load("pandalm_testset")
     raw = json.loads((data_dir / "pandalm_testset" / "testset-v1.json").read_text())
     c = describe_counts(ds)
     assert (c["pairs"], c["annotators"]) == (999, 3)
@@ -236,14 +229,14 @@ def test_pandalm(data_dir: Path) -> None:
     assert ds.records[157].a.response == "True"
 
 
-def test_autoj(data_dir: Path) -> None:
-    ds = _ds("autoj_pairwise_test")
+def test_autoj(load: Load) -> None:
+    ds = load("autoj_pairwise_test")
     assert len(ds.records) == 1392
     assert Counter(r.labels["preference"][0] for r in ds.records) == {-1.0: 520, 1.0: 499, 0.0: 373}
 
 
-def test_llmbar(data_dir: Path) -> None:
-    ds = _ds("llmbar")
+def test_llmbar(data_dir: Path, load: Load) -> None:
+    ds = load("llmbar")
     counts = Counter(r.meta["subset"] for r in ds.records)
     assert counts == {
         "Natural": 100,
@@ -262,15 +255,15 @@ def test_llmbar(data_dir: Path) -> None:
     ]
 
 
-def test_judgebench(data_dir: Path) -> None:
-    ds = _ds("judgebench")
+def test_judgebench(load: Load) -> None:
+    ds = load("judgebench")
     assert len(ds.records) == 620
     gpt = ds.subset("gpt-4o-2024-05-13").records
     assert Counter(r.labels["correctness"][0] for r in gpt) == {-1.0: 193, 1.0: 157}
 
 
-def test_unieval(data_dir: Path) -> None:
-    ds = _ds("unieval_topicalchat_sfres_sfhot")
+def test_unieval(load: Load) -> None:
+    ds = load("unieval_topicalchat_sfres_sfhot")
     counts = Counter(r.meta["subset"] for r in ds.records)
     assert counts == {"topical_chat": 360, "sfres": 1181, "sfhot": 875}
     tc = ds.subset("topical_chat")
@@ -279,18 +272,18 @@ def test_unieval(data_dir: Path) -> None:
     assert all(r.input.reference for r in sf)
 
 
-def test_mudabench(data_dir: Path) -> None:
+def test_mudabench(load: Load) -> None:
     from metajudge.data.benchmarks import load_mudabench
 
     s, c = load_mudabench("simple"), load_mudabench("complex")
     assert len(s) == len(c) == 166
     assert all(q.gold_facts and q.final_answer and q.question_id.startswith("q_") for q in s + c)
     assert len({q.index for q in s}) == 166
-    ds = _ds("mudabench")
+    ds = load("mudabench")
     assert describe_counts(ds)["items"] == 332 and ds.records == []
 
 
-def test_mtraig(data_dir: Path) -> None:
+def test_mtraig(load: Load) -> None:
     from metajudge.data.benchmarks import load_mtraig_items
 
     items = load_mtraig_items()
@@ -298,7 +291,7 @@ def test_mtraig(data_dir: Path) -> None:
     assert all(2 <= len(it.tables) <= 5 for it in items)
     t = items[0].tables[0]
     assert " | " in t.title and t.header and all(len(r) == len(t.header) for r in t.rows)
-    assert describe_counts(_ds("mtraig_precursor_kwondu"))["items"] == 1401
+    assert describe_counts(load("mtraig_precursor_kwondu"))["items"] == 1401
 
 
 def test_external_verdicts(data_dir: Path) -> None:

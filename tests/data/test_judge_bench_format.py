@@ -12,7 +12,7 @@ import pytest
 from metajudge.analyses.annotator_agreement import AgreementOptions, agreement
 from metajudge.cli import main
 from metajudge.data.judge_bench import published_alpha
-from metajudge.data.registry import load_dataset, load_file
+from metajudge.data.registry import load_file
 from metajudge.errors import InputError
 
 PUBLISHED = {
@@ -29,8 +29,8 @@ PUBLISHED = {
 
 
 @pytest.fixture(scope="module")
-def jb():  # type: ignore[no-untyped-def]
-    return load_dataset("dmg_judge_bench")
+def jb(load):  # type: ignore[no-untyped-def]
+    return load("dmg_judge_bench")
 
 
 @pytest.mark.parametrize(("subset", "dim"), list(PUBLISHED))

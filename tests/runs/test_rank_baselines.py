@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from metajudge.runs import rank_baselines as rb
+from tests.conftest import Load
 
 BASELINES = Path(__file__).resolve().parents[2] / "baselines"
 
@@ -38,13 +39,12 @@ def test_rank_baseline_files_cover_the_named_metrics() -> None:
 
 @pytest.mark.parametrize(("dataset", "dimension"), [("lftqa_eval", "faithfulness"),
                                                      ("hanna", "coherence")])  # fmt: skip
-def test_one_table_recomputes_exactly(dataset: str, dimension: str) -> None:
+def test_one_table_recomputes_exactly(load: Load, dataset: str, dimension: str) -> None:
     from metajudge.analyses.metric_vs_human.matrices import score_matrices
     from metajudge.analyses.system_ranking import ClusterOptions, rank_table
-    from metajudge.data.registry import load_dataset
     from metajudge.scores.shipped import shipped_scores
 
-    ds = load_dataset(dataset)
+    ds = load(dataset)
     names = rb.RANK_SPECS[dataset]
     sm = score_matrices(ds.records, shipped_scores(ds, metrics=names), dimension, names)
     fresh = rank_table(sm, dataset, ClusterOptions("system", n_resamples=rb.N_RESAMPLES, seed=0))

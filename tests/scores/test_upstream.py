@@ -114,10 +114,10 @@ def test_family_helpers() -> None:
     assert external.metric_for_dimension("nope", "b", ["ragchecker_b"]) is None
 
 
-def test_ragchecker_baseline_real(data_dir) -> None:  # type: ignore[no-untyped-def]
-    from metajudge.data.registry import load_dataset, resolve_file
+def test_ragchecker_baseline_real(data_dir, load) -> None:  # type: ignore[no-untyped-def]
+    from metajudge.data.registry import resolve_file
 
-    ds = load_dataset("ragchecker_meta_eval", data_dir=data_dir)
+    ds = load("ragchecker_meta_eval")
     path = resolve_file("ragchecker_meta_eval", "baseline_ragchecker.json", data_dir)
     assert score_files.detect_format(path) == "ragchecker"
     rows = external.ragchecker_baseline(path, ds.records)
@@ -130,10 +130,10 @@ def test_ragchecker_baseline_real(data_dir) -> None:  # type: ignore[no-untyped-
     assert all(r["score"] is not None for r in rows)
 
 
-def test_hanna_columns_real(data_dir) -> None:  # type: ignore[no-untyped-def]
-    from metajudge.data.registry import load_dataset, resolve_file
+def test_hanna_columns_real(data_dir, load) -> None:  # type: ignore[no-untyped-def]
+    from metajudge.data.registry import resolve_file
 
-    ds = load_dataset("hanna", data_dir=data_dir)
+    ds = load("hanna")
     path = resolve_file("hanna", "hanna_metric_scores_llm.csv", data_dir)
     wanted = ["hanna.bleu", "hanna.bertscore_f1", "hanna.beluga-13b_run1_coherence"]
     rows = external.hanna_metric_scores(path, records=ds.records, metrics=wanted)

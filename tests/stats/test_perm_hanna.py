@@ -16,16 +16,12 @@ from metajudge.stats import resampling_tests as rt
 nlp = pytest.importorskip("nlpstats.correlations")
 
 
-def _hanna(own: bool):  # type: ignore[no-untyped-def]
+def _hanna(load, own: bool):  # type: ignore[no-untyped-def]
     from metajudge.analyses.metric_vs_human.matrices import score_matrices
-    from metajudge.data.registry import load_dataset
     from metajudge.scores.scoring import score_dataset
     from metajudge.scores.shipped import shipped_scores
 
-    try:
-        ds = load_dataset("hanna")
-    except Exception as e:  # noqa: BLE001 - data folder absent
-        pytest.skip(reason=f"HANNA not available: {e}")
+    ds = load("hanna")
     if own:  # metajudge's own BLEU and ROUGE-L (about 80 s on 2 cores)
         names = ["bleu", "rouge_l"]
         rows = score_dataset(ds, names, progress=False)
@@ -40,13 +36,13 @@ def _hanna(own: bool):  # type: ignore[no-untyped-def]
 
 @pytest.mark.slow
 @pytest.mark.parametrize("level", ["global", "system"])
-def test_perm_both_on_hanna_own_metrics_matches_nlpstats(level: str) -> None:
-    _check(*_hanna(own=True), level)
+def test_perm_both_on_hanna_own_metrics_matches_nlpstats(load, level: str) -> None:  # type: ignore[no-untyped-def]
+    _check(*_hanna(load, own=True), level)
 
 
 @pytest.mark.parametrize("level", ["global", "system"])
-def test_perm_both_on_hanna_shipped_columns_matches_nlpstats(level: str) -> None:
-    _check(*_hanna(own=False), level)
+def test_perm_both_on_hanna_shipped_columns_matches_nlpstats(load, level: str) -> None:  # type: ignore[no-untyped-def]
+    _check(*_hanna(load, own=False), level)
 
 
 def _check(X: np.ndarray, Y: np.ndarray, Z: np.ndarray, level: str) -> None:

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from metajudge.cli import main
+from tests.conftest import Load
 
 PPI = ["decide", "ppi", "--dataset", "lftqa_eval", "--metric", "geval_faithfulness",
        "--external", "gpt-4o"]  # fmt: skip
@@ -72,12 +73,11 @@ def test_rogan_gladen_on_binary_labels() -> None:
     assert rg["lo"] <= out["full_human_mean"] <= rg["hi"] and out["covers_full"]["Rogan-Gladen"]
 
 
-def _pair_data(data_dir: Path, after: float) -> object:
+def _pair_data(load: Load, after: float) -> object:
     from metajudge.analyses.backbone_swap import build_swap_data
     from metajudge.data.formats import response_key
-    from metajudge.data.registry import load_dataset
 
-    recs = load_dataset("lftqa_mitigation_pradhumant", data_dir=data_dir).records[:20]
+    recs = load("lftqa_mitigation_pradhumant").records[:20]
     keys = [response_key(r.id, s) for r in recs for s in ("a", "b")]
     scores = {"before": dict.fromkeys(keys, 1.0), "after": dict.fromkeys(keys, after)}
     return build_swap_data(
@@ -85,16 +85,16 @@ def _pair_data(data_dir: Path, after: float) -> object:
     )
 
 
-def test_drift_change_rate_when_every_pair_ties(data_dir: Path) -> None:
+def test_drift_change_rate_when_every_pair_ties(load: Load) -> None:
     """A judge that gives one score to all (every pair a tie) has no flips (n/a) — the change
     rate still sees the drift."""
     from metajudge.analyses.decide.drift import drift
 
-    res = drift(_pair_data(data_dir, 5.0), rng=np.random.default_rng(0), n_boot=200)  # type: ignore[arg-type]
+    res = drift(_pair_data(load, 5.0), rng=np.random.default_rng(0), n_boot=200)  # type: ignore[arg-type]
     assert not res.passed and res.reasons[0].startswith("change rate 1.000")
     assert res.n_decisive == 0 and res.to_dict()["flip_rate"] is None
     assert res.decision_change["value"] == 0.0 and res.shift["value"] == 4.0
-    same = drift(_pair_data(data_dir, 1.0), rng=np.random.default_rng(0), n_boot=200)  # type: ignore[arg-type]
+    same = drift(_pair_data(load, 1.0), rng=np.random.default_rng(0), n_boot=200)  # type: ignore[arg-type]
     assert same.passed and same.change["value"] == 0.0 and same.shift["p"] == 1.0
     assert "PASS" in same.sentence()
 

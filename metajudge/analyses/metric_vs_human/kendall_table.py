@@ -39,9 +39,13 @@ def _flat(sm: ScoreMatrices, M: np.ndarray, level: str) -> tuple[np.ndarray, ...
 
 
 def kendall_rows(
-    sm: ScoreMatrices, level: str = "item", *, seed: int = 0, cv_folds: int = 5,
+    sm: ScoreMatrices,
+    level: str = "item",
+    *,
+    seed: int = 0,
+    cv_folds: int = 5,
     n_perm: int = 1000,
-) -> list[dict[str, Any]]:  # fmt: skip
+) -> list[dict[str, Any]]:
     """One row per metric: τ_a, τ_b, τ_c, acc23, eps*, acc23 at eps*, acc23_cv, SPA."""
     out = []
     for name, M in sm.metrics.items():
@@ -57,8 +61,9 @@ def kendall_rows(
         cv = math.nan
         if len(np.unique(units[ok])) >= 2:
             g = None if groups is None else groups[ok]
-            cv, _ = kd.tie_calibration_cv(x[ok], y[ok], units[ok], g, k=cv_folds,
-                                          rng=np.random.default_rng(seed))  # fmt: skip
+            cv, _ = kd.tie_calibration_cv(
+                x[ok], y[ok], units[ok], g, k=cv_folds, rng=np.random.default_rng(seed)
+            )
         row["acc23_cv"] = cv
         row["spa"] = soft_pairwise_accuracy(sm.human, M, n_perm=n_perm, seed=seed).value
         out.append(row)

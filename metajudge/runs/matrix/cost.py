@@ -361,9 +361,19 @@ def estimate_cell(opts: Any) -> Estimate:
     }
     if opts.metric != PAIRWISE_JUDGE and not is_judge(opts.metric):
         none = "a deterministic metric: no model call"
-        return Estimate(**head, backbone=None, calls=0, cached=0, calls_source=none,
-                        prompt_tokens=0, completion_tokens=0, tokens_source=none,
-                        completion_source=none, wall_s=None, wall_source="not estimated")  # fmt: skip
+        return Estimate(
+            **head,
+            backbone=None,
+            calls=0,
+            cached=0,
+            calls_source=none,
+            prompt_tokens=0,
+            completion_tokens=0,
+            tokens_source=none,
+            completion_source=none,
+            wall_s=None,
+            wall_source="not estimated",
+        )
     backbone = resolve_backbone(opts.backbone)
     recorded, cached = _record(opts, prep, backbone)
     try:

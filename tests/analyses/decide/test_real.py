@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 from metajudge.cli import main
+from metajudge.data.registry import Dataset
+from tests.conftest import Load
 
 BBS = ["gpt-4o", "gpt-4o-mini", "Meta-Llama-3.1-70B-Instruct-Turbo"]
 
@@ -151,11 +153,9 @@ def test_ppi_coverage_lftqa_small(lftqa) -> None:  # type: ignore[no-untyped-def
     assert out["PPI++"]["mean_ess_gain"] > 1.5
 
 
-def _score_file(path: Path, data_dir: Path, backbone: str) -> Path:
-    from metajudge.data.registry import load_dataset
+def _score_file(path: Path, data_dir: Path, ds: Dataset, backbone: str) -> Path:
     from metajudge.scores.swap_sources import external_scores
 
-    ds = load_dataset("lftqa_eval", data_dir=data_dir)
     scores, _ = external_scores(ds, [backbone], dimension="faithfulness", data_dir=data_dir)
     from metajudge.data.formats import split_response_key
 
@@ -167,9 +167,9 @@ def _score_file(path: Path, data_dir: Path, backbone: str) -> Path:
     return path
 
 
-def test_drift_gate_exit_codes(data_dir: Path, tmp_path: Path) -> None:
+def test_drift_gate_exit_codes(data_dir: Path, load: Load, tmp_path: Path) -> None:
     """A rerun of the same judge passes (exit 0); another backbone on the same anchors fails (1)."""
-    f = _score_file(tmp_path / "g.csv", data_dir, "gpt-4o")
+    f = _score_file(tmp_path / "g.csv", data_dir, load("lftqa_eval"), "gpt-4o")
     base = ["decide", "drift", "--dataset", "lftqa_eval", "--metric", "geval_faithfulness",
             "--limit", "50", "--n-boot", "200", "--data-dir", str(data_dir)]  # fmt: skip
     assert main([*base, "--external", f"before={f}:score,after={f}:score"]) == 0

@@ -11,6 +11,7 @@ import pytest
 
 from metajudge.cli import main
 from metajudge.stats.classification import categorical_scores, confusion_scores, majority_label
+from tests.conftest import Load
 
 ROOT = Path(__file__).resolve().parents[3]
 FX = ROOT / "tests" / "fixtures" / "byod"
@@ -122,11 +123,11 @@ def test_to_pandas(tmp_path: Path) -> None:
 
 @needs_data
 @pytest.mark.parametrize("how", ["dataset", "input"])
-def test_dices_990_meta_eval(tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str) -> None:
+def test_dices_990_meta_eval(
+    load: Load, tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str
+) -> None:
     """DICES-990 through meta-eval: κ, accuracy, macro-F1 and the published α 0.1432."""
-    from metajudge.data.registry import load_dataset
-
-    ds = load_dataset("dmg_judge_bench").subset("dices-990")
+    ds = load("dmg_judge_bench", subset="dices-990")
     first = tmp_path / "first.jsonl"  # a stand-in judge: the first annotator's label
     with first.open("w") as fh:
         for r in ds.records:

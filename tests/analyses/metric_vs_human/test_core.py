@@ -11,6 +11,7 @@ from metajudge import stats
 from metajudge.analyses.backbone_swap import backbone_swap, build_swap_data
 from metajudge.analyses.metric_vs_human.evaluate import meta_evaluate
 from metajudge.analyses.metric_vs_human.protocol import Protocol
+from tests.conftest import Load
 
 BACKBONES = ["gpt-4o", "gpt-4o-mini", "Meta-Llama-3.1-70B-Instruct-Turbo"]
 
@@ -44,17 +45,18 @@ def test_metaeval_comparisons_never_report_p_zero() -> None:
                 assert c["p_bootstrap"] >= 2 / 301
 
 
-def _lftqa(data_dir: Path):  # type: ignore[no-untyped-def]
-    from metajudge.data.registry import load_dataset
+def _lftqa(data_dir: Path, load: Load):  # type: ignore[no-untyped-def]
     from metajudge.scores.shipped import shipped_scores
 
-    ds = load_dataset("lftqa_eval", data_dir=data_dir)
+    ds = load("lftqa_eval")
     names = [f"geval_{b}_faithfulness" for b in BACKBONES]
     return ds, shipped_scores(ds, data_dir, metrics=names), names
 
 
-def test_meta_eval_and_backbone_swap_report_identical_human_correlations(data_dir: Path) -> None:
-    ds, rows, names = _lftqa(data_dir)
+def test_meta_eval_and_backbone_swap_report_identical_human_correlations(
+    data_dir: Path, load: Load
+) -> None:
+    ds, rows, names = _lftqa(data_dir, load)
     proto = Protocol(
         normalize="raw",
         aggregation="mean",
@@ -149,15 +151,14 @@ def test_missing_rule_drop_median_error_counted_and_printed(tmp_path: Path) -> N
 
 
 def test_cli_warns_about_imputed_scores(
-    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    data_dir: Path, load: Load, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import json
 
     from metajudge.cli import main
     from metajudge.data.formats import response_key
-    from metajudge.data.registry import load_dataset
 
-    ds = load_dataset("ragchecker_meta_eval", data_dir=data_dir)
+    ds = load("ragchecker_meta_eval")
     f = tmp_path / "half.jsonl"
     lines = []
     for i, r in enumerate(ds.records[:200]):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import doctest
 import json
 import math
 
@@ -11,7 +10,6 @@ import numpy as np
 import pytest
 
 from metajudge import stats
-from metajudge.analyses.metric_vs_human import evaluate as protocol
 from metajudge.analyses.metric_vs_human import normalize
 from metajudge.analyses.metric_vs_human.evaluate import MetaEvalResult, meta_evaluate
 from metajudge.data.formats import DatasetCard, Input, LikertRecord, PairwiseRecord, Response, Scale
@@ -90,15 +88,6 @@ def _toy(n: int = 40, seed: int = 0) -> tuple[Dataset, np.ndarray]:
         for t in truth
     ]
     return _pairwise(labels), truth
-
-
-def test_doctests_of_the_engine() -> None:
-    import importlib
-
-    stats_modules = [importlib.import_module(f"{stats.__name__}.{m}") for m in stats.MODULES]
-    for mod in (*stats_modules, normalize, external):
-        res = doctest.testmod(mod)
-        assert res.failed == 0 and res.attempted > 0, mod.__name__
 
 
 def test_minmax_is_ragcheckers_formula() -> None:
@@ -315,10 +304,10 @@ def test_likert_grouped_is_response_level() -> None:
 # Published numbers, reproduced from the real data
 
 
-def test_ragchecker_meta_evaluation_table_exactly(data_dir) -> None:  # type: ignore[no-untyped-def]
-    from metajudge.data.registry import load_dataset, resolve_file
+def test_ragchecker_meta_evaluation_table_exactly(data_dir, load) -> None:  # type: ignore[no-untyped-def]
+    from metajudge.data.registry import resolve_file
 
-    ds = load_dataset("ragchecker_meta_eval", data_dir=data_dir)
+    ds = load("ragchecker_meta_eval")
     rows = external.ragchecker_baseline(
         resolve_file("ragchecker_meta_eval", "baseline_ragchecker.json", data_dir), ds.records
     )
@@ -350,10 +339,10 @@ def test_ragchecker_meta_evaluation_table_exactly(data_dir) -> None:  # type: ig
         assert f"{ours * 100:.2f}" == f"{v:.2f}"
 
 
-def test_lftqa_eval_correlation_results_reproduced(data_dir) -> None:  # type: ignore[no-untyped-def]
-    from metajudge.data.registry import load_dataset, resolve_file
+def test_lftqa_eval_correlation_results_reproduced(data_dir, load) -> None:  # type: ignore[no-untyped-def]
+    from metajudge.data.registry import resolve_file
 
-    ds = load_dataset("lftqa_eval", data_dir=data_dir)
+    ds = load("lftqa_eval")
     with open(resolve_file("lftqa_eval", "correlation_results.csv", data_dir), newline="") as fh:
         table = list(csv.reader(fh))
     header, body = table[0], table[1:]
@@ -409,4 +398,3 @@ def test_unknown_options_are_errors() -> None:
         meta_evaluate(ds, rows + rows[:1])
     with pytest.raises(InputError, match="non-numeric"):
         meta_evaluate(ds, [{"key": "0::a", "metric": "m", "score": "high"}] + rows[1:])
-    _ = protocol  # module imported for its doctests above

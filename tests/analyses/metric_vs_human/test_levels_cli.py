@@ -13,6 +13,8 @@ import pytest
 from metajudge.analyses.metric_vs_human.levels import LEVEL_NAMES, MISSING_CELLS
 from metajudge.analyses.metric_vs_human.protocol import Protocol
 from metajudge.cli import main
+from metajudge.data.registry import Dataset
+from tests.conftest import Load
 
 
 def test_level_aliases() -> None:
@@ -44,7 +46,7 @@ def test_levels_on_lftqa_from_one_run_folder(
 
 
 def test_level_system_rows_are_the_run_folders_scores(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    load: Load, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Scores computed once (length via the registry-free trivial rows + a cached score file)."""
     out = tmp_path / "run"
@@ -58,10 +60,9 @@ def test_level_system_rows_are_the_run_folders_scores(
     assert item["run"] == {**system["run"], "seconds": item["run"]["seconds"]}
     # the system level is one Pearson over the 10 systems' means
     from metajudge.analyses.metric_vs_human.matrices import score_matrices
-    from metajudge.data.registry import load_dataset
     from metajudge.scores.shipped import shipped_scores
 
-    ds = load_dataset("lftqa_eval")
+    ds = load("lftqa_eval")
     dims = [c["dimension"] for c in system["cells"] if c["metric"] == "bleu"]
     sm = score_matrices(ds.records, shipped_scores(ds, metrics=["bleu"]), dims[0], ["bleu"])
     ok = np.isfinite(sm.human) & np.isfinite(sm.metrics["bleu"])
@@ -78,11 +79,11 @@ def test_level_system_rows_are_the_run_folders_scores(
 )  # fmt: skip
 @pytest.mark.parametrize("level", ["item", "system-grouped", "system"])
 def test_levels_on_hanna_and_topicalchat(
-    dataset: str, extra: list[str], level: str, tmp_path: Path,
+    dataset: str, extra: list[str], level: str, load: Load, tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip
     if "--chars" in extra:  # a custom score file: response length in characters
-        f = _chars_file(dataset, "topical_chat", tmp_path)
+        f = _chars_file(load(dataset, subset="topical_chat"), tmp_path)
         extra = [*extra[: extra.index("--chars")], "--scores", f]
     argv = ["meta-eval", "--dataset", dataset, "--protocol", "pointwise", *extra, "--n-boot",
             "10", "--no-plots", "--no-compare", "--out", str(tmp_path / "r"), "--level", level]  # fmt: skip
@@ -96,15 +97,10 @@ def test_levels_on_hanna_and_topicalchat(
         assert p["value"] is not None or p["undefined"]
 
 
-def _chars_file(dataset: str, subset: str, tmp_path: Path) -> str:
+def _chars_file(ds: Dataset, tmp_path: Path) -> str:
     from metajudge.analyses.metric_vs_human.trivial import trivial_rows
-    from metajudge.data.registry import load_dataset
 
-    rows = [
-        r
-        for r in trivial_rows(load_dataset(dataset).subset(subset).records, 0)
-        if r["score"] is not None
-    ]
+    rows = [r for r in trivial_rows(ds.records, 0) if r["score"] is not None]
     p = tmp_path / "chars.jsonl"
     p.write_text("".join(json.dumps({**r, "metric": "chars", "signature": "chars"}) + "\n"
                          for r in rows if r["metric"].endswith("length_words")))  # fmt: skip

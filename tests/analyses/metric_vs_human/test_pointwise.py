@@ -14,6 +14,7 @@ from metajudge.analyses.metric_vs_human.protocol import Protocol
 from metajudge.data.formats import DatasetCard, Input, LikertRecord, Scale
 from metajudge.data.registry import Dataset
 from metajudge.errors import InputError
+from tests.conftest import Load
 
 
 def _likert(n_items: int = 30, n_sys: int = 4, annotators: int = 3, seed: int = 0):  # type: ignore[no-untyped-def]
@@ -145,11 +146,13 @@ def test_options_are_checked() -> None:
         meta_evaluate(ds, _rows("m", [0.0] * 10, list(truth)), Protocol(correlate="pointwise"))
 
 
-def test_lftqa_eval_pointwise_item_level_equals_published_48_cells(data_dir: Path) -> None:
-    from metajudge.data.registry import load_dataset, resolve_file
+def test_lftqa_eval_pointwise_item_level_equals_published_48_cells(
+    data_dir: Path, load: Load
+) -> None:
+    from metajudge.data.registry import resolve_file
     from metajudge.scores.shipped import shipped_scores
 
-    ds = load_dataset("lftqa_eval", data_dir=data_dir)
+    ds = load("lftqa_eval")
     with open(resolve_file("lftqa_eval", "correlation_results.csv", data_dir), newline="") as fh:
         header, *body = list(csv.reader(fh))
     proto = Protocol(

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+
+from tests.conftest import Load
 
 pytestmark = [pytest.mark.slow, pytest.mark.llm]
 
@@ -13,13 +13,12 @@ def _llama() -> None:
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (make llama)")
 
 
-def test_judges_on_a_real_item_and_cached_rerun(data_dir: Path) -> None:
+def test_judges_on_a_real_item_and_cached_rerun(load: Load) -> None:
     _llama()
-    from metajudge.data.registry import load_dataset
     from metajudge.metrics.base import ScoreItem, iter_responses
     from metajudge.metrics.registry import get_metric
 
-    ds = load_dataset("lftqa_mitigation_pradhumant", data_dir)
+    ds = load("lftqa_mitigation_pradhumant")
     refs = list(iter_responses(ds.records[:1]))
     items = [ScoreItem(r.key, r.response, r.reference, r.input) for r in refs]
     first: dict[str, list[float | None]] = {}

@@ -20,6 +20,7 @@ from metajudge.metrics.judges.geval import SUMMARY_DIMENSIONS, GEval
 from metajudge.metrics.judges.parsers.ratings import parse_score
 from metajudge.metrics.judges.prompts import load_prompt
 from metajudge.metrics.registry import expand_metrics, family_row, get_metric, metric_info
+from tests.conftest import Load
 from tests.metrics.judges.test_metrics import ScriptedBackend, text_of
 
 ARTICLE = "The council voted on Monday to build a bridge. Work starts in May."
@@ -174,10 +175,10 @@ def _geval_rule(ds: Any, rows: list[dict[str, Any]], dim: str) -> tuple[float, f
     return rho, tau, len(kept)
 
 
-def test_summary_level_protocol_is_the_geval_papers(data_dir: Path) -> None:
+def test_summary_level_protocol_is_the_geval_papers(load: Load) -> None:
     import metajudge as mj
 
-    ds = mj.load_dataset("summeval_ppairs", data_dir)
+    ds = load("summeval_ppairs")
     assert len({r.id for r in ds.records}) == 100 and len(ds.records) == 1600
     rows = _summeval_rows(ds)
     res = mj.meta_evaluate(
@@ -195,10 +196,10 @@ def test_summary_level_protocol_is_the_geval_papers(data_dir: Path) -> None:
     assert res.data["protocol"]["correlation_level"] == "item"
 
 
-def test_level_keyword_numeric_is_still_the_ci_level(data_dir: Path) -> None:
+def test_level_keyword_numeric_is_still_the_ci_level(load: Load) -> None:
     import metajudge as mj
 
-    ds = mj.load_dataset("summeval_ppairs", data_dir)
+    ds = load("summeval_ppairs")
     rows = _summeval_rows(ds)
     res = mj.meta_evaluate(ds, rows, correlate="pointwise", level=0.9, n_boot=0)
     assert (
@@ -207,7 +208,7 @@ def test_level_keyword_numeric_is_still_the_ci_level(data_dir: Path) -> None:
     )
 
 
-def test_published_table1_attached_beside_ours(data_dir: Path) -> None:
+def test_published_table1_attached_beside_ours(load: Load) -> None:
     import metajudge as mj
     from metajudge.reports.published import attach_published, load_published
     from metajudge.reports.tables import table_rows, to_markdown
@@ -217,7 +218,7 @@ def test_published_table1_attached_beside_ours(data_dir: Path) -> None:
     assert g4[("average", "spearman")] == 51.4 and g4[("average", "kendall")] == 41.8
     assert g4[("coherence", "spearman")] == 58.2 and g4[("consistency", "spearman")] == 50.7
     assert len(g4) == 10
-    ds = mj.load_dataset("summeval_ppairs", data_dir)
+    ds = load("summeval_ppairs")
     res = mj.meta_evaluate(
         ds,
         _summeval_rows(ds),
@@ -242,14 +243,13 @@ def test_published_table1_attached_beside_ours(data_dir: Path) -> None:
 
 
 def test_meta_eval_run_reads_the_family_into_one_row(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, data_dir: Path
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, data_dir: Path, load: Load
 ) -> None:
     """``--metrics geval_summeval``: scored as the four members, read into the row ``geval``."""
-    import metajudge as mj
     from metajudge.runs import meta_eval
     from metajudge.scores import scoring
 
-    ds = mj.load_dataset("summeval_ppairs", data_dir)
+    ds = load("summeval_ppairs")
     rows = _summeval_rows(ds)
 
     def fake_score(dataset: Any, names: Any, **kw: Any) -> list[dict[str, Any]]:

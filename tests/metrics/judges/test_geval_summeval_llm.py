@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+
+from tests.conftest import Load
 
 pytestmark = [pytest.mark.slow, pytest.mark.llm]
 
 
-def test_four_dimensions_score_two_summaries(data_dir: Path) -> None:
+def test_four_dimensions_score_two_summaries(load: Load) -> None:
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (make llama)")
-    from metajudge.data.registry import load_dataset
     from metajudge.metrics.base import ScoreItem, iter_responses
     from metajudge.metrics.registry import expand_metrics, get_metric
 
-    ds = load_dataset("summeval_ppairs", data_dir)
+    ds = load("summeval_ppairs")
     refs = list(iter_responses(ds.records[:2]))
     items = [ScoreItem(r.key, r.response, r.reference, r.input) for r in refs]
     for name in expand_metrics(["geval_summeval"]):

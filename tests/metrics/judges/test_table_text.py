@@ -16,6 +16,7 @@ from metajudge.metrics.judges.table_text import (
     serialize_tables,
     tables_of,
 )
+from tests.conftest import Load
 
 T1 = Table("Sales", ("Year", "Units"), (("2020", "10"), ("2021", "15"), ("2022", "9")))
 T2 = Table("Stores", ("City", "Count"), (("Oslo", "3"),))
@@ -72,10 +73,8 @@ def test_parse_text_table_and_tables_of() -> None:
     assert tables_of(Input("q")) is None
 
 
-def test_real_lftqa_table_serialises(data_dir: Path) -> None:
-    from metajudge.data.registry import load_dataset
-
-    ds = load_dataset("lftqa_mitigation_pradhumant", data_dir)
+def test_real_lftqa_table_serialises(load: Load) -> None:
+    ds = load("lftqa_mitigation_pradhumant")
     tabs = tables_of(ds.records[0].input)
     assert tabs
     text = serialize_tables(tabs).text

@@ -18,6 +18,7 @@ from metajudge.runs.matrix.table import (
     matrix_rows,
     natural_protocol,
 )
+from tests.conftest import Load
 
 REPO_BASELINES = Path(__file__).resolve().parents[3] / "baselines"
 
@@ -100,12 +101,10 @@ def test_deterministic_baselines_are_stored_cells(matrix: Matrix) -> None:
     assert "shipped" in matrix.notes["lftqa_eval"]
 
 
-def test_natural_protocols(data_dir: Path) -> None:
-    from metajudge.data.registry import load_dataset
-
-    rag = dataset_facts(load_dataset("ragchecker_meta_eval", data_dir=data_dir))
-    summ = dataset_facts(load_dataset("summeval_ppairs", data_dir=data_dir))
-    summac = dataset_facts(load_dataset("summeval_summac_consistency", data_dir=data_dir))
+def test_natural_protocols(load: Load) -> None:
+    rag = dataset_facts(load("ragchecker_meta_eval"))
+    summ = dataset_facts(load("summeval_ppairs"))
+    summac = dataset_facts(load("summeval_summac_consistency"))
     assert natural_protocol("answer_equivalence", rag)["correlate"] == "pairwise-difference"
     assert natural_protocol("bleu", summ) == {
         "correlate": "pointwise",
