@@ -53,12 +53,14 @@ demo: setup
 	$(VENV)/bin/metajudge meta-eval --dataset ragchecker_meta_eval --metrics bleu,rouge_l,meteor,bertscore --out runs/demo
 	$(VENV)/bin/metajudge demo --out runs/demo/judges --lexical-run runs/demo
 
-# Both tiers print their 20 slowest tests (a test that grows slow shows up in every run).
+# The fast tier runs on both cores (pytest-xdist); the slow tier (real llama.cpp servers, Chromium,
+# notebooks) runs alone, so its servers do not compete. Both print their 20 slowest tests.
 test: setup
-	$(PY) -m pytest -q --durations=20
+	$(PY) -m pytest -q -m "not slow" -n 2 --durations=20
+	$(PY) -m pytest -q -m slow --durations=20
 
 test-fast: setup
-	$(PY) -m pytest -q -m "not slow" --durations=20
+	$(PY) -m pytest -q -m "not slow" -n 2 --durations=20
 
 bench: setup
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
