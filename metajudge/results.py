@@ -48,7 +48,7 @@ class Result:
         """The result as plain JSON data; a dataclass result gives its fields."""
         if dataclasses.is_dataclass(self):
             return dataclasses.asdict(self)
-        raise NotImplementedError(f"{type(self).__name__} must define to_dict()")
+        raise TypeError(f"{type(self).__name__} is not a dataclass and defines no to_dict()")
 
     def to_json(self, **kw: Any) -> str:
         """:meth:`to_dict` as JSON text (see the module docstring; ``kw`` goes to ``json.dumps``)."""
