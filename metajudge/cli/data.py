@@ -93,6 +93,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     _data_dir_arg(q)
     q.set_defaults(func=_cmd_fetch)
 
+    q = sub.add_parser(
+        "recount",
+        help="maintainers: load built-in datasets and rewrite the counts their cards carry "
+        "(what `data list` and `matrix` show without loading)",
+    )
+    q.add_argument("names", nargs="*", help="datasets (default: all)")
+    _data_dir_arg(q)
+    q.set_defaults(func=_cmd_recount)
+
 
 def _open(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from metajudge.data.loading import open_dataset
@@ -114,13 +123,13 @@ def _short_license(text: str) -> str:
 def _cmd_list(args: argparse.Namespace) -> int:
     import json
 
-    from metajudge.data.loading import load
-    from metajudge.data.registry import describe_counts, list_datasets, list_local
+    from metajudge.data.card_counts import listing_row
+    from metajudge.data.registry import list_datasets, list_local
 
     if args.data_dir:
         rows = list_local(args.data_dir)
     else:
-        rows = [describe_counts(load(n)) for n in list_datasets()]
+        rows = [listing_row(n) for n in list_datasets()]
     if args.format == "json":
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return 0
@@ -294,4 +303,20 @@ def _cmd_fetch(args: argparse.Namespace) -> int:
         for sf in card.files:
             p = resolve_file(name, local_relpath(sf), args.data_dir)
             print(f"ok {name}/{local_relpath(sf)} -> {p}")
+    return 0
+
+
+def _cmd_recount(args: argparse.Namespace) -> int:
+    from metajudge.data.card_counts import counts_of, write_counts
+    from metajudge.data.loading import load
+    from metajudge.data.registry import describe_counts, list_datasets
+    from metajudge.runs.matrix.table import dataset_facts, facts_record
+
+    changed = []
+    for name in args.names or list_datasets():
+        ds = load(name, args.data_dir)
+        counts = {**counts_of(describe_counts(ds)), "facts": facts_record(dataset_facts(ds))}
+        if write_counts(name, counts):
+            changed.append(name)
+    print(f"counts rewritten: {', '.join(changed) or 'none (every card is current)'}")
     return 0

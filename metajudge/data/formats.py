@@ -258,6 +258,9 @@ class DatasetCard:
     shipped_scores: tuple[Mapping[str, Any], ...] = ()
     # per-dimension scales where dimensions differ (e.g. JUDGE-BENCH files with several label lists)
     dimension_scales: Mapping[str, Scale] = field(default_factory=dict)
+    # what `data list` shows without loading the data (records, items, pairs, annotators, systems,
+    # subsets, dimensions), kept equal to the loaded counts by a test (metajudge.data.card_counts)
+    counts: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     def scale_of(self, dimension: str) -> Scale:
         """The scale of ``dimension``: its entry in ``dimension_scales``, else ``scale``."""
@@ -288,6 +291,8 @@ class DatasetCard:
         d = self._core_dict()
         if self.shipped_scores:
             d["shipped_scores"] = [dict(s) for s in self.shipped_scores]
+        if self.counts:
+            d["counts"] = dict(self.counts)
         return d
 
     def _core_dict(self) -> dict[str, Any]:
@@ -338,7 +343,16 @@ class DatasetCard:
             dimension_scales={
                 k: Scale.from_dict(v) for k, v in (d.get("dimension_scales") or {}).items()
             },
+            counts=_card_counts(d.get("counts")),
         )
+
+
+def _card_counts(value: Any) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InputError("counts: expected an object of counts", field="counts")
+    return dict(value)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -348,11 +362,16 @@ class DatasetCard:
 def write_jsonl(
     path: str | Path, records: Iterable[Record], card: DatasetCard | None = None
 ) -> int:
-    """Write records (and the card as a header line) atomically. Returns the record count."""
+    """Write records (and the card as a header line) atomically. Returns the record count.
+
+    The card's ``counts`` (those of the built-in dataset) are left out: they need not describe
+    the records written.
+    """
     n = 0
     with atomic_write(path) as fh:
         if card is not None:
-            fh.write(json.dumps({"card": card.to_dict()}, ensure_ascii=False) + "\n")
+            head = {k: v for k, v in card.to_dict().items() if k != "counts"}
+            fh.write(json.dumps({"card": head}, ensure_ascii=False) + "\n")
         for r in records:
             fh.write(json.dumps(r.to_dict(), ensure_ascii=False) + "\n")
             n += 1

@@ -127,33 +127,50 @@ def corpus_bleu(
 
 
 class RougeL(PairMetric):
-    """rouge-score ROUGE-L F-measure (0–1); precision and recall in details.
+    """rouge-score ROUGE F-measure (0–1); precision and recall in details.
+
+    ``variant`` is rouge-score's own name: ``rougeL`` (longest common subsequence, the default),
+    ``rouge1`` / ``rouge2`` (unigram / bigram overlap; registered as ``rouge_1`` and ``rouge_2``)
+    or ``rougeLsum`` (summary-level LCS over newline-split sentences).
 
     >>> round(RougeL().score("the cats sat", "the cat sat").score, 4)
     1.0
     >>> round(RougeL(use_stemmer=False).score("the cats sat", "the cat sat").score, 4)
     0.6667
+    >>> round(RougeL(variant="rouge2").score("the cat sat", "the cat sat down").score, 4)
+    0.8
     """
 
     name = "rouge_l"
     direction = "higher"
     range = (0.0, 1.0)
+    VARIANTS = ("rougeL", "rouge1", "rouge2", "rougeLsum")
 
-    def __init__(self, *, use_stemmer: bool = True) -> None:
-        from rouge_score import rouge_scorer
-
+    def __init__(self, *, use_stemmer: bool = True, variant: str = "rougeL") -> None:
+        if variant not in self.VARIANTS:
+            raise InputError(
+                f"rouge: unknown variant {variant!r} ({', '.join(self.VARIANTS)})", field="variant"
+            )
         self.use_stemmer = bool(use_stemmer)
-        self._scorer = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=self.use_stemmer)
+        self.variant = variant
+        self._scorer: Any = None  # rouge_score imports NLTK (seconds): built on first use
 
     @property
     def signature(self) -> str:
         return (
-            f"rouge_l|variant:rougeL|stem:{fmt_opt(self.use_stemmer)}|tok:rouge_score-default|"
-            f"score:f|version:{version('rouge-score')}"
+            f"{self.name}|variant:{self.variant}|stem:{fmt_opt(self.use_stemmer)}|"
+            f"tok:rouge_score-default|score:f|version:{version('rouge-score')}"
         )
 
-    def _score_pair(self, key: str, response: str, reference: str, state: object) -> MetricResult:
-        s = self._scorer.score(target=reference, prediction=response)["rougeL"]
+    def _prepare(self) -> object:
+        if self._scorer is None:
+            from rouge_score import rouge_scorer
+
+            self._scorer = rouge_scorer.RougeScorer([self.variant], use_stemmer=self.use_stemmer)
+        return self._scorer
+
+    def _score_pair(self, key: str, response: str, reference: str, state: Any) -> MetricResult:
+        s = state.score(target=reference, prediction=response)[self.variant]
         return MetricResult(
             key, float(s.fmeasure), {"precision": float(s.precision), "recall": float(s.recall)}
         )
@@ -224,12 +241,13 @@ class Meteor(PairMetric):
 
     @property
     def signature(self) -> str:
-        from metajudge.metrics.wordnet import wordnet_fingerprint
+        from metajudge.metrics.wordnet import wordnet_fingerprint, wordnet_path, wordnet_version
 
-        wn = self._load()
+        if self._wn_path is None:
+            self._wn_path = wordnet_path()
         return (
             f"meteor|tok:{self.tokenize}|case:{'lc' if self.lowercase else 'mixed'}|alpha:{self.alpha:g}|"
-            f"beta:{self.beta:g}|gamma:{self.gamma:g}|stem:porter|wordnet:{wn.get_version()}@"
+            f"beta:{self.beta:g}|gamma:{self.gamma:g}|stem:porter|wordnet:{wordnet_version(self._wn_path)}@"
             f"{wordnet_fingerprint(self._wn_path)}|nltk:{version('nltk')}"
         )
 

@@ -183,6 +183,8 @@ def metric_info(name: str, *, backbone: str | None = None, **options: Any) -> di
 # Built-in metrics.
 register("bleu", "metajudge.metrics.lexical:BLEU")
 register("rouge_l", "metajudge.metrics.lexical:RougeL")
+register("rouge_1", "metajudge.metrics.lexical:RougeL", variant="rouge1")
+register("rouge_2", "metajudge.metrics.lexical:RougeL", variant="rouge2")
 register("meteor", "metajudge.metrics.lexical:Meteor")
 register("bertscore", "metajudge.metrics.bertscore:BERTScore")
 register("number_match", "metajudge.metrics.number_match:NumberMatch")
@@ -250,6 +252,8 @@ _TAB = ("response", "question", "tables")
 for _name, _req in {
     "bleu": _REF,
     "rouge_l": _REF,
+    "rouge_1": _REF,
+    "rouge_2": _REF,
     "meteor": _REF,
     "bertscore": _REF,
     "number_match": (*_REF, "numeric_reference"),

@@ -247,13 +247,12 @@ def _wordnet_in(root: Path) -> Path | None:
 def find_wordnet() -> Path | None:
     """The WordNet corpus METEOR uses, or None: the managed folder first, then ``nltk.data.path``
     in order (a folder or a ``wordnet.zip`` as ``nltk.download`` leaves it)."""
-    import nltk.data
-
     root = managed_nltk_data_dir()
     found = _wordnet_in(root)
     if found is not None:
-        _register_path(root)
-        return found
+        return found  # load_wordnet_reader registers its root with NLTK (no NLTK import here)
+    import nltk.data
+
     for p in list(nltk.data.path):
         raw = getattr(p, "path", p)
         if not isinstance(raw, str):
@@ -384,6 +383,26 @@ def wordnet_path(*, build_if_possible: bool = True) -> Path:
         _register_path(root)
         return path
     raise MissingResourceError("WordNet (needed by METEOR) is not installed. Fix: " + FIX_HINT)
+
+
+def wordnet_version(path: Path) -> str | None:
+    """The WordNet version written in ``data.adj``'s licence header, read as NLTK's
+    ``WordNetCorpusReader.get_version`` reads it, without importing NLTK (a folder or a
+    ``wordnet.zip``); None when the header names none."""
+    import zipfile
+
+    pattern = re.compile(r"Word[nN]et (\d+\+?|\d+\.\d+) Copyright")
+    if path.is_file():
+        with zipfile.ZipFile(path) as z:
+            text = z.read("wordnet/data.adj")[: 1 << 16].decode("utf-8", "replace")
+    else:
+        with open(path / "data.adj", encoding="utf-8", errors="replace") as fh:
+            text = fh.read(1 << 16)
+    for line in text.splitlines():
+        match = pattern.search(line)
+        if match is not None:
+            return match.group(1)
+    return None
 
 
 _HASHES: dict[str, str] = {}

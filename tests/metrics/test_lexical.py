@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import sacrebleu
 from nltk.translate.meteor_score import meteor_score
@@ -168,3 +170,46 @@ def test_non_string_input_is_a_clear_error(cls: type) -> None:
         m.score_batch([("resp", "ref")])  # type: ignore[list-item]
     with pytest.raises(InputError):
         m.score_batch("not a list")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("hyp,ref", CASES)
+@pytest.mark.parametrize("variant,name", [("rouge1", "rouge_1"), ("rouge2", "rouge_2")])
+def test_rouge_1_and_2_are_rouge_scores_own_variants(
+    hyp: str, ref: str, variant: str, name: str
+) -> None:
+    from metajudge.metrics.registry import get_metric
+
+    expected = rouge_scorer.RougeScorer([variant], use_stemmer=True).score(ref, hyp)[variant]
+    m = get_metric(name)
+    assert m.score(hyp, ref).score == pytest.approx(expected.fmeasure, abs=1e-12)
+    assert m.signature.startswith(f"{name}|variant:{variant}|stem:yes|")
+    same = get_metric("rouge_l", variant=variant)
+    assert same.score(hyp, ref).score == pytest.approx(expected.fmeasure, abs=1e-12)
+    assert same.signature.startswith(f"rouge_l|variant:{variant}|")
+
+
+def test_rouge_variant_option_through_the_command_line(tmp_path: Path) -> None:
+    """`--option rouge_l.variant=rouge1` is accepted (it was "unknown option"); a bad variant
+    is refused naming the field."""
+    from metajudge.cli.metrics import check_cli_options, parse_options
+    from metajudge.metrics.registry import get_metric
+
+    check_cli_options(parse_options(["rouge_l.variant=rouge1"]))
+    with pytest.raises(InputError, match="unknown variant 'rouge3'") as e:
+        get_metric("rouge_l", variant="rouge3")
+    assert e.value.field == "variant"
+
+
+def test_rouge_builds_no_scorer_until_it_scores() -> None:
+    """Listing metrics reads signatures only: rouge-score (which imports NLTK) is not built."""
+    m = RougeL()
+    assert m.signature and m._scorer is None
+    m.score("a b", "a b")
+    assert m._scorer is not None
+
+
+def test_meteor_signature_reads_the_wordnet_version_as_nltk_does() -> None:
+    _wordnet_or_skip()
+    from metajudge.metrics.wordnet import load_wordnet_reader, wordnet_path, wordnet_version
+
+    assert wordnet_version(wordnet_path()) == load_wordnet_reader().get_version() == "3.0"

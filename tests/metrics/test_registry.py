@@ -9,7 +9,7 @@ from metajudge.errors import InputError, MissingResourceError
 from metajudge.metrics.base import Metric, ScoreItem
 from metajudge.metrics.registry import get_metric, list_metrics, metric_info, register
 
-LEXICAL = ["bleu", "rouge_l", "meteor", "number_match"]
+LEXICAL = ["bleu", "rouge_l", "rouge_1", "rouge_2", "meteor", "number_match"]
 NON_LLM = [*LEXICAL, "bertscore"]
 
 PAIRS = [

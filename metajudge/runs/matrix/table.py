@@ -102,6 +102,38 @@ def dataset_facts(ds: Any, *, source: str = "built-in") -> DatasetFacts:
     )
 
 
+#: the fields of :class:`DatasetFacts` a built-in card stores (``counts.facts``)
+_STORED_FACTS = ("records", "items", "shares", "reference_words", "responses_per_input")
+
+
+def facts_record(facts: DatasetFacts) -> dict[str, Any]:
+    """What a built-in card stores of ``facts`` (``metajudge data recount`` writes it)."""
+    return {
+        k: (dict(v) if isinstance(v, Mapping) else v)
+        for k, v in asdict(facts).items()
+        if k in _STORED_FACTS
+    }
+
+
+def builtin_facts(name: str, data_dir: str | Path | None) -> DatasetFacts:
+    """The facts of built-in dataset ``name``: from its card's ``counts.facts`` (no load), else
+    read from the loaded records."""
+    from metajudge.data.loading import load
+    from metajudge.data.registry import load_card
+
+    card = load_card(name)
+    stored = card.counts.get("facts") if card.counts else None
+    if not stored or any(k not in stored for k in _STORED_FACTS):
+        return dataset_facts(load(name, data_dir))
+    return DatasetFacts(
+        name=card.name,
+        kind=card.kind,
+        label_kind=card.label_kind,
+        dimensions=tuple(card.counts.get("dimensions", card.dimensions)),
+        **{k: stored[k] for k in _STORED_FACTS},
+    )
+
+
 def applicability(metric: str, facts: DatasetFacts) -> str | None:
     """``None`` when ``metric`` applies to the dataset, else the one-line reason it does not."""
     from metajudge.metrics.registry import REQUIREMENTS, requirements
@@ -372,7 +404,7 @@ def _load_columns(
 
     out = []
     for name in list_datasets():
-        out.append((dataset_facts(load(name, data_dir)), None))
+        out.append((builtin_facts(name, data_dir), None))
     for f in inputs:
         out.append((dataset_facts(load(Path(f), data_dir), source=str(f)), f))
     return out
