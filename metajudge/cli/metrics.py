@@ -62,6 +62,15 @@ def register(subparsers: Any) -> None:
     add_format(q, ("md", "csv", "json"))
     add_backbone(q, "for the LLM judges' signatures: ")
     q.set_defaults(func=_cmd_metrics_list)
+    q = msub.add_parser(
+        "show",
+        help="one metric: its signature, what it needs, and every option with type, default, "
+        "choices and what it changes in the signature (set with --option METRIC.KEY=VALUE)",
+    )
+    q.add_argument("name", help="a metric name (see `metajudge metrics list`)")
+    add_format(q, ("md", "json"))
+    add_backbone(q, "for an LLM judge's signature: ")
+    q.set_defaults(func=_cmd_metrics_show)
     m.set_defaults(func=lambda args: (m.print_help(), 2)[1])
 
     s = subparsers.add_parser("setup", help="install resources metrics need (WordNet for METEOR)")
@@ -206,12 +215,15 @@ def _cmd_metrics_list(args: argparse.Namespace) -> int:
 
     from metajudge.cli.backends import cli_backbone
     from metajudge.errors import MetajudgeError
-    from metajudge.metrics.registry import list_metrics, metric_info
+    from metajudge.metrics.registry import list_metrics, metric_info, metric_options
 
     infos = []
     for name in list_metrics():
         try:
-            infos.append(metric_info(name, backbone=cli_backbone(args.backbone)))
+            info = metric_info(name, backbone=cli_backbone(args.backbone))
+            if args.format == "json":  # what `metrics show NAME` lists, for every metric
+                info["options"] = metric_options(name, backbone=cli_backbone(args.backbone))
+            infos.append(info)
         except MetajudgeError as e:
             infos.append(
                 {
@@ -240,6 +252,32 @@ def _cmd_metrics_list(args: argparse.Namespace) -> int:
             continue
         lo, hi = i["range"]
         print(f"{i['name']:<22} {i['direction']:<6} [{lo:g}, {hi:g}]  {i['signature']}")
+    return 0
+
+
+def _cmd_metrics_show(args: argparse.Namespace) -> int:
+    import json
+
+    from metajudge.cli.backends import cli_backbone
+    from metajudge.metrics.registry import metric_info, metric_options, requirements
+
+    backbone = cli_backbone(args.backbone)
+    info = metric_info(args.name, backbone=backbone)
+    info["needs"] = list(requirements(args.name) or ())
+    info["options"] = metric_options(args.name, backbone=backbone)
+    if args.format == "json":
+        print(json.dumps(info, indent=2, ensure_ascii=False, default=str))
+        return 0
+    lo, hi = info["range"]
+    print(f"# {info['name']}  ({info['direction']} is better, range [{lo:g}, {hi:g}])\n")
+    print(f"signature: `{info['signature']}`  ")
+    print(f"needs: {', '.join(info['needs']) or '-'}  ")
+    print(f"set an option with `--option {args.name}.KEY=VALUE`\n")
+    print("| option | type | default | range | changes in the signature |")
+    print("|---|---|---|---|---|")
+    for o in info["options"]:
+        cells = [o["name"], o["type"], repr(o["default"]), o["range"] or "-", o["signature"]]
+        print("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
     return 0
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import collections.abc
-import inspect
 import math
 import types
 import typing
@@ -99,32 +98,6 @@ def bounded_int(lo: int, hi: int) -> Callable[[str], int]:
 
 
 # -- keyword options given as text (``--option METRIC.KEY=VALUE``) ------------------------------
-def _annotation(fn: Any, key: str) -> tuple[bool, Any, Any]:
-    """``(found, type, default)`` of parameter ``key`` of ``fn`` (a class: its ``__init__`` along
-    the MRO); ``type`` is None when the annotation cannot be evaluated (a type imported for type
-    checking only)."""
-    owners = [c.__init__ for c in inspect.getmro(fn)] if inspect.isclass(fn) else [fn]
-    for f in owners:
-        try:
-            params = inspect.signature(f).parameters
-        except (TypeError, ValueError):
-            continue
-        if key in params and params[key].kind not in (
-            inspect.Parameter.VAR_KEYWORD,
-            inspect.Parameter.VAR_POSITIONAL,
-        ):
-            ann = params[key].annotation
-            if ann is inspect.Parameter.empty:
-                return True, Any, params[key].default
-            if isinstance(ann, str):
-                try:
-                    ann = eval(ann, getattr(f, "__globals__", {}))  # the code's own annotation
-                except Exception:  # noqa: BLE001 (a name imported under TYPE_CHECKING)
-                    return True, None, None
-            return True, ann, params[key].default
-    return False, None, None
-
-
 def _fits(value: Any, hint: Any) -> bool:
     if hint is Any:
         return True
@@ -161,9 +134,10 @@ def check_kwargs(fn: Any, options: dict[str, Any], *, field: str) -> None:
     which cannot be given as text at all — or that are negative where the default is >= 0
     (``top_logprobs=-1``)."""
     from metajudge.errors import InputError
+    from metajudge.introspect import parameter
 
     for key, value in options.items():
-        found, hint, default = _annotation(fn, key)
+        found, hint, default = parameter(fn, key)
         if not found:
             raise InputError(f"unknown option {key!r}", field=f"{field}.{key}")
         if hint is None:

@@ -23,6 +23,7 @@ response or an empty reference. ``None`` texts give a ``None`` score with the re
 from __future__ import annotations
 
 from collections.abc import Sequence
+import typing
 from typing import Any, Literal
 
 from metajudge.errors import InputError
@@ -30,6 +31,7 @@ from metajudge.metrics._common import PairMetric, fmt_opt, version
 from metajudge.metrics.base import MetricResult
 
 TokenizeMode = Literal["13a", "whitespace"]
+RougeVariant = Literal["rougeL", "rouge1", "rouge2", "rougeLsum"]
 
 
 def _identity(s: str) -> str:
@@ -144,15 +146,15 @@ class RougeL(PairMetric):
     name = "rouge_l"
     direction = "higher"
     range = (0.0, 1.0)
-    VARIANTS = ("rougeL", "rouge1", "rouge2", "rougeLsum")
+    VARIANTS: tuple[str, ...] = typing.get_args(RougeVariant)
 
-    def __init__(self, *, use_stemmer: bool = True, variant: str = "rougeL") -> None:
+    def __init__(self, *, use_stemmer: bool = True, variant: RougeVariant = "rougeL") -> None:
         if variant not in self.VARIANTS:
             raise InputError(
                 f"rouge: unknown variant {variant!r} ({', '.join(self.VARIANTS)})", field="variant"
             )
         self.use_stemmer = bool(use_stemmer)
-        self.variant = variant
+        self.variant: RougeVariant = variant
         self._scorer: Any = None  # rouge_score imports NLTK (seconds): built on first use
 
     @property

@@ -180,6 +180,83 @@ def metric_info(name: str, *, backbone: str | None = None, **options: Any) -> di
         m.close()
 
 
+def metric_options(name: str, *, backbone: str | None = None) -> list[dict[str, Any]]:
+    """Every option of metric ``name``: ``{name, type, default, choices, range, signature}``.
+
+    ``default`` is the registry's default where it sets one, else the parameter's. ``signature``
+    says what the option changes in the metric's signature, found by building the metric with
+    another value (the next choice, the other boolean, twice the number) and comparing the
+    signatures field by field: ``"variant:rougeL -> variant:rouge1"``, ``"not in the signature"``,
+    or why it was not tried. ``backbone`` / ``backend`` are the judges' model (``--backbone``).
+    """
+    from metajudge.introspect import options
+
+    e = _entry(name)
+    if e.members:
+        return metric_options(e.members[0], backbone=backbone)
+    base = metric_info(name, backbone=backbone)["signature"]
+    out = []
+    for opt in options(_resolve(e.target)):
+        default = e.defaults.get(opt.name, opt.default)
+        row: dict[str, Any] = {
+            "name": opt.name,
+            "type": opt.type_text,
+            "default": default,
+            "choices": list(opt.choices) if opt.choices else None,
+            "range": _option_range(opt.hint, default),
+        }
+        row["signature"] = _signature_effect(name, opt, default, base, backbone)
+        out.append(row)
+    return out
+
+
+def _option_range(hint: Any, default: Any) -> str | None:
+    if isinstance(default, bool) or not isinstance(default, int | float):
+        return None
+    return ">= 0" if default >= 0 else None  # as `--option` checks (metajudge.cli.types)
+
+
+def _alternative(opt: Any, default: Any) -> tuple[bool, Any]:
+    if opt.choices:
+        others = [c for c in opt.choices if c != default and c is not None]
+        return (True, others[0]) if others else (False, None)
+    if isinstance(default, bool):
+        return True, not default
+    if isinstance(default, int | float):
+        return True, type(default)(default * 2 if default else 1)
+    return False, None
+
+
+def _signature_effect(name: str, opt: Any, default: Any, base: str, backbone: str | None) -> str:
+    if opt.name in ("backbone", "backend"):
+        return "the judge's model: set with --backbone (named in the signature)"
+    if not opt.settable:
+        return "an object, not settable on the command line"
+    ok, alt = _alternative(opt, default)
+    if not ok:
+        return f"not tried (default {default!r}: no other value to compare with)"
+    try:
+        other = metric_info(name, backbone=backbone, **{opt.name: alt})["signature"]
+    except Exception as ex:  # noqa: BLE001 (a value the metric refuses: say so, keep listing)
+        return f"not tried ({type(ex).__name__} with {opt.name}={alt!r})"
+    before, after = _fields(base), _fields(other)
+    changed = [
+        f"{k}:{before.get(k, '(absent)')} -> {k}:{after.get(k, '(absent)')}"
+        for k in dict.fromkeys([*before, *after])
+        if before.get(k) != after.get(k)
+    ]
+    return ", ".join(changed) if changed else "not in the signature (with the other defaults)"
+
+
+def _fields(signature: str) -> dict[str, str]:
+    """``"rouge_l|variant:rougeL|stem:yes"`` → ``{"": "rouge_l", "variant": "rougeL", ...}``."""
+    out = {}
+    for part in signature.split("|"):
+        key, sep, value = part.partition(":")
+        out[key if sep else ""] = value if sep else part
+    return out
+
+
 # Built-in metrics.
 register("bleu", "metajudge.metrics.lexical:BLEU")
 register("rouge_l", "metajudge.metrics.lexical:RougeL")
