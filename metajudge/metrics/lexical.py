@@ -22,8 +22,8 @@ response or an empty reference. ``None`` texts give a ``None`` score with the re
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 import typing
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from metajudge.errors import InputError
