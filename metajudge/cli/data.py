@@ -70,6 +70,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="validate against this dataset's card (scale, dimensions) when the file has no header",
     )
     q.add_argument(
+        "--no-card",
+        action="store_true",
+        help="accept a file without a card line (its records only are checked; the scale is not)",
+    )
+    q.add_argument(
         "--max-errors",
         type=positive_int,
         default=20,
@@ -222,6 +227,15 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             else ""
         )
         print(f"{args.path}: {rep.n_errors} error(s){shown}", file=sys.stderr)
+        return 2
+    if rep.card is None and not args.no_card:
+        print(
+            f"metajudge: error: {args.path}:1: field card: no card line (line 1 of a canonical "
+            'file is {"card": {...}}: kind, dimensions, scale; README "Bring your own data"); '
+            "give --card NAME to check it against a built-in card, or --no-card to check its "
+            "records without one",
+            file=sys.stderr,
+        )
         return 2
     dims: Counter[str] = Counter()
     for r in rep.records:

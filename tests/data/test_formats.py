@@ -187,8 +187,12 @@ def test_validate_against_named_card(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["data", "validate", str(ok), "--card", "ragchecker_meta_eval"]) == 0
     assert "OK" in capsys.readouterr().out
     half = _write(tmp_path, [_good("1", 0.5)], name="half.jsonl")
-    assert main(["data", "validate", str(half)]) == 0  # no card: scale not checked
-    capsys.readouterr()
+    # no card line: an error naming line 1 (issue 26), unless --no-card (then the scale is not
+    # checked and the output says so)
+    assert main(["data", "validate", str(half)]) == 2
+    assert f"{half}:1: field card: no card line" in capsys.readouterr().err
+    assert main(["data", "validate", str(half), "--no-card"]) == 0
+    assert "no card (scale not checked)" in capsys.readouterr().out
     assert main(["data", "validate", str(half), "--card", "ragchecker_meta_eval"]) == 2
     assert (
         f"{half}:1: field labels.overall[0]: label 0.5 is outside the allowed values"
