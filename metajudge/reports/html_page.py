@@ -170,10 +170,9 @@ def _meta_warnings(data: Mapping[str, Any]) -> list[str]:
                     f"{miss.get('pairs_imputed_median', 0)} pairs imputed (median), "
                     f"{miss.get('pairs_dropped', 0)} dropped (rule {miss.get('rule')})"
                 )
-    for c in data["cells"]:
-        und = {s: e.get("undefined") for s, e in c["stats"].items() if e and e.get("undefined")}
-        if und:
-            out.append(f"{c['metric']} / {c['dimension']}: {next(iter(und.values()))}")
+    from metajudge.reports.sections import undefined_lines
+
+    out += undefined_lines(data["cells"])
     out += weak_judge_warnings(
         s for m in data["metrics"] for ss in (m.get("signatures") or {}).values() for s in ss
     )

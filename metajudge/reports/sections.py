@@ -81,3 +81,32 @@ def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     for r in rows:
         out += "| " + " | ".join(str(x) for x in r) + " |\n"
     return out
+
+
+def undefined_lines(cells: Sequence[dict[str, Any]], *, show: int = 3) -> list[str]:
+    """One line per distinct reason a statistic is undefined, with how many metric / dimension
+    cells it holds for and the first ``show`` of them: a pointwise run of 11 metrics on two
+    dimensions gives one "pairwise accuracy needs pairs" line, not 22.
+
+    >>> cells = [{"metric": m, "dimension": "d", "stats": {"acc": {"undefined": "no pairs"}}}
+    ...          for m in ("bleu", "rouge_l", "meteor", "bertscore")]
+    >>> undefined_lines(cells)
+    ['no pairs (4 metric / dimension cells: bleu / d, rouge_l / d, meteor / d, and 1 more)']
+    """
+    where: dict[str, list[str]] = {}
+    for c in cells:
+        for e in c["stats"].values():
+            why = e.get("undefined") if e else None
+            if not why:
+                continue
+            cell = f"{c['metric']} / {c['dimension']}"
+            if cell not in where.setdefault(why, []):
+                where[why].append(cell)
+    out = []
+    for why, at in where.items():
+        if len(at) == 1:
+            out.append(f"{at[0]}: {why}")
+            continue
+        more = f", and {len(at) - show} more" if len(at) > show else ""
+        out.append(f"{why} ({len(at)} metric / dimension cells: {', '.join(at[:show])}{more})")
+    return out

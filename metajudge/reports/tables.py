@@ -25,6 +25,7 @@ from metajudge.reports.sections import (
     _md_reference,
     _md_table,
     _x100,
+    undefined_lines,
 )
 
 MAIN_STATS: tuple[str, ...] = ("pearson", "spearman")
@@ -184,14 +185,7 @@ def _md_other_stats(res: MetaEvalResult) -> str:
 
 
 def _md_undefined(res: MetaEvalResult) -> str:
-    lines = []
-    seen = set()
-    for c in res.data["cells"]:
-        for e in c["stats"].values():
-            key = (c["metric"], c["dimension"], e.get("undefined"))
-            if e.get("undefined") and key not in seen:
-                seen.add(key)
-                lines.append(f"- {c['metric']} / {c['dimension']}: {e['undefined']}\n")
+    lines = [f"- {line}\n" for line in undefined_lines(res.data["cells"])]
     out = "\n## Undefined values\n\n" + "".join(lines) if lines else ""
     for c in res.data["ceiling"]:
         if c.get("method") is None:

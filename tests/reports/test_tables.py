@@ -128,7 +128,11 @@ def test_markdown_is_table17_layout_with_published_column(
     assert f"{res.value('bleu', 'faithfulness') * 100:.2f}" in bleu
     assert "80.00" in body[-1]
     assert "normalisation **minmax**" in md and "normalize=minmax" in md
-    assert "flat / faithfulness: metric difference is constant" in md  # undefined with its reason
+    # undefined with its reason, once for the cells it holds for
+    assert (
+        "- metric difference is constant (0) over all 30 scored pairs (2 metric / dimension "
+        "cells: flat / faithfulness, flat / completeness)"
+    ) in md
     assert "`bleu`: bleu|v:1" in md  # signatures in the footer
     assert "Toy et al. 2099" in md
 

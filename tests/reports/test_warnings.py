@@ -1,0 +1,40 @@
+"""Identical warnings are collapsed into one line with a count (issue 26)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from metajudge.cli import main
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "byod" / "graded.jsonl"
+
+
+def test_a_pointwise_run_says_pairwise_accuracy_needs_pairs_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scores = tmp_path / "scores.jsonl"
+    assert (
+        main(["score", "--input", str(FIXTURE), "--metrics", "rouge_l,bleu", "-o", str(scores)])
+        == 0
+    )
+    out = tmp_path / "eval"
+    args = ["meta-eval", "--input", str(FIXTURE), "--scores", str(scores), "--out", str(out)]
+    assert main([*args, "--protocol", "pointwise", "--n-boot", "200", "--no-plots"]) == 0
+    capsys.readouterr()
+    md = (out / "table.md").read_text(encoding="utf-8")
+    needs = [line for line in md.splitlines() if "pairwise accuracy needs pairs" in line]
+    # 2 metrics and the 2 trivial baselines x 2 dimensions: one line that counts the 8 cells
+    assert needs == [
+        "- pairwise accuracy needs pairs (the pairwise-difference protocol) (8 metric / "
+        "dimension cells: bleu / coherence, bleu / relevance, rouge_l / coherence, and 5 more)"
+    ]
+    result = json.loads((out / "result.json").read_text(encoding="utf-8"))
+    assert len(result["cells"]) == 8
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert (
+        html.count("<li>pairwise accuracy needs pairs (the pairwise-difference protocol) (8 ") == 1
+    )
+    assert "bleu / coherence: pairwise accuracy" not in html  # the per-cell lines are gone
