@@ -27,10 +27,11 @@ def test_a_pointwise_run_says_pairwise_accuracy_needs_pairs_once(
     md = (out / "table.md").read_text(encoding="utf-8")
     needs = [line for line in md.splitlines() if "pairwise accuracy needs pairs" in line]
     # 2 metrics and the 2 trivial baselines x 2 dimensions: one line that counts the 8 cells
-    assert needs == [
+    want = (
         "- pairwise accuracy needs pairs (the pairwise-difference protocol) (8 metric / "
         "dimension cells: bleu / coherence, bleu / relevance, rouge_l / coherence, and 5 more)"
-    ]
+    )
+    assert needs == [want]
     result = json.loads((out / "result.json").read_text(encoding="utf-8"))
     assert len(result["cells"]) == 8
     html = (out / "report.html").read_text(encoding="utf-8")
