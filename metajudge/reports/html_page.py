@@ -137,14 +137,14 @@ def meta_overview(data: Mapping[str, Any]) -> dict[str, Any]:
         for m in data["metrics"]
         for col, s in (m.get("signatures") or {}).items()
     ]
-    proto = data["protocol"]
+    from metajudge.reports.sections import protocol_bits
+
     return {
         "kind": "metaeval",
         "title": f"Meta-evaluation: {metrics} on {name}",
         "question": f"How well do {metrics} agree with the human labels of {name} "
         f"({', '.join(ds['dimensions'])}; {ds['kind']}, {ds.get('annotators')} annotators)?",
-        "protocol": " | ".join(f"{k}: {proto[k]}" for k in ("normalize", "aggregation", "missing"))
-        + f" | grouped: {proto.get('grouped')} | bootstrap: {proto.get('n_boot')} | seed: {proto.get('seed')}",
+        "protocol": " | ".join(protocol_bits(data)[1:]),  # the dataset is in the title
         "signatures": sigs,
         "warnings": _meta_warnings(data),
         "tables": [

@@ -5,7 +5,7 @@ table helpers :func:`md_table` and :func:`x100`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from metajudge.analyses.metric_vs_human.result import MetaEvalResult
@@ -15,7 +15,7 @@ def _x100(v: float | None) -> str:
     return "—" if v is None else f"{v * 100:.2f}"
 
 
-def _md_intro(p: dict[str, Any]) -> str:
+def _md_intro(p: Mapping[str, Any]) -> str:
     if p.get("correlate") == "pointwise":
         return (
             f"Pointwise correlation (each response's metric score vs its human score) ×100 at level "
@@ -110,3 +110,37 @@ def undefined_lines(cells: Sequence[dict[str, Any]], *, show: int = 3) -> list[s
         more = f", and {len(at) - show} more" if len(at) > show else ""
         out.append(f"{why} ({len(at)} metric / dimension cells: {', '.join(at[:show])}{more})")
     return out
+
+
+def protocol_bits(data: Mapping[str, Any]) -> list[str]:
+    """The settings of a meta-evaluation ``result.json``, each once: protocol, level and
+    aggregation first, then only the options that apply to that protocol (a pointwise run has no
+    normalisation, tie band or pairs). The terminal, ``table.md`` and ``report.html`` all print
+    these (issue 26: the HTML line omitted the protocol and showed pairwise-only settings)."""
+    p, ds = data["protocol"], data["dataset"]
+    name = ds["name"] + (f":{ds['subset']}" if ds.get("subset") else "")
+    correlate = p.get("correlate", "pairwise-difference")
+    level = p.get("correlation_level", "item" if p["grouped"] else "global")
+    bits = [f"dataset {name}", f"protocol={correlate} at level {level}"]
+    if "level_name" in p:
+        bits.append(f"level: {p['level_name']}; missing cells: {p['missing_cells']}")
+    bits.append(f"aggregation={p['aggregation']}")
+    if correlate == "pointwise":
+        bits.append(
+            f"{ds.get('n_responses', '?')} responses, {ds['n_items']} items, "
+            f"{ds['annotators']} label(s) per response"
+        )
+    else:
+        grouped = p["grouped"]
+        bits += [
+            f"normalize={p['normalize']}",
+            f"grouped={'yes (' + str(p.get('grouped_unit')) + ' level, per input then averaged)' if grouped else 'no'}",
+            f"epsilon={p['epsilon']}",
+            f"missing={p.get('missing', 'median' if p['normalize'] == 'minmax' else 'drop')}",
+            f"{ds['n_pairs']} pairs, {ds['n_items']} items, {ds['annotators']} label(s) per pair",
+        ]
+    bits.append(
+        f"bootstrap {p['n_boot']} resamples of items (seed {p['seed']}), "
+        f"{int(p['level'] * 100)}% percentile CIs"
+    )
+    return bits

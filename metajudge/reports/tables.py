@@ -25,6 +25,7 @@ from metajudge.reports.sections import (
     _md_reference,
     _md_table,
     _x100,
+    protocol_bits,
     undefined_lines,
 )
 
@@ -123,26 +124,8 @@ def _cell_text(c: dict[str, Any], *, ci: bool) -> str:
 
 
 def protocol_line(res: MetaEvalResult) -> str:
-    p = res.data["protocol"]
-    ds = res.data["dataset"]
-    name = ds["name"] + (f":{ds['subset']}" if ds.get("subset") else "")
-    bits = [
-        f"dataset {name}",
-        f"protocol={p.get('correlate', 'pairwise-difference')} at level {p.get('correlation_level', 'item' if p['grouped'] else 'global')}",
-        *(
-            [f"level: {p['level_name']}; missing cells: {p['missing_cells']}"]
-            if "level_name" in p
-            else []
-        ),
-        f"normalize={p['normalize']}",
-        f"aggregation={p['aggregation']}",
-        f"grouped={'yes (' + str(p.get('grouped_unit')) + ' level, per input then averaged)' if p['grouped'] else 'no'}",
-        f"epsilon={p['epsilon']}",
-        f"missing={p.get('missing', 'median' if p['normalize'] == 'minmax' else 'drop')}",
-        f"{ds['n_pairs']} pairs, {ds['n_items']} items, {ds['annotators']} label(s) per pair",
-        f"bootstrap {p['n_boot']} resamples of items (seed {p['seed']}), {int(p['level'] * 100)}% percentile CIs",
-    ]
-    return "; ".join(bits)
+    """The settings of a meta-evaluation, in one line (:func:`~metajudge.reports.sections.protocol_bits`)."""
+    return "; ".join(protocol_bits(res.data))
 
 
 def to_markdown(res: MetaEvalResult) -> str:

@@ -12,7 +12,7 @@ from metajudge.cli import main
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "byod" / "graded.jsonl"
 
 
-def test_a_pointwise_run_says_pairwise_accuracy_needs_pairs_once(
+def test_a_pointwise_report_warns_once_and_names_its_protocol(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     scores = tmp_path / "scores.jsonl"
@@ -39,3 +39,11 @@ def test_a_pointwise_run_says_pairwise_accuracy_needs_pairs_once(
         html.count("<li>pairwise accuracy needs pairs (the pairwise-difference protocol) (8 ") == 1
     )
     assert "bleu / coherence: pairwise accuracy" not in html  # the per-cell lines are gone
+    # the protocol line names protocol, level and aggregation, and no pairwise-only setting
+    line = "protocol=pointwise at level global | level: global (all responses pooled)"
+    assert line in html
+    for md_or_html in (md, html):
+        assert "aggregation=per_annotator" in md_or_html
+        assert "12 responses, 6 items, 3 label(s) per response" in md_or_html
+        assert "normalize=" not in md_or_html and "epsilon=" not in md_or_html
+        assert " pairs, " not in md_or_html
