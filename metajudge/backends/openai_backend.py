@@ -392,7 +392,14 @@ class OpenAIBackend:
             if on_result is not None:
                 on_result(i, res)
 
-        await asyncio.gather(*(worker(i, r) for i, r in enumerate(requests)))
+        tasks = [asyncio.ensure_future(worker(i, r)) for i, r in enumerate(requests)]
+        try:
+            await asyncio.gather(*tasks)
+        except BaseException:  # on_result failed (a full cache disk) or the batch was cancelled:
+            for t in tasks:  # stop the other calls and wait for them, so that nothing is left
+                t.cancel()  # running on a loop about to close ("Event loop is closed")
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
         return [r if r is not None else BackendError("request was not run") for r in out]
 
     def complete(
