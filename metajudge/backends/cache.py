@@ -201,11 +201,14 @@ class ResponseCache:
                 return
             if create:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
+            lock_existed = cache_lock.lock_path(self.path).exists()
             self._held = cache_lock.share(self.path)
             try:
                 self._open_writable(busy_timeout_s)
-            except BaseException:
+            except BaseException:  # a file that is no cache: leave no lock file beside it
                 cache_lock.release(self._held)
+                if not lock_existed:
+                    cache_lock.lock_path(self.path).unlink(missing_ok=True)
                 raise
 
     def _open_writable(self, busy_timeout_s: float) -> None:
