@@ -99,6 +99,7 @@ class BackendConfig:
     n_threads: int = 2
     logits_all: bool = True
     prompt_cache: bool = False
+    #: one deadline per HTTP call: connecting, the headers and the whole body, however slowly sent
     timeout_s: float = 120.0
     max_retries: int = 5
     backoff_base_s: float = 0.5

@@ -1,8 +1,9 @@
 """What makes a reply usable for the request that asked for it, and how large it may be.
 
 A reply is usable when it has at least one choice and, when the request asked for
-log-probabilities, every choice carries them; every log-probability it carries (generated tokens
-and their alternatives) is a finite number <= 0 (a small positive rounding error is tolerated).
+log-probabilities, every choice carries them; every log-probability it carries is a number <= 0
+(a small positive rounding error is tolerated), finite for a generated token (an alternative may
+be ``-inf``, probability 0) and never NaN.
 A reply that is not usable is a counted failure: it is never stored in the response cache, never
 served from it, and the next run asks again (issue 30: a G-Eval reply without log-probabilities,
 with a NaN or with a log-probability of 1000 was cached and broke every rerun).
@@ -48,8 +49,12 @@ def reply_byte_cap(request: Request) -> int:
     return BASE_BYTES + max(1, int(request.max_tokens)) * max(1, int(request.n)) * per_token
 
 
-def _bad_logprob(value: float) -> bool:
-    return not (isinstance(value, (int, float)) and math.isfinite(value) and value <= LOGPROB_MAX)
+def _bad_logprob(value: float, *, chosen: bool) -> bool:
+    """Not a log-probability: NaN, above :data:`LOGPROB_MAX`, or ``-inf`` for a generated token
+    (an alternative may be ``-inf``: a token a grammar ruled out has probability 0)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+        return True
+    return value > LOGPROB_MAX or (chosen and math.isinf(value))
 
 
 def reply_problem(request: Request, completion: Completion) -> str | None:
@@ -60,7 +65,7 @@ def reply_problem(request: Request, completion: Completion) -> str | None:
     >>> reply_problem(req, Completion(choices=(Choice("4", "4"),)))
     'choice 0 has no log-probabilities (the request asked for them)'
     >>> reply_problem(req, Completion(choices=(Choice("4", "4", logprobs=(TokenLogprob("4", 1000.0),)),)))
-    "choice 0, token 0 ('4'): log-probability 1000.0 is not a finite number <= 0"
+    "choice 0, token 0 ('4'): log-probability 1000.0 is not a number <= 0"
     >>> reply_problem(req, Completion(choices=(Choice("4", "4", logprobs=(TokenLogprob("4", -0.1),)),))) is None
     True
     """
@@ -74,11 +79,11 @@ def reply_problem(request: Request, completion: Completion) -> str | None:
         if request.logprobs and not choice.logprobs and choice.raw_text:
             return f"choice {c} has an empty list of log-probabilities for a non-empty text"
         for t, tl in enumerate(choice.logprobs):
-            values = [("", tl.logprob)] + [(f", alternative {a!r}", v) for a, v in tl.top]
+            values = [("", tl.logprob)] + [(f", alternative {a[:20]!r}", v) for a, v in tl.top]
             for where, value in values:
-                if _bad_logprob(value):
+                if _bad_logprob(value, chosen=not where):
                     return (
                         f"choice {c}, token {t} ({tl.token[:20]!r}{where}): log-probability "
-                        f"{value!r} is not a finite number <= 0"
+                        f"{value!r} is not a number <= 0"
                     )
     return None

@@ -149,6 +149,29 @@ def test_put_refuses_an_unusable_reply(tmp_path: Path) -> None:
     cache.close()
 
 
+@pytest.mark.parametrize(
+    ("chosen", "alternative", "usable"),
+    [
+        (-0.1, -2.0, True),
+        (1e-5, -2.0, True),  # a server's rounding of a certain token
+        (-0.1, -math.inf, True),  # an alternative a grammar ruled out: probability 0
+        (-math.inf, -2.0, False),
+        (-0.1, math.nan, False),
+        (math.nan, -2.0, False),
+        (1000.0, -2.0, False),
+        (-0.1, 0.5, False),
+    ],
+)
+def test_which_logprobs_are_usable(chosen: float, alternative: float, usable: bool) -> None:
+    from metajudge.backends.base import TokenLogprob
+    from metajudge.backends.reply import reply_problem
+
+    lp = (TokenLogprob(" 4", chosen, ((" 4", chosen), (" 3", alternative))),)
+    comp = Completion(choices=(Choice("4", "4", logprobs=lp),))
+    req = Request(prompt="x", logprobs=True, top_logprobs=2)
+    assert (reply_problem(req, comp) is None) is usable
+
+
 def test_one_deadline_per_call_against_a_trickling_server(server: FakeOpenAI) -> None:
     """Before: timeout_s was a read timeout; one byte every 0.2 s held a call for a minute."""
     server.faults["SLOW"] = ["trickle:0.2"]
@@ -160,11 +183,12 @@ def test_one_deadline_per_call_against_a_trickling_server(server: FakeOpenAI) ->
     assert elapsed < 3.0, elapsed
 
 
+@pytest.mark.parametrize("declared", [False, True], ids=["read-until-close", "content-length"])
 def test_huge_reply_is_refused_and_the_fixed_reply_stored_once(
-    server: FakeOpenAI, tmp_path: Path
+    declared: bool, server: FakeOpenAI, tmp_path: Path
 ) -> None:
     """Before: a 50 MB body for max_tokens 64 was accepted and stored three times."""
-    server.faults["BIG"] = ["huge:50000000"]
+    server.faults["BIG"] = ["huge:50000000" + (":cl" if declared else "")]
     req = Request(messages=({"role": "user", "content": "BIG"},), max_tokens=64)
     db = tmp_path / "c.sqlite"
     t0 = time.monotonic()
@@ -190,7 +214,8 @@ def test_an_echoed_key_is_in_no_file_a_judge_run_writes(
     data = _dataset(tmp_path, n=6)
     run = tmp_path / "run"
     argv = ["meta-eval", "--input", str(data), "--metrics", "geval_faithfulness"]
-    argv += ["--backbone", "fake", "--out", str(run), "--no-plots", "--n-boot", "50", "--quiet"]
+    argv += ["--backbone", "fake", "--out", str(run), "--no-plots", "--no-baselines", "--no-compare"]
+    argv += ["--n-boot", "20", "--quiet"]
     assert main(argv) == 0, capsys.readouterr().err
     assert len(server.answered) == 12 and (run / "report.html").is_file()
     written = [p for p in tmp_path.rglob("*") if p.is_file()]

@@ -194,7 +194,7 @@ class FakeOpenAI:
                     self._trickle(json.dumps(outer.answer(body, chat=chat)).encode(), action)
                     return
                 if action.startswith("huge"):
-                    self._huge(int(action.split(":")[1]), body["model"])
+                    self._huge(int(action.split(":")[1]), body["model"], action.endswith(":cl"))
                     return
                 with outer.lock:
                     outer.inflight += 1
@@ -222,8 +222,9 @@ class FakeOpenAI:
                 except OSError:
                     return  # the client hung up
 
-            def _huge(self, size: int, model: str) -> None:
-                """A ``size``-byte reply body, without Content-Length (read until close)."""
+            def _huge(self, size: int, model: str, declared: bool) -> None:
+                """A ``size``-byte reply body; with Content-Length when ``declared``, else read
+                until the server closes the connection."""
                 head = b'{"id":"x","object":"chat.completion","model":"%s","created":0,' % (
                     model.encode()
                 )
@@ -232,6 +233,8 @@ class FakeOpenAI:
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Connection", "close")
+                if declared:
+                    self.send_header("Content-Length", str(size))
                 self.end_headers()
                 self.close_connection = True
                 try:
