@@ -8,6 +8,12 @@ and jitter on 429, 5xx, 408/409, timeouts, dropped connections and unreadable bo
 :class:`Completion` or a :class:`BackendError`, in input order; an ``on_result`` callback sees each
 result as soon as it is final (the cache uses it to persist completed calls immediately).
 
+Each HTTP call has one deadline, ``timeout_s``, for connecting, the headers and the whole body (a
+server trickling bytes cannot hold it longer); the body is read in chunks and refused past
+:func:`~metajudge.backends.reply.reply_byte_cap` (from ``max_tokens``); a reply that is no usable
+answer (:func:`~metajudge.backends.reply.reply_problem`) is a :class:`BackendError`, not retried
+within the run and never cached. Reply texts are scrubbed of the key (:func:`scrub`).
+
 The API key is read from the environment variable the config names when the client is created;
 it is never stored on the backend's public attributes, in results, errors or logs.
 """
