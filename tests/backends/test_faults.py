@@ -214,7 +214,15 @@ def test_an_echoed_key_is_in_no_file_a_judge_run_writes(
     data = _dataset(tmp_path, n=6)
     run = tmp_path / "run"
     argv = ["meta-eval", "--input", str(data), "--metrics", "geval_faithfulness"]
-    argv += ["--backbone", "fake", "--out", str(run), "--no-plots", "--no-baselines", "--no-compare"]
+    argv += [
+        "--backbone",
+        "fake",
+        "--out",
+        str(run),
+        "--no-plots",
+        "--no-baselines",
+        "--no-compare",
+    ]
     argv += ["--n-boot", "20", "--quiet"]
     assert main(argv) == 0, capsys.readouterr().err
     assert len(server.answered) == 12 and (run / "report.html").is_file()
