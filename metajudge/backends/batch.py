@@ -165,6 +165,7 @@ def collect(
                         chat=job["kind"] == "chat",
                         latency_s=0.0,
                         model=backend.config.served_model,
+                        redact=backend.redact,
                     )
                 except (ValueError, KeyError, TypeError) as e:
                     answers[cid] = BackendError(f"{backend.name}: unreadable batch response: {e}")

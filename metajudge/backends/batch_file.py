@@ -27,6 +27,7 @@ from metajudge.backends.batch import batch_lines
 from metajudge.backends.cache import ResponseCache, cache_key
 from metajudge.backends.openai_parse import merge_samples, parse_response
 from metajudge.backends.recording import Recorded
+from metajudge.backends.reply import reply_problem
 from metajudge.errors import InputError
 from metajudge.io import atomic_write, canonical_json
 
@@ -188,6 +189,12 @@ def import_results(
             )
         comp = comps[0] if len(comps) == 1 else merge_samples(comps)
         comp.extra["batch"] = True
+        problem = reply_problem(req, comp)
+        if problem is not None:  # never stored: stays pending, asked again by the next export
+            out.n_failed += 1
+            if len(out.failures) < 20:
+                out.failures[m["custom_id"]] = f"unusable reply: {problem}"
+            continue
         cache.put(
             m["key"],
             kind=m["kind"],

@@ -15,7 +15,8 @@ pitfall — a cache keyed by config name, stale after a prompt edit — cannot h
 Each completed call is committed the moment it finishes (the backend's ``on_result`` hook), so a
 run killed with SIGKILL loses at most the calls in flight, and a rerun makes only the missing
 calls. Many processes may write the same file at once (WAL, ``busy_timeout``, retry on lock).
-Failed calls are never cached. The stored request never contains a key (keys live only in the
+Failed calls are never cached, nor replies that are no usable answer to their request
+(:func:`~metajudge.backends.reply.reply_problem`). The stored request never contains a key (keys live only in the
 environment and the HTTP client).
 
 Schema changes go through :data:`MIGRATIONS`, an append-only list; ``PRAGMA user_version`` records
@@ -35,7 +36,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from metajudge.backends import cache_lock
 from metajudge.backends.base import Choice, Completion, Request, TokenLogprob
+from metajudge.backends.reply import reply_problem
 from metajudge.errors import CacheError, InputError
 from metajudge.io import atomic_write, canonical_json, sha256_text
 from metajudge.paths import user_cache_dir
@@ -93,7 +96,13 @@ def cache_key(
 
 
 def completion_to_json(c: Completion) -> str:
-    return canonical_json(dataclasses.asdict(dataclasses.replace(c, cached=False)))
+    """The stored form; a choice's ``raw_text`` is left out when it equals ``text`` (no
+    ``<think>`` part), so a reply's text is stored once."""
+    d = dataclasses.asdict(dataclasses.replace(c, cached=False))
+    for ch in d["choices"]:
+        if ch["raw_text"] == ch["text"]:
+            del ch["raw_text"]
+    return canonical_json(d)
 
 
 def completion_from_json(text: str) -> Completion:
@@ -101,7 +110,7 @@ def completion_from_json(text: str) -> Completion:
     choices = tuple(
         Choice(
             text=ch["text"],
-            raw_text=ch["raw_text"],
+            raw_text=ch.get("raw_text", ch["text"]),
             finish_reason=ch.get("finish_reason"),
             logprobs=None
             if ch.get("logprobs") is None
@@ -134,19 +143,25 @@ def cache_error(path: Path, doing: str, err: BaseException) -> CacheError:
     msg = str(err)
     if "readonly" in msg or "read-only" in msg or "unable to open" in msg:
         fix = (
-            "make it writable, or use another cache file (--path, $METAJUDGE_CACHE_DIR), or run "
-            "without the cache (cache=False)"
+            "make it writable, or use another cache file ($METAJUDGE_CACHE_DIR; --path for "
+            "`metajudge cache`, --llm-cache for `judge-batch`; get_backend(cache=False) in Python)"
         )
         what = "cannot be written"
+    elif "full" in msg or "No space" in msg:
+        fix = (
+            "free space on that disk, delete entries (`metajudge cache prune --path "
+            f"{path} --older-than DAYS`), or put the cache on another disk ($METAJUDGE_CACHE_DIR)"
+        )
+        what = "cannot grow (the disk or the file is full)"
     elif "malformed" in msg or "not a database" in msg or "corrupt" in msg:
         fix = (
             f"run `metajudge cache repair --path {path}` (keeps what is readable and moves the "
-            "damaged file aside), or move the file aside yourself, or run without the cache "
-            "(cache=False)"
+            "damaged file aside), or move the file aside yourself, or use another cache file "
+            "($METAJUDGE_CACHE_DIR)"
         )
         what = "is damaged"
     else:
-        fix = "move the file aside or run without the cache (cache=False)"
+        fix = "move the file aside or use another cache file ($METAJUDGE_CACHE_DIR)"
         what = "failed"
     return CacheError(f"{path}: the response cache {what} while {doing} ({msg}); {fix}")
 
@@ -178,19 +193,32 @@ class ResponseCache:
         self.read_only = read_only
         self._lock = threading.RLock()
         self.corrupt_rows = 0
+        self.refused = 0  # unusable replies put() did not store
+        self._held: str | None = None  # the shared cache lock (cache_lock), while open for writing
         with self._guard("opening it"):
             if read_only:
                 self._open_read_only(busy_timeout_s)
                 return
             if create:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(
-                self.path, timeout=busy_timeout_s, check_same_thread=False, isolation_level=None
-            )
-            self._conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_s * 1000)}")
-            self._retry(lambda: self._conn.execute("PRAGMA journal_mode=WAL"))
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._migrate()
+            lock_existed = cache_lock.lock_path(self.path).exists()
+            self._held = cache_lock.share(self.path)
+            try:
+                self._open_writable(busy_timeout_s)
+            except BaseException:  # a file that is no cache: leave no lock file beside it
+                cache_lock.release(self._held)
+                if not lock_existed:
+                    cache_lock.lock_path(self.path).unlink(missing_ok=True)
+                raise
+
+    def _open_writable(self, busy_timeout_s: float) -> None:
+        self._conn = sqlite3.connect(
+            self.path, timeout=busy_timeout_s, check_same_thread=False, isolation_level=None
+        )
+        self._conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_s * 1000)}")
+        self._retry(lambda: self._conn.execute("PRAGMA journal_mode=WAL"))
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._migrate()
 
     def _open_read_only(self, busy_timeout_s: float) -> None:
         """Open without writing anything (``cache stats``/``export`` on a read-only file); a
@@ -257,6 +285,8 @@ class ResponseCache:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+            cache_lock.release(self._held)
+            self._held = None
 
     # -- reads and writes -------------------------------------------------------------------------
     def _decode(self, key: str, text: str) -> Completion | None:
@@ -312,8 +342,16 @@ class ResponseCache:
         request: Request,
         completion: Completion,
         endpoint: str = "",
-    ) -> None:
-        """Store one completion (committed at once; replaces an older entry with the same key)."""
+    ) -> bool:
+        """Store one completion (committed at once; replaces an older entry with the same key).
+
+        A reply that is no usable answer to ``request`` (:func:`reply_problem`) is not stored:
+        it is counted in ``refused`` and ``False`` is returned."""
+        problem = reply_problem(request, completion)
+        if problem is not None:
+            self.refused += 1
+            log.warning("%s: unusable reply not stored (%s)", self.path, problem)
+            return False
         row = (
             key,
             kind,
@@ -335,6 +373,7 @@ class ResponseCache:
                     row,
                 )
             )
+        return True
 
     def __len__(self) -> int:
         with self._lock, self._guard("counting entries"):

@@ -3,7 +3,8 @@
 The rows that can be read (and whose stored JSON parses) are copied into a fresh cache file; the
 damaged file (and its ``-wal``/``-shm``) is renamed to ``<file>.damaged-<time>`` so nothing is
 deleted; the fresh file takes its place. A file that is not a database at all gives an empty
-cache and keeps the original aside.
+cache and keeps the original aside. A healthy cache is never moved, and nothing is done while
+another process has the cache open (its lock, :mod:`.cache_lock`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from metajudge.backends import cache_lock
 from metajudge.backends.cache import ResponseCache
 from metajudge.errors import InputError
 
@@ -51,13 +53,42 @@ def _readable_rows(path: Path) -> tuple[list[dict[str, Any]], int]:
     return rows, dropped
 
 
+def _healthy(path: Path, n_read: int, dropped: int) -> bool:
+    """Whether SQLite finds the file sound and every row of it was read."""
+    if dropped:
+        return False
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            ok = con.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+            n = int(con.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return False
+    return ok and n == n_read
+
+
 def repair_cache(path: str | Path) -> dict[str, Any]:
     """Rebuild the cache at ``path`` from its readable rows; returns what was kept and where the
-    damaged file went (``recovered``, ``dropped``, ``moved_to``)."""
+    damaged file went (``recovered``, ``dropped``, ``moved_to``; ``healthy``).
+
+    The cache's lock (:mod:`.cache_lock`) is held throughout: while another process has the
+    cache open this refuses (:class:`CacheError`), and a healthy cache is left where it is
+    (``healthy: True``, ``moved_to: None``)."""
     path = Path(path)
     if not path.is_file():
         raise InputError("cache file not found", path=path, field="--path")
-    rows, dropped = _readable_rows(path)
+    with cache_lock.exclusive(path):
+        rows, dropped = _readable_rows(path)
+        if _healthy(path, len(rows), dropped):
+            return {"recovered": len(rows), "dropped": 0, "moved_to": None, "healthy": True}
+        aside = _rebuild(path, rows)
+    return {"recovered": len(rows), "dropped": dropped, "moved_to": str(aside), "healthy": False}
+
+
+def _rebuild(path: Path, rows: list[dict[str, Any]]) -> Path:
+    """A fresh cache from ``rows`` in place of ``path``; the damaged file moved aside (returned)."""
     fresh = path.with_name(path.name + ".repairing")
     for p in (fresh, Path(f"{fresh}-wal"), Path(f"{fresh}-shm")):
         p.unlink(missing_ok=True)
@@ -84,6 +115,6 @@ def repair_cache(path: str | Path) -> dict[str, Any]:
         if side.exists():
             os.replace(side, Path(f"{aside}{suffix}"))
     os.replace(fresh, path)
-    for suffix in ("-wal", "-shm"):
+    for suffix in ("-wal", "-shm", ".lock"):
         Path(f"{fresh}{suffix}").unlink(missing_ok=True)
-    return {"recovered": len(rows), "dropped": dropped, "moved_to": str(aside)}
+    return aside

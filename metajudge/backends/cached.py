@@ -8,6 +8,7 @@ It offers the :class:`~metajudge.backends.base.Backend` surface (``name``, ``con
 from __future__ import annotations
 
 import inspect
+import logging
 import time
 from collections.abc import Sequence
 from typing import Any, Self
@@ -15,11 +16,25 @@ from typing import Any, Self
 from metajudge.backends.base import Backend, BackendError, Completion, Request
 from metajudge.backends.cache import ResponseCache, cache_key
 from metajudge.backends.ledger import Ledger
+from metajudge.backends.reply import reply_problem
+
+log = logging.getLogger(__name__)
 
 
 def _processed(c: Completion) -> int:
     """Prompt tokens the server evaluated for ``c`` (prefix-cache reuse excluded), else sent."""
     return c.prompt_tokens if c.processed_prompt_tokens is None else c.processed_prompt_tokens
+
+
+def _usable(
+    name: str, request: Request, res: Completion | BackendError
+) -> Completion | BackendError:
+    """``res``, or a :class:`BackendError` (a counted failure, never cached) when it is a reply
+    that is no usable answer to ``request`` (:func:`reply_problem`)."""
+    if isinstance(res, BackendError):
+        return res
+    problem = reply_problem(request, res)
+    return res if problem is None else BackendError(f"{name}: unusable reply: {problem}")
 
 
 def _accepts_on_result(backend: Any) -> bool:
@@ -37,7 +52,10 @@ class CachedBackend:
     ``be.with_parser_version("geval-1")``, a view sharing the cache and ledger) or per batch
     (``be.complete(reqs, parser_version="geval-1")``, which wins). Requests answered from the cache
     come back with ``Completion.cached = True`` and count as ``ledger.cached``.
-    Identical requests within one batch are sent once.
+    Identical requests within one batch are sent once. A reply that is no usable answer to its
+    request (:func:`~metajudge.backends.reply.reply_problem`: log-probabilities missing when
+    asked, NaN or out of range) is returned as a :class:`BackendError`, is never stored, and a
+    stored one is never served (it counts as a miss and is asked again).
     """
 
     def __init__(
@@ -94,6 +112,21 @@ class CachedBackend:
         pv = self.parser_version if parser_version is None else parser_version
         return cache_key(self.kind, self.model_id, request, pv, self.endpoint)
 
+    def usable_hits(
+        self, keys: Sequence[str], requests: Sequence[Request]
+    ) -> dict[str, Completion]:
+        """The cached answers for ``keys`` that are usable answers to their ``requests``; one that
+        is not (stored before replies were checked, or by another program) is a miss, asked again."""
+        hits = self.cache.get_many(keys)
+        for k, r in zip(keys, requests, strict=True):
+            problem = reply_problem(r, hits[k]) if k in hits else None
+            if problem is not None:
+                log.warning(
+                    "%s: cached reply %s refused, asking again: %s", self.name, k[:12], problem
+                )
+                del hits[k]
+        return hits
+
     def complete(
         self, requests: Sequence[Request], *, parser_version: str | None = None
     ) -> list[Completion | BackendError]:
@@ -117,7 +150,7 @@ class CachedBackend:
         t0 = time.perf_counter()
         kind, model_id, endpoint = self.kind, self.model_id, self.endpoint
         keys = [cache_key(kind, model_id, r, pv, endpoint) for r in requests]
-        hits = self.cache.get_many(keys)
+        hits = self.usable_hits(keys, requests)
         out: list[Completion | BackendError | None] = [hits.get(k) for k in keys]
         missing: dict[str, list[int]] = {}
         for i, k in enumerate(keys):
@@ -136,7 +169,7 @@ class CachedBackend:
             todo = [requests[missing[k][0]] for k in todo_keys]
 
             def on_result(j: int, res: Completion | BackendError) -> None:
-                if isinstance(res, Completion):
+                if isinstance(res, Completion) and reply_problem(todo[j], res) is None:
                     self.cache.put(
                         todo_keys[j],
                         kind=kind,
@@ -155,9 +188,9 @@ class CachedBackend:
                 results = self.inner.complete(todo)
                 for j, res in enumerate(results):
                     on_result(j, res)
-            for k, res in zip(todo_keys, results, strict=True):
+            for k, req, res in zip(todo_keys, todo, results, strict=True):
                 for i in missing[k]:
-                    out[i] = res
+                    out[i] = _usable(self.name, req, res)
         else:
             self.ledger.add_wall(time.perf_counter() - t0)
         return [r if r is not None else BackendError("no result") for r in out]

@@ -26,6 +26,7 @@ Example (an OpenAI-compatible vLLM deployment)::
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -40,6 +41,20 @@ JsonMode = Literal["json_schema", "json_object_schema"]
 
 #: Decoding fields a config may set as defaults for requests that leave them unset.
 DECODING_KEYS = ("temperature", "max_tokens", "stop", "seed", "top_logprobs")
+
+
+#: Whole-number fields and their least value.
+_INT_MINIMA = {"concurrency": 1, "n_parallel": 1, "n_ctx": 1, "n_threads": 1, "max_retries": 0}
+#: Seconds and prices: (least value, whether the least value itself is refused).
+_FLOAT_MINIMA = {
+    "timeout_s": (0.0, True),
+    "startup_timeout_s": (0.0, True),
+    "backoff_base_s": (0.0, False),
+    "backoff_max_s": (0.0, False),
+    "price_input_per_mtok": (0.0, False),
+    "price_output_per_mtok": (0.0, False),
+    "batch_discount": (0.0, False),
+}
 
 
 @dataclass(frozen=True)
@@ -84,6 +99,7 @@ class BackendConfig:
     n_threads: int = 2
     logits_all: bool = True
     prompt_cache: bool = False
+    #: one deadline per HTTP call: connecting, the headers and the whole body, however slowly sent
     timeout_s: float = 120.0
     max_retries: int = 5
     backoff_base_s: float = 0.5
@@ -125,12 +141,27 @@ class BackendConfig:
                     path=where,
                     field=f"decoding.{k}",
                 )
-        for name in ("concurrency", "n_parallel", "n_ctx", "n_threads"):
+        self._check_ranges(where)
+
+    def _check_ranges(self, where: str | None) -> None:
+        """Every number in range when read (issue 30: ``backoff_base_s = inf`` hung on the first
+        retry, ``timeout_s = nan`` failed late, ``timeout_s = -1`` was accepted)."""
+        for name, lo in _INT_MINIMA.items():
             v = getattr(self, name)
-            if v is not None and int(v) < 1:
-                raise InputError(f"{name} must be >= 1", path=where, field=name)
-        if self.max_retries < 0:
-            raise InputError("max_retries must be >= 0", path=where, field="max_retries")
+            if v is None and name == "n_ctx":
+                continue
+            if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+                raise InputError(
+                    f"must be a whole number >= {lo}, got {v!r}", path=where, field=name
+                )
+        for name, (lo, strict) in _FLOAT_MINIMA.items():
+            v = getattr(self, name)
+            ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+            if not ok or v < lo or (strict and v == lo):
+                sign = ">" if strict else ">="
+                raise InputError(
+                    f"must be a finite number {sign} {lo:g}, got {v!r}", path=where, field=name
+                )
 
     def _check_replicas(self, where: str | None) -> None:
         urls = self.base_urls

@@ -8,6 +8,12 @@ and jitter on 429, 5xx, 408/409, timeouts, dropped connections and unreadable bo
 :class:`Completion` or a :class:`BackendError`, in input order; an ``on_result`` callback sees each
 result as soon as it is final (the cache uses it to persist completed calls immediately).
 
+Each HTTP call has one deadline, ``timeout_s``, for connecting, the headers and the whole body (a
+server trickling bytes cannot hold it longer); the body is read in chunks and refused past
+:func:`~metajudge.backends.reply.reply_byte_cap` (from ``max_tokens``); a reply that is no usable
+answer (:func:`~metajudge.backends.reply.reply_problem`) is a :class:`BackendError`, not retried
+within the run and never cached. Reply texts are scrubbed of the key (:func:`scrub`).
+
 The API key is read from the environment variable the config names when the client is created;
 it is never stored on the backend's public attributes, in results, errors or logs.
 """
@@ -15,6 +21,7 @@ it is never stored on the backend's public attributes, in results, errors or log
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import random
@@ -35,6 +42,7 @@ from metajudge.backends.openai_parse import (
     retry_after_s,
     scrub,
 )
+from metajudge.backends.reply import UnusableReply, reply_byte_cap, reply_problem
 
 log = logging.getLogger(__name__)
 
@@ -268,51 +276,67 @@ class OpenAIBackend:
         self._inflight[best] = self._inflight.get(best, 0) + 1
         return best
 
-    async def _call(self, kind: str, kw: dict[str, Any], *, batch_label: str = "") -> Completion:
-        """One HTTP call with retries; raises :class:`BackendError` when it fails for good."""
+    async def _fetch(self, client: Any, kind: str, kw: dict[str, Any], cap: int) -> Any:
+        """The reply body as JSON, read in chunks and refused once it passes ``cap`` bytes."""
+        api = client.chat.completions if kind == "chat" else client.completions
+        async with api.with_streaming_response.create(**kw) as resp:
+            declared = str(resp.headers.get("content-length") or "")
+            if declared.isdigit() and int(declared) > cap:
+                raise UnusableReply(_too_large(int(declared), cap, kw))
+            body = bytearray()
+            async for chunk in resp.iter_bytes():
+                body += chunk
+                if len(body) > cap:
+                    raise UnusableReply(_too_large(len(body), cap, kw))
+        return json.loads(bytes(body))
+
+    async def _attempt(self, ep: str, kind: str, kw: dict[str, Any], cap: int) -> Completion:
+        """One HTTP call under one overall deadline (connect, headers and the whole body):
+        ``timeout_s`` bounds the call however slowly the server sends."""
+        t0 = time.perf_counter()
+        client = self._client_for(ep)
+        data = await asyncio.wait_for(self._fetch(client, kind, kw, cap), self.config.timeout_s)
+        latency = time.perf_counter() - t0
+        comp = parse_response(
+            data, chat=kind == "chat", latency_s=latency, model=kw["model"], redact=self.redact
+        )
+        comp = self._annotate(comp, ep)
+        self.ledger.add_call(
+            comp.prompt_tokens,
+            comp.completion_tokens,
+            latency,
+            reasoning_tokens=comp.extra.get("reasoning_tokens", 0),
+            processed_prompt_tokens=comp.processed_prompt_tokens,
+        )
+        return comp
+
+    async def _call(self, kind: str, kw: dict[str, Any], *, cap: int) -> Completion:
+        """One HTTP call with retries; raises :class:`BackendError` when it fails for good.
+
+        A body over ``cap`` bytes fails at once (:class:`UnusableReply`, not retried)."""
         import openai
 
         attempt = 0
         while True:
             ep = self._pick_endpoint()
-            t0 = time.perf_counter()
             wait: float | None = None
             try:
-                client = self._client_for(ep)
-                if kind == "chat":
-                    resp = await client.chat.completions.create(**kw)
-                else:
-                    resp = await client.completions.create(**kw)
-                latency = time.perf_counter() - t0
-                comp = parse_response(
-                    resp, chat=kind == "chat", latency_s=latency, model=kw["model"]
-                )
-                comp = self._annotate(comp, ep)
-                self.ledger.add_call(
-                    comp.prompt_tokens,
-                    comp.completion_tokens,
-                    latency,
-                    reasoning_tokens=comp.extra.get("reasoning_tokens", 0),
-                    processed_prompt_tokens=comp.processed_prompt_tokens,
-                )
-                return comp
+                return await self._attempt(ep, kind, kw, cap)
             except openai.APIStatusError as e:
                 status = e.status_code
                 retryable = status in _RETRY_STATUSES or status >= 500
                 reason = f"HTTP {status}: {scrub(str(e.message), self._secret)[:300]}"
                 wait = retry_after_s(e.response.headers) if retryable else None
-            except openai.APITimeoutError:
-                status, retryable, reason = (
-                    None,
-                    True,
-                    f"timed out after {self.config.timeout_s:g} s",
+            except (openai.APITimeoutError, TimeoutError):
+                status, retryable = None, True
+                reason = (
+                    f"timed out: no complete reply within {self.config.timeout_s:g} s (timeout_s)"
                 )
             except openai.APIConnectionError as e:
-                status, retryable, reason = (
-                    None,
-                    True,
-                    f"connection error: {scrub(str(e.__cause__ or e), self._secret)[:200]}",
-                )
+                status, retryable = None, True
+                reason = f"connection error: {scrub(str(e.__cause__ or e), self._secret)[:200]}"
+            except UnusableReply as e:
+                status, retryable, reason = None, False, f"unusable reply: {e}"
             except (
                 openai.APIResponseValidationError,
                 ValueError,
@@ -320,11 +344,8 @@ class OpenAIBackend:
                 KeyError,
                 AttributeError,
             ) as e:
-                status, retryable, reason = (
-                    None,
-                    True,
-                    f"invalid response body: {scrub(str(e), self._secret)[:200]}",
-                )
+                status, retryable = None, True
+                reason = f"invalid response body: {scrub(str(e), self._secret)[:200]}"
             except BackendError:
                 raise
             finally:
@@ -341,16 +362,24 @@ class OpenAIBackend:
             await asyncio.sleep(delay)
 
     async def _one(self, req: Request) -> Completion:
+        """The answer to ``req``; a reply that is no usable answer (:func:`reply_problem`) is a
+        :class:`BackendError`, so nothing downstream parses, stores or caches it."""
         self.validate(req)
+        cap = reply_byte_cap(req)
         if req.n > 1 and not self.config.native_n:
             parts = []
             for i in range(req.n):
                 seed = None if req.seed is None else req.seed + i
                 kind, kw = self.build_kwargs(req, seed=seed)
-                parts.append(await self._call(kind, kw))
-            return merge_samples(parts)
-        kind, kw = self.build_kwargs(req, n=req.n, seed=req.seed)
-        return await self._call(kind, kw)
+                parts.append(await self._call(kind, kw, cap=cap))
+            comp = merge_samples(parts)
+        else:
+            kind, kw = self.build_kwargs(req, n=req.n, seed=req.seed)
+            comp = await self._call(kind, kw, cap=cap)
+        problem = reply_problem(req, comp)
+        if problem is not None:
+            raise BackendError(f"{self.name}: unusable reply: {problem}")
+        return comp
 
     async def _run(
         self, requests: Sequence[Request], on_result: OnResult | None, concurrency: int
@@ -369,7 +398,14 @@ class OpenAIBackend:
             if on_result is not None:
                 on_result(i, res)
 
-        await asyncio.gather(*(worker(i, r) for i, r in enumerate(requests)))
+        tasks = [asyncio.ensure_future(worker(i, r)) for i, r in enumerate(requests)]
+        try:
+            await asyncio.gather(*tasks)
+        except BaseException:  # on_result failed (a full cache disk) or the batch was cancelled:
+            for t in tasks:  # stop the other calls and wait for them, so that nothing is left
+                t.cancel()  # running on a loop about to close ("Event loop is closed")
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
         return [r if r is not None else BackendError("request was not run") for r in out]
 
     def complete(
@@ -460,6 +496,13 @@ class OpenAIBackend:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _too_large(size: int, cap: int, kw: dict[str, Any]) -> str:
+    return (
+        f"the body has {size} bytes or more, above the cap of {cap} bytes for "
+        f"max_tokens = {kw.get('max_tokens')} (see metajudge.backends.reply.reply_byte_cap)"
+    )
 
 
 async def _close_clients(clients: list[Any]) -> None:

@@ -11,7 +11,7 @@ import email.utils
 import re
 import time
 import urllib.parse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from metajudge.backends.base import Choice, Completion, TokenLogprob, strip_think
@@ -65,6 +65,28 @@ def endpoint_id(base_url: str | None) -> str:
         )
     )
     return f"{scheme}://{host}{path}" + (f"?{query}" if query else "")
+
+
+def redact_url(url: str | None) -> str | None:
+    """``url`` for display: user and password, and the values of secret-looking query keys, as
+    ``***`` (everything else as written).
+
+    >>> redact_url("https://user:pw@host.example/v1?api-version=2&api-key=s3cr3t")
+    'https://***@host.example/v1?api-version=2&api-key=***'
+    >>> redact_url("http://127.0.0.1:8001/v1")
+    'http://127.0.0.1:8001/v1'
+    """
+    if not url:
+        return url
+    parts = urllib.parse.urlsplit(url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = "***@" + netloc.rsplit("@", 1)[1]
+    query = "&".join(
+        f"{k}=***" if _SECRET_QUERY.search(k) else (f"{k}={v}" if sep else k)
+        for k, sep, v in (item.partition("=") for item in parts.query.split("&") if item)
+    )
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
 def retry_after_s(headers: Any) -> float | None:
@@ -123,12 +145,16 @@ def parse_choice(
     chat: bool,
     completion_tokens: int | None = None,
     reasoning_tokens: int | None = None,
+    redact: Callable[[str], str] = scrub,
 ) -> Choice:
     """One API choice (chat or completion, SDK object or dict) → :class:`Choice`.
 
     ``<think>…</think>`` is removed from ``text`` (kept in ``raw_text``); its token count comes from
     the server's ``reasoning_tokens`` when given, else from the logprob tokens, else a share of
-    ``completion_tokens`` proportional to its characters.
+    ``completion_tokens`` proportional to its characters. The text goes through ``redact``
+    (:func:`scrub` by default; a backend passes its own, which also knows its API key): this is
+    where every reply enters the program (live calls, the Batch API, imported batch results), so
+    a key a server echoes never reaches the cache, score files or reports.
     """
     lp_items: list[TokenLogprob] | None = None
     lp = _get(choice, "logprobs")
@@ -164,6 +190,7 @@ def parse_choice(
                         str(tok), float(val) if val is not None else float("nan"), tuple(alts)
                     )
                 )
+    raw = redact(raw)
     text, _thought = strip_think(raw)
     n_think = 0
     if "<think>" in raw:
@@ -185,8 +212,16 @@ def parse_choice(
     )
 
 
-def parse_response(resp: Any, *, chat: bool, latency_s: float, model: str) -> Completion:
-    """A whole API response → :class:`Completion` (raises ``ValueError`` when it has no choices)."""
+def parse_response(
+    resp: Any,
+    *,
+    chat: bool,
+    latency_s: float,
+    model: str,
+    redact: Callable[[str], str] = scrub,
+) -> Completion:
+    """A whole API response → :class:`Completion` (raises ``ValueError`` when it has no choices);
+    every text goes through ``redact`` (:func:`parse_choice`)."""
     choices_raw = _get(resp, "choices")
     if not choices_raw:
         raise ValueError("response has no choices")
@@ -203,6 +238,7 @@ def parse_response(resp: Any, *, chat: bool, latency_s: float, model: str) -> Co
             chat=chat,
             completion_tokens=ct if single else None,
             reasoning_tokens=int(rt) if (rt is not None and single) else None,
+            redact=redact,
         )
         for c in sorted(choices_raw, key=lambda c: int(_get(c, "index", 0) or 0))
     )

@@ -80,7 +80,7 @@ class RecordingBackend(CachedBackend):
         pv = self.parser_version if parser_version is None else parser_version
         kind, model_id, endpoint = self.kind, self.model_id, self.endpoint
         keys = [self.key(r, pv) for r in requests]
-        hits = self.cache.get_many(keys)
+        hits = self.usable_hits(keys, requests)
         self.ledger.add_hits(sum(1 for k in keys if k in hits))
         out: list[Completion | BackendError] = []
         for k, r in zip(keys, requests, strict=True):

@@ -75,9 +75,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def _list(args: argparse.Namespace) -> int:
     import json
 
+    from metajudge.backends.openai_parse import redact_url
     from metajudge.backends.registry import list_backends
 
-    cfgs = list_backends()
+    cfgs = [
+        c.replace(base_url=redact_url(c.base_url), base_urls=tuple(map(redact_url, c.base_urls)))
+        for c in list_backends()
+    ]  # credentials in a base_url are never printed
     if args.format == "json":
         print(json.dumps([c.public_dict() for c in cfgs], indent=2))
         return 0
@@ -209,6 +213,9 @@ def _repair(args: argparse.Namespace) -> int:
     from metajudge.backends.cache_repair import repair_cache
 
     r = repair_cache(args.path or default_cache_path())
+    if r["healthy"]:
+        print(f"the cache is healthy ({r['recovered']} entries); nothing was moved")
+        return 0
     print(
         f"kept {r['recovered']} entries, dropped {r['dropped']} unreadable ones; "
         f"the damaged file is now {r['moved_to']}"

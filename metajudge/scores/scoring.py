@@ -281,6 +281,26 @@ def _progress(total: int, desc: str, *, enabled: bool) -> Any:
     return tqdm(total=total, desc=desc, unit="resp", mininterval=0.5, leave=False)
 
 
+def nonfinite_field(obj: Any, prefix: str = "") -> str | None:
+    """The dotted path of the first NaN or infinite number in ``obj`` (``None`` when there is none).
+
+    >>> nonfinite_field({"score": 0.5, "details": {"probs": {"4": float("nan")}}})
+    'details.probs.4'
+    """
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return prefix or "value"
+    items: Iterable[tuple[Any, Any]] = ()
+    if isinstance(obj, Mapping):
+        items = obj.items()
+    elif isinstance(obj, (list, tuple)):
+        items = enumerate(obj)
+    for k, v in items:
+        found = nonfinite_field(v, f"{prefix}.{k}" if prefix else str(k))
+        if found is not None:
+            return found
+    return None
+
+
 def write_scores(path: str | Path, rows: Iterable[Mapping[str, Any]]) -> int:
     """Write score rows as JSONL, atomically (all or nothing). Returns the row count."""
     n = 0
@@ -294,9 +314,11 @@ def write_scores(path: str | Path, rows: Iterable[Mapping[str, Any]]) -> int:
                     {f: row[f] for f in ROW_FIELDS}, ensure_ascii=False, allow_nan=False
                 )
             except ValueError:
+                where = nonfinite_field({f: row[f] for f in ROW_FIELDS}) or "score"
                 raise InputError(
-                    f"score row {i} ({row.get('key')}, {row.get('metric')}) has a non-finite number",
-                    field="score",
+                    f"score row {i} ({row.get('key')}, {row.get('metric')}) has a non-finite "
+                    f"number in {where}",
+                    field=where,
                 ) from None
             fh.write(line + "\n")
             n += 1

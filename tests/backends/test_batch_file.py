@@ -58,6 +58,11 @@ def _answer(line: dict[str, Any], text: str) -> dict[str, Any]:
         ],
         "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4},
     }
+    if line["body"].get("logprobs"):  # a real server answers a logprobs request with them
+        top = [{"token": text, "logprob": -0.1}]
+        body["choices"][0]["logprobs"] = {
+            "content": [{"token": text, "logprob": -0.1, "top_logprobs": top}]
+        }
     return {
         "id": "b",
         "custom_id": line["custom_id"],

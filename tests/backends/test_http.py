@@ -2,7 +2,9 @@
 
 The server answers like an OpenAI endpoint and, for prompts carrying a marker, first misbehaves in
 a scripted way: 429 with Retry-After, 500, a hang past the client timeout, a dropped connection,
-an invalid JSON body, a 400. It counts the calls it answered, which is how the kill -9 test checks
+an invalid JSON body, a 400; replies without or with NaN / out-of-range log-probabilities, a body
+trickled one byte at a time, a huge body, a reply echoing the API key (:meth:`FakeOpenAI.spoil`;
+the fault suite built on them is test_faults.py). It counts the calls it answered, which is how the kill -9 test checks
 that a rerun makes only the missing calls. It also implements /v1/files and /v1/batches for the
 Batch API path. (The live end-to-end path against the real llama.cpp server is in
 test_backends_embedded.py.)
@@ -37,6 +39,14 @@ from metajudge.backends.registry import get_backend
 
 KEY = "sk-test-SECRET-9f8e7d6c5b4a"
 KEY_ENV = "MJ_TEST_API_KEY"
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """A client that hangs up mid-reply (a deadline, a size cap) is expected, not a server bug."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], (OSError, ValueError)):
+            super().handle_error(request, client_address)
 
 
 class FakeOpenAI:
@@ -180,6 +190,12 @@ class FakeOpenAI:
                 if action == "badjson":
                     self._send(200, b'{"id": "x", "choices": [ {"message": oops')
                     return
+                if action.startswith("trickle"):  # one byte every N s: a read timeout never fires
+                    self._trickle(json.dumps(outer.answer(body, chat=chat)).encode(), action)
+                    return
+                if action.startswith("huge"):
+                    self._huge(int(action.split(":")[1]), body["model"], action.endswith(":cl"))
+                    return
                 with outer.lock:
                     outer.inflight += 1
                     outer.max_inflight = max(outer.max_inflight, outer.inflight)
@@ -187,9 +203,52 @@ class FakeOpenAI:
                     time.sleep(outer.delay_s)
                 with outer.lock:
                     outer.inflight -= 1
-                self._json(200, outer.answer(body, chat=chat))
+                self._json(200, outer.spoil(outer.answer(body, chat=chat), action))
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+            def _trickle(self, body: bytes, action: str) -> None:
+                step = float(action.split(":")[1])
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                deadline = time.monotonic() + 30  # bounded even if nobody hangs up
+                try:
+                    for i in range(len(body)):
+                        self.wfile.write(body[i : i + 1])
+                        self.wfile.flush()
+                        if time.monotonic() > deadline:
+                            return
+                        time.sleep(step)
+                except OSError:
+                    return  # the client hung up
+
+            def _huge(self, size: int, model: str, declared: bool) -> None:
+                """A ``size``-byte reply body; with Content-Length when ``declared``, else read
+                until the server closes the connection."""
+                head = b'{"id":"x","object":"chat.completion","model":"%s","created":0,' % (
+                    model.encode()
+                )
+                head += b'"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"'
+                tail = b'"}}],"usage":{"prompt_tokens":1,"completion_tokens":64,"total_tokens":65}}'
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Connection", "close")
+                if declared:
+                    self.send_header("Content-Length", str(size))
+                self.end_headers()
+                self.close_connection = True
+                try:
+                    self.wfile.write(head)
+                    left = size - len(head) - len(tail)
+                    chunk = b"A" * 65536
+                    while left > 0:
+                        self.wfile.write(chunk[: min(left, len(chunk))])
+                        left -= len(chunk)
+                    self.wfile.write(tail)
+                except OSError:
+                    return
+
+        self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
@@ -203,6 +262,28 @@ class FakeOpenAI:
                     return script.pop(0)
         return "ok"
 
+    def spoil(self, reply: dict[str, Any], action: str) -> dict[str, Any]:
+        """A 200 reply made unusable (or hostile) as ``action`` says; ``ok`` leaves it alone.
+
+        ``nologprobs``: no log-probabilities; ``nanlogprob`` / ``biglogprob``: NaN / 1000 as the
+        log-probability of every token and alternative; ``echokey``: the API key in the text."""
+        ch = reply["choices"][0]
+        lps = (ch.get("logprobs") or {}).get("content") or []
+        if action == "nologprobs":
+            ch.pop("logprobs", None)
+        elif action in ("nanlogprob", "biglogprob"):
+            bad = float("nan") if action == "nanlogprob" else 1000.0
+            for item in lps:
+                item["logprob"] = bad
+                for alt in item["top_logprobs"]:
+                    alt["logprob"] = bad
+        elif action == "echokey":
+            if "message" in ch:
+                ch["message"]["content"] += f" (you sent {self.key})"
+            else:
+                ch["text"] += f" (you sent {self.key})"
+        return reply
+
     def answer(self, body: dict[str, Any], *, chat: bool) -> dict[str, Any]:
         text = body["messages"][-1]["content"] if chat else body["prompt"]
         score = 1 + sum(map(ord, text)) % 5
@@ -214,14 +295,24 @@ class FakeOpenAI:
         choice: dict[str, Any] = {"index": 0, "finish_reason": "stop"}
         if chat:
             choice["message"] = {"role": "assistant", "content": content}
-            if body.get("logprobs"):
+            if body.get("logprobs"):  # the tokens of "Score: N", N with two alternatives
+                other = 1 + score % 5
                 choice["logprobs"] = {
                     "content": [
                         {
                             "token": "Score",
+                            "logprob": -0.01,
+                            "top_logprobs": [{"token": "Score", "logprob": -0.01}],
+                        },
+                        {"token": ":", "logprob": -0.01, "top_logprobs": []},
+                        {
+                            "token": f" {score}",
                             "logprob": -0.1,
-                            "top_logprobs": [{"token": "Score", "logprob": -0.1}],
-                        }
+                            "top_logprobs": [
+                                {"token": f" {score}", "logprob": -0.1},
+                                {"token": f" {other}", "logprob": -2.4},
+                            ],
+                        },
                     ]
                 }
         else:

@@ -133,7 +133,8 @@ def score_distribution(
     (so "Score: 4" works, not only a bare "4"), skipping an echoed scale such as "(1–5)".
     At that position the top alternatives are read;
     tokens that strip to the same digit (``"4"``, ``" 4"``) are summed, then normalised over
-    ``lo..hi``. No score token generated → ``None``.
+    ``lo..hi``. No score token generated, or a score token whose log-probability is NaN or
+    above 0 (a broken server) → ``None``; ``-inf`` is a probability of 0.
 
     >>> from metajudge.backends.base import TokenLogprob
     >>> lp = [TokenLogprob(" 4", math.log(0.6), ((" 4", math.log(0.6)), (" 3", math.log(0.2)), ("4", math.log(0.1)), (" The", math.log(0.1))))]
@@ -145,6 +146,8 @@ def score_distribution(
     >>> echo = [TokenLogprob(t, -0.1) for t in ("Faith", " (", "1", "–", "5", "):", " ")] + lp
     >>> score_distribution(echo).position
     7
+    >>> score_distribution([TokenLogprob("4", 1000.0)]) is None  # math.exp would overflow
+    True
     """
     if not logprobs:
         return None
@@ -161,8 +164,11 @@ def score_distribution(
             alts = ((tl.token, tl.logprob), *alts)
         for tok, lp in alts:
             s = _score_token(tok, lo, hi)
-            if s is not None:
-                acc[s] = acc.get(s, 0.0) + math.exp(lp)
+            if s is None:
+                continue
+            if math.isnan(lp) or lp > 1e-3:  # no probability (-inf is p = 0): unusable
+                return None
+            acc[s] = acc.get(s, 0.0) + math.exp(min(lp, 0.0))
         mass = sum(acc.values())
         if mass <= 0:
             return None
