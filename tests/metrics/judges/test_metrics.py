@@ -206,11 +206,18 @@ def test_faithfulness_truncated_batched_json_counts_missing_claims() -> None:
         mode="batched", backend=ScriptedBackend(_faith_script('{"verdicts": ["no", "yes"'))
     )  # type: ignore[arg-type]
     [r] = m.score_batch([item("a")])
-    assert (
-        r.details["verdicts"] == [0.0, 1.0, None]
-        and r.score == 0.5
-        and r.details["parse_failures"] == 1
+    # the unparsed third claim stays in |C|: the response is unscored (issue 25 item 2) ...
+    assert r.details["verdicts"] == [0.0, 1.0, None] and r.details["parse_failures"] == 1
+    assert r.score is None and r.error == "1 of 3 claim verdicts unparseable (unparsed=unscored)"
+    assert m.summary["items_failed"] == 1 and m.summary["parse_failures"] == 1
+    # ... or, when the user names it, counted as unsupported: 1/3, not 1/2
+    m = MTRAIGFaithfulness(
+        mode="batched",
+        unparsed="unsupported",
+        backend=ScriptedBackend(_faith_script('{"verdicts": ["no", "yes"')),  # type: ignore[arg-type]
     )
+    [r] = m.score_batch([item("a")])
+    assert r.score == pytest.approx(1 / 3) and r.details["claims_unparsed"] == 1
 
 
 def test_faithfulness_no_claims_option_and_failures() -> None:
