@@ -58,7 +58,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from metajudge.errors import InputError
 from metajudge.metrics._common import PairMetric
@@ -398,6 +398,11 @@ class NumberMatch(PairMetric):
     name = "number_match"
     direction = "higher"
     range = (0.0, 1.0)
+    #: the registry defaults (a stored result computed otherwise is marked by ``metajudge matrix``)
+    signature_defaults: ClassVar[dict[str, str]] = {
+        "preset": DEFAULT_PRESET,
+        "written_scales": "pct_either+scale_pred",
+    }
 
     def __init__(
         self,

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from metajudge.backends.base import Backend, BackendError, Completion, Request
 from metajudge.errors import InputError
@@ -102,6 +102,9 @@ class MTRAIGFaithfulness(JudgeMetric):
     range = (0.0, 1.0)
     needs_reference = False
     tasks = ("mtraig_claims", "mtraig_verify")
+    #: signature fields whose default is the paper's procedure (a stored result computed
+    #: otherwise is marked by ``metajudge matrix``: :func:`~metajudge.runs.matrix.table.non_default_options`)
+    signature_defaults: ClassVar[dict[str, str]] = {"mode": DEFAULT_MODE, "unparsed": "unscored"}
 
     def __init__(
         self,
