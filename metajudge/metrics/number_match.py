@@ -46,6 +46,7 @@ Comparison (:func:`~metajudge.metrics.numeric.numbers_equivalent`), tolerance re
 **gold** value as in the recipe: ``mode`` is a rule of :data:`metajudge.metrics.numeric.RULES`
 (``strict``, ``scale_invariant``, ``first_decimal`` — MuDABench's digit-wise rule);
 ``ignore_sign=True`` compares absolute values (the T2-RAGBench reference code ignores the sign).
+The bound is widened by 1e-12·|gold| of floating-point noise (``fp_slack`` in the signature).
 
 Zero gold: the recipe divides by ``|gold|`` and counts the ZeroDivisionError as incorrect, so a
 gold 0 can never be matched there. Here a gold 0 matches a prediction within ``abs_tol`` of 0
@@ -465,7 +466,8 @@ class NumberMatch(PairMetric):
             f"sign:{'ignore' if o['ignore_sign'] else 'keep'}|select:{o['select']}|"
             f"written_scales:{written}|"
             f"max_power:{'any' if o['max_power'] is None else o['max_power']}|"
-            f"paren_neg:{'yes' if o['paren_negative'] else 'no'}|extract:{EXTRACTOR_VERSION}"
+            f"paren_neg:{'yes' if o['paren_negative'] else 'no'}|fp_slack:1e-12|"
+            f"extract:{EXTRACTOR_VERSION}"
         )
 
     def _score_pair(self, key: str, response: str, reference: str, state: object) -> MetricResult:

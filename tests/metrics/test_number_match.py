@@ -262,7 +262,8 @@ def test_default_preset_signature_names_preset_and_relaxations() -> None:
     sig = get_metric("number_match").signature
     assert sig == (
         "number_match|preset:t2ragbench|mode:strict|rel_tol:0.01|abs_tol:0|sign:keep|"
-        "select:whole|written_scales:pct_either+scale_pred|max_power:any|paren_neg:yes|extract:3"
+        "select:whole|written_scales:pct_either+scale_pred|max_power:any|paren_neg:yes|"
+        "fp_slack:1e-12|extract:3"
     )
     assert "written_scales:none" in NumberMatch(preset="t2ragbench", written_scales=False).signature
     assert "mode:unit_scales" in NumberMatch(mode="unit_scales").signature
