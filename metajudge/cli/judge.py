@@ -152,8 +152,7 @@ def _cmd_mudabench(args: argparse.Namespace) -> int:
         f"MuDABench {res['variant']}  backbone={res['backbone']}  predictions={res['n_predictions']}  unjudged={res['unjudged']}"
     )
     for k in ("final_accuracy", "process_accuracy", "full_accuracy"):
-        v = agg.get(k)
-        print(f"  {k:<17} {'n/a' if v is None else f'{v:.4f}'}")
+        print(f"  {k:<17} {accuracy_text(agg, k)}")
     eq = res["equivalence"]
     print(
         f"  fast path decided {eq['fast_path_decided']} of {eq['fast_path_decided'] + eq['llm_judged']} answers ({eq['fast_path_share']:.1%}); "
@@ -161,6 +160,23 @@ def _cmd_mudabench(args: argparse.Namespace) -> int:
     )
     _write(args.output, res)
     return 0
+
+
+def accuracy_text(agg: dict[str, Any], key: str) -> str:
+    """A MuDABench accuracy over |Q| with its unparsed verdicts beside it.
+
+    >>> accuracy_text({"n": 3, "final_accuracy": 2 / 3, "unparsed_final": 1, "unparsed_process": 0}, "final_accuracy")
+    '0.6667  (over |Q| = 3; 1 unparsed verdict counted not correct)'
+    """
+    v = agg.get(key)
+    if v is None:
+        return "n/a"
+    bad = {
+        "final_accuracy": agg.get("unparsed_final", 0),
+        "process_accuracy": agg.get("unparsed_process", 0),
+        "full_accuracy": agg.get("unparsed_any", 0),
+    }[key]
+    return f"{v:.4f}  (over |Q| = {agg['n']}; {bad} unparsed verdict{'s' * (bad != 1)} counted not correct)"
 
 
 def _fmt(v: Any) -> str:

@@ -29,6 +29,11 @@ Per question i (MuDABench evaluation card, ``../shared/seeds/003_*.txt``):
   cell-wise P when cells are given).
 
 All equalities (``P_i = 1``) are exact (rational arithmetic).
+
+Unparsed verdicts stay in |Q|: a question whose final verdict (``unparsed`` holds ``"final"``)
+or fact labels (``"facts"``) could not be parsed counts as not correct — T_i = 0, P_i = 0 — and
+the aggregate shows how many there were beside the accuracies (``unparsed_final``,
+``unparsed_process``), as the card's ``(1/|Q|) Σ`` prescribes.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ from metajudge.errors import InputError
 
 FactStatus = Literal["covered", "missing", "wrong"]
 _STATUSES = ("covered", "missing", "wrong")
+_UNPARSED = ("final", "facts")
 
 
 @dataclass(frozen=True)
@@ -69,6 +75,9 @@ class QuestionVerdict:
     cells_correct: int | None = None
     cells_total: int | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
+    #: verdicts the judge gave that could not be parsed: ``"final"`` (T counted 0), ``"facts"``
+    #: (P counted 0); the question stays in |Q|
+    unparsed: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -77,6 +86,8 @@ class QuestionVerdict:
             "facts": [{"fact": f.fact, "status": f.status} for f in self.facts],
             "extra_wrong": self.extra_wrong,
         }
+        if self.unparsed:
+            d["unparsed"] = list(self.unparsed)
         if self.cells_total is not None:
             d["cells_correct"], d["cells_total"] = self.cells_correct, self.cells_total
         if self.meta:
@@ -94,6 +105,7 @@ class QuestionVerdict:
             cells_correct=d.get("cells_correct"),
             cells_total=d.get("cells_total"),
             meta=d.get("meta") or {},
+            unparsed=tuple(d.get("unparsed") or ()),
         )
         validate_verdict(v)
         return v
@@ -113,6 +125,11 @@ def validate_verdict(v: QuestionVerdict) -> None:
             raise InputError(
                 f"{where}: fact {j}: status must be one of {_STATUSES}", field=f"facts[{j}].status"
             )
+    bad = [u for u in v.unparsed if u not in _UNPARSED]
+    if bad:
+        raise InputError(f"{where}: unparsed must name {_UNPARSED}, got {bad}", field="unparsed")
+    if "final" in v.unparsed and v.final != 0:
+        raise InputError(f"{where}: an unparsed final verdict counts 0", field="final")
     if not _int(v.extra_wrong) or v.extra_wrong < 0:
         raise InputError(f"{where}: extra_wrong must be a non-negative int", field="extra_wrong")
     if (v.cells_correct is None) != (v.cells_total is None):
@@ -142,7 +159,9 @@ def coverage_error(v: QuestionVerdict) -> tuple[Fraction, Fraction]:
 
 
 def process_rag(v: QuestionVerdict) -> Fraction:
-    """``P_i = min(C_i, 1 − E_i)`` (MuDABench, standard RAG)."""
+    """``P_i = min(C_i, 1 − E_i)`` (MuDABench, standard RAG); 0 when the labels were unparsed."""
+    if "facts" in v.unparsed:
+        return Fraction(0)
     c, e = coverage_error(v)
     return min(c, 1 - e)
 
@@ -227,7 +246,9 @@ def question_scores(v: QuestionVerdict) -> dict[str, float | None]:
         "process": None,
         "process_cellwise": None,
     }
-    if v.facts:
+    if "facts" in v.unparsed:
+        out["process"] = 0.0  # unparsed labels: not correct
+    elif v.facts:
         c, e = coverage_error(v)
         out.update(coverage=float(c), error=float(e), process=float(min(c, 1 - e)))
     if v.cells_total is not None:
@@ -239,10 +260,11 @@ def aggregate(verdicts: Sequence[QuestionVerdict]) -> dict[str, Any]:
     """MuDABench's aggregates over questions.
 
     Returns ``final_accuracy``, ``process_accuracy`` (RAG, min(C, 1−E)),
-    ``process_accuracy_cellwise``, ``full_accuracy`` (with the RAG P), ``full_accuracy_cellwise``
-    and ``n``. A process (and its full) accuracy is ``None`` when no question carries the data
-    it needs; a mix of questions with and without it is an error (a mean over a subset would
-    not be comparable).
+    ``process_accuracy_cellwise``, ``full_accuracy`` (with the RAG P), ``full_accuracy_cellwise``,
+    ``n`` (= |Q|, every question) and ``unparsed_final`` / ``unparsed_process`` /
+    ``unparsed_any`` (questions whose verdict could not be parsed, counted as not correct). A process (and its full) accuracy is
+    ``None`` when no question carries the data it needs; a mix of questions with and without it
+    is an error (a mean over a subset would not be comparable).
 
     >>> v1 = QuestionVerdict("q1", 1, (FactVerdict("a", "covered"), FactVerdict("b", "covered")))
     >>> v2 = QuestionVerdict("q2", 1, (FactVerdict("a", "covered"), FactVerdict("b", "missing")))
@@ -279,9 +301,12 @@ def aggregate(verdicts: Sequence[QuestionVerdict]) -> dict[str, Any]:
         return False
 
     out: dict[str, Any] = {"n": n, "final_accuracy": float(final)}
+    out["unparsed_final"] = sum("final" in v.unparsed for v in verdicts)
+    out["unparsed_process"] = sum("facts" in v.unparsed for v in verdicts)
+    out["unparsed_any"] = sum(bool(v.unparsed) for v in verdicts)
     out["process_accuracy"] = out["full_accuracy"] = None
     out["process_accuracy_cellwise"] = out["full_accuracy_cellwise"] = None
-    if _all_or_none([bool(v.facts) for v in verdicts], "facts"):
+    if _all_or_none([bool(v.facts) or "facts" in v.unparsed for v in verdicts], "facts"):
         ps = [process_rag(v) for v in verdicts]
         out["process_accuracy"] = float(sum(ps, Fraction(0)) / n)
         out["full_accuracy"] = float(

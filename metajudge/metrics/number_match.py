@@ -20,20 +20,33 @@ is a non-match. Free-text selection rules: ``"salient"`` — the numbers written
 text: "From 2019 to 2020 revenue grew by 12.5%" → 12.5), ``"first"``, ``"any"`` (correct if any
 number matches; lenient) or ``"only"`` (correct only when the answer has exactly one number).
 
+Written scales (``written_scales=True``): a scale is accepted only where it is written. A
+percent sign on either side lets the value count as written or divided by 100 (gold 0.07 ≡
+"7%", gold "7%" ≡ 0.07); a scale word or symbol on the prediction lets it count with or without
+its scale ("$3.2 million" ≡ 3,200,000 and ≡ 3.2; "5k" ≡ 5,000). A bare number is never rescaled
+("7" ≢ 700, "5" ≢ 5,000, "0.05" ≢ 5, "12.5" ≢ gold 0.125).
+
 Presets (:data:`PRESETS`), named in the signature; explicit options override them:
 
-- ``t2ragbench`` — T2-RAGBench's recipe: ``select="whole"``, ``mode="unit_scales"`` (the paper's
-  "scale invariance" as the bounded set percent ×100, thousand, million, billion:
-  '$3.2 million' ≡ 3.2, '7' ≢ 700,000,000, '3' ≢ 0.0003), ``rel_tol=0.01``;
+- ``t2ragbench`` (the registry default) — T2-RAGBench's metric as the paper states it ("relative
+  tolerance ε = 1e-2, accounting for scale invariance") read so that a scale is accepted only
+  when written: ``select="whole"``, ``mode="strict"``, ``rel_tol=0.01``,
+  ``written_scales=True``;
+- ``seed`` — the seed card's recipe, unchanged (:func:`seed_recipe_match`):
+  ``abs(float(pred) - float(gold)) / abs(float(gold)) <= 1e-2`` with any exception counted as
+  incorrect — no extraction (``"$3.2 million"``, ``"1,234"`` and ``"12.5%"`` are not numbers to
+  ``float``), no scale, gold 0 never matched; it takes no other option;
 - ``mudabench`` — MuDABench's digit-wise rule: ``select="whole"``, ``mode="first_decimal"``;
-- ``None`` — no preset: the function defaults (``strict``, ``last``).
+- ``None`` — no preset: the function defaults (``strict``, ``last``, no written scales).
 
-The registry metric ``number_match`` uses ``preset="t2ragbench"``.
+The registry metric ``number_match`` uses ``preset="t2ragbench"``; its signature names the preset
+and every relaxation (mode, tolerances, sign, selection, written scales, parentheses, extractor).
 
 Comparison (:func:`~metajudge.metrics.numeric.numbers_equivalent`), tolerance relative to the
 **gold** value as in the recipe: ``mode`` is a rule of :data:`metajudge.metrics.numeric.RULES`
 (``strict``, ``scale_invariant``, ``first_decimal`` — MuDABench's digit-wise rule);
 ``ignore_sign=True`` compares absolute values (the T2-RAGBench reference code ignores the sign).
+The bound is widened by 1e-12·|gold| of floating-point noise (``fp_slack`` in the signature).
 
 Zero gold: the recipe divides by ``|gold|`` and counts the ZeroDivisionError as incorrect, so a
 gold 0 can never be matched there. Here a gold 0 matches a prediction within ``abs_tol`` of 0
@@ -46,7 +59,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from metajudge.errors import InputError
 from metajudge.metrics._common import PairMetric
@@ -65,9 +78,12 @@ SELECTS: tuple[str, ...] = ("whole", "salient", "last", "first", "any", "only")
 
 #: Named option sets for the seeds' benchmarks (see the module docstring).
 PRESETS: dict[str, dict[str, Any]] = {
-    "t2ragbench": {"select": "whole", "mode": "unit_scales", "rel_tol": 1e-2},
+    "t2ragbench": {"select": "whole", "mode": "strict", "rel_tol": 1e-2, "written_scales": True},
+    "seed": {},  # the seed's recipe itself (seed_recipe_match): no option applies
     "mudabench": {"select": "whole", "mode": "first_decimal"},
 }
+#: the registry metric's preset
+DEFAULT_PRESET = "t2ragbench"
 
 __all__ = [
     "EXTRACTOR_VERSION",
@@ -81,6 +97,7 @@ __all__ = [
     "number_match_accuracy",
     "numbers_equivalent",
     "pred_numbers",
+    "seed_recipe_match",
     "select_numbers",
 ]
 
@@ -97,19 +114,46 @@ class ExtractedNumber:
     percent: bool = False
     scale: float = 1.0
     currency: bool = False
+    pct: str = ""  # "%" or "‰" as written ("" when no percent)
+
+    def readings(self, written_scales: bool) -> list[float]:
+        """The values this number may stand for: as written; with ``written_scales`` also
+        without its written percent (``7%`` → 0.07) or scale (``$3.2 million`` → 3.2).
+
+        >>> find_numbers("$3.2 million")[0].readings(True), find_numbers("7%")[0].readings(True)
+        ([3200000.0, 3.2], [7.0, 0.07])
+        >>> find_numbers("7")[0].readings(True)
+        [7.0]
+        """
+        out = [self.value]
+        if written_scales and self.pct:
+            out.append(self.value / (1000.0 if self.pct == "‰" else 100.0))
+        if written_scales and self.scale != 1.0:
+            out.append(self.value / self.scale)
+        return out
 
 
-def find_numbers(text: str, *, paren_negative: bool = True) -> list[ExtractedNumber]:
+def find_numbers(
+    text: str, *, paren_negative: bool = True, bare_k: bool = False
+) -> list[ExtractedNumber]:
     """Every number in ``text`` with its span and flags (:func:`metajudge.metrics.numeric.number_spans`).
 
     >>> [n.value for n in find_numbers("Revenue fell to ($1,234.5 million), or -3.2% YoY")]
     [-1234500000.0, -3.2]
     """
+    spans = number_spans(text, paren="always" if paren_negative else "never", bare_k=bare_k)
     return [
         ExtractedNumber(
-            float(s.written), s.start, s.end, s.text, bool(s.pct), float(s.scale), bool(s.currency)
+            float(s.written),
+            s.start,
+            s.end,
+            s.text,
+            bool(s.pct),
+            float(s.scale),
+            bool(s.currency),
+            s.pct,
         )
-        for s in number_spans(text, paren="always" if paren_negative else "never")
+        for s in spans
     ]
 
 
@@ -123,7 +167,7 @@ def extract_numbers(text: str, *, paren_negative: bool = True) -> list[float]:
     >>> extract_numbers("no numbers here"), extract_numbers("")
     ([], [])
     """
-    return [n.value for n in find_numbers(text, paren_negative=paren_negative)]
+    return [n.value for n in find_numbers(text, paren_negative=paren_negative, bare_k=True)]
 
 
 def gold_number(gold: str | float, *, paren_negative: bool = True) -> float:
@@ -174,6 +218,21 @@ def _is_year(n: ExtractedNumber) -> bool:
     )
 
 
+def select_spans(text: str, found: list[ExtractedNumber], select: Select) -> list[ExtractedNumber]:
+    """The numbers of ``text`` that count under ``select`` (see the module docstring)."""
+    if select == "whole":
+        if len(found) != 1:
+            return []
+        n = found[0]
+        rest = text[: n.start] + text[n.end :]
+        return [n] if _FILLER.match(rest) else []
+    if select == "salient":
+        marked = [n for n in found if n.percent or n.currency or n.scale != 1.0]
+        pool = marked or [n for n in found if not _is_year(n)] or found
+        return pool[-1:]
+    return select_numbers(found, select)  # type: ignore[arg-type,return-value]
+
+
 def select_found(text: str, found: list[ExtractedNumber], select: Select) -> list[float]:
     """The candidate numbers of ``text`` that count under ``select`` (see the module docstring).
 
@@ -185,17 +244,7 @@ def select_found(text: str, found: list[ExtractedNumber], select: Select) -> lis
     >>> select_found("It is 3.2", find_numbers("It is 3.2"), "whole")
     []
     """
-    if select == "whole":
-        if len(found) != 1:
-            return []
-        n = found[0]
-        rest = text[: n.start] + text[n.end :]
-        return [n.value] if _FILLER.match(rest) else []
-    if select == "salient":
-        marked = [n for n in found if n.percent or n.currency or n.scale != 1.0]
-        pool = marked or [n for n in found if not _is_year(n)] or found
-        return [n.value for n in pool[-1:]]
-    return select_numbers([n.value for n in found], select)
+    return [n.value for n in select_spans(text, found, select)]
 
 
 def select_numbers(nums: list[float], select: Select) -> list[float]:
@@ -218,7 +267,27 @@ def _options(preset: str | None, **given: Any) -> dict[str, Any]:
             f"unknown number_match preset {preset!r} ({', '.join(PRESETS)})", field="preset"
         )
     opts = {k: v for k, v in given.items() if v is not None}
+    if preset == "seed" and opts:
+        raise InputError(
+            f"number_match preset 'seed' is the seed's recipe unchanged; it takes no option "
+            f"(given: {', '.join(sorted(opts))})",
+            field="preset",
+        )
     return {**_DEFAULTS, **(PRESETS[preset] if preset else {}), **opts}
+
+
+def seed_recipe_match(pred: Any, gold: Any) -> bool:
+    """One prediction under the seed card's ``score_nm``, unchanged: ``float`` of the whole
+    prediction and gold, relative error ``<= 1e-2``, any exception (not a float, gold 0, None)
+    counted as incorrect.
+
+    >>> [seed_recipe_match(p, g) for p, g in (("100.9", "100"), ("$3.2 million", 3.2e6), ("7%", 0.07), ("0", 0))]
+    [True, False, False, False]
+    """
+    try:
+        return abs(float(pred) - float(gold)) / abs(float(gold)) <= 1e-2
+    except Exception:  # noqa: BLE001 - the recipe's bare ``except: pass``
+        return False
 
 
 _DEFAULTS: dict[str, Any] = {
@@ -229,6 +298,7 @@ _DEFAULTS: dict[str, Any] = {
     "select": "last",
     "max_power": None,
     "paren_negative": True,
+    "written_scales": False,
 }
 
 
@@ -244,41 +314,57 @@ def number_match(
     select: Select | None = None,
     max_power: int | None = None,
     paren_negative: bool | None = None,
+    written_scales: bool | None = None,
 ) -> bool:
     """T2-RAGBench Number Match of one prediction: True iff the selected number matches gold.
 
     Options left ``None`` come from ``preset`` (:data:`PRESETS`), else the defaults (``strict``,
     ``last``). Non-numeric, empty or ``None`` predictions give False (never an exception); a gold
-    that is not exactly one number raises :class:`InputError`.
+    that is not exactly one number raises :class:`InputError` (except under ``preset="seed"``,
+    whose recipe counts it incorrect).
 
     >>> number_match("The answer is $1,234.", 1234), number_match("about 12.6", "12.5")
     (True, True)
     >>> number_match("12.5%", 0.125), number_match("12.5%", 0.125, mode="scale_invariant")
     (False, True)
-    >>> number_match("$3.2 million", 3.2, preset="t2ragbench"), number_match("7", 7e8, preset="t2ragbench")
+    >>> number_match("$3.2 million", 3.2, preset="t2ragbench"), number_match("7", 700, preset="t2ragbench")
     (True, False)
     >>> number_match("no idea", 3.0), number_match("", 3.0)
     (False, False)
     """
-    o = _options(
-        preset,
-        mode=mode,
-        rel_tol=rel_tol,
-        ignore_sign=ignore_sign,
-        abs_tol=abs_tol,
-        select=select,
-        max_power=max_power,
-        paren_negative=paren_negative,
-    )
+    given = {
+        "mode": mode,
+        "rel_tol": rel_tol,
+        "ignore_sign": ignore_sign,
+        "abs_tol": abs_tol,
+        "select": select,
+        "max_power": max_power,
+        "paren_negative": paren_negative,
+        "written_scales": written_scales,
+    }
+    o = _options(preset, **given)
+    if preset == "seed":
+        return seed_recipe_match(pred, gold)
+    golds = _gold_readings(gold, o)
+    return any(_equal(p, g, o) for p in _candidates(pred, o) for g in golds)
+
+
+def _gold_readings(gold: str | float, o: dict[str, Any]) -> list[float]:
+    """The gold value; with ``written_scales`` a gold written with a percent also divided."""
     g = gold_number(gold, paren_negative=o["paren_negative"])
-    return any(_equal(p, g, o) for p in _candidates(pred, o))
+    if o["written_scales"] and isinstance(gold, str):
+        (n,) = find_numbers(gold, paren_negative=o["paren_negative"], bare_k=True)
+        if n.pct:
+            return [g, g / (1000.0 if n.pct == "‰" else 100.0)]
+    return [g]
 
 
 def _candidates(pred: str | float | None, o: dict[str, Any]) -> list[float]:
+    """Every reading of every selected number of the prediction."""
     if isinstance(pred, str):
-        return select_found(
-            pred, find_numbers(pred, paren_negative=o["paren_negative"]), o["select"]
-        )
+        found = find_numbers(pred, paren_negative=o["paren_negative"], bare_k=True)
+        spans = select_spans(pred, found, o["select"])
+        return [v for n in spans for v in n.readings(o["written_scales"])]
     return select_numbers(pred_numbers(pred, paren_negative=o["paren_negative"]), o["select"])
 
 
@@ -313,11 +399,16 @@ class NumberMatch(PairMetric):
     name = "number_match"
     direction = "higher"
     range = (0.0, 1.0)
+    #: the registry defaults (a stored result computed otherwise is marked by ``metajudge matrix``)
+    signature_defaults: ClassVar[dict[str, str]] = {
+        "preset": DEFAULT_PRESET,
+        "written_scales": "pct_either+scale_pred",
+    }
 
     def __init__(
         self,
         *,
-        preset: str | None = "t2ragbench",
+        preset: str | None = DEFAULT_PRESET,
         mode: Mode | None = None,
         rel_tol: float | None = None,
         ignore_sign: bool | None = None,
@@ -325,6 +416,7 @@ class NumberMatch(PairMetric):
         select: Select | None = None,
         max_power: int | None = None,
         paren_negative: bool | None = None,
+        written_scales: bool | None = None,
     ) -> None:
         o = _options(
             preset,
@@ -335,6 +427,7 @@ class NumberMatch(PairMetric):
             select=select,
             max_power=max_power,
             paren_negative=paren_negative,
+            written_scales=written_scales,
         )
         if o["mode"] not in RULES:
             raise InputError(f"number_match: unknown mode {o['mode']!r}", field="mode")
@@ -356,28 +449,40 @@ class NumberMatch(PairMetric):
             "abs_tol": float(o["abs_tol"]),
             "ignore_sign": bool(o["ignore_sign"]),
             "paren_negative": bool(o["paren_negative"]),
+            "written_scales": bool(o["written_scales"]),
         }
 
     @property
     def signature(self) -> str:
+        if self.preset == "seed":
+            return (
+                "number_match|preset:seed|parse:float(whole answer)|rel_tol:0.01|scales:none|"
+                "sign:keep|gold0:never|errors:incorrect"
+            )
         o = self.opts
+        written = "pct_either+scale_pred" if o["written_scales"] else "none"
         return (
             f"number_match|preset:{self.preset or 'none'}|mode:{o['mode']}|rel_tol:{o['rel_tol']:g}|abs_tol:{o['abs_tol']:g}|"
             f"sign:{'ignore' if o['ignore_sign'] else 'keep'}|select:{o['select']}|"
+            f"written_scales:{written}|"
             f"max_power:{'any' if o['max_power'] is None else o['max_power']}|"
-            f"paren_neg:{'yes' if o['paren_negative'] else 'no'}|extract:{EXTRACTOR_VERSION}"
+            f"paren_neg:{'yes' if o['paren_negative'] else 'no'}|fp_slack:1e-12|"
+            f"extract:{EXTRACTOR_VERSION}"
         )
 
     def _score_pair(self, key: str, response: str, reference: str, state: object) -> MetricResult:
+        if self.preset == "seed":
+            ok = seed_recipe_match(response, reference)
+            return MetricResult(key, 1.0 if ok else 0.0, {"recipe": "seed"})
         try:
-            g = gold_number(reference, paren_negative=self.opts["paren_negative"])
+            golds = _gold_readings(reference, self.opts)
         except InputError as e:
             return MetricResult(key, None, error=f"reference: {e.message}")
-        found = find_numbers(response, paren_negative=self.opts["paren_negative"])
-        cands = select_found(response, found, self.opts["select"])
-        ok = any(_equal(p, g, self.opts) for p in cands)
+        found = find_numbers(response, paren_negative=self.opts["paren_negative"], bare_k=True)
+        cands = _candidates(response, self.opts)
+        ok = any(_equal(p, g, self.opts) for p in cands for g in golds)
         return MetricResult(
             key,
             1.0 if ok else 0.0,
-            {"gold": g, "numbers": [n.value for n in found], "candidates": cands},
+            {"gold": golds[0], "numbers": [n.value for n in found], "candidates": cands},
         )

@@ -23,6 +23,8 @@ Extraction (all numbers in reading order):
 - scale words multiply: ``thousand``, ``million``, ``billion``, ``trillion`` (and plurals),
   ``bn``, ``mn``, ``tn``, and ``千 万 百万 千万 亿 万亿``; the one-letter suffixes ``k``/``m``/``b``
   only when glued to a currency amount (``$5M``), since ``5m`` alone may be metres or minutes;
+  ``bare_k=True`` (Number Match) also reads a ``k``/``K`` glued to a bare number as a thousand
+  (``5k`` → 5000; ``5km`` stays 5);
 - a number glued to a preceding ASCII letter or digit is not extracted (``Q3``, ``FY2019``).
 
 Rules (:data:`RULES`), tolerance relative to the **gold** value:
@@ -61,7 +63,8 @@ RULES: tuple[str, ...] = ("strict", "scale_invariant", "unit_scales", "first_dec
 UNIT_SCALE_POWERS: tuple[int, ...] = (2, 3, 6, 9)
 Paren = Literal["always", "amounts", "never"]
 
-EXTRACTOR_VERSION = "2"
+#: "3": ``bare_k`` (a bare ``5k`` is 5,000 when asked; Number Match asks)
+EXTRACTOR_VERSION = "3"
 
 _W = "A-Za-z0-9_"
 _CORE = re.compile(
@@ -159,7 +162,7 @@ def _left(text: str, s: int) -> tuple[int, bool, str, bool]:
     return start, neg, currency, bool(lm)
 
 
-def _right(text: str, e: int, currency: str) -> tuple[int, str, Decimal]:
+def _right(text: str, e: int, currency: str, bare_k: bool = False) -> tuple[int, str, Decimal]:
     """Read ``[percent] [scale]`` after position ``e``."""
     end, pct, scale = e, "", Decimal(1)
     pm = _PCT.match(text[end:])
@@ -171,16 +174,19 @@ def _right(text: str, e: int, currency: str) -> tuple[int, str, Decimal]:
         key = (sm.group("w") or sm.group("c")).lower()
         scale = _SCALES[key.removesuffix("s")]  # thousands → thousand
         end += sm.end()
-    elif currency and not pct:
+    elif not pct:
         lm = _SCALE_LETTER.match(text[end:])
-        if lm:
+        if lm and (currency or (bare_k and lm.group("w") in "kK")):
             scale = _SCALES[lm.group("w").lower()]
             end += lm.end()
     return end, pct, scale
 
 
-def number_spans(text: str, *, paren: Paren = "always") -> list[NumberSpan]:
+def number_spans(text: str, *, paren: Paren = "always", bare_k: bool = False) -> list[NumberSpan]:
     """Every number span in ``text``, left to right (rules in the module docstring).
+
+    >>> [str(s.value) for s in number_spans("5k runners, 5km")], [str(s.value) for s in number_spans("5k", bare_k=True)]
+    (['5', '5'], ['5000'])
 
     >>> [(s.text, str(s.value)) for s in number_spans("Growth was 12.5%, revenue $1,234 million (2021).")]
     [('12.5%', '0.125'), ('$1,234 million', '1234000000'), ('(2021)', '-2021')]
@@ -198,7 +204,7 @@ def number_spans(text: str, *, paren: Paren = "always") -> list[NumberSpan]:
             continue
         val, decimals = got
         start, neg, currency, signed = _left(text, m.start())
-        end, pct, scale = _right(text, m.end(), currency)
+        end, pct, scale = _right(text, m.end(), currency, bare_k)
         amount = bool(currency) or decimals > 0 or "," in (m.group("int") or "")
         before, after = text[:start].rstrip(), text[end:]
         if (

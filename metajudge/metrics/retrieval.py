@@ -1,7 +1,10 @@
 """Retrieval metrics over ranked document ids and gold id sets (T2-RAGBench, MT-RAIG).
 
 Per query, with ``gold`` the set of relevant document ids and ``ranked`` the retrieved ids, best
-first (duplicates are dropped, the first occurrence keeps its rank):
+first. Duplicate retrieved ids are de-duplicated: the first occurrence keeps its rank and a
+repeat takes no rank (``["a", "a", "b"]`` ranks b second), so a repeated relevant id counts
+once. :func:`retrieval_report` says so in its ``signature`` (``dedup:first``) and counts the
+repeats (``duplicate_ids``, ``queries_with_duplicates``).
 
 - ``mrr_at_k``: 1/rank of the first relevant id within the top k, else 0 (T2-RAGBench's MRR@3:
   ``score_mrr`` in its evaluation card — ``1/rank if rank <= k else 0``, averaged over queries);
@@ -33,6 +36,9 @@ from typing import Any
 from metajudge.errors import InputError
 
 Id = str | int
+#: what :func:`retrieval_report` computes: duplicates de-duplicated (first occurrence keeps its
+#: rank), P@k over k, F1 both per query (``f1@k``) and corpus-level (``f1_corpus@k``)
+SIGNATURE = "retrieval|dedup:first|precision_denominator:k|f1:mean_per_query+corpus"
 
 
 def _check_k(k: Any) -> int:
@@ -65,6 +71,17 @@ def _top_k(ranked: Sequence[Id], k: int) -> list[Id]:
         if len(out) == k:
             break
     return out
+
+
+def duplicate_count(ranked: Sequence[Id]) -> int:
+    """Repeated ids in a ranking (each repeat after the first occurrence), which the metrics drop.
+
+    >>> duplicate_count(["a", "b", "a", "a"]), duplicate_count(["a", "b"])
+    (2, 0)
+    """
+    if isinstance(ranked, (str, bytes)) or not isinstance(ranked, Sequence):
+        raise InputError("ranked must be a sequence of document ids (best first)", field="ranked")
+    return len(ranked) - len(set(ranked))
 
 
 def mrr_at_k(gold: Collection[Id], ranked: Sequence[Id], *, k: int) -> float:
@@ -131,14 +148,16 @@ def retrieval_report(
     ids: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Mean of each metric at each k over queries: ``{"mrr@3": ..., "recall@1": ..., "n": N}``;
-    with ``f1`` also ``f1_corpus@k``, the harmonic mean of mean P@k and mean R@k (MT-RAIG Table 19).
+    with ``f1`` also ``f1_corpus@k``, the harmonic mean of mean P@k and mean R@k (MT-RAIG Table 19);
+    ``signature`` (:data:`SIGNATURE`: duplicates de-duplicated) and the repeats dropped:
+    ``duplicate_ids`` (over all rankings) and ``queries_with_duplicates``.
 
     ``ids`` (optional) name the queries in errors. T2-RAGBench: ``ks=(1, 3)`` (MRR@3, R@1, R@3);
     MT-RAIG: ``ks=(2, 5, 10, 20)`` (P/R/F1).
 
     >>> r = retrieval_report([{"a"}, {"b"}], [["a", "x"], ["x", "b"]], ks=(1, 2))
-    >>> r["mrr@2"], r["recall@1"], r["n"]
-    (0.75, 0.5, 2)
+    >>> r["mrr@2"], r["recall@1"], r["n"], r["duplicate_ids"]
+    (0.75, 0.5, 2, 0)
     >>> r = retrieval_report([{"a"}, {"b", "c", "d"}], [["a", "x"], ["b", "y"]], ks=(2,), metrics=("f1",))
     >>> round(r["f1@2"], 4), round(r["f1_corpus@2"], 4)
     (0.5333, 0.5714)
@@ -175,4 +194,8 @@ def retrieval_report(
             p, r = means[f"precision@{k}"], means[f"recall@{k}"]
             out[f"f1_corpus@{k}"] = 2 * p * r / (p + r) if p + r > 0 else 0.0
     out["n"] = n
+    dups = [duplicate_count(r) for r in rankeds]
+    out["duplicate_ids"] = sum(dups)
+    out["queries_with_duplicates"] = sum(d > 0 for d in dups)
+    out["signature"] = SIGNATURE
     return out

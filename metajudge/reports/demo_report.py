@@ -46,6 +46,8 @@ def run_lines(run: Any) -> list[str]:
     if run.context_cut:
         cost += f"; context cut to fit on {run.context_cut}/{run.n_responses} responses"
     out = [f"{name} [{run.backbone}] — {cost}"]
+    if run.note:
+        out.append(f"    {run.note}")
     for c in run.correlations:
         out.append(f"    vs human {c['dimension']}: Pearson {corr_text(c)}")
     return out

@@ -80,6 +80,8 @@ class JudgeRun(Result):
     cached_cost: dict[str, float] = field(default_factory=dict)
     #: prompt tokens the server evaluated (its prefix cache's reuse excluded)
     processed_prompt_tokens: int = 0
+    #: a non-default option the demo chose for this judge, and why (printed with the run)
+    note: str = ""
 
     @property
     def parse_failure_rate(self) -> float:
@@ -298,9 +300,23 @@ SECTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 )
 
 
+#: options the demo chooses that are not the metric's default, with the line that says so
+DEMO_CHOICES: dict[str, tuple[dict[str, Any], str]] = {
+    "mtraig_faithfulness": (
+        {"mode": "batched"},
+        (
+            "demo option mode=batched: all claims verified in one call per response (ours), not "
+            "the paper's per-claim default, to keep the demo short"
+        ),
+    ),
+}
+
+
 def _metric_options(metric: str, opts: DemoOptions) -> dict[str, Any]:
-    """G-Eval reads its context cut to ``context_chars`` (the cut recorded per row)."""
-    return {"max_table_chars": opts.context_chars} if metric.startswith("geval_") else {}
+    """G-Eval reads its context cut to ``context_chars`` (the cut recorded per row); the
+    :data:`DEMO_CHOICES`."""
+    out = {"max_table_chars": opts.context_chars} if metric.startswith("geval_") else {}
+    return {**out, **DEMO_CHOICES.get(metric, ({}, ""))[0]}
 
 
 def run_sections(
@@ -318,10 +334,14 @@ def run_sections(
             rows: list[dict[str, Any]] = []
             section_runs = []
             for m in metrics:
+                note = DEMO_CHOICES.get(m, ({}, ""))[1]
                 say(f"  scoring {m} on {files[dataset].name} under {backend.name} ...")
+                if note:
+                    say(f"    ({note})")
                 r, run = score_judge(
                     files[dataset], m, backend, section=section, options=_metric_options(m, opts)
                 )
+                run.note = note
                 rows += r
                 section_runs.append(run)
             res = meta_evaluate_section(section, files[dataset], rows, metrics, out, opts)

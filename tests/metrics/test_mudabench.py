@@ -106,3 +106,28 @@ def test_bad_verdicts() -> None:
         aggregate([QuestionVerdict("q", 1, cells_correct=5, cells_total=3)])
     with pytest.raises(InputError, match="both"):
         aggregate([QuestionVerdict("q", 1, cells_correct=1)])
+
+
+def test_unparsed_verdicts_stay_in_q_as_not_correct() -> None:
+    """Issue 25 item 3: 3 predictions, 1 garbled final verdict -> 2/3 (the card's 1/|Q|), not 1.0."""
+    vs = [
+        QuestionVerdict("q1", 1, F("covered")),
+        QuestionVerdict("q2", 1, F("covered")),
+        QuestionVerdict("q3", 0, F("covered"), unparsed=("final",)),
+    ]
+    r = aggregate(vs)
+    assert r["n"] == 3 and r["final_accuracy"] == pytest.approx(2 / 3)
+    assert (r["unparsed_final"], r["unparsed_process"], r["unparsed_any"]) == (1, 0, 1)
+    assert r["full_accuracy"] == pytest.approx(2 / 3) and r["process_accuracy"] == 1.0
+    r = aggregate([vs[0], QuestionVerdict("q2", 1, (), unparsed=("facts",))])
+    assert r["process_accuracy"] == 0.5 and r["full_accuracy"] == 0.5 and r["unparsed_process"] == 1
+    assert question_scores(QuestionVerdict("q", 1, (), unparsed=("facts",)))["process"] == 0.0
+    with pytest.raises(InputError, match="counts 0"):
+        aggregate([QuestionVerdict("q", 1, F("covered"), unparsed=("final",))])
+
+
+def test_a_hallucinated_fact_lowers_process_accuracy() -> None:
+    """min(C, 1 - E) with E counting an extra wrong fact: 2 gold facts covered + 1 hallucinated."""
+    r = aggregate([QuestionVerdict("q", 1, F("covered", "covered"), extra_wrong=1)])
+    assert r["process_accuracy"] == 0.5 and r["full_accuracy"] == 0.0
+    assert aggregate([QuestionVerdict("q", 1, F("covered", "covered"))])["process_accuracy"] == 1.0

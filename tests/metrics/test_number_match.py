@@ -16,6 +16,7 @@ from metajudge.metrics.number_match import (
     number_match_accuracy,
     numbers_equivalent,
 )
+from metajudge.metrics.registry import get_metric
 
 # (prediction, gold, options, expected match)
 TABLE: list[tuple[object, object, dict, bool]] = [
@@ -229,3 +230,79 @@ def test_free_text_selection_rule_is_named() -> None:
     m = NumberMatch(preset=None, select="salient", mode="unit_scales")
     assert "preset:none" in m.signature and "select:salient" in m.signature
     assert "preset:t2ragbench" in NumberMatch().signature  # the registry default
+
+
+# -- issue 25 item 1: a scale is accepted only where it is written --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "expected"),
+    [
+        ("$3.2 million", 3_200_000, 1.0),  # a scale word on the prediction: with its scale
+        ("$3.2 million", "3,200,000", 1.0),
+        ("$3.2 million", 3.2, 1.0),  # ... and without it
+        ("5k", 5000, 1.0),  # a scale symbol on the prediction
+        ("7%", 0.07, 1.0),  # a percent sign on the prediction
+        ("0.07", "7%", 1.0),  # a percent sign on the gold
+        ("7", 700, 0.0),  # bare: no scale written, none accepted
+        ("5", 5000, 0.0),
+        ("0.05", 5, 0.0),
+        ("12.5", 0.125, 0.0),
+    ],
+)
+def test_default_preset_accepts_only_written_scales(
+    pred: str, gold: object, expected: float
+) -> None:
+    m = get_metric("number_match")  # the registry default
+    assert m.score(pred, str(gold)).score == expected
+    assert number_match(pred, gold, preset="t2ragbench") is bool(expected)  # type: ignore[arg-type]
+
+
+def test_default_preset_signature_names_preset_and_relaxations() -> None:
+    sig = get_metric("number_match").signature
+    assert sig == (
+        "number_match|preset:t2ragbench|mode:strict|rel_tol:0.01|abs_tol:0|sign:keep|"
+        "select:whole|written_scales:pct_either+scale_pred|max_power:any|paren_neg:yes|"
+        "fp_slack:1e-12|extract:3"
+    )
+    assert "written_scales:none" in NumberMatch(preset="t2ragbench", written_scales=False).signature
+    assert "mode:unit_scales" in NumberMatch(mode="unit_scales").signature
+    # without the relaxation, the written scales are not accepted either
+    for pred, gold in (("$3.2 million", 3.2), ("7%", 0.07), ("0.07", "7%"), ("5k", 5)):
+        assert not number_match(pred, gold, preset="t2ragbench", written_scales=False)
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "expected"),
+    [
+        ("100.9", "100", 1.0),
+        (" 12.5 ", "12.5", 1.0),  # float() strips whitespace
+        ("1e3", "1000", 1.0),
+        ("-5", "5", 0.0),  # the sign is kept
+        ("$3.2 million", "3200000", 0.0),  # float() reads no currency or scale
+        ("7%", "0.07", 0.0),
+        ("1,234", "1234", 0.0),
+        ("The answer is 5", "5", 0.0),
+        ("0", "0", 0.0),  # ZeroDivisionError: incorrect
+        ("5", "n/a", 0.0),  # a gold float() cannot read: incorrect, no error
+        ("7", "700", 0.0),
+    ],
+)
+def test_seed_preset_is_the_seed_recipe(pred: str, gold: str, expected: float) -> None:
+    def score_nm(predictions: list[str], golds: list[str]) -> float:  # the seed card, verbatim
+        correct = 0
+        for p, g in zip(predictions, golds, strict=True):
+            try:
+                if abs(float(p) - float(g)) / abs(float(g)) <= 1e-2:
+                    correct += 1
+            except Exception:  # noqa: BLE001, S110
+                pass
+        return correct / len(golds)
+
+    assert score_nm([pred], [gold]) == expected
+    m = get_metric("number_match", preset="seed")
+    assert m.score(pred, gold).score == expected
+    assert number_match(pred, gold, preset="seed") is bool(expected)
+    assert m.signature.startswith("number_match|preset:seed|parse:float(whole answer)|rel_tol:0.01")
+    with pytest.raises(InputError, match="no option"):
+        NumberMatch(preset="seed", mode="unit_scales")

@@ -99,4 +99,24 @@ def test_f1_reported_both_as_query_mean_and_corpus_form() -> None:
     assert rep["f1_corpus@2"] == pytest.approx(2 * p * r / (p + r))
     assert rep["f1_corpus@2"] != pytest.approx(rep["f1@2"])
     only = retrieval_report(golds, rankeds, ks=(2,), metrics=("f1",))
-    assert set(only) == {"f1@2", "f1_corpus@2", "n"}
+    assert set(only) == {
+        "f1@2",
+        "f1_corpus@2",
+        "n",
+        "duplicate_ids",
+        "queries_with_duplicates",
+        "signature",
+    }
+
+
+def test_duplicate_ids_are_deduplicated_said_and_counted() -> None:
+    """Issue 25 item 10: a repeated retrieved id takes no rank and counts once; the report's
+    signature says so and counts the repeats."""
+    golds = [{"b"}, {"a"}, {"c"}]
+    rankeds = [["a", "a", "b"], ["a", "a", "a"], ["c", "x"]]
+    rep = retrieval_report(golds, rankeds, ks=(2,))
+    # query 1: b is second after the repeat is dropped (MRR 1/2, not 0); query 2: a counts once
+    assert rep["mrr@2"] == pytest.approx((1 / 2 + 1 + 1) / 3)
+    assert rep["precision@2"] == pytest.approx((1 / 2 + 1 / 2 + 1 / 2) / 3)
+    assert rep["duplicate_ids"] == 3 and rep["queries_with_duplicates"] == 2
+    assert "dedup:first" in rep["signature"]

@@ -173,6 +173,7 @@ def test_demo_end_to_end_and_rerun_from_cache(
     for name in JUDGES:
         assert name in first and name in text, name
     assert "weak judges" in first
+    assert "demo option mode=batched" in first  # the demo's non-default MT-RAIG choice, said
     assert re.search(r"Subset: n = 4 of \d+ labelled ragchecker_meta_eval pairs", first)
     calls = int(re.search(r"Ledger \(judge section\): (\d+) LLM calls", first).group(1))  # type: ignore[union-attr]
     assert calls > 0
@@ -190,3 +191,18 @@ def test_demo_end_to_end_and_rerun_from_cache(
         "mtraig_completeness",
     }
     assert all(r["calls"] == 0 for r in runs)
+
+
+def test_demo_chooses_batched_mtraig_verification_and_says_so() -> None:
+    """Issue 25 item 2: per_claim is the metric's default; the demo picks batched and says so."""
+    from metajudge.metrics.judges.mtraig import DEFAULT_MODE
+    from metajudge.reports.demo_report import run_lines
+    from metajudge.runs.demo import DEMO_CHOICES, JudgeRun, _metric_options
+
+    assert DEFAULT_MODE == "per_claim"
+    assert _metric_options("mtraig_faithfulness", DemoOptions()) == {"mode": "batched"}
+    assert _metric_options("mtraig_completeness", DemoOptions()) == {}
+    run = JudgeRun("table_qa_mtraig", "mtraig_faithfulness", "smollm2-135m", 4, 0, 8, 0, 8, 0, 1, 1, 1.0)
+    run.note = DEMO_CHOICES["mtraig_faithfulness"][1]
+    lines = run_lines(run)
+    assert lines[1].strip().startswith("demo option mode=batched") and "per-claim default" in lines[1]

@@ -4,20 +4,27 @@ Faithfulness: a table-aware decomposer D turns the insight i into atomic claims 
 given the table *schemas*; a verifier V checks each claim against the serialised tables,
 V(c, T̂) ∈ {0, 1}; S_faith = (1/|C|) Σ V(c_k, T̂). Verification modes:
 
-- ``per_claim`` — the paper: one call per claim. ``n`` samples are optional and our choice: a
+- ``per_claim`` (the default) — the paper: one call per claim with the paper's claim-verification
+  prompt (Table 15, "MT-RAIG Eval - Faithfulness : Claim verification") for every backbone
+  (``verify_prompt="paper"``; ``verify_prompt="variant"`` takes the backbone's prompt variant,
+  e.g. the few-shot ``small`` one). ``n`` samples are optional and our choice: a
   claim's V is then the mean of its parsed samples. The paper does not say how samples are
   combined; its Table 26 example is no evidence either way (it reports 47.37 = 9/19 while its
   listed verdicts give 13/20);
-- ``batched`` — all claims of an insight in one call with a structured answer
-  ``{"verdicts": ["yes"|"no", …]}`` (ours; the prompt is Table 15's verifier, pluralised).
+- ``batched`` — an option, named in the signature: all claims of an insight in one call with a
+  structured answer ``{"verdicts": ["yes"|"no", …]}`` (ours; the prompt is Table 15's verifier,
+  pluralised).
+
+Unparseable verdicts never leave |C|: with ``unparsed="unscored"`` (the default) a response with
+any claim whose verdict cannot be parsed is unscored (``None``; the verdict counted in the parse
+failures); ``unparsed="unsupported"`` counts such a claim as V = 0 (it stays in |C|).
 
 No claims: the paper does not say how a response with no claims is scored (Eq. 2 is undefined
 for |C| = 0); ``no_claims="zero"`` (default, our choice) scores 0 and flags it,
 ``no_claims="none"`` leaves the item unscored. Claims are de-duplicated (exact repeats) and, on
 embedded small backbones only, capped at :data:`~metajudge.metrics.judges.decompose.SMALL_MODEL_MAX_CLAIMS`; both are recorded in
 ``details`` and counted in :attr:`~metajudge.metrics.judges.common.JudgeMetric.summary`. A
-"partially supported" verdict counts ``partial`` (0 by default: Eq. 2's V is binary). Unparseable verdicts are ``None``, counted, and
-left out of the mean; all claims unparseable → unscored.
+"partially supported" verdict counts ``partial`` (0 by default: Eq. 2's V is binary).
 
 Completeness: a question-aware decomposer turns the reference insight i and the prediction î
 into atomic topics A = D(q, i), Â = D(q, î); an LLM M matches them bidirectionally;
@@ -29,7 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from metajudge.backends.base import Backend, BackendError, Completion, Request
 from metajudge.errors import InputError
@@ -43,9 +50,13 @@ from metajudge.metrics.judges.decompose import (
 )
 from metajudge.metrics.judges.parsers.claims import parse_verdict, parse_verdict_list
 from metajudge.metrics.judges.parsers.ratings import parse_matching
-from metajudge.metrics.judges.prompts import numbered
+from metajudge.metrics.judges.prompts import PromptTemplate, load_prompt, numbered
 
 VerifyMode = Literal["per_claim", "batched"]
+Unparsed = Literal["unscored", "unsupported"]
+#: the verification defaults: the paper's procedure (one call per claim, its prompt)
+DEFAULT_MODE: VerifyMode = "per_claim"
+DEFAULT_VERIFY_PROMPT = "paper"
 
 #: GBNF: a per-claim verdict is " Yes" or " No".
 VERDICT_GRAMMAR = 'root ::= " "? ("Yes" | "No")'
@@ -91,11 +102,16 @@ class MTRAIGFaithfulness(JudgeMetric):
     range = (0.0, 1.0)
     needs_reference = False
     tasks = ("mtraig_claims", "mtraig_verify")
+    #: signature fields whose default is the paper's procedure (a stored result computed
+    #: otherwise is marked by ``metajudge matrix``: :func:`~metajudge.runs.matrix.table.non_default_options`)
+    signature_defaults: ClassVar[dict[str, str]] = {"mode": DEFAULT_MODE, "unparsed": "unscored"}
 
     def __init__(
         self,
         *,
-        mode: VerifyMode = "batched",
+        mode: VerifyMode = DEFAULT_MODE,
+        unparsed: Unparsed = "unscored",
+        verify_prompt: Literal["paper", "variant"] = DEFAULT_VERIFY_PROMPT,
         n: int = 1,
         temperature: float = 0.0,
         no_claims: Literal["zero", "none"] = "zero",
@@ -121,6 +137,19 @@ class MTRAIGFaithfulness(JudgeMetric):
             raise InputError(
                 f"no_claims must be zero or none, got {no_claims!r}", field="no_claims"
             )
+        if unparsed not in ("unscored", "unsupported"):
+            raise InputError(
+                f"unparsed must be unscored or unsupported, got {unparsed!r}", field="unparsed"
+            )
+        if verify_prompt not in ("paper", "variant"):
+            raise InputError(
+                f"verify_prompt must be paper or variant, got {verify_prompt!r}",
+                field="verify_prompt",
+            )
+        #: what an unparseable claim verdict does: the response unscored, or V = 0
+        self.unparsed = unparsed
+        #: the per-claim verifier's prompt: the paper's for every backbone, or the variant's
+        self.verify_prompt = verify_prompt
         self.mode = mode
         self.n = int(n) if mode == "per_claim" else 1
         self.temperature = float(temperature)
@@ -135,11 +164,18 @@ class MTRAIGFaithfulness(JudgeMetric):
             "mtraig_verify" if mode == "per_claim" else "mtraig_verify_batched",
         )
 
+    def prompt(self, task: str) -> PromptTemplate:
+        if task == "mtraig_verify" and self.verify_prompt == "paper":
+            return load_prompt(task, "paper")
+        return super().prompt(task)
+
     @property
     def signature(self) -> str:
         return self._signature(
             "mtraig_faithfulness",
             mode=self.mode,
+            ver_prompt=self.verify_prompt if self.mode == "per_claim" else "batched",
+            unparsed=self.unparsed,
             n=self.n,
             temp=self.temperature,
             no_claims=self.no_claims,
@@ -315,11 +351,16 @@ class MTRAIGFaithfulness(JudgeMetric):
         d["verdicts"] = v
         ok = [x for x in v if x is not None]
         d["claims_verified"] = len(ok)
+        d["claims_unparsed"] = len(v) - len(ok)
         if not ok:
             self.items_failed += 1
             return MetricResult(st.key, None, d, "no claim verdict could be parsed")
+        if len(ok) < len(v) and self.unparsed == "unscored":
+            self.items_failed += 1
+            why = f"{len(v) - len(ok)} of {len(v)} claim verdicts unparseable (unparsed=unscored)"
+            return MetricResult(st.key, None, d, why)
         self.items_scored += 1
-        return MetricResult(st.key, sum(ok) / len(ok), d)
+        return MetricResult(st.key, sum(ok) / len(v), d)  # an unparsed claim: V = 0, in |C|
 
 
 class MTRAIGCompleteness(JudgeMetric):

@@ -4,11 +4,14 @@ Per question: T (final answer equivalent to the gold answer) comes from
 :class:`~metajudge.metrics.judges.equivalence.AnswerEquivalence` (numeric fast path first);
 the process verdicts (standard RAG variant) come from one judge call per question that labels
 every gold atomic fact ``covered`` / ``wrong`` / ``missing`` against the system's output (its
-extracted facts when the predictions file gives them, plus its final answer). The aggregation
-(C, E, P = min(C, 1 − E), full = mean 1[P = 1]·T) is :func:`metajudge.metrics.mudabench.aggregate`.
+extracted facts when the predictions file gives them, plus its final answer) and counts the
+stated facts that match no gold fact (``extra_wrong``: a hallucinated figure), which enter E.
+The aggregation (C, E, P = min(C, 1 − E), full = mean 1[P = 1]·T) is
+:func:`metajudge.metrics.mudabench.aggregate`.
 
-A question whose verdict could not be parsed (T or any fact label) is left out of the
-aggregate and counted (``unjudged``) — never scored 0.
+A question whose verdict could not be parsed (T, any fact label or the extra count) stays in
+|Q| as not correct (T = 0, or P = 0), as the card's (1/|Q|) Σ prescribes, and is counted
+(``unjudged``; ``unparsed_final`` / ``unparsed_process`` beside the accuracies).
 
 Predictions file: JSONL, one object per question: ``question_id`` (upstream id; or ``index``,
 the position in the variant's file, for the two duplicated ids), ``answer`` (str), optional
@@ -29,7 +32,7 @@ from metajudge.errors import InputError
 from metajudge.metrics.base import MetricResult, ScoreItem
 from metajudge.metrics.judges.common import JudgeMetric
 from metajudge.metrics.judges.equivalence import AnswerEquivalence
-from metajudge.metrics.judges.parsers.ratings import parse_fact_labels
+from metajudge.metrics.judges.parsers.ratings import parse_extra_wrong, parse_fact_labels
 from metajudge.metrics.judges.prompts import numbered
 
 
@@ -42,9 +45,10 @@ def facts_schema(n: int) -> dict[str, Any]:
                 "items": {"type": "string", "enum": ["covered", "wrong", "missing"]},
                 "minItems": n,
                 "maxItems": n,
-            }
+            },
+            "extra_wrong": {"type": "integer"},
         },
-        "required": ["facts"],
+        "required": ["facts", "extra_wrong"],
     }
 
 
@@ -134,17 +138,19 @@ class FactCoverageJudge(JudgeMetric):
                 idx.append(i)
         for i, (lab, det) in zip(idx, self.label(rows), strict=True):
             key = items[i].key
-            if lab is None or any(x is None for x in lab):
+            if not labels_parsed(lab, det):
                 self.items_failed += 1
                 results[i] = MetricResult(
                     key, None, {**det, "labels": lab}, det.get("error", "unparseable fact labels")
                 )
                 continue
+            assert lab is not None
             v = QuestionVerdict(
                 key,
                 0,
-                tuple(FactVerdict(f, s) for f, s in zip(rows[idx.index(i)][2], lab, strict=True)),
-            )  # type: ignore[arg-type]
+                tuple(FactVerdict(f, s) for f, s in zip(rows[idx.index(i)][2], lab, strict=True)),  # type: ignore[arg-type]
+                extra_wrong=int(det["extra_wrong"]),
+            )
             c, e = coverage_error(v)
             self.items_scored += 1
             results[i] = MetricResult(
@@ -157,13 +163,14 @@ class FactCoverageJudge(JudgeMetric):
     def label(
         self, rows: Sequence[tuple[str, str, Sequence[str]]]
     ) -> list[tuple[list[str | None] | None, dict[str, Any]]]:
-        """For (question, system output, gold facts) rows: the labels (``None`` if unparseable) and details."""
+        """For (question, system output, gold facts) rows: the labels (``None`` if unparseable) and
+        details, with ``extra_wrong`` (``None`` if unparseable)."""
         tpl = self.prompt("fact_coverage")
         reqs = []
         for q, pred, facts in rows:
             n = len(facts)
             dec: dict[str, Any] = {
-                "max_tokens": 8 + 5 * n,
+                "max_tokens": 16 + 5 * n,
                 "temperature": 0.0,
                 "seed": self.seed,
                 "json_schema": facts_schema(n),
@@ -179,10 +186,19 @@ class FactCoverageJudge(JudgeMetric):
                 out.append((None, {"error": f"backend error: {c}"}))
                 continue
             labels = parse_fact_labels(c.text, len(facts))
+            extra = parse_extra_wrong(c.text)
             fails = len(facts) if labels is None else sum(x is None for x in labels)
-            self.count(len(facts), fails)
-            out.append((labels, {"raw": c.text, "parse_failures": fails}))
+            fails += int(extra is None)
+            self.count(len(facts) + 1, fails)
+            out.append((labels, {"raw": c.text, "parse_failures": fails, "extra_wrong": extra}))
         return out
+
+
+def labels_parsed(lab: list[str | None] | None, det: dict[str, Any]) -> bool:
+    """Every fact label and the extra count of one question's fact-coverage answer parsed."""
+    return (
+        lab is not None and all(x is not None for x in lab) and det.get("extra_wrong") is not None
+    )
 
 
 def _match_questions(
@@ -208,7 +224,8 @@ def _verdicts(
     t_res: Sequence[Any],
     labels: Sequence[tuple[list[str | None] | None, dict[str, Any]]] | None,
 ) -> tuple[list[Any], list[dict[str, Any]], int]:
-    """Per-question verdicts (final + fact labels), their records, and how many stay unjudged."""
+    """Per-question verdicts (final + fact labels) of every question, their records, and how many
+    had a verdict that could not be parsed (kept in |Q| as not correct: ``unparsed``)."""
     from metajudge.metrics.mudabench import FactVerdict, QuestionVerdict
 
     verdicts, per_q, unjudged = [], [], 0
@@ -219,20 +236,23 @@ def _verdicts(
             "final": t.score,
             "final_details": t.details,
         }
-        ok = t.score is not None
+        unparsed = [] if t.score is not None else ["final"]
         facts: tuple[Any, ...] = ()
+        extra = 0
         if labels is not None:
             lab, det = labels[i]
             rec["facts"], rec["facts_details"] = lab, det
-            if lab is None or any(x is None for x in lab):
-                ok = False
+            if not labels_parsed(lab, det):
+                unparsed.append("facts")
             else:
+                assert lab is not None
                 facts = tuple(FactVerdict(f, s) for f, s in zip(q.gold_facts, lab, strict=True))  # type: ignore[arg-type]
+                extra = int(det["extra_wrong"])
+        rec["unparsed"] = unparsed
         per_q.append(rec)
-        if not ok:
-            unjudged += 1
-            continue
-        verdicts.append(QuestionVerdict(rec["id"], int(t.score or 0), facts))
+        unjudged += bool(unparsed)
+        final = 0 if t.score is None else int(t.score)
+        verdicts.append(QuestionVerdict(rec["id"], final, facts, extra, unparsed=tuple(unparsed)))
     return verdicts, per_q, unjudged
 
 

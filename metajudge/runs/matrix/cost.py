@@ -39,7 +39,13 @@ from metajudge.results import Result
 #: later-stage calls per distinct response of judges whose later calls depend on earlier
 #: answers (MT-RAIG Eval, Seo et al. 2025, Eq. 2-3, in metajudge's default modes)
 STAGE_RULES: dict[str, tuple[int, str]] = {
-    "mtraig_faithfulness": (1, "after the decompositions, one batched verification per response"),
+    "mtraig_faithfulness": (
+        20,
+        (
+            "after the decompositions, one verification call per claim (per_claim, the default): "
+            "20 claims per response assumed, the small-backbone claim cap (a bound there)"
+        ),
+    ),
     "mtraig_completeness": (
         1,
         "after the reference and prediction decompositions, one matching call per response",
@@ -256,7 +262,15 @@ def _calls(
 ) -> tuple[int, str]:
     if metric not in STAGE_RULES:
         return first, "recorded in export mode"
-    same = [c for c in cells if c["metric"] == metric and c["ledger"].get("responses")]
+    from metajudge.runs.matrix.table import non_default_options
+
+    same = [  # cells computed with the metric's defaults (a batched MT-RAIG cell is not)
+        c
+        for c in cells
+        if c["metric"] == metric
+        and c["ledger"].get("responses")
+        and not non_default_options(metric, c.get("signature"))
+    ]
     if same:
         per = _sum(same, "calls") / sum(c["ledger"]["responses"] for c in same)
         return round(

@@ -283,6 +283,9 @@ class Cell:
     file: str | None = None
     published: float | None = None  # the same statistic in the paper (baselines/published_*.json)
     published_source: str | None = None
+    #: options of the stored signature that are not the metric's default now (see
+    #: :func:`non_default_options`): the cell is a record of what it was computed with
+    non_default: list[str] = field(default_factory=list)
 
     @property
     def applies(self) -> bool:
@@ -322,6 +325,50 @@ class Matrix(Result):
         return pd.DataFrame([asdict(c) for c in self.cells])
 
 
+def signature_fields(signature: str) -> dict[str, str]:
+    """The ``key:value`` fields of a metric signature (the first field, the name, has none).
+
+    >>> signature_fields("mtraig_faithfulness|backbone:smollm2-135m|mode:batched")
+    {'backbone': 'smollm2-135m', 'mode': 'batched'}
+    """
+    return dict(f.split(":", 1) for f in signature.split("|")[1:] if ":" in f)
+
+
+def non_default_options(metric: str, signature: str | None) -> list[str]:
+    """Fields of a stored ``signature`` that differ from the defaults the metric class declares
+    (``signature_defaults``: signature key → its default value), or that the signature lacks
+    (it predates the option); ``[]`` when none, or for a metric that declares none.
+
+    >>> non_default_options("mtraig_faithfulness", "mtraig_faithfulness|mode:batched|n:1")
+    ['mode:batched (default per_claim)', 'unparsed: not in the signature (default unscored)']
+    """
+    from metajudge.errors import MetajudgeError
+    from metajudge.metrics.registry import metric_class
+
+    if not signature:
+        return []
+    try:
+        defaults = getattr(metric_class(metric), "signature_defaults", None) or {}
+    except (MetajudgeError, KeyError, ImportError):
+        return []
+    have = signature_fields(signature)
+    out = []
+    for key, want in defaults.items():
+        if key not in have:
+            out.append(f"{key}: not in the signature (default {want})")
+        elif have[key] != want:
+            out.append(f"{key}:{have[key]} (default {want})")
+    return out
+
+
+def _mark_non_default(cell: Cell) -> Cell:
+    """A stored cell computed with non-default options says so in its status."""
+    cell.non_default = non_default_options(cell.metric, cell.signature)
+    if cell.non_default:
+        cell.status += f"; computed with non-default options: {'; '.join(cell.non_default)}"
+    return cell
+
+
 def _stored_cell(cell: Cell, obj: Mapping[str, Any], path: Path) -> Cell:
     sub = obj["subset"]
     proto = obj["protocol"]
@@ -350,7 +397,7 @@ def _stored_cell(cell: Cell, obj: Mapping[str, Any], path: Path) -> Cell:
     cell.tokens = sum(led[k] + more.get(k, 0) for k in ("prompt_tokens", "completion_tokens"))
     cell.protocol = f"{proto['correlate']}|{proto['level']}"
     cell.file = str(path)
-    return cell
+    return _mark_non_default(cell)
 
 
 def _baseline_cell(
@@ -370,7 +417,7 @@ def _baseline_cell(
     level = "item" if proto.get("grouped") else "global"
     cell.protocol = f"pairwise-difference|{level} (baseline: point estimate, no CI)"
     cell.file = str(path)
-    return cell
+    return _mark_non_default(cell)
 
 
 def _cell(

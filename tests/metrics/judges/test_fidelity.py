@@ -204,7 +204,7 @@ def _claims_script(n: int, n_yes: int, dup: bool = False) -> Any:
 
 def test_25_claims_20_supported_is_point_8_on_a_remote_backbone() -> None:
     be = ScriptedBackend(_claims_script(25, 20), config=FakeConfig(kind="openai"))
-    m = MTRAIGFaithfulness(backend=be)  # type: ignore[arg-type]
+    m = MTRAIGFaithfulness(mode="batched", backend=be)  # type: ignore[arg-type]
     [r] = m.score_batch([item("a")])
     assert r.score == pytest.approx(0.8) and len(r.details["claims"]) == 25
     assert r.details["decomposition_truncated"] is False and r.details["claims_capped"] == 0
@@ -341,3 +341,51 @@ def test_score_summary_counts_the_responses_affected_by_cuts() -> None:
     [s] = summarize(rows)
     assert s["affected"] == {"tables_cut": 1, "items_capped": 1}
     assert s["affected_share"] == {"tables_cut": 0.25, "items_capped": 0.25}
+
+
+# -- issue 25 item 2: the paper's procedure by default; an unparsed verdict never leaves |C| ------
+
+PAPER_VERIFY_HEAD = "[Instruction]\n\nYou will be given multiple tables and a claim."
+
+
+@pytest.mark.parametrize("kind", ["embedded", "openai"])
+def test_default_is_per_claim_with_the_papers_prompt_for_every_backbone(kind: str) -> None:
+    answers = iter(["Yes", "No", "Yes"])
+
+    def script(r: Request) -> Any:
+        if "atomic claims" in text_of(r) or "atomic-level claims" in text_of(r):
+            return "1. Sales were 10 in 2020.\n2. Sales were 15 in 2021.\n3. Sales doubled."
+        return next(answers)
+
+    be = ScriptedBackend(script, config=FakeConfig(kind=kind))
+    m = MTRAIGFaithfulness(backend=be)  # type: ignore[arg-type]
+    [r] = m.score_batch([item("a")])
+    verify = be.seen[1:]
+    assert len(verify) == 3 and all(text_of(q).startswith(PAPER_VERIFY_HEAD) for q in verify)
+    assert r.score == pytest.approx(2 / 3)
+    assert "|mode:per_claim|ver_prompt:paper|unparsed:unscored|" in m.signature
+    batched = MTRAIGFaithfulness(mode="batched", backend=be)  # type: ignore[arg-type]
+    assert "|mode:batched|ver_prompt:batched|unparsed:unscored|" in batched.signature
+
+
+def test_yes_no_garbled_is_unscored_unless_unparsed_is_unsupported() -> None:
+    def run(**kw: Any) -> tuple[Any, MTRAIGFaithfulness]:
+        answers = iter(["Yes", "No", "garbled"])
+        m = MTRAIGFaithfulness(
+            constrained=False,
+            backend=ScriptedBackend(_faith_script(lambda r: next(answers))),  # type: ignore[arg-type]
+            **kw,
+        )
+        [r] = m.score_batch([item("a")])
+        return r, m
+
+    r, m = run()
+    assert r.score is None and r.details["verdicts"] == [1.0, 0.0, None]
+    assert r.error == "1 of 3 claim verdicts unparseable (unparsed=unscored)"
+    assert m.summary["items_failed"] == 1 and m.summary["items_scored"] == 0
+    assert m.summary["parse_failures"] == 1 and r.details["parse_failures"] == 1
+    r, m = run(unparsed="unsupported")
+    assert r.score == pytest.approx(1 / 3) and r.details["claims_unparsed"] == 1
+    assert m.summary["parse_failures"] == 1 and "unparsed:unsupported" in m.signature
+    with pytest.raises(InputError, match="unparsed"):
+        MTRAIGFaithfulness(unparsed="drop", backend=ScriptedBackend(lambda r: ""))  # type: ignore[arg-type]

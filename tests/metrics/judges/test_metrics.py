@@ -206,11 +206,18 @@ def test_faithfulness_truncated_batched_json_counts_missing_claims() -> None:
         mode="batched", backend=ScriptedBackend(_faith_script('{"verdicts": ["no", "yes"'))
     )  # type: ignore[arg-type]
     [r] = m.score_batch([item("a")])
-    assert (
-        r.details["verdicts"] == [0.0, 1.0, None]
-        and r.score == 0.5
-        and r.details["parse_failures"] == 1
+    # the unparsed third claim stays in |C|: the response is unscored (issue 25 item 2) ...
+    assert r.details["verdicts"] == [0.0, 1.0, None] and r.details["parse_failures"] == 1
+    assert r.score is None and r.error == "1 of 3 claim verdicts unparseable (unparsed=unscored)"
+    assert m.summary["items_failed"] == 1 and m.summary["parse_failures"] == 1
+    # ... or, when the user names it, counted as unsupported: 1/3, not 1/2
+    m = MTRAIGFaithfulness(
+        mode="batched",
+        unparsed="unsupported",
+        backend=ScriptedBackend(_faith_script('{"verdicts": ["no", "yes"')),  # type: ignore[arg-type]
     )
+    [r] = m.score_batch([item("a")])
+    assert r.score == pytest.approx(1 / 3) and r.details["claims_unparsed"] == 1
 
 
 def test_faithfulness_no_claims_option_and_failures() -> None:
@@ -320,7 +327,7 @@ def test_mudabench_judging_aggregates(data_dir: Path, tmp_path: Path) -> None:
         if "Gold facts" in t:
             if "unparseable please" in t:
                 return "no idea"
-            return json.dumps({"facts": ["covered"] * n})
+            return json.dumps({"facts": ["covered"] * n, "extra_wrong": 0})
         return '{"equivalent": false, "rationale": "different"}'
 
     res = judge_mudabench(
@@ -331,12 +338,12 @@ def test_mudabench_judging_aggregates(data_dir: Path, tmp_path: Path) -> None:
     )  # type: ignore[arg-type]
     assert res["n_predictions"] == 3 and res["unjudged"] == 1
     agg = res["aggregate"]
-    assert (
-        agg["n"] == 2
-        and agg["final_accuracy"] == 0.5
-        and agg["process_accuracy"] == 1.0
-        and agg["full_accuracy"] == 0.5
-    )
+    # over |Q| = 3: the unparseable fact labels of the third question count P = 0, not left out
+    assert agg["n"] == 3 and agg["unparsed_process"] == 1 and agg["unparsed_final"] == 0
+    assert agg["final_accuracy"] == pytest.approx(1 / 3)
+    assert agg["process_accuracy"] == pytest.approx(2 / 3)
+    assert agg["full_accuracy"] == pytest.approx(1 / 3)
+    assert res["questions"][2]["unparsed"] == ["facts"]
     assert res["equivalence"]["fast_path_decided"] == 1
 
 
@@ -413,3 +420,94 @@ def test_cli_vocabulary_and_hidden_aliases() -> None:
     assert p.parse_args(["cache", "export", "-o", "new.jsonl"]).output == "new.jsonl"
     helptext = p._subparsers._group_actions[0].choices["judge"].format_help()  # type: ignore[union-attr]
     assert "mudabench" in helptext
+
+
+# -- issue 25 item 3: accuracies over |Q|; the judge's extra wrong facts enter E ------------------
+
+
+def _predictions(tmp_path: Path, data_dir: Path, answers: list[str], facts: Any = None) -> Any:
+    from metajudge.data.benchmarks import load_mudabench
+    from metajudge.metrics.judges.mudabench_judge import read_predictions
+
+    qs = load_mudabench("complex", data_dir)[: len(answers)]
+    pred = tmp_path / "pred.jsonl"
+    rows = [
+        {"question_id": q.question_id, "answer": a, **({"facts": facts} if facts else {})}
+        for q, a in zip(qs, answers, strict=True)
+    ]
+    pred.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n")
+    return read_predictions(pred), qs
+
+
+def test_three_predictions_one_garbled_verdict_is_two_thirds(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    from metajudge.metrics.judges.mudabench_judge import judge_mudabench
+
+    preds, _ = _predictions(tmp_path, data_dir, ["answer one", "answer two", "answer three"])
+
+    def script(r: Request) -> Any:
+        if "answer three" in text_of(r):
+            return "garbled"
+        return '{"equivalent": true, "rationale": "same"}'
+
+    res = judge_mudabench(
+        preds,
+        variant="complex",
+        fast_path=False,
+        process=False,
+        data_dir=data_dir,
+        backend=ScriptedBackend(script),  # type: ignore[arg-type]
+    )
+    agg = res["aggregate"]
+    assert agg["final_accuracy"] == pytest.approx(2 / 3)  # not 1.0 over the 2 parsed
+    assert agg["n"] == 3 and agg["unparsed_final"] == 1 and res["unjudged"] == 1
+    assert res["equivalence"]["parse_failures"] == 1
+    from metajudge.cli.judge import accuracy_text
+
+    assert accuracy_text(agg, "final_accuracy") == (
+        "0.6667  (over |Q| = 3; 1 unparsed verdict counted not correct)"
+    )
+
+
+def test_a_hallucinated_extracted_fact_lowers_process_accuracy(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    from metajudge.metrics.judges.mudabench_judge import FactCoverageJudge, judge_mudabench
+
+    preds, qs = _predictions(tmp_path, data_dir, ["x"], facts=["Revenue was 9.9 billion."])
+    n = len(qs[0].gold_facts)
+    seen: list[Request] = []
+
+    def script(r: Request) -> Any:
+        if "Gold facts" in text_of(r):
+            seen.append(r)
+            return json.dumps({"facts": ["covered"] * n, "extra_wrong": 1})
+        return '{"equivalent": true, "rationale": "same"}'
+
+    res = judge_mudabench(
+        preds,
+        variant="complex",
+        fast_path=False,
+        data_dir=data_dir,
+        backend=ScriptedBackend(script),  # type: ignore[arg-type]
+    )
+    agg = res["aggregate"]
+    # C = 1, E = 1/n: P = min(1, 1 - 1/n), and full accuracy needs P = 1
+    assert agg["process_accuracy"] == pytest.approx(1 - 1 / n) and agg["full_accuracy"] == 0.0
+    assert res["questions"][0]["facts_details"]["extra_wrong"] == 1
+    schema = seen[0].json_schema
+    assert schema is not None and schema["required"] == ["facts", "extra_wrong"]
+    assert "extra_wrong" in text_of(seen[0])
+    # the registry judge: two gold facts covered and one extra wrong fact -> 1/2; no count -> unscored
+    two = Input("q", documents=("A earned 5.", "B earned 8."))
+    for reply, want in (
+        ('{"facts": ["covered", "covered"], "extra_wrong": 1}', 0.5),
+        ('{"facts": ["covered", "covered"], "extra_wrong": 0}', 1.0),
+        ('{"facts": ["covered", "covered"]}', None),
+    ):
+        judge = FactCoverageJudge(backend=ScriptedBackend(lambda r, t=reply: t))  # type: ignore[arg-type]
+        [got] = judge.score_batch(
+            [ScoreItem("a", "A earned 5, B earned 8, C earned 3.", None, two)]
+        )
+        assert got.score == want, reply

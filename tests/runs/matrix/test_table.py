@@ -144,3 +144,30 @@ def test_the_papers_value_stands_beside_a_stored_cell() -> None:
     attach_published_values(cells, base)
     assert [c.published for c in cells] == [0.582, 0.455, None, None]
     assert "published_geval.json" in (cells[0].published_source or "")
+
+
+def test_a_cell_stored_with_a_non_default_option_says_so(matrix: Matrix) -> None:
+    """Issue 25 item 2: the MT-RAIG faithfulness cell was computed with batched verification
+    (its signature says so); per_claim is the default now, so the cell is marked, not presented
+    as the default, and a dry run does not size per-claim calls from it."""
+    from metajudge.runs.matrix.cost import _calls
+    from metajudge.runs.matrix.table import non_default_options, read_cell
+
+    c = matrix.cell("mtraig_faithfulness", "lftqa_mitigation_pradhumant")
+    assert c.stored and "|mode:batched|" in (c.signature or "")
+    assert c.non_default == [
+        "mode:batched (default per_claim)",
+        "unparsed: not in the signature (default unscored)",
+    ]
+    assert c.status.endswith(
+        "; computed with non-default options: mode:batched (default per_claim); "
+        "unparsed: not in the signature (default unscored)"
+    )
+    assert matrix.cell("bleu", "ragchecker_meta_eval").non_default == []
+    stored = read_cell(REPO_BASELINES / "judges" / f"{c.metric}__{c.dataset}.json")
+    calls, why = _calls(c.metric, 10, 10, [stored])
+    assert calls == 10 + 20 * 10 and "per_claim" in why and "measured" not in why
+    default_sig = stored["signature"].replace(
+        "|mode:batched|", "|mode:per_claim|unparsed:unscored|"
+    )
+    assert non_default_options(c.metric, default_sig) == []

@@ -455,6 +455,32 @@ def parse_fact_labels(text: str, n: int) -> list[str | None] | None:
     return labels + [None] * (n - len(labels))
 
 
+_EXTRA = re.compile(r'"extra_wrong"\s*:\s*"?(\d{1,4})\b')
+
+
+def parse_extra_wrong(text: str) -> int | None:
+    """E_i's extra count: ``"extra_wrong": k`` (a non-negative integer) of the fact-coverage
+    answer, also from truncated or malformed JSON; ``None`` when absent or not an integer.
+
+    >>> parse_extra_wrong('{"facts": ["covered"], "extra_wrong": 2}'), parse_extra_wrong('{"facts": ["covered"]}')
+    (2, None)
+    >>> parse_extra_wrong('{"facts": ["covered"], "extra_wrong": 1'), parse_extra_wrong('{"extra_wrong": -1}')
+    (1, None)
+    """
+    obj = json_object(text)
+    if obj is not None and "extra_wrong" in obj:
+        v = obj["extra_wrong"]
+        if isinstance(v, bool):
+            return None
+        if isinstance(v, int):
+            return v if v >= 0 else None
+        if isinstance(v, str) and v.strip().isdigit():
+            return int(v)
+        return None
+    m = _EXTRA.search(text or "")
+    return int(m.group(1)) if m else None
+
+
 # Arena-Hard pairwise verdicts
 
 _VERDICT = re.compile(r"\[\[([AB<>=]+)\]\]")
