@@ -36,6 +36,9 @@ from metajudge.stats.selective import fixed_sequence_threshold
 
 SUM_TOL = 1e-6
 MIN_N = 30  # calibration items at or above a candidate threshold (the paper's code)
+GRID_POINTS = 5000  # the paper's candidate thresholds: linspace(0, 1, 5000)
+#: candidate thresholds: the paper's grid, or every distinct calibration confidence
+THRESHOLDS = ("grid", "distinct")
 
 
 @dataclass(frozen=True)
@@ -213,6 +216,7 @@ def calibrate_cascade(
     alpha: float,
     delta: float,
     min_n: int = MIN_N,
+    grid: int | None = GRID_POINTS,
 ) -> tuple[float | None, ...]:
     """Each judge's threshold, calibrated in order on the items the judges before it left."""
     left = idx
@@ -220,7 +224,7 @@ def calibrate_cascade(
     for j in judges:
         conf = np.asarray(j.conf)[left]
         ok = np.asarray(j.pred)[left] == human[left]
-        t = fixed_sequence_threshold(conf, ok, alpha, delta, min_n=min_n).threshold
+        t = fixed_sequence_threshold(conf, ok, alpha, delta, min_n=min_n, grid=grid).threshold
         out.append(t)
         if t is not None:
             left = left[conf < t]
@@ -327,6 +331,7 @@ class SelectiveResult(Result):
     n_calibration: int
     n_test: int
     min_n: int
+    thresholds: str  # the candidates: "grid" (linspace(0, 1, 5000)) or "distinct"
     confidence: str
     configs: tuple[ConfigSummary, ...]
     notes: tuple[str, ...] = ()
@@ -368,10 +373,17 @@ def selective_judging(
     n_calibration: int | None = None,
     seed: int = 0,
     min_n: int = MIN_N,
+    thresholds: str = "grid",
 ) -> SelectiveResult:
     """Each judge alone and (with several judges, in the given order: cheapest first) the cascade,
     over ``repeats`` seeded splits of ``n_calibration`` calibration items (default: half) and the
-    rest as test items."""
+    rest as test items. ``thresholds``: the candidates, the paper's 5,000-point grid or every
+    distinct calibration confidence (:func:`~metajudge.stats.selective.fixed_sequence_threshold`)."""
+    if thresholds not in THRESHOLDS:
+        raise InputError(
+            f"expected one of {', '.join(THRESHOLDS)}, got {thresholds!r}", field="thresholds"
+        )
+    grid = GRID_POINTS if thresholds == "grid" else None
     alpha = check_level(alpha, "alpha")
     delta = check_level(delta, "delta")
     n = len(data.units)
@@ -391,7 +403,9 @@ def selective_judging(
     summaries = []
     for name, js in configs:
         outs = [
-            apply_cascade(human, js, test, calibrate_cascade(human, js, cal, alpha, delta, min_n))
+            apply_cascade(
+                human, js, test, calibrate_cascade(human, js, cal, alpha, delta, min_n, grid)
+            )
             for cal, test in splits
         ]
         summaries.append(_summarise(name, js, outs, alpha, judges[-1].cost))
@@ -404,6 +418,7 @@ def selective_judging(
         n_calibration=n_cal,
         n_test=n - n_cal,
         min_n=min_n,
+        thresholds=thresholds,
         confidence="the judge's largest class probability",
         configs=tuple(summaries),
         notes=data.notes,
@@ -421,6 +436,7 @@ def calibrate_selective(
     repeats: int = 1,
     n_calibration: int | None = None,
     seed: int = 0,
+    thresholds: str = "grid",
     dimension: str | None = None,
     data_dir: Any = None,
 ) -> SelectiveResult:
@@ -436,5 +452,11 @@ def calibrate_selective(
     rows = gather_scores(ds, list(scores), data_dir=data_dir, labels=False)
     data = judge_columns(ds, rows, judges, costs=costs, dimension=dimension)
     return selective_judging(
-        data, alpha=alpha, delta=delta, repeats=repeats, n_calibration=n_calibration, seed=seed
+        data,
+        alpha=alpha,
+        delta=delta,
+        repeats=repeats,
+        n_calibration=n_calibration,
+        seed=seed,
+        thresholds=thresholds,
     )

@@ -76,6 +76,13 @@ def add_parser(subparsers: argparse._SubParsersAction, name: str = "selective") 
         metavar="N",
         help="calibration items per split (default: half; the rest are test items)",
     )
+    p.add_argument(
+        "--thresholds",
+        choices=("grid", "distinct"),
+        default="grid",
+        help="candidate thresholds: the paper's code's grid linspace(0, 1, 5000) (default) or "
+        "every distinct calibration confidence",
+    )
     p.add_argument("--dimension", help="the human dimension (default: the card's first)")
     add_seed(p, "the calibration/test splits")
     add_format(p)
@@ -108,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
         repeats=args.repeats,
         n_calibration=args.calibration,
         seed=args.seed,
+        thresholds=args.thresholds,
     )
     if args.out:
         from metajudge.io import atomic_write

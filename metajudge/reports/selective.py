@@ -30,6 +30,11 @@ def selective_markdown(result: Any, cost_unit: str = "calls") -> str:
     """The table of every configuration, with the procedure and the split stated."""
     d = as_data(result)
     a = d["alpha"]
+    cands = (
+        "the paper's grid linspace(0, 1, 5000)"
+        if d["thresholds"] == "grid"
+        else "every distinct calibration confidence"
+    )
     lines = [
         f"# Selective judging (Trust or Escalate): alpha = {a:g}, delta = {d['delta']:g}",
         "",
@@ -37,7 +42,7 @@ def selective_markdown(result: Any, cost_unit: str = "calls") -> str:
             f"Guarantee sought: agreement with humans on kept items >= {1 - a:.3g} with probability "
             f">= {1 - d['delta']:.3g}. Fixed-sequence testing over descending confidence thresholds, "
             f"exact binomial (Clopper-Pearson) upper bound on disagreement, at least {d['min_n']} "
-            "calibration items above a threshold; a cascade calibrates each judge on the items the "
+            f"calibration items above a threshold; candidate thresholds: {cands}; a cascade calibrates each judge on the items the "
             f"judges before it left. Confidence: {d['confidence']}."
         ),
         "",

@@ -10,8 +10,10 @@ that is not rejected stops the sequence (fixed-sequence testing, which needs no 
 correction). The lowest rejected λ is kept; then P(agreement on kept items ≥ 1 − α) ≥ 1 − δ.
 
 Candidates are the distinct calibration confidences with at least ``min_n`` calibration items at
-or above them (the paper's code: 30; it scans a 5,000-point grid on [0, 1], which selects the
-same item sets). Where the paper's code keeps the highest candidate even when its bound exceeds
+or above them (the paper's code: 30). The paper's code scans a 5,000-point grid on [0, 1]
+instead; the grid tests only some of these item sets (two confidences within 1/5,000 share a grid
+point), so where the scan here stops at a set the grid skips, the grid keeps more items. Both
+are valid fixed-sequence tests (a pre-set order of hypotheses). Where the paper's code keeps the highest candidate even when its bound exceeds
 α, here the judge then keeps nothing (``threshold`` None): the guarantee is never given without
 its test.
 """
@@ -60,11 +62,36 @@ class ThresholdTest:
     n_tested: int
 
 
+def _candidates(conf_sorted: np.ndarray, min_n: int, grid: int | None) -> list[tuple[float, int]]:
+    """``(threshold, n items at or above it)``, highest threshold first, one per item set with
+    at least ``min_n`` items: the distinct confidences, or (``grid``) the lowest point of
+    ``linspace(0, 1, grid)`` that gives each set."""
+    asc = conf_sorted[::-1]
+    if grid is None:
+        values = np.unique(asc)[::-1]
+    else:
+        values = np.linspace(0.0, 1.0, int(grid))
+    n_at = len(asc) - np.searchsorted(asc, values, side="left")
+    best: dict[int, float] = {}
+    for v, n in zip(values.tolist(), n_at.tolist(), strict=True):
+        if n >= min_n and (n not in best or v < best[n]):
+            best[n] = v
+    return sorted(((v, n) for n, v in best.items()), reverse=True)
+
+
 def fixed_sequence_threshold(
-    confidence: ArrayLike, correct: ArrayLike, alpha: float, delta: float, *, min_n: int = 30
+    confidence: ArrayLike,
+    correct: ArrayLike,
+    alpha: float,
+    delta: float,
+    *,
+    min_n: int = 30,
+    grid: int | None = None,
 ) -> ThresholdTest:
     """The threshold of fixed-sequence testing (module docstring) on calibration items with
-    ``confidence`` and ``correct`` (the judge agrees with the human label).
+    ``confidence`` and ``correct`` (the judge agrees with the human label). Candidates: the
+    distinct confidences (``grid`` None) or the points of ``linspace(0, 1, grid)`` (the paper's
+    code: 5,000).
 
     >>> conf = np.linspace(0.5, 1.0, 100)
     >>> fixed_sequence_threshold(conf, conf > 0.55, alpha=0.2, delta=0.1).threshold is not None
@@ -73,12 +100,8 @@ def fixed_sequence_threshold(
     conf = np.asarray(confidence, dtype=float)
     ok = np.asarray(correct, dtype=bool)
     order = np.argsort(-conf, kind="stable")
-    c_sorted = conf[order]
     wrong_cum = np.cumsum(~ok[order])
-    # the distinct values, descending; n kept at value v = count of conf >= v
-    values = np.unique(c_sorted)[::-1]
-    n_at = np.searchsorted(-c_sorted, -values, side="right")
-    cand = [(float(v), int(n)) for v, n in zip(values, n_at, strict=True) if n >= min_n]
+    cand = _candidates(conf[order], min_n, grid)
     best: tuple[float, int, int, float] | None = None
     tested = 0
     for v, n in cand:
