@@ -9,7 +9,8 @@ The file is named after its judge (``gpt-4-turbo.calibration.jsonl`` → ``gpt-4
 
 Read as it is by ``--input FILE`` (records plus the file's judge column, :func:`dataset_of`),
 by ``--scores FILE`` (the judge column only, matched to the dataset's pairs by instruction and
-outputs, as the paper's ``merge_data``), and by the built-in dataset's converter.
+outputs, as the paper's ``merge_data``: :func:`metajudge.scores.released_probs.judge_rows`), and
+by the built-in dataset's converter.
 
 The label is the annotators' majority (a tie of annotators → 0); the probabilities must lie in
 [0, 1] and sum to at most 1 + 1e-6; a pair summing to less (the released files: the rest of the
@@ -22,7 +23,7 @@ from __future__ import annotations
 import ast
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -158,44 +159,6 @@ def record_dict(i: int, r: ReleasedLine, dimension: str = "preference") -> dict[
         "labels": {dimension: [r.label]},
         "meta": {"annotators": len(r.votes)},
     }
-
-
-def judge_rows(path: str | Path, records: Sequence[Any], judge: str | None = None) -> list[dict]:
-    """The file's judge column as score rows on ``records`` (side a = p(first), side b =
-    p(second)), each line matched to a record by instruction and responses."""
-    from metajudge.scores.rows import make_row
-
-    p = Path(path)
-    name = judge or judge_name(p)
-    by_key = {(r.input.question, r.a.response, r.b.response): r.id for r in records}
-    rows: list[dict] = []
-    seen: set[str] = set()
-    for r in read_lines(p):
-        item = by_key.get(r.key)
-        if item is None:
-            raise InputError(
-                "this pair (instruction and outputs) is not in the dataset",
-                path=p,
-                line=r.line,
-                field="instruction",
-            )
-        if item in seen:
-            raise InputError(f"pair {item!r} given twice", path=p, line=r.line, field="outputs")
-        seen.add(item)
-        details = {"raw_probs": list(r.raw_probs), "renormalised": r.raw_probs != r.probs}
-        for side, prob in zip(("a", "b"), r.probs, strict=True):
-            rows.append(
-                make_row(
-                    item=item,
-                    system=None,
-                    side=side,
-                    metric=name,
-                    score=prob,
-                    signature=f"released:{name}|class-probability",
-                    details=details,
-                )
-            )
-    return rows
 
 
 def dataset_of(path: str | Path) -> Any:

@@ -127,7 +127,7 @@ def _read_any(p: Path, records: Sequence[Any] | None, fmt: str, labels: bool) ->
     if fmt == "hanna":
         return hanna_metric_scores(p, records=records)
     if fmt == "released_probs":
-        from metajudge.data.released_probs import judge_rows
+        from metajudge.scores.released_probs import judge_rows
 
         if records is None:
             raise InputError("a released-probabilities file is read against a dataset", path=p)

@@ -49,7 +49,7 @@ def _released_probs(ds: Any, spec: Mapping[str, Any], data_dir: Any, metrics: An
     """Judge columns of files in the Trust-or-Escalate format (``judges``: judge -> the card's
     local file name, or a path for a file read with ``--input``)."""
     from metajudge.data.registry import resolve_file
-    from metajudge.data.released_probs import judge_rows
+    from metajudge.scores.released_probs import judge_rows
 
     rows: list = []
     for judge, file in dict(spec.get("judges") or {}).items():
