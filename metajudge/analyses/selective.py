@@ -319,6 +319,27 @@ def _summarise(
     )
 
 
+CURVE_POINTS = tuple(round(0.05 * k, 2) for k in range(1, 21))  # coverage 5%, 10%, ..., 100%
+
+
+def coverage_curve(
+    human: Sequence[str], judge: JudgeColumn, points: Sequence[float] = CURVE_POINTS
+) -> tuple[tuple[float, float, float], ...]:
+    """``(coverage, agreement, confidence)`` of the judge's most confident share of all units
+    at each coverage in ``points``: the agreement a threshold at that confidence would give
+    (no split; ties in confidence broken by unit order)."""
+    conf = np.asarray(judge.conf)
+    ok = np.asarray(judge.pred) == np.asarray(human)
+    order = np.argsort(-conf, kind="stable")
+    cum = np.cumsum(ok[order])
+    n = len(conf)
+    out = []
+    for c in points:
+        k = max(1, round(c * n))
+        out.append((float(c), float(cum[k - 1] / k), float(conf[order][k - 1])))
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class SelectiveResult(Result):
     """Selective judging over ``repeats`` seeded calibration/test splits (module docstring)."""
@@ -335,6 +356,8 @@ class SelectiveResult(Result):
     confidence: str
     configs: tuple[ConfigSummary, ...]
     notes: tuple[str, ...] = ()
+    # per judge: (coverage, agreement, confidence) of its most confident units, all units
+    curves: Mapping[str, tuple[tuple[float, float, float], ...]] = field(default_factory=dict)
 
     def to_dict(self, *, splits: bool = True) -> dict[str, Any]:
         from dataclasses import asdict
@@ -422,6 +445,7 @@ def selective_judging(
         confidence="the judge's largest class probability",
         configs=tuple(summaries),
         notes=data.notes,
+        curves={j.name: coverage_curve(data.human, j) for j in judges},
     )
 
 

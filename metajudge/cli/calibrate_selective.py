@@ -86,7 +86,12 @@ def add_parser(subparsers: argparse._SubParsersAction, name: str = "selective") 
     p.add_argument("--dimension", help="the human dimension (default: the card's first)")
     add_seed(p, "the calibration/test splits")
     add_format(p)
-    p.add_argument("--out", metavar="FILE", help="also write the result as JSON to FILE")
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        help="also write a run folder: result.json, selective.md, coverage_agreement.png "
+        "(coverage vs agreement) and report.html",
+    )
     add_data_dir(p)
     p.set_defaults(func=run)
 
@@ -104,6 +109,11 @@ def run(args: argparse.Namespace) -> int:
 
     check_level(args.alpha, "alpha")
     check_level(args.delta, "delta")
+    if args.out:
+        from metajudge.io import check_out_dir
+        from metajudge.scores.spec import spec_paths
+
+        check_out_dir(args.out, inputs=[args.input, *spec_paths(args.scores)])
     ds = open_dataset(args.dataset, args.input, data_dir=args.data_dir)
     rows = gather_scores(ds, args.scores or [SHIPPED], data_dir=args.data_dir, labels=False)
     costs = dict(args.cost)
@@ -117,13 +127,26 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         thresholds=args.thresholds,
     )
+    md = selective_markdown(res, "cost units" if costs else "calls")
     if args.out:
-        from metajudge.io import atomic_write
-
-        with atomic_write(args.out) as fh:
-            fh.write(res.to_json() + "\n")
-    if args.format == "json":
-        print(res.to_json())
-    else:
-        print(selective_markdown(res, "cost units" if costs else "calls"), end="")
+        _write_folder(args.out, res, md, args.dataset or args.input)
+    print(res.to_json() if args.format == "json" else md, end="\n" if args.format == "json" else "")
     return 0
+
+
+def _write_folder(out: str, res: object, md: str, source: str) -> None:
+    from pathlib import Path
+
+    from metajudge.io import atomic_write, prepare_out_dir
+    from metajudge.reports.html_page import write_page
+    from metajudge.reports.selective import PLOT_FILE, plot_coverage_agreement, selective_payload
+
+    d = prepare_out_dir(out)
+    with atomic_write(d / "result.json") as fh:
+        fh.write(res.to_json() + "\n")  # type: ignore[attr-defined]
+    with atomic_write(d / "selective.md") as fh:
+        fh.write(md)
+    plot_coverage_agreement(res, d / PLOT_FILE)
+    page = write_page(d, selective_payload(res, Path(source).name))
+    for p in ("result.json", "selective.md", PLOT_FILE, page.name):
+        print(d / p)

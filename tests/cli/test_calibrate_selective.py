@@ -68,7 +68,7 @@ def test_readme_command_and_numbers(data_dir: Path, capsys: pytest.CaptureFixtur
 def test_markdown_costs_and_out_file(
     data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out = tmp_path / "sel.json"
+    out = tmp_path / "run"
     argv = [
         CMD,
         "--dataset",
@@ -88,7 +88,14 @@ def test_markdown_costs_and_out_file(
     assert main(argv) == 0
     text = capsys.readouterr().out
     assert "| gpt-4-turbo alone |" in text and "cost units" in text and "10,000.0 |" in text
-    d = json.loads(out.read_text())
+    for name in ("result.json", "selective.md", "coverage_agreement.png", "report.html"):
+        assert (out / name).is_file() and str(out / name) in text
+    html = (out / "report.html").read_text()
+    assert "Configurations (means over the splits)" in html and "data:image/png;base64," in html
+    d = json.loads((out / "result.json").read_text())
+    # the curve: each judge's most confident shares of all 500 pairs, 5% .. 100%
+    top = d["curves"]["gpt-4-turbo"]
+    assert [p[0] for p in top][:2] == [0.05, 0.1] and top[-1][:2] == [1.0, 0.784]
     cas = d["configs"][-1]
     assert cas["costs"] == [0.1, 0.5, 10.0] and cas["reference_cost_per_1000"] == 10_000.0
     for o in cas["splits"]:  # each call priced: all to Mistral, the rest on to GPT-3.5, then GPT-4
