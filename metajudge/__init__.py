@@ -40,6 +40,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "judge_frontier": ("metajudge.runs.decide", "run_frontier_table"),
     "drift": ("metajudge.runs.decide", "run_drift"),
     "ppi_mean": ("metajudge.stats.ppi", "ppi_mean"),
+    # selective judging with a human-agreement guarantee (issue 28)
+    "calibrate_selective": ("metajudge.analyses.selective", "calibrate_selective"),
     # one metric on hand-made inputs (notebooks/03_mtraig_eval_walkthrough.ipynb)
     "get_metric": ("metajudge.metrics.registry", "get_metric"),
     "list_metrics": ("metajudge.metrics.registry", "list_metrics"),
@@ -55,6 +57,7 @@ __all__ = [
     "ScoreItem",
     "__version__",
     "backbone_swap",
+    "calibrate_selective",
     "decide",
     "decide_verdicts",
     "drift",

@@ -24,6 +24,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "metajudge.cli.agreement",  # `agreement`
     "metajudge.cli.backends",  # `backends`, `cache`
     "metajudge.cli.baselines",  # `baselines`
+    "metajudge.cli.calibrate_selective",  # `calibrate-selective` (temporary; -> `calibrate selective`)
     "metajudge.cli.data",  # `data`
     "metajudge.cli.decide",  # `decide`
     "metajudge.cli.demo",  # `demo`

@@ -276,7 +276,10 @@ def _validate_loaded(path: str, kind: str) -> int:
     ds = load(Path(path))
     rules = Rules.of(ds.card)
     raise_first([e for r in ds.records for e in record_errors(r.to_dict(), rules, path=path)])
-    what = "JUDGE-BENCH format" if kind == "judge_bench" else f"upstream file of {ds.name}"
+    what = {
+        "judge_bench": "JUDGE-BENCH format",
+        "released_probs": "Trust-or-Escalate released format (instruction, outputs, preferences, probs)",
+    }.get(kind, f"upstream file of {ds.name}")
     print(
         f"OK {path}: {what}, {len(ds.records)} {ds.card.kind} records; dimensions "
         + ", ".join(f"{d} ({ds.card.scale_of(d).describe()})" for d in ds.card.dimensions)

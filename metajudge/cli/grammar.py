@@ -24,6 +24,7 @@ COMMAND_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("Judges (LLM judges and their backbones)", ("judge", "backbone-swap")),
     ("Decide (can judge Y replace judge X)", ("decide",)),
+    ("Calibrate (how far to trust each verdict)", ("calibrate-selective",)),
     ("Agreement (between the human annotators)", ("agreement",)),
     ("Setup and tools", ("setup", "backends", "cache", "demo")),
 )

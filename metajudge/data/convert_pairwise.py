@@ -374,3 +374,29 @@ def convert_judgebench(src: _Source) -> list[Record]:
             }
             out.append(src.record(d, p, line=line))
     return out
+
+
+def convert_trust_or_escalate(src: _Source) -> list[Record]:
+    """Trust or Escalate: the pairs of the first judge file (human 1 → −1, 2 → +1); every other
+    judge file must hold the same pairs, labels and order (:mod:`metajudge.data.released_probs`)."""
+    from metajudge.data.fetch import local_relpath
+    from metajudge.data.released_probs import read_lines, record_dict
+
+    rels = [local_relpath(sf) for sf in src.card.files]
+    first = src.path(rels[0])
+    lines = read_lines(first)
+    for rel in rels[1:]:
+        p = src.path(rel)
+        other = read_lines(p)
+        if len(other) != len(lines):
+            raise InputError(f"{len(other)} lines, {first.name} has {len(lines)}", path=p)
+        for a, b in zip(lines, other, strict=True):
+            if a.key != b.key or a.label != b.label:
+                raise InputError(
+                    f"not the pair (or label) of line {a.line} of {first.name}",
+                    path=p,
+                    line=b.line,
+                    field="instruction",
+                )
+    dim = src.card.dimensions[0]
+    return [src.record(record_dict(i, r, dim), first, line=r.line) for i, r in enumerate(lines)]

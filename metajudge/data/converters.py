@@ -33,6 +33,7 @@ CONVERTERS: dict[str, Converter] = {
     "llmbar": pw.convert_llmbar,
     "judgebench": pw.convert_judgebench,
     "unieval_topicalchat_sfres_sfhot": lik.convert_unieval,
+    "trust_or_escalate_jung2025": pw.convert_trust_or_escalate,
 }
 
 

@@ -10,6 +10,9 @@ data here. A source is a built-in dataset name, or a path to one of the file kin
 - ``judge_bench``: a file in JUDGE-BENCH's unified format (:mod:`metajudge.data.judge_bench`);
 - ``upstream``: an upstream file of a built-in dataset, recognised by its size and pinned sha256
   (e.g. RAGChecker's ``human_labeled_data.json``), loaded by that dataset's converter;
+- ``released_probs``: a JSONL file in the Trust-or-Escalate released format (instruction,
+  outputs, preferences, probs; :mod:`metajudge.data.released_probs`): its pairs and its judge's
+  class probabilities as the judge column;
 - ``folder``: a folder ``<dir>/<name>`` holding a built-in dataset's files.
 
 The loaded :class:`~metajudge.data.registry.Dataset` records where it came from in
@@ -28,7 +31,7 @@ from metajudge.data.formats import DatasetCard, PairwiseRecord, Record
 from metajudge.data.registry import Dataset, cards_dir, list_datasets, load_card
 from metajudge.errors import InputError
 
-FileKind = Literal["jsonl", "judge_bench", "upstream", "folder"]
+FileKind = Literal["jsonl", "judge_bench", "upstream", "released_probs", "folder"]
 
 
 def load(
@@ -176,6 +179,10 @@ def file_kind(path: str | Path) -> tuple[FileKind, tuple[str, str] | None]:
             return "judge_bench", found
     if found is not None:
         return "upstream", found
+    from metajudge.data.released_probs import is_released_probs
+
+    if is_released_probs(p):
+        return "released_probs", None
     return "jsonl", None
 
 
@@ -202,6 +209,10 @@ def _load_path(
                 path=p,
             )
         ds = _builtin(found[0], data_dir, files={found[1]: p}, **options)
+    elif kind == "released_probs":
+        from metajudge.data.released_probs import dataset_of
+
+        ds = dataset_of(p)
     else:
         ds = _load_jsonl(p, card)
     ds.source = {"input": str(p.resolve()), **({"options": dict(options)} if options else {})}

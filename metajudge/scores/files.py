@@ -37,13 +37,17 @@ from metajudge.scores.upstream import (
 
 
 def detect_format(path: str | Path) -> str:
-    """``jsonl`` (score rows), ``ragchecker``, ``lftqa``, ``hanna``, ``csv`` or ``json`` (wide table)."""
+    """``jsonl`` (score rows), ``released_probs`` (the Trust-or-Escalate format,
+    :mod:`metajudge.data.released_probs`), ``ragchecker``, ``lftqa``, ``hanna``, ``csv`` or
+    ``json`` (wide table)."""
     p = Path(path)
     if not p.is_file():
         raise InputError("file not found", path=p)
     suffix = p.suffix.lower()
     if suffix == ".jsonl":
-        return "jsonl"
+        from metajudge.data.released_probs import is_released_probs
+
+        return "released_probs" if is_released_probs(p) else "jsonl"
     if suffix in (".csv", ".tsv"):
         with open(p, encoding="utf-8", newline="") as fh:
             first = fh.readline()
@@ -122,6 +126,12 @@ def _read_any(p: Path, records: Sequence[Any] | None, fmt: str, labels: bool) ->
         return col.rows
     if fmt == "hanna":
         return hanna_metric_scores(p, records=records)
+    if fmt == "released_probs":
+        from metajudge.scores.released_probs import judge_rows
+
+        if records is None:
+            raise InputError("a released-probabilities file is read against a dataset", path=p)
+        return judge_rows(p, records)
     km = KeyMap(records) if records is not None else None
     if fmt == "jsonl":
         return _read_rows(p, km, labels)

@@ -45,11 +45,29 @@ def _hanna(ds: Any, spec: Mapping[str, Any], data_dir: Any, metrics: Any) -> lis
     return ext.hanna_metric_scores(_file(ds, spec, data_dir), records=ds.records, metrics=metrics)
 
 
+def _released_probs(ds: Any, spec: Mapping[str, Any], data_dir: Any, metrics: Any) -> list:
+    """Judge columns of files in the Trust-or-Escalate format (``judges``: judge -> the card's
+    local file name, or a path for a file read with ``--input``)."""
+    from metajudge.data.registry import resolve_file
+    from metajudge.scores.released_probs import judge_rows
+
+    rows: list = []
+    for judge, file in dict(spec.get("judges") or {}).items():
+        if metrics is not None and judge not in metrics:
+            continue
+        p = Path(file)
+        if not (p.is_absolute() and p.is_file()):
+            p = resolve_file(ds.card.name, str(file), data_dir)
+        rows += judge_rows(p, ds.records, judge)
+    return rows
+
+
 #: loader name (a card's ``shipped_scores[].loader``) → reader
 LOADERS: dict[str, Loader] = {
     "ragchecker_baseline": _ragchecker,
     "lftqa_metric_files": _lftqa,
     "hanna_metric_columns": _hanna,
+    "trust_or_escalate_probs": _released_probs,
 }
 
 

@@ -30,6 +30,7 @@ LABELLED = [
     "llmbar",
     "judgebench",
     "unieval_topicalchat_sfres_sfhot",
+    "trust_or_escalate_jung2025",
 ]
 BENCHMARKS = ["mudabench", "mtraig_precursor_kwondu"]
 COLLECTIONS = ["dmg_judge_bench"]  # one subset per file, each with its own card
@@ -407,3 +408,31 @@ def test_upstream_value_outside_scale_names_item(
         load_dataset("ragchecker_meta_eval", data_dir=dd)
     assert ei.value.field == "rows [4],[5] -> 2: labels.overall[1]"
     assert "outside the declared scale" in str(ei.value)
+
+
+def test_trust_or_escalate_pairs_labels_and_judge_columns(load: Load, data_dir: Path) -> None:
+    """Labels and probabilities read from the raw JSONL lines independently of the converter."""
+    from metajudge.scores.shipped import shipped_scores
+
+    raw = [
+        json.loads(line)
+        for line in (data_dir / "trust_or_escalate_jung2025" / "gpt-4-turbo.calibration.jsonl")
+        .read_text()
+        .splitlines()
+    ]
+    ds = load("trust_or_escalate_jung2025")
+    assert len(ds.records) == len(raw) == 500
+    want = Counter(-1.0 if r["preferences"]["human"] == 1 else 1.0 for r in raw)
+    assert Counter(r.labels["preference"][0] for r in ds.records) == want == {1.0: 259, -1.0: 241}
+    r0 = ds.records[0]
+    assert (r0.a.response, r0.b.response) == tuple(raw[0]["outputs"])
+    rows = shipped_scores(ds)
+    assert sorted({r["metric"] for r in rows}) == [
+        "gpt-3.5-turbo",
+        "gpt-4-turbo",
+        "mistral-7b-instruct",
+    ]
+    renorm = Counter(r["metric"] for r in rows if r["side"] == "a" and r["details"]["renormalised"])
+    assert renorm == {"gpt-3.5-turbo": 396, "mistral-7b-instruct": 347, "gpt-4-turbo": 1}
+    g4 = {(r["item"], r["side"]): r["score"] for r in rows if r["metric"] == "gpt-4-turbo"}
+    assert g4[("0", "a")] == raw[0]["probs"][0] and g4[("0", "b")] == raw[0]["probs"][1]

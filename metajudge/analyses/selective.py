@@ -1,0 +1,486 @@
+"""Selective judging with a human-agreement guarantee, for one judge or a cascade (Jung, Brahman
+& Choi, "Trust or Escalate", ICLR 2025).
+
+A judge keeps a verdict when its confidence — the largest of its class probabilities — is at
+least a threshold chosen on a calibration split by fixed-sequence testing with the exact binomial
+bound (:func:`metajudge.stats.selective.fixed_sequence_threshold`), so that its agreement with
+humans on kept items is ≥ 1 − α with probability ≥ 1 − δ. A cascade (cheapest judge first)
+calibrates each judge in turn on the calibration items the judges before it left (the paper's
+``CascadedClassifier.calibrate``); at test time an item goes to the judges in order and stops at
+the first that keeps it; an item no judge keeps is escalated to humans (abstained).
+
+Cost: each call of a judge costs its ``cost`` (default 1 per call: then the costs count calls);
+a cascade's cost per item is the sum over the judges it reached. The reference is every item
+sent to the strongest judge (the last of the cascade).
+
+:func:`judge_columns` turns a dataset and score rows into the arrays; :func:`selective_judging`
+runs ``repeats`` seeded calibration/test splits and reports, for each judge alone and for the
+cascade, the mean threshold(s), coverage, agreement on kept test items, the raw agreement (every
+test item, no abstention), the share of splits whose test agreement reached 1 − α, and the cost
+per 1,000 items.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from metajudge.errors import InputError
+from metajudge.results import Result
+from metajudge.stats.selective import fixed_sequence_threshold
+
+SUM_TOL = 1e-6
+MIN_N = 30  # calibration items at or above a candidate threshold (the paper's code)
+GRID_POINTS = 5000  # the paper's candidate thresholds: linspace(0, 1, 5000)
+#: candidate thresholds: the paper's grid, or every distinct calibration confidence
+THRESHOLDS = ("grid", "distinct")
+
+
+@dataclass(frozen=True)
+class JudgeColumn:
+    """One judge's verdict (``pred``: a class per item) and confidence (its max probability)."""
+
+    name: str
+    pred: tuple[str, ...]
+    conf: tuple[float, ...]
+    cost: float = 1.0
+
+
+def check_level(value: float, name: str) -> float:
+    """``value`` strictly inside (0, 1), else an InputError naming ``name``."""
+    v = float(value)
+    if not (math.isfinite(v) and 0.0 < v < 1.0):
+        raise InputError(f"must be strictly between 0 and 1, got {value!r}", field=name)
+    return v
+
+
+def _check_sum(probs: Sequence[float], judge: str, item: str) -> None:
+    total = float(sum(probs))
+    if abs(total - 1.0) > SUM_TOL or any(not 0.0 <= p <= 1.0 for p in probs):
+        raise InputError(
+            f"judge {judge!r}, item {item!r}: class probabilities {list(probs)} sum to "
+            f"{total:.9g}, not 1 (tolerance {SUM_TOL:g})",
+            field="score",
+        )
+
+
+def _pairwise_verdicts(rows: Sequence[Mapping[str, Any]], judge: str) -> dict[str, tuple]:
+    """``{item: (class, confidence)}`` from side a / b probabilities (class 'a' or 'b')."""
+    sides: dict[str, dict[str, float]] = {}
+    for r in rows:
+        if r["metric"] == judge and r.get("score") is not None and r.get("side") in ("a", "b"):
+            sides.setdefault(str(r["item"]), {})[r["side"]] = float(r["score"])
+    out = {}
+    for item, s in sides.items():
+        if len(s) != 2:
+            continue
+        _check_sum((s["a"], s["b"]), judge, item)
+        out[item] = ("b", s["b"]) if s["b"] > s["a"] else ("a", s["a"])
+    return out
+
+
+def _categorical_verdicts(rows: Sequence[Mapping[str, Any]], judge: str) -> dict[str, tuple]:
+    """``{response key: (label, confidence)}`` from ``details.probs`` ({label: probability})."""
+    out = {}
+    for r in rows:
+        if r["metric"] != judge:
+            continue
+        probs = (r.get("details") or {}).get("probs")
+        if not isinstance(probs, Mapping) or not probs:
+            raise InputError(
+                f"judge {judge!r}, item {r['item']!r}: a categorical judge needs its class "
+                "probabilities in details.probs ({label: probability})",
+                field="details.probs",
+            )
+        vals = [float(v) for v in probs.values()]
+        _check_sum(vals, judge, str(r["key"]))
+        label = max(probs, key=lambda k: float(probs[k]))
+        out[str(r["key"])] = (str(label), float(probs[label]))
+    return out
+
+
+def _human_class(record: Any, dimension: str, pairwise: bool) -> str | None:
+    """The majority human class of a record (pairwise: sign of the mean → a / tie / b)."""
+    labels = record.labels if pairwise else record.scores
+    vals = [v for v in labels.get(dimension, ()) if v is not None]
+    if not vals:
+        return None
+    if pairwise:
+        m = float(np.mean([float(v) for v in vals]))
+        return "b" if m > 0 else ("a" if m < 0 else "tie")
+    return str(Counter(str(v) for v in vals).most_common(1)[0][0])
+
+
+@dataclass(frozen=True)
+class SelectiveData:
+    """Human classes and the judges' columns on the same units (pairs, or responses)."""
+
+    units: tuple[str, ...]
+    human: tuple[str, ...]
+    judges: tuple[JudgeColumn, ...]
+    notes: tuple[str, ...] = ()
+
+
+def judge_columns(
+    dataset: Any,
+    rows: Sequence[Mapping[str, Any]],
+    judges: Sequence[str],
+    *,
+    costs: Mapping[str, float] | None = None,
+    dimension: str | None = None,
+) -> SelectiveData:
+    """The units every judge gave a verdict on and that have a human label, in record order.
+
+    Pairwise data: a judge column holds p(a better) on side a and p(b better) on side b, summing
+    to 1 (± 1e-6); the verdict is the likelier side, the confidence its probability; the human
+    class is the sign of the mean label (a tie of humans is a class no 2-way judge can match).
+    Categorical data: a judge row gives ``details.probs`` ({label: probability}). Units left
+    out (no human label, a judge without a verdict) are counted in ``notes``.
+    """
+    card = dataset.card
+    pairwise = card.kind == "pairwise"
+    if not pairwise and card.label_kind not in ("categorical", "binary"):
+        raise InputError(
+            f"selective judging needs a pairwise or categorical dataset; {card.name!r} is "
+            f"{card.kind} with {card.label_kind} labels",
+            field="dataset",
+        )
+    dim = dimension or card.dimensions[0]
+    if dim not in card.dimensions:
+        raise InputError(
+            f"no dimension {dim!r} (have {', '.join(card.dimensions)})", field="dimension"
+        )
+    read = _pairwise_verdicts if pairwise else _categorical_verdicts
+    have = {r["metric"] for r in rows}
+    verdicts = {}
+    for j in judges:
+        if j not in have:
+            raise InputError(
+                f"no score column {j!r} (have {', '.join(sorted(have))})", field="judge"
+            )
+        verdicts[j] = read(rows, j)
+    units, human = [], []
+    no_label = no_verdict = 0
+    for rec in dataset.records:
+        unit = rec.id if pairwise else f"{rec.id}::{rec.system}"
+        h = _human_class(rec, dim, pairwise)
+        if h is None:
+            no_label += 1
+        elif not all(unit in verdicts[j] for j in judges):
+            no_verdict += 1
+        else:
+            units.append(unit)
+            human.append(h)
+    cols = tuple(
+        JudgeColumn(
+            j,
+            tuple(verdicts[j][u][0] for u in units),
+            tuple(verdicts[j][u][1] for u in units),
+            float((costs or {}).get(j, 1.0)),
+        )
+        for j in judges
+    )
+    notes = [f"{len(units)} units with a human label and a verdict of every judge"]
+    if no_label:
+        notes.append(f"{no_label} units without a human label left out")
+    if no_verdict:
+        notes.append(f"{no_verdict} units without a verdict of every judge left out")
+    ties = sum(h == "tie" for h in human)
+    if ties:
+        notes.append(f"{ties} human ties kept: a 2-way judge disagrees with them")
+    return SelectiveData(tuple(units), tuple(human), cols, tuple(notes))
+
+
+@dataclass(frozen=True)
+class SplitOutcome:
+    """One configuration on one calibration/test split."""
+
+    thresholds: tuple[float | None, ...]
+    coverage: float
+    n_kept: int
+    agreement: float | None  # on kept test items; None when nothing was kept
+    raw_agreement: float  # the last judge on every test item
+    share_by_judge: tuple[float, ...]  # share of test items kept by each judge
+    cost_per_item: float
+
+
+def calibrate_cascade(
+    human: np.ndarray,
+    judges: Sequence[JudgeColumn],
+    idx: np.ndarray,
+    alpha: float,
+    delta: float,
+    min_n: int = MIN_N,
+    grid: int | None = GRID_POINTS,
+) -> tuple[float | None, ...]:
+    """Each judge's threshold, calibrated in order on the items the judges before it left."""
+    left = idx
+    out: list[float | None] = []
+    for j in judges:
+        conf = np.asarray(j.conf)[left]
+        ok = np.asarray(j.pred)[left] == human[left]
+        t = fixed_sequence_threshold(conf, ok, alpha, delta, min_n=min_n, grid=grid).threshold
+        out.append(t)
+        if t is not None:
+            left = left[conf < t]
+    return tuple(out)
+
+
+def apply_cascade(
+    human: np.ndarray,
+    judges: Sequence[JudgeColumn],
+    idx: np.ndarray,
+    thresholds: Sequence[float | None],
+) -> SplitOutcome:
+    """The cascade with ``thresholds`` on the test items ``idx``."""
+    n = len(idx)
+    taken = np.full(n, -1)
+    cost = np.zeros(n)
+    for k, (j, t) in enumerate(zip(judges, thresholds, strict=True)):
+        open_ = taken < 0
+        cost[open_] += j.cost
+        if t is not None:
+            taken[open_ & (np.asarray(j.conf)[idx] >= t)] = k
+    preds = np.stack([np.asarray(j.pred)[idx] for j in judges])
+    kept = taken >= 0
+    agree = preds[taken[kept], np.flatnonzero(kept)] == human[idx][kept]
+    return SplitOutcome(
+        thresholds=tuple(thresholds),
+        coverage=float(kept.mean()) if n else 0.0,
+        n_kept=int(kept.sum()),
+        agreement=float(agree.mean()) if kept.any() else None,
+        raw_agreement=float((preds[-1] == human[idx]).mean()),
+        share_by_judge=tuple(float((taken == k).mean()) for k in range(len(judges))),
+        cost_per_item=float(cost.mean()),
+    )
+
+
+def _mean(xs: Sequence[float | None]) -> float | None:
+    vals = [x for x in xs if x is not None]
+    return float(np.mean(vals)) if vals else None
+
+
+@dataclass(frozen=True)
+class ConfigSummary:
+    """One configuration (a judge alone, or the cascade) over every split."""
+
+    name: str
+    judges: tuple[str, ...]
+    costs: tuple[float, ...]
+    threshold_mean: tuple[float | None, ...]  # per judge, over the splits where it keeps items
+    splits_without_threshold: tuple[int, ...]  # per judge: splits where its test rejected none
+    coverage_mean: float
+    agreement_mean: float | None  # on kept test items, over splits that kept any
+    raw_agreement_mean: float  # the strongest judge of the configuration, every test item
+    reached_share: float | None  # splits (that kept any) with test agreement >= 1 - alpha
+    splits_empty: int  # splits where no test item was kept
+    share_by_judge_mean: tuple[float, ...]
+    cost_per_1000: float
+    reference_cost_per_1000: float  # every item to the strongest judge of the run
+    splits: tuple[SplitOutcome, ...] = field(repr=False, default=())
+
+
+def _summarise(
+    name: str,
+    judges: Sequence[JudgeColumn],
+    outs: Sequence[SplitOutcome],
+    alpha: float,
+    reference_cost: float,
+) -> ConfigSummary:
+    kept = [o for o in outs if o.agreement is not None]
+    k = len(judges)
+    return ConfigSummary(
+        name=name,
+        judges=tuple(j.name for j in judges),
+        costs=tuple(j.cost for j in judges),
+        threshold_mean=tuple(_mean([o.thresholds[i] for o in outs]) for i in range(k)),
+        splits_without_threshold=tuple(
+            sum(o.thresholds[i] is None for o in outs) for i in range(k)
+        ),
+        coverage_mean=float(np.mean([o.coverage for o in outs])),
+        agreement_mean=_mean([o.agreement for o in kept]),
+        raw_agreement_mean=float(np.mean([o.raw_agreement for o in outs])),
+        # a tolerance for 0.85 computed as 1 - 0.15 in floating point
+        reached_share=(
+            float(np.mean([o.agreement >= 1 - alpha - 1e-12 for o in kept])) if kept else None
+        ),
+        splits_empty=len(outs) - len(kept),
+        share_by_judge_mean=tuple(
+            float(np.mean([o.share_by_judge[i] for o in outs])) for i in range(k)
+        ),
+        cost_per_1000=1000.0 * float(np.mean([o.cost_per_item for o in outs])),
+        reference_cost_per_1000=1000.0 * reference_cost,
+        splits=tuple(outs),
+    )
+
+
+CURVE_POINTS = tuple(round(0.05 * k, 2) for k in range(1, 21))  # coverage 5%, 10%, ..., 100%
+
+
+def coverage_curve(
+    human: Sequence[str], judge: JudgeColumn, points: Sequence[float] = CURVE_POINTS
+) -> tuple[tuple[float, float, float], ...]:
+    """``(coverage, agreement, confidence)`` of the judge's most confident share of all units
+    at each coverage in ``points``: the agreement a threshold at that confidence would give
+    (no split; ties in confidence broken by unit order)."""
+    conf = np.asarray(judge.conf)
+    ok = np.asarray(judge.pred) == np.asarray(human)
+    order = np.argsort(-conf, kind="stable")
+    cum = np.cumsum(ok[order])
+    n = len(conf)
+    out = []
+    for c in points:
+        k = max(1, round(c * n))
+        out.append((float(c), float(cum[k - 1] / k), float(conf[order][k - 1])))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class SelectiveResult(Result):
+    """Selective judging over ``repeats`` seeded calibration/test splits (module docstring)."""
+
+    alpha: float
+    delta: float
+    repeats: int
+    seed: int
+    n_units: int
+    n_calibration: int
+    n_test: int
+    min_n: int
+    thresholds: str  # the candidates: "grid" (linspace(0, 1, 5000)) or "distinct"
+    confidence: str
+    configs: tuple[ConfigSummary, ...]
+    notes: tuple[str, ...] = ()
+    # per judge: (coverage, agreement, confidence) of its most confident units, all units
+    curves: Mapping[str, tuple[tuple[float, float, float], ...]] = field(default_factory=dict)
+
+    def to_dict(self, *, splits: bool = True) -> dict[str, Any]:
+        from dataclasses import asdict
+
+        d = asdict(self)
+        if not splits:
+            for c in d["configs"]:
+                c.pop("splits")
+        return d
+
+
+def _splits(
+    human: np.ndarray, n_cal: int, repeats: int, seed: int
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for r in range(repeats):
+        perm = rng.permutation(len(human))
+        cal, test = np.sort(perm[:n_cal]), np.sort(perm[n_cal:])
+        if len(set(human[cal].tolist())) < 2:
+            raise InputError(
+                f"calibration split {r} (seed {seed}) holds one human class only "
+                f"({human[cal][0]!r}); the agreement bound needs both kinds of items",
+                field="calibration split",
+            )
+        out.append((cal, test))
+    return out
+
+
+def selective_judging(
+    data: SelectiveData,
+    *,
+    alpha: float,
+    delta: float,
+    repeats: int = 1,
+    n_calibration: int | None = None,
+    seed: int = 0,
+    min_n: int = MIN_N,
+    thresholds: str = "grid",
+) -> SelectiveResult:
+    """Each judge alone and (with several judges, in the given order: cheapest first) the cascade,
+    over ``repeats`` seeded splits of ``n_calibration`` calibration items (default: half) and the
+    rest as test items. ``thresholds``: the candidates, the paper's 5,000-point grid or every
+    distinct calibration confidence (:func:`~metajudge.stats.selective.fixed_sequence_threshold`)."""
+    if thresholds not in THRESHOLDS:
+        raise InputError(
+            f"expected one of {', '.join(THRESHOLDS)}, got {thresholds!r}", field="thresholds"
+        )
+    grid = GRID_POINTS if thresholds == "grid" else None
+    alpha = check_level(alpha, "alpha")
+    delta = check_level(delta, "delta")
+    n = len(data.units)
+    if repeats < 1:
+        raise InputError(f"must be at least 1, got {repeats}", field="repeats")
+    n_cal = n // 2 if n_calibration is None else int(n_calibration)
+    if not 0 < n_cal < n:
+        raise InputError(
+            f"must be between 1 and {n - 1} ({n} units), got {n_cal}", field="calibration"
+        )
+    human = np.asarray(data.human)
+    splits = _splits(human, n_cal, repeats, seed)
+    judges = list(data.judges)
+    configs = [(f"{j.name} alone", [j]) for j in judges]
+    if len(judges) > 1:
+        configs.append(("cascade " + " -> ".join(j.name for j in judges), judges))
+    summaries = []
+    for name, js in configs:
+        outs = [
+            apply_cascade(
+                human, js, test, calibrate_cascade(human, js, cal, alpha, delta, min_n, grid)
+            )
+            for cal, test in splits
+        ]
+        summaries.append(_summarise(name, js, outs, alpha, judges[-1].cost))
+    return SelectiveResult(
+        alpha=alpha,
+        delta=delta,
+        repeats=repeats,
+        seed=seed,
+        n_units=n,
+        n_calibration=n_cal,
+        n_test=n - n_cal,
+        min_n=min_n,
+        thresholds=thresholds,
+        confidence="the judge's largest class probability",
+        configs=tuple(summaries),
+        notes=data.notes,
+        curves={j.name: coverage_curve(data.human, j) for j in judges},
+    )
+
+
+def calibrate_selective(
+    dataset: Any,
+    judges: Sequence[str],
+    *,
+    scores: Sequence[Any] = ("shipped",),
+    costs: Mapping[str, float] | None = None,
+    alpha: float = 0.15,
+    delta: float = 0.1,
+    repeats: int = 1,
+    n_calibration: int | None = None,
+    seed: int = 0,
+    thresholds: str = "grid",
+    dimension: str | None = None,
+    data_dir: Any = None,
+) -> SelectiveResult:
+    """``mj.calibrate_selective``: selective judging on a dataset (a name, a path or a loaded
+    Dataset) with the judges' columns from ``scores`` (the ``--scores`` grammar), cheapest first.
+
+    >>> res = calibrate_selective("trust_or_escalate_jung2025", ["gpt-4-turbo"])  # doctest: +SKIP
+    """
+    from metajudge.data.loading import load
+    from metajudge.scores.spec import gather_scores
+
+    ds = load(dataset, data_dir)
+    rows = gather_scores(ds, list(scores), data_dir=data_dir, labels=False)
+    data = judge_columns(ds, rows, judges, costs=costs, dimension=dimension)
+    return selective_judging(
+        data,
+        alpha=alpha,
+        delta=delta,
+        repeats=repeats,
+        n_calibration=n_calibration,
+        seed=seed,
+        thresholds=thresholds,
+    )

@@ -1,0 +1,152 @@
+"""``metajudge calibrate selective``: Trust-or-Escalate selective judging for one judge or a
+cascade (:mod:`metajudge.analyses.selective`).
+
+:func:`add_parser` adds the subcommand to a ``calibrate`` group's subparsers; until that group is
+wired, :func:`register` adds it as the top-level ``calibrate-selective``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from metajudge.cli.options import add_data_dir, add_dataset_args, add_format, add_scores, add_seed
+from metajudge.cli.types import positive_int
+
+HELP = (
+    "selective judging with a human-agreement guarantee (Trust or Escalate): one judge or a cascade"
+)
+DESCRIPTION = (
+    "Trust or Escalate (Jung, Brahman & Choi, ICLR 2025): each judge keeps the verdicts whose "
+    "confidence (its largest class probability) clears a threshold chosen on a calibration split "
+    "by fixed-sequence testing with an exact binomial bound, so that agreement with humans on "
+    "kept items is >= 1 - alpha with probability >= 1 - delta (at least 30 calibration items "
+    "above a threshold). With several --judge (cheapest first) the cascade escalates what a judge "
+    "leaves to the next; what no judge keeps goes to humans. Prints the threshold(s), coverage, "
+    "agreement on kept test items and the cost per 1,000 items against sending every item to "
+    "the strongest judge; --repeats K runs K seeded calibration/test splits. Judge columns: "
+    "pairwise data, side a / side b = p(a better) / p(b better) (summing to 1); categorical "
+    "data, details.probs = {label: probability}. trust_or_escalate_jung2025 ships its three "
+    "judges (--scores shipped, the default); a file in its released format (instruction, "
+    "outputs, preferences, probs) is read by --input and --scores as it is."
+)
+
+
+def _cost(text: str) -> tuple[str, float]:
+    import math
+
+    name, sep, value = text.rpartition("=")
+    try:
+        x = float(value)
+    except ValueError:
+        x = math.nan
+    if not sep or not name or not math.isfinite(x) or x < 0:
+        raise argparse.ArgumentTypeError(f"expected JUDGE=COST with a cost >= 0, got {text!r}")
+    return name, x
+
+
+def add_parser(subparsers: argparse._SubParsersAction, name: str = "selective") -> None:  # type: ignore[type-arg]
+    """Add the command to ``subparsers`` under ``name``."""
+    p = subparsers.add_parser(name, help=HELP, description=DESCRIPTION)
+    add_dataset_args(p)
+    add_scores(p, help="where the judge columns come from (the --scores grammar; default shipped)")
+    p.add_argument(
+        "--judge",
+        action="append",
+        required=True,
+        metavar="COL",
+        help="a judge's column, repeatable; several = a cascade, cheapest first (each judge is "
+        "also reported alone)",
+    )
+    p.add_argument(
+        "--cost",
+        action="append",
+        type=_cost,
+        default=[],
+        metavar="JUDGE=COST",
+        help="cost of one call of a judge, repeatable (default 1 each: costs count calls)",
+    )
+    p.add_argument("--alpha", type=float, default=0.15, help="tolerated disagreement (0.15)")
+    p.add_argument("--delta", type=float, default=0.1, help="risk of missing the guarantee (0.1)")
+    p.add_argument(
+        "--repeats", type=positive_int, default=1, metavar="K", help="seeded splits (default 1)"
+    )
+    p.add_argument(
+        "--calibration",
+        type=positive_int,
+        metavar="N",
+        help="calibration items per split (default: half; the rest are test items)",
+    )
+    p.add_argument(
+        "--thresholds",
+        choices=("grid", "distinct"),
+        default="grid",
+        help="candidate thresholds: the paper's code's grid linspace(0, 1, 5000) (default) or "
+        "every distinct calibration confidence",
+    )
+    p.add_argument("--dimension", help="the human dimension (default: the card's first)")
+    add_seed(p, "the calibration/test splits")
+    add_format(p)
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        help="also write a run folder: result.json, selective.md, coverage_agreement.png "
+        "(coverage vs agreement) and report.html",
+    )
+    add_data_dir(p)
+    p.set_defaults(func=run)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Temporary top-level ``calibrate-selective`` (until the ``calibrate`` group takes it)."""
+    add_parser(subparsers, "calibrate-selective")
+
+
+def run(args: argparse.Namespace) -> int:
+    from metajudge.analyses.selective import check_level, judge_columns, selective_judging
+    from metajudge.data.loading import open_dataset
+    from metajudge.reports.selective import selective_markdown
+    from metajudge.scores.spec import SHIPPED, gather_scores
+
+    check_level(args.alpha, "alpha")
+    check_level(args.delta, "delta")
+    if args.out:
+        from metajudge.io import check_out_dir
+        from metajudge.scores.spec import spec_paths
+
+        check_out_dir(args.out, inputs=[args.input, *spec_paths(args.scores)])
+    ds = open_dataset(args.dataset, args.input, data_dir=args.data_dir)
+    rows = gather_scores(ds, args.scores or [SHIPPED], data_dir=args.data_dir, labels=False)
+    costs = dict(args.cost)
+    data = judge_columns(ds, rows, args.judge, costs=costs, dimension=args.dimension)
+    res = selective_judging(
+        data,
+        alpha=args.alpha,
+        delta=args.delta,
+        repeats=args.repeats,
+        n_calibration=args.calibration,
+        seed=args.seed,
+        thresholds=args.thresholds,
+    )
+    md = selective_markdown(res, "cost units" if costs else "calls")
+    if args.out:
+        _write_folder(args.out, res, md, args.dataset or args.input)
+    print(res.to_json() if args.format == "json" else md, end="\n" if args.format == "json" else "")
+    return 0
+
+
+def _write_folder(out: str, res: object, md: str, source: str) -> None:
+    from pathlib import Path
+
+    from metajudge.io import atomic_write, prepare_out_dir
+    from metajudge.reports.html_page import write_page
+    from metajudge.reports.selective import PLOT_FILE, plot_coverage_agreement, selective_payload
+
+    d = prepare_out_dir(out)
+    with atomic_write(d / "result.json") as fh:
+        fh.write(res.to_json() + "\n")  # type: ignore[attr-defined]
+    with atomic_write(d / "selective.md") as fh:
+        fh.write(md)
+    plot_coverage_agreement(res, d / PLOT_FILE)
+    page = write_page(d, selective_payload(res, Path(source).name))
+    for p in ("result.json", "selective.md", PLOT_FILE, page.name):
+        print(d / p)

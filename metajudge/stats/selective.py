@@ -1,0 +1,116 @@
+"""Selective classification with a risk guarantee: the exact binomial (Clopper–Pearson) upper
+bound on a disagreement rate, and fixed-sequence testing over descending confidence thresholds.
+
+Jung, Brahman & Choi ("Trust or Escalate", ICLR 2025, Section 3; their
+``cascaded_evaluation/util.py``): a judge keeps the items whose confidence is at least a
+threshold λ. For each candidate λ, from the highest down, the null "the judge's disagreement
+with humans on items with confidence ≥ λ exceeds α" is rejected when the exact one-sided
+binomial upper bound on that disagreement, at level 1 − δ, is at most α; the first candidate
+that is not rejected stops the sequence (fixed-sequence testing, which needs no multiplicity
+correction). The lowest rejected λ is kept; then P(agreement on kept items ≥ 1 − α) ≥ 1 − δ.
+
+Candidates are the distinct calibration confidences with at least ``min_n`` calibration items at
+or above them (the paper's code: 30). The paper's code scans a 5,000-point grid on [0, 1]
+instead; the grid tests only some of these item sets (two confidences within 1/5,000 share a grid
+point), so where the scan here stops at a set the grid skips, the grid keeps more items. Both
+are valid fixed-sequence tests (a pre-set order of hypotheses). Where the paper's code keeps the highest candidate even when its bound exceeds
+α, here the judge then keeps nothing (``threshold`` None): the guarantee is never given without
+its test.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+
+def binomial_upper_bound(errors: int, n: int, delta: float) -> float:
+    """The exact one-sided (Clopper–Pearson) upper bound on a rate from ``errors`` of ``n``:
+    the r with P(Binomial(n, r) ≤ errors) = δ (1.0 when every trial is an error).
+
+    >>> round(binomial_upper_bound(0, 30, 0.1), 4)  # 1 - 0.1 ** (1 / 30)
+    0.0739
+    >>> round(binomial_upper_bound(3, 50, 0.05), 4)
+    0.1478
+    """
+    if n <= 0:
+        return 1.0
+    if not 0 <= errors <= n:
+        raise ValueError(f"errors must be in 0..{n}, got {errors}")
+    if errors == n:
+        return 1.0
+    from scipy.special import betaincinv
+
+    return float(betaincinv(errors + 1, n - errors, 1.0 - delta))
+
+
+@dataclass(frozen=True)
+class ThresholdTest:
+    """The fixed-sequence test on one calibration set.
+
+    ``threshold``: the lowest rejected candidate (None: none rejected, the judge keeps nothing);
+    ``n_kept`` / ``errors`` / ``upper_bound`` at that threshold; ``n_candidates``: candidates with
+    at least ``min_n`` items; ``n_tested``: how many were tested before the sequence stopped."""
+
+    threshold: float | None
+    n_kept: int
+    errors: int
+    upper_bound: float | None
+    n_candidates: int
+    n_tested: int
+
+
+def _candidates(conf_sorted: np.ndarray, min_n: int, grid: int | None) -> list[tuple[float, int]]:
+    """``(threshold, n items at or above it)``, highest threshold first, one per item set with
+    at least ``min_n`` items: the distinct confidences, or (``grid``) the lowest point of
+    ``linspace(0, 1, grid)`` that gives each set."""
+    asc = conf_sorted[::-1]
+    if grid is None:
+        values = np.unique(asc)[::-1]
+    else:
+        values = np.linspace(0.0, 1.0, int(grid))
+    n_at = len(asc) - np.searchsorted(asc, values, side="left")
+    best: dict[int, float] = {}
+    for v, n in zip(values.tolist(), n_at.tolist(), strict=True):
+        if n >= min_n and (n not in best or v < best[n]):
+            best[n] = v
+    return sorted(((v, n) for n, v in best.items()), reverse=True)
+
+
+def fixed_sequence_threshold(
+    confidence: ArrayLike,
+    correct: ArrayLike,
+    alpha: float,
+    delta: float,
+    *,
+    min_n: int = 30,
+    grid: int | None = None,
+) -> ThresholdTest:
+    """The threshold of fixed-sequence testing (module docstring) on calibration items with
+    ``confidence`` and ``correct`` (the judge agrees with the human label). Candidates: the
+    distinct confidences (``grid`` None) or the points of ``linspace(0, 1, grid)`` (the paper's
+    code: 5,000).
+
+    >>> conf = np.linspace(0.5, 1.0, 100)
+    >>> fixed_sequence_threshold(conf, conf > 0.55, alpha=0.2, delta=0.1).threshold is not None
+    True
+    """
+    conf = np.asarray(confidence, dtype=float)
+    ok = np.asarray(correct, dtype=bool)
+    order = np.argsort(-conf, kind="stable")
+    wrong_cum = np.cumsum(~ok[order])
+    cand = _candidates(conf[order], min_n, grid)
+    best: tuple[float, int, int, float] | None = None
+    tested = 0
+    for v, n in cand:
+        tested += 1
+        k = int(wrong_cum[n - 1])
+        ub = binomial_upper_bound(k, n, delta)
+        if ub > alpha:
+            break
+        best = (v, n, k, ub)
+    if best is None:
+        return ThresholdTest(None, 0, 0, None, len(cand), tested)
+    return ThresholdTest(best[0], best[1], best[2], best[3], len(cand), tested)
