@@ -162,3 +162,20 @@ def test_dry_run_of_a_judge_calls_no_model(
         assert 0 < est.calls <= 16
     assert est.wall_s is None and est.wall_source.startswith("unknown")
     assert "calls/item" in est.to_text()
+
+
+def test_limit_cells_name_their_small_n_ci_method(tmp_path: Path) -> None:
+    """Issue 25 item 4: a ``--limit`` cell below 20 pairs stores the rule's interval and its
+    method: Fisher z on 5 pairs, no CI on 4."""
+    from metajudge.runs.matrix.run import cell_summary
+    from metajudge.stats import fisher_z_ci
+
+    five, _ = run_cell(_opts(tmp_path / "five", limit=5, seed=3))
+    r = next(r for r in five["results"] if r["statistic"] == "pearson")
+    assert r["n"] == 5 and r["ci_method"] == "Fisher z"
+    assert r["ci"] == list(fisher_z_ci(r["value"], 5))
+    assert "(Fisher z)" in cell_summary(five)
+    four, _ = run_cell(_opts(tmp_path / "four", limit=4, seed=3))
+    for r in four["results"]:
+        if r["value"] is not None:
+            assert r["ci"] is None and r["ci_method"] == "none (n < 5)", r

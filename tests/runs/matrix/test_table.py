@@ -144,3 +144,18 @@ def test_the_papers_value_stands_beside_a_stored_cell() -> None:
     attach_published_values(cells, base)
     assert [c.published for c in cells] == [0.582, 0.455, None, None]
     assert "published_geval.json" in (cells[0].published_source or "")
+
+
+def test_stored_small_n_cells_show_their_stored_percentile_method(matrix: Matrix) -> None:
+    """Issue 25 item 4: cells stored before the small-n rule hold percentile-bootstrap CIs;
+    the matrix shows them with that method, flagged where n < 20 (MT-RAIG faithfulness
+    ``--limit 10``: 9 pairs), and unflagged from 20 units up."""
+    from metajudge.reports.matrix import _value
+
+    small = matrix.cell("mtraig_faithfulness", "lftqa_mitigation_pradhumant")
+    assert small.n == 9 and small.ci
+    assert small.ci_method == "percentile bootstrap (stored before the small-n rule; n < 20)"
+    assert _value(small).endswith(f"] ({small.ci_method})")
+    big = matrix.cell("bertscore", "ragchecker_meta_eval")
+    assert big.n == 280 and big.ci_method == "percentile bootstrap"
+    assert _value(big).endswith("]")
