@@ -36,36 +36,13 @@ def _accuracy_ci(
     return ci, iv.method
 
 
-def pairwise_cell(opts: Any, prep: Any) -> dict[str, Any]:
-    """Judge the subset's pairs in both orders under ``opts.backbone``; the cell's results."""
-    from metajudge.metrics.judges.pairwise import PAIRWISE_PARSER_VERSION, PairwiseJudge
-    from metajudge.runs.judge_diagnostics import diagnose_backbone
-    from metajudge.runs.matrix.run import open_backend
-
-    recs = [
-        r
-        for r in prep.dataset.records
-        if isinstance(r, PairwiseRecord) and r.a.response is not None and r.b.response is not None
-    ]
-    if not recs:
-        raise InputError(f"{prep.facts.name}: no pair has both response texts", field="dataset")
-    dim = prep.facts.dimensions[0]
-    backend, counter = open_backend(opts.backbone, PAIRWISE_PARSER_VERSION, opts.seed)
-    kw: dict[str, Any] = {"backend": backend, "seed": opts.seed}
-    if opts.prompt_variant:
-        kw["variant"] = opts.prompt_variant
-    judge = PairwiseJudge(backbone=backend.name, **kw)
-    try:
-        d = diagnose_backbone(judge, recs, dimension=dim, tie_policy=TIE_POLICY, seed=opts.seed)
-    finally:
-        judge.close()
-        backend.close()
+def _results(dim: str, d: dict[str, Any], n_pairs: int, opts: Any) -> list[dict[str, Any]]:
+    """The cell's results: both accuracies with their CIs and methods, position consistency."""
     both, ab = d["accuracy_both_orders"], d["accuracy"]
     pos = d["position"]
-    n_pairs = len(recs)
     ci_both, how_both = _accuracy_ci(both["value"], both["n"], opts.seed, opts.n_boot)
     ci_ab, how_ab = _accuracy_ci(ab["value"], ab["n"], opts.seed, opts.n_boot)
-    results = [
+    return [
         {
             "dimension": dim,
             "statistic": "accuracy_both_orders",
@@ -91,6 +68,34 @@ def pairwise_cell(opts: Any, prep: Any) -> dict[str, Any]:
             "n": n_pairs,
         },
     ]
+
+
+def pairwise_cell(opts: Any, prep: Any) -> dict[str, Any]:
+    """Judge the subset's pairs in both orders under ``opts.backbone``; the cell's results."""
+    from metajudge.metrics.judges.pairwise import PAIRWISE_PARSER_VERSION, PairwiseJudge
+    from metajudge.runs.judge_diagnostics import diagnose_backbone
+    from metajudge.runs.matrix.run import open_backend
+
+    recs = [
+        r
+        for r in prep.dataset.records
+        if isinstance(r, PairwiseRecord) and r.a.response is not None and r.b.response is not None
+    ]
+    if not recs:
+        raise InputError(f"{prep.facts.name}: no pair has both response texts", field="dataset")
+    dim = prep.facts.dimensions[0]
+    backend, counter = open_backend(opts.backbone, PAIRWISE_PARSER_VERSION, opts.seed)
+    kw: dict[str, Any] = {"backend": backend, "seed": opts.seed}
+    if opts.prompt_variant:
+        kw["variant"] = opts.prompt_variant
+    judge = PairwiseJudge(backbone=backend.name, **kw)
+    try:
+        d = diagnose_backbone(judge, recs, dimension=dim, tie_policy=TIE_POLICY, seed=opts.seed)
+    finally:
+        judge.close()
+        backend.close()
+    n_pairs = len(recs)
+    results = _results(dim, d, n_pairs, opts)
     led = d["ledger"]
     calls = int(led.get("backend_calls") or 0)
     cached = int(led.get("cached") or 0)

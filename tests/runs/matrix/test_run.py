@@ -179,3 +179,21 @@ def test_limit_cells_name_their_small_n_ci_method(tmp_path: Path) -> None:
     for r in four["results"]:
         if r["value"] is not None:
             assert r["ci"] is None and r["ci_method"] == "none (n < 5)", r
+
+
+def test_pairwise_accuracy_ci_small_n_wilson_and_percentile_unchanged_from_20() -> None:
+    """The pairwise judge cell's accuracy CI: from 20 pairs the same percentile interval as
+    before the rule (``bootstrap_mean_ci`` of the 0/1 vector, same seed); Wilson on 17 pairs
+    (the stored lftqa_mitigation_pradhumant cell: 1 of 17 right, stored percentile
+    [0.0, 0.176471]); none on 4."""
+    import numpy as np
+
+    from metajudge.runs.matrix.pairwise import _accuracy_ci
+    from metajudge.stats import bootstrap_mean_ci
+
+    ci, how = _accuracy_ci(0.25, 40, 0, 1000)
+    before = bootstrap_mean_ci([1.0] * 10 + [0.0] * 30, np.random.default_rng(0), n_boot=1000)
+    assert how == "percentile bootstrap" and ci == [round(b, 6) for b in before]
+    ci, how = _accuracy_ci(1 / 17, 17, 0, 1000)
+    assert how == "Wilson score" and ci == [0.01046, 0.26982]
+    assert _accuracy_ci(0.5, 4, 0, 1000) == (None, "none (n < 5)")
