@@ -100,6 +100,14 @@ def _protocol_args(q: argparse.ArgumentParser) -> None:
         "(default: median under minmax, as RAGChecker; drop otherwise). The count is printed",
     )
     add_n_boot(q)
+    q.add_argument(
+        "--small-n",
+        type=positive_int,
+        metavar="N",
+        help="on at most this many independent units a CI is Fisher z, Student t or Wilson, not "
+        "the percentile bootstrap; none below 5 (default 20, Protocol.small_n; the method is "
+        "named per value)",
+    )
     add_seed(q)
     q.add_argument(
         "--no-compare", action="store_true", help="skip metric-vs-metric significance tests"
@@ -157,6 +165,7 @@ def protocol_from_args(args: argparse.Namespace) -> object:
         seed=args.seed,
         compare=not args.no_compare,
         missing=args.missing,
+        **({} if args.small_n is None else {"small_n": args.small_n}),
     )
 
 

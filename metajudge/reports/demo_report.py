@@ -27,11 +27,17 @@ def _f(v: float | None, nd: int = 3) -> str:
 
 
 def corr_text(c: Mapping[str, Any]) -> str:
-    """``r = 0.123 [-0.400, 0.600] (n=6 pairs)``, or why there is no value."""
+    """``r = 0.123 [-0.400, 0.600] Fisher z (n=6 pairs)``, or why there is no value: the CI
+    with its method (``no CI (n < 5)`` below 5 pairs)."""
     if c.get("pearson") is None:
         return f"r undefined ({c.get('undefined') or 'too few pairs'})"
-    ci = c.get("ci")
-    band = f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else " [no CI]"
+    ci, method = c.get("ci"), c.get("ci_method")
+    if ci:
+        band = f" [{ci[0]:.3f}, {ci[1]:.3f}]" + (f" {method}" if method else "")
+    elif method and method.startswith("none"):
+        band = f" no CI ({method[len('none ') :].strip('()')})"
+    else:
+        band = " [no CI]"
     return f"r = {c['pearson']:.3f}{band} (n={c.get('n_pairs')} pairs)"
 
 
@@ -198,7 +204,7 @@ def _judge_table(result: Any) -> dict[str, Any]:
         cost = [run.parse_failures, round(run.parse_failure_rate, 4), run.unscored, run.calls]
         cost += [run.cache_hits, run.prompt_tokens, run.completion_tokens, run.wall_s]
         for c in run.correlations:
-            e = {"value": c.get("pearson"), "ci": c.get("ci")}
+            e = {"value": c.get("pearson"), "ci": c.get("ci"), "ci_method": c.get("ci_method")}
             rows.append(
                 [JUDGE_NAMES.get(run.metric, run.metric), run.backbone, c["dimension"]]
                 + [est(e) if c.get("pearson") is not None else c.get("undefined"), c.get("n_pairs")]

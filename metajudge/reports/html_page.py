@@ -99,11 +99,18 @@ def write_page(out_dir: str | Path, payload: Mapping[str, Any]) -> Path:
 
 
 def est(e: Mapping[str, Any] | None) -> Any:
-    """A table cell from an estimate ``{"value", "ci": [lo, hi]}`` (None when absent)."""
+    """A table cell from an estimate ``{"value", "ci": [lo, hi], "ci_method"}`` (None when
+    absent); ``m``: the CI's method where it is not the percentile bootstrap."""
+    from metajudge.reports.tables import ci_method_tag
+
     if not e or e.get("value") is None:
         return None
     lo, hi = (list(e.get("ci") or []) + [None, None])[:2]
-    return {"v": _r(e["value"]), "lo": _r(lo), "hi": _r(hi)}
+    out = {"v": _r(e["value"]), "lo": _r(lo), "hi": _r(hi)}
+    tag = ci_method_tag(e.get("ci_method"))
+    if tag:
+        out["m"] = tag
+    return out
 
 
 def _r(v: Any, nd: int = 4) -> Any:

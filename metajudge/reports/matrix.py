@@ -33,6 +33,9 @@ def _value(c: Any) -> str:
     txt = f"{c.value:.3f}"
     if c.ci and None not in c.ci:
         txt += f" [{c.ci[0]:.3f}, {c.ci[1]:.3f}]"
+    method = getattr(c, "ci_method", None)
+    if method and method != "percentile bootstrap":
+        txt += f" ({method})"
     return txt
 
 

@@ -82,9 +82,7 @@ def table_rows(res: MetaEvalResult, stats: Sequence[str] = MAIN_STATS) -> dict[s
                 )
                 continue
             ent = res.cell(m, d)["stats"].get(s, {})
-            cells.append(
-                {"value": ent.get("value"), "ci": ent.get("ci"), "undefined": ent.get("undefined")}
-            )
+            cells.append(_entry_cell(ent))
         rows.append({"metric": m, "cells": cells})
     ceil = {c["dimension"]: c for c in res.data["ceiling"]}
     hcells = []
@@ -101,9 +99,7 @@ def table_rows(res: MetaEvalResult, stats: Sequence[str] = MAIN_STATS) -> dict[s
             )
             continue
         ent = ceil.get(d, {}).get("stats", {}).get(s, {})
-        hcells.append(
-            {"value": ent.get("value"), "ci": ent.get("ci"), "undefined": ent.get("undefined")}
-        )
+        hcells.append(_entry_cell(ent))
     rows.append({"metric": HUMAN_ROW, "cells": hcells, "ceiling": True})
     return {
         "header": header,
@@ -112,14 +108,38 @@ def table_rows(res: MetaEvalResult, stats: Sequence[str] = MAIN_STATS) -> dict[s
     }
 
 
+def _entry_cell(ent: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "value": ent.get("value"),
+        "ci": ent.get("ci"),
+        "ci_method": ent.get("ci_method"),
+        "undefined": ent.get("undefined"),
+    }
+
+
+def ci_method_tag(method: str | None) -> str:
+    """How a table names a CI's method: nothing for the percentile bootstrap (the default,
+    stated under the table), else a short name (``Fisher z``, ``t``, ``Wilson``, ``no CI, n < 5``)."""
+    if not method or method == "percentile bootstrap":
+        return ""
+    if method.startswith("none"):
+        return "no CI, n < 5" if "n < 5" in method else "no CI"
+    if method.startswith("Fisher z"):
+        return "Fisher z"
+    return "t" if method.startswith("Student t") else method.split()[0]
+
+
 def _cell_text(c: dict[str, Any], *, ci: bool) -> str:
     if c.get("value") is None:
         if c.get("published") is False:
             return ""
         return "undef." if c.get("undefined") else "—"
     t = _x100(c["value"])
+    tag = ci_method_tag(c.get("ci_method"))
     if ci and c.get("ci"):
         t += f" [{c['ci'][0] * 100:.2f}, {c['ci'][1] * 100:.2f}]"
+    if ci and tag:
+        t += f" ({tag})"
     return t
 
 
@@ -270,6 +290,7 @@ def footer(res: MetaEvalResult) -> str:
         f"Metric comparisons: paired bootstrap, permutation test ({p['n_perm']} permutations), Williams test (n = {p['williams_n']}); Holm {p['holm']}. "
         + (f"Permutations: {p['permutation']}. " if p.get("permutation") else "")
         + (f"CI row limits: {p['ci_row_limits']}. " if p.get("ci_row_limits") else "")
+        + (f"CI method: {p['ci_method']}. " if p.get("ci_method") else "")
         + f"Inter-human ceiling: {p.get('ceiling', 'annotator vs annotator')}. "
         f"Likert data: pairs are every two systems on the same input (label = difference of mean scores).\n\n"
     )
@@ -349,6 +370,7 @@ def cells_csv(res: MetaEvalResult) -> str:
             "normalize",
             "aggregation",
             "grouped",
+            "ci_method",
         ]
     )
     p = res.data["protocol"]
@@ -372,6 +394,7 @@ def cells_csv(res: MetaEvalResult) -> str:
                     p["normalize"],
                     p["aggregation"],
                     p["grouped"],
+                    e.get("ci_method") or "",
                 ]
             )
     for c in res.data["ceiling"]:
@@ -394,6 +417,7 @@ def cells_csv(res: MetaEvalResult) -> str:
                     p["normalize"],
                     p["aggregation"],
                     p["grouped"],
+                    e.get("ci_method") or "",
                 ]
             )
     return buf.getvalue()

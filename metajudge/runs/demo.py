@@ -228,7 +228,8 @@ def score_judge(
 
 
 def _correlations(res: Any, metric: str) -> list[dict[str, Any]]:
-    """Pearson per human dimension with its bootstrap CI, from a meta-eval result."""
+    """Pearson per human dimension with its CI and the CI's method (percentile bootstrap, Fisher
+    z below the meta-evaluation's ``small_n`` pairs, none below 5), from a meta-eval result."""
     out = []
     for dim in res.dimensions:
         cell = res.cell(metric, dim)
@@ -238,6 +239,7 @@ def _correlations(res: Any, metric: str) -> list[dict[str, Any]]:
                 "dimension": dim,
                 "pearson": ent.get("value"),
                 "ci": ent.get("ci"),
+                "ci_method": ent.get("ci_method"),
                 "undefined": ent.get("undefined"),
                 "n_pairs": cell.get("n_pairs"),
             }

@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from metajudge import stats as st
+from metajudge.stats import intervals
 
 FArr = NDArray[np.float64]
 IArr = NDArray[np.int64]
@@ -29,7 +30,12 @@ IArr = NDArray[np.int64]
 
 @dataclass
 class Estimate:
-    """A point value, its percentile interval and the per-resample values (None: no bootstrap)."""
+    """A point value, its percentile interval and the per-resample values (None: no bootstrap).
+
+    ``n``: the rows of a pooled value, the groups of a grouped one; ``unit_values``: the
+    per-group values a grouped value averages (NaN: undefined group). :meth:`interval` is the
+    interval results show (:func:`~metajudge.stats.intervals.choose`).
+    """
 
     value: float
     lo: float = math.nan
@@ -38,6 +44,22 @@ class Estimate:
     samples: FArr | None = None
     undefined: str | None = None
     n_groups_undefined: int = 0
+    unit_values: FArr | None = None
+
+    def interval(
+        self, statistic: str, level: float, *, small_n: int, n: int | None = None
+    ) -> intervals.Interval:
+        """The interval :func:`~metajudge.stats.intervals.choose` gives this value on ``n``
+        independent units (default :attr:`n`)."""
+        return intervals.choose(
+            statistic,
+            self.value,
+            self.n if n is None else n,
+            self.samples,
+            level,
+            small_n=small_n,
+            unit_values=self.unit_values,
+        )
 
     @property
     def ci(self) -> list[float] | None:
@@ -104,6 +126,6 @@ def grouped(
         return Estimate(math.nan, n=0, undefined=why, n_groups_undefined=int(present))
     smp = st.grouped_mean_samples(vals, W_items) if W_items is not None else None
     lo, hi = _interval(smp, level)
-    est = Estimate(float(vals[ok].mean()), lo, hi, int(ok.sum()), smp)
+    est = Estimate(float(vals[ok].mean()), lo, hi, int(ok.sum()), smp, unit_values=vals)
     est.n_groups_undefined = int(present - ok.sum())
     return est

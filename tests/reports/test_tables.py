@@ -20,7 +20,7 @@ from metajudge.reports.render import render_all
 
 
 def _result(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, published: bool = True
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, published: bool = True, **opts: object
 ) -> MetaEvalResult:
     rng = np.random.default_rng(0)
     n = 30
@@ -101,7 +101,11 @@ def _result(
         )
     monkeypatch.setenv("METAJUDGE_BASELINES_DIR", str(bdir))
     res = meta_evaluate(
-        Dataset(card=card, records=recs), rows, metrics=["bleu", "my_judge", "flat"], n_boot=100
+        Dataset(card=card, records=recs),
+        rows,
+        metrics=["bleu", "my_judge", "flat"],
+        n_boot=100,
+        **opts,
     )
     return attach_published(res, bdir)
 
@@ -240,3 +244,29 @@ def test_published_validation(tmp_path: Path) -> None:
     )
     with pytest.raises(InputError, match="value"):
         load_published(tmp_path)
+
+
+def test_tables_name_a_ci_method_that_is_not_the_percentile_bootstrap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 25 item 4: on 30 pairs the default rule (small_n 20) keeps the percentile
+    bootstrap, untagged; with ``small_n=31`` the same cells get Fisher z / Wilson, tagged in
+    the Markdown table and named in the CSV's ``ci_method`` column; the footer states the rule."""
+    from metajudge.stats import fisher_z_ci
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    plain = _result(tmp_path / "a", monkeypatch)
+    small = _result(tmp_path / "b", monkeypatch, small_n=31)
+    e = small.cell("my_judge", "faithfulness")["stats"]["pearson"]
+    assert (e["ci_method"], e["ci_n"]) == ("Fisher z", 30)
+    assert e["ci"] == list(fisher_z_ci(e["value"], 30))
+    assert plain.cell("my_judge", "faithfulness")["stats"]["pearson"]["ci_method"] == (
+        "percentile bootstrap"
+    )
+    md_plain, md_small = tables.to_markdown(plain), tables.to_markdown(small)
+    assert "(Fisher z)" not in md_plain and "(Fisher z)" in md_small
+    assert "CI method: percentile bootstrap from 31 independent units" in md_small
+    rows = list(csv.DictReader(io.StringIO(tables.cells_csv(small))))
+    acc = next(r for r in rows if r["metric"] == "my_judge" and r["statistic"] == "acc_ties")
+    assert acc["ci_method"] == "Wilson score"

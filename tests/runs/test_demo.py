@@ -202,7 +202,48 @@ def test_demo_chooses_batched_mtraig_verification_and_says_so() -> None:
     assert DEFAULT_MODE == "per_claim"
     assert _metric_options("mtraig_faithfulness", DemoOptions()) == {"mode": "batched"}
     assert _metric_options("mtraig_completeness", DemoOptions()) == {}
-    run = JudgeRun("table_qa_mtraig", "mtraig_faithfulness", "smollm2-135m", 4, 0, 8, 0, 8, 0, 1, 1, 1.0)
+    run = JudgeRun(
+        "table_qa_mtraig", "mtraig_faithfulness", "smollm2-135m", 4, 0, 8, 0, 8, 0, 1, 1, 1.0
+    )
     run.note = DEMO_CHOICES["mtraig_faithfulness"][1]
     lines = run_lines(run)
-    assert lines[1].strip().startswith("demo option mode=batched") and "per-claim default" in lines[1]
+    assert (
+        lines[1].strip().startswith("demo option mode=batched") and "per-claim default" in lines[1]
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Small-n intervals (issue 25 item 4)
+
+
+def test_demo_lines_name_their_ci_method(data_dir: Path, tmp_path: Path) -> None:
+    """The demo's subsets (seed 0: 6 RAGChecker pairs, then 4 table-QA pairs), meta-evaluated
+    as the demo does (:func:`meta_evaluate_section`; BLEU stands in for the judges, no model
+    runs): the 4-pair lines print no CI (n < 5) — where the percentile bootstrap printed e.g.
+    MT-RAIG faithfulness r = -0.869 [-1.000, -0.802] — and the 6-pair lines a Fisher-z CI,
+    saying so."""
+    from metajudge.reports.demo_report import corr_text
+    from metajudge.runs.demo import _correlations, meta_evaluate_section
+    from metajudge.scores.scoring import score_dataset
+    from metajudge.stats import fisher_z_ci
+
+    opts = DemoOptions(n_boot=200)
+    rng = np.random.default_rng(opts.seed)
+    rag, _ = draw_subset(RAG_DATASET, opts.n_rag, rng, tmp_path, data_dir=data_dir)
+    tab, _ = draw_subset(TABLE_DATASET, opts.n_table, rng, tmp_path, data_dir=data_dir)
+    lines = {}
+    for section, path in (("rag", rag), ("table", tab)):
+        rows = score_dataset(path, ["bleu"], progress=False)
+        res = meta_evaluate_section(section, path, rows, ["bleu"], tmp_path, opts)
+        lines[section] = _correlations(res, "bleu")
+    table = [c for c in lines["table"] if c["pearson"] is not None]
+    assert table and all(c["n_pairs"] == 4 for c in table)
+    for c in table:
+        assert c["ci"] is None and c["ci_method"] == "none (n < 5)"
+        assert corr_text(c).endswith("no CI (n < 5) (n=4 pairs)"), corr_text(c)
+    rag_lines = [c for c in lines["rag"] if c["pearson"] is not None]
+    assert rag_lines and all(c["n_pairs"] == 6 for c in rag_lines)
+    for c in rag_lines:
+        assert c["ci_method"] == "Fisher z"
+        assert c["ci"] == list(fisher_z_ci(c["pearson"], 6))
+        assert " Fisher z (n=6 pairs)" in corr_text(c), corr_text(c)

@@ -24,6 +24,7 @@ from metajudge.analyses.metric_vs_human.aligned import AlignedView, ColumnInfo, 
 from metajudge.analyses.metric_vs_human.protocol import Protocol
 from metajudge.errors import InputError
 from metajudge.stats import estimates as est
+from metajudge.stats import intervals
 
 FArr = NDArray[np.float64]
 IArr = NDArray[np.int64]
@@ -174,12 +175,26 @@ def _reason(s: str, rows: Rows, n_pairs: int, min_pairs: int) -> str | None:
     return None
 
 
-def stat_block(run: Run, rows: Rows) -> tuple[dict[str, Any], dict[str, FArr]]:
-    """Point values, bootstrap CIs and Fisher CIs of every statistic for one cell.
+def ci_fields(iv: intervals.Interval) -> dict[str, Any]:
+    """The JSON of a value's interval: bounds, the method that gave them, its units."""
+    return {"ci": iv.ci, "ci_method": iv.method, "ci_n": iv.n}
 
-    The bootstrap of every statistic of the cell is evaluated together
-    (:func:`~metajudge.stats.weighted_statistics`: one pass over the resamples for
-    those that follow from per-item sums).
+
+def _ci_units(s: str, rows: Rows, n_pairs: int, n_all: int) -> int:
+    """Independent units of a cell's statistic: its pairs (for ``acc_no_ties`` those with a
+    label that is not a tie), not its annotator rows."""
+    if s == "acc_no_ties":
+        return n_distinct(rows.pair[np.sign(rows.y) != 0], n_all)
+    return n_pairs
+
+
+def stat_block(run: Run, rows: Rows) -> tuple[dict[str, Any], dict[str, FArr]]:
+    """Point values, CIs and Fisher CIs of every statistic for one cell.
+
+    The CI is :func:`~metajudge.stats.intervals.choose` on the cell's pairs (percentile
+    bootstrap from ``small_n`` pairs up). The bootstrap of every statistic of the cell is
+    evaluated together (:func:`~metajudge.stats.weighted_statistics`: one pass over the
+    resamples for those that follow from per-item sums).
     """
     p = run.proto
     out: dict[str, Any] = {}
@@ -197,14 +212,15 @@ def stat_block(run: Run, rows: Rows) -> tuple[dict[str, Any], dict[str, FArr]]:
             continue
         v = st.statistic(s, xv, rows.y)
         entry["value"] = jnum(v)
+        n_ci = _ci_units(s, rows, n_pairs, len(run.view.pair_ids))
+        entry.update(ci_fields(intervals.choose(s, v, n_ci, None, p.ci_level, small_n=p.small_n)))
         note = p.ci_skipped(s, rows.x.size) if W is not None else None
         if note is not None:
             entry["ci_note"] = note
         elif W is not None:
             boot.append((s, xv, rows.y))
         if is_corr:
-            lo, hi = st.fisher_z_ci(v, n_pairs, level=p.ci_level, method=s)  # type: ignore[arg-type]
-            entry["fisher_ci"] = est.Estimate(v, lo, hi).ci
+            entry["fisher_ci"] = intervals.fisher_interval(s, v, n_pairs, p.ci_level).ci
     samples: dict[str, FArr] = {}
     if boot and W is not None:
         job = _Bootstrap(boot, W, out, {s: out[s] for s, _, _ in boot}, samples)
@@ -212,7 +228,7 @@ def stat_block(run: Run, rows: Rows) -> tuple[dict[str, Any], dict[str, FArr]]:
             run.deferred.append(job)  # evaluated with the other cells' (run_deferred)
         else:
             for (s, _, _), smp in zip(boot, st.weighted_statistics(boot, W), strict=True):
-                job.fill(s, smp, p.ci_level)
+                job.fill(s, smp, p)
     return out, samples
 
 
@@ -230,10 +246,12 @@ class _Bootstrap:
         """The cell still shows this estimate of ``s`` (a grouped one may have replaced it)."""
         return self.out.get(s) is self.entries[s]
 
-    def fill(self, s: str, smp: FArr, level: float) -> None:
+    def fill(self, s: str, smp: FArr, proto: Protocol) -> None:
         entry = self.entries[s]
         self.samples[s] = smp
-        entry["ci"] = est.Estimate(entry["value"], *st.percentile_ci(smp, level)).ci
+        value = math.nan if entry["value"] is None else entry["value"]
+        iv = intervals.choose(s, value, entry["ci_n"], smp, proto.ci_level, small_n=proto.small_n)
+        entry.update(ci_fields(iv))
         entry["n_boot_undefined"] = int(np.isnan(smp).sum())
 
 
@@ -246,7 +264,7 @@ def run_deferred(run: Run) -> None:
     live = [(j, r) for j in jobs for r in j.requests if j.live(r[0])]
     values = st.weighted_statistics([r for _, r in live], [j.W for j, _ in live])
     for (j, r), smp in zip(live, values, strict=True):
-        j.fill(r[0], smp, run.proto.ci_level)
+        j.fill(r[0], smp, run.proto)
 
 
 def grouped_block(
@@ -258,10 +276,14 @@ def grouped_block(
     for s in run.proto.statistics:
         if s not in st.CORRELATIONS:
             continue
-        e = est.grouped(s, x, y, groups, run.view.n_items, run.W, run.proto.ci_level)
+        p = run.proto
+        e = est.grouped(s, x, y, groups, run.view.n_items, run.W, p.ci_level)
+        iv = e.interval(s, p.ci_level, small_n=p.small_n)
         out[s] = {
             "value": jnum(e.value),
-            "ci": e.ci,
+            **ci_fields(
+                iv if e.undefined is None else intervals.Interval(math.nan, math.nan, None, 0)
+            ),
             "fisher_ci": None,
             "undefined": e.undefined,
             "n_groups": e.n + e.n_groups_undefined,

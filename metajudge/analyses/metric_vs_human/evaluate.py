@@ -39,6 +39,7 @@ from metajudge.analyses.metric_vs_human.pointwise import (
     check_pointwise,
     matched_reference,
     pointwise_cell,
+    ref_entry,
     response_values,
 )
 from metajudge.analyses.metric_vs_human.protocol import AGGREGATIONS, COMPARE_STATS, Protocol
@@ -46,6 +47,7 @@ from metajudge.analyses.metric_vs_human.result import SCHEMA, MetaEvalResult
 from metajudge.analyses.metric_vs_human.trivial import is_trivial
 from metajudge.errors import InputError
 from metajudge.scores.upstream import collapse_families, metric_for_dimension
+from metajudge.stats import intervals
 from metajudge.stats.resample import Resamples
 
 __all__ = ["AGGREGATIONS", "COMPARE_STATS", "SCHEMA", "MetaEvalResult", "Protocol", "meta_evaluate"]
@@ -106,7 +108,8 @@ def _protocol_json(p: Protocol, view: AlignedView, compare_note: str | None) -> 
         "level": p.ci_level,
         "bootstrap_unit": "item (input): all pairs and annotator rows of an item together",
         "bootstrap_p": "2*min(#{d<=0}+1, #{d>=0}+1)/(B+1), capped at 1 (add-one smoothing)",
-        "fisher_n": "number of pairs (items), not rows",
+        "fisher_n": _fisher_n(p),
+        "ci_method": _ci_method_json(p),
         "williams_n": "number of pairs (items) common to both metrics",
         "accuracy": "sign of the raw difference m(b)-m(a) with tie band epsilon vs sign of the human label",
         "holm": "across every comparison in this result, per test",
@@ -117,6 +120,26 @@ def _protocol_json(p: Protocol, view: AlignedView, compare_note: str | None) -> 
         "comparisons: ci_note on each); Fisher-z CI instead",
         "ceiling": _ceiling_definition(p, view),
     }
+
+
+def _fisher_n(p: Protocol) -> str:
+    """The unit the Fisher-z CIs (and the small-n rule) count."""
+    if p.correlate == "pointwise":
+        return (
+            "number of responses with both scores (independent units), not annotator rows"
+            if p.level == "global"
+            else "no Fisher-z CI at this level"
+        )
+    return "number of pairs, not annotator rows"
+
+
+def _ci_method_json(p: Protocol) -> str:
+    return (
+        f"percentile bootstrap from {p.small_n} independent units (ci_n) up; below: Fisher z "
+        "(Spearman se^2 1.06/(n-3), Kendall 0.437/(n-4); Fieller et al. 1957), Student t on "
+        f"per-group values (grouped levels) or Wilson (accuracies); none below "
+        f"{intervals.MIN_CI_N} (small_n; named per value in ci_method)"
+    )
 
 
 def _dataset_json(
@@ -169,10 +192,7 @@ def _ceiling_one(run: Run, d: str) -> dict[str, Any]:
     return {
         "method": ref.method and (ref.method + (", per input then averaged" if p.grouped else "")),
         "n_pairs": ref.n_units,
-        "stats": {
-            s: {"value": jnum(e.value), "ci": e.ci, "undefined": e.undefined}
-            for s, e in ref.estimates.items()
-        },
+        "stats": {s: ref_entry(e, s, p) for s, e in ref.estimates.items()},
         "matched": _pair_matched(run, d) if ref.method else {},
     }
 
@@ -218,7 +238,7 @@ def _pair_matched(run: Run, d: str) -> dict[str, Any]:
                 s, L, v.pair_item, systems, v.n_items, W, p.ci_level, p.level, metric=x
             )[1]
             assert e is not None
-            out[m][s] = {"value": jnum(e.value), "ci": e.ci, "undefined": e.undefined}
+            out[m][s] = ref_entry(e, s, p)
             if notes[s]:
                 out[m][s]["ci_note"] = notes[s]
     return out

@@ -66,9 +66,11 @@ def _by_system(
     stat: str, x: FArr, y: FArr, items: IArr, systems: IArr, W: FArr | None, level: float
 ) -> est.Estimate:
     vals, smps = [], []
+    per_system = []
     for s in np.unique(systems):
         sel = systems == s
         e = est.pooled(stat, x[sel], y[sel], items[sel], W, level)
+        per_system.append(e.value if e.undefined is None else math.nan)
         if e.undefined is None:
             vals.append(e.value)
             if e.samples is not None:
@@ -77,7 +79,8 @@ def _by_system(
         return est.Estimate(math.nan, undefined=f"no system has a defined {stat} correlation")
     smp = _nanmean_rows(np.vstack(smps)) if smps else None
     lo, hi = st.percentile_ci(smp, level) if smp is not None else (math.nan, math.nan)
-    return est.Estimate(float(np.mean(vals)), lo, hi, len(vals), smp)
+    unit_values = np.array(per_system, dtype=float)
+    return est.Estimate(float(np.mean(vals)), lo, hi, len(vals), smp, unit_values=unit_values)
 
 
 def _means(v: FArr, w: FArr, systems: IArr, n_sys: int) -> FArr:
@@ -142,7 +145,12 @@ def mean_estimate(ests: list[est.Estimate], level: float) -> est.Estimate:
     smps = [e.samples for e in ok if e.samples is not None]
     smp = _nanmean_rows(np.vstack(smps)) if smps else None
     lo, hi = st.percentile_ci(smp, level) if smp is not None else (math.nan, math.nan)
-    return est.Estimate(float(np.mean([e.value for e in ok])), lo, hi, min(e.n for e in ok), smp)
+    value = float(np.mean([e.value for e in ok]))
+    out = est.Estimate(value, lo, hi, min(e.n for e in ok), smp)
+    units = [e.unit_values for e in ok]
+    if all(u is not None for u in units) and len({np.shape(u) for u in units}) == 1:
+        out.unit_values = _nanmean_rows(np.vstack(units))  # per group, over the comparisons
+    return out
 
 
 def _nanmean_rows(m: np.ndarray) -> np.ndarray:

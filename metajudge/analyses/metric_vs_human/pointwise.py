@@ -20,11 +20,13 @@ from numpy.typing import NDArray
 
 from metajudge import stats as st
 from metajudge.analyses.metric_vs_human.aligned import label_rows
-from metajudge.analyses.metric_vs_human.cells import CellCalc, Rows, Run, jnum
+from metajudge.analyses.metric_vs_human.cells import CellCalc, Rows, Run, ci_fields, jnum
 from metajudge.analyses.metric_vs_human.levels import human_reference, level_estimate, loo_reference
 from metajudge.analyses.metric_vs_human.normalize import impute_median
+from metajudge.analyses.metric_vs_human.protocol import Protocol
 from metajudge.errors import InputError
 from metajudge.stats import estimates as est
+from metajudge.stats import intervals
 
 FArr = NDArray[np.float64]
 
@@ -77,19 +79,24 @@ def _estimate(run: Run, stat: str, x: FArr, y: FArr, ri: NDArray[np.int64]) -> e
     )
 
 
-def _entry(e: est.Estimate, *, fisher: bool, stat: str, level: float) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "value": jnum(e.value),
-        "ci": e.ci,
-        "fisher_ci": None,
-        "undefined": e.undefined,
-    }
-    if fisher and e.undefined is None:
-        out["fisher_ci"] = est.Estimate(
-            e.value,
-            *st.fisher_z_ci(e.value, e.n, level=level, method=stat),  # type: ignore[arg-type]
-        ).ci
+def _entry(e: est.Estimate, stat: str, p: Protocol, n_units: int) -> dict[str, Any]:
+    """A value with its CI (:func:`~metajudge.stats.intervals.choose`) on ``n_units``
+    independent units (responses at the global level, not annotator rows), and at the global
+    level its Fisher-z CI on the same units."""
+    out: dict[str, Any] = {"value": jnum(e.value), "ci": None, "ci_method": None, "ci_n": 0}
+    out["fisher_ci"] = None
+    out["undefined"] = e.undefined
+    if e.undefined is None:
+        out.update(ci_fields(e.interval(stat, p.ci_level, small_n=p.small_n, n=n_units)))
+    if p.level == "global" and e.undefined is None:
+        out["fisher_ci"] = intervals.fisher_interval(stat, e.value, n_units, p.ci_level).ci
     return out
+
+
+def _units(p: Protocol, e: est.Estimate, ri: NDArray[np.int64], ok: NDArray[np.bool_]) -> int:
+    """The independent units of a pointwise value: the responses (global level), else the
+    groups or systems the value is computed over."""
+    return int(np.unique(ri[ok]).size) if p.level == "global" else e.n
 
 
 def pointwise_cell(
@@ -109,7 +116,7 @@ def pointwise_cell(
             stats_out[s] = {"value": None, "ci": None, "fisher_ci": None, "undefined": why}
             continue
         e = _estimate(run, s, xr, y, ri)
-        stats_out[s] = _entry(e, fisher=p.level == "global", stat=s, level=p.ci_level)
+        stats_out[s] = _entry(e, s, p, _units(p, e, ri, ok & np.isfinite(y)))
         if e.samples is not None and e.undefined is None:
             samples[s] = e.samples
     cell = {
@@ -139,7 +146,7 @@ def matched_reference(run: Run, dim: str, metric_values: dict[str, FArr]) -> dic
     out: dict[str, Any] = {
         "method": None,
         "n_pairs": ref.n_units,
-        "stats": {s: _ref_entry(e) for s, e in ref.estimates.items()},
+        "stats": {s: ref_entry(e, s, p) for s, e in ref.estimates.items()},
         "matched": {},
     }
     if ref.method is None:
@@ -153,14 +160,20 @@ def matched_reference(run: Run, dim: str, metric_values: dict[str, FArr]) -> dic
     )
     for m, x in metric_values.items():
         out["matched"][m] = {
-            s: _ref_entry(loo_reference(s, *args, p.level, metric=x)[1])  # type: ignore[arg-type]
+            s: ref_entry(loo_reference(s, *args, p.level, metric=x)[1], s, p)  # type: ignore[arg-type]
             for s in stats_names
         }
     return out
 
 
-def _ref_entry(e: est.Estimate) -> dict[str, Any]:
-    return {"value": jnum(e.value), "ci": e.ci, "undefined": e.undefined}
+def ref_entry(e: est.Estimate, stat: str, p: Protocol) -> dict[str, Any]:
+    """A reference value with its CI (:func:`~metajudge.stats.intervals.choose` on the
+    estimate's units)."""
+    out: dict[str, Any] = {"value": jnum(e.value), "ci": None, "ci_method": None, "ci_n": 0}
+    if e.undefined is None:
+        out.update(ci_fields(e.interval(stat, p.ci_level, small_n=p.small_n)))
+    out["undefined"] = e.undefined
+    return out
 
 
 def check_pointwise(run: Run, name: str) -> None:

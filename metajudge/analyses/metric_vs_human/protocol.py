@@ -15,6 +15,7 @@ from typing import Any
 from metajudge.analyses.metric_vs_human.levels import LEVEL_ALIASES, LEVELS
 from metajudge.errors import InputError
 from metajudge.stats import STATISTICS
+from metajudge.stats.intervals import SMALL_N
 
 NORMALIZE_MODES: tuple[str, ...] = ("minmax", "sign", "raw")
 AGGREGATIONS: tuple[str, ...] = ("per_annotator", "mean")
@@ -56,6 +57,11 @@ class Protocol:
         in cells, the matched inter-human reference and comparisons alike (their bootstrap
         ranks every resample anew: O(resamples × rows) for a metric with many distinct
         values; :meth:`Protocol.ci_skipped` words the note shown with the value).
+    small_n
+        Below this many independent units (pairs; responses, inputs or systems by level) a
+        value's CI is not the percentile bootstrap but an interval that keeps its level —
+        Fisher z, Student t on per-group values, Wilson — and below 5 there is none
+        (:func:`~metajudge.stats.intervals.choose`; the method is named per value).
     missing
         What a missing metric score does: ``drop`` the pair (or response), impute the
         ``median`` difference (RAGChecker's ``meta_eval.py``), or ``error``. Default (None):
@@ -81,6 +87,7 @@ class Protocol:
     kendall_ci_max_rows: int = 5000
     spearman_ci_max_rows: int = 200_000
     missing: str | None = None
+    small_n: int = SMALL_N
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "statistics", tuple(self.statistics))
@@ -118,6 +125,8 @@ class Protocol:
             _choice("missing", self.missing, MISSING_RULES)
         if self.n_boot < 0:
             raise InputError(f"n_boot must be >= 0, got {self.n_boot}", field="n_boot")
+        if self.small_n < 0:
+            raise InputError(f"small_n must be >= 0, got {self.small_n}", field="small_n")
         if not 0 < self.ci_level < 1:
             raise InputError(f"ci_level must be in (0, 1), got {self.ci_level}", field="ci_level")
 

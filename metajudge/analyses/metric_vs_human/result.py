@@ -4,6 +4,7 @@ Layout (``to_dict()``, schema ``metajudge.analyses/1``): ``dataset`` {name, subs
 dimensions, n_pairs, n_items, annotators}, ``protocol`` (the :class:`~metajudge.analyses.metric_vs_human.protocol.
 Protocol` options and how each step is defined), ``metrics`` [{name, columns, signatures,
 missing}], ``cells`` [{metric, dimension, column, n_rows, n_items, stats: {stat: {value, ci,
+ci_method (:func:`~metajudge.stats.intervals.choose`), ci_n (its independent units),
 fisher_ci, undefined}}}], ``ceiling`` [{dimension, method, stats}], ``comparisons`` [...],
 ``points`` (per-pair values for plots) and, once a report attached them, ``published`` [...].
 Every value is plain JSON (no arrays): ``metajudge report DIR`` re-renders from the file.
@@ -40,7 +41,8 @@ class MetaEvalResult(Result):
         return self.data
 
     def to_pandas(self) -> Any:
-        """One row per (metric, dimension, statistic): value, CI, Fisher CI, n, undefined reason."""
+        """One row per (metric, dimension, statistic): value, CI and its method, Fisher CI, n,
+        undefined reason."""
         import pandas as pd
 
         rows = []
@@ -58,6 +60,7 @@ class MetaEvalResult(Result):
                         "ci_high": ci[1],
                         "fisher_low": fci[0],
                         "fisher_high": fci[1],
+                        "ci_method": e.get("ci_method"),
                         "n_rows": c.get("n_rows"),
                         "n_items": c.get("n_items"),
                         "undefined": e.get("undefined"),

@@ -22,7 +22,8 @@ const sortVal = (c) => (c === null || c === undefined ? -Infinity : typeof c ===
 
 function cell(c) {
   if (c && typeof c === "object") {
-    return el("td", { class: "num" }, fmt(c.v), " ", el("span", { class: "ci" }, `[${fmt(c.lo)}, ${fmt(c.hi)}]`));
+    const band = c.lo === null && c.m ? `(${c.m})` : `[${fmt(c.lo)}, ${fmt(c.hi)}]` + (c.m ? ` ${c.m}` : "");
+    return el("td", { class: "num" }, fmt(c.v), " ", el("span", { class: "ci" }, band));
   }
   return typeof c === "number" ? el("td", { class: "num" }, Number.isInteger(c) ? String(c) : fmt(c)) : el("td", {}, c === null || c === undefined ? "–" : String(c));
 }

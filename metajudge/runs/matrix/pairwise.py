@@ -13,19 +13,61 @@ from metajudge.errors import InputError
 TIE_POLICY = "exclude_human_ties"
 
 
-def _accuracy_ci(value: float | None, n: int, seed: int, n_boot: int) -> list[float] | None:
+def _accuracy_ci(
+    value: float | None, n: int, seed: int, n_boot: int
+) -> tuple[list[float] | None, str | None]:
     """The CI of an accuracy from its value and n (each pair is right or wrong: the 0/1 vector
-    is fixed up to order by the two, so the percentile bootstrap needs nothing else)."""
+    is fixed up to order by the two), and its method: the percentile bootstrap of the mean
+    (resamples of :func:`~metajudge.stats.bootstrap_indices`) from
+    :data:`~metajudge.stats.intervals.SMALL_N` pairs up, Wilson below, none below 5
+    (:func:`~metajudge.stats.intervals.choose`)."""
     import numpy as np
 
-    from metajudge.stats import bootstrap_mean_ci
+    from metajudge.stats import bootstrap_indices
+    from metajudge.stats.intervals import SMALL_N, choose
 
     if value is None or n == 0:
-        return None
+        return None, None
     k = round(value * n)
     correct = np.array([1.0] * k + [0.0] * (n - k))
-    lo, hi = bootstrap_mean_ci(correct, np.random.default_rng(seed), n_boot=n_boot)
-    return [round(float(lo), 6), round(float(hi), 6)]
+    samples = correct[bootstrap_indices(n, n_boot, np.random.default_rng(seed))].mean(axis=1)
+    iv = choose("accuracy", value, n, samples, 0.95, small_n=SMALL_N)
+    ci = None if iv.ci is None else [round(float(b), 6) for b in iv.ci]
+    return ci, iv.method
+
+
+def _results(dim: str, d: dict[str, Any], n_pairs: int, opts: Any) -> list[dict[str, Any]]:
+    """The cell's results: both accuracies with their CIs and methods, position consistency."""
+    both, ab = d["accuracy_both_orders"], d["accuracy"]
+    pos = d["position"]
+    ci_both, how_both = _accuracy_ci(both["value"], both["n"], opts.seed, opts.n_boot)
+    ci_ab, how_ab = _accuracy_ci(ab["value"], ab["n"], opts.seed, opts.n_boot)
+    return [
+        {
+            "dimension": dim,
+            "statistic": "accuracy_both_orders",
+            "value": both["value"],
+            "ci": ci_both,
+            "ci_method": how_both,
+            "n": both["n"],
+            "undefined": None if both["value"] is not None else "no pair with a human preference",
+        },
+        {
+            "dimension": dim,
+            "statistic": "accuracy_ab",
+            "value": ab["value"],
+            "ci": ci_ab,
+            "ci_method": how_ab,
+            "n": ab["n"],
+        },
+        {
+            "dimension": dim,
+            "statistic": "position_consistency",
+            "value": pos.get("consistency"),
+            "ci": None,
+            "n": n_pairs,
+        },
+    ]
 
 
 def pairwise_cell(opts: Any, prep: Any) -> dict[str, Any]:
@@ -52,33 +94,8 @@ def pairwise_cell(opts: Any, prep: Any) -> dict[str, Any]:
     finally:
         judge.close()
         backend.close()
-    both, ab = d["accuracy_both_orders"], d["accuracy"]
-    pos = d["position"]
     n_pairs = len(recs)
-    results = [
-        {
-            "dimension": dim,
-            "statistic": "accuracy_both_orders",
-            "value": both["value"],
-            "ci": _accuracy_ci(both["value"], both["n"], opts.seed, opts.n_boot),
-            "n": both["n"],
-            "undefined": None if both["value"] is not None else "no pair with a human preference",
-        },
-        {
-            "dimension": dim,
-            "statistic": "accuracy_ab",
-            "value": ab["value"],
-            "ci": _accuracy_ci(ab["value"], ab["n"], opts.seed, opts.n_boot),
-            "n": ab["n"],
-        },
-        {
-            "dimension": dim,
-            "statistic": "position_consistency",
-            "value": pos.get("consistency"),
-            "ci": None,
-            "n": n_pairs,
-        },
-    ]
+    results = _results(dim, d, n_pairs, opts)
     led = d["ledger"]
     calls = int(led.get("backend_calls") or 0)
     cached = int(led.get("cached") or 0)

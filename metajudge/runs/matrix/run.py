@@ -204,7 +204,7 @@ def _zero_ledger() -> dict[str, Any]:
 def _results(
     res: Any, metric: str, proto: dict[str, str], dims: Sequence[str]
 ) -> list[dict[str, Any]]:
-    """Per dimension and statistic: value, CI, n (from a meta-eval result). ``n`` counts the
+    """Per dimension and statistic: value, CI and its method, n (from a meta-eval result). ``n`` counts the
     units resampled: pairs (pairwise-difference), inputs (pointwise, per input) or responses
     (pointwise, pooled)."""
     pairwise = proto["correlate"] == "pairwise-difference"
@@ -225,6 +225,7 @@ def _results(
                     "statistic": stat,
                     "value": ent.get("value"),
                     "ci": list(ci) if ci else None,
+                    "ci_method": ent.get("ci_method"),
                     "n": int(cell.get(n_key) or 0),
                     "undefined": ent.get("undefined"),
                 }
@@ -427,8 +428,9 @@ def cell_summary(cell: dict[str, Any]) -> str:
         ),
         cell["results"][0],
     )
-    ci = hit["ci"]
+    ci, method = hit["ci"], hit.get("ci_method")
     ci_txt = f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci and None not in ci else ""
+    ci_txt += f" ({method})" if method and method != "percentile bootstrap" else ""
     val = "undefined" if hit["value"] is None else f"{hit['value']:.3f}{ci_txt}"
     sub, led = cell["subset"], cell["ledger"]
     return (

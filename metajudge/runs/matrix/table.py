@@ -272,6 +272,8 @@ class Cell:
     statistic: str | None = None
     value: float | None = None
     ci: list[float | None] | None = None
+    #: the CI's method; a cell stored before the small-n rule has a percentile bootstrap CI
+    ci_method: str | None = None
     n: int | None = None
     backbone: str | None = None
     date: str | None = None
@@ -369,6 +371,22 @@ def _mark_non_default(cell: Cell) -> Cell:
     return cell
 
 
+def stored_ci_method(result: Mapping[str, Any]) -> str | None:
+    """The method of a stored result's CI: as recorded, or — a cell stored before the small-n
+    rule (no ``ci_method``) — the percentile bootstrap, flagged where n is at most
+    :data:`~metajudge.stats.intervals.SMALL_N` (the rule would now give another interval)."""
+    from metajudge.stats.intervals import PERCENTILE, SMALL_N
+
+    if "ci_method" in result:
+        return result["ci_method"]
+    if not result.get("ci"):
+        return None
+    n = result.get("n")
+    if n is not None and n <= SMALL_N:
+        return f"{PERCENTILE} (stored before the small-n rule; n <= {SMALL_N})"
+    return PERCENTILE
+
+
 def _stored_cell(cell: Cell, obj: Mapping[str, Any], path: Path) -> Cell:
     sub = obj["subset"]
     proto = obj["protocol"]
@@ -389,6 +407,7 @@ def _stored_cell(cell: Cell, obj: Mapping[str, Any], path: Path) -> Cell:
     )
     cell.dimension, cell.statistic = hit["dimension"], hit["statistic"]
     cell.value, cell.ci, cell.n = hit["value"], hit["ci"], hit["n"]
+    cell.ci_method = stored_ci_method(hit)
     cell.backbone, cell.date, cell.signature = obj["backbone"], obj["date"], obj["signature"]
     # wall time of the run that called the model (unknown when its calls were made elsewhere)
     cell.wall_s = obj["measured"].get("wall_s") if obj.get("measured") else obj["wall_s"]

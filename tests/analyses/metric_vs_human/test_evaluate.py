@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -398,3 +399,22 @@ def test_unknown_options_are_errors() -> None:
         meta_evaluate(ds, rows + rows[:1])
     with pytest.raises(InputError, match="non-numeric"):
         meta_evaluate(ds, [{"key": "0::a", "metric": "m", "score": "high"}] + rows[1:])
+
+
+def test_cli_small_n_option_picks_the_ci_method(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``meta-eval --small-n``: on 8 pairs the default (20) gives Fisher z; ``--small-n 5``
+    the percentile bootstrap; the result JSON names the method and its units per value."""
+    from metajudge.cli import main
+
+    fixture = Path(__file__).parents[2] / "fixtures" / "byod" / "pairwise.jsonl"
+    base = ["meta-eval", "--input", str(fixture), "--metrics", "bleu", "--n-boot", "50"]
+    base += ["--no-plots", "--quiet", "--no-compare", "--no-baselines"]
+    methods = {}
+    for name, extra in (("default", []), ("five", ["--small-n", "5"])):
+        assert main([*base, "--out", str(tmp_path / name), *extra]) == 0
+        data = json.loads((tmp_path / name / "result.json").read_text())
+        e = next(c for c in data["cells"] if c["metric"] == "bleu")["stats"]["pearson"]
+        methods[name] = (e["ci_method"], e["ci_n"])
+    assert methods == {"default": ("Fisher z", 8), "five": ("percentile bootstrap", 8)}

@@ -235,3 +235,32 @@ def test_cli_meta_eval_on_a_user_file_with_one_response_per_input(
     assert res["ceiling"][0]["method"].startswith("leave-one-annotator-out")
     # argparse's refusal (mutually exclusive options) is returned as exit status 2
     assert main(["meta-eval", "--input", str(data), "--dataset", "x", "--out", str(tmp_path)]) == 2
+
+
+def test_hanna_global_fisher_ci_counts_responses_not_annotator_rows(
+    data_dir: Path, load: Load
+) -> None:
+    """Issue 25 item 6: HANNA's 3 annotators give 3,168 rows for 1,056 responses; the global
+    Fisher-z CI (and the small-n rule's n, ``ci_n``) counts the 1,056 responses, and the
+    protocol says so."""
+    from metajudge.scores.shipped import shipped_scores
+
+    ds = load("hanna")
+    proto = Protocol(
+        correlate="pointwise",
+        level="global",
+        aggregation="per_annotator",
+        n_boot=0,
+        compare=False,
+        statistics=("pearson", "spearman"),
+    )
+    res = meta_evaluate(ds, shipped_scores(ds, data_dir, metrics=["hanna.bleu"]), proto)
+    cell = res.cell("hanna.bleu", "coherence")
+    assert (cell["n_rows"], cell["n_responses"]) == (3168, 1056)
+    for s in ("pearson", "spearman"):
+        e = cell["stats"][s]
+        assert e["ci_n"] == 1056
+        assert e["fisher_ci"] == list(stats.fisher_z_ci(e["value"], 1056, method=s))
+        assert e["fisher_ci"] != list(stats.fisher_z_ci(e["value"], 3168, method=s))
+    assert res.data["protocol"]["fisher_n"].startswith("number of responses")
+    assert "not annotator rows" in res.data["protocol"]["fisher_n"]

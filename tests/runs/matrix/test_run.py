@@ -162,3 +162,38 @@ def test_dry_run_of_a_judge_calls_no_model(
         assert 0 < est.calls <= 16
     assert est.wall_s is None and est.wall_source.startswith("unknown")
     assert "calls/item" in est.to_text()
+
+
+def test_limit_cells_name_their_small_n_ci_method(tmp_path: Path) -> None:
+    """Issue 25 item 4: a ``--limit`` cell below 20 pairs stores the rule's interval and its
+    method: Fisher z on 5 pairs, no CI on 4."""
+    from metajudge.runs.matrix.run import cell_summary
+    from metajudge.stats import fisher_z_ci
+
+    five, _ = run_cell(_opts(tmp_path / "five", limit=5, seed=3))
+    r = next(r for r in five["results"] if r["statistic"] == "pearson")
+    assert r["n"] == 5 and r["ci_method"] == "Fisher z"
+    assert r["ci"] == list(fisher_z_ci(r["value"], 5))
+    assert "(Fisher z)" in cell_summary(five)
+    four, _ = run_cell(_opts(tmp_path / "four", limit=4, seed=3))
+    for r in four["results"]:
+        if r["value"] is not None:
+            assert r["ci"] is None and r["ci_method"] == "none (n < 5)", r
+
+
+def test_pairwise_accuracy_ci_small_n_wilson_and_percentile_unchanged_from_20() -> None:
+    """The pairwise judge cell's accuracy CI: from 20 pairs the same percentile interval as
+    before the rule (``bootstrap_mean_ci`` of the 0/1 vector, same seed); Wilson on 17 pairs
+    (the stored lftqa_mitigation_pradhumant cell: 1 of 17 right, stored percentile
+    [0.0, 0.176471]); none on 4."""
+    import numpy as np
+
+    from metajudge.runs.matrix.pairwise import _accuracy_ci
+    from metajudge.stats import bootstrap_mean_ci
+
+    ci, how = _accuracy_ci(0.25, 40, 0, 1000)
+    before = bootstrap_mean_ci([1.0] * 10 + [0.0] * 30, np.random.default_rng(0), n_boot=1000)
+    assert how == "percentile bootstrap" and ci == [round(b, 6) for b in before]
+    ci, how = _accuracy_ci(1 / 17, 17, 0, 1000)
+    assert how == "Wilson score" and ci == [0.01046, 0.26982]
+    assert _accuracy_ci(0.5, 4, 0, 1000) == (None, "none (n < 5)")

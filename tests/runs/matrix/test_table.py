@@ -171,3 +171,18 @@ def test_a_cell_stored_with_a_non_default_option_says_so(matrix: Matrix) -> None
         "|mode:batched|", "|mode:per_claim|unparsed:unscored|"
     )
     assert non_default_options(c.metric, default_sig) == []
+
+
+def test_stored_small_n_cells_show_their_stored_percentile_method(matrix: Matrix) -> None:
+    """Issue 25 item 4: cells stored before the small-n rule hold percentile-bootstrap CIs;
+    the matrix shows them with that method, flagged where n <= 20 (MT-RAIG faithfulness
+    ``--limit 10``: 9 pairs), and unflagged above 20 units."""
+    from metajudge.reports.matrix import _value
+
+    small = matrix.cell("mtraig_faithfulness", "lftqa_mitigation_pradhumant")
+    assert small.n == 9 and small.ci
+    assert small.ci_method == "percentile bootstrap (stored before the small-n rule; n <= 20)"
+    assert _value(small).endswith(f"] ({small.ci_method})")
+    big = matrix.cell("bertscore", "ragchecker_meta_eval")
+    assert big.n == 280 and big.ci_method == "percentile bootstrap"
+    assert _value(big).endswith("]")
