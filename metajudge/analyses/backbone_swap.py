@@ -343,7 +343,7 @@ def inter_human_ceiling(ctx: _Ctx) -> dict[str, Any]:
     systems = v.resp_system if likert else np.zeros(len(v.pair_ids), dtype=np.int64)
     lvl = _LEVEL[ctx.proto]
     args = (h, items, systems, v.n_items, ctx.W, ctx.level, ["pearson"])
-    ref = human_reference(*args, unit_level=lvl, unit_name=unit, every_annotator=True)
+    ref = human_reference(*args, unit_level=lvl, unit_name=unit)
     if ref.method is None:
         return {
             "available": False,

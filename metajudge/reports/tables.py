@@ -448,10 +448,23 @@ def to_latex(res: MetaEvalResult) -> str:
     return latex_table(res)
 
 
+def ceiling_definition(res: MetaEvalResult) -> str:
+    """One line: how the inter-human row is defined (per dimension when they differ)."""
+    how = {c["dimension"]: c["method"] for c in res.data["ceiling"] if c.get("method")}
+    if not how:
+        return ""
+    if len(set(how.values())) == 1:
+        return f"{HUMAN_ROW}: {next(iter(how.values()))}.\n"
+    return f"{HUMAN_ROW}: " + "; ".join(f"{d}: {m}" for d, m in how.items()) + ".\n"
+
+
 def summary_table(res: MetaEvalResult) -> str:
-    """The main table without CIs (what ``metajudge meta-eval`` prints), missing scores first."""
+    """The main table without CIs (what ``metajudge meta-eval`` prints), missing scores first,
+    then the definition of the inter-human row."""
     t = table_rows(res)
-    return _md_missing(res) + _md_table(
+    table = _md_table(
         t["header"],
         [[r["metric"]] + [_cell_text(c, ci=False) for c in r["cells"]] for r in t["rows"]],
     )
+    ceiling = ceiling_definition(res)
+    return _md_missing(res) + table + ("\n" + ceiling if ceiling else "")

@@ -144,8 +144,9 @@ def _ceiling_definition(p: Protocol, view: AlignedView) -> str:
         )
     per = ", per input then averaged" if p.level == "item" else ""
     return (
-        "annotator 1 vs annotator 2 (two labels) or each annotator vs the mean of the others "
-        f"(more), on every pair with two or more labels{per}"
+        "each annotator vs the mean of the others, averaged over annotators (two labels: 1 vs 2 "
+        f"and 2 vs 1, so it does not depend on their order), on every pair with two or more "
+        f"labels{per}"
     )
 
 
@@ -186,7 +187,7 @@ def _pair_matched(run: Run, d: str) -> dict[str, Any]:
     v, p = run.view, run.proto
     L = v.pair_labels[d]
     systems = np.zeros(len(v.pair_ids), dtype=np.int64)
-    comps, _ = st.leave_one_out(L, every_annotator=True)
+    comps, _ = st.leave_one_out(L)
     n_rows = max((c.rows.size for c in comps), default=0)
     xs = {
         m: run.cache[c][1].values
