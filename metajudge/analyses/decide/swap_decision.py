@@ -36,7 +36,7 @@ from metajudge.analyses.decide.noninferiority import DEFAULT_MARGIN, NonInferior
 from metajudge.errors import InputError
 from metajudge.results import Result, finite
 from metajudge.stats import estimates as est
-from metajudge.stats.agreement import cohen_kappa, flip_rate
+from metajudge.stats.agreement import ORIENTATION, decision_kappa, flip_rate
 from metajudge.stats.moments import resampled_row_sums
 from metajudge.stats.resample import Resamples
 
@@ -246,7 +246,7 @@ def decide_swap(
     )
     fr, n_dec = flip_rate(dx, dy)
     m = np.isfinite(dx) & np.isfinite(dy)
-    kappa = cohen_kappa(dx[m], dy[m], labels=(-1.0, 0.0, 1.0))
+    kappa = decision_kappa(dx[m], dy[m])
     protocol = {
         "statistic": stat,
         "margin": margin,
@@ -273,7 +273,7 @@ TESTS = {
     "labels_needed": "one-sided normal sample size, Chow, Shao & Wang 2008 §3.2",
     "kendall_tau": "tau_b (Kendall 1945), percentile bootstrap CI",
     "swap_significance": "two-sided bootstrap p with add-one smoothing (Davison & Hinkley 1997 eq. 4.11)",
-    "kappa": "Cohen 1960 on decisions {-1,0,1}",
+    "kappa": f"Cohen 1960 on decisions {{-1,0,1}}; {ORIENTATION}",
     "heterogeneity": "cluster bootstrap CI over inputs per slice; Cochran's Q on Fisher z with "
     "n = inputs (Cochran 1954; Hedges & Olkin 1985), I² (Higgins & Thompson 2002)",
 }
