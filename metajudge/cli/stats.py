@@ -9,7 +9,14 @@ from __future__ import annotations
 
 import argparse
 
-from metajudge.cli.options import add_data_dir, add_n_boot, add_n_perm, add_scores, add_seed
+from metajudge.cli.options import (
+    add_data_dir,
+    add_n_boot,
+    add_n_perm,
+    add_scores,
+    add_seed,
+    notice,
+)
 from metajudge.cli.types import positive_int, probability
 
 METHODS = ("perm-both", "perm-sys", "perm-inp", "boot-both", "boot-sys", "boot-inp")
@@ -220,7 +227,7 @@ def _cmd_clusters(args: argparse.Namespace) -> int:
     else:
         print(text, end="")
     if args.plot:
-        print(f"wrote {rc.plot(table, args.plot)}")
+        notice(args.format if not args.output else None, f"wrote {rc.plot(table, args.plot)}")
     return 0
 
 
