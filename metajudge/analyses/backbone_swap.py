@@ -443,8 +443,10 @@ def backbone_swap(
         human.append(h)
     pairs_out = [_pair(ctx, i, j, human) for i in range(len(bbs)) for j in range(i + 1, len(bbs))]
     adj = stats.holm([p["human_diff"]["p_bootstrap"] or math.nan for p in pairs_out])
+    floor = stats.PFloor.bootstrap(n_boot, len(pairs_out))
     for p, a in zip(pairs_out, adj.tolist(), strict=True):
         p["human_diff"]["p_holm"] = _clean(a)
+        p["human_diff"]["p_at_floor"] = floor.at_floor(p["human_diff"]["p_bootstrap"])
         p["verdict"] = verdict_line(p, level=level)
     resp_h = ctx.h_resp is not None
     return SwapResult(
@@ -454,7 +456,7 @@ def backbone_swap(
         kind=data.kind,
         backbones=list(bbs),
         signatures=dict(data.signatures),
-        protocol=_protocol_json(proto, n_boot, seed, level, eps),
+        protocol=_protocol_json(proto, n_boot, seed, level, eps) | {"p_floor": floor.to_dict(0.05)},
         n={
             "inputs": v.n_items,
             "responses": len(v.keys),

@@ -222,7 +222,21 @@ def _md_comparisons(res: MetaEvalResult) -> str:
         for c in comps
     ]
     title = f"\n## Metric vs metric (difference ×100, normalisation {norm}; Holm-adjusted p)\n\n"
-    return title + _md_table(hdr, rows)
+    return title + _md_table(hdr, rows) + _md_floors(res)
+
+
+def _md_floors(res: MetaEvalResult) -> str:
+    """The resolution of the resampling p-values: their floor, and what Holm makes of it."""
+    lines = []
+    for test, f in (res.data.get("p_floors") or {}).items():
+        what = "bootstrap" if test == "p_bootstrap" else "permutation"
+        lines.append(
+            f"- p {what}: the smallest p with {f['n_resamples']} resamples is {f['rule']} = "
+            f"{f['floor']:.3g} (shown as ≤); after Holm over {f['n_tests']} tests, "
+            f"{f['holm_floor']:.3g}."
+            + (f" {f['note'][0].upper()}{f['note'][1:]}." if f.get("note") else "")
+        )
+    return "\n" + "\n".join(lines) + "\n" if lines else ""
 
 
 def _md_published(res: MetaEvalResult) -> str:
@@ -233,10 +247,12 @@ def _md_published(res: MetaEvalResult) -> str:
 
 
 def _p(c: dict[str, Any], k: str) -> str:
+    """``p (Holm p)``; ``≤`` where the raw p is the resampling floor (``<test>_at_floor``)."""
     v, h = c.get(k), c.get(k + "_holm")
     if v is None:
         return "—"
-    return f"{v:.3g} ({h:.3g})" if h is not None else f"{v:.3g}"
+    le = "≤" if c.get(k + "_at_floor") else ""
+    return f"{le}{v:.3g} ({le}{h:.3g})" if h is not None else f"{le}{v:.3g}"
 
 
 _WEAK_BACKBONES = ("smollm2-135m", "gemma3-270m")

@@ -253,6 +253,8 @@ def test_cli_backbone_swap_lftqa_eval(
     out = capsys.readouterr().out
     assert rc == 0
     assert "| gpt-4o | gpt-4o-mini |" in out and "Krippendorff's α" in out and "Holm" in out
+    assert "Bootstrap p: the smallest with 200 resamples is 2/(B + 1) = 0.00995 (shown as ≤)" in out
+    assert "| ≤0.010 | ≤0.030 |" in out and "p ≤ 0.010, Holm p ≤ 0.030" in out  # gpt-4o vs mini
     assert out.count("agrees with") == 3
     for f in (
         "swap.md",

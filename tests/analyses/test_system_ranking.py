@@ -53,6 +53,24 @@ def test_rank_table_orders_and_clusters_and_renders(tmp_path: Path) -> None:
 def test_too_few_resamples_for_holm_are_noted() -> None:
     t = rank_table(_sm(), "toy", ClusterOptions(level="global", n_resamples=19))
     assert t.note is not None and "cannot reach" in t.note
+    j = t.to_dict()
+    assert j["p_floor"]["rule"] == "1/(k + 1)" and j["p_floor"]["floor"] == pytest.approx(0.05)
+    assert j["p_floor"]["n_tests"] == len(j["pairs"]) and j["p_floor"]["note"] == t.note
+    boot = rank_table(_sm(), "toy", ClusterOptions("global", method="boot-both", n_resamples=19))
+    assert boot.p_floor.floor == pytest.approx(0.1)  # the bootstrap p's floor is 2/(B + 1)
+    assert all(isinstance(p["p_at_floor"], bool) for p in boot.to_dict()["pairs"])
+
+
+def test_p_floor_after_holm_over_18_comparisons() -> None:
+    """Issue 25 item 10: B = 1000 and Holm over 18 tests: nothing below 0.036."""
+    from metajudge.stats import PFloor
+
+    f = PFloor.bootstrap(1000, 18)
+    assert f.floor == pytest.approx(2 / 1001) and f.holm_floor == pytest.approx(36 / 1001)
+    assert round(f.holm_floor, 3) == 0.036
+    assert f.text(2 / 1001) == "≤0.002" and f.text(f.holm_floor, raw=2 / 1001) == "≤0.036"
+    assert f.text(0.004) == "0.004" and f.note(0.05) is None
+    assert "cannot fall below 0.036" in (f.note(0.01) or "")
 
 
 def test_power_of_a_difference_at_r12_zero_is_not_independent_samples() -> None:

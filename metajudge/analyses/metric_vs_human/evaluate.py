@@ -27,7 +27,7 @@ from metajudge.analyses.metric_vs_human.cells import (
     jnum,
     run_deferred,
 )
-from metajudge.analyses.metric_vs_human.compare import compare_metrics
+from metajudge.analyses.metric_vs_human.compare import compare_metrics, p_floors
 from metajudge.analyses.metric_vs_human.levels import (
     LEVEL_NAMES,
     MISSING_CELLS,
@@ -373,6 +373,7 @@ def meta_evaluate(
         compare_note = f"skipped: {len(compared)} metrics > max_compare={proto.max_compare}"
     elif proto.compare and len(compared) > 1:
         comparisons = compare_metrics(run, compared, calcs)
+    floors = p_floors(comparisons, proto.n_boot, proto.permutations)
     data = {
         "schema": SCHEMA,
         "dataset": _dataset_json(dataset.card, view, dims, subset),
@@ -383,6 +384,7 @@ def meta_evaluate(
         "cells": cells,
         "ceiling": _ceiling(run),
         "comparisons": comparisons,
+        "p_floors": floors,
         "published": [],
         "points": _points(run, points),
         "timing_s": round(time.perf_counter() - t0, 4),
