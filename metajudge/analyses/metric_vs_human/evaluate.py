@@ -308,6 +308,23 @@ def _cells(
     return cells, entries, calcs, points
 
 
+def _check_pairs(name: str, view: Any, proto: Protocol) -> None:
+    """The pairwise-difference protocol needs at least 3 pairs (a hint when responses are scored)."""
+    P = len(view.pair_ids)
+    if P < 3 and proto.correlate == "pairwise-difference":
+        hint = (
+            "; its responses have their own scores: use the pointwise protocol "
+            "(--protocol pointwise)"
+            if view.resp_labels is not None
+            else ""
+        )
+        raise InputError(
+            f"dataset {name!r} has {P} pairs; the pairwise-difference protocol "
+            f"needs at least 3{hint}",
+            field="pairs",
+        )
+
+
 def meta_evaluate(
     dataset: Any,
     scores_rows: Iterable[Mapping[str, Any]],
@@ -335,19 +352,7 @@ def meta_evaluate(
         dataset = dataset.subset(subset)
     dims = _check_dataset(dataset, dimensions)
     view = align_dataset(dataset, dims)
-    P = len(view.pair_ids)
-    if P < 3 and proto.correlate == "pairwise-difference":
-        hint = (
-            "; its responses have their own scores: use the pointwise protocol "
-            "(--protocol pointwise)"
-            if view.resp_labels is not None
-            else ""
-        )
-        raise InputError(
-            f"dataset {dataset.card.name!r} has {P} pairs; the pairwise-difference protocol "
-            f"needs at least 3{hint}",
-            field="pairs",
-        )
+    _check_pairs(dataset.card.name, view, proto)
     columns, info = index_score_rows(scores_rows, view.key_index)
     available = sorted(columns)
     metrics = list(
@@ -373,7 +378,6 @@ def meta_evaluate(
         compare_note = f"skipped: {len(compared)} metrics > max_compare={proto.max_compare}"
     elif proto.compare and len(compared) > 1:
         comparisons = compare_metrics(run, compared, calcs)
-    floors = p_floors(comparisons, proto.n_boot, proto.permutations)
     data = {
         "schema": SCHEMA,
         "dataset": _dataset_json(dataset.card, view, dims, subset),
@@ -384,7 +388,7 @@ def meta_evaluate(
         "cells": cells,
         "ceiling": _ceiling(run),
         "comparisons": comparisons,
-        "p_floors": floors,
+        "p_floors": p_floors(comparisons, proto.n_boot, proto.permutations),
         "published": [],
         "points": _points(run, points),
         "timing_s": round(time.perf_counter() - t0, 4),
