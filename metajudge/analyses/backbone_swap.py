@@ -7,7 +7,8 @@ different backbones). For every pair of backbones (X, Y) this reports
   inputs are resampled; all responses to one input stay together);
 - on the pairwise decisions (d = s(b) − s(a) → {−1, 0, 1}, tie band ε,
   :func:`~metajudge.stats.tie_decisions`): Cohen's κ (unweighted and
-  quadratic-weighted), the flip rate and the disagreement rate;
+  quadratic-weighted; every pair in both orientations,
+  :func:`~metajudge.stats.agreement.decision_kappa`), the flip rate and the disagreement rate;
 - each backbone's correlation with humans (with CIs) and a *paired* test of the difference
   (paired bootstrap on the same resamples, :func:`~metajudge.stats.bootstrap_p_value`;
   Williams' test for pooled and pair correlations; Holm across backbone pairs);
@@ -46,15 +47,17 @@ from metajudge.errors import InputError
 from metajudge.results import ItemAccess, Result
 from metajudge.stats import estimates as est
 from metajudge.stats.agreement import (
-    cohen_kappa,
+    ORIENTATION,
+    both_orientations,
     decision_disagreement,
+    decision_kappa,
     flip_rate,
     krippendorff_alpha,
 )
 from metajudge.stats.resample import Resamples
 
 HumanProtocol = Literal["grouped", "pooled", "pairs"]
-SWAP_VERSION = "2"
+SWAP_VERSION = "3"  # 3: κ and α on decisions count both orientations of a pair
 
 FArr = NDArray[np.float64]
 IArr = NDArray[np.int64]
@@ -282,11 +285,8 @@ def _pair(ctx: _Ctx, i: int, j: int, human: Sequence[est.Estimate]) -> dict[str,
     for method in ("pearson", "spearman"):
         out[method] = _est(ctx.pooled(method, s[i], s[j], "response"))
     m = np.isfinite(dec[i]) & np.isfinite(dec[j])
-    labels = (-1.0, 0.0, 1.0)
-    out["kappa"] = _clean(cohen_kappa(dec[i][m], dec[j][m], labels=labels))
-    out["kappa_quadratic"] = _clean(
-        cohen_kappa(dec[i][m], dec[j][m], weights="quadratic", labels=labels)
-    )
+    out["kappa"] = _clean(decision_kappa(dec[i][m], dec[j][m]))
+    out["kappa_quadratic"] = _clean(decision_kappa(dec[i][m], dec[j][m], weights="quadratic"))
     fr, n_dec = flip_rate(dec[i], dec[j])
     dis, n_both = decision_disagreement(dec[i], dec[j])
     out["flip_rate"] = {"value": _clean(fr), "n": n_dec}
@@ -318,7 +318,7 @@ def _alpha(ctx: _Ctx) -> dict[str, Any]:
     return {
         "interval_scores": _clean(krippendorff_alpha(s, level="interval")),
         "ordinal_scores": _clean(krippendorff_alpha(s, level="ordinal")),
-        "ordinal_decisions": _clean(krippendorff_alpha(dec, level="ordinal")),
+        "ordinal_decisions": _clean(krippendorff_alpha(both_orientations(dec), level="ordinal")),
         "n_responses": int((np.isfinite(s).sum(0) >= 2).sum()),
         "n_pairs": int((np.isfinite(dec).sum(0) >= 2).sum()),
         "backbones": list(ctx.data.backbones),
@@ -343,7 +343,7 @@ def inter_human_ceiling(ctx: _Ctx) -> dict[str, Any]:
     systems = v.resp_system if likert else np.zeros(len(v.pair_ids), dtype=np.int64)
     lvl = _LEVEL[ctx.proto]
     args = (h, items, systems, v.n_items, ctx.W, ctx.level, ["pearson"])
-    ref = human_reference(*args, unit_level=lvl, unit_name=unit, every_annotator=True)
+    ref = human_reference(*args, unit_level=lvl, unit_name=unit)
     if ref.method is None:
         return {
             "available": False,
@@ -364,8 +364,11 @@ def _protocol_json(proto: str, n_boot: int, seed: int | None, level: float, eps:
         "eps": eps,
         "resampling_unit": "input (all responses and pairs of one input stay together)",
         "decisions": f"d = s(b) - s(a) -> sign with tie band |d| <= {eps:g}",
-        "kappa": "Cohen 1960 on decisions {-1,0,1}; quadratic weights (Cohen 1968), decisions are ordinal",
-        "alpha": "Krippendorff closed form (interval; ordinal = interval on mid-ranks)",
+        "kappa": "Cohen 1960 on decisions {-1,0,1}; quadratic weights (Cohen 1968), decisions are "
+        f"ordinal; {ORIENTATION}",
+        "alpha": "Krippendorff closed form (interval; ordinal = interval on mid-ranks); on "
+        f"decisions: {ORIENTATION}",
+        "orientation": ORIENTATION,
         "bootstrap_p": "2*min(#{d<=0}+1, #{d>=0}+1)/(B+1), capped at 1 (add-one smoothing)",
         "significance": "paired bootstrap (two-sided, shared resamples) + Holm across backbone pairs; Williams t for pooled / pair Pearson",
     }
@@ -440,8 +443,10 @@ def backbone_swap(
         human.append(h)
     pairs_out = [_pair(ctx, i, j, human) for i in range(len(bbs)) for j in range(i + 1, len(bbs))]
     adj = stats.holm([p["human_diff"]["p_bootstrap"] or math.nan for p in pairs_out])
+    floor = stats.PFloor.bootstrap(n_boot, len(pairs_out))
     for p, a in zip(pairs_out, adj.tolist(), strict=True):
         p["human_diff"]["p_holm"] = _clean(a)
+        p["human_diff"]["p_at_floor"] = floor.at_floor(p["human_diff"]["p_bootstrap"])
         p["verdict"] = verdict_line(p, level=level)
     resp_h = ctx.h_resp is not None
     return SwapResult(
@@ -451,7 +456,7 @@ def backbone_swap(
         kind=data.kind,
         backbones=list(bbs),
         signatures=dict(data.signatures),
-        protocol=_protocol_json(proto, n_boot, seed, level, eps),
+        protocol=_protocol_json(proto, n_boot, seed, level, eps) | {"p_floor": floor.to_dict(0.05)},
         n={
             "inputs": v.n_items,
             "responses": len(v.keys),

@@ -30,11 +30,12 @@ def verdict_line(pair: Mapping[str, Any], *, level: float = 0.95, alpha: float =
     else:
         judgement = f"no significant difference against humans at α = {alpha}"
     pct = round(level * 100)
+    rel = "≤" if hd.get("p_at_floor") else "="  # at the bootstrap's floor 2/(B + 1): at most
     return (
         f"{y} agrees with {x} at r = {_fmt(r['value'])} [{_fmt(r['ci'][0])}, {_fmt(r['ci'][1])}], "
         f"ρ = {_fmt(rho['value'])} [{_fmt(rho['ci'][0])}, {_fmt(rho['ci'][1])}]; "
         f"κ_q = {_fmt(pair['kappa_quadratic'])}, flips {_fmt((pair['flip_rate']['value'] or 0) * 100, 1)}% of "
         f"{pair['flip_rate']['n']} pairs both decide; its human correlation ({hd['protocol']}) is "
         f"{_fmt(hd['y'])} vs {_fmt(hd['x'])} (Δ = {_fmt(hd['delta'])}, {pct}% CI [{_fmt(ci[0])}, {_fmt(ci[1])}], "
-        f"p = {_fmt_p(hd['p_bootstrap'])}, Holm p = {_fmt_p(p_holm)}): {judgement}."
+        f"p {rel} {_fmt_p(hd['p_bootstrap'])}, Holm p {rel} {_fmt_p(p_holm)}): {judgement}."
     )

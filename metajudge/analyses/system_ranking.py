@@ -17,7 +17,7 @@ import numpy as np
 
 from metajudge.analyses.metric_vs_human.matrices import ScoreMatrices
 from metajudge.results import Result
-from metajudge.stats import holm
+from metajudge.stats import PFloor, holm
 from metajudge.stats import resampling_tests as rt
 from metajudge.stats.clusters import rank_clusters
 
@@ -56,20 +56,22 @@ class RankTable(Result):
             "p_rule": rt.P_RULE if self.options.method.startswith("perm") else "bootstrap_p_value",
             "multiple_comparisons": f"Holm over all {len(self.pairs)} pairs",
             "note": self.note,
+            "p_floor": self.p_floor.to_dict(self.options.alpha),
             "rows": self.rows,
-            "pairs": self.pairs,
+            "pairs": [p | {"p_at_floor": self.p_floor.at_floor(p["p"])} for p in self.pairs],
         }
+
+    @property
+    def p_floor(self) -> PFloor:
+        """The smallest p of the pairwise tests (permutation or bootstrap rule), and after Holm."""
+        k, n_pairs = self.options.n_resamples, len(self.pairs)
+        perm = self.options.method.startswith("perm")
+        return PFloor.permutation(k, n_pairs) if perm else PFloor.bootstrap(k, n_pairs)
 
     @property
     def note(self) -> str | None:
         """Why no pair can be significant, when the resamples are too few for Holm at α."""
-        k, n_pairs = self.options.n_resamples, len(self.pairs)
-        if n_pairs and n_pairs / (k + 1) > self.options.alpha:
-            return (
-                f"with {k} resamples the smallest p is 1/{k + 1}; Holm over {n_pairs} pairs "
-                f"cannot reach alpha {self.options.alpha}: use more resamples"
-            )
-        return None
+        return self.p_floor.note(self.options.alpha)
 
     def to_pandas(self) -> Any:
         import pandas as pd

@@ -70,11 +70,11 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
     fmt = args.format
     if args.output and fmt is None:
         fmt = {".csv": "csv", ".json": "json"}.get(Path(args.output).suffix, "md")
-    print(render_agreement(res, "text"), end="")
     if args.output:
         with atomic_write(args.output) as fh:
             fh.write(render_agreement(res, fmt))
+        print(render_agreement(res, "text"), end="")
         print(f"wrote {args.output}")
-    elif fmt is not None:
-        print(render_agreement(res, fmt), end="")
+    else:  # standard output: the asked format only (one JSON document for --format json)
+        print(render_agreement(res, fmt or "text"), end="")
     return 0

@@ -171,12 +171,13 @@ def _load_kw(args: argparse.Namespace) -> dict:
 def _emit(args: argparse.Namespace, stem: str, payload: dict, md: str) -> None:
     import json
 
+    from metajudge.cli.options import notice
     from metajudge.reports.decision_report import write_report
 
     print(json.dumps(payload, indent=1, default=str) if args.format == "json" else md)
     if args.out:
         for path in write_report(args.out, stem, payload, md):
-            print(f"wrote {path}")
+            notice(args.format, f"wrote {path}")
 
 
 def _cmd_swap(args: argparse.Namespace) -> int:
@@ -203,7 +204,7 @@ def _cmd_swap(args: argparse.Namespace) -> int:
     if args.out:
         from metajudge.reports.decision_report import plot_decision
 
-        print(f"wrote {plot_decision(j, f'{args.out}/decision.png')}")
+        opt.notice(args.format, f"wrote {plot_decision(j, f'{args.out}/decision.png')}")
         from metajudge.reports.html_run import write_decision_html
 
         html = write_decision_html(
@@ -213,7 +214,7 @@ def _cmd_swap(args: argparse.Namespace) -> int:
             input_file=args.input,
             data_dir=args.data_dir,
         )
-        print(f"wrote {html}")
+        opt.notice(args.format, f"wrote {html}")
     return 0
 
 
@@ -231,7 +232,7 @@ def _cmd_verdicts(args: argparse.Namespace) -> int:
     j = res.to_dict()
     _emit(args, "decision", j, verdicts_markdown(j))
     if args.out and res.frontier is not None:
-        print(f"wrote {write_frontier_plot(res.frontier, args.out)}")
+        opt.notice(args.format, f"wrote {write_frontier_plot(res.frontier, args.out)}")
     return 0
 
 
@@ -248,7 +249,7 @@ def _cmd_frontier(args: argparse.Namespace) -> int:
         "\n".join(["# Judges: cost against agreement", *frontier_lines(j)]) + "\n",
     )
     if args.out:
-        print(f"wrote {write_frontier_plot(fr, args.out)}")
+        opt.notice(args.format, f"wrote {write_frontier_plot(fr, args.out)}")
     return 0
 
 

@@ -10,7 +10,13 @@ from __future__ import annotations
 import argparse
 
 from metajudge.cli.grammar import hidden_alias
-from metajudge.cli.options import add_backbone, add_data_dir, add_dataset_args, add_format
+from metajudge.cli.options import (
+    add_backbone,
+    add_data_dir,
+    add_dataset_args,
+    add_format,
+    notice,
+)
 from metajudge.cli.types import positive_int
 
 
@@ -71,5 +77,5 @@ def _cmd(args: argparse.Namespace) -> int:
         with atomic_write(args.result) as fh:
             fh.write(text + "\n")
     print(text if args.format == "json" else to_markdown(data))
-    print(args.output)
+    notice(args.format, args.output)
     return 0

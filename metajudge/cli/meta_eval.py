@@ -19,6 +19,7 @@ from metajudge.cli.options import (
     add_quiet,
     add_scores,
     add_seed,
+    notice,
 )
 
 __all__ = ["add_dataset_args", "add_format", "add_quiet", "protocol_from_args", "register"]
@@ -222,7 +223,7 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
     elif not args.quiet:
         print(_RENDER[args.format](res))
     for p in written.values():
-        print(p)
+        notice(args.format, str(p))
     return 0
 
 
@@ -248,7 +249,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     written = render_all(args.dir, plots=not args.no_plots, result=res)
     print(_RENDER[args.format](res))
     for p in written.values():
-        print(p)
+        notice(args.format, str(p))
     return 0
 
 
@@ -264,5 +265,5 @@ def _print_categorical(args: argparse.Namespace, data: dict[str, Any], written: 
     if not getattr(args, "quiet", False):
         print(RENDER.get(args.format, RENDER["md"])(data))
     for p in written.values():
-        print(p)
+        notice(args.format, str(p))
     return 0

@@ -29,6 +29,14 @@ MAX_N_BOOT = 10_000_000
 BACKBONE_HELP = "judge backbone (default: $METAJUDGE_BACKBONE or smollm2-135m)"
 
 
+def notice(fmt: str | None, text: str) -> None:
+    """A line about what was written (``wrote PATH``): on standard output, or on standard error
+    when standard output carries ``--format json``, which stays one JSON document (for ``| jq``)."""
+    import sys
+
+    print(text, file=sys.stderr if fmt == "json" else sys.stdout)
+
+
 def csv_list(text: str) -> list[str]:
     """A comma-separated list (``--backbones a,b``), blanks dropped."""
     return [x.strip() for x in text.split(",") if x.strip()]

@@ -108,7 +108,7 @@ def _emit(
         paths["html"] = write_html_report(
             args.out, input_file=args.input, data_dir=args.data_dir, **html
         )
-        print("wrote " + ", ".join(str(p) for p in paths.values()))
+        opt.notice(args.format, "wrote " + ", ".join(str(p) for p in paths.values()))
     return 0
 
 

@@ -82,14 +82,18 @@ def swap_markdown(j: Mapping[str, Any]) -> str:
         out.append(f"Leaderboard: {lb.get('reason')}")
     if j.get("slices"):
         q = j["slices"]["cochran_q"]
-        out += ["", "| slice | Pearson X–Y | CI | n | flip rate |", "|---|---|---|---|---|"]
+        out += ["", "| slice | Pearson X–Y | CI | inputs | responses | flip rate |"]
+        out += ["|---|---|---|---|---|---|"]
         for r in j["slices"]["slices"]:
             out.append(
-                f"| {r['slice']} | {_f(r['pearson_xy'])} | {_ci(r['ci'])} | {r['n']} | {_f(r['flip_rate'])} |"
+                f"| {r['slice']} | {_f(r['pearson_xy'])} | {_ci(r['ci'])} | {r['n']} "
+                f"| {r.get('n_responses', '')} | {_f(r['flip_rate'])} |"
             )
         out.append(
             f"\nCochran's Q = {_f(q['q'])} (df {q['df']}), p = {_f(q['p'])}, I² = {_f(q['i2'])}."
         )
+        if j["slices"].get("method"):
+            out.append(f"\n{j['slices']['method']}.")
     if j.get("ppi"):
         out += ["", "## Estimates with the candidate as the judge (PPI)", ""]
         out += ppi_markdown(j["ppi"]).splitlines()[2:]

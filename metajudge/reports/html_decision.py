@@ -65,7 +65,7 @@ def _slices(sl: Mapping[str, Any]) -> list[dict[str, Any]]:
         {
             "title": f"Agreement X–Y per slice (Cochran's Q {_r(q.get('q'))}, p {_r(q.get('p'))}, "
             f"I² {_r(q.get('i2'))})",
-            "columns": ["slice", "Pearson X–Y", "n", "flip rate", "decisive pairs"],
+            "columns": ["slice", "Pearson X–Y", "inputs", "flip rate", "decisive pairs"],
             "rows": rows,
             "refs": [],
         }

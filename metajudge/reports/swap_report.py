@@ -34,6 +34,11 @@ def _ci(e: Mapping[str, Any], nd: int = 3) -> str:
     return f"{_f(e.get('value'), nd)} [{_f(lo, nd)}, {_f(hi, nd)}]"
 
 
+def le(h: Mapping[str, Any]) -> str:
+    """``≤`` before a bootstrap p at its floor 2/(B + 1) (``p_at_floor``)."""
+    return "≤" if h.get("p_at_floor") else ""
+
+
 def _p(p: float | None) -> str:
     if p is None:
         return "–"
@@ -148,8 +153,16 @@ def _md_tests(res: Mapping[str, Any]) -> list[str]:
         w = h.get("williams", {}).get("p")
         lines.append(
             f"| {p['x']} | {p['y']} | {_f(h['x'])} | {_f(h['y'])} | {_f(h['delta'])} [{_f(h['ci'][0])}, {_f(h['ci'][1])}] | "
-            f"{_p(h['p_bootstrap'])} | {_p(h['p_holm'])} | {_p(w)} |"
+            f"{le(h)}{_p(h['p_bootstrap'])} | {le(h)}{_p(h['p_holm'])} | {_p(w)} |"
         )
+    f = res["protocol"].get("p_floor")
+    if f:
+        lines += [
+            "",
+            f"Bootstrap p: the smallest with {f['n_resamples']} resamples is {f['rule']} = "
+            f"{f['floor']:.3g} (shown as ≤); after Holm over {f['n_tests']} pairs, "
+            f"{f['holm_floor']:.3g}." + (f" Note: {f['note']}." if f.get("note") else ""),
+        ]
     lines += ["", "## Verdicts", ""]
     lines += [f"- {p['verdict']}" for p in res["pairs"]]
     return lines

@@ -219,7 +219,21 @@ def _md_comparisons(res: MetaEvalResult) -> str:
         for c in comps
     ]
     title = f"\n## Metric vs metric (difference ×100, normalisation {norm}; Holm-adjusted p)\n\n"
-    return title + _md_table(hdr, rows)
+    return title + _md_table(hdr, rows) + _md_floors(res)
+
+
+def _md_floors(res: MetaEvalResult) -> str:
+    """The resolution of the resampling p-values: their floor, and what Holm makes of it."""
+    lines = []
+    for test, f in (res.data.get("p_floors") or {}).items():
+        what = "bootstrap" if test == "p_bootstrap" else "permutation"
+        lines.append(
+            f"- p {what}: the smallest p with {f['n_resamples']} resamples is {f['rule']} = "
+            f"{f['floor']:.3g} (shown as ≤); after Holm over {f['n_tests']} tests, "
+            f"{f['holm_floor']:.3g}."
+            + (f" {f['note'][0].upper()}{f['note'][1:]}." if f.get("note") else "")
+        )
+    return "\n" + "\n".join(lines) + "\n" if lines else ""
 
 
 def _md_published(res: MetaEvalResult) -> str:
@@ -230,10 +244,12 @@ def _md_published(res: MetaEvalResult) -> str:
 
 
 def _p(c: dict[str, Any], k: str) -> str:
+    """``p (Holm p)``; ``≤`` where the raw p is the resampling floor (``<test>_at_floor``)."""
     v, h = c.get(k), c.get(k + "_holm")
     if v is None:
         return "—"
-    return f"{v:.3g} ({h:.3g})" if h is not None else f"{v:.3g}"
+    le = "≤" if c.get(k + "_at_floor") else ""
+    return f"{le}{v:.3g} ({le}{h:.3g})" if h is not None else f"{le}{v:.3g}"
 
 
 _WEAK_BACKBONES = ("smollm2-135m", "gemma3-270m")
@@ -449,10 +465,23 @@ def to_latex(res: MetaEvalResult) -> str:
     return latex_table(res)
 
 
+def ceiling_definition(res: MetaEvalResult) -> str:
+    """One line: how the inter-human row is defined (per dimension when they differ)."""
+    how = {c["dimension"]: c["method"] for c in res.data["ceiling"] if c.get("method")}
+    if not how:
+        return ""
+    if len(set(how.values())) == 1:
+        return f"{HUMAN_ROW}: {next(iter(how.values()))}.\n"
+    return f"{HUMAN_ROW}: " + "; ".join(f"{d}: {m}" for d, m in how.items()) + ".\n"
+
+
 def summary_table(res: MetaEvalResult) -> str:
-    """The main table without CIs (what ``metajudge meta-eval`` prints), missing scores first."""
+    """The main table without CIs (what ``metajudge meta-eval`` prints), missing scores first,
+    then the definition of the inter-human row."""
     t = table_rows(res)
-    return _md_missing(res) + _md_table(
+    table = _md_table(
         t["header"],
         [[r["metric"]] + [_cell_text(c, ci=False) for c in r["cells"]] for r in t["rows"]],
     )
+    ceiling = ceiling_definition(res)
+    return _md_missing(res) + table + ("\n" + ceiling if ceiling else "")

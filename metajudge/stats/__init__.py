@@ -78,6 +78,7 @@ from metajudge.stats.power import (
 from metajudge.stats.resampling_tests import boot_tests, perm_tests
 from metajudge.stats.significance import (
     DiffResult,
+    PFloor,
     WilliamsResult,
     holm,
     paired_bootstrap_diff,
@@ -113,6 +114,7 @@ __all__ = [
     "DiffResult",
     "Heterogeneity",
     "HumanComparison",
+    "PFloor",
     "Pref",
     "Statistic",
     "WilliamsResult",

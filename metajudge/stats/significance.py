@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -342,3 +343,69 @@ def holm(pvalues: Sequence[float] | np.ndarray) -> np.ndarray:
     adj = np.maximum.accumulate((m - np.arange(m)) * p[order])
     out[order] = np.minimum(adj, 1.0)
     return out
+
+
+@dataclass(frozen=True)
+class PFloor:
+    """The smallest p-value a resampling test can report, and the smallest after Holm.
+
+    A test on ``n_resamples`` resamples cannot report p below its floor — 2/(B + 1) for the
+    two-sided bootstrap p (:func:`~metajudge.stats.bootstrap_p_value`), 1/(k + 1) for the
+    permutation p — and Holm over ``n_tests`` tests multiplies the smallest by ``n_tests``
+    (B = 1000 and 18 tests: 0.002 and 0.036). A p at the floor means "p ≤ floor", not p =
+    floor: :meth:`text` writes it so, and :meth:`note` says when the floor keeps every test
+    from reaching α. The one rule for these statements (rank clusters, meta-evaluation
+    comparisons, backbone swap).
+
+    >>> f = PFloor.bootstrap(1000, 18)
+    >>> round(f.floor, 4), round(f.holm_floor, 3), f.text(f.floor), f.text(0.25)
+    (0.002, 0.036, '≤0.002', '0.25')
+    """
+
+    rule: str
+    floor: float
+    n_resamples: int
+    n_tests: int
+
+    @classmethod
+    def bootstrap(cls, n_boot: int, n_tests: int) -> PFloor:
+        return cls("2/(B + 1)", 2.0 / (n_boot + 1), n_boot, n_tests)
+
+    @classmethod
+    def permutation(cls, n_perm: int, n_tests: int) -> PFloor:
+        return cls("1/(k + 1)", 1.0 / (n_perm + 1), n_perm, n_tests)
+
+    @property
+    def holm_floor(self) -> float:
+        return min(1.0, self.n_tests * self.floor)
+
+    def at_floor(self, p: float | None) -> bool:
+        """Whether the raw ``p`` is the floor (the true p may be anything below it)."""
+        return p is not None and math.isfinite(p) and p <= self.floor * (1 + 1e-9)
+
+    def text(self, p: float | None, raw: float | None = None) -> str:
+        """``p`` (``raw``: its unadjusted p when ``p`` is Holm-adjusted) as ``≤p`` at the floor."""
+        if p is None or not math.isfinite(p):
+            return "—"
+        return f"≤{p:.3g}" if self.at_floor(p if raw is None else raw) else f"{p:.3g}"
+
+    def note(self, alpha: float) -> str | None:
+        """Why no test can be significant at ``alpha`` after Holm, or None when one can."""
+        if self.n_tests and self.holm_floor > alpha:
+            return (
+                f"with {self.n_resamples} resamples the smallest p is {self.rule} = "
+                f"{self.floor:.3g}; Holm over {self.n_tests} tests cannot fall below "
+                f"{self.holm_floor:.3g}, so it cannot reach alpha {alpha}: use more resamples"
+            )
+        return None
+
+    def to_dict(self, alpha: float) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "floor": self.floor,
+            "n_resamples": self.n_resamples,
+            "n_tests": self.n_tests,
+            "holm_floor": self.holm_floor,
+            "meaning": "a p at the floor is reported as <= floor (the test cannot resolve below)",
+            "note": self.note(alpha),
+        }

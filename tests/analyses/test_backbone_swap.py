@@ -253,6 +253,8 @@ def test_cli_backbone_swap_lftqa_eval(
     out = capsys.readouterr().out
     assert rc == 0
     assert "| gpt-4o | gpt-4o-mini |" in out and "Krippendorff's α" in out and "Holm" in out
+    assert "Bootstrap p: the smallest with 200 resamples is 2/(B + 1) = 0.00995 (shown as ≤)" in out
+    assert "| ≤0.010 | ≤0.030 |" in out and "p ≤ 0.010, Holm p ≤ 0.030" in out  # gpt-4o vs mini
     assert out.count("agrees with") == 3
     for f in (
         "swap.md",
@@ -319,3 +321,39 @@ def test_cli_backbone_swap_json_format(data_dir: Path, capsys: pytest.CaptureFix
     assert main([*args, "--format", "json", "--data-dir", str(data_dir), "--eps", "0.5"]) == 0
     res = json.loads(capsys.readouterr().out)
     assert res["backbones"] == ["gpt-4o", "gpt-4o-mini"] and res["protocol"]["eps"] == 0.5
+
+
+def test_lftqa_kappa_and_alpha_do_not_depend_on_pair_orientation(data_dir: Path) -> None:
+    """Issue 25 item 8: κ (gpt-4o vs gpt-4o-mini) was 0.2415 with name-sorted pairs and 0.2470
+    in file order, ordinal α on decisions 0.3116 vs 0.3184; with both orientations counted, every
+    orientation gives 0.2473 and 0.3189."""
+    from dataclasses import replace
+
+    from metajudge.runs.backbone_swap import load_swap_data
+    from metajudge.stats.agreement import ORIENTATION
+
+    bbs = ["gpt-4o", "gpt-4o-mini", "Meta-Llama-3.1-70B-Instruct-Turbo"]
+    data, _, _ = load_swap_data("lftqa_eval", "geval_faithfulness", external=bbs, data_dir=data_dir)
+    v = data.view
+    half = np.random.default_rng(8).random(v.pair_a.size) < 0.5
+    views = {
+        "as loaded": v,
+        "every pair reversed": replace(v, pair_a=v.pair_b, pair_b=v.pair_a),
+        "a random half reversed": replace(
+            v, pair_a=np.where(half, v.pair_b, v.pair_a), pair_b=np.where(half, v.pair_a, v.pair_b)
+        ),
+    }
+    got = {}
+    for name, view in views.items():
+        r = backbone_swap(replace(data, view=view), rng=np.random.default_rng(0), n_boot=10)
+        got[name] = (
+            [k for p in r.pairs for k in (p["kappa"], p["kappa_quadratic"])],
+            r.alpha["ordinal_decisions"],
+        )
+    ref = got["as loaded"]
+    for name, g in got.items():
+        assert g[0] == pytest.approx(ref[0], abs=1e-12), name
+        assert g[1] == pytest.approx(ref[1], abs=1e-12), name
+    assert ref[0][0] == pytest.approx(0.2473, abs=1e-4)
+    assert ref[1] == pytest.approx(0.3189, abs=1e-4)
+    assert ORIENTATION in r.protocol["kappa"] and ORIENTATION in r.protocol["alpha"]

@@ -101,3 +101,20 @@ def test_position_consistency_and_first_wins() -> None:
         position_consistency([Pref.A], [])
     assert p_first_wins([Pref.A, Pref.B, Pref.TIE, None, Pref.A]) == (2 / 3, 3)
     assert math.isnan(p_first_wins([Pref.TIE])[0])
+
+
+def test_decision_kappa_is_the_same_for_any_pair_orientation() -> None:
+    """κ on decisions counts each pair in both orientations (issue 25 item 8)."""
+    from metajudge.stats.agreement import cohen_kappa, decision_kappa
+
+    rng = np.random.default_rng(3)
+    x = rng.choice([-1.0, 0.0, 1.0], size=300, p=[0.2, 0.2, 0.6])
+    y = np.where(rng.random(300) < 0.7, x, rng.choice([-1.0, 0.0, 1.0], size=300))
+    flip = np.where(rng.random(300) < 0.5, -1.0, 1.0)
+    assert decision_kappa(x * flip, y * flip) == pytest.approx(decision_kappa(x, y), abs=1e-12)
+    plain = (cohen_kappa(x, y), cohen_kappa(x * flip, y * flip))
+    assert abs(plain[0] - plain[1]) > 0.01  # the one-orientation κ moves
+    both = np.concatenate([x, -x]), np.concatenate([y, -y])
+    assert decision_kappa(x, y, weights="quadratic") == pytest.approx(
+        cohen_kappa(*both, weights="quadratic"), abs=1e-12
+    )

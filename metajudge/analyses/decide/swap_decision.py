@@ -16,8 +16,9 @@ Does the swap change conclusions?
   orderings are (p < α each), i.e. the two judges confidently disagree (JuStRank, Gera et al.
   2024, compares judges by the system rankings they induce).
 - Always: the flip rate of per-pair decisions and Cohen's κ (:mod:`metajudge.stats.agreement`),
-  and per slice (e.g. the dataset subset) the X–Y Pearson with Fisher z and Cochran's Q
-  (:func:`~metajudge.stats.cochran_q`) for whether the disagreement concentrates.
+  and per slice (e.g. the dataset subset) the X–Y Pearson with a cluster-bootstrap CI over inputs
+  and Cochran's Q (:func:`~metajudge.stats.cochran_q`) on n = inputs, for whether the
+  disagreement concentrates (the responses of one input are not independent units).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from metajudge.analyses.decide.noninferiority import DEFAULT_MARGIN, NonInferior
 from metajudge.errors import InputError
 from metajudge.results import Result, finite
 from metajudge.stats import estimates as est
-from metajudge.stats.agreement import cohen_kappa, flip_rate
+from metajudge.stats.agreement import ORIENTATION, decision_kappa, flip_rate
 from metajudge.stats.moments import resampled_row_sums
 from metajudge.stats.resample import Resamples
 
@@ -127,10 +128,28 @@ def leaderboards(
     }
 
 
+#: how the per-slice numbers count independent units (printed with the slice table)
+SLICE_METHOD = (
+    "per slice: X–Y Pearson over responses, percentile CI from the cluster bootstrap over inputs "
+    "(all responses of an input together, the decision's resamples); Cochran's Q with Fisher "
+    "weights n − 3 where n = the slice's inputs (the independent units), not its responses"
+)
+
+
 def slice_heterogeneity(
-    data: SwapData, ix: int, iy: int, slices: Sequence[str], eps: float
+    data: SwapData,
+    ix: int,
+    iy: int,
+    slices: Sequence[str],
+    eps: float,
+    W: np.ndarray | Resamples,
+    level: float = 0.95,
 ) -> dict[str, Any]:
-    """Per slice (one label per input): X–Y Pearson (Fisher z CI), flip rate; Cochran's Q."""
+    """Per slice (one label per input): X–Y Pearson, flip rate; Cochran's Q (:data:`SLICE_METHOD`).
+
+    The responses of one input are not independent (LFTQA-Eval: 10 per input), so the interval
+    resamples inputs (``W``, the bootstrap counts over inputs) and Q weighs each slice by its
+    number of inputs."""
     v = data.view
     lab = np.asarray(slices)
     if lab.size != v.n_items:
@@ -141,15 +160,17 @@ def slice_heterogeneity(
     for name in dict.fromkeys(lab.tolist()):
         rm = (lab[v.resp_item] == name) & np.isfinite(x) & np.isfinite(y)
         pm = lab[v.pair_item] == name
-        r = stats.pearson(x[rm], y[rm]) if rm.sum() > 3 else math.nan
+        e = est.pooled("pearson", x[rm], y[rm], v.resp_item[rm], W, level, min_n=4)
+        n_inputs = int(np.unique(v.resp_item[rm]).size)
         fr, n_dec = flip_rate(dx[pm], dy[pm])
-        lo, hi = stats.fisher_z_ci(r, int(rm.sum()))
-        rows.append({"slice": name, "pearson_xy": r, "ci": [lo, hi], "n": int(rm.sum())})
+        rows.append({"slice": name, "pearson_xy": e.value, "ci": [e.lo, e.hi]})
+        rows[-1] |= {"n": n_inputs, "n_inputs": n_inputs, "n_responses": int(rm.sum())}
         rows[-1] |= {"flip_rate": fr, "n_decisive": n_dec}
-        rs.append(r)
-        ns.append(int(rm.sum()))
+        rs.append(e.value)
+        ns.append(n_inputs)
     h = stats.cochran_q(rs, ns)
-    return {"slices": rows, "cochran_q": {"q": h.q, "df": h.df, "p": h.p, "i2": h.i2}}
+    q = {"q": h.q, "df": h.df, "p": h.p, "i2": h.i2, "n": "inputs per slice"}
+    return {"slices": rows, "cochran_q": q, "method": SLICE_METHOD}
 
 
 @dataclass
@@ -225,7 +246,7 @@ def decide_swap(
     )
     fr, n_dec = flip_rate(dx, dy)
     m = np.isfinite(dx) & np.isfinite(dy)
-    kappa = cohen_kappa(dx[m], dy[m], labels=(-1.0, 0.0, 1.0))
+    kappa = decision_kappa(dx[m], dy[m])
     protocol = {
         "statistic": stat,
         "margin": margin,
@@ -242,7 +263,7 @@ def decide_swap(
         {b: {"value": a.value, "ci": [a.lo, a.hi], "n": a.n} for b, a in ((x, ax), (y, ay))},
         {"flip_rate": fr, "n_decisive": n_dec, "kappa": kappa, "n_pairs": int(m.sum())},
         leaderboards(data, ix, iy, W, level=level, alpha=alpha),
-        slice_heterogeneity(data, ix, iy, slices, eps) if slices is not None else None,
+        slice_heterogeneity(data, ix, iy, slices, eps, W, level) if slices is not None else None,
     )
 
 
@@ -252,6 +273,7 @@ TESTS = {
     "labels_needed": "one-sided normal sample size, Chow, Shao & Wang 2008 §3.2",
     "kendall_tau": "tau_b (Kendall 1945), percentile bootstrap CI",
     "swap_significance": "two-sided bootstrap p with add-one smoothing (Davison & Hinkley 1997 eq. 4.11)",
-    "kappa": "Cohen 1960 on decisions {-1,0,1}",
-    "heterogeneity": "Fisher z per slice, Cochran's Q (Cochran 1954; Hedges & Olkin 1985), I² (Higgins & Thompson 2002)",
+    "kappa": f"Cohen 1960 on decisions {{-1,0,1}}; {ORIENTATION}",
+    "heterogeneity": "cluster bootstrap CI over inputs per slice; Cochran's Q on Fisher z with "
+    "n = inputs (Cochran 1954; Hedges & Olkin 1985), I² (Higgins & Thompson 2002)",
 }

@@ -159,6 +159,10 @@ def compare_metrics(
     return out
 
 
+#: the level the floor note of :func:`p_floors` is stated against
+FLOOR_ALPHA = 0.05
+
+
 def holm_adjust(comparisons: list[dict[str, Any]]) -> None:
     """Add ``<test>_holm`` (Holm 1979, across every comparison, per test) in place."""
     for test in TESTS:
@@ -167,3 +171,23 @@ def holm_adjust(comparisons: list[dict[str, Any]]) -> None:
             adj = st.holm([comparisons[i][test] for i in idx])
             for i, a in zip(idx, adj, strict=True):
                 comparisons[i][test + "_holm"] = jnum(float(a))
+
+
+def p_floors(comparisons: list[dict[str, Any]], n_boot: int, n_perm: int) -> dict[str, Any]:
+    """The floors of the resampling p-values (:class:`~metajudge.stats.PFloor`) over these
+    comparisons, per test, and ``<test>_at_floor`` on every comparison at its floor (in place)."""
+    out: dict[str, Any] = {}
+    for test, floor in (
+        ("p_bootstrap", st.PFloor.bootstrap),
+        ("p_permutation", st.PFloor.permutation),
+    ):
+        n_tests = sum(c.get(test) is not None for c in comparisons)
+        k = n_boot if test == "p_bootstrap" else n_perm
+        if not n_tests or k <= 0:
+            continue
+        f = floor(k, n_tests)
+        for c in comparisons:
+            if c.get(test) is not None:
+                c[test + "_at_floor"] = f.at_floor(c[test])
+        out[test] = f.to_dict(FLOOR_ALPHA)
+    return out

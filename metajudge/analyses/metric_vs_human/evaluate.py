@@ -27,7 +27,7 @@ from metajudge.analyses.metric_vs_human.cells import (
     jnum,
     run_deferred,
 )
-from metajudge.analyses.metric_vs_human.compare import compare_metrics
+from metajudge.analyses.metric_vs_human.compare import compare_metrics, p_floors
 from metajudge.analyses.metric_vs_human.levels import (
     LEVEL_NAMES,
     MISSING_CELLS,
@@ -167,8 +167,9 @@ def _ceiling_definition(p: Protocol, view: AlignedView) -> str:
         )
     per = ", per input then averaged" if p.level == "item" else ""
     return (
-        "annotator 1 vs annotator 2 (two labels) or each annotator vs the mean of the others "
-        f"(more), on every pair with two or more labels{per}"
+        "each annotator vs the mean of the others, averaged over annotators (two labels: 1 vs 2 "
+        f"and 2 vs 1, so it does not depend on their order), on every pair with two or more "
+        f"labels{per}"
     )
 
 
@@ -206,7 +207,7 @@ def _pair_matched(run: Run, d: str) -> dict[str, Any]:
     v, p = run.view, run.proto
     L = v.pair_labels[d]
     systems = np.zeros(len(v.pair_ids), dtype=np.int64)
-    comps, _ = st.leave_one_out(L, every_annotator=True)
+    comps, _ = st.leave_one_out(L)
     n_rows = max((c.rows.size for c in comps), default=0)
     xs = {
         m: run.cache[c][1].values
@@ -327,6 +328,23 @@ def _cells(
     return cells, entries, calcs, points
 
 
+def _check_pairs(name: str, view: Any, proto: Protocol) -> None:
+    """The pairwise-difference protocol needs at least 3 pairs (a hint when responses are scored)."""
+    P = len(view.pair_ids)
+    if P < 3 and proto.correlate == "pairwise-difference":
+        hint = (
+            "; its responses have their own scores: use the pointwise protocol "
+            "(--protocol pointwise)"
+            if view.resp_labels is not None
+            else ""
+        )
+        raise InputError(
+            f"dataset {name!r} has {P} pairs; the pairwise-difference protocol "
+            f"needs at least 3{hint}",
+            field="pairs",
+        )
+
+
 def meta_evaluate(
     dataset: Any,
     scores_rows: Iterable[Mapping[str, Any]],
@@ -354,19 +372,7 @@ def meta_evaluate(
         dataset = dataset.subset(subset)
     dims = _check_dataset(dataset, dimensions)
     view = align_dataset(dataset, dims)
-    P = len(view.pair_ids)
-    if P < 3 and proto.correlate == "pairwise-difference":
-        hint = (
-            "; its responses have their own scores: use the pointwise protocol "
-            "(--protocol pointwise)"
-            if view.resp_labels is not None
-            else ""
-        )
-        raise InputError(
-            f"dataset {dataset.card.name!r} has {P} pairs; the pairwise-difference protocol "
-            f"needs at least 3{hint}",
-            field="pairs",
-        )
+    _check_pairs(dataset.card.name, view, proto)
     columns, info = index_score_rows(scores_rows, view.key_index)
     available = sorted(columns)
     metrics = list(
@@ -402,6 +408,7 @@ def meta_evaluate(
         "cells": cells,
         "ceiling": _ceiling(run),
         "comparisons": comparisons,
+        "p_floors": p_floors(comparisons, proto.n_boot, proto.permutations),
         "published": [],
         "points": _points(run, points),
         "timing_s": round(time.perf_counter() - t0, 4),

@@ -183,19 +183,17 @@ def loo_reference(
     level: float,
     unit_level: str,
     metric: FArr | None = None,
-    *,
-    every_annotator: bool = True,
 ) -> tuple[est.Estimate, est.Estimate | None]:
     """The inter-human reference at ``unit_level``, and ``metric`` beside it (matched).
 
-    For every leave-one-out comparison (:func:`~metajudge.stats.leave_one_out`; with
-    ``every_annotator`` two annotators give two): ``stat``(reference, annotator i) — the mean of
+    For every leave-one-out comparison (:func:`~metajudge.stats.leave_one_out`; two annotators
+    give two, 1 vs 2 and 2 vs 1): ``stat``(reference, annotator i) — the mean of
     the other annotators as x (its tie-band decision for accuracies) — and
     ``stat``(metric, annotator i) on the same units at the same level; each averaged over the
     comparisons. The one definition of the inter-human reference in metajudge: the
     meta-evaluation (both protocols) and the backbone swap call it.
     """
-    comps, _ = st.leave_one_out(labels, every_annotator=every_annotator)
+    comps, _ = st.leave_one_out(labels)
 
     def at(s: str, x: FArr, c: st.HumanComparison) -> est.Estimate:
         r = c.rows
@@ -255,11 +253,10 @@ def human_reference(
     *,
     unit_level: str = "global",
     unit_name: str = "pairs",
-    every_annotator: bool = False,
 ) -> HumanReference:
     """:func:`loo_reference` for every statistic, with its definition and a reason when undefined."""
     n_multi = int((np.isfinite(labels).sum(axis=1) >= 2).sum()) if labels.ndim == 2 else 0
-    comps, method = st.leave_one_out(labels, every_annotator=every_annotator)
+    comps, method = st.leave_one_out(labels)
     if method is None or n_multi < 3:
         why = (
             f"one label per {unit_name[:-1]} (no second annotator)"
@@ -277,5 +274,5 @@ def human_reference(
     return HumanReference(
         method,
         n_units,
-        {s: loo_reference(s, *args, every_annotator=every_annotator)[0] for s in statistics},
+        {s: loo_reference(s, *args)[0] for s in statistics},
     )

@@ -140,9 +140,7 @@ def matched_reference(run: Run, dim: str, metric_values: dict[str, FArr]) -> dic
     L = v.resp_labels[dim]
     stats_names = [s for s in p.statistics if s in st.CORRELATIONS]
     args = (L, v.resp_item, v.resp_system, v.n_items, run.W, p.ci_level)
-    ref = human_reference(
-        *args, stats_names, unit_level=p.level, unit_name="responses", every_annotator=True
-    )
+    ref = human_reference(*args, stats_names, unit_level=p.level, unit_name="responses")
     out: dict[str, Any] = {
         "method": None,
         "n_pairs": ref.n_units,

@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -409,11 +410,12 @@ def run_cell_command(opts: CellOptions, *, dry_run: bool, fmt: str) -> int:
         print(json.dumps(est.to_dict(), indent=1) if fmt == "json" else est.to_text())
         return 0
     cell, path = run_cell(opts)
-    if fmt == "json":
+    if fmt == "json":  # standard output: one JSON document; where it was stored on stderr
         print(json.dumps(cell, indent=1, ensure_ascii=False))
+        print(path, file=sys.stderr)
     else:
         print(cell_summary(cell))
-    print(path)
+        print(path)
     return 0
 
 

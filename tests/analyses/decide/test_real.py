@@ -36,6 +36,24 @@ LFTQA = {
 }
 
 
+# y: (Q, fetaqa CI width) with 150 inputs per slice (issue 25 item 5: 1.48 and 0.070 when the
+# 1,495 responses of fetaqa were counted as independent; a cluster bootstrap over inputs: 0.143)
+SLICES = {"gpt-4o-mini": (0.146, 0.137), "Meta-Llama-3.1-70B-Instruct-Turbo": (0.258, 0.085)}
+
+
+def _check_slices(sl: dict, q: float, width: float) -> None:
+    from metajudge import stats
+
+    assert sl["cochran_q"]["q"] == pytest.approx(q, abs=2e-3)
+    assert sl["cochran_q"]["n"] == "inputs per slice" and "inputs" in sl["method"]
+    fetaqa = sl["slices"][0]
+    assert fetaqa["slice"] == "fetaqa" and fetaqa["n_inputs"] == fetaqa["n"] == 150
+    assert fetaqa["n_responses"] == 1495
+    assert fetaqa["ci"][1] - fetaqa["ci"][0] == pytest.approx(width, abs=0.01)
+    lo, hi = stats.fisher_z_ci(fetaqa["pearson_xy"], 1495)  # what responses-as-units would give
+    assert fetaqa["ci"][1] - fetaqa["ci"][0] > 1.5 * (hi - lo)
+
+
 @pytest.mark.parametrize("y", list(LFTQA))
 def test_lftqa_can_y_replace_gpt4o(lftqa, y: str) -> None:  # type: ignore[no-untyped-def]
     from metajudge.analyses.decide.swap_decision import decide_swap
@@ -62,6 +80,7 @@ def test_lftqa_can_y_replace_gpt4o(lftqa, y: str) -> None:  # type: ignore[no-un
     assert len(lb["swapped_pairs"]) == 1 and lb["n_significant_swaps"] == 0
     assert res.decisions["flip_rate"] == pytest.approx(fr, abs=5e-4)
     assert res.slices is not None and res.slices["cochran_q"]["df"] == 1
+    _check_slices(res.slices, *SLICES[y])
     j = res.to_dict()
     json.dumps(j, allow_nan=False)
     assert j["verdict"].startswith(f"Can {y} replace gpt-4o? {verdict.capitalize()}")

@@ -179,6 +179,7 @@ def test_cli_warns_about_imputed_scores(
     assert main(args) == 0
     cap = capsys.readouterr()
     assert "80 of 280 pairs imputed with the median" in cap.out
+    assert "Inter-Human Correlation: annotator 1 vs annotator 2 and 2 vs 1, averaged" in cap.out
     assert main([*args, "--missing", "error", "--out", str(tmp_path / "r2")]) == 2
     assert "80 of 280 pairs lack a score" in capsys.readouterr().err
 

@@ -340,6 +340,34 @@ def test_ragchecker_meta_evaluation_table_exactly(data_dir, load) -> None:  # ty
         assert f"{ours * 100:.2f}" == f"{v:.2f}"
 
 
+def test_ragchecker_ceiling_does_not_depend_on_annotator_order(data_dir, load) -> None:  # type: ignore[no-untyped-def]
+    """Issue 25 item 7: acc_no_ties of the inter-human row was 0.5625 with annotator 1 as the
+    reference and 0.66 with the two swapped; now both orders, averaged (0.6113)."""
+    from dataclasses import replace
+
+    from metajudge.data.registry import resolve_file
+    from metajudge.stats.human import TWO_ANNOTATORS
+
+    ds = load("ragchecker_meta_eval")
+    rows = external.ragchecker_baseline(
+        resolve_file("ragchecker_meta_eval", "baseline_ragchecker.json", data_dir), ds.records
+    )
+    swapped = [
+        replace(r, labels={d: tuple(reversed(v)) for d, v in r.labels.items()}) for r in ds.records
+    ]
+    a, b = (
+        meta_evaluate(replace(ds, records=recs), rows, normalize="minmax", n_boot=50)
+        for recs in (ds.records, swapped)
+    )
+    for d in a.dimensions:
+        for s in ("pearson", "spearman", "kendall", "acc_ties", "acc_no_ties"):
+            assert a.ceiling(d, s) == pytest.approx(b.ceiling(d, s), abs=1e-12)
+    assert a.ceiling("correctness", "acc_no_ties") == pytest.approx(0.6113, abs=1e-4)
+    assert a.ceiling("completeness", "acc_no_ties") == pytest.approx(0.7168, abs=1e-4)
+    assert a.ceiling("overall", "acc_no_ties") == pytest.approx(0.7217, abs=1e-4)
+    assert a.data["ceiling"][0]["method"] == TWO_ANNOTATORS
+
+
 def test_lftqa_eval_correlation_results_reproduced(data_dir, load) -> None:  # type: ignore[no-untyped-def]
     from metajudge.data.registry import resolve_file
 

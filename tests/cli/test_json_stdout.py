@@ -1,0 +1,128 @@
+"""``--format json`` on standard output is exactly one JSON document (issue 25 item 10, for ``| jq``).
+
+Every command that offers ``--format json`` is run through :func:`metajudge.cli.main` and its whole
+standard output read with ``json.loads``; lines about written files go to standard error then.
+Two commands need a live judge backbone and are not run here: ``backends check`` and
+``judge run-bench`` (the slow tier runs the latter), and ``judge diagnostics`` calls a judge too.
+:func:`test_every_json_command_is_covered` keeps this list complete.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from metajudge.cli import build_parser, main
+
+BBS = "gpt-4o,gpt-4o-mini,Meta-Llama-3.1-70B-Instruct-Turbo"
+SWAP = ["--dataset", "lftqa_eval", "--metric", "geval_faithfulness", "--external"]
+BYOD = Path(__file__).parents[1] / "fixtures" / "byod" / "pairwise.jsonl"
+
+
+def _judgebench(d: Path) -> list[str]:
+    files = sorted((d / "judgebench" / "outputs").glob("*.jsonl"))[:2]
+    return [a for p in files for a in ("--input", str(p))]
+
+
+def _cache(tmp: Path) -> str:
+    from metajudge.backends.cache import ResponseCache
+
+    ResponseCache(tmp / "c.sqlite").close()
+    return str(tmp / "c.sqlite")
+
+
+def _meta_eval_dir(tmp: Path, d: Path) -> str:
+    out = tmp / "run"
+    argv = ["meta-eval", "--dataset", "ragchecker_meta_eval", "--scores", "shipped"]
+    argv += ["--n-boot", "20", "--no-plots", "--no-baselines", "--quiet", "--out", str(out)]
+    assert main([*argv, "--data-dir", str(d)]) == 0
+    return str(out)
+
+
+Argv = Callable[[Path, Path], list[str]]
+#: command -> argv (tmp_path, data_dir) -> the arguments before ``--format json``
+COMMANDS: dict[str, Argv] = {
+    "agreement": lambda t, d: ["agreement", "--dataset", "ragchecker_meta_eval"],
+    "backends list": lambda t, d: ["backends", "list"],
+    "cache stats": lambda t, d: ["cache", "stats", "--path", _cache(t)],
+    "data list": lambda t, d: ["data", "list"],
+    "decide swap": lambda t, d: (
+        ["decide", "swap", *SWAP, BBS, "--x", "gpt-4o"]
+        + ["--y", "gpt-4o-mini", "--n-boot", "20", "--out", str(t / "o")]
+    ),
+    "decide verdicts": lambda t, d: ["decide", "verdicts", *_judgebench(d), "--n-boot", "20"],
+    "decide frontier": lambda t, d: ["decide", "frontier", "--out", str(t / "o")],
+    "decide drift": lambda t, d: (
+        ["decide", "drift", *SWAP, "gpt-4o,gpt-4o-mini"] + ["--limit", "30", "--n-boot", "20"]
+    ),
+    "decide ppi": lambda t, d: ["decide", "ppi", *SWAP, "gpt-4o", "--n-labelled", "30"],
+    "judge verdicts": lambda t, d: ["judge", "verdicts", *_judgebench(d), "--n-boot", "20"],
+    "matrix": lambda t, d: ["matrix"],
+    "matrix run": lambda t, d: (
+        ["matrix", "run", "--metric", "bleu", "--input", str(BYOD)]
+        + ["--limit", "4", "--dry-run", "--baselines", str(t)]
+    ),
+    "meta-eval": lambda t, d: (
+        ["meta-eval", "--dataset", "ragchecker_meta_eval"]
+        + ["--scores", "shipped", "--n-boot", "20", "--no-plots", "--out", str(t / "me")]
+    ),
+    "report": lambda t, d: ["report", _meta_eval_dir(t, d), "--no-plots"],
+    "metrics list": lambda t, d: ["metrics", "list"],
+    "rank-clusters": lambda t, d: (
+        ["rank-clusters", "--dataset", "lftqa_eval", "--scores"]
+        + ["shipped", "--dimension", "faithfulness", "--metrics", "bleu,rouge,meteor"]
+        + ["--n-perm", "20"]
+    ),
+    "kendall": lambda t, d: (
+        ["kendall", "--dataset", "lftqa_eval", "--scores", "shipped"]
+        + ["--dimension", "faithfulness", "--metrics", "bleu,rouge", "--n-perm", "20"]
+    ),
+    "backbone-swap": lambda t, d: (
+        ["backbone-swap", *SWAP, BBS, "--n-boot", "20"] + ["--no-plots", "--out", str(t / "bs")]
+    ),
+}
+#: commands without --data-dir
+NO_DATA_DIR = {"backends list", "cache stats", "metrics list", "matrix run", "report"}
+NO_DATA_DIR |= {"decide verdicts", "judge verdicts"}
+#: commands that call a judge backbone (not run in the fast tier)
+NEEDS_A_JUDGE = {"backends check", "judge run-bench", "judge diagnostics"}
+
+
+def _json_commands() -> set[str]:
+    """Every (visible) command whose ``--format`` offers json."""
+    found: set[str] = set()
+
+    def walk(p: argparse.ArgumentParser, path: list[str]) -> None:
+        for a in p._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                visible = {c.dest for c in a._choices_actions}
+                for name, sp in a.choices.items():
+                    if name in visible:
+                        walk(sp, [*path, name])
+            elif "--format" in a.option_strings and "json" in (a.choices or ()):
+                found.add(" ".join(path))
+
+    walk(build_parser(), [])
+    return found
+
+
+def test_every_json_command_is_covered() -> None:
+    assert _json_commands() == set(COMMANDS) | NEEDS_A_JUDGE
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_format_json_prints_one_document(
+    command: str, tmp_path: Path, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = [*COMMANDS[command](tmp_path, data_dir), "--format", "json"]
+    if command not in NO_DATA_DIR:
+        argv += ["--data-dir", str(data_dir)]
+    capsys.readouterr()  # what a setup step printed
+    rc = main(argv)
+    cap = capsys.readouterr()
+    assert rc in (0, 1), cap.err  # decide drift's gate may fail (1) and still print its result
+    json.loads(cap.out)  # the whole of standard output
