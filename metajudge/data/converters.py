@@ -33,6 +33,7 @@ CONVERTERS: dict[str, Converter] = {
     "llmbar": pw.convert_llmbar,
     "judgebench": pw.convert_judgebench,
     "unieval_topicalchat_sfres_sfhot": lik.convert_unieval,
+    "conformal_judge_sheng2025": lik.convert_sheng,
 }
 
 

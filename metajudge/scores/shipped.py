@@ -45,11 +45,18 @@ def _hanna(ds: Any, spec: Mapping[str, Any], data_dir: Any, metrics: Any) -> lis
     return ext.hanna_metric_scores(_file(ds, spec, data_dir), records=ds.records, metrics=metrics)
 
 
+def _rating_distributions(ds: Any, spec: Mapping[str, Any], data_dir: Any, metrics: Any) -> list:
+    from metajudge.scores.rating_distributions import shipped_distribution_rows
+
+    return shipped_distribution_rows(ds, dict(spec), data_dir, metrics)
+
+
 #: loader name (a card's ``shipped_scores[].loader``) → reader
 LOADERS: dict[str, Loader] = {
     "ragchecker_baseline": _ragchecker,
     "lftqa_metric_files": _lftqa,
     "hanna_metric_columns": _hanna,
+    "rating_distribution_csv": _rating_distributions,
 }
 
 
