@@ -97,7 +97,9 @@ def _cell(path: Path, line: int, col: str, text: str) -> float:
     try:
         x = float(text)
     except ValueError:
-        raise InputError(f"expected a number, got {text!r}", path=path, line=line, field=col) from None
+        raise InputError(
+            f"expected a number, got {text!r}", path=path, line=line, field=col
+        ) from None
     if not math.isfinite(x):
         raise InputError(f"expected a finite number, got {text!r}", path=path, line=line, field=col)
     return x

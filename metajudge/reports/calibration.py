@@ -1,0 +1,94 @@
+"""Markdown of ``calibrate fit | apply | conformal`` (the JSON is the result's ``to_json``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def _dropped(dropped: Mapping[str, int]) -> str:
+    parts = [f"{k.replace('_', ' ')}: {v}" for k, v in dropped.items() if v]
+    return f"\nLeft out: {', '.join(parts)}.\n" if parts else ""
+
+
+def _protocol(p: Mapping[str, Any]) -> str:
+    if p.get("kind") == "cross-fit":
+        return f"{p['folds']}-fold cross-fitting (seed {p['seed']})"
+    return (
+        f"{p['repeats']} seeded splits (seed {p['seed']}): fit on {p['fraction']:g} of the rows, "
+        f"measured on the rest"
+    )
+
+
+def fit_markdown(res: Any, dropped: Mapping[str, int]) -> str:
+    """The held-out errors before/after of ``calibrate fit``."""
+    lines = [
+        f"# Calibration of {res.judge}: {res.method}",
+        "",
+        f"{res.n} rows; {_protocol(res.protocol)}; means over the held-out parts "
+        "(sd in brackets). The calibrator file's map is fitted on all rows.",
+        "",
+        "| Measure | Before | After |",
+        "|---|---:|---:|",
+    ]
+    for k, before in res.before.items():
+        after = res.after.get(k)
+        a = "" if after is None else f"{after:.3f} ({res.sd[k + '_after']:.3f})"
+        lines.append(f"| {k.upper()} | {before:.3f} ({res.sd[k + '_before']:.3f}) | {a} |")
+    lines.append("")
+    if "brier" in res.before and res.method not in ("temperature", "platt"):
+        lines.append(
+            "Brier/ECE: the judge's distribution against the rounded human score "
+            "(the map changes the score, not the distribution)."
+        )
+    return "\n".join(lines) + "\n" + _dropped(dropped)
+
+
+def apply_markdown(res: Any, dropped: Mapping[str, int]) -> str:
+    """What ``calibrate apply`` did."""
+    note = " (in-sample: these are the rows the map was fitted on)" if res.in_sample else ""
+    return (
+        f"# {res.judge} calibrated ({res.method})\n\n{res.n} rows; MAE against the human "
+        f"scores {res.mae_before:.3f} -> {res.mae_after:.3f}{note}.\n" + _dropped(dropped)
+    )
+
+
+def conformal_markdown(res: Any, dropped: Mapping[str, int]) -> str:
+    """Coverage and width per method of ``calibrate conformal``."""
+    o, p = res.options, res.protocol
+    lines = [
+        f"# Conformal intervals for {res.judge} (alpha = {o['alpha']:g})",
+        "",
+        f"{res.n} rows; {p['repeats']} seeded splits (seed {p['seed']}), {p['fraction']:g} "
+        f"calibrate, the rest measure; bins {o['bins']} (at least {o['min_bin']} rows), "
+        f"isotonic fitted on {o['fit_fraction']:g} of the calibration rows. Intervals are "
+        "clipped to the scale with the ordinal boundary adjustment.",
+        "",
+        "| Method | Coverage | Mean width |",
+        "|---|---:|---:|",
+    ]
+    for m in res.methods:
+        lines.append(
+            f"| {m['method']} | {m['coverage']:.3f} ({m['coverage_sd']:.3f}) | "
+            f"{m['width']:.2f} ({m['width_sd']:.2f}) |"
+        )
+    if res.chosen:
+        picks = ", ".join(f"{k} {v}" for k, v in sorted(res.chosen.items(), key=lambda kv: -kv[1]))
+        lines += ["", f"auto chose (on the calibration rows): {picks}."]
+    t = res.target
+    if t:
+        lines += [
+            "",
+            f"## Target {t['source']} ({t['n']} rows; calibrated on all rows above)",
+            "",
+            f"KS two-sample test of the judge scores: D = {t['ks_statistic']:.3f}, "
+            f"p = {t['ks_p']:.3g}" + (f". **Warning**: {t['warning']}" if t["warning"] else ""),
+            "",
+            "| Method | Used | Coverage | Mean width |",
+            "|---|---|---:|---:|",
+        ]
+        lines += [
+            f"| {m['method']} | {m['used']} | {m['coverage']:.3f} | {m['width']:.2f} |"
+            for m in t["methods"]
+        ]
+    return "\n".join(lines) + "\n" + _dropped(dropped)
