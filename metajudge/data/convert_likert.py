@@ -342,7 +342,7 @@ def sheng_row_id(i: int) -> tuple[str, str]:
 def _human_matrix(src: _Source, model: str) -> tuple[Any, list[Any]]:
     import numpy as np
 
-    from metajudge.scores.rating_distributions import read_rating_csv
+    from metajudge.data.rating_csv import read_rating_csv
 
     got = [read_rating_csv(src.path(f"summeval/{model}_{d}.csv")) for d in src.card.dimensions]
     return np.stack([g.human for g in got], axis=1), got

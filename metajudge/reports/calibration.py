@@ -25,8 +25,10 @@ def fit_markdown(res: Any, dropped: Mapping[str, int]) -> str:
     lines = [
         f"# Calibration of {res.judge}: {res.method}",
         "",
-        f"{res.n} rows; {_protocol(res.protocol)}; means over the held-out parts "
-        "(sd in brackets). The calibrator file's map is fitted on all rows.",
+        (
+            f"{res.n} rows; {_protocol(res.protocol)}; means over the held-out parts "
+            "(sd in brackets). The calibrator file's map is fitted on all rows."
+        ),
         "",
         "| Measure | Before | After |",
         "|---|---:|---:|",
@@ -59,10 +61,12 @@ def conformal_markdown(res: Any, dropped: Mapping[str, int]) -> str:
     lines = [
         f"# Conformal intervals for {res.judge} (alpha = {o['alpha']:g})",
         "",
-        f"{res.n} rows; {p['repeats']} seeded splits (seed {p['seed']}), {p['fraction']:g} "
-        f"calibrate, the rest measure; bins {o['bins']} (at least {o['min_bin']} rows), "
-        f"isotonic fitted on {o['fit_fraction']:g} of the calibration rows. Intervals are "
-        "clipped to the scale with the ordinal boundary adjustment.",
+        (
+            f"{res.n} rows; {p['repeats']} seeded splits (seed {p['seed']}), {p['fraction']:g} "
+            f"calibrate, the rest measure; bins {o['bins']} (at least {o['min_bin']} rows), "
+            f"isotonic fitted on {o['fit_fraction']:g} of the calibration rows. Intervals are "
+            "clipped to the scale with the ordinal boundary adjustment."
+        ),
         "",
         "| Method | Coverage | Mean width |",
         "|---|---:|---:|",

@@ -42,7 +42,7 @@ def table_from_csv(
     """A rating-distribution CSV as it is. The judge is the built-in column the file is (e.g.
     ``sheng.4omini_coherence``), else ``judge`` or the file's stem, with the signature
     ``<judge>|source:<file name>|external``."""
-    from metajudge.scores.rating_distributions import read_rating_csv
+    from metajudge.data.rating_csv import read_rating_csv
 
     p = Path(path)
     dist = read_rating_csv(p, distribution=distribution)  # type: ignore[arg-type]

@@ -67,7 +67,7 @@ class RatingTable:
 def from_distributions(
     dist: Any, *, judge: str, signature: str, scale: tuple[float, float] | None = None
 ) -> RatingTable:
-    """A table from :class:`~metajudge.scores.rating_distributions.RatingDistributions`
+    """A table from :class:`~metajudge.data.rating_csv.RatingDistributions`
     (``scale`` default: the rating values' range)."""
     lo, hi = (float(dist.values.min()), float(dist.values.max())) if scale is None else scale
     return RatingTable(
@@ -148,7 +148,7 @@ def splits(n: int, *, seed: int, repeats: int, fraction: float = 0.5) -> list[tu
         raise InputError(
             f"the split fraction must be in (0, 1), got {fraction}", field="--fraction"
         )
-    k = int(round(fraction * n))
+    k = round(fraction * n)
     if k < 2 or n - k < 2:
         raise InputError(
             f"{n} rows are too few to split {fraction:g}/{1 - fraction:g}", field="--fraction"

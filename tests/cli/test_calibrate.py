@@ -1,0 +1,245 @@
+"""``metajudge calibrate fit | apply | conformal`` and ``score --calibrator`` on the real released
+judge outputs of Sheng et al. 2025 (``conformal_judge_sheng2025``), read in their published CSV
+format with ``--input FILE``. The numbers pinned here are the README's ("Calibrated scores and
+conformal intervals")."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from metajudge.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+DIMS = ("coherence", "consistency", "fluency", "relevance")
+# the issue's calibrated-then-split widths (isotonic on 400, conformal on 400, tested on 800)
+ISSUE_WIDTHS = {"coherence": 2.74, "consistency": 1.31, "fluency": 1.20, "relevance": 2.02}
+# measured: held-out MAE before -> after (isotonic, 50 seeded 50/50 splits, seed 0)
+FIT_MAE = {
+    "coherence": (1.04, 0.71),
+    "consistency": (1.07, 0.33),
+    "fluency": (1.73, 0.39),
+    "relevance": (0.74, 0.51),
+}
+# measured: (coverage, mean width) at alpha 0.1, 50 seeded 50/50 splits, seed 0
+SPLIT = {
+    "coherence": (0.900, 3.24),
+    "consistency": (0.898, 2.82),
+    "fluency": (0.898, 3.71),
+    "relevance": (0.898, 2.51),
+}
+ISO_SPLIT = {
+    "coherence": (0.905, 2.50),
+    "consistency": (0.906, 1.11),
+    "fluency": (0.901, 1.03),
+    "relevance": (0.904, 1.77),
+}
+
+
+def _csv(data_dir: Path, model: str, dim: str) -> Path:
+    return data_dir / "conformal_judge_sheng2025" / "summeval" / f"{model}_{dim}.csv"
+
+
+def _json(capsys, argv: list[str]) -> dict:  # type: ignore[no-untyped-def]
+    capsys.readouterr()  # what earlier commands printed
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)  # one JSON document on stdout
+
+
+def test_fit_isotonic_halves_held_out_mae(data_dir: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    for dim in DIMS:
+        r = _json(
+            capsys,
+            ["calibrate", "fit", "--input", str(_csv(data_dir, "4omini", dim)), "--format", "json"],
+        )
+        assert r["judge"] == f"sheng.4omini_{dim}" and r["protocol"]["repeats"] == 50
+        assert (round(r["before"]["mae"], 2), round(r["after"]["mae"], 2)) == FIT_MAE[dim], dim
+
+
+def test_conformal_split_and_calibrated_split(data_dir: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    split_cov, smaller = [], 0
+    for dim in DIMS:
+        argv = ["calibrate", "conformal", "--input", str(_csv(data_dir, "4omini", dim))]
+        r = _json(
+            capsys, [*argv, "--method", "split", "--method", "isotonic-split", "--format", "json"]
+        )
+        by = {m["method"]: m for m in r["methods"]}
+        assert (round(by["split"]["coverage"], 3), round(by["split"]["width"], 2)) == SPLIT[dim]
+        iso = by["isotonic-split"]
+        assert (round(iso["coverage"], 3), round(iso["width"], 2)) == ISO_SPLIT[dim]
+        assert iso["coverage"] >= 0.89 and iso["width"] <= ISSUE_WIDTHS[dim]
+        smaller += iso["width"] < ISSUE_WIDTHS[dim]
+        split_cov.append(by["split"]["coverage"])
+    assert sum(split_cov) / len(split_cov) >= 0.89
+    assert smaller >= 2
+
+
+def test_auto_chooses_on_the_calibration_rows(data_dir: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    argv = ["calibrate", "conformal", "--input", str(_csv(data_dir, "4omini", "fluency"))]
+    r = _json(capsys, [*argv, "--method", "auto", "--format", "json"])
+    (auto,) = r["methods"]
+    assert sum(r["chosen"].values()) == 50
+    assert auto["coverage"] >= 0.89 and auto["width"] <= ISSUE_WIDTHS["fluency"]
+
+
+def test_target_warns_when_the_judge_scores_differ(data_dir: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    argv = [
+        "calibrate",
+        "conformal",
+        "--input",
+        str(_csv(data_dir, "4omini", "fluency")),
+        "--repeats",
+        "2",
+    ]
+    assert (
+        main(
+            [
+                *argv,
+                "--method",
+                "split",
+                "--target",
+                str(_csv(data_dir, "qwen", "fluency")),
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
+    out, err = capsys.readouterr()
+    t = json.loads(out)["target"]
+    assert t["shifted"] and t["ks_p"] < 0.05 and t["n"] == 1600
+    assert "Kolmogorov-Smirnov" in err
+    same = _json(
+        capsys,
+        [
+            *argv,
+            "--method",
+            "split",
+            "--target",
+            str(_csv(data_dir, "4omini", "fluency")),
+            "--format",
+            "json",
+        ],
+    )
+    assert not same["target"]["shifted"] and same["target"]["warning"] is None
+
+
+def test_apply_refuses_another_judge(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    cal = tmp_path / "cal.json"
+    f = str(_csv(data_dir, "4omini", "relevance"))
+    assert main(["calibrate", "fit", "--input", f, "--repeats", "2", "-o", str(cal)]) == 0
+    saved = json.loads(cal.read_text())
+    assert (
+        saved["judge"]["signature"].startswith("sheng.4omini_relevance|")
+        and len(saved["data"]["sha256"]) == 64
+    )
+    out = tmp_path / "rows.jsonl"
+    r = _json(
+        capsys,
+        [
+            "calibrate",
+            "apply",
+            "--input",
+            f,
+            "--calibrator",
+            str(cal),
+            "-o",
+            str(out),
+            "--format",
+            "json",
+        ],
+    )
+    assert (
+        r["in_sample"]
+        and r["mae_after"] < r["mae_before"]
+        and len(out.read_text().splitlines()) == 1600
+    )
+    other = str(_csv(data_dir, "qwen", "relevance"))
+    assert main(["calibrate", "apply", "--input", other, "--calibrator", str(cal)]) == 2
+    assert "judge.signature" in capsys.readouterr().err
+
+
+def test_score_calibrator_applies_and_refuses_another_signature(
+    data_dir: Path, tmp_path: Path, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    base = [
+        "score",
+        "--dataset",
+        "summeval_summac_consistency",
+        "--metrics",
+        "rouge_l",
+        "--reference-field",
+        "input.context",
+        "--quiet",
+    ]
+    s1, cal, s3 = (tmp_path / n for n in ("s1.jsonl", "cal.json", "s3.jsonl"))
+    assert main([*base, "-o", str(s1)]) == 0
+    fit = [
+        "calibrate",
+        "fit",
+        "--dataset",
+        "summeval_summac_consistency",
+        "--scores",
+        f"{s1}:rouge_l",
+    ]
+    assert main([*fit, "--repeats", "3", "-o", str(cal)]) == 0
+    assert main([*base, "-o", str(s1), "--calibrator", str(cal)]) == 0  # resumes: rows kept
+    rows = [json.loads(x) for x in s1.read_text().splitlines()]
+    calibrated = [r for r in rows if r["metric"] == "rouge_l.calibrated"]
+    assert len(calibrated) == 100 and all(1 <= r["score"] <= 5 for r in calibrated)
+    capsys.readouterr()
+    other = [
+        *base,
+        "--option",
+        "rouge_l.use_stemmer=false",
+        "-o",
+        str(s3),
+        "--calibrator",
+        str(cal),
+    ]
+    assert main(other) == 2
+    assert "judge.signature" in capsys.readouterr().err and not s3.exists()
+
+
+def _write(path: Path, rows: list[list[object]]) -> Path:
+    path.write_text("\n".join(",".join(str(c) for c in r) for r in rows) + "\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("rows", "extra", "field"),
+    [
+        ([[1, 2, 3, "human"], [-0.1, 0.2, -3, 2]], [], "field 2"),  # log-probability above 0
+        ([[1, 2, 3, "human"], [0.5, 0.3, 0.1, 2]], ["--distribution", "probs"], "field 1..3"),
+        ([[1, 2, 3, "human"], [-0.1, -2, -3, 2]] * 1, ["--alpha", "0"], "--alpha"),
+        ([[1, 2, 3, "human"], [-0.1, -2, -3, 2]], ["--alpha", "1.5"], "--alpha"),
+    ],
+)
+def test_bad_input_exits_2_naming_the_field(tmp_path: Path, capsys, rows, extra, field) -> None:  # type: ignore[no-untyped-def]
+    f = _write(tmp_path / "bad.csv", rows * 1)
+    assert main(["calibrate", "conformal", "--input", str(f), *extra]) == 2
+    err = capsys.readouterr().err
+    assert field in err, err
+
+
+def test_probabilities_within_tolerance_are_read(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    rows = [[1, 2, 3, "human"]] + [[0.2, 0.3, 0.5 + 5e-7, 1 + i % 3] for i in range(40)]
+    f = _write(tmp_path / "probs.csv", rows)
+    r = _json(
+        capsys,
+        [
+            "calibrate",
+            "fit",
+            "--input",
+            str(f),
+            "--distribution",
+            "probs",
+            "--repeats",
+            "2",
+            "--format",
+            "json",
+        ],
+    )
+    assert r["n"] == 40 and r["judge"] == "probs"
