@@ -36,6 +36,7 @@ ISO_SPLIT = {
     "fluency": (0.901, 1.03),
     "relevance": (0.904, 1.77),
 }
+AUTO_FLUENCY = (0.910, 1.17)
 
 
 def _csv(data_dir: Path, model: str, dim: str) -> Path:
@@ -82,6 +83,7 @@ def test_auto_chooses_on_the_calibration_rows(data_dir: Path, capsys) -> None:  
     (auto,) = r["methods"]
     assert sum(r["chosen"].values()) == 50
     assert auto["coverage"] >= 0.89 and auto["width"] <= ISSUE_WIDTHS["fluency"]
+    assert (round(auto["coverage"], 3), round(auto["width"], 2)) == AUTO_FLUENCY
 
 
 def test_target_warns_when_the_judge_scores_differ(data_dir: Path, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -243,3 +245,13 @@ def test_probabilities_within_tolerance_are_read(tmp_path: Path, capsys) -> None
         ],
     )
     assert r["n"] == 40 and r["judge"] == "probs"
+
+
+def test_readme_states_these_numbers() -> None:
+    text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    before = " / ".join(f"{FIT_MAE[d][0]:.2f}" for d in DIMS)
+    after = " / ".join(f"{FIT_MAE[d][1]:.2f}" for d in DIMS)
+    assert f"held-out MAE {before} -> {after}" in text
+    assert ", ".join(f"{c:.3f} / {w:.2f}" for c, w in SPLIT.values()) in text
+    assert ", ".join(f"{c:.3f} / {w:.2f}" for c, w in ISO_SPLIT.values()) in text
+    assert "`auto` on fluency {:.3f} / {:.2f}".format(*AUTO_FLUENCY) in text

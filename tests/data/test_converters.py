@@ -30,6 +30,7 @@ LABELLED = [
     "llmbar",
     "judgebench",
     "unieval_topicalchat_sfres_sfhot",
+    "conformal_judge_sheng2025",
 ]
 BENCHMARKS = ["mudabench", "mtraig_precursor_kwondu"]
 COLLECTIONS = ["dmg_judge_bench"]  # one subset per file, each with its own card
