@@ -255,3 +255,23 @@ def test_readme_states_these_numbers() -> None:
     assert ", ".join(f"{c:.3f} / {w:.2f}" for c, w in SPLIT.values()) in text
     assert ", ".join(f"{c:.3f} / {w:.2f}" for c, w in ISO_SPLIT.values()) in text
     assert "`auto` on fluency {:.3f} / {:.2f}".format(*AUTO_FLUENCY) in text
+
+
+def test_a_dataset_column_and_its_file_are_the_same_judge(
+    data_dir: Path, tmp_path: Path, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    cal = tmp_path / "cal.json"
+    argv = [
+        "calibrate",
+        "fit",
+        "--dataset",
+        "conformal_judge_sheng2025",
+        "--scores",
+        "shipped:sheng.4omini_coherence",
+    ]
+    assert main([*argv, "--dimension", "coherence", "--repeats", "2", "-o", str(cal)]) == 0
+    f = str(_csv(data_dir, "4omini", "coherence"))
+    r = _json(
+        capsys, ["calibrate", "apply", "--input", f, "--calibrator", str(cal), "--format", "json"]
+    )
+    assert r["judge"] == "sheng.4omini_coherence" and r["in_sample"]  # same signature, same rows

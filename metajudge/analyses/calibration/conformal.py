@@ -162,7 +162,6 @@ class ConformalResult(Result):
     methods: list[dict[str, Any]]
     chosen: dict[str, int] = field(default_factory=dict)
     target: dict[str, Any] | None = None
-    widths: list[float] = field(default_factory=list, repr=False)
 
 
 def _summary(method: str, runs: Sequence[tuple[float, float]]) -> dict[str, Any]:

@@ -45,12 +45,11 @@ class RatingTable:
         return len(self.pred)
 
     def data_hash(self) -> str:
-        """sha256 of the rows (ids, judge scores, human scores): what a calibrator was fitted on."""
-        h = hashlib.sha256()
-        h.update("\n".join(self.ids).encode())
-        h.update(np.ascontiguousarray(self.pred, dtype=np.float64).tobytes())
-        h.update(np.ascontiguousarray(self.human, dtype=np.float64).tobytes())
-        return h.hexdigest()
+        """sha256 of the (judge score, human score) pairs, sorted: what a calibrator was fitted
+        on, the same whichever way the rows were read (a CSV file or a dataset's column)."""
+        order = np.lexsort((self.human, self.pred))
+        pairs = np.stack([self.pred[order], self.human[order]], axis=1)
+        return hashlib.sha256(np.ascontiguousarray(pairs, dtype=np.float64).tobytes()).hexdigest()
 
     def take(self, idx: Sequence[int] | IArr) -> RatingTable:
         """The rows ``idx``."""
