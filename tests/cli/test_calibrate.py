@@ -275,3 +275,27 @@ def test_a_dataset_column_and_its_file_are_the_same_judge(
         capsys, ["calibrate", "apply", "--input", f, "--calibrator", str(cal), "--format", "json"]
     )
     assert r["judge"] == "sheng.4omini_coherence" and r["in_sample"]  # same signature, same rows
+
+
+def test_platt_on_a_binary_distribution_and_one_class_refused(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    rows = [[0, 1, "human"]] + [
+        [round(1 - p, 3), round(p, 3), int(p > 0.5)] for p in [0.1, 0.3, 0.6, 0.9] * 20
+    ]
+    f = _write(tmp_path / "binary.csv", rows)
+    argv = [
+        "calibrate",
+        "fit",
+        "--input",
+        str(f),
+        "--distribution",
+        "probs",
+        "--method",
+        "platt",
+        "--repeats",
+        "2",
+    ]
+    r = _json(capsys, [*argv, "--format", "json"])
+    assert r["after"]["brier"] < r["before"]["brier"]
+    one = _write(tmp_path / "one.csv", [[0, 1, "human"]] + [[0.4, 0.6, 1]] * 40)
+    assert main([*argv[:3], str(one), *argv[4:]]) == 2
+    assert "field human" in capsys.readouterr().err

@@ -191,6 +191,8 @@ def calibrate_conformal(
     measured on ``target``, with a KS two-sample test of the two tables' judge scores."""
     o = options
     check_alpha(o.alpha)
+    if not 0 < o.fit_fraction < 1:
+        raise InputError(f"must be in (0, 1), got {o.fit_fraction}", field="--fit-fraction")
     allowed = candidates(table) + (AUTO,)
     for m in methods:
         if m not in allowed:
