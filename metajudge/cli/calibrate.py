@@ -85,6 +85,7 @@ def register(subparsers: Any) -> None:
     f.add_argument(
         "-o", "--output", metavar="FILE", help="write the calibrator (JSON; fitted on all rows)"
     )
+    f.add_argument("--html", metavar="FILE", help="write a page with the reliability diagram")
     add_format(f)
     f.set_defaults(func=_cmd_fit)
     a = sub.add_parser("apply", help="apply a calibrator file to a judge's scores")
@@ -172,11 +173,16 @@ def _cmd_fit(args: argparse.Namespace) -> int:
 
     from metajudge.analyses.calibration.fit import calibrate_fit
     from metajudge.io import atomic_write, check_output_file
-    from metajudge.reports.calibration import fit_markdown
+    from metajudge.reports.calibration import fit_html, fit_markdown
 
     out = (
         check_output_file(args.output, inputs=[args.input], field="--output")
         if args.output
+        else None
+    )
+    html = (
+        check_output_file(args.html, inputs=[args.input, out], field="--html")
+        if args.html
         else None
     )
     table, dropped = _table(args)
@@ -192,6 +198,10 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         with atomic_write(out) as fh:
             fh.write(json.dumps(res.calibrator, indent=1) + "\n")
         print(f"wrote the calibrator to {out}", file=sys.stderr)
+    if html is not None:
+        with atomic_write(html) as fh:
+            fh.write(fit_html(res))
+        print(f"wrote {html}", file=sys.stderr)
     return _emit(args, res, fit_markdown(res, dropped))
 
 

@@ -96,3 +96,57 @@ def conformal_markdown(res: Any, dropped: Mapping[str, int]) -> str:
             for m in t["methods"]
         ]
     return "\n".join(lines) + "\n" + _dropped(dropped)
+
+
+def _svg_reliability(rel: Mapping[str, Any], lo: float, hi: float) -> str:
+    """An inline SVG reliability diagram: mean human score against mean prediction per bin,
+    before (grey) and after (blue) calibration, with the diagonal."""
+    from html import escape
+
+    size, pad = 360, 40
+
+    def xy(x: float, y: float) -> tuple[float, float]:
+        span = (hi - lo) or 1.0
+        return pad + (x - lo) / span * (size - 2 * pad), size - pad - (y - lo) / span * (
+            size - 2 * pad
+        )
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" role="img">']
+    (x0, y0), (x1, y1) = xy(lo, lo), xy(hi, hi)
+    parts.append(
+        f'<line x1="{x0:.1f}" y1="{y0:.1f}" x2="{x1:.1f}" y2="{y1:.1f}" stroke="#bbb" stroke-dasharray="4"/>'
+    )
+    for tag, colour in (("before", "#888"), ("after", "#1f6feb")):
+        pts = [xy(b["pred"], b["outcome"]) for b in rel.get(tag, [])]
+        path = " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)
+        parts.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>')
+        parts += [
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{colour}"><title>{escape(tag)}</title></circle>'
+            for x, y in pts
+        ]
+    parts.append(
+        f'<text x="{size / 2}" y="{size - 8}" text-anchor="middle" font-size="12">mean prediction</text>'
+    )
+    parts.append(
+        f'<text x="12" y="{size / 2}" font-size="12" transform="rotate(-90 12 {size / 2})" text-anchor="middle">mean human score</text>'
+    )
+    return "".join(parts) + "</svg>"
+
+
+def fit_html(res: Any) -> str:
+    """A self-contained page: the held-out table and the reliability diagram (first split)."""
+    from html import escape
+
+    lo, hi = res.calibrator["scale"] if res.method != "platt" else (0.0, 1.0)
+    rows = "".join(
+        f"<tr><td>{escape(k.upper())}</td><td>{v:.3f}</td><td>{'' if res.after.get(k) is None else format(res.after[k], '.3f')}</td></tr>"
+        for k, v in res.before.items()
+    )
+    return (
+        f"<!doctype html><html><head><meta charset='utf-8'><title>Calibration of {escape(res.judge)}</title></head>"
+        f"<body><h1>Calibration of {escape(res.judge)}: {escape(res.method)}</h1>"
+        f"<p>{res.n} rows; {escape(_protocol(res.protocol))}.</p>"
+        f"<table><tr><th>Measure</th><th>Before</th><th>After</th></tr>{rows}</table>"
+        "<h2>Reliability diagram (held-out rows of the first split; grey: before, blue: after)</h2>"
+        f"{_svg_reliability(res.reliability, float(lo), float(hi))}</body></html>\n"
+    )

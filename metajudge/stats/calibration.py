@@ -81,3 +81,22 @@ def ks_two_sample(a: Sequence[float] | FArr, b: Sequence[float] | FArr) -> tuple
 
     r = ks_2samp(np.asarray(a, float), np.asarray(b, float))
     return float(r.statistic), float(r.pvalue)
+
+
+def reliability_bins(pred: FArr, outcome: FArr, *, bins: int = 10) -> list[dict[str, float]]:
+    """Equal-count bins of ``pred`` (sorted): per bin its size, mean prediction and mean outcome
+    (a reliability diagram's points; a calibrated predictor lies on the diagonal)."""
+    p = np.asarray(pred, float)
+    y = np.asarray(outcome, float)
+    order = np.argsort(p, kind="stable")
+    out = []
+    for part in np.array_split(order, min(bins, len(p))):
+        if len(part):
+            out.append(
+                {
+                    "n": len(part),
+                    "pred": float(p[part].mean()),
+                    "outcome": float(y[part].mean()),
+                }
+            )
+    return out

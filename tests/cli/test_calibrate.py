@@ -299,3 +299,23 @@ def test_platt_on_a_binary_distribution_and_one_class_refused(tmp_path: Path, ca
     one = _write(tmp_path / "one.csv", [[0, 1, "human"]] + [[0.4, 0.6, 1]] * 40)
     assert main([*argv[:3], str(one), *argv[4:]]) == 2
     assert "field human" in capsys.readouterr().err
+
+
+def test_fit_html_reliability_diagram(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    page = tmp_path / "fit.html"
+    argv = [
+        "calibrate",
+        "fit",
+        "--input",
+        str(_csv(data_dir, "4omini", "fluency")),
+        "--repeats",
+        "2",
+    ]
+    r = _json(capsys, [*argv, "--html", str(page), "--format", "json"])
+    gap = {
+        t: sum(abs(b["pred"] - b["outcome"]) for b in r["reliability"][t]) / 10
+        for t in ("before", "after")
+    }
+    assert gap["after"] < 0.5 * gap["before"]  # held-out bins move onto the diagonal
+    text = page.read_text()
+    assert text.count("<polyline") == 2 and "Reliability diagram" in text

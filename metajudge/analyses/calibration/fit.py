@@ -39,6 +39,7 @@ class FitResult(Result):
     after: dict[str, float]
     sd: dict[str, float]
     calibrator: dict[str, Any] = field(repr=False)
+    reliability: dict[str, list[dict[str, float]]] = field(default_factory=dict)
 
 
 def _errors(table: RatingTable, method: str, fit_idx: IArr, test_idx: IArr) -> dict[str, float]:
@@ -85,6 +86,23 @@ def _distribution_errors(
     return out
 
 
+def reliability(
+    table: RatingTable, method: str, fit_idx: IArr, test_idx: IArr
+) -> dict[str, list[dict[str, float]]]:
+    """Reliability-diagram points on held-out rows (10 equal-count bins of each prediction):
+    the judge's score and the calibrated score against the mean human score (platt: the
+    probability against the share of label 1)."""
+    fit, test = table.take(fit_idx), table.take(test_idx)
+    params = maps.fit_map(method, fit.pred, fit.human, probs=fit.probs, values=fit.values)
+    after = maps.apply_map(method, params, test.pred, probs=test.probs, values=test.values)
+    if method != "platt":
+        after = np.clip(after, *table.scale)
+    return {
+        "before": cs.reliability_bins(test.pred, test.human),
+        "after": cs.reliability_bins(after, test.human),
+    }
+
+
 def _folds(n: int, k: int, seed: int) -> list[tuple[IArr, IArr]]:
     if k < 2 or k > n // 2:
         raise InputError(f"--folds must be in [2, {n // 2}], got {k}", field="--folds")
@@ -119,10 +137,8 @@ def calibrate_fit(
         runs = [{k: float(np.average([o[k] for o in oof], weights=w)) for k in oof[0]}]
         protocol = {"kind": "cross-fit", "folds": folds, "seed": seed}
     else:
-        runs = [
-            _errors(table, method, f, t)
-            for f, t in splits(len(table), seed=seed, repeats=repeats, fraction=fraction)
-        ]
+        parts = splits(len(table), seed=seed, repeats=repeats, fraction=fraction)
+        runs = [_errors(table, method, f, t) for f, t in parts]
         protocol = {
             "kind": "repeated splits",
             "repeats": repeats,
@@ -141,6 +157,9 @@ def calibrate_fit(
         after={k.removesuffix("_after"): v for k, v in mean.items() if k.endswith("_after")},
         sd=sd,
         calibrator=calibrator_dict(table, method, protocol),
+        reliability=reliability(
+            table, method, *parts[0]
+        ),  # the first split's (fold's) held-out rows
     )
 
 
