@@ -136,6 +136,11 @@ def _register_conformal(sub: Any) -> None:
         "--target", metavar="FILE", help="calibrate on all rows, measure on this CSV (same format)"
     )
     k.add_argument(
+        "--intervals",
+        metavar="FILE",
+        help="write each test row's interval of the first split, per method (CSV: widths per item)",
+    )
+    k.add_argument(
         "--shift-alpha",
         type=float,
         default=0.05,
@@ -239,6 +244,10 @@ def _cmd_conformal(args: argparse.Namespace) -> int:
 
     check_alpha(args.alpha)
     check_alpha(args.shift_alpha, "--shift-alpha")
+    if args.intervals:
+        from metajudge.io import check_output_file
+
+        check_output_file(args.intervals, inputs=[args.input, args.target], field="--intervals")
     table, dropped = _table(args)
     target = (
         table_from_csv(args.target, distribution=args.distribution, data_dir=args.data_dir)
@@ -261,7 +270,22 @@ def _cmd_conformal(args: argparse.Namespace) -> int:
         fraction=args.fraction,
         target=target,
         shift_alpha=args.shift_alpha,
+        keep_items=bool(args.intervals),
     )
     if res.target and res.target["warning"]:
         print(f"warning: {res.target['warning']}", file=sys.stderr)
+    if args.intervals:
+        _write_intervals(args.intervals, res.items)
     return _emit(args, res, conformal_markdown(res, dropped))
+
+
+def _write_intervals(path: str, items: list[dict[str, Any]]) -> None:
+    import csv
+
+    from metajudge.io import atomic_write
+
+    with atomic_write(path) as fh:
+        w = csv.DictWriter(fh, fieldnames=list(items[0]))
+        w.writeheader()
+        w.writerows(items)
+    print(f"wrote {len(items)} intervals to {path}", file=sys.stderr)

@@ -319,3 +319,37 @@ def test_fit_html_reliability_diagram(data_dir: Path, tmp_path: Path, capsys) ->
     assert gap["after"] < 0.5 * gap["before"]  # held-out bins move onto the diagonal
     text = page.read_text()
     assert text.count("<polyline") == 2 and "Reliability diagram" in text
+
+
+def test_intervals_per_item(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    import csv
+
+    out = tmp_path / "intervals.csv"
+    argv = [
+        "calibrate",
+        "conformal",
+        "--input",
+        str(_csv(data_dir, "4omini", "consistency")),
+        "--repeats",
+        "1",
+    ]
+    r = _json(
+        capsys,
+        [
+            *argv,
+            "--method",
+            "split",
+            "--method",
+            "isotonic-split",
+            "--intervals",
+            str(out),
+            "--format",
+            "json",
+        ],
+    )
+    rows = list(csv.DictReader(out.open()))
+    assert len(rows) == 1600  # 800 test rows x 2 methods
+    for m in r["methods"]:
+        mine = [x for x in rows if x["method"] == m["method"]]
+        assert abs(sum(float(x["width"]) for x in mine) / len(mine) - m["width"]) < 1e-9
+        assert abs(sum(x["covered"] == "True" for x in mine) / len(mine) - m["coverage"]) < 1e-9

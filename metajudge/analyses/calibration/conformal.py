@@ -162,6 +162,7 @@ class ConformalResult(Result):
     methods: list[dict[str, Any]]
     chosen: dict[str, int] = field(default_factory=dict)
     target: dict[str, Any] | None = None
+    items: list[dict[str, Any]] = field(default_factory=list, repr=False)
 
 
 def _summary(method: str, runs: Sequence[tuple[float, float]]) -> dict[str, Any]:
@@ -185,10 +186,12 @@ def calibrate_conformal(
     fraction: float = 0.5,
     target: RatingTable | None = None,
     shift_alpha: float = 0.05,
+    keep_items: bool = False,
 ) -> ConformalResult:
     """Coverage and mean width of each method over ``repeats`` seeded calibration/test splits
     (``fraction`` of the rows calibrate); with ``target``: calibrated on every row of ``table``,
-    measured on ``target``, with a KS two-sample test of the two tables' judge scores."""
+    measured on ``target``, with a KS two-sample test of the two tables' judge scores.
+    ``keep_items``: keep each test row's interval of the first split (``items``)."""
     o = options
     check_alpha(o.alpha)
     if not 0 < o.fit_fraction < 1:
@@ -202,13 +205,18 @@ def calibrate_conformal(
             )
     runs: dict[str, list[tuple[float, float]]] = {m: [] for m in methods}
     chosen: dict[str, int] = {}
-    for cal_i, test_i in splits(len(table), seed=o.seed, repeats=repeats, fraction=fraction):
+    items: list[dict[str, Any]] = []
+    parts = splits(len(table), seed=o.seed, repeats=repeats, fraction=fraction)
+    for r, (cal_i, test_i) in enumerate(parts):
         cal, test = table.take(cal_i), table.take(test_i)
         for m in methods:
             use = choose(cal, o) if m == AUTO else m
             if m == AUTO:
                 chosen[use] = chosen.get(use, 0) + 1
-            runs[m].append(_measure(*intervals(use, cal, test, o), test.human))
+            lo, hi = intervals(use, cal, test, o)
+            runs[m].append(_measure(lo, hi, test.human))
+            if keep_items and r == 0:
+                items += _items(test, m, lo, hi)
     res = ConformalResult(
         judge=table.judge,
         n=len(table),
@@ -221,10 +229,28 @@ def calibrate_conformal(
         protocol={"repeats": repeats, "fraction": fraction, "seed": o.seed},
         methods=[_summary(m, runs[m]) for m in methods],
         chosen=chosen,
+        items=items,
     )
     if target is not None:
         res.target = _on_target(table, target, methods, o, shift_alpha)
     return res
+
+
+def _items(test: RatingTable, method: str, lo: FArr, hi: FArr) -> list[dict[str, Any]]:
+    """Each test row's interval: id, judge score, bounds, width, human score, covered."""
+    return [
+        {
+            "id": test.ids[i],
+            "method": method,
+            "judge": float(test.pred[i]),
+            "lo": float(lo[i]),
+            "hi": float(hi[i]),
+            "width": float(hi[i] - lo[i]),
+            "human": float(test.human[i]),
+            "covered": bool(lo[i] - 1e-9 <= test.human[i] <= hi[i] + 1e-9),
+        }
+        for i in range(len(test))
+    ]
 
 
 def _on_target(
