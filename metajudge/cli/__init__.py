@@ -23,6 +23,7 @@ from metajudge import __version__
 _COMMAND_MODULES: tuple[str, ...] = (
     "metajudge.cli.agreement",  # `agreement`
     "metajudge.cli.backends",  # `backends`, `cache`
+    "metajudge.cli.calibrate",  # `calibrate` (fit, apply, conformal; selective)
     "metajudge.cli.baselines",  # `baselines`
     "metajudge.cli.calibrate_selective",  # `calibrate-selective` (temporary; -> `calibrate selective`)
     "metajudge.cli.data",  # `data`

@@ -22,7 +22,7 @@ COMMAND_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "Evaluate (metrics against human labels)",
         ("meta-eval", "report", "kendall", "rank-clusters", "power", "matrix", "baselines"),
     ),
-    ("Judges (LLM judges and their backbones)", ("judge", "backbone-swap")),
+    ("Judges (LLM judges and their backbones)", ("judge", "backbone-swap", "calibrate")),
     ("Decide (can judge Y replace judge X)", ("decide",)),
     ("Calibrate (how far to trust each verdict)", ("calibrate-selective",)),
     ("Agreement (between the human annotators)", ("agreement",)),

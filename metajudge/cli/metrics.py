@@ -48,6 +48,11 @@ def register(subparsers: Any) -> None:
         "--fresh", action="store_true", help="ignore an existing output file (recompute everything)"
     )
     add_backbone(p, "LLM-judge metrics: ")
+    p.add_argument(
+        "--calibrator",
+        metavar="FILE",
+        help="a `calibrate fit` file: adds <metric>.calibrated (another signature: exit 2)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--no-progress", dest="quiet", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(func=_cmd_score)
@@ -141,6 +146,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
     out = check_output_file(args.output, inputs=[args.input], field="--output")
     options = parse_options(args.option)
     check_cli_options(options)
+    cal = _check_calibrator(args, metrics, options)
     source = open_dataset(args.dataset, args.input, data_dir=args.data_dir)
     cache = None if args.fresh or not out.exists() else out
     # rows of other metrics already in the file are kept as they are (one file can accumulate metrics)
@@ -159,6 +165,8 @@ def _cmd_score(args: argparse.Namespace) -> int:
         backbone=cli_backbone(args.backbone),
         reference_field=args.reference_field,
     )
+    if cal is not None:
+        rows += _calibrated(cal, rows)
     n = write_scores(out, others + rows)
     print(
         f"wrote {n} rows to {out}"
@@ -175,6 +183,51 @@ def _cmd_score(args: argparse.Namespace) -> int:
         for what, k in s["affected"].items():  # nothing silent: cuts and caps with their share
             print(f"    note: {what.replace('_', ' ')} in {k} of {s['n']} responses")
     return _report_errors(rows, sys.stderr)
+
+
+def _check_calibrator(args: argparse.Namespace, metrics: list[str], options: dict) -> Any:
+    """The ``--calibrator`` file, refused before anything is scored when its metric is not
+    scored here or the metric's signature (with these options and backbone) differs."""
+    if not args.calibrator:
+        return None
+    from metajudge.analyses.calibration.fit import check_calibrator, check_signature
+    from metajudge.cli.backends import cli_backbone
+    from metajudge.errors import InputError
+    from metajudge.io import read_json
+    from metajudge.metrics.registry import metric_info
+
+    cal = check_calibrator(read_json(args.calibrator), args.calibrator)
+    name = str(cal["judge"].get("metric"))
+    if name not in metrics:
+        raise InputError(
+            f"the calibrator is for metric {name!r}, which --metrics does not score",
+            path=args.calibrator,
+            field="judge.metric",
+        )
+    info = metric_info(name, backbone=cli_backbone(args.backbone), **options.get(name, {}))
+    check_signature(cal, name, str(info["signature"]), args.calibrator)
+    return cal
+
+
+def _calibrated(cal: Any, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows of ``<metric>.calibrated`` for the scored rows of the calibrator's metric."""
+    import numpy as np
+
+    from metajudge.analyses.calibration.fit import (
+        apply_calibrator,
+        calibrated_name,
+        check_signature,
+    )
+
+    name, sig = calibrated_name(cal)
+    mine = [r for r in rows if r["metric"] == cal["judge"]["metric"] and r["score"] is not None]
+    for r in mine:
+        check_signature(cal, r["metric"], r["signature"])
+    after = apply_calibrator(cal, np.array([r["score"] for r in mine], float))
+    return [
+        {**r, "metric": name, "score": float(s), "signature": sig, "details": {"raw": r["score"]}}
+        for r, s in zip(mine, after, strict=True)
+    ]
 
 
 def _report_errors(rows: list[dict[str, Any]], err: Any, first: int = 5) -> int:

@@ -323,3 +323,81 @@ def _unieval_subset(src: _Source, subset: str, make_input: Any) -> list[Record]:
         }
         out.append(src.record(d, p, where=w))
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Sheng et al. 2025 (conformal_judge_sheng2025): rating log-probabilities beside expert means
+
+SHENG_MODELS = ("4omini", "qwen", "dsr1")
+#: the file whose row order the records follow (SummEval's / PPairS' order: document-major)
+SHENG_REFERENCE = "qwen"
+SHENG_BLOCK = 16  # summaries per document
+
+
+def sheng_row_id(i: int) -> tuple[str, str]:
+    """(id, system) of reference row ``i``: PPairS' ``A<document>`` and ``S<summary>``."""
+    return f"A{i // SHENG_BLOCK}", f"S{i % SHENG_BLOCK}"
+
+
+def _human_matrix(src: _Source, model: str) -> tuple[Any, list[Any]]:
+    import numpy as np
+
+    from metajudge.data.rating_csv import read_rating_csv
+
+    got = [read_rating_csv(src.path(f"summeval/{model}_{d}.csv")) for d in src.card.dimensions]
+    return np.stack([g.human for g in got], axis=1), got
+
+
+def sheng_alignment(src: _Source) -> dict[str, Any]:
+    """For each model, the reference row of each of its file rows. The 4omini files hold the
+    same 100 documents x 16 summaries in another document order: each block of 16 rows is
+    matched to the reference block with identical expert means on all dimensions (it must be a
+    one-to-one match, else an error names the file)."""
+    import numpy as np
+
+    ref, _ = _human_matrix(src, SHENG_REFERENCE)
+    n = len(ref)
+    blocks = {ref[b : b + SHENG_BLOCK].round(6).tobytes(): b for b in range(0, n, SHENG_BLOCK)}
+    out: dict[str, Any] = {}
+    for model in SHENG_MODELS:
+        h, got = _human_matrix(src, model)
+        if len(h) != n:
+            raise InputError(f"{len(h)} rows, the reference file has {n}", path=got[0].path)
+        if np.array_equal(h, ref):
+            out[model] = np.arange(n)
+            continue
+        order = np.empty(n, dtype=int)
+        used: set[int] = set()
+        for b in range(0, n, SHENG_BLOCK):
+            r = blocks.get(h[b : b + SHENG_BLOCK].round(6).tobytes())
+            if r is None or r in used:
+                raise InputError(
+                    f"rows {b + 2}..{b + SHENG_BLOCK + 1} match no (or an already matched) block "
+                    f"of 16 summaries in {SHENG_REFERENCE}'s files",
+                    path=got[0].path,
+                    field="<rows>",
+                )
+            used.add(r)
+            order[b : b + SHENG_BLOCK] = np.arange(r, r + SHENG_BLOCK)
+        out[model] = order
+    return out
+
+
+def convert_sheng(src: _Source) -> list[Record]:
+    """One Likert record per row of the reference files; each score = the last column (the mean
+    of 3 experts). Every model's rows are aligned to them (:func:`sheng_alignment`)."""
+    sheng_alignment(src)  # the files agree on the human scores (an error names the file)
+    ref, got = _human_matrix(src, SHENG_REFERENCE)
+    out: list[Record] = []
+    for i in range(len(ref)):
+        rid, system = sheng_row_id(i)
+        d = {
+            "id": rid,
+            "input": {"question": SUMMARISE_QUESTION},
+            "system": system,
+            "response": None,
+            "scores": {dim: [float(ref[i, j])] for j, dim in enumerate(src.card.dimensions)},
+            "meta": {},
+        }
+        out.append(src.record(d, got[0].path, line=got[0].lines[i]))
+    return out

@@ -34,6 +34,7 @@ CONVERTERS: dict[str, Converter] = {
     "judgebench": pw.convert_judgebench,
     "unieval_topicalchat_sfres_sfhot": lik.convert_unieval,
     "trust_or_escalate_jung2025": pw.convert_trust_or_escalate,
+    "conformal_judge_sheng2025": lik.convert_sheng,
 }
 
 

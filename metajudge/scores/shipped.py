@@ -62,12 +62,19 @@ def _released_probs(ds: Any, spec: Mapping[str, Any], data_dir: Any, metrics: An
     return rows
 
 
+def _rating_distributions(ds: Any, spec: Mapping[str, Any], data_dir: Any, metrics: Any) -> list:
+    from metajudge.scores.rating_distributions import shipped_distribution_rows
+
+    return shipped_distribution_rows(ds, dict(spec), data_dir, metrics)
+
+
 #: loader name (a card's ``shipped_scores[].loader``) → reader
 LOADERS: dict[str, Loader] = {
     "ragchecker_baseline": _ragchecker,
     "lftqa_metric_files": _lftqa,
     "hanna_metric_columns": _hanna,
     "trust_or_escalate_probs": _released_probs,
+    "rating_distribution_csv": _rating_distributions,
 }
 
 

@@ -31,6 +31,7 @@ LABELLED = [
     "judgebench",
     "unieval_topicalchat_sfres_sfhot",
     "trust_or_escalate_jung2025",
+    "conformal_judge_sheng2025",
 ]
 BENCHMARKS = ["mudabench", "mtraig_precursor_kwondu"]
 COLLECTIONS = ["dmg_judge_bench"]  # one subset per file, each with its own card
