@@ -168,3 +168,30 @@ def test_writes_the_report_and_states_the_verdict(
     assert "1 of 1 LLMs pass the Alt-Test" in md and "| A | 6 | 0.667 | 0.833 |" in md
     assert json.loads((out / "alt_test.json").read_text("utf-8"))["llms"][0]["winning_rate"] == 1
     assert (out / "alt_test.md").read_text("utf-8") == md.split("wrote ")[0].rstrip("\n") + "\n"
+
+
+def test_the_readme_alt_test_line_on_the_fixture(capsys: pytest.CaptureFixture[str]) -> None:
+    """README, Bring your own data: the Alt-Test line on tests/fixtures/byod/alt_test gives the
+    values the README states (winning rate 1.00, advantage probability 0.67)."""
+    import re
+    import shlex
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
+    section = readme.split("## Bring your own data\n", 1)[1].split("\n## ", 1)[0]
+    lines = [
+        ln
+        for block in re.findall(r"```bash\n(.*?)```", section, flags=re.DOTALL)
+        for ln in block.splitlines()
+        if "decide alt-test" in ln
+    ]
+    assert len(lines) == 1
+    argv = shlex.split(lines[0])[1:]
+    assert main(argv) == 0
+    md = capsys.readouterr().out
+    assert "1 of 1 LLMs pass the Alt-Test" in md
+    assert "winning rate 1.00, advantage probability 0.67" in md
+    assert "| m | 1.00 | 0.67 | yes | 6 |" in md
+    assert (
+        "LLM `m`\nbeats all three annotators (winning rate 1.00) with advantage probability 0.67"
+        in readme
+    )

@@ -33,7 +33,8 @@ LABELLED = [
     "judging_the_judges_thakur2024",
 ]
 BENCHMARKS = ["mudabench", "mtraig_precursor_kwondu"]
-COLLECTIONS = ["dmg_judge_bench", "alt_test_calderon2025"]  # one subset per file, each with its own card
+# one subset per file (per annotation set), each with its own card
+COLLECTIONS = ["dmg_judge_bench", "alt_test_calderon2025"]
 
 
 def test_every_folder_has_a_card() -> None:
