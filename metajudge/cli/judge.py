@@ -41,6 +41,7 @@ def register(subparsers: Any) -> None:
     _add_mudabench(jsub)
     _add_equivalence_probe(jsub)
     _add_mtraig_perturb(jsub)
+    _add_jury(jsub)
     judge_batch.add_export_batch(jsub)
     judge_batch.add_import_batch(jsub)
 
@@ -240,4 +241,60 @@ def _cmd_perturb(args: argparse.Namespace) -> int:
         )
         print(f"  ratios (verification only): {res['verify_ratios']}")
     _write(args.output, res)
+    return 0
+
+
+def _add_jury(jsub: Any) -> None:
+    from metajudge.cli import options as opt
+    from metajudge.cli.types import probability
+
+    p = jsub.add_parser(
+        "jury",
+        help="combine a dataset's judge label columns: majority and weighted vote (weights fitted "
+        "on a seeded split) vs the best single judge, McNemar, error correlation, effective "
+        "number of judges",
+    )
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--dataset", metavar="NAME", help="a built-in categorical or binary dataset")
+    g.add_argument("--input", metavar="FILE", help="a canonical JSONL file")
+    p.add_argument("--subset", help="only this subset of the dataset")
+    p.add_argument(
+        "--scores",
+        action="append",
+        help="label columns (the --scores grammar; default: shipped, the released judges)",
+    )
+    p.add_argument("--judges", help="comma-separated columns to combine (default: all)")
+    p.add_argument("--dimension", help="the human dimension (default: the first)")
+    p.add_argument(
+        "--fit-fraction",
+        type=probability,
+        default=0.5,
+        help="share of the inputs that fit the weights and pick the best judge (default 0.5)",
+    )
+    add_seed(p)
+    add_data_dir(p)
+    opt.add_format(p)
+    p.set_defaults(func=_cmd_jury)
+
+
+def _cmd_jury(args: argparse.Namespace) -> int:
+    import json
+
+    from metajudge.reports.jury_report import jury_markdown
+    from metajudge.results import finite
+    from metajudge.runs.jury import run_jury
+
+    res = run_jury(
+        args.dataset,
+        input_file=args.input,
+        subset=args.subset,
+        scores=args.scores or ["shipped"],
+        judges=[j.strip() for j in args.judges.split(",")] if args.judges else None,
+        dimension=args.dimension,
+        data_dir=args.data_dir,
+        fit_fraction=args.fit_fraction,
+        seed=args.seed,
+    )
+    j = finite(res.to_dict())
+    print(json.dumps(j, indent=1) if args.format == "json" else jury_markdown(j, res.sentence()))
     return 0

@@ -1,0 +1,76 @@
+"""``metajudge judge jury``: a dataset's label columns (e.g. its released judges, ``--scores
+shipped``) combined into juries (:func:`metajudge.analyses.juries.jury`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from metajudge.errors import InputError
+
+
+def run_jury(
+    dataset: str | None,
+    *,
+    input_file: str | None = None,
+    subset: str | None = None,
+    scores: Sequence[str] = ("shipped",),
+    judges: Sequence[str] | None = None,
+    dimension: str | None = None,
+    data_dir: str | Path | None = None,
+    fit_fraction: float = 0.5,
+    seed: int = 0,
+) -> Any:
+    """The jury result of one dimension of a categorical or binary dataset."""
+    from metajudge.analyses.juries import jury
+    from metajudge.analyses.metric_vs_human.categorical import _column_labels, gold_labels
+    from metajudge.data.formats import response_key
+    from metajudge.data.loading import open_dataset
+    from metajudge.scores.spec import gather_scores
+
+    ds = open_dataset(dataset, input_file, subset=subset, data_dir=data_dir)
+    if ds.card.label_kind not in ("categorical", "binary"):
+        raise InputError(
+            f"{ds.name} has {ds.card.label_kind} labels: juries are built on label data "
+            "(categorical or binary)",
+            field="dataset",
+        )
+    dims = ds.card.dimensions
+    dim = dimension or dims[0]
+    if dim not in dims:
+        raise InputError(
+            f"no dimension {dim!r} (dimensions: {', '.join(dims)})", field="--dimension"
+        )
+    rows = gather_scores(ds, list(scores), data_dir=data_dir)
+    several = len(dims) > 1
+    by_metric: dict[str, list] = {}
+    for r in rows:
+        name = r["metric"]
+        if several:
+            if not name.endswith("_" + dim):
+                continue
+            name = name[: -len(dim) - 1]
+        by_metric.setdefault(name, []).append(r)
+    names = list(judges) if judges else list(by_metric)
+    unknown = [j for j in names if j not in by_metric]
+    if unknown:
+        raise InputError(
+            f"no judge column {unknown[0]!r} (columns: {', '.join(by_metric)})", field="--judges"
+        )
+    labels = tuple(ds.card.scale_of(dim).labels or ())
+    keys = [response_key(r.id, r.system) for r in ds.records]  # type: ignore[union-attr]
+    preds = {}
+    for j in names:
+        table, _ = _column_labels(by_metric[j], j, labels)
+        preds[j] = [table.get(k) for k in keys]
+    return jury(
+        gold_labels(ds, dim).labels,
+        preds,
+        [r.id for r in ds.records],
+        labels,
+        dataset=ds.name,
+        dimension=dim,
+        fit_fraction=fit_fraction,
+        seed=seed,
+    )
