@@ -158,6 +158,7 @@ def _filtered(
     keep_h = [h for h in humans if len(items_of[h]) >= settings.min_items]
     dropped = {
         "items_without_llm_label": sum(1 for i in by_item if i not in llm_items),
+        "llm_items_without_human_label": sum(1 for i in llm_items if i not in by_item),
         "items_below_min_annotators": sum(
             1 for i, hs in by_item.items() if i in llm_items and len(hs) < settings.min_annotators
         ),

@@ -328,7 +328,9 @@ def alt_test_markdown(j: Mapping[str, Any], sentence: str) -> str:
             "",
             (
                 f"Dropped: {d.get('items_without_llm_label', 0)} items without its label, "
-                f"{d.get('items_below_min_annotators', 0)} with too few annotators; annotators "
+                f"{d.get('items_below_min_annotators', 0)} with too few annotators, "
+                f"{d.get('llm_items_without_human_label', 0)} LLM labels of items no human "
+                "labelled; annotators "
                 f"below the minimum: {', '.join(d.get('annotators_below_min_items') or []) or 'none'}."
             ),
             "",

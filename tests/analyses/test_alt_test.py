@@ -195,3 +195,16 @@ def test_the_readme_alt_test_line_on_the_fixture(capsys: pytest.CaptureFixture[s
         "LLM `m`\nbeats all three annotators (winning rate 1.00) with advantage probability 0.67"
         in readme
     )
+
+
+def test_items_one_side_has_are_counted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Human items without an LLM label and LLM labels of items no human labelled are left out
+    and counted (nothing silent)."""
+    x = {str(i): "x" for i in range(6)}
+    d = _write(tmp_path / "partial", {"A": x, "B": x}, {"m": {**x, "extra": "x", "more": "y"}})
+    j = _run_json(["--input", str(d), "--min-items", "6"], capsys)
+    assert j["dropped"]["by_llm"]["m"]["llm_items_without_human_label"] == 2
+    x2 = {**x, "6": "x"}
+    d = _write(tmp_path / "partial2", {"A": x2, "B": x2}, {"m": x})
+    j = _run_json(["--input", str(d), "--min-items", "6"], capsys)
+    assert j["dropped"]["by_llm"]["m"]["items_without_llm_label"] == 1 and j["n_items"] == 6
