@@ -400,6 +400,35 @@ def _demo(ctx: dict[str, Any]) -> Any:
     return DemoResult(DemoOptions(), {}, [_judge_run(ctx)], swap, {"calls": 6}, 1.0)
 
 
+@builds("metajudge.analyses.alt_test:AltTestResult")
+def _alt_test(ctx: dict[str, Any]) -> Any:
+    from metajudge.analyses.alt_test import alt_test, settings_for
+    from metajudge.data.alt_test_dir import load_alt_test
+
+    data = load_alt_test("alt_test_calderon2025", "mtbench", data_dir=ctx["data_dir"])
+    return alt_test(data, settings_for("mtbench"))
+
+
+@builds("metajudge.analyses.juries:JuryResult")
+def _jury(ctx: dict[str, Any]) -> Any:
+    from metajudge.runs.jury import run_jury
+
+    return run_jury("alt_test_calderon2025", subset="mtbench", data_dir=ctx["data_dir"])
+
+
+@builds("metajudge.analyses.self_preference:SelfPreference")
+def _self_preference(ctx: dict[str, Any]) -> Any:
+    from metajudge.runs.jury import run_self_preference
+
+    return run_self_preference(
+        "judging_the_judges_thakur2024",
+        judge="GPT-4",
+        family=["gpt-4t"],
+        n_boot=50,
+        data_dir=ctx["data_dir"],
+    )
+
+
 # the tests ------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def ctx(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:

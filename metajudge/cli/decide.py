@@ -1,4 +1,5 @@
-"""CLI: ``metajudge decide swap|verdicts|frontier|drift|ppi`` — the backbone decision.
+"""CLI: ``metajudge decide swap|verdicts|frontier|drift|ppi|alt-test`` — the backbone decision,
+and whether an LLM may replace the human annotators (the Alternative Annotator Test).
 
 Only argparse is imported here; the library loads inside each command.
 """
@@ -111,6 +112,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     _common(d, margin=False)
     d.set_defaults(func=_out_checked(_cmd_drift))
     _register_ppi(dsub)
+    _register_alt_test(dsub)
 
 
 def _register_ppi(dsub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -357,3 +359,73 @@ def _verdict_files(args: argparse.Namespace) -> list[str]:
             "give at least two verdict files (--input FILE, repeated)", field="--input"
         )
     return files
+
+
+def _register_alt_test(dsub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    a = dsub.add_parser(
+        "alt-test",
+        help="may an LLM replace the human annotators? the Alternative Annotator Test (Calderon "
+        "et al., ACL 2025): leave-one-annotator-out, one-sided t per annotator, "
+        "Benjamini-Yekutieli; winning rate and advantage probability",
+    )
+    a.add_argument(
+        "--input",
+        metavar="DIR",
+        help="a folder with human_annotations.json {annotator: {item: label}} and "
+        "llm_annotations.json {llm: {item: label}} (README, Bring your own data)",
+    )
+    a.add_argument(
+        "--dataset", help="a built-in dataset in that format (alt_test_calderon2025) with --subset"
+    )
+    a.add_argument("--subset", help="the annotation set of --dataset (e.g. framing)")
+    a.add_argument(
+        "--llm", action="append", default=[], help="test only this LLM (repeatable; default all)"
+    )
+    a.add_argument(
+        "--epsilon",
+        type=nonneg_float,
+        help="ε, the margin the LLM may trail each annotator by (default: the paper's for a "
+        "built-in subset, else 0.2)",
+    )
+    a.add_argument("--q", type=probability, help="FDR level of Benjamini-Yekutieli (default 0.05)")
+    a.add_argument(
+        "--scoring",
+        choices=("accuracy", "neg_rmse", "neg_mae"),
+        help="alignment with the other annotators (default: accuracy for categories, neg_rmse "
+        "for numbers; a built-in subset: the paper's)",
+    )
+    a.add_argument(
+        "--min-annotators",
+        type=positive_int,
+        help="keep items with at least this many annotators (default 2)",
+    )
+    a.add_argument(
+        "--min-items",
+        type=positive_int,
+        help="keep annotators with at least this many kept items (default 30)",
+    )
+    opt.add_data_dir(a)
+    opt.add_out(a, "write alt_test.md and alt_test.json into this folder")
+    opt.add_format(a)
+    a.set_defaults(func=_out_checked(_cmd_alt_test))
+
+
+def _cmd_alt_test(args: argparse.Namespace) -> int:
+    from metajudge.analyses.alt_test import alt_test, settings_for
+    from metajudge.data.alt_test_dir import load_alt_test
+    from metajudge.reports.decision_report import alt_test_markdown
+    from metajudge.results import finite
+
+    data = load_alt_test(args.dataset, args.subset, args.input, args.data_dir)
+    settings = settings_for(
+        args.subset if args.dataset else None,
+        epsilon=args.epsilon,
+        q=args.q,
+        scoring=args.scoring,
+        min_annotators=args.min_annotators,
+        min_items=args.min_items,
+    )
+    res = alt_test(data, settings, llms=args.llm or None)
+    j = finite(res.to_dict())
+    _emit(args, "alt_test", j, alt_test_markdown(j, res.sentence()))
+    return 0

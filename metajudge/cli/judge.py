@@ -41,6 +41,8 @@ def register(subparsers: Any) -> None:
     _add_mudabench(jsub)
     _add_equivalence_probe(jsub)
     _add_mtraig_perturb(jsub)
+    _add_jury(jsub)
+    _add_self_preference(jsub)
     judge_batch.add_export_batch(jsub)
     judge_batch.add_import_batch(jsub)
 
@@ -256,4 +258,115 @@ def _cmd_perturb(args: argparse.Namespace) -> int:
         )
         print(f"  ratios (verification only): {res['verify_ratios']}")
     _write(args.output, res)
+    return 0
+
+
+def _add_jury(jsub: Any) -> None:
+    from metajudge.cli import options as opt
+    from metajudge.cli.types import probability
+
+    p = jsub.add_parser(
+        "jury",
+        help="combine a dataset's judge label columns: majority and weighted vote (weights fitted "
+        "on a seeded split) vs the best single judge, McNemar, error correlation, effective "
+        "number of judges",
+    )
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--dataset", metavar="NAME", help="a built-in categorical or binary dataset")
+    g.add_argument("--input", metavar="FILE", help="a canonical JSONL file")
+    p.add_argument("--subset", help="only this subset of the dataset")
+    p.add_argument(
+        "--scores",
+        action="append",
+        help="label columns (the --scores grammar; default: shipped, the released judges)",
+    )
+    p.add_argument("--judges", help="comma-separated columns to combine (default: all)")
+    p.add_argument("--dimension", help="the human dimension (default: the first)")
+    p.add_argument(
+        "--fit-fraction",
+        type=probability,
+        default=0.5,
+        help="share of the inputs that fit the weights and pick the best judge (default 0.5)",
+    )
+    add_seed(p)
+    add_data_dir(p)
+    opt.add_format(p)
+    p.set_defaults(func=_cmd_jury)
+
+
+def _cmd_jury(args: argparse.Namespace) -> int:
+    import json
+
+    from metajudge.reports.jury_report import jury_markdown
+    from metajudge.results import finite
+    from metajudge.runs.jury import run_jury
+
+    res = run_jury(
+        args.dataset,
+        input_file=args.input,
+        subset=args.subset,
+        scores=args.scores or ["shipped"],
+        judges=[j.strip() for j in args.judges.split(",")] if args.judges else None,
+        dimension=args.dimension,
+        data_dir=args.data_dir,
+        fit_fraction=args.fit_fraction,
+        seed=args.seed,
+    )
+    j = finite(res.to_dict())
+    print(json.dumps(j, indent=1) if args.format == "json" else jury_markdown(j, res.sentence()))
+    return 0
+
+
+def _add_self_preference(jsub: Any) -> None:
+    from metajudge.cli import options as opt
+
+    p = jsub.add_parser(
+        "self-preference",
+        help="does a judge accept its own model family's answers more than the humans do, beyond "
+        "its leniency with the other systems? (binary verdicts; CIs resample inputs)",
+    )
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--dataset", metavar="NAME", help="a built-in binary dataset")
+    g.add_argument("--input", metavar="FILE", help="a canonical JSONL file")
+    p.add_argument("--subset", help="only this subset of the dataset")
+    p.add_argument(
+        "--scores",
+        action="append",
+        help="label columns (the --scores grammar; default: shipped, the released judges)",
+    )
+    p.add_argument("--judge", required=True, help="the judge column, e.g. GPT-4")
+    p.add_argument(
+        "--family",
+        required=True,
+        help="comma-separated systems of the judge's model family, e.g. gpt-4t",
+    )
+    p.add_argument("--positive", help="the accepting label (default: the card's last label)")
+    p.add_argument("--dimension", help="the human dimension (default: the first)")
+    opt.add_n_boot(p)
+    add_seed(p)
+    add_data_dir(p)
+    opt.add_format(p)
+    p.set_defaults(func=_cmd_self_preference)
+
+
+def _cmd_self_preference(args: argparse.Namespace) -> int:
+    import json
+
+    from metajudge.results import finite
+    from metajudge.runs.jury import run_self_preference
+
+    res = run_self_preference(
+        args.dataset,
+        input_file=args.input,
+        subset=args.subset,
+        scores=args.scores or ["shipped"],
+        judge=args.judge,
+        family=[f.strip() for f in args.family.split(",") if f.strip()],
+        positive=args.positive,
+        dimension=args.dimension,
+        data_dir=args.data_dir,
+        n_boot=args.n_boot,
+        seed=args.seed,
+    )
+    print(json.dumps(finite(res.to_dict()), indent=1) if args.format == "json" else res.sentence())
     return 0

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -400,4 +400,61 @@ def convert_sheng(src: _Source) -> list[Record]:
             "meta": {},
         }
         out.append(src.record(d, got[0].path, line=got[0].lines[i]))
+
+
+# Judging the Judges (UMass-Meta-LLM-Eval/llm_eval results/TriviaQA_Judges_w_HumanJudgement_V2.csv)
+
+THAKUR_FILE = "TriviaQA_Judges_w_HumanJudgement_V2.csv"
+THAKUR_JUDGES = (
+    "JudgeLM",
+    "Gemma-2B",
+    "Llama3-70B",
+    "Llama-70B",
+    "GPT-4",
+    "Llama-7B",
+    "Llama3-8B",
+    "Llama-13B",
+    "Mistral-7B",
+)
+
+
+def thakur_rows(
+    path: Path, rows: list[tuple[int, dict[str, str]]]
+) -> Iterator[tuple[int, str, dict[str, str]]]:
+    """``(line, item id, row)`` of each CSV row that carries a human verdict; the item id is
+    ``q<k>``, k the question's first position in the file (0-based). Rows without a verdict
+    (400 of gpt-4t's, which carry no judge verdict either) are skipped."""
+    ids: dict[str, str] = {}
+    for line, row in rows:
+        for col in ("model", "question", "Human-Eval"):
+            if col not in row:
+                raise InputError(f"missing column {col!r}", path=path, line=line, field=col)
+        q = row["question"]
+        ids.setdefault(q, f"q{len(ids)}")
+        if row["Human-Eval"].strip():
+            yield line, ids[q], row
+
+
+def _verdict(v: str, path: Path, line: int, col: str) -> str:
+    s = v.strip()
+    if s not in ("True", "False"):
+        raise InputError(f"expected True or False, got {v!r}", path=path, line=line, field=col)
+    return s
+
+
+def convert_thakur(src: _Source) -> list[Record]:
+    """One binary record per (question, exam-taker) with a human verdict ('correct')."""
+    p, rows = src.csv_rows(THAKUR_FILE)
+    out: list[Record] = []
+    for line, iid, row in thakur_rows(p, rows):
+        refs = [r for r in row.get("references", "").split("\n") if r.strip()]
+        d = {
+            "id": iid,
+            "input": {"question": row["question"], "reference": refs[0] if refs else None},
+            "system": row["model"],
+            "response": None,
+            "scores": {"correct": [_verdict(row["Human-Eval"], p, line, "Human-Eval")]},
+            "meta": {"references": refs},
+        }
+        out.append(src.record(d, p, line=line))
     return out

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from metajudge.data import convert_alt_test as alt
 from metajudge.data import convert_likert as lik
 from metajudge.data import convert_pairwise as pw
 from metajudge.data import judge_bench as jb
@@ -35,11 +36,15 @@ CONVERTERS: dict[str, Converter] = {
     "unieval_topicalchat_sfres_sfhot": lik.convert_unieval,
     "trust_or_escalate_jung2025": pw.convert_trust_or_escalate,
     "conformal_judge_sheng2025": lik.convert_sheng,
+    "judging_the_judges_thakur2024": lik.convert_thakur,
 }
 
 
 # cards whose folder holds several datasets, each file its own subset with its own card
-COLLECTIONS = {"dmg_judge_bench": jb.load_collection}
+COLLECTIONS = {
+    "dmg_judge_bench": jb.load_collection,
+    "alt_test_calderon2025": alt.load_collection,
+}
 
 
 def convert(

@@ -300,3 +300,51 @@ def plot_frontier(fr: Frontier, path: str | Path, *, title: str = "") -> Path:
     fig.savefig(out, dpi=120)
     plt.close(fig)
     return out
+
+
+def alt_test_markdown(j: Mapping[str, Any], sentence: str) -> str:
+    """The Alt-Test report: the verdict, one row per LLM, then each LLM's per-annotator table."""
+    lines = [
+        "# The Alternative Annotator Test",
+        "",
+        sentence,
+        "",
+        (
+            f"Settings: scoring {j['scoring']} ({j['label_type']} labels), ε = {j['epsilon']:g}, "
+            f"Benjamini–Yekutieli q = {j['q']:g}; items with >= {j['min_annotators']} annotators "
+            f"({j['n_items']} kept), annotators with >= {j['min_items']} items. "
+            f"Null labels skipped: {j['dropped']['null_labels']}."
+        ),
+        "",
+        "| LLM | winning rate | advantage probability | passes | items |",
+        "|---|---|---|---|---|",
+    ]
+    for r in j["llms"]:
+        lines.append(
+            f"| {r['llm']} | {_f(r['winning_rate'], 2)} | {_f(r['advantage_probability'], 2)} "
+            f"| {'yes' if r['passed'] else 'no'} | {r['n_items']} |"
+        )
+    for r in j["llms"]:
+        d = j["dropped"]["by_llm"].get(r["llm"], {})
+        lines += [
+            "",
+            f"## {r['llm']}",
+            "",
+            (
+                f"Dropped: {d.get('items_without_llm_label', 0)} items without its label, "
+                f"{d.get('items_below_min_annotators', 0)} with too few annotators, "
+                f"{d.get('llm_items_without_human_label', 0)} LLM labels of items no human "
+                "labelled; annotators "
+                f"below the minimum: {', '.join(d.get('annotators_below_min_items') or []) or 'none'}."
+            ),
+            "",
+            "| annotator | items | LLM wins (ρ_f) | human wins (ρ_h) | t | p | beaten |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for a in r["annotators"]:
+            lines.append(
+                f"| {a['annotator']} | {a['n_items']} | {_f(a['llm_win_rate'])} "
+                f"| {_f(a['human_win_rate'])} | {_f(a['t'], 2)} | {_f(a['p'], 4)} "
+                f"| {'yes' if a['beaten'] else 'no'} |"
+            )
+    return "\n".join(lines) + "\n"

@@ -68,6 +68,89 @@ def _rating_distributions(ds: Any, spec: Mapping[str, Any], data_dir: Any, metri
     return shipped_distribution_rows(ds, dict(spec), data_dir, metrics)
 
 
+def _alt_test(
+    ds: Any, spec: Mapping[str, Any], data_dir: Any, metrics: Any
+) -> list[dict[str, Any]]:
+    """Score rows of the LLMs' labels of one annotation set (the ``alt_test_llm_labels``
+    shipped-scores loader): a numeric label is a ``score``, a category a ``label``. Column =
+    the LLM's name (``<llm>_<dimension>`` when the set has several dimensions)."""
+    from metajudge.data.alt_test_dir import BUILTIN
+    from metajudge.data.convert_alt_test import split_id
+    from metajudge.data.registry import resolve_file
+    from metajudge.io import read_json
+    from metajudge.scores.rows import make_row
+
+    subset = str(spec.get("subset") or "")
+    path = resolve_file(BUILTIN, str(spec["file"]), data_dir)
+    obj = read_json(path)
+    if not isinstance(obj, dict):
+        raise InputError("expected {llm: {item: label}}", path=path, field="<root>")
+    several = len(ds.card.dimensions) > 1
+    have = {(r.id, r.system) for r in ds.records}
+    rows = []
+    for llm, labels in obj.items():
+        for iid, v in labels.items():
+            item, system, dim = split_id(subset, iid)
+            name = f"{llm}_{dim}" if several else llm
+            if (metrics and llm not in metrics and name not in metrics) or (
+                item,
+                system,
+            ) not in have:
+                continue
+            numeric = isinstance(v, (int, float)) and not isinstance(v, bool)
+            row = make_row(
+                item=item,
+                system=system,
+                side=None,
+                metric=name,
+                score=float(v) if numeric else None,
+                signature=f"{llm}|released label (Calderon et al. 2025)",
+                error=None if v is not None else "no label",
+            )
+            if not numeric and v is not None:
+                row["label"] = str(v)
+            rows.append(row)
+    return rows
+
+
+def _thakur(ds: Any, spec: Mapping[str, Any], data_dir: Any, metrics: Any) -> list:
+    """The nine judges' True/False verdicts of Judging the Judges (``thakur_judge_columns``):
+    one label column per judge, on the rows that carry a human verdict."""
+    import csv
+
+    from metajudge.data.convert_likert import THAKUR_JUDGES, thakur_rows
+    from metajudge.scores.rows import make_row
+
+    p = _file(ds, spec, data_dir)
+    csv.field_size_limit(1 << 30)
+    with open(p, encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh)
+        rows = [(reader.line_num, row) for row in reader]
+    have = {(r.id, r.system) for r in ds.records}
+    out = []
+    for _line, iid, row in thakur_rows(p, rows):
+        if (iid, row["model"]) not in have:
+            continue
+        for judge in THAKUR_JUDGES:
+            if metrics and judge not in metrics:
+                continue
+            v = row.get(judge, "").strip()
+            ok = v in ("True", "False")
+            r = make_row(
+                item=iid,
+                system=row["model"],
+                side=None,
+                metric=judge,
+                score=None,
+                signature=f"{judge}|released verdict (Thakur et al. 2024)",
+                error=None if ok else f"no verdict ({v!r})",
+            )
+            if ok:
+                r["label"] = v
+            out.append(r)
+    return out
+
+
 #: loader name (a card's ``shipped_scores[].loader``) → reader
 LOADERS: dict[str, Loader] = {
     "ragchecker_baseline": _ragchecker,
@@ -75,6 +158,8 @@ LOADERS: dict[str, Loader] = {
     "hanna_metric_columns": _hanna,
     "trust_or_escalate_probs": _released_probs,
     "rating_distribution_csv": _rating_distributions,
+    "alt_test_llm_labels": _alt_test,
+    "thakur_judge_columns": _thakur,
 }
 
 

@@ -13,7 +13,7 @@ function's docstring names the paper its formula comes from. Randomness always c
 - :mod:`.bootstrap` — resample counts, percentile CIs, grouped correlation, the bootstrap p-value.
 - :mod:`.intervals` — THE rule that picks a value's CI method from n (percentile bootstrap from
   ``small_n`` units up; Fisher z, Student t or Wilson below; none below 5).
-- :mod:`.significance` — paired bootstrap, permutation and Williams tests, Holm.
+- :mod:`.significance` — paired bootstrap, permutation and Williams tests, Holm, Benjamini–Yekutieli, one-sided t.
 - :mod:`.power` — sample sizes (Fisher z; one-sided margin tests).
 - :mod:`.heterogeneity` — Fisher z per slice and Cochran's Q.
 - :mod:`.kendall` — τ_a/τ_b/τ_c, τ_23 and acc_23 with tie calibration (Deutsch et al. 2023).
@@ -80,10 +80,12 @@ from metajudge.stats.significance import (
     DiffResult,
     PFloor,
     WilliamsResult,
+    benjamini_yekutieli,
     holm,
     paired_bootstrap_diff,
     permutation_test_diff,
     shared_permutation_tests,
+    t_test_less,
     williams_test,
 )
 from metajudge.stats.spa import soft_pairwise_accuracy
@@ -120,6 +122,7 @@ __all__ = [
     "WilliamsResult",
     "accuracy_tally",
     "annotator_mean",
+    "benjamini_yekutieli",
     "boot_tests",
     "bootstrap_ci",
     "bootstrap_ci_reference",
@@ -156,6 +159,7 @@ __all__ = [
     "spearman",
     "statistic",
     "statistic_fn",
+    "t_test_less",
     "tie_calibration",
     "tie_calibration_cv",
     "tie_decisions",

@@ -409,3 +409,53 @@ class PFloor:
             "meaning": "a p at the floor is reported as <= floor (the test cannot resolve below)",
             "note": self.note(alpha),
         }
+
+
+def benjamini_yekutieli(pvalues: Sequence[float] | np.ndarray, q: float = 0.05) -> np.ndarray:
+    """Rejections of the Benjamini–Yekutieli (2001) step-up procedure at FDR ``q`` (valid under
+    any dependence): reject the k smallest p-values, k the largest with
+    ``p_(k) <= k·q / (m·H_m)``, ``H_m = 1 + 1/2 + … + 1/m``. NaN entries are not rejected and
+    do not count in m.
+
+    >>> benjamini_yekutieli([0.001, 0.02, 0.04, 0.5], q=0.05).tolist()
+    [True, False, False, False]
+    >>> benjamini_yekutieli([0.001, 0.008, 0.04, 0.5], q=0.05).tolist()
+    [True, True, False, False]
+    """
+    p = np.asarray(pvalues, dtype=float)
+    out = np.zeros(p.shape, dtype=bool)
+    ok = np.flatnonzero(np.isfinite(p))
+    m = ok.size
+    if m == 0:
+        return out
+    order = ok[np.argsort(p[ok], kind="mergesort")]
+    ranks = np.arange(1, m + 1)
+    below = np.flatnonzero(p[order] <= ranks * q / (m * np.sum(1.0 / ranks)))
+    if below.size:
+        out[order[: below[-1] + 1]] = True
+    return out
+
+
+def t_test_less(x: Sequence[float] | np.ndarray, mu: float) -> tuple[float, float]:
+    """One-sample t-test of H0: mean(x) >= ``mu`` against H1: mean(x) < ``mu``: ``(t, p)``,
+    ``p = P(T_{n-1} <= t)`` (as ``scipy.stats.ttest_1samp(x, mu, alternative='less')``). With no
+    spread, t is ±inf (p 0 or 1) or, when mean(x) = mu, NaN; fewer than two values give NaN.
+
+    >>> t, p = t_test_less([0.0, 0.1, -0.1, 0.2, 0.0], 0.2)
+    >>> round(t, 3), round(p, 4)
+    (-3.138, 0.0175)
+    """
+    from scipy.special import stdtr
+
+    a = np.asarray(x, dtype=float)
+    n = a.size
+    if n < 2:
+        return math.nan, math.nan
+    diff = float(a.mean()) - mu
+    sd = float(a.std(ddof=1))
+    if sd == 0.0 or not math.isfinite(sd):
+        if diff == 0.0:
+            return math.nan, math.nan
+        return (-math.inf, 0.0) if diff < 0 else (math.inf, 1.0)
+    t = diff / (sd / math.sqrt(n))
+    return t, float(stdtr(n - 1, t))

@@ -32,9 +32,11 @@ LABELLED = [
     "unieval_topicalchat_sfres_sfhot",
     "trust_or_escalate_jung2025",
     "conformal_judge_sheng2025",
+    "judging_the_judges_thakur2024",
 ]
 BENCHMARKS = ["mudabench", "mtraig_precursor_kwondu"]
-COLLECTIONS = ["dmg_judge_bench"]  # one subset per file, each with its own card
+# one subset per file (per annotation set), each with its own card
+COLLECTIONS = ["dmg_judge_bench", "alt_test_calderon2025"]
 
 
 def test_every_folder_has_a_card() -> None:
@@ -54,7 +56,13 @@ def test_cards_pin_every_upstream_file(data_dir: Path) -> None:
             if p.is_file()
         }
         # LICENSE.upstream of dmg_judge_bench is an empty placeholder (the repo has no LICENSE)
-        on_disk -= {"PROVENANCE.txt", "DERIVED_ppairs_to_system_alignment.json", "LICENSE.upstream"}
+        # published_alt_test.txt: the Alt-Test paper's numbers, read from its notebook's outputs
+        on_disk -= {
+            "PROVENANCE.txt",
+            "DERIVED_ppairs_to_system_alignment.json",
+            "LICENSE.upstream",
+            "published_alt_test.txt",
+        }
         assert listed == on_disk, name
         assert all(len(sf.sha256) == 64 and sf.bytes for sf in card.files)
         assert card.repository and len(card.commit) == 40 and card.license and card.direction

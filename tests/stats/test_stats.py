@@ -154,6 +154,32 @@ def test_holm() -> None:
     assert st.holm([0.9, 0.8]).tolist() == [1.0, 1.0]
 
 
+def test_benjamini_yekutieli_step_up() -> None:
+    """m = 5 (one NaN, not counted: m = 4), H_4 = 25/12, thresholds k * 0.05 / (4 * 25/12) =
+    0.006, 0.012, 0.018, 0.024. Step-up: the largest k with p_(k) <= threshold_k is 3 (0.017),
+    so 0.0125 is rejected although it is above the second threshold."""
+    p = [0.017, 0.0125, float("nan"), 0.003, 0.5]
+    assert st.benjamini_yekutieli(p, 0.05).tolist() == [True, True, False, True, False]
+    # m = 2, H_2 = 1.5: thresholds 0.0167, 0.0333
+    assert st.benjamini_yekutieli([0.02, 0.03], 0.05).tolist() == [True, True]
+    assert st.benjamini_yekutieli([0.02, 0.04], 0.05).tolist() == [False, False]
+    assert st.benjamini_yekutieli([], 0.05).tolist() == []
+
+
+def test_t_test_less_matches_scipy() -> None:
+    from scipy.stats import ttest_1samp
+
+    rng = np.random.default_rng(4)
+    for mu in (0.0, 0.2, -0.1):
+        x = rng.normal(0.05, 0.3, size=25)
+        t, p = st.t_test_less(x, mu)
+        ref = ttest_1samp(x, mu, alternative="less")
+        assert t == pytest.approx(ref.statistic) and p == pytest.approx(ref.pvalue)
+    assert st.t_test_less([0.0, 0.0, 0.0], 0.2) == (-math.inf, 0.0)
+    assert st.t_test_less([0.5, 0.5], 0.2) == (math.inf, 1.0)
+    assert all(math.isnan(v) for v in st.t_test_less([0.2, 0.2], 0.2))
+
+
 def test_permutation_and_paired_bootstrap() -> None:
     rng = np.random.default_rng(0)
     n = 200

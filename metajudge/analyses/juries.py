@@ -1,0 +1,220 @@
+"""Juries of LLM judges on labelled data: do several judges together agree with the humans better
+than the best one alone?
+
+The responses with a human majority label and a label from every judge are split by *input*
+(all responses of an input on one side; seeded) into a fitting split (``fit_fraction``) and an
+evaluation split. On the fitting split: each judge's accuracy, hence the best single judge and
+the weights of the weighted vote, ``w_j = log((K − 1)·acc_j / (1 − acc_j))`` (K labels; the
+weighted majority that is optimal for independent judges, Nitzan & Paroush 1982; acc clipped to
+``[0.5/n, 1 − 0.5/n]``). On the evaluation split only:
+
+- **majority vote**: the most frequent label; a tie between labels goes to the tied label of the
+  judge most accurate on the fitting split;
+- **weighted vote**: the label with the largest weight sum (same tie rule);
+- each single judge, the juries' accuracy and Cohen's κ against the majority human label;
+- McNemar's test of each jury against the best single judge (paired by response);
+- the Pearson correlation of every two judges' error indicators (1 = wrong), its mean ρ̄ over
+  pairs, and the effective number of independent judges ``k / (1 + (k − 1)·ρ̄)`` (the design
+  effect of an average of k equally correlated votes, Kish 1965).
+
+A mean-score jury needs numeric judge scores; on label data it is the majority vote for two
+labels and undefined beyond, so it is not computed here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from metajudge.errors import InputError
+from metajudge.results import Result
+
+TIE_RULE = "a tie goes to the tied label of the judge most accurate on the fitting split"
+
+
+@dataclass
+class JuryResult(Result):
+    dataset: str
+    dimension: str
+    judges: list[str]
+    labels: list[str]
+    n_fit: int
+    n_eval: int
+    dropped: dict[str, int]
+    fit_accuracy: dict[str, float]
+    weights: dict[str, float]
+    best_single: str
+    rows: list[dict[str, Any]]  # one per single judge and jury: accuracy, κ, McNemar vs best
+    error_correlation: dict[str, dict[str, float]]
+    mean_error_correlation: float
+    effective_judges: float
+    tie_rule: str = TIE_RULE
+    seed: int = 0
+    fit_fraction: float = 0.5
+    fit_groups: list[str] = field(default_factory=list)  # the inputs of the fitting split
+    notes: list[str] = field(default_factory=list)
+
+    def sentence(self) -> str:
+        best = next(r for r in self.rows if r["name"] == self.best_single)
+        jury = max((r for r in self.rows if r["kind"] == "jury"), key=lambda r: r["accuracy"])
+        better = "better than" if jury["accuracy"] > best["accuracy"] else "not better than"
+        return (
+            f"On {self.dataset} ({self.dimension}), the {jury['name']} of {len(self.judges)} "
+            f"judges agrees with the human majority on {jury['accuracy']:.3f} of {self.n_eval} "
+            f"held-out responses, {better} the best single judge {self.best_single} "
+            f"({best['accuracy']:.3f}; McNemar p = {jury['mcnemar_p']:.3g}); mean error "
+            f"correlation {self.mean_error_correlation:.2f}, effective number of judges "
+            f"{self.effective_judges:.2f}."
+        )
+
+
+def _split(groups: Sequence[str], fit_fraction: float, seed: int) -> np.ndarray:
+    """Boolean mask of the fitting split: a seeded share of the distinct groups."""
+    uniq = list(dict.fromkeys(groups))
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(uniq))
+    n_fit = max(1, min(len(uniq) - 1, round(fit_fraction * len(uniq))))
+    fit = {uniq[i] for i in order[:n_fit]}
+    return np.array([g in fit for g in groups])
+
+
+def _vote(votes: Sequence[str], weights: Sequence[float], rank: Sequence[int]) -> str:
+    """The label with the largest weight sum; a tie to the tied label of the best-ranked judge."""
+    total: Counter[str] = Counter()
+    for v, w in zip(votes, weights):
+        total[v] += w
+    top = max(total.values())
+    tied = {lab for lab, s in total.items() if math.isclose(s, top, rel_tol=1e-12, abs_tol=1e-12)}
+    for j in rank:
+        if votes[j] in tied:
+            return votes[j]
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _error_correlation(names: Sequence[str], wrong: np.ndarray) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    for a in range(len(names)):
+        out[names[a]] = {}
+        for b in range(len(names)):
+            x, y = wrong[a], wrong[b]
+            ok = x.std() > 0 and y.std() > 0
+            out[names[a]][names[b]] = float(np.corrcoef(x, y)[0, 1]) if ok else math.nan
+    return out
+
+
+def _row(
+    name: str,
+    kind: str,
+    gold: list[str],
+    pred: list[str],
+    labels: Sequence[str],
+    best: list[str] | None,
+) -> dict[str, Any]:
+    from metajudge.analyses.verdict_accuracy import mcnemar
+    from metajudge.stats.classification import categorical_scores
+
+    cs = categorical_scores(gold, pred, labels)
+    row: dict[str, Any] = {
+        "name": name,
+        "kind": kind,
+        "accuracy": cs.accuracy,
+        "cohen_kappa": cs.cohen_kappa,
+    }
+    if best is not None:
+        right = [p == g for p, g in zip(pred, gold)]
+        right_best = [p == g for p, g in zip(best, gold)]
+        only_jury, only_best, p, method = mcnemar(right, right_best)
+        row.update(
+            vs_best=cs.accuracy - float(np.mean(right_best)),
+            mcnemar_p=p,
+            only_this_right=only_jury,
+            only_best_right=only_best,
+            mcnemar=method,
+        )
+    return row
+
+
+def jury(
+    gold: Sequence[str | None],
+    preds: Mapping[str, Sequence[str | None]],
+    groups: Sequence[str],
+    labels: Sequence[str],
+    *,
+    dataset: str = "",
+    dimension: str = "",
+    fit_fraction: float = 0.5,
+    seed: int = 0,
+) -> JuryResult:
+    """The juries of the judges ``preds`` (``{judge: label per response}``, aligned with
+    ``gold`` and ``groups``, the input of each response) against ``gold`` (module docstring)."""
+    names = list(preds)
+    if len(names) < 2:
+        raise InputError(f"a jury needs at least two judges (got {names})", field="scores")
+    keep = [
+        i
+        for i, g in enumerate(gold)
+        if g is not None and all(preds[j][i] is not None for j in names)
+    ]
+    dropped = {
+        "no_human_majority": sum(g is None for g in gold),
+        "a_judge_without_label": sum(
+            g is not None and any(preds[j][i] is None for j in names) for i, g in enumerate(gold)
+        ),
+    }
+    if len({groups[i] for i in keep}) < 2:
+        raise InputError(
+            "fewer than two inputs with a human majority and every judge's label", field="scores"
+        )
+    g = [str(gold[i]) for i in keep]
+    P = {j: [str(preds[j][i]) for i in keep] for j in names}
+    fit = _split([groups[i] for i in keep], fit_fraction, seed)
+    n_fit = int(fit.sum())
+    acc = {j: float(np.mean([P[j][i] == g[i] for i in np.flatnonzero(fit)])) for j in names}
+    k = max(len(labels), 2)
+    lo, hi = 0.5 / n_fit, 1 - 0.5 / n_fit
+    weights = {
+        j: math.log((k - 1) * min(max(a, lo), hi) / (1 - min(max(a, lo), hi)))
+        for j, a in acc.items()
+    }
+    rank = sorted(range(len(names)), key=lambda j: -acc[names[j]])
+    ev = np.flatnonzero(~fit)
+    ge = [g[i] for i in ev]
+    pe = {j: [P[j][i] for i in ev] for j in names}
+    best = max(names, key=lambda j: acc[j])
+    votes = [[pe[j][t] for j in names] for t in range(len(ev))]
+    majority = [_vote(v, [1.0] * len(names), rank) for v in votes]
+    weighted = [_vote(v, [weights[j] for j in names], rank) for v in votes]
+    rows = [_row(j, "single", ge, pe[j], labels, None if j == best else pe[best]) for j in names]
+    rows += [
+        _row("majority vote", "jury", ge, majority, labels, pe[best]),
+        _row("weighted vote", "jury", ge, weighted, labels, pe[best]),
+    ]
+    wrong = np.array([[p != t for p, t in zip(pe[j], ge)] for j in names], dtype=float)
+    corr = _error_correlation(names, wrong)
+    off = [corr[a][b] for a in names for b in names if a < b and math.isfinite(corr[a][b])]
+    rho = float(np.mean(off)) if off else math.nan
+    n = len(names)
+    return JuryResult(
+        dataset=dataset,
+        dimension=dimension,
+        judges=names,
+        labels=list(labels),
+        n_fit=n_fit,
+        n_eval=len(ev),
+        dropped=dropped,
+        fit_accuracy=acc,
+        weights=weights,
+        best_single=best,
+        rows=rows,
+        error_correlation=corr,
+        mean_error_correlation=rho,
+        effective_judges=n / (1 + (n - 1) * rho) if math.isfinite(rho) else math.nan,
+        seed=seed,
+        fit_fraction=fit_fraction,
+        fit_groups=sorted({groups[i] for i, f in zip(keep, fit) if f}),
+    )

@@ -1,0 +1,50 @@
+"""The Markdown of ``metajudge judge jury`` (:class:`metajudge.analyses.juries.JuryResult`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def _f(v: Any, nd: int = 3) -> str:
+    return "n/a" if v is None else f"{v:.{-nd}g}" if nd < 0 else f"{v:.{nd}f}"
+
+
+def jury_markdown(j: Mapping[str, Any], sentence: str) -> str:
+    lines = [
+        f"# Juries of {len(j['judges'])} judges: {j['dataset']} / {j['dimension']}",
+        "",
+        sentence,
+        "",
+        (
+            f"Split by input (seed {j['seed']}): {j['n_fit']} responses fit the weights and pick the "
+            f"best single judge, {j['n_eval']} evaluate. Dropped: {j['dropped']}. Tie rule: "
+            f"{j['tie_rule']}. Weighted vote: w = log((K-1) acc / (1 - acc)), acc on the fitting split."
+        ),
+        "",
+        "| judge / jury | accuracy | Cohen κ | vs best | McNemar p | fit accuracy | weight |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in j["rows"]:
+        name = r["name"]
+        lines.append(
+            f"| {name}{' (best)' if name == j['best_single'] else ''} | {_f(r['accuracy'])} "
+            f"| {_f(r['cohen_kappa'])} | {_f(r.get('vs_best'))} | {_f(r.get('mcnemar_p'), -3)} "
+            f"| {_f(j['fit_accuracy'].get(name))} | {_f(j['weights'].get(name), 2)} |"
+        )
+    names = j["judges"]
+    lines += [
+        "",
+        (
+            f"Error correlation (Pearson of the error indicators; mean over pairs "
+            f"{_f(j['mean_error_correlation'], 2)}, effective number of judges "
+            f"{_f(j['effective_judges'], 2)} = k / (1 + (k-1) ρ̄)):"
+        ),
+        "",
+        "| | " + " | ".join(names) + " |",
+        "|---|" + "---|" * len(names),
+    ]
+    for a in names:
+        cells = " | ".join(_f(j["error_correlation"][a][b], 2) for b in names)
+        lines.append(f"| {a} | {cells} |")
+    return "\n".join(lines) + "\n"
