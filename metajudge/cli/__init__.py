@@ -25,7 +25,6 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "metajudge.cli.backends",  # `backends`, `cache`
     "metajudge.cli.calibrate",  # `calibrate` (fit, apply, conformal; selective)
     "metajudge.cli.baselines",  # `baselines`
-    "metajudge.cli.calibrate_selective",  # `calibrate-selective` (temporary; -> `calibrate selective`)
     "metajudge.cli.data",  # `data`
     "metajudge.cli.decide",  # `decide`
     "metajudge.cli.demo",  # `demo`

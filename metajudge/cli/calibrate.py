@@ -62,7 +62,8 @@ def _add_split(p: argparse.ArgumentParser, what: str) -> None:
 def register(subparsers: Any) -> None:
     c = subparsers.add_parser(
         "calibrate",
-        help="calibrated judge scores and conformal intervals: fit, apply, conformal",
+        help="calibrated judge scores, conformal intervals and selective judging: fit, apply, "
+        "conformal, selective",
         description="How far can one verdict be trusted: map a judge's output to the human scale "
         "(fit/apply), and give each rating an interval with a coverage guarantee (conformal).",
     )
@@ -97,8 +98,9 @@ def register(subparsers: Any) -> None:
     add_format(a)
     a.set_defaults(func=_cmd_apply)
     _register_conformal(sub)
-    # `calibrate selective` (metajudge.cli.calibrate_selective) is wired here:
-    # from metajudge.cli import calibrate_selective; calibrate_selective.add_parser(sub)
+    from metajudge.cli import calibrate_selective
+
+    calibrate_selective.add_parser(sub)
     c.set_defaults(func=lambda args: (c.print_help(), 2)[1])
 
 

@@ -96,11 +96,6 @@ def add_parser(subparsers: argparse._SubParsersAction, name: str = "selective") 
     p.set_defaults(func=run)
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Temporary top-level ``calibrate-selective`` (until the ``calibrate`` group takes it)."""
-    add_parser(subparsers, "calibrate-selective")
-
-
 def run(args: argparse.Namespace) -> int:
     from metajudge.analyses.selective import check_level, judge_columns, selective_judging
     from metajudge.data.loading import open_dataset

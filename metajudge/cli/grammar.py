@@ -22,9 +22,9 @@ COMMAND_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "Evaluate (metrics against human labels)",
         ("meta-eval", "report", "kendall", "rank-clusters", "power", "matrix", "baselines"),
     ),
-    ("Judges (LLM judges and their backbones)", ("judge", "backbone-swap", "calibrate")),
+    ("Judges (LLM judges and their backbones)", ("judge", "backbone-swap")),
     ("Decide (can judge Y replace judge X)", ("decide",)),
-    ("Calibrate (how far to trust each verdict)", ("calibrate-selective",)),
+    ("Calibrate (how far to trust each verdict)", ("calibrate",)),
     ("Agreement (between the human annotators)", ("agreement",)),
     ("Setup and tools", ("setup", "backends", "cache", "demo")),
 )

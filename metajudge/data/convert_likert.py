@@ -400,6 +400,7 @@ def convert_sheng(src: _Source) -> list[Record]:
             "meta": {},
         }
         out.append(src.record(d, got[0].path, line=got[0].lines[i]))
+    return out
 
 
 # Judging the Judges (UMass-Meta-LLM-Eval/llm_eval results/TriviaQA_Judges_w_HumanJudgement_V2.csv)

@@ -11,8 +11,8 @@ function's docstring names the paper its formula comes from. Randomness always c
 - :mod:`.weighted` — the same statistics on weighted (bootstrap) resamples, vectorised.
 - :mod:`.moments` — those that follow from per-item sums, many in one pass over the resamples.
 - :mod:`.bootstrap` — resample counts, percentile CIs, grouped correlation, the bootstrap p-value.
-- :mod:`.intervals` — THE rule that picks a value's CI method from n (percentile bootstrap from
-  ``small_n`` units up; Fisher z, Student t or Wilson below; none below 5).
+- :mod:`.intervals` — THE rule that picks a value's CI method from n (percentile bootstrap above
+  ``small_n`` units; Fisher z, Student t or Wilson at or below; none below 5).
 - :mod:`.significance` — paired bootstrap, permutation and Williams tests, Holm, Benjamini–Yekutieli, one-sided t.
 - :mod:`.power` — sample sizes (Fisher z; one-sided margin tests).
 - :mod:`.heterogeneity` — Fisher z per slice and Cochran's Q.

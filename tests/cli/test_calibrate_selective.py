@@ -1,4 +1,4 @@
-"""``metajudge calibrate-selective`` (to become ``calibrate selective``): the README command and its
+"""``metajudge calibrate selective``: the README command and its
 numbers, the released format through --input / --scores as it is, and bad input (exit 2, field
 named)."""
 
@@ -14,7 +14,7 @@ import pytest
 from metajudge.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-CMD = "calibrate-selective"
+CMD = ["calibrate", "selective"]
 TOE = "trust_or_escalate_jung2025"
 JUDGES = ["--judge", "mistral-7b-instruct", "--judge", "gpt-3.5-turbo", "--judge", "gpt-4-turbo"]
 
@@ -70,7 +70,7 @@ def test_markdown_costs_and_out_file(
 ) -> None:
     out = tmp_path / "run"
     argv = [
-        CMD,
+        *CMD,
         "--dataset",
         TOE,
         *JUDGES,
@@ -109,9 +109,9 @@ def test_released_files_through_input_and_scores_as_they_are(
 ) -> None:
     src = data_dir / TOE
     pinned = _run_json(
-        [CMD, "--input", str(src / "gpt-4-turbo.calibration.jsonl"), *JUDGES], capsys
+        [*CMD, "--input", str(src / "gpt-4-turbo.calibration.jsonl"), *JUDGES], capsys
     )
-    named = _run_json([CMD, "--dataset", TOE, *JUDGES], capsys)
+    named = _run_json([*CMD, "--dataset", TOE, *JUDGES], capsys)
     assert pinned["configs"] == named["configs"]
     # files the project has never seen (the last 100 lines dropped, renamed *.test.jsonl)
     paths = {}
@@ -120,7 +120,7 @@ def test_released_files_through_input_and_scores_as_they_are(
         paths[j] = tmp_path / f"{j}.test.jsonl"
         paths[j].write_text("\n".join(lines) + "\n")
     argv = [
-        CMD,
+        *CMD,
         "--input",
         str(paths["mistral-7b-instruct"]),
         "--scores",
@@ -146,18 +146,18 @@ def _bad(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
 def test_bad_input_names_the_field(
     data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    base = [CMD, "--dataset", TOE, "--judge", "gpt-4-turbo"]
+    base = [*CMD, "--dataset", TOE, "--judge", "gpt-4-turbo"]
     assert "alpha" in _bad([*base, "--alpha", "0"], capsys)
     assert "alpha" in _bad([*base, "--alpha", "1.2"], capsys)
     assert "delta" in _bad([*base, "--delta", "1"], capsys)
-    assert "judge" in _bad([CMD, "--dataset", TOE, "--judge", "gpt-5"], capsys)
+    assert "judge" in _bad([*CMD, "--dataset", TOE, "--judge", "gpt-5"], capsys)
     # a released-format file whose probabilities sum to more than 1
     lines = (data_dir / TOE / "gpt-4-turbo.calibration.jsonl").read_text().splitlines()
     row = json.loads(lines[3])
     row["probs"] = [0.7, 0.6]
     bad = tmp_path / "judge.test.jsonl"
     bad.write_text("\n".join([*lines[:3], json.dumps(row), *lines[4:]]) + "\n")
-    err = _bad([CMD, "--input", str(bad), "--judge", "judge"], capsys)
+    err = _bad([*CMD, "--input", str(bad), "--judge", "judge"], capsys)
     assert "judge.test.jsonl:4: field probs" in err and "sum to 1.3" in err
     # canonical data: side probabilities that do not sum to 1, and one human class only
     data, scores = tmp_path / "pairs.jsonl", tmp_path / "scores.jsonl"
@@ -178,9 +178,9 @@ def test_bad_input_names_the_field(
         for s, p in (("a", 0.2), ("b", 0.8))
     ]
     scores.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    err = _bad([CMD, "--input", str(data), "--scores", str(scores), "--judge", "j"], capsys)
+    err = _bad([*CMD, "--input", str(data), "--scores", str(scores), "--judge", "j"], capsys)
     assert "calibration split" in err and "one human class" in err
     rows[5]["score"] = 0.3
     scores.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    err = _bad([CMD, "--input", str(data), "--scores", str(scores), "--judge", "j"], capsys)
+    err = _bad([*CMD, "--input", str(data), "--scores", str(scores), "--judge", "j"], capsys)
     assert "field score" in err and "sum to" in err and "'p2'" in err
