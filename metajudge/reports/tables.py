@@ -12,13 +12,13 @@ Everything here renders a saved result JSON (``result.json``); nothing is recomp
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Sequence
 from typing import Any
 
 from metajudge.analyses.metric_vs_human.result import MetaEvalResult
+from metajudge.io import CsvWriter
 from metajudge.reports.sections import (
     _md_intro,
     _md_missing,
@@ -323,7 +323,7 @@ def to_csv(res: MetaEvalResult) -> str:
     """Wide CSV in the Table 17 layout (×100), with CI bounds and published columns."""
     t = table_rows(res)
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = CsvWriter(buf, lineterminator="\n")
     header = ["metric"]
     for c in t["columns"]:
         base = f"{c['dimension']}_{c['statistic']}"
@@ -354,7 +354,7 @@ def to_csv(res: MetaEvalResult) -> str:
 def cells_csv(res: MetaEvalResult) -> str:
     """Long CSV: one line per metric × dimension × statistic (raw scale, not ×100)."""
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = CsvWriter(buf, lineterminator="\n")
     w.writerow(
         [
             "metric",

@@ -65,6 +65,7 @@ def run_categorical(
     )
     from metajudge.io import atomic_write
     from metajudge.reports.categorical_report import render_all
+    from metajudge.reports.html_run import write_html_report
 
     t0 = time.perf_counter()
     opts = CategoricalOptions(
@@ -78,6 +79,7 @@ def run_categorical(
         fh.write(json.dumps(data, indent=1, ensure_ascii=False, default=str) + "\n")
     written = {RESULT_FILE: out / RESULT_FILE}
     written.update(render_all(out, data))
+    written["report.html"] = write_html_report(out, data_dir=data_dir, dataset=ds)
     return res, written
 
 
