@@ -47,10 +47,12 @@ def atomic_write(
 def _named(e: OSError, path: Path) -> OSError:
     """``e`` with the file it was writing named (a full disk says which path could not be
     written, and what to do, instead of "a file")."""
+    from metajudge.run_folder import final_path  # a run folder's stage: the path it becomes
+
     what = e.strerror or str(e) or type(e).__name__
     if e.errno == errno.ENOSPC:
         what += " (free space on that disk or write the output elsewhere, e.g. another --out)"
-    return OSError(e.errno, what, str(path))
+    return OSError(e.errno, what, str(final_path(path)))
 
 
 def read_text(path: str | Path, *, field: str | None = None) -> str:

@@ -25,6 +25,7 @@ from metajudge.reports.sections import (
     _md_reference,
     _md_table,
     _x100,
+    md_cell,
 )
 
 MAIN_STATS: tuple[str, ...] = ("pearson", "spearman")
@@ -300,9 +301,9 @@ def footer(res: MetaEvalResult) -> str:
     for m in res.data["metrics"]:
         for col, sigs in m["signatures"].items():
             miss = m["missing"].get(col, {})
-            sig = "; ".join(sigs) if sigs else "(no signature)"
+            sig = md_cell("; ".join(sigs)) if sigs else "(no signature)"
             out.write(
-                f"- `{col}`: {sig} — responses absent {miss.get('responses_absent', 0)}, unscored {miss.get('responses_unscored', 0)}, "
+                f"- `{md_cell(col).replace('`', ' ')}`: {sig} — responses absent {miss.get('responses_absent', 0)}, unscored {miss.get('responses_unscored', 0)}, "
                 f"pairs without a difference {miss.get('pairs_missing', 0)}"
             )
             if miss.get("pairs_missing"):
