@@ -13,7 +13,7 @@ interrupted atomic write, stage and old folders of a killed run) are removed.
 
 :func:`run_lock`: one run at a time per ``--out`` (``.<name>.lock`` beside it, an ``flock``
 the kernel releases when the process dies); a second run refuses with exit 2 naming the first
-(pid, start time). :func:`check_manifest`: readers refuse a file the manifest does not vouch for.
+(pid, start time); the file goes when the lock is released. :func:`check_manifest`: readers refuse a file the manifest does not vouch for.
 """
 
 from __future__ import annotations
@@ -53,11 +53,8 @@ def _holder(lock: Path) -> str:
 @contextlib.contextmanager
 def run_lock(out: str | Path) -> Iterator[None]:
     """Hold the lock of run folder ``out`` (re-entrant within a process); refuse
-    (``InputError``, exit 2) while another process holds it, naming its pid and start time."""
-    import fcntl
-
-    from metajudge.errors import InputError
-
+    (``InputError``, exit 2) while another process holds it, naming its pid and start time.
+    The lock file is removed on release (a refused run leaves no trace)."""
     out = Path(out).absolute()
     key = str(out)
     if _HELD.get(key):
@@ -69,17 +66,8 @@ def run_lock(out: str | Path) -> Iterator[None]:
         return
     out.parent.mkdir(parents=True, exist_ok=True)
     lock = _lock_path(out)
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = _acquire(lock, out)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise InputError(
-                f"another run is writing into this folder ({_holder(lock)}); wait for it to "
-                "finish or give another --out",
-                path=out,
-                field="--out",
-            ) from None
         started = datetime.now(UTC).isoformat(timespec="seconds")
         os.ftruncate(fd, 0)
         os.write(fd, json.dumps({"pid": os.getpid(), "started": started}).encode())
@@ -89,8 +77,38 @@ def run_lock(out: str | Path) -> Iterator[None]:
             yield
         finally:
             _HELD.pop(key, None)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(lock)  # while holding it: whoever opens it next makes a new one
     finally:
-        os.close(fd)  # releases the flock; the lock file stays (unlinking it would race)
+        os.close(fd)
+
+
+def _acquire(lock: Path, out: Path) -> int:
+    """An fd holding the ``flock`` of ``lock``, the file still at that path (one unlinked by a
+    releasing holder between our open and our lock is opened afresh)."""
+    import fcntl
+
+    from metajudge.errors import InputError
+
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise InputError(
+                f"another run is writing into this folder ({_holder(lock)}); wait for it to "
+                "finish or give another --out",
+                path=out,
+                field="--out",
+            ) from None
+        try:
+            same = os.fstat(fd).st_ino == os.stat(lock).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            return fd
+        os.close(fd)
 
 
 def _siblings(out: Path, kind: str) -> list[Path]:
