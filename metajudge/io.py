@@ -16,6 +16,19 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+#: stage folder -> the run folder it becomes (:func:`metajudge.run_folder.run_folder`)
+STAGES: dict[str, str] = {}
+
+
+def final_path(p: str | Path) -> Path:
+    """``p`` with the stage folder of a run folder being written replaced by the run folder
+    (the path a user is shown); any other path unchanged."""
+    s = str(p)
+    for stage, out in STAGES.items():
+        if s == stage or s.startswith(stage + os.sep):
+            return Path(out + s[len(stage) :])
+    return Path(p)
+
 
 @contextlib.contextmanager
 def atomic_write(
@@ -47,8 +60,6 @@ def atomic_write(
 def _named(e: OSError, path: Path) -> OSError:
     """``e`` with the file it was writing named (a full disk says which path could not be
     written, and what to do, instead of "a file")."""
-    from metajudge.run_folder import final_path  # a run folder's stage: the path it becomes
-
     what = e.strerror or str(e) or type(e).__name__
     if e.errno == errno.ENOSPC:
         what += " (free space on that disk or write the output elsewhere, e.g. another --out)"

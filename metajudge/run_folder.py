@@ -31,11 +31,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from metajudge.io import STAGES
+
 MANIFEST = "manifest.json"
 #: the result files a reader renders a folder from (checked against the manifest first)
 RESULT_FILES = ("result.json", "swap.json", "decision.json", "diagnostics.json")
 _HELD: dict[str, int] = {}  # resolved --out -> nesting count of this process's lock
-_STAGES: dict[str, str] = {}  # stage folder -> the --out it becomes (for printed paths)
 
 
 def _lock_path(out: Path) -> Path:
@@ -211,16 +212,6 @@ class RunFolder:
         return Path(p)
 
 
-def final_path(p: str | Path) -> Path:
-    """``p`` with a stage folder of a run being written replaced by its ``--out`` (the path a
-    user is shown); any other path unchanged."""
-    s = str(p)
-    for stage, out in _STAGES.items():
-        if s == stage or s.startswith(stage + os.sep):
-            return Path(out + s[len(stage) :])
-    return Path(p)
-
-
 @contextlib.contextmanager
 def maybe_locked(out: str | Path | None) -> Iterator[None]:
     """:func:`run_lock` of ``out``, or nothing when a command writes no folder (``out`` None)."""
@@ -245,7 +236,7 @@ def run_folder(out: str | Path, *, run_id: str | None = None) -> Iterator[RunFol
     with run_lock(out):
         stage = out.with_name(f".{out.name}.stage-{rid}")
         stage.mkdir()
-        _STAGES[str(stage)] = str(out)
+        STAGES[str(stage)] = str(out)
         try:
             if out.is_dir():
                 old = read_manifest(out) or {}
@@ -260,7 +251,7 @@ def run_folder(out: str | Path, *, run_id: str | None = None) -> Iterator[RunFol
             shutil.rmtree(stage, ignore_errors=True)
             raise
         finally:
-            _STAGES.pop(str(stage), None)
+            STAGES.pop(str(stage), None)
 
 
 def _listing(root: Path) -> dict[str, str]:

@@ -170,7 +170,7 @@ def _out_checked(cmd: Callable[[argparse.Namespace], int]) -> Callable[[argparse
 
 
 def _wrote(path: object) -> None:
-    from metajudge.run_folder import final_path
+    from metajudge.io import final_path
 
     print(f"wrote {final_path(str(path))}")
 

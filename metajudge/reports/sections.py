@@ -82,8 +82,13 @@ def md_cell(x: object) -> str:
     >>> md_cell("a|b<img src=x onerror=alert(1)>")
     'a\\\\|b&lt;img src=x onerror=alert(1)&gt;'
     """
+    return md_text(x).replace("|", "\\|")
+
+
+def md_text(x: object) -> str:
+    """Markdown text outside a table: one line, ``<`` and ``>`` as entities (no raw HTML)."""
     s = str(x).replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
-    return s.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+    return s.replace("<", "&lt;").replace(">", "&gt;")
 
 
 def md_row(cells: Sequence[object]) -> str:

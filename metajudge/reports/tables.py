@@ -25,7 +25,7 @@ from metajudge.reports.sections import (
     _md_reference,
     _md_table,
     _x100,
-    md_cell,
+    md_text,
 )
 
 MAIN_STATS: tuple[str, ...] = ("pearson", "spearman")
@@ -301,9 +301,9 @@ def footer(res: MetaEvalResult) -> str:
     for m in res.data["metrics"]:
         for col, sigs in m["signatures"].items():
             miss = m["missing"].get(col, {})
-            sig = md_cell("; ".join(sigs)) if sigs else "(no signature)"
+            sig = md_text("; ".join(sigs)) if sigs else "(no signature)"
             out.write(
-                f"- `{md_cell(col).replace('`', ' ')}`: {sig} — responses absent {miss.get('responses_absent', 0)}, unscored {miss.get('responses_unscored', 0)}, "
+                f"- `{md_text(col).replace('`', ' ')}`: {sig} — responses absent {miss.get('responses_absent', 0)}, unscored {miss.get('responses_unscored', 0)}, "
                 f"pairs without a difference {miss.get('pairs_missing', 0)}"
             )
             if miss.get("pairs_missing"):

@@ -339,21 +339,23 @@ def run_swap(rag_file: Path, out: Path, opts: DemoOptions) -> dict[str, Any]:
     written to ``out/swap`` with its per-backbone score files and ``report.html``."""
     from metajudge.reports.html_run import write_html_report
     from metajudge.reports.swap_report import write_swap_report
+    from metajudge.run_folder import run_folder
     from metajudge.runs.backbone_swap import run_backbone_swap
 
-    res = run_backbone_swap(
-        None,
-        SWAP_METRIC,
-        input_file=rag_file,
-        backbones=list(opts.backbones),
-        dimension="correctness",
-        n_boot=opts.n_boot,
-        seed=opts.seed,
-        metric_options=_metric_options(SWAP_METRIC, opts),
-        out_dir=out / "swap",
-    )
-    write_swap_report(res, out / "swap", plots=False)
-    write_html_report(out / "swap", input_file=rag_file)
+    with run_folder(out / "swap") as rf:  # the swap folder as a set, like every run folder
+        res = run_backbone_swap(
+            None,
+            SWAP_METRIC,
+            input_file=rag_file,
+            backbones=list(opts.backbones),
+            dimension="correctness",
+            n_boot=opts.n_boot,
+            seed=opts.seed,
+            metric_options=_metric_options(SWAP_METRIC, opts),
+            out_dir=rf.stage,
+        )
+        write_swap_report(res, rf.stage, plots=False)
+        write_html_report(rf.stage, input_file=rag_file)
     return res.to_dict()
 
 
