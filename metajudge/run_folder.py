@@ -245,7 +245,8 @@ def run_folder(out: str | Path, *, run_id: str | None = None) -> Iterator[RunFol
             rf = RunFolder(out, stage, rid, kept=carried)
             yield rf
             now = _listing(stage)
-            write_manifest(stage, rid, kept={k for k, v in carried.items() if now.get(k) == v})
+            kept = {k for k, v in carried.items() if now.get(k) == v}
+            write_manifest(stage, rid, kept=kept, listing=now)
             _swap_in(stage, out, rid)
         except BaseException:
             shutil.rmtree(stage, ignore_errors=True)
@@ -255,26 +256,32 @@ def run_folder(out: str | Path, *, run_id: str | None = None) -> Iterator[RunFol
 
 
 def _listing(root: Path) -> dict[str, str]:
-    """``relative path -> sha256`` of every file below ``root`` (temporaries left out)."""
+    """``name -> sha256`` of every file of ``root`` (subfolders, temporaries and the manifest
+    left out: a subfolder is a run folder of its own)."""
     from metajudge.io import sha256_file
 
-    out = {}
-    for p in sorted(root.rglob("*")):
-        if p.is_file() and not any(_is_ours(part) for part in p.relative_to(root).parts):
-            rel = p.relative_to(root).as_posix()
-            if rel != MANIFEST:
-                out[rel] = sha256_file(p)
-    return out
+    return {
+        p.name: sha256_file(p)
+        for p in sorted(root.iterdir())
+        if p.is_file() and not p.is_symlink() and not _is_ours(p.name) and p.name != MANIFEST
+    }
 
 
-def write_manifest(folder: str | Path, run_id: str, *, kept: set[str] = frozenset()) -> Path:  # type: ignore[assignment]
-    """``manifest.json`` of ``folder``: the run id and the sha256 of each top-level output
-    (``files``) and of what was carried from before (``kept``); written last."""
+def write_manifest(
+    folder: str | Path,
+    run_id: str,
+    *,
+    kept: set[str] | None = None,
+    listing: dict[str, str] | None = None,
+) -> Path:
+    """``manifest.json`` of ``folder``: the run id and the sha256 of each output (``files``) and
+    of what was carried from before (``kept``); written last. ``listing``: :func:`_listing` of
+    the folder when the caller has it."""
     from metajudge.io import atomic_write
 
     folder = Path(folder)
-    listing = _listing(folder)
-    top = {k: v for k, v in listing.items() if "/" not in k}
+    top = _listing(folder) if listing is None else listing
+    kept = kept or set()
     doc = {
         "run_id": run_id,
         "written": datetime.now(UTC).isoformat(timespec="seconds"),

@@ -152,7 +152,7 @@ def write_run(
     dataset: Any = None,
 ) -> dict[str, Path]:
     """Warn about missing scores, attach the published numbers, and write the run folder as a
-    set (:func:`metajudge.run_folder.run_folder`): ``result.json`` (with the run id), the tables,
+    set (:func:`metajudge.run_folder.run_folder`): ``result.json``, the tables,
     the plots, ``report.html`` and ``manifest.json`` (``dataset``: the run's loaded dataset,
     shown in the report; by default the source ``result.json`` records is loaded)."""
     from metajudge.reports.html_run import write_html_report
@@ -165,8 +165,6 @@ def write_run(
         log.warning("%s (--missing %s)", line.replace("`", ""), res.data["protocol"]["missing"])
     attach_published(res)
     with run_folder(out) as rf:  # written as a set: all files of one run, or none
-        if isinstance(res.data.get("run"), dict):
-            res.data["run"]["run_id"] = rf.run_id
         stage = rf.stage
         res.save(stage / RESULT_FILE)
         written = {RESULT_FILE: stage / RESULT_FILE}

@@ -75,7 +75,6 @@ def run_categorical(
     res = categorical_meta_evaluate(ds, rows, opts, metrics=metrics, data_dir=data_dir)
     res.data["run"] = {**(run or {}), "seconds": round(time.perf_counter() - t0, 3)}
     with run_folder(out_dir) as rf:  # written as a set, like every run folder
-        res.data["run"]["run_id"] = rf.run_id
         data = res.to_dict()
         with atomic_write(rf.stage / RESULT_FILE) as fh:
             fh.write(json.dumps(data, indent=1, ensure_ascii=False, default=str) + "\n")
