@@ -5,13 +5,29 @@ checks every path from a user goes through (:func:`read_text`, :func:`inside`,
 from __future__ import annotations
 
 import contextlib
+import csv
+import errno
 import hashlib
 import json
 import os
+import re
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
+
+#: stage folder -> the run folder it becomes (:func:`metajudge.run_folder.run_folder`)
+STAGES: dict[str, str] = {}
+
+
+def final_path(p: str | Path) -> Path:
+    """``p`` with the stage folder of a run folder being written replaced by the run folder
+    (the path a user is shown); any other path unchanged."""
+    s = str(p)
+    for stage, out in STAGES.items():
+        if s == stage or s.startswith(stage + os.sep):
+            return Path(out + s[len(stage) :])
+    return Path(p)
 
 
 @contextlib.contextmanager
@@ -33,10 +49,21 @@ def atomic_write(
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(e, OSError) and e.filename is None:
+            raise _named(e, path) from e
         raise
+
+
+def _named(e: OSError, path: Path) -> OSError:
+    """``e`` with the file it was writing named (a full disk says which path could not be
+    written, and what to do, instead of "a file")."""
+    what = e.strerror or str(e) or type(e).__name__
+    if e.errno == errno.ENOSPC:
+        what += " (free space on that disk or write the output elsewhere, e.g. another --out)"
+    return OSError(e.errno, what, str(final_path(path)))
 
 
 def read_text(path: str | Path, *, field: str | None = None) -> str:
@@ -160,18 +187,126 @@ def check_out_dir(
 
 
 def read_json(path: str | Path) -> Any:
-    """Parse a JSON file; a missing file, bytes that are not UTF-8 or malformed JSON raise
-    ``InputError`` naming file and line."""
+    """Parse a JSON file; a missing file, bytes that are not UTF-8, malformed JSON, nesting
+    deeper than :data:`MAX_JSON_DEPTH` or a lone surrogate escape raise ``InputError`` naming
+    file, line and field (:func:`parse_json`)."""
+    path = Path(path)
+    return parse_json(read_text(path), path=path)
+
+
+#: The deepest nesting of arrays and objects any JSON input may have (a deeper one is refused
+#: with file, line and field, not left to end in ``RecursionError``).
+MAX_JSON_DEPTH = 200
+
+_SURROGATE_ESCAPE = re.compile(r"(\\+)u([dD][89a-fA-F][0-9a-fA-F]{2})")
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"(\s*:)?|[\[\]{}]')
+
+
+def parse_json(text: str, *, path: str | Path | None, line: int | None = None) -> Any:
+    r"""THE JSON parser of every input: ``json.loads`` of ``text`` (from ``path``; ``line``: the
+    line of a JSON Lines record), refusing with ``InputError`` (file, line, field) malformed
+    JSON, nesting deeper than :data:`MAX_JSON_DEPTH` and a lone UTF-16 surrogate escape
+    (``"\ud800"``: not text; it would fail later when written or hashed).
+
+    >>> parse_json('{"a": [1, 2]}', path=None)
+    {'a': [1, 2]}
+    >>> parse_json('{"id": "x\\ud800"}', path="d.jsonl", line=3)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    metajudge.errors.InputError: d.jsonl:3: field id: a lone surrogate \ud800 is not text; ...
+    """
     from metajudge.errors import InputError
 
-    path = Path(path)
-    text = read_text(path)
     try:
-        return json.loads(text)
+        obj = json.loads(text)
     except json.JSONDecodeError as e:
+        msg = f"malformed JSON: {e.msg}" + (f" (column {e.colno})" if line is not None else "")
+        at = line if line is not None else e.lineno
+        raise InputError(msg, path=path, line=at, field="<json>") from None
+    except RecursionError:
+        obj = None
+        too_deep = True
+    else:
+        too_deep = text.count("[") + text.count("{") > MAX_JSON_DEPTH and _too_deep(obj)
+    if too_deep:
+        ln, field = _locate(text, depth=MAX_JSON_DEPTH + 1)
         raise InputError(
-            f"malformed JSON: {e.msg}", path=path, line=e.lineno, field="<json>"
-        ) from None
+            f"nested deeper than {MAX_JSON_DEPTH} levels of arrays/objects",
+            path=path,
+            line=ln if line is None else line,
+            field=field,
+        )
+    _refuse_lone_surrogate(text, path, line)
+    return obj
+
+
+def _too_deep(obj: Any) -> bool:
+    """Whether ``obj`` nests arrays/objects deeper than :data:`MAX_JSON_DEPTH` (level by level,
+    no recursion)."""
+    level = [obj]
+    for _ in range(MAX_JSON_DEPTH):
+        below = []
+        for o in level:
+            for c in o.values() if type(o) is dict else o:
+                if type(c) is dict or type(c) is list:
+                    below.append(c)
+        if not below:
+            return False
+        level = below
+    return True
+
+
+def _refuse_lone_surrogate(text: str, path: str | Path | None, line: int | None) -> None:
+    """Refuse a ``\\udXXX`` escape that is not half of a surrogate pair."""
+    from metajudge.errors import InputError
+
+    if "\\u" not in text and "\\U" not in text:
+        return
+    pairs = [
+        (m.start(), m.end(), int(m.group(2), 16))
+        for m in _SURROGATE_ESCAPE.finditer(text)
+        if len(m.group(1)) % 2 == 1
+    ]  # an even run of backslashes is a literal backslash
+    for i, (start, end, code) in enumerate(pairs):
+        nxt = pairs[i + 1] if i + 1 < len(pairs) else None
+        prev = pairs[i - 1] if i else None
+        if code < 0xDC00:
+            paired = nxt is not None and nxt[0] == end and nxt[2] >= 0xDC00
+        else:
+            paired = prev is not None and prev[1] == start and prev[2] < 0xDC00
+        if not paired:
+            ln, field = _locate(text, pos=start)
+            raise InputError(
+                f"a lone surrogate \\u{code:04x} is not text; remove it or give the character "
+                "it was meant to be",
+                path=path,
+                line=ln if line is None else line,
+                field=field,
+            )
+
+
+def _locate(text: str, *, depth: int | None = None, pos: int | None = None) -> tuple[int, str]:
+    """``(line, field)`` in JSON ``text`` of the first point nested ``depth`` deep, or of the
+    string at offset ``pos``; the field is the key path (``a.b[]``), shortened when long."""
+    path: list[str] = []
+    for m in _JSON_TOKEN.finditer(text):
+        tok = m.group(0)
+        if pos is not None and m.end() > pos:
+            break
+        if tok in "[{":
+            path.append("[]" if tok == "[" else "")
+            if depth is not None and len(path) >= depth:
+                pos = m.start()
+                break
+        elif tok in "]}":
+            if path:
+                path.pop()
+        elif m.group(1) and path:
+            path[-1] = tok[: tok.rindex('"') + 1].strip('"')
+    names = [p for p in path if p]
+    shown = "".join(p if p == "[]" else f".{p}" for p in names[:4]).lstrip(".")
+    shown += "…" if len(names) > 4 else ""
+    return text.count("\n", 0, pos or 0) + 1, shown or "<json>"
 
 
 def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
@@ -189,3 +324,48 @@ def canonical_json(obj: Any) -> str:
 
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(v: Any) -> Any:
+    """A CSV cell that a spreadsheet cannot run: a string starting with ``=``, ``+``, ``-``,
+    ``@``, a tab or a carriage return gets a leading ``'`` (OWASP's advice against formula
+    injection); numbers, and strings that read as a number (``-0.25``), are kept.
+
+    >>> csv_cell("=cmd|' /C calc'!A0"), csv_cell("@SUM(1+1)"), csv_cell(-0.25), csv_cell("-0.25")
+    ("'=cmd|' /C calc'!A0", "'@SUM(1+1)", -0.25, '-0.25')
+    """
+    if not isinstance(v, str) or not v.startswith(_FORMULA_START):
+        return v
+    try:
+        float(v)
+    except ValueError:
+        return "'" + v
+    return v
+
+
+class CsvWriter:
+    """``csv.writer`` whose every cell goes through :func:`csv_cell` (THE CSV writer)."""
+
+    def __init__(self, fh: IO[str], **kwargs: Any) -> None:
+        self._w = csv.writer(fh, **kwargs)
+
+    def writerow(self, row: Iterable[Any]) -> Any:
+        return self._w.writerow([csv_cell(v) for v in row])
+
+    def writerows(self, rows: Iterable[Iterable[Any]]) -> None:
+        for r in rows:
+            self.writerow(r)
+
+
+class CsvDictWriter(csv.DictWriter):  # type: ignore[type-arg]
+    """``csv.DictWriter`` whose header and cells go through :func:`csv_cell`."""
+
+    def writerow(self, rowdict: Mapping[str, Any]) -> Any:
+        return self.writer.writerow([csv_cell(v) for v in self._dict_to_list(rowdict)])
+
+    def writerows(self, rowdicts: Iterable[Mapping[str, Any]]) -> None:
+        for r in rowdicts:
+            self.writerow(r)

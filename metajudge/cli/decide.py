@@ -144,21 +144,38 @@ def _register_ppi(dsub: argparse._SubParsersAction) -> None:  # type: ignore[typ
 
 
 def _out_checked(cmd: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """``cmd`` after ``--out`` is checked (a file, below a file, an input: refused before any work)."""
+    """``cmd`` after ``--out`` is checked (a file, below a file, an input: refused before any
+    work), writing its folder as a set (:func:`metajudge.run_folder.run_folder`: ``args.out`` is
+    the stage while ``cmd`` runs; the paths it prints go through ``final_path``)."""
 
     def run(args: argparse.Namespace) -> int:
-        if args.out:
-            from metajudge.io import check_out_dir
+        if not args.out:
+            return cmd(args)
+        from metajudge.io import check_out_dir
+        from metajudge.run_folder import run_folder
 
-            files = [
-                *(getattr(args, "files", None) or []),
-                *(getattr(args, "more_files", None) or []),
-            ]
-            inputs = [getattr(args, "input", None), *files]
-            check_out_dir(args.out, inputs=inputs)
-        return cmd(args)
+        files = [
+            *(getattr(args, "files", None) or []),
+            *(getattr(args, "more_files", None) or []),
+        ]
+        inputs = [getattr(args, "input", None), *files]
+        check_out_dir(args.out, inputs=inputs)
+        out = args.out
+        try:
+            with run_folder(out) as rf:
+                args.out = str(rf.stage)
+                return cmd(args)
+        finally:
+            args.out = out
 
     return run
+
+
+def _wrote(fmt: str, path: object) -> None:
+    """Say where a file was written (to standard error under ``--format json``)."""
+    from metajudge.io import final_path
+
+    opt.notice(fmt, f"wrote {final_path(str(path))}")
 
 
 def _load_kw(args: argparse.Namespace) -> dict:
@@ -173,13 +190,12 @@ def _load_kw(args: argparse.Namespace) -> dict:
 def _emit(args: argparse.Namespace, stem: str, payload: dict, md: str) -> None:
     import json
 
-    from metajudge.cli.options import notice
     from metajudge.reports.decision_report import write_report
 
     print(json.dumps(payload, indent=1, default=str) if args.format == "json" else md)
     if args.out:
         for path in write_report(args.out, stem, payload, md):
-            notice(args.format, f"wrote {path}")
+            _wrote(args.format, path)
 
 
 def _cmd_swap(args: argparse.Namespace) -> int:
@@ -206,7 +222,7 @@ def _cmd_swap(args: argparse.Namespace) -> int:
     if args.out:
         from metajudge.reports.decision_report import plot_decision
 
-        opt.notice(args.format, f"wrote {plot_decision(j, f'{args.out}/decision.png')}")
+        _wrote(args.format, plot_decision(j, f"{args.out}/decision.png"))
         from metajudge.reports.html_run import write_decision_html
 
         html = write_decision_html(
@@ -216,7 +232,7 @@ def _cmd_swap(args: argparse.Namespace) -> int:
             input_file=args.input,
             data_dir=args.data_dir,
         )
-        opt.notice(args.format, f"wrote {html}")
+        _wrote(args.format, html)
     return 0
 
 
@@ -234,7 +250,7 @@ def _cmd_verdicts(args: argparse.Namespace) -> int:
     j = res.to_dict()
     _emit(args, "decision", j, verdicts_markdown(j))
     if args.out and res.frontier is not None:
-        opt.notice(args.format, f"wrote {write_frontier_plot(res.frontier, args.out)}")
+        _wrote(args.format, write_frontier_plot(res.frontier, args.out))
     return 0
 
 
@@ -251,7 +267,7 @@ def _cmd_frontier(args: argparse.Namespace) -> int:
         "\n".join(["# Judges: cost against agreement", *frontier_lines(j)]) + "\n",
     )
     if args.out:
-        opt.notice(args.format, f"wrote {write_frontier_plot(fr, args.out)}")
+        _wrote(args.format, write_frontier_plot(fr, args.out))
     return 0
 
 

@@ -228,6 +228,18 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
+    """Re-render a run folder in place, holding its lock; the result file it reads must be the
+    one the folder's manifest vouches for, and the manifest then vouches for the new files."""
+    from metajudge.run_folder import RESULT_FILES, check_manifest, refresh_manifest, run_lock
+
+    with run_lock(args.dir):
+        check_manifest(args.dir, RESULT_FILES)
+        rc = _report_in_place(args)
+        refresh_manifest(args.dir)
+    return rc
+
+
+def _report_in_place(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from metajudge.analyses.metric_vs_human.result import MetaEvalResult

@@ -262,7 +262,6 @@ def _report_errors(rows: list[dict[str, Any]], err: Any, first: int = 5) -> int:
 
 
 def _cmd_metrics_list(args: argparse.Namespace) -> int:
-    import csv
     import json
     import sys
 
@@ -291,7 +290,9 @@ def _cmd_metrics_list(args: argparse.Namespace) -> int:
         print(json.dumps(infos, indent=2, ensure_ascii=False))
         return 0
     if args.format == "csv":
-        w = csv.writer(sys.stdout)
+        from metajudge.io import CsvWriter
+
+        w = CsvWriter(sys.stdout)
         w.writerow(["name", "direction", "lo", "hi", "signature", "unavailable"])
         for i in infos:
             lo, hi = i["range"] or (None, None)

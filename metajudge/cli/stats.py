@@ -312,7 +312,6 @@ _KENDALL_COLUMNS = (
 
 def _kendall_text(args: argparse.Namespace, rows: list[dict]) -> str:
     """The ``kendall`` rows as JSON, CSV or a Markdown table (``args.format``)."""
-    import csv
     import io
     import json
 
@@ -324,7 +323,9 @@ def _kendall_text(args: argparse.Namespace, rows: list[dict]) -> str:
         return json.dumps({**head, "note": NOTE, "rows": rows}, indent=1) + "\n"
     if args.format == "csv":
         buf = io.StringIO()
-        w = csv.DictWriter(buf, cols, extrasaction="ignore", lineterminator="\n")
+        from metajudge.io import CsvDictWriter
+
+        w = CsvDictWriter(buf, cols, extrasaction="ignore", lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
         return buf.getvalue()

@@ -102,24 +102,32 @@ def _emit(
     """Print the result (``--format``); with ``--out``, write its report files and report.html."""
     print(res.to_json() if args.format == "json" else markdown(res))
     if args.out:
-        paths = write(res, args.out)
         from metajudge.reports.html_run import write_html_report
+        from metajudge.run_folder import run_folder
 
-        paths["html"] = write_html_report(
-            args.out, input_file=args.input, data_dir=args.data_dir, **html
-        )
-        opt.notice(args.format, "wrote " + ", ".join(str(p) for p in paths.values()))
+        with run_folder(args.out) as rf:  # written as a set (old files kept until the swap)
+            paths = write(res, rf.stage)
+            paths["html"] = write_html_report(
+                rf.stage, input_file=args.input, data_dir=args.data_dir, **html
+            )
+        opt.notice(args.format, "wrote " + ", ".join(str(rf.final(p)) for p in paths.values()))
     return 0
 
 
 def _cmd_swap(args: argparse.Namespace) -> int:
     from metajudge.io import check_out_dir
-    from metajudge.reports.swap_report import swap_markdown, write_swap_report
-    from metajudge.runs.backbone_swap import run_backbone_swap
+    from metajudge.run_folder import maybe_locked
     from metajudge.scores.spec import spec_paths
 
     if args.out:
         check_out_dir(args.out, inputs=[args.input, *spec_paths(args.scores)])
+    with maybe_locked(args.out):  # one run at a time per --out
+        return _swap_locked(args)
+
+
+def _swap_locked(args: argparse.Namespace) -> int:
+    from metajudge.reports.swap_report import swap_markdown, write_swap_report
+    from metajudge.runs.backbone_swap import run_backbone_swap
 
     res = run_backbone_swap(
         args.dataset,
@@ -148,11 +156,17 @@ def _cmd_swap(args: argparse.Namespace) -> int:
 
 def _cmd_diag(args: argparse.Namespace) -> int:
     from metajudge.io import check_out_dir
-    from metajudge.reports.swap_report import diagnostics_markdown, write_diagnostics_report
-    from metajudge.runs.judge_diagnostics import run_judge_diagnostics
+    from metajudge.run_folder import maybe_locked
 
     if args.out:
         check_out_dir(args.out, inputs=[args.input])
+    with maybe_locked(args.out):  # one run at a time per --out
+        return _diag_locked(args)
+
+
+def _diag_locked(args: argparse.Namespace) -> int:
+    from metajudge.reports.swap_report import diagnostics_markdown, write_diagnostics_report
+    from metajudge.runs.judge_diagnostics import run_judge_diagnostics
 
     diag = run_judge_diagnostics(
         args.dataset,

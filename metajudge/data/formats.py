@@ -384,7 +384,7 @@ def iter_jsonl_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
     A file that is JSON but not JSON Lines (an array, or an object spread over several lines)
     is named as such on its first line.
     """
-    from metajudge.io import read_text
+    from metajudge.io import parse_json, read_text
 
     path = Path(path)
     text = read_text(path)  # missing file, folder, non-UTF-8 bytes: InputError naming the line
@@ -393,15 +393,14 @@ def iter_jsonl_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
         if not raw.strip():
             continue
         try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as e:
-            hint = _not_jsonl_hint(path, raw) if first else None
-            raise InputError(
-                hint or f"malformed JSON: {e.msg} (column {e.colno})",
-                path=path,
-                line=i,
-                field="<json>",
-            ) from None
+            obj = parse_json(raw, path=path, line=i)  # also: too deep, lone surrogates
+        except InputError as e:
+            hint = (
+                _not_jsonl_hint(path, raw) if first and e.message.startswith("malformed") else None
+            )
+            if hint is None:
+                raise
+            raise InputError(hint, path=path, line=i, field="<json>") from None
         if first and isinstance(obj, list):
             raise InputError(_NOT_JSONL.format("a JSON array"), path=path, line=i, field="<json>")
         first = False

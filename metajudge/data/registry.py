@@ -14,7 +14,6 @@ dataset (a name or a file) is :func:`metajudge.data.loading.load`.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -31,7 +30,7 @@ from metajudge.data.formats import (
     pairwise_scale_from_likert,
 )
 from metajudge.errors import InputError
-from metajudge.io import read_json, read_text
+from metajudge.io import read_json
 
 
 def cards_dir() -> Path:
@@ -53,12 +52,7 @@ def list_datasets() -> list[str]:
 
 @lru_cache(maxsize=64)
 def _load_card_cached(path: str, mtime_ns: int) -> DatasetCard:
-    try:
-        obj = json.loads(read_text(path))
-    except json.JSONDecodeError as e:
-        raise InputError(
-            f"malformed JSON in dataset card: {e.msg}", path=path, line=e.lineno, field="<json>"
-        ) from None
+    obj = read_json(path)  # malformed, too deep, lone surrogates: file, line, field
     try:
         return DatasetCard.from_dict(obj)
     except InputError as e:

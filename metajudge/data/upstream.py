@@ -10,7 +10,6 @@ and the field.
 from __future__ import annotations
 
 import csv
-import json
 import math
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import Any
 from metajudge.data.formats import DatasetCard, Record
 from metajudge.data.validation import record_from_dict
 from metajudge.errors import InputError
-from metajudge.io import read_json
+from metajudge.io import parse_json, read_json
 
 Converter = Callable[["_Source"], list[Record]]
 
@@ -63,12 +62,7 @@ class _Source:
             for i, raw in enumerate(fh, start=1):
                 if not raw.strip():
                     continue
-                try:
-                    yield p, i, json.loads(raw)
-                except json.JSONDecodeError as e:
-                    raise InputError(
-                        f"malformed JSON: {e.msg}", path=p, line=i, field="<json>"
-                    ) from None
+                yield p, i, parse_json(raw, path=p, line=i)
 
     def csv_rows(self, relpath: str) -> tuple[Path, list[tuple[int, dict[str, str]]]]:
         """Rows of a CSV file with the (last physical) line number of each row."""

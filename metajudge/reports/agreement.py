@@ -6,11 +6,13 @@ formats them.
 
 from __future__ import annotations
 
-import csv
 import io
 import math
 from dataclasses import asdict
 from typing import TYPE_CHECKING
+
+from metajudge.io import CsvWriter
+from metajudge.reports.sections import md_row
 
 if TYPE_CHECKING:
     from metajudge.analyses.annotator_agreement import AgreementResult
@@ -62,7 +64,7 @@ def render_agreement(res: AgreementResult, fmt: str = "text") -> str:
         return res.to_json(indent=2) + "\n"
     if fmt == "csv":
         buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
+        w = CsvWriter(buf, lineterminator="\n")
         rows = [asdict(r) for r in res.rows]
         w.writerow(list(rows[0]) if rows else [])
         w.writerows([list(r.values()) for r in rows])
@@ -71,7 +73,7 @@ def render_agreement(res: AgreementResult, fmt: str = "text") -> str:
     head = f"Agreement between annotators: {res.dataset} ({res.label_kind} labels)"
     foot = "\n".join(f"- {n}" for n in res.notes)
     if fmt == "md":
-        lines = ["| " + " | ".join(r) + " |" for r in t]
+        lines = [md_row(r) for r in t]
         lines.insert(1, "|" + "---|" * len(t[0]))
         return f"{head}\n\n" + "\n".join(lines) + f"\n\n{foot}\n"
     widths = [max(len(r[i]) for r in t) for i in range(len(t[0]))]

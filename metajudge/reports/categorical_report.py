@@ -9,13 +9,15 @@ and the notes. CSV / JSON: the main table's rows.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from metajudge.io import CsvDictWriter
+from metajudge.reports.sections import md_row
 
 STATS = ("accuracy", "cohen_kappa", "macro_f1")
 HEAD = {"accuracy": "accuracy", "cohen_kappa": "Cohen κ", "macro_f1": "macro-F1"}
@@ -35,8 +37,8 @@ def _ci(row: Mapping[str, Any], s: str) -> str:
 
 
 def _md(header: list[str], rows: list[list[str]]) -> str:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    return "\n".join(out + ["| " + " | ".join(r) + " |" for r in rows])
+    out = [md_row(header), "|" + "---|" * len(header)]
+    return "\n".join(out + [md_row(r) for r in rows])
 
 
 def main_table(res: Mapping[str, Any]) -> str:
@@ -130,7 +132,7 @@ def flat_rows(res: Mapping[str, Any]) -> list[dict[str, Any]]:
 def to_csv(res: Mapping[str, Any]) -> str:
     rows = flat_rows(res)
     buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=list(rows[0]) if rows else ["metric"])
+    w = CsvDictWriter(buf, fieldnames=list(rows[0]) if rows else ["metric"])
     w.writeheader()
     w.writerows(rows)
     return buf.getvalue()
@@ -155,3 +157,50 @@ def render_all(out_dir: str | Path, res: Mapping[str, Any]) -> dict[str, Path]:
             fh.write(fn(res))
         written[p.name] = p
     return written
+
+
+def _est(row: Mapping[str, Any], s: str) -> Any:
+    """A page cell ``{"v", "lo", "hi"}`` of statistic ``s`` (None when undefined)."""
+    v = row.get(s)
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return None
+    lo, hi = ((row.get("ci") or {}).get(s) or [None, None])[:2]
+    return {"v": round(float(v), 4), "lo": lo, "hi": hi}
+
+
+def html_payload(res: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``report.html`` page of a categorical ``result.json``: the main table with CIs, the
+    inter-annotator reference, one confusion matrix per row, and the notes as warnings."""
+    rows = [
+        [r["metric"], r["dimension"], *(_est(r, s) for s in STATS), r["n"], r["invalid"]]
+        for r in res["rows"]
+    ]
+    tables = [
+        {
+            "title": "Agreement with the majority human label (95% CI)",
+            "columns": ["metric", "dimension", *(HEAD[s] for s in STATS), "n", "invalid"],
+            "rows": rows,
+            "refs": [],
+        }
+    ]
+    for r in res["rows"]:
+        labels = [str(x) for x in r["labels"]]
+        tables.append(
+            {
+                "title": f"Confusion matrix: {r['metric']} / {r['dimension']} (rows: human)",
+                "columns": ["human \\ judge", *labels],
+                "rows": [[g, *cm] for g, cm in zip(labels, r["confusion"])],
+                "refs": [],
+            }
+        )
+    scores = ", ".join(str(s) for s in ((res.get("data") or {}).get("run") or {}).get("scores", []))
+    return {
+        "kind": "categorical",
+        "title": f"Categorical meta-evaluation on {res['dataset']} ({res['label_kind']} labels)",
+        "question": f"How often do the judge's labels match the majority human label of "
+        f"{res['dataset']}?",
+        "protocol": " | ".join(f"{k}: {v}" for k, v in (res.get("options") or {}).items()),
+        "signatures": [["scores", scores]] if scores else [],
+        "warnings": [*res.get("notes", ())],
+        "tables": tables,
+    }

@@ -10,7 +10,6 @@ dataset's shipped score columns. The engine is not re-run; only score lookups ar
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -20,6 +19,7 @@ import numpy as np
 
 from metajudge.data.formats import LikertRecord, PairwiseRecord, response_key
 from metajudge.errors import InputError
+from metajudge.io import read_json
 from metajudge.reports import html_page as html
 
 log = logging.getLogger(__name__)
@@ -224,10 +224,15 @@ def write_html_report(
     from metajudge.reports import html_views as hv
 
     out = Path(out_dir)
-    if (out / "result.json").is_file():
+    res_json = read_json(out / "result.json") if (out / "result.json").is_file() else None
+    if isinstance(res_json, dict) and res_json.get("kind") == "categorical":
+        from metajudge.reports.categorical_report import html_payload
+
+        payload = hv._finish(html_payload(res_json), Items(), [])
+    elif (out / "result.json").is_file():
         payload = hv.meta_payload(out, data_dir=data_dir, dataset=dataset)
     elif (out / "swap.json").is_file():
-        res = json.loads((out / "swap.json").read_text(encoding="utf-8"))
+        res = read_json(out / "swap.json")
         payload = hv.swap_payload(
             res, external, input_file=input_file, data_dir=data_dir, out_dir=out, dataset=dataset
         )
@@ -236,7 +241,7 @@ def write_html_report(
             out, external=external, input_file=input_file, data_dir=data_dir, dataset=dataset
         )
     elif (out / "diagnostics.json").is_file():
-        diag = json.loads((out / "diagnostics.json").read_text(encoding="utf-8"))
+        diag = read_json(out / "diagnostics.json")
         payload = hv.diag_payload(diag, input_file=input_file, data_dir=data_dir, dataset=dataset)
     else:
         raise InputError(
@@ -264,7 +269,7 @@ def write_decision_html(
     from metajudge.reports import html_views as hv
 
     out = Path(out_dir)
-    d = json.loads((out / "decision.json").read_text(encoding="utf-8"))
+    d = read_json(out / "decision.json")
     payload = hv.decision_payload(
         d,
         external,

@@ -4,10 +4,12 @@ others, the dataset columns) and CSV (one row per cell)."""
 
 from __future__ import annotations
 
-import csv
 import io
 from dataclasses import asdict, fields
 from typing import Any
+
+from metajudge.io import CsvDictWriter
+from metajudge.reports.sections import md_cell
 
 #: grid codes, in the order a status is tested
 CODES: tuple[tuple[str, str, str], ...] = (
@@ -19,7 +21,7 @@ CODES: tuple[tuple[str, str, str], ...] = (
 
 
 def _esc(text: Any) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    return md_cell(text)
 
 
 def code(status: str) -> str:
@@ -41,9 +43,11 @@ def _value(c: Any) -> str:
 
 def _grid(m: Any) -> list[str]:
     names = [d.name for d in m.datasets]
-    out = ["| metric | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
+    out = ["| metric | " + " | ".join(map(md_cell, names)) + " |", "|---" * (len(names) + 1) + "|"]
     for r in m.rows:
-        out.append(f"| {r} | " + " | ".join(code(m.cell(r, d).status) for d in names) + " |")
+        out.append(
+            f"| {md_cell(r)} | " + " | ".join(code(m.cell(r, d).status) for d in names) + " |"
+        )
     legend = "; ".join(f"`{c}` {what}" for _, c, what in CODES)
     return [*out, "", legend]
 
@@ -136,7 +140,7 @@ def matrix_csv(m: Any) -> str:
     """One CSV row per cell (every field of :class:`~metajudge.runs.matrix.table.Cell`)."""
     buf = io.StringIO()
     names = [f.name for f in fields(type(m.cells[0]))] if m.cells else []
-    w = csv.DictWriter(buf, fieldnames=names, lineterminator="\n")
+    w = CsvDictWriter(buf, fieldnames=names, lineterminator="\n")
     w.writeheader()
     for c in m.cells:
         row = asdict(c)

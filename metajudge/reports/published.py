@@ -11,12 +11,12 @@ The folder is ``$METAJUDGE_BASELINES_DIR`` or ``baselines/`` at the top of the r
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
 from metajudge.errors import InputError
+from metajudge.io import read_json
 
 _REQUIRED = ("table", "row", "column", "metric", "dimension", "statistic", "value")
 
@@ -41,12 +41,7 @@ def load_published(
         return []
     out: list[dict[str, Any]] = []
     for p in sorted(d.glob("published_*.json")):
-        try:
-            doc = json.loads(p.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as e:
-            raise InputError(
-                f"malformed JSON: {e.msg}", path=p, line=e.lineno, field="<json>"
-            ) from None
+        doc = read_json(p)
         if not isinstance(doc, dict) or not isinstance(doc.get("entries"), list):
             raise InputError("expected an object with an 'entries' list", path=p, field="entries")
         for i, e in enumerate(doc["entries"]):

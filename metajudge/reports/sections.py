@@ -75,11 +75,32 @@ def _md_missing(res: MetaEvalResult) -> str:
     return head + "".join(f"- {x}\n" for x in lines) + "\n"
 
 
+def md_cell(x: object) -> str:
+    """THE Markdown table cell: ``|`` escaped (it would split the row), line breaks made
+    spaces, ``<`` and ``>`` written as entities (a name like ``<img onerror=...>`` stays text).
+
+    >>> md_cell("a|b<img src=x onerror=alert(1)>")
+    'a\\\\|b&lt;img src=x onerror=alert(1)&gt;'
+    """
+    return md_text(x).replace("|", "\\|")
+
+
+def md_text(x: object) -> str:
+    """Markdown text outside a table: one line, ``<`` and ``>`` as entities (no raw HTML)."""
+    s = str(x).replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+    return s.replace("<", "&lt;").replace(">", "&gt;")
+
+
+def md_row(cells: Sequence[object]) -> str:
+    """One Markdown table row of :func:`md_cell` cells."""
+    return "| " + " | ".join(md_cell(x) for x in cells) + " |"
+
+
 def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    out = "| " + " | ".join(header) + " |\n"
+    out = md_row(header) + "\n"
     out += "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|\n"
     for r in rows:
-        out += "| " + " | ".join(str(x) for x in r) + " |\n"
+        out += md_row(r) + "\n"
     return out
 
 

@@ -6,13 +6,13 @@ with the level, statistic, test, resamples, seed and the multiple-comparison rul
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from pathlib import Path
 from typing import Any
 
 from metajudge.analyses.system_ranking import RankTable
+from metajudge.io import CsvWriter
 
 FORMATS: tuple[str, ...] = ("md", "csv", "json", "tex")
 
@@ -38,7 +38,7 @@ def to_markdown(t: RankTable) -> str:
 
 def to_csv(t: RankTable) -> str:
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = CsvWriter(buf, lineterminator="\n")
     w.writerow(
         ["cluster", "metric", "correlation", "level", "statistic", "method", "n_resamples", "seed"]
     )

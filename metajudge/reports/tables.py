@@ -12,19 +12,20 @@ Everything here renders a saved result JSON (``result.json``); nothing is recomp
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Sequence
 from typing import Any
 
 from metajudge.analyses.metric_vs_human.result import MetaEvalResult
+from metajudge.io import CsvWriter
 from metajudge.reports.sections import (
     _md_intro,
     _md_missing,
     _md_reference,
     _md_table,
     _x100,
+    md_text,
     protocol_bits,
     undefined_lines,
 )
@@ -314,9 +315,9 @@ def footer(res: MetaEvalResult) -> str:
     for m in res.data["metrics"]:
         for col, sigs in m["signatures"].items():
             miss = m["missing"].get(col, {})
-            sig = "; ".join(sigs) if sigs else "(no signature)"
+            sig = md_text("; ".join(sigs)) if sigs else "(no signature)"
             out.write(
-                f"- `{col}`: {sig} — responses absent {miss.get('responses_absent', 0)}, unscored {miss.get('responses_unscored', 0)}, "
+                f"- `{md_text(col).replace('`', ' ')}`: {sig} — responses absent {miss.get('responses_absent', 0)}, unscored {miss.get('responses_unscored', 0)}, "
                 f"pairs without a difference {miss.get('pairs_missing', 0)}"
             )
             if miss.get("pairs_missing"):
@@ -337,7 +338,7 @@ def to_csv(res: MetaEvalResult) -> str:
     """Wide CSV in the Table 17 layout (×100), with CI bounds and published columns."""
     t = table_rows(res)
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = CsvWriter(buf, lineterminator="\n")
     header = ["metric"]
     for c in t["columns"]:
         base = f"{c['dimension']}_{c['statistic']}"
@@ -368,7 +369,7 @@ def to_csv(res: MetaEvalResult) -> str:
 def cells_csv(res: MetaEvalResult) -> str:
     """Long CSV: one line per metric × dimension × statistic (raw scale, not ×100)."""
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = CsvWriter(buf, lineterminator="\n")
     w.writerow(
         [
             "metric",

@@ -3,13 +3,14 @@ JudgeBench's published accuracies (``baselines/published_judgebench.json``) besi
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Mapping
 from pathlib import Path
 
 from metajudge.analyses.verdict_accuracy import VerdictsResult
+from metajudge.io import CsvWriter
+from metajudge.reports.sections import md_row
 
 
 def published_judgebench(folder: Path | None = None) -> dict[str, dict[str, float]]:
@@ -67,7 +68,7 @@ def tests_table(res: VerdictsResult) -> list[list[str]]:
 
 
 def _md(t: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(r) + " |" for r in t]
+    lines = [md_row(r) for r in t]
     lines.insert(1, "|" + "---|" * len(t[0]))
     return "\n".join(lines)
 
@@ -82,7 +83,7 @@ def render(
         return json.dumps(d, indent=2, ensure_ascii=False) + "\n"
     if fmt == "csv":
         buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
+        w = CsvWriter(buf, lineterminator="\n")
         w.writerow(
             ["judge", "protocol", "category", "n", "accuracy", "ci_low", "ci_high", "published"]
         )

@@ -361,25 +361,35 @@ def run_swap(rag_file: Path, out: Path, opts: DemoOptions) -> dict[str, Any]:
     written to ``out/swap`` with its per-backbone score files and ``report.html``."""
     from metajudge.reports.html_run import write_html_report
     from metajudge.reports.swap_report import write_swap_report
+    from metajudge.run_folder import run_folder
     from metajudge.runs.backbone_swap import run_backbone_swap
 
-    res = run_backbone_swap(
-        None,
-        SWAP_METRIC,
-        input_file=rag_file,
-        backbones=list(opts.backbones),
-        dimension="correctness",
-        n_boot=opts.n_boot,
-        seed=opts.seed,
-        metric_options=_metric_options(SWAP_METRIC, opts),
-        out_dir=out / "swap",
-    )
-    write_swap_report(res, out / "swap", plots=False)
-    write_html_report(out / "swap", input_file=rag_file)
+    with run_folder(out / "swap") as rf:  # the swap folder as a set, like every run folder
+        res = run_backbone_swap(
+            None,
+            SWAP_METRIC,
+            input_file=rag_file,
+            backbones=list(opts.backbones),
+            dimension="correctness",
+            n_boot=opts.n_boot,
+            seed=opts.seed,
+            metric_options=_metric_options(SWAP_METRIC, opts),
+            out_dir=rf.stage,
+        )
+        write_swap_report(res, rf.stage, plots=False)
+        write_html_report(rf.stage, input_file=rag_file)
     return res.to_dict()
 
 
-def run_demo(
+def run_demo(out_dir: str | Path, *args: Any, **kwargs: Any) -> DemoResult:
+    """:func:`demo_into` holding the lock of ``out_dir`` (one run at a time per folder)."""
+    from metajudge.run_folder import run_lock
+
+    with run_lock(out_dir):
+        return demo_into(out_dir, *args, **kwargs)
+
+
+def demo_into(
     out_dir: str | Path,
     options: DemoOptions | None = None,
     *,
@@ -393,6 +403,7 @@ def run_demo(
     import numpy as np
 
     from metajudge.io import atomic_write
+    from metajudge.run_folder import run_folder
 
     opts = options or DemoOptions()
     out = Path(out_dir)
@@ -416,11 +427,12 @@ def run_demo(
     result.wall_s = round(time.perf_counter() - t0, 1)
     from metajudge.reports.demo_report import demo_markdown, write_demo_html
 
+    with run_folder(out) as rf:  # the demo's own files as a set (sections: their own runs)
+        with atomic_write(rf.stage / "demo.json") as fh:
+            fh.write(result.to_json(indent=2, default=str))
+        with atomic_write(rf.stage / REPORT_FILE) as fh:
+            fh.write(demo_markdown(result, lexical_run=lexical_run))
+        page = out / write_demo_html(result, rf.stage, lexical_run=lexical_run).name
     report = out / REPORT_FILE
-    with atomic_write(out / "demo.json") as fh:
-        fh.write(result.to_json(indent=2, default=str))
-    with atomic_write(report) as fh:
-        fh.write(demo_markdown(result, lexical_run=lexical_run))
-    page = write_demo_html(result, out, lexical_run=lexical_run)
     result.paths = {"report": str(report), "json": str(out / "demo.json"), "html": str(page)}
     return result

@@ -52,7 +52,16 @@ def _rows_of(metrics: Sequence[str]) -> list[str]:
     return [family_row(m) for m in metrics]
 
 
-def run_meta_eval(
+def run_meta_eval(*args: Any, **kwargs: Any) -> tuple[MetaEvalResult, dict[str, Path]]:
+    """:func:`meta_eval_into` holding the lock of ``out_dir`` (:func:`metajudge.run_folder.run_lock`:
+    a second run into the same folder refuses, naming the first)."""
+    from metajudge.run_folder import run_lock
+
+    with run_lock(kwargs.get("out_dir") or "."):
+        return meta_eval_into(*args, **kwargs)
+
+
+def meta_eval_into(
     dataset: str | None = None,
     *,
     out_dir: str | Path,
@@ -142,19 +151,23 @@ def write_run(
     data_dir: str | Path | None,
     dataset: Any = None,
 ) -> dict[str, Path]:
-    """Warn about missing scores, attach the published numbers, and write the run folder:
-    ``result.json``, the tables, the plots and ``report.html`` (``dataset``: the run's loaded
-    dataset, shown in the report; by default the source ``result.json`` records is loaded)."""
+    """Warn about missing scores, attach the published numbers, and write the run folder as a
+    set (:func:`metajudge.run_folder.run_folder`): ``result.json``, the tables,
+    the plots, ``report.html`` and ``manifest.json`` (``dataset``: the run's loaded dataset,
+    shown in the report; by default the source ``result.json`` records is loaded)."""
     from metajudge.reports.html_run import write_html_report
     from metajudge.reports.published import attach_published
     from metajudge.reports.render import RESULT_FILE, render_all
     from metajudge.reports.sections import missing_lines
+    from metajudge.run_folder import run_folder
 
     for line in missing_lines(res):
         log.warning("%s (--missing %s)", line.replace("`", ""), res.data["protocol"]["missing"])
     attach_published(res)
-    res.save(out / RESULT_FILE)
-    written = {RESULT_FILE: out / RESULT_FILE}
-    written.update(render_all(out, plots=plots, result=res, published=False))
-    written["report.html"] = write_html_report(out, data_dir=data_dir, dataset=dataset)
-    return written
+    with run_folder(out) as rf:  # written as a set: all files of one run, or none
+        stage = rf.stage
+        res.save(stage / RESULT_FILE)
+        written = {RESULT_FILE: stage / RESULT_FILE}
+        written.update(render_all(stage, plots=plots, result=res, published=False))
+        written["report.html"] = write_html_report(stage, data_dir=data_dir, dataset=dataset)
+    return {k: rf.out / Path(v).relative_to(stage) for k, v in written.items()}

@@ -65,6 +65,8 @@ def run_categorical(
     )
     from metajudge.io import atomic_write
     from metajudge.reports.categorical_report import render_all
+    from metajudge.reports.html_run import write_html_report
+    from metajudge.run_folder import run_folder
 
     t0 = time.perf_counter()
     opts = CategoricalOptions(
@@ -72,13 +74,14 @@ def run_categorical(
     )
     res = categorical_meta_evaluate(ds, rows, opts, metrics=metrics, data_dir=data_dir)
     res.data["run"] = {**(run or {}), "seconds": round(time.perf_counter() - t0, 3)}
-    out = Path(out_dir)
-    data = res.to_dict()
-    with atomic_write(out / RESULT_FILE) as fh:
-        fh.write(json.dumps(data, indent=1, ensure_ascii=False, default=str) + "\n")
-    written = {RESULT_FILE: out / RESULT_FILE}
-    written.update(render_all(out, data))
-    return res, written
+    with run_folder(out_dir) as rf:  # written as a set, like every run folder
+        data = res.to_dict()
+        with atomic_write(rf.stage / RESULT_FILE) as fh:
+            fh.write(json.dumps(data, indent=1, ensure_ascii=False, default=str) + "\n")
+        written = {RESULT_FILE: rf.stage / RESULT_FILE}
+        written.update(render_all(rf.stage, data))
+        written["report.html"] = write_html_report(rf.stage, data_dir=data_dir, dataset=ds)
+    return res, {k: rf.out / Path(v).relative_to(rf.stage) for k, v in written.items()}
 
 
 def is_categorical_result(path: str | Path) -> dict[str, Any] | None:

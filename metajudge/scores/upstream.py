@@ -148,14 +148,13 @@ class KeyMap:
 
 
 def _num(v: Any, *, field: str, where: dict[str, Any]) -> float | None:
-    """A score cell as a float; None for empty / null / NaN; InputError for anything non-numeric."""
+    """A score cell as a float; None for empty / null / NaN (missing); InputError for anything
+    non-numeric and for an infinite score (``inf``, ``-inf``, ``1e309``: never read as missing
+    and imputed, as in the JSONL path)."""
     if v is None:
         return None
     if isinstance(v, bool):
         raise InputError(f"non-numeric score {v!r}", field=field, **where)
-    if isinstance(v, (int, float)):
-        f = float(v)
-        return f if math.isfinite(f) else None
     if isinstance(v, str):
         s = v.strip()
         if s == "" or s.lower() in ("nan", "null", "none", "na"):
@@ -164,8 +163,20 @@ def _num(v: Any, *, field: str, where: dict[str, Any]) -> float | None:
             f = float(s)
         except ValueError:
             raise InputError(f"non-numeric score {v!r}", field=field, **where) from None
-        return f if math.isfinite(f) else None
-    raise InputError(f"non-numeric score {v!r}", field=field, **where)
+    elif isinstance(v, (int, float)):
+        f = float(v) if isinstance(v, float) or abs(v) < 2**1023 else math.inf
+    else:
+        raise InputError(f"non-numeric score {v!r}", field=field, **where)
+    if math.isnan(f):
+        return None
+    if math.isinf(f):
+        raise InputError(
+            f"infinite score {v!r}: expected a finite number (leave the cell empty for a "
+            "missing score)",
+            field=field,
+            **where,
+        )
+    return f
 
 
 class _Collector:

@@ -26,6 +26,7 @@ from metajudge.cli import main
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "byod" / "graded.jsonl"
 HEADER, RECORD = FIXTURE.read_text(encoding="utf-8").splitlines()[:2]
+DEEP = "[" * 100_000 + "]" * 100_000  # issue 30: 100,000-deep nesting
 
 
 # -- generated bad files ----------------------------------------------------------------------------
@@ -80,6 +81,11 @@ RECORD_FILES: dict[str, bytes | None] = {
         + RECORD
         + "\n"
     ).encode(),
+    # issue 30: RecursionError (exit 1) before; a lone surrogate passed validate, then crashed
+    "deep_nesting": (HEADER + "\n" + RECORD[:-1] + ', "meta": ' + DEEP + "}\n").encode(),
+    "lone_surrogate": (
+        HEADER + "\n" + RECORD.replace('"news1"', '"news1\\ud800"', 1) + "\n"
+    ).encode(),
     "empty": b"",
     "folder": None,
     "missing": None,
@@ -93,6 +99,8 @@ SCORE_FILES: dict[str, bytes | None] = {
     "score_str": (_score_row(score="0.5") + "\n").encode(),
     "score_nan": (_score_row().replace("0.5", "NaN") + "\n").encode(),
     "key_int": (_score_row(key=3) + "\n").encode(),
+    "deep_nesting": (_score_row()[:-1] + ', "x": ' + DEEP + "}\n").encode(),
+    "lone_surrogate": (_score_row().replace('"news1"', '"news1\\ud800"') + "\n").encode(),
     "empty": b"",
     "folder": None,
     "missing": None,
@@ -113,6 +121,7 @@ RESULT_FILES: dict[str, bytes | None] = {
     "non_utf8": b'{"dataset": "\xff"}',
     "truncated_json": b'{"dataset": "x", "rows": [',
     "json_array": b"[]",
+    "deep_nesting": ('{"dataset": ' + DEEP + "}").encode(),
     "missing": None,
 }
 

@@ -1,0 +1,330 @@
+"""A run folder (``--out``) written as a set: every run writer goes through :func:`run_folder`.
+
+The files of a run are written into a temporary sibling folder (``.<name>.stage-<run id>``),
+``manifest.json`` last (the run id, and the sha256 of every file), and the folder is then put in
+place of ``--out`` in one step (Linux ``renameat2(RENAME_EXCHANGE)``; elsewhere two renames, the
+old folder kept until the new one is in place). A ``kill -9`` at any moment leaves ``--out``
+holding one whole run, the old or the new, never the files of two.
+
+What the folder held that the old run did not write (``scores.jsonl``, the score cache; a
+user's own files; files rewritten since the old run, e.g. by this run's scoring phase) is
+carried into the new folder (hard links). Stale temporaries (``.<file>.*.tmp`` of an
+interrupted atomic write, stage and old folders of a killed run) are removed.
+
+:func:`run_lock`: one run at a time per ``--out`` (``.<name>.lock`` beside it, an ``flock``
+the kernel releases when the process dies); a second run refuses with exit 2 naming the first
+(pid, start time); the file goes when the lock is released. :func:`check_manifest`: readers refuse a file the manifest does not vouch for.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import shutil
+import time
+import uuid
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from metajudge.io import STAGES
+
+MANIFEST = "manifest.json"
+#: the result files a reader renders a folder from (checked against the manifest first)
+RESULT_FILES = ("result.json", "swap.json", "decision.json", "diagnostics.json")
+_HELD: dict[str, int] = {}  # resolved --out -> nesting count of this process's lock
+
+
+def _lock_path(out: Path) -> Path:
+    return out.parent / f".{out.name}.lock"
+
+
+def _holder(lock: Path) -> str:
+    try:
+        info = json.loads(lock.read_text(encoding="utf-8") or "{}")
+    except (OSError, ValueError):
+        info = {}
+    return f"pid {info.get('pid', '?')}, started {info.get('started', '?')}"
+
+
+@contextlib.contextmanager
+def run_lock(out: str | Path) -> Iterator[None]:
+    """Hold the lock of run folder ``out`` (re-entrant within a process); refuse
+    (``InputError``, exit 2) while another process holds it, naming its pid and start time.
+    The lock file is removed on release (a refused run leaves no trace)."""
+    out = Path(out).absolute()
+    key = str(out)
+    if _HELD.get(key):
+        _HELD[key] += 1
+        try:
+            yield
+        finally:
+            _HELD[key] -= 1
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    lock = _lock_path(out)
+    fd = _acquire(lock, out)
+    try:
+        started = datetime.now(UTC).isoformat(timespec="seconds")
+        os.ftruncate(fd, 0)
+        os.write(fd, json.dumps({"pid": os.getpid(), "started": started}).encode())
+        _HELD[key] = 1
+        try:
+            _recover(out)
+            yield
+        finally:
+            _HELD.pop(key, None)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(lock)  # while holding it: whoever opens it next makes a new one
+    finally:
+        os.close(fd)
+
+
+def _acquire(lock: Path, out: Path) -> int:
+    """An fd holding the ``flock`` of ``lock``, the file still at that path (one unlinked by a
+    releasing holder between our open and our lock is opened afresh)."""
+    import fcntl
+
+    from metajudge.errors import InputError
+
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise InputError(
+                f"another run is writing into this folder ({_holder(lock)}); wait for it to "
+                "finish or give another --out",
+                path=out,
+                field="--out",
+            ) from None
+        try:
+            same = os.fstat(fd).st_ino == os.stat(lock).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            return fd
+        os.close(fd)
+
+
+def _siblings(out: Path, kind: str) -> list[Path]:
+    return sorted(out.parent.glob(f".{out.name}.{kind}-*")) if out.parent.is_dir() else []
+
+
+def _recover(out: Path) -> None:
+    """Under the lock: put back a run a kill left between the two renames, remove stale stage
+    and old folders."""
+    if not out.exists():
+        done = [s for s in _siblings(out, "stage") if (s / MANIFEST).is_file()]
+        olds = _siblings(out, "old")
+        back = done[-1] if done else (olds[-1] if olds else None)
+        if back is not None:
+            os.rename(back, out)
+    for stale in (*_siblings(out, "stage"), *_siblings(out, "old")):
+        shutil.rmtree(stale, ignore_errors=True)
+
+
+def _is_ours(name: str) -> bool:
+    """A temporary or lock of ours (never carried into a new run folder)."""
+    return name.startswith(".") and (
+        name.endswith((".tmp", ".lock")) or ".stage-" in name or ".old-" in name
+    )
+
+
+def read_manifest(out: str | Path) -> dict[str, Any] | None:
+    """The run folder's manifest (None for a folder written before manifests)."""
+    p = Path(out) / MANIFEST
+    if not p.is_file():
+        return None
+    from metajudge.io import read_json
+
+    m = read_json(p)
+    return m if isinstance(m, dict) else None
+
+
+def _carry(src: Path, dst: Path, skip: Mapping[str, str]) -> None:
+    """Hard-link (else copy) into ``dst`` what ``src`` holds that is not an old output (``skip``:
+    name -> the sha256 the old manifest gives; a file changed since is carried)."""
+    from metajudge.io import sha256_file
+
+    for p in src.iterdir():
+        if _is_ours(p.name) or p.name == MANIFEST:
+            continue
+        rel = p.name
+        if rel in skip and (p.is_dir() or sha256_file(p) == skip[rel]):
+            continue
+        target = dst / rel
+        if p.is_dir() and not p.is_symlink():
+            shutil.copytree(p, target, copy_function=_link_or_copy, symlinks=True)
+        else:
+            _link_or_copy(p, target)
+
+
+def _link_or_copy(a: str | Path, b: str | Path) -> None:
+    try:
+        os.link(a, b, follow_symlinks=False)
+    except OSError:
+        shutil.copy2(a, b, follow_symlinks=False)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap folders ``a`` and ``b`` in one step (Linux ``renameat2``); False where unsupported."""
+    try:
+        fn = ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    return fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0
+
+
+def _swap_in(stage: Path, out: Path, run_id: str) -> None:
+    if not out.exists():
+        os.rename(stage, out)
+        return
+    if _exchange(stage, out):
+        shutil.rmtree(stage, ignore_errors=True)  # now the old run
+        return
+    old = out.with_name(f".{out.name}.old-{run_id}")
+    os.rename(out, old)
+    os.rename(stage, out)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+@dataclass
+class RunFolder:
+    """A run folder being written: write into ``stage``; it becomes ``out`` on success."""
+
+    out: Path
+    stage: Path
+    run_id: str
+    kept: dict[str, str] = field(default_factory=dict)
+
+    def final(self, p: str | Path) -> Path:
+        """Where ``p`` (a path in the stage) lies once the folder is in place."""
+        s, stage = str(p), str(self.stage)
+        if s == stage or s.startswith(stage + os.sep):
+            return Path(str(self.out) + s[len(stage) :])
+        return Path(p)
+
+
+@contextlib.contextmanager
+def maybe_locked(out: str | Path | None) -> Iterator[None]:
+    """:func:`run_lock` of ``out``, or nothing when a command writes no folder (``out`` None)."""
+    if out is None:
+        yield
+        return
+    with run_lock(out):
+        yield
+
+
+def new_run_id() -> str:
+    return f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+
+
+@contextlib.contextmanager
+def run_folder(out: str | Path, *, run_id: str | None = None) -> Iterator[RunFolder]:
+    """Write a run folder as a set (module docstring): yields a :class:`RunFolder` whose
+    ``stage`` the caller writes into; on success the manifest is written last and the stage
+    replaces ``out``; on an exception the stage is removed and ``out`` is untouched."""
+    out = Path(out).absolute()
+    rid = run_id or new_run_id()
+    with run_lock(out):
+        stage = out.with_name(f".{out.name}.stage-{rid}")
+        stage.mkdir()
+        STAGES[str(stage)] = str(out)
+        try:
+            if out.is_dir():
+                old = read_manifest(out) or {}
+                _carry(out, stage, dict(old.get("files") or {}))
+            carried = _listing(stage)
+            rf = RunFolder(out, stage, rid, kept=carried)
+            yield rf
+            now = _listing(stage)
+            kept = {k for k, v in carried.items() if now.get(k) == v}
+            write_manifest(stage, rid, kept=kept, listing=now)
+            _swap_in(stage, out, rid)
+        except BaseException:
+            shutil.rmtree(stage, ignore_errors=True)
+            raise
+        finally:
+            STAGES.pop(str(stage), None)
+
+
+def _listing(root: Path) -> dict[str, str]:
+    """``name -> sha256`` of every file of ``root`` (subfolders, temporaries and the manifest
+    left out: a subfolder is a run folder of its own)."""
+    from metajudge.io import sha256_file
+
+    return {
+        p.name: sha256_file(p)
+        for p in sorted(root.iterdir())
+        if p.is_file() and not p.is_symlink() and not _is_ours(p.name) and p.name != MANIFEST
+    }
+
+
+def write_manifest(
+    folder: str | Path,
+    run_id: str,
+    *,
+    kept: set[str] | None = None,
+    listing: dict[str, str] | None = None,
+) -> Path:
+    """``manifest.json`` of ``folder``: the run id and the sha256 of each output (``files``) and
+    of what was carried from before (``kept``); written last. ``listing``: :func:`_listing` of
+    the folder when the caller has it."""
+    from metajudge.io import atomic_write
+
+    folder = Path(folder)
+    top = _listing(folder) if listing is None else listing
+    kept = kept or set()
+    doc = {
+        "run_id": run_id,
+        "written": datetime.now(UTC).isoformat(timespec="seconds"),
+        "files": {k: v for k, v in top.items() if k not in kept},
+        "kept": {k: v for k, v in top.items() if k in kept},
+    }
+    with atomic_write(folder / MANIFEST) as fh:
+        fh.write(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    return folder / MANIFEST
+
+
+def check_manifest(out: str | Path, names: Any = None) -> dict[str, Any] | None:
+    """Refuse (``InputError``) a run folder whose files (``names``; default: every output the
+    manifest lists) differ from what its manifest vouches for; None without a manifest."""
+    from metajudge.errors import InputError
+    from metajudge.io import sha256_file
+
+    out = Path(out)
+    m = read_manifest(out)
+    if m is None:
+        return None
+    files = {**dict(m.get("kept") or {}), **dict(m.get("files") or {})}
+    wanted = (
+        list(m.get("files") or {}) if names is None else [n for n in names if (out / n).exists()]
+    )
+    for name in wanted:
+        p = out / name
+        if name not in files:
+            raise InputError(
+                f"not written by run {m.get('run_id')} (not in its {MANIFEST})", path=p
+            )
+        if not p.is_file() or sha256_file(p) != files[name]:
+            raise InputError(
+                f"changed since run {m.get('run_id')} wrote it (sha256 differs from {MANIFEST}); "
+                "rerun the command that wrote the folder",
+                path=p,
+            )
+    return m
+
+
+def refresh_manifest(out: str | Path) -> None:
+    """After an in-place re-render from the folder's own result (``metajudge report``): the
+    manifest vouches for the re-rendered files, under the same run id."""
+    m = read_manifest(out)
+    if m is not None:
+        write_manifest(out, str(m.get("run_id")), kept=set(m.get("kept") or {}))
