@@ -429,6 +429,44 @@ def _self_preference(ctx: dict[str, Any]) -> Any:
     )
 
 
+def _sheng_table(ctx: dict[str, Any]) -> Any:
+    from metajudge.analyses.calibration.sources import table_from_csv
+
+    path = ctx["data_dir"] / "conformal_judge_sheng2025" / "summeval" / "4omini_relevance.csv"
+    return table_from_csv(path, data_dir=ctx["data_dir"])
+
+
+@builds("metajudge.analyses.calibration.fit:FitResult")
+def _calibrate_fit(ctx: dict[str, Any]) -> Any:
+    from metajudge.analyses.calibration.fit import calibrate_fit
+
+    return calibrate_fit(_sheng_table(ctx), repeats=2)
+
+
+@builds("metajudge.analyses.calibration.fit:ApplyResult")
+def _calibrate_apply(ctx: dict[str, Any]) -> Any:
+    from metajudge.analyses.calibration.fit import apply_result
+
+    table = _sheng_table(ctx)
+    return apply_result(_calibrate_fit(ctx).calibrator, table)
+
+
+@builds("metajudge.analyses.calibration.conformal:ConformalResult")
+def _calibrate_conformal(ctx: dict[str, Any]) -> Any:
+    from metajudge.analyses.calibration.conformal import calibrate_conformal
+
+    return calibrate_conformal(_sheng_table(ctx), ("split",), repeats=2)
+
+
+@builds("metajudge.analyses.selective:SelectiveResult")
+def _selective(ctx: dict[str, Any]) -> Any:
+    from metajudge.analyses.selective import calibrate_selective
+
+    return calibrate_selective(
+        "trust_or_escalate_jung2025", ["gpt-4-turbo"], repeats=2, data_dir=ctx["data_dir"]
+    )
+
+
 # the tests ------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def ctx(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:

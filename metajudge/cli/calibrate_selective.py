@@ -124,24 +124,28 @@ def run(args: argparse.Namespace) -> int:
     )
     md = selective_markdown(res, "cost units" if costs else "calls")
     if args.out:
-        _write_folder(args.out, res, md, args.dataset or args.input)
+        _write_folder(args.out, res, md, args.dataset or args.input, args.format)
     print(res.to_json() if args.format == "json" else md, end="\n" if args.format == "json" else "")
     return 0
 
 
-def _write_folder(out: str, res: object, md: str, source: str) -> None:
+def _write_folder(out: str, res: object, md: str, source: str, fmt: str) -> None:
+    """The run folder, written as a set (:func:`metajudge.run_folder.run_folder`)."""
     from pathlib import Path
 
-    from metajudge.io import atomic_write, prepare_out_dir
+    from metajudge.cli.options import notice
+    from metajudge.io import atomic_write
     from metajudge.reports.html_page import write_page
     from metajudge.reports.selective import PLOT_FILE, plot_coverage_agreement, selective_payload
+    from metajudge.run_folder import run_folder
 
-    d = prepare_out_dir(out)
-    with atomic_write(d / "result.json") as fh:
-        fh.write(res.to_json() + "\n")  # type: ignore[attr-defined]
-    with atomic_write(d / "selective.md") as fh:
-        fh.write(md)
-    plot_coverage_agreement(res, d / PLOT_FILE)
-    page = write_page(d, selective_payload(res, Path(source).name))
+    with run_folder(out) as rf:
+        d = rf.stage
+        with atomic_write(d / "result.json") as fh:
+            fh.write(res.to_json() + "\n")  # type: ignore[attr-defined]
+        with atomic_write(d / "selective.md") as fh:
+            fh.write(md)
+        plot_coverage_agreement(res, d / PLOT_FILE)
+        page = write_page(d, selective_payload(res, Path(source).name))
     for p in ("result.json", "selective.md", PLOT_FILE, page.name):
-        print(d / p)
+        notice(fmt, str(rf.final(d / p)))

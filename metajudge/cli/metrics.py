@@ -1,4 +1,4 @@
-"""CLI: ``metajudge score``, ``metajudge metrics list``, ``metajudge setup wordnet``.
+"""CLI: ``metajudge score``, ``metajudge metrics list|show``, ``metajudge setup wordnet``.
 
 Only argparse is imported here; the library is imported inside each command.
 """
@@ -10,7 +10,7 @@ from typing import Any
 
 
 def register(subparsers: Any) -> None:
-    from metajudge.cli.options import add_backbone, add_data_dir, add_format
+    from metajudge.cli.options import add_backbone, add_data_dir
 
     p = subparsers.add_parser(
         "score",
@@ -56,6 +56,12 @@ def register(subparsers: Any) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--no-progress", dest="quiet", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(func=_cmd_score)
+    _register_metrics(subparsers)
+    _register_setup(subparsers)
+
+
+def _register_metrics(subparsers: Any) -> None:
+    from metajudge.cli.options import add_backbone, add_format
 
     m = subparsers.add_parser(
         "metrics", help="the metric registry: names, ranges, directions, signatures"
@@ -78,6 +84,8 @@ def register(subparsers: Any) -> None:
     q.set_defaults(func=_cmd_metrics_show)
     m.set_defaults(func=lambda args: (m.print_help(), 2)[1])
 
+
+def _register_setup(subparsers: Any) -> None:
     s = subparsers.add_parser("setup", help="install resources metrics need (WordNet for METEOR)")
     ssub = s.add_subparsers(dest="setup_command", metavar="RESOURCE")
     w = ssub.add_parser(

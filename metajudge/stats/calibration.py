@@ -100,3 +100,13 @@ def reliability_bins(pred: FArr, outcome: FArr, *, bins: int = 10) -> list[dict[
                 }
             )
     return out
+
+
+def quantile_bin_edges(values: np.ndarray, bins: int) -> np.ndarray:
+    """The inner edges of ``bins`` equal-count bins of ``values`` (their quantiles at 1/bins …
+    (bins-1)/bins, duplicates merged): ``np.searchsorted(edges, x, side="right")`` is x's bin.
+
+    >>> quantile_bin_edges(np.arange(10.0), 2).tolist()
+    [4.5]
+    """
+    return np.unique(np.quantile(values, np.linspace(0, 1, bins + 1)[1:-1]))

@@ -173,14 +173,16 @@ def test_which_logprobs_are_usable(chosen: float, alternative: float, usable: bo
 
 
 def test_one_deadline_per_call_against_a_trickling_server(server: FakeOpenAI) -> None:
-    """Before: timeout_s was a read timeout; one byte every 0.2 s held a call for a minute."""
+    """Before: timeout_s was a read timeout; one byte every 0.2 s held a call for a minute
+    (34.5 s measured on 3a16549). With the deadline it ends after about 1 s (1.1 s measured);
+    the bound leaves room for a loaded machine and stays far below the trickle's length."""
     server.faults["SLOW"] = ["trickle:0.2"]
     t0 = time.monotonic()
     with OpenAIBackend(cfg(server, timeout_s=1.0, max_retries=0)) as be:
         [res] = be.complete([chat("SLOW")])
     elapsed = time.monotonic() - t0
     assert isinstance(res, BackendError) and "timed out" in str(res) and res.retryable
-    assert elapsed < 3.0, elapsed
+    assert elapsed < 10.0, elapsed
 
 
 @pytest.mark.parametrize("declared", [False, True], ids=["read-until-close", "content-length"])

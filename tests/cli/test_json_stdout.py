@@ -43,6 +43,16 @@ def _meta_eval_dir(tmp: Path, d: Path) -> str:
     return str(out)
 
 
+def _sheng(d: Path) -> str:
+    return str(d / "conformal_judge_sheng2025" / "summeval" / "4omini_relevance.csv")
+
+
+def _calibrator(tmp: Path, d: Path) -> str:
+    out = tmp / "cal.json"
+    assert main(["calibrate", "fit", "--input", _sheng(d), "--repeats", "2", "-o", str(out)]) == 0
+    return str(out)
+
+
 Argv = Callable[[Path, Path], list[str]]
 #: command -> argv (tmp_path, data_dir) -> the arguments before ``--format json``
 COMMANDS: dict[str, Argv] = {
@@ -84,9 +94,39 @@ COMMANDS: dict[str, Argv] = {
     "backbone-swap": lambda t, d: (
         ["backbone-swap", *SWAP, BBS, "--n-boot", "20"] + ["--no-plots", "--out", str(t / "bs")]
     ),
+    "metrics show": lambda t, d: ["metrics", "show", "rouge_l"],
+    "calibrate fit": lambda t, d: ["calibrate", "fit", "--input", _sheng(d), "--repeats", "2"],
+    "calibrate apply": lambda t, d: (
+        ["calibrate", "apply", "--input", _sheng(d), "--calibrator", _calibrator(t, d)]
+    ),
+    "calibrate conformal": lambda t, d: (
+        ["calibrate", "conformal", "--input", _sheng(d), "--method", "split", "--repeats", "2"]
+    ),
+    "calibrate selective": lambda t, d: (
+        ["calibrate", "selective", "--dataset", "trust_or_escalate_jung2025"]
+        + ["--judge", "gpt-4-turbo", "--out", str(t / "sel")]
+    ),
+    "decide alt-test": lambda t, d: (
+        ["decide", "alt-test", "--dataset", "alt_test_calderon2025", "--subset", "mtbench"]
+        + ["--out", str(t / "alt")]
+    ),
+    "judge jury": lambda t, d: (
+        ["judge", "jury", "--dataset", "alt_test_calderon2025", "--subset", "mtbench"]
+    ),
+    "judge self-preference": lambda t, d: (
+        ["judge", "self-preference", "--dataset", "judging_the_judges_thakur2024"]
+        + ["--judge", "GPT-4", "--family", "gpt-4t", "--n-boot", "20"]
+    ),
 }
 #: commands without --data-dir
-NO_DATA_DIR = {"backends list", "cache stats", "metrics list", "matrix run", "report"}
+NO_DATA_DIR = {
+    "backends list",
+    "cache stats",
+    "metrics list",
+    "metrics show",
+    "matrix run",
+    "report",
+}
 NO_DATA_DIR |= {"decide verdicts", "judge verdicts"}
 #: commands that call a judge backbone (not run in the fast tier)
 NEEDS_A_JUDGE = {"backends check", "judge run-bench", "judge diagnostics"}

@@ -32,7 +32,7 @@ from metajudge.analyses.calibration import maps
 from metajudge.analyses.calibration.table import FArr, RatingTable, check_alpha, splits
 from metajudge.errors import InputError
 from metajudge.results import Result
-from metajudge.stats.calibration import conformal_quantile, ks_two_sample
+from metajudge.stats.calibration import conformal_quantile, ks_two_sample, quantile_bin_edges
 
 METHODS = ("split", "binned", "cqr", "isotonic-split", "isotonic-binned")
 AUTO = "auto"
@@ -66,7 +66,7 @@ def _adjust(
 
 def _bin_q(center_cal: FArr, resid: FArr, center_test: FArr, o: Options) -> FArr:
     pooled = conformal_quantile(resid, o.alpha)
-    edges = np.unique(np.quantile(center_cal, np.linspace(0, 1, o.bins + 1)[1:-1]))
+    edges = quantile_bin_edges(center_cal, o.bins)
     bc = np.searchsorted(edges, center_cal, side="right")
     bt = np.searchsorted(edges, center_test, side="right")
     q = np.full(len(edges) + 1, pooled)
