@@ -237,11 +237,21 @@ def load_config_file(path: str | Path) -> BackendConfig:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
             raise InputError(f"invalid TOML: {e}", path=p) from e
+        except RecursionError:  # tomllib recurses per nested array or inline table
+            raise InputError(
+                "nested too deeply (arrays or inline tables) to be a backend config",
+                path=p,
+                field="<toml>",
+            ) from None
     elif p.suffix in (".yaml", ".yml"):
         import yaml
 
         try:
             data = yaml.safe_load(text)
+        except RecursionError:
+            raise InputError(
+                "nested too deeply to be a backend config", path=p, field="<yaml>"
+            ) from None
         except yaml.YAMLError as e:
             line = getattr(getattr(e, "problem_mark", None), "line", None)
             raise InputError(

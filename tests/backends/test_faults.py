@@ -263,6 +263,18 @@ def test_config_values_are_range_checked_when_read(
     assert str(conf) in err and field in err and "finite number" in err
 
 
+def test_a_deeply_nested_toml_config_is_exit_2_naming_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 30 item 4: a 100,000-deep nested array in a TOML config was a RecursionError."""
+    conf = _backbone(tmp_path, "http://127.0.0.1:9/v1")
+    conf.write_text(conf.read_text() + "deep = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    assert main(["backends", "check", str(conf)]) == 2
+    err = capsys.readouterr().err
+    assert str(conf) in err and "field <toml>" in err and "nested too deeply" in err
+    assert "Traceback" not in err
+
+
 def test_repair_leaves_a_healthy_cache_where_it_is(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
