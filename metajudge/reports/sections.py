@@ -165,3 +165,39 @@ def protocol_bits(data: Mapping[str, Any]) -> list[str]:
         f"{int(p['level'] * 100)}% percentile CIs"
     )
     return bits
+
+
+#: fewest independent units (items, or systems at a system level) before a table carries a
+#: caution: correlations on fewer are coarse and their CIs wide (issue 26)
+CAUTION_ITEMS = 20
+CAUTION_SYSTEMS = 8
+
+
+def small_n_caution(data: Mapping[str, Any]) -> str | None:
+    """A one-line caution when a meta-evaluation rests on few independent units: fewer than
+    :data:`CAUTION_ITEMS` items, or fewer than :data:`CAUTION_SYSTEMS` systems at a system
+    level (the units each value's CI counts, ``ci_n``; else the dataset's items)."""
+    p, ds = data["protocol"], data["dataset"]
+    level = str(p.get("correlation_level", "item" if p.get("grouped") else "global"))
+    units = [
+        e["ci_n"]
+        for c in data["cells"]
+        for e in c["stats"].values()
+        if e and e.get("value") is not None and e.get("ci_n") is not None
+    ]
+    n = min(units) if units else ds.get("n_items")
+    if n is None:
+        return None
+    if level.startswith("system"):
+        least, what = CAUTION_SYSTEMS, "systems"
+    elif p.get("correlate") == "pointwise" and level == "global":
+        least, what = CAUTION_ITEMS, "responses"  # what a pooled pointwise CI counts
+    else:
+        least, what = CAUTION_ITEMS, "items"
+    if n >= least:
+        return None
+    return (
+        f"caution: only {n} independent {what} at level {level} (fewer than {least}): "
+        "correlations on so few units are coarse, and their CIs are wide (each value names its "
+        "CI method)"
+    )

@@ -27,6 +27,7 @@ from metajudge.reports.sections import (
     _x100,
     md_text,
     protocol_bits,
+    small_n_caution,
     undefined_lines,
 )
 
@@ -144,6 +145,11 @@ def _cell_text(c: dict[str, Any], *, ci: bool) -> str:
     return t
 
 
+def _md_caution(res: MetaEvalResult) -> str:
+    caution = small_n_caution(res.data)
+    return f"**{caution[0].upper()}{caution[1:]}.**\n\n" if caution else ""
+
+
 def protocol_line(res: MetaEvalResult) -> str:
     """The settings of a meta-evaluation, in one line (:func:`~metajudge.reports.sections.protocol_bits`)."""
     return "; ".join(protocol_bits(res.data))
@@ -158,6 +164,7 @@ def to_markdown(res: MetaEvalResult) -> str:
         f"# Meta-evaluation: {ds['name']}" + (f" ({ds['subset']})" if ds.get("subset") else ""),
         "\n\n",
         _md_intro(p),
+        _md_caution(res),
         judge_health(res),
         _md_missing(res),
         _stats_table(res, MAIN_STATS),

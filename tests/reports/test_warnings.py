@@ -47,3 +47,17 @@ def test_a_pointwise_report_warns_once_and_names_its_protocol(
         assert "12 responses, 6 items, 3 label(s) per response" in md_or_html
         assert "normalize=" not in md_or_html and "epsilon=" not in md_or_html
         assert " pairs, " not in md_or_html
+        # a visible caution: 12 responses of 6 inputs pooled at the global level
+        assert "aution: only 12 independent responses at level global (fewer than 20)" in md_or_html
+
+
+def test_no_caution_on_many_items() -> None:
+    from metajudge.reports.sections import small_n_caution
+
+    cells = [{"stats": {"pearson": {"value": 0.3, "ci_n": 280}}}]
+    data = {"protocol": {"correlation_level": "global"}, "dataset": {"n_items": 280}}
+    assert small_n_caution({**data, "cells": cells}) is None
+    few = [{"stats": {"pearson": {"value": 0.3, "ci_n": 7}}}]
+    systems = {"protocol": {"correlation_level": "system"}, "dataset": {"n_items": 300}}
+    got = small_n_caution({**systems, "cells": few})
+    assert got is not None and got.startswith("caution: only 7 independent systems at level system")
