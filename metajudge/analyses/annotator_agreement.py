@@ -69,6 +69,8 @@ class DimensionAgreement:
     cohen_pairs: int
     split_half: float  # Spearman–Brown corrected
     split_half_r: float  # the uncorrected half-vs-half Pearson r
+    distinct_values: int = 0  # distinct labels seen
+    kappa_skipped: str | None = None  # why Fleiss / Cohen κ are not given (continuous labels)
 
 
 @dataclass(frozen=True)
@@ -164,12 +166,34 @@ def split_half(
     return float(np.mean(sb)), float(np.mean(rs))
 
 
+#: κ treats every distinct label as a category: it is given for nominal labels and for numeric
+#: labels with at most this many distinct values (a Likert grade), not for continuous ones
+KAPPA_MAX_VALUES = 10
+
+
+def kappa_skipped(level: str, distinct: int) -> str | None:
+    """Why κ is not computed for labels of ``level`` with ``distinct`` values, or None.
+
+    >>> kappa_skipped("ordinal", 5) is None, kappa_skipped("interval", 37)[:30]
+    (True, '37 distinct values: continuous')
+    """
+    if level == "nominal" or distinct <= KAPPA_MAX_VALUES:
+        return None
+    return (
+        f"{distinct} distinct values: continuous labels, where κ would count every distinct "
+        f"value as its own category (κ is given up to {KAPPA_MAX_VALUES}); Krippendorff α at "
+        f"level {level} and split-half reliability measure agreement here"
+    )
+
+
 def dimension_agreement(
     ds: Dataset, dimension: str, level: Level, rng: np.random.Generator, splits: int
 ) -> DimensionAgreement:
     x = rating_matrix(ds, dimension)
     n = (~np.isnan(x)).sum(1) if x.size else np.zeros(0, dtype=int)
-    ck, pairs = mean_pairwise_cohen(x)
+    distinct = int(np.unique(x[~np.isnan(x)]).size) if x.size else 0
+    skipped = kappa_skipped(level, distinct)
+    ck, pairs = mean_pairwise_cohen(x) if skipped is None else (float("nan"), 0)
     sb, r = split_half(x, rng, splits) if level != "nominal" else (float("nan"), float("nan"))
     return DimensionAgreement(
         dimension=dimension,
@@ -180,11 +204,13 @@ def dimension_agreement(
         ratings_mean=float(n.mean()) if n.size else 0.0,
         ratings_max=int(n.max()) if n.size else 0,
         alpha=krippendorff_alpha(x.T, level=level),
-        fleiss_kappa=fleiss_kappa(x),
+        fleiss_kappa=fleiss_kappa(x) if skipped is None else float("nan"),
         cohen_kappa=ck,
         cohen_pairs=pairs,
         split_half=sb,
         split_half_r=r,
+        distinct_values=distinct,
+        kappa_skipped=skipped,
     )
 
 
@@ -213,6 +239,7 @@ def agreement(ds: Dataset, options: AgreementOptions | None = None) -> Agreement
             f"Pearson r of the half means, Spearman–Brown 2r/(1+r), mean of {opts.splits} splits"
         ),
     )
+    notes += tuple(f"{r.dimension}: no κ: {r.kappa_skipped}" for r in rows if r.kappa_skipped)
     if all(r.units == 0 for r in rows):
         notes += ("no unit has two ratings: agreement is not defined (one label per unit)",)
     return AgreementResult(card.name, card.label_kind, rows, notes)

@@ -125,3 +125,34 @@ def test_cli_formats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert main(["agreement", "--input", f, "--format", "md", "-o", str(tmp_path / "a.md")]) == 0
     assert "\n|---|---|" in (tmp_path / "a.md").read_text()
     assert main(["agreement", "--dataset", "mudabench"]) == 2
+
+
+def test_continuous_labels_get_alpha_and_split_half_not_kappa(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 26: κ on continuous labels counted every distinct value as a category, silently.
+    A 0-100 slider rated by three people: κ is not given and the output says why; α (interval)
+    and split-half are."""
+    rng = np.random.default_rng(0)
+    card = {"name": "slider", "kind": "likert", "dimensions": ["quality"]}
+    card["scale"] = {"min": 0, "max": 100}
+    lines = [json.dumps({"card": card})]
+    for i in range(30):
+        base = rng.uniform(10, 90)
+        scores = [round(float(np.clip(base + rng.normal(0, 8), 0, 100)), 1) for _ in range(3)]
+        rec = {"id": f"r{i}", "input": {"question": "q"}, "system": "s", "response": "x"}
+        lines.append(json.dumps({**rec, "scores": {"quality": scores}}))
+    src = tmp_path / "slider.jsonl"
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert main(["agreement", "--input", str(src), "--format", "json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    (row,) = res["dimensions"]
+    assert row["distinct_values"] > 10 and row["kappa_skipped"].startswith(
+        f"{row['distinct_values']} distinct values"
+    )
+    assert row["fleiss_kappa"] is None and row["cohen_pairs"] == 0  # NaN is null in JSON
+    assert row["alpha"] > 0.5 and row["split_half"] > 0.5
+    assert any(n.startswith("quality: no κ:") for n in res["notes"])
+    assert main(["agreement", "--input", str(src)]) == 0
+    text = capsys.readouterr().out
+    assert "quality: no κ:" in text and "Krippendorff α at level" in text
