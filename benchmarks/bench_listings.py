@@ -16,9 +16,9 @@ Run: ``.venv/bin/python benchmarks/bench_listings.py``
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
-import time
+
+from bench_import import best_of  # the same fresh-interpreter timing (benchmarks/ is on sys.path)
 
 TARGET_S = 1.0
 RUNS = 3
@@ -31,23 +31,14 @@ LISTINGS = (
 )
 
 
-def best_of(cmd: list[str], runs: int = RUNS) -> float:
-    best = float("inf")
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        best = min(best, time.perf_counter() - t0)
-    return best
-
-
 def main() -> int:
     py = sys.executable
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    start = best_of([py, "-c", "pass"])
+    start = best_of([py, "-c", "pass"], RUNS)
     print(f"{'python -c pass (interpreter start-up)':<32} {start:6.3f} s")
     worst = 0.0
     for label, args in LISTINGS:
-        wall = best_of([py, "-m", "metajudge", *args])
+        wall = best_of([py, "-m", "metajudge", *args], RUNS)
         worst = max(worst, wall)
         verdict = "ok" if wall < TARGET_S else "over target"
         print(

@@ -261,6 +261,21 @@ def _cmd_perturb(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_label_columns(p: argparse.ArgumentParser, dataset_help: str) -> None:
+    """Where a judge command's human labels and judge label columns come from (``jury``,
+    ``self-preference``): ``--dataset | --input``, ``--subset``, ``--scores``, ``--dimension``."""
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--dataset", metavar="NAME", help=dataset_help)
+    g.add_argument("--input", metavar="FILE", help="a canonical JSONL file")
+    p.add_argument("--subset", help="only this subset of the dataset")
+    p.add_argument(
+        "--scores",
+        action="append",
+        help="label columns (the --scores grammar; default: shipped, the released judges)",
+    )
+    p.add_argument("--dimension", help="the human dimension (default: the first)")
+
+
 def _add_jury(jsub: Any) -> None:
     from metajudge.cli import options as opt
     from metajudge.cli.types import probability
@@ -271,17 +286,8 @@ def _add_jury(jsub: Any) -> None:
         "on a seeded split) vs the best single judge, McNemar, error correlation, effective "
         "number of judges",
     )
-    g = p.add_mutually_exclusive_group(required=True)
-    g.add_argument("--dataset", metavar="NAME", help="a built-in categorical or binary dataset")
-    g.add_argument("--input", metavar="FILE", help="a canonical JSONL file")
-    p.add_argument("--subset", help="only this subset of the dataset")
-    p.add_argument(
-        "--scores",
-        action="append",
-        help="label columns (the --scores grammar; default: shipped, the released judges)",
-    )
+    _add_label_columns(p, "a built-in categorical or binary dataset")
     p.add_argument("--judges", help="comma-separated columns to combine (default: all)")
-    p.add_argument("--dimension", help="the human dimension (default: the first)")
     p.add_argument(
         "--fit-fraction",
         type=probability,
@@ -325,15 +331,7 @@ def _add_self_preference(jsub: Any) -> None:
         help="does a judge accept its own model family's answers more than the humans do, beyond "
         "its leniency with the other systems? (binary verdicts; CIs resample inputs)",
     )
-    g = p.add_mutually_exclusive_group(required=True)
-    g.add_argument("--dataset", metavar="NAME", help="a built-in binary dataset")
-    g.add_argument("--input", metavar="FILE", help="a canonical JSONL file")
-    p.add_argument("--subset", help="only this subset of the dataset")
-    p.add_argument(
-        "--scores",
-        action="append",
-        help="label columns (the --scores grammar; default: shipped, the released judges)",
-    )
+    _add_label_columns(p, "a built-in binary dataset")
     p.add_argument("--judge", required=True, help="the judge column, e.g. GPT-4")
     p.add_argument(
         "--family",
@@ -341,7 +339,6 @@ def _add_self_preference(jsub: Any) -> None:
         help="comma-separated systems of the judge's model family, e.g. gpt-4t",
     )
     p.add_argument("--positive", help="the accepting label (default: the card's last label)")
-    p.add_argument("--dimension", help="the human dimension (default: the first)")
     opt.add_n_boot(p)
     add_seed(p)
     add_data_dir(p)
