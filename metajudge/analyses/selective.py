@@ -59,18 +59,18 @@ def check_level(value: float, name: str) -> float:
     return v
 
 
-def _check_sum(probs: Sequence[float], judge: str, item: str) -> None:
+def _check_sum(probs: Sequence[float], judge: str, item: str, field: str = "score") -> None:
     total = float(sum(probs))
     if abs(total - 1.0) > SUM_TOL or any(not 0.0 <= p <= 1.0 for p in probs):
         raise InputError(
             f"judge {judge!r}, item {item!r}: class probabilities {list(probs)} sum to "
             f"{total:.9g}, not 1 (tolerance {SUM_TOL:g})",
-            field="score",
+            field=field,
         )
 
 
-def _pairwise_verdicts(rows: Sequence[Mapping[str, Any]], judge: str) -> dict[str, tuple]:
-    """``{item: (class, confidence)}`` from side a / b probabilities (class 'a' or 'b')."""
+def _pairwise_probs(rows: Sequence[Mapping[str, Any]], judge: str) -> dict[str, dict[str, float]]:
+    """``{item: {"a": p, "b": p}}`` from side a / b probabilities (summing to 1)."""
     sides: dict[str, dict[str, float]] = {}
     for r in rows:
         if r["metric"] == judge and r.get("score") is not None and r.get("side") in ("a", "b"):
@@ -80,12 +80,14 @@ def _pairwise_verdicts(rows: Sequence[Mapping[str, Any]], judge: str) -> dict[st
         if len(s) != 2:
             continue
         _check_sum((s["a"], s["b"]), judge, item)
-        out[item] = ("b", s["b"]) if s["b"] > s["a"] else ("a", s["a"])
+        out[item] = {"a": s["a"], "b": s["b"]}
     return out
 
 
-def _categorical_verdicts(rows: Sequence[Mapping[str, Any]], judge: str) -> dict[str, tuple]:
-    """``{response key: (label, confidence)}`` from ``details.probs`` ({label: probability})."""
+def _categorical_probs(
+    rows: Sequence[Mapping[str, Any]], judge: str
+) -> dict[str, dict[str, float]]:
+    """``{response key: {label: probability}}`` from ``details.probs``."""
     out = {}
     for r in rows:
         if r["metric"] != judge:
@@ -98,13 +100,30 @@ def _categorical_verdicts(rows: Sequence[Mapping[str, Any]], judge: str) -> dict
                 field="details.probs",
             )
         vals = [float(v) for v in probs.values()]
-        _check_sum(vals, judge, str(r["key"]))
-        label = max(probs, key=lambda k: float(probs[k]))
-        out[str(r["key"])] = (str(label), float(probs[label]))
+        _check_sum(vals, judge, str(r["key"]), field="details.probs")
+        out[str(r["key"])] = {str(k): float(v) for k, v in probs.items()}
     return out
 
 
-def _human_class(record: Any, dimension: str, pairwise: bool) -> str | None:
+def class_probabilities(
+    rows: Sequence[Mapping[str, Any]], judge: str, *, pairwise: bool
+) -> dict[str, dict[str, float]]:
+    """THE reading of a judge's class probabilities: ``{unit: {class: probability}}``.
+
+    Pairwise data (unit: the pair's item): side a / side b scores = p(a better) / p(b better),
+    classes ``a`` and ``b``; categorical data (unit: the response key): ``details.probs`` =
+    ``{label: probability}``. Probabilities must sum to 1 (± 1e-6), else exit 2 naming the
+    field (``score`` / ``details.probs``)."""
+    return _pairwise_probs(rows, judge) if pairwise else _categorical_probs(rows, judge)
+
+
+def _top(probs: Mapping[str, float]) -> tuple[str, float]:
+    """The likeliest class and its probability (a tie: the first class, as given)."""
+    label = max(probs, key=lambda k: probs[k])
+    return label, probs[label]
+
+
+def human_class(record: Any, dimension: str, pairwise: bool) -> str | None:
     """The majority human class of a record (pairwise: sign of the mean → a / tie / b)."""
     labels = record.labels if pairwise else record.scores
     vals = [v for v in labels.get(dimension, ()) if v is not None]
@@ -155,7 +174,6 @@ def judge_columns(
         raise InputError(
             f"no dimension {dim!r} (have {', '.join(card.dimensions)})", field="dimension"
         )
-    read = _pairwise_verdicts if pairwise else _categorical_verdicts
     have = {r["metric"] for r in rows}
     verdicts = {}
     for j in judges:
@@ -163,12 +181,13 @@ def judge_columns(
             raise InputError(
                 f"no score column {j!r} (have {', '.join(sorted(have))})", field="judge"
             )
-        verdicts[j] = read(rows, j)
+        probs = class_probabilities(rows, j, pairwise=pairwise)
+        verdicts[j] = {u: _top(p) for u, p in probs.items()}
     units, human = [], []
     no_label = no_verdict = 0
     for rec in dataset.records:
         unit = rec.id if pairwise else f"{rec.id}::{rec.system}"
-        h = _human_class(rec, dim, pairwise)
+        h = human_class(rec, dim, pairwise)
         if h is None:
             no_label += 1
         elif not all(unit in verdicts[j] for j in judges):

@@ -106,20 +106,30 @@ def register(subparsers: Any) -> None:
 
 #: metajudge.analyses.calibration.conformal.METHODS and AUTO (not imported: --help stays fast)
 _CONFORMAL = ("split", "binned", "cqr", "isotonic-split", "isotonic-binned", "auto")
+#: metajudge.stats.calibration.SET_METHODS: prediction sets for categorical / pairwise verdicts
+_SETS = ("lac", "aps")
 
 
 def _register_conformal(sub: Any) -> None:
     k = sub.add_parser(
         "conformal",
-        help="split-conformal intervals for ratings: coverage and mean width on held-out rows",
+        help="split-conformal intervals for ratings, prediction sets for categorical / pairwise "
+        "verdicts: coverage and mean width (set size) on held-out rows",
+        description="Ratings (--input CSV, or a Likert dataset with --scores): intervals, "
+        "methods split, binned, cqr, isotonic-split, isotonic-binned, auto. Categorical or "
+        "pairwise verdicts (a pairwise or categorical dataset with --scores naming one judge "
+        "column of class probabilities: pairwise side a / b = p(a better) / p(b better), "
+        "categorical details.probs): prediction sets, methods lac (1 - p(true class); a set may "
+        "be empty) and aps (adaptive prediction sets, non-randomised; never empty).",
     )
     _add_source(k)
     k.add_argument("--alpha", type=float, default=0.1, help="miscoverage in (0, 1) (default 0.1)")
     k.add_argument(
         "--method",
         action="append",
-        choices=_CONFORMAL,
-        help=f"repeatable (default all: {', '.join(_CONFORMAL)}; cqr needs a distribution)",
+        choices=_CONFORMAL + _SETS,
+        help=f"repeatable (ratings, default all: {', '.join(_CONFORMAL)}; cqr needs a "
+        f"distribution; verdicts: {', '.join(_SETS)}, default both)",
     )
     k.add_argument(
         "--bins", type=positive_int, default=3, help="bins of the binned methods (default 3)"
@@ -140,7 +150,8 @@ def _register_conformal(sub: Any) -> None:
     k.add_argument(
         "--intervals",
         metavar="FILE",
-        help="write each test row's interval of the first split, per method (CSV: widths per item)",
+        help="write each test row's interval (verdicts: prediction set) of the first split, per "
+        "method (CSV: widths / set sizes per item)",
     )
     k.add_argument(
         "--shift-alpha",
@@ -152,7 +163,9 @@ def _register_conformal(sub: Any) -> None:
     k.set_defaults(func=_cmd_conformal)
 
 
-def _table(args: argparse.Namespace) -> tuple[Any, dict[str, int]]:
+def _table(args: argparse.Namespace, *, sets: bool = False) -> tuple[Any, dict[str, int]]:
+    """The rating table of the input; with ``sets`` and a pairwise / categorical dataset, the
+    verdict table (:mod:`metajudge.analyses.calibration.verdict_sets`) instead."""
     from metajudge.analyses.calibration.sources import table_from_csv, table_from_scores
     from metajudge.data.loading import open_dataset
     from metajudge.errors import InputError
@@ -164,6 +177,13 @@ def _table(args: argparse.Namespace) -> tuple[Any, dict[str, int]]:
             args.input, distribution=args.distribution, judge=args.judge, data_dir=args.data_dir
         ), {}
     ds = open_dataset(args.dataset, args.input, data_dir=args.data_dir)
+    if sets:
+        from metajudge.analyses.calibration.verdict_sets import is_verdict_dataset, verdict_table
+        from metajudge.scores.spec import gather_scores
+
+        if is_verdict_dataset(ds.card):
+            rows = gather_scores(ds, args.scores, data_dir=args.data_dir, labels=False)
+            return verdict_table(ds, rows, dimension=args.dimension), {}
     return table_from_scores(ds, args.scores, dimension=args.dimension, data_dir=args.data_dir)
 
 
@@ -250,7 +270,17 @@ def _cmd_conformal(args: argparse.Namespace) -> int:
         from metajudge.io import check_output_file
 
         check_output_file(args.intervals, inputs=[args.input, args.target], field="--intervals")
-    table, dropped = _table(args)
+    table, dropped = _table(args, sets=True)
+    if not hasattr(table, "pred"):
+        return _cmd_sets(args, table)
+    if args.method and set(args.method) & set(_SETS):
+        from metajudge.errors import InputError
+
+        raise InputError(
+            f"{', '.join(_SETS)} give prediction sets for categorical / pairwise verdicts; "
+            "these are ratings",
+            field="--method",
+        )
     target = (
         table_from_csv(args.target, distribution=args.distribution, data_dir=args.data_dir)
         if args.target
@@ -279,6 +309,31 @@ def _cmd_conformal(args: argparse.Namespace) -> int:
     if args.intervals:
         _write_intervals(args.intervals, res.items)
     return _emit(args, res, conformal_markdown(res, dropped))
+
+
+def _cmd_sets(args: argparse.Namespace, table: Any) -> int:
+    """``calibrate conformal`` on verdicts: prediction sets (lac / aps)."""
+    from metajudge.analyses.calibration.verdict_sets import calibrate_sets
+    from metajudge.errors import InputError
+    from metajudge.reports.calibration import sets_markdown
+
+    if args.target:
+        raise InputError(
+            "--target is for ratings; prediction sets are measured on held-out splits only",
+            field="--target",
+        )
+    res = calibrate_sets(
+        table,
+        args.method or _SETS,
+        alpha=args.alpha,
+        seed=args.seed,
+        repeats=args.repeats,
+        fraction=args.fraction,
+        keep_items=bool(args.intervals),
+    )
+    if args.intervals:
+        _write_intervals(args.intervals, res.items)
+    return _emit(args, res, sets_markdown(res))
 
 
 def _write_intervals(path: str, items: list[dict[str, Any]]) -> None:

@@ -98,6 +98,42 @@ def conformal_markdown(res: Any, dropped: Mapping[str, int]) -> str:
     return "\n".join(lines) + "\n" + _dropped(dropped)
 
 
+_SET_HOW = {
+    "lac": "lac: every class with 1 - p <= q (a set may be empty)",
+    "aps": "aps: adaptive prediction sets, randomised (the mass of the classes more probable "
+    "than a class plus a seeded uniform draw times its own, <= q; a set may be empty)",
+}
+
+
+def sets_markdown(res: Any) -> str:
+    """Coverage and mean set size per method of ``calibrate conformal`` on verdicts."""
+    p = res.protocol
+    a = res.options["alpha"]
+    lines = [
+        f"# Conformal prediction sets for {res.judge} (alpha = {a:g})",
+        "",
+        (
+            f"{res.n} units of {res.source}, classes {', '.join(res.classes)}; {p['repeats']} "
+            f"seeded splits (seed {p['seed']}), {p['fraction']:g} calibrate, the rest measure. "
+            f"Split conformal on the judge's class probabilities; target coverage {1 - a:.3g}. "
+            + "; ".join(_SET_HOW[m["method"]] for m in res.methods)
+            + "."
+        ),
+        "",
+        "| Method | Coverage | Mean set size | Empty | Singleton | All classes | Mean q |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for m in res.methods:
+        lines.append(
+            f"| {m['method']} | {m['coverage']:.3f} ({m['coverage_sd']:.3f}) | "
+            f"{m['size']:.3f} ({m['size_sd']:.3f}) | {m['empty']:.1%} | {m['singleton']:.1%} | "
+            f"{m['full']:.1%} | {m['q']:.4f} |"
+        )
+    if res.notes:
+        lines += ["", *(f"- {n}" for n in res.notes)]
+    return "\n".join(lines) + "\n"
+
+
 def _svg_reliability(rel: Mapping[str, Any], lo: float, hi: float) -> str:
     """An inline SVG reliability diagram: mean human score against mean prediction per bin,
     before (grey) and after (blue) calibration, with the diagonal."""

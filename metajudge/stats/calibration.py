@@ -110,3 +110,74 @@ def quantile_bin_edges(values: np.ndarray, bins: int) -> np.ndarray:
     [4.5]
     """
     return np.unique(np.quantile(values, np.linspace(0, 1, bins + 1)[1:-1]))
+
+
+#: conformity scores of prediction sets over classes (:func:`set_scores`)
+SET_METHODS = ("lac", "aps")
+
+
+def _aps_cumulative(probs: FArr) -> tuple[FArr, FArr]:
+    """Per row and class: the probability mass of the classes ranked before it (descending
+    probability, ties by class order) and that mass plus its own."""
+    p = np.asarray(probs, float)
+    order = np.argsort(-p, axis=1, kind="stable")
+    ranked = np.take_along_axis(p, order, axis=1)
+    incl_ranked = np.cumsum(ranked, axis=1)
+    incl = np.empty_like(p)
+    np.put_along_axis(incl, order, incl_ranked, axis=1)
+    return incl - p, incl
+
+
+def set_scores(
+    method: str, probs: FArr, labels: npt.NDArray[np.int64], u: FArr | None = None
+) -> FArr:
+    """Conformity scores of the true classes ``labels`` (indices into the columns of ``probs``,
+    n x K): ``lac`` (least ambiguous set-valued classifier, Sadinle, Lei & Wasserman 2019):
+    1 - p(true class); ``aps`` (adaptive prediction sets, Romano, Sesia & Candès 2020): the
+    mass of the classes ranked above the true class plus ``u`` times its own (``u``: one
+    uniform(0, 1) draw per row, the randomised score; None: 1, the non-randomised one).
+
+    >>> set_scores("lac", np.array([[0.7, 0.3]]), np.array([1])).round(2).tolist()
+    [0.7]
+    >>> set_scores("aps", np.array([[0.7, 0.3]]), np.array([1])).round(2).tolist()
+    [1.0]
+    >>> set_scores("aps", np.array([[0.7, 0.3]]), np.array([1]), np.array([0.5])).round(2).tolist()
+    [0.85]
+    """
+    p = np.asarray(probs, float)
+    y = np.asarray(labels, int)
+    rows = np.arange(len(y))
+    if method == "lac":
+        return 1.0 - p[rows, y]
+    if method == "aps":
+        w = np.ones(len(y)) if u is None else np.asarray(u, float)
+        return _aps_cumulative(p)[0][rows, y] + w * p[rows, y]
+    raise ValueError(f"unknown set method {method!r} (known: {', '.join(SET_METHODS)})")
+
+
+def prediction_sets(
+    method: str, probs: FArr, q: float, u: FArr | None = None
+) -> npt.NDArray[np.bool_]:
+    """The prediction set of each row of ``probs`` (n x K boolean) for the conformal quantile
+    ``q`` of :func:`set_scores`: every class whose score is at most q. ``lac``: 1 - p <= q (a
+    set may be empty); ``aps`` with ``u`` (one uniform draw per row, the randomised sets):
+    mass ranked above + u * own <= q (a set may be empty); ``aps`` without ``u``: the classes in
+    descending probability until their mass reaches q, that class included (never empty, a
+    superset of {score <= q}: coverage holds, conservatively).
+
+    >>> prediction_sets("lac", np.array([[0.7, 0.3], [0.5, 0.5]]), 0.6).tolist()
+    [[True, False], [True, True]]
+    >>> prediction_sets("aps", np.array([[0.7, 0.3]]), 0.75).tolist()
+    [[True, True]]
+    >>> prediction_sets("aps", np.array([[0.7, 0.3]]), 0.75, np.array([0.5])).tolist()
+    [[True, False]]
+    """
+    p = np.asarray(probs, float)
+    if method == "lac":
+        return (1.0 - p) <= q + 1e-12
+    if method == "aps":
+        before, incl = _aps_cumulative(p)
+        if u is not None:
+            return before + np.asarray(u, float)[:, None] * p <= q + 1e-12
+        return (before < q - 1e-12) | (incl <= q + 1e-12)
+    raise ValueError(f"unknown set method {method!r} (known: {', '.join(SET_METHODS)})")
