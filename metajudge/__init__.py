@@ -47,6 +47,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "calibrate_conformal": ("metajudge.analyses.calibration.conformal", "calibrate_conformal"),
     "rating_table": ("metajudge.analyses.calibration.sources", "table_from_csv"),
     "rating_table_from_scores": ("metajudge.analyses.calibration.sources", "table_from_scores"),
+    "calibrate_sets": ("metajudge.analyses.calibration.verdict_sets", "calibrate_sets"),
+    "verdict_table": ("metajudge.analyses.calibration.verdict_sets", "verdict_table"),
     # one metric on hand-made inputs (notebooks/03_mtraig_eval_walkthrough.ipynb)
     "get_metric": ("metajudge.metrics.registry", "get_metric"),
     "list_metrics": ("metajudge.metrics.registry", "list_metrics"),
@@ -66,6 +68,7 @@ __all__ = [
     "calibrate_conformal",
     "calibrate_fit",
     "calibrate_selective",
+    "calibrate_sets",
     "decide",
     "decide_verdicts",
     "drift",
@@ -85,6 +88,7 @@ __all__ = [
     "response_key",
     "score",
     "shipped_scores",
+    "verdict_table",
 ]
 
 

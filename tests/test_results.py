@@ -458,6 +458,18 @@ def _calibrate_conformal(ctx: dict[str, Any]) -> Any:
     return calibrate_conformal(_sheng_table(ctx), ("split",), repeats=2)
 
 
+@builds("metajudge.analyses.calibration.verdict_sets:SetResult")
+def _calibrate_sets(ctx: dict[str, Any]) -> Any:
+    import metajudge as mj
+    from metajudge.data.loading import load
+    from metajudge.scores.spec import gather_scores, parse_score_spec
+
+    ds = load("trust_or_escalate_jung2025", ctx["data_dir"])
+    spec = parse_score_spec("shipped:gpt-4-turbo")
+    rows = gather_scores(ds, [spec], data_dir=ctx["data_dir"], labels=False)
+    return mj.calibrate_sets(mj.verdict_table(ds, rows), repeats=2, keep_items=True)
+
+
 @builds("metajudge.analyses.selective:SelectiveResult")
 def _selective(ctx: dict[str, Any]) -> Any:
     from metajudge.analyses.selective import calibrate_selective
