@@ -59,6 +59,14 @@ def _add_split(p: argparse.ArgumentParser, what: str) -> None:
     )
 
 
+def _add_out(p: argparse.ArgumentParser, files: str) -> None:
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        help=f"also write a run folder: result.json, {files} and report.html",
+    )
+
+
 def register(subparsers: Any) -> None:
     c = subparsers.add_parser(
         "calibrate",
@@ -86,7 +94,10 @@ def register(subparsers: Any) -> None:
     f.add_argument(
         "-o", "--output", metavar="FILE", help="write the calibrator (JSON; fitted on all rows)"
     )
-    f.add_argument("--html", metavar="FILE", help="write a page with the reliability diagram")
+    f.add_argument(
+        "--html", metavar="FILE", help="write the report page (with the reliability diagram)"
+    )
+    _add_out(f, "fit.md, calibrator.json, reliability.png (the reliability diagram)")
     add_format(f)
     f.set_defaults(func=_cmd_fit)
     a = sub.add_parser("apply", help="apply a calibrator file to a judge's scores")
@@ -159,6 +170,7 @@ def _register_conformal(sub: Any) -> None:
         default=0.05,
         help="level of the KS shift warning (default 0.05)",
     )
+    _add_out(k, "conformal.md, intervals.csv (each test item's interval / set of the first split)")
     add_format(k)
     k.set_defaults(func=_cmd_conformal)
 
@@ -200,7 +212,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
 
     from metajudge.analyses.calibration.fit import calibrate_fit
     from metajudge.io import atomic_write, check_output_file
-    from metajudge.reports.calibration import fit_html, fit_markdown
+    from metajudge.reports.calibration import fit_markdown
 
     out = (
         check_output_file(args.output, inputs=[args.input], field="--output")
@@ -212,6 +224,10 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         if args.html
         else None
     )
+    if args.out:
+        from metajudge.io import check_out_dir
+
+        check_out_dir(args.out, inputs=[args.input], field="--out")
     table, dropped = _table(args)
     res = calibrate_fit(
         table,
@@ -225,11 +241,60 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         with atomic_write(out) as fh:
             fh.write(json.dumps(res.calibrator, indent=1) + "\n")
         print(f"wrote the calibrator to {out}", file=sys.stderr)
+    md = fit_markdown(res, dropped)
     if html is not None:
         with atomic_write(html) as fh:
-            fh.write(fit_html(res))
+            fh.write(_fit_page(res))
         print(f"wrote {html}", file=sys.stderr)
-    return _emit(args, res, fit_markdown(res, dropped))
+    if args.out:
+        from metajudge.reports.calibration_html import (
+            RELIABILITY_FILE,
+            fit_payload,
+            plot_reliability,
+        )
+
+        texts = {"fit.md": md, "calibrator.json": json.dumps(res.calibrator, indent=1) + "\n"}
+        plot = (RELIABILITY_FILE, lambda path: plot_reliability(res, path))
+        write_folder(args.out, res, texts, [plot], fit_payload(res), args.format)
+    return _emit(args, res, md)
+
+
+def _fit_page(res: Any) -> str:
+    """``--html FILE``: the report page of the fit, its reliability diagram inlined."""
+    import tempfile
+    from pathlib import Path
+
+    from metajudge.reports.calibration_html import RELIABILITY_FILE, fit_payload, plot_reliability
+    from metajudge.reports.html_page import plots_of, render_page
+
+    with tempfile.TemporaryDirectory() as d:
+        plot_reliability(res, Path(d) / RELIABILITY_FILE)
+        return render_page(fit_payload(res), plots_of(Path(d)))
+
+
+def write_folder(
+    out: str, res: Any, texts: dict[str, str], plots: list[Any], payload: Any, fmt: str
+) -> None:
+    """A calibrate command's run folder, written as a set (:func:`metajudge.run_folder.run_folder`):
+    ``result.json``, the ``texts`` ({file name: text}), the ``plots`` ([(file name, draw(path))])
+    and ``report.html`` (``payload`` with the folder's plots)."""
+    from metajudge.cli.options import notice
+    from metajudge.io import atomic_write
+    from metajudge.reports.html_page import write_page
+    from metajudge.run_folder import run_folder
+
+    with run_folder(out) as rf:
+        d = rf.stage
+        with atomic_write(d / "result.json") as fh:
+            fh.write(res.to_json() + "\n")
+        for name, text in texts.items():
+            with atomic_write(d / name) as fh:
+                fh.write(text)
+        for name, draw in plots:
+            draw(d / name)
+        page = write_page(d, payload)
+    for name in ("result.json", *texts, *(n for n, _ in plots), page.name):
+        notice(fmt, str(rf.final(d / name)))
 
 
 def _cmd_apply(args: argparse.Namespace) -> int:
@@ -270,6 +335,10 @@ def _cmd_conformal(args: argparse.Namespace) -> int:
         from metajudge.io import check_output_file
 
         check_output_file(args.intervals, inputs=[args.input, args.target], field="--intervals")
+    if args.out:
+        from metajudge.io import check_out_dir
+
+        check_out_dir(args.out, inputs=[args.input, args.target], field="--out")
     table, dropped = _table(args, sets=True)
     if not hasattr(table, "pred"):
         return _cmd_sets(args, table)
@@ -302,13 +371,30 @@ def _cmd_conformal(args: argparse.Namespace) -> int:
         fraction=args.fraction,
         target=target,
         shift_alpha=args.shift_alpha,
-        keep_items=bool(args.intervals),
+        keep_items=bool(args.intervals or args.out),
     )
     if res.target and res.target["warning"]:
         print(f"warning: {res.target['warning']}", file=sys.stderr)
+    return _conformal_out(args, res, conformal_markdown(res, dropped))
+
+
+def _conformal_out(args: argparse.Namespace, res: Any, md: str) -> int:
+    """``--intervals FILE`` and ``--out DIR`` of ``calibrate conformal``, then the output."""
     if args.intervals:
         _write_intervals(args.intervals, res.items)
-    return _emit(args, res, conformal_markdown(res, dropped))
+    if args.out:
+        from metajudge.reports.calibration_html import conformal_payload
+
+        dataset = None
+        if args.scores:
+            from metajudge.data.loading import open_dataset
+
+            dataset = open_dataset(args.dataset, args.input, data_dir=args.data_dir)
+        source = args.dataset or str(args.input)
+        payload = conformal_payload(res, source, dataset)
+        texts = {"conformal.md": md, "intervals.csv": _intervals_csv(res.items)}
+        write_folder(args.out, res, texts, [], payload, args.format)
+    return _emit(args, res, md)
 
 
 def _cmd_sets(args: argparse.Namespace, table: Any) -> int:
@@ -329,20 +415,25 @@ def _cmd_sets(args: argparse.Namespace, table: Any) -> int:
         seed=args.seed,
         repeats=args.repeats,
         fraction=args.fraction,
-        keep_items=bool(args.intervals),
+        keep_items=bool(args.intervals or args.out),
     )
-    if args.intervals:
-        _write_intervals(args.intervals, res.items)
-    return _emit(args, res, sets_markdown(res))
+    return _conformal_out(args, res, sets_markdown(res))
+
+
+def _intervals_csv(items: list[dict[str, Any]]) -> str:
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(items[0]), lineterminator="\n")
+    w.writeheader()
+    w.writerows(items)
+    return buf.getvalue()
 
 
 def _write_intervals(path: str, items: list[dict[str, Any]]) -> None:
-    import csv
-
     from metajudge.io import atomic_write
 
     with atomic_write(path) as fh:
-        w = csv.DictWriter(fh, fieldnames=list(items[0]))
-        w.writeheader()
-        w.writerows(items)
+        fh.write(_intervals_csv(items))
     print(f"wrote {len(items)} intervals to {path}", file=sys.stderr)

@@ -318,7 +318,7 @@ def test_fit_html_reliability_diagram(data_dir: Path, tmp_path: Path, capsys) ->
     }
     assert gap["after"] < 0.5 * gap["before"]  # held-out bins move onto the diagonal
     text = page.read_text()
-    assert text.count("<polyline") == 2 and "Reliability diagram" in text
+    assert text.count('<img alt="reliability.png"') == 1 and "Reliability diagram" in text
 
 
 def test_intervals_per_item(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]

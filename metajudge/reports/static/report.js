@@ -96,7 +96,7 @@ function detail(row, extra) {
 
 /* ---------- disagreement browser ---------- */
 const B = { view: 0, page: 0, rows: [] };
-function labelKey(h) { return h === null || h === undefined ? "none" : (Math.round(h * 2) / 2).toString(); }
+function labelKey(h) { return h === null || h === undefined ? "none" : typeof h === "string" ? h : (Math.round(h * 2) / 2).toString(); }
 function initBrowser() {
   const vs = $("view");
   D.views.forEach((v, j) => vs.append(el("option", { value: j }, `${v.name} · ${v.dim} (${v.rows.length})`)));
@@ -124,16 +124,17 @@ function filter() {
 function drawRows() {
   const v = D.views[+$("view").value || 0];
   const verdict = v.kind === "verdict";
+  const interval = v.kind === "interval";
   const pages = Math.max(1, Math.ceil(B.rows.length / PAGE));
   B.page = Math.min(B.page, pages - 1);
-  const head = verdict ? ["#", "input", "judge A/B", "judge B/A", "human", "flags", "question"] : ["#", "input", v.kind === "pair" ? "d = s(b)−s(a)" : "score", "normalised", "human mean", "gap", "flags", "question"];
+  const head = verdict ? ["#", "input", "judge A/B", "judge B/A", "human", "flags", "question"] : interval ? ["#", "input", "judge", v.set ? "prediction set" : "interval", v.set ? "set size" : "width", "human", "flags", "question"] : ["#", "input", v.kind === "pair" ? "d = s(b)−s(a)" : "score", "normalised", "human mean", "gap", "flags", "question"];
   $("rows").tHead.replaceChildren(el("tr", {}, ...head.map((h) => el("th", {}, h))));
   const tb = $("rows").tBodies[0];
   tb.replaceChildren();
   B.rows.slice(B.page * PAGE, (B.page + 1) * PAGE).forEach((r, j) => {
     const it = D.items[r.i];
-    const flags = el("td", {}, r.w ? el("span", { class: "flag" }, "judge wrong") : null, r.s ? el("span", { class: "flag split" }, "humans split") : null);
-    const cells = verdict ? [el("td", {}, r.m === null ? "unparsed" : dec(r.m)), el("td", {}, r.n === null ? "unparsed" : dec(r.n)), cell(r.h)] : [cell(r.m), cell(r.n), cell(r.h), cell(r.g)];
+    const flags = el("td", {}, r.w ? el("span", { class: "flag" }, interval ? "human outside" : "judge wrong") : null, r.s ? el("span", { class: "flag split" }, "humans split") : null);
+    const cells = verdict ? [el("td", {}, r.m === null ? "unparsed" : dec(r.m)), el("td", {}, r.n === null ? "unparsed" : dec(r.n)), cell(r.h)] : interval ? [cell(r.m), cell(r.n), cell(r.g), cell(r.h)] : [cell(r.m), cell(r.n), cell(r.h), cell(r.g)];
     const tr = el("tr", { class: "row" }, el("td", { class: "num" }, String(B.page * PAGE + j + 1)), el("td", {}, it.id), ...cells, flags, el("td", { class: "snip" }, it.q));
     tr.addEventListener("click", () => toggle(tr, r, verdict ? rawBox(r) : null));
     tb.append(tr);
