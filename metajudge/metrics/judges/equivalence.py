@@ -7,6 +7,12 @@ compared digit-wise under MuDABench's ``first_decimal`` rule) decides clear case
 call; anything ambiguous goes to the LLM. The share each path decides is reported
 (``summary["fast_path_share"]``, ``fast_path_decided``, ``llm_judged``). Every result keeps a short rationale and says what
 decided it (``details["decided_by"]``: ``fast_path`` or ``llm``).
+
+Judge confidence as data (``confidence="logprobs"``): an LLM verdict keeps the binary verdict's
+probabilities ``details["probs"] = {"1": p, "0": 1 - p}`` read at the verdict token (``true`` /
+``false``, ``yes`` / ``no``; :func:`~.parsers.labels.verdict_distribution`), with
+``details["confidence"] = "logprobs"``; a verdict without them is counted
+(``summary["confidence_missing"]``). Fast-path verdicts carry none (no model was asked).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from metajudge.backends.base import Backend, BackendError
 from metajudge.errors import InputError
 from metajudge.metrics.base import MetricResult, ScoreItem
 from metajudge.metrics.judges.common import JudgeMetric
+from metajudge.metrics.judges.parsers.labels import verdict_distribution
 from metajudge.metrics.judges.parsers.ratings import parse_equivalence
 from metajudge.metrics.numeric import RULES, Rule
 from metajudge.metrics.numeric import fast_path as numeric_fast_path
@@ -30,6 +37,8 @@ EQUIVALENCE_SCHEMA: dict[str, Any] = {
     },
     "required": ["equivalent", "rationale"],
 }
+#: the verdict tokens (normalised) of an equivalence reply
+VERDICT_TOKENS = {"true": "1", "false": "0", "yes": "1", "no": "0"}
 
 
 class AnswerEquivalence(JudgeMetric):
@@ -51,9 +60,16 @@ class AnswerEquivalence(JudgeMetric):
         backbone: str | None = None,
         variant: str | None = None,
         backend: Backend | None = None,
+        confidence: str = "none",
         **kw: Any,
     ) -> None:
         super().__init__(backbone=backbone, variant=variant, backend=backend, **kw)
+        if confidence not in ("none", "logprobs"):
+            raise InputError(
+                f"confidence must be none or logprobs, got {confidence!r}", field="confidence"
+            )
+        self.confidence = confidence
+        self.confidence_missing = 0
         self.fast_path = bool(fast_path)
         if numeric_rule not in RULES:
             raise InputError(
@@ -73,6 +89,8 @@ class AnswerEquivalence(JudgeMetric):
             rule=self.numeric_rule,
             structured=self.structured,
             max_tokens=self.max_tokens,
+            # absent when off: the signatures of earlier runs hold
+            **({"conf": "logprobs"} if self.confidence == "logprobs" else {}),
         )
 
     def score_batch(self, items: Sequence[ScoreItem]) -> list[MetricResult]:
@@ -110,6 +128,8 @@ class AnswerEquivalence(JudgeMetric):
             }
             if self.structured:
                 dec["json_schema"] = EQUIVALENCE_SCHEMA
+            if self.confidence == "logprobs":
+                dec.update(logprobs=True, top_logprobs=10)
             text = tpl.render(
                 question=it.input.question if it.input else "",
                 gold=it.reference or "",
@@ -131,6 +151,8 @@ class AnswerEquivalence(JudgeMetric):
                 "raw": c.text,
                 "parse_failures": int(verdict is None),
             }
+            if self.confidence == "logprobs":
+                det |= self._probs(c)
             if verdict is None:
                 self.items_failed += 1
                 results[i] = MetricResult(key, None, det, "unparseable judge output")
@@ -139,9 +161,20 @@ class AnswerEquivalence(JudgeMetric):
                 results[i] = MetricResult(key, float(verdict), det)
         return [r for r in results if r is not None]
 
+    def _probs(self, c: Any) -> dict[str, Any]:
+        """The verdict's class probabilities for details (none: counted, ``confidence`` None)."""
+        ch = c.choices[0] if c.choices else None
+        dist = verdict_distribution(ch.logprobs if ch else None, VERDICT_TOKENS)
+        if dist is None:
+            self.confidence_missing += 1
+            return {"confidence": None}
+        return dist.details()
+
     @property
     def summary(self) -> dict[str, Any]:
         out = super().summary
+        if self.confidence != "none":
+            out["confidence_missing"] = self.confidence_missing
         total = self.fast_decided + self.llm_decided
         out.update(
             fast_path_decided=self.fast_decided,

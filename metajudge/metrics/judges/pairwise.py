@@ -12,6 +12,15 @@ With ``constrained=True`` (the default where the backend takes a GBNF grammar, i
 embedded llama.cpp server) the answer is restricted to ``A``, ``B`` or ``tie``; otherwise free
 text is parsed by :func:`parse_pairwise`, whose failures are counted ``None`` verdicts, never a
 guess.
+
+Judge confidence as data (``confidence``): ``logprobs`` asks for the verdict token's
+log-probabilities and keeps p(a better) / p(b better) / p(tie) in the verdict's
+``details["probs"]`` (sides of the record; :func:`~.parsers.labels.verdict_distribution`);
+``samples`` (a backbone without log-probabilities) judges each record ``n_samples`` times at
+``temperature`` (> 0) and keeps the shares of the sampled verdicts, named
+``details["confidence"] = "samples"`` (:func:`~.parsers.labels.sample_distribution`). A verdict
+without a distribution (no class token, no verdict in any sample) is counted
+(``summary["confidence_missing"]``).
 """
 
 from __future__ import annotations
@@ -25,6 +34,11 @@ from metajudge.backends.base import Backend, BackendError
 from metajudge.data.formats import PairwiseRecord
 from metajudge.errors import InputError
 from metajudge.metrics.judges.common import JudgeBase
+from metajudge.metrics.judges.parsers.labels import (
+    VerdictDistribution,
+    sample_distribution,
+    verdict_distribution,
+)
 from metajudge.stats.decisions import to_pref
 
 Decision = Literal["A", "B", "tie"]
@@ -35,6 +49,9 @@ PAIRWISE_PARSER_VERSION = "pairwise-1"
 #: GBNF grammar of a constrained answer (llama.cpp ``grammar``).
 PAIRWISE_GRAMMAR = 'root ::= " "? ("A" | "B" | "tie")'
 
+#: the verdict tokens (normalised) of a positional answer
+VERDICT_TOKENS = {"a": "A", "b": "B", "tie": "tie"}
+CONFIDENCE = ("none", "logprobs", "samples")
 _TIE = re.compile(r"\b(tie|equal(ly)?|same|both|neither|draw)\b", re.IGNORECASE)
 _UPPER = re.compile(r"(?<![A-Za-z'])([AB])(?![A-Za-z'])")
 _NAMED = re.compile(
@@ -149,8 +166,25 @@ class PairwiseJudge(JudgeBase):
         temperature: float = 0.0,
         seed: int = 0,
         backend: Backend | None = None,
+        confidence: str = "none",
+        n_samples: int = 5,
+        top_logprobs: int = 10,
     ) -> None:
         super().__init__(backbone=backbone, variant=variant, seed=seed, backend=backend)
+        if confidence not in CONFIDENCE:
+            raise InputError(
+                f"confidence must be one of {', '.join(CONFIDENCE)}, got {confidence!r}",
+                field="confidence",
+            )
+        if confidence == "samples" and (n_samples < 2 or temperature <= 0):
+            raise InputError(
+                "sample-based confidence needs n_samples >= 2 and temperature > 0",
+                field="n_samples",
+            )
+        self.confidence = confidence
+        self.n_samples = int(n_samples)
+        self.top_logprobs = int(top_logprobs)
+        self.confidence_missing = 0
         self.constrained = self.can_constrain if constrained is None else bool(constrained)
         # ~2.5 characters per token; keep ~700 tokens for the instructions and few-shot examples
         self.max_chars = (
@@ -163,12 +197,18 @@ class PairwiseJudge(JudgeBase):
 
     @property
     def signature(self) -> str:
+        conf: dict[str, Any] = {}  # absent when off: the signatures of earlier runs hold
+        if self.confidence == "logprobs":
+            conf = {"conf": "logprobs", "top": self.top_logprobs}
+        elif self.confidence == "samples":
+            conf = {"conf": "samples", "n": self.n_samples}
         return self._signature_parts(
             self.name,
             f"prompt:{self.prompt(self.task).short_hash}",
             constrained=int(self.constrained),
             temp=f"{self.temperature:g}",
             chars=self.max_chars,
+            **conf,
         )
 
     def render(self, record: PairwiseRecord, order: Order) -> tuple[str, dict[str, Any]]:
@@ -204,7 +244,40 @@ class PairwiseJudge(JudgeBase):
         seed: int | None = None,
         temperature: float | None = None,
     ) -> list[PairwiseVerdict]:
-        """Judge every record in one order; one verdict per record, in order."""
+        """Judge every record in one order; one verdict per record, in order (with
+        ``confidence="samples"``: the first sample's verdict, the samples' shares in details)."""
+        if self.confidence != "samples":
+            return self._judge_once(records, order=order, seed=seed, temperature=temperature)
+        sd = self.seed if seed is None else int(seed)
+        runs = [
+            self._judge_once(records, order=order, seed=sd + k, temperature=temperature)
+            for k in range(self.n_samples)
+        ]
+        out = []
+        for j, first in enumerate(runs[0]):
+            dist = sample_distribution([r[j].preferred for r in runs], ("a", "b", "tie"))
+            out.append(self._with_distribution(first, dist))
+        return out
+
+    def _with_distribution(
+        self, v: PairwiseVerdict, dist: VerdictDistribution | None
+    ) -> PairwiseVerdict:
+        """``v`` with its class probabilities (record sides) in details, or counted missing."""
+        from dataclasses import replace
+
+        if dist is None:
+            self.confidence_missing += 1
+            return replace(v, details={**v.details, "confidence": None})
+        return replace(v, details={**v.details, **dist.details()})
+
+    def _judge_once(
+        self,
+        records: Sequence[PairwiseRecord],
+        *,
+        order: Order,
+        seed: int | None,
+        temperature: float | None,
+    ) -> list[PairwiseVerdict]:
         if order not in ("ab", "ba"):
             raise InputError(f"order must be 'ab' or 'ba', got {order!r}", field="order")
         temp = self.temperature if temperature is None else float(temperature)
@@ -220,6 +293,8 @@ class PairwiseJudge(JudgeBase):
                 "max_tokens": 3 if self.constrained else 24,
                 "seed": req_seed,
             }
+            if self.confidence == "logprobs":
+                decoding.update(logprobs=True, top_logprobs=self.top_logprobs)
             if self.constrained:
                 decoding["grammar"] = PAIRWISE_GRAMMAR
             else:
@@ -239,12 +314,23 @@ class PairwiseJudge(JudgeBase):
             dec = parse_pairwise(c.text)
             if dec is None:
                 self.parse_failures += 1
-            verdicts.append(
-                PairwiseVerdict(
-                    r.id, order, dec, to_side(dec, order), c.text, None if dec else "unparsed", info
-                )
+            v = PairwiseVerdict(
+                r.id, order, dec, to_side(dec, order), c.text, None if dec else "unparsed", info
             )
+            if self.confidence == "logprobs":
+                v = self._with_distribution(v, self._side_probs(c, order))
+            verdicts.append(v)
         return verdicts
+
+    @staticmethod
+    def _side_probs(c: Any, order: Order) -> VerdictDistribution | None:
+        """p(a better) / p(b better) / p(tie) from the verdict token (positional → sides)."""
+        ch = c.choices[0] if c.choices else None
+        dist = verdict_distribution(ch.logprobs if ch else None, VERDICT_TOKENS)
+        if dist is None:
+            return None
+        probs = {str(to_side(k, order)): p for k, p in dist.probs.items()}  # type: ignore[arg-type]
+        return VerdictDistribution(probs, dist.confidence, dist.mass, dist.position)
 
     @property
     def summary(self) -> dict[str, Any]:
@@ -257,6 +343,9 @@ class PairwiseJudge(JudgeBase):
             else None,
             "backend_errors": self.backend_errors,
         }
+        if self.confidence != "none":
+            out["confidence"] = self.confidence
+            out["confidence_missing"] = self.confidence_missing
         cost = self.cost()
         if cost is not None:
             out["cost"] = cost
