@@ -85,9 +85,13 @@ def _pairwise_probs(rows: Sequence[Mapping[str, Any]], judge: str) -> dict[str, 
 
 
 def _categorical_probs(
-    rows: Sequence[Mapping[str, Any]], judge: str
+    rows: Sequence[Mapping[str, Any]], judge: str, labels: Sequence[str] | None = None
 ) -> dict[str, dict[str, float]]:
-    """``{response key: {label: probability}}`` from ``details.probs``."""
+    """``{response key: {label: probability}}`` from ``details.probs``; on a binary scale
+    (``labels``: two) the keys ``0`` / ``1`` of a binary verdict (answer equivalence) are its
+    first / second label."""
+    binary = {"0": labels[0], "1": labels[1]} if labels and len(labels) == 2 else {}
+    binary = {k: v for k, v in binary.items() if k not in (labels or ())}  # a label stays
     out = {}
     for r in rows:
         if r["metric"] != judge:
@@ -101,20 +105,26 @@ def _categorical_probs(
             )
         vals = [float(v) for v in probs.values()]
         _check_sum(vals, judge, str(r["key"]), field="details.probs")
-        out[str(r["key"])] = {str(k): float(v) for k, v in probs.items()}
+        named = {binary.get(str(k), str(k)): float(v) for k, v in probs.items()}
+        out[str(r["key"])] = named
     return out
 
 
 def class_probabilities(
-    rows: Sequence[Mapping[str, Any]], judge: str, *, pairwise: bool
+    rows: Sequence[Mapping[str, Any]],
+    judge: str,
+    *,
+    pairwise: bool,
+    labels: Sequence[str] | None = None,
 ) -> dict[str, dict[str, float]]:
     """THE reading of a judge's class probabilities: ``{unit: {class: probability}}``.
 
     Pairwise data (unit: the pair's item): side a / side b scores = p(a better) / p(b better),
     classes ``a`` and ``b``; categorical data (unit: the response key): ``details.probs`` =
     ``{label: probability}``. Probabilities must sum to 1 (± 1e-6), else exit 2 naming the
-    field (``score`` / ``details.probs``)."""
-    return _pairwise_probs(rows, judge) if pairwise else _categorical_probs(rows, judge)
+    field (``score`` / ``details.probs``). ``labels``: the dataset's labels (a binary verdict's
+    ``0`` / ``1`` are read as the first / second of two)."""
+    return _pairwise_probs(rows, judge) if pairwise else _categorical_probs(rows, judge, labels)
 
 
 def _top(probs: Mapping[str, float]) -> tuple[str, float]:
@@ -181,7 +191,7 @@ def judge_columns(
             raise InputError(
                 f"no score column {j!r} (have {', '.join(sorted(have))})", field="judge"
             )
-        probs = class_probabilities(rows, j, pairwise=pairwise)
+        probs = class_probabilities(rows, j, pairwise=pairwise, labels=card.scale.labels)
         verdicts[j] = {u: _top(p) for u, p in probs.items()}
     units, human = [], []
     no_label = no_verdict = 0

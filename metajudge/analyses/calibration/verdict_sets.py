@@ -94,7 +94,7 @@ def verdict_table(
             f"unknown dimension {dim!r} (known: {', '.join(card.dimensions)})", field="--dimension"
         )
     pairwise = card.kind == "pairwise"
-    got = class_probabilities(rows, metrics[0], pairwise=pairwise)
+    got = class_probabilities(rows, metrics[0], pairwise=pairwise, labels=card.scale.labels)
     classes = sorted({c for p in got.values() for c in p})
     units, humans, no_label, no_verdict = [], [], 0, 0
     for rec in dataset.records:

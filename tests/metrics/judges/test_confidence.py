@@ -125,3 +125,25 @@ def test_equivalence_keeps_the_binary_verdict_probability() -> None:
     assert m.summary["confidence_missing"] == 1 and "conf:logprobs" in m.signature
     with pytest.raises(InputError):
         AnswerEquivalence(backend=ScriptedBackend(script), confidence="samples")  # type: ignore[arg-type]
+
+
+def test_equivalence_probabilities_read_as_the_binary_labels(load) -> None:  # type: ignore[no-untyped-def]
+    """Score rows carrying answer equivalence's ``details.probs`` ({"1", "0"}) are a confidence
+    column of a binary dataset (labels False / True): prediction sets and selective judging."""
+    from metajudge.analyses.calibration.verdict_sets import calibrate_sets, verdict_table
+    from metajudge.analyses.selective import judge_columns
+
+    ds = load("judging_the_judges_thakur2024")
+    recs = ds.records[:200]
+    rows = []
+    for n, r in enumerate(recs):
+        p1 = 0.9 if (r.scores["correct"][0] == "True") == (n % 5 != 0) else 0.1
+        det = {"probs": {"1": p1, "0": 1 - p1}, "confidence": "logprobs"}
+        rows.append({"key": f"{r.id}::{r.system}", "item": r.id, "metric": "eq", "details": det})
+    t = verdict_table(ds, rows)
+    assert t.classes == ("False", "True") and len(t) == 200
+    res = calibrate_sets(t, repeats=5)
+    assert all(m["coverage"] >= 0.8 for m in res.methods)
+    sd = judge_columns(ds, rows, ["eq"])
+    agree = sum(p == h for p, h in zip(sd.judges[0].pred, sd.human, strict=True)) / len(sd.human)
+    assert agree == pytest.approx(0.8)  # every fifth verdict is wrong by construction
