@@ -151,3 +151,45 @@ def _ledger(summ: Mapping[str, Any], wall: float) -> dict[str, Any]:
         "wall_s": round(wall, 2),
         "cached_cost": {k: cost.get(k, 0) for k in CACHED_COST},
     }
+
+
+def confidence_rows(
+    verdicts: Sequence[Any],
+    records: Sequence[PairwiseRecord],
+    metric: str,
+    signature: str,
+) -> list[dict[str, Any]]:
+    """The verdicts' class probabilities as score rows, a confidence column that ``calibrate
+    selective`` / ``conformal`` read: per pair a side-a row p(a better) and a side-b row
+    p(b better), renormalised over a and b when the judge put mass on a tie (the three-class
+    ``probs`` kept in details, with ``renormalised``). A verdict without probabilities gives
+    rows with no score and the error ``no verdict probabilities``."""
+    from metajudge.scores.rows import make_row
+
+    by = {r.id: r for r in records}
+    out: list[dict[str, Any]] = []
+    for v in verdicts:
+        rec = by[v.id]
+        probs = v.details.get("probs")
+        ab = (probs or {}).get("a", 0.0) + (probs or {}).get("b", 0.0)
+        det = {
+            k: v.details[k]
+            for k in ("probs", "confidence", "probability_mass", "n_samples")
+            if k in v.details
+        }
+        det["renormalised"] = bool(probs) and abs(ab - 1.0) > 1e-9
+        for side, resp in (("a", rec.a), ("b", rec.b)):
+            score = probs[side] / ab if probs and ab > 0 else None
+            err = None if score is not None else "no verdict probabilities"
+            row = make_row(
+                item=rec.id,
+                system=resp.system,
+                side=side,
+                metric=metric,
+                score=score,
+                signature=signature,
+                details=det,
+                error=err,
+            )
+            out.append(dict(row))
+    return out

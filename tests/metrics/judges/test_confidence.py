@@ -6,6 +6,7 @@ probability; what is kept in details and what is counted when none can be read."
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import pytest
@@ -147,3 +148,60 @@ def test_equivalence_probabilities_read_as_the_binary_labels(load) -> None:  # t
     sd = judge_columns(ds, rows, ["eq"])
     agree = sum(p == h for p, h in zip(sd.judges[0].pred, sd.human, strict=True)) / len(sd.human)
     assert agree == pytest.approx(0.8)  # every fifth verdict is wrong by construction
+
+
+def test_pairwise_confidence_rows_feed_calibrate(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """The scripted judge's p(a / b / tie) written as score rows is a confidence column that
+    ``calibrate selective`` and ``calibrate conformal`` read through ``--scores FILE``."""
+    import json
+
+    from metajudge.cli import main
+    from metajudge.data.loading import load
+    from metajudge.runs.judge_diagnostics import confidence_rows
+    from metajudge.scores.scoring import write_scores
+    from tests.analyses.test_selective import write_pairs
+
+    data, _, _ = write_pairs(tmp_path, n=120)
+    ds = load(data)
+    human = {r.id: r.labels["preference"][0] for r in ds.records}
+
+    def script(r: Request) -> Any:
+        n = int(re.findall(r"Instruction: q(\d+)\b", text_of(r))[-1])
+        right = "B" if human[f"p{n}"] > 0 else "A"
+        wrong = "A" if right == "B" else "B"
+        sure = n % 4 != 0  # a quarter of the verdicts unsure and wrong
+        top = [(right, 0.9), (wrong, 0.08)] if sure else [(wrong, 0.5), (right, 0.4)]
+        return _verdict_choice([*top, ("tie", 0.02)])
+
+    j = PairwiseJudge(
+        backbone="scripted",
+        backend=ScriptedBackend(script),
+        constrained=False,
+        confidence="logprobs",
+    )
+    rows = confidence_rows(j.judge(list(ds.records)), ds.records, "judge_conf", j.signature)
+    assert len(rows) == 240 and all(r["details"]["renormalised"] for r in rows)
+    scores = tmp_path / "conf.jsonl"
+    write_scores(scores, rows)
+    base = ["--input", str(data), "--scores", str(scores)]
+    assert (
+        main(
+            [
+                "calibrate",
+                "selective",
+                *base,
+                "--judge",
+                "judge_conf",
+                "--alpha",
+                "0.1",
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
+    (cfg,) = json.loads(capsys.readouterr().out)["configs"]
+    assert cfg["coverage_mean"] == pytest.approx(0.75, abs=0.1) and cfg["agreement_mean"] == 1.0
+    assert main(["calibrate", "conformal", *base, "--repeats", "5", "--format", "json"]) == 0
+    sets = json.loads(capsys.readouterr().out)
+    assert sets["classes"] == ["a", "b"] and all(m["coverage"] >= 0.85 for m in sets["methods"])
