@@ -3,7 +3,10 @@
 - ``fit``: fit a map from a judge's output to the human scale, report held-out errors
   before/after, write a calibrator file (the judge's signature, the data's hash);
 - ``apply``: apply a calibrator file to a judge's scores (refused for another signature);
-- ``conformal``: split-conformal intervals for ratings, their coverage and mean width.
+- ``conformal``: split-conformal intervals for ratings, their coverage and mean width; on a
+  pairwise or categorical dataset, prediction sets from the judge's class probabilities (lac,
+  aps), their coverage and mean set size;
+- ``--out DIR`` (fit, conformal): a run folder with report.html (:mod:`~metajudge.reports.calibration_html`).
 
 Input: ``--input FILE`` in the published rating-distribution format (columns ``1``..``5`` of
 log-probabilities, last column the human score), or ``--dataset NAME`` (or ``--input`` a dataset
