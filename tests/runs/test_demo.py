@@ -8,7 +8,6 @@ import json
 import re
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from metajudge.cli import main
@@ -32,13 +31,13 @@ def test_subset_is_seeded_and_labelled(data_dir: Path, tmp_path: Path) -> None:
     from metajudge.data.registry import load_jsonl_dataset
 
     p1, d1 = draw_subset(
-        TABLE_DATASET, 5, np.random.default_rng(3), tmp_path / "a", data_dir=data_dir
+        TABLE_DATASET, 5, 3, tmp_path / "a", data_dir=data_dir
     )
     _, d2 = draw_subset(
-        TABLE_DATASET, 5, np.random.default_rng(3), tmp_path / "b", data_dir=data_dir
+        TABLE_DATASET, 5, 3, tmp_path / "b", data_dir=data_dir
     )
     _, d3 = draw_subset(
-        TABLE_DATASET, 5, np.random.default_rng(4), tmp_path / "c", data_dir=data_dir
+        TABLE_DATASET, 5, 4, tmp_path / "c", data_dir=data_dir
     )
     assert d1["ids"] == d2["ids"] != d3["ids"]
     assert d1["n"] == 5 and d1["of"] < d1["records"] == 200  # unannotated pairs are not drawn
@@ -54,7 +53,7 @@ def test_ragchecker_subset_gives_gold_answer_as_context(data_dir: Path, tmp_path
     p, d = draw_subset(
         RAG_DATASET,
         3,
-        np.random.default_rng(0),
+        0,
         tmp_path,
         data_dir=data_dir,
         reference_as_context=True,
@@ -66,7 +65,7 @@ def test_ragchecker_subset_gives_gold_answer_as_context(data_dir: Path, tmp_path
 
 def test_too_many_pairs_refused(data_dir: Path, tmp_path: Path) -> None:
     with pytest.raises(InputError, match="labelled pairs"):
-        draw_subset(TABLE_DATASET, 10_000, np.random.default_rng(0), tmp_path, data_dir=data_dir)
+        draw_subset(TABLE_DATASET, 10_000, 0, tmp_path, data_dir=data_dir)
 
 
 def test_demo_html_page_holds_tables_caution_and_links(data_dir: Path, tmp_path: Path) -> None:
@@ -76,7 +75,7 @@ def test_demo_html_page_holds_tables_caution_and_links(data_dir: Path, tmp_path:
     from metajudge.runs.backbone_swap import run_backbone_swap
     from metajudge.runs.demo import DemoResult, JudgeRun
 
-    sub, _ = draw_subset(RAG_DATASET, 8, np.random.default_rng(0), tmp_path, data_dir=data_dir)
+    sub, _ = draw_subset(RAG_DATASET, 8, 0, tmp_path, data_dir=data_dir)
     lex = tmp_path / "lex"
     argv = ["meta-eval", "--input", str(sub), "--metrics", "bleu,rouge_l", "--out", str(lex)]
     assert main([*argv, "--n-boot", "20", "--no-plots", "--quiet"]) == 0
@@ -125,7 +124,7 @@ def test_demo_end_to_end_and_rerun_from_cache(
     data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     sub, _ = draw_subset(
-        RAG_DATASET, 4, np.random.default_rng(0), tmp_path / "lex_in", data_dir=data_dir
+        RAG_DATASET, 4, 0, tmp_path / "lex_in", data_dir=data_dir
     )
     lex = tmp_path / "lex"
     assert (
@@ -228,9 +227,8 @@ def test_demo_lines_name_their_ci_method(data_dir: Path, tmp_path: Path) -> None
     from metajudge.stats import fisher_z_ci
 
     opts = DemoOptions(n_boot=200)
-    rng = np.random.default_rng(opts.seed)
-    rag, _ = draw_subset(RAG_DATASET, opts.n_rag, rng, tmp_path, data_dir=data_dir)
-    tab, _ = draw_subset(TABLE_DATASET, opts.n_table, rng, tmp_path, data_dir=data_dir)
+    rag, _ = draw_subset(RAG_DATASET, opts.n_rag, opts.seed, tmp_path, data_dir=data_dir)
+    tab, _ = draw_subset(TABLE_DATASET, opts.n_table, opts.seed, tmp_path, data_dir=data_dir)
     lines = {}
     for section, path in (("rag", rag), ("table", tab)):
         rows = score_dataset(path, ["bleu"], progress=False)
