@@ -242,6 +242,19 @@ def add_limit(
         )
 
 
+#: What ``--source-field`` names (the judges' message for a record without a source points here).
+SOURCE_FIELD_HELP = (
+    "the dotted record field holding the source document that reference-free judges (G-Eval's "
+    "SummEval dimensions, G-Eval faithfulness) read instead of input.context, e.g. "
+    "input.documents, input.reference, meta.article"
+)
+
+
+def add_source_field(p: argparse.ArgumentParser) -> None:
+    """``--source-field FIELD`` (:func:`metajudge.scores.scoring.score_dataset`'s ``source_field``)."""
+    p.add_argument("--source-field", metavar="FIELD", help=SOURCE_FIELD_HELP)
+
+
 def limit_kw(args: argparse.Namespace) -> dict[str, int | None]:
     """``limit`` and ``first`` of :func:`add_limit` for the library (``--first`` overrides a
     default ``--limit``)."""
