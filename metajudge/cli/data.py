@@ -31,7 +31,7 @@ def _source_args(q: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from metajudge.cli.types import nonneg_float, nonneg_int, positive_int
+    from metajudge.cli.types import nonneg_int, positive_int
 
     p = subparsers.add_parser("data", help="datasets: list, show, validate, export, pairs, fetch")
     sub = p.add_subparsers(dest="data_command", metavar="SUBCOMMAND")
@@ -91,6 +91,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     q.add_argument("--subset", help="only this subset")
     q.set_defaults(func=_cmd_export)
 
+    _add_pairs(sub)
+
+    q = sub.add_parser(
+        "fetch", help="resolve (download if needed) and verify every file of a dataset"
+    )
+    q.add_argument("names", nargs="*", help="datasets (default: all)")
+    _data_dir_arg(q)
+    q.set_defaults(func=_cmd_fetch)
+
+    q = sub.add_parser(
+        "recount",
+        help="maintainers: load built-in datasets and rewrite the counts their cards carry "
+        "(what `data list` and `matrix` show without loading)",
+    )
+    q.add_argument("names", nargs="*", help="datasets (default: all)")
+    _data_dir_arg(q)
+    q.set_defaults(func=_cmd_recount)
+
+
+def _add_pairs(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """``data pairs``: a canonical pairwise file from graded data (:func:`_cmd_pairs`)."""
+    from metajudge.cli.types import nonneg_float
+
     q = sub.add_parser(
         "pairs",
         help="build a canonical pairwise file from graded data (per-response scores): every two "
@@ -112,22 +135,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     q.add_argument("--subset", help="only this subset")
     q.set_defaults(func=_cmd_pairs)
-
-    q = sub.add_parser(
-        "fetch", help="resolve (download if needed) and verify every file of a dataset"
-    )
-    q.add_argument("names", nargs="*", help="datasets (default: all)")
-    _data_dir_arg(q)
-    q.set_defaults(func=_cmd_fetch)
-
-    q = sub.add_parser(
-        "recount",
-        help="maintainers: load built-in datasets and rewrite the counts their cards carry "
-        "(what `data list` and `matrix` show without loading)",
-    )
-    q.add_argument("names", nargs="*", help="datasets (default: all)")
-    _data_dir_arg(q)
-    q.set_defaults(func=_cmd_recount)
 
 
 def _open(args: argparse.Namespace):  # type: ignore[no-untyped-def]
