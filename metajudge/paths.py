@@ -22,3 +22,9 @@ def data_dir_from_env(explicit: str | Path | None = None) -> Path | None:
         return Path(explicit)
     env = os.environ.get("METAJUDGE_DATA_DIR")
     return Path(env) if env else None
+
+
+def default_run_dir(command: str, name: str) -> Path:
+    """The run folder of a command run without ``--out``: ``<user cache>/runs/<command>/<name>``
+    (outside the source tree; the next run of the same name replaces it, as a set)."""
+    return user_cache_dir() / "runs" / command / name

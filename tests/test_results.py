@@ -319,7 +319,7 @@ def _judge_bench_run(ctx: dict[str, Any]) -> Any:
         replies = [i["annotations"]["grammaticality"]["majority_human"] for i in inst]
         out = ctx["tmp"] / "replies.json"
         run = run_judge_bench(
-            output=out, backbone="m", input_file=str(src), limit=6, backend=Scripted(replies)
+            output=out, backbone="m", input_file=str(src), first=6, backend=Scripted(replies)
         )
         ctx["judge_bench"] = (run, out)
     return ctx["judge_bench"]

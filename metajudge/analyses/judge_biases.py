@@ -263,11 +263,15 @@ class DiagnosticsResult(ItemAccess, Result):
     #: where the pairs were loaded from (:attr:`metajudge.data.registry.Dataset.source`); the
     #: report loads them again from there. Not written when unknown.
     source: dict[str, Any] | None = None
+    #: the pairs judged (:func:`metajudge.data.subsample.Draw.describe`: n of N, how, seed, the
+    #: ids) and ``no_texts``, the drawn pairs left out for want of both response texts
+    subset: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        if self.source is None:
-            del d["source"]
+        for key in ("source", "subset"):
+            if d[key] is None:
+                del d[key]
         return d
 
     def to_pandas(self) -> Any:

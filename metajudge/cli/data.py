@@ -33,7 +33,7 @@ def _source_args(q: argparse.ArgumentParser) -> None:
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     from metajudge.cli.types import nonneg_int, positive_int
 
-    p = subparsers.add_parser("data", help="datasets: list, show, validate, export, fetch")
+    p = subparsers.add_parser("data", help="datasets: list, show, validate, export, pairs, fetch")
     sub = p.add_subparsers(dest="data_command", metavar="SUBCOMMAND")
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
@@ -91,6 +91,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     q.add_argument("--subset", help="only this subset")
     q.set_defaults(func=_cmd_export)
 
+    _add_pairs(sub)
+
     q = sub.add_parser(
         "fetch", help="resolve (download if needed) and verify every file of a dataset"
     )
@@ -106,6 +108,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     q.add_argument("names", nargs="*", help="datasets (default: all)")
     _data_dir_arg(q)
     q.set_defaults(func=_cmd_recount)
+
+
+def _add_pairs(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """``data pairs``: a canonical pairwise file from graded data (:func:`_cmd_pairs`)."""
+    from metajudge.cli.types import nonneg_float
+
+    q = sub.add_parser(
+        "pairs",
+        help="build a canonical pairwise file from graded data (per-response scores): every two "
+        "systems on one input, label = difference of the human means, ties within --tie-band",
+        description="Every pair of systems that answered the same input becomes one pairwise "
+        "record (systems ordered by name: a < b); its label per dimension is mean(b) - mean(a) "
+        "of the annotators' scores, 0 (a tie) when its absolute value is at most --tie-band. The "
+        "card states the rule and the tie band. The file validates with `data validate` and runs "
+        "through `judge diagnostics`, `meta-eval` and the pairwise judges.",
+    )
+    _source_args(q)
+    q.add_argument("-o", "--output", required=True, help="output .jsonl file (written atomically)")
+    q.add_argument(
+        "--tie-band",
+        type=nonneg_float,
+        default=0.0,
+        metavar="T",
+        help="a difference of the means of at most T is a tie, label 0 (default 0: equal means)",
+    )
+    q.add_argument("--subset", help="only this subset")
+    q.set_defaults(func=_cmd_pairs)
 
 
 def _open(args: argparse.Namespace):  # type: ignore[no-untyped-def]
@@ -309,6 +338,49 @@ def _cmd_export(args: argparse.Namespace) -> int:
     kind = "pairwise" if args.pairs else ds.card.kind
     print(f"wrote {n} {kind} records of {ds.name} to {args.output}")
     return 0
+
+
+def _cmd_pairs(args: argparse.Namespace) -> int:
+    from metajudge.data.formats import write_jsonl
+    from metajudge.errors import InputError
+    from metajudge.io import check_output_file
+
+    check_output_file(args.output, inputs=[args.input], field="--output")
+    ds = _open(args)
+    if ds.card.kind != "likert":
+        raise InputError(
+            f"{ds.name} is {ds.card.kind}: data pairs builds pairs from graded (likert) data, "
+            "a score per response" + (" (it is pairwise already)" if ds.kind == "pairwise" else ""),
+            path=args.input,
+            field="kind",
+        )
+    pairs = ds.pairs(tie_band=args.tie_band)
+    if not pairs:
+        raise InputError(
+            f"{ds.name}: no input has two systems with a common labelled dimension (0 pairs)",
+            path=args.input,
+            field="records",
+        )
+    n = write_jsonl(args.output, pairs, card=ds.pairwise_card(tie_band=args.tie_band))
+    print(pairs_summary(ds, pairs, args.tie_band, n, args.output))
+    return 0
+
+
+def pairs_summary(ds, pairs, tie_band: float, n: int, output: str) -> str:  # type: ignore[no-untyped-def]
+    """What ``data pairs`` wrote: pairs, inputs, ties per dimension, inputs with one system."""
+    from collections import Counter
+
+    systems: dict[str, set[str]] = {}
+    for r in ds.records:
+        systems.setdefault(r.id, set()).add(r.system)
+    single = sum(1 for s in systems.values() if len(s) < 2)
+    ties = Counter(d for p in pairs for d, v in p.labels.items() if v[0] == 0)
+    tie_txt = ", ".join(f"{d} {ties.get(d, 0)}" for d in ds.card.dimensions)
+    return (
+        f"wrote {n} pairs from {len(systems) - single} inputs of {ds.name} to {output} "
+        f"(label = mean(b) - mean(a); tie band {tie_band:g}; ties: {tie_txt}; "
+        f"{single} inputs with a single system give no pair)"
+    )
 
 
 def _cmd_fetch(args: argparse.Namespace) -> int:

@@ -182,7 +182,7 @@ def _load_kw(args: argparse.Namespace) -> dict:
     return {
         "input_file": args.input,
         "subset": args.subset,
-        "limit": args.limit,
+        **opt.limit_kw(args),
         "data_dir": args.data_dir,
     }
 

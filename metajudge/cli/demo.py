@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from metajudge.cli.options import add_data_dir, add_n_boot, add_seed
+from metajudge.cli.options import add_data_dir, add_limit, add_n_boot, add_seed
 from metajudge.cli.types import positive_int
 
 
@@ -31,6 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument("--n-rag", type=positive_int, default=6, help="RAGChecker pairs (default 6)")
     p.add_argument("--n-table", type=positive_int, default=4, help="table-QA pairs (default 4)")
+    add_limit(p, "pairs of each subset (sets --n-rag and --n-table)", first=False)
     add_seed(p, "the draw and the judges")
     add_n_boot(p)
     add_data_dir(p)
@@ -41,7 +42,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     from metajudge.reports.demo_report import judge_text
     from metajudge.runs.demo import DemoOptions, run_demo
 
-    opts = DemoOptions(n_rag=args.n_rag, n_table=args.n_table, seed=args.seed, n_boot=args.n_boot)
+    n_rag, n_table = (args.limit, args.limit) if args.limit else (args.n_rag, args.n_table)
+    opts = DemoOptions(n_rag=n_rag, n_table=n_table, seed=args.seed, n_boot=args.n_boot)
     res = run_demo(args.out, opts, data_dir=args.data_dir, lexical_run=args.lexical_run)
     print()
     for line in judge_text(res):

@@ -17,7 +17,12 @@ import json
 import sys
 from typing import Any
 
-from metajudge.cli.options import add_backbone, add_data_dir, add_prompt_variant
+from metajudge.cli.options import (
+    add_backbone,
+    add_data_dir,
+    add_prompt_variant,
+    add_source_field,
+)
 
 
 def add_export_batch(jsub: Any) -> None:
@@ -42,6 +47,7 @@ def add_export_batch(jsub: Any) -> None:
     _llm_cache(e)
     add_backbone(e)
     add_prompt_variant(e)
+    add_source_field(e)
     add_data_dir(e)
     e.add_argument("--quiet", action="store_true", help="no progress bar")
     e.set_defaults(func=cmd_export)
@@ -94,7 +100,14 @@ def cmd_export(args: argparse.Namespace) -> int:
         if args.prompt_variant:
             for o in opts.values():
                 o["variant"] = args.prompt_variant
-        score_dataset(ds, names, options=opts, progress=not args.quiet, backbone=backbone)
+        score_dataset(
+            ds,
+            names,
+            options=opts,
+            progress=not args.quiet,
+            backbone=backbone,
+            source_field=args.source_field,
+        )
         summary = export_file(cached, rec, args.output)
     json.dump(summary, sys.stdout, indent=1)
     print()

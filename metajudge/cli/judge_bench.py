@@ -15,6 +15,9 @@ from metajudge.cli.options import (
     add_data_dir,
     add_dataset_args,
     add_format,
+    add_limit,
+    add_seed,
+    limit_kw,
     notice,
 )
 from metajudge.cli.types import positive_int
@@ -25,7 +28,8 @@ def add_run_bench(jsub: argparse._SubParsersAction) -> None:  # type: ignore[typ
         "run-bench",
         help="run a judge on a JUDGE-BENCH set with its annotation prompts; meta-evaluate it "
         "beside the paper's 11 LLM judges",
-        description="Render each annotation spec's prompt for the first --limit instances, ask "
+        description="Render each annotation spec's prompt for --limit instances (a seeded draw; "
+        "--first N: the first ones), ask "
         "the backbone, write the raw replies into a copy of the file (model name -> reply, "
         "JUDGE-BENCH's format), parse them (invalid replies counted, never guessed) and compare "
         "with the majority / mean human label and with the published results.",
@@ -33,7 +37,8 @@ def add_run_bench(jsub: argparse._SubParsersAction) -> None:  # type: ignore[typ
     add_dataset_args(p)
     p.add_argument("--subset", help="the set of --dataset dmg_judge_bench (e.g. cola, dices-990)")
     add_backbone(p)
-    p.add_argument("--limit", type=positive_int, help="only the first N instances (default all)")
+    add_limit(p, "instances")
+    add_seed(p, "the --limit draw")
     p.add_argument(
         "--max-tokens", type=positive_int, default=32, help="reply length cap (default 32)"
     )
@@ -65,7 +70,8 @@ def _cmd(args: argparse.Namespace) -> int:
         dataset=args.dataset,
         input_file=args.input,
         subset=args.subset,
-        limit=args.limit,
+        **limit_kw(args),
+        seed=args.seed,
         max_tokens=args.max_tokens,
         data_dir=args.data_dir,
     )

@@ -9,8 +9,16 @@ import argparse
 import sys
 from typing import Any
 
-from metajudge.cli.options import add_data_dir, add_format, add_n_boot, add_quiet, add_seed
-from metajudge.cli.types import positive_int
+from metajudge.cli.options import (
+    add_data_dir,
+    add_format,
+    add_limit,
+    add_n_boot,
+    add_out,
+    add_quiet,
+    add_seed,
+    limit_kw,
+)
 
 
 def register(sub: Any) -> None:
@@ -34,23 +42,34 @@ def register(sub: Any) -> None:
         "run",
         help="fill one cell: score a seeded subset, meta-evaluate, store the cell JSON",
         description="Score --metric on --dataset/--input (a seeded random subset with --limit), "
-        "meta-evaluate it with the dataset's natural protocol and store "
-        "baselines/judges/<metric>__<dataset>.json. --dry-run: no model call, the cost estimate.",
+        "meta-evaluate it with the dataset's natural protocol and write the cell (cell.json) and "
+        "its report (table.md) into the run folder --out (default: "
+        "<user cache>/runs/matrix/<metric>__<dataset>, outside the source tree); --baselines DIR "
+        "also stores it as DIR/judges/<metric>__<dataset>.json, on purpose. "
+        "--dry-run: no model call, the cost estimate.",
     )
     r.add_argument("--metric", required=True, help="a registry metric or pairwise_judge")
     g = r.add_mutually_exclusive_group(required=True)
     g.add_argument("--dataset", help="registry dataset name (see `metajudge data list`)")
     g.add_argument("--input", dest="run_input", metavar="FILE", help="a canonical JSONL file")
     r.add_argument("--backbone", help="judge backbone config (default: the embedded default)")
-    r.add_argument("--limit", type=positive_int, help="a seeded random subset of N items")
-    add_seed(r, "the subset draw and the bootstrap")
+    add_limit(r, "items (pairs, or inputs with all their responses)")
+    add_seed(r, "the --limit draw and the bootstrap")
     add_n_boot(r)
     r.add_argument("--prompt-variant", help="judge prompt variant (default: the backbone's)")
     r.add_argument("--dry-run", action="store_true", help="estimate the cost; call no model")
-    r.add_argument("-o", "--output", metavar="FILE", help="cell file (default: in --baselines)")
+    r.add_argument(
+        "-o", "--output", metavar="FILE", help="also store the cell in this file (not --baselines)"
+    )
+    add_out(r, "the run folder: cell.json and table.md (default: under the user cache)")
     add_format(r, ("md", "json"))
     add_data_dir(r)
-    _baselines(r)
+    r.add_argument(
+        "--baselines",
+        metavar="DIR",
+        help="also store the cell as DIR/judges/<metric>__<dataset>.json (the stored baselines "
+        "`metajudge matrix` reads; default: none)",
+    )
     add_quiet(r)
     r.set_defaults(func=cmd_run)
 
@@ -98,7 +117,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         dataset=args.dataset,
         input=args.run_input,
         backbone=args.backbone,
-        limit=args.limit,
+        **limit_kw(args),
         seed=args.seed,
         n_boot=args.n_boot,
         prompt_variant=args.prompt_variant,
@@ -106,5 +125,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         baselines=args.baselines,
         output=args.output,
         progress=not args.quiet,
+        out=args.out,
     )
+    if args.out and not args.dry_run:
+        from metajudge.io import check_out_dir
+
+        check_out_dir(args.out, inputs=[args.run_input])
     return run_cell_command(opts, dry_run=args.dry_run, fmt=args.format)

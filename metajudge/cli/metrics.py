@@ -10,7 +10,7 @@ from typing import Any
 
 
 def register(subparsers: Any) -> None:
-    from metajudge.cli.options import add_backbone, add_data_dir
+    from metajudge.cli.options import add_backbone, add_data_dir, add_source_field
 
     p = subparsers.add_parser(
         "score",
@@ -36,6 +36,7 @@ def register(subparsers: Any) -> None:
         help="compare against this dotted record field instead of input.reference, e.g. "
         "input.source, input.question, input.documents, meta.summary (reference-free data)",
     )
+    add_source_field(p)
     add_data_dir(p)
     p.add_argument(
         "--option",
@@ -172,6 +173,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
         data_dir=args.data_dir,
         backbone=cli_backbone(args.backbone),
         reference_field=args.reference_field,
+        source_field=args.source_field,
     )
     if cal is not None:
         rows += _calibrated(cal, rows)

@@ -204,6 +204,59 @@ def add_judge_scores(p: argparse.ArgumentParser) -> None:
         help="run the judge under these backbone configs, e.g. smollm2-135m,gemma3-270m",
     )
     p.add_argument("--subset", help="only this subset of the dataset (e.g. qtsumm)")
-    p.add_argument(
-        "--limit", type=positive_int, help="only the first N inputs (all their responses)"
+    add_limit(p)
+
+
+#: ``--limit``'s help: the one subset rule (:func:`metajudge.data.subsample.select`).
+LIMIT_HELP = (
+    "a seeded random subset of N {unit}, drawn with --seed (the same N and seed give the same "
+    "items in every command){default}"
+)
+
+
+def add_limit(
+    p: argparse.ArgumentParser,
+    unit: str = "inputs (each with all its responses) or pairs",
+    *,
+    default: int | None = None,
+    first: bool = True,
+) -> None:
+    """``--limit N``: the seeded random draw of :func:`metajudge.data.subsample.select` (with the
+    command's ``--seed``), and ``--first N`` (``first``): the first N in dataset order, the old
+    meaning of ``--limit``; the two exclude each other."""
+    g = p.add_mutually_exclusive_group() if first else p
+    shown = f"; default {default}" if default is not None else "; default all"
+    g.add_argument(
+        "--limit",
+        type=positive_int,
+        default=default,
+        metavar="N",
+        help=LIMIT_HELP.format(unit=unit, default=shown),
     )
+    if first:
+        g.add_argument(
+            "--first",
+            type=positive_int,
+            metavar="N",
+            help=f"the first N {unit} in dataset order instead of a draw",
+        )
+
+
+#: What ``--source-field`` names (the judges' message for a record without a source points here).
+SOURCE_FIELD_HELP = (
+    "the dotted record field holding the source document that reference-free judges (G-Eval's "
+    "SummEval dimensions, G-Eval faithfulness) read instead of input.context, e.g. "
+    "input.documents, input.reference, meta.article"
+)
+
+
+def add_source_field(p: argparse.ArgumentParser) -> None:
+    """``--source-field FIELD`` (:func:`metajudge.scores.scoring.score_dataset`'s ``source_field``)."""
+    p.add_argument("--source-field", metavar="FIELD", help=SOURCE_FIELD_HELP)
+
+
+def limit_kw(args: argparse.Namespace) -> dict[str, int | None]:
+    """``limit`` and ``first`` of :func:`add_limit` for the library (``--first`` overrides a
+    default ``--limit``)."""
+    first = getattr(args, "first", None)
+    return {"limit": None if first is not None else args.limit, "first": first}

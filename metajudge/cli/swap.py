@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     opt.add_epsilon(p, "pairwise decisions, in score units")
     opt.add_n_boot(p)
-    opt.add_seed(p, "the bootstrap and the judges")
+    opt.add_seed(p, "the --limit draw, the bootstrap and the judges")
     opt.add_data_dir(p)
     opt.add_out(p, "write swap.md, swap.json and plots into this folder")
     opt.add_format(p)
@@ -65,7 +65,7 @@ def _register_diagnostics(d: argparse.ArgumentParser) -> None:
         metavar="NAMES",
         help="backbone configs, e.g. smollm2-135m",
     )
-    d.add_argument("--limit", type=positive_int, default=100, help="first N pairs (default 100)")
+    opt.add_limit(d, "pairs", default=100)
     d.add_argument("--dimension", help="label dimension (default: the card's first)")
     d.add_argument(
         "--tie-policy",
@@ -85,7 +85,7 @@ def _register_diagnostics(d: argparse.ArgumentParser) -> None:
         default=0.7,
         help="temperature of the repeated runs (default 0.7)",
     )
-    opt.add_seed(d, "the repeated runs")
+    opt.add_seed(d, "the --limit draw and the repeated runs")
     opt.add_data_dir(d)
     opt.add_out(d, "write diagnostics.md and diagnostics.json into this folder")
     opt.add_format(d)
@@ -136,7 +136,7 @@ def _swap_locked(args: argparse.Namespace) -> int:
         scores=args.scores,
         backbones=args.backbones,
         subset=args.subset,
-        limit=args.limit,
+        **opt.limit_kw(args),
         dimension=args.dimension,
         n_boot=args.n_boot,
         seed=args.seed,
@@ -172,7 +172,7 @@ def _diag_locked(args: argparse.Namespace) -> int:
         args.dataset,
         args.backbones,
         input_file=args.input,
-        limit=args.limit,
+        **opt.limit_kw(args),
         dimension=args.dimension,
         tie_policy=args.tie_policy,
         runs=args.runs,

@@ -461,14 +461,23 @@ def mean_label(values: Sequence[Label]) -> float | None:
     return sum(xs) / len(xs) if xs else None  # type: ignore[arg-type]
 
 
-def likert_to_pairwise(records: Iterable[LikertRecord]) -> list[PairwiseRecord]:
+def likert_to_pairwise(
+    records: Iterable[LikertRecord], *, tie_band: float = 0.0
+) -> list[PairwiseRecord]:
     """Every pair of systems that answered the same input becomes one pairwise record.
 
     Deterministic: inputs in first-seen order, systems ordered by name (``a`` < ``b``), the label
     per dimension is ``mean(b) - mean(a)`` of the annotators' scores (a single aggregated value;
-    its sign is the preference). Pair id: ``"{item id}::{system a}|{system b}"``.
+    its sign is the preference), set to 0 (a tie) when ``|mean(b) - mean(a)| <= tie_band``
+    (default 0: only equal means tie). Pair id: ``"{item id}::{system a}|{system b}"``.
     Dimensions where either side has no score are left out of that pair's labels; a pair with no
-    labelled dimension at all is dropped.
+    labelled dimension at all is dropped. ``meta``: the input's id, ``from: likert`` and, when
+    ``tie_band`` is not 0, ``tie_band``.
+
+    >>> a = LikertRecord("x", Input("q"), "s1", "r1", {"d": (3.0, 4.0)})
+    >>> b = LikertRecord("x", Input("q"), "s2", "r2", {"d": (4.0, 4.0)})
+    >>> [p.labels["d"] for p in (likert_to_pairwise([a, b]) + likert_to_pairwise([a, b], tie_band=0.5))]
+    [(0.5,), (0.0,)]
     """
     groups: dict[str, list[LikertRecord]] = {}
     for r in records:
@@ -486,7 +495,8 @@ def likert_to_pairwise(records: Iterable[LikertRecord]) -> list[PairwiseRecord]:
                     ma, mb = mean_label(ra.scores[dim]), mean_label(rb.scores[dim])
                     if ma is None or mb is None:
                         continue
-                    labels[dim] = (mb - ma,)
+                    d = mb - ma
+                    labels[dim] = (0.0 if abs(d) <= tie_band else d,)
                 if not labels:
                     continue
                 out.append(
@@ -496,7 +506,8 @@ def likert_to_pairwise(records: Iterable[LikertRecord]) -> list[PairwiseRecord]:
                         a=Response(ra.system, ra.response),
                         b=Response(rb.system, rb.response),
                         labels=labels,
-                        meta={"item_id": item_id, "from": "likert"},
+                        meta={"item_id": item_id, "from": "likert"}
+                        | ({"tie_band": tie_band} if tie_band else {}),
                     )
                 )
     return out

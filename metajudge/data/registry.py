@@ -133,15 +133,19 @@ class Dataset:
     def kind(self) -> str:
         return self.card.kind
 
-    def pairs(self) -> list[PairwiseRecord]:
+    def pairs(self, tie_band: float = 0.0) -> list[PairwiseRecord]:
         """Pairwise view: pairwise records as they are; Likert records expanded by
-        :func:`~metajudge.data.formats.likert_to_pairwise` (label = mean(b) − mean(a))."""
+        :func:`~metajudge.data.formats.likert_to_pairwise` (label = mean(b) − mean(a), a tie
+        within ``tie_band``)."""
         if self.card.kind in ("categorical", "binary"):
             raise InputError(
                 f"{self.name} has {self.card.kind} labels: there is no pairwise view "
                 "(a difference of two labels is not defined)",
                 field="kind",
             )
+        if self.card.kind == "likert" and tie_band:
+            likert = (r for r in self.records if isinstance(r, LikertRecord))
+            return likert_to_pairwise(likert, tie_band=tie_band)
         if self._pairs is None:
             if self.card.kind == "likert":
                 self._pairs = likert_to_pairwise(
@@ -151,8 +155,9 @@ class Dataset:
                 self._pairs = [r for r in self.records if isinstance(r, PairwiseRecord)]
         return self._pairs
 
-    def pairwise_card(self) -> DatasetCard:
-        """The card describing :meth:`pairs` (for Likert data: the difference scale)."""
+    def pairwise_card(self, tie_band: float = 0.0) -> DatasetCard:
+        """The card describing :meth:`pairs` (for Likert data: the difference scale, and in its
+        notes how the labels were made, the tie band included)."""
         if self.card.kind != "likert":
             return self.card
         return replace(
@@ -164,7 +169,9 @@ class Dataset:
             notes=(
                 self.card.notes
                 + " Pairwise expansion: every pair of systems on the same input, systems "
-                "ordered by name, one label = difference of the annotators' mean scores."
+                "ordered by name, one label = difference of the annotators' mean scores"
+                + f"; tie band {tie_band:g}: a difference of at most {tie_band:g} in absolute "
+                "value is a tie (label 0)."
             ).strip(),
         )
 

@@ -292,7 +292,8 @@ REQUIREMENTS: dict[str, str] = {
     "short_reference": "gold answers (references of at most 200 words at the median)",
     "numeric_reference": "numeric gold answers",
     "tables": "source tables (input.tables)",
-    "context": "a source document or context (input.context / input.documents)",
+    "context": "source document or context (input.context or input.documents; "
+    "`metajudge score --source-field FIELD` names another record field that holds it)",
     "question": "questions or instructions (input.question)",
     "pairs": "two responses per record with a human preference (pairwise records)",
     "gold_facts": "MuDABench's gold atomic facts (a benchmark, no human labels)",

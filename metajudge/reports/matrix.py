@@ -147,3 +147,50 @@ def matrix_csv(m: Any) -> str:
         row["ci"] = "" if not c.ci else f"{c.ci[0]};{c.ci[1]}"
         w.writerow(row)
     return buf.getvalue()
+
+
+def _cell_value(r: dict[str, Any]) -> str:
+    if r.get("value") is None:
+        return f"undefined ({r['undefined']})" if r.get("undefined") else "undefined"
+    txt = f"{r['value']:.3f}"
+    ci = r.get("ci")
+    if ci and None not in ci:
+        txt += f" [{ci[0]:.3f}, {ci[1]:.3f}]"
+    return txt
+
+
+def cell_markdown(cell: dict[str, Any]) -> str:
+    """``table.md`` of one ``matrix run`` cell: what ran (metric, dataset, backbone, protocol,
+    the subset), every dimension × statistic with its CI, CI method and n, the cost, and the
+    command that reproduces it."""
+    sub, proto, led = cell["subset"], cell["protocol"], cell["ledger"]
+    head = cell["headline"]
+    lines = [
+        f"# {cell['metric']} × {cell['dataset']}",
+        "",
+        (
+            f"Backbone: {cell.get('backbone') or 'none'}; protocol: {proto['correlate']} | "
+            f"{proto['level']}; headline: {head['statistic']} ({head['dimension']})"
+        ),
+        f"Subset: {sub['n']} of {sub['N']} {sub['unit']}, {sub['how']} (seed {sub['seed']})",
+        f"Signature: `{cell['signature']}`",
+        "",
+        "| dimension | statistic | value [95% CI] | CI method | n |",
+        "|---|---|---|---|---|",
+    ]
+    for r in cell["results"]:
+        lines.append(
+            f"| {_esc(r['dimension'])} | {_esc(r['statistic'])} | {_esc(_cell_value(r))} | "
+            f"{_esc(r.get('ci_method') or '')} | {r['n']} |"
+        )
+    lines += [
+        "",
+        (
+            f"Cost: {led['calls']} model calls, {led['cached']} cached, {led['prompt_tokens']} + "
+            f"{led['completion_tokens']} tokens, {cell['wall_s']} s"
+        ),
+        "",
+        f"Command: `{cell['command']}`",
+        "",
+    ]
+    return "\n".join(lines)

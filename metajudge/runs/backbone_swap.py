@@ -22,16 +22,14 @@ from metajudge.scores.spec import ScoreSpec, judge_specs
 from metajudge.scores.swap_sources import Scores, external_scores, metric_dimension
 
 
-def _limit(records: list[Any], limit: int | None) -> list[Any]:
-    """The first ``limit`` items in dataset order (Likert inputs with all their responses)."""
-    if limit is None:
-        return records
-    keep: dict[str, None] = {}
-    for r in records:
-        if r.id not in keep and len(keep) >= limit:
-            continue
-        keep.setdefault(r.id, None)
-    return [r for r in records if r.id in keep]
+def subset_records(
+    records: Sequence[Any], limit: int | None, first: int | None = None, seed: int = 0
+) -> list[Any]:
+    """The records a swap, a decision or a drift runs on: ``limit`` items drawn with ``seed``, or
+    the ``first`` items (:func:`metajudge.data.subsample.select`, the rule of every command)."""
+    from metajudge.data.subsample import select
+
+    return list(select(records, limit=limit, first=first, seed=seed).records)
 
 
 def _error_counts(results: Sequence[Any]) -> dict[str, int]:
@@ -102,14 +100,15 @@ def load_swap_data(
     data_dir: str | Path | None = None,
     dataset_options: Mapping[str, Any] | None = None,
     metric_options: Mapping[str, Any] | None = None,
+    first: int | None = None,
 ) -> tuple[SwapData, dict[str, Any], list[Any]]:
     """Load the dataset (``dataset``: a name or a loaded Dataset, or ``input_file``: any file
     :func:`~metajudge.data.loading.load` reads) and get per-backbone scores.
 
     Scores: ``scores`` specs (:mod:`metajudge.scores.spec`: score files, the card's shipped judge
     columns; ``external`` is their old spelling, :func:`~metajudge.scores.spec.from_external_list`)
-    and/or the judge ``metric`` run under each of ``backbones``. ``limit`` keeps the first
-    ``limit`` items.
+    and/or the judge ``metric`` run under each of ``backbones``. ``limit`` draws that many items
+    with ``seed``; ``first`` keeps the first ones (:func:`subset_records`).
     Returns the aligned :class:`SwapData`, the judge runs' summaries and the records used.
     """
     specs = judge_specs(scores, external)
@@ -118,7 +117,7 @@ def load_swap_data(
             "give --scores score columns or --backbones to run the judge under", field="backbones"
         )
     ds = swap_dataset(dataset, input_file, subset, data_dir, dataset_options)
-    records = _limit(list(ds.records), limit)
+    records = subset_records(ds.records, limit, first, seed)
     need_pairs(ds, records)
     dim = dimension or metric_dimension(metric, ds.card.dimensions)
     if dim not in ds.card.dimensions:
@@ -198,6 +197,7 @@ def run_backbone_swap(
     dataset_options: Mapping[str, Any] | None = None,
     metric_options: Mapping[str, Any] | None = None,
     out_dir: str | Path | None = None,
+    first: int | None = None,
 ) -> SwapResult:
     """Load the data (:func:`load_swap_data`) and run :func:`~metajudge.analyses.backbone_swap.backbone_swap`.
 
@@ -214,6 +214,7 @@ def run_backbone_swap(
         backbones=backbones,
         subset=subset,
         limit=limit,
+        first=first,
         dimension=dimension,
         seed=seed,
         data_dir=data_dir,
@@ -235,4 +236,6 @@ def run_backbone_swap(
         write_backbone_scores(out_dir, data, records, backbones)
     if limit is not None:
         res.n["limit_inputs"] = limit
+    if first is not None:
+        res.n["first_inputs"] = first
     return res

@@ -185,6 +185,7 @@ def drift_judge_data(
     limit: int | None = None,
     seed: int = 0,
     data_dir: str | Path | None = None,
+    first: int | None = None,
 ) -> tuple[SwapData, dict[str, Any]]:
     """Run judge ``metric`` twice on the anchor items: ``before`` and ``after`` (default: the same
     backbone), each with its metric options ``options["before"|"after"]`` (e.g. ``temperature``).
@@ -193,11 +194,11 @@ def drift_judge_data(
     of an unchanged judge is answered from the cache). Labels: ``before:BACKBONE[k=v]``.
     """
     from metajudge.analyses.backbone_swap import build_swap_data
-    from metajudge.runs.backbone_swap import _limit, need_pairs, swap_dataset
+    from metajudge.runs.backbone_swap import need_pairs, subset_records, swap_dataset
     from metajudge.scores.swap_sources import metric_dimension
 
     ds = swap_dataset(dataset, input_file, subset, data_dir)
-    records = _limit(list(ds.records), limit)
+    records = subset_records(ds.records, limit, first, seed)
     need_pairs(ds, records)
     dim = metric_dimension(metric, ds.card.dimensions)
     scores: dict[str, Any] = {}
@@ -285,14 +286,15 @@ def _one_judge_data(
     subset: str | None = None,
     limit: int | None = None,
     data_dir: str | Path | None = None,
+    first: int | None = None,
 ) -> tuple[SwapData, dict[str, Any]]:
     """One judge's scores aligned with the records (as :func:`load_swap_data`, for one source)."""
     from metajudge.analyses.metric_vs_human.aligned import align
-    from metajudge.runs.backbone_swap import _limit, swap_dataset
+    from metajudge.runs.backbone_swap import subset_records, swap_dataset
     from metajudge.scores.swap_sources import external_scores, metric_dimension
 
     ds = swap_dataset(dataset, input_file, subset, data_dir)
-    records = _limit(list(ds.records), limit)
+    records = subset_records(ds.records, limit, first, seed)
     dim = metric_dimension(metric, ds.card.dimensions)
     runs: dict[str, Any] = {}
     if specs:

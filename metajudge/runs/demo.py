@@ -10,7 +10,8 @@ score file; :func:`metajudge.runs.backbone_swap.run_backbone_swap` for the swap)
    ``lftqa_mitigation_pradhumant``;
 3. G-Eval faithfulness under SmolLM2-135M and Gemma-3-270M on the same RAGChecker pairs.
 
-Subsets are drawn uniformly without replacement by ``numpy.random.default_rng(seed)`` and written
+Each subset is drawn uniformly without replacement by a fresh ``numpy.random.default_rng(seed)``
+(:func:`metajudge.data.subsample.select`, the ``--limit`` rule of every command) and written
 into the run folder (canonical JSONL), so each meta-evaluation reads a file. RAGChecker ships no
 retrieved passages (``input.context``) and no tables, which G-Eval judges an answer against: the
 subset file gives G-Eval the gold answer (``input.reference``) as its context, cut to
@@ -127,23 +128,24 @@ class DemoResult(Result):
 def draw_subset(
     name: str,
     n: int,
-    rng: Any,
+    seed: int,
     out: Path,
     *,
     data_dir: str | Path | None = None,
     reference_as_context: bool = False,
 ) -> tuple[Path, dict[str, Any]]:
     """``n`` of the labelled records of dataset ``name`` drawn without replacement (kept in
-    dataset order), written
+    dataset order) with ``seed`` by :func:`metajudge.data.subsample.select` (the ``--limit`` rule
+    of every command: ``metajudge matrix run --limit n --seed S`` draws the same items), written
     as canonical JSONL (card header renamed ``<name>_demo``) into ``out``; returns the file and
     a description of the draw. ``reference_as_context``: give records without a context the
     gold answer as ``input.context`` (RAGChecker for G-Eval), uncut — the judge cuts it."""
     from metajudge.data.formats import write_jsonl
     from metajudge.data.loading import load
-    from metajudge.data.subsample import HOW, draw_items
+    from metajudge.data.subsample import HOW, select
 
     ds = load(name, data_dir)
-    draw = draw_items(ds.records, n, rng)
+    draw = select(ds.records, limit=n, seed=seed, strict=True)
     recs = draw.records
     if reference_as_context:
         recs = [_with_reference_context(r) for r in recs]
@@ -400,8 +402,6 @@ def demo_into(
     """The judge section into ``out_dir``; ``lexical_run``: the meta-eval folder of the lexical
     + BERTScore table, shown first in the report. Writes ``demo.json``, :data:`REPORT_FILE` and
     the demo's one page, ``report.html`` (the last report: ``paths["html"]``)."""
-    import numpy as np
-
     from metajudge.io import atomic_write
     from metajudge.run_folder import run_folder
 
@@ -409,11 +409,10 @@ def demo_into(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    rng = np.random.default_rng(opts.seed)
     rag, rag_draw = draw_subset(
-        RAG_DATASET, opts.n_rag, rng, out, data_dir=data_dir, reference_as_context=True
+        RAG_DATASET, opts.n_rag, opts.seed, out, data_dir=data_dir, reference_as_context=True
     )
-    tab, tab_draw = draw_subset(TABLE_DATASET, opts.n_table, rng, out, data_dir=data_dir)
+    tab, tab_draw = draw_subset(TABLE_DATASET, opts.n_table, opts.seed, out, data_dir=data_dir)
     subsets = {RAG_DATASET: rag_draw, TABLE_DATASET: tab_draw}
     for d in subsets.values():
         say(

@@ -1,7 +1,7 @@
 """metajudge's own judge on a JUDGE-BENCH set, with the set's annotation prompts (issue 13).
 
-:func:`run_judge_bench` renders each annotation spec's ``prompt`` for the first ``limit``
-instances (:func:`render_prompt`: ``{{ instance }}`` or the instance's own keys, as upstream's
+:func:`run_judge_bench` renders each annotation spec's ``prompt`` for ``limit`` instances
+drawn with ``seed`` (or the ``first`` ones: :func:`chosen_instances`) (:func:`render_prompt`: ``{{ instance }}`` or the instance's own keys, as upstream's
 Jinja templates), asks the backbone (temperature 0), writes the raw replies back into a copy of
 the file under the model's name (:func:`metajudge.scores.judge_bench_replies.add_replies`, the
 format JUDGE-BENCH itself uses), parses them (:func:`metajudge.metrics.judges.parsers.ratings.parse_reply`:
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,6 +63,8 @@ class JudgeBenchRun(Result):
     published: dict[str, dict[str, dict[str, float]]]
     replies_file: str
     cost: dict[str, Any] = field(default_factory=dict)
+    first: int | None = None  # --first N instead of the seeded --limit draw
+    seed: int = 0  # of the --limit draw
 
     def to_pandas(self) -> Any:
         import pandas as pd
@@ -96,11 +98,32 @@ def _source(
     return resolve_file(str(dataset), local_relpath(part.card.files[0]), data_dir), subset
 
 
-def _requests(obj: Mapping[str, Any], limit: int | None) -> list[tuple[str, str, str]]:
-    """``(instance id, metric, prompt)`` for the first ``limit`` instances."""
+def chosen_instances(
+    instances: Sequence[Any], limit: int | None, first: int | None, seed: int
+) -> list[Any]:
+    """The instances judged: ``limit`` drawn with ``numpy.random.default_rng(seed)``
+    (:func:`metajudge.data.subsample.draw_positions`, the ``--limit`` rule of every command; all
+    when ``limit`` covers them), the ``first`` ones, or all."""
+    if limit is not None and first is not None:
+        raise InputError("give --limit N (a seeded draw) or --first N, not both", field="first")
+    if first is not None:
+        return list(instances[:first])
+    if limit is None or limit >= len(instances):
+        return list(instances)
+    import numpy as np
+
+    from metajudge.data.subsample import draw_positions
+
+    return [instances[i] for i in draw_positions(len(instances), limit, np.random.default_rng(seed))]
+
+
+def _requests(
+    obj: Mapping[str, Any], limit: int | None, first: int | None = None, seed: int = 0
+) -> list[tuple[str, str, str]]:
+    """``(instance id, metric, prompt)`` for the instances :func:`chosen_instances` picks."""
     specs = {s["metric"]: s for s in obj["annotations"]}
     out = []
-    for inst in obj["instances"][:limit]:
+    for inst in chosen_instances(obj["instances"], limit, first, seed):
         for metric in inst.get("annotations", {}):
             prompt = specs[metric].get("prompt")
             if not prompt:
@@ -120,6 +143,8 @@ def run_judge_bench(
     max_tokens: int = 32,
     data_dir: Any = None,
     backend: Any = None,
+    first: int | None = None,
+    seed: int = 0,
 ) -> JudgeBenchRun:
     """Judge, write the replies file ``output``, parse and evaluate (module docstring)."""
     from metajudge.analyses.judge_bench import evaluate_judge, published_results
@@ -129,7 +154,7 @@ def run_judge_bench(
     from metajudge.scores.judge_bench_replies import add_replies
 
     src, name = _source(dataset, input_file, subset, data_dir)
-    reqs = _requests(read_json(src), limit)
+    reqs = _requests(read_json(src), limit, first, seed)
     client = JudgeClient(backbone, backend=backend)
     try:
         done = client.run(
@@ -147,6 +172,8 @@ def run_judge_bench(
         model=model,
         backbone=backbone,
         limit=limit,
+        first=first,
+        seed=seed,
         instances=len({i for i, _, _ in reqs}),
         requests=len(reqs),
         backend_errors=len(reqs) - len(replies),
@@ -160,13 +187,22 @@ def run_judge_bench(
 STATS = ("cohen_kappa", "accuracy", "macro_f1", "pearson", "spearman", "kendall")
 
 
+def _which(run: Mapping[str, Any]) -> str:
+    """Which instances were judged: ``first N``, ``N drawn, seed S`` or ``all``."""
+    if run.get("first"):
+        return f"first {run['first']}"
+    if run.get("limit"):
+        return f"{run['instances']} drawn, seed {run.get('seed', 0)}"
+    return "all"
+
+
 def comparison_rows(run: Mapping[str, Any]) -> list[dict[str, Any]]:
     """One row per (judge, dimension): ours first, then the published judges (their statistics
     where the paper reports them: κ and correlations; accuracy and macro-F1 are ours only)."""
     rows = []
     for d in run["evaluation"]["rows"]:
         rec = {
-            "judge": run["model"] + f" (first {run['limit'] or 'all'})",
+            "judge": run["model"] + f" ({_which(run)})",
             "dimension": d["dimension"],
         }
         rec.update(valid=d["valid"], total=d["total"], **d["scores"])

@@ -34,8 +34,11 @@ def run_judge_diagnostics(
     seed: int = 0,
     data_dir: str | Path | None = None,
     judge_options: Mapping[str, Any] | None = None,
+    first: int | None = None,
 ) -> DiagnosticsResult:
-    """Load a pairwise dataset, judge its first ``limit`` pairs in both orders under each backbone.
+    """Load a pairwise dataset, judge ``limit`` pairs drawn with ``seed`` (or the ``first``
+    pairs: :func:`metajudge.data.subsample.select`, the rule of every command; pairs without
+    both response texts are then left out) in both orders under each backbone.
 
     ``dataset``: a registry name, or None with ``input_file`` (any file
     :func:`~metajudge.data.loading.load` reads). This is what ``metajudge judge diagnostics``
@@ -53,13 +56,7 @@ def run_judge_diagnostics(
             path=input_file,
             field="dataset",
         )
-    records = [
-        r
-        for r in ds.records
-        if isinstance(r, PairwiseRecord) and r.a.response is not None and r.b.response is not None
-    ]
-    if limit is not None:
-        records = records[:limit]
+    records, subset = diagnostics_pairs(ds.records, limit=limit, first=first, seed=seed)
     if not records:
         raise InputError(
             f"dataset {dataset!r} has no pairs with both response texts", path=input_file
@@ -75,8 +72,9 @@ def run_judge_diagnostics(
         dimension=dim,
         n_pairs=len(records),
         protocol=f"judge-diagnostics|orders:ab+ba|tie_policy:{tie_policy}|runs:{runs}|temp_runs:{temperature:g}"
-        f"|length:words|limit:{limit}|seed:{seed}|version:{BIASES_VERSION}",
+        f"|length:words|{_subset_bit(limit, first)}|seed:{seed}|version:{BIASES_VERSION}",
         source=ds.source or None,  # the report loads the pairs from there
+        subset=subset,
     )
     for bb in backbones:
         judge = PairwiseJudge(backbone=bb, seed=seed, **dict(judge_options or {}))
@@ -93,6 +91,29 @@ def run_judge_diagnostics(
         finally:
             judge.close()
     return out
+
+
+def diagnostics_pairs(
+    records: Sequence[Any], *, limit: int | None, first: int | None = None, seed: int = 0
+) -> tuple[list[PairwiseRecord], dict[str, Any]]:
+    """The pairs ``judge diagnostics`` judges: the subset of
+    :func:`metajudge.data.subsample.select` (``limit`` drawn with ``seed``, or the ``first``),
+    less the pairs without both response texts (counted in the description, ``no_texts``)."""
+    from metajudge.data.subsample import select
+
+    draw = select(records, limit=limit, first=first, seed=seed)
+    pairs = [
+        r
+        for r in draw.records
+        if isinstance(r, PairwiseRecord) and r.a.response is not None and r.b.response is not None
+    ]
+    subset = {**draw.describe(seed), "no_texts": len(draw.records) - len(pairs)}
+    return pairs, subset
+
+
+def _subset_bit(limit: int | None, first: int | None) -> str:
+    """The protocol's subset part: ``limit:N`` (the seeded draw) or ``first:N``."""
+    return f"first:{first}" if first is not None else f"limit:{limit}"
 
 
 def diagnose_backbone(

@@ -74,8 +74,11 @@ def field_text(record: Record, dotted: str) -> str | None:
     return None if node is None else json.dumps(node, ensure_ascii=False, sort_keys=True)
 
 
-def _response_refs(records: Sequence[Record], reference_field: str | None) -> list[ResponseRef]:
-    """Every response of the records, unique by key; ``reference_field`` replaces the reference."""
+def _response_refs(
+    records: Sequence[Record], reference_field: str | None, source_field: str | None = None
+) -> list[ResponseRef]:
+    """Every response of the records, unique by key; ``reference_field`` replaces the reference,
+    ``source_field`` the source a reference-free judge reads (``input.context``)."""
     refs: list[ResponseRef] = []
     seen: set[str] = set()
     by_id = {r.id: r for r in records}
@@ -85,15 +88,22 @@ def _response_refs(records: Sequence[Record], reference_field: str | None) -> li
         seen.add(ref.key)
         if reference_field:
             ref = dataclasses.replace(ref, reference=field_text(by_id[ref.item], reference_field))
+        if source_field:
+            src = field_text(by_id[ref.item], source_field)
+            ref = dataclasses.replace(ref, input=dataclasses.replace(ref.input, context=src))
         refs.append(ref)
     if not refs:
         raise InputError("the dataset has no responses", field="dataset")
-    if reference_field and all(r.reference is None for r in refs):
-        raise InputError(
-            f"no record has the field {reference_field!r} (try input.question, input.context, "
-            "input.documents or meta.<name>)",
-            field="reference_field",
-        )
+    for name, given, got in (
+        ("reference_field", reference_field, [r.reference for r in refs]),
+        ("source_field", source_field, [r.input.context for r in refs]),
+    ):
+        if given and all(v is None for v in got):
+            raise InputError(
+                f"no record has the field {given!r} (try input.question, input.context, "
+                "input.documents or meta.<name>)",
+                field=name,
+            )
     return refs
 
 
@@ -128,6 +138,7 @@ def score_dataset(
     data_dir: str | Path | None = None,
     backbone: str | None = None,
     reference_field: str | None = None,
+    source_field: str | None = None,
 ) -> list[dict[str, Any]]:
     """Score every response of ``dataset`` (pairwise: both ``a`` and ``b``) with each metric.
 
@@ -136,7 +147,10 @@ def score_dataset(
     passed to :func:`metajudge.metrics.registry.get_metric`; ``backbone``: the LLM judges'
     backbone. A family (``geval``) is scored as its members (``geval_faithfulness``,
     ``geval_completeness``). ``reference_field``: a dotted record field (``input.source``, ``input.question``,
-    ``meta.x``) the metrics compare against instead of ``input.reference``. ``cache_path``: an
+    ``meta.x``) the metrics compare against instead of ``input.reference``; ``source_field``: the
+    dotted record field that holds the source document a reference-free judge (G-Eval's
+    SummEval dimensions, faithfulness) reads instead of ``input.context`` (a record without it
+    has no source, and its judge's score is unscored with the reason). ``cache_path``: an
     earlier score file to resume from (see the module docstring). Rows come metric by metric,
     responses in dataset order. One metric instance (one loaded model) serves the whole run, and
     each distinct (response, reference[, input]) is computed once and its result given to every
@@ -150,7 +164,7 @@ def score_dataset(
             options.setdefault(member, options.get(fam, {}))
         options.pop(fam, None)
     names = expand_metrics(names)
-    refs = _response_refs(_records_of(dataset, data_dir), reference_field)
+    refs = _response_refs(_records_of(dataset, data_dir), reference_field, source_field)
     cached: dict[tuple[str, str], dict[str, Any]] = {}
     if cache_path is not None and Path(cache_path).is_file():
         from metajudge.scores.files import read_scores

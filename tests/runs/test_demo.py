@@ -8,7 +8,6 @@ import json
 import re
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from metajudge.cli import main
@@ -31,15 +30,9 @@ def test_cli_refuses_non_positive_n(capsys: pytest.CaptureFixture[str]) -> None:
 def test_subset_is_seeded_and_labelled(data_dir: Path, tmp_path: Path) -> None:
     from metajudge.data.registry import load_jsonl_dataset
 
-    p1, d1 = draw_subset(
-        TABLE_DATASET, 5, np.random.default_rng(3), tmp_path / "a", data_dir=data_dir
-    )
-    _, d2 = draw_subset(
-        TABLE_DATASET, 5, np.random.default_rng(3), tmp_path / "b", data_dir=data_dir
-    )
-    _, d3 = draw_subset(
-        TABLE_DATASET, 5, np.random.default_rng(4), tmp_path / "c", data_dir=data_dir
-    )
+    p1, d1 = draw_subset(TABLE_DATASET, 5, 3, tmp_path / "a", data_dir=data_dir)
+    _, d2 = draw_subset(TABLE_DATASET, 5, 3, tmp_path / "b", data_dir=data_dir)
+    _, d3 = draw_subset(TABLE_DATASET, 5, 4, tmp_path / "c", data_dir=data_dir)
     assert d1["ids"] == d2["ids"] != d3["ids"]
     assert d1["n"] == 5 and d1["of"] < d1["records"] == 200  # unannotated pairs are not drawn
     ds = load_jsonl_dataset(p1)
@@ -54,7 +47,7 @@ def test_ragchecker_subset_gives_gold_answer_as_context(data_dir: Path, tmp_path
     p, d = draw_subset(
         RAG_DATASET,
         3,
-        np.random.default_rng(0),
+        0,
         tmp_path,
         data_dir=data_dir,
         reference_as_context=True,
@@ -66,7 +59,7 @@ def test_ragchecker_subset_gives_gold_answer_as_context(data_dir: Path, tmp_path
 
 def test_too_many_pairs_refused(data_dir: Path, tmp_path: Path) -> None:
     with pytest.raises(InputError, match="labelled pairs"):
-        draw_subset(TABLE_DATASET, 10_000, np.random.default_rng(0), tmp_path, data_dir=data_dir)
+        draw_subset(TABLE_DATASET, 10_000, 0, tmp_path, data_dir=data_dir)
 
 
 def test_demo_html_page_holds_tables_caution_and_links(data_dir: Path, tmp_path: Path) -> None:
@@ -76,7 +69,7 @@ def test_demo_html_page_holds_tables_caution_and_links(data_dir: Path, tmp_path:
     from metajudge.runs.backbone_swap import run_backbone_swap
     from metajudge.runs.demo import DemoResult, JudgeRun
 
-    sub, _ = draw_subset(RAG_DATASET, 8, np.random.default_rng(0), tmp_path, data_dir=data_dir)
+    sub, _ = draw_subset(RAG_DATASET, 8, 0, tmp_path, data_dir=data_dir)
     lex = tmp_path / "lex"
     argv = ["meta-eval", "--input", str(sub), "--metrics", "bleu,rouge_l", "--out", str(lex)]
     assert main([*argv, "--n-boot", "20", "--no-plots", "--quiet"]) == 0
@@ -124,9 +117,7 @@ def _numbers(out: str) -> list[str]:
 def test_demo_end_to_end_and_rerun_from_cache(
     data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    sub, _ = draw_subset(
-        RAG_DATASET, 4, np.random.default_rng(0), tmp_path / "lex_in", data_dir=data_dir
-    )
+    sub, _ = draw_subset(RAG_DATASET, 4, 0, tmp_path / "lex_in", data_dir=data_dir)
     lex = tmp_path / "lex"
     assert (
         main(
@@ -217,9 +208,10 @@ def test_demo_chooses_batched_mtraig_verification_and_says_so() -> None:
 
 
 def test_demo_lines_name_their_ci_method(data_dir: Path, tmp_path: Path) -> None:
-    """The demo's subsets (seed 0: 6 RAGChecker pairs, then 4 table-QA pairs), meta-evaluated
+    """The demo's subsets (seed 0: 6 RAGChecker pairs and 4 table-QA pairs, each drawn with a
+    fresh generator, the --limit rule), meta-evaluated
     as the demo does (:func:`meta_evaluate_section`; BLEU stands in for the judges, no model
-    runs): the 4-pair lines print no CI (n < 5) — where the percentile bootstrap printed e.g.
+    runs): the table lines (3 labelled pairs) print no CI (n < 5) — where the percentile bootstrap printed e.g.
     MT-RAIG faithfulness r = -0.869 [-1.000, -0.802] — and the 6-pair lines a Fisher-z CI,
     saying so."""
     from metajudge.reports.demo_report import corr_text
@@ -228,19 +220,20 @@ def test_demo_lines_name_their_ci_method(data_dir: Path, tmp_path: Path) -> None
     from metajudge.stats import fisher_z_ci
 
     opts = DemoOptions(n_boot=200)
-    rng = np.random.default_rng(opts.seed)
-    rag, _ = draw_subset(RAG_DATASET, opts.n_rag, rng, tmp_path, data_dir=data_dir)
-    tab, _ = draw_subset(TABLE_DATASET, opts.n_table, rng, tmp_path, data_dir=data_dir)
+    rag, _ = draw_subset(RAG_DATASET, opts.n_rag, opts.seed, tmp_path, data_dir=data_dir)
+    tab, _ = draw_subset(TABLE_DATASET, opts.n_table, opts.seed, tmp_path, data_dir=data_dir)
     lines = {}
     for section, path in (("rag", rag), ("table", tab)):
         rows = score_dataset(path, ["bleu"], progress=False)
         res = meta_evaluate_section(section, path, rows, ["bleu"], tmp_path, opts)
         lines[section] = _correlations(res, "bleu")
     table = [c for c in lines["table"] if c["pearson"] is not None]
-    assert table and all(c["n_pairs"] == 4 for c in table)
+    # 4 table-QA pairs drawn, 3 of them labelled on each dimension (one pair has no
+    # completeness label, another null faithfulness labels)
+    assert table and all(c["n_pairs"] == 3 for c in table)
     for c in table:
         assert c["ci"] is None and c["ci_method"] == "none (n < 5)"
-        assert corr_text(c).endswith("no CI (n < 5) (n=4 pairs)"), corr_text(c)
+        assert corr_text(c).endswith("no CI (n < 5) (n=3 pairs)"), corr_text(c)
     rag_lines = [c for c in lines["rag"] if c["pearson"] is not None]
     assert rag_lines and all(c["n_pairs"] == 6 for c in rag_lines)
     for c in rag_lines:

@@ -66,7 +66,7 @@ def test_cola_scripted(tmp_path: Path) -> None:
     be = Scripted(replies)
     out = tmp_path / "replies.json"
     run = run_judge_bench(
-        output=out, backbone="smollm2-135m", input_file=str(src), limit=6, backend=be
+        output=out, backbone="smollm2-135m", input_file=str(src), first=6, backend=be
     )
     assert "Write 'Yes' if it is grammatical" in be.seen[0].messages[0]["content"]
     assert run.dataset == "cola" and run.requests == 6 and run.backend_errors == 1
@@ -91,13 +91,13 @@ def test_replies_file_through_meta_eval(tmp_path: Path) -> None:
     src = DATA / "data" / "cola" / "cola.json"
     out = tmp_path / "replies.json"
     be = Scripted(["Yes", "No", "maybe", "Yes", "No", "No"])
-    run = run_judge_bench(output=out, backbone="m", input_file=str(src), limit=6, backend=be)
+    run = run_judge_bench(output=out, backbone="m", input_file=str(src), first=6, backend=be)
     ev = tmp_path / "eval"
     assert main(["meta-eval", "--input", str(out), "--external", "--out", str(ev)]) == 0
     (row,) = json.loads((ev / "result.json").read_text())["rows"]
     (want,) = run.evaluation["rows"]
     assert row["metric"] == "metajudge/m" and row["n"] == want["valid"] == 5
-    assert row["invalid"] == 1043 - 5  # one invalid reply + the instances past --limit
+    assert row["invalid"] == 1043 - 5  # one invalid reply + the instances past --first
     assert row["accuracy"] == pytest.approx(want["scores"]["accuracy"])
     assert row["cohen_kappa"] == pytest.approx(want["scores"]["cohen_kappa"], nan_ok=True)
 

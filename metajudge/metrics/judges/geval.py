@@ -129,7 +129,10 @@ class GEval(JudgeMetric):
         tab = self.tables_text(item.input)  # tables, else the context text (cut to the budget)
         if tab is None:
             if self.on_summary:
-                return "input has no source document (G-Eval judges a summary against it)"
+                return (
+                    "input has no source document (G-Eval judges a summary against it; "
+                    "--source-field FIELD names the record field that holds it)"
+                )
             return "input has no tables (G-Eval judges an insight against its tables)"
         text, trunc = tab
         if self.on_summary:

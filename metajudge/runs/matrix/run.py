@@ -2,8 +2,9 @@
 
 1. the dataset (``--dataset`` | ``--input``) and the cell's applicability
    (:func:`metajudge.runs.matrix.table.applicability`; a cell that does not apply is refused);
-2. a seeded random subset of ``--limit`` items (:func:`metajudge.data.subsample.draw_items`,
-   the rule ``metajudge demo`` uses; all items without ``--limit``);
+2. a seeded random subset of ``--limit`` items (:func:`metajudge.data.subsample.select`, the
+   rule of every command with ``--limit``), or the ``--first`` items; all labelled items
+   without either;
 3. scores through :func:`metajudge.scores.scoring.score_dataset` on one cached backend (the
    user response cache: a rerun is answered from it) — or, for the pairwise judge, both orders
    through :func:`metajudge.runs.judge_diagnostics.diagnose_backbone` (what ``metajudge judge
@@ -11,8 +12,10 @@
 4. the meta-evaluation with the dataset's natural protocol
    (:func:`metajudge.runs.matrix.table.natural_protocol`) through
    :func:`metajudge.analyses.metric_vs_human.evaluate.meta_evaluate`;
-5. the cell JSON (``metajudge/data/schemas/matrix_cell.schema.json``), written atomically to
-   ``baselines/judges/<metric>__<dataset>.json``.
+5. the cell JSON (``metajudge/data/schemas/matrix_cell.schema.json``), written atomically
+   (:func:`cell_target`) into the run folder ``--out`` (default: a fresh folder under the user
+   cache, :func:`metajudge.paths.user_cache_dir`), with ``table.md`` of the cell; into the
+   stored baselines (``<DIR>/judges/<metric>__<dataset>.json``) only with ``--baselines DIR``.
 
 ``--dry-run`` stops after step 2 and prints the cost estimate (:mod:`metajudge.runs.matrix.cost`).
 """
@@ -40,6 +43,7 @@ class CellOptions:
     input: str | None = None
     backbone: str | None = None
     limit: int | None = None
+    first: int | None = None
     seed: int = 0
     n_boot: int = 1000
     prompt_variant: str | None = None
@@ -47,6 +51,7 @@ class CellOptions:
     baselines: str | None = None
     output: str | None = None
     progress: bool = True
+    out: str | None = None
 
     def command(self) -> str:
         """The ``metajudge matrix run`` command line of these options."""
@@ -55,6 +60,7 @@ class CellOptions:
         for flag, v in (
             ("--backbone", self.backbone),
             ("--limit", self.limit),
+            ("--first", self.first),
             ("--prompt-variant", self.prompt_variant),
         ):
             if v is not None:
@@ -80,7 +86,7 @@ def prepare_cell(opts: CellOptions) -> Prepared:
 
     from metajudge.data.loading import open_dataset
     from metajudge.data.registry import Dataset
-    from metajudge.data.subsample import draw_items
+    from metajudge.data.subsample import draw_items, select
     from metajudge.runs.matrix.table import (
         applicability,
         dataset_facts,
@@ -98,7 +104,10 @@ def prepare_cell(opts: CellOptions) -> Prepared:
     reason = applicability(opts.metric, facts)
     if reason is not None:
         raise InputError(f"{opts.metric} does not apply to {facts.name}: {reason}", field="metric")
-    draw = draw_items(ds.records, opts.limit, np.random.default_rng(opts.seed))
+    if opts.limit is None and opts.first is None:  # every labelled item
+        draw = draw_items(ds.records, None, np.random.default_rng(opts.seed))
+    else:
+        draw = select(ds.records, limit=opts.limit, first=opts.first, seed=opts.seed, strict=True)
     sub = Dataset(card=ds.card, records=list(draw.records))
     return Prepared(sub, facts, draw, natural_protocol(opts.metric, facts), source)
 
@@ -279,12 +288,7 @@ def run_cell(opts: CellOptions) -> tuple[dict[str, Any], Path]:
     from metajudge.metrics.judges.engine import resolve_backbone
     from metajudge.metrics.registry import is_judge
     from metajudge.runs.matrix.cell import write_cell
-    from metajudge.runs.matrix.table import (
-        PAIRWISE_JUDGE,
-        cell_path,
-        default_baselines_dir,
-        headline_dimension,
-    )
+    from metajudge.runs.matrix.table import PAIRWISE_JUDGE, headline_dimension
 
     t0 = time.perf_counter()
     prep = prepare_cell(opts)
@@ -314,10 +318,48 @@ def run_cell(opts: CellOptions) -> tuple[dict[str, Any], Path]:
         "metajudge_version": __version__,
         "command": opts.command(),
     }
-    base = Path(opts.baselines) if opts.baselines else default_baselines_dir()
-    path = Path(opts.output) if opts.output else cell_path(base, opts.metric, prep.facts.name)
-    cell["measured"] = measured_cost(cell, path)
-    return cell, write_cell(path, cell)
+    run_dir, stored = cell_targets(opts, prep.facts.name)
+    cell["measured"] = measured_cost(cell, stored or run_dir / CELL_FILE)
+    if stored is not None:
+        write_cell(stored, cell)
+    write_cell_run(run_dir, cell)
+    return cell, stored or run_dir / CELL_FILE
+
+
+#: The cell's file in a ``matrix run`` run folder (beside ``table.md``).
+CELL_FILE = "cell.json"
+
+
+def cell_targets(opts: CellOptions, dataset: str) -> tuple[Path, Path | None]:
+    """Where a cell run writes: its run folder (``--out``, else
+    :func:`metajudge.paths.default_run_dir` under the user cache: never the source tree) and
+    the stored cell (``-o FILE``, or ``<--baselines DIR>/judges/<metric>__<dataset>.json``; None
+    without either)."""
+    from metajudge.paths import default_run_dir
+    from metajudge.runs.matrix.table import cell_path
+
+    name = f"{opts.metric}__{dataset}"
+    run_dir = Path(opts.out) if opts.out else default_run_dir("matrix", name)
+    if opts.output:
+        return run_dir, Path(opts.output)
+    if opts.baselines:
+        return run_dir, cell_path(opts.baselines, opts.metric, dataset)
+    return run_dir, None
+
+
+def write_cell_run(run_dir: Path, cell: dict[str, Any]) -> Path:
+    """The run folder of a cell (:func:`metajudge.run_folder.run_folder`, written as a set):
+    :data:`CELL_FILE` and ``table.md`` (:func:`metajudge.reports.matrix.cell_markdown`)."""
+    from metajudge.io import atomic_write
+    from metajudge.reports.matrix import cell_markdown
+    from metajudge.run_folder import run_folder
+    from metajudge.runs.matrix.cell import write_cell
+
+    with run_folder(run_dir) as rf:
+        write_cell(rf.stage / CELL_FILE, cell)
+        with atomic_write(rf.stage / "table.md") as fh:
+            fh.write(cell_markdown(cell))
+    return run_dir
 
 
 def measured_cost(cell: dict[str, Any], path: Path) -> dict[str, Any] | None:
@@ -410,11 +452,15 @@ def run_cell_command(opts: CellOptions, *, dry_run: bool, fmt: str) -> int:
         print(json.dumps(est.to_dict(), indent=1) if fmt == "json" else est.to_text())
         return 0
     cell, path = run_cell(opts)
+    run_dir, _ = cell_targets(opts, cell["dataset"])
+    report = f"report: {run_dir / 'table.md'}"
     if fmt == "json":  # standard output: one JSON document; where it was stored on stderr
         print(json.dumps(cell, indent=1, ensure_ascii=False))
+        print(report, file=sys.stderr)
         print(path, file=sys.stderr)
     else:
         print(cell_summary(cell))
+        print(report)
         print(path)
     return 0
 

@@ -197,3 +197,46 @@ def test_pairwise_accuracy_ci_small_n_wilson_and_percentile_unchanged_from_20() 
     ci, how = _accuracy_ci(1 / 17, 17, 0, 1000)
     assert how == "Wilson score" and ci == [0.01046, 0.26982]
     assert _accuracy_ci(0.5, 4, 0, 1000) == (None, "none (n < 5)")
+
+
+def test_cli_run_writes_a_run_folder_outside_the_source_tree(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 26 item 2: without --out or --baselines the cell and its table.md go into a run
+    folder under the user cache (written as a set, with a manifest); the source tree's
+    baselines/ is not touched."""
+    from metajudge.paths import default_run_dir, user_cache_dir
+
+    stored = REPO_BASELINES / "judges" / "bleu__byod_prefs.json"
+    before = stored.exists()
+    argv = ["matrix", "run", "--metric", "bleu", "--input", str(FIXTURE), "--limit", "4"]
+    assert main([*argv, "--n-boot", "20", "--quiet"]) == 0
+    run = default_run_dir("matrix", "bleu__byod_prefs")
+    assert run.is_relative_to(user_cache_dir())
+    out = capsys.readouterr().out.strip().splitlines()
+    assert out[-2:] == [f"report: {run / 'table.md'}", str(run / "cell.json")]
+    assert sorted(p.name for p in run.iterdir()) == ["cell.json", "manifest.json", "table.md"]
+    cell = read_cell(run / "cell.json")
+    table = (run / "table.md").read_text()
+    assert table.startswith("# bleu × byod_prefs\n")
+    assert f"Subset: 4 of 8 pairs, {cell['subset']['how']} (seed 0)" in table
+    pearson = next(r for r in cell["results"] if r["statistic"] == "pearson")
+    assert f"| overall | pearson | {pearson['value']:.3f}" in table
+    assert f"`{cell['command']}`" in table and "--limit 4" in cell["command"]
+    assert stored.exists() == before  # nothing written into the source tree
+
+
+def test_cli_run_out_and_baselines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--out names the run folder; --baselines DIR also stores the cell where `matrix` reads it;
+    --first N (the first N pairs) is recorded in the cell's command."""
+    argv = ["matrix", "run", "--metric", "bleu", "--input", str(FIXTURE), "--first", "5"]
+    out, base = tmp_path / "run", tmp_path / "base"
+    argv += ["--n-boot", "20", "--quiet", "--out", str(out), "--baselines", str(base)]
+    assert main(argv) == 0
+    assert capsys.readouterr().out.strip().endswith(str(base / "judges" / "bleu__byod_prefs.json"))
+    a, b = read_cell(out / "cell.json"), read_cell(base / "judges" / "bleu__byod_prefs.json")
+    assert a == b and a["subset"]["how"] == "the first N items in dataset order"
+    assert a["subset"]["ids"] == ["qa1", "qa2", "qa3", "qa4", "qa5"]
+    assert "--first 5" in a["command"] and (out / "table.md").is_file()
+    m = build_matrix(inputs=[FIXTURE], baselines=base, metrics=["bleu"])
+    assert m.cell("bleu", "byod_prefs").status.startswith("stored (subset n=5/8")
