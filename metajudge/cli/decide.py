@@ -423,7 +423,7 @@ def _register_alt_test(dsub: argparse._SubParsersAction) -> None:  # type: ignor
         help="keep annotators with at least this many kept items (default 30)",
     )
     opt.add_data_dir(a)
-    opt.add_out(a, "write alt_test.md and alt_test.json into this folder")
+    opt.add_out(a, "write alt_test.md, alt_test.json and report.html into this folder")
     opt.add_format(a)
     a.set_defaults(func=_out_checked(_cmd_alt_test))
 
@@ -446,6 +446,11 @@ def _cmd_alt_test(args: argparse.Namespace) -> int:
     res = alt_test(data, settings, llms=args.llm or None)
     j = finite(res.to_dict())
     _emit(args, "alt_test", j, alt_test_markdown(j, res.sentence()))
+    if args.out:
+        from metajudge.reports.html_decision import alt_test_overview
+        from metajudge.reports.html_page import write_page
+
+        _wrote(args.format, write_page(args.out, alt_test_overview(j, res.sentence())))
     return 0
 
 
