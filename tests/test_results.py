@@ -423,6 +423,15 @@ def _jury(ctx: dict[str, Any]) -> Any:
     return run_jury("alt_test_calderon2025", subset="mtbench", data_dir=ctx["data_dir"])
 
 
+@builds("metajudge.analyses.juries:ScoreJuryResult")
+def _score_jury(ctx: dict[str, Any]) -> Any:
+    from metajudge.runs.jury import run_score_jury
+
+    return run_score_jury(
+        "conformal_judge_sheng2025", dimension="fluency", n_resamples=20, data_dir=ctx["data_dir"]
+    )
+
+
 @builds("metajudge.analyses.self_preference:SelfPreference")
 def _self_preference(ctx: dict[str, Any]) -> Any:
     from metajudge.runs.jury import run_self_preference
