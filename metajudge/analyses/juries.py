@@ -17,8 +17,10 @@ weighted majority that is optimal for independent judges, Nitzan & Paroush 1982;
   pairs, and the effective number of independent judges ``k / (1 + (k − 1)·ρ̄)`` (the design
   effect of an average of k equally correlated votes, Kish 1965).
 
-A mean-score jury needs numeric judge scores; on label data it is the majority vote for two
-labels and undefined beyond, so it is not computed here.
+On numeric ratings (Likert data), :func:`score_jury` combines judge *scores*: the mean score and
+a weighted mean (weights ∝ 1/MSE on the fitting split) against the human mean rating, beside the
+best single judge with a paired permutation test (Perm-Inp). On label data a mean score is the
+majority vote for two labels and undefined beyond, so :func:`jury` does not compute one.
 """
 
 from __future__ import annotations
