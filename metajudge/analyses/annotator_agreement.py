@@ -84,8 +84,11 @@ class AgreementResult(Result):
     # judge columns beside the humans (``agreement --scores``)
     judges: tuple[JudgeAgreement, ...] = ()
 
-    def with_judges(self, judges: tuple[JudgeAgreement, ...], source: str) -> AgreementResult:
-        """This result with judge columns (from ``source``) beside the humans."""
+    def with_judges(
+        self, judges: tuple[JudgeAgreement, ...], source: str, unused: tuple[str, ...] = ()
+    ) -> AgreementResult:
+        """This result with judge columns (from ``source``) beside the humans; ``unused``:
+        columns that name no dimension (stated in the notes)."""
         note = (
             f"judges ({source}): each judge column is one more coder; per annotator: α (and "
             "Cohen κ for discrete labels) of the judge with that annotator beside that "
@@ -96,6 +99,11 @@ class AgreementResult(Result):
         notes = (*self.notes, note)
         if miss:
             notes += ("units with human ratings but no usable judge value: " + ", ".join(miss),)
+        if unused:
+            notes += (
+                "columns not used (several dimensions: a judge column is named JUDGE_<dimension>): "
+                + ", ".join(unused),
+            )
         ties = [f"{j.judge}: {j.ties}" for j in judges if j.ties]
         if ties:
             notes += ("judge ties (equal scores for a and b, verdict 0): " + ", ".join(ties),)
@@ -409,12 +417,27 @@ def judge_agreement(
 
 def judges_beside_humans(
     ds: Dataset, score_rows: list[Mapping[str, Any]], options: AgreementOptions | None = None
-) -> tuple[JudgeAgreement, ...]:
-    """Every judge column of ``score_rows`` on every dimension it covers, beside the humans."""
+) -> tuple[tuple[JudgeAgreement, ...], tuple[str, ...]]:
+    """Every judge column of ``score_rows`` on every dimension it covers, beside the humans,
+    and the columns that cover none (named for no dimension of a several-dimension dataset).
+    No usable column at all is an ``InputError``."""
+    from metajudge.errors import InputError
+
     opts = options or AgreementOptions()
     out = []
     for d in ds.card.dimensions:
         level = opts.level or dimension_level(ds.card, d)
         for judge, col in judge_columns(ds, d, score_rows).items():
             out.append(judge_agreement(ds, d, level, judge, col))
-    return tuple(out)
+    dims = ds.card.dimensions
+    metrics = dict.fromkeys(str(r["metric"]) for r in score_rows)
+    unused = tuple(
+        m for m in metrics if len(dims) > 1 and not any(m.endswith(f"_{d}") for d in dims)
+    )
+    if not out:
+        raise InputError(
+            f"no judge column matches a dimension of {ds.card.name} ({', '.join(dims)}; "
+            f"columns: {', '.join(metrics) or 'none'})",
+            field="scores",
+        )
+    return tuple(out), unused

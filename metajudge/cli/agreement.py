@@ -76,7 +76,8 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
 
         rows = gather_scores(ds, args.scores, data_dir=args.data_dir)
         src = ", ".join(str(s) for s in args.scores)
-        res = res.with_judges(judges_beside_humans(ds, rows, opts), src)
+        judges, unused = judges_beside_humans(ds, rows, opts)
+        res = res.with_judges(judges, src, unused)
     from metajudge.data.judge_bench import published_alpha
 
     res = res.with_published(

@@ -111,3 +111,32 @@ def test_pairwise_judge_verdict_is_the_sign_of_b_minus_a(
     (j,) = res["judges"]
     assert j["units"] == 500 and j["ties"] == 0
     assert round(j["judge_kappa"][0], 3) == 0.568
+
+
+def test_own_score_file_columns_by_dimension(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A score file on a several-dimension set (SummEval, 4 dimensions): ``mine_coherence`` is
+    a judge of coherence (a copy of annotator 1 gives α 1 with that annotator); ``mine`` names
+    no dimension and is stated as not used; a file with only such columns is exit 2."""
+    ds = load("alt_test_calderon2025", str(data_dir), subset="summeval")
+    rows = []
+    for r in ds.records:
+        for metric, v in (("mine_coherence", r.scores["coherence"][0]), ("mine", 3.0)):
+            rows.append(
+                {"key": f"{r.id}::{r.system}", "item": r.id, "system": r.system, "side": None}
+                | {"metric": metric, "score": v, "signature": "test", "details": {}, "error": None}
+            )
+    f = tmp_path / "scores.jsonl"
+    f.write_text("".join(json.dumps(x) + "\n" for x in rows), encoding="utf-8")
+    argv = ["agreement", "--dataset", "alt_test_calderon2025", "--subset", "summeval"]
+    argv += ["--data-dir", str(data_dir), "--scores", str(f), "--format", "json"]
+    res = _json(capsys, argv)
+    (j,) = res["judges"]
+    assert (j["judge"], j["dimension"], j["units"]) == ("mine", "coherence", 1600)
+    assert j["judge_alpha"][0] == pytest.approx(1.0)
+    assert any("columns not used" in n and n.endswith(": mine") for n in res["notes"])
+    only = tmp_path / "only.jsonl"
+    only.write_text("".join(json.dumps(x) + "\n" for x in rows if x["metric"] == "mine"))
+    assert main([*argv[:-4], "--scores", str(only)]) == 2
+    assert "no judge column matches a dimension" in capsys.readouterr().err
