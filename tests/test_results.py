@@ -409,11 +409,27 @@ def _alt_test(ctx: dict[str, Any]) -> Any:
     return alt_test(data, settings_for("mtbench"))
 
 
+@builds("metajudge.analyses.alt_test_plan:AltTestPlan")
+def _alt_test_plan(ctx: dict[str, Any]) -> Any:
+    from metajudge.analyses.alt_test_plan import PlanSettings, alt_test_plan
+
+    return alt_test_plan(PlanSettings(n_items=(30,), epsilons=(0.2,), reps=2))
+
+
 @builds("metajudge.analyses.juries:JuryResult")
 def _jury(ctx: dict[str, Any]) -> Any:
     from metajudge.runs.jury import run_jury
 
     return run_jury("alt_test_calderon2025", subset="mtbench", data_dir=ctx["data_dir"])
+
+
+@builds("metajudge.analyses.juries:ScoreJuryResult")
+def _score_jury(ctx: dict[str, Any]) -> Any:
+    from metajudge.runs.jury import run_score_jury
+
+    return run_score_jury(
+        "conformal_judge_sheng2025", dimension="fluency", n_resamples=20, data_dir=ctx["data_dir"]
+    )
 
 
 @builds("metajudge.analyses.self_preference:SelfPreference")

@@ -81,6 +81,33 @@ class AgreementResult(Result):
     notes: tuple[str, ...] = field(default=())
     # published α per dimension (e.g. JUDGE-BENCH results/regular), shown beside ours
     published: Mapping[str, float] = field(default_factory=dict)
+    # judge columns beside the humans (``agreement --scores``)
+    judges: tuple[JudgeAgreement, ...] = ()
+
+    def with_judges(
+        self, judges: tuple[JudgeAgreement, ...], source: str, unused: tuple[str, ...] = ()
+    ) -> AgreementResult:
+        """This result with judge columns (from ``source``) beside the humans; ``unused``:
+        columns that name no dimension (stated in the notes)."""
+        note = (
+            f"judges ({source}): each judge column is one more coder; per annotator: α (and "
+            "Cohen κ for discrete labels) of the judge with that annotator beside that "
+            "annotator's mean with the other annotators; pool: α of the annotators without and "
+            "with the judge, on the units the judge rated"
+        )
+        miss = [f"{j.judge}/{j.dimension}: {j.missing}" for j in judges if j.missing]
+        notes = (*self.notes, note)
+        if miss:
+            notes += ("units with human ratings but no usable judge value: " + ", ".join(miss),)
+        if unused:
+            notes += (
+                "columns not used (several dimensions: a judge column is named JUDGE_<dimension>): "
+                + ", ".join(unused),
+            )
+        ties = [f"{j.judge}: {j.ties}" for j in judges if j.ties]
+        if ties:
+            notes += ("judge ties (equal scores for a and b, verdict 0): " + ", ".join(ties),)
+        return replace(self, judges=judges, notes=notes)
 
     def with_published(self, published: Mapping[str, float] | None, source: str) -> AgreementResult:
         """This result with a ``published α`` column (from ``source``)."""
@@ -96,12 +123,21 @@ class AgreementResult(Result):
             "dimensions": [asdict(r) for r in self.rows],
             "notes": list(self.notes),
             **({"published_alpha": dict(self.published)} if self.published else {}),
+            **({"judges": [_judge_dict(j) for j in self.judges]} if self.judges else {}),
         }
 
     def to_pandas(self) -> pd.DataFrame:
         import pandas as pd
 
         return pd.DataFrame([asdict(r) for r in self.rows])
+
+
+def _judge_dict(j: JudgeAgreement) -> dict[str, Any]:
+    return {
+        **asdict(j),
+        "judge_alpha_mean": j.judge_alpha_mean,
+        "human_alpha_mean": j.human_alpha_mean,
+    }
 
 
 def fleiss_kappa(x: NDArray[np.float64]) -> float:
@@ -243,3 +279,165 @@ def agreement(ds: Dataset, options: AgreementOptions | None = None) -> Agreement
     if all(r.units == 0 for r in rows):
         notes += ("no unit has two ratings: agreement is not defined (one label per unit)",)
     return AgreementResult(card.name, card.label_kind, rows, notes)
+
+
+# --- a judge column as one more annotator (``agreement --scores``) -------------------------
+
+
+@dataclass(frozen=True)
+class JudgeAgreement:
+    """One judge column on one dimension, beside the humans (``agreement --scores``).
+
+    Per annotator position i: Krippendorff α (at the dimension's level) of the judge with
+    annotator i over the units both rated (``judge_alpha``), and the mean α of annotator i
+    with every other annotator (``human_alpha``, the inter-human figure for the same person);
+    Cohen κ likewise when the labels are discrete. Pool: α of all humans (``alpha_humans``)
+    and of all humans with the judge as one more coder (``alpha_with_judge``), on the units
+    the judge rated.
+    """
+
+    dimension: str
+    judge: str
+    units: int  # units with a judge value
+    missing: int  # units with a human rating but no usable judge value (counted, not used)
+    alpha_humans: float
+    alpha_with_judge: float
+    judge_alpha: tuple[float, ...]  # per annotator position
+    human_alpha: tuple[float, ...]  # per annotator position: mean α with the other humans
+    judge_kappa: tuple[float, ...]  # NaN when the labels are continuous
+    human_kappa: tuple[float, ...]
+    shared: tuple[int, ...]  # units the judge and annotator i both rated
+    ties: int = 0  # pairwise data: units where the judge's two sides scored the same (a tie, 0)
+
+    @property
+    def judge_alpha_mean(self) -> float:
+        return _nanmean(self.judge_alpha)
+
+    @property
+    def human_alpha_mean(self) -> float:
+        return _nanmean(self.human_alpha)
+
+
+def _nanmean(xs: tuple[float, ...]) -> float:
+    v = [x for x in xs if not math.isnan(x)]
+    return float(np.mean(v)) if v else float("nan")
+
+
+def _judge_value(ds: Dataset, dim: str, rows: list[Mapping[str, Any]]) -> float | None:
+    """One unit's judge value on the dimension's codes: a label's code, a score, or for a
+    pairwise unit the sign of side b minus side a (the card's direction: positive = b)."""
+    scale = ds.card.scale_of(dim)
+    if ds.card.label_kind == "pairwise":
+        side = {r.get("side"): r.get("score") for r in rows}
+        if side.get("a") is None or side.get("b") is None:
+            return None
+        return float(np.sign(float(side["b"]) - float(side["a"])))
+    (row,) = rows
+    if row.get("label") is not None:
+        lab = str(row["label"])
+        return scale.code(lab) if scale.labels is not None and lab in scale.labels else None
+    return None if row.get("score") is None or scale.labels is not None else float(row["score"])
+
+
+def judge_columns(
+    ds: Dataset, dim: str, score_rows: list[Mapping[str, Any]]
+) -> dict[str, list[float]]:
+    """Each judge column of ``dim`` as a list over :func:`rating_matrix`'s units (NaN = none).
+
+    A column ``J_<dim>`` (or ``J`` on a one-dimension dataset) is judge ``J`` on ``dim``."""
+    from metajudge.data.formats import PairwiseRecord
+
+    several = len(ds.card.dimensions) > 1
+    by: dict[str, dict[str, list[Mapping[str, Any]]]] = {}
+    for r in score_rows:
+        m = str(r["metric"])
+        if several and not m.endswith(f"_{dim}"):
+            continue
+        judge = m[: -len(dim) - 1] if several else m
+        unit = str(r["item"]) if r.get("side") else str(r["key"])
+        by.setdefault(judge, {}).setdefault(unit, []).append(r)
+    out: dict[str, list[float]] = {}
+    for judge, cells in by.items():
+        col: list[float] = []
+        for rec in ds.records:
+            pairwise = isinstance(rec, PairwiseRecord)
+            if (rec.labels if pairwise else rec.scores).get(dim) is None:
+                continue
+            got = cells.get(rec.id if pairwise else f"{rec.id}::{rec.system}")
+            v = _judge_value(ds, dim, got) if got else None
+            col.append(np.nan if v is None else v)
+        out[judge] = col
+    return out
+
+
+def _pair_stats(a: NDArray[np.float64], b: NDArray[np.float64], level: Level, kappa: bool):
+    both = ~np.isnan(a) & ~np.isnan(b)
+    if both.sum() < 2:
+        return float("nan"), float("nan"), int(both.sum())
+    al = krippendorff_alpha(np.vstack([a[both], b[both]]), level=level)
+    k = cohen_kappa(a[both], b[both]) if kappa else float("nan")
+    return al, k, int(both.sum())
+
+
+def judge_agreement(
+    ds: Dataset, dim: str, level: Level, judge: str, col: list[float]
+) -> JudgeAgreement:
+    """The judge column ``col`` of ``dim`` beside the humans (see :class:`JudgeAgreement`)."""
+    x = rating_matrix(ds, dim)
+    j = np.asarray(col, dtype=float)
+    has_h = (~np.isnan(x)).any(1)
+    rated = ~np.isnan(j)
+    both = np.concatenate([x[~np.isnan(x)], j[rated]])
+    kappa = kappa_skipped(level, int(np.unique(both).size)) is None
+    ja, hk, jk, ha, shared = [], [], [], [], []
+    for i in range(x.shape[1]):
+        a, k, n = _pair_stats(j, x[:, i], level, kappa)
+        ja.append(a)
+        jk.append(k)
+        shared.append(n)
+        others = [_pair_stats(x[:, i], x[:, o], level, kappa) for o in range(x.shape[1]) if o != i]
+        ha.append(_nanmean(tuple(s[0] for s in others)))
+        hk.append(_nanmean(tuple(s[1] for s in others)))
+    sub = x[rated]
+    return JudgeAgreement(
+        dimension=dim,
+        judge=judge,
+        units=int(rated.sum()),
+        missing=int((has_h & ~rated).sum()),
+        alpha_humans=krippendorff_alpha(sub.T, level=level) if sub.size else float("nan"),
+        alpha_with_judge=krippendorff_alpha(np.column_stack([sub, j[rated]]).T, level=level),
+        judge_alpha=tuple(ja),
+        human_alpha=tuple(ha),
+        judge_kappa=tuple(jk),
+        human_kappa=tuple(hk),
+        shared=tuple(shared),
+        ties=int((j[rated] == 0).sum()) if ds.card.label_kind == "pairwise" else 0,
+    )
+
+
+def judges_beside_humans(
+    ds: Dataset, score_rows: list[Mapping[str, Any]], options: AgreementOptions | None = None
+) -> tuple[tuple[JudgeAgreement, ...], tuple[str, ...]]:
+    """Every judge column of ``score_rows`` on every dimension it covers, beside the humans,
+    and the columns that cover none (named for no dimension of a several-dimension dataset).
+    No usable column at all is an ``InputError``."""
+    from metajudge.errors import InputError
+
+    opts = options or AgreementOptions()
+    out = []
+    for d in ds.card.dimensions:
+        level = opts.level or dimension_level(ds.card, d)
+        for judge, col in judge_columns(ds, d, score_rows).items():
+            out.append(judge_agreement(ds, d, level, judge, col))
+    dims = ds.card.dimensions
+    metrics = dict.fromkeys(str(r["metric"]) for r in score_rows)
+    unused = tuple(
+        m for m in metrics if len(dims) > 1 and not any(m.endswith(f"_{d}") for d in dims)
+    )
+    if not out:
+        raise InputError(
+            f"no judge column matches a dimension of {ds.card.name} ({', '.join(dims)}; "
+            f"columns: {', '.join(metrics) or 'none'})",
+            field="scores",
+        )
+    return tuple(out), unused

@@ -17,8 +17,10 @@ weighted majority that is optimal for independent judges, Nitzan & Paroush 1982;
   pairs, and the effective number of independent judges ``k / (1 + (k − 1)·ρ̄)`` (the design
   effect of an average of k equally correlated votes, Kish 1965).
 
-A mean-score jury needs numeric judge scores; on label data it is the majority vote for two
-labels and undefined beyond, so it is not computed here.
+On numeric ratings (Likert data), :func:`score_jury` combines judge *scores*: the mean score and
+a weighted mean (weights ∝ 1/MSE on the fitting split) against the human mean rating, beside the
+best single judge with a paired permutation test (Perm-Inp). On label data a mean score is the
+majority vote for two labels and undefined beyond, so :func:`jury` does not compute one.
 """
 
 from __future__ import annotations
@@ -217,4 +219,194 @@ def jury(
         seed=seed,
         fit_fraction=fit_fraction,
         fit_groups=sorted({groups[i] for i, f in zip(keep, fit) if f}),
+    )
+
+
+# --- juries of numeric scores (Likert / ratings) -------------------------------------------
+
+SCORE_TEST = (
+    "Perm-Inp (Deutsch, Dror & Roth 2021): the jury's and the best judge's scores of whole "
+    "inputs swapped at random, global Pearson r with the human mean, two-sided add-one p"
+)
+
+
+@dataclass
+class ScoreJuryResult(Result):
+    """Juries of numeric judge scores against the human mean rating (:func:`score_jury`)."""
+
+    dataset: str
+    dimension: str
+    judges: list[str]
+    n_fit: int
+    n_eval: int
+    dropped: dict[str, int]
+    fit_pearson: dict[str, float]
+    fit_mse: dict[str, float]
+    weights: dict[str, float]
+    best_single: str
+    rows: list[dict[str, Any]]  # one per single judge and jury: Pearson, Kendall, test vs best
+    error_correlation: dict[str, dict[str, float]]
+    mean_error_correlation: float
+    effective_judges: float
+    test: str = SCORE_TEST
+    n_resamples: int = 1000
+    seed: int = 0
+    fit_fraction: float = 0.5
+    fit_groups: list[str] = field(default_factory=list)
+
+    def sentence(self) -> str:
+        best = next(r for r in self.rows if r["name"] == self.best_single)
+        jury = max((r for r in self.rows if r["kind"] == "jury"), key=lambda r: r["pearson"])
+        better = "above" if jury["pearson"] > best["pearson"] else "not above"
+        return (
+            f"On {self.dataset} ({self.dimension}), the {jury['name']} of {len(self.judges)} "
+            f"judges correlates with the human mean at Pearson r = {jury['pearson']:.3f} on "
+            f"{self.n_eval} held-out responses, {better} the best single judge "
+            f"{self.best_single} ({best['pearson']:.3f}; Perm-Inp p = {jury['p_value']:.3g}); "
+            f"mean error correlation {self.mean_error_correlation:.2f}, effective number of "
+            f"judges {self.effective_judges:.2f}."
+        )
+
+
+def _matrix(v: np.ndarray, systems: Sequence[str], groups: Sequence[str]) -> np.ndarray:
+    """Values as a systems × inputs matrix (NaN where a system has no response to an input)."""
+    si = {s: k for k, s in enumerate(dict.fromkeys(systems))}
+    gi = {g: k for k, g in enumerate(dict.fromkeys(groups))}
+    out = np.full((len(si), len(gi)), np.nan)
+    for x, s, g in zip(v, systems, groups, strict=True):
+        out[si[s], gi[g]] = x
+    return out
+
+
+def _score_row(
+    name: str, kind: str, pred: np.ndarray, gold: np.ndarray, best: np.ndarray | None, ctx: Any
+) -> dict[str, Any]:
+    from metajudge.stats.correlation import pearson, statistic
+    from metajudge.stats.resampling_tests import perm_test
+
+    row: dict[str, Any] = {
+        "name": name,
+        "kind": kind,
+        "pearson": pearson(pred, gold),
+        "kendall": statistic("kendall", pred, gold),
+        "rmse": float(np.sqrt(np.mean((pred - gold) ** 2))),
+    }
+    if best is not None:
+        systems, groups, n_resamples, seed = ctx
+        Z = _matrix(gold, systems, groups)
+        t = perm_test(
+            _matrix(pred, systems, groups),
+            _matrix(best, systems, groups),
+            Z,
+            level="global",
+            method="inputs",
+            n_resamples=n_resamples,
+            seed=seed,
+        )
+        row.update(vs_best=t.delta, p_value=t.p_value)
+    return row
+
+
+def _kept_scores(
+    gold: Sequence[float | None], preds: Mapping[str, Sequence[float | None]], names: list[str]
+) -> tuple[list[int], dict[str, int]]:
+    """The responses with a human rating and every judge's score, and the dropped counts."""
+
+    def ok(v: Any) -> bool:
+        return v is not None and math.isfinite(float(v))
+
+    keep = [i for i, g in enumerate(gold) if ok(g) and all(ok(preds[j][i]) for j in names)]
+    dropped = {
+        "no_human_rating": sum(not ok(g) for g in gold),
+        "a_judge_without_score": sum(
+            ok(g) and any(not ok(preds[j][i]) for j in names) for i, g in enumerate(gold)
+        ),
+    }
+    return keep, dropped
+
+
+def _inverse_mse_weights(mse: Mapping[str, float]) -> dict[str, float]:
+    """``w_j ∝ 1 / MSE_j`` summing to 1 (an MSE of 0 counts as 1e-12)."""
+    inv = {j: 1.0 / max(m, 1e-12) for j, m in mse.items()}
+    return {j: v / sum(inv.values()) for j, v in inv.items()}
+
+
+def score_jury(
+    gold: Sequence[float | None],
+    preds: Mapping[str, Sequence[float | None]],
+    groups: Sequence[str],
+    systems: Sequence[str],
+    *,
+    dataset: str = "",
+    dimension: str = "",
+    fit_fraction: float = 0.5,
+    seed: int = 0,
+    n_resamples: int = 1000,
+) -> ScoreJuryResult:
+    """Juries of numeric judge scores (``{judge: score per response}``) against ``gold`` (the
+    human mean per response), split by input (``groups``) as :func:`jury` does:
+
+    - **mean score**: the plain mean of the judges' scores;
+    - **weighted mean**: weights ``w_j ∝ 1 / MSE_j`` (squared error against the human mean on
+      the fitting split; the minimum-variance combination of independent unbiased errors),
+      normalised to sum to 1;
+    - the best single judge: the highest Pearson r on the fitting split;
+    - on the evaluation split: Pearson r, Kendall τ_b and RMSE of each; each jury against the
+      best single judge by Perm-Inp (:data:`SCORE_TEST`, paired by response); the Pearson
+      correlation of the judges' errors (score − human mean), ρ̄ and ``k / (1 + (k − 1)·ρ̄)``.
+    """
+    from metajudge.stats.correlation import pearson
+
+    names = list(preds)
+    if len(names) < 2:
+        raise InputError(f"a jury needs at least two judges (got {names})", field="scores")
+
+    keep, dropped = _kept_scores(gold, preds, names)
+    if len({groups[i] for i in keep}) < 2:
+        raise InputError(
+            "fewer than two inputs with a human rating and every judge's score", field="scores"
+        )
+    g = np.array([float(gold[i]) for i in keep])
+    P = {j: np.array([float(preds[j][i]) for i in keep]) for j in names}
+    grp = [groups[i] for i in keep]
+    fit = _split(grp, fit_fraction, seed)
+    fr = {j: pearson(P[j][fit], g[fit]) for j in names}
+    mse = {j: float(np.mean((P[j][fit] - g[fit]) ** 2)) for j in names}
+    weights = _inverse_mse_weights(mse)
+    best = max(names, key=lambda j: fr[j])
+    ev = ~fit
+    ge = g[ev]
+    pe = {j: P[j][ev] for j in names}
+    ctx = ([systems[i] for i, e in zip(keep, ev) if e], [x for x, e in zip(grp, ev) if e])
+    ctx = (*ctx, n_resamples, seed)
+    mean = np.mean([pe[j] for j in names], axis=0)
+    wmean = np.sum([weights[j] * pe[j] for j in names], axis=0)
+    rows = [_score_row(j, "single", pe[j], ge, None if j == best else pe[best], ctx) for j in names]
+    rows += [
+        _score_row("mean score", "jury", mean, ge, pe[best], ctx),
+        _score_row("weighted mean", "jury", wmean, ge, pe[best], ctx),
+    ]
+    corr = _error_correlation(names, np.array([pe[j] - ge for j in names]))
+    off = [corr[a][b] for a in names for b in names if a < b and math.isfinite(corr[a][b])]
+    rho = float(np.mean(off)) if off else math.nan
+    n = len(names)
+    return ScoreJuryResult(
+        dataset=dataset,
+        dimension=dimension,
+        judges=names,
+        n_fit=int(fit.sum()),
+        n_eval=int(ev.sum()),
+        dropped=dropped,
+        fit_pearson=fr,
+        fit_mse=mse,
+        weights=weights,
+        best_single=best,
+        rows=rows,
+        error_correlation=corr,
+        mean_error_correlation=rho,
+        effective_judges=n / (1 + (n - 1) * rho) if math.isfinite(rho) else math.nan,
+        n_resamples=n_resamples,
+        seed=seed,
+        fit_fraction=fit_fraction,
+        fit_groups=sorted({x for x, f in zip(grp, fit) if f}),
     )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from metajudge.cli.options import add_data_dir, add_seed
+from metajudge.cli.options import add_data_dir, add_scores, add_seed
 from metajudge.cli.types import positive_int
 
 
@@ -31,6 +31,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="Krippendorff's alpha level (default: from the label kind: nominal for unordered "
         "categories and binary labels, ordinal for graded scales with listed values, interval "
         "for continuous numbers)",
+    )
+    add_scores(
+        q,
+        help="a judge's column beside the annotators, repeatable (the --scores grammar of "
+        "meta-eval: shipped, shipped:COL[,COL], LABEL=PATH[:COL], PATH[:COL]); per judge: its "
+        "agreement with each annotator beside that annotator's with the others, and the "
+        "annotators' α without and with the judge as one more coder",
     )
     add_seed(q, "the split-half splits")
     q.add_argument(
@@ -57,10 +64,20 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
     from metajudge.reports.agreement import render_agreement
 
     if args.output:
-        check_output_file(args.output, inputs=[args.input])
+        from metajudge.scores.spec import spec_paths
+
+        check_output_file(args.output, inputs=[args.input, *spec_paths(args.scores)])
     ds = open_dataset(args.dataset, args.input, subset=args.subset, data_dir=args.data_dir)
     opts = AgreementOptions(level=args.level_of_measurement, seed=args.seed, splits=args.splits)
     res = agreement(ds, opts)
+    if args.scores:
+        from metajudge.analyses.annotator_agreement import judges_beside_humans
+        from metajudge.scores.spec import gather_scores
+
+        rows = gather_scores(ds, args.scores, data_dir=args.data_dir)
+        src = ", ".join(str(s) for s in args.scores)
+        judges, unused = judges_beside_humans(ds, rows, opts)
+        res = res.with_judges(judges, src, unused)
     from metajudge.data.judge_bench import published_alpha
 
     res = res.with_published(

@@ -1,5 +1,6 @@
-"""CLI: ``metajudge decide swap|verdicts|frontier|drift|ppi|alt-test`` — the backbone decision,
-and whether an LLM may replace the human annotators (the Alternative Annotator Test).
+"""CLI: ``metajudge decide swap|verdicts|frontier|drift|ppi|alt-test|alt-test-plan`` — the
+backbone decision, and whether an LLM may replace the human annotators (the Alternative
+Annotator Test, and its simulation for choosing ε and the number of items).
 
 Only argparse is imported here; the library loads inside each command.
 """
@@ -113,6 +114,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     d.set_defaults(func=_out_checked(_cmd_drift))
     _register_ppi(dsub)
     _register_alt_test(dsub)
+    _register_alt_test_plan(dsub)
 
 
 def _register_ppi(dsub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -421,7 +423,7 @@ def _register_alt_test(dsub: argparse._SubParsersAction) -> None:  # type: ignor
         help="keep annotators with at least this many kept items (default 30)",
     )
     opt.add_data_dir(a)
-    opt.add_out(a, "write alt_test.md and alt_test.json into this folder")
+    opt.add_out(a, "write alt_test.md, alt_test.json and report.html into this folder")
     opt.add_format(a)
     a.set_defaults(func=_out_checked(_cmd_alt_test))
 
@@ -444,4 +446,85 @@ def _cmd_alt_test(args: argparse.Namespace) -> int:
     res = alt_test(data, settings, llms=args.llm or None)
     j = finite(res.to_dict())
     _emit(args, "alt_test", j, alt_test_markdown(j, res.sentence()))
+    if args.out:
+        from metajudge.reports.html_decision import alt_test_overview
+        from metajudge.reports.html_page import write_page
+
+        _wrote(args.format, write_page(args.out, alt_test_overview(j, res.sentence())))
+    return 0
+
+
+def _register_alt_test_plan(dsub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from metajudge.cli.types import bounded_int
+
+    a = dsub.add_parser(
+        "alt-test-plan",
+        help="plan an Alt-Test: the paper's simulation (categories, annotator and LLM noise) "
+        "run through the Alt-Test, winning rate and pass rate by number of items and ε",
+        description="Seeded synthetic annotation sets (each label the truth with probability "
+        "1 - noise, else uniform over the categories; every annotator labels every item) run "
+        "through `decide alt-test`'s procedure: per ε and number of items n, the mean winning "
+        "rate, the pass rate (share of replicates with winning rate >= 0.5) and the advantage "
+        "probability.",
+    )
+    a.add_argument("--categories", type=bounded_int(2, 1000), default=3, help="labels (default 3)")
+    a.add_argument(
+        "--annotators", type=bounded_int(3, 1000), default=5, help="human annotators (default 5)"
+    )
+    a.add_argument(
+        "--annotator-noise",
+        type=probability,
+        default=0.3,
+        help="chance a human's label is a uniform draw, not the truth (default 0.3)",
+    )
+    a.add_argument(
+        "--llm-noise",
+        type=probability,
+        default=0.3,
+        help="chance the LLM's label is a uniform draw, not the truth (default 0.3)",
+    )
+    a.add_argument(
+        "--n",
+        type=positive_int,
+        action="append",
+        metavar="N",
+        help="number of items, repeatable (default 30 50 100 200 400)",
+    )
+    a.add_argument(
+        "--epsilon",
+        type=nonneg_float,
+        action="append",
+        help="ε, repeatable (default 0.1 0.15 0.2, the paper's range)",
+    )
+    a.add_argument("--reps", type=positive_int, default=100, help="replicates per n (default 100)")
+    a.add_argument("--q", type=probability, default=0.05, help="FDR level (default 0.05)")
+    a.add_argument(
+        "--min-items",
+        type=positive_int,
+        default=30,
+        help="keep annotators with at least this many items (default 30)",
+    )
+    opt.add_seed(a, "the simulated sets")
+    opt.add_out(a, "write alt_test_plan.md and alt_test_plan.json into this folder")
+    opt.add_format(a)
+    a.set_defaults(func=_out_checked(_cmd_alt_test_plan))
+
+
+def _cmd_alt_test_plan(args: argparse.Namespace) -> int:
+    from metajudge.analyses.alt_test_plan import PlanSettings, alt_test_plan, plan_markdown
+
+    settings = PlanSettings(
+        categories=args.categories,
+        annotators=args.annotators,
+        annotator_noise=args.annotator_noise,
+        llm_noise=args.llm_noise,
+        n_items=tuple(args.n or PlanSettings.n_items),
+        epsilons=tuple(args.epsilon or PlanSettings.epsilons),
+        reps=args.reps,
+        seed=args.seed,
+        q=args.q,
+        min_items=args.min_items,
+    )
+    plan = alt_test_plan(settings)
+    _emit(args, "alt_test_plan", plan.to_dict(), plan_markdown(plan))
     return 0

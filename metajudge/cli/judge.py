@@ -282,11 +282,14 @@ def _add_jury(jsub: Any) -> None:
 
     p = jsub.add_parser(
         "jury",
-        help="combine a dataset's judge label columns: majority and weighted vote (weights fitted "
-        "on a seeded split) vs the best single judge, McNemar, error correlation, effective "
-        "number of judges",
+        help="combine a dataset's judge columns: majority and weighted vote of labels (weights "
+        "fitted on a seeded split; McNemar), or mean and weighted mean of numeric scores "
+        "(Perm-Inp), vs the best single judge; error correlation, effective number of judges",
     )
-    _add_label_columns(p, "a built-in categorical or binary dataset")
+    _add_label_columns(
+        p,
+        "a built-in dataset: categorical or binary labels (votes), or numeric ratings (mean scores)",
+    )
     p.add_argument("--judges", help="comma-separated columns to combine (default: all)")
     p.add_argument(
         "--fit-fraction",
@@ -319,7 +322,14 @@ def _cmd_jury(args: argparse.Namespace) -> int:
         seed=args.seed,
     )
     j = finite(res.to_dict())
-    print(json.dumps(j, indent=1) if args.format == "json" else jury_markdown(j, res.sentence()))
+    if args.format == "json":
+        print(json.dumps(j, indent=1))
+    elif "fit_pearson" in j:  # a score jury (numeric ratings)
+        from metajudge.reports.jury_report import score_jury_markdown
+
+        print(score_jury_markdown(j, res.sentence()))
+    else:
+        print(jury_markdown(j, res.sentence()))
     return 0
 
 

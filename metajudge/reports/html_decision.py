@@ -102,3 +102,58 @@ def decision_overview(d: Mapping[str, Any]) -> dict[str, Any]:
             *_slices(d.get("slices") or {}),
         ],
     }
+
+
+def alt_test_overview(j: Mapping[str, Any], sentence: str) -> dict[str, Any]:
+    """``report.html`` of ``decide alt-test --out``: the verdict sentence, one row per LLM and
+    each LLM's per-annotator table (the tables of ``alt_test.md``)."""
+    llms = [
+        [r["llm"], _r(r["winning_rate"]), _r(r["advantage_probability"])]
+        + ["yes" if r["passed"] else "no", r["n_items"]]
+        for r in j["llms"]
+    ]
+    tables = [
+        {
+            "title": "Per LLM (passes: winning rate >= 0.5)",
+            "columns": ["LLM", "winning rate", "advantage probability", "passes", "items"],
+            "rows": llms,
+            "refs": [],
+        }
+    ]
+    for r in j["llms"]:
+        rows = [
+            [a["annotator"], a["n_items"], _r(a["llm_win_rate"]), _r(a["human_win_rate"])]
+            + [_r(a["t"]), _r(a["p"]), "yes" if a["beaten"] else "no"]
+            for a in r["annotators"]
+        ]
+        tables.append(
+            {
+                "title": f"{r['llm']}: per annotator (leave one out; beaten = H0 rejected after "
+                "Benjamini–Yekutieli)",
+                "columns": ["annotator", "items", "LLM wins (ρ_f)", "human wins (ρ_h)", "t", "p"]
+                + ["beaten"],
+                "rows": rows,
+                "refs": [],
+            }
+        )
+    src = j.get("source") or "these annotations"
+    return {
+        "kind": "alt-test",
+        "title": f"The Alternative Annotator Test: {src}",
+        "question": f"May each LLM replace the human annotators of {src}? (Calderon, Reichart "
+        "& Dror, ACL 2025)",
+        "protocol": f"scoring={j['scoring']} ({j['label_type']} labels) epsilon={j['epsilon']:g} "
+        f"q={j['q']:g} min_annotators={j['min_annotators']} min_items={j['min_items']} "
+        f"items_kept={j['n_items']} null_labels={j['dropped']['null_labels']}",
+        "signatures": [],
+        "warnings": [f"Verdict: {sentence}"],
+        "tables": tables,
+        "links": [
+            {"href": "alt_test.md", "text": "the decision report (Markdown)"},
+            {"href": "alt_test.json", "text": "the result as JSON"},
+        ],
+        "items": [],
+        "resp": [],
+        "views": [],
+        "compare": [],
+    }

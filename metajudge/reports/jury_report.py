@@ -48,3 +48,47 @@ def jury_markdown(j: Mapping[str, Any], sentence: str) -> str:
         cells = " | ".join(_f(j["error_correlation"][a][b], 2) for b in names)
         lines.append(f"| {a} | {cells} |")
     return "\n".join(lines) + "\n"
+
+
+def score_jury_markdown(j: Mapping[str, Any], sentence: str) -> str:
+    """The Markdown of a score jury (:class:`metajudge.analyses.juries.ScoreJuryResult`)."""
+    lines = [
+        f"# Juries of {len(j['judges'])} judges (scores): {j['dataset']} / {j['dimension']}",
+        "",
+        sentence,
+        "",
+        (
+            f"Split by input (seed {j['seed']}): {j['n_fit']} responses fit the weights and pick "
+            f"the best single judge (highest Pearson r), {j['n_eval']} evaluate. Dropped: "
+            f"{j['dropped']}. Mean score: the plain mean of the judges' scores. Weighted mean: "
+            "w ∝ 1 / MSE against the human mean on the fitting split. Test against the best "
+            f"single judge: {j['test']} ({j['n_resamples']} permutations)."
+        ),
+        "",
+        "| judge / jury | Pearson r | Kendall τ_b | RMSE | vs best (Δr) | p | fit r | weight |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in j["rows"]:
+        name = r["name"]
+        lines.append(
+            f"| {name}{' (best)' if name == j['best_single'] else ''} | {_f(r['pearson'])} "
+            f"| {_f(r['kendall'])} | {_f(r['rmse'])} | {_f(r.get('vs_best'))} "
+            f"| {_f(r.get('p_value'), -3)} | {_f(j['fit_pearson'].get(name))} "
+            f"| {_f(j['weights'].get(name), 3)} |"
+        )
+    names = j["judges"]
+    lines += [
+        "",
+        (
+            f"Error correlation (Pearson of the errors, score − human mean; mean over pairs "
+            f"{_f(j['mean_error_correlation'], 2)}, effective number of judges "
+            f"{_f(j['effective_judges'], 2)} = k / (1 + (k-1) ρ̄)):"
+        ),
+        "",
+        "| | " + " | ".join(names) + " |",
+        "|---|" + "---|" * len(names),
+    ]
+    for a in names:
+        cells = " | ".join(_f(j["error_correlation"][a][b], 2) for b in names)
+        lines.append(f"| {a} | {cells} |")
+    return "\n".join(lines) + "\n"

@@ -11,29 +11,17 @@ from typing import Any
 from metajudge.errors import InputError
 
 
-def label_columns(
-    dataset: str | None,
-    *,
-    input_file: str | None = None,
-    subset: str | None = None,
-    scores: Sequence[str] = ("shipped",),
-    judges: Sequence[str] | None = None,
-    dimension: str | None = None,
-    data_dir: str | Path | None = None,
-) -> tuple[Any, str, dict[str, list[str | None]]]:
-    """``(dataset, dimension, {judge: label per record})`` of a categorical or binary dataset."""
-    from metajudge.analyses.metric_vs_human.categorical import _column_labels
-    from metajudge.data.formats import response_key
-    from metajudge.data.loading import open_dataset
+def _columns_by_judge(
+    ds: Any,
+    scores: Sequence[str],
+    judges: Sequence[str] | None,
+    dimension: str | None,
+    data_dir: str | Path | None,
+) -> tuple[str, dict[str, list], list[str]]:
+    """``(dimension, {judge: its score rows}, judges asked)``: column ``J_<dim>`` is judge ``J``
+    on a dataset with several dimensions."""
     from metajudge.scores.spec import gather_scores
 
-    ds = open_dataset(dataset, input_file, subset=subset, data_dir=data_dir)
-    if ds.card.label_kind not in ("categorical", "binary"):
-        raise InputError(
-            f"{ds.name} has {ds.card.label_kind} labels: this needs label data "
-            "(categorical or binary)",
-            field="dataset",
-        )
     dims = ds.card.dimensions
     dim = dimension or dims[0]
     if dim not in dims:
@@ -54,6 +42,73 @@ def label_columns(
         raise InputError(
             f"no judge column {unknown[0]!r} (columns: {', '.join(by_metric)})", field="--judges"
         )
+    return dim, by_metric, names
+
+
+def score_columns(
+    dataset: str | None,
+    *,
+    input_file: str | None = None,
+    subset: str | None = None,
+    scores: Sequence[str] = ("shipped",),
+    judges: Sequence[str] | None = None,
+    dimension: str | None = None,
+    data_dir: str | Path | None = None,
+    loaded: Any = None,
+) -> tuple[Any, str, list[float | None], dict[str, list[float | None]]]:
+    """``(dataset, dimension, human mean per record, {judge: score per record})`` of a dataset
+    with numeric (Likert / rating) labels; a missing or failed score is None. ``loaded``: the
+    dataset already loaded (then ``dataset``, ``input_file`` and ``subset`` are not read)."""
+    import numpy as np
+
+    from metajudge.data.formats import LikertRecord, response_key
+    from metajudge.data.loading import open_dataset
+
+    ds = loaded or open_dataset(dataset, input_file, subset=subset, data_dir=data_dir)
+    if ds.card.label_kind != "numeric" or not all(isinstance(r, LikertRecord) for r in ds.records):
+        raise InputError(
+            f"{ds.name} has {ds.card.label_kind} labels: a score jury needs per-response "
+            "numeric ratings",
+            field="dataset",
+        )
+    dim, by_metric, names = _columns_by_judge(ds, scores, judges, dimension, data_dir)
+    gold: list[float | None] = []
+    for r in ds.records:
+        vals = [float(v) for v in (r.scores.get(dim) or ()) if v is not None]
+        gold.append(float(np.mean(vals)) if vals else None)
+    keys = [response_key(r.id, r.system) for r in ds.records]  # type: ignore[union-attr]
+    preds = {}
+    for j in names:
+        table = {row["key"]: row.get("score") for row in by_metric[j] if row.get("error") is None}
+        preds[j] = [table.get(k) for k in keys]
+    return ds, dim, gold, preds
+
+
+def label_columns(
+    dataset: str | None,
+    *,
+    input_file: str | None = None,
+    subset: str | None = None,
+    scores: Sequence[str] = ("shipped",),
+    judges: Sequence[str] | None = None,
+    dimension: str | None = None,
+    data_dir: str | Path | None = None,
+    loaded: Any = None,
+) -> tuple[Any, str, dict[str, list[str | None]]]:
+    """``(dataset, dimension, {judge: label per record})`` of a categorical or binary dataset
+    (``loaded``: as for :func:`score_columns`)."""
+    from metajudge.analyses.metric_vs_human.categorical import _column_labels
+    from metajudge.data.formats import response_key
+    from metajudge.data.loading import open_dataset
+
+    ds = loaded or open_dataset(dataset, input_file, subset=subset, data_dir=data_dir)
+    if ds.card.label_kind not in ("categorical", "binary"):
+        raise InputError(
+            f"{ds.name} has {ds.card.label_kind} labels: this needs label data "
+            "(categorical or binary)",
+            field="dataset",
+        )
+    dim, by_metric, names = _columns_by_judge(ds, scores, judges, dimension, data_dir)
     labels = tuple(ds.card.scale_of(dim).labels or ())
     keys = [response_key(r.id, r.system) for r in ds.records]  # type: ignore[union-attr]
     preds = {}
@@ -64,11 +119,18 @@ def label_columns(
 
 
 def run_jury(dataset: str | None, *, fit_fraction: float = 0.5, seed: int = 0, **kw: Any) -> Any:
-    """The jury result of one dimension (``kw``: :func:`label_columns`)."""
+    """The jury result of one dimension (``kw``: :func:`label_columns`): votes on label data,
+    mean scores (:func:`run_score_jury`) on numeric ratings."""
     from metajudge.analyses.juries import jury
     from metajudge.analyses.metric_vs_human.categorical import gold_labels
+    from metajudge.data.loading import open_dataset
 
-    ds, dim, preds = label_columns(dataset, **kw)
+    ds = kw.pop("loaded", None) or open_dataset(
+        dataset, kw.get("input_file"), subset=kw.get("subset"), data_dir=kw.get("data_dir")
+    )
+    if ds.card.label_kind == "numeric":
+        return run_score_jury(dataset, fit_fraction=fit_fraction, seed=seed, loaded=ds, **kw)
+    ds, dim, preds = label_columns(dataset, loaded=ds, **kw)
     return jury(
         gold_labels(ds, dim).labels,
         preds,
@@ -78,6 +140,31 @@ def run_jury(dataset: str | None, *, fit_fraction: float = 0.5, seed: int = 0, *
         dimension=dim,
         fit_fraction=fit_fraction,
         seed=seed,
+    )
+
+
+def run_score_jury(
+    dataset: str | None,
+    *,
+    fit_fraction: float = 0.5,
+    seed: int = 0,
+    n_resamples: int = 1000,
+    **kw: Any,
+) -> Any:
+    """The mean-score jury of one dimension of numeric data (``kw``: :func:`score_columns`)."""
+    from metajudge.analyses.juries import score_jury
+
+    ds, dim, gold, preds = score_columns(dataset, **kw)
+    return score_jury(
+        gold,
+        preds,
+        [r.id for r in ds.records],
+        [str(r.system) for r in ds.records],  # type: ignore[union-attr]
+        dataset=ds.name,
+        dimension=dim,
+        fit_fraction=fit_fraction,
+        seed=seed,
+        n_resamples=n_resamples,
     )
 
 

@@ -208,3 +208,28 @@ def test_items_one_side_has_are_counted(tmp_path: Path, capsys: pytest.CaptureFi
     d = _write(tmp_path / "partial2", {"A": x2, "B": x2}, {"m": x})
     j = _run_json(["--input", str(d), "--min-items", "6"], capsys)
     assert j["dropped"]["by_llm"]["m"]["items_without_llm_label"] == 1 and j["n_items"] == 6
+
+
+def test_the_verdict_and_tables_in_the_report_and_the_html(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``decide alt-test --out`` on framing: the one-sentence verdict and the per-annotator table
+    are in the decision report (alt_test.md) and in report.html."""
+    import html
+
+    out = tmp_path / "framing"
+    argv = ["decide", "alt-test", "--dataset", "alt_test_calderon2025", "--subset", "framing"]
+    assert main([*argv, "--data-dir", str(data_dir), "--out", str(out)]) == 0
+    capsys.readouterr()
+    sentence = (
+        "5 of 6 LLMs pass the Alt-Test on alt_test_calderon2025/framing (winning rate >= 0.5; "
+        "ε = 0.15, accuracy, BY q = 0.05): gemini_flash, gemini_pro, gpt-4o, llama-31, "
+        "gpt-4o-mini; the strongest is gpt-4o (winning rate 1.00, advantage probability 0.92)."
+    )
+    md = (out / "alt_test.md").read_text("utf-8")
+    page = (out / "report.html").read_text("utf-8")
+    assert sentence in md
+    assert f"Verdict: {html.escape(sentence, quote=False)}</li>" in page
+    assert "| worker_3 | 2266 | 0.806 | 0.959 | 0.32 | 0.6273 | no |" in md  # llama-31
+    assert '"llama-31: per annotator' in page
+    assert '["worker_3",2266,0.8063,0.9594,0.3247,0.6273,"no"]' in page

@@ -80,6 +80,60 @@ def test_jury_command_on_released_judges(capsys: pytest.CaptureFixture[str]) -> 
     assert names[-2:] == ["majority vote", "weighted vote"]
     assert main(argv) == 0
     assert "of 6 judges agrees with the human majority" in capsys.readouterr().out
-    assert (
-        main(["judge", "jury", "--dataset", "alt_test_calderon2025", "--subset", "summeval"]) == 2
-    )
+    # pairwise preferences are neither labels nor per-response ratings: refused
+    assert main(["judge", "jury", "--dataset", "trust_or_escalate_jung2025"]) == 2
+
+
+def test_score_jury_by_hand() -> None:
+    """4 inputs × 2 systems; judges A (exact), B (A + 1) and C (reversed). The split is by input;
+    weights ∝ 1/MSE on the fitting split; the mean-score row is Pearson r of the plain mean."""
+    from metajudge.analyses.juries import score_jury
+    from metajudge.stats.correlation import pearson
+
+    gold = [1.0, 2.0, 3.0, 4.0, 2.0, 5.0, 1.0, 3.0]
+    groups = ["q1", "q1", "q2", "q2", "q3", "q3", "q4", "q4"]
+    systems = ["s1", "s2"] * 4
+    preds = {
+        "A": list(gold),
+        "B": [g + 1.0 for g in gold],
+        "C": [6.0 - g for g in gold],
+    }
+    res = score_jury(gold, preds, groups, systems, seed=0, n_resamples=50)
+    fit = set(res.fit_groups)
+    assert len(fit) == 2 and res.n_fit == 4 and res.n_eval == 4
+    g_fit = [g for g, q in zip(gold, groups) if q in fit]
+    mse_c = float(np.mean([(6.0 - 2 * g) ** 2 for g in g_fit]))
+    inv = {"A": 1e12, "B": 1.0, "C": 1.0 / mse_c}  # A's MSE 0 is clipped at 1e-12
+    total = sum(inv.values())
+    assert res.weights == pytest.approx({k: v / total for k, v in inv.items()})
+    assert res.best_single == "A"
+    ev = [i for i, q in enumerate(groups) if q not in fit]
+    mean = [(gold[i] + gold[i] + 1 + 6 - gold[i]) / 3 for i in ev]  # = (gold + 7) / 3
+    row = {r["name"]: r for r in res.rows}
+    assert row["mean score"]["pearson"] == pytest.approx(pearson(mean, [gold[i] for i in ev]))
+    assert row["A"]["pearson"] == pytest.approx(1.0) and "p_value" not in row["A"]
+    assert row["C"]["pearson"] == pytest.approx(-1.0)
+    assert row["weighted mean"]["pearson"] == pytest.approx(1.0)
+
+
+def test_mean_score_jury_on_sheng_summeval(capsys: pytest.CaptureFixture[str]) -> None:
+    """The three judges' expected scores of conformal_judge_sheng2025 (SummEval relevance,
+    1,600 summaries, seed 0): the mean-score jury's Pearson r 0.646 on the 800 held-out
+    summaries beats the best single judge picked on the fitting half (sheng.qwen, 0.605),
+    Perm-Inp p = 11/1001; the judges' errors correlate at 0.79 (1.16 effective judges)."""
+    argv = ["judge", "jury", "--dataset", "conformal_judge_sheng2025", "--dimension", "relevance"]
+    assert main([*argv, "--format", "json"]) == 0
+    j = json.loads(capsys.readouterr().out)
+    assert j["judges"] == ["sheng.4omini", "sheng.qwen", "sheng.dsr1"]
+    assert (j["n_fit"], j["n_eval"], j["best_single"]) == (800, 800, "sheng.qwen")
+    row = {r["name"]: r for r in j["rows"]}
+    assert round(row["mean score"]["pearson"], 3) == 0.646
+    assert round(row["sheng.qwen"]["pearson"], 3) == 0.605
+    assert row["mean score"]["p_value"] == pytest.approx(11 / 1001)
+    assert round(row["weighted mean"]["pearson"], 3) == 0.643
+    assert round(j["mean_error_correlation"], 2) == 0.79
+    assert round(j["effective_judges"], 2) == 1.16
+    assert main(argv) == 0
+    md = capsys.readouterr().out
+    assert "| mean score | 0.646 | 0.449 | 0.886 | 0.040 | 0.011 |" in md
+    assert "sheng.qwen (best)" in md

@@ -110,6 +110,9 @@ COMMANDS: dict[str, Argv] = {
         ["decide", "alt-test", "--dataset", "alt_test_calderon2025", "--subset", "mtbench"]
         + ["--out", str(t / "alt")]
     ),
+    "decide alt-test-plan": lambda t, d: (
+        ["decide", "alt-test-plan", "--reps", "2", "--n", "30", "--epsilon", "0.2"]
+    ),
     "judge jury": lambda t, d: (
         ["judge", "jury", "--dataset", "alt_test_calderon2025", "--subset", "mtbench"]
     ),
@@ -127,7 +130,7 @@ NO_DATA_DIR = {
     "matrix run",
     "report",
 }
-NO_DATA_DIR |= {"decide verdicts", "judge verdicts"}
+NO_DATA_DIR |= {"decide verdicts", "judge verdicts", "decide alt-test-plan"}
 #: commands that call a judge backbone (not run in the fast tier)
 NEEDS_A_JUDGE = {"backends check", "judge run-bench", "judge diagnostics"}
 
