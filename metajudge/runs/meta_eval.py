@@ -79,6 +79,8 @@ def meta_eval_into(
     backbone: str | None = None,
     asked: Sequence[str] = (),
     baselines: bool = True,
+    published: str | Path | None = None,
+    percent: bool = False,
     **options: Any,
 ) -> tuple[MetaEvalResult, dict[str, Path]]:
     """Run the whole meta-evaluation into ``out_dir``; returns the result and the written files.
@@ -92,7 +94,10 @@ def meta_eval_into(
     passed to :func:`~metajudge.scores.scoring.score_dataset` (``None``: the default one).
     A categorical or binary dataset goes to
     :func:`metajudge.runs.meta_eval_categorical.run_categorical` (``asked``: command-line flags
-    given explicitly, refused there when they make no sense for labels).
+    given explicitly, refused there when they make no sense for labels). ``published``: a
+    ``--published`` file of the paper's numbers shown beside ours
+    (:func:`metajudge.reports.published.read_published_file`); ``percent``: every table ×100
+    (:mod:`metajudge.reports.scale`; default 0–1).
     """
     t0 = time.perf_counter()
     out = Path(out_dir)
@@ -140,7 +145,11 @@ def meta_eval_into(
         "trivial_baselines": list(trivial.TRIVIAL) if baselines else [],
         "seconds": round(time.perf_counter() - t0, 3),
     }
-    return res, write_run(res, out, plots=plots, data_dir=data_dir, dataset=ds)
+    from metajudge.reports.scale import set_percent
+
+    set_percent(res.data, percent)
+    written = write_run(res, out, plots=plots, data_dir=data_dir, dataset=ds, published=published)
+    return res, written
 
 
 def write_run(
@@ -150,20 +159,24 @@ def write_run(
     plots: bool,
     data_dir: str | Path | None,
     dataset: Any = None,
+    published: str | Path | None = None,
 ) -> dict[str, Path]:
     """Warn about missing scores, attach the published numbers, and write the run folder as a
     set (:func:`metajudge.run_folder.run_folder`): ``result.json``, the tables,
     the plots, ``report.html`` and ``manifest.json`` (``dataset``: the run's loaded dataset,
-    shown in the report; by default the source ``result.json`` records is loaded)."""
+    shown in the report; by default the source ``result.json`` records is loaded;
+    ``published``: a ``--published`` file, attached beside the built-in numbers)."""
     from metajudge.reports.html_run import write_html_report
-    from metajudge.reports.published import attach_published
+    from metajudge.reports.published import attach_published, unmatched_line
     from metajudge.reports.render import RESULT_FILE, render_all
     from metajudge.reports.sections import missing_lines
     from metajudge.run_folder import run_folder
 
     for line in missing_lines(res):
         log.warning("%s (--missing %s)", line.replace("`", ""), res.data["protocol"]["missing"])
-    attach_published(res)
+    attach_published(res, user_file=published)
+    if unmatched_line(res.data):
+        log.warning("%s", unmatched_line(res.data))
     with run_folder(out) as rf:  # written as a set: all files of one run, or none
         stage = rf.stage
         res.save(stage / RESULT_FILE)
