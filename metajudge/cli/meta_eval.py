@@ -220,8 +220,7 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
         backbone=cli_backbone(args.backbone),
         asked=_asked(args),
         baselines=not args.no_baselines,
-        published=args.published,
-        percent=args.percent,
+        report={"published": args.published, "percent": args.percent},
     )
     if isinstance(res, CategoricalResult):
         return _print_categorical(args, res.to_dict(), written)

@@ -38,7 +38,7 @@ bartscore,coherence,pearson,0.30,Authors 2025 Table 2
 
 def _page_table(html: str) -> dict:
     """The overview table in report.html's embedded JSON (what the page draws)."""
-    m = re.search(r'<script type="application/json"[^>]*>(.*?)</script>', html, re.S)
+    m = re.search(r'<script type="application/json"[^>]*>(.*?)</script>', html, re.DOTALL)
     assert m is not None
     return json.loads(m.group(1))
 
