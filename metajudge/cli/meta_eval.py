@@ -223,6 +223,13 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
         report={"published": args.published, "percent": args.percent},
     )
     if isinstance(res, CategoricalResult):
+        if args.published or args.percent:
+            import sys
+
+            print(
+                "metajudge: warning: a categorical run ignores --published/--percent",
+                file=sys.stderr,
+            )
         return _print_categorical(args, res.to_dict(), written)
     if not args.quiet and args.format == "md":
         print(tables.protocol_line(res))

@@ -126,7 +126,8 @@ def _overview_table(data: Mapping[str, Any]) -> dict[str, Any]:
     """The main table of a meta-eval: the statistics the protocol fills
     (:func:`~metajudge.reports.sections.shown_statistics`), each followed by its published
     value where one exists, on the run's scale (:mod:`metajudge.reports.scale`); ``n pairs``
-    only under the pairwise-difference protocol (``n rows`` under pointwise)."""
+    only under the pairwise-difference protocol (``n rows`` under pointwise), the sources
+    column only when something is published."""
     from metajudge.reports.scale import digits, factor, is_percent, published_value
     from metajudge.reports.sections import is_pointwise, shown_statistics
 
@@ -149,7 +150,7 @@ def _overview_table(data: Mapping[str, Any]) -> dict[str, Any]:
         sources = {
             str(e.get("table")) for key, e in pub.items() if key[:2] == (metric, c.get("dimension"))
         }
-        return [*out, c.get(n_key), "; ".join(sorted(sources))]
+        return [*out, c.get(n_key), *(["; ".join(sorted(sources))] if pub else [])]
 
     cols = ["metric", "dimension"]
     for s in stats:
@@ -158,7 +159,7 @@ def _overview_table(data: Mapping[str, Any]) -> dict[str, Any]:
         "title": "Correlation with humans (95% CI)"
         + (" ×100" if pct else "")
         + "; inter-human ceiling as reference",
-        "columns": [*cols, n_name, "published source"],
+        "columns": [*cols, n_name, *(["published source"] if pub else [])],
         "rows": [row(c["metric"], c["metric"], c) for c in data["cells"]],
         "refs": [
             row(f"inter-human ceiling ({c.get('method')})", "human", c)

@@ -107,9 +107,8 @@ def test_a_pointwise_run_shows_only_the_columns_it_fills(
     long = (out / "cells.csv").read_text(encoding="utf-8").splitlines()[0].split(",")
     assert "n_pairs" in long and "normalize" in long
     t = _page_table((out / "report.html").read_text(encoding="utf-8"))["tables"][0]
-    assert t["columns"] == ["metric", "dimension", "pearson", "spearman", "kendall", "n rows"] + [
-        "published source"
-    ]
+    # no accuracy, no n pairs, no empty published column: only what this run fills
+    assert t["columns"] == ["metric", "dimension", "pearson", "spearman", "kendall", "n rows"]
     assert t["nd"] == 4 and "×100" not in t["title"]
     assert t["rows"][0][5] == 36  # 12 responses x 3 annotators (per_annotator rows)
 
