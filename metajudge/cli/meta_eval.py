@@ -17,6 +17,7 @@ from metajudge.cli.options import (
     add_n_boot,
     add_out,
     add_quiet,
+    add_report_display,
     add_scores,
     add_seed,
     notice,
@@ -136,6 +137,7 @@ def _run_args(q: argparse.ArgumentParser) -> None:
     add_data_dir(q)
     add_out(q, "run folder for scores.jsonl, result.json, tables and plots", required=True)
     add_quiet(q)
+    add_report_display(q)
     add_format(q, ("md", "csv", "json", "tex"))
 
 
@@ -145,6 +147,7 @@ def _register_report(subparsers: argparse._SubParsersAction) -> None:  # type: i
     )
     r.add_argument("dir", help="run folder holding result.json")
     r.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    add_report_display(r, recorded=True)
     add_format(r, ("md", "csv", "json", "tex", "html"))
     r.set_defaults(func=_cmd_report)
 
@@ -196,6 +199,10 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
 
     check_out_dir(args.out, inputs=[args.input, *spec_paths(args.scores)])  # before any work
     from metajudge.reports import tables
+    from metajudge.reports.published import read_published_file
+
+    if args.published:
+        read_published_file(args.published)  # a bad file stops before any work (exit 2)
 
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None
     res, written = run_meta_eval(
@@ -213,8 +220,16 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
         backbone=cli_backbone(args.backbone),
         asked=_asked(args),
         baselines=not args.no_baselines,
+        report={"published": args.published, "percent": args.percent},
     )
     if isinstance(res, CategoricalResult):
+        if args.published or args.percent:
+            import sys
+
+            print(
+                "metajudge: warning: a categorical run ignores --published/--percent",
+                file=sys.stderr,
+            )
         return _print_categorical(args, res.to_dict(), written)
     if not args.quiet and args.format == "md":
         print(tables.protocol_line(res))
@@ -234,6 +249,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     with run_lock(args.dir):
         check_manifest(args.dir, RESULT_FILES)
+        _record_display(args)
         rc = _report_in_place(args)
         refresh_manifest(args.dir)
     return rc
@@ -263,6 +279,36 @@ def _report_in_place(args: argparse.Namespace) -> int:
     for p in written.values():
         notice(args.format, str(p))
     return 0
+
+
+def _record_display(args: argparse.Namespace) -> None:
+    """``report --published FILE`` / ``--percent``: attach the file's rows and record the scale
+    in the folder's ``result.json`` (atomically; nothing is recomputed), so the tables and
+    ``report.html`` rendered from it agree."""
+    import sys
+    from pathlib import Path
+
+    if not getattr(args, "published", None) and getattr(args, "percent", None) is None:
+        return
+    from metajudge.analyses.metric_vs_human.result import MetaEvalResult
+    from metajudge.reports.published import attach_published, read_published_file, unmatched_line
+    from metajudge.reports.render import RESULT_FILE
+    from metajudge.reports.scale import set_percent
+    from metajudge.runs.meta_eval_categorical import is_categorical_result
+
+    if args.published:
+        read_published_file(args.published)  # exit 2 on a bad file, before anything is written
+    if is_categorical_result(args.dir) is not None:
+        notice(args.format, "categorical run: --published/--percent do not apply; ignored")
+        return
+    path = Path(args.dir) / RESULT_FILE
+    res = MetaEvalResult.load(path)
+    set_percent(res.data, args.percent)
+    if args.published:
+        attach_published(res, user_file=args.published)
+        if unmatched_line(res.data):
+            print(f"metajudge: warning: {unmatched_line(res.data)}", file=sys.stderr)
+    res.save(path)
 
 
 def _asked(args: argparse.Namespace) -> list[str]:

@@ -134,6 +134,32 @@ def add_data_dir(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_report_display(p: argparse.ArgumentParser, *, recorded: bool = False) -> None:
+    """``--published FILE`` (the paper's numbers beside ours) and ``--percent`` (every table
+    ×100; :mod:`metajudge.reports.scale`) of ``meta-eval``; with ``recorded`` (``report``),
+    ``--percent/--no-percent`` overrides what the run folder recorded."""
+    p.add_argument(
+        "--published",
+        metavar="FILE",
+        help="CSV or JSONL of published numbers (columns metric, dimension, statistic, value, "
+        "source; optional scale 1 or 100) shown beside ours in every table and report.html",
+    )
+    if recorded:
+        p.add_argument(
+            "--percent",
+            action=argparse.BooleanOptionalAction,
+            default=None,
+            help="print every table x100 (--no-percent: on 0-1; default: as the run recorded)",
+        )
+        return
+    p.add_argument(
+        "--percent",
+        action="store_true",
+        help="print every table x100 with two decimals (default: correlations on [-1, 1] with "
+        "four decimals, as the literature writes them); terminal, files, plots and report.html",
+    )
+
+
 SCORES_HELP = (
     "where scores come from, repeatable: a score file PATH (JSONL score rows; CSV/JSON with "
     "item,system[,side],<metric>...; RAGChecker baseline_*.json; LFTQA-Eval metric_scores/*.json; "

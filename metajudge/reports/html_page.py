@@ -98,15 +98,16 @@ def write_page(out_dir: str | Path, payload: Mapping[str, Any]) -> Path:
     return path
 
 
-def est(e: Mapping[str, Any] | None) -> Any:
+def est(e: Mapping[str, Any] | None, k: float = 1.0) -> Any:
     """A table cell from an estimate ``{"value", "ci": [lo, hi], "ci_method"}`` (None when
-    absent); ``m``: the CI's method where it is not the percentile bootstrap."""
+    absent), times ``k`` (100 under ``--percent``); ``m``: the CI's method where it is not the
+    percentile bootstrap."""
     from metajudge.reports.tables import ci_method_tag
 
     if not e or e.get("value") is None:
         return None
     lo, hi = (list(e.get("ci") or []) + [None, None])[:2]
-    out = {"v": _r(e["value"]), "lo": _r(lo), "hi": _r(hi)}
+    out = {"v": _r(e["value"] * k), "lo": _r(_times(lo, k)), "hi": _r(_times(hi, k))}
     tag = ci_method_tag(e.get("ci_method"))
     if tag:
         out["m"] = tag
@@ -117,26 +118,60 @@ def _r(v: Any, nd: int = 4) -> Any:
     return None if v is None else round(float(v), nd)
 
 
+def _times(v: Any, k: float) -> Any:
+    return None if v is None else float(v) * k
+
+
+def _overview_table(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The main table of a meta-eval: the statistics the protocol fills
+    (:func:`~metajudge.reports.sections.shown_statistics`), each followed by its published
+    value where one exists, on the run's scale (:mod:`metajudge.reports.scale`); ``n pairs``
+    only under the pairwise-difference protocol (``n rows`` under pointwise), the sources
+    column only when something is published."""
+    from metajudge.reports.scale import digits, factor, is_percent, published_value
+    from metajudge.reports.sections import is_pointwise, shown_statistics
+
+    pct = is_percent(data)
+    k = factor(pct)
+    stats = shown_statistics(data, list(data.get("statistics") or ["pearson", "spearman"]))
+    pub: dict[tuple[str, str, str], Mapping[str, Any]] = {}
+    for p in data.get("published") or []:
+        pub.setdefault((str(p.get("metric")), str(p.get("dimension")), str(p.get("statistic"))), p)
+    with_pub = [s for s in stats if any(key[2] == s for key in pub)]
+    n_key, n_name = ("n_rows", "n rows") if is_pointwise(data) else ("n_pairs", "n pairs")
+
+    def row(name: str, metric: str, c: Mapping[str, Any]) -> list[Any]:
+        out: list[Any] = [name, c.get("dimension")]
+        for s in stats:
+            out.append(est(c["stats"].get(s), k))
+            if s in with_pub:
+                e = pub.get((metric, str(c.get("dimension")), s))
+                out.append(None if e is None else _r(published_value(e) * k))
+        sources = {
+            str(e.get("table")) for key, e in pub.items() if key[:2] == (metric, c.get("dimension"))
+        }
+        return [*out, c.get(n_key), *(["; ".join(sorted(sources))] if pub else [])]
+
+    cols = ["metric", "dimension"]
+    for s in stats:
+        cols += [s, f"{s} (published)"] if s in with_pub else [s]
+    return {
+        "title": "Correlation with humans (95% CI)"
+        + (" ×100" if pct else "")
+        + "; inter-human ceiling as reference",
+        "columns": [*cols, n_name, *(["published source"] if pub else [])],
+        "rows": [row(c["metric"], c["metric"], c) for c in data["cells"]],
+        "refs": [
+            row(f"inter-human ceiling ({c.get('method')})", "human", c)
+            for c in data.get("ceiling") or []
+        ],
+        "nd": digits(pct),
+    }
+
+
 def meta_overview(data: Mapping[str, Any]) -> dict[str, Any]:
     """Question, protocol, signatures, the main table and warnings of a meta-eval ``result.json``."""
     ds = data["dataset"]
-    stats = list(data.get("statistics") or ["pearson", "spearman"])
-    pub: dict[tuple[str, str], list[str]] = {}
-    for p in data.get("published") or []:
-        key = (str(p.get("metric")), str(p.get("dimension")))
-        pub.setdefault(key, []).append(f"{p.get('statistic')} {p.get('value')} ({p.get('table')})")
-    rows = [
-        [c["metric"], c["dimension"]]
-        + [est(c["stats"].get(s)) for s in stats]
-        + [c.get("n_pairs"), "; ".join(pub.get((c["metric"], c["dimension"]), []))]
-        for c in data["cells"]
-    ]
-    refs = [
-        [f"inter-human ceiling ({c.get('method')})", c.get("dimension")]
-        + [est(c["stats"].get(s)) for s in stats]
-        + [c.get("n_pairs"), "; ".join(pub.get(("human", str(c.get("dimension"))), []))]
-        for c in data.get("ceiling") or []
-    ]
     name = ds["name"] + (f"/{ds['subset']}" if ds.get("subset") else "")
     metrics = ", ".join(m["name"] for m in data["metrics"])
     sigs = [
@@ -154,14 +189,7 @@ def meta_overview(data: Mapping[str, Any]) -> dict[str, Any]:
         "protocol": " | ".join(protocol_bits(data)[1:]),  # the dataset is in the title
         "signatures": sigs,
         "warnings": _meta_warnings(data),
-        "tables": [
-            {
-                "title": "Correlation with humans (95% CI); inter-human ceiling as reference",
-                "columns": ["metric", "dimension", *stats, "n pairs", "published"],
-                "rows": rows,
-                "refs": refs,
-            }
-        ],
+        "tables": [_overview_table(data)],
     }
 
 
@@ -177,10 +205,13 @@ def _meta_warnings(data: Mapping[str, Any]) -> list[str]:
                     f"{miss.get('pairs_imputed_median', 0)} pairs imputed (median), "
                     f"{miss.get('pairs_dropped', 0)} dropped (rule {miss.get('rule')})"
                 )
+    from metajudge.reports.published import unmatched_line
     from metajudge.reports.sections import small_n_caution, undefined_lines
 
     caution = small_n_caution(data)
     out = ([caution] if caution else []) + out + undefined_lines(data["cells"])
+    left = unmatched_line(dict(data))
+    out += [left] if left else []
     out += weak_judge_warnings(
         s for m in data["metrics"] for ss in (m.get("signatures") or {}).values() for s in ss
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from metajudge.analyses.metric_vs_human.result import MetaEvalResult
+from metajudge.reports.scale import is_percent
 from metajudge.reports.tables import STAT_LABEL, _cell_text, table_rows
 
 _TEX_ESC = {
@@ -24,8 +25,9 @@ def _tex(s: str) -> str:
 
 
 def latex_table(res: MetaEvalResult) -> str:
-    """LaTeX (booktabs) in the Table 17 layout: ×100, two decimals, ceiling as the last row."""
+    """LaTeX (booktabs) in the Table 17 layout on the run's scale, ceiling as the last row."""
     t = table_rows(res)
+    pct = is_percent(res.data)
     cols = t["columns"]
     dims = list(dict.fromkeys(c["dimension"] for c in cols))
     spans = [(d, sum(1 for c in cols if c["dimension"] == d)) for d in dims]
@@ -60,13 +62,20 @@ def latex_table(res: MetaEvalResult) -> str:
     for r in t["rows"]:
         if r.get("ceiling"):
             lines.append(r"\midrule")
-        cells = [_cell_text(c, ci=False).replace("—", "--") for c in r["cells"]]
+        cells = [_cell_text(c, ci=False, percent=pct).replace("—", "--") for c in r["cells"]]
         lines.append(_tex(r["metric"]) + " & " + " & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
     p = res.data["protocol"]
+    how = (
+        f"protocol pointwise, level {_tex(str(p.get('correlation_level')))}"
+        if p.get("correlate") == "pointwise"
+        else f"normalisation {_tex(p['normalize'])}"
+    )
     cap = (
-        f"Correlation ($\\times$100) with human labels on {_tex(res.data['dataset']['name'])}; "
-        f"normalisation {_tex(p['normalize'])}, aggregation {_tex(p['aggregation'].replace('_', ' '))}"
+        "Correlation"
+        + (" ($\\times$100)" if pct else "")
+        + f" with human labels on {_tex(res.data['dataset']['name'])}; "
+        f"{how}, aggregation {_tex(p['aggregation'].replace('_', ' '))}"
         + (", grouped per input" if p["grouped"] else "")
         + "; last row: inter-human correlation."
     )

@@ -35,8 +35,12 @@ def _save(fig: Any, path: Path) -> Path:
 
 
 def plot_correlations(res: MetaEvalResult, path: str | Path, *, statistic: str = "pearson") -> Path:
-    """Correlation per metric (×100) with CI bars; dashed line = inter-human ceiling."""
+    """Correlation per metric on the run's scale (0–1, or ×100 under ``--percent``) with CI
+    bars; dashed line = inter-human ceiling."""
+    from metajudge.reports.scale import factor, is_percent
+
     plt = _plt()
+    k = factor(is_percent(res.data))
     dims = res.dimensions
     metrics = res.metrics
     fig, axes = plt.subplots(
@@ -50,9 +54,9 @@ def plot_correlations(res: MetaEvalResult, path: str | Path, *, statistic: str =
             e = res.cell(m, d)["stats"].get(statistic, {})
             v = e.get("value")
             ci = e.get("ci")
-            vals.append(np.nan if v is None else v * 100)
-            lo.append(0.0 if v is None or not ci else (v - ci[0]) * 100)
-            hi.append(0.0 if v is None or not ci else (ci[1] - v) * 100)
+            vals.append(np.nan if v is None else v * k)
+            lo.append(0.0 if v is None or not ci else (v - ci[0]) * k)
+            hi.append(0.0 if v is None or not ci else (ci[1] - v) * k)
             und.append(v is None)
         ax.bar(xs, np.nan_to_num(vals), color=["#cccccc" if u else "#4c72b0" for u in und])
         ax.errorbar(
@@ -63,15 +67,20 @@ def plot_correlations(res: MetaEvalResult, path: str | Path, *, statistic: str =
                 ax.text(x, 0, "undef.", ha="center", va="bottom", fontsize=7, rotation=90)
         cv = ceil.get(d, {}).get("value")
         tops = [v + h for v, h in zip(np.nan_to_num(vals), hi, strict=True)] + (
-            [cv * 100] if cv is not None else []
+            [cv * k] if cv is not None else []
         )
-        ax.set_ylim(top=max(max(tops, default=0.0), 0.0) * 1.2 + 5)
+        ax.set_ylim(top=max(max(tops, default=0.0), 0.0) * 1.2 + 0.05 * k)
         if cv is not None:
-            ax.axhline(cv * 100, ls="--", color="#c44e52", lw=1.2, label="inter-human")
+            ax.axhline(cv * k, ls="--", color="#c44e52", lw=1.2, label="inter-human")
             ax.legend(loc="upper left", fontsize=7)
         ax.set_xticks(xs)
         ax.set_xticklabels(metrics, rotation=40, ha="right", fontsize=8)
-        ax.set_title(f"{d} — {statistic} ×100 ({res.data['protocol']['normalize']})", fontsize=9)
+        how = (
+            str(res.data["protocol"].get("correlation_level"))
+            if res.data["protocol"].get("correlate") == "pointwise"
+            else res.data["protocol"]["normalize"]
+        )
+        ax.set_title(f"{d} — {statistic}{' ×100' if k == 100 else ''} ({how})", fontsize=9)
         ax.axhline(0, color="black", lw=0.5)
     fig.tight_layout()
     out = _save(fig, Path(path))

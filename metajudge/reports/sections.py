@@ -1,6 +1,7 @@
 """Markdown pieces of a meta-evaluation report that stand on their own: the intro line, the
-missing-score lines, the inter-human reference (with each metric beside it when matched), and the
-table helpers :func:`md_table` and :func:`x100`.
+missing-score lines, the inter-human reference (with each metric beside it when matched), the
+columns a protocol can fill (:func:`shown_statistics`) and the table helper :func:`md_table`.
+Numbers are printed on the run's one scale (:mod:`metajudge.reports.scale`).
 """
 
 from __future__ import annotations
@@ -9,22 +10,38 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from metajudge.analyses.metric_vs_human.result import MetaEvalResult
+from metajudge.reports.scale import is_percent, num, scale_words
+from metajudge.stats.intervals import CORRELATIONS
 
 
-def _x100(v: float | None) -> str:
-    return "—" if v is None else f"{v * 100:.2f}"
+def is_pointwise(data: Mapping[str, Any]) -> bool:
+    return data["protocol"].get("correlate") == "pointwise"
 
 
-def _md_intro(p: Mapping[str, Any]) -> str:
+def shown_statistics(data: Mapping[str, Any], stats: Sequence[str]) -> list[str]:
+    """THE columns a protocol can fill, for every renderer (terminal, ``table.md``, CSV, LaTeX,
+    ``report.html``): a pointwise run has no pairs, so no pairwise accuracy column (its cells
+    would all be empty; the undefined-values note says why they are absent).
+
+    >>> shown_statistics({"protocol": {"correlate": "pointwise"}}, ["pearson", "acc_ties"])
+    ['pearson']
+    """
+    if is_pointwise(data):
+        return [s for s in stats if s in CORRELATIONS]
+    return list(stats)
+
+
+def _md_intro(data: Mapping[str, Any]) -> str:
+    p, scale = data["protocol"], scale_words(is_percent(data))
     if p.get("correlate") == "pointwise":
         return (
-            f"Pointwise correlation (each response's metric score vs its human score) ×100 at level "
-            f"**{p.get('correlation_level')}**; [95% bootstrap CI]; last row: inter-human reference "
+            f"Pointwise correlation (each response's metric score vs its human score) {scale} at "
+            f"level **{p.get('correlation_level')}**; [95% CI]; last row: inter-human reference "
             "(defined below).\n\n"
         )
     return (
-        f"Correlation with human labels ×100, normalisation **{p['normalize']}**; "
-        f"[95% bootstrap CI]; last row: inter-human ceiling on the same pairs.\n\n"
+        f"Correlation with human labels {scale}, normalisation **{p['normalize']}**; "
+        f"[95% CI]; last row: inter-human ceiling on the same pairs.\n\n"
     )
 
 
@@ -36,17 +53,19 @@ def _md_reference(res: MetaEvalResult) -> str:
     out = ["\n## Inter-human reference\n\n"]
     out += [f"- {c['dimension']}: {c['method']}\n" for c in ceil]
     matched = [c for c in ceil if c.get("matched")]
+    pct = is_percent(res.data)
     if matched:
         out.append(
             "\nMatched: each metric against one annotator at a time (averaged over annotators), "
-            "the comparison the inter-human row makes; ×100.\n"
+            f"the comparison the inter-human row makes; {scale_words(pct)}.\n"
         )
         hdr = ["Metric"] + [f"{c['dimension'].capitalize()} Pearson (matched)" for c in matched]
         rows = [
-            [m] + [_x100(c["matched"].get(m, {}).get("pearson", {}).get("value")) for c in matched]
+            [m]
+            + [num(c["matched"].get(m, {}).get("pearson", {}).get("value"), pct) for c in matched]
             for m in res.metrics
         ]
-        rows.append(["Inter-human"] + [_x100(c["stats"]["pearson"]["value"]) for c in matched])
+        rows.append(["Inter-human"] + [num(c["stats"]["pearson"]["value"], pct) for c in matched])
         out.append("\n" + _md_table(hdr, rows))
     return "".join(out)
 

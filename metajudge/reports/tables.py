@@ -1,11 +1,14 @@
 """Tables of a meta-evaluation result: Markdown, CSV, JSON and LaTeX.
 
 Layout of MT-RAIG Table 17 (Seo et al. 2025): rows = metrics, columns = dimension × {Pearson,
-Spearman}, values ×100 with two decimals, the last row the inter-human ceiling. Where a
-published number exists for the same dataset, metric, dimension and statistic (see
-:mod:`metajudge.reports.published`), a "published" column stands beside ours. The Markdown and
-JSON carry 95% bootstrap CIs; a footer names the protocol (normalisation printed with every
-table), the metric signatures and the missing-score counts.
+Spearman}, the last row the inter-human ceiling. Values are on the run's one scale
+(:mod:`metajudge.reports.scale`: 0–1 with four decimals, or ×100 with two under ``--percent``);
+only the statistics the protocol can fill are columns (:func:`~metajudge.reports.sections.
+shown_statistics`). Where a published number exists for the same metric, dimension and
+statistic (``baselines/published_*.json`` or ``--published FILE``, see
+:mod:`metajudge.reports.published`), a "published" column stands beside ours. The terminal
+table, the Markdown and the JSON carry 95% CIs; a footer names the protocol, the metric
+signatures and the missing-score counts.
 
 Everything here renders a saved result JSON (``result.json``); nothing is recomputed.
 """
@@ -19,14 +22,16 @@ from typing import Any
 
 from metajudge.analyses.metric_vs_human.result import MetaEvalResult
 from metajudge.io import CsvWriter
+from metajudge.reports.scale import ci_text, is_percent, num, published_value, scale_words
 from metajudge.reports.sections import (
     _md_intro,
     _md_missing,
     _md_reference,
     _md_table,
-    _x100,
+    is_pointwise,
     md_text,
     protocol_bits,
+    shown_statistics,
     small_n_caution,
     undefined_lines,
 )
@@ -54,7 +59,7 @@ def _columns(res: MetaEvalResult, stats: Sequence[str]) -> list[tuple[str, str, 
     pub = _pub_index(res)
     cols = []
     for d in res.dimensions:
-        for s in stats:
+        for s in shown_statistics(res.data, stats):
             cols.append((d, s, False))
             if any(k[1] == d and k[2] == s for k in pub):
                 cols.append((d, s, True))
@@ -76,7 +81,7 @@ def table_rows(res: MetaEvalResult, stats: Sequence[str] = MAIN_STATS) -> dict[s
                 e = pub.get((m, d, s))
                 cells.append(
                     {
-                        "value": None if e is None else e["value"] / 100,
+                        "value": None if e is None else published_value(e),
                         "ci": None,
                         "published": e is not None,
                         "source": None if e is None else f"{e['table']}",
@@ -93,7 +98,7 @@ def table_rows(res: MetaEvalResult, stats: Sequence[str] = MAIN_STATS) -> dict[s
             e = pub.get(("human", d, s))
             hcells.append(
                 {
-                    "value": None if e is None else e["value"] / 100,
+                    "value": None if e is None else published_value(e),
                     "ci": None,
                     "published": e is not None,
                     "source": None if e is None else e["table"],
@@ -131,15 +136,15 @@ def ci_method_tag(method: str | None) -> str:
     return "t" if method.startswith("Student t") else method.split()[0]
 
 
-def _cell_text(c: dict[str, Any], *, ci: bool) -> str:
+def _cell_text(c: dict[str, Any], *, ci: bool, percent: bool) -> str:
     if c.get("value") is None:
         if c.get("published") is False:
             return ""
         return "undef." if c.get("undefined") else "—"
-    t = _x100(c["value"])
+    t = num(c["value"], percent)
     tag = ci_method_tag(c.get("ci_method"))
     if ci and c.get("ci"):
-        t += f" [{c['ci'][0] * 100:.2f}, {c['ci'][1] * 100:.2f}]"
+        t += " " + ci_text(c["ci"], percent)
     if ci and tag:
         t += f" ({tag})"
     return t
@@ -159,11 +164,10 @@ def to_markdown(res: MetaEvalResult) -> str:
     """The full Markdown report: main table with CIs, other statistics, missing scores,
     comparisons, and a footer with protocol and signatures."""
     ds = res.data["dataset"]
-    p = res.data["protocol"]
     parts = [
         f"# Meta-evaluation: {ds['name']}" + (f" ({ds['subset']})" if ds.get("subset") else ""),
         "\n\n",
-        _md_intro(p),
+        _md_intro(res.data),
         _md_caution(res),
         judge_health(res),
         _md_missing(res),
@@ -181,18 +185,25 @@ def to_markdown(res: MetaEvalResult) -> str:
 
 def _stats_table(res: MetaEvalResult, stats: Sequence[str]) -> str:
     t = table_rows(res, stats=stats)
+    pct = is_percent(res.data)
     return _md_table(
         t["header"],
-        [[r["metric"]] + [_cell_text(c, ci=True) for c in r["cells"]] for r in t["rows"]],
+        [
+            [r["metric"]] + [_cell_text(c, ci=True, percent=pct) for c in r["cells"]]
+            for r in t["rows"]
+        ],
     )
 
 
 def _md_other_stats(res: MetaEvalResult) -> str:
-    others = [s for s in res.data.get("statistics", []) if s not in MAIN_STATS]
+    stats = res.data.get("statistics", [])
+    others = [s for s in shown_statistics(res.data, stats) if s not in MAIN_STATS]
     if not others:
         return ""
-    norm = res.data["protocol"]["normalize"]
-    return f"\n## Other statistics (×100, normalisation {norm})\n\n" + _stats_table(res, others)
+    how = scale_words(is_percent(res.data))
+    if not is_pointwise(res.data):
+        how += f", normalisation {res.data['protocol']['normalize']}"
+    return f"\n## Other statistics ({how})\n\n" + _stats_table(res, others)
 
 
 def _md_undefined(res: MetaEvalResult) -> str:
@@ -209,7 +220,10 @@ def _md_comparisons(res: MetaEvalResult) -> str:
     comps = [c for c in res.data.get("comparisons", []) if c.get("diff") is not None]
     if not comps:
         return ""
-    norm = res.data["protocol"]["normalize"]
+    pct = is_percent(res.data)
+    how = f"difference {scale_words(pct)}"
+    if not is_pointwise(res.data):
+        how += f", normalisation {res.data['protocol']['normalize']}"
     hdr = ["Dimension", "Statistic", "A", "B", "A − B", "95% CI"]
     hdr += ["p boot (Holm)", "p perm (Holm)", "p Williams (Holm)"]
     rows = [
@@ -218,15 +232,15 @@ def _md_comparisons(res: MetaEvalResult) -> str:
             STAT_LABEL[c["statistic"]],
             c["metric_a"],
             c["metric_b"],
-            _x100(c["diff"]),
-            f"[{c['ci'][0] * 100:.2f}, {c['ci'][1] * 100:.2f}]" if c.get("ci") else "—",
+            num(c["diff"], pct),
+            ci_text(c.get("ci"), pct),
             _p(c, "p_bootstrap"),
             _p(c, "p_permutation"),
             _p(c, "p_williams"),
         ]
         for c in comps
     ]
-    title = f"\n## Metric vs metric (difference ×100, normalisation {norm}; Holm-adjusted p)\n\n"
+    title = f"\n## Metric vs metric ({how}; Holm-adjusted p)\n\n"
     return title + _md_table(hdr, rows) + _md_floors(res)
 
 
@@ -245,10 +259,16 @@ def _md_floors(res: MetaEvalResult) -> str:
 
 
 def _md_published(res: MetaEvalResult) -> str:
-    if not res.data.get("published"):
-        return ""
-    srcs = dict.fromkeys(e["source"] for e in res.data["published"])
-    return "\n## Published numbers shown beside ours\n\n" + "".join(f"- {s}\n" for s in srcs)
+    from metajudge.reports.published import unmatched_line
+
+    lines = [
+        f"- {md_text(s)}\n"
+        for s in dict.fromkeys(e["source"] for e in res.data.get("published") or [])
+    ]
+    left = unmatched_line(res.data)
+    if left:
+        lines.append(f"- {md_text(left)}\n")
+    return "\n## Published numbers shown beside ours\n\n" + "".join(lines) if lines else ""
 
 
 def _p(c: dict[str, Any], k: str) -> str:
@@ -308,15 +328,23 @@ def judge_health(res: MetaEvalResult) -> str:
 def footer(res: MetaEvalResult) -> str:
     """Protocol, metric signatures and missing-score counts."""
     p = res.data["protocol"]
+    pairwise = not is_pointwise(res.data)
     out = io.StringIO()
     out.write(
-        f"**Protocol.** {protocol_line(res)}. Accuracy: {p['accuracy']}. Fisher-z CIs use n = {p['fisher_n']}. "
+        f"**Protocol.** {protocol_line(res)}. "
+        + (f"Accuracy: {p['accuracy']}. " if pairwise else "")
+        + f"Fisher-z CIs use n = {p['fisher_n']}. "
         f"Metric comparisons: paired bootstrap, permutation test ({p['n_perm']} permutations), Williams test (n = {p['williams_n']}); Holm {p['holm']}. "
         + (f"Permutations: {p['permutation']}. " if p.get("permutation") else "")
         + (f"CI row limits: {p['ci_row_limits']}. " if p.get("ci_row_limits") else "")
         + (f"CI method: {p['ci_method']}. " if p.get("ci_method") else "")
         + f"Inter-human ceiling: {p.get('ceiling', 'annotator vs annotator')}. "
-        f"Likert data: pairs are every two systems on the same input (label = difference of mean scores).\n\n"
+        + (
+            "Likert data: pairs are every two systems on the same input (label = difference of mean scores)."
+            if pairwise
+            else ""
+        )
+        + "\n\n"
     )
     out.write("**Metric signatures and missing scores.**\n\n")
     for m in res.data["metrics"]:
@@ -342,8 +370,12 @@ def footer(res: MetaEvalResult) -> str:
 
 
 def to_csv(res: MetaEvalResult) -> str:
-    """Wide CSV in the Table 17 layout (×100), with CI bounds and published columns."""
+    """Wide CSV in the Table 17 layout on the run's scale (two more decimals than the tables),
+    with CI bounds and published columns; the columns the protocol fills (no ``normalize`` on a
+    pointwise run). ``cells.csv`` is the long file on the raw scale with every column."""
     t = table_rows(res)
+    pct = is_percent(res.data)
+    pairwise = not is_pointwise(res.data)
     buf = io.StringIO()
     w = CsvWriter(buf, lineterminator="\n")
     header = ["metric"]
@@ -352,29 +384,21 @@ def to_csv(res: MetaEvalResult) -> str:
         header += (
             [base + "_published"] if c["published"] else [base, base + "_ci_low", base + "_ci_high"]
         )
-    header += ["normalize"]
-    w.writerow(header)
-    norm = res.data["protocol"]["normalize"]
+    w.writerow(header + (["normalize"] if pairwise else []))
     for r in t["rows"]:
         line: list[Any] = [r["metric"]]
         for col, c in zip(t["columns"], r["cells"], strict=True):
-            v = c.get("value")
-            if col["published"]:
-                line.append("" if v is None else f"{v * 100:.2f}")
-            else:
-                ci = c.get("ci")
-                line += [
-                    "" if v is None else f"{v * 100:.4f}",
-                    "" if not ci else f"{ci[0] * 100:.4f}",
-                    "" if not ci else f"{ci[1] * 100:.4f}",
-                ]
-        line.append(norm)
-        w.writerow(line)
+            ci = c.get("ci") or [None, None]
+            vals = [c.get("value")] if col["published"] else [c.get("value"), *ci]
+            line += ["" if v is None else num(v, pct, extra=2) for v in vals]
+        w.writerow(line + ([res.data["protocol"]["normalize"]] if pairwise else []))
     return buf.getvalue()
 
 
 def cells_csv(res: MetaEvalResult) -> str:
-    """Long CSV: one line per metric × dimension × statistic (raw scale, not ×100)."""
+    """Long CSV: one line per metric × dimension × statistic, on the raw scale whatever
+    ``--percent`` says, and with every column under every protocol (a fixed schema for
+    programs: ``n_pairs`` is 0 and ``normalize`` unused on a pointwise run)."""
     buf = io.StringIO()
     w = CsvWriter(buf, lineterminator="\n")
     w.writerow(
@@ -452,12 +476,17 @@ def _n(v: float | None) -> str:
 
 
 def to_json(res: MetaEvalResult) -> str:
-    """The rendered table (values ×1, CIs, published values) with protocol and signatures."""
+    """The rendered table (values on the raw scale whatever ``--percent`` says, CIs, published
+    values) with protocol and signatures; the columns are the ones the protocol fills."""
+    from metajudge.reports.published import unmatched_line
+
     t = table_rows(res)
+    printed = "x100" if is_percent(res.data) else "on the same scale"
     doc = {
         "dataset": res.data["dataset"],
         "protocol": res.data["protocol"],
-        "scale": "correlations in [-1, 1] (the Markdown/LaTeX tables print them x100)",
+        "scale": f"correlations in [-1, 1], accuracies in [0, 1] (the printed tables show them {printed})",
+        "published_unmatched": unmatched_line(res.data),
         "table": t,
         "signatures": {m["name"]: m["signatures"] for m in res.data["metrics"]},
         "missing": {m["name"]: m["missing"] for m in res.data["metrics"]},
@@ -484,12 +513,16 @@ def ceiling_definition(res: MetaEvalResult) -> str:
 
 
 def summary_table(res: MetaEvalResult) -> str:
-    """The main table without CIs (what ``metajudge meta-eval`` prints), missing scores first,
-    then the definition of the inter-human row."""
-    t = table_rows(res)
-    table = _md_table(
-        t["header"],
-        [[r["metric"]] + [_cell_text(c, ci=False) for c in r["cells"]] for r in t["rows"]],
-    )
+    """The main table with its CIs, on the run's scale (what ``metajudge meta-eval`` prints):
+    missing scores first, then the definition of the inter-human row and any published row
+    that matched nothing."""
+    from metajudge.reports.published import unmatched_line
+
     ceiling = ceiling_definition(res)
-    return _md_missing(res) + table + ("\n" + ceiling if ceiling else "")
+    left = unmatched_line(res.data)
+    return (
+        _md_missing(res)
+        + _stats_table(res, MAIN_STATS)
+        + ("\n" + ceiling if ceiling else "")
+        + (f"\nWarning: {left}.\n" if left else "")
+    )

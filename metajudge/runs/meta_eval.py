@@ -79,6 +79,7 @@ def meta_eval_into(
     backbone: str | None = None,
     asked: Sequence[str] = (),
     baselines: bool = True,
+    report: dict[str, Any] | None = None,
     **options: Any,
 ) -> tuple[MetaEvalResult, dict[str, Path]]:
     """Run the whole meta-evaluation into ``out_dir``; returns the result and the written files.
@@ -90,10 +91,9 @@ def meta_eval_into(
     overriding single fields. The run folder gets ``result.json`` (with the matching published
     numbers attached), the tables and the plots. ``backbone``: the LLM-judge metrics' backbone,
     passed to :func:`~metajudge.scores.scoring.score_dataset` (``None``: the default one).
-    A categorical or binary dataset goes to
-    :func:`metajudge.runs.meta_eval_categorical.run_categorical` (``asked``: command-line flags
-    given explicitly, refused there when they make no sense for labels).
-    """
+    :func:`metajudge.runs.meta_eval_categorical.run_categorical` takes a categorical or binary
+    dataset (``asked``: command-line flags given explicitly, refused there when they make no
+    sense for labels). ``report``: :func:`write_run`'s ``published`` and ``percent``."""
     t0 = time.perf_counter()
     out = Path(out_dir)
     proto = Protocol.from_dict(options) if protocol is None else protocol.with_options(**options)
@@ -140,7 +140,7 @@ def meta_eval_into(
         "trivial_baselines": list(trivial.TRIVIAL) if baselines else [],
         "seconds": round(time.perf_counter() - t0, 3),
     }
-    return res, write_run(res, out, plots=plots, data_dir=data_dir, dataset=ds)
+    return res, write_run(res, out, plots=plots, data_dir=data_dir, dataset=ds, **(report or {}))
 
 
 def write_run(
@@ -150,20 +150,29 @@ def write_run(
     plots: bool,
     data_dir: str | Path | None,
     dataset: Any = None,
+    published: str | Path | None = None,
+    percent: bool = False,
 ) -> dict[str, Path]:
     """Warn about missing scores, attach the published numbers, and write the run folder as a
     set (:func:`metajudge.run_folder.run_folder`): ``result.json``, the tables,
     the plots, ``report.html`` and ``manifest.json`` (``dataset``: the run's loaded dataset,
-    shown in the report; by default the source ``result.json`` records is loaded)."""
+    shown in the report; by default the source ``result.json`` records is loaded;
+    ``published``: a ``--published`` file of the paper's numbers, attached beside the built-in
+    ones (:func:`metajudge.reports.published.read_published_file`); ``percent``: every table
+    ×100, recorded in ``result.json`` (:mod:`metajudge.reports.scale`; default 0–1))."""
     from metajudge.reports.html_run import write_html_report
-    from metajudge.reports.published import attach_published
+    from metajudge.reports.published import attach_published, unmatched_line
     from metajudge.reports.render import RESULT_FILE, render_all
+    from metajudge.reports.scale import set_percent
     from metajudge.reports.sections import missing_lines
     from metajudge.run_folder import run_folder
 
+    set_percent(res.data, percent)
     for line in missing_lines(res):
         log.warning("%s (--missing %s)", line.replace("`", ""), res.data["protocol"]["missing"])
-    attach_published(res)
+    attach_published(res, user_file=published)
+    if unmatched_line(res.data):
+        log.warning("%s", unmatched_line(res.data))
     with run_folder(out) as rf:  # written as a set: all files of one run, or none
         stage = rf.stage
         res.save(stage / RESULT_FILE)

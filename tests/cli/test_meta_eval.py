@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -31,13 +32,32 @@ def test_meta_eval_external_scores_reproduce_ragchecker(
     assert rc == 0
     printed = capsys.readouterr().out
     assert "normalize=minmax" in printed
-    assert (
-        "| ragchecker | 49.66 | 49.66 | 46.95 | 46.95 | 60.67 | 60.67 | 58.11 | 58.11 | 61.93 | 61.93 | 60.90 | 60.90 |"
-        in printed
-    )
-    assert "| Inter-Human Correlation | 63.67 | 63.67 |" in printed
+    # one scale (issue 26): the terminal prints what table.md does, on [-1, 1] with CIs; ours
+    # beside the published value (Table 17 prints 49.66: the same number, x100)
+    assert _values(printed, "| ragchecker |") == [
+        *("0.4966", "0.4966", "0.4695", "0.4695", "0.6067", "0.6067"),
+        *("0.5811", "0.5811", "0.6193", "0.6193", "0.6090", "0.6090"),
+    ]
+    assert _values(printed, "| Inter-Human Correlation |")[:2] == ["0.6367", "0.6367"]
+    assert "| ragchecker | 0.4966 [" in printed  # ours carries its CI
     res = json.loads((out / "result.json").read_text())
     assert res["protocol"]["normalize"] == "minmax" and res["protocol"]["n_boot"] == 200
+    # --percent re-renders the same numbers x100, in the terminal and every file
+    assert main(["report", str(out), "--percent", "--no-plots"]) == 0
+    printed = capsys.readouterr().out
+    assert _values(printed, "| ragchecker |")[:6] == [
+        *("49.66", "49.66", "46.95", "46.95", "60.67", "60.67")
+    ]
+    assert _values(printed, "| Inter-Human Correlation |")[:2] == ["63.67", "63.67"]
+    assert "| ragchecker | 49.66 [" in (out / "table.md").read_text(encoding="utf-8")
+    assert json.loads((out / "result.json").read_text())["display"] == {"percent": True}
+
+
+def _values(printed: str, start: str) -> list[str]:
+    """The cells of the table row that starts with ``start``, without their CIs."""
+    row = next(line for line in printed.splitlines() if line.startswith(start))
+    cells = row.strip().strip("|").split(" | ")[1:]
+    return [re.sub(r" \[.*?\]| \(.*?\)", "", c).strip() for c in cells]
 
 
 def test_meta_eval_computes_caches_and_reuses_scores(

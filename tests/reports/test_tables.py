@@ -17,6 +17,7 @@ from metajudge.errors import InputError
 from metajudge.reports import tables
 from metajudge.reports.published import attach_published, load_published
 from metajudge.reports.render import render_all
+from metajudge.reports.scale import set_percent
 
 
 def _result(
@@ -128,10 +129,20 @@ def test_markdown_is_table17_layout_with_published_column(
     ]
     assert body[-1].startswith("| Inter-Human Correlation")  # ceiling is the last row
     bleu = next(line for line in body if line.startswith("| bleu"))
-    assert "12.34" in bleu and "[" in bleu  # published value beside ours, CI in brackets
-    assert f"{res.value('bleu', 'faithfulness') * 100:.2f}" in bleu
-    assert "80.00" in body[-1]
+    # one scale (issue 26): correlations on [-1, 1], four decimals; the published 12.34 (x100
+    # in its file) beside ours as 0.1234, CI in brackets
+    assert "| 0.1234 |" in bleu and "[" in bleu
+    assert f"{res.value('bleu', 'faithfulness'):.4f} [" in bleu
+    assert "| 0.8000 |" in body[-1]
     assert "normalisation **minmax**" in md and "normalize=minmax" in md
+    assert "on [−1, 1]" in md and "×100" not in md
+    set_percent(res.data, True)  # --percent: the same numbers x100, two decimals, everywhere
+    pct = tables.to_markdown(res)
+    bleu100 = next(line for line in pct.splitlines() if line.startswith("| bleu"))
+    assert "| 12.34 |" in bleu100
+    assert f"{res.value('bleu', 'faithfulness') * 100:.2f} [" in bleu100
+    assert "×100" in pct
+    set_percent(res.data, False)
     # undefined with its reason, once for the cells it holds for
     assert (
         "- metric difference is constant (0) over all 30 scored pairs (2 metric / dimension "
@@ -146,10 +157,18 @@ def test_csv_json_latex(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     rows = list(csv.DictReader(io.StringIO(tables.to_csv(res))))
     assert [r["metric"] for r in rows] == ["bleu", "my_judge", "flat", "Inter-Human Correlation"]
     assert float(rows[0]["faithfulness_pearson"]) == pytest.approx(
+        res.value("bleu", "faithfulness"), abs=1e-6
+    )
+    assert rows[0]["faithfulness_pearson_published"] == "0.123400"
+    assert rows[2]["faithfulness_pearson"] == "" and rows[0]["normalize"] == "minmax"
+    set_percent(res.data, True)
+    rows100 = list(csv.DictReader(io.StringIO(tables.to_csv(res))))
+    assert rows100[0]["faithfulness_pearson_published"] == "12.3400"
+    assert float(rows100[0]["faithfulness_pearson"]) == pytest.approx(
         res.value("bleu", "faithfulness") * 100, abs=1e-4
     )
-    assert rows[0]["faithfulness_pearson_published"] == "12.34"
-    assert rows[2]["faithfulness_pearson"] == "" and rows[0]["normalize"] == "minmax"
+    assert "x100" in json.loads(tables.to_json(res))["scale"]
+    set_percent(res.data, False)
     long = list(csv.DictReader(io.StringIO(tables.cells_csv(res))))
     assert {r["statistic"] for r in long} == {
         "pearson",

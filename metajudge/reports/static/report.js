@@ -20,12 +20,12 @@ function el(tag, attrs, ...kids) {
 const fmt = (v, nd = 3) => (v === null || v === undefined ? "–" : typeof v === "number" ? v.toFixed(nd) : String(v));
 const sortVal = (c) => (c === null || c === undefined ? -Infinity : typeof c === "object" ? c.v : c);
 
-function cell(c) {
+function cell(c, nd = 3) {
   if (c && typeof c === "object") {
-    const band = c.lo === null && c.m ? `(${c.m})` : `[${fmt(c.lo)}, ${fmt(c.hi)}]` + (c.m ? ` ${c.m}` : "");
-    return el("td", { class: "num" }, fmt(c.v), " ", el("span", { class: "ci" }, band));
+    const band = c.lo === null && c.m ? `(${c.m})` : `[${fmt(c.lo, nd)}, ${fmt(c.hi, nd)}]` + (c.m ? ` ${c.m}` : "");
+    return el("td", { class: "num" }, fmt(c.v, nd), " ", el("span", { class: "ci" }, band));
   }
-  return typeof c === "number" ? el("td", { class: "num" }, Number.isInteger(c) ? String(c) : fmt(c)) : el("td", {}, c === null || c === undefined ? "–" : String(c));
+  return typeof c === "number" ? el("td", { class: "num" }, Number.isInteger(c) ? String(c) : fmt(c, nd)) : el("td", {}, c === null || c === undefined ? "–" : String(c));
 }
 
 /* ---------- overview tables (sortable) ---------- */
@@ -44,8 +44,9 @@ function drawTable(t, idx) {
 }
 function fillTable(t, tb, rows) {
   tb.replaceChildren();
-  for (const r of rows) tb.append(el("tr", {}, ...r.map(cell)));
-  for (const r of t.refs || []) tb.append(el("tr", { class: "ref" }, ...r.map(cell)));
+  const nd = t.nd ?? 3; // decimals of the run's scale (4 on 0-1, 2 at x100)
+  for (const r of rows) tb.append(el("tr", {}, ...r.map((c) => cell(c, nd))));
+  for (const r of t.refs || []) tb.append(el("tr", { class: "ref" }, ...r.map((c) => cell(c, nd))));
 }
 function sortTable(t, tb, th, j) {
   const desc = !th.classList.contains("desc");
