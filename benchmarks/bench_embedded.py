@@ -161,9 +161,9 @@ def metajudge_round(items: list[Any], backbone: str) -> dict:
 
 
 def check_scores(got: dict[str, float | None], want: dict[str, float | None]) -> list[str]:
-    """Keys whose score differs from the stored one by more than 1e-6 (or is missing)."""
+    """Keys of ``got`` whose score differs from the stored one by more than 1e-6 (or has none)."""
     bad = []
-    for k in sorted(set(got) | set(want)):
+    for k in sorted(got):
         a, b = got.get(k), want.get(k)
         if a is None or b is None:
             if a is not b:
@@ -253,7 +253,8 @@ def _scores_check(args: Any, rounds: list[dict[str, Any]]) -> int:
         want = json.loads(Path(args.expect).read_text())
         bad = check_scores(scores, want)
         print(
-            f"G-Eval scores vs {args.expect}: {len(scores) - len(bad)}/{len(scores)} equal (1e-6)"
+            f"G-Eval scores vs {args.expect}: {len(scores) - len(bad)}/{len(scores)} equal (1e-6), "
+            f"{sum(want.get(k) == v for k, v in scores.items())} bit for bit"
             + (f"; differ: {bad}" if bad else "")
         )
         rc = 1 if bad else 0
