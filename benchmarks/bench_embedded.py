@@ -1,0 +1,265 @@
+"""Embedded judge throughput vs llama.cpp's own: the same G-Eval prompts, the same threads.
+
+The prompts: G-Eval faithfulness (SmolLM2-135M, the default embedded backbone, logprobs mode) on
+the responses of the first ``--records`` records of ``lftqa_mitigation_pradhumant`` (table QA;
+10 records = 20 responses), built by metajudge's own prompt code. Per round, alternately:
+
+- **direct**: llama.cpp through ``Llama.eval`` on the chat-formatted token sequences of the
+  distinct requests, in as many worker processes as the backbone has replicas, each with the
+  threads of one replica (``logits_all=False``): prompt tokens / wall second.
+- **metajudge**: ``score_batch`` of the real G-Eval metric on the real embedded backend (servers
+  started before the clock starts; a fresh, empty LLM cache each round): prompt tokens the
+  servers evaluated (from their logs, prefix reuse excluded) / wall second; also the prompt
+  tokens sent / wall second (prefix reuse included).
+
+Prints both throughputs per round, the best of each, their ratio (target: direct/metajudge
+<= 1.3) and the load average; asserts the G-Eval scores equal the stored ones (``--expect``
+FILE, written with ``--write-expect``; default ``benchmarks/data/bench_embedded_scores.json``).
+
+Usage::
+
+    python benchmarks/bench_embedded.py [--records 10] [--rounds 3] [--backbone smollm2-135m]
+        [--expect FILE | --write-expect FILE] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing as mp
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_EXPECT = HERE / "data" / "bench_embedded_scores.json"
+
+
+def _setup_env() -> None:
+    data = HERE.parents[1] / "shared" / "human_labels"
+    if not os.environ.get("METAJUDGE_DATA_DIR") and data.is_dir():
+        os.environ["METAJUDGE_DATA_DIR"] = str(data)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def _items(n_records: int) -> list[Any]:
+    from metajudge.data.registry import load_dataset
+    from metajudge.metrics.base import ScoreItem, iter_responses
+
+    ds = load_dataset("lftqa_mitigation_pradhumant")
+    refs = list(iter_responses(ds.records[:n_records]))
+    return [ScoreItem(r.key, r.response, r.reference, r.input) for r in refs]
+
+
+def _metric(backbone: str) -> Any:
+    from metajudge.metrics.registry import get_metric
+
+    return get_metric("geval_faithfulness", backbone=backbone)
+
+
+def _distinct_messages(items: list[Any], backbone: str) -> list[list[dict[str, str]]]:
+    """The chat messages of the distinct requests G-Eval sends for ``items`` (nothing is sent)."""
+    m = _metric(backbone)
+    seen: dict[str, list[dict[str, str]]] = {}
+    for it in items:
+        built = m._request(it)
+        if isinstance(built, str):
+            continue
+        req = built[0]
+        key = json.dumps(req.to_dict(), sort_keys=True)
+        seen.setdefault(key, [dict(x) for x in req.messages])
+    return list(seen.values())
+
+
+def _tokens(llm: Any, messages: list[dict[str, str]]) -> list[int]:
+    """The prompt tokens llama-cpp-python's server builds for ``messages`` (the GGUF's template)."""
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    tmpl = llm.metadata["tokenizer.chat_template"]
+    eos = llm._model.token_get_text(llm.token_eos())
+    bos = llm._model.token_get_text(llm.token_bos())
+    prompt = Jinja2ChatFormatter(template=tmpl, eos_token=eos, bos_token=bos)(
+        messages=messages
+    ).prompt
+    return list(llm.tokenize(prompt.encode("utf-8"), special=True))
+
+
+def _direct_worker(args: tuple[str, int, int, list[list[dict[str, str]]], Any]) -> None:
+    model, n_ctx, threads, prompts, conn = args
+    from llama_cpp import Llama
+
+    llm = Llama(
+        model_path=model,
+        n_ctx=n_ctx,
+        n_threads=threads,
+        n_threads_batch=threads,
+        logits_all=False,
+        verbose=False,
+    )
+    toks = [_tokens(llm, p) for p in prompts]
+    conn.send("ready")
+    conn.recv()  # start together
+    t0 = time.perf_counter()
+    for t in toks:
+        llm.reset()
+        llm.eval(t)
+    conn.send((sum(len(t) for t in toks), time.perf_counter() - t0))
+
+
+def direct_round(model: str, n_ctx: int, workers: int, threads: int, prompts: list[Any]) -> dict:
+    """llama.cpp's own prompt throughput: ``workers`` processes of ``threads`` threads."""
+    ctx = mp.get_context("spawn")
+    pipes, procs = [], []
+    for w in range(workers):
+        a, b = ctx.Pipe()
+        p = ctx.Process(
+            target=_direct_worker, args=((model, n_ctx, threads, prompts[w::workers], b),)
+        )
+        p.start()
+        pipes.append(a)
+        procs.append(p)
+    for a in pipes:
+        assert a.recv() == "ready"
+    t0 = time.perf_counter()
+    for a in pipes:
+        a.send("go")
+    res = [a.recv() for a in pipes]
+    wall = time.perf_counter() - t0
+    for p in procs:
+        p.join()
+    tokens = sum(r[0] for r in res)
+    return {"tokens": tokens, "wall_s": round(wall, 3), "tok_s": round(tokens / wall, 1)}
+
+
+def metajudge_round(items: list[Any], backbone: str) -> dict:
+    """End to end through the real embedded backend, on a fresh empty cache."""
+    os.environ["METAJUDGE_CACHE_DIR"] = tempfile.mkdtemp(prefix="mj-bench-embedded-")
+    m = _metric(backbone)
+    try:
+        be = m.client.backend
+        getattr(be, "inner", be)._ensure_started()  # model load is not throughput
+        t0 = time.perf_counter()
+        res = m.score_batch(items)
+        wall = time.perf_counter() - t0
+        cost = m.summary["cost"]
+    finally:
+        m.close()
+    evaluated = int(cost["processed_prompt_tokens"])
+    return {
+        "calls": int(cost["calls"]),
+        "prompt_tokens_sent": int(cost["prompt_tokens"]),
+        "prompt_tokens_evaluated": evaluated,
+        "wall_s": round(wall, 3),
+        "tok_s": round(evaluated / wall, 1),
+        "sent_tok_s": round(int(cost["prompt_tokens"]) / wall, 1),
+        "scores": {str(it.key): r.score for it, r in zip(items, res, strict=True)},
+    }
+
+
+def check_scores(got: dict[str, float | None], want: dict[str, float | None]) -> list[str]:
+    """Keys of ``got`` whose score differs from the stored one by more than 1e-6 (or has none)."""
+    bad = []
+    for k in sorted(got):
+        a, b = got.get(k), want.get(k)
+        if a is None or b is None:
+            if a is not b:
+                bad.append(k)
+        elif not math.isclose(a, b, rel_tol=0, abs_tol=1e-6):
+            bad.append(k)
+    return bad
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--records", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--backbone", default="smollm2-135m")
+    ap.add_argument("--expect", default=str(DEFAULT_EXPECT))
+    ap.add_argument("--write-expect", help="store this run's G-Eval scores here (no check)")
+    ap.add_argument("--json", help="write the rounds as JSON here")
+    ap.add_argument(
+        "--scores-only", action="store_true", help="one metajudge round, no direct llama.cpp"
+    )
+    args = ap.parse_args(argv)
+    _setup_env()
+    from metajudge.backends.embedded import EmbeddedBackend
+    from metajudge.backends.models import resolve_gguf
+    from metajudge.metrics.judges.engine import backbone_config
+
+    cfg = backbone_config(args.backbone)
+    model = str(resolve_gguf(str(cfg.gguf), cfg.gguf_sha256))
+    threads = max(1, cfg.n_threads // cfg.n_parallel)
+    items = _items(args.records)
+    prompts = _distinct_messages(items, args.backbone)
+    print(
+        f"{len(items)} responses, {len(prompts)} distinct G-Eval requests; {cfg.n_parallel} "
+        f"replica(s) x {threads} thread(s); logits_all={cfg.logits_all} "
+        f"prompt_cache={cfg.prompt_cache}"
+    )
+    assert EmbeddedBackend  # the backend the metric uses
+    rounds: list[dict[str, Any]] = []
+    for i in range(args.rounds):
+        if args.scores_only:
+            j = metajudge_round(items, args.backbone)
+            rounds.append({"metajudge": j})
+            print(f"metajudge: {j['wall_s']:.1f} s, {j['tok_s']:.0f} evaluated tok/s")
+            break
+        d = direct_round(model, cfg.n_ctx or 4096, cfg.n_parallel, threads, prompts)
+        j = metajudge_round(items, args.backbone)
+        load = os.getloadavg()[0]
+        rounds.append({"direct": d, "metajudge": j, "load1": load})
+        print(
+            f"round {i + 1}: direct {d['tokens']} tok in {d['wall_s']:.2f} s = {d['tok_s']:.0f} tok/s | "
+            f"metajudge {j['prompt_tokens_evaluated']} evaluated ({j['prompt_tokens_sent']} sent, "
+            f"{j['calls']} calls) in {j['wall_s']:.2f} s = {j['tok_s']:.0f} tok/s "
+            f"(sent {j['sent_tok_s']:.0f}) | ratio {d['tok_s'] / j['tok_s']:.2f} | load {load:.2f}"
+        )
+    if not args.scores_only:
+        summarize(rounds)
+    rc = _scores_check(args, rounds)
+    if args.json:
+        Path(args.json).write_text(json.dumps(rounds, indent=1) + "\n")
+    return rc
+
+
+def summarize(rounds: list[dict[str, Any]]) -> None:
+    """The best throughput of each side, their ratio, the per-round ratios, the load average."""
+    best_d = max(r["direct"]["tok_s"] for r in rounds)
+    best_j = max(r["metajudge"]["tok_s"] for r in rounds)
+    ratios = [r["direct"]["tok_s"] / r["metajudge"]["tok_s"] for r in rounds]
+    print(
+        f"best direct {best_d:.0f} tok/s, best metajudge {best_j:.0f} tok/s: ratio of bests "
+        f"{best_d / best_j:.2f}; per-round ratios {', '.join(f'{x:.2f}' for x in ratios)} "
+        f"(median {sorted(ratios)[len(ratios) // 2]:.2f}; target <= 1.3); "
+        f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+    )
+
+
+def _scores_check(args: Any, rounds: list[dict[str, Any]]) -> int:
+    """Write (``--write-expect``) or compare the G-Eval scores; 1 when any differs."""
+    scores = rounds[0]["metajudge"]["scores"]
+    for r in rounds[1:]:
+        assert not check_scores(r["metajudge"]["scores"], scores), "scores vary between rounds"
+    rc = 0
+    if args.write_expect:
+        Path(args.write_expect).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.write_expect).write_text(json.dumps(scores, indent=1, sort_keys=True) + "\n")
+        print(f"G-Eval scores written to {args.write_expect}")
+    elif Path(args.expect).is_file():
+        want = json.loads(Path(args.expect).read_text())
+        bad = check_scores(scores, want)
+        print(
+            f"G-Eval scores vs {args.expect}: {len(scores) - len(bad)}/{len(scores)} equal (1e-6), "
+            f"{sum(want.get(k) == v for k, v in scores.items())} bit for bit"
+            + (f"; differ: {bad}" if bad else "")
+        )
+        rc = 1 if bad else 0
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
