@@ -213,6 +213,7 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
         backbone=cli_backbone(args.backbone),
         asked=_asked(args),
         baselines=not args.no_baselines,
+        strict_ids=args.strict_ids,
     )
     if isinstance(res, CategoricalResult):
         return _print_categorical(args, res.to_dict(), written)

@@ -18,6 +18,7 @@ Only argparse is imported here.
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from metajudge.cli.types import bounded_int, nonneg_float, positive_int, score_spec, seed
 
@@ -181,6 +182,30 @@ def add_scores(
         metavar="SPECS",
         help=argparse.SUPPRESS,
     )
+    p.add_argument(
+        "--strict-ids",
+        action="store_true",
+        help="refuse a score file's rows for items or systems the dataset does not contain "
+        "(exit 2 naming file, line and field); by default they are dropped, counted and named "
+        "in one warning",
+    )
+
+
+def id_policy(args: argparse.Namespace) -> Any:
+    """The :class:`~metajudge.scores.alignment.IdPolicy` of a command with :func:`add_scores`
+    (``--strict-ids``)."""
+    from metajudge.scores.alignment import IdPolicy
+
+    return IdPolicy(strict=bool(getattr(args, "strict_ids", False)))
+
+
+def warn_dropped(ids: Any) -> None:
+    """The one stderr warning of the score rows ``ids`` dropped (nothing when none was)."""
+    import sys
+
+    line = ids.warning()
+    if line:
+        print(f"metajudge: warning: {line}", file=sys.stderr)
 
 
 def add_judge_scores(p: argparse.ArgumentParser) -> None:

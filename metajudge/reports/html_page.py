@@ -177,10 +177,10 @@ def _meta_warnings(data: Mapping[str, Any]) -> list[str]:
                     f"{miss.get('pairs_imputed_median', 0)} pairs imputed (median), "
                     f"{miss.get('pairs_dropped', 0)} dropped (rule {miss.get('rule')})"
                 )
-    from metajudge.reports.sections import small_n_caution, undefined_lines
+    from metajudge.reports.sections import dropped_lines, small_n_caution, undefined_lines
 
     caution = small_n_caution(data)
-    out = ([caution] if caution else []) + out + undefined_lines(data["cells"])
+    out = ([caution] if caution else []) + dropped_lines(data) + out + undefined_lines(data["cells"])
     out += weak_judge_warnings(
         s for m in data["metrics"] for ss in (m.get("signatures") or {}).values() for s in ss
     )

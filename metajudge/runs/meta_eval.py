@@ -26,6 +26,7 @@ from metajudge.analyses.metric_vs_human import trivial
 from metajudge.analyses.metric_vs_human.evaluate import MetaEvalResult, meta_evaluate
 from metajudge.analyses.metric_vs_human.protocol import Protocol
 from metajudge.data.loading import open_dataset
+from metajudge.scores.alignment import IdPolicy
 from metajudge.scores.run_scores import gather_scores, score_specs
 from metajudge.scores.spec import ScoreSpec
 
@@ -79,6 +80,7 @@ def meta_eval_into(
     backbone: str | None = None,
     asked: Sequence[str] = (),
     baselines: bool = True,
+    strict_ids: bool = False,
     **options: Any,
 ) -> tuple[MetaEvalResult, dict[str, Path]]:
     """Run the whole meta-evaluation into ``out_dir``; returns the result and the written files.
@@ -93,6 +95,9 @@ def meta_eval_into(
     A categorical or binary dataset goes to
     :func:`metajudge.runs.meta_eval_categorical.run_categorical` (``asked``: command-line flags
     given explicitly, refused there when they make no sense for labels).
+    ``strict_ids``: refuse a score file's rows for items or systems the dataset lacks; by default
+    they are dropped and counted (:class:`~metajudge.scores.alignment.IdPolicy`): one warning,
+    and ``run.score_ids`` in ``result.json``, which the reports show.
     """
     t0 = time.perf_counter()
     out = Path(out_dir)
@@ -105,6 +110,7 @@ def meta_eval_into(
 
         refuse_asked(proto, asked, ds.card.label_kind)  # before any scoring
     specs = score_specs(scores, score_files, external)
+    ids = IdPolicy(strict=strict_ids)
     rows, to_score = gather_scores(
         ds,
         out_dir=out,
@@ -114,7 +120,11 @@ def meta_eval_into(
         progress=progress,
         rescore=rescore,
         backbone=backbone,
+        ids=ids,
     )
+    run["score_ids"] = ids.summary()
+    if ids.warning():
+        log.warning("%s", ids.warning())
     if ds.card.label_kind in ("categorical", "binary"):
         run["scores"] = [s.text for s in specs]
         return run_categorical(  # type: ignore[return-value]
