@@ -17,7 +17,14 @@ import argparse
 import sys
 from typing import Any
 
-from metajudge.cli.options import add_data_dir, add_format, add_scores, add_seed
+from metajudge.cli.options import (
+    add_data_dir,
+    add_format,
+    add_scores,
+    add_seed,
+    id_policy,
+    warn_dropped,
+)
 from metajudge.cli.types import positive_int
 
 
@@ -164,7 +171,12 @@ def _table(args: argparse.Namespace) -> tuple[Any, dict[str, int]]:
             args.input, distribution=args.distribution, judge=args.judge, data_dir=args.data_dir
         ), {}
     ds = open_dataset(args.dataset, args.input, data_dir=args.data_dir)
-    return table_from_scores(ds, args.scores, dimension=args.dimension, data_dir=args.data_dir)
+    ids = id_policy(args)
+    table = table_from_scores(
+        ds, args.scores, dimension=args.dimension, data_dir=args.data_dir, ids=ids
+    )
+    warn_dropped(ids)
+    return table
 
 
 def _emit(args: argparse.Namespace, res: Any, md: str) -> int:

@@ -167,10 +167,16 @@ class _DeprecatedExternal(argparse.Action):
 
 
 def add_scores(
-    p: argparse.ArgumentParser, *, external_list: bool = False, help: str = SCORES_HELP
+    p: argparse.ArgumentParser,
+    *,
+    external_list: bool = False,
+    help: str = SCORES_HELP,
+    strict_ids: bool = True,
 ) -> None:
     """``--scores SPEC`` (repeatable, :mod:`metajudge.scores.spec`) into ``args.scores``, and the
-    hidden old ``--external`` mapped onto it (a flag, or with ``external_list`` a list)."""
+    hidden old ``--external`` mapped onto it (a flag, or with ``external_list`` a list).
+    ``strict_ids``: add ``--strict-ids`` (the command drops and counts rows for unknown ids
+    through :func:`id_policy` unless it is given); without it the command refuses them always."""
     p.add_argument(
         "--scores", action="append", type=score_spec, default=[], metavar="SPEC", help=help
     )
@@ -182,6 +188,8 @@ def add_scores(
         metavar="SPECS",
         help=argparse.SUPPRESS,
     )
+    if not strict_ids:
+        return
     p.add_argument(
         "--strict-ids",
         action="store_true",
@@ -217,6 +225,7 @@ def add_judge_scores(p: argparse.ArgumentParser) -> None:
     add_scores(
         p,
         external_list=True,
+        strict_ids=False,  # backbone-swap / decide refuse unknown ids, as before
         help="a judge's score column per backbone, repeatable: LABEL=PATH[:COL], PATH:COL, or "
         "shipped:BACKBONE[,BACKBONE] for the judge columns the dataset's card declares "
         "(lftqa_eval: gpt-4o,gpt-4o-mini,Meta-Llama-3.1-70B-Instruct-Turbo)",
