@@ -17,6 +17,7 @@ The run folder then holds ``result.json`` (the full result), the tables and the 
 from __future__ import annotations
 
 import logging
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,7 +25,7 @@ from typing import Any
 
 from metajudge.analyses.metric_vs_human import trivial
 from metajudge.analyses.metric_vs_human.evaluate import MetaEvalResult, meta_evaluate
-from metajudge.analyses.metric_vs_human.protocol import Protocol
+from metajudge.analyses.metric_vs_human.protocol import Protocol, correlate_for
 from metajudge.data.loading import open_dataset
 from metajudge.scores.alignment import IdPolicy
 from metajudge.scores.run_scores import gather_scores, score_specs
@@ -89,7 +90,9 @@ def meta_eval_into(
     length in words, a seeded random score); they are extra rows, never compared.
 
     ``protocol`` (default :class:`~metajudge.analyses.metric_vs_human.protocol.Protocol()`) with ``options``
-    overriding single fields. The run folder gets ``result.json`` (with the matching published
+    overriding single fields; with neither a ``protocol`` nor a ``correlate`` option the data's
+    kind chooses (:func:`~metajudge.analyses.metric_vs_human.protocol.correlate_for`: pointwise
+    for per-response labels, the pairwise difference for pairs), said on stderr. The run folder gets ``result.json`` (with the matching published
     numbers attached), the tables and the plots. ``backbone``: the LLM-judge metrics' backbone,
     passed to :func:`~metajudge.scores.scoring.score_dataset` (``None``: the default one).
     A categorical or binary dataset goes to
@@ -101,8 +104,10 @@ def meta_eval_into(
     """
     t0 = time.perf_counter()
     out = Path(out_dir)
-    proto = Protocol.from_dict(options) if protocol is None else protocol.with_options(**options)
     ds = open_dataset(dataset, input_file, subset=subset, data_dir=data_dir)
+    if protocol is None and "correlate" not in options:
+        options = {**options, "correlate": _chosen_correlate(ds, progress)}
+    proto = Protocol.from_dict(options) if protocol is None else protocol.with_options(**options)
     # what the report loads again (metajudge report DIR): ds.source
     run = {"dataset": dataset or str(input_file), "subset": subset, "source": ds.source}
     if ds.card.label_kind in ("categorical", "binary"):
@@ -151,6 +156,20 @@ def meta_eval_into(
         "seconds": round(time.perf_counter() - t0, 3),
     }
     return res, write_run(res, out, plots=plots, data_dir=data_dir, dataset=ds)
+
+
+def _chosen_correlate(ds: Any, say: bool) -> str:
+    """The protocol of the data's kind (categorical data keeps the default: it is read as labels);
+    one line on stderr names it when ``say``."""
+    if ds.card.label_kind in ("categorical", "binary"):
+        return Protocol().correlate
+    correlate, why = correlate_for(ds.card.kind)
+    if say:
+        print(
+            f"protocol: {correlate} (chosen from the data: {why}; --protocol to change)",
+            file=sys.stderr,
+        )
+    return correlate
 
 
 def write_run(

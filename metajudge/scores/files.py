@@ -97,6 +97,14 @@ def read_scores(
     else:
         rows = _read_any(p, records, fmt, labels, ids)
     if not rows and not allow_empty:
+        first = next((d for d in ids.dropped if d["path"] == str(p)), None) if ids else None
+        if first is not None:  # nothing left to align: the first unknown id is the error
+            raise InputError(
+                f"{first['why']}: no row of the file names an item and system of this dataset",
+                path=p,
+                line=first["line"],
+                field="item" if first["why"].startswith("unknown item") else "system",
+            )
         raise InputError("empty score file: no score rows", path=p)
     return rows
 
