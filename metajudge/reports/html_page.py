@@ -180,7 +180,9 @@ def _meta_warnings(data: Mapping[str, Any]) -> list[str]:
     from metajudge.reports.sections import dropped_lines, small_n_caution, undefined_lines
 
     caution = small_n_caution(data)
-    out = ([caution] if caution else []) + dropped_lines(data) + out + undefined_lines(data["cells"])
+    out = (
+        ([caution] if caution else []) + dropped_lines(data) + out + undefined_lines(data["cells"])
+    )
     out += weak_judge_warnings(
         s for m in data["metrics"] for ss in (m.get("signatures") or {}).values() for s in ss
     )

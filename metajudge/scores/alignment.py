@@ -59,7 +59,13 @@ class IdPolicy:
             return
         self._seen.add(key)
         self.dropped.append(
-            {"path": path, "line": where.get("line"), "item": item, "system": system, "why": message}
+            {
+                "path": path,
+                "line": where.get("line"),
+                "item": item,
+                "system": system,
+                "why": message,
+            }
         )
 
     def summary(self) -> dict[str, Any]:

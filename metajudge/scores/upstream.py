@@ -110,7 +110,11 @@ class KeyMap:
         if self.pairwise:
             if item not in self.sides:
                 return self._unknown(
-                    f"unknown item id {item!r} (not a pair of this dataset)", "item", where, item, system
+                    f"unknown item id {item!r} (not a pair of this dataset)",
+                    "item",
+                    where,
+                    item,
+                    system,
                 )
             return self._pair_side(item, system, side, where)
         if item not in self.systems:
@@ -129,7 +133,6 @@ class KeyMap:
         if self.ids is None:
             raise InputError(message, field=field, **where)
         self.ids.unknown(message, field=field, where=where, item=item, system=system)
-        return None
 
     def _pair_side(
         self, item: str, system: str | None, side: str | None, where: dict[str, Any]
