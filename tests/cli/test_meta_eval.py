@@ -168,10 +168,11 @@ def test_meta_eval_drops_unknown_score_rows_once_and_chooses_the_protocol(
     chosen = "protocol: pointwise (chosen from the data: per-response labels; --protocol to change)"
     assert cap.err.count(chosen) == 1
     warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
-    assert [w for w in warned if "ids the dataset does not contain" in w] == [
+    want = (
         "1 score row for ids the dataset does not contain was dropped (faithfulness_authors.csv: "
         "1; first ids: 39553812/abstractive; --strict-ids refuses them)"
-    ]
+    )
+    assert [w for w in warned if "ids the dataset does not contain" in w] == [want]
     res = json.loads((tmp_path / "o" / "result.json").read_text())
     assert res["protocol"]["correlate"] == "pointwise"
     assert res["run"]["score_ids"]["rows_dropped"] == 1
