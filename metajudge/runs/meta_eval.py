@@ -84,31 +84,20 @@ def meta_eval_into(
     strict_ids: bool = False,
     **options: Any,
 ) -> tuple[MetaEvalResult, dict[str, Path]]:
-    """Run the whole meta-evaluation into ``out_dir``; returns the result and the written files.
-    ``scores``: score specs (:mod:`metajudge.scores.spec`; old spellings: :func:`score_specs`).
-    ``baselines``: add the trivial baseline rows (:mod:`metajudge.analyses.metric_vs_human.trivial`: response
-    length in words, a seeded random score); they are extra rows, never compared.
-
-    ``protocol`` (default :class:`~metajudge.analyses.metric_vs_human.protocol.Protocol()`) with ``options``
-    overriding single fields; with neither a ``protocol`` nor a ``correlate`` option the data's
-    kind chooses (:func:`~metajudge.analyses.metric_vs_human.protocol.correlate_for`: pointwise
-    for per-response labels, the pairwise difference for pairs), said on stderr. The run folder gets ``result.json`` (with the matching published
-    numbers attached), the tables and the plots. ``backbone``: the LLM-judge metrics' backbone,
-    passed to :func:`~metajudge.scores.scoring.score_dataset` (``None``: the default one).
-    A categorical or binary dataset goes to
-    :func:`metajudge.runs.meta_eval_categorical.run_categorical` (``asked``: command-line flags
-    given explicitly, refused there when they make no sense for labels).
-    ``strict_ids``: refuse a score file's rows for items or systems the dataset lacks; by default
-    they are dropped and counted (:class:`~metajudge.scores.alignment.IdPolicy`): one warning,
-    and ``run.score_ids`` in ``result.json``, which the reports show.
+    """Run the whole meta-evaluation into ``out_dir``; returns the result and the written files
+    (``result.json`` with the matching published numbers attached, the tables, the plots).
+    ``scores``: score specs (:mod:`metajudge.scores.spec`; old spellings: :func:`score_specs`);
+    ``strict_ids``: refuse their rows for ids the dataset lacks, else dropped and counted
+    (:func:`_counted`). ``baselines``: the trivial rows (:mod:`~metajudge.analyses.metric_vs_human.trivial`).
+    ``protocol`` with ``options`` overriding single fields; neither: the data's kind chooses
+    (:func:`_protocol_of`). ``backbone``: the LLM-judge metrics' backbone (``None``: the default).
+    A categorical or binary dataset goes to :func:`~metajudge.runs.meta_eval_categorical.run_categorical`
+    (``asked``: flags given explicitly, refused there when they make no sense for labels).
     """
     t0 = time.perf_counter()
     out = Path(out_dir)
     ds = open_dataset(dataset, input_file, subset=subset, data_dir=data_dir)
-    if protocol is None and "correlate" not in options:
-        options = {**options, "correlate": _chosen_correlate(ds, progress)}
-    proto = Protocol.from_dict(options) if protocol is None else protocol.with_options(**options)
-    # what the report loads again (metajudge report DIR): ds.source
+    proto = _protocol_of(ds, protocol, options, say=progress)
     run = {"dataset": dataset or str(input_file), "subset": subset, "source": ds.source}
     if ds.card.label_kind in ("categorical", "binary"):
         from metajudge.runs.meta_eval_categorical import refuse_asked, run_categorical
@@ -127,9 +116,7 @@ def meta_eval_into(
         backbone=backbone,
         ids=ids,
     )
-    run["score_ids"] = ids.summary()
-    if ids.warning():
-        log.warning("%s", ids.warning())
+    run["score_ids"] = _counted(ids)
     if ds.card.label_kind in ("categorical", "binary"):
         run["scores"] = [s.text for s in specs]
         return run_categorical(  # type: ignore[return-value]
@@ -156,6 +143,23 @@ def meta_eval_into(
         "seconds": round(time.perf_counter() - t0, 3),
     }
     return res, write_run(res, out, plots=plots, data_dir=data_dir, dataset=ds)
+
+
+def _protocol_of(
+    ds: Any, protocol: Protocol | None, options: dict[str, Any], say: bool
+) -> Protocol:
+    """``protocol`` with ``options``; with neither a protocol nor a ``correlate`` option, the
+    data's kind chooses (:func:`_chosen_correlate`)."""
+    if protocol is None and "correlate" not in options:
+        options = {**options, "correlate": _chosen_correlate(ds, say)}
+    return Protocol.from_dict(options) if protocol is None else protocol.with_options(**options)
+
+
+def _counted(ids: IdPolicy) -> dict[str, Any]:
+    """The score rows ``ids`` dropped, warned about once, as ``result.json`` records them."""
+    if ids.warning():
+        log.warning("%s", ids.warning())
+    return ids.summary()
 
 
 def _chosen_correlate(ds: Any, say: bool) -> str:

@@ -28,7 +28,7 @@ class IdPolicy:
     >>> p.unknown("unknown item id 'x'", field="item", where={"path": "s.csv", "line": 3}, item="x", system="m")
     >>> p.unknown("unknown item id 'x'", field="item", where={"path": "s.csv", "line": 4}, item="x", system="n")
     >>> p.warning()
-    "2 score rows for ids the dataset does not contain were dropped (s.csv: 2; first ids: x/m, x/n; --strict-ids refuses them)"
+    '2 score rows for ids the dataset does not contain were dropped (s.csv: 2; first ids: x/m, x/n; --strict-ids refuses them)'
     >>> IdPolicy(strict=True).unknown("unknown item id 'x'", field="item", where={"path": "s.csv", "line": 3}, item="x", system=None)
     Traceback (most recent call last):
     ...
