@@ -20,7 +20,14 @@ import argparse
 import sys
 from typing import Any
 
-from metajudge.cli.options import add_data_dir, add_format, add_scores, add_seed
+from metajudge.cli.options import (
+    add_data_dir,
+    add_format,
+    add_scores,
+    add_seed,
+    id_policy,
+    warn_dropped,
+)
 from metajudge.cli.types import positive_int
 
 
@@ -192,14 +199,20 @@ def _table(args: argparse.Namespace, *, sets: bool = False) -> tuple[Any, dict[s
             args.input, distribution=args.distribution, judge=args.judge, data_dir=args.data_dir
         ), {}
     ds = open_dataset(args.dataset, args.input, data_dir=args.data_dir)
+    ids = id_policy(args)
     if sets:
         from metajudge.analyses.calibration.verdict_sets import is_verdict_dataset, verdict_table
         from metajudge.scores.spec import gather_scores
 
         if is_verdict_dataset(ds.card):
-            rows = gather_scores(ds, args.scores, data_dir=args.data_dir, labels=False)
+            rows = gather_scores(ds, args.scores, data_dir=args.data_dir, labels=False, ids=ids)
+            warn_dropped(ids)
             return verdict_table(ds, rows, dimension=args.dimension), {}
-    return table_from_scores(ds, args.scores, dimension=args.dimension, data_dir=args.data_dir)
+    table = table_from_scores(
+        ds, args.scores, dimension=args.dimension, data_dir=args.data_dir, ids=ids
+    )
+    warn_dropped(ids)
+    return table
 
 
 def _emit(args: argparse.Namespace, res: Any, md: str) -> int:

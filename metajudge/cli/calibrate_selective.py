@@ -9,7 +9,15 @@ from __future__ import annotations
 
 import argparse
 
-from metajudge.cli.options import add_data_dir, add_dataset_args, add_format, add_scores, add_seed
+from metajudge.cli.options import (
+    add_data_dir,
+    add_dataset_args,
+    add_format,
+    add_scores,
+    add_seed,
+    id_policy,
+    warn_dropped,
+)
 from metajudge.cli.types import positive_int
 
 HELP = (
@@ -110,7 +118,11 @@ def run(args: argparse.Namespace) -> int:
 
         check_out_dir(args.out, inputs=[args.input, *spec_paths(args.scores)])
     ds = open_dataset(args.dataset, args.input, data_dir=args.data_dir)
-    rows = gather_scores(ds, args.scores or [SHIPPED], data_dir=args.data_dir, labels=False)
+    ids = id_policy(args)
+    rows = gather_scores(
+        ds, args.scores or [SHIPPED], data_dir=args.data_dir, labels=False, ids=ids
+    )
+    warn_dropped(ids)
     costs = dict(args.cost)
     data = judge_columns(ds, rows, args.judge, costs=costs, dimension=args.dimension)
     res = selective_judging(

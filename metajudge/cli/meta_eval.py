@@ -23,7 +23,7 @@ from metajudge.cli.options import (
     notice,
 )
 
-__all__ = ["add_dataset_args", "add_format", "add_quiet", "protocol_from_args", "register"]
+__all__ = ["add_dataset_args", "add_format", "add_quiet", "protocol_options", "register"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -59,7 +59,9 @@ def _protocol_args(q: argparse.ArgumentParser) -> None:
         choices=("pairwise-difference", "pointwise"),
         default=None,
         help="what is correlated: metric differences of two responses vs the human preference "
-        "(default; RAGChecker, MT-RAIG) or each response's score vs its human score (G-Eval)",
+        "(RAGChecker, MT-RAIG) or each response's score vs its human score (G-Eval); default: "
+        "chosen from the data, pairwise-difference for pairwise records, pointwise for "
+        "per-response (Likert) labels (printed on stderr)",
     )
     q.add_argument(
         "--level",
@@ -67,7 +69,7 @@ def _protocol_args(q: argparse.ArgumentParser) -> None:
         default=None,
         help="correlate all rows at once (global, default), per input then averaged (item = "
         "--grouped), per system then averaged (system-grouped), or the systems' mean scores "
-        "(system = system-level; the last two need --protocol pointwise)",
+        "(system = system-level; the last two need the pointwise protocol)",
     )
     q.add_argument(
         "--normalize",
@@ -152,25 +154,25 @@ def _register_report(subparsers: argparse._SubParsersAction) -> None:  # type: i
     r.set_defaults(func=_cmd_report)
 
 
-def protocol_from_args(args: argparse.Namespace) -> object:
-    """The :class:`~metajudge.analyses.metric_vs_human.protocol.Protocol` of a ``meta-eval`` command line."""
-    from metajudge.analyses.metric_vs_human.protocol import Protocol
-
-    return Protocol(
-        correlate=args.protocol or "pairwise-difference",
-        level=args.level or "global",
-        normalize=args.normalize or "minmax",
-        aggregation=args.aggregation,
-        grouped=args.grouped,
-        epsilon=args.epsilon,
-        learn_epsilon=args.learn_epsilon,
-        cv_folds=args.cv_folds,
-        n_boot=args.n_boot,
-        seed=args.seed,
-        compare=not args.no_compare,
-        missing=args.missing,
+def protocol_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The :class:`~metajudge.analyses.metric_vs_human.protocol.Protocol` fields of a ``meta-eval``
+    command line; without ``--protocol`` no ``correlate``: the run chooses it from the data's
+    kind (:func:`~metajudge.analyses.metric_vs_human.protocol.correlate_for`)."""
+    return {
+        **({} if args.protocol is None else {"correlate": args.protocol}),
+        "level": args.level or "global",
+        "normalize": args.normalize or "minmax",
+        "aggregation": args.aggregation,
+        "grouped": args.grouped,
+        "epsilon": args.epsilon,
+        "learn_epsilon": args.learn_epsilon,
+        "cv_folds": args.cv_folds,
+        "n_boot": args.n_boot,
+        "seed": args.seed,
+        "compare": not args.no_compare,
+        "missing": args.missing,
         **({} if args.small_n is None else {"small_n": args.small_n}),
-    )
+    }
 
 
 def _render(name: str) -> Callable[[Any], str]:
@@ -209,7 +211,6 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
         args.dataset,
         input_file=args.input,
         out_dir=args.out,
-        protocol=protocol_from_args(args),  # type: ignore[arg-type]
         metrics=metrics,
         scores=args.scores,
         data_dir=args.data_dir,
@@ -221,6 +222,8 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
         asked=_asked(args),
         baselines=not args.no_baselines,
         report={"published": args.published, "percent": args.percent},
+        strict_ids=args.strict_ids,
+        **protocol_options(args),
     )
     if isinstance(res, CategoricalResult):
         if args.published or args.percent:

@@ -18,6 +18,7 @@ Only argparse is imported here.
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from metajudge.cli.types import bounded_int, nonneg_float, positive_int, score_spec, seed
 
@@ -192,10 +193,16 @@ class _DeprecatedExternal(argparse.Action):
 
 
 def add_scores(
-    p: argparse.ArgumentParser, *, external_list: bool = False, help: str = SCORES_HELP
+    p: argparse.ArgumentParser,
+    *,
+    external_list: bool = False,
+    help: str = SCORES_HELP,
+    strict_ids: bool = True,
 ) -> None:
     """``--scores SPEC`` (repeatable, :mod:`metajudge.scores.spec`) into ``args.scores``, and the
-    hidden old ``--external`` mapped onto it (a flag, or with ``external_list`` a list)."""
+    hidden old ``--external`` mapped onto it (a flag, or with ``external_list`` a list).
+    ``strict_ids``: add ``--strict-ids`` (the command drops and counts rows for unknown ids
+    through :func:`id_policy` unless it is given); without it the command refuses them always."""
     p.add_argument(
         "--scores", action="append", type=score_spec, default=[], metavar="SPEC", help=help
     )
@@ -207,6 +214,32 @@ def add_scores(
         metavar="SPECS",
         help=argparse.SUPPRESS,
     )
+    if not strict_ids:
+        return
+    p.add_argument(
+        "--strict-ids",
+        action="store_true",
+        help="refuse a score file's rows for items or systems the dataset does not contain "
+        "(exit 2 naming file, line and field); by default they are dropped, counted and named "
+        "in one warning",
+    )
+
+
+def id_policy(args: argparse.Namespace) -> Any:
+    """The :class:`~metajudge.scores.alignment.IdPolicy` of a command with :func:`add_scores`
+    (``--strict-ids``)."""
+    from metajudge.scores.alignment import IdPolicy
+
+    return IdPolicy(strict=bool(getattr(args, "strict_ids", False)))
+
+
+def warn_dropped(ids: Any) -> None:
+    """The one stderr warning of the score rows ``ids`` dropped (nothing when none was)."""
+    import sys
+
+    line = ids.warning()
+    if line:
+        print(f"metajudge: warning: {line}", file=sys.stderr)
 
 
 def add_judge_scores(p: argparse.ArgumentParser) -> None:
@@ -218,6 +251,7 @@ def add_judge_scores(p: argparse.ArgumentParser) -> None:
     add_scores(
         p,
         external_list=True,
+        strict_ids=False,  # backbone-swap / decide refuse unknown ids, as before
         help="a judge's score column per backbone, repeatable: LABEL=PATH[:COL], PATH:COL, or "
         "shipped:BACKBONE[,BACKBONE] for the judge columns the dataset's card declares "
         "(lftqa_eval: gpt-4o,gpt-4o-mini,Meta-Llama-3.1-70B-Instruct-Turbo)",

@@ -15,7 +15,9 @@ from metajudge.cli.options import (
     add_n_perm,
     add_scores,
     add_seed,
+    id_policy,
     notice,
+    warn_dropped,
 )
 from metajudge.cli.types import positive_int, probability
 
@@ -80,7 +82,9 @@ def _estimated_r12(args: argparse.Namespace) -> tuple[float, str]:
     if len(names) != 2 or not args.scores:
         raise InputError("to estimate r12 give --scores and --metrics A,B", field="metrics")
     ds = open_dataset(args.dataset, args.input, subset=args.subset, data_dir=args.data_dir)
-    rows = gather_scores(ds, args.scores, data_dir=args.data_dir, labels=False)
+    ids = id_policy(args)
+    rows = gather_scores(ds, args.scores, data_dir=args.data_dir, labels=False, ids=ids)
+    warn_dropped(ids)
     by = {m: {r["key"]: r["score"] for r in rows if r["metric"] == m} for m in names}
     for m in names:
         if not by[m]:
@@ -286,7 +290,9 @@ def _matrices(args: argparse.Namespace) -> tuple[object, object]:
     from metajudge.scores.spec import gather_scores
 
     ds = open_dataset(args.dataset, args.input, subset=args.subset, data_dir=args.data_dir)
-    rows = gather_scores(ds, args.scores, data_dir=args.data_dir, labels=False)
+    ids = id_policy(args)
+    rows = gather_scores(ds, args.scores, data_dir=args.data_dir, labels=False, ids=ids)
+    warn_dropped(ids)
     metrics = args.metrics.split(",") if args.metrics else None
     sm = score_matrices(ds.records, rows, args.dimension, metrics)
     if not sm.metrics:

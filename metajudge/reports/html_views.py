@@ -50,6 +50,7 @@ def meta_payload(
     (``dataset``: the run's loaded Dataset; else the source ``result.json`` records)."""
     from metajudge.analyses.metric_vs_human.result import MetaEvalResult
     from metajudge.reports.published import attach_published
+    from metajudge.scores.alignment import IdPolicy
     from metajudge.scores.run_scores import gather_scores
 
     res = MetaEvalResult.load(out / "result.json")
@@ -71,6 +72,8 @@ def meta_payload(
         external=bool(run.get("external")),
         data_dir=data_dir,
         progress=False,
+        # the run's own rule; the rows it dropped are counted in result.json (run.score_ids)
+        ids=IdPolicy(strict=(run.get("score_ids") or {}).get("rule") == "strict"),
     )
     by: dict[str, dict[str, Any]] = {}
     for r in rows:

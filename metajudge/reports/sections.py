@@ -85,13 +85,23 @@ def missing_lines(res: MetaEvalResult) -> list[str]:
     return out
 
 
+def dropped_lines(data: Mapping[str, Any]) -> list[str]:
+    """The one warning of the score rows a run dropped for ids its dataset lacks (``run.score_ids``,
+    :class:`~metajudge.scores.alignment.IdPolicy`); empty when none was dropped."""
+    from metajudge.scores.alignment import dropped_warning
+
+    line = dropped_warning((data.get("run") or {}).get("score_ids"))
+    return [line] if line else []
+
+
 def _md_missing(res: MetaEvalResult) -> str:
+    dropped = "".join(f"**Dropped score rows**: {md_text(x)}.\n\n" for x in dropped_lines(res.data))
     lines = missing_lines(res)
     if not lines:
-        return ""
+        return dropped
     rule = res.data["protocol"].get("missing")
     head = f"**Missing scores** (--missing {rule}):\n\n"
-    return head + "".join(f"- {x}\n" for x in lines) + "\n"
+    return dropped + head + "".join(f"- {x}\n" for x in lines) + "\n"
 
 
 def md_cell(x: object) -> str:

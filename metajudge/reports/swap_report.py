@@ -205,8 +205,15 @@ def diagnostics_markdown(
         lines += [f"Protocol: `{diag['protocol']}`", ""]
     sub = diag.get("subset")
     if sub:
-        left = f"; {sub['no_texts']} without both response texts left out" if sub.get("no_texts") else ""
-        lines += [f"Subset: {sub['n']} of {sub['N']} {sub['unit']}, {sub['how']} (seed {sub['seed']}){left}", ""]
+        left = (
+            f"; {sub['no_texts']} without both response texts left out"
+            if sub.get("no_texts")
+            else ""
+        )
+        lines += [
+            f"Subset: {sub['n']} of {sub['N']} {sub['unit']}, {sub['how']} (seed {sub['seed']}){left}",
+            "",
+        ]
     rows = diag.get("backbones", {})
     lines += [
         (

@@ -207,7 +207,7 @@ def _md_other_stats(res: MetaEvalResult) -> str:
 
 
 def _md_undefined(res: MetaEvalResult) -> str:
-    lines = [f"- {line}\n" for line in undefined_lines(res.data["cells"])]
+    lines = [f"- {md_text(line)}\n" for line in undefined_lines(res.data["cells"])]  # names: text
     out = "\n## Undefined values\n\n" + "".join(lines) if lines else ""
     for c in res.data["ceiling"]:
         if c.get("method") is None:

@@ -114,7 +114,9 @@ def chosen_instances(
 
     from metajudge.data.subsample import draw_positions
 
-    return [instances[i] for i in draw_positions(len(instances), limit, np.random.default_rng(seed))]
+    return [
+        instances[i] for i in draw_positions(len(instances), limit, np.random.default_rng(seed))
+    ]
 
 
 def _requests(

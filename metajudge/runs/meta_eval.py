@@ -17,6 +17,7 @@ The run folder then holds ``result.json`` (the full result), the tables and the 
 from __future__ import annotations
 
 import logging
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,8 +25,9 @@ from typing import Any
 
 from metajudge.analyses.metric_vs_human import trivial
 from metajudge.analyses.metric_vs_human.evaluate import MetaEvalResult, meta_evaluate
-from metajudge.analyses.metric_vs_human.protocol import Protocol
+from metajudge.analyses.metric_vs_human.protocol import Protocol, correlate_for
 from metajudge.data.loading import open_dataset
+from metajudge.scores.alignment import IdPolicy
 from metajudge.scores.run_scores import gather_scores, score_specs
 from metajudge.scores.spec import ScoreSpec
 
@@ -80,31 +82,29 @@ def meta_eval_into(
     asked: Sequence[str] = (),
     baselines: bool = True,
     report: dict[str, Any] | None = None,
+    strict_ids: bool = False,
     **options: Any,
 ) -> tuple[MetaEvalResult, dict[str, Path]]:
-    """Run the whole meta-evaluation into ``out_dir``; returns the result and the written files.
-    ``scores``: score specs (:mod:`metajudge.scores.spec`; old spellings: :func:`score_specs`).
-    ``baselines``: add the trivial baseline rows (:mod:`metajudge.analyses.metric_vs_human.trivial`: response
-    length in words, a seeded random score); they are extra rows, never compared.
-
-    ``protocol`` (default :class:`~metajudge.analyses.metric_vs_human.protocol.Protocol()`) with ``options``
-    overriding single fields. The run folder gets ``result.json`` (with the matching published
-    numbers attached), the tables and the plots. ``backbone``: the LLM-judge metrics' backbone,
-    passed to :func:`~metajudge.scores.scoring.score_dataset` (``None``: the default one).
-    :func:`metajudge.runs.meta_eval_categorical.run_categorical` takes a categorical or binary
-    dataset (``asked``: command-line flags given explicitly, refused there when they make no
-    sense for labels). ``report``: :func:`write_run`'s ``published`` and ``percent``."""
+    """Run the whole meta-evaluation into ``out_dir``; returns the result and the written files
+    (``result.json`` with the matching published numbers attached, the tables, the plots).
+    ``scores``: score specs (:mod:`metajudge.scores.spec`; old spellings: :func:`score_specs`);
+    ``strict_ids``: refuse their rows for ids the dataset lacks, else dropped and counted
+    (:func:`_counted`). ``baselines``: the trivial rows (:mod:`~metajudge.analyses.metric_vs_human.trivial`).
+    ``protocol`` with ``options`` overriding single fields; neither: the data's kind chooses
+    (:func:`_protocol_of`). ``backbone``: the LLM-judge metrics' backbone (``None``: the default).
+    A categorical or binary dataset goes to :func:`~metajudge.runs.meta_eval_categorical.run_categorical`
+    (``asked``: flags refused there when senseless for labels). ``report``: :func:`write_run`'s."""
     t0 = time.perf_counter()
     out = Path(out_dir)
-    proto = Protocol.from_dict(options) if protocol is None else protocol.with_options(**options)
     ds = open_dataset(dataset, input_file, subset=subset, data_dir=data_dir)
-    # what the report loads again (metajudge report DIR): ds.source
+    proto = _protocol_of(ds, protocol, options, say=progress)
     run = {"dataset": dataset or str(input_file), "subset": subset, "source": ds.source}
     if ds.card.label_kind in ("categorical", "binary"):
         from metajudge.runs.meta_eval_categorical import refuse_asked, run_categorical
 
         refuse_asked(proto, asked, ds.card.label_kind)  # before any scoring
     specs = score_specs(scores, score_files, external)
+    ids = IdPolicy(strict=strict_ids)
     rows, to_score = gather_scores(
         ds,
         out_dir=out,
@@ -114,7 +114,9 @@ def meta_eval_into(
         progress=progress,
         rescore=rescore,
         backbone=backbone,
+        ids=ids,
     )
+    run["score_ids"] = _counted(ids)
     if ds.card.label_kind in ("categorical", "binary"):
         run["scores"] = [s.text for s in specs]
         return run_categorical(  # type: ignore[return-value]
@@ -141,6 +143,37 @@ def meta_eval_into(
         "seconds": round(time.perf_counter() - t0, 3),
     }
     return res, write_run(res, out, plots=plots, data_dir=data_dir, dataset=ds, **(report or {}))
+
+
+def _protocol_of(
+    ds: Any, protocol: Protocol | None, options: dict[str, Any], say: bool
+) -> Protocol:
+    """``protocol`` with ``options``; with neither a protocol nor a ``correlate`` option, the
+    data's kind chooses (:func:`_chosen_correlate`)."""
+    if protocol is None and "correlate" not in options:
+        options = {**options, "correlate": _chosen_correlate(ds, say)}
+    return Protocol.from_dict(options) if protocol is None else protocol.with_options(**options)
+
+
+def _counted(ids: IdPolicy) -> dict[str, Any]:
+    """The score rows ``ids`` dropped, warned about once, as ``result.json`` records them."""
+    if ids.warning():
+        log.warning("%s", ids.warning())
+    return ids.summary()
+
+
+def _chosen_correlate(ds: Any, say: bool) -> str:
+    """The protocol of the data's kind (categorical data keeps the default: it is read as labels);
+    one line on stderr names it when ``say``."""
+    if ds.card.label_kind in ("categorical", "binary"):
+        return Protocol().correlate
+    correlate, why = correlate_for(ds.card.kind)
+    if say:
+        print(
+            f"protocol: {correlate} (chosen from the data: {why}; --protocol to change)",
+            file=sys.stderr,
+        )
+    return correlate
 
 
 def write_run(

@@ -20,6 +20,7 @@ from typing import Any
 
 from metajudge.errors import InputError
 from metajudge.io import read_json
+from metajudge.scores.alignment import IdPolicy
 from metajudge.scores.rows import DIRECTIONS, ScoreRow, check_score_row, make_row
 from metajudge.scores.upstream import (
     ID_COLUMNS,
@@ -77,8 +78,13 @@ def read_scores(
     fmt: str | None = None,
     labels: bool = False,
     allow_empty: bool = False,
+    ids: IdPolicy | None = None,
 ) -> list[ScoreRow]:
     """Read any supported score file; with ``records``, check it against the dataset.
+
+    ``ids``: the rule for rows whose item or system the dataset lacks
+    (:class:`~metajudge.scores.alignment.IdPolicy`: dropped and counted there, or refused when
+    strict); ``None`` refuses them.
 
     ``fmt``: one of :func:`detect_format`'s names (default: detected). ``labels=True``
     (categorical datasets): a non-numeric cell is a label string, kept in the row's ``label``
@@ -89,8 +95,16 @@ def read_scores(
     if records is None and fmt == "jsonl" and p.suffix.lower() == ".jsonl":
         rows = _read_written_rows(p)
     else:
-        rows = _read_any(p, records, fmt, labels)
+        rows = _read_any(p, records, fmt, labels, ids)
     if not rows and not allow_empty:
+        first = next((d for d in ids.dropped if d["path"] == str(p)), None) if ids else None
+        if first is not None:  # nothing left to align: the first unknown id is the error
+            raise InputError(
+                f"{first['why']}: no row of the file names an item and system of this dataset",
+                path=p,
+                line=first["line"],
+                field="item" if first["why"].startswith("unknown item") else "system",
+            )
         raise InputError("empty score file: no score rows", path=p)
     return rows
 
@@ -117,22 +131,24 @@ def _read_written_rows(path: Path) -> list[ScoreRow]:
     return rows
 
 
-def _read_any(p: Path, records: Sequence[Any] | None, fmt: str, labels: bool) -> list[ScoreRow]:
+def _read_any(
+    p: Path, records: Sequence[Any] | None, fmt: str, labels: bool, ids: IdPolicy | None
+) -> list[ScoreRow]:
     if fmt == "ragchecker":
-        return ragchecker_baseline(p, records)
+        return ragchecker_baseline(p, records, ids)
     if fmt == "lftqa":
         col = _Collector()
-        _lftqa_file(p, p.stem, KeyMap(records) if records else None, col)
+        _lftqa_file(p, p.stem, KeyMap(records, ids) if records else None, col)
         return col.rows
     if fmt == "hanna":
-        return hanna_metric_scores(p, records=records)
+        return hanna_metric_scores(p, records=records, ids=ids)
     if fmt == "released_probs":
         from metajudge.scores.released_probs import judge_rows
 
         if records is None:
             raise InputError("a released-probabilities file is read against a dataset", path=p)
         return judge_rows(p, records)
-    km = KeyMap(records) if records is not None else None
+    km = KeyMap(records, ids) if records is not None else None
     if fmt == "jsonl":
         return _read_rows(p, km, labels)
     if fmt == "csv":
@@ -146,14 +162,18 @@ def _resolve(
     km: KeyMap | None,
     ids: tuple[str, str | None, str | None],
     where: dict[str, Any],
-) -> tuple[str, str | None, str | None]:
-    """``(item, system, side)`` checked against the dataset (as given when there is none)."""
+) -> tuple[str, str | None, str | None] | None:
+    """``(item, system, side)`` checked against the dataset (as given when there is none);
+    ``None``: a row for ids the dataset lacks, dropped and counted by ``km``'s policy."""
     item, system, side = ids
     if km is None:
         if system is None and side is None:
             raise InputError("a row needs a 'system' or 'side'", field="system", **where)
         return item, system, side
-    sys_, side_, _key = km.resolve(item, system, side, where=where)
+    got = km.resolve(item, system, side, where=where)
+    if got is None:
+        return None
+    sys_, side_, _key = got
     return item, sys_, side_
 
 
@@ -239,7 +259,10 @@ def _read_rows(p: Path, km: KeyMap | None, labels: bool = False) -> list[ScoreRo
             obj = {**obj, "score": None}
         row = check_score_row(obj, p, line, external=True, prefix=pre)  # one rule for rows
         metric, score = row["metric"], row["score"]
-        item, sys_, side_ = _resolve(km, _row_ids(obj, where, pre), where)
+        resolved = _resolve(km, _row_ids(obj, where, pre), where)
+        if resolved is None:
+            continue
+        item, sys_, side_ = resolved
         err = row["error"] if score is None else None
         out = make_row(
             item=item,
@@ -309,6 +332,8 @@ def _read_wide_csv(p: Path, km: KeyMap | None, labels: bool = False) -> list[Sco
         for lineno, row in enumerate(reader, start=2):
             where = {"path": p, "line": lineno}
             ids = _resolve(km, _row_ids(row, where), where)
+            if ids is None:
+                continue
             cells = ((h, row.get(h), h) for h in metrics)
             _add_wide_row(col, p, ids, cells, where, f"line {lineno}", labels)
     return col.rows
@@ -326,6 +351,8 @@ def _read_wide_json(p: Path, km: KeyMap | None, labels: bool = False) -> list[Sc
         if not isinstance(obj, Mapping):
             raise InputError("expected an object", field=f"[{i}]", **where)
         ids = _resolve(km, _row_ids(obj, where, f"[{i}]."), where)
+        if ids is None:
+            continue
         cells = ((h, v, f"[{i}].{h}") for h, v in obj.items() if h not in ID_COLUMNS)
         _add_wide_row(col, p, ids, cells, where, f"[{i}]", labels)
     return col.rows

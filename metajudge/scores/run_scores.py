@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from metajudge.errors import InputError
+from metajudge.scores.alignment import IdPolicy
 from metajudge.scores.spec import SHIPPED, ScoreSpec, as_specs, file_spec
 from metajudge.scores.upstream import metric_for_dimension
 
@@ -122,17 +123,20 @@ def gather_scores(
     progress: bool = True,
     rescore: bool = False,
     backbone: str | None = None,
+    ids: IdPolicy | None = None,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Score rows of the score specs (:func:`metajudge.scores.spec.gather_scores`) and of the
     registry ``metrics`` no spec provides (computed, cached in ``OUT/scores.jsonl``).
 
     ``score_files``/``external``: the old spellings of ``scores`` (:func:`score_specs`).
     ``backbone``: the LLM judges' backbone (``None``: the default embedded one).
+    ``ids``: the rule for score-file rows whose ids the dataset lacks
+    (:class:`~metajudge.scores.alignment.IdPolicy`; ``None`` refuses them).
     """
     from metajudge.scores.spec import gather_scores as gather_spec_rows
 
     specs = score_specs(scores, score_files, external)
-    rows = gather_spec_rows(ds, specs, data_dir=data_dir)
+    rows = gather_spec_rows(ds, specs, data_dir=data_dir, ids=ids)
     have = {r["metric"] for r in rows}
     dims = list(ds.card.dimensions)
     to_score = [

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from metajudge.errors import InputError
+from metajudge.scores.alignment import IdPolicy
 from metajudge.scores.rows import ScoreRow
 
 #: The source word of the dataset's shipped columns.
@@ -172,8 +173,13 @@ def gather_scores(
     data_dir: str | Path | None = None,
     dimension: str | None = None,
     labels: bool | None = None,
+    ids: IdPolicy | None = None,
 ) -> list[ScoreRow]:
     """Score rows of every spec, in order, checked against ``dataset``'s records.
+
+    ``ids``: the rule for a score file's rows whose item or system the dataset lacks
+    (:class:`~metajudge.scores.alignment.IdPolicy`: dropped and counted there, or refused when
+    strict; ``None`` refuses them). The dataset's shipped columns are always checked strictly.
 
     ``dimension``: the human dimension of a judge metric (backbone-swap, decide): a column
     family ``COL_<dimension>`` and a card's per-backbone judge column are read for it.
@@ -186,7 +192,7 @@ def gather_scores(
     origin: dict[str, ScoreSpec] = {}
     for spec in as_specs(specs):
         try:
-            got = _spec_rows(dataset, spec, data_dir, dimension, labels)
+            got = _spec_rows(dataset, spec, data_dir, dimension, labels, ids)
         except InputError as e:
             if e.message.startswith("score spec "):
                 raise
@@ -202,7 +208,12 @@ def gather_scores(
 
 
 def _spec_rows(
-    ds: Any, spec: ScoreSpec, data_dir: Any, dimension: str | None, labels: bool
+    ds: Any,
+    spec: ScoreSpec,
+    data_dir: Any,
+    dimension: str | None,
+    labels: bool,
+    ids: IdPolicy | None = None,
 ) -> list[ScoreRow]:
     if spec.shipped:
         rows = _shipped_rows(ds, spec, data_dir, dimension)
@@ -210,7 +221,7 @@ def _spec_rows(
         from metajudge.scores.files import read_scores
 
         path = _resolve_path(ds.card.name, spec, data_dir)
-        rows = _select(spec, read_scores(path, ds.records, labels=labels), ds, dimension)
+        rows = _select(spec, read_scores(path, ds.records, labels=labels, ids=ids), ds, dimension)
     if spec.label is None:
         return rows
     names = sorted({r["metric"] for r in rows})

@@ -31,6 +31,7 @@ from typing import Any
 from metajudge.data.formats import LikertRecord, PairwiseRecord, response_key
 from metajudge.errors import InputError
 from metajudge.io import read_json
+from metajudge.scores.alignment import IdPolicy
 from metajudge.scores.rows import ScoreRow, make_row
 
 #: Columns of a wide score table that are ids, not metrics.
@@ -83,7 +84,9 @@ def collapse_families(metrics: Sequence[str], dimensions: Sequence[str]) -> list
 class KeyMap:
     """Which responses a dataset has, to turn ``(item, system[, side])`` into a response key."""
 
-    def __init__(self, records: Sequence[Any]) -> None:
+    def __init__(self, records: Sequence[Any], ids: IdPolicy | None = None) -> None:
+        #: the rule for rows whose ids the dataset lacks (None: refuse, as strict)
+        self.ids = ids
         self.pairwise = bool(records) and isinstance(records[0], PairwiseRecord)
         self.sides: dict[str, tuple[str, str]] = {}
         self.systems: dict[str, set[str]] = {}
@@ -100,51 +103,69 @@ class KeyMap:
 
     def resolve(
         self, item: str, system: str | None, side: str | None, *, where: dict[str, Any]
-    ) -> tuple[str, str | None, str]:
-        """``(system, side, key)`` for one row; InputError naming ``where`` if it does not exist."""
+    ) -> tuple[str, str | None, str] | None:
+        """``(system, side, key)`` for one row. An item or system the dataset lacks is refused
+        (InputError naming ``where``) or, under a non-strict :class:`IdPolicy`, counted there
+        and ``None`` returned (the row is dropped); a malformed side is always an error."""
         if self.pairwise:
             if item not in self.sides:
-                raise InputError(
-                    f"unknown item id {item!r} (not a pair of this dataset)", field="item", **where
+                return self._unknown(
+                    f"unknown item id {item!r} (not a pair of this dataset)",
+                    "item",
+                    where,
+                    item,
+                    system,
                 )
-            sa, sb = self.sides[item]
-            if side is not None:
-                if side not in ("a", "b"):
-                    raise InputError(
-                        f"side must be 'a' or 'b', got {side!r}", field="side", **where
-                    )
-                sys_ = sa if side == "a" else sb
-                if system not in (None, "", sys_):
-                    raise InputError(
-                        f"system {system!r} is not side {side} ({sys_!r}) of pair {item!r}",
-                        field="system",
-                        **where,
-                    )
-                return sys_, side, response_key(item, side)
-            if system == sa and system == sb:
-                raise InputError(
-                    f"both sides of pair {item!r} are {system!r}: give a 'side' column",
-                    field="side",
-                    **where,
-                )
-            if system == sa:
-                return sa, "a", response_key(item, "a")
-            if system == sb:
-                return sb, "b", response_key(item, "b")
-            raise InputError(
-                f"unknown system {system!r} for pair {item!r} (its systems: {sa!r}, {sb!r})",
-                field="system",
-                **where,
-            )
+            return self._pair_side(item, system, side, where)
         if item not in self.systems:
-            raise InputError(
-                f"unknown item id {item!r} (not in this dataset)", field="item", **where
+            return self._unknown(
+                f"unknown item id {item!r} (not in this dataset)", "item", where, item, system
             )
         if system not in self.systems[item]:
-            raise InputError(
-                f"unknown system {system!r} for item {item!r}", field="system", **where
+            return self._unknown(
+                f"unknown system {system!r} for item {item!r}", "system", where, item, system
             )
         return system, None, response_key(item, system)
+
+    def _unknown(
+        self, message: str, field: str, where: dict[str, Any], item: str, system: str | None
+    ) -> None:
+        if self.ids is None:
+            raise InputError(message, field=field, **where)
+        self.ids.unknown(message, field=field, where=where, item=item, system=system)
+
+    def _pair_side(
+        self, item: str, system: str | None, side: str | None, where: dict[str, Any]
+    ) -> tuple[str, str | None, str] | None:
+        sa, sb = self.sides[item]
+        if side is not None:
+            if side not in ("a", "b"):
+                raise InputError(f"side must be 'a' or 'b', got {side!r}", field="side", **where)
+            sys_ = sa if side == "a" else sb
+            if system not in (None, "", sys_):
+                raise InputError(
+                    f"system {system!r} is not side {side} ({sys_!r}) of pair {item!r}",
+                    field="system",
+                    **where,
+                )
+            return sys_, side, response_key(item, side)
+        if system == sa and system == sb:
+            raise InputError(
+                f"both sides of pair {item!r} are {system!r}: give a 'side' column",
+                field="side",
+                **where,
+            )
+        if system == sa:
+            return sa, "a", response_key(item, "a")
+        if system == sb:
+            return sb, "b", response_key(item, "b")
+        return self._unknown(
+            f"unknown system {system!r} for pair {item!r} (its systems: {sa!r}, {sb!r})",
+            "system",
+            where,
+            item,
+            system,
+        )
 
 
 def _num(v: Any, *, field: str, where: dict[str, Any]) -> float | None:
@@ -206,19 +227,22 @@ def _missing_error(score: float | None) -> str | None:
 # Upstream formats
 
 
-def ragchecker_baseline(path: str | Path, records: Sequence[Any] | None = None) -> list[ScoreRow]:
+def ragchecker_baseline(
+    path: str | Path, records: Sequence[Any] | None = None, ids: IdPolicy | None = None
+) -> list[ScoreRow]:
     """RAGChecker's own scores from ``baseline_ragchecker.json`` (Ru et al. 2024).
 
     One row per pair side and dimension: metric ``ragchecker_<dim>`` (``correctness``,
     ``completeness``, ``overall``) from ``model{1,2}.ragchecker.<dim>_label``; model1 = side a,
     model2 = side b, item = ``str(instance_id)``. With ``records`` the ids and system names are
-    checked against the dataset.
+    checked against the dataset (``ids``: the rule for ids it lacks, :class:`IdPolicy`;
+    default: refuse).
     """
     path = Path(path)
     data = read_json(path)
     if not isinstance(data, list):
         raise InputError("expected a JSON list of RAGChecker instances", path=path)
-    km = KeyMap(records) if records else None
+    km = KeyMap(records, ids) if records else None
     col = _Collector()
     sig = f"ragchecker|source:{path.name}|external"
     for i, obj in enumerate(data):
@@ -236,7 +260,10 @@ def ragchecker_baseline(path: str | Path, records: Sequence[Any] | None = None) 
                 )
             system = str(m.get("model_name", ""))
             if km is not None:
-                system, _, _ = km.resolve(item, None, side, where={**where})
+                got = km.resolve(item, None, side, where={**where})
+                if got is None:
+                    continue
+                system = got[0]
                 if m.get("model_name") not in (None, system):
                     raise InputError(
                         f"system {m.get('model_name')!r} does not match the dataset's side {side} ({system!r})",
@@ -311,7 +338,10 @@ def _lftqa_file(p: Path, name: str, km: KeyMap | None, col: _Collector) -> None:
                 raise InputError("missing required field", field=f"[{i}].{f}", **where)
         item, system = str(obj["example_id"]), str(obj["model"])
         if km is not None:
-            system, _, _key = km.resolve(item, system, None, where={**where})
+            got = km.resolve(item, system, None, where={**where})
+            if got is None:
+                continue
+            system = got[0]
         score = _num(obj["score"], field=f"[{i}].score", where=where)
         details = {"reason": obj["reason"]} if "reason" in obj else {}
         col.add(
@@ -350,6 +380,7 @@ def hanna_metric_scores(
     *,
     records: Sequence[Any] | None = None,
     metrics: Sequence[str] | None = None,
+    ids: IdPolicy | None = None,
 ) -> list[ScoreRow]:
     """HANNA's metric and LLM-judge columns (Chhun et al. 2022/2024) as score rows.
 
@@ -358,9 +389,10 @@ def hanna_metric_scores(
     ``hanna.<slug>`` (e.g. ``hanna.bleu``, ``hanna.bertscore_f1``); LLM judges rating one
     criterion become the family ``hanna.<judge>_run<k>_<dimension>`` (e.g.
     ``hanna.beluga-13b_run1_coherence``), their average column ``hanna.<judge>_avg_run<k>``.
+    ``ids``: the rule for ids the dataset lacks (:class:`IdPolicy`; default: refuse).
     """
     path = Path(path)
-    km = KeyMap(records) if records else None
+    km = KeyMap(records, ids) if records else None
     col = _Collector()
     with open(path, encoding="utf-8", newline="") as fh:
         reader = csv.DictReader(fh)
@@ -403,7 +435,10 @@ def hanna_metric_scores(
                     item = str(i)
                     sys_ = system
                     if km is not None:
-                        sys_, _, _key = km.resolve(item, system, None, where=where)
+                        got = km.resolve(item, system, None, where=where)
+                        if got is None:
+                            continue
+                        sys_ = got[0]
                     score = _num(v, field=f"{colname}[{i}]", where=where)
                     col.add(
                         make_row(

@@ -171,3 +171,45 @@ def test_readme_demo_command(data_dir: Path, tmp_path: Path) -> None:
         assert c["stats"]["pearson"]["value"] is not None, c["metric"]
     for name in ("table.md", "table.json", "correlation_pearson.png", "scatter.png"):
         assert (out / name).stat().st_size > 0
+
+
+GRADED = Path(__file__).parents[1] / "fixtures" / "byod" / "faithfulness.jsonl"
+AUTHORS = GRADED.with_name("faithfulness_authors.csv")
+
+
+def test_meta_eval_drops_unknown_score_rows_once_and_chooses_the_protocol(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """issue 26: the authors' CSV has a row for an item the file lacks: dropped, counted in one
+    warning and in result.json; Likert data without --protocol is meta-evaluated pointwise."""
+    argv = ["meta-eval", "--input", str(GRADED), "--scores", str(AUTHORS), "--n-boot", "20"]
+    assert main([*argv, "--no-plots", "--out", str(tmp_path / "o")]) == 0
+    cap = capsys.readouterr()
+    chosen = "protocol: pointwise (chosen from the data: per-response labels; --protocol to change)"
+    assert cap.err.count(chosen) == 1
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    want = (
+        "1 score row for ids the dataset does not contain was dropped (faithfulness_authors.csv: "
+        "1; first ids: 39553812/abstractive; --strict-ids refuses them)"
+    )
+    assert [w for w in warned if "ids the dataset does not contain" in w] == [want]
+    res = json.loads((tmp_path / "o" / "result.json").read_text())
+    assert res["protocol"]["correlate"] == "pointwise"
+    assert res["run"]["score_ids"]["rows_dropped"] == 1
+    assert res["run"]["score_ids"]["first"] == ["39553812/abstractive"]
+    md = (tmp_path / "o" / "table.md").read_text()
+    assert md.count("first ids: 39553812/abstractive") == 1
+    assert main([*argv, "--no-plots", "--out", str(tmp_path / "s"), "--strict-ids"]) == 2
+    err = capsys.readouterr().err
+    assert "faithfulness_authors.csv:26: field item: " in err and "'39553812'" in err
+
+
+def test_meta_eval_on_pairs_keeps_the_pairwise_difference(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["meta-eval", "--dataset", "ragchecker_meta_eval", "--data-dir", str(data_dir)]
+    argv += ["--scores", "shipped", "--n-boot", "20", "--no-plots", "--no-compare"]
+    assert main([*argv, "--out", str(tmp_path / "o")]) == 0
+    assert "protocol: pairwise-difference (chosen from the data: pairwise records" in (
+        capsys.readouterr().err
+    )

@@ -169,3 +169,40 @@ def test_score_files_declare_column_directions(tmp_path) -> None:  # type: ignor
     bad.write_text(json.dumps({**rows[0], "direction": "down"}) + "\n")
     with pytest.raises(InputError, match=r"bad\.jsonl.*direction"):
         score_files.read_scores(bad, ds.records)
+
+
+def test_unknown_ids_are_dropped_and_counted_unless_strict(tmp_path: Path) -> None:
+    """issue 26: rows for items or systems the dataset lacks are dropped and counted (one line
+    per file row, whatever its metric columns); strict refuses them as before."""
+    from metajudge.scores.alignment import IdPolicy
+
+    p = tmp_path / "s.csv"
+    p.write_text("item,system,bleu,judge\n0,sysA,0.1,3\n9,sysA,0.2,4\n0,sysC,0.3,5\n1,sysB,0.4,2\n")
+    ids = IdPolicy()
+    rows = score_files.read_scores(p, _pairs(), ids=ids)
+    assert sorted({r["key"] for r in rows}) == ["0::a", "1::b"]
+    assert ids.summary() == {
+        "rule": "drop",
+        "rows_dropped": 2,
+        "files": {"s.csv": 2},
+        "first": ["9/sysA", "0/sysC"],
+    }
+    assert ids.warning() == (
+        "2 score rows for ids the dataset does not contain were dropped (s.csv: 2; first ids: "
+        "9/sysA, 0/sysC; --strict-ids refuses them)"
+    )
+    with pytest.raises(InputError) as ei:
+        score_files.read_scores(p, _pairs(), ids=IdPolicy(strict=True))
+    assert (ei.value.line, ei.value.field) == (3, "item")
+    assert "unknown item id '9'" in str(ei.value)
+
+
+def test_a_file_of_unknown_ids_only_is_refused_under_either_rule(tmp_path: Path) -> None:
+    from metajudge.scores.alignment import IdPolicy
+
+    p = tmp_path / "s.jsonl"
+    p.write_text('{"item": "e7", "system": "m1", "metric": "m", "score": 1}\n')
+    with pytest.raises(InputError) as ei:
+        score_files.read_scores(p, _likert(), ids=IdPolicy())
+    assert (ei.value.path, ei.value.line, ei.value.field) == (str(p), 1, "item")
+    assert "unknown item id 'e7'" in str(ei.value) and "no row of the file" in str(ei.value)

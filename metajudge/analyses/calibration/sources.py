@@ -56,10 +56,16 @@ def table_from_csv(
 
 
 def table_from_scores(
-    dataset: Any, specs: Sequence[Any], *, dimension: str | None, data_dir: Any = None
+    dataset: Any,
+    specs: Sequence[Any],
+    *,
+    dimension: str | None,
+    data_dir: Any = None,
+    ids: Any = None,
 ) -> tuple[RatingTable, dict[str, int]]:
     """One judge column of ``specs`` against ``dataset``'s mean human score on ``dimension``
-    (default: the dataset's only dimension)."""
+    (default: the dataset's only dimension). ``ids``: the rule for score-file rows whose ids the
+    dataset lacks (:class:`~metajudge.scores.alignment.IdPolicy`; ``None`` refuses them)."""
     from metajudge.scores.spec import gather_scores
 
     dims = tuple(dataset.card.dimensions)
@@ -71,7 +77,9 @@ def table_from_scores(
         raise InputError(
             f"unknown dimension {dimension!r} (known: {', '.join(dims)})", field="--dimension"
         )
-    rows = gather_scores(dataset, specs, data_dir=data_dir, dimension=dimension, labels=False)
+    rows = gather_scores(
+        dataset, specs, data_dir=data_dir, dimension=dimension, labels=False, ids=ids
+    )
     sc = dataset.card.scale_of(dimension)
     return from_rows(
         rows,

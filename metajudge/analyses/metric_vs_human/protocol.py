@@ -173,6 +173,18 @@ class Protocol:
         return cls(**d)
 
 
+def correlate_for(kind: str) -> tuple[str, str]:
+    """The protocol a dataset's kind calls for when none is given, and why: the pairwise
+    difference for pairwise records, pointwise for per-response (Likert) labels.
+
+    >>> correlate_for("likert"), correlate_for("pairwise")
+    (('pointwise', 'per-response labels'), ('pairwise-difference', 'pairwise records'))
+    """
+    if kind == "likert":
+        return "pointwise", "per-response labels"
+    return "pairwise-difference", "pairwise records"
+
+
 def _choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
         what = {"normalize": "normalisation"}.get(name, name)
