@@ -211,6 +211,8 @@ def write_html_report(
     input_file: str | Path | None = None,
     data_dir: str | Path | None = None,
     dataset: Any = None,
+    rows: Sequence[Mapping[str, Any]] | None = None,
+    progress: Any = None,
 ) -> Path:
     """Write ``<out_dir>/report.html`` for a meta-eval, backbone-swap, backbone-decision or
     judge-diagnostics folder.
@@ -219,7 +221,9 @@ def write_html_report(
     report), else from the source the folder's JSON records (loaded by
     :func:`metajudge.data.loading.load`), else from ``input_file`` or the dataset it names.
     ``external``: the backbone-swap run's ``--scores`` specs (swap.json does not record them;
-    by default the backbone names are taken as the specs).
+    by default the backbone names are taken as the specs). A meta-eval run writing its own
+    report passes the score rows it gathered as ``rows`` (else they are gathered again from the
+    specs ``result.json`` records). ``progress``: a callback ``(views built, views)``.
     """
     from metajudge.reports import html_views as hv
 
@@ -230,7 +234,9 @@ def write_html_report(
 
         payload = hv._finish(html_payload(res_json), Items(), [])
     elif (out / "result.json").is_file():
-        payload = hv.meta_payload(out, data_dir=data_dir, dataset=dataset)
+        payload = hv.meta_payload(
+            out, data_dir=data_dir, dataset=dataset, rows=rows, progress=progress
+        )
     elif (out / "swap.json").is_file():
         res = read_json(out / "swap.json")
         payload = hv.swap_payload(

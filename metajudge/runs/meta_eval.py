@@ -97,7 +97,12 @@ def meta_eval_into(
     t0 = time.perf_counter()
     out = Path(out_dir)
     proto = Protocol.from_dict(options) if protocol is None else protocol.with_options(**options)
-    ds = open_dataset(dataset, input_file, subset=subset, data_dir=data_dir)
+    from metajudge.progress import Steps
+
+    bars = Steps(progress)  # drawn only on a terminal
+    ds = open_dataset(
+        dataset, input_file, subset=subset, data_dir=data_dir, progress=bars.step("load", "line")
+    )
     # what the report loads again (metajudge report DIR): ds.source
     run = {"dataset": dataset or str(input_file), "subset": subset, "source": ds.source}
     if ds.card.label_kind in ("categorical", "binary"):
@@ -120,6 +125,7 @@ def meta_eval_into(
         return run_categorical(  # type: ignore[return-value]
             ds, rows, out_dir=out, protocol=proto, metrics=metrics, data_dir=data_dir, run=run
         )
+    gathered = rows  # what the report shows (the trivial baselines are not browsed)
     have = sorted({r["metric"] for r in rows})
     directions = _directions(metrics or have)  # registry metrics; score files declare their own
     if baselines:
@@ -131,6 +137,7 @@ def meta_eval_into(
         proto,
         metrics=trivial.with_trivial(wanted) if baselines else wanted,
         directions=directions,
+        progress=bars.step("bootstrap", "resample"),
     )
     res.data["run"] = {
         **run,
@@ -140,7 +147,18 @@ def meta_eval_into(
         "trivial_baselines": list(trivial.TRIVIAL) if baselines else [],
         "seconds": round(time.perf_counter() - t0, 3),
     }
-    return res, write_run(res, out, plots=plots, data_dir=data_dir, dataset=ds)
+    try:
+        return res, write_run(
+            res,
+            out,
+            plots=plots,
+            data_dir=data_dir,
+            dataset=ds,
+            rows=gathered,
+            progress=bars.step("report", "view"),
+        )
+    finally:
+        bars.close()
 
 
 def write_run(
@@ -150,11 +168,15 @@ def write_run(
     plots: bool,
     data_dir: str | Path | None,
     dataset: Any = None,
+    rows: Any = None,
+    progress: Any = None,
 ) -> dict[str, Path]:
     """Warn about missing scores, attach the published numbers, and write the run folder as a
     set (:func:`metajudge.run_folder.run_folder`): ``result.json``, the tables,
     the plots, ``report.html`` and ``manifest.json`` (``dataset``: the run's loaded dataset,
-    shown in the report; by default the source ``result.json`` records is loaded)."""
+    shown in the report; by default the source ``result.json`` records is loaded; ``rows``: its
+    gathered score rows, by default gathered again from the specs ``result.json`` records;
+    ``progress``: a callback ``(views built, views)`` of the report's item views)."""
     from metajudge.reports.html_run import write_html_report
     from metajudge.reports.published import attach_published
     from metajudge.reports.render import RESULT_FILE, render_all
@@ -169,5 +191,7 @@ def write_run(
         res.save(stage / RESULT_FILE)
         written = {RESULT_FILE: stage / RESULT_FILE}
         written.update(render_all(stage, plots=plots, result=res, published=False))
-        written["report.html"] = write_html_report(stage, data_dir=data_dir, dataset=dataset)
+        written["report.html"] = write_html_report(
+            stage, data_dir=data_dir, dataset=dataset, rows=rows, progress=progress
+        )
     return {k: rf.out / Path(v).relative_to(stage) for k, v in written.items()}
