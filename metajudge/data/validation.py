@@ -483,6 +483,9 @@ def read_jsonl(
     schema (in the loader's own pass, :func:`structure_errors`) and the card (dimensions, scale,
     annotators), duplicate ids, a non-empty file. ``progress``: see :func:`check_file`.
     """
-    rep = check_file(path, card, max_errors=1_000_000, schema=False, progress=progress)
+    from metajudge.bulk import paused_gc
+
+    with paused_gc():  # one record's objects after another, no cycles
+        rep = check_file(path, card, max_errors=1_000_000, schema=False, progress=progress)
     raise_first(rep.errors)
     return rep.card, rep.records
