@@ -125,20 +125,7 @@ def meta_eval_into(
         return run_categorical(  # type: ignore[return-value]
             ds, rows, out_dir=out, protocol=proto, metrics=metrics, data_dir=data_dir, run=run
         )
-    gathered = rows  # what the report shows (the trivial baselines are not browsed)
-    have = sorted({r["metric"] for r in rows})
-    directions = _directions(metrics or have)  # registry metrics; score files declare their own
-    if baselines:
-        rows = [*rows, *trivial.trivial_rows(ds.records, proto.seed)]
-    wanted = list(dict.fromkeys(_rows_of(metrics))) if metrics else None
-    res = meta_evaluate(
-        ds,
-        rows,
-        proto,
-        metrics=trivial.with_trivial(wanted) if baselines else wanted,
-        directions=directions,
-        progress=bars.step("bootstrap", "resample"),
-    )
+    res = _evaluate(ds, rows, proto, metrics, baselines, bars.step("bootstrap", "resample"))
     res.data["run"] = {
         **run,
         "scores": [s.text for s in specs],  # ``--external`` is recorded as ``shipped``
@@ -147,18 +134,38 @@ def meta_eval_into(
         "trivial_baselines": list(trivial.TRIVIAL) if baselines else [],
         "seconds": round(time.perf_counter() - t0, 3),
     }
-    try:
+    try:  # the report shows the gathered rows (the trivial baselines are not browsed)
+        report = bars.step("report", "view")
         return res, write_run(
-            res,
-            out,
-            plots=plots,
-            data_dir=data_dir,
-            dataset=ds,
-            rows=gathered,
-            progress=bars.step("report", "view"),
+            res, out, plots=plots, data_dir=data_dir, dataset=ds, rows=rows, progress=report
         )
     finally:
         bars.close()
+
+
+def _evaluate(
+    ds: Any,
+    rows: list[Any],
+    proto: Protocol,
+    metrics: Sequence[str] | None,
+    baselines: bool,
+    progress: Any,
+) -> MetaEvalResult:
+    """:func:`meta_evaluate` of the gathered ``rows`` (plus the trivial baseline rows);
+    ``progress``: the bootstrap passes' callback."""
+    have = sorted({r["metric"] for r in rows})
+    directions = _directions(metrics or have)  # registry metrics; score files declare their own
+    if baselines:
+        rows = [*rows, *trivial.trivial_rows(ds.records, proto.seed)]
+    wanted = list(dict.fromkeys(_rows_of(metrics))) if metrics else None
+    return meta_evaluate(
+        ds,
+        rows,
+        proto,
+        metrics=trivial.with_trivial(wanted) if baselines else wanted,
+        directions=directions,
+        progress=progress,
+    )
 
 
 def write_run(
