@@ -144,3 +144,11 @@ def test_loader_refuses_what_the_schema_refuses(
     with pytest.raises(InputError) as e:
         mj.load_file(p)  # the loader (plain-Python check)
     assert (str(e.value), e.value.line, e.value.field) == (want, 3, field)
+
+
+def test_each_missing_field_named_once(tmp_path: Path) -> None:
+    p = tmp_path / "two.jsonl"
+    p.write_text(json.dumps({"id": "p1", "input": {"question": "q"}, "labels": {"o": [1]}}) + "\n")
+    want = [f"{p}:1: field {f}: missing required field" for f in ("a", "b")]
+    assert [str(e) for e in check_file(p).errors] == want  # jsonschema: one error per field
+    assert check_file(p).n_errors == 2
