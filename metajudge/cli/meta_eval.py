@@ -216,7 +216,7 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
         data_dir=args.data_dir,
         subset=args.subset,
         plots=not args.no_plots,
-        progress=not args.quiet,
+        progress=not args.quiet and args.format != "json",  # bars: on a terminal only
         rescore=args.rescore,
         backbone=cli_backbone(args.backbone),
         asked=_asked(args),

@@ -23,7 +23,7 @@ takes it back (``metajudge report DIR`` re-renders from it).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -40,6 +40,7 @@ def load(
     *,
     subset: str | None = None,
     card: DatasetCard | None = None,
+    progress: Callable[[int, int], None] | None = None,
     **options: Any,
 ) -> Dataset:
     """The dataset at ``source``: what every ``--dataset``/``--input`` option, the API and the
@@ -58,19 +59,20 @@ def load(
       subset ``subset``).
 
     ``subset``: only that part. ``options`` go to the dataset's converter (e.g. ``fully='tie'``
-    for ``lftqa_mitigation_pradhumant``; see the card's notes).
+    for ``lftqa_mitigation_pradhumant``; see the card's notes). ``progress``: called
+    ``(lines read, lines)`` while a canonical JSONL file is read (a display's callback).
     """
     if isinstance(source, Dataset):
         if subset and source.source.get("subset") == subset:
             return source  # already that subset
         ds = source
     elif isinstance(source, Mapping):
-        return _recorded(source, data_dir, subset=subset, card=card, **options)
+        return _recorded(source, data_dir, subset=subset, card=card, progress=progress, **options)
     elif isinstance(source, str) and _is_name(source):
         ds = _builtin(source, data_dir, **options)
         ds.source = {"dataset": source, **({"options": dict(options)} if options else {})}
     elif isinstance(source, (str, Path)):
-        ds = _load_path(Path(source), data_dir=data_dir, card=card, **options)
+        ds = _load_path(Path(source), data_dir=data_dir, card=card, progress=progress, **options)
     else:
         raise InputError(
             f"cannot load a {type(source).__name__}: give a dataset name, a path or a Dataset",
@@ -85,10 +87,11 @@ def open_dataset(
     *,
     subset: str | None = None,
     data_dir: str | Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
     **options: Any,
 ) -> Dataset:
     """The dataset named by ``--dataset NAME`` or ``--input FILE`` (exactly one of them), loaded
-    by :func:`load`.
+    by :func:`load` (``progress``: see there).
 
     ``dataset`` is only ever a name (or an already loaded Dataset); a file is read only through
     ``input`` (a path given as ``dataset`` is refused with a message saying ``--input``).
@@ -98,7 +101,7 @@ def open_dataset(
     if isinstance(dataset, str):
         load_card(dataset)  # raises: not a name, or unknown (naming the known ones)
     target = Path(input) if input is not None else dataset
-    return load(target, data_dir, subset=subset, **options)  # type: ignore[arg-type]
+    return load(target, data_dir, subset=subset, progress=progress, **options)  # type: ignore[arg-type]
 
 
 def _is_name(s: str) -> bool:
@@ -187,7 +190,12 @@ def file_kind(path: str | Path) -> tuple[FileKind, tuple[str, str] | None]:
 
 
 def _load_path(
-    p: Path, *, data_dir: str | Path | None, card: DatasetCard | None, **options: Any
+    p: Path,
+    *,
+    data_dir: str | Path | None,
+    card: DatasetCard | None,
+    progress: Callable[[int, int], None] | None = None,
+    **options: Any,
 ) -> Dataset:
     """:func:`load` of a path, by its :func:`file_kind`."""
     kind, found = file_kind(p)
@@ -214,7 +222,7 @@ def _load_path(
 
         ds = dataset_of(p)
     else:
-        ds = _load_jsonl(p, card)
+        ds = _load_jsonl(p, card, progress)
     ds.source = {"input": str(p.resolve()), **({"options": dict(options)} if options else {})}
     return ds
 
@@ -237,13 +245,27 @@ def upstream_match(path: Path) -> tuple[str, str] | None:
     return None
 
 
-def _load_jsonl(path: Path, card: DatasetCard | None = None) -> Dataset:
+def _load_jsonl(
+    path: Path, card: DatasetCard | None = None, progress: Callable[[int, int], None] | None = None
+) -> Dataset:
     """A canonical JSONL file (its header card, else ``card``, else an inferred card)."""
     from metajudge.data.validation import read_jsonl
 
-    found, records = read_jsonl(path, card=card)
+    tick = None if progress is None else _line_ticks(path, progress)
+    found, records = read_jsonl(path, card=card, progress=tick)
     card = found or card or infer_card(records, path)
     return Dataset(card=card, records=records, subsets=_subsets_of(records))
+
+
+def _line_ticks(path: Path, progress: Callable[[int, int], None]) -> Callable[[int], None]:
+    """``progress(line, lines of the file)`` as a callback of the line reached."""
+    with open(path, "rb") as fh:
+        lines = sum(block.count(b"\n") for block in iter(lambda: fh.read(1 << 20), b""))
+
+    def tick(done: int) -> None:
+        progress(min(done, lines), lines)
+
+    return tick
 
 
 def _subsets_of(records: Sequence[Record]) -> tuple[str, ...]:

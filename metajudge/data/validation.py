@@ -114,9 +114,29 @@ def schema_errors(
     obj: Any, name: str, *, path: str | Path | None, line: int | None, prefix: str = ""
 ) -> list[InputError]:
     """Every violation of schema ``name`` by ``obj``, in document order."""
-    errs = sorted(_validator(name).iter_errors(obj), key=lambda e: [str(p) for p in e.path])
+    return _input_errors(_validator(name).iter_errors(obj), name, path, line, prefix)
+
+
+def structure_errors(
+    d: Mapping[str, Any], kind: str, *, path: str | Path | None, line: int | None
+) -> list[InputError]:
+    """What :func:`schema_errors` says of a record dict under ``record.<kind>``, found in plain
+    Python (:mod:`metajudge.data.structure`) and worded the same way: the loader's check."""
+    from metajudge.data.structure import violations
+
+    found = violations(d, kind)
+    return _input_errors(found, f"record.{kind}", path, line, "") if found else []
+
+
+def _input_errors(
+    violations: Any, name: str, path: str | Path | None, line: int | None, prefix: str
+) -> list[InputError]:
+    """Schema violations (``jsonschema`` errors or :class:`~metajudge.data.structure.Violation`)
+    as InputErrors naming file, line and field, in document order."""
+    errs = sorted(violations, key=lambda e: [str(p) for p in e.path])
     out: list[InputError] = []
     card_missing: list[str] = []
+    missing_named: set[str] = set()  # jsonschema reports `required` once per missing field
     for e in errs:
         where = _field_name(prefix, list(e.absolute_path))
         if e.validator == "required":
@@ -126,7 +146,9 @@ def schema_errors(
                 continue
             for k in missing:
                 f = _field_name(prefix, [*e.absolute_path, k])
-                out.append(InputError("missing required field", path=path, line=line, field=f))
+                if f not in missing_named:
+                    missing_named.add(f)
+                    out.append(InputError("missing required field", path=path, line=line, field=f))
             continue
         f, msg = _message(e, where)
         out.append(InputError(msg, path=path, line=line, field=f))
@@ -221,9 +243,16 @@ def infer_kind(d: Mapping[str, Any]) -> Kind:
 
 
 def record_errors(
-    d: Any, rules: Rules, *, path: str | Path | None = None, line: int | None = None
+    d: Any,
+    rules: Rules,
+    *,
+    path: str | Path | None = None,
+    line: int | None = None,
+    schema: bool = True,
 ) -> list[InputError]:
-    """Every problem with one record dict under ``rules``."""
+    """Every problem with one record dict under ``rules``. ``schema``: check the structure with
+    the JSON Schema validator (``data validate``), else in plain Python (:func:`structure_errors`,
+    the loader's pass: the same errors in the same words)."""
     if not isinstance(d, Mapping):
         msg = f"expected a JSON object, got {_json_type(d)}"
         return [InputError(msg, path=path, line=line, field="<record>")]
@@ -236,7 +265,10 @@ def record_errors(
             f"a {kind} card needs records with {RECORD_FIELDS[want]}"
         )
         return [InputError(msg, path=path, line=line, field="<record>")]
-    errs = schema_errors(d, f"record.{kind}", path=path, line=line)
+    if schema:
+        errs = schema_errors(d, f"record.{kind}", path=path, line=line)
+    else:
+        errs = structure_errors(d, kind, path=path, line=line)
     if errs:
         return errs
     name = "labels" if kind == "pairwise" else "scores"
@@ -354,12 +386,16 @@ def record_from_dict(
     """Validate one dict and build a record. ``kind=None`` infers it from the fields."""
     dims = tuple(dimensions) if dimensions is not None else None
     rules = Rules(kind if kind != "benchmark" else None, scale, dims, annotators)
-    raise_first(record_errors(d, rules, path=path, line=line))
+    raise_first(record_errors(d, rules, path=path, line=line, schema=False))
     return _build(d, rules.kind or infer_kind(d))
 
 
 # ---------------------------------------------------------------------------------------------
 # Files
+
+
+#: lines between two calls of :func:`check_file`'s ``progress``
+PROGRESS_EVERY = 4096
 
 
 @dataclass
@@ -379,13 +415,24 @@ class Report:
 
 
 def check_file(
-    path: str | Path, card: DatasetCard | None = None, *, max_errors: int = 20
+    path: str | Path,
+    card: DatasetCard | None = None,
+    *,
+    max_errors: int = 20,
+    schema: bool = True,
+    progress: Any = None,
 ) -> Report:
-    """Check a canonical JSONL file (header card or ``card``); collect up to ``max_errors`` errors."""
+    """Check a canonical JSONL file (header card or ``card``); collect up to ``max_errors`` errors.
+
+    ``schema``: records through the JSON Schema validator (``data validate``), else through the
+    loader's plain-Python check (:func:`structure_errors`; the same errors). ``progress``: an
+    optional callback, called with the number of lines read so far (every
+    :data:`PROGRESS_EVERY` lines and at the end)."""
     rep = Report(str(path), card)
     seen: dict[tuple[str, ...], int] = {}
     kinds: set[str] = set()
     first = True
+    line = 0
     try:
         for line, obj in iter_jsonl_objects(path):
             is_header = first and isinstance(obj, Mapping) and "card" in obj
@@ -396,7 +443,9 @@ def check_file(
                 rep.card = None if errs else DatasetCard.from_dict(obj["card"])
                 continue
             rules = Rules.of(rep.card)
-            errs = record_errors(obj, rules, path=path, line=line)
+            errs = record_errors(obj, rules, path=path, line=line, schema=schema)
+            if progress is not None and line % PROGRESS_EVERY == 0:
+                progress(line)
             if errs:
                 rep.add(errs, max_errors)
                 continue
@@ -416,6 +465,8 @@ def check_file(
     except InputError as e:  # unreadable line: nothing after it can be trusted
         rep.add([e], max_errors)
         return rep
+    if progress is not None:
+        progress(line)
     if not rep.records and not rep.n_errors:
         rep.add([InputError("empty file: no records", path=path)], max_errors)
     if len(kinds) > 1:
@@ -424,13 +475,17 @@ def check_file(
 
 
 def read_jsonl(
-    path: str | Path, card: DatasetCard | None = None
+    path: str | Path, card: DatasetCard | None = None, *, progress: Any = None
 ) -> tuple[DatasetCard | None, list[Record]]:
     """Read and validate a canonical JSONL file; the first error raises (naming how many more).
 
     Checks: JSON Lines syntax, the card (header line or ``card``), every record against its
-    schema and the card (dimensions, scale, annotators), duplicate ids, a non-empty file.
+    schema (in the loader's own pass, :func:`structure_errors`) and the card (dimensions, scale,
+    annotators), duplicate ids, a non-empty file. ``progress``: see :func:`check_file`.
     """
-    rep = check_file(path, card, max_errors=1_000_000)
+    from metajudge.bulk import paused_gc
+
+    with paused_gc():  # one record's objects after another, no cycles
+        rep = check_file(path, card, max_errors=1_000_000, schema=False, progress=progress)
     raise_first(rep.errors)
     return rep.card, rep.records

@@ -11,6 +11,7 @@ dataset's shipped score columns. The engine is not re-run; only score lookups ar
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -31,12 +32,12 @@ def _num(v: Any) -> float | None:
         f = float(v)
     except (TypeError, ValueError):
         return None
-    return f if np.isfinite(f) else None
+    return f if math.isfinite(f) else None
 
 
-def _mean(labels: Sequence[Any]) -> float | None:
-    xs = [x for x in (_num(v) for v in labels) if x is not None]
-    return float(np.mean(xs)) if xs else None
+def _nums(a: np.ndarray) -> list[float | None]:
+    """An array's values as :func:`_num` gives them (non-finite: ``None``)."""
+    return [x if math.isfinite(x) else None for x in a.tolist()]
 
 
 def _cap(text: str | None) -> str | None:
@@ -53,6 +54,7 @@ class Items:
         self.resp: list[dict[str, Any]] = []
         self._item: dict[str, int] = {}
         self.key: dict[str, int] = {}
+        self._added: dict[int, tuple[Any, int, list[int]]] = {}  # id(record) -> its indices
 
     def _input(self, rec: Any) -> int:
         if rec.id in self._item:
@@ -80,38 +82,78 @@ class Items:
 
     def add(self, rec: Any) -> tuple[int, list[int]]:
         """Register a record; returns (input index, response indices)."""
+        hit = self._added.get(id(rec))
+        if hit is not None and hit[0] is rec:  # registered by an earlier view
+            return hit[1], list(hit[2])
         i = self._input(rec)
         if isinstance(rec, PairwiseRecord):
-            return i, [
+            rr = [
                 self._response(response_key(rec.id, s), i, r.system, r.response, s)
                 for s, r in (("a", rec.a), ("b", rec.b))
             ]
-        k = self._response(response_key(rec.id, rec.system), i, rec.system, rec.response, "")
-        self.resp[k]["labels"] = {d: list(v) for d, v in rec.scores.items()}
-        return i, [k]
+        else:
+            rr = [self._response(response_key(rec.id, rec.system), i, rec.system, rec.response, "")]
+            self.resp[rr[0]]["labels"] = {d: list(v) for d, v in rec.scores.items()}
+        self._added[id(rec)] = (rec, i, rr)
+        return i, list(rr)
 
     def attach_scores(self, rows: Sequence[Mapping[str, Any]]) -> None:
-        """Each response's metric scores (and non-empty ``details``, ``error``) from score rows."""
-        for row in rows:
-            k = self.key.get(str(row.get("key")))
-            if k is None:
-                continue
-            r = self.resp[k]
-            r.setdefault("sc", {})[row["metric"]] = _num(row.get("score"))
-            if row.get("details") or row.get("error"):
+        """Each response's metric scores (and non-empty ``details``, ``error``) from score rows:
+        the rows' responses and scores resolved as arrays, then set in one pass."""
+        if not rows:
+            return
+        where = [self.key.get(str(row.get("key"))) for row in rows]
+        vals = np.array([_num(row.get("score")) for row in rows], dtype=float)
+        resp = self.resp
+        for k, row, v in zip(where, rows, _nums(vals), strict=True):
+            if k is not None:
+                resp[k].setdefault("sc", {})[row["metric"]] = v
+        for k, row in zip(where, rows, strict=True):
+            if k is not None and (row.get("details") or row.get("error")):
                 det = dict(row.get("details") or {})
                 if row.get("error"):
                     det["error"] = row["error"]
-                r.setdefault("det", {})[row["metric"]] = det
+                resp[k].setdefault("det", {})[row["metric"]] = det
 
 
-def _split(labels: Sequence[Any], pairwise: bool, span: float) -> bool:
-    xs = [x for x in (_num(v) for v in labels) if x is not None]
-    if len(xs) < 2:
-        return False
-    if pairwise:
-        return len({int(np.sign(x)) for x in xs}) > 1
-    return max(xs) - min(xs) >= span / 2
+def _label_matrix(labels: Sequence[Sequence[Any]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(M, valid, count)``: the labels as an ``(n, annotators)`` float matrix (NaN where
+    missing, ``None`` or not finite), its mask of usable values and their count per row."""
+    k = max((len(x) for x in labels), default=0) or 1
+    padded = [list(x) + [None] * (k - len(x)) for x in labels]
+    try:
+        M = np.array(padded, dtype=float).reshape(len(labels), k)
+    except (TypeError, ValueError):  # a value float() refuses: as _num, no label
+        M = np.array([[_num(v) for v in row] for row in padded], dtype=float).reshape(-1, k)
+    valid = np.isfinite(M)
+    return M, valid, valid.sum(axis=1)
+
+
+def _means(M: np.ndarray, valid: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """Per row, the mean of its usable labels (NaN when none), bit for bit ``np.mean`` of them:
+    summed column after column from 0.0 (a missing value adds −0.0: nothing), as ``np.mean``
+    sums fewer than 8 values; rows with 8 or more usable labels are averaged one by one."""
+    total = np.zeros(M.shape[0])
+    for j in range(M.shape[1]):
+        total = total + np.where(valid[:, j], M[:, j], -0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = total / count
+    for i in np.flatnonzero(count >= 8):
+        out[i] = np.mean(M[i][valid[i]])
+    return out
+
+
+def _splits(
+    M: np.ndarray, valid: np.ndarray, count: np.ndarray, pairwise: bool, span: float
+) -> np.ndarray:
+    """Rows whose annotators disagree: signs differ (pairwise), or the labels span at least
+    half the range (graded); at least two usable labels."""
+    x = np.sign(M) if pairwise else M
+    hi = np.where(valid, x, -np.inf).max(axis=1, initial=-np.inf)
+    lo = np.where(valid, x, np.inf).min(axis=1, initial=np.inf)
+    with np.errstate(invalid="ignore"):
+        far = hi != lo if pairwise else hi - lo >= span / 2
+    return (count >= 2) & far
 
 
 def pair_view(
@@ -127,28 +169,32 @@ def pair_view(
     """Pairs ranked by |minmax-normalised d − mean human label|; d = s(b) − s(a)."""
     from metajudge.analyses.metric_vs_human.normalize import minmax
 
-    d = np.array(
-        [
-            np.nan
-            if scores.get(response_key(r.id, "a")) is None
-            or scores.get(response_key(r.id, "b")) is None
-            else scores[response_key(r.id, "b")] - scores[response_key(r.id, "a")]  # type: ignore[operator]
-            for r in recs
-        ],
-        dtype=float,
-    ) * (-1 if lower else 1)
+    sa = np.array([scores.get(response_key(r.id, "a")) for r in recs], dtype=float)
+    sb = np.array([scores.get(response_key(r.id, "b")) for r in recs], dtype=float)
+    d = (sb - sa) * (-1 if lower else 1)
     nd = minmax(d, half_width, impute=False).values
-    rows = []
-    for r, dv, nv in zip(recs, d, nd, strict=True):
-        labels = list(r.labels.get(dim, ()))
-        h = _mean(labels)
-        i, rr = items.add(r)
-        g = None if h is None or not np.isfinite(nv) else abs(float(nv) - h)
-        wrong = h is not None and h != 0 and np.isfinite(dv) and np.sign(dv) != np.sign(h)
-        rows.append(
-            {"i": i, "r": rr, "m": _num(dv), "n": _num(nv), "h": h, "g": g, "l": labels}
-            | {"w": int(bool(wrong)), "s": int(_split(labels, True, 0))}
+    labels = [list(r.labels.get(dim, ())) for r in recs]
+    M, valid, count = _label_matrix(labels)
+    h = _means(M, valid, count)
+    has_h, fin_d = count > 0, np.isfinite(d)
+    with np.errstate(invalid="ignore"):
+        g = np.where(has_h & np.isfinite(nd), np.abs(nd - h), np.nan)
+        wrong = has_h & (h != 0) & fin_d & (np.sign(d) != np.sign(h))
+    split = _splits(M, valid, count, True, 0.0)
+    rows = [
+        {"i": i, "r": rr, "m": m, "n": n, "h": hv, "g": gv, "l": lab, "w": w, "s": sp}
+        for (i, rr), m, n, hv, gv, lab, w, sp in zip(
+            map(items.add, recs),
+            _nums(d),
+            _nums(nd),
+            _nums(h),
+            _nums(g),
+            labels,
+            wrong.astype(int).tolist(),
+            split.astype(int).tolist(),
+            strict=True,
         )
+    ]
     return _ranked(
         name,
         dim,
@@ -170,25 +216,34 @@ def likert_view(
     hi: float,
 ) -> dict[str, Any]:
     """Responses ranked by |score mapped onto the label range − mean human score|."""
-    s = np.array(
-        [_num(scores.get(response_key(r.id, r.system))) or np.nan for r in recs], dtype=float
-    )
+    s = np.array([_num(scores.get(response_key(r.id, r.system))) for r in recs], dtype=float)
     ok = np.isfinite(s)
     smin, smax = (float(s[ok].min()), float(s[ok].max())) if ok.any() else (0.0, 0.0)
     span = hi - lo or 1.0
-    rows = []
-    for r, sv in zip(recs, s, strict=True):
-        labels = list(r.scores.get(dim, ()))
-        h = _mean(labels)
-        i, rr = items.add(r)
-        nv = (
-            None if not np.isfinite(sv) or smax == smin else lo + (sv - smin) / (smax - smin) * span
+    labels = [list(r.scores.get(dim, ())) for r in recs]
+    M, valid, count = _label_matrix(labels)
+    h = _means(M, valid, count)
+    nv = np.full(s.shape, np.nan)
+    if smax != smin:
+        nv[ok] = lo + (s[ok] - smin) / (smax - smin) * span
+    with np.errstate(invalid="ignore"):
+        g = np.where((count > 0) & np.isfinite(nv), np.abs(nv - h), np.nan)
+        wrong = np.isfinite(g) & (g > span / 4)
+    split = _splits(M, valid, count, False, span)
+    rows = [
+        {"i": i, "r": rr, "m": m, "n": n, "h": hv, "g": gv, "l": lab, "w": w, "s": sp}
+        for (i, rr), m, n, hv, gv, lab, w, sp in zip(
+            map(items.add, recs),
+            _nums(s),
+            _nums(nv),
+            _nums(h),
+            _nums(g),
+            labels,
+            wrong.astype(int).tolist(),
+            split.astype(int).tolist(),
+            strict=True,
         )
-        g = None if h is None or nv is None else abs(nv - h)
-        rows.append(
-            {"i": i, "r": rr, "m": _num(sv), "n": _num(nv), "h": h, "g": g, "l": labels}
-            | {"w": int(g is not None and g > span / 4), "s": int(_split(labels, False, span))}
-        )
+    ]
     return _ranked(
         name,
         dim,
@@ -211,6 +266,8 @@ def write_html_report(
     input_file: str | Path | None = None,
     data_dir: str | Path | None = None,
     dataset: Any = None,
+    rows: Sequence[Mapping[str, Any]] | None = None,
+    progress: Any = None,
 ) -> Path:
     """Write ``<out_dir>/report.html`` for a meta-eval, backbone-swap, backbone-decision or
     judge-diagnostics folder.
@@ -219,8 +276,25 @@ def write_html_report(
     report), else from the source the folder's JSON records (loaded by
     :func:`metajudge.data.loading.load`), else from ``input_file`` or the dataset it names.
     ``external``: the backbone-swap run's ``--scores`` specs (swap.json does not record them;
-    by default the backbone names are taken as the specs).
+    by default the backbone names are taken as the specs). A meta-eval run writing its own
+    report passes the score rows it gathered as ``rows`` (else they are gathered again from the
+    specs ``result.json`` records). ``progress``: a callback ``(views built, views)``.
     """
+    from metajudge.bulk import paused_gc
+
+    with paused_gc():  # hundreds of thousands of small row dicts at arena scale
+        return _write_html_report(out_dir, external, input_file, data_dir, dataset, rows, progress)
+
+
+def _write_html_report(
+    out_dir: str | Path,
+    external: Sequence[str] | None,
+    input_file: str | Path | None,
+    data_dir: str | Path | None,
+    dataset: Any,
+    rows: Sequence[Mapping[str, Any]] | None,
+    progress: Any,
+) -> Path:
     from metajudge.reports import html_views as hv
 
     out = Path(out_dir)
@@ -230,7 +304,9 @@ def write_html_report(
 
         payload = hv._finish(html_payload(res_json), Items(), [])
     elif (out / "result.json").is_file():
-        payload = hv.meta_payload(out, data_dir=data_dir, dataset=dataset)
+        payload = hv.meta_payload(
+            out, data_dir=data_dir, dataset=dataset, rows=rows, progress=progress
+        )
     elif (out / "swap.json").is_file():
         res = read_json(out / "swap.json")
         payload = hv.swap_payload(

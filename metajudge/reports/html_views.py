@@ -44,14 +44,19 @@ def _views(
 
 
 def meta_payload(
-    out: Path, *, data_dir: str | Path | None = None, dataset: Any = None
+    out: Path,
+    *,
+    data_dir: str | Path | None = None,
+    dataset: Any = None,
+    rows: Sequence[Mapping[str, Any]] | None = None,
+    progress: Any = None,
 ) -> dict[str, Any]:
     """A meta-eval folder: overview from ``result.json``, items from the dataset and scores
-    (``dataset``: the run's loaded Dataset; else the source ``result.json`` records)."""
+    (``dataset``: the run's loaded Dataset, else the source ``result.json`` records; ``rows``:
+    the run's gathered score rows, else gathered again from the specs it records; ``progress``:
+    a callback ``(views built, views)``)."""
     from metajudge.analyses.metric_vs_human.result import MetaEvalResult
     from metajudge.reports.published import attach_published
-    from metajudge.scores.alignment import IdPolicy
-    from metajudge.scores.run_scores import gather_scores
 
     res = MetaEvalResult.load(out / "result.json")
     if not res.data.get("published"):
@@ -63,6 +68,31 @@ def meta_payload(
         payload["warnings"].append("result.json names no dataset: no disagreement browser")
         return _finish(payload, items, [])
     ds = dataset if dataset is not None else run_dataset(run, None, data_dir)
+    if rows is None:
+        rows = _run_rows(ds, run, out, data_dir)
+    by: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        by.setdefault(r["metric"], {})[r["key"]] = r.get("score")
+    payload["warnings"] += _row_warnings(rows)
+    todo = [
+        (m, dim, col) for m in res.data["metrics"] for dim, col in m["columns"].items() if col in by
+    ]
+    views = []
+    for m, dim, col in todo:
+        views.append(
+            _views(m["name"], ds, dim, by[col], items, lower=m.get("direction") == "lower")
+        )
+        if progress is not None:
+            progress(len(views), len(todo))
+    items.attach_scores(rows)
+    return _finish(payload, items, views)
+
+
+def _run_rows(ds: Any, run: Mapping[str, Any], out: Path, data_dir: Any) -> list[Any]:
+    """The score rows of a meta-eval folder, gathered again from the specs ``run`` records."""
+    from metajudge.scores.alignment import IdPolicy
+    from metajudge.scores.run_scores import gather_scores
+
     rows, _ = gather_scores(
         ds,
         out_dir=out,
@@ -75,18 +105,7 @@ def meta_payload(
         # the run's own rule; the rows it dropped are counted in result.json (run.score_ids)
         ids=IdPolicy(strict=(run.get("score_ids") or {}).get("rule") == "strict"),
     )
-    by: dict[str, dict[str, Any]] = {}
-    for r in rows:
-        by.setdefault(r["metric"], {})[r["key"]] = r.get("score")
-    payload["warnings"] += _row_warnings(rows)
-    views = []
-    for m in res.data["metrics"]:
-        for dim, col in m["columns"].items():
-            if col in by:
-                v = _views(m["name"], ds, dim, by[col], items, lower=m.get("direction") == "lower")
-                views.append(v)
-    items.attach_scores(rows)
-    return _finish(payload, items, views)
+    return rows
 
 
 def _row_warnings(rows: Sequence[Mapping[str, Any]]) -> list[str]:

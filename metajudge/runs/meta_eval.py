@@ -27,6 +27,7 @@ from metajudge.analyses.metric_vs_human import trivial
 from metajudge.analyses.metric_vs_human.evaluate import MetaEvalResult, meta_evaluate
 from metajudge.analyses.metric_vs_human.protocol import Protocol, correlate_for
 from metajudge.data.loading import open_dataset
+from metajudge.progress import Steps
 from metajudge.scores.alignment import IdPolicy
 from metajudge.scores.run_scores import gather_scores, score_specs
 from metajudge.scores.spec import ScoreSpec
@@ -96,7 +97,10 @@ def meta_eval_into(
     (``asked``: flags refused there when senseless for labels). ``report``: :func:`write_run`'s."""
     t0 = time.perf_counter()
     out = Path(out_dir)
-    ds = open_dataset(dataset, input_file, subset=subset, data_dir=data_dir)
+    bars = Steps(progress)  # drawn only on a terminal
+    ds = open_dataset(
+        dataset, input_file, subset=subset, data_dir=data_dir, progress=bars.step("load", "line")
+    )
     proto = _protocol_of(ds, protocol, options, say=progress)
     run = {"dataset": dataset or str(input_file), "subset": subset, "source": ds.source}
     if ds.card.label_kind in ("categorical", "binary"):
@@ -122,18 +126,7 @@ def meta_eval_into(
         return run_categorical(  # type: ignore[return-value]
             ds, rows, out_dir=out, protocol=proto, metrics=metrics, data_dir=data_dir, run=run
         )
-    have = sorted({r["metric"] for r in rows})
-    directions = _directions(metrics or have)  # registry metrics; score files declare their own
-    if baselines:
-        rows = [*rows, *trivial.trivial_rows(ds.records, proto.seed)]
-    wanted = list(dict.fromkeys(_rows_of(metrics))) if metrics else None
-    res = meta_evaluate(
-        ds,
-        rows,
-        proto,
-        metrics=trivial.with_trivial(wanted) if baselines else wanted,
-        directions=directions,
-    )
+    res = _evaluate(ds, rows, proto, metrics, baselines, bars.step("bootstrap", "resample"))
     res.data["run"] = {
         **run,
         "scores": [s.text for s in specs],  # ``--external`` is recorded as ``shipped``
@@ -142,7 +135,48 @@ def meta_eval_into(
         "trivial_baselines": list(trivial.TRIVIAL) if baselines else [],
         "seconds": round(time.perf_counter() - t0, 3),
     }
-    return res, write_run(res, out, plots=plots, data_dir=data_dir, dataset=ds, **(report or {}))
+    report_kw = {
+        "plots": plots,
+        "data_dir": data_dir,
+        "dataset": ds,
+        "rows": rows,
+        **(report or {}),
+    }
+    return res, _write_report(res, out, bars, report_kw)
+
+
+def _write_report(res: MetaEvalResult, out: Path, bars: Any, kw: dict[str, Any]) -> dict[str, Path]:
+    """:func:`write_run` with the report's progress bar (the report shows the gathered rows; the
+    trivial baselines are not browsed); ``bars`` are closed whatever happens."""
+    try:
+        return write_run(res, out, progress=bars.step("report", "view"), **kw)
+    finally:
+        bars.close()
+
+
+def _evaluate(
+    ds: Any,
+    rows: list[Any],
+    proto: Protocol,
+    metrics: Sequence[str] | None,
+    baselines: bool,
+    progress: Any,
+) -> MetaEvalResult:
+    """:func:`meta_evaluate` of the gathered ``rows`` (plus the trivial baseline rows);
+    ``progress``: the bootstrap passes' callback."""
+    have = sorted({r["metric"] for r in rows})
+    directions = _directions(metrics or have)  # registry metrics; score files declare their own
+    if baselines:
+        rows = [*rows, *trivial.trivial_rows(ds.records, proto.seed)]
+    wanted = list(dict.fromkeys(_rows_of(metrics))) if metrics else None
+    return meta_evaluate(
+        ds,
+        rows,
+        proto,
+        metrics=trivial.with_trivial(wanted) if baselines else wanted,
+        directions=directions,
+        progress=progress,
+    )
 
 
 def _protocol_of(
@@ -185,11 +219,15 @@ def write_run(
     dataset: Any = None,
     published: str | Path | None = None,
     percent: bool = False,
+    rows: Any = None,
+    progress: Any = None,
 ) -> dict[str, Path]:
     """Warn about missing scores, attach the published numbers, and write the run folder as a
     set (:func:`metajudge.run_folder.run_folder`): ``result.json``, the tables,
     the plots, ``report.html`` and ``manifest.json`` (``dataset``: the run's loaded dataset,
-    shown in the report; by default the source ``result.json`` records is loaded;
+    shown in the report; by default the source ``result.json`` records is loaded; ``rows``: its
+    gathered score rows, by default gathered again from the specs ``result.json`` records;
+    ``progress``: a callback ``(views built, views)`` of the report's item views;
     ``published``: a ``--published`` file of the paper's numbers, attached beside the built-in
     ones (:func:`metajudge.reports.published.read_published_file`); ``percent``: every table
     ×100, recorded in ``result.json`` (:mod:`metajudge.reports.scale`; default 0–1))."""
@@ -211,5 +249,7 @@ def write_run(
         res.save(stage / RESULT_FILE)
         written = {RESULT_FILE: stage / RESULT_FILE}
         written.update(render_all(stage, plots=plots, result=res, published=False))
-        written["report.html"] = write_html_report(stage, data_dir=data_dir, dataset=dataset)
+        written["report.html"] = write_html_report(
+            stage, data_dir=data_dir, dataset=dataset, rows=rows, progress=progress
+        )
     return {k: rf.out / Path(v).relative_to(stage) for k, v in written.items()}

@@ -22,6 +22,7 @@ from metajudge.data.formats import Input, Record
 from metajudge.errors import InputError
 from metajudge.io import atomic_write, canonical_json
 from metajudge.metrics.base import MetricResult, ResponseRef, ScoreItem, iter_responses
+from metajudge.progress import bar as progress_bar
 from metajudge.scores.rows import ROW_FIELDS, ScoreRow, make_row
 
 log = logging.getLogger(__name__)
@@ -254,7 +255,7 @@ def _score_metric(
             len(groups),
         )
     chunk = max(len(groups), 1) if batch_dependent else CHUNK
-    bar = _progress(len(todo), name, enabled=progress and bool(todo))
+    bar = progress_bar(len(todo), name, enabled=progress and bool(todo), unit="resp")
     try:
         for s in range(0, len(groups), chunk):
             part = groups[s : s + chunk]
@@ -285,14 +286,6 @@ def _result_row(ref: ResponseRef, name: str, sig: str, res: MetricResult) -> dic
     if score is None and not err:
         err = "not scored (no reason given)"
     return _row(ref, name, None if score is None else float(score), sig, res.details, err)
-
-
-def _progress(total: int, desc: str, *, enabled: bool) -> Any:
-    if not enabled:
-        return None
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=desc, unit="resp", mininterval=0.5, leave=False)
 
 
 def nonfinite_field(obj: Any, prefix: str = "") -> str | None:

@@ -16,7 +16,7 @@ redraw them.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,14 +47,23 @@ class _Store:
     counts: np.ndarray | None = None
     #: statistics already evaluated on these resamples, by statistic and data digest
     memo: dict[tuple[str, ...], np.ndarray] = field(default_factory=dict)
+    #: called ``progress(resamples done, n_boot)`` after each block of a pass (a display's)
+    progress: Callable[[int, int], None] | None = None
+
+    def blocks(self, rows: int) -> Iterator[tuple[int, np.ndarray]]:
+        """Integer counts, ``rows`` resamples at a time, from the cache or redrawn; each block
+        reported to :attr:`progress`."""
+        for b0, block in self._blocks(rows):
+            yield b0, block
+            if self.progress is not None:
+                self.progress(b0 + block.shape[0], self.n_boot)
 
     def generator(self) -> np.random.Generator:
         bg = self.bit_generator()
         bg.state = self.state
         return np.random.Generator(bg)
 
-    def blocks(self, rows: int) -> Iterator[tuple[int, np.ndarray]]:
-        """Integer counts, ``rows`` resamples at a time, from the cache or redrawn."""
+    def _blocks(self, rows: int) -> Iterator[tuple[int, np.ndarray]]:
         if self.counts is None and self.n_boot * self.n_items <= self.cache_bytes:
             self._fill()
         if self.counts is not None:
@@ -115,16 +124,18 @@ class Resamples:
         consume: bool = True,
         cache_bytes: int = CACHE_BYTES,
         chunk_elements: int = CHUNK_ELEMENTS,
+        progress: Callable[[int, int], None] | None = None,
     ) -> Resamples:
         """The resamples ``bootstrap_weights(n_items, n_boot, rng)`` would return.
 
         ``consume``: leave ``rng`` where the one-call draw leaves it (the draws are made and
         dropped chunk by chunk); ``False`` when the caller draws nothing else from ``rng``.
+        ``progress``: called ``(resamples done, n_boot)`` as each pass over them goes.
         """
         if n_items < 1 or n_boot < 1:
             raise ValueError("n_items and n_boot must be positive")
         bg = rng.bit_generator
-        store = _Store(n_items, n_boot, type(bg), bg.state, cache_bytes)
+        store = _Store(n_items, n_boot, type(bg), bg.state, cache_bytes, progress=progress)
         if consume:
             rows = max(1, chunk_elements // n_items)
             for b0 in range(0, n_boot, rows):

@@ -29,6 +29,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "fixtures" / "byod" / "faithfulness.jsonl"
+PUBLISHED = DATA.parent / "faithfulness_published.csv"
 AUTHORS = ROOT / "tests" / "fixtures" / "byod" / "faithfulness_authors.csv"
 METRICS = ("bleu", "rouge_1", "rouge_2", "rouge_l", "meteor", "bertscore")
 N_RESPONSES = 24  # 8 inputs x 3 systems
@@ -67,6 +68,8 @@ def _meta_eval_argv(scores: Path, out: Path) -> list[str]:
         str(scores),
         "--scores",
         str(AUTHORS),
+        "--published",
+        str(PUBLISHED),
         "--n-boot",
         "200",
         "--no-plots",
@@ -104,6 +107,9 @@ def _check_tables(md: str, page: str) -> None:
         assert "normalize=" not in text and "epsilon=" not in text
     for name in ("authors_factcc", *METRICS):
         assert name in md and name in html
+    # the paper's number (--published) stands beside ours in both
+    assert "0.4321" in md and "0.4321" in html
+    assert "Authors et al. (2024) Table 2" in html
 
 
 @pytest.mark.slow  # BERTScore loads torch in its own process: 30 s CPU, minutes on a busy machine

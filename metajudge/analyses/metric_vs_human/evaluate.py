@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -354,6 +354,7 @@ def meta_evaluate(
     dimensions: Sequence[str] | None = None,
     directions: Mapping[str, str] | None = None,
     subset: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
     **options: Any,
 ) -> MetaEvalResult:
     """Meta-evaluate metrics against the human labels of ``dataset``.
@@ -365,6 +366,8 @@ def meta_evaluate(
     fields (``normalize="raw"``, ``grouped=True`` …). ``metrics``: rows of the table (default:
     every metric in the rows; ``X_<dim>`` families collapse to ``X``); ``directions``:
     ``{metric: "higher"|"lower"}``; ``subset``: restrict to ``dataset.subset(subset)``.
+    ``progress``: called ``(resamples done, n_boot)`` during each pass over the bootstrap
+    resamples (a display's callback, :class:`metajudge.progress.Steps`).
     """
     t0 = time.perf_counter()
     proto = _protocol(protocol, options)
@@ -385,7 +388,11 @@ def meta_evaluate(
         )
     rng = np.random.default_rng(proto.seed)
     # drawn a block of resamples at a time: memory O(rows), values as bootstrap_weights
-    W = Resamples.draw(view.n_items, proto.n_boot, rng, consume=False) if proto.n_boot > 0 else None
+    W = (
+        Resamples.draw(view.n_items, proto.n_boot, rng, consume=False, progress=progress)
+        if proto.n_boot > 0
+        else None
+    )
     declared = {m: inf.direction for m, inf in info.items() if inf.direction}
     run = Run(view, proto, columns, info, {**declared, **dict(directions or {})}, W)
     if run.pointwise:
