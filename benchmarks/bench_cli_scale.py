@@ -17,7 +17,7 @@ issue (200k pairs: 60 s and 2 GB; 1M pairs: 4 min and 3 GB) with the ratio to th
 ``--src DIR`` runs the metajudge of another checkout (a baseline); ``--data DIR`` keeps (and
 reuses) the generated files.
 
-Run: ``python benchmarks/bench_cli_scale.py --pairs 200000`` (``make bench``: 20,000 pairs).
+Run: ``python benchmarks/bench_cli_scale.py --pairs 200000`` (the default, as ``make bench`` runs it).
 """
 
 from __future__ import annotations
@@ -72,9 +72,13 @@ def write_inputs(folder: Path, pairs: int, metrics: int) -> tuple[Path, Path]:
     return ds_path, sc_path
 
 
-def run_cli(ds: Path, scores: Path, out: Path, *, n_boot: int, plots: bool, src: Path) -> dict:
-    """``metajudge meta-eval`` in a subprocess; wall, CPU and peak RSS of the child."""
-    cmd = [sys.executable, "-m", "metajudge", "meta-eval", "--input", str(ds)]
+def run_cli(
+    ds: Path, scores: Path, out: Path, *, n_boot: int, plots: bool, src: Path, profile: Path | None
+) -> dict:
+    """``metajudge meta-eval`` in a subprocess (under cProfile with ``profile``); wall, CPU and
+    peak RSS of the child."""
+    prof = ["-m", "cProfile", "-o", str(profile)] if profile else []
+    cmd = [sys.executable, *prof, "-m", "metajudge", "meta-eval", "--input", str(ds)]
     cmd += ["--scores", str(scores), "--n-boot", str(n_boot), "--out", str(out), "--quiet"]
     if not plots:
         cmd.append("--no-plots")
@@ -137,7 +141,7 @@ def report(m: dict, pairs: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--pairs", type=int, default=20_000)
+    ap.add_argument("--pairs", type=int, default=200_000)
     ap.add_argument("--metrics", type=int, default=5)
     ap.add_argument("--n-boot", type=int, default=1000)
     ap.add_argument("--plots", action="store_true", help="keep the PNG plots")
@@ -146,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--src", type=Path, default=REPO, help="checkout whose metajudge runs")
     ap.add_argument("--compare", type=Path, help="a stored result.json to compare to (1e-12)")
     ap.add_argument("--json", type=Path, help="write the measurements to this file")
+    ap.add_argument("--profile", type=Path, help="run the child under cProfile, stats to this file")
     a = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench_cli_scale_") as tmp:
         data = a.data or Path(tmp)
@@ -154,7 +159,9 @@ def main(argv: list[str] | None = None) -> int:
         ds, scores = write_inputs(data, a.pairs, a.metrics)
         print(f"data: {ds.name}, {scores.name} ({time.perf_counter() - t0:.1f} s)")
         out = a.out or Path(tmp) / "out"
-        m = run_cli(ds, scores, out, n_boot=a.n_boot, plots=a.plots, src=a.src.resolve())
+        m = run_cli(
+            ds, scores, out, n_boot=a.n_boot, plots=a.plots, src=a.src.resolve(), profile=a.profile
+        )
         report(m, a.pairs)
         if a.json:
             a.json.write_text(json.dumps(m, indent=1))
