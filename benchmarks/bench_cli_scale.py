@@ -15,7 +15,8 @@ issue (200k pairs: 60 s and 2 GB; 1M pairs: 4 min and 3 GB) with the ratio to th
 ``--compare RESULT.json`` compares the run's ``result.json`` value by value with a stored one
 (numbers to 1e-12, and every string, so that a changed CI method is named per kind of value);
 ``--src DIR`` runs the metajudge of another checkout (a baseline); ``--data DIR`` keeps (and
-reuses) the generated files.
+reuses) the generated files; ``--diff A B`` compares two ``result.json`` files without a run;
+``--profile FILE`` runs the child under cProfile (its times then include cProfile's cost).
 
 Run: ``python benchmarks/bench_cli_scale.py --pairs 200000`` (the default, as ``make bench`` runs it).
 """
@@ -151,7 +152,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--compare", type=Path, help="a stored result.json to compare to (1e-12)")
     ap.add_argument("--json", type=Path, help="write the measurements to this file")
     ap.add_argument("--profile", type=Path, help="run the child under cProfile, stats to this file")
+    ap.add_argument("--diff", nargs=2, type=Path, metavar=("A", "B"), help="compare, no run")
     a = ap.parse_args(argv)
+    if a.diff:
+        return compare_values(*(flatten(json.loads(p.read_text())) for p in a.diff))
     with tempfile.TemporaryDirectory(prefix="bench_cli_scale_") as tmp:
         data = a.data or Path(tmp)
         data.mkdir(parents=True, exist_ok=True)
