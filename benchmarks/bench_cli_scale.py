@@ -106,12 +106,13 @@ def run_cli(
 
 def flatten(obj: Any) -> dict[str, Any]:
     """Every number, string and null of a ``result.json``, by path (timings left out)."""
+    skip = ("timing", "seconds")
     out: dict[str, Any] = {}
 
     def walk(o: Any, path: str) -> None:
         if isinstance(o, dict):
             for k, v in o.items():
-                if "timing" not in k:
+                if not any(t in k for t in skip):
                     walk(v, f"{path}/{k}")
         elif isinstance(o, list):
             for i, v in enumerate(o):
