@@ -113,22 +113,35 @@ def _values(res: Any) -> dict[str, float | None]:
 
 
 def compare(a: str, b: str, tol: float = 1e-12) -> int:
-    """Two ``--json`` files value by value; prints, per kind of value (list indices and metric
-    names collapsed), how many differ by more than ``tol`` and the largest difference, and the
-    values present (or defined) in one file only. Exit 1 when anything differs."""
+    """Two ``--json`` files value by value (:func:`compare_values`)."""
     va, vb = (json.loads(Path(p).read_text()) for p in (a, b))
+    return compare_values(va, vb, tol)
+
+
+_ABSENT = object()
+
+
+def _what(v: Any) -> str:
+    return "absent" if v is _ABSENT else "number" if isinstance(v, float) else repr(v)
+
+
+def compare_values(va: dict[str, Any], vb: dict[str, Any], tol: float = 1e-12) -> int:
+    """Two flat ``{path: value}`` maps; prints, per kind of value (list indices and metric
+    names collapsed), how many numbers differ by more than ``tol`` and the largest difference,
+    the strings that differ (a changed CI method: ``old -> new``) and the values present (or
+    defined) in one map only. Returns 1 when anything differs."""
     worst: dict[str, float] = {}
     over: dict[str, int] = {}
     only: dict[str, int] = {}
     for k in sorted(set(va) | set(vb)):
         kind = re.sub(r"/m\d+/", "/m*/", re.sub(r"\[\d+\]", "[]", k))
-        x, y = va.get(k, "absent"), vb.get(k, "absent")
-        if isinstance(x, str) or isinstance(y, str) or (x is None) != (y is None):
-            tag = f"{kind}: {'number' if isinstance(x, float) else x} -> "
-            tag += "number" if isinstance(y, float) else str(y)
-            only[tag] = only.get(tag, 0) + 1
+        x, y = va.get(k, _ABSENT), vb.get(k, _ABSENT)
+        if not (isinstance(x, float) and isinstance(y, float)):
+            if x != y or x is _ABSENT or y is _ABSENT:
+                tag = f"{kind}: {_what(x)} -> {_what(y)}"
+                only[tag] = only.get(tag, 0) + 1
             continue
-        if x is None or (math.isnan(x) and math.isnan(y)):
+        if math.isnan(x) and math.isnan(y):
             continue
         d = abs(x - y)
         worst[kind] = max(worst.get(kind, 0.0), d)
@@ -137,7 +150,7 @@ def compare(a: str, b: str, tol: float = 1e-12) -> int:
     for kind in sorted(k for k, n in over.items() if n):
         print(f"  differs > {tol:g}: {kind}: {over[kind]} values, max {worst[kind]:.3g}")
     for tag, n in sorted(only.items()):
-        print(f"  in one file only / defined in one only: {tag} ({n})")
+        print(f"  changed / in one only / defined in one only: {tag} ({n})")
     return 1 if only or any(over.values()) else 0
 
 

@@ -4,8 +4,10 @@ A bootstrap resample of items is represented by its *count vector* ``w`` (how ma
 row appears in the resample). Pearson, Spearman (average ranks of the resampled data), Kendall
 τ_b and accuracies of the resampled data are exact functions of ``w``, so all ``B`` resamples
 are evaluated with matrix products over a ``(B, n)`` weight matrix — no Python loop per
-resample. :func:`metajudge.stats.bootstrap.bootstrap_ci_reference` is the slow,
-obvious loop used to check it.
+resample — except Spearman's ρ, whose average ranks come from one sort of each variable and
+then one cumulative sum per resample, over cache-sized blocks of resamples (O(n) each).
+:func:`metajudge.stats.bootstrap.bootstrap_ci_reference` is the slow, obvious loop used to
+check it.
 """
 
 from __future__ import annotations
@@ -78,26 +80,82 @@ def _pearson_rows(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     return np.clip(r, -1.0, 1.0)
 
 
-def _wranks(x: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """Average ranks of every row in each resample, ``(B, n)``.
+#: float elements of the block a Spearman resample pass works on (1 MB: it stays in cache)
+RANK_BLOCK_ELEMENTS = 1 << 17
 
-    In a resample where row j appears ``w_j`` times, the copies of the rows tied with row i take
-    the ranks ``below+1 .. below+tied``, so row i's average rank is ``below + (tied + 1)/2`` with
-    ``below`` the total weight of smaller values and ``tied`` the total weight of equal values.
+
+class _RankPlan:
+    """What Spearman's ρ of weighted resamples needs, from one sort of each variable.
+
+    Rows are put in x order once; a resample's weights in that order give x's average ranks by
+    one cumulative sum (over x's groups of equal values, :func:`_group_ranks`), y's after one
+    gather into y order. Every resample is then O(n): no sort per resample or per block.
     """
-    order = np.argsort(x, kind="mergesort")
-    xs = x[order]
-    new = np.empty(xs.size, dtype=bool)
+
+    def __init__(self, x: np.ndarray, y: np.ndarray) -> None:
+        self.order = np.argsort(x, kind="mergesort")
+        xs, ys = x[self.order], y[self.order]
+        self.x_starts, self.x_sizes = _groups(xs)
+        self.y_perm = np.argsort(ys, kind="mergesort")
+        self.y_starts, _ = _groups(ys[self.y_perm])
+        gid = np.zeros(ys.size, dtype=np.intp)
+        if self.y_starts is None:
+            gid[self.y_perm] = np.arange(ys.size)
+        else:
+            new = np.zeros(ys.size, dtype=np.intp)
+            new[self.y_starts[1:]] = 1
+            gid[self.y_perm] = np.cumsum(new)
+        self.y_gid = gid  # y's group (in y order) of each row in x order
+
+    def rho(self, Ws: np.ndarray) -> np.ndarray:
+        """ρ of each row of ``Ws`` (weights of the rows in x order, row-major)."""
+        N = Ws.sum(axis=1)
+        half = 0.5 * N[:, None]
+        Wx, rx = _group_ranks(Ws, self.x_starts, half)
+        Wy, ry = _group_ranks(Ws[:, self.y_perm], self.y_starts, half)
+        rx_rows = rx if self.x_sizes is None else np.repeat(rx, self.x_sizes, axis=1)
+        sxy = _rowdot(Ws * rx_rows, ry[:, self.y_gid])
+        wrx, wry = Wx * rx, Wy * ry
+        return moments.r_from_moments(
+            N, wrx.sum(axis=1), wry.sum(axis=1), _rowdot(wrx, rx), _rowdot(wry, ry), sxy
+        )
+
+
+def _groups(sorted_values: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Starts and sizes of the runs of equal values; ``(None, None)`` when all are distinct."""
+    if sorted_values.size == 0:
+        return None, None
+    new = np.empty(sorted_values.size, dtype=bool)
     new[0] = True
-    new[1:] = xs[1:] != xs[:-1]
+    new[1:] = sorted_values[1:] != sorted_values[:-1]
+    if new.all():
+        return None, None
     starts = np.flatnonzero(new)
-    gid_sorted = np.cumsum(new) - 1
-    gid = np.empty_like(gid_sorted)
-    gid[order] = gid_sorted
-    Wg = np.add.reduceat(W[:, order], starts, axis=1)
-    below = np.cumsum(Wg, axis=1) - Wg
-    rank_g = below + (Wg + 1.0) / 2.0
-    return np.ascontiguousarray(rank_g[:, gid])  # row-major, see _mv
+    return starts, np.diff(np.r_[starts, sorted_values.size])
+
+
+def _group_ranks(
+    Ws: np.ndarray, starts: np.ndarray | None, half: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per group of equal values (rows sorted by value): its total weight ``c`` and its average
+    rank in the expanded data, ``below + (c + 1)/2``, centred on the mean rank ``(N + 1)/2`` —
+    half-integers, so the sums of :meth:`_RankPlan.rho` are exact while they fit a float."""
+    Wg = Ws if starts is None else np.add.reduceat(Ws, starts, axis=1)
+    return Wg, np.cumsum(Wg, axis=1) - 0.5 * Wg - half
+
+
+def _wspearman(plan: _RankPlan, W: np.ndarray | Resamples) -> np.ndarray:
+    """ρ of every resample (rows of ``W``), a cache-sized block of resamples at a time (each
+    resample's value depends on its own row alone: the same bits whatever the blocking)."""
+    if isinstance(W, Resamples):
+        view = W[:, plan.order]
+        return np.concatenate([plan.rho(b) for _, b in view.chunks(RANK_BLOCK_ELEMENTS)])
+    rows = max(1, RANK_BLOCK_ELEMENTS // max(W.shape[1], 1))
+    out = [
+        plan.rho(np.ascontiguousarray(W[b0 : b0 + rows][:, plan.order]))
+        for b0 in range(0, W.shape[0], rows)
+    ]
+    return np.concatenate(out) if out else np.empty(0)
 
 
 def _wkendall(x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
@@ -231,7 +289,10 @@ def weighted_statistics(
     for i, v in zip(todo, fast, strict=True):
         if v is None:
             n, x, y = reqs[i]
-            v = map_chunks(lambda Wb, n=n, x=x, y=y: _weighted(n, x, y, Wb), views[i])
+            if n == "spearman":
+                v = _wspearman(_RankPlan(x, y), views[i])
+            else:
+                v = map_chunks(lambda Wb, n=n, x=x, y=y: _weighted(n, x, y, Wb), views[i])
         store.memo[keys[i]] = v
     return [store.memo[k].copy() for k in keys]
 
@@ -240,7 +301,7 @@ def _weighted(name: str, x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndar
     if name == "pearson":
         return _wpearson(x, y, W)
     if name == "spearman":
-        return _wpearson(_wranks(x, W), _wranks(y, W), W)
+        return _wspearman(_RankPlan(x, y), W)
     if name == "kendall":
         return _wkendall(x, y, W)
     if name == "acc_ties":

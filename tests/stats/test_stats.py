@@ -96,6 +96,40 @@ def test_weighted_kendall_dense_path_equals_loop() -> None:
     np.testing.assert_allclose(fast.samples, slow.samples, atol=1e-12)
 
 
+@pytest.mark.parametrize("x_ties", [False, True])
+def test_weighted_spearman_equals_loop_on_metric_vs_labels(x_ties: bool) -> None:
+    # the matched reference's case: a metric with distinct values (or ties) against labels in
+    # -2..2, two annotator rows per item; ranks of every resample from one sort (O(n) each)
+    rng = np.random.default_rng(8)
+    lat = rng.normal(size=120)
+    x = np.repeat(lat + rng.normal(scale=0.5, size=120), 2)
+    x = np.round(x * 2) / 2 if x_ties else x
+    y = np.clip(np.rint(np.repeat(lat, 2) + rng.normal(scale=0.8, size=240)), -2, 2)
+    groups = np.repeat(np.arange(120), 2)
+    kw = {"statistic": "spearman", "groups": groups, "n_boot": 200}
+    fast = st.bootstrap_ci(x, y, rng=np.random.default_rng(3), **kw)
+    slow = st.bootstrap_ci_reference(x, y, rng=np.random.default_rng(3), **kw)
+    np.testing.assert_allclose(fast.samples, slow.samples, rtol=0, atol=1e-12)
+
+
+def test_weighted_spearman_same_bits_whatever_the_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    from metajudge.stats import weighted
+    from metajudge.stats.resample import Resamples
+
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=300)
+    y = np.clip(np.rint(x + rng.normal(size=300)), -2, 2)
+    items = np.repeat(np.arange(150), 2)
+    R = Resamples.draw(150, 64, np.random.default_rng(1))
+    dense = st.weighted_statistic("spearman", x, y, R[:, items].dense())
+    for block in (1, 700, 1 << 20):
+        monkeypatch.setattr(weighted, "RANK_BLOCK_ELEMENTS", block)
+        lazy = st.weighted_statistics(
+            [("spearman", x, y)], Resamples.draw(150, 64, np.random.default_rng(1))[:, items]
+        )[0]
+        np.testing.assert_array_equal(lazy, dense)
+
+
 def test_bootstrap_resamples_items_together() -> None:
     W = st.bootstrap_weights(50, 20, np.random.default_rng(0))
     assert W.shape == (20, 50)
