@@ -85,9 +85,18 @@ def _register_diagnostics(d: argparse.ArgumentParser) -> None:
         default=0.7,
         help="temperature of the repeated runs (default 0.7)",
     )
+    d.add_argument(
+        "--confidence",
+        default="none",
+        choices=["none", "logprobs", "samples"],
+        help="keep the judge's confidence as data: p(A / B / tie) from the verdict token's "
+        "log-probabilities (logprobs), or the shares of 5 verdicts sampled at --temperature "
+        "(samples); with --out written as score rows to confidence.jsonl, a confidence column "
+        "for calibrate selective / conformal --scores (default none)",
+    )
     opt.add_seed(d, "the --limit draw and the repeated runs")
     opt.add_data_dir(d)
-    opt.add_out(d, "write diagnostics.md and diagnostics.json into this folder")
+    opt.add_out(d, "write diagnostics.md, diagnostics.json (and confidence.jsonl) into this folder")
     opt.add_format(d)
     d.set_defaults(func=_cmd_diag)
 
@@ -179,5 +188,16 @@ def _diag_locked(args: argparse.Namespace) -> int:
         temperature=args.temperature,
         seed=args.seed,
         data_dir=args.data_dir,
+        judge_options=_confidence_options(args.confidence, args.temperature),
     )
     return _emit(args, diag, diagnostics_markdown, write_diagnostics_report)
+
+
+def _confidence_options(confidence: str, temperature: float) -> dict[str, Any]:
+    """The pairwise judge's options for ``--confidence`` (none: its defaults, signature unchanged;
+    samples: 5 verdicts at ``temperature``)."""
+    if confidence == "none":
+        return {}
+    if confidence == "samples":
+        return {"confidence": "samples", "n_samples": 5, "temperature": temperature}
+    return {"confidence": "logprobs"}

@@ -238,7 +238,23 @@ def diagnostics_markdown(
     for bb, d in rows.items():
         if d.get("signature"):
             lines.append(f"\n`{bb}` signature: `{d['signature']}`")
+    lines += _confidence_lines(rows)
     return "\n".join(lines) + "\n"
+
+
+def _confidence_lines(rows: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """One line per backbone run with ``--confidence``: its verdicts without probabilities
+    (counted, never dropped silently) and where the confidence rows are written."""
+    out = []
+    for bb, d in rows.items():
+        if "confidence_missing" in d:
+            out.append(
+                f"\n`{bb}` confidence: score rows `confidence_{bb}` (per side, the probability "
+                "that it is the better one; `--out`: confidence.jsonl); "
+                f"{d['confidence_missing']} judged verdict(s) without probabilities "
+                "(their rows carry no score)"
+            )
+    return out
 
 
 def write_swap_report(
@@ -338,8 +354,12 @@ def plot_swap(result: SwapResult | Mapping[str, Any], out_dir: str | Path) -> di
 def write_diagnostics_report(
     result: DiagnosticsResult | Mapping[str, Any], out_dir: str | Path
 ) -> dict[str, Path]:
-    """Write ``diagnostics.md`` and ``diagnostics.json``."""
-    diag = as_data(result)
+    """Write ``diagnostics.md`` and ``diagnostics.json``; with ``--confidence``, the verdicts'
+    probabilities as score rows in ``confidence.jsonl`` (one metric per backbone), which are left
+    out of ``diagnostics.json``."""
+    diag = dict(as_data(result))
+    diag["backbones"] = {k: dict(v) for k, v in diag.get("backbones", {}).items()}
+    conf = [r for b in diag["backbones"].values() for r in b.pop("confidence_rows", [])]
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"markdown": out / "diagnostics.md", "json": out / "diagnostics.json"}
@@ -348,4 +368,9 @@ def write_diagnostics_report(
     with atomic_write(paths["json"]) as fh:
         json.dump(diag, fh, indent=2, ensure_ascii=False)
         fh.write("\n")
+    if conf:
+        from metajudge.scores.scoring import write_scores
+
+        paths["confidence"] = out / "confidence.jsonl"
+        write_scores(paths["confidence"], conf)
     return paths

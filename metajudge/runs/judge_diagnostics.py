@@ -87,6 +87,7 @@ def run_judge_diagnostics(
                 runs=runs,
                 temperature=temperature,
                 seed=seed,
+                confidence_metric=None if judge.confidence == "none" else f"confidence_{bb}",
             )
         finally:
             judge.close()
@@ -125,9 +126,12 @@ def diagnose_backbone(
     runs: int = 1,
     temperature: float = 0.7,
     seed: int = 0,
+    confidence_metric: str | None = None,
 ) -> dict[str, Any]:
     """Judge ``records`` in both orders (and ``runs`` sampled times when > 1) with one pairwise
-    judge (a :class:`PairwiseJudge`); its diagnostics, parse failures, calls and ledger."""
+    judge (a :class:`PairwiseJudge`); its diagnostics, parse failures, calls and ledger.
+    ``confidence_metric``: also the ab-order verdicts' probabilities as score rows of that
+    metric (:func:`confidence_rows`), under ``confidence_rows``."""
     import time
 
     t0 = time.perf_counter()
@@ -155,6 +159,9 @@ def diagnose_backbone(
     out["calls"] = summ.get("calls")
     out["ledger"] = _ledger(summ, time.perf_counter() - t0)
     out["verdicts"] = verdict_rows(ab, ba)
+    if confidence_metric is not None:
+        out["confidence_missing"] = summ.get("confidence_missing", 0)
+        out["confidence_rows"] = confidence_rows(ab, records, confidence_metric, judge.signature)
     return out
 
 

@@ -82,3 +82,16 @@ def test_pairs_run_through_judge_diagnostics(
     diag = json.loads(capsys.readouterr().out.split("\n", 1)[1])
     assert diag["n_pairs"] == 2 and diag["subset"]["N"] == 6
     assert diag["backbones"]["smollm2-135m"]["n"] == 2
+    # --confidence logprobs: the verdicts' probabilities as score rows, one per side
+    run = tmp_path / "diag"
+    assert main([*argv, "--limit", "2", "--confidence", "logprobs", "--out", str(run)]) == 0
+    rows = [json.loads(ln) for ln in (run / "confidence.jsonl").read_text("utf-8").splitlines()]
+    assert len(rows) == 4 and {r["metric"] for r in rows} == {"confidence_smollm2-135m"}
+    for a, b in zip(rows[::2], rows[1::2]):  # side a, side b of one pair
+        assert (a["side"], b["side"], a["item"]) == ("a", "b", b["item"])
+        if a["score"] is None:  # no probabilities: counted, both rows unscored with the reason
+            assert b["score"] is None and a["error"] == "no verdict probabilities"
+        else:
+            assert 0.0 <= a["score"] <= 1.0 and a["score"] + b["score"] == pytest.approx(1.0)
+    md = (run / "diagnostics.md").read_text("utf-8")
+    assert "judged verdict(s) without probabilities" in md

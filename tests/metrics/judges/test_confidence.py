@@ -155,10 +155,11 @@ def test_pairwise_confidence_rows_feed_calibrate(tmp_path, capsys) -> None:  # t
     ``calibrate selective`` and ``calibrate conformal`` read through ``--scores FILE``."""
     import json
 
+    from metajudge.analyses.judge_biases import DiagnosticsResult
     from metajudge.cli import main
     from metajudge.data.loading import load
-    from metajudge.runs.judge_diagnostics import confidence_rows
-    from metajudge.scores.scoring import write_scores
+    from metajudge.reports.swap_report import write_diagnostics_report
+    from metajudge.runs.judge_diagnostics import diagnose_backbone
     from tests.analyses.test_selective import write_pairs
 
     data, _, _ = write_pairs(tmp_path, n=120)
@@ -179,10 +180,17 @@ def test_pairwise_confidence_rows_feed_calibrate(tmp_path, capsys) -> None:  # t
         constrained=False,
         confidence="logprobs",
     )
-    rows = confidence_rows(j.judge(list(ds.records)), ds.records, "judge_conf", j.signature)
+    # what `judge diagnostics --confidence logprobs --out DIR` runs and writes
+    diag = DiagnosticsResult(dataset="t", dimension="preference", n_pairs=120, protocol="p")
+    diag.backbones["judge"] = diagnose_backbone(
+        j, list(ds.records), dimension="preference", confidence_metric="judge_conf"
+    )
+    paths = write_diagnostics_report(diag, tmp_path / "diag")
+    scores = paths["confidence"]
+    rows = [json.loads(ln) for ln in scores.read_text(encoding="utf-8").splitlines()]
     assert len(rows) == 240 and all(r["details"]["renormalised"] for r in rows)
-    scores = tmp_path / "conf.jsonl"
-    write_scores(scores, rows)
+    assert "confidence_rows" not in paths["json"].read_text(encoding="utf-8")
+    assert "0 judged verdict(s) without probabilities" in paths["markdown"].read_text("utf-8")
     base = ["--input", str(data), "--scores", str(scores)]
     assert (
         main(
