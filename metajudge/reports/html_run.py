@@ -181,20 +181,7 @@ def pair_view(
         g = np.where(has_h & np.isfinite(nd), np.abs(nd - h), np.nan)
         wrong = has_h & (h != 0) & fin_d & (np.sign(d) != np.sign(h))
     split = _splits(M, valid, count, True, 0.0)
-    rows = [
-        {"i": i, "r": rr, "m": m, "n": n, "h": hv, "g": gv, "l": lab, "w": w, "s": sp}
-        for (i, rr), m, n, hv, gv, lab, w, sp in zip(
-            map(items.add, recs),
-            _nums(d),
-            _nums(nd),
-            _nums(h),
-            _nums(g),
-            labels,
-            wrong.astype(int).tolist(),
-            split.astype(int).tolist(),
-            strict=True,
-        )
-    ]
+    rows = _view_rows(items, recs, (d, nd, h, g), labels, wrong, split)
     return _ranked(
         name,
         dim,
@@ -203,6 +190,34 @@ def pair_view(
         "|normalised d − mean human label| (minmax onto ±"
         f"{half_width:g}; d = s(b) − s(a){', sign flipped: lower is better' if lower else ''})",
     )
+
+
+def _view_rows(
+    items: Items,
+    recs: Sequence[Any],
+    cols: tuple[Any, Any, Any, Any],
+    labels: list[list[Any]],
+    wrong: Any,
+    split: Any,
+) -> list[dict[str, Any]]:
+    """The browser rows of one view, in bulk: per record its item and response (``i``, ``r``),
+    ``cols`` = (metric value, normalised value, mean human label, gap) as ``m n h g``, its
+    labels, the wrong-direction flag ``w`` and the split-annotator flag ``s``."""
+    m, n, h, g = (_nums(c) for c in cols)
+    return [
+        {"i": i, "r": rr, "m": mv, "n": nv, "h": hv, "g": gv, "l": lab, "w": w, "s": sp}
+        for (i, rr), mv, nv, hv, gv, lab, w, sp in zip(
+            map(items.add, recs),
+            m,
+            n,
+            h,
+            g,
+            labels,
+            wrong.astype(int).tolist(),
+            split.astype(int).tolist(),
+            strict=True,
+        )
+    ]
 
 
 def likert_view(
@@ -230,20 +245,7 @@ def likert_view(
         g = np.where((count > 0) & np.isfinite(nv), np.abs(nv - h), np.nan)
         wrong = np.isfinite(g) & (g > span / 4)
     split = _splits(M, valid, count, False, span)
-    rows = [
-        {"i": i, "r": rr, "m": m, "n": n, "h": hv, "g": gv, "l": lab, "w": w, "s": sp}
-        for (i, rr), m, n, hv, gv, lab, w, sp in zip(
-            map(items.add, recs),
-            _nums(s),
-            _nums(nv),
-            _nums(h),
-            _nums(g),
-            labels,
-            wrong.astype(int).tolist(),
-            split.astype(int).tolist(),
-            strict=True,
-        )
-    ]
+    rows = _view_rows(items, recs, (s, nv, h, g), labels, wrong, split)
     return _ranked(
         name,
         dim,
