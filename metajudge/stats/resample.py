@@ -155,11 +155,17 @@ class Resamples:
 
     def chunks(self, chunk_elements: int | None = None) -> Iterator[tuple[int, np.ndarray]]:
         """``(b0, W[b0:b1])`` float blocks of whole resamples, about ``chunk_elements`` each."""
+        for b0, block in self.count_chunks(chunk_elements):
+            yield b0, block.astype(float)
+
+    def count_chunks(self, chunk_elements: int | None = None) -> Iterator[tuple[int, np.ndarray]]:
+        """:meth:`chunks` as the stored integer counts (row-major; no float copy). Columns are
+        gathered with ``np.take`` (several times faster than fancy indexing of a 2-D block)."""
         per = chunk_elements or self.chunk_elements
         rows = max(1, per // max(self._shape[1], 1))
         for b0, counts in self.store.blocks(rows):
-            block = counts if self.cols is None else counts[:, self.cols]
-            yield b0, np.ascontiguousarray(block, dtype=float)
+            block = counts if self.cols is None else np.take(counts, self.cols, axis=1)
+            yield b0, np.ascontiguousarray(block)
 
     def row_items(self) -> np.ndarray:
         """The item of each column (the column itself for the item matrix)."""

@@ -12,6 +12,7 @@ check it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -80,45 +81,110 @@ def _pearson_rows(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     return np.clip(r, -1.0, 1.0)
 
 
-#: float elements of the block a Spearman resample pass works on (1 MB: it stays in cache)
-RANK_BLOCK_ELEMENTS = 1 << 17
+#: elements of the block a Spearman resample pass works on (whole resamples; at least one)
+RANK_BLOCK_ELEMENTS = 1 << 19
+#: most distinct values of a y whose per-resample group totals come from one matrix product
+MAX_Y_GROUPS = 64
+#: largest total weight of a resample for which every sum of :meth:`_RankPlan.rho` is exact
+#: (see there); a heavier resample takes the gather path, which rounds as it always did
+EXACT_WEIGHT = 1 << 18
+#: most joint cells of several few-valued y's summed by one bincount
+MAX_JOINT_CELLS = 4096
+
+
+class _YSide:
+    """One y of a :class:`_RankPlan`: its groups of equal values, in increasing order.
+
+    ``perm``/``starts``/``gid``: y order, the starts of its groups there, the group of each row
+    (rows in x order); ``size``: how many groups.
+    """
+
+    def __init__(self, ys: np.ndarray) -> None:
+        uniq, inv = np.unique(ys, return_inverse=True)
+        self.gid = inv.ravel()
+        self.size = int(uniq.size)
+        self.perm = np.argsort(ys, kind="mergesort")
+        self.starts = (
+            None if uniq.size == ys.size else np.flatnonzero(np.r_[1, np.diff(inv[self.perm])])
+        )
+
+
+def _joints(sides: Sequence[_YSide]) -> list[tuple[np.ndarray, tuple[int, ...], list[int]]]:
+    """The y's with at most :data:`MAX_Y_GROUPS` values, in runs whose joint cells (every
+    combination of their groups) number at most :data:`MAX_JOINT_CELLS`: per run the joint
+    cell of each row, the run's group counts and which y's it holds."""
+    out: list[tuple[np.ndarray, tuple[int, ...], list[int]]] = []
+    for k, side in enumerate(sides):
+        if side.size > MAX_Y_GROUPS:
+            continue
+        if out and math.prod(out[-1][1]) * side.size <= MAX_JOINT_CELLS:
+            cells, dims, members = out[-1]
+            out[-1] = (cells * side.size + side.gid, (*dims, side.size), [*members, k])
+        else:
+            out.append((side.gid.astype(np.intp), (side.size,), [k]))
+    return out
 
 
 class _RankPlan:
     """What Spearman's ρ of weighted resamples needs, from one sort of each variable.
 
     Rows are put in x order once; a resample's weights in that order give x's average ranks by
-    one cumulative sum (over x's groups of equal values, :func:`_group_ranks`), y's after one
-    gather into y order. Every resample is then O(n): no sort per resample or per block.
+    one cumulative sum (over x's groups of equal values, :func:`_group_ranks`). Several y's on
+    the same x and rows (a metric against each annotator) share that work. A y with few
+    distinct values (labels) needs per resample only its groups' total weights and their sums
+    of weight × x rank: both by one ``bincount`` over the joint cells of such y's (two
+    annotators' labels in −2..2: 25 cells), exact in any summation order while the resample's
+    total weight N is at most :data:`EXACT_WEIGHT` — every term and partial sum of ρ's sums is
+    then a multiple of ¼ of magnitude at most N³/8 ≤ 2⁵¹ (|rank − mean| ≤ N/2,
+    Σ w·|rank − mean| ≤ N²/4), so ρ has the bits of the gather path (y's weights gathered into
+    y order), which other y's and heavier resamples take. Every resample is O(n): no sort per
+    resample or per block.
     """
 
-    def __init__(self, x: np.ndarray, y: np.ndarray) -> None:
+    def __init__(self, x: np.ndarray, ys: Sequence[np.ndarray]) -> None:
         self.order = np.argsort(x, kind="mergesort")
-        xs, ys = x[self.order], y[self.order]
-        self.x_starts, self.x_sizes = _groups(xs)
-        self.y_perm = np.argsort(ys, kind="mergesort")
-        self.y_starts, _ = _groups(ys[self.y_perm])
-        gid = np.zeros(ys.size, dtype=np.intp)
-        if self.y_starts is None:
-            gid[self.y_perm] = np.arange(ys.size)
-        else:
-            new = np.zeros(ys.size, dtype=np.intp)
-            new[self.y_starts[1:]] = 1
-            gid[self.y_perm] = np.cumsum(new)
-        self.y_gid = gid  # y's group (in y order) of each row in x order
+        self.x_starts, self.x_sizes = _groups(x[self.order])
+        self.ys = [_YSide(y[self.order]) for y in ys]
+        self.joints = _joints(self.ys)
 
-    def rho(self, Ws: np.ndarray) -> np.ndarray:
-        """ρ of each row of ``Ws`` (weights of the rows in x order, row-major)."""
+    def rho(self, Wb: np.ndarray, *, integer: bool = True) -> list[np.ndarray]:
+        """ρ of each row of ``Wb`` (weights of the rows in x order, row-major) for every y.
+        ``integer``: the weights are whole counts (the grouped sums' exactness needs it)."""
+        Wx, rx = _group_ranks(Wb, self.x_starts, None)
+        Ws = Wx if self.x_sizes is None else Wb.astype(float)
         N = Ws.sum(axis=1)
         half = 0.5 * N[:, None]
-        Wx, rx = _group_ranks(Ws, self.x_starts, half)
-        Wy, ry = _group_ranks(Ws[:, self.y_perm], self.y_starts, half)
+        rx -= half
+        wrx = Wx * rx
+        sx, sxx = wrx.sum(axis=1), _rowdot(wrx, rx)
         rx_rows = rx if self.x_sizes is None else np.repeat(rx, self.x_sizes, axis=1)
-        sxy = _rowdot(Ws * rx_rows, ry[:, self.y_gid])
-        wrx, wry = Wx * rx, Wy * ry
-        return moments.r_from_moments(
-            N, wrx.sum(axis=1), wry.sum(axis=1), _rowdot(wrx, rx), _rowdot(wry, ry), sxy
-        )
+        wr_rows = wrx if self.x_sizes is None else Ws * rx_rows
+        grouped = self._grouped(Ws, wr_rows) if integer and N.max(initial=0) <= EXACT_WEIGHT else {}
+        out = []
+        for k, side in enumerate(self.ys):
+            if k in grouped:
+                Wy, S = grouped[k]
+                ry = np.cumsum(Wy, axis=1) - 0.5 * Wy - half
+                sxy = _rowdot(S, ry)
+            else:
+                Wy, ry = _group_ranks(Ws[:, side.perm], side.starts, half)
+                sxy = _rowdot(wr_rows, ry[:, side.gid])
+            wry = Wy * ry
+            out.append(moments.r_from_moments(N, sx, wry.sum(axis=1), sxx, _rowdot(wry, ry), sxy))
+        return out
+
+    def _grouped(self, Ws: np.ndarray, wr: np.ndarray) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+        """Per few-valued y: each resample's total weight and Σ weight × x rank per y group."""
+        out = {}
+        for cells, dims, members in self.joints:
+            c = math.prod(dims)
+            tw = np.stack([np.bincount(cells, weights=w, minlength=c) for w in Ws])
+            ts = np.stack([np.bincount(cells, weights=w, minlength=c) for w in wr])
+            tw, ts = tw.reshape(-1, *dims), ts.reshape(-1, *dims)
+            for pos, k in enumerate(members):
+                other = tuple(a for a in range(1, len(dims) + 1) if a != pos + 1)
+                out[k] = (tw.sum(axis=other), ts.sum(axis=other))
+        return out
 
 
 def _groups(sorted_values: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
@@ -135,27 +201,46 @@ def _groups(sorted_values: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | 
 
 
 def _group_ranks(
-    Ws: np.ndarray, starts: np.ndarray | None, half: np.ndarray
+    Ws: np.ndarray, starts: np.ndarray | None, half: np.ndarray | None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per group of equal values (rows sorted by value): its total weight ``c`` and its average
     rank in the expanded data, ``below + (c + 1)/2``, centred on the mean rank ``(N + 1)/2`` —
-    half-integers, so the sums of :meth:`_RankPlan.rho` are exact while they fit a float."""
-    Wg = Ws if starts is None else np.add.reduceat(Ws, starts, axis=1)
-    return Wg, np.cumsum(Wg, axis=1) - 0.5 * Wg - half
+    half-integers, so the sums of :meth:`_RankPlan.rho` are exact while they fit a float.
+    Integer counts are summed as integers (the same values, several times faster); ``half``
+    None: not yet centred (the caller subtracts it, with the same bits)."""
+    integer = Ws.dtype.kind in "ui"
+    if starts is not None:
+        Wg = np.add.reduceat(Ws, starts, axis=1, dtype=np.int64 if integer else None)
+    else:
+        Wg = Ws
+    if integer:  # (the int64 sums made float first: a mixed int/float ufunc is many times slower)
+        r = np.cumsum(Wg, axis=1, dtype=np.int64).astype(float)
+        Wg = Wg.astype(float)
+    else:
+        r = np.cumsum(Wg, axis=1)
+    r -= 0.5 * Wg
+    if half is not None:
+        r -= half
+    return Wg, r
 
 
-def _wspearman(plan: _RankPlan, W: np.ndarray | Resamples) -> np.ndarray:
-    """ρ of every resample (rows of ``W``), a cache-sized block of resamples at a time (each
-    resample's value depends on its own row alone: the same bits whatever the blocking)."""
+def _wspearman(plan: _RankPlan, W: np.ndarray | Resamples) -> list[np.ndarray]:
+    """ρ of every resample (rows of ``W``) for each y of ``plan``, a block of resamples at a
+    time (each resample's value depends on its own row alone: the same bits whatever the
+    blocking)."""
     if isinstance(W, Resamples):
         view = W[:, plan.order]
-        return np.concatenate([plan.rho(b) for _, b in view.chunks(RANK_BLOCK_ELEMENTS)])
-    rows = max(1, RANK_BLOCK_ELEMENTS // max(W.shape[1], 1))
-    out = [
-        plan.rho(np.ascontiguousarray(W[b0 : b0 + rows][:, plan.order]))
-        for b0 in range(0, W.shape[0], rows)
-    ]
-    return np.concatenate(out) if out else np.empty(0)
+        parts = [plan.rho(b) for _, b in view.count_chunks(RANK_BLOCK_ELEMENTS)]
+    else:
+        integer = bool(np.all(W >= 0) and np.array_equal(W, np.floor(W)))
+        rows = max(1, RANK_BLOCK_ELEMENTS // max(W.shape[1], 1))
+        parts = [
+            plan.rho(np.take(W[b0 : b0 + rows], plan.order, axis=1), integer=integer)
+            for b0 in range(0, W.shape[0], rows)
+        ]
+    if not parts:
+        return [np.empty(0) for _ in plan.ys]
+    return [np.concatenate([p[k] for p in parts]) for k in range(len(plan.ys))]
 
 
 def _wkendall(x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
@@ -286,14 +371,19 @@ def weighted_statistics(
     first = {k: i for i, k in reversed(list(enumerate(keys)))}
     todo = [i for k, i in first.items() if k not in store.memo]
     fast = moments.evaluate([reqs[i] for i in todo], [views[i].row_items() for i in todo], store)
+    ranks: dict[tuple[str, str], list[int]] = {}  # Spearman by (x, rows): one pass per x
     for i, v in zip(todo, fast, strict=True):
-        if v is None:
-            n, x, y = reqs[i]
-            if n == "spearman":
-                v = _wspearman(_RankPlan(x, y), views[i])
-            else:
-                v = map_chunks(lambda Wb, n=n, x=x, y=y: _weighted(n, x, y, Wb), views[i])
-        store.memo[keys[i]] = v
+        n, x, y = reqs[i]
+        if v is None and n == "spearman":
+            ranks.setdefault((keys[i][1], keys[i][3]), []).append(i)
+        elif v is None:
+            v = map_chunks(lambda Wb, n=n, x=x, y=y: _weighted(n, x, y, Wb), views[i])
+        if v is not None:
+            store.memo[keys[i]] = v
+    for idx in ranks.values():
+        plan = _RankPlan(reqs[idx[0]][1], [reqs[i][2] for i in idx])
+        for i, v in zip(idx, _wspearman(plan, views[idx[0]]), strict=True):
+            store.memo[keys[i]] = v
     return [store.memo[k].copy() for k in keys]
 
 
@@ -301,7 +391,7 @@ def _weighted(name: str, x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndar
     if name == "pearson":
         return _wpearson(x, y, W)
     if name == "spearman":
-        return _wspearman(_RankPlan(x, y), W)
+        return _wspearman(_RankPlan(x, [y]), W)[0]
     if name == "kendall":
         return _wkendall(x, y, W)
     if name == "acc_ties":

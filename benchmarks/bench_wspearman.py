@@ -1,0 +1,98 @@
+"""The matched statistics of the inter-human reference (``_pair_matched``'s prefetch), old vs new.
+
+Builds the bench's seeded synthetic pairwise set in memory (benchmarks/bench_scale.py: labels
+in -2..2 from 2 annotators, metrics = latent + noise), asks ``weighted_statistics`` for what
+``evaluate._pair_matched`` asks (Pearson and Spearman of each metric and of the reference
+against each annotator, 1 vs 2 and 2 vs 1) on ``Resamples`` of ``--n-boot`` resamples, with
+the code of a git revision (``--old``, default main b4b3232) and with this tree, back to back,
+and checks the values are bit-identical. Usage:
+``python benchmarks/bench_wspearman.py --pairs 200000 --metrics 5 --n-boot 1000``
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+import types
+from pathlib import Path
+
+import numpy as np
+
+
+def _old_modules(rev: str) -> tuple[types.ModuleType, types.ModuleType]:
+    """``stats/resample.py`` and ``stats/weighted.py`` of ``rev`` as standalone modules."""
+    root = Path(__file__).resolve().parents[1]
+
+    def show(path: str) -> str:
+        return subprocess.run(
+            ["git", "-C", str(root), "show", f"{rev}:{path}"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+
+    d = Path(tempfile.mkdtemp())
+    (d / "old_resample.py").write_text(show("metajudge/stats/resample.py"))
+    src = show("metajudge/stats/weighted.py")
+    src = src.replace("from metajudge.stats.resample import", "from old_resample import")
+    (d / "old_weighted.py").write_text(src)
+    sys.path.insert(0, str(d))
+    import old_resample
+    import old_weighted
+
+    return old_resample, old_weighted
+
+
+def requests(pairs: int, metrics: int, seed: int = 17) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """What ``_pair_matched`` prefetches on the synthetic set (two annotators, every pair)."""
+    rng = np.random.default_rng(seed)
+    latent = rng.normal(0.0, 1.0, pairs)
+    labels = np.clip(np.rint(latent[:, None] + rng.normal(0, 0.8, (pairs, 2))), -2, 2)
+    xs = [latent + rng.normal(0.0, 0.5 + 0.25 * k, pairs) for k in range(metrics)]
+    out = []
+    for j in (0, 1):  # annotator j vs the other one (the reference)
+        single, ref = labels[:, j].copy(), labels[:, 1 - j].copy()
+        for x in [*xs, ref]:
+            out += [(s, x, single) for s in ("pearson", "spearman")]
+    return out
+
+
+def run(weighted: types.ModuleType, resample: types.ModuleType, reqs: list, n_boot: int):
+    n = reqs[0][1].size
+    R = resample.Resamples.draw(n, n_boot, np.random.default_rng(5), consume=False)
+    R.store._fill()  # the count cache, drawn once (as in a run), outside the timing
+    items = np.arange(n)
+    views = [R[:, items] for _ in reqs]
+    t0 = time.perf_counter()
+    vals = weighted.weighted_statistics(reqs, views)
+    return time.perf_counter() - t0, vals
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pairs", type=int, default=200_000)
+    ap.add_argument("--metrics", type=int, default=5)
+    ap.add_argument("--n-boot", type=int, default=1000)
+    ap.add_argument("--old", default="b4b3232")
+    a = ap.parse_args(argv)
+    from metajudge.stats import resample, weighted
+
+    old_resample, old_weighted = _old_modules(a.old)
+    reqs = requests(a.pairs, a.metrics)
+    t_old, v_old = run(old_weighted, old_resample, reqs, a.n_boot)
+    t_new, v_new = run(weighted, resample, reqs, a.n_boot)
+    same = all(np.array_equal(p, q, equal_nan=True) for p, q in zip(v_old, v_new, strict=True))
+    diff = max(float(np.nanmax(np.abs(p - q), initial=0.0)) for p, q in zip(v_old, v_new))
+    print(
+        f"pairs={a.pairs} metrics={a.metrics} n_boot={a.n_boot} requests={len(reqs)}: "
+        f"old ({a.old}) {t_old:.1f} s, new {t_new:.1f} s, x{t_old / t_new:.2f}; "
+        f"bit-identical: {same} (max |diff| {diff:.3g})"
+    )
+    return 0 if same else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
