@@ -176,6 +176,11 @@ class Resamples:
         parts = [*arrays, self.row_items()]
         return (name, *(_digest(a) for a in parts))
 
+    def content_key(self, name: str, *arrays: np.ndarray) -> tuple[str, ...]:
+        """A memo key of ``name`` on ``arrays`` alone (they already say which items: e.g. a
+        per-item matrix), for values shared by every column view of these resamples."""
+        return (name, *(_digest(a) for a in arrays))
+
     def __iter__(self) -> Iterator[np.ndarray]:
         for _, block in self.chunks():
             yield from block

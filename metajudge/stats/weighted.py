@@ -12,6 +12,7 @@ check it.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
@@ -34,7 +35,9 @@ def _rowdot(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     A = np.ascontiguousarray(A)
     if B.ndim == 1:
         return _mv(A, B)
-    return np.einsum("ij,ij->i", A, np.ascontiguousarray(np.broadcast_to(B, A.shape)))
+    if B.shape != A.shape:
+        B = np.broadcast_to(B, A.shape)
+    return np.einsum("ij,ij->i", A, np.ascontiguousarray(B))
 
 
 def _wpearson(X: np.ndarray, Y: np.ndarray, W: np.ndarray) -> np.ndarray:
@@ -82,7 +85,7 @@ def _pearson_rows(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
 
 
 #: elements of the block a Spearman resample pass works on (whole resamples; at least one)
-RANK_BLOCK_ELEMENTS = 1 << 19
+RANK_BLOCK_ELEMENTS = 1 << 17
 #: most distinct values of a y whose per-resample group totals come from one matrix product
 MAX_Y_GROUPS = 64
 #: largest total weight of a resample for which every sum of :meth:`_RankPlan.rho` is exact
@@ -103,10 +106,17 @@ class _YSide:
         uniq, inv = np.unique(ys, return_inverse=True)
         self.gid = inv.ravel()
         self.size = int(uniq.size)
-        self.perm = np.argsort(ys, kind="mergesort")
-        self.starts = (
-            None if uniq.size == ys.size else np.flatnonzero(np.r_[1, np.diff(inv[self.perm])])
-        )
+        self._ys = ys
+
+    @functools.cached_property
+    def perm(self) -> np.ndarray:
+        return np.argsort(self._ys, kind="mergesort")
+
+    @functools.cached_property
+    def starts(self) -> np.ndarray | None:
+        if self.size == self._ys.size:
+            return None
+        return np.flatnonzero(np.r_[1, np.diff(self.gid[self.perm])])
 
 
 def _joints(sides: Sequence[_YSide]) -> list[tuple[np.ndarray, tuple[int, ...], list[int]]]:
@@ -147,19 +157,29 @@ class _RankPlan:
         self.ys = [_YSide(y[self.order]) for y in ys]
         self.joints = _joints(self.ys)
 
-    def rho(self, Wb: np.ndarray, *, integer: bool = True) -> list[np.ndarray]:
+    def rho(
+        self, Wb: np.ndarray, *, integer: bool = True, totals: Sequence[np.ndarray | None] = ()
+    ) -> list[np.ndarray]:
         """ρ of each row of ``Wb`` (weights of the rows in x order, row-major) for every y.
-        ``integer``: the weights are whole counts (the grouped sums' exactness needs it)."""
+        ``integer``: the weights are whole counts (the grouped sums' exactness needs it);
+        ``totals``: per joint of :attr:`joints`, these resamples' total weight per cell when
+        known (:func:`_joint_totals`)."""
         Wx, rx = _group_ranks(Wb, self.x_starts, None)
         Ws = Wx if self.x_sizes is None else Wb.astype(float)
-        N = Ws.sum(axis=1)
+        # (whole counts: summed as integers, the same values; other weights as before)
+        N = (
+            Wb.sum(axis=1, dtype=np.int64).astype(float)
+            if Wb.dtype.kind in "ui"
+            else Ws.sum(axis=1)
+        )
         half = 0.5 * N[:, None]
         rx -= half
         wrx = Wx * rx
         sx, sxx = wrx.sum(axis=1), _rowdot(wrx, rx)
         rx_rows = rx if self.x_sizes is None else np.repeat(rx, self.x_sizes, axis=1)
         wr_rows = wrx if self.x_sizes is None else Ws * rx_rows
-        grouped = self._grouped(Ws, wr_rows) if integer and N.max(initial=0) <= EXACT_WEIGHT else {}
+        exact = integer and N.max(initial=0) <= EXACT_WEIGHT
+        grouped = self._grouped(Ws, wr_rows, totals) if exact else {}
         out = []
         for k, side in enumerate(self.ys):
             if k in grouped:
@@ -173,18 +193,31 @@ class _RankPlan:
             out.append(moments.r_from_moments(N, sx, wry.sum(axis=1), sxx, _rowdot(wry, ry), sxy))
         return out
 
-    def _grouped(self, Ws: np.ndarray, wr: np.ndarray) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    def _grouped(
+        self, Ws: np.ndarray, wr: np.ndarray, totals: Sequence[np.ndarray | None]
+    ) -> dict[int, tuple[np.ndarray, np.ndarray]]:
         """Per few-valued y: each resample's total weight and Σ weight × x rank per y group."""
         out = {}
-        for cells, dims, members in self.joints:
+        for j, (cells, dims, members) in enumerate(self.joints):
             c = math.prod(dims)
-            tw = np.stack([np.bincount(cells, weights=w, minlength=c) for w in Ws])
-            ts = np.stack([np.bincount(cells, weights=w, minlength=c) for w in wr])
+            tw = totals[j] if j < len(totals) else None
+            if tw is None:
+                tw = _bincount_rows(cells, Ws, c)
+            ts = _bincount_rows(cells, wr, c)
             tw, ts = tw.reshape(-1, *dims), ts.reshape(-1, *dims)
             for pos, k in enumerate(members):
                 other = tuple(a for a in range(1, len(dims) + 1) if a != pos + 1)
                 out[k] = (tw.sum(axis=other), ts.sum(axis=other))
         return out
+
+
+def _bincount_rows(cells: np.ndarray, V: np.ndarray, c: int) -> np.ndarray:
+    """``(rows, c)``: per row of ``V``, the sums of its values by cell (one ``bincount``)."""
+    R = V.shape[0]
+    if R == 1:
+        return np.bincount(cells, weights=V[0], minlength=c)[None, :]
+    flat = (cells[None, :] + (c * np.arange(R))[:, None]).ravel()
+    return np.bincount(flat, weights=V.ravel(), minlength=R * c).reshape(R, c)
 
 
 def _groups(sorted_values: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
@@ -230,7 +263,11 @@ def _wspearman(plan: _RankPlan, W: np.ndarray | Resamples) -> list[np.ndarray]:
     blocking)."""
     if isinstance(W, Resamples):
         view = W[:, plan.order]
-        parts = [plan.rho(b) for _, b in view.count_chunks(RANK_BLOCK_ELEMENTS)]
+        totals = [_joint_totals(view, cells, math.prod(dims)) for cells, dims, _ in plan.joints]
+        parts = [
+            plan.rho(b, totals=[t if t is None else t[b0 : b0 + b.shape[0]] for t in totals])
+            for b0, b in view.count_chunks(RANK_BLOCK_ELEMENTS)
+        ]
     else:
         integer = bool(np.all(W >= 0) and np.array_equal(W, np.floor(W)))
         rows = max(1, RANK_BLOCK_ELEMENTS // max(W.shape[1], 1))
@@ -241,6 +278,23 @@ def _wspearman(plan: _RankPlan, W: np.ndarray | Resamples) -> list[np.ndarray]:
     if not parts:
         return [np.empty(0) for _ in plan.ys]
     return [np.concatenate([p[k] for p in parts]) for k in range(len(plan.ys))]
+
+
+def _joint_totals(view: Resamples, cells: np.ndarray, c: int) -> np.ndarray | None:
+    """``(B, c)``: each resample's total weight in each joint y cell (``cells``: the cell of
+    each row of ``view``), from one pass of per-item sums (exact integers,
+    :func:`~metajudge.stats.moments.resample_sums`), remembered with the resamples: the same
+    rows and y's under another x (every metric against the same annotators) find them
+    computed. None when the per-item matrix would exceed :data:`moments.MAX_ITEM_ELEMENTS`."""
+    n_items = view.store.n_items
+    if n_items * c > moments.MAX_ITEM_ELEMENTS:
+        return None
+    flat = np.sort(view.row_items() * c + cells)  # (item, cell) of every row: what M holds
+    key = view.content_key("joint y totals", flat)
+    if key not in view.store.memo:
+        M = np.bincount(flat, minlength=n_items * c).reshape(n_items, c).astype(float)
+        view.store.memo[key] = moments.resample_sums(view.store, M)
+    return view.store.memo[key]
 
 
 def _wkendall(x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:

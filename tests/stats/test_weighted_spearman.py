@@ -1,0 +1,97 @@
+"""Spearman's ρ of weighted resamples (stats/weighted.py): the grouped path (a y with few values:
+its group totals and x-rank sums by one bincount over joint cells, several y's sharing one x
+pass) against the slow reference loop, and the same bits whatever the path or the blocking."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from metajudge import stats as st
+from metajudge.stats import weighted
+from metajudge.stats.resample import Resamples
+
+N_ITEMS, N_BOOT = 90, 60
+
+
+def _data(x_kind: str) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
+    """Two rows per item; x distinct, with ties, or with few values; four y's: labels in -2..2
+    (two annotators), 9 half-step values, all distinct, constant but for one row."""
+    rng = np.random.default_rng(11)
+    lat = np.repeat(rng.normal(size=N_ITEMS), 2)
+    x = lat + rng.normal(scale=0.6, size=lat.size)
+    if x_kind == "ties":
+        x = np.round(x * 2) / 2
+    elif x_kind == "few":
+        x = np.clip(np.rint(x), -1, 1)
+    labels = [np.clip(np.rint(lat + rng.normal(scale=0.8, size=lat.size)), -2, 2) for _ in "ab"]
+    half = (labels[0] + labels[1]) / 2
+    distinct = lat + rng.normal(scale=0.3, size=lat.size)
+    nearly_constant = np.zeros(lat.size)
+    nearly_constant[7] = 1.0
+    return x, [*labels, half, distinct, nearly_constant], np.repeat(np.arange(N_ITEMS), 2)
+
+
+def _lazy(x: np.ndarray, ys: list[np.ndarray], items: np.ndarray) -> list[np.ndarray]:
+    R = Resamples.draw(N_ITEMS, N_BOOT, np.random.default_rng(3))[:, items]
+    return st.weighted_statistics([("spearman", x, y) for y in ys], R)
+
+
+@pytest.mark.parametrize("x_kind", ["distinct", "ties", "few"])
+def test_shared_x_pass_equals_the_reference_loop(x_kind: str) -> None:
+    x, ys, items = _data(x_kind)
+    got = _lazy(x, ys, items)
+    for y, v in zip(ys, got, strict=True):
+        ref = st.bootstrap_ci_reference(
+            x, y, statistic="spearman", groups=items, n_boot=N_BOOT, rng=np.random.default_rng(3)
+        ).samples
+        np.testing.assert_allclose(v, ref, rtol=0, atol=1e-12)
+        alone = _lazy(x, [y], items)[0]  # the same y asked alone: the same bits
+        np.testing.assert_array_equal(v, alone)
+
+
+@pytest.mark.parametrize("x_kind", ["distinct", "ties"])
+def test_same_bits_whatever_the_path_or_the_blocks(
+    x_kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    x, ys, items = _data(x_kind)
+    grouped = _lazy(x, ys, items)
+    dense_W = Resamples.draw(N_ITEMS, N_BOOT, np.random.default_rng(3))[:, items].dense()
+    for y, v in zip(ys, grouped, strict=True):  # a dense matrix: bincount totals, no memo
+        np.testing.assert_array_equal(st.weighted_statistic("spearman", x, y, dense_W), v)
+    cases = [
+        ("EXACT_WEIGHT", 0),  # every resample through the gather path (today's sums)
+        ("MAX_JOINT_CELLS", 1),  # one bincount per y instead of their joint cells
+        ("MAX_Y_GROUPS", 1),  # no y grouped
+        ("RANK_BLOCK_ELEMENTS", 1),  # one resample per block
+        ("RANK_BLOCK_ELEMENTS", 700),
+        ("RANK_BLOCK_ELEMENTS", 1 << 22),  # every resample in one block
+    ]
+    for name, value in cases:
+        with monkeypatch.context() as m:
+            m.setattr(weighted, name, value)
+            for v, w in zip(grouped, _lazy(x, ys, items), strict=True):
+                np.testing.assert_array_equal(v, w, err_msg=f"{name}={value}")
+
+
+def test_joint_totals_are_shared_by_every_x_on_the_same_rows() -> None:
+    x, ys, items = _data("distinct")
+    R = Resamples.draw(N_ITEMS, N_BOOT, np.random.default_rng(3))
+    reqs = [("spearman", xx, y) for xx in (x, -x, x**3) for y in ys[:2]]
+    st.weighted_statistics(reqs, R[:, items])
+    totals = [k for k in R.store.memo if k[0] == "joint y totals"]
+    assert len(totals) == 1  # one pass of per-item sums for the two annotators' 25 cells
+    np.testing.assert_array_equal(R.store.memo[totals[0]].sum(axis=1), 2 * N_ITEMS)
+
+
+def test_non_integer_weights_take_the_gather_path() -> None:
+    x, ys, _ = _data("ties")
+    rng = np.random.default_rng(4)
+    W = rng.random((5, x.size)) * 3  # not counts: the grouped sums' exactness does not hold
+    plan = weighted._RankPlan(x, ys[:1])
+    got = weighted._wspearman(plan, W)[0]
+    for b in range(W.shape[0]):
+        with pytest.MonkeyPatch.context() as m:
+            m.setattr(weighted, "MAX_Y_GROUPS", 0)
+            alone = weighted._wspearman(weighted._RankPlan(x, ys[:1]), W[b : b + 1])[0]
+        np.testing.assert_array_equal(got[b], alone[0])
