@@ -180,6 +180,7 @@ def _ceiling_one(run: Run, d: str) -> dict[str, Any]:
         cols = {m: run.resp_cache[c][0] for (m, dd), c in run.columns_of.items() if dd == d and c}
         return matched_reference(run, d, cols)
     systems = np.zeros(len(v.pair_ids), dtype=np.int64)
+    notes = _ci_notes(run, st.leave_one_out(v.pair_labels[d])[0])
     ref = human_reference(
         v.pair_labels[d],
         v.pair_item,
@@ -189,13 +190,28 @@ def _ceiling_one(run: Run, d: str) -> dict[str, Any]:
         p.ci_level,
         p.statistics,
         unit_level=p.level,
+        no_bootstrap={s for s, note in notes.items() if note},
     )
+    stats = {s: ref_entry(e, s, p) for s, e in ref.estimates.items()}
+    for s, note in notes.items():
+        if note and s in stats:
+            stats[s]["ci_note"] = note
     return {
         "method": ref.method and (ref.method + (", per input then averaged" if p.grouped else "")),
         "n_pairs": ref.n_units,
-        "stats": {s: ref_entry(e, s, p) for s, e in ref.estimates.items()},
+        "stats": stats,
         "matched": _pair_matched(run, d) if ref.method else {},
     }
+
+
+def _ci_notes(run: Run, comps: list[st.HumanComparison]) -> dict[str, str | None]:
+    """Per correlation, why the inter-human reference and the metrics matched to it get no
+    bootstrap CI (the cells' row limits, :meth:`Protocol.ci_skipped`, on the rows of one
+    comparison); None where they get one."""
+    p = run.proto
+    n_rows = max((c.rows.size for c in comps), default=0)
+    corr = [s for s in p.statistics if s in st.CORRELATIONS]
+    return {s: p.ci_skipped(s, n_rows) if run.W is not None else None for s in corr}
 
 
 def _pair_matched(run: Run, d: str) -> dict[str, Any]:
@@ -208,14 +224,13 @@ def _pair_matched(run: Run, d: str) -> dict[str, Any]:
     L = v.pair_labels[d]
     systems = np.zeros(len(v.pair_ids), dtype=np.int64)
     comps, _ = st.leave_one_out(L)
-    n_rows = max((c.rows.size for c in comps), default=0)
     xs = {
         m: run.cache[c][1].values
         for (m, dd), c in run.columns_of.items()
         if dd == d and c is not None and c in run.cache and not run.cache[c][1].undefined
     }
-    corr = [s for s in p.statistics if s in st.CORRELATIONS]
-    notes = {s: p.ci_skipped(s, n_rows) if run.W is not None else None for s in corr}
+    notes = _ci_notes(run, comps)
+    corr = list(notes)
     if run.W is not None and p.level == "global":
         items = [_take(v.pair_item, c.rows) for c in comps]
         human = [(s, c.ref, c.single, it) for c, it in zip(comps, items, strict=True) for s in corr]

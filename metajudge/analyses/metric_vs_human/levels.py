@@ -27,7 +27,7 @@ Every level is bootstrapped over items (inputs) with the shared resample counts 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -253,8 +253,13 @@ def human_reference(
     *,
     unit_level: str = "global",
     unit_name: str = "pairs",
+    no_bootstrap: Collection[str] = (),
 ) -> HumanReference:
-    """:func:`loo_reference` for every statistic, with its definition and a reason when undefined."""
+    """:func:`loo_reference` for every statistic, with its definition and a reason when undefined.
+
+    ``no_bootstrap``: statistics evaluated without the resamples (their CI then comes from
+    :meth:`~metajudge.stats.estimates.Estimate.interval` without samples: the caller's row
+    limits, e.g. :meth:`~metajudge.analyses.metric_vs_human.protocol.Protocol.ci_skipped`)."""
     n_multi = int((np.isfinite(labels).sum(axis=1) >= 2).sum()) if labels.ndim == 2 else 0
     comps, method = st.leave_one_out(labels)
     if method is None or n_multi < 3:
@@ -267,12 +272,12 @@ def human_reference(
             None, n_multi, {s: est.Estimate(math.nan, undefined=why) for s in statistics}
         )
     n_units = int(np.unique(np.concatenate([c.rows for c in comps])).size)
+    boot = [s for s in statistics if s not in no_bootstrap]
     if unit_level == "global":
         rows = [(c, items[c.rows]) for c in comps]
-        prefetch_pooled(W, [(s, c.ref, c.single, it) for c, it in rows for s in statistics])
-    args = (labels, items, systems, n_items, W, level, unit_level)
-    return HumanReference(
-        method,
-        n_units,
-        {s: loo_reference(s, *args)[0] for s in statistics},
-    )
+        prefetch_pooled(W, [(s, c.ref, c.single, it) for c, it in rows for s in boot])
+    ests = {}
+    for s in statistics:
+        Ws = W if s in boot else None
+        ests[s] = loo_reference(s, labels, items, systems, n_items, Ws, level, unit_level)[0]
+    return HumanReference(method, n_units, ests)

@@ -67,7 +67,13 @@ def test_rank_ci_row_limits_reach_cells_matched_reference_and_comparisons() -> N
         assert f"{s}_ci_max_rows" in cell[s]["ci_note"]
         matched = res["ceiling"][0]["matched"]["m0"][s]
         assert matched["ci"] is None and f"{s}_ci_max_rows" in matched["ci_note"]
+        # the inter-human reference itself: the same limit, the same note (issue 29)
+        human = res["ceiling"][0]["stats"][s]
+        assert human["ci"] is None and human["ci_note"] == matched["ci_note"]
+        assert human["value"] is not None
     assert cell["pearson"]["ci"] is not None
+    assert res["ceiling"][0]["stats"]["pearson"]["ci"] is not None
+    assert "ci_note" not in res["ceiling"][0]["stats"]["pearson"]
     sp = [c for c in res["comparisons"] if c["statistic"] == "spearman"]
     assert sp and all("p_bootstrap" not in c and c["p_permutation"] is not None for c in sp)
     assert all("spearman_ci_max_rows" in c["ci_note"] for c in sp)
@@ -75,6 +81,10 @@ def test_rank_ci_row_limits_reach_cells_matched_reference_and_comparisons() -> N
     # under the limits the bootstrap CIs are there
     res2 = mj.meta_evaluate(*_small(), mj.Protocol(n_boot=50)).data
     assert res2["ceiling"][0]["matched"]["m0"]["kendall"]["ci"] is not None
+    for s in ("kendall", "spearman"):
+        human = res2["ceiling"][0]["stats"][s]
+        assert human["ci"] is not None and "ci_note" not in human
+        assert human["value"] == res["ceiling"][0]["stats"][s]["value"]
     assert res2["cells"][0]["stats"]["spearman"]["ci"] is not None
 
 
