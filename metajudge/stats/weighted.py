@@ -5,7 +5,9 @@ row appears in the resample). Pearson, Spearman (average ranks of the resampled 
 τ_b and accuracies of the resampled data are exact functions of ``w``, so all ``B`` resamples
 are evaluated with matrix products over a ``(B, n)`` weight matrix — no Python loop per
 resample — except Spearman's ρ, whose average ranks come from one sort of each variable and
-then one cumulative sum per resample, over cache-sized blocks of resamples (O(n) each).
+then one cumulative sum per resample, over cache-sized blocks of resamples (O(n) each); a y
+with few values (labels) adds one ``bincount`` of its groups, and several y's against the same
+x (a metric against each annotator) share one pass.
 :func:`metajudge.stats.bootstrap.bootstrap_ci_reference` is the slow, obvious loop used to
 check it.
 """
@@ -86,7 +88,7 @@ def _pearson_rows(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
 
 #: elements of the block a Spearman resample pass works on (whole resamples; at least one)
 RANK_BLOCK_ELEMENTS = 1 << 17
-#: most distinct values of a y whose per-resample group totals come from one matrix product
+#: most distinct values of a y whose per-resample group sums are taken by bincount (no gather)
 MAX_Y_GROUPS = 64
 #: largest total weight of a resample for which every sum of :meth:`_RankPlan.rho` is exact
 #: (see there); a heavier resample takes the gather path, which rounds as it always did
