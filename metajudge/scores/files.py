@@ -18,10 +18,22 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from metajudge.data.formats import response_key
 from metajudge.errors import InputError
 from metajudge.io import read_json
 from metajudge.scores.alignment import IdPolicy
-from metajudge.scores.rows import DIRECTIONS, ScoreRow, check_score_row, make_row
+from metajudge.scores.rows import (
+    DIRECTIONS,
+    MetricColumn,
+    RowIds,
+    ScoreRow,
+    ScoreRows,
+    ScoreTable,
+    check_score_row,
+    make_row,
+)
 from metajudge.scores.upstream import (
     ID_COLUMNS,
     KeyMap,
@@ -312,30 +324,160 @@ def _add_wide_row(
 
 
 def _read_wide_csv(p: Path, km: KeyMap | None, labels: bool = False) -> list[ScoreRow]:
-    col = _Collector()
+    """A wide CSV/TSV table: a :class:`~metajudge.scores.rows.ScoreTable` read a chunk of lines
+    at a time (ids resolved once per line, each column's cells converted in bulk); label cells
+    (``labels``) or two headers naming one metric take the row-by-row reader."""
     delim = "\t" if p.suffix.lower() == ".tsv" else ","
     with open(p, encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh, delimiter=delim)
-        header = reader.fieldnames or []
-        if "item" not in header and "id" not in header:
-            raise InputError(
-                "a wide score table needs an 'item' column (and 'system' or 'side')",
-                path=p,
-                line=1,
-                field="item",
-            )
-        metrics = [h for h in header if h not in ID_COLUMNS]
-        if not metrics:
-            raise InputError(
-                "no metric columns (columns other than item/system/side)", path=p, line=1
-            )
-        for lineno, row in enumerate(reader, start=2):
-            where = {"path": p, "line": lineno}
-            ids = _resolve(km, _row_ids(row, where), where)
-            if ids is None:
+        reader = csv.reader(fh, delimiter=delim)
+        header = next(reader, None) or []
+        _check_wide_header(p, header)
+        names = [split_header(h) for h in header if h not in ID_COLUMNS]
+        if labels or len(set(header)) < len(header) or len({m for m, _ in names}) < len(names):
+            fh.seek(0)
+            return _read_wide_csv_rows(p, km, fh, delim, labels)
+        return _WideCsv(p, km, header).read(reader).table(names)
+
+
+def _check_wide_header(p: Path, header: Sequence[str]) -> None:
+    if "item" not in header and "id" not in header:
+        raise InputError(
+            "a wide score table needs an 'item' column (and 'system' or 'side')",
+            path=p,
+            line=1,
+            field="item",
+        )
+    if not [h for h in header if h not in ID_COLUMNS]:
+        raise InputError("no metric columns (columns other than item/system/side)", path=p, line=1)
+
+
+class _WideCsv:
+    """The lines of a wide CSV in columns: each line's ids resolved (an unknown id dropped and
+    counted by the :class:`KeyMap`'s policy), its cells gathered :attr:`CHUNK` lines at a time
+    and converted column by column. An error is the one the row-by-row reader raises first:
+    the earliest line, and on it the ids, then the cells in column order."""
+
+    CHUNK = 1 << 15
+
+    def __init__(self, p: Path, km: KeyMap | None, header: Sequence[str]) -> None:
+        self.p, self.km = p, km
+        self.width = len(header)
+        self.id_at = [(h, i) for i, h in enumerate(header) if h in ID_COLUMNS]
+        self.cols = [(h, i) for i, h in enumerate(header) if h not in ID_COLUMNS]
+        self.ids = RowIds([], [], [], [])
+        self.first: dict[str, int] = {}  # key -> its line
+        self.values: list[list[Any]] = [[] for _ in self.cols]  # converted chunks per column
+        self.chunk: list[list[Any]] = []
+        self.lines: list[int] = []
+
+    def read(self, reader: Iterable[list[str]]) -> _WideCsv:
+        lineno = 1
+        for row in reader:
+            if not row:  # as csv.DictReader: a blank line is no row and no line number
                 continue
-            cells = ((h, row.get(h), h) for h in metrics)
-            _add_wide_row(col, p, ids, cells, where, f"line {lineno}", labels)
+            lineno += 1
+            if len(row) < self.width:
+                row = row + [None] * (self.width - len(row))  # type: ignore[list-item]
+            try:
+                self._line(row, lineno)
+            except InputError:
+                self._convert()  # a bad cell on an earlier line is the first error
+                raise
+            if len(self.chunk) >= self.CHUNK:
+                self._convert()
+        self._convert()
+        return self
+
+    def _line(self, row: list[Any], lineno: int) -> None:
+        where = {"path": self.p, "line": lineno}
+        got = _resolve(self.km, _row_ids({h: row[i] for h, i in self.id_at}, where), where)
+        if got is None:
+            return
+        item, system, side = got
+        key = response_key(item, side if side is not None else str(system))
+        if key in self.first:  # as the row-by-row reader: the first cell, then the duplicate
+            h, i = self.cols[0]
+            _num(row[i], field=h, where=where)
+            raise InputError(
+                f"duplicate score for {key!r} metric {split_header(h)[0]!r} "
+                f"(first at line {self.first[key]})",
+                field=split_header(h)[0],
+                **where,
+            )
+        self.first[key] = lineno
+        ids = self.ids
+        ids.keys.append(key)
+        ids.items.append(item)
+        ids.systems.append(system)
+        ids.sides.append(side)
+        self.chunk.append(row)
+        self.lines.append(lineno)
+
+    def _convert(self) -> None:
+        """The gathered lines' cells as floats, column by column; the first bad cell (by line,
+        then column) raises as :func:`_num` says it."""
+        bad: list[tuple[int, int, InputError]] = []
+        for c, (h, i) in enumerate(self.cols):
+            cells = [row[i] for row in self.chunk]
+            vals, err = _column_floats(cells, h, self.p, self.lines)
+            if err is not None:
+                bad.append((err[0], c, err[1]))
+            self.values[c].append(vals)
+        self.chunk, self.lines = [], []
+        if bad:
+            raise min(bad, key=lambda b: (b[0], b[1]))[2]
+
+    def table(self, names: Sequence[tuple[str, str | None]]) -> ScoreRows:
+        cols = [
+            MetricColumn(
+                m,
+                np.concatenate(self.values[c]) if self.values[c] else np.zeros(0),
+                f"{m}|source:{self.p.name}|external",
+                direction=d,
+                missing=_missing_error(None),
+            )
+            for c, (m, d) in enumerate(names)
+        ]
+        return ScoreRows([ScoreTable(self.ids, cols)])
+
+
+def _column_floats(
+    cells: Sequence[Any], field: str, p: Path, lines: Sequence[int]
+) -> tuple[Any, tuple[int, InputError] | None]:
+    """One column's cells as float64 (NaN: missing), in bulk when every cell is a finite number
+    (``float`` and :func:`_num` agree there); else cell by cell through :func:`_num`, with the
+    first cell it refuses (its index and error)."""
+    try:
+        vals = np.array(list(map(float, cells)), dtype=np.float64)
+    except (TypeError, ValueError):
+        vals = None
+    if vals is not None and not np.isinf(vals).any():
+        return vals, None
+    out = np.full(len(cells), np.nan)
+    for k, v in enumerate(cells):
+        try:
+            f = _num(v, field=field, where={"path": p, "line": lines[k]})
+        except InputError as e:
+            return out, (k, e)
+        if f is not None:
+            out[k] = f
+    return out, None
+
+
+def _read_wide_csv_rows(
+    p: Path, km: KeyMap | None, fh: Any, delim: str, labels: bool
+) -> list[ScoreRow]:
+    """The row-by-row reader of a wide CSV (label cells, a metric named by two headers)."""
+    col = _Collector()
+    reader = csv.DictReader(fh, delimiter=delim)
+    metrics = [h for h in reader.fieldnames or [] if h not in ID_COLUMNS]
+    for lineno, row in enumerate(reader, start=2):
+        where = {"path": p, "line": lineno}
+        ids = _resolve(km, _row_ids(row, where), where)
+        if ids is None:
+            continue
+        cells = ((h, row.get(h), h) for h in metrics)
+        _add_wide_row(col, p, ids, cells, where, f"line {lineno}", labels)
     return col.rows
 
 
