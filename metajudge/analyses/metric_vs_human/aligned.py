@@ -24,6 +24,7 @@ import math
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any, Literal
 
 import numpy as np
@@ -332,9 +333,8 @@ def _index_table(
     """A :class:`~metajudge.scores.rows.ScoreTable`'s columns into the pending columns: one
     key lookup per table row, shared by its metrics; row numbers (``scores[i]``) as the table
     reads as rows (response-major); returns its number of rows."""
-    where = index.get
     keys = table.ids.keys
-    j = np.fromiter((where(k, -1) for k in keys), dtype=np.int64, count=len(keys))
+    j = np.fromiter(map(index.get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
     hit = np.flatnonzero(j >= 0)
     n_cols = len(table.columns)
     for c, col in enumerate(table.columns):
