@@ -369,7 +369,7 @@ class _WideCsv:
         self.id_at = [(h, i) for i, h in enumerate(header) if h in ID_COLUMNS]
         self.fast = _FastIds.of(km, header)
         self.cols = [(h, i) for i, h in enumerate(header) if h not in ID_COLUMNS]
-        self.ids = RowIds([], [], [], [])
+        self.ids = RowIds([], [], [])
         self.seen: set[str] = set()  # the keys read
         self.values: list[list[Any]] = [[] for _ in self.cols]  # converted chunks per column
         self.lines = array("q")  # each kept line's number
@@ -398,7 +398,6 @@ class _WideCsv:
         self.seen.update(keys)
         ids = self.ids
         ids.keys += keys
-        ids.items += got[0]
         ids.systems += got[1]
         ids.sides += got[2]
         self.lines.extend(range(lineno + 1, lineno + 1 + len(chunk)))
@@ -438,7 +437,6 @@ class _WideCsv:
         self.seen.add(key)
         ids = self.ids
         ids.keys.append(key)
-        ids.items.append(item)
         ids.systems.append(system)
         ids.sides.append(side)
         self.lines.append(lineno)

@@ -149,22 +149,23 @@ def check_score_row(
 
 
 class RowIds:
-    """The responses of a :class:`ScoreTable`, one entry per table row: ``keys``, ``items``,
-    ``systems`` and ``sides`` (parallel lists, shared by every metric column of the table)."""
+    """The responses of a :class:`ScoreTable`, one entry per table row: ``keys``, ``systems``
+    and ``sides`` (parallel lists, shared by every metric column of the table). A row's item
+    is read from its key (:func:`response_key` is ``item::side`` or ``item::system``), not
+    stored a second time."""
 
-    __slots__ = ("items", "keys", "sides", "systems")
+    __slots__ = ("keys", "sides", "systems")
 
-    def __init__(
-        self,
-        keys: list[str],
-        items: list[str],
-        systems: list[str | None],
-        sides: list[str | None],
-    ) -> None:
-        self.keys, self.items, self.systems, self.sides = keys, items, systems, sides
+    def __init__(self, keys: list[str], systems: list[str | None], sides: list[str | None]) -> None:
+        self.keys, self.systems, self.sides = keys, systems, sides
 
     def __len__(self) -> int:
         return len(self.keys)
+
+    def item(self, i: int) -> str:
+        """Row ``i``'s item id: its key less ``::side`` (or ``::system``)."""
+        key, side = self.keys[i], self.sides[i]
+        return key[: len(key) - len(side if side is not None else str(self.systems[i])) - 2]
 
 
 class MetricColumn:
@@ -219,7 +220,7 @@ class ScoreTable:
         ids = self.ids
         row: ScoreRow = {
             "key": ids.keys[i],
-            "item": ids.items[i],
+            "item": ids.item(i),
             "system": ids.systems[i],
             "side": ids.sides[i],
             "metric": col.metric,
@@ -257,7 +258,7 @@ class ScoreRows(Sequence[ScoreRow]):
     :class:`ScoreRows` keeps the tables as they are.
 
     >>> import numpy as np
-    >>> t = ScoreTable(RowIds(["q::a"], ["q"], ["s"], ["a"]), [MetricColumn("m", np.array([2.0]), "m")])
+    >>> t = ScoreTable(RowIds(["q::a"], ["s"], ["a"]), [MetricColumn("m", np.array([2.0]), "m")])
     >>> rows = ScoreRows([t]) + [make_row(item="q", system="s", side="b", metric="m", score=1.0, signature="m")]
     >>> len(rows), rows[0]["score"], [r["key"] for r in rows]
     (2, 2.0, ['q::a', 'q::b'])

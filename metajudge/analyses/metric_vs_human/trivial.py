@@ -35,13 +35,12 @@ def trivial_rows(records: Iterable[Any], seed: int) -> Any:
     from metajudge.metrics.base import iter_responses
     from metajudge.scores.rows import MetricColumn, RowIds, ScoreRows, ScoreTable
 
-    ids = RowIds([], [], [], [])
+    ids = RowIds([], [], [])
     lengths: list[float] = []
     nan = float("nan")
     with paused_gc():  # many small objects, no cycles (metajudge.bulk)
         for ref in iter_responses(records):
             ids.keys.append(ref.key)
-            ids.items.append(ref.item)
             ids.systems.append(ref.system)
             ids.sides.append(ref.side)
             lengths.append(nan if ref.response is None else float(len(ref.response.split())))
