@@ -9,6 +9,8 @@ them (unknown item or system, duplicates and non-numeric values are
 A JSONL score row or a table may state a column's direction — a JSONL row's
 ``"direction": "higher"|"lower"``, a wide table's column header ``name:lower`` (or
 ``name:higher``) — and the rows keep it; the meta-evaluation negates lower-is-better columns.
+A wide CSV/TSV file's scores are held in columns (:class:`~metajudge.scores.rows.ScoreTable`
+inside :class:`~metajudge.scores.rows.ScoreRows`: a float64 array per metric, no dict per score).
 """
 
 from __future__ import annotations
