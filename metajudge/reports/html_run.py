@@ -22,6 +22,7 @@ from metajudge.data.formats import LikertRecord, PairwiseRecord, response_key
 from metajudge.errors import InputError
 from metajudge.io import read_json
 from metajudge.reports import html_page as html
+from metajudge.scores.rows import ScoreRows, ScoreTable
 
 log = logging.getLogger(__name__)
 TEXT_CAP = 20_000  # characters of one document shown in the page (the cut is stated in the page)
@@ -99,21 +100,57 @@ class Items:
 
     def attach_scores(self, rows: Sequence[Mapping[str, Any]]) -> None:
         """Each response's metric scores (and non-empty ``details``, ``error``) from score rows:
-        the rows' responses and scores resolved as arrays, then set in one pass."""
+        the rows' responses and scores resolved as arrays (a
+        :class:`~metajudge.scores.rows.ScoreTable` from its columns), then set in one pass."""
         if not rows:
             return
-        where = [self.key.get(str(row.get("key"))) for row in rows]
-        vals = np.array([_num(row.get("score")) for row in rows], dtype=float)
+        parts = rows.parts() if isinstance(rows, ScoreRows) else [rows]
+        where = [self._where(p) for p in parts]
+        for p, at in zip(parts, where, strict=True):
+            self._scores_of(p, at)
+        for p, at in zip(parts, where, strict=True):
+            self._details_of(p, at)
+
+    def _where(self, part: Any) -> list[int | None]:
+        """The registered response of each row (of each table row: its columns share it)."""
+        keys = part.ids.keys if isinstance(part, ScoreTable) else [r.get("key") for r in part]
+        return [self.key.get(str(k)) for k in keys]
+
+    def _scores_of(self, part: Any, where: list[int | None]) -> None:
         resp = self.resp
-        for k, row, v in zip(where, rows, _nums(vals), strict=True):
+        if isinstance(part, ScoreTable):
+            hit = [i for i, k in enumerate(where) if k is not None]
+            for col in part.columns:
+                vals = _nums(np.asarray(col.scores, dtype=float)[hit])
+                for i, v in zip(hit, vals, strict=True):
+                    resp[where[i]].setdefault("sc", {})[col.metric] = v  # type: ignore[index]
+            return
+        vals = np.array([_num(row.get("score")) for row in part], dtype=float)
+        for k, row, v in zip(where, part, _nums(vals), strict=True):
             if k is not None:
                 resp[k].setdefault("sc", {})[row["metric"]] = v
-        for k, row in zip(where, rows, strict=True):
+
+    def _details_of(self, part: Any, where: list[int | None]) -> None:
+        resp = self.resp
+        if isinstance(part, ScoreTable):  # no details; an error where a row has no score
+            for col in part.columns:
+                for i in _errors_at(col):
+                    err, k = col.error_at(i), where[i]
+                    if k is not None and err:
+                        resp[k].setdefault("det", {})[col.metric] = {"error": err}
+            return
+        for k, row in zip(where, part, strict=True):
             if k is not None and (row.get("details") or row.get("error")):
                 det = dict(row.get("details") or {})
                 if row.get("error"):
                     det["error"] = row["error"]
                 resp[k].setdefault("det", {})[row["metric"]] = det
+
+
+def _errors_at(col: Any) -> list[int]:
+    """The rows of a table column that may carry an error: unscored, or with an own error."""
+    nan = np.flatnonzero(np.isnan(np.asarray(col.scores, dtype=float))).tolist()
+    return sorted({*nan, *col.errors}) if col.errors else nan
 
 
 def _label_matrix(labels: Sequence[Sequence[Any]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -12,6 +12,7 @@ import numpy as np
 from metajudge.data.formats import LikertRecord, PairwiseRecord, response_key
 from metajudge.reports import html_page as html
 from metajudge.reports.html_run import Items, likert_view, pair_view
+from metajudge.scores.rows import ScoreRows, ScoreTable, score_maps
 
 
 def _finish(payload: dict[str, Any], items: Items, views: list[Any], compare: Any = ()) -> dict:
@@ -70,9 +71,7 @@ def meta_payload(
     ds = dataset if dataset is not None else run_dataset(run, None, data_dir)
     if rows is None:
         rows = _run_rows(ds, run, out, data_dir)
-    by: dict[str, dict[str, Any]] = {}
-    for r in rows:
-        by.setdefault(r["metric"], {})[r["key"]] = r.get("score")
+    by = score_maps(rows)  # {metric: {key: score}}; a score table's columns read as arrays
     payload["warnings"] += _row_warnings(rows)
     todo = [
         (m, dim, col) for m in res.data["metrics"] for dim, col in m["columns"].items() if col in by
@@ -109,28 +108,65 @@ def _run_rows(ds: Any, run: Mapping[str, Any], out: Path, data_dir: Any) -> list
 
 
 def _row_warnings(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Parse failures / errors and cuts (truncated tables, capped claims) per metric."""
-    err: dict[str, int] = {}
-    cut: dict[str, int] = {}
+    """Parse failures / errors and cuts (truncated tables, capped claims) per metric, in the
+    order of each metric's first such row (a score table's columns counted as arrays)."""
     total: dict[str, int] = {}
-    for r in rows:
-        m = r["metric"]
-        total[m] = total.get(m, 0) + 1
-        if r.get("error") or r.get("score") is None:
-            err[m] = err.get(m, 0) + 1
-        det = r.get("details") or {}
-        if any(k in det and det[k] for k in ("truncated", "table_cut", "cuts", "claims_capped")):
-            cut[m] = cut.get(m, 0) + 1
+    err: dict[str, list[int]] = {}  # metric -> [count, first row]
+    cut: dict[str, list[int]] = {}
+    at = 0
+    for part in rows.parts() if isinstance(rows, ScoreRows) else [rows]:
+        if isinstance(part, ScoreTable):
+            _table_warnings(part, at, total, err)
+        else:
+            _dict_warnings(part, at, total, err, cut)
+        at += len(part)
     out = [
         f"{m}: {n} of {total[m]} responses with no score (error / parse failure: "
         f"{n / total[m]:.1%}), shown in the browser"
-        for m, n in err.items()
+        for m, (n, _) in sorted(err.items(), key=lambda kv: kv[1][1])
     ]
     out += [
         f"{m}: {n} of {total[m]} responses had input cut (tables truncated / claims capped)"
-        for m, n in cut.items()
+        for m, (n, _) in sorted(cut.items(), key=lambda kv: kv[1][1])
     ]
     return out
+
+
+def _count(into: dict[str, list[int]], m: str, n: int, first: int) -> None:
+    got = into.setdefault(m, [0, first])
+    got[0] += n
+
+
+def _dict_warnings(
+    rows: Any,
+    at: int,
+    total: dict[str, int],
+    err: dict[str, list[int]],
+    cut: dict[str, list[int]],
+) -> None:
+    for i, r in enumerate(rows, start=at):
+        m = r["metric"]
+        total[m] = total.get(m, 0) + 1
+        if r.get("error") or r.get("score") is None:
+            _count(err, m, 1, i)
+        det = r.get("details") or {}
+        if any(k in det and det[k] for k in ("truncated", "table_cut", "cuts", "claims_capped")):
+            _count(cut, m, 1, i)
+
+
+def _table_warnings(
+    table: ScoreTable, at: int, total: dict[str, int], err: dict[str, list[int]]
+) -> None:
+    """A table's rows have no details; a row without a score (or with its own error) counts."""
+    n_cols = len(table.columns)
+    for c, col in enumerate(table.columns):
+        total[col.metric] = total.get(col.metric, 0) + len(table.ids)
+        bad = np.isnan(np.asarray(col.scores, dtype=float))
+        for i, e in col.errors.items():
+            bad[i] = bad[i] or bool(e)
+        idx = np.flatnonzero(bad)
+        if idx.size:
+            _count(err, col.metric, int(idx.size), at + int(idx[0]) * n_cols + c)
 
 
 def run_dataset(doc: Mapping[str, Any], input_file: Any, data_dir: Any) -> Any:

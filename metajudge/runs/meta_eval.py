@@ -29,6 +29,7 @@ from metajudge.analyses.metric_vs_human.protocol import Protocol, correlate_for
 from metajudge.data.loading import open_dataset
 from metajudge.progress import Steps
 from metajudge.scores.alignment import IdPolicy
+from metajudge.scores.rows import row_metrics
 from metajudge.scores.run_scores import gather_scores, score_specs
 from metajudge.scores.spec import ScoreSpec
 
@@ -164,10 +165,10 @@ def _evaluate(
 ) -> MetaEvalResult:
     """:func:`meta_evaluate` of the gathered ``rows`` (plus the trivial baseline rows);
     ``progress``: the bootstrap passes' callback."""
-    have = sorted({r["metric"] for r in rows})
+    have = sorted(row_metrics(rows))
     directions = _directions(metrics or have)  # registry metrics; score files declare their own
     if baselines:
-        rows = [*rows, *trivial.trivial_rows(ds.records, proto.seed)]
+        rows = rows + trivial.trivial_rows(ds.records, proto.seed)  # columns stay columns
     wanted = list(dict.fromkeys(_rows_of(metrics))) if metrics else None
     return meta_evaluate(
         ds,

@@ -9,19 +9,36 @@ them (unknown item or system, duplicates and non-numeric values are
 A JSONL score row or a table may state a column's direction — a JSONL row's
 ``"direction": "higher"|"lower"``, a wide table's column header ``name:lower`` (or
 ``name:higher``) — and the rows keep it; the meta-evaluation negates lower-is-better columns.
+A wide CSV/TSV file's scores are held in columns (:class:`~metajudge.scores.rows.ScoreTable`
+inside :class:`~metajudge.scores.rows.ScoreRows`: a float64 array per metric, no dict per score).
 """
 
 from __future__ import annotations
 
 import csv
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import islice, repeat
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from metajudge.bulk import paused_gc
+from metajudge.data.formats import response_key
 from metajudge.errors import InputError
 from metajudge.io import read_json
 from metajudge.scores.alignment import IdPolicy
-from metajudge.scores.rows import DIRECTIONS, ScoreRow, check_score_row, make_row
+from metajudge.scores.rows import (
+    DIRECTIONS,
+    MetricColumn,
+    RowIds,
+    ScoreRow,
+    ScoreRows,
+    ScoreTable,
+    check_score_row,
+    make_row,
+)
 from metajudge.scores.upstream import (
     ID_COLUMNS,
     KeyMap,
@@ -312,30 +329,241 @@ def _add_wide_row(
 
 
 def _read_wide_csv(p: Path, km: KeyMap | None, labels: bool = False) -> list[ScoreRow]:
-    col = _Collector()
+    """A wide CSV/TSV table: a :class:`~metajudge.scores.rows.ScoreTable` read a chunk of lines
+    at a time (ids resolved once per line, each column's cells converted in bulk); label cells
+    (``labels``) or two headers naming one metric take the row-by-row reader."""
     delim = "\t" if p.suffix.lower() == ".tsv" else ","
     with open(p, encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh, delimiter=delim)
-        header = reader.fieldnames or []
-        if "item" not in header and "id" not in header:
-            raise InputError(
-                "a wide score table needs an 'item' column (and 'system' or 'side')",
-                path=p,
-                line=1,
-                field="item",
-            )
-        metrics = [h for h in header if h not in ID_COLUMNS]
-        if not metrics:
-            raise InputError(
-                "no metric columns (columns other than item/system/side)", path=p, line=1
-            )
-        for lineno, row in enumerate(reader, start=2):
-            where = {"path": p, "line": lineno}
-            ids = _resolve(km, _row_ids(row, where), where)
-            if ids is None:
+        reader = csv.reader(fh, delimiter=delim)
+        header = next(reader, None) or []
+        _check_wide_header(p, header)
+        names = [split_header(h) for h in header if h not in ID_COLUMNS]
+        if labels or len(set(header)) < len(header) or len({m for m, _ in names}) < len(names):
+            fh.seek(0)
+            return _read_wide_csv_rows(p, km, fh, delim, labels)
+        with paused_gc():  # many small objects, no cycles (metajudge.bulk)
+            return _WideCsv(p, km, header).read(reader).table(names)
+
+
+def _check_wide_header(p: Path, header: Sequence[str]) -> None:
+    if "item" not in header and "id" not in header:
+        raise InputError(
+            "a wide score table needs an 'item' column (and 'system' or 'side')",
+            path=p,
+            line=1,
+            field="item",
+        )
+    if not [h for h in header if h not in ID_COLUMNS]:
+        raise InputError("no metric columns (columns other than item/system/side)", path=p, line=1)
+
+
+class _WideCsv:
+    """The lines of a wide CSV in columns: each line's ids resolved (an unknown id dropped and
+    counted by the :class:`KeyMap`'s policy), its cells gathered :attr:`CHUNK` lines at a time
+    and converted column by column. An error is the one the row-by-row reader raises first:
+    the earliest line, and on it the ids, then the cells in column order."""
+
+    CHUNK = 1 << 15
+
+    def __init__(self, p: Path, km: KeyMap | None, header: Sequence[str]) -> None:
+        self.p, self.km = p, km
+        self.width = len(header)
+        self.id_at = [(h, i) for i, h in enumerate(header) if h in ID_COLUMNS]
+        self.fast = _FastIds.of(km, header)
+        self.cols = [(h, i) for i, h in enumerate(header) if h not in ID_COLUMNS]
+        self.ids = RowIds([], [], [])
+        self.seen: set[str] = set()  # the keys read
+        self.values: list[list[Any]] = [[] for _ in self.cols]  # converted chunks per column
+        self.lines = array("q")  # each kept line's number
+
+    def read(self, reader: Iterable[list[str]]) -> _WideCsv:
+        lineno = 1
+        while chunk := list(islice(reader, self.CHUNK)):
+            if not self._bulk(chunk, lineno):
+                lineno = self._lines(chunk, lineno)
+            else:
+                lineno += len(chunk)
+        return self
+
+    def _bulk(self, chunk: list[list[str]], lineno: int) -> bool:
+        """A chunk of full lines whose ids the dataset has, none read before, in columns (C
+        loops: ``zip``, ``map``); False (nothing done) when any line needs the line rule."""
+        if self.fast is None or not all(map(self.width.__eq__, map(len, chunk))):
+            return False
+        cols = list(zip(*chunk, strict=True))
+        got = self.fast.bulk(cols)
+        if got is None:
+            return False
+        keys = list(map(response_key, got[0], got[2] if self.km.pairwise else got[1]))  # type: ignore[union-attr]
+        if len(set(keys)) < len(keys) or not self.seen.isdisjoint(keys):
+            return False
+        self.seen.update(keys)
+        ids = self.ids
+        ids.keys += keys
+        ids.systems += got[1]
+        ids.sides += got[2]
+        self.lines.extend(range(lineno + 1, lineno + 1 + len(chunk)))
+        self._convert([cols[i] for _, i in self.cols], len(chunk))
+        return True
+
+    def _lines(self, chunk: list[list[str]], lineno: int) -> int:
+        """The chunk line by line (blank lines, short lines, unknown ids, errors)."""
+        kept: list[list[Any]] = []
+        for row in chunk:
+            if not row:  # as csv.DictReader: a blank line is no row and no line number
                 continue
-            cells = ((h, row.get(h), h) for h in metrics)
-            _add_wide_row(col, p, ids, cells, where, f"line {lineno}", labels)
+            lineno += 1
+            if len(row) < self.width:
+                row = row + [None] * (self.width - len(row))  # type: ignore[list-item]
+            try:
+                if self._line(row, lineno):
+                    kept.append(row)
+            except InputError:
+                self._convert([[r[i] for r in kept] for _, i in self.cols], len(kept))
+                raise  # (after a bad cell on an earlier line, the first error)
+        self._convert([[r[i] for r in kept] for _, i in self.cols], len(kept))
+        return lineno
+
+    def _line(self, row: list[Any], lineno: int) -> bool:
+        """One line's ids (False: dropped, an id the dataset lacks)."""
+        got = self.fast.line(row) if self.fast is not None else None
+        if got is None:  # the general rule (and every error it names)
+            where = {"path": self.p, "line": lineno}
+            got = _resolve(self.km, _row_ids({h: row[i] for h, i in self.id_at}, where), where)
+            if got is None:
+                return False
+        item, system, side = got
+        key = response_key(item, side if side is not None else str(system))
+        if key in self.seen:
+            self._duplicate(key, row, lineno)
+        self.seen.add(key)
+        ids = self.ids
+        ids.keys.append(key)
+        ids.systems.append(system)
+        ids.sides.append(side)
+        self.lines.append(lineno)
+        return True
+
+    def _duplicate(self, key: str, row: list[Any], lineno: int) -> None:
+        """As the row-by-row reader: the line's first cell is read, then the duplicate raises."""
+        where = {"path": self.p, "line": lineno}
+        h, i = self.cols[0]
+        _num(row[i], field=h, where=where)
+        m = split_header(h)[0]
+        first = self.lines[self.ids.keys.index(key)]
+        raise InputError(
+            f"duplicate score for {key!r} metric {m!r} (first at line {first})", field=m, **where
+        )
+
+    def _convert(self, cells: Sequence[Sequence[Any]], n: int) -> None:
+        """The last ``n`` kept lines' cells (one sequence per metric column) as floats; the
+        first bad cell (by line, then column) raises as :func:`_num` says it."""
+        bad: list[tuple[int, int, InputError]] = []
+        lines = self.lines[len(self.lines) - n :] if n else array("q")
+        for c, (h, _) in enumerate(self.cols):
+            vals, err = _column_floats(cells[c], h, self.p, lines)
+            if err is not None:
+                bad.append((err[0], c, err[1]))
+            self.values[c].append(vals)
+        if bad:
+            raise min(bad, key=lambda b: (b[0], b[1]))[2]
+
+    def table(self, names: Sequence[tuple[str, str | None]]) -> ScoreRows:
+        cols = [
+            MetricColumn(
+                m,
+                np.concatenate(self.values[c]) if self.values[c] else np.zeros(0),
+                f"{m}|source:{self.p.name}|external",
+                direction=d,
+                missing=_missing_error(None),
+            )
+            for c, (m, d) in enumerate(names)
+        ]
+        return ScoreRows([ScoreTable(self.ids, cols)])
+
+
+class _FastIds:
+    """The common tables (pairwise ``item,side``; Likert ``item,system``): a line's (or a
+    chunk's) ``(item, system, side)`` when the dataset has them as given, else None (the
+    general rule :func:`_resolve` then reads the line: unknown ids, errors)."""
+
+    def __init__(self, km: KeyMap, header: Sequence[str]) -> None:
+        self.km = km
+        self.ii = header.index("item")
+        self.other = header.index("side" if km.pairwise else "system")
+
+    @classmethod
+    def of(cls, km: KeyMap | None, header: Sequence[str]) -> _FastIds | None:
+        if km is None or "item" not in header or len(set(header) & set(ID_COLUMNS)) != 2:
+            return None
+        return cls(km, header) if ("side" if km.pairwise else "system") in header else None
+
+    def line(self, row: list[Any]) -> tuple[str, str | None, str | None] | None:
+        item, other = row[self.ii], row[self.other]
+        if not item:
+            return None
+        if self.km.pairwise:
+            got = self.km.sides.get(item)
+            if got is None or other not in ("a", "b"):
+                return None
+            return item, got[0] if other == "a" else got[1], other
+        return (item, other, None) if other in self.km.systems.get(item, ()) else None
+
+    def bulk(self, cols: list[tuple[Any, ...]]) -> tuple[list[Any], list[Any], list[Any]] | None:
+        """``(items, systems, sides)`` of a chunk's columns, or None when a line is not plain."""
+        items, other = cols[self.ii], cols[self.other]
+        if self.km.pairwise:
+            got = list(map(self.km.sides.get, items))
+            if None in got or not set(other) <= {"a", "b"} or "" in items:
+                return None
+            at = map({"a": 0, "b": 1}.__getitem__, other)
+            return list(items), list(map(tuple.__getitem__, got, at)), list(other)
+        empty: set[str] = set()
+        have = self.km.systems
+        if "" in items or not all(
+            map(set.__contains__, map(have.get, items, repeat(empty)), other)
+        ):
+            return None
+        return list(items), list(other), [None] * len(items)
+
+
+def _column_floats(
+    cells: Sequence[Any], field: str, p: Path, lines: Sequence[int]
+) -> tuple[Any, tuple[int, InputError] | None]:
+    """One column's cells as float64 (NaN: missing), in bulk when every cell is a finite number
+    (``float`` and :func:`_num` agree there); else cell by cell through :func:`_num`, with the
+    first cell it refuses (its index and error)."""
+    try:
+        vals = np.fromiter(map(float, cells), dtype=np.float64, count=len(cells))
+    except (TypeError, ValueError):
+        vals = None
+    if vals is not None and not np.isinf(vals).any():
+        return vals, None
+    out = np.full(len(cells), np.nan)
+    for k, v in enumerate(cells):
+        try:
+            f = _num(v, field=field, where={"path": p, "line": lines[k]})
+        except InputError as e:
+            return out, (k, e)
+        if f is not None:
+            out[k] = f
+    return out, None
+
+
+def _read_wide_csv_rows(
+    p: Path, km: KeyMap | None, fh: Any, delim: str, labels: bool
+) -> list[ScoreRow]:
+    """The row-by-row reader of a wide CSV (label cells, a metric named by two headers)."""
+    col = _Collector()
+    reader = csv.DictReader(fh, delimiter=delim)
+    metrics = [h for h in reader.fieldnames or [] if h not in ID_COLUMNS]
+    for lineno, row in enumerate(reader, start=2):
+        where = {"path": p, "line": lineno}
+        ids = _resolve(km, _row_ids(row, where), where)
+        if ids is None:
+            continue
+        cells = ((h, row.get(h), h) for h in metrics)
+        _add_wide_row(col, p, ids, cells, where, f"line {lineno}", labels)
     return col.rows
 
 

@@ -13,14 +13,19 @@ score, and then ``error`` says why. Rows are unique by ``(key, metric)``. Two op
 ``label`` (a categorical judge's label, ``score`` null).
 
 :func:`make_row` builds one, :func:`check_score_row` validates one read from a file.
+
+At scale rows are held in columns: a :class:`ScoreTable` (one source's responses, a float64
+array per metric) inside :class:`ScoreRows`, a sequence that reads as the list of row dicts
+(built on the fly) and lets the hot readers take the arrays (:meth:`ScoreRows.parts`).
 """
 
 from __future__ import annotations
 
+import copy
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from metajudge.data.formats import response_key
 from metajudge.errors import InputError
@@ -137,3 +142,257 @@ def check_score_row(
         "details": d,
         "error": obj.get("error"),
     }
+
+
+# ---------------------------------------------------------------------------------------------
+# Score rows held in columns
+
+
+class RowIds:
+    """The responses of a :class:`ScoreTable`, one entry per table row: ``keys``, ``systems``
+    and ``sides`` (parallel lists, shared by every metric column of the table). A row's item
+    is read from its key (:func:`response_key` is ``item::side`` or ``item::system``), not
+    stored a second time."""
+
+    __slots__ = ("keys", "sides", "systems")
+
+    def __init__(self, keys: list[str], systems: list[str | None], sides: list[str | None]) -> None:
+        self.keys, self.systems, self.sides = keys, systems, sides
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def item(self, i: int) -> str:
+        """Row ``i``'s item id: its key less ``::side`` (or ``::system``)."""
+        key, side = self.keys[i], self.sides[i]
+        return key[: len(key) - len(side if side is not None else str(self.systems[i])) - 2]
+
+
+class MetricColumn:
+    """One metric's scores over a :class:`ScoreTable`'s rows: ``scores`` (float64, NaN where the
+    row has no score), the column's ``signature`` and declared ``direction``; ``missing``: the
+    ``error`` of a row without a score, ``errors``: other errors by row (None: no error),
+    ``labels``: a categorical label by row (its score NaN)."""
+
+    __slots__ = ("direction", "errors", "labels", "metric", "missing", "scores", "signature")
+
+    def __init__(
+        self,
+        metric: str,
+        scores: Any,
+        signature: str,
+        *,
+        direction: str | None = None,
+        missing: str | None = None,
+        errors: dict[int, str | None] | None = None,
+        labels: dict[int, str] | None = None,
+    ) -> None:
+        self.metric, self.scores, self.signature = metric, scores, signature
+        self.direction, self.missing = direction, missing
+        self.errors = errors or {}
+        self.labels = labels or {}
+
+    def error_at(self, i: int) -> str | None:
+        """Row ``i``'s error (None when it has a score)."""
+        if i in self.errors:
+            return self.errors[i]
+        s = self.scores[i]
+        return self.missing if math.isnan(s) else None
+
+
+class ScoreTable:
+    """Score rows in columns: the rows of one source (a wide score file, the trivial baselines)
+    as :class:`RowIds` and one :class:`MetricColumn` per metric — memory O(responses × metrics)
+    floats, not a dict per score. Read as rows it is response-major (a response's metrics in
+    column order), each row built on the fly as :func:`make_row` builds it."""
+
+    __slots__ = ("columns", "ids")
+
+    def __init__(self, ids: RowIds, columns: list[MetricColumn]) -> None:
+        self.ids, self.columns = ids, columns
+
+    def __len__(self) -> int:
+        return len(self.ids) * len(self.columns)
+
+    def row(self, i: int, col: MetricColumn) -> ScoreRow:
+        """Table row ``i`` of column ``col`` as a score row."""
+        s = col.scores[i]
+        ids = self.ids
+        row: ScoreRow = {
+            "key": ids.keys[i],
+            "item": ids.item(i),
+            "system": ids.systems[i],
+            "side": ids.sides[i],
+            "metric": col.metric,
+            "score": None if math.isnan(s) else float(s),
+            "signature": col.signature,
+            "details": {},
+            "error": col.error_at(i),
+        }
+        if col.direction is not None:
+            row["direction"] = col.direction
+        if i in col.labels:
+            row["label"] = col.labels[i]
+        return row
+
+    def __iter__(self) -> Iterator[ScoreRow]:
+        cols = self.columns
+        for i in range(len(self.ids)):
+            for c in cols:
+                yield self.row(i, c)
+
+    def __getitem__(self, n: int) -> ScoreRow:
+        i, c = divmod(n, len(self.columns))
+        return self.row(i, self.columns[c])
+
+
+Part = ScoreTable | list[ScoreRow]
+
+
+class ScoreRows(Sequence[ScoreRow]):
+    """A list of score rows whose parts are :class:`ScoreTable` columns or plain row lists.
+
+    Every reader of rows iterates it as it iterates a list (rows are built on the fly); the hot
+    readers (:func:`metajudge.analyses.metric_vs_human.aligned.index_score_rows`, the report)
+    read the tables' columns through :meth:`parts`. ``+`` with a list or another
+    :class:`ScoreRows` keeps the tables as they are.
+
+    >>> import numpy as np
+    >>> t = ScoreTable(RowIds(["q::a"], ["s"], ["a"]), [MetricColumn("m", np.array([2.0]), "m")])
+    >>> rows = ScoreRows([t]) + [make_row(item="q", system="s", side="b", metric="m", score=1.0, signature="m")]
+    >>> len(rows), rows[0]["score"], [r["key"] for r in rows]
+    (2, 2.0, ['q::a', 'q::b'])
+    """
+
+    def __init__(self, parts: Iterable[Part] = ()) -> None:
+        self._parts: list[Part] = [p for p in parts if len(p)]
+
+    def parts(self) -> list[Part]:
+        """The tables and row lists, in row order."""
+        return list(self._parts)
+
+    def __len__(self) -> int:
+        return sum(len(p) for p in self._parts)
+
+    def __iter__(self) -> Iterator[ScoreRow]:
+        for p in self._parts:
+            yield from p
+
+    def __getitem__(self, n: Any) -> Any:
+        if isinstance(n, slice):
+            return list(self)[n]
+        if n < 0:
+            n += len(self)
+        for p in self._parts:
+            if 0 <= n < len(p):
+                return p[n]
+            n -= len(p)
+        raise IndexError("score row index out of range")
+
+    def __add__(self, other: Iterable[ScoreRow]) -> ScoreRows:
+        return ScoreRows([*self._parts, *_parts_of(other)])
+
+    def __radd__(self, other: Iterable[ScoreRow]) -> ScoreRows:
+        return ScoreRows([*_parts_of(other), *self._parts])
+
+    def __iadd__(self, other: Iterable[ScoreRow]) -> Self:
+        self._parts += [p for p in _parts_of(other) if len(p)]
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return len(self) == len(other) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ScoreRows({len(self)} rows in {len(self._parts)} parts)"
+
+
+def _parts_of(rows: Iterable[ScoreRow]) -> list[Part]:
+    if isinstance(rows, ScoreRows):
+        return rows.parts()
+    if isinstance(rows, ScoreTable):
+        return [rows]
+    return [list(rows)]
+
+
+def row_metrics(rows: Iterable[ScoreRow]) -> list[str]:
+    """The distinct metrics of ``rows``, in first-seen order (a table's from its columns)."""
+    out: dict[str, None] = {}
+    for p in _parts_of(rows):
+        if isinstance(p, ScoreTable):
+            out.update(dict.fromkeys(c.metric for c in p.columns))
+        else:
+            out.update(dict.fromkeys(r["metric"] for r in p))
+    return list(out)
+
+
+def select_metrics(rows: Iterable[ScoreRow], keep: set[str]) -> ScoreRows:
+    """The rows of the metrics ``keep`` (a table keeps those columns)."""
+    out: list[Part] = []
+    for p in _parts_of(rows):
+        if isinstance(p, ScoreTable):
+            out.append(ScoreTable(p.ids, [c for c in p.columns if c.metric in keep]))
+        else:
+            out.append([r for r in p if r["metric"] in keep])
+    return ScoreRows(out)
+
+
+def renamed(rows: Iterable[ScoreRow], metric: str) -> ScoreRows:
+    """The rows under the metric name ``metric`` (a table's columns renamed, scores shared)."""
+    out: list[Part] = []
+    for p in _parts_of(rows):
+        if isinstance(p, ScoreTable):
+            cols = [copy.copy(c) for c in p.columns]
+            for c in cols:
+                c.metric = metric
+            out.append(ScoreTable(p.ids, cols))
+        else:
+            out.append([{**r, "metric": metric} for r in p])
+    return ScoreRows(out)
+
+
+class TableScores(Mapping[str, float | None]):
+    """One :class:`MetricColumn` read as ``{key: score or None}`` (a table's key index shared
+    by its columns; no dict entry per score)."""
+
+    def __init__(self, index: Mapping[str, int], col: MetricColumn) -> None:
+        self.index, self.col = index, col
+
+    def __getitem__(self, key: str) -> float | None:
+        s = self.col.scores[self.index[key]]
+        return None if math.isnan(s) else float(s)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.index)
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+
+def score_maps(rows: Iterable[ScoreRow]) -> dict[str, Mapping[str, float | None]]:
+    """``{metric: {key: score or None}}`` of ``rows`` (a later row of a key wins); a metric
+    held by one table column alone is read from its arrays (:class:`TableScores`)."""
+    parts = _parts_of(rows)
+    seen: dict[str, int] = {}
+    for p in parts:
+        for m in row_metrics(p if isinstance(p, ScoreTable) else ScoreRows([p])):
+            seen[m] = seen.get(m, 0) + 1
+    out: dict[str, Any] = {}
+    for p in parts:
+        if not isinstance(p, ScoreTable):
+            for r in p:
+                out.setdefault(r["metric"], {})[r["key"]] = r.get("score")
+            continue
+        keys = p.ids.keys
+        index = {k: i for i, k in enumerate(keys)}
+        for c in p.columns:
+            if len(index) == len(keys) and seen[c.metric] == 1:
+                out[c.metric] = TableScores(index, c)
+                continue
+            got = out.setdefault(c.metric, {})
+            for k, s in zip(keys, c.scores.tolist(), strict=True):
+                got[k] = None if math.isnan(s) else s
+    return out

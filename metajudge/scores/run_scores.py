@@ -14,6 +14,7 @@ from typing import Any
 
 from metajudge.errors import InputError
 from metajudge.scores.alignment import IdPolicy
+from metajudge.scores.rows import row_metrics
 from metajudge.scores.spec import SHIPPED, ScoreSpec, as_specs, file_spec
 from metajudge.scores.upstream import metric_for_dimension
 
@@ -137,7 +138,7 @@ def gather_scores(
 
     specs = score_specs(scores, score_files, external)
     rows = gather_spec_rows(ds, specs, data_dir=data_dir, ids=ids)
-    have = {r["metric"] for r in rows}
+    have = set(row_metrics(rows))
     dims = list(ds.card.dimensions)
     to_score = [
         m for m in (metrics or []) if all(metric_for_dimension(m, d, have) is None for d in dims)

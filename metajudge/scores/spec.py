@@ -32,7 +32,7 @@ from typing import Any
 
 from metajudge.errors import InputError
 from metajudge.scores.alignment import IdPolicy
-from metajudge.scores.rows import ScoreRow
+from metajudge.scores.rows import ScoreRow, ScoreRows, renamed, row_metrics, select_metrics
 
 #: The source word of the dataset's shipped columns.
 SHIPPED_SOURCE = "shipped"
@@ -174,7 +174,7 @@ def gather_scores(
     dimension: str | None = None,
     labels: bool | None = None,
     ids: IdPolicy | None = None,
-) -> list[ScoreRow]:
+) -> ScoreRows:
     """Score rows of every spec, in order, checked against ``dataset``'s records.
 
     ``ids``: the rule for a score file's rows whose item or system the dataset lacks
@@ -184,11 +184,12 @@ def gather_scores(
     ``dimension``: the human dimension of a judge metric (backbone-swap, decide): a column
     family ``COL_<dimension>`` and a card's per-backbone judge column are read for it.
     ``labels`` (default: a categorical or binary dataset): label cells are kept as labels.
-    Two specs giving the same column are an error naming both.
+    Two specs giving the same column are an error naming both. The rows are a
+    :class:`~metajudge.scores.rows.ScoreRows` (a wide file's scores stay in columns).
     """
     if labels is None:
         labels = dataset.card.label_kind in ("categorical", "binary")
-    rows: list[ScoreRow] = []
+    rows = ScoreRows()
     origin: dict[str, ScoreSpec] = {}
     for spec in as_specs(specs):
         try:
@@ -199,7 +200,7 @@ def gather_scores(
             raise InputError(
                 f"score spec {spec.text!r}: {e.message}", path=e.path, line=e.line, field=e.field
             ) from e
-        for m in dict.fromkeys(r["metric"] for r in got):
+        for m in row_metrics(got):
             if m in origin:
                 raise _bad(spec.text, f"column {m!r} is given twice (also by {origin[m].text!r})")
             origin[m] = spec
@@ -214,7 +215,7 @@ def _spec_rows(
     dimension: str | None,
     labels: bool,
     ids: IdPolicy | None = None,
-) -> list[ScoreRow]:
+) -> ScoreRows | list[ScoreRow]:
     if spec.shipped:
         rows = _shipped_rows(ds, spec, data_dir, dimension)
     else:
@@ -224,14 +225,14 @@ def _spec_rows(
         rows = _select(spec, read_scores(path, ds.records, labels=labels, ids=ids), ds, dimension)
     if spec.label is None:
         return rows
-    names = sorted({r["metric"] for r in rows})
+    names = sorted(row_metrics(rows))
     if len(names) != 1:
         raise _bad(
             spec.text,
             f"{spec.source} has several score columns ({', '.join(names)}); pick one with "
             f"{spec.label}={spec.source}:COLUMN",
         )
-    return [{**r, "metric": spec.label} for r in rows]
+    return renamed(rows, spec.label)
 
 
 def _resolve_path(dataset_name: str, spec: ScoreSpec, data_dir: Any) -> Path:
@@ -259,11 +260,11 @@ def _wanted(col: str, ds: Any, dimension: str | None) -> list[str]:
 
 def _select(
     spec: ScoreSpec, rows: list[ScoreRow], ds: Any, dimension: str | None
-) -> list[ScoreRow]:
+) -> ScoreRows | list[ScoreRow]:
     """The rows of the spec's columns (all rows when it names none); a missing one is an error."""
     if not spec.columns:
         return rows
-    have = list(dict.fromkeys(r["metric"] for r in rows))
+    have = row_metrics(rows)
     keep: set[str] = set()
     for col in spec.columns:
         got = [m for m in _wanted(col, ds, dimension) if m in have]
@@ -272,7 +273,7 @@ def _select(
                 spec.text, f"{spec.source} has no score column {col!r} (it has {', '.join(have)})"
             )
         keep.update(got[:1] if col in got else got)
-    return [r for r in rows if r["metric"] in keep]
+    return select_metrics(rows, keep)
 
 
 def _shipped_rows(ds: Any, spec: ScoreSpec, data_dir: Any, dimension: str | None) -> list[ScoreRow]:

@@ -24,6 +24,7 @@ import math
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any, Literal
 
 import numpy as np
@@ -287,8 +288,90 @@ def index_score_rows(
     )
     found: dict[str, _Pending] = {}
     info: dict[str, ColumnInfo] = {}
+    offset = 0
+    for part in _parts(rows):
+        if _is_table(part):
+            offset += _index_table(part, index, found, info, offset)
+        else:
+            offset += _index_rows(part, index, found, info, offset)
+    columns: Columns = {}
+    for metric, pending in found.items():
+        col = pending.column()
+        if col is not None:
+            columns[metric] = col
+    return columns, info
+
+
+def _parts(rows: Iterable[Mapping[str, Any]]) -> list[Any]:
+    """The parts of a :class:`~metajudge.scores.rows.ScoreRows` (its tables read in columns);
+    other rows as one part."""
+    parts = getattr(rows, "parts", None)
+    return list(parts()) if callable(parts) else [rows]
+
+
+def _is_table(part: Any) -> bool:
+    return hasattr(part, "columns") and hasattr(part, "ids")
+
+
+def _pending(
+    found: dict[str, _Pending], info: dict[str, ColumnInfo], index: Mapping[str, int], m: str
+) -> tuple[_Pending, ColumnInfo]:
+    inf = info.get(m)
+    if inf is None:
+        inf = info[m] = ColumnInfo()
+        found[m] = _Pending(index, m)
+    return found[m], inf
+
+
+def _index_table(
+    table: Any,
+    index: Mapping[str, int],
+    found: dict[str, _Pending],
+    info: dict[str, ColumnInfo],
+    offset: int,
+) -> int:
+    """A :class:`~metajudge.scores.rows.ScoreTable`'s columns into the pending columns: one
+    key lookup per table row, shared by its metrics; row numbers (``scores[i]``) as the table
+    reads as rows (response-major); returns its number of rows."""
+    keys = table.ids.keys
+    j = np.fromiter(map(index.get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
+    hit = np.flatnonzero(j >= 0)
+    n_cols = len(table.columns)
+    for c, col in enumerate(table.columns):
+        pend, inf = _pending(found, info, index, col.metric)
+        inf.n_unmatched += len(keys) - hit.size
+        if not hit.size:
+            continue
+        vals = np.asarray(col.scores, dtype=np.float64)[hit]
+        pend.add_many(j[hit], vals, offset + hit * n_cols + c)
+        if col.signature:
+            inf.signatures.add(str(col.signature))
+        if col.direction is not None:
+            _note_direction(inf, col.direction, col.metric, int(offset + hit[0] * n_cols + c))
+        unscored = hit[np.isnan(vals)]
+        inf.n_errors += int(unscored.size)
+        if col.errors:
+            for r in unscored.tolist():
+                err = str(col.error_at(r) or "no score")[:120]
+                inf.errors[err] = inf.errors.get(err, 0) + 1
+        elif unscored.size:
+            err = str(col.missing or "no score")[:120]
+            inf.errors[err] = inf.errors.get(err, 0) + int(unscored.size)
+    return len(keys) * n_cols
+
+
+def _index_rows(
+    rows: Iterable[Mapping[str, Any]],
+    index: Mapping[str, int],
+    found: dict[str, _Pending],
+    info: dict[str, ColumnInfo],
+    offset: int,
+) -> int:
+    """Score rows one by one into the pending columns (``offset``: the first row's number);
+    returns their number."""
     where = index.get
-    for i, r in enumerate(rows):
+    i = offset - 1
+    for i, r in enumerate(rows, start=offset):
         try:
             metric, key = r["metric"], r["key"]
         except (KeyError, TypeError):
@@ -313,12 +396,7 @@ def index_score_rows(
             inf.n_errors += 1
             err = str(r.get("error") or "no score")[:120]
             inf.errors[err] = inf.errors.get(err, 0) + 1
-    columns: Columns = {}
-    for metric, pending in found.items():
-        col = pending.column()
-        if col is not None:
-            columns[metric] = col
-    return columns, info
+    return i + 1 - offset
 
 
 class _Pending:
@@ -342,28 +420,40 @@ class _Pending:
         if len(self.at) >= self.FLUSH:
             self.flush()
 
+    def add_many(self, j: IArr, vals: FArr, rows: IArr) -> None:
+        """Rows at view indices ``j`` with scores ``vals`` (NaN: unscored), row numbers ``rows``."""
+        self.flush()
+        self._put(j, vals, rows)
+
     def flush(self) -> None:
-        """Move the buffered rows into the column; a second row for a key is an error naming
-        that row."""
+        """Move the buffered rows into the column."""
         if not len(self.at):
             return
+        at, vals, row_no = self.at, self.vals, self.row_no
+        self._reset()
+        self._put(
+            np.frombuffer(at, dtype=np.int64),
+            np.frombuffer(vals, dtype=float),
+            np.frombuffer(row_no, dtype=np.int64),
+        )
+
+    def _put(self, j: IArr, vals: FArr, row_no: IArr) -> None:
+        """Rows into the column; a second row for a key is an error naming that row."""
         n = len(self.index)
         if self.col is None:
             self.col = ScoreColumn(self.index, np.full(n, np.nan), np.zeros(n, dtype=bool))
-        j = np.frombuffer(self.at, dtype=np.int64)
-        _, first = np.unique(j, return_index=True)
-        dup = np.flatnonzero(self.col.present[j])
-        if first.size < j.size or dup.size:
+        if j.size and (np.bincount(j, minlength=n).max() > 1 or bool(self.col.present[j].any())):
+            _, first = np.unique(j, return_index=True)
+            dup = np.flatnonzero(self.col.present[j])
             again = np.setdiff1d(np.arange(j.size), first)
             k = int(min(np.r_[again, dup]))
-            key = next(key for key, v in self.index.items() if v == self.at[k])
+            key = next(key for key, v in self.index.items() if v == j[k])
             raise InputError(
                 f"duplicate score for {key!r} metric {self.metric!r}",
-                field=f"scores[{self.row_no[k]}]",
+                field=f"scores[{row_no[k]}]",
             )
         self.col.present[j] = True
-        self.col.values[j] = np.frombuffer(self.vals, dtype=float)
-        self._reset()
+        self.col.values[j] = vals
 
     def column(self) -> ScoreColumn | None:
         self.flush()

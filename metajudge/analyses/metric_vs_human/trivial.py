@@ -28,32 +28,31 @@ def is_trivial(metric: str) -> bool:
     return metric in TRIVIAL
 
 
-def trivial_rows(records: Iterable[Any], seed: int) -> list[dict[str, Any]]:
-    """Score rows of both trivial baselines for every response of ``records``."""
+def trivial_rows(records: Iterable[Any], seed: int) -> Any:
+    """Score rows of both trivial baselines for every response of ``records``: one
+    :class:`~metajudge.scores.rows.ScoreTable` (length, random per response, in columns)."""
+    from metajudge.bulk import paused_gc
     from metajudge.metrics.base import iter_responses
-    from metajudge.scores.rows import make_row
+    from metajudge.scores.rows import MetricColumn, RowIds, ScoreRows, ScoreTable
 
-    refs = list(iter_responses(records))
-    rnd = np.random.default_rng(seed).random(len(refs))
-    rows: list[dict[str, Any]] = []
-    for ref, r in zip(refs, rnd, strict=True):
-        ids = {"item": ref.item, "system": ref.system, "side": ref.side}
-        text = ref.response
-        rows.append(
-            make_row(
-                **ids,
-                metric=LENGTH,
-                score=None if text is None else float(len(text.split())),
-                signature=f"{LENGTH}|split:whitespace",
-                error="no response text" if text is None else None,
-            )
-        )
-        rows.append(
-            make_row(
-                **ids, metric=RANDOM, score=float(r), signature=f"{RANDOM}|uniform|seed:{seed}"
-            )
-        )
-    return rows
+    ids = RowIds([], [], [])
+    lengths: list[float] = []
+    nan = float("nan")
+    with paused_gc():  # many small objects, no cycles (metajudge.bulk)
+        for ref in iter_responses(records):
+            ids.keys.append(ref.key)
+            ids.systems.append(ref.system)
+            ids.sides.append(ref.side)
+            lengths.append(nan if ref.response is None else float(len(ref.response.split())))
+    rnd = np.random.default_rng(seed).random(len(ids))
+    length = MetricColumn(
+        LENGTH,
+        np.array(lengths, dtype=np.float64),
+        f"{LENGTH}|split:whitespace",
+        missing="no response text",
+    )
+    random = MetricColumn(RANDOM, rnd, f"{RANDOM}|uniform|seed:{seed}")
+    return ScoreRows([ScoreTable(ids, [length, random])])
 
 
 def with_trivial(metrics: Sequence[str] | None) -> list[str] | None:

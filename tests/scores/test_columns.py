@@ -1,0 +1,233 @@
+"""Score rows held in columns (scores/rows.py ScoreTable/ScoreRows): the wide CSV reader that
+builds them gives the rows, counts and errors of the row-by-row reader, and every reader of
+rows (index_score_rows, the trivial baselines, the report) reads the same from the columns."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from metajudge.analyses.metric_vs_human import trivial
+from metajudge.analyses.metric_vs_human.aligned import index_score_rows
+from metajudge.data.formats import Input, LikertRecord, PairwiseRecord, Response
+from metajudge.errors import InputError
+from metajudge.metrics.base import iter_responses
+from metajudge.reports.html_run import Items
+from metajudge.reports.html_views import _row_warnings
+from metajudge.scores import files
+from metajudge.scores.alignment import IdPolicy
+from metajudge.scores.rows import ScoreRows, ScoreTable, make_row, score_maps
+from metajudge.scores.upstream import KeyMap
+
+
+def _pairs(n: int = 6) -> list[PairwiseRecord]:
+    return [
+        PairwiseRecord(
+            id=f"p{i}",
+            input=Input(question="q"),
+            a=Response("sysA", "one two" if i % 2 else None),
+            b=Response("sysB", "three"),
+            labels={"q": (1.0,)},
+        )
+        for i in range(n)
+    ]
+
+
+def _likert() -> list[LikertRecord]:
+    return [
+        LikertRecord(id=f"e{i}", input=Input(question="q"), system=s, response="r", scores={})
+        for i in range(3)
+        for s in ("m1", "m2")
+    ]
+
+
+H = "item,side,m0,m1:lower\n"
+BODIES = {
+    "plain": H + "p0,a,0.5,1\np0,b,0.25,2\np1,a,-1e-3,3\np1,b,4,5\np2,a,1,1\n",
+    "systems": "item,system,m0\np0,sysA,1\np0,sysB,2\np1,sysB,3\n",
+    "unknown item": H + "p0,a,1,2\np9,a,1,2\np1,b,3,4\np8,b,1,1\np2,a,5,6\n",
+    "bad cell before unknown id": H + "p0,a,1,2\np0,b,1,x\np1,a,1,2\np9,a,1,2\n",
+    "unknown id before bad cell": H + "p0,a,1,2\np9,a,1,2\np1,a,1,2\np1,b,y,2\n",
+    "duplicate, bad first cell": H + "p0,a,1,2\np0,b,1,2\np0,a,z,2\n",
+    "duplicate": H + "p0,a,1,2\np1,a,1,2\np2,a,1,2\np0,a,3,4\n",
+    "missing cells": H + "p0,a,,NA\n\np0,b,nan, 3 \np1,a\np1,b,null,None\np2,a,2,1\n",
+    "infinite": H + "p0,a,1,2\np0,b,1,2\np1,a,1,inf\n",
+    "bad side": H + "p0,a,1,2\np0,c,1,2\n",
+    "empty item": H + "p0,a,1,2\n,a,1,2\n",
+    "later cell first": H + "p0,a,1,2\np0,b,1,2\np1,a,1,q\np1,b,w,2\n",
+}
+
+
+def _outcome(fn: Any, *args: Any) -> Any:
+    try:
+        return list(fn(*args))
+    except InputError as e:
+        return ("error", e.message, e.path, e.line, e.field)
+
+
+def _both(p: Path, records: Any, strict: bool) -> tuple[Any, Any, Any, Any]:
+    ids_new, ids_old = IdPolicy(strict=strict), IdPolicy(strict=strict)
+    new = _outcome(files._read_wide_csv, p, KeyMap(records, ids_new))
+    with open(p, encoding="utf-8", newline="") as fh:
+        delim = "\t" if p.suffix == ".tsv" else ","
+        old = _outcome(files._read_wide_csv_rows, p, KeyMap(records, ids_old), fh, delim, False)
+    return new, old, ids_new.dropped, ids_old.dropped
+
+
+@pytest.mark.parametrize("chunk", [2, 1 << 15])
+@pytest.mark.parametrize("strict", [False, True])
+@pytest.mark.parametrize("name", sorted(BODIES))
+def test_wide_csv_in_columns_reads_as_the_row_by_row_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, strict: bool, chunk: int
+) -> None:
+    monkeypatch.setattr(files._WideCsv, "CHUNK", chunk)
+    p = tmp_path / "s.csv"
+    p.write_text(BODIES[name])
+    new, old, dropped_new, dropped_old = _both(p, _pairs(), strict)
+    assert new == old
+    if isinstance(new, list):  # (after an error the run stops: nothing is counted)
+        assert dropped_new == dropped_old
+
+
+def test_the_outcomes_compared_are_the_expected_ones(tmp_path: Path) -> None:
+    p = tmp_path / "s.csv"
+    p.write_text(BODIES["bad cell before unknown id"])
+    new, _, _, _ = _both(p, _pairs(), strict=True)
+    assert new == ("error", "non-numeric score 'x'", str(p), 3, "m1:lower")
+    p.write_text(BODIES["unknown id before bad cell"])
+    new, _, _, _ = _both(p, _pairs(), strict=True)
+    assert new[:2] == ("error", "unknown item id 'p9' (not a pair of this dataset)")
+    assert new[3:] == (3, "item")
+    p.write_text(BODIES["duplicate"])
+    new, _, _, _ = _both(p, _pairs(), strict=False)
+    assert new == (
+        "error",
+        "duplicate score for 'p0::a' metric 'm0' (first at line 2)",
+        str(p),
+        5,
+        "m0",
+    )
+    p.write_text(BODIES["missing cells"])
+    rows, _, _, _ = _both(p, _pairs(), strict=False)
+    by = {(r["key"], r["metric"]): r for r in rows}
+    assert by[("p0::b", "m1")]["score"] == 3.0 and by[("p0::b", "m1")]["direction"] == "lower"
+    assert by[("p1::a", "m0")]["score"] is None
+    assert by[("p1::a", "m0")]["error"] == "missing in the score file"
+    assert by[("p2::a", "m0")]["score"] == 2.0
+
+
+def test_likert_tsv_and_unknown_system_as_the_row_by_row_reader(tmp_path: Path) -> None:
+    p = tmp_path / "s.tsv"
+    p.write_text("item\tsystem\tbleu\ne0\tm1\t1\ne0\tm9\t2\ne1\tm2\t3\ne2\tm1\t\n")
+    new, old, dropped_new, dropped_old = _both(p, _likert(), strict=False)
+    assert new == old and len(new) == 3
+    assert dropped_new == dropped_old and dropped_new[0]["system"] == "m9"
+
+
+def test_read_scores_holds_a_wide_file_in_columns(tmp_path: Path) -> None:
+    p = tmp_path / "s.csv"
+    p.write_text(BODIES["plain"])
+    rows = files.read_scores(p, _pairs(), ids=IdPolicy())
+    assert isinstance(rows, ScoreRows)
+    (table,) = rows.parts()
+    assert isinstance(table, ScoreTable) and [c.metric for c in table.columns] == ["m0", "m1"]
+    assert table.columns[0].scores.tolist() == [0.5, 0.25, -1e-3, 4.0, 1.0]
+    assert len(rows) == 10 and rows[1]["metric"] == "m1" and rows[-1]["key"] == "p2::a"
+    assert rows == list(rows)
+
+
+def _same_index(rows: ScoreRows, keys: list[str]) -> None:
+    index = {k: i for i, k in enumerate(keys)}
+    cols_t, info_t = index_score_rows(rows, index)
+    cols_d, info_d = index_score_rows(list(rows), index)
+    assert list(cols_t) == list(cols_d)
+    for m in cols_t:
+        np.testing.assert_array_equal(cols_t[m].values, cols_d[m].values)
+        np.testing.assert_array_equal(cols_t[m].present, cols_d[m].present)
+    assert info_t == info_d
+
+
+def test_index_score_rows_reads_tables_as_it_reads_rows(tmp_path: Path) -> None:
+    p = tmp_path / "s.csv"
+    p.write_text(BODIES["missing cells"])
+    recs = _pairs()
+    extra = [make_row(item="p5", system="sysB", side="b", metric="x", score=2.0, signature="x")]
+    rows = files.read_scores(p, recs, ids=IdPolicy()) + extra + trivial.trivial_rows(recs, 3)
+    keys = [r.key for r in iter_responses(recs)][:-2]  # two responses unmatched
+    _same_index(rows, keys)
+    _, info = index_score_rows(rows, keys)
+    assert info["m0"].errors == {"missing in the score file": 4}
+    assert info[trivial.LENGTH].errors == {"no response text": 3}  # p0, p2, p4 side a
+    assert info[trivial.LENGTH].n_unmatched == 2
+    with pytest.raises(InputError, match="duplicate score for 'p0::a' metric 'm0'") as ei:
+        index_score_rows(rows + list(rows)[:1], keys)
+    assert ei.value.field == f"scores[{len(rows)}]"
+
+
+def test_trivial_rows_in_columns_are_the_rows_of_make_row() -> None:
+    recs = _pairs(4)
+    rows = trivial.trivial_rows(recs, 7)
+    rnd = np.random.default_rng(7).random(8)
+    want = []
+    for ref, r in zip(iter_responses(recs), rnd, strict=True):
+        ids = {"item": ref.item, "system": ref.system, "side": ref.side}
+        n = None if ref.response is None else float(len(ref.response.split()))
+        want.append(
+            make_row(
+                **ids,
+                metric=trivial.LENGTH,
+                score=n,
+                signature=f"{trivial.LENGTH}|split:whitespace",
+                error="no response text" if n is None else None,
+            )
+        )
+        want.append(
+            make_row(
+                **ids,
+                metric=trivial.RANDOM,
+                score=float(r),
+                signature=f"{trivial.RANDOM}|uniform|seed:7",
+            )
+        )
+    assert list(rows) == want
+
+
+def test_the_report_reads_tables_as_it_reads_rows(tmp_path: Path) -> None:
+    p = tmp_path / "s.csv"
+    p.write_text(BODIES["missing cells"])
+    recs = _pairs()
+    extra = [
+        make_row(
+            item="p4", system="sysA", side="a", metric="x", score=None, signature="x", error="boom"
+        ),
+        {
+            **make_row(item="p4", system="sysB", side="b", metric="x", score=1.0, signature="x"),
+            "details": {"truncated": True},
+        },
+    ]
+    rows = extra + files.read_scores(p, recs, ids=IdPolicy())
+    assert _row_warnings(rows) == _row_warnings(list(rows))
+    assert _row_warnings(rows)[0].startswith("x: 1 of 2 responses with no score")
+    a, b = Items(), Items()
+    for r in recs:
+        a.add(r)
+        b.add(r)
+    a.attach_scores(rows)
+    b.attach_scores(list(rows))
+    assert a.resp == b.resp
+    assert a.resp[0]["det"] == {
+        "m0": {"error": "missing in the score file"},
+        "m1": {"error": "missing in the score file"},
+    }
+    maps = score_maps(rows)
+    want: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        want.setdefault(r["metric"], {})[r["key"]] = r.get("score")
+    assert list(maps) == list(want)
+    for m, got in want.items():
+        assert dict(maps[m]) == got
+        assert all(v is None or not math.isnan(v) for v in maps[m].values())
