@@ -29,7 +29,7 @@ LabelKind = Literal["numeric", "categorical", "binary", "pairwise", "none"]
 Label = float | str | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Table:
     """One table: title, header and rows of cell strings (MT-RAIG Appendix B.4)."""
 
@@ -45,7 +45,7 @@ class Table:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Input:
     """What the responses answer: a question, optionally a reference, tables and documents."""
 
@@ -68,7 +68,7 @@ class Input:
         return d
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Response:
     system: str
     response: str | None  # None only in scores-only datasets (texts not available)
@@ -77,7 +77,7 @@ class Response:
         return {"system": self.system, "response": self.response}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PairwiseRecord:
     """Two responses to one input and per-annotator labels per dimension (positive = b better)."""
 
@@ -101,7 +101,7 @@ class PairwiseRecord:
         return d
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LikertRecord:
     """One response to one input with per-annotator scores per dimension.
 
