@@ -224,5 +224,3 @@ def fast_builder(rules: Any, schema: bool) -> Callable[[Any], Record | None]:
 def shape_key(rec: Record) -> tuple[str, ...]:
     """What must be unique in a file: the pair id, or a response's ``(id, system)``."""
     return (rec.id,) if isinstance(rec, PairwiseRecord) else (rec.id, rec.system)
-
-

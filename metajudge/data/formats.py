@@ -382,29 +382,48 @@ def iter_jsonl_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
     """Yield ``(line_number, parsed_object)`` for each non-blank line; malformed JSON names the line.
 
     A file that is JSON but not JSON Lines (an array, or an object spread over several lines)
-    is named as such on its first line.
+    is named as such on its first line. A line is parsed by :func:`metajudge.io.parse_json`
+    (THE JSON parser, with its refusals) unless it is plain: one JSON value from its first to
+    its last character, no ``\\u`` escape, at most
+    :data:`~metajudge.io.MAX_JSON_DEPTH` brackets; such a line is parsed by the same scanner directly
+    (what ``parse_json`` would return, without its per-line checks).
     """
-    from metajudge.io import parse_json, read_text
+    from metajudge.io import MAX_JSON_DEPTH, read_text
 
     path = Path(path)
     text = read_text(path)  # missing file, folder, non-UTF-8 bytes: InputError naming the line
+    scan = json.decoder.JSONDecoder().scan_once  # json.loads's own scanner
     first = True
     for i, raw in enumerate(text.split("\n"), start=1):
-        if not raw.strip():
-            continue
         try:
-            obj = parse_json(raw, path=path, line=i)  # also: too deep, lone surrogates
-        except InputError as e:
-            hint = (
-                _not_jsonl_hint(path, raw) if first and e.message.startswith("malformed") else None
-            )
-            if hint is None:
-                raise
-            raise InputError(hint, path=path, line=i, field="<json>") from None
+            obj, end = scan(raw, 0)
+            plain = end == len(raw) and "\\u" not in raw and "\\U" not in raw
+            if plain and len(raw) > MAX_JSON_DEPTH:  # a shorter line cannot nest deeper
+                plain = raw.count("[") + raw.count("{") <= MAX_JSON_DEPTH
+        except (StopIteration, ValueError, RecursionError):
+            plain = False
+        if not plain:
+            if not raw.strip():
+                continue
+            obj = _parse_line(raw, path, i, first)
         if first and isinstance(obj, list):
             raise InputError(_NOT_JSONL.format("a JSON array"), path=path, line=i, field="<json>")
         first = False
         yield i, obj
+
+
+def _parse_line(raw: str, path: Path, line: int, first: bool) -> Any:
+    """One line through :func:`metajudge.io.parse_json` (on the first line, a JSON file that is
+    not JSON Lines is named as such)."""
+    from metajudge.io import parse_json
+
+    try:
+        return parse_json(raw, path=path, line=line)  # also: too deep, lone surrogates
+    except InputError as e:
+        hint = _not_jsonl_hint(path, raw) if first and e.message.startswith("malformed") else None
+        if hint is None:
+            raise
+        raise InputError(hint, path=path, line=line, field="<json>") from None
 
 
 _NOT_JSONL = "this looks like {}, not JSON Lines: one record per line (one JSON object a line)"
