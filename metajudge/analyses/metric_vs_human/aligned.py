@@ -24,6 +24,7 @@ import math
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any, Literal
 
 import numpy as np
@@ -98,7 +99,8 @@ def _matrix(rows: Sequence[Sequence[float | None] | None]) -> FArr:
     widths = [len(r) if r else 0 for r in rows]
     width = max(widths, default=1) or 1
     if n and min(widths) == width:  # every row full: one conversion
-        return np.array(rows, dtype=float).reshape(n, width)
+        flat = chain.from_iterable(rows)  # type: ignore[arg-type]
+        return np.fromiter(flat, dtype=float, count=n * width).reshape(n, width)
     m = np.full((n, width), np.nan)
     for i, r in enumerate(rows):
         if r:
@@ -168,12 +170,13 @@ def _pairwise_fields(records: Sequence[PairwiseRecord], dims: Sequence[str]) -> 
     of pair ``i`` are ``2i``, ``2i + 1``; the item of a pair is its ``meta.item_id``, else its id."""
     n = len(records)
     ids = [r.id for r in records]
-    items: dict[str, int] = {}
-    pair_item = np.fromiter(
-        (items.setdefault(str(r.meta.get("item_id", r.id)), len(items)) for r in records),
-        dtype=np.int64,
-        count=n,
-    )
+    names = [str(r.meta.get("item_id", r.id)) if r.meta else r.id for r in records]
+    items = dict.fromkeys(names)  # first-seen order
+    if len(items) == n:  # one pair per item: item i is pair i's
+        pair_item = np.arange(n, dtype=np.int64)
+    else:
+        at = {name: i for i, name in enumerate(items)}
+        pair_item = np.fromiter(map(at.__getitem__, names), dtype=np.int64, count=n)
     keys = tuple(k for i in ids for k in (response_key(i, "a"), response_key(i, "b")))
     at = np.arange(0, 2 * n, 2, dtype=np.int64)
     return {
