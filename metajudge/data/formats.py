@@ -394,7 +394,7 @@ def iter_jsonl_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
     text = read_text(path)  # missing file, folder, non-UTF-8 bytes: InputError naming the line
     scan = json.decoder.JSONDecoder().scan_once  # json.loads's own scanner
     first = True
-    for i, raw in enumerate(text.split("\n"), start=1):
+    for i, raw in enumerate(_lines(text), start=1):
         try:
             obj, end = scan(raw, 0)
             plain = end == len(raw) and "\\u" not in raw and "\\U" not in raw
@@ -410,6 +410,17 @@ def iter_jsonl_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
             raise InputError(_NOT_JSONL.format("a JSON array"), path=path, line=i, field="<json>")
         first = False
         yield i, obj
+
+
+def _lines(text: str) -> Iterator[str]:
+    """``text.split("\\n")`` one line at a time (no list of every line of a large file)."""
+    start, n = 0, len(text)
+    while start <= n:
+        end = text.find("\n", start)
+        if end < 0:
+            end = n
+        yield text[start:end]
+        start = end + 1
 
 
 def _parse_line(raw: str, path: Path, line: int, first: bool) -> Any:
