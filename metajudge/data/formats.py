@@ -29,7 +29,7 @@ LabelKind = Literal["numeric", "categorical", "binary", "pairwise", "none"]
 Label = float | str | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Table:
     """One table: title, header and rows of cell strings (MT-RAIG Appendix B.4)."""
 
@@ -45,7 +45,7 @@ class Table:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Input:
     """What the responses answer: a question, optionally a reference, tables and documents."""
 
@@ -68,7 +68,7 @@ class Input:
         return d
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Response:
     system: str
     response: str | None  # None only in scores-only datasets (texts not available)
@@ -77,7 +77,7 @@ class Response:
         return {"system": self.system, "response": self.response}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PairwiseRecord:
     """Two responses to one input and per-annotator labels per dimension (positive = b better)."""
 
@@ -101,7 +101,7 @@ class PairwiseRecord:
         return d
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LikertRecord:
     """One response to one input with per-annotator scores per dimension.
 
@@ -382,29 +382,59 @@ def iter_jsonl_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
     """Yield ``(line_number, parsed_object)`` for each non-blank line; malformed JSON names the line.
 
     A file that is JSON but not JSON Lines (an array, or an object spread over several lines)
-    is named as such on its first line.
+    is named as such on its first line. A line is parsed by :func:`metajudge.io.parse_json`
+    (THE JSON parser, with its refusals) unless it is plain: one JSON value from its first to
+    its last character, no ``\\u`` escape, at most
+    :data:`~metajudge.io.MAX_JSON_DEPTH` brackets; such a line is parsed by the same scanner directly
+    (what ``parse_json`` would return, without its per-line checks).
     """
-    from metajudge.io import parse_json, read_text
+    from metajudge.io import MAX_JSON_DEPTH, read_text
 
     path = Path(path)
     text = read_text(path)  # missing file, folder, non-UTF-8 bytes: InputError naming the line
+    scan = json.decoder.JSONDecoder().scan_once  # json.loads's own scanner
     first = True
-    for i, raw in enumerate(text.split("\n"), start=1):
-        if not raw.strip():
-            continue
+    for i, raw in enumerate(_lines(text), start=1):
         try:
-            obj = parse_json(raw, path=path, line=i)  # also: too deep, lone surrogates
-        except InputError as e:
-            hint = (
-                _not_jsonl_hint(path, raw) if first and e.message.startswith("malformed") else None
-            )
-            if hint is None:
-                raise
-            raise InputError(hint, path=path, line=i, field="<json>") from None
+            obj, end = scan(raw, 0)
+            plain = end == len(raw) and "\\u" not in raw and "\\U" not in raw
+            if plain and len(raw) > MAX_JSON_DEPTH:  # a shorter line cannot nest deeper
+                plain = raw.count("[") + raw.count("{") <= MAX_JSON_DEPTH
+        except (StopIteration, ValueError, RecursionError):
+            plain = False
+        if not plain:
+            if not raw.strip():
+                continue
+            obj = _parse_line(raw, path, i, first)
         if first and isinstance(obj, list):
             raise InputError(_NOT_JSONL.format("a JSON array"), path=path, line=i, field="<json>")
         first = False
         yield i, obj
+
+
+def _lines(text: str) -> Iterator[str]:
+    """``text.split("\\n")`` one line at a time (no list of every line of a large file)."""
+    start, n = 0, len(text)
+    while start <= n:
+        end = text.find("\n", start)
+        if end < 0:
+            end = n
+        yield text[start:end]
+        start = end + 1
+
+
+def _parse_line(raw: str, path: Path, line: int, first: bool) -> Any:
+    """One line through :func:`metajudge.io.parse_json` (on the first line, a JSON file that is
+    not JSON Lines is named as such)."""
+    from metajudge.io import parse_json
+
+    try:
+        return parse_json(raw, path=path, line=line)  # also: too deep, lone surrogates
+    except InputError as e:
+        hint = _not_jsonl_hint(path, raw) if first and e.message.startswith("malformed") else None
+        if hint is None:
+            raise
+        raise InputError(hint, path=path, line=line, field="<json>") from None
 
 
 _NOT_JSONL = "this looks like {}, not JSON Lines: one record per line (one JSON object a line)"

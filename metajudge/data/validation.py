@@ -425,14 +425,20 @@ def check_file(
     """Check a canonical JSONL file (header card or ``card``); collect up to ``max_errors`` errors.
 
     ``schema``: records through the JSON Schema validator (``data validate``), else through the
-    loader's plain-Python check (:func:`structure_errors`; the same errors). ``progress``: an
+    loader's own pass: a record of the common shape checked and built in one go
+    (:class:`~metajudge.data.fast_records.FastRecords`), any other through the plain-Python
+    check (:func:`structure_errors`; the same errors as the schema's). ``progress``: an
     optional callback, called with the number of lines read so far (every
     :data:`PROGRESS_EVERY` lines and at the end)."""
+    from metajudge.data.fast_records import fast_builder, shape_key
+
     rep = Report(str(path), card)
     seen: dict[tuple[str, ...], int] = {}
-    kinds: set[str] = set()
+    kinds: set[bool] = set()
     first = True
     line = 0
+    rules = Rules.of(card)
+    fast = fast_builder(rules, schema)
     try:
         for line, obj in iter_jsonl_objects(path):
             is_header = first and isinstance(obj, Mapping) and "card" in obj
@@ -441,20 +447,18 @@ def check_file(
                 errs = card_errors(obj["card"], path=path, line=line)
                 rep.add(errs, max_errors)
                 rep.card = None if errs else DatasetCard.from_dict(obj["card"])
+                rules = Rules.of(rep.card)
+                fast = fast_builder(rules, schema)
                 continue
-            rules = Rules.of(rep.card)
-            errs = record_errors(obj, rules, path=path, line=line, schema=schema)
             if progress is not None and line % PROGRESS_EVERY == 0:
                 progress(line)
-            if errs:
-                rep.add(errs, max_errors)
-                continue
-            kind = rules.kind or infer_kind(obj)
-            rec = _build(obj, kind)
-            if len(rep.warnings) < max_errors:
-                rep.warnings += record_warnings(obj, rules, path=path, line=line)
-            kinds.add("pairwise" if kind == "pairwise" else "response")
-            key = (rec.id,) if isinstance(rec, PairwiseRecord) else (rec.id, rec.system)
+            rec = fast(obj)  # the common shape, checked and built in one go; else:
+            if rec is None:
+                rec = _checked(obj, rules, rep, (path, line), max_errors, schema)
+                if rec is None:
+                    continue
+            kinds.add(isinstance(rec, PairwiseRecord))
+            key = shape_key(rec)
             if key in seen:
                 what = f"id {rec.id!r}" if len(key) == 1 else f"(id, system) {key!r}"
                 msg = f"duplicate {what} (first seen on line {seen[key]})"
@@ -472,6 +476,22 @@ def check_file(
     if len(kinds) > 1:
         rep.add([InputError("mixes pairwise and Likert records", path=path)], max_errors)
     return rep
+
+
+def _checked(
+    obj: Any, rules: Rules, rep: Report, at: tuple[str | Path, int], max_errors: int, schema: bool
+) -> Record | None:
+    """The full path of :func:`check_file` for one record: every error (added to ``rep``, then
+    ``None``), else the record and its warnings."""
+    path, line = at
+    errs = record_errors(obj, rules, path=path, line=line, schema=schema)
+    if errs:
+        rep.add(errs, max_errors)
+        return None
+    rec = _build(obj, rules.kind or infer_kind(obj))
+    if len(rep.warnings) < max_errors:
+        rep.warnings += record_warnings(obj, rules, path=path, line=line)
+    return rec
 
 
 def read_jsonl(

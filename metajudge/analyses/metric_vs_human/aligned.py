@@ -24,7 +24,7 @@ import math
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import chain, repeat
 from typing import Any, Literal
 
 import numpy as np
@@ -92,11 +92,19 @@ class AlignedView:
         return -d if direction == "lower" else d
 
 
-def _matrix(rows: Sequence[Sequence[float]]) -> FArr:
-    width = max((len(r) for r in rows), default=1) or 1
-    m = np.full((len(rows), width), np.nan)
+def _matrix(rows: Sequence[Sequence[float | None] | None]) -> FArr:
+    """The (rows × widest row) label matrix, straight into one preallocated array: NaN for a
+    ``None`` label, a missing or empty row and the padding of shorter rows."""
+    n = len(rows)
+    widths = [len(r) if r else 0 for r in rows]
+    width = max(widths, default=1) or 1
+    if n and min(widths) == width:  # every row full: one conversion
+        flat = chain.from_iterable(rows)  # type: ignore[arg-type]
+        return np.fromiter(flat, dtype=float, count=n * width).reshape(n, width)
+    m = np.full((n, width), np.nan)
     for i, r in enumerate(rows):
-        m[i, : len(r)] = r
+        if r:
+            m[i, : len(r)] = r
     return m
 
 
@@ -157,14 +165,54 @@ def _add_likert(b: _Builder, records: Sequence[LikertRecord]) -> None:
                     b.pair_lab[d].append(_likert_pair_label(recs[i], recs[j], d))
 
 
-def _add_pairwise(b: _Builder, records: Sequence[PairwiseRecord]) -> None:
-    for r in records:
-        g = b.item(str(r.meta.get("item_id", r.id)))
-        ia = b.response(response_key(r.id, "a"), g, "a")
-        ib = b.response(response_key(r.id, "b"), g, "b")
-        b.pairs.append((r.id, ia, ib, g))
-        for d in b.dims:
-            b.pair_lab[d].append(_vals(r.labels.get(d)) or [math.nan])
+def _pairwise_fields(records: Sequence[PairwiseRecord], dims: Sequence[str]) -> dict[str, Any]:
+    """The :class:`AlignedView` fields of pairwise ``records``, in bulk: responses ``a``, ``b``
+    of pair ``i`` are ``2i``, ``2i + 1``; the item of a pair is its ``meta.item_id``, else its id."""
+    n = len(records)
+    ids = [r.id for r in records]
+    names = [str(r.meta.get("item_id", r.id)) if r.meta else r.id for r in records]
+    items = dict.fromkeys(names)  # first-seen order
+    if len(items) == n:  # one pair per item: item i is pair i's
+        pair_item = np.arange(n, dtype=np.int64)
+    else:
+        at = {name: i for i, name in enumerate(items)}
+        pair_item = np.fromiter(map(at.__getitem__, names), dtype=np.int64, count=n)
+    keys = tuple(k for i in ids for k in (response_key(i, "a"), response_key(i, "b")))
+    at = np.arange(0, 2 * n, 2, dtype=np.int64)
+    return {
+        "items": tuple(items),
+        "keys": keys,
+        "resp_item": np.repeat(pair_item, 2),
+        "resp_labels": None,
+        "pair_ids": tuple(ids),
+        "pair_a": at,
+        "pair_b": at + 1,
+        "pair_item": pair_item,
+        "pair_labels": {d: _matrix([r.labels.get(d) for r in records]) for d in dims},
+        "key_index": {k: i for i, k in enumerate(keys)},
+        "systems": ("a", "b"),
+        "resp_system": np.tile(np.array([0, 1], dtype=np.int64), n),
+    }
+
+
+def _likert_fields(records: Sequence[LikertRecord], dims: Sequence[str]) -> dict[str, Any]:
+    """The :class:`AlignedView` fields of Likert ``records`` (:func:`_add_likert`)."""
+    b = _Builder(dims)
+    _add_likert(b, records)
+    return {
+        "items": tuple(b.items),
+        "keys": tuple(b.keys),
+        "resp_item": np.asarray(b.resp_item, dtype=np.int64),
+        "resp_labels": {d: _matrix(v) for d, v in b.resp_lab.items()},
+        "pair_ids": tuple(p[0] for p in b.pairs),
+        "pair_a": np.asarray([p[1] for p in b.pairs], dtype=np.int64),
+        "pair_b": np.asarray([p[2] for p in b.pairs], dtype=np.int64),
+        "pair_item": np.asarray([p[3] for p in b.pairs], dtype=np.int64),
+        "pair_labels": {d: _matrix(v) for d, v in b.pair_lab.items()},
+        "key_index": {k: i for i, k in enumerate(b.keys)},
+        "systems": tuple(b.systems),
+        "resp_system": np.asarray(b.resp_system, dtype=np.int64),
+    }
 
 
 def align(
@@ -183,29 +231,14 @@ def align(
         raise InputError("no human-labelled records", field="records")
     if len(kinds) != 1 or not kinds <= {LikertRecord, PairwiseRecord}:
         raise InputError("records mix pairwise and Likert kinds", field="records")
-    b = _Builder(dimensions)
     likert = kinds == {LikertRecord}
-    if likert:
-        _add_likert(b, records)  # type: ignore[arg-type]
-    else:
-        _add_pairwise(b, records)  # type: ignore[arg-type]
+    fields = (_likert_fields if likert else _pairwise_fields)(records, list(dimensions))  # type: ignore[arg-type]
     return AlignedView(
         dataset=dataset,
         kind="likert" if likert else "pairwise",
         dimensions=tuple(dimensions),
-        items=tuple(b.items),
-        keys=tuple(b.keys),
-        resp_item=np.asarray(b.resp_item, dtype=np.int64),
-        resp_labels={d: _matrix(v) for d, v in b.resp_lab.items()} if likert else None,
-        pair_ids=tuple(p[0] for p in b.pairs),
-        pair_a=np.asarray([p[1] for p in b.pairs], dtype=np.int64),
-        pair_b=np.asarray([p[2] for p in b.pairs], dtype=np.int64),
-        pair_item=np.asarray([p[3] for p in b.pairs], dtype=np.int64),
-        pair_labels={d: _matrix(v) for d, v in b.pair_lab.items()},
         half_width=float(half_width),
-        key_index={k: i for i, k in enumerate(b.keys)},
-        systems=tuple(b.systems),
-        resp_system=np.asarray(b.resp_system, dtype=np.int64),
+        **fields,
     )
 
 

@@ -1,0 +1,226 @@
+"""The loader's one pass over a record of the common shape: checked and built together.
+
+Loading a canonical JSONL file checks each record (structure, then dimensions, scale and the
+warnings' conditions; :func:`metajudge.data.validation.record_errors`) and builds it
+(:func:`~metajudge.data.validation._build`). :class:`FastRecords` does both for a record whose
+shape is the common one, with a few direct type tests per field: the required fields with
+exact JSON types (``dict``, ``list``, ``str``, ``float``/``int``, ``None``), an input without
+tables, every label inside the card's dimensions and scale, no warning to give. Whatever it does
+not recognise (a wrong type, a value outside the scale, a table, an annotator count the card does
+not state, ...) it leaves to the full path (``None``), which finds and words every problem as
+before; so a record it builds is one the full path accepts, and equal to the one it builds.
+
+It also shares what repeats between records instead of keeping one copy per record: dimension
+names and other object keys, system names, equal inputs (question, reference, context), equal
+responses without text and equal label tuples (all immutable).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from metajudge.data.formats import Input, LikertRecord, PairwiseRecord, Record, Response, Scale
+
+#: distinct values each sharing table keeps at most (then new values are kept as they are)
+SHARE_MAX = 1 << 16
+_NO = object()  # a dimension the card does not declare
+Rule = tuple[float, float, frozenset[Any] | None]  # (lower, upper, allowed values or labels)
+
+
+class _Shared(dict):  # type: ignore[type-arg]
+    """One copy of each equal immutable value (up to :data:`SHARE_MAX`)."""
+
+    def get_or_keep(self, key: Any, value: Any) -> Any:
+        got = self.get(key, _NO)
+        return self.keep(key, value) if got is _NO else got
+
+    def keep(self, key: Any, value: Any) -> Any:
+        if len(self) < SHARE_MAX:
+            self[key] = value
+        return value
+
+
+class FastRecords:
+    """Records of the common shape under one card's rules (a ``validation.Rules``)."""
+
+    def __init__(self, rules: Any) -> None:
+        self.kind = rules.kind
+        self.rules = rules
+        self.annotators = rules.annotators
+        self.numeric = rules.kind in (None, "pairwise", "likert")
+        self._dims: dict[str, Any] = {}
+        self._strings = _Shared()
+        self._inputs = _Shared()
+        self._responses = _Shared()
+        self._labels = _Shared()
+
+    def record(self, d: Any) -> Record | None:
+        """The record ``d`` describes, or ``None``: take the full path (check, then build)."""
+        if type(d) is not dict:
+            return None
+        if "labels" in d or "a" in d or "b" in d:
+            return self._pairwise(d) if self.kind in (None, "pairwise") else None
+        if self.kind in (None, "pairwise"):
+            return None if self.kind == "pairwise" else self._response(d)
+        return self._response(d)
+
+    def _pairwise(self, d: dict[str, Any]) -> PairwiseRecord | None:
+        rid, a, b = d.get("id"), self._side(d.get("a")), self._side(d.get("b"))
+        if type(rid) is not str or not rid or a is None or b is None:
+            return None
+        inp, labels, meta = self._input(d.get("input")), self._labels_of(d.get("labels")), _NO
+        if "meta" in d:
+            meta = self._meta(d["meta"])
+        if inp is None or labels is None or meta is None:
+            return None
+        if meta is _NO:
+            return PairwiseRecord(rid, inp, a, b, labels)
+        return PairwiseRecord(rid, inp, a, b, labels, meta)
+
+    def _response(self, d: dict[str, Any]) -> LikertRecord | None:
+        rid, system, text = d.get("id"), d.get("system"), d.get("response", _NO)
+        if type(rid) is not str or not rid or type(system) is not str:
+            return None
+        if text is not None and type(text) is not str:
+            return None
+        inp, scores, meta = self._input(d.get("input")), self._labels_of(d.get("scores")), _NO
+        if "meta" in d:
+            meta = self._meta(d["meta"])
+        if inp is None or scores is None or meta is None:
+            return None
+        system = self._strings.get_or_keep(system, system)
+        if meta is _NO:
+            return LikertRecord(rid, inp, system, text, scores)
+        return LikertRecord(rid, inp, system, text, scores, meta)
+
+    def _side(self, s: Any) -> Response | None:
+        if type(s) is not dict:
+            return None
+        system, text = s.get("system"), s.get("response", _NO)
+        if type(system) is not str:
+            return None
+        if text is None:
+            got = self._responses.get(system)
+            return self._responses.keep(system, Response(system, None)) if got is None else got
+        if type(text) is not str:
+            return None
+        return Response(self._strings.get_or_keep(system, system), text)
+
+    def _input(self, i: Any) -> Input | None:
+        if type(i) is not dict:
+            return None
+        q = i.get("question")
+        if type(q) is not str:
+            return None
+        if len(i) == 1:
+            got = self._inputs.get(q)
+            return self._inputs.keep(q, Input(q)) if got is None else got
+        ref, ctx, docs = i.get("reference"), i.get("context"), i.get("documents")
+        if i.get("tables") is not None:
+            return None
+        if (ref is not None and type(ref) is not str) or (ctx is not None and type(ctx) is not str):
+            return None
+        if docs is None:
+            key = (q, ref, ctx)
+            return self._inputs.get_or_keep(key, Input(q, ref, None, None, ctx))
+        if type(docs) is not list or any(type(x) is not str for x in docs):
+            return None
+        return Input(q, ref, None, tuple(docs), ctx)
+
+    def _meta(self, m: Any) -> dict[str, Any] | None:
+        if type(m) is not dict:
+            return None
+        keep = self._strings.get_or_keep
+        return {keep(k, k): keep(v, v) if type(v) is str else v for k, v in m.items()}
+
+    def _labels_of(self, m: Any) -> dict[str, tuple[Any, ...]] | None:
+        if type(m) is not dict or not m:
+            return None
+        out: dict[str, tuple[Any, ...]] = {}
+        for dim, vals in m.items():
+            rule = self._dims.get(dim)
+            if rule is None:
+                rule = self._dims[dim] = self._rule(dim)
+            if rule is _NO or type(vals) is not list or not vals:
+                return None
+            if self.annotators and len(vals) != 1 and len(vals) != self.annotators:
+                return None  # the warning's condition: the full path gives it
+            t = self._numbers(vals, rule) if self.numeric else self._words(vals, rule)
+            if t is None:
+                return None
+            out[self._strings.get_or_keep(dim, dim)] = t
+        return out
+
+    def _rule(self, dim: str) -> Any:
+        """``(lower, upper, allowed)`` for ``dim``'s labels, or ``_NO`` (not a card dimension,
+        or a scale the full path alone reads)."""
+        dims = self.rules.dimensions
+        if dims is not None and dim not in dims:
+            return _NO
+        sc: Scale | None = self.rules.scale_of(dim)
+        if sc is None:
+            return (-math.inf, math.inf, None) if self.numeric else (0.0, 0.0, None)
+        if self.numeric:
+            if sc.labels is not None:
+                return _NO
+            allowed = frozenset(sc.values) if sc.values is not None else None
+            return (sc.min - 1e-9, sc.max + 1e-9, allowed)
+        return _NO if sc.labels is None else (0.0, 0.0, frozenset(sc.labels))
+
+    def _numbers(self, vals: list[Any], rule: Rule) -> tuple[Any, ...] | None:
+        lo, hi, allowed = rule
+        all_null = plain = True
+        neg_zero = False
+        for v in vals:
+            t = type(v)
+            if t is float:
+                if not lo <= v <= hi or v - v != 0.0:  # NaN and infinities fail too
+                    return None
+                if v == 0.0 and math.copysign(1.0, v) < 0.0:
+                    neg_zero = True
+            elif v is None:
+                plain = False
+                continue
+            elif t is int:
+                if not lo <= v <= hi:
+                    return None
+                plain = False
+            else:
+                return None
+            if allowed is not None and v not in allowed:
+                return None
+            all_null = False
+        if all_null:
+            return None  # the full path gives the warning
+        tup = tuple(vals) if plain else tuple(None if v is None else float(v) for v in vals)
+        key = tup if not neg_zero else ("-0", repr(tup))  # -0.0 == 0.0: keep the sign as read
+        return self._labels.get_or_keep(key, tup)
+
+    def _words(self, vals: list[Any], rule: Rule) -> tuple[Any, ...] | None:
+        allowed = rule[2]
+        labelled = False
+        for v in vals:
+            if v is None:
+                continue
+            if type(v) is not str or (allowed is not None and v not in allowed):
+                return None
+            labelled = True
+        if not labelled:
+            return None
+        tup = tuple(vals)
+        return self._labels.get_or_keep(tup, tup)
+
+
+def fast_builder(rules: Any, schema: bool) -> Callable[[Any], Record | None]:
+    """:meth:`FastRecords.record` under ``rules`` for the loader's pass; ``schema`` (``data
+    validate``, the JSON Schema check of every record): never a fast record."""
+    if schema:
+        return lambda d: None
+    return FastRecords(rules).record
+
+
+def shape_key(rec: Record) -> tuple[str, ...]:
+    """What must be unique in a file: the pair id, or a response's ``(id, system)``."""
+    return (rec.id,) if isinstance(rec, PairwiseRecord) else (rec.id, rec.system)
