@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Mapping, Sequence
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -179,13 +180,14 @@ def _basis(recs: Sequence[Any], dim: str, memo: dict[Any, Any] | None) -> tuple[
     if hit is not None and hit[0] is recs:
         return hit[1]
     if recs and isinstance(recs[0], PairwiseRecord):
+        ids = [r.id for r in recs]
         keys: tuple[list[str], ...] = (
-            [response_key(r.id, "a") for r in recs],
-            [response_key(r.id, "b") for r in recs],
+            list(map(response_key, ids, repeat("a"))),
+            list(map(response_key, ids, repeat("b"))),
         )
         labels = [list(r.labels.get(dim, ())) for r in recs]
     else:
-        keys = ([response_key(r.id, r.system) for r in recs],)
+        keys = (list(map(response_key, [r.id for r in recs], [r.system for r in recs])),)
         labels = [list(r.scores.get(dim, ())) for r in recs]
     M, valid, count = _label_matrix(labels)
     out = (keys, labels, (M, valid, count), _means(M, valid, count))
@@ -212,8 +214,8 @@ def pair_view(
     from metajudge.analyses.metric_vs_human.normalize import minmax
 
     (ka, kb), labels, (M, valid, count), h = _basis(recs, dim, memo)
-    sa = np.array([scores.get(k) for k in ka], dtype=float)
-    sb = np.array([scores.get(k) for k in kb], dtype=float)
+    sa = np.array(list(map(scores.get, ka)), dtype=float)
+    sb = np.array(list(map(scores.get, kb)), dtype=float)
     d = (sb - sa) * (-1 if lower else 1)
     nd = minmax(d, half_width, impute=False).values
     has_h, fin_d = count > 0, np.isfinite(d)
@@ -268,7 +270,7 @@ def likert_view(
     """Responses ranked by |score mapped onto the label range − mean human score|; bulk, rows
     for the ``cap`` shown only, ``memo`` as :func:`pair_view`'s."""
     (keys,), labels, (M, valid, count), h = _basis(recs, dim, memo)
-    s = np.array([_num(scores.get(k)) for k in keys], dtype=float)
+    s = np.array(list(map(_num, map(scores.get, keys))), dtype=float)
     ok = np.isfinite(s)
     smin, smax = (float(s[ok].min()), float(s[ok].max())) if ok.any() else (0.0, 0.0)
     span = hi - lo or 1.0

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
+from itertools import compress
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -122,11 +124,12 @@ def meta_payload(
 
 
 def _shown_rows(rows: Sequence[Mapping[str, Any]], items: Items, views: list[Any]) -> Any:
-    """The score rows of the responses the page shows (all of them when no view was cut)."""
-    if not any("cut" in v for v in views):
+    """The score rows of the responses the page shows, in their order: a list of row dicts
+    filtered (C-level ``map``s); all of them when no view was cut, or when they are held in
+    columns (not a list: :meth:`Items.attach_scores` resolves those in bulk)."""
+    if not isinstance(rows, list) or not any("cut" in v for v in views):
         return rows
-    keys = items.key
-    return [r for r in rows if r["key"] in keys]
+    return list(compress(rows, map(items.key.__contains__, map(itemgetter("key"), rows))))
 
 
 def _run_rows(ds: Any, run: Mapping[str, Any], out: Path, data_dir: Any) -> list[Any]:
