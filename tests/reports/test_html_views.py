@@ -109,3 +109,14 @@ def test_a_capped_likert_view_and_a_cap_the_view_fits() -> None:
     assert cut["cut"].startswith("showing 5 of 30 responses") and cut["total"] == 30
     same = likert_view("m", recs, "o", scores, items=Items(), lo=1.0, hi=5.0, cap=30)
     assert same == full  # a cap the view fits changes nothing
+
+
+def test_the_command_line_states_the_browser_cap() -> None:
+    """``--browser-cap``'s help names the default the page uses (the CLI imports no numpy)."""
+    from metajudge.cli import build_parser
+    from metajudge.reports.html_run import BROWSER_CAP
+
+    for cmd in ("meta-eval", "report"):
+        sub = build_parser()._subparsers._group_actions[0].choices[cmd]  # type: ignore[union-attr]
+        (act,) = [a for a in sub._actions if a.dest == "browser_cap"]
+        assert f"default {BROWSER_CAP}:" in act.help and act.default is None
