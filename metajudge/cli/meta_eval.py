@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from metajudge.cli.options import (
+    add_browser_cap,
     add_data_dir,
     add_dataset_args,
     add_epsilon,
@@ -140,6 +141,7 @@ def _run_args(q: argparse.ArgumentParser) -> None:
     add_out(q, "run folder for scores.jsonl, result.json, tables and plots", required=True)
     add_quiet(q)
     add_report_display(q)
+    add_browser_cap(q)
     add_format(q, ("md", "csv", "json", "tex"))
 
 
@@ -150,6 +152,7 @@ def _register_report(subparsers: argparse._SubParsersAction) -> None:  # type: i
     r.add_argument("dir", help="run folder holding result.json")
     r.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     add_report_display(r, recorded=True)
+    add_browser_cap(r)
     add_format(r, ("md", "csv", "json", "tex", "html"))
     r.set_defaults(func=_cmd_report)
 
@@ -221,7 +224,11 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
         backbone=cli_backbone(args.backbone),
         asked=_asked(args),
         baselines=not args.no_baselines,
-        report={"published": args.published, "percent": args.percent},
+        report={
+            "published": args.published,
+            "percent": args.percent,
+            **({} if args.browser_cap is None else {"browser_cap": args.browser_cap}),
+        },
         strict_ids=args.strict_ids,
         **protocol_options(args),
     )
@@ -267,7 +274,8 @@ def _report_in_place(args: argparse.Namespace) -> int:
     if args.format == "html":
         from metajudge.reports.html_run import write_html_report
 
-        print(write_html_report(args.dir))
+        cap = {} if args.browser_cap is None else {"cap": args.browser_cap}
+        print(write_html_report(args.dir, **cap))
         return 0
     from metajudge.runs.meta_eval_categorical import is_categorical_result
 

@@ -20,7 +20,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from metajudge.cli.types import bounded_int, nonneg_float, positive_int, score_spec, seed
+from metajudge.cli.types import (
+    bounded_int,
+    nonneg_float,
+    nonneg_int,
+    positive_int,
+    score_spec,
+    seed,
+)
 
 #: Most bootstrap resamples a command accepts (the memory needed is checked as well, see
 #: :func:`metajudge.limits.check_allocation`).
@@ -132,6 +139,19 @@ def add_out(p: argparse.ArgumentParser, what: str, *, required: bool = False) ->
 def add_data_dir(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--data-dir", metavar="DIR", help="local data folder (default: $METAJUDGE_DATA_DIR)"
+    )
+
+
+def add_browser_cap(p: argparse.ArgumentParser) -> None:
+    """``--browser-cap N``: the units (pairs / responses) one view of report.html's
+    disagreement browser shows at most (:data:`metajudge.reports.html_run.BROWSER_CAP`)."""
+    p.add_argument(
+        "--browser-cap",
+        type=nonneg_int,
+        metavar="N",
+        help="report.html's disagreement browser shows at most N pairs / responses per metric, "
+        "the largest metric-human gaps first (ties in dataset order), and says so beside the "
+        "view; the tables use every unit (default 5000: every shipped dataset fits; 0: all)",
     )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Mapping, Sequence
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -193,6 +194,45 @@ def _splits(
     return (count >= 2) & far
 
 
+BROWSER_CAP = 5_000
+"""Units (pairs / responses) one browser view carries at most: the largest gaps first
+(:func:`shown_units`); every shipped dataset fits (the largest, lftqa_eval, has 2,988
+responses), an arena-scale run's page stays a few MB. The cut is stated beside the view and in
+the page's warnings; ``--browser-cap`` (0: every unit) changes it."""
+
+
+def shown_units(g: np.ndarray, cap: int | None) -> np.ndarray:
+    """The indices of the units a view shows, in its order: the largest gap ``g`` first, a unit
+    with no gap (NaN) last, ties in record order; at most ``cap`` (``None`` or 0: all)."""
+    key = np.where(np.isfinite(g), g, -1.0)
+    order = np.argsort(-key, kind="stable")
+    return order[:cap] if cap else order
+
+
+def _basis(recs: Sequence[Any], dim: str, memo: dict[Any, Any] | None) -> tuple[Any, ...]:
+    """What every view of ``recs`` on ``dim`` shares, computed once (``memo``, keyed by the
+    records list): the response keys per side (a, b; or the one response), the labels per
+    record and their matrix ``(M, valid, count)`` with the mean label ``h``."""
+    hit = None if memo is None else memo.get((id(recs), dim))
+    if hit is not None and hit[0] is recs:
+        return hit[1]
+    if recs and isinstance(recs[0], PairwiseRecord):
+        ids = [r.id for r in recs]
+        keys: tuple[list[str], ...] = (
+            list(map(response_key, ids, repeat("a"))),
+            list(map(response_key, ids, repeat("b"))),
+        )
+        labels = [list(r.labels.get(dim, ())) for r in recs]
+    else:
+        keys = (list(map(response_key, [r.id for r in recs], [r.system for r in recs])),)
+        labels = [list(r.scores.get(dim, ())) for r in recs]
+    M, valid, count = _label_matrix(labels)
+    out = (keys, labels, (M, valid, count), _means(M, valid, count))
+    if memo is not None:
+        memo[(id(recs), dim)] = (recs, out)
+    return out
+
+
 def pair_view(
     name: str,
     recs: Sequence[PairwiseRecord],
@@ -202,31 +242,31 @@ def pair_view(
     items: Items,
     half_width: float,
     lower: bool = False,
+    cap: int | None = None,
+    memo: dict[Any, Any] | None = None,
 ) -> dict[str, Any]:
-    """Pairs ranked by |minmax-normalised d − mean human label|; d = s(b) − s(a)."""
+    """Pairs ranked by |minmax-normalised d − mean human label|; d = s(b) − s(a). Every value is
+    computed over all pairs in bulk; rows (and :class:`Items` entries) only for the ``cap``
+    shown (:func:`shown_units`). ``memo``: shared by the views of one page (:func:`_basis`)."""
     from metajudge.analyses.metric_vs_human.normalize import minmax
 
-    sa = np.array([scores.get(response_key(r.id, "a")) for r in recs], dtype=float)
-    sb = np.array([scores.get(response_key(r.id, "b")) for r in recs], dtype=float)
+    (ka, kb), labels, (M, valid, count), h = _basis(recs, dim, memo)
+    sa = np.array(list(map(scores.get, ka)), dtype=float)
+    sb = np.array(list(map(scores.get, kb)), dtype=float)
     d = (sb - sa) * (-1 if lower else 1)
     nd = minmax(d, half_width, impute=False).values
-    labels = [list(r.labels.get(dim, ())) for r in recs]
-    M, valid, count = _label_matrix(labels)
-    h = _means(M, valid, count)
     has_h, fin_d = count > 0, np.isfinite(d)
     with np.errstate(invalid="ignore"):
         g = np.where(has_h & np.isfinite(nd), np.abs(nd - h), np.nan)
         wrong = has_h & (h != 0) & fin_d & (np.sign(d) != np.sign(h))
     split = _splits(M, valid, count, True, 0.0)
-    rows = _view_rows(items, recs, (d, nd, h, g), labels, wrong, split)
-    return _ranked(
-        name,
-        dim,
-        "pair",
-        rows,
+    pick = shown_units(g, cap)
+    rows = _view_rows(items, recs, (d, nd, h, g), labels, (wrong, split), pick)
+    how = (
         "|normalised d − mean human label| (minmax onto ±"
-        f"{half_width:g}; d = s(b) − s(a){', sign flipped: lower is better' if lower else ''})",
+        f"{half_width:g}; d = s(b) − s(a){', sign flipped: lower is better' if lower else ''})"
     )
+    return _view(name, dim, "pair", rows, how, (len(recs), cap))
 
 
 def _view_rows(
@@ -234,27 +274,22 @@ def _view_rows(
     recs: Sequence[Any],
     cols: tuple[Any, Any, Any, Any],
     labels: list[list[Any]],
-    wrong: Any,
-    split: Any,
+    flags: tuple[Any, Any],
+    pick: np.ndarray,
 ) -> list[dict[str, Any]]:
-    """The browser rows of one view, in bulk: per record its item and response (``i``, ``r``),
-    ``cols`` = (metric value, normalised value, mean human label, gap) as ``m n h g``, its
-    labels, the wrong-direction flag ``w`` and the split-annotator flag ``s``."""
-    m, n, h, g = (_nums(c) for c in cols)
-    return [
-        {"i": i, "r": rr, "m": mv, "n": nv, "h": hv, "g": gv, "l": lab, "w": w, "s": sp}
-        for (i, rr), mv, nv, hv, gv, lab, w, sp in zip(
-            map(items.add, recs),
-            m,
-            n,
-            h,
-            g,
-            labels,
-            wrong.astype(int).tolist(),
-            split.astype(int).tolist(),
-            strict=True,
-        )
-    ]
+    """The browser rows of one view, in bulk, for the records ``pick`` (in its order): per
+    record its item and response (``i``, ``r``; registered in record order), ``cols`` =
+    (metric value, normalised value, mean human label, gap) as ``m n h g``, its labels, the
+    wrong-direction flag ``w`` and the split-annotator flag ``s`` (``flags``)."""
+    added = {int(j): items.add(recs[j]) for j in np.sort(pick).tolist()}
+    m, n, h, g = (_nums(c[pick]) for c in cols)
+    wrong, split = (f[pick].astype(int).tolist() for f in flags)
+    rows = []
+    for j, mv, nv, hv, gv, w, sp in zip(pick.tolist(), m, n, h, g, wrong, split, strict=True):
+        i, rr = added[j]
+        row = {"i": i, "r": rr, "m": mv, "n": nv, "h": hv, "g": gv, "l": labels[j], "w": w, "s": sp}
+        rows.append(row)
+    return rows
 
 
 def likert_view(
@@ -266,15 +301,16 @@ def likert_view(
     items: Items,
     lo: float,
     hi: float,
+    cap: int | None = None,
+    memo: dict[Any, Any] | None = None,
 ) -> dict[str, Any]:
-    """Responses ranked by |score mapped onto the label range − mean human score|."""
-    s = np.array([_num(scores.get(response_key(r.id, r.system))) for r in recs], dtype=float)
+    """Responses ranked by |score mapped onto the label range − mean human score|; bulk, rows
+    for the ``cap`` shown only, ``memo`` as :func:`pair_view`'s."""
+    (keys,), labels, (M, valid, count), h = _basis(recs, dim, memo)
+    s = np.array(list(map(_num, map(scores.get, keys))), dtype=float)
     ok = np.isfinite(s)
     smin, smax = (float(s[ok].min()), float(s[ok].max())) if ok.any() else (0.0, 0.0)
     span = hi - lo or 1.0
-    labels = [list(r.scores.get(dim, ())) for r in recs]
-    M, valid, count = _label_matrix(labels)
-    h = _means(M, valid, count)
     nv = np.full(s.shape, np.nan)
     if smax != smin:
         nv[ok] = lo + (s[ok] - smin) / (smax - smin) * span
@@ -282,20 +318,32 @@ def likert_view(
         g = np.where((count > 0) & np.isfinite(nv), np.abs(nv - h), np.nan)
         wrong = np.isfinite(g) & (g > span / 4)
     split = _splits(M, valid, count, False, span)
-    rows = _view_rows(items, recs, (s, nv, h, g), labels, wrong, split)
-    return _ranked(
-        name,
-        dim,
-        "resp",
-        rows,
+    pick = shown_units(g, cap)
+    rows = _view_rows(items, recs, (s, nv, h, g), labels, (wrong, split), pick)
+    how = (
         f"|score minmax-mapped onto [{lo:g}, {hi:g}] − mean "
-        "human score|; 'judge wrong' = more than a quarter of the range apart",
+        "human score|; 'judge wrong' = more than a quarter of the range apart"
     )
+    return _view(name, dim, "resp", rows, how, (len(recs), cap))
 
 
-def _ranked(name: str, dim: str, kind: str, rows: list[dict[str, Any]], how: str) -> dict[str, Any]:
-    rows.sort(key=lambda x: -1.0 if x["g"] is None else x["g"], reverse=True)
-    return {"name": name, "dim": dim, "kind": kind, "how": how, "rows": rows}
+def _view(
+    name: str, dim: str, kind: str, rows: list[dict[str, Any]], how: str, size: tuple[int, Any]
+) -> dict[str, Any]:
+    """A browser view; ``size`` = (units, cap): a view cut to its cap records the units it
+    has (``total``), the cap and the sentence the page shows beside it (``cut``)."""
+    view = {"name": name, "dim": dim, "kind": kind, "how": how, "rows": rows}
+    total, cap = size
+    if len(rows) < total:
+        unit = "pairs" if kind == "pair" else "responses"
+        view |= {
+            "total": total,
+            "cap": cap,
+            "cut": f"showing {len(rows):,} of {total:,} {unit}: the {len(rows):,} with the "
+            "largest gap (ranked as below; ties in dataset order); the others are in no view "
+            "of this page (--browser-cap)",
+        }
+    return view
 
 
 def write_html_report(
@@ -307,6 +355,7 @@ def write_html_report(
     dataset: Any = None,
     rows: Sequence[Mapping[str, Any]] | None = None,
     progress: Any = None,
+    cap: int | None = BROWSER_CAP,
 ) -> Path:
     """Write ``<out_dir>/report.html`` for a meta-eval, backbone-swap, backbone-decision or
     judge-diagnostics folder.
@@ -318,11 +367,15 @@ def write_html_report(
     by default the backbone names are taken as the specs). A meta-eval run writing its own
     report passes the score rows it gathered as ``rows`` (else they are gathered again from the
     specs ``result.json`` records). ``progress``: a callback ``(views built, views)``.
+    ``cap``: the units a meta-eval page's browser view shows at most (:data:`BROWSER_CAP`;
+    ``None`` or 0: all).
     """
     from metajudge.bulk import paused_gc
 
     with paused_gc():  # hundreds of thousands of small row dicts at arena scale
-        return _write_html_report(out_dir, external, input_file, data_dir, dataset, rows, progress)
+        return _write_html_report(
+            out_dir, external, input_file, data_dir, dataset, (rows, progress, cap)
+        )
 
 
 def _write_html_report(
@@ -331,10 +384,11 @@ def _write_html_report(
     input_file: str | Path | None,
     data_dir: str | Path | None,
     dataset: Any,
-    rows: Sequence[Mapping[str, Any]] | None,
-    progress: Any,
+    meta: tuple[Sequence[Mapping[str, Any]] | None, Any, int | None],
 ) -> Path:
     from metajudge.reports import html_views as hv
+
+    rows, progress, cap = meta
 
     out = Path(out_dir)
     res_json = read_json(out / "result.json") if (out / "result.json").is_file() else None
@@ -344,7 +398,7 @@ def _write_html_report(
         payload = hv._finish(html_payload(res_json), Items(), [])
     elif (out / "result.json").is_file():
         payload = hv.meta_payload(
-            out, data_dir=data_dir, dataset=dataset, rows=rows, progress=progress
+            out, data_dir=data_dir, dataset=dataset, rows=rows, progress=progress, cap=cap
         )
     elif (out / "swap.json").is_file():
         res = read_json(out / "swap.json")

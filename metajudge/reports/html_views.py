@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
+from itertools import compress
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +13,7 @@ import numpy as np
 
 from metajudge.data.formats import LikertRecord, PairwiseRecord, response_key
 from metajudge.reports import html_page as html
-from metajudge.reports.html_run import Items, likert_view, pair_view
+from metajudge.reports.html_run import BROWSER_CAP, Items, likert_view, pair_view
 from metajudge.scores.rows import ScoreRows, ScoreTable, score_maps
 
 
@@ -31,17 +33,48 @@ def _scale(ds: Any, dim: str) -> tuple[float, float]:
 
 
 def _views(
-    name: str, ds: Any, dim: str, scores: Mapping[str, Any], items: Items, *, lower: bool = False
+    name: str,
+    ds: Any,
+    dim: str,
+    scores: Mapping[str, Any],
+    items: Items,
+    *,
+    lower: bool = False,
+    cap: int | None = BROWSER_CAP,
+    memo: dict[Any, Any] | None = None,
 ) -> dict[str, Any]:
-    recs = list(ds.records)
-    if ds.card.kind == "pairwise":
-        pr = [r for r in recs if isinstance(r, PairwiseRecord)]
-        lo, hi = _scale(ds, dim)
-        hw = max(abs(lo), abs(hi)) or 1.0
-        return pair_view(name, pr, dim, scores, items=items, half_width=hw, lower=lower)
-    lr = [r for r in recs if isinstance(r, LikertRecord)]
+    """The browser view of one metric on ``dim``: at most ``cap`` units, the largest gaps first
+    (:func:`~metajudge.reports.html_run.shown_units`); ``memo`` shares the dataset's records,
+    keys and labels between the views of one page."""
+    memo = {} if memo is None else memo
+    hit = memo.get(("records", id(ds)))
+    if hit is None or hit[0] is not ds:
+        kind = PairwiseRecord if ds.card.kind == "pairwise" else LikertRecord
+        hit = memo[("records", id(ds))] = (ds, [r for r in ds.records if isinstance(r, kind)])
+    recs = hit[1]
     lo, hi = _scale(ds, dim)
-    return likert_view(name, lr, dim, scores, items=items, lo=lo, hi=hi)
+    if ds.card.kind == "pairwise":
+        hw = max(abs(lo), abs(hi)) or 1.0
+        return pair_view(
+            name, recs, dim, scores, items=items, half_width=hw, lower=lower, cap=cap, memo=memo
+        )
+    return likert_view(name, recs, dim, scores, items=items, lo=lo, hi=hi, cap=cap, memo=memo)
+
+
+def cut_warning(views: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The page's warning when views were cut to the browser cap (none otherwise)."""
+    cut = [v for v in views if "cut" in v]
+    if not cut:
+        return []
+    unit = "pairs" if cut[0]["kind"] == "pair" else "responses"
+    totals = sorted({int(v["total"]) for v in cut})
+    line = (
+        f"the disagreement browser shows at most {int(cut[0]['cap']):,} {unit} per view, the "
+        f"largest gaps first: {len(cut)} of {len(views)} views cut (of "
+        f"{' / '.join(f'{t:,}' for t in totals)} {unit}); every value in the tables uses all "
+        "of them (--browser-cap 0 shows all in the browser)"
+    )
+    return [line]
 
 
 def meta_payload(
@@ -51,11 +84,12 @@ def meta_payload(
     dataset: Any = None,
     rows: Sequence[Mapping[str, Any]] | None = None,
     progress: Any = None,
+    cap: int | None = BROWSER_CAP,
 ) -> dict[str, Any]:
     """A meta-eval folder: overview from ``result.json``, items from the dataset and scores
     (``dataset``: the run's loaded Dataset, else the source ``result.json`` records; ``rows``:
     the run's gathered score rows, else gathered again from the specs it records; ``progress``:
-    a callback ``(views built, views)``)."""
+    a callback ``(views built, views)``; ``cap``: units per view, :data:`BROWSER_CAP`)."""
     from metajudge.analyses.metric_vs_human.result import MetaEvalResult
     from metajudge.reports.published import attach_published
 
@@ -76,15 +110,25 @@ def meta_payload(
     todo = [
         (m, dim, col) for m in res.data["metrics"] for dim, col in m["columns"].items() if col in by
     ]
-    views = []
+    views: list[dict[str, Any]] = []
+    memo: dict[Any, Any] = {}
     for m, dim, col in todo:
-        views.append(
-            _views(m["name"], ds, dim, by[col], items, lower=m.get("direction") == "lower")
-        )
+        lower = m.get("direction") == "lower"
+        views.append(_views(m["name"], ds, dim, by[col], items, lower=lower, cap=cap, memo=memo))
         if progress is not None:
             progress(len(views), len(todo))
-    items.attach_scores(rows)
+    payload["warnings"] += cut_warning(views)
+    items.attach_scores(_shown_rows(rows, items, views))
     return _finish(payload, items, views)
+
+
+def _shown_rows(rows: Sequence[Mapping[str, Any]], items: Items, views: list[Any]) -> Any:
+    """The score rows of the responses the page shows, in their order: a list of row dicts
+    filtered (C-level ``map``s); all of them when no view was cut, or when they are held in
+    columns (not a list: :meth:`Items.attach_scores` resolves those in bulk)."""
+    if not isinstance(rows, list) or not any("cut" in v for v in views):
+        return rows
+    return list(compress(rows, map(items.key.__contains__, map(itemgetter("key"), rows))))
 
 
 def _run_rows(ds: Any, run: Mapping[str, Any], out: Path, data_dir: Any) -> list[Any]:
@@ -242,7 +286,9 @@ def _backbone_views(
     except Exception as e:  # noqa: BLE001 - the overview still renders; the reason is shown
         payload["warnings"].append(f"per-item scores not available for this page: {e}")
         return _finish(payload, items, [])
-    views = [_views(bb, ds, dim, s, items) for bb, s in scores.items()]
+    memo: dict[Any, Any] = {}
+    views = [_views(bb, ds, dim, s, items, memo=memo) for bb, s in scores.items()]
+    payload["warnings"] += cut_warning(views)
     cmp = [
         _flips(ds, (x, y), (scores[x], scores[y]), items, eps)
         for x, y in itertools.combinations(scores, 2)

@@ -222,6 +222,7 @@ def write_run(
     percent: bool = False,
     rows: Any = None,
     progress: Any = None,
+    browser_cap: int | None = None,
 ) -> dict[str, Path]:
     """Warn about missing scores, attach the published numbers, and write the run folder as a
     set (:func:`metajudge.run_folder.run_folder`): ``result.json``, the tables,
@@ -231,7 +232,9 @@ def write_run(
     ``progress``: a callback ``(views built, views)`` of the report's item views;
     ``published``: a ``--published`` file of the paper's numbers, attached beside the built-in
     ones (:func:`metajudge.reports.published.read_published_file`); ``percent``: every table
-    ×100, recorded in ``result.json`` (:mod:`metajudge.reports.scale`; default 0–1))."""
+    ×100, recorded in ``result.json`` (:mod:`metajudge.reports.scale`; default 0–1));
+    ``browser_cap``: the units per view of the page's browser (default
+    :data:`~metajudge.reports.html_run.BROWSER_CAP`; 0: all; not recorded in ``result.json``))."""
     from metajudge.reports.html_run import write_html_report
     from metajudge.reports.published import attach_published, unmatched_line
     from metajudge.reports.render import RESULT_FILE, render_all
@@ -251,6 +254,11 @@ def write_run(
         written = {RESULT_FILE: stage / RESULT_FILE}
         written.update(render_all(stage, plots=plots, result=res, published=False))
         written["report.html"] = write_html_report(
-            stage, data_dir=data_dir, dataset=dataset, rows=rows, progress=progress
+            stage,
+            data_dir=data_dir,
+            dataset=dataset,
+            rows=rows,
+            progress=progress,
+            **({} if browser_cap is None else {"cap": browser_cap}),
         )
     return {k: rf.out / Path(v).relative_to(stage) for k, v in written.items()}

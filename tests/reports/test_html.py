@@ -205,3 +205,60 @@ def test_decision_run_report_html(tmp_path: Path, data_dir: Path) -> None:
     if find_chromium() is not None or os.geteuid() == 0:
         res = _browse(page, texts=False)  # LFTQA-Eval ships scores only, no texts
         assert res["compare_detail"]
+
+
+def _payload(page: Path) -> dict:
+    import json
+
+    text = page.read_text(encoding="utf-8")
+    m = re.search(r'<script type="application/json" id="data">(.*?)</script>', text, re.DOTALL)
+    assert m is not None
+    return json.loads(m.group(1))
+
+
+def _ranked_ids(p: dict, view: dict) -> list[tuple]:
+    """A view's rows keyed by pair id (the item/response indices depend on what is shown), each
+    with the response texts and metric scores the page stores for it."""
+    return [
+        (p["items"][r["i"]]["id"], r["m"], r["n"], r["h"], r["g"], r["l"], r["w"], r["s"])
+        + tuple((p["resp"][k]["text"], p["resp"][k].get("sc")) for k in r["r"])
+        for r in view["rows"]
+    ]
+
+
+def test_browser_cap_shows_the_largest_gaps_and_says_so(tmp_path: Path, data_dir: Path) -> None:
+    """RAGChecker's 280 pairs with ``meta-eval --browser-cap 100``: each view holds exactly the
+    100 pairs the uncapped page (``report --browser-cap 0``) ranks first, the count and the rule
+    beside the view and in the warnings, only their items stored; nothing else differs."""
+    from metajudge.reports.html_run import BROWSER_CAP
+
+    out = tmp_path / "rag"
+    argv = ["meta-eval", "--dataset", "ragchecker_meta_eval", "--metrics", "bleu,rouge_l"]
+    argv += ["--n-boot", "50", "--no-plots", "--out", str(out), "--quiet"]
+    assert main([*argv, "--browser-cap", "100"]) == 0
+    cut = _payload(out / "report.html")
+    assert main(["report", str(out), "--format", "html", "--browser-cap", "0"]) == 0
+    full = _payload(out / "report.html")
+    assert len(full["views"]) == len(cut["views"]) == 6  # 2 metrics x 3 dimensions
+    for v, w in zip(cut["views"], full["views"], strict=True):
+        assert len(v["rows"]) == 100 and len(w["rows"]) == 280 and "cut" not in w
+        assert _ranked_ids(cut, v) == _ranked_ids(full, w)[:100]
+        assert (v["total"], v["cap"]) == (280, 100)
+        assert v["cut"].startswith("showing 100 of 280 pairs: the 100 with the largest gap")
+        assert {k: v[k] for k in w} == {**w, "rows": v["rows"]}  # name, dim, kind, how
+    shown = {cut["items"][r["i"]]["id"] for v in cut["views"] for r in v["rows"]}
+    assert sorted(it["id"] for it in cut["items"]) == sorted(shown) and len(shown) < 280
+    assert len(cut["resp"]) == 2 * len(shown)
+    line = (
+        "the disagreement browser shows at most 100 pairs per view, the largest gaps first: "
+        "6 of 6 views cut (of 280 pairs); every value in the tables uses all of them "
+        "(--browser-cap 0 shows all in the browser)"
+    )
+    assert [w for w in cut["warnings"] if w not in full["warnings"]] == [line]
+    assert [w for w in full["warnings"] if w not in cut["warnings"]] == []
+    same = {"items", "resp", "views", "warnings"}
+    assert {k: x for k, x in cut.items() if k not in same} == {
+        k: x for k, x in full.items() if k not in same
+    }
+    assert main(["report", str(out), "--format", "html"]) == 0  # the default cap: 280 fit
+    assert _payload(out / "report.html") == full and BROWSER_CAP >= 2988  # lftqa_eval fits

@@ -100,7 +100,7 @@ const B = { view: 0, page: 0, rows: [] };
 function labelKey(h) { return h === null || h === undefined ? "none" : typeof h === "string" ? h : (Math.round(h * 2) / 2).toString(); }
 function initBrowser() {
   const vs = $("view");
-  D.views.forEach((v, j) => vs.append(el("option", { value: j }, `${v.name} · ${v.dim} (${v.rows.length})`)));
+  D.views.forEach((v, j) => vs.append(el("option", { value: j }, `${v.name} · ${v.dim} (${v.rows.length}${v.total ? " of " + v.total : ""})`)));
   const subs = [...new Set(D.items.map((x) => x.sub).filter((s) => s))].sort();
   $("fsub").append(el("option", { value: "" }, "all"), ...subs.map((s) => el("option", { value: s }, s)));
   for (const id of ["view", "fsub", "flab", "fwrong", "fsplit"]) $(id).addEventListener("change", () => { if (id === "view") fillLabels(); B.page = 0; filter(); });
@@ -118,8 +118,8 @@ function filter() {
   if (!v) { $("count").textContent = "no per-item data in this run"; return; }
   const sub = $("fsub").value, lab = $("flab").value, w = $("fwrong").checked, s = $("fsplit").checked;
   B.rows = v.rows.filter((r) => (!sub || D.items[r.i].sub === sub) && (!lab || labelKey(r.h) === lab) && (!w || r.w) && (!s || r.s));
-  $("how").textContent = "Ranked by " + v.how;
-  $("count").textContent = `${B.rows.length} of ${v.rows.length}`;
+  $("how").textContent = "Ranked by " + v.how + (v.cut ? ". " + v.cut[0].toUpperCase() + v.cut.slice(1) + "." : "");
+  $("count").textContent = `${B.rows.length} of ${v.rows.length}` + (v.total ? ` shown (of ${v.total})` : "");
   drawRows();
 }
 function drawRows() {
@@ -198,6 +198,8 @@ function selftest() {
   showTab("browser");
   const row = document.querySelector("#rows tbody tr.row");
   out.browser_rows = document.querySelectorAll("#rows tbody tr.row").length;
+  out.browser_how = $("how").textContent;
+  out.browser_count = $("count").textContent;
   if (row) row.click();
   const det = document.querySelector("#rows tr.detail");
   out.detail_text_chars = det ? det.textContent.length : 0;
