@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from metajudge.backends.openai_backend import OpenAIBackend
@@ -74,3 +77,34 @@ def test_backend_sends_each_items_responses_to_one_replica(monkeypatch: pytest.M
             for s in (s1, s2)
         )
         assert together >= 2  # items after the first: their two responses on one replica
+
+
+def test_embedded_replicas_take_one_call_at_a_time_in_routing_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The embedded backend sends a replica its calls one by one, in the order they were
+    routed there (llama_cpp.server would take waiting requests in no set order)."""
+    from metajudge.backends.embedded import EmbeddedBackend
+    from metajudge.backends.openai_backend import NO_KEY
+    from metajudge.metrics.judges.engine import backbone_config
+
+    with FakeOpenAI(delay_s=0.05, key=NO_KEY) as s1, FakeOpenAI(delay_s=0.05, key=NO_KEY) as s2:
+        be = EmbeddedBackend(backbone_config("smollm2-135m"), run_dir=tmp_path)
+        monkeypatch.setattr(be, "_ensure_started", lambda: None)
+        monkeypatch.setattr(be, "_endpoints", lambda: [s1.base_url, s2.base_url])
+        routed: list[tuple[str, str]] = []
+        pick = be._pick_endpoint
+
+        def recorded(kw: Any) -> str:
+            ep = pick(kw)
+            routed.append((ep, kw["messages"][-1]["content"]))
+            return ep
+
+        monkeypatch.setattr(be, "_pick_endpoint", recorded)
+        with be:
+            res = be.complete([chat(_prompt(i, r)) for i in range(4) for r in "ab"])
+        assert all(r.text for r in res)
+        assert s1.max_inflight == 1 and s2.max_inflight == 1
+        assert s1.answered == [t for e, t in routed if e == s1.base_url]
+        assert s2.answered == [t for e, t in routed if e == s2.base_url]
+        assert len(routed) == 8 and s1.answered and s2.answered
