@@ -15,7 +15,9 @@ the responses of the first ``--records`` records of ``lftqa_mitigation_pradhuman
   shared with the previous one exactly as ``llama_cpp.server`` does (:func:`reuse_prefix`), only
   the last token's logits (what the server child computes, ``_llama_child``). Throughput:
   evaluated prompt tokens / wall second. Its evaluated and sent token counts are printed beside
-  metajudge's (equal sent counts: the same tokenization).
+  metajudge's (equal sent counts: the same tokenization). Odd rounds run metajudge first and
+  direct on its split, even rounds direct first on the previous round's split (on a shared
+  machine the load drifts: neither side always runs last).
 
 The ratio direct/metajudge of evaluated tok/s is the issue's measure (target <= 1.3): what the
 HTTP server, the Python per-request work and the client's scheduling cost beyond llama.cpp on
@@ -268,6 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     assert EmbeddedBackend  # the backend the metric uses
     rounds: list[dict[str, Any]] = []
+    prev_split: list[list[int]] | None = None
     for i in range(args.rounds + args.least_in_flight_rounds):
         routing.AFFINITY_MIN_CHARS = affinity_chars if i < args.rounds else math.inf
         if args.scores_only:
@@ -276,8 +279,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"metajudge: {j['wall_s']:.1f} s, {j['tok_s']:.0f} evaluated tok/s")
             break
         load0 = os.getloadavg()[0]
-        j = metajudge_round(items, args.backbone, prompts)
-        d = direct_round(model, cfg.n_ctx or 4096, threads, prompts, j["split"])
+        if i % 2 == 0 or prev_split is None:  # metajudge first, direct on its split
+            j = metajudge_round(items, args.backbone, prompts)
+            d = direct_round(model, cfg.n_ctx or 4096, threads, prompts, j["split"])
+        else:  # direct first (the previous round's split), so neither side always runs last
+            d = direct_round(model, cfg.n_ctx or 4096, threads, prompts, prev_split)
+            j = metajudge_round(items, args.backbone, prompts)
+        prev_split = j["split"]
         load = os.getloadavg()[0]
         affinity = i < args.rounds
         rounds.append(
