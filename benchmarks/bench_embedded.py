@@ -236,7 +236,7 @@ def check_scores(got: dict[str, float | None], want: dict[str, float | None]) ->
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--records", type=int, default=10)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--backbone", default="smollm2-135m")
     ap.add_argument("--expect", default=str(DEFAULT_EXPECT))
     ap.add_argument("--write-expect", help="store this run's G-Eval scores here (no check)")
@@ -244,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--least-in-flight-rounds",
         type=int,
-        default=0,
+        default=1,
         help="also this many rounds routed least-in-flight only (prefix affinity off), after the others",
     )
     ap.add_argument(
