@@ -4,7 +4,9 @@ It is the OpenAI-compatible backend pointed at ``llama_cpp.server`` processes th
 starts itself (lazily, on the first request) on free loopback ports with a local GGUF.
 llama-cpp-python's server answers one request at a time per process, so ``n_parallel > 1`` starts
 that many replicas (each with ``n_threads // n_parallel`` threads) and the client sends each
-request to the replica with the fewest requests in flight. Server logs go to the run folder; the
+request to the replica with the fewest requests in flight, or to the one holding its prompt's
+prefix (:mod:`~metajudge.backends.routing`), one request at a time per replica in routing order
+(:meth:`EmbeddedBackend._attempt`). Server logs go to the run folder; the
 prompt tokens each request made the server evaluate are read from there
 (:class:`~metajudge.backends.server.PromptEvalLog`) and attached to its
 :class:`~metajudge.backends.base.Completion` (``processed_prompt_tokens``).
@@ -12,9 +14,11 @@ prompt tokens each request made the server evaluate are read from there
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import threading
 from pathlib import Path
+from typing import Any
 
 from metajudge.backends.base import Completion
 from metajudge.backends.config import BackendConfig
@@ -45,6 +49,7 @@ class EmbeddedBackend(OpenAIBackend):
         self._model_path: Path | None = None
         self._model_id: str | None = None
         self._start_lock = threading.Lock()
+        self._replica_locks: dict[str, asyncio.Lock] = {}
 
     @property
     def model_path(self) -> Path:
@@ -106,9 +111,21 @@ class EmbeddedBackend(OpenAIBackend):
             self.servers = servers
             self._eval_logs = {s.base_url: PromptEvalLog(s.log_path) for s in servers}
             self._clients.clear()
+            self._replica_locks.clear()
 
     def _endpoints(self) -> list[str]:
         return [s.base_url for s in self.servers]
+
+    async def _attempt(self, ep: str, kind: str, kw: dict[str, Any], cap: int) -> Completion:
+        """One call at a time per replica, in the order the calls were routed there (asyncio's
+        lock wakes its waiters first come, first served). ``llama_cpp.server`` answers one request
+        at a time anyway but takes the waiting ones in no set order; sent one by one, a replica
+        evaluates the requests in the order :func:`~metajudge.backends.routing.pick_endpoint`
+        chose for them, so it keeps the prefix the routing counted on. The wait for the replica
+        is not part of the call's ``timeout_s``."""
+        lock = self._replica_locks.setdefault(ep, asyncio.Lock())
+        async with lock:
+            return await super()._attempt(ep, kind, kw, cap)
 
     def _annotate(self, completion: Completion, endpoint: str) -> Completion:
         """Attach the prompt tokens the server evaluated for this request (from its log)."""

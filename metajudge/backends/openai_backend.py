@@ -43,6 +43,7 @@ from metajudge.backends.openai_parse import (
     scrub,
 )
 from metajudge.backends.reply import UnusableReply, reply_byte_cap, reply_problem
+from metajudge.backends.routing import pick_endpoint, prompt_text
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +91,7 @@ class OpenAIBackend:
         self._loop: LoopThread | None = None
         self._clients: dict[str, Any] = {}
         self._inflight: dict[str, int] = {}
+        self._last_prompt: dict[str, str] = {}  # per replica: the prompt routed there last
         self._secret: str | None = None
         self._closed = False
         self._lock = threading.Lock()
@@ -120,7 +122,7 @@ class OpenAIBackend:
         return key
 
     def _endpoints(self) -> list[str]:
-        """The replicas calls go to (:meth:`_pick_endpoint`: least in flight first)."""
+        """The replicas calls go to (:meth:`_pick_endpoint`)."""
         if not self.config.endpoints:
             raise BackendError(f"backend {self.name!r} has no base_url")
         return list(self.config.endpoints)
@@ -270,11 +272,11 @@ class OpenAIBackend:
             return cap, f" (server asked for Retry-After {retry_after:.0f} s; capped at {cap:g} s)"
         return retry_after, ""
 
-    def _pick_endpoint(self) -> str:
-        eps = self._endpoints()
-        best = min(eps, key=lambda e: self._inflight.get(e, 0))
-        self._inflight[best] = self._inflight.get(best, 0) + 1
-        return best
+    def _pick_endpoint(self, kw: dict[str, Any] | None) -> str:
+        """The replica for a call (``kw``; ``None``: a retry): least in flight, or the one
+        holding its prompt's prefix (:func:`~metajudge.backends.routing.pick_endpoint`)."""
+        text = prompt_text(kw) if kw is not None else None
+        return pick_endpoint(self._endpoints(), self._inflight, self._last_prompt, text)
 
     async def _fetch(self, client: Any, kind: str, kw: dict[str, Any], cap: int) -> Any:
         """The reply body as JSON, read in chunks and refused once it passes ``cap`` bytes."""
@@ -318,7 +320,7 @@ class OpenAIBackend:
 
         attempt = 0
         while True:
-            ep = self._pick_endpoint()
+            ep = self._pick_endpoint(kw if attempt == 0 else None)
             wait: float | None = None
             try:
                 return await self._attempt(ep, kind, kw, cap)
