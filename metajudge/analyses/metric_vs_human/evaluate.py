@@ -192,10 +192,7 @@ def _ceiling_one(run: Run, d: str) -> dict[str, Any]:
         unit_level=p.level,
         no_bootstrap={s for s, note in notes.items() if note},
     )
-    stats = {s: ref_entry(e, s, p) for s, e in ref.estimates.items()}
-    for s, note in notes.items():
-        if note and s in stats:
-            stats[s]["ci_note"] = note
+    stats = {s: _ref_entry(e, s, p, notes.get(s)) for s, e in ref.estimates.items()}
     return {
         "method": ref.method and (ref.method + (", per input then averaged" if p.grouped else "")),
         "n_pairs": ref.n_units,
@@ -254,9 +251,21 @@ def _pair_matched(run: Run, d: str) -> dict[str, Any]:
                 s, L, v.pair_item, systems, v.n_items, W, p.ci_level, p.level, metric=x
             )[1]
             assert e is not None
-            out[m][s] = ref_entry(e, s, p)
-            if notes[s]:
-                out[m][s]["ci_note"] = notes[s]
+            out[m][s] = _ref_entry(e, s, p, notes[s])
+    return out
+
+
+def _ref_entry(e: Any, stat: str, p: Protocol, note: str | None) -> dict[str, Any]:
+    """:func:`ref_entry`; where the bootstrap was skipped (``note``, the row limits), the note
+    and, at the global level, the Fisher-z CI it points to (``fisher_ci``, on the estimate's
+    units: the pairs of one comparison)."""
+    out = ref_entry(e, stat, p)
+    if note:
+        out["ci_note"] = note
+        defined = e.undefined is None and p.level == "global"
+        out["fisher_ci"] = (
+            intervals.fisher_interval(stat, e.value, e.n, p.ci_level).ci if defined else None
+        )
     return out
 
 

@@ -7,6 +7,7 @@ import pytest
 
 import metajudge as mj
 from metajudge import stats as st
+from metajudge.stats import intervals
 from metajudge.stats.moments import TILE_ROWS
 
 
@@ -71,6 +72,12 @@ def test_rank_ci_row_limits_reach_cells_matched_reference_and_comparisons() -> N
         human = res["ceiling"][0]["stats"][s]
         assert human["ci"] is None and human["ci_note"] == matched["ci_note"]
         assert human["value"] is not None
+        # the note's "see fisher_ci" points at a Fisher-z CI on the pairs of one comparison
+        n_pairs = res["ceiling"][0]["n_pairs"]
+        for e in (human, matched):
+            want = intervals.fisher_interval(s, e["value"], n_pairs, 0.95).ci
+            assert e["fisher_ci"] == pytest.approx(want, abs=1e-12)
+            assert e["fisher_ci"][0] < e["value"] < e["fisher_ci"][1]
     assert cell["pearson"]["ci"] is not None
     assert res["ceiling"][0]["stats"]["pearson"]["ci"] is not None
     assert "ci_note" not in res["ceiling"][0]["stats"]["pearson"]
@@ -83,7 +90,7 @@ def test_rank_ci_row_limits_reach_cells_matched_reference_and_comparisons() -> N
     assert res2["ceiling"][0]["matched"]["m0"]["kendall"]["ci"] is not None
     for s in ("kendall", "spearman"):
         human = res2["ceiling"][0]["stats"][s]
-        assert human["ci"] is not None and "ci_note" not in human
+        assert human["ci"] is not None and "ci_note" not in human and "fisher_ci" not in human
         assert human["value"] == res["ceiling"][0]["stats"][s]["value"]
     assert res2["cells"][0]["stats"]["spearman"]["ci"] is not None
 
