@@ -516,8 +516,8 @@ class _FastIds:
             got = list(map(self.km.sides.get, items))
             if None in got or not set(other) <= {"a", "b"} or "" in items:
                 return None
-            at = map({"a": 0, "b": 1}.__getitem__, other)
-            return list(items), list(map(tuple.__getitem__, got, at)), list(other)
+            systems = [g[1] if side == "b" else g[0] for g, side in zip(got, other, strict=True)]
+            return list(items), systems, list(other)
         empty: set[str] = set()
         have = self.km.systems
         if "" in items or not all(
