@@ -29,9 +29,27 @@ def _plt() -> Any:
 
 
 def _save(fig: Any, path: Path) -> Path:
+    """Lay the figure out once (``tight_layout``) and draw it once: no ``bbox_inches="tight"``,
+    which would draw the whole figure a second time only to crop a margin that the tight
+    layout already keeps small."""
+    fig.tight_layout()
     with atomic_write(path, "wb", encoding=None) as fh:
-        fig.savefig(fh, format="png", dpi=90, bbox_inches="tight")
+        fig.savefig(fh, format="png", dpi=90)
     return path
+
+
+def _points(xs: list[Any], labels: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """(human label, metric value) per (pair, label) in pair order, skipping ``None`` on
+    either side; built with numpy, not a per-point Python loop."""
+    n = min(len(xs), len(labels))
+    counts = np.fromiter((len(labs) for labs in labels[:n]), dtype=np.intp, count=n)
+    flat = [y for labs in labels[:n] for y in labs]
+    has_y = np.fromiter((y is not None for y in flat), dtype=bool, count=len(flat))
+    has_x = np.fromiter((v is not None for v in xs[:n]), dtype=bool, count=n)
+    x = np.array([0.0 if v is None else v for v in xs[:n]], dtype=float)
+    y = np.array([0.0 if v is None else v for v in flat], dtype=float)
+    keep = has_y & np.repeat(has_x, counts)
+    return y[keep], np.repeat(x, counts)[keep]
 
 
 def plot_correlations(res: MetaEvalResult, path: str | Path, *, statistic: str = "pearson") -> Path:
@@ -82,7 +100,6 @@ def plot_correlations(res: MetaEvalResult, path: str | Path, *, statistic: str =
         )
         ax.set_title(f"{d} — {statistic}{' ×100' if k == 100 else ''} ({how})", fontsize=9)
         ax.axhline(0, color="black", lw=0.5)
-    fig.tight_layout()
     out = _save(fig, Path(path))
     plt.close(fig)
     return out
@@ -108,16 +125,7 @@ def plot_scatter(res: MetaEvalResult, path: str | Path, *, seed: int = 0) -> Pat
             if xs is None or labels is None:
                 ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
             else:
-                X, Y = [], []
-                for x, labs in zip(xs, labels, strict=False):
-                    if x is None:
-                        continue
-                    for y in labs:
-                        if y is not None:
-                            X.append(y)
-                            Y.append(x)
-                X = np.asarray(X, dtype=float)
-                Y = np.asarray(Y, dtype=float)
+                X, Y = _points(xs, labels)
                 ax.scatter(
                     X + rng.uniform(-0.15, 0.15, X.size), Y, s=4, alpha=0.35, color="#4c72b0"
                 )
@@ -128,7 +136,6 @@ def plot_scatter(res: MetaEvalResult, path: str | Path, *, seed: int = 0) -> Pat
             if j == 0:
                 resp = pts.get("unit") == "responses"
                 ax.set_ylabel("metric score" if resp else f"metric diff ({norm})", fontsize=8)
-    fig.tight_layout()
     out = _save(fig, Path(path))
     plt.close(fig)
     return out

@@ -115,22 +115,77 @@ def _tie_pairs(a: np.ndarray) -> float:
     return float((counts * (counts - 1) / 2).sum())
 
 
+def _dense(a: np.ndarray) -> np.ndarray:
+    """Dense ranks 1..K of a sorted array."""
+    return np.r_[True, a[1:] != a[:-1]].cumsum(dtype=np.intp)
+
+
+def _tie_count(ranks: np.ndarray) -> int:
+    cnt = np.bincount(ranks).astype(np.int64, copy=False)
+    cnt = cnt[cnt > 1]
+    return int((cnt * (cnt - 1) // 2).sum())
+
+
+def _inversions(y: np.ndarray) -> int:
+    """#{i < j : y[i] > y[j]} of non-negative integer ranks ``y``: a bottom-up merge sort whose
+    every level counts, for each element of a right block, the elements of its left block
+    greater than it (one ``searchsorted`` over all blocks, keyed by block) — exact integers,
+    O(n log² n), no Python loop over elements."""
+    n = y.size
+    idx = np.arange(n)
+    span = int(y.max()) + 1 if n else 1
+    cur = y.astype(np.int64)
+    total = 0
+    w = 1
+    while w < n:
+        blk = idx // (2 * w)
+        right = (idx // w) % 2 == 1
+        key = blk * span + cur
+        lkeys = key[~right]
+        le = np.searchsorted(lkeys, key[right], side="right")
+        lstart = np.searchsorted(lkeys, blk[right] * span, side="left")
+        lend = np.searchsorted(lkeys, (blk[right] + 1) * span, side="left")
+        total += int((lend - lstart).sum() - (le - lstart).sum())
+        cur = np.sort(key) - blk * span
+        w *= 2
+    return total
+
+
 def kendall_tau_b(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
     """Kendall's τ_b (Kendall 1945): (C − D) / sqrt((n0 − n1)(n0 − n2)), ties corrected.
 
-    Knight's (1966) O(n log n) algorithm as ``scipy.stats.kendalltau(x, y, variant="b")``
-    implements it (sort by x, count the exchanges of a merge sort of y); ``nan`` when
-    undefined.
+    Knight's (1966) O(n log n) algorithm, step for step as ``scipy.stats.kendalltau(x, y,
+    variant="b")`` implements it (sort by y then stably by x, count the exchanges of a merge
+    sort of y; the same integer counts and the same float operations, so the same bits) without
+    importing ``scipy.stats`` (1.7 s); ``nan`` when undefined.
 
     >>> round(kendall_tau_b([1, 2, 3, 4], [1, 3, 2, 4]), 4)
     0.6667
     """
-    from scipy.stats import kendalltau
-
     xa, ya = _as_xy(x, y)
     if xa.size < 2 or np.ptp(xa) == 0 or np.ptp(ya) == 0:
         return math.nan
-    return float(np.clip(kendalltau(xa, ya, variant="b")[0], -1.0, 1.0))
+    if np.isnan(xa).any() or np.isnan(ya).any():
+        return math.nan
+    perm = np.argsort(ya)
+    xa, ya = xa[perm], ya[perm]
+    yr = _dense(ya)
+    perm = np.argsort(xa, kind="mergesort")
+    xa, yr = xa[perm], yr[perm]
+    xr = _dense(xa)
+    dis = _inversions(yr)
+    obs = np.r_[True, (xr[1:] != xr[:-1]) | (yr[1:] != yr[:-1]), True]
+    cnt = np.diff(np.nonzero(obs)[0]).astype(np.int64, copy=False)
+    ntie = int((cnt * (cnt - 1) // 2).sum())
+    xtie = _tie_count(xr)
+    ytie = _tie_count(yr)
+    tot = (xa.size * (xa.size - 1)) // 2
+    if xtie == tot or ytie == tot:
+        return math.nan
+    con_minus_dis = tot - xtie - ytie + ntie - 2 * dis
+    tau = con_minus_dis / np.sqrt(tot - xtie) / np.sqrt(tot - ytie)
+    tau = np.minimum(1.0, max(-1.0, tau))
+    return float(np.clip(tau, -1.0, 1.0))
 
 
 def statistic(name: str, x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:

@@ -36,6 +36,28 @@ def test_kendall_large_n_uses_fast_path_and_matches_scipy() -> None:
     assert st.kendall_tau_b(x, y) == pytest.approx(ss.kendalltau(x, y)[0], abs=1e-12)
 
 
+@pytest.mark.parametrize("n", [2, 3, 5, 8, 33, 281, 1000])
+def test_kendall_tau_b_is_bit_identical_to_scipy(n: int) -> None:
+    """kendall_tau_b counts with numpy (no scipy.stats import) and gives scipy's exact bits,
+    with ties in one, both or neither variable."""
+    rng = np.random.default_rng(n)
+    for t in range(12):
+        x = rng.integers(0, 2 + t % 5, n).astype(float) if t % 2 else rng.normal(size=n)
+        y = rng.integers(1, 6, n).astype(float) if t % 3 else rng.normal(size=n).round(1)
+        got = st.kendall_tau_b(x, y)
+        if np.ptp(x) == 0 or np.ptp(y) == 0:
+            assert math.isnan(got)
+            continue
+        want = float(np.clip(ss.kendalltau(x, y, variant="b")[0], -1.0, 1.0))
+        assert got == want, (n, t)
+
+
+def test_kendall_tau_b_counts_discordant_pairs() -> None:
+    """[3, 1, 2] against [1, 2, 3]: C = 1, D = 2, no ties, τ_b = -1/3; NaN input gives NaN."""
+    assert st.kendall_tau_b([1, 2, 3], [3, 1, 2]) == pytest.approx(-1 / 3, abs=1e-15)
+    assert math.isnan(st.kendall_tau_b([1, 2, float("nan")], [3, 1, 2]))
+
+
 def test_rankdata_matches_scipy_on_matrices() -> None:
     rng = np.random.default_rng(3)
     a = rng.integers(0, 6, size=(9, 50)).astype(float)
