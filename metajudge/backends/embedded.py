@@ -4,9 +4,10 @@ It is the OpenAI-compatible backend pointed at ``llama_cpp.server`` processes th
 starts itself (lazily, on the first request) on free loopback ports with a local GGUF.
 llama-cpp-python's server answers one request at a time per process, so ``n_parallel > 1`` starts
 that many replicas (each with ``n_threads // n_parallel`` threads) and the client sends each
-request to the replica with the fewest requests in flight, or to the one holding its prompt's
-prefix (:mod:`~metajudge.backends.routing`), one request at a time per replica in routing order
-(:meth:`EmbeddedBackend._attempt`). Server logs go to the run folder; the
+request to the replica with the fewest requests routed to it so far, or to the one holding its
+prompt's prefix (:mod:`~metajudge.backends.routing`; :meth:`EmbeddedBackend._pick_endpoint`:
+the same replica at every run), one request at a time per replica in routing order
+(:meth:`EmbeddedBackend._attempt`). The replicas start side by side (:func:`start_all`). Server logs go to the run folder; the
 prompt tokens each request made the server evaluate are read from there
 (:class:`~metajudge.backends.server.PromptEvalLog`) and attached to its
 :class:`~metajudge.backends.base.Completion` (``processed_prompt_tokens``).
@@ -26,7 +27,8 @@ from metajudge.backends.context import EMBEDDED_CONTEXT
 from metajudge.backends.ledger import Ledger
 from metajudge.backends.models import gguf_sha256, resolve_gguf
 from metajudge.backends.openai_backend import OpenAIBackend
-from metajudge.backends.server import LlamaServer, PromptEvalLog
+from metajudge.backends.routing import pick_endpoint, prompt_text
+from metajudge.backends.server import LlamaServer, PromptEvalLog, start_all
 
 
 class EmbeddedBackend(OpenAIBackend):
@@ -50,6 +52,7 @@ class EmbeddedBackend(OpenAIBackend):
         self._model_id: str | None = None
         self._start_lock = threading.Lock()
         self._replica_locks: dict[str, asyncio.Lock] = {}
+        self._routed: dict[str, int] = {}  # per replica: calls routed there so far
 
     @property
     def model_path(self) -> Path:
@@ -102,8 +105,7 @@ class EmbeddedBackend(OpenAIBackend):
                 for i in range(cfg.n_parallel)
             ]
             try:
-                for s in servers:
-                    s.start()
+                start_all(servers)
             except BaseException:
                 for s in servers:
                     s.stop()
@@ -112,9 +114,21 @@ class EmbeddedBackend(OpenAIBackend):
             self._eval_logs = {s.base_url: PromptEvalLog(s.log_path) for s in servers}
             self._clients.clear()
             self._replica_locks.clear()
+            self._routed.clear()
 
     def _endpoints(self) -> list[str]:
         return [s.base_url for s in self.servers]
+
+    def _pick_endpoint(self, kw: dict[str, Any] | None) -> str:
+        """:func:`~metajudge.backends.routing.pick_endpoint` with the calls *routed* to each
+        replica so far as its load, not the calls in flight: the replica a call goes to, and so
+        the prompt prefix llama.cpp reuses for it, depends on the calls before it only, never on
+        how fast the replicas answered. llama.cpp's logits depend (in the last digits) on which
+        prefix was reused and how the rest was batched, so a score is the same at every run."""
+        text = prompt_text(kw) if kw is not None else None
+        ep = pick_endpoint(self._endpoints(), self._routed, self._last_prompt, text)
+        self._inflight[ep] = self._inflight.get(ep, 0) + 1
+        return ep
 
     async def _attempt(self, ep: str, kind: str, kw: dict[str, Any], cap: int) -> Completion:
         """One call at a time per replica, in the order the calls were routed there (asyncio's

@@ -279,6 +279,22 @@ class LlamaServer:
         return self.proc is not None and self.proc.poll() is None
 
 
+def start_all(servers: list[LlamaServer]) -> None:
+    """Start ``servers`` side by side (each loads its model while the others do) and block until
+    all answer; the first start-up error is raised once every start has ended."""
+    _install_handlers()  # from this thread: a start-up thread would not install the signal ones
+    if len(servers) <= 1:
+        for s in servers:
+            s.start()
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(len(servers), thread_name_prefix="llama-start") as pool:
+        futures = [pool.submit(s.start) for s in servers]
+    for f in futures:
+        f.result()
+
+
 _PROMPT_EVAL = re.compile(r"prompt eval time =\s*[\d.]+ ms /\s*(\d+) tokens")
 _PREFIX_HIT = re.compile(r"(\d+) prefix-match hit, remaining (\d+) prompt tokens")
 

@@ -108,3 +108,46 @@ def test_embedded_replicas_take_one_call_at_a_time_in_routing_order(
         assert s1.answered == [t for e, t in routed if e == s1.base_url]
         assert s2.answered == [t for e, t in routed if e == s2.base_url]
         assert len(routed) == 8 and s1.answered and s2.answered
+
+
+def _embedded_routes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, delays: tuple[float, float]
+) -> list[tuple[int, str]]:
+    """(replica index, prompt) in routing order for 8 calls on two fake replicas."""
+    from metajudge.backends.embedded import EmbeddedBackend
+    from metajudge.backends.openai_backend import NO_KEY
+    from metajudge.metrics.judges.engine import backbone_config
+
+    with (
+        FakeOpenAI(delay_s=delays[0], key=NO_KEY) as s1,
+        FakeOpenAI(delay_s=delays[1], key=NO_KEY) as s2,
+    ):
+        be = EmbeddedBackend(backbone_config("smollm2-135m"), run_dir=tmp_path)
+        eps = [s1.base_url, s2.base_url]
+        monkeypatch.setattr(be, "_ensure_started", lambda: None)
+        monkeypatch.setattr(be, "_endpoints", lambda: eps)
+        routed: list[tuple[int, str]] = []
+        pick = be._pick_endpoint
+
+        def recorded(kw: Any) -> str:
+            ep = pick(kw)
+            routed.append((eps.index(ep), kw["messages"][-1]["content"]))
+            return ep
+
+        monkeypatch.setattr(be, "_pick_endpoint", recorded)
+        with be:
+            res = be.complete([chat(_prompt(i, r)) for i in range(4) for r in "ab"])
+        assert all(r.text for r in res)
+    return routed
+
+
+def test_embedded_routing_does_not_depend_on_replica_speed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A slow first replica and a slow second one: the same replica for every call (the prefix
+    llama.cpp reuses, hence the logits, do not depend on timing)."""
+    slow_first = _embedded_routes(tmp_path / "a", monkeypatch, (0.3, 0.01))
+    slow_second = _embedded_routes(tmp_path / "b", monkeypatch, (0.01, 0.3))
+    assert slow_first == slow_second
+    # the first item's pair spreads (every replica takes a call first), then each pair on one
+    assert [e for e, _ in slow_first] == [0, 1, 0, 0, 1, 1, 0, 0]
