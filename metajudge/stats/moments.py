@@ -228,8 +228,8 @@ def evaluate(
             tables.clear()
         if p.cells is not None:
             tables[key] = len(batch)
-        M = p.items(row_items[i], n_items)
-        batch.append((i, _Plan(p.name, shape=p.shape, width_=p.width), M, len(batch)))
+        own = _Plan(p.name, shape=p.shape, width_=p.width)
+        batch.append((i, own, p.items(row_items[i], n_items), len(batch)))
     if batch:
         _finish_batch(batch, store, out)
     return out
@@ -241,13 +241,21 @@ def _finish_batch(
     out: list[np.ndarray | None],
 ) -> None:
     """One pass for the batch's per-item sums; an entry without its own (a table shared with
-    an earlier entry, ``src``) reads that entry's columns."""
-    S = resample_sums(store, np.hstack([m for _, _, m, _ in batch if m is not None]))
+    an earlier entry, ``src``) reads that entry's columns. Each entry's per-item matrix is
+    copied into the pass's matrix and dropped at once (the two are never held whole)."""
+    own = [(k, p.width) for k, (_, p, m, _) in enumerate(batch) if m is not None]
+    n_rows = batch[own[0][0]][2].shape[0]  # type: ignore[union-attr]
+    M = np.empty((n_rows, sum(w for _, w in own)))
     offset, c0 = {}, 0
-    for k, (_, p, m, _) in enumerate(batch):
-        if m is not None:
-            offset[k] = c0
-            c0 += p.width
+    for k, w in own:
+        i, p, m, src = batch[k]
+        M[:, c0 : c0 + w] = m
+        batch[k] = (i, p, None, src)
+        offset[k] = c0
+        c0 += w
+    del m
+    S = resample_sums(store, M)
+    del M
     for i, p, _, src in batch:
         out[i] = finish(p, S[:, offset[src] : offset[src] + p.width])
     batch.clear()
