@@ -33,6 +33,9 @@ TILE_ITEMS = 8192
 MAX_TABLE_CELLS = 64
 #: most elements of the per-item sum matrix of one pass (float64: 8 bytes each)
 MAX_ITEM_ELEMENTS = 32_000_000
+#: most elements of the per-item sum matrix one pass of :func:`evaluate` holds (128 MB of
+#: float64; a single statistic wider than that gets a pass of its own)
+PASS_ITEM_ELEMENTS = 16_000_000
 #: the statistics evaluated here (Spearman and Kendall only from a contingency table)
 ITEM_STATISTICS: tuple[str, ...] = ("pearson", "spearman", "kendall", "acc_ties", "acc_no_ties")
 
@@ -206,12 +209,12 @@ def evaluate(
     store: object,
 ) -> list[np.ndarray | None]:
     """Each request ``(name, x, y)`` on rows of items ``row_items[i]``, all in as few passes
-    over the resamples as :data:`MAX_ITEM_ELEMENTS` allows; None where a request needs
+    over the resamples as :data:`PASS_ITEM_ELEMENTS` allows; None where a request needs
     per-resample ranks (see :func:`plan`). For accuracies ``x`` carries the decision's sign.
     Only the per-item sums of one pass are held (the per-row columns are summed at once)."""
     n_items = store.n_items  # type: ignore[attr-defined]
     out: list[np.ndarray | None] = [None] * len(requests)
-    per_pass = max(1, MAX_ITEM_ELEMENTS // max(n_items, 1))
+    per_pass = max(1, PASS_ITEM_ELEMENTS // max(n_items, 1))
     batch: list[tuple[int, _Plan, np.ndarray | None, int]] = []
     tables: dict[tuple[int, int, int], int] = {}  # one table for Spearman and Kendall alike
     for i, (name, x, y) in enumerate(requests):
