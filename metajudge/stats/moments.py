@@ -33,6 +33,9 @@ TILE_ITEMS = 8192
 MAX_TABLE_CELLS = 64
 #: most elements of the per-item sum matrix of one pass (float64: 8 bytes each)
 MAX_ITEM_ELEMENTS = 32_000_000
+#: most elements of the per-item sum matrix one pass of :func:`evaluate` holds (128 MB of
+#: float64; a single statistic wider than that gets a pass of its own)
+PASS_ITEM_ELEMENTS = 16_000_000
 #: the statistics evaluated here (Spearman and Kendall only from a contingency table)
 ITEM_STATISTICS: tuple[str, ...] = ("pearson", "spearman", "kendall", "acc_ties", "acc_no_ties")
 
@@ -206,12 +209,12 @@ def evaluate(
     store: object,
 ) -> list[np.ndarray | None]:
     """Each request ``(name, x, y)`` on rows of items ``row_items[i]``, all in as few passes
-    over the resamples as :data:`MAX_ITEM_ELEMENTS` allows; None where a request needs
+    over the resamples as :data:`PASS_ITEM_ELEMENTS` allows; None where a request needs
     per-resample ranks (see :func:`plan`). For accuracies ``x`` carries the decision's sign.
     Only the per-item sums of one pass are held (the per-row columns are summed at once)."""
     n_items = store.n_items  # type: ignore[attr-defined]
     out: list[np.ndarray | None] = [None] * len(requests)
-    per_pass = max(1, MAX_ITEM_ELEMENTS // max(n_items, 1))
+    per_pass = max(1, PASS_ITEM_ELEMENTS // max(n_items, 1))
     batch: list[tuple[int, _Plan, np.ndarray | None, int]] = []
     tables: dict[tuple[int, int, int], int] = {}  # one table for Spearman and Kendall alike
     for i, (name, x, y) in enumerate(requests):
@@ -228,8 +231,8 @@ def evaluate(
             tables.clear()
         if p.cells is not None:
             tables[key] = len(batch)
-        M = p.items(row_items[i], n_items)
-        batch.append((i, _Plan(p.name, shape=p.shape, width_=p.width), M, len(batch)))
+        own = _Plan(p.name, shape=p.shape, width_=p.width)
+        batch.append((i, own, p.items(row_items[i], n_items), len(batch)))
     if batch:
         _finish_batch(batch, store, out)
     return out
@@ -241,13 +244,21 @@ def _finish_batch(
     out: list[np.ndarray | None],
 ) -> None:
     """One pass for the batch's per-item sums; an entry without its own (a table shared with
-    an earlier entry, ``src``) reads that entry's columns."""
-    S = resample_sums(store, np.hstack([m for _, _, m, _ in batch if m is not None]))
+    an earlier entry, ``src``) reads that entry's columns. Each entry's per-item matrix is
+    copied into the pass's matrix and dropped at once (the two are never held whole)."""
+    own = [(k, p.width) for k, (_, p, m, _) in enumerate(batch) if m is not None]
+    n_rows = batch[own[0][0]][2].shape[0]  # type: ignore[union-attr]
+    M = np.empty((n_rows, sum(w for _, w in own)))
     offset, c0 = {}, 0
-    for k, (_, p, m, _) in enumerate(batch):
-        if m is not None:
-            offset[k] = c0
-            c0 += p.width
+    for k, w in own:
+        i, p, m, src = batch[k]
+        M[:, c0 : c0 + w] = m
+        batch[k] = (i, p, None, src)
+        offset[k] = c0
+        c0 += w
+    del m
+    S = resample_sums(store, M)
+    del M
     for i, p, _, src in batch:
         out[i] = finish(p, S[:, offset[src] : offset[src] + p.width])
     batch.clear()

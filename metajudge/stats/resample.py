@@ -9,8 +9,8 @@ positions as in the one-call draw, so every value is bit-identical whatever the 
 that row's indices. Columns are selected lazily (``R[:, rows_items]`` maps rows to their item
 and all rows of an item move together, Efron 1979), so the per-row weight matrix of a cell is
 never built whole either. When the counts fit ``cache_bytes`` they are kept once as small
-unsigned integers (1 byte per count, 8× less than the float matrix) so each statistic does not
-redraw them.
+unsigned integers (half a byte per count while every count is at most 15, 16× less than the
+float matrix) so each statistic does not redraw them.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ CACHE_BYTES = 1 << 30
 def draw_counts(gen: np.random.Generator, n_items: int, n_rows: int) -> np.ndarray:
     """``(n_rows, n_items)`` counts of the next ``n_rows`` resamples of ``gen``."""
     idx = gen.integers(0, n_items, size=(n_rows, n_items))
-    flat = idx + (np.arange(n_rows) * n_items)[:, None]
-    return np.bincount(flat.ravel(), minlength=n_rows * n_items).reshape(n_rows, n_items)
+    idx += (np.arange(n_rows) * n_items)[:, None]  # (in place: no second index matrix)
+    return np.bincount(idx.ravel(), minlength=n_rows * n_items).reshape(n_rows, n_items)
 
 
 @dataclass
@@ -45,6 +45,8 @@ class _Store:
     state: dict[str, Any]
     cache_bytes: int
     counts: np.ndarray | None = None
+    #: the cache holds two counts a byte (see :func:`pack_counts`)
+    packed: bool = False
     #: statistics already evaluated on these resamples, by statistic and data digest
     memo: dict[tuple[str, ...], np.ndarray] = field(default_factory=dict)
     #: called ``progress(resamples done, n_boot)`` after each block of a pass (a display's)
@@ -68,7 +70,7 @@ class _Store:
             self._fill()
         if self.counts is not None:
             for b0 in range(0, self.n_boot, rows):
-                yield b0, self.counts[b0 : b0 + rows]
+                yield b0, self._cached(b0, rows)
             return
         gen = self.generator()
         sub = max(1, CHUNK_ELEMENTS // self.n_items)  # the draw's int64 temporaries stay small
@@ -85,16 +87,50 @@ class _Store:
             yield b0, np.concatenate(parts)
 
     def _fill(self) -> None:
+        """The count cache: two counts a byte (:func:`pack_counts`) where every count is at
+        most 15, else one a byte where every count is at most 255, else none."""
+        self.counts = self._packed(True)
+        self.packed = self.counts is not None
+        if self.counts is None:
+            self.counts = self._packed(False)
+
+    def _packed(self, nibbles: bool) -> np.ndarray | None:
         gen = self.generator()
-        out = np.empty((self.n_boot, self.n_items), dtype=np.uint8)
+        width = (self.n_items + 1) // 2 if nibbles else self.n_items
+        out = np.empty((self.n_boot, width), dtype=np.uint8)
         rows = max(1, CHUNK_ELEMENTS // self.n_items)
         for b0 in range(0, self.n_boot, rows):
             c = draw_counts(gen, self.n_items, min(rows, self.n_boot - b0))
-            if c.max(initial=0) > 255:  # a count above 255: keep the wider type (tiny n_items)
-                self.counts = None
-                return
-            out[b0 : b0 + c.shape[0]] = c
-        self.counts = out
+            if c.max(initial=0) > (15 if nibbles else 255):  # (tiny n_items)
+                return None
+            if nibbles:
+                pack_counts(c, out[b0 : b0 + c.shape[0]])
+            else:
+                out[b0 : b0 + c.shape[0]] = c
+        return out
+
+    def _cached(self, b0: int, rows: int) -> np.ndarray:
+        """Rows ``b0..b0+rows`` of the cache as one count a byte."""
+        assert self.counts is not None
+        block = self.counts[b0 : b0 + rows]
+        return unpack_counts(block, self.n_items) if self.packed else block
+
+
+def pack_counts(c: np.ndarray, out: np.ndarray) -> None:
+    """Counts ``c`` (rows, n) of at most 15 into ``out`` (rows, ceil(n/2)) uint8: column ``j``
+    in the low four bits of byte ``j``, column ``h + j`` (``h = ceil(n/2)``) in its high bits."""
+    h = out.shape[1]
+    out[:] = c[:, :h]
+    out[:, : c.shape[1] - h] |= (c[:, h:] << 4).astype(np.uint8)
+
+
+def unpack_counts(p: np.ndarray, n: int) -> np.ndarray:
+    """The ``(rows, n)`` uint8 counts packed by :func:`pack_counts` into ``p``."""
+    h = p.shape[1]
+    out = np.empty((p.shape[0], n), dtype=np.uint8)
+    np.bitwise_and(p, 15, out=out[:, :h])
+    np.right_shift(p[:, : n - h], 4, out=out[:, h:])
+    return out
 
 
 @dataclass

@@ -93,3 +93,17 @@ def test_permutation_test_is_unchanged_by_blocks() -> None:
     d = np.array([st.pearson(p, y) - st.pearson(q, y) for p, q in zip(X1, X2, strict=True)])
     p = (1 + (np.abs(d) >= abs(r.diff) - 1e-12).sum()) / 201
     assert r.p_value == pytest.approx(p, abs=1e-12)
+
+
+@pytest.mark.parametrize("n_items", [1, 2, 31, 1001])
+def test_count_cache_packs_two_counts_a_byte(n_items: int) -> None:
+    """The cache holds two counts a byte (half of ceil(n/2) columns per resample) and hands out
+    the very counts of the one-call draw, odd item counts included, column views too."""
+    B = 40
+    dense = st.bootstrap_weights(n_items, B, np.random.default_rng(5))
+    R = Resamples.draw(n_items, B, np.random.default_rng(5))
+    assert np.array_equal(R.dense(), dense)
+    packed = bool(dense.max() <= 15)
+    assert R.store.packed is packed
+    assert R.store.counts.shape == (B, (n_items + 1) // 2 if packed else n_items)
+    assert np.array_equal(R[:, np.arange(n_items)[::-1]].dense(), dense[:, ::-1])
