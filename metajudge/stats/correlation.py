@@ -126,14 +126,54 @@ def _tie_count(ranks: np.ndarray) -> int:
     return int((cnt * (cnt - 1) // 2).sum())
 
 
+#: at most this many distinct ranks: :func:`_inversions` counts per value, not by merge sort
+FEW_RANKS = 64
+
+
+def _inversions_few(y: np.ndarray, span: int) -> int:
+    """:func:`_inversions` of ranks in ``0..span-1``: for each value k, the elements greater
+    than k before each element equal to k (one running count per value; exact integers).
+
+    >>> _inversions_few(np.array([2, 0, 1, 0]), 3)
+    4
+    """
+    total = 0
+    for k in range(span - 1):
+        greater_so_far = np.cumsum(y > k)
+        total += int(greater_so_far[y == k].sum())
+    return total
+
+
+def _inversions_of_runs(runs: list[np.ndarray]) -> int:
+    """:func:`_inversions` of the concatenation of sorted ``runs``: for every earlier run, its
+    elements greater than each element of a later one (``searchsorted``; exact integers).
+
+    >>> _inversions_of_runs([np.array([1, 3, 5]), np.array([0, 2, 4])])
+    6
+    """
+    total = 0
+    for b in range(1, len(runs)):
+        for a in range(b):
+            not_greater = np.searchsorted(runs[a], runs[b], side="right")
+            total += int(runs[a].size * runs[b].size - not_greater.sum())
+    return total
+
+
 def _inversions(y: np.ndarray) -> int:
     """#{i < j : y[i] > y[j]} of non-negative integer ranks ``y``: a bottom-up merge sort whose
     every level counts, for each element of a right block, the elements of its left block
     greater than it (one ``searchsorted`` over all blocks, keyed by block) — exact integers,
-    O(n log² n), no Python loop over elements."""
+    O(n log² n), no Python loop over elements; ranks with at most :data:`FEW_RANKS` values
+    (human labels) are counted by :func:`_inversions_few` instead, O(n · values), and a
+    sequence of at most that many sorted runs by :func:`_inversions_of_runs`."""
     n = y.size
-    idx = np.arange(n)
     span = int(y.max()) + 1 if n else 1
+    if span <= FEW_RANKS:
+        return _inversions_few(y, span)
+    starts = np.flatnonzero(y[1:] < y[:-1]) + 1
+    if starts.size < FEW_RANKS:  # a few sorted runs (y sorted within each of x's few values)
+        return _inversions_of_runs(np.split(y, starts))
+    idx = np.arange(n)
     cur = y.astype(np.int64)
     total = 0
     w = 1
