@@ -70,11 +70,10 @@ class FastRecords:
         rid, a, b = d.get("id"), self._side(d.get("a")), self._side(d.get("b"))
         if type(rid) is not str or not rid or a is None or b is None:
             return None
-        inp, labels, meta = self._input(d.get("input")), self._labels_of(d.get("labels")), _NO
-        if "meta" in d:
-            meta = self._meta(d["meta"])
-        if inp is None or labels is None or meta is None:
+        parts = self._common(d, "labels")
+        if parts is None:
             return None
+        inp, labels, meta = parts
         if meta is _NO:
             return PairwiseRecord(rid, inp, a, b, labels)
         return PairwiseRecord(rid, inp, a, b, labels, meta)
@@ -85,15 +84,24 @@ class FastRecords:
             return None
         if text is not None and type(text) is not str:
             return None
-        inp, scores, meta = self._input(d.get("input")), self._labels_of(d.get("scores")), _NO
-        if "meta" in d:
-            meta = self._meta(d["meta"])
-        if inp is None or scores is None or meta is None:
+        parts = self._common(d, "scores")
+        if parts is None:
             return None
+        inp, scores, meta = parts
         system = self._strings.get_or_keep(system, system)
         if meta is _NO:
             return LikertRecord(rid, inp, system, text, scores)
         return LikertRecord(rid, inp, system, text, scores, meta)
+
+    def _common(self, d: dict[str, Any], labels_key: str) -> tuple[Any, Any, Any] | None:
+        """``(input, labels, meta)`` of a pairwise or per-response record (meta ``_NO`` when the
+        record has none), or ``None`` when one of them needs the full path."""
+        inp, labels, meta = self._input(d.get("input")), self._labels_of(d.get(labels_key)), _NO
+        if "meta" in d:
+            meta = self._meta(d["meta"])
+        if inp is None or labels is None or meta is None:
+            return None
+        return inp, labels, meta
 
     def _side(self, s: Any) -> Response | None:
         if type(s) is not dict:
