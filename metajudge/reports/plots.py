@@ -29,10 +29,15 @@ def _plt() -> Any:
 
 
 def _save(fig: Any, path: Path) -> Path:
-    """Lay the figure out once (``tight_layout``) and draw it once: no ``bbox_inches="tight"``,
-    which would draw the whole figure a second time only to crop a margin that the tight
-    layout already keeps small."""
-    fig.tight_layout()
+    """Lay the figure out once and draw it once. The tight layout's subplot parameters are
+    computed by :class:`~matplotlib.layout_engine.TightLayoutEngine` directly, which is what
+    ``fig.tight_layout()`` does, without leaving a layout engine on the figure: with one set,
+    ``savefig`` lays out every tick and text a second time in a draw that renders nothing
+    (a third of the plots' time). No ``bbox_inches="tight"`` either, which would draw the
+    whole figure again only to crop a margin that the tight layout already keeps small."""
+    from matplotlib.layout_engine import TightLayoutEngine
+
+    TightLayoutEngine().execute(fig)
     with atomic_write(path, "wb", encoding=None) as fh:
         fig.savefig(fh, format="png", dpi=90)
     return path
@@ -98,7 +103,7 @@ def plot_correlations(res: MetaEvalResult, path: str | Path, *, statistic: str =
             if res.data["protocol"].get("correlate") == "pointwise"
             else res.data["protocol"]["normalize"]
         )
-        ax.set_title(f"{d} — {statistic}{' ×100' if k == 100 else ''} ({how})", fontsize=9)
+        ax.set_title(f"{d} — {statistic}{' ×100' if k == 100 else ''} ({how})", fontsize=9, y=1.0)
         ax.axhline(0, color="black", lw=0.5)
     out = _save(fig, Path(path))
     plt.close(fig)
@@ -129,7 +134,7 @@ def plot_scatter(res: MetaEvalResult, path: str | Path, *, seed: int = 0) -> Pat
                 ax.scatter(
                     X + rng.uniform(-0.15, 0.15, X.size), Y, s=4, alpha=0.35, color="#4c72b0"
                 )
-            ax.set_title(f"{m} / {d}", fontsize=8)
+            ax.set_title(f"{m} / {d}", fontsize=8, y=1.0)
             ax.tick_params(labelsize=7)
             if i == len(metrics) - 1:
                 ax.set_xlabel("human label", fontsize=8)

@@ -25,11 +25,14 @@ def render_all(
     plots: bool = True,
     result: MetaEvalResult | None = None,
     published: bool = True,
+    scatter: Any = None,
 ) -> dict[str, Path]:
     """Render the tables (and plots) of the result in ``out_dir``. Returns {kind: path}.
 
     With ``published`` the matching published numbers (``baselines/published_*.json``) are
     attached to the result first (:func:`metajudge.reports.published.attach_published`).
+    ``scatter``: a child drawing ``scatter.png`` already (:mod:`metajudge.runs.plot_ahead`):
+    its ``collect(path, draw)`` puts the file there (or draws it with ``draw``).
     """
     out = Path(out_dir)
     res = result if result is not None else MetaEvalResult.load(out / RESULT_FILE)
@@ -52,8 +55,15 @@ def render_all(
         for s in ("pearson", "spearman"):
             p = plot_correlations(res, out / f"correlation_{s}.png", statistic=s)
             written[p.name] = p
-        p = plot_scatter(res, out / "scatter.png")
+
+        def draw(path: Path) -> Path:
+            return plot_scatter(res, path)
+
+        path = out / "scatter.png"
+        p = scatter.collect(path, draw) if scatter is not None else draw(path)
         written[p.name] = p
+    elif scatter is not None:
+        scatter.cancel()
     return written
 
 

@@ -16,6 +16,7 @@ The run folder then holds ``result.json`` (the full result), the tables and the 
 
 from __future__ import annotations
 
+import functools
 import logging
 import sys
 import time
@@ -28,6 +29,7 @@ from metajudge.analyses.metric_vs_human.evaluate import MetaEvalResult, meta_eva
 from metajudge.analyses.metric_vs_human.protocol import Protocol, correlate_for
 from metajudge.data.loading import open_dataset
 from metajudge.progress import Steps
+from metajudge.runs import plot_ahead
 from metajudge.scores.alignment import IdPolicy
 from metajudge.scores.rows import row_metrics
 from metajudge.scores.run_scores import gather_scores, score_specs
@@ -88,14 +90,13 @@ def meta_eval_into(
     **options: Any,
 ) -> tuple[MetaEvalResult, dict[str, Path]]:
     """Run the whole meta-evaluation into ``out_dir``; returns the result and the written files
-    (``result.json`` with the matching published numbers attached, the tables, the plots).
-    ``scores``: score specs (:mod:`metajudge.scores.spec`; old spellings: :func:`score_specs`);
-    ``strict_ids``: refuse their rows for ids the dataset lacks, else dropped and counted
-    (:func:`_counted`). ``baselines``: the trivial rows (:mod:`~metajudge.analyses.metric_vs_human.trivial`).
-    ``protocol`` with ``options`` overriding single fields; neither: the data's kind chooses
-    (:func:`_protocol_of`). ``backbone``: the LLM-judge metrics' backbone (``None``: the default).
-    A categorical or binary dataset goes to :func:`~metajudge.runs.meta_eval_categorical.run_categorical`
-    (``asked``: flags refused there when senseless for labels). ``report``: :func:`write_run`'s."""
+    (``result.json`` with the published numbers attached, tables, plots). ``scores``: score specs
+    (:mod:`metajudge.scores.spec`; old spellings: :func:`score_specs`); ``strict_ids``: refuse
+    their rows for ids the dataset lacks, else dropped and counted (:func:`_counted`);
+    ``baselines``: the :mod:`~metajudge.analyses.metric_vs_human.trivial` rows; ``protocol`` with
+    ``options`` overriding fields, or the data's kind chooses (:func:`_protocol_of`); ``backbone``:
+    the judges' (None: default); ``asked``: flags refused for categorical or binary data (run by
+    :mod:`~metajudge.runs.meta_eval_categorical`); ``report``: :func:`write_run`'s options."""
     t0 = time.perf_counter()
     out = Path(out_dir)
     bars = Steps(progress)  # drawn only on a terminal
@@ -127,23 +128,67 @@ def meta_eval_into(
         return run_categorical(  # type: ignore[return-value]
             ds, rows, out_dir=out, protocol=proto, metrics=metrics, data_dir=data_dir, run=run
         )
-    res = _evaluate(ds, rows, proto, metrics, baselines, bars.step("bootstrap", "resample"))
+    res, ahead = _evaluate_ahead(
+        ds, rows, proto, metrics, baselines, bars.step("bootstrap", "resample"), plots
+    )
     res.data["run"] = {
         **run,
         "scores": [s.text for s in specs],  # ``--external`` is recorded as ``shipped``
-        "registry_metrics": to_score,
-        "rescore": rescore,
-        "trivial_baselines": list(trivial.TRIVIAL) if baselines else [],
-        "seconds": round(time.perf_counter() - t0, 3),
+        **_run_options(to_score, rescore, baselines, t0),
     }
     report_kw = {
         "plots": plots,
         "data_dir": data_dir,
         "dataset": ds,
         "rows": rows,
+        "scatter": ahead,
         **(report or {}),
     }
     return res, _write_report(res, out, bars, report_kw)
+
+
+def _run_options(to_score: Any, rescore: bool, baselines: bool, t0: float) -> dict[str, Any]:
+    """What ``result.json`` records of the run beside its dataset and score specs."""
+    return {
+        "registry_metrics": to_score,
+        "rescore": rescore,
+        "trivial_baselines": list(trivial.TRIVIAL) if baselines else [],
+        "seconds": round(time.perf_counter() - t0, 3),
+    }
+
+
+def _evaluate_ahead(
+    ds: Any,
+    rows: list[Any],
+    proto: Protocol,
+    metrics: Sequence[str] | None,
+    baselines: bool,
+    progress: Any,
+    plots: bool,
+) -> tuple[MetaEvalResult, plot_ahead.ScatterAhead | None]:
+    """:func:`_evaluate`, with ``scatter.png`` drawn meanwhile by a child process when
+    ``plots`` (:func:`metajudge.runs.plot_ahead.start`; stopped if the evaluation fails)."""
+    ahead = plot_ahead.start(
+        ds, rows, functools.partial(_evaluate_points, proto, metrics, baselines), plots
+    )
+    try:
+        return _evaluate(ds, rows, proto, metrics, baselines, progress), ahead
+    except BaseException:
+        if ahead is not None:
+            ahead.cancel()
+        raise
+
+
+def _evaluate_points(
+    proto: Protocol,
+    metrics: Sequence[str] | None,
+    baselines: bool,
+    ds: Any,
+    rows: list[Any],
+    **options: Any,
+) -> MetaEvalResult:
+    """:func:`_evaluate` under ``proto`` with ``options`` (the scatter child's: no resamples)."""
+    return _evaluate(ds, rows, proto.with_options(**options), metrics, baselines, None)
 
 
 def _write_report(res: MetaEvalResult, out: Path, bars: Any, kw: dict[str, Any]) -> dict[str, Path]:
@@ -151,6 +196,10 @@ def _write_report(res: MetaEvalResult, out: Path, bars: Any, kw: dict[str, Any])
     trivial baselines are not browsed); ``bars`` are closed whatever happens."""
     try:
         return write_run(res, out, progress=bars.step("report", "view"), **kw)
+    except BaseException:
+        if kw.get("scatter") is not None:  # the run failed before the plot was collected
+            kw["scatter"].cancel()
+        raise
     finally:
         bars.close()
 
@@ -223,6 +272,7 @@ def write_run(
     rows: Any = None,
     progress: Any = None,
     browser_cap: int | None = None,
+    scatter: Any = None,
 ) -> dict[str, Path]:
     """Warn about missing scores, attach the published numbers, and write the run folder as a
     set (:func:`metajudge.run_folder.run_folder`): ``result.json``, the tables,
@@ -234,7 +284,8 @@ def write_run(
     ones (:func:`metajudge.reports.published.read_published_file`); ``percent``: every table
     ×100, recorded in ``result.json`` (:mod:`metajudge.reports.scale`; default 0–1));
     ``browser_cap``: the units per view of the page's browser (default
-    :data:`~metajudge.reports.html_run.BROWSER_CAP`; 0: all; not recorded in ``result.json``))."""
+    :data:`~metajudge.reports.html_run.BROWSER_CAP`; 0: all; not recorded in ``result.json``);
+    ``scatter``: the :mod:`~metajudge.runs.plot_ahead` child drawing ``scatter.png``)."""
     from metajudge.reports.html_run import write_html_report
     from metajudge.reports.published import attach_published, unmatched_line
     from metajudge.reports.render import RESULT_FILE, render_all
@@ -252,7 +303,7 @@ def write_run(
         stage = rf.stage
         res.save(stage / RESULT_FILE)
         written = {RESULT_FILE: stage / RESULT_FILE}
-        written.update(render_all(stage, plots=plots, result=res, published=False))
+        written.update(render_all(stage, plots=plots, result=res, published=False, scatter=scatter))
         written["report.html"] = write_html_report(
             stage,
             data_dir=data_dir,

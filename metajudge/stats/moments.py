@@ -68,24 +68,30 @@ def kendall_from_table(T: np.ndarray) -> np.ndarray:
     """Kendall τ_b of each weighted contingency table ``T[b, k, g]`` (class k of one variable,
     value g of the other, both in increasing order; entries: total weight of those rows).
 
-    C − D = ½·Σ T[c, g]·V[c, g] with V the weight below minus above in both variables
-    (cumulative sums), n0 = N(N − 1)/2, n1 and n2 the pairs tied in each variable
-    (Σ c(c − 1)/2 over the margins) — exactly τ_b of the expanded data (Kendall 1945).
+    For classes l < k, the pairs between them add Σ_g T[k, g]·(below − above), ``below``
+    (``above``) the weight of class l at values under (over) g; with the cumulative sums
+    ``C[l, g]`` over the values that is Σ_g T[k, g]·(2·C[l, g] − T[l, g]) − t_k·t_l (t: the
+    class totals), one batched product for all pairs of classes. C − D is its sum over l < k;
+    n0 = N(N − 1)/2, n1 and n2 the pairs tied in each variable (Σ c(c − 1)/2 over the
+    margins) — exactly τ_b of the expanded data (Kendall 1945). With integer weights every
+    sum is an exact integer (below 2**53), so no summation order changes a bit.
     """
-    cumx = np.cumsum(T, axis=2)
-    U = 2 * (cumx - T) - cumx[:, :, -1:] + T  # below_x - above_x per class and x value
-    cU = np.cumsum(U, axis=1)
-    V = 2 * (cU - U) - cU[:, -1:, :] + U  # sum over lower classes - sum over higher classes
-    s = (T * V).sum(axis=(1, 2))
+    H = np.cumsum(T, axis=2)
+    cy = H[:, :, -1].copy()  # the class totals
+    H *= 2
+    H -= T
+    M = np.einsum("bkg,blg->bkl", T, H)
+    M -= cy[:, :, None] * cy[:, None, :]
+    k, l = np.tril_indices(T.shape[1], -1)
+    s = M[:, k, l].sum(axis=1)
     cx = T.sum(axis=1)
-    cy = T.sum(axis=2)
     n1 = (cx * (cx - 1) / 2).sum(axis=1)
     n2 = (cy * (cy - 1) / 2).sum(axis=1)
     N = cx.sum(axis=1)
     n0 = N * (N - 1) / 2
     with np.errstate(invalid="ignore", divide="ignore"):
         den = np.sqrt((n0 - n1) * (n0 - n2))
-        t = np.where(den > 0, (s / 2) / den, np.nan)
+        t = np.where(den > 0, s / den, np.nan)
     return np.clip(t, -1.0, 1.0)
 
 

@@ -303,3 +303,26 @@ def test_grouped_correlation_matches_loop() -> None:
     assert n_undef == 1
     assert mean == pytest.approx(np.mean(ref), abs=1e-12)
     assert math.isnan(vals[3])
+
+
+def test_kendall_from_table_is_tau_b_of_the_expanded_data() -> None:
+    # the weighted contingency tables of the bootstrap (class x value, integer weights): τ_b
+    # of the data in which each cell is repeated its weight times, as scipy computes it
+    from scipy.stats import kendalltau
+
+    from metajudge.stats.moments import kendall_from_table
+
+    rng = np.random.default_rng(12)
+    for K, G in ((1, 5), (2, 1), (3, 7), (5, 40), (9, 3)):
+        T = rng.integers(0, 4, size=(30, K, G)) * (rng.random((30, K, G)) < 0.6)
+        T[0] = 0  # an empty resample: undefined
+        got = kendall_from_table(T.astype(float))
+        for b in range(T.shape[0]):
+            k, g = np.nonzero(T[b])
+            reps = T[b][k, g]
+            want = kendalltau(np.repeat(k, reps), np.repeat(g, reps)).statistic
+            if np.isnan(want):
+                assert np.isnan(got[b]), (K, G, b)
+            else:
+                assert got[b] == pytest.approx(want, abs=1e-12), (K, G, b)
+    assert np.isnan(kendall_from_table(np.zeros((1, 3, 4))))[0]
