@@ -87,7 +87,8 @@ def run_cli(
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     load0 = os.getloadavg()[0]
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, check=False, env=env, capture_output=True, text=True)
+    # cwd=src: ``python -m`` puts the working directory first on sys.path, before PYTHONPATH
+    proc = subprocess.run(cmd, check=False, env=env, capture_output=True, text=True, cwd=src)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode:
