@@ -8,7 +8,10 @@ score file; :func:`metajudge.runs.backbone_swap.run_backbone_swap` for the swap)
 1. G-Eval (faithfulness, completeness) and answer equivalence on ``n_rag`` RAGChecker pairs;
 2. MT-RAIG Eval (faithfulness, completeness) on ``n_table`` table-QA pairs of
    ``lftqa_mitigation_pradhumant``;
-3. G-Eval faithfulness under SmolLM2-135M and Gemma-3-270M on the same RAGChecker pairs.
+3. G-Eval faithfulness under SmolLM2-135M and Gemma-3-270M on the same RAGChecker pairs. The
+   Gemma judge runs in a worker thread on its own replicas while 1 and 2 run under SmolLM2
+   (:class:`SwapPrefetch`, :func:`run_judges`: the cores are otherwise partly idle) and is
+   handed to the swap; the SmolLM2 half is served from the response cache (the same calls as 1).
 
 Each subset is drawn uniformly without replacement by a fresh ``numpy.random.default_rng(seed)``
 (:func:`metajudge.data.subsample.select`, the ``--limit`` rule of every command) and written
