@@ -35,7 +35,8 @@ log = logging.getLogger(__name__)
 
 _LIVE: set[LlamaServer] = set()
 _LIVE_LOCK = threading.Lock()
-_HANDLERS_INSTALLED = False
+_ATEXIT_INSTALLED = False
+_SIGNALS_INSTALLED = False
 
 # Environment variables pydantic-settings would read into the server's settings (llama-cpp-python's
 # Settings have no prefix: API_KEY, PORT, MODEL, CONFIG_FILE … would silently change the server).
@@ -87,15 +88,17 @@ def _on_signal(signum: int, frame: object) -> None:
     os.kill(os.getpid(), signum)
 
 
-def _install_handlers() -> None:
-    """atexit always; SIGTERM/SIGHUP only from the main thread and only where nobody else set one."""
-    global _HANDLERS_INSTALLED
-    if _HANDLERS_INSTALLED:
+def install_handlers() -> None:
+    """atexit always; SIGTERM/SIGHUP only from the main thread and only where nobody else set one.
+    A call from another thread (a server started in a worker thread first) leaves the signal
+    handlers to the next call from the main thread."""
+    global _ATEXIT_INSTALLED, _SIGNALS_INSTALLED
+    if not _ATEXIT_INSTALLED:
+        _ATEXIT_INSTALLED = True
+        atexit.register(_stop_all)
+    if _SIGNALS_INSTALLED or threading.current_thread() is not threading.main_thread():
         return
-    _HANDLERS_INSTALLED = True
-    atexit.register(_stop_all)
-    if threading.current_thread() is not threading.main_thread():
-        return
+    _SIGNALS_INSTALLED = True
     for sig in (signal.SIGTERM, signal.SIGHUP):
         with contextlib.suppress(ValueError, OSError):
             if signal.getsignal(sig) in (signal.SIG_DFL, None):
@@ -205,7 +208,7 @@ class LlamaServer:
                     "CMAKE_ARGS=\"-DGGML_NATIVE=OFF\" pip install --no-cache-dir 'llama-cpp-python[server]' "
                     "(or `make llama`)"
                 ) from e
-            _install_handlers()
+            install_handlers()
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
             last = ""
             for _attempt in range(3):  # a port taken between free_port() and bind: try another
@@ -282,7 +285,7 @@ class LlamaServer:
 def start_all(servers: list[LlamaServer]) -> None:
     """Start ``servers`` side by side (each loads its model while the others do) and block until
     all answer; the first start-up error is raised once every start has ended."""
-    _install_handlers()  # from this thread: a start-up thread would not install the signal ones
+    install_handlers()  # from this thread: a start-up thread would not install the signal ones
     if len(servers) <= 1:
         for s in servers:
             s.start()

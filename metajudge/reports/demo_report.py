@@ -74,7 +74,8 @@ def swap_line(swap: Mapping[str, Any]) -> str:
 
 
 def swap_human_lines(swap: Mapping[str, Any]) -> list[str]:
-    """Each backbone's correlation with humans in the swap, with its run's cost."""
+    """Each backbone's correlation with humans in the swap, with its run's cost (and its note:
+    where it ran, e.g. alongside the first backbone's sections)."""
     out = []
     for bb in swap.get("backbones", []):
         e = swap["per_backbone"][bb]
@@ -90,6 +91,8 @@ def swap_human_lines(swap: Mapping[str, Any]) -> list[str]:
             f"tokens {c.get('prompt_tokens', 0)} prompt + {c.get('completion_tokens', 0)} "
             f"completion, {r.get('wall_s', 0.0):.1f} s"
         )
+        if r.get("note"):
+            out.append(f"      ({r['note']})")
     return out
 
 

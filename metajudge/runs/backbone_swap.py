@@ -41,6 +41,38 @@ def _error_counts(results: Sequence[Any]) -> dict[str, int]:
     return errors
 
 
+#: one backbone's judge run: per-response scores, the judge's signature, its run summary
+Judged = tuple[dict[str, float | None], str, dict[str, Any]]
+
+
+def swap_items(records: Sequence[Record]) -> list[Any]:
+    """The :class:`~metajudge.metrics.base.ScoreItem` of every response of ``records``, in the
+    order every judge of a swap scores them."""
+    from metajudge.metrics.base import ScoreItem, iter_responses
+
+    return [ScoreItem(r.key, r.response, r.reference, r.input) for r in iter_responses(records)]
+
+
+def judge_backbone(m: Any, items: Sequence[Any]) -> Judged:
+    """Score ``items`` with the judge metric ``m`` (built for one backbone; the caller closes
+    it): the scores by response key, the signature and the run summary (items scored/failed,
+    parse failures and rate, calls, tokens, wall time, error counts)."""
+    import time
+
+    t0 = time.perf_counter()
+    results = m.score_batch(items)
+    wall = time.perf_counter() - t0
+    errors = _error_counts(results)
+    run = {
+        "wall_s": round(wall, 2),
+        "n_items": len(items),
+        "unscored": sum(errors.values()),
+        "errors": errors,
+        **dict(getattr(m, "summary", {}) or {}),
+    }
+    return {r.key: r.score for r in results}, m.signature, run
+
+
 def judge_scores(
     records: Sequence[Record],
     metric: str,
@@ -48,40 +80,34 @@ def judge_scores(
     *,
     seed: int = 0,
     metric_options: Mapping[str, Any] | None = None,
+    judged: Mapping[str, Judged] | None = None,
 ) -> tuple[Scores, dict[str, str], dict[str, Any]]:
     """Run judge ``metric`` under each backbone (one after the other) on every response of ``records``.
 
     Returns ``(scores, signatures, runs)``; ``runs[bb]`` has the judge's run summary (items
     scored/failed, parse failures and rate, calls, tokens, wall time) and the error counts.
+    ``judged``: backbones already judged on these records (:func:`judge_backbone` on
+    :func:`swap_items`, e.g. while something else ran), taken as they are; their response keys
+    must be those of ``records`` (else ``ValueError``).
     """
-    import time
-
-    from metajudge.metrics.base import ScoreItem, iter_responses
     from metajudge.metrics.registry import get_metric
 
-    refs = list(iter_responses(records))
-    items = [ScoreItem(r.key, r.response, r.reference, r.input) for r in refs]
+    items = swap_items(records)
     scores: Scores = {}
     sigs: dict[str, str] = {}
     runs: dict[str, Any] = {}
     for bb in backbones:
-        m = get_metric(metric, backbone=bb, seed=seed, **dict(metric_options or {}))
-        try:
-            t0 = time.perf_counter()
-            results = m.score_batch(items)
-            wall = time.perf_counter() - t0
-            scores[bb] = {r.key: r.score for r in results}
-            sigs[bb] = m.signature
-            errors = _error_counts(results)
-            runs[bb] = {
-                "wall_s": round(wall, 2),
-                "n_items": len(items),
-                "unscored": sum(errors.values()),
-                "errors": errors,
-                **dict(getattr(m, "summary", {}) or {}),
-            }
-        finally:
-            m.close()
+        if judged is not None and bb in judged:
+            done = judged[bb]
+            if list(done[0]) != [it.key for it in items]:
+                raise ValueError(f"the {bb} scores handed to the swap are not of its responses")
+        else:
+            m = get_metric(metric, backbone=bb, seed=seed, **dict(metric_options or {}))
+            try:
+                done = judge_backbone(m, items)
+            finally:
+                m.close()
+        scores[bb], sigs[bb], runs[bb] = done
     return scores, sigs, runs
 
 
@@ -101,6 +127,7 @@ def load_swap_data(
     dataset_options: Mapping[str, Any] | None = None,
     metric_options: Mapping[str, Any] | None = None,
     first: int | None = None,
+    judged: Mapping[str, Judged] | None = None,
 ) -> tuple[SwapData, dict[str, Any], list[Any]]:
     """Load the dataset (``dataset``: a name or a loaded Dataset, or ``input_file``: any file
     :func:`~metajudge.data.loading.load` reads) and get per-backbone scores.
@@ -108,7 +135,8 @@ def load_swap_data(
     Scores: ``scores`` specs (:mod:`metajudge.scores.spec`: score files, the card's shipped judge
     columns; ``external`` is their old spelling, :func:`~metajudge.scores.spec.from_external_list`)
     and/or the judge ``metric`` run under each of ``backbones``. ``limit`` draws that many items
-    with ``seed``; ``first`` keeps the first ones (:func:`subset_records`).
+    with ``seed``; ``first`` keeps the first ones (:func:`subset_records`). ``judged``: backbones
+    already judged on these records (:func:`judge_scores`).
     Returns the aligned :class:`SwapData`, the judge runs' summaries and the records used.
     """
     specs = judge_specs(scores, external)
@@ -134,7 +162,7 @@ def load_swap_data(
         sigs.update(g)
     if backbones:
         s, g, runs = judge_scores(
-            records, metric, backbones, seed=seed, metric_options=metric_options
+            records, metric, backbones, seed=seed, metric_options=metric_options, judged=judged
         )
         columns.update(s)
         sigs.update(g)
@@ -198,12 +226,14 @@ def run_backbone_swap(
     metric_options: Mapping[str, Any] | None = None,
     out_dir: str | Path | None = None,
     first: int | None = None,
+    judged: Mapping[str, Judged] | None = None,
 ) -> SwapResult:
     """Load the data (:func:`load_swap_data`) and run :func:`~metajudge.analyses.backbone_swap.backbone_swap`.
 
     ``out_dir``: the run folder; the backbones judged live (``backbones``) get their per-response
     scores saved there (:func:`metajudge.scores.backbone_files.write_backbone_scores`) for the report's per-item views.
     ``res.source``: where the data was loaded from (the report loads it again from there).
+    ``judged``: backbones already judged on these records, taken as they are (:func:`judge_scores`).
     """
     ds = swap_dataset(dataset, input_file, subset, data_dir, dataset_options)
     data, runs, records = load_swap_data(
@@ -219,6 +249,7 @@ def run_backbone_swap(
         seed=seed,
         data_dir=data_dir,
         metric_options=metric_options,
+        judged=judged,
     )
     res = backbone_swap(
         data,

@@ -8,7 +8,10 @@ score file; :func:`metajudge.runs.backbone_swap.run_backbone_swap` for the swap)
 1. G-Eval (faithfulness, completeness) and answer equivalence on ``n_rag`` RAGChecker pairs;
 2. MT-RAIG Eval (faithfulness, completeness) on ``n_table`` table-QA pairs of
    ``lftqa_mitigation_pradhumant``;
-3. G-Eval faithfulness under SmolLM2-135M and Gemma-3-270M on the same RAGChecker pairs.
+3. G-Eval faithfulness under SmolLM2-135M and Gemma-3-270M on the same RAGChecker pairs. The
+   Gemma judge runs in a worker thread on its own replicas while 1 and 2 run under SmolLM2
+   (:class:`SwapPrefetch`, :func:`run_judges`: the cores are otherwise partly idle) and is
+   handed to the swap; the SmolLM2 half is served from the response cache (the same calls as 1).
 
 Each subset is drawn uniformly without replacement by a fresh ``numpy.random.default_rng(seed)``
 (:func:`metajudge.data.subsample.select`, the ``--limit`` rule of every command) and written
@@ -24,6 +27,7 @@ served from it and the ledger printed at the end says how many calls reached a m
 from __future__ import annotations
 
 import dataclasses
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -358,9 +362,12 @@ def run_sections(
     return runs, ledger
 
 
-def run_swap(rag_file: Path, out: Path, opts: DemoOptions) -> dict[str, Any]:
+def run_swap(
+    rag_file: Path, out: Path, opts: DemoOptions, judged: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """G-Eval faithfulness under both backbones on the RAGChecker subset (the swap pipeline),
-    written to ``out/swap`` with its per-backbone score files and ``report.html``."""
+    written to ``out/swap`` with its per-backbone score files and ``report.html``; ``judged``:
+    backbones already judged (:class:`SwapPrefetch`), taken as they are."""
     from metajudge.reports.html_run import write_html_report
     from metajudge.reports.swap_report import write_swap_report
     from metajudge.run_folder import run_folder
@@ -377,10 +384,112 @@ def run_swap(rag_file: Path, out: Path, opts: DemoOptions) -> dict[str, Any]:
             seed=opts.seed,
             metric_options=_metric_options(SWAP_METRIC, opts),
             out_dir=rf.stage,
+            judged=judged,
         )
         write_swap_report(res, rf.stage, plots=False)
         write_html_report(rf.stage, input_file=rag_file)
     return res.to_dict()
+
+
+class SwapPrefetch:
+    """The swap's judge under the second backbone, run in a worker thread while the first
+    backbone's sections run (the 2 cores are otherwise half idle at the tail of each judge,
+    at model start-up and during the meta-evaluations), handed to the swap by :meth:`result`.
+
+    The metric is built as :func:`~metajudge.runs.backbone_swap.judge_scores` builds it (same
+    backbone, seed and options, so the same signature and cache keys) and scores the responses
+    the swap loads, in its order, on its own backend (its own replicas, routing state and
+    cache connection): its calls and their order, hence its scores, are those of a swap run
+    alone. The worker's error is raised by :meth:`result`; the metric (its backend and servers)
+    is closed by the worker on every path."""
+
+    def __init__(
+        self, metric: Any, items: list[Any], backbone: str, *, backend: Any = None, note: str = ""
+    ) -> None:
+        self.backbone = backbone
+        self.note = note
+        self._metric = metric
+        self._backend = backend  # the metric's backend, for stop()
+        self._items = items
+        self._done: Any = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(
+            target=self._run, name=f"metajudge-swap-{backbone}", daemon=True
+        )
+
+    @classmethod
+    def for_demo(cls, rag_file: Path, opts: DemoOptions) -> SwapPrefetch:
+        """The demo's swap judge (:data:`SWAP_METRIC`) under ``opts.backbones[1]``."""
+        from metajudge.metrics.registry import get_metric
+        from metajudge.runs.backbone_swap import subset_records, swap_dataset, swap_items
+
+        bb = opts.backbones[1]
+        records = subset_records(swap_dataset(None, rag_file, None, None).records, None)
+        metric = get_metric(
+            SWAP_METRIC, backbone=bb, seed=opts.seed, **_metric_options(SWAP_METRIC, opts)
+        )
+        note = f"judged while the {opts.backbones[0]} sections ran (its own replicas)"
+        backend = metric.client.backend  # built here, its servers start on the first call
+        return cls(metric, swap_items(records), bb, backend=backend, note=note)
+
+    def start(self) -> SwapPrefetch:
+        from metajudge.backends.server import install_handlers
+
+        install_handlers()  # from the main thread: the worker's servers stop on SIGTERM too
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        from metajudge.runs.backbone_swap import judge_backbone
+
+        try:
+            scores, sig, run = judge_backbone(self._metric, self._items)
+            self._done = (scores, sig, {**run, "note": self.note} if self.note else run)
+        except BaseException as e:  # noqa: BLE001 - raised again by result() in the main thread
+            self._error = e
+        finally:
+            try:
+                self._metric.close()
+            except BaseException as e:  # noqa: BLE001 - raised again by result()
+                self._error = self._error or e
+
+    def result(self) -> dict[str, Any]:
+        """Wait for the worker; its run for ``judged=`` of the swap, or its error raised."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return {self.backbone: self._done}
+
+    def stop(self, timeout_s: float = 10.0) -> BaseException | None:
+        """After the main thread failed: stop the worker's servers (its calls then fail at
+        once and the worker closes its backend), wait up to ``timeout_s``; its error, if any."""
+        inner = getattr(self._backend, "inner", self._backend)  # behind the response cache
+        for server in list(getattr(inner, "servers", None) or []):
+            server.stop()
+        self._thread.join(timeout_s)
+        return self._error
+
+
+def run_judges(
+    files: dict[str, Path], out: Path, opts: DemoOptions, say: Callable[[str], None]
+) -> tuple[list[JudgeRun], dict[str, int], dict[str, Any]]:
+    """:func:`run_sections` under the first backbone with the swap's second-backbone judge
+    (:class:`SwapPrefetch`) alongside, then :func:`run_swap` with that judge's run handed
+    over (the first backbone's swap half is served from the response cache). A failure of
+    either side is raised (the other's, if any, as a note); both backends are closed."""
+    rag = files[RAG_DATASET]
+    say(f"  judging {SWAP_METRIC} under {opts.backbones[1]} for the backbone swap, alongside ...")
+    pre = SwapPrefetch.for_demo(rag, opts).start()
+    try:
+        runs, ledger = run_sections(files, out, opts, say)
+        judged = pre.result()
+    except BaseException as e:
+        other = pre.stop()
+        if other is not None and other is not e:
+            e.add_note(f"the {opts.backbones[1]} swap judge also failed: {other!r}")
+        raise
+    say(f"  backbone swap: {SWAP_METRIC} under {' vs '.join(opts.backbones)} ...")
+    return runs, ledger, run_swap(rag, out, opts, judged)
 
 
 def run_demo(out_dir: str | Path, *args: Any, **kwargs: Any) -> DemoResult:
@@ -419,9 +528,7 @@ def demo_into(
             f"Subset: n = {d['n']} of {d['of']} labelled {d['dataset']} pairs, drawn {d['how']} "
             f"(seed {opts.seed})"
         )
-    runs, ledger = run_sections({RAG_DATASET: rag, TABLE_DATASET: tab}, out, opts, say)
-    say(f"  backbone swap: {SWAP_METRIC} under {' vs '.join(opts.backbones)} ...")
-    swap = run_swap(rag, out, opts)
+    runs, ledger, swap = run_judges({RAG_DATASET: rag, TABLE_DATASET: tab}, out, opts, say)
     result = DemoResult(opts, subsets, runs, swap, total_ledger(ledger, swap), 0.0)
     result.wall_s = round(time.perf_counter() - t0, 1)
     from metajudge.reports.demo_report import demo_markdown, write_demo_html

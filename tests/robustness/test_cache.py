@@ -363,3 +363,50 @@ def test_stats_on_old_schema_says_to_upgrade(
     assert main(["cache", "stats", "--path", str(db)]) == 2
     err = capsys.readouterr().err
     assert "schema v1" in err and "Traceback" not in err
+
+
+def test_two_threads_write_one_cache_file_through_their_own_connections(tmp_path: Path) -> None:
+    """``metajudge demo`` judges its two backbones at once in two threads of one process, each
+    backend with its own :class:`ResponseCache` on the user cache file (its own SQLite
+    connection, one shared lock descriptor): 2 x 150 answers stored and read back while the
+    other thread writes, none lost, none failed; closing one leaves the other open."""
+    import threading
+
+    db = tmp_path / "c.sqlite"
+    caches = {name: ResponseCache(db) for name in ("smol", "gemma")}
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(2)
+
+    def write(name: str) -> None:
+        try:
+            c = caches[name]
+            barrier.wait()
+            for i in range(150):
+                r = Request(prompt=f"{name}{i}")
+                k = cache_key("embedded", name, r, "p")
+                comp = Completion((Choice(f"{name}-{i}", f"{name}-{i}"),), 3, 1, 0.1)
+                c.put(
+                    k,
+                    kind="embedded",
+                    model_id=name,
+                    parser_version="p",
+                    request=r,
+                    completion=comp,
+                )
+                assert c.get_many([k])[k].text == f"{name}-{i}"
+        except BaseException as e:  # noqa: BLE001 - asserted below
+            errors.append(e)
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in caches]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert errors == [] and not any(t.is_alive() for t in threads)
+    caches["smol"].close()
+    assert len(caches["gemma"]) == 300  # still open after the other closed (the shared lock kept)
+    keys = [
+        cache_key("embedded", n, Request(prompt=f"{n}{i}"), "p") for n in caches for i in range(150)
+    ]
+    assert len(caches["gemma"].get_many(keys)) == 300
+    caches["gemma"].close()

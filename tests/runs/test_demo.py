@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -240,3 +241,175 @@ def test_demo_lines_name_their_ci_method(data_dir: Path, tmp_path: Path) -> None
         assert c["ci_method"] == "Fisher z"
         assert c["ci"] == list(fisher_z_ci(c["pearson"], 6))
         assert " Fisher z (n=6 pairs)" in corr_text(c), corr_text(c)
+
+
+# ---------------------------------------------------------------------------------------------
+# The swap's second backbone judged alongside the first backbone's sections (scripted judges:
+# the orchestration; the real servers are the slow end-to-end test above)
+
+
+class _Judge:
+    """A scripted judge metric: score = position; ``fail`` raised by score_batch; ``gate``:
+    score_batch waits for it (the calls of a real judge, which end when its servers stop)."""
+
+    signature = "scripted|backbone:gemma3-270m|seed:0"
+
+    def __init__(self, fail: BaseException | None = None, gate: Any = None) -> None:
+        self.fail = fail
+        self.gate = gate
+        self.closed = 0
+        self.thread = ""
+
+    def score_batch(self, items: list[Any]) -> list[Any]:
+        import threading
+
+        from metajudge.metrics.base import MetricResult
+
+        self.thread = threading.current_thread().name
+        if self.gate is not None:
+            assert self.gate.wait(10)
+        if self.fail is not None:
+            raise self.fail
+        return [MetricResult(it.key, float(i % 5), {}) for i, it in enumerate(items)]
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        return {"parse_attempts": 11, "parse_failures": 0, "cost": {"calls": 11, "cached": 0}}
+
+    def close(self) -> None:
+        self.closed += 1
+
+
+class _Server:
+    def __init__(self, gate: Any) -> None:
+        self.gate = gate
+        self.stopped = 0
+
+    def stop(self) -> None:
+        self.stopped += 1
+        self.gate.set()
+
+
+def _rag_items(data_dir: Path, tmp_path: Path) -> tuple[Path, list[Any]]:
+    from metajudge.runs.backbone_swap import swap_items
+    from metajudge.runs.demo import draw_subset
+
+    rag, _ = draw_subset(RAG_DATASET, 6, 0, tmp_path, data_dir=data_dir, reference_as_context=True)
+    from metajudge.data.registry import load_jsonl_dataset
+
+    return rag, swap_items(load_jsonl_dataset(rag).records)
+
+
+def test_swap_prefetch_runs_in_a_worker_hands_over_its_run_and_closes(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    import threading
+
+    from metajudge.runs.demo import SwapPrefetch
+
+    _, items = _rag_items(data_dir, tmp_path)
+    judge = _Judge()
+    judged = SwapPrefetch(judge, items, "gemma3-270m", note="judged alongside").start().result()
+    scores, sig, run = judged["gemma3-270m"]
+    assert list(scores) == [it.key for it in items] and len(items) == 12
+    assert sig == judge.signature and run["note"] == "judged alongside"
+    assert run["cost"] == {"calls": 11, "cached": 0} and run["n_items"] == 12
+    assert judge.closed == 1 and judge.thread != threading.main_thread().name
+
+
+def test_swap_prefetch_error_is_raised_in_the_main_thread_and_the_judge_closed(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    from metajudge.runs.demo import SwapPrefetch
+
+    _, items = _rag_items(data_dir, tmp_path)
+    judge = _Judge(fail=RuntimeError("gemma server died"))
+    pre = SwapPrefetch(judge, items, "gemma3-270m").start()
+    with pytest.raises(RuntimeError, match="gemma server died"):
+        pre.result()
+    assert judge.closed == 1
+
+
+@pytest.mark.parametrize("worker_fails", [False, True])
+def test_sections_failure_stops_the_swap_judge_and_is_raised(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, worker_fails: bool
+) -> None:
+    """Ctrl-C (or an error) in the first backbone's sections: the second backbone's servers are
+    stopped (its waiting calls end), its judge closed, the main error raised (the worker's own
+    failure, if any, as a note on it), and the swap never runs."""
+    import threading
+
+    from metajudge.runs import demo
+
+    rag, items = _rag_items(data_dir, tmp_path)
+    gate = threading.Event()
+    server = _Server(gate)
+    judge = _Judge(fail=RuntimeError("connection refused") if worker_fails else None, gate=gate)
+    backend = type("B", (), {"inner": type("E", (), {"servers": [server]})()})()
+    pre = demo.SwapPrefetch(judge, items, "gemma3-270m", backend=backend)
+    monkeypatch.setattr(demo.SwapPrefetch, "for_demo", classmethod(lambda cls, r, o: pre))
+
+    def sections(*a: Any) -> Any:
+        raise KeyboardInterrupt
+
+    def swap(*a: Any) -> Any:
+        raise AssertionError("the swap ran")
+
+    monkeypatch.setattr(demo, "run_sections", sections)
+    monkeypatch.setattr(demo, "run_swap", swap)
+    with pytest.raises(KeyboardInterrupt) as info:
+        demo.run_judges({RAG_DATASET: rag}, tmp_path, DemoOptions(), lambda s: None)
+    assert server.stopped == 1 and judge.closed == 1
+    notes = getattr(info.value, "__notes__", [])
+    assert notes == (
+        ["the gemma3-270m swap judge also failed: RuntimeError('connection refused')"]
+        if worker_fails
+        else []
+    )
+
+
+def test_handed_over_backbone_is_counted_once_and_the_swap_calls_no_model(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both backbones handed to the real swap pipeline (no model at all: get_metric refuses):
+    the swap takes their scores, signatures and runs as they are, the demo's total ledger counts
+    the second backbone's 11 calls once (first backbone 66 calls + swap halves 0 + 11), and the
+    printed swap line says where that judge ran."""
+    from metajudge.metrics import registry
+    from metajudge.reports.demo_report import swap_human_lines
+    from metajudge.runs.backbone_swap import judge_backbone
+    from metajudge.runs.demo import run_swap, total_ledger
+
+    rag, items = _rag_items(data_dir, tmp_path)
+    monkeypatch.setattr(registry, "get_metric", lambda *a, **k: pytest.fail("a judge was built"))
+    first = judge_backbone(_Judge(), items)
+    first[2]["cost"] = {"calls": 0, "cached": 11, "prompt_tokens": 0}
+    second = judge_backbone(_Judge(), items)
+    second[2].update(note="judged while the smollm2-135m sections ran (its own replicas)")
+    second[2]["cost"] = {"calls": 11, "cached": 0, "prompt_tokens": 6283, "completion_tokens": 22}
+    opts = DemoOptions(n_boot=50)
+    swap = run_swap(rag, tmp_path, opts, {"smollm2-135m": first, "gemma3-270m": second})
+    assert swap["runs"]["gemma3-270m"]["cost"]["calls"] == 11
+    assert swap["signatures"]["gemma3-270m"] == _Judge.signature
+    ledger = total_ledger({"calls": 66, "cached": 0, "prompt_tokens": 35733}, swap)
+    assert ledger["calls"] == 77 and ledger["cached"] == 11
+    assert ledger["prompt_tokens"] == 35733 + 6283 and ledger["completion_tokens"] == 22
+    lines = swap_human_lines(swap)
+    assert "calls 11, cache hits 0, tokens 6283 prompt + 22 completion" in lines[-2]
+    assert lines[-1] == "      (judged while the smollm2-135m sections ran (its own replicas))"
+    assert (tmp_path / "swap" / "report.html").is_file()
+
+
+def test_handed_over_scores_must_be_of_the_swaps_responses(data_dir: Path, tmp_path: Path) -> None:
+    from metajudge.data.registry import load_jsonl_dataset
+    from metajudge.runs.backbone_swap import judge_backbone, judge_scores
+
+    rag, items = _rag_items(data_dir, tmp_path)
+    scores, sig, run = judge_backbone(_Judge(), items[:-1])
+    with pytest.raises(ValueError, match="gemma3-270m scores handed to the swap"):
+        judge_scores(
+            load_jsonl_dataset(rag).records,
+            "geval_faithfulness",
+            ["gemma3-270m"],
+            judged={"gemma3-270m": (scores, sig, run)},
+        )
