@@ -62,8 +62,6 @@ def render_all(
         path = out / "scatter.png"
         p = scatter.collect(path, draw) if scatter is not None else draw(path)
         written[p.name] = p
-    elif scatter is not None:
-        scatter.cancel()
     return written
 
 

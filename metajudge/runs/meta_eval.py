@@ -128,23 +128,23 @@ def meta_eval_into(
         return run_categorical(  # type: ignore[return-value]
             ds, rows, out_dir=out, protocol=proto, metrics=metrics, data_dir=data_dir, run=run
         )
-    res, ahead = _evaluate_ahead(
-        ds, rows, proto, metrics, baselines, bars.step("bootstrap", "resample"), plots
-    )
-    res.data["run"] = {
-        **run,
-        "scores": [s.text for s in specs],  # ``--external`` is recorded as ``shipped``
-        **_run_options(to_score, rescore, baselines, t0),
-    }
-    report_kw = {
-        "plots": plots,
-        "data_dir": data_dir,
-        "dataset": ds,
-        "rows": rows,
-        "scatter": ahead,
-        **(report or {}),
-    }
-    return res, _write_report(res, out, bars, report_kw)
+    points = functools.partial(_evaluate_points, proto, metrics, baselines)
+    with plot_ahead.drawing(ds, rows, points, plots) as ahead:  # scatter.png meanwhile
+        res = _evaluate(ds, rows, proto, metrics, baselines, bars.step("bootstrap", "resample"))
+        res.data["run"] = {
+            **run,
+            "scores": [s.text for s in specs],  # ``--external`` is recorded as ``shipped``
+            **_run_options(to_score, rescore, baselines, t0),
+        }
+        report_kw = {
+            "plots": plots,
+            "data_dir": data_dir,
+            "dataset": ds,
+            "rows": rows,
+            "scatter": ahead,
+            **(report or {}),
+        }
+        return res, _write_report(res, out, bars, report_kw)
 
 
 def _run_options(to_score: Any, rescore: bool, baselines: bool, t0: float) -> dict[str, Any]:
@@ -155,28 +155,6 @@ def _run_options(to_score: Any, rescore: bool, baselines: bool, t0: float) -> di
         "trivial_baselines": list(trivial.TRIVIAL) if baselines else [],
         "seconds": round(time.perf_counter() - t0, 3),
     }
-
-
-def _evaluate_ahead(
-    ds: Any,
-    rows: list[Any],
-    proto: Protocol,
-    metrics: Sequence[str] | None,
-    baselines: bool,
-    progress: Any,
-    plots: bool,
-) -> tuple[MetaEvalResult, plot_ahead.ScatterAhead | None]:
-    """:func:`_evaluate`, with ``scatter.png`` drawn meanwhile by a child process when
-    ``plots`` (:func:`metajudge.runs.plot_ahead.start`; stopped if the evaluation fails)."""
-    ahead = plot_ahead.start(
-        ds, rows, functools.partial(_evaluate_points, proto, metrics, baselines), plots
-    )
-    try:
-        return _evaluate(ds, rows, proto, metrics, baselines, progress), ahead
-    except BaseException:
-        if ahead is not None:
-            ahead.cancel()
-        raise
 
 
 def _evaluate_points(
@@ -196,10 +174,6 @@ def _write_report(res: MetaEvalResult, out: Path, bars: Any, kw: dict[str, Any])
     trivial baselines are not browsed); ``bars`` are closed whatever happens."""
     try:
         return write_run(res, out, progress=bars.step("report", "view"), **kw)
-    except BaseException:
-        if kw.get("scatter") is not None:  # the run failed before the plot was collected
-            kw["scatter"].cancel()
-        raise
     finally:
         bars.close()
 

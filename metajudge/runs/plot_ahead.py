@@ -16,6 +16,7 @@ file is the same either way.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
 import os
@@ -23,7 +24,7 @@ import shutil
 import sys
 import tempfile
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +63,8 @@ class ScatterAhead:
             shutil.rmtree(self.folder, ignore_errors=True)
 
     def cancel(self) -> None:
-        """Stop the child (the run failed or was interrupted) and remove its folder."""
+        """Stop the child (the run failed, was interrupted, or the plot was collected) and
+        remove its folder."""
         if self.process.is_alive():
             self.process.terminate()
         self.process.join()
@@ -85,6 +87,20 @@ def start(
     proc = ctx.Process(target=_child, args=(ds, rows, evaluate, folder), daemon=True)
     proc.start()
     return ScatterAhead(proc, folder)
+
+
+@contextlib.contextmanager
+def drawing(
+    ds: Any, rows: Sequence[Any], evaluate: Callable[..., Any], enabled: bool
+) -> Iterator[ScatterAhead | None]:
+    """:func:`start` for the ``with`` block of a run; at its end, however it ends, the child
+    is stopped and its folder removed (nothing is left once the plot was collected)."""
+    ahead = start(ds, rows, evaluate, enabled)
+    try:
+        yield ahead
+    finally:
+        if ahead is not None:
+            ahead.cancel()
 
 
 def _child(ds: Any, rows: Sequence[Any], evaluate: Callable[..., Any], folder: Path) -> None:
