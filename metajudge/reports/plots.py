@@ -4,6 +4,7 @@
   an error bar and the inter-human ceiling as a horizontal line.
 * :func:`plot_scatter` — per metric and dimension, the normalised metric difference of each
   pair against the human label (jittered), the way RAGChecker's appendix plots them.
+* :func:`draw_plot` — either, by its run-folder file name (:data:`META_EVAL_PLOTS`).
 
 matplotlib is imported inside the functions, never at module import.
 """
@@ -17,6 +18,22 @@ import numpy as np
 
 from metajudge.analyses.metric_vs_human.result import MetaEvalResult
 from metajudge.io import atomic_write
+
+#: the plots of a meta-evaluation run folder: the correlations need the final result (their
+#: CIs), the scatter only the points (:mod:`metajudge.runs.plot_ahead` draws it early)
+CORRELATION_PLOTS = ("correlation_pearson.png", "correlation_spearman.png")
+SCATTER_PLOT = "scatter.png"
+META_EVAL_PLOTS = (*CORRELATION_PLOTS, SCATTER_PLOT)
+
+
+def draw_plot(res: MetaEvalResult, name: str, path: str | Path) -> Path:
+    """The plot called ``name`` (one of :data:`META_EVAL_PLOTS`) of ``res``, written to ``path``."""
+    if name == SCATTER_PLOT:
+        return plot_scatter(res, path)
+    if name not in CORRELATION_PLOTS:
+        raise ValueError(f"unknown plot {name!r} (expected one of {', '.join(META_EVAL_PLOTS)})")
+    statistic = name.removeprefix("correlation_").removesuffix(".png")
+    return plot_correlations(res, path, statistic=statistic)
 
 
 def _plt() -> Any:

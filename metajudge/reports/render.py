@@ -25,19 +25,23 @@ def render_all(
     plots: bool = True,
     result: MetaEvalResult | None = None,
     published: bool = True,
-    scatter: Any = None,
+    ahead: Any = None,
 ) -> dict[str, Path]:
     """Render the tables (and plots) of the result in ``out_dir``. Returns {kind: path}.
 
     With ``published`` the matching published numbers (``baselines/published_*.json``) are
     attached to the result first (:func:`metajudge.reports.published.attach_published`).
-    ``scatter``: a child drawing ``scatter.png`` already (:mod:`metajudge.runs.plot_ahead`):
-    its ``collect(path, draw)`` puts the file there (or draws it with ``draw``).
+    ``ahead``: a child process that drew ``scatter.png`` already and draws the correlation plots
+    of the final result while the tables are written (:mod:`metajudge.runs.plot_ahead`); its
+    ``collect(out, names, draw)`` puts the files there (drawing here, with ``draw``, any it did
+    not make).
     """
     out = Path(out_dir)
     res = result if result is not None else MetaEvalResult.load(out / RESULT_FILE)
     if published:
         attach_published(res)
+    if plots and ahead is not None:
+        ahead.finish(res)  # the result is final: the child draws its correlations meanwhile
     written: dict[str, Path] = {}
     for name, text in (
         ("table.md", tables.to_markdown(res)),
@@ -50,18 +54,15 @@ def render_all(
             fh.write(text)
         written[name] = out / name
     if plots:
-        from metajudge.reports.plots import plot_correlations, plot_scatter
+        from metajudge.reports.plots import META_EVAL_PLOTS, draw_plot
 
-        for s in ("pearson", "spearman"):
-            p = plot_correlations(res, out / f"correlation_{s}.png", statistic=s)
-            written[p.name] = p
+        def draw(name: str, path: Path) -> Path:
+            return draw_plot(res, name, path)
 
-        def draw(path: Path) -> Path:
-            return plot_scatter(res, path)
-
-        path = out / "scatter.png"
-        p = scatter.collect(path, draw) if scatter is not None else draw(path)
-        written[p.name] = p
+        if ahead is not None:
+            written.update(ahead.collect(out, META_EVAL_PLOTS, draw))
+        else:
+            written.update({name: draw(name, out / name) for name in META_EVAL_PLOTS})
     return written
 
 

@@ -129,7 +129,7 @@ def meta_eval_into(
             ds, rows, out_dir=out, protocol=proto, metrics=metrics, data_dir=data_dir, run=run
         )
     points = functools.partial(_evaluate_points, proto, metrics, baselines)
-    with plot_ahead.drawing(ds, rows, points, plots) as ahead:  # scatter.png meanwhile
+    with plot_ahead.drawing(ds, rows, points, plots) as ahead:  # the plots meanwhile
         res = _evaluate(ds, rows, proto, metrics, baselines, bars.step("bootstrap", "resample"))
         res.data["run"] = {
             **run,
@@ -141,7 +141,7 @@ def meta_eval_into(
             "data_dir": data_dir,
             "dataset": ds,
             "rows": rows,
-            "scatter": ahead,
+            "ahead": ahead,
             **(report or {}),
         }
         return res, _write_report(res, out, bars, report_kw)
@@ -246,7 +246,7 @@ def write_run(
     rows: Any = None,
     progress: Any = None,
     browser_cap: int | None = None,
-    scatter: Any = None,
+    ahead: Any = None,
 ) -> dict[str, Path]:
     """Warn about missing scores, attach the published numbers, and write the run folder as a
     set (:func:`metajudge.run_folder.run_folder`): ``result.json``, the tables,
@@ -259,7 +259,7 @@ def write_run(
     ×100, recorded in ``result.json`` (:mod:`metajudge.reports.scale`; default 0–1));
     ``browser_cap``: the units per view of the page's browser (default
     :data:`~metajudge.reports.html_run.BROWSER_CAP`; 0: all; not recorded in ``result.json``);
-    ``scatter``: the :mod:`~metajudge.runs.plot_ahead` child drawing ``scatter.png``)."""
+    ``ahead``: the :mod:`~metajudge.runs.plot_ahead` child drawing the plots)."""
     from metajudge.reports.html_run import write_html_report
     from metajudge.reports.published import attach_published, unmatched_line
     from metajudge.reports.render import RESULT_FILE, render_all
@@ -277,7 +277,7 @@ def write_run(
         stage = rf.stage
         res.save(stage / RESULT_FILE)
         written = {RESULT_FILE: stage / RESULT_FILE}
-        written.update(render_all(stage, plots=plots, result=res, published=False, scatter=scatter))
+        written.update(render_all(stage, plots=plots, result=res, published=False, ahead=ahead))
         written["report.html"] = write_html_report(
             stage,
             data_dir=data_dir,

@@ -1,17 +1,26 @@
-"""The scatter plot of a meta-evaluation drawn in a child process while the bootstrap runs.
+"""The plots of a meta-evaluation drawn in a child process, beside the parent's work.
 
-``scatter.png`` shows each metric's normalised pair differences against the human labels
-(:func:`metajudge.reports.plots.plot_scatter`): nothing in it depends on the bootstrap. On a
-small dataset drawing it (18 panels of matplotlib text layout for RAGChecker) takes about as
-long as the whole bootstrap, so :func:`start` forks a child that meta-evaluates the same rows
-without resamples (:data:`CHILD_OPTIONS`: the points and the table's layout are those of the
-full run) and draws the plot into a temporary folder, on the second core, while the parent
-evaluates; :meth:`ScatterAhead.collect` moves the finished file into the run folder.
+On a small dataset the plots take about as long as the whole bootstrap (importing matplotlib
+and 18 panels of text layout for RAGChecker), so :func:`start` forks a child, on the second
+core, that draws them into a temporary folder:
+
+1. ``scatter.png`` at once: it shows each metric's normalised pair differences against the
+   human labels (:func:`metajudge.reports.plots.plot_scatter`), and nothing in it depends on
+   the bootstrap, so the child meta-evaluates the same rows without resamples
+   (:data:`CHILD_OPTIONS`: the points and the table's layout are those of the full run);
+2. the correlation plots once the parent hands it the final result
+   (:meth:`PlotsAhead.finish`, called when the tables are about to be written): their bars
+   and CIs are the run's. The parent then only waits, so the second plot is drawn at the
+   same time in a process forked from the child.
+
+:meth:`PlotsAhead.collect` moves the finished files into the run folder. Every file is the
+one the parent would draw from the same result.
 
 The child is used only where forking is cheap and safe: on Linux, for at most
 :data:`MAX_RECORDS` records (the child holds a second aligned view). Everywhere else, and
-when the child fails (its error is logged), the plot is drawn in the parent as before, so the
-file is the same either way.
+for each plot the child failed to make (its error is logged), the plot is drawn in the
+parent as before, so the files are the same either way. The child exits when the parent
+closes its end of the pipe (cancelled, or killed) before handing it a result.
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import pickle
 import shutil
 import sys
 import tempfile
@@ -30,41 +40,68 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-#: most dataset records for which the scatter is drawn ahead in a child process
+#: most dataset records for which the plots are drawn ahead in a child process
 MAX_RECORDS = 50_000
-#: the child's protocol changes: no resamples, no comparisons, one statistic (the points and
-#: the cells' columns do not depend on them)
+#: the child's protocol changes for the scatter: no resamples, no comparisons, one statistic
+#: (the points and the cells' columns do not depend on them)
 CHILD_OPTIONS: dict[str, Any] = {"n_boot": 0, "compare": False, "statistics": ("pearson",)}
-SCATTER_FILE = "scatter.png"
+_RESULT_FILE = "result.pickle"
 _ERROR_FILE = "error.txt"
 
 
-class ScatterAhead:
-    """A forked child drawing ``scatter.png`` into ``folder``."""
+class PlotsAhead:
+    """A forked child drawing the plots of a run into ``folder``; ``conn``: this end of the
+    pipe that tells it the final result is in ``folder``."""
 
-    def __init__(self, process: Any, folder: Path) -> None:
+    def __init__(self, process: Any, folder: Path, conn: Any) -> None:
         self.process = process
         self.folder = folder
+        self.conn = conn
 
-    def collect(self, path: Path, draw: Callable[[Path], Path]) -> Path:
-        """Wait for the child and move its plot to ``path``; on a failure of the child, log
-        why and ``draw(path)`` in this process instead."""
+    def finish(self, res: Any) -> None:
+        """Hand the child the final result (``res.data``, pickled into its folder): it draws
+        the correlation plots of it."""
+        tmp = self.folder / f"{_RESULT_FILE}.tmp"
+        tmp.write_bytes(pickle.dumps(res.data, protocol=pickle.HIGHEST_PROTOCOL))
+        tmp.replace(self.folder / _RESULT_FILE)
+        with contextlib.suppress(OSError):  # a dead child: its plots are drawn here
+            self.conn.send(True)
+
+    def collect(
+        self, out: Path, names: Sequence[str], draw: Callable[[str, Path], Path]
+    ) -> dict[str, Path]:
+        """Wait for the child and move each of its plots ``names`` into ``out``; a plot it did
+        not make is drawn here with ``draw(name, path)``, and why is logged once."""
+        self.conn.close()  # a child still waiting for a result stops
         self.process.join()
-        made = self.folder / SCATTER_FILE
+        written: dict[str, Path] = {}
         try:
-            if self.process.exitcode == 0 and made.is_file():
-                shutil.move(str(made), str(path))
-                return path
-            err = self.folder / _ERROR_FILE
-            why = err.read_text() if err.is_file() else f"exit code {self.process.exitcode}"
-            log.warning("the scatter plot's child process failed, drawn here instead: %s", why)
-            return draw(path)
+            missing = [n for n in names if not (self.folder / n).is_file()]
+            if missing:
+                log.warning(
+                    "the plots' child process did not make %s, drawn here instead: %s",
+                    ", ".join(missing),
+                    self._why(),
+                )
+            for name in names:
+                path = out / name
+                if name in missing:
+                    written[name] = draw(name, path)
+                else:
+                    shutil.move(str(self.folder / name), str(path))
+                    written[name] = path
+            return written
         finally:
             shutil.rmtree(self.folder, ignore_errors=True)
 
+    def _why(self) -> str:
+        errors = [p.read_text() for p in sorted(self.folder.glob("error*.txt"))]
+        return "\n".join(errors) or f"exit code {self.process.exitcode}"
+
     def cancel(self) -> None:
-        """Stop the child (the run failed, was interrupted, or the plot was collected) and
+        """Stop the child (the run failed, was interrupted, or the plots were collected) and
         remove its folder."""
+        self.conn.close()
         if self.process.is_alive():
             self.process.terminate()
         self.process.join()
@@ -73,28 +110,33 @@ class ScatterAhead:
 
 def start(
     ds: Any, rows: Sequence[Any], evaluate: Callable[..., Any], enabled: bool
-) -> ScatterAhead | None:
-    """Fork the child that draws the scatter of ``evaluate(ds, rows, **CHILD_OPTIONS)``, or
-    None where it is not used (``enabled`` false: no plots; see the module docstring)."""
+) -> PlotsAhead | None:
+    """Fork the child that draws the scatter of ``evaluate(ds, rows, **CHILD_OPTIONS)`` and
+    then the correlation plots of the result it is handed, or None where it is not used
+    (``enabled`` false: no plots; see the module docstring)."""
     if not enabled or not sys.platform.startswith("linux"):
         return None
     if "fork" not in multiprocessing.get_all_start_methods():
         return None
     if len(ds.records) > MAX_RECORDS:
         return None
-    folder = Path(tempfile.mkdtemp(prefix="metajudge-scatter-"))
+    folder = Path(tempfile.mkdtemp(prefix="metajudge-plots-"))
     ctx = multiprocessing.get_context("fork")
-    proc = ctx.Process(target=_child, args=(ds, rows, evaluate, folder), daemon=True)
+    reader, writer = ctx.Pipe(duplex=False)
+    proc = ctx.Process(
+        target=_child, args=(ds, rows, evaluate, folder, reader, writer), daemon=True
+    )
     proc.start()
-    return ScatterAhead(proc, folder)
+    reader.close()
+    return PlotsAhead(proc, folder, writer)
 
 
 @contextlib.contextmanager
 def drawing(
     ds: Any, rows: Sequence[Any], evaluate: Callable[..., Any], enabled: bool
-) -> Iterator[ScatterAhead | None]:
+) -> Iterator[PlotsAhead | None]:
     """:func:`start` for the ``with`` block of a run; at its end, however it ends, the child
-    is stopped and its folder removed (nothing is left once the plot was collected)."""
+    is stopped and its folder removed (nothing is left once the plots were collected)."""
     ahead = start(ds, rows, evaluate, enabled)
     try:
         yield ahead
@@ -103,12 +145,58 @@ def drawing(
             ahead.cancel()
 
 
-def _child(ds: Any, rows: Sequence[Any], evaluate: Callable[..., Any], folder: Path) -> None:
-    """In the child: evaluate without resamples and draw; an error is written for the parent."""
+def _child(
+    ds: Any,
+    rows: Sequence[Any],
+    evaluate: Callable[..., Any],
+    folder: Path,
+    reader: Any,
+    writer: Any,
+) -> None:
+    """In the child: the scatter without resamples, then the correlation plots of the result
+    the parent hands over; an error is written for the parent, which draws what is missing."""
+    writer.close()  # only the parent's end keeps the pipe open: its exit ends the wait
     try:
-        from metajudge.reports.plots import plot_scatter
+        from metajudge.reports import plots
 
-        plot_scatter(evaluate(ds, rows, **CHILD_OPTIONS), folder / SCATTER_FILE)
-    except BaseException:  # noqa: BLE001 - reported to the parent, which draws the plot itself
+        plots.plot_scatter(evaluate(ds, rows, **CHILD_OPTIONS), folder / plots.SCATTER_PLOT)
+        _draw_final(folder, reader)
+    except BaseException:  # noqa: BLE001 - reported to the parent, which draws the plots itself
         (folder / _ERROR_FILE).write_text(traceback.format_exc(limit=4))
         os._exit(1)
+
+
+def _draw_final(folder: Path, reader: Any) -> None:
+    """Wait for the parent's final result and draw its correlation plots into ``folder``
+    (nothing when the parent closed the pipe without one): the first here, each other one in
+    a forked grandchild at the same time (the parent waits for them on its idle core)."""
+    from metajudge.analyses.metric_vs_human.result import MetaEvalResult
+    from metajudge.reports import plots
+
+    try:
+        reader.recv()
+    except EOFError:
+        return
+    res = MetaEvalResult(pickle.loads((folder / _RESULT_FILE).read_bytes()))
+    first, *others = plots.CORRELATION_PLOTS
+    pids = [_fork_drawing(res, name, folder) for name in others]
+    plots.draw_plot(res, first, folder / first)
+    for pid in pids:
+        os.waitpid(pid, 0)
+
+
+def _fork_drawing(res: Any, name: str, folder: Path) -> int:
+    """Fork a process that draws the plot ``name`` of ``res`` into ``folder`` (an error goes
+    to ``error-<name>.txt``); returns its pid."""
+    pid = os.fork()
+    if pid:
+        return pid
+    code = 0
+    try:
+        from metajudge.reports import plots
+
+        plots.draw_plot(res, name, folder / name)
+    except BaseException:  # noqa: BLE001 - reported to the parent, which draws the plot itself
+        (folder / f"error-{name}.txt").write_text(traceback.format_exc(limit=4))
+        code = 1
+    os._exit(code)

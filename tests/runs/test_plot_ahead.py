@@ -1,11 +1,17 @@
-"""``scatter.png`` drawn in a forked child while the bootstrap runs (metajudge.runs.plot_ahead):
-the same file as drawn from ``result.json`` afterwards, whatever happens to the child."""
+"""The plots drawn in a forked child (metajudge.runs.plot_ahead): ``scatter.png`` while the
+bootstrap runs, the correlation plots of the final result while the tables are written; each the
+same file as drawn from ``result.json`` afterwards, whatever happens to the child."""
 
 from __future__ import annotations
 
 import logging
+import os
+import shutil
+import signal
+import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +19,7 @@ import pytest
 
 from metajudge.analyses.metric_vs_human.result import MetaEvalResult
 from metajudge.cli import main
-from metajudge.reports.plots import plot_scatter
+from metajudge.reports.plots import META_EVAL_PLOTS, draw_plot
 from metajudge.runs import meta_eval, plot_ahead
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork: Linux only")
@@ -22,7 +28,7 @@ ARGS = ["meta-eval", "--dataset", "ragchecker_meta_eval", "--scores", "shipped",
 
 
 def _leftovers() -> set[Path]:
-    return set(Path(tempfile.gettempdir()).glob("metajudge-scatter-*"))
+    return set(Path(tempfile.gettempdir()).glob("metajudge-plots-*"))
 
 
 def _started(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
@@ -38,9 +44,14 @@ def _started(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     return seen
 
 
-def _drawn_afterwards(out: Path, tmp: Path) -> bytes:
+def _drawn_afterwards(out: Path, tmp: Path, name: str = "scatter.png") -> bytes:
     res = MetaEvalResult.load(out / "result.json")
-    return plot_scatter(res, tmp / "again.png").read_bytes()
+    return draw_plot(res, name, tmp / f"again_{name}").read_bytes()
+
+
+def _every_plot_as_drawn_afterwards(out: Path, tmp: Path) -> None:
+    for name in META_EVAL_PLOTS:
+        assert (out / name).read_bytes() == _drawn_afterwards(out, tmp, name), name
 
 
 def test_the_scatter_drawn_ahead_is_the_plot_of_the_result(
@@ -52,7 +63,7 @@ def test_the_scatter_drawn_ahead_is_the_plot_of_the_result(
     assert main([*ARGS, "--out", str(out), "--quiet"]) == 0
     assert len(seen) == 1 and seen[0] is not None  # a child drew it
     assert seen[0].process.exitcode == 0
-    assert (out / "scatter.png").read_bytes() == _drawn_afterwards(out, tmp_path)
+    _every_plot_as_drawn_afterwards(out, tmp_path)
     assert _leftovers() == before
 
 
@@ -68,8 +79,73 @@ def test_a_failed_child_is_logged_and_the_plot_drawn_here(
     with caplog.at_level(logging.WARNING, logger="metajudge.runs.plot_ahead"):
         assert main([*ARGS, "--out", str(out), "--quiet"]) == 0
     assert seen[0] is not None and seen[0].process.exitcode == 1
-    assert "child process failed" in caplog.text and "no_such_statistic" in caplog.text
-    assert (out / "scatter.png").read_bytes() == _drawn_afterwards(out, tmp_path)
+    assert "did not make correlation_pearson.png, correlation_spearman.png, scatter.png" in (
+        caplog.text
+    )
+    assert "no_such_statistic" in caplog.text
+    _every_plot_as_drawn_afterwards(out, tmp_path)
+
+
+def test_a_child_failing_on_the_final_result_keeps_its_scatter(
+    data_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The child drew the scatter, then failed on the correlations: those two are drawn here."""
+
+    def broken(folder: Path, reader: Any) -> None:
+        reader.recv()
+        raise RuntimeError("correlations failed in the child")
+
+    monkeypatch.setattr(plot_ahead, "_draw_final", broken)  # the forked child inherits it
+    seen = _started(monkeypatch)
+    out = tmp_path / "run"
+    with caplog.at_level(logging.WARNING, logger="metajudge.runs.plot_ahead"):
+        assert main([*ARGS, "--out", str(out), "--quiet"]) == 0
+    assert seen[0] is not None and seen[0].process.exitcode == 1
+    text = caplog.text
+    assert "did not make correlation_pearson.png, correlation_spearman.png, drawn" in text
+    assert "correlations failed in the child" in text and "scatter.png, drawn" not in text
+    _every_plot_as_drawn_afterwards(out, tmp_path)
+
+
+def _gone(pid: int) -> bool:
+    """The process ``pid`` has exited (reaped, or a zombie nobody reaped yet)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] == "Z"
+
+
+def test_a_child_waiting_for_the_result_exits_when_the_parent_dies() -> None:
+    """kill -9 of the run while its child waits for the final result (the scatter drawn): the
+    child sees the pipe close and exits; it is never left behind."""
+    code = (
+        "import time\n"
+        "from metajudge.reports import plots\n"
+        "from metajudge.runs import plot_ahead\n"
+        "plots.plot_scatter = lambda *a, **k: None\n"
+        "class D: records = [0]\n"
+        "a = plot_ahead.start(D(), [], lambda *a, **k: None, True)\n"
+        "print(a.process.pid, a.folder, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    pid, folder = proc.stdout.readline().split()
+    time.sleep(0.5)
+    assert not _gone(int(pid))  # waiting for a result
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    t0 = time.monotonic()
+    while not _gone(int(pid)) and time.monotonic() - t0 < 30:
+        time.sleep(0.05)
+    shutil.rmtree(folder, ignore_errors=True)  # the killed parent could not remove it
+    if not _gone(int(pid)):
+        os.kill(int(pid), signal.SIGKILL)
+        raise AssertionError("the plots' child outlived its killed parent")
 
 
 def test_a_failed_evaluation_stops_the_child(
