@@ -19,8 +19,9 @@ one the parent would draw from the same result.
 The child is used only where forking is cheap and safe: on Linux, for at most
 :data:`MAX_RECORDS` records (the child holds a second aligned view). Everywhere else, and
 for each plot the child failed to make (its error is logged), the plot is drawn in the
-parent as before, so the files are the same either way. The child exits when the parent
-closes its end of the pipe (cancelled, or killed) before handing it a result.
+parent as before, so the files are the same either way. The child exits, removing its
+folder, when the parent closes its end of the pipe (cancelled, or killed) before handing it
+a result.
 """
 
 from __future__ import annotations
@@ -168,14 +169,15 @@ def _child(
 
 def _draw_final(folder: Path, reader: Any) -> None:
     """Wait for the parent's final result and draw its correlation plots into ``folder``
-    (nothing when the parent closed the pipe without one): the first here, each other one in
+    (when the parent closed the pipe without one, the folder is removed): the first here, each other one in
     a forked grandchild at the same time (the parent waits for them on its idle core)."""
     from metajudge.analyses.metric_vs_human.result import MetaEvalResult
     from metajudge.reports import plots
 
     try:
         reader.recv()
-    except EOFError:
+    except EOFError:  # the parent is gone (killed) or cancelled: nobody else removes the folder
+        shutil.rmtree(folder, ignore_errors=True)
         return
     res = MetaEvalResult(pickle.loads((folder / _RESULT_FILE).read_bytes()))
     first, *others = plots.CORRELATION_PLOTS

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -25,10 +23,6 @@ from metajudge.runs import meta_eval, plot_ahead
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork: Linux only")
 
 ARGS = ["meta-eval", "--dataset", "ragchecker_meta_eval", "--scores", "shipped", "--n-boot", "50"]
-
-
-def _leftovers() -> set[Path]:
-    return set(Path(tempfile.gettempdir()).glob("metajudge-plots-*"))
 
 
 def _started(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
@@ -57,14 +51,13 @@ def _every_plot_as_drawn_afterwards(out: Path, tmp: Path) -> None:
 def test_the_scatter_drawn_ahead_is_the_plot_of_the_result(
     data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    before = _leftovers()
     seen = _started(monkeypatch)
     out = tmp_path / "run"
     assert main([*ARGS, "--out", str(out), "--quiet"]) == 0
     assert len(seen) == 1 and seen[0] is not None  # a child drew it
     assert seen[0].process.exitcode == 0
     _every_plot_as_drawn_afterwards(out, tmp_path)
-    assert _leftovers() == before
+    assert not seen[0].folder.exists()  # its temporary folder is gone
 
 
 def test_a_failed_child_is_logged_and_the_plot_drawn_here(
@@ -142,16 +135,15 @@ def test_a_child_waiting_for_the_result_exits_when_the_parent_dies() -> None:
     t0 = time.monotonic()
     while not _gone(int(pid)) and time.monotonic() - t0 < 30:
         time.sleep(0.05)
-    shutil.rmtree(folder, ignore_errors=True)  # the killed parent could not remove it
     if not _gone(int(pid)):
         os.kill(int(pid), signal.SIGKILL)
         raise AssertionError("the plots' child outlived its killed parent")
+    assert not Path(folder).exists()  # the child removed it: the killed parent could not
 
 
 def test_a_failed_evaluation_stops_the_child(
     data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    before = _leftovers()
     seen = _started(monkeypatch)
 
     def broken(*a: Any, **k: Any) -> Any:
@@ -163,7 +155,7 @@ def test_a_failed_evaluation_stops_the_child(
             "ragchecker_meta_eval", out_dir=tmp_path / "run", scores=["shipped"], progress=False
         )
     assert seen[0] is not None and not seen[0].process.is_alive()
-    assert _leftovers() == before
+    assert not seen[0].folder.exists()
     assert not (tmp_path / "run" / "result.json").exists()
 
 
