@@ -168,9 +168,10 @@ def _child(
 
 
 def _draw_final(folder: Path, reader: Any) -> None:
-    """Wait for the parent's final result and draw its correlation plots into ``folder``
-    (when the parent closed the pipe without one, the folder is removed): the first here, each other one in
-    a forked grandchild at the same time (the parent waits for them on its idle core)."""
+    """Wait for the parent's final result and draw its correlation plots into ``folder``: the
+    first here, each other one in a forked grandchild at the same time (the parent waits for
+    them on its idle core). When the parent closed the pipe without a result, the folder is
+    removed instead."""
     from metajudge.analyses.metric_vs_human.result import MetaEvalResult
     from metajudge.reports import plots
 
