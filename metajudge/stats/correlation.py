@@ -16,7 +16,7 @@ from typing import Literal
 
 import numpy as np
 
-from metajudge.stats.decisions import pairwise_accuracy
+from metajudge.stats.decisions import pair_credit, pairwise_accuracy
 
 Statistic = Literal["pearson", "spearman", "kendall", "acc_ties", "acc_no_ties"]
 STATISTICS: tuple[str, ...] = ("pearson", "spearman", "kendall", "acc_ties", "acc_no_ties")
@@ -57,8 +57,59 @@ def undefined_reason(
     return None
 
 
+def pearson_from_sums(
+    sxy: np.ndarray | float,
+    sxx: np.ndarray | float,
+    syy: np.ndarray | float,
+    defined: np.ndarray | bool | None = None,
+) -> np.ndarray:
+    """THE formula of Pearson's r (Pearson 1896), r = S_xy / sqrt(S_xx · S_yy), from the
+    centred (co)variation sums of one sample or of many (vectorised); clipped to [−1, 1].
+
+    Every Pearson metajudge reports ends here: :func:`pearson` (one sample), the weighted
+    resamples of :mod:`.weighted` and :mod:`.moments` (:func:`pearson_from_moments`), the
+    permutation tests of :mod:`.significance` and :mod:`.resampling_tests`; Spearman's ρ is this
+    formula on average ranks. ``defined``: where the value is defined (NaN elsewhere; default:
+    both variations positive).
+
+    >>> float(pearson_from_sums(4.0, 5.0, 5.0))
+    0.8
+    """
+    sxy, sxx, syy = np.asarray(sxy, float), np.asarray(sxx, float), np.asarray(syy, float)
+    ok = (sxx > 0) & (syy > 0) if defined is None else defined
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.where(ok, sxy / np.sqrt(sxx * syy), np.nan)
+    return np.clip(r, -1.0, 1.0)
+
+
+def pearson_from_moments(
+    N: np.ndarray,
+    sx: np.ndarray,
+    sy: np.ndarray,
+    sxx: np.ndarray,
+    syy: np.ndarray,
+    sxy: np.ndarray,
+) -> np.ndarray:
+    """Pearson's r from weighted raw sums (Σw, Σwx, Σwy, Σwx², Σwy², Σwxy), one per resample:
+    the sums centred, then :func:`pearson_from_sums`.
+
+    A variance that is pure rounding error (below 1e-12 of Σwx², relative) means a constant
+    resample: NaN.
+    """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cov = sxy - sx * sy / N
+        vx = sxx - sx * sx / N
+        vy = syy - sy * sy / N
+        tol_x = 1e-12 * np.maximum(sxx, 1e-300)
+        tol_y = 1e-12 * np.maximum(syy, 1e-300)
+    return pearson_from_sums(cov, vx, vy, (vx > tol_x) & (vy > tol_y))
+
+
 def pearson(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
     """Pearson's r (equal to ``scipy.stats.pearsonr(x, y)[0]``); ``nan`` when undefined.
+
+    Symmetric in ``x`` and ``y``; the centred sums of one sample, then
+    :func:`pearson_from_sums`.
 
     >>> round(pearson([1, 2, 3, 4], [1, 3, 2, 4]), 4)
     0.8
@@ -68,10 +119,22 @@ def pearson(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) ->
         return math.nan
     xc = xa - xa.mean()
     yc = ya - ya.mean()
-    den = math.sqrt(float(xc @ xc) * float(yc @ yc))
-    if den == 0.0:
+    sxx, syy = float(xc @ xc), float(yc @ yc)
+    if sxx * syy == 0.0:
         return math.nan
-    return float(np.clip((xc @ yc) / den, -1.0, 1.0))
+    return float(pearson_from_sums(xc @ yc, sxx, syy, True))
+
+
+def pearson_rows(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """:func:`pearson` of each row of ``X`` (B, n) with ``Y`` ((n,) or (B, n)), vectorised
+    (row sums by ``einsum``: each row's value depends on that row alone)."""
+    Xc = X - X.mean(axis=1, keepdims=True)
+    Yc = Y - Y.mean(axis=-1, keepdims=True)
+    Yb = np.ascontiguousarray(np.broadcast_to(Yc, Xc.shape))
+    Xc = np.ascontiguousarray(Xc)
+    sxx = np.einsum("ij,ij->i", Xc, Xc)
+    syy = np.einsum("ij,ij->i", Yb, Yb)
+    return pearson_from_sums(np.einsum("ij,ij->i", Xc, Yb), sxx, syy)
 
 
 def _rankdata(a: np.ndarray) -> np.ndarray:
@@ -228,6 +291,27 @@ def kendall_tau_b(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarr
     return float(np.clip(tau, -1.0, 1.0))
 
 
+ACCURACIES: dict[str, str] = {"acc_ties": "three_way", "acc_no_ties": "exclude_human_ties"}
+
+
+def accuracy_rows(name: str, judge: np.ndarray, human: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the credit and whether the row is scored, of the accuracy ``name``
+    (``acc_ties``/``acc_no_ties``): :func:`~metajudge.stats.decisions.pair_credit` under the
+    statistic's tie policy, as floats. The one accuracy definition the resampled and permuted
+    accuracies sum (:func:`accuracy_from_sums`)."""
+    credit, keep, _ = pair_credit(judge, human, policy=ACCURACIES[name])  # type: ignore[arg-type]
+    kept = keep.astype(float)
+    return credit * kept, kept
+
+
+def accuracy_from_sums(credit: np.ndarray, kept: np.ndarray) -> np.ndarray:
+    """An accuracy from its (weighted) sums of credit and of scored rows: credit / scored
+    (NaN where nothing is scored) — :func:`~metajudge.stats.decisions.accuracy_tally`'s value,
+    vectorised over resamples."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(kept > 0, credit / kept, np.nan)
+
+
 def statistic(name: str, x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
     """Dispatch by name: pearson, spearman, kendall, acc_ties, acc_no_ties."""
     if name == "pearson":
@@ -236,10 +320,8 @@ def statistic(name: str, x: Sequence[float] | np.ndarray, y: Sequence[float] | n
         return spearman(x, y)
     if name == "kendall":
         return kendall_tau_b(x, y)
-    if name == "acc_ties":
-        return pairwise_accuracy(x, y, "three_way")
-    if name == "acc_no_ties":
-        return pairwise_accuracy(x, y, "exclude_human_ties")
+    if name in ACCURACIES:
+        return pairwise_accuracy(x, y, ACCURACIES[name])  # type: ignore[arg-type]
     raise ValueError(f"unknown statistic {name!r} (expected one of {', '.join(STATISTICS)})")
 
 

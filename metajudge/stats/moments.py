@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from metajudge.stats.correlation import accuracy_from_sums, accuracy_rows, pearson_from_moments
+
 #: resamples per product tile (fixed: the values do not depend on the Resamples' chunking)
 TILE_ROWS = 64
 #: items per product tile
@@ -38,30 +40,6 @@ MAX_ITEM_ELEMENTS = 32_000_000
 PASS_ITEM_ELEMENTS = 16_000_000
 #: the statistics evaluated here (Spearman and Kendall only from a contingency table)
 ITEM_STATISTICS: tuple[str, ...] = ("pearson", "spearman", "kendall", "acc_ties", "acc_no_ties")
-
-
-def r_from_moments(
-    N: np.ndarray,
-    sx: np.ndarray,
-    sy: np.ndarray,
-    sxx: np.ndarray,
-    syy: np.ndarray,
-    sxy: np.ndarray,
-) -> np.ndarray:
-    """Pearson's r from weighted sums (Σw, Σwx, Σwy, Σwx², Σwy², Σwxy), one per resample.
-
-    A variance that is pure rounding error (below 1e-12 of Σwx², relative) means a constant
-    resample: NaN.
-    """
-    with np.errstate(invalid="ignore", divide="ignore"):
-        cov = sxy - sx * sy / N
-        vx = sxx - sx * sx / N
-        vy = syy - sy * sy / N
-        den = np.sqrt(vx * vy)
-        tol_x = 1e-12 * np.maximum(sxx, 1e-300)
-        tol_y = 1e-12 * np.maximum(syy, 1e-300)
-        r = np.where((vx > tol_x) & (vy > tol_y), cov / den, np.nan)
-    return np.clip(r, -1.0, 1.0)
 
 
 def kendall_from_table(T: np.ndarray) -> np.ndarray:
@@ -105,7 +83,7 @@ def spearman_from_table(T: np.ndarray) -> np.ndarray:
     rx = np.cumsum(cx, axis=1) - cx + (cx + 1.0) / 2.0 - mid
     ry = np.cumsum(cy, axis=1) - cy + (cy + 1.0) / 2.0 - mid
     sxy = np.einsum("bij,bi,bj->b", T, rx, ry)
-    return r_from_moments(
+    return pearson_from_moments(
         N,
         (cx * rx).sum(axis=1),
         (cy * ry).sum(axis=1),
@@ -153,9 +131,8 @@ def plan(name: str, x: np.ndarray, y: np.ndarray) -> _Plan | None:
         yc = y - y.mean() if y.size else y
         return _Plan(name, np.stack([np.ones(x.size), xc, yc, xc * xc, yc * yc, xc * yc]))
     if name in ("acc_ties", "acc_no_ties"):
-        correct = (np.sign(x) == np.sign(y)).astype(float)
-        keep = np.ones(x.size) if name == "acc_ties" else (np.sign(y) != 0).astype(float)
-        return _Plan(name, np.stack([keep, correct * keep]))
+        credit, kept = accuracy_rows(name, x, y)
+        return _Plan(name, np.stack([kept, credit]))
     if name in ("spearman", "kendall") and x.size:
         ux, gx = np.unique(x, return_inverse=True)
         uy, gy = np.unique(y, return_inverse=True)
@@ -168,11 +145,9 @@ def plan(name: str, x: np.ndarray, y: np.ndarray) -> _Plan | None:
 def finish(p: _Plan, S: np.ndarray) -> np.ndarray:
     """The statistic of every resample from its resampled column sums ``S`` (B, width)."""
     if p.name == "pearson":
-        return r_from_moments(*S.T)
+        return pearson_from_moments(*S.T)
     if p.name in ("acc_ties", "acc_no_ties"):
-        den, num = S[:, 0], S[:, 1]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(den > 0, num / den, np.nan)
+        return accuracy_from_sums(S[:, 1], S[:, 0])
     T = S.reshape(S.shape[0], *p.shape)
     return spearman_from_table(T) if p.name == "spearman" else kendall_from_table(T)
 

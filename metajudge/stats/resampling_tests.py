@@ -29,7 +29,7 @@ import numpy as np
 
 from metajudge.results import Result
 from metajudge.stats.bootstrap import bootstrap_p_value
-from metajudge.stats.correlation import statistic
+from metajudge.stats.correlation import pearson_from_sums, statistic
 
 MATRIX_LEVELS: tuple[str, ...] = ("global", "item", "system-grouped", "system")
 PERM_METHODS: tuple[str, ...] = ("systems", "inputs", "both")
@@ -107,10 +107,12 @@ def level_correlation(X: np.ndarray, Z: np.ndarray, level: str, stat: str = "pea
 def _r(
     n: np.ndarray, sx: np.ndarray, sz: np.ndarray, sxx: np.ndarray, szz: np.ndarray, sxz: np.ndarray
 ) -> np.ndarray:
+    """Pearson's r from raw sums (n·sums centred, then
+    :func:`~metajudge.stats.correlation.pearson_from_sums`)."""
     with np.errstate(invalid="ignore", divide="ignore"):
         vx, vz = n * sxx - sx * sx, n * szz - sz * sz
-        r = (n * sxz - sx * sz) / np.sqrt(vx * vz)
-    return np.where((vx > 1e-12 * n * n) & (vz > 1e-12 * n * n) & (n >= 2), r, np.nan)
+        ok = (vx > 1e-12 * n * n) & (vz > 1e-12 * n * n) & (n >= 2)
+    return pearson_from_sums(n * sxz - sx * sz, vx, vz, ok)
 
 
 def _group_mean(r: np.ndarray, w: np.ndarray | None) -> np.ndarray:

@@ -20,10 +20,14 @@ from metajudge.stats.correlation import (
     _as_xy,
     _rankdata,
     _tie_pairs,
+    accuracy_from_sums,
+    accuracy_rows,
+    pearson_from_sums,
+    pearson_rows,
     statistic_fn,
 )
 from metajudge.stats.resample import CHUNK_ELEMENTS
-from metajudge.stats.weighted import _pearson_rows, weighted_statistic
+from metajudge.stats.weighted import weighted_statistic
 
 
 @dataclass
@@ -70,9 +74,9 @@ def paired_bootstrap_diff(
 def _batch_stat(name: str, X: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Statistic of each row of X (B, n) against y (n,)."""
     if name == "pearson":
-        return _pearson_rows(X, y)
+        return pearson_rows(X, y)
     if name == "spearman":
-        return _pearson_rows(_rankdata(X), _rankdata(y))
+        return pearson_rows(_rankdata(X), _rankdata(y))
     if name == "kendall":
         out = np.empty(X.shape[0])
         n = X.shape[1]
@@ -90,18 +94,16 @@ def _batch_stat(name: str, X: np.ndarray, y: np.ndarray) -> np.ndarray:
                 out[b0 : b0 + chunk] = np.where(den > 0, s / den, np.nan)
         return out
     if name in ("acc_ties", "acc_no_ties"):
-        return _wacc_rows(X, y, ties=name == "acc_ties")
+        return _acc_rows(name, X, y)
     raise ValueError(f"unknown statistic {name!r}")
 
 
-def _wacc_rows(X: np.ndarray, y: np.ndarray, *, ties: bool) -> np.ndarray:
-    correct = np.sign(X) == np.sign(y)[None, :]
-    if ties:
-        return correct.mean(axis=1)
-    keep = np.sign(y) != 0
-    if not keep.any():
-        return np.full(X.shape[0], np.nan)
-    return correct[:, keep].mean(axis=1)
+def _acc_rows(name: str, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The accuracy ``name`` of each row of decisions X (B, n) against labels y (n,): the
+    one definition (:func:`~metajudge.stats.correlation.accuracy_rows`), row by row."""
+    credit, kept = accuracy_rows(name, X.ravel(), np.tile(y, X.shape[0]))
+    shape = X.shape
+    return accuracy_from_sums(credit.reshape(shape).sum(1), kept.reshape(shape).sum(1))
 
 
 def permutation_test_diff(
@@ -274,14 +276,12 @@ def _shared_swap_sums(
 
 
 def _r_from_sums(S: np.ndarray, n: int, syy: float) -> np.ndarray:
-    """Pearson r from rows of (Σx, Σx², Σx·y_c) with y centred (Σy_c = 0) and Σy_c² = syy."""
+    """Pearson r from rows of (Σx, Σx², Σx·y_c) with y centred (Σy_c = 0) and Σy_c² = syy:
+    the x sums centred, then :func:`~metajudge.stats.correlation.pearson_from_sums`."""
     sx, sxx, sxy = S[:, 0], S[:, 1], S[:, 2]
     vx = sxx - sx * sx / n
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = np.where(
-            (vx > 1e-12 * np.maximum(sxx, 1e-300)) & (syy > 0), sxy / np.sqrt(vx * syy), np.nan
-        )
-    return np.clip(r, -1.0, 1.0)
+    ok = (vx > 1e-12 * np.maximum(sxx, 1e-300)) & (syy > 0)
+    return pearson_from_sums(sxy, vx, syy, ok)
 
 
 @dataclass

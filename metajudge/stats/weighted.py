@@ -21,7 +21,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from metajudge.stats import moments
-from metajudge.stats.correlation import STATISTICS
+from metajudge.stats.correlation import (
+    STATISTICS,
+    accuracy_from_sums,
+    accuracy_rows,
+    pearson_from_moments,
+)
 from metajudge.stats.resample import Resamples, map_chunks
 
 
@@ -70,20 +75,7 @@ def _wpearson(X: np.ndarray, Y: np.ndarray, W: np.ndarray) -> np.ndarray:
         sxy = _rowdot(WX, Y)
     else:
         sxy = _rowdot(WY, X)
-    return moments.r_from_moments(N, sx, sy, sxx, syy, sxy)
-
-
-def _pearson_rows(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    """Unweighted Pearson of each row of X (B, n) with Y ((n,) or (B, n))."""
-    Xc = X - X.mean(axis=1, keepdims=True)
-    Yc = Y - Y.mean(axis=-1, keepdims=True)
-    Yb = np.broadcast_to(Yc, Xc.shape)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        sxx = _rowdot(Xc, Xc)
-        syy = _rowdot(Yb, Yb)
-        r = _rowdot(Xc, Yb) / np.sqrt(sxx * syy)
-        r = np.where((sxx > 0) & (syy > 0), r, np.nan)
-    return np.clip(r, -1.0, 1.0)
+    return pearson_from_moments(N, sx, sy, sxx, syy, sxy)
 
 
 #: elements of the block a Spearman resample pass works on (whole resamples; at least one)
@@ -192,7 +184,7 @@ class _RankPlan:
                 Wy, ry = _group_ranks(Ws[:, side.perm], side.starts, half)
                 sxy = _rowdot(wr_rows, ry[:, side.gid])
             wry = Wy * ry
-            out.append(moments.r_from_moments(N, sx, wry.sum(axis=1), sxx, _rowdot(wry, ry), sxy))
+            out.append(pearson_from_moments(N, sx, wry.sum(axis=1), sxx, _rowdot(wry, ry), sxy))
         return out
 
     def _grouped(
@@ -361,19 +353,12 @@ def _wkendall_pairs(
     return np.clip(t, -1.0, 1.0)
 
 
-def _wacc(x: np.ndarray, y: np.ndarray, W: np.ndarray, *, ties: bool) -> np.ndarray:
-    dec = np.sign(x)
-    hs = np.sign(y)
-    correct = (dec == hs).astype(float)
-    if not ties:
-        keep = (hs != 0).astype(float)
-        den = _mv(W, keep)
-        num = _mv(W, correct * keep)
-    else:
-        den = W.sum(axis=1)
-        num = _mv(W, correct)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / den, np.nan)
+def _wacc(name: str, x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """The accuracy ``name`` of each weighted resample: the weighted sums of
+    :func:`~metajudge.stats.correlation.accuracy_rows` (the one definition)."""
+    credit, kept = accuracy_rows(name, x, y)
+    den = W.sum(axis=1) if kept.all() else _mv(W, kept)  # (all kept: Σw, as always)
+    return accuracy_from_sums(_mv(W, credit), den)
 
 
 def weighted_statistic(
@@ -450,8 +435,6 @@ def _weighted(name: str, x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndar
         return _wspearman(_RankPlan(x, [y]), W)[0]
     if name == "kendall":
         return _wkendall(x, y, W)
-    if name == "acc_ties":
-        return _wacc(x, y, W, ties=True)
-    if name == "acc_no_ties":
-        return _wacc(x, y, W, ties=False)
+    if name in ("acc_ties", "acc_no_ties"):
+        return _wacc(name, x, y, W)
     raise ValueError(f"unknown statistic {name!r} (expected one of {', '.join(STATISTICS)})")
