@@ -6,7 +6,7 @@ For a binary verdict (``positive`` = accepted) and the responses of the family's
 *over-acceptance* of its own family); the same on every other system's responses; and the
 difference of the two (the self-preference proper: a judge that is lenient with everyone is not
 thereby self-preferring). 95% percentile CIs resample *inputs* (every response to an input moves
-together, so the two groups are paired by question; :func:`~metajudge.stats.bootstrap.resample_rows`),
+together, so the two groups are paired by question; :func:`~metajudge.stats.bootstrap.resample`),
 seeded.
 """
 
@@ -67,7 +67,8 @@ def self_preference(
     seed: int = 0,
 ) -> SelfPreference:
     """:class:`SelfPreference` of ``judge`` on the responses of the systems in ``family``."""
-    from metajudge.stats.bootstrap import percentile_ci, resample_rows
+    from metajudge.stats.bootstrap import resample
+    from metajudge.stats.intervals import percentile_ci
 
     keep = [i for i in range(len(gold)) if gold[i] is not None and judge[i] is not None]
     own = np.array([systems[i] in set(family) for i in keep])
@@ -79,7 +80,7 @@ def self_preference(
         )
     h = np.array([gold[i] == positive for i in keep], dtype=float)
     j = np.array([judge[i] == positive for i in keep], dtype=float)
-    W = resample_rows(
+    W = resample(
         [groups[i] for i in keep], len(keep), n_boot=n_boot, rng=np.random.default_rng(seed)
     )
 

@@ -8,9 +8,11 @@ function's docstring names the paper its formula comes from. Randomness always c
 - :mod:`.decisions` — the pairwise decision type :class:`Pref`, the tie band, pairwise accuracy
   under named tie policies, verdict protocols over two orders, position consistency.
 - :mod:`.human` — the mean over annotators and the leave-one-annotator-out reference.
-- :mod:`.weighted` — the same statistics on weighted (bootstrap) resamples, vectorised.
-- :mod:`.moments` — those that follow from per-item sums, many in one pass over the resamples.
-- :mod:`.bootstrap` — resample counts, percentile CIs, grouped correlation, the bootstrap p-value.
+- :mod:`.bootstrap` — THE bootstrap: :func:`bootstrap_ci` = :func:`resample` + :func:`correlate`
+  + the percentile interval (nlpstats' shape); grouped correlation, the bootstrap p-value.
+- :mod:`.weighted`, :mod:`.moments` — the engine inside :func:`correlate` (weighted resamples
+  as matrix products; per-item sums, many statistics in one pass), on the formulas of
+  :mod:`.correlation`.
 - :mod:`.intervals` — THE rule that picks a value's CI method from n (percentile bootstrap above
   ``small_n`` units; Fisher z, Student t or Wilson at or below; none below 5).
 - :mod:`.significance` — paired bootstrap, permutation and Williams tests, Holm, Benjamini–Yekutieli, one-sided t.
@@ -21,7 +23,9 @@ function's docstring names the paper its formula comes from. Randomness always c
 - :mod:`.resampling_tests` — Perm/Boot-Sys/Inp/Both for two correlations (Deutsch et al. 2021).
 - :mod:`.clusters` — WMT-style greedy rank clusters.
 
-Everything is re-exported here: ``from metajudge.analyses import stats; stats.pearson(x, y)``.
+Everything is re-exported here: ``from metajudge import stats; stats.pearson(x, y)``. One
+public function per statistic and per interval; argument order: symmetric statistics take
+``(x, y)``, anything with a truth and a prediction ``(human, judge)``.
 """
 
 from __future__ import annotations
@@ -29,24 +33,29 @@ from __future__ import annotations
 from metajudge.stats.bootstrap import (
     BootstrapResult,
     bootstrap_ci,
-    bootstrap_ci_reference,
     bootstrap_indices,
     bootstrap_mean_ci,
     bootstrap_p_value,
     bootstrap_weights,
+    correlate,
     grouped_correlation,
     grouped_mean_samples,
     per_group_values,
-    percentile_ci,
+    resample,
 )
 from metajudge.stats.clusters import rank_clusters
 from metajudge.stats.correlation import (
     CORRELATIONS,
     STATISTICS,
     Statistic,
+    accuracy_from_sums,
+    accuracy_rows,
     fisher_z_ci,
     kendall_tau_b,
     pearson,
+    pearson_from_moments,
+    pearson_from_sums,
+    pearson_rows,
     spearman,
     statistic,
     statistic_fn,
@@ -69,6 +78,7 @@ from metajudge.stats.decisions import (
 )
 from metajudge.stats.heterogeneity import Heterogeneity, cochran_q
 from metajudge.stats.human import HumanComparison, annotator_mean, leave_one_out
+from metajudge.stats.intervals import percentile_ci
 from metajudge.stats.kendall import kendall_variant, tie_calibration, tie_calibration_cv
 from metajudge.stats.power import (
     n_for_correlation,
@@ -89,7 +99,6 @@ from metajudge.stats.significance import (
     williams_test,
 )
 from metajudge.stats.spa import soft_pairwise_accuracy
-from metajudge.stats.weighted import weighted_statistic, weighted_statistics
 
 MODULES = (
     "correlation",
@@ -120,17 +129,19 @@ __all__ = [
     "Pref",
     "Statistic",
     "WilliamsResult",
+    "accuracy_from_sums",
+    "accuracy_rows",
     "accuracy_tally",
     "annotator_mean",
     "benjamini_yekutieli",
     "boot_tests",
     "bootstrap_ci",
-    "bootstrap_ci_reference",
     "bootstrap_indices",
     "bootstrap_mean_ci",
     "bootstrap_p_value",
     "bootstrap_weights",
     "cochran_q",
+    "correlate",
     "fisher_z_ci",
     "grouped_correlation",
     "grouped_mean_samples",
@@ -146,6 +157,9 @@ __all__ = [
     "paired_bootstrap_diff",
     "pairwise_accuracy",
     "pearson",
+    "pearson_from_moments",
+    "pearson_from_sums",
+    "pearson_rows",
     "per_group_values",
     "percentile_ci",
     "perm_tests",
@@ -154,6 +168,7 @@ __all__ = [
     "pref_array",
     "protocol_correct",
     "rank_clusters",
+    "resample",
     "shared_permutation_tests",
     "soft_pairwise_accuracy",
     "spearman",
@@ -165,7 +180,5 @@ __all__ = [
     "tie_decisions",
     "to_pref",
     "undefined_reason",
-    "weighted_statistic",
-    "weighted_statistics",
     "williams_test",
 ]

@@ -1,25 +1,30 @@
-"""Bootstrap machinery: resamples as count vectors, percentile CIs, grouped correlation, p-values.
+"""The bootstrap, in nlpstats' shape: :func:`bootstrap_ci` is :func:`resample` (items drawn with
+replacement, Efron 1979; all rows of an item move together), :func:`correlate` (the statistic of
+every resample) and the percentile interval (:func:`~metajudge.stats.intervals.percentile_ci`).
 
-One implementation of each step, used by every analysis (meta-evaluation, backbone swap):
-items are resampled (Efron 1979) and all rows of an item move together; the per-group values of
-a grouped correlation are indexed by group id, so a resample's grouped mean is one matrix
-product; the two-sided bootstrap p-value has one add-one smoothing rule.
+One implementation of each step, used by every analysis (meta-evaluation, backbone swap,
+comparisons): :func:`correlate` is the entry every product path calls for resampled
+statistics, whatever engine runs inside (:mod:`.weighted`: matrix products over count vectors;
+:mod:`.moments`: per-item sums); the per-group values of a grouped correlation are indexed by
+group id, so a resample's grouped mean is one matrix product; the two-sided bootstrap p-value
+has one add-one smoothing rule. The slow, obvious loop that checks it is
+``tests/stats/reference.py``.
 """
 
 from __future__ import annotations
 
 import math
-import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from metajudge.limits import check_allocation
-from metajudge.stats.correlation import CORRELATIONS, _as_xy, statistic_fn
-from metajudge.stats.decisions import pairwise_accuracy
+from metajudge.stats.correlation import _as_xy, statistic_fn
+from metajudge.stats.correlation import statistic as point_statistic
+from metajudge.stats.intervals import percentile_ci
 from metajudge.stats.resample import Resamples, draw_counts, map_chunks
-from metajudge.stats.weighted import weighted_statistic
+from metajudge.stats.weighted import weighted_statistics
 
 
 def bootstrap_indices(n_items: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
@@ -53,7 +58,7 @@ def _row_weights(groups: np.ndarray | None, n_rows: int, W_items: np.ndarray) ->
     return W_items[:, groups]
 
 
-def resample_rows(
+def resample(
     groups: Sequence[object] | np.ndarray | None,
     n_rows: int,
     *,
@@ -90,27 +95,6 @@ def _group_index(
     relabel = np.empty_like(order)
     relabel[order] = np.arange(order.size)
     return relabel[inv], int(uniq.size)
-
-
-def percentile_ci(
-    samples: np.ndarray, level: float = 0.95, *, min_defined: float = 0.5
-) -> tuple[float, float]:
-    """Percentile interval of the finite bootstrap samples (Efron & Tibshirani 1993, §13.3).
-
-    ``(nan, nan)`` when fewer than ``min_defined`` of the resamples give a defined value (an
-    interval from a minority of resamples would describe a different population).
-
-    >>> percentile_ci(np.array([0.1, 0.2, 0.3, np.nan]), 0.5)
-    (0.15000000000000002, 0.25)
-    >>> percentile_ci(np.array([0.1, np.nan, np.nan]))
-    (nan, nan)
-    """
-    s = np.asarray(samples, dtype=float)
-    fin = s[np.isfinite(s)]
-    if fin.size == 0 or fin.size < min_defined * s.size:
-        return (math.nan, math.nan)
-    lo, hi = np.quantile(fin, [(1 - level) / 2, 1 - (1 - level) / 2])
-    return (float(lo), float(hi))
 
 
 def bootstrap_mean_ci(
@@ -170,6 +154,25 @@ class BootstrapResult:
     samples: np.ndarray = field(repr=False)
 
 
+def correlate(
+    requests: Sequence[tuple[str, np.ndarray, np.ndarray]],
+    resamples: np.ndarray | Resamples | Sequence[Resamples],
+) -> list[np.ndarray]:
+    """Each statistic ``(name, x, y)`` on every resample (nlpstats' ``correlate`` of each
+    resample): the values of the expanded data in which row i appears ``W[b, i]`` times.
+
+    ``resamples``: the row weights of :func:`resample`, a lazy
+    :class:`~metajudge.stats.resample.Resamples` (a block of resamples at a time), or one
+    column view of the same Resamples per request. The engine is
+    :func:`metajudge.stats.weighted.weighted_statistics` (matrix products; statistics that
+    follow from per-item sums in one pass; values remembered with the resamples), the formulas
+    those of :mod:`.correlation` (:func:`~metajudge.stats.correlation.pearson_from_sums`) and
+    of the accuracy (:func:`~metajudge.stats.correlation.accuracy_rows`).
+    For accuracies ``x`` carries the metric decision's sign (tie band applied).
+    """
+    return weighted_statistics(requests, resamples)
+
+
 def bootstrap_ci(
     x: Sequence[float] | np.ndarray,
     y: Sequence[float] | np.ndarray,
@@ -177,74 +180,32 @@ def bootstrap_ci(
     statistic: str = "pearson",
     groups: Sequence[object] | np.ndarray | None = None,
     n_boot: int = 1000,
-    rng: np.random.Generator,
+    rng: np.random.Generator | None = None,
     level: float = 0.95,
     weights: np.ndarray | None = None,
+    resamples: np.ndarray | Resamples | None = None,
 ) -> BootstrapResult:
-    """Seeded, vectorised bootstrap CI of a statistic, resampling *items* (Efron 1979).
+    """THE bootstrap CI of a statistic, resampling *items* (Efron 1979): :func:`resample`, then
+    :func:`correlate`, then the percentile interval (nlpstats' ``bootstrap``).
 
     ``groups`` gives each row's item; all rows of a drawn item come along (RAGChecker: a pair's
     two annotator rows). Resamples are drawn with :func:`bootstrap_weights` from ``rng`` (or
     passed in as ``weights``, shape (B, n_items), to pair several statistics on the same
-    resamples). Percentile interval at ``level``.
+    resamples, or as ``resamples``: the row weights themselves). Percentile interval at
+    ``level``; the estimate is the point statistic (:func:`~metajudge.stats.correlation.statistic`).
     """
     xa, ya = _as_xy(x, y)
-    W = resample_rows(groups, xa.size, n_boot=n_boot, rng=rng, weights=weights)
-    samples = weighted_statistic(statistic, xa, ya, W)
-    est = float(weighted_statistic(statistic, xa, ya, np.ones((1, xa.size)))[0])
+    W = resamples
+    if W is None:
+        if rng is None and weights is None:
+            raise ValueError("bootstrap_ci needs rng, weights or resamples")
+        W = resample(groups, xa.size, n_boot=n_boot, rng=rng, weights=weights)  # type: ignore[arg-type]
+    samples = correlate([(statistic, xa, ya)], W)[0]
     lo, hi = percentile_ci(samples, level)
+    est = point_statistic(statistic, xa, ya)
     return BootstrapResult(
         est, lo, hi, level, int(W.shape[0]), int(np.isnan(samples).sum()), samples
     )
-
-
-def bootstrap_ci_reference(
-    x: Sequence[float] | np.ndarray,
-    y: Sequence[float] | np.ndarray,
-    *,
-    statistic: str = "pearson",
-    groups: Sequence[object] | np.ndarray | None = None,
-    n_boot: int = 1000,
-    rng: np.random.Generator,
-    level: float = 0.95,
-) -> BootstrapResult:
-    """The slow, obvious bootstrap: a Python loop that materialises each resample.
-
-    Draws the same item indices as :func:`bootstrap_ci` (row by row from the same generator
-    state) and computes the statistic with scipy on the expanded data. Reference for tests and
-    for the benchmark's speed ratio; do not use it in reports.
-    """
-    from scipy import stats as ss
-
-    xa, ya = _as_xy(x, y)
-    gi, n_items = _group_index(groups, xa.size)
-    rows_of = (
-        [np.flatnonzero(gi == g) for g in range(n_items)]
-        if gi is not None
-        else [np.array([i]) for i in range(xa.size)]
-    )
-    fns: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {
-        "pearson": lambda a, b: float(ss.pearsonr(a, b)[0]),
-        "spearman": lambda a, b: float(ss.spearmanr(a, b)[0]),
-        "kendall": lambda a, b: float(ss.kendalltau(a, b, variant="b")[0]),
-        "acc_ties": lambda a, b: pairwise_accuracy(a, b, "three_way"),
-        "acc_no_ties": lambda a, b: pairwise_accuracy(a, b, "exclude_human_ties"),
-    }
-    fn = fns[statistic]
-    out = np.empty(n_boot)
-    for b in range(n_boot):
-        idx = rng.integers(0, n_items, size=n_items)
-        rows = np.concatenate([rows_of[i] for i in idx])
-        xb, yb = xa[rows], ya[rows]
-        if statistic in CORRELATIONS and (np.ptp(xb) == 0 or np.ptp(yb) == 0):
-            out[b] = math.nan
-            continue
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            out[b] = fn(xb, yb)
-    est = fn(xa, ya)
-    lo, hi = percentile_ci(out, level)
-    return BootstrapResult(est, lo, hi, level, n_boot, int(np.isnan(out).sum()), out)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -257,16 +218,21 @@ def grouped_correlation(
     groups: Sequence[object] | np.ndarray,
     *,
     statistic: str = "pearson",
+    n_groups: int | None = None,
 ) -> tuple[float, np.ndarray, int]:
     """Correlation within each group (e.g. the systems' answers to one input), averaged.
 
     The "instance-level" / summary-level correlation of G-Eval (Liu et al. 2023) and
     LFTQA-Eval's ``correlation_calculation.py`` (Wang et al. 2024): per group the statistic
     across its rows, then the mean over groups whose value is defined (NaN skipped, as pandas
-    does). Returns ``(mean, per_group_values, n_undefined_groups)``.
+    does). Returns ``(mean, per_group_values, n_undefined_groups)``. ``n_groups``: ``groups``
+    are already integer ids ``0..n_groups-1`` (the items of shared resamples), kept as they are.
     """
     xa, ya = _as_xy(x, y)
-    gi, G = _group_index(groups, xa.size)
+    if n_groups is None:
+        gi, G = _group_index(groups, xa.size)
+    else:
+        gi, G = np.asarray(groups, dtype=np.int64), n_groups
     assert gi is not None
     vals = per_group_values(xa, ya, gi, G, statistic=statistic)
     ok = np.isfinite(vals)

@@ -103,9 +103,10 @@ def pooled(
     n = int(x.size)
     if reason is not None:
         return Estimate(math.nan, n=n, undefined=reason)
-    smp = st.weighted_statistic(statistic, x, y, W_items[:, g]) if W_items is not None else None
-    lo, hi = _interval(smp, level)
-    return Estimate(st.statistic(statistic, x, y), lo, hi, n, smp)
+    if W_items is None:
+        return Estimate(st.statistic(statistic, x, y), n=n)
+    b = st.bootstrap_ci(x, y, statistic=statistic, resamples=W_items[:, g], level=level)
+    return Estimate(b.estimate, b.lo, b.hi, n, b.samples)
 
 
 def grouped(
@@ -118,7 +119,7 @@ def grouped(
     level: float,
 ) -> Estimate:
     """Per-item ``statistic`` averaged over the items where it is defined; bootstrap over items."""
-    vals = st.per_group_values(x, y, row_items, n_items, statistic=statistic)
+    mean, vals, _ = st.grouped_correlation(x, y, row_items, statistic=statistic, n_groups=n_items)
     ok = np.isfinite(vals)
     present = np.unique(row_items[np.isfinite(x) & np.isfinite(y)]).size
     if not ok.any():
@@ -126,6 +127,6 @@ def grouped(
         return Estimate(math.nan, n=0, undefined=why, n_groups_undefined=int(present))
     smp = st.grouped_mean_samples(vals, W_items) if W_items is not None else None
     lo, hi = _interval(smp, level)
-    est = Estimate(float(vals[ok].mean()), lo, hi, int(ok.sum()), smp, unit_values=vals)
+    est = Estimate(mean, lo, hi, int(ok.sum()), smp, unit_values=vals)
     est.n_groups_undefined = int(present - ok.sum())
     return est

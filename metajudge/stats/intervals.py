@@ -30,7 +30,6 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from metajudge.stats.bootstrap import percentile_ci
 from metajudge.stats.correlation import fisher_z_ci
 
 FArr = NDArray[np.float64]
@@ -66,6 +65,27 @@ class Interval:
         if not (math.isfinite(self.lo) and math.isfinite(self.hi)):
             return None
         return [float(self.lo), float(self.hi)]
+
+
+def percentile_ci(
+    samples: np.ndarray, level: float = 0.95, *, min_defined: float = 0.5
+) -> tuple[float, float]:
+    """Percentile interval of the finite bootstrap samples (Efron & Tibshirani 1993, §13.3).
+
+    ``(nan, nan)`` when fewer than ``min_defined`` of the resamples give a defined value (an
+    interval from a minority of resamples would describe a different population).
+
+    >>> percentile_ci(np.array([0.1, 0.2, 0.3, np.nan]), 0.5)
+    (0.15000000000000002, 0.25)
+    >>> percentile_ci(np.array([0.1, np.nan, np.nan]))
+    (nan, nan)
+    """
+    s = np.asarray(samples, dtype=float)
+    fin = s[np.isfinite(s)]
+    if fin.size == 0 or fin.size < min_defined * s.size:
+        return (math.nan, math.nan)
+    lo, hi = np.quantile(fin, [(1 - level) / 2, 1 - (1 - level) / 2])
+    return (float(lo), float(hi))
 
 
 def wilson_ci(p: float, n: int, level: float = 0.95) -> tuple[float, float]:

@@ -9,12 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from metajudge.stats.bootstrap import (
-    _group_index,
-    bootstrap_p_value,
-    percentile_ci,
-    resample_rows,
-)
+from metajudge.stats.bootstrap import _group_index, bootstrap_p_value, correlate, resample
 from metajudge.stats.correlation import (
     CORRELATIONS,
     _as_xy,
@@ -26,8 +21,8 @@ from metajudge.stats.correlation import (
     pearson_rows,
     statistic_fn,
 )
+from metajudge.stats.intervals import percentile_ci
 from metajudge.stats.resample import CHUNK_ELEMENTS
-from metajudge.stats.weighted import weighted_statistic
 
 
 @dataclass
@@ -50,25 +45,36 @@ def paired_bootstrap_diff(
     statistic: str = "pearson",
     groups: Sequence[object] | np.ndarray | None = None,
     n_boot: int = 1000,
-    rng: np.random.Generator,
+    rng: np.random.Generator | None = None,
     level: float = 0.95,
     weights: np.ndarray | None = None,
+    resamples: Any = None,
+    samples: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> DiffResult:
     """Paired bootstrap of the difference of two metrics' correlation with the same humans.
 
     Both metrics are evaluated on the same item resamples (Koehn 2004; Deutsch, Dror & Roth
-    2021). CI: percentile interval of Δ_b. p-value (two-sided): 2·min(P(Δ_b ≤ 0), P(Δ_b ≥ 0)),
-    capped at 1 — the share of resamples on the other side of zero, with add-one smoothing
-    ((k + 1)/(B + 1)) so that a finite bootstrap never reports p = 0.
+    2021): :func:`~metajudge.stats.bootstrap.resample` (or ``weights`` (B, n_items), or the row
+    weights ``resamples``), :func:`~metajudge.stats.bootstrap.correlate`; ``samples``: both
+    metrics' resampled values when already computed on those resamples. CI: percentile
+    interval of Δ_b. p-value: :func:`~metajudge.stats.bootstrap.bootstrap_p_value` (two-sided,
+    add-one smoothing, so a finite bootstrap never reports p = 0).
     """
     a1, ya = _as_xy(x1, y)
     a2, _ = _as_xy(x2, y)
-    W = resample_rows(groups, ya.size, n_boot=n_boot, rng=rng, weights=weights)
-    d = weighted_statistic(statistic, a1, ya, W) - weighted_statistic(statistic, a2, ya, W)
+    if samples is None:
+        W = resamples
+        if W is None:
+            W = resample(groups, ya.size, n_boot=n_boot, rng=rng, weights=weights)  # type: ignore[arg-type]
+        s1 = correlate([(statistic, a1, ya)], W)[0]
+        s2 = correlate([(statistic, a2, ya)], W)[0]
+    else:
+        s1, s2 = samples
+    d = s1 - s2
     obs = statistic_fn(statistic)(a1, ya) - statistic_fn(statistic)(a2, ya)
     lo, hi = percentile_ci(d, level)
     p = bootstrap_p_value(d) if math.isfinite(obs) else math.nan
-    return DiffResult(float(obs), lo, hi, p, int(W.shape[0]), "paired bootstrap")
+    return DiffResult(float(obs), lo, hi, p, int(d.size), "paired bootstrap")
 
 
 def _batch_stat(name: str, X: np.ndarray, y: np.ndarray) -> np.ndarray:

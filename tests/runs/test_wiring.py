@@ -215,15 +215,15 @@ def test_out_checked_before_work_and_nothing_created(tmp_path: Path) -> None:
 
 
 def test_paired_diff_and_ci_share_one_resampling_rule() -> None:
-    """bootstrap_ci and paired_bootstrap_diff draw rows through stats.bootstrap.resample_rows: the
+    """bootstrap_ci and paired_bootstrap_diff draw rows through stats.bootstrap.resample: the
     same weights give the same rows, and weights of the wrong width are refused by both."""
     import numpy as np
 
-    from metajudge.stats.bootstrap import bootstrap_ci, resample_rows
+    from metajudge.stats.bootstrap import bootstrap_ci, resample
     from metajudge.stats.significance import paired_bootstrap_diff
 
     groups = ["a", "a", "b", "c", "c", "d"]
-    W = resample_rows(groups, 6, n_boot=50, rng=np.random.default_rng(1))
+    W = resample(groups, 6, n_boot=50, rng=np.random.default_rng(1))
     assert W.shape == (50, 6) and (W[:, 0] == W[:, 1]).all() and (W[:, 3] == W[:, 4]).all()
     x, x2, y = [1.0, 2, 3, 4, 5, 7], [2.0, 1, 3, 5, 4, 6], [1.0, 3, 2, 4, 6, 5]
     bad = np.ones((10, 3))

@@ -2,7 +2,7 @@
 
 Scans ``metajudge/`` with :mod:`ast` (no import): the names below are each defined exactly once,
 in the module named; no module outside ``metajudge/stats`` takes a percentile / quantile (the
-percentile CI of a bootstrap is :func:`metajudge.stats.bootstrap.percentile_ci`), except the short
+percentile CI of a bootstrap is :func:`metajudge.stats.intervals.percentile_ci`), except the short
 allowlist of non-CI uses; and no module outside ``metajudge/stats`` spells its own mapping of
 pairwise sides to −1/0/+1 (the decision type is :class:`metajudge.stats.decisions.Pref`).
 """
@@ -35,8 +35,21 @@ ONE_DEFINITION = {
     "confusion_scores": "stats/classification.py",
     "cohen_kappa": "stats/agreement.py",
     "kappa_from_confusion": "stats/agreement.py",
-    "percentile_ci": "stats/bootstrap.py",
+    "percentile_ci": "stats/intervals.py",
     "bootstrap_mean_ci": "stats/bootstrap.py",
+    "pearson": "stats/correlation.py",
+    "pearson_from_sums": "stats/correlation.py",
+    "pearson_from_moments": "stats/correlation.py",
+    "pearson_rows": "stats/correlation.py",
+    "spearman": "stats/correlation.py",
+    "kendall_tau_b": "stats/correlation.py",
+    "accuracy_rows": "stats/correlation.py",
+    "accuracy_from_sums": "stats/correlation.py",
+    "bootstrap_ci": "stats/bootstrap.py",
+    "resample": "stats/bootstrap.py",
+    "correlate": "stats/bootstrap.py",
+    "paired_bootstrap_diff": "stats/significance.py",
+    "grouped_correlation": "stats/bootstrap.py",
 }
 
 #: the old names of copies that were merged: none may come back under them
@@ -44,6 +57,13 @@ GONE = (
     "majority",
     "confusion_stats",
     "bootstrap_accuracy",
+    # the private Pearson / accuracy copies folded into correlation.py's one formula each
+    "r_from_moments",
+    "_pearson_rows",
+    "_wacc_rows",
+    "resample_rows",
+    # the slow reference loop lives in tests/stats/reference.py
+    "bootstrap_ci_reference",
 )
 
 #: percentile / quantile calls outside stats/ that are not a bootstrap CI: (module, reason)

@@ -7,6 +7,7 @@ import pytest
 
 from metajudge import stats as st
 from metajudge.stats.resample import Resamples
+from metajudge.stats.weighted import weighted_statistic
 
 
 def _data(n: int = 60, seed: int = 3) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -24,7 +25,7 @@ def test_chunks_bit_identical_whatever_the_chunk_size() -> None:
     dense = st.bootstrap_weights(n_items, B, np.random.default_rng(7))
     x, y, groups = _data()
     for s in st.STATISTICS:
-        ref = st.weighted_statistic(s, x, y, dense[:, groups])
+        ref = weighted_statistic(s, x, y, dense[:, groups])
         first = None
         for cache in (0, 1 << 30):
             for rows in (1, 7, B):
@@ -36,7 +37,7 @@ def test_chunks_bit_identical_whatever_the_chunk_size() -> None:
                     chunk_elements=rows * 60,
                 )
                 assert np.array_equal(R.dense(), dense)
-                got = st.weighted_statistic(s, x, y, R[:, groups])
+                got = weighted_statistic(s, x, y, R[:, groups])
                 np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12, err_msg=s)
                 first = got if first is None else first
                 assert np.array_equal(got, first, equal_nan=True), (s, cache, rows)
@@ -53,12 +54,12 @@ def test_item_sums_exact_for_few_valued_pairs() -> None:
     dense = st.bootstrap_weights(n_items, B, np.random.default_rng(2))
     R = Resamples.draw(n_items, B, np.random.default_rng(2))
     for s in st.STATISTICS:
-        ref = st.weighted_statistic(s, x, y, dense[:, groups])
-        got = st.weighted_statistic(s, x, y, R[:, groups])
+        ref = weighted_statistic(s, x, y, dense[:, groups])
+        got = weighted_statistic(s, x, y, R[:, groups])
         np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12, err_msg=s)
     # asked again: the remembered value, not a new pass
     assert len(R.store.memo) == len(st.STATISTICS)
-    st.weighted_statistic("spearman", x, y, R[:, groups])
+    weighted_statistic("spearman", x, y, R[:, groups])
     assert len(R.store.memo) == len(st.STATISTICS)
 
 

@@ -10,6 +10,8 @@ from scipy import stats as ss
 
 from metajudge import stats as st
 from metajudge.stats.correlation import _rankdata
+from metajudge.stats.weighted import weighted_statistic, weighted_statistics
+from tests.stats.reference import bootstrap_ci_reference
 
 
 def _data(seed: int, n: int = 120, ties: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -123,7 +125,7 @@ def test_vectorised_bootstrap_equals_slow_loop(statistic: str) -> None:
     fast = st.bootstrap_ci(
         x, y, statistic=statistic, groups=groups, n_boot=300, rng=np.random.default_rng(11)
     )
-    slow = st.bootstrap_ci_reference(
+    slow = bootstrap_ci_reference(
         x, y, statistic=statistic, groups=groups, n_boot=300, rng=np.random.default_rng(11)
     )
     np.testing.assert_allclose(fast.samples, slow.samples, rtol=0, atol=1e-12, equal_nan=True)
@@ -138,7 +140,7 @@ def test_weighted_kendall_dense_path_equals_loop() -> None:
     x = rng.normal(size=150)
     y = x + rng.normal(size=150)
     fast = st.bootstrap_ci(x, y, statistic="kendall", n_boot=40, rng=np.random.default_rng(2))
-    slow = st.bootstrap_ci_reference(
+    slow = bootstrap_ci_reference(
         x, y, statistic="kendall", n_boot=40, rng=np.random.default_rng(2)
     )
     np.testing.assert_allclose(fast.samples, slow.samples, atol=1e-12)
@@ -156,7 +158,7 @@ def test_weighted_spearman_equals_loop_on_metric_vs_labels(x_ties: bool) -> None
     groups = np.repeat(np.arange(120), 2)
     kw = {"statistic": "spearman", "groups": groups, "n_boot": 200}
     fast = st.bootstrap_ci(x, y, rng=np.random.default_rng(3), **kw)
-    slow = st.bootstrap_ci_reference(x, y, rng=np.random.default_rng(3), **kw)
+    slow = bootstrap_ci_reference(x, y, rng=np.random.default_rng(3), **kw)
     np.testing.assert_allclose(fast.samples, slow.samples, rtol=0, atol=1e-12)
 
 
@@ -169,10 +171,10 @@ def test_weighted_spearman_same_bits_whatever_the_blocks(monkeypatch: pytest.Mon
     y = np.clip(np.rint(x + rng.normal(size=300)), -2, 2)
     items = np.repeat(np.arange(150), 2)
     R = Resamples.draw(150, 64, np.random.default_rng(1))
-    dense = st.weighted_statistic("spearman", x, y, R[:, items].dense())
+    dense = weighted_statistic("spearman", x, y, R[:, items].dense())
     for block in (1, 700, 1 << 20):
         monkeypatch.setattr(weighted, "RANK_BLOCK_ELEMENTS", block)
-        lazy = st.weighted_statistics(
+        lazy = weighted_statistics(
             [("spearman", x, y)], Resamples.draw(150, 64, np.random.default_rng(1))[:, items]
         )[0]
         np.testing.assert_array_equal(lazy, dense)

@@ -7,9 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from metajudge import stats as st
 from metajudge.stats import weighted
 from metajudge.stats.resample import Resamples
+from metajudge.stats.weighted import weighted_statistic, weighted_statistics
+from tests.stats.reference import bootstrap_ci_reference
 
 N_ITEMS, N_BOOT = 90, 60
 
@@ -34,7 +35,7 @@ def _data(x_kind: str) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
 
 def _lazy(x: np.ndarray, ys: list[np.ndarray], items: np.ndarray) -> list[np.ndarray]:
     R = Resamples.draw(N_ITEMS, N_BOOT, np.random.default_rng(3))[:, items]
-    return st.weighted_statistics([("spearman", x, y) for y in ys], R)
+    return weighted_statistics([("spearman", x, y) for y in ys], R)
 
 
 @pytest.mark.parametrize("x_kind", ["distinct", "ties", "few"])
@@ -42,7 +43,7 @@ def test_shared_x_pass_equals_the_reference_loop(x_kind: str) -> None:
     x, ys, items = _data(x_kind)
     got = _lazy(x, ys, items)
     for y, v in zip(ys, got, strict=True):
-        ref = st.bootstrap_ci_reference(
+        ref = bootstrap_ci_reference(
             x, y, statistic="spearman", groups=items, n_boot=N_BOOT, rng=np.random.default_rng(3)
         ).samples
         np.testing.assert_allclose(v, ref, rtol=0, atol=1e-12)
@@ -58,7 +59,7 @@ def test_same_bits_whatever_the_path_or_the_blocks(
     grouped = _lazy(x, ys, items)
     dense_W = Resamples.draw(N_ITEMS, N_BOOT, np.random.default_rng(3))[:, items].dense()
     for y, v in zip(ys, grouped, strict=True):  # a dense matrix: bincount totals, no memo
-        np.testing.assert_array_equal(st.weighted_statistic("spearman", x, y, dense_W), v)
+        np.testing.assert_array_equal(weighted_statistic("spearman", x, y, dense_W), v)
     cases = [
         ("EXACT_WEIGHT", 0),  # every resample through the gather path (today's sums)
         ("MAX_JOINT_CELLS", 1),  # one bincount per y instead of their joint cells
@@ -78,7 +79,7 @@ def test_joint_totals_are_shared_by_every_x_on_the_same_rows() -> None:
     x, ys, items = _data("distinct")
     R = Resamples.draw(N_ITEMS, N_BOOT, np.random.default_rng(3))
     reqs = [("spearman", xx, y) for xx in (x, -x, x**3) for y in ys[:2]]
-    st.weighted_statistics(reqs, R[:, items])
+    weighted_statistics(reqs, R[:, items])
     totals = [k for k in R.store.memo if k[0] == "joint y totals"]
     assert len(totals) == 1  # one pass of per-item sums for the two annotators' 25 cells
     np.testing.assert_array_equal(R.store.memo[totals[0]].sum(axis=1), 2 * N_ITEMS)

@@ -241,7 +241,8 @@ def _bootstrap(
     k: int,
     opts: CategoricalOptions,
 ) -> dict[str, tuple[float, float]]:
-    from metajudge.stats.bootstrap import _group_index, bootstrap_weights, percentile_ci
+    from metajudge.stats.bootstrap import _group_index, bootstrap_weights
+    from metajudge.stats.intervals import percentile_ci
 
     if opts.n_boot == 0 or not gold:
         return {}

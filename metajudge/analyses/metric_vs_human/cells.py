@@ -193,7 +193,7 @@ def stat_block(run: Run, rows: Rows) -> tuple[dict[str, Any], dict[str, FArr]]:
 
     The CI is :func:`~metajudge.stats.intervals.choose` on the cell's pairs (percentile
     bootstrap from ``small_n`` pairs up). The bootstrap of every statistic of the cell is
-    evaluated together (:func:`~metajudge.stats.weighted_statistics`: one pass over the
+    evaluated together (:func:`~metajudge.stats.correlate`: one pass over the
     resamples for those that follow from per-item sums).
     """
     p = run.proto
@@ -227,7 +227,7 @@ def stat_block(run: Run, rows: Rows) -> tuple[dict[str, Any], dict[str, FArr]]:
         if run.deferred is not None:
             run.deferred.append(job)  # evaluated with the other cells' (run_deferred)
         else:
-            for (s, _, _), smp in zip(boot, st.weighted_statistics(boot, W), strict=True):
+            for (s, _, _), smp in zip(boot, st.correlate(boot, W), strict=True):
                 job.fill(s, smp, p)
     return out, samples
 
@@ -258,11 +258,11 @@ class _Bootstrap:
 def run_deferred(run: Run) -> None:
     """Evaluate every deferred cell bootstrap together — one pass over the resamples for as
     many statistics that follow from per-item sums as memory permits
-    (:func:`~metajudge.stats.weighted_statistics`) — and stop deferring. Estimates
+    (:func:`~metajudge.stats.correlate`) — and stop deferring. Estimates
     replaced since (grouped cells) are not computed."""
     jobs, run.deferred = run.deferred or [], None
     live = [(j, r) for j in jobs for r in j.requests if j.live(r[0])]
-    values = st.weighted_statistics([r for _, r in live], [j.W for j, _ in live])
+    values = st.correlate([r for _, r in live], [j.W for j, _ in live])
     for (j, r), smp in zip(live, values, strict=True):
         j.fill(r[0], smp, run.proto)
 

@@ -70,12 +70,21 @@ def _pairs(
     if run.W is not None and note is not None:
         comp["ci_note"] = note.replace("see fisher_ci", "see p_permutation")
     elif run.W is not None:
+        paired = None
         if same and s in c1.samples and s in c2.samples:
-            dd = c1.samples[s] - c2.samples[s]  # same rows: the stored resamples are paired
-        else:
-            Wr = run.W[:, groups]
-            dd = st.weighted_statistic(s, x1, y, Wr) - st.weighted_statistic(s, x2, y, Wr)
-        _bootstrap(comp, dd, run.proto.ci_level)
+            paired = (c1.samples[s], c2.samples[s])  # same rows: the stored resamples are paired
+        diff = st.paired_bootstrap_diff(
+            x1,
+            x2,
+            y,
+            statistic=s,
+            resamples=run.W[:, groups],
+            samples=paired,
+            level=run.proto.ci_level,
+        )
+        lo_hi = [diff.lo, diff.hi]
+        comp["ci"] = lo_hi if np.isfinite(lo_hi).all() else None
+        comp["p_bootstrap"] = jnum(diff.p_value)
     if shared is not None:
         comp["p_permutation"] = jnum(shared.p_value)
     elif run.proto.permutations > 0:

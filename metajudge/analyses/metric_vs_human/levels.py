@@ -215,7 +215,7 @@ def _x_for(stat: str, x: FArr) -> FArr:
 def prefetch_pooled(W: object, requests: Sequence[tuple[str, FArr, FArr, IArr]]) -> None:
     """Evaluate the global-level bootstraps of ``requests`` ``(statistic, x, y, row items)``
     together: one pass over the resamples for those that follow from per-item sums
-    (:func:`~metajudge.stats.weighted_statistics`). The resamples remember the
+    (:func:`~metajudge.stats.correlate`). The resamples remember the
     values, so the estimates asked for next (:func:`loo_reference`, one statistic at a time)
     find them computed; a no-op unless ``W`` is a
     :class:`~metajudge.stats.resample.Resamples`."""
@@ -230,7 +230,7 @@ def prefetch_pooled(W: object, requests: Sequence[tuple[str, FArr, FArr, IArr]])
             reqs.append((s, xo, yo))
             views.append(by_rows.setdefault(id(g), (g, W[:, g]))[1])  # one view per row set
     if reqs:
-        st.weighted_statistics(reqs, views)
+        st.correlate(reqs, views)
 
 
 @dataclass
