@@ -101,13 +101,12 @@ def evaluate_dimension(
 
 
 def _correlations(pairs: Sequence[tuple[Any, Any]], stats: Sequence[str]) -> dict[str, float]:
-    from scipy import stats as st
+    from metajudge.stats import statistic
 
     if len(pairs) < 2:
         return {s: math.nan for s in stats}
-    x, y = [float(g) for g, _ in pairs], [float(p) for _, p in pairs]
-    fn = {"pearson": st.pearsonr, "spearman": st.spearmanr, "kendall": st.kendalltau}
-    return {s: float(fn[s](x, y)[0]) for s in stats}
+    human, judge = [float(g) for g, _ in pairs], [float(p) for _, p in pairs]
+    return {s: statistic(s, human, judge) for s in stats}
 
 
 def evaluate_judge(ds: Dataset, model: str, statistics: Sequence[str] | None = None) -> JudgeEval:

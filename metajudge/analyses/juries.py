@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from metajudge.stats.correlation import pearson
 from metajudge.errors import InputError
 from metajudge.results import Result
 
@@ -105,7 +106,7 @@ def _error_correlation(names: Sequence[str], wrong: np.ndarray) -> dict[str, dic
         for b in range(len(names)):
             x, y = wrong[a], wrong[b]
             ok = x.std() > 0 and y.std() > 0
-            out[names[a]][names[b]] = float(np.corrcoef(x, y)[0, 1]) if ok else math.nan
+            out[names[a]][names[b]] = pearson(x, y) if ok else math.nan
     return out
 
 

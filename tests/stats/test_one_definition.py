@@ -13,6 +13,7 @@ import ast
 from collections import defaultdict
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 PKG = Path(__file__).resolve().parents[2] / "metajudge"
@@ -195,3 +196,242 @@ def test_the_scan_sees_the_package(modules: dict[str, ast.Module]) -> None:
     defs = _definitions({**mods, "analyses/copy.py": extra})
     assert defs["majority_label"] == ["stats/classification.py", "analyses/copy.py"]
     assert _quantile_calls(ast.parse("import numpy as np\nnp.percentile([1], 5)\n")) == [2]
+
+
+# ---------------------------------------------------------------------------------------------
+# Behaviour: every product path that reports a statistic runs its one definition.
+#
+# The one definition of each statistic is replaced by a marked version in every metajudge
+# module that holds it (the name bound by ``from ... import``, too); each product path is run
+# on a small dataset and must report the mark. A private re-implementation anywhere (a module
+# computing Pearson's r or an accuracy on its own) does not see the mark, and fails here.
+
+
+def _replace_everywhere(monkeypatch: pytest.MonkeyPatch, original: object, marked: object) -> int:
+    """Rebind every metajudge module attribute that is ``original`` to ``marked``."""
+    import sys
+
+    n = 0
+    for name, mod in list(sys.modules.items()):
+        if not name.startswith("metajudge") or mod is None:
+            continue
+        for attr, val in list(vars(mod).items()):
+            if val is original:
+                monkeypatch.setattr(mod, attr, marked)
+                n += 1
+    return n
+
+
+def _import_product() -> None:
+    """The product paths checked below, imported before the marks are placed."""
+    import metajudge.analyses.backbone_swap
+    import metajudge.analyses.judge_bench
+    import metajudge.analyses.juries
+    import metajudge.analyses.metric_vs_human.evaluate
+    import metajudge.stats.resampling_tests  # noqa: F401
+
+
+def _halve_pearson(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pearson's one formula (stats.correlation.pearson_from_sums) returns r / 2: every value
+    built on it halves exactly (a percentile of halved samples is the halved percentile), and a
+    test statistic compared with its permuted or resampled copies keeps its p-value only when
+    both sides run the one formula."""
+    _import_product()
+    from metajudge.stats import correlation
+
+    original = correlation.pearson_from_sums
+
+    def halved(*args: object, **kw: object) -> np.ndarray:
+        return original(*args, **kw) / 2  # type: ignore[arg-type]
+
+    assert _replace_everywhere(monkeypatch, original, halved) >= 2
+
+
+def _full_credit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The one accuracy (stats.decisions.pair_credit) gives every scored pair full credit."""
+    _import_product()
+    from metajudge.stats import decisions
+
+    original = decisions.pair_credit
+
+    def marked(*args: object, **kw: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        credit, keep, missing = original(*args, **kw)  # type: ignore[arg-type]
+        return np.ones_like(credit), keep, missing
+
+    assert _replace_everywhere(monkeypatch, original, marked) >= 2
+
+
+def _toy_meta_eval(n_boot: int = 40) -> dict:
+    """meta-eval on 30 synthetic pairs, two metrics (cells, bootstrap CIs, comparisons)."""
+    from metajudge.analyses.metric_vs_human.evaluate import meta_evaluate
+    from tests.analyses.metric_vs_human.test_evaluate import _rows, _toy
+
+    ds, truth = _toy(30, seed=4)
+    rng = np.random.default_rng(1)
+    rows = _rows("good", [0.0] * 30, list(truth + rng.normal(scale=0.3, size=30)))
+    rows += _rows("bad", [0.0] * 30, list(rng.normal(scale=1.0, size=30) + 0.5 * truth))
+    return meta_evaluate(ds, rows, metrics=["good", "bad"], n_boot=n_boot, seed=0).data
+
+
+def _half(v: object) -> object:
+    return [b / 2 for b in v] if isinstance(v, list) else v / 2  # type: ignore[operator]
+
+
+def test_meta_eval_pearson_and_spearman_run_the_one_pearson(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    plain = _toy_meta_eval()
+    _halve_pearson(monkeypatch)
+    marked = _toy_meta_eval()
+    for c0, c1 in zip(plain["cells"], marked["cells"], strict=True):
+        for s in ("pearson", "spearman"):  # Spearman: the Pearson formula on ranks
+            e0, e1 = c0["stats"][s], c1["stats"][s]
+            assert e1["ci_method"] == "percentile bootstrap"
+            assert e1["value"] == _half(e0["value"]), (c0["metric"], s)
+            assert e1["ci"] == _half(e0["ci"]), (c0["metric"], s)
+        assert c1["stats"]["kendall"] == c0["stats"]["kendall"]  # not a Pearson
+    assert plain["comparisons"]
+    for k0, k1 in zip(plain["comparisons"], marked["comparisons"], strict=True):
+        # paired bootstrap and permutation tests: the observed and the resampled differences
+        # both halve, so the p-values stay; a private formula on either side moves them
+        assert k1["diff"] == pytest.approx(k0["diff"] / 2, abs=1e-15)
+        assert k1["ci"] == pytest.approx(_half(k0["ci"]), abs=1e-15)
+        assert (k1["p_bootstrap"], k1["p_permutation"]) == (k0["p_bootstrap"], k0["p_permutation"])
+        assert 0 < k0["p_permutation"] < 1 or k0["p_bootstrap"] < 1
+
+
+def test_meta_eval_accuracies_run_the_one_accuracy(monkeypatch: pytest.MonkeyPatch) -> None:
+    _full_credit(monkeypatch)
+    data = _toy_meta_eval()
+    for cell in data["cells"]:
+        for s in ("acc_ties", "acc_no_ties"):
+            e = cell["stats"][s]
+            assert e["value"] == 1.0, (cell["metric"], s)
+            assert e["ci"] == [1.0, 1.0], (cell["metric"], s)
+
+
+def _significance(rng_seed: int = 0) -> list[float]:
+    from metajudge import stats as st
+
+    rng = np.random.default_rng(rng_seed)
+    y = rng.normal(size=40)
+    x1, x2 = y + rng.normal(size=40), y + rng.normal(scale=2.0, size=40)
+    g = np.arange(40) // 2
+    b = st.paired_bootstrap_diff(x1, x2, y, groups=g, n_boot=30, rng=np.random.default_rng(1))
+    perm = st.permutation_test_diff(x1, x2, y, groups=g, n_perm=30, rng=np.random.default_rng(1))
+    ci = st.bootstrap_ci(x1, y, groups=g, n_boot=30, rng=np.random.default_rng(1))
+    out = [b.diff, b.lo, b.hi, perm.diff, ci.estimate, ci.lo, ci.hi]
+    X, Y, Z = (rng.normal(size=(6, 8)) for _ in range(3))
+    Y += X
+    for test in (st.perm_tests, st.boot_tests):
+        res = test({"x": X, "y": Y}, Z, level="global", n_resamples=20, seed=0)[("x", "y")]
+        out.append(res.delta)
+    return out + [b.p_value, perm.p_value]
+
+
+def test_significance_and_resampling_tests_run_the_one_pearson(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    plain = _significance()
+    _halve_pearson(monkeypatch)
+    marked = _significance()
+    assert marked[:-2] == pytest.approx([v / 2 for v in plain[:-2]], abs=1e-15)
+    assert marked[-2:] == plain[-2:]  # p-values of the paired bootstrap and permutation test
+
+
+def _swap() -> dict:
+    from metajudge.analyses.backbone_swap import backbone_swap, build_swap_data
+    from tests.analyses.test_backbone_swap import _likert, _noisy
+
+    recs, truth = _likert(n_items=30, n_sys=4)
+    data = build_swap_data(
+        recs,
+        {"big": _noisy(truth, 0.2, 1), "cheap": _noisy(truth, 1.0, 2)},
+        dimension="faithfulness",
+        metric="m",
+        dataset="synthetic",
+    )
+    return backbone_swap(data, rng=np.random.default_rng(0), n_boot=40, human_protocol="pooled")
+
+
+def test_backbone_swap_agreement_runs_the_one_pearson(monkeypatch: pytest.MonkeyPatch) -> None:
+    plain = _swap()
+    _halve_pearson(monkeypatch)
+    marked = _swap()
+    p0, p1 = plain["pairs"][0], marked["pairs"][0]
+    for s in ("pearson", "spearman"):
+        assert p1[s]["value"] == _half(p0[s]["value"]), s
+        assert p1[s]["ci"] == _half(p0[s]["ci"]), s
+    b0, b1 = plain["per_backbone"]["big"], marked["per_backbone"]["big"]
+    assert b1["pooled_pearson"]["value"] == _half(b0["pooled_pearson"]["value"])
+
+
+def test_judge_bench_and_jury_correlations_run_the_one_pearson(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from metajudge.analyses.judge_bench import _correlations
+    from metajudge.analyses.juries import _error_correlation
+
+    pairs = [(1.0, 2.0), (2.0, 1.0), (3.0, 5.0), (4.0, 3.0)]
+    wrong = np.array([[1.0, 0.0, 1.0, 0.0], [1.0, 1.0, 0.0, 0.0]])
+    plain = _correlations(pairs, ("pearson", "spearman")), _error_correlation(["a", "b"], wrong)
+    _halve_pearson(monkeypatch)
+    got = _correlations(pairs, ("pearson", "spearman"))
+    assert got == {s: v / 2 for s, v in plain[0].items()}
+    assert _error_correlation(["a", "b"], wrong)["a"]["b"] == plain[1]["a"]["b"] / 2
+
+
+def test_the_marks_would_catch_a_private_copy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Pearson written out privately does not see the mark (the check can fail)."""
+    from metajudge.stats import correlation
+
+    def private(x: np.ndarray, y: np.ndarray) -> float:
+        xc, yc = x - x.mean(), y - y.mean()
+        return float(np.clip(xc @ yc / np.sqrt((xc @ xc) * (yc @ yc)), -1, 1))
+
+    x, y = np.array([1.0, 2.0, 3.0, 5.0]), np.array([2.0, 1.0, 4.0, 3.0])
+    before = correlation.pearson(x, y)
+    assert private(x, y) == before
+    _halve_pearson(monkeypatch)
+    assert correlation.pearson(x, y) == before / 2
+    assert private(x, y) == before
+
+
+# ---------------------------------------------------------------------------------------------
+# No module outside stats/ computes a correlation itself
+
+CORRELATION_FUNCS = {"corrcoef", "pearsonr", "spearmanr", "kendalltau", "weightedtau"}
+#: module -> why it may call one of CORRELATION_FUNCS (none today)
+CORRELATION_ALLOWED: dict[str, str] = {}
+
+
+def _correlation_calls(tree: ast.Module) -> list[int]:
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = (
+                f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+            )
+            if name in CORRELATION_FUNCS:
+                lines.append(node.lineno)
+        if isinstance(node, ast.ImportFrom) and any(
+            a.name in CORRELATION_FUNCS for a in node.names
+        ):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_no_correlation_outside_stats(modules: dict[str, ast.Module]) -> None:
+    found = {
+        rel: lines
+        for rel, tree in modules.items()
+        if not rel.startswith("stats/") and (lines := _correlation_calls(tree))
+    }
+    unexpected = {rel: lines for rel, lines in found.items() if rel not in CORRELATION_ALLOWED}
+    assert not unexpected, (
+        f"a correlation computed outside metajudge/stats (use stats.pearson / spearman / "
+        f"kendall_tau_b / statistic): {unexpected}"
+    )
+    assert _correlation_calls(ast.parse("import numpy as np\nnp.corrcoef([1], [2])\n")) == [2]
+    assert _correlation_calls(ast.parse("from scipy.stats import pearsonr\n")) == [1]
