@@ -33,9 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from metajudge.stats.correlation import pearson
 from metajudge.errors import InputError
 from metajudge.results import Result
+from metajudge.stats.correlation import pearson
 
 TIE_RULE = "a tie goes to the tied label of the judge most accurate on the fitting split"
 
