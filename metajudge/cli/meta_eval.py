@@ -197,6 +197,7 @@ _RENDER = {
 
 def _cmd_meta_eval(args: argparse.Namespace) -> int:
     from metajudge.analyses.metric_vs_human.categorical import CategoricalResult
+    from metajudge.analyses.metric_vs_human.protocol import Protocol
     from metajudge.cli.backends import cli_backbone
     from metajudge.io import check_out_dir
     from metajudge.runs.meta_eval import run_meta_eval
@@ -230,7 +231,7 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
             **({} if args.browser_cap is None else {"browser_cap": args.browser_cap}),
         },
         strict_ids=args.strict_ids,
-        **protocol_options(args),
+        protocol=Protocol.from_options(protocol_options(args)),
     )
     if isinstance(res, CategoricalResult):
         if args.published or args.percent:

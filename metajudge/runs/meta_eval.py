@@ -26,7 +26,7 @@ from typing import Any
 
 from metajudge.analyses.metric_vs_human import trivial
 from metajudge.analyses.metric_vs_human.evaluate import MetaEvalResult, meta_evaluate
-from metajudge.analyses.metric_vs_human.protocol import Protocol, correlate_for
+from metajudge.analyses.metric_vs_human.protocol import AUTO, Protocol, correlate_for
 from metajudge.data.loading import open_dataset
 from metajudge.progress import Steps
 from metajudge.runs import plot_ahead
@@ -87,14 +87,14 @@ def meta_eval_into(
     baselines: bool = True,
     report: dict[str, Any] | None = None,
     strict_ids: bool = False,
-    **options: Any,
 ) -> tuple[MetaEvalResult, dict[str, Path]]:
     """Run the whole meta-evaluation into ``out_dir``; returns the result and the written files
     (``result.json`` with the published numbers attached, tables, plots). ``scores``: score specs
     (:mod:`metajudge.scores.spec`; old spellings: :func:`score_specs`); ``strict_ids``: refuse
     their rows for ids the dataset lacks, else dropped and counted (:func:`_counted`);
-    ``baselines``: the :mod:`~metajudge.analyses.metric_vs_human.trivial` rows; ``protocol`` with
-    ``options`` overriding fields, or the data's kind chooses (:func:`_protocol_of`); ``backbone``:
+    ``baselines``: the :mod:`~metajudge.analyses.metric_vs_human.trivial` rows; ``protocol``: every
+    option of the evaluation (n_boot, seed, ci_level …) as one explicit value (None: the
+    defaults; its ``correlate`` ``auto``: the data's kind chooses, :func:`_protocol_of`); ``backbone``:
     the judges' (None: default); ``asked``: flags refused for categorical or binary data (run by
     :mod:`~metajudge.runs.meta_eval_categorical`); ``report``: :func:`write_run`'s options."""
     t0 = time.perf_counter()
@@ -103,7 +103,7 @@ def meta_eval_into(
     ds = open_dataset(
         dataset, input_file, subset=subset, data_dir=data_dir, progress=bars.step("load", "line")
     )
-    proto = _protocol_of(ds, protocol, options, say=progress)
+    proto = _protocol_of(ds, protocol, say=progress)
     run = {"dataset": dataset or str(input_file), "subset": subset, "source": ds.source}
     if ds.card.label_kind in ("categorical", "binary"):
         from metajudge.runs.meta_eval_categorical import refuse_asked, run_categorical
@@ -203,14 +203,13 @@ def _evaluate(
     )
 
 
-def _protocol_of(
-    ds: Any, protocol: Protocol | None, options: dict[str, Any], say: bool
-) -> Protocol:
-    """``protocol`` with ``options``; with neither a protocol nor a ``correlate`` option, the
-    data's kind chooses (:func:`_chosen_correlate`)."""
-    if protocol is None and "correlate" not in options:
-        options = {**options, "correlate": _chosen_correlate(ds, say)}
-    return Protocol.from_dict(options) if protocol is None else protocol.with_options(**options)
+def _protocol_of(ds: Any, protocol: Protocol | None, say: bool) -> Protocol:
+    """``protocol`` (None: the defaults); when its ``correlate`` is ``auto`` (or there is
+    none), the data's kind chooses (:func:`_chosen_correlate`)."""
+    proto = protocol if protocol is not None else Protocol(correlate=AUTO)
+    if proto.correlate != AUTO:
+        return proto
+    return proto.with_options(correlate=_chosen_correlate(ds, say))
 
 
 def _counted(ids: IdPolicy) -> dict[str, Any]:

@@ -20,19 +20,20 @@ import numpy.typing as npt
 FArr = npt.NDArray[np.float64]
 
 
-def mae(pred: Sequence[float] | FArr, y: Sequence[float] | FArr) -> float:
-    """Mean absolute error."""
-    return float(np.mean(np.abs(np.asarray(pred, float) - np.asarray(y, float))))
+def mae(human: Sequence[float] | FArr, judge: Sequence[float] | FArr) -> float:
+    """Mean absolute error of the judge's values against the human ones."""
+    return float(np.mean(np.abs(np.asarray(judge, float) - np.asarray(human, float))))
 
 
-def rmse(pred: Sequence[float] | FArr, y: Sequence[float] | FArr) -> float:
-    """Root mean squared error."""
-    return float(np.sqrt(np.mean((np.asarray(pred, float) - np.asarray(y, float)) ** 2)))
+def rmse(human: Sequence[float] | FArr, judge: Sequence[float] | FArr) -> float:
+    """Root mean squared error of the judge's values against the human ones."""
+    return float(np.sqrt(np.mean((np.asarray(judge, float) - np.asarray(human, float)) ** 2)))
 
 
-def brier(probs: FArr, labels: Sequence[int] | npt.NDArray[np.int64]) -> float:
-    """Multi-class Brier score: mean over items of sum_k (p_k - [y = k])^2 (``probs``: n x K;
-    a 1-D ``probs`` is a binary probability of class 1)."""
+def brier(labels: Sequence[int] | npt.NDArray[np.int64], probs: FArr) -> float:
+    """Multi-class Brier score of the judge's ``probs`` against the human ``labels``: mean over
+    items of sum_k (p_k - [y = k])^2 (``probs``: n x K; a 1-D ``probs`` is a binary
+    probability of class 1)."""
     p = np.asarray(probs, float)
     y = np.asarray(labels, int)
     if p.ndim == 1:
@@ -129,7 +130,7 @@ def _aps_cumulative(probs: FArr) -> tuple[FArr, FArr]:
 
 
 def set_scores(
-    method: str, probs: FArr, labels: npt.NDArray[np.int64], u: FArr | None = None
+    method: str, labels: npt.NDArray[np.int64], probs: FArr, u: FArr | None = None
 ) -> FArr:
     """Conformity scores of the true classes ``labels`` (indices into the columns of ``probs``,
     n x K): ``lac`` (least ambiguous set-valued classifier, Sadinle, Lei & Wasserman 2019):
@@ -137,11 +138,11 @@ def set_scores(
     mass of the classes ranked above the true class plus ``u`` times its own (``u``: one
     uniform(0, 1) draw per row, the randomised score; None: 1, the non-randomised one).
 
-    >>> set_scores("lac", np.array([[0.7, 0.3]]), np.array([1])).round(2).tolist()
+    >>> set_scores("lac", np.array([1]), np.array([[0.7, 0.3]])).round(2).tolist()
     [0.7]
-    >>> set_scores("aps", np.array([[0.7, 0.3]]), np.array([1])).round(2).tolist()
+    >>> set_scores("aps", np.array([1]), np.array([[0.7, 0.3]])).round(2).tolist()
     [1.0]
-    >>> set_scores("aps", np.array([[0.7, 0.3]]), np.array([1]), np.array([0.5])).round(2).tolist()
+    >>> set_scores("aps", np.array([1]), np.array([[0.7, 0.3]]), np.array([0.5])).round(2).tolist()
     [0.85]
     """
     p = np.asarray(probs, float)

@@ -294,7 +294,7 @@ def kendall_tau_b(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarr
 ACCURACIES: dict[str, str] = {"acc_ties": "three_way", "acc_no_ties": "exclude_human_ties"}
 
 
-def accuracy_rows(name: str, judge: np.ndarray, human: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def accuracy_rows(name: str, human: np.ndarray, judge: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per row, the credit and whether the row is scored, of the accuracy ``name``
     (``acc_ties``/``acc_no_ties``): :func:`~metajudge.stats.decisions.pair_credit` under the
     statistic's tie policy, as floats. The one accuracy definition the resampled and permuted

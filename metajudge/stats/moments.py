@@ -131,7 +131,7 @@ def plan(name: str, x: np.ndarray, y: np.ndarray) -> _Plan | None:
         yc = y - y.mean() if y.size else y
         return _Plan(name, np.stack([np.ones(x.size), xc, yc, xc * xc, yc * yc, xc * yc]))
     if name in ("acc_ties", "acc_no_ties"):
-        credit, kept = accuracy_rows(name, x, y)
+        credit, kept = accuracy_rows(name, human=y, judge=x)
         return _Plan(name, np.stack([kept, credit]))
     if name in ("spearman", "kendall") and x.size:
         ux, gx = np.unique(x, return_inverse=True)

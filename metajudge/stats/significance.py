@@ -107,7 +107,7 @@ def _batch_stat(name: str, X: np.ndarray, y: np.ndarray) -> np.ndarray:
 def _acc_rows(name: str, X: np.ndarray, y: np.ndarray) -> np.ndarray:
     """The accuracy ``name`` of each row of decisions X (B, n) against labels y (n,): the
     one definition (:func:`~metajudge.stats.correlation.accuracy_rows`), row by row."""
-    credit, kept = accuracy_rows(name, X.ravel(), np.tile(y, X.shape[0]))
+    credit, kept = accuracy_rows(name, human=np.tile(y, X.shape[0]), judge=X.ravel())
     shape = X.shape
     return accuracy_from_sums(credit.reshape(shape).sum(1), kept.reshape(shape).sum(1))
 

@@ -356,7 +356,7 @@ def _wkendall_pairs(
 def _wacc(name: str, x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
     """The accuracy ``name`` of each weighted resample: the weighted sums of
     :func:`~metajudge.stats.correlation.accuracy_rows` (the one definition)."""
-    credit, kept = accuracy_rows(name, x, y)
+    credit, kept = accuracy_rows(name, human=y, judge=x)
     den = W.sum(axis=1) if kept.all() else _mv(W, kept)  # (all kept: Σw, as always)
     return accuracy_from_sums(_mv(W, credit), den)
 

@@ -168,7 +168,7 @@ def test_scores_and_sets_agree() -> None:
         for q in (0.3, 0.6, 0.9):
             sets = prediction_sets(method, probs, q, draws)
             for k in range(4):
-                s = set_scores(method, probs, np.full(200, k), draws)
+                s = set_scores(method, labels=np.full(200, k), probs=probs, u=draws)
                 np.testing.assert_array_equal(sets[:, k], s <= q + 1e-12)
     # the non-randomised APS set is never empty and holds {score <= q}
     sets = prediction_sets("aps", probs, 0.5)

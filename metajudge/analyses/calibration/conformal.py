@@ -139,14 +139,23 @@ def choose(cal: RatingTable, o: Options) -> str:
     inner = splits(len(cal), seed=o.seed + 7919, repeats=o.inner_repeats)
     best, best_w = "split", np.inf
     for m in candidates(cal):
-        got = [_measure(*intervals(m, cal.take(a), cal.take(b), o), cal.human[b]) for a, b in inner]
+        got = [
+            coverage_and_width(*intervals(m, cal.take(a), cal.take(b), o), cal.human[b])
+            for a, b in inner
+        ]
         cov, width = float(np.mean([c for c, _ in got])), float(np.mean([w for _, w in got]))
         if cov >= 1 - o.alpha and width < best_w - 1e-12:
             best, best_w = m, width
     return best
 
 
-def _measure(lo: FArr, hi: FArr, y: FArr) -> tuple[float, float]:
+def coverage_and_width(lo: FArr, hi: FArr, y: FArr) -> tuple[float, float]:
+    """The conformal coverage (share of ratings ``y`` inside their interval [lo, hi]) and the
+    intervals' mean width: what ``calibrate conformal`` reports per method.
+
+    >>> coverage_and_width(np.array([1.0, 2.0]), np.array([2.0, 3.0]), np.array([1.5, 4.0]))
+    (0.5, 1.0)
+    """
     return float(np.mean((y >= lo - 1e-9) & (y <= hi + 1e-9))), float(np.mean(hi - lo))
 
 
@@ -214,7 +223,7 @@ def calibrate_conformal(
             if m == AUTO:
                 chosen[use] = chosen.get(use, 0) + 1
             lo, hi = intervals(use, cal, test, o)
-            runs[m].append(_measure(lo, hi, test.human))
+            runs[m].append(coverage_and_width(lo, hi, test.human))
             if keep_items and r == 0:
                 items += _items(test, m, lo, hi)
     res = ConformalResult(
@@ -262,7 +271,7 @@ def _on_target(
         use = choose(table, o) if m == AUTO else m
         if use == "cqr" and target.probs is None:
             continue
-        cov, width = _measure(*intervals(use, table, target, o), target.human)
+        cov, width = coverage_and_width(*intervals(use, table, target, o), target.human)
         rows.append({"method": m, "used": use, "coverage": cov, "width": width})
     shifted = p < shift_alpha
     return {

@@ -49,16 +49,16 @@ def _errors(table: RatingTable, method: str, fit_idx: IArr, test_idx: IArr) -> d
     if method != "platt":
         after = np.clip(after, *table.scale)
     out = {
-        "mae_before": cs.mae(test.pred, test.human),
-        "mae_after": cs.mae(after, test.human),
-        "rmse_before": cs.rmse(test.pred, test.human),
-        "rmse_after": cs.rmse(after, test.human),
+        "mae_before": cs.mae(human=test.human, judge=test.pred),
+        "mae_after": cs.mae(human=test.human, judge=after),
+        "rmse_before": cs.rmse(human=test.human, judge=test.pred),
+        "rmse_after": cs.rmse(human=test.human, judge=after),
     }
     if method == "platt":
         y = test.human.astype(int)
         out |= {
-            "brier_before": cs.brier(test.pred, y),
-            "brier_after": cs.brier(after, y),
+            "brier_before": cs.brier(labels=y, probs=test.pred),
+            "brier_after": cs.brier(labels=y, probs=after),
             "ece_before": cs.expected_calibration_error(test.pred, y),
             "ece_after": cs.expected_calibration_error(after, y),
         }
@@ -81,7 +81,7 @@ def _distribution_errors(
     pairs = [("before", test.probs)] + ([("after", after)] if method == "temperature" else [])
     for tag, p in pairs:
         conf, pred = cs.top_label(p)
-        out[f"brier_{tag}"] = cs.brier(p, cls)
+        out[f"brier_{tag}"] = cs.brier(labels=cls, probs=p)
         out[f"ece_{tag}"] = cs.expected_calibration_error(conf, (pred == cls).astype(float))
     return out
 
@@ -239,8 +239,8 @@ def apply_result(cal: Mapping[str, Any], table: RatingTable, path: Any = None) -
         method=str(cal["method"]),
         n=len(table),
         in_sample=table.data_hash() == cal["data"].get("sha256"),
-        mae_before=cs.mae(table.pred, table.human),
-        mae_after=cs.mae(after, table.human),
+        mae_before=cs.mae(human=table.human, judge=table.pred),
+        mae_after=cs.mae(human=table.human, judge=after),
         scores=[float(x) for x in after],
     )
 

@@ -163,7 +163,7 @@ def sets_for(
     if method == "aps":
         u_cal = np.random.default_rng([*draws, 2]).uniform(size=len(cal))
         u_test = np.random.default_rng([*draws, 3]).uniform(size=len(test))
-    q = conformal_quantile(set_scores(method, cal.probs, cal.human, u_cal), alpha)
+    q = conformal_quantile(set_scores(method, labels=cal.human, probs=cal.probs, u=u_cal), alpha)
     return prediction_sets(method, test.probs, q, u_test), q
 
 
@@ -197,7 +197,7 @@ def _summary(method: str, runs: Sequence[dict[str, float]]) -> dict[str, Any]:
     return out
 
 
-def _measure(sets: Any, human: IArr, q: float) -> dict[str, float]:
+def set_coverage(sets: Any, human: IArr, q: float) -> dict[str, float]:
     size = sets.sum(axis=1)
     return {
         "coverage": float(sets[np.arange(len(human)), human].mean()),
@@ -237,7 +237,7 @@ def calibrate_sets(
         cal, test = table.take(cal_i), table.take(test_i)
         for m in methods:
             sets, q = sets_for(m, cal, test, alpha, (seed, r))
-            runs[m].append(_measure(sets, test.human, q))
+            runs[m].append(set_coverage(sets, test.human, q))
             if keep_items and r == 0:
                 items += _items(test, m, sets)
     return SetResult(

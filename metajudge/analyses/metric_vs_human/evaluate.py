@@ -394,7 +394,7 @@ def meta_evaluate(
     resamples (a display's callback, :class:`metajudge.progress.Steps`).
     """
     t0 = time.perf_counter()
-    proto = _protocol(protocol, options)
+    proto = _protocol(protocol, options).for_kind(dataset.card.kind)
     if subset:
         dataset = dataset.subset(subset)
     dims = _check_dataset(dataset, dimensions)

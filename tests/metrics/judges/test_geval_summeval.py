@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from metajudge.analyses.metric_vs_human.protocol import Protocol
 from metajudge.backends.base import Choice, Request, TokenLogprob
 from metajudge.data.formats import Input
 from metajudge.metrics.base import ScoreItem
@@ -264,9 +265,7 @@ def test_meta_eval_run_reads_the_family_into_one_row(
         plots=False,
         progress=False,
         baselines=False,
-        correlate="pointwise",
-        level="item",
-        n_boot=0,
+        protocol=Protocol(correlate="pointwise", level="item", n_boot=0),
     )
     assert [m["name"] for m in res.data["metrics"]] == ["geval"]
     assert res.cell("geval", "fluency")["column"] == "geval_fluency"
