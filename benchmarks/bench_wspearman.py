@@ -23,7 +23,8 @@ import numpy as np
 
 
 def _old_modules(rev: str) -> tuple[types.ModuleType, types.ModuleType]:
-    """``stats/resample.py`` and ``stats/weighted.py`` of ``rev`` as standalone modules."""
+    """``stats/resample.py`` and ``stats/weighted.py`` (with its ``moments.py``) of ``rev`` as
+    standalone modules."""
     root = Path(__file__).resolve().parents[1]
 
     def show(path: str) -> str:
@@ -36,8 +37,10 @@ def _old_modules(rev: str) -> tuple[types.ModuleType, types.ModuleType]:
 
     d = Path(tempfile.mkdtemp())
     (d / "old_resample.py").write_text(show("metajudge/stats/resample.py"))
+    (d / "old_moments.py").write_text(show("metajudge/stats/moments.py"))
     src = show("metajudge/stats/weighted.py")
     src = src.replace("from metajudge.stats.resample import", "from old_resample import")
+    src = src.replace("from metajudge.stats import moments", "import old_moments as moments")
     (d / "old_weighted.py").write_text(src)
     sys.path.insert(0, str(d))
     import old_resample

@@ -8,8 +8,9 @@ function's docstring names the paper its formula comes from. Randomness always c
 - :mod:`.decisions` — the pairwise decision type :class:`Pref`, the tie band, pairwise accuracy
   under named tie policies, verdict protocols over two orders, position consistency.
 - :mod:`.human` — the mean over annotators and the leave-one-annotator-out reference.
-- :mod:`.bootstrap` — THE bootstrap: :func:`bootstrap_ci` = :func:`resample` + :func:`correlate`
-  + the percentile interval (nlpstats' shape); grouped correlation, the bootstrap p-value.
+- :mod:`.bootstrap` — THE bootstrap: :func:`bootstrap_ci` = :func:`.bootstrap.resample` +
+  :func:`correlate` + the percentile interval (nlpstats' shape); grouped correlation, the
+  bootstrap p-value. (``stats.resample`` stays the module of lazy :class:`Resamples`.)
 - :mod:`.weighted`, :mod:`.moments` — the engine inside :func:`correlate` (weighted resamples
   as matrix products; per-item sums, many statistics in one pass), on the formulas of
   :mod:`.correlation`.
@@ -41,7 +42,6 @@ from metajudge.stats.bootstrap import (
     grouped_correlation,
     grouped_mean_samples,
     per_group_values,
-    resample,
 )
 from metajudge.stats.clusters import rank_clusters
 from metajudge.stats.correlation import (
@@ -168,7 +168,6 @@ __all__ = [
     "pref_array",
     "protocol_correct",
     "rank_clusters",
-    "resample",
     "shared_permutation_tests",
     "soft_pairwise_accuracy",
     "spearman",
