@@ -35,6 +35,7 @@ import numpy as np
 
 from metajudge.errors import InputError
 from metajudge.results import Result
+from metajudge.stats.classification import accuracy
 from metajudge.stats.correlation import pearson
 
 TIE_RULE = "a tie goes to the tied label of the judge most accurate on the fitting split"
@@ -177,7 +178,8 @@ def jury(
     P = {j: [str(preds[j][i]) for i in keep] for j in names}
     fit = _split([groups[i] for i in keep], fit_fraction, seed)
     n_fit = int(fit.sum())
-    acc = {j: float(np.mean([P[j][i] == g[i] for i in np.flatnonzero(fit)])) for j in names}
+    on_fit = np.flatnonzero(fit)
+    acc = {j: accuracy([g[i] for i in on_fit], [P[j][i] for i in on_fit]) for j in names}
     k = max(len(labels), 2)
     lo, hi = 0.5 / n_fit, 1 - 0.5 / n_fit
     weights = {
@@ -356,8 +358,6 @@ def score_jury(
       best single judge by Perm-Inp (:data:`SCORE_TEST`, paired by response); the Pearson
       correlation of the judges' errors (score − human mean), ρ̄ and ``k / (1 + (k − 1)·ρ̄)``.
     """
-    from metajudge.stats.correlation import pearson
-
     names = list(preds)
     if len(names) < 2:
         raise InputError(f"a jury needs at least two judges (got {names})", field="scores")

@@ -381,6 +381,20 @@ def test_judge_bench_and_jury_correlations_run_the_one_pearson(
     assert _error_correlation(["a", "b"], wrong)["a"]["b"] == plain[1]["a"]["b"] / 2
 
 
+def test_jury_weights_run_the_one_categorical_accuracy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The weighted vote's judge accuracies (fitting split) are stats.classification.accuracy."""
+    import math
+
+    from metajudge.analyses.juries import jury
+    from metajudge.stats import classification
+    from tests.analyses.test_juries import _case
+
+    _replace_everywhere(monkeypatch, classification.accuracy, lambda human, judge: 0.75)
+    gold, preds, groups = _case()
+    res = jury(gold, preds, groups, ("no", "yes"), fit_fraction=0.5, seed=3)
+    assert res.weights == pytest.approx({j: math.log(3.0) for j in preds})
+
+
 def test_the_marks_would_catch_a_private_copy(monkeypatch: pytest.MonkeyPatch) -> None:
     """A Pearson written out privately does not see the mark (the check can fail)."""
     from metajudge.stats import correlation
