@@ -25,8 +25,11 @@ function's docstring names the paper its formula comes from. Randomness always c
 - :mod:`.clusters` — WMT-style greedy rank clusters.
 
 Everything is re-exported here: ``from metajudge import stats; stats.pearson(x, y)``. One
-public function per statistic and per interval; argument order: symmetric statistics take
-``(x, y)``, anything with a truth and a prediction ``(human, judge)``.
+public function per statistic and per interval. Argument order: symmetric statistics take
+``(x, y)``; a truth and a prediction ``(human, judge)`` (classification, calibration, PPI, SPA),
+except the pairwise accuracies of :mod:`.decisions` and the dispatch :func:`statistic` /
+:func:`correlate` requests ``(name, x, y)``, which take the metric first (``x``: the metric
+or the judge's decision, ``y``: the human label).
 """
 
 from __future__ import annotations
