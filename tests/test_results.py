@@ -424,9 +424,9 @@ def _jury(ctx: dict[str, Any]) -> Any:
 
 @builds("metajudge.analyses.juries:ScoreJuryResult")
 def _score_jury(ctx: dict[str, Any]) -> Any:
-    from metajudge.runs.jury import run_score_jury
+    from metajudge.runs.jury import run_jury
 
-    return run_score_jury(
+    return run_jury(
         "conformal_judge_sheng2025", dimension="fluency", n_resamples=20, data_dir=ctx["data_dir"]
     )
 
