@@ -353,7 +353,7 @@ def _matrix(ctx: dict[str, Any]) -> Any:
     return build_matrix(data_dir=ctx["data_dir"], baselines=ROOT.parent / "baselines")
 
 
-@builds("metajudge.runs.matrix.cost:Estimate")
+@builds("metajudge.runs.matrix.cost:CostEstimate")
 def _estimate(ctx: dict[str, Any]) -> Any:
     """The dry run of a lexical cell on RAGChecker's pairs (no model called)."""
     from metajudge.runs.matrix.cost import estimate_cell

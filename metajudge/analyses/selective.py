@@ -32,6 +32,7 @@ import numpy as np
 
 from metajudge.errors import InputError
 from metajudge.results import Result
+from metajudge.stats.decisions import spell, to_pref
 from metajudge.stats.selective import fixed_sequence_threshold
 
 SUM_TOL = 1e-6
@@ -141,7 +142,7 @@ def human_class(record: Any, dimension: str, pairwise: bool) -> str | None:
         return None
     if pairwise:
         m = float(np.mean([float(v) for v in vals]))
-        return "b" if m > 0 else ("a" if m < 0 else "tie")
+        return spell(to_pref(m), "side")
     return str(Counter(str(v) for v in vals).most_common(1)[0][0])
 
 

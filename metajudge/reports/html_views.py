@@ -433,10 +433,9 @@ def _human(labels: Sequence[Any]) -> int | None:
 
 
 def _side(decision: Any, order: str) -> int | None:
-    """A positional decision (A = shown first) as −1 (a better), 0 (tie) or 1 (b better)."""
-    if decision is None:
-        return None
-    if decision == "tie":
-        return 0
-    first_is_a = order == "ab"
-    return -1 if (decision == "A") == first_is_a else 1
+    """A positional decision as written in a verdict row (``A`` = shown first) as −1 (a better),
+    0 (tie) or 1 (b better)."""
+    from metajudge.stats.decisions import to_pref, unswap
+
+    p = unswap(to_pref(decision, "positional"), order)
+    return None if p is None else int(p)

@@ -75,7 +75,7 @@ def _md(t: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def render(
+def render_verdicts(
     res: VerdictsResult, fmt: str = "md", published: Mapping[str, Mapping[str, float]] | None = None
 ) -> str:
     """``md`` (two tables and the notes), ``csv`` (one row per judge × category) or ``json``."""

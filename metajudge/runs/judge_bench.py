@@ -220,7 +220,7 @@ def comparison_rows(run: Mapping[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def to_markdown(run: Mapping[str, Any]) -> str:
+def judge_bench_markdown(run: Mapping[str, Any]) -> str:
     rows = comparison_rows(run)
     stats = [s for s in STATS if any(s in r for r in rows)]
     head = ["judge", "dimension", "valid/total", *stats]

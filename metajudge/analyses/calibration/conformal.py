@@ -134,7 +134,7 @@ def candidates(table: RatingTable) -> tuple[str, ...]:
     return tuple(m for m in METHODS if m != "cqr" or table.probs is not None)
 
 
-def choose(cal: RatingTable, o: Options) -> str:
+def choose_method(cal: RatingTable, o: Options) -> str:
     """``auto``'s choice, made on the calibration rows only (module docstring)."""
     inner = splits(len(cal), seed=o.seed + 7919, repeats=o.inner_repeats)
     best, best_w = "split", np.inf
@@ -210,7 +210,7 @@ def calibrate_conformal(
     for r, (cal_i, test_i) in enumerate(parts):
         cal, test = table.take(cal_i), table.take(test_i)
         for m in methods:
-            use = choose(cal, o) if m == AUTO else m
+            use = choose_method(cal, o) if m == AUTO else m
             if m == AUTO:
                 chosen[use] = chosen.get(use, 0) + 1
             lo, hi = intervals(use, cal, test, o)
@@ -259,7 +259,7 @@ def _on_target(
     stat, p = ks_two_sample(table.pred, target.pred)
     rows = []
     for m in methods:
-        use = choose(table, o) if m == AUTO else m
+        use = choose_method(table, o) if m == AUTO else m
         if use == "cqr" and target.probs is None:
             continue
         cov, width = _measure(*intervals(use, table, target, o), target.human)
