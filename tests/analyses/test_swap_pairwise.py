@@ -137,6 +137,20 @@ def test_position_bias_always_first_is_fully_inconsistent() -> None:
     assert fair["consistency"] == 1.0 and fair["p_first_wins"] == 0.5
 
 
+def test_unparsed_verdicts_count_as_inconsistent_and_the_rule_is_stated() -> None:
+    from metajudge.reports.swap_report import diagnostics_markdown
+    from metajudge.stats.decisions import CONSISTENCY_RULE
+
+    ab = [_v(0, "ab", "A"), _v(1, "ab", "A"), _v(2, "ab", None)]
+    ba = [_v(0, "ba", "B"), _v(1, "ba", "A"), _v(2, "ba", "B")]
+    d = position_bias(ab, ba)
+    # pair 0 consistent, pair 1 not, pair 2 unparsed in one order: 1 of 3 (dropping it: 1 of 2)
+    assert (d["consistency"], d["n_both_orders"], d["n_unparsed"]) == (0.333333, 3, 1)
+    assert d["consistency_rule"] == CONSISTENCY_RULE
+    md = diagnostics_markdown({"dataset": "x", "backbones": {"bb": {"position": d}}})
+    assert f"Consistency: {CONSISTENCY_RULE} (pairs with an unparsed verdict: bb 1)." in md
+
+
 def test_length_bias_and_accuracy_policies() -> None:
     recs = [_rec(0, 1.0), _rec(1, 1.0), _rec(2, -1.0), _rec(3, 0.0)]  # b is always the longer one
     lb = length_bias(recs, [B, B, B, B], dimension="preference")
