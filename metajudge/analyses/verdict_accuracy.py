@@ -40,11 +40,10 @@ from metajudge.stats.decisions import (
     protocol_correct,
 )
 
-Protocol = OrderProtocol
 PROTOCOLS: tuple[str, ...] = ORDER_PROTOCOLS
 
 
-def pair_correct(row: PairVerdicts, protocol: Protocol) -> bool:
+def pair_correct(row: PairVerdicts, protocol: OrderProtocol) -> bool:
     """Whether ``row`` counts as correct under ``protocol``
     (:func:`metajudge.stats.decisions.protocol_correct`).
 
@@ -150,7 +149,7 @@ class VerdictsResult(Result):
 
 def judge_report(
     v: JudgeVerdicts,
-    protocol: Protocol,
+    protocol: OrderProtocol,
     rng: np.random.Generator,
     *,
     n_boot: int = 1000,
@@ -174,7 +173,9 @@ def judge_report(
     return JudgeReport(v.judge, protocol, tuple(accs), pc.rate, pc.n, fw, nd, notes, pc.unparsed)
 
 
-def paired_tests(judges: Sequence[JudgeVerdicts], protocol: Protocol) -> tuple[PairedTest, ...]:
+def paired_tests(
+    judges: Sequence[JudgeVerdicts], protocol: OrderProtocol
+) -> tuple[PairedTest, ...]:
     """McNemar between every two judges on the pairs both judged (matched by pair id)."""
     out = []
     for i in range(len(judges)):
@@ -191,7 +192,7 @@ def paired_tests(judges: Sequence[JudgeVerdicts], protocol: Protocol) -> tuple[P
 
 def evaluate_verdicts(
     judges: Sequence[JudgeVerdicts],
-    protocol: Protocol = "double_game",
+    protocol: OrderProtocol = "double_game",
     *,
     seed: int = 0,
     n_boot: int = 1000,

@@ -16,10 +16,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from metajudge.analyses.metric_vs_human.categorical import STATS
 from metajudge.io import CsvDictWriter
 from metajudge.reports.sections import md_row
 
-STATS = ("accuracy", "cohen_kappa", "macro_f1")
 HEAD = {"accuracy": "accuracy", "cohen_kappa": "Cohen κ", "macro_f1": "macro-F1"}
 
 

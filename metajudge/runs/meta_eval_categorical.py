@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from metajudge.analyses.metric_vs_human.protocol import Protocol
-
-RESULT_FILE = "result.json"
+from metajudge.reports.render import RESULT_FILE
 
 
 def asked_options(

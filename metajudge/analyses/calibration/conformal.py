@@ -34,7 +34,7 @@ from metajudge.errors import InputError
 from metajudge.results import Result
 from metajudge.stats.calibration import conformal_quantile, ks_two_sample, quantile_bin_edges
 
-METHODS = ("split", "binned", "cqr", "isotonic-split", "isotonic-binned")
+CONFORMAL_METHODS = ("split", "binned", "cqr", "isotonic-split", "isotonic-binned")
 AUTO = "auto"
 
 
@@ -111,7 +111,8 @@ def intervals(method: str, cal: RatingTable, test: RatingTable, o: Options) -> t
         )
         return _adjust(lo_t - q, hi_t + q, test.pred, grid, cal.scale)
     raise InputError(
-        f"unknown method {method!r} (known: {', '.join(METHODS + (AUTO,))})", field="--method"
+        f"unknown method {method!r} (known: {', '.join(CONFORMAL_METHODS + (AUTO,))})",
+        field="--method",
     )
 
 
@@ -131,7 +132,7 @@ def _centred(
 
 def candidates(table: RatingTable) -> tuple[str, ...]:
     """The methods ``table`` allows (cqr needs a distribution)."""
-    return tuple(m for m in METHODS if m != "cqr" or table.probs is not None)
+    return tuple(m for m in CONFORMAL_METHODS if m != "cqr" or table.probs is not None)
 
 
 def choose_method(cal: RatingTable, o: Options) -> str:
@@ -179,7 +180,7 @@ def _summary(method: str, runs: Sequence[tuple[float, float]]) -> dict[str, Any]
 
 def calibrate_conformal(
     table: RatingTable,
-    methods: Sequence[str] = (*METHODS, AUTO),
+    methods: Sequence[str] = (*CONFORMAL_METHODS, AUTO),
     *,
     options: Options = Options(),
     repeats: int = 50,

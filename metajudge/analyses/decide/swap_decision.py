@@ -254,7 +254,7 @@ def decide_swap(
         "n_boot": n_boot,
         "tie_band": eps,
         "resampling_unit": "input (all responses and pairs of one input together)",
-        "tests": TESTS,
+        "tests": SWAP_TESTS,
     }
     return SwapDecision(
         data.dataset,
@@ -267,7 +267,7 @@ def decide_swap(
     )
 
 
-TESTS = {
+SWAP_TESTS = {
     "non_inferiority": "paired bootstrap over inputs (Efron 1979), one-sided percentile bounds; "
     "verdict rule of Wellek 2010 ch. 2",
     "labels_needed": "one-sided normal sample size, Chow, Shao & Wang 2008 §3.2",
