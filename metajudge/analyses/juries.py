@@ -17,11 +17,11 @@ weighted majority that is optimal for independent judges, Nitzan & Paroush 1982;
   pairs, and the effective number of independent judges ``k / (1 + (k − 1)·ρ̄)`` (the design
   effect of an average of k equally correlated votes, Kish 1965).
 
-On numeric ratings (Likert data), :func:`jury` without labels combines judge *scores*: the mean score and
-a weighted mean (weights ∝ 1/MSE on the fitting split) against the human mean rating, beside the
-best single judge with a paired permutation test (Perm-Inp). On label data a mean score is the
-majority vote for two labels and undefined beyond, so a label jury does not compute one.
-:func:`jury` is the one entry for both.
+On numeric ratings (Likert data), :func:`jury` without labels combines judge *scores*: the mean
+score and a weighted mean (weights ∝ 1/MSE on the fitting split) against the human mean rating,
+beside the best single judge with a paired permutation test (Perm-Inp). On label data a mean
+score is the majority vote for two labels and undefined beyond, so a label jury does not compute
+one. :func:`jury` is the one entry for both.
 """
 
 from __future__ import annotations
@@ -284,7 +284,7 @@ SCORE_TEST = (
 
 @dataclass
 class ScoreJuryResult(Result):
-    """Juries of numeric judge scores against the human mean rating (:func:`jury` without labels)."""
+    """Juries of numeric judge scores against the human mean rating (:func:`jury`, no labels)."""
 
     dataset: str
     dimension: str

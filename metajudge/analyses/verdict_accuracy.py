@@ -11,11 +11,11 @@ Protocols (:data:`PROTOCOLS`), per pair, decisions in the original orientation
 
 Accuracy = correct / pairs (micro average; a pair with a none decision counts as judged and not
 correct — never dropped). Also: position consistency (pairs judged in both orders whose two
-decisions agree; :data:`~metajudge.stats.decisions.CONSISTENCY_RULE`), P(first wins) (decisive decisions that prefer the
-response shown first), percentile bootstrap CIs over pairs (Efron 1979; seeded
-``numpy.random.Generator``) and McNemar's test between two judges on the same pairs (McNemar 1947;
-the exact binomial form when the discordant count b + c < 25, else χ² with continuity correction,
-Edwards 1948).
+decisions agree; :data:`~metajudge.stats.decisions.CONSISTENCY_RULE`), P(first wins) (decisive
+decisions that prefer the response shown first), percentile bootstrap CIs over pairs (Efron 1979;
+seeded ``numpy.random.Generator``) and McNemar's test between two judges on the same pairs
+(McNemar 1947; the exact binomial form when the discordant count b + c < 25, else χ² with
+continuity correction, Edwards 1948).
 """
 
 from __future__ import annotations

@@ -125,7 +125,7 @@ def register(subparsers: Any) -> None:
     c.set_defaults(func=lambda args: (c.print_help(), 2)[1])
 
 
-#: metajudge.analyses.calibration.conformal.CONFORMAL_METHODS and AUTO (not imported: --help stays fast)
+#: analyses.calibration.conformal.CONFORMAL_METHODS and AUTO (not imported: --help stays fast)
 _CONFORMAL = ("split", "binned", "cqr", "isotonic-split", "isotonic-binned", "auto")
 #: metajudge.stats.calibration.SET_METHODS: prediction sets for categorical / pairwise verdicts
 _SETS = ("lac", "aps")

@@ -5,10 +5,11 @@ A verdict is a decision on one pair in one presentation order, read from the fil
 ``"B>A"``, ``"A=B"`` (tie; also ``tie``) or null / ``none`` (no usable decision: an unparseable
 reply, a refusal) into a :class:`~metajudge.stats.decisions.Pref` (``Pref.A``, ``Pref.B``,
 ``Pref.TIE``) or ``None`` — the ``released`` spelling of
-:data:`metajudge.stats.decisions.SPELLINGS`, written back the same way by :meth:`JudgeVerdicts.to_dict`.
-Decisions are stored in the pair's *original* orientation: a decision given on the swapped presentation (B shown first)
-is flipped back when read (JudgeBench, Tan et al. 2024, ``utils/metrics.py``: "flip the second
-decision"), so ``orders[1] == orders[0]`` means the judge was position-consistent.
+:data:`metajudge.stats.decisions.SPELLINGS`, written back the same way by
+:meth:`JudgeVerdicts.to_dict`. Decisions are stored in the pair's *original* orientation: a
+decision given on the swapped presentation (B shown first) is flipped back when read (JudgeBench,
+Tan et al. 2024, ``utils/metrics.py``: "flip the second decision"), so ``orders[1] == orders[0]``
+means the judge was position-consistent.
 
 Readers:
 

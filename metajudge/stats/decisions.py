@@ -34,8 +34,8 @@ equal to the label, −1 per decision equal to the opposite, correct if the sum 
 
 **Position consistency** (:func:`position_consistency`; Zheng et al. 2023, MT-Bench §3.3): the
 share of pairs judged in both orders whose two decisions (in the pair's own orientation) agree,
-tie = tie, a pair with an unparsed decision counting as inconsistent (:data:`CONSISTENCY_RULE`); and :func:`p_first_wins`, the share of decisive decisions that prefer the response
-shown first.
+tie = tie, a pair with an unparsed decision counting as inconsistent (:data:`CONSISTENCY_RULE`);
+and :func:`p_first_wins`, the share of decisive decisions that prefer the response shown first.
 """
 
 from __future__ import annotations

@@ -20,10 +20,11 @@ The human side:
   majority, the item is left out and counted). A JUDGE-BENCH file ships its own
   ``majority_human`` per item (``meta['majority_human']``); :func:`gold_labels` uses that when
   present, so the numbers are comparable with the paper's.
-- :func:`matched_label_reference` — leave-one-annotator-out: each annotator (a position in the label
-  lists) against the majority of the *other* annotators of the same item, and the judge against
-  that same target on the same items (accuracy and Cohen's κ; means over annotators). The judge
-  and the humans are thus compared with one target, as issue 12 asks of every inter-human ceiling.
+- :func:`matched_label_reference` — leave-one-annotator-out: each annotator (a position in the
+  label lists) against the majority of the *other* annotators of the same item, and the judge
+  against that same target on the same items (accuracy and Cohen's κ; means over annotators).
+  The judge and the humans are thus compared with one target, as issue 12 asks of every
+  inter-human ceiling.
 - :func:`alpha_of` — Krippendorff's α of the annotators (level from the label kind:
   :func:`metajudge.stats.agreement.dimension_level`), the same code path as
   ``metajudge agreement``.
