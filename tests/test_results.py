@@ -227,12 +227,11 @@ def _diagnostics(ctx: dict[str, Any]) -> Any:
 
     ds = load_dataset("pandalm_testset", data_dir=ctx["data_dir"])
     recs = [r for r in ds.records if isinstance(r, PairwiseRecord)][:30]
-    longer = ["b" if len(r.b.response or "") > len(r.a.response or "") else "a" for r in recs]
-    ab = [PairwiseVerdict(r.id, "ab", s.upper(), s) for r, s in zip(recs, longer, strict=True)]
-    ba = [
-        PairwiseVerdict(r.id, "ba", "A" if s == "b" else "B", s)
-        for r, s in zip(recs, longer, strict=True)
-    ]
+    from metajudge.stats.decisions import Pref
+
+    longer = [Pref.B if len(r.b.response or "") > len(r.a.response or "") else Pref.A for r in recs]
+    ab = [PairwiseVerdict(r.id, "ab", s, s) for r, s in zip(recs, longer, strict=True)]
+    ba = [PairwiseVerdict(r.id, "ba", s.flip(), s) for r, s in zip(recs, longer, strict=True)]
     dim = ds.card.dimensions[0]
     d = verdict_diagnostics(recs, ab, ba, dimension=dim) | {"verdicts": verdict_rows(ab, ba)}
     return DiagnosticsResult(ds.card.name, dim, len(recs), "stand-in: longer wins", {"long": d})
@@ -354,7 +353,7 @@ def _matrix(ctx: dict[str, Any]) -> Any:
     return build_matrix(data_dir=ctx["data_dir"], baselines=ROOT.parent / "baselines")
 
 
-@builds("metajudge.runs.matrix.cost:Estimate")
+@builds("metajudge.runs.matrix.cost:CostEstimate")
 def _estimate(ctx: dict[str, Any]) -> Any:
     """The dry run of a lexical cell on RAGChecker's pairs (no model called)."""
     from metajudge.runs.matrix.cost import estimate_cell
@@ -425,9 +424,9 @@ def _jury(ctx: dict[str, Any]) -> Any:
 
 @builds("metajudge.analyses.juries:ScoreJuryResult")
 def _score_jury(ctx: dict[str, Any]) -> Any:
-    from metajudge.runs.jury import run_score_jury
+    from metajudge.runs.jury import run_jury
 
-    return run_score_jury(
+    return run_jury(
         "conformal_judge_sheng2025", dimension="fluency", n_resamples=20, data_dir=ctx["data_dir"]
     )
 

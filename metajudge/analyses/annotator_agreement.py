@@ -339,7 +339,7 @@ def _judge_value(ds: Dataset, dim: str, rows: list[Mapping[str, Any]]) -> float 
     return None if row.get("score") is None or scale.labels is not None else float(row["score"])
 
 
-def judge_columns(
+def judge_rating_columns(
     ds: Dataset, dim: str, score_rows: list[Mapping[str, Any]]
 ) -> dict[str, list[float]]:
     """Each judge column of ``dim`` as a list over :func:`rating_matrix`'s units (NaN = none).
@@ -427,7 +427,7 @@ def judges_beside_humans(
     out = []
     for d in ds.card.dimensions:
         level = opts.level or dimension_level(ds.card, d)
-        for judge, col in judge_columns(ds, d, score_rows).items():
+        for judge, col in judge_rating_columns(ds, d, score_rows).items():
             out.append(judge_agreement(ds, d, level, judge, col))
     dims = ds.card.dimensions
     metrics = dict.fromkeys(str(r["metric"]) for r in score_rows)

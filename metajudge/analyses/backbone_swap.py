@@ -468,7 +468,7 @@ def backbone_swap(
         alpha=_alpha(ctx),
         ceiling=inter_human_ceiling(ctx),
         reliability={
-            bb: reliability_bins(
+            bb: quantile_reliability_bins(
                 data.scores[k] if resp_h else ctx.d[k],
                 ctx.h_resp if ctx.h_resp is not None else ctx.h_pair,
             )
@@ -477,7 +477,7 @@ def backbone_swap(
     )
 
 
-def reliability_bins(judge: FArr, human: FArr, *, n_bins: int = 10) -> dict[str, Any]:
+def quantile_reliability_bins(judge: FArr, human: FArr, *, n_bins: int = 10) -> dict[str, Any]:
     """Mean human score per bin of judge score (quantile bins; the distinct values when ≤ n_bins)."""
     h = stats.annotator_mean(human) if human.ndim == 2 else human
     m = np.isfinite(judge) & np.isfinite(h)

@@ -6,7 +6,9 @@ and the records' human labels (positive = b better).
 
 - **Position bias** (Zheng et al. 2023, MT-Bench §3.3; Wang et al. 2023, "Large Language Models
   are not Fair Evaluators"): judge every pair in both orders. *Consistency rate* = share of
-  pairs, both verdicts parsed, whose two verdicts name the same side (tie = tie); *P(first
+  pairs whose two verdicts name the same side (tie = tie), a pair with an unparsed verdict
+  counting as inconsistent (:data:`~metajudge.stats.decisions.CONSISTENCY_RULE`; the unparsed
+  pairs are counted); *P(first
   wins)* = share of decisive verdicts (A or B) that chose the response shown first, over both
   orders (0.5 = no position preference).
 - **Length bias** (Dubois et al. 2024, length-controlled AlpacaEval): among pairs whose two
@@ -25,7 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
@@ -33,19 +35,19 @@ from metajudge.data.formats import PairwiseRecord, mean_label
 from metajudge.errors import InputError
 from metajudge.results import ItemAccess, Result
 from metajudge.stats.decisions import (
+    CONSISTENCY_RULE,
     TIE_POLICIES,
+    Pref,
     TiePolicy,
     accuracy_tally,
     p_first_wins,
     position_consistency,
     pref_array,
+    spell,
     tie_decisions,
-    to_pref,
 )
 
 BIASES_VERSION = "1"
-
-Side = Literal["a", "b", "tie"]
 
 
 def _r(v: float) -> float | None:
@@ -56,8 +58,9 @@ def position_bias(ab: Sequence[Any], ba: Sequence[Any]) -> dict[str, Any]:
     """Consistency rate and P(first wins) from verdicts of the same records in orders ab and ba.
 
     >>> from metajudge.metrics.judges.pairwise import PairwiseVerdict as V
-    >>> ab = [V("1", "ab", "A", "a"), V("2", "ab", "A", "a"), V("3", "ab", "B", "b")]
-    >>> ba = [V("1", "ba", "A", "b"), V("2", "ba", "B", "a"), V("3", "ba", "A", "b")]
+    >>> A, B = Pref.A, Pref.B
+    >>> ab = [V("1", "ab", A, A), V("2", "ab", A, A), V("3", "ab", B, B)]
+    >>> ba = [V("1", "ba", A, B), V("2", "ba", B, A), V("3", "ba", A, B)]
     >>> d = position_bias(ab, ba); d["consistency"], d["p_first_wins"]
     (0.666667, 0.666667)
     """
@@ -65,21 +68,21 @@ def position_bias(ab: Sequence[Any], ba: Sequence[Any]) -> dict[str, Any]:
         raise InputError(
             f"position bias needs the same records in both orders ({len(ab)} vs {len(ba)} verdicts)"
         )
-    consistency, n_both = position_consistency(
-        [to_pref(x.preferred) for x in ab], [to_pref(y.preferred) for y in ba], unparsed="drop"
-    )
-    first, n_decisive = p_first_wins([to_pref(v.decision) for v in (*ab, *ba)])
+    pc = position_consistency([x.preferred for x in ab], [y.preferred for y in ba])
+    first, n_decisive = p_first_wins([v.decision for v in (*ab, *ba)])
     per_order = {}
     for name, vs in (("ab", ab), ("ba", ba)):
-        fw, nd = p_first_wins([to_pref(v.decision) for v in vs])
+        fw, nd = p_first_wins([v.decision for v in vs])
         per_order[name] = {
             "p_first_wins": _r(fw) if nd else None,
-            "p_tie": _r(sum(v.decision == "tie" for v in vs) / len(vs)) if vs else None,
+            "p_tie": _r(sum(v.decision == Pref.TIE for v in vs) / len(vs)) if vs else None,
             "unparsed": sum(v.decision is None for v in vs),
         }
     return {
-        "consistency": _r(consistency) if n_both else None,
-        "n_both_parsed": n_both,
+        "consistency": _r(pc.rate) if pc.n else None,
+        "n_both_orders": pc.n,
+        "n_unparsed": pc.unparsed,
+        "consistency_rule": CONSISTENCY_RULE,
         "p_first_wins": _r(first) if n_decisive else None,
         "n_decisive": n_decisive,
         "per_order": per_order,
@@ -97,7 +100,7 @@ def human_sign(record: PairwiseRecord, dimension: str) -> float | None:
 
 
 def length_bias(
-    records: Sequence[PairwiseRecord], preferred: Sequence[Side | None], *, dimension: str
+    records: Sequence[PairwiseRecord], preferred: Sequence[Pref | None], *, dimension: str
 ) -> dict[str, Any]:
     """P(judge prefers the longer response) vs the humans' rate, on pairs of unequal length."""
     if len(records) != len(preferred):
@@ -107,14 +110,14 @@ def length_bias(
         la, lb = _words(r.a.response), _words(r.b.response)
         if la == lb:
             continue
-        longer = "b" if lb > la else "a"
-        if p in ("a", "b"):
+        longer = Pref.B if lb > la else Pref.A
+        if p is not None and p != Pref.TIE:
             j_n += 1
             j_long += p == longer
         h = human_sign(r, dimension)
         if h is not None and h != 0:
             h_n += 1
-            h_long += ("b" if h > 0 else "a") == longer
+            h_long += (Pref.B if h > 0 else Pref.A) == longer
     return {
         "judge_p_longer": _r(j_long / j_n) if j_n else None,
         "n_judge": j_n,
@@ -126,7 +129,7 @@ def length_bias(
 
 def accuracy_vs_humans(
     records: Sequence[PairwiseRecord],
-    preferred: Sequence[Side | None],
+    preferred: Sequence[Pref | None],
     *,
     dimension: str,
     policy: TiePolicy = "exclude_human_ties",
@@ -138,7 +141,8 @@ def accuracy_vs_humans(
     >>> from metajudge.data.formats import Input, Response
     >>> rec = lambda i, lab: PairwiseRecord(str(i), Input("q"), Response("x", "r"), Response("y", "s"), {"p": (lab,)})
     >>> recs = [rec(0, 1.0), rec(1, -1.0), rec(2, 0.0), rec(3, 1.0)]
-    >>> [accuracy_vs_humans(recs, ["b", "b", "tie", "tie"], dimension="p", policy=p)["value"] for p in TIE_POLICIES]
+    >>> prefs = [Pref.B, Pref.B, Pref.TIE, Pref.TIE]
+    >>> [accuracy_vs_humans(recs, prefs, dimension="p", policy=p)["value"] for p in TIE_POLICIES]
     [0.333333, 0.5, 0.5]
     """
     if policy not in TIE_POLICIES:
@@ -159,10 +163,11 @@ def accuracy_vs_humans(
     return {"value": value, "n": t.n, "unparsed": t.unjudged, "policy": policy}
 
 
-def run_to_run_variance(runs: Sequence[Sequence[Side | None]]) -> dict[str, Any]:
+def run_to_run_variance(runs: Sequence[Sequence[Pref | None]]) -> dict[str, Any]:
     """Spread of verdicts across repeated runs: mean per-pair SD of the verdict value, agreement rate.
 
-    >>> run_to_run_variance([["a", "b", "tie"], ["a", "a", "tie"]])["agreement"]
+    >>> A, B, T = Pref.A, Pref.B, Pref.TIE
+    >>> run_to_run_variance([[A, B, T], [A, A, T]])["agreement"]
     0.666667
     """
     if len(runs) < 2:
@@ -189,14 +194,14 @@ def run_to_run_variance(runs: Sequence[Sequence[Side | None]]) -> dict[str, Any]
     }
 
 
-def both_orders(ab: Sequence[Any], ba: Sequence[Any]) -> list[Side | None]:
+def combine_orders(ab: Sequence[Any], ba: Sequence[Any]) -> list[Pref | None]:
     """The verdict of both orders combined: a side wins only if it wins in both, else a tie."""
-    both: list[Side | None] = []
+    both: list[Pref | None] = []
     for x, y in zip(ab, ba, strict=True):
         if x.preferred is None or y.preferred is None:
             both.append(None)
         else:
-            both.append(x.preferred if x.preferred == y.preferred else "tie")
+            both.append(x.preferred if x.preferred == y.preferred else Pref.TIE)
     return both
 
 
@@ -223,7 +228,7 @@ def verdict_diagnostics(
         "accuracy": accuracy_vs_humans(records, pref_ab, dimension=dimension, policy=tie_policy)
         | {"orders": "ab"},
         "accuracy_both_orders": accuracy_vs_humans(
-            records, both_orders(ab, ba), dimension=dimension, policy=tie_policy
+            records, combine_orders(ab, ba), dimension=dimension, policy=tie_policy
         )
         | {"orders": "both (inconsistent = tie)"},
     }
@@ -242,9 +247,16 @@ def verdict_diagnostics(
 
 
 def verdict_rows(ab: Sequence[Any], ba: Sequence[Any]) -> list[dict[str, Any]]:
-    """Per pair: its id, the decision in each order and the first 40 characters of each reply."""
+    """Per pair: its id, the decision in each order as the judge said it (``A``/``B``/``tie``,
+    positional) and the first 40 characters of each reply."""
     return [
-        {"id": x.id, "ab": x.decision, "ba": y.decision, "ab_raw": x.raw[:40], "ba_raw": y.raw[:40]}
+        {
+            "id": x.id,
+            "ab": spell(x.decision, "positional"),
+            "ba": spell(y.decision, "positional"),
+            "ab_raw": x.raw[:40],
+            "ba_raw": y.raw[:40],
+        }
         for x, y in zip(ab, ba, strict=True)
     ]
 

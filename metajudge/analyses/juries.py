@@ -17,17 +17,18 @@ weighted majority that is optimal for independent judges, Nitzan & Paroush 1982;
   pairs, and the effective number of independent judges ``k / (1 + (k − 1)·ρ̄)`` (the design
   effect of an average of k equally correlated votes, Kish 1965).
 
-On numeric ratings (Likert data), :func:`score_jury` combines judge *scores*: the mean score and
-a weighted mean (weights ∝ 1/MSE on the fitting split) against the human mean rating, beside the
-best single judge with a paired permutation test (Perm-Inp). On label data a mean score is the
-majority vote for two labels and undefined beyond, so :func:`jury` does not compute one.
+On numeric ratings (Likert data), :func:`jury` without labels combines judge *scores*: the mean
+score and a weighted mean (weights ∝ 1/MSE on the fitting split) against the human mean rating,
+beside the best single judge with a paired permutation test (Perm-Inp). On label data a mean
+score is the majority vote for two labels and undefined beyond, so a label jury does not compute
+one. :func:`jury` is the one entry for both.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -111,6 +112,71 @@ def _error_correlation(names: Sequence[str], wrong: np.ndarray) -> dict[str, dic
     return out
 
 
+def _redundancy(
+    names: Sequence[str], errors: np.ndarray
+) -> tuple[dict[str, dict[str, float]], float, float]:
+    """The judges' error correlation matrix, its mean ρ̄ over pairs and the effective number of
+    judges ``k / (1 + (k − 1)·ρ̄)`` (module docstring)."""
+    corr = _error_correlation(names, errors)
+    off = [corr[a][b] for a in names for b in names if a < b and math.isfinite(corr[a][b])]
+    rho = float(np.mean(off)) if off else math.nan
+    n = len(names)
+    return corr, rho, (n / (1 + (n - 1) * rho) if math.isfinite(rho) else math.nan)
+
+
+def _kept(
+    gold: Sequence[Any],
+    preds: Mapping[str, Sequence[Any]],
+    names: Sequence[str],
+    ok: Callable[[Any], bool],
+    no_human: str,
+    no_judge: str,
+) -> tuple[list[int], dict[str, int]]:
+    """The responses with a human value and every judge's, and the dropped counts (named)."""
+    keep = [i for i, g in enumerate(gold) if ok(g) and all(ok(preds[j][i]) for j in names)]
+    dropped = {
+        no_human: sum(not ok(g) for g in gold),
+        no_judge: sum(
+            ok(g) and any(not ok(preds[j][i]) for j in names) for i, g in enumerate(gold)
+        ),
+    }
+    return keep, dropped
+
+
+def jury(
+    gold: Sequence[Any],
+    preds: Mapping[str, Sequence[Any]],
+    groups: Sequence[str],
+    labels: Sequence[str] | None = None,
+    *,
+    systems: Sequence[str] | None = None,
+    dataset: str = "",
+    dimension: str = "",
+    fit_fraction: float = 0.5,
+    seed: int = 0,
+    n_resamples: int = 1000,
+) -> JuryResult | ScoreJuryResult:
+    """The juries of the judges ``preds`` (``{judge: value per response}``, aligned with ``gold``
+    and ``groups``, the input of each response) against ``gold`` (module docstring) — the one
+    jury entry: with ``labels``, votes on labels (:class:`JuryResult`); without, juries of
+    numeric scores against the human mean (:class:`ScoreJuryResult`; ``systems``: the system of
+    each response, for the permutation test; ``n_resamples`` its permutations)."""
+    names = list(preds)
+    if len(names) < 2:
+        raise InputError(f"a jury needs at least two judges (got {names})", field="scores")
+    common = {
+        "dataset": dataset,
+        "dimension": dimension,
+        "fit_fraction": fit_fraction,
+        "seed": seed,
+    }
+    if labels is not None:
+        return _label_jury(gold, preds, groups, labels, **common)
+    if systems is None:
+        raise InputError("a jury of scores needs the system of each response", field="systems")
+    return _score_jury(gold, preds, groups, systems, n_resamples=n_resamples, **common)
+
+
 def _row(
     name: str,
     kind: str,
@@ -143,33 +209,22 @@ def _row(
     return row
 
 
-def jury(
+def _label_jury(
     gold: Sequence[str | None],
     preds: Mapping[str, Sequence[str | None]],
     groups: Sequence[str],
     labels: Sequence[str],
     *,
-    dataset: str = "",
-    dimension: str = "",
-    fit_fraction: float = 0.5,
-    seed: int = 0,
+    dataset: str,
+    dimension: str,
+    fit_fraction: float,
+    seed: int,
 ) -> JuryResult:
-    """The juries of the judges ``preds`` (``{judge: label per response}``, aligned with
-    ``gold`` and ``groups``, the input of each response) against ``gold`` (module docstring)."""
+    """The vote juries of :func:`jury` on labels (module docstring)."""
     names = list(preds)
-    if len(names) < 2:
-        raise InputError(f"a jury needs at least two judges (got {names})", field="scores")
-    keep = [
-        i
-        for i, g in enumerate(gold)
-        if g is not None and all(preds[j][i] is not None for j in names)
-    ]
-    dropped = {
-        "no_human_majority": sum(g is None for g in gold),
-        "a_judge_without_label": sum(
-            g is not None and any(preds[j][i] is None for j in names) for i, g in enumerate(gold)
-        ),
-    }
+    keep, dropped = _kept(
+        gold, preds, names, lambda v: v is not None, "no_human_majority", "a_judge_without_label"
+    )
     if len({groups[i] for i in keep}) < 2:
         raise InputError(
             "fewer than two inputs with a human majority and every judge's label", field="scores"
@@ -200,10 +255,7 @@ def jury(
         _row("weighted vote", "jury", ge, weighted, labels, pe[best]),
     ]
     wrong = np.array([[p != t for p, t in zip(pe[j], ge)] for j in names], dtype=float)
-    corr = _error_correlation(names, wrong)
-    off = [corr[a][b] for a in names for b in names if a < b and math.isfinite(corr[a][b])]
-    rho = float(np.mean(off)) if off else math.nan
-    n = len(names)
+    corr, rho, effective = _redundancy(names, wrong)
     return JuryResult(
         dataset=dataset,
         dimension=dimension,
@@ -218,7 +270,7 @@ def jury(
         rows=rows,
         error_correlation=corr,
         mean_error_correlation=rho,
-        effective_judges=n / (1 + (n - 1) * rho) if math.isfinite(rho) else math.nan,
+        effective_judges=effective,
         seed=seed,
         fit_fraction=fit_fraction,
         fit_groups=sorted({groups[i] for i, f in zip(keep, fit) if f}),
@@ -235,7 +287,7 @@ SCORE_TEST = (
 
 @dataclass
 class ScoreJuryResult(Result):
-    """Juries of numeric judge scores against the human mean rating (:func:`score_jury`)."""
+    """Juries of numeric judge scores against the human mean rating (:func:`jury`, no labels)."""
 
     dataset: str
     dimension: str
@@ -310,22 +362,8 @@ def _score_row(
     return row
 
 
-def _kept_scores(
-    gold: Sequence[float | None], preds: Mapping[str, Sequence[float | None]], names: list[str]
-) -> tuple[list[int], dict[str, int]]:
-    """The responses with a human rating and every judge's score, and the dropped counts."""
-
-    def ok(v: Any) -> bool:
-        return v is not None and math.isfinite(float(v))
-
-    keep = [i for i, g in enumerate(gold) if ok(g) and all(ok(preds[j][i]) for j in names)]
-    dropped = {
-        "no_human_rating": sum(not ok(g) for g in gold),
-        "a_judge_without_score": sum(
-            ok(g) and any(not ok(preds[j][i]) for j in names) for i, g in enumerate(gold)
-        ),
-    }
-    return keep, dropped
+def _finite(v: Any) -> bool:
+    return v is not None and math.isfinite(float(v))
 
 
 def _inverse_mse_weights(mse: Mapping[str, float]) -> dict[str, float]:
@@ -334,20 +372,20 @@ def _inverse_mse_weights(mse: Mapping[str, float]) -> dict[str, float]:
     return {j: v / sum(inv.values()) for j, v in inv.items()}
 
 
-def score_jury(
+def _score_jury(
     gold: Sequence[float | None],
     preds: Mapping[str, Sequence[float | None]],
     groups: Sequence[str],
     systems: Sequence[str],
     *,
-    dataset: str = "",
-    dimension: str = "",
-    fit_fraction: float = 0.5,
-    seed: int = 0,
-    n_resamples: int = 1000,
+    dataset: str,
+    dimension: str,
+    fit_fraction: float,
+    seed: int,
+    n_resamples: int,
 ) -> ScoreJuryResult:
-    """Juries of numeric judge scores (``{judge: score per response}``) against ``gold`` (the
-    human mean per response), split by input (``groups``) as :func:`jury` does:
+    """The score juries of :func:`jury` on numeric judge scores (``{judge: score per response}``)
+    against ``gold`` (the human mean per response), split by input (``groups``) as votes are:
 
     - **mean score**: the plain mean of the judges' scores;
     - **weighted mean**: weights ``w_j ∝ 1 / MSE_j`` (squared error against the human mean on
@@ -359,10 +397,7 @@ def score_jury(
       correlation of the judges' errors (score − human mean), ρ̄ and ``k / (1 + (k − 1)·ρ̄)``.
     """
     names = list(preds)
-    if len(names) < 2:
-        raise InputError(f"a jury needs at least two judges (got {names})", field="scores")
-
-    keep, dropped = _kept_scores(gold, preds, names)
+    keep, dropped = _kept(gold, preds, names, _finite, "no_human_rating", "a_judge_without_score")
     if len({groups[i] for i in keep}) < 2:
         raise InputError(
             "fewer than two inputs with a human rating and every judge's score", field="scores"
@@ -387,10 +422,7 @@ def score_jury(
         _score_row("mean score", "jury", mean, ge, pe[best], ctx),
         _score_row("weighted mean", "jury", wmean, ge, pe[best], ctx),
     ]
-    corr = _error_correlation(names, np.array([pe[j] - ge for j in names]))
-    off = [corr[a][b] for a in names for b in names if a < b and math.isfinite(corr[a][b])]
-    rho = float(np.mean(off)) if off else math.nan
-    n = len(names)
+    corr, rho, effective = _redundancy(names, np.array([pe[j] - ge for j in names]))
     return ScoreJuryResult(
         dataset=dataset,
         dimension=dimension,
@@ -405,7 +437,7 @@ def score_jury(
         rows=rows,
         error_correlation=corr,
         mean_error_correlation=rho,
-        effective_judges=n / (1 + (n - 1) * rho) if math.isfinite(rho) else math.nan,
+        effective_judges=effective,
         n_resamples=n_resamples,
         seed=seed,
         fit_fraction=fit_fraction,

@@ -30,11 +30,12 @@ from typing import Any
 
 import numpy as np
 
+from metajudge.data.released_probs import SUM_TOL
 from metajudge.errors import InputError
 from metajudge.results import Result
+from metajudge.stats.decisions import spell, to_pref
 from metajudge.stats.selective import fixed_sequence_threshold
 
-SUM_TOL = 1e-6
 MIN_N = 30  # calibration items at or above a candidate threshold (the paper's code)
 GRID_POINTS = 5000  # the paper's candidate thresholds: linspace(0, 1, 5000)
 #: candidate thresholds: the paper's grid, or every distinct calibration confidence
@@ -141,7 +142,7 @@ def human_class(record: Any, dimension: str, pairwise: bool) -> str | None:
         return None
     if pairwise:
         m = float(np.mean([float(v) for v in vals]))
-        return "b" if m > 0 else ("a" if m < 0 else "tie")
+        return spell(to_pref(m), "side")
     return str(Counter(str(v) for v in vals).most_common(1)[0][0])
 
 

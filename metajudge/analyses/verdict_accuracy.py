@@ -11,11 +11,11 @@ Protocols (:data:`PROTOCOLS`), per pair, decisions in the original orientation
 
 Accuracy = correct / pairs (micro average; a pair with a none decision counts as judged and not
 correct — never dropped). Also: position consistency (pairs judged in both orders whose two
-decisions agree, none counted as inconsistent), P(first wins) (decisive decisions that prefer the
-response shown first), percentile bootstrap CIs over pairs (Efron 1979; seeded
-``numpy.random.Generator``) and McNemar's test between two judges on the same pairs (McNemar 1947;
-the exact binomial form when the discordant count b + c < 25, else χ² with continuity correction,
-Edwards 1948).
+decisions agree; :data:`~metajudge.stats.decisions.CONSISTENCY_RULE`), P(first wins) (decisive
+decisions that prefer the response shown first), percentile bootstrap CIs over pairs (Efron 1979;
+seeded ``numpy.random.Generator``) and McNemar's test between two judges on the same pairs
+(McNemar 1947; the exact binomial form when the discordant count b + c < 25, else χ² with
+continuity correction, Edwards 1948).
 """
 
 from __future__ import annotations
@@ -28,52 +28,49 @@ from typing import Any
 import numpy as np
 
 from metajudge.results import Result
-from metajudge.scores.released_verdicts import CATEGORIES, JudgeVerdicts, PairVerdicts
+from metajudge.scores.released_verdicts import JUDGEBENCH_CATEGORIES, JudgeVerdicts, PairVerdicts
 from metajudge.stats.bootstrap import bootstrap_mean_ci
 from metajudge.stats.decisions import (
+    CONSISTENCY_RULE,
     ORDER_PROTOCOLS,
     OrderProtocol,
     Pref,
     p_first_wins,
     position_consistency,
     protocol_correct,
-    to_pref,
 )
 
-Protocol = OrderProtocol
 PROTOCOLS: tuple[str, ...] = ORDER_PROTOCOLS
 
 
-def pair_correct(row: PairVerdicts, protocol: Protocol) -> bool:
+def pair_correct(row: PairVerdicts, protocol: OrderProtocol) -> bool:
     """Whether ``row`` counts as correct under ``protocol``
     (:func:`metajudge.stats.decisions.protocol_correct`).
 
-    >>> r = PairVerdicts("p", "math", "A>B", ("A>B", "A=B"))
+    >>> r = PairVerdicts("p", "math", Pref.A, (Pref.A, Pref.TIE))
     >>> pair_correct(r, "double_game"), pair_correct(r, "single"), pair_correct(r, "both_agree")
     (True, True, False)
     """
-    label = to_pref(row.label)
-    if label is None:
+    if row.label is None:
         raise ValueError(f"pair {row.pair_id}: no label")
-    return protocol_correct(label, [to_pref(d) for d in row.orders], protocol)
+    return protocol_correct(row.label, row.orders, protocol)
 
 
-def both_orders(rows: Sequence[PairVerdicts]) -> tuple[list[Pref | None], list[Pref | None]]:
+def order_pairs(rows: Sequence[PairVerdicts]) -> tuple[list[Pref | None], list[Pref | None]]:
     """The two decisions of every pair judged in both orders (original orientation)."""
     two = [r for r in rows if len(r.orders) == 2]
-    return [to_pref(r.orders[0]) for r in two], [to_pref(r.orders[1]) for r in two]
+    return [r.orders[0] for r in two], [r.orders[1] for r in two]
 
 
 def first_wins(rows: Sequence[PairVerdicts]) -> tuple[float, int]:
     """P(the response shown first wins) over decisive decisions; ``(rate, n)``.
 
-    Order 1 shows A first (a win is ``A>B``); order 2 shows B first (flipped back: ``B>A``):
+    Order 1 shows A first (a win is ``Pref.A``); order 2 shows B first (flipped back: ``Pref.B``):
     :func:`metajudge.stats.decisions.p_first_wins` on the decisions by position."""
     positional = []
     for r in rows:
         for k, d in enumerate(r.orders):
-            p = to_pref(d)
-            positional.append(p if p is None or k == 0 else p.flip())
+            positional.append(d if d is None or k == 0 else d.flip())
     return p_first_wins(positional)
 
 
@@ -112,12 +109,16 @@ class Accuracy:
 class JudgeReport:
     judge: str
     protocol: str
-    accuracies: tuple[Accuracy, ...]  # per category (CATEGORIES order, then others), then overall
+    accuracies: tuple[
+        Accuracy, ...
+    ]  # per category (JUDGEBENCH_CATEGORIES order, then others), then overall
     position_consistency: float
     pairs_both_orders: int
     p_first_wins: float
     decisive: int
     notes: tuple[str, ...] = ()
+    #: pairs judged in both orders with an unparsed decision (counted inconsistent)
+    consistency_unparsed: int = 0
 
 
 @dataclass(frozen=True)
@@ -148,7 +149,7 @@ class VerdictsResult(Result):
 
 def judge_report(
     v: JudgeVerdicts,
-    protocol: Protocol,
+    protocol: OrderProtocol,
     rng: np.random.Generator,
     *,
     n_boot: int = 1000,
@@ -156,7 +157,7 @@ def judge_report(
     """Accuracy per category and overall with CIs, position consistency and P(first wins)."""
     rows = [r for r in v.rows if r.label is not None]
     correct = np.array([pair_correct(r, protocol) for r in rows], dtype=float)
-    cats = [c for _, c in CATEGORIES if any(r.category == c for r in rows)]
+    cats = [c for _, c in JUDGEBENCH_CATEGORIES if any(r.category == c for r in rows)]
     cats += sorted({r.category for r in rows} - set(cats) - {""})
     accs = []
     for cat in [*cats, "overall"]:
@@ -164,16 +165,17 @@ def judge_report(
         lo, hi = bootstrap_mean_ci(correct[m], rng, n_boot=n_boot)
         acc = float(correct[m].mean()) if m.any() else math.nan
         accs.append(Accuracy(cat, int(m.sum()), acc, lo, hi))
-    # a none decision counts as inconsistent
-    pc, n2 = position_consistency(*both_orders(rows), unparsed="inconsistent")
+    pc = position_consistency(*order_pairs(rows))
     fw, nd = first_wins(rows)
     notes = v.notes
     if len(rows) < len(v.rows):
         notes += (f"{len(v.rows) - len(rows)} pairs without a label left out",)
-    return JudgeReport(v.judge, protocol, tuple(accs), pc, n2, fw, nd, notes)
+    return JudgeReport(v.judge, protocol, tuple(accs), pc.rate, pc.n, fw, nd, notes, pc.unparsed)
 
 
-def paired_tests(judges: Sequence[JudgeVerdicts], protocol: Protocol) -> tuple[PairedTest, ...]:
+def paired_tests(
+    judges: Sequence[JudgeVerdicts], protocol: OrderProtocol
+) -> tuple[PairedTest, ...]:
     """McNemar between every two judges on the pairs both judged (matched by pair id)."""
     out = []
     for i in range(len(judges)):
@@ -190,7 +192,7 @@ def paired_tests(judges: Sequence[JudgeVerdicts], protocol: Protocol) -> tuple[P
 
 def evaluate_verdicts(
     judges: Sequence[JudgeVerdicts],
-    protocol: Protocol = "double_game",
+    protocol: OrderProtocol = "double_game",
     *,
     seed: int = 0,
     n_boot: int = 1000,
@@ -208,8 +210,8 @@ def evaluate_verdicts(
             f"95% percentile bootstrap CIs over pairs ({n_boot} resamples, seed {seed})"
         ),
         (
-            "position consistency: both orders give the same decision; P(first wins): decisive "
-            "decisions preferring the response shown first"
+            f"position consistency: both orders give the same decision ({CONSISTENCY_RULE}); "
+            "P(first wins): decisive decisions preferring the response shown first"
         ),
     )
     return VerdictsResult(protocol, reports, paired_tests(judges, protocol), notes)

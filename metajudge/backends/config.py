@@ -36,7 +36,7 @@ from typing import Any, Literal
 
 from metajudge.errors import InputError
 
-Kind = Literal["embedded", "openai"]
+BackendKind = Literal["embedded", "openai"]
 JsonMode = Literal["json_schema", "json_object_schema"]
 
 #: Decoding fields a config may set as defaults for requests that leave them unset.
@@ -79,7 +79,7 @@ class BackendConfig:
     """
 
     name: str
-    kind: Kind = "embedded"
+    kind: BackendKind = "embedded"
     model: str = ""
     base_url: str | None = None
     base_urls: tuple[str, ...] = ()

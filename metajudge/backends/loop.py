@@ -10,7 +10,7 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-T = TypeVar("T")
+_T = TypeVar("_T")
 
 
 class LoopThread:
@@ -27,7 +27,7 @@ class LoopThread:
         asyncio.set_event_loop(self.loop)
         self.loop.run_forever()
 
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+    def run(self, coro: Coroutine[Any, Any, _T]) -> _T:
         fut = asyncio.run_coroutine_threadsafe(coro, self.loop)
         try:
             return fut.result()

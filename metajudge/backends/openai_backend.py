@@ -29,7 +29,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Self, TypeVar
+from typing import Any, Self
 
 from metajudge.backends.base import BackendError, Completion, Request
 from metajudge.backends.config import BackendConfig
@@ -47,7 +47,6 @@ from metajudge.backends.routing import pick_endpoint, prompt_text
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
 OnResult = Callable[[int, "Completion | BackendError"], None]
 
 _RETRY_STATUSES = frozenset({408, 409, 429})

@@ -57,7 +57,8 @@ def resolve_config(name_or_path: str, config_dir: str | Path | None = None) -> B
     )
 
 
-def default_run_dir(name: str) -> Path:
+def server_log_dir(name: str) -> Path:
+    """A server's log folder: ``<user cache>/server-logs/<name>-<time>-<pid>``."""
     return (
         user_cache_dir() / "server-logs" / f"{name}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
     )
@@ -72,7 +73,7 @@ def build_backend(
 
         return EmbeddedBackend(
             config,
-            run_dir=run_dir if run_dir is not None else default_run_dir(config.name),
+            run_dir=run_dir if run_dir is not None else server_log_dir(config.name),
             seed=seed,
         )
     from metajudge.backends.openai_backend import OpenAIBackend

@@ -125,7 +125,7 @@ def register(subparsers: Any) -> None:
     c.set_defaults(func=lambda args: (c.print_help(), 2)[1])
 
 
-#: metajudge.analyses.calibration.conformal.METHODS and AUTO (not imported: --help stays fast)
+#: analyses.calibration.conformal.CONFORMAL_METHODS and AUTO (not imported: --help stays fast)
 _CONFORMAL = ("split", "binned", "cqr", "isotonic-split", "isotonic-binned", "auto")
 #: metajudge.stats.calibration.SET_METHODS: prediction sets for categorical / pairwise verdicts
 _SETS = ("lac", "aps")
@@ -336,7 +336,7 @@ def _cmd_apply(args: argparse.Namespace) -> int:
 def _cmd_conformal(args: argparse.Namespace) -> int:
     from metajudge.analyses.calibration.conformal import (
         AUTO,
-        METHODS,
+        CONFORMAL_METHODS,
         Options,
         calibrate_conformal,
         candidates,
@@ -371,7 +371,9 @@ def _cmd_conformal(args: argparse.Namespace) -> int:
         if args.target
         else None
     )
-    methods = args.method or [m for m in (*METHODS, AUTO) if m == AUTO or m in candidates(table)]
+    methods = args.method or [
+        m for m in (*CONFORMAL_METHODS, AUTO) if m == AUTO or m in candidates(table)
+    ]
     o = Options(
         alpha=args.alpha,
         bins=args.bins,

@@ -23,7 +23,7 @@ from metajudge.cli.types import positive_int
 HELP = (
     "selective judging with a human-agreement guarantee (Trust or Escalate): one judge or a cascade"
 )
-DESCRIPTION = (
+SELECTIVE_DESCRIPTION = (
     "Trust or Escalate (Jung, Brahman & Choi, ICLR 2025): each judge keeps the verdicts whose "
     "confidence (its largest class probability) clears a threshold chosen on a calibration split "
     "by fixed-sequence testing with an exact binomial bound, so that agreement with humans on "
@@ -54,7 +54,7 @@ def _cost(text: str) -> tuple[str, float]:
 
 def add_parser(subparsers: argparse._SubParsersAction, name: str = "selective") -> None:  # type: ignore[type-arg]
     """Add the command to ``subparsers`` under ``name``."""
-    p = subparsers.add_parser(name, help=HELP, description=DESCRIPTION)
+    p = subparsers.add_parser(name, help=HELP, description=SELECTIVE_DESCRIPTION)
     add_dataset_args(p)
     add_scores(p, help="where the judge columns come from (the --scores grammar; default shipped)")
     p.add_argument(

@@ -201,7 +201,7 @@ def _emit(args: argparse.Namespace, stem: str, payload: dict, md: str) -> None:
 
 
 def _cmd_swap(args: argparse.Namespace) -> int:
-    from metajudge.reports.decision_report import swap_markdown
+    from metajudge.reports.decision_report import swap_decision_markdown
     from metajudge.runs.decide import run_decide
 
     res = run_decide(
@@ -220,7 +220,7 @@ def _cmd_swap(args: argparse.Namespace) -> int:
         **_load_kw(args),
     )
     j = res.to_dict()
-    _emit(args, "decision", j, swap_markdown(j))
+    _emit(args, "decision", j, swap_decision_markdown(j))
     if args.out:
         from metajudge.reports.decision_report import plot_decision
 

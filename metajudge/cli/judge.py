@@ -324,10 +324,6 @@ def _cmd_jury(args: argparse.Namespace) -> int:
     j = finite(res.to_dict())
     if args.format == "json":
         print(json.dumps(j, indent=1))
-    elif "fit_pearson" in j:  # a score jury (numeric ratings)
-        from metajudge.reports.jury_report import score_jury_markdown
-
-        print(score_jury_markdown(j, res.sentence()))
     else:
         print(jury_markdown(j, res.sentence()))
     return 0

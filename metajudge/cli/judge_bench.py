@@ -62,7 +62,7 @@ def _cmd(args: argparse.Namespace) -> int:
     import json
 
     from metajudge.cli.backends import cli_backbone
-    from metajudge.runs.judge_bench import run_judge_bench, to_markdown
+    from metajudge.runs.judge_bench import judge_bench_markdown, run_judge_bench
 
     run = run_judge_bench(
         output=args.output,
@@ -82,6 +82,6 @@ def _cmd(args: argparse.Namespace) -> int:
 
         with atomic_write(args.result) as fh:
             fh.write(text + "\n")
-    print(text if args.format == "json" else to_markdown(data))
+    print(text if args.format == "json" else judge_bench_markdown(data))
     notice(args.format, args.output)
     return 0

@@ -282,7 +282,7 @@ def _report_in_place(args: argparse.Namespace) -> int:
 
     cat = is_categorical_result(args.dir)
     if cat is not None:
-        from metajudge.reports.categorical_report import render_all as render_categorical
+        from metajudge.reports.categorical_report import render_categorical
 
         return _print_categorical(args, cat, render_categorical(args.dir, cat))
     res = MetaEvalResult.load(Path(args.dir) / RESULT_FILE)

@@ -223,7 +223,7 @@ def _cmd_clusters(args: argparse.Namespace) -> int:
         args.level, args.statistic, args.method, n_resamples, args.seed, args.alpha
     )
     table = rank_table(sm, ds.card.name, opts)  # type: ignore[arg-type,attr-defined]
-    text = rc.render(table, args.format)
+    text = rc.render_ranking(table, args.format)
     if args.output:
         with atomic_write(args.output) as fh:
             fh.write(text)
@@ -231,7 +231,9 @@ def _cmd_clusters(args: argparse.Namespace) -> int:
     else:
         print(text, end="")
     if args.plot:
-        notice(args.format if not args.output else None, f"wrote {rc.plot(table, args.plot)}")
+        notice(
+            args.format if not args.output else None, f"wrote {rc.plot_ranking(table, args.plot)}"
+        )
     return 0
 
 

@@ -57,7 +57,7 @@ def _cmd_verdicts(args: argparse.Namespace) -> int:
 
     from metajudge.analyses.verdict_accuracy import evaluate_verdicts
     from metajudge.io import atomic_write, check_output_file
-    from metajudge.reports.verdict_tables import published_judgebench, render
+    from metajudge.reports.verdict_tables import published_judgebench, render_verdicts
     from metajudge.scores.released_verdicts import read_verdicts
 
     if args.output:
@@ -68,11 +68,11 @@ def _cmd_verdicts(args: argparse.Namespace) -> int:
     fmt = args.format
     if args.output and fmt is None:
         fmt = {".csv": "csv", ".json": "json"}.get(Path(args.output).suffix, "md")
-    text = render(res, fmt or "md", pub)
+    text = render_verdicts(res, fmt or "md", pub)
     if args.output:
         with atomic_write(args.output) as fh:
             fh.write(text)
-        print(render(res, "md", pub), end="")
+        print(render_verdicts(res, "md", pub), end="")
         print(f"wrote {args.output}")
     else:
         print(text, end="")

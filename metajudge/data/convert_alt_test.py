@@ -157,7 +157,7 @@ def subset_card(
     )
 
 
-def load_collection(
+def load_alt_test_collection(
     card: DatasetCard, root: str | Path | None, files: Mapping[str, Path] | None = None
 ) -> Any:
     """Every annotation set of the card: one part per subset (its own card and records); the

@@ -42,8 +42,8 @@ CONVERTERS: dict[str, Converter] = {
 
 # cards whose folder holds several datasets, each file its own subset with its own card
 COLLECTIONS = {
-    "dmg_judge_bench": jb.load_collection,
-    "alt_test_calderon2025": alt.load_collection,
+    "dmg_judge_bench": jb.load_judge_bench_collection,
+    "alt_test_calderon2025": alt.load_alt_test_collection,
 }
 
 

@@ -26,7 +26,7 @@ from metajudge.data.formats import Input, LikertRecord, PairwiseRecord, Record, 
 #: distinct values each sharing table keeps at most (then new values are kept as they are)
 SHARE_MAX = 1 << 16
 _NO = object()  # a dimension the card does not declare
-Rule = tuple[float, float, frozenset[Any] | None]  # (lower, upper, allowed values or labels)
+RangeRule = tuple[float, float, frozenset[Any] | None]  # (lower, upper, allowed values or labels)
 
 
 class _Shared(dict):  # type: ignore[type-arg]
@@ -177,7 +177,7 @@ class FastRecords:
             return (sc.min - 1e-9, sc.max + 1e-9, allowed)
         return _NO if sc.labels is None else (0.0, 0.0, frozenset(sc.labels))
 
-    def _numbers(self, vals: list[Any], rule: Rule) -> tuple[Any, ...] | None:
+    def _numbers(self, vals: list[Any], rule: RangeRule) -> tuple[Any, ...] | None:
         lo, hi, allowed = rule
         all_null = plain = True
         neg_zero = False
@@ -206,7 +206,7 @@ class FastRecords:
         key = tup if not neg_zero else ("-0", repr(tup))  # -0.0 == 0.0: keep the sign as read
         return self._labels.get_or_keep(key, tup)
 
-    def _words(self, vals: list[Any], rule: Rule) -> tuple[Any, ...] | None:
+    def _words(self, vals: list[Any], rule: RangeRule) -> tuple[Any, ...] | None:
         allowed = rule[2]
         labelled = False
         for v in vals:

@@ -307,7 +307,7 @@ def read_file(path: str | Path, *, name: str | None = None, **provenance: Any) -
     return read_obj(obj, p, name=name or p.stem, **provenance)
 
 
-def load_collection(
+def load_judge_bench_collection(
     card: DatasetCard, root: str | Path | None, files: Mapping[str, Path] | None = None
 ) -> Dataset:
     """All data files of the ``dmg_judge_bench`` card: one part per file (:func:`subset_name`),

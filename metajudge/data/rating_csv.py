@@ -28,13 +28,13 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from metajudge.data.released_probs import SUM_TOL
 from metajudge.errors import InputError
 
 FArr = npt.NDArray[np.float64]
 Distribution = Literal["logprobs", "probs"]
 
 #: tolerance of a probability row's sum
-SUM_TOL = 1e-6
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from typing import Any
 from metajudge.errors import InputError
 
 FIELDS: tuple[str, ...] = ("instruction", "outputs", "preferences", "probs")
+#: tolerance on probabilities that must sum to 1 (released files, rating CSVs, judge columns)
 SUM_TOL = 1e-6
 _SUFFIXES = (".calibration", ".test", ".train")
 

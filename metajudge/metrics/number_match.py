@@ -72,7 +72,6 @@ from metajudge.metrics.numeric import (
     numbers_equivalent,
 )
 
-Mode = Rule
 Select = Literal["whole", "salient", "last", "first", "any", "only"]
 SELECTS: tuple[str, ...] = ("whole", "salient", "last", "first", "any", "only")
 
@@ -307,7 +306,7 @@ def number_match(
     gold: str | float,
     *,
     preset: str | None = None,
-    mode: Mode | None = None,
+    mode: Rule | None = None,
     rel_tol: float | None = None,
     ignore_sign: bool | None = None,
     abs_tol: float | None = None,
@@ -409,7 +408,7 @@ class NumberMatch(PairMetric):
         self,
         *,
         preset: str | None = DEFAULT_PRESET,
-        mode: Mode | None = None,
+        mode: Rule | None = None,
         rel_tol: float | None = None,
         ignore_sign: bool | None = None,
         abs_tol: float | None = None,

@@ -16,10 +16,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from metajudge.analyses.metric_vs_human.categorical import STATS
 from metajudge.io import CsvDictWriter
 from metajudge.reports.sections import md_row
 
-STATS = ("accuracy", "cohen_kappa", "macro_f1")
 HEAD = {"accuracy": "accuracy", "cohen_kappa": "Cohen κ", "macro_f1": "macro-F1"}
 
 
@@ -88,7 +88,7 @@ def confusion_table(row: Mapping[str, Any]) -> str:
     return _md(["human \\ judge", *labels], body)
 
 
-def to_markdown(res: Mapping[str, Any]) -> str:
+def categorical_markdown(res: Mapping[str, Any]) -> str:
     parts = [
         f"## Categorical meta-evaluation: {res['dataset']} ({res['label_kind']} labels)",
         "",
@@ -129,7 +129,7 @@ def flat_rows(res: Mapping[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def to_csv(res: Mapping[str, Any]) -> str:
+def categorical_csv(res: Mapping[str, Any]) -> str:
     rows = flat_rows(res)
     buf = io.StringIO()
     w = CsvDictWriter(buf, fieldnames=list(rows[0]) if rows else ["metric"])
@@ -138,14 +138,14 @@ def to_csv(res: Mapping[str, Any]) -> str:
     return buf.getvalue()
 
 
-def to_json(res: Mapping[str, Any]) -> str:
+def categorical_json(res: Mapping[str, Any]) -> str:
     return json.dumps(flat_rows(res), indent=1, ensure_ascii=False, default=str)
 
 
-RENDER = {"md": to_markdown, "csv": to_csv, "json": to_json}
+RENDER = {"md": categorical_markdown, "csv": categorical_csv, "json": categorical_json}
 
 
-def render_all(out_dir: str | Path, res: Mapping[str, Any]) -> dict[str, Path]:
+def render_categorical(out_dir: str | Path, res: Mapping[str, Any]) -> dict[str, Path]:
     """``table.md``, ``table.csv`` and ``table.json`` of the run folder (atomic writes)."""
     from metajudge.io import atomic_write
 

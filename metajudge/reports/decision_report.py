@@ -24,7 +24,7 @@ def _ci(ci: Any) -> str:
     return "n/a" if not ci or ci[0] is None else f"[{_f(ci[0])}, {_f(ci[1])}]"
 
 
-def swap_markdown(j: Mapping[str, Any]) -> str:
+def swap_decision_markdown(j: Mapping[str, Any]) -> str:
     """Markdown of a :class:`~metajudge.analyses.decide.swap_decision.SwapDecision` JSON."""
     ni, proto = j["non_inferiority"], j["protocol"]
     out = [

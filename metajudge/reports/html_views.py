@@ -134,9 +134,9 @@ def _shown_rows(rows: Sequence[Mapping[str, Any]], items: Items, views: list[Any
 def _run_rows(ds: Any, run: Mapping[str, Any], out: Path, data_dir: Any) -> list[Any]:
     """The score rows of a meta-eval folder, gathered again from the specs ``run`` records."""
     from metajudge.scores.alignment import IdPolicy
-    from metajudge.scores.run_scores import gather_scores
+    from metajudge.scores.run_scores import gather_run_scores
 
-    rows, _ = gather_scores(
+    rows, _ = gather_run_scores(
         ds,
         out_dir=out,
         metrics=run.get("registry_metrics") or None,
@@ -433,10 +433,9 @@ def _human(labels: Sequence[Any]) -> int | None:
 
 
 def _side(decision: Any, order: str) -> int | None:
-    """A positional decision (A = shown first) as −1 (a better), 0 (tie) or 1 (b better)."""
-    if decision is None:
-        return None
-    if decision == "tie":
-        return 0
-    first_is_a = order == "ab"
-    return -1 if (decision == "A") == first_is_a else 1
+    """A positional decision as written in a verdict row (``A`` = shown first) as −1 (a better),
+    0 (tie) or 1 (b better)."""
+    from metajudge.stats.decisions import to_pref, unswap
+
+    p = unswap(to_pref(decision, "positional"), order)
+    return None if p is None else int(p)

@@ -11,6 +11,10 @@ def _f(v: Any, nd: int = 3) -> str:
 
 
 def jury_markdown(j: Mapping[str, Any], sentence: str) -> str:
+    """The Markdown of a jury result (:func:`metajudge.analyses.juries.jury`): votes on labels
+    or, for a score jury (``fit_pearson`` in ``j``), mean scores."""
+    if "fit_pearson" in j:
+        return _score_jury_markdown(j, sentence)
     lines = [
         f"# Juries of {len(j['judges'])} judges: {j['dataset']} / {j['dimension']}",
         "",
@@ -32,25 +36,10 @@ def jury_markdown(j: Mapping[str, Any], sentence: str) -> str:
             f"| {_f(r['cohen_kappa'])} | {_f(r.get('vs_best'))} | {_f(r.get('mcnemar_p'), -3)} "
             f"| {_f(j['fit_accuracy'].get(name))} | {_f(j['weights'].get(name), 2)} |"
         )
-    names = j["judges"]
-    lines += [
-        "",
-        (
-            f"Error correlation (Pearson of the error indicators; mean over pairs "
-            f"{_f(j['mean_error_correlation'], 2)}, effective number of judges "
-            f"{_f(j['effective_judges'], 2)} = k / (1 + (k-1) ρ̄)):"
-        ),
-        "",
-        "| | " + " | ".join(names) + " |",
-        "|---|" + "---|" * len(names),
-    ]
-    for a in names:
-        cells = " | ".join(_f(j["error_correlation"][a][b], 2) for b in names)
-        lines.append(f"| {a} | {cells} |")
-    return "\n".join(lines) + "\n"
+    return _with_error_table(lines, j, "the error indicators")
 
 
-def score_jury_markdown(j: Mapping[str, Any], sentence: str) -> str:
+def _score_jury_markdown(j: Mapping[str, Any], sentence: str) -> str:
     """The Markdown of a score jury (:class:`metajudge.analyses.juries.ScoreJuryResult`)."""
     lines = [
         f"# Juries of {len(j['judges'])} judges (scores): {j['dataset']} / {j['dimension']}",
@@ -76,11 +65,17 @@ def score_jury_markdown(j: Mapping[str, Any], sentence: str) -> str:
             f"| {_f(r.get('p_value'), -3)} | {_f(j['fit_pearson'].get(name))} "
             f"| {_f(j['weights'].get(name), 3)} |"
         )
+    return _with_error_table(lines, j, "the errors, score − human mean")
+
+
+def _with_error_table(lines: list[str], j: Mapping[str, Any], errors: str) -> str:
+    """``lines`` and the judges' error correlation table (Pearson of ``errors``)."""
     names = j["judges"]
-    lines += [
+    lines = [
+        *lines,
         "",
         (
-            f"Error correlation (Pearson of the errors, score − human mean; mean over pairs "
+            f"Error correlation (Pearson of {errors}; mean over pairs "
             f"{_f(j['mean_error_correlation'], 2)}, effective number of judges "
             f"{_f(j['effective_judges'], 2)} = k / (1 + (k-1) ρ̄)):"
         ),

@@ -235,6 +235,12 @@ def diagnostics_markdown(
             f"{led.get('prompt_tokens', '–')}/{led.get('completion_tokens', '–')} | {_f(led.get('wall_s'), 1)} | "
             f"{_f(led.get('cost_usd'), 4)} |"
         )
+    rule = next(
+        (d["position"].get("consistency_rule") for d in rows.values() if "position" in d), None
+    )
+    if rule:  # the position-consistency rule and the unparsed pairs it counts, per backbone
+        unparsed = ", ".join(f"{bb} {d['position'].get('n_unparsed', 0)}" for bb, d in rows.items())
+        lines.append(f"\nConsistency: {rule} (pairs with an unparsed verdict: {unparsed}).")
     for bb, d in rows.items():
         if d.get("signature"):
             lines.append(f"\n`{bb}` signature: `{d['signature']}`")

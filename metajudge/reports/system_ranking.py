@@ -30,13 +30,13 @@ def caption(t: RankTable) -> str:
     )
 
 
-def to_markdown(t: RankTable) -> str:
+def ranking_markdown(t: RankTable) -> str:
     lines = ["| cluster | metric | correlation |", "|---:|---|---:|"]
     lines += [f"| {r['cluster']} | {r['metric']} | {r['correlation']:.4f} |" for r in t.rows]
     return "\n".join(lines) + f"\n\n{caption(t)}\n"
 
 
-def to_csv(t: RankTable) -> str:
+def ranking_csv(t: RankTable) -> str:
     buf = io.StringIO()
     w = CsvWriter(buf, lineterminator="\n")
     w.writerow(
@@ -71,7 +71,7 @@ def _tex(s: str) -> str:
     return s
 
 
-def to_latex(t: RankTable) -> str:
+def ranking_latex(t: RankTable) -> str:
     out = [
         r"\begin{table}[t]",
         r"\centering",
@@ -90,14 +90,14 @@ def to_latex(t: RankTable) -> str:
     return "\n".join(out) + "\n"
 
 
-def render(t: RankTable, fmt: str) -> str:
+def render_ranking(t: RankTable, fmt: str) -> str:
     """The table in ``fmt`` (md, csv, json, tex)."""
     if fmt == "json":
         return json.dumps(t.to_dict(), indent=1, sort_keys=True) + "\n"
-    return {"md": to_markdown, "csv": to_csv, "tex": to_latex}[fmt](t)
+    return {"md": ranking_markdown, "csv": ranking_csv, "tex": ranking_latex}[fmt](t)
 
 
-def plot(t: RankTable, path: str | Path) -> Path:
+def plot_ranking(t: RankTable, path: str | Path) -> Path:
     """Horizontal bars of the correlations, coloured by cluster (PNG)."""
     from metajudge.reports.plots import _plt, _save
 

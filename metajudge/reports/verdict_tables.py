@@ -46,6 +46,8 @@ def accuracy_table(
                 cell += f" (published {pub[c]:.2f})"
             cells.append(cell)
         pc = f"{100 * j.position_consistency:.1f}% of {j.pairs_both_orders}"
+        if j.consistency_unparsed:
+            pc += f" ({j.consistency_unparsed} unparsed)"
         out.append([j.judge, *cells, pc, f"{100 * j.p_first_wins:.1f}% of {j.decisive}"])
     return out
 
@@ -73,7 +75,7 @@ def _md(t: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def render(
+def render_verdicts(
     res: VerdictsResult, fmt: str = "md", published: Mapping[str, Mapping[str, float]] | None = None
 ) -> str:
     """``md`` (two tables and the notes), ``csv`` (one row per judge × category) or ``json``."""

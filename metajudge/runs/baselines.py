@@ -38,10 +38,10 @@ from metajudge import __version__
 from metajudge.errors import InputError, MetajudgeError
 from metajudge.io import atomic_write
 
-SCHEMA = "metajudge.baselines/1"
+BASELINES_SCHEMA = "metajudge.baselines/1"
 #: Relative tolerance of ``check``: deterministic metrics must reproduce to float noise.
 TOLERANCE = 1e-6
-STATISTICS = ("pearson", "spearman", "kendall")
+BASELINE_STATISTICS = ("pearson", "spearman", "kendall")
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,7 @@ def compute_baseline(
             f"{spec.dataset}: the meta-evaluation result has no metric cells to baseline"
         )
     return {
-        "schema": SCHEMA,
+        "schema": BASELINES_SCHEMA,
         "dataset": spec.dataset,
         "metajudge_version": __version__,
         "protocol": res.get("protocol", {}),
@@ -135,7 +135,7 @@ def compute_baseline(
 
 def _entry(cell: Mapping[str, Any], sigs: Any) -> dict[str, Any]:
     stats = cell.get("stats") or {}
-    vals = {s: (stats.get(s) or {}).get("value") for s in STATISTICS}
+    vals = {s: (stats.get(s) or {}).get("value") for s in BASELINE_STATISTICS}
     col = cell.get("column") or cell["metric"]
     if isinstance(sigs, Mapping):
         sig = sigs.get(col) or sigs.get(cell["metric"]) or next(iter(sigs.values()), None)
@@ -195,7 +195,7 @@ def regenerate_baselines(
         with atomic_write(p) as fh:
             json.dump(
                 {
-                    "schema": SCHEMA,
+                    "schema": BASELINES_SCHEMA,
                     "datasets": [s.dataset for s in BASELINE_SPECS],
                     "not_baselined": NOT_BASELINED,
                 },
@@ -228,7 +228,7 @@ def compare_baseline(
                 f"{ds}: {k[0]} / {k[1]}: new entry not in the stored baseline (regenerate)"
             )
             continue
-        for s in STATISTICS:
+        for s in BASELINE_STATISTICS:
             a, b = old[k].get(s), new[k].get(s)
             if a is None and b is None:
                 continue

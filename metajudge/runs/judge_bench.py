@@ -186,7 +186,7 @@ def run_judge_bench(
     )
 
 
-STATS = ("cohen_kappa", "accuracy", "macro_f1", "pearson", "spearman", "kendall")
+JUDGE_BENCH_STATS = ("cohen_kappa", "accuracy", "macro_f1", "pearson", "spearman", "kendall")
 
 
 def _which(run: Mapping[str, Any]) -> str:
@@ -215,14 +215,14 @@ def comparison_rows(run: Mapping[str, Any]) -> list[dict[str, Any]]:
                 continue
             pub = {"judge": f"{judge} [published]", "dimension": d["dimension"]}
             pub.update(valid=int(p["valid"]), total=int(p["total"]))
-            pub.update({s: p[s] for s in STATS if s in p and s in d["scores"]})
+            pub.update({s: p[s] for s in JUDGE_BENCH_STATS if s in p and s in d["scores"]})
             rows.append(pub)
     return rows
 
 
-def to_markdown(run: Mapping[str, Any]) -> str:
+def judge_bench_markdown(run: Mapping[str, Any]) -> str:
     rows = comparison_rows(run)
-    stats = [s for s in STATS if any(s in r for r in rows)]
+    stats = [s for s in JUDGE_BENCH_STATS if any(s in r for r in rows)]
     head = ["judge", "dimension", "valid/total", *stats]
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:

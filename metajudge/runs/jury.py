@@ -118,32 +118,7 @@ def label_columns(
     return ds, dim, preds
 
 
-def run_jury(dataset: str | None, *, fit_fraction: float = 0.5, seed: int = 0, **kw: Any) -> Any:
-    """The jury result of one dimension (``kw``: :func:`label_columns`): votes on label data,
-    mean scores (:func:`run_score_jury`) on numeric ratings."""
-    from metajudge.analyses.juries import jury
-    from metajudge.analyses.metric_vs_human.categorical import gold_labels
-    from metajudge.data.loading import open_dataset
-
-    ds = kw.pop("loaded", None) or open_dataset(
-        dataset, kw.get("input_file"), subset=kw.get("subset"), data_dir=kw.get("data_dir")
-    )
-    if ds.card.label_kind == "numeric":
-        return run_score_jury(dataset, fit_fraction=fit_fraction, seed=seed, loaded=ds, **kw)
-    ds, dim, preds = label_columns(dataset, loaded=ds, **kw)
-    return jury(
-        gold_labels(ds, dim).labels,
-        preds,
-        [r.id for r in ds.records],
-        tuple(ds.card.scale_of(dim).labels or ()),
-        dataset=ds.name,
-        dimension=dim,
-        fit_fraction=fit_fraction,
-        seed=seed,
-    )
-
-
-def run_score_jury(
+def run_jury(
     dataset: str | None,
     *,
     fit_fraction: float = 0.5,
@@ -151,21 +126,31 @@ def run_score_jury(
     n_resamples: int = 1000,
     **kw: Any,
 ) -> Any:
-    """The mean-score jury of one dimension of numeric data (``kw``: :func:`score_columns`)."""
-    from metajudge.analyses.juries import score_jury
+    """The jury result of one dimension (:func:`metajudge.analyses.juries.jury`; ``kw``:
+    :func:`label_columns`): votes on label data, mean scores on numeric ratings
+    (``n_resamples``: the permutations of their test against the best judge)."""
+    from metajudge.analyses.juries import jury
+    from metajudge.analyses.metric_vs_human.categorical import gold_labels
+    from metajudge.data.loading import open_dataset
 
-    ds, dim, gold, preds = score_columns(dataset, **kw)
-    return score_jury(
-        gold,
-        preds,
-        [r.id for r in ds.records],
-        [str(r.system) for r in ds.records],  # type: ignore[union-attr]
-        dataset=ds.name,
-        dimension=dim,
-        fit_fraction=fit_fraction,
-        seed=seed,
-        n_resamples=n_resamples,
+    ds = kw.pop("loaded", None) or open_dataset(
+        dataset, kw.get("input_file"), subset=kw.get("subset"), data_dir=kw.get("data_dir")
     )
+    common = {"fit_fraction": fit_fraction, "seed": seed, "n_resamples": n_resamples}
+    if ds.card.label_kind == "numeric":
+        ds, dim, gold, preds = score_columns(dataset, loaded=ds, **kw)
+        systems = [str(r.system) for r in ds.records]  # type: ignore[union-attr]
+        return jury(
+            gold, preds, [r.id for r in ds.records], systems=systems, **_about(ds, dim), **common
+        )
+    ds, dim, preds = label_columns(dataset, loaded=ds, **kw)
+    labels = tuple(ds.card.scale_of(dim).labels or ())
+    gold = gold_labels(ds, dim).labels
+    return jury(gold, preds, [r.id for r in ds.records], labels, **_about(ds, dim), **common)
+
+
+def _about(ds: Any, dim: str) -> dict[str, str]:
+    return {"dataset": ds.name, "dimension": dim}
 
 
 def run_self_preference(

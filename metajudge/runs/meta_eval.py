@@ -32,7 +32,7 @@ from metajudge.progress import Steps
 from metajudge.runs import plot_ahead
 from metajudge.scores.alignment import IdPolicy
 from metajudge.scores.rows import row_metrics
-from metajudge.scores.run_scores import gather_scores, score_specs
+from metajudge.scores.run_scores import gather_run_scores, score_specs
 from metajudge.scores.spec import ScoreSpec
 
 log = logging.getLogger(__name__)
@@ -111,7 +111,7 @@ def meta_eval_into(
         refuse_asked(proto, asked, ds.card.label_kind)  # before any scoring
     specs = score_specs(scores, score_files, external)
     ids = IdPolicy(strict=strict_ids)
-    rows, to_score = gather_scores(
+    rows, to_score = gather_run_scores(
         ds,
         out_dir=out,
         metrics=metrics,

@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from metajudge.analyses.metric_vs_human.protocol import Protocol
-
-RESULT_FILE = "result.json"
+from metajudge.reports.render import RESULT_FILE
 
 
 def asked_options(
@@ -64,7 +63,7 @@ def run_categorical(
         categorical_meta_evaluate,
     )
     from metajudge.io import atomic_write
-    from metajudge.reports.categorical_report import render_all
+    from metajudge.reports.categorical_report import render_categorical
     from metajudge.reports.html_run import write_html_report
     from metajudge.run_folder import run_folder
 
@@ -79,7 +78,7 @@ def run_categorical(
         with atomic_write(rf.stage / RESULT_FILE) as fh:
             fh.write(json.dumps(data, indent=1, ensure_ascii=False, default=str) + "\n")
         written = {RESULT_FILE: rf.stage / RESULT_FILE}
-        written.update(render_all(rf.stage, data))
+        written.update(render_categorical(rf.stage, data))
         written["report.html"] = write_html_report(rf.stage, data_dir=data_dir, dataset=ds)
     return res, {k: rf.out / Path(v).relative_to(rf.stage) for k, v in written.items()}
 

@@ -21,9 +21,9 @@ from typing import Any
 
 from metajudge.io import atomic_write
 
-SCHEMA = "metajudge.rank_clusters/1"
-TOLERANCE = 1e-9
-LEVELS: tuple[str, ...] = ("item", "system")
+RANK_SCHEMA = "metajudge.rank_clusters/1"
+RANK_TOLERANCE = 1e-9
+RANK_LEVELS: tuple[str, ...] = ("item", "system")
 N_RESAMPLES = 2000  # Holm over 66 pairs needs 66/(k + 1) < 0.05
 RANK_SPECS: dict[str, tuple[str, ...] | None] = {
     "hanna": (
@@ -61,10 +61,15 @@ def compute_rank_baseline(dataset: str, *, data_dir: str | Path | None = None) -
     tables = []
     for dim in ds.card.dimensions:
         sm = score_matrices(ds.records, rows, dim, names)
-        for level in LEVELS:
+        for level in RANK_LEVELS:
             o = ClusterOptions(level=level, n_resamples=N_RESAMPLES, seed=0)
             tables.append(rank_table(sm, dataset, o).to_dict())
-    return {"schema": SCHEMA, "dataset": dataset, "scores": "shipped columns", "tables": tables}
+    return {
+        "schema": RANK_SCHEMA,
+        "dataset": dataset,
+        "scores": "shipped columns",
+        "tables": tables,
+    }
 
 
 def _rank_specs(datasets: Sequence[str] | None) -> list[str]:
@@ -102,7 +107,7 @@ def compare_rank_baseline(stored: Mapping[str, Any], fresh: Mapping[str, Any]) -
         if a is None or b is None:
             out.append(f"{ds} rank clusters: {k}: {'new' if a is None else 'gone'} (regenerate)")
         elif a["cluster"] != b["cluster"] or not math.isclose(
-            a["correlation"], b["correlation"], rel_tol=TOLERANCE, abs_tol=TOLERANCE
+            a["correlation"], b["correlation"], rel_tol=RANK_TOLERANCE, abs_tol=RANK_TOLERANCE
         ):
             out.append(f"{ds} rank clusters: {k}: {a} -> {b}")
     return out

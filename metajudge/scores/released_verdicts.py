@@ -1,11 +1,15 @@
 """External judges' pairwise verdicts as an input: JudgeBench's released outputs and any
 JSONL / CSV with named columns.
 
-A verdict is a decision on one pair in one presentation order: ``"A>B"``, ``"B>A"``, ``"A=B"``
-(tie) or ``None`` (no usable decision: an unparseable reply, a refusal). Decisions are stored in
-the pair's *original* orientation: a decision given on the swapped presentation (B shown first)
-is flipped back when read (JudgeBench, Tan et al. 2024, ``utils/metrics.py``: "flip the second
-decision"), so ``orders[1] == orders[0]`` means the judge was position-consistent.
+A verdict is a decision on one pair in one presentation order, read from the file's ``"A>B"``,
+``"B>A"``, ``"A=B"`` (tie; also ``tie``) or null / ``none`` (no usable decision: an unparseable
+reply, a refusal) into a :class:`~metajudge.stats.decisions.Pref` (``Pref.A``, ``Pref.B``,
+``Pref.TIE``) or ``None`` — the ``released`` spelling of
+:data:`metajudge.stats.decisions.SPELLINGS`, written back the same way by
+:meth:`JudgeVerdicts.to_dict`. Decisions are stored in the pair's *original* orientation: a
+decision given on the swapped presentation (B shown first) is flipped back when read (JudgeBench,
+Tan et al. 2024, ``utils/metrics.py``: "flip the second decision"), so ``orders[1] == orders[0]``
+means the judge was position-consistent.
 
 Readers:
 
@@ -27,30 +31,19 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from metajudge.errors import InputError
 from metajudge.results import Result
+from metajudge.stats.decisions import SPELLINGS, Pref, spell, to_pref
 
-Decision = Literal["A>B", "B>A", "A=B"] | None
-DECISIONS: tuple[str, ...] = ("A>B", "B>A", "A=B")
-_FLIP = {"A>B": "B>A", "B>A": "A>B", "A=B": "A=B"}
 # JudgeBench source prefixes -> the paper's categories (Tan et al. 2024, Table 2)
-CATEGORIES: tuple[tuple[str, str], ...] = (
+JUDGEBENCH_CATEGORIES: tuple[tuple[str, str], ...] = (
     ("mmlu-pro", "knowledge"),
     ("livebench-reasoning", "reasoning"),
     ("livebench-math", "math"),
     ("livecodebench", "coding"),
 )
-
-
-def flip(d: Decision) -> Decision:
-    """The decision seen from the other presentation order.
-
-    >>> flip("A>B"), flip("A=B"), flip(None)
-    ('B>A', 'A=B', None)
-    """
-    return None if d is None else _FLIP[d]  # type: ignore[return-value]
 
 
 def category_of(source: str) -> str:
@@ -59,7 +52,7 @@ def category_of(source: str) -> str:
     >>> category_of("mmlu-pro-law"), category_of("livecodebench"), category_of("other")
     ('knowledge', 'coding', 'other')
     """
-    for prefix, cat in CATEGORIES:
+    for prefix, cat in JUDGEBENCH_CATEGORIES:
         if source.startswith(prefix):
             return cat
     return source
@@ -71,8 +64,8 @@ class PairVerdicts:
 
     pair_id: str
     category: str
-    label: Decision  # the gold decision (original orientation); None if not known
-    orders: tuple[Decision, ...]  # first: original order; second (if run): swapped, flipped back
+    label: Pref | None  # the gold decision (original orientation); None if not known
+    orders: tuple[Pref | None, ...]  # first: original order; second (if run): swapped, flipped back
     raw: tuple[str, ...] = ()  # the judge's raw reply per order, where released
     scores: tuple[tuple[float, float], ...] = ()  # reward models: (reward A, reward B) per order
 
@@ -87,31 +80,34 @@ class JudgeVerdicts(Result):
     notes: tuple[str, ...] = field(default=())
 
     def to_dict(self) -> dict[str, Any]:
+        """The verdicts with each decision in the file spelling (``A>B``, ``B>A``, ``A=B``)."""
+        rows = []
+        for r in self.rows:
+            d = asdict(r)
+            d["label"] = spell(r.label, "released")
+            d["orders"] = tuple(spell(o, "released") for o in r.orders)
+            rows.append(d)
         return {
             "judge": self.judge,
             "source": self.source,
             "notes": list(self.notes),
-            "rows": [asdict(r) for r in self.rows],
+            "rows": rows,
         }
 
 
-_ALIASES = {"tie": "A=B", "none": None, "": None}
-
-
-def _decision(v: Any, path: Path, line: int, field: str) -> Decision:
+def _decision(v: Any, path: Path, line: int, field: str) -> Pref | None:
     """A decision cell: ``A>B``, ``B>A``, ``A=B`` (or ``tie``), empty / null / ``none`` = None."""
     if v is None:
         return None
-    if isinstance(v, str) and v.strip().lower() in _ALIASES:
-        return _ALIASES[v.strip().lower()]  # type: ignore[return-value]
-    if v not in DECISIONS:
+    try:
+        return to_pref(v if isinstance(v, str) else repr(v), "released")
+    except ValueError:
         raise InputError(
-            f"decision {v!r} is not one of {', '.join(DECISIONS)} or null",
+            f"decision {v!r} is not one of {', '.join(SPELLINGS['released'].values())} or null",
             path=path,
             line=line,
             field=field,
-        )
-    return v  # type: ignore[no-any-return]
+        ) from None
 
 
 def _judgments(raw: Any, path: Path, line: int) -> list[Mapping[str, Any]]:
@@ -147,7 +143,7 @@ def _judgebench_row(d: Mapping[str, Any], path: Path, line: int) -> tuple[PairVe
     dec = [
         _decision(j["decision"], path, line, f"judgments[{i}].decision") for i, j in enumerate(js)
     ]
-    orders = tuple(d_ if i == 0 else flip(d_) for i, d_ in enumerate(dec))
+    orders = tuple(d_ if i == 0 or d_ is None else d_.flip() for i, d_ in enumerate(dec))
     inner = [j.get("judgment") or {} for j in js]
     raw = tuple(str(j.get("response", "")) for j in inner)
     scores = tuple((float(j["scores"][0]), float(j["scores"][1])) for j in inner if j.get("scores"))
@@ -244,7 +240,7 @@ def read_verdict_table(path: str | Path, columns: VerdictColumns | None = None) 
         e = got.setdefault(str(r[c.item]), {"orders": {}, "label": None, "category": ""})
         if k in e["orders"]:
             raise InputError("duplicate (item, order)", path=p, line=line, field=c.item)
-        e["orders"][k] = d if k == 0 else flip(d)
+        e["orders"][k] = d if k == 0 or d is None else d.flip()
         if c.label and r.get(c.label) not in (None, ""):
             e["label"] = _decision(r[c.label], p, line, c.label)
         if c.category and r.get(c.category):

@@ -112,7 +112,7 @@ def _registry_rows(
     return rows
 
 
-def gather_scores(
+def gather_run_scores(
     ds: Any,
     *,
     out_dir: str | Path,

@@ -5,8 +5,10 @@
 (positive = b better). In arrays a decision is a float in {−1, 0, 1} and NaN = no decision
 (an unparsed reply, a missing score). :func:`to_pref` reads every spelling metajudge meets —
 ``"A>B"``/``"B>A"``/``"A=B"`` (released verdicts), ``"A"``/``"B"``/``"tie"`` and ``"a"``/``"b"``
-(always in the pair's *own* orientation: A = a), numbers (their sign) — and
-:func:`tie_decisions` turns score differences into decisions.
+(always in the pair's *own* orientation: A = a), numbers (their sign). Each file format's words
+are one table of :data:`SPELLINGS`, read by :func:`to_pref` at the reader and written back by
+:func:`spell` where a user reads them; :func:`unswap` maps a decision on the swapped
+presentation back; :func:`tie_decisions` turns score differences into decisions.
 
 **The tie band.** A difference d = m(b) − m(a) becomes 0 when |d| <= ε (a tie), else the sign of
 d. This is the ``sign`` normalisation of MT-RAIG (Section 4.4) and the tie calibration of Deutsch
@@ -32,8 +34,8 @@ equal to the label, −1 per decision equal to the opposite, correct if the sum 
 
 **Position consistency** (:func:`position_consistency`; Zheng et al. 2023, MT-Bench §3.3): the
 share of pairs judged in both orders whose two decisions (in the pair's own orientation) agree,
-tie = tie; and :func:`p_first_wins`, the share of decisive decisions that prefer the response
-shown first.
+tie = tie, a pair with an unparsed decision counting as inconsistent (:data:`CONSISTENCY_RULE`);
+and :func:`p_first_wins`, the share of decisive decisions that prefer the response shown first.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -60,33 +62,82 @@ class Pref(IntEnum):
         return Pref(-self.value)
 
 
-_SPELLINGS: dict[str, Pref] = {
-    "a>b": Pref.A,
-    "b>a": Pref.B,
-    "a=b": Pref.TIE,
-    "a": Pref.A,
-    "b": Pref.B,
-    "tie": Pref.TIE,
+#: The file spellings of a decision, one table per format — the one place a spelling meets
+#: :class:`Pref`. ``released``: JudgeBench / Arena-Hard / verdict tables (``A>B``);
+#: ``positional``: the pairwise judge's answer (A = the response shown first); ``side``: a
+#: record's sides; ``pandalm``: PandaLM's released outputs (``1`` = a better, ``2`` = b better).
+SPELLINGS: dict[str, dict[Pref, str]] = {
+    "released": {Pref.A: "A>B", Pref.B: "B>A", Pref.TIE: "A=B"},
+    "positional": {Pref.A: "A", Pref.B: "B", Pref.TIE: "tie"},
+    "side": {Pref.A: "a", Pref.B: "b", Pref.TIE: "tie"},
+    "pandalm": {Pref.A: "1", Pref.B: "2", Pref.TIE: "0"},
+}
+#: other words a format's readers accept for a decision (``None``: no decision)
+_ALIASES: dict[str, dict[str, Pref | None]] = {
+    "released": {"tie": Pref.TIE, "none": None, "": None},
+    "pandalm": {"tie": Pref.TIE},
+}
+_ANY_TEXT = ("released", "positional", "side")
+_READ: dict[str, dict[str, Pref | None]] = {
+    fmt: {**{v.lower(): p for p, v in table.items()}, **_ALIASES.get(fmt, {})}
+    for fmt, table in SPELLINGS.items()
+}
+_READ_ANY: dict[str, Pref | None] = {
+    k: v for f in _ANY_TEXT for k, v in _READ[f].items() if v is not None
 }
 
 
-def to_pref(x: Any) -> Pref | None:
+def to_pref(x: Any, fmt: str | None = None) -> Pref | None:
     """The :class:`Pref` of ``x`` (module docstring); ``None`` for ``None`` and NaN.
+
+    ``fmt`` names a format of :data:`SPELLINGS` whose words alone are read (with its aliases,
+    e.g. ``"none"`` in ``released``); without it every text spelling but PandaLM's is read, and
+    a number by its sign. A word no format knows raises ``ValueError``.
 
     >>> to_pref("A>B"), to_pref("b"), to_pref("tie"), to_pref(-0.3), to_pref(None)
     (<Pref.A: -1>, <Pref.B: 1>, <Pref.TIE: 0>, <Pref.A: -1>, None)
+    >>> to_pref("2", "pandalm"), to_pref("none", "released")
+    (<Pref.B: 1>, None)
     """
     if x is None:
         return None
+    if isinstance(x, Pref):
+        return x
     if isinstance(x, str):
-        try:
-            return _SPELLINGS[x.strip().lower()]
-        except KeyError:
-            raise ValueError(f"not a pairwise decision: {x!r}") from None
+        table = _READ_ANY if fmt is None else _READ[fmt]
+        key = x.strip().lower()
+        if key not in table:
+            raise ValueError(f"not a pairwise decision: {x!r}")
+        return table[key]
+    if fmt is not None:
+        raise ValueError(f"not a {fmt} decision: {x!r}")
     v = float(x)
     if math.isnan(v):
         return None
     return Pref(int(np.sign(v)))
+
+
+def spell(p: Pref | None, fmt: str) -> str | None:
+    """``p`` in the words of format ``fmt`` (:data:`SPELLINGS`); ``None`` stays ``None``.
+
+    >>> spell(Pref.B, "released"), spell(Pref.TIE, "positional"), spell(None, "side")
+    ('B>A', 'tie', None)
+    """
+    return None if p is None else SPELLINGS[fmt][Pref(p)]
+
+
+def unswap(p: Pref | None, order: str) -> Pref | None:
+    """A decision given with the pair shown in ``order`` (``"ab"``: a first, ``"ba"``: b first),
+    in the pair's own orientation: the swapped order is flipped back.
+
+    >>> unswap(Pref.A, "ba"), unswap(Pref.B, "ab"), unswap(None, "ba")
+    (<Pref.B: 1>, <Pref.B: 1>, None)
+    """
+    if order not in ("ab", "ba"):
+        raise ValueError(f"order must be 'ab' or 'ba', got {order!r}")
+    if p is None or order == "ab":
+        return p
+    return p.flip()
 
 
 def pref_array(xs: Sequence[Any]) -> NDArray[np.float64]:
@@ -245,29 +296,37 @@ def protocol_correct(label: Pref, orders: Sequence[Pref | None], protocol: Order
     raise ValueError(f"unknown protocol {protocol!r} (known: {', '.join(ORDER_PROTOCOLS)})")
 
 
+#: the one rule for an unparsed decision in position consistency, as outputs state it
+CONSISTENCY_RULE = "a pair with an unparsed decision in either order counts as inconsistent"
+
+
+class Consistency(NamedTuple):
+    """Position consistency: ``rate`` = consistent / ``n`` over the ``n`` pairs judged in both
+    orders, ``unparsed`` of them with an unparsed decision (counted inconsistent)."""
+
+    rate: float
+    n: int
+    unparsed: int
+
+
 def position_consistency(
-    first: Sequence[Pref | None],
-    second: Sequence[Pref | None],
-    *,
-    unparsed: Literal["inconsistent", "drop"] = "drop",
-) -> tuple[float, int]:
-    """Share of pairs whose decisions in the two orders agree; ``(rate, n)``.
+    first: Sequence[Pref | None], second: Sequence[Pref | None]
+) -> Consistency:
+    """Share of pairs whose decisions in the two orders agree (:data:`CONSISTENCY_RULE`).
 
     Both decisions are in the pair's own orientation (the swapped order mapped back). A pair with
-    an unparsed decision (``None``) is left out (``unparsed="drop"``) or counts as inconsistent.
+    an unparsed decision (``None``) in either order counts as inconsistent and is counted in
+    ``unparsed``: a judge cannot look consistent by failing to answer.
 
     >>> position_consistency([Pref.A, Pref.B, None], [Pref.A, Pref.A, Pref.A])
-    (0.5, 2)
-    >>> position_consistency([Pref.A, Pref.B, None], [Pref.A, Pref.A, Pref.A], unparsed="inconsistent")
-    (0.3333333333333333, 3)
+    Consistency(rate=0.3333333333333333, n=3, unparsed=1)
     """
     if len(first) != len(second):
         raise ValueError(f"{len(first)} decisions in one order, {len(second)} in the other")
     both = list(zip(first, second))
-    if unparsed == "drop":
-        both = [(x, y) for x, y in both if x is not None and y is not None]
     ok = sum(x is not None and x == y for x, y in both)
-    return (ok / len(both) if both else math.nan), len(both)
+    unparsed = sum(x is None or y is None for x, y in both)
+    return Consistency(ok / len(both) if both else math.nan, len(both), unparsed)
 
 
 def p_first_wins(positional: Sequence[Pref | None]) -> tuple[float, int]:

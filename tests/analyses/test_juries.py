@@ -87,7 +87,6 @@ def test_jury_command_on_released_judges(capsys: pytest.CaptureFixture[str]) -> 
 def test_score_jury_by_hand() -> None:
     """4 inputs × 2 systems; judges A (exact), B (A + 1) and C (reversed). The split is by input;
     weights ∝ 1/MSE on the fitting split; the mean-score row is Pearson r of the plain mean."""
-    from metajudge.analyses.juries import score_jury
     from metajudge.stats.correlation import pearson
 
     gold = [1.0, 2.0, 3.0, 4.0, 2.0, 5.0, 1.0, 3.0]
@@ -98,7 +97,7 @@ def test_score_jury_by_hand() -> None:
         "B": [g + 1.0 for g in gold],
         "C": [6.0 - g for g in gold],
     }
-    res = score_jury(gold, preds, groups, systems, seed=0, n_resamples=50)
+    res = jury(gold, preds, groups, systems=systems, seed=0, n_resamples=50)
     fit = set(res.fit_groups)
     assert len(fit) == 2 and res.n_fit == 4 and res.n_eval == 4
     g_fit = [g for g, q in zip(gold, groups) if q in fit]

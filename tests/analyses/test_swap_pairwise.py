@@ -20,8 +20,10 @@ from metajudge.metrics.judges.pairwise import (
     PairwiseJudge,
     PairwiseVerdict,
     parse_pairwise,
-    to_side,
 )
+from metajudge.stats.decisions import Pref, to_pref, unswap
+
+A, B, T = Pref.A, Pref.B, Pref.TIE
 
 
 class _ScriptedBackend:
@@ -76,12 +78,12 @@ def _rec(
     ],
 )
 def test_parse_pairwise(text: str, want: str | None) -> None:
-    assert parse_pairwise(text) == want
+    assert parse_pairwise(text) == to_pref(want)
 
 
 def test_order_mapping() -> None:
-    assert [to_side(d, "ab") for d in ("A", "B", "tie", None)] == ["a", "b", "tie", None]
-    assert [to_side(d, "ba") for d in ("A", "B", "tie", None)] == ["b", "a", "tie", None]
+    assert [unswap(d, "ab") for d in (A, B, T, None)] == [A, B, T, None]
+    assert [unswap(d, "ba") for d in (A, B, T, None)] == [B, A, T, None]
 
 
 def test_judge_counts_failures_and_shows_swapped_order() -> None:
@@ -89,7 +91,7 @@ def test_judge_counts_failures_and_shows_swapped_order() -> None:
     j = PairwiseJudge(backbone="scripted", backend=be, constrained=False)
     recs = [_rec(0, 1.0, "alpha text", "beta text"), _rec(1, -1.0), _rec(2, 0.0)]
     vs = j.judge(recs, order="ba")
-    assert [v.preferred for v in vs] == ["b", None, None]
+    assert [v.preferred for v in vs] == [B, None, None]
     assert vs[1].error == "unparsed" and vs[2].error is not None and "HTTP 500" in vs[2].error
     # order ba shows b first
     first_prompt = be.requests[0].messages[0]["content"]  # type: ignore[index]
@@ -105,7 +107,7 @@ def test_base_model_gets_completion_prompt_and_text_required() -> None:
     assert j.variant == "small"
     [v] = j.judge([_rec(0, 1.0)])
     assert (
-        v.preferred == "b"
+        v.preferred == B
         and be.requests[0].prompt is not None
         and be.requests[0].prompt.endswith("Better response:")
     )
@@ -122,7 +124,8 @@ def test_base_model_gets_completion_prompt_and_text_required() -> None:
 
 
 def _v(i: int, order: str, dec: str | None) -> PairwiseVerdict:
-    return PairwiseVerdict(str(i), order, dec, to_side(dec, order))  # type: ignore[arg-type]
+    p = to_pref(dec)
+    return PairwiseVerdict(str(i), order, p, unswap(p, order))  # type: ignore[arg-type]
 
 
 def test_position_bias_always_first_is_fully_inconsistent() -> None:
@@ -134,11 +137,25 @@ def test_position_bias_always_first_is_fully_inconsistent() -> None:
     assert fair["consistency"] == 1.0 and fair["p_first_wins"] == 0.5
 
 
+def test_unparsed_verdicts_count_as_inconsistent_and_the_rule_is_stated() -> None:
+    from metajudge.reports.swap_report import diagnostics_markdown
+    from metajudge.stats.decisions import CONSISTENCY_RULE
+
+    ab = [_v(0, "ab", "A"), _v(1, "ab", "A"), _v(2, "ab", None)]
+    ba = [_v(0, "ba", "B"), _v(1, "ba", "A"), _v(2, "ba", "B")]
+    d = position_bias(ab, ba)
+    # pair 0 consistent, pair 1 not, pair 2 unparsed in one order: 1 of 3 (dropping it: 1 of 2)
+    assert (d["consistency"], d["n_both_orders"], d["n_unparsed"]) == (0.333333, 3, 1)
+    assert d["consistency_rule"] == CONSISTENCY_RULE
+    md = diagnostics_markdown({"dataset": "x", "backbones": {"bb": {"position": d}}})
+    assert f"Consistency: {CONSISTENCY_RULE} (pairs with an unparsed verdict: bb 1)." in md
+
+
 def test_length_bias_and_accuracy_policies() -> None:
     recs = [_rec(0, 1.0), _rec(1, 1.0), _rec(2, -1.0), _rec(3, 0.0)]  # b is always the longer one
-    lb = length_bias(recs, ["b", "b", "b", "b"], dimension="preference")
+    lb = length_bias(recs, [B, B, B, B], dimension="preference")
     assert lb["judge_p_longer"] == 1.0 and lb["human_p_longer"] == pytest.approx(2 / 3, abs=1e-6)
-    pref = ["b", "tie", "b", None]
+    pref = [B, T, B, None]
     assert accuracy_vs_humans(recs, pref, dimension="preference", policy="exclude_human_ties")[
         "value"
     ] == pytest.approx(1 / 3, abs=1e-6)
@@ -150,10 +167,10 @@ def test_length_bias_and_accuracy_policies() -> None:
 
 
 def test_run_to_run_variance() -> None:
-    assert run_to_run_variance([["a", "b"], ["a", "b"], ["a", "b"]])["mean_sd"] == 0.0
-    v = run_to_run_variance([["a", "b"], ["b", "b"]])
+    assert run_to_run_variance([[A, B], [A, B], [A, B]])["mean_sd"] == 0.0
+    v = run_to_run_variance([[A, B], [B, B]])
     assert v["agreement"] == 0.5 and v["mean_sd"] > 0
-    assert run_to_run_variance([["a"]])["mean_sd"] is None
+    assert run_to_run_variance([[A]])["mean_sd"] is None
 
 
 @pytest.mark.slow

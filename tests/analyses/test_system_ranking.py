@@ -40,14 +40,16 @@ def test_rank_table_orders_and_clusters_and_renders(tmp_path: Path) -> None:
     assert [r["metric"] for r in t.rows][-1] == "noise"
     assert t.rows[-1]["cluster"] > t.rows[0]["cluster"] == 1
     assert {r["cluster"] for r in t.rows[:2]} == {1}
-    j = json.loads(rc.render(t, "json"))
+    j = json.loads(rc.render_ranking(t, "json"))
     assert j["options"]["seed"] == 1 and j["options"]["n_resamples"] == 199
     assert "Holm over all 3 pairs" in j["multiple_comparisons"]
     assert all("p_holm" in p for p in j["pairs"])
-    assert "| cluster | metric |" in rc.render(t, "md") and "199 resamples, seed 1" in rc.caption(t)
-    assert rc.render(t, "csv").splitlines()[0].startswith("cluster,metric,correlation")
-    assert "\\begin{tabular}" in rc.render(t, "tex")
-    assert rc.plot(t, tmp_path / "c.png").stat().st_size > 0
+    assert "| cluster | metric |" in rc.render_ranking(
+        t, "md"
+    ) and "199 resamples, seed 1" in rc.caption(t)
+    assert rc.render_ranking(t, "csv").splitlines()[0].startswith("cluster,metric,correlation")
+    assert "\\begin{tabular}" in rc.render_ranking(t, "tex")
+    assert rc.plot_ranking(t, tmp_path / "c.png").stat().st_size > 0
 
 
 def test_too_few_resamples_for_holm_are_noted() -> None:

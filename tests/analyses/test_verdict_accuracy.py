@@ -12,18 +12,20 @@ from scipy import stats
 
 from metajudge.analyses.arena_hard_check import check_against_released
 from metajudge.analyses.verdict_accuracy import (
-    both_orders,
     evaluate_verdicts,
     first_wins,
     mcnemar,
+    order_pairs,
     pair_correct,
 )
 from metajudge.cli import main
 from metajudge.errors import InputError
 from metajudge.metrics.judges.parsers.ratings import parse_arena_hard
 from metajudge.reports.verdict_tables import published_judgebench
-from metajudge.scores.released_verdicts import PairVerdicts, flip, read_verdict_table, read_verdicts
-from metajudge.stats.decisions import position_consistency
+from metajudge.scores.released_verdicts import PairVerdicts, read_verdict_table, read_verdicts
+from metajudge.stats.decisions import CONSISTENCY_RULE, Pref, position_consistency, to_pref
+
+A, B, T = Pref.A, Pref.B, Pref.TIE
 
 OUTPUTS = Path(os.environ.get("METAJUDGE_DATA_DIR", "/nonexistent")) / "judgebench" / "outputs"
 FILES = sorted(OUTPUTS.glob("*.jsonl")) if OUTPUTS.is_dir() else []
@@ -77,25 +79,41 @@ def test_arena_hard_parser_agrees_with_released_decisions() -> None:
     ],
 )
 def test_parse_arena_hard(text: str, want: str | None) -> None:
-    assert parse_arena_hard(text) == want
+    assert parse_arena_hard(text) == to_pref(want)
 
 
 def test_protocols_consistency_first_wins() -> None:
     rows = [
-        PairVerdicts("1", "math", "A>B", ("A>B", "A>B")),  # right both orders
-        PairVerdicts("2", "math", "A>B", ("A>B", "B>A")),  # position flip: sum 0
-        PairVerdicts("3", "math", "B>A", ("A=B", "B>A")),  # tie + right: sum 1
-        PairVerdicts("4", "math", "B>A", (None, None)),  # unparsed: wrong, not dropped
-        PairVerdicts("5", "math", "B>A", ("B>A",)),  # one order only
+        PairVerdicts("1", "math", A, (A, A)),  # right both orders
+        PairVerdicts("2", "math", A, (A, B)),  # position flip: sum 0
+        PairVerdicts("3", "math", B, (T, B)),  # tie + right: sum 1
+        PairVerdicts("4", "math", B, (None, None)),  # unparsed: wrong, not dropped
+        PairVerdicts("5", "math", B, (B,)),  # one order only
     ]
     dg = [pair_correct(r, "double_game") for r in rows]
     assert dg == [True, False, True, False, True]
     assert [pair_correct(r, "single") for r in rows] == [True, True, False, False, True]
     assert [pair_correct(r, "both_agree") for r in rows] == [True, False, False, False, False]
-    assert position_consistency(*both_orders(rows), unparsed="inconsistent") == (0.25, 4)
+    assert position_consistency(*order_pairs(rows)) == (0.25, 4, 1)  # unparsed: inconsistent
     # decisive: 1 (first wins, loses), 2 (wins, wins), 3 (-, wins), 5 (loses) -> 4 of 6
     rate, n = first_wins(rows)
     assert n == 6 and rate == pytest.approx(4 / 6)
+
+
+def test_the_consistency_rule_is_stated_and_unparsed_pairs_counted() -> None:
+    from metajudge.reports.verdict_tables import accuracy_table
+    from metajudge.scores.released_verdicts import JudgeVerdicts
+
+    rows = (PairVerdicts("1", "math", A, (A, A)), PairVerdicts("2", "math", A, (A, None)))
+    res = evaluate_verdicts([JudgeVerdicts("j", "-", rows)], "double_game", n_boot=20)
+    rep = res.judges[0]
+    assert (rep.position_consistency, rep.pairs_both_orders, rep.consistency_unparsed) == (
+        0.5,
+        2,
+        1,
+    )
+    assert any(CONSISTENCY_RULE in n for n in res.notes)
+    assert accuracy_table(res)[1][-2] == "50.0% of 2 (1 unparsed)"
 
 
 def test_mcnemar_exact_and_chi2() -> None:
@@ -111,9 +129,7 @@ def test_mcnemar_exact_and_chi2() -> None:
 
 
 def test_bootstrap_is_seeded() -> None:
-    rows = tuple(
-        PairVerdicts(str(i), "math", "A>B", ("A>B" if i % 3 else "B>A",)) for i in range(60)
-    )
+    rows = tuple(PairVerdicts(str(i), "math", A, (A if i % 3 else B,)) for i in range(60))
     from metajudge.scores.released_verdicts import JudgeVerdicts
 
     v = JudgeVerdicts("j", "-", rows)
@@ -135,8 +151,8 @@ def test_generic_table_csv_and_jsonl(tmp_path: Path) -> None:
     v = read_verdict_table(csv_p)
     assert v.judge == "mine"
     r1, r2, r3 = v.rows
-    assert r3.orders == ("A=B", None)
-    assert r1.orders == ("A>B", "B>A") and r1.category == "knowledge"
+    assert r3.orders == (T, None)
+    assert r1.orders == (A, B) and r1.category == "knowledge"
     assert r2.orders == (None,) and r2.category == "coding"
     js = tmp_path / "v.jsonl"
     js.write_text(
@@ -149,7 +165,7 @@ def test_generic_table_csv_and_jsonl(tmp_path: Path) -> None:
         )
         + "\n"
     )
-    assert read_verdicts(js).rows[0].orders == ("A>B", "A>B")
+    assert read_verdicts(js).rows[0].orders == (A, A)
 
 
 def test_bad_input(tmp_path: Path) -> None:
@@ -221,8 +237,8 @@ def test_reward_model_scores_match_decisions(judges) -> None:  # type: ignore[no
     for v in judges:
         for r in v.rows:
             for k, (sa, sb) in enumerate(r.scores):
-                shown = "A>B" if sa > sb else "B>A"
+                shown = A if sa > sb else B
                 ties += sa == sb
-                assert (shown if k == 0 else flip(shown)) == r.orders[k], (v.judge, r.pair_id)
+                assert (shown if k == 0 else shown.flip()) == r.orders[k], (v.judge, r.pair_id)
     assert sum(bool(r.scores) for v in judges for r in v.rows) == 4 * 350
     assert ties == TIES

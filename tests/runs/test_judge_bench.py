@@ -13,7 +13,7 @@ import pytest
 
 from metajudge.backends.base import BackendError, Choice, Completion, Request
 from metajudge.errors import InputError
-from metajudge.runs.judge_bench import render_prompt, run_judge_bench, to_markdown
+from metajudge.runs.judge_bench import judge_bench_markdown, render_prompt, run_judge_bench
 
 DATA = Path(os.environ.get("METAJUDGE_DATA_DIR", "/nonexistent")) / "dmg_judge_bench"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="JUDGE-BENCH data not present")
@@ -77,7 +77,7 @@ def test_cola_scripted(tmp_path: Path) -> None:
     assert written[3]["annotations"]["grammaticality"]["metajudge/smollm2-135m"] == "I cannot say"
     assert "metajudge/smollm2-135m" not in written[4]["annotations"]["grammaticality"]
     assert len(run.published) >= 11
-    md = to_markdown(run.to_dict())
+    md = judge_bench_markdown(run.to_dict())
     assert "[published]" in md and "4/5" in md
     assert len(run.to_pandas()) == 1 + len(run.published)
 

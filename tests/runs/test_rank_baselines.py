@@ -31,7 +31,7 @@ def test_rank_baseline_files_cover_the_named_metrics() -> None:
         "bertscore",
     }
     for b in (h, lf):
-        assert {t["options"]["level"] for t in b["tables"]} == set(rb.LEVELS)
+        assert {t["options"]["level"] for t in b["tables"]} == set(rb.RANK_LEVELS)
         for t in b["tables"]:
             assert t["note"] is None and t["options"]["n_resamples"] == rb.N_RESAMPLES
             assert [r["cluster"] for r in t["rows"]] == sorted(r["cluster"] for r in t["rows"])

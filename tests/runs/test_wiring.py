@@ -89,7 +89,7 @@ def test_cli_passes_the_backbone_explicitly(
     assert seen == ["from-env", "given"]
 
 
-def test_gather_scores_passes_backbone_to_the_scorer(
+def test_gather_run_scores_passes_backbone_to_the_scorer(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     from metajudge.scores import scoring
@@ -101,7 +101,7 @@ def test_gather_scores_passes_backbone_to_the_scorer(
         return [r for n in names for r in _rows(ds, n)]
 
     monkeypatch.setattr(scoring, "score_dataset", fake_score)
-    run_scores.gather_scores(ds, out_dir=tmp_path, metrics=["geval"], backbone="b1")
+    run_scores.gather_run_scores(ds, out_dir=tmp_path, metrics=["geval"], backbone="b1")
     assert calls == [(["geval_faithfulness", "geval_completeness"], "b1")]
 
 
@@ -119,7 +119,7 @@ def test_family_expanded_before_the_cache(monkeypatch: pytest.MonkeyPatch, tmp_p
     monkeypatch.setattr(scoring, "score_dataset", fake_score)
     cache = tmp_path / run_scores.SCORES_CACHE
     scoring.write_scores(cache, _rows(ds, "bleu") + _rows(ds, "geval_faithfulness"))
-    rows, to_score = run_scores.gather_scores(ds, out_dir=tmp_path, metrics=["geval"])
+    rows, to_score = run_scores.gather_run_scores(ds, out_dir=tmp_path, metrics=["geval"])
     assert to_score == ["geval_faithfulness", "geval_completeness"]
     assert calls == [["geval_completeness"]]
     cached = read_scores(cache)  # refuses a duplicated (key, metric)
@@ -132,7 +132,7 @@ def test_family_expanded_before_the_cache(monkeypatch: pytest.MonkeyPatch, tmp_p
     ]
     assert len(rows) == 2 * n
     for _ in range(2):  # reruns: served from the cache, nothing scored, nothing added
-        rows, _ = run_scores.gather_scores(ds, out_dir=tmp_path, metrics=["geval", "bleu"])
+        rows, _ = run_scores.gather_run_scores(ds, out_dir=tmp_path, metrics=["geval", "bleu"])
         assert calls == [["geval_completeness"]] and len(rows) == 3 * n
         assert len(read_scores(cache)) == 3 * n
 
@@ -141,7 +141,7 @@ def test_unknown_metric_refused_before_scoring(tmp_path: Path) -> None:
     from metajudge.errors import InputError
 
     with pytest.raises(InputError, match="not registry metrics"):
-        run_scores.gather_scores(_ds(), out_dir=tmp_path, metrics=["no_such_metric"])
+        run_scores.gather_run_scores(_ds(), out_dir=tmp_path, metrics=["no_such_metric"])
 
 
 def test_metric_class_is_public() -> None:

@@ -94,9 +94,10 @@ def test_protocols_over_two_orders() -> None:
 def test_position_consistency_and_first_wins() -> None:
     first = [Pref.A, Pref.B, Pref.TIE, None, Pref.A]
     second = [Pref.A, Pref.A, Pref.TIE, Pref.B, None]
-    assert position_consistency(first, second) == (2 / 3, 3)
-    assert position_consistency(first, second, unparsed="inconsistent") == (2 / 5, 5)
-    assert math.isnan(position_consistency([None], [None])[0])
+    # the one rule (CONSISTENCY_RULE): an unparsed decision counts as inconsistent, and is counted
+    assert position_consistency(first, second) == (2 / 5, 5, 2)
+    assert position_consistency([None], [None]) == (0.0, 1, 1)
+    assert math.isnan(position_consistency([], []).rate)
     with pytest.raises(ValueError):
         position_consistency([Pref.A], [])
     assert p_first_wins([Pref.A, Pref.B, Pref.TIE, None, Pref.A]) == (2 / 3, 3)

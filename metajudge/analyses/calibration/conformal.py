@@ -34,7 +34,7 @@ from metajudge.errors import InputError
 from metajudge.results import Result
 from metajudge.stats.calibration import conformal_quantile, ks_two_sample, quantile_bin_edges
 
-METHODS = ("split", "binned", "cqr", "isotonic-split", "isotonic-binned")
+CONFORMAL_METHODS = ("split", "binned", "cqr", "isotonic-split", "isotonic-binned")
 AUTO = "auto"
 
 
@@ -111,7 +111,8 @@ def intervals(method: str, cal: RatingTable, test: RatingTable, o: Options) -> t
         )
         return _adjust(lo_t - q, hi_t + q, test.pred, grid, cal.scale)
     raise InputError(
-        f"unknown method {method!r} (known: {', '.join(METHODS + (AUTO,))})", field="--method"
+        f"unknown method {method!r} (known: {', '.join(CONFORMAL_METHODS + (AUTO,))})",
+        field="--method",
     )
 
 
@@ -131,10 +132,10 @@ def _centred(
 
 def candidates(table: RatingTable) -> tuple[str, ...]:
     """The methods ``table`` allows (cqr needs a distribution)."""
-    return tuple(m for m in METHODS if m != "cqr" or table.probs is not None)
+    return tuple(m for m in CONFORMAL_METHODS if m != "cqr" or table.probs is not None)
 
 
-def choose(cal: RatingTable, o: Options) -> str:
+def choose_method(cal: RatingTable, o: Options) -> str:
     """``auto``'s choice, made on the calibration rows only (module docstring)."""
     inner = splits(len(cal), seed=o.seed + 7919, repeats=o.inner_repeats)
     best, best_w = "split", np.inf
@@ -188,7 +189,7 @@ def _summary(method: str, runs: Sequence[tuple[float, float]]) -> dict[str, Any]
 
 def calibrate_conformal(
     table: RatingTable,
-    methods: Sequence[str] = (*METHODS, AUTO),
+    methods: Sequence[str] = (*CONFORMAL_METHODS, AUTO),
     *,
     options: Options = Options(),
     repeats: int = 50,
@@ -219,7 +220,7 @@ def calibrate_conformal(
     for r, (cal_i, test_i) in enumerate(parts):
         cal, test = table.take(cal_i), table.take(test_i)
         for m in methods:
-            use = choose(cal, o) if m == AUTO else m
+            use = choose_method(cal, o) if m == AUTO else m
             if m == AUTO:
                 chosen[use] = chosen.get(use, 0) + 1
             lo, hi = intervals(use, cal, test, o)
@@ -268,7 +269,7 @@ def _on_target(
     stat, p = ks_two_sample(table.pred, target.pred)
     rows = []
     for m in methods:
-        use = choose(table, o) if m == AUTO else m
+        use = choose_method(table, o) if m == AUTO else m
         if use == "cqr" and target.probs is None:
             continue
         cov, width = coverage_and_width(*intervals(use, table, target, o), target.human)

@@ -124,9 +124,9 @@ def calibrate_fit(
     folds: int | None = None,
 ) -> FitResult:
     """Held-out errors of ``method`` on ``table`` and its calibrator fitted on every row."""
-    if method not in maps.METHODS:
+    if method not in maps.MAP_METHODS:
         raise InputError(
-            f"unknown method {method!r} (known: {', '.join(maps.METHODS)})", field="--method"
+            f"unknown method {method!r} (known: {', '.join(maps.MAP_METHODS)})", field="--method"
         )
     if repeats < 1:
         raise InputError(f"--repeats must be >= 1, got {repeats}", field="--repeats")
@@ -186,7 +186,7 @@ def check_calibrator(obj: Any, path: Any = None) -> dict[str, Any]:
     for k in ("method", "params", "judge", "data", "scale"):
         if k not in obj:
             raise InputError("missing required field", path=path, field=k)
-    if obj["method"] not in maps.METHODS:
+    if obj["method"] not in maps.MAP_METHODS:
         raise InputError(f"unknown method {obj['method']!r}", path=path, field="method")
     if not isinstance(obj["judge"], dict) or "signature" not in obj["judge"]:
         raise InputError("missing required field", path=path, field="judge.signature")

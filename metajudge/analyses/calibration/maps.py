@@ -23,7 +23,7 @@ FArr = npt.NDArray[np.float64]
 
 RATING_METHODS = ("isotonic", "linear", "ordinal")
 PROBABILITY_METHODS = ("temperature", "platt")
-METHODS = RATING_METHODS + PROBABILITY_METHODS
+MAP_METHODS = RATING_METHODS + PROBABILITY_METHODS
 _EPS = 1e-12
 
 
@@ -50,7 +50,9 @@ def fit_map(
         return {"temperature": _fit_temperature(probs, nearest_class(y, values))}
     if method == "platt":
         return _fit_platt(x, y)
-    raise InputError(f"unknown method {method!r} (known: {', '.join(METHODS)})", field="--method")
+    raise InputError(
+        f"unknown method {method!r} (known: {', '.join(MAP_METHODS)})", field="--method"
+    )
 
 
 def apply_map(
@@ -74,7 +76,7 @@ def apply_map(
         return rescale(probs, params["temperature"]) @ values
     if method == "platt":
         return _sigmoid(params["a"] * _logit(x) + params["b"])
-    raise InputError(f"unknown method {method!r} (known: {', '.join(METHODS)})", field="method")
+    raise InputError(f"unknown method {method!r} (known: {', '.join(MAP_METHODS)})", field="method")
 
 
 def nearest_class(y: FArr, values: FArr) -> npt.NDArray[np.int64]:

@@ -43,7 +43,7 @@ from metajudge.stats.resample import Resamples
 ACC_POLICY = "human ties excluded; a judge tie counts as wrong"
 
 
-def agreement(
+def backbone_agreement(
     data: SwapData, k: int, W: np.ndarray | Resamples, level: float, eps: float
 ) -> est.Estimate:
     """Backbone ``k``'s agreement with humans under the dataset's protocol (module docstring)."""
@@ -225,7 +225,7 @@ def decide_swap(
     v = data.view
     W = Resamples.draw(v.n_items, n_boot, rng)  # a block at a time; values as bootstrap_weights
     level = 1 - alpha
-    ax, ay = (agreement(data, k, W, level, eps) for k in (ix, iy))
+    ax, ay = (backbone_agreement(data, k, W, level, eps) for k in (ix, iy))
     stat = "grouped pearson" if data.human_resp is not None else f"pair accuracy ({ACC_POLICY})"
     assert ax.samples is not None and ay.samples is not None
     ni = non_inferiority(
@@ -254,7 +254,7 @@ def decide_swap(
         "n_boot": n_boot,
         "tie_band": eps,
         "resampling_unit": "input (all responses and pairs of one input together)",
-        "tests": TESTS,
+        "tests": SWAP_TESTS,
     }
     return SwapDecision(
         data.dataset,
@@ -267,7 +267,7 @@ def decide_swap(
     )
 
 
-TESTS = {
+SWAP_TESTS = {
     "non_inferiority": "paired bootstrap over inputs (Efron 1979), one-sided percentile bounds; "
     "verdict rule of Wellek 2010 ch. 2",
     "labels_needed": "one-sided normal sample size, Chow, Shao & Wang 2008 §3.2",

@@ -28,9 +28,10 @@ import numpy as np
 from metajudge import stats
 from metajudge.analyses.decide.frontier import Frontier, JudgePoint, pareto_frontier
 from metajudge.analyses.decide.noninferiority import DEFAULT_MARGIN, NonInferiority, non_inferiority
-from metajudge.analyses.verdict_accuracy import Protocol, mcnemar, pair_correct
+from metajudge.analyses.verdict_accuracy import mcnemar, pair_correct
 from metajudge.results import Result
 from metajudge.scores.released_verdicts import JudgeVerdicts
+from metajudge.stats.decisions import OrderProtocol
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ PRICES: dict[str, Price] = {
 }
 
 
-def _correct(v: JudgeVerdicts, protocol: Protocol) -> dict[str, bool]:
+def _correct(v: JudgeVerdicts, protocol: OrderProtocol) -> dict[str, bool]:
     return {r.pair_id: pair_correct(r, protocol) for r in v.rows if r.label is not None}
 
 
@@ -85,7 +86,7 @@ def decide_verdicts(
     judges: Sequence[JudgeVerdicts],
     *,
     rng: np.random.Generator,
-    protocol: Protocol = "double_game",
+    protocol: OrderProtocol = "double_game",
     margin: float = DEFAULT_MARGIN,
     alpha: float = 0.05,
     n_boot: int = 1000,

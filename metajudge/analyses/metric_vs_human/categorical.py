@@ -11,7 +11,7 @@ label list). Per column and dimension:
 - percentile bootstrap CIs resampling items (all responses of an input move together;
   :func:`metajudge.stats.bootstrap.bootstrap_weights`, seeded);
 - the inter-annotator reference: Krippendorff's α and the leave-one-annotator-out comparison
-  matched to the same target (:func:`matched_reference`).
+  matched to the same target (:func:`matched_label_reference`).
 
 The human side:
 
@@ -20,10 +20,11 @@ The human side:
   majority, the item is left out and counted). A JUDGE-BENCH file ships its own
   ``majority_human`` per item (``meta['majority_human']``); :func:`gold_labels` uses that when
   present, so the numbers are comparable with the paper's.
-- :func:`matched_reference` — leave-one-annotator-out: each annotator (a position in the label
-  lists) against the majority of the *other* annotators of the same item, and the judge against
-  that same target on the same items (accuracy and Cohen's κ; means over annotators). The judge
-  and the humans are thus compared with one target, as issue 12 asks of every inter-human ceiling.
+- :func:`matched_label_reference` — leave-one-annotator-out: each annotator (a position in the
+  label lists) against the majority of the *other* annotators of the same item, and the judge
+  against that same target on the same items (accuracy and Cohen's κ; means over annotators).
+  The judge and the humans are thus compared with one target, as issue 12 asks of every
+  inter-human ceiling.
 - :func:`alpha_of` — Krippendorff's α of the annotators (level from the label kind:
   :func:`metajudge.stats.agreement.dimension_level`), the same code path as
   ``metajudge agreement``.
@@ -120,7 +121,7 @@ def alpha_of(ds: Dataset, dim: str) -> tuple[float, str]:
     return krippendorff_alpha(rating_matrix(ds, dim).T, level=level), level
 
 
-def matched_reference(
+def matched_label_reference(
     ds: Dataset, dim: str, pred: Sequence[str | None], published: Mapping[str, float] | None
 ) -> MatchedReference:
     """Each annotator and the judge against the majority of the other annotators."""
@@ -307,7 +308,7 @@ def evaluate_column(
         len(labels),
         opts,
     )
-    ref = matched_reference(ds, dim, pred, published)
+    ref = matched_label_reference(ds, dim, pred, published)
     return CategoricalRow(
         metric=metric,
         dimension=dim,

@@ -23,7 +23,7 @@ import numpy as np
 
 from metajudge.stats.decisions import tie_decisions
 
-Mode = Literal["minmax", "sign", "raw"]
+NormMode = Literal["minmax", "sign", "raw"]
 MODES: tuple[str, ...] = ("minmax", "sign", "raw")
 
 

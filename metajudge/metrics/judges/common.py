@@ -25,7 +25,7 @@ from metajudge.metrics.judges.engine import (
     resolve_backbone,
 )
 from metajudge.metrics.judges.parsers.ratings import PARSER_VERSION
-from metajudge.metrics.judges.prompts import VARIANTS, PromptTemplate, load_prompt
+from metajudge.metrics.judges.prompts import PROMPT_VARIANTS, PromptTemplate, load_prompt
 from metajudge.metrics.judges.table_text import (
     SerializedTables,
     serialize_schemas,
@@ -85,9 +85,9 @@ class JudgeBase:
         #: the backend accepts a GBNF grammar (llama.cpp): answers can be constrained
         self.can_constrain = bool(getattr(cfg, "grammar_param", None))
         variant = default_variant(cfg) if variant is None else variant
-        if variant not in VARIANTS:
+        if variant not in PROMPT_VARIANTS:
             raise InputError(
-                f"unknown prompt variant {variant!r}; choose one of {', '.join(VARIANTS)}",
+                f"unknown prompt variant {variant!r}; choose one of {', '.join(PROMPT_VARIANTS)}",
                 field="variant",
             )
         self.variant = variant

@@ -26,7 +26,7 @@ from metajudge.metrics.base import MetricResult, ScoreItem
 from metajudge.metrics.judges.common import JudgeMetric
 from metajudge.metrics.judges.parsers.ratings import parse_score, score_distribution
 
-Mode = Literal["logprobs", "samples", "greedy"]
+GEvalMode = Literal["logprobs", "samples", "greedy"]
 
 #: GBNF: the answer is one score digit.
 SCORE_GRAMMAR = "root ::= [1-5]"  # chat models: the answer turn starts with the digit
@@ -63,7 +63,7 @@ class GEval(JudgeMetric):
         self,
         dimension: Dimension = "faithfulness",
         *,
-        mode: Mode = "logprobs",
+        mode: GEvalMode = "logprobs",
         n: int = 20,
         temperature: float = 2.0,
         top_logprobs: int = 10,

@@ -39,18 +39,16 @@ from metajudge.metrics.judges.parsers.labels import (
     sample_distribution,
     verdict_distribution,
 )
-from metajudge.stats.decisions import to_pref
+from metajudge.stats.decisions import SPELLINGS, Pref, spell, to_pref, unswap
 
-Decision = Literal["A", "B", "tie"]
-Side = Literal["a", "b", "tie"]
 Order = Literal["ab", "ba"]
 
 PAIRWISE_PARSER_VERSION = "pairwise-1"
 #: GBNF grammar of a constrained answer (llama.cpp ``grammar``).
 PAIRWISE_GRAMMAR = 'root ::= " "? ("A" | "B" | "tie")'
 
-#: the verdict tokens (normalised) of a positional answer
-VERDICT_TOKENS = {"a": "A", "b": "B", "tie": "tie"}
+#: the verdict tokens (normalised, lower case) of a positional answer, by their decision
+_TOKENS = {t.lower(): t for t in SPELLINGS["positional"].values()}
 CONFIDENCE = ("none", "logprobs", "samples")
 _TIE = re.compile(r"\b(tie|equal(ly)?|same|both|neither|draw)\b", re.IGNORECASE)
 _UPPER = re.compile(r"(?<![A-Za-z'])([AB])(?![A-Za-z'])")
@@ -59,23 +57,24 @@ _NAMED = re.compile(
 )
 
 
-def parse_pairwise(text: str) -> Decision | None:
-    """The verdict in a judge's answer, or ``None`` when it names no (or both) responses.
+def parse_pairwise(text: str) -> Pref | None:
+    """The verdict in a judge's answer (positional: ``Pref.A`` = the response shown first), or
+    ``None`` when it names no (or both) responses.
 
     Reads the first line that says something: a bare ``A``/``B``, else the one letter that line
     names (a capital A/B standing alone, or a/b after "Response"/"Output"; naming both is
     ambiguous), else a tie word. Markdown is ignored.
 
     >>> parse_pairwise(" A")
-    'A'
+    <Pref.A: -1>
     >>> parse_pairwise("**Response B** is better because it is correct.")
-    'B'
+    <Pref.B: 1>
     >>> parse_pairwise("Output (a)")
-    'A'
+    <Pref.A: -1>
     >>> parse_pairwise("tie")
-    'tie'
+    <Pref.TIE: 0>
     >>> parse_pairwise("Both responses are equally good.")
-    'tie'
+    <Pref.TIE: 0>
     >>> parse_pairwise("A and B are both wrong, but B is closer") is None
     True
     >>> parse_pairwise("I cannot decide.") is None
@@ -89,31 +88,17 @@ def parse_pairwise(text: str) -> Decision | None:
     first = next((ln.strip() for ln in t.splitlines() if ln.strip()), "")
     bare = first.rstrip(".:!").strip()
     if bare.upper() in ("A", "B"):
-        return bare.upper()  # type: ignore[return-value]
+        return to_pref(bare, "positional")
     if bare.lower() in ("tie", "equal", "draw"):
-        return "tie"
+        return Pref.TIE
     letters = {m.group(1) for m in _UPPER.finditer(first)} | {
         m.group(1).upper() for m in _NAMED.finditer(first)
     }
     if len(letters) == 1:
-        return letters.pop()  # type: ignore[return-value]
+        return to_pref(letters.pop(), "positional")
     if not letters and _TIE.search(first):
-        return "tie"
+        return Pref.TIE
     return None
-
-
-def to_side(decision: Decision | None, order: Order) -> Side | None:
-    """Map a positional verdict back to the record's sides (``ba`` shows b first).
-
-    >>> to_side("A", "ba"), to_side("B", "ab"), to_side("tie", "ba")
-    ('b', 'b', 'tie')
-    """
-    if decision is None:
-        return None
-    if decision == "tie":
-        return "tie"
-    first_is_a = order == "ab"
-    return ("a" if first_is_a else "b") if decision == "A" else ("b" if first_is_a else "a")
 
 
 @dataclass(frozen=True)
@@ -122,8 +107,8 @@ class PairwiseVerdict:
 
     id: str
     order: Order
-    decision: Decision | None  # positional: A = the response shown first
-    preferred: Side | None  # mapped back to the record's sides
+    decision: Pref | None  # positional: Pref.A = the response shown first
+    preferred: Pref | None  # mapped back to the record's sides (Pref.A = a better)
     raw: str = ""
     error: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
@@ -131,8 +116,7 @@ class PairwiseVerdict:
     @property
     def value(self) -> float | None:
         """The verdict on the label scale: +1 b better, −1 a better, 0 tie, None unparsed."""
-        p = to_pref(self.preferred)
-        return None if p is None else float(p)
+        return None if self.preferred is None else float(self.preferred)
 
 
 def _truncate(text: str, limit: int) -> tuple[str, bool]:
@@ -255,7 +239,8 @@ class PairwiseJudge(JudgeBase):
         ]
         out = []
         for j, first in enumerate(runs[0]):
-            dist = sample_distribution([r[j].preferred for r in runs], ("a", "b", "tie"))
+            sides = [spell(r[j].preferred, "side") for r in runs]
+            dist = sample_distribution(sides, tuple(SPELLINGS["side"].values()))
             out.append(self._with_distribution(first, dist))
         return out
 
@@ -315,7 +300,13 @@ class PairwiseJudge(JudgeBase):
             if dec is None:
                 self.parse_failures += 1
             v = PairwiseVerdict(
-                r.id, order, dec, to_side(dec, order), c.text, None if dec else "unparsed", info
+                r.id,
+                order,
+                dec,
+                unswap(dec, order),
+                c.text,
+                None if dec is not None else "unparsed",
+                info,
             )
             if self.confidence == "logprobs":
                 v = self._with_distribution(v, self._side_probs(c, order))
@@ -326,10 +317,13 @@ class PairwiseJudge(JudgeBase):
     def _side_probs(c: Any, order: Order) -> VerdictDistribution | None:
         """p(a better) / p(b better) / p(tie) from the verdict token (positional → sides)."""
         ch = c.choices[0] if c.choices else None
-        dist = verdict_distribution(ch.logprobs if ch else None, VERDICT_TOKENS)
+        dist = verdict_distribution(ch.logprobs if ch else None, _TOKENS)
         if dist is None:
             return None
-        probs = {str(to_side(k, order)): p for k, p in dist.probs.items()}  # type: ignore[arg-type]
+        probs = {
+            str(spell(unswap(to_pref(k, "positional"), order), "side")): p
+            for k, p in dist.probs.items()
+        }
         return VerdictDistribution(probs, dist.confidence, dist.mass, dist.position)
 
     @property

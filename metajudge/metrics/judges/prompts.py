@@ -28,7 +28,7 @@ from pathlib import Path
 from metajudge.errors import InputError
 
 PROMPT_DIR = Path(__file__).with_name("prompts")
-VARIANTS: tuple[str, ...] = ("paper", "small")
+PROMPT_VARIANTS: tuple[str, ...] = ("paper", "small")
 
 
 @dataclass(frozen=True)
@@ -64,9 +64,9 @@ class PromptTemplate:
 @cache
 def load_prompt(task: str, variant: str) -> PromptTemplate:
     """The template of ``task`` in ``variant``; a clear error naming the file when it is absent."""
-    if variant not in VARIANTS:
+    if variant not in PROMPT_VARIANTS:
         raise InputError(
-            f"unknown prompt variant {variant!r}; choose one of {', '.join(VARIANTS)}",
+            f"unknown prompt variant {variant!r}; choose one of {', '.join(PROMPT_VARIANTS)}",
             field="variant",
         )
     path = PROMPT_DIR / f"{task}.{variant}.txt"

@@ -54,7 +54,7 @@ STAGE_RULES: dict[str, tuple[int, str]] = {
 
 
 @dataclass
-class Estimate(Result):
+class CostEstimate(Result):
     """A cell's cost estimate and where each figure comes from."""
 
     metric: str
@@ -357,7 +357,7 @@ def _wall(
     return work / tps + start, why
 
 
-def estimate_cell(opts: Any) -> Estimate:
+def estimate_cell(opts: Any) -> CostEstimate:
     """The dry run of a cell (the module docstring); calls no model."""
     from metajudge.metrics.judges.engine import resolve_backbone
     from metajudge.metrics.registry import is_judge
@@ -375,7 +375,7 @@ def estimate_cell(opts: Any) -> Estimate:
     }
     if opts.metric != PAIRWISE_JUDGE and not is_judge(opts.metric):
         none = "a deterministic metric: no model call"
-        return Estimate(
+        return CostEstimate(
             **head,
             backbone=None,
             calls=0,
@@ -407,7 +407,7 @@ def estimate_cell(opts: Any) -> Estimate:
         tok_src += "; later-stage calls sized as the first stage's mean"
     completion, comp_src = _completion(opts.metric, reqs, calls, cells)
     wall, wall_src = _wall(opts.metric, prompt, completion, processed, cells)
-    return Estimate(
+    return CostEstimate(
         **head,
         backbone=backbone,
         calls=calls,

@@ -16,6 +16,7 @@ from metajudge.data.formats import Input, PairwiseRecord, Response
 from metajudge.errors import InputError
 from metajudge.metrics.judges.equivalence import AnswerEquivalence
 from metajudge.metrics.judges.pairwise import PairwiseJudge
+from metajudge.stats.decisions import Pref
 from tests.metrics.judges.test_metrics import ScriptedBackend, item, text_of
 
 
@@ -63,7 +64,7 @@ def test_pairwise_logprobs_give_side_probabilities() -> None:
     # order b-first: "A" names b, so the sides swap
     assert ba[0].details["probs"]["b"] == pytest.approx(0.6 / 0.95)
     assert ab[2].details["confidence"] is None and "probs" not in ab[2].details
-    assert ab[2].preferred == "a"  # the verdict itself still parsed
+    assert ab[2].preferred == Pref.A  # the verdict itself still parsed
     assert j.summary["confidence_missing"] == 1 and j.summary["confidence"] == "logprobs"
     assert "conf:logprobs" in j.signature
 
@@ -84,7 +85,7 @@ def test_sample_confidence_is_the_share_of_sampled_verdicts() -> None:
         temperature=0.7,
     )
     (v,) = j.judge([_rec(0)], order="ab")
-    assert v.preferred == "a" and v.details["confidence"] == "samples"
+    assert v.preferred == Pref.A and v.details["confidence"] == "samples"
     assert v.details["probs"] == {"a": pytest.approx(2 / 3), "b": pytest.approx(1 / 3), "tie": 0.0}
     assert v.details["n_samples"] == 4 and v.details["probability_mass"] == 0.75
     assert j.calls == 4 and j.parse_failures == 1 and "conf:samples" in j.signature

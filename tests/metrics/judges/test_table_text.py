@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from metajudge.data.formats import Input, Table
-from metajudge.metrics.judges.prompts import PROMPT_DIR, VARIANTS, load_prompt
+from metajudge.metrics.judges.prompts import PROMPT_DIR, PROMPT_VARIANTS, load_prompt
 from metajudge.metrics.judges.table_text import (
     parse_text_table,
     serialize_schemas,
@@ -123,7 +123,7 @@ def test_every_task_has_both_variants_and_renders() -> None:
         "fact_coverage",
     } <= tasks
     for task in tasks:
-        for v in VARIANTS:
+        for v in PROMPT_VARIANTS:
             tpl = load_prompt(task, v)
             assert len(tpl.sha256) == 64 and tpl.placeholders()
             out = tpl.render(**{k: "{VALUE}" for k in tpl.placeholders()})

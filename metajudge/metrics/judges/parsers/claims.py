@@ -31,8 +31,8 @@ import json
 import re
 from typing import Literal
 
-Label = Literal["supported", "not_supported", "partially"]
-LABELS: tuple[Label, ...] = ("supported", "not_supported", "partially")
+ClaimLabel = Literal["supported", "not_supported", "partially"]
+LABELS: tuple[ClaimLabel, ...] = ("supported", "not_supported", "partially")
 
 _MD = re.compile(r"[*`#>]+|(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])")
 
@@ -118,7 +118,7 @@ _JSON_KEYS = (
 )
 
 
-def classify_phrase(phrase: str) -> Label | None:
+def classify_phrase(phrase: str) -> ClaimLabel | None:
     """The label of one verdict phrase; ``None`` when it holds no verdict.
 
     >>> classify_phrase("The claim is not accurate.")
@@ -152,7 +152,7 @@ def classify_phrase(phrase: str) -> Label | None:
     return "supported" if found[0][0] == "pos" else "not_supported"
 
 
-def _from_json(text: str) -> tuple[bool, Label | None]:
+def _from_json(text: str) -> tuple[bool, ClaimLabel | None]:
     i, j = text.find("{"), text.rfind("}")
     if i < 0 or j <= i:
         return False, None
@@ -179,7 +179,7 @@ def _sentences(text: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
-def verdict_label(text: str) -> Label | None:
+def verdict_label(text: str) -> ClaimLabel | None:
     """The verdict of a claim-verification reply (rules in the module docstring).
 
     >>> verdict_label("Yes")
@@ -221,7 +221,7 @@ def verdict_label(text: str) -> Label | None:
     return None
 
 
-def verdict_value(label: Label | None, *, partial: float = 0.0) -> float | None:
+def verdict_value(label: ClaimLabel | None, *, partial: float = 0.0) -> float | None:
     """V of a label: supported 1, not supported 0, partially ``partial`` (0 or 0.5)."""
     if label is None:
         return None

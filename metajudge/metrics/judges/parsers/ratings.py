@@ -21,6 +21,7 @@ from metajudge.metrics.judges.parsers.claims import (  # noqa: F401 - verdict pa
     parse_verdict_list,
 )
 from metajudge.metrics.judges.parsers.labels import parse_reply  # noqa: F401 - JUDGE-BENCH replies
+from metajudge.stats.decisions import Pref, to_pref
 
 if TYPE_CHECKING:  # a type only: parsing needs no backend
     from metajudge.backends.base import TokenLogprob
@@ -484,22 +485,22 @@ def parse_extra_wrong(text: str) -> int | None:
 # Arena-Hard pairwise verdicts
 
 _VERDICT = re.compile(r"\[\[([AB<>=]+)\]\]")
-ARENA_HARD_VERDICTS = {"A>>B": "A>B", "A>B": "A>B", "A=B": "A=B", "B>A": "B>A", "B>>A": "B>A"}
 
 
-def parse_arena_hard(text: str | None) -> str | None:
-    """The decision of an Arena-Hard reply (``A>B``, ``A=B``, ``B>A``), or None.
+def parse_arena_hard(text: str | None) -> Pref | None:
+    """The decision of an Arena-Hard reply (``Pref.A`` for ``A>B``, ``TIE``, ``B``), or None.
 
     Arena-Hard-Auto (Li et al. 2024) asks the judge to end with one of ``[[A>>B]]``, ``[[A>B]]``,
     ``[[A=B]]``, ``[[B>A]]``, ``[[B>>A]]``. Its reference parser finds every bracketed verdict and
     accepts the reply only when all matches agree; JudgeBench (Tan et al. 2024) keeps the direction
-    and drops the strength. No verdict, conflicting verdicts or an unknown one → None (counted,
-    never guessed).
+    and drops the strength (then reads it as a released decision,
+    :data:`metajudge.stats.decisions.SPELLINGS`). No verdict, conflicting verdicts or an unknown
+    one → None (counted, never guessed).
 
     >>> parse_arena_hard("... My final verdict is: [[B>>A]]")
-    'B>A'
+    <Pref.B: 1>
     >>> parse_arena_hard("[[A=B]] ... [[A=B]]"), parse_arena_hard("[[A>B]] or [[B>A]]")
-    ('A=B', None)
+    (<Pref.TIE: 0>, None)
     >>> parse_arena_hard("no verdict"), parse_arena_hard(None), parse_arena_hard("[[A<B]]")
     (None, None, None)
     """
@@ -508,4 +509,10 @@ def parse_arena_hard(text: str | None) -> str | None:
     found = set(_VERDICT.findall(text))
     if len(found) != 1:
         return None
-    return ARENA_HARD_VERDICTS.get(found.pop())
+    verdict = found.pop()
+    if verdict in ("A>>B", "B>>A"):
+        verdict = verdict.replace(">>", ">")
+    try:
+        return to_pref(verdict, "released")
+    except ValueError:
+        return None
