@@ -23,6 +23,7 @@ from typing import Any
 from metajudge.cli.options import (
     add_data_dir,
     add_format,
+    add_miscoverage,
     add_scores,
     add_seed,
     id_policy,
@@ -144,7 +145,7 @@ def _register_conformal(sub: Any) -> None:
         "be empty) and aps (adaptive prediction sets, non-randomised; never empty).",
     )
     _add_source(k)
-    k.add_argument("--alpha", type=float, default=0.1, help="miscoverage in (0, 1) (default 0.1)")
+    add_miscoverage(k)
     k.add_argument(
         "--method",
         action="append",
