@@ -66,7 +66,8 @@ def _add_split(p: argparse.ArgumentParser, what: str) -> None:
         "--fraction",
         type=float,
         default=0.5,
-        help=f"share of rows that {what.split('/')[0]} (default 0.5)",
+        help=f"share of rows on the {what.split('/')[0]} side of each split, the rest are test "
+        "rows (default 0.5)",
     )
 
 

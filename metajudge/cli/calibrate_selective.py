@@ -75,7 +75,12 @@ def add_parser(subparsers: argparse._SubParsersAction, name: str = "selective") 
         help="cost of one call of a judge, repeatable (default 1 each: costs count calls)",
     )
     add_risk(p)
-    p.add_argument("--delta", type=float, default=0.1, help="risk of missing the guarantee (0.1)")
+    p.add_argument(
+        "--delta",
+        type=float,
+        default=0.1,
+        help="probability that the guarantee fails, Trust or Escalate's delta (0.1)",
+    )
     p.add_argument(
         "--repeats", type=positive_int, default=1, metavar="K", help="seeded splits (default 1)"
     )

@@ -8,15 +8,11 @@ from __future__ import annotations
 import argparse
 
 from metajudge.cli import agreement
-from metajudge.cli.options import add_old, add_tie_band
+from metajudge.cli.options import add_data_dir, add_old, add_tie_band
 
 
 def _data_dir_arg(q: argparse.ArgumentParser) -> None:
-    q.add_argument(
-        "--data-dir",
-        metavar="DIR",
-        help="local folder with one sub-folder per dataset (default: $METAJUDGE_DATA_DIR)",
-    )
+    add_data_dir(q)  # the one --data-dir
 
 
 def _source_args(q: argparse.ArgumentParser) -> None:

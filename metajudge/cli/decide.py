@@ -76,21 +76,25 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "any significant shift)",
     )
     d.add_argument(
-        "--judge",
-        metavar="BACKBONE",
-        help="run the judge itself twice on the anchor items under this backbone (instead of "
-        "--scores/--backbones); the rerun of an unchanged judge comes from the cache",
+        "--backbone",
+        metavar="NAME",
+        help="run the judge itself twice on the anchor items under this judge backbone (instead "
+        "of --scores/--backbones); the rerun of an unchanged judge comes from the cache",
     )
+    opt.add_old(d, "--judge", "--backbone", dest="backbone")
     d.add_argument(
-        "--judge-after", metavar="BACKBONE", help="the second run's backbone (default: --judge)"
+        "--backbone-after",
+        metavar="NAME",
+        help="the second run's judge backbone (default: --backbone)",
     )
+    opt.add_old(d, "--judge-after", "--backbone-after", dest="backbone_after")
     d.add_argument(
         "--option",
         action="append",
         default=[],
         metavar="RUN.KEY=VALUE",
         help="metric option of one judge run, RUN = before|after, e.g. after.temperature=1.0 "
-        "(with --judge)",
+        "(with --backbone)",
     )
     _common(d)
     d.set_defaults(func=_out_checked(_cmd_drift))
@@ -319,15 +323,16 @@ def _cmd_ppi(args: argparse.Namespace) -> int:
 
 
 def _judge_runs(args: argparse.Namespace) -> dict | None:
-    """``--judge``/``--judge-after``/``--option RUN.KEY=VALUE`` → :func:`drift_judge_data` keywords."""
+    """``--backbone``/``--backbone-after``/``--option RUN.KEY=VALUE`` → :func:`drift_judge_data`
+    keywords."""
     from metajudge.errors import InputError
 
-    if args.judge is None:
-        if args.judge_after or args.option:
-            raise InputError("--judge-after and --option need --judge", field="judge")
+    if args.backbone is None:
+        if args.backbone_after or args.option:
+            raise InputError("--backbone-after and --option need --backbone", field="backbone")
         return None
     if args.scores or args.backbones:
-        raise InputError("give --judge or --scores/--backbones, not both", field="judge")
+        raise InputError("give --backbone or --scores/--backbones, not both", field="backbone")
     from metajudge.cli.metrics import parse_options
     from metajudge.cli.types import check_kwargs
     from metajudge.metrics.registry import metric_class
@@ -337,7 +342,7 @@ def _judge_runs(args: argparse.Namespace) -> dict | None:
         if run not in ("before", "after"):
             raise InputError(f"--option {run}.…: RUN must be before or after", field="--option")
         check_kwargs(metric_class(args.metric), opts, field=f"--option {run}")
-    return {"before": args.judge, "after": args.judge_after, "options": options}
+    return {"before": args.backbone, "after": args.backbone_after, "options": options}
 
 
 def _verdict_files(args: argparse.Namespace) -> list[str]:

@@ -84,12 +84,14 @@ def _protocol_args(q: argparse.ArgumentParser) -> None:
     add_old(q, "--grouped", "--level item", action="store_true")
     add_tie_band(q)
     q.add_argument(
-        "--learn-epsilon",
+        "--learn-tie-band",
+        dest="learn_epsilon",
         action="store_true",
         help="learn the tie band by k-fold CV (needs --normalize sign)",
     )
+    add_old(q, "--learn-epsilon", "--learn-tie-band", dest="learn_epsilon", action="store_true")
     q.add_argument(
-        "--cv-folds", type=positive_int, default=5, help="folds of --learn-epsilon (default 5)"
+        "--cv-folds", type=positive_int, default=5, help="folds of --learn-tie-band (default 5)"
     )
     q.add_argument(
         "--missing",

@@ -94,6 +94,8 @@ def _register_metrics(subparsers: Any) -> Any:
 
 
 def _register_setup(subparsers: Any) -> None:
+    from metajudge.cli.options import add_old
+
     s = subparsers.add_parser("setup", help="install resources metrics need (WordNet for METEOR)")
     ssub = s.add_subparsers(dest="setup_command", metavar="RESOURCE")
     w = ssub.add_parser(
@@ -101,9 +103,12 @@ def _register_setup(subparsers: Any) -> None:
         help="make WordNet available to NLTK (nltk.download, else build from Debian's wordnet-base)",
     )
     w.add_argument(
-        "--target",
+        "--nltk-dir",
+        dest="target",
+        metavar="DIR",
         help="NLTK data folder (default: $METAJUDGE_NLTK_DATA or ~/.local/share/metajudge/nltk_data)",
     )
+    add_old(w, "--target", "--nltk-dir", dest="target")
     w.add_argument(
         "--source",
         choices=("auto", "nltk", "debian"),

@@ -81,8 +81,8 @@ def grammar(parser: argparse.ArgumentParser) -> list[str]:
 
 
 def _old_names(parser: argparse.ArgumentParser) -> list[str]:
-    out = []
-    for path, p, _ in _walk("metajudge", parser, ""):
+    out = _aliases("metajudge", parser)
+    for path, p, _ in commands(parser):  # in the order of COMMAND_GROUPS
         out += _aliases(path, p)
     return out
 

@@ -42,11 +42,19 @@ def add_verdicts(jsub: argparse._SubParsersAction) -> None:  # type: ignore[type
     )
     opt.add_old(q, "more_files", "--input FILE", nargs="*", shown="decide verdicts FILE ...")
     q.add_argument(
-        "--protocol",
+        "--order-rule",
+        dest="protocol",
         choices=("double_game", "single", "both_agree"),
         default="double_game",
-        help="double_game (JudgeBench: +1/-1 per order, correct if the sum > 0; default), "
+        help="how a pair's two orders make one verdict: double_game (JudgeBench: +1/-1 per order, correct if the sum > 0; default), "
         "single (the original order only), both_agree (both orders must equal the label)",
+    )
+    opt.add_old(
+        q,
+        "--protocol",
+        "--order-rule",
+        dest="protocol",
+        choices=("double_game", "single", "both_agree"),
     )
     q.add_argument(
         "--choose",
