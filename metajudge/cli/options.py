@@ -170,20 +170,31 @@ def add_alpha(
     )
 
 
+def _open_unit(text: str) -> float:
+    """A number strictly between 0 and 1 (a miscoverage, a tolerated disagreement)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1), got {text}")
+    return value
+
+
 def add_miscoverage(p: argparse.ArgumentParser, default: float = 0.1) -> None:
     """``--miscoverage A``: conformal miscoverage, 1 - target coverage (old ``--alpha``, hidden)."""
     _mark(
         p.add_argument(
             "--miscoverage",
             dest="alpha",
-            type=float,
+            type=_open_unit,
             default=default,
             metavar="A",
             help=f"conformal miscoverage in (0, 1): 1 - the target coverage (default {default:g})",
         ),
         "--miscoverage",
     )
-    add_old(p, "--alpha", "--miscoverage", dest="alpha", type=float)
+    add_old(p, "--alpha", "--miscoverage", dest="alpha", type=_open_unit)
 
 
 def add_risk(p: argparse.ArgumentParser, default: float = 0.15) -> None:
@@ -193,7 +204,7 @@ def add_risk(p: argparse.ArgumentParser, default: float = 0.15) -> None:
         p.add_argument(
             "--risk",
             dest="alpha",
-            type=float,
+            type=_open_unit,
             default=default,
             metavar="A",
             help="tolerated disagreement with the humans on the judged items, Trust or "
@@ -201,7 +212,7 @@ def add_risk(p: argparse.ArgumentParser, default: float = 0.15) -> None:
         ),
         "--risk",
     )
-    add_old(p, "--alpha", "--risk", dest="alpha", type=float)
+    add_old(p, "--alpha", "--risk", dest="alpha", type=_open_unit)
 
 
 def add_alt_epsilon(p: argparse.ArgumentParser, help: str, **kw: Any) -> None:
