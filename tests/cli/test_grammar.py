@@ -109,7 +109,13 @@ def _value(a: argparse.Action) -> list[str]:
         return ["shipped"]
     if a.choices:
         return [str(next(iter(a.choices)))]
-    return ["1"]
+    for text in ("1", "0.5", "x"):  # the first value the option's type takes
+        try:
+            (a.type or str)(text)  # type: ignore[operator]
+        except (argparse.ArgumentTypeError, ValueError, TypeError):
+            continue
+        return [text]
+    raise AssertionError(f"no value for {a.option_strings}")
 
 
 def _one_line(capsys: pytest.CaptureFixture[str], argv: list[str], old: str, new: str) -> None:
