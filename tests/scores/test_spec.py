@@ -106,16 +106,17 @@ def _parser(cmd: list[str]) -> argparse.Namespace:
     return build_parser().parse_args(cmd)
 
 
-@pytest.mark.parametrize("command", ["meta-eval", "kendall", "rank-clusters"])
+@pytest.mark.parametrize("command", ["meta-eval", "stats kendall", "stats rank-clusters"])
 def test_external_flag_is_scores_shipped(command: str, capsys: pytest.CaptureFixture[str]) -> None:
     extra = ["--out", "o"] if command == "meta-eval" else ["--dimension", "d"]
-    old = _parser([command, "--dataset", "x", "--scores", "f.csv", "--external", *extra])
+    cmd = command.split()
+    old = _parser([*cmd, "--dataset", "x", "--scores", "f.csv", "--external", *extra])
     assert old.scores == [parse_score_spec("f.csv"), SHIPPED]
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [
         "metajudge: '--external' is deprecated; use '--scores shipped' (removed in 0.3.0)"
     ]
-    new = _parser([command, "--dataset", "x", "--scores", "f.csv", "--scores", "shipped", *extra])
+    new = _parser([*cmd, "--dataset", "x", "--scores", "f.csv", "--scores", "shipped", *extra])
     assert new.scores == old.scores and capsys.readouterr().err == ""
 
 
