@@ -74,7 +74,8 @@ COMMANDS: dict[str, Argv] = {
     ],
     "decide frontier": lambda t, d: ["decide", "frontier", "--out", str(t / "o")],
     "decide drift": lambda t, d: (
-        ["decide", "drift", *SWAP, "shipped:gpt-4o,gpt-4o-mini"] + ["--limit", "30", "--n-boot", "20"]
+        ["decide", "drift", *SWAP, "shipped:gpt-4o,gpt-4o-mini"]
+        + ["--limit", "30", "--n-boot", "20"]
     ),
     "decide ppi": lambda t, d: ["decide", "ppi", *SWAP, "shipped:gpt-4o", "--n-labelled", "30"],
     "judge verdicts": lambda t, d: ["judge", "verdicts", *_judgebench(d), "--n-boot", "20"],
