@@ -80,7 +80,15 @@ def run_cli(
     peak RSS of the child."""
     prof = ["-m", "cProfile", "-o", str(profile)] if profile else []
     cmd = [sys.executable, *prof, "-m", "metajudge", "meta-eval", "--input", str(ds)]
-    cmd += ["--scores", str(scores), "--n-boot", str(n_boot), "--out", str(out), "--quiet"]
+    cmd += [
+        "--scores",
+        str(scores),
+        "--n-boot",
+        str(n_boot),
+        "--out",
+        str(out),
+        "--quiet",
+    ]  # --quiet: also a baseline --src
     if not plots:
         cmd.append("--no-plots")
     env = dict(os.environ, PYTHONPATH=str(src), HF_HUB_OFFLINE="1")

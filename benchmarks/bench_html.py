@@ -1,6 +1,6 @@
 """report.html of the largest run: LFTQA-Eval backbone swap (13,392 pairs), size and load time.
 
-Runs ``metajudge backbone-swap`` on LFTQA-Eval with the shipped gpt-4o / gpt-4o-mini /
+Runs ``metajudge judge swap`` on LFTQA-Eval with the shipped gpt-4o / gpt-4o-mini /
 Llama-3.1-70B columns into a temporary folder, then opens ``report.html`` in headless Chromium
 (``metajudge.reports.html_check.selftest``). Prints the page size, the in-page load time
 (navigation start to the page fully drawn, ``performance.now()``) and Chromium's wall time.
@@ -23,9 +23,9 @@ def run() -> int:
         return 1
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "swap"
-        ext = "gpt-4o,gpt-4o-mini,Meta-Llama-3.1-70B-Instruct-Turbo"
-        argv = ["backbone-swap", "--dataset", "lftqa_eval", "--metric", "geval_faithfulness"]
-        main([*argv, "--external", ext, "--n-boot", "200", "--out", str(out)])
+        ext = "shipped:gpt-4o,gpt-4o-mini,Meta-Llama-3.1-70B-Instruct-Turbo"
+        argv = ["judge", "swap", "--dataset", "lftqa_eval", "--metric", "geval_faithfulness"]
+        main([*argv, "--scores", ext, "--n-boot", "200", "--out", str(out)])
         page = out / "report.html"
         mb = page.stat().st_size / 1e6
         loads = [selftest(page) for _ in range(3)]

@@ -187,7 +187,7 @@ def _bench_cli(cache: Path) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         shutil.copy(cache, Path(tmp) / "scores.jsonl")
         cmd = [sys.executable, "-m", "metajudge", "meta-eval", "--dataset", "ragchecker_meta_eval"]
-        cmd += ["--metrics", "bleu,rouge_l,meteor,bertscore", "--out", tmp, "--quiet"]
+        cmd += ["--metrics", "bleu,rouge_l,meteor,bertscore", "--out", tmp, "--paths-only"]
         c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         p = subprocess.run(cmd, capture_output=True, text=True, check=False)

@@ -35,7 +35,7 @@ COMMAND = [
     "ragchecker_meta_eval",
     "--metrics",
     "bleu,rouge_l,meteor,bertscore",
-    "--quiet",
+    "--paths-only",
 ]
 
 

@@ -67,7 +67,7 @@ def bench_swap() -> None:
             reps=2,
         )
         print(
-            f"backbone-swap lftqa_eval (2988 responses, 13392 pairs, 3 backbones), n_boot={n_boot}: {t:.2f} s"
+            f"judge swap lftqa_eval (2988 responses, 13392 pairs, 3 backbones), n_boot={n_boot}: {t:.2f} s"
         )
 
 

@@ -2,7 +2,9 @@
 
 Each module of :data:`_COMMAND_MODULES` exposes ``register(subparsers)`` and adds the top-level
 commands it owns (with their subcommands, ``set_defaults(func=...)``); no module adds into a
-group another one made, so the order of the list does not matter. ``metajudge --help`` groups
+group another one made, so the order of the list does not matter. The grammar is ``metajudge
+NOUN VERB`` plus two named jobs (``meta-eval``, ``demo``); old command names are hidden aliases
+installed once, from :data:`metajudge.cli.grammar.OLD_COMMANDS`. ``metajudge --help`` groups
 the commands by job (:data:`metajudge.cli.grammar.COMMAND_GROUPS`); ``docs/cli.md`` is generated
 from the parser (:mod:`metajudge.cli.reference`). The modules import only argparse at module
 level, so ``metajudge --help`` stays fast; the library is imported inside each command.
@@ -21,19 +23,17 @@ from metajudge import __version__
 # Each module's register(subparsers) adds its top-level commands. Keep this list the only wiring;
 # its order does not matter (the help groups are metajudge.cli.grammar.COMMAND_GROUPS).
 _COMMAND_MODULES: tuple[str, ...] = (
-    "metajudge.cli.agreement",  # `agreement`
     "metajudge.cli.backends",  # `backends`, `cache`
     "metajudge.cli.calibrate",  # `calibrate` (fit, apply, conformal; selective)
     "metajudge.cli.baselines",  # `baselines`
-    "metajudge.cli.data",  # `data`
+    "metajudge.cli.data",  # `data` (and `data agreement`)
     "metajudge.cli.decide",  # `decide`
     "metajudge.cli.demo",  # `demo`
-    "metajudge.cli.judge",  # `judge` and every `judge ...` subcommand
+    "metajudge.cli.judge",  # `judge` and every `judge ...` subcommand (swap, verdicts, ...)
     "metajudge.cli.matrix",  # `matrix`
-    "metajudge.cli.meta_eval",  # `meta-eval`, `report`
-    "metajudge.cli.metrics",  # `score`, `metrics`, `setup`
-    "metajudge.cli.stats",  # `power`, `rank-clusters`, `kendall`
-    "metajudge.cli.swap",  # `backbone-swap`
+    "metajudge.cli.meta_eval",  # `meta-eval`, `report render`
+    "metajudge.cli.metrics",  # `metrics` (list, show, run), `setup`
+    "metajudge.cli.stats",  # `stats` (power, rank-clusters, kendall)
 )
 
 DESCRIPTION = (
@@ -43,7 +43,7 @@ DESCRIPTION = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from metajudge.cli.grammar import command_overview, wrap
+    from metajudge.cli.grammar import command_overview, install_old_names, wrap
 
     parser = argparse.ArgumentParser(
         prog="metajudge",
@@ -56,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", help=argparse.SUPPRESS)
     for mod in _COMMAND_MODULES:
         importlib.import_module(mod).register(sub)
+    install_old_names(parser)  # old command names: hidden aliases, one deprecation line each
     parser.usage = "metajudge [-h] [--version] [-v] COMMAND ..."  # after the subcommands' prog
     parser.epilog = command_overview(sub)
     return parser

@@ -1,4 +1,4 @@
-"""``metajudge agreement``: agreement between a dataset's human annotators, per dimension.
+"""``metajudge data agreement`` (old name ``metajudge agreement``): agreement between a dataset's human annotators, per dimension.
 
 Only argparse is imported here; the library loads inside the command.
 """
@@ -11,7 +11,8 @@ from metajudge.cli.options import add_data_dir, add_scores, add_seed
 from metajudge.cli.types import positive_int
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_agreement(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """``data agreement`` (added to the ``data`` group by :mod:`metajudge.cli.data`)."""
     q = subparsers.add_parser(
         "agreement",
         help="inter-annotator agreement per dimension: Krippendorff's alpha, Fleiss' kappa, "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from metajudge.cli.options import add_format
+from metajudge.cli.options import add_cache_file, add_format, add_old
 
 
 def cli_backbone(value: str | None) -> str:
@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument(
         "--out", help="run folder for the server log and ledger (default: under the user cache)"
     )
-    p.add_argument("--run-dir", dest="out", help=argparse.SUPPRESS)
+    add_old(p, "--run-dir", "--out", dest="out")
     add_format(p)
     p.set_defaults(func=_check)
 
@@ -48,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         ("repair", "keep the readable entries of a damaged cache, move the file aside", _repair),
     ):
         p = csub.add_parser(name, help=helptext)
-        p.add_argument("--path", help="cache file (default: <user cache>/llm-cache.sqlite)")
+        add_cache_file(p, "path", "--path")
         p.set_defaults(func=func)
         if name in ("prune", "export"):
             p.add_argument("--model", help="only entries whose model id contains this")
@@ -69,7 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             )
         if name == "export":
             p.add_argument("-o", "--output", help="output .jsonl file")
-            p.add_argument("out", nargs="?", help=argparse.SUPPRESS)  # old positional spelling
+            add_old(p, "out", "--output FILE", nargs="?", shown=f"{p.prog} FILE")
 
 
 def _list(args: argparse.Namespace) -> int:

@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def _args(p: argparse.ArgumentParser, out_help: str) -> None:
     p.add_argument("--out", metavar="DIR", default="baselines", help=out_help)
-    p.add_argument("--out-dir", dest="out", help=argparse.SUPPRESS)  # old spelling
+    opt.add_old(p, "--out-dir", "--out", dest="out")
     p.add_argument(
         "--datasets",
         type=opt.csv_list,

@@ -23,6 +23,7 @@ from typing import Any
 from metajudge.cli.options import (
     add_data_dir,
     add_format,
+    add_miscoverage,
     add_scores,
     add_seed,
     id_policy,
@@ -65,7 +66,8 @@ def _add_split(p: argparse.ArgumentParser, what: str) -> None:
         "--fraction",
         type=float,
         default=0.5,
-        help=f"share of rows that {what.split('/')[0]} (default 0.5)",
+        help=f"share of rows on the {what.split('/')[0]} side of each split, the rest are test "
+        "rows (default 0.5)",
     )
 
 
@@ -144,7 +146,7 @@ def _register_conformal(sub: Any) -> None:
         "be empty) and aps (adaptive prediction sets, non-randomised; never empty).",
     )
     _add_source(k)
-    k.add_argument("--alpha", type=float, default=0.1, help="miscoverage in (0, 1) (default 0.1)")
+    add_miscoverage(k)
     k.add_argument(
         "--method",
         action="append",

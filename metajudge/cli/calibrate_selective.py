@@ -13,6 +13,7 @@ from metajudge.cli.options import (
     add_data_dir,
     add_dataset_args,
     add_format,
+    add_risk,
     add_scores,
     add_seed,
     id_policy,
@@ -73,8 +74,13 @@ def add_parser(subparsers: argparse._SubParsersAction, name: str = "selective") 
         metavar="JUDGE=COST",
         help="cost of one call of a judge, repeatable (default 1 each: costs count calls)",
     )
-    p.add_argument("--alpha", type=float, default=0.15, help="tolerated disagreement (0.15)")
-    p.add_argument("--delta", type=float, default=0.1, help="risk of missing the guarantee (0.1)")
+    add_risk(p)
+    p.add_argument(
+        "--delta",
+        type=float,
+        default=0.1,
+        help="probability that the guarantee fails, Trust or Escalate's delta (0.1)",
+    )
     p.add_argument(
         "--repeats", type=positive_int, default=1, metavar="K", help="seeded splits (default 1)"
     )

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import argparse
 
+from metajudge.cli import agreement
+from metajudge.cli.options import add_data_dir, add_old, add_tie_band
+
 
 def _data_dir_arg(q: argparse.ArgumentParser) -> None:
-    q.add_argument(
-        "--data-dir",
-        metavar="DIR",
-        help="local folder with one sub-folder per dataset (default: $METAJUDGE_DATA_DIR)",
-    )
+    add_data_dir(q)  # the one --data-dir
 
 
 def _source_args(q: argparse.ArgumentParser) -> None:
@@ -26,14 +25,17 @@ def _source_args(q: argparse.ArgumentParser) -> None:
         help="a canonical JSONL file (README, 'Bring your own data') or a built-in dataset's "
         "upstream file",
     )
-    q.add_argument("name", nargs="?", help=argparse.SUPPRESS)
+    add_old(q, "name", "--dataset NAME", nargs="?", shown=f"{q.prog} NAME")
     _data_dir_arg(q)
+
+
+HELP = "datasets: list, show, validate, export, pairs, fetch, recount; annotator agreement"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     from metajudge.cli.types import nonneg_int, positive_int
 
-    p = subparsers.add_parser("data", help="datasets: list, show, validate, export, pairs, fetch")
+    p = subparsers.add_parser("data", help=HELP)
     sub = p.add_subparsers(dest="data_command", metavar="SUBCOMMAND")
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
@@ -92,6 +94,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     q.set_defaults(func=_cmd_export)
 
     _add_pairs(sub)
+    agreement.add_agreement(sub)
 
     q = sub.add_parser(
         "fetch", help="resolve (download if needed) and verify every file of a dataset"
@@ -112,7 +115,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 def _add_pairs(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """``data pairs``: a canonical pairwise file from graded data (:func:`_cmd_pairs`)."""
-    from metajudge.cli.types import nonneg_float
 
     q = sub.add_parser(
         "pairs",
@@ -126,13 +128,7 @@ def _add_pairs(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     _source_args(q)
     q.add_argument("-o", "--output", required=True, help="output .jsonl file (written atomically)")
-    q.add_argument(
-        "--tie-band",
-        type=nonneg_float,
-        default=0.0,
-        metavar="T",
-        help="a difference of the means of at most T is a tie, label 0 (default 0: equal means)",
-    )
+    add_tie_band(q, "the difference of the human means (a tie is label 0)", dest="tie_band", old=())
     q.add_argument("--subset", help="only this subset")
     q.set_defaults(func=_cmd_pairs)
 

@@ -1,6 +1,10 @@
-"""CLI: ``metajudge decide swap|verdicts|frontier|drift|ppi|alt-test|alt-test-plan`` — the
-backbone decision, and whether an LLM may replace the human annotators (the Alternative
-Annotator Test, and its simulation for choosing ε and the number of items).
+"""CLI: ``metajudge decide frontier|drift|ppi|alt-test|alt-test-plan`` — the cost frontier, the
+drift gate, PPI, and whether an LLM may replace the human annotators (the Alternative Annotator
+Test, and its simulation for choosing ε and the number of items). The backbone decision and the
+choice among released judges are views of ``judge swap --x X --y Y`` and ``judge verdicts
+--choose`` (:mod:`metajudge.cli.swap`, :mod:`metajudge.cli.verdicts`), which call
+:func:`cmd_swap_decision` and :func:`cmd_choose_verdicts` here; ``decide swap`` and ``decide
+verdicts`` are their old names.
 
 Only argparse is imported here; the library loads inside each command.
 """
@@ -14,18 +18,8 @@ from metajudge.cli import options as opt
 from metajudge.cli.types import nonneg_float, positive_int, probability
 
 
-def _common(p: argparse.ArgumentParser, *, margin: bool = True) -> None:
-    if margin:
-        p.add_argument(
-            "--margin",
-            type=nonneg_float,
-            default=0.05,
-            help="non-inferiority margin δ on the agreement statistic (default 0.05: five points of "
-            "correlation/accuracy, the smallest backbone gap the published comparisons call meaningful)",
-        )
-    p.add_argument(
-        "--alpha", type=probability, default=0.05, help="one-sided test level (default 0.05)"
-    )
+def _common(p: argparse.ArgumentParser) -> None:
+    opt.add_alpha(p, "the one-sided test")
     opt.add_n_boot(p)
     opt.add_seed(p)
     opt.add_out(p, "write the decision report (.md, .json, plots) into this folder")
@@ -34,35 +28,23 @@ def _common(p: argparse.ArgumentParser, *, margin: bool = True) -> None:
 
 def _scores(p: argparse.ArgumentParser) -> None:
     opt.add_judge_scores(p)
-    opt.add_epsilon(p, "pairwise decisions")
+    opt.add_tie_band(p, "pairwise decisions")
     opt.add_data_dir(p)
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     top = sub.add_parser(
         "decide",
-        help="can judge Y replace judge X? non-inferiority, leaderboards, cost frontier, drift gate",
+        help="cost frontier of a judge table, drift gate, PPI estimates, and the Alt-Test: may an LLM "
+        "replace the human annotators?",
     )
     dsub = top.add_subparsers(dest="decide_command", metavar="SUBCOMMAND", required=True)
-    s = dsub.add_parser("swap", help="non-inferiority of backbone Y vs X on agreement with humans")
-    _scores(s)
-    s.add_argument("--x", required=True, help="the incumbent backbone")
-    s.add_argument("--y", required=True, help="the candidate backbone")
-    s.add_argument(
-        "--ppi-labelled",
-        type=positive_int,
-        metavar="N",
-        help="add the PPI section: PPI++ estimate with Y as the judge and N random human labels",
-    )
-    _common(s)
-    s.set_defaults(func=_out_checked(_cmd_swap))
-    _register_verdicts(dsub)
     f = dsub.add_parser("frontier", help="cost-agreement frontier of a published judge table")
     f.add_argument(
         "--input", metavar="FILE", help="table (default: AlpacaEval's, in the data folder)"
     )
     opt.add_data_dir(f)
-    _common(f, margin=False)
+    _common(f)
     f.set_defaults(func=_out_checked(_cmd_frontier))
     d = dsub.add_parser(
         "drift",
@@ -94,23 +76,27 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "any significant shift)",
     )
     d.add_argument(
-        "--judge",
-        metavar="BACKBONE",
-        help="run the judge itself twice on the anchor items under this backbone (instead of "
-        "--scores/--backbones); the rerun of an unchanged judge comes from the cache",
+        "--backbone",
+        metavar="NAME",
+        help="run the judge itself twice on the anchor items under this judge backbone (instead "
+        "of --scores/--backbones); the rerun of an unchanged judge comes from the cache",
     )
+    opt.add_old(d, "--judge", "--backbone", dest="backbone")
     d.add_argument(
-        "--judge-after", metavar="BACKBONE", help="the second run's backbone (default: --judge)"
+        "--backbone-after",
+        metavar="NAME",
+        help="the second run's judge backbone (default: --backbone)",
     )
+    opt.add_old(d, "--judge-after", "--backbone-after", dest="backbone_after")
     d.add_argument(
         "--option",
         action="append",
         default=[],
         metavar="RUN.KEY=VALUE",
         help="metric option of one judge run, RUN = before|after, e.g. after.temperature=1.0 "
-        "(with --judge)",
+        "(with --backbone)",
     )
-    _common(d, margin=False)
+    _common(d)
     d.set_defaults(func=_out_checked(_cmd_drift))
     _register_ppi(dsub)
     _register_alt_test(dsub)
@@ -141,7 +127,7 @@ def _register_ppi(dsub: argparse._SubParsersAction) -> None:  # type: ignore[typ
         default="t",
         help="critical value of the PPI++/human-only CI: Student t, n-1 df (default), or normal (ppi_py)",
     )
-    _common(p, margin=False)
+    _common(p)
     p.set_defaults(func=_out_checked(_cmd_ppi))
 
 
@@ -171,6 +157,16 @@ def _out_checked(cmd: Callable[[argparse.Namespace], int]) -> Callable[[argparse
             args.out = out
 
     return run
+
+
+def cmd_swap_decision(args: argparse.Namespace) -> int:
+    """``judge swap --x X --y Y`` (old ``decide swap``): can backbone Y replace X?"""
+    return _out_checked(_cmd_swap)(args)
+
+
+def cmd_choose_verdicts(args: argparse.Namespace) -> int:
+    """``judge verdicts --choose`` (old ``decide verdicts``): which released judge to keep."""
+    return _out_checked(_cmd_verdicts)(args)
 
 
 def _wrote(fmt: str, path: object) -> None:
@@ -327,15 +323,16 @@ def _cmd_ppi(args: argparse.Namespace) -> int:
 
 
 def _judge_runs(args: argparse.Namespace) -> dict | None:
-    """``--judge``/``--judge-after``/``--option RUN.KEY=VALUE`` → :func:`drift_judge_data` keywords."""
+    """``--backbone``/``--backbone-after``/``--option RUN.KEY=VALUE`` → :func:`drift_judge_data`
+    keywords."""
     from metajudge.errors import InputError
 
-    if args.judge is None:
-        if args.judge_after or args.option:
-            raise InputError("--judge-after and --option need --judge", field="judge")
+    if args.backbone is None:
+        if args.backbone_after or args.option:
+            raise InputError("--backbone-after and --option need --backbone", field="backbone")
         return None
     if args.scores or args.backbones:
-        raise InputError("give --judge or --scores/--backbones, not both", field="judge")
+        raise InputError("give --backbone or --scores/--backbones, not both", field="backbone")
     from metajudge.cli.metrics import parse_options
     from metajudge.cli.types import check_kwargs
     from metajudge.metrics.registry import metric_class
@@ -345,26 +342,7 @@ def _judge_runs(args: argparse.Namespace) -> dict | None:
         if run not in ("before", "after"):
             raise InputError(f"--option {run}.…: RUN must be before or after", field="--option")
         check_kwargs(metric_class(args.metric), opts, field=f"--option {run}")
-    return {"before": args.judge, "after": args.judge_after, "options": options}
-
-
-def _register_verdicts(dsub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    v = dsub.add_parser(
-        "verdicts",
-        help="which released judge? rank JudgeBench outputs/*.jsonl files, non-inferiority "
-        "against the best, McNemar, cost frontier (each judge's accuracy report: `judge verdicts`)",
-    )
-    v.add_argument(
-        "--input",
-        metavar="FILE",
-        action="append",
-        dest="files",
-        default=[],
-        help="a verdict file (repeat for several judges), as for `judge verdicts`",
-    )
-    v.add_argument("more_files", nargs="*", help=argparse.SUPPRESS)  # older positional spelling
-    _common(v)
-    v.set_defaults(func=_out_checked(_cmd_verdicts))
+    return {"before": args.backbone, "after": args.backbone_after, "options": options}
 
 
 def _verdict_files(args: argparse.Namespace) -> list[str]:
@@ -399,11 +377,10 @@ def _register_alt_test(dsub: argparse._SubParsersAction) -> None:  # type: ignor
     a.add_argument(
         "--llm", action="append", default=[], help="test only this LLM (repeatable; default all)"
     )
-    a.add_argument(
-        "--epsilon",
-        type=nonneg_float,
-        help="ε, the margin the LLM may trail each annotator by (default: the paper's for a "
-        "built-in subset, else 0.2)",
+    opt.add_alt_epsilon(
+        a,
+        "the Alt-Test's cost-benefit margin ε: how far the LLM may trail each annotator "
+        "(default: the paper's for a built-in subset, else 0.2)",
     )
     a.add_argument("--q", type=probability, help="FDR level of Benjamini-Yekutieli (default 0.05)")
     a.add_argument(
@@ -490,11 +467,11 @@ def _register_alt_test_plan(dsub: argparse._SubParsersAction) -> None:  # type: 
         metavar="N",
         help="number of items, repeatable (default 30 50 100 200 400)",
     )
-    a.add_argument(
-        "--epsilon",
-        type=nonneg_float,
+    opt.add_alt_epsilon(
+        a,
+        "the Alt-Test's cost-benefit margin ε, repeatable (default 0.1 0.15 0.2, the paper's "
+        "range)",
         action="append",
-        help="ε, repeatable (default 0.1 0.15 0.2, the paper's range)",
     )
     a.add_argument("--reps", type=positive_int, default=100, help="replicates per n (default 100)")
     a.add_argument("--q", type=probability, default=0.05, help="FDR level (default 0.05)")

@@ -4,8 +4,8 @@
 - ``judge equivalence-probe`` — the answer-equivalence judge on rule-generated probes.
 - ``judge mtraig-perturb`` — MT-RAIG faithfulness on reference vs number-perturbed insights,
   ``per_claim`` vs ``batched`` verification (scores, agreement, cost).
-- ``judge verdicts`` (:mod:`metajudge.cli.verdicts`), ``judge diagnostics``
-  (:mod:`metajudge.cli.swap`), ``judge run-bench`` (:mod:`metajudge.cli.judge_bench`),
+- ``judge swap`` and ``judge diagnostics`` (:mod:`metajudge.cli.swap`), ``judge verdicts``
+  (:mod:`metajudge.cli.verdicts`), ``judge run-bench`` (:mod:`metajudge.cli.judge_bench`),
   ``judge export-batch`` / ``import-batch`` (:mod:`metajudge.cli.judge_batch`): their modules
   hold the options and the work; :func:`register` adds them to the group.
 """
@@ -16,27 +16,32 @@ import argparse
 from typing import Any
 
 from metajudge.cli import judge_batch, judge_bench, swap, verdicts
-from metajudge.cli.grammar import hidden_alias
-from metajudge.cli.options import add_backbone, add_data_dir, add_prompt_variant, add_seed
+from metajudge.cli.options import (
+    add_backbone,
+    add_data_dir,
+    add_old,
+    add_prompt_variant,
+    add_seed,
+)
 from metajudge.cli.types import positive_int
 
 
 def _output(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("-o", "--output", metavar="FILE", help=f"write {what} as JSON to this file")
-    p.add_argument("--out", dest="output", help=argparse.SUPPRESS)  # old spelling
+    add_old(p, "--out", "--output", dest="output")
 
 
 def register(subparsers: Any) -> None:
     j = subparsers.add_parser(
         "judge",
-        help="LLM judges: released verdicts, diagnostics, JUDGE-BENCH and MuDABench runs, "
-        "experiments, batch files",
+        help="LLM judges: backbone swap, released verdicts, diagnostics, JUDGE-BENCH and "
+        "MuDABench runs, experiments, batch files",
     )
     jsub = j.add_subparsers(dest="judge_command", metavar="SUBCOMMAND")
     j.set_defaults(func=lambda args: (j.print_help(), 2)[1])
+    swap.add_swap(jsub)
     verdicts.add_verdicts(jsub)
-    diagnostics = swap.add_diagnostics(jsub)
-    hidden_alias(subparsers, diagnostics, "judge-diagnostics")  # the old top-level name
+    swap.add_diagnostics(jsub)
     judge_bench.add_run_bench(jsub)
     _add_mudabench(jsub)
     _add_equivalence_probe(jsub)
@@ -60,9 +65,7 @@ def _add_mudabench(jsub: Any) -> None:
     m.add_argument(
         "--subset", choices=("simple", "complex"), default="simple", help="MuDABench subset"
     )
-    m.add_argument(
-        "--variant", dest="subset", choices=("simple", "complex"), help=argparse.SUPPRESS
-    )
+    add_old(m, "--variant", "--subset", dest="subset", choices=("simple", "complex"))
     add_backbone(m)
     add_prompt_variant(m)
     m.add_argument("--no-fast-path", action="store_true", help="send every answer to the LLM judge")

@@ -5,7 +5,7 @@
   sent) and writes the requests the cache lacks as an OpenAI-format batch file.
 - ``judge import-batch -i results.jsonl --requests requests.jsonl`` stores a batch results
   file (OpenAI Batch API or ``vllm.entrypoints.openai.run_batch`` output) in the cache; the
-  same ``metajudge score`` run is then answered from the cache.
+  same ``metajudge metrics run`` is then answered from the cache.
 
 The file formats are :mod:`metajudge.backends.batch_file`'s.
 """
@@ -19,8 +19,10 @@ from typing import Any
 
 from metajudge.cli.options import (
     add_backbone,
+    add_cache_file,
     add_data_dir,
     add_prompt_variant,
+    add_quiet,
     add_source_field,
 )
 
@@ -49,7 +51,7 @@ def add_export_batch(jsub: Any) -> None:
     add_prompt_variant(e)
     add_source_field(e)
     add_data_dir(e)
-    e.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_quiet(e, old=False)
     e.set_defaults(func=cmd_export)
 
 
@@ -69,11 +71,7 @@ def add_import_batch(jsub: Any) -> None:
 
 
 def _llm_cache(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--llm-cache",
-        metavar="FILE",
-        help="SQLite response cache (default: the user cache live runs use)",
-    )
+    add_cache_file(p, "llm_cache", "--llm-cache")
 
 
 def cmd_export(args: argparse.Namespace) -> int:

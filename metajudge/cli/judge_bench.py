@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 
-from metajudge.cli.grammar import hidden_alias
 from metajudge.cli.options import (
     add_backbone,
     add_data_dir,
@@ -55,7 +54,6 @@ def add_run_bench(jsub: argparse._SubParsersAction) -> None:  # type: ignore[typ
     )
     add_format(p, ("md", "json"))
     p.set_defaults(func=_cmd)
-    hidden_alias(jsub, p, "judge-bench")  # the old name
 
 
 def _cmd(args: argparse.Namespace) -> int:

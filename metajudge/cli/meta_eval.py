@@ -1,4 +1,5 @@
-"""``metajudge meta-eval`` and ``metajudge report``.
+"""``metajudge meta-eval`` (a named job) and ``metajudge report render`` (old spelling:
+``metajudge report DIR``).
 
 Only argparse is imported here; the library loads inside each command.
 """
@@ -13,14 +14,17 @@ from metajudge.cli.options import (
     add_browser_cap,
     add_data_dir,
     add_dataset_args,
-    add_epsilon,
     add_format,
+    add_level,
     add_n_boot,
+    add_old,
     add_out,
+    add_paths_only,
     add_quiet,
     add_report_display,
     add_scores,
     add_seed,
+    add_tie_band,
     notice,
 )
 
@@ -64,14 +68,7 @@ def _protocol_args(q: argparse.ArgumentParser) -> None:
         "chosen from the data, pairwise-difference for pairwise records, pointwise for "
         "per-response (Likert) labels (printed on stderr)",
     )
-    q.add_argument(
-        "--level",
-        choices=("global", "item", "system-grouped", "system", "system-level", "item-grouped"),
-        default=None,
-        help="correlate all rows at once (global, default), per input then averaged (item = "
-        "--grouped), per system then averaged (system-grouped), or the systems' mean scores "
-        "(system = system-level; the last two need the pointwise protocol)",
-    )
+    add_level(q, None, " (default global; the last two need the pointwise protocol)")
     q.add_argument(
         "--normalize",
         choices=("minmax", "sign", "raw"),
@@ -84,19 +81,17 @@ def _protocol_args(q: argparse.ArgumentParser) -> None:
         default="per_annotator",
         help="one row per annotator label (default) or the annotators' mean",
     )
+    add_old(q, "--grouped", "--level item", action="store_true")
+    add_tie_band(q)
     q.add_argument(
-        "--grouped",
-        action="store_true",
-        help="correlation per input, then averaged (G-Eval / LFTQA-Eval)",
-    )
-    add_epsilon(q)
-    q.add_argument(
-        "--learn-epsilon",
+        "--learn-tie-band",
+        dest="learn_epsilon",
         action="store_true",
         help="learn the tie band by k-fold CV (needs --normalize sign)",
     )
+    add_old(q, "--learn-epsilon", "--learn-tie-band", dest="learn_epsilon", action="store_true")
     q.add_argument(
-        "--cv-folds", type=positive_int, default=5, help="folds of --learn-epsilon (default 5)"
+        "--cv-folds", type=positive_int, default=5, help="folds of --learn-tie-band (default 5)"
     )
     q.add_argument(
         "--missing",
@@ -140,14 +135,20 @@ def _run_args(q: argparse.ArgumentParser) -> None:
     add_data_dir(q)
     add_out(q, "run folder for scores.jsonl, result.json, tables and plots", required=True)
     add_quiet(q)
+    add_paths_only(q)
     add_report_display(q)
     add_browser_cap(q)
     add_format(q, ("md", "csv", "json", "tex"))
 
 
 def _register_report(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    r = subparsers.add_parser(
-        "report", help="re-render the tables and plots of a meta-eval run folder (no recomputation)"
+    g = subparsers.add_parser(
+        "report", help="run folders: render a meta-eval, swap or decision folder again"
+    )
+    rsub = g.add_subparsers(dest="report_command", metavar="SUBCOMMAND")
+    g.set_defaults(func=lambda args: (g.print_help(), 2)[1])
+    r = rsub.add_parser(
+        "render", help="re-render the tables and plots of a run folder (no recomputation)"
     )
     r.add_argument("dir", help="run folder holding result.json")
     r.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
@@ -220,7 +221,7 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
         data_dir=args.data_dir,
         subset=args.subset,
         plots=not args.no_plots,
-        progress=not args.quiet and args.format != "json",  # bars: on a terminal only
+        progress=not (args.quiet or args.paths_only) and args.format != "json",  # on a terminal
         rescore=args.rescore,
         backbone=cli_backbone(args.backbone),
         asked=_asked(args),
@@ -242,11 +243,11 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
         return _print_categorical(args, res.to_dict(), written)
-    if not args.quiet and args.format == "md":
+    if not args.paths_only and args.format == "md":
         print(tables.protocol_line(res))
         print()
         print(tables.summary_table(res))
-    elif not args.quiet:
+    elif not args.paths_only:
         print(_RENDER[args.format](res))
     for p in written.values():
         notice(args.format, str(p))
@@ -332,7 +333,7 @@ def _asked(args: argparse.Namespace) -> list[str]:
 def _print_categorical(args: argparse.Namespace, data: dict[str, Any], written: Any) -> int:
     from metajudge.reports.categorical_report import RENDER
 
-    if not getattr(args, "quiet", False):
+    if not getattr(args, "paths_only", False):
         print(RENDER.get(args.format, RENDER["md"])(data))
     for p in written.values():
         notice(args.format, str(p))

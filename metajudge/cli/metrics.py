@@ -1,4 +1,5 @@
-"""CLI: ``metajudge score``, ``metajudge metrics list|show``, ``metajudge setup wordnet``.
+"""CLI: ``metajudge metrics list|show|run`` (``run``'s old name: ``metajudge score``),
+``metajudge setup wordnet``.
 
 Only argparse is imported here; the library is imported inside each command.
 """
@@ -10,10 +11,16 @@ from typing import Any
 
 
 def register(subparsers: Any) -> None:
-    from metajudge.cli.options import add_backbone, add_data_dir, add_source_field
+    msub = _register_metrics(subparsers)
+    _register_run(msub)
+    _register_setup(subparsers)
 
-    p = subparsers.add_parser(
-        "score",
+
+def _register_run(msub: Any) -> None:
+    from metajudge.cli.options import add_backbone, add_data_dir, add_quiet, add_source_field
+
+    p = msub.add_parser(
+        "run",
         help="score every response of a dataset with metrics (writes one JSONL row per response and metric)",
         description="Score every response of a dataset against its reference (pairwise: both a and b; "
         "each distinct response is computed once). Resumable: if -o exists, rows with the same "
@@ -54,18 +61,17 @@ def register(subparsers: Any) -> None:
         metavar="FILE",
         help="a `calibrate fit` file: adds <metric>.calibrated (another signature: exit 2)",
     )
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--no-progress", dest="quiet", action="store_true", help=argparse.SUPPRESS)
+    add_quiet(p)
     p.set_defaults(func=_cmd_score)
-    _register_metrics(subparsers)
-    _register_setup(subparsers)
 
 
-def _register_metrics(subparsers: Any) -> None:
+def _register_metrics(subparsers: Any) -> Any:
     from metajudge.cli.options import add_backbone, add_format
 
     m = subparsers.add_parser(
-        "metrics", help="the metric registry: names, ranges, directions, signatures"
+        "metrics",
+        help="the metric registry (names, ranges, directions, signatures); run metrics on a "
+        "dataset's responses",
     )
     msub = m.add_subparsers(dest="metrics_command", metavar="SUBCOMMAND")
     q = msub.add_parser(
@@ -84,9 +90,12 @@ def _register_metrics(subparsers: Any) -> None:
     add_backbone(q, "for an LLM judge's signature: ")
     q.set_defaults(func=_cmd_metrics_show)
     m.set_defaults(func=lambda args: (m.print_help(), 2)[1])
+    return msub
 
 
 def _register_setup(subparsers: Any) -> None:
+    from metajudge.cli.options import add_old
+
     s = subparsers.add_parser("setup", help="install resources metrics need (WordNet for METEOR)")
     ssub = s.add_subparsers(dest="setup_command", metavar="RESOURCE")
     w = ssub.add_parser(
@@ -94,9 +103,12 @@ def _register_setup(subparsers: Any) -> None:
         help="make WordNet available to NLTK (nltk.download, else build from Debian's wordnet-base)",
     )
     w.add_argument(
-        "--target",
+        "--nltk-dir",
+        dest="target",
+        metavar="DIR",
         help="NLTK data folder (default: $METAJUDGE_NLTK_DATA or ~/.local/share/metajudge/nltk_data)",
     )
+    add_old(w, "--target", "--nltk-dir", dest="target")
     w.add_argument(
         "--source",
         choices=("auto", "nltk", "debian"),

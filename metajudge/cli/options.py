@@ -1,14 +1,16 @@
-"""The command-line options that several commands share, defined once (issue 10's CLI vocabulary,
-issue 18's validators from :mod:`metajudge.cli.types`): ``--dataset NAME | --input FILE``,
-``--format`` (``--json`` hidden), ``--quiet`` (``--no-progress`` hidden), ``--n-boot``, ``--seed``,
-``--epsilon`` (``--eps`` hidden), ``--out DIR``, ``--data-dir``, ``--scores SPEC`` (``--external``
-hidden) and comma-separated lists.
+"""The command-line options that several commands share, defined once, each with its one meaning
+(:data:`MEANINGS`; issue 10's CLI vocabulary, issue 18's validators from
+:mod:`metajudge.cli.types`, issue 37's one meaning per word): ``--dataset NAME | --input FILE``,
+``--format``, ``--quiet``, ``--paths-only``, ``--n-boot``, ``--seed``, ``--alpha``,
+``--tie-band``, ``--level``, ``--cache-file``, ``--out DIR``, ``--data-dir``, ``--scores SPEC``
+and comma-separated lists. An old spelling is a hidden alias (:func:`add_old`) that prints one
+deprecation line when used.
 
 Only argparse is imported here.
 
 >>> p = argparse.ArgumentParser(exit_on_error=False)
->>> add_n_boot(p); add_seed(p); add_epsilon(p)
->>> a = p.parse_args(["--n-boot", "200", "--eps", "0.1"])
+>>> add_n_boot(p); add_seed(p); add_tie_band(p)
+>>> a = p.parse_args(["--n-boot", "200", "--tie-band", "0.1"])
 >>> (a.n_boot, a.seed, a.epsilon)
 (200, 0, 0.1)
 >>> csv_list(" a, b,,c ")
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from metajudge.cli.grammar import warn_deprecated
 from metajudge.cli.types import (
     bounded_int,
     nonneg_float,
@@ -28,6 +31,61 @@ from metajudge.cli.types import (
     score_spec,
     seed,
 )
+
+#: The one meaning of each option name several commands share (``docs/cli.md`` states them; the
+#: grammar test holds every command to them: each is defined by one function of this module,
+#: which marks its action with ``meaning``).
+MEANINGS: dict[str, str] = {
+    "--quiet": "no progress bar (and nothing else)",
+    "--paths-only": "print only the paths written (no table; implies --quiet)",
+    "--tie-band": "differences with |d| <= E count as ties",
+    "--alt-epsilon": "the Alt-Test's cost-benefit margin epsilon",
+    "--alpha": "a significance-test level",
+    "--miscoverage": "conformal miscoverage (1 - target coverage)",
+    "--risk": "tolerated disagreement of selective judging (Trust or Escalate's alpha)",
+    "--cache-file": "the LLM response cache file (SQLite)",
+    "--level": "the correlation level: global, item, system-grouped or system",
+    "--n-boot": "bootstrap resamples",
+    "--n-perm": "permutations of a permutation test",
+    "--seed": "the seed of the command's random draws",
+}
+
+
+def _mark(action: argparse.Action, name: str) -> argparse.Action:
+    """Mark ``action`` as the shared option ``name`` of :data:`MEANINGS`."""
+    action.meaning = name  # type: ignore[attr-defined]
+    return action
+
+
+class _Deprecated(argparse.Action):
+    """A hidden old spelling (mixed into the action it stands for): one deprecation line on
+    standard error when it is used, then the action itself."""
+
+    old: str = ""
+    new: str = ""
+
+    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
+        absent = values is None or values == [] or values is self.default  # a positional left out
+        if option_string is not None or not absent:
+            warn_deprecated(option_string or self.old, self.new)
+        super().__call__(parser, namespace, values, option_string)  # type: ignore[misc]
+
+
+def add_old(p: argparse.ArgumentParser, old: str, new: str, **kw: Any) -> argparse.Action:
+    """A hidden old spelling ``old`` (an option, or a positional's dest) of ``new``, kept until
+    :data:`metajudge.cli.grammar.REMOVED_IN`: left out of ``--help``, one deprecation line when
+    used. ``shown``: how the deprecation line names a positional (default ``old`` upper-cased)."""
+    shown = kw.pop("shown", None) or (old if old.startswith("-") else old.upper())
+    action = kw.pop("action", "store")
+    base = p._registry_get("action", action, action)
+    cls = type(f"Old{base.__name__}", (_Deprecated, base), {"old": shown, "new": new})
+    return p.add_argument(old, action=cls, help=argparse.SUPPRESS, **kw)
+
+
+def is_old(a: argparse.Action) -> bool:
+    """Whether ``a`` is a hidden old spelling made by :func:`add_old` (or ``--external``)."""
+    return isinstance(a, _Deprecated)
+
 
 #: Most bootstrap resamples a command accepts (the memory needed is checked as well, see
 #: :func:`metajudge.limits.check_allocation`).
@@ -63,42 +121,201 @@ def add_format(
     p: argparse.ArgumentParser, choices: tuple[str, ...] = ("md", "json"), default: str = "md"
 ) -> None:
     """``--format`` of what is printed (``--json`` a hidden alias)."""
-    p.add_argument(
-        "--format", choices=choices, default=default, help=f"what to print (default {default})"
+    _mark(
+        p.add_argument(
+            "--format", choices=choices, default=default, help=f"what to print (default {default})"
+        ),
+        "--format",
     )
-    p.add_argument(
-        "--json", dest="format", action="store_const", const="json", help=argparse.SUPPRESS
+    add_old(p, "--json", "--format json", dest="format", action="store_const", const="json")
+
+
+def add_quiet(p: argparse.ArgumentParser, *, old: bool = True) -> None:
+    """``--quiet``: no progress bar, and nothing else (``old``: with the command's old spelling
+    ``--no-progress``, hidden)."""
+    _mark(p.add_argument("--quiet", action="store_true", help="no progress bar"), "--quiet")
+    if old:
+        add_old(p, "--no-progress", "--quiet", dest="quiet", action="store_true")
+
+
+def add_paths_only(p: argparse.ArgumentParser) -> None:
+    """``--paths-only``: print only the paths written (no table; implies ``--quiet``)."""
+    _mark(
+        p.add_argument(
+            "--paths-only",
+            action="store_true",
+            help="print only the paths written (no table; implies --quiet)",
+        ),
+        "--paths-only",
     )
 
 
-def add_quiet(p: argparse.ArgumentParser) -> None:
-    """``--quiet`` (``--no-progress`` a hidden alias)."""
-    p.add_argument("--quiet", action="store_true", help="print only the paths written")
-    p.add_argument("--no-progress", dest="quiet", action="store_true", help=argparse.SUPPRESS)
+def add_alpha(
+    p: argparse.ArgumentParser, what: str = "the test", default: float | None = 0.05
+) -> argparse.Action:
+    """``--alpha A``: a significance-test level (its one meaning; a conformal miscoverage is
+    ``--miscoverage``, a tolerated disagreement ``--risk``). ``default=None``: the command
+    resolves it, 0.05 when not given."""
+    from metajudge.cli.types import probability
+
+    return _mark(
+        p.add_argument(
+            "--alpha",
+            type=probability,
+            default=default,
+            metavar="A",
+            help=f"significance level of {what} (default {default or 0.05:g})",
+        ),
+        "--alpha",
+    )
+
+
+def _open_unit(text: str) -> float:
+    """A number strictly between 0 and 1 (a miscoverage, a tolerated disagreement)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1), got {text}")
+    return value
+
+
+def add_miscoverage(p: argparse.ArgumentParser, default: float = 0.1) -> None:
+    """``--miscoverage A``: conformal miscoverage, 1 - target coverage (old ``--alpha``, hidden)."""
+    _mark(
+        p.add_argument(
+            "--miscoverage",
+            dest="alpha",
+            type=_open_unit,
+            default=default,
+            metavar="A",
+            help=f"conformal miscoverage in (0, 1): 1 - the target coverage (default {default:g})",
+        ),
+        "--miscoverage",
+    )
+    add_old(p, "--alpha", "--miscoverage", dest="alpha", type=_open_unit)
+
+
+def add_risk(p: argparse.ArgumentParser, default: float = 0.15) -> None:
+    """``--risk A``: the disagreement with the humans selective judging tolerates (Trust or
+    Escalate's alpha; old ``--alpha``, hidden)."""
+    _mark(
+        p.add_argument(
+            "--risk",
+            dest="alpha",
+            type=_open_unit,
+            default=default,
+            metavar="A",
+            help="tolerated disagreement with the humans on the judged items, Trust or "
+            f"Escalate's alpha (default {default:g})",
+        ),
+        "--risk",
+    )
+    add_old(p, "--alpha", "--risk", dest="alpha", type=_open_unit)
+
+
+def add_alt_epsilon(p: argparse.ArgumentParser, help: str, **kw: Any) -> None:
+    """``--alt-epsilon E``: the Alt-Test's cost-benefit margin epsilon (old ``--epsilon``,
+    hidden); ``kw``: the command's ``action``/``default``."""
+    _mark(
+        p.add_argument(
+            "--alt-epsilon", dest="epsilon", type=nonneg_float, metavar="E", help=help, **kw
+        ),
+        "--alt-epsilon",
+    )
+    add_old(p, "--epsilon", "--alt-epsilon", dest="epsilon", type=nonneg_float, **kw)
+
+
+def add_margin(p: argparse.ArgumentParser, what: str) -> None:
+    """``--margin δ``: the non-inferiority margin on the agreement statistic (``judge swap``,
+    ``judge verdicts --choose``); unset, the command uses 0.05."""
+    p.add_argument(
+        "--margin",
+        type=nonneg_float,
+        metavar="D",
+        help=f"non-inferiority margin δ on the agreement statistic{what} (default 0.05: five "
+        "points of correlation/accuracy, the smallest backbone gap the published comparisons "
+        "call meaningful)",
+    )
+
+
+#: ``--level``'s choices (:mod:`metajudge.analyses.metric_vs_human.levels`), and the old aliases.
+LEVELS = ("global", "item", "system-grouped", "system")
+OLD_LEVELS = {"system-level": "system", "item-grouped": "item"}
+LEVEL_HELP = (
+    "correlate all rows at once (global), per input then averaged (item), per system then "
+    "averaged (system-grouped), or the systems' mean scores (system)"
+)
+
+
+def _level(text: str) -> str:
+    if text in OLD_LEVELS:
+        warn_deprecated(f"--level {text}", f"--level {OLD_LEVELS[text]}")
+        return OLD_LEVELS[text]
+    if text not in LEVELS:
+        raise argparse.ArgumentTypeError(
+            f"invalid choice: {text!r} (choose from {', '.join(LEVELS)})"
+        )
+    return text
+
+
+def add_level(p: argparse.ArgumentParser, default: str | None, note: str = "") -> None:
+    """``--level``: one of :data:`LEVELS` (the old ``system-level`` / ``item-grouped`` still
+    parse, hidden, with one deprecation line)."""
+    shown = f"; default {default}" if default else ""
+    _mark(
+        p.add_argument(
+            "--level",
+            type=_level,
+            default=default,
+            metavar="{" + ",".join(LEVELS) + "}",
+            help=LEVEL_HELP + note + shown,
+        ),
+        "--level",
+    )
+
+
+def add_cache_file(p: argparse.ArgumentParser, dest: str, old: str) -> None:
+    """``--cache-file FILE``: the LLM response cache (SQLite), into ``args.<dest>``; ``old``: the
+    command's old spelling, hidden."""
+    _mark(
+        p.add_argument(
+            "--cache-file",
+            dest=dest,
+            metavar="FILE",
+            help="the LLM response cache file, SQLite (default: <user cache>/llm-cache.sqlite, "
+            "the one live runs use)",
+        ),
+        "--cache-file",
+    )
+    add_old(p, old, "--cache-file", dest=dest)
 
 
 def add_n_boot(p: argparse.ArgumentParser, default: int | None = 1000, what: str = "") -> None:
     """``--n-boot``: bootstrap resamples, an integer in [1, :data:`MAX_N_BOOT`] (the one spelling
     of a bootstrap count; ``default=None``: the command resolves it, 1000 when not given)."""
-    p.add_argument(
+    a = p.add_argument(
         "--n-boot",
         type=bounded_int(1, MAX_N_BOOT),
         default=default,
         metavar="N",
         help=f"bootstrap resamples{what} (1 to {MAX_N_BOOT:,}; default {default or 1000})",
     )
+    _mark(a, "--n-boot")
 
 
 def add_n_perm(p: argparse.ArgumentParser, default: int | None = 1000, what: str = "") -> None:
     """``--n-perm``: permutations of a permutation test (the one spelling of a permutation count;
     ``default=None``: the command resolves it, 1000 when not given)."""
-    p.add_argument(
+    a = p.add_argument(
         "--n-perm",
         type=bounded_int(1, MAX_N_BOOT),
         default=default,
         metavar="N",
         help=f"permutations{what} (1 to {MAX_N_BOOT:,}; default {default or 1000})",
     )
+    _mark(a, "--n-perm")
 
 
 def add_backbone(p: argparse.ArgumentParser, what: str = "") -> None:
@@ -119,15 +336,34 @@ def add_prompt_variant(p: argparse.ArgumentParser) -> None:
 
 def add_seed(p: argparse.ArgumentParser, what: str = "the bootstrap") -> None:
     """``--seed``: an integer in [0, 2**63-1]."""
-    p.add_argument("--seed", type=seed, default=0, metavar="N", help=f"seed of {what} (default 0)")
-
-
-def add_epsilon(p: argparse.ArgumentParser, what: str = "sign decisions") -> None:
-    """``--epsilon`` (``--eps`` a hidden alias): the tie band, a finite number >= 0."""
-    p.add_argument(
-        "--epsilon", type=nonneg_float, default=0.0, help=f"tie band of {what} (default 0)"
+    a = p.add_argument(
+        "--seed", type=seed, default=0, metavar="N", help=f"seed of {what} (default 0)"
     )
-    p.add_argument("--eps", dest="epsilon", type=nonneg_float, help=argparse.SUPPRESS)
+    _mark(a, "--seed")
+
+
+def add_tie_band(
+    p: argparse.ArgumentParser,
+    what: str = "sign decisions",
+    *,
+    dest: str = "epsilon",
+    old: tuple[str, ...] = ("--epsilon", "--eps"),
+) -> None:
+    """``--tie-band E``: differences with ``|d| <= E`` count as ties, a finite number >= 0 (the
+    old ``--epsilon`` / ``--eps`` hidden aliases)."""
+    _mark(
+        p.add_argument(
+            "--tie-band",
+            dest=dest,
+            type=nonneg_float,
+            default=0.0,
+            metavar="E",
+            help=f"tie band of {what}: differences with |d| <= E count as ties (default 0)",
+        ),
+        "--tie-band",
+    )
+    for name in old:
+        add_old(p, name, "--tie-band", dest=dest, type=nonneg_float)
 
 
 def add_out(p: argparse.ArgumentParser, what: str, *, required: bool = False) -> None:
@@ -190,16 +426,17 @@ SCORES_HELP = (
 )
 
 
-class _DeprecatedExternal(argparse.Action):
+class _DeprecatedExternal(_Deprecated):
     """The old ``--external``: mapped onto ``--scores`` specs, with one deprecation line on stderr.
 
     ``nargs=0`` (``meta-eval``, ``kendall``, ``rank-clusters``): ``--scores shipped``; with a
     value (``backbone-swap``, ``decide``): a comma-separated ``LABEL=PATH[:COL]``/``NAME`` list
     (:func:`metajudge.scores.spec.from_external_list`)."""
 
-    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
-        import sys
+    old = "--external"
+    new = "--scores SPEC"
 
+    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
         from metajudge.errors import InputError
         from metajudge.scores.spec import SHIPPED, from_external_list
 
@@ -207,8 +444,7 @@ class _DeprecatedExternal(argparse.Action):
             specs = [SHIPPED] if self.nargs == 0 else from_external_list(csv_list(values))
         except InputError as e:
             parser.error(f"argument --external: {e.message}")
-        new = " ".join(f"--scores {s.text}" for s in specs)
-        print(f"metajudge: --external is deprecated; use {new}", file=sys.stderr)
+        warn_deprecated("--external", " ".join(f"--scores {s.text}" for s in specs))
         setattr(namespace, self.dest, [*(getattr(namespace, self.dest, None) or []), *specs])
 
 

@@ -13,20 +13,78 @@ import argparse
 import sys
 from collections.abc import Iterator
 
-from metajudge.cli.grammar import COMMAND_GROUPS, WIDTH, subparsers_of, visible_commands
+from metajudge.cli.grammar import (
+    COMING,
+    COMMAND_GROUPS,
+    REMOVED_IN,
+    SHARED_VERBS,
+    WIDTH,
+    default_verb_of,
+    hidden_names,
+    subparsers_of,
+    visible_commands,
+)
 
 COMMAND = "python -m metajudge.cli.reference > docs/cli.md"
 
-#: The spellings shared by every command (tests/cli/test_parser.py holds the parser to them).
+#: The spellings shared by every command beside :data:`metajudge.cli.options.MEANINGS`.
 CONVENTIONS = (
     "`--dataset NAME` (a built-in dataset) or `--input FILE` (a canonical JSONL file)",
     "`--data-dir DIR`: the local data folder (default `$METAJUDGE_DATA_DIR`)",
     "`-o`/`--output FILE` writes one file; `--out DIR` writes a run folder",
     "`--format`: what is printed (`md`, `csv`, `json`, `tex`, ... as the command offers)",
-    "`--n-boot N`: bootstrap resamples; `--n-perm N`: permutations of a permutation test",
-    "`--seed N`, `--alpha A`, `--epsilon E` (the tie band), `--quiet` (no progress bar)",
     "`--backbone NAME` (one judge backbone) and `--backbones A,B` (several)",
 )
+
+
+def grammar(parser: argparse.ArgumentParser) -> list[str]:
+    """The head of ``docs/cli.md``: the grammar, stated once."""
+    from metajudge.cli.options import MEANINGS
+
+    sub = subparsers_of(parser)
+    assert sub is not None
+    jobs, nouns = [], []
+    for _, names in COMMAND_GROUPS:
+        for name in names:
+            verbs = subparsers_of(sub.choices[name])
+            if verbs is None:
+                jobs.append(name)
+            else:
+                nouns.append(f"- `{name}`: " + ", ".join(visible_commands(verbs)))
+    return [
+        "## The grammar",
+        "",
+        "`metajudge NOUN VERB [options]`. Two named jobs stay bare: "
+        + " and ".join(f"`{j}`" for j in jobs)
+        + ". Everything else is a verb of a noun group:",
+        "",
+        *nouns,
+        "",
+        "Shared verbs mean the same in every group:",
+        "",
+        *(f"- `{verb}`: {meaning}" for verb, meaning in SHARED_VERBS),
+        "",
+        "Each option name has one meaning in every command, and each meaning one name:",
+        "",
+        *(f"- `{name}`: {meaning}" for name, meaning in MEANINGS.items()),
+        *(f"- {c}" for c in CONVENTIONS),
+        "",
+        "Coming in the next releases (the spellings are reserved; not commands yet):",
+        "",
+        *(f"- `{spelling}`: {what}" for spelling, what in COMING),
+        "",
+        f"Old spellings still work until {REMOVED_IN}, hidden from `--help`, each printing one "
+        "deprecation line; CHANGELOG.md lists them all, and each command below its own. Old "
+        "command names: " + "; ".join(_old_names(parser)) + ".",
+        "",
+    ]
+
+
+def _old_names(parser: argparse.ArgumentParser) -> list[str]:
+    out = _aliases("metajudge", parser)
+    for path, p, _ in commands(parser):  # in the order of COMMAND_GROUPS
+        out += _aliases(path, p)
+    return out
 
 
 def commands(parser: argparse.ArgumentParser) -> Iterator[tuple[str, argparse.ArgumentParser, str]]:
@@ -59,12 +117,8 @@ def render(parser: argparse.ArgumentParser) -> str:
         "",
         parser.description.replace("\n", " ") if parser.description else "",
         "",
-        "Every command and option, grouped by job. Options are spelled one way everywhere:",
-        "",
-        *(f"- {c}" for c in CONVENTIONS),
-        "",
-        "Old spellings still work for one release (hidden from `--help`); each command lists its "
-        "own. Old command names: " + "; ".join(_aliases("metajudge", parser)) + ".",
+        *grammar(parser),
+        "Every command and option follows, grouped by job.",
         "",
         "Before the command: "
         + ", ".join(f"`{_spelling(a)}` ({a.help})" for a in _globals(parser))
@@ -110,7 +164,7 @@ def _command(path: str, parser: argparse.ArgumentParser, helptext: str) -> list[
     rows = [_row(a) for a in parser._actions if _documented(a)]
     if rows:
         out += ["| option | meaning |", "|---|---|", *rows, ""]
-    hidden = [_hidden(a, parser) for a in parser._actions if a.help is argparse.SUPPRESS]
+    hidden = [_hidden(a) for a in parser._actions if a.help is argparse.SUPPRESS]
     hidden += _aliases(path, parser)
     if hidden:
         out += ["Old spellings, hidden: " + "; ".join(hidden) + ".", ""]
@@ -118,12 +172,13 @@ def _command(path: str, parser: argparse.ArgumentParser, helptext: str) -> list[
 
 
 def _aliases(path: str, parser: argparse.ArgumentParser) -> list[str]:
-    """``old = new`` for the hidden names of ``parser``'s subcommands (the same parser object)."""
+    """``old = new`` for the hidden names of ``parser``'s subcommands."""
     sub = subparsers_of(parser)
     if sub is None:
         return []
-    shown = visible_commands(sub)
-    return [f"`{path} {n}` = `{p.prog}`" for n, p in sub.choices.items() if n not in shown]
+    out = [f"`{path} {old}` = `{new}`" for old, new in hidden_names(sub).items()]
+    verb = default_verb_of(sub)
+    return out + ([f"`{verb[1]}` = `{verb[2]}`"] if verb is not None else [])
 
 
 def _one_line(text: str) -> str:
@@ -157,16 +212,12 @@ def _row(a: argparse.Action) -> str:
     return f"| `{_spelling(a)}` | {text} |"
 
 
-def _hidden(a: argparse.Action, parser: argparse.ArgumentParser) -> str:
-    """An old spelling and, where it shares its destination with a listed option, that option."""
+def _hidden(a: argparse.Action) -> str:
+    """An old spelling = the spelling that replaces it."""
+    from metajudge.cli.options import is_old
+
     name = "/".join(f"`{s}`" for s in a.option_strings) or f"positional `{a.dest.upper()}`"
-    same = [b for b in parser._actions if b.dest == a.dest and _documented(b) and b is not a]
-    if not same or not same[0].option_strings:
-        return name
-    value = (
-        f" {a.const}" if isinstance(a, argparse._StoreConstAction) and a.const is not True else ""
-    )
-    return f"{name} = `{same[0].option_strings[-1]}{value}`"
+    return f"`{a.old}` = `{a.new}`" if is_old(a) else name  # type: ignore[attr-defined]
 
 
 def main() -> int:

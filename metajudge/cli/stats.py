@@ -1,4 +1,5 @@
-"""``metajudge power``, ``rank-clusters`` and ``kendall``: study sizing, WMT-style rank clusters,
+"""``metajudge stats power|rank-clusters|kendall`` (old names: ``metajudge power``,
+``rank-clusters``, ``kendall``): study sizing, WMT-style rank clusters,
 the "Ties Matter" table.
 
 Only argparse (and the argument validators) are imported here; the library loads inside the
@@ -10,9 +11,12 @@ from __future__ import annotations
 import argparse
 
 from metajudge.cli.options import (
+    add_alpha,
     add_data_dir,
+    add_level,
     add_n_boot,
     add_n_perm,
+    add_old,
     add_scores,
     add_seed,
     id_policy,
@@ -22,17 +26,19 @@ from metajudge.cli.options import (
 from metajudge.cli.types import positive_int, probability
 
 METHODS = ("perm-both", "perm-sys", "perm-inp", "boot-both", "boot-sys", "boot-inp")
-LEVELS = ("global", "item", "system-grouped", "system")
-LEVEL_HELP = (
-    "correlate all rows at once (global), per input then averaged (item), per system then "
-    "averaged (system-grouped), or the systems' mean scores (system)"
-)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    _register_power(subparsers)
-    _register_clusters(subparsers)
-    _register_kendall(subparsers)
+    g = subparsers.add_parser(
+        "stats",
+        help="statistics of a study: how many labels (power), rank clusters of metrics, "
+        "Kendall variants with ties",
+    )
+    ssub = g.add_subparsers(dest="stats_command", metavar="SUBCOMMAND")
+    g.set_defaults(func=lambda args: (g.print_help(), 2)[1])
+    _register_power(ssub)
+    _register_clusters(ssub)
+    _register_kendall(ssub)
 
 
 def _register_power(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -63,7 +69,7 @@ def _register_power(subparsers: argparse._SubParsersAction) -> None:  # type: ig
     q.add_argument("--subset", help="only this subset of the dataset")
     add_scores(q)
     q.add_argument("--metrics", help="the two metrics whose scores give r12: A,B")
-    q.add_argument("--alpha", type=probability, default=0.05, help="two-sided level (0.05)")
+    add_alpha(q, "the two-sided test")
     q.add_argument("--power", type=probability, default=0.8, help="power (default 0.8)")
     q.set_defaults(func=_cmd_power)
 
@@ -172,9 +178,7 @@ def _register_clusters(subparsers: argparse._SubParsersAction) -> None:  # type:
         "and/or score files (--scores FILE, e.g. a meta-eval run folder's scores.jsonl).",
     )
     _add_score_source(q)
-    q.add_argument(
-        "--level", choices=LEVELS, default="system", help=LEVEL_HELP + "; default system"
-    )
+    add_level(q, "system")
     q.add_argument(
         "--statistic",
         choices=("pearson", "spearman", "kendall"),
@@ -190,14 +194,9 @@ def _register_clusters(subparsers: argparse._SubParsersAction) -> None:  # type:
     )
     add_n_perm(q, None, " of a perm-* --method")
     add_n_boot(q, None, " of a boot-* --method")
-    q.add_argument("--n-resamples", type=positive_int, help=argparse.SUPPRESS)  # old spelling
+    add_old(q, "--n-resamples", "--n-perm or --n-boot", type=positive_int)
     add_seed(q, "the resampling")
-    q.add_argument(
-        "--alpha",
-        type=probability,
-        default=0.05,
-        help="level of the pairwise tests after Holm (default 0.05)",
-    )
+    add_alpha(q, "the pairwise tests after Holm")
     q.add_argument(
         "--format",
         choices=("md", "csv", "json", "tex"),
@@ -266,7 +265,7 @@ def _register_kendall(subparsers: argparse._SubParsersAction) -> None:  # type: 
         "pairs it is scored on (optimistic); acc23_cv fits it on the other folds of inputs.",
     )
     _add_score_source(q)
-    q.add_argument("--level", choices=LEVELS, default="item", help=LEVEL_HELP + "; default item")
+    add_level(q, "item")
     add_seed(q, "the CV folds and the SPA test")
     q.add_argument(
         "--cv-folds",

@@ -1,5 +1,7 @@
-"""CLI: ``backbone-swap`` and the options of ``judge diagnostics`` (:func:`add_diagnostics`, which
-:mod:`metajudge.cli.judge` registers into its group).
+"""CLI: ``judge swap`` — one judge metric under two or more backbones, and with ``--x/--y`` the
+decision whether backbone Y may replace X (old names ``backbone-swap`` and ``decide swap``) —
+and the options of ``judge diagnostics`` (:func:`add_diagnostics`). :mod:`metajudge.cli.judge`
+registers both into its group.
 
 Only argparse is imported here; the library loads inside each command.
 """
@@ -14,14 +16,24 @@ from metajudge.cli import options as opt
 from metajudge.cli.options import csv_list as _csv
 from metajudge.cli.types import nonneg_float, positive_int
 
+#: Options of the all-pairs report only, and of the X-against-Y decision only.
+_REPORT_ONLY = ("dimension", "human_protocol", "no_plots")
+_DECISION_ONLY = ("margin", "alpha", "ppi_labelled")
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser(
-        "backbone-swap",
-        help="one judge metric under two or more backbones: agreement, κ, α, human correlations, significance",
-        description="Backbone-swap agreement (MT-RAIG Appendix C.1 / Table 8): Pearson/Spearman between backbones "
-        "with bootstrap CIs, Cohen's κ and flip rate on pairwise decisions, Krippendorff's α, each backbone's "
-        "human correlation with CIs and paired tests of the differences, and a verdict per backbone pair.",
+
+def add_swap(jsub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """``metajudge judge swap`` (added to the ``judge`` group by :mod:`metajudge.cli.judge`)."""
+    p = jsub.add_parser(
+        "swap",
+        help="one judge metric under two or more backbones: agreement, κ, α, human "
+        "correlations, significance; with --x/--y, can backbone Y replace X (non-inferiority)",
+        description="Backbone-swap agreement (MT-RAIG Appendix C.1 / Table 8): Pearson/Spearman "
+        "between backbones with bootstrap CIs, Cohen's κ and flip rate on pairwise decisions, "
+        "Krippendorff's α, each backbone's human correlation with CIs and paired tests of the "
+        "differences, and a verdict per backbone pair. With --x and --y the command answers "
+        "the decision instead: can Y replace X on agreement with the humans, non-inferiority "
+        "at --margin, with Cochran's Q, the equivalence test and Kendall τ_b between X and Y "
+        "(decision.md, decision.json, decision.png).",
     )
     opt.add_judge_scores(p)
     p.add_argument(
@@ -30,16 +42,49 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument(
         "--human-protocol",
         choices=["grouped", "pooled", "pairs"],
-        help="grouped (per-input Pearson averaged; LFTQA-Eval), pooled, or pairs (pairwise data); default by data kind",
+        help="grouped (per-input Pearson averaged; LFTQA-Eval), pooled, or pairs (pairwise "
+        "data); default by data kind",
     )
-    opt.add_epsilon(p, "pairwise decisions, in score units")
+    opt.add_tie_band(p, "pairwise decisions, in score units")
+    p.add_argument("--x", help="the incumbent backbone (with --y: the decision)")
+    p.add_argument("--y", help="the candidate backbone (with --x: the decision)")
+    opt.add_margin(p, " (with --x/--y)")
+    opt.add_alpha(p, "the one-sided non-inferiority test (with --x/--y)", default=None)
+    p.add_argument(
+        "--ppi-labelled",
+        type=positive_int,
+        metavar="N",
+        help="with --x/--y, add the PPI section: PPI++ estimate with Y as the judge and N random "
+        "human labels",
+    )
     opt.add_n_boot(p)
     opt.add_seed(p, "the --limit draw, the bootstrap and the judges")
     opt.add_data_dir(p)
-    opt.add_out(p, "write swap.md, swap.json and plots into this folder")
+    opt.add_out(
+        p,
+        "write swap.md, swap.json, plots and report.html into this folder (with --x/--y: "
+        "decision.md, decision.json, decision.png and report.html)",
+    )
     opt.add_format(p)
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.set_defaults(func=_cmd_swap)
+
+
+def _decision(args: argparse.Namespace) -> bool:
+    """Whether ``judge swap`` answers the X-against-Y decision; refuses an option that does not
+    apply to what it answers (nothing is ignored silently)."""
+    from metajudge.errors import InputError
+
+    if (args.x is None) != (args.y is None):
+        raise InputError("give both --x and --y (the decision), or neither", field="--x")
+    decision = args.x is not None
+    unused = _REPORT_ONLY if decision else _DECISION_ONLY
+    given = [k for k in unused if getattr(args, k) not in (None, False)]
+    if given:
+        names = ", ".join("--" + k.replace("_", "-") for k in given)
+        when = "with --x/--y (the decision)" if decision else "without --x/--y"
+        raise InputError(f"{names} does not apply {when}", field="--" + given[0].replace("_", "-"))
+    return decision
 
 
 def add_diagnostics(jsub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
@@ -125,6 +170,13 @@ def _emit(
 
 def _cmd_swap(args: argparse.Namespace) -> int:
     from metajudge.io import check_out_dir
+
+    if _decision(args):
+        from metajudge.cli.decide import cmd_swap_decision
+
+        args.margin = 0.05 if args.margin is None else args.margin
+        args.alpha = 0.05 if args.alpha is None else args.alpha
+        return cmd_swap_decision(args)
     from metajudge.run_folder import maybe_locked
     from metajudge.scores.spec import spec_paths
 

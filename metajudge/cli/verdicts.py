@@ -1,6 +1,7 @@
 """``metajudge judge verdicts``: accuracy of external judges' pairwise verdicts (JudgeBench's released
 outputs or any JSONL/CSV verdict table) under a named protocol, with CIs, position consistency,
-P(first wins) and McNemar between the judges.
+P(first wins) and McNemar between the judges; with ``--choose``, the choice among the judges
+(ranking, non-inferiority against the best, McNemar, cost frontier; old name ``decide verdicts``).
 
 Only argparse is imported here; the library loads inside the command.
 """
@@ -9,47 +10,101 @@ from __future__ import annotations
 
 import argparse
 
-from metajudge.cli.options import add_n_boot, add_seed
+from metajudge.cli import options as opt
+
+#: Options of the accuracy report only, and of ``--choose`` only.
+_REPORT_ONLY = ("output",)
+_CHOOSE_ONLY = ("margin", "alpha", "out")
 
 
 def add_verdicts(jsub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """``judge verdicts`` (added to the ``judge`` group by :mod:`metajudge.cli.judge`). To choose
-    between the judges (rank, non-inferiority against the best, cost): ``decide verdicts``."""
+    """``judge verdicts`` (added to the ``judge`` group by :mod:`metajudge.cli.judge`)."""
     q = jsub.add_parser(
         "verdicts",
         help="accuracy of external pairwise verdicts (JudgeBench outputs, JSONL/CSV tables) "
-        "under a named protocol, with CIs, position consistency and McNemar between judges "
-        "(to choose one of them: `decide verdicts`)",
+        "under a named protocol, with CIs, position consistency and McNemar between judges; "
+        "--choose: which judge to keep (ranking, non-inferiority against the best, cost)",
         description="Read one or more files of pairwise verdicts (one judge each) and report "
         "accuracy per category and overall with bootstrap CIs, position consistency, P(first "
         "wins) and McNemar's test between every two judges on the same pairs. JudgeBench's "
-        "published accuracies are shown beside ours for its released judges.",
+        "published accuracies are shown beside ours for its released judges. With --choose "
+        "(JudgeBench outputs/*.jsonl, two or more): the judges ranked by accuracy, "
+        "non-inferiority of each against the best at --margin, McNemar, and the cost frontier.",
     )
     q.add_argument(
         "--input",
         metavar="FILE",
         action="append",
-        required=True,
+        default=[],
         help="a verdict file (repeat for several judges): JudgeBench outputs/*.jsonl, or a "
         "JSONL/CSV table with columns pair_id, decision (A>B|B>A|A=B|empty), order (1|2), "
         "label, category, judge",
     )
+    opt.add_old(q, "more_files", "--input FILE", nargs="*", shown="decide verdicts FILE ...")
     q.add_argument(
-        "--protocol",
+        "--order-rule",
+        dest="protocol",
         choices=("double_game", "single", "both_agree"),
         default="double_game",
-        help="double_game (JudgeBench: +1/-1 per order, correct if the sum > 0; default), "
+        help="how a pair's two orders make one verdict: double_game (JudgeBench: +1/-1 per order, correct if the sum > 0; default), "
         "single (the original order only), both_agree (both orders must equal the label)",
     )
-    add_seed(q)
-    add_n_boot(q)
+    opt.add_old(
+        q,
+        "--protocol",
+        "--order-rule",
+        dest="protocol",
+        choices=("double_game", "single", "both_agree"),
+    )
+    q.add_argument(
+        "--choose",
+        action="store_true",
+        help="choose among the judges instead: rank by accuracy, non-inferiority of each "
+        "against the best, McNemar, cost frontier (JudgeBench outputs files, at least two)",
+    )
+    opt.add_margin(q, " (with --choose)")
+    opt.add_alpha(q, "the one-sided non-inferiority test (with --choose)", default=None)
+    opt.add_seed(q)
+    opt.add_n_boot(q)
     q.add_argument(
         "--format",
         choices=("md", "csv", "json"),
-        help="output format (default md; with -o, from the suffix)",
+        help="output format (default md; with -o, from the suffix; --choose: md or json)",
     )
     q.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE (atomically)")
-    q.set_defaults(func=_cmd_verdicts)
+    opt.add_out(q, "with --choose: write the decision report (.md, .json, plots) into this folder")
+    q.set_defaults(func=_cmd_verdicts, choose=False)
+
+
+def _check(args: argparse.Namespace) -> None:
+    """Refuse an option that does not apply to what the command answers (``--choose`` or not),
+    and a command line without verdict files."""
+    from metajudge.errors import InputError
+
+    if not args.input and not args.more_files:
+        raise InputError("give a verdict file (--input FILE, repeated)", field="--input")
+    if args.more_files and not args.choose:
+        raise InputError("verdict files are given with --input FILE", field="--input")
+    unused = _REPORT_ONLY if args.choose else _CHOOSE_ONLY
+    given = [k for k in unused if getattr(args, k) is not None]
+    if args.choose and args.format == "csv":
+        given.append("format csv")
+    if given:
+        names = ", ".join("--" + k.replace("_", "-") for k in given)
+        when = "with --choose" if args.choose else "without --choose"
+        raise InputError(f"{names} does not apply {when}", field="--" + given[0].split()[0])
+
+
+def _choose(args: argparse.Namespace) -> int:
+    """``--choose``: the choice among the judges (:func:`metajudge.cli.decide.cmd_choose_verdicts`)."""
+    from metajudge.cli.decide import cmd_choose_verdicts
+
+    ns = argparse.Namespace(**vars(args))
+    ns.files, ns.more_files, ns.input = [*args.input, *args.more_files], [], None
+    ns.margin = 0.05 if args.margin is None else args.margin
+    ns.alpha = 0.05 if args.alpha is None else args.alpha
+    ns.format = args.format or "md"
+    return cmd_choose_verdicts(ns)
 
 
 def _cmd_verdicts(args: argparse.Namespace) -> int:
@@ -60,6 +115,9 @@ def _cmd_verdicts(args: argparse.Namespace) -> int:
     from metajudge.reports.verdict_tables import published_judgebench, render_verdicts
     from metajudge.scores.released_verdicts import read_verdicts
 
+    _check(args)
+    if args.choose:
+        return _choose(args)
     if args.output:
         check_output_file(args.output, inputs=args.input)
     judges = [read_verdicts(p) for p in args.input]

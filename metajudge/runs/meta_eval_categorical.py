@@ -30,10 +30,10 @@ def asked_options(
     checks = (
         (protocol.normalize != d.normalize, "--normalize"),
         (protocol.aggregation == "mean", "--aggregation mean"),
-        (protocol.grouped, "--grouped"),
+        (protocol.grouped, "--level item"),
         (protocol.level not in (d.level, "item"), "--level"),
-        (protocol.epsilon != d.epsilon, "--epsilon"),
-        (protocol.learn_epsilon, "--learn-epsilon"),
+        (protocol.epsilon != d.epsilon, "--tie-band"),
+        (protocol.learn_epsilon, "--learn-tie-band"),
         (tuple(protocol.statistics) != tuple(d.statistics), "--statistics"),
     )
     out += [flag for cond, flag in checks if cond]

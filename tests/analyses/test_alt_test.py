@@ -86,7 +86,7 @@ def test_a_folder_never_seen_gives_the_hand_values(
 ) -> None:
     d = _toy(tmp_path)
     base = ["--input", str(d), "--min-items", "6"]
-    j = _run_json([*base, "--epsilon", "1.0"], capsys)
+    j = _run_json([*base, "--alt-epsilon", "1.0"], capsys)
     assert j["scoring"] == "accuracy" and j["label_type"] == "categorical" and j["n_items"] == 6
     (m,) = j["llms"]
     rows = {a["annotator"]: a for a in m["annotators"]}
@@ -162,7 +162,7 @@ def test_writes_the_report_and_states_the_verdict(
 ) -> None:
     d = _toy(tmp_path)
     out = tmp_path / "out"
-    argv = ["decide", "alt-test", "--input", str(d), "--min-items", "6", "--epsilon", "1"]
+    argv = ["decide", "alt-test", "--input", str(d), "--min-items", "6", "--alt-epsilon", "1"]
     assert main([*argv, "--out", str(out)]) == 0
     md = capsys.readouterr().out
     assert "1 of 1 LLMs pass the Alt-Test" in md and "| A | 6 | 0.667 | 0.833 |" in md

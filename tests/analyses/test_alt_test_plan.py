@@ -17,7 +17,7 @@ BASE = [
     "4",
     "--reps",
     "20",
-    "--epsilon",
+    "--alt-epsilon",
     "0.1",
     "--n",
     "30",

@@ -1,4 +1,4 @@
-"""``metajudge agreement``: α against the krippendorff package, Fleiss κ against Fleiss (1971)."""
+"""``metajudge data agreement``: α against the krippendorff package, Fleiss κ against Fleiss (1971)."""
 
 from __future__ import annotations
 
@@ -113,18 +113,21 @@ def test_split_half_is_seeded() -> None:
 
 def test_cli_formats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     f = str(BYOD / "pairwise.jsonl")
-    assert main(["agreement", "--input", f]) == 0
+    assert main(["data", "agreement", "--input", f]) == 0
     out = capsys.readouterr().out
     assert "Krippendorff α" in out and "overall" in out and "split-half" in out
     o = tmp_path / "agree.json"
-    assert main(["agreement", "--input", f, "-o", str(o)]) == 0
+    assert main(["data", "agreement", "--input", f, "-o", str(o)]) == 0
     js = json.loads(o.read_text())
     assert js["label_kind"] == "pairwise" and js["dimensions"][0]["dimension"] == "overall"
-    assert main(["agreement", "--input", f, "--format", "csv"]) == 0
+    assert main(["data", "agreement", "--input", f, "--format", "csv"]) == 0
     assert "dimension,level,units" in capsys.readouterr().out
-    assert main(["agreement", "--input", f, "--format", "md", "-o", str(tmp_path / "a.md")]) == 0
+    assert (
+        main(["data", "agreement", "--input", f, "--format", "md", "-o", str(tmp_path / "a.md")])
+        == 0
+    )
     assert "\n|---|---|" in (tmp_path / "a.md").read_text()
-    assert main(["agreement", "--dataset", "mudabench"]) == 2
+    assert main(["data", "agreement", "--dataset", "mudabench"]) == 2
 
 
 def test_continuous_labels_get_alpha_and_split_half_not_kappa(
@@ -144,7 +147,7 @@ def test_continuous_labels_get_alpha_and_split_half_not_kappa(
         lines.append(json.dumps({**rec, "scores": {"quality": scores}}))
     src = tmp_path / "slider.jsonl"
     src.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    assert main(["agreement", "--input", str(src), "--format", "json"]) == 0
+    assert main(["data", "agreement", "--input", str(src), "--format", "json"]) == 0
     res = json.loads(capsys.readouterr().out)
     (row,) = res["dimensions"]
     assert row["distinct_values"] > 10 and row["kappa_skipped"].startswith(
@@ -153,6 +156,6 @@ def test_continuous_labels_get_alpha_and_split_half_not_kappa(
     assert row["fleiss_kappa"] is None and row["cohen_pairs"] == 0  # NaN is null in JSON
     assert row["alpha"] > 0.5 and row["split_half"] > 0.5
     assert any(n.startswith("quality: no κ:") for n in res["notes"])
-    assert main(["agreement", "--input", str(src)]) == 0
+    assert main(["data", "agreement", "--input", str(src)]) == 0
     text = capsys.readouterr().out
     assert "quality: no κ:" in text and "Krippendorff α at level" in text

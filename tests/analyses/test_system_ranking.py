@@ -90,15 +90,17 @@ def test_power_of_a_difference_at_r12_zero_is_not_independent_samples() -> None:
 
 
 def test_power_cli(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["power", "--r", "0.3"]) == 0
+    assert main(["stats", "power", "--r", "0.3"]) == 0
     assert ": 85 (Fisher z" in capsys.readouterr().out
-    assert main(["power", "--r1", "0.5", "--r2", "0.3"]) == 2  # r12 is required, no silent 0
+    assert (
+        main(["stats", "power", "--r1", "0.5", "--r2", "0.3"]) == 2
+    )  # r12 is required, no silent 0
     assert "give --r12" in capsys.readouterr().err
-    assert main(["power", "--r1", "0.5", "--r2", "0.3", "--r12", "0"]) == 0
+    assert main(["stats", "power", "--r1", "0.5", "--r2", "0.3", "--r12", "0"]) == 0
     assert ": 296 (Fisher z" in capsys.readouterr().out
-    assert main(["power", "--r1", "0.5", "--r2", "0.3", "--r12", "0.6"]) == 0
+    assert main(["stats", "power", "--r1", "0.5", "--r2", "0.3", "--r12", "0.6"]) == 0
     assert ": 127 (Fisher z" in capsys.readouterr().out
-    assert main(["power", "--r", "0.3", "--r1", "0.2"]) != 0
+    assert main(["stats", "power", "--r", "0.3", "--r1", "0.2"]) != 0
 
 
 def test_power_cli_estimates_r12_from_two_metrics(
@@ -106,7 +108,7 @@ def test_power_cli_estimates_r12_from_two_metrics(
 ) -> None:
     """LFTQA-Eval's G-Eval faithfulness under gpt-4o and gpt-4o-mini correlate 0.5855 over
     2,988 responses: 131 items for 0.5 vs 0.3, not the 296 of r12 = 0."""
-    base = ["power", "--r1", "0.5", "--r2", "0.3", "--data-dir", str(data_dir)]
+    base = ["stats", "power", "--r1", "0.5", "--r2", "0.3", "--data-dir", str(data_dir)]
     gv = "geval_gpt-4o_faithfulness,geval_gpt-4o-mini_faithfulness"
     assert main([*base, "--dataset", "lftqa_eval", "--scores", "shipped", "--metrics", gv]) == 0
     out = capsys.readouterr().out
@@ -122,9 +124,9 @@ def test_power_cli_estimates_r12_from_two_metrics(
 @pytest.mark.usefixtures("capsys")
 def test_rank_clusters_cli_on_lftqa(tmp_path: Path) -> None:
     out = tmp_path / "rc.json"
-    argv = ["rank-clusters", "--dataset", "lftqa_eval", "--external", "--dimension",
+    argv = ["stats", "rank-clusters", "--dataset", "lftqa_eval", "--scores", "shipped", "--dimension",
             "faithfulness", "--metrics", "bleu,rouge,meteor,bertscore", "--level", "system",
-            "--n-resamples", "99", "--format", "json", "-o", str(out)]  # fmt: skip
+            "--n-perm", "99", "--format", "json", "-o", str(out)]  # fmt: skip
     assert main(argv) == 0
     j = json.loads(out.read_text())
     assert j["n_systems"] == 10 and len(j["rows"]) == 4 and j["options"]["level"] == "system"
@@ -134,7 +136,7 @@ def test_kendall_cli_reports_eps_and_its_optimism(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "k.json"
-    argv = ["kendall", "--dataset", "lftqa_eval", "--external", "--dimension", "faithfulness",
+    argv = ["stats", "kendall", "--dataset", "lftqa_eval", "--scores", "shipped", "--dimension", "faithfulness",
             "--metrics", "bleu,rouge", "--level", "item", "--n-perm", "50", "--format", "json",
             "-o", str(out)]  # fmt: skip
     assert main(argv) == 0

@@ -211,7 +211,7 @@ def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
             [
                 "judge",
                 "verdicts",
-                "--protocol",
+                "--order-rule",
                 "both_agree",
                 "--input",
                 str(FILES[0]),

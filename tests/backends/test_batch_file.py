@@ -133,7 +133,7 @@ def test_cli_export_then_import_then_nothing_left(tmp_path: Path, capsys: Any) -
     data.write_text("".join(json.dumps({"id": f"p{i}", **rec}) + "\n" for i in range(2)))
     req, cache = tmp_path / "req.jsonl", tmp_path / "c.sqlite"
     args = ["judge", "export-batch", "--input", str(data), "--metrics", "geval_faithfulness"]
-    args += ["--backbone", "smollm2-135m", "-o", str(req), "--llm-cache", str(cache), "--quiet"]
+    args += ["--backbone", "smollm2-135m", "-o", str(req), "--cache-file", str(cache), "--quiet"]
     assert main(args) == 0
     first = json.loads(capsys.readouterr().out)
     lines = check_batch_input(req)
@@ -141,7 +141,7 @@ def test_cli_export_then_import_then_nothing_left(tmp_path: Path, capsys: Any) -
     results = tmp_path / "results.jsonl"
     results.write_text("".join(json.dumps(_answer(x, "4")) + "\n" for x in lines))
     imp = ["judge", "import-batch", "-i", str(results), "--requests", str(req)]
-    assert main([*imp, "--llm-cache", str(cache)]) == 0
+    assert main([*imp, "--cache-file", str(cache)]) == 0
     assert json.loads(capsys.readouterr().out)["n_imported"] == 2
     assert main(args) == 0
     again = json.loads(capsys.readouterr().out)

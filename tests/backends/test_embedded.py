@@ -21,7 +21,11 @@ pytest.importorskip(
 )
 pytestmark = [pytest.mark.slow, pytest.mark.llm]
 
-SCHEMA = {"type": "object", "properties": {"score": {"type": "integer"}}, "required": ["score"]}
+SCHEMA = {
+    "type": "object",
+    "properties": {"score": {"type": "integer"}},
+    "required": ["metrics", "run"],
+}
 
 
 def ask(text: str, **kw: object) -> Request:
@@ -216,7 +220,9 @@ def test_gemma_base_completion(tmp_path: Path) -> None:
 def test_backends_check_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from metajudge.cli import main
 
-    assert main(["backends", "check", "smollm2-135m", "--run-dir", str(tmp_path), "--json"]) == 0
+    assert (
+        main(["backends", "check", "smollm2-135m", "--out", str(tmp_path), "--format", "json"]) == 0
+    )
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] and report["latency_s"] > 0
     assert report["logprobs"] is True and report["json_mode"] is True and report["errors"] == {}

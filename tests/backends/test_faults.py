@@ -84,7 +84,7 @@ def _dataset(tmp_path: Path, n: int = 2) -> Path:
 
 def _score(tmp_path: Path, *extra: str) -> tuple[int, list[dict[str, Any]]]:
     out = tmp_path / "scores.jsonl"
-    argv = ["score", "--input", str(_dataset(tmp_path)), "--metrics", "geval_faithfulness"]
+    argv = ["metrics", "run", "--input", str(_dataset(tmp_path)), "--metrics", "geval_faithfulness"]
     rc = main([*argv, "--backbone", "fake", "-o", str(out), "--quiet", *extra])
     rows = [json.loads(x) for x in out.read_text().splitlines()] if out.exists() else []
     return rc, rows
@@ -280,7 +280,7 @@ def test_repair_leaves_a_healthy_cache_where_it_is(
 ) -> None:
     db = tmp_path / "c.sqlite"
     _one_entry(db)
-    assert main(["cache", "repair", "--path", str(db)]) == 0
+    assert main(["cache", "repair", "--cache-file", str(db)]) == 0
     assert "healthy (1 entries); nothing was moved" in capsys.readouterr().out
     assert [p.name for p in tmp_path.iterdir() if "damaged" in p.name] == []
     assert len(ResponseCache(db)) == 1
@@ -326,7 +326,7 @@ def test_repair_refuses_while_another_process_has_the_cache_open(
     with sqlite3.connect(db) as con:  # … and damaged while it is open
         con.execute("UPDATE responses SET response_json = '{broken'")
     try:
-        assert main(["cache", "repair", "--path", str(db)]) == 2
+        assert main(["cache", "repair", "--cache-file", str(db)]) == 2
         err = capsys.readouterr().err
         assert "in use by another process" in err and str(db) in err
         assert [p.name for p in tmp_path.iterdir() if "damaged" in p.name] == []
@@ -335,7 +335,7 @@ def test_repair_refuses_while_another_process_has_the_cache_open(
         proc.stdin.write("\n")
         proc.stdin.close()
         proc.wait(timeout=30)
-    assert main(["cache", "repair", "--path", str(db)]) == 0  # alone now: repaired
+    assert main(["cache", "repair", "--cache-file", str(db)]) == 0  # alone now: repaired
     assert "damaged file is now" in capsys.readouterr().out
 
 
@@ -357,7 +357,14 @@ def test_a_full_cache_is_one_message_naming_the_file_and_a_real_option(
     monkeypatch.setattr(ResponseCache, "_open_writable", capped)
     _backbone(tmp_path, server.base_url)
     out = tmp_path / "scores.jsonl"
-    argv = ["score", "--input", str(_dataset(tmp_path, n=20)), "--metrics", "geval_faithfulness"]
+    argv = [
+        "metrics",
+        "run",
+        "--input",
+        str(_dataset(tmp_path, n=20)),
+        "--metrics",
+        "geval_faithfulness",
+    ]
     assert main([*argv, "--backbone", "fake", "-o", str(out), "--quiet"]) == 2
     err = capsys.readouterr().err
     cache = tmp_path / "cache" / "llm-cache.sqlite"

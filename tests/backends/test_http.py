@@ -675,7 +675,7 @@ def test_api_key_never_leaks(
                     [
                         "cache",
                         "export",
-                        "--path",
+                        "--cache-file",
                         str(tmp_path / "c.sqlite"),
                         str(tmp_path / "export.jsonl"),
                     ]

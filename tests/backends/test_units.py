@@ -425,7 +425,7 @@ def test_prune_export_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     be.complete([Request(prompt=f"q{i}") for i in range(5)])
     be.complete([Request(prompt="old")], parser_version="p0")
     be.close()
-    assert main(["cache", "stats", "--path", str(path), "--json"]) == 0
+    assert main(["cache", "stats", "--cache-file", str(path), "--format", "json"]) == 0
     stats = json.loads(capsys.readouterr().out)
     assert stats["entries"] == 6 and {g["parser_version"] for g in stats["groups"]} == {"p0", "p1"}
     assert (
@@ -433,7 +433,7 @@ def test_prune_export_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]
             [
                 "cache",
                 "export",
-                "--path",
+                "--cache-file",
                 str(path),
                 "--parser-version",
                 "p1",
@@ -448,12 +448,12 @@ def test_prune_export_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]
         and rows[0]["request"]["prompt"] == "q0"
         and rows[0]["response"]["choices"][0]["text"] == "echo:q0"
     )
-    assert main(["cache", "prune", "--path", str(path)]) == 2  # must say what to prune
-    assert main(["cache", "prune", "--path", str(path), "--parser-version", "p0"]) == 0
+    assert main(["cache", "prune", "--cache-file", str(path)]) == 2  # must say what to prune
+    assert main(["cache", "prune", "--cache-file", str(path), "--parser-version", "p0"]) == 0
     assert "pruned 1 entries; 5 left" in capsys.readouterr().out
-    assert main(["cache", "prune", "--path", str(path), "--older-than", "1"]) == 0
+    assert main(["cache", "prune", "--cache-file", str(path), "--older-than", "1"]) == 0
     assert "pruned 0 entries" in capsys.readouterr().out
-    assert main(["cache", "prune", "--path", str(path), "--all", "--yes"]) == 0
+    assert main(["cache", "prune", "--cache-file", str(path), "--all", "--yes"]) == 0
     assert "5 left" not in capsys.readouterr().out and len(ResponseCache(path)) == 0
 
 
@@ -463,7 +463,7 @@ def test_backends_list_cli(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["backends", "list"]) == 0
     out = capsys.readouterr().out
     assert "smollm2-135m" in out and "gemma3-270m" in out
-    assert main(["backends", "list", "--json"]) == 0
+    assert main(["backends", "list", "--format", "json"]) == 0
     assert {c["name"] for c in json.loads(capsys.readouterr().out)} >= {
         "smollm2-135m",
         "gemma3-270m",

@@ -1,4 +1,4 @@
-"""``metajudge agreement --scores``: released judge columns beside the human annotators."""
+"""``metajudge data agreement --scores``: released judge columns beside the human annotators."""
 
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ def test_thakur_judges_kappa_with_the_one_human(
     res = _json(
         capsys,
         [
+            "data",
             "agreement",
             "--dataset",
             "judging_the_judges_thakur2024",
@@ -64,6 +65,7 @@ def test_framing_gpt4o_below_the_annotators(
     annotator (0.528) is below the annotators' with each other (0.565); adding it as a coder
     lowers the pool α from 0.567 to 0.547."""
     argv = [
+        "data",
         "agreement",
         "--dataset",
         "alt_test_calderon2025",
@@ -97,6 +99,7 @@ def test_pairwise_judge_verdict_is_the_sign_of_b_minus_a(
     res = _json(
         capsys,
         [
+            "data",
             "agreement",
             "--dataset",
             "trust_or_escalate_jung2025",
@@ -129,7 +132,7 @@ def test_own_score_file_columns_by_dimension(
             )
     f = tmp_path / "scores.jsonl"
     f.write_text("".join(json.dumps(x) + "\n" for x in rows), encoding="utf-8")
-    argv = ["agreement", "--dataset", "alt_test_calderon2025", "--subset", "summeval"]
+    argv = ["data", "agreement", "--dataset", "alt_test_calderon2025", "--subset", "summeval"]
     argv += ["--data-dir", str(data_dir), "--scores", str(f), "--format", "json"]
     res = _json(capsys, argv)
     (j,) = res["judges"]

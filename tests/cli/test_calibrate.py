@@ -167,7 +167,8 @@ def test_score_calibrator_applies_and_refuses_another_signature(
     data_dir: Path, tmp_path: Path, capsys
 ) -> None:  # type: ignore[no-untyped-def]
     base = [
-        "score",
+        "metrics",
+        "run",
         "--dataset",
         "summeval_summac_consistency",
         "--metrics",
@@ -215,8 +216,8 @@ def _write(path: Path, rows: list[list[object]]) -> Path:
     [
         ([[1, 2, 3, "human"], [-0.1, 0.2, -3, 2]], [], "field 2"),  # log-probability above 0
         ([[1, 2, 3, "human"], [0.5, 0.3, 0.1, 2]], ["--distribution", "probs"], "field 1..3"),
-        ([[1, 2, 3, "human"], [-0.1, -2, -3, 2]] * 1, ["--alpha", "0"], "--alpha"),
-        ([[1, 2, 3, "human"], [-0.1, -2, -3, 2]], ["--alpha", "1.5"], "--alpha"),
+        ([[1, 2, 3, "human"], [-0.1, -2, -3, 2]] * 1, ["--miscoverage", "0"], "--miscoverage"),
+        ([[1, 2, 3, "human"], [-0.1, -2, -3, 2]], ["--miscoverage", "1.5"], "--miscoverage"),
     ],
 )
 def test_bad_input_exits_2_naming_the_field(tmp_path: Path, capsys, rows, extra, field) -> None:  # type: ignore[no-untyped-def]

@@ -147,8 +147,8 @@ def test_bad_input_names_the_field(
     data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     base = [*CMD, "--dataset", TOE, "--judge", "gpt-4-turbo"]
-    assert "alpha" in _bad([*base, "--alpha", "0"], capsys)
-    assert "alpha" in _bad([*base, "--alpha", "1.2"], capsys)
+    assert "--risk" in _bad([*base, "--risk", "0"], capsys)
+    assert "--risk" in _bad([*base, "--risk", "1.2"], capsys)
     assert "delta" in _bad([*base, "--delta", "1"], capsys)
     assert "judge" in _bad([*CMD, "--dataset", TOE, "--judge", "gpt-5"], capsys)
     # a released-format file whose probabilities sum to more than 1

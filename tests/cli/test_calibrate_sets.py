@@ -52,8 +52,8 @@ def test_sets_cover_on_the_released_judges(capsys) -> None:  # type: ignore[no-u
 
 def test_alpha_moves_coverage_and_size(capsys) -> None:  # type: ignore[no-untyped-def]
     argv = [*CMD, "--scores", "shipped:gpt-4-turbo", "--repeats", "20"]
-    wide = {m["method"]: m for m in _json(capsys, [*argv, "--alpha", "0.05"])["methods"]}
-    tight = {m["method"]: m for m in _json(capsys, [*argv, "--alpha", "0.3"])["methods"]}
+    wide = {m["method"]: m for m in _json(capsys, [*argv, "--miscoverage", "0.05"])["methods"]}
+    tight = {m["method"]: m for m in _json(capsys, [*argv, "--miscoverage", "0.3"])["methods"]}
     for m in ("lac", "aps"):
         assert wide[m]["coverage"] >= 0.95 - 0.01 and tight[m]["coverage"] >= 0.7 - 0.01
         assert wide[m]["size"] > tight[m]["size"]
@@ -96,8 +96,8 @@ def test_probabilities_must_sum_to_one(tmp_path: Path, capsys) -> None:  # type:
 @pytest.mark.parametrize(
     ("extra", "field"),
     [
-        (["--alpha", "0"], "--alpha"),
-        (["--alpha", "1.5"], "--alpha"),
+        (["--miscoverage", "0"], "--miscoverage"),
+        (["--miscoverage", "1.5"], "--miscoverage"),
         (["--method", "split"], "--method"),
         (["--target", "x.csv"], "--target"),
         ([], "--scores"),  # three judge columns: one is needed

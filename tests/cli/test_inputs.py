@@ -51,9 +51,11 @@ def test_meta_eval_pointwise_writes_report_html(
     kind: str, data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     f = _file(kind, data_dir)
-    if kind == "jsonl":  # a score file made by `metajudge score`
+    if kind == "jsonl":  # a score file made by `metajudge metrics run`
         scores = tmp_path / "bleu.jsonl"
-        assert main(["score", "--input", str(f), "--metrics", "bleu", "-o", str(scores)]) == 0
+        assert (
+            main(["metrics", "run", "--input", str(f), "--metrics", "bleu", "-o", str(scores)]) == 0
+        )
     else:
         ds = load(f)
         scores = _first_annotator(ds, ds.card.dimensions[0], tmp_path / "s.csv")
@@ -64,11 +66,11 @@ def test_meta_eval_pointwise_writes_report_html(
     assert _items_shown(out / "report.html")
     run = json.loads((out / "result.json").read_text())["run"]
     assert run["source"] == {"input": str(f.resolve())}
-    # `metajudge report DIR` re-renders from the recorded source, from any working directory
+    # `metajudge report render DIR` re-renders from the recorded source, from any working directory
     (out / "report.html").unlink()
     (tmp_path / "elsewhere").mkdir()
     monkeypatch.chdir(tmp_path / "elsewhere")
-    assert main(["report", str(out), "--format", "html"]) == 0
+    assert main(["report", "render", str(out), "--format", "html"]) == 0
     assert _items_shown(out / "report.html")
 
 
@@ -92,16 +94,26 @@ def test_judge_bench_file_swap_and_decisions(
     f = _single_dimension_recipes(data_dir, tmp_path)
     s = _first_annotator(load(f), "overall", tmp_path / "s.csv")
     ext = ["--metric", "geval_faithfulness", "--n-boot", "50", "--format", "json"]
-    pair = [*ext, "--external", f"j1={s}:j1,j2={s}:j2"]
+    pair = [*ext, "--scores", f"j1={s}:j1", "--scores", f"j2={s}:j2"]
     for argv in (
-        ["backbone-swap", "--input", str(f), *pair],
-        ["decide", "swap", "--input", str(f), *pair, "--x", "j1", "--y", "j2"],
-        ["decide", "drift", "--input", str(f), *ext, "--external", f"b={s}:j1,a={s}:j2"],
+        ["judge", "swap", "--input", str(f), *pair],
+        ["judge", "swap", "--input", str(f), *pair, "--x", "j1", "--y", "j2"],
+        [
+            "decide",
+            "drift",
+            "--input",
+            str(f),
+            *ext,
+            "--scores",
+            f"b={s}:j1",
+            "--scores",
+            f"a={s}:j2",
+        ],
     ):
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert str(f) in err and "has one response" in err and "Traceback" not in err
-    ppi = ["decide", "ppi", "--input", str(f), *ext, "--external", f"j1={s}:j1"]
+    ppi = ["decide", "ppi", "--input", str(f), *ext, "--scores", f"j1={s}:j1"]
     assert main([*ppi, "--n-labelled", "10"]) == 0
     assert json.loads(capsys.readouterr().out)["dataset"] == "recipes_overall"
 
@@ -117,22 +129,34 @@ def test_swap_and_decisions_take_the_file(
     dim = {"jsonl": "relevance", "upstream": "consistency"}[kind]
     s = _first_annotator(ds, dim, tmp_path / "s.csv")
     ext = ["--metric", METRIC[kind], "--n-boot", "50", "--format", "json", "--limit", "30"]
-    pair = [*ext, "--external", f"j1={s}:j1,j2={s}:j2"]
+    pair = [*ext, "--scores", f"j1={s}:j1", "--scores", f"j2={s}:j2"]
     swap = tmp_path / "swap"
-    assert main(["backbone-swap", "--input", str(f), *pair, "--no-plots", "--out", str(swap)]) == 0
+    assert main(["judge", "swap", "--input", str(f), *pair, "--no-plots", "--out", str(swap)]) == 0
     doc = json.loads((swap / "swap.json").read_text())
     assert doc["source"] == {"input": str(f.resolve())} and (swap / "report.html").is_file()
-    again = run_dataset(doc, None, None)  # what `metajudge report DIR` loads, with no --input
+    again = run_dataset(
+        doc, None, None
+    )  # what `metajudge report render DIR` loads, with no --input
     assert [(r.id, r.system) for r in again.records] == [(r.id, r.system) for r in ds.records]
     dec = tmp_path / "decide"
-    argv = ["decide", "swap", "--input", str(f), *pair, "--x", "j1", "--y", "j2", "--out", str(dec)]
+    argv = ["judge", "swap", "--input", str(f), *pair, "--x", "j1", "--y", "j2", "--out", str(dec)]
     assert main(argv) == 0
     assert _items_shown(dec / "report.html")
     assert json.loads((dec / "decision.json").read_text())["source"] == doc["source"]
-    drift = ["decide", "drift", "--input", str(f), *ext, "--external", f"b={s}:j1,a={s}:j2"]
+    drift = [
+        "decide",
+        "drift",
+        "--input",
+        str(f),
+        *ext,
+        "--scores",
+        f"b={s}:j1",
+        "--scores",
+        f"a={s}:j2",
+    ]
     assert main(drift) in (0, 1)  # the gate's verdict; 2 would be a refused input
     capsys.readouterr()
-    ppi = ["decide", "ppi", "--input", str(f), *ext, "--external", f"j1={s}:j1"]
+    ppi = ["decide", "ppi", "--input", str(f), *ext, "--scores", f"j1={s}:j1"]
     assert main([*ppi, "--n-labelled", "6"]) == 0
     assert json.loads(capsys.readouterr().out)["dataset"] == ds.name
 
@@ -184,7 +208,7 @@ def test_data_commands_take_every_kind(data_dir: Path, capsys: pytest.CaptureFix
 
 def test_judge_bench_refuses_other_kinds(capsys: pytest.CaptureFixture[str]) -> None:
     f = BYOD / "graded.jsonl"
-    argv = ["judge", "judge-bench", "--input", str(f), "--backbone", "x", "-o", "/dev/null"]
+    argv = ["judge", "run-bench", "--input", str(f), "--backbone", "x", "-o", "/dev/null"]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert str(f) in err and "JUDGE-BENCH unified-format file; this is a jsonl file" in err

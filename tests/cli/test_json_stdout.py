@@ -18,8 +18,8 @@ import pytest
 
 from metajudge.cli import build_parser, main
 
-BBS = "gpt-4o,gpt-4o-mini,Meta-Llama-3.1-70B-Instruct-Turbo"
-SWAP = ["--dataset", "lftqa_eval", "--metric", "geval_faithfulness", "--external"]
+BBS = "shipped:gpt-4o,gpt-4o-mini,Meta-Llama-3.1-70B-Instruct-Turbo"
+SWAP = ["--dataset", "lftqa_eval", "--metric", "geval_faithfulness", "--scores"]
 BYOD = Path(__file__).parents[1] / "fixtures" / "byod" / "pairwise.jsonl"
 
 
@@ -56,20 +56,28 @@ def _calibrator(tmp: Path, d: Path) -> str:
 Argv = Callable[[Path, Path], list[str]]
 #: command -> argv (tmp_path, data_dir) -> the arguments before ``--format json``
 COMMANDS: dict[str, Argv] = {
-    "agreement": lambda t, d: ["agreement", "--dataset", "ragchecker_meta_eval"],
+    "data agreement": lambda t, d: ["data", "agreement", "--dataset", "ragchecker_meta_eval"],
     "backends list": lambda t, d: ["backends", "list"],
-    "cache stats": lambda t, d: ["cache", "stats", "--path", _cache(t)],
+    "cache stats": lambda t, d: ["cache", "stats", "--cache-file", _cache(t)],
     "data list": lambda t, d: ["data", "list"],
-    "decide swap": lambda t, d: (
-        ["decide", "swap", *SWAP, BBS, "--x", "gpt-4o"]
+    "judge swap --x/--y": lambda t, d: (
+        ["judge", "swap", *SWAP, BBS, "--x", "gpt-4o"]
         + ["--y", "gpt-4o-mini", "--n-boot", "20", "--out", str(t / "o")]
     ),
-    "decide verdicts": lambda t, d: ["decide", "verdicts", *_judgebench(d), "--n-boot", "20"],
+    "judge verdicts --choose": lambda t, d: [
+        "judge",
+        "verdicts",
+        "--choose",
+        *_judgebench(d),
+        "--n-boot",
+        "20",
+    ],
     "decide frontier": lambda t, d: ["decide", "frontier", "--out", str(t / "o")],
     "decide drift": lambda t, d: (
-        ["decide", "drift", *SWAP, "gpt-4o,gpt-4o-mini"] + ["--limit", "30", "--n-boot", "20"]
+        ["decide", "drift", *SWAP, "shipped:gpt-4o,gpt-4o-mini"]
+        + ["--limit", "30", "--n-boot", "20"]
     ),
-    "decide ppi": lambda t, d: ["decide", "ppi", *SWAP, "gpt-4o", "--n-labelled", "30"],
+    "decide ppi": lambda t, d: ["decide", "ppi", *SWAP, "shipped:gpt-4o", "--n-labelled", "30"],
     "judge verdicts": lambda t, d: ["judge", "verdicts", *_judgebench(d), "--n-boot", "20"],
     "matrix": lambda t, d: ["matrix"],
     "matrix run": lambda t, d: (
@@ -80,19 +88,19 @@ COMMANDS: dict[str, Argv] = {
         ["meta-eval", "--dataset", "ragchecker_meta_eval"]
         + ["--scores", "shipped", "--n-boot", "20", "--no-plots", "--out", str(t / "me")]
     ),
-    "report": lambda t, d: ["report", _meta_eval_dir(t, d), "--no-plots"],
+    "report render": lambda t, d: ["report", "render", _meta_eval_dir(t, d), "--no-plots"],
     "metrics list": lambda t, d: ["metrics", "list"],
-    "rank-clusters": lambda t, d: (
-        ["rank-clusters", "--dataset", "lftqa_eval", "--scores"]
+    "stats rank-clusters": lambda t, d: (
+        ["stats", "rank-clusters", "--dataset", "lftqa_eval", "--scores"]
         + ["shipped", "--dimension", "faithfulness", "--metrics", "bleu,rouge,meteor"]
         + ["--n-perm", "20"]
     ),
-    "kendall": lambda t, d: (
-        ["kendall", "--dataset", "lftqa_eval", "--scores", "shipped"]
+    "stats kendall": lambda t, d: (
+        ["stats", "kendall", "--dataset", "lftqa_eval", "--scores", "shipped"]
         + ["--dimension", "faithfulness", "--metrics", "bleu,rouge", "--n-perm", "20"]
     ),
-    "backbone-swap": lambda t, d: (
-        ["backbone-swap", *SWAP, BBS, "--n-boot", "20"] + ["--no-plots", "--out", str(t / "bs")]
+    "judge swap": lambda t, d: (
+        ["judge", "swap", *SWAP, BBS, "--n-boot", "20"] + ["--no-plots", "--out", str(t / "bs")]
     ),
     "metrics show": lambda t, d: ["metrics", "show", "rouge_l"],
     "calibrate fit": lambda t, d: ["calibrate", "fit", "--input", _sheng(d), "--repeats", "2"],
@@ -111,7 +119,7 @@ COMMANDS: dict[str, Argv] = {
         + ["--out", str(t / "alt")]
     ),
     "decide alt-test-plan": lambda t, d: (
-        ["decide", "alt-test-plan", "--reps", "2", "--n", "30", "--epsilon", "0.2"]
+        ["decide", "alt-test-plan", "--reps", "2", "--n", "30", "--alt-epsilon", "0.2"]
     ),
     "judge jury": lambda t, d: (
         ["judge", "jury", "--dataset", "alt_test_calderon2025", "--subset", "mtbench"]
@@ -128,9 +136,9 @@ NO_DATA_DIR = {
     "metrics list",
     "metrics show",
     "matrix run",
-    "report",
+    "report render",
 }
-NO_DATA_DIR |= {"decide verdicts", "judge verdicts", "decide alt-test-plan"}
+NO_DATA_DIR |= {"judge verdicts --choose", "judge verdicts", "decide alt-test-plan"}
 #: commands that call a judge backbone (not run in the fast tier)
 NEEDS_A_JUDGE = {"backends check", "judge run-bench", "judge diagnostics"}
 
@@ -153,8 +161,12 @@ def _json_commands() -> set[str]:
     return found
 
 
+#: the options that make a command answer another view (one command per analysis)
+VIEWS = {"judge swap --x/--y", "judge verdicts --choose"}
+
+
 def test_every_json_command_is_covered() -> None:
-    assert _json_commands() == set(COMMANDS) | NEEDS_A_JUDGE
+    assert _json_commands() == set(COMMANDS) - VIEWS | NEEDS_A_JUDGE
 
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))

@@ -22,7 +22,8 @@ def test_meta_eval_external_scores_reproduce_ragchecker(
             "ragchecker_meta_eval",
             "--data-dir",
             str(data_dir),
-            "--external",
+            "--scores",
+            "shipped",
             "--n-boot",
             "200",
             "--out",
@@ -43,7 +44,7 @@ def test_meta_eval_external_scores_reproduce_ragchecker(
     res = json.loads((out / "result.json").read_text())
     assert res["protocol"]["normalize"] == "minmax" and res["protocol"]["n_boot"] == 200
     # --percent re-renders the same numbers x100, in the terminal and every file
-    assert main(["report", str(out), "--percent", "--no-plots"]) == 0
+    assert main(["report", "render", str(out), "--percent", "--no-plots"]) == 0
     printed = capsys.readouterr().out
     assert _values(printed, "| ragchecker |")[:6] == [
         *("49.66", "49.66", "46.95", "46.95", "60.67", "60.67")
@@ -76,7 +77,7 @@ def test_meta_eval_computes_caches_and_reuses_scores(
         "100",
         "--out",
         str(out),
-        "--quiet",
+        "--paths-only",
     ]
     assert main(args) == 0
     for name in (
@@ -159,7 +160,7 @@ def test_readme_demo_command(data_dir: Path, tmp_path: Path) -> None:
             "bleu,rouge_l,meteor,bertscore",
             "--out",
             str(out),
-            "--quiet",
+            "--paths-only",
         ]
     )
     assert rc == 0

@@ -75,7 +75,7 @@ def test_score_with_the_rouge_variant_option(tmp_path: Path) -> None:
     src = tmp_path / "tiny.jsonl"
     src.write_text(json.dumps({"card": card}) + "\n" + json.dumps(rec) + "\n", encoding="utf-8")
     out = tmp_path / "scores.jsonl"
-    args = ["score", "--input", str(src), "--metrics", "rouge_l", "-o", str(out)]
+    args = ["metrics", "run", "--input", str(src), "--metrics", "rouge_l", "-o", str(out)]
     assert main([*args, "--option", "rouge_l.variant=rouge1"]) == 0
     (row,) = read_scores(out)
     want = rouge_scorer.RougeScorer(["rouge1"], use_stemmer=True).score(

@@ -3,7 +3,7 @@ its source, named by the user; the ``n/a`` reason of a source-less dataset names
 
 The graded fixture with its articles moved from ``input.context`` to ``meta.article``: the
 matrix says why G-Eval's SummEval judges do not apply and names ``--source-field``;
-``judge export-batch`` (the requests ``score`` would send, no model call) sends none without
+``judge export-batch`` (the requests ``metrics run`` would send, no model call) sends none without
 the option and one per response, each holding its article, with ``--source-field meta.article``.
 """
 
@@ -66,6 +66,15 @@ def test_unknown_source_field_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path, _ = _without_context(tmp_path)
-    argv = ["score", "--input", str(path), "--metrics", "bleu", "-o", str(tmp_path / "s.jsonl")]
+    argv = [
+        "metrics",
+        "run",
+        "--input",
+        str(path),
+        "--metrics",
+        "bleu",
+        "-o",
+        str(tmp_path / "s.jsonl"),
+    ]
     assert main([*argv, "--source-field", "meta.nope"]) == 2
     assert "no record has the field 'meta.nope'" in capsys.readouterr().err

@@ -87,7 +87,7 @@ def test_round_trip_export_validate_load(
 ) -> None:
     """export → validate → load gives identical records (and the card) for every dataset."""
     out = tmp_path / f"{name}.jsonl"
-    assert main(["data", "export", name, "-o", str(out)]) == 0
+    assert main(["data", "export", "--dataset", name, "-o", str(out)]) == 0
     assert main(["data", "validate", str(out)]) == 0
     assert capsys.readouterr().out.count("OK ") == 1
     card, records = read_jsonl(out)
@@ -324,12 +324,12 @@ def test_cli_list(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_cli_show(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["data", "show", "pandalm_testset", "-n", "2"]) == 0
+    assert main(["data", "show", "--dataset", "pandalm_testset", "-n", "2"]) == 0
     out = capsys.readouterr().out
     assert '"name": "pandalm_testset"' in out and out.count('"labels"') == 2
-    assert main(["data", "show", "mudabench", "-n", "1"]) == 0
+    assert main(["data", "show", "--dataset", "mudabench", "-n", "1"]) == 0
     assert "question_id" in capsys.readouterr().out
-    assert main(["data", "show", "nope"]) == 2
+    assert main(["data", "show", "--dataset", "nope"]) == 2
     assert "unknown dataset 'nope'" in capsys.readouterr().err
 
 
@@ -337,12 +337,12 @@ def test_cli_export_pairs_and_refusals(
     data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "hanna_pairs.jsonl"
-    assert main(["data", "export", "hanna", "--pairs", "-o", str(out)]) == 0
+    assert main(["data", "export", "--dataset", "hanna", "--pairs", "-o", str(out)]) == 0
     card, recs = read_jsonl(out)
     assert card is not None and card.kind == "pairwise" and len(recs) == 5280
     for name, extra in (("mudabench", []), ("summeval_summac_consistency", ["--pairs"])):
         bad = tmp_path / f"{name}.jsonl"
-        assert main(["data", "export", name, "-o", str(bad), *extra]) == 2
+        assert main(["data", "export", "--dataset", name, "-o", str(bad), *extra]) == 2
         assert not bad.exists()
         assert "metajudge: error:" in capsys.readouterr().err
 

@@ -224,6 +224,7 @@ def test_real_dataset_corrupt_local_copy_cli(
         [
             "data",
             "export",
+            "--dataset",
             "summeval_summac_consistency",
             "-o",
             str(out),

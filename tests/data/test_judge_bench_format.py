@@ -1,5 +1,5 @@
 """JUDGE-BENCH's unified format (Bavaresco et al., ACL 2025) read directly, and the published
-inter-human α reproduced through ``metajudge agreement``'s code path."""
+inter-human α reproduced through ``metajudge data agreement``'s code path."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def test_input_file_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     src = data / "data/dices/dices_990.json"
     ds = load_file(src)
     assert ds.name == "dices-990" and ds.card.files[0].sha256
-    assert main(["agreement", "--input", str(src), "--splits", "2"]) == 0
+    assert main(["data", "agreement", "--input", str(src), "--splits", "2"]) == 0
     out = capsys.readouterr().out
     assert "published α" in out and "0.1432" in out
     exp = tmp_path / "d.jsonl"

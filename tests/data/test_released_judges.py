@@ -1,6 +1,6 @@
 """The Alt-Test release (alt_test_calderon2025) and Judging the Judges (judging_the_judges_thakur2024)
 as built-in datasets: their records rebuild the upstream files, their released LLM / judge labels
-are judge columns (``--scores shipped``) that ``meta-eval`` reads, and ``agreement`` gives the
+are judge columns (``--scores shipped``) that ``meta-eval`` reads, and ``data agreement`` gives the
 inter-human reference. Expected values are read from the raw files independently."""
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def test_alt_test_llm_labels_are_judge_columns(load: Load, data_dir: Path) -> No
 
 def _meta_eval(argv: list[str], out: Path) -> dict:
     assert main(["meta-eval", *argv, "--scores", "shipped", "--out", str(out), "--n-boot", "20",
-                 "--quiet"]) == 0  # fmt: off
+                 "--paths-only"]) == 0  # fmt: off
     return json.loads((out / "result.json").read_text("utf-8"))
 
 
@@ -111,7 +111,7 @@ def test_triviaqa_nine_judges_agreement_and_kappa(data_dir: Path, tmp_path: Path
 
 def test_alt_test_subset_meta_eval_beside_the_inter_human_reference(tmp_path: Path) -> None:
     """MT-Bench (3 annotators): the six LLMs' accuracy against the majority, and the annotators'
-    own leave-one-out accuracy against the same target; α as `agreement` gives it."""
+    own leave-one-out accuracy against the same target; α as `data agreement` gives it."""
     j = _meta_eval(["--dataset", ALT, "--subset", "mtbench"], tmp_path / "mt")
     rows = {r["metric"]: r for r in j["rows"]}
     assert len(rows) == 6
@@ -127,7 +127,7 @@ def test_agreement_and_data_commands_take_both(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "agreement.json"
-    assert main(["agreement", "--dataset", ALT, "--subset", "framing", "-o", str(out)]) == 0
+    assert main(["data", "agreement", "--dataset", ALT, "--subset", "framing", "-o", str(out)]) == 0
     (row,) = json.loads(out.read_text("utf-8"))["dimensions"]
     assert round(row["alpha"], 3) == 0.567
     assert row["annotators"] == 4 and row["units"] == 2552

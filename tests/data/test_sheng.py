@@ -61,7 +61,7 @@ def test_data_show_and_meta_eval_see_it(data_dir: Path, tmp_path: Path, capsys) 
                 "--n-boot",
                 "50",
                 "--no-plots",
-                "--quiet",
+                "--paths-only",
                 "--out",
                 str(tmp_path / "m"),
             ]

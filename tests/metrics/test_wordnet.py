@@ -125,7 +125,7 @@ def test_managed_dir_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Non
 def test_cli_setup_wordnet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from metajudge.cli import main
 
-    assert main(["setup", "wordnet", "--target", str(tmp_path / "nd"), "--source", "debian"]) == 0
+    assert main(["setup", "wordnet", "--nltk-dir", str(tmp_path / "nd"), "--source", "debian"]) == 0
     out = capsys.readouterr().out
     assert "WordNet ready (debian" in out and "METAJUDGE_NLTK_DATA" in out
     assert (tmp_path / "nd" / "corpora" / "wordnet" / "lexnames").is_file()

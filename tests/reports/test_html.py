@@ -95,12 +95,12 @@ def test_escaped_text_renders_as_text_in_chromium(tmp_path: Path) -> None:
 def test_meta_eval_writes_report_html(tmp_path: Path, data_dir: Path) -> None:
     out = tmp_path / "rag"
     argv = ["meta-eval", "--dataset", "ragchecker_meta_eval", "--metrics", "bleu,rouge_l"]
-    assert main([*argv, "--n-boot", "50", "--out", str(out), "--quiet"]) == 0
+    assert main([*argv, "--n-boot", "50", "--out", str(out), "--paths-only"]) == 0
     page = out / "report.html"
     text = _self_contained(page)
     assert "data:image/png;base64," in text and "ragchecker_meta_eval" in text
     page.unlink()
-    assert main(["report", str(out), "--format", "html"]) == 0
+    assert main(["report", "render", str(out), "--format", "html"]) == 0
     assert page.is_file()
     if find_chromium() is not None or os.geteuid() == 0:
         _browse(page)
@@ -108,9 +108,9 @@ def test_meta_eval_writes_report_html(tmp_path: Path, data_dir: Path) -> None:
 
 def test_backbone_swap_report_html(tmp_path: Path, data_dir: Path) -> None:
     out = tmp_path / "swap"
-    ext = "gpt-4o,gpt-4o-mini,Meta-Llama-3.1-70B-Instruct-Turbo"
-    argv = ["backbone-swap", "--dataset", "lftqa_eval", "--metric", "geval_faithfulness"]
-    assert main([*argv, "--external", ext, "--n-boot", "50", "--out", str(out)]) == 0
+    ext = "shipped:gpt-4o,gpt-4o-mini,Meta-Llama-3.1-70B-Instruct-Turbo"
+    argv = ["judge", "swap", "--dataset", "lftqa_eval", "--metric", "geval_faithfulness"]
+    assert main([*argv, "--scores", ext, "--n-boot", "50", "--out", str(out)]) == 0
     page = out / "report.html"
     text = _self_contained(page)
     assert '"compare":[{"x":"gpt-4o","y":"gpt-4o-mini"' in text
@@ -192,8 +192,8 @@ def test_decision_run_report_html(tmp_path: Path, data_dir: Path) -> None:
     from metajudge.reports.html_run import write_decision_html
 
     out = tmp_path / "decide"
-    argv = ["decide", "swap", "--dataset", "lftqa_eval", "--metric", "geval_faithfulness"]
-    argv += ["--external", "gpt-4o,gpt-4o-mini", "--x", "gpt-4o", "--y", "gpt-4o-mini"]
+    argv = ["judge", "swap", "--dataset", "lftqa_eval", "--metric", "geval_faithfulness"]
+    argv += ["--scores", "shipped:gpt-4o,gpt-4o-mini", "--x", "gpt-4o", "--y", "gpt-4o-mini"]
     assert main([*argv, "--n-boot", "50", "--out", str(out)]) == 0
     page = write_decision_html(out, metric="geval_faithfulness")
     text = _self_contained(page)
@@ -201,7 +201,9 @@ def test_decision_run_report_html(tmp_path: Path, data_dir: Path) -> None:
     assert "Non-inferiority of Y against X" in text and "data:image/png;base64," in text
     assert '"compare":[{"x":"gpt-4o","y":"gpt-4o-mini","eps":0.0' in text
     page.unlink()
-    assert main(["report", str(out), "--format", "html"]) == 0  # recognised by its decision.json
+    assert (
+        main(["report", "render", str(out), "--format", "html"]) == 0
+    )  # recognised by its decision.json
     if find_chromium() is not None or os.geteuid() == 0:
         res = _browse(page, texts=False)  # LFTQA-Eval ships scores only, no texts
         assert res["compare_detail"]
@@ -237,7 +239,7 @@ def test_browser_cap_shows_the_largest_gaps_and_says_so(tmp_path: Path, data_dir
     argv += ["--n-boot", "50", "--no-plots", "--out", str(out), "--quiet"]
     assert main([*argv, "--browser-cap", "100"]) == 0
     cut = _payload(out / "report.html")
-    assert main(["report", str(out), "--format", "html", "--browser-cap", "0"]) == 0
+    assert main(["report", "render", str(out), "--format", "html", "--browser-cap", "0"]) == 0
     full = _payload(out / "report.html")
     assert len(full["views"]) == len(cut["views"]) == 6  # 2 metrics x 3 dimensions
     for v, w in zip(cut["views"], full["views"], strict=True):
@@ -260,5 +262,5 @@ def test_browser_cap_shows_the_largest_gaps_and_says_so(tmp_path: Path, data_dir
     assert {k: x for k, x in cut.items() if k not in same} == {
         k: x for k, x in full.items() if k not in same
     }
-    assert main(["report", str(out), "--format", "html"]) == 0  # the default cap: 280 fit
+    assert main(["report", "render", str(out), "--format", "html"]) == 0  # the default cap: 280 fit
     assert _payload(out / "report.html") == full and BROWSER_CAP >= 2988  # lftqa_eval fits

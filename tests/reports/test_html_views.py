@@ -114,9 +114,10 @@ def test_a_capped_likert_view_and_a_cap_the_view_fits() -> None:
 def test_the_command_line_states_the_browser_cap() -> None:
     """``--browser-cap``'s help names the default the page uses (the CLI imports no numpy)."""
     from metajudge.cli import build_parser
+    from metajudge.cli.grammar import parser_at
     from metajudge.reports.html_run import BROWSER_CAP
 
-    for cmd in ("meta-eval", "report"):
-        sub = build_parser()._subparsers._group_actions[0].choices[cmd]  # type: ignore[union-attr]
+    for cmd in ("meta-eval", "report render"):
+        sub = parser_at(build_parser(), cmd)
         (act,) = [a for a in sub._actions if a.dest == "browser_cap"]
         assert f"default {BROWSER_CAP}:" in act.help and act.default is None

@@ -127,9 +127,9 @@ def test_percent_is_one_choice_for_terminal_files_and_html(
     t = _page_table((out / "report.html").read_text(encoding="utf-8"))["tables"][0]
     assert t["nd"] == 2 and t["rows"][0][2]["v"] == pytest.approx(ours * 100, abs=1e-2)
     # report --no-percent takes the run back to [-1, 1], the page with it
-    assert main(["report", str(out), "--no-percent", "--no-plots"]) == 0
+    assert main(["report", "render", str(out), "--no-percent", "--no-plots"]) == 0
     assert f"| authors_metric | {ours:.4f} [" in capsys.readouterr().out
-    assert main(["report", str(out), "--format", "html"]) == 0
+    assert main(["report", "render", str(out), "--format", "html"]) == 0
     t = _page_table((out / "report.html").read_text(encoding="utf-8"))["tables"][0]
     assert t["nd"] == 4 and t["rows"][0][2]["v"] == pytest.approx(ours, abs=1e-4)
 
@@ -142,12 +142,12 @@ def test_report_attaches_a_published_jsonl_at_scale_100(
     pub = tmp_path / "paper.jsonl"
     rec = {"metric": "authors_metric", "dimension": "relevance", "statistic": "spearman"}
     pub.write_text(json.dumps({**rec, "value": 48.5, "scale": 100}) + "\n", encoding="utf-8")
-    assert main(["report", str(out), "--published", str(pub), "--no-plots"]) == 0
+    assert main(["report", "render", str(out), "--published", str(pub), "--no-plots"]) == 0
     capsys.readouterr()
     md = (out / "table.md").read_text(encoding="utf-8")
     assert "Relevance Spearman (published)" in md and "| 0.4850 |" in md
     assert "paper.jsonl" in md  # no source column: the file names it
-    assert main(["report", str(out), "--format", "html"]) == 0
+    assert main(["report", "render", str(out), "--format", "html"]) == 0
     t = _page_table((out / "report.html").read_text(encoding="utf-8"))["tables"][0]
     i = t["columns"].index("spearman (published)")
     mine = next(r for r in t["rows"] if r[:2] == ["authors_metric", "relevance"])

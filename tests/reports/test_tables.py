@@ -212,7 +212,7 @@ def test_render_all_and_report_rerender(tmp_path: Path, monkeypatch: pytest.Monk
     (out / "table.md").unlink()
     from metajudge.cli import main
 
-    assert main(["report", str(out), "--no-plots"]) == 0
+    assert main(["report", "render", str(out), "--no-plots"]) == 0
     assert (out / "table.md").read_text() == md  # same numbers: rendered from result.json
 
 
@@ -221,7 +221,7 @@ def test_report_on_a_folder_without_result(
 ) -> None:
     from metajudge.cli import main
 
-    assert main(["report", str(tmp_path)]) == 2
+    assert main(["report", "render", str(tmp_path)]) == 2
     assert "result file not found" in capsys.readouterr().err
 
 

@@ -17,7 +17,18 @@ def test_a_pointwise_report_warns_once_and_names_its_protocol(
 ) -> None:
     scores = tmp_path / "scores.jsonl"
     assert (
-        main(["score", "--input", str(FIXTURE), "--metrics", "rouge_l,bleu", "-o", str(scores)])
+        main(
+            [
+                "metrics",
+                "run",
+                "--input",
+                str(FIXTURE),
+                "--metrics",
+                "rouge_l,bleu",
+                "-o",
+                str(scores),
+            ]
+        )
         == 0
     )
     out = tmp_path / "eval"

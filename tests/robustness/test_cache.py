@@ -177,7 +177,7 @@ def test_damaged_cache_names_file_and_fix(
     else:
         db.write_bytes(data[:100] + b"\xff" * (len(data) - 100))
     before = _sha(db)
-    rc = main(["cache", "stats", "--path", str(db)])
+    rc = main(["cache", "stats", "--cache-file", str(db)])
     err = capsys.readouterr().err
     assert rc == 2 and str(db) in err and "cache repair" in err and "Traceback" not in err
     assert _sha(db) == before
@@ -185,18 +185,18 @@ def test_damaged_cache_names_file_and_fix(
         c = ResponseCache(db)
         c.get_many(["k"])
         len(c)
-    assert main(["cache", "repair", "--path", str(db)]) == 0
+    assert main(["cache", "repair", "--cache-file", str(db)]) == 0
     out = capsys.readouterr().out
     assert "damaged file is now" in out
     assert any(p.name.startswith("c.sqlite.damaged-") for p in tmp_path.iterdir())
-    assert main(["cache", "stats", "--path", str(db)]) == 0  # usable again
+    assert main(["cache", "stats", "--cache-file", str(db)]) == 0  # usable again
 
 
 def test_repair_keeps_readable_rows(tmp_path: Path) -> None:
     db = _filled(tmp_path)
     with sqlite3.connect(db) as con:
         con.execute("UPDATE responses SET response_json = '{broken' WHERE rowid = 1")
-    assert main(["cache", "repair", "--path", str(db)]) == 0
+    assert main(["cache", "repair", "--cache-file", str(db)]) == 0
     assert len(ResponseCache(db)) == 2
 
 
@@ -240,10 +240,10 @@ def test_stats_on_missing_path_creates_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     target = tmp_path / "nonexistent" / "x.sqlite"
-    assert main(["cache", "stats", "--path", str(target)]) == 2
+    assert main(["cache", "stats", "--cache-file", str(target)]) == 2
     assert "cache file not found" in capsys.readouterr().err
     assert not (tmp_path / "nonexistent").exists()
-    assert main(["cache", "stats", "--path", str(tmp_path)]) == 2
+    assert main(["cache", "stats", "--cache-file", str(tmp_path)]) == 2
     assert "is a folder" in capsys.readouterr().err
     with pytest.raises(InputError):
         ResponseCache(target, create=False)
@@ -253,13 +253,13 @@ def test_prune_validates_and_confirms(tmp_path: Path, capsys: pytest.CaptureFixt
     db = _filled(tmp_path)
     before = _sha(db)
     for bad in ("-1", "nan", "inf", "x"):
-        assert main(["cache", "prune", "--path", str(db), "--older-than", bad]) == 2
+        assert main(["cache", "prune", "--cache-file", str(db), "--older-than", bad]) == 2
         assert "--older-than" in capsys.readouterr().err
-    assert main(["cache", "prune", "--path", str(db), "--older-than", "0"]) == 2
+    assert main(["cache", "prune", "--cache-file", str(db), "--older-than", "0"]) == 2
     err = capsys.readouterr()
     assert "3 of 3 entries match" in err.out and "--yes" in err.err
     assert _sha(db) == before and len(ResponseCache(db)) == 3
-    assert main(["cache", "prune", "--path", str(db), "--all", "--yes"]) == 0
+    assert main(["cache", "prune", "--cache-file", str(db), "--all", "--yes"]) == 0
     assert len(ResponseCache(db)) == 0
     with pytest.raises(InputError, match="duration"):
         ResponseCache(db).prune(older_than_s=-1.0)
@@ -270,9 +270,9 @@ def test_export_refuses_its_own_cache_and_folders(
 ) -> None:
     db = _filled(tmp_path)
     before = _sha(db)
-    assert main(["cache", "export", "--path", str(db), "-o", str(db)]) == 2
+    assert main(["cache", "export", "--cache-file", str(db), "-o", str(db)]) == 2
     assert "is also an input" in capsys.readouterr().err and _sha(db) == before
-    assert main(["cache", "export", "--path", str(db), "-o", str(tmp_path)]) == 2
+    assert main(["cache", "export", "--cache-file", str(db), "-o", str(tmp_path)]) == 2
     assert "is a folder" in capsys.readouterr().err
 
 
@@ -343,9 +343,9 @@ def test_stats_and_export_write_nothing(tmp_path: Path, capsys: pytest.CaptureFi
     for side in ("-wal", "-shm"):
         Path(f"{db}{side}").unlink(missing_ok=True)
     before = _sha(db)
-    assert main(["cache", "stats", "--path", str(db), "--format", "json"]) == 0
+    assert main(["cache", "stats", "--cache-file", str(db), "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["entries"] == 3
-    assert main(["cache", "export", "--path", str(db), "-o", str(tmp_path / "e.jsonl")]) == 0
+    assert main(["cache", "export", "--cache-file", str(db), "-o", str(tmp_path / "e.jsonl")]) == 0
     assert _sha(db) == before
     c = ResponseCache(db, read_only=True)
     assert len(c.get_many([cache_key("x", "m", Request(prompt="q0"), "")])) == 1
@@ -360,7 +360,7 @@ def test_stats_on_old_schema_says_to_upgrade(
     with sqlite3.connect(db) as con:
         con.execute(MIGRATIONS[0])
         con.execute("PRAGMA user_version=1")
-    assert main(["cache", "stats", "--path", str(db)]) == 2
+    assert main(["cache", "stats", "--cache-file", str(db)]) == 2
     err = capsys.readouterr().err
     assert "schema v1" in err and "Traceback" not in err
 

@@ -172,10 +172,11 @@ for f in RECORD_FILES:
         lambda p, k=k: _name(p, k),
     )
     case(
-        "score",
+        "metrics run",
         f,
         lambda p, k=k: [
-            "score",
+            "metrics",
+            "run",
             "--input",
             str(p[k]),
             "-o",
@@ -186,9 +187,9 @@ for f in RECORD_FILES:
         lambda p, k=k: _name(p, k),
     )
     case(
-        "agreement",
+        "data agreement",
         f,
-        lambda p, k=k: ["agreement", "--input", str(p[k])],
+        lambda p, k=k: ["data", "agreement", "--input", str(p[k])],
         lambda p, k=k: _name(p, k),
     )
     case(
@@ -205,7 +206,7 @@ for f in RECORD_FILES:
             "--n-boot",
             "10",
             "--no-plots",
-            "--quiet",
+            "--paths-only",
             "--out",
             str(p["out_dir"]),
         ],
@@ -247,25 +248,28 @@ for f, content in SCORE_FILES.items():
             "--n-boot",
             "10",
             "--no-plots",
-            "--quiet",
+            "--paths-only",
             "--out",
             str(p["out_dir"]),
         ],
         lambda p, k=k: _name(p, k),
     )
     case(
-        "backbone-swap",
+        "judge swap",
         f"external-{f}",
         lambda p, k=k: [
-            "backbone-swap",
+            "judge",
+            "swap",
             "--input",
             str(p["good"]),
             "--metric",
             "rouge_l",
             "--dimension",
             "coherence",
-            "--external",
-            f"a={p[k]}:rouge_l,b={p['scores']}:bleu",
+            "--scores",
+            f"a={p[k]}:rouge_l",
+            "--scores",
+            f"b={p['scores']}:bleu",
             "--n-boot",
             "10",
             "--no-plots",
@@ -278,10 +282,11 @@ for f, content in SCORE_FILES.items():
         content
     ):  # an existing bad output file: resume refuses, file unchanged (empty: a fresh start)
         case(
-            "score",
+            "metrics run",
             f"resume-{f}",
             lambda p, k=k: [
-                "score",
+                "metrics",
+                "run",
                 "--input",
                 str(p["good"]),
                 "-o",
@@ -298,19 +303,19 @@ for f in CACHE_FILES:
     case(
         "cache stats",
         f,
-        lambda p, k=k: ["cache", "stats", "--path", str(p[k])],
+        lambda p, k=k: ["cache", "stats", "--cache-file", str(p[k])],
         lambda p, k=k: [str(p[k])],
     )
     case(
         "cache export",
         f,
-        lambda p, k=k: ["cache", "export", "--path", str(p[k]), "-o", str(p["out_file"])],
+        lambda p, k=k: ["cache", "export", "--cache-file", str(p[k]), "-o", str(p["out_file"])],
         lambda p, k=k: [str(p[k])],
     )
     case(
         "cache prune",
         f,
-        lambda p, k=k: ["cache", "prune", "--path", str(p[k]), "--older-than", "1", "--yes"],
+        lambda p, k=k: ["cache", "prune", "--cache-file", str(p[k]), "--older-than", "1", "--yes"],
         lambda p, k=k: [str(p[k])],
     )
 
@@ -318,9 +323,9 @@ for f in CACHE_FILES:
 for f in RESULT_FILES:
     k = f"result:{f}"
     case(
-        "report",
+        "report render",
         f,
-        lambda p, k=k: ["report", str(p[k]), "--no-plots"],
+        lambda p, k=k: ["report", "render", str(p[k]), "--no-plots"],
         lambda p, k=k: [p[k].name, "result.json"],
     )
 
@@ -329,31 +334,31 @@ for v in ("-1", "nan", "inf", "-inf", "1e999", "abc", ""):
     case(
         "cache prune",
         f"older-than={v}",
-        lambda p, v=v: ["cache", "prune", "--path", str(p["cache"]), "--older-than", v],
+        lambda p, v=v: ["cache", "prune", "--cache-file", str(p["cache"]), "--older-than", v],
         lambda p: ["--older-than"],
     )
 case(
     "cache prune",
     "all-without-yes",
-    lambda p: ["cache", "prune", "--path", str(p["cache"]), "--all"],
+    lambda p: ["cache", "prune", "--cache-file", str(p["cache"]), "--all"],
     lambda p: ["--yes"],
 )
 case(
     "cache stats",
     "path-in-missing-folder",
-    lambda p: ["cache", "stats", "--path", str(p["root"] / "nonexistent" / "x.sqlite")],
+    lambda p: ["cache", "stats", "--cache-file", str(p["root"] / "nonexistent" / "x.sqlite")],
     lambda p: ["x.sqlite"],
 )
 case(
     "cache export",
     "output-is-the-cache",
-    lambda p: ["cache", "export", "--path", str(p["cache"]), "-o", str(p["cache"])],
+    lambda p: ["cache", "export", "--cache-file", str(p["cache"]), "-o", str(p["cache"])],
     lambda p: ["--output"],
 )
 case(
     "cache export",
     "output-is-a-folder",
-    lambda p: ["cache", "export", "--path", str(p["cache"]), "-o", str(p["root"])],
+    lambda p: ["cache", "export", "--cache-file", str(p["cache"]), "-o", str(p["root"])],
     lambda p: ["--output"],
 )
 for opt in (
@@ -374,10 +379,11 @@ for opt in (
     metric = opt.split(".")[0] if "." in opt else "rouge_l"
     metric = metric if metric in ("rouge_l", "geval_faithfulness", "bleu") else "rouge_l"
     case(
-        "score",
+        "metrics run",
         f"option={opt}",
         lambda p, opt=opt, metric=metric: [
-            "score",
+            "metrics",
+            "run",
             "--input",
             str(p["good"]),
             "-o",
@@ -395,10 +401,11 @@ for label, out_key in (
     ("output-below-file", "below_file"),
 ):
     case(
-        "score",
+        "metrics run",
         label,
         lambda p, out_key=out_key: [
-            "score",
+            "metrics",
+            "run",
             "--input",
             str(p["good"]),
             "-o",
@@ -441,10 +448,11 @@ for name in TRAVERSAL:
         "data fetch", f"name={name}", lambda p, n=name: ["data", "fetch", n], lambda p, n=name: [n]
     )
     case(
-        "score",
+        "metrics run",
         f"dataset={name}",
         lambda p, n=name: [
-            "score",
+            "metrics",
+            "run",
             "--dataset",
             n,
             "-o",
@@ -455,9 +463,9 @@ for name in TRAVERSAL:
         lambda p, n=name: [n],
     )
     case(
-        "agreement",
+        "data agreement",
         f"dataset={name}",
-        lambda p, n=name: ["agreement", "--dataset", n],
+        lambda p, n=name: ["data", "agreement", "--dataset", n],
         lambda p, n=name: [n],
     )
     case(
@@ -500,7 +508,7 @@ def _meta(p: dict[str, Path], *extra: str, out: str | None = None) -> list[str]:
         "--metrics",
         "rouge_l",
         "--no-plots",
-        "--quiet",
+        "--paths-only",
         "--out",
         out or str(p["out_dir"]),
         *extra,
@@ -509,15 +517,18 @@ def _meta(p: dict[str, Path], *extra: str, out: str | None = None) -> list[str]:
 
 def _swap(p: dict[str, Path], *extra: str, out: str | None = None) -> list[str]:
     return [
-        "backbone-swap",
+        "judge",
+        "swap",
         "--input",
         str(p["good"]),
         "--metric",
         "rouge_l",
         "--dimension",
         "coherence",
-        "--external",
-        f"a={p['scores']}:rouge_l,b={p['scores']}:bleu",
+        "--scores",
+        f"a={p['scores']}:rouge_l",
+        "--scores",
+        f"b={p['scores']}:bleu",
         "--no-plots",
         "--out",
         out or str(p["out_dir"]),
@@ -529,7 +540,7 @@ for opt, vals in (
     ("--n-boot", ("-5", "0", "abc", "1e3")),
     ("--cv-folds", ("0", "-2")),
     ("--seed", ("-1", "99999999999999999999999")),
-    ("--epsilon", ("nan", "-1", "inf")),
+    ("--tie-band", ("nan", "-1", "inf")),
 ):
     for v in vals:
         case(
@@ -543,12 +554,12 @@ for opt, vals in (
 for opt, vals in (
     ("--n-boot", ("-5", "0")),
     ("--seed", ("-1",)),
-    ("--epsilon", ("nan", "-1")),
+    ("--tie-band", ("nan", "-1")),
     ("--limit", ("-1", "0")),
 ):
     for v in vals:
         case(
-            "backbone-swap",
+            "judge swap",
             f"{opt}={v}",
             lambda p, opt=opt, v=v: _swap(
                 p, opt, v, *(["--n-boot", "10"] if opt != "--n-boot" else [])
@@ -562,36 +573,36 @@ case(
     lambda p: ["--out", p["good"].name],
 )
 case(
-    "backbone-swap",
+    "judge swap",
     "out-is-a-file",
     lambda p: _swap(p, "--n-boot", "10", out=str(p["good"])),
     lambda p: ["--out", p["good"].name],
 )
 case(
-    "report",
+    "report render",
     "folder-is-a-file",
-    lambda p: ["report", str(p["good"]), "--no-plots"],
+    lambda p: ["report", "render", str(p["good"]), "--no-plots"],
     lambda p: [p["good"].name],
 )
 
 # the validators of the other analysis commands (issue 18 item 8), one case per bad value
-_AGREE = ["agreement", "--input"]
+_AGREE = ["data", "agreement", "--input"]
 for opt, vals in (("--seed", ("-1", "x")), ("--splits", ("0", "-3", "2.5"))):
     for v in vals:
         case(
-            "agreement",
+            "data agreement",
             f"{opt}={v}",
             lambda p, opt=opt, v=v: [*_AGREE, str(p["good"]), opt, v],
             lambda p, opt=opt: [opt],
         )
 case(
-    "agreement",
+    "data agreement",
     "output-is-the-input",
     lambda p: [*_AGREE, str(p["good"]), "-o", str(p["good"])],
     lambda p: [p["good"].name],
 )
 case(
-    "agreement",
+    "data agreement",
     "output-is-a-folder",
     lambda p: [*_AGREE, str(p["good"]), "-o", str(p["root"])],
     lambda p: [p["root"].name],
@@ -605,9 +616,17 @@ for opt, vals in (("--n-boot", ("0", "-5", "20000000")), ("--seed", ("-1",))):
             lambda p, opt=opt: [opt],
         )
         case(
-            "decide verdicts",
+            "judge verdicts --choose",
             f"{opt}={v}",
-            lambda p, opt=opt, v=v: ["decide", "verdicts", str(p["good"]), opt, v],
+            lambda p, opt=opt, v=v: [
+                "judge",
+                "verdicts",
+                "--choose",
+                "--input",
+                str(p["good"]),
+                opt,
+                v,
+            ],
             lambda p, opt=opt: [opt],
         )
 case(
@@ -618,15 +637,23 @@ case(
 )
 for opt, v in (("--margin", "-1"), ("--margin", "nan"), ("--alpha", "2"), ("--alpha", "-0.1")):
     case(
-        "decide verdicts",
+        "judge verdicts --choose",
         f"{opt}={v}",
-        lambda p, opt=opt, v=v: ["decide", "verdicts", str(p["good"]), opt, v],
+        lambda p, opt=opt, v=v: [
+            "judge",
+            "verdicts",
+            "--choose",
+            "--input",
+            str(p["good"]),
+            opt,
+            v,
+        ],
         lambda p, opt=opt: [opt],
     )
 case(
-    "decide verdicts",
+    "judge verdicts --choose",
     "out-is-a-file",
-    lambda p: ["decide", "verdicts", str(p["good"]), "--out", str(p["good"])],
+    lambda p: ["judge", "verdicts", "--choose", "--input", str(p["good"]), "--out", str(p["good"])],
     lambda p: ["--out", p["good"].name],
 )
 for opt, v in (
@@ -651,7 +678,7 @@ for opt, v in (
         lambda p, opt=opt: [opt],
     )
 case(
-    "backbone-swap",
+    "judge swap",
     "--n-boot=20000000",
     lambda p: _swap(p, "--n-boot", "20000000"),
     lambda p: ["--n-boot"],
@@ -700,7 +727,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     assert (
         main(
             [
-                "score",
+                "metrics",
+                "run",
                 "--input",
                 str(p["good"]),
                 "-o",

@@ -92,14 +92,22 @@ def test_deep_score_file_and_result(tmp_path: Path, capsys: pytest.CaptureFixtur
     """A 100,000-deep score file (``.json``) and a 100,000-deep ``result.json``: exit 2."""
     scores = tmp_path / "deep.json"
     scores.write_text(DEEP, encoding="utf-8")
-    argv = ["meta-eval", "--input", str(GRADED), "--scores", str(scores), "--no-plots", "--quiet"]
+    argv = [
+        "meta-eval",
+        "--input",
+        str(GRADED),
+        "--scores",
+        str(scores),
+        "--no-plots",
+        "--paths-only",
+    ]
     rc, err = _run([*argv, "--out", str(tmp_path / "o")], capsys)
     assert rc == 2 and "deep.json:1: field [][][][]" in err, (rc, err[-600:])
     run = tmp_path / "run"
     run.mkdir()
     (run / "result.json").write_text('{"dataset": ' + DEEP + "}", encoding="utf-8")
     for fmt in ("md", "html"):
-        rc, err = _run(["report", "--format", fmt, str(run)], capsys)
+        rc, err = _run(["report", "render", "--format", fmt, str(run)], capsys)
         assert rc == 2 and "result.json:1: field dataset" in err, (fmt, rc, err[-600:])
 
 
@@ -125,7 +133,9 @@ def test_csv_cells_neutralised_and_markdown_escaped(
     as -0.25 stay numbers; ``\\|`` and ``&lt;`` in Markdown."""
     out = tmp_path / "out"
     argv = ["meta-eval", "--input", str(GRADED), "--scores", str(_formula_scores(tmp_path))]
-    rc, err = _run([*argv, "--no-plots", "--quiet", "--no-baselines", "--out", str(out)], capsys)
+    rc, err = _run(
+        [*argv, "--no-plots", "--paths-only", "--no-baselines", "--out", str(out)], capsys
+    )
     assert rc == 0, err[-600:]
     for name in ("table.csv", "cells.csv"):
         rows = list(csv.reader(io.StringIO((out / name).read_text(encoding="utf-8"))))
@@ -154,7 +164,7 @@ def test_categorical_csv_neutralised(tmp_path: Path, capsys: pytest.CaptureFixtu
         CAT_SCORES.read_text(encoding="utf-8").replace("judge", "@SUM(1+1)", 1), encoding="utf-8"
     )
     out = tmp_path / "cat"
-    argv = ["meta-eval", "--input", str(CATEGORICAL), "--scores", str(scores), "--quiet"]
+    argv = ["meta-eval", "--input", str(CATEGORICAL), "--scores", str(scores), "--paths-only"]
     rc, err = _run([*argv, "--out", str(out)], capsys)
     assert rc == 0, err[-600:]
     rows = list(csv.reader(io.StringIO((out / "table.csv").read_text(encoding="utf-8"))))
@@ -187,7 +197,7 @@ def test_infinite_scores_refused(
             f'{{"item": "{b}", "system": "{sb}", "bleu": {cell}}}]',
             encoding="utf-8",
         )
-    argv = ["meta-eval", "--input", str(GRADED), "--scores", str(p), "--no-plots", "--quiet"]
+    argv = ["meta-eval", "--input", str(GRADED), "--scores", str(p), "--no-plots", "--paths-only"]
     rc, err = _run([*argv, "--out", str(tmp_path / "o")], capsys)
     assert rc == 2 and where in err and "infinite score" in err, (rc, err[-600:])
 
@@ -201,7 +211,7 @@ def test_disk_full_names_the_path(
     import metajudge.io as mio
 
     out = tmp_path / "cat"
-    argv = ["meta-eval", "--input", str(CATEGORICAL), "--scores", str(CAT_SCORES), "--quiet"]
+    argv = ["meta-eval", "--input", str(CATEGORICAL), "--scores", str(CAT_SCORES), "--paths-only"]
     assert _run([*argv, "--out", str(out)], capsys)[0] == 0
     before = {p.name: p.read_bytes() for p in out.iterdir()}
 
@@ -221,11 +231,11 @@ def test_categorical_run_writes_report_html(
 ) -> None:
     """Before: no report.html, and ``report --format html`` said "not a complete result"."""
     out = tmp_path / "cat"
-    argv = ["meta-eval", "--input", str(CATEGORICAL), "--scores", str(CAT_SCORES), "--quiet"]
+    argv = ["meta-eval", "--input", str(CATEGORICAL), "--scores", str(CAT_SCORES), "--paths-only"]
     assert _run([*argv, "--out", str(out)], capsys)[0] == 0
     assert (out / "report.html").is_file()
     (out / "report.html").unlink()
-    rc, err = _run(["report", "--format", "html", str(out)], capsys)
+    rc, err = _run(["report", "render", "--format", "html", str(out)], capsys)
     assert rc == 0, err[-600:]
     page = (out / "report.html").read_text(encoding="utf-8")
     assert "Confusion matrix: judge / safe" in page and "byod_safety" in page

@@ -2,8 +2,8 @@
 
 ``kill -9`` at random (seeded) moments of ``metajudge meta-eval`` into an existing folder never
 leaves files of two runs; a second run into the same ``--out`` refuses naming the first; stale
-temporaries (``.agreement_heatmap.png.*.tmp``) are removed; the readers (``report``, the HTML
-re-render of a meta-eval and of a backbone-swap folder) work on the new layout.
+temporaries (``.agreement_heatmap.png.*.tmp``) are removed; the readers (``report render``, the HTML
+re-render of a meta-eval and of a judge swap folder) work on the new layout.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def _meta_argv(out: Path, seed: int, *extra: str) -> list[str]:
         "20",
         "--seed",
         str(seed),
-        "--quiet",
+        "--paths-only",
         "--out",
         str(out),
         *extra,
@@ -159,7 +159,14 @@ def test_second_run_into_the_same_out_refuses(
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        argv = ["meta-eval", "--input", str(CATEGORICAL), "--scores", str(CAT_SCORES), "--quiet"]
+        argv = [
+            "meta-eval",
+            "--input",
+            str(CATEGORICAL),
+            "--scores",
+            str(CAT_SCORES),
+            "--paths-only",
+        ]
         capsys.readouterr()
         rc = main([*argv, "--out", str(out)])
         err = capsys.readouterr().err
@@ -175,30 +182,47 @@ def test_second_run_into_the_same_out_refuses(
 def test_swap_cleans_stale_temporaries_and_rerenders(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A ``.agreement_heatmap.png.*.tmp`` a killed backbone-swap left is gone after a rerun; the
-    swap folder and a meta-eval folder re-render (``report``, ``report --format html``)."""
+    """A ``.agreement_heatmap.png.*.tmp`` a killed judge swap left is gone after a rerun; the
+    swap folder and a meta-eval folder re-render (``report render``, ``report render --format html``)."""
     scores = tmp_path / "scores.jsonl"
-    argv = ["score", "--input", str(GRADED), "-o", str(scores), "--metrics", "rouge_l,bleu"]
+    argv = [
+        "metrics",
+        "run",
+        "--input",
+        str(GRADED),
+        "-o",
+        str(scores),
+        "--metrics",
+        "rouge_l,bleu",
+    ]
     assert main([*argv, "--quiet"]) == 0
     out = tmp_path / "swap"
     out.mkdir()
     stale = out / ".agreement_heatmap.png.k3j2l1.tmp"
     stale.write_bytes(b"\x89PNG half")
     (out / "notes.txt").write_text("mine\n", encoding="utf-8")  # a user's file is kept
-    swap = ["backbone-swap", "--input", str(GRADED), "--metric", "rouge_l", "--dimension"]
+    swap = ["judge", "swap", "--input", str(GRADED), "--metric", "rouge_l", "--dimension"]
     swap += ["coherence", "--scores", f"a={scores}:rouge_l", "--scores", f"b={scores}:bleu"]
     assert main([*swap, "--n-boot", "20", "--out", str(out)]) == 0
     assert not stale.exists() and (out / "notes.txt").read_text(encoding="utf-8") == "mine\n"
     names = {p.name for p in out.iterdir()}
     assert {"swap.json", "swap.md", "report.html", "manifest.json"} <= names
-    assert main(["report", "--format", "html", str(out)]) == 0
+    assert main(["report", "render", "--format", "html", str(out)]) == 0
     meta = tmp_path / "meta"
-    argv = ["meta-eval", "--input", str(GRADED), "--scores", str(scores), "--no-plots", "--quiet"]
+    argv = [
+        "meta-eval",
+        "--input",
+        str(GRADED),
+        "--scores",
+        str(scores),
+        "--no-plots",
+        "--paths-only",
+    ]
     assert main([*argv, "--out", str(meta)]) == 0
     run_id = assert_one_run(meta)
     capsys.readouterr()
-    assert main(["report", str(meta), "--no-plots"]) == 0
-    assert main(["report", "--format", "html", str(meta)]) == 0
+    assert main(["report", "render", str(meta), "--no-plots"]) == 0
+    assert main(["report", "render", "--format", "html", str(meta)]) == 0
     assert assert_one_run(meta) == run_id  # re-rendered in place: same run, manifest refreshed
     printed = capsys.readouterr().out
     assert ".stage-" not in printed and str(meta / "report.html") in printed
@@ -209,11 +233,11 @@ def test_report_refuses_a_result_the_manifest_does_not_vouch_for(
 ) -> None:
     """A result.json replaced after the run (from another run) is refused, exit 2."""
     out = tmp_path / "cat"
-    argv = ["meta-eval", "--input", str(CATEGORICAL), "--scores", str(CAT_SCORES), "--quiet"]
+    argv = ["meta-eval", "--input", str(CATEGORICAL), "--scores", str(CAT_SCORES), "--paths-only"]
     assert main([*argv, "--out", str(out)]) == 0
     r = json.loads((out / "result.json").read_text(encoding="utf-8"))
     r["data"]["run"]["seconds"] = 99.0  # as another run would have written it
     (out / "result.json").write_text(json.dumps(r), encoding="utf-8")
     capsys.readouterr()
-    assert main(["report", str(out)]) == 2
+    assert main(["report", "render", str(out)]) == 2
     assert "result.json: changed since run" in capsys.readouterr().err

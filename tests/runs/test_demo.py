@@ -73,7 +73,7 @@ def test_demo_html_page_holds_tables_caution_and_links(data_dir: Path, tmp_path:
     sub, _ = draw_subset(RAG_DATASET, 8, 0, tmp_path, data_dir=data_dir)
     lex = tmp_path / "lex"
     argv = ["meta-eval", "--input", str(sub), "--metrics", "bleu,rouge_l", "--out", str(lex)]
-    assert main([*argv, "--n-boot", "20", "--no-plots", "--quiet"]) == 0
+    assert main([*argv, "--n-boot", "20", "--no-plots", "--paths-only"]) == 0
     swap = run_backbone_swap(
         "lftqa_eval", "geval_faithfulness", external=["gpt-4o", "gpt-4o-mini"], limit=30, n_boot=20
     )
@@ -133,7 +133,7 @@ def test_demo_end_to_end_and_rerun_from_cache(
                 "--n-boot",
                 "50",
                 "--no-plots",
-                "--quiet",
+                "--paths-only",
             ]
         )
         == 0

@@ -84,7 +84,7 @@ def test_cola_scripted(tmp_path: Path) -> None:
 
 @needs_data
 def test_replies_file_through_meta_eval(tmp_path: Path) -> None:
-    """The replies file is a dataset whose judge columns `meta-eval --external` reads (parsed
+    """The replies file is a dataset whose judge columns `meta-eval --scores shipped` reads (parsed
     replies as labels; invalid and missing replies counted), matching run-bench's numbers."""
     from metajudge.cli import main
 
@@ -93,7 +93,7 @@ def test_replies_file_through_meta_eval(tmp_path: Path) -> None:
     be = Scripted(["Yes", "No", "maybe", "Yes", "No", "No"])
     run = run_judge_bench(output=out, backbone="m", input_file=str(src), first=6, backend=be)
     ev = tmp_path / "eval"
-    assert main(["meta-eval", "--input", str(out), "--external", "--out", str(ev)]) == 0
+    assert main(["meta-eval", "--input", str(out), "--scores", "shipped", "--out", str(ev)]) == 0
     (row,) = json.loads((ev / "result.json").read_text())["rows"]
     (want,) = run.evaluation["rows"]
     assert row["metric"] == "metajudge/m" and row["n"] == want["valid"] == 5

@@ -53,7 +53,7 @@ def test_the_scatter_drawn_ahead_is_the_plot_of_the_result(
 ) -> None:
     seen = _started(monkeypatch)
     out = tmp_path / "run"
-    assert main([*ARGS, "--out", str(out), "--quiet"]) == 0
+    assert main([*ARGS, "--out", str(out), "--paths-only"]) == 0
     assert len(seen) == 1 and seen[0] is not None  # a child drew it
     assert seen[0].process.exitcode == 0
     _every_plot_as_drawn_afterwards(out, tmp_path)
@@ -70,7 +70,7 @@ def test_a_failed_child_is_logged_and_the_plot_drawn_here(
     seen = _started(monkeypatch)
     out = tmp_path / "run"
     with caplog.at_level(logging.WARNING, logger="metajudge.runs.plot_ahead"):
-        assert main([*ARGS, "--out", str(out), "--quiet"]) == 0
+        assert main([*ARGS, "--out", str(out), "--paths-only"]) == 0
     assert seen[0] is not None and seen[0].process.exitcode == 1
     assert "did not make correlation_pearson.png, correlation_spearman.png, scatter.png" in (
         caplog.text
@@ -95,7 +95,7 @@ def test_a_child_failing_on_the_final_result_keeps_its_scatter(
     seen = _started(monkeypatch)
     out = tmp_path / "run"
     with caplog.at_level(logging.WARNING, logger="metajudge.runs.plot_ahead"):
-        assert main([*ARGS, "--out", str(out), "--quiet"]) == 0
+        assert main([*ARGS, "--out", str(out), "--paths-only"]) == 0
     assert seen[0] is not None and seen[0].process.exitcode == 1
     text = caplog.text
     assert "did not make correlation_pearson.png, correlation_spearman.png, drawn" in text
@@ -163,9 +163,9 @@ def test_no_child_without_plots_or_above_the_record_limit(
     data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seen = _started(monkeypatch)
-    assert main([*ARGS, "--out", str(tmp_path / "a"), "--quiet", "--no-plots"]) == 0
+    assert main([*ARGS, "--out", str(tmp_path / "a"), "--paths-only", "--no-plots"]) == 0
     monkeypatch.setattr(plot_ahead, "MAX_RECORDS", 100)  # RAGChecker has 280
-    assert main([*ARGS, "--out", str(tmp_path / "b"), "--quiet"]) == 0
+    assert main([*ARGS, "--out", str(tmp_path / "b"), "--paths-only"]) == 0
     assert seen == [None, None]
     assert (tmp_path / "b" / "scatter.png").read_bytes() == _drawn_afterwards(
         tmp_path / "b", tmp_path

@@ -186,14 +186,15 @@ def test_cli_score_metrics_list_and_resume(
     out = tmp_path / "scores.jsonl"
     rc = main(
         [
-            "score",
+            "metrics",
+            "run",
             "--input",
             str(data),
             "--metrics",
             "bleu,rouge_l,number_match",
             "-o",
             str(out),
-            "--no-progress",
+            "--quiet",
         ]
     )
     assert rc == 0
@@ -204,14 +205,15 @@ def test_cli_score_metrics_list_and_resume(
     # resume: a changed option recomputes only that metric's rows
     rc = main(
         [
-            "score",
+            "metrics",
+            "run",
             "--input",
             str(data),
             "--metrics",
             "rouge_l",
             "-o",
             str(out),
-            "--no-progress",
+            "--quiet",
             "--option",
             "rouge_l.use_stemmer=false",
         ]
@@ -223,26 +225,38 @@ def test_cli_score_metrics_list_and_resume(
     assert "(12 rows of other metrics kept)" in capsys.readouterr().out
     rc = main(
         [
-            "score",
+            "metrics",
+            "run",
             "--input",
             str(data),
             "--metrics",
             "bleu",
             "-o",
             str(out),
-            "--no-progress",
+            "--quiet",
             "--fresh",
         ]
     )
     assert rc == 0 and len(read_scores(out)) == 6  # --fresh: only this run's rows
     assert (
         main(
-            ["score", "--input", str(data), "--metrics", "bleu", "-o", str(out), "--option", "bleu"]
+            [
+                "metrics",
+                "run",
+                "--input",
+                str(data),
+                "--metrics",
+                "bleu",
+                "-o",
+                str(out),
+                "--option",
+                "bleu",
+            ]
         )
         == 2
     )
     assert "expected METRIC.KEY=VALUE" in capsys.readouterr().err
-    assert main(["metrics", "list", "--json"]) == 0
+    assert main(["metrics", "list", "--format", "json"]) == 0
     infos = json.loads(capsys.readouterr().out)
     by = {i["name"]: i for i in infos}
     assert by["bleu"]["range"] == [0.0, 100.0] and by["rouge_l"]["direction"] == "higher"
@@ -252,14 +266,15 @@ def test_cli_score_real_dataset(data_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "rc.jsonl"
     rc = main(
         [
-            "score",
+            "metrics",
+            "run",
             "--dataset",
             "ragchecker_meta_eval",
             "--metrics",
             "bleu",
             "-o",
             str(out),
-            "--no-progress",
+            "--quiet",
         ]
     )
     assert rc == 0
@@ -326,13 +341,16 @@ def test_reference_field_and_all_failed_exit(
     out = tmp_path / "s.jsonl"
     # no input.reference: every row fails -> exit 1 with the first errors and a hint
     assert (
-        main(["score", "--input", str(f), "--metrics", "rouge_l", "-o", str(out), "--quiet"]) == 1
+        main(
+            ["metrics", "run", "--input", str(f), "--metrics", "rouge_l", "-o", str(out), "--quiet"]
+        )
+        == 1
     )
     err = capsys.readouterr().err
     assert "no reference text" in err and "--reference-field" in err
     # against another field of the record
     rc = main(
-        ["score", "--input", str(f), "--metrics", "rouge_l", "-o", str(out), "--quiet", "--fresh",
+        ["metrics", "run", "--input", str(f), "--metrics", "rouge_l", "-o", str(out), "--quiet", "--fresh",
          "--reference-field", "input.context"]
     )  # fmt: skip
     assert rc == 0

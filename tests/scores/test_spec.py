@@ -90,7 +90,7 @@ def test_errors_name_the_spec(text: str, why: str) -> None:
 
 
 def test_cli_refuses_a_bad_spec_naming_it(capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["kendall", "--dataset", "x", "--dimension", "d", "--scores", "x=f.csv:a,b"]
+    argv = ["stats", "kendall", "--dataset", "x", "--dimension", "d", "--scores", "x=f.csv:a,b"]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "argument --scores: score spec 'x=f.csv:a,b': LABEL= names one column" in err
@@ -106,22 +106,25 @@ def _parser(cmd: list[str]) -> argparse.Namespace:
     return build_parser().parse_args(cmd)
 
 
-@pytest.mark.parametrize("command", ["meta-eval", "kendall", "rank-clusters"])
+@pytest.mark.parametrize("command", ["meta-eval", "stats kendall", "stats rank-clusters"])
 def test_external_flag_is_scores_shipped(command: str, capsys: pytest.CaptureFixture[str]) -> None:
     extra = ["--out", "o"] if command == "meta-eval" else ["--dimension", "d"]
-    old = _parser([command, "--dataset", "x", "--scores", "f.csv", "--external", *extra])
+    cmd = command.split()
+    old = _parser([*cmd, "--dataset", "x", "--scores", "f.csv", "--external", *extra])
     assert old.scores == [parse_score_spec("f.csv"), SHIPPED]
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["metajudge: --external is deprecated; use --scores shipped"]
-    new = _parser([command, "--dataset", "x", "--scores", "f.csv", "--scores", "shipped", *extra])
+    assert err == [
+        "metajudge: '--external' is deprecated; use '--scores shipped' (removed in 0.3.0)"
+    ]
+    new = _parser([*cmd, "--dataset", "x", "--scores", "f.csv", "--scores", "shipped", *extra])
     assert new.scores == old.scores and capsys.readouterr().err == ""
 
 
 @pytest.mark.parametrize(
     "cmd",
     [
-        ["backbone-swap"],
-        ["decide", "swap", "--x", "a", "--y", "b"],
+        ["judge", "swap"],
+        ["judge", "swap", "--x", "a", "--y", "b"],
         ["decide", "ppi", "--n-labelled", "5"],
     ],
 )
@@ -130,9 +133,8 @@ def test_external_list_maps_onto_scores(cmd: list[str], capsys: pytest.CaptureFi
     old = _parser([*base, "--external", "gpt-4o,x=f.csv:score"])
     assert [s.text for s in old.scores] == ["shipped:gpt-4o", "x=f.csv:score"]
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [
-        "metajudge: --external is deprecated; use --scores shipped:gpt-4o --scores x=f.csv:score"
-    ]
+    new_text = "--scores shipped:gpt-4o --scores x=f.csv:score"
+    assert err == [f"metajudge: '--external' is deprecated; use '{new_text}' (removed in 0.3.0)"]
     new = _parser([*base, "--scores", "shipped:gpt-4o", "--scores", "x=f.csv:score"])
     assert new.scores == old.scores
 
@@ -143,7 +145,7 @@ def test_from_external_list_passes_parsed_specs() -> None:
 
 
 def test_old_spellings_are_hidden_from_help(capsys: pytest.CaptureFixture[str]) -> None:
-    for cmd in (["meta-eval"], ["backbone-swap"], ["kendall"], ["decide", "swap"]):
+    for cmd in (["meta-eval"], ["judge", "swap"], ["stats", "kendall"], ["judge", "swap"]):
         assert main([*cmd, "--help"]) == 0
         out = capsys.readouterr().out
         assert "--scores" in out and "--external" not in out, cmd
@@ -203,7 +205,7 @@ def test_spec_objects_are_hashable_values() -> None:
 
 def _meta_eval(data_dir: Path, out: Path, scores: list[str]) -> dict[str, Any]:
     argv = ["meta-eval", "--dataset", "ragchecker_meta_eval", "--data-dir", str(data_dir),
-            "--metrics", "ragchecker", "--n-boot", "100", "--no-plots", "--quiet", "--out", str(out)]  # fmt: skip
+            "--metrics", "ragchecker", "--n-boot", "100", "--no-plots", "--paths-only", "--out", str(out)]  # fmt: skip
     assert main([*argv, *scores]) == 0
     res = json.loads((out / "result.json").read_text())
     res["run"].pop("seconds")
@@ -215,7 +217,7 @@ def test_meta_eval_external_equals_scores_shipped(
     data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     old = _meta_eval(data_dir, tmp_path / "old", ["--external"])
-    assert "--external is deprecated" in capsys.readouterr().err
+    assert "'--external' is deprecated" in capsys.readouterr().err
     new = _meta_eval(data_dir, tmp_path / "new", ["--scores", "shipped"])
     assert old == new and new["run"]["scores"] == ["shipped"]
     col = _meta_eval(data_dir, tmp_path / "col", ["--scores", "shipped:ragchecker"])

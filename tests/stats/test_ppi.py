@@ -12,7 +12,7 @@ from metajudge.cli import main
 from tests.conftest import Load
 
 PPI = ["decide", "ppi", "--dataset", "lftqa_eval", "--metric", "geval_faithfulness",
-       "--external", "gpt-4o"]  # fmt: skip
+       "--scores", "shipped:gpt-4o"]  # fmt: skip
 
 
 def test_ppi_cli_lftqa_geval(data_dir: Path, tmp_path: Path) -> None:
@@ -100,9 +100,9 @@ def test_drift_change_rate_when_every_pair_ties(load: Load) -> None:
 
 
 def test_swap_report_ppi_section(data_dir: Path, tmp_path: Path) -> None:
-    """``decide swap --ppi-labelled N``: the decision report carries the PPI section for Y."""
-    args = ["decide", "swap", "--dataset", "lftqa_eval", "--metric", "geval_faithfulness",
-            "--external", "gpt-4o,gpt-4o-mini", "--x", "gpt-4o", "--y", "gpt-4o-mini",
+    """``judge swap --x X --y Y --ppi-labelled N``: the decision report carries the PPI section for Y."""
+    args = ["judge", "swap", "--dataset", "lftqa_eval", "--metric", "geval_faithfulness",
+            "--scores", "shipped:gpt-4o,gpt-4o-mini", "--x", "gpt-4o", "--y", "gpt-4o-mini",
             "--n-boot", "50", "--ppi-labelled", "100", "--data-dir", str(data_dir),
             "--out", str(tmp_path)]  # fmt: skip
     assert main(args) == 0

@@ -331,9 +331,9 @@ REFUSED: Mapping[str, str] = {
     "--normalize": "labels are not normalised (min-max / sign / raw apply to numeric scores)",
     "--aggregation mean": "nominal labels have no mean (the target is the majority label)",
     "--level": "labels are compared item by item against the majority label",
-    "--grouped": "per-input correlations are not defined on labels",
-    "--epsilon": "a tie band applies to score differences",
-    "--learn-epsilon": "a tie band applies to score differences",
+    "--level item": "per-input correlations are not defined on labels",
+    "--tie-band": "a tie band applies to score differences",
+    "--learn-tie-band": "a tie band applies to score differences",
     "--statistics": "Pearson / Spearman / Kendall make no sense for nominal labels "
     "(reported: accuracy, Cohen's κ, macro-F1)",
 }

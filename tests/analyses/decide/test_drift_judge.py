@@ -16,11 +16,11 @@ BASE = ["decide", "drift", "--dataset", "lftqa_mitigation_pradhumant", "--metric
 @pytest.mark.parametrize(
     "extra",
     [
-        ["geval_faithfulness", "--option", "after.temperature=1.0"],  # no --judge
-        ["geval_faithfulness", "--judge", "smollm2-135m", "--option", "middle.n=1"],
-        ["geval_faithfulness", "--judge", "smollm2-135m", "--option", "after.bogus=1"],
-        ["geval_faithfulness", "--judge", "smollm2-135m", "--option", "after.temperature=-1"],
-        ["geval_faithfulness", "--judge", "smollm2-135m", "--backbones", "a,b"],
+        ["geval_faithfulness", "--option", "after.temperature=1.0"],  # no --backbone
+        ["geval_faithfulness", "--backbone", "smollm2-135m", "--option", "middle.n=1"],
+        ["geval_faithfulness", "--backbone", "smollm2-135m", "--option", "after.bogus=1"],
+        ["geval_faithfulness", "--backbone", "smollm2-135m", "--option", "after.temperature=-1"],
+        ["geval_faithfulness", "--backbone", "smollm2-135m", "--backbones", "a,b"],
     ],
 )
 def test_drift_judge_options_refused(extra: list[str], capsys: pytest.CaptureFixture) -> None:

@@ -23,7 +23,7 @@ T0 = ["--option", "before.mode=samples", "--option", "before.n=1",
 
 def _cmd(data_dir: Path, out: Path, after_t: str) -> list[str]:
     return ["decide", "drift", "--dataset", "lftqa_mitigation_pradhumant",
-            "--metric", "geval_faithfulness", "--limit", "7", "--judge", "smollm2-135m",
+            "--metric", "geval_faithfulness", "--limit", "7", "--backbone", "smollm2-135m",
             "--n-boot", "500", "--data-dir", str(data_dir), "--out", str(out), *T0,
             "--option", "after.mode=samples", "--option", "after.n=1",
             "--option", f"after.temperature={after_t}"]  # fmt: skip

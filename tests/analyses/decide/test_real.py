@@ -90,8 +90,8 @@ def test_cli_decide_swap_report(
     data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     rc = main(
-        ["decide", "swap", "--dataset", "lftqa_eval", "--metric", "geval_faithfulness",
-         "--external", ",".join(BBS), "--x", "gpt-4o", "--y", "gpt-4o-mini", "--n-boot", "200",
+        ["judge", "swap", "--dataset", "lftqa_eval", "--metric", "geval_faithfulness",
+         "--scores", "shipped:" + ",".join(BBS), "--x", "gpt-4o", "--y", "gpt-4o-mini", "--n-boot", "200",
          "--data-dir", str(data_dir), "--out", str(tmp_path)]
     )  # fmt: skip
     out = capsys.readouterr().out
@@ -191,5 +191,5 @@ def test_drift_gate_exit_codes(data_dir: Path, load: Load, tmp_path: Path) -> No
     f = _score_file(tmp_path / "g.csv", data_dir, load("lftqa_eval"), "gpt-4o")
     base = ["decide", "drift", "--dataset", "lftqa_eval", "--metric", "geval_faithfulness",
             "--limit", "50", "--n-boot", "200", "--data-dir", str(data_dir)]  # fmt: skip
-    assert main([*base, "--external", f"before={f}:score,after={f}:score"]) == 0
-    assert main([*base, "--external", "gpt-4o,gpt-4o-mini"]) == 1
+    assert main([*base, "--scores", f"before={f}:score", "--scores", f"after={f}:score"]) == 0
+    assert main([*base, "--scores", "shipped:gpt-4o,gpt-4o-mini"]) == 1

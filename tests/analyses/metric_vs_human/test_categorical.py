@@ -61,7 +61,7 @@ def test_fixture_meta_eval(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert ref["alpha_level"] == "nominal" and ref["annotators"] == 3
     text = capsys.readouterr().out
     assert "Cohen κ" in text and "Confusion matrix" in text and "0.5875 (nominal)" in text
-    assert main(["report", str(out), "--format", "csv"]) == 0
+    assert main(["report", "render", str(out), "--format", "csv"]) == 0
     assert "judge,safe,8,0,0.75" in capsys.readouterr().out
 
 
@@ -71,8 +71,8 @@ def test_fixture_meta_eval(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
         ("--normalize", "minmax"),
         ("--protocol", "pairwise-difference"),
         ("--aggregation", "mean"),
-        ("--grouped",),
-        ("--epsilon", "0.1"),
+        ("--level", "item"),
+        ("--tie-band", "0.1"),
     ],
 )
 def test_nonsense_options_refused(

@@ -438,7 +438,7 @@ def test_cli_small_n_option_picks_the_ci_method(
 
     fixture = Path(__file__).parents[2] / "fixtures" / "byod" / "pairwise.jsonl"
     base = ["meta-eval", "--input", str(fixture), "--metrics", "bleu", "--n-boot", "50"]
-    base += ["--no-plots", "--quiet", "--no-compare", "--no-baselines"]
+    base += ["--no-plots", "--paths-only", "--no-compare", "--no-baselines"]
     methods = {}
     for name, extra in (("default", []), ("five", ["--small-n", "5"])):
         assert main([*base, "--out", str(tmp_path / name), *extra]) == 0

@@ -33,7 +33,7 @@ def test_levels_on_lftqa_from_one_run_folder(
     level: str, tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path_factory.getbasetemp() / "lftqa_levels"
-    base = ["meta-eval", "--dataset", "lftqa_eval", "--protocol", "pointwise", "--external",
+    base = ["meta-eval", "--dataset", "lftqa_eval", "--protocol", "pointwise", "--scores", "shipped",
             "--metrics", "bleu,rouge", "--n-boot", "10", "--no-plots", "--out", str(out)]  # fmt: skip
     text = _run([*base, "--level", level], capsys)
     assert f"level: {LEVEL_NAMES[level]}" in text and "missing cells:" in text
@@ -50,7 +50,7 @@ def test_level_system_rows_are_the_run_folders_scores(
 ) -> None:
     """Scores computed once (length via the registry-free trivial rows + a cached score file)."""
     out = tmp_path / "run"
-    base = ["meta-eval", "--dataset", "lftqa_eval", "--protocol", "pointwise", "--external",
+    base = ["meta-eval", "--dataset", "lftqa_eval", "--protocol", "pointwise", "--scores", "shipped",
             "--metrics", "bleu", "--n-boot", "10", "--no-plots", "--out", str(out)]  # fmt: skip
     _run([*base, "--level", "item"], capsys)
     item = json.loads((out / "result.json").read_text())
@@ -74,7 +74,7 @@ def test_level_system_rows_are_the_run_folders_scores(
 
 @pytest.mark.parametrize(
     ("dataset", "extra"),
-    [("hanna", ["--external", "--metrics", "hanna.bleu"]),
+    [("hanna", ["--scores", "shipped", "--metrics", "hanna.bleu"]),
      ("unieval_topicalchat_sfres_sfhot", ["--subset", "topical_chat", "--chars"])],
 )  # fmt: skip
 @pytest.mark.parametrize("level", ["item", "system-grouped", "system"])
@@ -110,7 +110,7 @@ def _chars_file(ds: Dataset, tmp_path: Path) -> str:
 def test_no_baselines_turns_the_rows_off(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    argv = ["meta-eval", "--dataset", "lftqa_eval", "--protocol", "pointwise", "--external",
+    argv = ["meta-eval", "--dataset", "lftqa_eval", "--protocol", "pointwise", "--scores", "shipped",
             "--metrics", "bleu", "--n-boot", "10", "--no-plots", "--no-baselines", "--out",
             str(tmp_path / "r")]  # fmt: skip
     _run(argv, capsys)

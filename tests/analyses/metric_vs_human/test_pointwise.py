@@ -186,7 +186,7 @@ def test_cli_pointwise_item_level_on_lftqa_eval(
 ) -> None:
     from metajudge.cli import main
 
-    args = ["meta-eval", "--dataset", "lftqa_eval", "--subset", "qtsumm", "--external"]
+    args = ["meta-eval", "--dataset", "lftqa_eval", "--subset", "qtsumm", "--scores", "shipped"]
     args += ["--metrics", "bleu,geval_gpt-4o_faithfulness", "--protocol", "pointwise"]
     args += ["--level", "item", "--n-boot", "50", "--no-plots", "--data-dir", str(data_dir)]
     assert main([*args, "--out", str(tmp_path / "run")]) == 0
@@ -200,7 +200,8 @@ def test_cli_pointwise_item_level_on_lftqa_eval(
                 "meta-eval",
                 "--dataset",
                 "ragchecker_meta_eval",
-                "--external",
+                "--scores",
+                "shipped",
                 "--level",
                 "system",
                 "--out",

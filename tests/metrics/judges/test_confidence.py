@@ -201,7 +201,7 @@ def test_pairwise_confidence_rows_feed_calibrate(tmp_path, capsys) -> None:  # t
                 *base,
                 "--judge",
                 "judge_conf",
-                "--alpha",
+                "--risk",
                 "0.1",
                 "--format",
                 "json",

@@ -410,7 +410,9 @@ def test_cli_vocabulary_and_hidden_aliases() -> None:
     )
     b = p.parse_args(["judge", "mudabench", "--predictions", "x", "--subset", "complex", "-o", "f"])
     assert (a.subset, a.output) == (b.subset, b.output) == ("complex", "f")
-    s = p.parse_args(["score", "--dataset", "d", "--metrics", "bleu", "-o", "f", "--no-progress"])
+    s = p.parse_args(
+        ["metrics", "run", "--dataset", "d", "--metrics", "bleu", "-o", "f", "--no-progress"]
+    )
     assert s.quiet is True and s.reference_field is None
     assert p.parse_args(["metrics", "list", "--json"]).format == "json"
     assert p.parse_args(["backends", "check", "x", "--run-dir", "d"]).out == "d"
