@@ -29,13 +29,13 @@ def _source_args(q: argparse.ArgumentParser) -> None:
     _data_dir_arg(q)
 
 
-HELP = "datasets: list, show, validate, export, pairs, fetch, recount; annotator agreement"
+DATA_HELP = "datasets: list, show, validate, export, pairs, fetch, recount; annotator agreement"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     from metajudge.cli.types import nonneg_int, positive_int
 
-    p = subparsers.add_parser("data", help=HELP)
+    p = subparsers.add_parser("data", help=DATA_HELP)
     sub = p.add_subparsers(dest="data_command", metavar="SUBCOMMAND")
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 

@@ -22,7 +22,7 @@ AGGREGATIONS: tuple[str, ...] = ("per_annotator", "mean")
 MISSING_RULES: tuple[str, ...] = ("drop", "median", "error")
 CORRELATES: tuple[str, ...] = ("pairwise-difference", "pointwise")
 #: ``correlate`` not given: the data's kind chooses (:func:`correlate_for`), before evaluating
-AUTO = "auto"
+AUTO_CORRELATE = "auto"
 COMPARE_STATS: tuple[str, ...] = ("pearson", "spearman")
 
 
@@ -33,7 +33,7 @@ class Protocol:
     correlate
         ``pairwise-difference`` (metric difference of two responses vs the human preference:
         RAGChecker, MT-RAIG) or ``pointwise`` (each response's metric score vs its human score:
-        G-Eval, JUDGE-BENCH); ``auto`` (:data:`AUTO`): the data's kind chooses
+        G-Eval, JUDGE-BENCH); ``auto`` (:data:`AUTO_CORRELATE`): the data's kind chooses
         (:meth:`for_kind`, what :meth:`from_options` leaves when none is given).
     level
         ``global`` | ``item`` | ``system-grouped`` | ``system`` (system-level; alias
@@ -102,7 +102,7 @@ class Protocol:
 
     def validate(self) -> None:
         """Raise :class:`~metajudge.errors.InputError` naming the first invalid option."""
-        _choice("correlate", self.correlate, (*CORRELATES, AUTO))
+        _choice("correlate", self.correlate, (*CORRELATES, AUTO_CORRELATE))
         _choice("level", self.level, LEVELS)
         if self.correlate == "pairwise-difference" and self.level not in ("global", "item"):
             raise InputError(
@@ -168,20 +168,20 @@ class Protocol:
 
     def for_kind(self, kind: str) -> Protocol:
         """This protocol with ``correlate`` chosen from the data's ``kind`` when it is
-        :data:`AUTO` (:func:`correlate_for`); itself otherwise.
+        :data:`AUTO_CORRELATE` (:func:`correlate_for`); itself otherwise.
 
         >>> Protocol(correlate="auto").for_kind("likert").correlate
         'pointwise'
         """
-        if self.correlate != AUTO:
+        if self.correlate != AUTO_CORRELATE:
             return self
         return self.with_options(correlate=correlate_for(kind)[0])
 
     @classmethod
     def from_options(cls, d: dict[str, Any]) -> Protocol:
         """The options a command line gives (:func:`from_dict`); without a ``correlate`` the
-        data's kind chooses it (:data:`AUTO`)."""
-        return cls.from_dict({"correlate": AUTO, **d})
+        data's kind chooses it (:data:`AUTO_CORRELATE`)."""
+        return cls.from_dict({"correlate": AUTO_CORRELATE, **d})
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Protocol:
