@@ -262,7 +262,7 @@ def meta_evaluate_section(
     opts: DemoOptions,
 ) -> Any:
     """The judge scores of one section through ``run_meta_eval`` (a score file in its folder)."""
-    from metajudge.analyses.metric_vs_human.protocol import AUTO, Protocol
+    from metajudge.analyses.metric_vs_human.protocol import AUTO_CORRELATE, Protocol
     from metajudge.runs.meta_eval import run_meta_eval
     from metajudge.scores.scoring import write_scores
     from metajudge.scores.spec import file_spec
@@ -278,7 +278,9 @@ def meta_evaluate_section(
         scores=[file_spec(scores)],
         plots=False,
         progress=False,
-        protocol=Protocol(correlate=AUTO, n_boot=opts.n_boot, seed=opts.seed, missing="drop"),
+        protocol=Protocol(
+            correlate=AUTO_CORRELATE, n_boot=opts.n_boot, seed=opts.seed, missing="drop"
+        ),
     )
     return res
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from metajudge.analyses.metric_vs_human import trivial
 from metajudge.analyses.metric_vs_human.evaluate import MetaEvalResult, meta_evaluate
-from metajudge.analyses.metric_vs_human.protocol import AUTO, Protocol, correlate_for
+from metajudge.analyses.metric_vs_human.protocol import AUTO_CORRELATE, Protocol, correlate_for
 from metajudge.data.loading import open_dataset
 from metajudge.progress import Steps
 from metajudge.runs import plot_ahead
@@ -206,8 +206,8 @@ def _evaluate(
 def _protocol_of(ds: Any, protocol: Protocol | None, say: bool) -> Protocol:
     """``protocol`` (None: the defaults); when its ``correlate`` is ``auto`` (or there is
     none), the data's kind chooses (:func:`_chosen_correlate`)."""
-    proto = protocol if protocol is not None else Protocol(correlate=AUTO)
-    if proto.correlate != AUTO:
+    proto = protocol if protocol is not None else Protocol(correlate=AUTO_CORRELATE)
+    if proto.correlate != AUTO_CORRELATE:
         return proto
     return proto.with_options(correlate=_chosen_correlate(ds, say))
 
