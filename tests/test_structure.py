@@ -1,4 +1,5 @@
-"""Structure: functions <= 80 lines, modules <= 800 lines, no import cycle between packages,
+"""Structure: functions <= 80 lines, modules <= 800 lines, no import cycle between packages nor
+between the modules of one package,
 no ``# fmt: skip`` outside pure data tables; the compute layer (``metajudge.stats``,
 ``metajudge.analyses``) neither renders nor calls models.
 
@@ -11,6 +12,7 @@ import inside a function counts like one at the top. Packages are the directorie
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -122,6 +124,23 @@ def cycles(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
     return sorted(pairs)  # type: ignore[arg-type]
 
 
+@functools.cache
+def module_graph() -> dict[str, set[str]]:
+    """Imports between the modules of one package (``metajudge.data.loading`` ->
+    ``metajudge.data.registry``); an imported name counts as its longest prefix that is a module."""
+    paths = {_module_name(p): p for p in _modules()}
+    graph: dict[str, set[str]] = {k: set() for k in paths}
+    for mod, p in paths.items():
+        for m in _imports(p):
+            parts = m.split(".")
+            target = next(
+                (c for k in range(len(parts), 0, -1) if (c := ".".join(parts[:k])) in paths), None
+            )
+            if target and target != mod and _package(paths[target]) == _package(p):
+                graph[mod].add(target)
+    return graph
+
+
 def _mark(pkg: str) -> object:
     if pkg in PENDING:
         return pytest.param(pkg, marks=pytest.mark.xfail(strict=False, reason=PENDING[pkg]))
@@ -147,8 +166,22 @@ def test_no_import_cycle_through_package(package: str) -> None:
     assert not found, found
 
 
+@functools.cache
+def _module_cycles() -> list[tuple[str, str]]:
+    return cycles(module_graph())
+
+
+@pytest.mark.parametrize("package", [_mark(p) for p in _packages()])
+def test_no_import_cycle_between_modules_of_a_package(package: str) -> None:
+    """Inside a package too: no module imports, directly or through others, one that imports it."""
+    unit = {_module_name(p): _package(p) for p in _modules()}
+    found = [c for c in _module_cycles() if unit[c[0]] == package]
+    assert not found, found
+
+
 def test_the_checker_sees_cycles_and_long_functions(tmp_path: Path) -> None:
     assert cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [("a", "b")]
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == [("a", "b"), ("a", "c"), ("b", "c")]
     f = tmp_path / "m.py"
     f.write_text("def f():\n" + "    x = 1\n" * 90)
     assert long_functions(f) == [("m.py:1:f", 91)]

@@ -158,7 +158,8 @@ def _cmd_list(args: argparse.Namespace) -> int:
     import json
 
     from metajudge.data.card_counts import listing_row
-    from metajudge.data.registry import list_datasets, list_local
+    from metajudge.data.loading import list_local
+    from metajudge.data.registry import list_datasets
 
     if args.data_dir:
         rows = list_local(args.data_dir)

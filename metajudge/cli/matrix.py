@@ -110,7 +110,8 @@ def cmd_matrix(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from metajudge.runs.matrix.run import CellOptions, run_cell_command
+    from metajudge.runs.matrix.prepare import CellOptions
+    from metajudge.runs.matrix.run import run_cell_command
 
     opts = CellOptions(
         metric=args.metric,

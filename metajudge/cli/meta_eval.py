@@ -180,9 +180,9 @@ def protocol_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def _render(name: str) -> Callable[[Any], str]:
     def render(res: Any) -> str:
-        from metajudge.reports import tables
+        from metajudge.reports import latex, tables
 
-        return str(getattr(tables, name)(res))
+        return str(getattr(latex if name == "latex_table" else tables, name)(res))
 
     return render
 
@@ -191,7 +191,7 @@ _RENDER = {
     "md": _render("to_markdown"),
     "csv": _render("to_csv"),
     "json": _render("to_json"),
-    "tex": _render("to_latex"),
+    "tex": _render("latex_table"),
 }
 
 

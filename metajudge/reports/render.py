@@ -14,6 +14,7 @@ from typing import Any
 from metajudge.analyses.metric_vs_human.result import MetaEvalResult
 from metajudge.io import atomic_write
 from metajudge.reports import tables
+from metajudge.reports.latex import latex_table
 from metajudge.reports.published import attach_published
 
 RESULT_FILE = "result.json"
@@ -48,7 +49,7 @@ def render_all(
         ("table.csv", tables.to_csv(res)),
         ("cells.csv", tables.cells_csv(res)),
         ("table.json", tables.to_json(res)),
-        ("table.tex", tables.to_latex(res)),
+        ("table.tex", latex_table(res)),
     ):
         with atomic_write(out / name) as fh:
             fh.write(text)

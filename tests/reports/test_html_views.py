@@ -1,4 +1,4 @@
-"""The disagreement browser's item views (reports/html_run.py), built in bulk: per-record values
+"""The disagreement browser's item views (reports/html_items.py), built in bulk: per-record values
 as the one-at-a-time definitions give them."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import itertools
 import numpy as np
 
 from metajudge.data.formats import Input, LikertRecord, PairwiseRecord, Response
-from metajudge.reports.html_run import Items, likert_view, pair_view
+from metajudge.reports.html_items import Items, likert_view, pair_view
 
 INP = Input(question="q")
 
@@ -114,7 +114,7 @@ def test_a_capped_likert_view_and_a_cap_the_view_fits() -> None:
 def test_the_command_line_states_the_browser_cap() -> None:
     """``--browser-cap``'s help names the default the page uses (the CLI imports no numpy)."""
     from metajudge.cli import build_parser
-    from metajudge.reports.html_run import BROWSER_CAP
+    from metajudge.reports.html_items import BROWSER_CAP
 
     for cmd in ("meta-eval", "report"):
         sub = build_parser()._subparsers._group_actions[0].choices[cmd]  # type: ignore[union-attr]
