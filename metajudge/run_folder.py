@@ -204,6 +204,19 @@ class RunFolder:
     run_id: str
     kept: dict[str, str] = field(default_factory=dict)
 
+    def write_text(self, name: str, text: str) -> Path:
+        """Write the run's file ``name`` (``text``, atomically) into the stage; its stage path."""
+        from metajudge.io import atomic_write
+
+        path = self.stage / name
+        with atomic_write(path) as fh:
+            fh.write(text)
+        return path
+
+    def write_texts(self, texts: Mapping[str, str]) -> dict[str, Path]:
+        """Write each ``{name: text}`` (:meth:`write_text`), in order; ``{name: stage path}``."""
+        return {name: self.write_text(name, text) for name, text in texts.items()}
+
     def final(self, p: str | Path) -> Path:
         """Where ``p`` (a path in the stage) lies once the folder is in place."""
         s, stage = str(p), str(self.stage)

@@ -274,6 +274,94 @@ def test_importing_the_compute_layer_loads_no_renderer_and_no_backend() -> None:
     assert forbidden(set(out) - parents) == []
 
 
+# --- a thin CLI: cli/ parses, calls one run function (metajudge.runs) and prints ------------
+
+#: what a CLI module never imports: the computation is reached through ``metajudge.runs``
+CLI_FORBIDDEN = ("metajudge.analyses", "metajudge.stats")
+#: the CLI's one printer, the only CLI module that encodes JSON
+CLI_PRINTER = "metajudge.cli.output"
+#: CLI modules still being merged by another slice of the same change (the judge verdicts
+#: command); the lead removes the entry when the merge lands
+CLI_PENDING: dict[str, str] = {
+    "metajudge.cli.verdicts": "judge verdicts / decide verdicts are merged by the grammar slice",
+}
+
+
+def json_encoding_calls(p: Path) -> list[str]:
+    """``file:line`` of each ``json.dump``/``json.dumps`` call (``json`` imported under any name,
+    or ``dump``/``dumps`` imported from it)."""
+    tree = ast.parse(p.read_text(encoding="utf-8"))
+    modules, funcs = {"json"}, set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules |= {a.asname or a.name for a in node.names if a.name == "json"}
+        elif isinstance(node, ast.ImportFrom) and node.module == "json":
+            funcs |= {a.asname or a.name for a in node.names if a.name in ("dump", "dumps")}
+    out: list[int] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        by_module = (
+            isinstance(f, ast.Attribute)
+            and f.attr in ("dump", "dumps")
+            and isinstance(f.value, ast.Name)
+            and f.value.id in modules
+        )
+        if by_module or (isinstance(f, ast.Name) and f.id in funcs):
+            out.append(node.lineno)
+    return [f"{p.name}:{n}" for n in sorted(out)]
+
+
+def cli_leaks(p: Path, module: str | None = None) -> list[str]:
+    """What a CLI module does that belongs below it: imports of the compute layer, JSON encoded
+    outside the one printer."""
+    mod = module or _module_name(p)
+    bad = sorted(m for m in all_imports(p, mod) if _under(m, CLI_FORBIDDEN))
+    return bad + ([] if mod == CLI_PRINTER else json_encoding_calls(p))
+
+
+def _cli_modules() -> list[object]:
+    mods = [p for p in _modules() if _under(_module_name(p), ("metajudge.cli",))]
+    return [
+        pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=CLI_PENDING[_module_name(p)]))
+        if _module_name(p) in CLI_PENDING
+        else p
+        for p in mods
+    ]
+
+
+@pytest.mark.parametrize("path", _cli_modules(), ids=lambda p: p.stem)
+def test_cli_modules_only_parse_call_and_print(path: Path) -> None:
+    """A thin CLI: no CLI module imports ``metajudge.analyses`` or ``metajudge.stats`` (the run
+    functions of ``metajudge.runs`` call them), and JSON is encoded only by ``cli/output.py``."""
+    found = cli_leaks(path)
+    assert not found, found
+
+
+def test_the_cli_checker_sees_compute_imports_and_json(tmp_path: Path) -> None:
+    f = tmp_path / "probe.py"
+    f.write_text(
+        "import json as j\n"
+        "from json import dumps\n"
+        "def f(x):\n"
+        "    from metajudge.analyses.alt_test import alt_test\n"
+        "    from ..stats import power\n"
+        "    print(j.dumps(x))\n"
+        "    j.dump(x, None)\n"
+        "    return dumps(x), j.loads('1')\n"
+    )
+    assert cli_leaks(f, module="metajudge.cli.probe") == [
+        "metajudge.analyses.alt_test",
+        "metajudge.analyses.alt_test.alt_test",
+        "metajudge.stats.power",
+        "probe.py:6",
+        "probe.py:7",
+        "probe.py:8",
+    ]
+    assert cli_leaks(f, module=CLI_PRINTER) == cli_leaks(f, module="metajudge.cli.probe")[:3]
+
+
 # --- formatting: ``# fmt: skip`` / ``# fmt: off`` only on pure data tables -------------------
 
 #: ``module:name`` of an assignment whose value is not a literal but may keep its own layout,

@@ -73,17 +73,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _list(args: argparse.Namespace) -> int:
-    import json
-
     from metajudge.backends.openai_parse import redact_url
     from metajudge.backends.registry import list_backends
+    from metajudge.cli.output import print_json
 
     cfgs = [
         c.replace(base_url=redact_url(c.base_url), base_urls=tuple(map(redact_url, c.base_urls)))
         for c in list_backends()
     ]  # credentials in a base_url are never printed
     if args.format == "json":
-        print(json.dumps([c.public_dict() for c in cfgs], indent=2))
+        print_json([c.public_dict() for c in cfgs], indent=2)
         return 0
     print(f"{'NAME':<22} {'KIND':<9} {'CHAT':<5} {'CONTEXT':<8} {'MODEL / ENDPOINT':<48} SOURCE")
     for c in cfgs:
@@ -102,13 +101,12 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    import json
-
     from metajudge.backends.registry import check_backend
+    from metajudge.cli.output import print_json
 
     r = check_backend(args.name, run_dir=args.out)
     if args.format == "json":
-        print(json.dumps(r, indent=2))
+        print_json(r, indent=2)
     else:
         print(f"backend:   {r['backend']} ({r['kind']}) model {r['model']}")
         print(
@@ -128,9 +126,8 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _stats(args: argparse.Namespace) -> int:
-    import json
-
     from metajudge.backends.cache import ResponseCache
+    from metajudge.cli.output import print_json
 
     c = ResponseCache(args.path, create=False, read_only=True)
     try:
@@ -138,7 +135,7 @@ def _stats(args: argparse.Namespace) -> int:
     finally:
         c.close()
     if args.format == "json":
-        print(json.dumps(s, indent=2))
+        print_json(s, indent=2)
         return 0
     print(
         f"cache {s['path']} (schema v{s['schema_version']}): {s['entries']} entries, {s['bytes'] / 1e6:.2f} MB, "

@@ -155,8 +155,7 @@ def _short_license(text: str) -> str:
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    import json
-
+    from metajudge.cli.output import print_json
     from metajudge.data.card_counts import listing_row
     from metajudge.data.loading import list_local
     from metajudge.data.registry import list_datasets
@@ -166,7 +165,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
     else:
         rows = [listing_row(n) for n in list_datasets()]
     if args.format == "json":
-        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        print_json(rows, indent=2, ensure_ascii=False)
         return 0
     head = ["name", "kind", "records", "items", "pairs", "annotators", "dimensions", "license"]
     table = [head + (["status"] if args.data_dir else [])]
@@ -209,27 +208,26 @@ def _dims_cell(dims: list[str]) -> str:
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
-    import json
-
+    from metajudge.cli.output import json_text, print_json, print_text
     from metajudge.data.registry import describe_counts
 
     ds = _open(args)
     card = ds.pairwise_card() if args.pairs else ds.card
-    print(
-        json.dumps(
-            {"card": card.to_dict(), "counts": describe_counts(ds)}, indent=2, ensure_ascii=False
-        )
+    print_json(
+        {"card": card.to_dict(), "counts": describe_counts(ds)}, indent=2, ensure_ascii=False
     )
     n = max(0, args.records)
     if ds.card.kind == "benchmark":
         from dataclasses import asdict
 
         for it in ds.items[:n]:
-            print(json.dumps(asdict(it), ensure_ascii=False, default=str)[:4000])
+            print_text(
+                json_text(asdict(it), indent=None, ensure_ascii=False, default=str)[:4000], end="\n"
+            )
         return 0
     recs = ds.pairs() if args.pairs else ds.records
     for r in recs[:n]:
-        print(json.dumps(r.to_dict(), ensure_ascii=False))
+        print_json(r.to_dict(), indent=None, ensure_ascii=False)
     return 0
 
 

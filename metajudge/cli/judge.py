@@ -127,12 +127,9 @@ def _add_mtraig_perturb(jsub: Any) -> None:
 def _write(path: str | None, obj: Any) -> None:
     if not path:
         return
-    import json
+    from metajudge.io import write_json
 
-    from metajudge.io import atomic_write
-
-    with atomic_write(path) as fh:
-        json.dump(obj, fh, indent=1, ensure_ascii=False, default=str)
+    write_json(path, obj)
     print(f"wrote {path}")
 
 
@@ -304,8 +301,7 @@ def _add_jury(jsub: Any) -> None:
 
 
 def _cmd_jury(args: argparse.Namespace) -> int:
-    import json
-
+    from metajudge.cli.output import print_json
     from metajudge.reports.jury_report import jury_markdown
     from metajudge.results import finite
     from metajudge.runs.jury import run_jury
@@ -323,7 +319,7 @@ def _cmd_jury(args: argparse.Namespace) -> int:
     )
     j = finite(res.to_dict())
     if args.format == "json":
-        print(json.dumps(j, indent=1))
+        print_json(j, indent=1)
     elif "fit_pearson" in j:  # a score jury (numeric ratings)
         from metajudge.reports.jury_report import score_jury_markdown
 
@@ -357,8 +353,7 @@ def _add_self_preference(jsub: Any) -> None:
 
 
 def _cmd_self_preference(args: argparse.Namespace) -> int:
-    import json
-
+    from metajudge.cli.output import print_json, print_text
     from metajudge.results import finite
     from metajudge.runs.jury import run_self_preference
 
@@ -375,5 +370,8 @@ def _cmd_self_preference(args: argparse.Namespace) -> int:
         n_boot=args.n_boot,
         seed=args.seed,
     )
-    print(json.dumps(finite(res.to_dict()), indent=1) if args.format == "json" else res.sentence())
+    if args.format == "json":
+        print_json(finite(res.to_dict()), indent=1)
+    else:
+        print_text(res.sentence(), end="\n")
     return 0

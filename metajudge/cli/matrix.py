@@ -6,7 +6,6 @@ estimate only). The library is :mod:`metajudge.runs.matrix.table` and
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from metajudge.cli.options import (
@@ -82,30 +81,21 @@ def _baselines(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _emit(text: str, output: str | None) -> None:
-    if output:
-        from metajudge.io import atomic_write, check_output_file
-
-        check_output_file(output)
-        with atomic_write(output) as fh:
-            fh.write(text)
-        print(output)
-    else:
-        sys.stdout.write(text)
-
-
 def cmd_matrix(args: argparse.Namespace) -> int:
-    import json
+    from metajudge.cli.output import print_text
+    from metajudge.runs.matrix.table import run_matrix
 
-    from metajudge.reports.matrix import matrix_csv, matrix_markdown
-    from metajudge.runs.matrix.table import build_matrix
-
-    m = build_matrix(inputs=args.input, data_dir=args.data_dir, baselines=args.baselines)
-    if args.format == "json":
-        text = json.dumps(m.to_dict(), indent=1, ensure_ascii=False) + "\n"
+    text = run_matrix(
+        inputs=args.input,
+        data_dir=args.data_dir,
+        baselines=args.baselines,
+        fmt=args.format,
+        output=args.output,
+    )
+    if args.output:
+        print(args.output)
     else:
-        text = matrix_csv(m) if args.format == "csv" else matrix_markdown(m)
-    _emit(text, args.output)
+        print_text(text)
     return 0
 
 

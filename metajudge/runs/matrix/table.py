@@ -507,6 +507,32 @@ def build_matrix(
     return Matrix(rows, [f for f, _ in cols], cells, notes)
 
 
+def run_matrix(
+    *,
+    inputs: Sequence[str | Path] = (),
+    data_dir: str | Path | None = None,
+    baselines: str | Path | None = None,
+    fmt: str = "md",
+    output: str | Path | None = None,
+) -> str:
+    """``metajudge matrix``: the matrix (:func:`build_matrix`) as ``fmt`` (md, csv, json),
+    written to ``output`` (atomically) when given; the text."""
+    from metajudge.reports.matrix import matrix_csv, matrix_markdown
+
+    m = build_matrix(inputs=inputs, data_dir=data_dir, baselines=baselines)
+    if fmt == "json":
+        text = json.dumps(m.to_dict(), indent=1, ensure_ascii=False) + "\n"
+    else:
+        text = matrix_csv(m) if fmt == "csv" else matrix_markdown(m)
+    if output:
+        from metajudge.io import atomic_write, check_output_file
+
+        check_output_file(output)
+        with atomic_write(output) as fh:
+            fh.write(text)
+    return text
+
+
 def attach_published_values(cells: Sequence[Cell], baselines: Path) -> None:
     """Beside each stored cell, the paper's value of the same statistic, dataset and dimension
     (``baselines/published_*.json``, printed ×100 there); a family's entry (``geval``) matches its
