@@ -275,8 +275,7 @@ def write_run(
         log.warning("%s", unmatched_line(res.data))
     with run_folder(out) as rf:  # written as a set: all files of one run, or none
         stage = rf.stage
-        res.save(stage / RESULT_FILE)
-        written = {RESULT_FILE: stage / RESULT_FILE}
+        written = {RESULT_FILE: rf.write_text(RESULT_FILE, res.to_json() + "\n")}
         written.update(render_all(stage, plots=plots, result=res, published=False, ahead=ahead))
         written["report.html"] = write_html_report(
             stage,

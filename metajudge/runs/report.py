@@ -52,7 +52,9 @@ def record_display(
         attach_published(res, user_file=published)
         if unmatched_line(res.data):
             run.warnings.append(f"metajudge: warning: {unmatched_line(res.data)}")
-    res.save(path)
+    from metajudge.run_folder import write_file
+
+    write_file(folder, RESULT_FILE, res.to_json() + "\n")
 
 
 def render_table(res: Any, fmt: str) -> str:

@@ -224,15 +224,13 @@ def cell_targets(opts: CellOptions, dataset: str) -> tuple[Path, Path | None]:
 def write_cell_run(run_dir: Path, cell: dict[str, Any]) -> Path:
     """The run folder of a cell (:func:`metajudge.run_folder.run_folder`, written as a set):
     :data:`CELL_FILE` and ``table.md`` (:func:`metajudge.reports.matrix.cell_markdown`)."""
-    from metajudge.io import atomic_write
     from metajudge.reports.matrix import cell_markdown
     from metajudge.run_folder import run_folder
     from metajudge.runs.matrix.cell import write_cell
 
     with run_folder(run_dir) as rf:
         write_cell(rf.stage / CELL_FILE, cell)
-        with atomic_write(rf.stage / "table.md") as fh:
-            fh.write(cell_markdown(cell))
+        rf.write_text("table.md", cell_markdown(cell))
     return run_dir
 
 
