@@ -333,7 +333,7 @@ def _judge_bench(ctx: dict[str, Any]) -> Any:
 @builds("metajudge.analyses.judge_bench:JudgeEval")
 def _judge_eval(ctx: dict[str, Any]) -> Any:
     from metajudge.analyses.judge_bench import evaluate_judge
-    from metajudge.data.registry import load_file
+    from metajudge.data.loading import load as load_file
 
     run, out = _judge_bench_run(ctx)
     return evaluate_judge(load_file(out), run.model)
