@@ -126,14 +126,10 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _stats(args: argparse.Namespace) -> int:
-    from metajudge.backends.cache import ResponseCache
     from metajudge.cli.output import print_json
+    from metajudge.runs.cache_commands import cache_stats
 
-    c = ResponseCache(args.path, create=False, read_only=True)
-    try:
-        s = c.stats()
-    finally:
-        c.close()
+    s = cache_stats(args.path)
     if args.format == "json":
         print_json(s, indent=2)
         return 0
@@ -153,63 +149,34 @@ def _stats(args: argparse.Namespace) -> int:
 
 
 def _prune(args: argparse.Namespace) -> int:
-    from metajudge.backends.cache import ResponseCache
-    from metajudge.errors import InputError
+    from metajudge.runs.cache_commands import prune_cache
 
-    if not (
-        args.all or args.older_than is not None or args.model or args.parser_version or args.unused
-    ):
-        raise InputError(
-            "say what to prune: --older-than DAYS, --model, --parser-version, --unused or --all"
-        )
-    c = ResponseCache(args.path, create=False)
-    try:
-        crit = {
-            "older_than_s": 0.0
-            if args.all
-            else (args.older_than * 86400 if args.older_than is not None else None),
-            "model": args.model,
-            "parser_version": args.parser_version,
-            "unused": args.unused,
-        }
-        doomed, total = c.count(**crit), len(c)
-        print(f"{c.path}: {doomed} of {total} entries match")
-        if doomed and doomed == total and not args.yes:
-            raise InputError(
-                f"this would delete every entry ({total}) of {c.path}; add --yes to confirm",
-                field="--yes",
-            )
-        n = c.prune(**crit)
-        left = len(c)
-    finally:
-        c.close()
+    n, left = prune_cache(
+        args.path,
+        older_than_days=args.older_than,
+        model=args.model,
+        parser_version=args.parser_version,
+        unused=args.unused,
+        everything=args.all,
+        yes=args.yes,
+    )
     print(f"pruned {n} entries; {left} left")
     return 0
 
 
 def _export(args: argparse.Namespace) -> int:
-    from metajudge.backends.cache import ResponseCache
-    from metajudge.errors import InputError
-    from metajudge.io import check_output_file
+    from metajudge.runs.cache_commands import export_cache
 
     out = args.output or args.out
-    if not out:
-        raise InputError("say where to write: -o/--output FILE", field="--output")
-    c = ResponseCache(args.path, create=False, read_only=True)
-    try:
-        check_output_file(out, inputs=[c.path], field="--output")
-        n = c.export(out, model=args.model, parser_version=args.parser_version)
-    finally:
-        c.close()
+    n = export_cache(args.path, out, model=args.model, parser_version=args.parser_version)
     print(f"exported {n} entries to {out}")
     return 0
 
 
 def _repair(args: argparse.Namespace) -> int:
-    from metajudge.backends.cache import default_cache_path
-    from metajudge.backends.cache_repair import repair_cache
+    from metajudge.runs.cache_commands import repair
 
-    r = repair_cache(args.path or default_cache_path())
+    r = repair(args.path)
     if r["healthy"]:
         print(f"the cache is healthy ({r['recovered']} entries); nothing was moved")
         return 0

@@ -124,27 +124,24 @@ def _add_mtraig_perturb(jsub: Any) -> None:
     t.set_defaults(func=_cmd_perturb)
 
 
-def _write(path: str | None, obj: Any) -> None:
-    if not path:
-        return
-    from metajudge.io import write_json
-
-    write_json(path, obj)
-    print(f"wrote {path}")
+def _wrote(path: str | None) -> None:
+    if path:
+        print(f"wrote {path}")
 
 
 def _cmd_mudabench(args: argparse.Namespace) -> int:
     from metajudge.cli.backends import cli_backbone
-    from metajudge.metrics.judges.mudabench_judge import judge_mudabench, read_predictions
+    from metajudge.runs.judge_experiments import run_mudabench
 
-    res = judge_mudabench(
-        read_predictions(args.predictions),
+    res = run_mudabench(
+        args.predictions,
         variant=args.subset,
         backbone=cli_backbone(args.backbone),
         prompt_variant=args.prompt_variant,
         fast_path=not args.no_fast_path,
         process=not args.no_process,
         data_dir=args.data_dir,
+        output=args.output,
     )
     agg = res["aggregate"]
     print(
@@ -157,7 +154,7 @@ def _cmd_mudabench(args: argparse.Namespace) -> int:
         f"  fast path decided {eq['fast_path_decided']} of {eq['fast_path_decided'] + eq['llm_judged']} answers ({eq['fast_path_share']:.1%}); "
         f"parse failures: equivalence {eq['parse_failures']}/{eq['parse_attempts']}, facts {res['fact_coverage']['parse_failures']}/{res['fact_coverage']['parse_attempts']}"
     )
-    _write(args.output, res)
+    _wrote(args.output)
     return 0
 
 
@@ -193,6 +190,7 @@ def _cmd_probe(args: argparse.Namespace) -> int:
         seed=args.seed,
         data_dir=args.data_dir,
         prompt_variant=args.prompt_variant,
+        output=args.output,
     )
     n = len(res["probes"])
     pos = sum(p["label"] for p in res["probes"])
@@ -210,7 +208,7 @@ def _cmd_probe(args: argparse.Namespace) -> int:
             print(
                 f"| {bb} | {label} | {_fmt(x['accuracy'])} | {_fmt(x['false_accept_rate'])} | {_fmt(x['false_reject_rate'])} | {x['unparseable']}/{x['n']} | {share} |"
             )
-    _write(args.output, res)
+    _wrote(args.output)
     return 0
 
 
@@ -226,6 +224,7 @@ def _cmd_perturb(args: argparse.Namespace) -> int:
         modes=modes,
         data_dir=args.data_dir,
         prompt_variant=args.prompt_variant,
+        output=args.output,
     )
     print(
         f"MT-RAIG faithfulness, {res['n_items']} multi-table items, backbone {res['backbone']}: reference insight vs perturbed copy"
@@ -254,7 +253,7 @@ def _cmd_perturb(args: argparse.Namespace) -> int:
             f"  ratios {res['agreement']['modes'][0]}/{res['agreement']['modes'][1]} (whole pipeline): {res['ratios']}"
         )
         print(f"  ratios (verification only): {res['verify_ratios']}")
-    _write(args.output, res)
+    _wrote(args.output)
     return 0
 
 
