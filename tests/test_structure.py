@@ -362,6 +362,77 @@ def test_the_cli_checker_sees_compute_imports_and_json(tmp_path: Path) -> None:
     assert cli_leaks(f, module=CLI_PRINTER) == cli_leaks(f, module="metajudge.cli.probe")[:3]
 
 
+# --- run folders are written through metajudge.run_folder ------------------------------------
+
+#: the layers that write run folders (tables, plots, pages, results)
+FOLDER_WRITERS = ("metajudge.reports", "metajudge.runs")
+#: modules there that write files the user names (``-o FILE``, ``--html FILE``, ``--intervals
+#: FILE``) or the stored baselines, not run folders: they write through ``metajudge.io``
+USER_FILE_WRITERS = {
+    "metajudge.runs.agreement": "data agreement -o FILE",
+    "metajudge.runs.calibrate": "calibrate fit -o/--html FILE, conformal --intervals FILE",
+    "metajudge.runs.stats_commands": "stats rank-clusters/kendall -o FILE",
+    "metajudge.runs.matrix.table": "matrix -o FILE",
+    "metajudge.runs.baselines": "baselines regenerate: the stored baselines/",
+    "metajudge.runs.rank_baselines": "the stored baselines/ of rank clusters",
+    "metajudge.runs.plot_ahead": "its child's temporary folder (plots drawn ahead, errors)",
+}
+
+
+def direct_file_writes(p: Path) -> list[str]:
+    """``file:line`` of each call that writes a file other than through ``metajudge.run_folder``:
+    ``atomic_write(...)``, ``open(..., "w"/"wb")``, ``Path.write_text/write_bytes`` and
+    ``fig.savefig(...)``."""
+    out: list[int] = []
+    for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+        # open(path, mode) or path.open(mode); writing os.devnull writes no file
+        args = node.args if isinstance(f, ast.Name) else [None, *node.args]
+        mode = args[1] if name == "open" and len(args) > 1 else None
+        devnull = name == "open" and bool(args[0]) and "devnull" in ast.unparse(args[0])
+        writes_open = isinstance(mode, ast.Constant) and "w" in str(mode.value) and not devnull
+        # Path.write_text(text); RunFolder.write_text(name, text) writes through run_folder
+        path_write = name in ("write_text", "write_bytes") and len(node.args) == 1
+        if name in ("atomic_write", "savefig") or path_write or writes_open:
+            out.append(node.lineno)
+    return [f"{p.name}:{n}" for n in sorted(out)]
+
+
+def test_run_folders_are_written_through_run_folder() -> None:
+    """A report or run writes its folder's files with ``metajudge.run_folder.write_file`` (and
+    ``write_json_file``, ``write_png``, ``RunFolder.write_text``): atomic, and in the stage the
+    manifest vouches for; only the writers of user-named files write directly."""
+    found = {
+        _module_name(p): hits
+        for p in _modules()
+        if _under(_module_name(p), FOLDER_WRITERS)
+        and _module_name(p) not in USER_FILE_WRITERS
+        and (hits := direct_file_writes(p))
+    }
+    assert not found, found
+
+
+def test_the_writer_checker_sees_direct_writes(tmp_path: Path) -> None:
+    f = tmp_path / "w.py"
+    f.write_text(
+        "def f(fig, p, out):\n"
+        "    with atomic_write(p) as fh:\n"
+        "        fh.write('x')\n"
+        "    fig.savefig(p)\n"
+        "    open(p, 'w').close()\n"
+        "    open(p).read()\n"
+        "    open(os.devnull, 'w').close()\n"
+        "    p.open('wb').close()\n"
+        "    p.write_text('x')\n"
+        "    write_file(out, 'a.md', 'x')\n"
+        "    rf.write_text('a.md', 'x')\n"
+    )
+    assert direct_file_writes(f) == ["w.py:2", "w.py:4", "w.py:5", "w.py:8", "w.py:9"]
+
+
 # --- formatting: ``# fmt: skip`` / ``# fmt: off`` only on pure data tables -------------------
 
 #: ``module:name`` of an assignment whose value is not a literal but may keep its own layout,

@@ -252,7 +252,7 @@ def _cmd_fetch(args: argparse.Namespace) -> int:
 
 
 def _cmd_recount(args: argparse.Namespace) -> int:
-    from metajudge.runs.data_commands import run_recount
+    from metajudge.runs.matrix.table import run_recount
 
     changed = run_recount(args.names, args.data_dir)
     print(f"counts rewritten: {', '.join(changed) or 'none (every card is current)'}")

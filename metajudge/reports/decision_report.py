@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from metajudge.run_folder import write_file
+from metajudge.run_folder import write_file, write_png
 
 if TYPE_CHECKING:
     from metajudge.analyses.decide.frontier import Frontier
@@ -180,8 +180,7 @@ def plot_decision(j: Mapping[str, Any], path: str | Path) -> Path:
         b.axis("off")
     fig.tight_layout()
     out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120)
+    write_png(out.parent, out.name, fig, dpi=120)
     plt.close(fig)
     return out
 
@@ -296,7 +295,7 @@ def plot_frontier(fr: Frontier, path: str | Path, *, title: str = "") -> Path:
     )
     fig.tight_layout()
     out = Path(path)
-    fig.savefig(out, dpi=120)
+    write_png(out.parent, out.name, fig, dpi=120)
     plt.close(fig)
     return out
 

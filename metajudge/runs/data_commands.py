@@ -1,5 +1,6 @@
 """The ``metajudge data`` commands' work: open the dataset a command names, export its records or
-its pairs as a canonical JSONL file, recount the cards, fetch the upstream files.
+its pairs as a canonical JSONL file, fetch the upstream files, validate a file (``data recount``:
+:func:`metajudge.runs.matrix.table.run_recount`).
 
 The CLI (:mod:`metajudge.cli.data`) parses, calls one of these and prints what it returns.
 """
@@ -133,23 +134,6 @@ def run_fetch(
             p = resolve_file(name, local_relpath(sf), data_dir)
             out.append((f"{name}/{local_relpath(sf)}", p))
     return out
-
-
-def run_recount(names: Sequence[str] | None, data_dir: str | Path | None = None) -> list[str]:
-    """``data recount``: the counts (and facts) stored in each card recomputed from the data;
-    the names of the cards rewritten."""
-    from metajudge.data.card_counts import counts_of, write_counts
-    from metajudge.data.loading import load
-    from metajudge.data.registry import describe_counts, list_datasets
-    from metajudge.runs.matrix.table import dataset_facts, facts_record
-
-    changed = []
-    for name in names or list_datasets():
-        ds = load(name, data_dir)
-        counts = {**counts_of(describe_counts(ds)), "facts": facts_record(dataset_facts(ds))}
-        if write_counts(name, counts):
-            changed.append(name)
-    return changed
 
 
 def run_show(

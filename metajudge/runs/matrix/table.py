@@ -554,3 +554,19 @@ def attach_published_values(cells: Sequence[Cell], baselines: Path) -> None:
                 c.published = round(float(e["value"]) / 100.0, 4)
                 c.published_source = f"{e.get('file', '')}: {e.get('table', '')} {e.get('row', '')}"
                 break
+
+
+def run_recount(names: Sequence[str] | None, data_dir: str | Path | None = None) -> list[str]:
+    """``data recount``: the counts (and facts) stored in each card recomputed from the data;
+    the names of the cards rewritten."""
+    from metajudge.data.card_counts import counts_of, write_counts
+    from metajudge.data.loading import load
+    from metajudge.data.registry import describe_counts, list_datasets
+
+    changed = []
+    for name in names or list_datasets():
+        ds = load(name, data_dir)
+        counts = {**counts_of(describe_counts(ds)), "facts": facts_record(dataset_facts(ds))}
+        if write_counts(name, counts):
+            changed.append(name)
+    return changed
