@@ -100,8 +100,11 @@ def cmd_matrix(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    import sys
+
+    from metajudge.cli.output import print_json
     from metajudge.runs.matrix.prepare import CellOptions
-    from metajudge.runs.matrix.run import run_cell_command
+    from metajudge.runs.matrix.run import cell_summary, run_cell_command
 
     opts = CellOptions(
         metric=args.metric,
@@ -122,4 +125,20 @@ def cmd_run(args: argparse.Namespace) -> int:
         from metajudge.io import check_out_dir
 
         check_out_dir(args.out, inputs=[args.run_input])
-    return run_cell_command(opts, dry_run=args.dry_run, fmt=args.format)
+    run = run_cell_command(opts, dry_run=args.dry_run)
+    if run.estimate is not None:
+        if args.format == "json":
+            print_json(run.estimate.to_dict(), indent=1)
+        else:
+            print(run.estimate.to_text())
+        return 0
+    report = f"report: {run.table}"
+    if args.format == "json":  # standard output: one JSON document; where it was stored on stderr
+        print_json(run.cell, indent=1, ensure_ascii=False)
+        print(report, file=sys.stderr)
+        print(run.path, file=sys.stderr)
+    else:
+        print(cell_summary(run.cell))  # type: ignore[arg-type]
+        print(report)
+        print(run.path)
+    return 0

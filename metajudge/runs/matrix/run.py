@@ -22,9 +22,9 @@
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -313,28 +313,26 @@ def _cost_from_cache_rows(cell: dict[str, Any]) -> dict[str, Any] | None:
     }
 
 
-def run_cell_command(opts: CellOptions, *, dry_run: bool, fmt: str) -> int:
-    """What ``metajudge matrix run`` does: the estimate (``dry_run``) or the run; prints it."""
-    import json
+@dataclass
+class CellRun:
+    """What ``matrix run`` did: the cost ``estimate`` (``--dry-run``), or the ``cell`` stored at
+    ``path`` with its run folder's ``table`` (``table.md``)."""
 
+    estimate: Any = None
+    cell: dict[str, Any] | None = None
+    path: Path | None = None
+    table: Path | None = None
+
+
+def run_cell_command(opts: CellOptions, *, dry_run: bool) -> CellRun:
+    """What ``metajudge matrix run`` does: the estimate (``dry_run``) or the run."""
     if dry_run:
         from metajudge.runs.matrix.cost import estimate_cell
 
-        est = estimate_cell(opts)
-        print(json.dumps(est.to_dict(), indent=1) if fmt == "json" else est.to_text())
-        return 0
+        return CellRun(estimate=estimate_cell(opts))
     cell, path = run_cell(opts)
     run_dir, _ = cell_targets(opts, cell["dataset"])
-    report = f"report: {run_dir / 'table.md'}"
-    if fmt == "json":  # standard output: one JSON document; where it was stored on stderr
-        print(json.dumps(cell, indent=1, ensure_ascii=False))
-        print(report, file=sys.stderr)
-        print(path, file=sys.stderr)
-    else:
-        print(cell_summary(cell))
-        print(report)
-        print(path)
-    return 0
+    return CellRun(cell=cell, path=path, table=run_dir / "table.md")
 
 
 def cell_summary(cell: dict[str, Any]) -> str:
