@@ -174,9 +174,9 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _repair(args: argparse.Namespace) -> int:
-    from metajudge.runs.cache_commands import repair
+    from metajudge.runs.cache_commands import run_cache_repair
 
-    r = repair(args.path)
+    r = run_cache_repair(args.path)
     if r["healthy"]:
         print(f"the cache is healthy ({r['recovered']} entries); nothing was moved")
         return 0

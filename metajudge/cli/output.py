@@ -41,8 +41,3 @@ def print_text(text: str, end: str = "") -> None:
     the renderers end their text with a newline)."""
     print(text, end=end)
 
-
-def print_result(fmt: str | None, as_json: Callable[[], str], as_text: Callable[[], str]) -> None:
-    """Print a result in the command's ``--format``: ``as_json()`` (the result's JSON text) under
-    ``json``, else ``as_text()``; a newline after either."""
-    print(as_json() if fmt == "json" else as_text())

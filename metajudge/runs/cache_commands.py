@@ -85,7 +85,7 @@ def export_cache(
         c.close()
 
 
-def repair(path: str | Path | None) -> dict[str, Any]:
+def run_cache_repair(path: str | Path | None) -> dict[str, Any]:
     """Rebuild a damaged cache from its readable entries (the damaged file moved aside);
     ``healthy``, ``recovered``, ``dropped``, ``moved_to``."""
     from metajudge.backends.cache import default_cache_path
