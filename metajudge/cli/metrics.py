@@ -218,26 +218,10 @@ def _cmd_metrics_list(args: argparse.Namespace) -> int:
 
     from metajudge.cli.backends import cli_backbone
     from metajudge.cli.output import print_json
-    from metajudge.errors import MetajudgeError
-    from metajudge.metrics.registry import list_metrics, metric_info, metric_options
+    from metajudge.runs.metrics_info import metric_listing
 
-    infos = []
-    for name in list_metrics():
-        try:
-            info = metric_info(name, backbone=cli_backbone(args.backbone))
-            if args.format == "json":  # what `metrics show NAME` lists, for every metric
-                info["options"] = metric_options(name, backbone=cli_backbone(args.backbone))
-            infos.append(info)
-        except MetajudgeError as e:
-            infos.append(
-                {
-                    "name": name,
-                    "direction": None,
-                    "range": None,
-                    "signature": None,
-                    "unavailable": str(e),
-                }
-            )
+    # --format json: what `metrics show NAME` lists, for every metric
+    infos = metric_listing(cli_backbone(args.backbone), with_options=args.format == "json")
     if args.format == "json":
         print_json(infos, indent=2, ensure_ascii=False)
         return 0
@@ -264,12 +248,9 @@ def _cmd_metrics_list(args: argparse.Namespace) -> int:
 def _cmd_metrics_show(args: argparse.Namespace) -> int:
     from metajudge.cli.backends import cli_backbone
     from metajudge.cli.output import print_json
-    from metajudge.metrics.registry import metric_info, metric_options, requirements
+    from metajudge.runs.metrics_info import metric_details
 
-    backbone = cli_backbone(args.backbone)
-    info = metric_info(args.name, backbone=backbone)
-    info["needs"] = list(requirements(args.name) or ())
-    info["options"] = metric_options(args.name, backbone=backbone)
+    info = metric_details(args.name, cli_backbone(args.backbone))
     if args.format == "json":
         print_json(info, indent=2, ensure_ascii=False, default=str)
         return 0

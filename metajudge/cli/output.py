@@ -40,4 +40,3 @@ def print_text(text: str, end: str = "") -> None:
     """Print a rendered text (a table, a report) as it is; ``end`` after it (default nothing:
     the renderers end their text with a newline)."""
     print(text, end=end)
-
