@@ -238,9 +238,8 @@ def _cmd_apply(args: argparse.Namespace) -> int:
     from metajudge.runs.calibrate import run_apply
 
     ids = id_policy(args)
-    run, n = run_apply(_source(args, ids), args.calibrator, output=args.output)
+    run = run_apply(_source(args, ids), args.calibrator, output=args.output)
     warn_dropped(ids)
-    run.wrote = [(f"{n} rows", path) for _, path in run.wrote]
     return _emit(args, run)
 
 

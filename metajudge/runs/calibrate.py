@@ -161,9 +161,9 @@ def run_fit(
 
 def run_apply(
     src: CalibrationInput, calibrator: str, *, output: str | None = None
-) -> tuple[CalibrationRun, int]:
+) -> CalibrationRun:
     """``calibrate apply``: the calibrator applied to the judge's scores; the calibrated score
-    rows written to ``output`` (with their number; 0 without)."""
+    rows written to ``output``."""
     from metajudge.analyses.calibration.fit import apply_result, calibrated_rows, check_calibrator
     from metajudge.io import check_output_file, read_json
     from metajudge.reports.calibration import apply_markdown
@@ -174,11 +174,10 @@ def run_apply(
     table, dropped = calibration_table(src)
     res = apply_result(cal, table, calibrator)
     run = CalibrationRun(res, apply_markdown(res, dropped))
-    n = 0
     if out is not None:
         n = write_scores(out, calibrated_rows(cal, table, res.scores))
-        run.wrote.append(("rows", out))
-    return run, n
+        run.wrote.append((f"{n} rows", out))
+    return run
 
 
 @dataclass(frozen=True)
