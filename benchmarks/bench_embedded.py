@@ -58,7 +58,7 @@ def _setup_env() -> None:
 
 
 def _items(n_records: int) -> list[Any]:
-    from metajudge.data.registry import load_dataset
+    from metajudge.data.loading import load as load_dataset
     from metajudge.metrics.base import ScoreItem, iter_responses
 
     ds = load_dataset("lftqa_mitigation_pradhumant")

@@ -76,7 +76,7 @@ def _synthetic_rows(view) -> list[dict]:  # type: ignore[no-untyped-def]
 
 def _data():  # type: ignore[no-untyped-def]
     from metajudge.analyses.metric_vs_human.aligned import align_dataset
-    from metajudge.data.registry import load_dataset
+    from metajudge.data.loading import load as load_dataset
     from metajudge.scores.scoring import score_dataset
     from metajudge.scores.shipped import shipped_scores
 

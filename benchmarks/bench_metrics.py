@@ -42,7 +42,7 @@ def main() -> int:
 
     import torch
 
-    from metajudge.data.registry import load_dataset
+    from metajudge.data.loading import load as load_dataset
     from metajudge.metrics.base import ScoreItem, iter_responses
     from metajudge.metrics.registry import get_metric
 

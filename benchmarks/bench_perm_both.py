@@ -21,7 +21,7 @@ import numpy as np
 def main() -> None:
     warnings.simplefilter("ignore")  # nlpstats' scipy warns on constant inputs of some inputs
     from metajudge.analyses.metric_vs_human.matrices import score_matrices
-    from metajudge.data.registry import load_dataset
+    from metajudge.data.loading import load as load_dataset
     from metajudge.scores.shipped import shipped_scores
     from metajudge.stats import resampling_tests as rt
 

@@ -57,6 +57,21 @@ def atomic_write(
         raise
 
 
+def write_json(
+    path: str | Path,
+    obj: Any,
+    *,
+    indent: int | None = 1,
+    ensure_ascii: bool = False,
+    default: Any = str,
+    end: str = "",
+) -> Path:
+    """Write ``obj`` as JSON to ``path`` atomically (:func:`atomic_write`), ``end`` after it."""
+    with atomic_write(path) as fh:
+        fh.write(json.dumps(obj, indent=indent, ensure_ascii=ensure_ascii, default=default) + end)
+    return Path(path)
+
+
 def _named(e: OSError, path: Path) -> OSError:
     """``e`` with the file it was writing named (a full disk says which path could not be
     written, and what to do, instead of "a file")."""

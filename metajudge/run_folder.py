@@ -195,6 +195,37 @@ def _swap_in(stage: Path, out: Path, run_id: str) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
+def write_file(folder: str | Path, name: str, content: str | bytes) -> Path:
+    """Write file ``name`` of a run folder (text as UTF-8, or bytes), atomically: a reader sees
+    the old file or the new one, never part of one. Every file of a run folder is written here;
+    inside :func:`run_folder`, ``folder`` is the stage (the manifest vouches for the files when the
+    stage is put in place). The file's path."""
+    from metajudge.io import atomic_write
+
+    path = Path(folder) / name
+    if isinstance(content, bytes):
+        with atomic_write(path, "wb", encoding=None) as fh:
+            fh.write(content)
+    else:
+        with atomic_write(path) as fh:
+            fh.write(content)
+    return path
+
+
+def write_json_file(folder: str | Path, name: str, obj: Any, **kw: Any) -> Path:
+    """:func:`write_file` of ``obj`` as JSON (``kw``: :func:`json.dumps`' options) and a newline."""
+    return write_file(folder, name, json.dumps(obj, **kw) + "\n")
+
+
+def write_png(folder: str | Path, name: str, fig: Any, **kw: Any) -> Path:
+    """:func:`write_file` of a matplotlib figure as PNG (``kw``: ``savefig``'s options)."""
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", **kw)
+    return write_file(folder, name, buf.getvalue())
+
+
 @dataclass
 class RunFolder:
     """A run folder being written: write into ``stage``; it becomes ``out`` on success."""
@@ -203,6 +234,15 @@ class RunFolder:
     stage: Path
     run_id: str
     kept: dict[str, str] = field(default_factory=dict)
+
+    def write_text(self, name: str, text: str) -> Path:
+        """Write the run's file ``name`` (``text``) into the stage (:func:`write_file`); its
+        stage path."""
+        return write_file(self.stage, name, text)
+
+    def write_texts(self, texts: Mapping[str, str]) -> dict[str, Path]:
+        """Write each ``{name: text}`` (:meth:`write_text`), in order; ``{name: stage path}``."""
+        return {name: self.write_text(name, text) for name, text in texts.items()}
 
     def final(self, p: str | Path) -> Path:
         """Where ``p`` (a path in the stage) lies once the folder is in place."""
@@ -277,8 +317,6 @@ def write_manifest(
     """``manifest.json`` of ``folder``: the run id and the sha256 of each output (``files``) and
     of what was carried from before (``kept``); written last. ``listing``: :func:`_listing` of
     the folder when the caller has it."""
-    from metajudge.io import atomic_write
-
     folder = Path(folder)
     top = _listing(folder) if listing is None else listing
     kept = kept or set()
@@ -288,9 +326,7 @@ def write_manifest(
         "files": {k: v for k, v in top.items() if k not in kept},
         "kept": {k: v for k, v in top.items() if k in kept},
     }
-    with atomic_write(folder / MANIFEST) as fh:
-        fh.write(json.dumps(doc, indent=1, sort_keys=True) + "\n")
-    return folder / MANIFEST
+    return write_json_file(folder, MANIFEST, doc, indent=1, sort_keys=True)
 
 
 def check_manifest(out: str | Path, names: Any = None) -> dict[str, Any] | None:

@@ -81,10 +81,10 @@ def _lftqa(ctx: dict[str, Any]) -> Any:
 @builds("metajudge.analyses.metric_vs_human.result:MetaEvalResult")
 def _meta_eval(ctx: dict[str, Any]) -> Any:
     from metajudge.analyses.metric_vs_human.evaluate import meta_evaluate
-    from metajudge.data.registry import load_dataset
+    from metajudge.data.loading import load
     from metajudge.scores.shipped import shipped_scores
 
-    ds = load_dataset("ragchecker_meta_eval", data_dir=ctx["data_dir"])
+    ds = load("ragchecker_meta_eval", data_dir=ctx["data_dir"])
     return meta_evaluate(ds, shipped_scores(ds, ctx["data_dir"]), n_boot=50, seed=0)
 
 
@@ -161,9 +161,9 @@ def _verdicts(ctx: dict[str, Any]) -> Any:
 @builds("metajudge.analyses.annotator_agreement:AgreementResult")
 def _agreement(ctx: dict[str, Any]) -> Any:
     from metajudge.analyses.annotator_agreement import AgreementOptions, agreement
-    from metajudge.data.registry import load_dataset
+    from metajudge.data.loading import load
 
-    ds = load_dataset("ragchecker_meta_eval", data_dir=ctx["data_dir"])
+    ds = load("ragchecker_meta_eval", data_dir=ctx["data_dir"])
     return agreement(ds, AgreementOptions(splits=5))
 
 
@@ -174,10 +174,10 @@ def _dices(ctx: dict[str, Any]) -> Any:
             CategoricalOptions,
             categorical_meta_evaluate,
         )
-        from metajudge.data.registry import load_dataset
+        from metajudge.data.loading import load
         from metajudge.scores.files import read_scores
 
-        ds = load_dataset("dmg_judge_bench", data_dir=ctx["data_dir"]).subset("dices-990")
+        ds = load("dmg_judge_bench", data_dir=ctx["data_dir"]).subset("dices-990")
         first = ctx["tmp"] / "first.jsonl"
         with first.open("w") as fh:
             for r in ds.records:
@@ -203,10 +203,10 @@ def _matched_reference(ctx: dict[str, Any]) -> Any:
 def _rank_table(ctx: dict[str, Any]) -> Any:
     from metajudge.analyses.metric_vs_human.matrices import score_matrices
     from metajudge.analyses.system_ranking import ClusterOptions, rank_table
-    from metajudge.data.registry import load_dataset
+    from metajudge.data.loading import load
     from metajudge.scores.shipped import shipped_scores
 
-    ds = load_dataset("lftqa_eval", data_dir=ctx["data_dir"])
+    ds = load("lftqa_eval", data_dir=ctx["data_dir"])
     names = [f"geval_{b}_faithfulness" for b in BACKBONES]
     rows = shipped_scores(ds, ctx["data_dir"], metrics=names)
     sm = score_matrices(ds.records, rows, "faithfulness", names)
@@ -222,10 +222,10 @@ def _diagnostics(ctx: dict[str, Any]) -> Any:
         verdict_rows,
     )
     from metajudge.data.formats import PairwiseRecord
-    from metajudge.data.registry import load_dataset
+    from metajudge.data.loading import load
     from metajudge.metrics.judges.pairwise import PairwiseVerdict
 
-    ds = load_dataset("pandalm_testset", data_dir=ctx["data_dir"])
+    ds = load("pandalm_testset", data_dir=ctx["data_dir"])
     recs = [r for r in ds.records if isinstance(r, PairwiseRecord)][:30]
     from metajudge.stats.decisions import Pref
 
@@ -280,10 +280,10 @@ def _matrices(ctx: dict[str, Any]) -> Any:
 
 def _rank_table_inputs(ctx: dict[str, Any]) -> Any:
     from metajudge.analyses.metric_vs_human.matrices import score_matrices
-    from metajudge.data.registry import load_dataset
+    from metajudge.data.loading import load
     from metajudge.scores.shipped import shipped_scores
 
-    ds = load_dataset("lftqa_eval", data_dir=ctx["data_dir"])
+    ds = load("lftqa_eval", data_dir=ctx["data_dir"])
     names = [f"geval_{b}_faithfulness" for b in BACKBONES]
     return score_matrices(
         ds.records, shipped_scores(ds, ctx["data_dir"], metrics=names), "faithfulness", names
@@ -332,7 +332,7 @@ def _judge_bench(ctx: dict[str, Any]) -> Any:
 @builds("metajudge.analyses.judge_bench:JudgeEval")
 def _judge_eval(ctx: dict[str, Any]) -> Any:
     from metajudge.analyses.judge_bench import evaluate_judge
-    from metajudge.data.registry import load_file
+    from metajudge.data.loading import load as load_file
 
     run, out = _judge_bench_run(ctx)
     return evaluate_judge(load_file(out), run.model)
@@ -340,10 +340,10 @@ def _judge_eval(ctx: dict[str, Any]) -> Any:
 
 @builds("metajudge.runs.matrix.table:DatasetFacts")
 def _facts(ctx: dict[str, Any]) -> Any:
-    from metajudge.data.registry import load_dataset
+    from metajudge.data.loading import load
     from metajudge.runs.matrix.table import dataset_facts
 
-    return dataset_facts(load_dataset("ragchecker_meta_eval", data_dir=ctx["data_dir"]))
+    return dataset_facts(load("ragchecker_meta_eval", data_dir=ctx["data_dir"]))
 
 
 @builds("metajudge.runs.matrix.table:Matrix")
@@ -357,7 +357,7 @@ def _matrix(ctx: dict[str, Any]) -> Any:
 def _estimate(ctx: dict[str, Any]) -> Any:
     """The dry run of a lexical cell on RAGChecker's pairs (no model called)."""
     from metajudge.runs.matrix.cost import estimate_cell
-    from metajudge.runs.matrix.run import CellOptions
+    from metajudge.runs.matrix.prepare import CellOptions
 
     opts = CellOptions(
         metric="bleu",

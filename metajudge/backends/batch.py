@@ -18,10 +18,11 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from metajudge.backends.base import BackendError, Completion, Request
-from metajudge.backends.openai_backend import OpenAIBackend
+from metajudge.backends.config import BackendConfig
+from metajudge.backends.ledger import Ledger
 from metajudge.backends.openai_parse import merge_samples, parse_response
 from metajudge.io import atomic_write, canonical_json, sha256_text
 
@@ -31,8 +32,32 @@ _ENDPOINTS = {"chat": "/v1/chat/completions", "completion": "/v1/completions"}
 _FINAL = {"completed", "failed", "expired", "cancelled"}
 
 
+class BatchBackend(Protocol):
+    """The public surface of a backend that a batch job uses (:class:`.openai_backend.OpenAIBackend`
+    has it); a protocol, so that this module does not import the backend that calls it."""
+
+    name: str
+    config: BackendConfig
+    ledger: Ledger
+
+    @property
+    def model_id(self) -> str: ...
+
+    def start(self) -> Any: ...
+
+    def sync_client(self) -> Any: ...
+
+    def redact(self, text: str) -> str: ...
+
+    def validate(self, req: Request) -> None: ...
+
+    def build_kwargs(
+        self, req: Request, *, n: int = 1, seed: int | None = None
+    ) -> tuple[str, dict[str, Any]]: ...
+
+
 def batch_lines(
-    backend: OpenAIBackend, requests: Sequence[Request], ids: Sequence[str] | None = None
+    backend: BatchBackend, requests: Sequence[Request], ids: Sequence[str] | None = None
 ) -> dict[str, list[dict[str, Any]]]:
     """The JSONL lines per endpoint (``extra_body`` folded into ``body``).
 
@@ -70,7 +95,7 @@ def _load_state(path: Path | None, digest: str) -> list[dict[str, Any]] | None:
 
 
 def submit(
-    backend: OpenAIBackend,
+    backend: BatchBackend,
     requests: Sequence[Request],
     *,
     completion_window: str = "24h",
@@ -106,7 +131,7 @@ def submit(
 
 
 def wait(
-    backend: OpenAIBackend,
+    backend: BatchBackend,
     jobs: list[dict[str, Any]],
     *,
     poll_s: float = 30.0,
@@ -129,7 +154,7 @@ def wait(
 
 
 def collect(
-    backend: OpenAIBackend,
+    backend: BatchBackend,
     requests: Sequence[Request],
     jobs: list[dict[str, Any]],
     batches: list[Any],
@@ -210,7 +235,7 @@ def collect(
 
 
 def run_batch(
-    backend: OpenAIBackend,
+    backend: BatchBackend,
     requests: Sequence[Request],
     *,
     state_path: str | Path | None = None,

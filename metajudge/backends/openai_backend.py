@@ -477,20 +477,14 @@ class OpenAIBackend:
         if self.run_dir is not None and (
             self.ledger.calls or self.ledger.cached or self.ledger.errors
         ):
-            import json
+            from metajudge.run_folder import write_file
 
-            from metajudge.io import atomic_write
-
-            with atomic_write(self.run_dir / f"ledger-{self.name}.json") as fh:
-                json.dump(
-                    {
-                        "backend": self.name,
-                        "model_id": self.config.served_model,
-                        **self.ledger.summary(),
-                    },
-                    fh,
-                    indent=2,
-                )
+            doc = {
+                "backend": self.name,
+                "model_id": self.config.served_model,
+                **self.ledger.summary(),
+            }
+            write_file(self.run_dir, f"ledger-{self.name}.json", json.dumps(doc, indent=2))
 
     def __enter__(self) -> Self:
         return self

@@ -57,42 +57,25 @@ def add_agreement(subparsers: argparse._SubParsersAction) -> None:  # type: igno
 
 
 def _cmd_agreement(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from metajudge.analyses.annotator_agreement import AgreementOptions, agreement
-    from metajudge.data.loading import open_dataset
-    from metajudge.io import atomic_write, check_output_file
+    from metajudge.cli.output import print_text
     from metajudge.reports.agreement import render_agreement
+    from metajudge.runs.agreement import run_agreement
 
-    if args.output:
-        from metajudge.scores.spec import spec_paths
-
-        check_output_file(args.output, inputs=[args.input, *spec_paths(args.scores)])
-    ds = open_dataset(args.dataset, args.input, subset=args.subset, data_dir=args.data_dir)
-    opts = AgreementOptions(level=args.level_of_measurement, seed=args.seed, splits=args.splits)
-    res = agreement(ds, opts)
-    if args.scores:
-        from metajudge.analyses.annotator_agreement import judges_beside_humans
-        from metajudge.scores.spec import gather_scores
-
-        rows = gather_scores(ds, args.scores, data_dir=args.data_dir)
-        src = ", ".join(str(s) for s in args.scores)
-        judges, unused = judges_beside_humans(ds, rows, opts)
-        res = res.with_judges(judges, src, unused)
-    from metajudge.data.judge_bench import published_alpha
-
-    res = res.with_published(
-        published_alpha(ds.card, args.data_dir),
-        "JUDGE-BENCH results/regular (Bavaresco et al. 2025)",
+    res = run_agreement(
+        args.dataset,
+        args.input,
+        subset=args.subset,
+        scores=args.scores,
+        level=args.level_of_measurement,
+        seed=args.seed,
+        splits=args.splits,
+        data_dir=args.data_dir,
+        output=args.output,
+        fmt=args.format,
     )
-    fmt = args.format
-    if args.output and fmt is None:
-        fmt = {".csv": "csv", ".json": "json"}.get(Path(args.output).suffix, "md")
     if args.output:
-        with atomic_write(args.output) as fh:
-            fh.write(render_agreement(res, fmt))
-        print(render_agreement(res, "text"), end="")
+        print_text(render_agreement(res, "text"))
         print(f"wrote {args.output}")
     else:  # standard output: the asked format only (one JSON document for --format json)
-        print(render_agreement(res, fmt or "text"), end="")
+        print_text(render_agreement(res, args.format or "text"))
     return 0

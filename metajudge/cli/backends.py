@@ -73,17 +73,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _list(args: argparse.Namespace) -> int:
-    import json
-
     from metajudge.backends.openai_parse import redact_url
     from metajudge.backends.registry import list_backends
+    from metajudge.cli.output import print_json
 
     cfgs = [
         c.replace(base_url=redact_url(c.base_url), base_urls=tuple(map(redact_url, c.base_urls)))
         for c in list_backends()
     ]  # credentials in a base_url are never printed
     if args.format == "json":
-        print(json.dumps([c.public_dict() for c in cfgs], indent=2))
+        print_json([c.public_dict() for c in cfgs], indent=2)
         return 0
     print(f"{'NAME':<22} {'KIND':<9} {'CHAT':<5} {'CONTEXT':<8} {'MODEL / ENDPOINT':<48} SOURCE")
     for c in cfgs:
@@ -102,13 +101,12 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    import json
-
     from metajudge.backends.registry import check_backend
+    from metajudge.cli.output import print_json
 
     r = check_backend(args.name, run_dir=args.out)
     if args.format == "json":
-        print(json.dumps(r, indent=2))
+        print_json(r, indent=2)
     else:
         print(f"backend:   {r['backend']} ({r['kind']}) model {r['model']}")
         print(
@@ -128,17 +126,12 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _stats(args: argparse.Namespace) -> int:
-    import json
+    from metajudge.cli.output import print_json
+    from metajudge.runs.cache_commands import cache_stats
 
-    from metajudge.backends.cache import ResponseCache
-
-    c = ResponseCache(args.path, create=False, read_only=True)
-    try:
-        s = c.stats()
-    finally:
-        c.close()
+    s = cache_stats(args.path)
     if args.format == "json":
-        print(json.dumps(s, indent=2))
+        print_json(s, indent=2)
         return 0
     print(
         f"cache {s['path']} (schema v{s['schema_version']}): {s['entries']} entries, {s['bytes'] / 1e6:.2f} MB, "
@@ -156,63 +149,34 @@ def _stats(args: argparse.Namespace) -> int:
 
 
 def _prune(args: argparse.Namespace) -> int:
-    from metajudge.backends.cache import ResponseCache
-    from metajudge.errors import InputError
+    from metajudge.runs.cache_commands import prune_cache
 
-    if not (
-        args.all or args.older_than is not None or args.model or args.parser_version or args.unused
-    ):
-        raise InputError(
-            "say what to prune: --older-than DAYS, --model, --parser-version, --unused or --all"
-        )
-    c = ResponseCache(args.path, create=False)
-    try:
-        crit = {
-            "older_than_s": 0.0
-            if args.all
-            else (args.older_than * 86400 if args.older_than is not None else None),
-            "model": args.model,
-            "parser_version": args.parser_version,
-            "unused": args.unused,
-        }
-        doomed, total = c.count(**crit), len(c)
-        print(f"{c.path}: {doomed} of {total} entries match")
-        if doomed and doomed == total and not args.yes:
-            raise InputError(
-                f"this would delete every entry ({total}) of {c.path}; add --yes to confirm",
-                field="--yes",
-            )
-        n = c.prune(**crit)
-        left = len(c)
-    finally:
-        c.close()
+    n, left = prune_cache(
+        args.path,
+        older_than_days=args.older_than,
+        model=args.model,
+        parser_version=args.parser_version,
+        unused=args.unused,
+        everything=args.all,
+        yes=args.yes,
+    )
     print(f"pruned {n} entries; {left} left")
     return 0
 
 
 def _export(args: argparse.Namespace) -> int:
-    from metajudge.backends.cache import ResponseCache
-    from metajudge.errors import InputError
-    from metajudge.io import check_output_file
+    from metajudge.runs.cache_commands import export_cache
 
     out = args.output or args.out
-    if not out:
-        raise InputError("say where to write: -o/--output FILE", field="--output")
-    c = ResponseCache(args.path, create=False, read_only=True)
-    try:
-        check_output_file(out, inputs=[c.path], field="--output")
-        n = c.export(out, model=args.model, parser_version=args.parser_version)
-    finally:
-        c.close()
+    n = export_cache(args.path, out, model=args.model, parser_version=args.parser_version)
     print(f"exported {n} entries to {out}")
     return 0
 
 
 def _repair(args: argparse.Namespace) -> int:
-    from metajudge.backends.cache import default_cache_path
-    from metajudge.backends.cache_repair import repair_cache
+    from metajudge.runs.cache_commands import run_cache_repair
 
-    r = repair_cache(args.path or default_cache_path())
+    r = run_cache_repair(args.path)
     if r["healthy"]:
         print(f"the cache is healthy ({r['recovered']} entries); nothing was moved")
         return 0

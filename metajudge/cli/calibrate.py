@@ -187,273 +187,83 @@ def _register_conformal(sub: Any) -> None:
     k.set_defaults(func=_cmd_conformal)
 
 
-def _table(args: argparse.Namespace, *, sets: bool = False) -> tuple[Any, dict[str, int]]:
-    """The rating table of the input; with ``sets`` and a pairwise / categorical dataset, the
-    verdict table (:mod:`metajudge.analyses.calibration.verdict_sets`) instead."""
-    from metajudge.analyses.calibration.sources import table_from_csv, table_from_scores
-    from metajudge.data.loading import open_dataset
-    from metajudge.errors import InputError
+def _source(args: argparse.Namespace, ids: Any) -> Any:
+    """The :class:`~metajudge.runs.calibrate.CalibrationInput` of the command's options."""
+    from metajudge.runs.calibrate import CalibrationInput
 
-    if not args.scores:
-        if args.dataset:
-            raise InputError("--dataset needs --scores (the judge column)", field="--scores")
-        return table_from_csv(
-            args.input, distribution=args.distribution, judge=args.judge, data_dir=args.data_dir
-        ), {}
-    ds = open_dataset(args.dataset, args.input, data_dir=args.data_dir)
-    ids = id_policy(args)
-    if sets:
-        from metajudge.analyses.calibration.verdict_sets import is_verdict_dataset, verdict_table
-        from metajudge.scores.spec import gather_scores
-
-        if is_verdict_dataset(ds.card):
-            rows = gather_scores(ds, args.scores, data_dir=args.data_dir, labels=False, ids=ids)
-            warn_dropped(ids)
-            return verdict_table(ds, rows, dimension=args.dimension), {}
-    table = table_from_scores(
-        ds, args.scores, dimension=args.dimension, data_dir=args.data_dir, ids=ids
+    return CalibrationInput(
+        input_file=args.input,
+        dataset=args.dataset,
+        scores=args.scores,
+        judge=args.judge,
+        distribution=args.distribution,
+        dimension=args.dimension,
+        data_dir=args.data_dir,
+        ids=ids,
     )
-    warn_dropped(ids)
-    return table
 
 
-def _emit(args: argparse.Namespace, res: Any, md: str) -> int:
-    if args.format == "json":
-        sys.stdout.write(res.to_json() + "\n")
-    else:
-        sys.stdout.write(md)
+def _emit(args: argparse.Namespace, run: Any) -> int:
+    """The files a calibrate command wrote (to standard error; the run folder's through
+    :func:`~metajudge.cli.options.notice`), then its result in ``--format``."""
+    from metajudge.cli.options import notice
+    from metajudge.cli.output import print_text
+
+    for what, path in run.wrote:
+        print(f"wrote {what} to {path}" if what else f"wrote {path}", file=sys.stderr)
+    for path in run.folder:
+        notice(args.format, str(path))
+    print_text(run.result.to_json() + "\n" if args.format == "json" else run.markdown)
     return 0
 
 
 def _cmd_fit(args: argparse.Namespace) -> int:
-    import json
+    from metajudge.runs.calibrate import run_fit
 
-    from metajudge.analyses.calibration.fit import calibrate_fit
-    from metajudge.io import atomic_write, check_output_file
-    from metajudge.reports.calibration import fit_markdown
-
-    out = (
-        check_output_file(args.output, inputs=[args.input], field="--output")
-        if args.output
-        else None
-    )
-    html = (
-        check_output_file(args.html, inputs=[args.input, out], field="--html")
-        if args.html
-        else None
-    )
-    if args.out:
-        from metajudge.io import check_out_dir
-
-        check_out_dir(args.out, inputs=[args.input], field="--out")
-    table, dropped = _table(args)
-    res = calibrate_fit(
-        table,
+    ids = id_policy(args)
+    run = run_fit(
+        _source(args, ids),
         args.method,
         seed=args.seed,
         repeats=args.repeats,
         fraction=args.fraction,
         folds=args.folds,
+        output=args.output,
+        html=args.html,
+        out=args.out,
     )
-    if out is not None:
-        with atomic_write(out) as fh:
-            fh.write(json.dumps(res.calibrator, indent=1) + "\n")
-        print(f"wrote the calibrator to {out}", file=sys.stderr)
-    md = fit_markdown(res, dropped)
-    if html is not None:
-        with atomic_write(html) as fh:
-            fh.write(_fit_page(res))
-        print(f"wrote {html}", file=sys.stderr)
-    if args.out:
-        from metajudge.reports.calibration_html import (
-            RELIABILITY_FILE,
-            fit_payload,
-            plot_reliability,
-        )
-
-        texts = {"fit.md": md, "calibrator.json": json.dumps(res.calibrator, indent=1) + "\n"}
-        plot = (RELIABILITY_FILE, lambda path: plot_reliability(res, path))
-        write_folder(args.out, res, texts, [plot], fit_payload(res), args.format)
-    return _emit(args, res, md)
-
-
-def _fit_page(res: Any) -> str:
-    """``--html FILE``: the report page of the fit, its reliability diagram inlined."""
-    import tempfile
-    from pathlib import Path
-
-    from metajudge.reports.calibration_html import RELIABILITY_FILE, fit_payload, plot_reliability
-    from metajudge.reports.html_page import plots_of, render_page
-
-    with tempfile.TemporaryDirectory() as d:
-        plot_reliability(res, Path(d) / RELIABILITY_FILE)
-        return render_page(fit_payload(res), plots_of(Path(d)))
-
-
-def write_folder(
-    out: str, res: Any, texts: dict[str, str], plots: list[Any], payload: Any, fmt: str
-) -> None:
-    """A calibrate command's run folder, written as a set (:func:`metajudge.run_folder.run_folder`):
-    ``result.json``, the ``texts`` ({file name: text}), the ``plots`` ([(file name, draw(path))])
-    and ``report.html`` (``payload`` with the folder's plots)."""
-    from metajudge.cli.options import notice
-    from metajudge.io import atomic_write
-    from metajudge.reports.html_page import write_page
-    from metajudge.run_folder import run_folder
-
-    with run_folder(out) as rf:
-        d = rf.stage
-        with atomic_write(d / "result.json") as fh:
-            fh.write(res.to_json() + "\n")
-        for name, text in texts.items():
-            with atomic_write(d / name) as fh:
-                fh.write(text)
-        for name, draw in plots:
-            draw(d / name)
-        page = write_page(d, payload)
-    for name in ("result.json", *texts, *(n for n, _ in plots), page.name):
-        notice(fmt, str(rf.final(d / name)))
+    warn_dropped(ids)
+    return _emit(args, run)
 
 
 def _cmd_apply(args: argparse.Namespace) -> int:
-    from metajudge.analyses.calibration.fit import apply_result, calibrated_rows, check_calibrator
-    from metajudge.io import check_output_file, read_json
-    from metajudge.reports.calibration import apply_markdown
-    from metajudge.scores.scoring import write_scores
+    from metajudge.runs.calibrate import run_apply
 
-    cal = check_calibrator(read_json(args.calibrator), args.calibrator)
-    out = (
-        check_output_file(args.output, inputs=[args.input, args.calibrator])
-        if args.output
-        else None
-    )
-    table, dropped = _table(args)
-    res = apply_result(cal, table, args.calibrator)
-    if out is not None:
-        n = write_scores(out, calibrated_rows(cal, table, res.scores))
-        print(f"wrote {n} rows to {out}", file=sys.stderr)
-    return _emit(args, res, apply_markdown(res, dropped))
+    ids = id_policy(args)
+    run = run_apply(_source(args, ids), args.calibrator, output=args.output)
+    warn_dropped(ids)
+    return _emit(args, run)
 
 
 def _cmd_conformal(args: argparse.Namespace) -> int:
-    from metajudge.analyses.calibration.conformal import (
-        AUTO,
-        CONFORMAL_METHODS,
-        Options,
-        calibrate_conformal,
-        candidates,
-    )
-    from metajudge.analyses.calibration.sources import table_from_csv
-    from metajudge.analyses.calibration.table import check_alpha
-    from metajudge.reports.calibration import conformal_markdown
+    from metajudge.runs.calibrate import ConformalOptions, run_conformal
 
-    check_alpha(args.alpha)
-    check_alpha(args.shift_alpha, "--shift-alpha")
-    if args.intervals:
-        from metajudge.io import check_output_file
-
-        check_output_file(args.intervals, inputs=[args.input, args.target], field="--intervals")
-    if args.out:
-        from metajudge.io import check_out_dir
-
-        check_out_dir(args.out, inputs=[args.input, args.target], field="--out")
-    table, dropped = _table(args, sets=True)
-    if not hasattr(table, "pred"):
-        return _cmd_sets(args, table)
-    if args.method and set(args.method) & set(_SETS):
-        from metajudge.errors import InputError
-
-        raise InputError(
-            f"{', '.join(_SETS)} give prediction sets for categorical / pairwise verdicts; "
-            "these are ratings",
-            field="--method",
-        )
-    target = (
-        table_from_csv(args.target, distribution=args.distribution, data_dir=args.data_dir)
-        if args.target
-        else None
-    )
-    methods = args.method or [
-        m for m in (*CONFORMAL_METHODS, AUTO) if m == AUTO or m in candidates(table)
-    ]
-    o = Options(
+    opts = ConformalOptions(
+        methods=args.method,
         alpha=args.alpha,
         bins=args.bins,
         min_bin=args.min_bin,
         fit_fraction=args.fit_fraction,
         seed=args.seed,
-    )
-    res = calibrate_conformal(
-        table,
-        methods,
-        options=o,
         repeats=args.repeats,
         fraction=args.fraction,
-        target=target,
+        target=args.target,
         shift_alpha=args.shift_alpha,
-        keep_items=bool(args.intervals or args.out),
     )
-    if res.target and res.target["warning"]:
-        print(f"warning: {res.target['warning']}", file=sys.stderr)
-    return _conformal_out(args, res, conformal_markdown(res, dropped))
-
-
-def _conformal_out(args: argparse.Namespace, res: Any, md: str) -> int:
-    """``--intervals FILE`` and ``--out DIR`` of ``calibrate conformal``, then the output."""
-    if args.intervals:
-        _write_intervals(args.intervals, res.items)
-    if args.out:
-        from metajudge.reports.calibration_html import conformal_payload
-
-        dataset = None
-        if args.scores:
-            from metajudge.data.loading import open_dataset
-
-            dataset = open_dataset(args.dataset, args.input, data_dir=args.data_dir)
-        source = args.dataset or str(args.input)
-        payload = conformal_payload(res, source, dataset)
-        texts = {"conformal.md": md, "intervals.csv": _intervals_csv(res.items)}
-        write_folder(args.out, res, texts, [], payload, args.format)
-    return _emit(args, res, md)
-
-
-def _cmd_sets(args: argparse.Namespace, table: Any) -> int:
-    """``calibrate conformal`` on verdicts: prediction sets (lac / aps)."""
-    from metajudge.analyses.calibration.verdict_sets import calibrate_sets
-    from metajudge.errors import InputError
-    from metajudge.reports.calibration import sets_markdown
-
-    if args.target:
-        raise InputError(
-            "--target is for ratings; prediction sets are measured on held-out splits only",
-            field="--target",
-        )
-    res = calibrate_sets(
-        table,
-        args.method or _SETS,
-        alpha=args.alpha,
-        seed=args.seed,
-        repeats=args.repeats,
-        fraction=args.fraction,
-        keep_items=bool(args.intervals or args.out),
-    )
-    return _conformal_out(args, res, sets_markdown(res))
-
-
-def _intervals_csv(items: list[dict[str, Any]]) -> str:
-    import csv
-    import io
-
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=list(items[0]), lineterminator="\n")
-    w.writeheader()
-    w.writerows(items)
-    return buf.getvalue()
-
-
-def _write_intervals(path: str, items: list[dict[str, Any]]) -> None:
-    from metajudge.io import atomic_write
-
-    with atomic_write(path) as fh:
-        fh.write(_intervals_csv(items))
-    print(f"wrote {len(items)} intervals to {path}", file=sys.stderr)
+    ids = id_policy(args)
+    run = run_conformal(_source(args, ids), opts, intervals=args.intervals, out=args.out)
+    warn_dropped(ids)
+    target = getattr(run.result, "target", None)
+    if target and target["warning"]:
+        print(f"warning: {target['warning']}", file=sys.stderr)
+    return _emit(args, run)

@@ -111,59 +111,33 @@ def add_parser(subparsers: argparse._SubParsersAction, name: str = "selective") 
 
 
 def run(args: argparse.Namespace) -> int:
-    from metajudge.analyses.selective import check_level, judge_columns, selective_judging
-    from metajudge.data.loading import open_dataset
-    from metajudge.reports.selective import selective_markdown
-    from metajudge.scores.spec import SHIPPED, gather_scores
+    from metajudge.cli.options import notice
+    from metajudge.cli.output import print_text
+    from metajudge.runs.calibrate import run_selective
 
-    check_level(args.alpha, "alpha")
-    check_level(args.delta, "delta")
-    if args.out:
-        from metajudge.io import check_out_dir
-        from metajudge.scores.spec import spec_paths
-
-        check_out_dir(args.out, inputs=[args.input, *spec_paths(args.scores)])
-    ds = open_dataset(args.dataset, args.input, data_dir=args.data_dir)
     ids = id_policy(args)
-    rows = gather_scores(
-        ds, args.scores or [SHIPPED], data_dir=args.data_dir, labels=False, ids=ids
-    )
-    warn_dropped(ids)
-    costs = dict(args.cost)
-    data = judge_columns(ds, rows, args.judge, costs=costs, dimension=args.dimension)
-    res = selective_judging(
-        data,
+    res = run_selective(
+        args.dataset,
+        args.input,
+        args.judge,
+        scores=args.scores,
+        costs=dict(args.cost),
+        dimension=args.dimension,
         alpha=args.alpha,
         delta=args.delta,
         repeats=args.repeats,
-        n_calibration=args.calibration,
+        calibration=args.calibration,
         seed=args.seed,
         thresholds=args.thresholds,
+        data_dir=args.data_dir,
+        ids=ids,
+        out=args.out,
     )
-    md = selective_markdown(res, "cost units" if costs else "calls")
-    if args.out:
-        _write_folder(args.out, res, md, args.dataset or args.input, args.format)
-    print(res.to_json() if args.format == "json" else md, end="\n" if args.format == "json" else "")
+    warn_dropped(ids)
+    for path in res.folder:
+        notice(args.format, str(path))
+    if args.format == "json":
+        print_text(res.result.to_json(), end="\n")
+    else:
+        print_text(res.markdown)
     return 0
-
-
-def _write_folder(out: str, res: object, md: str, source: str, fmt: str) -> None:
-    """The run folder, written as a set (:func:`metajudge.run_folder.run_folder`)."""
-    from pathlib import Path
-
-    from metajudge.cli.options import notice
-    from metajudge.io import atomic_write
-    from metajudge.reports.html_page import write_page
-    from metajudge.reports.selective import PLOT_FILE, plot_coverage_agreement, selective_payload
-    from metajudge.run_folder import run_folder
-
-    with run_folder(out) as rf:
-        d = rf.stage
-        with atomic_write(d / "result.json") as fh:
-            fh.write(res.to_json() + "\n")  # type: ignore[attr-defined]
-        with atomic_write(d / "selective.md") as fh:
-            fh.write(md)
-        plot_coverage_agreement(res, d / PLOT_FILE)
-        page = write_page(d, selective_payload(res, Path(source).name))
-    for p in ("result.json", "selective.md", PLOT_FILE, page.name):
-        notice(fmt, str(rf.final(d / p)))

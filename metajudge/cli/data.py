@@ -133,17 +133,15 @@ def _add_pairs(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     q.set_defaults(func=_cmd_pairs)
 
 
-def _open(args: argparse.Namespace):  # type: ignore[no-untyped-def]
-    from metajudge.data.loading import open_dataset
-    from metajudge.errors import InputError
-
-    if args.name and (args.dataset or args.input):
-        raise InputError("give the dataset once (--dataset NAME or --input FILE)", field="dataset")
-    name = args.dataset or args.name
-    if name is None and args.input is None:
-        raise InputError("give --dataset NAME or --input FILE", field="dataset")
-    subset = getattr(args, "subset", None)
-    return open_dataset(name, args.input, subset=subset, data_dir=args.data_dir)
+def _source(args: argparse.Namespace) -> dict:  # type: ignore[type-arg]
+    """The dataset a ``data`` command names (:func:`metajudge.runs.data_commands.open_named`)."""
+    return {
+        "name": args.name,
+        "dataset": args.dataset,
+        "input_file": args.input,
+        "subset": getattr(args, "subset", None),
+        "data_dir": args.data_dir,
+    }
 
 
 def _short_license(text: str) -> str:
@@ -151,17 +149,12 @@ def _short_license(text: str) -> str:
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    import json
+    from metajudge.cli.output import print_json
+    from metajudge.runs.data_commands import run_list
 
-    from metajudge.data.card_counts import listing_row
-    from metajudge.data.registry import list_datasets, list_local
-
-    if args.data_dir:
-        rows = list_local(args.data_dir)
-    else:
-        rows = [listing_row(n) for n in list_datasets()]
+    rows = run_list(args.data_dir)
     if args.format == "json":
-        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        print_json(rows, indent=2, ensure_ascii=False)
         return 0
     head = ["name", "kind", "records", "items", "pairs", "annotators", "dimensions", "license"]
     table = [head + (["status"] if args.data_dir else [])]
@@ -204,204 +197,59 @@ def _dims_cell(dims: list[str]) -> str:
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
-    import json
+    from metajudge.cli.output import json_text, print_json, print_text
+    from metajudge.runs.data_commands import run_show
 
-    from metajudge.data.registry import describe_counts
-
-    ds = _open(args)
-    card = ds.pairwise_card() if args.pairs else ds.card
-    print(
-        json.dumps(
-            {"card": card.to_dict(), "counts": describe_counts(ds)}, indent=2, ensure_ascii=False
-        )
-    )
-    n = max(0, args.records)
-    if ds.card.kind == "benchmark":
-        from dataclasses import asdict
-
-        for it in ds.items[:n]:
-            print(json.dumps(asdict(it), ensure_ascii=False, default=str)[:4000])
-        return 0
-    recs = ds.pairs() if args.pairs else ds.records
-    for r in recs[:n]:
-        print(json.dumps(r.to_dict(), ensure_ascii=False))
+    head, rows, bench = run_show(**_source(args), pairs=args.pairs, records=args.records)
+    print_json(head, indent=2, ensure_ascii=False)
+    for row in rows:
+        if bench:
+            text = json_text(row, indent=None, ensure_ascii=False, default=str)[:4000]
+            print_text(text, end="\n")
+        else:
+            print_json(row, indent=None, ensure_ascii=False)
     return 0
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     import sys
-    from collections import Counter
 
-    from metajudge.data.registry import load_card
-    from metajudge.data.validation import check_file
+    from metajudge.runs.data_commands import run_validate
 
-    kind = _file_kind(args.path)
-    if kind != "jsonl":
-        return _validate_loaded(args.path, kind)
-    rep = check_file(
-        args.path, load_card(args.card) if args.card else None, max_errors=args.max_errors
-    )
-    for w in rep.warnings:
+    v = run_validate(args.path, card=args.card, no_card=args.no_card, max_errors=args.max_errors)
+    for w in v.warnings:
         print(f"metajudge: warning: {w}", file=sys.stderr)
-    if rep.errors:
-        for e in rep.errors:
-            print(f"metajudge: error: {e}", file=sys.stderr)
-        shown = (
-            f" (first {len(rep.errors)} shown; --max-errors)"
-            if rep.n_errors > len(rep.errors)
-            else ""
-        )
-        print(f"{args.path}: {rep.n_errors} error(s){shown}", file=sys.stderr)
-        return 2
-    if rep.card is None and not args.no_card:
-        print(
-            f"metajudge: error: {args.path}:1: field card: no card line (line 1 of a canonical "
-            'file is {"card": {...}}: kind, dimensions, scale; README "Bring your own data"); '
-            "give --card NAME to check it against a built-in card, or --no-card to check its "
-            "records without one",
-            file=sys.stderr,
-        )
-        return 2
-    dims: Counter[str] = Counter()
-    for r in rep.records:
-        dims.update((getattr(r, "labels", None) or r.scores).keys())  # type: ignore[union-attr]
-    used = rep.card
-    kind = used.kind if used else ("pairwise" if hasattr(rep.records[0], "labels") else "likert")
-    print(
-        f"OK {args.path}: {len(rep.records)} {kind} records; dimensions "
-        + ", ".join(f"{d} ({c})" for d, c in dims.items())
-        + (
-            f"; card {used.name}, scale {used.scale.describe()}"
-            if used
-            else "; no card (scale not checked)"
-        )
-    )
-    return 0
-
-
-def _file_kind(path: str) -> str:
-    """:func:`metajudge.data.loading.file_kind` of an existing file (else ``jsonl``: the
-    canonical check says what is wrong)."""
-    from pathlib import Path
-
-    from metajudge.data.loading import file_kind
-
-    return file_kind(path)[0] if Path(path).is_file() else "jsonl"
-
-
-def _validate_loaded(path: str, kind: str) -> int:
-    """A JUDGE-BENCH-format file or a built-in dataset's upstream file: converted (errors name
-    file, record and field), then each record checked against the JSON Schema of its kind and
-    the (derived) card."""
-    from pathlib import Path
-
-    from metajudge.data.loading import load
-    from metajudge.data.validation import Rules, raise_first, record_errors
-
-    ds = load(Path(path))
-    rules = Rules.of(ds.card)
-    raise_first([e for r in ds.records for e in record_errors(r.to_dict(), rules, path=path)])
-    what = {
-        "judge_bench": "JUDGE-BENCH format",
-        "released_probs": "Trust-or-Escalate released format (instruction, outputs, preferences, probs)",
-    }.get(kind, f"upstream file of {ds.name}")
-    print(
-        f"OK {path}: {what}, {len(ds.records)} {ds.card.kind} records; dimensions "
-        + ", ".join(f"{d} ({ds.card.scale_of(d).describe()})" for d in ds.card.dimensions)
-    )
-    return 0
+    for e in v.errors:
+        print(f"metajudge: error: {e}", file=sys.stderr)
+    print(v.summary, file=sys.stdout if v.ok else sys.stderr)
+    return 0 if v.ok else 2
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from metajudge.data.formats import write_jsonl
-    from metajudge.errors import InputError
-    from metajudge.io import check_output_file
+    from metajudge.runs.data_commands import run_export
 
-    check_output_file(args.output, inputs=[args.input], field="--output")
-    ds = _open(args)
-    if ds.card.kind == "benchmark":
-        raise InputError(
-            f"{ds.name} holds benchmark inputs (no human labels), not canonical records; "
-            "use metajudge.data.load_mudabench / load_mtraig_items",
-            field="name",
-        )
-    records = ds.pairs() if args.pairs else ds.records
-    card = ds.pairwise_card() if args.pairs else ds.card
-    if not records:
-        after = " after pairwise expansion" if args.pairs else ""
-        raise InputError(f"{ds.name}: nothing to export (0 records{after})", field="records")
-    n = write_jsonl(args.output, records, card=card)
-    kind = "pairwise" if args.pairs else ds.card.kind
-    print(f"wrote {n} {kind} records of {ds.name} to {args.output}")
+    print(run_export(args.output, **_source(args), pairs=args.pairs))
     return 0
 
 
 def _cmd_pairs(args: argparse.Namespace) -> int:
-    from metajudge.data.formats import write_jsonl
-    from metajudge.errors import InputError
-    from metajudge.io import check_output_file
+    from metajudge.runs.data_commands import run_pairs
 
-    check_output_file(args.output, inputs=[args.input], field="--output")
-    ds = _open(args)
-    if ds.card.kind != "likert":
-        raise InputError(
-            f"{ds.name} is {ds.card.kind}: data pairs builds pairs from graded (likert) data, "
-            "a score per response" + (" (it is pairwise already)" if ds.kind == "pairwise" else ""),
-            path=args.input,
-            field="kind",
-        )
-    pairs = ds.pairs(tie_band=args.tie_band)
-    if not pairs:
-        raise InputError(
-            f"{ds.name}: no input has two systems with a common labelled dimension (0 pairs)",
-            path=args.input,
-            field="records",
-        )
-    n = write_jsonl(args.output, pairs, card=ds.pairwise_card(tie_band=args.tie_band))
-    print(pairs_summary(ds, pairs, args.tie_band, n, args.output))
+    print(run_pairs(args.output, tie_band=args.tie_band, **_source(args)))
     return 0
 
 
-def pairs_summary(ds, pairs, tie_band: float, n: int, output: str) -> str:  # type: ignore[no-untyped-def]
-    """What ``data pairs`` wrote: pairs, inputs, ties per dimension, inputs with one system."""
-    from collections import Counter
-
-    systems: dict[str, set[str]] = {}
-    for r in ds.records:
-        systems.setdefault(r.id, set()).add(r.system)
-    single = sum(1 for s in systems.values() if len(s) < 2)
-    ties = Counter(d for p in pairs for d, v in p.labels.items() if v[0] == 0)
-    tie_txt = ", ".join(f"{d} {ties.get(d, 0)}" for d in ds.card.dimensions)
-    return (
-        f"wrote {n} pairs from {len(systems) - single} inputs of {ds.name} to {output} "
-        f"(label = mean(b) - mean(a); tie band {tie_band:g}; ties: {tie_txt}; "
-        f"{single} inputs with a single system give no pair)"
-    )
-
-
 def _cmd_fetch(args: argparse.Namespace) -> int:
-    from metajudge.data.fetch import local_relpath
-    from metajudge.data.registry import list_datasets, load_card, resolve_file
+    from metajudge.runs.data_commands import run_fetch
 
-    for name in args.names or list_datasets():
-        card = load_card(name)
-        for sf in card.files:
-            p = resolve_file(name, local_relpath(sf), args.data_dir)
-            print(f"ok {name}/{local_relpath(sf)} -> {p}")
+    for what, path in run_fetch(args.names, args.data_dir):
+        print(f"ok {what} -> {path}")
     return 0
 
 
 def _cmd_recount(args: argparse.Namespace) -> int:
-    from metajudge.data.card_counts import counts_of, write_counts
-    from metajudge.data.loading import load
-    from metajudge.data.registry import describe_counts, list_datasets
-    from metajudge.runs.matrix.table import dataset_facts, facts_record
+    from metajudge.runs.matrix.table import run_recount
 
-    changed = []
-    for name in args.names or list_datasets():
-        ds = load(name, args.data_dir)
-        counts = {**counts_of(describe_counts(ds)), "facts": facts_record(dataset_facts(ds))}
-        if write_counts(name, counts):
-            changed.append(name)
+    changed = run_recount(args.names, args.data_dir)
     print(f"counts rewritten: {', '.join(changed) or 'none (every card is current)'}")
     return 0

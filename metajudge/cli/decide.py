@@ -185,12 +185,20 @@ def _load_kw(args: argparse.Namespace) -> dict:
     }
 
 
-def _emit(args: argparse.Namespace, stem: str, payload: dict, md: str) -> None:
-    import json
+def _print(args: argparse.Namespace, payload: dict, md: str) -> None:
+    """The result in ``--format``: its JSON, or its Markdown."""
+    from metajudge.cli.output import print_json, print_text
 
+    if args.format == "json":
+        print_json(payload, indent=1, default=str)
+    else:
+        print_text(md, end="\n")
+
+
+def _emit(args: argparse.Namespace, stem: str, payload: dict, md: str) -> None:
     from metajudge.reports.decision_report import write_report
 
-    print(json.dumps(payload, indent=1, default=str) if args.format == "json" else md)
+    _print(args, payload, md)
     if args.out:
         for path in write_report(args.out, stem, payload, md):
             _wrote(args.format, path)
@@ -270,8 +278,7 @@ def _cmd_frontier(args: argparse.Namespace) -> int:
 
 
 def _cmd_drift(args: argparse.Namespace) -> int:
-    from metajudge.analyses.decide.drift import DriftGate
-    from metajudge.runs.decide import run_drift
+    from metajudge.runs.decide import DriftGate, run_drift
 
     gate = DriftGate(
         max_flip_rate=args.max_flip_rate,
@@ -406,28 +413,24 @@ def _register_alt_test(dsub: argparse._SubParsersAction) -> None:  # type: ignor
 
 
 def _cmd_alt_test(args: argparse.Namespace) -> int:
-    from metajudge.analyses.alt_test import alt_test, settings_for
-    from metajudge.data.alt_test_dir import load_alt_test
-    from metajudge.reports.decision_report import alt_test_markdown
-    from metajudge.results import finite
+    from metajudge.runs.alt_test import run_alt_test
 
-    data = load_alt_test(args.dataset, args.subset, args.input, args.data_dir)
-    settings = settings_for(
-        args.subset if args.dataset else None,
+    run = run_alt_test(
+        args.dataset,
+        args.subset,
+        args.input,
+        args.data_dir,
         epsilon=args.epsilon,
         q=args.q,
         scoring=args.scoring,
         min_annotators=args.min_annotators,
         min_items=args.min_items,
+        llms=args.llm,
+        out=args.out,
     )
-    res = alt_test(data, settings, llms=args.llm or None)
-    j = finite(res.to_dict())
-    _emit(args, "alt_test", j, alt_test_markdown(j, res.sentence()))
-    if args.out:
-        from metajudge.reports.html_decision import alt_test_overview
-        from metajudge.reports.html_page import write_page
-
-        _wrote(args.format, write_page(args.out, alt_test_overview(j, res.sentence())))
+    _print(args, run.payload, run.markdown)
+    for path in run.written:
+        _wrote(args.format, path)
     return 0
 
 
@@ -488,20 +491,22 @@ def _register_alt_test_plan(dsub: argparse._SubParsersAction) -> None:  # type: 
 
 
 def _cmd_alt_test_plan(args: argparse.Namespace) -> int:
-    from metajudge.analyses.alt_test_plan import PlanSettings, alt_test_plan, plan_markdown
+    from metajudge.runs.alt_test import run_alt_test_plan
 
-    settings = PlanSettings(
+    run = run_alt_test_plan(
         categories=args.categories,
         annotators=args.annotators,
         annotator_noise=args.annotator_noise,
         llm_noise=args.llm_noise,
-        n_items=tuple(args.n or PlanSettings.n_items),
-        epsilons=tuple(args.epsilon or PlanSettings.epsilons),
+        n_items=args.n,
+        epsilons=args.epsilon,
         reps=args.reps,
         seed=args.seed,
         q=args.q,
         min_items=args.min_items,
+        out=args.out,
     )
-    plan = alt_test_plan(settings)
-    _emit(args, "alt_test_plan", plan.to_dict(), plan_markdown(plan))
+    _print(args, run.payload, run.markdown)
+    for path in run.written:
+        _wrote(args.format, path)
     return 0

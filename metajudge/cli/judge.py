@@ -127,30 +127,24 @@ def _add_mtraig_perturb(jsub: Any) -> None:
     t.set_defaults(func=_cmd_perturb)
 
 
-def _write(path: str | None, obj: Any) -> None:
-    if not path:
-        return
-    import json
-
-    from metajudge.io import atomic_write
-
-    with atomic_write(path) as fh:
-        json.dump(obj, fh, indent=1, ensure_ascii=False, default=str)
-    print(f"wrote {path}")
+def _wrote(path: str | None) -> None:
+    if path:
+        print(f"wrote {path}")
 
 
 def _cmd_mudabench(args: argparse.Namespace) -> int:
     from metajudge.cli.backends import cli_backbone
-    from metajudge.metrics.judges.mudabench_judge import judge_mudabench, read_predictions
+    from metajudge.runs.judge_experiments import run_mudabench
 
-    res = judge_mudabench(
-        read_predictions(args.predictions),
+    res = run_mudabench(
+        args.predictions,
         variant=args.subset,
         backbone=cli_backbone(args.backbone),
         prompt_variant=args.prompt_variant,
         fast_path=not args.no_fast_path,
         process=not args.no_process,
         data_dir=args.data_dir,
+        output=args.output,
     )
     agg = res["aggregate"]
     print(
@@ -163,7 +157,7 @@ def _cmd_mudabench(args: argparse.Namespace) -> int:
         f"  fast path decided {eq['fast_path_decided']} of {eq['fast_path_decided'] + eq['llm_judged']} answers ({eq['fast_path_share']:.1%}); "
         f"parse failures: equivalence {eq['parse_failures']}/{eq['parse_attempts']}, facts {res['fact_coverage']['parse_failures']}/{res['fact_coverage']['parse_attempts']}"
     )
-    _write(args.output, res)
+    _wrote(args.output)
     return 0
 
 
@@ -199,6 +193,7 @@ def _cmd_probe(args: argparse.Namespace) -> int:
         seed=args.seed,
         data_dir=args.data_dir,
         prompt_variant=args.prompt_variant,
+        output=args.output,
     )
     n = len(res["probes"])
     pos = sum(p["label"] for p in res["probes"])
@@ -216,7 +211,7 @@ def _cmd_probe(args: argparse.Namespace) -> int:
             print(
                 f"| {bb} | {label} | {_fmt(x['accuracy'])} | {_fmt(x['false_accept_rate'])} | {_fmt(x['false_reject_rate'])} | {x['unparseable']}/{x['n']} | {share} |"
             )
-    _write(args.output, res)
+    _wrote(args.output)
     return 0
 
 
@@ -232,6 +227,7 @@ def _cmd_perturb(args: argparse.Namespace) -> int:
         modes=modes,
         data_dir=args.data_dir,
         prompt_variant=args.prompt_variant,
+        output=args.output,
     )
     print(
         f"MT-RAIG faithfulness, {res['n_items']} multi-table items, backbone {res['backbone']}: reference insight vs perturbed copy"
@@ -260,7 +256,7 @@ def _cmd_perturb(args: argparse.Namespace) -> int:
             f"  ratios {res['agreement']['modes'][0]}/{res['agreement']['modes'][1]} (whole pipeline): {res['ratios']}"
         )
         print(f"  ratios (verification only): {res['verify_ratios']}")
-    _write(args.output, res)
+    _wrote(args.output)
     return 0
 
 
@@ -307,8 +303,7 @@ def _add_jury(jsub: Any) -> None:
 
 
 def _cmd_jury(args: argparse.Namespace) -> int:
-    import json
-
+    from metajudge.cli.output import print_json
     from metajudge.reports.jury_report import jury_markdown
     from metajudge.results import finite
     from metajudge.runs.jury import run_jury
@@ -326,7 +321,7 @@ def _cmd_jury(args: argparse.Namespace) -> int:
     )
     j = finite(res.to_dict())
     if args.format == "json":
-        print(json.dumps(j, indent=1))
+        print_json(j, indent=1)
     else:
         print(jury_markdown(j, res.sentence()))
     return 0
@@ -356,8 +351,7 @@ def _add_self_preference(jsub: Any) -> None:
 
 
 def _cmd_self_preference(args: argparse.Namespace) -> int:
-    import json
-
+    from metajudge.cli.output import print_json, print_text
     from metajudge.results import finite
     from metajudge.runs.jury import run_self_preference
 
@@ -374,5 +368,8 @@ def _cmd_self_preference(args: argparse.Namespace) -> int:
         n_boot=args.n_boot,
         seed=args.seed,
     )
-    print(json.dumps(finite(res.to_dict()), indent=1) if args.format == "json" else res.sentence())
+    if args.format == "json":
+        print_json(finite(res.to_dict()), indent=1)
+    else:
+        print_text(res.sentence(), end="\n")
     return 0

@@ -13,8 +13,6 @@ The file formats are :mod:`metajudge.backends.batch_file`'s.
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from typing import Any
 
 from metajudge.cli.options import (
@@ -75,62 +73,30 @@ def _llm_cache(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from metajudge.backends.recording import RecordingBackend
-    from metajudge.backends.registry import get_backend
     from metajudge.cli.backends import cli_backbone
-    from metajudge.data.loading import open_dataset
-    from metajudge.errors import InputError
-    from metajudge.metrics.registry import expand_metrics, is_judge
-    from metajudge.scores.scoring import score_dataset
+    from metajudge.cli.output import print_json
+    from metajudge.runs.judge_batch import run_export_batch
 
-    names = expand_metrics([m.strip() for m in args.metrics.split(",") if m.strip()])
-    not_judges = [m for m in names if not is_judge(m)]
-    if not_judges:
-        raise InputError(
-            f"not LLM judges (nothing to export): {', '.join(not_judges)}", field="metrics"
-        )
-    ds = open_dataset(dataset=args.dataset, input=args.input, data_dir=args.data_dir)
-    backbone = cli_backbone(args.backbone)  # as `metajudge score`, which the cache then answers
-    cached = get_backend(backbone, cache=args.llm_cache or True)
-    with cached:
-        rec = RecordingBackend.around(cached)
-        opts: dict[str, dict[str, Any]] = {m: {"backend": rec} for m in names}
-        if args.prompt_variant:
-            for o in opts.values():
-                o["variant"] = args.prompt_variant
-        score_dataset(
-            ds,
-            names,
-            options=opts,
-            progress=not args.quiet,
-            backbone=backbone,
-            source_field=args.source_field,
-        )
-        summary = export_file(cached, rec, args.output)
-    json.dump(summary, sys.stdout, indent=1)
-    print()
+    summary = run_export_batch(
+        [m.strip() for m in args.metrics.split(",") if m.strip()],
+        args.output,
+        dataset=args.dataset,
+        input_file=args.input,
+        data_dir=args.data_dir,
+        backbone=cli_backbone(args.backbone),  # as `metrics run`, which the cache then answers
+        cache_file=args.llm_cache,
+        prompt_variant=args.prompt_variant,
+        progress=not args.quiet,
+        source_field=args.source_field,
+    )
+    print_json(summary, indent=1)
     return 0
 
 
-def export_file(cached: Any, rec: Any, output: str) -> dict[str, Any]:
-    from metajudge.backends.batch_file import export_requests
-
-    s = export_requests(cached.inner, rec.records.values(), output).to_dict()
-    s["n_cached"] = int(rec.ledger.cached)  # requests the cache answered already
-    return s
-
-
 def cmd_import(args: argparse.Namespace) -> int:
-    from pathlib import Path
+    from metajudge.cli.output import print_json
+    from metajudge.runs.judge_batch import run_import_batch
 
-    from metajudge.backends.batch_file import import_results
-    from metajudge.backends.cache import ResponseCache
-
-    cache = ResponseCache(Path(args.llm_cache) if args.llm_cache else None)
-    try:
-        summary = import_results(cache, args.input, args.requests)
-    finally:
-        cache.close()
-    json.dump(summary.to_dict(), sys.stdout, indent=1)
-    print()
+    summary = run_import_batch(args.input, args.requests, cache_file=args.llm_cache)
+    print_json(summary.to_dict(), indent=1)
     return 0 if summary.n_failed == 0 else 1

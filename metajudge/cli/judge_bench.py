@@ -57,9 +57,8 @@ def add_run_bench(jsub: argparse._SubParsersAction) -> None:  # type: ignore[typ
 
 
 def _cmd(args: argparse.Namespace) -> int:
-    import json
-
     from metajudge.cli.backends import cli_backbone
+    from metajudge.cli.output import print_json, print_text
     from metajudge.runs.judge_bench import judge_bench_markdown, run_judge_bench
 
     run = run_judge_bench(
@@ -72,14 +71,12 @@ def _cmd(args: argparse.Namespace) -> int:
         seed=args.seed,
         max_tokens=args.max_tokens,
         data_dir=args.data_dir,
+        result_file=args.result,
     )
     data = run.to_dict()
-    text = json.dumps(data, indent=1, ensure_ascii=False, default=str)
-    if args.result:
-        from metajudge.io import atomic_write
-
-        with atomic_write(args.result) as fh:
-            fh.write(text + "\n")
-    print(text if args.format == "json" else judge_bench_markdown(data))
+    if args.format == "json":
+        print_json(data, indent=1, ensure_ascii=False, default=str)
+    else:
+        print_text(judge_bench_markdown(data), end="\n")
     notice(args.format, args.output)
     return 0

@@ -6,7 +6,6 @@ estimate only). The library is :mod:`metajudge.runs.matrix.table` and
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from metajudge.cli.options import (
@@ -82,35 +81,30 @@ def _baselines(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _emit(text: str, output: str | None) -> None:
-    if output:
-        from metajudge.io import atomic_write, check_output_file
-
-        check_output_file(output)
-        with atomic_write(output) as fh:
-            fh.write(text)
-        print(output)
-    else:
-        sys.stdout.write(text)
-
-
 def cmd_matrix(args: argparse.Namespace) -> int:
-    import json
+    from metajudge.cli.output import print_text
+    from metajudge.runs.matrix.table import run_matrix
 
-    from metajudge.reports.matrix import matrix_csv, matrix_markdown
-    from metajudge.runs.matrix.table import build_matrix
-
-    m = build_matrix(inputs=args.input, data_dir=args.data_dir, baselines=args.baselines)
-    if args.format == "json":
-        text = json.dumps(m.to_dict(), indent=1, ensure_ascii=False) + "\n"
+    text = run_matrix(
+        inputs=args.input,
+        data_dir=args.data_dir,
+        baselines=args.baselines,
+        fmt=args.format,
+        output=args.output,
+    )
+    if args.output:
+        print(args.output)
     else:
-        text = matrix_csv(m) if args.format == "csv" else matrix_markdown(m)
-    _emit(text, args.output)
+        print_text(text)
     return 0
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from metajudge.runs.matrix.run import CellOptions, run_cell_command
+    import sys
+
+    from metajudge.cli.output import print_json
+    from metajudge.runs.matrix.prepare import CellOptions
+    from metajudge.runs.matrix.run import cell_summary, run_cell_command
 
     opts = CellOptions(
         metric=args.metric,
@@ -131,4 +125,20 @@ def cmd_run(args: argparse.Namespace) -> int:
         from metajudge.io import check_out_dir
 
         check_out_dir(args.out, inputs=[args.run_input])
-    return run_cell_command(opts, dry_run=args.dry_run, fmt=args.format)
+    run = run_cell_command(opts, dry_run=args.dry_run)
+    if run.estimate is not None:
+        if args.format == "json":
+            print_json(run.estimate.to_dict(), indent=1)
+        else:
+            print(run.estimate.to_text())
+        return 0
+    report = f"report: {run.table}"
+    if args.format == "json":  # standard output: one JSON document; where it was stored on stderr
+        print_json(run.cell, indent=1, ensure_ascii=False)
+        print(report, file=sys.stderr)
+        print(run.path, file=sys.stderr)
+    else:
+        print(cell_summary(run.cell))  # type: ignore[arg-type]
+        print(report)
+        print(run.path)
+    return 0

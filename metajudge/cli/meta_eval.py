@@ -7,7 +7,6 @@ Only argparse is imported here; the library loads inside each command.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from typing import Any
 
 from metajudge.cli.options import (
@@ -179,29 +178,12 @@ def protocol_options(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _render(name: str) -> Callable[[Any], str]:
-    def render(res: Any) -> str:
-        from metajudge.reports import tables
-
-        return str(getattr(tables, name)(res))
-
-    return render
-
-
-_RENDER = {
-    "md": _render("to_markdown"),
-    "csv": _render("to_csv"),
-    "json": _render("to_json"),
-    "tex": _render("to_latex"),
-}
-
-
 def _cmd_meta_eval(args: argparse.Namespace) -> int:
-    from metajudge.analyses.metric_vs_human.categorical import CategoricalResult
     from metajudge.analyses.metric_vs_human.protocol import Protocol
     from metajudge.cli.backends import cli_backbone
     from metajudge.io import check_out_dir
-    from metajudge.runs.meta_eval import run_meta_eval
+    from metajudge.runs.meta_eval import MetaEvalResult, run_meta_eval
+    from metajudge.runs.report import render_table
     from metajudge.scores.spec import spec_paths
 
     check_out_dir(args.out, inputs=[args.input, *spec_paths(args.scores)])  # before any work
@@ -234,7 +216,7 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
         strict_ids=args.strict_ids,
         protocol=Protocol.from_options(protocol_options(args)),
     )
-    if isinstance(res, CategoricalResult):
+    if not isinstance(res, MetaEvalResult):  # a categorical run
         if args.published or args.percent:
             import sys
 
@@ -248,80 +230,34 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
         print()
         print(tables.summary_table(res))
     elif not args.paths_only:
-        print(_RENDER[args.format](res))
+        print(render_table(res, args.format))
     for p in written.values():
         notice(args.format, str(p))
     return 0
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    """Re-render a run folder in place, holding its lock; the result file it reads must be the
-    one the folder's manifest vouches for, and the manifest then vouches for the new files."""
-    from metajudge.run_folder import RESULT_FILES, check_manifest, refresh_manifest, run_lock
+    """Re-render a run folder in place (:func:`metajudge.runs.report.run_report`)."""
+    import sys
 
-    with run_lock(args.dir):
-        check_manifest(args.dir, RESULT_FILES)
-        _record_display(args)
-        rc = _report_in_place(args)
-        refresh_manifest(args.dir)
-    return rc
+    from metajudge.runs.report import run_report
 
-
-def _report_in_place(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from metajudge.analyses.metric_vs_human.result import MetaEvalResult
-    from metajudge.reports.render import RESULT_FILE, render_all
-
-    if args.format == "html":
-        from metajudge.reports.html_run import write_html_report
-
-        cap = {} if args.browser_cap is None else {"cap": args.browser_cap}
-        print(write_html_report(args.dir, **cap))
-        return 0
-    from metajudge.runs.meta_eval_categorical import is_categorical_result
-
-    cat = is_categorical_result(args.dir)
-    if cat is not None:
-        from metajudge.reports.categorical_report import render_categorical
-
-        return _print_categorical(args, cat, render_categorical(args.dir, cat))
-    res = MetaEvalResult.load(Path(args.dir) / RESULT_FILE)
-    written = render_all(args.dir, plots=not args.no_plots, result=res)
-    print(_RENDER[args.format](res))
-    for p in written.values():
+    run = run_report(
+        args.dir,
+        fmt=args.format,
+        plots=not args.no_plots,
+        browser_cap=args.browser_cap,
+        published=getattr(args, "published", None),
+        percent=getattr(args, "percent", None),
+    )
+    for line in run.notes:
+        notice(args.format, line)
+    for line in run.warnings:
+        print(line, file=sys.stderr)
+    print(run.text)
+    for p in run.written.values():
         notice(args.format, str(p))
     return 0
-
-
-def _record_display(args: argparse.Namespace) -> None:
-    """``report --published FILE`` / ``--percent``: attach the file's rows and record the scale
-    in the folder's ``result.json`` (atomically; nothing is recomputed), so the tables and
-    ``report.html`` rendered from it agree."""
-    import sys
-    from pathlib import Path
-
-    if not getattr(args, "published", None) and getattr(args, "percent", None) is None:
-        return
-    from metajudge.analyses.metric_vs_human.result import MetaEvalResult
-    from metajudge.reports.published import attach_published, read_published_file, unmatched_line
-    from metajudge.reports.render import RESULT_FILE
-    from metajudge.reports.scale import set_percent
-    from metajudge.runs.meta_eval_categorical import is_categorical_result
-
-    if args.published:
-        read_published_file(args.published)  # exit 2 on a bad file, before anything is written
-    if is_categorical_result(args.dir) is not None:
-        notice(args.format, "categorical run: --published/--percent do not apply; ignored")
-        return
-    path = Path(args.dir) / RESULT_FILE
-    res = MetaEvalResult.load(path)
-    set_percent(res.data, args.percent)
-    if args.published:
-        attach_published(res, user_file=args.published)
-        if unmatched_line(res.data):
-            print(f"metajudge: warning: {unmatched_line(res.data)}", file=sys.stderr)
-    res.save(path)
 
 
 def _asked(args: argparse.Namespace) -> list[str]:

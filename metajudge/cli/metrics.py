@@ -158,43 +158,30 @@ def _cmd_score(args: argparse.Namespace) -> int:
     import sys
 
     from metajudge.cli.backends import cli_backbone
-    from metajudge.data.loading import open_dataset
-    from metajudge.io import check_output_file
-    from metajudge.scores.files import read_scores
-    from metajudge.scores.scoring import score_dataset, summarize, write_scores
+    from metajudge.runs.score import run_score
+    from metajudge.scores.scoring import summarize
 
-    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
-    out = check_output_file(args.output, inputs=[args.input], field="--output")
     options = parse_options(args.option)
     check_cli_options(options)
-    cal = _check_calibrator(args, metrics, options)
-    source = open_dataset(args.dataset, args.input, data_dir=args.data_dir)
-    cache = None if args.fresh or not out.exists() else out
-    # rows of other metrics already in the file are kept as they are (one file can accumulate metrics)
-    others = (
-        [r for r in read_scores(cache, allow_empty=True) if r["metric"] not in metrics]
-        if cache
-        else []
-    )
-    rows = score_dataset(
-        source,
-        metrics,
+    run = run_score(
+        [m.strip() for m in args.metrics.split(",") if m.strip()],
+        args.output,
+        dataset=args.dataset,
+        input_file=args.input,
         options=options,
+        calibrator=args.calibrator,
+        fresh=args.fresh,
         progress=not args.quiet,
-        cache_path=cache,
         data_dir=args.data_dir,
         backbone=cli_backbone(args.backbone),
         reference_field=args.reference_field,
         source_field=args.source_field,
     )
-    if cal is not None:
-        rows += _calibrated(cal, rows)
-    n = write_scores(out, others + rows)
     print(
-        f"wrote {n} rows to {out}"
-        + (f" ({len(others)} rows of other metrics kept)" if others else "")
+        f"wrote {run.n} rows to {run.path}"
+        + (f" ({run.kept} rows of other metrics kept)" if run.kept else "")
     )
-    summary = summarize(rows)
+    summary = summarize(run.rows)
     for s in summary:
         mean = "n/a" if s["mean"] is None else f"{s['mean']:.4f}"
         print(
@@ -204,52 +191,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
             print(f"    {sig}")
         for what, k in s["affected"].items():  # nothing silent: cuts and caps with their share
             print(f"    note: {what.replace('_', ' ')} in {k} of {s['n']} responses")
-    return _report_errors(rows, sys.stderr)
-
-
-def _check_calibrator(args: argparse.Namespace, metrics: list[str], options: dict) -> Any:
-    """The ``--calibrator`` file, refused before anything is scored when its metric is not
-    scored here or the metric's signature (with these options and backbone) differs."""
-    if not args.calibrator:
-        return None
-    from metajudge.analyses.calibration.fit import check_calibrator, check_signature
-    from metajudge.cli.backends import cli_backbone
-    from metajudge.errors import InputError
-    from metajudge.io import read_json
-    from metajudge.metrics.registry import metric_info
-
-    cal = check_calibrator(read_json(args.calibrator), args.calibrator)
-    name = str(cal["judge"].get("metric"))
-    if name not in metrics:
-        raise InputError(
-            f"the calibrator is for metric {name!r}, which --metrics does not score",
-            path=args.calibrator,
-            field="judge.metric",
-        )
-    info = metric_info(name, backbone=cli_backbone(args.backbone), **options.get(name, {}))
-    check_signature(cal, name, str(info["signature"]), args.calibrator)
-    return cal
-
-
-def _calibrated(cal: Any, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Rows of ``<metric>.calibrated`` for the scored rows of the calibrator's metric."""
-    import numpy as np
-
-    from metajudge.analyses.calibration.fit import (
-        apply_calibrator,
-        calibrated_name,
-        check_signature,
-    )
-
-    name, sig = calibrated_name(cal)
-    mine = [r for r in rows if r["metric"] == cal["judge"]["metric"] and r["score"] is not None]
-    for r in mine:
-        check_signature(cal, r["metric"], r["signature"])
-    after = apply_calibrator(cal, np.array([r["score"] for r in mine], float))
-    return [
-        {**r, "metric": name, "score": float(s), "signature": sig, "details": {"raw": r["score"]}}
-        for r, s in zip(mine, after, strict=True)
-    ]
+    return _report_errors(run.rows, sys.stderr)
 
 
 def _report_errors(rows: list[dict[str, Any]], err: Any, first: int = 5) -> int:
@@ -284,32 +226,16 @@ def _report_errors(rows: list[dict[str, Any]], err: Any, first: int = 5) -> int:
 
 
 def _cmd_metrics_list(args: argparse.Namespace) -> int:
-    import json
     import sys
 
     from metajudge.cli.backends import cli_backbone
-    from metajudge.errors import MetajudgeError
-    from metajudge.metrics.registry import list_metrics, metric_info, metric_options
+    from metajudge.cli.output import print_json
+    from metajudge.runs.metrics_info import metric_listing
 
-    infos = []
-    for name in list_metrics():
-        try:
-            info = metric_info(name, backbone=cli_backbone(args.backbone))
-            if args.format == "json":  # what `metrics show NAME` lists, for every metric
-                info["options"] = metric_options(name, backbone=cli_backbone(args.backbone))
-            infos.append(info)
-        except MetajudgeError as e:
-            infos.append(
-                {
-                    "name": name,
-                    "direction": None,
-                    "range": None,
-                    "signature": None,
-                    "unavailable": str(e),
-                }
-            )
+    # --format json: what `metrics show NAME` lists, for every metric
+    infos = metric_listing(cli_backbone(args.backbone), with_options=args.format == "json")
     if args.format == "json":
-        print(json.dumps(infos, indent=2, ensure_ascii=False))
+        print_json(infos, indent=2, ensure_ascii=False)
         return 0
     if args.format == "csv":
         from metajudge.io import CsvWriter
@@ -332,17 +258,13 @@ def _cmd_metrics_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_metrics_show(args: argparse.Namespace) -> int:
-    import json
-
     from metajudge.cli.backends import cli_backbone
-    from metajudge.metrics.registry import metric_info, metric_options, requirements
+    from metajudge.cli.output import print_json
+    from metajudge.runs.metrics_info import metric_details
 
-    backbone = cli_backbone(args.backbone)
-    info = metric_info(args.name, backbone=backbone)
-    info["needs"] = list(requirements(args.name) or ())
-    info["options"] = metric_options(args.name, backbone=backbone)
+    info = metric_details(args.name, cli_backbone(args.backbone))
     if args.format == "json":
-        print(json.dumps(info, indent=2, ensure_ascii=False, default=str))
+        print_json(info, indent=2, ensure_ascii=False, default=str)
         return 0
     lo, hi = info["range"]
     print(f"# {info['name']}  ({info['direction']} is better, range [{lo:g}, {hi:g}])\n")

@@ -380,7 +380,7 @@ def add_data_dir(p: argparse.ArgumentParser) -> None:
 
 def add_browser_cap(p: argparse.ArgumentParser) -> None:
     """``--browser-cap N``: the units (pairs / responses) one view of report.html's
-    disagreement browser shows at most (:data:`metajudge.reports.html_run.BROWSER_CAP`)."""
+    disagreement browser shows at most (:data:`metajudge.reports.html_items.BROWSER_CAP`)."""
     p.add_argument(
         "--browser-cap",
         type=nonneg_int,

@@ -74,96 +74,41 @@ def _register_power(subparsers: argparse._SubParsersAction) -> None:  # type: ig
     q.set_defaults(func=_cmd_power)
 
 
-def _estimated_r12(args: argparse.Namespace) -> tuple[float, str]:
-    """r12 from two metrics' scores (``--metrics A,B`` of ``--scores``): Pearson over the
-    responses (pairwise records: the pairs' differences b − a) both metrics score."""
-    import math
+def _source(args: argparse.Namespace, ids: object) -> object:
+    """The :class:`~metajudge.runs.stats_commands.ScoreSource` of the command's options."""
+    from metajudge.runs.stats_commands import ScoreSource
 
-    from metajudge.data.loading import open_dataset
-    from metajudge.errors import InputError
-    from metajudge.scores.spec import gather_scores
-    from metajudge.stats.power import r12_from_scores
-
-    names = [m.strip() for m in (args.metrics or "").split(",") if m.strip()]
-    if len(names) != 2 or not args.scores:
-        raise InputError("to estimate r12 give --scores and --metrics A,B", field="metrics")
-    ds = open_dataset(args.dataset, args.input, subset=args.subset, data_dir=args.data_dir)
-    ids = id_policy(args)
-    rows = gather_scores(ds, args.scores, data_dir=args.data_dir, labels=False, ids=ids)
-    warn_dropped(ids)
-    by = {m: {r["key"]: r["score"] for r in rows if r["metric"] == m} for m in names}
-    for m in names:
-        if not by[m]:
-            raise InputError(f"no scores of metric {m!r} in --scores", field="metrics")
-    unit = "responses"
-    if ds.card.kind == "pairwise":
-        by = {m: _differences(v) for m, v in by.items()}
-        unit = "pairs (score of b minus a)"
-    r12, n = r12_from_scores(by[names[0]], by[names[1]])
-    if not math.isfinite(r12):
-        raise InputError(f"r12 is undefined on {n} {unit} scored by both metrics", field="metrics")
-    return r12, f"r12 = {r12:.4f} estimated: Pearson of {names[0]} and {names[1]} over {n} {unit}"
-
-
-def _differences(scores: dict[str, float | None]) -> dict[str, float | None]:
-    """Per pair ``item``: the score of ``item::b`` minus that of ``item::a`` (None if either lacks one)."""
-    from metajudge.data.formats import split_response_key
-
-    sides: dict[str, dict[str, float | None]] = {}
-    for key, v in scores.items():
-        item, side = split_response_key(key)
-        sides.setdefault(item, {})[side] = v
-    out: dict[str, float | None] = {}
-    for item, s in sides.items():
-        a, b = s.get("a"), s.get("b")
-        out[item] = None if a is None or b is None else b - a
-    return out
-
-
-def _power_r12(args: argparse.Namespace) -> tuple[float, str]:
-    """--r12 as given, or estimated from two metrics' scores; one of them, never a default."""
-    from metajudge.errors import InputError
-
-    data = args.dataset or args.input or args.scores or args.metrics
-    if args.r12 is not None and data:
-        raise InputError("give --r12 or the scores to estimate it from, not both", field="r12")
-    if args.r12 is not None:
-        return args.r12, f"r12 = {args.r12} given"
-    if not data:
-        raise InputError(
-            "--r1/--r2 need the metrics' correlation with each other: give --r12, or two "
-            "metrics' scores (--dataset NAME --scores SPEC --metrics A,B) to estimate it",
-            field="r12",
-        )
-    return _estimated_r12(args)
+    metrics = args.metrics.split(",") if args.metrics else None
+    return ScoreSource(
+        dataset=args.dataset,
+        input_file=args.input,
+        subset=args.subset,
+        data_dir=args.data_dir,
+        scores=args.scores,
+        metrics=metrics,
+        dimension=getattr(args, "dimension", None),
+        ids=ids,
+    )
 
 
 def _cmd_power(args: argparse.Namespace) -> int:
-    import math
+    from metajudge.runs.stats_commands import run_power
 
-    from metajudge.errors import InputError
-    from metajudge.stats import power as pw
-
-    if args.r is not None and args.r1 is None and args.r2 is None:
-        if args.r12 is not None:
-            raise InputError("--r12 goes with --r1 and --r2, not --r", field="r12")
-        n = pw.n_for_correlation(args.r, alpha=args.alpha, power=args.power)
-        what, how = f"a correlation of {args.r}", ""
-    elif args.r is None and args.r1 is not None and args.r2 is not None:
-        r12, how = _power_r12(args)
-        n = pw.n_for_correlation_difference(
-            args.r1, args.r2, r12, alpha=args.alpha, power=args.power
-        )
-        what = f"correlations {args.r1} vs {args.r2} (metrics correlated {r12:.4g})"
-    else:
-        raise InputError("give either --r, or --r1 and --r2", field="r")
-    items = "infinite" if math.isinf(n) else str(math.ceil(n))
-    print(
-        f"items needed to detect {what} at alpha={args.alpha} (two-sided) with power "
-        f"{args.power}: {items} (Fisher z; exact n = {n:.2f})"
+    ids = id_policy(args)
+    res = run_power(
+        r=args.r,
+        r1=args.r1,
+        r2=args.r2,
+        r12=args.r12,
+        alpha=args.alpha,
+        power=args.power,
+        src=_source(args, ids),  # type: ignore[arg-type]
+        given_data=bool(args.dataset or args.input or args.scores or args.metrics),
     )
-    if how:
-        print(how)
+    warn_dropped(ids)
+    print(res.sentence())
+    if res.how:
+        print(res.how)
     return 0
 
 
@@ -209,30 +154,30 @@ def _register_clusters(subparsers: argparse._SubParsersAction) -> None:  # type:
 
 
 def _cmd_clusters(args: argparse.Namespace) -> int:
-    from metajudge.analyses.system_ranking import ClusterOptions, rank_table
-    from metajudge.errors import InputError
-    from metajudge.io import atomic_write
-    from metajudge.reports import system_ranking as rc
+    from metajudge.cli.output import print_text
+    from metajudge.runs.stats_commands import run_rank_clusters
 
     n_resamples = _n_resamples(args)  # before any work
-    ds, sm = _matrices(args)
-    if len(sm.metrics) < 2:  # type: ignore[attr-defined]
-        raise InputError("rank clusters need at least two metrics' scores", field="metrics")
-    opts = ClusterOptions(
-        args.level, args.statistic, args.method, n_resamples, args.seed, args.alpha
+    ids = id_policy(args)
+    text, plot = run_rank_clusters(
+        _source(args, ids),  # type: ignore[arg-type]
+        level=args.level,
+        statistic=args.statistic,
+        method=args.method,
+        n_resamples=n_resamples,
+        seed=args.seed,
+        alpha=args.alpha,
+        fmt=args.format,
+        output=args.output,
+        plot=args.plot,
     )
-    table = rank_table(sm, ds.card.name, opts)  # type: ignore[arg-type,attr-defined]
-    text = rc.render_ranking(table, args.format)
+    warn_dropped(ids)
     if args.output:
-        with atomic_write(args.output) as fh:
-            fh.write(text)
         print(f"wrote {args.output}")
     else:
-        print(text, end="")
-    if args.plot:
-        notice(
-            args.format if not args.output else None, f"wrote {rc.plot_ranking(table, args.plot)}"
-        )
+        print_text(text)
+    if plot is not None:
+        notice(args.format if not args.output else None, f"wrote {plot}")
     return 0
 
 
@@ -284,84 +229,25 @@ def _register_kendall(subparsers: argparse._SubParsersAction) -> None:  # type: 
     q.set_defaults(func=_cmd_kendall)
 
 
-def _matrices(args: argparse.Namespace) -> tuple[object, object]:
-    from metajudge.analyses.metric_vs_human.matrices import score_matrices
-    from metajudge.data.loading import open_dataset
-    from metajudge.errors import InputError
-    from metajudge.scores.spec import gather_scores
-
-    ds = open_dataset(args.dataset, args.input, subset=args.subset, data_dir=args.data_dir)
-    ids = id_policy(args)
-    rows = gather_scores(ds, args.scores, data_dir=args.data_dir, labels=False, ids=ids)
-    warn_dropped(ids)
-    metrics = args.metrics.split(",") if args.metrics else None
-    sm = score_matrices(ds.records, rows, args.dimension, metrics)
-    if not sm.metrics:
-        raise InputError(
-            "no metric scores: give --scores shipped or --scores FILE", field="metrics"
-        )
-    return ds, sm
-
-
-#: the columns of the ``kendall`` table, in order
-_KENDALL_COLUMNS = (
-    "metric",
-    "tau_a",
-    "tau_b",
-    "tau_c",
-    "acc23",
-    "epsilon",
-    "acc23_calibrated",
-    "acc23_cv",
-    "spa",
-)
-
-
-def _kendall_text(args: argparse.Namespace, rows: list[dict]) -> str:
-    """The ``kendall`` rows as JSON, CSV or a Markdown table (``args.format``)."""
-    import io
-    import json
-
-    from metajudge.analyses.metric_vs_human.kendall_table import NOTE
-
-    cols = list(_KENDALL_COLUMNS)
-    if args.format == "json":
-        head = {"level": args.level, "seed": args.seed, "spa_permutations": args.n_perm}
-        return json.dumps({**head, "note": NOTE, "rows": rows}, indent=1) + "\n"
-    if args.format == "csv":
-        buf = io.StringIO()
-        from metajudge.io import CsvDictWriter
-
-        w = CsvDictWriter(buf, cols, extrasaction="ignore", lineterminator="\n")
-        w.writeheader()
-        w.writerows(rows)
-        return buf.getvalue()
-    lines = ["| " + " | ".join(cols) + " |", "|---" + "|---:" * (len(cols) - 1) + "|"]
-    for r in rows:
-        lines.append("| " + " | ".join([r["metric"]] + [f"{r[c]:.4g}" for c in cols[1:]]) + " |")
-    note = f"level {args.level}; seed {args.seed}; SPA with {args.n_perm} permutations; {NOTE}"
-    return "\n".join(lines) + f"\n\n{note}\n"
-
-
 def _cmd_kendall(args: argparse.Namespace) -> int:
-    from metajudge.analyses.metric_vs_human.kendall_table import kendall_rows
-    from metajudge.io import atomic_write
+    from metajudge.cli.output import print_text
+    from metajudge.runs.stats_commands import run_kendall
 
-    _, sm = _matrices(args)
-    rows = kendall_rows(
-        sm,
-        args.level,
+    ids = id_policy(args)
+    text = run_kendall(
+        _source(args, ids),  # type: ignore[arg-type]
+        level=args.level,
         seed=args.seed,
-        cv_folds=args.cv_folds,  # type: ignore[arg-type]
+        cv_folds=args.cv_folds,
         n_perm=args.n_perm,
+        fmt=args.format,
+        output=args.output,
     )
-    text = _kendall_text(args, rows)
+    warn_dropped(ids)
     if args.output:
-        with atomic_write(args.output) as fh:
-            fh.write(text)
         print(f"wrote {args.output}")
     else:
-        print(text, end="")
+        print_text(text)
     return 0
 
 

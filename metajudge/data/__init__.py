@@ -26,7 +26,7 @@ _LAZY: dict[str, str] = {
     # registry
     "list_datasets": "metajudge.data.registry",
     "load_card": "metajudge.data.registry",
-    "list_local": "metajudge.data.registry",
+    "list_local": "metajudge.data.loading",
     "check_file": "metajudge.data.validation",
     "record_from_dict": "metajudge.data.validation",
     "resolve_file": "metajudge.data.registry",

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from metajudge.data.formats import DatasetCard, PairwiseRecord, Record
-from metajudge.data.registry import Dataset, cards_dir, list_datasets, load_card
+from metajudge.data.registry import Dataset, cards_dir, describe_counts, list_datasets, load_card
 from metajudge.errors import InputError
 
 FileKind = Literal["jsonl", "judge_bench", "upstream", "released_probs", "folder"]
@@ -305,3 +305,34 @@ def infer_card(records: Sequence[Record], path: Path) -> DatasetCard:
         annotators=None,
         direction="positive = b better" if pairwise else "higher = better",
     )
+
+
+def list_local(data_dir: str | Path) -> list[dict[str, Any]]:
+    """What a data folder holds, without downloading: built-in datasets (``<dir>/<name>/``) whose
+    files are all there, with their counts, those with files missing, and canonical JSONL files."""
+    from metajudge.data.fetch import local_relpath
+
+    root = Path(data_dir)
+    if not root.is_dir():
+        raise InputError("data folder not found", path=root, field="data_dir")
+    rows: list[dict[str, Any]] = []
+    names = set(list_datasets())
+    for name in sorted(n for n in names if (root / n).is_dir()):
+        card = load_card(name)
+        missing = [
+            local_relpath(f) for f in card.files if not (root / name / local_relpath(f)).is_file()
+        ]
+        if missing:
+            status = f"missing {len(missing)} of {len(card.files)} files ({', '.join(missing)})"
+            rows.append({"name": name, "kind": card.kind, "status": status})
+            continue
+        ds = load(name, root)
+        rows.append({**describe_counts(ds), "status": "ok", "path": str(root / name)})
+    for p in sorted(root.rglob("*.jsonl")):
+        if p.relative_to(root).parts[0] in names:
+            continue  # an upstream file of a built-in dataset
+        try:
+            rows.append({**describe_counts(load(p)), "status": "ok", "path": str(p)})
+        except InputError as e:
+            rows.append({"name": str(p.relative_to(root)), "kind": "?", "status": f"invalid: {e}"})
+    return rows

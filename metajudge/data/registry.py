@@ -196,38 +196,6 @@ def upstream_json(name: str, relpath: str, data_dir: str | Path | None = None) -
     return p, read_json(p)
 
 
-def list_local(data_dir: str | Path) -> list[dict[str, Any]]:
-    """What a data folder holds, without downloading: built-in datasets (``<dir>/<name>/``) whose
-    files are all there, with their counts, those with files missing, and canonical JSONL files."""
-    from metajudge.data.fetch import local_relpath
-    from metajudge.data.loading import load
-
-    root = Path(data_dir)
-    if not root.is_dir():
-        raise InputError("data folder not found", path=root, field="data_dir")
-    rows: list[dict[str, Any]] = []
-    names = set(list_datasets())
-    for name in sorted(n for n in names if (root / n).is_dir()):
-        card = load_card(name)
-        missing = [
-            local_relpath(f) for f in card.files if not (root / name / local_relpath(f)).is_file()
-        ]
-        if missing:
-            status = f"missing {len(missing)} of {len(card.files)} files ({', '.join(missing)})"
-            rows.append({"name": name, "kind": card.kind, "status": status})
-            continue
-        ds = load(name, root)
-        rows.append({**describe_counts(ds), "status": "ok", "path": str(root / name)})
-    for p in sorted(root.rglob("*.jsonl")):
-        if p.relative_to(root).parts[0] in names:
-            continue  # an upstream file of a built-in dataset
-        try:
-            rows.append({**describe_counts(load(p)), "status": "ok", "path": str(p)})
-        except InputError as e:
-            rows.append({"name": str(p.relative_to(root)), "kind": "?", "status": f"invalid: {e}"})
-    return rows
-
-
 def describe_counts(ds: Dataset) -> dict[str, Any]:
     """Counts shown by ``metajudge data list``.
 
@@ -267,21 +235,3 @@ def describe_counts(ds: Dataset) -> dict[str, Any]:
         "subsets": list(ds.subsets),
         "license": ds.card.license,
     }
-
-
-_MOVED = {  # old spellings (issue 24): every loader is now metajudge.data.loading.load
-    "load_dataset": "load",
-    "load_file": "load",
-    "load_jsonl_dataset": "load",
-    "open_dataset": "open_dataset",
-    "upstream_match": "upstream_match",
-    "infer_card": "infer_card",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _MOVED:
-        from metajudge.data import loading
-
-        return getattr(loading, _MOVED[name])
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -150,7 +150,7 @@ def _interval_views(
     p: dict[str, Any], rows: Sequence[Mapping[str, Any]], sets: bool, dataset: Any
 ) -> None:
     """One browser view per method: its test items, widest interval (largest set) first."""
-    from metajudge.reports.html_run import Items
+    from metajudge.reports.html_items import Items
 
     items = Items()
     recs = _records(dataset)

@@ -147,14 +147,12 @@ RENDER = {"md": categorical_markdown, "csv": categorical_csv, "json": categorica
 
 def render_categorical(out_dir: str | Path, res: Mapping[str, Any]) -> dict[str, Path]:
     """``table.md``, ``table.csv`` and ``table.json`` of the run folder (atomic writes)."""
-    from metajudge.io import atomic_write
+    from metajudge.run_folder import write_file
 
     out = Path(out_dir)
     written = {}
     for ext, fn in RENDER.items():
-        p = out / f"table.{ext}"
-        with atomic_write(p) as fh:
-            fh.write(fn(res))
+        p = write_file(out, f"table.{ext}", fn(res))
         written[p.name] = p
     return written
 

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from metajudge.io import atomic_write
+from metajudge.run_folder import write_file, write_png
 
 if TYPE_CHECKING:
     from metajudge.analyses.decide.frontier import Frontier
@@ -144,10 +144,9 @@ def write_report(
     """Write ``stem.md`` and ``stem.json`` atomically into ``out_dir``."""
     d = Path(out_dir)
     paths = [d / f"{stem}.md", d / f"{stem}.json"]
-    with atomic_write(paths[0]) as fh:
-        fh.write(markdown)
-    with atomic_write(paths[1]) as fh:
-        fh.write(json.dumps(payload, indent=1, ensure_ascii=False, allow_nan=False, default=str))
+    write_file(d, paths[0].name, markdown)
+    text = json.dumps(payload, indent=1, ensure_ascii=False, allow_nan=False, default=str)
+    write_file(d, paths[1].name, text)
     return paths
 
 
@@ -181,8 +180,7 @@ def plot_decision(j: Mapping[str, Any], path: str | Path) -> Path:
         b.axis("off")
     fig.tight_layout()
     out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120)
+    write_png(out.parent, out.name, fig, dpi=120)
     plt.close(fig)
     return out
 
@@ -297,7 +295,7 @@ def plot_frontier(fr: Frontier, path: str | Path, *, title: str = "") -> Path:
     )
     fig.tight_layout()
     out = Path(path)
-    fig.savefig(out, dpi=120)
+    write_png(out.parent, out.name, fig, dpi=120)
     plt.close(fig)
     return out
 

@@ -24,8 +24,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from metajudge.io import atomic_write
-
 HTML_FILE = "report.html"
 _HERE = Path(__file__).parent
 _PLOT_ORDER = (
@@ -92,10 +90,9 @@ def write_page(out_dir: str | Path, payload: Mapping[str, Any]) -> Path:
     """Render ``payload`` with the folder's plots into ``<out_dir>/report.html`` (atomically)."""
     out = Path(out_dir)
     text = render_page(payload, plots_of(out))
-    path = out / HTML_FILE
-    with atomic_write(path) as fh:
-        fh.write(text)
-    return path
+    from metajudge.run_folder import write_file
+
+    return write_file(out, HTML_FILE, text)
 
 
 def est(e: Mapping[str, Any] | None, k: float = 1.0) -> Any:

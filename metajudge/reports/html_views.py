@@ -13,7 +13,7 @@ import numpy as np
 
 from metajudge.data.formats import LikertRecord, PairwiseRecord, response_key
 from metajudge.reports import html_page as html
-from metajudge.reports.html_run import BROWSER_CAP, Items, likert_view, pair_view
+from metajudge.reports.html_items import BROWSER_CAP, Items, likert_view, pair_view
 from metajudge.scores.rows import ScoreRows, ScoreTable, score_maps
 
 
@@ -44,7 +44,7 @@ def _views(
     memo: dict[Any, Any] | None = None,
 ) -> dict[str, Any]:
     """The browser view of one metric on ``dim``: at most ``cap`` units, the largest gaps first
-    (:func:`~metajudge.reports.html_run.shown_units`); ``memo`` shares the dataset's records,
+    (:func:`~metajudge.reports.html_items.shown_units`); ``memo`` shares the dataset's records,
     keys and labels between the views of one page."""
     memo = {} if memo is None else memo
     hit = memo.get(("records", id(ds)))

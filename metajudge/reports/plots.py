@@ -17,7 +17,6 @@ from typing import Any
 import numpy as np
 
 from metajudge.analyses.metric_vs_human.result import MetaEvalResult
-from metajudge.io import atomic_write
 
 #: the plots of a meta-evaluation run folder: the correlations need the final result (their
 #: CIs), the scatter only the points (:mod:`metajudge.runs.plot_ahead` draws it early)
@@ -55,9 +54,9 @@ def _save(fig: Any, path: Path) -> Path:
     from matplotlib.layout_engine import TightLayoutEngine
 
     TightLayoutEngine().execute(fig)
-    with atomic_write(path, "wb", encoding=None) as fh:
-        fig.savefig(fh, format="png", dpi=90)
-    return path
+    from metajudge.run_folder import write_png
+
+    return write_png(path.parent, path.name, fig, dpi=90)
 
 
 def _points(xs: list[Any], labels: list[Any]) -> tuple[np.ndarray, np.ndarray]:

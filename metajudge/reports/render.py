@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from metajudge.analyses.metric_vs_human.result import MetaEvalResult
-from metajudge.io import atomic_write
 from metajudge.reports import tables
+from metajudge.reports.latex import latex_table
 from metajudge.reports.published import attach_published
+from metajudge.run_folder import write_file
 
 RESULT_FILE = "result.json"
 
@@ -48,11 +49,9 @@ def render_all(
         ("table.csv", tables.to_csv(res)),
         ("cells.csv", tables.cells_csv(res)),
         ("table.json", tables.to_json(res)),
-        ("table.tex", tables.to_latex(res)),
+        ("table.tex", latex_table(res)),
     ):
-        with atomic_write(out / name) as fh:
-            fh.write(text)
-        written[name] = out / name
+        written[name] = write_file(out, name, text)
     if plots:
         from metajudge.reports.plots import META_EVAL_PLOTS, draw_plot
 

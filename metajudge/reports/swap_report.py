@@ -12,13 +12,12 @@ Plots (matplotlib, Agg backend, imported inside the functions):
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from metajudge.io import atomic_write
 from metajudge.results import as_data
+from metajudge.run_folder import write_file, write_json_file, write_png
 
 if TYPE_CHECKING:
     from metajudge.analyses.backbone_swap import SwapResult
@@ -271,19 +270,15 @@ def write_swap_report(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"markdown": out / "swap.md", "json": out / "swap.json"}
-    with atomic_write(paths["markdown"]) as fh:
-        fh.write(swap_markdown(res))
-    with atomic_write(paths["json"]) as fh:
-        json.dump(res, fh, indent=2, ensure_ascii=False)
-        fh.write("\n")
+    write_file(out, "swap.md", swap_markdown(res))
+    write_json_file(out, "swap.json", res, indent=2, ensure_ascii=False)
     if plots:
         paths.update(plot_swap(res, out))
     return paths
 
 
 def _save(fig: Any, path: Path) -> None:
-    with atomic_write(path, "wb", encoding=None) as fh:
-        fig.savefig(fh, format="png", dpi=120, bbox_inches="tight")
+    write_png(path.parent, path.name, fig, dpi=120, bbox_inches="tight")
 
 
 def plot_swap(result: SwapResult | Mapping[str, Any], out_dir: str | Path) -> dict[str, Path]:
@@ -369,11 +364,8 @@ def write_diagnostics_report(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"markdown": out / "diagnostics.md", "json": out / "diagnostics.json"}
-    with atomic_write(paths["markdown"]) as fh:
-        fh.write(diagnostics_markdown(diag))
-    with atomic_write(paths["json"]) as fh:
-        json.dump(diag, fh, indent=2, ensure_ascii=False)
-        fh.write("\n")
+    write_file(out, "diagnostics.md", diagnostics_markdown(diag))
+    write_json_file(out, "diagnostics.json", diag, indent=2, ensure_ascii=False)
     if conf:
         from metajudge.scores.scoring import write_scores
 

@@ -495,13 +495,6 @@ def to_json(res: MetaEvalResult) -> str:
     return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
 
 
-def to_latex(res: MetaEvalResult) -> str:
-    """LaTeX (booktabs) in the Table 17 layout (:func:`metajudge.reports.latex.latex_table`)."""
-    from metajudge.reports.latex import latex_table
-
-    return latex_table(res)
-
-
 def ceiling_definition(res: MetaEvalResult) -> str:
     """One line: how the inter-human row is defined (per dimension when they differ)."""
     how = {c["dimension"]: c["method"] for c in res.data["ceiling"] if c.get("method")}

@@ -512,7 +512,6 @@ def demo_into(
     """The judge section into ``out_dir``; ``lexical_run``: the meta-eval folder of the lexical
     + BERTScore table, shown first in the report. Writes ``demo.json``, :data:`REPORT_FILE` and
     the demo's one page, ``report.html`` (the last report: ``paths["html"]``)."""
-    from metajudge.io import atomic_write
     from metajudge.run_folder import run_folder
 
     opts = options or DemoOptions()
@@ -535,10 +534,8 @@ def demo_into(
     from metajudge.reports.demo_report import demo_markdown, write_demo_html
 
     with run_folder(out) as rf:  # the demo's own files as a set (sections: their own runs)
-        with atomic_write(rf.stage / "demo.json") as fh:
-            fh.write(result.to_json(indent=2, default=str))
-        with atomic_write(rf.stage / REPORT_FILE) as fh:
-            fh.write(demo_markdown(result, lexical_run=lexical_run))
+        rf.write_text("demo.json", result.to_json(indent=2, default=str))
+        rf.write_text(REPORT_FILE, demo_markdown(result, lexical_run=lexical_run))
         page = out / write_demo_html(result, rf.stage, lexical_run=lexical_run).name
     report = out / REPORT_FILE
     result.paths = {"report": str(report), "json": str(out / "demo.json"), "html": str(page)}

@@ -147,8 +147,10 @@ def run_judge_bench(
     backend: Any = None,
     first: int | None = None,
     seed: int = 0,
+    result_file: str | Path | None = None,
 ) -> JudgeBenchRun:
-    """Judge, write the replies file ``output``, parse and evaluate (module docstring)."""
+    """Judge, write the replies file ``output``, parse and evaluate (module docstring); the run
+    (its :meth:`~metajudge.results.Result.to_dict` as JSON) also written to ``result_file``."""
     from metajudge.analyses.judge_bench import evaluate_judge, published_results
     from metajudge.data.judge_bench import read_file
     from metajudge.io import read_json
@@ -169,7 +171,7 @@ def run_judge_bench(
     replies = {(i, m): c.text for (i, m, _), c in zip(reqs, done) if not isinstance(c, Exception)}
     add_replies(src, output, model, replies)
     ev = evaluate_judge(read_file(output, name=name), model)
-    return JudgeBenchRun(
+    run = JudgeBenchRun(
         dataset=name,
         model=model,
         backbone=backbone,
@@ -184,6 +186,11 @@ def run_judge_bench(
         replies_file=str(output),
         cost=cost,
     )
+    if result_file:
+        from metajudge.io import write_json
+
+        write_json(result_file, run.to_dict(), end="\n")
+    return run
 
 
 JUDGE_BENCH_STATS = ("cohen_kappa", "accuracy", "macro_f1", "pearson", "spearman", "kendall")

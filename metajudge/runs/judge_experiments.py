@@ -7,6 +7,9 @@
 - :func:`run_mtraig_perturb` — MT-RAIG faithfulness on reference insights used as predictions
   and on a copy with changed numbers, for ``per_claim`` and ``batched`` verification: both means
   with bootstrap CIs, the per-claim agreement of the two modes, and each mode's cost per insight.
+- :func:`run_mudabench` — the MuDABench judge on a predictions file (``judge mudabench``).
+
+Each writes its result as JSON to ``output`` when given (:func:`metajudge.io.write_json`).
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ def run_equivalence_probe(
     variants: Sequence[str] = ("simple", "complex"),
     data_dir: str | Path | None = None,
     prompt_variant: str | None = None,
+    output: str | Path | None = None,
 ) -> dict[str, Any]:
     """Generate the probe set from MuDABench gold answers and judge it under each backbone."""
     from metajudge.data.benchmarks import load_mudabench
@@ -112,7 +116,43 @@ def run_equivalence_probe(
         finally:
             llm.close()
         out["backbones"][bb] = res
-    return out
+    return _written(out, output)
+
+
+def _written(res: dict[str, Any], output: str | Path | None) -> dict[str, Any]:
+    """``res``, written as JSON to ``output`` first when given."""
+    if output:
+        from metajudge.io import write_json
+
+        write_json(output, res)
+    return res
+
+
+def run_mudabench(
+    predictions: str | Path,
+    *,
+    variant: str,
+    backbone: str,
+    prompt_variant: str | None = None,
+    fast_path: bool = True,
+    process: bool = True,
+    data_dir: str | Path | None = None,
+    output: str | Path | None = None,
+) -> dict[str, Any]:
+    """The MuDABench judge (:func:`metajudge.metrics.judges.mudabench_judge.judge_mudabench`) on
+    the predictions file: final, process and full accuracy over the questions."""
+    from metajudge.metrics.judges.mudabench_judge import judge_mudabench, read_predictions
+
+    res = judge_mudabench(
+        read_predictions(predictions),
+        variant=variant,
+        backbone=backbone,
+        prompt_variant=prompt_variant,
+        fast_path=fast_path,
+        process=process,
+        data_dir=data_dir,
+    )
+    return _written(res, output)
 
 
 def multi_table_items(
@@ -170,6 +210,7 @@ def run_mtraig_perturb(
     data_dir: str | Path | None = None,
     prompt_variant: str | None = None,
     n_boot: int = 2000,
+    output: str | Path | None = None,
 ) -> dict[str, Any]:
     """Faithfulness of reference insights vs perturbed copies, per verification mode, with cost."""
     from metajudge.metrics.judges.mtraig import MTRAIGFaithfulness
@@ -208,7 +249,7 @@ def run_mtraig_perturb(
     finally:
         if shared is not None:
             shared.close()
-    return out
+    return _written(out, output)
 
 
 def _mode_result(

@@ -257,7 +257,7 @@ def write_run(
     ones (:func:`metajudge.reports.published.read_published_file`); ``percent``: every table
     ×100, recorded in ``result.json`` (:mod:`metajudge.reports.scale`; default 0–1));
     ``browser_cap``: the units per view of the page's browser (default
-    :data:`~metajudge.reports.html_run.BROWSER_CAP`; 0: all; not recorded in ``result.json``);
+    :data:`~metajudge.reports.html_items.BROWSER_CAP`; 0: all; not recorded in ``result.json``);
     ``ahead``: the :mod:`~metajudge.runs.plot_ahead` child drawing the plots)."""
     from metajudge.reports.html_run import write_html_report
     from metajudge.reports.published import attach_published, unmatched_line
@@ -274,8 +274,7 @@ def write_run(
         log.warning("%s", unmatched_line(res.data))
     with run_folder(out) as rf:  # written as a set: all files of one run, or none
         stage = rf.stage
-        res.save(stage / RESULT_FILE)
-        written = {RESULT_FILE: stage / RESULT_FILE}
+        written = {RESULT_FILE: rf.write_text(RESULT_FILE, res.to_json() + "\n")}
         written.update(render_all(stage, plots=plots, result=res, published=False, ahead=ahead))
         written["report.html"] = write_html_report(
             stage,

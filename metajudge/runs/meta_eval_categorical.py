@@ -62,7 +62,6 @@ def run_categorical(
         CategoricalOptions,
         categorical_meta_evaluate,
     )
-    from metajudge.io import atomic_write
     from metajudge.reports.categorical_report import render_categorical
     from metajudge.reports.html_run import write_html_report
     from metajudge.run_folder import run_folder
@@ -75,9 +74,8 @@ def run_categorical(
     res.data["run"] = {**(run or {}), "seconds": round(time.perf_counter() - t0, 3)}
     with run_folder(out_dir) as rf:  # written as a set, like every run folder
         data = res.to_dict()
-        with atomic_write(rf.stage / RESULT_FILE) as fh:
-            fh.write(json.dumps(data, indent=1, ensure_ascii=False, default=str) + "\n")
-        written = {RESULT_FILE: rf.stage / RESULT_FILE}
+        text = json.dumps(data, indent=1, ensure_ascii=False, default=str) + "\n"
+        written = {RESULT_FILE: rf.write_text(RESULT_FILE, text)}
         written.update(render_categorical(rf.stage, data))
         written["report.html"] = write_html_report(rf.stage, data_dir=data_dir, dataset=ds)
     return res, {k: rf.out / Path(v).relative_to(rf.stage) for k, v in written.items()}

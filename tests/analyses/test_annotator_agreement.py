@@ -11,7 +11,7 @@ import pytest
 
 from metajudge.analyses.annotator_agreement import AgreementOptions, agreement, fleiss_kappa
 from metajudge.cli import main
-from metajudge.data.registry import load_file
+from metajudge.data.loading import load as load_file
 from metajudge.stats.agreement import level_for, rating_matrix
 from tests.conftest import Load
 

@@ -16,7 +16,7 @@ from metajudge.analyses.judge_bench import (
     published_results,
 )
 from metajudge.data.formats import Scale
-from metajudge.data.registry import load_file
+from metajudge.data.loading import load as load_file
 from metajudge.errors import InputError
 from metajudge.scores.judge_bench_replies import add_replies
 

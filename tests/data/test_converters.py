@@ -14,7 +14,8 @@ import pytest
 
 from metajudge.cli import main
 from metajudge.data.formats import LikertRecord, PairwiseRecord
-from metajudge.data.registry import describe_counts, list_datasets, load_card, load_dataset
+from metajudge.data.loading import load
+from metajudge.data.registry import describe_counts, list_datasets, load_card
 from metajudge.data.validation import read_jsonl
 from tests.conftest import Load
 
@@ -393,7 +394,7 @@ def test_upstream_label_outside_mapping_names_line(
     )
     monkeypatch.setenv("METAJUDGE_CARDS_DIR", str(tmp_path / "cards"))
     with pytest.raises(InputError) as ei:
-        load_dataset("autoj_pairwise_test", data_dir=dd)
+        load("autoj_pairwise_test", data_dir=dd)
     assert (ei.value.line, ei.value.field) == (3, "label") and "unexpected label 5" in str(ei.value)
     assert ei.value.path and ei.value.path.endswith("testdata_pairwise.jsonl")
 
@@ -414,7 +415,7 @@ def test_upstream_value_outside_scale_names_item(
     )
     monkeypatch.setenv("METAJUDGE_CARDS_DIR", str(tmp_path / "cards"))
     with pytest.raises(InputError) as ei:
-        load_dataset("ragchecker_meta_eval", data_dir=dd)
+        load("ragchecker_meta_eval", data_dir=dd)
     assert ei.value.field == "rows [4],[5] -> 2: labels.overall[1]"
     assert "outside the declared scale" in str(ei.value)
 

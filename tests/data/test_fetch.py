@@ -19,7 +19,8 @@ import pytest
 
 from metajudge.cli import main
 from metajudge.data.fetch import cache_path
-from metajudge.data.registry import load_card, load_dataset, resolve_file
+from metajudge.data.loading import load as load_dataset
+from metajudge.data.registry import load_card, resolve_file
 from metajudge.errors import ChecksumError, MissingResourceError
 
 REPO, COMMIT = "toy-org/toy-repo", "0123456789abcdef0123456789abcdef01234567"

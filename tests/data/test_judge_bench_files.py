@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from metajudge.data.registry import load_file
+from metajudge.data.loading import load as load_file
 from metajudge.errors import InputError
 
 DATA = Path(os.environ.get("METAJUDGE_DATA_DIR", "")) / "dmg_judge_bench" / "data"

@@ -12,7 +12,7 @@ import pytest
 from metajudge.analyses.annotator_agreement import AgreementOptions, agreement
 from metajudge.cli import main
 from metajudge.data.judge_bench import published_alpha
-from metajudge.data.registry import load_file
+from metajudge.data.loading import load as load_file
 from metajudge.errors import InputError
 
 PUBLISHED = {

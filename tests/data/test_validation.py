@@ -9,7 +9,7 @@ import pytest
 
 from metajudge.cli import main
 from metajudge.data.formats import Scale
-from metajudge.data.registry import load_file
+from metajudge.data.loading import load as load_file
 from metajudge.data.validation import check_file, read_jsonl
 from metajudge.errors import InputError
 

@@ -12,7 +12,7 @@ from metajudge.cli import main
 from metajudge.data.formats import Input, PairwiseRecord, Response
 from metajudge.reports import html_page as html
 from metajudge.reports.html_check import find_chromium, screenshot, selftest
-from metajudge.reports.html_run import Items, pair_view
+from metajudge.reports.html_items import Items, pair_view
 
 EVIL = '<script>window.PWNED=1</script><b>bold</b><img src=x onerror="window.PWNED=2">'
 
@@ -232,7 +232,7 @@ def test_browser_cap_shows_the_largest_gaps_and_says_so(tmp_path: Path, data_dir
     """RAGChecker's 280 pairs with ``meta-eval --browser-cap 100``: each view holds exactly the
     100 pairs the uncapped page (``report --browser-cap 0``) ranks first, the count and the rule
     beside the view and in the warnings, only their items stored; nothing else differs."""
-    from metajudge.reports.html_run import BROWSER_CAP
+    from metajudge.reports.html_items import BROWSER_CAP
 
     out = tmp_path / "rag"
     argv = ["meta-eval", "--dataset", "ragchecker_meta_eval", "--metrics", "bleu,rouge_l"]

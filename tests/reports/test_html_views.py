@@ -1,4 +1,4 @@
-"""The disagreement browser's item views (reports/html_run.py), built in bulk: per-record values
+"""The disagreement browser's item views (reports/html_items.py), built in bulk: per-record values
 as the one-at-a-time definitions give them."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import itertools
 import numpy as np
 
 from metajudge.data.formats import Input, LikertRecord, PairwiseRecord, Response
-from metajudge.reports.html_run import Items, likert_view, pair_view
+from metajudge.reports.html_items import Items, likert_view, pair_view
 
 INP = Input(question="q")
 
@@ -115,7 +115,7 @@ def test_the_command_line_states_the_browser_cap() -> None:
     """``--browser-cap``'s help names the default the page uses (the CLI imports no numpy)."""
     from metajudge.cli import build_parser
     from metajudge.cli.grammar import parser_at
-    from metajudge.reports.html_run import BROWSER_CAP
+    from metajudge.reports.html_items import BROWSER_CAP
 
     for cmd in ("meta-eval", "report render"):
         sub = parser_at(build_parser(), cmd)

@@ -181,7 +181,9 @@ def test_csv_json_latex(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     assert doc["protocol"]["normalize"] == "minmax"
     first = doc["table"]["rows"][0]["cells"][0]
     assert first["ci"][0] <= first["value"] <= first["ci"][1]
-    tex = tables.to_latex(res)
+    from metajudge.reports.latex import latex_table
+
+    tex = latex_table(res)
     assert (
         r"\begin{tabular}{l" in tex and r"\multicolumn" in tex and "Inter-Human Correlation" in tex
     )

@@ -13,7 +13,8 @@ import pytest
 
 from metajudge.cli import main
 from metajudge.data.fetch import cache_path, download_base
-from metajudge.data.registry import load_card, open_dataset, resolve_file
+from metajudge.data.loading import open_dataset
+from metajudge.data.registry import load_card, resolve_file
 from metajudge.errors import InputError
 from metajudge.io import check_output_file, inside, prepare_out_dir
 from tests.data.test_fetch import COMMIT, PAYLOAD, REPO, server, toy_cards  # noqa: F401 - fixtures

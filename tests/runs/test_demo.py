@@ -29,7 +29,7 @@ def test_cli_refuses_non_positive_n(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_subset_is_seeded_and_labelled(data_dir: Path, tmp_path: Path) -> None:
-    from metajudge.data.registry import load_jsonl_dataset
+    from metajudge.data.loading import load as load_jsonl_dataset
 
     p1, d1 = draw_subset(TABLE_DATASET, 5, 3, tmp_path / "a", data_dir=data_dir)
     _, d2 = draw_subset(TABLE_DATASET, 5, 3, tmp_path / "b", data_dir=data_dir)
@@ -43,7 +43,7 @@ def test_subset_is_seeded_and_labelled(data_dir: Path, tmp_path: Path) -> None:
 
 
 def test_ragchecker_subset_gives_gold_answer_as_context(data_dir: Path, tmp_path: Path) -> None:
-    from metajudge.data.registry import load_jsonl_dataset
+    from metajudge.data.loading import load as load_jsonl_dataset
 
     p, d = draw_subset(
         RAG_DATASET,
@@ -295,7 +295,7 @@ def _rag_items(data_dir: Path, tmp_path: Path) -> tuple[Path, list[Any]]:
     from metajudge.runs.demo import draw_subset
 
     rag, _ = draw_subset(RAG_DATASET, 6, 0, tmp_path, data_dir=data_dir, reference_as_context=True)
-    from metajudge.data.registry import load_jsonl_dataset
+    from metajudge.data.loading import load as load_jsonl_dataset
 
     return rag, swap_items(load_jsonl_dataset(rag).records)
 
@@ -401,7 +401,7 @@ def test_handed_over_backbone_is_counted_once_and_the_swap_calls_no_model(
 
 
 def test_handed_over_scores_must_be_of_the_swaps_responses(data_dir: Path, tmp_path: Path) -> None:
-    from metajudge.data.registry import load_jsonl_dataset
+    from metajudge.data.loading import load as load_jsonl_dataset
     from metajudge.runs.backbone_swap import judge_backbone, judge_scores
 
     rag, items = _rag_items(data_dir, tmp_path)

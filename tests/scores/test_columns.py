@@ -16,7 +16,7 @@ from metajudge.analyses.metric_vs_human.aligned import index_score_rows
 from metajudge.data.formats import Input, LikertRecord, PairwiseRecord, Response
 from metajudge.errors import InputError
 from metajudge.metrics.base import iter_responses
-from metajudge.reports.html_run import Items
+from metajudge.reports.html_items import Items
 from metajudge.reports.html_views import _row_warnings
 from metajudge.scores import files
 from metajudge.scores.alignment import IdPolicy

@@ -24,9 +24,9 @@ FIXTURE = Path(__file__).parents[1] / "fixtures" / "byod" / "graded.jsonl"
 
 
 def _ds() -> Any:
-    from metajudge.data.registry import load_jsonl_dataset
+    from metajudge.data.loading import load
 
-    return load_jsonl_dataset(FIXTURE)
+    return load(FIXTURE)
 
 
 def _wide(tmp_path: Path, name: str = "s.csv") -> Path:

@@ -6,12 +6,11 @@ run``, read by ``metajudge matrix``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from metajudge.io import atomic_write
+from metajudge.run_folder import write_json_file
 
 
 def check_cell(obj: Any, path: str | Path | None = None) -> None:
@@ -26,8 +25,5 @@ def write_cell(path: str | Path, cell: Mapping[str, Any]) -> Path:
     """Check ``cell`` and write it atomically (all or nothing); returns the path."""
     check_cell(dict(cell), path)
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_write(p) as fh:
-        json.dump(dict(cell), fh, indent=1, ensure_ascii=False, sort_keys=True, allow_nan=False)
-        fh.write("\n")
-    return p
+    opts = {"indent": 1, "ensure_ascii": False, "sort_keys": True, "allow_nan": False}
+    return write_json_file(p.parent, p.name, dict(cell), **opts)

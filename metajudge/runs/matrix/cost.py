@@ -287,7 +287,7 @@ def _prompt_tokens(
     server would evaluate (prefix reuse, :func:`processed_tokens`; None without a tokenizer)."""
     from metajudge.metrics.judges.common import CHARS_PER_TOKEN
     from metajudge.metrics.judges.engine import backbone_config
-    from metajudge.runs.matrix.run import request_chars
+    from metajudge.runs.matrix.prepare import request_chars
 
     ids = prompt_token_ids(backbone, reqs)
     if ids is not None:
@@ -361,7 +361,7 @@ def estimate_cell(opts: Any) -> CostEstimate:
     """The dry run of a cell (the module docstring); calls no model."""
     from metajudge.metrics.judges.engine import resolve_backbone
     from metajudge.metrics.registry import is_judge
-    from metajudge.runs.matrix.run import prepare_cell
+    from metajudge.runs.matrix.prepare import prepare_cell
     from metajudge.runs.matrix.table import PAIRWISE_JUDGE, default_baselines_dir
 
     prep = prepare_cell(opts)

@@ -74,7 +74,7 @@ def pairwise_cell(opts: Any, prep: Any) -> dict[str, Any]:
     """Judge the subset's pairs in both orders under ``opts.backbone``; the cell's results."""
     from metajudge.metrics.judges.pairwise import PAIRWISE_PARSER_VERSION, PairwiseJudge
     from metajudge.runs.judge_diagnostics import diagnose_backbone
-    from metajudge.runs.matrix.run import open_backend
+    from metajudge.runs.matrix.prepare import open_backend
 
     recs = [
         r

@@ -22,7 +22,6 @@
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,132 +31,7 @@ from typing import Any
 
 from metajudge import __version__
 from metajudge.errors import InputError
-
-
-@dataclass(frozen=True)
-class CellOptions:
-    """One cell run: what, on which data, under which backbone, how many items, which seed."""
-
-    metric: str
-    dataset: str | None = None
-    input: str | None = None
-    backbone: str | None = None
-    limit: int | None = None
-    first: int | None = None
-    seed: int = 0
-    n_boot: int = 1000
-    prompt_variant: str | None = None
-    data_dir: str | None = None
-    baselines: str | None = None
-    output: str | None = None
-    progress: bool = True
-    out: str | None = None
-
-    def command(self) -> str:
-        """The ``metajudge matrix run`` command line of these options."""
-        parts = ["metajudge matrix run", f"--metric {self.metric}"]
-        parts.append(f"--dataset {self.dataset}" if self.dataset else f"--input {self.input}")
-        for flag, v in (
-            ("--backbone", self.backbone),
-            ("--limit", self.limit),
-            ("--first", self.first),
-            ("--prompt-variant", self.prompt_variant),
-        ):
-            if v is not None:
-                parts.append(f"{flag} {v}")
-        parts += [f"--seed {self.seed}", f"--n-boot {self.n_boot}"]
-        return " ".join(parts)
-
-
-@dataclass
-class Prepared:
-    """A cell ready to run: the (subset) dataset, its facts, the draw, the protocol."""
-
-    dataset: Any  # the subset as a Dataset
-    facts: Any
-    draw: Any
-    protocol: dict[str, str]
-    source: str
-
-
-def prepare_cell(opts: CellOptions) -> Prepared:
-    """Steps 1–2 of the module docstring (no model call)."""
-    import numpy as np
-
-    from metajudge.data.loading import open_dataset
-    from metajudge.data.registry import Dataset
-    from metajudge.data.subsample import draw_items, select
-    from metajudge.runs.matrix.table import (
-        applicability,
-        dataset_facts,
-        matrix_rows,
-        natural_protocol,
-    )
-
-    if opts.metric not in matrix_rows():
-        raise InputError(
-            f"unknown matrix row {opts.metric!r}; rows: {', '.join(matrix_rows())}", field="metric"
-        )
-    ds = open_dataset(dataset=opts.dataset, input=opts.input, data_dir=opts.data_dir)
-    source = "built-in" if opts.dataset else str(opts.input)
-    facts = dataset_facts(ds, source=source)
-    reason = applicability(opts.metric, facts)
-    if reason is not None:
-        raise InputError(f"{opts.metric} does not apply to {facts.name}: {reason}", field="metric")
-    if opts.limit is None and opts.first is None:  # every labelled item
-        draw = draw_items(ds.records, None, np.random.default_rng(opts.seed))
-    else:
-        draw = select(ds.records, limit=opts.limit, first=opts.first, seed=opts.seed, strict=True)
-    sub = Dataset(card=ds.card, records=list(draw.records))
-    return Prepared(sub, facts, draw, natural_protocol(opts.metric, facts), source)
-
-
-class PromptChars:
-    """A backend wrapper placed under the cache (it sees cache misses only): counts the
-    characters of the prompts the model is sent and times the model apart from the embedded
-    server's start (``start_s``), so throughputs measured on small cells are not the start's."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.chars = 0
-        self.start_s = 0.0
-        self.model_s = 0.0
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
-
-    def complete(self, requests: Sequence[Any], on_result: Any = None) -> Any:
-        start = getattr(self.inner, "_ensure_started", None)  # embedded llama.cpp servers
-        t0 = time.perf_counter()
-        if start is not None:
-            start()
-        t1 = time.perf_counter()
-        self.start_s += t1 - t0
-        self.chars += sum(request_chars(r) for r in requests)
-        try:
-            if on_result is None:
-                return self.inner.complete(requests)
-            return self.inner.complete(requests, on_result=on_result)
-        finally:
-            self.model_s += time.perf_counter() - t1
-
-
-def request_chars(r: Any) -> int:
-    """Characters of a request's text (its prompt, or its messages' contents)."""
-    if r.prompt is not None:
-        return len(r.prompt)
-    return sum(len(str(m.get("content", ""))) for m in r.messages or ())
-
-
-def open_backend(backbone: str | None, parser_version: str, seed: int) -> tuple[Any, PromptChars]:
-    """The cached backend of ``backbone`` with a :class:`PromptChars` under its cache."""
-    from metajudge.backends.registry import get_backend
-    from metajudge.metrics.judges.engine import resolve_backbone
-
-    be = get_backend(resolve_backbone(backbone), parser_version=parser_version, seed=seed)
-    counter = PromptChars(be.inner)
-    be.inner = counter
-    return be, counter
+from metajudge.runs.matrix.prepare import CellOptions, Prepared, open_backend, prepare_cell
 
 
 def _judge_options(opts: CellOptions, backend: Any) -> dict[str, Any]:
@@ -350,15 +224,13 @@ def cell_targets(opts: CellOptions, dataset: str) -> tuple[Path, Path | None]:
 def write_cell_run(run_dir: Path, cell: dict[str, Any]) -> Path:
     """The run folder of a cell (:func:`metajudge.run_folder.run_folder`, written as a set):
     :data:`CELL_FILE` and ``table.md`` (:func:`metajudge.reports.matrix.cell_markdown`)."""
-    from metajudge.io import atomic_write
     from metajudge.reports.matrix import cell_markdown
     from metajudge.run_folder import run_folder
     from metajudge.runs.matrix.cell import write_cell
 
     with run_folder(run_dir) as rf:
         write_cell(rf.stage / CELL_FILE, cell)
-        with atomic_write(rf.stage / "table.md") as fh:
-            fh.write(cell_markdown(cell))
+        rf.write_text("table.md", cell_markdown(cell))
     return run_dir
 
 
@@ -441,28 +313,26 @@ def _cost_from_cache_rows(cell: dict[str, Any]) -> dict[str, Any] | None:
     }
 
 
-def run_cell_command(opts: CellOptions, *, dry_run: bool, fmt: str) -> int:
-    """What ``metajudge matrix run`` does: the estimate (``dry_run``) or the run; prints it."""
-    import json
+@dataclass
+class CellRun:
+    """What ``matrix run`` did: the cost ``estimate`` (``--dry-run``), or the ``cell`` stored at
+    ``path`` with its run folder's ``table`` (``table.md``)."""
 
+    estimate: Any = None
+    cell: dict[str, Any] | None = None
+    path: Path | None = None
+    table: Path | None = None
+
+
+def run_cell_command(opts: CellOptions, *, dry_run: bool) -> CellRun:
+    """What ``metajudge matrix run`` does: the estimate (``dry_run``) or the run."""
     if dry_run:
         from metajudge.runs.matrix.cost import estimate_cell
 
-        est = estimate_cell(opts)
-        print(json.dumps(est.to_dict(), indent=1) if fmt == "json" else est.to_text())
-        return 0
+        return CellRun(estimate=estimate_cell(opts))
     cell, path = run_cell(opts)
     run_dir, _ = cell_targets(opts, cell["dataset"])
-    report = f"report: {run_dir / 'table.md'}"
-    if fmt == "json":  # standard output: one JSON document; where it was stored on stderr
-        print(json.dumps(cell, indent=1, ensure_ascii=False))
-        print(report, file=sys.stderr)
-        print(path, file=sys.stderr)
-    else:
-        print(cell_summary(cell))
-        print(report)
-        print(path)
-    return 0
+    return CellRun(cell=cell, path=path, table=run_dir / "table.md")
 
 
 def cell_summary(cell: dict[str, Any]) -> str:

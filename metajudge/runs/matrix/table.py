@@ -507,6 +507,32 @@ def build_matrix(
     return Matrix(rows, [f for f, _ in cols], cells, notes)
 
 
+def run_matrix(
+    *,
+    inputs: Sequence[str | Path] = (),
+    data_dir: str | Path | None = None,
+    baselines: str | Path | None = None,
+    fmt: str = "md",
+    output: str | Path | None = None,
+) -> str:
+    """``metajudge matrix``: the matrix (:func:`build_matrix`) as ``fmt`` (md, csv, json),
+    written to ``output`` (atomically) when given; the text."""
+    from metajudge.reports.matrix import matrix_csv, matrix_markdown
+
+    m = build_matrix(inputs=inputs, data_dir=data_dir, baselines=baselines)
+    if fmt == "json":
+        text = json.dumps(m.to_dict(), indent=1, ensure_ascii=False) + "\n"
+    else:
+        text = matrix_csv(m) if fmt == "csv" else matrix_markdown(m)
+    if output:
+        from metajudge.io import atomic_write, check_output_file
+
+        check_output_file(output)
+        with atomic_write(output) as fh:
+            fh.write(text)
+    return text
+
+
 def attach_published_values(cells: Sequence[Cell], baselines: Path) -> None:
     """Beside each stored cell, the paper's value of the same statistic, dataset and dimension
     (``baselines/published_*.json``, printed ×100 there); a family's entry (``geval``) matches its
@@ -528,3 +554,19 @@ def attach_published_values(cells: Sequence[Cell], baselines: Path) -> None:
                 c.published = round(float(e["value"]) / 100.0, 4)
                 c.published_source = f"{e.get('file', '')}: {e.get('table', '')} {e.get('row', '')}"
                 break
+
+
+def run_recount(names: Sequence[str] | None, data_dir: str | Path | None = None) -> list[str]:
+    """``data recount``: the counts (and facts) stored in each card recomputed from the data;
+    the names of the cards rewritten."""
+    from metajudge.data.card_counts import counts_of, write_counts
+    from metajudge.data.loading import load
+    from metajudge.data.registry import describe_counts, list_datasets
+
+    changed = []
+    for name in names or list_datasets():
+        ds = load(name, data_dir)
+        counts = {**counts_of(describe_counts(ds)), "facts": facts_record(dataset_facts(ds))}
+        if write_counts(name, counts):
+            changed.append(name)
+    return changed

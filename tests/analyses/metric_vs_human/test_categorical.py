@@ -110,7 +110,7 @@ def test_to_pandas(tmp_path: Path) -> None:
         CategoricalOptions,
         categorical_meta_evaluate,
     )
-    from metajudge.data.registry import load_file
+    from metajudge.data.loading import load as load_file
     from metajudge.scores.files import read_scores
 
     ds = load_file(CAT)

@@ -11,7 +11,8 @@ import pytest
 from metajudge.cli import main
 from metajudge.errors import InputError
 from metajudge.runs.matrix.cell import check_cell, write_cell
-from metajudge.runs.matrix.run import CellOptions, run_cell
+from metajudge.runs.matrix.prepare import CellOptions
+from metajudge.runs.matrix.run import run_cell
 from metajudge.runs.matrix.table import build_matrix, read_cell
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "byod" / "pairwise.jsonl"  # 8 pairs, references

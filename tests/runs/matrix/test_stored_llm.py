@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from metajudge.runs.matrix.run import CellOptions, run_cell
+from metajudge.runs.matrix.prepare import CellOptions
+from metajudge.runs.matrix.run import run_cell
 from metajudge.runs.matrix.table import read_cell
 
 STORED = Path(__file__).resolve().parents[3] / "baselines" / "judges"

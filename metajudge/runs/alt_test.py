@@ -1,0 +1,105 @@
+"""``metajudge decide alt-test`` and ``decide alt-test-plan``: the Alt-Test (Calderon et al. 2025)
+of LLM annotators against human annotators, and its planning simulation.
+
+:func:`run_alt_test` loads the annotation set (:func:`metajudge.data.alt_test_dir.load_alt_test`),
+runs :func:`metajudge.analyses.alt_test.alt_test` (each LLM's winning rate against the humans)
+and, with ``out``, writes ``alt_test.md``, ``alt_test.json`` and ``report.html`` there;
+:func:`run_alt_test_plan` runs :func:`metajudge.analyses.alt_test_plan.alt_test_plan` and writes
+``alt_test_plan.md`` and ``alt_test_plan.json``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class DecisionRun:
+    """A ``decide`` result as JSON-ready ``payload``, its Markdown, and the files written."""
+
+    payload: dict[str, Any]
+    markdown: str
+    written: list[Path] = field(default_factory=list)
+
+
+def run_alt_test(
+    dataset: str | None,
+    subset: str | None = None,
+    input_file: str | None = None,
+    data_dir: str | Path | None = None,
+    *,
+    epsilon: float | None = None,
+    q: float | None = None,
+    scoring: str | None = None,
+    min_annotators: int | None = None,
+    min_items: int | None = None,
+    llms: Sequence[str] | None = None,
+    out: str | Path | None = None,
+) -> DecisionRun:
+    """The Alt-Test of each LLM (all of them without ``llms``) with the margin ``epsilon`` and
+    the FDR level ``q`` (None: the dataset's settings, :func:`~metajudge.analyses.alt_test.settings_for`)."""
+    from metajudge.analyses.alt_test import alt_test, settings_for
+    from metajudge.data.alt_test_dir import load_alt_test
+    from metajudge.reports.decision_report import alt_test_markdown, write_report
+    from metajudge.results import finite
+
+    data = load_alt_test(dataset, subset, input_file, data_dir)
+    settings = settings_for(
+        subset if dataset else None,
+        epsilon=epsilon,
+        q=q,
+        scoring=scoring,
+        min_annotators=min_annotators,
+        min_items=min_items,
+    )
+    res = alt_test(data, settings, llms=llms or None)
+    j = finite(res.to_dict())
+    run = DecisionRun(j, alt_test_markdown(j, res.sentence()))
+    if out:
+        from metajudge.reports.html_decision import alt_test_overview
+        from metajudge.reports.html_page import write_page
+
+        run.written = write_report(out, "alt_test", j, run.markdown)
+        run.written.append(write_page(out, alt_test_overview(j, res.sentence())))
+    return run
+
+
+def run_alt_test_plan(
+    *,
+    categories: int,
+    annotators: int,
+    annotator_noise: float,
+    llm_noise: float,
+    n_items: Sequence[int] | None = None,
+    epsilons: Sequence[float] | None = None,
+    reps: int = 100,
+    seed: int = 0,
+    q: float = 0.05,
+    min_items: int = 30,
+    out: str | Path | None = None,
+) -> DecisionRun:
+    """The plan: per ε and number of items (defaults: the paper's), the mean winning rate, the
+    pass rate and the advantage probability over ``reps`` seeded synthetic sets."""
+    from metajudge.analyses.alt_test_plan import PlanSettings, alt_test_plan, plan_markdown
+    from metajudge.reports.decision_report import write_report
+
+    settings = PlanSettings(
+        categories=categories,
+        annotators=annotators,
+        annotator_noise=annotator_noise,
+        llm_noise=llm_noise,
+        n_items=tuple(n_items or PlanSettings.n_items),
+        epsilons=tuple(epsilons or PlanSettings.epsilons),
+        reps=reps,
+        seed=seed,
+        q=q,
+        min_items=min_items,
+    )
+    plan = alt_test_plan(settings)
+    run = DecisionRun(plan.to_dict(), plan_markdown(plan))
+    if out:
+        run.written = write_report(out, "alt_test_plan", run.payload, run.markdown)
+    return run

@@ -1,0 +1,398 @@
+"""``metajudge calibrate fit | apply | conformal | selective``: the work of each command.
+
+The input is a rating table (:class:`CalibrationInput`: ``--input`` CSV in the published
+rating-distribution format, or a dataset with ``--scores`` naming one judge column), built by
+:func:`calibration_table`; on a pairwise or categorical dataset ``conformal`` takes the verdict
+table (:mod:`metajudge.analyses.calibration.verdict_sets`) instead. Each run function returns the
+result, its Markdown and the files it wrote (``--output``, ``--html``, ``--intervals``, the run
+folder ``--out`` through :func:`metajudge.run_folder.run_folder`), in the order written; the CLI
+(:mod:`metajudge.cli.calibrate`) prints.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from metajudge.errors import InputError
+
+#: the prediction-set methods for categorical / pairwise verdicts
+#: (:data:`metajudge.stats.calibration.SET_METHODS`)
+SETS = ("lac", "aps")
+
+
+@dataclass(frozen=True)
+class CalibrationInput:
+    """Where the judge's outputs and the human scores come from (see the module docstring);
+    ``ids``: the id policy of the score rows (``--strict-ids``)."""
+
+    input_file: str | None = None
+    dataset: str | None = None
+    scores: Sequence[str] | None = None
+    judge: str | None = None
+    distribution: str | None = None
+    dimension: str | None = None
+    data_dir: str | Path | None = None
+    ids: Any = None
+
+
+@dataclass
+class CalibrationRun:
+    """A calibrate command's result, its Markdown, and the files written:
+    ``wrote`` ([(what, path)] of ``--output``/``--html``/``--intervals``) and ``folder`` (the run
+    folder's files at their final paths)."""
+
+    result: Any
+    markdown: str
+    wrote: list[tuple[str, Path]] = field(default_factory=list)
+    folder: list[Path] = field(default_factory=list)
+
+
+def calibration_table(src: CalibrationInput, *, sets: bool = False) -> tuple[Any, dict[str, int]]:
+    """The rating table of the input (and the rows dropped per reason); with ``sets`` and a
+    pairwise / categorical dataset, the verdict table instead."""
+    from metajudge.analyses.calibration.sources import table_from_csv, table_from_scores
+    from metajudge.data.loading import open_dataset
+
+    if not src.scores:
+        if src.dataset:
+            raise InputError("--dataset needs --scores (the judge column)", field="--scores")
+        return table_from_csv(
+            src.input_file, distribution=src.distribution, judge=src.judge, data_dir=src.data_dir
+        ), {}
+    ds = open_dataset(src.dataset, src.input_file, data_dir=src.data_dir)
+    if sets:
+        from metajudge.analyses.calibration.verdict_sets import is_verdict_dataset, verdict_table
+        from metajudge.scores.spec import gather_scores
+
+        if is_verdict_dataset(ds.card):
+            rows = gather_scores(ds, src.scores, data_dir=src.data_dir, labels=False, ids=src.ids)
+            return verdict_table(ds, rows, dimension=src.dimension), {}
+    return table_from_scores(
+        ds, src.scores, dimension=src.dimension, data_dir=src.data_dir, ids=src.ids
+    )
+
+
+def write_folder(
+    out: str | Path, res: Any, texts: dict[str, str], plots: list[Any], payload: Any
+) -> list[Path]:
+    """A calibrate command's run folder, written as a set (:func:`metajudge.run_folder.run_folder`):
+    ``result.json``, the ``texts`` ({file name: text}), the ``plots`` ([(file name, draw(path))])
+    and ``report.html`` (``payload`` with the folder's plots); the files' final paths."""
+    from metajudge.reports.html_page import write_page
+    from metajudge.run_folder import run_folder
+
+    with run_folder(out) as rf:
+        d = rf.stage
+        rf.write_text("result.json", res.to_json() + "\n")
+        for name, text in texts.items():
+            rf.write_text(name, text)
+        for name, draw in plots:
+            draw(d / name)
+        page = write_page(d, payload)
+    return [rf.final(d / n) for n in ("result.json", *texts, *(n for n, _ in plots), page.name)]
+
+
+def _fit_page(res: Any) -> str:
+    """``--html FILE``: the report page of the fit, its reliability diagram inlined."""
+    import tempfile
+
+    from metajudge.reports.calibration_html import RELIABILITY_FILE, fit_payload, plot_reliability
+    from metajudge.reports.html_page import plots_of, render_page
+
+    with tempfile.TemporaryDirectory() as d:
+        plot_reliability(res, Path(d) / RELIABILITY_FILE)
+        return render_page(fit_payload(res), plots_of(Path(d)))
+
+
+def _calibrator_text(res: Any) -> str:
+    return json.dumps(res.calibrator, indent=1) + "\n"
+
+
+def run_fit(
+    src: CalibrationInput,
+    method: str,
+    *,
+    seed: int = 0,
+    repeats: int = 50,
+    fraction: float = 0.5,
+    folds: int | None = None,
+    output: str | None = None,
+    html: str | None = None,
+    out: str | None = None,
+) -> CalibrationRun:
+    """``calibrate fit``: the fit with its held-out errors; the calibrator written to ``output``,
+    the report page to ``html``, a run folder to ``out`` (each checked before any work)."""
+    from metajudge.analyses.calibration.fit import calibrate_fit
+    from metajudge.io import atomic_write, check_out_dir, check_output_file
+    from metajudge.reports.calibration import fit_markdown
+
+    inputs = [src.input_file]
+    cal_file = check_output_file(output, inputs=inputs, field="--output") if output else None
+    page = check_output_file(html, inputs=[*inputs, cal_file], field="--html") if html else None
+    if out:
+        check_out_dir(out, inputs=inputs, field="--out")
+    table, dropped = calibration_table(src)
+    res = calibrate_fit(table, method, seed=seed, repeats=repeats, fraction=fraction, folds=folds)
+    run = CalibrationRun(res, fit_markdown(res, dropped))
+    if cal_file is not None:
+        with atomic_write(cal_file) as fh:
+            fh.write(_calibrator_text(res))
+        run.wrote.append(("the calibrator", cal_file))
+    if page is not None:
+        with atomic_write(page) as fh:
+            fh.write(_fit_page(res))
+        run.wrote.append(("", page))
+    if out:
+        from metajudge.reports.calibration_html import (
+            RELIABILITY_FILE,
+            fit_payload,
+            plot_reliability,
+        )
+
+        texts = {"fit.md": run.markdown, "calibrator.json": _calibrator_text(res)}
+        plot = (RELIABILITY_FILE, lambda path: plot_reliability(res, path))
+        run.folder = write_folder(out, res, texts, [plot], fit_payload(res))
+    return run
+
+
+def run_apply(
+    src: CalibrationInput, calibrator: str, *, output: str | None = None
+) -> CalibrationRun:
+    """``calibrate apply``: the calibrator applied to the judge's scores; the calibrated score
+    rows written to ``output``."""
+    from metajudge.analyses.calibration.fit import apply_result, calibrated_rows, check_calibrator
+    from metajudge.io import check_output_file, read_json
+    from metajudge.reports.calibration import apply_markdown
+    from metajudge.scores.scoring import write_scores
+
+    cal = check_calibrator(read_json(calibrator), calibrator)
+    out = check_output_file(output, inputs=[src.input_file, calibrator]) if output else None
+    table, dropped = calibration_table(src)
+    res = apply_result(cal, table, calibrator)
+    run = CalibrationRun(res, apply_markdown(res, dropped))
+    if out is not None:
+        n = write_scores(out, calibrated_rows(cal, table, res.scores))
+        run.wrote.append((f"{n} rows", out))
+    return run
+
+
+@dataclass(frozen=True)
+class ConformalOptions:
+    """``calibrate conformal``'s settings: ``methods`` (None: every method that applies),
+    the miscoverage ``alpha``, the binning, the splits and the shift check on ``target``."""
+
+    methods: Sequence[str] | None = None
+    alpha: float = 0.1
+    bins: int | None = None
+    min_bin: int | None = None
+    fit_fraction: float | None = None
+    seed: int = 0
+    repeats: int = 50
+    fraction: float = 0.5
+    target: str | None = None
+    shift_alpha: float = 0.05
+
+
+def _intervals_csv(items: list[dict[str, Any]]) -> str:
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(items[0]), lineterminator="\n")
+    w.writeheader()
+    w.writerows(items)
+    return buf.getvalue()
+
+
+def _conformal_files(
+    run: CalibrationRun, src: CalibrationInput, intervals: str | None, out: str | None
+) -> CalibrationRun:
+    """``--intervals FILE`` and ``--out DIR`` of ``calibrate conformal``."""
+    res = run.result
+    if intervals:
+        from metajudge.io import atomic_write
+
+        with atomic_write(intervals) as fh:
+            fh.write(_intervals_csv(res.items))
+        run.wrote.append((f"{len(res.items)} intervals", Path(intervals)))
+    if out:
+        from metajudge.reports.calibration_html import conformal_payload
+
+        dataset = None
+        if src.scores:
+            from metajudge.data.loading import open_dataset
+
+            dataset = open_dataset(src.dataset, src.input_file, data_dir=src.data_dir)
+        source = src.dataset or str(src.input_file)
+        payload = conformal_payload(res, source, dataset)
+        texts = {"conformal.md": run.markdown, "intervals.csv": _intervals_csv(res.items)}
+        run.folder = write_folder(out, res, texts, [], payload)
+    return run
+
+
+def _sets(table: Any, opts: ConformalOptions, keep_items: bool) -> tuple[Any, str]:
+    """``calibrate conformal`` on verdicts: prediction sets (lac / aps) and their Markdown."""
+    from metajudge.analyses.calibration.verdict_sets import calibrate_sets
+    from metajudge.reports.calibration import sets_markdown
+
+    if opts.target:
+        raise InputError(
+            "--target is for ratings; prediction sets are measured on held-out splits only",
+            field="--target",
+        )
+    res = calibrate_sets(
+        table,
+        opts.methods or SETS,
+        alpha=opts.alpha,
+        seed=opts.seed,
+        repeats=opts.repeats,
+        fraction=opts.fraction,
+        keep_items=keep_items,
+    )
+    return res, sets_markdown(res)
+
+
+def _intervals(
+    table: Any, dropped: dict[str, int], src: CalibrationInput, opts: ConformalOptions, keep: bool
+) -> tuple[Any, str]:
+    """``calibrate conformal`` on ratings: intervals and their Markdown."""
+    from metajudge.analyses.calibration.conformal import (
+        AUTO,
+        CONFORMAL_METHODS,
+        Options,
+        calibrate_conformal,
+        candidates,
+    )
+    from metajudge.analyses.calibration.sources import table_from_csv
+    from metajudge.reports.calibration import conformal_markdown
+
+    if opts.methods and set(opts.methods) & set(SETS):
+        raise InputError(
+            f"{', '.join(SETS)} give prediction sets for categorical / pairwise verdicts; "
+            "these are ratings",
+            field="--method",
+        )
+    target = (
+        table_from_csv(opts.target, distribution=src.distribution, data_dir=src.data_dir)
+        if opts.target
+        else None
+    )
+    methods = opts.methods or [
+        m for m in (*CONFORMAL_METHODS, AUTO) if m == AUTO or m in candidates(table)
+    ]
+    o = Options(
+        alpha=opts.alpha,
+        bins=opts.bins,
+        min_bin=opts.min_bin,
+        fit_fraction=opts.fit_fraction,
+        seed=opts.seed,
+    )
+    res = calibrate_conformal(
+        table,
+        methods,
+        options=o,
+        repeats=opts.repeats,
+        fraction=opts.fraction,
+        target=target,
+        shift_alpha=opts.shift_alpha,
+        keep_items=keep,
+    )
+    return res, conformal_markdown(res, dropped)
+
+
+def run_conformal(
+    src: CalibrationInput,
+    opts: ConformalOptions,
+    *,
+    intervals: str | None = None,
+    out: str | None = None,
+) -> CalibrationRun:
+    """``calibrate conformal``: intervals for ratings, prediction sets for verdicts; each test
+    item's interval / set of the first split written to ``intervals``, a run folder to ``out``
+    (each checked before any work). ``result.target["warning"]``: the shift warning, if any."""
+    from metajudge.analyses.calibration.table import check_alpha
+    from metajudge.io import check_out_dir, check_output_file
+
+    check_alpha(opts.alpha)
+    check_alpha(opts.shift_alpha, "--shift-alpha")
+    if intervals:
+        check_output_file(intervals, inputs=[src.input_file, opts.target], field="--intervals")
+    if out:
+        check_out_dir(out, inputs=[src.input_file, opts.target], field="--out")
+    table, dropped = calibration_table(src, sets=True)
+    keep = bool(intervals or out)
+    if not hasattr(table, "pred"):
+        res, md = _sets(table, opts, keep)
+    else:
+        res, md = _intervals(table, dropped, src, opts, keep)
+    return _conformal_files(CalibrationRun(res, md), src, intervals, out)
+
+
+def run_selective(
+    dataset: str | None,
+    input_file: str | None,
+    judges: Sequence[str],
+    *,
+    scores: Sequence[str] | None = None,
+    costs: dict[str, float] | None = None,
+    dimension: str | None = None,
+    alpha: float = 0.15,
+    delta: float = 0.1,
+    repeats: int = 1,
+    calibration: int | None = None,
+    seed: int = 0,
+    thresholds: Any = None,
+    data_dir: str | Path | None = None,
+    ids: Any = None,
+    out: str | None = None,
+) -> CalibrationRun:
+    """``calibrate selective``: Trust-or-Escalate's selective judging cascade
+    (:func:`metajudge.analyses.selective.selective_judging`), tolerated disagreement ``alpha``
+    with risk ``delta``; a run folder to ``out`` (checked before any work)."""
+    from metajudge.analyses.selective import check_level, judge_columns, selective_judging
+    from metajudge.data.loading import open_dataset
+    from metajudge.reports.selective import selective_markdown
+    from metajudge.scores.spec import SHIPPED, gather_scores, spec_paths
+
+    check_level(alpha, "alpha")
+    check_level(delta, "delta")
+    if out:
+        from metajudge.io import check_out_dir
+
+        check_out_dir(out, inputs=[input_file, *spec_paths(scores)])
+    ds = open_dataset(dataset, input_file, data_dir=data_dir)
+    rows = gather_scores(ds, scores or [SHIPPED], data_dir=data_dir, labels=False, ids=ids)
+    costs = dict(costs or {})
+    data = judge_columns(ds, rows, judges, costs=costs, dimension=dimension)
+    res = selective_judging(
+        data,
+        alpha=alpha,
+        delta=delta,
+        repeats=repeats,
+        n_calibration=calibration,
+        seed=seed,
+        thresholds=thresholds,
+    )
+    run = CalibrationRun(res, selective_markdown(res, "cost units" if costs else "calls"))
+    if out:
+        run.folder = _selective_folder(out, res, run.markdown, dataset or input_file)
+    return run
+
+
+def _selective_folder(out: str, res: Any, md: str, source: Any) -> list[Path]:
+    """The run folder of ``calibrate selective``, written as a set."""
+    from metajudge.reports.html_page import write_page
+    from metajudge.reports.selective import PLOT_FILE, plot_coverage_agreement, selective_payload
+    from metajudge.run_folder import run_folder
+
+    with run_folder(out) as rf:
+        d = rf.stage
+        rf.write_text("result.json", res.to_json() + "\n")
+        rf.write_text("selective.md", md)
+        plot_coverage_agreement(res, d / PLOT_FILE)
+        page = write_page(d, selective_payload(res, Path(source).name))
+    return [rf.final(d / p) for p in ("result.json", "selective.md", PLOT_FILE, page.name)]
