@@ -179,10 +179,9 @@ def protocol_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _cmd_meta_eval(args: argparse.Namespace) -> int:
-    from metajudge.analyses.metric_vs_human.protocol import Protocol
     from metajudge.cli.backends import cli_backbone
     from metajudge.io import check_out_dir
-    from metajudge.runs.meta_eval import MetaEvalResult, run_meta_eval
+    from metajudge.runs.meta_eval import MetaEvalResult, Protocol, run_meta_eval
     from metajudge.runs.report import render_table
     from metajudge.scores.spec import spec_paths
 
