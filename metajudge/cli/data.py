@@ -23,8 +23,7 @@ def _source_args(q: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--input",
         metavar="FILE",
-        help="a canonical JSONL file (README, 'Bring your own data') or a built-in dataset's "
-        "upstream file",
+        help="a canonical JSONL file (docs/own-data.md) or a built-in dataset's upstream file",
     )
     q.add_argument("name", nargs="?", help=argparse.SUPPRESS)
     _data_dir_arg(q)
@@ -260,7 +259,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     if rep.card is None and not args.no_card:
         print(
             f"metajudge: error: {args.path}:1: field card: no card line (line 1 of a canonical "
-            'file is {"card": {...}}: kind, dimensions, scale; README "Bring your own data"); '
+            'file is {"card": {...}}: kind, dimensions, scale; docs/own-data.md); '
             "give --card NAME to check it against a built-in card, or --no-card to check its "
             "records without one",
             file=sys.stderr,

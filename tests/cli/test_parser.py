@@ -190,9 +190,11 @@ def test_registration_order_does_not_matter(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def _documented_commands() -> list[str]:
-    """Every ``metajudge ...`` command line of the README's code blocks and of the Makefile."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    text = "\n".join(re.findall(r"```(?:bash|sh)?\n(.*?)```", readme, flags=re.DOTALL))
+    """Every ``metajudge ...`` command line of the code blocks of the README and the user guide
+    (docs/, but the generated docs/cli.md) and of the Makefile."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    docs = "\n".join(p.read_text(encoding="utf-8") for p in pages if p.name != "cli.md")
+    text = "\n".join(re.findall(r"```(?:bash|sh)?\n(.*?)```", docs, flags=re.DOTALL))
     text += "\n" + (ROOT / "Makefile").read_text(encoding="utf-8").replace("$(VENV)/bin/", "")
     text = text.replace("\\\n", " ")
     out = []
