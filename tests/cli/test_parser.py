@@ -193,9 +193,20 @@ def _documented_commands() -> list[str]:
     """Every ``metajudge ...`` command line of the code blocks of the README and the user guide
     (docs/, but the generated docs/cli.md) and of the Makefile."""
     pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-    docs = "\n".join(p.read_text(encoding="utf-8") for p in pages if p.name != "cli.md")
-    text = "\n".join(re.findall(r"```(?:bash|sh)?\n(.*?)```", docs, flags=re.DOTALL))
-    text += "\n" + (ROOT / "Makefile").read_text(encoding="utf-8").replace("$(VENV)/bin/", "")
+    blocks = [
+        body
+        for p in pages
+        if p.name != "cli.md"
+        for lang, body in re.findall(
+            r"^```(\w*)\n(.*?)^```$", p.read_text(encoding="utf-8"), flags=re.DOTALL | re.MULTILINE
+        )
+        if lang in ("", "bash", "sh")
+    ]
+    text = (
+        "\n".join(blocks)
+        + "\n"
+        + (ROOT / "Makefile").read_text(encoding="utf-8").replace("$(VENV)/bin/", "")
+    )
     text = text.replace("\\\n", " ")
     out = []
     for line in text.splitlines():
