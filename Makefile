@@ -69,11 +69,12 @@ baselines: setup
 	$(VENV)/bin/metajudge baselines regenerate
 
 # The user guide is a site (mkdocs.yml over docs/): --strict fails on a broken link or anchor and
-# on a page missing from the nav. Built into a scratch folder, removed after.
+# on a page missing from the nav (not --quiet: it hides the warnings --strict counts). Built into
+# a scratch folder, removed after.
 lint: $(STAMP)
 	$(VENV)/bin/ruff format --check metajudge tests benchmarks
 	$(VENV)/bin/ruff check metajudge tests benchmarks
-	@site=$$(mktemp -d) && trap 'rm -rf "$$site"' EXIT && $(VENV)/bin/mkdocs build --strict --quiet -d "$$site"
+	@site=$$(mktemp -d) && trap 'rm -rf "$$site"' EXIT && $(VENV)/bin/mkdocs build --strict -d "$$site"
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache site
