@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -51,12 +52,24 @@ def _package_files() -> set[str]:
     return {f for f in out if not f.endswith(".py")}
 
 
+def _not_source(folder: str, names: list[str]) -> set[str]:
+    """What the copy of the checkout leaves out: caches everywhere; at the top, the environment,
+    git, build outputs and run folders (``metajudge/runs/`` is source)."""
+    skip = {n for n in names if n == "__pycache__" or n.endswith(("_cache", ".egg-info"))}
+    if Path(folder) == ROOT:
+        skip |= {".git", ".venv", "build", "dist", "runs", "site"} & set(names)
+    return skip
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    dist = tmp_path_factory.mktemp("dist")
+    """The wheel, built from a copy of the checkout (the build leaves ``build/`` and
+    ``*.egg-info`` behind it, not in the checkout)."""
+    dist, src = tmp_path_factory.mktemp("dist"), tmp_path_factory.mktemp("src") / "metajudge"
+    shutil.copytree(ROOT, src, symlinks=True, ignore=_not_source)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     argv = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"]
-    _run([*argv, "-w", str(dist), str(ROOT)], cwd=dist, env=env)
+    _run([*argv, "-w", str(dist), str(src)], cwd=dist, env=env)
     (whl,) = dist.glob("metajudge-*.whl")
     return whl
 
