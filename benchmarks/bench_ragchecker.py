@@ -7,9 +7,9 @@ Runs the REAL command of ``make demo``'s first step in a subprocess,
 with its scores cached in ``OUT/scores.jsonl`` (a first, untimed run computes them), ``--rounds``
 times, plots and ``report.html`` included (``--no-plots`` adds the same runs without plots).
 Printed per run: wall time, CPU of the child (user + sys) and the load average; then the median
-wall and its ratio to the issue's 5 s. ``--src DIR`` times the metajudge of another checkout
-(a baseline commit) in alternation with this one, on the same cached scores, and prints the ratio
-of the medians (this / baseline). Needs the dataset (``METAJUDGE_DATA_DIR``).
+wall and CPU and the wall's ratio to the 5 s target. ``--src DIR`` times the metajudge of another
+checkout (a baseline commit) in alternation with this one, on the same cached scores, and prints
+the ratios of the medians (this / baseline). Needs the dataset (``METAJUDGE_DATA_DIR``).
 
 Run: ``python benchmarks/bench_ragchecker.py [--rounds 3] [--src /path/to/baseline/checkout]``.
 """
@@ -96,12 +96,15 @@ def main() -> int:
         for extra in [[]] + ([["--no-plots"]] if args.no_plots else []):
             runs = series(srcs, folders, extra, args.rounds)
             med = {k: statistics.median(t["wall"] for t in v) for k, v in runs.items()}
+            cpu = {k: statistics.median(t["cpu"] for t in v) for k, v in runs.items()}
             line = (
                 f"median wall {med['this']:.2f} s = {med['this'] / TARGET_S:.2f} x the 5 s target"
+                f", median CPU {cpu['this']:.2f} s"
             )
             if "baseline" in med:
                 line += (
-                    f"; baseline {med['baseline']:.2f} s, ratio {med['this'] / med['baseline']:.2f}"
+                    f"; baseline {med['baseline']:.2f} s (CPU {cpu['baseline']:.2f} s), ratio"
+                    f" {med['this'] / med['baseline']:.2f} (CPU {cpu['this'] / cpu['baseline']:.2f})"
                 )
             print(f"{' '.join(extra) or 'with plots'}: {line}", flush=True)
     finally:

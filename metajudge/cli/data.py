@@ -22,8 +22,7 @@ def _source_args(q: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--input",
         metavar="FILE",
-        help="a canonical JSONL file (README, 'Bring your own data') or a built-in dataset's "
-        "upstream file",
+        help="a canonical JSONL file (docs/own-data.md) or a built-in dataset's upstream file",
     )
     add_old(q, "name", "--dataset NAME", nargs="?", shown=f"{q.prog} NAME")
     _data_dir_arg(q)

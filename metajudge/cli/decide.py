@@ -375,7 +375,7 @@ def _register_alt_test(dsub: argparse._SubParsersAction) -> None:  # type: ignor
         "--input",
         metavar="DIR",
         help="a folder with human_annotations.json {annotator: {item: label}} and "
-        "llm_annotations.json {llm: {item: label}} (README, Bring your own data)",
+        "llm_annotations.json {llm: {item: label}} (docs/own-data.md)",
     )
     a.add_argument(
         "--dataset", help="a built-in dataset in that format (alt_test_calderon2025) with --subset"

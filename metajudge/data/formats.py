@@ -1,7 +1,7 @@
 """Canonical record formats: pairwise and per-response records, dataset cards, JSONL.
 
 The JSON Schemas in ``metajudge/data/schemas/`` are the documented truth of these formats
-(README, "Bring your own data"); :mod:`metajudge.data.validation` checks files against them.
+(docs/own-data.md); :mod:`metajudge.data.validation` checks files against them.
 
 Sign convention everywhere: **positive = b is better**.
 

@@ -5,7 +5,7 @@ the public API (``mj.load_dataset``, ``mj.load_file``), scoring and the HTML rep
 data here. A source is a built-in dataset name, or a path to one of the file kinds
 :func:`file_kind` recognises:
 
-- ``jsonl``: a canonical JSONL file (README, "Bring your own data"): an optional card line,
+- ``jsonl``: a canonical JSONL file (docs/own-data.md): an optional card line,
   then one record per line;
 - ``judge_bench``: a file in JUDGE-BENCH's unified format (:mod:`metajudge.data.judge_bench`);
 - ``upstream``: an upstream file of a built-in dataset, recognised by its size and pinned sha256

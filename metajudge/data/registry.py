@@ -1,10 +1,8 @@
 """The dataset registry: cards, the :class:`Dataset` type, upstream files, counts.
 
-Cards (one JSON file per dataset) have ONE source of truth: ``human_labels/<name>.json`` at the
-top of the repository, found relative to this package (``Path(__file__).parents[2]``).
-``$METAJUDGE_CARDS_DIR`` overrides the folder. ``metajudge/data/cards`` is a symbolic link to
-``human_labels/``, so a built wheel carries the same cards as package data and an installed
-package without the repository falls back to them.
+Cards (one JSON file per dataset) have ONE source of truth: ``metajudge/data/cards/<name>.json``,
+package data, so an installed wheel carries them; ``human_labels/`` at the top of the repository
+is a symbolic link to that folder. ``$METAJUDGE_CARDS_DIR`` overrides the folder.
 
 Upstream files are resolved by :func:`resolve_file` (local data folder, user cache, pinned
 download with sha256 verification; see :mod:`metajudge.data.fetch`) and turned into canonical
@@ -38,9 +36,6 @@ def cards_dir() -> Path:
     env = os.environ.get("METAJUDGE_CARDS_DIR")
     if env:
         return Path(env)
-    repo_cards = Path(__file__).resolve().parents[2] / "human_labels"
-    if repo_cards.is_dir():
-        return repo_cards
     return Path(__file__).resolve().parent / "cards"
 
 
@@ -64,7 +59,7 @@ def _load_card_cached(path: str, mtime_ns: int) -> DatasetCard:
 
 
 def load_card(name: str) -> DatasetCard:
-    """The card of dataset ``name`` (``human_labels/<name>.json``); ``name`` must match
+    """The card of dataset ``name`` (``metajudge/data/cards/<name>.json``); ``name`` must match
     :data:`~metajudge.data.names.NAME_PATTERN` and the card must lie inside the card folder."""
     from metajudge.data.names import check_dataset_name
     from metajudge.io import inside

@@ -6,7 +6,9 @@ the file's ``source``, ``dataset`` and ``protocol`` unless it sets its own. ``me
 is the inter-human ceiling row. ``kind: "backbone_agreement"`` marks numbers that are not
 correlations with humans (MT-RAIG Table 8) — they never match a meta-evaluation cell.
 
-The folder is ``$METAJUDGE_BASELINES_DIR`` or ``baselines/`` at the top of the repository.
+The folder is ``$METAJUDGE_BASELINES_DIR`` or the package's ``metajudge/data/published/``
+(package data, so an installed wheel shows them; ``baselines/published_*.json`` at the top of the
+repository are symbolic links to these files).
 
 A user's own paper numbers come from ``--published FILE`` (``meta-eval`` and ``report``): a CSV
 or JSON Lines file with the fields ``metric``, ``dimension``, ``statistic`` (``pearson``,
@@ -34,7 +36,7 @@ def baselines_dir() -> Path:
     env = os.environ.get("METAJUDGE_BASELINES_DIR")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[2] / "baselines"
+    return Path(__file__).resolve().parents[1] / "data" / "published"
 
 
 def load_published(

@@ -220,7 +220,7 @@ def run_validate(
     if rep.card is None and not no_card:
         return Validation(
             f"metajudge: error: {path}:1: field card: no card line (line 1 of a canonical "
-            'file is {"card": {...}}: kind, dimensions, scale; README "Bring your own data"); '
+            'file is {"card": {...}}: kind, dimensions, scale; docs/own-data.md); '
             "give --card NAME to check it against a built-in card, or --no-card to check its "
             "records without one",
             False,

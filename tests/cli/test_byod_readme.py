@@ -1,10 +1,11 @@
-"""The README's "Bring your own data" section, walked end to end with CLI commands only.
+"""The user guide's "Your own data" page (docs/own-data.md), walked end to end with CLI commands
+only.
 
-The commands are read from the section's fenced ``bash`` blocks (so README and test cannot drift)
+The commands are read from the page's fenced ``bash`` blocks (so the page and test cannot drift)
 and run, with ``python -m metajudge``, on each of the three shipped fixtures in a scratch folder:
-the first block (validate -> agreement -> score -> meta-eval -> report) on the graded Likert and the
-pairwise file, the second (validate -> agreement -> meta-eval of a judge's labels -> report) on the
-categorical file.
+the first block (validate -> agreement -> metrics run -> meta-eval -> report render) on the graded
+Likert and the pairwise file, the second (validate -> agreement -> meta-eval of a judge's labels ->
+report render) on the categorical file.
 """
 
 from __future__ import annotations
@@ -21,16 +22,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+PAGE = ROOT / "docs" / "own-data.md"
 FIXTURE = "tests/fixtures/byod/graded.jsonl"
 CATEGORICAL = "tests/fixtures/byod/categorical.jsonl"
 FIXTURES = ("graded", "categorical", "pairwise")
 
 
 def _section() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    m = re.search(r"^## Bring your own data\n(.*?)(?=^## )", text, flags=re.DOTALL | re.MULTILINE)
-    assert m, "README has no 'Bring your own data' section"
-    return m.group(1)
+    return PAGE.read_text(encoding="utf-8")
 
 
 def _block(lang: str, index: int = 0) -> list[str]:
@@ -45,7 +44,7 @@ def _steps(fixture: str = "graded") -> list[str]:
     path = CATEGORICAL if fixture == "categorical" else FIXTURE
     cmds = _block("bash", 1 if fixture == "categorical" else 0)
     assert all(c.startswith("metajudge ") for c in cmds)
-    assert all(path in c or c.startswith("metajudge report") for c in cmds)
+    assert all(path in c or c.startswith("metajudge report render") for c in cmds)
     if fixture == "pairwise":
         cmds = [c.replace(FIXTURE, "tests/fixtures/byod/pairwise.jsonl") for c in cmds]
         cmds = [c.replace("runs/byod/", "runs/byod-pairwise/") for c in cmds]
@@ -56,12 +55,12 @@ def _steps(fixture: str = "graded") -> list[str]:
 
 def _step_name(cmd: str) -> str:
     words = cmd.split()
-    return " ".join(words[1:3]) if words[1] == "data" else words[1]
+    return words[1] if words[1] == "meta-eval" else " ".join(words[1:3])
 
 
 @pytest.mark.parametrize("fixture", FIXTURES)
-def test_readme_walkthrough(tmp_path: Path, fixture: str) -> None:
-    """The README's lines for one fixture, in order, in one folder. One test runs them all:
+def test_own_data_walkthrough(tmp_path: Path, fixture: str) -> None:
+    """The page's lines for one fixture, in order, in one folder. One test runs them all:
     each step reads what the one before wrote, so they must not be split across xdist workers
     (``make test`` runs the fast tier with ``-n 2``)."""
     shutil.copytree(ROOT / "tests" / "fixtures" / "byod", tmp_path / "tests" / "fixtures" / "byod")
@@ -79,23 +78,23 @@ def _run_step(workdir: Path, fixture: str, cmd: str) -> None:
     name = _step_name(cmd)
     if name == "data validate":
         assert p.stdout.startswith("OK ") and "error" not in p.stderr
-    elif name == "agreement":
+    elif name == "data agreement":
         assert "Krippendorff α" in p.stdout
         if fixture == "categorical":
             assert "nominal" in p.stdout
-    elif name == "score":
+    elif name == "metrics run":
         assert (workdir / f"runs/byod-{fixture}/scores.jsonl").is_file()
     elif name == "meta-eval":
         res = json.loads((workdir / f"runs/byod-{fixture}/eval/result.json").read_text())
         if fixture == "categorical":
             assert res["kind"] == "categorical" and "Cohen κ" in p.stdout
             assert res["rows"][0]["accuracy"] == 0.75
-    elif name == "report":
+    elif name == "report render":
         assert "table.md" in p.stdout or "report.html" in p.stdout, cmd
 
 
-def test_readme_record_examples_match_the_schemas() -> None:
-    """The example lines of the section are valid records of the kinds the text says."""
+def test_own_data_record_examples_match_the_schemas() -> None:
+    """The example lines of the page are valid records of the kinds the text says."""
     from metajudge.data.validation import schema_errors
 
     lines = [json.loads(x) for x in _block("json")]
@@ -103,7 +102,7 @@ def test_readme_record_examples_match_the_schemas() -> None:
         assert schema_errors(obj, f"record.{kind}", path=None, line=None) == [], kind
 
 
-def test_readme_names_every_kind_and_card_field() -> None:
+def test_own_data_names_every_kind_and_card_field() -> None:
     sec = _section()
     from metajudge.data.validation import schema
 

@@ -1,7 +1,7 @@
 """``metajudge calibrate fit | apply | conformal`` and ``score --calibrator`` on the real released
 judge outputs of Sheng et al. 2025 (``conformal_judge_sheng2025``), read in their published CSV
-format with ``--input FILE``. The numbers pinned here are the README's ("Calibrated scores and
-conformal intervals")."""
+format with ``--input FILE``. The numbers pinned here are the user guide's (docs/calibrating.md,
+"Calibrated scores and conformal intervals")."""
 
 from __future__ import annotations
 
@@ -248,8 +248,8 @@ def test_probabilities_within_tolerance_are_read(tmp_path: Path, capsys) -> None
     assert r["n"] == 40 and r["judge"] == "probs"
 
 
-def test_readme_states_these_numbers() -> None:
-    text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+def test_guide_states_these_numbers() -> None:
+    text = " ".join((ROOT / "docs" / "calibrating.md").read_text(encoding="utf-8").split())
     before = " / ".join(f"{FIT_MAE[d][0]:.2f}" for d in DIMS)
     after = " / ".join(f"{FIT_MAE[d][1]:.2f}" for d in DIMS)
     assert f"held-out MAE {before} -> {after}" in text

@@ -1,4 +1,4 @@
-"""``metajudge calibrate selective``: the README command and its
+"""``metajudge calibrate selective``: the user guide's command (docs/calibrating.md) and its
 numbers, the released format through --input / --scores as it is, and bad input (exit 2, field
 named)."""
 
@@ -19,9 +19,9 @@ TOE = "trust_or_escalate_jung2025"
 JUDGES = ["--judge", "mistral-7b-instruct", "--judge", "gpt-3.5-turbo", "--judge", "gpt-4-turbo"]
 
 
-def _readme_section() -> str:
-    text = (ROOT / "README.md").read_text()
-    return text.split("### Selective judging", 1)[1].split("\n### ", 1)[0]
+def _guide_section() -> str:
+    text = (ROOT / "docs" / "calibrating.md").read_text(encoding="utf-8")
+    return text.split("## Selective judging", 1)[1].split("\n## ", 1)[0]
 
 
 def _run_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict:
@@ -29,8 +29,8 @@ def _run_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-def test_readme_command_and_numbers(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    sec = _readme_section()
+def test_guide_command_and_numbers(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sec = _guide_section()
     cmd = re.search(r"```bash\n(metajudge .+)\n```", sec).group(1)  # type: ignore[union-attr]
     argv = shlex.split(cmd)[1:]
     by = {c["name"]: c for c in _run_json(argv, capsys)["configs"]}

@@ -198,10 +198,23 @@ def test_registration_order_does_not_matter(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def _documented_commands() -> list[str]:
-    """Every ``metajudge ...`` command line of the README's code blocks and of the Makefile."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    text = "\n".join(re.findall(r"```(?:bash|sh)?\n(.*?)```", readme, flags=re.DOTALL))
-    text += "\n" + (ROOT / "Makefile").read_text(encoding="utf-8").replace("$(VENV)/bin/", "")
+    """Every ``metajudge ...`` command line of the code blocks of the README and the user guide
+    (docs/, but the generated docs/cli.md) and of the Makefile."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    blocks = [
+        body
+        for p in pages
+        if p.name != "cli.md"
+        for lang, body in re.findall(
+            r"^```(\w*)\n(.*?)^```$", p.read_text(encoding="utf-8"), flags=re.DOTALL | re.MULTILINE
+        )
+        if lang in ("", "bash", "sh")
+    ]
+    text = (
+        "\n".join(blocks)
+        + "\n"
+        + (ROOT / "Makefile").read_text(encoding="utf-8").replace("$(VENV)/bin/", "")
+    )
     text = text.replace("\\\n", " ")
     out = []
     for line in text.splitlines():

@@ -1,4 +1,4 @@
-"""The README's "Bring your own data" file format (issue 26 item 5): each kind's card scale
+"""The file format of the user guide's "Your own data" page (docs/own-data.md): each kind's card scale
 example, read from the card table, validates the example record of that kind (the signed
 pairwise labels lie on the pairwise scale), through ``metajudge data validate``."""
 
@@ -16,10 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _section() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    m = re.search(r"^## Bring your own data\n(.*?)(?=^## )", text, flags=re.DOTALL | re.MULTILINE)
-    assert m, "README has no 'Bring your own data' section"
-    return m.group(1)
+    return (ROOT / "docs" / "own-data.md").read_text(encoding="utf-8")
 
 
 def _scales() -> dict[str, dict]:
@@ -50,7 +47,7 @@ def test_each_example_record_validates_against_its_scale_example(
         r for r in _examples() if (("labels" in r) == (kind == "pairwise")) and _kind(r) == kind
     )
     dims = sorted((rec.get("labels") or rec["scores"]).keys())
-    card = {"name": f"readme_{kind}", "kind": kind, "dimensions": dims, "scale": _scales()[kind]}
+    card = {"name": f"guide_{kind}", "kind": kind, "dimensions": dims, "scale": _scales()[kind]}
     path = tmp_path / f"{kind}.jsonl"
     path.write_text(json.dumps({"card": card}) + "\n" + json.dumps(rec) + "\n")
     code = main(["data", "validate", str(path)])

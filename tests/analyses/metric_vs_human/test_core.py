@@ -97,8 +97,9 @@ def test_meta_eval_and_backbone_swap_report_identical_human_correlations(
 
 
 def test_readme_backbone_swap_numbers(data_dir: Path) -> None:
-    """README: `metajudge judge swap --dataset lftqa_eval --metric geval_faithfulness
-    --scores shipped:gpt-4o,gpt-4o-mini,Meta-Llama-3.1-70B-Instruct-Turbo` (1,000 resamples, seed 0)."""
+    """docs/reproductions.md: `metajudge judge swap --dataset lftqa_eval --metric
+    geval_faithfulness --scores shipped:gpt-4o,gpt-4o-mini,Meta-Llama-3.1-70B-Instruct-Turbo`
+    (1,000 resamples, seed 0)."""
     import metajudge as mj
 
     res = mj.backbone_swap(
