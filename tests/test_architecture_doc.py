@@ -70,4 +70,4 @@ def test_each_trace_crosses_at_most_six_files(title: str) -> None:
 
 def test_the_trace_checker_sees_a_wrong_hop() -> None:
     assert "no_such_function" not in _defined(PACKAGE / "stats" / "bootstrap.py")
-    assert "percentile_ci" in _defined(PACKAGE / "stats" / "bootstrap.py")
+    assert "correlate" in _defined(PACKAGE / "stats" / "bootstrap.py")
