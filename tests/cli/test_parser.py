@@ -23,13 +23,13 @@ import argparse
 import importlib
 import re
 import shlex
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from metajudge.cli import _COMMAND_MODULES, build_parser, main
 from metajudge.cli.grammar import COMMAND_GROUPS, subparsers_of, visible_commands
+from tests.cli.grammar_census import walk
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -66,19 +66,6 @@ ONE_DEST = {
 }
 
 
-def _parsers(
-    p: argparse.ArgumentParser, path: str = "metajudge", hidden: bool = True
-) -> Iterator[tuple[str, argparse.ArgumentParser]]:
-    yield path, p
-    sub = subparsers_of(p)
-    if sub is None:
-        return
-    shown = visible_commands(sub)
-    for name, q in sub.choices.items():
-        if hidden or name in shown:
-            yield from _parsers(q, f"{path} {name}", hidden)
-
-
 def _options(p: argparse.ArgumentParser) -> list[argparse.Action]:
     skip = (argparse._HelpAction, argparse._SubParsersAction)
     return [a for a in p._actions if not isinstance(a, skip)]
@@ -86,7 +73,7 @@ def _options(p: argparse.ArgumentParser) -> list[argparse.Action]:
 
 def test_every_option_and_command_has_help() -> None:
     missing = []
-    for path, p in _parsers(build_parser()):
+    for path, p in walk(build_parser()):
         for a in _options(p):
             if a.help is not argparse.SUPPRESS and not (a.help or "").strip():
                 missing.append(f"{path} {'/'.join(a.option_strings) or a.dest}")
@@ -98,7 +85,7 @@ def test_every_option_and_command_has_help() -> None:
 
 def test_one_spelling_per_idea() -> None:
     shown_old, wrong_dest, counts = [], [], []
-    for path, p in _parsers(build_parser(), hidden=False):
+    for path, p in walk(build_parser(), hidden=False):
         for a in _options(p):
             if a.help is argparse.SUPPRESS:
                 continue
@@ -118,7 +105,7 @@ def test_one_spelling_per_idea() -> None:
     assert not counts, counts
     metavars = {
         path: sub.metavar
-        for path, p in _parsers(build_parser(), hidden=False)
+        for path, p in walk(build_parser(), hidden=False)
         if path != "metajudge" and (sub := subparsers_of(p)) is not None
     }
     assert set(metavars.values()) <= {"SUBCOMMAND", "RESOURCE"}, metavars  # RESOURCE: setup

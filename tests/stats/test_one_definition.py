@@ -121,7 +121,9 @@ def test_merged_copies_stay_gone(modules: dict[str, ast.Module]) -> None:
     assert not back, f"a merged copy is back: {back}"
 
 
-def _quantile_calls(tree: ast.Module) -> list[int]:
+def _calls(tree: ast.Module, funcs: set[str], modules: tuple[str, ...] | None = None) -> list[int]:
+    """Lines that call one of ``funcs`` (by name or attribute) or import one of them (from
+    ``modules`` only, when given)."""
     lines = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
@@ -129,15 +131,19 @@ def _quantile_calls(tree: ast.Module) -> list[int]:
             name = (
                 f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
             )
-            if name in QUANTILE_FUNCS:
+            if name in funcs:
                 lines.append(node.lineno)
         if (
             isinstance(node, ast.ImportFrom)
-            and node.module in ("numpy", "scipy.stats")
-            and any(a.name in QUANTILE_FUNCS for a in node.names)
+            and (modules is None or node.module in modules)
+            and any(a.name in funcs for a in node.names)
         ):
             lines.append(node.lineno)
     return lines
+
+
+def _quantile_calls(tree: ast.Module) -> list[int]:
+    return _calls(tree, QUANTILE_FUNCS, ("numpy", "scipy.stats"))
 
 
 def test_no_percentile_outside_stats(modules: dict[str, ast.Module]) -> None:
@@ -420,20 +426,7 @@ CORRELATION_ALLOWED: dict[str, str] = {}
 
 
 def _correlation_calls(tree: ast.Module) -> list[int]:
-    lines = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            f = node.func
-            name = (
-                f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-            )
-            if name in CORRELATION_FUNCS:
-                lines.append(node.lineno)
-        if isinstance(node, ast.ImportFrom) and any(
-            a.name in CORRELATION_FUNCS for a in node.names
-        ):
-            lines.append(node.lineno)
-    return lines
+    return _calls(tree, CORRELATION_FUNCS)
 
 
 def test_no_correlation_outside_stats(modules: dict[str, ast.Module]) -> None:
