@@ -299,7 +299,7 @@ def accuracy_rows(name: str, human: np.ndarray, judge: np.ndarray) -> tuple[np.n
     (``acc_ties``/``acc_no_ties``): :func:`~metajudge.stats.decisions.pair_credit` under the
     statistic's tie policy, as floats. The one accuracy definition the resampled and permuted
     accuracies sum (:func:`accuracy_from_sums`)."""
-    credit, keep, _ = pair_credit(judge, human, policy=ACCURACIES[name])  # type: ignore[arg-type]
+    credit, keep, _ = pair_credit(human, judge, policy=ACCURACIES[name])  # type: ignore[arg-type]
     kept = keep.astype(float)
     return credit * kept, kept
 
@@ -321,7 +321,7 @@ def statistic(name: str, x: Sequence[float] | np.ndarray, y: Sequence[float] | n
     if name == "kendall":
         return kendall_tau_b(x, y)
     if name in ACCURACIES:
-        return pairwise_accuracy(x, y, ACCURACIES[name])  # type: ignore[arg-type]
+        return pairwise_accuracy(human=y, judge=x, policy=ACCURACIES[name])  # type: ignore[arg-type]
     raise ValueError(f"unknown statistic {name!r} (expected one of {', '.join(STATISTICS)})")
 
 
