@@ -242,7 +242,9 @@ def _per_backbone(ctx: _Ctx, k: int, bb: str) -> tuple[dict[str, Any], est.Estim
         e = ctx.pooled(method, ctx.d[k], ctx.h_pair, "pair")
         entry[f"pairs_{method}"] = _est(e)
         human[f"pairs_{method}"] = e
-    acc = stats.accuracy_tally(ctx.dec[k], ctx.h_pair, policy="exclude_human_ties", unjudged="drop")
+    acc = stats.accuracy_tally(
+        human=ctx.h_pair, judge=ctx.dec[k], policy="exclude_human_ties", unjudged="drop"
+    )
     entry["pair_accuracy"] = {
         "value": _clean(acc.value),
         "n": acc.n,

@@ -106,6 +106,9 @@ def _correlations(pairs: Sequence[tuple[Any, Any]], stats: Sequence[str]) -> dic
     if len(pairs) < 2:
         return {s: math.nan for s in stats}
     human, judge = [float(g) for g, _ in pairs], [float(p) for _, p in pairs]
+    # NUMERIC_STATS are symmetric, so the order does not matter for the value; the ratings have
+    # gone in human-first since the first release and stay so, keeping Kendall's last bits
+    # (the engine's order is (name, judge, human): stats.correlation.statistic)
     return {s: statistic(s, human, judge) for s in stats}
 
 

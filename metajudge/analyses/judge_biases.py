@@ -154,8 +154,8 @@ def accuracy_vs_humans(
         raise InputError(f"{len(records)} records but {len(preferred)} verdicts")
     human = [human_sign(r, dimension) for r in records]
     t = accuracy_tally(
-        pref_array(preferred),
-        [math.nan if h is None else h for h in human],
+        human=[math.nan if h is None else h for h in human],
+        judge=pref_array(preferred),
         policy=policy,
         unjudged="wrong",
     )

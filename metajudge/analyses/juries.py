@@ -343,7 +343,7 @@ def _score_row(
         "name": name,
         "kind": kind,
         "pearson": pearson(pred, gold),
-        "kendall": statistic("kendall", pred, gold),
+        "kendall": statistic("kendall", judge=pred, human=gold),
         "rmse": float(np.sqrt(np.mean((pred - gold) ** 2))),
     }
     if best is not None:

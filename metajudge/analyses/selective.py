@@ -254,7 +254,7 @@ def calibrate_cascade(
     for j in judges:
         conf = np.asarray(j.conf)[left]
         ok = np.asarray(j.pred)[left] == human[left]
-        t = fixed_sequence_threshold(conf, ok, alpha, delta, min_n=min_n, grid=grid).threshold
+        t = fixed_sequence_threshold(ok, conf, alpha, delta, min_n=min_n, grid=grid).threshold
         out.append(t)
         if t is not None:
             left = left[conf < t]

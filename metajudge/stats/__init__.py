@@ -25,11 +25,20 @@ function's docstring names the paper its formula comes from. Randomness always c
 - :mod:`.clusters` — WMT-style greedy rank clusters.
 
 Everything is re-exported here: ``from metajudge import stats; stats.pearson(x, y)``. One
-public function per statistic and per interval. Argument order: symmetric statistics take
-``(x, y)``; a truth and a prediction ``(human, judge)`` (classification, calibration, PPI, SPA),
-except the pairwise accuracies of :mod:`.decisions` and the dispatch :func:`statistic` /
-:func:`correlate` requests ``(name, x, y)``, which take the metric first (``x``: the metric
-or the judge's decision, ``y``: the human label).
+public function per statistic and per interval.
+
+**Argument order.** A truth and a prediction go in as ``(human, judge)``, as sklearn's
+``(y_true, y_pred)``: pairwise accuracy (:func:`pairwise_accuracy`, :func:`accuracy_tally`,
+:func:`pair_credit`), errors (``mae``, ``rmse``, ``brier``), classification (``gold, pred``),
+calibration (``outcome``/``correct`` before ``pred``/``confidence``), selective thresholds,
+PPI (``y, f``) and SPA (``human, metric``). Symmetric statistics take neutral ``(x, y)``
+(``pearson``, ``spearman``, ``kendall_tau_b``, κ, the bootstrap and permutation helpers): the
+order does not matter for the value, and metajudge's callers pass the metric as ``x``. One
+exception, named for what it is: the correlation engine's dispatch :func:`statistic` and the
+:func:`correlate` requests take ``(name, judge, human)`` — symmetric in value for Pearson,
+Spearman and Kendall τ_b, but Kendall's last bits follow the order, so the engine keeps the
+metric first. ``tests/stats/test_argument_order.py`` holds the vocabulary of each side and fails
+on any other function whose judge-side parameter comes first.
 """
 
 from __future__ import annotations

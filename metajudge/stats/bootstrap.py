@@ -158,8 +158,10 @@ def correlate(
     requests: Sequence[tuple[str, np.ndarray, np.ndarray]],
     resamples: np.ndarray | Resamples | Sequence[Resamples],
 ) -> list[np.ndarray]:
-    """Each statistic ``(name, x, y)`` on every resample (nlpstats' ``correlate`` of each
-    resample): the values of the expanded data in which row i appears ``W[b, i]`` times.
+    """Each statistic ``(name, judge, human)`` on every resample (nlpstats' ``correlate`` of
+    each resample): the values of the expanded data in which row i appears ``W[b, i]`` times.
+    A request takes the metric first, as :func:`~metajudge.stats.correlation.statistic` does
+    (the order does not matter for a symmetric correlation's value; the engine keeps one).
 
     ``resamples``: the row weights of :func:`resample`, a lazy
     :class:`~metajudge.stats.resample.Resamples` (a block of resamples at a time), or one
@@ -168,7 +170,7 @@ def correlate(
     follow from per-item sums in one pass; values remembered with the resamples), the formulas
     those of :mod:`.correlation` (:func:`~metajudge.stats.correlation.pearson_from_sums`) and
     of the accuracy (:func:`~metajudge.stats.correlation.accuracy_rows`).
-    For accuracies ``x`` carries the metric decision's sign (tie band applied).
+    For accuracies ``judge`` carries the metric decision's sign (tie band applied).
     """
     return weighted_statistics(requests, resamples)
 

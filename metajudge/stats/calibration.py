@@ -5,7 +5,7 @@ numpy only at import; scipy is imported inside :func:`ks_two_sample`.
 
 >>> conformal_quantile([0.1, 0.2, 0.3, 0.4], 0.5)
 0.3
->>> round(expected_calibration_error([0.9, 0.9], [1, 0], bins=10), 2)
+>>> round(expected_calibration_error([1, 0], [0.9, 0.9], bins=10), 2)
 0.4
 """
 
@@ -44,10 +44,11 @@ def brier(labels: Sequence[int] | npt.NDArray[np.int64], probs: FArr) -> float:
 
 
 def expected_calibration_error(
-    confidence: Sequence[float] | FArr, correct: Sequence[int] | FArr, *, bins: int = 10
+    correct: Sequence[int] | FArr, confidence: Sequence[float] | FArr, *, bins: int = 10
 ) -> float:
     """ECE with ``bins`` equal-width confidence bins: sum_b (n_b / n) |acc_b - conf_b|
-    (``correct``: 1 when the predicted class is right, or the binary outcome)."""
+    (``correct``: 1 when the predicted class is right, or the binary outcome; the truth side
+    first, as sklearn's ``calibration_curve(y_true, y_prob)``)."""
     c = np.asarray(confidence, float)
     ok = np.asarray(correct, float)
     idx = np.minimum((c * bins).astype(int), bins - 1)
@@ -84,9 +85,10 @@ def ks_two_sample(a: Sequence[float] | FArr, b: Sequence[float] | FArr) -> tuple
     return float(r.statistic), float(r.pvalue)
 
 
-def reliability_bins(pred: FArr, outcome: FArr, *, bins: int = 10) -> list[dict[str, float]]:
+def reliability_bins(outcome: FArr, pred: FArr, *, bins: int = 10) -> list[dict[str, float]]:
     """Equal-count bins of ``pred`` (sorted): per bin its size, mean prediction and mean outcome
-    (a reliability diagram's points; a calibrated predictor lies on the diagonal)."""
+    (a reliability diagram's points; a calibrated predictor lies on the diagonal). The outcome
+    (truth side) first."""
     p = np.asarray(pred, float)
     y = np.asarray(outcome, float)
     order = np.argsort(p, kind="stable")

@@ -299,7 +299,7 @@ def accuracy_rows(name: str, human: np.ndarray, judge: np.ndarray) -> tuple[np.n
     (``acc_ties``/``acc_no_ties``): :func:`~metajudge.stats.decisions.pair_credit` under the
     statistic's tie policy, as floats. The one accuracy definition the resampled and permuted
     accuracies sum (:func:`accuracy_from_sums`)."""
-    credit, keep, _ = pair_credit(judge, human, policy=ACCURACIES[name])  # type: ignore[arg-type]
+    credit, keep, _ = pair_credit(human, judge, policy=ACCURACIES[name])  # type: ignore[arg-type]
     kept = keep.astype(float)
     return credit * kept, kept
 
@@ -312,16 +312,24 @@ def accuracy_from_sums(credit: np.ndarray, kept: np.ndarray) -> np.ndarray:
         return np.where(kept > 0, credit / kept, np.nan)
 
 
-def statistic(name: str, x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
-    """Dispatch by name: pearson, spearman, kendall, acc_ties, acc_no_ties."""
+def statistic(
+    name: str, judge: Sequence[float] | np.ndarray, human: Sequence[float] | np.ndarray
+) -> float:
+    """Dispatch by name: pearson, spearman, kendall, acc_ties, acc_no_ties.
+
+    The metric first, ``(name, judge, human)``, as in every :func:`correlate` request: the
+    order of the correlation engine. For the symmetric statistics (Pearson, Spearman, Kendall
+    τ_b) the order does not matter for the value, but Kendall's last bits follow it, so the
+    engine keeps one order; the accuracies read ``judge`` as the judge's differences and
+    ``human`` as the labels (:func:`~metajudge.stats.decisions.pairwise_accuracy`)."""
     if name == "pearson":
-        return pearson(x, y)
+        return pearson(judge, human)
     if name == "spearman":
-        return spearman(x, y)
+        return spearman(judge, human)
     if name == "kendall":
-        return kendall_tau_b(x, y)
+        return kendall_tau_b(judge, human)
     if name in ACCURACIES:
-        return pairwise_accuracy(x, y, ACCURACIES[name])  # type: ignore[arg-type]
+        return pairwise_accuracy(human, judge, ACCURACIES[name])  # type: ignore[arg-type]
     raise ValueError(f"unknown statistic {name!r} (expected one of {', '.join(STATISTICS)})")
 
 
@@ -365,5 +373,5 @@ def fisher_z_ci(
 
 
 def statistic_fn(name: str) -> Callable[[np.ndarray, np.ndarray], float]:
-    """The point-statistic function for ``name``."""
+    """The point-statistic function for ``name``: ``fn(judge, human)``, as :func:`statistic`."""
     return lambda a, b: statistic(name, a, b)

@@ -189,8 +189,8 @@ class AccuracyTally:
 
 
 def pair_credit(
-    judge: ArrayLike,
     human: ArrayLike,
+    judge: ArrayLike,
     *,
     policy: TiePolicy = "three_way",
     epsilon: float | ArrayLike = 0.0,
@@ -200,7 +200,7 @@ def pair_credit(
     pair is scored under ``policy`` / ``unjudged`` (module docstring) and whether it has no judge
     decision. The per-pair form of :func:`accuracy_tally`, for resampling the pairs.
 
-    >>> c, keep, _ = pair_credit([1, 0, -1], [1, 1, 0], policy="half_credit")
+    >>> c, keep, _ = pair_credit([1, 1, 0], [1, 0, -1], policy="half_credit")
     >>> c.tolist(), keep.tolist()
     ([1.0, 0.5, 0.0], [True, True, False])
     """
@@ -209,7 +209,7 @@ def pair_credit(
     dec = tie_decisions(np.asarray(judge, dtype=float).ravel(), epsilon)
     hs = np.sign(np.asarray(human, dtype=float).ravel())
     if dec.shape != hs.shape:
-        raise ValueError(f"judge and human differ in length: {dec.size} vs {hs.size}")
+        raise ValueError(f"human and judge differ in length: {hs.size} vs {dec.size}")
     keep = ~np.isnan(hs)
     if policy != "three_way":
         keep &= hs != 0
@@ -223,8 +223,8 @@ def pair_credit(
 
 
 def accuracy_tally(
-    judge: ArrayLike,
     human: ArrayLike,
+    judge: ArrayLike,
     *,
     policy: TiePolicy = "three_way",
     epsilon: float | ArrayLike = 0.0,
@@ -232,15 +232,16 @@ def accuracy_tally(
 ) -> AccuracyTally:
     """Pairwise accuracy of ``judge`` against ``human`` under ``policy`` (module docstring).
 
-    ``judge``: score differences m(b) − m(a) (decided with the tie band ``epsilon``) or decisions
-    (unchanged at ``epsilon = 0``); ``human``: labels (positive = b better; their sign is used).
+    ``human``: labels (positive = b better; their sign is used); ``judge``: score differences
+    m(b) − m(a) (decided with the tie band ``epsilon``) or decisions (unchanged at
+    ``epsilon = 0``). The truth comes first, as everywhere in :mod:`metajudge.stats`.
 
-    >>> t = accuracy_tally([1, 1, 0, 0, np.nan], [1, -1, 0, 2, 1], policy="half_credit")
+    >>> t = accuracy_tally([1, -1, 0, 2, 1], [1, 1, 0, 0, np.nan], policy="half_credit")
     >>> t.value, t.n, t.unjudged
     (0.375, 4, 1)
     """
     credit, keep, missing = pair_credit(
-        judge, human, policy=policy, epsilon=epsilon, unjudged=unjudged
+        human, judge, policy=policy, epsilon=epsilon, unjudged=unjudged
     )
     n = int(keep.sum())
     value = float(credit[keep].mean()) if n else math.nan
@@ -248,8 +249,8 @@ def accuracy_tally(
 
 
 def pairwise_accuracy(
-    judge: ArrayLike,
     human: ArrayLike,
+    judge: ArrayLike,
     policy: TiePolicy | None = None,
     *,
     epsilon: float | ArrayLike = 0.0,
@@ -261,14 +262,14 @@ def pairwise_accuracy(
     ``ties`` is the old spelling of the policy (``True``: ``three_way``, ``False``:
     ``exclude_human_ties``), kept for one release.
 
-    >>> pairwise_accuracy([0.5, -0.2, 0.0, 0.3], [1, -2, 0, -1])
+    >>> pairwise_accuracy([1, -2, 0, -1], [0.5, -0.2, 0.0, 0.3])
     0.75
-    >>> pairwise_accuracy([0.5, -0.2, 0.0, 0.3], [1, -2, 0, -1], "exclude_human_ties")
+    >>> pairwise_accuracy([1, -2, 0, -1], [0.5, -0.2, 0.0, 0.3], "exclude_human_ties")
     0.6666666666666666
     """
     if policy is None:
         policy = "exclude_human_ties" if ties is False else "three_way"
-    return accuracy_tally(judge, human, policy=policy, epsilon=epsilon, unjudged=unjudged).value
+    return accuracy_tally(human, judge, policy=policy, epsilon=epsilon, unjudged=unjudged).value
 
 
 # ---------------------------------------------------------------------------------------------

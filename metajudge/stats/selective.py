@@ -80,8 +80,8 @@ def _candidates(conf_sorted: np.ndarray, min_n: int, grid: int | None) -> list[t
 
 
 def fixed_sequence_threshold(
-    confidence: ArrayLike,
     correct: ArrayLike,
+    confidence: ArrayLike,
     alpha: float,
     delta: float,
     *,
@@ -89,12 +89,13 @@ def fixed_sequence_threshold(
     grid: int | None = None,
 ) -> ThresholdTest:
     """The threshold of fixed-sequence testing (module docstring) on calibration items with
-    ``confidence`` and ``correct`` (the judge agrees with the human label). Candidates: the
+    ``correct`` (the judge agrees with the human label; the truth side first) and
+    ``confidence``. Candidates: the
     distinct confidences (``grid`` None) or the points of ``linspace(0, 1, grid)`` (the paper's
     code: 5,000).
 
     >>> conf = np.linspace(0.5, 1.0, 100)
-    >>> fixed_sequence_threshold(conf, conf > 0.55, alpha=0.2, delta=0.1).threshold is not None
+    >>> fixed_sequence_threshold(conf > 0.55, conf, alpha=0.2, delta=0.1).threshold is not None
     True
     """
     conf = np.asarray(confidence, dtype=float)

@@ -46,8 +46,10 @@ def bootstrap_ci_reference(
         "pearson": lambda a, b: float(ss.pearsonr(a, b)[0]),
         "spearman": lambda a, b: float(ss.spearmanr(a, b)[0]),
         "kendall": lambda a, b: float(ss.kendalltau(a, b, variant="b")[0]),
-        "acc_ties": lambda a, b: pairwise_accuracy(a, b, "three_way"),
-        "acc_no_ties": lambda a, b: pairwise_accuracy(a, b, "exclude_human_ties"),
+        "acc_ties": lambda a, b: pairwise_accuracy(human=b, judge=a, policy="three_way"),
+        "acc_no_ties": lambda a, b: pairwise_accuracy(
+            human=b, judge=a, policy="exclude_human_ties"
+        ),
     }
     fn = fns[statistic]
     out = np.empty(n_boot)

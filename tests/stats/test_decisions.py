@@ -52,17 +52,17 @@ def test_tie_policies_by_hand() -> None:
     }
     assert set(want) == set(TIE_POLICIES)
     for policy, (value, n) in want.items():
-        t = accuracy_tally(judge, human, policy=policy)  # type: ignore[arg-type]
+        t = accuracy_tally(human, judge, policy=policy)  # type: ignore[arg-type]
         assert (t.value, t.n, t.unjudged) == (pytest.approx(value), n, 1)
-        assert pairwise_accuracy(judge, human, policy) == pytest.approx(value)  # type: ignore[arg-type]
-    dropped = accuracy_tally(judge, human, policy="exclude_human_ties", unjudged="drop")
+        assert pairwise_accuracy(human, judge, policy) == pytest.approx(value)  # type: ignore[arg-type]
+    dropped = accuracy_tally(human, judge, policy="exclude_human_ties", unjudged="drop")
     assert (dropped.value, dropped.n, dropped.unjudged) == (pytest.approx(1 / 3), 3, 1)
     # a pair without a human preference is never scored
-    assert accuracy_tally([1.0, 1.0], [1.0, math.nan]).n == 1
+    assert accuracy_tally(human=[1.0, math.nan], judge=[1.0, 1.0]).n == 1
     # the old spelling of the policy
-    assert pairwise_accuracy(judge, human, ties=False) == pytest.approx(1 / 4)
+    assert pairwise_accuracy(human, judge, ties=False) == pytest.approx(1 / 4)
     with pytest.raises(ValueError, match="tie policy"):
-        accuracy_tally(judge, human, policy="lenient")  # type: ignore[arg-type]
+        accuracy_tally(human, judge, policy="lenient")  # type: ignore[arg-type]
 
 
 def test_pair_credit_is_the_tally_per_pair() -> None:
@@ -70,8 +70,8 @@ def test_pair_credit_is_the_tally_per_pair() -> None:
     d = rng.normal(size=200)
     h = rng.integers(-1, 2, size=200).astype(float)
     for policy in TIE_POLICIES:
-        c, keep, _ = pair_credit(d, h, policy=policy, epsilon=0.3)  # type: ignore[arg-type]
-        t = accuracy_tally(d, h, policy=policy, epsilon=0.3)  # type: ignore[arg-type]
+        c, keep, _ = pair_credit(human=h, judge=d, policy=policy, epsilon=0.3)  # type: ignore[arg-type]
+        t = accuracy_tally(human=h, judge=d, policy=policy, epsilon=0.3)  # type: ignore[arg-type]
         assert t.value == c[keep].mean() and t.n == keep.sum()
 
 

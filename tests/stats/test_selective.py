@@ -35,7 +35,7 @@ def test_same_threshold_as_a_plain_scan_and_the_grid(seed: int) -> None:
     rng = np.random.default_rng(seed)
     conf = rng.uniform(0.5, 1.0, 250).round(3)  # ties in confidence too
     ok = rng.uniform(size=250) < conf  # more confident -> more often right
-    got = fixed_sequence_threshold(conf, ok, 0.15, 0.1)
+    got = fixed_sequence_threshold(ok, conf, 0.15, 0.1)
     distinct = [v for v in sorted(set(conf.tolist()), reverse=True) if (conf >= v).sum() >= 30]
     want = _scan(conf, ok, distinct, 0.1, 0.15)
     assert got.threshold == want
@@ -48,14 +48,14 @@ def test_same_threshold_as_a_plain_scan_and_the_grid(seed: int) -> None:
     g = _scan(conf, ok, grid, 0.1, 0.15)
     assert (g is None and want is None) or (conf >= (g if g is not None else 2)).sum() >= got.n_kept
     # grid=5000: the paper's scan exactly (without its fallback to the top candidate)
-    assert fixed_sequence_threshold(conf, ok, 0.15, 0.1, grid=5000).threshold == g
+    assert fixed_sequence_threshold(ok, conf, 0.15, 0.1, grid=5000).threshold == g
 
 
 def test_stops_at_the_first_failure_and_needs_30_items() -> None:
     # 40 confident items all right, then 60 less confident all wrong
     conf = np.r_[np.linspace(0.99, 0.9, 40), np.linspace(0.89, 0.5, 60)]
     ok = np.r_[np.ones(40, bool), np.zeros(60, bool)]
-    t = fixed_sequence_threshold(conf, ok, alpha=0.15, delta=0.1)
+    t = fixed_sequence_threshold(ok, conf, alpha=0.15, delta=0.1)
     # with 0 errors, n >= 30 passes (bound 1 - 0.1**(1/n) <= 0.074); adding wrong items fails
     # once k errors of n push the bound above 0.15
     n_expected = max(
@@ -66,8 +66,8 @@ def test_stops_at_the_first_failure_and_needs_30_items() -> None:
     assert t.n_kept == n_expected and t.threshold == pytest.approx(conf[n_expected - 1])
     assert t.n_candidates == 71  # 100 distinct values, 30..100 items at or above
     # fewer than 30 items: no candidate, nothing kept
-    few = fixed_sequence_threshold(conf[:29], ok[:29], 0.15, 0.1)
+    few = fixed_sequence_threshold(ok[:29], conf[:29], 0.15, 0.1)
     assert few.threshold is None and few.n_candidates == 0
     # the top candidate already fails: nothing kept (the paper's code would keep the top 30)
-    bad = fixed_sequence_threshold(conf, ~ok, 0.15, 0.1)
+    bad = fixed_sequence_threshold(~ok, conf, 0.15, 0.1)
     assert bad.threshold is None and bad.n_tested == 1

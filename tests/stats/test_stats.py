@@ -106,14 +106,14 @@ def test_pairwise_accuracy_with_and_without_ties() -> None:
     d = [0.5, -0.2, 0.0, 0.3, 0.04]
     h = [1, -2, 0, -1, 0]
     # decisions: 1, -1, 0, 1, 1 -> correct, correct, correct (tie), wrong, wrong
-    assert st.pairwise_accuracy(d, h) == pytest.approx(3 / 5)
+    assert st.pairwise_accuracy(human=h, judge=d) == pytest.approx(3 / 5)
     # human ties dropped: rows 0, 1, 3 -> 2/3
-    assert st.pairwise_accuracy(d, h, ties=False) == pytest.approx(2 / 3)
+    assert st.pairwise_accuracy(human=h, judge=d, ties=False) == pytest.approx(2 / 3)
     # tie band 0.05 turns row 4 into a (correct) tie
-    assert st.pairwise_accuracy(d, h, epsilon=0.05) == pytest.approx(4 / 5)
+    assert st.pairwise_accuracy(human=h, judge=d, epsilon=0.05) == pytest.approx(4 / 5)
     # a metric tie on a strict human preference is wrong without ties
-    assert st.pairwise_accuracy([0.0, 1.0], [1, 1], ties=False) == pytest.approx(0.5)
-    assert math.isnan(st.pairwise_accuracy([1.0], [0], ties=False))
+    assert st.pairwise_accuracy(human=[1, 1], judge=[0.0, 1.0], ties=False) == pytest.approx(0.5)
+    assert math.isnan(st.pairwise_accuracy(human=[0], judge=[1.0], ties=False))
 
 
 @pytest.mark.parametrize("statistic", st.STATISTICS)

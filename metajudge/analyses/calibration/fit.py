@@ -59,8 +59,8 @@ def _errors(table: RatingTable, method: str, fit_idx: IArr, test_idx: IArr) -> d
         out |= {
             "brier_before": cs.brier(labels=y, probs=test.pred),
             "brier_after": cs.brier(labels=y, probs=after),
-            "ece_before": cs.expected_calibration_error(test.pred, y),
-            "ece_after": cs.expected_calibration_error(after, y),
+            "ece_before": cs.expected_calibration_error(correct=y, confidence=test.pred),
+            "ece_after": cs.expected_calibration_error(correct=y, confidence=after),
         }
     elif test.probs is not None and test.values is not None:
         out |= _distribution_errors(test, method, params)
@@ -82,7 +82,9 @@ def _distribution_errors(
     for tag, p in pairs:
         conf, pred = cs.top_label(p)
         out[f"brier_{tag}"] = cs.brier(labels=cls, probs=p)
-        out[f"ece_{tag}"] = cs.expected_calibration_error(conf, (pred == cls).astype(float))
+        out[f"ece_{tag}"] = cs.expected_calibration_error(
+            correct=(pred == cls).astype(float), confidence=conf
+        )
     return out
 
 
@@ -98,8 +100,8 @@ def reliability(
     if method != "platt":
         after = np.clip(after, *table.scale)
     return {
-        "before": cs.reliability_bins(test.pred, test.human),
-        "after": cs.reliability_bins(after, test.human),
+        "before": cs.reliability_bins(outcome=test.human, pred=test.pred),
+        "after": cs.reliability_bins(outcome=test.human, pred=after),
     }
 
 

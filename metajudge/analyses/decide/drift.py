@@ -186,8 +186,8 @@ def drift(
     kappa = cohen_kappa(d0[both], d1[both], labels=(-1.0, 0.0, 1.0))
     h = stats.annotator_mean(data.human_pair)
     # each run right or wrong on the pairs both decided and the humans did not tie
-    c0, k0, _ = stats.pair_credit(d0, h, policy="exclude_human_ties", unjudged="drop")
-    c1, k1, _ = stats.pair_credit(d1, h, policy="exclude_human_ties", unjudged="drop")
+    c0, k0, _ = stats.pair_credit(human=h, judge=d0, policy="exclude_human_ties", unjudged="drop")
+    c1, k1, _ = stats.pair_credit(human=h, judge=d1, policy="exclude_human_ties", unjudged="drop")
     m = k0 & k1
     b, c, p, how = mcnemar(c0[m] == 1, c1[m] == 1)
     change, shift = score_change(data, rng=rng, n_boot=n_boot, tolerance=gate.tolerance)

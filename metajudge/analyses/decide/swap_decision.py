@@ -53,7 +53,7 @@ def backbone_agreement(
         return est.grouped("pearson", data.scores[k], h, v.resp_item, v.n_items, W, level)
     d = data.scores[k][v.pair_b] - data.scores[k][v.pair_a]
     h = stats.annotator_mean(data.human_pair)
-    correct, m, _ = stats.pair_credit(d, h, policy="exclude_human_ties", epsilon=eps)
+    correct, m, _ = stats.pair_credit(human=h, judge=d, policy="exclude_human_ties", epsilon=eps)
     S = resampled_row_sums(W, v.pair_item[m], np.stack([correct[m], np.ones(int(m.sum()))], 1))
     with np.errstate(invalid="ignore", divide="ignore"):
         smp = S[:, 0] / S[:, 1]

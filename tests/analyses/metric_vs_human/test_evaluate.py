@@ -136,7 +136,7 @@ def test_per_annotator_rows_and_minmax_match_a_direct_computation() -> None:
     assert res.value("m", "quality", "spearman") == pytest.approx(stats.spearman(x, y), abs=1e-12)
     # accuracy is taken from the sign of the raw difference (minmax moves zero)
     assert res.value("m", "quality", "acc_ties") == pytest.approx(
-        stats.pairwise_accuracy(np.repeat(d, 2), y)
+        stats.pairwise_accuracy(human=y, judge=np.repeat(d, 2))
     )
     # the ceiling: annotator 1 vs annotator 2
     a1 = [r.labels["quality"][0] for r in ds.records]
