@@ -13,9 +13,13 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from metajudge.cli import options as opt
 from metajudge.cli.types import nonneg_float, positive_int, probability
+
+if TYPE_CHECKING:
+    from metajudge.runs.alt_test import DecisionRun
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -195,20 +199,17 @@ def _print(args: argparse.Namespace, payload: dict, md: str) -> None:
         print_text(md, end="\n")
 
 
-def _emit(args: argparse.Namespace, stem: str, payload: dict, md: str) -> None:
-    from metajudge.reports.decision_report import write_report
-
-    _print(args, payload, md)
-    if args.out:
-        for path in write_report(args.out, stem, payload, md):
-            _wrote(args.format, path)
+def _show(args: argparse.Namespace, run: DecisionRun) -> None:
+    """A run's result, then the files it wrote."""
+    _print(args, run.payload, run.markdown)
+    for path in run.written:
+        _wrote(args.format, path)
 
 
 def _cmd_swap(args: argparse.Namespace) -> int:
-    from metajudge.reports.decision_report import swap_decision_markdown
-    from metajudge.runs.decide import run_decide
+    from metajudge.runs.decide import run_swap_decision
 
-    res = run_decide(
+    run = run_swap_decision(
         args.dataset,
         args.metric,
         args.x,
@@ -221,64 +222,37 @@ def _cmd_swap(args: argparse.Namespace) -> int:
         seed=args.seed,
         eps=args.epsilon,
         ppi_labelled=args.ppi_labelled,
+        out=args.out,
         **_load_kw(args),
     )
-    j = res.to_dict()
-    _emit(args, "decision", j, swap_decision_markdown(j))
-    if args.out:
-        from metajudge.reports.decision_report import plot_decision
-
-        _wrote(args.format, plot_decision(j, f"{args.out}/decision.png"))
-        from metajudge.reports.html_run import write_decision_html
-
-        html = write_decision_html(
-            args.out,
-            metric=args.metric,
-            external=args.scores,
-            input_file=args.input,
-            data_dir=args.data_dir,
-        )
-        _wrote(args.format, html)
+    _show(args, run)
     return 0
 
 
 def _cmd_verdicts(args: argparse.Namespace) -> int:
-    from metajudge.reports.decision_report import verdicts_markdown
-    from metajudge.runs.decide import run_decide_verdicts, write_frontier_plot
+    from metajudge.runs.decide import run_choose_verdicts
 
-    res = run_decide_verdicts(
+    run = run_choose_verdicts(
         _verdict_files(args),
         margin=args.margin,
         alpha=args.alpha,
         n_boot=args.n_boot,
         seed=args.seed,
+        out=args.out,
     )
-    j = res.to_dict()
-    _emit(args, "decision", j, verdicts_markdown(j))
-    if args.out and res.frontier is not None:
-        _wrote(args.format, write_frontier_plot(res.frontier, args.out))
+    _show(args, run)
     return 0
 
 
 def _cmd_frontier(args: argparse.Namespace) -> int:
-    from metajudge.reports.decision_report import frontier_lines
-    from metajudge.runs.decide import run_frontier_table, write_frontier_plot
+    from metajudge.runs.decide import run_frontier
 
-    fr = run_frontier_table(args.input, data_dir=args.data_dir, alpha=args.alpha)
-    j = fr.to_dict()
-    _emit(
-        args,
-        "frontier",
-        j,
-        "\n".join(["# Judges: cost against agreement", *frontier_lines(j)]) + "\n",
-    )
-    if args.out:
-        _wrote(args.format, write_frontier_plot(fr, args.out))
+    _show(args, run_frontier(args.input, data_dir=args.data_dir, alpha=args.alpha, out=args.out))
     return 0
 
 
 def _cmd_drift(args: argparse.Namespace) -> int:
-    from metajudge.runs.decide import DriftGate, run_drift
+    from metajudge.runs.decide import DriftGate, run_drift_gate
 
     gate = DriftGate(
         max_flip_rate=args.max_flip_rate,
@@ -287,7 +261,7 @@ def _cmd_drift(args: argparse.Namespace) -> int:
         max_change_rate=args.max_change_rate,
         tolerance=args.tolerance,
     )
-    res = run_drift(
+    run = run_drift_gate(
         args.dataset,
         args.metric,
         scores=args.scores,
@@ -297,20 +271,17 @@ def _cmd_drift(args: argparse.Namespace) -> int:
         n_boot=args.n_boot,
         seed=args.seed,
         eps=args.epsilon,
+        out=args.out,
         **_load_kw(args),
     )
-    j = res.to_dict()
-    from metajudge.reports.decision_report import drift_markdown
-
-    _emit(args, "drift", j, drift_markdown(j, res.sentence()))
-    return 0 if res.passed else 1
+    _show(args, run)
+    return 0 if run.passed else 1
 
 
 def _cmd_ppi(args: argparse.Namespace) -> int:
-    from metajudge.reports.decision_report import ppi_markdown
-    from metajudge.runs.decide import run_ppi
+    from metajudge.runs.decide import run_ppi_report
 
-    j = run_ppi(
+    run = run_ppi_report(
         args.dataset,
         args.metric,
         scores=args.scores,
@@ -323,9 +294,10 @@ def _cmd_ppi(args: argparse.Namespace) -> int:
         n_boot=args.n_boot,
         seed=args.seed,
         eps=args.epsilon,
+        out=args.out,
         **_load_kw(args),
     )
-    _emit(args, "ppi", j, ppi_markdown(j))
+    _show(args, run)
     return 0
 
 
@@ -428,9 +400,7 @@ def _cmd_alt_test(args: argparse.Namespace) -> int:
         llms=args.llm,
         out=args.out,
     )
-    _print(args, run.payload, run.markdown)
-    for path in run.written:
-        _wrote(args.format, path)
+    _show(args, run)
     return 0
 
 
@@ -506,7 +476,5 @@ def _cmd_alt_test_plan(args: argparse.Namespace) -> int:
         min_items=args.min_items,
         out=args.out,
     )
-    _print(args, run.payload, run.markdown)
-    for path in run.written:
-        _wrote(args.format, path)
+    _show(args, run)
     return 0

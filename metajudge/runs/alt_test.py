@@ -18,11 +18,13 @@ from typing import Any
 
 @dataclass
 class DecisionRun:
-    """A ``decide`` result as JSON-ready ``payload``, its Markdown, and the files written."""
+    """A ``decide`` result as JSON-ready ``payload``, its Markdown, the files written, and
+    whether its gate passed (``decide drift``; exit 1 when not)."""
 
     payload: dict[str, Any]
     markdown: str
     written: list[Path] = field(default_factory=list)
+    passed: bool = True
 
 
 def run_alt_test(
