@@ -12,7 +12,6 @@ Only argparse is imported here; the library loads inside each command.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from metajudge.cli import options as opt
@@ -49,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     opt.add_data_dir(f)
     _common(f)
-    f.set_defaults(func=_out_checked(_cmd_frontier))
+    f.set_defaults(func=_cmd_frontier)
     d = dsub.add_parser(
         "drift",
         help="two runs of a judge on the same anchor items; exit 1 on drift (rule any-evidence)",
@@ -101,7 +100,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "(with --backbone)",
     )
     _common(d)
-    d.set_defaults(func=_out_checked(_cmd_drift))
+    d.set_defaults(func=_cmd_drift)
     _register_ppi(dsub)
     _register_alt_test(dsub)
     _register_alt_test_plan(dsub)
@@ -132,45 +131,17 @@ def _register_ppi(dsub: argparse._SubParsersAction) -> None:  # type: ignore[typ
         help="critical value of the PPI++/human-only CI: Student t, n-1 df (default), or normal (ppi_py)",
     )
     _common(p)
-    p.set_defaults(func=_out_checked(_cmd_ppi))
-
-
-def _out_checked(cmd: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """``cmd`` after ``--out`` is checked (a file, below a file, an input: refused before any
-    work), writing its folder as a set (:func:`metajudge.run_folder.run_folder`: ``args.out`` is
-    the stage while ``cmd`` runs; the paths it prints go through ``final_path``)."""
-
-    def run(args: argparse.Namespace) -> int:
-        if not args.out:
-            return cmd(args)
-        from metajudge.io import check_out_dir
-        from metajudge.run_folder import run_folder
-
-        files = [
-            *(getattr(args, "files", None) or []),
-            *(getattr(args, "more_files", None) or []),
-        ]
-        inputs = [getattr(args, "input", None), *files]
-        check_out_dir(args.out, inputs=inputs)
-        out = args.out
-        try:
-            with run_folder(out) as rf:
-                args.out = str(rf.stage)
-                return cmd(args)
-        finally:
-            args.out = out
-
-    return run
+    p.set_defaults(func=_cmd_ppi)
 
 
 def cmd_swap_decision(args: argparse.Namespace) -> int:
     """``judge swap --x X --y Y`` (old ``decide swap``): can backbone Y replace X?"""
-    return _out_checked(_cmd_swap)(args)
+    return _cmd_swap(args)
 
 
 def cmd_choose_verdicts(args: argparse.Namespace) -> int:
     """``judge verdicts --choose`` (old ``decide verdicts``): which released judge to keep."""
-    return _out_checked(_cmd_verdicts)(args)
+    return _cmd_verdicts(args)
 
 
 def _wrote(fmt: str, path: object) -> None:
@@ -233,7 +204,7 @@ def _cmd_verdicts(args: argparse.Namespace) -> int:
     from metajudge.runs.decide import run_choose_verdicts
 
     run = run_choose_verdicts(
-        _verdict_files(args),
+        [*args.files, *args.more_files],
         margin=args.margin,
         alpha=args.alpha,
         n_boot=args.n_boot,
@@ -324,18 +295,6 @@ def _judge_runs(args: argparse.Namespace) -> dict | None:
     return {"before": args.backbone, "after": args.backbone_after, "options": options}
 
 
-def _verdict_files(args: argparse.Namespace) -> list[str]:
-    """``--input`` files, then any given the older positional way; at least two judges."""
-    from metajudge.errors import InputError
-
-    files = [*args.files, *args.more_files]
-    if len(files) < 2:
-        raise InputError(
-            "give at least two verdict files (--input FILE, repeated)", field="--input"
-        )
-    return files
-
-
 def _register_alt_test(dsub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     a = dsub.add_parser(
         "alt-test",
@@ -381,7 +340,7 @@ def _register_alt_test(dsub: argparse._SubParsersAction) -> None:  # type: ignor
     opt.add_data_dir(a)
     opt.add_out(a, "write alt_test.md, alt_test.json and report.html into this folder")
     opt.add_format(a)
-    a.set_defaults(func=_out_checked(_cmd_alt_test))
+    a.set_defaults(func=_cmd_alt_test)
 
 
 def _cmd_alt_test(args: argparse.Namespace) -> int:
@@ -457,7 +416,7 @@ def _register_alt_test_plan(dsub: argparse._SubParsersAction) -> None:  # type: 
     opt.add_seed(a, "the simulated sets")
     opt.add_out(a, "write alt_test_plan.md and alt_test_plan.json into this folder")
     opt.add_format(a)
-    a.set_defaults(func=_out_checked(_cmd_alt_test_plan))
+    a.set_defaults(func=_cmd_alt_test_plan)
 
 
 def _cmd_alt_test_plan(args: argparse.Namespace) -> int:

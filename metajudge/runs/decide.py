@@ -8,7 +8,7 @@
 
 Each command's run (:func:`run_swap_decision`, :func:`run_choose_verdicts`, :func:`run_frontier`,
 :func:`run_drift_gate`, :func:`run_ppi_report`) returns a :class:`~metajudge.runs.alt_test.DecisionRun`
-(payload, Markdown, the files written into ``out`` through :mod:`metajudge.run_folder`).
+(payload, Markdown, the files written into ``out``, as a set: :func:`~metajudge.runs.alt_test.decision_folder`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from metajudge.analyses.decide.verdict_decision import (
     decide_verdicts,
     estimated_costs,
 )
-from metajudge.runs.alt_test import DecisionRun
+from metajudge.runs.alt_test import DecisionRun, decision_folder, final_run
 from metajudge.runs.backbone_swap import judge_scores, load_swap_data
 from metajudge.scores.spec import ScoreSpec, judge_specs, n_columns
 
@@ -335,36 +335,45 @@ def run_swap_decision(
     report ``decision.md``/``.json``, ``decision.png`` and ``report.html`` written there."""
     from metajudge.reports.decision_report import plot_decision, swap_decision_markdown
 
-    j = run_decide(dataset, metric, x, y, **kw).to_dict()
-    run = _report("decision", j, swap_decision_markdown(j), out)
-    if out:
-        from metajudge.reports.html_run import write_decision_html
+    with decision_folder(out, [kw.get("input_file")]) as stage:
+        j = run_decide(dataset, metric, x, y, **kw).to_dict()
+        run = _report("decision", j, swap_decision_markdown(j), stage)
+        if stage:
+            from metajudge.reports.html_run import write_decision_html
 
-        run.written.append(plot_decision(j, f"{out}/decision.png"))
-        html = write_decision_html(
-            out,
-            metric=metric,
-            external=kw.get("scores"),
-            input_file=kw.get("input_file"),
-            data_dir=kw.get("data_dir"),
-        )
-        run.written.append(html)
-    return run
+            run.written.append(plot_decision(j, stage / "decision.png"))
+            html = write_decision_html(
+                stage,
+                metric=metric,
+                external=kw.get("scores"),
+                input_file=kw.get("input_file"),
+                data_dir=kw.get("data_dir"),
+            )
+            run.written.append(html)
+        return final_run(run)
 
 
 def run_choose_verdicts(
     paths: Sequence[str | Path], *, out: str | Path | None = None, **kw: Any
 ) -> DecisionRun:
-    """``judge verdicts --choose``: :func:`run_decide_verdicts` (``kw``: its keywords), with
-    ``out`` the report ``decision.md``/``.json`` and the frontier plot written there."""
+    """``judge verdicts --choose``: :func:`run_decide_verdicts` on two or more JudgeBench
+    outputs files (``kw``: its keywords), with ``out`` the report ``decision.md``/``.json`` and
+    the frontier plot written there."""
     from metajudge.reports.decision_report import verdicts_markdown
 
-    res = run_decide_verdicts(paths, **kw)
-    j = res.to_dict()
-    run = _report("decision", j, verdicts_markdown(j), out)
-    if out and res.frontier is not None:
-        run.written.append(write_frontier_plot(res.frontier, out))
-    return run
+    with decision_folder(out, paths) as stage:
+        if len(paths) < 2:
+            from metajudge.errors import InputError
+
+            raise InputError(
+                "give at least two verdict files (--input FILE, repeated)", field="--input"
+            )
+        res = run_decide_verdicts(paths, **kw)
+        j = res.to_dict()
+        run = _report("decision", j, verdicts_markdown(j), stage)
+        if stage and res.frontier is not None:
+            run.written.append(write_frontier_plot(res.frontier, stage))
+        return final_run(run)
 
 
 def run_frontier(
@@ -378,13 +387,14 @@ def run_frontier(
     and ``frontier.png`` written there."""
     from metajudge.reports.decision_report import frontier_lines
 
-    fr = run_frontier_table(path, data_dir=data_dir, alpha=alpha)
-    j = fr.to_dict()
-    md = "\n".join(["# Judges: cost against agreement", *frontier_lines(j)]) + "\n"
-    run = _report("frontier", j, md, out)
-    if out:
-        run.written.append(write_frontier_plot(fr, out))
-    return run
+    with decision_folder(out, [path]) as stage:
+        fr = run_frontier_table(path, data_dir=data_dir, alpha=alpha)
+        j = fr.to_dict()
+        md = "\n".join(["# Judges: cost against agreement", *frontier_lines(j)]) + "\n"
+        run = _report("frontier", j, md, stage)
+        if stage:
+            run.written.append(write_frontier_plot(fr, stage))
+        return final_run(run)
 
 
 def run_drift_gate(
@@ -394,11 +404,12 @@ def run_drift_gate(
     ``out`` ``drift.md``/``.json`` written there."""
     from metajudge.reports.decision_report import drift_markdown
 
-    res = run_drift(dataset, metric, **kw)
-    j = res.to_dict()
-    run = _report("drift", j, drift_markdown(j, res.sentence()), out)
-    run.passed = bool(res.passed)
-    return run
+    with decision_folder(out, [kw.get("input_file")]) as stage:
+        res = run_drift(dataset, metric, **kw)
+        j = res.to_dict()
+        run = _report("drift", j, drift_markdown(j, res.sentence()), stage)
+        run.passed = bool(res.passed)
+        return final_run(run)
 
 
 def run_ppi_report(
@@ -408,5 +419,6 @@ def run_ppi_report(
     written there."""
     from metajudge.reports.decision_report import ppi_markdown
 
-    j = run_ppi(dataset, metric, **kw)
-    return _report("ppi", j, ppi_markdown(j), out)
+    with decision_folder(out, [kw.get("input_file")]) as stage:
+        j = run_ppi(dataset, metric, **kw)
+        return final_run(_report("ppi", j, ppi_markdown(j), stage))
