@@ -280,11 +280,6 @@ def test_importing_the_compute_layer_loads_no_renderer_and_no_backend() -> None:
 CLI_FORBIDDEN = ("metajudge.analyses", "metajudge.stats")
 #: the CLI's one printer, the only CLI module that encodes JSON
 CLI_PRINTER = "metajudge.cli.output"
-#: CLI modules still being merged by another slice of the same change (the judge verdicts
-#: command); the lead removes the entry when the merge lands
-CLI_PENDING: dict[str, str] = {
-    "metajudge.cli.verdicts": "judge verdicts / decide verdicts are merged by the grammar slice",
-}
 
 
 def json_encoding_calls(p: Path) -> list[str]:
@@ -321,14 +316,8 @@ def cli_leaks(p: Path, module: str | None = None) -> list[str]:
     return bad + ([] if mod == CLI_PRINTER else json_encoding_calls(p))
 
 
-def _cli_modules() -> list[object]:
-    mods = [p for p in _modules() if _under(_module_name(p), ("metajudge.cli",))]
-    return [
-        pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=CLI_PENDING[_module_name(p)]))
-        if _module_name(p) in CLI_PENDING
-        else p
-        for p in mods
-    ]
+def _cli_modules() -> list[Path]:
+    return [p for p in _modules() if _under(_module_name(p), ("metajudge.cli",))]
 
 
 @pytest.mark.parametrize("path", _cli_modules(), ids=lambda p: p.stem)
@@ -375,6 +364,7 @@ USER_FILE_WRITERS = {
     "metajudge.runs.matrix.table": "matrix -o FILE",
     "metajudge.runs.baselines": "baselines regenerate: the stored baselines/",
     "metajudge.runs.rank_baselines": "the stored baselines/ of rank clusters",
+    "metajudge.runs.verdicts": "judge verdicts -o FILE",
     "metajudge.runs.plot_ahead": "its child's temporary folder (plots drawn ahead, errors)",
 }
 

@@ -73,14 +73,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _list(args: argparse.Namespace) -> int:
-    from metajudge.backends.openai_parse import redact_url
-    from metajudge.backends.registry import list_backends
     from metajudge.cli.output import print_json
+    from metajudge.runs.backend_commands import backend_listing
 
-    cfgs = [
-        c.replace(base_url=redact_url(c.base_url), base_urls=tuple(map(redact_url, c.base_urls)))
-        for c in list_backends()
-    ]  # credentials in a base_url are never printed
+    cfgs = backend_listing()  # credentials in a base_url are never printed
     if args.format == "json":
         print_json([c.public_dict() for c in cfgs], indent=2)
         return 0
@@ -101,10 +97,10 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from metajudge.backends.registry import check_backend
     from metajudge.cli.output import print_json
+    from metajudge.runs.backend_commands import run_backend_check
 
-    r = check_backend(args.name, run_dir=args.out)
+    r = run_backend_check(args.name, run_dir=args.out)
     if args.format == "json":
         print_json(r, indent=2)
     else:

@@ -12,10 +12,13 @@ Only argparse is imported here; the library loads inside each command.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from metajudge.cli import options as opt
 from metajudge.cli.types import nonneg_float, positive_int, probability
+
+if TYPE_CHECKING:
+    from metajudge.runs.alt_test import DecisionRun
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -45,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     opt.add_data_dir(f)
     _common(f)
-    f.set_defaults(func=_out_checked(_cmd_frontier))
+    f.set_defaults(func=_cmd_frontier)
     d = dsub.add_parser(
         "drift",
         help="two runs of a judge on the same anchor items; exit 1 on drift (rule any-evidence)",
@@ -97,7 +100,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "(with --backbone)",
     )
     _common(d)
-    d.set_defaults(func=_out_checked(_cmd_drift))
+    d.set_defaults(func=_cmd_drift)
     _register_ppi(dsub)
     _register_alt_test(dsub)
     _register_alt_test_plan(dsub)
@@ -128,45 +131,17 @@ def _register_ppi(dsub: argparse._SubParsersAction) -> None:  # type: ignore[typ
         help="critical value of the PPI++/human-only CI: Student t, n-1 df (default), or normal (ppi_py)",
     )
     _common(p)
-    p.set_defaults(func=_out_checked(_cmd_ppi))
-
-
-def _out_checked(cmd: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """``cmd`` after ``--out`` is checked (a file, below a file, an input: refused before any
-    work), writing its folder as a set (:func:`metajudge.run_folder.run_folder`: ``args.out`` is
-    the stage while ``cmd`` runs; the paths it prints go through ``final_path``)."""
-
-    def run(args: argparse.Namespace) -> int:
-        if not args.out:
-            return cmd(args)
-        from metajudge.io import check_out_dir
-        from metajudge.run_folder import run_folder
-
-        files = [
-            *(getattr(args, "files", None) or []),
-            *(getattr(args, "more_files", None) or []),
-        ]
-        inputs = [getattr(args, "input", None), *files]
-        check_out_dir(args.out, inputs=inputs)
-        out = args.out
-        try:
-            with run_folder(out) as rf:
-                args.out = str(rf.stage)
-                return cmd(args)
-        finally:
-            args.out = out
-
-    return run
+    p.set_defaults(func=_cmd_ppi)
 
 
 def cmd_swap_decision(args: argparse.Namespace) -> int:
     """``judge swap --x X --y Y`` (old ``decide swap``): can backbone Y replace X?"""
-    return _out_checked(_cmd_swap)(args)
+    return _cmd_swap(args)
 
 
 def cmd_choose_verdicts(args: argparse.Namespace) -> int:
     """``judge verdicts --choose`` (old ``decide verdicts``): which released judge to keep."""
-    return _out_checked(_cmd_verdicts)(args)
+    return _cmd_verdicts(args)
 
 
 def _wrote(fmt: str, path: object) -> None:
@@ -195,20 +170,17 @@ def _print(args: argparse.Namespace, payload: dict, md: str) -> None:
         print_text(md, end="\n")
 
 
-def _emit(args: argparse.Namespace, stem: str, payload: dict, md: str) -> None:
-    from metajudge.reports.decision_report import write_report
-
-    _print(args, payload, md)
-    if args.out:
-        for path in write_report(args.out, stem, payload, md):
-            _wrote(args.format, path)
+def _show(args: argparse.Namespace, run: DecisionRun) -> None:
+    """A run's result, then the files it wrote."""
+    _print(args, run.payload, run.markdown)
+    for path in run.written:
+        _wrote(args.format, path)
 
 
 def _cmd_swap(args: argparse.Namespace) -> int:
-    from metajudge.reports.decision_report import swap_decision_markdown
-    from metajudge.runs.decide import run_decide
+    from metajudge.runs.decide import run_swap_decision
 
-    res = run_decide(
+    run = run_swap_decision(
         args.dataset,
         args.metric,
         args.x,
@@ -221,64 +193,37 @@ def _cmd_swap(args: argparse.Namespace) -> int:
         seed=args.seed,
         eps=args.epsilon,
         ppi_labelled=args.ppi_labelled,
+        out=args.out,
         **_load_kw(args),
     )
-    j = res.to_dict()
-    _emit(args, "decision", j, swap_decision_markdown(j))
-    if args.out:
-        from metajudge.reports.decision_report import plot_decision
-
-        _wrote(args.format, plot_decision(j, f"{args.out}/decision.png"))
-        from metajudge.reports.html_run import write_decision_html
-
-        html = write_decision_html(
-            args.out,
-            metric=args.metric,
-            external=args.scores,
-            input_file=args.input,
-            data_dir=args.data_dir,
-        )
-        _wrote(args.format, html)
+    _show(args, run)
     return 0
 
 
 def _cmd_verdicts(args: argparse.Namespace) -> int:
-    from metajudge.reports.decision_report import verdicts_markdown
-    from metajudge.runs.decide import run_decide_verdicts, write_frontier_plot
+    from metajudge.runs.decide import run_choose_verdicts
 
-    res = run_decide_verdicts(
-        _verdict_files(args),
+    run = run_choose_verdicts(
+        [*args.files, *args.more_files],
         margin=args.margin,
         alpha=args.alpha,
         n_boot=args.n_boot,
         seed=args.seed,
+        out=args.out,
     )
-    j = res.to_dict()
-    _emit(args, "decision", j, verdicts_markdown(j))
-    if args.out and res.frontier is not None:
-        _wrote(args.format, write_frontier_plot(res.frontier, args.out))
+    _show(args, run)
     return 0
 
 
 def _cmd_frontier(args: argparse.Namespace) -> int:
-    from metajudge.reports.decision_report import frontier_lines
-    from metajudge.runs.decide import run_frontier_table, write_frontier_plot
+    from metajudge.runs.decide import run_frontier
 
-    fr = run_frontier_table(args.input, data_dir=args.data_dir, alpha=args.alpha)
-    j = fr.to_dict()
-    _emit(
-        args,
-        "frontier",
-        j,
-        "\n".join(["# Judges: cost against agreement", *frontier_lines(j)]) + "\n",
-    )
-    if args.out:
-        _wrote(args.format, write_frontier_plot(fr, args.out))
+    _show(args, run_frontier(args.input, data_dir=args.data_dir, alpha=args.alpha, out=args.out))
     return 0
 
 
 def _cmd_drift(args: argparse.Namespace) -> int:
-    from metajudge.runs.decide import DriftGate, run_drift
+    from metajudge.runs.decide import DriftGate, run_drift_gate
 
     gate = DriftGate(
         max_flip_rate=args.max_flip_rate,
@@ -287,7 +232,7 @@ def _cmd_drift(args: argparse.Namespace) -> int:
         max_change_rate=args.max_change_rate,
         tolerance=args.tolerance,
     )
-    res = run_drift(
+    run = run_drift_gate(
         args.dataset,
         args.metric,
         scores=args.scores,
@@ -297,20 +242,17 @@ def _cmd_drift(args: argparse.Namespace) -> int:
         n_boot=args.n_boot,
         seed=args.seed,
         eps=args.epsilon,
+        out=args.out,
         **_load_kw(args),
     )
-    j = res.to_dict()
-    from metajudge.reports.decision_report import drift_markdown
-
-    _emit(args, "drift", j, drift_markdown(j, res.sentence()))
-    return 0 if res.passed else 1
+    _show(args, run)
+    return 0 if run.passed else 1
 
 
 def _cmd_ppi(args: argparse.Namespace) -> int:
-    from metajudge.reports.decision_report import ppi_markdown
-    from metajudge.runs.decide import run_ppi
+    from metajudge.runs.decide import run_ppi_report
 
-    j = run_ppi(
+    run = run_ppi_report(
         args.dataset,
         args.metric,
         scores=args.scores,
@@ -323,9 +265,10 @@ def _cmd_ppi(args: argparse.Namespace) -> int:
         n_boot=args.n_boot,
         seed=args.seed,
         eps=args.epsilon,
+        out=args.out,
         **_load_kw(args),
     )
-    _emit(args, "ppi", j, ppi_markdown(j))
+    _show(args, run)
     return 0
 
 
@@ -350,18 +293,6 @@ def _judge_runs(args: argparse.Namespace) -> dict | None:
             raise InputError(f"--option {run}.…: RUN must be before or after", field="--option")
         check_kwargs(metric_class(args.metric), opts, field=f"--option {run}")
     return {"before": args.backbone, "after": args.backbone_after, "options": options}
-
-
-def _verdict_files(args: argparse.Namespace) -> list[str]:
-    """``--input`` files, then any given the older positional way; at least two judges."""
-    from metajudge.errors import InputError
-
-    files = [*args.files, *args.more_files]
-    if len(files) < 2:
-        raise InputError(
-            "give at least two verdict files (--input FILE, repeated)", field="--input"
-        )
-    return files
 
 
 def _register_alt_test(dsub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -409,7 +340,7 @@ def _register_alt_test(dsub: argparse._SubParsersAction) -> None:  # type: ignor
     opt.add_data_dir(a)
     opt.add_out(a, "write alt_test.md, alt_test.json and report.html into this folder")
     opt.add_format(a)
-    a.set_defaults(func=_out_checked(_cmd_alt_test))
+    a.set_defaults(func=_cmd_alt_test)
 
 
 def _cmd_alt_test(args: argparse.Namespace) -> int:
@@ -428,9 +359,7 @@ def _cmd_alt_test(args: argparse.Namespace) -> int:
         llms=args.llm,
         out=args.out,
     )
-    _print(args, run.payload, run.markdown)
-    for path in run.written:
-        _wrote(args.format, path)
+    _show(args, run)
     return 0
 
 
@@ -487,7 +416,7 @@ def _register_alt_test_plan(dsub: argparse._SubParsersAction) -> None:  # type: 
     opt.add_seed(a, "the simulated sets")
     opt.add_out(a, "write alt_test_plan.md and alt_test_plan.json into this folder")
     opt.add_format(a)
-    a.set_defaults(func=_out_checked(_cmd_alt_test_plan))
+    a.set_defaults(func=_cmd_alt_test_plan)
 
 
 def _cmd_alt_test_plan(args: argparse.Namespace) -> int:
@@ -506,7 +435,5 @@ def _cmd_alt_test_plan(args: argparse.Namespace) -> int:
         min_items=args.min_items,
         out=args.out,
     )
-    _print(args, run.payload, run.markdown)
-    for path in run.written:
-        _wrote(args.format, path)
+    _show(args, run)
     return 0

@@ -280,18 +280,8 @@ def _cmd_metrics_show(args: argparse.Namespace) -> int:
 
 
 def _cmd_setup_wordnet(args: argparse.Namespace) -> int:
-    import os
-    from pathlib import Path
+    from metajudge.runs.metrics_info import run_setup_wordnet
 
-    from metajudge.metrics.wordnet import managed_nltk_data_dir, setup_wordnet
-
-    target = Path(args.target) if args.target else None
-    res = setup_wordnet(target, source=args.source, force=args.force)
-    print(f"WordNet ready ({res.source}{', ' + res.detail if res.detail else ''}): {res.path}")
-    if (
-        target is not None
-        and target.resolve() != managed_nltk_data_dir().resolve()
-        and "NLTK_DATA" not in os.environ
-    ):
-        print(f"note: set METAJUDGE_NLTK_DATA={target} so METEOR finds it")
+    for line in run_setup_wordnet(args.target, source=args.source, force=args.force):
+        print(line)
     return 0

@@ -108,30 +108,20 @@ def _choose(args: argparse.Namespace) -> int:
 
 
 def _cmd_verdicts(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from metajudge.analyses.verdict_accuracy import evaluate_verdicts
-    from metajudge.io import atomic_write, check_output_file
-    from metajudge.reports.verdict_tables import published_judgebench, render_verdicts
-    from metajudge.scores.released_verdicts import read_verdicts
+    from metajudge.runs.verdicts import run_verdicts
 
     _check(args)
     if args.choose:
         return _choose(args)
-    if args.output:
-        check_output_file(args.output, inputs=args.input)
-    judges = [read_verdicts(p) for p in args.input]
-    res = evaluate_verdicts(judges, args.protocol, seed=args.seed, n_boot=args.n_boot)
-    pub = published_judgebench() if args.protocol == "double_game" else {}
-    fmt = args.format
-    if args.output and fmt is None:
-        fmt = {".csv": "csv", ".json": "json"}.get(Path(args.output).suffix, "md")
-    text = render_verdicts(res, fmt or "md", pub)
-    if args.output:
-        with atomic_write(args.output) as fh:
-            fh.write(text)
-        print(render_verdicts(res, "md", pub), end="")
+    run = run_verdicts(
+        args.input,
+        args.protocol,
+        seed=args.seed,
+        n_boot=args.n_boot,
+        fmt=args.format,
+        output=args.output,
+    )
+    print(run.text, end="")
+    if run.written is not None:
         print(f"wrote {args.output}")
-    else:
-        print(text, end="")
     return 0

@@ -3,14 +3,16 @@ of LLM annotators against human annotators, and its planning simulation.
 
 :func:`run_alt_test` loads the annotation set (:func:`metajudge.data.alt_test_dir.load_alt_test`),
 runs :func:`metajudge.analyses.alt_test.alt_test` (each LLM's winning rate against the humans)
-and, with ``out``, writes ``alt_test.md``, ``alt_test.json`` and ``report.html`` there;
+and, with ``out``, writes ``alt_test.md``, ``alt_test.json`` and ``report.html`` there (as a set,
+:func:`decision_folder`);
 :func:`run_alt_test_plan` runs :func:`metajudge.analyses.alt_test_plan.alt_test_plan` and writes
 ``alt_test_plan.md`` and ``alt_test_plan.json``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,11 +20,40 @@ from typing import Any
 
 @dataclass
 class DecisionRun:
-    """A ``decide`` result as JSON-ready ``payload``, its Markdown, and the files written."""
+    """A ``decide`` result as JSON-ready ``payload``, its Markdown, the files written, and
+    whether its gate passed (``decide drift``; exit 1 when not)."""
 
     payload: dict[str, Any]
     markdown: str
     written: list[Path] = field(default_factory=list)
+    passed: bool = True
+
+
+@contextlib.contextmanager
+def decision_folder(
+    out: str | Path | None, inputs: Sequence[str | Path | None] = ()
+) -> Iterator[Path | None]:
+    """A ``decide`` command's ``--out`` written as a set (:func:`metajudge.run_folder.run_folder`):
+    refused before any work when ``out`` is a file, below a file or one of ``inputs``; yields the
+    stage to write into (None without ``out``). Paths under the stage name the final folder
+    once shown (:func:`metajudge.io.final_path`, inside this block)."""
+    if not out:
+        yield None
+        return
+    from metajudge.io import check_out_dir
+    from metajudge.run_folder import run_folder
+
+    check_out_dir(out, inputs=list(inputs))
+    with run_folder(out) as rf:
+        yield rf.stage
+
+
+def final_run(run: DecisionRun) -> DecisionRun:
+    """``run`` with its written paths named in the final folder (inside :func:`decision_folder`)."""
+    from metajudge.io import final_path
+
+    run.written = [final_path(p) for p in run.written]
+    return run
 
 
 def run_alt_test(
@@ -46,25 +77,26 @@ def run_alt_test(
     from metajudge.reports.decision_report import alt_test_markdown, write_report
     from metajudge.results import finite
 
-    data = load_alt_test(dataset, subset, input_file, data_dir)
-    settings = settings_for(
-        subset if dataset else None,
-        epsilon=epsilon,
-        q=q,
-        scoring=scoring,
-        min_annotators=min_annotators,
-        min_items=min_items,
-    )
-    res = alt_test(data, settings, llms=llms or None)
-    j = finite(res.to_dict())
-    run = DecisionRun(j, alt_test_markdown(j, res.sentence()))
-    if out:
-        from metajudge.reports.html_decision import alt_test_overview
-        from metajudge.reports.html_page import write_page
+    with decision_folder(out, [input_file]) as stage:
+        data = load_alt_test(dataset, subset, input_file, data_dir)
+        settings = settings_for(
+            subset if dataset else None,
+            epsilon=epsilon,
+            q=q,
+            scoring=scoring,
+            min_annotators=min_annotators,
+            min_items=min_items,
+        )
+        res = alt_test(data, settings, llms=llms or None)
+        j = finite(res.to_dict())
+        run = DecisionRun(j, alt_test_markdown(j, res.sentence()))
+        if stage:
+            from metajudge.reports.html_decision import alt_test_overview
+            from metajudge.reports.html_page import write_page
 
-        run.written = write_report(out, "alt_test", j, run.markdown)
-        run.written.append(write_page(out, alt_test_overview(j, res.sentence())))
-    return run
+            run.written = write_report(stage, "alt_test", j, run.markdown)
+            run.written.append(write_page(stage, alt_test_overview(j, res.sentence())))
+        return final_run(run)
 
 
 def run_alt_test_plan(
@@ -86,20 +118,21 @@ def run_alt_test_plan(
     from metajudge.analyses.alt_test_plan import PlanSettings, alt_test_plan, plan_markdown
     from metajudge.reports.decision_report import write_report
 
-    settings = PlanSettings(
-        categories=categories,
-        annotators=annotators,
-        annotator_noise=annotator_noise,
-        llm_noise=llm_noise,
-        n_items=tuple(n_items or PlanSettings.n_items),
-        epsilons=tuple(epsilons or PlanSettings.epsilons),
-        reps=reps,
-        seed=seed,
-        q=q,
-        min_items=min_items,
-    )
-    plan = alt_test_plan(settings)
-    run = DecisionRun(plan.to_dict(), plan_markdown(plan))
-    if out:
-        run.written = write_report(out, "alt_test_plan", run.payload, run.markdown)
-    return run
+    with decision_folder(out) as stage:
+        settings = PlanSettings(
+            categories=categories,
+            annotators=annotators,
+            annotator_noise=annotator_noise,
+            llm_noise=llm_noise,
+            n_items=tuple(n_items or PlanSettings.n_items),
+            epsilons=tuple(epsilons or PlanSettings.epsilons),
+            reps=reps,
+            seed=seed,
+            q=q,
+            min_items=min_items,
+        )
+        plan = alt_test_plan(settings)
+        run = DecisionRun(plan.to_dict(), plan_markdown(plan))
+        if stage:
+            run.written = write_report(stage, "alt_test_plan", run.payload, run.markdown)
+        return final_run(run)

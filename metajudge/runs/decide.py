@@ -5,6 +5,10 @@
 - :func:`run_decide_verdicts` — released pairwise verdicts (JudgeBench ``outputs/*.jsonl``).
 - :func:`run_frontier_table` — the frontier of a published judge table (AlpacaEval's).
 - :func:`run_drift` — two runs of a judge on the same anchor items, with the gate.
+
+Each command's run (:func:`run_swap_decision`, :func:`run_choose_verdicts`, :func:`run_frontier`,
+:func:`run_drift_gate`, :func:`run_ppi_report`) returns a :class:`~metajudge.runs.alt_test.DecisionRun`
+(payload, Markdown, the files written into ``out``, as a set: :func:`~metajudge.runs.alt_test.decision_folder`).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from metajudge.analyses.decide.verdict_decision import (
     decide_verdicts,
     estimated_costs,
 )
+from metajudge.runs.alt_test import DecisionRun, decision_folder, final_run
 from metajudge.runs.backbone_swap import judge_scores, load_swap_data
 from metajudge.scores.spec import ScoreSpec, judge_specs, n_columns
 
@@ -305,3 +310,115 @@ def _one_judge_data(
     view = align(records, dimensions=[dim], dataset=ds.card.name + (f"/{subset}" if subset else ""))
     s = view.values(sc)[None, :]
     return SwapData(view.dataset, metric, dim, view, (label,), s), runs
+
+
+# --- the commands: each result with its Markdown, its report written into ``out`` ---------------
+
+
+def _report(
+    stem: str, payload: dict[str, Any], markdown: str, out: str | Path | None
+) -> DecisionRun:
+    """A :class:`~metajudge.runs.alt_test.DecisionRun`; with ``out``, ``stem.md`` and
+    ``stem.json`` written there (:func:`metajudge.reports.decision_report.write_report`)."""
+    from metajudge.reports.decision_report import write_report
+
+    run = DecisionRun(payload, markdown)
+    if out:
+        run.written = write_report(out, stem, payload, markdown)
+    return run
+
+
+def run_swap_decision(
+    dataset: str | None, metric: str, x: str, y: str, *, out: str | Path | None = None, **kw: Any
+) -> DecisionRun:
+    """``judge swap --x X --y Y``: :func:`run_decide` (``kw``: its keywords), with ``out`` the
+    report ``decision.md``/``.json``, ``decision.png`` and ``report.html`` written there."""
+    from metajudge.reports.decision_report import plot_decision, swap_decision_markdown
+
+    with decision_folder(out, [kw.get("input_file")]) as stage:
+        j = run_decide(dataset, metric, x, y, **kw).to_dict()
+        run = _report("decision", j, swap_decision_markdown(j), stage)
+        if stage:
+            from metajudge.reports.html_run import write_decision_html
+
+            run.written.append(plot_decision(j, stage / "decision.png"))
+            html = write_decision_html(
+                stage,
+                metric=metric,
+                external=kw.get("scores"),
+                input_file=kw.get("input_file"),
+                data_dir=kw.get("data_dir"),
+            )
+            run.written.append(html)
+        return final_run(run)
+
+
+def run_choose_verdicts(
+    paths: Sequence[str | Path], *, out: str | Path | None = None, **kw: Any
+) -> DecisionRun:
+    """``judge verdicts --choose``: :func:`run_decide_verdicts` on two or more JudgeBench
+    outputs files (``kw``: its keywords), with ``out`` the report ``decision.md``/``.json`` and
+    the frontier plot written there."""
+    from metajudge.reports.decision_report import verdicts_markdown
+
+    with decision_folder(out, paths) as stage:
+        if len(paths) < 2:
+            from metajudge.errors import InputError
+
+            raise InputError(
+                "give at least two verdict files (--input FILE, repeated)", field="--input"
+            )
+        res = run_decide_verdicts(paths, **kw)
+        j = res.to_dict()
+        run = _report("decision", j, verdicts_markdown(j), stage)
+        if stage and res.frontier is not None:
+            run.written.append(write_frontier_plot(res.frontier, stage))
+        return final_run(run)
+
+
+def run_frontier(
+    path: str | Path | None = None,
+    *,
+    data_dir: str | Path | None = None,
+    alpha: float = 0.05,
+    out: str | Path | None = None,
+) -> DecisionRun:
+    """``decide frontier``: :func:`run_frontier_table`, with ``out`` ``frontier.md``/``.json``
+    and ``frontier.png`` written there."""
+    from metajudge.reports.decision_report import frontier_lines
+
+    with decision_folder(out, [path]) as stage:
+        fr = run_frontier_table(path, data_dir=data_dir, alpha=alpha)
+        j = fr.to_dict()
+        md = "\n".join(["# Judges: cost against agreement", *frontier_lines(j)]) + "\n"
+        run = _report("frontier", j, md, stage)
+        if stage:
+            run.written.append(write_frontier_plot(fr, stage))
+        return final_run(run)
+
+
+def run_drift_gate(
+    dataset: str | None, metric: str, *, out: str | Path | None = None, **kw: Any
+) -> DecisionRun:
+    """``decide drift``: :func:`run_drift` (``kw``: its keywords), its gate in ``passed``, with
+    ``out`` ``drift.md``/``.json`` written there."""
+    from metajudge.reports.decision_report import drift_markdown
+
+    with decision_folder(out, [kw.get("input_file")]) as stage:
+        res = run_drift(dataset, metric, **kw)
+        j = res.to_dict()
+        run = _report("drift", j, drift_markdown(j, res.sentence()), stage)
+        run.passed = bool(res.passed)
+        return final_run(run)
+
+
+def run_ppi_report(
+    dataset: str | None, metric: str, *, out: str | Path | None = None, **kw: Any
+) -> DecisionRun:
+    """``decide ppi``: :func:`run_ppi` (``kw``: its keywords), with ``out`` ``ppi.md``/``.json``
+    written there."""
+    from metajudge.reports.decision_report import ppi_markdown
+
+    with decision_folder(out, [kw.get("input_file")]) as stage:
+        j = run_ppi(dataset, metric, **kw)
+        return final_run(_report("ppi", j, ppi_markdown(j), stage))

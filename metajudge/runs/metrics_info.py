@@ -5,7 +5,8 @@ reason it is unavailable, not dropped."""
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 
 def metric_listing(backbone: str, *, with_options: bool = False) -> list[dict[str, Any]]:
@@ -42,3 +43,28 @@ def metric_details(name: str, backbone: str) -> dict[str, Any]:
     info["needs"] = list(requirements(name) or ())
     info["options"] = metric_options(name, backbone=backbone)
     return info
+
+
+def run_setup_wordnet(
+    target: str | Path | None,
+    *,
+    source: Literal["auto", "nltk", "debian"] = "auto",
+    force: bool = False,
+) -> list[str]:
+    """``metajudge setup wordnet``: make WordNet available to NLTK
+    (:func:`metajudge.metrics.wordnet.setup_wordnet`) into ``target`` (None: metajudge's own
+    folder); the lines to show, a note when METEOR would not find ``target`` by itself."""
+    import os
+
+    from metajudge.metrics.wordnet import managed_nltk_data_dir, setup_wordnet
+
+    folder = Path(target) if target else None
+    res = setup_wordnet(folder, source=source, force=force)
+    lines = [f"WordNet ready ({res.source}{', ' + res.detail if res.detail else ''}): {res.path}"]
+    if (
+        folder is not None
+        and folder.resolve() != managed_nltk_data_dir().resolve()
+        and "NLTK_DATA" not in os.environ
+    ):
+        lines.append(f"note: set METAJUDGE_NLTK_DATA={folder} so METEOR finds it")
+    return lines
