@@ -2,7 +2,7 @@
 
 Cards (one JSON file per dataset) have ONE source of truth: ``metajudge/data/cards/<name>.json``,
 package data, so an installed wheel carries them; ``human_labels/`` at the top of the repository
-is a symbolic link to that folder. ``$METAJUDGE_CARDS_DIR`` overrides the folder.
+holds one symbolic link per card into that folder. ``$METAJUDGE_CARDS_DIR`` overrides the folder.
 
 Upstream files are resolved by :func:`resolve_file` (local data folder, user cache, pinned
 download with sha256 verification; see :mod:`metajudge.data.fetch`) and turned into canonical

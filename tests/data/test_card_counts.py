@@ -66,3 +66,13 @@ def test_card_facts_equal_the_matrix_facts_of_the_loaded_data(name: str, load: L
     from metajudge.runs.matrix.table import builtin_facts, dataset_facts
 
     assert builtin_facts(name, None) == dataset_facts(load(name))
+
+
+def test_human_labels_links_every_card_and_nothing_else() -> None:
+    """``human_labels/`` at the top of the repository holds one link per card of the package."""
+    repo = Path(__file__).resolve().parents[2]
+    cards = repo / "metajudge" / "data" / "cards"
+    links = sorted((repo / "human_labels").iterdir())
+    assert [p.name for p in links] == sorted(p.name for p in cards.glob("*.json"))
+    for p in links:
+        assert p.is_symlink() and p.resolve() == (cards / p.name).resolve()
