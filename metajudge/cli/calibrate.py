@@ -20,6 +20,7 @@ import argparse
 import sys
 from typing import Any
 
+from metajudge.cli.grammar import warn_deprecated
 from metajudge.cli.options import (
     add_data_dir,
     add_format,
@@ -128,9 +129,19 @@ def register(subparsers: Any) -> None:
 
 
 #: analyses.calibration.conformal.CONFORMAL_METHODS and AUTO (not imported: --help stays fast)
-_CONFORMAL = ("split", "binned", "cqr", "isotonic-split", "isotonic-binned", "auto")
+_CONFORMAL = ("split", "binned", "dist-quantile", "isotonic-split", "isotonic-binned", "auto")
+#: analyses.calibration.conformal.OLD_METHODS: hidden old names, one deprecation line each
+OLD_METHODS = {"cqr": "dist-quantile"}
 #: metajudge.stats.calibration.SET_METHODS: prediction sets for categorical / pairwise verdicts
 _SETS = ("lac", "aps")
+
+
+def _method(text: str) -> str:
+    """A ``--method`` value; an old name (:data:`OLD_METHODS`) prints one deprecation line."""
+    if text in OLD_METHODS:
+        warn_deprecated(f"--method {text}", f"--method {OLD_METHODS[text]}")
+        return OLD_METHODS[text]
+    return text
 
 
 def _register_conformal(sub: Any) -> None:
@@ -139,19 +150,25 @@ def _register_conformal(sub: Any) -> None:
         help="split-conformal intervals for ratings, prediction sets for categorical / pairwise "
         "verdicts: coverage and mean width (set size) on held-out rows",
         description="Ratings (--input CSV, or a Likert dataset with --scores): intervals, "
-        "methods split, binned, cqr, isotonic-split, isotonic-binned, auto. Categorical or "
-        "pairwise verdicts (a pairwise or categorical dataset with --scores naming one judge "
-        "column of class probabilities: pairwise side a / b = p(a better) / p(b better), "
-        "categorical details.probs): prediction sets, methods lac (1 - p(true class); a set may "
-        "be empty) and aps (adaptive prediction sets, non-randomised; never empty).",
+        "methods split, binned, dist-quantile (the judge's own distribution quantiles, "
+        "conformalised; no quantile regression is fitted), isotonic-split, isotonic-binned, "
+        "auto; each targets coverage marginally (over all items), binned and isotonic-binned "
+        "also per bin of the judge's score, none per human score: the output shows the coverage "
+        "per human-score bin beside each. Categorical or pairwise verdicts (a pairwise or "
+        "categorical dataset with --scores naming one judge column of class probabilities: "
+        "pairwise side a / b = p(a better) / p(b better), categorical details.probs): "
+        "prediction sets, methods lac (1 - p(true class); a set may be empty) and aps (adaptive "
+        "prediction sets, randomised with seeded uniforms; a set may be empty: the output shows "
+        "the share of empty sets).",
     )
     _add_source(k)
     add_miscoverage(k)
     k.add_argument(
         "--method",
         action="append",
+        type=_method,
         choices=_CONFORMAL + _SETS,
-        help=f"repeatable (ratings, default all: {', '.join(_CONFORMAL)}; cqr needs a "
+        help=f"repeatable (ratings, default all: {', '.join(_CONFORMAL)}; dist-quantile needs a "
         f"distribution; verdicts: {', '.join(_SETS)}, default both)",
     )
     k.add_argument(
@@ -263,6 +280,8 @@ def _cmd_conformal(args: argparse.Namespace) -> int:
     ids = id_policy(args)
     run = run_conformal(_source(args, ids), opts, intervals=args.intervals, out=args.out)
     warn_dropped(ids)
+    for w in getattr(run.result, "warnings", None) or []:
+        print(f"warning: {w}", file=sys.stderr)
     target = getattr(run.result, "target", None)
     if target and target["warning"]:
         print(f"warning: {target['warning']}", file=sys.stderr)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from typing import Any
 
@@ -55,9 +56,26 @@ def apply_markdown(res: Any, dropped: Mapping[str, int]) -> str:
     )
 
 
+def _grid_text(grid: Any) -> str:
+    if not grid:
+        return "a continuous scale: no label grid, no adjustment"
+    steps = sorted({round(b - a, 9) for a, b in itertools.pairwise(grid)})
+    step = f"step {steps[0]:.3g}" if len(steps) == 1 else "its values"
+    return (
+        f"ends moved inwards onto the label grid {grid[0]:g}..{grid[-1]:g}, {step}, "
+        "every value a human score can take"
+    )
+
+
+def _bin_cells(by_human: Any) -> list[str]:
+    return ["" if b["coverage"] is None else f"{b['coverage']:.3f}" for b in by_human]
+
+
 def conformal_markdown(res: Any, dropped: Mapping[str, int]) -> str:
-    """Coverage and width per method of ``calibrate conformal``."""
+    """Coverage and width per method of ``calibrate conformal``, with the coverage per
+    human-score bin beside each and what each method's guarantee covers."""
     o, p = res.options, res.protocol
+    bins = [b["bin"] for b in res.methods[0]["by_human"]] if res.methods else []
     lines = [
         f"# Conformal intervals for {res.judge} (alpha = {o['alpha']:g})",
         "",
@@ -65,37 +83,59 @@ def conformal_markdown(res: Any, dropped: Mapping[str, int]) -> str:
             f"{res.n} rows; {p['repeats']} seeded splits (seed {p['seed']}), {p['fraction']:g} "
             f"calibrate, the rest measure; bins {o['bins']} (at least {o['min_bin']} rows), "
             f"isotonic fitted on {o['fit_fraction']:g} of the calibration rows. Intervals are "
-            "clipped to the scale with the ordinal boundary adjustment."
+            f"clipped to the scale with the ordinal boundary adjustment "
+            f"({_grid_text(getattr(res, 'grid', None))})."
+        ),
+        *(f"\n**Warning**: {w}." for w in getattr(res, "warnings", []) or []),
+        "",
+        (
+            "Coverage is marginal (over all test items); per human-score bin it is pooled over "
+            "the splits (the last row: test items per split)."
         ),
         "",
-        "| Method | Coverage | Mean width |",
-        "|---|---:|---:|",
+        "| Method | Coverage | Mean width | " + " | ".join(f"Cov. human {b}" for b in bins) + " |",
+        "|---|---:|---:|" + "---:|" * len(bins),
     ]
     for m in res.methods:
         lines.append(
             f"| {m['method']} | {m['coverage']:.3f} ({m['coverage_sd']:.3f}) | "
-            f"{m['width']:.2f} ({m['width_sd']:.2f}) |"
+            f"{m['width']:.2f} ({m['width_sd']:.2f}) | "
+            + " | ".join(_bin_cells(m["by_human"]))
+            + " |"
         )
+    if res.methods:
+        n = [f"{b['n']:.1f}" for b in res.methods[0]["by_human"]]
+        lines.append("| test items per split | | | " + " | ".join(n) + " |")
     if res.chosen:
         picks = ", ".join(f"{k} {v}" for k, v in sorted(res.chosen.items(), key=lambda kv: -kv[1]))
         lines += ["", f"auto chose (on the calibration rows): {picks}."]
-    t = res.target
-    if t:
-        lines += [
-            "",
-            f"## Target {t['source']} ({t['n']} rows; calibrated on all rows above)",
-            "",
-            f"KS two-sample test of the judge scores: D = {t['ks_statistic']:.3f}, "
-            f"p = {t['ks_p']:.3g}" + (f". **Warning**: {t['warning']}" if t["warning"] else ""),
-            "",
-            "| Method | Used | Coverage | Mean width |",
-            "|---|---|---:|---:|",
-        ]
-        lines += [
-            f"| {m['method']} | {m['used']} | {m['coverage']:.3f} | {m['width']:.2f} |"
-            for m in t["methods"]
-        ]
-    return "\n".join(lines) + "\n" + _dropped(dropped)
+    lines += ["", "What each guarantee covers (none is conditional on the human score):", ""]
+    lines += [f"- {m['method']}: {m['guarantee']}." for m in res.methods if m.get("guarantee")]
+    return "\n".join(lines + _target_lines(res.target, bins)) + "\n" + _dropped(dropped)
+
+
+def _target_lines(t: Any, bins: list[str]) -> list[str]:
+    if not t:
+        return []
+    lines = [
+        "",
+        f"## Target {t['source']} ({t['n']} rows; calibrated on all rows above)",
+        "",
+        f"KS two-sample test of the judge scores: D = {t['ks_statistic']:.3f}, "
+        f"p = {t['ks_p']:.3g}" + (f". **Warning**: {t['warning']}" if t["warning"] else ""),
+        "",
+        "| Method | Used | Coverage | Mean width | "
+        + " | ".join(f"Cov. human {b}" for b in bins)
+        + " |",
+        "|---|---|---:|---:|" + "---:|" * len(bins),
+    ]
+    lines += [
+        f"| {m['method']} | {m['used']} | {m['coverage']:.3f} | {m['width']:.2f} | "
+        + " | ".join(_bin_cells(m["by_human"]))
+        + " |"
+        for m in t["methods"]
+    ]
+    return lines
 
 
 _SET_HOW = {

@@ -140,10 +140,30 @@ def conformal_payload(res: Any, source: str, dataset: Any = None) -> dict[str, A
             ],
         }
     )
+    if not sets and res.methods:
+        p["tables"].append(_by_human_table(res.methods))
     p["warnings"] += list(getattr(res, "notes", []) or [])
+    p["warnings"] += list(getattr(res, "warnings", []) or [])
     if res.items:
         _interval_views(p, res.items, sets, dataset)
     return p
+
+
+def _by_human_table(methods: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Per method: the coverage per human-score bin (pooled over the splits) and what its
+    guarantee covers; the last row: test items per split in each bin."""
+    bins = [b["bin"] for b in methods[0]["by_human"]]
+    rows = [
+        [m["method"], *(_r(b["coverage"]) for b in m["by_human"]), m.get("guarantee", "")]
+        for m in methods
+    ]
+    rows.append(["test items per split", *(_r(b["n"], 1) for b in methods[0]["by_human"]), ""])
+    return {
+        "title": "Coverage per human-score bin (no method targets it: every guarantee is "
+        "marginal, binned ones also per bin of the judge's score)",
+        "columns": ["method", *(f"human {b}" for b in bins), "what the guarantee covers"],
+        "rows": rows,
+    }
 
 
 def _interval_views(

@@ -77,6 +77,19 @@ def conformal_quantile(scores: Sequence[float] | FArr, alpha: float) -> float:
     return float(s[k - 1])
 
 
+def min_calibration_rows(alpha: float) -> int:
+    """The fewest calibration scores whose :func:`conformal_quantile` is finite at ``alpha``
+    (the smallest n with ceil((n+1)(1-alpha)) <= n).
+
+    >>> min_calibration_rows(0.1), min_calibration_rows(0.2)
+    (9, 4)
+    """
+    n = 1
+    while math.ceil((n + 1) * (1 - alpha)) > n:
+        n += 1
+    return n
+
+
 def ks_two_sample(a: Sequence[float] | FArr, b: Sequence[float] | FArr) -> tuple[float, float]:
     """Kolmogorov-Smirnov two-sample test (two-sided): ``(statistic, p-value)``."""
     from scipy.stats import ks_2samp

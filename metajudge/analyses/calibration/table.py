@@ -40,6 +40,7 @@ class RatingTable:
     source: str
     probs: FArr | None = None
     values: FArr | None = None
+    grid: FArr | None = None
 
     def __len__(self) -> int:
         return len(self.pred)
@@ -70,6 +71,7 @@ def from_distributions(
     (``scale`` default: the rating values' range)."""
     lo, hi = (float(dist.values.min()), float(dist.values.max())) if scale is None else scale
     return RatingTable(
+        grid=label_grid(dist.human, (lo, hi), dist.values),
         pred=dist.expected,
         human=dist.human,
         ids=tuple(f"line{n}" for n in dist.lines),
@@ -128,6 +130,7 @@ def from_rows(
         source=source,
         probs=probs,
         values=values,
+        grid=label_grid([human[r["key"]] for r in keep], scale),
     )
     return table, dropped
 
@@ -138,6 +141,42 @@ def _distributions(rows: Sequence[Mapping[str, Any]]) -> tuple[FArr | None, FArr
     if not all("probs" in d and "values" in d for d in ds):
         return None, None
     return np.array([d["probs"] for d in ds], float), np.array(ds[0]["values"], float)
+
+
+#: the finest refinement of the rating step :func:`label_grid` looks for (the mean of 12 ratings)
+MAX_RATERS = 12
+
+
+def label_grid(
+    human: Sequence[float] | FArr, scale: tuple[float, float], values: FArr | None = None
+) -> FArr | None:
+    """Every value a human score can take, from the scale's min to its max whether or not a row
+    holds it: the rating step (the spacing of the rating ``values``, else 1 on an integer scale)
+    divided by the smallest k <= :data:`MAX_RATERS` that puts every score of ``human`` on the
+    grid (the mean of 3 ratings: thirds). None when there is no such step (a continuous scale).
+
+    >>> label_grid([1.0, 4 / 3, 5.0], (1.0, 5.0)).round(2).tolist()[:5]
+    [1.0, 1.33, 1.67, 2.0, 2.33]
+    >>> label_grid([0.25, 0.5], (0.0, 1.0)).tolist()
+    [0.0, 0.25, 0.5, 0.75, 1.0]
+    >>> label_grid([0.123], (0.0, 1.0)) is None
+    True
+    """
+    lo, hi = scale
+    step = None
+    if values is not None and len(values) > 1:
+        d = np.diff(np.sort(np.asarray(values, float)))
+        step = float(d[0]) if np.allclose(d, d[0]) and d[0] > 0 else None
+    elif float(lo).is_integer() and float(hi).is_integer():
+        step = 1.0
+    if step is None or hi <= lo:
+        return None
+    h = (np.asarray(human, float) - lo) / step
+    for k in range(1, MAX_RATERS + 1):
+        if np.allclose(h * k, np.round(h * k), atol=1e-6):
+            n = round((hi - lo) / step * k)
+            return (lo * k + np.arange(n + 1) * step) / k
+    return None
 
 
 def splits(n: int, *, seed: int, repeats: int, fraction: float = 0.5) -> list[tuple[IArr, IArr]]:
