@@ -132,6 +132,8 @@ def test_target_warns_when_the_judge_scores_differ(data_dir: Path, capsys) -> No
     out, err = capsys.readouterr()
     t = json.loads(out)["target"]
     assert t["shifted"] and t["ks_p"] < 0.05 and t["n"] == 1600
+    bins = [b["bin"] for b in t["methods"][0]["by_human"]]  # per human-score bin on the target
+    assert bins == ["[1, 2)", "[2, 3)", "[3, 4)", "[4, 5]"]
     assert "Kolmogorov-Smirnov" in err
     same = _json(
         capsys,
