@@ -28,13 +28,11 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from metajudge.data.released_probs import SUM_TOL
+from metajudge.data.probabilities import check_probabilities
 from metajudge.errors import InputError
 
 FArr = npt.NDArray[np.float64]
 Distribution = Literal["logprobs", "probs"]
-
-#: tolerance of a probability row's sum
 
 
 @dataclass(frozen=True)
@@ -114,16 +112,7 @@ def _check_row(path: Path, line: int, header: list[str], row: FArr, kind: Distri
                     f"log-probability {x!r} is above 0", path=path, line=line, field=col
                 )
         return
-    for col, x in zip(header, row, strict=False):
-        if x < 0 or x > 1:
-            raise InputError(f"probability {x!r} outside [0, 1]", path=path, line=line, field=col)
-    if abs(row.sum() - 1.0) > SUM_TOL:
-        raise InputError(
-            f"probabilities sum to {row.sum():.9g}, not 1 (tolerance {SUM_TOL:g})",
-            path=path,
-            line=line,
-            field=f"{header[0]}..{header[-1]}",
-        )
+    check_probabilities(row.tolist(), path=path, line=line, field=f"{header[0]}..{header[-1]}")
 
 
 def read_rating_csv(
