@@ -12,6 +12,7 @@ Only argparse is imported here; the library loads inside each command.
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING
 
 from metajudge.cli import options as opt
@@ -21,8 +22,8 @@ if TYPE_CHECKING:
     from metajudge.runs.alt_test import DecisionRun
 
 
-def _common(p: argparse.ArgumentParser) -> None:
-    opt.add_alpha(p, "the one-sided test")
+def _common(p: argparse.ArgumentParser, alpha: str = "the one-sided test") -> None:
+    opt.add_alpha(p, alpha)
     opt.add_n_boot(p)
     opt.add_seed(p)
     opt.add_out(p, "write the decision report (.md, .json, plots) into this folder")
@@ -124,13 +125,14 @@ def _register_ppi(dsub: argparse._SubParsersAction) -> None:  # type: ignore[typ
         help="draw this share of the labelled units (--seed)",
     )
     p.add_argument("--system", help="Likert data: estimate this system's mean score only")
+    p.add_argument("--dimension", help="the human dimension (default: the one the metric tracks)")
     p.add_argument(
         "--critical",
         choices=("t", "z"),
         default="t",
         help="critical value of the PPI++/human-only CI: Student t, n-1 df (default), or normal (ppi_py)",
     )
-    _common(p)
+    _common(p, "the two-sided (1 - A) confidence intervals")
     p.set_defaults(func=_cmd_ppi)
 
 
@@ -265,9 +267,12 @@ def _cmd_ppi(args: argparse.Namespace) -> int:
         n_boot=args.n_boot,
         seed=args.seed,
         eps=args.epsilon,
+        dimension=args.dimension,
         out=args.out,
         **_load_kw(args),
     )
+    for w in run.payload.get("warnings") or ():
+        print(f"warning: {w}", file=sys.stderr)
     _show(args, run)
     return 0
 
