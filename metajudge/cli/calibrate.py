@@ -242,6 +242,9 @@ def _cmd_apply(args: argparse.Namespace) -> int:
     ids = id_policy(args)
     run = run_apply(_source(args, ids), args.calibrator, output=args.output)
     warn_dropped(ids)
+    shift = run.result.shift
+    if shift and shift["warning"]:
+        print(f"warning: {shift['warning']}", file=sys.stderr)
     return _emit(args, run)
 
 

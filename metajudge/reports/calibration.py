@@ -49,6 +49,17 @@ def fit_markdown(res: Any, dropped: Mapping[str, int]) -> str:
 def apply_markdown(res: Any, dropped: Mapping[str, int]) -> str:
     """What ``calibrate apply`` did."""
     note = " (in-sample: these are the rows the map was fitted on)" if res.in_sample else ""
+    shift = getattr(res, "shift", None)
+    if shift:
+        note += (
+            f". Shift check of the judge's scores against the fitting rows: two-sample "
+            f"Kolmogorov-Smirnov D = {shift['ks_statistic']:.3f}, p = {shift['ks_p']:.3g}"
+            + (
+                f" < {shift['shift_alpha']:g}: shifted, the calibration map may not hold on these rows"
+                if shift["shifted"]
+                else ""
+            )
+        )
     return (
         f"# {res.judge} calibrated ({res.method})\n\n{res.n} rows; MAE against the human "
         f"scores {res.mae_before:.3f} -> {res.mae_after:.3f}{note}.\n" + _dropped(dropped)
