@@ -375,11 +375,19 @@ def _register_alt_test_plan(dsub: argparse._SubParsersAction) -> None:  # type: 
         "alt-test-plan",
         help="plan an Alt-Test: the paper's simulation (categories, annotator and LLM noise) "
         "run through the Alt-Test, winning rate and pass rate by number of items and ε",
-        description="Seeded synthetic annotation sets (each label the truth with probability "
-        "1 - noise, else uniform over the categories; every annotator labels every item) run "
-        "through `decide alt-test`'s procedure: per ε and number of items n, the mean winning "
-        "rate, the pass rate (share of replicates with winning rate >= 0.5) and the advantage "
-        "probability.",
+        description="Seeded synthetic annotation sets run through `decide alt-test`'s "
+        "procedure: per ε and number of items n, the mean winning rate, the pass rate (share of "
+        "replicates with winning rate >= 0.5) and the advantage probability. The paper's model "
+        "(--simulation dirichlet, the default; Calderon et al. 2025, Appendix C): category "
+        "priors drawn from Dirichlet(1) per replicate, true labels from the priors, each label "
+        "the truth with probability 1 - noise, else a draw from the priors; every annotator "
+        "labels every item. --simulation uniform: labels and noise uniform over the categories.",
+    )
+    a.add_argument(
+        "--simulation",
+        choices=("dirichlet", "uniform"),
+        default="dirichlet",
+        help="the simulation model: the paper's Dirichlet(1) priors (default) or uniform labels",
     )
     a.add_argument("--categories", type=bounded_int(2, 1000), default=3, help="labels (default 3)")
     a.add_argument(
@@ -389,13 +397,13 @@ def _register_alt_test_plan(dsub: argparse._SubParsersAction) -> None:  # type: 
         "--annotator-noise",
         type=probability,
         default=0.3,
-        help="chance a human's label is a uniform draw, not the truth (default 0.3)",
+        help="chance a human's label is a random draw, not the truth (default 0.3)",
     )
     a.add_argument(
         "--llm-noise",
         type=probability,
         default=0.3,
-        help="chance the LLM's label is a uniform draw, not the truth (default 0.3)",
+        help="chance the LLM's label is a random draw, not the truth (default 0.3)",
     )
     a.add_argument(
         "--n",
@@ -438,6 +446,7 @@ def _cmd_alt_test_plan(args: argparse.Namespace) -> int:
         seed=args.seed,
         q=args.q,
         min_items=args.min_items,
+        model=args.simulation,
         out=args.out,
     )
     _show(args, run)
