@@ -233,6 +233,8 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         out=args.out,
     )
     warn_dropped(ids)
+    for w in run.result.warnings:
+        print(f"warning: {w}", file=sys.stderr)
     return _emit(args, run)
 
 

@@ -3,7 +3,7 @@
 The format (``conformal_judge_sheng2025``'s ``summeval/<model>_<dim>.csv``, and any file like it)
 is a CSV with a header: one column per rating value (``1``, ``2``, ... ``5``: numeric names) holding
 the judge's log-probability of that rating token, and a LAST column holding the human score (its
-name is the dimension, or ``human``). :func:`read_rating_csv` reads it as it is.
+name is the dimension, or ``human``), within the rating values' range (else refused). :func:`read_rating_csv` reads it as it is.
 
 Log-probabilities must be <= 0; the released files keep a top-k of tokens with a floor of
 log(1e-5), so exp(log p) sums to a little under 1 over the rating tokens: the distribution is
@@ -115,6 +115,20 @@ def _check_row(path: Path, line: int, header: list[str], row: FArr, kind: Distri
     check_probabilities(row.tolist(), path=path, line=line, field=f"{header[0]}..{header[-1]}")
 
 
+def _human(path: Path, line: int, col: str, text: str, values: FArr) -> float:
+    """A human score, inside the rating values' range (the scale the file's columns declare)."""
+    x = _cell(path, line, col, text)
+    lo, hi = float(values.min()), float(values.max())
+    if not lo <= x <= hi:
+        raise InputError(
+            f"human score {x:g} is outside the scale {lo:g}..{hi:g} of the rating columns",
+            path=path,
+            line=line,
+            field=col,
+        )
+    return x
+
+
 def read_rating_csv(
     path: str | Path, *, distribution: Distribution = "logprobs"
 ) -> RatingDistributions:
@@ -151,7 +165,7 @@ def _read_cached(
         row = np.array([_cell(p, i, c, t) for c, t in zip(rating_cols, raw, strict=False)])
         _check_row(p, i, rating_cols, row, distribution)
         dist.append(row)
-        human.append(_cell(p, i, human_col, raw[-1]))
+        human.append(_human(p, i, human_col, raw[-1], values))
         lines.append(i)
     if not dist:
         raise InputError("no data rows", path=p, field="<rows>")

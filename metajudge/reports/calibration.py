@@ -25,6 +25,7 @@ def fit_markdown(res: Any, dropped: Mapping[str, int]) -> str:
     lines = [
         f"# Calibration of {res.judge}: {res.method}",
         "",
+        *(f"**Warning: {w}.**\n" for w in getattr(res, "warnings", ()) or ()),
         (
             f"{res.n} rows; {_protocol(res.protocol)}; means over the held-out parts "
             "(sd in brackets). The calibrator file's map is fitted on all rows."

@@ -399,3 +399,30 @@ def test_a_calibrator_moves_to_another_dataset_keyed_on_the_judge(
     three.write_text("1,2,3,human\n" + "".join(f"-0.1,-2.5,-3,{1 + i % 3}\n" for i in range(40)))
     assert main([*apply2, "--input", str(three), "--judge", "mine"]) == 2
     assert "field scale" in capsys.readouterr().err
+
+
+def test_tiny_held_out_sets_warn_and_out_of_scale_humans_are_refused(
+    data_dir: Path, tmp_path: Path, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    """Issue 41 item 11: `calibrate fit` on 5 rows measures on 3 held-out rows per split: a
+    warning (stderr and the report); 60 rows (30 held out) none. A human score of 7 in a file
+    whose rating columns are 1..5 is refused, naming file, line and field."""
+    lines = _csv(data_dir, "4omini", "coherence").read_text().splitlines()
+    five = tmp_path / "five.csv"
+    five.write_text("\n".join(lines[:6]) + "\n")
+    assert main(["calibrate", "fit", "--input", str(five), "--repeats", "2"]) == 0
+    out, err = capsys.readouterr()
+    said = "the held-out errors come from only 3 rows per split (fewer than 30)"
+    assert said in err and said in out
+    sixty = tmp_path / "sixty.csv"
+    sixty.write_text("\n".join(lines[:61]) + "\n")
+    assert main(["calibrate", "fit", "--input", str(sixty), "--repeats", "2"]) == 0
+    assert "warning" not in capsys.readouterr().err
+    head, *rows = lines[:42]
+    cells = rows[-1].split(",")
+    cells[-1] = "7"
+    bad = tmp_path / "h7.csv"
+    bad.write_text("\n".join([head, *rows[:-1], ",".join(cells)]) + "\n")
+    assert main(["calibrate", "fit", "--input", str(bad), "--repeats", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "h7.csv:42: field coherence: human score 7 is outside the scale 1..5" in err

@@ -24,6 +24,19 @@ from metajudge.results import Result
 from metajudge.stats import calibration as cs
 
 CALIBRATOR_FORMAT = "metajudge.calibrator/1"
+#: fewer held-out rows per split (or fold) than this: the held-out errors are flagged
+MIN_HELD_OUT = 30
+
+
+def held_out_warning(n_held: int) -> str | None:
+    """The warning for ``n_held`` held-out rows per split (None from :data:`MIN_HELD_OUT` on)."""
+    if n_held >= MIN_HELD_OUT:
+        return None
+    return (
+        f"the held-out errors come from only {n_held} rows per split (fewer than "
+        f"{MIN_HELD_OUT}): MAE and RMSE are rough, and Brier and ECE (10 bins) are not "
+        "meaningful; fit on more rows"
+    )
 
 
 @dataclass
@@ -40,6 +53,7 @@ class FitResult(Result):
     sd: dict[str, float]
     calibrator: dict[str, Any] = field(repr=False)
     reliability: dict[str, list[dict[str, float]]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
 
 
 def _errors(table: RatingTable, method: str, fit_idx: IArr, test_idx: IArr) -> dict[str, float]:
@@ -148,6 +162,7 @@ def calibrate_fit(
             "seed": seed,
         }
     protocol["final_map"] = "fitted on all rows"
+    warn = held_out_warning(min(len(t) for _, t in parts))
     mean = {k: float(np.mean([r[k] for r in runs])) for k in runs[0]}
     sd = {k: float(np.std([r[k] for r in runs])) for k in runs[0]}
     return FitResult(
@@ -162,6 +177,7 @@ def calibrate_fit(
         reliability=reliability(
             table, method, *parts[0]
         ),  # the first split's (fold's) held-out rows
+        warnings=[warn] if warn else [],
     )
 
 
