@@ -33,3 +33,9 @@ def test_released_pairs_population_violations_within_delta(data_dir: Path) -> No
     r = _bench().released("gpt-4-turbo", draws=200)
     assert r["population_violation_share"] <= 0.1
     assert r["test_reached_share"] < 0.9  # the realised share: not the guarantee's quantity
+
+
+def test_the_guide_states_the_synthetic_figure() -> None:
+    r = _bench().synthetic(250, draws=1000)
+    guide = " ".join((ROOT / "docs" / "calibrating.md").read_text(encoding="utf-8").split())
+    assert f"(violation rate {r['violation_rate']:.3f} at 250 calibration items" in guide

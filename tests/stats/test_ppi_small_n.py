@@ -94,3 +94,14 @@ def test_alpha_is_described_as_two_sided(capsys: pytest.CaptureFixture[str]) -> 
     assert main(["decide", "ppi", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "two-sided (1 - A) confidence intervals" in text and "one-sided" not in text
+
+
+def test_the_docs_state_the_measured_coverage() -> None:
+    t10, z10 = MEASURED_COVERAGE[10]
+    t25, _ = MEASURED_COVERAGE[25]
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert f"({t10:.3f} at n = 10, measured)" in readme
+    guide = " ".join((ROOT / "docs" / "judges.md").read_text(encoding="utf-8").split())
+    assert (
+        f"covered {t10:.3f} of the time at n = 10 with t ({z10:.3f} with z) and {t25:.3f}" in guide
+    )
