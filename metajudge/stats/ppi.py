@@ -19,7 +19,7 @@ PPI++ and human-only intervals (the variance of both is dominated by the n label
 draws) the z interval covered the full-data mean in 92.5% of draws at n = 25, the t interval in
 >= 93% (``benchmarks/ppi_coverage.py``).
 
-Small n: below :data:`SMALL_N` human labels the intervals under-cover (measured coverage of the
+Small n: below :data:`MIN_LABELS` human labels the intervals under-cover (measured coverage of the
 95% CI, ``benchmarks/ppi_coverage.py``, :data:`MEASURED_COVERAGE`), so :func:`ppi_on_labels`
 warns with the measured figures and gives no effective-sample-size gain (a ratio of two variances
 estimated from a handful of labels). Every interval is clipped to the scale of the target when
@@ -46,7 +46,7 @@ from metajudge import stats
 from metajudge.results import Result
 
 #: below this many human labels the intervals under-cover: warn, and give no ESS gain
-SMALL_N = 30
+MIN_LABELS = 30
 #: coverage of the 95% CI of the full-data human mean, 1,000 seeded draws of n labelled units on
 #: LFTQA-Eval with G-Eval gpt-4o as the judge (``benchmarks/ppi_coverage.py``):
 #: n -> (PPI++ with t, PPI++ with z); asserted in tests/stats/test_ppi_small_n.py
@@ -54,14 +54,14 @@ MEASURED_COVERAGE = {10: (0.891, 0.855), 25: (0.942, 0.925)}
 
 
 def small_n_warning(n: int, alpha: float = 0.05) -> str | None:
-    """The warning for ``n`` human labels below :data:`SMALL_N` (None from SMALL_N on)."""
-    if n >= SMALL_N:
+    """The warning for ``n`` human labels below :data:`MIN_LABELS` (None from MIN_LABELS on)."""
+    if n >= MIN_LABELS:
         return None
     measured = "; ".join(
         f"n = {k}: {t:.3f} with t, {z:.3f} with z" for k, (t, z) in MEASURED_COVERAGE.items()
     )
     return (
-        f"only {n} human labels: below {SMALL_N} the intervals under-cover and no ESS gain is "
+        f"only {n} human labels: below {MIN_LABELS} the intervals under-cover and no ESS gain is "
         f"given. Measured coverage of the 95% PPI++ interval of the full-data mean "
         f"(benchmarks/ppi_coverage.py, LFTQA-Eval, 1,000 draws): {measured} (nominal 0.95"
         + (f"; this run asks {1 - alpha:.3g}" if abs(alpha - 0.05) > 1e-12 else "")
@@ -303,7 +303,7 @@ def ppi_on_labels(
     judge on the rest; Rogan–Gladen too when labels and verdicts are binary. The full-data human
     mean (known here: the dataset is fully labelled) is reported beside, with whether each CI
     covers it. Units the judge left unscored are dropped and counted. ``scale``: the target's
-    range; intervals beyond it are clipped and named (``clipped``). Below :data:`SMALL_N` labels:
+    range; intervals beyond it are clipped and named (``clipped``). Below :data:`MIN_LABELS` labels:
     ``warnings`` (:func:`small_n_warning`) and no ESS gain (``ess_gain``/``effective_n`` None)."""
     h, j = np.asarray(human, dtype=float), np.asarray(judge, dtype=float)
     scored = np.isfinite(j)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from metajudge.cli import main
-from metajudge.stats.ppi import MEASURED_COVERAGE, SMALL_N, coverage_simulation
+from metajudge.stats.ppi import MEASURED_COVERAGE, MIN_LABELS, coverage_simulation
 
 ROOT = Path(__file__).resolve().parents[2]
 PPI = ["decide", "ppi", "--dataset", "lftqa_eval", "--metric", "geval_faithfulness"]
@@ -67,9 +67,19 @@ def test_small_n_warns_gives_no_ess_gain_and_clips_to_the_scale(
         not re.search(r"ESS gain [0-9]", md)
         and "Clipped to the scale [1.000, 5.000]: PPI++, human-only" in md
     )
-    # from SMALL_N labels on: no warning, the ESS gain is back
+    # from MIN_LABELS labels on: no warning, the ESS gain is back
     assert (
-        main([*PPI, "--scores", "shipped:gpt-4o", "--n-labelled", str(SMALL_N), "--format", "json"])
+        main(
+            [
+                *PPI,
+                "--scores",
+                "shipped:gpt-4o",
+                "--n-labelled",
+                str(MIN_LABELS),
+                "--format",
+                "json",
+            ]
+        )
         == 0
     )
     out, err = capsys.readouterr()
