@@ -40,19 +40,21 @@ def check_probabilities(
     field: str | None = None,
     where: str = "",
     deficit_ok: bool = False,
+    fields: Sequence[str] | None = None,
 ) -> float:
     """Their sum, once every value is finite and in [0, 1] and the sum is 1 ± :data:`SUM_TOL`
     (``deficit_ok``: at most 1 + SUM_TOL and above 0); else an InputError naming ``path``,
-    ``line`` and ``field``, ``where`` (e.g. "judge 'x', item 'p3': ") prefixed to the message."""
+    ``line`` and ``field`` (``fields``: each value's own field, named for a value out of range),
+    ``where`` (e.g. "judge 'x', item 'p3': ") prefixed to the message."""
     vals = [float(p) for p in probs]
     shown = [p if isinstance(p, int | float) else float(p) for p in probs]
-    for p in vals:
+    for i, p in enumerate(vals):
         if not (math.isfinite(p) and 0.0 <= p <= 1.0):
             raise InputError(
                 f"{where}probability {p!r} outside [0, 1] (in {shown})",
                 path=path,
                 line=line,
-                field=field,
+                field=fields[i] if fields is not None and i < len(fields) else field,
             )
     total = math.fsum(vals)
     low = total <= 0.0 if deficit_ok else total < 1.0 - SUM_TOL

@@ -112,7 +112,9 @@ def _check_row(path: Path, line: int, header: list[str], row: FArr, kind: Distri
                     f"log-probability {x!r} is above 0", path=path, line=line, field=col
                 )
         return
-    check_probabilities(row.tolist(), path=path, line=line, field=f"{header[0]}..{header[-1]}")
+    check_probabilities(
+        row.tolist(), path=path, line=line, field=f"{header[0]}..{header[-1]}", fields=header
+    )
 
 
 def _human(path: Path, line: int, col: str, text: str, values: FArr) -> float:
