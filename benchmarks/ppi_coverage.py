@@ -35,8 +35,13 @@ def lftqa_judge_and_human(backbone: str = "gpt-4o") -> tuple[np.ndarray, np.ndar
     return h[m], j[m]
 
 
-def main(draws: int = 1000, sizes: tuple[int, ...] = SIZES) -> dict:
-    h, j = lftqa_judge_and_human()
+def main(
+    draws: int = 1000,
+    sizes: tuple[int, ...] = SIZES,
+    data: tuple[np.ndarray, np.ndarray] | None = None,
+) -> dict:
+    """Coverage per critical value and n (``data``: (human, judge), default LFTQA-Eval's)."""
+    h, j = data if data is not None else lftqa_judge_and_human()
     out: dict = {"target": float(h.mean()), "N": int(h.size), "draws": draws}
     for crit in ("t", "z"):
         out[crit] = {

@@ -21,21 +21,17 @@ def _bench():  # type: ignore[no-untyped-def]
 
 
 def test_synthetic_population_violations_within_delta() -> None:
+    """n = 250, 1,000 draws (the guide's figure) and n = 100, 300 draws: within delta 0.1."""
     bench = _bench()
-    for n, want in ((100, 0.039), (250, 0.047)):
-        r = bench.synthetic(n, draws=1000)
-        assert r["violation_rate"] == want and r["violation_rate"] <= 0.1
     r = bench.synthetic(250, draws=1000)
-    assert r["kept_share"] > 0.7 and r["mean_population_agreement"] > 0.85
+    assert r["violation_rate"] == 0.047 and r["kept_share"] > 0.7
+    assert r["mean_population_agreement"] > 0.85
+    guide = " ".join((ROOT / "docs" / "calibrating.md").read_text(encoding="utf-8").split())
+    assert f"(violation rate {r['violation_rate']:.3f} at 250 calibration items" in guide
+    assert bench.synthetic(100, draws=300)["violation_rate"] <= 0.1
 
 
 def test_released_pairs_population_violations_within_delta(data_dir: Path) -> None:
     r = _bench().released("gpt-4-turbo", draws=200)
     assert r["population_violation_share"] <= 0.1
     assert r["test_reached_share"] < 0.9  # the realised share: not the guarantee's quantity
-
-
-def test_the_guide_states_the_synthetic_figure() -> None:
-    r = _bench().synthetic(250, draws=1000)
-    guide = " ".join((ROOT / "docs" / "calibrating.md").read_text(encoding="utf-8").split())
-    assert f"(violation rate {r['violation_rate']:.3f} at 250 calibration items" in guide

@@ -29,6 +29,7 @@ def _bench():  # type: ignore[no-untyped-def]
     return mod
 
 
+@pytest.mark.slow
 def test_the_quoted_coverage_is_reproduced(data_dir: Path) -> None:
     """n = 10 and 25, 1,000 draws each, t and z: the benchmark's numbers the warning quotes;
     below nominal at n = 10 (the reason for the warning), and n = 50 back near 0.95."""
@@ -44,7 +45,7 @@ def test_the_quoted_coverage_is_reproduced(data_dir: Path) -> None:
             z,
         )
     assert MEASURED_COVERAGE[10][0] < 0.90 and MEASURED_COVERAGE[10][1] < 0.86
-    out = bench.main(draws=200, sizes=(50,))
+    out = bench.main(draws=200, sizes=(50,), data=(h, j))
     assert out["t"][50]["PPI++"]["coverage"] >= 0.93
     assert "| 50 |" in bench.table(out)
 
