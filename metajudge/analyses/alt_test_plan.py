@@ -2,12 +2,21 @@
 and the number of items (``metajudge decide alt-test-plan``).
 
 Seeded synthetic annotation sets are run through the one Alt-Test procedure
-(:func:`metajudge.analyses.alt_test.alt_test`). Per replicate and number of items ``n``:
+(:func:`metajudge.analyses.alt_test.alt_test`). Per replicate and number of items ``n``, the
+``dirichlet`` model (the default; the paper's Appendix C and the authors' notebook
+``alt_test_example.ipynb``, ``sample_priors`` / ``generate_dataset``):
 
-- each item's true label is drawn uniformly from ``categories`` labels;
-- each of ``annotators`` humans labels every item: the true label with probability
-  ``1 - annotator_noise``, otherwise a label drawn uniformly from all ``categories``;
+- category priors π are drawn from Dirichlet(1, ..., 1) over ``categories`` labels;
+- each item's true label is drawn from π;
+- each of ``annotators`` humans labels every item from ``noise·π + (1 − noise)·onehot(truth)``:
+  the true label with probability ``1 - annotator_noise``, otherwise a label drawn from π;
 - the LLM labels every item the same way with ``llm_noise``.
+
+The authors draw one π per dataset of 500 items and 6 annotators and take 10 subsamples of n
+items and 3 annotators from it; here each replicate draws its own π and its n items (given π the
+items are i.i.d. either way, so a replicate has the same distribution; the authors' replicates of
+one dataset share π). The ``uniform`` model (metajudge's earlier one, kept by name): labels and
+noise drawn uniformly over the categories instead of from π.
 
 For each ε the result gives, per ``n``, the mean winning rate over ``reps`` replicates, the
 pass rate (share of replicates with winning rate >= 0.5) and the mean advantage probability.
@@ -42,6 +51,11 @@ class PlanSettings:
     seed: int = 0
     q: float = 0.05
     min_items: int = 30
+    model: str = "dirichlet"  # SIMULATIONS: the paper's (Dirichlet(1) priors) or "uniform"
+
+
+#: the simulation models: the paper's (the default) and the uniform one
+SIMULATIONS = ("dirichlet", "uniform")
 
 
 @dataclass(frozen=True)
@@ -72,20 +86,29 @@ class AltTestPlan(Result):
         return min(ok) if ok else None
 
 
-def _noisy(truth: np.ndarray, noise: float, k: int, rng: np.random.Generator) -> np.ndarray:
+def _draw(n: int, k: int, priors: np.ndarray | None, rng: np.random.Generator) -> np.ndarray:
+    """``n`` labels from ``priors`` (None: uniform over ``k``)."""
+    return rng.integers(0, k, n) if priors is None else rng.choice(k, size=n, p=priors)
+
+
+def _noisy(
+    truth: np.ndarray, noise: float, k: int, rng: np.random.Generator, priors: np.ndarray | None
+) -> np.ndarray:
     flip = rng.random(truth.size) < noise
-    return np.where(flip, rng.integers(0, k, truth.size), truth)
+    return np.where(flip, _draw(truth.size, k, priors, rng), truth)
 
 
 def simulated_set(settings: PlanSettings, n: int, rep: int) -> AltTestData:
-    """One seeded synthetic annotation set of ``n`` items (the module docstring's model)."""
+    """One seeded synthetic annotation set of ``n`` items (the module docstring's models)."""
     rng = np.random.default_rng([settings.seed, n, rep])
     k = settings.categories
-    truth = rng.integers(0, k, n)
+    priors = rng.dirichlet(np.ones(k)) if settings.model == "dirichlet" else None
+    truth = _draw(n, k, priors, rng)
     items = [f"i{i}" for i in range(n)]
 
     def labels(noise: float) -> dict[str, str]:
-        return {i: f"c{v}" for i, v in zip(items, _noisy(truth, noise, k, rng), strict=True)}
+        drawn = _noisy(truth, noise, k, rng, priors)
+        return {i: f"c{v}" for i, v in zip(items, drawn, strict=True)}
 
     humans = {f"h{a}": labels(settings.annotator_noise) for a in range(settings.annotators)}
     llm = {"llm": labels(settings.llm_noise)}
@@ -93,6 +116,11 @@ def simulated_set(settings: PlanSettings, n: int, rep: int) -> AltTestData:
 
 
 def _check(s: PlanSettings) -> None:
+    if s.model not in SIMULATIONS:
+        raise InputError(
+            f"unknown simulation {s.model!r} (known: {', '.join(SIMULATIONS)})",
+            field="--simulation",
+        )
     if s.categories < 2:
         raise InputError("the simulation needs at least 2 categories", field="--categories")
     if s.annotators < 3:
@@ -140,8 +168,13 @@ def plan_markdown(plan: AltTestPlan) -> str:
     """The simulation's table: one row per n, winning rate and pass rate per ε."""
     s = plan.settings
     eps = list(s.epsilons)
+    model = (
+        "the paper's model: category priors from Dirichlet(1), labels and noise drawn from them"
+        if s.model == "dirichlet"
+        else "the uniform model: labels and noise drawn uniformly over the categories"
+    )
     head = (
-        f"Simulated Alt-Test: {s.categories} categories, {s.annotators} annotators "
+        f"Simulated Alt-Test ({model}): {s.categories} categories, {s.annotators} annotators "
         f"(noise {s.annotator_noise:g}), LLM noise {s.llm_noise:g}; {s.reps} seeded replicates "
         f"per n (seed {s.seed}), BY q = {s.q:g}, accuracy scoring"
     )
@@ -165,6 +198,11 @@ def plan_markdown(plan: AltTestPlan) -> str:
     lines.append(
         "- ω: winning rate (share of annotators the LLM beats), mean over replicates; "
         "pass: share of replicates with ω >= 0.5. Labels: the truth with probability "
-        "1 − noise, else a uniform draw over the categories."
+        "1 − noise, else a draw "
+        + (
+            "from the replicate's category priors."
+            if s.model == "dirichlet"
+            else "uniform over the categories."
+        )
     )
     return "\n".join(lines) + "\n"

@@ -37,7 +37,7 @@ import numpy as np
 from metajudge.errors import InputError
 from metajudge.results import Result
 from metajudge.stats.classification import accuracy
-from metajudge.stats.correlation import pearson
+from metajudge.stats.correlation import partial_pearson, pearson
 
 TIE_RULE = "a tie goes to the tied label of the judge most accurate on the fitting split"
 
@@ -101,23 +101,31 @@ def _vote(votes: Sequence[str], weights: Sequence[float], rank: Sequence[int]) -
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _error_correlation(names: Sequence[str], wrong: np.ndarray) -> dict[str, dict[str, float]]:
+def _error_correlation(
+    names: Sequence[str], wrong: np.ndarray, control: np.ndarray | None = None
+) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     for a in range(len(names)):
         out[names[a]] = {}
         for b in range(len(names)):
             x, y = wrong[a], wrong[b]
             ok = x.std() > 0 and y.std() > 0
-            out[names[a]][names[b]] = pearson(x, y) if ok else math.nan
+            if not ok:
+                out[names[a]][names[b]] = math.nan
+            elif control is None:
+                out[names[a]][names[b]] = pearson(x, y)
+            else:
+                out[names[a]][names[b]] = partial_pearson(x, y, control)
     return out
 
 
 def _redundancy(
-    names: Sequence[str], errors: np.ndarray
+    names: Sequence[str], errors: np.ndarray, control: np.ndarray | None = None
 ) -> tuple[dict[str, dict[str, float]], float, float]:
-    """The judges' error correlation matrix, its mean ρ̄ over pairs and the effective number of
-    judges ``k / (1 + (k − 1)·ρ̄)`` (module docstring)."""
-    corr = _error_correlation(names, errors)
+    """The judges' error correlation matrix (with ``control``, the human score, partialled out),
+    its mean ρ̄ over pairs and the effective number of judges ``k / (1 + (k − 1)·ρ̄)`` (module
+    docstring)."""
+    corr = _error_correlation(names, errors, control)
     off = [corr[a][b] for a in names for b in names if a < b and math.isfinite(corr[a][b])]
     rho = float(np.mean(off)) if off else math.nan
     n = len(names)
@@ -300,9 +308,12 @@ class ScoreJuryResult(Result):
     weights: dict[str, float]
     best_single: str
     rows: list[dict[str, Any]]  # one per single judge and jury: Pearson, Kendall, test vs best
+    # the errors' correlation with the human mean partialled out (the errors score − human
+    # share the −human term, which alone correlates them); the raw mean beside it
     error_correlation: dict[str, dict[str, float]]
     mean_error_correlation: float
     effective_judges: float
+    mean_raw_error_correlation: float = math.nan
     test: str = SCORE_TEST
     n_resamples: int = 1000
     seed: int = 0
@@ -318,7 +329,8 @@ class ScoreJuryResult(Result):
             f"judges correlates with the human mean at Pearson r = {jury['pearson']:.3f} on "
             f"{self.n_eval} held-out responses, {better} the best single judge "
             f"{self.best_single} ({best['pearson']:.3f}; Perm-Inp p = {jury['p_value']:.3g}); "
-            f"mean error correlation {self.mean_error_correlation:.2f}, effective number of "
+            f"mean error correlation {self.mean_error_correlation:.2f} with the human mean "
+            f"partialled out ({self.mean_raw_error_correlation:.2f} raw), effective number of "
             f"judges {self.effective_judges:.2f}."
         )
 
@@ -393,8 +405,10 @@ def _score_jury(
       normalised to sum to 1;
     - the best single judge: the highest Pearson r on the fitting split;
     - on the evaluation split: Pearson r, Kendall τ_b and RMSE of each; each jury against the
-      best single judge by Perm-Inp (:data:`SCORE_TEST`, paired by response); the Pearson
-      correlation of the judges' errors (score − human mean), ρ̄ and ``k / (1 + (k − 1)·ρ̄)``.
+      best single judge by Perm-Inp (:data:`SCORE_TEST`, paired by response); the partial
+      correlation of the judges' errors (score − human mean) given the human mean (errors share
+      the −human term, which alone would correlate them), ρ̄ and ``k / (1 + (k − 1)·ρ̄)``; the
+      raw mean error correlation beside it.
     """
     names = list(preds)
     keep, dropped = _kept(gold, preds, names, _finite, "no_human_rating", "a_judge_without_score")
@@ -422,7 +436,9 @@ def _score_jury(
         _score_row("mean score", "jury", mean, ge, pe[best], ctx),
         _score_row("weighted mean", "jury", wmean, ge, pe[best], ctx),
     ]
-    corr, rho, effective = _redundancy(names, np.array([pe[j] - ge for j in names]))
+    errors = np.array([pe[j] - ge for j in names])
+    corr, rho, effective = _redundancy(names, errors, control=ge)
+    raw = _redundancy(names, errors)[1]
     return ScoreJuryResult(
         dataset=dataset,
         dimension=dimension,
@@ -438,6 +454,7 @@ def _score_jury(
         error_correlation=corr,
         mean_error_correlation=rho,
         effective_judges=effective,
+        mean_raw_error_correlation=raw,
         n_resamples=n_resamples,
         seed=seed,
         fit_fraction=fit_fraction,

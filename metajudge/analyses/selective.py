@@ -16,8 +16,12 @@ sent to the strongest judge (the last of the cascade).
 :func:`judge_columns` turns a dataset and score rows into the arrays; :func:`selective_judging`
 runs ``repeats`` seeded calibration/test splits and reports, for each judge alone and for the
 cascade, the mean threshold(s), coverage, agreement on kept test items, the raw agreement (every
-test item, no abstention), the share of splits whose test agreement reached 1 − α, and the cost
-per 1,000 items.
+test item, no abstention), the share of splits (that kept any) whose agreement on their finite
+test set reached 1 − α — realised, with the test set's sampling noise, so not the guarantee's
+probability — and the cost per 1,000 items. The guarantee's own quantity is shown beside: with
+the dataset as the population, ``repeats`` calibration sets drawn i.i.d. from every unit, the
+share whose thresholds give agreement below 1 − α on the units they keep (promised <= δ).
+Calibration sets too small to keep anything (:func:`smallest_calibration`) are said so.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from metajudge.data.released_probs import SUM_TOL
+from metajudge.data.probabilities import check_probabilities
 from metajudge.errors import InputError
 from metajudge.results import Result
 from metajudge.stats.decisions import spell, to_pref
@@ -61,13 +65,7 @@ def check_level(value: float, name: str) -> float:
 
 
 def _check_sum(probs: Sequence[float], judge: str, item: str, field: str = "score") -> None:
-    total = float(sum(probs))
-    if abs(total - 1.0) > SUM_TOL or any(not 0.0 <= p <= 1.0 for p in probs):
-        raise InputError(
-            f"judge {judge!r}, item {item!r}: class probabilities {list(probs)} sum to "
-            f"{total:.9g}, not 1 (tolerance {SUM_TOL:g})",
-            field=field,
-        )
+    check_probabilities(probs, field=field, where=f"judge {judge!r}, item {item!r}: ")
 
 
 def _pairwise_probs(rows: Sequence[Mapping[str, Any]], judge: str) -> dict[str, dict[str, float]]:
@@ -126,6 +124,26 @@ def class_probabilities(
     field (``score`` / ``details.probs``). ``labels``: the dataset's labels (a binary verdict's
     ``0`` / ``1`` are read as the first / second of two)."""
     return _pairwise_probs(rows, judge) if pairwise else _categorical_probs(rows, judge, labels)
+
+
+def renormalised_note(rows: Sequence[Mapping[str, Any]], judge: str, units: set[str]) -> str:
+    """How many of ``units`` had their released probabilities renormalised (they summed to less
+    than 1: ``details.renormalised``, ``details.raw_probs``), with the lowest raw sum; ""
+    when none."""
+    raw = {
+        str(r["item"]): math.fsum(r["details"]["raw_probs"])
+        for r in rows
+        if r["metric"] == judge
+        and str(r["item"]) in units
+        and (r.get("details") or {}).get("renormalised")
+    }
+    if not raw:
+        return ""
+    return (
+        f"{judge}: {len(raw)} of {len(units)} units' probabilities summed to less than 1 "
+        f"(lowest {min(raw.values()):.6g}; the released format's rest of the mass went to other "
+        "tokens) and were renormalised to sum to 1"
+    )
 
 
 def _top(probs: Mapping[str, float]) -> tuple[str, float]:
@@ -216,6 +234,7 @@ def judge_columns(
         for j in judges
     )
     notes = [f"{len(units)} units with a human label and a verdict of every judge"]
+    notes += [n for j in judges if (n := renormalised_note(rows, j, set(units)))]
     if no_label:
         notes.append(f"{no_label} units without a human label left out")
     if no_verdict:
@@ -307,12 +326,19 @@ class ConfigSummary:
     coverage_mean: float
     agreement_mean: float | None  # on kept test items, over splits that kept any
     raw_agreement_mean: float  # the strongest judge of the configuration, every test item
-    reached_share: float | None  # splits (that kept any) with test agreement >= 1 - alpha
+    # realised, NOT the guarantee: the share of the splits that kept any test item whose
+    # agreement on their finite test set reached 1 - alpha (test-set sampling noise included)
+    reached_share: float | None
     splits_empty: int  # splits where no test item was kept
     share_by_judge_mean: tuple[float, ...]
     cost_per_1000: float
     reference_cost_per_1000: float  # every item to the strongest judge of the run
     splits: tuple[SplitOutcome, ...] = field(repr=False, default=())
+    # the guarantee's own quantity, the dataset standing in for the population: calibration sets
+    # drawn i.i.d. (with replacement) from every unit, the thresholds applied to every unit; the
+    # share of draws whose agreement on the units kept falls below 1 - alpha (<= delta promised)
+    population_violation_share: float | None = None
+    population_draws_kept: int = 0  # draws whose thresholds keep any unit
 
 
 def _summarise(
@@ -321,8 +347,10 @@ def _summarise(
     outs: Sequence[SplitOutcome],
     alpha: float,
     reference_cost: float,
+    population: Sequence[float | None] = (),
 ) -> ConfigSummary:
     kept = [o for o in outs if o.agreement is not None]
+    pop = [a for a in population if a is not None]
     k = len(judges)
     return ConfigSummary(
         name=name,
@@ -346,6 +374,12 @@ def _summarise(
         cost_per_1000=1000.0 * float(np.mean([o.cost_per_item for o in outs])),
         reference_cost_per_1000=1000.0 * reference_cost,
         splits=tuple(outs),
+        population_violation_share=(
+            float(np.mean([a is not None and a < 1 - alpha - 1e-12 for a in population]))
+            if population
+            else None
+        ),
+        population_draws_kept=len(pop),
     )
 
 
@@ -386,6 +420,7 @@ class SelectiveResult(Result):
     confidence: str
     configs: tuple[ConfigSummary, ...]
     notes: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
     # per judge: (coverage, agreement, confidence) of its most confident units, all units
     curves: Mapping[str, tuple[tuple[float, float, float], ...]] = field(default_factory=dict)
 
@@ -399,22 +434,50 @@ class SelectiveResult(Result):
         return d
 
 
-def _splits(
-    human: np.ndarray, n_cal: int, repeats: int, seed: int
-) -> list[tuple[np.ndarray, np.ndarray]]:
+def _splits(n: int, n_cal: int, repeats: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``repeats`` seeded calibration/test splits (any mix of human classes: the binomial bound
+    counts agreements, whatever the classes)."""
     rng = np.random.default_rng(seed)
     out = []
-    for r in range(repeats):
-        perm = rng.permutation(len(human))
-        cal, test = np.sort(perm[:n_cal]), np.sort(perm[n_cal:])
-        if len(set(human[cal].tolist())) < 2:
-            raise InputError(
-                f"calibration split {r} (seed {seed}) holds one human class only "
-                f"({human[cal][0]!r}); the agreement bound needs both kinds of items",
-                field="calibration split",
-            )
-        out.append((cal, test))
+    for _ in range(repeats):
+        perm = rng.permutation(n)
+        out.append((np.sort(perm[:n_cal]), np.sort(perm[n_cal:])))
     return out
+
+
+def _population_draws(n: int, n_cal: int, repeats: int, seed: int) -> list[np.ndarray]:
+    """``repeats`` seeded i.i.d. calibration draws (with replacement) of ``n_cal`` of ``n``
+    units: the guarantee's setting with the dataset as the population."""
+    rng = np.random.default_rng([seed, 1])
+    return [rng.integers(0, n, n_cal) for _ in range(repeats)]
+
+
+def smallest_calibration(alpha: float, delta: float, min_n: int = MIN_N) -> int:
+    """The fewest calibration items with which a judge can keep anything: ``min_n`` items at or
+    above a threshold, and enough that even 0 disagreements give an exact upper bound <= alpha
+    (1 - delta ** (1 / n) <= alpha, i.e. n >= ln delta / ln(1 - alpha)).
+
+    >>> smallest_calibration(0.15, 0.1), smallest_calibration(0.01, 0.1)
+    (30, 230)
+    """
+    return max(min_n, math.ceil(math.log(delta) / math.log1p(-alpha) - 1e-9))
+
+
+def hopeless_warning(n_cal: int, alpha: float, delta: float, min_n: int = MIN_N) -> str | None:
+    """The warning when ``n_cal`` calibration items can never keep anything (None otherwise)."""
+    need = smallest_calibration(alpha, delta, min_n)
+    if n_cal >= need:
+        return None
+    why = (
+        f"a threshold needs at least {min_n} calibration items at or above it"
+        if need == min_n
+        else f"even with 0 disagreements the exact bound at delta {delta:g} reaches alpha "
+        f"{alpha:g} only from {need} items"
+    )
+    return (
+        f"{n_cal} calibration items can never pass: {why}, so every split keeps nothing "
+        f"(give --calibration {need} or more)"
+    )
 
 
 def selective_judging(
@@ -448,11 +511,13 @@ def selective_judging(
             f"must be between 1 and {n - 1} ({n} units), got {n_cal}", field="calibration"
         )
     human = np.asarray(data.human)
-    splits = _splits(human, n_cal, repeats, seed)
+    splits = _splits(n, n_cal, repeats, seed)
     judges = list(data.judges)
     configs = [(f"{j.name} alone", [j]) for j in judges]
     if len(judges) > 1:
         configs.append(("cascade " + " -> ".join(j.name for j in judges), judges))
+    draws = _population_draws(n, n_cal, repeats, seed)
+    every = np.arange(n)
     summaries = []
     for name, js in configs:
         outs = [
@@ -461,7 +526,14 @@ def selective_judging(
             )
             for cal, test in splits
         ]
-        summaries.append(_summarise(name, js, outs, alpha, judges[-1].cost))
+        pop = [
+            apply_cascade(
+                human, js, every, calibrate_cascade(human, js, d, alpha, delta, min_n, grid)
+            ).agreement
+            for d in draws
+        ]
+        summaries.append(_summarise(name, js, outs, alpha, judges[-1].cost, pop))
+    hopeless = hopeless_warning(n_cal, alpha, delta, min_n)
     return SelectiveResult(
         alpha=alpha,
         delta=delta,
@@ -475,6 +547,7 @@ def selective_judging(
         confidence="the judge's largest class probability",
         configs=tuple(summaries),
         notes=data.notes,
+        warnings=(hopeless,) if hopeless else (),
         curves={j.name: coverage_curve(data.human, j) for j in judges},
     )
 

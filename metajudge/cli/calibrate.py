@@ -250,6 +250,8 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         out=args.out,
     )
     warn_dropped(ids)
+    for w in run.result.warnings:
+        print(f"warning: {w}", file=sys.stderr)
     return _emit(args, run)
 
 
@@ -259,6 +261,9 @@ def _cmd_apply(args: argparse.Namespace) -> int:
     ids = id_policy(args)
     run = run_apply(_source(args, ids), args.calibrator, output=args.output)
     warn_dropped(ids)
+    shift = run.result.shift
+    if shift and shift["warning"]:
+        print(f"warning: {shift['warning']}", file=sys.stderr)
     return _emit(args, run)
 
 

@@ -8,6 +8,7 @@ wired, :func:`register` adds it as the top-level ``calibrate-selective``.
 from __future__ import annotations
 
 import argparse
+import sys
 
 from metajudge.cli.options import (
     add_data_dir,
@@ -134,6 +135,8 @@ def run(args: argparse.Namespace) -> int:
         out=args.out,
     )
     warn_dropped(ids)
+    for w in res.result.warnings:
+        print(f"warning: {w}", file=sys.stderr)
     for path in res.folder:
         notice(args.format, str(path))
     if args.format == "json":

@@ -12,6 +12,7 @@ Only argparse is imported here; the library loads inside each command.
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING
 
 from metajudge.cli import options as opt
@@ -21,8 +22,8 @@ if TYPE_CHECKING:
     from metajudge.runs.alt_test import DecisionRun
 
 
-def _common(p: argparse.ArgumentParser) -> None:
-    opt.add_alpha(p, "the one-sided test")
+def _common(p: argparse.ArgumentParser, alpha: str = "the one-sided test") -> None:
+    opt.add_alpha(p, alpha)
     opt.add_n_boot(p)
     opt.add_seed(p)
     opt.add_out(p, "write the decision report (.md, .json, plots) into this folder")
@@ -124,13 +125,14 @@ def _register_ppi(dsub: argparse._SubParsersAction) -> None:  # type: ignore[typ
         help="draw this share of the labelled units (--seed)",
     )
     p.add_argument("--system", help="Likert data: estimate this system's mean score only")
+    p.add_argument("--dimension", help="the human dimension (default: the one the metric tracks)")
     p.add_argument(
         "--critical",
         choices=("t", "z"),
         default="t",
         help="critical value of the PPI++/human-only CI: Student t, n-1 df (default), or normal (ppi_py)",
     )
-    _common(p)
+    _common(p, "the two-sided (1 - A) confidence intervals")
     p.set_defaults(func=_cmd_ppi)
 
 
@@ -265,9 +267,12 @@ def _cmd_ppi(args: argparse.Namespace) -> int:
         n_boot=args.n_boot,
         seed=args.seed,
         eps=args.epsilon,
+        dimension=args.dimension,
         out=args.out,
         **_load_kw(args),
     )
+    for w in run.payload.get("warnings") or ():
+        print(f"warning: {w}", file=sys.stderr)
     _show(args, run)
     return 0
 
@@ -370,11 +375,19 @@ def _register_alt_test_plan(dsub: argparse._SubParsersAction) -> None:  # type: 
         "alt-test-plan",
         help="plan an Alt-Test: the paper's simulation (categories, annotator and LLM noise) "
         "run through the Alt-Test, winning rate and pass rate by number of items and ε",
-        description="Seeded synthetic annotation sets (each label the truth with probability "
-        "1 - noise, else uniform over the categories; every annotator labels every item) run "
-        "through `decide alt-test`'s procedure: per ε and number of items n, the mean winning "
-        "rate, the pass rate (share of replicates with winning rate >= 0.5) and the advantage "
-        "probability.",
+        description="Seeded synthetic annotation sets run through `decide alt-test`'s "
+        "procedure: per ε and number of items n, the mean winning rate, the pass rate (share of "
+        "replicates with winning rate >= 0.5) and the advantage probability. The paper's model "
+        "(--simulation dirichlet, the default; Calderon et al. 2025, Appendix C): category "
+        "priors drawn from Dirichlet(1) per replicate, true labels from the priors, each label "
+        "the truth with probability 1 - noise, else a draw from the priors; every annotator "
+        "labels every item. --simulation uniform: labels and noise uniform over the categories.",
+    )
+    a.add_argument(
+        "--simulation",
+        choices=("dirichlet", "uniform"),
+        default="dirichlet",
+        help="the simulation model: the paper's Dirichlet(1) priors (default) or uniform labels",
     )
     a.add_argument("--categories", type=bounded_int(2, 1000), default=3, help="labels (default 3)")
     a.add_argument(
@@ -384,13 +397,13 @@ def _register_alt_test_plan(dsub: argparse._SubParsersAction) -> None:  # type: 
         "--annotator-noise",
         type=probability,
         default=0.3,
-        help="chance a human's label is a uniform draw, not the truth (default 0.3)",
+        help="chance a human's label is a random draw, not the truth (default 0.3)",
     )
     a.add_argument(
         "--llm-noise",
         type=probability,
         default=0.3,
-        help="chance the LLM's label is a uniform draw, not the truth (default 0.3)",
+        help="chance the LLM's label is a random draw, not the truth (default 0.3)",
     )
     a.add_argument(
         "--n",
@@ -433,6 +446,7 @@ def _cmd_alt_test_plan(args: argparse.Namespace) -> int:
         seed=args.seed,
         q=args.q,
         min_items=args.min_items,
+        model=args.simulation,
         out=args.out,
     )
     _show(args, run)

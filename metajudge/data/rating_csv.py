@@ -3,7 +3,7 @@
 The format (``conformal_judge_sheng2025``'s ``summeval/<model>_<dim>.csv``, and any file like it)
 is a CSV with a header: one column per rating value (``1``, ``2``, ... ``5``: numeric names) holding
 the judge's log-probability of that rating token, and a LAST column holding the human score (its
-name is the dimension, or ``human``). :func:`read_rating_csv` reads it as it is.
+name is the dimension, or ``human``), within the rating values' range (else refused). :func:`read_rating_csv` reads it as it is.
 
 Log-probabilities must be <= 0; the released files keep a top-k of tokens with a floor of
 log(1e-5), so exp(log p) sums to a little under 1 over the rating tokens: the distribution is
@@ -28,13 +28,11 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from metajudge.data.released_probs import SUM_TOL
+from metajudge.data.probabilities import check_probabilities
 from metajudge.errors import InputError
 
 FArr = npt.NDArray[np.float64]
 Distribution = Literal["logprobs", "probs"]
-
-#: tolerance of a probability row's sum
 
 
 @dataclass(frozen=True)
@@ -114,16 +112,23 @@ def _check_row(path: Path, line: int, header: list[str], row: FArr, kind: Distri
                     f"log-probability {x!r} is above 0", path=path, line=line, field=col
                 )
         return
-    for col, x in zip(header, row, strict=False):
-        if x < 0 or x > 1:
-            raise InputError(f"probability {x!r} outside [0, 1]", path=path, line=line, field=col)
-    if abs(row.sum() - 1.0) > SUM_TOL:
+    check_probabilities(
+        row.tolist(), path=path, line=line, field=f"{header[0]}..{header[-1]}", fields=header
+    )
+
+
+def _human(path: Path, line: int, col: str, text: str, values: FArr) -> float:
+    """A human score, inside the rating values' range (the scale the file's columns declare)."""
+    x = _cell(path, line, col, text)
+    lo, hi = float(values.min()), float(values.max())
+    if not lo <= x <= hi:
         raise InputError(
-            f"probabilities sum to {row.sum():.9g}, not 1 (tolerance {SUM_TOL:g})",
+            f"human score {x:g} is outside the scale {lo:g}..{hi:g} of the rating columns",
             path=path,
             line=line,
-            field=f"{header[0]}..{header[-1]}",
+            field=col,
         )
+    return x
 
 
 def read_rating_csv(
@@ -162,7 +167,7 @@ def _read_cached(
         row = np.array([_cell(p, i, c, t) for c, t in zip(rating_cols, raw, strict=False)])
         _check_row(p, i, rating_cols, row, distribution)
         dist.append(row)
-        human.append(_cell(p, i, human_col, raw[-1]))
+        human.append(_human(p, i, human_col, raw[-1], values))
         lines.append(i)
     if not dist:
         raise InputError("no data rows", path=p, field="<rows>")

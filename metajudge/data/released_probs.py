@@ -21,18 +21,16 @@ mass went to other tokens) is renormalised to sum to 1, and its rows say so
 from __future__ import annotations
 
 import ast
-import math
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from metajudge.data.probabilities import SUM_TOL, check_probabilities
 from metajudge.errors import InputError
 
 FIELDS: tuple[str, ...] = ("instruction", "outputs", "preferences", "probs")
-#: tolerance on probabilities that must sum to 1 (released files, rating CSVs, judge columns)
-SUM_TOL = 1e-6
 _SUFFIXES = (".calibration", ".test", ".train")
 
 
@@ -95,16 +93,7 @@ def _probs(v: Any, p: Path, line: int) -> tuple[tuple[float, float], tuple[float
     if len(raw) != 2 or any(isinstance(x, bool) or not isinstance(x, int | float) for x in raw):
         raise InputError("expected two numbers", path=p, line=line, field="probs")
     a, b = float(raw[0]), float(raw[1])
-    if not all(math.isfinite(x) and 0.0 <= x <= 1.0 for x in (a, b)):
-        raise InputError(f"probabilities outside [0, 1]: {raw}", path=p, line=line, field="probs")
-    total = a + b
-    if total > 1.0 + SUM_TOL or total <= 0.0:
-        raise InputError(
-            f"probabilities sum to {total:.9g}, not 1 (tolerance {SUM_TOL:g})",
-            path=p,
-            line=line,
-            field="probs",
-        )
+    total = check_probabilities((a, b), path=p, line=line, field="probs", deficit_ok=True)
     if abs(total - 1.0) <= SUM_TOL:
         return (a, b), (a, b)
     return (a / total, b / total), (a, b)

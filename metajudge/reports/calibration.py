@@ -26,6 +26,7 @@ def fit_markdown(res: Any, dropped: Mapping[str, int]) -> str:
     lines = [
         f"# Calibration of {res.judge}: {res.method}",
         "",
+        *(f"**Warning: {w}.**\n" for w in getattr(res, "warnings", ()) or ()),
         (
             f"{res.n} rows; {_protocol(res.protocol)}; means over the held-out parts "
             "(sd in brackets). The calibrator file's map is fitted on all rows."
@@ -50,6 +51,17 @@ def fit_markdown(res: Any, dropped: Mapping[str, int]) -> str:
 def apply_markdown(res: Any, dropped: Mapping[str, int]) -> str:
     """What ``calibrate apply`` did."""
     note = " (in-sample: these are the rows the map was fitted on)" if res.in_sample else ""
+    shift = getattr(res, "shift", None)
+    if shift:
+        note += (
+            f". Shift check of the judge's scores against the fitting rows: two-sample "
+            f"Kolmogorov-Smirnov D = {shift['ks_statistic']:.3f}, p = {shift['ks_p']:.3g}"
+            + (
+                f" < {shift['shift_alpha']:g}: shifted, the calibration map may not hold on these rows"
+                if shift["shifted"]
+                else ""
+            )
+        )
     return (
         f"# {res.judge} calibrated ({res.method})\n\n{res.n} rows; MAE against the human "
         f"scores {res.mae_before:.3f} -> {res.mae_after:.3f}{note}.\n" + _dropped(dropped)

@@ -230,13 +230,18 @@ def ppi_markdown(j: Mapping[str, Any]) -> str:
     """The PPI section: PPI++ beside human-only and judge-only (and Rogan–Gladen), verdict first."""
     p, h = j["ppi"], j["human_only"]
     pct = round((1 - j["alpha"]) * 100)
+    width = (
+        f"the width of {_f(j['effective_n'], 1)} human labels (ESS gain {_f(j['ess_gain'], 2)}×, "
+        if j.get("ess_gain") is not None
+        else "too few labels for an ESS gain ("
+    )
     out = [
         f"# Prediction-powered estimate: {j['target']} ({j['dataset']}, judge {j['judge']})",
         "",
+        *(f"**Warning: {w}.**\n" for w in j.get("warnings") or ()),
         (
             f"**PPI++ {_f(p['value'])} {_ci([p['lo'], p['hi']])} with {j['n']} human labels and "
-            f"{j['N']} judge-only units: the width of {_f(j['effective_n'], 1)} human labels "
-            f"(ESS gain {_f(j['ess_gain'], 2)}×, λ̂ = {_f(j['lam'])}).**"
+            f"{j['N']} judge-only units: {width}λ̂ = {_f(j['lam'])}).**"
         ),
         "",
         f"| method | estimate | {pct}% CI | covers full-data human mean {_f(j['full_human_mean'])} |",
@@ -253,7 +258,14 @@ def ppi_markdown(j: Mapping[str, Any]) -> str:
         (
             f"Human-only: {_f(h['value'])} from the {j['n']} labelled units alone. Judge-only: the "
             "judge's mean over all units (biased whenever the judge is). "
-            f"{j['n_unscored']} units the judge left unscored were dropped; critical value {j['critical']}."
+            f"{j['n_unscored']} units the judge left unscored were dropped; critical value {j['critical']}; "
+            f"two-sided {pct}% intervals."
+            + (
+                f" Clipped to the scale [{_f(j['scale'][0])}, {_f(j['scale'][1])}]: "
+                f"{', '.join(j['clipped'])}."
+                if j.get("clipped")
+                else ""
+            )
         ),
         "",
         (

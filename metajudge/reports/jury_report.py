@@ -36,7 +36,7 @@ def jury_markdown(j: Mapping[str, Any], sentence: str) -> str:
             f"| {_f(r['cohen_kappa'])} | {_f(r.get('vs_best'))} | {_f(r.get('mcnemar_p'), -3)} "
             f"| {_f(j['fit_accuracy'].get(name))} | {_f(j['weights'].get(name), 2)} |"
         )
-    return _with_error_table(lines, j, "the error indicators")
+    return _with_error_table(lines, j, "the error indicators, 1 = wrong; raw")
 
 
 def _score_jury_markdown(j: Mapping[str, Any], sentence: str) -> str:
@@ -65,7 +65,13 @@ def _score_jury_markdown(j: Mapping[str, Any], sentence: str) -> str:
             f"| {_f(r.get('p_value'), -3)} | {_f(j['fit_pearson'].get(name))} "
             f"| {_f(j['weights'].get(name), 3)} |"
         )
-    return _with_error_table(lines, j, "the errors, score − human mean")
+    raw = j.get("mean_raw_error_correlation")
+    return _with_error_table(
+        lines,
+        j,
+        "the errors, score − human mean, with the human mean partialled out"
+        + (f"; raw mean {_f(raw, 2)}" if raw is not None else ""),
+    )
 
 
 def _with_error_table(lines: list[str], j: Mapping[str, Any], errors: str) -> str:

@@ -15,13 +15,28 @@ def _thresholds(c: dict[str, Any]) -> str:
     return " / ".join(_f(t, 4) for t in c["threshold_mean"])
 
 
+def _reached(c: dict[str, Any], repeats: int) -> str:
+    """The realised test-set share with its count: "0.82 (32 of 39)"."""
+    kept = repeats - c["splits_empty"]
+    if c["reached_share"] is None:
+        return "– (0 kept any)"
+    return f"{c['reached_share']:.2f} ({round(c['reached_share'] * kept)} of {kept})"
+
+
+def _violations(c: dict[str, Any], repeats: int) -> str:
+    v = c.get("population_violation_share")
+    if v is None:
+        return "–"
+    return f"{v:.3f} ({c.get('population_draws_kept', 0)} of {repeats} keep any)"
+
+
 def _row(c: dict[str, Any], repeats: int) -> str:
     empty = f"{c['splits_empty']}/{repeats}"
-    reached = _f(c["reached_share"], 2)
     shares = " / ".join(f"{s:.0%}" for s in c["share_by_judge_mean"])
     return (
         f"| {c['name']} | {_thresholds(c)} | {c['coverage_mean']:.1%} | {shares} | "
-        f"{_f(c['agreement_mean'])} | {c['raw_agreement_mean']:.3f} | {reached} | {empty} | "
+        f"{_f(c['agreement_mean'])} | {c['raw_agreement_mean']:.3f} | {_reached(c, repeats)} | "
+        f"{_violations(c, repeats)} | {empty} | "
         f"{c['cost_per_1000']:,.1f} | {c['reference_cost_per_1000']:,.1f} |"
     )
 
@@ -38,6 +53,7 @@ def selective_markdown(result: Any, cost_unit: str = "calls") -> str:
     lines = [
         f"# Selective judging (Trust or Escalate): alpha = {a:g}, delta = {d['delta']:g}",
         "",
+        *(f"**Warning: {w}.**\n" for w in d.get("warnings") or ()),
         (
             f"Guarantee sought: agreement with humans on kept items >= {1 - a:.3g} with probability "
             f">= {1 - d['delta']:.3g}. Fixed-sequence testing over descending confidence thresholds, "
@@ -54,10 +70,11 @@ def selective_markdown(result: Any, cost_unit: str = "calls") -> str:
         "",
         (
             "| configuration | threshold(s) | coverage | kept by each judge | agreement (kept) | "
-            f"raw agreement | share of splits >= {1 - a:.3g} | splits keeping none | "
+            f"raw agreement | test agreement >= {1 - a:.3g} (splits keeping any) | "
+            f"population violations (<= {d['delta']:g} promised) | splits keeping none | "
             f"cost / 1,000 items ({cost_unit}) | all to strongest judge |"
         ),
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
         *(_row(c, d["repeats"]) for c in d["configs"]),
         "",
         "Threshold(s): mean over the splits where the judge's test rejected a threshold; "
@@ -67,6 +84,18 @@ def selective_markdown(result: Any, cost_unit: str = "calls") -> str:
             for c in d["configs"]
         )
         + ". Raw agreement: the configuration's strongest (last) judge on every test item.",
+        "",
+        (
+            f"Test agreement >= {1 - a:.3g}: the share of the splits that kept any test item whose "
+            f"agreement on their {d['n_test']} test items reached {1 - a:.3g}, realised on a finite "
+            "test set (its sampling noise included), so it can fall below "
+            f"{1 - d['delta']:.3g} while the guarantee holds; it is not the guarantee's probability. "
+            "Population violations: the guarantee's own quantity with the dataset as the population: "
+            f"{d['repeats']} calibration sets of {d['n_calibration']} drawn i.i.d. (with replacement, "
+            f"seed {d['seed']}) from all {d['n_units']} units, the thresholds applied to every unit; "
+            f"the share of draws whose agreement on the units kept is below {1 - a:.3g} (a draw "
+            f"keeping nothing violates nothing); the guarantee promises at most {d['delta']:g}."
+        ),
     ]
     lines += _curve_md(d)
     if d.get("notes"):
@@ -128,7 +157,12 @@ def selective_payload(result: Any, source: str) -> dict[str, Any]:
     """The HTML page's payload: the configurations' table and the curve's points."""
     d = as_data(result)
     cols = ["configuration", "threshold(s)", "coverage", "agreement (kept)", "raw agreement"]
-    cols += [f"share of splits >= {1 - d['alpha']:.3g}", "splits keeping none", "cost / 1,000"]
+    cols += [
+        f"test agreement >= {1 - d['alpha']:.3g} (share of splits keeping any)",
+        "population violations",
+        "splits keeping none",
+        "cost / 1,000",
+    ]
     rows = [
         [
             c["name"],
@@ -137,6 +171,7 @@ def selective_payload(result: Any, source: str) -> dict[str, Any]:
             None if c["agreement_mean"] is None else round(c["agreement_mean"], 4),
             round(c["raw_agreement_mean"], 4),
             None if c["reached_share"] is None else round(c["reached_share"], 3),
+            _violations(c, d["repeats"]),
             c["splits_empty"],
             round(c["cost_per_1000"], 1),
         ]

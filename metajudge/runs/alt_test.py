@@ -111,10 +111,12 @@ def run_alt_test_plan(
     seed: int = 0,
     q: float = 0.05,
     min_items: int = 30,
+    model: str = "dirichlet",
     out: str | Path | None = None,
 ) -> DecisionRun:
     """The plan: per ε and number of items (defaults: the paper's), the mean winning rate, the
-    pass rate and the advantage probability over ``reps`` seeded synthetic sets."""
+    pass rate and the advantage probability over ``reps`` seeded synthetic sets of the
+    simulation ``model`` (the paper's ``dirichlet``, or ``uniform``)."""
     from metajudge.analyses.alt_test_plan import PlanSettings, alt_test_plan, plan_markdown
     from metajudge.reports.decision_report import write_report
 
@@ -130,6 +132,7 @@ def run_alt_test_plan(
             seed=seed,
             q=q,
             min_items=min_items,
+            model=model,
         )
         plan = alt_test_plan(settings)
         run = DecisionRun(plan.to_dict(), plan_markdown(plan))

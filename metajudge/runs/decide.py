@@ -244,11 +244,14 @@ def run_ppi(
     n_boot: int = 2000,
     seed: int = 0,
     eps: float = 0.0,
+    dimension: str | None = None,
     **load: Any,
 ) -> dict[str, Any]:
     """PPI++ (and Rogan–Gladen for binary verdicts) with one judge's scores on every unit and the
     dataset's human labels on a random labelled subset: ``n_labelled`` units, or
-    ``labelled_fraction`` of those with a label (seeded by ``seed``)."""
+    ``labelled_fraction`` of those with a label (seeded by ``seed``); ``dimension``: the human
+    dimension (default: the one the metric tracks). Intervals are clipped to the target's scale
+    (the dimension's, or [0, 1] for a win rate)."""
     from metajudge.errors import InputError
     from metajudge.stats.ppi import ppi_on_labels, ppi_units
 
@@ -259,8 +262,12 @@ def run_ppi(
         raise InputError(
             "give exactly one of --n-labelled and --labelled-fraction", field="n-labelled"
         )
-    data, runs = _one_judge_data(dataset, metric, specs, backbones, seed=seed, **load)
+    data, runs, scale = _one_judge_data(
+        dataset, metric, specs, backbones, seed=seed, dimension=dimension, **load
+    )
     h, j, target = ppi_units(data, system=system, eps=eps)
+    if data.kind != "likert":
+        scale = (0.0, 1.0)
     if labelled_fraction is not None:
         n_labelled = max(2, round(labelled_fraction * int(np.sum(np.isfinite(h) & np.isfinite(j)))))
     try:
@@ -272,6 +279,7 @@ def run_ppi(
             alpha=alpha,
             critical=critical,  # type: ignore[arg-type]
             n_boot=n_boot,
+            scale=scale,
         )
     except ValueError as e:
         raise InputError(str(e), field="n-labelled") from e
@@ -292,15 +300,26 @@ def _one_judge_data(
     limit: int | None = None,
     data_dir: str | Path | None = None,
     first: int | None = None,
-) -> tuple[SwapData, dict[str, Any]]:
-    """One judge's scores aligned with the records (as :func:`load_swap_data`, for one source)."""
+    dimension: str | None = None,
+) -> tuple[SwapData, dict[str, Any], tuple[float, float] | None]:
+    """One judge's scores aligned with the records (as :func:`load_swap_data`, for one source),
+    and the human dimension's (min, max) when its scale has a numeric range."""
     from metajudge.analyses.metric_vs_human.aligned import align
+    from metajudge.errors import InputError
     from metajudge.runs.backbone_swap import subset_records, swap_dataset
     from metajudge.scores.swap_sources import external_scores, metric_dimension
 
     ds = swap_dataset(dataset, input_file, subset, data_dir)
     records = subset_records(ds.records, limit, first, seed)
-    dim = metric_dimension(metric, ds.card.dimensions)
+    if dimension is not None and dimension not in ds.card.dimensions:
+        raise InputError(
+            f"unknown dimension {dimension!r} (known: {', '.join(ds.card.dimensions)})",
+            field="--dimension",
+        )
+    dim = dimension or metric_dimension(metric, ds.card.dimensions)
+    ds_scale = ds.card.scale_of(dim)
+    numeric = ds_scale is not None and ds_scale.labels is None and ds_scale.max > ds_scale.min
+    scale = (float(ds_scale.min), float(ds_scale.max)) if numeric else None
     runs: dict[str, Any] = {}
     if specs:
         columns, _ = external_scores(ds, specs, dimension=dim, data_dir=data_dir)
@@ -309,7 +328,7 @@ def _one_judge_data(
     [(label, sc)] = columns.items()
     view = align(records, dimensions=[dim], dataset=ds.card.name + (f"/{subset}" if subset else ""))
     s = view.values(sc)[None, :]
-    return SwapData(view.dataset, metric, dim, view, (label,), s), runs
+    return SwapData(view.dataset, metric, dim, view, (label,), s), runs, scale
 
 
 # --- the commands: each result with its Markdown, its report written into ``out`` ---------------

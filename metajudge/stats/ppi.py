@@ -19,6 +19,14 @@ PPI++ and human-only intervals (the variance of both is dominated by the n label
 draws) the z interval covered the full-data mean in 92.5% of draws at n = 25, the t interval in
 >= 93% (``benchmarks/ppi_coverage.py``).
 
+Small n: below :data:`MIN_LABELS` human labels the intervals under-cover (measured coverage of the
+95% CI, ``benchmarks/ppi_coverage.py``, :data:`MEASURED_COVERAGE`), so :func:`ppi_on_labels`
+warns with the measured figures and gives no effective-sample-size gain (a ratio of two variances
+estimated from a handful of labels). Every interval is clipped to the scale of the target when
+one is given (a mean of 1–5 ratings lies in [1, 5]; clipping keeps every covering interval
+covering), and the clipped ones are named. What the coverage is about: the full-data human mean
+(the population the labelled units are drawn from), not a finite test set.
+
 Binary verdicts (pass/fail): the Rogan–Gladen correction (Rogan & Gladen 1978), as the ``judgy``
 package does: with the judge's TPR and TNR measured on the labelled items and the judge's pass
 rate p on the unlabelled ones, θ̂ = (p + TNR − 1)/(TPR + TNR − 1), clipped to [0, 1]; CI by a
@@ -36,6 +44,29 @@ import numpy as np
 
 from metajudge import stats
 from metajudge.results import Result
+
+#: below this many human labels the intervals under-cover: warn, and give no ESS gain
+MIN_LABELS = 30
+#: coverage of the 95% CI of the full-data human mean, 1,000 seeded draws of n labelled units on
+#: LFTQA-Eval with G-Eval gpt-4o as the judge (``benchmarks/ppi_coverage.py``):
+#: n -> (PPI++ with t, PPI++ with z); asserted in tests/stats/test_ppi_small_n.py
+MEASURED_COVERAGE = {10: (0.891, 0.855), 25: (0.942, 0.925)}
+
+
+def small_n_warning(n: int, alpha: float = 0.05) -> str | None:
+    """The warning for ``n`` human labels below :data:`MIN_LABELS` (None from MIN_LABELS on)."""
+    if n >= MIN_LABELS:
+        return None
+    measured = "; ".join(
+        f"n = {k}: {t:.3f} with t, {z:.3f} with z" for k, (t, z) in MEASURED_COVERAGE.items()
+    )
+    return (
+        f"only {n} human labels: below {MIN_LABELS} the intervals under-cover and no ESS gain is "
+        f"given. Measured coverage of the 95% PPI++ interval of the full-data mean "
+        f"(benchmarks/ppi_coverage.py, LFTQA-Eval, 1,000 draws): {measured} (nominal 0.95"
+        + (f"; this run asks {1 - alpha:.3g}" if abs(alpha - 0.05) > 1e-12 else "")
+        + "). Label more units"
+    )
 
 
 @dataclass(frozen=True)
@@ -227,6 +258,36 @@ def ppi_units(
     return h, j, "win rate of side b (tie = 0.5)"
 
 
+def clip_to_scale(est: Any, scale: tuple[float, float] | None) -> tuple[Any, bool]:
+    """``est`` (a :class:`MeanEstimate` or any estimate with ``lo``/``hi``) with its interval
+    clipped to ``scale``, and whether it was."""
+    from dataclasses import replace
+
+    if scale is None:
+        return est, False
+    lo, hi = max(est.lo, scale[0]), min(est.hi, scale[1])
+    if (lo, hi) == (est.lo, est.hi):
+        return est, False
+    return replace(est, lo=lo, hi=hi), True
+
+
+def _clipped(out: dict[str, Any], ests: list[Any], scale: tuple[float, float] | None) -> list[Any]:
+    """``ests`` clipped to ``scale``; ``out`` updated (its estimates, ``clipped``: the methods)."""
+    keys = {"PPI++": "ppi", "human-only": "human_only", "judge-only": "judge_only"}
+    keys["Rogan-Gladen"] = "rogan_gladen"
+    res, names = [], []
+    for e in ests:
+        c, was = clip_to_scale(e, scale)
+        res.append(c)
+        if was:
+            names.append(e.method)
+            if e.method in keys:
+                out[keys[e.method]] = asdict(c)
+    out["scale"] = list(scale) if scale else None
+    out["clipped"] = names
+    return res
+
+
 def ppi_on_labels(
     human: np.ndarray,
     judge: np.ndarray,
@@ -236,11 +297,14 @@ def ppi_on_labels(
     alpha: float = 0.05,
     critical: Literal["t", "z"] = "t",
     n_boot: int = 2000,
+    scale: tuple[float, float] | None = None,
 ) -> dict[str, Any]:
     """Draw ``n_labelled`` units with a human label at random (``rng``); PPI++ on them plus the
     judge on the rest; Rogan–Gladen too when labels and verdicts are binary. The full-data human
     mean (known here: the dataset is fully labelled) is reported beside, with whether each CI
-    covers it. Units the judge left unscored are dropped and counted."""
+    covers it. Units the judge left unscored are dropped and counted. ``scale``: the target's
+    range; intervals beyond it are clipped and named (``clipped``). Below :data:`MIN_LABELS` labels:
+    ``warnings`` (:func:`small_n_warning`) and no ESS gain (``ess_gain``/``effective_n`` None)."""
     h, j = np.asarray(human, dtype=float), np.asarray(judge, dtype=float)
     scored = np.isfinite(j)
     labelled_pool = np.flatnonzero(scored & np.isfinite(h))
@@ -265,5 +329,10 @@ def ppi_on_labels(
         rg = rogan_gladen_ci(h[lab], j[lab], j[unl], rng=rng, n_boot=n_boot, alpha=alpha)
         out["rogan_gladen"] = asdict(rg)
         ests.append(rg)
+    ests = _clipped(out, ests, scale)
     out["covers_full"] = {e.method: bool(e.lo <= full <= e.hi) for e in ests}
+    warn = small_n_warning(n_labelled, alpha)
+    out["warnings"] = [warn] if warn else []
+    if warn:
+        out["ess_gain"] = out["effective_n"] = None
     return out

@@ -119,7 +119,8 @@ def test_mean_score_jury_on_sheng_summeval(capsys: pytest.CaptureFixture[str]) -
     """The three judges' expected scores of conformal_judge_sheng2025 (SummEval relevance,
     1,600 summaries, seed 0): the mean-score jury's Pearson r 0.646 on the 800 held-out
     summaries beats the best single judge picked on the fitting half (sheng.qwen, 0.605),
-    Perm-Inp p = 11/1001; the judges' errors correlate at 0.79 (1.16 effective judges)."""
+    Perm-Inp p = 11/1001; the judges' errors correlate at 0.735 with the human mean partialled
+    out (1.215 effective judges; raw, the shared −human term included: 0.79, 1.16)."""
     argv = ["judge", "jury", "--dataset", "conformal_judge_sheng2025", "--dimension", "relevance"]
     assert main([*argv, "--format", "json"]) == 0
     j = json.loads(capsys.readouterr().out)
@@ -130,9 +131,37 @@ def test_mean_score_jury_on_sheng_summeval(capsys: pytest.CaptureFixture[str]) -
     assert round(row["sheng.qwen"]["pearson"], 3) == 0.605
     assert row["mean score"]["p_value"] == pytest.approx(11 / 1001)
     assert round(row["weighted mean"]["pearson"], 3) == 0.643
-    assert round(j["mean_error_correlation"], 2) == 0.79
-    assert round(j["effective_judges"], 2) == 1.16
+    assert round(j["mean_error_correlation"], 3) == 0.735
+    assert round(j["mean_raw_error_correlation"], 2) == 0.79
+    assert round(j["effective_judges"], 3) == 1.215
     assert main(argv) == 0
     md = capsys.readouterr().out
     assert "| mean score | 0.646 | 0.449 | 0.886 | 0.040 | 0.011 |" in md
     assert "sheng.qwen (best)" in md
+
+
+def test_score_jury_error_correlation_partials_out_the_human_mean(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 41 item 11: errors score − human share the −human term; the jury reports their
+    correlation with the human mean partialled out (pingouin's partial_corr, cross-checked), the
+    raw one beside it. SummEval coherence, seed 0: 0.75 partial against 0.89 raw, 1.20 effective
+    judges against 1.08."""
+    import pandas as pd
+    import pingouin
+
+    from metajudge.stats import partial_pearson
+
+    rng = np.random.default_rng(1)
+    h = rng.normal(size=200)
+    x, y = 0.5 * h + rng.normal(size=200), 0.2 * h + rng.normal(size=200)
+    ref = pingouin.partial_corr(pd.DataFrame({"x": x, "y": y, "h": h}), x="x", y="y", covar="h")
+    assert partial_pearson(x, y, h) == pytest.approx(float(ref["r"].iloc[0]), abs=1e-12)
+    argv = ["judge", "jury", "--dataset", "conformal_judge_sheng2025", "--dimension", "coherence"]
+    assert main([*argv, "--format", "json"]) == 0
+    j = json.loads(capsys.readouterr().out)
+    assert round(j["mean_error_correlation"], 2) == 0.75
+    assert round(j["mean_raw_error_correlation"], 2) == 0.89
+    assert round(j["effective_judges"], 2) == 1.2
+    assert main(argv) == 0
+    assert "with the human mean partialled out; raw mean 0.89" in capsys.readouterr().out

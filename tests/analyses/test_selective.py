@@ -180,14 +180,15 @@ def test_bad_probabilities_and_levels(tmp_path: Path) -> None:
         assert e.value.field == field
 
 
-def test_one_class_calibration_split_is_refused(tmp_path: Path) -> None:
-    data, scores, _ = write_pairs(tmp_path, n=60)
+def test_one_human_class_is_judged_not_refused(tmp_path: Path) -> None:
+    """The binomial bound counts agreements whatever the classes: one class is a valid input
+    (issue 41 item 6; it used to exit 2 with "holds one human class only")."""
+    data, scores, _ = write_pairs(tmp_path, n=120)
     ds = load(data)
     sd = judge_columns(ds, read_scores(scores, ds.records), ["judge"])
     one = type(sd)(sd.units, tuple("a" for _ in sd.human), sd.judges)
-    with pytest.raises(InputError) as e:
-        selective_judging(one, alpha=0.15, delta=0.1)
-    assert e.value.field == "calibration split"
+    res = selective_judging(one, alpha=0.15, delta=0.1, repeats=3)
+    assert res.repeats == 3 and res.warnings == () and len(res.configs[0].splits) == 3
 
 
 JUDGES = ["mistral-7b-instruct", "gpt-3.5-turbo", "gpt-4-turbo"]

@@ -391,3 +391,75 @@ def test_readme_states_each_guarantee_and_the_per_bin_coverage() -> None:
     c, w = ISO_SPLIT["consistency"]
     assert f"`isotonic-split` is narrower ({c:.3f} at {w:.2f})" in text
     assert "covers " + " / ".join(f"{x:.3f}" for x in ISO_BINS["consistency"]) in text
+
+
+def test_a_calibrator_moves_to_another_dataset_keyed_on_the_judge(
+    data_dir: Path, tmp_path: Path, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    """Issue 41 item 4: the calibrator is keyed on the judge (definition and backbone) and the
+    scale, not the file it was read from. A SummEval calibrator applies to another dataset's file
+    (a stand-in for DialSumm: 800 rows of another dimension, a file metajudge has never seen)
+    with --judge, and warns of the shift as `conformal --target` does; a renamed or moved file of
+    the same judge is accepted; another scale is refused."""
+    cal = tmp_path / "cal.json"
+    fit = ["calibrate", "fit", "--input", str(_csv(data_dir, "4omini", "coherence"))]
+    assert main([*fit, "--repeats", "2", "-o", str(cal)]) == 0
+    assert json.loads(cal.read_text())["judge"]["key"] == "sheng.4omini_coherence|external"
+    lines = _csv(data_dir, "4omini", "consistency").read_text().splitlines()[:801]
+    other = tmp_path / "dialsumm_4omini.csv"
+    other.write_text("\n".join(lines) + "\n")
+    apply = ["calibrate", "apply", "--calibrator", str(cal), "--format", "json"]
+    capsys.readouterr()
+    assert main([*apply, "--input", str(other)]) == 2  # its judge is named after the file
+    err = capsys.readouterr().err
+    assert "judge.signature" in err and "--judge" in err
+    r = _json(capsys, [*apply, "--input", str(other), "--judge", "sheng.4omini_coherence"])
+    assert r["n"] == 800 and not r["in_sample"]
+    assert r["shift"]["shifted"] and r["shift"]["ks_p"] < 0.05
+    assert main([*apply, "--input", str(other), "--judge", "sheng.4omini_coherence"]) == 0
+    assert "warning: the judge's scores differ in distribution" in capsys.readouterr().err
+    # the same judge's rows under another name, in another folder: accepted, no shift
+    sub = tmp_path / "elsewhere"
+    sub.mkdir()
+    mine = [*_csv(data_dir, "4omini", "coherence").read_text().splitlines()[:601]]
+    (tmp_path / "a.csv").write_text("\n".join(mine) + "\n")
+    (sub / "b.csv").write_text("\n".join(mine) + "\n")
+    cal2 = tmp_path / "cal2.json"
+    assert main(["calibrate", "fit", "--input", str(tmp_path / "a.csv"), "--judge", "mine",
+                 "--repeats", "2", "-o", str(cal2)]) == 0  # fmt: skip
+    capsys.readouterr()
+    apply2 = ["calibrate", "apply", "--calibrator", str(cal2), "--format", "json"]
+    r = _json(capsys, [*apply2, "--input", str(sub / "b.csv"), "--judge", "mine"])
+    assert r["in_sample"] and r["shift"] is None
+    # another scale: refused, naming the field
+    three = tmp_path / "three.csv"
+    three.write_text("1,2,3,human\n" + "".join(f"-0.1,-2.5,-3,{1 + i % 3}\n" for i in range(40)))
+    assert main([*apply2, "--input", str(three), "--judge", "mine"]) == 2
+    assert "field scale" in capsys.readouterr().err
+
+
+def test_tiny_held_out_sets_warn_and_out_of_scale_humans_are_refused(
+    data_dir: Path, tmp_path: Path, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    """Issue 41 item 11: `calibrate fit` on 5 rows measures on 3 held-out rows per split: a
+    warning (stderr and the report); 60 rows (30 held out) none. A human score of 7 in a file
+    whose rating columns are 1..5 is refused, naming file, line and field."""
+    lines = _csv(data_dir, "4omini", "coherence").read_text().splitlines()
+    five = tmp_path / "five.csv"
+    five.write_text("\n".join(lines[:6]) + "\n")
+    assert main(["calibrate", "fit", "--input", str(five), "--repeats", "2"]) == 0
+    out, err = capsys.readouterr()
+    said = "the held-out errors come from only 3 rows per split (fewer than 30)"
+    assert said in err and said in out
+    sixty = tmp_path / "sixty.csv"
+    sixty.write_text("\n".join(lines[:61]) + "\n")
+    assert main(["calibrate", "fit", "--input", str(sixty), "--repeats", "2"]) == 0
+    assert "warning" not in capsys.readouterr().err
+    head, *rows = lines[:42]
+    cells = rows[-1].split(",")
+    cells[-1] = "7"
+    bad = tmp_path / "h7.csv"
+    bad.write_text("\n".join([head, *rows[:-1], ",".join(cells)]) + "\n")
+    assert main(["calibrate", "fit", "--input", str(bad), "--repeats", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "h7.csv:42: field coherence: human score 7 is outside the scale 1..5" in err

@@ -40,12 +40,12 @@ from typing import Any
 import numpy as np
 
 from metajudge.analyses.calibration import maps
+from metajudge.analyses.calibration.shift import score_shift
 from metajudge.analyses.calibration.table import FArr, RatingTable, check_alpha, splits
 from metajudge.errors import InputError
 from metajudge.results import Result
 from metajudge.stats.calibration import (
     conformal_quantile,
-    ks_two_sample,
     min_calibration_rows,
     quantile_bin_edges,
 )
@@ -411,7 +411,6 @@ def _items(test: RatingTable, method: str, lo: FArr, hi: FArr) -> list[dict[str,
 def _on_target(
     table: RatingTable, target: RatingTable, methods: Sequence[str], o: Options, shift_alpha: float
 ) -> dict[str, Any]:
-    stat, p = ks_two_sample(table.pred, target.pred)
     rows = []
     for m in methods:
         use = choose_method(table, o) if m == AUTO else m
@@ -422,20 +421,9 @@ def _on_target(
         s = t.summary(m)
         rows.append({"method": m, "used": use} | {k: s[k] for k in ("coverage", "width")})
         rows[-1]["by_human"] = s["by_human"]
-    shifted = p < shift_alpha
     return {
         "source": target.source,
         "n": len(target),
-        "ks_statistic": stat,
-        "ks_p": p,
-        "shift_alpha": shift_alpha,
-        "shifted": shifted,
-        "warning": (
-            f"the judge's scores differ in distribution between the calibration data and the "
-            f"target (two-sample Kolmogorov-Smirnov D = {stat:.3f}, p = {p:.3g} < {shift_alpha}): "
-            "exchangeability fails, coverage on the target is not guaranteed"
-            if shifted
-            else None
-        ),
+        **score_shift(table.pred, target.pred, shift_alpha),
         "methods": rows,
     }

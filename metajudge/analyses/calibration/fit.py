@@ -11,7 +11,7 @@ calibration error (10 equal-width bins; top label for distributions).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +24,19 @@ from metajudge.results import Result
 from metajudge.stats import calibration as cs
 
 CALIBRATOR_FORMAT = "metajudge.calibrator/1"
+#: fewer held-out rows per split (or fold) than this: the held-out errors are flagged
+MIN_HELD_OUT = 30
+
+
+def held_out_warning(n_held: int) -> str | None:
+    """The warning for ``n_held`` held-out rows per split (None from :data:`MIN_HELD_OUT` on)."""
+    if n_held >= MIN_HELD_OUT:
+        return None
+    return (
+        f"the held-out errors come from only {n_held} rows per split (fewer than "
+        f"{MIN_HELD_OUT}): MAE and RMSE are rough, and Brier and ECE (10 bins) are not "
+        "meaningful; fit on more rows"
+    )
 
 
 @dataclass
@@ -40,6 +53,7 @@ class FitResult(Result):
     sd: dict[str, float]
     calibrator: dict[str, Any] = field(repr=False)
     reliability: dict[str, list[dict[str, float]]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
 
 
 def _errors(table: RatingTable, method: str, fit_idx: IArr, test_idx: IArr) -> dict[str, float]:
@@ -148,6 +162,7 @@ def calibrate_fit(
             "seed": seed,
         }
     protocol["final_map"] = "fitted on all rows"
+    warn = held_out_warning(min(len(t) for _, t in parts))
     mean = {k: float(np.mean([r[k] for r in runs])) for k in runs[0]}
     sd = {k: float(np.std([r[k] for r in runs])) for k in runs[0]}
     return FitResult(
@@ -162,18 +177,40 @@ def calibrate_fit(
         reliability=reliability(
             table, method, *parts[0]
         ),  # the first split's (fold's) held-out rows
+        warnings=[warn] if warn else [],
     )
 
 
+def judge_key(signature: str) -> str:
+    """What a calibrator is keyed on: the judge's signature without where its scores were read
+    (``|source:...`` parts) — its definition and backbone, not a file path.
+
+    >>> judge_key("sheng.4omini_coherence|source:conformal_judge_sheng2025/summeval/x.csv|external")
+    'sheng.4omini_coherence|external'
+    """
+    return "|".join(p for p in str(signature).split("|") if not p.startswith("source:"))
+
+
 def calibrator_dict(table: RatingTable, method: str, protocol: Mapping[str, Any]) -> dict[str, Any]:
-    """The calibrator file's content: the map fitted on every row of ``table``."""
+    """The calibrator file's content: the map fitted on every row of ``table``; the judge's
+    signature and key (:func:`judge_key`), the scale, and the fitting rows' judge scores (for
+    the distribution-shift check where it is applied)."""
     params = maps.fit_map(method, table.pred, table.human, probs=table.probs, values=table.values)
     return {
         "format": CALIBRATOR_FORMAT,
         "method": method,
         "params": params,
-        "judge": {"metric": table.judge, "signature": table.signature},
-        "data": {"sha256": table.data_hash(), "n": len(table), "source": table.source},
+        "judge": {
+            "metric": table.judge,
+            "signature": table.signature,
+            "key": judge_key(table.signature),
+        },
+        "data": {
+            "sha256": table.data_hash(),
+            "n": len(table),
+            "source": table.source,
+            "judge_scores": [round(float(x), 6) for x in table.pred],
+        },
         "scale": list(table.scale),
         "protocol": dict(protocol),
     }
@@ -195,16 +232,31 @@ def check_calibrator(obj: Any, path: Any = None) -> dict[str, Any]:
     return obj
 
 
-def check_signature(cal: Mapping[str, Any], metric: str, signature: str, path: Any = None) -> None:
-    """Refuse a judge whose signature differs from the one the calibrator was fitted for."""
+def check_signature(
+    cal: Mapping[str, Any],
+    metric: str,
+    signature: str,
+    path: Any = None,
+    scale: Sequence[float] | None = None,
+) -> None:
+    """Refuse a judge whose definition or backbone (:func:`judge_key` of its signature) or whose
+    scale differs from the calibrator's; where the scores were read does not matter."""
     want = cal["judge"]
-    if signature != want["signature"]:
+    if judge_key(signature) != judge_key(want["signature"]):
         raise InputError(
-            f"the calibrator was fitted for judge {want.get('metric')!r} with signature "
-            f"{want['signature']!r}; {metric!r} has signature {signature!r}: refit it "
-            "(`metajudge calibrate fit`) for this judge",
+            f"the calibrator was fitted for judge {want.get('metric')!r} "
+            f"({judge_key(want['signature'])!r}); {metric!r} is "
+            f"{judge_key(signature)!r}: refit it (`metajudge calibrate fit`) for this judge, or "
+            "name the judge of a rating CSV with --judge",
             path=path,
             field="judge.signature",
+        )
+    if scale is not None and [float(x) for x in scale] != [float(x) for x in cal["scale"]]:
+        raise InputError(
+            f"the calibrator maps onto the scale {list(cal['scale'])}; these rows are on "
+            f"{list(scale)}: refit it for this scale",
+            path=path,
+            field="scale",
         )
 
 
@@ -230,20 +282,40 @@ class ApplyResult(Result):
     mae_before: float
     mae_after: float
     scores: list[float] = field(repr=False)
+    # the judge's scores here against the fitting rows' (the shift check of conformal --target;
+    # None: in-sample, or a calibrator written before it kept the fitting rows' scores)
+    shift: dict[str, Any] | None = None
 
 
-def apply_result(cal: Mapping[str, Any], table: RatingTable, path: Any = None) -> ApplyResult:
-    """``cal`` applied to ``table`` (refused for a judge with another signature)."""
-    check_signature(cal, table.judge, table.signature, path)
+def apply_result(
+    cal: Mapping[str, Any], table: RatingTable, path: Any = None, shift_alpha: float = 0.05
+) -> ApplyResult:
+    """``cal`` applied to ``table`` (refused for another judge or scale, :func:`check_signature`);
+    on other rows than the fitting ones, the shift check of the judge's scores
+    (:func:`~metajudge.analyses.calibration.shift.score_shift`)."""
+    from metajudge.analyses.calibration.shift import score_shift
+
+    check_signature(cal, table.judge, table.signature, path, scale=table.scale)
     after = apply_calibrator(cal, table.pred, table.probs, table.values)
+    in_sample = table.data_hash() == cal["data"].get("sha256")
+    fitted = cal["data"].get("judge_scores")
+    shift = None
+    if fitted and not in_sample:
+        shift = score_shift(
+            fitted,
+            table.pred,
+            shift_alpha,
+            consequence="the calibration map may not hold on these rows",
+        )
     return ApplyResult(
         judge=table.judge,
         method=str(cal["method"]),
         n=len(table),
-        in_sample=table.data_hash() == cal["data"].get("sha256"),
+        in_sample=in_sample,
         mae_before=cs.mae(human=table.human, judge=table.pred),
         mae_after=cs.mae(human=table.human, judge=after),
         scores=[float(x) for x in after],
+        shift=shift,
     )
 
 
