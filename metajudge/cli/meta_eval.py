@@ -95,8 +95,9 @@ def _protocol_args(q: argparse.ArgumentParser) -> None:
     q.add_argument(
         "--missing",
         choices=("drop", "median", "error"),
-        help="a missing metric score: drop the pair, impute the median difference, or stop "
-        "(default: median under minmax, as RAGChecker; drop otherwise). The count is printed",
+        help="a missing metric score: drop the pair (or response), impute the median, or stop "
+        "(default: median for pairwise differences under minmax, as RAGChecker; drop "
+        "otherwise, pointwise included, as metric papers do). The count is printed",
     )
     add_n_boot(q)
     q.add_argument(
@@ -108,14 +109,44 @@ def _protocol_args(q: argparse.ArgumentParser) -> None:
         "named per value)",
     )
     add_seed(q)
+    _control_args(q)
     q.add_argument(
         "--no-compare", action="store_true", help="skip metric-vs-metric significance tests"
+    )
+    q.add_argument(
+        "--compare-to",
+        metavar="METRIC",
+        help="test every metric against this one only (m - 1 tests per dimension and statistic, "
+        "no cap) instead of every pair",
+    )
+    q.add_argument(
+        "--max-compare",
+        type=positive_int,
+        metavar="N",
+        help="test every pair of metrics up to N metrics (default 12, Protocol.max_compare); "
+        "above it the run says so and tests none (or use --compare-to)",
     )
     q.add_argument(
         "--no-baselines",
         action="store_true",
         help="leave out the trivial baseline rows (response length in words, a seeded random "
         "score) that every table carries by default",
+    )
+
+
+def _control_args(q: argparse.ArgumentParser) -> None:
+    q.add_argument(
+        "--control",
+        metavar="FIELD",
+        help="partial correlation controlling for FIELD ('system', 'id' or a meta field; "
+        "categorical one-hot, numeric linear), as FRANK: pointwise protocol, level global",
+    )
+    q.add_argument(
+        "--control-spearman",
+        choices=("residuals", "ranks"),
+        default="residuals",
+        help="Spearman under --control: of the residuals (FRANK's evaluate.py, default) or "
+        "rank-based partial Spearman (residuals of the ranks, as pingouin)",
     )
 
 
@@ -175,6 +206,10 @@ def protocol_options(args: argparse.Namespace) -> dict[str, Any]:
         "compare": not args.no_compare,
         "missing": args.missing,
         **({} if args.small_n is None else {"small_n": args.small_n}),
+        "control": args.control,
+        "control_spearman": args.control_spearman,
+        "compare_to": args.compare_to,
+        **({} if args.max_compare is None else {"max_compare": args.max_compare}),
     }
 
 

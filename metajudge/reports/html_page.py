@@ -203,12 +203,17 @@ def _meta_warnings(data: Mapping[str, Any]) -> list[str]:
                     f"{miss.get('pairs_dropped', 0)} dropped (rule {miss.get('rule')})"
                 )
     from metajudge.reports.published import unmatched_line
-    from metajudge.reports.sections import dropped_lines, small_n_caution, undefined_lines
+    from metajudge.reports.sections import (
+        comparison_lines,
+        dropped_lines,
+        small_n_caution,
+        undefined_lines,
+    )
 
     caution = small_n_caution(data)
     out = (
         ([caution] if caution else []) + dropped_lines(data) + out + undefined_lines(data["cells"])
-    )
+    ) + comparison_lines(data)
     left = unmatched_line(dict(data))
     out += [left] if left else []
     out += weak_judge_warnings(

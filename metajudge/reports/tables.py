@@ -29,6 +29,7 @@ from metajudge.reports.sections import (
     _md_reference,
     _md_table,
     is_pointwise,
+    md_comparison_notes,
     md_text,
     protocol_bits,
     shown_statistics,
@@ -219,7 +220,7 @@ def _md_undefined(res: MetaEvalResult) -> str:
 def _md_comparisons(res: MetaEvalResult) -> str:
     comps = [c for c in res.data.get("comparisons", []) if c.get("diff") is not None]
     if not comps:
-        return ""
+        return md_comparison_notes(res.data)
     pct = is_percent(res.data)
     how = f"difference {scale_words(pct)}"
     if not is_pointwise(res.data):
@@ -241,7 +242,13 @@ def _md_comparisons(res: MetaEvalResult) -> str:
         for c in comps
     ]
     title = f"\n## Metric vs metric ({how}; Holm-adjusted p)\n\n"
-    return title + _md_table(hdr, rows) + _md_floors(res)
+    return (
+        title
+        + md_comparison_notes(res.data, floors=False)
+        + "\n"
+        + _md_table(hdr, rows)
+        + _md_floors(res)
+    )
 
 
 def _md_floors(res: MetaEvalResult) -> str:

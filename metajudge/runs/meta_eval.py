@@ -263,12 +263,14 @@ def write_run(
     from metajudge.reports.published import attach_published, unmatched_line
     from metajudge.reports.render import RESULT_FILE, render_all
     from metajudge.reports.scale import set_percent
-    from metajudge.reports.sections import missing_lines
+    from metajudge.reports.sections import comparison_lines, missing_lines
     from metajudge.run_folder import run_folder
 
     set_percent(res.data, percent)
     for line in missing_lines(res):
         log.warning("%s (--missing %s)", line.replace("`", ""), res.data["protocol"]["missing"])
+    for line in comparison_lines(res.data):
+        log.warning("%s", line)
     attach_published(res, user_file=published)
     if unmatched_line(res.data):
         log.warning("%s", unmatched_line(res.data))

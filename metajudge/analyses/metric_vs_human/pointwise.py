@@ -79,7 +79,7 @@ def _estimate(run: Run, stat: str, x: FArr, y: FArr, ri: NDArray[np.int64]) -> e
     )
 
 
-def _entry(e: est.Estimate, stat: str, p: Protocol, n_units: int) -> dict[str, Any]:
+def entry(e: est.Estimate, stat: str, p: Protocol, n_units: int) -> dict[str, Any]:
     """A value with its CI (:func:`~metajudge.stats.intervals.choose`) on ``n_units``
     independent units (responses at the global level, not annotator rows), and at the global
     level its Fisher-z CI on the same units."""
@@ -116,7 +116,7 @@ def pointwise_cell(
             stats_out[s] = {"value": None, "ci": None, "fisher_ci": None, "undefined": why}
             continue
         e = _estimate(run, s, xr, y, ri)
-        stats_out[s] = _entry(e, s, p, _units(p, e, ri, ok & np.isfinite(y)))
+        stats_out[s] = entry(e, s, p, _units(p, e, ri, ok & np.isfinite(y)))
         if e.samples is not None and e.undefined is None:
             samples[s] = e.samples
     cell = {
