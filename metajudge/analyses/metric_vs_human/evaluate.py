@@ -472,7 +472,7 @@ def _comparisons(
         return compare_metrics(run, compared, calcs, reference=ref), note
     if len(compared) > proto.max_compare:
         return [], (
-            f"skipped: {len(compared)} metrics > max_compare={proto.max_compare} "
+            f"skipped: {len(compared)} metrics, more than max_compare={proto.max_compare} "
             f"(--compare-to METRIC tests each against one reference; --max-compare "
             f"{len(compared)} tests every pair)"
         )
