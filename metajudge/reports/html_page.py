@@ -196,11 +196,13 @@ def _meta_warnings(data: Mapping[str, Any]) -> list[str]:
         for col, miss in (m.get("missing") or {}).items():
             n_err = sum((miss.get("errors") or {}).values()) if miss.get("errors") else 0
             if miss.get("responses_unscored") or miss.get("responses_absent") or n_err:
+                unit = miss.get("unit", "pairs")
                 out.append(
                     f"{m['name']} ({col}): {miss.get('responses_unscored', 0)} responses unscored, "
                     f"{miss.get('responses_absent', 0)} absent of {miss.get('responses_total')}; "
-                    f"{miss.get('pairs_imputed_median', 0)} pairs imputed (median), "
-                    f"{miss.get('pairs_dropped', 0)} dropped (rule {miss.get('rule')})"
+                    f"{miss.get('pairs_imputed_median', 0)} {unit} imputed (median), "
+                    f"{miss.get('pairs_dropped', 0)} {unit} dropped (--missing "
+                    f"{miss.get('rule')})"
                 )
     from metajudge.reports.published import unmatched_line
     from metajudge.reports.sections import (

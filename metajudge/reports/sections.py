@@ -37,7 +37,8 @@ def _md_intro(data: Mapping[str, Any]) -> str:
         return (
             f"Pointwise correlation (each response's metric score vs its human score) {scale} at "
             f"level **{p.get('correlation_level')}**; [95% CI]; last row: inter-human reference "
-            "(defined below).\n\n"
+            "(defined below); no pairwise-accuracy columns (the pointwise protocol has no "
+            "pairs).\n\n"
         )
     return (
         f"Correlation with human labels {scale}, normalisation **{p['normalize']}**; "
@@ -103,7 +104,11 @@ def md_comparison_notes(data: Mapping[str, Any], *, floors: bool = True) -> str:
 
 
 def _md_missing(res: MetaEvalResult) -> str:
+    from metajudge.scores.alignment import other_subsets_line
+
     dropped = "".join(f"**Dropped score rows**: {md_text(x)}.\n\n" for x in dropped_lines(res.data))
+    aside = other_subsets_line((res.data.get("run") or {}).get("score_ids"))
+    dropped += f"Score rows: {md_text(aside)}.\n\n" if aside else ""
     lines = missing_lines(res)
     if not lines:
         return dropped
@@ -155,7 +160,7 @@ def undefined_lines(cells: Sequence[dict[str, Any]], *, show: int = 3) -> list[s
     for c in cells:
         for e in c["stats"].values():
             why = e.get("undefined") if e else None
-            if not why:
+            if not why or e.get("not_applicable"):  # not a column of the protocol
                 continue
             cell = f"{c['metric']} / {c['dimension']}"
             if cell not in where.setdefault(why, []):

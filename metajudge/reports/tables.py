@@ -360,7 +360,11 @@ def footer(res: MetaEvalResult) -> str:
             sig = md_text("; ".join(sigs)) if sigs else "(no signature)"
             out.write(
                 f"- `{md_text(col).replace('`', ' ')}`: {sig} — responses absent {miss.get('responses_absent', 0)}, unscored {miss.get('responses_unscored', 0)}, "
-                f"pairs without a difference {miss.get('pairs_missing', 0)}"
+                + (
+                    f"responses without a score {miss.get('pairs_missing', 0)}"
+                    if miss.get("unit") == "responses"
+                    else f"pairs without a difference {miss.get('pairs_missing', 0)}"
+                )
             )
             if miss.get("pairs_missing"):
                 out.write(

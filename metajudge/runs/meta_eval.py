@@ -110,7 +110,7 @@ def meta_eval_into(
 
         refuse_asked(proto, asked, ds.card.label_kind)  # before any scoring
     specs = score_specs(scores, score_files, external)
-    ids = IdPolicy(strict=strict_ids)
+    ids = IdPolicy(strict=strict_ids, elsewhere=ds.other_subset_ids, subset=subset or "")
     rows, to_score = gather_run_scores(
         ds,
         out_dir=out,
@@ -214,8 +214,12 @@ def _protocol_of(ds: Any, protocol: Protocol | None, say: bool) -> Protocol:
 
 def _counted(ids: IdPolicy) -> dict[str, Any]:
     """The score rows ``ids`` dropped, warned about once, as ``result.json`` records them."""
+    from metajudge.scores.alignment import other_subsets_line
+
     if ids.warning():
         log.warning("%s", ids.warning())
+    if other_subsets_line(ids.summary()):
+        log.info("%s", other_subsets_line(ids.summary()))
     return ids.summary()
 
 

@@ -16,9 +16,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from metajudge import stats as st
 from metajudge.analyses.metric_vs_human.aligned import AlignedView, label_rows
 from metajudge.analyses.metric_vs_human.cells import CellCalc, Rows, Run
-from metajudge.analyses.metric_vs_human.pointwise import entry
+from metajudge.analyses.metric_vs_human.pointwise import entry, not_applicable
 from metajudge.errors import InputError
 from metajudge.stats import estimates as est
 from metajudge.stats.partial import SPEARMAN_WORDS, Control, control_of, partial_rows
@@ -85,6 +86,9 @@ def partial_cell(
     stats_out: dict[str, Any] = {}
     calc = CellCalc(Rows(xr, xr, y, ri, np.zeros(ri.size), ai), y_raw=y)
     for s in p.statistics:
+        if s not in st.CORRELATIONS:
+            stats_out[s] = not_applicable()
+            continue
         if s not in PARTIAL_STATS:
             why = "partial correlation (--control): Pearson and Spearman only"
             stats_out[s] = {"value": None, "ci": None, "fisher_ci": None, "undefined": why}

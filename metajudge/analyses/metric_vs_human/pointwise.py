@@ -99,6 +99,13 @@ def _units(p: Protocol, e: est.Estimate, ri: NDArray[np.int64], ok: NDArray[np.b
     return int(np.unique(ri[ok]).size) if p.level == "global" else e.n
 
 
+def not_applicable() -> dict[str, Any]:
+    """A pairwise accuracy in a pointwise cell: not a column of the protocol (no pairs), so
+    flagged ``not_applicable`` and left out of the undefined-values notes."""
+    why = "pairwise accuracy needs pairs (the pairwise-difference protocol)"
+    return {"value": None, "ci": None, "fisher_ci": None, "undefined": why, "not_applicable": True}
+
+
 def pointwise_cell(
     run: Run, metric: str, dim: str, column: str, x: FArr
 ) -> tuple[dict[str, Any], CellCalc]:
@@ -112,8 +119,7 @@ def pointwise_cell(
     samples: dict[str, FArr] = {}
     for s in p.statistics:
         if s not in st.CORRELATIONS:
-            why = "pairwise accuracy needs pairs (the pairwise-difference protocol)"
-            stats_out[s] = {"value": None, "ci": None, "fisher_ci": None, "undefined": why}
+            stats_out[s] = not_applicable()
             continue
         e = _estimate(run, s, xr, y, ri)
         stats_out[s] = entry(e, s, p, _units(p, e, ri, ok & np.isfinite(y)))
