@@ -204,8 +204,9 @@ def protocol_bits(data: Mapping[str, Any]) -> list[str]:
             f"missing={p.get('missing', 'median' if p['normalize'] == 'minmax' else 'drop')}",
             f"{ds['n_pairs']} pairs, {ds['n_items']} items, {ds['annotators']} label(s) per pair",
         ]
+    within = " within every system (values and comparisons)" if level == "system-grouped" else ""
     bits.append(
-        f"bootstrap {p['n_boot']} resamples of items (seed {p['seed']}), "
+        f"bootstrap {p['n_boot']} resamples of items{within} (seed {p['seed']}), "
         f"{int(p['level'] * 100)}% percentile CIs"
     )
     return bits

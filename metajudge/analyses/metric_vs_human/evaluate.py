@@ -110,7 +110,7 @@ def _protocol_json(run: Run, compare_note: str | None) -> dict[str, Any]:
         "control": control_json(run),
         "seed": p.seed,
         "level": p.ci_level,
-        "bootstrap_unit": "item (input): all pairs and annotator rows of an item together",
+        "bootstrap_unit": _bootstrap_unit(p),
         "bootstrap_p": "2*min(#{d<=0}+1, #{d>=0}+1)/(B+1), capped at 1 (add-one smoothing)",
         "fisher_n": _fisher_n(p),
         "ci_method": _ci_method_json(p),
@@ -124,6 +124,16 @@ def _protocol_json(run: Run, compare_note: str | None) -> dict[str, Any]:
         "comparisons: ci_note on each); Fisher-z CI instead",
         "ceiling": _ceiling_definition(p, view),
     }
+
+
+def _bootstrap_unit(p: Protocol) -> str:
+    """The one resampling unit of every value's CI and every comparison of the run."""
+    if p.correlate == "pointwise" and p.level == "system-grouped":
+        return (
+            "item (input), the same draw within every system (value and comparison CIs alike; "
+            "the CI counts inputs, not systems)"
+        )
+    return "item (input): all pairs and annotator rows of an item together"
 
 
 def _fisher_n(p: Protocol) -> str:
