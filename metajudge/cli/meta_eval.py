@@ -39,6 +39,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     add_dataset_args(q)
     q.add_argument("--subset", help="only this subset of the dataset (e.g. qtsumm)")
+    q.add_argument(
+        "--subsets",
+        metavar="A,B,all",
+        help="one run per subset ('all': the whole dataset) into OUT/<subset>/, then the paper "
+        "table of them (OUT/paper_table.tex: one column group each, CIs, a mark against "
+        "--compare-to)",
+    )
     _score_args(q)
     _protocol_args(q)
     _run_args(q)
@@ -180,7 +187,28 @@ def _register_report(subparsers: argparse._SubParsersAction) -> None:  # type: i
     r = rsub.add_parser(
         "render", help="re-render the tables and plots of a run folder (no recomputation)"
     )
-    r.add_argument("dir", help="run folder holding result.json")
+    r.add_argument(
+        "dir", nargs="+", help="run folder holding result.json (several only with --latex)"
+    )
+    r.add_argument(
+        "--latex",
+        action="store_true",
+        help="print the paper table (LaTeX booktabs) of the run folders, one column group per "
+        "folder (its subset): values with CIs, a mark where a metric differs from --compare-to",
+    )
+    r.add_argument(
+        "--ci-style",
+        choices=("ci", "pm", "none"),
+        default="ci",
+        help="--latex: value [lo, hi] (default), value ± half the CI, or the value alone",
+    )
+    r.add_argument(
+        "--compare-to",
+        metavar="METRIC",
+        help="--latex: mark each metric that differs significantly from METRIC (the runs' "
+        "paired-bootstrap comparisons, Holm-adjusted p < 0.05)",
+    )
+    r.add_argument("--dimension", help="--latex: the human dimension shown (default: the first)")
     r.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     add_report_display(r, recorded=True)
     add_browser_cap(r)
@@ -228,6 +256,8 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
         read_published_file(args.published)  # a bad file stops before any work (exit 2)
 
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None
+    if args.subsets:
+        return _cmd_subsets(args, metrics)
     res, written = run_meta_eval(
         args.dataset,
         input_file=args.input,
@@ -270,14 +300,73 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_report(args: argparse.Namespace) -> int:
-    """Re-render a run folder in place (:func:`metajudge.runs.report.run_report`)."""
+def _run_kwargs(args: argparse.Namespace, metrics: list[str] | None) -> dict[str, Any]:
+    """The :func:`~metajudge.runs.meta_eval.run_meta_eval` options of a ``meta-eval`` line,
+    but its subset and folder."""
+    from metajudge.cli.backends import cli_backbone
+    from metajudge.runs.meta_eval import Protocol
+
+    return {
+        "input_file": args.input,
+        "metrics": metrics,
+        "scores": args.scores,
+        "data_dir": args.data_dir,
+        "plots": not args.no_plots,
+        "progress": not (args.quiet or args.paths_only) and args.format != "json",
+        "rescore": args.rescore,
+        "backbone": cli_backbone(args.backbone),
+        "asked": _asked(args),
+        "baselines": not args.no_baselines,
+        "report": {"published": args.published, "percent": args.percent},
+        "strict_ids": args.strict_ids,
+        "protocol": Protocol.from_options(protocol_options(args)),
+    }
+
+
+def _cmd_subsets(args: argparse.Namespace, metrics: list[str] | None) -> int:
+    """``--subsets A,B,all``: one run per subset into OUT/<name>/, then OUT/paper_table.tex."""
     import sys
 
-    from metajudge.runs.report import run_report
+    from metajudge.runs.meta_eval import run_subsets
 
+    if args.subset:
+        print("metajudge: error: --subset and --subsets exclude each other", file=sys.stderr)
+        return 2
+    names = [n.strip() for n in args.subsets.split(",") if n.strip()]
+    tex, written = run_subsets(
+        args.dataset, names, out_dir=args.out, reference=args.compare_to,
+        **_run_kwargs(args, metrics),
+    )  # fmt: skip
+    if not args.paths_only:
+        print(tex, end="")
+    for p in written:
+        notice(args.format, str(p))
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    """Re-render a run folder in place (:func:`metajudge.runs.report.run_report`), or print the
+    paper table of several (``--latex``)."""
+    import sys
+
+    from metajudge.runs.report import paper_latex, run_report
+
+    if args.latex:
+        print(
+            paper_latex(
+                args.dir,
+                dimension=args.dimension,
+                style=args.ci_style,
+                reference=args.compare_to,
+            ),
+            end="",
+        )
+        return 0
+    if len(args.dir) > 1:
+        print("metajudge: error: several run folders need --latex", file=sys.stderr)
+        return 2
     run = run_report(
-        args.dir,
+        args.dir[0],
         fmt=args.format,
         plots=not args.no_plots,
         browser_cap=args.browser_cap,

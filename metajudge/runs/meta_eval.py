@@ -67,6 +67,35 @@ def run_meta_eval(*args: Any, **kwargs: Any) -> tuple[MetaEvalResult, dict[str, 
         return meta_eval_into(*args, **kwargs)
 
 
+def run_subsets(
+    dataset: str | None,
+    subsets: Sequence[str],
+    *,
+    out_dir: str | Path,
+    reference: str | None = None,
+    **kwargs: Any,
+) -> tuple[str, list[Path]]:
+    """One :func:`run_meta_eval` per subset (``all``: the whole dataset) into
+    ``out_dir/<subset>/``, then the paper table of them, written to
+    ``out_dir/paper_table.tex`` (:mod:`metajudge.reports.paper_table`); returns the table and
+    the run folders' and the table's paths."""
+    from metajudge.reports.paper_table import paper_table
+    from metajudge.run_folder import write_file
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    results, written = [], []
+    for name in subsets:
+        res, files = run_meta_eval(
+            dataset, out_dir=out / name, subset=None if name == "all" else name, **kwargs
+        )
+        results.append(res)
+        written.append(files.get("result.json", out / name))
+    tex = paper_table(results, reference=reference)
+    written.append(write_file(out, "paper_table.tex", tex))
+    return tex, written
+
+
 def meta_eval_into(
     dataset: str | None = None,
     *,
