@@ -132,6 +132,9 @@ def test_control_comparisons_and_header(runs: dict[str, Any], frame: Any) -> Non
     assert "Spearman of the residuals (FRANK)" in text
     html = (runs["folder"] / "report.html").read_text()
     assert "partial correlation controlling for system" in html
+    # the metric-against-metric section: every comparison, and the significance matrix
+    assert "Metric vs metric (differences, Holm-adjusted p)" in html
+    assert "Significance matrix, relevance, Pearson" in html
 
 
 def test_control_refused_outside_pointwise_global(
