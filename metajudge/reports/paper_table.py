@@ -48,7 +48,15 @@ def _differs(res: MetaEvalResult, ref: str, metric: str, dim: str, stat: str) ->
 
 
 def _fmt(v: float, digits: int) -> str:
-    return f"{v:.{digits}f}".replace("-", "$-$")
+    """``v`` to ``digits`` decimals, LaTeX's minus; no sign on a value that rounds to zero.
+
+    >>> _fmt(-0.004, 2), _fmt(-0.25, 2)
+    ('0.00', '$-$0.25')
+    """
+    text = f"{v:.{digits}f}"
+    if float(text) == 0:
+        text = text.lstrip("-")
+    return text.replace("-", "$-$")
 
 
 def _value(entry: dict[str, Any] | None, style: str, digits: int) -> str:

@@ -302,8 +302,8 @@ def write_run(
     set_percent(res.data, percent)
     for line in missing_lines(res):
         log.warning("%s (--missing %s)", line.replace("`", ""), res.data["protocol"]["missing"])
-    for line in comparison_lines(res.data):
-        log.warning("%s", line)
+    for line in comparison_lines(res.data):  # a cap or an unreachable alpha: warned
+        (log.info if line.startswith("metric-vs-metric comparisons:") else log.warning)("%s", line)
     attach_published(res, user_file=published)
     if unmatched_line(res.data):
         log.warning("%s", unmatched_line(res.data))

@@ -48,7 +48,7 @@ def test_meta_eval_subsets_writes_the_three_group_table(
     argv = ["meta-eval", "--dataset", "lftqa_eval", "--subsets", "fetaqa,qtsumm,all",
             "--scores", "shipped", "--metrics", "bleu,rouge,bertscore", "--protocol", "pointwise",
             "--control", "system", "--compare-to", "bertscore", "--no-baselines",
-            "--n-boot", "200", "--no-plots", "--out", str(out)]  # fmt: skip
+            "--no-plots", "--out", str(out)]  # fmt: skip
     assert main(argv) == 0
     printed = capsys.readouterr().out
     tex = (out / "paper_table.tex").read_text(encoding="utf-8")
@@ -68,3 +68,8 @@ def test_meta_eval_subsets_writes_the_three_group_table(
         assert {c["metric_b"] for c in res["comparisons"]} == {"bleu", "rouge"}
     row = next(line for line in tex.splitlines() if line.startswith("bleu &"))
     assert len(re.findall(r"\[", row)) == 6  # a CI in each of the 3 x 2 cells
+    # the worked example of docs/metric-tables.md is this run's table, mark for mark
+    doc = (Path(__file__).parents[2] / "docs" / "metric-tables.md").read_text(encoding="utf-8")
+    shown = doc.split("<!-- paper-table -->\n```latex\n", 1)[1].split("```", 1)[0]
+    assert shown == tex
+    assert r"$^\dagger$" in tex
