@@ -501,7 +501,10 @@ def to_json(res: MetaEvalResult) -> str:
         "table": t,
         "signatures": {m["name"]: m["signatures"] for m in res.data["metrics"]},
         "missing": {m["name"]: m["missing"] for m in res.data["metrics"]},
-        "published": res.data.get("published", []),
+        "published": [  # on the tables' scale, as every rendered table shows them (issue 42)
+            {**e, "value": published_value(e), "value_x100": e.get("value")}
+            for e in res.data.get("published", [])
+        ],
     }
     return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
 

@@ -79,6 +79,8 @@ def test_published_file_stands_beside_ours_in_every_format(
     assert rows[0]["coherence_pearson_published"] == "0.612000"
     doc = json.loads((out / "table.json").read_text(encoding="utf-8"))
     assert doc["table"]["rows"][0]["cells"][1]["value"] == pytest.approx(0.612)
+    mine = [e for e in doc["published"] if e["metric"] == "authors_metric"]
+    assert mine and mine[0]["value"] == pytest.approx(0.612)  # the tables' scale, not x100
     assert doc["published_unmatched"].startswith("1 row(s) of")
     page = _page_table((out / "report.html").read_text(encoding="utf-8"))
     t = page["tables"][0]
