@@ -333,10 +333,10 @@ def _cmd_subsets(args: argparse.Namespace, metrics: list[str] | None) -> int:
         print("metajudge: error: --subset and --subsets exclude each other", file=sys.stderr)
         return 2
     names = [n.strip() for n in args.subsets.split(",") if n.strip()]
+    kw = _run_kwargs(args, metrics)
     tex, written = run_subsets(
-        args.dataset, names, out_dir=args.out, reference=args.compare_to,
-        **_run_kwargs(args, metrics),
-    )  # fmt: skip
+        args.dataset, names, out_dir=args.out, reference=args.compare_to, **kw
+    )
     if not args.paths_only:
         print(tex, end="")
     for p in written:

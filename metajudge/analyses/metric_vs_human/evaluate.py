@@ -114,7 +114,10 @@ def _protocol_json(run: Run, compare_note: str | None) -> dict[str, Any]:
         "bootstrap_p": "2*min(#{d<=0}+1, #{d>=0}+1)/(B+1), capped at 1 (add-one smoothing)",
         "fisher_n": _fisher_n(p),
         "ci_method": _ci_method_json(p),
-        "williams_n": "number of pairs (items) common to both metrics",
+        "williams_n": (
+            "number of units (pairs; responses under the pointwise protocol) both metrics "
+            "scored" + (", less the control's parameters" if p.control else "")
+        ),
         "accuracy": "sign of the raw difference m(b)-m(a) with tie band epsilon vs sign of the human label",
         "holm": "across every comparison in this result, per test",
         "permutation": "item swaps (fair coin flips) shared by every comparison of a dimension, "

@@ -130,6 +130,8 @@ def test_control_comparisons_and_header(runs: dict[str, Any], frame: Any) -> Non
     text = (runs["folder"] / "table.md").read_text()
     assert "partial correlation controlling for system (categorical, 11 values, one-hot)" in text
     assert "Spearman of the residuals (FRANK)" in text
+    tex = (runs["folder"] / "table.tex").read_text()
+    assert "partial correlation controlling for system (Spearman: Spearman of the residuals" in tex
     html = (runs["folder"] / "report.html").read_text()
     assert "partial correlation controlling for system" in html
     # the metric-against-metric section: every comparison, and the significance matrix
