@@ -37,7 +37,8 @@ import numpy as np
 from metajudge.errors import InputError
 from metajudge.results import Result
 from metajudge.stats.classification import accuracy
-from metajudge.stats.correlation import partial_pearson, pearson
+from metajudge.stats.correlation import pearson
+from metajudge.stats.partial import partial_pearson
 
 TIE_RULE = "a tie goes to the tied label of the judge most accurate on the fitting split"
 

@@ -39,6 +39,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     add_dataset_args(q)
     q.add_argument("--subset", help="only this subset of the dataset (e.g. qtsumm)")
+    q.add_argument(
+        "--subsets",
+        metavar="A,B,all",
+        help="one run per subset ('all': the whole dataset) into OUT/<subset>/, then the paper "
+        "table of them (OUT/paper_table.tex: one column group each, CIs, a mark against "
+        "--compare-to)",
+    )
     _score_args(q)
     _protocol_args(q)
     _run_args(q)
@@ -95,8 +102,9 @@ def _protocol_args(q: argparse.ArgumentParser) -> None:
     q.add_argument(
         "--missing",
         choices=("drop", "median", "error"),
-        help="a missing metric score: drop the pair, impute the median difference, or stop "
-        "(default: median under minmax, as RAGChecker; drop otherwise). The count is printed",
+        help="a missing metric score: drop the pair (or response), impute the median, or stop "
+        "(default: median for pairwise differences under minmax, as RAGChecker; drop "
+        "otherwise, pointwise included, as metric papers do). The count is printed",
     )
     add_n_boot(q)
     q.add_argument(
@@ -108,14 +116,44 @@ def _protocol_args(q: argparse.ArgumentParser) -> None:
         "named per value)",
     )
     add_seed(q)
+    _control_args(q)
     q.add_argument(
         "--no-compare", action="store_true", help="skip metric-vs-metric significance tests"
+    )
+    q.add_argument(
+        "--compare-to",
+        metavar="METRIC",
+        help="test every metric against this one only (m - 1 tests per dimension and statistic, "
+        "no cap) instead of every pair",
+    )
+    q.add_argument(
+        "--max-compare",
+        type=positive_int,
+        metavar="N",
+        help="test every pair of metrics up to N metrics (default 12, Protocol.max_compare); "
+        "above it the run says so and tests none (or use --compare-to)",
     )
     q.add_argument(
         "--no-baselines",
         action="store_true",
         help="leave out the trivial baseline rows (response length in words, a seeded random "
         "score) that every table carries by default",
+    )
+
+
+def _control_args(q: argparse.ArgumentParser) -> None:
+    q.add_argument(
+        "--control",
+        metavar="FIELD",
+        help="partial correlation controlling for FIELD ('system', 'id' or a meta field; "
+        "categorical one-hot, numeric linear), as FRANK: pointwise protocol, level global",
+    )
+    q.add_argument(
+        "--control-spearman",
+        choices=("residuals", "ranks"),
+        default="residuals",
+        help="Spearman under --control: of the residuals (FRANK's evaluate.py, default) or "
+        "rank-based partial Spearman (residuals of the ranks, as pingouin)",
     )
 
 
@@ -149,7 +187,28 @@ def _register_report(subparsers: argparse._SubParsersAction) -> None:  # type: i
     r = rsub.add_parser(
         "render", help="re-render the tables and plots of a run folder (no recomputation)"
     )
-    r.add_argument("dir", help="run folder holding result.json")
+    r.add_argument(
+        "dir", nargs="+", help="run folder holding result.json (several only with --latex)"
+    )
+    r.add_argument(
+        "--latex",
+        action="store_true",
+        help="print the paper table (LaTeX booktabs) of the run folders, one column group per "
+        "folder (its subset): values with CIs, a mark where a metric differs from --compare-to",
+    )
+    r.add_argument(
+        "--ci-style",
+        choices=("ci", "pm", "none"),
+        default="ci",
+        help="--latex: value [lo, hi] (default), value ± half the CI, or the value alone",
+    )
+    r.add_argument(
+        "--compare-to",
+        metavar="METRIC",
+        help="--latex: mark each metric that differs significantly from METRIC (the runs' "
+        "paired-bootstrap comparisons, Holm-adjusted p < 0.05)",
+    )
+    r.add_argument("--dimension", help="--latex: the human dimension shown (default: the first)")
     r.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     add_report_display(r, recorded=True)
     add_browser_cap(r)
@@ -175,6 +234,10 @@ def protocol_options(args: argparse.Namespace) -> dict[str, Any]:
         "compare": not args.no_compare,
         "missing": args.missing,
         **({} if args.small_n is None else {"small_n": args.small_n}),
+        "control": args.control,
+        "control_spearman": args.control_spearman,
+        "compare_to": args.compare_to,
+        **({} if args.max_compare is None else {"max_compare": args.max_compare}),
     }
 
 
@@ -193,6 +256,8 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
         read_published_file(args.published)  # a bad file stops before any work (exit 2)
 
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None
+    if args.subsets:
+        return _cmd_subsets(args, metrics)
     res, written = run_meta_eval(
         args.dataset,
         input_file=args.input,
@@ -235,14 +300,73 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_report(args: argparse.Namespace) -> int:
-    """Re-render a run folder in place (:func:`metajudge.runs.report.run_report`)."""
+def _run_kwargs(args: argparse.Namespace, metrics: list[str] | None) -> dict[str, Any]:
+    """The :func:`~metajudge.runs.meta_eval.run_meta_eval` options of a ``meta-eval`` line,
+    but its subset and folder."""
+    from metajudge.cli.backends import cli_backbone
+    from metajudge.runs.meta_eval import Protocol
+
+    return {
+        "input_file": args.input,
+        "metrics": metrics,
+        "scores": args.scores,
+        "data_dir": args.data_dir,
+        "plots": not args.no_plots,
+        "progress": not (args.quiet or args.paths_only) and args.format != "json",
+        "rescore": args.rescore,
+        "backbone": cli_backbone(args.backbone),
+        "asked": _asked(args),
+        "baselines": not args.no_baselines,
+        "report": {"published": args.published, "percent": args.percent},
+        "strict_ids": args.strict_ids,
+        "protocol": Protocol.from_options(protocol_options(args)),
+    }
+
+
+def _cmd_subsets(args: argparse.Namespace, metrics: list[str] | None) -> int:
+    """``--subsets A,B,all``: one run per subset into OUT/<name>/, then OUT/paper_table.tex."""
     import sys
 
-    from metajudge.runs.report import run_report
+    from metajudge.runs.meta_eval import run_subsets
 
+    if args.subset:
+        print("metajudge: error: --subset and --subsets exclude each other", file=sys.stderr)
+        return 2
+    names = [n.strip() for n in args.subsets.split(",") if n.strip()]
+    kw = _run_kwargs(args, metrics)
+    tex, written = run_subsets(
+        args.dataset, names, out_dir=args.out, reference=args.compare_to, **kw
+    )
+    if not args.paths_only:
+        print(tex, end="")
+    for p in written:
+        notice(args.format, str(p))
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    """Re-render a run folder in place (:func:`metajudge.runs.report.run_report`), or print the
+    paper table of several (``--latex``)."""
+    import sys
+
+    from metajudge.runs.report import paper_latex, run_report
+
+    if args.latex:
+        print(
+            paper_latex(
+                args.dir,
+                dimension=args.dimension,
+                style=args.ci_style,
+                reference=args.compare_to,
+            ),
+            end="",
+        )
+        return 0
+    if len(args.dir) > 1:
+        print("metajudge: error: several run folders need --latex", file=sys.stderr)
+        return 2
     run = run_report(
-        args.dir,
+        args.dir[0],
         fmt=args.format,
         plots=not args.no_plots,
         browser_cap=args.browser_cap,

@@ -119,6 +119,9 @@ class Dataset:
     parts: Mapping[str, Dataset] = field(default_factory=dict)  # subsets with their own cards
     _pairs: list[PairwiseRecord] | None = field(default=None, repr=False, compare=False)
     source: dict[str, Any] = field(default_factory=dict, compare=False)
+    #: a subset's view (:meth:`subset`): the ids of the records of the other subsets, so score
+    #: rows for them are set aside as the other subsets', not called unknown
+    other_subset_ids: frozenset[str] = field(default_factory=frozenset, compare=False)
 
     @property
     def name(self) -> str:
@@ -182,7 +185,15 @@ class Dataset:
             )
         recs = [r for r in self.records if r.meta.get("subset") == name]
         items = [i for i in self.items if getattr(i, "variant", None) == name]
-        return Dataset(card=self.card, records=recs, subsets=(name,), items=items, source=source)
+        others = frozenset(r.id for r in self.records if r.meta.get("subset") != name)
+        return Dataset(
+            card=self.card,
+            records=recs,
+            subsets=(name,),
+            items=items,
+            source=source,
+            other_subset_ids=others - {r.id for r in recs},
+        )
 
 
 def upstream_json(name: str, relpath: str, data_dir: str | Path | None = None) -> tuple[Path, Any]:

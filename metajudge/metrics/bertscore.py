@@ -1,6 +1,8 @@
 """BERTScore F1 (Zhang et al. 2020) through one loaded ``bert_score.BERTScorer``.
 
-The score is bert-score's F1 (P and R are kept in ``details``); no baseline rescaling.
+The score is bert-score's F1 by default, or its precision or recall (option
+``bertscore.score=p|r|f1``, ``score:`` in the signature; all three are kept in ``details``);
+no baseline rescaling.
 
 Backbones:
 
@@ -39,7 +41,7 @@ import logging
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from metajudge.errors import InputError, MissingResourceError
 from metajudge.metrics._common import check_items, fmt_opt, missing_text, version
@@ -158,6 +160,10 @@ def _max_length(model_dir: Path) -> int | None:
     return None
 
 
+#: the ``score`` option: which of bert-score's values is the score (its key in ``details``)
+SCORES: dict[str, str] = {"p": "P", "r": "R", "f1": "F"}
+
+
 class BERTScore(Metric):
     """bert-score F1 with one scorer loaded for the whole run (see the module docstring)."""
 
@@ -177,7 +183,14 @@ class BERTScore(Metric):
         batch_size: int = 64,
         max_batch_tokens: int = 8192,
         device: str = "cpu",
+        score: Literal["p", "r", "f1"] = "f1",
     ) -> None:
+        if score not in SCORES:
+            raise InputError(
+                f"bertscore: score must be one of {', '.join(SCORES)}, got {score!r}",
+                field="score",
+            )
+        self.score = score
         self.model_name, self.model_dir = resolve_model(model, model_dir)
         if num_layers is None:
             num_layers = _DEFAULT_LAYERS.get(self.model_name)
@@ -263,7 +276,7 @@ class BERTScore(Metric):
     def signature(self) -> str:
         return (
             f"bertscore|model:{self.model_name}@sha256:{model_fingerprint(self.model_dir)}|layers:{self.num_layers}|"
-            f"idf:{fmt_opt(self.idf)}|rescale:no|score:f1|maxlen:{self.max_length}|trunc:bert_score|empty:0|"
+            f"idf:{fmt_opt(self.idf)}|rescale:no|score:{self.score}|maxlen:{self.max_length}|trunc:bert_score|empty:0|"
             f"bert_score:{version('bert-score')}|transformers:{version('transformers')}|torch:{version('torch')}"
         )
 
@@ -387,5 +400,5 @@ class BERTScore(Metric):
                 d: dict[str, Any] = {"P": float(P[j]), "R": float(R[j]), "F": float(F[j])}
                 if trunc:
                     d["truncated"] = trunc
-                results[i] = MetricResult(items[i].key, float(F[j]), d)
+                results[i] = MetricResult(items[i].key, d[SCORES[self.score]], d)
         return [r for r in results if r is not None]

@@ -16,9 +16,11 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -236,7 +238,8 @@ def _signature_effect(name: str, opt: Any, default: Any, base: str, backbone: st
     if not ok:
         return f"not tried (default {default!r}: no other value to compare with)"
     try:
-        other = metric_info(name, backbone=backbone, **{opt.name: alt})["signature"]
+        with _quiet_probe():  # a probe value's library advice (sacrebleu's) is not the user's
+            other = metric_info(name, backbone=backbone, **{opt.name: alt})["signature"]
     except Exception as ex:  # noqa: BLE001 (a value the metric refuses: say so, keep listing)
         return f"not tried ({type(ex).__name__} with {opt.name}={alt!r})"
     before, after = _fields(base), _fields(other)
@@ -246,6 +249,19 @@ def _signature_effect(name: str, opt: Any, default: Any, base: str, backbone: st
         if before.get(k) != after.get(k)
     ]
     return ", ".join(changed) if changed else "not in the signature (with the other defaults)"
+
+
+@contextlib.contextmanager
+def _quiet_probe() -> Iterator[None]:
+    """Library loggers' warnings silenced while a metric is built with a probe value (sacrebleu
+    advises effective_order when the option table tries it off: not the user's setting)."""
+    lib = logging.getLogger("sacrebleu")
+    level = lib.level
+    lib.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        lib.setLevel(level)
 
 
 def _fields(signature: str) -> dict[str, str]:

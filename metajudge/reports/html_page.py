@@ -186,7 +186,60 @@ def meta_overview(data: Mapping[str, Any]) -> dict[str, Any]:
         "protocol": " | ".join(protocol_bits(data)[1:]),  # the dataset is in the title
         "signatures": sigs,
         "warnings": _meta_warnings(data),
-        "tables": [_overview_table(data)],
+        "tables": [_overview_table(data), *comparison_tables(data)],
+    }
+
+
+def comparison_tables(data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The metric-against-metric section: every comparison (difference, CI, Holm-adjusted
+    p-values), then per dimension the significance matrix of Pearson as a picture in symbols
+    (▲: the row metric's correlation is significantly higher than the column's, ▼: lower,
+    ·: not significant; paired bootstrap, Holm-adjusted p < 0.05). Empty without comparisons."""
+    comps = [c for c in data.get("comparisons") or [] if c.get("diff") is not None]
+    if not comps:
+        return []
+    cols = ["dimension", "statistic", "A", "B", "A − B", "95% CI", "p boot (Holm)"]
+    cols += ["p perm (Holm)", "p Williams (Holm)", "note"]
+    rows = [
+        [
+            c["dimension"],
+            c["statistic"],
+            c["metric_a"],
+            c["metric_b"],
+            _r(c["diff"]),
+            None if not c.get("ci") else f"[{c['ci'][0]:.4f}, {c['ci'][1]:.4f}]",
+            c.get("p_bootstrap_holm"),
+            c.get("p_permutation_holm"),
+            c.get("p_williams_holm"),
+            c.get("note") or "",
+        ]
+        for c in comps
+    ]
+    out = [
+        {"title": "Metric vs metric (differences, Holm-adjusted p)", "columns": cols, "rows": rows}
+    ]
+    for d in dict.fromkeys(c["dimension"] for c in comps):
+        out.append(_significance_matrix(comps, d))
+    return out
+
+
+def _significance_matrix(comps: list[Mapping[str, Any]], dim: str) -> dict[str, Any]:
+    """One dimension's Pearson comparisons as a metric × metric matrix of symbols."""
+    here = [c for c in comps if c["dimension"] == dim and c["statistic"] == "pearson"]
+    ms = list(dict.fromkeys(m for c in here for m in (c["metric_a"], c["metric_b"])))
+    sign: dict[tuple[str, str], str] = {}
+    for c in here:
+        p = c.get("p_bootstrap_holm")
+        sig = p is not None and p < 0.05
+        a, b = c["metric_a"], c["metric_b"]
+        sign[(a, b)] = ("▲" if c["diff"] > 0 else "▼") if sig else "·"
+        sign[(b, a)] = ("▼" if c["diff"] > 0 else "▲") if sig else "·"
+    rows = [[m, *(sign.get((m, o), "" if m == o else "–") for o in ms)] for m in ms]
+    return {
+        "title": f"Significance matrix, {dim}, Pearson (▲ row higher, ▼ lower, · not "
+        "significant; paired bootstrap, Holm p < 0.05)",
+        "columns": ["metric", *ms],
+        "rows": rows,
     }
 
 
@@ -196,19 +249,26 @@ def _meta_warnings(data: Mapping[str, Any]) -> list[str]:
         for col, miss in (m.get("missing") or {}).items():
             n_err = sum((miss.get("errors") or {}).values()) if miss.get("errors") else 0
             if miss.get("responses_unscored") or miss.get("responses_absent") or n_err:
+                unit = miss.get("unit", "pairs")
                 out.append(
                     f"{m['name']} ({col}): {miss.get('responses_unscored', 0)} responses unscored, "
                     f"{miss.get('responses_absent', 0)} absent of {miss.get('responses_total')}; "
-                    f"{miss.get('pairs_imputed_median', 0)} pairs imputed (median), "
-                    f"{miss.get('pairs_dropped', 0)} dropped (rule {miss.get('rule')})"
+                    f"{miss.get('pairs_imputed_median', 0)} {unit} imputed (median), "
+                    f"{miss.get('pairs_dropped', 0)} {unit} dropped (--missing "
+                    f"{miss.get('rule')})"
                 )
     from metajudge.reports.published import unmatched_line
-    from metajudge.reports.sections import dropped_lines, small_n_caution, undefined_lines
+    from metajudge.reports.sections import (
+        comparison_lines,
+        dropped_lines,
+        small_n_caution,
+        undefined_lines,
+    )
 
     caution = small_n_caution(data)
     out = (
         ([caution] if caution else []) + dropped_lines(data) + out + undefined_lines(data["cells"])
-    )
+    ) + comparison_lines(data)
     left = unmatched_line(dict(data))
     out += [left] if left else []
     out += weak_judge_warnings(

@@ -157,23 +157,36 @@ def _row_warnings(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     total: dict[str, int] = {}
     err: dict[str, list[int]] = {}  # metric -> [count, first row]
     cut: dict[str, list[int]] = {}
+    failed: dict[str, int] = {}  # of err: rows that name an error (the rest have no score)
     at = 0
     for part in rows.parts() if isinstance(rows, ScoreRows) else [rows]:
         if isinstance(part, ScoreTable):
-            _table_warnings(part, at, total, err)
+            _table_warnings(part, at, total, err, failed)
         else:
-            _dict_warnings(part, at, total, err, cut)
+            _dict_warnings(part, at, total, err, cut, failed)
         at += len(part)
     out = [
-        f"{m}: {n} of {total[m]} responses with no score (error / parse failure: "
-        f"{n / total[m]:.1%}), shown in the browser"
+        f"{m}: {n} of {total[m]} responses with no score ({n / total[m]:.1%}: "
+        + _no_score_why(n, failed.get(m, 0))
+        + "), shown in the browser"
         for m, (n, _) in sorted(err.items(), key=lambda kv: kv[1][1])
     ]
     out += [
-        f"{m}: {n} of {total[m]} responses had input cut (tables truncated / claims capped)"
+        f"{m}: {n} of {total[m]} responses had their input cut to fit the metric "
+        "(truncated text, table or claims; each row's details say which)"
         for m, (n, _) in sorted(cut.items(), key=lambda kv: kv[1][1])
     ]
     return out
+
+
+def _no_score_why(n: int, failed: int) -> str:
+    """Why rows have no score: an error or parse failure each row names, or none (the score is
+    missing from the scores read, e.g. upstream: no error, or one that says "missing ...")."""
+    if failed == n:
+        return "error or parse failure"
+    if not failed:
+        return "missing in the scores given, no error recorded"
+    return f"{failed} error or parse failure, {n - failed} missing in the scores given"
 
 
 def _count(into: dict[str, list[int]], m: str, n: int, first: int) -> None:
@@ -187,19 +200,26 @@ def _dict_warnings(
     total: dict[str, int],
     err: dict[str, list[int]],
     cut: dict[str, list[int]],
+    failed: dict[str, int],
 ) -> None:
     for i, r in enumerate(rows, start=at):
         m = r["metric"]
         total[m] = total.get(m, 0) + 1
         if r.get("error") or r.get("score") is None:
             _count(err, m, 1, i)
+            e = str(r.get("error") or "")
+            failed[m] = failed.get(m, 0) + bool(e and not e.startswith("missing"))
         det = r.get("details") or {}
         if any(k in det and det[k] for k in ("truncated", "table_cut", "cuts", "claims_capped")):
             _count(cut, m, 1, i)
 
 
 def _table_warnings(
-    table: ScoreTable, at: int, total: dict[str, int], err: dict[str, list[int]]
+    table: ScoreTable,
+    at: int,
+    total: dict[str, int],
+    err: dict[str, list[int]],
+    failed: dict[str, int],
 ) -> None:
     """A table's rows have no details; a row without a score (or with its own error) counts."""
     n_cols = len(table.columns)
@@ -208,6 +228,8 @@ def _table_warnings(
         bad = np.isnan(np.asarray(col.scores, dtype=float))
         for i, e in col.errors.items():
             bad[i] = bad[i] or bool(e)
+            real = bool(e) and not str(e).startswith("missing")
+            failed[col.metric] = failed.get(col.metric, 0) + real
         idx = np.flatnonzero(bad)
         if idx.size:
             _count(err, col.metric, int(idx.size), at + int(idx[0]) * n_cols + c)

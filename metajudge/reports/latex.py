@@ -24,6 +24,17 @@ def _tex(s: str) -> str:
     return "".join(_TEX_ESC.get(ch, ch) for ch in s)
 
 
+def _control_words(p: dict) -> str:  # type: ignore[type-arg]
+    """``; partial correlation controlling for system (Spearman: ...)`` of a ``--control`` run."""
+    c = p.get("control")
+    if not c:
+        return ""
+    return (
+        f"; partial correlation controlling for {_tex(c['field'])} (Spearman: "
+        f"{_tex(c['spearman_definition'])}; inter-human row not controlled)"
+    )
+
+
 def latex_table(res: MetaEvalResult) -> str:
     """LaTeX (booktabs) in the Table 17 layout on the run's scale, ceiling as the last row."""
     t = table_rows(res)
@@ -77,6 +88,7 @@ def latex_table(res: MetaEvalResult) -> str:
         + f" with human labels on {_tex(res.data['dataset']['name'])}; "
         f"{how}, aggregation {_tex(p['aggregation'].replace('_', ' '))}"
         + (", grouped per input" if p["grouped"] else "")
+        + _control_words(p)
         + "; last row: inter-human correlation."
     )
     lines += [rf"\caption{{{cap}}}", r"\end{table}"]

@@ -37,7 +37,8 @@ def _md_intro(data: Mapping[str, Any]) -> str:
         return (
             f"Pointwise correlation (each response's metric score vs its human score) {scale} at "
             f"level **{p.get('correlation_level')}**; [95% CI]; last row: inter-human reference "
-            "(defined below).\n\n"
+            "(defined below); no pairwise-accuracy columns (the pointwise protocol has no "
+            "pairs).\n\n"
         )
     return (
         f"Correlation with human labels {scale}, normalisation **{p['normalize']}**; "
@@ -94,8 +95,20 @@ def dropped_lines(data: Mapping[str, Any]) -> list[str]:
     return [line] if line else []
 
 
+def md_comparison_notes(data: Mapping[str, Any], *, floors: bool = True) -> str:
+    """:func:`comparison_lines` as a Markdown paragraph (empty when there is none)."""
+    lines = comparison_lines(data, floors=floors)
+    if not lines:
+        return ""
+    return "\n**Metric comparisons**:\n\n" + "".join(f"- {md_text(x)}\n" for x in lines)
+
+
 def _md_missing(res: MetaEvalResult) -> str:
+    from metajudge.scores.alignment import other_subsets_line
+
     dropped = "".join(f"**Dropped score rows**: {md_text(x)}.\n\n" for x in dropped_lines(res.data))
+    aside = other_subsets_line((res.data.get("run") or {}).get("score_ids"))
+    dropped += f"Score rows: {md_text(aside)}.\n\n" if aside else ""
     lines = missing_lines(res)
     if not lines:
         return dropped
@@ -147,7 +160,7 @@ def undefined_lines(cells: Sequence[dict[str, Any]], *, show: int = 3) -> list[s
     for c in cells:
         for e in c["stats"].values():
             why = e.get("undefined") if e else None
-            if not why:
+            if not why or e.get("not_applicable"):  # not a column of the protocol
                 continue
             cell = f"{c['metric']} / {c['dimension']}"
             if cell not in where.setdefault(why, []):
@@ -176,6 +189,8 @@ def protocol_bits(data: Mapping[str, Any]) -> list[str]:
         bits.append(f"level: {p['level_name']}; missing cells: {p['missing_cells']}")
     bits.append(f"aggregation={p['aggregation']}")
     if correlate == "pointwise":
+        bits.append(f"missing={p.get('missing', 'drop')} (a response without a score)")
+        bits += control_bits(p)
         bits.append(
             f"{ds.get('n_responses', '?')} responses, {ds['n_items']} items, "
             f"{ds['annotators']} label(s) per response"
@@ -189,11 +204,44 @@ def protocol_bits(data: Mapping[str, Any]) -> list[str]:
             f"missing={p.get('missing', 'median' if p['normalize'] == 'minmax' else 'drop')}",
             f"{ds['n_pairs']} pairs, {ds['n_items']} items, {ds['annotators']} label(s) per pair",
         ]
+    within = " within every system (values and comparisons)" if level == "system-grouped" else ""
     bits.append(
-        f"bootstrap {p['n_boot']} resamples of items (seed {p['seed']}), "
+        f"bootstrap {p['n_boot']} resamples of items{within} (seed {p['seed']}), "
         f"{int(p['level'] * 100)}% percentile CIs"
     )
     return bits
+
+
+def comparison_lines(data: Mapping[str, Any], *, floors: bool = True) -> list[str]:
+    """What a reader must know of the metric-vs-metric tests, for the terminal, ``table.md``
+    and ``report.html`` alike: that they were skipped (and how to lift the cap), that they test
+    one reference only, and when Holm over the resamples cannot reach significance (with the
+    resamples needed). Empty when every pair was tested and can be significant."""
+    p = data["protocol"]
+    scope = str(p.get("comparison_scope") or "")
+    out = []
+    if scope.startswith("skipped"):
+        out.append(f"metric-vs-metric comparisons {scope}")
+    elif scope.startswith("each metric against"):
+        out.append(f"metric-vs-metric comparisons: {scope}")
+    for test, f in (data.get("p_floors") or {}).items() if floors else ():
+        if f.get("note"):
+            what = "bootstrap" if test == "p_bootstrap" else "permutation"
+            out.append(f"{what} p-values: {f['note']}")
+    return out
+
+
+def control_bits(p: Mapping[str, Any]) -> list[str]:
+    """The partial-correlation settings of a ``--control`` run (none without one)."""
+    c = p.get("control")
+    if not c:
+        return []
+    line = (
+        f"partial correlation controlling for {c['describe']}: Pearson = "
+        f"{c['pearson_definition']}, Spearman = {c['spearman_definition']}; residuals "
+        f"{c['residuals']}; Kendall and the inter-human reference are not controlled"
+    )
+    return [line]
 
 
 #: fewest independent units (items, or systems at a system level) before a table carries a

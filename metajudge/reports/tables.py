@@ -29,6 +29,7 @@ from metajudge.reports.sections import (
     _md_reference,
     _md_table,
     is_pointwise,
+    md_comparison_notes,
     md_text,
     protocol_bits,
     shown_statistics,
@@ -219,7 +220,7 @@ def _md_undefined(res: MetaEvalResult) -> str:
 def _md_comparisons(res: MetaEvalResult) -> str:
     comps = [c for c in res.data.get("comparisons", []) if c.get("diff") is not None]
     if not comps:
-        return ""
+        return md_comparison_notes(res.data)
     pct = is_percent(res.data)
     how = f"difference {scale_words(pct)}"
     if not is_pointwise(res.data):
@@ -241,7 +242,13 @@ def _md_comparisons(res: MetaEvalResult) -> str:
         for c in comps
     ]
     title = f"\n## Metric vs metric ({how}; Holm-adjusted p)\n\n"
-    return title + _md_table(hdr, rows) + _md_floors(res)
+    return (
+        title
+        + md_comparison_notes(res.data, floors=False)
+        + "\n"
+        + _md_table(hdr, rows)
+        + _md_floors(res)
+    )
 
 
 def _md_floors(res: MetaEvalResult) -> str:
@@ -353,7 +360,11 @@ def footer(res: MetaEvalResult) -> str:
             sig = md_text("; ".join(sigs)) if sigs else "(no signature)"
             out.write(
                 f"- `{md_text(col).replace('`', ' ')}`: {sig} — responses absent {miss.get('responses_absent', 0)}, unscored {miss.get('responses_unscored', 0)}, "
-                f"pairs without a difference {miss.get('pairs_missing', 0)}"
+                + (
+                    f"responses without a score {miss.get('pairs_missing', 0)}"
+                    if miss.get("unit") == "responses"
+                    else f"pairs without a difference {miss.get('pairs_missing', 0)}"
+                )
             )
             if miss.get("pairs_missing"):
                 out.write(
@@ -490,7 +501,10 @@ def to_json(res: MetaEvalResult) -> str:
         "table": t,
         "signatures": {m["name"]: m["signatures"] for m in res.data["metrics"]},
         "missing": {m["name"]: m["missing"] for m in res.data["metrics"]},
-        "published": res.data.get("published", []),
+        "published": [  # on the tables' scale, as every rendered table shows them (issue 42)
+            {**e, "value": published_value(e), "value_x100": e.get("value")}
+            for e in res.data.get("published", [])
+        ],
     }
     return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
 

@@ -67,6 +67,35 @@ def run_meta_eval(*args: Any, **kwargs: Any) -> tuple[MetaEvalResult, dict[str, 
         return meta_eval_into(*args, **kwargs)
 
 
+def run_subsets(
+    dataset: str | None,
+    subsets: Sequence[str],
+    *,
+    out_dir: str | Path,
+    reference: str | None = None,
+    **kwargs: Any,
+) -> tuple[str, list[Path]]:
+    """One :func:`run_meta_eval` per subset (``all``: the whole dataset) into
+    ``out_dir/<subset>/``, then the paper table of them, written to
+    ``out_dir/paper_table.tex`` (:mod:`metajudge.reports.paper_table`); returns the table and
+    the run folders' and the table's paths."""
+    from metajudge.reports.paper_table import paper_table
+    from metajudge.run_folder import write_file
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    results, written = [], []
+    for name in subsets:
+        res, files = run_meta_eval(
+            dataset, out_dir=out / name, subset=None if name == "all" else name, **kwargs
+        )
+        results.append(res)
+        written.append(files.get("result.json", out / name))
+    tex = paper_table(results, reference=reference)
+    written.append(write_file(out, "paper_table.tex", tex))
+    return tex, written
+
+
 def meta_eval_into(
     dataset: str | None = None,
     *,
@@ -110,7 +139,7 @@ def meta_eval_into(
 
         refuse_asked(proto, asked, ds.card.label_kind)  # before any scoring
     specs = score_specs(scores, score_files, external)
-    ids = IdPolicy(strict=strict_ids)
+    ids = IdPolicy(strict=strict_ids, elsewhere=ds.other_subset_ids, subset=subset or "")
     rows, to_score = gather_run_scores(
         ds,
         out_dir=out,
@@ -214,8 +243,12 @@ def _protocol_of(ds: Any, protocol: Protocol | None, say: bool) -> Protocol:
 
 def _counted(ids: IdPolicy) -> dict[str, Any]:
     """The score rows ``ids`` dropped, warned about once, as ``result.json`` records them."""
+    from metajudge.scores.alignment import other_subsets_line
+
     if ids.warning():
         log.warning("%s", ids.warning())
+    if other_subsets_line(ids.summary()):
+        log.info("%s", other_subsets_line(ids.summary()))
     return ids.summary()
 
 
@@ -263,12 +296,14 @@ def write_run(
     from metajudge.reports.published import attach_published, unmatched_line
     from metajudge.reports.render import RESULT_FILE, render_all
     from metajudge.reports.scale import set_percent
-    from metajudge.reports.sections import missing_lines
+    from metajudge.reports.sections import comparison_lines, missing_lines
     from metajudge.run_folder import run_folder
 
     set_percent(res.data, percent)
     for line in missing_lines(res):
         log.warning("%s (--missing %s)", line.replace("`", ""), res.data["protocol"]["missing"])
+    for line in comparison_lines(res.data):  # a cap or an unreachable alpha: warned
+        (log.info if line.startswith("metric-vs-metric comparisons:") else log.warning)("%s", line)
     attach_published(res, user_file=published)
     if unmatched_line(res.data):
         log.warning("%s", unmatched_line(res.data))

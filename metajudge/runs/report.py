@@ -57,6 +57,34 @@ def record_display(
     write_file(folder, RESULT_FILE, res.to_json() + "\n")
 
 
+def paper_latex(
+    folders: list[str],
+    *,
+    dimension: str | None = None,
+    style: str = "ci",
+    reference: str | None = None,
+) -> str:
+    """The paper table of several meta-eval run folders (one column group each, titled by its
+    subset; :func:`metajudge.reports.paper_table.paper_table`); nothing is written."""
+    from metajudge.analyses.metric_vs_human.result import MetaEvalResult
+    from metajudge.errors import InputError
+    from metajudge.reports.paper_table import paper_table
+    from metajudge.reports.render import RESULT_FILE
+
+    results = []
+    for f in folders:
+        path = Path(f) / RESULT_FILE
+        if not path.is_file():
+            raise InputError(f"{f}: no {RESULT_FILE} (not a meta-eval run folder)", field="dir")
+        results.append(MetaEvalResult.load(path))
+    dims = results[0].data["dataset"]["dimensions"]
+    if dimension is not None and dimension not in dims:
+        raise InputError(
+            f"unknown dimension {dimension!r} (the runs have {', '.join(dims)})", field="dimension"
+        )
+    return paper_table(results, dimension=dimension, style=style, reference=reference)
+
+
 def render_table(res: Any, fmt: str) -> str:
     """A meta-eval result as ``fmt`` (md, csv, json, tex)."""
     from metajudge.reports import latex, tables

@@ -35,10 +35,16 @@ class IdPolicy:
     metajudge.errors.InputError: s.csv:3: field item: unknown item id 'x'
     """
 
-    def __init__(self, strict: bool = False) -> None:
+    def __init__(
+        self, strict: bool = False, *, elsewhere: frozenset[str] = frozenset(), subset: str = ""
+    ) -> None:
         self.strict = strict
         self.dropped: list[dict[str, Any]] = []
         self._seen: set[tuple[str, Any]] = set()
+        #: item ids of the dataset's other subsets (a ``--subset`` run): their rows are set
+        #: aside and counted apart, not called unknown nor refused
+        self.elsewhere, self.subset = elsewhere, subset
+        self.other_subsets = 0
 
     def unknown(
         self,
@@ -51,10 +57,15 @@ class IdPolicy:
     ) -> None:
         """A row whose ``item`` / ``system`` the dataset lacks: refused when strict, else counted
         (once per file line: a wide table's row is one row, whatever its metric columns)."""
-        if self.strict:
-            raise InputError(message, field=field, **where)
         path = str(where.get("path") or "")
         key = (path, where.get("line"), item, system)
+        if item in self.elsewhere:
+            if key not in self._seen:
+                self._seen.add(key)
+                self.other_subsets += 1
+            return
+        if self.strict:
+            raise InputError(message, field=field, **where)
         if key in self._seen:
             return
         self._seen.add(key)
@@ -79,6 +90,8 @@ class IdPolicy:
             "rows_dropped": len(self.dropped),
             "files": files,
             "first": [_id(d) for d in self.dropped[:SHOW_IDS]],
+            "rows_other_subsets": self.other_subsets,
+            "subset": self.subset or None,
         }
 
     def warning(self) -> str | None:
@@ -88,6 +101,18 @@ class IdPolicy:
 
 def _id(d: dict[str, Any]) -> str:
     return d["item"] if d["system"] in (None, "") else f"{d['item']}/{d['system']}"
+
+
+def other_subsets_line(summary: dict[str, Any] | None) -> str | None:
+    """The note of the score rows a ``--subset`` run set aside as the other subsets' (None when
+    there were none)."""
+    n = (summary or {}).get("rows_other_subsets") or 0
+    if not n:
+        return None
+    return (
+        f"{n} score row{'s' if n != 1 else ''} of the dataset's other subsets set aside "
+        f"(--subset {summary.get('subset')})"  # type: ignore[union-attr]
+    )
 
 
 def dropped_warning(summary: dict[str, Any] | None) -> str | None:

@@ -64,7 +64,6 @@ from metajudge.stats.correlation import (
     accuracy_rows,
     fisher_z_ci,
     kendall_tau_b,
-    partial_pearson,
     pearson,
     pearson_from_moments,
     pearson_from_sums,
@@ -93,6 +92,7 @@ from metajudge.stats.heterogeneity import Heterogeneity, cochran_q
 from metajudge.stats.human import HumanComparison, annotator_mean, leave_one_out
 from metajudge.stats.intervals import percentile_ci
 from metajudge.stats.kendall import kendall_variant, tie_calibration, tie_calibration_cv
+from metajudge.stats.partial import partial_pearson
 from metajudge.stats.power import (
     n_for_correlation,
     n_for_correlation_difference,

@@ -125,31 +125,6 @@ def pearson(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) ->
     return float(pearson_from_sums(xc @ yc, sxx, syy, True))
 
 
-def partial_pearson(
-    x: Sequence[float] | np.ndarray,
-    y: Sequence[float] | np.ndarray,
-    control: Sequence[float] | np.ndarray,
-) -> float:
-    """Pearson's r of ``x`` and ``y`` with ``control`` partialled out: the :func:`pearson` of
-    their residuals after a least-squares line on ``control`` (equal to
-    (r_xy − r_xz·r_yz) / √((1 − r_xz²)(1 − r_yz²)), and to ``pingouin.partial_corr``); ``nan``
-    when undefined (a residual without variance).
-
-    >>> round(partial_pearson([1, 2, 3, 4, 5, 6], [2, 1, 4, 3, 6, 5], [1, 3, 2, 5, 4, 6]), 4)
-    0.9817
-    """
-    z = np.asarray(control, dtype=float)
-    zc = z - z.mean()
-    szz = float(zc @ zc)
-
-    def resid(v: Sequence[float] | np.ndarray) -> np.ndarray:
-        a = np.asarray(v, dtype=float)
-        ac = a - a.mean()
-        return ac - (float(ac @ zc) / szz) * zc if szz > 0 else ac
-
-    return pearson(resid(x), resid(y))
-
-
 def pearson_rows(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     """:func:`pearson` of each row of ``X`` (B, n) with ``Y`` ((n,) or (B, n)), vectorised
     (row sums by ``einsum``: each row's value depends on that row alone)."""

@@ -395,13 +395,26 @@ class PFloor:
             return "—"
         return f"≤{p:.3g}" if self.at_floor(p if raw is None else raw) else f"{p:.3g}"
 
+    def needed(self, alpha: float) -> int:
+        """The fewest resamples whose Holm floor over these tests is below ``alpha``: the
+        floor's numerator (2 for the bootstrap, 1 for permutations) times the tests / alpha,
+        rounded down.
+
+        >>> PFloor.bootstrap(1000, 132).needed(0.05)
+        5280
+        """
+        numerator = 2 if self.rule.startswith("2/") else 1
+        return max(math.floor(numerator * self.n_tests / alpha), 1)
+
     def note(self, alpha: float) -> str | None:
         """Why no test can be significant at ``alpha`` after Holm, or None when one can."""
         if self.n_tests and self.holm_floor > alpha:
             return (
                 f"with {self.n_resamples} resamples the smallest p is {self.rule} = "
                 f"{self.floor:.3g}; Holm over {self.n_tests} tests cannot fall below "
-                f"{self.holm_floor:.3g}, so it cannot reach alpha {alpha}: use more resamples"
+                f"{self.holm_floor:.3g}, so it cannot reach alpha {alpha}: use at least "
+                f"{self.needed(alpha)} resamples, or fewer tests (meta-eval: --n-boot "
+                f"{self.needed(alpha)}, or --compare-to METRIC)"
             )
         return None
 

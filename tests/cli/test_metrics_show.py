@@ -83,3 +83,14 @@ def test_score_with_the_rouge_variant_option(tmp_path: Path) -> None:
     )["rouge1"]
     assert row["score"] == pytest.approx(want.fmeasure, abs=1e-12)
     assert "variant:rouge1" in row["signature"]
+
+
+def test_metrics_show_bleu_prints_no_library_warning(
+    capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """issue 42: the option table's probe of effective_order=False made sacrebleu advise on
+    stderr; the advice concerns the probe, not the user's setting."""
+    assert main(["metrics", "show", "bleu"]) == 0
+    out = capsys.readouterr()
+    assert "effective_order" in out.out  # the option is listed
+    assert "recommended" not in out.err and "recommended" not in caplog.text

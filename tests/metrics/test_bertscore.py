@@ -134,3 +134,31 @@ def test_batching_changes_scores_only_by_round_off() -> None:
         assert x.score == pytest.approx(y.score, abs=1e-6)
     with pytest.raises(InputError):
         BERTScore(max_batch_tokens=0)
+
+
+@pytest.mark.slow
+@needs_model
+def test_score_option_picks_precision_recall_or_f1_through_the_cli(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """issue 42: ``--option bertscore.score=p|r|f1`` chooses the score, named in the signature;
+    the three values stay in ``details``."""
+    import json
+    from pathlib import Path
+
+    from metajudge.cli import main
+
+    fixture = Path(__file__).parents[1] / "fixtures" / "byod" / "graded.jsonl"
+    rows = {}
+    for which in ("p", "r", "f1"):
+        out = tmp_path / f"{which}.jsonl"
+        argv = ["metrics", "run", "--input", str(fixture), "--metrics", "bertscore",
+                "--option", f"bertscore.score={which}", "-o", str(out)]  # fmt: skip
+        assert main(argv) == 0
+        rows[which] = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+    key = {"p": "P", "r": "R", "f1": "F"}
+    for which, rs in rows.items():
+        scored = [r for r in rs if r.get("score") is not None]
+        assert scored and all(f"|score:{which}|" in r["signature"] for r in scored)
+        assert all(r["score"] == r["details"][key[which]] for r in scored)
+    assert [r["score"] for r in rows["p"]] != [r["score"] for r in rows["r"]]
+    with pytest.raises(InputError, match="score must be one of p, r, f1"):
+        BERTScore(score="precision")  # type: ignore[arg-type]

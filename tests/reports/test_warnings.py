@@ -36,19 +36,15 @@ def test_a_pointwise_report_warns_once_and_names_its_protocol(
     assert main([*args, "--protocol", "pointwise", "--n-boot", "200", "--no-plots"]) == 0
     capsys.readouterr()
     md = (out / "table.md").read_text(encoding="utf-8")
-    needs = [line for line in md.splitlines() if "pairwise accuracy needs pairs" in line]
-    # 2 metrics and the 2 trivial baselines x 2 dimensions: one line that counts the 8 cells
-    want = (
-        "- pairwise accuracy needs pairs (the pairwise-difference protocol) (8 metric / "
-        "dimension cells: bleu / coherence, bleu / relevance, rouge_l / coherence, and 5 more)"
-    )
-    assert needs == [want]
+    # issue 42: not a note on every pointwise run, one clause of the intro saying why the
+    # accuracy columns are absent
+    assert "pairwise accuracy needs pairs" not in md
+    assert "no pairwise-accuracy columns (the pointwise protocol has no pairs)" in md
     result = json.loads((out / "result.json").read_text(encoding="utf-8"))
     assert len(result["cells"]) == 8
+    assert all(c["stats"]["acc_ties"]["not_applicable"] for c in result["cells"])
     html = (out / "report.html").read_text(encoding="utf-8")
-    assert (
-        html.count("<li>pairwise accuracy needs pairs (the pairwise-difference protocol) (8 ") == 1
-    )
+    assert "pairwise accuracy needs pairs" not in html
     assert "bleu / coherence: pairwise accuracy" not in html  # the per-cell lines are gone
     # the protocol line names protocol, level and aggregation, and no pairwise-only setting
     line = "protocol=pointwise at level global | level: global (all responses pooled)"

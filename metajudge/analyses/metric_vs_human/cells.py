@@ -25,6 +25,7 @@ from metajudge.analyses.metric_vs_human.protocol import Protocol
 from metajudge.errors import InputError
 from metajudge.stats import estimates as est
 from metajudge.stats import intervals
+from metajudge.stats.partial import Control
 
 FArr = NDArray[np.float64]
 IArr = NDArray[np.int64]
@@ -53,10 +54,18 @@ class Rows:
 
 @dataclass
 class CellCalc:
-    """What comparisons need of a computed cell (kept out of the JSON)."""
+    """What comparisons need of a computed cell (kept out of the JSON). ``stat_rows``: per
+    statistic, what it correlates when not ``rows.x``, ``rows.y`` — ``(statistic taken, x, y)``
+    (a partial correlation's residuals); ``y_raw``: the human rows before a control removed."""
 
     rows: Rows
     samples: dict[str, FArr] = field(default_factory=dict)
+    stat_rows: dict[str, tuple[str, FArr, FArr]] = field(default_factory=dict)
+    y_raw: FArr | None = None
+
+    def arrays(self, s: str) -> tuple[str, FArr, FArr]:
+        """``(statistic taken, x, y)`` of statistic ``s`` on this cell's rows."""
+        return self.stat_rows.get(s, (s, self.rows.x, self.rows.y))
 
 
 @dataclass
@@ -75,6 +84,18 @@ class Run:
     _label_rows: dict[str, tuple[IArr, FArr, IArr]] = field(default_factory=dict, repr=False)
     #: cell bootstraps waiting to be evaluated together (None: each cell evaluates its own)
     deferred: list[_Bootstrap] | None = field(default=None, repr=False)
+    #: the control of a partial correlation (``--control``), per response
+    control: Control | None = None
+
+    @property
+    def unit_item(self) -> IArr:
+        """The item of each unit a cell's rows index: responses (pointwise) or pairs."""
+        return self.view.resp_item if self.pointwise else self.view.pair_item
+
+    @property
+    def n_units(self) -> int:
+        """How many units (responses or pairs) the rows' unit indices range over."""
+        return len(self.view.keys) if self.pointwise else len(self.view.pair_ids)
 
     def label_rows(self, dim: str) -> tuple[IArr, FArr, IArr]:
         """The pair label rows of ``dim`` under the protocol's aggregation, computed once."""

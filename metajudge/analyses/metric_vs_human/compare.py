@@ -17,6 +17,7 @@ import numpy as np
 
 from metajudge import stats as st
 from metajudge.analyses.metric_vs_human.cells import CellCalc, Run, jnum, n_distinct
+from metajudge.analyses.metric_vs_human.partial import common_arrays
 from metajudge.analyses.metric_vs_human.protocol import COMPARE_STATS
 
 TESTS = ("p_bootstrap", "p_permutation", "p_williams")
@@ -34,7 +35,29 @@ def _grouped(comp: dict[str, Any], c1: CellCalc, c2: CellCalc, s: str, level: fl
         _bootstrap(comp, sa - sb, level)
     comp["p_permutation"] = None
     comp["p_williams"] = None
-    comp["note"] = "grouped / pointwise: paired bootstrap over inputs only"
+    comp["note"] = (
+        "averaged per-group correlations: paired bootstrap over inputs only (Williams and the "
+        "permutation test need one pooled correlation: level global)"
+    )
+
+
+def _rows_of(
+    run: Run, c1: CellCalc, c2: CellCalc, s: str
+) -> tuple[bool, str, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(same rows, statistic taken, x1, x2, y, unit per row)`` of ``s`` on the rows both
+    cells scored; under a control the residuals are taken again on those rows."""
+    r1, r2 = c1.rows, c2.rows
+    k1, k2 = r1.keys(), r2.keys()
+    if np.array_equal(k1, k2):  # the usual case (no missing scores): the cells' own arrays
+        taken, x1, y = c1.arrays(s)
+        return True, taken, x1, c2.arrays(s)[1], y, r1.pair
+    common = np.intersect1d(k1, k2)
+    i1, i2 = np.searchsorted(k1, common), np.searchsorted(k2, common)
+    if run.control is not None:
+        taken, x1, x2, y = common_arrays(run, s, c1, c2, i1, i2)
+        return False, taken, x1, x2, y, r1.pair[i1]
+    taken, x1, y = c1.arrays(s)
+    return False, taken, x1[i1], c2.arrays(s)[1][i2], y[i1], r1.pair[i1]
 
 
 def _pairs(
@@ -48,25 +71,17 @@ def _pairs(
     values: tuple[float, float],
 ) -> None:
     """A pooled comparison; ``values``: the two cells' point values of ``s``."""
-    r1, r2 = c1.rows, c2.rows
-    k1, k2 = r1.keys(), r2.keys()
-    same = np.array_equal(k1, k2)
-    if same:  # the usual case (no missing scores): the cells' own arrays
-        x1, x2, y, pairs, n_rows = r1.x, r2.x, r1.y, r1.pair, k1.size
-    else:
-        common = np.intersect1d(k1, k2)
-        i1, i2 = np.searchsorted(k1, common), np.searchsorted(k2, common)
-        x1, x2, y, pairs, n_rows = r1.x[i1], r2.x[i2], r1.y[i1], r1.pair[i1], common.size
-    n = n_distinct(pairs, len(run.view.pair_ids))
+    same, taken, x1, x2, y, pairs = _rows_of(run, c1, c2, s)
+    n = n_distinct(pairs, run.n_units)
     comp["n"] = n
     if n < 3 or st.undefined_reason(x1, y) or st.undefined_reason(x2, y):
-        comp["note"] = "undefined on the pairs both metrics scored"
+        comp["note"] = "undefined on the rows both metrics scored"
         return
     # on the same rows the cells' point values are these differences' terms (bit-identical)
-    v1, v2 = values if same else (st.statistic(s, x1, y), st.statistic(s, x2, y))
+    v1, v2 = values if same else (st.statistic(taken, x1, y), st.statistic(taken, x2, y))
     comp["diff"] = v1 - v2
-    groups = run.view.pair_item[pairs]
-    note = run.proto.ci_skipped(s, n_rows)
+    groups = run.unit_item[pairs]
+    note = run.proto.ci_skipped(taken, y.size)
     if run.W is not None and note is not None:
         comp["ci_note"] = note.replace("see fisher_ci", "see p_permutation")
     elif run.W is not None:
@@ -77,7 +92,7 @@ def _pairs(
             x1,
             x2,
             y,
-            statistic=s,
+            statistic=taken,
             resamples=run.W[:, groups],
             samples=paired,
             level=run.proto.ci_level,
@@ -89,13 +104,29 @@ def _pairs(
         comp["p_permutation"] = jnum(shared.p_value)
     elif run.proto.permutations > 0:
         pr = st.permutation_test_diff(
-            x1, x2, y, statistic=s, groups=groups, n_perm=run.proto.permutations, rng=rng
+            x1, x2, y, statistic=taken, groups=groups, n_perm=run.proto.permutations, rng=rng
         )
         comp["p_permutation"] = jnum(pr.p_value)
     if s == "pearson":
-        w = st.williams_test(st.pearson(x1, y), st.pearson(x2, y), st.pearson(x1, x2), n)
-        comp["williams_t"] = jnum(w.t)
-        comp["p_williams"] = jnum(w.p_two_sided)
+        _williams(run, comp, x1, x2, y, pairs, n)
+
+
+def _williams(
+    run: Run,
+    comp: dict[str, Any],
+    x1: np.ndarray,
+    x2: np.ndarray,
+    y: np.ndarray,
+    units: Any,
+    n: int,
+) -> None:
+    """Williams' test of two dependent correlations; under a control on the residuals (partial
+    correlations) with n less the control's parameters."""
+    k = run.control.parameters(units) if run.control is not None else 0
+    comp["williams_n"] = n - k
+    w = st.williams_test(st.pearson(x1, y), st.pearson(x2, y), st.pearson(x1, x2), n - k)
+    comp["williams_t"] = jnum(w.t)
+    comp["p_williams"] = jnum(w.p_two_sided)
 
 
 def _shared_permutations(
@@ -104,6 +135,7 @@ def _shared_permutations(
     cells: Mapping[tuple[str, str], tuple[dict[str, Any], CellCalc]],
     d: str,
     rng: np.random.Generator,
+    reference: str | None = None,
 ) -> dict[tuple[str, str, str], st.DiffResult]:
     """Permutation tests of every pair of metrics on dimension ``d`` with shared swaps
     (:func:`~metajudge.stats.shared_permutation_tests`) when every metric has the
@@ -111,16 +143,22 @@ def _shared_permutations(
     ms = [m for m in metrics if (m, d) in cells]
     if run.proto.permutations <= 0 or len(ms) < 2:
         return {}
-    rows = [cells[(m, d)][1].rows for m in ms]
+    calcs = [cells[(m, d)][1] for m in ms]
+    rows = [c.rows for c in calcs]
     keys = rows[0].keys()
     if not all(np.array_equal(r.keys(), keys) for r in rows[1:]):
         return {}
     pairs = list(itertools.combinations(range(len(ms)), 2))
-    problems = [(s, [r.x for r in rows], rows[0].y) for s in COMPARE_STATS]
+    if reference is not None:
+        pairs = [(i, j) for i, j in pairs if reference in (ms[i], ms[j])]
+    problems = []
+    for s in COMPARE_STATS:
+        taken, _, y = calcs[0].arrays(s)
+        problems.append((taken, [c.arrays(s)[1] for c in calcs], y))
     res = st.shared_permutation_tests(
         problems,
         pairs,
-        groups=run.view.pair_item[rows[0].pair],
+        groups=run.unit_item[rows[0].pair],
         n_perm=run.proto.permutations,
         rng=rng,
     )
@@ -131,18 +169,40 @@ def _shared_permutations(
     }
 
 
+def metric_pairs(metrics: Sequence[str], reference: str | None) -> list[tuple[str, str]]:
+    """The pairs compared: every pair, or (``reference``) the reference against each other
+    metric, the reference first.
+
+    >>> metric_pairs(["a", "b", "c"], "b")
+    [('b', 'a'), ('b', 'c')]
+    """
+    if reference is None:
+        return list(itertools.combinations(metrics, 2))
+    return [(reference, m) for m in metrics if m != reference]
+
+
+def is_pooled(run: Run) -> bool:
+    """Comparisons of one pooled correlation (bootstrap, permutation and Williams): the
+    pairwise-difference protocol ungrouped, or the pointwise protocol at level global."""
+    if run.pointwise:
+        return run.proto.level == "global"
+    return not run.proto.grouped
+
+
 def compare_metrics(
     run: Run,
     metrics: Sequence[str],
     cells: Mapping[tuple[str, str], tuple[dict[str, Any], CellCalc]],
+    reference: str | None = None,
 ) -> list[dict[str, Any]]:
-    """Every comparison of two metrics on one dimension and statistic, Holm-corrected."""
+    """Every comparison of two metrics (or of ``reference`` against each other metric) on one
+    dimension and statistic, Holm-corrected."""
     out: list[dict[str, Any]] = []
     rng = np.random.default_rng([run.proto.seed, 3])
-    pooled = not (run.proto.grouped or run.pointwise)
+    pooled = is_pooled(run)
     for d in run.view.dimensions:
-        shared = _shared_permutations(run, metrics, cells, d, rng) if pooled else {}
-        for m1, m2 in itertools.combinations(metrics, 2):
+        shared = _shared_permutations(run, metrics, cells, d, rng, reference) if pooled else {}
+        for m1, m2 in metric_pairs(metrics, reference):
             if (m1, d) not in cells or (m2, d) not in cells:
                 continue
             (j1, c1), (j2, c2) = cells[(m1, d)], cells[(m2, d)]
@@ -158,7 +218,8 @@ def compare_metrics(
                 }
                 if pooled:
                     values = (e1["value"], e2["value"])
-                    _pairs(run, comp, c1, c2, s, rng, shared.get((m1, m2, s)), values)
+                    got = shared.get((m1, m2, s)) or shared.get((m2, m1, s))
+                    _pairs(run, comp, c1, c2, s, rng, got, values)
                 else:
                     comp["diff"] = e1["value"] - e2["value"]
                     comp["n"] = e1.get("n_groups")

@@ -35,6 +35,7 @@ from metajudge.analyses.metric_vs_human.levels import (
     loo_reference,
     prefetch_pooled,
 )
+from metajudge.analyses.metric_vs_human.partial import control_for, control_json, partial_cell
 from metajudge.analyses.metric_vs_human.pointwise import (
     check_pointwise,
     matched_reference,
@@ -84,7 +85,8 @@ def _check_dataset(dataset: Any, dimensions: Sequence[str] | None) -> list[str]:
     return dims
 
 
-def _protocol_json(p: Protocol, view: AlignedView, compare_note: str | None) -> dict[str, Any]:
+def _protocol_json(run: Run, compare_note: str | None) -> dict[str, Any]:
+    p, view = run.proto, run.view
     unit = ("response" if view.kind == "likert" else "pair") if p.grouped else None
     if p.correlate == "pointwise":
         unit = "response"
@@ -104,13 +106,18 @@ def _protocol_json(p: Protocol, view: AlignedView, compare_note: str | None) -> 
         "n_perm": p.permutations if p.compare else 0,
         "comparison_scope": compare_note
         or ("all pairs of metrics" if p.compare else "not requested"),
+        "comparisons_skipped": bool(compare_note and compare_note.startswith("skipped")),
+        "control": control_json(run),
         "seed": p.seed,
         "level": p.ci_level,
-        "bootstrap_unit": "item (input): all pairs and annotator rows of an item together",
+        "bootstrap_unit": _bootstrap_unit(p),
         "bootstrap_p": "2*min(#{d<=0}+1, #{d>=0}+1)/(B+1), capped at 1 (add-one smoothing)",
         "fisher_n": _fisher_n(p),
         "ci_method": _ci_method_json(p),
-        "williams_n": "number of pairs (items) common to both metrics",
+        "williams_n": (
+            "number of units (pairs; responses under the pointwise protocol) both metrics "
+            "scored" + (", less the control's parameters" if p.control else "")
+        ),
         "accuracy": "sign of the raw difference m(b)-m(a) with tie band epsilon vs sign of the human label",
         "holm": "across every comparison in this result, per test",
         "permutation": "item swaps (fair coin flips) shared by every comparison of a dimension, "
@@ -120,6 +127,16 @@ def _protocol_json(p: Protocol, view: AlignedView, compare_note: str | None) -> 
         "comparisons: ci_note on each); Fisher-z CI instead",
         "ceiling": _ceiling_definition(p, view),
     }
+
+
+def _bootstrap_unit(p: Protocol) -> str:
+    """The one resampling unit of every value's CI and every comparison of the run."""
+    if p.correlate == "pointwise" and p.level == "system-grouped":
+        return (
+            "item (input), the same draw within every system (value and comparison CIs alike; "
+            "the CI counts inputs, not systems)"
+        )
+    return "item (input): all pairs and annotator rows of an item together"
 
 
 def _fisher_n(p: Protocol) -> str:
@@ -314,7 +331,10 @@ def _cell(
         cell, calc, x_pair = evaluate_cell(run, m, d, c, index)
         return cell, calc, x_pair, miss
     x, miss = response_values(run, c)
-    cell, calc = pointwise_cell(run, m, d, c, x)
+    if run.control is not None:
+        cell, calc = partial_cell(run, m, d, c, x)
+    else:
+        cell, calc = pointwise_cell(run, m, d, c, x)
     return cell, calc, None, miss
 
 
@@ -421,18 +441,14 @@ def meta_evaluate(
     run = Run(view, proto, columns, info, {**declared, **dict(directions or {})}, W)
     if run.pointwise:
         check_pointwise(run, dataset.card.name)
+    if proto.control is not None:
+        run.control = control_for(dataset, view, proto.control)
     cells, entries, calcs, points = _cells(run, metrics, available)
-    compare_note = None
-    comparisons: list[dict[str, Any]] = []
-    compared = [m for m in metrics if not is_trivial(m)]  # trivial baselines: rows, not tests
-    if proto.compare and len(compared) > proto.max_compare:
-        compare_note = f"skipped: {len(compared)} metrics > max_compare={proto.max_compare}"
-    elif proto.compare and len(compared) > 1:
-        comparisons = compare_metrics(run, compared, calcs)
+    comparisons, compare_note = _comparisons(run, metrics, calcs)
     data = {
         "schema": SCHEMA,
         "dataset": _dataset_json(dataset.card, view, dims, subset),
-        "protocol": _protocol_json(proto, view, compare_note),
+        "protocol": _protocol_json(run, compare_note),
         "options": proto.to_dict(),
         "statistics": list(proto.statistics),
         "metrics": entries,
@@ -445,6 +461,35 @@ def meta_evaluate(
         "timing_s": round(time.perf_counter() - t0, 4),
     }
     return MetaEvalResult(_jsonable(data))
+
+
+def _comparisons(
+    run: Run, metrics: Sequence[str], calcs: dict[Any, Any]
+) -> tuple[list[dict[str, Any]], str | None]:
+    """The metric-vs-metric comparisons and the scope note when some are not made: every pair
+    up to ``max_compare`` metrics, or each metric against ``compare_to`` (m - 1 per dimension
+    and statistic, no cap). Trivial baselines are rows, not tests."""
+    proto = run.proto
+    compared = [m for m in metrics if not is_trivial(m)]
+    ref = proto.compare_to
+    if ref is not None and ref not in compared:
+        raise InputError(
+            f"--compare-to {ref!r} is not a compared metric of this run "
+            f"(metrics: {', '.join(compared)})",
+            field="compare_to",
+        )
+    if not proto.compare or len(compared) < 2:
+        return [], None
+    if ref is not None:
+        note = f"each metric against {ref} ({len(compared) - 1} per dimension and statistic)"
+        return compare_metrics(run, compared, calcs, reference=ref), note
+    if len(compared) > proto.max_compare:
+        return [], (
+            f"skipped: {len(compared)} metrics, more than max_compare={proto.max_compare} "
+            f"(--compare-to METRIC tests each against one reference; --max-compare "
+            f"{len(compared)} tests every pair)"
+        )
+    return compare_metrics(run, compared, calcs), None
 
 
 def _jsonable(o: Any) -> Any:

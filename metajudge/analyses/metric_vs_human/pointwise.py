@@ -79,7 +79,7 @@ def _estimate(run: Run, stat: str, x: FArr, y: FArr, ri: NDArray[np.int64]) -> e
     )
 
 
-def _entry(e: est.Estimate, stat: str, p: Protocol, n_units: int) -> dict[str, Any]:
+def entry(e: est.Estimate, stat: str, p: Protocol, n_units: int) -> dict[str, Any]:
     """A value with its CI (:func:`~metajudge.stats.intervals.choose`) on ``n_units``
     independent units (responses at the global level, not annotator rows), and at the global
     level its Fisher-z CI on the same units."""
@@ -93,10 +93,23 @@ def _entry(e: est.Estimate, stat: str, p: Protocol, n_units: int) -> dict[str, A
     return out
 
 
-def _units(p: Protocol, e: est.Estimate, ri: NDArray[np.int64], ok: NDArray[np.bool_]) -> int:
-    """The independent units of a pointwise value: the responses (global level), else the
-    groups or systems the value is computed over."""
-    return int(np.unique(ri[ok]).size) if p.level == "global" else e.n
+def _units(run: Run, e: est.Estimate, ri: NDArray[np.int64], ok: NDArray[np.bool_]) -> int:
+    """The independent units of a pointwise value: the responses (global level); at level
+    system-grouped the inputs the bootstrap resamples within every system (issue 42: with few
+    systems a CI still comes from resampling items, the unit the comparisons resample too);
+    else the groups or systems the value is computed over."""
+    if run.proto.level == "global":
+        return int(np.unique(ri[ok]).size)
+    if run.proto.level == "system-grouped":
+        return int(np.unique(run.view.resp_item[ri[ok]]).size)
+    return e.n
+
+
+def not_applicable() -> dict[str, Any]:
+    """A pairwise accuracy in a pointwise cell: not a column of the protocol (no pairs), so
+    flagged ``not_applicable`` and left out of the undefined-values notes."""
+    why = "pairwise accuracy needs pairs (the pairwise-difference protocol)"
+    return {"value": None, "ci": None, "fisher_ci": None, "undefined": why, "not_applicable": True}
 
 
 def pointwise_cell(
@@ -112,11 +125,10 @@ def pointwise_cell(
     samples: dict[str, FArr] = {}
     for s in p.statistics:
         if s not in st.CORRELATIONS:
-            why = "pairwise accuracy needs pairs (the pairwise-difference protocol)"
-            stats_out[s] = {"value": None, "ci": None, "fisher_ci": None, "undefined": why}
+            stats_out[s] = not_applicable()
             continue
         e = _estimate(run, s, xr, y, ri)
-        stats_out[s] = _entry(e, s, p, _units(p, e, ri, ok & np.isfinite(y)))
+        stats_out[s] = entry(e, s, p, _units(run, e, ri, ok & np.isfinite(y)))
         if e.samples is not None and e.undefined is None:
             samples[s] = e.samples
     cell = {
@@ -141,10 +153,11 @@ def matched_reference(run: Run, dim: str, metric_values: dict[str, FArr]) -> dic
     stats_names = [s for s in p.statistics if s in st.CORRELATIONS]
     args = (L, v.resp_item, v.resp_system, v.n_items, run.W, p.ci_level)
     ref = human_reference(*args, stats_names, unit_level=p.level, unit_name="responses")
+    units = v.n_items if p.level == "system-grouped" else None  # resampled within systems
     out: dict[str, Any] = {
         "method": None,
         "n_pairs": ref.n_units,
-        "stats": {s: ref_entry(e, s, p) for s, e in ref.estimates.items()},
+        "stats": {s: ref_entry(e, s, p, units) for s, e in ref.estimates.items()},
         "matched": {},
     }
     if ref.method is None:
@@ -158,18 +171,18 @@ def matched_reference(run: Run, dim: str, metric_values: dict[str, FArr]) -> dic
     )
     for m, x in metric_values.items():
         out["matched"][m] = {
-            s: ref_entry(loo_reference(s, *args, p.level, metric=x)[1], s, p)  # type: ignore[arg-type]
+            s: ref_entry(loo_reference(s, *args, p.level, metric=x)[1], s, p, units)  # type: ignore[arg-type]
             for s in stats_names
         }
     return out
 
 
-def ref_entry(e: est.Estimate, stat: str, p: Protocol) -> dict[str, Any]:
+def ref_entry(e: est.Estimate, stat: str, p: Protocol, units: int | None = None) -> dict[str, Any]:
     """A reference value with its CI (:func:`~metajudge.stats.intervals.choose` on the
-    estimate's units)."""
+    estimate's units, or ``units`` when the bootstrap resamples others)."""
     out: dict[str, Any] = {"value": jnum(e.value), "ci": None, "ci_method": None, "ci_n": 0}
     if e.undefined is None:
-        out.update(ci_fields(e.interval(stat, p.ci_level, small_n=p.small_n)))
+        out.update(ci_fields(e.interval(stat, p.ci_level, small_n=p.small_n, n=units)))
     out["undefined"] = e.undefined
     return out
 

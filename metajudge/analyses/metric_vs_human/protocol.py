@@ -16,6 +16,7 @@ from metajudge.analyses.metric_vs_human.levels import LEVEL_ALIASES, LEVELS
 from metajudge.errors import InputError
 from metajudge.stats import STATISTICS
 from metajudge.stats.intervals import SMALL_N
+from metajudge.stats.partial import SPEARMAN_METHODS
 
 NORMALIZE_MODES: tuple[str, ...] = ("minmax", "sign", "raw")
 AGGREGATIONS: tuple[str, ...] = ("per_annotator", "mean")
@@ -68,7 +69,16 @@ class Protocol:
     missing
         What a missing metric score does: ``drop`` the pair (or response), impute the
         ``median`` difference (RAGChecker's ``meta_eval.py``), or ``error``. Default (None):
-        ``median`` under ``minmax`` (RAGChecker), ``drop`` otherwise; the count is reported.
+        ``median`` for pairwise differences under ``minmax`` (RAGChecker), ``drop`` otherwise
+        (pointwise: what metric papers do); the count is reported.
+    control, control_spearman
+        Partial correlation controlling for a field (``system``, a record or ``meta`` field;
+        pointwise protocol, global level): Pearson and Spearman of the residuals
+        (:mod:`metajudge.stats.partial`); Spearman as FRANK (``residuals``) or rank-based
+        (``ranks``, pingouin).
+    compare_to
+        Compare every metric against this one only (m - 1 tests per dimension and statistic;
+        no ``max_compare`` cap) instead of every pair.
     """
 
     correlate: str = "pairwise-difference"
@@ -91,6 +101,9 @@ class Protocol:
     spearman_ci_max_rows: int = 200_000
     missing: str | None = None
     small_n: int = SMALL_N
+    control: str | None = None
+    control_spearman: str = "residuals"
+    compare_to: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "statistics", tuple(self.statistics))
@@ -130,6 +143,19 @@ class Protocol:
             raise InputError(f"n_boot must be >= 0, got {self.n_boot}", field="n_boot")
         if self.small_n < 0:
             raise InputError(f"small_n must be >= 0, got {self.small_n}", field="small_n")
+        _choice("control_spearman", self.control_spearman, SPEARMAN_METHODS)
+        if self.control is not None and self.correlate == "pairwise-difference":
+            raise InputError(
+                "--control needs the pointwise protocol (a partial correlation of each "
+                "response's metric and human score)",
+                field="control",
+            )
+        if self.control is not None and self.level != "global":
+            raise InputError(
+                f"--control needs level global (got {self.level!r}): the control is removed "
+                "from all responses pooled",
+                field="control",
+            )
         if not 0 < self.ci_level < 1:
             raise InputError(f"ci_level must be in (0, 1), got {self.ci_level}", field="ci_level")
 
@@ -138,7 +164,8 @@ class Protocol:
         """The missing-score rule in force (``missing``, or the default for ``normalize``)."""
         if self.missing is not None:
             return self.missing
-        return "median" if self.normalize == "minmax" else "drop"
+        pairwise_minmax = self.normalize == "minmax" and self.correlate != "pointwise"
+        return "median" if pairwise_minmax else "drop"
 
     @property
     def permutations(self) -> int:
