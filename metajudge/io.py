@@ -188,16 +188,20 @@ def prepare_out_dir(
 def check_out_dir(
     path: str | Path, *, inputs: Sequence[str | Path | None] = (), field: str = "--out"
 ) -> Path:
-    """Refuse (``InputError``) a run folder that is an existing file, one below a file, and one
-    that is an input file; creates nothing (a command checks ``--out`` before any work and writes
-    the folder only when it has a result, so a refused run leaves no trace)."""
+    """Refuse (``InputError``) a run folder that is an existing file, one below a file, one
+    that is an input file, and one writing would harm (:func:`metajudge.out_folder.
+    check_out_folder`: ``""``, the working directory, a folder of other files); creates nothing
+    (a command checks ``--out`` before any work and writes the folder only when it has a
+    result, so a refused run leaves no trace)."""
     from metajudge.errors import InputError
+    from metajudge.out_folder import check_out_folder
 
     p = Path(path)
     if p.exists() and not p.is_dir():
         raise InputError("is a file; --out takes a folder", path=p, field=field)
     _parents_are_folders(p, field)
     _not_an_input(p, inputs, field)
+    check_out_folder(path, field=field)
     return p
 
 
