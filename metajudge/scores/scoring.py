@@ -84,17 +84,17 @@ def _response_refs(
     ``source_field`` the source a reference-free judge reads (``input.context``)."""
     refs: list[ResponseRef] = []
     seen: set[str] = set()
-    by_id = {r.id: r for r in records}
-    for ref in iter_responses(records):
-        if ref.key in seen:
-            raise InputError(f"duplicate response key {ref.key!r} in the dataset", field="id")
-        seen.add(ref.key)
-        if reference_field:
-            ref = dataclasses.replace(ref, reference=field_text(by_id[ref.item], reference_field))
-        if source_field:
-            src = field_text(by_id[ref.item], source_field)
-            ref = dataclasses.replace(ref, input=dataclasses.replace(ref.input, context=src))
-        refs.append(ref)
+    for record in records:  # the fields of each response's own record (Likert: one per system)
+        for ref in iter_responses([record]):
+            if ref.key in seen:
+                raise InputError(f"duplicate response key {ref.key!r} in the dataset", field="id")
+            seen.add(ref.key)
+            if reference_field:
+                ref = dataclasses.replace(ref, reference=field_text(record, reference_field))
+            if source_field:
+                src = field_text(record, source_field)
+                ref = dataclasses.replace(ref, input=dataclasses.replace(ref.input, context=src))
+            refs.append(ref)
     if not refs:
         raise InputError("the dataset has no responses", field="dataset")
     for name, given, got in (
@@ -280,7 +280,7 @@ def _score_metric(
     batch_dependent = bool(getattr(metric, "batch_dependent", False))
     # a batch-dependent metric (BERTScore with idf) sees the corpus as it is: no de-duplication
     groups = [[i] for i in todo] if batch_dependent else _distinct(refs, todo, uses_input)
-    if len(todo) < len(refs) or len(groups) < len(todo):
+    if cached or len(groups) < len(todo):  # a resumed run says what it reused
         log.info(
             "%s: %d cached, %d to compute as %d distinct items",
             name,
