@@ -349,13 +349,20 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def csv_cell(v: Any) -> Any:
-    """A CSV cell that a spreadsheet cannot run: a string starting with ``=``, ``+``, ``-``,
-    ``@``, a tab or a carriage return gets a leading ``'`` (OWASP's advice against formula
-    injection); numbers, and strings that read as a number (``-0.25``), are kept.
+    """A CSV cell that a spreadsheet cannot run: a carriage return or line feed inside a string
+    is written as the two characters ``\\r`` / ``\\n`` (a raw one would start a new row for a
+    reader: a name ``x\\r=cmd|…`` would put a formula first in a row of its own); a string
+    starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading ``'``
+    (OWASP's advice against formula injection); numbers, and strings that read as a number
+    (``-0.25``), are kept.
 
     >>> csv_cell("=cmd|' /C calc'!A0"), csv_cell("@SUM(1+1)"), csv_cell(-0.25), csv_cell("-0.25")
     ("'=cmd|' /C calc'!A0", "'@SUM(1+1)", -0.25, '-0.25')
+    >>> csv_cell("bleu\\r=cmd|' /C calc'!A0"), csv_cell("\\n@x")
+    ("bleu\\\\r=cmd|' /C calc'!A0", '\\\\n@x')
     """
+    if isinstance(v, str) and ("\r" in v or "\n" in v):
+        v = v.replace("\r", "\\r").replace("\n", "\\n")
     if not isinstance(v, str) or not v.startswith(_FORMULA_START):
         return v
     try:
