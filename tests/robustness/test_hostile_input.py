@@ -313,9 +313,9 @@ def test_alt_test_names_escaped_in_markdown(
     folder.mkdir()
     humans = json.loads((src / "human_annotations.json").read_text(encoding="utf-8"))
     llms = json.loads((src / "llm_annotations.json").read_text(encoding="utf-8"))
-    first = sorted(humans)[0]
+    first = min(humans)
     humans[HTML_NAME] = humans.pop(first)
-    llm = sorted(llms)[0]
+    llm = min(llms)
     llms["gpt|<b>x</b>"] = llms.pop(llm)
     (folder / "human_annotations.json").write_text(json.dumps(humans), encoding="utf-8")
     (folder / "llm_annotations.json").write_text(json.dumps(llms), encoding="utf-8")
