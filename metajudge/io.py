@@ -188,16 +188,20 @@ def prepare_out_dir(
 def check_out_dir(
     path: str | Path, *, inputs: Sequence[str | Path | None] = (), field: str = "--out"
 ) -> Path:
-    """Refuse (``InputError``) a run folder that is an existing file, one below a file, and one
-    that is an input file; creates nothing (a command checks ``--out`` before any work and writes
-    the folder only when it has a result, so a refused run leaves no trace)."""
+    """Refuse (``InputError``) a run folder that is an existing file, one below a file, one
+    that is an input file, and one writing would harm (:func:`metajudge.out_folder.
+    check_out_folder`: ``""``, the working directory, a folder of other files); creates nothing
+    (a command checks ``--out`` before any work and writes the folder only when it has a
+    result, so a refused run leaves no trace)."""
     from metajudge.errors import InputError
+    from metajudge.out_folder import check_out_folder
 
     p = Path(path)
     if p.exists() and not p.is_dir():
         raise InputError("is a file; --out takes a folder", path=p, field=field)
     _parents_are_folders(p, field)
     _not_an_input(p, inputs, field)
+    check_out_folder(path, field=field)
     return p
 
 
@@ -345,13 +349,20 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def csv_cell(v: Any) -> Any:
-    """A CSV cell that a spreadsheet cannot run: a string starting with ``=``, ``+``, ``-``,
-    ``@``, a tab or a carriage return gets a leading ``'`` (OWASP's advice against formula
-    injection); numbers, and strings that read as a number (``-0.25``), are kept.
+    """A CSV cell that a spreadsheet cannot run: a carriage return or line feed inside a string
+    is written as the two characters ``\\r`` / ``\\n`` (a raw one would start a new row for a
+    reader: a name ``x\\r=cmd|…`` would put a formula first in a row of its own); a string
+    starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading ``'``
+    (OWASP's advice against formula injection); numbers, and strings that read as a number
+    (``-0.25``), are kept.
 
     >>> csv_cell("=cmd|' /C calc'!A0"), csv_cell("@SUM(1+1)"), csv_cell(-0.25), csv_cell("-0.25")
     ("'=cmd|' /C calc'!A0", "'@SUM(1+1)", -0.25, '-0.25')
+    >>> csv_cell("bleu\\r=cmd|' /C calc'!A0"), csv_cell("\\n@x")
+    ("bleu\\\\r=cmd|' /C calc'!A0", '\\\\n@x')
     """
+    if isinstance(v, str) and ("\r" in v or "\n" in v):
+        v = v.replace("\r", "\\r").replace("\n", "\\n")
     if not isinstance(v, str) or not v.startswith(_FORMULA_START):
         return v
     try:

@@ -6,6 +6,11 @@ place of ``--out`` in one step (Linux ``renameat2(RENAME_EXCHANGE)``; elsewhere 
 old folder kept until the new one is in place). A ``kill -9`` at any moment leaves ``--out``
 holding one whole run, the old or the new, never the files of two.
 
+Only a run folder (its ``manifest.json`` says so) is ever replaced. ``--out`` may also be a new
+folder or an empty one, which is filled in place (never renamed: it is the user's); anything
+else is refused before any work (:func:`metajudge.out_folder.check_out_folder`). ``--out`` a
+symlink: the folder it points to is written (the link stays as it is).
+
 What the folder held that the old run did not write (``scores.jsonl``, the score cache; a
 user's own files; files rewritten since the old run, e.g. by this run's scoring phase) is
 carried into the new folder (hard links). Stale temporaries (``.<file>.*.tmp`` of an
@@ -32,8 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from metajudge.io import STAGES
+from metajudge.out_folder import MANIFEST, check_out_folder, is_ours, is_run_folder, target
 
-MANIFEST = "manifest.json"
 #: the result files a reader renders a folder from (checked against the manifest first)
 RESULT_FILES = ("result.json", "swap.json", "decision.json", "diagnostics.json")
 _HELD: dict[str, int] = {}  # resolved --out -> nesting count of this process's lock
@@ -56,7 +61,7 @@ def run_lock(out: str | Path) -> Iterator[None]:
     """Hold the lock of run folder ``out`` (re-entrant within a process); refuse
     (``InputError``, exit 2) while another process holds it, naming its pid and start time.
     The lock file is removed on release (a refused run leaves no trace)."""
-    out = Path(out).absolute()
+    out = target(out)
     key = str(out)
     if _HELD.get(key):
         _HELD[key] += 1
@@ -129,13 +134,6 @@ def _recover(out: Path) -> None:
         shutil.rmtree(stale, ignore_errors=True)
 
 
-def _is_ours(name: str) -> bool:
-    """A temporary or lock of ours (never carried into a new run folder)."""
-    return name.startswith(".") and (
-        name.endswith((".tmp", ".lock")) or ".stage-" in name or ".old-" in name
-    )
-
-
 def read_manifest(out: str | Path) -> dict[str, Any] | None:
     """The run folder's manifest (None for a folder written before manifests)."""
     p = Path(out) / MANIFEST
@@ -153,7 +151,7 @@ def _carry(src: Path, dst: Path, skip: Mapping[str, str]) -> None:
     from metajudge.io import sha256_file
 
     for p in src.iterdir():
-        if _is_ours(p.name) or p.name == MANIFEST:
+        if is_ours(p.name) or p.name == MANIFEST:
             continue
         rel = p.name
         if rel in skip and (p.is_dir() or sha256_file(p) == skip[rel]):
@@ -182,9 +180,22 @@ def _exchange(a: Path, b: Path) -> bool:
     return fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0
 
 
-def _swap_in(stage: Path, out: Path, run_id: str) -> None:
+def _put_in_place(stage: Path, out: Path, run_id: str, replace: bool) -> None:
+    """``stage`` becomes ``out``: renamed there (a new folder), exchanged with it (``replace``: a
+    run folder), or moved into it file by file (an empty folder, or one of a nested writer's:
+    never renamed), the manifest first, so that an interrupted fill is a run folder the next
+    run replaces (readers refuse its missing files)."""
     if not out.exists():
         os.rename(stage, out)
+        return
+    if not replace:
+        for p in out.iterdir():  # stale temporaries of ours
+            if is_ours(p.name) and p.is_file() and not p.is_symlink():
+                p.unlink(missing_ok=True)
+        names = sorted(os.listdir(stage), key=lambda n: n != MANIFEST)
+        for name in names:
+            os.replace(stage / name, out / name)
+        shutil.rmtree(stage, ignore_errors=True)
         return
     if _exchange(stage, out):
         shutil.rmtree(stage, ignore_errors=True)  # now the old run
@@ -234,10 +245,18 @@ class RunFolder:
     stage: Path
     run_id: str
     kept: dict[str, str] = field(default_factory=dict)
+    caches: set[str] = field(default_factory=set)
 
     def write_text(self, name: str, text: str) -> Path:
         """Write the run's file ``name`` (``text``) into the stage (:func:`write_file`); its
         stage path."""
+        return write_file(self.stage, name, text)
+
+    def write_cache(self, name: str, text: str) -> Path:
+        """Write a cache (``scores.jsonl``) into the stage: it comes in place with the run's
+        files, and the manifest records it under ``kept`` (carried into the next run, which may
+        not rewrite it). Its stage path."""
+        self.caches.add(name)
         return write_file(self.stage, name, text)
 
     def write_texts(self, texts: Mapping[str, str]) -> dict[str, Path]:
@@ -270,24 +289,31 @@ def new_run_id() -> str:
 def run_folder(out: str | Path, *, run_id: str | None = None) -> Iterator[RunFolder]:
     """Write a run folder as a set (module docstring): yields a :class:`RunFolder` whose
     ``stage`` the caller writes into; on success the manifest is written last and the stage
-    replaces ``out``; on an exception the stage is removed and ``out`` is untouched."""
-    out = Path(out).absolute()
+    replaces ``out``; on an exception the stage is removed and ``out`` is untouched. ``out`` is
+    checked first (:func:`check_out_folder`), unless this process already holds its lock (a
+    writer that checked it and writes beside the run folder, e.g. the demo's sections)."""
+    shown = Path(out).absolute()
+    real = target(out)
     rid = run_id or new_run_id()
-    with run_lock(out):
-        stage = out.with_name(f".{out.name}.stage-{rid}")
+    nested = bool(_HELD.get(str(real)))
+    with run_lock(real):
+        if not nested:
+            check_out_folder(shown)
+        replace = real.is_dir() and is_run_folder(real)
+        stage = real.with_name(f".{real.name}.stage-{rid}")
         stage.mkdir()
-        STAGES[str(stage)] = str(out)
+        STAGES[str(stage)] = str(shown)
         try:
-            if out.is_dir():
-                old = read_manifest(out) or {}
-                _carry(out, stage, dict(old.get("files") or {}))
+            if replace:
+                old = read_manifest(real) or {}
+                _carry(real, stage, dict(old.get("files") or {}))
             carried = _listing(stage)
-            rf = RunFolder(out, stage, rid, kept=carried)
+            rf = RunFolder(shown, stage, rid, kept=carried)
             yield rf
             now = _listing(stage)
-            kept = {k for k, v in carried.items() if now.get(k) == v}
+            kept = {k for k, v in carried.items() if now.get(k) == v} | (rf.caches & set(now))
             write_manifest(stage, rid, kept=kept, listing=now)
-            _swap_in(stage, out, rid)
+            _put_in_place(stage, real, rid, replace)
         except BaseException:
             shutil.rmtree(stage, ignore_errors=True)
             raise
@@ -303,7 +329,7 @@ def _listing(root: Path) -> dict[str, str]:
     return {
         p.name: sha256_file(p)
         for p in sorted(root.iterdir())
-        if p.is_file() and not p.is_symlink() and not _is_ours(p.name) and p.name != MANIFEST
+        if p.is_file() and not p.is_symlink() and not is_ours(p.name) and p.name != MANIFEST
     }
 
 

@@ -1,6 +1,7 @@
 """``metajudge cache repair``: keep what a damaged response cache still holds, move it aside.
 
-The rows that can be read (and whose stored JSON parses) are copied into a fresh cache file; the
+The rows that can be read (and whose stored JSON parses) are copied into a fresh cache file (a
+damaged page does not end the scan; the rows dropped are counted); the
 damaged file (and its ``-wal``/``-shm``) is renamed to ``<file>.damaged-<time>`` so nothing is
 deleted; the fresh file takes its place. A file that is not a database at all gives an empty
 cache and keeps the original aside. A healthy cache is never moved, and nothing is done while
@@ -22,35 +23,60 @@ from metajudge.errors import InputError
 
 
 def _readable_rows(path: Path) -> tuple[list[dict[str, Any]], int]:
-    """Rows of ``responses`` that can be read and whose JSON parses; and how many were dropped."""
+    """Every row of ``responses`` that can be read and whose JSON parses, and how many rows the
+    file holds that were dropped (unreadable, or stored JSON that does not parse). A damaged page
+    does not end the scan: the rows are found by rowid along every path that reaches them
+    (:func:`_rowids`) and read one by one."""
     rows: list[dict[str, Any]] = []
-    dropped = 0
     try:
         con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     except sqlite3.Error:
         return rows, 0
     try:
         con.row_factory = sqlite3.Row
-        cur = con.execute("SELECT * FROM responses")
-        while True:
+        ids = _rowids(con)
+        for rid in sorted(ids):
             try:
-                r = cur.fetchone()
-            except sqlite3.Error:
-                break  # the rest of the table is unreadable
-            if r is None:
-                break
-            d = dict(r)
-            try:
+                r = con.execute("SELECT * FROM responses WHERE rowid = ?", (rid,)).fetchone()
+                d = dict(r) if r is not None else {}
                 json.loads(d["request_json"])
                 json.loads(d["response_json"])
-                rows.append(d)
-            except (ValueError, TypeError, KeyError):
-                dropped += 1
-    except sqlite3.Error:
-        pass
+            except (sqlite3.Error, ValueError, TypeError, KeyError):
+                continue  # counted below
+            rows.append(d)
+        return rows, max(len(ids), _count(con)) - len(rows)
     finally:
         con.close()
-    return rows, dropped
+
+
+def _rowids(con: sqlite3.Connection) -> set[int]:
+    """The rowids of ``responses`` found by scanning the table forwards and backwards and each of
+    its indexes, every scan read until it reaches a damaged page."""
+    found: set[int] = set()
+    scans = ["ORDER BY rowid", "ORDER BY rowid DESC"]
+    try:
+        names = con.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'responses'"
+        ).fetchall()
+        scans += [f'INDEXED BY "{n[0]}"' for n in names]
+    except sqlite3.Error:
+        pass
+    for how in scans:
+        try:
+            cur = con.execute(f"SELECT rowid FROM responses {how}")
+            while (r := cur.fetchone()) is not None:
+                found.add(int(r[0]))
+        except sqlite3.Error:
+            continue  # the rest of this path is unreadable; the other paths go on
+    return found
+
+
+def _count(con: sqlite3.Connection) -> int:
+    """``COUNT(*)`` of ``responses`` (0 when it cannot be read)."""
+    try:
+        return int(con.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+    except sqlite3.Error:
+        return 0
 
 
 def _healthy(path: Path, n_read: int, dropped: int) -> bool:

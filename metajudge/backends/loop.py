@@ -11,6 +11,22 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 _T = TypeVar("_T")
+#: how a wait for the loop's work may end besides a result (cancelled, timed out, loop closed)
+_ENDED = (
+    concurrent.futures.CancelledError,
+    concurrent.futures.TimeoutError,
+    asyncio.CancelledError,
+    RuntimeError,
+)
+
+
+async def _drain() -> None:
+    """Cancel the loop's other tasks and wait for them to end."""
+    me = asyncio.current_task()
+    tasks = [t for t in asyncio.all_tasks() if t is not me]
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 class LoopThread:
@@ -33,15 +49,26 @@ class LoopThread:
             return fut.result()
         except (KeyboardInterrupt, SystemExit):
             fut.cancel()  # cancels the gather: in-flight HTTP calls are abandoned, finished ones are kept
-            with contextlib.suppress(
-                concurrent.futures.CancelledError, concurrent.futures.TimeoutError
-            ):
+            with contextlib.suppress(*_ENDED):
                 fut.result(timeout=5)
+            self.cancel_pending()
             raise
+
+    def cancel_pending(self, timeout: float = 5.0) -> None:
+        """Cancel every task still pending on the loop and wait until they have ended, so that
+        none is left to be destroyed pending at exit (asyncio's "Task was destroyed but it is
+        pending!", once per call of an interrupted batch)."""
+        if self.loop.is_closed() or not self._thread.is_alive():
+            return
+        with contextlib.suppress(*_ENDED):
+            asyncio.run_coroutine_threadsafe(_drain(), self.loop).result(timeout=timeout)
+        for t in asyncio.all_tasks(self.loop):  # the loop is stuck (a call blocks it): those
+            t._log_destroy_pending = False  # type: ignore[attr-defined]  # are abandoned on purpose
 
     def close(self) -> None:
         if self.loop.is_closed():
             return
+        self.cancel_pending()
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=5)
         if not self._thread.is_alive():

@@ -79,16 +79,52 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(func(args) or 0)
+        rc = int(func(args) or 0)
+        sys.stdout.flush()  # a reader gone (``| head``) is seen here, not at the exit
+        return rc
     except KeyboardInterrupt:
         print("metajudge: interrupted", file=sys.stderr)
         return 130
-    except Exception as e:  # only what _user_error names; anything else is re-raised
-        msg = _user_error(e)
-        if msg is None:
-            raise
-        print(f"metajudge: error: {msg}", file=sys.stderr)
-        return 2
+    except BrokenPipeError as e:
+        if not _stdout_closed():
+            return _report(e)
+        return _quiet_stdout()
+    except Exception as e:  # noqa: BLE001 - only what _user_error names; anything else re-raised
+        return _report(e)
+
+
+def _report(e: Exception) -> int:
+    """Exit 2 with the message of an error :func:`_user_error` names; re-raise any other."""
+    msg = _user_error(e)
+    if msg is None:
+        raise e
+    print(f"metajudge: error: {msg}", file=sys.stderr)
+    return 2
+
+
+def _stdout_closed() -> bool:
+    """Whether standard output is a pipe whose reader has gone (``metajudge data list | head
+    -1``): ``poll`` reports an error on its write end."""
+    import select
+
+    try:
+        fd = sys.stdout.fileno()
+        poller = select.poll()
+        poller.register(fd, select.POLLOUT)
+        return any(ev & select.POLLERR for _, ev in poller.poll(0))
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _quiet_stdout() -> int:
+    """End quietly on a closed pipe, as a Unix tool killed by SIGPIPE (exit 141): standard output
+    is pointed at /dev/null so that nothing more is written, nor said at the interpreter's exit."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 141
 
 
 def _user_error(e: BaseException) -> str | None:

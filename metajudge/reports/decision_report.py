@@ -313,11 +313,15 @@ def plot_frontier(fr: Frontier, path: str | Path, *, title: str = "") -> Path:
 
 
 def alt_test_markdown(j: Mapping[str, Any], sentence: str) -> str:
-    """The Alt-Test report: the verdict, one row per LLM, then each LLM's per-annotator table."""
+    """The Alt-Test report: the verdict, one row per LLM, then each LLM's per-annotator table;
+    names (LLMs, annotators) written as every Markdown report writes them
+    (:func:`~metajudge.reports.sections.md_cell`, :func:`~metajudge.reports.sections.md_text`)."""
+    from metajudge.reports.sections import md_row, md_text
+
     lines = [
         "# The Alternative Annotator Test",
         "",
-        sentence,
+        md_text(sentence),
         "",
         (
             f"Settings: scoring {j['scoring']} ({j['label_type']} labels), ε = {j['epsilon']:g}, "
@@ -330,31 +334,28 @@ def alt_test_markdown(j: Mapping[str, Any], sentence: str) -> str:
         "|---|---|---|---|---|",
     ]
     for r in j["llms"]:
-        lines.append(
-            f"| {r['llm']} | {_f(r['winning_rate'], 2)} | {_f(r['advantage_probability'], 2)} "
-            f"| {'yes' if r['passed'] else 'no'} | {r['n_items']} |"
-        )
+        rate, adv = _f(r["winning_rate"], 2), _f(r["advantage_probability"], 2)
+        passed = "yes" if r["passed"] else "no"
+        lines.append(md_row([r["llm"], rate, adv, passed, r["n_items"]]))
     for r in j["llms"]:
         d = j["dropped"]["by_llm"].get(r["llm"], {})
+        below = ", ".join(d.get("annotators_below_min_items") or []) or "none"
         lines += [
             "",
-            f"## {r['llm']}",
+            f"## {md_text(r['llm'])}",
             "",
             (
                 f"Dropped: {d.get('items_without_llm_label', 0)} items without its label, "
                 f"{d.get('items_below_min_annotators', 0)} with too few annotators, "
                 f"{d.get('llm_items_without_human_label', 0)} LLM labels of items no human "
-                "labelled; annotators "
-                f"below the minimum: {', '.join(d.get('annotators_below_min_items') or []) or 'none'}."
+                f"labelled; annotators below the minimum: {md_text(below)}."
             ),
             "",
             "| annotator | items | LLM wins (ρ_f) | human wins (ρ_h) | t | p | beaten |",
             "|---|---|---|---|---|---|---|",
         ]
         for a in r["annotators"]:
-            lines.append(
-                f"| {a['annotator']} | {a['n_items']} | {_f(a['llm_win_rate'])} "
-                f"| {_f(a['human_win_rate'])} | {_f(a['t'], 2)} | {_f(a['p'], 4)} "
-                f"| {'yes' if a['beaten'] else 'no'} |"
-            )
+            cells = [a["annotator"], a["n_items"], _f(a["llm_win_rate"]), _f(a["human_win_rate"])]
+            cells += [_f(a["t"], 2), _f(a["p"], 4), "yes" if a["beaten"] else "no"]
+            lines.append(md_row(cells))
     return "\n".join(lines) + "\n"

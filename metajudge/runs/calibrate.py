@@ -198,11 +198,12 @@ class ConformalOptions:
 
 
 def _intervals_csv(items: list[dict[str, Any]]) -> str:
-    import csv
     import io
 
+    from metajudge.io import CsvDictWriter
+
     buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=list(items[0]), lineterminator="\n")
+    w = CsvDictWriter(buf, fieldnames=list(items[0]), lineterminator="\n")
     w.writeheader()
     w.writerows(items)
     return buf.getvalue()

@@ -263,25 +263,27 @@ def meta_evaluate_section(
 ) -> Any:
     """The judge scores of one section through ``run_meta_eval`` (a score file in its folder)."""
     from metajudge.analyses.metric_vs_human.protocol import AUTO_CORRELATE, Protocol
-    from metajudge.runs.meta_eval import run_meta_eval
+    from metajudge.run_folder import run_lock
+    from metajudge.runs.meta_eval import meta_eval_into
     from metajudge.scores.scoring import write_scores
     from metajudge.scores.spec import file_spec
 
     folder = out / section
-    folder.mkdir(parents=True, exist_ok=True)
-    scores = folder / "judge_scores.jsonl"
-    write_scores(scores, rows)
-    res, _ = run_meta_eval(
-        input_file=dataset_file,
-        out_dir=folder,
-        metrics=list(metrics),
-        scores=[file_spec(scores)],
-        plots=False,
-        progress=False,
-        protocol=Protocol(
-            correlate=AUTO_CORRELATE, n_boot=opts.n_boot, seed=opts.seed, missing="drop"
-        ),
-    )
+    with run_lock(folder):  # its score file is the demo's own, written here beside the run
+        folder.mkdir(parents=True, exist_ok=True)
+        scores = folder / "judge_scores.jsonl"
+        write_scores(scores, rows)
+        res, _ = meta_eval_into(
+            input_file=dataset_file,
+            out_dir=folder,
+            metrics=list(metrics),
+            scores=[file_spec(scores)],
+            plots=False,
+            progress=False,
+            protocol=Protocol(
+                correlate=AUTO_CORRELATE, n_boot=opts.n_boot, seed=opts.seed, missing="drop"
+            ),
+        )
     return res
 
 
@@ -495,8 +497,11 @@ def run_judges(
 
 def run_demo(out_dir: str | Path, *args: Any, **kwargs: Any) -> DemoResult:
     """:func:`demo_into` holding the lock of ``out_dir`` (one run at a time per folder)."""
+    from metajudge.out_folder import check_out_folder
     from metajudge.run_folder import run_lock
 
+    own = ("subsets", "swap", *(s[0] for s in SECTIONS))  # a killed demo's folders
+    check_out_folder(out_dir, allow=own)  # before the lock and any work
     with run_lock(out_dir):
         return demo_into(out_dir, *args, **kwargs)
 

@@ -32,7 +32,7 @@ from metajudge.progress import Steps
 from metajudge.runs import plot_ahead
 from metajudge.scores.alignment import IdPolicy
 from metajudge.scores.rows import row_metrics
-from metajudge.scores.run_scores import gather_run_scores, score_specs
+from metajudge.scores.run_scores import gather_run_scores, score_specs, write_scores_cache
 from metajudge.scores.spec import ScoreSpec
 
 log = logging.getLogger(__name__)
@@ -61,9 +61,12 @@ def _rows_of(metrics: Sequence[str]) -> list[str]:
 def run_meta_eval(*args: Any, **kwargs: Any) -> tuple[MetaEvalResult, dict[str, Path]]:
     """:func:`meta_eval_into` holding the lock of ``out_dir`` (:func:`metajudge.run_folder.run_lock`:
     a second run into the same folder refuses, naming the first)."""
+    from metajudge.out_folder import check_out_folder
     from metajudge.run_folder import run_lock
 
-    with run_lock(kwargs.get("out_dir") or "."):
+    out = kwargs.get("out_dir")
+    check_out_folder("" if out is None else out)  # before the lock and any work
+    with run_lock(out):
         return meta_eval_into(*args, **kwargs)
 
 
@@ -140,6 +143,7 @@ def meta_eval_into(
         refuse_asked(proto, asked, ds.card.label_kind)  # before any scoring
     specs = score_specs(scores, score_files, external)
     ids = IdPolicy(strict=strict_ids, elsewhere=ds.other_subset_ids, subset=subset or "")
+    cache: list[dict[str, Any]] = []  # a new scores.jsonl: written with the run's files
     rows, to_score = gather_run_scores(
         ds,
         out_dir=out,
@@ -150,13 +154,13 @@ def meta_eval_into(
         rescore=rescore,
         backbone=backbone,
         ids=ids,
+        pending=cache,
     )
     run["score_ids"] = _counted(ids)
     if ds.card.label_kind in ("categorical", "binary"):
         run["scores"] = [s.text for s in specs]
-        return run_categorical(  # type: ignore[return-value]
-            ds, rows, out_dir=out, protocol=proto, metrics=metrics, data_dir=data_dir, run=run
-        )
+        kw = {"protocol": proto, "metrics": metrics, "data_dir": data_dir, "run": run}
+        return run_categorical(ds, rows, out_dir=out, scores_cache=cache, **kw)  # type: ignore[return-value,arg-type]
     points = functools.partial(_evaluate_points, proto, metrics, baselines)
     with plot_ahead.drawing(ds, rows, points, plots) as ahead:  # the plots meanwhile
         res = _evaluate(ds, rows, proto, metrics, baselines, bars.step("bootstrap", "resample"))
@@ -171,6 +175,7 @@ def meta_eval_into(
             "dataset": ds,
             "rows": rows,
             "ahead": ahead,
+            "scores_cache": cache,
             **(report or {}),
         }
         return res, _write_report(res, out, bars, report_kw)
@@ -279,6 +284,7 @@ def write_run(
     progress: Any = None,
     browser_cap: int | None = None,
     ahead: Any = None,
+    scores_cache: Any = None,
 ) -> dict[str, Path]:
     """Warn about missing scores, attach the published numbers, and write the run folder as a
     set (:func:`metajudge.run_folder.run_folder`): ``result.json``, the tables,
@@ -291,7 +297,9 @@ def write_run(
     ×100, recorded in ``result.json`` (:mod:`metajudge.reports.scale`; default 0–1));
     ``browser_cap``: the units per view of the page's browser (default
     :data:`~metajudge.reports.html_items.BROWSER_CAP`; 0: all; not recorded in ``result.json``);
-    ``ahead``: the :mod:`~metajudge.runs.plot_ahead` child drawing the plots)."""
+    ``ahead``: the :mod:`~metajudge.runs.plot_ahead` child drawing the plots;
+    ``scores_cache``: the rows of a new ``scores.jsonl``, written first
+    (:func:`~metajudge.scores.run_scores.write_scores_cache`))."""
     from metajudge.reports.html_run import write_html_report
     from metajudge.reports.published import attach_published, unmatched_line
     from metajudge.reports.render import RESULT_FILE, render_all
@@ -309,6 +317,7 @@ def write_run(
         log.warning("%s", unmatched_line(res.data))
     with run_folder(out) as rf:  # written as a set: all files of one run, or none
         stage = rf.stage
+        write_scores_cache(rf, scores_cache)
         written = {RESULT_FILE: rf.write_text(RESULT_FILE, res.to_json() + "\n")}
         written.update(render_all(stage, plots=plots, result=res, published=False, ahead=ahead))
         written["report.html"] = write_html_report(

@@ -56,8 +56,11 @@ def run_categorical(
     metrics: Sequence[str] | None = None,
     data_dir: str | Path | None = None,
     run: dict[str, Any] | None = None,
+    scores_cache: Any = None,
 ) -> tuple[Any, dict[str, Path]]:
-    """Evaluate the label columns of ``rows`` on ``ds`` and write the run folder."""
+    """Evaluate the label columns of ``rows`` on ``ds`` and write the run folder
+    (``scores_cache``: the rows of a new ``scores.jsonl``, :func:`~metajudge.scores.run_scores.
+    write_scores_cache`)."""
     from metajudge.analyses.metric_vs_human.categorical import (
         CategoricalOptions,
         categorical_meta_evaluate,
@@ -65,6 +68,7 @@ def run_categorical(
     from metajudge.reports.categorical_report import render_categorical
     from metajudge.reports.html_run import write_html_report
     from metajudge.run_folder import run_folder
+    from metajudge.scores.run_scores import write_scores_cache
 
     t0 = time.perf_counter()
     opts = CategoricalOptions(
@@ -73,6 +77,7 @@ def run_categorical(
     res = categorical_meta_evaluate(ds, rows, opts, metrics=metrics, data_dir=data_dir)
     res.data["run"] = {**(run or {}), "seconds": round(time.perf_counter() - t0, 3)}
     with run_folder(out_dir) as rf:  # written as a set, like every run folder
+        write_scores_cache(rf, scores_cache)
         data = res.to_dict()
         text = json.dumps(data, indent=1, ensure_ascii=False, default=str) + "\n"
         written = {RESULT_FILE: rf.write_text(RESULT_FILE, text)}

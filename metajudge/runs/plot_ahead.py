@@ -19,9 +19,16 @@ one the parent would draw from the same result.
 The child is used only where forking is cheap and safe: on Linux, for at most
 :data:`MAX_RECORDS` records (the child holds a second aligned view). Everywhere else, and
 for each plot the child failed to make (its error is logged), the plot is drawn in the
-parent as before, so the files are the same either way. The child exits, removing its
-folder, when the parent closes its end of the pipe (cancelled, or killed) before handing it
-a result.
+parent as before, so the files are the same either way.
+
+Nothing is left behind: the folder (``metajudge-plots-<parent pid>-*``) is removed by the child
+unless the parent tells it that it collects the plots (:meth:`PlotsAhead.collect`): when the
+parent closes its end of the pipe (cancelled, or killed, ``kill -9`` included) before or after
+handing it a result, the child finishes what it draws and removes the folder. Ctrl-C is the
+parent's to handle (the child and its drawing processes ignore SIGINT; the parent stops them,
+:meth:`PlotsAhead.cancel`); a child stopped with SIGTERM stops its drawing processes before it
+exits. A folder whose processes were all killed at once is removed by the next run (its parent
+pid is gone, :func:`_remove_stale`).
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ import multiprocessing
 import os
 import pickle
 import shutil
+import signal
 import sys
 import tempfile
 import traceback
@@ -48,6 +56,9 @@ MAX_RECORDS = 50_000
 CHILD_OPTIONS: dict[str, Any] = {"n_boot": 0, "compare": False, "statistics": ("pearson",)}
 _RESULT_FILE = "result.pickle"
 _ERROR_FILE = "error.txt"
+_PREFIX = "metajudge-plots-"
+#: the parent's messages to the child: the final result is in the folder; the parent collects
+_RESULT, _KEEP = "result", "keep"
 
 
 class PlotsAhead:
@@ -66,13 +77,15 @@ class PlotsAhead:
         tmp.write_bytes(pickle.dumps(res.data, protocol=pickle.HIGHEST_PROTOCOL))
         tmp.replace(self.folder / _RESULT_FILE)
         with contextlib.suppress(OSError):  # a dead child: its plots are drawn here
-            self.conn.send(True)
+            self.conn.send(_RESULT)
 
     def collect(
         self, out: Path, names: Sequence[str], draw: Callable[[str, Path], Path]
     ) -> dict[str, Path]:
         """Wait for the child and move each of its plots ``names`` into ``out``; a plot it did
         not make is drawn here with ``draw(name, path)``, and why is logged once."""
+        with contextlib.suppress(OSError):  # the folder is ours now: the child leaves it
+            self.conn.send(_KEEP)
         self.conn.close()  # a child still waiting for a result stops
         self.process.join()
         written: dict[str, Path] = {}
@@ -121,7 +134,8 @@ def start(
         return None
     if len(ds.records) > MAX_RECORDS:
         return None
-    folder = Path(tempfile.mkdtemp(prefix="metajudge-plots-"))
+    _remove_stale()
+    folder = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-"))
     ctx = multiprocessing.get_context("fork")
     reader, writer = ctx.Pipe(duplex=False)
     proc = ctx.Process(
@@ -146,6 +160,28 @@ def drawing(
             ahead.cancel()
 
 
+def _remove_stale() -> None:
+    """Remove the plot folders of runs whose processes are all gone (killed at once)."""
+    for p in Path(tempfile.gettempdir()).glob(f"{_PREFIX}*-*"):
+        pid = p.name[len(_PREFIX) :].split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(p, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _stop(signum: int, frame: Any) -> None:
+    raise SystemExit(1)
+
+
 def _child(
     ds: Any,
     rows: Sequence[Any],
@@ -155,37 +191,72 @@ def _child(
     writer: Any,
 ) -> None:
     """In the child: the scatter without resamples, then the correlation plots of the result
-    the parent hands over; an error is written for the parent, which draws what is missing."""
+    the parent hands over; an error is written for the parent, which draws what is missing.
+    The folder is left only for a parent that collects it (module docstring)."""
     writer.close()  # only the parent's end keeps the pipe open: its exit ends the wait
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's; it stops us
+    signal.signal(signal.SIGTERM, _stop)
     try:
         from metajudge.reports import plots
 
         plots.plot_scatter(evaluate(ds, rows, **CHILD_OPTIONS), folder / plots.SCATTER_PLOT)
         _draw_final(folder, reader)
+        code = 0
     except BaseException:  # noqa: BLE001 - reported to the parent, which draws the plots itself
-        (folder / _ERROR_FILE).write_text(traceback.format_exc(limit=4))
-        os._exit(1)
+        _stop_drawing()
+        with contextlib.suppress(OSError):
+            (folder / _ERROR_FILE).write_text(traceback.format_exc(limit=4))
+        code = 1
+    while _KEEP not in _SEEN and _verdict(reader) is not None:
+        pass  # a result not drawn (an error came first): wait for the parent's word
+    if _KEEP not in _SEEN:  # the parent is gone or cancelled: nobody else removes the folder
+        shutil.rmtree(folder, ignore_errors=True)
+    os._exit(code)
+
+
+_SEEN: list[Any] = []  # in the child: the parent's messages so far
+
+
+def _verdict(reader: Any) -> Any:
+    """The parent's next message (None when it closed the pipe, or on SIGTERM while waiting)."""
+    try:
+        msg = reader.recv()
+    except (EOFError, OSError, SystemExit):
+        return None
+    _SEEN.append(msg)
+    return msg
+
+
+_DRAWING: list[int] = []  # in the child: the pids of its drawing processes
+
+
+def _stop_drawing() -> None:
+    """Kill and reap the child's drawing processes (before the folder is removed)."""
+    for pid in _DRAWING:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.waitpid(pid, 0)
+    _DRAWING.clear()
 
 
 def _draw_final(folder: Path, reader: Any) -> None:
     """Wait for the parent's final result and draw its correlation plots into ``folder``: the
     first here, each other one in a forked grandchild at the same time (the parent waits for
-    them on its idle core). When the parent closed the pipe without a result, the folder is
-    removed instead."""
+    them on its idle core). When the parent closes the pipe or collects without a result,
+    nothing is drawn."""
     from metajudge.analyses.metric_vs_human.result import MetaEvalResult
     from metajudge.reports import plots
 
-    try:
-        reader.recv()
-    except EOFError:  # the parent is gone (killed) or cancelled: nobody else removes the folder
-        shutil.rmtree(folder, ignore_errors=True)
+    if _verdict(reader) != _RESULT:
         return
     res = MetaEvalResult(pickle.loads((folder / _RESULT_FILE).read_bytes()))
     first, *others = plots.CORRELATION_PLOTS
-    pids = [_fork_drawing(res, name, folder) for name in others]
+    _DRAWING.extend(_fork_drawing(res, name, folder) for name in others)
     plots.draw_plot(res, first, folder / first)
-    for pid in pids:
+    for pid in list(_DRAWING):
         os.waitpid(pid, 0)
+        _DRAWING.remove(pid)
 
 
 def _fork_drawing(res: Any, name: str, folder: Path) -> int:

@@ -49,6 +49,11 @@ ROW_FIELDS: tuple[str, ...] = (
 #: Fields a row may add: the column's declared direction, a categorical label.
 OPTIONAL_FIELDS: tuple[str, ...] = ("direction", "label")
 
+#: The field of a computed row that fingerprints every input its metric read (the texts and the
+#: record fields they came from: :func:`metajudge.scores.scoring.inputs_digest`); a resumed
+#: score file reuses a row only when it matches (and its ``signature``).
+INPUTS_FIELD = "inputs"
+
 DIRECTIONS = ("higher", "lower")
 
 
@@ -63,8 +68,10 @@ def make_row(
     details: Mapping[str, Any] | None = None,
     error: str | None = None,
     direction: str | None = None,
+    inputs: str | None = None,
 ) -> ScoreRow:
-    """One score row in the canonical layout (``direction``: the column's, when declared).
+    """One score row in the canonical layout (``direction``: the column's, when declared;
+    ``inputs``: the :data:`INPUTS_FIELD` fingerprint of a computed row).
 
     >>> make_row(item="q1", system="s", side="a", metric="m", score=1.0, signature="m")["key"]
     'q1::a'
@@ -83,6 +90,8 @@ def make_row(
     }
     if direction is not None:
         row["direction"] = direction
+    if inputs is not None:
+        row[INPUTS_FIELD] = inputs
     return row
 
 
@@ -131,7 +140,7 @@ def check_score_row(
     side = obj.get("side")
     if side not in ((None, "", "a", "b") if external else (None, "a", "b")):
         raise err("side", f"expected 'a', 'b' or null, got {side!r}")
-    return {
+    row = {
         "key": obj.get("key"),
         "item": obj.get("item"),
         "system": obj.get("system"),
@@ -142,6 +151,9 @@ def check_score_row(
         "details": d,
         "error": obj.get("error"),
     }
+    if isinstance(obj.get(INPUTS_FIELD), str):
+        row[INPUTS_FIELD] = obj[INPUTS_FIELD]
+    return row
 
 
 # ---------------------------------------------------------------------------------------------

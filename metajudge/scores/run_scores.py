@@ -14,7 +14,7 @@ from typing import Any
 
 from metajudge.errors import InputError
 from metajudge.scores.alignment import IdPolicy
-from metajudge.scores.rows import row_metrics
+from metajudge.scores.rows import INPUTS_FIELD, row_metrics
 from metajudge.scores.spec import SHIPPED, ScoreSpec, as_specs, file_spec
 from metajudge.scores.upstream import metric_for_dimension
 
@@ -39,31 +39,45 @@ def _complete_from_cache(
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Rows of ``metrics`` that the cache holds for *every* response of ``ds``; the rest to score.
 
-    A metric counts as cached when each response key has a row (scored, or with its error).
-    The metric is not instantiated (that can load a model), so its current signature is not
-    re-checked: the cached rows' signatures are printed in the report; ``rescore=True``
-    (``--rescore``) recomputes through :func:`~metajudge.scores.scoring.score_dataset`, which
-    reuses only rows whose signature matches.
+    A metric counts as cached when each response key has a row (scored, or with its error) of
+    the response's current inputs (:func:`~metajudge.scores.scoring.inputs_digest`: a changed
+    text is scored again). The metric is not instantiated (that can load a model), so its
+    current signature is not re-checked: the cached rows' signatures are printed in the report;
+    ``rescore=True`` (``--rescore``) recomputes through
+    :func:`~metajudge.scores.scoring.score_dataset`, which reuses only rows whose signature
+    matches.
     """
     if not cache.is_file():
         return [], list(metrics)
     from metajudge.metrics.base import iter_responses
     from metajudge.scores.files import read_scores
 
-    keys = {r.key for r in iter_responses(ds.records)}
+    refs = list(iter_responses(ds.records))
+    digests = {m: _digests(refs, m) for m in metrics}
     by: dict[str, dict[str, dict[str, Any]]] = {}
     for r in read_scores(cache, allow_empty=True):
-        if r["metric"] in metrics and r["key"] in keys:
-            by.setdefault(r["metric"], {})[r["key"]] = r
+        m = r["metric"]
+        if m in digests and digests[m].get(r["key"]) == r.get(INPUTS_FIELD):
+            by.setdefault(m, {})[r["key"]] = r
     reused: list[dict[str, Any]] = []
     missing: list[str] = []
     for m in metrics:
         got = by.get(m, {})
-        if len(got) == len(keys):
+        if len(got) == len(digests[m]):
             reused += list(got.values())
         else:
             missing.append(m)
     return reused, missing
+
+
+def _digests(refs: Sequence[Any], metric: str) -> dict[str, str]:
+    """``{response key: inputs digest}`` of registry ``metric`` (whether it reads the input is
+    its class's ``uses_input``; not instantiated)."""
+    from metajudge.metrics.registry import metric_class
+    from metajudge.scores.scoring import inputs_digest
+
+    uses_input = bool(getattr(metric_class(metric), "uses_input", True))
+    return {r.key: inputs_digest(r, uses_input) for r in refs}
 
 
 def registry_names(names: Sequence[str]) -> list[str]:
@@ -95,6 +109,7 @@ def _registry_rows(
     progress: bool,
     data_dir: Any,
     backbone: str | None = None,
+    pending: list[dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     cache = out / SCORES_CACHE
     reused, missing = (
@@ -102,12 +117,16 @@ def _registry_rows(
     )
     rows = list(reused)
     if missing:
-        from metajudge.scores.scoring import score_dataset
+        from metajudge.scores.scoring import score_dataset, write_scores
 
         computed = score_dataset(
             ds, missing, cache_path=cache, progress=progress, data_dir=data_dir, backbone=backbone
         )
-        _merge_cache(cache, computed, missing)
+        merged = _merged_cache(cache, computed, missing)
+        if pending is None:
+            write_scores(cache, merged)
+        else:
+            pending[:] = merged
         rows += computed
     return rows
 
@@ -125,9 +144,15 @@ def gather_run_scores(
     rescore: bool = False,
     backbone: str | None = None,
     ids: IdPolicy | None = None,
+    pending: list[dict[str, Any]] | None = None,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Score rows of the score specs (:func:`metajudge.scores.spec.gather_scores`) and of the
     registry ``metrics`` no spec provides (computed, cached in ``OUT/scores.jsonl``).
+
+    ``pending``: when given, a new cache is not written into ``out_dir`` but put in this list
+    (every row of it), for the caller to write into the run's stage
+    (:meth:`metajudge.run_folder.RunFolder.write_cache`): the run folder then never holds the
+    scores of one run beside the result of another; it stays empty when the cache is unchanged.
 
     ``score_files``/``external``: the old spellings of ``scores`` (:func:`score_specs`).
     ``backbone``: the LLM judges' backbone (``None``: the default embedded one).
@@ -153,6 +178,7 @@ def gather_run_scores(
             progress=progress,
             data_dir=data_dir,
             backbone=backbone,
+            pending=pending,
         )
     if not rows:
         raise InputError(
@@ -161,12 +187,23 @@ def gather_run_scores(
     return rows, to_score
 
 
-def _merge_cache(cache: Path, computed: list[dict[str, Any]], metrics: Sequence[str]) -> None:
-    """Keep the cached rows of other metrics, replace those of ``metrics`` with ``computed``."""
+def _merged_cache(
+    cache: Path, computed: list[dict[str, Any]], metrics: Sequence[str]
+) -> list[dict[str, Any]]:
+    """The cached rows of other metrics, and ``computed`` in place of those of ``metrics``."""
     from metajudge.scores.files import read_scores
-    from metajudge.scores.scoring import write_scores
 
     keep: list[dict[str, Any]] = []
     if cache.is_file():
         keep = [r for r in read_scores(cache, allow_empty=True) if r["metric"] not in set(metrics)]
-    write_scores(cache, keep + computed)
+    return keep + computed
+
+
+def write_scores_cache(rf: Any, rows: Any) -> None:
+    """The run's new ``scores.jsonl`` (``rows``; nothing when None or empty: the old one, if
+    any, is carried) into run folder ``rf``'s stage: it comes in place with the result it
+    belongs to, so a killed run never leaves its scores beside the old run's result."""
+    if rows:
+        from metajudge.scores.scoring import score_lines
+
+        rf.write_cache(SCORES_CACHE, "".join(score_lines(rows)))

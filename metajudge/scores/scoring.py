@@ -4,8 +4,10 @@ A score file is JSONL, one score row (:mod:`metajudge.scores.rows`) per (respons
 :func:`metajudge.scores.files.read_scores` reads it back.
 
 :func:`score_dataset` is resumable: given ``cache_path`` (an earlier score file), rows whose
-``(key, metric)`` and ``signature`` match and that have a score are reused; rows with an error or
-another signature are recomputed. ``metajudge score -o FILE`` passes FILE as the cache.
+``(key, metric)``, ``signature`` and ``inputs`` (:func:`inputs_digest`: the texts the metric
+reads and the fields they came from) match and that have a score are reused; rows with an error,
+another signature or other inputs are recomputed. ``metajudge metrics run -o FILE`` passes FILE
+as the cache.
 """
 
 from __future__ import annotations
@@ -14,16 +16,16 @@ import dataclasses
 import json
 import logging
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from metajudge.data.formats import Input, Record
 from metajudge.errors import InputError
-from metajudge.io import atomic_write, canonical_json
+from metajudge.io import atomic_write, canonical_json, sha256_text
 from metajudge.metrics.base import MetricResult, ResponseRef, ScoreItem, iter_responses
 from metajudge.progress import bar as progress_bar
-from metajudge.scores.rows import ROW_FIELDS, ScoreRow, make_row
+from metajudge.scores.rows import INPUTS_FIELD, ROW_FIELDS, ScoreRow, make_row
 
 log = logging.getLogger(__name__)
 
@@ -82,17 +84,17 @@ def _response_refs(
     ``source_field`` the source a reference-free judge reads (``input.context``)."""
     refs: list[ResponseRef] = []
     seen: set[str] = set()
-    by_id = {r.id: r for r in records}
-    for ref in iter_responses(records):
-        if ref.key in seen:
-            raise InputError(f"duplicate response key {ref.key!r} in the dataset", field="id")
-        seen.add(ref.key)
-        if reference_field:
-            ref = dataclasses.replace(ref, reference=field_text(by_id[ref.item], reference_field))
-        if source_field:
-            src = field_text(by_id[ref.item], source_field)
-            ref = dataclasses.replace(ref, input=dataclasses.replace(ref.input, context=src))
-        refs.append(ref)
+    for record in records:  # the fields of each response's own record (Likert: one per system)
+        for ref in iter_responses([record]):
+            if ref.key in seen:
+                raise InputError(f"duplicate response key {ref.key!r} in the dataset", field="id")
+            seen.add(ref.key)
+            if reference_field:
+                ref = dataclasses.replace(ref, reference=field_text(record, reference_field))
+            if source_field:
+                src = field_text(record, source_field)
+                ref = dataclasses.replace(ref, input=dataclasses.replace(ref.input, context=src))
+            refs.append(ref)
     if not refs:
         raise InputError("the dataset has no responses", field="dataset")
     for name, given, got in (
@@ -176,7 +178,8 @@ def score_dataset(
     for name in names:
         metric = get_metric(name, backbone=backbone, **dict(options.get(name, {})))
         try:
-            rows.extend(_score_metric(metric, name, refs, cached, progress))
+            fields = (reference_field, source_field)
+            rows.extend(_score_metric(metric, name, refs, cached, progress, fields))
         finally:
             metric.close()
     return rows
@@ -189,6 +192,7 @@ def _row(
     signature: str,
     details: Mapping[str, Any],
     error: str | None,
+    inputs: str | None = None,
 ) -> ScoreRow:
     return make_row(
         item=ref.item,
@@ -199,7 +203,35 @@ def _row(
         signature=signature,
         details=details,
         error=error,
+        inputs=inputs,
     )
+
+
+def inputs_digest(
+    ref: ResponseRef,
+    uses_input: bool,
+    reference_field: str | None = None,
+    source_field: str | None = None,
+) -> str:
+    """The :data:`~metajudge.scores.rows.INPUTS_FIELD` of one response's row: sha256 (first 16
+    hex digits) of everything its metric reads, the response, the reference and (``uses_input``)
+    the input, with the record fields they were taken from (``--reference-field``,
+    ``--source-field``; the source field only where the input is read). A resumed score file
+    reuses a row only when this matches, so a changed text or field is scored again.
+
+    >>> from metajudge.data.formats import Input
+    >>> r = ResponseRef("1::s", "1", "s", None, "resp", "ref", Input("q"))
+    >>> inputs_digest(r, False) == inputs_digest(r, False, reference_field="meta.ref")
+    False
+    """
+    doc = {
+        "response": ref.response,
+        "reference": ref.reference,
+        "reference_field": reference_field or "input.reference",
+        "input": ref.input.to_dict() if uses_input and ref.input is not None else None,
+        "source_field": (source_field or "input.context") if uses_input else None,
+    }
+    return sha256_text(canonical_json(doc))[:16]
 
 
 def _input_key(inp: Input | None) -> Any:
@@ -228,25 +260,27 @@ def _score_metric(
     refs: Sequence[ResponseRef],
     cached: Mapping[tuple[str, str], Mapping[str, Any]],
     progress: bool,
+    fields: tuple[str | None, str | None] = (None, None),
 ) -> list[dict[str, Any]]:
-    """One metric over every response: cached rows reused, each distinct item computed once."""
+    """One metric over every response: cached rows reused (same signature and
+    :func:`inputs_digest`; ``fields``: the reference and source fields), each distinct item
+    computed once."""
     sig = metric.signature
+    uses_input = bool(getattr(metric, "uses_input", True))
+    digests = [inputs_digest(r, uses_input, *fields) for r in refs]
     out: list[dict[str, Any] | None] = [None] * len(refs)
     todo: list[int] = []
     for i, r in enumerate(refs):
         c = cached.get((r.key, name))
-        if c is not None and c["signature"] == sig and c["score"] is not None:
-            out[i] = _row(r, name, c["score"], sig, c.get("details") or {}, None)
+        if _reusable(c, sig, digests[i]):
+            assert c is not None
+            out[i] = _row(r, name, c["score"], sig, c.get("details") or {}, None, digests[i])
         else:
             todo.append(i)
     batch_dependent = bool(getattr(metric, "batch_dependent", False))
     # a batch-dependent metric (BERTScore with idf) sees the corpus as it is: no de-duplication
-    groups = (
-        [[i] for i in todo]
-        if batch_dependent
-        else _distinct(refs, todo, bool(getattr(metric, "uses_input", True)))
-    )
-    if len(todo) < len(refs) or len(groups) < len(todo):
+    groups = [[i] for i in todo] if batch_dependent else _distinct(refs, todo, uses_input)
+    if cached or len(groups) < len(todo):  # a resumed run says what it reused
         log.info(
             "%s: %d cached, %d to compute as %d distinct items",
             name,
@@ -270,7 +304,7 @@ def _score_metric(
                 if res.key != first.key:
                     raise RuntimeError(f"{name}: result key {res.key!r} != item key {first.key!r}")
                 for i in g:
-                    out[i] = _result_row(refs[i], name, sig, res)
+                    out[i] = _result_row(refs[i], name, sig, res, digests[i])
             if bar is not None:
                 bar.update(sum(len(g) for g in part))
     finally:
@@ -279,13 +313,26 @@ def _score_metric(
     return [r for r in out if r is not None]
 
 
-def _result_row(ref: ResponseRef, name: str, sig: str, res: MetricResult) -> dict[str, Any]:
+def _reusable(row: Mapping[str, Any] | None, signature: str, digest: str) -> bool:
+    """Whether a cached ``row`` may be served: a score, of the same metric signature, and of the
+    same inputs (:func:`inputs_digest`; a row written before it was recorded is not)."""
+    return (
+        row is not None
+        and row["signature"] == signature
+        and row.get(INPUTS_FIELD) == digest
+        and row["score"] is not None
+    )
+
+
+def _result_row(
+    ref: ResponseRef, name: str, sig: str, res: MetricResult, inputs: str | None = None
+) -> dict[str, Any]:
     score, err = res.score, res.error
     if score is not None and not (isinstance(score, (int, float)) and math.isfinite(score)):
         score, err = None, f"non-finite score {score!r}"
     if score is None and not err:
         err = "not scored (no reason given)"
-    return _row(ref, name, None if score is None else float(score), sig, res.details, err)
+    return _row(ref, name, None if score is None else float(score), sig, res.details, err, inputs)
 
 
 def nonfinite_field(obj: Any, prefix: str = "") -> str | None:
@@ -312,24 +359,33 @@ def write_scores(path: str | Path, rows: Iterable[Mapping[str, Any]]) -> int:
     """Write score rows as JSONL, atomically (all or nothing). Returns the row count."""
     n = 0
     with atomic_write(path) as fh:
-        for i, row in enumerate(rows):
-            missing = [f for f in ROW_FIELDS if f not in row]
-            if missing:
-                raise InputError(f"score row {i} lacks fields {missing}", field=missing[0])
-            try:
-                line = json.dumps(
-                    {f: row[f] for f in ROW_FIELDS}, ensure_ascii=False, allow_nan=False
-                )
-            except ValueError:
-                where = nonfinite_field({f: row[f] for f in ROW_FIELDS}) or "score"
-                raise InputError(
-                    f"score row {i} ({row.get('key')}, {row.get('metric')}) has a non-finite "
-                    f"number in {where}",
-                    field=where,
-                ) from None
-            fh.write(line + "\n")
+        for line in score_lines(rows):
+            fh.write(line)
             n += 1
     return n
+
+
+def score_lines(rows: Iterable[Mapping[str, Any]]) -> Iterator[str]:
+    """Each score row as a JSONL line (``\\n`` included): :data:`ROW_FIELDS` and, when present,
+    :data:`~metajudge.scores.rows.INPUTS_FIELD`; a row lacking a field, or with a non-finite
+    number, is refused (``InputError``)."""
+    for i, row in enumerate(rows):
+        missing = [f for f in ROW_FIELDS if f not in row]
+        if missing:
+            raise InputError(f"score row {i} lacks fields {missing}", field=missing[0])
+        obj = {f: row[f] for f in ROW_FIELDS}
+        if row.get(INPUTS_FIELD):
+            obj[INPUTS_FIELD] = row[INPUTS_FIELD]
+        try:
+            line = json.dumps(obj, ensure_ascii=False, allow_nan=False)
+        except ValueError:
+            where = nonfinite_field(obj) or "score"
+            raise InputError(
+                f"score row {i} ({row.get('key')}, {row.get('metric')}) has a non-finite "
+                f"number in {where}",
+                field=where,
+            ) from None
+        yield line + "\n"
 
 
 def score_lookup(rows: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], float | None]:

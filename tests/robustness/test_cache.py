@@ -410,3 +410,59 @@ def test_two_threads_write_one_cache_file_through_their_own_connections(tmp_path
     ]
     assert len(caches["gemma"].get_many(keys)) == 300
     caches["gemma"].close()
+
+
+def _big_cache(tmp_path: Path, n: int = 48) -> Path:
+    """``n`` entries whose replies (9 KB each, ``row<i>|`` repeated) span overflow pages."""
+    db = tmp_path / "big.sqlite"
+    c = ResponseCache(db)
+    for i in range(1, n + 1):
+        r = Request(prompt=f"q{i}")
+        text = f"row{i:02d}|" * 1500
+        c.put(
+            cache_key("x", "m", r, ""),
+            kind="x",
+            model_id="m",
+            parser_version="",
+            request=r,
+            completion=Completion((Choice(text, text),), 1, 1, 0.0),
+        )
+    c._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    c.close()
+    return db
+
+
+def _break_overflow_page(db: Path, marker: bytes) -> None:
+    """Point the overflow chain of the row whose payload holds ``marker`` at a page that does
+    not exist: reading that row fails ("database disk image is malformed"), the others do not."""
+    data = bytearray(db.read_bytes())
+    size = int.from_bytes(data[16:18], "big")
+    pages = [k for k in range(1, len(data) // size) if marker in data[k * size : (k + 1) * size]]
+    overflow = [k for k in pages if data[k * size] == 0 and data[k * size + 1] == 0]  # next ptr
+    k = overflow[0]
+    data[k * size : k * size + 4] = (0x7FFFFFF0).to_bytes(4, "big")
+    db.write_bytes(bytes(data))
+
+
+def test_repair_scans_past_a_damaged_row(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 44 item 4. Before: the scan stopped at the first unreadable row (row 37 of 48: kept
+    36) and said "dropped 0". After: the 47 readable rows kept, "dropped 1"; then a row whose
+    stored JSON is broken is dropped and counted too."""
+    db = _big_cache(tmp_path)
+    _break_overflow_page(db, b"row37|")
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con, pytest.raises(sqlite3.Error):
+        con.execute("SELECT * FROM responses").fetchall()  # a plain scan dies at row 37
+    capsys.readouterr()
+    assert main(["cache", "repair", "--cache-file", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert "kept 47 entries, dropped 1 unreadable" in out, out
+    c = ResponseCache(db)
+    texts = {e["response"]["choices"][0]["text"][:6] for e in c.iter_entries()}
+    assert len(c) == 47 and "row37|" not in texts and {"row01|", "row38|", "row48|"} <= texts
+    c.close()
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE responses SET response_json = '{broken' WHERE rowid = 5")
+    assert main(["cache", "repair", "--cache-file", str(db)]) == 0
+    assert "kept 46 entries, dropped 1 unreadable" in capsys.readouterr().out

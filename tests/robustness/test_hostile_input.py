@@ -13,6 +13,7 @@ import csv
 import errno
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -239,3 +240,93 @@ def test_categorical_run_writes_report_html(
     assert rc == 0, err[-600:]
     page = (out / "report.html").read_text(encoding="utf-8")
     assert "Confusion matrix: judge / safe" in page and "byod_safety" in page
+
+
+# -- CR / LF in names (issue 44 item 17), Alt-Test names in Markdown (item 18) ------------------
+CR_NAME = "bleu\r=cmd|' /C calc'!A0"
+
+
+def _rows_of(p: Path) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(p.read_text(encoding="utf-8"), newline="")))
+
+
+def _no_formula_row(rows: list[list[str]], name: str) -> None:
+    """No row a CSV reader yields starts with a formula (a raw CR would start one)."""
+    firsts = [r[0] for r in rows if r]
+    assert not [c for c in firsts if c[:1] in ("=", "@", "+") or c.startswith("-c")], (name, firsts)
+    assert all(len(r) == len(rows[0]) for r in rows), (name, [len(r) for r in rows])
+
+
+def test_carriage_return_in_names_neutralised(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: a CR inside a metric name (table.csv, cells.csv) or an item / system name
+    (calibrate conformal's intervals.csv) went out raw, and Python's csv reader yielded a new row
+    starting ``=cmd|…``. After: written ``\\r``, every row whole."""
+    scores = tmp_path / "cr.csv"
+    with open(scores, "w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["item", "system", CR_NAME])
+        for k, (item, system) in enumerate(_responses()):
+            w.writerow([item, system, round(0.1 * (k % 5), 2)])
+    out = tmp_path / "out"
+    argv = ["meta-eval", "--input", str(GRADED), "--scores", str(scores), "--no-plots"]
+    rc, err = _run([*argv, "--paths-only", "--no-baselines", "--out", str(out)], capsys)
+    assert rc == 0, err[-600:]
+    for name in ("table.csv", "cells.csv"):
+        rows = _rows_of(out / name)
+        _no_formula_row(rows, name)
+        assert "bleu\\r=cmd|' /C calc'!A0" in {r[0] for r in rows[1:]}, name
+    data = tmp_path / "cr.jsonl"
+    header, *lines = GRADED.read_text(encoding="utf-8").splitlines()
+    recs = [json.loads(x) for x in lines]
+    for r in recs:
+        r["id"] += "\r=cmd|' /C calc'!A0"
+        r["system"] += "\n@SUM(1+1)"
+    data.write_text("\n".join([header, *map(json.dumps, recs)]) + "\n", encoding="utf-8")
+    sc = tmp_path / "s.jsonl"
+    assert (
+        _run(["metrics", "run", "--input", str(data), "-o", str(sc), "--metrics", "bleu"], capsys)[
+            0
+        ]
+        == 0
+    )
+    conf = tmp_path / "conf"
+    argv = ["calibrate", "conformal", "--input", str(data), "--scores", f"{sc}:bleu"]
+    rc, err = _run(
+        [*argv, "--dimension", "coherence", "--repeats", "1", "--out", str(conf)], capsys
+    )
+    assert rc == 0, err[-600:]
+    rows = _rows_of(conf / "intervals.csv")
+    _no_formula_row(rows, "intervals.csv")
+    assert len(rows) > 6  # the test half of the 12 responses under each method
+    assert rows[1][0].startswith("news") and "\\r=cmd" in rows[1][0] and "\\n@SUM" in rows[1][0]
+
+
+def test_alt_test_names_escaped_in_markdown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: an annotator or LLM named ``<img src=x onerror=alert(1)>|x`` went raw into
+    alt_test.md and broke its tables. After: ``\\|`` and ``&lt;`` as in every Markdown report."""
+    src = FIX / "alt_test"
+    folder = tmp_path / "alt"
+    folder.mkdir()
+    humans = json.loads((src / "human_annotations.json").read_text(encoding="utf-8"))
+    llms = json.loads((src / "llm_annotations.json").read_text(encoding="utf-8"))
+    first = min(humans)
+    humans[HTML_NAME] = humans.pop(first)
+    llm = min(llms)
+    llms["gpt|<b>x</b>"] = llms.pop(llm)
+    (folder / "human_annotations.json").write_text(json.dumps(humans), encoding="utf-8")
+    (folder / "llm_annotations.json").write_text(json.dumps(llms), encoding="utf-8")
+    out = tmp_path / "out"
+    argv = ["decide", "alt-test", "--input", str(folder), "--min-items", "1"]
+    rc, err = _run([*argv, "--out", str(out)], capsys)
+    assert rc in (0, 1), err[-600:]
+    md = (out / "alt_test.md").read_text(encoding="utf-8")
+    assert "<img" not in md and "<b>" not in md
+    assert "&lt;img src=x onerror=alert(1)&gt;\\|x" in md and "gpt\\|&lt;b&gt;x&lt;/b&gt;" in md
+    tables = [x for x in md.splitlines() if x.startswith("| ")]
+    assert len(tables) >= 4  # the LLM table and one per-annotator table, header and rows
+    for line in tables:  # no name splits a row: 5 or 7 cells, as the headers
+        assert len(re.split(r"(?<!\\)\|", line)) - 2 in (5, 7), line

@@ -197,12 +197,12 @@ def test_swap_cleans_stale_temporaries_and_rerenders(
     ]
     assert main([*argv, "--quiet"]) == 0
     out = tmp_path / "swap"
-    out.mkdir()
+    swap = ["judge", "swap", "--input", str(GRADED), "--metric", "rouge_l", "--dimension"]
+    swap += ["coherence", "--scores", f"a={scores}:rouge_l", "--scores", f"b={scores}:bleu"]
+    assert main([*swap, "--n-boot", "20", "--out", str(out)]) == 0  # a run folder
     stale = out / ".agreement_heatmap.png.k3j2l1.tmp"
     stale.write_bytes(b"\x89PNG half")
     (out / "notes.txt").write_text("mine\n", encoding="utf-8")  # a user's file is kept
-    swap = ["judge", "swap", "--input", str(GRADED), "--metric", "rouge_l", "--dimension"]
-    swap += ["coherence", "--scores", f"a={scores}:rouge_l", "--scores", f"b={scores}:bleu"]
     assert main([*swap, "--n-boot", "20", "--out", str(out)]) == 0
     assert not stale.exists() and (out / "notes.txt").read_text(encoding="utf-8") == "mine\n"
     names = {p.name for p in out.iterdir()}

@@ -25,8 +25,13 @@ def _ds() -> Any:
 
 
 def _rows(ds: Any, metric: str, score: float = 0.5) -> list[dict[str, Any]]:
+    """Rows as ``score_dataset`` writes them: with the inputs digest a cached row must match."""
     from metajudge.metrics.base import iter_responses
+    from metajudge.metrics.registry import list_metrics, metric_class
+    from metajudge.scores.scoring import inputs_digest
 
+    known = metric in list_metrics()
+    uses_input = bool(getattr(metric_class(metric), "uses_input", True)) if known else True
     return [
         {
             "key": r.key,
@@ -38,6 +43,7 @@ def _rows(ds: Any, metric: str, score: float = 0.5) -> list[dict[str, Any]]:
             "signature": f"{metric}|v1",
             "details": {},
             "error": None,
+            "inputs": inputs_digest(r, uses_input),
         }
         for r in iter_responses(ds.records)
     ]

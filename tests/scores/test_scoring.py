@@ -61,6 +61,7 @@ def test_score_dataset_rows_and_keys() -> None:
         "signature",
         "details",
         "error",
+        "inputs",  # the digest of what bleu read (issue 44 item 2)
     }
     assert (r0["item"], r0["system"], r0["side"], r0["metric"]) == ("p1", "sysA", "a", "bleu")
     look = score_lookup(rows)
