@@ -32,6 +32,7 @@ import numpy as np
 
 from metajudge.data.released_probs import SUM_TOL
 from metajudge.errors import InputError
+from metajudge.limits import check_allocation
 from metajudge.results import Result
 from metajudge.stats.decisions import spell, to_pref
 from metajudge.stats.selective import fixed_sequence_threshold
@@ -402,6 +403,7 @@ class SelectiveResult(Result):
 def _splits(
     human: np.ndarray, n_cal: int, repeats: int, seed: int
 ) -> list[tuple[np.ndarray, np.ndarray]]:
+    check_allocation(repeats, len(human), field="--repeats")  # before the splits are drawn
     rng = np.random.default_rng(seed)
     out = []
     for r in range(repeats):
