@@ -329,7 +329,10 @@ def test_a_dead_replica_is_marked_and_every_call_goes_to_the_live_one(
 
 
 def test_a_dead_replica_through_the_command_line(
-    alive: FakeOpenAI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    alive: FakeOpenAI,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     """``metrics run`` on a backbone whose first replica is dead: all 12 rows scored, exit 0,
     and the warning names the replica marked down."""
@@ -338,6 +341,7 @@ def test_a_dead_replica_through_the_command_line(
     rc, rows, err = _score(tmp_path, capsys, 6)
     assert rc == 0 and len(rows) == 12 and all(r["error"] is None for r in rows), err[-800:]
     assert len(alive.answered) == 12
+    assert f"replica {dead} marked down" in caplog.text
 
 
 # -- item 10: a key echoed outside the text ---------------------------------------------------------
