@@ -9,8 +9,10 @@ import csv
 import errno
 import hashlib
 import json
+import math
 import os
 import re
+import sys
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -205,12 +207,13 @@ def check_out_dir(
     return p
 
 
-def read_json(path: str | Path) -> Any:
+def read_json(path: str | Path, *, finite: bool = False) -> Any:
     """Parse a JSON file; a missing file, bytes that are not UTF-8, malformed JSON, nesting
-    deeper than :data:`MAX_JSON_DEPTH` or a lone surrogate escape raise ``InputError`` naming
-    file, line and field (:func:`parse_json`)."""
+    deeper than :data:`MAX_JSON_DEPTH`, a lone surrogate escape, an integer too long to read
+    or (``finite``) a NaN or infinite number raise ``InputError`` naming file, line and field
+    (:func:`parse_json`)."""
     path = Path(path)
-    return parse_json(read_text(path), path=path)
+    return parse_json(read_text(path), path=path, finite=finite)
 
 
 #: The deepest nesting of arrays and objects any JSON input may have (a deeper one is refused
@@ -221,11 +224,15 @@ _SURROGATE_ESCAPE = re.compile(r"(\\+)u([dD][89a-fA-F][0-9a-fA-F]{2})")
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"(\s*:)?|[\[\]{}]')
 
 
-def parse_json(text: str, *, path: str | Path | None, line: int | None = None) -> Any:
+def parse_json(
+    text: str, *, path: str | Path | None, line: int | None = None, finite: bool = False
+) -> Any:
     r"""THE JSON parser of every input: ``json.loads`` of ``text`` (from ``path``; ``line``: the
     line of a JSON Lines record), refusing with ``InputError`` (file, line, field) malformed
-    JSON, nesting deeper than :data:`MAX_JSON_DEPTH` and a lone UTF-16 surrogate escape
-    (``"\ud800"``: not text; it would fail later when written or hashed).
+    JSON, nesting deeper than :data:`MAX_JSON_DEPTH`, a lone UTF-16 surrogate escape
+    (``"\ud800"``: not text; it would fail later when written or hashed), an integer longer than
+    Python reads (``sys.get_int_max_str_digits()``, 4300 digits) and, with ``finite``, a
+    number that is ``NaN``, ``Infinity`` or too large for a float (``1e309``).
 
     >>> parse_json('{"a": [1, 2]}', path=None)
     {'a': [1, 2]}
@@ -233,6 +240,10 @@ def parse_json(text: str, *, path: str | Path | None, line: int | None = None) -
     Traceback (most recent call last):
     ...
     metajudge.errors.InputError: d.jsonl:3: field id: a lone surrogate \ud800 is not text; ...
+    >>> parse_json('{"a": {"x": NaN}}', path="h.json", finite=True)
+    Traceback (most recent call last):
+    ...
+    metajudge.errors.InputError: h.json:1: field a.x: NaN is not a finite number
     """
     from metajudge.errors import InputError
 
@@ -242,6 +253,14 @@ def parse_json(text: str, *, path: str | Path | None, line: int | None = None) -
         msg = f"malformed JSON: {e.msg}" + (f" (column {e.colno})" if line is not None else "")
         at = line if line is not None else e.lineno
         raise InputError(msg, path=path, line=at, field="<json>") from None
+    except ValueError as e:  # an integer past Python's int-str conversion limit
+        ln, field = _locate(text, pos=_long_integer(text))
+        raise InputError(
+            f"a number with more digits than can be read ({str(e).split(';')[0]})",
+            path=path,
+            line=ln if line is None else line,
+            field=field,
+        ) from None
     except RecursionError:
         obj = None
         too_deep = True
@@ -256,7 +275,50 @@ def parse_json(text: str, *, path: str | Path | None, line: int | None = None) -
             field=field,
         )
     _refuse_lone_surrogate(text, path, line)
+    if finite:
+        _refuse_non_finite(obj, text, path, line)
     return obj
+
+
+_NUMBER_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|-?Infinity|NaN|-?\d[\d.eE+-]*')
+
+
+def _long_integer(text: str) -> int:
+    """The offset of the first number in JSON ``text`` with more digits than Python reads."""
+    limit = sys.get_int_max_str_digits() or 4300
+    for m in _NUMBER_OR_STRING.finditer(text):
+        tok = m.group(0)
+        if tok[0] != '"' and len(tok) > limit:
+            return m.start()
+    return 0
+
+
+def _refuse_non_finite(obj: Any, text: str, path: str | Path | None, line: int | None) -> None:
+    """Refuse a number in ``obj`` that is NaN or infinite (``NaN``, ``Infinity``, ``1e309``),
+    naming the line and field of the first one in ``text``."""
+    from metajudge.errors import InputError
+
+    stack, bad = [obj], False
+    while stack and not bad:
+        o = stack.pop()
+        if type(o) is dict:
+            stack.extend(o.values())
+        elif type(o) is list:
+            stack.extend(o)
+        else:
+            bad = type(o) is float and not math.isfinite(o)
+    if not bad:
+        return
+    for m in _NUMBER_OR_STRING.finditer(text):
+        tok = m.group(0)
+        if tok[0] != '"' and not math.isfinite(float(tok)):
+            ln, field = _locate(text, pos=m.start())
+            raise InputError(
+                f"{tok[:20]} is not a finite number",
+                path=path,
+                line=ln if line is None else line,
+                field=field,
+            )
 
 
 def _too_deep(obj: Any) -> bool:

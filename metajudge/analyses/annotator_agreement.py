@@ -15,7 +15,9 @@ lists; ``None`` = missing, so uneven annotator counts are handled). Reported:
 - split-half reliability: per unit the ratings are shuffled (seeded) and split into the first
   ⌊m/2⌋ and the rest, the half means are correlated over units (Pearson r) and corrected with
   Spearman–Brown, 2r / (1 + r); the mean over ``splits`` random splits is reported
-  (not defined for nominal labels);
+  (not defined for nominal labels; a split whose halves are perfectly anti-correlated, r = −1,
+  has no Spearman–Brown value and is left out of that mean, which is n/a when every split is
+  such, e.g. two annotators who always disagree; the mean r is still given);
 - the number of ratings per unit (min / mean / max).
 """
 
@@ -198,8 +200,8 @@ def split_half(
         rs.append(pearson(h1, h2))  # the one Pearson (metaeval/stats/correlation.py)
     if not rs:
         return float("nan"), float("nan")
-    sb = [2 * r / (1 + r) for r in rs]
-    return float(np.mean(sb)), float(np.mean(rs))
+    sb = [2 * r / (1 + r) for r in rs if r > -1.0]  # r = -1: Spearman–Brown is undefined
+    return (float(np.mean(sb)) if sb else float("nan")), float(np.mean(rs))
 
 
 #: κ treats every distinct label as a category: it is given for nominal labels and for numeric
@@ -276,6 +278,12 @@ def agreement(ds: Dataset, options: AgreementOptions | None = None) -> Agreement
         ),
     )
     notes += tuple(f"{r.dimension}: no κ: {r.kappa_skipped}" for r in rows if r.kappa_skipped)
+    notes += tuple(
+        f"{r.dimension}: split-half n/a: the halves are perfectly anti-correlated (r = "
+        f"{r.split_half_r:.3f}), where Spearman–Brown 2r/(1+r) is undefined"
+        for r in rows
+        if math.isnan(r.split_half) and r.split_half_r <= -1.0 + 1e-12
+    )
     if all(r.units == 0 for r in rows):
         notes += ("no unit has two ratings: agreement is not defined (one label per unit)",)
     return AgreementResult(card.name, card.label_kind, rows, notes)

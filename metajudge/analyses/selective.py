@@ -36,6 +36,7 @@ import numpy as np
 
 from metajudge.data.probabilities import check_probabilities
 from metajudge.errors import InputError
+from metajudge.limits import check_allocation
 from metajudge.results import Result
 from metajudge.stats.decisions import spell, to_pref
 from metajudge.stats.selective import fixed_sequence_threshold
@@ -437,6 +438,7 @@ class SelectiveResult(Result):
 def _splits(n: int, n_cal: int, repeats: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """``repeats`` seeded calibration/test splits (any mix of human classes: the binomial bound
     counts agreements, whatever the classes)."""
+    check_allocation(repeats, n, field="--repeats")  # before the splits are drawn
     rng = np.random.default_rng(seed)
     out = []
     for _ in range(repeats):

@@ -345,20 +345,30 @@ class ResponseCache:
     ) -> bool:
         """Store one completion (committed at once; replaces an older entry with the same key).
 
-        A reply that is no usable answer to ``request`` (:func:`reply_problem`) is not stored:
-        it is counted in ``refused`` and ``False`` is returned."""
+        A reply that is no usable answer to ``request`` (:func:`reply_problem`), or that holds a
+        lone surrogate, is not stored: it is counted in ``refused`` and ``False`` is returned."""
         problem = reply_problem(request, completion)
         if problem is not None:
             self.refused += 1
             log.warning("%s: unusable reply not stored (%s)", self.path, problem)
+            return False
+        request_json, response_json = (
+            canonical_json(request.to_dict()),
+            completion_to_json(completion),
+        )
+        try:  # a lone surrogate is no text: SQLite cannot store it (the parser refuses it first)
+            request_json.encode("utf-8"), response_json.encode("utf-8")
+        except UnicodeEncodeError:
+            self.refused += 1
+            log.warning("%s: reply with a lone surrogate not stored", self.path)
             return False
         row = (
             key,
             kind,
             model_id,
             parser_version,
-            canonical_json(request.to_dict()),
-            completion_to_json(completion),
+            request_json,
+            response_json,
             completion.prompt_tokens,
             completion.completion_tokens,
             completion.latency_s,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Self
 
 from metajudge.backends.base import Backend, BackendError, Completion, Request
@@ -19,6 +19,10 @@ from metajudge.backends.ledger import Ledger
 from metajudge.backends.reply import reply_problem
 
 log = logging.getLogger(__name__)
+
+#: A caller's check of a reply (its parser): why ``completion`` is no answer to ``request`` it
+#: can use (``None``: usable). A reply it refuses is returned but never stored or served.
+Accept = Callable[[Request, Completion], "str | None"]
 
 
 def _processed(c: Completion) -> int:
@@ -35,6 +39,14 @@ def _usable(
         return res
     problem = reply_problem(request, res)
     return res if problem is None else BackendError(f"{name}: unusable reply: {problem}")
+
+
+def _problem(request: Request, res: Completion, accept: Accept | None) -> str | None:
+    """Why ``res`` may not be served for ``request``: no usable reply, or ``accept`` refuses it."""
+    problem = reply_problem(request, res)
+    if problem is None and accept is not None:
+        problem = accept(request, res)
+    return problem
 
 
 def _accepts_on_result(backend: Any) -> bool:
@@ -55,7 +67,10 @@ class CachedBackend:
     Identical requests within one batch are sent once. A reply that is no usable answer to its
     request (:func:`~metajudge.backends.reply.reply_problem`: log-probabilities missing when
     asked, NaN or out of range) is returned as a :class:`BackendError`, is never stored, and a
-    stored one is never served (it counts as a miss and is asked again).
+    stored one is never served (it counts as a miss and is asked again). The same holds for a
+    reply the caller's parser cannot read (``complete(..., accept=check)``: a G-Eval reply with
+    no score digit, or one off the scale), except that the reply itself is still returned, for
+    the caller to count as its parse failure.
     """
 
     def __init__(
@@ -113,13 +128,14 @@ class CachedBackend:
         return cache_key(self.kind, self.model_id, request, pv, self.endpoint)
 
     def usable_hits(
-        self, keys: Sequence[str], requests: Sequence[Request]
+        self, keys: Sequence[str], requests: Sequence[Request], accept: Accept | None = None
     ) -> dict[str, Completion]:
-        """The cached answers for ``keys`` that are usable answers to their ``requests``; one that
-        is not (stored before replies were checked, or by another program) is a miss, asked again."""
+        """The cached answers for ``keys`` that are usable answers to their ``requests`` (and
+        that ``accept`` accepts); one that is not (stored before replies were checked, or by
+        another program) is a miss, asked again."""
         hits = self.cache.get_many(keys)
         for k, r in zip(keys, requests, strict=True):
-            problem = reply_problem(r, hits[k]) if k in hits else None
+            problem = _problem(r, hits[k], accept) if k in hits else None
             if problem is not None:
                 log.warning(
                     "%s: cached reply %s refused, asking again: %s", self.name, k[:12], problem
@@ -128,29 +144,35 @@ class CachedBackend:
         return hits
 
     def complete(
-        self, requests: Sequence[Request], *, parser_version: str | None = None
+        self,
+        requests: Sequence[Request],
+        *,
+        parser_version: str | None = None,
+        accept: Accept | None = None,
     ) -> list[Completion | BackendError]:
-        """Live calls for what the cache lacks; each finished call is stored at once."""
-        return self._complete(requests, parser_version, None)
+        """Live calls for what the cache lacks; each finished call is stored at once, unless
+        ``accept`` (the caller's parser) refuses it (see the class docstring)."""
+        return self._complete(requests, parser_version, None, accept)
 
     def complete_batch(
         self, requests: Sequence[Request], *, parser_version: str | None = None, **batch_kw: Any
     ) -> list[Completion | BackendError]:
         """Like :meth:`complete`, but the missing requests go as an OpenAI Batch job
         (``batch_kw``: ``state_path``, ``poll_s``, ``timeout_s``; see :mod:`metajudge.backends.batch`)."""
-        return self._complete(requests, parser_version, batch_kw)
+        return self._complete(requests, parser_version, batch_kw, batch_kw.pop("accept", None))
 
     def _complete(
         self,
         requests: Sequence[Request],
         parser_version: str | None,
         batch_kw: dict[str, Any] | None,
+        accept: Accept | None = None,
     ) -> list[Completion | BackendError]:
         pv = self.parser_version if parser_version is None else parser_version
         t0 = time.perf_counter()
         kind, model_id, endpoint = self.kind, self.model_id, self.endpoint
         keys = [cache_key(kind, model_id, r, pv, endpoint) for r in requests]
-        hits = self.usable_hits(keys, requests)
+        hits = self.usable_hits(keys, requests, accept)
         out: list[Completion | BackendError | None] = [hits.get(k) for k in keys]
         missing: dict[str, list[int]] = {}
         for i, k in enumerate(keys):
@@ -169,7 +191,13 @@ class CachedBackend:
             todo = [requests[missing[k][0]] for k in todo_keys]
 
             def on_result(j: int, res: Completion | BackendError) -> None:
-                if isinstance(res, Completion) and reply_problem(todo[j], res) is None:
+                if not isinstance(res, Completion) or reply_problem(todo[j], res) is not None:
+                    return
+                refused = accept(todo[j], res) if accept is not None else None
+                if refused is not None:
+                    self.cache.refused += 1
+                    log.info("%s: reply not stored, asked again next run: %s", self.name, refused)
+                else:
                     self.cache.put(
                         todo_keys[j],
                         kind=kind,

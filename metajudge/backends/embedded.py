@@ -119,14 +119,15 @@ class EmbeddedBackend(OpenAIBackend):
     def _endpoints(self) -> list[str]:
         return [s.base_url for s in self.servers]
 
-    def _pick_endpoint(self, kw: dict[str, Any] | None) -> str:
+    def _pick_endpoint(self, kw: dict[str, Any] | None, avoid: set[str] | None = None) -> str:
         """:func:`~metajudge.backends.routing.pick_endpoint` with the calls *routed* to each
         replica so far as its load, not the calls in flight: the replica a call goes to, and so
         the prompt prefix llama.cpp reuses for it, depends on the calls before it only, never on
         how fast the replicas answered. llama.cpp's logits depend (in the last digits) on which
-        prefix was reused and how the rest was batched, so a score is the same at every run."""
+        prefix was reused and how the rest was batched, so a score is the same at every run.
+        A retry avoids the replica it failed on (``avoid``) while another one is left."""
         text = prompt_text(kw) if kw is not None else None
-        ep = pick_endpoint(self._endpoints(), self._routed, self._last_prompt, text)
+        ep = pick_endpoint(self._endpoints(), self._routed, self._last_prompt, text, avoid or ())
         self._inflight[ep] = self._inflight.get(ep, 0) + 1
         return ep
 

@@ -3,10 +3,15 @@
 ``complete()`` is synchronous for the caller but runs the batch concurrently on a private asyncio
 loop (a background thread, so it also works inside Jupyter where a loop is already running), at
 most ``config.concurrency`` requests in flight. Each request is retried with exponential backoff
-and jitter on 429, 5xx, 408/409, timeouts, dropped connections and unreadable bodies, honouring
-``Retry-After`` (and ``retry-after-ms``); other 4xx fail at once. Every request yields a
-:class:`Completion` or a :class:`BackendError`, in input order; an ``on_result`` callback sees each
-result as soon as it is final (the cache uses it to persist completed calls immediately).
+and jitter on 429, 5xx, 408/409, timeouts, dropped connections, bodies cut off mid-transfer
+(a short ``Content-Length``, a reset, a bad chunk header) and unreadable bodies (malformed,
+nested too deep, a lone surrogate in a string), honouring ``Retry-After`` (and
+``retry-after-ms``); other 4xx fail at once. With several replicas (``base_url`` list), one that
+refuses the connection is marked down (:attr:`OpenAIBackend.replicas_down`, the ledger file) and
+the call goes to a live one at once; a retry goes to another replica than the one that failed.
+Every request yields a :class:`Completion` or a :class:`BackendError`, in input order; an
+``on_result`` callback sees each result as soon as it is final (the cache uses it to persist
+completed calls immediately).
 
 Each HTTP call has one deadline, ``timeout_s``, for connecting, the headers and the whole body (a
 server trickling bytes cannot hold it longer); the body is read in chunks and refused past
@@ -28,6 +33,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self
 
@@ -39,6 +45,7 @@ from metajudge.backends.openai_parse import (
     endpoint_id,
     merge_samples,
     parse_response,
+    redact_url,
     retry_after_s,
     scrub,
 )
@@ -52,6 +59,8 @@ OnResult = Callable[[int, "Completion | BackendError"], None]
 _RETRY_STATUSES = frozenset({408, 409, 429})
 #: The longest a server's ``Retry-After`` is obeyed: ``max(backoff_max_s, RETRY_AFTER_MAX_S)``.
 RETRY_AFTER_MAX_S = 60.0
+#: Seconds a replica that refused a connection is left alone (then it is tried again).
+REPLICA_DOWN_S = 30.0
 NO_KEY = "sk-no-key-required"
 
 
@@ -91,6 +100,9 @@ class OpenAIBackend:
         self._clients: dict[str, Any] = {}
         self._inflight: dict[str, int] = {}
         self._last_prompt: dict[str, str] = {}  # per replica: the prompt routed there last
+        #: replicas marked down after a failed connection, with the reason (:meth:`_mark_down`)
+        self.replicas_down: dict[str, str] = {}
+        self._down_until: dict[str, float] = {}
         self._secret: str | None = None
         self._closed = False
         self._lock = threading.Lock()
@@ -271,11 +283,28 @@ class OpenAIBackend:
             return cap, f" (server asked for Retry-After {retry_after:.0f} s; capped at {cap:g} s)"
         return retry_after, ""
 
-    def _pick_endpoint(self, kw: dict[str, Any] | None) -> str:
+    def _pick_endpoint(self, kw: dict[str, Any] | None, avoid: set[str] | None = None) -> str:
         """The replica for a call (``kw``; ``None``: a retry): least in flight, or the one
-        holding its prompt's prefix (:func:`~metajudge.backends.routing.pick_endpoint`)."""
+        holding its prompt's prefix (:func:`~metajudge.backends.routing.pick_endpoint`), away
+        from the replicas marked down and from ``avoid`` while another one is left."""
         text = prompt_text(kw) if kw is not None else None
-        return pick_endpoint(self._endpoints(), self._inflight, self._last_prompt, text)
+        now = time.monotonic()
+        shun = {e for e, until in self._down_until.items() if until > now} | (avoid or set())
+        return pick_endpoint(self._endpoints(), self._inflight, self._last_prompt, text, shun)
+
+    def _mark_down(self, ep: str, reason: str) -> None:
+        """Mark replica ``ep`` down for :data:`REPLICA_DOWN_S` after a failed connection (its
+        calls go to the other replicas); the marks are in :attr:`replicas_down` and the ledger."""
+        first = ep not in self.replicas_down
+        self.replicas_down[ep] = reason
+        self._down_until[ep] = time.monotonic() + REPLICA_DOWN_S
+        if first and len(self._endpoints()) > 1:
+            log.warning(
+                "%s: replica %s marked down (%s); calls go to the other replicas",
+                self.name,
+                redact_url(ep),
+                reason,
+            )
 
     async def _fetch(self, client: Any, kind: str, kw: dict[str, Any], cap: int) -> Any:
         """The reply body as JSON, read in chunks and refused once it passes ``cap`` bytes."""
@@ -289,7 +318,10 @@ class OpenAIBackend:
                 body += chunk
                 if len(body) > cap:
                     raise UnusableReply(_too_large(len(body), cap, kw))
-        return json.loads(bytes(body))
+        try:
+            return json.loads(bytes(body))
+        except RecursionError:  # 100k nested brackets: an invalid body, not a traceback
+            raise ValueError("the reply JSON nests too deep to read") from None
 
     async def _attempt(self, ep: str, kind: str, kw: dict[str, Any], cap: int) -> Completion:
         """One HTTP call under one overall deadline (connect, headers and the whole body):
@@ -311,53 +343,68 @@ class OpenAIBackend:
         )
         return comp
 
+    def _failure(self, e: Exception) -> _Failure | None:
+        """What a failed attempt means (``None``: not a failure of the call; re-raised)."""
+        import openai
+
+        if isinstance(e, openai.APIStatusError):
+            status = e.status_code
+            retryable = status in _RETRY_STATUSES or status >= 500
+            reason = f"HTTP {status}: {scrub(str(e.message), self._secret)[:300]}"
+            wait = retry_after_s(e.response.headers) if retryable else None
+            return _Failure(reason, retryable, status, wait)
+        if isinstance(e, (openai.APITimeoutError, TimeoutError)) or _http_error(e, "Timeout"):
+            timeout = self.config.timeout_s
+            return _Failure(f"timed out: no complete reply within {timeout:g} s (timeout_s)")
+        if isinstance(e, openai.APIConnectionError):
+            cause = e.__cause__ or e
+            return _Failure(
+                f"connection error: {scrub(str(cause), self._secret)[:200]}",
+                unreachable=_http_error(cause, "ConnectError", "ConnectTimeout"),
+            )
+        if _http_error(e, "HTTPError"):  # the body cut short: reset, short, bad chunk
+            what = f"{type(e).__name__}: {scrub(str(e), self._secret)[:200]}"
+            return _Failure(f"reply body cut off mid-transfer ({what})")
+        if isinstance(e, UnusableReply):
+            return _Failure(f"unusable reply: {e}", retryable=False)
+        if isinstance(
+            e, (openai.APIResponseValidationError, ValueError, TypeError, KeyError, AttributeError)
+        ):
+            return _Failure(f"invalid response body: {scrub(str(e), self._secret)[:200]}")
+        return None
+
     async def _call(self, kind: str, kw: dict[str, Any], *, cap: int) -> Completion:
         """One HTTP call with retries; raises :class:`BackendError` when it fails for good.
 
-        A body over ``cap`` bytes fails at once (:class:`UnusableReply`, not retried)."""
-        import openai
-
-        attempt = 0
+        A body over ``cap`` bytes fails at once (:class:`UnusableReply`, not retried). A replica
+        that refuses the connection is marked down and the call goes to a live replica at once,
+        without using a retry; a retry goes to another replica than the one that failed."""
+        attempt, last, failed_over = 0, None, set()
         while True:
-            ep = self._pick_endpoint(kw if attempt == 0 else None)
-            wait: float | None = None
+            ep = self._pick_endpoint(kw) if last is None else self._pick_endpoint(None, {last})
             try:
                 return await self._attempt(ep, kind, kw, cap)
-            except openai.APIStatusError as e:
-                status = e.status_code
-                retryable = status in _RETRY_STATUSES or status >= 500
-                reason = f"HTTP {status}: {scrub(str(e.message), self._secret)[:300]}"
-                wait = retry_after_s(e.response.headers) if retryable else None
-            except (openai.APITimeoutError, TimeoutError):
-                status, retryable = None, True
-                reason = (
-                    f"timed out: no complete reply within {self.config.timeout_s:g} s (timeout_s)"
-                )
-            except openai.APIConnectionError as e:
-                status, retryable = None, True
-                reason = f"connection error: {scrub(str(e.__cause__ or e), self._secret)[:200]}"
-            except UnusableReply as e:
-                status, retryable, reason = None, False, f"unusable reply: {e}"
-            except (
-                openai.APIResponseValidationError,
-                ValueError,
-                TypeError,
-                KeyError,
-                AttributeError,
-            ) as e:
-                status, retryable = None, True
-                reason = f"invalid response body: {scrub(str(e), self._secret)[:200]}"
             except BackendError:
                 raise
+            except Exception as e:
+                f = self._failure(e)
+                if f is None:
+                    raise
             finally:
                 self._inflight[ep] -= 1
-            if not retryable or attempt >= self.config.max_retries:
+            last = ep
+            if f.unreachable:
+                self._mark_down(ep, f.reason)
+                failed_over.add(ep)
+                if any(x not in failed_over for x in self._endpoints()):
+                    continue  # another replica, now: the request never reached this one
+            if not f.retryable or attempt >= self.config.max_retries:
                 tries = f" after {attempt + 1} attempts" if attempt else ""
                 raise BackendError(
-                    f"{self.name}: {reason}{tries}", status=status, retryable=retryable
+                    f"{self.name}: {f.reason}{tries}", status=f.status, retryable=f.retryable
                 )
-            delay, note = self._retry_delay(attempt, wait)
-            log.info("%s: %s; retry %d in %.2f s%s", self.name, reason, attempt + 1, delay, note)
+            delay, note = self._retry_delay(attempt, f.wait)
+            log.info("%s: %s; retry %d in %.2f s%s", self.name, f.reason, attempt + 1, delay, note)
             self.ledger.add_retry()
             attempt += 1
             await asyncio.sleep(delay)
@@ -484,6 +531,8 @@ class OpenAIBackend:
                 "model_id": self.config.served_model,
                 **self.ledger.summary(),
             }
+            if self.replicas_down:
+                doc["replicas_down"] = {redact_url(e): r for e, r in self.replicas_down.items()}
             write_file(self.run_dir, f"ledger-{self.name}.json", json.dumps(doc, indent=2))
 
     def __enter__(self) -> Self:
@@ -491,6 +540,27 @@ class OpenAIBackend:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+@dataclass(frozen=True)
+class _Failure:
+    """A failed attempt: why, whether to retry, the HTTP status, the server's ``Retry-After``
+    and whether the replica could not be reached at all (marked down, failed over)."""
+
+    reason: str
+    retryable: bool = True
+    status: int | None = None
+    wait: float | None = None
+    unreachable: bool = False
+
+
+def _http_error(e: BaseException, *names: str) -> bool:
+    """Whether ``e`` is one of the HTTP library's exceptions ``names`` (or a subclass; a name
+    ending in ``Timeout`` matches ``TimeoutException``). The SDK's HTTP library is ``httpx`` or,
+    in newer SDKs, ``httpx2``, so its classes are matched by name, not imported."""
+    mro = [c for c in type(e).__mro__ if c.__module__.split(".")[0] in ("httpx", "httpx2")]
+    found = {c.__name__ for c in mro}
+    return any(n in found or (n == "Timeout" and "TimeoutException" in found) for n in names)
 
 
 def _too_large(size: int, cap: int, kw: dict[str, Any]) -> str:

@@ -139,6 +139,99 @@ def _count_think_tokens(tokens: Sequence[str], raw: str) -> int:
     return n
 
 
+def _text(value: Any, what: str) -> str:
+    """``value`` as text; a lone UTF-16 surrogate (``"\\ud800"`` in the reply JSON: no character,
+    it cannot be stored or written) makes the reply an invalid body (``ValueError``).
+
+    >>> _text("ok", "x")
+    'ok'
+    >>> _text("a\\ud800", "the reply text")
+    Traceback (most recent call last):
+    ...
+    ValueError: the reply text holds a lone surrogate \\ud800 (not text)
+    """
+    s = str(value)
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError as e:
+        code = ord(s[e.start])
+        raise ValueError(f"{what} holds a lone surrogate \\u{code:04x} (not text)") from None
+    return s
+
+
+def _finish_reason(value: Any, redact: Callable[[str], str]) -> str | None:
+    return None if value is None else redact(_text(value, "the reply's finish_reason"))
+
+
+def scrub_tokens(items: Sequence[TokenLogprob], redact: Callable[[str], str]) -> list[TokenLogprob]:
+    """``items`` with every token through ``redact``, and a secret spread over several tokens
+    removed too: where ``redact`` changes the joined text, every token overlapping the changed
+    span is replaced by ``***`` (the log-probabilities stay).
+
+    >>> toks = [TokenLogprob(t, -0.1) for t in ("Score", " 4", " sk-", "abc", "defgh")]
+    >>> [t.token for t in scrub_tokens(toks, scrub)]
+    ['Score', ' 4', ' sk-', '***', '***']
+    """
+    out = [TokenLogprob(redact(t.token), t.logprob, t.top) for t in items]
+    joined = "".join(t.token for t in out)
+    cleaned = redact(joined)
+    if cleaned == joined:
+        return out
+    head = 0  # the changed span of ``joined``: [head, len(joined) - tail)
+    while head < min(len(joined), len(cleaned)) and joined[head] == cleaned[head]:
+        head += 1
+    tail = 0
+    while (
+        tail < min(len(joined), len(cleaned)) - head
+        and joined[len(joined) - 1 - tail] == cleaned[len(cleaned) - 1 - tail]
+    ):
+        tail += 1
+    end, pos = len(joined) - tail, 0
+    for i, t in enumerate(out):
+        start, pos = pos, pos + len(t.token)
+        if start < end and pos > head:
+            out[i] = TokenLogprob("***", t.logprob, t.top)
+    return out
+
+
+def _chat_logprobs(lp: Any, redact: Callable[[str], str]) -> list[TokenLogprob] | None:
+    """A chat choice's ``logprobs.content`` as :class:`TokenLogprob` items (``None``: absent)."""
+    if lp is None or _get(lp, "content") is None:
+        return None
+    items = []
+    for item in _get(lp, "content"):
+        top = [
+            (redact(_text(_get(t, "token"), _ALT)), float(_get(t, "logprob")))
+            for t in (_get(item, "top_logprobs") or [])
+        ]
+        top.sort(key=lambda x: -x[1])
+        token = _text(_get(item, "token"), _TOKEN)
+        items.append(TokenLogprob(token, float(_get(item, "logprob")), tuple(top)))
+    return items
+
+
+def _completion_logprobs(lp: Any, redact: Callable[[str], str]) -> list[TokenLogprob] | None:
+    """A completion choice's ``logprobs`` (tokens, token_logprobs, top_logprobs) as items."""
+    if lp is None or _get(lp, "tokens") is None:
+        return None
+    toks = _get(lp, "tokens")
+    lps = _get(lp, "token_logprobs") or [None] * len(toks)
+    tops = _get(lp, "top_logprobs") or [None] * len(toks)
+    items = []
+    for tok, val, top in zip(toks, lps, tops, strict=False):
+        alts = sorted(
+            ((redact(_text(k, _ALT)), float(v)) for k, v in (top or {}).items()),
+            key=lambda x: -x[1],
+        )
+        value = float(val) if val is not None else float("nan")
+        items.append(TokenLogprob(_text(tok, _TOKEN), value, tuple(alts)))
+    return items
+
+
+_TOKEN = "a log-probability token"
+_ALT = "a top log-probability token"
+
+
 def parse_choice(
     choice: Any,
     *,
@@ -154,42 +247,23 @@ def parse_choice(
     ``completion_tokens`` proportional to its characters. The text goes through ``redact``
     (:func:`scrub` by default; a backend passes its own, which also knows its API key): this is
     where every reply enters the program (live calls, the Batch API, imported batch results), so
-    a key a server echoes never reaches the cache, score files or reports.
+    a key a server echoes never reaches the cache, score files or reports; so do the
+    log-probability tokens (:func:`scrub_tokens`) and ``finish_reason``. A string that holds a
+    lone surrogate raises ``ValueError`` (an invalid body: retried, then a counted failure).
     """
-    lp_items: list[TokenLogprob] | None = None
     lp = _get(choice, "logprobs")
     if chat:
         msg = _get(choice, "message")
         content = _get(msg, "content", "") or ""
         rc = _get(msg, "reasoning_content") or _get(msg, "reasoning")
         raw = f"<think>{rc}</think>{content}" if rc else content
-        if lp is not None and _get(lp, "content") is not None:
-            lp_items = []
-            for item in _get(lp, "content"):
-                top = [
-                    (str(_get(t, "token")), float(_get(t, "logprob")))
-                    for t in (_get(item, "top_logprobs") or [])
-                ]
-                top.sort(key=lambda x: -x[1])
-                lp_items.append(
-                    TokenLogprob(str(_get(item, "token")), float(_get(item, "logprob")), tuple(top))
-                )
+        lp_items = _chat_logprobs(lp, redact)
     else:
         raw = _get(choice, "text", "") or ""
-        if lp is not None and _get(lp, "tokens") is not None:
-            toks = _get(lp, "tokens")
-            lps = _get(lp, "token_logprobs") or [None] * len(toks)
-            tops = _get(lp, "top_logprobs") or [None] * len(toks)
-            lp_items = []
-            for tok, val, top in zip(toks, lps, tops, strict=False):
-                alts = sorted(
-                    ((str(k), float(v)) for k, v in (top or {}).items()), key=lambda x: -x[1]
-                )
-                lp_items.append(
-                    TokenLogprob(
-                        str(tok), float(val) if val is not None else float("nan"), tuple(alts)
-                    )
-                )
+        lp_items = _completion_logprobs(lp, redact)
+    raw = _text(raw, "the reply text")
+    if lp_items is not None:
+        lp_items = scrub_tokens(lp_items, redact)
     raw = redact(raw)
     text, _thought = strip_think(raw)
     n_think = 0
@@ -206,7 +280,7 @@ def parse_choice(
     return Choice(
         text=text,
         raw_text=raw,
-        finish_reason=_get(choice, "finish_reason"),
+        finish_reason=_finish_reason(_get(choice, "finish_reason"), redact),
         logprobs=tuple(lp_items) if lp_items is not None else None,
         reasoning_tokens=int(n_think),
     )
@@ -220,8 +294,9 @@ def parse_response(
     model: str,
     redact: Callable[[str], str] = scrub,
 ) -> Completion:
-    """A whole API response → :class:`Completion` (raises ``ValueError`` when it has no choices);
-    every text goes through ``redact`` (:func:`parse_choice`)."""
+    """A whole API response → :class:`Completion` (raises ``ValueError`` when it has no choices
+    or a string holds a lone surrogate); every string kept, the ``model`` field included, goes
+    through ``redact`` (:func:`parse_choice`)."""
     choices_raw = _get(resp, "choices")
     if not choices_raw:
         raise ValueError("response has no choices")
@@ -247,7 +322,7 @@ def parse_response(
         prompt_tokens=pt,
         completion_tokens=ct,
         latency_s=latency_s,
-        model=str(_get(resp, "model", model) or model),
+        model=redact(_text(_get(resp, "model", model) or model, "the reply's model field")),
         extra={"reasoning_tokens": sum(c.reasoning_tokens for c in choices)},
         processed_prompt_tokens=processed,
     )

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from metajudge.backends.base import BackendError, Completion, Request
-from metajudge.backends.cached import CachedBackend
+from metajudge.backends.cached import Accept, CachedBackend
 
 
 class PendingError(BackendError):
@@ -76,11 +76,12 @@ class RecordingBackend(CachedBackend):
         requests: Sequence[Request],
         parser_version: str | None,
         batch_kw: dict[str, Any] | None,
+        accept: Accept | None = None,
     ) -> list[Completion | BackendError]:
         pv = self.parser_version if parser_version is None else parser_version
         kind, model_id, endpoint = self.kind, self.model_id, self.endpoint
         keys = [self.key(r, pv) for r in requests]
-        hits = self.usable_hits(keys, requests)
+        hits = self.usable_hits(keys, requests, accept)
         self.ledger.add_hits(sum(1 for k in keys if k in hits))
         out: list[Completion | BackendError] = []
         for k, r in zip(keys, requests, strict=True):

@@ -10,11 +10,13 @@ characters longer than on every other replica and that replica has at most
 :data:`AFFINITY_SLACK` request more in flight than the least loaded one; otherwise to the least
 loaded replica (the first on ties). Until every replica has taken a request, and for a retry
 (no prompt given), the least loaded one takes it. Prompts that share only the instructions
-therefore still spread over the replicas.
+therefore still spread over the replicas. Replicas in ``avoid`` (marked down after a failed
+connection, or the one a retry just failed on) take a request only when every replica is in it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 AFFINITY_MIN_CHARS = 200
@@ -47,9 +49,17 @@ def pick_endpoint(
     inflight: dict[str, int],
     last_prompt: dict[str, str],
     text: str | None,
+    avoid: Collection[str] = (),
 ) -> str:
-    """The replica for a request with prompt ``text`` (module docstring); updates ``inflight``
-    and ``last_prompt`` for it."""
+    """The replica for a request with prompt ``text`` (module docstring), outside ``avoid``
+    unless every replica is in it; updates ``inflight`` and ``last_prompt`` for it.
+
+    >>> pick_endpoint(["a", "b"], {}, {}, None, avoid={"a"})
+    'b'
+    >>> pick_endpoint(["a", "b"], {}, {}, None, avoid={"a", "b"})
+    'a'
+    """
+    endpoints = [e for e in endpoints if e not in avoid] or list(endpoints)
     load = {e: inflight.get(e, 0) for e in endpoints}
     best = min(endpoints, key=lambda e: load[e])
     if text is not None and len(endpoints) > 1 and all(e in last_prompt for e in endpoints):

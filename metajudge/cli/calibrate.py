@@ -25,6 +25,7 @@ from metajudge.cli.options import (
     add_data_dir,
     add_format,
     add_miscoverage,
+    add_repeats,
     add_scores,
     add_seed,
     id_policy,
@@ -60,9 +61,7 @@ def _add_source(p: argparse.ArgumentParser) -> None:
 
 def _add_split(p: argparse.ArgumentParser, what: str) -> None:
     add_seed(p, "the splits")
-    p.add_argument(
-        "--repeats", type=positive_int, default=50, help=f"seeded {what} splits (default 50)"
-    )
+    add_repeats(p, 50, f" {what}")
     p.add_argument(
         "--fraction",
         type=float,

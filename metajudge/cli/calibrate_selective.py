@@ -14,6 +14,7 @@ from metajudge.cli.options import (
     add_data_dir,
     add_dataset_args,
     add_format,
+    add_repeats,
     add_risk,
     add_scores,
     add_seed,
@@ -82,9 +83,7 @@ def add_parser(subparsers: argparse._SubParsersAction, name: str = "selective") 
         default=0.1,
         help="probability that the guarantee fails, Trust or Escalate's delta (0.1)",
     )
-    p.add_argument(
-        "--repeats", type=positive_int, default=1, metavar="K", help="seeded splits (default 1)"
-    )
+    add_repeats(p, 1, " calibration/test")
     p.add_argument(
         "--calibration",
         type=positive_int,

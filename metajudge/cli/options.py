@@ -48,6 +48,7 @@ MEANINGS: dict[str, str] = {
     "--n-boot": "bootstrap resamples",
     "--n-perm": "permutations of a permutation test",
     "--seed": "the seed of the command's random draws",
+    "--repeats": "seeded calibration/test splits",
 }
 
 
@@ -90,6 +91,10 @@ def is_old(a: argparse.Action) -> bool:
 #: Most bootstrap resamples a command accepts (the memory needed is checked as well, see
 #: :func:`metajudge.limits.check_allocation`).
 MAX_N_BOOT = 10_000_000
+
+#: Most seeded splits ``--repeats`` accepts (each split is a whole fit and evaluation; the memory
+#: the splits need is checked as well, :func:`metajudge.limits.check_allocation`).
+MAX_REPEATS = 100_000
 
 #: ``--backbone``'s help: the command line's default is :func:`metajudge.cli.backends.cli_backbone`'s.
 BACKBONE_HELP = "judge backbone (default: $METAJUDGE_BACKBONE or smollm2-135m)"
@@ -303,6 +308,19 @@ def add_n_boot(p: argparse.ArgumentParser, default: int | None = 1000, what: str
         help=f"bootstrap resamples{what} (1 to {MAX_N_BOOT:,}; default {default or 1000})",
     )
     _mark(a, "--n-boot")
+
+
+def add_repeats(p: argparse.ArgumentParser, default: int, what: str = "") -> None:
+    """``--repeats K``: seeded calibration/test splits, an integer in [1, :data:`MAX_REPEATS`]
+    (bounded like ``--n-boot``: a huge count is refused before anything is allocated)."""
+    a = p.add_argument(
+        "--repeats",
+        type=bounded_int(1, MAX_REPEATS),
+        default=default,
+        metavar="K",
+        help=f"seeded{what} splits (1 to {MAX_REPEATS:,}; default {default})",
+    )
+    _mark(a, "--repeats")
 
 
 def add_n_perm(p: argparse.ArgumentParser, default: int | None = 1000, what: str = "") -> None:

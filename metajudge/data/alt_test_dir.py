@@ -8,12 +8,14 @@ A folder holds two JSON files:
   humans' (items only one side has are left out of the test, counted).
 
 Labels are all strings or booleans (categories) or all numbers (ratings), in both files; ``null``
-is no label (skipped, counted). Anything else raises :class:`~metajudge.errors.InputError`
+is no label (skipped, counted). A number is finite: ``NaN``, ``Infinity`` and ``1e309`` are refused
+(file, line and field). Anything else raises :class:`~metajudge.errors.InputError`
 naming the file and the field (``annotator.item``), before anything is computed.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,6 +84,8 @@ def _table(
                     path=path,
                     field=f"{who}.{item}",
                 )
+            if kind == "numeric" and not math.isfinite(float(v)):
+                raise InputError(f"{v!r} is not a finite number", path=path, field=f"{who}.{item}")
             first.setdefault(kind, f"{who}.{item}")
             row[str(item)] = float(v) if kind == "numeric" else v
         out[str(who)] = row
@@ -157,7 +161,8 @@ def read_alt_test_dir(path: str | Path) -> AltTestData:
             raise InputError("file not found (the Alt-Test folder format)", path=p)
         if p.stat().st_size == 0:
             raise InputError("empty file", path=p, field="<root>")
-    return alt_test_data(read_json(hp), read_json(lp), human_path=hp, llm_path=lp, source=str(d))
+    human, llm = read_json(hp, finite=True), read_json(lp, finite=True)  # NaN, 1e309: refused
+    return alt_test_data(human, llm, human_path=hp, llm_path=lp, source=str(d))
 
 
 #: The built-in dataset whose subsets are Alt-Test folders.
@@ -198,5 +203,9 @@ def load_alt_test(
     hp = resolve_file(dataset, f"{subset}/{HUMAN_FILE}", data_dir)
     lp = resolve_file(dataset, f"{subset}/{LLM_FILE}", data_dir)
     return alt_test_data(
-        read_json(hp), read_json(lp), human_path=hp, llm_path=lp, source=f"{dataset}/{subset}"
+        read_json(hp, finite=True),
+        read_json(lp, finite=True),
+        human_path=hp,
+        llm_path=lp,
+        source=f"{dataset}/{subset}",
     )

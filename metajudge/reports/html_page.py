@@ -24,6 +24,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from metajudge.results import finite
+
 HTML_FILE = "report.html"
 _HERE = Path(__file__).parent
 _PLOT_ORDER = (
@@ -38,13 +40,15 @@ _PLOT_ORDER = (
 
 
 def safe_json(data: Any) -> str:
-    """JSON that is safe inside ``<script type="application/json">`` (no ``</script>``, no ``<!--``).
+    """JSON that is safe inside ``<script type="application/json">`` (no ``</script>``, no ``<!--``);
+    a NaN or infinite number (a score row's ``details`` may hold one) is ``null``, as in every
+    JSON file a run writes (:func:`~metajudge.results.finite`).
 
-    >>> out = safe_json({"t": "</script><b>&"})
-    >>> "<" in out or ">" in out or "&" in out, json.loads(out)["t"]
-    (False, '</script><b>&')
+    >>> out = safe_json({"t": "</script><b>&", "x": float("nan")})
+    >>> "<" in out or ">" in out or "&" in out, json.loads(out)
+    (False, {'t': '</script><b>&', 'x': None})
     """
-    s = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    s = json.dumps(finite(data), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     for ch, esc in (
         ("<", "\\u003c"),
         (">", "\\u003e"),

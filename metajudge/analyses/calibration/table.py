@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from metajudge.errors import InputError
+from metajudge.limits import check_allocation
 
 FArr = npt.NDArray[np.float64]
 IArr = npt.NDArray[np.int64]
@@ -181,7 +182,9 @@ def label_grid(
 
 def splits(n: int, *, seed: int, repeats: int, fraction: float = 0.5) -> list[tuple[IArr, IArr]]:
     """``repeats`` seeded random splits of ``range(n)``: (first ``round(fraction * n)`` rows of a
-    permutation, the rest); repeat r uses ``numpy.random.default_rng([seed, r])``."""
+    permutation, the rest); repeat r uses ``numpy.random.default_rng([seed, r])``. The memory
+    the splits need is checked first (:func:`~metajudge.limits.check_allocation`, ``--repeats``)."""
+    check_allocation(repeats, n, field="--repeats")
     if not 0 < fraction < 1:
         raise InputError(
             f"the split fraction must be in (0, 1), got {fraction}", field="--fraction"

@@ -11,8 +11,9 @@ message. The backbone is always passed in; nothing here reads the environment.
 
 from __future__ import annotations
 
+import inspect
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from metajudge.backends.base import Backend, BackendError, Completion, Request
@@ -59,6 +60,13 @@ def backbone_identity(name: str) -> str:
     return ident
 
 
+def _takes_accept(backend: Any) -> bool:
+    try:
+        return "accept" in inspect.signature(backend.complete).parameters
+    except (TypeError, ValueError):
+        return False
+
+
 class JudgeClient:
     """Requests in, completions out, costs counted. ``backend=`` injects one (tests, sharing)."""
 
@@ -96,8 +104,17 @@ class JudgeClient:
             return Request(messages=({"role": "user", "content": text},), **decoding)
         return Request(prompt=text, **decoding)
 
-    def run(self, requests: Sequence[Request]) -> list[Completion | BackendError]:
+    def run(
+        self,
+        requests: Sequence[Request],
+        *,
+        accept: Callable[[Request, Completion], str | None] | None = None,
+    ) -> list[Completion | BackendError]:
         """Run a batch in order; every outcome counted in :attr:`stats`.
+
+        ``accept`` (the judge's parser: why a reply holds no verdict, ``None`` when it does) goes
+        to a cached backend, which never stores or serves a reply it refuses, so the next run
+        asks again (:class:`~metajudge.backends.cached.CachedBackend`).
 
         Processed prompt tokens come from each completion
         (:attr:`~metajudge.backends.base.Completion.processed_prompt_tokens`); where the backend
@@ -108,7 +125,10 @@ class JudgeClient:
         be = self.backend
         t0 = time.perf_counter()
         try:
-            out = list(be.complete(list(requests)))
+            if accept is not None and _takes_accept(be):
+                out = list(be.complete(list(requests), accept=accept))  # type: ignore[call-arg]
+            else:
+                out = list(be.complete(list(requests)))
         finally:
             self.stats.add_wall(time.perf_counter() - t0)
         self.stats.add_requests(len(requests))

@@ -12,7 +12,9 @@ steps, form filling "Coherence (1-5):"); few-shot ``small`` variants of both. Mo
 - ``greedy`` — one temperature-0 answer, parsed.
 
 A response that yields no score is ``score=None`` with the reason in ``error``; failures are
-counted per item (``details["parse_failures"]``) and in :attr:`summary`, never scored 0.
+counted per item (``details["parse_failures"]``) and in :attr:`summary`, never scored 0. Such a
+reply (log-probabilities without a score digit, a digit off the scale) is never cached, so a
+rerun asks the model again (:meth:`GEval._no_verdict`).
 """
 
 from __future__ import annotations
@@ -197,10 +199,17 @@ class GEval(JudgeMetric):
             return None, det, len(scores), fails
         return sum(ok) / len(ok), det, len(scores), fails
 
+    def _no_verdict(self, request: Any, c: Completion) -> str | None:
+        """Why ``c`` yields no score (``None`` when it does): such a reply (log-probabilities
+        without a score digit, a digit off the scale) is never cached, so a rerun asks again."""
+        if self._parse(c)[0] is not None:
+            return None
+        return f"no {self.dimension} score on 1-{self.top} in the reply"
+
     def score_batch(self, items: Sequence[ScoreItem]) -> list[MetricResult]:
         built = [self._request(it) for it in items]
         reqs = [b[0] for b in built if not isinstance(b, str)]
-        outs = iter(self.client.run(reqs))
+        outs = iter(self.client.run(reqs, accept=self._no_verdict))
         results = []
         for it, b in zip(items, built, strict=True):
             if isinstance(b, str):
