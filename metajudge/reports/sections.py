@@ -189,6 +189,9 @@ def protocol_bits(data: Mapping[str, Any]) -> list[str]:
             f"missing={p.get('missing', 'median' if p['normalize'] == 'minmax' else 'drop')}",
             f"{ds['n_pairs']} pairs, {ds['n_items']} items, {ds['annotators']} label(s) per pair",
         ]
+    left = (data.get("run") or {}).get("unlabelled_left_out")
+    if left:
+        bits.append(f"the labelled subset: {left} records without human labels left out")
     bits.append(
         f"bootstrap {p['n_boot']} resamples of items (seed {p['seed']}), "
         f"{int(p['level'] * 100)}% percentile CIs"

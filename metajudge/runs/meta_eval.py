@@ -123,6 +123,9 @@ def meta_eval_into(
         ids=ids,
     )
     run["score_ids"] = _counted(ids)
+    from metajudge.data.partial import labelled_only
+
+    ds, run["unlabelled_left_out"] = labelled_only(ds, what="meta-eval")
     if ds.card.label_kind in ("categorical", "binary"):
         run["scores"] = [s.text for s in specs]
         return run_categorical(  # type: ignore[return-value]
