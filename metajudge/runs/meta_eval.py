@@ -28,6 +28,7 @@ from metajudge.analyses.metric_vs_human import trivial
 from metajudge.analyses.metric_vs_human.evaluate import MetaEvalResult, meta_evaluate
 from metajudge.analyses.metric_vs_human.protocol import AUTO_CORRELATE, Protocol, correlate_for
 from metajudge.data.loading import open_dataset
+from metajudge.data.partial import labelled_only
 from metajudge.progress import Steps
 from metajudge.runs import plot_ahead
 from metajudge.scores.alignment import IdPolicy
@@ -123,8 +124,6 @@ def meta_eval_into(
         ids=ids,
     )
     run["score_ids"] = _counted(ids)
-    from metajudge.data.partial import labelled_only
-
     ds, run["unlabelled_left_out"] = labelled_only(ds, what="meta-eval")
     if ds.card.label_kind in ("categorical", "binary"):
         run["scores"] = [s.text for s in specs]
