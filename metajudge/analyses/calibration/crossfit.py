@@ -119,6 +119,7 @@ class CrossFit:
     n_labels: int
     n_clusters: int
     seed: int
+    residual_var: float = 0.0  # variance of the out-of-fold residuals Y - f_oof(S), all labels
 
     @property
     def k(self) -> int:
@@ -185,7 +186,7 @@ def fit_crossfit(rows: EstimateRows, *, seed: int = 0, folds: int = DEFAULT_FOLD
     per_fold = [
         maps.fit_map("isotonic", lab.judge[fid != j], lab.label[fid != j]) for j in range(k)
     ]
-    return CrossFit(
+    cf = CrossFit(
         full=full,
         folds=per_fold,
         fold_of=fold_of,
@@ -194,3 +195,5 @@ def fit_crossfit(rows: EstimateRows, *, seed: int = 0, folds: int = DEFAULT_FOLD
         n_clusters=g,
         seed=seed,
     )
+    res = lab.label - cf.out_of_fold(lab.judge, lab.cluster)
+    return replace(cf, residual_var=float(np.var(res, ddof=1)))

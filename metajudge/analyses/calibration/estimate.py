@@ -15,7 +15,9 @@ calibration f (:mod:`.crossfit`; f₋ₖ fitted without fold k, f_oof(i) = f₋�
 
 The interval adds the calibration's own uncertainty to the sampling variance: the CR1 variance
 of mean ψ clustered by prompt (df: labelled clusters − 1 when augmented, clusters − 1 when
-borrowed) plus the delete-a-fold jackknife variance of θ̂ re-estimated with each f₋ₖ (df K − 1);
+borrowed; augmented, at least the pooled out-of-fold residual variance over n_L — with the df of
+all labelled clusters — so that a system with a handful of labels cannot claim a residual
+variance near 0) plus the delete-a-fold jackknife variance of θ̂ re-estimated with each f₋ₖ (df K − 1);
 Student's t with the Welch–Satterthwaite df (:mod:`metajudge.stats.clustered`). The method is
 that of CJE (Landesberg et al. 2025, arXiv 2512.11150; the cje-eval package), written here anew.
 
@@ -79,6 +81,7 @@ class _Fit:
     psi: FArr
     jack: FArr
     df_sampling: float
+    var_floor: float = 0.0  # pooled residual variance / own labels (augmented)
 
 
 def _system_fit(r: EstimateRows, cf: CrossFit) -> tuple[_Fit, str]:
@@ -103,7 +106,8 @@ def _system_fit(r: EstimateRows, cf: CrossFit) -> tuple[_Fit, str]:
         fk = cf.predict_fold(r.judge, k)
         jack.append(fk.mean() + float(np.mean(y - fk[lab])))
     gl = len(set(r.cluster[lab].tolist()))
-    return _Fit(float(psi.mean()), psi, np.array(jack), max(gl - 1.0, 1.0)), "augmented"
+    floor = cf.residual_var / int(lab.sum())
+    return _Fit(float(psi.mean()), psi, np.array(jack), max(gl - 1.0, 1.0), floor), "augmented"
 
 
 def _interval(
@@ -163,6 +167,8 @@ def estimate_system(
     fit, route = _system_fit(r, cf)
     n = len(r)
     var_s = cl.influence_se((fit.psi - fit.value) / n, r.cluster) ** 2
+    if fit.var_floor > var_s:  # the pooled residual variance: its df are all labelled clusters'
+        var_s, fit.df_sampling = fit.var_floor, cf.n_clusters - 1.0
     out: dict[str, Any] = {
         "system": str(r.system[0]),
         "rows": n,
@@ -185,7 +191,7 @@ def _difference(
     (ra, fa), (rb, fb) = a, b
     infl = np.concatenate([(fa.psi - fa.value) / len(ra), -(fb.psi - fb.value) / len(rb)])
     clusters = np.concatenate([ra.cluster, rb.cluster])
-    var_s = cl.influence_se(infl, clusters) ** 2
+    var_s = max(cl.influence_se(infl, clusters) ** 2, fa.var_floor + fb.var_floor)  # as above
     d = _interval(
         fa.value - fb.value, var_s, min(fa.df_sampling, fb.df_sampling), fa.jack - fb.jack, k, alpha
     )
@@ -263,6 +269,21 @@ def _level_claims(systems: list[dict[str, Any]], audits: list[dict[str, Any]]) -
         s["transport_verified"] = s["route"] != "borrowed" or s["transport"] == "PASS"
 
 
+def estimate_systems(
+    rows: EstimateRows, st: Settings
+) -> tuple[CrossFit, list[dict[str, Any]], dict[str, tuple[EstimateRows, _Fit]]]:
+    """The calibration and every system's estimate (no differences, no gates of transport)."""
+    cf = fit_crossfit(rows, seed=st.seed, folds=st.folds)
+    cal = rows.take(rows.labelled)
+    systems, fits = [], {}
+    for s in rows.systems:
+        r = rows.of(s)
+        est, fit = estimate_system(r, cf, cal, st)
+        systems.append(est)
+        fits[s] = (r, fit)
+    return cf, systems, fits
+
+
 def calibrated_estimates(
     rows: EstimateRows, probes: EstimateRows | None = None, st: Settings | None = None
 ) -> EstimateResult:
@@ -274,15 +295,8 @@ def calibrated_estimates(
             path=rows.source,
             field="judge score",
         )
-    cf = fit_crossfit(rows, seed=st.seed, folds=st.folds)
+    cf, systems, fits = estimate_systems(rows, st)
     cal = rows.take(rows.labelled)
-    fits = {}
-    systems = []
-    for s in rows.systems:
-        r = rows.of(s)
-        est, fit = estimate_system(r, cf, cal, st)
-        systems.append(est)
-        fits[s] = (r, fit)
     diffs = [_difference(fits[a], fits[b], cf.k, st.alpha) for a, b in combinations(fits, 2)]
     for d, p in zip(diffs, holm([d["p"] for d in diffs]), strict=True):
         d["p_holm"] = float(p)
