@@ -105,6 +105,45 @@ def add_parsers(sub: Any) -> None:
     add_seed(e, "the folds and the bootstrap")
     add_format(e)
     e.set_defaults(func=_cmd_estimate)
+    _add_plan(sub)
+
+
+def _add_plan(sub: Any) -> None:
+    p = sub.add_parser(
+        "plan",
+        help="how many labels a target CI half-width needs, and which items to label next "
+        "(active selection)",
+        description="From a pilot (judge scores on every response, labels on some): per "
+        "system, the labels a --half-width needs (calibrated, and with labels only); with "
+        "--budget, sampling probabilities for the unlabelled rows from the judge's uncertainty "
+        "(Zrnic & Candès 2024, active statistical inference), written with -o as a CSV of "
+        "item ids, probabilities and a seeded selection; weight each new label by "
+        "1/probability.",
+    )
+    _add_source(p)
+    p.add_argument(
+        "--half-width", type=float, metavar="H", help="target CI half-width on the label scale"
+    )
+    p.add_argument("--budget", type=float, metavar="N", help="labels to collect next")
+    p.add_argument(
+        "--mix",
+        type=float,
+        default=0.2,
+        help="share of the uniform rule mixed into the active probabilities (default 0.2)",
+    )
+    p.add_argument(
+        "-o", "--output", metavar="FILE", help="write the selection (CSV, one row per item)"
+    )
+    p.add_argument(
+        "--folds",
+        type=positive_int,
+        default=40,
+        help="cross-fitting folds, also the jackknife's groups (default 40)",
+    )
+    add_alpha(p, "the intervals")
+    add_seed(p, "the folds and the selection draw")
+    add_format(p)
+    p.set_defaults(func=_cmd_plan)
 
 
 def _source(args: argparse.Namespace, ids: Any) -> Any:
@@ -143,6 +182,24 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
         alpha=args.alpha,
         margin=args.margin,
         support_threshold=args.support_threshold,
+        seed=args.seed,
+        folds=args.folds,
+    )
+    warn_dropped(ids)
+    return _print(args, run)
+
+
+def _cmd_plan(args: argparse.Namespace) -> int:
+    from metajudge.runs.calibrate_estimate import run_plan
+
+    ids = id_policy(args)
+    run = run_plan(
+        _source(args, ids),
+        half_width=args.half_width,
+        budget=args.budget,
+        mix=args.mix,
+        output=args.output,
+        alpha=args.alpha,
         seed=args.seed,
         folds=args.folds,
     )

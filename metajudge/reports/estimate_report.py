@@ -100,3 +100,41 @@ def estimate_markdown(res: Any) -> str:
     if res.notes:
         lines += ["", *[f"Note: {n}." for n in res.notes]]
     return "\n".join(lines) + "\n"
+
+
+def plan_markdown(res: Any) -> str:
+    """Labels needed per system, and the active selection."""
+    lines = ["# Label plan", ""]
+    if res.half_width is not None:
+        lines += [
+            (
+                f"Labels for a {1 - res.alpha:.0%} CI half-width of {res.half_width:g} (from the "
+                "pilot: the rows and labels given):"
+            ),
+            "",
+            (
+                "| System | Labelled now | Half-width now | Labels needed (calibrated) | "
+                "Labels needed (labels only) |"
+            ),
+            "|---|---:|---:|---:|---:|",
+        ]
+        for s in res.systems:
+            need = s["labels_needed"] if s["reachable"] else "not reachable (more responses)"
+            if s["reachable"] and s["labels_needed"] > s["rows"]:
+                need = f"{need} (more than its {s['rows']} responses)"
+            lines.append(
+                f"| {s['system']} | {s['labelled_now']} | {s['half_width_now']:.4f} | {need} | "
+                f"{s['labels_only_needed']} |"
+            )
+    sel = res.selection
+    if sel:
+        lo, hi = sel["probability_range"]
+        lines += [
+            "",
+            (
+                f"Active selection (Zrnic & Candès 2024): {sel['candidates']} unlabelled rows, "
+                f"budget {sel['budget']:g} labels; probabilities from {lo:.3g} to {hi:.3g} ({sel['rule']}). "
+                f"A seeded draw selected {sel['picked']}: label those and weight each by 1/probability."
+            ),
+        ]
+    return "\n".join(lines) + "\n"

@@ -120,3 +120,49 @@ def run_estimate(
     res = calibrated_estimates(rows, probes, st)
     md = estimate_markdown(res)
     return EstimateRun(res, md, dropped, [])
+
+
+def run_plan(
+    src: EstimateInput,
+    *,
+    half_width: float | None = None,
+    budget: float | None = None,
+    mix: float = 0.2,
+    output: str | None = None,
+    alpha: float = 0.05,
+    seed: int = 0,
+    folds: int = 40,
+) -> EstimateRun:
+    """``calibrate plan``: labels needed for ``half_width``; with ``budget``, the active
+    selection of the next labels, written to ``output`` (CSV: system, item, cluster,
+    judge_score, probability, selected)."""
+    import csv
+
+    from metajudge.analyses.calibration.estimate import Settings
+    from metajudge.analyses.calibration.plan import plan
+    from metajudge.io import atomic_write, check_output_file
+    from metajudge.reports.estimate_report import plan_markdown
+
+    if half_width is None and budget is None:
+        raise InputError("give --half-width H, --budget N, or both", field="--half-width")
+    if half_width is not None and not half_width > 0:
+        raise InputError(f"must be > 0, got {half_width:g}", field="--half-width")
+    if not 0 <= mix < 1:
+        raise InputError(f"must be in [0, 1), got {mix:g}", field="--mix")
+    out = check_output_file(output, inputs=[src.input_path]) if output else None
+    rows, dropped = estimate_rows(src)
+    res, picks = plan(
+        rows,
+        Settings(alpha=alpha, seed=seed, folds=folds),
+        half_width=half_width,
+        budget=budget,
+        mix=mix,
+    )
+    run = EstimateRun(res, plan_markdown(res), dropped, [])
+    if out is not None and picks:
+        with atomic_write(out) as fh:
+            w = csv.writer(fh)
+            w.writerow(["system", "item", "cluster", "judge_score", "probability", "selected"])
+            w.writerows(sorted(picks, key=lambda p: -p[4]))
+        run.wrote.append((f"{len(picks)} candidates ({res.selection['picked']} selected)", out))
+    return run

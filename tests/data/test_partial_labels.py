@@ -118,3 +118,13 @@ def test_estimate_reads_a_canonical_partial_label_file(
     for a, b in zip(canonical["systems"], folder["systems"], strict=True):
         assert a["system"] == b["system"] and a["route"] == b["route"]
         assert (a["value"], a["lo"], a["hi"]) == pytest.approx((b["value"], b["lo"], b["hi"]))
+
+
+def test_estimate_and_plan_on_the_partial_fixture(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    src = ["--input", str(PARTIAL), "--scores", str(JUDGE), "--dimension", "coherence"]
+    assert main(["calibrate", "estimate", *src, "--format", "json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert [(s["labelled"], s["rows"]) for s in res["systems"]] == [(4, 6), (4, 6)]
+    out = tmp_path / "next.csv"
+    assert main(["calibrate", "plan", *src, "--budget", "2", "-o", str(out)]) == 0
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 1 + 4  # the 4 unlabelled rows
