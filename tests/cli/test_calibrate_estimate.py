@@ -99,6 +99,15 @@ def test_arena_gates(arena_json: dict) -> None:
     # cje-eval: unhelpful -0.331 [-0.403, -0.259] (another calibration mode); ours the same side
     audit = {a["system"]: a for a in arena_json["transport"]}["unhelpful"]
     assert audit["hi"] < -0.05 and audit["clusters"] == 50
+    assert tuple(round(audit[k], 3) for k in ("delta", "lo", "hi")) == (-0.275, -0.321, -0.230)
+    judge = {n: round(s["judge_mean"]["value"], 4) for n, s in by.items()}
+    assert judge == {
+        "base": 0.8413,
+        "clone": 0.8491,
+        "parallel_universe_prompt": 0.8485,
+        "unhelpful": 0.2454,
+    }
+    assert round(by["unhelpful"]["support"]["outside_share"], 3) == 0.013
     assert 0 < by["unhelpful"]["support"]["outside_share"] < 0.05  # support alone does not flag it
 
 
