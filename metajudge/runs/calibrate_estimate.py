@@ -39,6 +39,12 @@ def estimate_rows(src: EstimateInput) -> tuple[Any, dict[str, int]]:
     from metajudge.analyses.calibration.crossfit import make_rows
     from metajudge.data import cje_folder
 
+    if src.input_path and not Path(src.input_path).exists():
+        raise InputError(
+            "not found (a CJE fresh-draw folder or a dataset file)",
+            path=src.input_path,
+            field="--input",
+        )
     if src.input_path and Path(src.input_path).is_dir():
         if src.scores:
             raise InputError(

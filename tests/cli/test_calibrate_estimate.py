@@ -223,3 +223,32 @@ def test_cross_check_with_cje_eval(data_dir: Path, arena_json: dict) -> None:
     finally:
         logging.disable(logging.NOTSET)
     assert verdicts == {a["system"]: a["verdict"] for a in arena_json["transport"]}
+
+
+def test_binary_judge_gets_rogan_gladen(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    def binarise(name: str, i: int, r: dict) -> dict:
+        r["judge_score"] = float(r["judge_score"] >= 0.8)
+        if r.get("oracle_label") is not None:
+            r["oracle_label"] = float(r["oracle_label"] >= 0.8)
+        return r
+
+    d = _copy(_arena(data_dir) / "fresh_draws", tmp_path / "fd", binarise)
+    res = _estimate(capsys, "--input", str(d))
+    by = {s["system"]: s for s in res["systems"]}
+    rows = [json.loads(x) for x in (d / "base_responses.jsonl").open()]
+    lab = [r for r in rows if r.get("oracle_label") is not None]
+    tpr = sum(r["judge_score"] for r in lab if r["oracle_label"] == 1) / sum(
+        r["oracle_label"] == 1 for r in lab
+    )
+    tnr = sum(1 - r["judge_score"] for r in lab if r["oracle_label"] == 0) / sum(
+        r["oracle_label"] == 0 for r in lab
+    )
+    for name in ("base", "clone"):
+        sysrows = [json.loads(x) for x in (d / f"{name}_responses.jsonl").open()]
+        p = sum(r["judge_score"] for r in sysrows) / len(sysrows)
+        want = min(1.0, max(0.0, (p + tnr - 1) / (tpr + tnr - 1)))
+        rg = by[name]["rogan_gladen"]
+        assert rg["value"] == pytest.approx(want) and rg["lo"] <= want <= rg["hi"]
+    capsys.readouterr()
+    assert main(["calibrate", "estimate", "--input", str(d)]) == 0
+    assert "Rogan–Gladen pass rate" in capsys.readouterr().out
