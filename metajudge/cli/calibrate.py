@@ -83,7 +83,7 @@ def register(subparsers: Any) -> None:
     c = subparsers.add_parser(
         "calibrate",
         help="calibrated judge scores, conformal intervals and selective judging: fit, apply, "
-        "conformal, selective",
+        "conformal, selective; calibrated estimates from few labels: estimate, plan",
         description="How far can one verdict be trusted: map a judge's output to the human scale "
         "(fit/apply), and give each rating an interval with a coverage guarantee (conformal).",
     )
@@ -124,6 +124,9 @@ def register(subparsers: Any) -> None:
     from metajudge.cli import calibrate_selective
 
     calibrate_selective.add_parser(sub)
+    from metajudge.cli import calibrate_estimate
+
+    calibrate_estimate.add_parsers(sub)
     c.set_defaults(func=lambda args: (c.print_help(), 2)[1])
 
 

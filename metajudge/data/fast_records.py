@@ -96,7 +96,10 @@ class FastRecords:
     def _common(self, d: dict[str, Any], labels_key: str) -> tuple[Any, Any, Any] | None:
         """``(input, labels, meta)`` of a pairwise or per-response record (meta ``_NO`` when the
         record has none), or ``None`` when one of them needs the full path."""
-        inp, labels, meta = self._input(d.get("input")), self._labels_of(d.get(labels_key)), _NO
+        raw = d.get(labels_key, {})
+        unlabelled = labels_key == "scores" and raw == {}  # absent or {}: partial labels
+        labels = {} if unlabelled else self._labels_of(raw)
+        inp, meta = self._input(d.get("input")), _NO
         if "meta" in d:
             meta = self._meta(d["meta"])
         if inp is None or labels is None or meta is None:

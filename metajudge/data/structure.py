@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 PAIRWISE_REQUIRED = ["id", "input", "a", "b", "labels"]
-RESPONSE_REQUIRED = ["id", "input", "system", "response", "scores"]
+RESPONSE_REQUIRED = ["id", "input", "system", "response"]  # scores absent = unlabelled
 SIDE_REQUIRED = ["system", "response"]
 TABLE_REQUIRED = ["header", "rows"]
 STR_OR_NULL = ["string", "null"]
@@ -140,7 +140,8 @@ def _input(c: _Check, i: Mapping[str, Any]) -> None:
 def _labels(c: _Check, m: Mapping[str, Any], name: str, *, numeric: bool) -> None:
     item, ok = (NUM_OR_NULL, _num_or_null) if numeric else (STR_OR_NULL, _str_or_null)
     if not m:
-        c.out.append(Violation("minProperties", 1, m, (name,)))
+        if name == "labels":  # a per-response record may be unlabelled (partial labels)
+            c.out.append(Violation("minProperties", 1, m, (name,)))
         return
     for dim, vals in m.items():
         if not c.type(vals, "array", (name, dim)):

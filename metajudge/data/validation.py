@@ -272,7 +272,7 @@ def record_errors(
     if errs:
         return errs
     name = "labels" if kind == "pairwise" else "scores"
-    for dim, vals in d[name].items():
+    for dim, vals in (d.get(name) or {}).items():
         errs += _label_errors(f"{name}.{dim}", dim, vals, rules, path, line)
     return errs
 
@@ -304,7 +304,7 @@ def record_warnings(
     out: list[InputError] = []
     name = "labels" if shape_of(d) == "pairwise" else "scores"
     k = rules.annotators
-    for dim, vals in d[name].items():
+    for dim, vals in (d.get(name) or {}).items():
         fname = f"{name}.{dim}"
         if all(v is None for v in vals):
             msg = "all ratings are null (no annotator labelled this dimension)"
@@ -368,7 +368,7 @@ def _build(d: Mapping[str, Any], kind: Kind) -> Record:
         input=inp,
         system=d["system"],
         response=d["response"],
-        scores=lab(d["scores"]),
+        scores=lab(d.get("scores") or {}),
         meta=meta,
     )
 

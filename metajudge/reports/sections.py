@@ -205,6 +205,9 @@ def protocol_bits(data: Mapping[str, Any]) -> list[str]:
             f"{ds['n_pairs']} pairs, {ds['n_items']} items, {ds['annotators']} label(s) per pair",
         ]
     within = " within every system (values and comparisons)" if level == "system-grouped" else ""
+    left = (data.get("run") or {}).get("unlabelled_left_out")
+    if left:
+        bits.append(f"the labelled subset: {left} records without human labels left out")
     bits.append(
         f"bootstrap {p['n_boot']} resamples of items{within} (seed {p['seed']}), "
         f"{int(p['level'] * 100)}% percentile CIs"

@@ -238,9 +238,25 @@ def run_validate(
             f"; card {used.name}, scale {used.scale.describe()}"
             if used
             else "; no card (scale not checked)"
-        ),
+        )
+        + _label_lines(rep.records),
         True,
         list(rep.warnings),
+    )
+
+
+def _label_lines(records: Sequence[Any]) -> str:
+    """Labelled and unlabelled records per system (partial labels), one line each."""
+    from metajudge.data.partial import label_counts
+
+    counts = label_counts(records)
+    n_lab = sum(c["labelled"] for c in counts.values())
+    head = f"\nlabelled records: {n_lab} of {len(records)}"
+    if n_lab == len(records):
+        return head + " (every record)"
+    return head + "".join(
+        f"\n  {s}: {c['labelled']} labelled, {c['unlabelled']} unlabelled"
+        for s, c in counts.items()
     )
 
 

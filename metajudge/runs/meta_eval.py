@@ -28,6 +28,7 @@ from metajudge.analyses.metric_vs_human import trivial
 from metajudge.analyses.metric_vs_human.evaluate import MetaEvalResult, meta_evaluate
 from metajudge.analyses.metric_vs_human.protocol import AUTO_CORRELATE, Protocol, correlate_for
 from metajudge.data.loading import open_dataset
+from metajudge.data.partial import labelled_only
 from metajudge.progress import Steps
 from metajudge.runs import plot_ahead
 from metajudge.scores.alignment import IdPolicy
@@ -157,6 +158,7 @@ def meta_eval_into(
         pending=cache,
     )
     run["score_ids"] = _counted(ids)
+    ds, run["unlabelled_left_out"] = labelled_only(ds, what="meta-eval")
     if ds.card.label_kind in ("categorical", "binary"):
         run["scores"] = [s.text for s in specs]
         kw = {"protocol": proto, "metrics": metrics, "data_dir": data_dir, "run": run}

@@ -23,6 +23,7 @@ function's docstring names the paper its formula comes from. Randomness always c
 - :mod:`.spa` — soft pairwise accuracy of system rankings (Thompson et al. 2024).
 - :mod:`.resampling_tests` — Perm/Boot-Sys/Inp/Both for two correlations (Deutsch et al. 2021).
 - :mod:`.clusters` — WMT-style greedy rank clusters.
+- :mod:`.clustered` — cluster-robust (CR1) standard errors, the delete-a-group jackknife, Welch df.
 
 Everything is re-exported here: ``from metajudge import stats; stats.pearson(x, y)``. One
 public function per statistic and per interval.
@@ -126,6 +127,7 @@ MODULES = (
     "spa",
     "resampling_tests",
     "clusters",
+    "clustered",
 )
 
 __all__ = [

@@ -114,6 +114,13 @@ COMMANDS: dict[str, Argv] = {
         ["calibrate", "selective", "--dataset", "trust_or_escalate_jung2025"]
         + ["--judge", "gpt-4-turbo", "--out", str(t / "sel")]
     ),
+    "calibrate estimate": lambda t, d: (
+        ["calibrate", "estimate", "--input", str(d / "cje_arena_sample" / "fresh_draws")]
+    ),
+    "calibrate plan": lambda t, d: (
+        ["calibrate", "plan", "--input", str(d / "cje_arena_sample" / "fresh_draws")]
+        + ["--half-width", "0.03"]
+    ),
     "decide alt-test": lambda t, d: (
         ["decide", "alt-test", "--dataset", "alt_test_calderon2025", "--subset", "mtbench"]
         + ["--out", str(t / "alt")]

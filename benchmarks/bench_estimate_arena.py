@@ -1,0 +1,72 @@
+"""``calibrate estimate`` against cje-eval 0.9.3 on its arena sample, over cje-eval's fold seeds.
+
+cje-eval's CI comes from a 5-fold oracle jackknife whose folds its ``calibrate_dataset`` deals
+with ``random_seed`` (default 42); its automatic mode also picks monotone or two-stage calibration
+by cross-validation on those folds. This prints, per fold seed, cje-eval's estimates and CI widths
+(seed 42 is PROVENANCE.txt's run), their medians, and ours (seed 0, 40 folds). Needs cje-eval (the
+dev extra); about 12 s per seed.
+
+    PYTHONPATH=. METAJUDGE_DATA_DIR=../shared/human_labels python benchmarks/bench_estimate_arena.py [SEEDS]
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import statistics
+import sys
+from pathlib import Path
+
+from metajudge.analyses.calibration.estimate import calibrated_estimates
+from metajudge.runs.calibrate_estimate import EstimateInput, estimate_rows
+
+
+def _folder() -> Path:
+    return Path(os.environ.get("METAJUDGE_DATA_DIR", "../shared/human_labels")) / (
+        "cje_arena_sample/fresh_draws"
+    )
+
+
+def cje_widths(seeds: range) -> dict[int, dict[str, tuple[float, float]]]:
+    """cje-eval's (estimate, CI width) per policy for each fold seed."""
+    from cje.calibration import dataset
+    from cje.interface import analysis
+
+    logging.disable(logging.WARNING)
+    original = dataset.calibrate_dataset
+    out = {}
+    try:
+        for seed in seeds:
+            analysis.calibrate_dataset = functools.partial(original, random_seed=seed)
+            r = analysis.analyze_dataset(fresh_draws_dir=str(_folder()))
+            lo, hi = r.confidence_interval()
+            pols = r.metadata["target_policies"]
+            out[seed] = {
+                p: (float(e), float(h - lo_))
+                for p, e, lo_, h in zip(pols, r.estimates, lo, hi, strict=True)
+            }
+    finally:
+        analysis.calibrate_dataset = original
+        logging.disable(logging.NOTSET)
+    return out
+
+
+def main(n_seeds: int = 20) -> None:
+    rows, _ = estimate_rows(EstimateInput(input_path=str(_folder())))
+    ours = {
+        s["system"]: (s["value"], s["hi"] - s["lo"]) for s in calibrated_estimates(rows).systems
+    }
+    runs = cje_widths(range(n_seeds))
+    for seed, r in runs.items():
+        print(seed, {p: (round(e, 4), round(w, 4)) for p, (e, w) in r.items()})
+    for p, (e, w) in ours.items():
+        widths = [r[p][1] for r in runs.values()]
+        print(
+            f"{p}: ours {e:.4f} (width {w:.4f}); cje-eval width median {statistics.median(widths):.4f}, "
+            f"range {min(widths):.4f}..{max(widths):.4f} over {len(widths)} seeds"
+        )
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 20)

@@ -1,0 +1,334 @@
+"""``calibrate estimate``: each system's mean quality on the label scale, from a judge's scores on
+every response and human labels on some, with the gates that say when the level cannot be
+trusted.
+
+Per system s with n responses (judge score S, label Y on the labelled ones) and the cross-fitted
+calibration f (:mod:`.crossfit`; f₋ₖ fitted without fold k, f_oof(i) = f₋ₖ₍ᵢ₎ for a labelled row):
+
+- **augmented** (s has labels of its own, n_L of them, p = n_L/n): the calibrated mean plus the
+  mean labelled residual, AIPW / PPI style (Robins et al. 1994; Angelopoulos et al. 2023):
+  θ̂ = mean f(S) + mean_L (Y − f_oof(S)). Its per-row pseudo-outcome
+  ψᵢ = f(Sᵢ) + c + 1[i ∈ L]·(rᵢ − c)/p (r = Y − f_oof(S), c = mean r) averages to θ̂;
+- **labels** (every response labelled): the labels' mean, no calibration needed;
+- **borrowed** (no labels of its own): θ̂ = mean f(S), the calibration learnt on the other
+  systems' labels, assumed to transfer (the output says so; a transport audit tests it).
+
+The interval adds the calibration's own uncertainty to the sampling variance: the CR1 variance
+of mean ψ clustered by prompt (df: labelled clusters − 1 when augmented, clusters − 1 when
+borrowed; augmented, at least the pooled out-of-fold residual variance over n_L — with the df of
+all labelled clusters — so that a system with a handful of labels cannot claim a residual
+variance near 0) plus the delete-a-fold jackknife variance of θ̂ re-estimated with each f₋ₖ (df K − 1);
+Student's t with the Welch–Satterthwaite df (:mod:`metajudge.stats.clustered`). The method is
+that of CJE (Landesberg et al. 2025, arXiv 2512.11150; the cje-eval package), written here anew.
+
+Beside it: the raw judge mean with its naive clustered CI (judge units), and for a binary judge
+with binary labels the Rogan–Gladen pass rate (:func:`metajudge.stats.ppi.rogan_gladen_ci`, the
+judge's TPR/TNR on the labelled rows). Paired differences between systems (influence values of
+both over shared prompts; jackknife of the difference), Holm-adjusted.
+
+Gates: **score support**, the share of a system's judge scores outside the labelled range; at or
+above ``support_threshold`` (default 0.05, CJE's) the level claim is refused, the ranking kept.
+**Transport** (:func:`transport_audit`): on held-out labelled probes of a system, the mean residual
+Y − f(S) with its clustered t CI against ``±margin``: PASS inside, FAIL wholly outside,
+INCONCLUSIVE otherwise or with fewer than 20 clusters. A FAIL refuses the level claim too.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+
+from metajudge.analyses.calibration.crossfit import (
+    DEFAULT_FOLDS,
+    CrossFit,
+    EstimateRows,
+    FArr,
+    fit_crossfit,
+)
+from metajudge.errors import InputError
+from metajudge.results import Result
+from metajudge.stats import clustered as cl
+from metajudge.stats import holm
+
+#: CJE's coverage-badge threshold: judge-score mass outside the labelled range that refuses a level
+SUPPORT_THRESHOLD = 0.05
+#: fewest probe clusters a transport audit needs to PASS
+MIN_PROBE_CLUSTERS = 20
+
+
+@dataclass(frozen=True)
+class Settings:
+    """``alpha`` of every interval and test; the gates' ``support_threshold`` and ``margin``;
+    ``seed`` (folds, the Rogan–Gladen bootstrap) and ``folds``."""
+
+    alpha: float = 0.05
+    support_threshold: float = SUPPORT_THRESHOLD
+    margin: float = 0.05
+    seed: int = 0
+    folds: int = DEFAULT_FOLDS
+    n_boot: int = 2000
+
+
+@dataclass
+class _Fit:
+    """One system's estimate internals: pseudo-outcomes, jackknife estimates, sampling df."""
+
+    value: float
+    psi: FArr
+    jack: FArr
+    df_sampling: float
+    var_floor: float = 0.0  # pooled residual variance / own labels (augmented)
+
+
+def _system_fit(r: EstimateRows, cf: CrossFit) -> tuple[_Fit, str]:
+    f = cf.predict(r.judge)
+    lab = r.labelled
+    if not lab.any():
+        jack = np.array([cf.predict_fold(r.judge, k).mean() for k in range(cf.k)])
+        g = len(set(r.cluster.tolist()))
+        return _Fit(float(f.mean()), f, jack, g - 1.0), "borrowed"
+    if lab.all():
+        y = r.label
+        return _Fit(
+            float(y.mean()), y.copy(), np.zeros(cf.k), len(set(r.cluster.tolist())) - 1.0
+        ), "labels"
+    y, oof = r.label[lab], cf.out_of_fold(r.judge[lab], r.cluster[lab])
+    res = y - oof
+    c, p = float(res.mean()), lab.mean()
+    psi = f + c
+    psi[lab] += (res - c) / p
+    jack = []
+    for k in range(cf.k):
+        fk = cf.predict_fold(r.judge, k)
+        jack.append(fk.mean() + float(np.mean(y - fk[lab])))
+    gl = len(set(r.cluster[lab].tolist()))
+    floor = cf.residual_var / int(lab.sum())
+    return _Fit(float(psi.mean()), psi, np.array(jack), max(gl - 1.0, 1.0), floor), "augmented"
+
+
+def _interval(
+    value: float, var_s: float, df_s: float, jack: FArr, k: int, alpha: float
+) -> dict[str, float]:
+    var_c = cl.jackknife_variance(jack)
+    se = math.sqrt(var_s + var_c) if math.isfinite(var_s) else math.nan
+    df = cl.welch_df(var_s, df_s, var_c, k - 1)
+    q = cl.t_quantile(df, alpha)
+    return {
+        "value": value,
+        "se": se,
+        "se_sampling": math.sqrt(var_s) if math.isfinite(var_s) else math.nan,
+        "se_calibration": math.sqrt(var_c),
+        "df": df,
+        "lo": value - q * se,
+        "hi": value + q * se,
+    }
+
+
+def _support(judge: FArr, cf: CrossFit, threshold: float) -> dict[str, Any]:
+    lo, hi = cf.s_range
+    below, above = float(np.mean(judge < lo)), float(np.mean(judge > hi))
+    share = below + above
+    return {
+        "outside_share": share,
+        "below": below,
+        "above": above,
+        "labelled_range": [lo, hi],
+        "threshold": threshold,
+        "status": "REFUSE-LEVEL" if share >= threshold else "OK",
+    }
+
+
+def _rogan_gladen(r: EstimateRows, cal: EstimateRows, st: Settings) -> dict[str, Any] | None:
+    """The Rogan–Gladen pass rate when judge scores and labels are all 0/1 (else None)."""
+    from metajudge.stats.ppi import rogan_gladen_ci
+
+    binary = np.isin(cal.label, (0.0, 1.0)).all() and np.isin(cal.judge, (0.0, 1.0)).all()
+    if not binary or not np.isin(r.judge, (0.0, 1.0)).all():
+        return None
+    rng = np.random.default_rng([st.seed, 41])
+    e = rogan_gladen_ci(cal.label, cal.judge, r.judge, rng=rng, n_boot=st.n_boot, alpha=st.alpha)
+    return asdict(e)
+
+
+def _naive(r: EstimateRows, alpha: float) -> dict[str, float]:
+    m, se, g = cl.clustered_mean(r.judge, r.cluster)
+    q = cl.t_quantile(g - 1.0, alpha)
+    return {"value": m, "se": se, "lo": m - q * se, "hi": m + q * se}
+
+
+def estimate_system(
+    r: EstimateRows, cf: CrossFit, cal: EstimateRows, st: Settings
+) -> tuple[dict[str, Any], _Fit]:
+    """One system's estimate (module docstring) as a dict, and its internals."""
+    fit, route = _system_fit(r, cf)
+    n = len(r)
+    var_s = cl.influence_se((fit.psi - fit.value) / n, r.cluster) ** 2
+    if fit.var_floor > var_s:  # the pooled residual variance: its df are all labelled clusters'
+        var_s, fit.df_sampling = fit.var_floor, cf.n_clusters - 1.0
+    out: dict[str, Any] = {
+        "system": str(r.system[0]),
+        "rows": n,
+        "labelled": int(r.labelled.sum()),
+        "clusters": len(set(r.cluster.tolist())),
+        "route": route,
+        **_interval(fit.value, var_s, fit.df_sampling, fit.jack, cf.k, st.alpha),
+        "judge_mean": _naive(r, st.alpha),
+        "support": _support(r.judge, cf, st.support_threshold),
+    }
+    rg = _rogan_gladen(r, cal, st)
+    if rg is not None:
+        out["rogan_gladen"] = rg
+    return out, fit
+
+
+def _difference(
+    a: tuple[EstimateRows, _Fit], b: tuple[EstimateRows, _Fit], k: int, alpha: float
+) -> dict[str, Any]:
+    (ra, fa), (rb, fb) = a, b
+    infl = np.concatenate([(fa.psi - fa.value) / len(ra), -(fb.psi - fb.value) / len(rb)])
+    clusters = np.concatenate([ra.cluster, rb.cluster])
+    var_s = max(cl.influence_se(infl, clusters) ** 2, fa.var_floor + fb.var_floor)  # as above
+    d = _interval(
+        fa.value - fb.value, var_s, min(fa.df_sampling, fb.df_sampling), fa.jack - fb.jack, k, alpha
+    )
+    shared = len(set(ra.cluster.tolist()) & set(rb.cluster.tolist()))
+    return {
+        "a": str(ra.system[0]),
+        "b": str(rb.system[0]),
+        **d,
+        "p": cl.t_p_value(d["value"], d["se"], d["df"]),
+        "shared_clusters": shared,
+    }
+
+
+def transport_audit(
+    probes: EstimateRows, cf: CrossFit, *, margin: float, alpha: float = 0.05
+) -> dict[str, Any]:
+    """One system's transport audit on its labelled ``probes`` (module docstring)."""
+    res = probes.label - cf.predict(probes.judge)
+    m, se, g = cl.clustered_mean(res, probes.cluster)
+    df = max(g - 1.0, 1.0)
+    q = cl.t_quantile(df, alpha)
+    lo, hi = m - q * se, m + q * se
+    if not math.isfinite(se):
+        verdict, why = "INCONCLUSIVE", f"{g} cluster(s): no interval"
+    elif g < MIN_PROBE_CLUSTERS:
+        verdict, why = "INCONCLUSIVE", f"{g} clusters < {MIN_PROBE_CLUSTERS}: too few to grade"
+    elif lo > margin or hi < -margin:
+        verdict, why = "FAIL", f"the interval lies wholly outside ±{margin:g}"
+    elif -margin <= lo and hi <= margin:
+        verdict, why = "PASS", f"the interval lies within ±{margin:g}"
+    else:
+        verdict, why = "INCONCLUSIVE", f"the interval overlaps ±{margin:g}"
+    return {
+        "system": str(probes.system[0]),
+        "probes": len(probes),
+        "clusters": g,
+        "delta": m,
+        "se": se,
+        "df": df,
+        "lo": lo,
+        "hi": hi,
+        "margin": margin,
+        "verdict": verdict,
+        "reason": why,
+    }
+
+
+@dataclass
+class EstimateResult(Result):
+    """``calibrate estimate``'s result: the calibration, per-system estimates with their gates,
+    paired differences (Holm), transport audits, and the settings."""
+
+    source: str
+    scale: list[float]
+    calibration: dict[str, Any]
+    systems: list[dict[str, Any]]
+    differences: list[dict[str, Any]]
+    transport: list[dict[str, Any]]
+    settings: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+
+
+def _level_claims(systems: list[dict[str, Any]], audits: list[dict[str, Any]]) -> None:
+    verdicts = {a["system"]: a["verdict"] for a in audits}
+    for s in systems:
+        why = []
+        if s["support"]["status"] == "REFUSE-LEVEL":
+            why.append(
+                f"{s['support']['outside_share']:.1%} of judge scores outside the labelled range"
+            )
+        if verdicts.get(s["system"]) == "FAIL":
+            why.append("transport audit FAIL")
+        s["transport"] = verdicts.get(s["system"], "not audited")
+        s["level_claim"] = "refused: " + "; ".join(why) if why else "ok"
+        s["transport_verified"] = s["route"] != "borrowed" or s["transport"] == "PASS"
+
+
+def estimate_systems(
+    rows: EstimateRows, st: Settings
+) -> tuple[CrossFit, list[dict[str, Any]], dict[str, tuple[EstimateRows, _Fit]]]:
+    """The calibration and every system's estimate (no differences, no gates of transport)."""
+    cf = fit_crossfit(rows, seed=st.seed, folds=st.folds)
+    cal = rows.take(rows.labelled)
+    systems, fits = [], {}
+    for s in rows.systems:
+        r = rows.of(s)
+        est, fit = estimate_system(r, cf, cal, st)
+        systems.append(est)
+        fits[s] = (r, fit)
+    return cf, systems, fits
+
+
+def calibrated_estimates(
+    rows: EstimateRows, probes: EstimateRows | None = None, st: Settings | None = None
+) -> EstimateResult:
+    """Every system's calibrated estimate, the differences and the gates (module docstring)."""
+    st = st or Settings()
+    if np.ptp(rows.judge) == 0:
+        raise InputError(
+            f"every judge score is {rows.judge[0]:g}: equal scores carry no information",
+            path=rows.source,
+            field="judge score",
+        )
+    cf, systems, fits = estimate_systems(rows, st)
+    cal = rows.take(rows.labelled)
+    diffs = [_difference(fits[a], fits[b], cf.k, st.alpha) for a, b in combinations(fits, 2)]
+    for d, p in zip(diffs, holm([d["p"] for d in diffs]), strict=True):
+        d["p_holm"] = float(p)
+    audits = []
+    if probes is not None:
+        audits = [
+            transport_audit(probes.of(s), cf, margin=st.margin, alpha=st.alpha)
+            for s in probes.systems
+        ]
+    _level_claims(systems, audits)
+    unverified = {s["system"] for s in systems if not s["transport_verified"]}
+    for d in diffs:
+        d["conditional_on_transport"] = bool({d["a"], d["b"]} & unverified)
+    return EstimateResult(
+        source=rows.source,
+        scale=list(rows.scale),
+        calibration=cf.summary() | {"systems_with_labels": sorted(set(cal.system.tolist()))},
+        systems=systems,
+        differences=diffs,
+        transport=audits,
+        settings=asdict(st),
+        notes=_notes(systems),
+    )
+
+
+def _notes(systems: list[dict[str, Any]]) -> list[str]:
+    out = []
+    borrowed = [s["system"] for s in systems if s["route"] == "borrowed"]
+    if borrowed:
+        out.append(
+            f"borrowed calibration: {', '.join(borrowed)} have no labels of their own; their "
+            "estimates use the calibration learnt on the other systems' labels and assume it "
+            "transfers (a transport audit on labelled probes tests it)"
+        )
+    return out

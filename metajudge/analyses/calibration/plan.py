@@ -1,0 +1,176 @@
+"""``calibrate plan``: how many labels a target CI half-width needs, and which items to label next.
+
+**Labels needed** (per system, from a pilot: the rows with the labels there are). The calibrated
+estimate's variance is about V_f/N + (σ² + C)/n: V_f the variance of the calibrated scores over
+the system's N responses (clustered), σ² the pooled out-of-fold residual variance of the
+calibration, C/n the calibration's jackknife variance (C = pilot jackknife variance x pilot
+labels), n the labels. A half-width H at level 1 − α needs n = (σ² + C) / ((H/z)² − V_f/N);
+when V_f/N alone exceeds (H/z)², no number of labels reaches H (more responses would). Beside
+it, labels only: n = Var(Y)/(H/z)².
+
+**Active selection** (Zrnic & Candès 2024, "Active Statistical Inference", ICML): label item i
+with probability π_i proportional to the judge's uncertainty there, u(S_i) = the root mean
+squared out-of-fold residual of the labelled rows in the same judge-score bin (equal-count
+bins), mixed with the uniform rule (share ``mix``) so that no π is near 0, scaled to the budget
+B = Σ π and capped at 1. The estimate that keeps this unbiased weights each new label by 1/π
+(:func:`ipw_mean`): θ̂ = mean f(S) + (1/N) Σ ξ_i (Y_i − f(S_i))/π_i, ξ_i ~ Bernoulli(π_i).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from metajudge.analyses.calibration.crossfit import CrossFit, EstimateRows, FArr
+from metajudge.errors import InputError
+from metajudge.results import Result
+from metajudge.stats import clustered as cl
+
+
+def labels_needed(
+    r: EstimateRows,
+    cf: CrossFit,
+    est: dict[str, Any],
+    half_width: float,
+    *,
+    label_var: float,
+    alpha: float = 0.05,
+) -> dict[str, Any]:
+    """One system's labels for ``half_width`` (module docstring), from its pilot estimate;
+    ``label_var``: the labels' variance (the system's own, else the pooled)."""
+    z = cl.t_quantile(math.inf, alpha)
+    f = cf.predict(r.judge)
+    v_f = cl.influence_se((f - f.mean()) / len(r), r.cluster) ** 2
+    c = est["se_calibration"] ** 2 * cf.n_labels
+    room = (half_width / z) ** 2 - v_f
+    need = math.ceil((cf.residual_var + c) / room) if room > 0 else None
+    return {
+        "system": str(r.system[0]),
+        "rows": len(r),
+        "labelled_now": int(r.labelled.sum()),
+        "half_width_now": (est["hi"] - est["lo"]) / 2,
+        "labels_needed": need,
+        "reachable": need is not None,
+        "labels_only_needed": math.ceil(label_var / (half_width / z) ** 2),
+    }
+
+
+def _bins(judge: FArr, resid: FArr, n_bins: int) -> tuple[FArr, FArr]:
+    """Upper judge-score edge and root mean squared residual of equal-count bins."""
+    order = np.argsort(judge, kind="mergesort")
+    parts = [p for p in np.array_split(order, n_bins) if p.size]
+    edges = np.array([judge[p].max() for p in parts])
+    rms = np.array([math.sqrt(float(np.mean(resid[p] ** 2))) for p in parts])
+    return edges, rms
+
+
+def uncertainty(cal: EstimateRows, cf: CrossFit, judge: FArr) -> FArr:
+    """u(S) of each of ``judge`` (module docstring), floored at a tenth of the overall RMS."""
+    resid = cal.label - cf.out_of_fold(cal.judge, cal.cluster)
+    n_bins = max(2, min(10, len(cal) // 20))
+    edges, rms = _bins(cal.judge, resid, n_bins)
+    at = np.minimum(np.searchsorted(edges, judge, side="left"), edges.size - 1)
+    floor = 0.1 * math.sqrt(float(np.mean(resid**2)))
+    return np.maximum(rms[at], floor)
+
+
+def active_probabilities(u: FArr, budget: float, mix: float = 0.2) -> FArr:
+    """π_i ∝ u_i mixed with uniform (share ``mix``), Σ π = ``budget``, each capped at 1.
+
+    >>> active_probabilities(np.array([1.0, 1.0, 2.0, 4.0]), 2.0, mix=0.0).round(3).tolist()
+    [0.25, 0.25, 0.5, 1.0]
+    """
+    n = u.size
+    if not 0 < budget < n:
+        raise InputError(f"the budget must be in (0, {n}), got {budget:g}", field="--budget")
+    w = (1 - mix) * u / u.sum() + mix / n
+    pi = np.zeros(n)
+    free = np.ones(n, bool)
+    left = float(budget)
+    for _ in range(n):
+        pi[free] = left * w[free] / w[free].sum()
+        over = free & (pi >= 1)
+        if not over.any():
+            break
+        pi[over] = 1.0
+        free &= ~over
+        left = budget - float(pi[~free].sum())
+    return pi
+
+
+def ipw_mean(
+    f: FArr, y: FArr, pi: FArr, picked: np.ndarray, alpha: float = 0.05
+) -> dict[str, float]:
+    """θ̂ = mean f + (1/N) Σ ξ (Y − f)/π over N items (module docstring) with the
+    Horvitz–Thompson variance of the correction, given a fixed f; ``y`` may be NaN where not
+    picked."""
+    n = f.size
+    r = np.where(picked, y - f, 0.0)
+    value = float(f.mean() + np.sum(r / pi) / n)
+    var = float(np.sum(picked * r**2 * (1 - pi) / pi**2)) / n**2
+    q = cl.t_quantile(max(int(picked.sum()) - 1, 1), alpha)
+    se = math.sqrt(var)
+    return {"value": value, "se": se, "lo": value - q * se, "hi": value + q * se}
+
+
+@dataclass
+class PlanResult(Result):
+    """``calibrate plan``'s result: labels needed per system for ``half_width``, and the active
+    selection of the next ``budget`` labels among the unlabelled rows."""
+
+    source: str
+    half_width: float | None
+    alpha: float
+    systems: list[dict[str, Any]]
+    selection: dict[str, Any]
+
+
+def plan(
+    rows: EstimateRows, st: Any, *, half_width: float | None, budget: float | None, mix: float
+) -> tuple[PlanResult, list[tuple[str, str, str, float, float, int]]]:
+    """The plan (module docstring) and the selection rows ``(system, item, cluster, judge, π,
+    picked)`` of the unlabelled rows (empty without ``budget``)."""
+    from metajudge.analyses.calibration.estimate import estimate_systems
+
+    cf, systems, fits = estimate_systems(rows, st)
+    cal = rows.take(rows.labelled)
+    pooled = float(np.var(cal.label, ddof=1))
+    out = []
+    for est in systems:
+        r = fits[est["system"]][0]
+        own = r.label[r.labelled]
+        var = float(np.var(own, ddof=1)) if own.size > 1 else pooled
+        row = {"system": est["system"], "labelled_now": est["labelled"]}
+        row["half_width_now"] = (est["hi"] - est["lo"]) / 2
+        if half_width is not None:
+            row = labels_needed(r, cf, est, half_width, label_var=var, alpha=st.alpha)
+        out.append(row)
+    picks: list[tuple[str, str, str, float, float, int]] = []
+    sel: dict[str, Any] = {}
+    if budget is not None:
+        pool = rows.take(~rows.labelled)
+        if not len(pool):
+            raise InputError("every row is labelled: nothing to select", field="--budget")
+        pi = active_probabilities(uncertainty(cal, cf, pool.judge), budget, mix)
+        rng = np.random.default_rng([st.seed, 42])
+        picked = rng.random(pi.size) < pi
+        picks = [
+            (s, i, c, float(j), float(p), int(k))
+            for s, i, c, j, p, k in zip(
+                pool.system, pool.item, pool.cluster, pool.judge, pi, picked, strict=True
+            )
+        ]
+        sel = {
+            "budget": budget,
+            "mix": mix,
+            "candidates": len(pool),
+            "picked": int(picked.sum()),
+            "probability_range": [float(pi.min()), float(pi.max())],
+            "rule": "pi proportional to the judge's binned out-of-fold RMS residual, mixed with "
+            "uniform; weight each new label by 1/pi",
+        }
+    res = PlanResult(rows.source, half_width, st.alpha, out, sel)
+    return res, picks

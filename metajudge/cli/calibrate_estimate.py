@@ -1,0 +1,207 @@
+"""``metajudge calibrate estimate`` and ``calibrate plan``: few labels, many judgments.
+
+``estimate``: each system's mean quality on the label scale from a judge's scores on every
+response and labels on some (cross-fitted isotonic calibration, residual-debiased, CIs with the
+calibration's uncertainty, clustered by prompt), paired differences with Holm, the score-support
+and transport gates (:mod:`metajudge.runs.calibrate_estimate`). ``plan``: how many labels a
+target CI half-width needs, and which items to label next.
+
+:func:`add_parsers` adds both to the ``calibrate`` group's subparsers. Only argparse is imported
+here; the library loads inside each command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from metajudge.cli.options import (
+    add_alpha,
+    add_data_dir,
+    add_format,
+    add_scores,
+    add_seed,
+    id_policy,
+    warn_dropped,
+)
+from metajudge.cli.types import positive_int
+
+ESTIMATE_DESCRIPTION = (
+    "Judge scores on every response, human labels on some: per system, the mean quality on the "
+    "label scale. A cross-fitted isotonic map from judge score to label (fitted on every "
+    "labelled row, by prompt cluster), debiased with the labelled residuals (AIPW/PPI style); "
+    "CIs add the calibration's jackknife variance to the prompt-clustered sampling variance. A "
+    "system without labels of its own borrows the calibration (said in the output). Gates: the "
+    "share of a system's judge scores outside the labelled range (at or above "
+    "--support-threshold the level claim is refused, the ranking kept) and, with --probes, a "
+    "transport audit of the calibration on held-out labelled probes (PASS / FAIL / "
+    "INCONCLUSIVE at --margin; fewer than 20 clusters never PASS). Input: a CJE fresh-draw "
+    "folder (--input DIR of <system>_responses.jsonl with prompt_id, judge_score, optional "
+    "oracle_label), or a dataset whose labels may cover only some records (--input FILE or "
+    "--dataset, with --scores naming one judge column)."
+)
+
+
+def _add_source(p: argparse.ArgumentParser) -> None:
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument(
+        "--input",
+        metavar="PATH",
+        help="a CJE fresh-draw folder (<system>_responses.jsonl), or a canonical dataset file "
+        "(with --scores; records without labels are the unlabelled ones)",
+    )
+    g.add_argument("--dataset", metavar="NAME", help="a built-in dataset (with --scores)")
+    add_scores(p, help="with a dataset: the judge column (one), e.g. FILE:COLUMN")
+    p.add_argument("--dimension", help="the human dimension (default: the dataset's only one)")
+    p.add_argument(
+        "--cluster-field",
+        metavar="FIELD",
+        help="the field whose equal values form one cluster (default: prompt_id in a CJE "
+        "folder, the record id in a dataset; a dotted record field such as meta.item_id)",
+    )
+    add_data_dir(p)
+
+
+def add_parsers(sub: Any) -> None:
+    """Add ``estimate`` (and ``plan``) to the ``calibrate`` group's subparsers."""
+    e = sub.add_parser(
+        "estimate",
+        help="each system's calibrated mean quality from judge scores on all items and labels "
+        "on some, with CIs, paired differences and the support / transport gates",
+        description=ESTIMATE_DESCRIPTION,
+    )
+    _add_source(e)
+    e.add_argument(
+        "--probes",
+        metavar="DIR",
+        help="a CJE probe folder (<system>_probe.jsonl, every row labelled, held out from the "
+        "calibration): one transport audit per system",
+    )
+    e.add_argument(
+        "--margin",
+        type=float,
+        default=0.05,
+        metavar="M",
+        help="transport audit: the largest tolerated mean residual, on the label scale "
+        "(default 0.05)",
+    )
+    e.add_argument(
+        "--support-threshold",
+        type=float,
+        default=0.05,
+        metavar="S",
+        help="score-support gate: the share of a system's judge scores outside the labelled "
+        "range at or above which its level claim is refused (default 0.05)",
+    )
+    e.add_argument(
+        "--folds",
+        type=positive_int,
+        default=40,
+        help="cross-fitting folds, also the jackknife's groups (default 40; at most half the "
+        "labelled clusters)",
+    )
+    add_alpha(e, "the intervals and tests")
+    add_seed(e, "the folds and the bootstrap")
+    add_format(e)
+    e.set_defaults(func=_cmd_estimate)
+    _add_plan(sub)
+
+
+def _add_plan(sub: Any) -> None:
+    p = sub.add_parser(
+        "plan",
+        help="how many labels a target CI half-width needs, and which items to label next "
+        "(active selection)",
+        description="From a pilot (judge scores on every response, labels on some): per "
+        "system, the labels a --half-width needs (calibrated, and with labels only); with "
+        "--budget, sampling probabilities for the unlabelled rows from the judge's uncertainty "
+        "(Zrnic & Candès 2024, active statistical inference), written with -o as a CSV of "
+        "item ids, probabilities and a seeded selection; weight each new label by "
+        "1/probability.",
+    )
+    _add_source(p)
+    p.add_argument(
+        "--half-width", type=float, metavar="H", help="target CI half-width on the label scale"
+    )
+    p.add_argument("--budget", type=float, metavar="N", help="labels to collect next")
+    p.add_argument(
+        "--mix",
+        type=float,
+        default=0.2,
+        help="share of the uniform rule mixed into the active probabilities (default 0.2)",
+    )
+    p.add_argument(
+        "-o", "--output", metavar="FILE", help="write the selection (CSV, one row per item)"
+    )
+    p.add_argument(
+        "--folds",
+        type=positive_int,
+        default=40,
+        help="cross-fitting folds, also the jackknife's groups (default 40)",
+    )
+    add_alpha(p, "the intervals")
+    add_seed(p, "the folds and the selection draw")
+    add_format(p)
+    p.set_defaults(func=_cmd_plan)
+
+
+def _source(args: argparse.Namespace, ids: Any) -> Any:
+    from metajudge.runs.calibrate_estimate import EstimateInput
+
+    return EstimateInput(
+        input_path=args.input,
+        dataset=args.dataset,
+        scores=args.scores,
+        dimension=args.dimension,
+        probes=getattr(args, "probes", None),
+        cluster_field=args.cluster_field,
+        data_dir=args.data_dir,
+        ids=ids,
+    )
+
+
+def _print(args: argparse.Namespace, run: Any) -> int:
+    from metajudge.cli.output import print_text
+
+    left = ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in run.dropped.items() if v)
+    if left:
+        print(f"metajudge: left out {left}", file=sys.stderr)
+    for what, path in run.wrote:
+        print(f"wrote {what} to {path}", file=sys.stderr)
+    print_text(run.result.to_json() + "\n" if args.format == "json" else run.markdown)
+    return 0
+
+
+def _cmd_estimate(args: argparse.Namespace) -> int:
+    from metajudge.runs.calibrate_estimate import run_estimate
+
+    ids = id_policy(args)
+    run = run_estimate(
+        _source(args, ids),
+        alpha=args.alpha,
+        margin=args.margin,
+        support_threshold=args.support_threshold,
+        seed=args.seed,
+        folds=args.folds,
+    )
+    warn_dropped(ids)
+    return _print(args, run)
+
+
+def _cmd_plan(args: argparse.Namespace) -> int:
+    from metajudge.runs.calibrate_estimate import run_plan
+
+    ids = id_policy(args)
+    run = run_plan(
+        _source(args, ids),
+        half_width=args.half_width,
+        budget=args.budget,
+        mix=args.mix,
+        output=args.output,
+        alpha=args.alpha,
+        seed=args.seed,
+        folds=args.folds,
+    )
+    warn_dropped(ids)
+    return _print(args, run)

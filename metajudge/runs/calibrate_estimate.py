@@ -1,0 +1,174 @@
+"""``metajudge calibrate estimate`` (and ``plan``): the work of each command.
+
+Input (:class:`EstimateInput`): a CJE fresh-draw folder (``--input DIR``,
+:mod:`metajudge.data.cje_folder`), or a canonical dataset file / built-in dataset whose labels
+may cover only some records, with ``--scores`` naming one judge column. Probes (``--probes DIR``):
+a CJE probe folder. A probe row that is also a labelled row of the calibration data is refused
+(the audit must be held out). The run returns the result, its Markdown and the files written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from metajudge.errors import InputError
+
+
+@dataclass(frozen=True)
+class EstimateInput:
+    """Where the judged rows come from (module docstring); ``cluster_field``: the field rows are
+    clustered by (CJE folders: a record field, default ``prompt_id``; datasets: ``id`` or a
+    dotted record field such as ``meta.item_id``)."""
+
+    input_path: str | None = None
+    dataset: str | None = None
+    scores: Sequence[str] | None = None
+    dimension: str | None = None
+    probes: str | None = None
+    cluster_field: str | None = None
+    data_dir: str | Path | None = None
+    ids: Any = None
+
+
+def estimate_rows(src: EstimateInput) -> tuple[Any, dict[str, int]]:
+    """The :class:`~metajudge.analyses.calibration.crossfit.EstimateRows` of the input, and the
+    rows left out per reason."""
+    from metajudge.analyses.calibration.crossfit import make_rows
+    from metajudge.data import cje_folder
+
+    if src.input_path and not Path(src.input_path).exists():
+        raise InputError(
+            "not found (a CJE fresh-draw folder or a dataset file)",
+            path=src.input_path,
+            field="--input",
+        )
+    if src.input_path and Path(src.input_path).is_dir():
+        if src.scores:
+            raise InputError(
+                "--scores goes with a dataset; a CJE folder carries judge_score", field="--scores"
+            )
+        rows = cje_folder.read_folder(
+            src.input_path, cluster_field=src.cluster_field or "prompt_id"
+        )
+        return make_rows(rows, scale=cje_folder.SCALE, source=str(src.input_path)), {}
+    from metajudge.runs.estimate_dataset import dataset_rows
+
+    return dataset_rows(src)
+
+
+def probe_rows(src: EstimateInput, rows: Any) -> Any:
+    """The probe rows (``--probes``), refused where one is a labelled row of ``rows``."""
+    if not src.probes:
+        return None
+    from metajudge.analyses.calibration.crossfit import make_rows
+    from metajudge.data import cje_folder
+
+    raw = cje_folder.read_folder(
+        src.probes, probe=True, cluster_field=src.cluster_field or "prompt_id"
+    )
+    probes = make_rows(raw, scale=rows.scale, source=str(src.probes))
+    lab = rows.take(rows.labelled)
+    used = set(zip(lab.system.tolist(), lab.item.tolist(), strict=True))
+    shared = [
+        f"{s}:{i}"
+        for s, i in zip(probes.system.tolist(), probes.item.tolist(), strict=True)
+        if (s, i) in used
+    ]
+    if shared:
+        raise InputError(
+            f"{len(shared)} probe row(s) are also labelled rows of the calibration data "
+            f"({rows.source}), e.g. {', '.join(shared[:3])}: a transport audit needs held-out "
+            "probes",
+            path=src.probes,
+            field="prompt_id",
+        )
+    return probes
+
+
+@dataclass
+class EstimateRun:
+    """A command's result, its Markdown, what was left out and the files written."""
+
+    result: Any
+    markdown: str
+    dropped: dict[str, int]
+    wrote: list[tuple[str, Path]]
+
+
+def run_estimate(
+    src: EstimateInput,
+    *,
+    alpha: float = 0.05,
+    margin: float = 0.05,
+    support_threshold: float = 0.05,
+    seed: int = 0,
+    folds: int = 40,
+) -> EstimateRun:
+    """``calibrate estimate``: the calibrated estimates, differences and gates."""
+    from metajudge.analyses.calibration.estimate import Settings, calibrated_estimates
+    from metajudge.reports.estimate_report import estimate_markdown
+
+    if not 0 < margin:
+        raise InputError(f"the margin must be > 0, got {margin:g}", field="--margin")
+    if not 0 < support_threshold < 1:
+        raise InputError(
+            f"the threshold must be in (0, 1), got {support_threshold:g}",
+            field="--support-threshold",
+        )
+    rows, dropped = estimate_rows(src)
+    probes = probe_rows(src, rows)
+    st = Settings(
+        alpha=alpha, support_threshold=support_threshold, margin=margin, seed=seed, folds=folds
+    )
+    res = calibrated_estimates(rows, probes, st)
+    md = estimate_markdown(res)
+    return EstimateRun(res, md, dropped, [])
+
+
+def run_plan(
+    src: EstimateInput,
+    *,
+    half_width: float | None = None,
+    budget: float | None = None,
+    mix: float = 0.2,
+    output: str | None = None,
+    alpha: float = 0.05,
+    seed: int = 0,
+    folds: int = 40,
+) -> EstimateRun:
+    """``calibrate plan``: labels needed for ``half_width``; with ``budget``, the active
+    selection of the next labels, written to ``output`` (CSV: system, item, cluster,
+    judge_score, probability, selected)."""
+    import csv
+
+    from metajudge.analyses.calibration.estimate import Settings
+    from metajudge.analyses.calibration.plan import plan
+    from metajudge.io import atomic_write, check_output_file
+    from metajudge.reports.estimate_report import plan_markdown
+
+    if half_width is None and budget is None:
+        raise InputError("give --half-width H, --budget N, or both", field="--half-width")
+    if half_width is not None and not half_width > 0:
+        raise InputError(f"must be > 0, got {half_width:g}", field="--half-width")
+    if not 0 <= mix < 1:
+        raise InputError(f"must be in [0, 1), got {mix:g}", field="--mix")
+    out = check_output_file(output, inputs=[src.input_path]) if output else None
+    rows, dropped = estimate_rows(src)
+    res, picks = plan(
+        rows,
+        Settings(alpha=alpha, seed=seed, folds=folds),
+        half_width=half_width,
+        budget=budget,
+        mix=mix,
+    )
+    run = EstimateRun(res, plan_markdown(res), dropped, [])
+    if out is not None and picks:
+        with atomic_write(out) as fh:
+            w = csv.writer(fh)
+            w.writerow(["system", "item", "cluster", "judge_score", "probability", "selected"])
+            w.writerows(sorted(picks, key=lambda p: -p[4]))
+        run.wrote.append((f"{len(picks)} candidates ({res.selection['picked']} selected)", out))
+    return run

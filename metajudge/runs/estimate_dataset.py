@@ -1,0 +1,94 @@
+"""The rows of ``calibrate estimate`` / ``plan`` from a dataset: a canonical file (``--input FILE``)
+or a built-in dataset, with ``--scores`` naming one judge column. A record's label is the mean of
+its annotators on the dimension (binary: the share of annotators giving the card's second label);
+a record with no label there (``scores`` empty, absent, or all ``null``) is an unlabelled row —
+partial labels are a data kind, not an error. Responses without a judge score are left out and
+counted. The cluster is the record ``id`` (the input) unless ``--cluster-field`` names a dotted
+record field (``meta.item_id``, ``input.question``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from metajudge.errors import InputError
+
+KINDS = ("numeric", "binary")
+
+
+def _field(rec: Any, dotted: str) -> Any:
+    obj: Any = rec.to_dict()
+    for part in dotted.split("."):
+        obj = obj.get(part) if isinstance(obj, dict) else None
+    return obj
+
+
+def _label(rec: Any, dimension: str, binary: tuple[str, ...] | None) -> float | None:
+    vals = [v for v in (getattr(rec, "scores", {}) or {}).get(dimension, ()) if v is not None]
+    if not vals:
+        return None
+    if binary is not None:
+        return sum(v == binary[1] for v in vals) / len(vals)
+    return sum(float(v) for v in vals) / len(vals)
+
+
+def _dimension(ds: Any, dimension: str | None) -> str:
+    dims = tuple(ds.card.dimensions)
+    if dimension is None:
+        if len(dims) != 1:
+            raise InputError(f"give --dimension (one of {', '.join(dims)})", field="--dimension")
+        return dims[0]
+    if dimension not in dims:
+        raise InputError(
+            f"unknown dimension {dimension!r} (known: {', '.join(dims)})", field="--dimension"
+        )
+    return dimension
+
+
+def dataset_rows(src: Any) -> tuple[Any, dict[str, int]]:
+    """:class:`~metajudge.analyses.calibration.crossfit.EstimateRows` of a dataset and its
+    judge column (module docstring), and the rows left out per reason."""
+    from metajudge.analyses.calibration.crossfit import make_rows
+    from metajudge.data.loading import open_dataset
+    from metajudge.scores.spec import gather_scores
+
+    if not src.scores:
+        raise InputError("a dataset needs --scores (the judge column)", field="--scores")
+    ds = open_dataset(src.dataset, src.input_path, data_dir=src.data_dir)
+    kind = ds.card.label_kind
+    if kind not in KINDS:
+        raise InputError(
+            f"a {kind} dataset has no mean to estimate; calibrate estimate takes numeric "
+            "(likert) or binary labels",
+            path=src.input_path,
+        )
+    dim = _dimension(ds, src.dimension)
+    binary = tuple(ds.card.scale.labels) if kind == "binary" else None
+    sc = ds.card.scale_of(dim)
+    scale = (0.0, 1.0) if binary else (float(sc.min), float(sc.max))
+    rows = gather_scores(
+        ds, src.scores, data_dir=src.data_dir, dimension=dim, labels=False, ids=src.ids
+    )
+    metrics = sorted({str(r["metric"]) for r in rows})
+    if len(metrics) != 1:
+        raise InputError(
+            f"give exactly one judge column (got {', '.join(metrics) or 'none'})",
+            field="--scores",
+        )
+    recs = {f"{r.id}::{r.system}": r for r in ds.records}
+    out, dropped = [], {"no_judge_score": 0}
+    for r in rows:
+        rec = recs.get(str(r["key"]))
+        if rec is None or r.get("score") is None:
+            dropped["no_judge_score"] += 1
+            continue
+        cluster = rec.id if not src.cluster_field else _field(rec, src.cluster_field)
+        if cluster is None:
+            raise InputError(
+                f"record {rec.id} ({rec.system}) has no {src.cluster_field}",
+                path=src.input_path,
+                field=src.cluster_field,
+            )
+        label = _label(rec, dim, binary)
+        out.append((rec.system, str(cluster), f"{rec.id}::{rec.system}", float(r["score"]), label))
+    source = str(src.input_path or src.dataset)
+    return make_rows(out, scale=scale, source=source), dropped

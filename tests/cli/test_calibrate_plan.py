@@ -1,0 +1,58 @@
+"""``metajudge calibrate plan`` on CJE's arena sample: labels needed for a target half-width, and
+the active selection file (item ids with probabilities summing to the budget, a seeded draw);
+and a reduced run of benchmarks/bench_estimate_active.py (active vs uniform at a fixed budget)."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from metajudge.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _arena(data_dir: Path) -> Path:
+    d = data_dir / "cje_arena_sample" / "fresh_draws"
+    if not d.is_dir():
+        pytest.skip("cje_arena_sample absent")
+    return d
+
+
+def test_plan_labels_and_selection(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "next.csv"
+    argv = ["calibrate", "plan", "--input", str(_arena(data_dir)), "--half-width", "0.03"]
+    assert main([*argv, "--budget", "200", "-o", str(out), "--format", "json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    by = {s["system"]: s for s in res["systems"]}
+    # base: 480 labels give a half-width of 0.0198, so 0.03 needs fewer; labels only need more
+    assert by["base"]["half_width_now"] < 0.03 and by["base"]["labels_needed"] < 480
+    assert by["base"]["labels_only_needed"] > by["base"]["labels_needed"]
+    assert not by["unhelpful"]["reachable"] or by["unhelpful"]["labels_needed"] > 1000
+    rows = list(csv.DictReader(out.open(encoding="utf-8")))
+    assert len(rows) == res["selection"]["candidates"] == 4000 - 480
+    assert sum(float(r["probability"]) for r in rows) == pytest.approx(200)
+    assert all(0 < float(r["probability"]) <= 1 for r in rows)
+    assert sum(int(r["selected"]) for r in rows) == res["selection"]["picked"]
+    assert {r["system"] for r in rows} == {"base", "clone", "parallel_universe_prompt", "unhelpful"}
+
+
+def test_plan_needs_a_target(data_dir: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["calibrate", "plan", "--input", str(_arena(data_dir))]) == 2
+    assert "give --half-width H, --budget N, or both" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_active_beats_uniform_at_a_fixed_budget(data_dir: Path) -> None:
+    path = ROOT / "benchmarks" / "bench_estimate_active.py"
+    spec = importlib.util.spec_from_file_location("bench_estimate_active", path)
+    assert spec is not None and spec.loader is not None
+    b = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(b)
+    r = b.simulate(b.full_rows("lftqa_eval"), 40)
+    assert r["ratio"] < 1.0
+    assert r["active"]["coverage"] >= 0.9 and r["uniform"]["coverage"] >= 0.9
