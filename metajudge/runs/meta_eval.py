@@ -128,8 +128,7 @@ def meta_eval_into(
     ``baselines``: the :mod:`~metajudge.analyses.metric_vs_human.trivial` rows; ``protocol``: every
     option of the evaluation (n_boot, seed, ci_level …) as one explicit value (None: the
     defaults; its ``correlate`` ``auto``: the data's kind chooses, :func:`_protocol_of`); ``backbone``:
-    the judges' (None: default); ``asked``: flags refused for categorical or binary data (run by
-    :mod:`~metajudge.runs.meta_eval_categorical`); ``report``: :func:`write_run`'s options."""
+    the judges'; ``asked``: flags refused for categorical or binary data; ``report``: options."""
     t0 = time.perf_counter()
     out = Path(out_dir)
     bars = Steps(progress)  # drawn only on a terminal
