@@ -48,9 +48,9 @@ Judged = tuple[dict[str, float | None], str, dict[str, Any]]
 def swap_items(records: Sequence[Record]) -> list[Any]:
     """The :class:`~metajudge.metrics.base.ScoreItem` of every response of ``records``, in the
     order every judge of a swap scores them."""
-    from metajudge.metrics.base import ScoreItem, iter_responses
+    from metajudge.metrics.base import iter_responses
 
-    return [ScoreItem(r.key, r.response, r.reference, r.input) for r in iter_responses(records)]
+    return [r.score_item() for r in iter_responses(records)]
 
 
 def judge_backbone(m: Any, items: Sequence[Any]) -> Judged:
