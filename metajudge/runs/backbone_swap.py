@@ -73,6 +73,27 @@ def judge_backbone(m: Any, items: Sequence[Any]) -> Judged:
     return {r.key: r.score for r in results}, m.signature, run
 
 
+def judge_variant(label: str, metric: str) -> tuple[str, str]:
+    """The (metric, backbone) a swap's column ``label`` names: a backbone runs ``metric``;
+    ``NAME@BACKBONE`` runs metric ``NAME`` (e.g. another judge definition, ``judge:PATH``) on
+    that backbone. A judge variant is (definition, backbone): two definitions, or one under two
+    backbones, go through the same swap.
+
+    >>> judge_variant("smollm2-135m", "judge:old.yaml")
+    ('judge:old.yaml', 'smollm2-135m')
+    >>> judge_variant("judge:new.yaml@gemma3-270m", "judge:old.yaml")
+    ('judge:new.yaml', 'gemma3-270m')
+    """
+    if "@" not in label:
+        return metric, label
+    name, _, backbone = label.rpartition("@")
+    if not name or not backbone:
+        raise InputError(
+            f"{label!r}: a judge variant is BACKBONE or METRIC@BACKBONE", field="--backbones"
+        )
+    return name, backbone
+
+
 def judge_scores(
     records: Sequence[Record],
     metric: str,
@@ -102,7 +123,8 @@ def judge_scores(
             if list(done[0]) != [it.key for it in items]:
                 raise ValueError(f"the {bb} scores handed to the swap are not of its responses")
         else:
-            m = get_metric(metric, backbone=bb, seed=seed, **dict(metric_options or {}))
+            name, backbone = judge_variant(bb, metric)
+            m = get_metric(name, backbone=backbone, seed=seed, **dict(metric_options or {}))
             try:
                 done = judge_backbone(m, items)
             finally:

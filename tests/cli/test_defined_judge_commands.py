@@ -143,3 +143,25 @@ def test_matrix_run_cell(
     assert main([*argv, "--out", str(tmp_path / "m"), "--format", "json", "--quiet"]) == 0
     cell = json.loads((tmp_path / "m" / "cell.json").read_text())
     assert cell["metric"] == name and cell["results"]
+
+
+def test_two_definitions_compared_by_judge_swap(
+    tmp_path: Path, scripted: list[ScriptedBackend], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A judge variant is (definition, backbone): the old rubric on smollm2-135m against a new
+    one on the same backbone, through the swap report (paired test, verdict) and the decision
+    (non-inferiority at a margin)."""
+    new = tmp_path / "new.yaml"
+    new.write_text(PAIRWISE.read_text().replace("follows the instruction better", "is better"))
+    y = f"judge:{new}@smollm2-135m"
+    base = ["judge", "swap", "--input", str(PAIRS), "--metric", f"judge:{PAIRWISE}"]
+    base += ["--backbones", f"smollm2-135m,{y}", "--n-boot", "50"]
+    assert main([*base, "--out", str(tmp_path / "sw"), "--format", "json"]) == 0
+    capsys.readouterr()
+    md = (tmp_path / "sw" / "swap.md").read_text()
+    assert "paired tests" in md and "## Verdicts" in md and f"{y} agrees with smollm2-135m" in md
+    sigs = json.loads((tmp_path / "sw" / "swap.json").read_text())["signatures"]
+    assert sigs["smollm2-135m"].split("def:")[1][:12] != sigs[y].split("def:")[1][:12]
+    assert main([*base, "--x", "smollm2-135m", "--y", y, "--out", str(tmp_path / "dec")]) == 0
+    decision = (tmp_path / "dec" / "decision.md").read_text()
+    assert "non_inferiority" in decision and y in decision
