@@ -341,7 +341,7 @@ def requirements(name: str) -> tuple[str, ...] | None:
     ('response', 'reference')
     """
     if name.startswith(DEFINED_PREFIX) and name not in _REQUIRES:
-        load_definition = _resolve(_J + "definition:load_definition")  # lazily, as every target
+        load_definition = _resolve(_J + "defined:load_definition")  # lazily, as every target
         kind = load_definition(name[len(DEFINED_PREFIX) :]).kind
         return ("response", "question", "pairs") if kind == "pairwise" else ("response",)
     e = _REGISTRY.get(name)

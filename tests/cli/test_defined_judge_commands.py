@@ -165,3 +165,15 @@ def test_two_definitions_compared_by_judge_swap(
     assert main([*base, "--x", "smollm2-135m", "--y", y, "--out", str(tmp_path / "dec")]) == 0
     decision = (tmp_path / "dec" / "decision.md").read_text()
     assert "non_inferiority" in decision and y in decision
+
+
+def test_alt_test_with_the_definition_as_llm_annotator(
+    tmp_path: Path, scripted: list[ScriptedBackend], capsys: pytest.CaptureFixture[str]
+) -> None:
+    name = f"judge:{RUBRIC}"
+    argv = ["decide", "alt-test", "--input", str(GRADED), "--metric", name, "--min-items", "5"]
+    assert main([*argv, "--format", "json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    text = json.dumps(res)
+    assert name in text and "annotator_1" in text and "winning_rate" in text
+    assert len(scripted) == 1 and len(scripted[0].seen) == 12  # every response judged once

@@ -26,10 +26,8 @@ random order per instruction; here the order is a first (``judge diagnostics`` s
 
 from __future__ import annotations
 
-import ast
-import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +37,11 @@ from metajudge.metrics.judges.definition import (
     JudgeDefinition,
     chatml_messages,
 )
-from metajudge.metrics.judges.parsers.defined import Reading
+from metajudge.metrics.judges.parsers.alpaca_eval import (  # noqa: F401 - the parsers, re-exported
+    logprob_parser,
+    ranking_parser,
+    regex_parser,
+)
 
 PARSERS = ("ranking_parser", "logprob_parser", "regex_parser")
 #: AlpacaEval's placeholders and the record fields they are filled from
@@ -55,130 +57,6 @@ def is_alpaca_eval(doc: Any) -> bool:
         and isinstance(next(iter(doc.values())), dict)
         and "prompt_template" in next(iter(doc.values()))
     )
-
-
-# ---------------------------------------------------------------------------------------------
-# The three parsers (AlpacaEval's completion_parsers.py, batch of one)
-
-
-def ranking_parser(completion: str, model_1_name: str = "model_1") -> float | None:
-    """The rank of ``model_1_name`` in a Python-literal ranking (1: output_1 better, 2: output_2).
-
-    >>> ranking_parser("[{'model': 'model_1', 'rank': 1}, {'model': 'model_2', 'rank': 2}]")
-    1.0
-    >>> ranking_parser("[{'model': 'model_1', 'rank': 2}, {'model': 'model_2', 'rank': 1}]")
-    2.0
-    >>> ranking_parser("[{'model': 'model_1', 'rank': 3}, {'model': 'model_2', 'rank': 1}]") is None
-    True
-    """
-    if not completion:
-        return None
-    try:
-        ranking = ast.literal_eval(completion)
-        rank = next(c for c in ranking if c["model"] == model_1_name)["rank"]
-    except (
-        ValueError,
-        TypeError,
-        SyntaxError,
-        KeyError,
-        StopIteration,
-        MemoryError,
-        RecursionError,
-    ):
-        return None
-    return float(rank) if rank in (1, 2) else None
-
-
-def regex_parser(completion: str, outputs_to_match: Mapping[Any, str]) -> float | None:
-    """The key of the one pattern that matches (earliest first, each match consumed); more than
-    one annotation, or none, is no preference (a batch of one).
-
-    >>> regex_parser(" Output (a)", {1: r"(?:^|\\n) ?Output \\(a\\)", 2: r"(?:^|\\n) ?Output \\(b\\)"})
-    1.0
-    >>> regex_parser("Output (a)\\nOutput (b)", {1: r"(?:^|\\n) ?Output \\(a\\)", 2: r"(?:^|\\n) ?Output \\(b\\)"}) is None
-    True
-    """
-    if not completion:
-        return None
-    pats = {k: re.compile(v) for k, v in outputs_to_match.items()}
-    found: list[Any] = []
-    rest = completion
-    while True:
-        first: tuple[re.Match[str], Any] | None = None
-        for k, rx in pats.items():
-            m = rx.search(rest)
-            if m and (first is None or m.start() < first[0].start()):
-                first = (m, k)
-        if first is None:
-            break
-        found.append(first[1])
-        rest = rest[first[0].end() :]
-        if len(found) > 1:
-            return None
-    if len(found) != 1:
-        return None
-    try:
-        return float(found[0])
-    except (TypeError, ValueError):
-        return None
-
-
-def logprob_parser(
-    top_logprobs: Sequence[tuple[str, float]],
-    numerator_token: str,
-    denominator_tokens: Sequence[str],
-    is_binarize: bool = True,
-) -> float | None:
-    """AlpacaEval's preference from one position's top log-probabilities: tokens matched
-    exactly; binarised, 1 when the numerator's log-probability beats every other denominator
-    token's, else 2; otherwise 2 - p(numerator) / Σ p(denominator). No listed token present →
-    ``None`` (AlpacaEval's NaN).
-
-    >>> round(logprob_parser([("m", -0.1), ("M", -2.4)], "m", ["m", "M"], False), 6)
-    1.091123
-    >>> logprob_parser([("m", -0.1), ("M", -2.4)], "m", ["m", "M"], True)
-    1.0
-    >>> logprob_parser([("The", -0.1)], "m", ["m", "M"]) is None
-    True
-    """
-    wanted = [*denominator_tokens, numerator_token]
-    found = {t: lp for t, lp in top_logprobs if t in wanted}
-    if not found:
-        return None
-    num = found.get(numerator_token, -math.inf)
-    if is_binarize:
-        others = [found.get(t, -math.inf) for t in denominator_tokens if t != numerator_token]
-        return 1.0 if all(num > o for o in others) else 2.0
-    dens = [found.get(t, -math.inf) for t in denominator_tokens]
-    top = max(dens)
-    if top == -math.inf:
-        return None  # no denominator token present: AlpacaEval's exp(-inf - (-inf)) is NaN
-    lse = top + math.log(sum(math.exp(d - top) for d in dens))
-    return 2.0 - math.exp(num - lse)
-
-
-def read_alpaca(
-    text: str, logprobs: Sequence[Any] | None, parse: Mapping[str, Any], labels: Sequence[str]
-) -> Reading:
-    """One reply read by the config's parser: the verdict (``A`` = output_1 better, ``B``,
-    ``tie`` at exactly 1.5) and, for a non-binarised ``logprob_parser``, p(A) and p(B)."""
-    name, kw = parse["parser"], dict(parse["kwargs"])
-    if name == "ranking_parser":
-        pref = ranking_parser(text, **kw)
-    elif name == "regex_parser":
-        pref = regex_parser(text, **kw)
-    else:
-        if not text or not logprobs or len(logprobs) != 1:  # a batch of one annotation
-            return Reading(None)
-        tl = logprobs[0]
-        pref = logprob_parser(tl.top or ((tl.token, tl.logprob),), **kw)
-    if pref is None or not 1.0 <= pref <= 2.0:
-        return Reading(None)
-    verdict = labels[0] if pref < 1.5 else (labels[1] if pref > 1.5 else labels[2])
-    probs = None
-    if name == "logprob_parser" and not kw.get("is_binarize", True):
-        probs = {labels[0]: 2.0 - pref, labels[1]: pref - 1.0}
-    return Reading(verdict, probs, None)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -24,14 +24,22 @@ as few-shot examples are unscored (``used as a few-shot example``), counted and 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from metajudge.backends.base import Backend, BackendError, Completion, Request
-from metajudge.data.formats import LikertRecord, PairwiseRecord
+from metajudge.data.formats import PairwiseRecord
 from metajudge.errors import InputError
 from metajudge.metrics.base import MetricResult, ScoreItem
+from metajudge.metrics.judges.alpaca_eval import from_alpaca_eval, is_alpaca_eval
 from metajudge.metrics.judges.common import JudgeMetric
-from metajudge.metrics.judges.definition import PREFIX, JudgeDefinition, load_definition
+from metajudge.metrics.judges.definition import (
+    PREFIX,
+    JudgeDefinition,
+    definition_from_doc,
+    read_yaml,
+    record_context,
+)
 from metajudge.metrics.judges.parsers.defined import (
     DEFINED_PARSER_VERSION,
     Reading,
@@ -39,38 +47,6 @@ from metajudge.metrics.judges.parsers.defined import (
     read_choice,
 )
 from metajudge.stats.decisions import Pref, spell, unswap
-
-
-def record_context(record: Any, item: ScoreItem | None = None) -> dict[str, Any]:
-    """What a template sees of one record (docs/judges.md): the input's fields, ``response`` and
-    ``system`` (a Likert record, or the scored side of a pair), ``a`` / ``b`` (a pair), ``id``,
-    ``meta``; ``item`` (a response being scored) overrides the response and input fields."""
-    inp = item.input if item is not None and item.input is not None else record.input
-    ctx: dict[str, Any] = {
-        "id": record.id,
-        "question": inp.question,
-        "context": inp.context,
-        "reference": item.reference if item is not None else inp.reference,
-        "documents": list(inp.documents) if inp.documents else None,
-        "tables": _tables(inp),
-        "input": inp.to_dict() if hasattr(inp, "to_dict") else None,
-        "meta": dict(record.meta) if record.meta else None,
-    }
-    if isinstance(record, PairwiseRecord):
-        ctx["a"] = {"response": record.a.response, "system": record.a.system}
-        ctx["b"] = {"response": record.b.response, "system": record.b.system}
-    elif isinstance(record, LikertRecord):
-        ctx.update(response=record.response, system=record.system)
-    if item is not None:
-        ctx["response"] = item.response
-    return ctx
-
-
-def _tables(inp: Any) -> str | None:
-    from metajudge.metrics.judges.table_text import serialize_tables, tables_of
-
-    t = tables_of(inp)
-    return serialize_tables(t).text if t else None
 
 
 def _cut(ctx: dict[str, Any], limit: int) -> bool:
@@ -371,9 +347,20 @@ def _gives_probs(d: JudgeDefinition) -> bool:
     return d.parse["method"] == "logprobs" and d.kind != "rating"
 
 
+def load_definition(path: str | Path) -> JudgeDefinition:
+    """The judge defined in ``path``: a YAML definition in metajudge's format
+    (:func:`~metajudge.metrics.judges.definition.definition_from_doc`) or an AlpacaEval evaluator
+    ``configs.yaml`` (:func:`~metajudge.metrics.judges.alpaca_eval.from_alpaca_eval`); anything it
+    cannot use is an InputError naming the file and the key."""
+    doc = read_yaml(path)
+    if is_alpaca_eval(doc):
+        return from_alpaca_eval(doc, str(path))
+    return definition_from_doc(doc, str(path))
+
+
 def defined_judge(path: str, **options: Any) -> DefinedJudge:
     """The registry's factory of ``judge:PATH``."""
     return DefinedJudge(path, **options)
 
 
-__all__ = ["DefinedJudge", "defined_judge", "label_classes", "record_context"]
+__all__ = ["DefinedJudge", "defined_judge", "label_classes", "load_definition", "record_context"]

@@ -1,6 +1,6 @@
 """A judge defined in a file: the YAML definition behind the metric name ``judge:PATH``.
 
-:func:`load_definition` reads a definition (schema ``metajudge/data/schemas/
+:func:`~metajudge.metrics.judges.defined.load_definition` reads a definition (schema ``metajudge/data/schemas/
 judge_definition.schema.json``; an AlpacaEval evaluator ``configs.yaml`` is read by
 :mod:`metajudge.metrics.judges.alpaca_eval` into the same :class:`JudgeDefinition`) and refuses
 anything it cannot use with an :class:`~metajudge.errors.InputError` naming the file and the key,
@@ -31,6 +31,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from metajudge.data.formats import LikertRecord, PairwiseRecord
 from metajudge.errors import InputError
 
 #: The metric-name prefix of a defined judge: ``judge:PATH`` (this spelling is fixed).
@@ -42,11 +43,24 @@ KINDS = ("rating", "label", "binary", "pairwise")
 #: What a template may name (docs/judges.md): the record's input fields, the response, the two
 #: responses of a pair, system names, ``meta``, the few-shot ``examples`` and the definition's own.
 VARIABLES = frozenset(
-    {
-        "question", "context", "reference", "documents", "tables", "input",
-        "response", "system", "id", "meta", "a", "b", "examples", "labels", "scale",
-    }
-)  # fmt: skip
+    [
+        "question",
+        "context",
+        "reference",
+        "documents",
+        "tables",
+        "input",
+        "response",
+        "system",
+        "id",
+        "meta",
+        "a",
+        "b",
+        "examples",
+        "labels",
+        "scale",
+    ]
+)
 DEFAULT_LABELS = {"binary": ("pass", "fail"), "pairwise": ("A", "B", "tie")}
 Message = dict[str, str]
 Renderer = Callable[[Mapping[str, Any]], tuple[Message, ...]]
@@ -355,14 +369,8 @@ def _sampling(doc: Mapping[str, Any]) -> dict[str, Any]:
     return s
 
 
-def load_definition(path: str | Path) -> JudgeDefinition:
-    """The judge defined in ``path`` (a YAML definition, or an AlpacaEval ``configs.yaml``)."""
-    p = str(path)
-    doc = read_yaml(p)
-    from metajudge.metrics.judges.alpaca_eval import from_alpaca_eval, is_alpaca_eval
-
-    if is_alpaca_eval(doc):
-        return from_alpaca_eval(doc, p)
+def definition_from_doc(doc: Any, p: str) -> JudgeDefinition:
+    """The definition a YAML document in metajudge's format gives (``p``: its file)."""
     _schema_check(doc, p)
     labels, scale = _labels(doc, p), _scale(doc, p)
     parse, sampling = _parse_spec(doc, p), _sampling(doc)
@@ -405,7 +413,6 @@ def _examples(
         return (), ()
     from metajudge.data.loading import open_dataset
     from metajudge.data.subsample import select
-    from metajudge.metrics.judges.defined import record_context
 
     f = Path(path).parent / spec["file"]
     if not f.is_file():
@@ -418,6 +425,38 @@ def _examples(
         vals = [float(v) for v in next(iter(labels.values()), ()) if isinstance(v, int | float)]
         out.append({**record_context(r), "label": sum(vals) / len(vals) if vals else None})
     return tuple(out), tuple(r.id for r in draw.records)
+
+
+def record_context(record: Any, item: Any = None) -> dict[str, Any]:
+    """What a template sees of one record (docs/judges.md): the input's fields, ``response`` and
+    ``system`` (a Likert record, or the scored side of a pair), ``a`` / ``b`` (a pair), ``id``,
+    ``meta``; ``item`` (a response being scored) overrides the response and input fields."""
+    inp = item.input if item is not None and item.input is not None else record.input
+    ctx: dict[str, Any] = {
+        "id": record.id,
+        "question": inp.question,
+        "context": inp.context,
+        "reference": item.reference if item is not None else inp.reference,
+        "documents": list(inp.documents) if inp.documents else None,
+        "tables": _tables(inp),
+        "input": inp.to_dict() if hasattr(inp, "to_dict") else None,
+        "meta": dict(record.meta) if record.meta else None,
+    }
+    if isinstance(record, PairwiseRecord):
+        ctx["a"] = {"response": record.a.response, "system": record.a.system}
+        ctx["b"] = {"response": record.b.response, "system": record.b.system}
+    elif isinstance(record, LikertRecord):
+        ctx.update(response=record.response, system=record.system)
+    if item is not None:
+        ctx["response"] = item.response
+    return ctx
+
+
+def _tables(inp: Any) -> str | None:
+    from metajudge.metrics.judges.table_text import serialize_tables, tables_of
+
+    t = tables_of(inp)
+    return serialize_tables(t).text if t else None
 
 
 def definition_path(metric: str) -> str:

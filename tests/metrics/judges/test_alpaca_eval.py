@@ -14,7 +14,11 @@ from pathlib import Path
 import pytest
 
 from metajudge.backends.base import Choice, TokenLogprob
-from metajudge.metrics.judges.alpaca_eval import logprob_parser, ranking_parser, regex_parser
+from metajudge.metrics.judges.parsers.alpaca_eval import (
+    logprob_parser,
+    ranking_parser,
+    regex_parser,
+)
 from metajudge.metrics.registry import get_metric
 from tests.metrics.judges.test_metrics import ScriptedBackend
 
@@ -63,7 +67,7 @@ def test_regex_parser_one_annotation_per_reply() -> None:
 
 
 def test_the_five_configs_load_unchanged() -> None:
-    from metajudge.metrics.judges.definition import load_definition
+    from metajudge.metrics.judges.defined import load_definition
 
     got = {p.parent.name: load_definition(p) for p in sorted(_configs().glob("*/configs.yaml"))}
     assert len(got) == 5

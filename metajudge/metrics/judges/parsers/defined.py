@@ -22,6 +22,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from metajudge.metrics.judges.parsers.alpaca_eval import (
+    logprob_parser,
+    ranking_parser,
+    regex_parser,
+)
 from metajudge.metrics.judges.parsers.claims import json_object
 from metajudge.metrics.judges.parsers.labels import verdict_distribution
 from metajudge.metrics.judges.parsers.ratings import score_distribution
@@ -121,8 +126,6 @@ def read_choice(
     """The verdict in one reply under the definition's ``parse`` (see the module docstring)."""
     method = parse["method"]
     if method == "alpaca_eval":
-        from metajudge.metrics.judges.alpaca_eval import read_alpaca
-
         return read_alpaca(text, logprobs, parse, labels)
     if method == "logprobs":
         return _from_logprobs(logprobs, kind, labels, scale)
@@ -157,3 +160,27 @@ def _from_logprobs(
         return Reading(None)
     best = max(labels, key=lambda lab: vd.probs.get(lab, 0.0))
     return Reading(best, dict(vd.probs), vd.mass)
+
+
+def read_alpaca(
+    text: str, logprobs: Sequence[Any] | None, parse: Mapping[str, Any], labels: Sequence[str]
+) -> Reading:
+    """One reply read by the config's parser: the verdict (``A`` = output_1 better, ``B``,
+    ``tie`` at exactly 1.5) and, for a non-binarised ``logprob_parser``, p(A) and p(B)."""
+    name, kw = parse["parser"], dict(parse["kwargs"])
+    if name == "ranking_parser":
+        pref = ranking_parser(text, **kw)
+    elif name == "regex_parser":
+        pref = regex_parser(text, **kw)
+    else:
+        if not text or not logprobs or len(logprobs) != 1:  # a batch of one annotation
+            return Reading(None)
+        tl = logprobs[0]
+        pref = logprob_parser(tl.top or ((tl.token, tl.logprob),), **kw)
+    if pref is None or not 1.0 <= pref <= 2.0:
+        return Reading(None)
+    verdict = labels[0] if pref < 1.5 else (labels[1] if pref > 1.5 else labels[2])
+    probs = None
+    if name == "logprob_parser" and not kw.get("is_binarize", True):
+        probs = {labels[0]: 2.0 - pref, labels[1]: pref - 1.0}
+    return Reading(verdict, probs, None)
