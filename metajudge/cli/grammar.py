@@ -48,7 +48,6 @@ COMING: tuple[tuple[str, str], ...] = (
     ("metajudge judge card", "a judge's card: what it was validated on, and how well"),
     ("metajudge calibrate estimate", "an estimate corrected by a calibrated judge"),
     ("metajudge calibrate plan", "how many human labels a calibration needs"),
-    ("judge:PATH", "a metric name: a judge defined in a file"),
     ("metajudge meta-eval --control FIELD", "correlations controlled for a record field"),
 )
 
