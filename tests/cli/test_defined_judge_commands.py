@@ -177,3 +177,14 @@ def test_alt_test_with_the_definition_as_llm_annotator(
     text = json.dumps(res)
     assert name in text and "annotator_1" in text and "winning_rate" in text
     assert len(scripted) == 1 and len(scripted[0].seen) == 12  # every response judged once
+
+
+def test_option_of_a_defined_judge(
+    tmp_path: Path, scripted: list[ScriptedBackend], capsys: pytest.CaptureFixture[str]
+) -> None:
+    name = f"judge:{RUBRIC}"
+    out = tmp_path / "s.jsonl"
+    argv = ["metrics", "run", "--input", str(GRADED), "--metrics", name, "-o", str(out)]
+    assert main([*argv, "--option", f"{name}.max_chars=400", "--quiet"]) == 0
+    rows = [json.loads(ln) for ln in out.read_text().splitlines()]
+    assert "|chars:400|" in rows[0]["signature"]
