@@ -405,9 +405,10 @@ def definition_from_doc(doc: Any, p: str) -> JudgeDefinition:
 def _examples(
     doc: Mapping[str, Any], path: str
 ) -> tuple[tuple[dict[str, Any], ...], tuple[str, ...]]:
-    """The few-shot examples: ``n`` records drawn with ``seed`` from ``file`` (relative to the
-    definition), each as the template sees a record plus its human ``label`` (the first
-    dimension's mean)."""
+    """The few-shot examples: ``n`` inputs drawn with ``seed`` from ``file`` (relative to the
+    definition; each input with all its responses, the rule of every command's subset), each
+    response as the template sees a record plus its human ``label`` (the first dimension's
+    mean); and the ids of the inputs drawn."""
     spec = doc.get("examples")
     if not spec:
         return (), ()
@@ -424,7 +425,7 @@ def _examples(
         labels = getattr(r, "labels", None) or getattr(r, "scores", {})
         vals = [float(v) for v in next(iter(labels.values()), ()) if isinstance(v, int | float)]
         out.append({**record_context(r), "label": sum(vals) / len(vals) if vals else None})
-    return tuple(out), tuple(r.id for r in draw.records)
+    return tuple(out), tuple(dict.fromkeys(r.id for r in draw.records))
 
 
 def record_context(record: Any, item: Any = None) -> dict[str, Any]:

@@ -216,3 +216,25 @@ def test_requirements_and_metric_name() -> None:
     assert requirements(f"judge:{PAIRWISE}") == ("response", "question", "pairs")
     assert requirements(f"judge:{RUBRIC}") == ("response",)
     assert json.loads(json.dumps(get_metric(f"judge:{RUBRIC}").range)) == [1.0, 5.0]
+
+
+def test_few_shot_examples_are_excluded_counted_and_named(tmp_path: Path) -> None:
+    spec = (
+        "name: t\nkind: rating\nscale: {min: 1, max: 5}\n"
+        f"examples: {{file: {GRADED}, n: 2, seed: 0}}\n"
+        "prompt:\n  user: |\n    {% for e in examples %}{{ e.response }} -> {{ e.label }}\n"
+        "    {% endfor %}{{ response }} ->\nparse: {method: first_label}\n"
+    )
+    p = _write(tmp_path, spec)
+    be = ScriptedBackend(lambda r: "4")
+    m = get_metric(f"judge:{p}", backend=be)
+    res = m.score_batch(_items(GRADED))
+    ids = m.definition.example_ids
+    assert len(ids) == 2
+    left = [r for r in res if r.error == "used as a few-shot example"]
+    assert left and all(r.key.split("::")[0] in ids for r in left)
+    assert len(be.seen) == 12 - len(left)
+    assert m.summary["examples_excluded"] == sorted(ids)
+    shown = be.seen[0].messages[0]["content"]
+    n_examples = len(m.definition.examples)  # the two inputs' responses, with human labels
+    assert n_examples >= 2 and shown.count(" ->") == n_examples + 1
