@@ -34,6 +34,7 @@ from typing import Any
 from metajudge.errors import InputError
 from metajudge.metrics.judges.definition import (
     MAX_TEMPLATE_CHARS,
+    PAIRWISE_LABELS,
     JudgeDefinition,
     chatml_messages,
 )
@@ -160,7 +161,7 @@ def from_alpaca_eval(doc: Mapping[str, Any], path: str) -> JudgeDefinition:
         for k, v in kw.items()
         if k not in _USED_KWARGS
     )
-    labels = ("A", "B", "tie")
+    labels = PAIRWISE_LABELS  # A: output_1 (a) better, B: output_2, tie: a preference of 1.5
     return JudgeDefinition(
         path=path,
         name=str(name),

@@ -31,15 +31,17 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from metajudge.backends.base import Message
 from metajudge.data.formats import LikertRecord, PairwiseRecord
 from metajudge.errors import InputError
+from metajudge.stats.decisions import SPELLINGS, Pref
 
 #: The metric-name prefix of a defined judge: ``judge:PATH`` (this spelling is fixed).
 PREFIX = "judge:"
 MAX_FILE_BYTES = 1_000_000
 MAX_TEMPLATE_CHARS = 200_000
 MAX_DEPTH = 32
-KINDS = ("rating", "label", "binary", "pairwise")
+JUDGE_KINDS = ("rating", "label", "binary", "pairwise")
 #: What a template may name (docs/judges.md): the record's input fields, the response, the two
 #: responses of a pair, system names, ``meta``, the few-shot ``examples`` and the definition's own.
 VARIABLES = frozenset(
@@ -61,8 +63,9 @@ VARIABLES = frozenset(
         "scale",
     ]
 )
-DEFAULT_LABELS = {"binary": ("pass", "fail"), "pairwise": ("A", "B", "tie")}
-Message = dict[str, str]
+#: a pairwise definition's default labels: the positional spellings of a better / b better / tie
+PAIRWISE_LABELS = tuple(SPELLINGS["positional"][p] for p in (Pref.A, Pref.B, Pref.TIE))
+DEFAULT_LABELS = {"binary": ("pass", "fail"), "pairwise": PAIRWISE_LABELS}
 Renderer = Callable[[Mapping[str, Any]], tuple[Message, ...]]
 
 
