@@ -1,7 +1,7 @@
 """``judge:PATH`` end to end on the real embedded llama.cpp backbone (issue 38; slow tier).
 
 - the two fixture definitions (tests/fixtures/judges/) on seeded subsets of shipped datasets:
-  the 1-5 faithfulness rubric (log-probabilities) on ``summeval_summac_consistency`` through
+  the 1-5 faithfulness rubric (log-probabilities) on ``summeval_ppairs`` through
   ``metrics run``, ``meta-eval`` and ``judge swap`` (smollm2-135m vs gemma3-270m); the pairwise
   preference judge (label probabilities) on ``llmbar`` through ``judge diagnostics`` (position and
   length bias) and ``calibrate selective`` on its confidences;
@@ -43,6 +43,7 @@ def _subset(load: Any, name: str, n: int, path: Path, seed: int = 0) -> Path:
 
 
 def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict[str, Any]:
+    capsys.readouterr()  # what earlier commands printed
     code = main([*argv, "--format", "json"])
     out = capsys.readouterr()
     assert code == 0, out.err
@@ -53,7 +54,8 @@ def test_rating_rubric_metrics_run_meta_eval_and_swap(
     load: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _llama()
-    data = _subset(load, "summeval_summac_consistency", 8, tmp_path / "sub.jsonl")
+    # two articles with their 16 summaries each (a swap compares decisions on pairs of them)
+    data = _subset(load, "summeval_ppairs", 2, tmp_path / "sub.jsonl")
     name = f"judge:{RUBRIC}"
     scores = tmp_path / "s.jsonl"
     argv = ["metrics", "run", "--input", str(data), "--metrics", name, "-o", str(scores)]
