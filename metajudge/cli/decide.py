@@ -311,10 +311,13 @@ def _register_alt_test(dsub: argparse._SubParsersAction) -> None:  # type: ignor
         "--input",
         metavar="DIR",
         help="a folder with human_annotations.json {annotator: {item: label}} and "
-        "llm_annotations.json {llm: {item: label}} (docs/own-data.md)",
+        "llm_annotations.json {llm: {item: label}} (docs/own-data.md); with --metric, a "
+        "labelled dataset file",
     )
     a.add_argument(
-        "--dataset", help="a built-in dataset in that format (alt_test_calderon2025) with --subset"
+        "--dataset",
+        help="a built-in dataset in that format (alt_test_calderon2025) with --subset; with "
+        "--metric, any built-in labelled dataset",
     )
     a.add_argument("--subset", help="the annotation set of --dataset (e.g. framing)")
     a.add_argument(
@@ -342,6 +345,19 @@ def _register_alt_test(dsub: argparse._SubParsersAction) -> None:  # type: ignor
         type=positive_int,
         help="keep annotators with at least this many kept items (default 30)",
     )
+    a.add_argument(
+        "--metric",
+        metavar="NAME",
+        help="the LLM annotator is this judge metric (judge:PATH: a judge defined in a file) run "
+        "on a labelled dataset (--dataset NAME or --input FILE, each annotator's labels one "
+        "human; a pair's label: +1 b better); with --backbone, --limit, --dimension",
+    )
+    opt.add_backbone(a, "with --metric: ")
+    opt.add_limit(a)
+    a.add_argument(
+        "--dimension", help="with --metric: the human dimension (default: the card's first)"
+    )
+    opt.add_seed(a, "the --limit draw")
     opt.add_data_dir(a)
     opt.add_out(a, "write alt_test.md, alt_test.json and report.html into this folder")
     opt.add_format(a)
@@ -363,9 +379,33 @@ def _cmd_alt_test(args: argparse.Namespace) -> int:
         min_items=args.min_items,
         llms=args.llm,
         out=args.out,
+        judge=_alt_judge(args),
     )
     _show(args, run)
     return 0
+
+
+def _alt_judge(args: argparse.Namespace) -> dict | None:
+    """``decide alt-test --metric``: the judge run that gives the LLM's labels (None: the
+    annotations are given); its options refused without it."""
+    from metajudge.errors import InputError
+
+    given = [
+        o for o in ("backbone", "limit", "first", "dimension") if getattr(args, o, None) is not None
+    ]
+    if args.metric is None:
+        if given:
+            raise InputError(f"--{given[0]} goes with --metric", field=f"--{given[0]}")
+        return None
+    if args.subset:
+        raise InputError("--subset goes with the Alt-Test folders, not --metric", field="--subset")
+    return {
+        "metric": args.metric,
+        "backbone": args.backbone,
+        **opt.limit_kw(args),
+        "seed": args.seed,
+        "dimension": args.dimension,
+    }
 
 
 def _register_alt_test_plan(dsub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

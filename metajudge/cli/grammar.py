@@ -46,8 +46,6 @@ SHARED_VERBS: tuple[tuple[str, str], ...] = (
 #: Spellings reserved for the next issues: named in ``docs/cli.md`` as coming, not registered.
 COMING: tuple[tuple[str, str], ...] = (
     ("metajudge judge card", "a judge's card: what it was validated on, and how well"),
-    ("judge:PATH", "a metric name: a judge defined in a file"),
-    ("metajudge meta-eval --control FIELD", "correlations controlled for a record field"),
 )
 
 #: Old command names (path under ``metajudge``), each a hidden alias of the new command's parser:

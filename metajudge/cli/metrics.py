@@ -122,7 +122,8 @@ def _register_setup(subparsers: Any) -> None:
 
 
 def parse_options(specs: list[str]) -> dict[str, dict[str, Any]]:
-    """``["bertscore.model=roberta-large", "rouge_l.use_stemmer=false"]`` → nested dict.
+    """``["bertscore.model=roberta-large", "rouge_l.use_stemmer=false"]`` → nested dict (the key
+    follows the last dot: ``judge:my.yaml.max_chars=900`` sets ``max_chars`` of ``judge:my.yaml``).
 
     Values are read as JSON when they parse (``false``, ``0.01``, ``null``), else as strings.
     """
@@ -133,7 +134,7 @@ def parse_options(specs: list[str]) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for spec in specs:
         lhs, sep, val = spec.partition("=")
-        metric, dot, key = lhs.partition(".")
+        metric, dot, key = lhs.rpartition(".")  # a judge:PATH metric name has dots, keys none
         if not sep or not dot or not metric or not key:
             raise InputError(f"bad --option {spec!r}: expected METRIC.KEY=VALUE", field="--option")
         try:

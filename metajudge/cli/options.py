@@ -521,7 +521,11 @@ def add_judge_scores(p: argparse.ArgumentParser) -> None:
     ``decide swap|drift|ppi``): ``--dataset | --input``, ``--metric``, ``--scores`` (each column
     one backbone; ``--external`` hidden), ``--backbones``, ``--subset``, ``--limit``."""
     add_dataset_args(p)
-    p.add_argument("--metric", required=True, help="judge metric, e.g. geval_faithfulness")
+    p.add_argument(
+        "--metric",
+        required=True,
+        help="judge metric, e.g. geval_faithfulness, or judge:PATH (a judge defined in a file)",
+    )
     add_scores(
         p,
         external_list=True,
@@ -535,7 +539,9 @@ def add_judge_scores(p: argparse.ArgumentParser) -> None:
         type=csv_list,
         default=[],
         metavar="NAMES",
-        help="run the judge under these backbone configs, e.g. smollm2-135m,gemma3-270m",
+        help="run the judge under these backbone configs, e.g. smollm2-135m,gemma3-270m; a "
+        "judge variant METRIC@BACKBONE runs another metric there (judge:new.yaml@smollm2-135m: "
+        "two judge definitions compared on the same items)",
     )
     p.add_argument("--subset", help="only this subset of the dataset (e.g. qtsumm)")
     add_limit(p)

@@ -110,6 +110,13 @@ def _register_diagnostics(d: argparse.ArgumentParser) -> None:
         metavar="NAMES",
         help="backbone configs, e.g. smollm2-135m",
     )
+    d.add_argument(
+        "--metric",
+        default="pairwise_judge",
+        metavar="NAME",
+        help="the pairwise judge: pairwise_judge (default) or judge:PATH, a pairwise judge "
+        "defined in a file (an AlpacaEval configs.yaml too)",
+    )
     opt.add_limit(d, "pairs", default=100)
     d.add_argument("--dimension", help="label dimension (default: the card's first)")
     d.add_argument(
@@ -241,6 +248,7 @@ def _diag_locked(args: argparse.Namespace) -> int:
         seed=args.seed,
         data_dir=args.data_dir,
         judge_options=_confidence_options(args.confidence, args.temperature),
+        metric=args.metric,
     )
     return _emit(args, diag, diagnostics_markdown, write_diagnostics_report)
 

@@ -27,6 +27,9 @@ class ScoreItem:
     response: str | None
     reference: str | None = None
     input: Input | None = None
+    #: the record the response comes from (a judge defined in a file reads its system names,
+    #: ``meta`` and, for a pair, both responses); ``None`` for a response scored on its own
+    record: Record | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,11 @@ class ResponseRef:
     response: str | None
     reference: str | None
     input: Input
+    record: Record | None = field(default=None, compare=False, repr=False)
+
+    def score_item(self) -> ScoreItem:
+        """The :class:`ScoreItem` a metric scores for this response."""
+        return ScoreItem(self.key, self.response, self.reference, self.input, self.record)
 
 
 def iter_responses(records: Iterable[Record]) -> Iterator[ResponseRef]:
@@ -88,6 +96,7 @@ def iter_responses(records: Iterable[Record]) -> Iterator[ResponseRef]:
                     resp.response,
                     r.input.reference,
                     r.input,
+                    r,
                 )
         elif isinstance(r, LikertRecord):
             yield ResponseRef(
@@ -98,6 +107,7 @@ def iter_responses(records: Iterable[Record]) -> Iterator[ResponseRef]:
                 r.response,
                 r.input.reference,
                 r.input,
+                r,
             )
         else:  # pragma: no cover - guarded by the types
             raise TypeError(f"not a record: {type(r).__name__}")

@@ -105,7 +105,26 @@ def is_judge(name: str) -> bool:
     return _entry(name).judge
 
 
+def is_metric(name: str) -> bool:
+    """Whether ``name`` names a metric: a registered one, or a judge defined in a file
+    (``judge:PATH``, :mod:`metajudge.metrics.judges.definition`; the file is read when the
+    metric is built).
+
+    >>> is_metric("bleu"), is_metric("judge:my_rubric.yaml"), is_metric("nope")
+    (True, True, False)
+    """
+    return name in _REGISTRY or name.startswith(DEFINED_PREFIX) and len(name) > len(DEFINED_PREFIX)
+
+
+#: the metric-name prefix of a judge defined in a file (``judge:PATH``; the spelling is fixed)
+DEFINED_PREFIX = "judge:"
+
+
 def _entry(name: str) -> _Entry:
+    if name.startswith(DEFINED_PREFIX) and name not in _REGISTRY and is_metric(name):
+        # a judge defined in a file: the path is the metric's one option
+        path = name[len(DEFINED_PREFIX) :]
+        return _Entry(name, _J + "defined:DefinedJudge", {"path": path}, judge=True)
     if name not in _REGISTRY:
         raise InputError(
             f"unknown metric {name!r}; known: {', '.join(sorted(_REGISTRY))}", field="metric"
@@ -337,6 +356,10 @@ def requirements(name: str) -> tuple[str, ...] | None:
     >>> requirements("bleu")
     ('response', 'reference')
     """
+    if name.startswith(DEFINED_PREFIX) and name not in _REQUIRES:
+        load_definition = _resolve(_J + "defined:load_definition")  # lazily, as every target
+        kind = load_definition(name[len(DEFINED_PREFIX) :]).kind
+        return ("response", "question", "pairs") if kind == "pairwise" else ("response",)
     e = _REGISTRY.get(name)
     return _REQUIRES.get(e.members[0] if e is not None and e.members else name)
 

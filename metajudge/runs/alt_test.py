@@ -12,10 +12,12 @@ and, with ``out``, writes ``alt_test.md``, ``alt_test.json`` and ``report.html``
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from metajudge.errors import InputError
 
 
 @dataclass
@@ -69,16 +71,25 @@ def run_alt_test(
     min_items: int | None = None,
     llms: Sequence[str] | None = None,
     out: str | Path | None = None,
+    judge: Mapping[str, Any] | None = None,
 ) -> DecisionRun:
     """The Alt-Test of each LLM (all of them without ``llms``) with the margin ``epsilon`` and
-    the FDR level ``q`` (None: the dataset's settings, :func:`~metajudge.analyses.alt_test.settings_for`)."""
+    the FDR level ``q`` (None: the dataset's settings, :func:`~metajudge.analyses.alt_test.settings_for`).
+
+    ``judge``: ``{metric, backbone, limit, seed, dimension}``: the LLM annotator is that judge
+    metric (``judge:PATH`` too) run on a labelled dataset (``dataset`` / ``input_file`` any
+    records file), the humans its annotators (:func:`judge_alt_test_data`)."""
     from metajudge.analyses.alt_test import alt_test, settings_for
     from metajudge.data.alt_test_dir import load_alt_test
     from metajudge.reports.decision_report import alt_test_markdown, write_report
     from metajudge.results import finite
 
     with decision_folder(out, [input_file]) as stage:
-        data = load_alt_test(dataset, subset, input_file, data_dir)
+        data = (
+            load_alt_test(dataset, subset, input_file, data_dir)
+            if judge is None
+            else judge_alt_test_data(dataset, input_file, data_dir, **judge)
+        )
         settings = settings_for(
             subset if dataset else None,
             epsilon=epsilon,
@@ -97,6 +108,75 @@ def run_alt_test(
             run.written = write_report(stage, "alt_test", j, run.markdown)
             run.written.append(write_page(stage, alt_test_overview(j, res.sentence())))
         return final_run(run)
+
+
+def judge_alt_test_data(
+    dataset: str | None,
+    input_file: str | Path | None,
+    data_dir: str | Path | None,
+    *,
+    metric: str,
+    backbone: str | None = None,
+    limit: int | None = None,
+    first: int | None = None,
+    seed: int = 0,
+    dimension: str | None = None,
+) -> Any:
+    """Alt-Test annotations from a labelled dataset and a judge run on it: each annotator's
+    label slot of ``dimension`` (the card's first) is one human; the judge ``metric`` on
+    ``backbone`` is the LLM (a Likert response: its score; a pair: the sign of p(b) - p(a),
+    +1 b better, as the human labels). Responses it leaves unscored are counted in the notes."""
+    from metajudge.data.alt_test_dir import AltTestData
+    from metajudge.data.loading import open_dataset
+    from metajudge.data.subsample import select
+    from metajudge.scores.scoring import score_dataset
+
+    ds = open_dataset(dataset, input_file, data_dir=data_dir)
+    dim = dimension or ds.card.dimensions[0]
+    if dim not in ds.card.dimensions:
+        raise InputError(
+            f"no dimension {dim!r} (have {', '.join(ds.card.dimensions)})", field="--dimension"
+        )
+    records = list(select(ds.records, limit=limit, first=first, seed=seed).records)
+    rows = score_dataset(records, [metric], progress=False, backbone=backbone)
+    humans: dict[str, dict[str, Any]] = {}
+    for r in records:
+        key = r.id if hasattr(r, "a") else f"{r.id}::{r.system}"
+        labels = (r.labels if hasattr(r, "a") else r.scores).get(dim, ())
+        for i, v in enumerate(labels):
+            if v is not None:
+                humans.setdefault(f"annotator_{i + 1}", {})[key] = v
+    llm, unscored = _judge_labels(records, rows)
+    notes = (f"{metric}: {unscored} response(s) unscored (left out)",) if unscored else ()
+    label_type = (
+        "numeric"
+        if all(isinstance(v, int | float) for h in humans.values() for v in h.values())
+        else "categorical"
+    )
+    return AltTestData(humans, {metric: llm}, label_type, source=ds.card.name, notes=notes)
+
+
+def _judge_labels(
+    records: Sequence[Any], rows: Sequence[Mapping[str, Any]]
+) -> tuple[dict[str, Any], int]:
+    """The judge's label per item: a Likert response's score; a pair's sign(p(b) - p(a))."""
+    by = {(r["item"], r["side"] or r["system"]): r["score"] for r in rows}
+    out: dict[str, Any] = {}
+    missing = 0
+    for r in records:
+        if hasattr(r, "a"):
+            sa, sb = by.get((r.id, "a")), by.get((r.id, "b"))
+            if sa is None or sb is None:
+                missing += 1
+                continue
+            out[r.id] = float((sb > sa) - (sb < sa))
+        else:
+            s = by.get((r.id, r.system))
+            if s is None:
+                missing += 1
+                continue
+            out[f"{r.id}::{r.system}"] = float(s)
+    return out, missing
 
 
 def run_alt_test_plan(

@@ -48,9 +48,9 @@ Judged = tuple[dict[str, float | None], str, dict[str, Any]]
 def swap_items(records: Sequence[Record]) -> list[Any]:
     """The :class:`~metajudge.metrics.base.ScoreItem` of every response of ``records``, in the
     order every judge of a swap scores them."""
-    from metajudge.metrics.base import ScoreItem, iter_responses
+    from metajudge.metrics.base import iter_responses
 
-    return [ScoreItem(r.key, r.response, r.reference, r.input) for r in iter_responses(records)]
+    return [r.score_item() for r in iter_responses(records)]
 
 
 def judge_backbone(m: Any, items: Sequence[Any]) -> Judged:
@@ -71,6 +71,27 @@ def judge_backbone(m: Any, items: Sequence[Any]) -> Judged:
         **dict(getattr(m, "summary", {}) or {}),
     }
     return {r.key: r.score for r in results}, m.signature, run
+
+
+def judge_variant(label: str, metric: str) -> tuple[str, str]:
+    """The (metric, backbone) a swap's column ``label`` names: a backbone runs ``metric``;
+    ``NAME@BACKBONE`` runs metric ``NAME`` (e.g. another judge definition, ``judge:PATH``) on
+    that backbone. A judge variant is (definition, backbone): two definitions, or one under two
+    backbones, go through the same swap.
+
+    >>> judge_variant("smollm2-135m", "judge:old.yaml")
+    ('judge:old.yaml', 'smollm2-135m')
+    >>> judge_variant("judge:new.yaml@gemma3-270m", "judge:old.yaml")
+    ('judge:new.yaml', 'gemma3-270m')
+    """
+    if "@" not in label:
+        return metric, label
+    name, _, backbone = label.rpartition("@")
+    if not name or not backbone:
+        raise InputError(
+            f"{label!r}: a judge variant is BACKBONE or METRIC@BACKBONE", field="--backbones"
+        )
+    return name, backbone
 
 
 def judge_scores(
@@ -102,7 +123,8 @@ def judge_scores(
             if list(done[0]) != [it.key for it in items]:
                 raise ValueError(f"the {bb} scores handed to the swap are not of its responses")
         else:
-            m = get_metric(metric, backbone=bb, seed=seed, **dict(metric_options or {}))
+            name, backbone = judge_variant(bb, metric)
+            m = get_metric(name, backbone=backbone, seed=seed, **dict(metric_options or {}))
             try:
                 done = judge_backbone(m, items)
             finally:

@@ -35,17 +35,18 @@ def run_judge_diagnostics(
     data_dir: str | Path | None = None,
     judge_options: Mapping[str, Any] | None = None,
     first: int | None = None,
+    metric: str = "pairwise_judge",
 ) -> DiagnosticsResult:
     """Load a pairwise dataset, judge ``limit`` pairs drawn with ``seed`` (or the ``first``
     pairs: :func:`metajudge.data.subsample.select`, the rule of every command; pairs without
     both response texts are then left out) in both orders under each backbone.
 
     ``dataset``: a registry name, or None with ``input_file`` (any file
-    :func:`~metajudge.data.loading.load` reads). This is what ``metajudge judge diagnostics``
-    runs. Backbones run one after the other.
+    :func:`~metajudge.data.loading.load` reads). ``metric``: the built-in pairwise judge, or a
+    pairwise judge defined in a file (``judge:PATH``, :func:`pairwise_judge`). This is what
+    ``metajudge judge diagnostics`` runs. Backbones run one after the other.
     """
     from metajudge.data.loading import open_dataset
-    from metajudge.metrics.judges.pairwise import PairwiseJudge
 
     ds = open_dataset(dataset, input_file, data_dir=data_dir)
     dataset = ds.card.name
@@ -77,7 +78,7 @@ def run_judge_diagnostics(
         subset=subset,
     )
     for bb in backbones:
-        judge = PairwiseJudge(backbone=bb, seed=seed, **dict(judge_options or {}))
+        judge = pairwise_judge(metric, bb, seed=seed, judge_options=judge_options)
         try:
             out.backbones[bb] = diagnose_backbone(
                 judge,
@@ -92,6 +93,36 @@ def run_judge_diagnostics(
         finally:
             judge.close()
     return out
+
+
+def pairwise_judge(
+    metric: str, backbone: str, *, seed: int = 0, judge_options: Mapping[str, Any] | None = None
+) -> Any:
+    """The pairwise judge ``metric`` names on ``backbone``: the built-in ``pairwise_judge``
+    (``judge_options``: its options), or a pairwise definition ``judge:PATH``, whose file
+    decides its prompt, parser and confidence (``judge_options`` are refused)."""
+    from metajudge.metrics.judges.pairwise import PairwiseJudge
+    from metajudge.metrics.registry import get_metric
+
+    if metric == PairwiseJudge.name:
+        return PairwiseJudge(backbone=backbone, seed=seed, **dict(judge_options or {}))
+    if not metric.startswith("judge:"):
+        raise InputError(
+            f"{metric!r} is not a pairwise judge: pairwise_judge or judge:PATH of a pairwise "
+            "definition",
+            field="--metric",
+        )
+    if judge_options:
+        raise InputError(
+            f"{', '.join(judge_options)}: a judge defined in a file takes its parser and "
+            "confidence from the file (parse: logprobs gives class probabilities)",
+            field="--confidence",
+        )
+    judge = get_metric(metric, backbone=backbone, seed=seed)
+    if getattr(judge, "kind", None) != "pairwise":
+        judge.close()
+        raise InputError(f"{metric} is a {judge.kind} judge, not pairwise", field="--metric")
+    return judge
 
 
 def diagnostics_pairs(

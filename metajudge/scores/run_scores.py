@@ -88,9 +88,9 @@ def registry_names(names: Sequence[str]) -> list[str]:
     >>> registry_names(["bleu", "geval", "geval_faithfulness"])
     ['bleu', 'geval_faithfulness', 'geval_completeness']
     """
-    from metajudge.metrics.registry import expand_metrics, list_metrics
+    from metajudge.metrics.registry import expand_metrics, is_metric, list_metrics
 
-    unknown = [m for m in names if m not in list_metrics()]
+    unknown = [m for m in names if not is_metric(m)]
     if unknown:
         raise InputError(
             f"no scores for {unknown}: not in the score files and not registry metrics "

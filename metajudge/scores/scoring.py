@@ -23,7 +23,7 @@ from typing import Any
 from metajudge.data.formats import Input, Record
 from metajudge.errors import InputError
 from metajudge.io import atomic_write, canonical_json, sha256_text
-from metajudge.metrics.base import MetricResult, ResponseRef, ScoreItem, iter_responses
+from metajudge.metrics.base import MetricResult, ResponseRef, iter_responses
 from metajudge.progress import bar as progress_bar
 from metajudge.scores.rows import INPUTS_FIELD, ROW_FIELDS, ScoreRow, make_row
 
@@ -279,7 +279,12 @@ def _score_metric(
             todo.append(i)
     batch_dependent = bool(getattr(metric, "batch_dependent", False))
     # a batch-dependent metric (BERTScore with idf) sees the corpus as it is: no de-duplication
-    groups = [[i] for i in todo] if batch_dependent else _distinct(refs, todo, uses_input)
+    # a metric that reads the whole record (a pairwise judge defined in a file) is not de-duplicated
+    groups = (
+        [[i] for i in todo]
+        if batch_dependent or getattr(metric, "uses_record", False)
+        else _distinct(refs, todo, uses_input)
+    )
     if cached or len(groups) < len(todo):  # a resumed run says what it reused
         log.info(
             "%s: %d cached, %d to compute as %d distinct items",
@@ -294,7 +299,7 @@ def _score_metric(
         for s in range(0, len(groups), chunk):
             part = groups[s : s + chunk]
             firsts = [refs[g[0]] for g in part]
-            items = [ScoreItem(r.key, r.response, r.reference, r.input) for r in firsts]
+            items = [r.score_item() for r in firsts]
             results = metric.score_batch(items)
             if len(results) != len(items):
                 raise RuntimeError(

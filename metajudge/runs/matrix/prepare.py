@@ -66,6 +66,7 @@ def prepare_cell(opts: CellOptions) -> Prepared:
     from metajudge.data.loading import open_dataset
     from metajudge.data.registry import Dataset
     from metajudge.data.subsample import draw_items, select
+    from metajudge.metrics.registry import DEFINED_PREFIX
     from metajudge.runs.matrix.table import (
         applicability,
         dataset_facts,
@@ -73,7 +74,7 @@ def prepare_cell(opts: CellOptions) -> Prepared:
         natural_protocol,
     )
 
-    if opts.metric not in matrix_rows():
+    if opts.metric not in matrix_rows() and not opts.metric.startswith(DEFINED_PREFIX):
         raise InputError(
             f"unknown matrix row {opts.metric!r}; rows: {', '.join(matrix_rows())}", field="metric"
         )

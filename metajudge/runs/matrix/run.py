@@ -212,12 +212,14 @@ def cell_targets(opts: CellOptions, dataset: str) -> tuple[Path, Path | None]:
     from metajudge.paths import default_run_dir
     from metajudge.runs.matrix.table import cell_path
 
-    name = f"{opts.metric}__{dataset}"
+    # a judge defined in a file (judge:PATH) is named by its file's stem in folder names
+    row = opts.metric if ":" not in opts.metric else "judge-" + Path(opts.metric[6:]).stem
+    name = f"{row}__{dataset}"
     run_dir = Path(opts.out) if opts.out else default_run_dir("matrix", name)
     if opts.output:
         return run_dir, Path(opts.output)
     if opts.baselines:
-        return run_dir, cell_path(opts.baselines, opts.metric, dataset)
+        return run_dir, cell_path(opts.baselines, row, dataset)
     return run_dir, None
 
 
