@@ -16,6 +16,7 @@ The run folder then holds ``result.json`` (the full result), the tables and the 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import sys
@@ -31,6 +32,7 @@ from metajudge.data.loading import open_dataset
 from metajudge.progress import Steps
 from metajudge.runs import plot_ahead
 from metajudge.scores.alignment import IdPolicy
+from metajudge.scores.frameworks import Reading
 from metajudge.scores.rows import row_metrics
 from metajudge.scores.run_scores import gather_run_scores, score_specs
 from metajudge.scores.spec import ScoreSpec
@@ -87,6 +89,7 @@ def meta_eval_into(
     baselines: bool = True,
     report: dict[str, Any] | None = None,
     strict_ids: bool = False,
+    reading: Reading | None = None,
 ) -> tuple[MetaEvalResult, dict[str, Path]]:
     """Run the whole meta-evaluation into ``out_dir``; returns the result and the written files
     (``result.json`` with the published numbers attached, tables, plots). ``scores``: score specs
@@ -96,7 +99,8 @@ def meta_eval_into(
     option of the evaluation (n_boot, seed, ci_level …) as one explicit value (None: the
     defaults; its ``correlate`` ``auto``: the data's kind chooses, :func:`_protocol_of`); ``backbone``:
     the judges' (None: default); ``asked``: flags refused for categorical or binary data (run by
-    :mod:`~metajudge.runs.meta_eval_categorical`); ``report``: :func:`write_run`'s options."""
+    :mod:`~metajudge.runs.meta_eval_categorical`); ``report``: :func:`write_run`'s options;
+    ``reading``: how a judge framework's file is joined (:func:`_recorded`)."""
     t0 = time.perf_counter()
     out = Path(out_dir)
     bars = Steps(progress)  # drawn only on a terminal
@@ -121,8 +125,9 @@ def meta_eval_into(
         rescore=rescore,
         backbone=backbone,
         ids=ids,
+        reading=reading,
     )
-    run["score_ids"] = _counted(ids)
+    run.update(score_ids=_counted(ids), **_recorded(reading))
     if ds.card.label_kind in ("categorical", "binary"):
         run["scores"] = [s.text for s in specs]
         return run_categorical(  # type: ignore[return-value]
@@ -210,6 +215,14 @@ def _protocol_of(ds: Any, protocol: Protocol | None, say: bool) -> Protocol:
     if proto.correlate != AUTO_CORRELATE:
         return proto
     return proto.with_options(correlate=_chosen_correlate(ds, say))
+
+
+def _recorded(reading: Reading | None) -> dict[str, Any]:
+    """``run.reading`` of ``result.json``: a framework file's ``--id-field``, ``--system`` and
+    ``--epochs`` when any differs from the default (``report render`` reads the file so again)."""
+    if reading is None or reading == Reading():
+        return {}
+    return {"reading": dataclasses.asdict(reading)}
 
 
 def _counted(ids: IdPolicy) -> dict[str, Any]:
