@@ -99,8 +99,8 @@ def meta_eval_into(
     option of the evaluation (n_boot, seed, ci_level …) as one explicit value (None: the
     defaults; its ``correlate`` ``auto``: the data's kind chooses, :func:`_protocol_of`); ``backbone``:
     the judges' (None: default); ``asked``: flags refused for categorical or binary data (run by
-    :mod:`~metajudge.runs.meta_eval_categorical`); ``report``: :func:`write_run`'s options;
-    ``reading``: how a judge framework's file is joined (:func:`_recorded`)."""
+    :mod:`~metajudge.runs.meta_eval_categorical`); ``report``: :func:`write_run`'s options; ``reading``
+    a framework file's join (:func:`_recorded`)."""
     t0 = time.perf_counter()
     out = Path(out_dir)
     bars = Steps(progress)  # drawn only on a terminal
@@ -113,8 +113,7 @@ def meta_eval_into(
         from metajudge.runs.meta_eval_categorical import refuse_asked, run_categorical
 
         refuse_asked(proto, asked, ds.card.label_kind)  # before any scoring
-    specs = score_specs(scores, score_files, external)
-    ids = IdPolicy(strict=strict_ids)
+    specs, ids = score_specs(scores, score_files, external), IdPolicy(strict=strict_ids)
     rows, to_score = gather_run_scores(
         ds,
         out_dir=out,
@@ -127,7 +126,7 @@ def meta_eval_into(
         ids=ids,
         reading=reading,
     )
-    run.update(score_ids=_counted(ids), **_recorded(reading))
+    run |= {"score_ids": _counted(ids), **_recorded(reading)}
     if ds.card.label_kind in ("categorical", "binary"):
         run["scores"] = [s.text for s in specs]
         return run_categorical(  # type: ignore[return-value]
