@@ -508,8 +508,8 @@ def add_score_reading(p: argparse.ArgumentParser) -> None:
 
 
 def score_reading(args: argparse.Namespace) -> Any:
-    """The :class:`~metajudge.scores.frameworks.Reading` of :func:`add_score_reading`'s options."""
-    from metajudge.scores.frameworks import Reading
+    """The :class:`~metajudge.scores.framework_types.Reading` of :func:`add_score_reading`'s options."""
+    from metajudge.scores.framework_types import Reading
 
     return Reading(
         id_field=getattr(args, "id_field", None),

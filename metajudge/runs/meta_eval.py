@@ -32,7 +32,7 @@ from metajudge.data.loading import open_dataset
 from metajudge.progress import Steps
 from metajudge.runs import plot_ahead
 from metajudge.scores.alignment import IdPolicy
-from metajudge.scores.frameworks import Reading
+from metajudge.scores.framework_types import Reading
 from metajudge.scores.rows import row_metrics
 from metajudge.scores.run_scores import gather_run_scores, score_specs
 from metajudge.scores.spec import ScoreSpec

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from metajudge.io import read_json
-from metajudge.scores.frameworks import ID_NAMES, Reading
+from metajudge.scores.framework_types import ID_NAMES, Reading
 from metajudge.scores.frameworks import NAMES as FRAMEWORKS
 from metajudge.scores.upstream import ID_COLUMNS
 

@@ -29,8 +29,8 @@ from metajudge.data.formats import response_key
 from metajudge.errors import InputError
 from metajudge.io import read_json
 from metajudge.scores.alignment import IdPolicy
+from metajudge.scores.framework_types import Reading
 from metajudge.scores.frameworks import NAMES as FRAMEWORKS
-from metajudge.scores.frameworks import Reading
 from metajudge.scores.rows import (
     DIRECTIONS,
     MetricColumn,
@@ -122,7 +122,7 @@ def read_scores(
     """Read any supported score file; with ``records``, check it against the dataset.
 
     ``reading``: how a judge framework's file is joined to the dataset (``--id-field``,
-    ``--system``, ``--epochs``: :class:`~metajudge.scores.frameworks.Reading`).
+    ``--system``, ``--epochs``: :class:`~metajudge.scores.framework_types.Reading`).
 
     ``ids``: the rule for rows whose item or system the dataset lacks
     (:class:`~metajudge.scores.alignment.IdPolicy`: dropped and counted there, or refused when
@@ -182,7 +182,7 @@ def _read_any(
     reading: Reading | None = None,
 ) -> list[ScoreRow]:
     if fmt in FRAMEWORKS:
-        from metajudge.scores.frameworks.rows import framework_rows
+        from metajudge.scores.framework_rows import framework_rows
 
         return framework_rows(p, fmt, records, ids, reading)
     if fmt == "ragchecker":

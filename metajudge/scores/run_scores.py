@@ -135,7 +135,7 @@ def gather_run_scores(
     ``ids``: the rule for score-file rows whose ids the dataset lacks
     (:class:`~metajudge.scores.alignment.IdPolicy`; ``None`` refuses them).
     ``reading``: how a judge framework's file is joined
-    (:class:`~metajudge.scores.frameworks.Reading`; None: the defaults).
+    (:class:`~metajudge.scores.framework_types.Reading`; None: the defaults).
     """
     from metajudge.scores.spec import gather_scores as gather_spec_rows
 

@@ -35,7 +35,7 @@ from typing import Any
 
 from metajudge.errors import InputError
 from metajudge.scores.alignment import IdPolicy
-from metajudge.scores.frameworks import Reading
+from metajudge.scores.framework_types import Reading
 from metajudge.scores.rows import ScoreRow, ScoreRows, renamed, row_metrics, select_metrics
 
 #: The source word of the dataset's shipped columns.
@@ -212,7 +212,7 @@ def gather_scores(
     (:class:`~metajudge.scores.alignment.IdPolicy`: dropped and counted there, or refused when
     strict; ``None`` refuses them). The dataset's shipped columns are always checked strictly.
     ``reading``: how a judge framework's file is joined (``--id-field``, ``--system``,
-    ``--epochs``: :class:`~metajudge.scores.frameworks.Reading`).
+    ``--epochs``: :class:`~metajudge.scores.framework_types.Reading`).
 
     ``dimension``: the human dimension of a judge metric (backbone-swap, decide): a column
     family ``COL_<dimension>`` and a card's per-backbone judge column are read for it.

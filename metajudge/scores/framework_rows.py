@@ -1,4 +1,4 @@
-"""A framework's :class:`~metajudge.scores.frameworks.Judged` scores as score rows of a dataset.
+"""A framework's :class:`~metajudge.scores.framework_types.Judged` scores as score rows of a dataset.
 
 The item is the id the file records (``--id-field`` names another field); an id that is a
 response key of the dataset (``item::system``, ``item::a``) names the response itself. The
@@ -21,7 +21,7 @@ from typing import Any
 from metajudge.data.formats import response_key
 from metajudge.errors import InputError
 from metajudge.scores.alignment import IdPolicy
-from metajudge.scores.frameworks import FileInfo, Judged, Reading
+from metajudge.scores.framework_types import FileInfo, Judged, Reading
 from metajudge.scores.rows import ScoreRow, make_row
 
 

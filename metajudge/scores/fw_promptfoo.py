@@ -14,7 +14,7 @@ from typing import Any
 
 from metajudge.errors import InputError
 from metajudge.io import read_json
-from metajudge.scores.frameworks import ID_NAMES, FileInfo, Judged, Reader, Reading, first_id
+from metajudge.scores.framework_types import ID_NAMES, FileInfo, Judged, Reader, Reading, first_id
 
 #: results versions this reader knows (``results.version``)
 VERSIONS = (2, 3)

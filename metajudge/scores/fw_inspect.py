@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from metajudge.errors import InputError, MissingResourceError
-from metajudge.scores.frameworks import FileInfo, Judged, Reader, Reading
+from metajudge.scores.framework_types import FileInfo, Judged, Reader, Reading
 
 #: eval-log versions this reader knows (inspect_ai's ``EvalLog.version``)
 VERSIONS = (1, 2)

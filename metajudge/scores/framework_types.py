@@ -1,14 +1,6 @@
-"""Judge outputs read as the frameworks write them: inspect_ai eval logs, promptfoo results,
-ragas and deepeval tables (issue 39).
-
-One registry (:data:`READERS`): each reader has a ``name`` (the ``FORMAT`` of ``--scores
-FORMAT:FILE``), a ``sniff(path, head)`` that recognises a file by its content, and a
-``read(path, reading)`` that gives the file's :class:`Judged` scores (one per item, system,
-judge column and epoch) and a :class:`FileInfo`. :func:`detect` asks each in turn;
-:func:`metajudge.scores.frameworks.rows.framework_rows` joins the scores to a dataset's items
-(:class:`Reading`: ``--id-field``, ``--system``, ``--epochs``). inspect_ai's log reader is an
-optional extra (``metajudge[inspect]``) imported only when a log is read; promptfoo, deepeval and
-ragas files are plain JSON / CSV, read without their frameworks.
+"""The types of :mod:`metajudge.scores.frameworks`: :class:`Reading` (``--id-field``,
+``--system``, ``--epochs``), :class:`Judged` (one judge's score of one item as the framework
+recorded it), :class:`FileInfo` (what a file is) and :class:`Reader` (one framework's reader).
 """
 
 from __future__ import annotations
@@ -77,32 +69,6 @@ class Reader:
     what: str
     sniff: Callable[[Path, Any], bool]
     read: Callable[[Path, Reading], tuple[FileInfo, list[Judged]]]
-
-
-def _readers() -> dict[str, Reader]:
-    from metajudge.scores.frameworks import deepeval, inspect_log, promptfoo, ragas
-
-    return {
-        r.name: r for r in (inspect_log.READER, promptfoo.READER, deepeval.READER, ragas.READER)
-    }
-
-
-#: the format names ``--scores FORMAT:FILE`` takes for a framework's file
-NAMES: tuple[str, ...] = ("inspect", "promptfoo", "deepeval", "ragas")
-
-
-def reader(name: str) -> Reader:
-    """The reader of format ``name`` (one of :data:`NAMES`)."""
-    return _readers()[name]
-
-
-def detect(path: Path, head: Any) -> str | None:
-    """The framework format of ``path`` recognised by content (``head``: the parsed JSON, the
-    CSV header, or the bytes of a zip), else None."""
-    for r in _readers().values():
-        if r.sniff(path, head):
-            return r.name
-    return None
 
 
 def first_id(obj: Mapping[str, Any], names: tuple[str, ...]) -> tuple[str | None, Any]:

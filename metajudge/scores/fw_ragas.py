@@ -18,7 +18,7 @@ from typing import Any
 
 from metajudge.errors import InputError
 from metajudge.io import read_json
-from metajudge.scores.frameworks import ID_NAMES, FileInfo, Judged, Reader, Reading
+from metajudge.scores.framework_types import ID_NAMES, FileInfo, Judged, Reader, Reading
 
 #: the evaluation dataset's columns (ragas 0.2+ and the older names): never a metric
 INPUT_COLUMNS = (
