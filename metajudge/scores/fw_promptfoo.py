@@ -29,7 +29,9 @@ def read(path: Path, reading: Reading) -> tuple[FileInfo, list[Judged]]:
     data = read_json(path)
     res = data.get("results") if isinstance(data, dict) else None
     if not isinstance(res, dict) or not isinstance(res.get("results"), list):
-        raise InputError("not a promptfoo results file (no results.results list)", path=path)
+        raise InputError(
+            "not a promptfoo results file (no results.results list)", path=path, field="results"
+        )
     version = res.get("version")
     if version not in VERSIONS:
         raise InputError(
