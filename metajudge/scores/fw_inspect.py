@@ -5,12 +5,14 @@ The item is the sample id (``--id-field FIELD``: a key of the sample's ``metadat
 the system the evaluated model as the log records it (``eval.model``). Each scorer is a column
 (a scorer whose value is a dict gives one column per key, ``scorer.key``); its value per sample
 and epoch is mapped to a number as inspect_ai maps it (``value_to_float``: C = 1, P = 0.5,
-I = N = 0, yes/true = 1, no/false = 0); the scorer's ``explanation`` is kept.
+I = N = 0, yes/true = 1, no/false = 0; NaN, which inspect_ai writes when the grader gave no grade,
+is a missing score, counted); the scorer's ``explanation`` is kept.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -134,7 +136,8 @@ def _number(value: Any, to_float: Any, path: Path, field: str) -> float | None:
         return None
     if isinstance(value, list):
         raise InputError("a list score value (give one number per sample)", path=path, field=field)
-    return float(to_float(value))
+    f = float(to_float(value))
+    return None if math.isnan(f) else f  # inspect_ai writes NaN when the grader gave no grade
 
 
 READER = Reader("inspect", "inspect_ai eval log (.eval or .json)", sniff, read)

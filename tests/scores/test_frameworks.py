@@ -197,11 +197,17 @@ def test_ids_matching_no_labelled_item(tmp_path: Path, capsys: pytest.CaptureFix
 
 
 def test_nan_scores(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    def nan(log: dict) -> None:
-        log["samples"][3]["scores"]["model_graded_qa"]["value"] = float("nan")
+    f = tmp_path / "ragas.csv"  # a ragas table whose metric cell says NaN (not left empty)
+    f.write_text(
+        "id,user_input,response,faithfulness\nnews1::extractive,q,r,NaN\n", encoding="utf-8"
+    )
+    assert "field faithfulness" in _refused(tmp_path, capsys, f)
 
-    err = _refused(tmp_path, capsys, _log_json(tmp_path, "nan.json", nan))
-    assert "field samples[3].scores.model_graded_qa.value" in err and "nan" in err
+
+def test_inspect_no_grade_is_a_missing_score(tmp_path: Path) -> None:
+    res = _run(tmp_path, "nograde", str(FIX / "inspect" / "graded.eval"))
+    missing = res["metrics"][0]["missing"]["model_graded_qa"]
+    assert missing["responses_unscored"] + missing["responses_absent"] > 0
 
 
 def test_explanations_shown_beside_the_human_label(tmp_path: Path) -> None:
