@@ -19,7 +19,8 @@ FIX = Path(__file__).resolve().parents[1] / "fixtures" / "frameworks"
 
 
 def _labels(data_dir: Path, out: Path, n_items: int) -> Path:
-    """The first ``n_items`` items of SummEval-SummaC consistency (both systems) as canonical JSONL."""
+    """The first ``n_items`` items of SummEval-SummaC consistency (one summary each) as canonical
+    JSONL."""
     from metajudge.data.loading import open_dataset
 
     ds = open_dataset("summeval_summac_consistency", None, data_dir=data_dir)
@@ -44,13 +45,13 @@ def test_inspect_task_graded_by_the_embedded_backbone_read_by_meta_eval(
     from inspect_ai.log import read_eval_log
 
     samples = read_eval_log(str(log)).samples or []
-    assert len(samples) == 8
+    assert len(samples) == 4  # one summary per item
     explanation = next(s.scores["model_graded_qa"].explanation for s in samples)
     out = tmp_path / "run"
     argv = ["meta-eval", "--input", str(labels), "--scores", str(log), "--out", str(out)]
     assert main([*argv, "--no-plots", "--n-boot", "200"]) == 0
     res = json.loads((out / "result.json").read_text(encoding="utf-8"))
     cell = next(c for c in res["cells"] if c["metric"] == "model_graded_qa")
-    assert cell["n_responses"] == 8
+    assert cell["n_responses"] == 4
     page = (out / "report.html").read_text(encoding="utf-8")
     assert explanation in page_explanations(page)
