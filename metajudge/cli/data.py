@@ -93,6 +93,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     q.set_defaults(func=_cmd_export)
 
     _add_pairs(sub)
+    _add_doctor(sub)
     agreement.add_agreement(sub)
 
     q = sub.add_parser(
@@ -130,6 +131,41 @@ def _add_pairs(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     add_tie_band(q, "the difference of the human means (a tie is label 0)", dest="tie_band", old=())
     q.add_argument("--subset", help="only this subset")
     q.set_defaults(func=_cmd_pairs)
+
+
+def _add_doctor(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """``data doctor FILE``: what a score file is and the command that reads it."""
+    from metajudge.cli.options import add_score_reading
+
+    q = sub.add_parser(
+        "doctor",
+        help="say what a score file is (a judge framework's output: inspect_ai, promptfoo, "
+        "deepeval, ragas; or a score table): format and version, rows, id-like fields, "
+        "score-like and label-like columns, missing values, and the meta-eval command that reads it",
+    )
+    q.add_argument("file", help="the score file (FORMAT:FILE forces a format, as --scores)")
+    q.add_argument(
+        "--input",
+        metavar="FILE",
+        help="the labelled dataset (canonical JSONL): also count the responses the file scores",
+    )
+    add_score_reading(q)
+    q.add_argument("--format", choices=("text", "json"), default="text", help="text or JSON")
+    q.set_defaults(func=_cmd_doctor)
+
+
+def _cmd_doctor(args: argparse.Namespace) -> int:
+    from metajudge.cli.options import score_reading
+    from metajudge.cli.output import print_json, print_text
+    from metajudge.runs.data_commands import run_doctor
+    from metajudge.scores.doctor import lines
+
+    d = run_doctor(args.file, input_file=args.input, reading=score_reading(args))
+    if args.format == "json":
+        print_json(d, indent=2, ensure_ascii=False)
+    else:
+        print_text("\n".join(lines(d)), end="\n")
+    return 0
 
 
 def _source(args: argparse.Namespace) -> dict:  # type: ignore[type-arg]

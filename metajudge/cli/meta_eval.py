@@ -21,10 +21,12 @@ from metajudge.cli.options import (
     add_paths_only,
     add_quiet,
     add_report_display,
+    add_score_reading,
     add_scores,
     add_seed,
     add_tie_band,
     notice,
+    score_reading,
 )
 
 __all__ = ["add_dataset_args", "add_format", "add_quiet", "protocol_options", "register"]
@@ -60,6 +62,7 @@ def _score_args(q: argparse.ArgumentParser) -> None:
         "computed and cached in OUT/scores.jsonl (default: every metric in the score files)",
     )
     add_scores(q)
+    add_score_reading(q)
 
 
 def _protocol_args(q: argparse.ArgumentParser) -> None:
@@ -278,6 +281,7 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
             **({} if args.browser_cap is None else {"browser_cap": args.browser_cap}),
         },
         strict_ids=args.strict_ids,
+        reading=score_reading(args),
         protocol=Protocol.from_options(protocol_options(args)),
     )
     if not isinstance(res, MetaEvalResult):  # a categorical run

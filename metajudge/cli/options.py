@@ -499,6 +499,43 @@ def add_scores(
     )
 
 
+def add_score_reading(p: argparse.ArgumentParser) -> None:
+    """How a judge framework's ``--scores`` file (inspect_ai, promptfoo, deepeval, ragas) is
+    joined to the dataset: ``--id-field``, ``--system``, ``--epochs`` (:func:`score_reading`)."""
+    g = p.add_argument_group("judge framework files (inspect_ai, promptfoo, deepeval, ragas)")
+    g.add_argument(
+        "--id-field",
+        metavar="FIELD",
+        help="the field of a framework's score file that carries the item id, when it is not "
+        "the obvious one (inspect_ai: a sample metadata key; promptfoo: a test variable; "
+        "deepeval: an additional_metadata key or name; ragas: a column)",
+    )
+    g.add_argument(
+        "--system",
+        metavar="NAME",
+        help="the dataset system a framework's score file scored, instead of the one the file "
+        "implies (inspect_ai: eval.model; promptfoo: the provider)",
+    )
+    g.add_argument(
+        "--epochs",
+        choices=("mean", "each"),
+        default="mean",
+        help="a framework's epochs or repeats: averaged per item (default) or kept, one column "
+        "per epoch (SCORER@1, SCORER@2 …); the signature of each column says which",
+    )
+
+
+def score_reading(args: argparse.Namespace) -> Any:
+    """The :class:`~metajudge.scores.framework_types.Reading` of :func:`add_score_reading`'s options."""
+    from metajudge.scores.framework_types import Reading
+
+    return Reading(
+        id_field=getattr(args, "id_field", None),
+        system=getattr(args, "system", None),
+        epochs=getattr(args, "epochs", None) or "mean",
+    )
+
+
 def id_policy(args: argparse.Namespace) -> Any:
     """The :class:`~metajudge.scores.alignment.IdPolicy` of a command with :func:`add_scores`
     (``--strict-ids``)."""

@@ -136,6 +136,18 @@ def run_fetch(
     return out
 
 
+def run_doctor(spec: str, *, input_file: str | None = None, reading: Any = None) -> dict[str, Any]:
+    """``data doctor``: what the score file ``spec`` (``FILE`` or ``FORMAT:FILE``) is, and the
+    ``meta-eval`` command that reads it (:func:`metajudge.scores.doctor.describe`)."""
+    from metajudge.scores.doctor import describe
+    from metajudge.scores.spec import parse_score_spec
+
+    parsed = parse_score_spec(spec)
+    if parsed.shipped:
+        raise InputError("data doctor reads a file, not shipped columns", field="file")
+    return describe(parsed.source, fmt=parsed.fmt, reading=reading, input_file=input_file)
+
+
 def run_show(
     *,
     name: str | None = None,

@@ -16,6 +16,7 @@ The run folder then holds ``result.json`` (the full result), the tables and the 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import sys
@@ -32,6 +33,7 @@ from metajudge.data.partial import labelled_only
 from metajudge.progress import Steps
 from metajudge.runs import plot_ahead
 from metajudge.scores.alignment import IdPolicy
+from metajudge.scores.framework_types import Reading
 from metajudge.scores.rows import row_metrics
 from metajudge.scores.run_scores import gather_run_scores, score_specs, write_scores_cache
 from metajudge.scores.spec import ScoreSpec
@@ -120,6 +122,7 @@ def meta_eval_into(
     baselines: bool = True,
     report: dict[str, Any] | None = None,
     strict_ids: bool = False,
+    reading: Reading | None = None,
 ) -> tuple[MetaEvalResult, dict[str, Path]]:
     """Run the whole meta-evaluation into ``out_dir``; returns the result and the written files
     (``result.json`` with the published numbers attached, tables, plots). ``scores``: score specs
@@ -128,7 +131,8 @@ def meta_eval_into(
     ``baselines``: the :mod:`~metajudge.analyses.metric_vs_human.trivial` rows; ``protocol``: every
     option of the evaluation (n_boot, seed, ci_level …) as one explicit value (None: the
     defaults; its ``correlate`` ``auto``: the data's kind chooses, :func:`_protocol_of`); ``backbone``:
-    the judges'; ``asked``: flags refused for categorical or binary data; ``report``: options."""
+    the judges'; ``asked``: flags refused for categorical or binary data; ``report``: options;
+    ``reading``: a framework file's join (:func:`_recorded`)."""
     t0 = time.perf_counter()
     out = Path(out_dir)
     bars = Steps(progress)  # drawn only on a terminal
@@ -155,8 +159,9 @@ def meta_eval_into(
         backbone=backbone,
         ids=ids,
         pending=cache,
+        reading=reading,
     )
-    run["score_ids"] = _counted(ids)
+    run |= {"score_ids": _counted(ids), **_recorded(reading)}
     ds, run["unlabelled_left_out"] = labelled_only(ds, what="meta-eval")
     if ds.card.label_kind in ("categorical", "binary"):
         run["scores"] = [s.text for s in specs]
@@ -170,15 +175,8 @@ def meta_eval_into(
             "scores": [s.text for s in specs],  # ``--external`` is recorded as ``shipped``
             **_run_options(to_score, rescore, baselines, t0),
         }
-        report_kw = {
-            "plots": plots,
-            "data_dir": data_dir,
-            "dataset": ds,
-            "rows": rows,
-            "ahead": ahead,
-            "scores_cache": cache,
-            **(report or {}),
-        }
+        report_kw = {"plots": plots, "data_dir": data_dir, "dataset": ds, "rows": rows}
+        report_kw |= {"ahead": ahead, "scores_cache": cache, **(report or {})}
         return res, _write_report(res, out, bars, report_kw)
 
 
@@ -245,6 +243,14 @@ def _protocol_of(ds: Any, protocol: Protocol | None, say: bool) -> Protocol:
     if proto.correlate != AUTO_CORRELATE:
         return proto
     return proto.with_options(correlate=_chosen_correlate(ds, say))
+
+
+def _recorded(reading: Reading | None) -> dict[str, Any]:
+    """``run.reading`` of ``result.json``: a framework file's ``--id-field``, ``--system`` and
+    ``--epochs`` when any differs from the default (``report render`` reads the file so again)."""
+    if reading is None or reading == Reading():
+        return {}
+    return {"reading": dataclasses.asdict(reading)}
 
 
 def _counted(ids: IdPolicy) -> dict[str, Any]:

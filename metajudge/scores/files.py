@@ -29,6 +29,8 @@ from metajudge.data.formats import response_key
 from metajudge.errors import InputError
 from metajudge.io import read_json
 from metajudge.scores.alignment import IdPolicy
+from metajudge.scores.framework_types import Reading
+from metajudge.scores.frameworks import NAMES as FRAMEWORKS
 from metajudge.scores.rows import (
     DIRECTIONS,
     MetricColumn,
@@ -57,11 +59,16 @@ from metajudge.scores.upstream import (
 def detect_format(path: str | Path) -> str:
     """``jsonl`` (score rows), ``released_probs`` (the Trust-or-Escalate format,
     :mod:`metajudge.data.released_probs`), ``ragchecker``, ``lftqa``, ``hanna``, ``csv`` or
-    ``json`` (wide table)."""
+    ``json`` (wide table), or a judge framework's file (:data:`metajudge.scores.frameworks.NAMES`:
+    ``inspect``, ``promptfoo``, ``deepeval``, ``ragas``), recognised by content."""
+    from metajudge.scores import frameworks
+
     p = Path(path)
     if not p.is_file():
         raise InputError("file not found", path=p)
     suffix = p.suffix.lower()
+    if suffix == ".eval":
+        return "inspect"
     if suffix == ".jsonl":
         from metajudge.data.released_probs import is_released_probs
 
@@ -69,23 +76,37 @@ def detect_format(path: str | Path) -> str:
     if suffix in (".csv", ".tsv"):
         with open(p, encoding="utf-8", newline="") as fh:
             first = fh.readline()
-        return "hanna" if first.startswith("Model,") else "csv"
+        header = tuple(next(csv.reader([first], delimiter="\t" if suffix == ".tsv" else ","), []))
+        if first.startswith("Model,"):
+            return "hanna"
+        return frameworks.detect(p, header) or "csv"
     if suffix == ".json":
-        data = read_json(p)
-        if isinstance(data, list) and data and isinstance(data[0], Mapping):
-            o = data[0]
-            if (
-                "instance_id" in o
-                and isinstance(o.get("model1"), Mapping)
-                and "ragchecker" in o["model1"]
-            ):
-                return "ragchecker"
-            if {"example_id", "model", "score"} <= set(o):
-                return "lftqa"
-            if "metric" in o and "score" in o:
-                return "jsonl"
-        return "json"
-    raise InputError(f"unknown score-file type {suffix!r} (expected .jsonl, .json or .csv)", path=p)
+        return _json_format(p, read_json(p))
+    raise InputError(
+        f"unknown score-file type {suffix!r} (expected .jsonl, .json, .csv or an inspect_ai .eval)",
+        path=p,
+    )
+
+
+def _json_format(p: Path, data: Any) -> str:
+    from metajudge.scores import frameworks
+
+    fw = frameworks.detect(p, data)
+    if fw is not None:
+        return fw
+    if isinstance(data, list) and data and isinstance(data[0], Mapping):
+        o = data[0]
+        if (
+            "instance_id" in o
+            and isinstance(o.get("model1"), Mapping)
+            and "ragchecker" in o["model1"]
+        ):
+            return "ragchecker"
+        if {"example_id", "model", "score"} <= set(o):
+            return "lftqa"
+        if "metric" in o and "score" in o:
+            return "jsonl"
+    return "json"
 
 
 def read_scores(
@@ -96,8 +117,12 @@ def read_scores(
     labels: bool = False,
     allow_empty: bool = False,
     ids: IdPolicy | None = None,
+    reading: Reading | None = None,
 ) -> list[ScoreRow]:
     """Read any supported score file; with ``records``, check it against the dataset.
+
+    ``reading``: how a judge framework's file is joined to the dataset (``--id-field``,
+    ``--system``, ``--epochs``: :class:`~metajudge.scores.framework_types.Reading`).
 
     ``ids``: the rule for rows whose item or system the dataset lacks
     (:class:`~metajudge.scores.alignment.IdPolicy`: dropped and counted there, or refused when
@@ -112,7 +137,7 @@ def read_scores(
     if records is None and fmt == "jsonl" and p.suffix.lower() == ".jsonl":
         rows = _read_written_rows(p)
     else:
-        rows = _read_any(p, records, fmt, labels, ids)
+        rows = _read_any(p, records, fmt, labels, ids, reading)
     if not rows and not allow_empty:
         first = next((d for d in ids.dropped if d["path"] == str(p)), None) if ids else None
         if first is not None:  # nothing left to align: the first unknown id is the error
@@ -149,8 +174,17 @@ def _read_written_rows(path: Path) -> list[ScoreRow]:
 
 
 def _read_any(
-    p: Path, records: Sequence[Any] | None, fmt: str, labels: bool, ids: IdPolicy | None
+    p: Path,
+    records: Sequence[Any] | None,
+    fmt: str,
+    labels: bool,
+    ids: IdPolicy | None,
+    reading: Reading | None = None,
 ) -> list[ScoreRow]:
+    if fmt in FRAMEWORKS:
+        from metajudge.scores.framework_rows import framework_rows
+
+        return framework_rows(p, fmt, records, ids, reading)
     if fmt == "ragchecker":
         return ragchecker_baseline(p, records, ids)
     if fmt == "lftqa":

@@ -145,6 +145,7 @@ def gather_run_scores(
     backbone: str | None = None,
     ids: IdPolicy | None = None,
     pending: list[dict[str, Any]] | None = None,
+    reading: Any = None,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Score rows of the score specs (:func:`metajudge.scores.spec.gather_scores`) and of the
     registry ``metrics`` no spec provides (computed, cached in ``OUT/scores.jsonl``).
@@ -158,11 +159,13 @@ def gather_run_scores(
     ``backbone``: the LLM judges' backbone (``None``: the default embedded one).
     ``ids``: the rule for score-file rows whose ids the dataset lacks
     (:class:`~metajudge.scores.alignment.IdPolicy`; ``None`` refuses them).
+    ``reading``: how a judge framework's file is joined
+    (:class:`~metajudge.scores.framework_types.Reading`; None: the defaults).
     """
     from metajudge.scores.spec import gather_scores as gather_spec_rows
 
     specs = score_specs(scores, score_files, external)
-    rows = gather_spec_rows(ds, specs, data_dir=data_dir, ids=ids)
+    rows = gather_spec_rows(ds, specs, data_dir=data_dir, ids=ids, reading=reading)
     have = set(row_metrics(rows))
     dims = list(ds.card.dimensions)
     to_score = [

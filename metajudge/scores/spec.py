@@ -11,6 +11,9 @@ A spec is one of::
                           (``backbone-swap``, ``decide``), ``COL`` may be a backbone whose column
                           the card names (``shipped:gpt-4o`` → LFTQA-Eval's ``geval_gpt-4o_faithfulness``)
     LABEL=PATH[:COL]      one column under the name ``LABEL`` (also ``LABEL=shipped:COL``)
+    FORMAT:PATH[:COL]     the file read as ``FORMAT`` (:data:`FORCED_FORMATS`: ``inspect``,
+                          ``promptfoo``, ``deepeval``, ``ragas``, ``csv``, ``json``, ``jsonl``)
+                          instead of the format its content shows
 
 :func:`parse_score_spec` reads one spec, :func:`gather_scores` turns specs into score rows
 (:mod:`metajudge.scores.rows`). The old spellings map onto it: ``--external`` (a flag) is
@@ -26,12 +29,13 @@ ScoreSpec(text='mine=runs/a/scores.jsonl:bleu', source='runs/a/scores.jsonl', co
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from metajudge.errors import InputError
 from metajudge.scores.alignment import IdPolicy
+from metajudge.scores.framework_types import Reading
 from metajudge.scores.rows import ScoreRow, ScoreRows, renamed, row_metrics, select_metrics
 
 #: The source word of the dataset's shipped columns.
@@ -47,6 +51,8 @@ class ScoreSpec:
     source: str
     columns: tuple[str, ...] = ()
     label: str | None = None
+    #: the format ``FORMAT:PATH`` forces (None: detected from the content)
+    fmt: str | None = field(default=None, repr=False)
 
     @property
     def shipped(self) -> bool:
@@ -55,6 +61,17 @@ class ScoreSpec:
     def __str__(self) -> str:
         return self.text
 
+
+#: the formats ``FORMAT:PATH`` may force: the judge frameworks' and the plain tables
+FORCED_FORMATS: tuple[str, ...] = (
+    "inspect",
+    "promptfoo",
+    "deepeval",
+    "ragas",
+    "csv",
+    "json",
+    "jsonl",
+)
 
 #: ``--scores shipped``: every column the dataset ships (what ``--external`` was).
 SHIPPED = ScoreSpec(SHIPPED_SOURCE, SHIPPED_SOURCE)
@@ -102,6 +119,7 @@ def parse_score_spec(text: str) -> ScoreSpec:
     if not text:
         raise _bad(text, "empty (give PATH, PATH:COL, LABEL=PATH[:COL], shipped or shipped:COL)")
     label, target = _label(text)
+    fmt, target = _forced(target)
     columns: tuple[str, ...] = ()
     if target == SHIPPED_SOURCE or target.startswith(SHIPPED_SOURCE + ":"):
         source = SHIPPED_SOURCE
@@ -118,7 +136,19 @@ def parse_score_spec(text: str) -> ScoreSpec:
         raise _bad(text, f"LABEL= names one column, got {len(columns)} ({', '.join(columns)})")
     if label is not None and source == SHIPPED_SOURCE and not columns:
         raise _bad(text, "LABEL= needs one shipped column: LABEL=shipped:COL")
-    return ScoreSpec(text, source, columns, label)
+    return ScoreSpec(text, source, columns, label, fmt)
+
+
+def _forced(target: str) -> tuple[str | None, str]:
+    """``(FORMAT, rest)`` of ``FORMAT:PATH[:COL]`` (a format name that is not itself a file).
+
+    >>> _forced("inspect:logs/a.eval"), _forced("a.csv:bleu")
+    (('inspect', 'logs/a.eval'), (None, 'a.csv:bleu'))
+    """
+    head, sep, rest = target.partition(":")
+    if sep and head in FORCED_FORMATS and rest and not Path(head).is_file():
+        return head, rest
+    return None, target
 
 
 def file_spec(path: str | Path) -> ScoreSpec:
@@ -174,12 +204,15 @@ def gather_scores(
     dimension: str | None = None,
     labels: bool | None = None,
     ids: IdPolicy | None = None,
+    reading: Reading | None = None,
 ) -> ScoreRows:
     """Score rows of every spec, in order, checked against ``dataset``'s records.
 
     ``ids``: the rule for a score file's rows whose item or system the dataset lacks
     (:class:`~metajudge.scores.alignment.IdPolicy`: dropped and counted there, or refused when
     strict; ``None`` refuses them). The dataset's shipped columns are always checked strictly.
+    ``reading``: how a judge framework's file is joined (``--id-field``, ``--system``,
+    ``--epochs``: :class:`~metajudge.scores.framework_types.Reading`).
 
     ``dimension``: the human dimension of a judge metric (backbone-swap, decide): a column
     family ``COL_<dimension>`` and a card's per-backbone judge column are read for it.
@@ -193,7 +226,7 @@ def gather_scores(
     origin: dict[str, ScoreSpec] = {}
     for spec in as_specs(specs):
         try:
-            got = _spec_rows(dataset, spec, data_dir, dimension, labels, ids)
+            got = _spec_rows(dataset, spec, data_dir, dimension, labels, ids, reading)
         except InputError as e:
             if e.message.startswith("score spec "):
                 raise
@@ -215,6 +248,7 @@ def _spec_rows(
     dimension: str | None,
     labels: bool,
     ids: IdPolicy | None = None,
+    reading: Reading | None = None,
 ) -> ScoreRows | list[ScoreRow]:
     if spec.shipped:
         rows = _shipped_rows(ds, spec, data_dir, dimension)
@@ -222,7 +256,8 @@ def _spec_rows(
         from metajudge.scores.files import read_scores
 
         path = _resolve_path(ds.card.name, spec, data_dir)
-        rows = _select(spec, read_scores(path, ds.records, labels=labels, ids=ids), ds, dimension)
+        got = read_scores(path, ds.records, fmt=spec.fmt, labels=labels, ids=ids, reading=reading)
+        rows = _select(spec, got, ds, dimension)
     if spec.label is None:
         return rows
     names = sorted(row_metrics(rows))

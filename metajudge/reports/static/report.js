@@ -75,6 +75,7 @@ function respBox(k, title) {
   if (r.labels) box.append(el("div", {}, "human labels per annotator: " + JSON.stringify(r.labels)));
   if (r.sc) box.append(el("div", {}, "scores: " + Object.entries(r.sc).map(([m, v]) => `${m} = ${fmt(v, 4)}`).join(", ")));
   for (const [m, d] of Object.entries(r.det || {})) {
+    if (d.explanation) box.append(el("div", { class: "expl" }, el("b", {}, `${m}: the judge's explanation`), el("div", { class: "text" }, d.explanation)));
     box.append(el("details", {}, el("summary", {}, `${m}: details (raw reply, claims, verdicts)`), el("pre", { class: "json" }, JSON.stringify(d, null, 1))));
   }
   return box;

@@ -1,0 +1,191 @@
+"""``metajudge data doctor FILE``: what a score file is, and the command that uses it.
+
+:func:`describe` names the file's format (as ``--scores`` detects it, or ``FORMAT`` forced) and
+version, its rows, the fields that could carry the item id (and the one read), the score-like
+columns (numbers), the label-like columns (pass/fail, grades, a few distinct strings), the
+missing values per column, and prints the ``meta-eval`` command that reads it. With the labelled
+dataset (``--input``) it also says how many of the file's responses the dataset has.
+"""
+
+from __future__ import annotations
+
+import csv
+import shlex
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from metajudge.io import read_json
+from metajudge.scores.framework_types import ID_NAMES, Reading
+from metajudge.scores.frameworks import NAMES as FRAMEWORKS
+from metajudge.scores.upstream import ID_COLUMNS
+
+
+def describe(
+    path: str | Path,
+    *,
+    fmt: str | None = None,
+    reading: Reading | None = None,
+    input_file: str | None = None,
+) -> dict[str, Any]:
+    """The doctor's findings on ``path`` as a dict (``lines()`` renders it)."""
+    from metajudge.scores.files import detect_format
+
+    p = Path(path)
+    reading = reading or Reading()
+    fmt = fmt or detect_format(p)
+    out = _framework(p, fmt, reading) if fmt in FRAMEWORKS else _table(p, fmt)
+    out["file"] = str(p)
+    if input_file is not None:
+        out["dataset"] = _joined(p, fmt, reading, input_file)
+    out["command"] = command(p, fmt, reading, input_file, out.get("id_field"))
+    return out
+
+
+def _framework(p: Path, fmt: str, reading: Reading) -> dict[str, Any]:
+    from metajudge.scores.frameworks import reader
+
+    info, judged = reader(fmt).read(p, reading)
+    missing: dict[str, int] = {}
+    for j in judged:
+        missing[j.metric] = missing.get(j.metric, 0) + (j.value is None)
+    return {
+        "format": fmt,
+        "version": info.version,
+        "rows": info.rows,
+        "scores": len(judged),
+        "id_fields": info.id_fields,
+        "id_field": info.id_field,
+        "systems": info.systems,
+        "score_columns": info.columns,
+        "label_columns": info.label_columns,
+        "missing": missing,
+        "epochs": info.epochs,
+        "explanations": info.explanations,
+        "notes": info.notes,
+    }
+
+
+def _table(p: Path, fmt: str) -> dict[str, Any]:
+    """A plain score table (CSV/TSV, JSON list, JSONL score rows) or an upstream format."""
+    rows = _plain_rows(p, fmt)
+    cols = list(dict.fromkeys(k for r in rows for k in r))
+    ids = [c for c in cols if c in ID_COLUMNS or c in ID_NAMES]
+    score, label, missing = [], [], {}
+    for c in cols:
+        if c in ids:
+            continue
+        vals = [r.get(c) for r in rows]
+        missing[c] = sum(v in (None, "") for v in vals)
+        present = [v for v in vals if v not in (None, "")]
+        (score if present and all(_is_number(v) for v in present) else label).append(c)
+    return {
+        "format": fmt,
+        "version": "-",
+        "rows": len(rows),
+        "id_fields": ids,
+        "id_field": next((c for c in ("item", "id") if c in ids), None),
+        "systems": sorted({str(r["system"]) for r in rows if r.get("system") not in (None, "")}),
+        "score_columns": score,
+        "label_columns": [c for c in label if len({str(r.get(c)) for r in rows}) <= 20],
+        "missing": missing,
+        "epochs": 1,
+        "explanations": 0,
+        "notes": [],
+    }
+
+
+def _plain_rows(p: Path, fmt: str) -> list[Mapping[str, Any]]:
+    if p.suffix.lower() in (".csv", ".tsv"):
+        with open(p, encoding="utf-8", newline="") as fh:
+            return list(csv.DictReader(fh, delimiter="\t" if p.suffix.lower() == ".tsv" else ","))
+    if p.suffix.lower() == ".jsonl":
+        from metajudge.data.formats import iter_jsonl_objects
+
+        return [o for _, o in iter_jsonl_objects(p) if isinstance(o, Mapping)]
+    data = read_json(p)
+    return [o for o in data if isinstance(o, Mapping)] if isinstance(data, list) else []
+
+
+def _is_number(v: Any) -> bool:
+    if isinstance(v, bool):
+        return False
+    try:
+        float(v)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _joined(p: Path, fmt: str, reading: Reading, input_file: str) -> dict[str, Any]:
+    """How the file's rows meet the labelled dataset: responses matched, rows dropped."""
+    from metajudge.data.loading import open_dataset
+    from metajudge.scores.alignment import IdPolicy
+    from metajudge.scores.files import read_scores
+    from metajudge.scores.rows import row_metrics
+
+    ds = open_dataset(None, input_file)
+    ids = IdPolicy()
+    labels = ds.card.label_kind in ("categorical", "binary")
+    rows = read_scores(p, ds.records, fmt=fmt, ids=ids, reading=reading, labels=labels)
+    keys = {r["key"] for r in rows}
+    return {
+        "input": input_file,
+        "responses": len(ds.records),
+        "matched": len(keys),
+        "columns": row_metrics(rows),
+        "dropped": ids.summary()["rows_dropped"],
+    }
+
+
+def command(
+    p: Path, fmt: str, reading: Reading, input_file: str | None, id_field: str | None
+) -> str:
+    """The ``meta-eval`` command that reads the file (``LABELS.jsonl`` without ``--input``)."""
+    argv = ["metajudge", "meta-eval", "--input", input_file or "LABELS.jsonl"]
+    argv += ["--scores", str(p), "--out", f"runs/{p.stem}"]
+    if reading.id_field or (fmt in FRAMEWORKS and id_field and id_field not in ("id", "item")):
+        argv += ["--id-field", str(reading.id_field or id_field)]
+    if reading.system:
+        argv += ["--system", reading.system]
+    if reading.epochs != "mean":
+        argv += ["--epochs", reading.epochs]
+    return shlex.join(argv)
+
+
+def lines(d: Mapping[str, Any]) -> list[str]:
+    """The findings as text, one finding a line."""
+
+    def names(xs: Any) -> str:
+        return ", ".join(map(str, xs)) if xs else "none"
+
+    out = [
+        f"file: {d['file']}",
+        f"format: {d['format']} ({d['version']})",
+        f"rows: {d['rows']}" + (f" ({d['scores']} scores)" if "scores" in d else ""),
+        f"id-like fields: {names(d['id_fields'])}; item id read from: {d['id_field'] or 'none (give --id-field)'}",
+        f"systems: {names(d['systems'])}",
+        f"score-like columns: {names(d['score_columns'])}",
+        f"label-like columns: {names(d['label_columns'])}",
+        "missing values: "
+        + (
+            names(f"{k} {v}" for k, v in d["missing"].items() if v)
+            if any(d["missing"].values())
+            else "none"
+        ),
+    ]
+    if d.get("epochs", 1) > 1:
+        out.append(f"epochs: {d['epochs']} (averaged; --epochs each keeps one column per epoch)")
+    if d.get("explanations"):
+        out.append(
+            f"explanations: {d['explanations']} (shown in report.html beside the human label)"
+        )
+    out += [f"note: {n}" for n in d.get("notes", [])]
+    if "dataset" in d:
+        j = d["dataset"]
+        out.append(
+            f"dataset {j['input']}: {j['matched']} of {j['responses']} responses scored; "
+            f"{j['dropped']} rows for ids it lacks"
+        )
+    out.append(f"command: {d['command']}")
+    return out

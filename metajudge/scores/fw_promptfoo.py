@@ -1,0 +1,107 @@
+"""promptfoo results (``promptfoo eval -o results.json``), read as JSON without promptfoo.
+
+One entry of ``results.results`` is one test case run by one provider: the item is the test's
+variable ``id`` (``--id-field VAR``: another variable, or a key of the test's ``metadata``), the
+system the provider's label or id. Each assertion of ``gradingResult.componentResults`` is a
+column named by its ``metric`` (else its type, e.g. ``llm-rubric``; a second of one name is
+``llm-rubric#2``): its ``score``, with its ``pass`` and ``reason`` (the explanation) kept.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from metajudge.errors import InputError
+from metajudge.io import read_json
+from metajudge.scores.framework_types import ID_NAMES, FileInfo, Judged, Reader, Reading, first_id
+
+#: results versions this reader knows (``results.version``)
+VERSIONS = (2, 3)
+
+
+def sniff(path: Path, head: Any) -> bool:
+    res = head.get("results") if isinstance(head, dict) else None
+    return isinstance(res, dict) and "version" in res and isinstance(res.get("results"), list)
+
+
+def read(path: Path, reading: Reading) -> tuple[FileInfo, list[Judged]]:
+    data = read_json(path)
+    res = data.get("results") if isinstance(data, dict) else None
+    if not isinstance(res, dict) or not isinstance(res.get("results"), list):
+        raise InputError(
+            "not a promptfoo results file (no results.results list)", path=path, field="results"
+        )
+    version = res.get("version")
+    if version not in VERSIONS:
+        raise InputError(
+            f"promptfoo results version {version!r} is not one this reader knows "
+            f"({', '.join(map(str, VERSIONS))})",
+            path=path,
+            field="results.version",
+        )
+    info = FileInfo("promptfoo", f"promptfoo results v{version}")
+    info.id_field = reading.id_field
+    out: list[Judged] = []
+    for n, r in enumerate(res["results"]):
+        out += _entry(path, n, r, reading, info)
+    info.rows = len(res["results"])
+    info.columns = list(dict.fromkeys(j.metric for j in out))
+    info.label_columns = [f"{c} (pass)" for c in info.columns]
+    info.systems = sorted({j.system for j in out if j.system})
+    info.epochs = max((j.epoch for j in out), default=1)
+    return info, out
+
+
+def _entry(path: Path, n: int, r: Any, reading: Reading, info: FileInfo) -> list[Judged]:
+    at = f"results.results[{n}]"
+    if not isinstance(r, dict):
+        raise InputError("expected an object", path=path, field=at)
+    test = r.get("testCase") or {}
+    vars_ = r.get("vars") or test.get("vars") or {}
+    meta = test.get("metadata") or {}
+    info.id_fields = info.id_fields or [f"vars.{k}" for k in vars_] + [
+        f"metadata.{k}" for k in meta
+    ]
+    if reading.id_field:
+        v = vars_.get(reading.id_field, meta.get(reading.id_field))
+        name = reading.id_field if v not in (None, "") else None
+    else:
+        name, v = first_id(vars_, ID_NAMES)
+        if name is None:
+            name, v = first_id(meta, ID_NAMES)
+    info.id_field = info.id_field or name
+    prov = r.get("provider") or {}
+    system = prov.get("label") or prov.get("id") if isinstance(prov, dict) else str(prov)
+    comps = (r.get("gradingResult") or {}).get("componentResults") or []
+    out, names = [], {}
+    for k, c in enumerate(comps):
+        a = c.get("assertion") or {}
+        base = str(a.get("metric") or a.get("type") or "assertion")
+        names[base] = names.get(base, 0) + 1
+        metric = base if names[base] == 1 else f"{base}#{names[base]}"
+        field = f"{at}.gradingResult.componentResults[{k}].score"
+        out.append(
+            Judged(
+                item=None if v in (None, "") else str(v),
+                system=system,
+                metric=metric,
+                value=_score(c.get("score"), path, field),
+                where={"path": path, "line": None, "field": field},
+                epoch=int(r.get("repeatIndex") or 0) + 1,
+                explanation=c.get("reason"),
+            )
+        )
+        info.explanations += bool(c.get("reason"))
+    return out
+
+
+def _score(v: Any, path: Path, field: str) -> float | None:
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise InputError(f"non-numeric score {v!r}", path=path, field=field)
+    return float(v)
+
+
+READER = Reader("promptfoo", "promptfoo results (promptfoo eval -o results.json)", sniff, read)
