@@ -121,3 +121,7 @@ def load(data_dir: Path) -> Load:
         return subsets[key]
 
     return _load
+
+
+#: the scripts that made the framework fixtures (run by hand with their framework, README there)
+collect_ignore_glob = ["fixtures/*"]

@@ -22,7 +22,10 @@ DECISIONS = {"p1": Pref.A, "p2": Pref.B, "p3": Pref.TIE, "p4": Pref.TIE, "p5": N
 
 #: names one module each may define by protocol, not by meaning: every CLI command module's
 #: ``register(subparsers)`` (tests/cli/test_parser.py) and a runnable module's ``main()``
-PROTOCOL_NAMES = {"register": "cli/", "main": ""}
+#: the judge-framework readers' protocol (``scores/fw_*.py``: ``sniff``, ``read``, ``READER``,
+#: ``VERSIONS``), one module per framework (issue 39)
+PROTOCOL_NAMES = {"register": "cli/", "main": "", "sniff": "scores/fw_", "read": "scores/fw_"}
+PROTOCOL_CONSTANTS = {"READER": "scores/fw_", "VERSIONS": "scores/fw_"}
 #: the decision words of the pairwise file formats (lower case)
 DECISION_WORDS = {w.lower() for table in SPELLINGS.values() for w in table.values()} - {
     "0",
@@ -70,7 +73,9 @@ def test_each_public_constant_is_defined_in_one_module() -> None:
     twice = {
         name: mods
         for name, mods in public_definitions(constants=True).items()
-        if len(mods) > 1 and name != "log"  # log = logging.getLogger(__name__): per module
+        if len(mods) > 1
+        and name != "log"  # log = logging.getLogger(__name__): per module
+        and not all(m.startswith(PROTOCOL_CONSTANTS.get(name, "\0")) for m in mods)
     }
     assert set(twice) <= KNOWN_CONSTANT_TWINS, {
         n: m for n, m in twice.items() if n not in KNOWN_CONSTANT_TWINS

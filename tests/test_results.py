@@ -494,6 +494,28 @@ def _selective(ctx: dict[str, Any]) -> Any:
     )
 
 
+def _arena(ctx: dict[str, Any], probes: bool) -> Any:
+    from metajudge.runs.calibrate_estimate import EstimateInput
+
+    root = ctx["data_dir"] / "cje_arena_sample"
+    probe = str(root / "probe_slice") if probes else None
+    return EstimateInput(input_path=str(root / "fresh_draws"), probes=probe)
+
+
+@builds("metajudge.analyses.calibration.estimate:EstimateResult")
+def _calibrate_estimate(ctx: dict[str, Any]) -> Any:
+    from metajudge.runs.calibrate_estimate import run_estimate
+
+    return run_estimate(_arena(ctx, True), folds=5).result
+
+
+@builds("metajudge.analyses.calibration.plan:PlanResult")
+def _calibrate_plan(ctx: dict[str, Any]) -> Any:
+    from metajudge.runs.calibrate_estimate import run_plan
+
+    return run_plan(_arena(ctx, False), half_width=0.02, folds=5).result
+
+
 # the tests ------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def ctx(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:

@@ -365,6 +365,7 @@ USER_FILE_WRITERS = {
     "metajudge.runs.baselines": "baselines regenerate: the stored baselines/",
     "metajudge.runs.rank_baselines": "the stored baselines/ of rank clusters",
     "metajudge.runs.verdicts": "judge verdicts -o FILE",
+    "metajudge.runs.calibrate_estimate": "calibrate plan -o FILE",
     "metajudge.runs.plot_ahead": "its child's temporary folder (plots drawn ahead, errors)",
 }
 

@@ -137,6 +137,7 @@ def renormalised_note(rows: Sequence[Mapping[str, Any]], judge: str, units: set[
         if r["metric"] == judge
         and str(r["item"]) in units
         and (r.get("details") or {}).get("renormalised")
+        and "raw_probs" in r["details"]
     }
     if not raw:
         return ""

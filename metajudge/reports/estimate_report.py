@@ -102,7 +102,7 @@ def estimate_markdown(res: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plan_markdown(res: Any) -> str:
+def label_plan_markdown(res: Any) -> str:
     """Labels needed per system, and the active selection."""
     lines = ["# Label plan", ""]
     if res.half_width is not None:

@@ -36,7 +36,7 @@ class EstimateInput:
 def estimate_rows(src: EstimateInput) -> tuple[Any, dict[str, int]]:
     """The :class:`~metajudge.analyses.calibration.crossfit.EstimateRows` of the input, and the
     rows left out per reason."""
-    from metajudge.analyses.calibration.crossfit import make_rows
+    from metajudge.analyses.calibration.crossfit import crossfit_rows
     from metajudge.data import cje_folder
 
     if src.input_path and not Path(src.input_path).exists():
@@ -53,7 +53,7 @@ def estimate_rows(src: EstimateInput) -> tuple[Any, dict[str, int]]:
         rows = cje_folder.read_folder(
             src.input_path, cluster_field=src.cluster_field or "prompt_id"
         )
-        return make_rows(rows, scale=cje_folder.SCALE, source=str(src.input_path)), {}
+        return crossfit_rows(rows, scale=cje_folder.SCALE, source=str(src.input_path)), {}
     from metajudge.runs.estimate_dataset import dataset_rows
 
     return dataset_rows(src)
@@ -63,13 +63,13 @@ def probe_rows(src: EstimateInput, rows: Any) -> Any:
     """The probe rows (``--probes``), refused where one is a labelled row of ``rows``."""
     if not src.probes:
         return None
-    from metajudge.analyses.calibration.crossfit import make_rows
+    from metajudge.analyses.calibration.crossfit import crossfit_rows
     from metajudge.data import cje_folder
 
     raw = cje_folder.read_folder(
         src.probes, probe=True, cluster_field=src.cluster_field or "prompt_id"
     )
-    probes = make_rows(raw, scale=rows.scale, source=str(src.probes))
+    probes = crossfit_rows(raw, scale=rows.scale, source=str(src.probes))
     lab = rows.take(rows.labelled)
     used = set(zip(lab.system.tolist(), lab.item.tolist(), strict=True))
     shared = [
@@ -142,12 +142,10 @@ def run_plan(
     """``calibrate plan``: labels needed for ``half_width``; with ``budget``, the active
     selection of the next labels, written to ``output`` (CSV: system, item, cluster,
     judge_score, probability, selected)."""
-    import csv
-
     from metajudge.analyses.calibration.estimate import Settings
-    from metajudge.analyses.calibration.plan import plan
-    from metajudge.io import atomic_write, check_output_file
-    from metajudge.reports.estimate_report import plan_markdown
+    from metajudge.analyses.calibration.plan import label_plan
+    from metajudge.io import CsvWriter, atomic_write, check_output_file
+    from metajudge.reports.estimate_report import label_plan_markdown
 
     if half_width is None and budget is None:
         raise InputError("give --half-width H, --budget N, or both", field="--half-width")
@@ -157,17 +155,17 @@ def run_plan(
         raise InputError(f"must be in [0, 1), got {mix:g}", field="--mix")
     out = check_output_file(output, inputs=[src.input_path]) if output else None
     rows, dropped = estimate_rows(src)
-    res, picks = plan(
+    res, picks = label_plan(
         rows,
         Settings(alpha=alpha, seed=seed, folds=folds),
         half_width=half_width,
         budget=budget,
         mix=mix,
     )
-    run = EstimateRun(res, plan_markdown(res), dropped, [])
+    run = EstimateRun(res, label_plan_markdown(res), dropped, [])
     if out is not None and picks:
         with atomic_write(out) as fh:
-            w = csv.writer(fh)
+            w = CsvWriter(fh)
             w.writerow(["system", "item", "cluster", "judge_score", "probability", "selected"])
             w.writerows(sorted(picks, key=lambda p: -p[4]))
         run.wrote.append((f"{len(picks)} candidates ({res.selection['picked']} selected)", out))

@@ -12,7 +12,7 @@ from typing import Any
 
 from metajudge.errors import InputError
 
-KINDS = ("numeric", "binary")
+ESTIMATE_KINDS = ("numeric", "binary")
 
 
 def _field(rec: Any, dotted: str) -> Any:
@@ -47,7 +47,7 @@ def _dimension(ds: Any, dimension: str | None) -> str:
 def dataset_rows(src: Any) -> tuple[Any, dict[str, int]]:
     """:class:`~metajudge.analyses.calibration.crossfit.EstimateRows` of a dataset and its
     judge column (module docstring), and the rows left out per reason."""
-    from metajudge.analyses.calibration.crossfit import make_rows
+    from metajudge.analyses.calibration.crossfit import crossfit_rows
     from metajudge.data.loading import open_dataset
     from metajudge.scores.spec import gather_scores
 
@@ -55,7 +55,7 @@ def dataset_rows(src: Any) -> tuple[Any, dict[str, int]]:
         raise InputError("a dataset needs --scores (the judge column)", field="--scores")
     ds = open_dataset(src.dataset, src.input_path, data_dir=src.data_dir)
     kind = ds.card.label_kind
-    if kind not in KINDS:
+    if kind not in ESTIMATE_KINDS:
         raise InputError(
             f"a {kind} dataset has no mean to estimate; calibrate estimate takes numeric "
             "(likert) or binary labels",
@@ -91,4 +91,4 @@ def dataset_rows(src: Any) -> tuple[Any, dict[str, int]]:
         label = _label(rec, dim, binary)
         out.append((rec.system, str(cluster), f"{rec.id}::{rec.system}", float(r["score"]), label))
     source = str(src.input_path or src.dataset)
-    return make_rows(out, scale=scale, source=source), dropped
+    return crossfit_rows(out, scale=scale, source=source), dropped

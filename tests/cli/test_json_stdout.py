@@ -60,6 +60,11 @@ COMMANDS: dict[str, Argv] = {
     "backends list": lambda t, d: ["backends", "list"],
     "cache stats": lambda t, d: ["cache", "stats", "--cache-file", _cache(t)],
     "data list": lambda t, d: ["data", "list"],
+    "data doctor": lambda t, d: [
+        "data",
+        "doctor",
+        str(Path(__file__).parents[1] / "fixtures" / "frameworks" / "inspect" / "graded.json"),
+    ],
     "judge swap --x/--y": lambda t, d: (
         ["judge", "swap", *SWAP, BBS, "--x", "gpt-4o"]
         + ["--y", "gpt-4o-mini", "--n-boot", "20", "--out", str(t / "o")]
@@ -146,6 +151,7 @@ NO_DATA_DIR = {
     "report render",
 }
 NO_DATA_DIR |= {"judge verdicts --choose", "judge verdicts", "decide alt-test-plan"}
+NO_DATA_DIR |= {"data doctor"}
 #: commands that call a judge backbone (not run in the fast tier)
 NEEDS_A_JUDGE = {"backends check", "judge run-bench", "judge diagnostics"}
 

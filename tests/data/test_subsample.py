@@ -86,4 +86,5 @@ def test_every_limit_option_is_the_shared_one() -> None:
         seen.append(path)
         assert "a seeded random subset of N" in acts["--limit"].help, path
         assert ("--first" in acts) == (path != "metajudge demo"), path
-    assert len(seen) == 7 and "metajudge demo" in seen, seen  # judge swap: one for two (0.2.0)
+    assert len(seen) == 8 and "metajudge demo" in seen, seen  # judge swap: one for two (0.2.0)
+    assert "metajudge decide alt-test" in seen, seen  # its --metric judge (issue 38)

@@ -186,6 +186,8 @@ def test_unknown_ids_are_dropped_and_counted_unless_strict(tmp_path: Path) -> No
         "rows_dropped": 2,
         "files": {"s.csv": 2},
         "first": ["9/sysA", "0/sysC"],
+        "rows_other_subsets": 0,
+        "subset": None,
     }
     assert ids.warning() == (
         "2 score rows for ids the dataset does not contain were dropped (s.csv: 2; first ids: "

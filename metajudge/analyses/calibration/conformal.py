@@ -52,8 +52,6 @@ from metajudge.stats.calibration import (
 
 CONFORMAL_METHODS = ("split", "binned", "dist-quantile", "isotonic-split", "isotonic-binned")
 AUTO = "auto"
-#: old method names, still accepted by the CLI with one deprecation line (CHANGELOG.md)
-OLD_METHODS = {"cqr": "dist-quantile"}
 
 #: What each method's guarantee covers, one sentence each (the output and the guide show them).
 GUARANTEES = {

@@ -86,7 +86,7 @@ class EstimateRows:
         return out
 
 
-def make_rows(
+def crossfit_rows(
     rows: Sequence[tuple[str, str, str, float, float | None]],
     *,
     scale: tuple[float, float],

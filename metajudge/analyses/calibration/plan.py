@@ -128,7 +128,7 @@ class PlanResult(Result):
     selection: dict[str, Any]
 
 
-def plan(
+def label_plan(
     rows: EstimateRows, st: Any, *, half_width: float | None, budget: float | None, mix: float
 ) -> tuple[PlanResult, list[tuple[str, str, str, float, float, int]]]:
     """The plan (module docstring) and the selection rows ``(system, item, cluster, judge, π,

@@ -42,7 +42,7 @@ from metajudge.metrics.judges.definition import (
 )
 from metajudge.metrics.judges.parsers.defined import (
     DEFINED_PARSER_VERSION,
-    Reading,
+    ParsedVerdict,
     label_classes,
     read_choice,
 )
@@ -187,7 +187,7 @@ class DefinedJudge(JudgeMetric):
             results.append(self._result(it, c))
         return results
 
-    def _readings(self, c: Completion) -> list[Reading]:
+    def _readings(self, c: Completion) -> list[ParsedVerdict]:
         d = self.definition
         out = [
             read_choice(ch.text, ch.logprobs, d.parse, kind=d.kind, labels=d.labels, scale=d.scale)
@@ -215,7 +215,7 @@ class DefinedJudge(JudgeMetric):
         self.items_scored += 1
         return MetricResult(item.key, float(score), det)
 
-    def _score(self, ok: list[Reading], item: ScoreItem) -> float | None:
+    def _score(self, ok: list[ParsedVerdict], item: ScoreItem) -> float | None:
         d = self.definition
         if d.kind == "rating":
             return sum(float(r.verdict) for r in ok) / len(ok)  # type: ignore[arg-type]
@@ -286,7 +286,7 @@ class DefinedJudge(JudgeMetric):
             out.append(PairwiseVerdict(r.id, order, pos, unswap(pos, order), c.text, err, det))  # type: ignore[arg-type]
         return out
 
-    def _side_details(self, rd: Reading, order: str) -> dict[str, Any]:
+    def _side_details(self, rd: ParsedVerdict, order: str) -> dict[str, Any]:
         """The verdict's class probabilities by record side (``probs``: a / b / tie)."""
         if self.confidence == "none":
             return {}
@@ -319,7 +319,7 @@ def _positional(verdict: Any, labels: Sequence[str]) -> Pref | None:
     return (Pref.A, Pref.B, Pref.TIE)[list(labels).index(verdict)]
 
 
-def _side_score(rd: Reading, labels: Sequence[str], side: str) -> float | None:
+def _side_score(rd: ParsedVerdict, labels: Sequence[str], side: str) -> float | None:
     """p(``side`` better): from the probabilities renormalised over a and b, else 1 / 0 / 0.5."""
     if rd.probs is not None:
         pa, pb = rd.probs.get(labels[0], 0.0), rd.probs.get(labels[1], 0.0)

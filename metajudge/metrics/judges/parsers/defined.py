@@ -1,7 +1,7 @@
 """The parsers of a judge defined in a file (:mod:`metajudge.metrics.judges.definition`).
 
 One entry, :func:`read_choice`: a reply (one choice: text and log-probabilities) and the
-definition's ``parse`` give a :class:`Reading`, the verdict (a number for ``rating``, a label for
+definition's ``parse`` give a :class:`ParsedVerdict`, the verdict (a number for ``rating``, a label for
 the other kinds; ``None``: unparsed, counted by the caller) and, with log-probabilities, the
 class probabilities. Methods:
 
@@ -35,7 +35,7 @@ DEFINED_PARSER_VERSION = "defined-1"  # bump on any change of what these parsers
 
 
 @dataclass(frozen=True)
-class Reading:
+class ParsedVerdict:
     """A parsed reply: the verdict (number or label; ``None`` unparsed) and class probabilities."""
 
     verdict: float | str | None
@@ -122,7 +122,7 @@ def read_choice(
     kind: str,
     labels: Sequence[str],
     scale: tuple[int, int] | None,
-) -> Reading:
+) -> ParsedVerdict:
     """The verdict in one reply under the definition's ``parse`` (see the module docstring)."""
     method = parse["method"]
     if method == "alpaca_eval":
@@ -137,34 +137,34 @@ def read_choice(
         raw = None if obj is None else obj.get(parse["field"])
     else:  # first_label
         if kind == "rating":
-            return Reading(_first_number(text or "", scale))  # type: ignore[arg-type]
-        return Reading(first_label(text or "", labels))
+            return ParsedVerdict(_first_number(text or "", scale))  # type: ignore[arg-type]
+        return ParsedVerdict(first_label(text or "", labels))
     if raw is None:
-        return Reading(None)
+        return ParsedVerdict(None)
     if kind == "rating":
-        return Reading(_number(raw, scale))  # type: ignore[arg-type]
-    return Reading(match_label(raw, labels))
+        return ParsedVerdict(_number(raw, scale))  # type: ignore[arg-type]
+    return ParsedVerdict(match_label(raw, labels))
 
 
 def _from_logprobs(
     logprobs: Sequence[Any] | None, kind: str, labels: Sequence[str], scale: tuple[int, int] | None
-) -> Reading:
+) -> ParsedVerdict:
     if kind == "rating":
         assert scale is not None
         d = score_distribution(logprobs, scale[0], scale[1])
         if d is None:
-            return Reading(None)
-        return Reading(d.expected, {str(k): v for k, v in d.probs.items()}, d.mass)
+            return ParsedVerdict(None)
+        return ParsedVerdict(d.expected, {str(k): v for k, v in d.probs.items()}, d.mass)
     vd = verdict_distribution(logprobs, label_classes(labels))
     if vd is None:
-        return Reading(None)
+        return ParsedVerdict(None)
     best = max(labels, key=lambda lab: vd.probs.get(lab, 0.0))
-    return Reading(best, dict(vd.probs), vd.mass)
+    return ParsedVerdict(best, dict(vd.probs), vd.mass)
 
 
 def read_alpaca(
     text: str, logprobs: Sequence[Any] | None, parse: Mapping[str, Any], labels: Sequence[str]
-) -> Reading:
+) -> ParsedVerdict:
     """One reply read by the config's parser: the verdict (``A`` = output_1 better, ``B``,
     ``tie`` at exactly 1.5) and, for a non-binarised ``logprob_parser``, p(A) and p(B)."""
     name, kw = parse["parser"], dict(parse["kwargs"])
@@ -174,13 +174,13 @@ def read_alpaca(
         pref = regex_parser(text, **kw)
     else:
         if not text or not logprobs or len(logprobs) != 1:  # a batch of one annotation
-            return Reading(None)
+            return ParsedVerdict(None)
         tl = logprobs[0]
         pref = logprob_parser(tl.top or ((tl.token, tl.logprob),), **kw)
     if pref is None or not 1.0 <= pref <= 2.0:
-        return Reading(None)
+        return ParsedVerdict(None)
     verdict = labels[0] if pref < 1.5 else (labels[1] if pref > 1.5 else labels[2])
     probs = None
     if name == "logprob_parser" and not kw.get("is_binarize", True):
         probs = {labels[0]: 2.0 - pref, labels[1]: pref - 1.0}
-    return Reading(verdict, probs, None)
+    return ParsedVerdict(verdict, probs, None)
