@@ -112,6 +112,11 @@ class DefinedJudge(JudgeMetric):
             chars=self.max_chars,
         )
 
+    @property
+    def _base_constrained(self) -> bool:
+        """A grammar over a base (completion) model: ``" "?`` then the answer (two tokens)."""
+        return self.constrained and not self.client_is_chat
+
     def _grammar(self) -> str | None:
         if not self.constrained:
             return None
@@ -128,7 +133,8 @@ class DefinedJudge(JudgeMetric):
         temp = float(s["temperature"])
         dec: dict[str, Any] = {
             "temperature": temp,
-            "max_tokens": int(s["max_tokens"]),
+            # a base model's constrained answer may open with " " (G-Eval's rule): room for both
+            "max_tokens": max(int(s["max_tokens"]), 2 if self._base_constrained else 1),
             "n": int(s["n"]),
             # sampling: each request its own seed (run seed and position), as the pairwise judge
             "seed": (self.seed * 1_000_003 + index) % 2**31 if temp > 0 else self.seed,
