@@ -152,6 +152,8 @@ def test_researchers_own_graded_set_walked_with_commands(tmp_path: Path) -> None
         "rows_dropped": 1,
         "files": {"faithfulness_authors.csv": 1},
         "first": ["39553812/abstractive"],
+        "rows_other_subsets": 0,
+        "subset": None,
     }
     names = [m["name"] for m in result["metrics"]]
     assert set(METRICS) | {"authors_factcc"} <= set(names)
