@@ -207,8 +207,9 @@ def _child(
         with contextlib.suppress(OSError):
             (folder / _ERROR_FILE).write_text(traceback.format_exc(limit=4))
         code = 1
-    while _KEEP not in _SEEN and _verdict(reader) is not None:
-        pass  # a result not drawn (an error came first): wait for the parent's word
+    while _KEEP not in _SEEN:  # a result not drawn (an error came first): the parent's word
+        if _verdict(reader) is None:
+            break
     if _KEEP not in _SEEN:  # the parent is gone or cancelled: nobody else removes the folder
         shutil.rmtree(folder, ignore_errors=True)
     os._exit(code)

@@ -35,8 +35,7 @@ OURS = {
 
 def _arena(data_dir: Path) -> Path:
     d = data_dir / "cje_arena_sample"
-    if not d.is_dir():
-        pytest.skip("cje_arena_sample absent")
+    assert d.is_dir(), f"{d}: the shipped dataset is missing (METAJUDGE_DATA_DIR)"
     return d
 
 
