@@ -79,6 +79,13 @@ def add_parsers(sub: Any) -> None:
         "calibration): one transport audit per system",
     )
     e.add_argument(
+        "--plan",
+        metavar="FILE",
+        help="the label plan the new labels were collected by (calibrate plan -o FILE): its "
+        "selected candidates are weighted by 1/probability, so that an active (unequal) "
+        "selection keeps the estimate unbiased",
+    )
+    e.add_argument(
         "--margin",
         type=float,
         default=0.05,
@@ -155,6 +162,7 @@ def _source(args: argparse.Namespace, ids: Any) -> Any:
         scores=args.scores,
         dimension=args.dimension,
         probes=getattr(args, "probes", None),
+        plan=getattr(args, "plan", None),
         cluster_field=args.cluster_field,
         data_dir=args.data_dir,
         ids=ids,

@@ -27,7 +27,7 @@ def _systems(res: Any) -> list[str]:
         "|---|---:|---|---|---:|---|---|",
     ]
     for s in res.systems:
-        route = " (borrowed)" if s["route"] == "borrowed" else ""
+        route = {"borrowed": " (borrowed)", "ipw": " (weighted by the plan)"}.get(s["route"], "")
         lines.append(
             f"| {s['system']}{route} | {s['labelled']} / {s['rows']} | {_ci(s)} | "
             f"{_ci(s['judge_mean'])} | {s['support']['outside_share']:.1%} | {s['transport']} | "

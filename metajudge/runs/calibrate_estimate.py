@@ -28,6 +28,7 @@ class EstimateInput:
     scores: Sequence[str] | None = None
     dimension: str | None = None
     probes: str | None = None
+    plan: str | None = None
     cluster_field: str | None = None
     data_dir: str | Path | None = None
     ids: Any = None
@@ -88,6 +89,50 @@ def probe_rows(src: EstimateInput, rows: Any) -> Any:
     return probes
 
 
+def with_plan(rows: Any, path: str) -> tuple[Any, dict[str, Any]]:
+    """``rows`` with the plan's selection probabilities and draws (``--plan``), and what the plan
+    held: candidates, selected and labelled, selected but still unlabelled, labelled though not
+    selected. A plan row not in the data, or an unlabelled row not in the plan, is refused."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    from metajudge.data.label_plan import read_plan
+
+    plan = read_plan(path)
+    keys = list(zip(rows.system.tolist(), rows.item.tolist(), strict=True))
+    known = set(keys)
+    for (s, i), (_, _, line) in plan.items():
+        if (s, i) not in known:
+            raise InputError(
+                f"{s}:{i} is not a row of {rows.source} (was the plan made on other data?)",
+                path=path,
+                line=line,
+                field="item",
+            )
+    pi = np.array([plan[k][0] if k in plan else np.nan for k in keys])
+    drawn = np.array([k in plan and plan[k][1] for k in keys], dtype=bool)
+    lab, cand = rows.labelled, np.isfinite(pi)
+    stray = [f"{s}:{i}" for (s, i), c, ok in zip(keys, cand, lab, strict=True) if not (c or ok)]
+    if stray:
+        raise InputError(
+            f"{len(stray)} unlabelled row(s) are not in the plan, e.g. {', '.join(stray[:3])}: "
+            "make the plan on the rows estimated",
+            path=path,
+            field="--plan",
+        )
+    summary = {
+        "file": str(path),
+        "candidates": int(cand.sum()),
+        "selected": int(drawn.sum()),
+        "selected_labelled": int((drawn & lab).sum()),
+        "selected_unlabelled": int((drawn & ~lab).sum()),
+        "labelled_not_selected": int((cand & ~drawn & lab).sum()),
+        "probability_range": [float(np.nanmin(pi)), float(np.nanmax(pi))],
+    }
+    return replace(rows, pi=pi, drawn=drawn), summary
+
+
 @dataclass
 class EstimateRun:
     """A command's result, its Markdown, what was left out and the files written."""
@@ -119,11 +164,14 @@ def run_estimate(
             field="--support-threshold",
         )
     rows, dropped = estimate_rows(src)
+    design = None
+    if src.plan:
+        rows, design = with_plan(rows, src.plan)
     probes = probe_rows(src, rows)
     st = Settings(
         alpha=alpha, support_threshold=support_threshold, margin=margin, seed=seed, folds=folds
     )
-    res = calibrated_estimates(rows, probes, st)
+    res = calibrated_estimates(rows, probes, st, design=design)
     md = estimate_markdown(res)
     return EstimateRun(res, md, dropped, [])
 

@@ -46,6 +46,10 @@ class EstimateRows:
     label: FArr
     scale: tuple[float, float]
     source: str
+    #: a label plan's selection probability of each row it listed (NaN: not in the plan) and
+    #: whether its draw selected the row (:mod:`metajudge.data.label_plan`); None: no plan
+    pi: FArr | None = None
+    drawn: npt.NDArray[np.bool_] | None = None
 
     def __len__(self) -> int:
         return int(self.judge.size)
@@ -68,6 +72,8 @@ class EstimateRows:
             item=self.item[mask],
             judge=self.judge[mask],
             label=self.label[mask],
+            pi=None if self.pi is None else self.pi[mask],
+            drawn=None if self.drawn is None else self.drawn[mask],
         )
 
     def of(self, system: str) -> EstimateRows:

@@ -10,6 +10,10 @@ calibration f (:mod:`.crossfit`; f₋ₖ fitted without fold k, f_oof(i) = f₋�
   θ̂ = mean f(S) + mean_L (Y − f_oof(S)). Its per-row pseudo-outcome
   ψᵢ = f(Sᵢ) + c + 1[i ∈ L]·(rᵢ − c)/p (r = Y − f_oof(S), c = mean r) averages to θ̂;
 - **labels** (every response labelled): the labels' mean, no calibration needed;
+- **ipw** (``--plan``: labels collected by a label plan of :mod:`.plan`, each candidate selected
+  with its probability π): ψᵢ = Yᵢ on the rows labelled before the plan, f(Sᵢ) + ξᵢ(Yᵢ −
+  f_oof(Sᵢ))/πᵢ on the plan's candidates (ξ: selected and labelled), θ̂ = mean ψ, unbiased under
+  the plan's draw whatever the π (Zrnic & Candès 2024);
 - **borrowed** (no labels of its own): θ̂ = mean f(S), the calibration learnt on the other
   systems' labels, assumed to transfer (the output says so; a transport audit tests it).
 
@@ -84,9 +88,39 @@ class _Fit:
     var_floor: float = 0.0  # pooled residual variance / own labels (augmented)
 
 
+def _ipw_psi(f: FArr, f_lab: FArr, r: EstimateRows, census: Any, xi: Any) -> FArr:
+    """ψ under a label plan: Y on rows labelled before it (π = 1), f(S) + ξ (Y − f(S)) / π on
+    its candidates; ``f_lab``: the map's values on the ξ rows (out of fold for ψ itself)."""
+    psi = f.copy()
+    psi[census] = r.label[census]
+    assert r.pi is not None
+    psi[xi] += (r.label[xi] - f_lab) / r.pi[xi]
+    return psi
+
+
+def _ipw_fit(r: EstimateRows, cf: CrossFit, f: FArr) -> _Fit:
+    """The estimate under a label plan (``calibrate estimate --plan``; :mod:`.plan`): the plan's
+    selected, labelled candidates weighted by 1/π (Zrnic & Candès 2024), the rows labelled
+    before the plan taken as they are."""
+    assert r.pi is not None and r.drawn is not None
+    lab, cand = r.labelled, np.isfinite(r.pi)
+    census, xi = lab & ~cand, cand & r.drawn & lab
+    psi = _ipw_psi(f, cf.out_of_fold(r.judge[xi], r.cluster[xi]), r, census, xi)
+    jack = []
+    for k in range(cf.k):
+        fk = cf.predict_fold(r.judge, k)
+        jack.append(float(_ipw_psi(fk, fk[xi], r, census, xi).mean()))
+    used = census | xi
+    gl = len(set(r.cluster[used].tolist()))
+    floor = cf.residual_var / max(int(used.sum()), 1)
+    return _Fit(float(psi.mean()), psi, np.array(jack), max(gl - 1.0, 1.0), floor)
+
+
 def _system_fit(r: EstimateRows, cf: CrossFit) -> tuple[_Fit, str]:
     f = cf.predict(r.judge)
     lab = r.labelled
+    if r.pi is not None and lab.any() and np.isfinite(r.pi).any():
+        return _ipw_fit(r, cf, f), "ipw"
     if not lab.any():
         jack = np.array([cf.predict_fold(r.judge, k).mean() for k in range(cf.k)])
         g = len(set(r.cluster.tolist()))
@@ -252,6 +286,8 @@ class EstimateResult(Result):
     transport: list[dict[str, Any]]
     settings: dict[str, Any]
     notes: list[str] = field(default_factory=list)
+    #: the label plan read back (``--plan``): its file, candidates, selected, probabilities
+    plan: dict[str, Any] | None = None
 
 
 def _level_claims(systems: list[dict[str, Any]], audits: list[dict[str, Any]]) -> None:
@@ -285,9 +321,14 @@ def estimate_systems(
 
 
 def calibrated_estimates(
-    rows: EstimateRows, probes: EstimateRows | None = None, st: Settings | None = None
+    rows: EstimateRows,
+    probes: EstimateRows | None = None,
+    st: Settings | None = None,
+    *,
+    design: dict[str, Any] | None = None,
 ) -> EstimateResult:
-    """Every system's calibrated estimate, the differences and the gates (module docstring)."""
+    """Every system's calibrated estimate, the differences and the gates (module docstring);
+    ``design``: what the label plan in ``rows.pi`` held (said in the result)."""
     st = st or Settings()
     if np.ptp(rows.judge) == 0:
         raise InputError(
@@ -318,12 +359,32 @@ def calibrated_estimates(
         differences=diffs,
         transport=audits,
         settings=asdict(st),
-        notes=_notes(systems),
+        notes=_notes(systems, design),
+        plan=design,
     )
 
 
-def _notes(systems: list[dict[str, Any]]) -> list[str]:
+def _notes(systems: list[dict[str, Any]], design: dict[str, Any] | None = None) -> list[str]:
     out = []
+    if design is not None:
+        lo, hi = design["probability_range"]
+        out.append(
+            f"label plan {design['file']}: {design['selected_labelled']} of its "
+            f"{design['candidates']} candidates were selected and labelled; each is weighted by "
+            f"1/probability (probabilities {lo:.3g} to {hi:.3g}), the rows labelled before the "
+            "plan by 1"
+        )
+        if design["selected_unlabelled"]:
+            out.append(
+                f"{design['selected_unlabelled']} selected candidate(s) still have no label: "
+                "they count as not selected, which biases the estimate if their labels would "
+                "differ from the judge's; label them and run again"
+            )
+        if design["labelled_not_selected"]:
+            out.append(
+                f"{design['labelled_not_selected']} candidate(s) not selected carry a label: "
+                "it is used by the calibration, not as a weighted residual"
+            )
     borrowed = [s["system"] for s in systems if s["route"] == "borrowed"]
     if borrowed:
         out.append(
