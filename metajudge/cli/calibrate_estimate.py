@@ -20,6 +20,7 @@ from metajudge.cli.options import (
     add_alpha,
     add_data_dir,
     add_format,
+    add_out,
     add_scores,
     add_seed,
     id_policy,
@@ -108,6 +109,11 @@ def add_parsers(sub: Any) -> None:
         help="cross-fitting folds, also the jackknife's groups (default 40; at most half the "
         "labelled clusters)",
     )
+    add_out(
+        e,
+        "also write a run folder: result.json, estimate.md and report.html (the forest "
+        "plot of the systems, the gates, the differences, the audits)",
+    )
     add_alpha(e, "the intervals and tests")
     add_seed(e, "the folds and the bootstrap")
     add_format(e)
@@ -192,6 +198,7 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
         support_threshold=args.support_threshold,
         seed=args.seed,
         folds=args.folds,
+        out=args.out,
     )
     warn_dropped(ids)
     return _print(args, run)

@@ -141,6 +141,7 @@ class EstimateRun:
     markdown: str
     dropped: dict[str, int]
     wrote: list[tuple[str, Path]]
+    folder: list[Path] | None = None
 
 
 def run_estimate(
@@ -151,8 +152,10 @@ def run_estimate(
     support_threshold: float = 0.05,
     seed: int = 0,
     folds: int = 40,
+    out: str | None = None,
 ) -> EstimateRun:
-    """``calibrate estimate``: the calibrated estimates, differences and gates."""
+    """``calibrate estimate``: the calibrated estimates, differences and gates; with ``out``, a
+    run folder (``result.json``, ``estimate.md``, ``report.html`` with the forest plot)."""
     from metajudge.analyses.calibration.estimate import Settings, calibrated_estimates
     from metajudge.reports.estimate_report import estimate_markdown
 
@@ -163,6 +166,10 @@ def run_estimate(
             f"the threshold must be in (0, 1), got {support_threshold:g}",
             field="--support-threshold",
         )
+    if out:
+        from metajudge.io import check_out_dir
+
+        check_out_dir(out, inputs=[src.input_path, src.probes, src.plan], field="--out")
     rows, dropped = estimate_rows(src)
     design = None
     if src.plan:
@@ -173,7 +180,16 @@ def run_estimate(
     )
     res = calibrated_estimates(rows, probes, st, design=design)
     md = estimate_markdown(res)
-    return EstimateRun(res, md, dropped, [])
+    run = EstimateRun(res, md, dropped, [])
+    if out:
+        from metajudge.reports.estimate_html import estimate_payload
+        from metajudge.results import as_data
+        from metajudge.runs.calibrate import write_folder
+
+        paths = write_folder(out, res, {"estimate.md": md}, [], estimate_payload(as_data(res)))
+        run.wrote.append(("the run folder (report.html with the forest plot)", Path(out)))
+        run.folder = paths
+    return run
 
 
 def run_plan(

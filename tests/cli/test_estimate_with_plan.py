@@ -97,6 +97,12 @@ def test_the_plan_weights_each_new_label_by_one_over_its_probability(  # type: i
     corr = as_planned["value"] - none["value"]
     assert abs(corr) > 1e-4
     assert halved["value"] - as_planned["value"] == pytest.approx(corr, abs=1e-12)
+    # the run folder's report.html says what the plan held
+    page = tmp_path / "run"
+    argv = ["calibrate", "estimate", "--input", str(folder), "--out", str(page)]
+    assert main([*argv, "--plan", str(tmp_path / "as_planned.csv")]) == 0
+    text = (page / "report.html").read_text(encoding="utf-8")
+    assert "Label plan read back" in text and "base (plan-weighted)" not in text  # JS draws it
     # without the plan the same labels are taken as a uniform sample: another estimate
     capsys.readouterr()
     assert main(["calibrate", "estimate", "--input", str(folder)]) == 0

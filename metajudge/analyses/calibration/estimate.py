@@ -288,6 +288,8 @@ class EstimateResult(Result):
     notes: list[str] = field(default_factory=list)
     #: the label plan read back (``--plan``): its file, candidates, selected, probabilities
     plan: dict[str, Any] | None = None
+    #: what a run folder's ``result.json`` holds (``report render`` reads it)
+    kind: str = "calibrate-estimate"
 
 
 def _level_claims(systems: list[dict[str, Any]], audits: list[dict[str, Any]]) -> None:

@@ -1,0 +1,132 @@
+"""``report.html`` of a ``calibrate estimate`` run folder (:mod:`metajudge.reports.html_page`
+renders it): the forest plot, the gates, the paired differences and the transport audits.
+
+The payload's ``forest`` (drawn by ``static/report.js`` as an inline SVG, checked by its
+self-test): per system, the calibrated estimate with its CI beside the raw judge mean with its
+naive CI, on the label scale, with the system's route (borrowed, weighted by a plan) and level
+claim; ``scale`` the label scale. Works from the result as JSON data (``result.json``), so that
+``report render DIR --format html`` re-renders it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+ESTIMATE_KIND = "calibrate-estimate"
+
+
+def _ci(d: Mapping[str, Any]) -> dict[str, float]:
+    return {"v": round(d["value"], 4), "lo": round(d["lo"], 4), "hi": round(d["hi"], 4)}
+
+
+def _forest(res: Mapping[str, Any]) -> dict[str, Any]:
+    rows = [
+        {
+            "system": s["system"],
+            "route": s["route"],
+            "cal": _ci(s),
+            "raw": _ci(s["judge_mean"]),
+            "claim": s["level_claim"],
+        }
+        for s in res["systems"]
+    ]
+    conf = round(100 * (1 - res["settings"]["alpha"]))
+    return {
+        "title": f"Calibrated estimate [{conf}% CI] beside the raw judge mean [naive {conf}% CI]",
+        "scale": list(res["scale"]),
+        "rows": rows,
+    }
+
+
+def _tables(res: Mapping[str, Any]) -> list[dict[str, Any]]:
+    systems = [
+        [
+            s["system"]
+            + {"borrowed": " (borrowed)", "ipw": " (weighted by the plan)"}.get(s["route"], ""),
+            s["labelled"],
+            s["rows"],
+            _ci(s),
+            _ci(s["judge_mean"]),
+            round(s["support"]["outside_share"], 4),
+            s["transport"],
+            s["level_claim"],
+        ]
+        for s in res["systems"]
+    ]
+    out = [
+        {
+            "title": "Estimates and gates",
+            "columns": [
+                "system",
+                "labelled",
+                "rows",
+                "calibrated estimate [CI]",
+                "raw judge mean [naive CI]",
+                "share outside the labelled range",
+                "transport",
+                "level claim",
+            ],
+            "rows": systems,
+            "nd": 4,
+        }
+    ]
+    if res["differences"]:
+        diffs = [
+            [f"{d['a']} − {d['b']}", _ci(d), d["p"], d["p_holm"], d["shared_clusters"]]
+            + ["assumes transport" if d["conditional_on_transport"] else ""]
+            for d in res["differences"]
+        ]
+        cols = ["A − B", "difference [CI]", "p", "p (Holm)", "shared prompts", ""]
+        out.append({"title": "Paired differences (Holm)", "columns": cols, "rows": diffs, "nd": 4})
+    if res["transport"]:
+        audits = [
+            [
+                a["system"],
+                a["probes"],
+                a["clusters"],
+                {"v": a["delta"], "lo": a["lo"], "hi": a["hi"]},
+            ]
+            + [a["verdict"], a["reason"]]
+            for a in res["transport"]
+        ]
+        cols = ["system", "probes", "clusters", "mean residual [CI]", "verdict", "why"]
+        margin = res["settings"]["margin"]
+        title = f"Transport audits (held-out labelled probes, margin ±{margin:g})"
+        out.append({"title": title, "columns": cols, "rows": audits})
+    plan = res.get("plan")
+    if plan:
+        lo, hi = plan["probability_range"]
+        rows = [
+            ["candidates", plan["candidates"]],
+            ["selected and labelled (weighted by 1/probability)", plan["selected_labelled"]],
+            ["selected, still unlabelled", plan["selected_unlabelled"]],
+            ["labelled though not selected", plan["labelled_not_selected"]],
+            ["selection probabilities", f"{lo:.3g} to {hi:.3g}"],
+        ]
+        title = f"Label plan read back ({plan['file']})"
+        out.append({"title": title, "columns": ["", "rows"], "rows": rows})
+    return out
+
+
+def estimate_payload(res: Mapping[str, Any]) -> dict[str, Any]:
+    """The page of a ``calibrate estimate`` result (``result.json``'s data)."""
+    c = res["calibration"]
+    return {
+        "kind": ESTIMATE_KIND,
+        "title": "Calibrated estimates per system",
+        "question": "What is each system's quality on the label scale, from judge scores on "
+        "every response and labels on some, and when can the level not be trusted?",
+        "protocol": f"{c['method']} ({c['folds']} folds, seed {c['seed']}) on {c['labels']} "
+        f"labels in {c['labelled_clusters']} clusters from {', '.join(c['systems_with_labels'])}; "
+        f"source {res['source']}",
+        "signatures": [],
+        "warnings": [*res.get("notes", [])],
+        "tables": _tables(res),
+        "forest": _forest(res),
+        "links": [{"href": "result.json", "text": "the result as JSON"}],
+        "items": [],
+        "resp": [],
+        "views": [],
+        "compare": [],
+    }
