@@ -9,6 +9,14 @@ rows' mean label by the inverse-probability-weighted estimate
 (:func:`~metajudge.analyses.calibration.plan.ipw_mean`). Printed: coverage of that mean by each
 rule's 95% CI, the mean half-widths, and their ratio (active / uniform).
 
+Beside the measured ratio, two noiseless ones from the expected Horvitz–Thompson variance
+Σ (Y − f)²(1 − π)/π over the pool (f fixed; averaged over draws): ``expected`` for the rule's π,
+and ``ceiling`` for the same rule fed the true root mean squared residual of each judge-score
+bin (10 equal-count bins of the pool, all its labels; no mixing) — the best any rule of the
+judge score alone can do here. Neither is a setting: nothing is tuned on the labels reported.
+On these datasets the residual barely changes with the judge score (sheng2025 coherence: RMS
+0.52 to 1.21 over its bins, but most rows in bins of 0.84–0.99), so the ceiling is itself near 1.
+
     PYTHONPATH=. METAJUDGE_DATA_DIR=../shared/human_labels python benchmarks/bench_estimate_active.py [DRAWS]
 """
 
@@ -23,10 +31,25 @@ from typing import Any
 import numpy as np
 
 from metajudge.analyses.calibration.crossfit import fit_crossfit
-from metajudge.analyses.calibration.plan import active_probabilities, ipw_mean, uncertainty
+from metajudge.analyses.calibration.plan import (
+    _bins,
+    active_probabilities,
+    ipw_mean,
+    uncertainty,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_estimate_coverage import DATASETS, full_rows
+
+
+def _ht_var(r: np.ndarray, pi: np.ndarray) -> float:
+    return float(np.sum(r**2 * (1 - pi) / pi))
+
+
+def _ceiling_pi(judge: np.ndarray, r: np.ndarray, b: float) -> np.ndarray:
+    edges, rms = _bins(judge, r, 10)
+    at = np.minimum(np.searchsorted(edges, judge, side="left"), edges.size - 1)
+    return active_probabilities(np.maximum(rms[at], 1e-9), b, mix=0.0)
 
 
 def simulate(
@@ -43,6 +66,7 @@ def simulate(
     n = len(rows)
     k = round(pilot * n)
     stats = {m: {"hit": 0, "half": 0.0} for m in ("uniform", "active")}
+    expected = {"expected": 0.0, "ceiling": 0.0}
     for d in range(draws):
         keep = np.zeros(n, bool)
         keep[rng.choice(n, size=k, replace=False)] = True
@@ -56,6 +80,10 @@ def simulate(
             "uniform": np.full(len(pool), b / len(pool)),
             "active": active_probabilities(uncertainty(part.take(keep), cf, pool.judge), b, mix),
         }
+        v_unif = _ht_var(y - f, rules["uniform"])
+        expected["expected"] += (_ht_var(y - f, rules["active"]) / v_unif) ** 0.5 / draws
+        ceiling = _ceiling_pi(pool.judge, y - f, b)
+        expected["ceiling"] += (_ht_var(y - f, ceiling) / v_unif) ** 0.5 / draws
         for m, pi in rules.items():
             picked = rng.random(pi.size) < pi
             e = ipw_mean(f, y, pi, picked)
@@ -65,6 +93,7 @@ def simulate(
         m: {"coverage": s["hit"] / draws, "half_width": s["half"] / draws} for m, s in stats.items()
     }
     out["ratio"] = out["active"]["half_width"] / out["uniform"]["half_width"]
+    out |= {f"ratio_{k}": v for k, v in expected.items()}
     return out | {"draws": draws, "pilot": pilot, "budget": budget, "rows": n}
 
 
@@ -78,6 +107,7 @@ if __name__ == "__main__":
         print(
             f"{name}: uniform coverage {r['uniform']['coverage']:.3f} half-width "
             f"{r['uniform']['half_width']:.4f}; active coverage {r['active']['coverage']:.3f} "
-            f"half-width {r['active']['half_width']:.4f}; ratio {r['ratio']:.3f}"
+            f"half-width {r['active']['half_width']:.4f}; ratio {r['ratio']:.3f} (expected "
+            f"{r['ratio_expected']:.3f}; ceiling of a judge-score rule {r['ratio_ceiling']:.3f})"
         )
     print(json.dumps(res, indent=1))
