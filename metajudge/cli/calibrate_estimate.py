@@ -153,6 +153,7 @@ def _add_plan(sub: Any) -> None:
         default=40,
         help="cross-fitting folds, also the jackknife's groups (default 40)",
     )
+    add_out(p, "also write a run folder: result.json, plan.md and report.html")
     add_alpha(p, "the intervals")
     add_seed(p, "the folds and the selection draw")
     add_format(p)
@@ -217,6 +218,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
         alpha=args.alpha,
         seed=args.seed,
         folds=args.folds,
+        out=args.out,
     )
     warn_dropped(ids)
     return _print(args, run)

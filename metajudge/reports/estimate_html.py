@@ -1,4 +1,4 @@
-"""``report.html`` of a ``calibrate estimate`` run folder (:mod:`metajudge.reports.html_page`
+"""``report.html`` of a ``calibrate estimate`` (and ``calibrate plan``) run folder (:mod:`metajudge.reports.html_page`
 renders it): the forest plot, the gates, the paired differences and the transport audits.
 
 The payload's ``forest`` (drawn by ``static/report.js`` as an inline SVG, checked by its
@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 ESTIMATE_KIND = "calibrate-estimate"
+PLAN_KIND = "calibrate-plan"
 
 
 def _ci(d: Mapping[str, Any]) -> dict[str, float]:
@@ -124,6 +125,54 @@ def estimate_payload(res: Mapping[str, Any]) -> dict[str, Any]:
         "warnings": [*res.get("notes", [])],
         "tables": _tables(res),
         "forest": _forest(res),
+        "links": [{"href": "result.json", "text": "the result as JSON"}],
+        "items": [],
+        "resp": [],
+        "views": [],
+        "compare": [],
+    }
+
+
+def _plan_tables(res: Mapping[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    hw = res.get("half_width")
+    rows = []
+    for s in res["systems"]:
+        row = [s["system"], s["labelled_now"], round(s["half_width_now"], 4)]
+        if hw is not None:
+            need = s["labels_needed"] if s["reachable"] else "not reachable (more responses)"
+            row += [need, s["labels_only_needed"]]
+        rows.append(row)
+    cols = ["system", "labelled now", "half-width now"]
+    if hw is not None:
+        cols += [f"labels for ±{hw:g} (calibrated)", "labels only"]
+    out.append({"title": "Labels needed per system", "columns": cols, "rows": rows, "nd": 4})
+    sel = res.get("selection") or {}
+    if sel:
+        lo, hi = sel["probability_range"]
+        rows = [
+            ["candidates (unlabelled rows)", sel["candidates"]],
+            ["budget", sel["budget"]],
+            ["selected by the seeded draw", sel["picked"]],
+            ["probabilities", f"{lo:.3g} to {hi:.3g}"],
+            ["rule", sel["rule"]],
+        ]
+        title = "Active selection (Zrnic & Candès 2024): feed the file back with --plan"
+        out.append({"title": title, "columns": ["", "value"], "rows": rows})
+    return out
+
+
+def plan_payload(res: Mapping[str, Any]) -> dict[str, Any]:
+    """The page of a ``calibrate plan`` result (``result.json``'s data)."""
+    return {
+        "kind": PLAN_KIND,
+        "title": "Label plan",
+        "question": "How many labels does each system's estimate need, and which items should "
+        "be labelled next?",
+        "protocol": f"pilot {res['source']}; level {1 - res['alpha']:.0%}",
+        "signatures": [],
+        "warnings": [],
+        "tables": _plan_tables(res),
         "links": [{"href": "result.json", "text": "the result as JSON"}],
         "items": [],
         "resp": [],

@@ -70,10 +70,14 @@ def _write_html_report(
         from metajudge.reports.categorical_report import html_payload
 
         payload = hv._finish(html_payload(res_json), Items(), [])
-    elif isinstance(res_json, dict) and res_json.get("kind") == "calibrate-estimate":
-        from metajudge.reports.estimate_html import estimate_payload
+    elif isinstance(res_json, dict) and res_json.get("kind") in (
+        "calibrate-estimate",
+        "calibrate-plan",
+    ):
+        from metajudge.reports.estimate_html import estimate_payload, plan_payload
 
-        payload = estimate_payload(res_json)
+        est = res_json["kind"] == "calibrate-estimate"
+        payload = (estimate_payload if est else plan_payload)(res_json)
     elif (out / "result.json").is_file():
         payload = hv.meta_payload(
             out, data_dir=data_dir, dataset=dataset, rows=rows, progress=progress, cap=cap

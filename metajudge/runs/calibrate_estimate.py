@@ -202,10 +202,12 @@ def run_plan(
     alpha: float = 0.05,
     seed: int = 0,
     folds: int = 40,
+    out: str | None = None,
 ) -> EstimateRun:
     """``calibrate plan``: labels needed for ``half_width``; with ``budget``, the active
     selection of the next labels, written to ``output`` (CSV: system, item, cluster,
-    judge_score, probability, selected)."""
+    judge_score, probability, selected); with ``out``, a run folder (``result.json``,
+    ``plan.md``, ``report.html``)."""
     from metajudge.analyses.calibration.estimate import Settings
     from metajudge.analyses.calibration.plan import label_plan
     from metajudge.io import CsvWriter, atomic_write, check_output_file
@@ -217,7 +219,11 @@ def run_plan(
         raise InputError(f"must be > 0, got {half_width:g}", field="--half-width")
     if not 0 <= mix < 1:
         raise InputError(f"must be in [0, 1), got {mix:g}", field="--mix")
-    out = check_output_file(output, inputs=[src.input_path]) if output else None
+    if out:
+        from metajudge.io import check_out_dir
+
+        check_out_dir(out, inputs=[src.input_path], field="--out")
+    dest = check_output_file(output, inputs=[src.input_path]) if output else None
     rows, dropped = estimate_rows(src)
     res, picks = label_plan(
         rows,
@@ -227,10 +233,22 @@ def run_plan(
         mix=mix,
     )
     run = EstimateRun(res, label_plan_markdown(res), dropped, [])
-    if out is not None and picks:
-        with atomic_write(out) as fh:
+    if dest is not None and picks:
+        with atomic_write(dest) as fh:
             w = CsvWriter(fh)
             w.writerow(["system", "item", "cluster", "judge_score", "probability", "selected"])
             w.writerows(sorted(picks, key=lambda p: -p[4]))
-        run.wrote.append((f"{len(picks)} candidates ({res.selection['picked']} selected)", out))
+        run.wrote.append((f"{len(picks)} candidates ({res.selection['picked']} selected)", dest))
+    if out:
+        _plan_folder(out, run)
     return run
+
+
+def _plan_folder(out: str, run: EstimateRun) -> None:
+    from metajudge.reports.estimate_html import plan_payload
+    from metajudge.results import as_data
+    from metajudge.runs.calibrate import write_folder
+
+    texts = {"plan.md": run.markdown}
+    run.folder = write_folder(out, run.result, texts, [], plan_payload(as_data(run.result)))
+    run.wrote.append(("the run folder (report.html)", Path(out)))

@@ -25,8 +25,15 @@ def _arena(data_dir: Path) -> Path:
 def test_plan_labels_and_selection(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "next.csv"
     argv = ["calibrate", "plan", "--input", str(_arena(data_dir)), "--half-width", "0.03"]
+    folder = tmp_path / "run"
+    argv += ["--out", str(folder)]
     assert main([*argv, "--budget", "200", "-o", str(out), "--format", "json"]) == 0
     res = json.loads(capsys.readouterr().out)
+    assert (
+        json.loads((folder / "result.json").read_text(encoding="utf-8"))["kind"] == "calibrate-plan"
+    )
+    page = (folder / "report.html").read_text(encoding="utf-8")
+    assert "Labels needed per system" in page and "feed the file back with --plan" in page
     by = {s["system"]: s for s in res["systems"]}
     # base: 480 labels give a half-width of 0.0198, so 0.03 needs fewer; labels only need more
     assert by["base"]["half_width_now"] < 0.03 and by["base"]["labels_needed"] < 480

@@ -126,6 +126,8 @@ class PlanResult(Result):
     alpha: float
     systems: list[dict[str, Any]]
     selection: dict[str, Any]
+    #: what a run folder's ``result.json`` holds (``report render`` reads it)
+    kind: str = "calibrate-plan"
 
 
 def label_plan(
