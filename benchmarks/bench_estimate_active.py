@@ -9,6 +9,12 @@ rows' mean label by the inverse-probability-weighted estimate
 (:func:`~metajudge.analyses.calibration.plan.ipw_mean`). Printed: coverage of that mean by each
 rule's 95% CI, the mean half-widths, and their ratio (active / uniform).
 
+The same draws also go through what ships (:func:`simulate_estimate`): the pilot and the picked
+rows labelled, the plan's probabilities on the pool's rows, as ``calibrate estimate --plan`` reads
+them (:func:`~metajudge.analyses.calibration.estimate.estimate_systems`, its defaults: 40 folds,
+cross-fitted on all the labels); printed, each system's coverage of its full-label mean and the
+mean half-width, active against uniform.
+
 Beside the measured ratio, two noiseless ones from the expected Horvitz–Thompson variance
 Σ (Y − f)²(1 − π)/π over the pool (f fixed; averaged over draws): ``expected`` for the rule's π,
 and ``ceiling`` for the same rule fed the true root mean squared residual of each judge-score
@@ -97,8 +103,64 @@ def simulate(
     return out | {"draws": draws, "pilot": pilot, "budget": budget, "rows": n}
 
 
+def _plan_rows(rows: Any, keep: np.ndarray, pi: np.ndarray, picked: np.ndarray) -> Any:
+    """``rows`` as ``calibrate estimate --plan`` sees them: labels on the pilot and the picked
+    pool rows, the pool's probabilities and draws."""
+    pool = ~keep
+    full_pi, drawn = np.full(len(rows), np.nan), np.zeros(len(rows), bool)
+    full_pi[pool], drawn[pool] = pi, picked
+    label = np.where(keep | drawn, rows.label, np.nan)
+    return replace(rows, label=label, pi=full_pi, drawn=drawn)
+
+
+def simulate_estimate(
+    rows: Any,
+    draws: int,
+    *,
+    pilot: float = 0.05,
+    budget: float = 0.10,
+    mix: float = 0.2,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Per-system coverage and mean half-width of the shipped estimate under each rule."""
+    from metajudge.analyses.calibration.estimate import Settings, estimate_systems
+
+    rng = np.random.default_rng([seed, 44])
+    n = len(rows)
+    truth = {s: float(rows.of(s).label.mean()) for s in rows.systems}
+    stats = {m: {"hit": 0, "half": 0.0, "n": 0} for m in ("uniform", "active")}
+    for d in range(draws):
+        keep = np.zeros(n, bool)
+        keep[rng.choice(n, size=round(pilot * n), replace=False)] = True
+        part = replace(rows, label=np.where(keep, rows.label, np.nan))
+        cf = fit_crossfit(part, seed=d, folds=5)
+        judge = rows.judge[~keep]
+        b = budget * judge.size
+        rules = {
+            "uniform": np.full(judge.size, b / judge.size),
+            "active": active_probabilities(uncertainty(part.take(keep), cf, judge), b, mix),
+        }
+        for m, pi in rules.items():
+            picked = rng.random(pi.size) < pi
+            _, systems, _ = estimate_systems(_plan_rows(rows, keep, pi, picked), Settings(seed=d))
+            for e in systems:
+                stats[m]["hit"] += e["lo"] <= truth[e["system"]] <= e["hi"]
+                stats[m]["half"] += (e["hi"] - e["lo"]) / 2
+                stats[m]["n"] += 1
+    out = {
+        m: {"coverage": s["hit"] / s["n"], "half_width": s["half"] / s["n"]}
+        for m, s in stats.items()
+    }
+    out["ratio"] = out["active"]["half_width"] / out["uniform"]["half_width"]
+    return out | {"draws": draws, "systems": len(truth)}
+
+
 def main(draws: int = 200) -> dict:
-    return {name: simulate(full_rows(name), draws) for name in DATASETS}
+    out = {}
+    for name in DATASETS:
+        rows = full_rows(name)
+        out[name] = simulate(rows, draws) | {"shipped": simulate_estimate(rows, draws)}
+    return out
 
 
 if __name__ == "__main__":
@@ -109,5 +171,13 @@ if __name__ == "__main__":
             f"{r['uniform']['half_width']:.4f}; active coverage {r['active']['coverage']:.3f} "
             f"half-width {r['active']['half_width']:.4f}; ratio {r['ratio']:.3f} (expected "
             f"{r['ratio_expected']:.3f}; ceiling of a judge-score rule {r['ratio_ceiling']:.3f})"
+        )
+    for name, r in res.items():
+        e = r["shipped"]
+        print(
+            f"{name}, calibrate estimate --plan, per system: uniform coverage "
+            f"{e['uniform']['coverage']:.3f} half-width {e['uniform']['half_width']:.4f}; active "
+            f"coverage {e['active']['coverage']:.3f} half-width {e['active']['half_width']:.4f}; "
+            f"ratio {e['ratio']:.3f}"
         )
     print(json.dumps(res, indent=1))
