@@ -17,7 +17,7 @@ from pathlib import Path
 from metajudge.errors import InputError
 from metajudge.io import read_text
 
-COLUMNS = ("system", "item", "cluster", "judge_score", "probability", "selected")
+PLAN_COLUMNS = ("system", "item", "cluster", "judge_score", "probability", "selected")
 
 PlanRows = dict[tuple[str, str], tuple[float, bool, int]]
 
@@ -48,7 +48,7 @@ def read_plan(path: str | Path) -> PlanRows:
     if missing:
         raise InputError(
             f"not a label plan: no column {', '.join(missing)} (calibrate plan -o writes "
-            f"{', '.join(COLUMNS)})",
+            f"{', '.join(PLAN_COLUMNS)})",
             path=p,
             line=1,
             field="--plan",

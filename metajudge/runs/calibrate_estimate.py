@@ -210,6 +210,7 @@ def run_plan(
     ``plan.md``, ``report.html``)."""
     from metajudge.analyses.calibration.estimate import Settings
     from metajudge.analyses.calibration.plan import label_plan
+    from metajudge.data.label_plan import PLAN_COLUMNS
     from metajudge.io import CsvWriter, atomic_write, check_output_file
     from metajudge.reports.estimate_report import label_plan_markdown
 
@@ -236,7 +237,7 @@ def run_plan(
     if dest is not None and picks:
         with atomic_write(dest) as fh:
             w = CsvWriter(fh)
-            w.writerow(["system", "item", "cluster", "judge_score", "probability", "selected"])
+            w.writerow(PLAN_COLUMNS)
             w.writerows(sorted(picks, key=lambda p: -p[4]))
         run.wrote.append((f"{len(picks)} candidates ({res.selection['picked']} selected)", dest))
     if out:
