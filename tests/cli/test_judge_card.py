@@ -1,0 +1,153 @@
+"""``metajudge judge card`` (issue 45): cards of three released judges reproduce, number for
+number, what the separate commands print on the same data and seeds (each card part names its
+command; the test runs that command through the CLI and compares); a card on a partial-label
+file carries the calibrated system estimates and their gates, and says which parts are absent
+and why; card.json follows its schema."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from metajudge.cli import main
+from tests.data.test_partial_labels import _arena_canonical
+
+SCHEMA = Path(__file__).resolve().parents[2] / "metajudge/data/schemas/judge_card.schema.json"
+#: keys that are not results: wall time, run bookkeeping, the calibrator's rows
+VOLATILE = {"timing_s", "seconds", "run", "judge_scores"}
+
+
+def _strip(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {k: _strip(v) for k, v in x.items() if k not in VOLATILE}
+    if isinstance(x, list):
+        return [_strip(v) for v in x]
+    return x
+
+
+def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict[str, Any]:
+    capsys.readouterr()
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _card(capsys, tmp: Path, data_dir: Path, *argv: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    out = tmp / "card"
+    card = _json(
+        capsys,
+        [
+            "judge",
+            "card",
+            *argv,
+            "--data-dir",
+            str(data_dir),
+            "--out",
+            str(out),
+            "--format",
+            "json",
+        ],
+    )
+    assert json.loads((out / "card.json").read_text(encoding="utf-8")) == card
+    assert (out / "card.html").is_file() and (out / "meta_eval" / "report.html").is_file()
+    _valid(card)
+    return card
+
+
+def _valid(card: dict[str, Any]) -> None:
+    import jsonschema
+
+    jsonschema.validate(card, json.loads(SCHEMA.read_text(encoding="utf-8")))
+
+
+def _same_as_commands(capsys, tmp: Path, data_dir: Path, card: dict[str, Any]) -> list[str]:  # type: ignore[no-untyped-def]
+    """Run each part's command through the CLI; its JSON equals the card's part (meta-eval:
+    the result.json of its run folder, as it prints a table)."""
+    ran = []
+    for name, part in card["parts"].items():
+        if part["status"] != "ok":
+            assert part["reason"], name
+            continue
+        argv = shlex.split(part["command"])[1:]
+        argv = [str(tmp / f"sep_{name}") if a == "DIR" else a for a in argv]
+        got = _json(capsys, [*argv, "--data-dir", str(data_dir)])
+        if name == "agreement":
+            got = json.loads((tmp / f"sep_{name}" / "result.json").read_text(encoding="utf-8"))
+        assert _strip(got) == _strip(part["result"]), name
+        ran.append(name)
+    return ran
+
+
+def test_gpt4o_framing_card(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    argv = ["--dataset", "alt_test_calderon2025", "--subset", "framing", "--judge", "gpt-4o"]
+    card = _card(capsys, tmp_path, data_dir, *argv)
+    assert _same_as_commands(capsys, tmp_path, data_dir, card) == ["agreement", "alt_test"]
+    v = {x["question"]: x["answer"] for x in card["verdict"]}
+    assert v["May it replace the annotators?"].startswith("yes: winning rate 1.00")
+    assert (
+        "advantage probability 0.92, ε = 0.15, 2552 items, 4 annotators"
+        in v["May it replace the annotators?"]
+    )
+    assert "accuracy 0.796 [0.780, 0.812]" in v["Agreement with humans"]
+    assert "an annotator's 0.722" in v["Agreement with humans"]
+    assert card["parts"]["selective"]["status"] == "absent"
+
+
+def test_gpt4_turbo_trust_or_escalate_card(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    argv = ["--dataset", "trust_or_escalate_jung2025", "--judge", "gpt-4-turbo"]
+    card = _card(capsys, tmp_path, data_dir, *argv)
+    ran = _same_as_commands(capsys, tmp_path, data_dir, card)
+    assert ran == ["agreement", "selective", "conformal"]
+    v = {x["question"]: x["answer"] for x in card["verdict"]}
+    assert v["Where may it be trusted?"] == (
+        "keep verdicts with confidence >= 0.9478: 67.6% of the items kept, agreement there "
+        "0.893 (all items: 0.776); guaranteed >= 0.85 with probability >= 0.90"
+    )
+    assert v["Agreement with humans"].startswith("Pearson 0.636 [0.572, 0.696]")
+    assert "two or more annotators per item" in card["parts"]["alt_test"]["reason"]
+    assert "both orders" in card["parts"]["biases"]["reason"]
+
+
+def test_sheng_4omini_coherence_card(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    argv = ["--dataset", "conformal_judge_sheng2025", "--judge", "sheng.4omini_coherence"]
+    argv += ["--dimension", "coherence", "--repeats", "10", "--n-boot", "200"]
+    card = _card(capsys, tmp_path, data_dir, *argv)
+    ran = _same_as_commands(capsys, tmp_path, data_dir, card)
+    assert ran == ["agreement", "conformal", "calibration", "estimate"]
+    v = {x["question"]: x["answer"] for x in card["verdict"]}
+    assert v["How wide are its errors?"].startswith("isotonic-split: mean interval width")
+    assert "ratings" in card["parts"]["selective"]["reason"]
+    assert card["signature"]["data_sha256"] and card["signature"]["metajudge_version"]
+
+
+def test_partial_label_card(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    arena = data_dir / "cje_arena_sample"
+    assert arena.is_dir(), f"{arena}: the shipped dataset is missing (METAJUDGE_DATA_DIR)"
+    data, scores = _arena_canonical(arena, tmp_path)
+    argv = ["--input", str(data), "--scores", str(scores), "--judge", "judge"]
+    card = _card(capsys, tmp_path, data_dir, *argv, "--repeats", "5", "--n-boot", "200")
+    assert card["labels"] == {"records": 4000, "labelled": 480, "partial": True}
+    est = card["parts"]["estimate"]["result"]
+    by = {s["system"]: s for s in est["systems"]}
+    assert set(by) == {"base", "clone", "parallel_universe_prompt", "unhelpful"}
+    assert [by[n]["route"] for n in sorted(by)] == ["augmented", "borrowed", "borrowed", "borrowed"]
+    assert all("level_claim" in s and "support" in s for s in by.values())
+    v = {x["question"]: x["answer"] for x in card["verdict"]}
+    assert v["What are the systems worth?"].startswith(
+        "base 0.756 [0.737, 0.776] vs raw 0.841 (level claim ok; transport not audited); clone"
+    )
+    absent = {n: p["reason"] for n, p in card["parts"].items() if p["status"] == "absent"}
+    assert set(absent) >= {"alt_test", "selective", "biases", "self_preference"}
+    assert "ratings" in absent["selective"]
+    got = _json(capsys, shlex.split(card["parts"]["estimate"]["command"])[1:])
+    assert _strip(got) == _strip(est)
+    md = capsys.readouterr()
+    assert main(["judge", "card", *argv, "--out", str(tmp_path / "md"), "--repeats", "5"]) == 0
+    text = capsys.readouterr().out
+    assert "480 of 4000 records labelled (partial labels)" in text
+    assert "| Position and length bias (judge diagnostics) | absent |" in text
+    assert text.strip().splitlines()[-1].endswith("card.html")
+    del md
