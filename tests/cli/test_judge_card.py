@@ -7,6 +7,7 @@ and why; card.json follows its schema."""
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from pathlib import Path
 from typing import Any
@@ -151,3 +152,22 @@ def test_partial_label_card(data_dir: Path, tmp_path: Path, capsys) -> None:  # 
     assert "| Position and length bias (judge diagnostics) | absent |" in text
     assert text.strip().splitlines()[-1].endswith("card.html")
     del md
+
+
+@pytest.mark.slow
+def test_card_page_passes_the_browser_self_test(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """card.html in headless Chromium: the report self-test (sorting, the disagreement browser,
+    no console error); the verdict table is the page's first table."""
+    from metajudge.reports.html_check import find_chromium, selftest
+
+    if find_chromium() is None:
+        pytest.fail("chromium not found (make setup installs Debian's chromium)")
+    argv = ["--dataset", "trust_or_escalate_jung2025", "--judge", "gpt-4-turbo"]
+    card = _card(capsys, tmp_path, data_dir, *argv, "--n-boot", "100", "--repeats", "5")
+    page = tmp_path / "card" / "card.html"
+    res = selftest(page)
+    assert res["errors"] == [], res["errors"]
+    assert res["sort_changed"] and res["n_table_rows"] == len(card["verdict"])
+    assert res["browser_rows"] > 0 and res["detail_has_response"], res
+    text = page.read_text(encoding="utf-8")
+    assert "Verdict: gpt-4-turbo" in text and not re.search(r'(src|href)="(https?:)?//', text)
