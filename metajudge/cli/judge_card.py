@@ -31,7 +31,15 @@ def add_card(jsub: Any) -> None:
         help="where the judge's column comes from (the --scores grammar: a score file, a "
         "framework's output file, shipped; default shipped)",
     )
-    p.add_argument("--judge", metavar="COL", help="the judge's column in the --scores")
+    p.add_argument(
+        "--judge",
+        action="append",
+        default=[],
+        metavar="COL",
+        help="the judge's column in the --scores; repeatable: several judges, each its card "
+        "under --out/<judge>/ and one comparison page, cards.html (side by side, with CIs and "
+        "paired tests)",
+    )
     p.add_argument(
         "--metric",
         metavar="NAME",
@@ -66,14 +74,14 @@ def add_card(jsub: Any) -> None:
 def _cmd_card(args: argparse.Namespace) -> int:
     from metajudge.cli.backends import cli_backbone
     from metajudge.cli.output import print_json, print_text
-    from metajudge.runs.judge_card import CardInput, CardOptions, run_card
+    from metajudge.runs.judge_card import CardInput, CardOptions, run_card, run_cards
 
     inp = CardInput(
         dataset=args.dataset,
         input_file=args.input,
         subset=args.subset,
         scores=tuple(s.text if hasattr(s, "text") else str(s) for s in args.scores),
-        judge=args.judge,
+        judge=args.judge[0] if len(args.judge) == 1 else None,
         metric=args.metric,
         backbone=cli_backbone(args.backbone) if args.metric else None,
         dimension=args.dimension,
@@ -88,7 +96,10 @@ def _cmd_card(args: argparse.Namespace) -> int:
         n_boot=args.n_boot,
         repeats=args.repeats,
     )
-    run = run_card(inp, opts, args.out)
+    if len(args.judge) > 1:
+        run = run_cards(inp, args.judge, opts, args.out)
+    else:
+        run = run_card(inp, opts, args.out)
     if args.format == "json":
         print_json(run.card, indent=1)
     else:

@@ -344,3 +344,128 @@ def card_html(card: Mapping[str, Any], stage: Path, dataset: Any, fit: Any) -> s
 
             plot_reliability(fit, Path(d) / RELIABILITY_FILE)
         return render_page(payload, plots_of(Path(d)))
+
+
+def headline(card: Mapping[str, Any]) -> tuple[str, Any]:
+    """The card's agreement figure: (statistic, {v, lo, hi}): accuracy of categorical labels,
+    else Pearson of the judge's first cell."""
+    r = _result(card, "agreement") or {}
+    if r.get("kind") == "categorical":
+        for row in r.get("rows", []):
+            if row["metric"] == card["judge"]:
+                lo, hi = row["ci"]["accuracy"]
+                return "accuracy", _est(row["accuracy"], lo, hi)
+        return "accuracy", None
+    for c in _cells(card)[:1]:
+        s = c["stats"]["pearson"]
+        return "Pearson", _est(s["value"], *(s["ci"] or (None, None)))
+    return "Pearson", None
+
+
+def _board_row(card: Mapping[str, Any]) -> list[Any]:
+    stat, est = headline(card)
+    alt = _result(card, "alt_test")
+    llm = ([x for x in alt["llms"] if x["llm"] == card["judge"]] or alt["llms"][:1]) if alt else []
+    sel = _result(card, "selective")
+    cfg = sel["configs"][0] if sel else None
+    conf = _result(card, "conformal")
+    best = best_conformal(conf) if conf else None
+    est_r = _result(card, "estimate")
+    refused = [s for s in (est_r or {}).get("systems", []) if s["level_claim"] != "ok"]
+    return [
+        card["judge"],
+        card["dataset"] + (f" / {card['dimension']}" if card.get("dimension") else ""),
+        stat,
+        est,
+        llm[0]["winning_rate"] if llm else None,
+        ("passes" if llm[0]["passed"] else "fails") if llm else "absent",
+        cfg["coverage_mean"] if cfg else None,
+        cfg["agreement_mean"] if cfg else None,
+        (best.get("width", best.get("size")) if best else None),
+        f"{len(est_r['systems'])} systems, {len(refused)} refused" if est_r else "absent",
+    ]
+
+
+BOARD_COLUMNS = [
+    "judge",
+    "data",
+    "statistic",
+    "agreement (95% CI)",
+    "Alt-Test winning rate",
+    "Alt-Test",
+    "selective: share kept",
+    "selective: agreement kept",
+    "conformal width / set size",
+    "system estimates",
+]
+
+
+def _tests_table(tests: Mapping[str, Any]) -> dict:
+    if tests.get("status") != "ok":
+        return _table("Paired tests between the judges", ["why absent"], [[tests.get("reason")]])
+    rows = [
+        [
+            c["dimension"],
+            c["statistic"],
+            c["metric_a"],
+            c["metric_b"],
+            _est(c["diff"], *(c.get("ci") or (None, None))),
+            c.get("p_williams_holm"),
+            c.get("p_bootstrap_holm"),
+            c.get("p_permutation_holm"),
+        ]
+        for c in tests["result"]["comparisons"]
+    ]
+    cols = ["dimension", "statistic", "a", "b", "a − b (95% CI)", "p Williams (Holm)"]
+    cols += ["p bootstrap (Holm)", "p permutation (Holm)"]
+    return _table("Paired tests between the judges", cols, rows, tests.get("command", ""))
+
+
+def cards_html(
+    cards: Sequence[Mapping[str, Any]], links: Sequence[str], tests: Mapping[str, Any]
+) -> str:
+    """The comparison page: one row per card (the evaluator-leaderboard view, CIs beside each
+    figure), the paired tests, and a link to each card."""
+    from metajudge.reports.html_page import render_page
+
+    payload = {
+        "kind": "cards",
+        "title": f"Judge cards: {len(cards)} judges",
+        "question": "Which judge may be used, where, and how do they compare?",
+        "protocol": "; ".join(
+            f"{c['judge']}: seed {c['settings']['seed']}, {c['settings']['n_boot']} resamples"
+            for c in cards
+        ),
+        "signatures": [[c["judge"], c["signature"]["judge_definition_sha256"]] for c in cards],
+        "warnings": [],
+        "tables": [
+            _table("Judges side by side", BOARD_COLUMNS, [_board_row(c) for c in cards]),
+            _tests_table(tests),
+        ],
+        "links": [{"href": h, "text": f"card of {c['judge']}"} for h, c in zip(links, cards)],
+        "items": [],
+        "resp": [],
+        "views": [],
+        "compare": [],
+    }
+    return render_page(payload, [])
+
+
+def _cell(v: Any) -> str:
+    if isinstance(v, dict):
+        return _ci(v["v"], (v["lo"], v["hi"]))
+    if isinstance(v, float):
+        return _f(v)
+    return "–" if v is None else str(v)
+
+
+def board_markdown(cards: Sequence[Mapping[str, Any]], tests: Mapping[str, Any]) -> str:
+    """The comparison as printed: one row per card, then the paired tests (or why none)."""
+    lines = [f"# Judge cards: {len(cards)} judges", "", "| " + " | ".join(BOARD_COLUMNS) + " |"]
+    lines.append("|" + "---|" * len(BOARD_COLUMNS))
+    lines += ["| " + " | ".join(_cell(v) for v in _board_row(c)) + " |" for c in cards]
+    t = _tests_table(tests)
+    lines += ["", f"## {t['title']}", "", "| " + " | ".join(t["columns"]) + " |"]
+    lines.append("|" + "---|" * len(t["columns"]))
+    lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in t["rows"]]
+    return "\n".join(lines) + "\n"

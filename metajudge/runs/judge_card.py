@@ -481,3 +481,92 @@ def run_card(inp: CardInput, opts: CardOptions, out: str | Path) -> CardRun:
         rf.write_text(CARD_HTML, card_html(card, rf.stage, ds, fit))
     written = [rf.final(rf.stage / n) for n in (CARD_FILE, CARD_HTML)]
     return CardRun(card, card_markdown(card), written)
+
+
+CARDS_FILE = "cards.json"
+CARDS_HTML = "cards.html"
+
+
+def folder_name(judge: str) -> str:
+    """A judge's card folder under a comparison: its name with path characters replaced."""
+    import re
+
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", judge).strip("._") or "judge"
+
+
+def comparison_tests(
+    inp: CardInput, judges: Sequence[str], opts: CardOptions, out_dir: Path
+) -> dict[str, Any]:
+    """The judges' paired tests (``meta-eval`` of all their columns at once: bootstrap,
+    permutation and Williams tests, Holm-adjusted), or absent with the reason."""
+    from metajudge.analyses.metric_vs_human.protocol import Protocol
+    from metajudge.runs.meta_eval import run_meta_eval
+
+    specs = [_one_column(s, j) for j in judges for s in (list(inp.scores) or ["shipped"])]
+    res, _ = run_meta_eval(
+        inp.dataset,
+        input_file=inp.input_file,
+        out_dir=out_dir,
+        scores=specs,
+        data_dir=inp.data_dir,
+        subset=inp.subset,
+        plots=False,
+        progress=False,
+        baselines=False,
+        protocol=Protocol.from_options({"n_boot": opts.n_boot, "seed": opts.seed}),
+    )
+    data = res.to_dict() if hasattr(res, "to_dict") else res.data
+    comps = data.get("comparisons")
+    if not comps:
+        why = "categorical labels: meta-eval runs no paired test between judges"
+        return _absent(why if data.get("kind") == "categorical" else "no paired test ran")
+    cmd = ["meta-eval", *_src_args(inp), *_spec_args(specs), "--no-baselines"]
+    cmd += ["--n-boot", str(opts.n_boot), "--seed", str(opts.seed), "--out", "DIR"]
+    return _ok(cmd, {"comparisons": json.loads(json.dumps(comps, default=str))})
+
+
+def run_cards(inp: CardInput, judges: Sequence[str], opts: CardOptions, out: str | Path) -> CardRun:
+    """Several judges on one dataset: each judge's card under ``out/<judge>/``, their paired
+    tests, and the comparison page ``cards.html`` (``cards.json`` beside it)."""
+    import dataclasses
+
+    from metajudge.io import check_out_dir
+    from metajudge.reports.judge_card import cards_html
+    from metajudge.results import finite
+    from metajudge.run_folder import run_folder
+
+    check_out_dir(out, inputs=[inp.input_file])
+    with run_folder(out) as rf:
+        cards, links = [], []
+        for j in judges:
+            run = run_card(dataclasses.replace(inp, judge=j), opts, rf.stage / folder_name(j))
+            cards.append(run.card)
+            links.append(f"{folder_name(j)}/{CARD_HTML}")
+        tests = _attempt(
+            "meta-eval", lambda: comparison_tests(inp, judges, opts, rf.stage / "tests")
+        )
+        doc = finite({"schema": "metajudge.judge_cards/1", "cards": links, "tests": tests})
+        rf.write_text(CARDS_FILE, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+        rf.write_text(CARDS_HTML, cards_html(cards, links, tests))
+    from metajudge.reports.judge_card import board_markdown
+
+    written = [rf.final(rf.stage / n) for n in (*links, CARDS_FILE, CARDS_HTML)]
+    return CardRun(doc, board_markdown(cards, tests), written)
+
+
+def cards_page(folder: str | Path) -> Path:
+    """The page of the cards in ``folder``'s subfolders (each a ``judge card`` run folder),
+    side by side: ``folder/cards.html`` (what ``make demo`` prints last). No paired test: the
+    cards may be on different datasets."""
+    from metajudge.io import read_json
+    from metajudge.reports.judge_card import cards_html
+    from metajudge.run_folder import write_file
+
+    root = Path(folder)
+    found = sorted(p for p in root.glob(f"*/{CARD_FILE}") if p.is_file())
+    if not found:
+        raise InputError(f"no judge card ({CARD_FILE}) in a subfolder", path=root)
+    cards = [read_json(p) for p in found]
+    links = [f"{p.parent.name}/{CARD_HTML}" for p in found]
+    tests = _absent("cards of different datasets or settings: no paired test between them")
+    return write_file(root, CARDS_HTML, cards_html(cards, links, tests))

@@ -171,3 +171,60 @@ def test_card_page_passes_the_browser_self_test(data_dir: Path, tmp_path: Path, 
     assert res["browser_rows"] > 0 and res["detail_has_response"], res
     text = page.read_text(encoding="utf-8")
     assert "Verdict: gpt-4-turbo" in text and not re.search(r'(src|href)="(https?:)?//', text)
+
+
+def test_several_judges_one_comparison_page(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Three Trust-or-Escalate judges: each its card, the page side by side, and the paired
+    tests equal to meta-eval's on the same columns and seed."""
+    out = tmp_path / "cmp"
+    argv = ["judge", "card", "--dataset", "trust_or_escalate_jung2025", "--data-dir", str(data_dir)]
+    for j in ("gpt-4-turbo", "gpt-3.5-turbo", "mistral-7b-instruct"):
+        argv += ["--judge", j]
+    argv += ["--n-boot", "300", "--repeats", "5", "--out", str(out)]
+    capsys.readouterr()
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert text.strip().splitlines()[-1] == str(out / "cards.html")
+    assert "| gpt-4-turbo | trust_or_escalate_jung2025 | Pearson | 0.636 [" in text
+    doc = json.loads((out / "cards.json").read_text(encoding="utf-8"))
+    assert doc["cards"] == [
+        f"{j}/card.html" for j in ("gpt-4-turbo", "gpt-3.5-turbo", "mistral-7b-instruct")
+    ]
+    for link in doc["cards"]:
+        card = json.loads((out / link).with_name("card.json").read_text(encoding="utf-8"))
+        _valid(card)
+    tests = doc["tests"]
+    assert tests["status"] == "ok" and len(tests["result"]["comparisons"]) == 6
+    sep = tmp_path / "sep"
+    cmd = [str(sep) if a == "DIR" else a for a in shlex.split(tests["command"])[1:]]
+    assert main([*cmd, "--data-dir", str(data_dir), "--quiet", "--no-plots"]) == 0
+    got = json.loads((sep / "result.json").read_text(encoding="utf-8"))["comparisons"]
+    assert got == tests["result"]["comparisons"]
+    page = (out / "cards.html").read_text(encoding="utf-8")
+    assert "Judges side by side" in page and "Paired tests between the judges" in page
+
+
+def test_cards_of_different_datasets_on_one_page(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """What ``make demo`` prints last: the page of cards on different datasets (no paired
+    test between them, said)."""
+    from metajudge.runs.judge_card import cards_page
+
+    cards = tmp_path / "cards"
+    for name, argv in {
+        "gpt-4o": [
+            "--dataset",
+            "alt_test_calderon2025",
+            "--subset",
+            "framing",
+            "--judge",
+            "gpt-4o",
+        ],
+        "gpt-4-turbo": ["--dataset", "trust_or_escalate_jung2025", "--judge", "gpt-4-turbo"],
+    }.items():
+        full = ["judge", "card", *argv, "--data-dir", str(data_dir), "--n-boot", "100"]
+        assert main([*full, "--repeats", "2", "--out", str(cards / name)]) == 0
+    page = cards_page(cards)
+    text = page.read_text(encoding="utf-8")
+    assert page == cards / "cards.html"
+    assert "gpt-4o/card.html" in text and "gpt-4-turbo/card.html" in text
+    assert "cards of different datasets or settings: no paired test between them" in text
