@@ -180,8 +180,8 @@ def agreement_part(
 def _scores_for(inp: CardInput, meta_dir: Path) -> list[str]:
     """The one-column spec of the judge for the calibrate parts: a metric's scores are read
     from the meta-eval folder's score file."""
-    if inp.metric:
-        return [f"{meta_dir / 'scores.jsonl'}:{inp.metric}"]
+    if inp.metric:  # the file holds the metric's rows only (a metric name may hold ':')
+        return [str(meta_dir / "scores.jsonl")]
     return _judge_spec(inp)[1]
 
 
@@ -457,6 +457,9 @@ def run_card(inp: CardInput, opts: CardOptions, out: str | Path) -> CardRun:
     check_out_dir(out, inputs=[inp.input_file])
     with run_folder(out) as rf:
         parts, ds, fit = _parts(inp, opts, rf.stage)
+        for p in parts.values():  # a part's command names the folder where it will lie
+            if "command" in p:
+                p["command"] = p["command"].replace(str(rf.stage), str(rf.out))
         card = {
             "schema": SCHEMA,
             "judge": _judge_spec(inp)[0],

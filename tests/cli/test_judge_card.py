@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from metajudge.cli import main
+from tests.cli.test_defined_judge_commands import GRADED, RUBRIC, scripted  # noqa: F401
 from tests.data.test_partial_labels import _arena_canonical
 
 SCHEMA = Path(__file__).resolve().parents[2] / "metajudge/data/schemas/judge_card.schema.json"
@@ -228,3 +229,47 @@ def test_cards_of_different_datasets_on_one_page(data_dir: Path, tmp_path: Path,
     assert page == cards / "cards.html"
     assert "gpt-4o/card.html" in text and "gpt-4-turbo/card.html" in text
     assert "cards of different datasets or settings: no paired test between them" in text
+
+
+def test_card_of_a_defined_judge_scripted(tmp_path: Path, capsys, scripted) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    """A judge:PATH definition (scripted backend): meta-eval scores it once, the other parts
+    read its scores; the signature carries the definition's digest and the backbone."""
+    name = f"judge:{RUBRIC}"
+    out = tmp_path / "card"
+    argv = ["judge", "card", "--input", str(GRADED), "--metric", name, "--dimension", "coherence"]
+    card = _json(
+        capsys, [*argv, "--n-boot", "50", "--repeats", "2", "--out", str(out), "--format", "json"]
+    )
+    _valid(card)
+    sig = card["signature"]
+    assert sig["backbone"] == "smollm2-135m" and sig["definition_digest"]
+    assert card["parts"]["agreement"]["status"] == "ok"
+    # 6 items < the Alt-Test's 30 per annotator: absent, with decide alt-test's own message
+    assert "--min-items" in card["parts"]["alt_test"]["reason"]
+    ran = [n for n, p in card["parts"].items() if p["status"] == "ok"]
+    assert ran == ["agreement", "conformal", "calibration", "estimate"]
+    assert len(scripted) >= 1 and len(scripted[0].seen) == 12  # judged once, then the cache
+    cmd = shlex.split(card["parts"]["conformal"]["command"])[1:]
+    assert str(out / "meta_eval" / "scores.jsonl") in cmd  # where the score file lies now
+    assert _strip(_json(capsys, cmd)) == _strip(card["parts"]["conformal"]["result"])
+
+
+@pytest.mark.slow
+@pytest.mark.llm
+def test_card_of_a_defined_judge_on_the_embedded_backbone(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """judge:PATH on the real llama.cpp embedded backbone (smollm2-135m), end to end on the
+    12 responses of the graded fixture: the card is written, its page renders, the
+    signature names the definition and the backbone, parse failures are counted."""
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (make llama)")
+    name = f"judge:{RUBRIC}"
+    out = tmp_path / "card"
+    argv = ["judge", "card", "--input", str(GRADED), "--metric", name, "--dimension", "coherence"]
+    argv += ["--backbone", "smollm2-135m", "--n-boot", "50", "--repeats", "2", "--out", str(out)]
+    card = _json(capsys, [*argv, "--format", "json"])
+    _valid(card)
+    assert card["signature"]["backbone"] == "smollm2-135m"
+    assert card["signature"]["definition_digest"]
+    assert card["parts"]["agreement"]["status"] == "ok"
+    miss = card["parts"]["agreement"]["result"]["metrics"][0]["missing"]
+    assert sum(m["responses_total"] for m in miss.values()) == 12
+    assert (out / "card.html").stat().st_size > 10_000
