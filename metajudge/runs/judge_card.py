@@ -47,7 +47,7 @@ PARTS = (
 )
 CARD_FILE = "card.json"
 CARD_HTML = "card.html"
-SCHEMA = "metajudge.judge_card/1"
+CARD_SCHEMA = "metajudge.judge_card/1"
 
 
 @dataclass(frozen=True)
@@ -461,7 +461,7 @@ def run_card(inp: CardInput, opts: CardOptions, out: str | Path) -> CardRun:
             if "command" in p:
                 p["command"] = p["command"].replace(str(rf.stage), str(rf.out))
         card = {
-            "schema": SCHEMA,
+            "schema": CARD_SCHEMA,
             "judge": _judge_spec(inp)[0],
             "dataset": ds.card.name,
             "label_kind": ds.card.label_kind,
