@@ -115,7 +115,7 @@ def test_gpt4_turbo_trust_or_escalate_card(data_dir: Path, tmp_path: Path, capsy
 
 def test_sheng_4omini_coherence_card(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     argv = ["--dataset", "conformal_judge_sheng2025", "--judge", "sheng.4omini_coherence"]
-    argv += ["--dimension", "coherence", "--repeats", "10", "--n-boot", "200"]
+    argv += ["--dimension", "coherence", "--repeats", "3", "--n-boot", "100"]
     card = _card(capsys, tmp_path, data_dir, *argv)
     ran = _same_as_commands(capsys, tmp_path, data_dir, card)
     assert ran == ["agreement", "conformal", "calibration", "estimate"]
