@@ -46,12 +46,18 @@ $(STAMP): pyproject.toml | $(PY)
 setup: system-deps $(STAMP) llama
 	$(VENV)/bin/metajudge setup wordnet
 
-# (1) BLEU, ROUGE-L, METEOR, BERTScore vs humans on all 280 RAGChecker pairs; (2) the LLM judges
+# (1) BLEU, ROUGE-L, METEOR, BERTScore vs humans on all 280 RAGChecker pairs; (1b) judge cards of
+# three released judges (gpt-4o on Alt-Test framing, gpt-4-turbo on Trust or Escalate, Sheng et
+# al.'s 4o-mini coherence judge on SummEval; no model call); (2) the LLM judges
 # (G-Eval, answer equivalence, MT-RAIG Eval) and a SmolLM2/Gemma backbone swap on a seeded subset,
-# through the response cache (a rerun makes no LLM call). The last line printed is the report.
+# through the response cache (a rerun makes no LLM call). The last line printed is the judge cards'
+# page (runs/demo/cards/cards.html), the judges' report the line before.
 demo: setup
 	$(VENV)/bin/metajudge meta-eval --dataset ragchecker_meta_eval --metrics bleu,rouge_l,meteor,bertscore --out runs/demo
-	$(VENV)/bin/metajudge demo --out runs/demo/judges --lexical-run runs/demo
+	$(VENV)/bin/metajudge judge card --dataset alt_test_calderon2025 --subset framing --judge gpt-4o --out runs/demo/cards/gpt-4o
+	$(VENV)/bin/metajudge judge card --dataset trust_or_escalate_jung2025 --judge gpt-4-turbo --out runs/demo/cards/gpt-4-turbo
+	$(VENV)/bin/metajudge judge card --dataset conformal_judge_sheng2025 --judge sheng.4omini_coherence --dimension coherence --out runs/demo/cards/4omini-coherence
+	$(VENV)/bin/metajudge demo --out runs/demo/judges --lexical-run runs/demo --cards runs/demo/cards
 
 # The fast tier runs on both cores (pytest-xdist); the slow tier (real llama.cpp servers, Chromium,
 # notebooks) runs alone, so its servers do not compete. Both print their 20 slowest tests.

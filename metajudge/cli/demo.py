@@ -21,13 +21,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "lftqa_mitigation_pradhumant, runs the LLM judges on the embedded backbones (through the "
         "response cache), meta-evaluates them against the humans and runs a backbone swap. "
         "Prints each judge's correlation with CI, parse failures, tokens and wall time, the "
-        "ledger, and the report's path last.",
+        "ledger, and the report's path last (with --cards, the judge cards' page after it).",
     )
     p.add_argument("--out", metavar="DIR", required=True, help="run folder of the judge section")
     p.add_argument(
         "--lexical-run",
         metavar="DIR",
         help="a meta-eval run folder (the lexical + BERTScore table) to show first in the report",
+    )
+    p.add_argument(
+        "--cards",
+        metavar="DIR",
+        help="a folder of `judge card` run folders: their comparison page, DIR/cards.html, is "
+        "written and printed last",
     )
     p.add_argument("--n-rag", type=positive_int, default=6, help="RAGChecker pairs (default 6)")
     p.add_argument("--n-table", type=positive_int, default=4, help="table-QA pairs (default 4)")
@@ -51,4 +57,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     print(f"Judge section wall time: {res.wall_s:.1f} s")
     print(f"Markdown report: {res.paths['report']}")
     print(Path(res.paths["html"]).resolve())
+    if args.cards:
+        from metajudge.runs.judge_card import cards_page
+
+        print("Judge cards of released judges, side by side (each card linked):")
+        print(cards_page(args.cards).resolve())
     return 0

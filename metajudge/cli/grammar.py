@@ -44,9 +44,7 @@ SHARED_VERBS: tuple[tuple[str, str], ...] = (
 )
 
 #: Spellings reserved for the next issues: named in ``docs/cli.md`` as coming, not registered.
-COMING: tuple[tuple[str, str], ...] = (
-    ("metajudge judge card", "a judge's card: what it was validated on, and how well"),
-)
+COMING: tuple[tuple[str, str], ...] = ()
 
 #: Old command names (path under ``metajudge``), each a hidden alias of the new command's parser:
 #: ``(old, new, shown as, defaults set when the old name is used)``.

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from metajudge.cli import judge_batch, judge_bench, swap, verdicts
+from metajudge.cli import judge_batch, judge_bench, judge_card, swap, verdicts
 from metajudge.cli.options import (
     add_backbone,
     add_data_dir,
@@ -50,6 +50,7 @@ def register(subparsers: Any) -> None:
     _add_self_preference(jsub)
     judge_batch.add_export_batch(jsub)
     judge_batch.add_import_batch(jsub)
+    judge_card.add_card(jsub)
 
 
 def _add_mudabench(jsub: Any) -> None:

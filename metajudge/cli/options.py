@@ -186,12 +186,15 @@ def _open_unit(text: str) -> float:
     return value
 
 
-def add_miscoverage(p: argparse.ArgumentParser, default: float = 0.1) -> None:
-    """``--miscoverage A``: conformal miscoverage, 1 - target coverage (old ``--alpha``, hidden)."""
+def add_miscoverage(
+    p: argparse.ArgumentParser, default: float = 0.1, *, dest: str = "alpha", old: bool = True
+) -> None:
+    """``--miscoverage A``: conformal miscoverage, 1 - target coverage (old ``--alpha``, hidden;
+    ``old`` False, ``dest`` another name: in a command that also takes ``--risk``)."""
     _mark(
         p.add_argument(
             "--miscoverage",
-            dest="alpha",
+            dest=dest,
             type=_open_unit,
             default=default,
             metavar="A",
@@ -199,16 +202,20 @@ def add_miscoverage(p: argparse.ArgumentParser, default: float = 0.1) -> None:
         ),
         "--miscoverage",
     )
-    add_old(p, "--alpha", "--miscoverage", dest="alpha", type=_open_unit)
+    if old:
+        add_old(p, "--alpha", "--miscoverage", dest="alpha", type=_open_unit)
 
 
-def add_risk(p: argparse.ArgumentParser, default: float = 0.15) -> None:
+def add_risk(
+    p: argparse.ArgumentParser, default: float = 0.15, *, dest: str = "alpha", old: bool = True
+) -> None:
     """``--risk A``: the disagreement with the humans selective judging tolerates (Trust or
-    Escalate's alpha; old ``--alpha``, hidden)."""
+    Escalate's alpha; old ``--alpha``, hidden; ``old`` False, ``dest`` another name: in a command
+    that also takes ``--miscoverage``)."""
     _mark(
         p.add_argument(
             "--risk",
-            dest="alpha",
+            dest=dest,
             type=_open_unit,
             default=default,
             metavar="A",
@@ -217,7 +224,8 @@ def add_risk(p: argparse.ArgumentParser, default: float = 0.15) -> None:
         ),
         "--risk",
     )
-    add_old(p, "--alpha", "--risk", dest="alpha", type=_open_unit)
+    if old:
+        add_old(p, "--alpha", "--risk", dest="alpha", type=_open_unit)
 
 
 def add_alt_epsilon(p: argparse.ArgumentParser, help: str, **kw: Any) -> None:

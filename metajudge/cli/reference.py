@@ -69,10 +69,16 @@ def grammar(parser: argparse.ArgumentParser) -> list[str]:
         *(f"- `{name}`: {meaning}" for name, meaning in MEANINGS.items()),
         *(f"- {c}" for c in CONVENTIONS),
         "",
-        "Coming in the next releases (the spellings are reserved; not commands yet):",
-        "",
-        *(f"- `{spelling}`: {what}" for spelling, what in COMING),
-        "",
+        *(
+            [
+                "Coming in the next releases (the spellings are reserved; not commands yet):",
+                "",
+                *(f"- `{spelling}`: {what}" for spelling, what in COMING),
+                "",
+            ]
+            if COMING
+            else []
+        ),
         f"Old spellings still work until {REMOVED_IN}, hidden from `--help`, each printing one "
         "deprecation line; CHANGELOG.md lists them all, and each command below its own. Old "
         "command names: " + "; ".join(_old_names(parser)) + ".",

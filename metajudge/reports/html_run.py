@@ -62,15 +62,9 @@ def _write_html_report(
     dataset: Any,
     meta: tuple[Sequence[Mapping[str, Any]] | None, Any, int | None],
 ) -> Path:
-    rows, progress, cap = meta
-
     out = Path(out_dir)
     res_json = read_json(out / "result.json") if (out / "result.json").is_file() else None
-    if isinstance(res_json, dict) and res_json.get("kind") == "categorical":
-        from metajudge.reports.categorical_report import html_payload
-
-        payload = hv._finish(html_payload(res_json), Items(), [])
-    elif isinstance(res_json, dict) and res_json.get("kind") in (
+    if isinstance(res_json, dict) and res_json.get("kind") in (
         "calibrate-estimate",
         "calibrate-plan",
     ):
@@ -78,10 +72,8 @@ def _write_html_report(
 
         est = res_json["kind"] == "calibrate-estimate"
         payload = (estimate_payload if est else plan_payload)(res_json)
-    elif (out / "result.json").is_file():
-        payload = hv.meta_payload(
-            out, data_dir=data_dir, dataset=dataset, rows=rows, progress=progress, cap=cap
-        )
+    elif res_json is not None:
+        payload = result_payload(out, data_dir, dataset, meta)
     elif (out / "swap.json").is_file():
         res = read_json(out / "swap.json")
         payload = hv.swap_payload(
@@ -100,6 +92,26 @@ def _write_html_report(
             path=out,
         )
     return html.write_page(out, payload)
+
+
+def result_payload(
+    out: Path,
+    data_dir: str | Path | None,
+    dataset: Any,
+    meta: tuple[Sequence[Mapping[str, Any]] | None, Any, int | None] = (None, None, BROWSER_CAP),
+) -> dict[str, Any]:
+    """The page payload of a meta-eval folder's ``result.json`` (categorical or not), the
+    disagreement browser's items and views included; ``meta``: (rows, progress, cap) as
+    :func:`write_html_report` takes them. ``metajudge judge card`` builds on it."""
+    rows, progress, cap = meta
+    res_json = read_json(out / "result.json")
+    if isinstance(res_json, dict) and res_json.get("kind") == "categorical":
+        from metajudge.reports.categorical_report import html_payload
+
+        return hv._finish(html_payload(res_json), Items(), [])
+    return hv.meta_payload(
+        out, data_dir=data_dir, dataset=dataset, rows=rows, progress=progress, cap=cap
+    )
 
 
 def write_decision_html(

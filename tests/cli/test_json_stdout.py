@@ -136,6 +136,10 @@ COMMANDS: dict[str, Argv] = {
     "judge jury": lambda t, d: (
         ["judge", "jury", "--dataset", "alt_test_calderon2025", "--subset", "mtbench"]
     ),
+    "judge card": lambda t, d: (
+        ["judge", "card", "--dataset", "trust_or_escalate_jung2025", "--judge", "gpt-4-turbo"]
+        + ["--n-boot", "20", "--repeats", "2", "--out", str(t / "card")]
+    ),
     "judge self-preference": lambda t, d: (
         ["judge", "self-preference", "--dataset", "judging_the_judges_thakur2024"]
         + ["--judge", "GPT-4", "--family", "gpt-4t", "--n-boot", "20"]

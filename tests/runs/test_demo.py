@@ -170,8 +170,15 @@ def test_demo_end_to_end_and_rerun_from_cache(
     calls = int(re.search(r"Ledger \(judge section\): (\d+) LLM calls", first).group(1))  # type: ignore[union-attr]
     assert calls > 0
 
-    assert main(args) == 0
+    cards = tmp_path / "cards"  # make demo's last line: the judge cards' page
+    card = ["judge", "card", "--dataset", "trust_or_escalate_jung2025", "--judge", "gpt-4-turbo"]
+    assert main([*card, "--n-boot", "50", "--repeats", "2", "--out", str(cards / "toe")]) == 0
+    capsys.readouterr()
+    assert main([*args, "--cards", str(cards)]) == 0
     second = capsys.readouterr().out
+    last = second.strip().splitlines()
+    assert Path(last[-1]) == (cards / "cards.html").resolve() and Path(last[-1]).is_file()
+    assert Path(last[-3]).name == "report.html"
     assert re.search(r"Ledger \(judge section\): 0 LLM calls, \d+ served from the cache", second)
     assert _numbers(second) == _numbers(first) and _numbers(first)
     runs = json.loads((tmp_path / "judges" / "demo.json").read_text())["runs"]

@@ -1,0 +1,471 @@
+"""The judge card's verdict, Markdown and page (``metajudge judge card``).
+
+:func:`verdict` reads the parts' results (:mod:`metajudge.runs.judge_card`) into a few lines:
+may the judge replace the annotators (Alt-Test), its agreement beside the inter-human reference,
+where it may be trusted (selective judging), how wide its errors are (conformal), and the
+calibrated system estimates beside its raw means. Nothing is computed here: each number is read
+from the result of the command that printed it. :func:`card_html` renders the page with the
+report template (:mod:`metajudge.reports.html_page`): the verdict table first, the evidence
+tables after it, then the meta-eval run's tables and its disagreement browser.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+#: what each part answers, as the card names it
+TITLES = {
+    "agreement": "Agreement with humans (meta-eval)",
+    "alt_test": "May it replace the annotators? (decide alt-test)",
+    "selective": "Where may it be trusted? (calibrate selective)",
+    "conformal": "How wide are its errors? (calibrate conformal)",
+    "calibration": "Calibration: reliability, ECE (calibrate fit)",
+    "estimate": "What are the systems worth? (calibrate estimate)",
+    "biases": "Position and length bias (judge diagnostics)",
+    "self_preference": "Self-preference (judge self-preference)",
+}
+
+
+def _f(v: Any, nd: int = 3) -> str:
+    return "–" if v is None else f"{v:.{nd}f}"
+
+
+def _ci(v: Any, ci: Sequence[Any] | None, nd: int = 3) -> str:
+    if v is None:
+        return "undefined"
+    return f"{_f(v, nd)} [{_f(ci[0], nd)}, {_f(ci[1], nd)}]" if ci else _f(v, nd)
+
+
+def _result(card: Mapping[str, Any], part: str) -> Mapping[str, Any] | None:
+    p = card["parts"].get(part) or {}
+    return p.get("result") if p.get("status") == "ok" else None
+
+
+def _why(card: Mapping[str, Any], part: str) -> str:
+    return "absent: " + str((card["parts"].get(part) or {}).get("reason", "not run"))
+
+
+def _alt_test(card: Mapping[str, Any]) -> str:
+    r = _result(card, "alt_test")
+    if r is None:
+        return _why(card, "alt_test")
+    (llm,) = [x for x in r["llms"] if x["llm"] == card["judge"]] or r["llms"][:1]
+    word = "yes" if llm["passed"] else "no"
+    return (
+        f"{word}: winning rate {llm['winning_rate']:.2f} (passes at >= 0.5), advantage "
+        f"probability {llm['advantage_probability']:.2f}, ε = {r['epsilon']:g}, "
+        f"{llm['n_items']} items, {len(llm['annotators'])} annotators"
+    )
+
+
+def _cells(card: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    r = _result(card, "agreement") or {}
+    dim = card.get("dimension")
+    return [
+        c
+        for c in r.get("cells", [])
+        if c["metric"] == card["judge"] and (dim is None or c["dimension"] == dim)
+    ]
+
+
+def _agreement(card: Mapping[str, Any]) -> str:
+    r = _result(card, "agreement")
+    if r is None:
+        return _why(card, "agreement")
+    if r.get("kind") == "categorical":
+        (row,) = [x for x in r["rows"] if x["metric"] == card["judge"]][:1] or [None]
+        if row is None:
+            return "absent: no row of the judge"
+        ref = row.get("reference") or {}
+        return (
+            f"accuracy {_ci(row['accuracy'], row['ci']['accuracy'])}, Cohen κ "
+            f"{_ci(row['cohen_kappa'], row['ci']['cohen_kappa'])} on {row['n']} items; "
+            f"against the others' majority the judge's κ is {_f(ref.get('judge_kappa'))}, "
+            f"an annotator's {_f(ref.get('annotator_kappa'))} (inter-human ceiling; "
+            f"Krippendorff α {_f(ref.get('alpha'))})"
+        )
+    out = []
+    for c in _cells(card)[:1]:
+        stat = "pearson"
+        s = c["stats"][stat]
+        ceil = [x for x in r.get("ceiling", []) if x.get("dimension") == c["dimension"]]
+        cs = ceil[0]["stats"][stat] if ceil else {}
+        human = (
+            _ci(cs.get("value"), cs.get("ci"))
+            if cs.get("value") is not None
+            else f"undefined ({cs.get('undefined') or 'no inter-human reference'})"
+        )
+        out.append(
+            f"Pearson {_ci(s['value'], s['ci'])} on {c['dimension']} ({c['n_rows']} rows, "
+            f"{c['n_items']} items); inter-human ceiling: {human}"
+        )
+    return "; ".join(out) or "absent: no cell of the judge"
+
+
+def _selective(card: Mapping[str, Any]) -> str:
+    r = _result(card, "selective")
+    if r is None:
+        return _why(card, "selective")
+    c = r["configs"][0]
+    thr = c["threshold_mean"][0]
+    return (
+        f"keep verdicts with confidence >= {_f(thr, 4)}: {c['coverage_mean']:.1%} of the items "
+        f"kept, agreement there {_f(c['agreement_mean'])} (all items: "
+        f"{_f(c['raw_agreement_mean'])}); guaranteed >= {1 - r['alpha']:.2f} with probability "
+        f">= {1 - r['delta']:.2f}"
+    )
+
+
+def best_conformal(r: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The narrowest method of a conformal result whose coverage reached the target."""
+    target = 1 - r["options"]["alpha"]
+    key = "width" if "width" in r["methods"][0] else "size"
+    ok = [m for m in r["methods"] if m["coverage"] >= target - 1e-9] or list(r["methods"])
+    return min(ok, key=lambda m: m[key]) if ok else None
+
+
+def _conformal(card: Mapping[str, Any]) -> str:
+    r = _result(card, "conformal")
+    if r is None:
+        return _why(card, "conformal")
+    m = best_conformal(r)
+    if m is None:
+        return "no method"
+    target = 1 - r["options"]["alpha"]
+    if "width" in m:
+        bins = ", ".join(_f(b.get("coverage"), 2) for b in m.get("by_human", []))
+        return (
+            f"{m['method']}: mean interval width {m['width']:.2f} at coverage "
+            f"{m['coverage']:.3f} (target {target:.2f}); per human-score bin: {bins}"
+        )
+    return (
+        f"{m['method']}: mean set size {m['size']:.3f} at coverage {m['coverage']:.3f} "
+        f"(target {target:.2f}); {m['singleton']:.1%} singletons"
+    )
+
+
+def _estimate(card: Mapping[str, Any]) -> str:
+    r = _result(card, "estimate")
+    if r is None:
+        return _why(card, "estimate")
+    parts = []
+    for s in r["systems"]:
+        t = s["transport"] if isinstance(s["transport"], str) else s["transport"].get("verdict")
+        gate = f" (level claim {s['level_claim']}; transport {t})"
+        parts.append(
+            f"{s['system']} {_ci(s['value'], (s['lo'], s['hi']))} vs raw "
+            f"{_f(s['judge_mean']['value'])}{gate}"
+        )
+    return "; ".join(parts)
+
+
+def verdict(card: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The card's verdict lines: [{question, answer}], each read from one part's result."""
+    return [
+        {"question": "May it replace the annotators?", "answer": _alt_test(card)},
+        {"question": "Agreement with humans", "answer": _agreement(card)},
+        {"question": "Where may it be trusted?", "answer": _selective(card)},
+        {"question": "How wide are its errors?", "answer": _conformal(card)},
+        {"question": "What are the systems worth?", "answer": _estimate(card)},
+    ]
+
+
+def card_markdown(card: Mapping[str, Any]) -> str:
+    """The card as printed: the verdict, then what each part is (ran or absent, and why)."""
+    sig = card["signature"]
+    lines = [
+        f"# Judge card: {card['judge']} on {card['dataset']}",
+        "",
+        f"Labels: {card['labels']['labelled']} of {card['labels']['records']} records labelled"
+        + (" (partial labels)" if card["labels"]["partial"] else "")
+        + f"; data sha256 {sig['data_sha256'][:12]}, judge {sig['judge_definition_sha256'][:12]}, "
+        f"metajudge {sig['metajudge_version']}",
+        "",
+        "| question | answer |",
+        "|---|---|",
+    ]
+    lines += [f"| {v['question']} | {v['answer']} |" for v in card["verdict"]]
+    lines += ["", "## Evidence", "", "| part | status | command or reason |", "|---|---|---|"]
+    for name, p in card["parts"].items():
+        how = f"`{p['command']}`" if p["status"] == "ok" else p["reason"]
+        lines.append(f"| {TITLES[name]} | {p['status']} | {how} |")
+    return "\n".join(lines) + "\n"
+
+
+def _table(title: str, columns: list[str], rows: list[list[Any]], note: str = "") -> dict:
+    return {"title": title, "columns": columns, "rows": rows, "refs": [], "note": note}
+
+
+def _est(v: Any, lo: Any, hi: Any) -> Any:
+    return {"v": v, "lo": lo, "hi": hi} if v is not None else None
+
+
+def _conformal_table(r: Mapping[str, Any]) -> dict:
+    if "width" not in r["methods"][0]:
+        cols = ["method", "coverage", "mean set size", "empty", "singleton", "all classes"]
+        rows = [
+            [m["method"], m["coverage"], m["size"], m["empty"], m["singleton"], m["full"]]
+            for m in r["methods"]
+        ]
+        return _table("Conformal prediction sets", cols, rows)
+    bins = [b.get("bin", str(i)) for i, b in enumerate(r["methods"][0].get("by_human", []))]
+    cols = ["method", "coverage", "mean width", *(f"coverage, human {b}" for b in bins)]
+    rows = [
+        [
+            m["method"],
+            m["coverage"],
+            m["width"],
+            *(b.get("coverage") for b in m.get("by_human", [])),
+        ]
+        for m in r["methods"]
+    ]
+    note = f"target coverage {1 - r['options']['alpha']:.2f}; marginal guarantee, per-bin shown"
+    return _table("Conformal intervals: widths and per-bin coverage", cols, rows, note)
+
+
+def _evidence_tables(card: Mapping[str, Any]) -> list[dict]:
+    out = []
+    r = _result(card, "conformal")
+    if r is not None:
+        out.append(_conformal_table(r))
+    r = _result(card, "calibration")
+    if r is not None:
+        b, a = r["before"], r["after"]
+        rows = [[k.upper(), b.get(k), a.get(k)] for k in ("mae", "rmse", "brier", "ece")]
+        out.append(
+            _table(f"Calibration ({r['method']}, held out)", ["measure", "before", "after"], rows)
+        )
+    r = _result(card, "selective")
+    if r is not None:
+        (curve,) = list(r["curves"].values())[:1] or [[]]
+        rows = [[c[0], c[1]] for c in curve]
+        out.append(_table("Agreement of the most confident share", ["coverage", "agreement"], rows))
+    r = _result(card, "estimate")
+    if r is not None:
+        rows = [
+            [
+                s["system"],
+                s["labelled"],
+                s["rows"],
+                _est(s["value"], s["lo"], s["hi"]),
+                _est(
+                    s["judge_mean"]["value"], s["judge_mean"].get("lo"), s["judge_mean"].get("hi")
+                ),
+                s["support"].get("outside_share"),
+                s["transport"]
+                if isinstance(s["transport"], str)
+                else s["transport"].get("verdict"),
+                s["level_claim"],
+            ]
+            for s in r["systems"]
+        ]
+        cols = ["system", "labelled", "rows", "calibrated", "raw judge mean", "outside support"]
+        out.append(_table("Calibrated system estimates", [*cols, "transport", "level claim"], rows))
+    r = _result(card, "alt_test")
+    if r is not None:
+        rows = [
+            [
+                a["annotator"],
+                a["n_items"],
+                a["llm_win_rate"],
+                a["human_win_rate"],
+                a["p"],
+                a["beaten"],
+            ]
+            for llm in r["llms"]
+            for a in llm["annotators"]
+        ]
+        cols = ["annotator", "items", "LLM wins", "human wins", "p", "beaten"]
+        out.append(_table(f"Alt-Test per annotator (ε = {r['epsilon']:g})", cols, rows))
+    return out
+
+
+def _cost_table(card: Mapping[str, Any]) -> dict:
+    r = _result(card, "agreement") or {}
+    rows = []
+    for m in r.get("metrics", []):
+        for col, miss in (m.get("missing") or {}).items():
+            if col == card["judge"] or m["name"] == card["judge"]:
+                errs = sum((miss.get("errors") or {}).values())
+                rows.append(
+                    [col, miss.get("responses_total"), miss.get("responses_unscored"), errs]
+                )
+    note = (
+        "released scores: no model calls by this card" if not card["signature"]["backbone"] else ""
+    )
+    return _table(
+        "Parse failures and cost", ["column", "responses", "unscored", "errors"], rows, note
+    )
+
+
+def card_tables(card: Mapping[str, Any]) -> list[dict]:
+    """The card's own tables: the verdict, the evidence, parse failures, the absent parts."""
+    verdict_rows = [[v["question"], v["answer"]] for v in card["verdict"]]
+    tables = [_table(f"Verdict: {card['judge']}", ["question", "answer"], verdict_rows)]
+    tables += _evidence_tables(card)
+    tables.append(_cost_table(card))
+    absent = [[TITLES[n], p["reason"]] for n, p in card["parts"].items() if p["status"] != "ok"]
+    ran = [[TITLES[n], p["command"]] for n, p in card["parts"].items() if p["status"] == "ok"]
+    tables.append(_table("Parts absent, and why", ["part", "why"], absent))
+    tables.append(
+        _table("Parts run: the command that prints the same numbers", ["part", "command"], ran)
+    )
+    return tables
+
+
+def card_html(card: Mapping[str, Any], stage: Path, dataset: Any, fit: Any) -> str:
+    """card.html: the verdict first, the evidence, then the meta-eval run's tables and its
+    disagreement browser (``stage/meta_eval``); the reliability diagram of ``fit`` inlined."""
+    import tempfile
+
+    from metajudge.reports.html_page import plots_of, render_page
+    from metajudge.reports.html_run import result_payload
+
+    payload = result_payload(stage / "meta_eval", None, dataset)
+    payload["kind"] = "card"
+    payload["title"] = f"Judge card: {card['judge']} on {card['dataset']}"
+    payload["question"] = (
+        f"May {card['judge']} be used on {card['dataset']}, where, and what are the systems worth?"
+    )
+    payload["tables"] = card_tables(card) + list(payload.get("tables", []))
+    sig = card["signature"]
+    payload["signatures"] = [
+        ["data sha256", sig["data_sha256"]],
+        ["judge definition sha256", sig["judge_definition_sha256"]],
+        ["backbone", str(sig["backbone"])],
+        ["metajudge", sig["metajudge_version"]],
+        *list(payload.get("signatures", [])),
+    ]
+    with tempfile.TemporaryDirectory() as d:
+        if fit is not None:
+            from metajudge.reports.calibration_html import RELIABILITY_FILE, plot_reliability
+
+            plot_reliability(fit, Path(d) / RELIABILITY_FILE)
+        return render_page(payload, plots_of(Path(d)))
+
+
+def headline(card: Mapping[str, Any]) -> tuple[str, Any]:
+    """The card's agreement figure: (statistic, {v, lo, hi}): accuracy of categorical labels,
+    else Pearson of the judge's first cell."""
+    r = _result(card, "agreement") or {}
+    if r.get("kind") == "categorical":
+        for row in r.get("rows", []):
+            if row["metric"] == card["judge"]:
+                lo, hi = row["ci"]["accuracy"]
+                return "accuracy", _est(row["accuracy"], lo, hi)
+        return "accuracy", None
+    for c in _cells(card)[:1]:
+        s = c["stats"]["pearson"]
+        return "Pearson", _est(s["value"], *(s["ci"] or (None, None)))
+    return "Pearson", None
+
+
+def _board_row(card: Mapping[str, Any]) -> list[Any]:
+    stat, est = headline(card)
+    alt = _result(card, "alt_test")
+    llm = ([x for x in alt["llms"] if x["llm"] == card["judge"]] or alt["llms"][:1]) if alt else []
+    sel = _result(card, "selective")
+    cfg = sel["configs"][0] if sel else None
+    conf = _result(card, "conformal")
+    best = best_conformal(conf) if conf else None
+    est_r = _result(card, "estimate")
+    refused = [s for s in (est_r or {}).get("systems", []) if s["level_claim"] != "ok"]
+    return [
+        card["judge"],
+        card["dataset"] + (f" / {card['dimension']}" if card.get("dimension") else ""),
+        stat,
+        est,
+        llm[0]["winning_rate"] if llm else None,
+        ("passes" if llm[0]["passed"] else "fails") if llm else "absent",
+        cfg["coverage_mean"] if cfg else None,
+        cfg["agreement_mean"] if cfg else None,
+        (best.get("width", best.get("size")) if best else None),
+        f"{len(est_r['systems'])} systems, {len(refused)} refused" if est_r else "absent",
+    ]
+
+
+BOARD_COLUMNS = [
+    "judge",
+    "data",
+    "statistic",
+    "agreement (95% CI)",
+    "Alt-Test winning rate",
+    "Alt-Test",
+    "selective: share kept",
+    "selective: agreement kept",
+    "conformal width / set size",
+    "system estimates",
+]
+
+
+def _tests_table(tests: Mapping[str, Any]) -> dict:
+    if tests.get("status") != "ok":
+        return _table("Paired tests between the judges", ["why absent"], [[tests.get("reason")]])
+    rows = [
+        [
+            c["dimension"],
+            c["statistic"],
+            c["metric_a"],
+            c["metric_b"],
+            _est(c["diff"], *(c.get("ci") or (None, None))),
+            c.get("p_williams_holm"),
+            c.get("p_bootstrap_holm"),
+            c.get("p_permutation_holm"),
+        ]
+        for c in tests["result"]["comparisons"]
+    ]
+    cols = ["dimension", "statistic", "a", "b", "a − b (95% CI)", "p Williams (Holm)"]
+    cols += ["p bootstrap (Holm)", "p permutation (Holm)"]
+    return _table("Paired tests between the judges", cols, rows, tests.get("command", ""))
+
+
+def cards_html(
+    cards: Sequence[Mapping[str, Any]], links: Sequence[str], tests: Mapping[str, Any]
+) -> str:
+    """The comparison page: one row per card (the evaluator-leaderboard view, CIs beside each
+    figure), the paired tests, and a link to each card."""
+    from metajudge.reports.html_page import render_page
+
+    payload = {
+        "kind": "cards",
+        "title": f"Judge cards: {len(cards)} judges",
+        "question": "Which judge may be used, where, and how do they compare?",
+        "protocol": "; ".join(
+            f"{c['judge']}: seed {c['settings']['seed']}, {c['settings']['n_boot']} resamples"
+            for c in cards
+        ),
+        "signatures": [[c["judge"], c["signature"]["judge_definition_sha256"]] for c in cards],
+        "warnings": [],
+        "tables": [
+            _table("Judges side by side", BOARD_COLUMNS, [_board_row(c) for c in cards]),
+            _tests_table(tests),
+        ],
+        "links": [{"href": h, "text": f"card of {c['judge']}"} for h, c in zip(links, cards)],
+        "items": [],
+        "resp": [],
+        "views": [],
+        "compare": [],
+    }
+    return render_page(payload, [])
+
+
+def _cell(v: Any) -> str:
+    if isinstance(v, dict):
+        return _ci(v["v"], (v["lo"], v["hi"]))
+    if isinstance(v, float):
+        return _f(v)
+    return "–" if v is None else str(v)
+
+
+def board_markdown(cards: Sequence[Mapping[str, Any]], tests: Mapping[str, Any]) -> str:
+    """The comparison as printed: one row per card, then the paired tests (or why none)."""
+    lines = [f"# Judge cards: {len(cards)} judges", "", "| " + " | ".join(BOARD_COLUMNS) + " |"]
+    lines.append("|" + "---|" * len(BOARD_COLUMNS))
+    lines += ["| " + " | ".join(_cell(v) for v in _board_row(c)) + " |" for c in cards]
+    t = _tests_table(tests)
+    lines += ["", f"## {t['title']}", "", "| " + " | ".join(t["columns"]) + " |"]
+    lines.append("|" + "---|" * len(t["columns"]))
+    lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in t["rows"]]
+    return "\n".join(lines) + "\n"
