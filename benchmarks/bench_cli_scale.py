@@ -73,11 +73,19 @@ def write_inputs(folder: Path, pairs: int, metrics: int) -> tuple[Path, Path]:
     return ds_path, sc_path
 
 
-def run_cli(
-    ds: Path, scores: Path, out: Path, *, n_boot: int, plots: bool, src: Path, profile: Path | None
+def run_meta_eval(
+    ds: Path,
+    scores: Path,
+    out: Path,
+    *,
+    n_boot: int,
+    src: Path,
+    plots: bool = False,
+    profile: Path | None = None,
+    extra: list[str] | None = None,
 ) -> dict:
-    """``metajudge meta-eval`` in a subprocess (under cProfile with ``profile``); wall, CPU and
-    peak RSS of the child."""
+    """``metajudge meta-eval`` in a subprocess (under cProfile with ``profile``; ``extra``
+    options added); wall, CPU and peak RSS of the child."""
     prof = ["-m", "cProfile", "-o", str(profile)] if profile else []
     cmd = [sys.executable, *prof, "-m", "metajudge", "meta-eval", "--input", str(ds)]
     cmd += [
@@ -91,6 +99,7 @@ def run_cli(
     ]  # --quiet: also a baseline --src
     if not plots:
         cmd.append("--no-plots")
+    cmd += extra or []
     env = dict(os.environ, PYTHONPATH=str(src), HF_HUB_OFFLINE="1")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     load0 = os.getloadavg()[0]
@@ -135,6 +144,36 @@ def flatten(obj: Any) -> dict[str, Any]:
     return out
 
 
+def check_cells(result: dict, require_bootstrap: tuple[str, ...] = ("pearson", "spearman")) -> bool:
+    """Print and check every metric cell's correlations: a percentile bootstrap CI for each
+    statistic of ``require_bootstrap``, and for Kendall's tau_b a CI with its method (bootstrap,
+    or Fisher z above ``kendall_ci_max_rows``). True when every cell passes."""
+    bad: list[str] = []
+    methods: dict[str, set[str]] = {}
+    cells = [c for c in result["cells"] if c.get("metric") not in ("length", "random")]
+    for c in cells:
+        for s in ("pearson", "spearman", "kendall"):
+            e = c["stats"].get(s)
+            if e is None or e.get("undefined"):
+                continue
+            methods.setdefault(s, set()).add(str(e.get("ci_method")))
+            boot = e.get("ci_method") == "percentile bootstrap"
+            if (
+                e.get("ci") is None
+                or not e.get("ci_method")
+                or (s in require_bootstrap and not boot)
+            ):
+                bad.append(
+                    f"{c['metric']}/{c['dimension']}/{s}: ci {e.get('ci')} ({e.get('ci_method')})"
+                )
+    for s, ms in sorted(methods.items()):
+        print(f"  {s}: CI in all {len(cells)} metric cells by {' / '.join(sorted(ms))}")
+    print(f"every cell has its intervals: {'yes' if not bad else 'NO'}")
+    for b in bad[:10]:
+        print(f"  missing: {b}")
+    return not bad
+
+
 def report(m: dict, pairs: int) -> None:
     print(f"$ {m['command']}")
     print(
@@ -173,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
         ds, scores = write_inputs(data, a.pairs, a.metrics)
         print(f"data: {ds.name}, {scores.name} ({time.perf_counter() - t0:.1f} s)")
         out = a.out or Path(tmp) / "out"
-        m = run_cli(
+        m = run_meta_eval(
             ds, scores, out, n_boot=a.n_boot, plots=a.plots, src=a.src.resolve(), profile=a.profile
         )
         report(m, a.pairs)
