@@ -28,6 +28,7 @@ from metajudge.stats.correlation import (
     pearson_from_moments,
 )
 from metajudge.stats.resample import Resamples, map_chunks
+from metajudge.stats.weighted_kendall import kendall_resamples, weighted_kendall
 
 
 def _mv(W: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -291,105 +292,6 @@ def _joint_totals(view: Resamples, cells: np.ndarray, c: int) -> np.ndarray | No
     return view.store.memo[key]
 
 
-def _wkendall(x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """Kendall τ_b of each weighted resample (rows of W, whole counts), exactly.
-
-    τ_b = (C − D)/sqrt((n0 − n1)(n0 − n2)) of the expanded data, where n0 = N(N − 1)/2 and n1,
-    n2 count the pairs tied in x and in y (Σ_g c_g(c_g − 1)/2 over groups of equal value, c_g
-    the group's total weight; copies of one row are tied in both). C − D comes from weighted
-    merge-sort inversions (:func:`_wkendall_merge`) over the values of the variable with fewer
-    distinct values (τ_b is symmetric): O(B·n·log K), K = 13 levels of a mean of three 1–5
-    scores, 4 merge levels. Every sum is an exact integer, so the value does not depend on how
-    the resamples are blocked.
-    """
-    if np.unique(y).size > np.unique(x).size:
-        x, y = y, x
-    return _wkendall_merge(x, y, W)
-
-
-#: elements (resamples x rows) of the block :func:`_wkendall_merge` works on (cache-sized)
-MERGE_BLOCK_ELEMENTS = 1 << 18
-
-
-class _MergePlan:
-    """What Kendall's τ_b of weighted resamples needs, from one sort of the rows by (y, x).
-
-    A pair with y_i < y_j is discordant when x_i > x_j: the weighted discordant pairs Q are
-    the weighted inversions of x in that order, counted as merge sort counts them, over the
-    dense ranks of y: at the level of blocks of ``2h`` y values, each row j in the upper half
-    meets the rows of the lower half with a larger x. ``levels`` holds per level the order by
-    (block, x) — a stable sort, so on equal x the lower-half row comes first and a tie in x is
-    not counted — and which positions of it are lower-half rows; ⌈log2(#y values)⌉ levels (4
-    for a human score with 13 values). Built once per (x, y), whatever the weights.
-    """
-
-    def __init__(self, x: np.ndarray, y: np.ndarray) -> None:
-        self.order = np.lexsort((x, y))
-        xs, ys = x[self.order], y[self.order]
-        ry = np.unique(ys, return_inverse=True)[1].ravel()
-        self.gx = np.unique(xs, return_inverse=True)[1].ravel()
-        self.y_starts = np.flatnonzero(np.r_[True, ys[1:] != ys[:-1]])
-        self.xy_starts = np.flatnonzero(np.r_[True, (xs[1:] != xs[:-1]) | (ys[1:] != ys[:-1])])
-        self.levels: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        K, h = int(ry.max(initial=0)) + 1, 1
-        while h < K:
-            perm = np.lexsort((self.gx, ry // (2 * h)))
-            lower = ((ry % (2 * h)) < h)[perm].astype(float)
-            # the y values where the halves start: lower0, upper0, lower1, upper1, ...
-            self.levels.append((perm, lower, np.arange(0, K, h)))
-            h *= 2
-
-    def discordant(self, Wb: np.ndarray, ck: np.ndarray) -> np.ndarray:
-        """Weighted discordant pairs of each row of ``Wb`` (whole counts, an integer array, rows
-        in (y, x) order, every product of two totals within its dtype; ``ck``: each resample's
-        weight per y value, int64). Per level, Σ over upper rows j of w_j·(lower weight of its
-        block after j in (block, x) order), with the lower weight up to j a running sum over
-        the whole level: Σ_b up_b·(lower weight of blocks up to b) − Σ_j w_j·(running lower
-        weight at j). Integer sums: exact, and several times faster than float ones here."""
-        Q = np.zeros(Wb.shape[0], dtype=np.int64)
-        for perm, lower, halves in self.levels:
-            Wp = Wb[:, perm]
-            L = Wp * lower.astype(Wb.dtype)
-            cum = np.cumsum(L, axis=1, dtype=Wb.dtype)
-            Wp -= L  # the upper rows' weights
-            Q -= np.einsum("ij,ij->i", Wp, cum)
-            hs = np.add.reduceat(ck, halves, axis=1)
-            up = hs[:, 1::2]
-            Q += (up * np.cumsum(hs[:, 0::2], axis=1)[:, : up.shape[1]]).sum(axis=1)
-        return Q
-
-
-def _wkendall_merge(x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """Kendall's τ_b of each weighted resample (rows of W, whole counts): O(B·n·log K).
-
-    With Q the weighted discordant pairs (:class:`_MergePlan`), c_k the y values' weights and
-    X the pairs tied in x but not in y (per x value, c_g² − Σ c_gk² over its joint (x, y)
-    values, halved): C − D = (N² − Σ c_k²)/2 − X − 2Q; every sum an exact integer."""
-    if not np.array_equal(W, np.rint(W)) or (W < 0).any():
-        raise ValueError("Kendall's tau_b of weighted resamples needs whole counts as weights")
-    plan = _MergePlan(x, y)
-    B, n = W.shape
-    out = np.empty(B)
-    # int32 while every Σ w·(running weight) <= N² fits it (N <= 46,340), else int64
-    dtype = np.int32 if float(W.sum(axis=1).max(initial=0)) ** 2 < 2**31 else np.int64
-    rows = max(1, MERGE_BLOCK_ELEMENTS // max(n, 1))
-    for b0 in range(0, B, rows):
-        Wb = np.ascontiguousarray(W[b0 : b0 + rows][:, plan.order]).astype(dtype)
-        N = Wb.sum(axis=1, dtype=np.int64)
-        ck = np.add.reduceat(Wb, plan.y_starts, axis=1, dtype=np.int64)
-        cgk = np.add.reduceat(Wb, plan.xy_starts, axis=1, dtype=np.int64)
-        cg = np.rint(_bincount_rows(plan.gx, Wb, int(plan.gx.max()) + 1)).astype(np.int64)
-        X = ((cg * cg).sum(axis=1) - (cgk * cgk).sum(axis=1)) // 2
-        s = (N * N - (ck * ck).sum(axis=1)) // 2 - X - 2 * plan.discordant(Wb, ck)
-        n0, n1 = N * (N - 1) // 2, (cg * (cg - 1) // 2).sum(axis=1)
-        n2 = (ck * (ck - 1) // 2).sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            den = np.sqrt((n0 - n1).astype(float) * (n0 - n2).astype(float))
-            t = np.where(den > 0, s / den, np.nan)
-        out[b0 : b0 + rows] = np.clip(t, -1.0, 1.0)
-    return out
-
-
 def _wacc(name: str, x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
     """The accuracy ``name`` of each weighted resample: the weighted sums of
     :func:`~metajudge.stats.correlation.accuracy_rows` (the one definition)."""
@@ -454,6 +356,8 @@ def weighted_statistics(
         n, x, y = reqs[i]
         if v is None and n == "spearman":
             ranks.setdefault((keys[i][1], keys[i][3]), []).append(i)
+        elif v is None and n == "kendall":
+            v = kendall_resamples(x, y, views[i])
         elif v is None:
             v = map_chunks(lambda Wb, n=n, x=x, y=y: _weighted(n, x, y, Wb), views[i])
         if v is not None:
@@ -471,7 +375,7 @@ def _weighted(name: str, x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndar
     if name == "spearman":
         return _wspearman(_RankPlan(x, [y]), W)[0]
     if name == "kendall":
-        return _wkendall(x, y, W)
+        return weighted_kendall(x, y, W)
     if name in ("acc_ties", "acc_no_ties"):
         return _wacc(name, x, y, W)
     raise ValueError(f"unknown statistic {name!r} (expected one of {', '.join(STATISTICS)})")
