@@ -57,7 +57,7 @@ class Protocol:
         ``max_compare`` metrics.
     statistics, min_pairs, kendall_ci_max_rows, spearman_ci_max_rows
         Statistics computed; fewest scored pairs for a value; above ``kendall_ci_max_rows`` rows
-        (100,000) Kendall's τ_b, above ``spearman_ci_max_rows`` (None: no limit) Spearman's ρ
+        (100,000) Kendall's τ_b, above ``spearman_ci_max_rows`` (200,000; None: no limit) Spearman's ρ
         gets its Fisher-z CI as its CI (``ci_method`` names it) instead of the bootstrap,
         in cells, the matched inter-human reference and comparisons alike (their bootstrap
         ranks every resample anew: O(resamples × rows) for a metric with many distinct
@@ -99,7 +99,7 @@ class Protocol:
     statistics: tuple[str, ...] = STATISTICS
     min_pairs: int = 3
     kendall_ci_max_rows: int | None = 100_000
-    spearman_ci_max_rows: int | None = None
+    spearman_ci_max_rows: int | None = 200_000
     missing: str | None = None
     small_n: int = SMALL_N
     control: str | None = None
@@ -178,7 +178,7 @@ class Protocol:
 
         >>> Protocol().ci_skipped("kendall", 200_000)
         'bootstrap CI skipped above 100000 rows (kendall_ci_max_rows); see fisher_ci'
-        >>> Protocol().ci_skipped("spearman", 10**7) is None
+        >>> Protocol(spearman_ci_max_rows=None).ci_skipped("spearman", 10**7) is None
         True
         """
         limits = {"kendall": self.kendall_ci_max_rows, "spearman": self.spearman_ci_max_rows}
