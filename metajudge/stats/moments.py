@@ -49,23 +49,24 @@ def kendall_from_table(T: np.ndarray) -> np.ndarray:
     For classes l < k, the pairs between them add Σ_g T[k, g]·(below − above), ``below``
     (``above``) the weight of class l at values under (over) g; with the cumulative sums
     ``C[l, g]`` over the values that is Σ_g T[k, g]·(2·C[l, g] − T[l, g]) − t_k·t_l (t: the
-    class totals), one batched product for all pairs of classes. C − D is its sum over l < k;
-    n0 = N(N − 1)/2, n1 and n2 the pairs tied in each variable (Σ c(c − 1)/2 over the
-    margins) — exactly τ_b of the expanded data (Kendall 1945). With integer weights every
-    sum is an exact integer (below 2**53), so no summation order changes a bit.
+    class totals). Summed over l < k: C − D = Σ_{k,g} T[k, g]·R[k, g] − Σ_{l<k} t_k·t_l with
+    ``R[k, g] = Σ_{l<k} (2·C[l, g] − T[l, g])`` (a second cumulative sum, over the classes) and
+    Σ_{l<k} t_k·t_l = (N² − Σ t_k²)/2: O(K·G) per table. n0 = N(N − 1)/2, n1 and n2 the pairs
+    tied in each variable (Σ c(c − 1)/2 over the margins) — exactly τ_b of the expanded data
+    (Kendall 1945). With integer weights every sum is an exact integer (below 2**53), so no
+    summation order changes a bit.
     """
     H = np.cumsum(T, axis=2)
     cy = H[:, :, -1].copy()  # the class totals
     H *= 2
     H -= T
-    M = np.einsum("bkg,blg->bkl", T, H)
-    M -= cy[:, :, None] * cy[:, None, :]
-    k, l = np.tril_indices(T.shape[1], -1)
-    s = M[:, k, l].sum(axis=1)
+    np.cumsum(H, axis=1, out=H)  # R shifted by one class: R[k] = H[k - 1]
+    s = np.einsum("bkg,bkg->b", T[:, 1:], H[:, :-1])
     cx = T.sum(axis=1)
+    N = cx.sum(axis=1)
+    s -= (N * N - (cy * cy).sum(axis=1)) / 2
     n1 = (cx * (cx - 1) / 2).sum(axis=1)
     n2 = (cy * (cy - 1) / 2).sum(axis=1)
-    N = cx.sum(axis=1)
     n0 = N * (N - 1) / 2
     with np.errstate(invalid="ignore", divide="ignore"):
         den = np.sqrt((n0 - n1) * (n0 - n2))

@@ -28,6 +28,7 @@ from metajudge.stats.correlation import (
     pearson_from_moments,
 )
 from metajudge.stats.resample import Resamples, map_chunks
+from metajudge.stats.weighted_kendall import kendall_resamples, weighted_kendall
 
 
 def _mv(W: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -291,68 +292,6 @@ def _joint_totals(view: Resamples, cells: np.ndarray, c: int) -> np.ndarray | No
     return view.store.memo[key]
 
 
-def _wkendall(x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """Kendall τ_b of each weighted resample (rows of W), exactly.
-
-    τ_b = (C − D)/sqrt((n0 − n1)(n0 − n2)) of the expanded data, where
-    C − D = ½·Σ_ij w_i w_j sign(x_i − x_j)·sign(y_i − y_j), n0 = N(N − 1)/2 and n1, n2 count the
-    pairs tied in x and in y (Σ_g c_g(c_g − 1)/2 over groups of equal value, c_g the group's total
-    weight; copies of one row are tied in both). Human labels take few distinct values, so rows
-    are binned into a (class of the variable with fewer values) × (value of the other) table T
-    per resample and C − D = ½·Σ T[c,g]·V[c,g] with cumulative sums — O(B·K·G). When both
-    variables have many distinct values the sign matrix is used in column blocks, O(B·n²).
-    """
-    ux, gx = np.unique(x, return_inverse=True)
-    uy, gy = np.unique(y, return_inverse=True)
-    if uy.size > ux.size:  # τ_b is symmetric: bin by the variable with fewer distinct values
-        ux, gx, uy, gy = uy, gy, ux, gx
-    K, G = uy.size, ux.size
-    if K > 64:
-        return _wkendall_pairs(x, y, gx, gy, W)
-    B = W.shape[0]
-    out = np.empty(B)
-    cell = gy * G + gx
-    order = np.argsort(cell, kind="mergesort")
-    sc = cell[order]
-    starts = np.flatnonzero(np.r_[True, sc[1:] != sc[:-1]])
-    cells_present = sc[starts]
-    chunk = max(1, min(B, 4_000_000 // max(K * G, 1)))
-    for b0 in range(0, B, chunk):
-        Wb = W[b0 : b0 + chunk][:, order]
-        T = np.zeros((Wb.shape[0], K * G))
-        T[:, cells_present] = np.add.reduceat(Wb, starts, axis=1)
-        out[b0 : b0 + chunk] = moments.kendall_from_table(T.reshape(Wb.shape[0], K, G))
-    return out
-
-
-def _wkendall_pairs(
-    x: np.ndarray, y: np.ndarray, gx: np.ndarray, gy: np.ndarray, W: np.ndarray
-) -> np.ndarray:
-    """:func:`_wkendall` when both variables have many distinct values: the sign matrix in
-    column blocks, O(B·n²)."""
-    n = x.size
-    B = W.shape[0]
-    N = W.sum(axis=1)
-    n0 = N * (N - 1) / 2
-    s = np.zeros(B)
-    n1 = np.zeros(B)
-    n2 = np.zeros(B)
-    for grp, out in ((gx, n1), (gy, n2)):
-        onehot = np.zeros((n, int(grp.max()) + 1))
-        onehot[np.arange(n), grp] = 1.0
-        C = np.einsum("ij,jk->ik", W, onehot)
-        out[:] = (C * (C - 1) / 2).sum(axis=1)
-    block = max(1, min(n, 4_000_000 // max(n, 1)))
-    for j0 in range(0, n, block):
-        j1 = min(n, j0 + block)
-        S = np.sign(x[:, None] - x[None, j0:j1]) * np.sign(y[:, None] - y[None, j0:j1])
-        s += ((W @ S) * W[:, j0:j1]).sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        den = np.sqrt((n0 - n1) * (n0 - n2))
-        t = np.where(den > 0, (s / 2) / den, np.nan)
-    return np.clip(t, -1.0, 1.0)
-
-
 def _wacc(name: str, x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
     """The accuracy ``name`` of each weighted resample: the weighted sums of
     :func:`~metajudge.stats.correlation.accuracy_rows` (the one definition)."""
@@ -417,6 +356,8 @@ def weighted_statistics(
         n, x, y = reqs[i]
         if v is None and n == "spearman":
             ranks.setdefault((keys[i][1], keys[i][3]), []).append(i)
+        elif v is None and n == "kendall":
+            v = kendall_resamples(x, y, views[i])
         elif v is None:
             v = map_chunks(lambda Wb, n=n, x=x, y=y: _weighted(n, x, y, Wb), views[i])
         if v is not None:
@@ -434,7 +375,7 @@ def _weighted(name: str, x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndar
     if name == "spearman":
         return _wspearman(_RankPlan(x, [y]), W)[0]
     if name == "kendall":
-        return _wkendall(x, y, W)
+        return weighted_kendall(x, y, W)
     if name in ("acc_ties", "acc_no_ties"):
         return _wacc(name, x, y, W)
     raise ValueError(f"unknown statistic {name!r} (expected one of {', '.join(STATISTICS)})")

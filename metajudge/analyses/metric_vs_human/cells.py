@@ -236,12 +236,15 @@ def stat_block(run: Run, rows: Rows) -> tuple[dict[str, Any], dict[str, FArr]]:
         n_ci = _ci_units(s, rows, n_pairs, len(run.view.pair_ids))
         entry.update(ci_fields(intervals.choose(s, v, n_ci, None, p.ci_level, small_n=p.small_n)))
         note = p.ci_skipped(s, rows.x.size) if W is not None else None
+        if is_corr:
+            fisher = intervals.fisher_interval(s, v, n_pairs, p.ci_level)
+            entry["fisher_ci"] = fisher.ci
         if note is not None:
             entry["ci_note"] = note
+            if is_corr and n_ci > p.small_n:  # the Fisher-z CI, shown with its method
+                entry.update(ci_fields(fisher))
         elif W is not None:
             boot.append((s, xv, rows.y))
-        if is_corr:
-            entry["fisher_ci"] = intervals.fisher_interval(s, v, n_pairs, p.ci_level).ci
     samples: dict[str, FArr] = {}
     if boot and W is not None:
         job = _Bootstrap(boot, W, out, {s: out[s] for s, _, _ in boot}, samples)

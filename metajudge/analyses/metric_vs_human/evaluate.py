@@ -122,9 +122,7 @@ def _protocol_json(run: Run, compare_note: str | None) -> dict[str, Any]:
         "holm": "across every comparison in this result, per test",
         "permutation": "item swaps (fair coin flips) shared by every comparison of a dimension, "
         "as the bootstrap resamples are; a pair whose metrics' rows differ draws its own",
-        "ci_row_limits": f"no bootstrap CI for Kendall's tau_b above {p.kendall_ci_max_rows} rows "
-        f"nor for Spearman's rho above {p.spearman_ci_max_rows} rows (cells, matched reference, "
-        "comparisons: ci_note on each); Fisher-z CI instead",
+        "ci_row_limits": _row_limits_json(p),
         "ceiling": _ceiling_definition(p, view),
     }
 
@@ -148,6 +146,25 @@ def _fisher_n(p: Protocol) -> str:
             else "no Fisher-z CI at this level"
         )
     return "number of pairs, not annotator rows"
+
+
+def _row_limits_json(p: Protocol) -> str | None:
+    """The row limits above which a rank correlation's CI is Fisher z, not the bootstrap."""
+    limits = [
+        f"{name} above {limit} rows"
+        for name, limit in (
+            ("Kendall's tau_b", p.kendall_ci_max_rows),
+            ("Spearman's rho", p.spearman_ci_max_rows),
+        )
+        if limit is not None
+    ]
+    if not limits:
+        return None
+    return (
+        f"no bootstrap CI for {' nor for '.join(limits)} (cells, matched reference, "
+        "comparisons: ci_note on each); the value's CI is its Fisher-z CI instead "
+        "(ci_method names it)"
+    )
 
 
 def _ci_method_json(p: Protocol) -> str:
@@ -280,9 +297,10 @@ def _ref_entry(e: Any, stat: str, p: Protocol, note: str | None) -> dict[str, An
     if note:
         out["ci_note"] = note
         defined = e.undefined is None and p.level == "global"
-        out["fisher_ci"] = (
-            intervals.fisher_interval(stat, e.value, e.n, p.ci_level).ci if defined else None
-        )
+        fisher = intervals.fisher_interval(stat, e.value, e.n, p.ci_level) if defined else None
+        out["fisher_ci"] = fisher.ci if fisher else None
+        if fisher is not None and e.n > p.small_n:  # shown as the value's CI, with its method
+            out.update({"ci": fisher.ci, "ci_method": fisher.method, "ci_n": fisher.n})
     return out
 
 

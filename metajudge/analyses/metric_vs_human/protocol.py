@@ -57,7 +57,8 @@ class Protocol:
         ``max_compare`` metrics.
     statistics, min_pairs, kendall_ci_max_rows, spearman_ci_max_rows
         Statistics computed; fewest scored pairs for a value; above ``kendall_ci_max_rows`` rows
-        Kendall's τ_b, above ``spearman_ci_max_rows`` Spearman's ρ gets its Fisher-z CI only,
+        (100,000) Kendall's τ_b, above ``spearman_ci_max_rows`` (200,000; None: no limit) Spearman's ρ
+        gets its Fisher-z CI as its CI (``ci_method`` names it) instead of the bootstrap,
         in cells, the matched inter-human reference and comparisons alike (their bootstrap
         ranks every resample anew: O(resamples × rows) for a metric with many distinct
         values; :meth:`Protocol.ci_skipped` words the note shown with the value).
@@ -97,8 +98,8 @@ class Protocol:
     max_compare: int = 12
     statistics: tuple[str, ...] = STATISTICS
     min_pairs: int = 3
-    kendall_ci_max_rows: int = 5000
-    spearman_ci_max_rows: int = 200_000
+    kendall_ci_max_rows: int | None = 100_000
+    spearman_ci_max_rows: int | None = 200_000
     missing: str | None = None
     small_n: int = SMALL_N
     control: str | None = None
@@ -175,8 +176,10 @@ class Protocol:
     def ci_skipped(self, statistic: str, n_rows: int) -> str | None:
         """Why ``statistic`` on ``n_rows`` rows gets no bootstrap CI (None: it gets one).
 
-        >>> Protocol().ci_skipped("kendall", 6000)
-        'bootstrap CI skipped above 5000 rows (kendall_ci_max_rows); see fisher_ci'
+        >>> Protocol().ci_skipped("kendall", 200_000)
+        'bootstrap CI skipped above 100000 rows (kendall_ci_max_rows); see fisher_ci'
+        >>> Protocol(spearman_ci_max_rows=None).ci_skipped("spearman", 10**7) is None
+        True
         """
         limits = {"kendall": self.kendall_ci_max_rows, "spearman": self.spearman_ci_max_rows}
         limit = limits.get(statistic)

@@ -64,13 +64,16 @@ def test_rank_ci_row_limits_reach_cells_matched_reference_and_comparisons() -> N
     res = mj.meta_evaluate(ds, list(rows), proto).data
     cell = res["cells"][0]["stats"]
     for s in ("kendall", "spearman"):
-        assert cell[s]["ci"] is None and cell[s]["fisher_ci"] is not None
+        # above the limit the value's CI is its Fisher-z CI, named (issue 43: never a bare value)
+        assert cell[s]["fisher_ci"] is not None and cell[s]["ci"] == cell[s]["fisher_ci"]
+        assert cell[s]["ci_method"] == intervals.FISHER_METHODS[s]
         assert f"{s}_ci_max_rows" in cell[s]["ci_note"]
         matched = res["ceiling"][0]["matched"]["m0"][s]
-        assert matched["ci"] is None and f"{s}_ci_max_rows" in matched["ci_note"]
+        assert matched["ci"] == matched["fisher_ci"] and f"{s}_ci_max_rows" in matched["ci_note"]
         # the inter-human reference itself: the same limit, the same note (issue 29)
         human = res["ceiling"][0]["stats"][s]
-        assert human["ci"] is None and human["ci_note"] == matched["ci_note"]
+        assert human["ci"] == human["fisher_ci"] and human["ci_note"] == matched["ci_note"]
+        assert human["ci_method"] == intervals.FISHER_METHODS[s]
         assert human["value"] is not None
         # the note's "see fisher_ci" points at a Fisher-z CI on the pairs of one comparison
         n_pairs = res["ceiling"][0]["n_pairs"]
@@ -93,6 +96,27 @@ def test_rank_ci_row_limits_reach_cells_matched_reference_and_comparisons() -> N
         assert human["ci"] is not None and "ci_note" not in human and "fisher_ci" not in human
         assert human["value"] == res["ceiling"][0]["stats"][s]["value"]
     assert res2["cells"][0]["stats"]["spearman"]["ci"] is not None
+    # defaults: Spearman's bootstrap up to 200,000 rows (its cost at 1M rows is issue 43's open
+    # part), Kendall's up to 100,000 (was 5,000)
+    assert mj.Protocol().spearman_ci_max_rows == 200_000
+    assert res2["options"]["kendall_ci_max_rows"] == 100_000
+    for s in ("pearson", "spearman", "kendall"):
+        assert res2["cells"][0]["stats"][s]["ci_method"] == intervals.PERCENTILE
+
+
+def test_table_shows_the_fisher_ci_of_a_value_above_the_row_limit(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # the rendered table: every rank correlation with an interval and, where it is not the
+    # bootstrap, its method (issue 43)
+    from metajudge.reports.tables import to_markdown
+
+    ds, rows = _small()
+    proto = mj.Protocol(n_boot=50, kendall_ci_max_rows=10)
+    md = to_markdown(mj.meta_evaluate(ds, list(rows), proto))
+    main, other = [ln for ln in md.splitlines() if ln.startswith("| m0 ")][:2]
+    cells = [c.strip() for ln in (main, other) for c in ln.strip("|").split("|")[1:]]
+    assert all("[" in c for c in cells), (main, other)  # every value with its interval
+    assert "(Fisher z)" not in main  # Pearson, Spearman: the bootstrap (stated under the table)
+    assert "(Fisher z)" in other.split("|")[2], other  # Kendall's tau_b, the first other column
 
 
 @pytest.mark.parametrize("flush", [2, 1 << 16])
