@@ -146,11 +146,13 @@ class DefinedJudge(JudgeMetric):
             dec["grammar"] = grammar
         return dec
 
-    def build(self, ctx: dict[str, Any], record: str, index: int) -> Request:
-        """The request of one record's context (a missing variable: an InputError, no call)."""
+    def build(
+        self, ctx: dict[str, Any], record_id: str, index: int, system: str | None = None
+    ) -> Request:
+        """The request of one record's context (a missing variable: a RecordError, no call)."""
         if _cut(ctx, self.max_chars):
             self.note("text cut to fit the context")
-        messages = self.definition.render(ctx, record)
+        messages = self.definition.render(ctx, record_id, system)
         dec = self._decoding(index)
         if self.client_is_chat:
             return Request(messages=messages, **dec)
@@ -169,11 +171,13 @@ class DefinedJudge(JudgeMetric):
                 return "a pairwise judge needs pairwise records (two responses to one input)"
             if rec.a.response is None or rec.b.response is None:
                 return "no response text"
-            return self.build(record_context(rec), repr(rec.id), index)
+            return self.build(record_context(rec), rec.id, index)
         if item.response is None or not item.response.strip():
             return "empty response"
         ctx = record_context(rec, item) if rec is not None else _bare_context(item)
-        return self.build(ctx, f"{rec.id!r} ({item.key})" if rec is not None else item.key, index)
+        if rec is None:
+            return self.build(ctx, item.key, index)
+        return self.build(ctx, rec.id, index, getattr(rec, "system", None))
 
     def score_batch(self, items: Sequence[ScoreItem]) -> list[MetricResult]:
         built = [self._item_request(it, i) for i, it in enumerate(items)]  # all before a call
@@ -278,7 +282,7 @@ class DefinedJudge(JudgeMetric):
             ctx = record_context(r)
             if order == "ba":
                 ctx["a"], ctx["b"] = ctx["b"], ctx["a"]
-            reqs.append(self.build(ctx, repr(r.id), i))
+            reqs.append(self.build(ctx, r.id, i))
         out = []
         for r, c in zip(records, self.client.run(reqs), strict=True):
             self.calls += 1
