@@ -41,7 +41,7 @@ def test_ppi_fraction_and_system(data_dir: Path, capsys: pytest.CaptureFixture) 
     assert main([*base, "--labelled-fraction", "0.05"]) == 0
     j = json.loads(capsys.readouterr().out)
     assert j["n"] == round(0.05 * 2988)
-    assert main([*base, "--n-labelled", "30", "--system", "nosuchsystem"]) == 2
+    assert main([*base, "--n-labelled", "30", "--estimate-system", "nosuchsystem"]) == 2
 
 
 @pytest.mark.parametrize(
