@@ -517,7 +517,7 @@ def _add_id_field(g: Any) -> argparse.Action:
         metavar="FIELD",
         help="the field of a framework's score file that carries the item id, when it is not "
         "the obvious one (inspect_ai: a sample metadata key; promptfoo: a test variable; "
-        "deepeval: an additional_metadata key or name; ragas: a column)",
+        "deepeval: a metadata key or name; ragas: a column)",
     )
 
 
