@@ -242,6 +242,28 @@ def test_a_variable_a_record_lacks_names_file_line_and_field(
     assert "Traceback" not in err
 
 
+def test_a_variable_the_last_batch_lacks_stops_the_run_before_any_call(
+    tmp_path: Path,
+    no_model: list[Request],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Scored in batches of 2, the record on the last line lacks the variable: refused before
+    the first batch builds a model."""
+    from metajudge.scores import scoring
+
+    monkeypatch.setattr(scoring, "CHUNK", 2)
+    p = _write(
+        tmp_path, RUBRIC.read_text(encoding="utf-8").replace("{{ context }}", "{{ meta.source }}")
+    )
+    n = len(GRADED.read_text(encoding="utf-8").splitlines())
+    data = _with_meta(GRADED, tmp_path / "in.jsonl", n, {"source": "the article"})
+    argv = ["metrics", "run", "--input", str(data), "--metrics", f"judge:{p}"]
+    assert main([*argv, "-o", str(tmp_path / "s.jsonl"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"{data}:{n}: field meta.source: " in err, err
+
+
 def test_requirements_and_metric_name() -> None:
     from metajudge.metrics.registry import is_metric, requirements
 
