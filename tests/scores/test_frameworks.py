@@ -60,8 +60,7 @@ def test_inspect_epochs_kept_one_column_each(tmp_path: Path) -> None:
     assert res["run"]["reading"]["epochs"] == "each"
 
 
-#: the fixtures made by running the framework itself (promptfoo, deepeval, ragas: see the
-#: scripts beside them; not yet run, their readers are covered by the format tests below)
+#: the inspect_ai fixture (promptfoo's, deepeval's and ragas': test_framework_files.py)
 FIXTURES = {"inspect": FIX / "inspect" / "graded.eval"}
 
 
