@@ -7,7 +7,10 @@ G-Eval's decoding (log-probabilities, top 10, the 1–5 digit grammar, one token
 context budget, so both judges send the same requests (checked: the first request's text is
 equal). Each judge scores the first N responses of ``summeval_summac_consistency`` on its own
 fresh cache (a cold run: every request reaches the model); printed: responses per second of
-each, and the ratio defined / built-in.
+each, the ratio defined / built-in, and the CPU seconds of each judge's own process (templating,
+client, parsing: where the two can differ, since the model's requests are the same) and of its
+model server. On a shared, loaded machine the wall-time ratio carries the other jobs' noise; the
+CPU ratios are the steadier reading.
 
 Usage::
 
@@ -56,11 +59,12 @@ def _timed(name: str, items: list[Any], backbone: str, cache: Path, **opts: Any)
     from metajudge.metrics.registry import get_metric
 
     m = get_metric(name, backbone=backbone, **opts)
+    children0 = _children_cpu()
     try:
         m.score_batch(items[:1])  # starts the server (not timed)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         res = m.score_batch(items[1:])
-        wall = time.perf_counter() - t0
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         summary = m.summary
     finally:
         m.close()
@@ -69,9 +73,19 @@ def _timed(name: str, items: list[Any], backbone: str, cache: Path, **opts: Any)
         "n": len(items) - 1,
         "wall_s": round(wall, 3),
         "per_s": round((len(items) - 1) / wall, 3) if wall > 0 else None,
+        "judge_cpu_s": round(cpu, 3),  # this process: templating, client, parsing
+        "server_cpu_s": round(_children_cpu() - children0, 3),  # the model (with its start)
         "calls": summary["cost"]["calls"],
         "unscored": sum(r.score is None for r in res),
     }
+
+
+def _children_cpu() -> float:
+    """CPU seconds of this process's ended children (the llama.cpp server, once closed)."""
+    import resource
+
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
 
 
 def _first_request(name: str, item: Any, backbone: str, **opts: Any) -> dict[str, Any]:
@@ -120,17 +134,25 @@ def main(argv: list[str] | None = None) -> int:
         for name, opts in order if k % 2 == 0 else order[::-1]:
             r = _timed(name, items, args.backbone, tmp / f"cache-{k}-{len(runs)}", **opts)
             runs.append(r)
-            print(f"{name[:40]:40s} {r['n']} responses in {r['wall_s']:.2f} s = {r['per_s']} /s")
-    per = {
-        name: sum(r["wall_s"] for r in runs if r["metric"] == name)
-        for name in ("geval_consistency", defined)
-    }
-    ratio = per["geval_consistency"] / per[defined] if per[defined] else None
-    print(f"throughput ratio defined / built-in G-Eval: {ratio:.3f}" if ratio else "no ratio")
+            print(
+                f"{name[:40]:40s} {r['n']} responses in {r['wall_s']:.2f} s = {r['per_s']} /s "
+                f"(judge CPU {r['judge_cpu_s']:.2f} s, server CPU {r['server_cpu_s']:.2f} s)"
+            )
+    ratios = {}
+    for key in ("wall_s", "judge_cpu_s", "server_cpu_s"):
+        per = {
+            n: sum(r[key] for r in runs if r["metric"] == n) for n in ("geval_consistency", defined)
+        }
+        ratios[key] = per["geval_consistency"] / per[defined] if per[defined] else None
+    print(f"throughput ratio defined / built-in G-Eval (wall time): {ratios['wall_s']:.3f}")
+    print(
+        f"built-in / defined CPU: judge process {ratios['judge_cpu_s']:.3f}, "
+        f"model server {ratios['server_cpu_s']:.3f}; load average {os.getloadavg()[0]:.1f} "
+        f"on {os.cpu_count()} CPUs"
+    )
     if args.out:
-        Path(args.out).write_text(
-            json.dumps({"same_prompt": same, "runs": runs, "ratio": ratio}, indent=1)
-        )
+        doc = {"same_prompt": same, "runs": runs, "ratio": ratios["wall_s"], "ratios": ratios}
+        Path(args.out).write_text(json.dumps(doc, indent=1))
     return 0 if same else 1
 
 

@@ -38,6 +38,38 @@ class InputError(MetajudgeError, ValueError):
         super().__init__(where + message)
 
 
+class RecordError(InputError):
+    """Bad input in one record, found where the record's file is not known (a judge's template
+    reads a field the record lacks): ``record_id`` and ``system`` say which record, and
+    :meth:`at` places the error at the file and line the CLI finds it on
+    (:func:`metajudge.data.formats.record_line`)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        record_id: str,
+        system: str | None = None,
+        path: str | Path | None = None,
+        line: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        super().__init__(message, path=path, line=line, field=field)
+        self.record_id = record_id
+        self.system = system
+
+    def at(self, path: str | Path, line: int | None) -> RecordError:
+        """The same error placed at ``path:line``."""
+        return RecordError(
+            self.message,
+            record_id=self.record_id,
+            system=self.system,
+            path=path,
+            line=line,
+            field=self.field,
+        )
+
+
 class ChecksumError(MetajudgeError):
     """A downloaded or local file does not have the pinned sha256."""
 

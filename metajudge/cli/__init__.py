@@ -90,7 +90,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _report(e)
         return _quiet_stdout()
     except Exception as e:  # noqa: BLE001 - only what _user_error names; anything else re-raised
-        return _report(e)
+        return _report(_placed(e, args))
+
+
+def _placed(e: Exception, args: argparse.Namespace) -> Exception:
+    """A :class:`~metajudge.errors.RecordError` (a record's fault found where its file is not
+    known) placed at the ``--input`` file and the record's line there; any other error as it is."""
+    from pathlib import Path
+
+    from metajudge.errors import RecordError
+
+    src = getattr(args, "input", None)
+    if isinstance(src, (list, tuple)):
+        src = src[0] if len(src) == 1 else None
+    if not isinstance(e, RecordError) or e.path is not None or not isinstance(src, (str, Path)):
+        return e
+    if not Path(src).is_file():
+        return e
+    from metajudge.data.formats import record_line
+
+    return e.at(src, record_line(src, e.record_id, e.system))
 
 
 def _report(e: Exception) -> int:

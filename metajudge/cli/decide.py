@@ -124,7 +124,13 @@ def _register_ppi(dsub: argparse._SubParsersAction) -> None:  # type: ignore[typ
         metavar="F",
         help="draw this share of the labelled units (--seed)",
     )
-    p.add_argument("--system", help="Likert data: estimate this system's mean score only")
+    p.add_argument(
+        "--estimate-system",
+        metavar="SYSTEM",
+        help="Likert data: estimate this system's mean score only",
+    )
+    # `--system` names the system a framework's score file scored (meta-eval, data doctor)
+    opt.add_old(p, "--system", "--estimate-system", dest="estimate_system")
     p.add_argument("--dimension", help="the human dimension (default: the one the metric tracks)")
     p.add_argument(
         "--critical",
@@ -261,7 +267,7 @@ def _cmd_ppi(args: argparse.Namespace) -> int:
         backbones=args.backbones,
         n_labelled=args.n_labelled,
         labelled_fraction=args.labelled_fraction,
-        system=args.system,
+        system=args.estimate_system,
         alpha=args.alpha,
         critical=args.critical,
         n_boot=args.n_boot,

@@ -49,6 +49,9 @@ MEANINGS: dict[str, str] = {
     "--n-perm": "permutations of a permutation test",
     "--seed": "the seed of the command's random draws",
     "--repeats": "seeded calibration/test splits",
+    "--id-field": "the field of a judge framework's score file that carries the item id",
+    "--system": "the dataset system a judge framework's score file scored",
+    "--epochs": "a judge framework's epochs or repeats: averaged or kept",
 }
 
 
@@ -511,20 +514,32 @@ def add_score_reading(p: argparse.ArgumentParser) -> None:
     """How a judge framework's ``--scores`` file (inspect_ai, promptfoo, deepeval, ragas) is
     joined to the dataset: ``--id-field``, ``--system``, ``--epochs`` (:func:`score_reading`)."""
     g = p.add_argument_group("judge framework files (inspect_ai, promptfoo, deepeval, ragas)")
-    g.add_argument(
+    _mark(_add_id_field(g), "--id-field")
+    _mark(_add_system(g), "--system")
+    _mark(_add_epochs(g), "--epochs")
+
+
+def _add_id_field(g: Any) -> argparse.Action:
+    return g.add_argument(
         "--id-field",
         metavar="FIELD",
         help="the field of a framework's score file that carries the item id, when it is not "
         "the obvious one (inspect_ai: a sample metadata key; promptfoo: a test variable; "
-        "deepeval: an additional_metadata key or name; ragas: a column)",
+        "deepeval: a metadata key or name; ragas: a column)",
     )
-    g.add_argument(
+
+
+def _add_system(g: Any) -> argparse.Action:
+    return g.add_argument(
         "--system",
         metavar="NAME",
         help="the dataset system a framework's score file scored, instead of the one the file "
         "implies (inspect_ai: eval.model; promptfoo: the provider)",
     )
-    g.add_argument(
+
+
+def _add_epochs(g: Any) -> argparse.Action:
+    return g.add_argument(
         "--epochs",
         choices=("mean", "each"),
         default="mean",

@@ -412,6 +412,20 @@ def iter_jsonl_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
         yield i, obj
 
 
+def record_line(path: str | Path, record_id: str, system: str | None = None) -> int | None:
+    """The line of canonical JSONL file ``path`` that holds record ``record_id`` (of ``system``
+    when given), or ``None`` (another kind of file, or no such record): where an error found
+    in a loaded record points (:class:`~metajudge.errors.RecordError`)."""
+    try:
+        for line, obj in iter_jsonl_objects(path):
+            same = isinstance(obj, dict) and obj.get("id") == record_id
+            if same and (system is None or obj.get("system") == system):
+                return line
+    except (InputError, OSError):
+        return None
+    return None
+
+
 def _lines(text: str) -> Iterator[str]:
     """``text.split("\\n")`` one line at a time (no list of every line of a large file)."""
     start, n = 0, len(text)

@@ -2,9 +2,10 @@
 camelCase, as ``deepeval`` writes it to ``DEEPEVAL_RESULTS_FOLDER``) or an ``EvaluationResult``
 dumped as JSON (``test_results``, snake_case).
 
-The item is an id-like key of the test case's ``additional_metadata`` (``--id-field KEY``: that
-key, or ``name``), else the test case's ``name`` when it is not deepeval's default
-``test_case_<n>``; the system is ``additional_metadata.system`` when there is one. Each metric is
+The item is an id-like key of the test case's metadata (``metadata``, deepeval 4; earlier
+``additional_metadata``) (``--id-field KEY``: that key, or ``name``), else the test case's
+``name`` when it is not deepeval's default ``test_case_<n>``; the system is the metadata's
+``system`` when there is one. Each metric is
 a column: its ``score``, with ``success`` and ``reason`` (the explanation) kept.
 """
 
@@ -18,10 +19,11 @@ from metajudge.errors import InputError
 from metajudge.io import read_json
 from metajudge.scores.framework_types import ID_NAMES, FileInfo, Judged, Reader, Reading, first_id
 
-#: the two layouts: (test cases key, metrics key, metadata key)
+#: the two layouts: (test cases key, metrics key, metadata keys: deepeval 4 writes ``metadata``,
+#: earlier versions ``additionalMetadata`` / ``additional_metadata``)
 LAYOUTS = {
-    "testCases": ("test-run", "metricsData", "additionalMetadata"),
-    "test_results": ("evaluation-result", "metrics_data", "additional_metadata"),
+    "testCases": ("test-run", "metricsData", ("metadata", "additionalMetadata")),
+    "test_results": ("evaluation-result", "metrics_data", ("metadata", "additional_metadata")),
 }
 _DEFAULT_NAME = re.compile(r"test_case_\d+$")
 
@@ -47,13 +49,14 @@ def read(path: Path, reading: Reading) -> tuple[FileInfo, list[Judged]]:
             path=path,
             field="testCases",
         )
-    layout, mkey, meta_key = LAYOUTS[key]
+    layout, mkey, meta_keys = LAYOUTS[key]
     info = FileInfo("deepeval", f"deepeval {layout}")
     out: list[Judged] = []
     for n, case in enumerate(data[key] or ()):
         at = f"{key}[{n}]"
         if not isinstance(case, dict):
             raise InputError("expected an object", path=path, field=at)
+        meta_key = next((k for k in meta_keys if isinstance(case.get(k), dict)), meta_keys[0])
         meta = case.get(meta_key) or {}
         item, name = _item(case, meta, reading)
         info.id_fields = info.id_fields or ["name", *(f"{meta_key}.{k}" for k in meta)]

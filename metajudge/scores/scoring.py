@@ -294,6 +294,9 @@ def _score_metric(
             len(groups),
         )
     chunk = max(len(groups), 1) if batch_dependent else CHUNK
+    check = getattr(metric, "check_items", None)  # bad input found before the first batch's calls
+    if check is not None and len(groups) > chunk:
+        check([refs[g[0]].score_item() for g in groups])
     bar = progress_bar(len(todo), name, enabled=progress and bool(todo), unit="resp")
     try:
         for s in range(0, len(groups), chunk):

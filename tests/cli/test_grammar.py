@@ -46,6 +46,9 @@ SYNONYMS: dict[str, str] = {
     r"^correlate all rows at once": "--level",
     r"^bootstrap resamples": "--n-boot",
     r"^permutations": "--n-perm",
+    r"carries the item id": "--id-field",
+    r"system a framework's score file scored": "--system",
+    r"epochs or repeats": "--epochs",
 }
 
 

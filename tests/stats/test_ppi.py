@@ -41,7 +41,7 @@ def test_ppi_fraction_and_system(data_dir: Path, capsys: pytest.CaptureFixture) 
     assert main([*base, "--labelled-fraction", "0.05"]) == 0
     j = json.loads(capsys.readouterr().out)
     assert j["n"] == round(0.05 * 2988)
-    assert main([*base, "--n-labelled", "30", "--system", "nosuchsystem"]) == 2
+    assert main([*base, "--n-labelled", "30", "--estimate-system", "nosuchsystem"]) == 2
 
 
 @pytest.mark.parametrize(
@@ -113,3 +113,14 @@ def test_swap_report_ppi_section(data_dir: Path, tmp_path: Path) -> None:
         "## Estimates with the candidate as the judge (PPI)"
         in (tmp_path / "decision.md").read_text()
     )
+
+
+def test_old_system_spelling_is_estimate_system(capsys: pytest.CaptureFixture) -> None:
+    """``decide ppi --system`` (the old spelling) still estimates that system,
+    with its one deprecation line; ``--system`` is the framework files' option elsewhere."""
+    from metajudge.cli import build_parser
+
+    argv = ["decide", "ppi", "--dataset", "x", "--metric", "m", "--n-labelled", "3"]
+    assert build_parser().parse_args([*argv, "--system", "s"]).estimate_system == "s"
+    assert "'--system' is deprecated; use '--estimate-system'" in capsys.readouterr().err
+    assert build_parser().parse_args([*argv, "--estimate-system", "s"]).estimate_system == "s"

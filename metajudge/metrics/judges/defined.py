@@ -61,6 +61,10 @@ def _cut(ctx: dict[str, Any], limit: int) -> bool:
     return cut
 
 
+#: why a record used as a few-shot example is not judged
+AN_EXAMPLE = "used as a few-shot example"
+
+
 class DefinedJudge(JudgeMetric):
     """The judge defined in ``path`` on a backbone (see the module docstring)."""
 
@@ -146,11 +150,13 @@ class DefinedJudge(JudgeMetric):
             dec["grammar"] = grammar
         return dec
 
-    def build(self, ctx: dict[str, Any], record: str, index: int) -> Request:
-        """The request of one record's context (a missing variable: an InputError, no call)."""
+    def build(
+        self, ctx: dict[str, Any], record_id: str, index: int, system: str | None = None
+    ) -> Request:
+        """The request of one record's context (a missing variable: a RecordError, no call)."""
         if _cut(ctx, self.max_chars):
             self.note("text cut to fit the context")
-        messages = self.definition.render(ctx, record)
+        messages = self.definition.render(ctx, record_id, system)
         dec = self._decoding(index)
         if self.client_is_chat:
             return Request(messages=messages, **dec)
@@ -159,21 +165,40 @@ class DefinedJudge(JudgeMetric):
 
     # -- scoring -----------------------------------------------------------------------------
 
-    def _item_request(self, item: ScoreItem, index: int) -> Request | str:
+    def _item_context(self, item: ScoreItem) -> tuple[dict[str, Any], str, str | None] | str:
+        """The template context of one item with its record id and system, or why it is not
+        judged (a few-shot example, no response text, not a pair)."""
         rec = item.record
         if rec is not None and rec.id in self.definition.example_ids:
-            self.examples_excluded.append(rec.id)
-            return "used as a few-shot example"
+            return AN_EXAMPLE
         if self.kind == "pairwise":
             if not isinstance(rec, PairwiseRecord):
                 return "a pairwise judge needs pairwise records (two responses to one input)"
             if rec.a.response is None or rec.b.response is None:
                 return "no response text"
-            return self.build(record_context(rec), repr(rec.id), index)
+            return record_context(rec), rec.id, None
         if item.response is None or not item.response.strip():
             return "empty response"
-        ctx = record_context(rec, item) if rec is not None else _bare_context(item)
-        return self.build(ctx, f"{rec.id!r} ({item.key})" if rec is not None else item.key, index)
+        if rec is None:
+            return _bare_context(item), item.key, None
+        return record_context(rec, item), rec.id, getattr(rec, "system", None)
+
+    def _item_request(self, item: ScoreItem, index: int) -> Request | str:
+        got = self._item_context(item)
+        if isinstance(got, str):
+            if got == AN_EXAMPLE and item.record is not None:
+                self.examples_excluded.append(item.record.id)
+            return got
+        ctx, rid, system = got
+        return self.build(ctx, rid, index, system)
+
+    def check_items(self, items: Sequence[ScoreItem]) -> None:
+        """Render every item's prompt, no call: a variable a record lacks is raised before the
+        first call of a run scored in several batches (``score_dataset``)."""
+        for it in items:
+            got = self._item_context(it)
+            if not isinstance(got, str):
+                self.definition.render(*got)
 
     def score_batch(self, items: Sequence[ScoreItem]) -> list[MetricResult]:
         built = [self._item_request(it, i) for i, it in enumerate(items)]  # all before a call
@@ -278,7 +303,7 @@ class DefinedJudge(JudgeMetric):
             ctx = record_context(r)
             if order == "ba":
                 ctx["a"], ctx["b"] = ctx["b"], ctx["a"]
-            reqs.append(self.build(ctx, repr(r.id), i))
+            reqs.append(self.build(ctx, r.id, i))
         out = []
         for r, c in zip(records, self.client.run(reqs), strict=True):
             self.calls += 1

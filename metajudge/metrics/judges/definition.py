@@ -33,7 +33,7 @@ from typing import Any
 
 from metajudge.backends.base import Message
 from metajudge.data.formats import LikertRecord, PairwiseRecord
-from metajudge.errors import InputError
+from metajudge.errors import InputError, RecordError
 from metajudge.stats.decisions import SPELLINGS, Pref
 
 #: The metric-name prefix of a defined judge: ``judge:PATH`` (this spelling is fixed).
@@ -104,27 +104,64 @@ class JudgeDefinition:
         text = json.dumps(self.source, sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
-    def render(self, context: Mapping[str, Any], record: str) -> tuple[Message, ...]:
-        """The chat messages for one record; a variable the record lacks is an InputError naming
-        the definition file, the record and the variable."""
+    def render(
+        self, context: Mapping[str, Any], record_id: str, system: str | None = None
+    ) -> tuple[Message, ...]:
+        """The chat messages for one record; a variable the record lacks is a
+        :class:`~metajudge.errors.RecordError` naming the definition file, the record and the
+        variable (the CLI adds the record's file and line)."""
         import jinja2
 
         ctx = {k: v for k, v in context.items() if v is not None}
         ctx.update(examples=list(self.examples), labels=list(self.labels))
         if self.scale is not None:
             ctx["scale"] = {"min": self.scale[0], "max": self.scale[1]}
+        which = f"record {record_id!r}" + (f" (system {system!r})" if system else "")
         try:
             return self.renderer(ctx)
         except (jinja2.UndefinedError, KeyError) as ex:
-            what = str(ex).strip("\"'")
-            raise InputError(
-                f"template variable missing from record {record}: {what} "
-                "(`{% if x is defined %}` guards an optional one)",
-                path=self.path,
-                field="prompt",
+            var = missing_variable(getattr(self.renderer, "reads", ()), ctx, str(ex))
+            raise RecordError(
+                f"the template of judge definition {self.path} reads {var}, which {which} "
+                "lacks (`{% if x is defined %}` guards an optional one)",
+                record_id=record_id,
+                system=system,
+                field=var,
             ) from None
         except jinja2.TemplateError as ex:
-            raise InputError(f"template error on record {record}: {ex}", path=self.path) from None
+            raise InputError(f"template error on {which}: {ex}", path=self.path) from None
+
+
+def missing_variable(reads: Sequence[str], ctx: Mapping[str, Any], message: str) -> str:
+    """The dotted variable (``meta.source``) a template reads and ``ctx`` lacks, told apart by
+    Jinja2's ``message`` (``'meta' is undefined``, ``... has no attribute 'source'``); the
+    message's name when the template's reads do not say.
+
+    >>> missing_variable(["meta", "meta.source", "response"], {"meta": {}}, "no attribute 'source'")
+    'meta.source'
+    >>> missing_variable(["meta.source", "response"], {}, "'meta' is undefined")
+    'meta.source'
+    """
+    quoted = re.findall(r"'([^']*)'", message)
+    name = quoted[-1] if quoted else message.strip()
+    lacking = [r for r in reads if not _resolves(ctx, r)]
+    longest = [r for r in lacking if not any(o.startswith(r + ".") for o in lacking)]
+    for r in sorted(longest):
+        if name in r.split("."):
+            return r
+    return name
+
+
+def _resolves(ctx: Mapping[str, Any], dotted: str) -> bool:
+    cur: Any = ctx
+    for part in dotted.split("."):
+        if isinstance(cur, Mapping) and part in cur:
+            cur = cur[part]
+        elif not isinstance(cur, Mapping) and hasattr(cur, part):
+            cur = getattr(cur, part)
+        else:
+            return False
+    return True
 
 
 # ---------------------------------------------------------------------------------------------
@@ -264,17 +301,57 @@ def chatml_messages(text: str) -> tuple[Message, ...]:
     return tuple(out)
 
 
+class _JinjaRenderer:
+    """A definition's renderer: its templates by role (``None``: one chat-ML string) and the
+    dotted variables they read (:attr:`reads`, to name the one a record lacks)."""
+
+    def __init__(self, parts: list[tuple[str | None, Any]], reads: Sequence[str]) -> None:
+        self.parts = parts
+        self.reads = tuple(sorted(set(reads)))
+
+    def __call__(self, ctx: Mapping[str, Any]) -> tuple[Message, ...]:
+        if self.parts and self.parts[0][0] is None:
+            return chatml_messages(self.parts[0][1].render(ctx))
+        return tuple({"role": r, "content": t.render(ctx).strip()} for r, t in self.parts)
+
+
+def template_reads(text: str) -> list[str]:
+    """The dotted names a template reads (``meta.source``, ``a.response``, ``question``).
+
+    >>> template_reads("{{ meta.source }} {{ a['response'] }} {{ q }}")
+    ['a', 'a.response', 'meta', 'meta.source', 'q']
+    """
+    from jinja2 import nodes
+
+    def dotted(n: Any) -> str | None:
+        if isinstance(n, nodes.Name):
+            return n.name
+        if isinstance(n, nodes.Getattr):
+            base = dotted(n.node)
+            return None if base is None else f"{base}.{n.attr}"
+        if isinstance(n, nodes.Getitem) and isinstance(n.arg, nodes.Const):
+            base = dotted(n.node)
+            return None if base is None else f"{base}.{n.arg.value}"
+        return None
+
+    ast = _environment().parse(text)
+    found = (dotted(n) for n in ast.find_all((nodes.Name, nodes.Getattr, nodes.Getitem)))
+    return sorted({d for d in found if d is not None})
+
+
 def jinja_renderer(prompt: Any, path: str) -> Renderer:
     """The renderer of a definition's ``prompt`` ({system, user} or one chat-ML string)."""
     if isinstance(prompt, str):
-        tpl = compile_template(prompt, path, "prompt")
-        return lambda ctx: chatml_messages(tpl.render(ctx))
-    parts = [
+        return _JinjaRenderer(
+            [(None, compile_template(prompt, path, "prompt"))], template_reads(prompt)
+        )
+    parts: list[tuple[str | None, Any]] = [
         (role, compile_template(prompt[role], path, f"prompt.{role}"))
         for role in ("system", "user")
         if role in prompt
     ]
-    return lambda ctx: tuple({"role": r, "content": t.render(ctx).strip()} for r, t in parts)
+    reads = [d for role, _ in parts for d in template_reads(prompt[role])]
+    return _JinjaRenderer(parts, reads)
 
 
 # ---------------------------------------------------------------------------------------------

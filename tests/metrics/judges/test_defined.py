@@ -199,14 +199,69 @@ def test_bad_definition_exits_2_naming_file_and_key(
     assert "Traceback" not in err
 
 
-def test_a_variable_a_record_lacks_names_file_record_and_variable(
-    tmp_path: Path, no_model: list[Request], capsys: pytest.CaptureFixture[str]
+def _with_meta(src: Path, dst: Path, lacking: int, meta: dict[str, Any]) -> Path:
+    """``src`` with ``meta`` added to every record but the one on line ``lacking``."""
+    lines = src.read_text(encoding="utf-8").splitlines()
+    out = [lines[0]]
+    for n, line in enumerate(lines[1:], start=2):
+        rec = json.loads(line)
+        if n != lacking:
+            rec["meta"] = {**rec.get("meta", {}), **meta}
+        out.append(json.dumps(rec))
+    dst.write_text("\n".join(out) + "\n", encoding="utf-8")
+    return dst
+
+
+@pytest.mark.parametrize(
+    ("definition", "data", "variable"),
+    [(RUBRIC, GRADED, "{{ context }}"), (PAIRWISE, PAIRS, "{{ question }}")],
+    ids=["rating", "pairwise"],
+)
+def test_a_variable_a_record_lacks_names_file_line_and_field(
+    definition: Path,
+    data: Path,
+    variable: str,
+    tmp_path: Path,
+    no_model: list[Request],
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    p = _write(tmp_path, GOOD.replace("{{ context }}", "{{ meta.source }}"))
-    argv = ["metrics", "run", "--input", str(GRADED), "--metrics", f"judge:{p}"]
+    """The input file, the record's line and the dotted field, the definition file and the
+    record; exit 2, no traceback, no model built."""
+    text = definition.read_text(encoding="utf-8")
+    assert variable in text
+    p = _write(tmp_path, text.replace(variable, "{{ meta.source }}"))
+    data = _with_meta(data, tmp_path / "in.jsonl", 4, {"source": "the article"})
+    rec = json.loads(data.read_text(encoding="utf-8").splitlines()[3])
+    argv = ["metrics", "run", "--input", str(data), "--metrics", f"judge:{p}"]
     assert main([*argv, "-o", str(tmp_path / "s.jsonl"), "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert str(p) in err and "record 'news1'" in err and "meta" in err, err
+    assert f"{data}:4: field meta.source: " in err, err
+    assert str(p) in err and f"record {rec['id']!r}" in err, err
+    if "system" in rec:
+        assert f"(system {rec['system']!r})" in err, err
+    assert "Traceback" not in err
+
+
+def test_a_variable_the_last_batch_lacks_stops_the_run_before_any_call(
+    tmp_path: Path,
+    no_model: list[Request],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Scored in batches of 2, the record on the last line lacks the variable: refused before
+    the first batch builds a model."""
+    from metajudge.scores import scoring
+
+    monkeypatch.setattr(scoring, "CHUNK", 2)
+    p = _write(
+        tmp_path, RUBRIC.read_text(encoding="utf-8").replace("{{ context }}", "{{ meta.source }}")
+    )
+    n = len(GRADED.read_text(encoding="utf-8").splitlines())
+    data = _with_meta(GRADED, tmp_path / "in.jsonl", n, {"source": "the article"})
+    argv = ["metrics", "run", "--input", str(data), "--metrics", f"judge:{p}"]
+    assert main([*argv, "-o", str(tmp_path / "s.jsonl"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"{data}:{n}: field meta.source: " in err, err
 
 
 def test_requirements_and_metric_name() -> None:
