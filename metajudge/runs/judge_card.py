@@ -137,17 +137,14 @@ def _judge_spec(inp: CardInput) -> tuple[str, list[str]]:
     return judge, [_one_column(s, judge) for s in specs]
 
 
-def agreement_part(
-    inp: CardInput, opts: CardOptions, out_dir: Path
-) -> tuple[dict[str, Any], Any, Any]:
-    """``meta-eval`` of the judge into ``out_dir`` (its run folder with report.html): the part,
-    the result object and the loaded dataset."""
+def _meta_eval(
+    inp: CardInput, opts: CardOptions, out_dir: Path, specs: list[str], **kw: Any
+) -> Any:
+    """``meta-eval`` of the card's data and ``specs`` into ``out_dir`` (no plots, no progress),
+    with the card's resamples and seed; ``kw``: run_meta_eval's other options."""
     from metajudge.analyses.metric_vs_human.protocol import Protocol
-    from metajudge.data.loading import open_dataset
     from metajudge.runs.meta_eval import run_meta_eval
 
-    specs = _judge_spec(inp)[1]
-    kw: dict[str, Any] = {"metrics": [inp.metric], "backbone": inp.backbone} if inp.metric else {}
     res, _ = run_meta_eval(
         inp.dataset,
         input_file=inp.input_file,
@@ -160,6 +157,19 @@ def agreement_part(
         protocol=Protocol.from_options({"n_boot": opts.n_boot, "seed": opts.seed}),
         **kw,
     )
+    return res
+
+
+def agreement_part(
+    inp: CardInput, opts: CardOptions, out_dir: Path
+) -> tuple[dict[str, Any], Any, Any]:
+    """``meta-eval`` of the judge into ``out_dir`` (its run folder with report.html): the part,
+    the result object and the loaded dataset."""
+    from metajudge.data.loading import open_dataset
+
+    specs = _judge_spec(inp)[1]
+    kw: dict[str, Any] = {"metrics": [inp.metric], "backbone": inp.backbone} if inp.metric else {}
+    res = _meta_eval(inp, opts, out_dir, specs, **kw)
     cmd = ["meta-eval", *_src_args(inp)]
     cmd += ["--metrics", inp.metric] if inp.metric else [a for s in specs for a in ("--scores", s)]
     cmd += (["--backbone", inp.backbone] if inp.metric and inp.backbone else []) + [
@@ -502,22 +512,8 @@ def comparison_tests(
 ) -> dict[str, Any]:
     """The judges' paired tests (``meta-eval`` of all their columns at once: bootstrap,
     permutation and Williams tests, Holm-adjusted), or absent with the reason."""
-    from metajudge.analyses.metric_vs_human.protocol import Protocol
-    from metajudge.runs.meta_eval import run_meta_eval
-
     specs = [_one_column(s, j) for j in judges for s in (list(inp.scores) or ["shipped"])]
-    res, _ = run_meta_eval(
-        inp.dataset,
-        input_file=inp.input_file,
-        out_dir=out_dir,
-        scores=specs,
-        data_dir=inp.data_dir,
-        subset=inp.subset,
-        plots=False,
-        progress=False,
-        baselines=False,
-        protocol=Protocol.from_options({"n_boot": opts.n_boot, "seed": opts.seed}),
-    )
+    res = _meta_eval(inp, opts, out_dir, specs, baselines=False)
     data = res.to_dict() if hasattr(res, "to_dict") else res.data
     comps = data.get("comparisons")
     if not comps:
