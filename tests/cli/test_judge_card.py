@@ -111,6 +111,13 @@ def test_gpt4_turbo_trust_or_escalate_card(data_dir: Path, tmp_path: Path, capsy
     assert v["Agreement with humans"].startswith("Pearson 0.636 [0.572, 0.696]")
     assert "two or more annotators per item" in card["parts"]["alt_test"]["reason"]
     assert "both orders" in card["parts"]["biases"]["reason"]
+    # README's opening shows this card's verdict, row for row
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("$ metajudge judge card --dataset trust_or_escalate_jung2025", 1)[1]
+    rows = [ln for ln in block.split("```", 1)[0].splitlines() if ln.startswith("| ")][1:]
+    assert [r.strip("| ").split(" | ", 1) for r in rows] == [
+        [x["question"], x["answer"]] for x in card["verdict"]
+    ]
 
 
 def test_sheng_4omini_coherence_card(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
