@@ -33,7 +33,11 @@ def _configs() -> Path:
     for base in here:
         if (base / "judge_configs" / "alpaca_eval").is_dir():
             return base / "judge_configs" / "alpaca_eval"
-    pytest.skip("../shared/judge_configs/alpaca_eval is absent")
+    # the configs ship beside the data (CI: ../shared): their absence is a broken checkout, not a
+    # reason to pass without running
+    pytest.fail(
+        f"../shared/judge_configs/alpaca_eval is absent (looked in {[str(b) for b in here]})"
+    )
 
 
 def test_logprob_parser_m_minus_0_1_and_M_minus_2_4() -> None:
