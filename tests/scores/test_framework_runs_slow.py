@@ -11,6 +11,7 @@ skip."""
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
@@ -35,17 +36,26 @@ N_RESPONSES = 4
 def framework_python(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Path:
-    """The Python of the frameworks' own environment, installed from PyPI unless already there."""
+    """The Python of the frameworks' own environment, installed from PyPI unless already there
+    (one build at a time: pytest-xdist workers wait on a lock)."""
     pins = REQUIREMENTS.read_bytes()
-    key = hashlib.sha256(pins + sys.version.encode()).hexdigest()[:12]
+    key = hashlib.sha256(pins + f"{sys.version}{sys.base_prefix}".encode()).hexdigest()[:12]
     cache = getattr(request.config, "cache", None)
     root = Path(cache.mkdir("framework-venv")) if cache else tmp_path_factory.mktemp("fw-venv")
     venv = root / key
-    python = venv / "bin" / "python"
-    if (venv / "installed.txt").is_file():
-        return python
+    with open(root / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (venv / "installed.txt").is_file():
+            _install(venv, pins)
+    return venv / "bin" / "python"
+
+
+def _install(venv: Path, pins: bytes) -> None:
+    """``pip install --no-compile -r requirements.txt`` into a new venv; fails (no skip) when
+    pip cannot install, with pip's message."""
     shutil.rmtree(venv, ignore_errors=True)
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
     pip = [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-compile", "-q"]
     done = subprocess.run(
         [*pip, "-r", str(REQUIREMENTS)], check=False, capture_output=True, text=True
@@ -58,7 +68,6 @@ def framework_python(
             pytrace=False,
         )
     (venv / "installed.txt").write_bytes(pins)
-    return python
 
 
 @pytest.fixture(scope="module")
