@@ -165,9 +165,21 @@ def test_nan_scores(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_inspect_no_grade_is_a_missing_score(tmp_path: Path) -> None:
-    res = _run(tmp_path, "nograde", str(FIX / "inspect" / "graded.eval"))
+    """inspect_ai writes NaN where the grader's reply held no grade (as it did for 8 of the 12
+    replies before the fixture's grader was held to a grade line): a missing score, counted."""
+
+    def no_grade(log: dict) -> None:
+        for s in log["samples"]:
+            if s["id"] == "news3::extractive":  # both epochs
+                s["scores"]["model_graded_qa"].update(
+                    value=float("nan"), explanation="Grade not found in model output: 1."
+                )
+
+    f = _log_json(tmp_path, "nograde.json", no_grade)
+    res = _run(tmp_path, "nograde", str(f))
     missing = res["metrics"][0]["missing"]["model_graded_qa"]
-    assert missing["responses_unscored"] + missing["responses_absent"] > 0
+    assert (missing["responses_unscored"], missing["responses_absent"]) == (1, 6), missing
+    assert next(c for c in res["cells"] if c["metric"] == "model_graded_qa")["n_responses"] == 5
 
 
 def test_explanations_shown_beside_the_human_label(tmp_path: Path) -> None:
