@@ -131,6 +131,7 @@ class CrossFit:
     #: equal-count bins of the labelled rows (:func:`residual_bins`)
     resid_edges: tuple[float, ...] = ()
     resid_rms: tuple[float, ...] = ()
+    resid_overall_rms: float = 0.0
 
     @property
     def k(self) -> int:
@@ -159,7 +160,7 @@ class CrossFit:
         under 200 labels), floored at a tenth of the overall RMS."""
         edges, rms = np.array(self.resid_edges), np.array(self.resid_rms)
         at = np.minimum(np.searchsorted(edges, x, side="left"), edges.size - 1)
-        return np.maximum(rms[at], 0.1 * math.sqrt(self.residual_var))
+        return np.maximum(rms[at], 0.1 * self.resid_overall_rms)
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -230,4 +231,5 @@ def fit_crossfit(rows: EstimateRows, *, seed: int = 0, folds: int = DEFAULT_FOLD
         residual_var=float(np.var(res, ddof=1)),
         resid_edges=tuple(edges.tolist()),
         resid_rms=tuple(rms.tolist()),
+        resid_overall_rms=math.sqrt(float(np.mean(res**2))),
     )
