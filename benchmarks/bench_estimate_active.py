@@ -4,16 +4,20 @@ On fully labelled shipped data (conformal_judge_sheng2025 coherence, lftqa_eval 
 each draw keeps a uniform pilot of 5% of the labels, fits the calibration on it
 (:func:`~metajudge.analyses.calibration.crossfit.fit_crossfit`), then spends a budget of 10% of
 the remaining rows either uniformly (π = B/n) or actively (π from the judge's uncertainty,
-:func:`~metajudge.analyses.calibration.plan.active_probabilities`), and estimates the remaining
-rows' mean label by the inverse-probability-weighted estimate
-(:func:`~metajudge.analyses.calibration.plan.ipw_mean`). Printed: coverage of that mean by each
-rule's 95% CI, the mean half-widths, and their ratio (active / uniform).
+:func:`~metajudge.analyses.calibration.plan.active_probabilities`), both rules drawing with the
+same uniform number per row, and estimates the remaining rows' mean label by the
+inverse-probability-weighted estimate (:func:`~metajudge.analyses.calibration.plan.ipw_mean`).
+Printed: coverage of that mean by each rule's 95% CI, the mean half-widths, and their ratio
+(active / uniform).
 
-The same draws also go through what ships (:func:`simulate_estimate`): the pilot and the picked
-rows labelled, the plan's probabilities on the pool's rows, as ``calibrate estimate --plan`` reads
-them (:func:`~metajudge.analyses.calibration.estimate.estimate_systems`, its defaults: 40 folds,
-cross-fitted on all the labels); printed, each system's coverage of its full-label mean and the
-mean half-width, active against uniform.
+What ships is measured the same way (:func:`simulate_estimate`, its own draws): the active plan
+is :func:`~metajudge.analyses.calibration.plan.label_plan` run on the pilot, as ``calibrate plan
+--budget B`` runs it (its defaults, its seeded draw); the pilot and the picked rows labelled, the
+plan's probabilities on the pool's rows, as ``calibrate estimate --plan`` reads them
+(:func:`~metajudge.analyses.calibration.estimate.estimate_systems`, its defaults: 40 folds,
+cross-fitted on all the labels; the residual term's variance floor under the plan's design);
+printed, each system's coverage of its full-label mean and the mean half-width, active against
+uniform.
 
 Beside the measured ratio, two noiseless ones from the expected Horvitz–Thompson variance
 Σ (Y − f)²(1 − π)/π over the pool (f fixed; averaged over draws): ``expected`` for the rule's π,
@@ -22,6 +26,7 @@ bin (10 equal-count bins of the pool, all its labels; no mixing) — the best an
 judge score alone can do here. Neither is a setting: nothing is tuned on the labels reported.
 On these datasets the residual barely changes with the judge score (sheng2025 coherence: RMS
 0.52 to 1.21 over its bins, but most rows in bins of 0.84–0.99), so the ceiling is itself near 1.
+tests/cli/test_calibrate_plan.py runs a reduced version (40 and 50 draws).
 
     PYTHONPATH=. METAJUDGE_DATA_DIR=../shared/human_labels python benchmarks/bench_estimate_active.py [DRAWS]
 """
@@ -36,13 +41,8 @@ from typing import Any
 
 import numpy as np
 
-from metajudge.analyses.calibration.crossfit import fit_crossfit
-from metajudge.analyses.calibration.plan import (
-    _bins,
-    active_probabilities,
-    ipw_mean,
-    uncertainty,
-)
+from metajudge.analyses.calibration.crossfit import fit_crossfit, residual_bins
+from metajudge.analyses.calibration.plan import active_probabilities, ipw_mean
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_estimate_coverage import DATASETS, full_rows
@@ -53,7 +53,7 @@ def _ht_var(r: np.ndarray, pi: np.ndarray) -> float:
 
 
 def _ceiling_pi(judge: np.ndarray, r: np.ndarray, b: float) -> np.ndarray:
-    edges, rms = _bins(judge, r, 10)
+    edges, rms = residual_bins(judge, r, 10)
     at = np.minimum(np.searchsorted(edges, judge, side="left"), edges.size - 1)
     return active_probabilities(np.maximum(rms[at], 1e-9), b, mix=0.0)
 
@@ -84,14 +84,15 @@ def simulate(
         b = budget * len(pool)
         rules = {
             "uniform": np.full(len(pool), b / len(pool)),
-            "active": active_probabilities(uncertainty(part.take(keep), cf, pool.judge), b, mix),
+            "active": active_probabilities(cf.residual_sd(pool.judge), b, mix),
         }
         v_unif = _ht_var(y - f, rules["uniform"])
         expected["expected"] += (_ht_var(y - f, rules["active"]) / v_unif) ** 0.5 / draws
         ceiling = _ceiling_pi(pool.judge, y - f, b)
         expected["ceiling"] += (_ht_var(y - f, ceiling) / v_unif) ** 0.5 / draws
+        draw = rng.random(len(pool))  # one uniform per row, shared by both rules
         for m, pi in rules.items():
-            picked = rng.random(pi.size) < pi
+            picked = draw < pi
             e = ipw_mean(f, y, pi, picked)
             stats[m]["hit"] += e["lo"] <= target <= e["hi"]
             stats[m]["half"] += (e["hi"] - e["lo"]) / 2
@@ -122,8 +123,13 @@ def simulate_estimate(
     mix: float = 0.2,
     seed: int = 0,
 ) -> dict[str, Any]:
-    """Per-system coverage and mean half-width of the shipped estimate under each rule."""
+    """Per-system coverage and mean half-width of the shipped estimate under each rule: the
+    active plan is :func:`~metajudge.analyses.calibration.plan.label_plan` on the pilot (what
+    ``calibrate plan --budget B`` runs, its defaults and its seeded draw), the uniform rule
+    draws with the same uniform numbers against π = B/n; both are estimated as
+    ``calibrate estimate --plan`` does."""
     from metajudge.analyses.calibration.estimate import Settings, estimate_systems
+    from metajudge.analyses.calibration.plan import label_plan
 
     rng = np.random.default_rng([seed, 44])
     n = len(rows)
@@ -133,16 +139,15 @@ def simulate_estimate(
         keep = np.zeros(n, bool)
         keep[rng.choice(n, size=round(pilot * n), replace=False)] = True
         part = replace(rows, label=np.where(keep, rows.label, np.nan))
-        cf = fit_crossfit(part, seed=d, folds=5)
-        judge = rows.judge[~keep]
-        b = budget * judge.size
-        rules = {
-            "uniform": np.full(judge.size, b / judge.size),
-            "active": active_probabilities(uncertainty(part.take(keep), cf, judge), b, mix),
-        }
-        for m, pi in rules.items():
-            picked = rng.random(pi.size) < pi
-            _, systems, _ = estimate_systems(_plan_rows(rows, keep, pi, picked), Settings(seed=d))
+        st = Settings(seed=d)
+        b = budget * int((~keep).sum())
+        _, picks = label_plan(part, st, half_width=None, budget=b, mix=mix)
+        pi, picked = np.array([p[4] for p in picks]), np.array([p[5] for p in picks], bool)
+        draw = np.random.default_rng([d, 42]).random(pi.size)  # label_plan's draw
+        assert np.array_equal(draw < pi, picked)
+        rules = {"uniform": np.full(pi.size, b / pi.size), "active": pi}
+        for m, p in rules.items():
+            _, systems, _ = estimate_systems(_plan_rows(rows, keep, p, draw < p), st)
             for e in systems:
                 stats[m]["hit"] += e["lo"] <= truth[e["system"]] <= e["hi"]
                 stats[m]["half"] += (e["hi"] - e["lo"]) / 2

@@ -12,6 +12,7 @@ labels' mean. The maps are :func:`metajudge.analyses.calibration.maps.fit_map`'s
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -126,6 +127,11 @@ class CrossFit:
     n_clusters: int
     seed: int
     residual_var: float = 0.0  # variance of the out-of-fold residuals Y - f_oof(S), all labels
+    #: the residual model: upper judge-score edge and root mean squared out-of-fold residual of
+    #: equal-count bins of the labelled rows (:func:`residual_bins`)
+    resid_edges: tuple[float, ...] = ()
+    resid_rms: tuple[float, ...] = ()
+    resid_overall_rms: float = 0.0
 
     @property
     def k(self) -> int:
@@ -148,6 +154,14 @@ class CrossFit:
                 out[m] = self.predict_fold(x[m], k)
         return out
 
+    def residual_sd(self, x: FArr) -> FArr:
+        """The judge's uncertainty u(S) at each of ``x``: the root mean squared out-of-fold
+        residual of the labelled rows in the same judge-score bin (10 equal-count bins, fewer
+        under 200 labels), floored at a tenth of the overall RMS."""
+        edges, rms = np.array(self.resid_edges), np.array(self.resid_rms)
+        at = np.minimum(np.searchsorted(edges, x, side="left"), edges.size - 1)
+        return np.maximum(rms[at], 0.1 * self.resid_overall_rms)
+
     def summary(self) -> dict[str, Any]:
         return {
             "method": "isotonic, cross-fitted by cluster",
@@ -157,6 +171,15 @@ class CrossFit:
             "judge_range_labelled": list(self.s_range),
             "seed": self.seed,
         }
+
+
+def residual_bins(judge: FArr, resid: FArr, n_bins: int) -> tuple[FArr, FArr]:
+    """Upper judge-score edge and root mean squared residual of equal-count bins."""
+    order = np.argsort(judge, kind="mergesort")
+    parts = [p for p in np.array_split(order, n_bins) if p.size]
+    edges = np.array([judge[p].max() for p in parts])
+    rms = np.array([math.sqrt(float(np.mean(resid[p] ** 2))) for p in parts])
+    return edges, rms
 
 
 def fold_assignment(clusters: Sequence[str], k: int, seed: int) -> dict[str, int]:
@@ -202,4 +225,11 @@ def fit_crossfit(rows: EstimateRows, *, seed: int = 0, folds: int = DEFAULT_FOLD
         seed=seed,
     )
     res = lab.label - cf.out_of_fold(lab.judge, lab.cluster)
-    return replace(cf, residual_var=float(np.var(res, ddof=1)))
+    edges, rms = residual_bins(lab.judge, res, max(2, min(10, len(lab) // 20)))
+    return replace(
+        cf,
+        residual_var=float(np.var(res, ddof=1)),
+        resid_edges=tuple(edges.tolist()),
+        resid_rms=tuple(rms.tolist()),
+        resid_overall_rms=math.sqrt(float(np.mean(res**2))),
+    )

@@ -21,7 +21,11 @@ The interval adds the calibration's own uncertainty to the sampling variance: th
 of mean ψ clustered by prompt (df: labelled clusters − 1 when augmented, clusters − 1 when
 borrowed; augmented, at least the pooled out-of-fold residual variance over n_L — with the df of
 all labelled clusters — so that a system with a handful of labels cannot claim a residual
-variance near 0) plus the delete-a-fold jackknife variance of θ̂ re-estimated with each f₋ₖ (df K − 1);
+variance near 0; ipw, at least that floor under the plan's design, (1/n²)(Σ_before u² +
+Σ_candidates u²/π), u² the pooled binned residual variance at the row's judge score
+(:meth:`~.crossfit.CrossFit.residual_sd`, the plan's own uncertainty model), so that it shrinks
+where the plan put its labels) plus the delete-a-fold jackknife variance of θ̂ re-estimated with
+each f₋ₖ (df K − 1);
 Student's t with the Welch–Satterthwaite df (:mod:`metajudge.stats.clustered`). The method is
 that of CJE (Landesberg et al. 2025, arXiv 2512.11150; the cje-eval package), written here anew.
 
@@ -112,7 +116,8 @@ def _ipw_fit(r: EstimateRows, cf: CrossFit, f: FArr) -> _Fit:
         jack.append(float(_ipw_psi(fk, fk[xi], r, census, xi).mean()))
     used = census | xi
     gl = len(set(r.cluster[used].tolist()))
-    floor = cf.residual_var / max(int(used.sum()), 1)
+    u2 = cf.residual_sd(r.judge) ** 2
+    floor = float(np.sum(u2[census]) + np.sum(u2[cand] / r.pi[cand])) / len(r) ** 2
     return _Fit(float(psi.mean()), psi, np.array(jack), max(gl - 1.0, 1.0), floor)
 
 

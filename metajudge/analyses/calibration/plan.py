@@ -11,8 +11,8 @@ it, labels only: n = Var(Y)/(H/z)².
 **Active selection** (Zrnic & Candès 2024, "Active Statistical Inference", ICML): label item i
 with probability π_i proportional to the judge's uncertainty there, u(S_i) = the root mean
 squared out-of-fold residual of the labelled rows in the same judge-score bin (equal-count
-bins), mixed with the uniform rule (share ``mix``) so that no π is near 0, scaled to the budget
-B = Σ π and capped at 1. The estimate that keeps this unbiased weights each new label by 1/π
+bins; :meth:`~.crossfit.CrossFit.residual_sd`), mixed with the uniform rule (share ``mix``) so
+that no π is near 0, scaled to the budget B = Σ π and capped at 1. The estimate that keeps this unbiased weights each new label by 1/π
 (:func:`ipw_mean`): θ̂ = mean f(S) + (1/N) Σ ξ_i (Y_i − f(S_i))/π_i, ξ_i ~ Bernoulli(π_i).
 """
 
@@ -56,25 +56,6 @@ def labels_needed(
         "reachable": need is not None,
         "labels_only_needed": math.ceil(label_var / (half_width / z) ** 2),
     }
-
-
-def _bins(judge: FArr, resid: FArr, n_bins: int) -> tuple[FArr, FArr]:
-    """Upper judge-score edge and root mean squared residual of equal-count bins."""
-    order = np.argsort(judge, kind="mergesort")
-    parts = [p for p in np.array_split(order, n_bins) if p.size]
-    edges = np.array([judge[p].max() for p in parts])
-    rms = np.array([math.sqrt(float(np.mean(resid[p] ** 2))) for p in parts])
-    return edges, rms
-
-
-def uncertainty(cal: EstimateRows, cf: CrossFit, judge: FArr) -> FArr:
-    """u(S) of each of ``judge`` (module docstring), floored at a tenth of the overall RMS."""
-    resid = cal.label - cf.out_of_fold(cal.judge, cal.cluster)
-    n_bins = max(2, min(10, len(cal) // 20))
-    edges, rms = _bins(cal.judge, resid, n_bins)
-    at = np.minimum(np.searchsorted(edges, judge, side="left"), edges.size - 1)
-    floor = 0.1 * math.sqrt(float(np.mean(resid**2)))
-    return np.maximum(rms[at], floor)
 
 
 def active_probabilities(u: FArr, budget: float, mix: float = 0.2) -> FArr:
@@ -156,7 +137,7 @@ def label_plan(
         pool = rows.take(~rows.labelled)
         if not len(pool):
             raise InputError("every row is labelled: nothing to select", field="--budget")
-        pi = active_probabilities(uncertainty(cal, cf, pool.judge), budget, mix)
+        pi = active_probabilities(cf.residual_sd(pool.judge), budget, mix)
         rng = np.random.default_rng([st.seed, 42])
         picked = rng.random(pi.size) < pi
         picks = [
