@@ -29,6 +29,15 @@ def finite(obj: Any) -> Any:
     >>> finite({"r": float("nan"), "ci": (0.1, float("inf")), "n": 3})
     {'r': None, 'ci': [0.1, None], 'n': 3}
     """
+    t = type(obj)  # (the common exact types first: a run's report holds a million values)
+    if t is float:
+        return obj if math.isfinite(obj) else None
+    if t is str or t is int or t is bool or obj is None:
+        return obj
+    if t is dict:
+        return {k: finite(v) for k, v in obj.items()}
+    if t is list:
+        return [finite(v) for v in obj]
     if isinstance(obj, float):
         return obj if math.isfinite(obj) else None
     if isinstance(obj, Mapping):

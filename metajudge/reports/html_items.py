@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from metajudge.data.formats import LikertRecord, PairwiseRecord, response_key
-from metajudge.scores.rows import ScoreRows, ScoreTable
+from metajudge.scores.rows import ScoreRows, ScoreTable, score_values
 
 log = logging.getLogger(__name__)
 TEXT_CAP = 20_000  # characters of one document shown in the page (the cut is stated in the page)
@@ -248,8 +248,7 @@ def pair_view(
     from metajudge.analyses.metric_vs_human.normalize import minmax
 
     (ka, kb), labels, (M, valid, count), h = _basis(recs, dim, memo)
-    sa = np.array(list(map(scores.get, ka)), dtype=float)
-    sb = np.array(list(map(scores.get, kb)), dtype=float)
+    sa, sb = score_values(scores, ka), score_values(scores, kb)
     d = (sb - sa) * (-1 if lower else 1)
     nd = minmax(d, half_width, impute=False).values
     has_h, fin_d = count > 0, np.isfinite(d)
@@ -304,7 +303,8 @@ def likert_view(
     """Responses ranked by |score mapped onto the label range − mean human score|; bulk, rows
     for the ``cap`` shown only, ``memo`` as :func:`pair_view`'s."""
     (keys,), labels, (M, valid, count), h = _basis(recs, dim, memo)
-    s = np.array(list(map(_num, map(scores.get, keys))), dtype=float)
+    s = score_values(scores, keys)
+    s[~np.isfinite(s)] = np.nan  # (as _num reads a value)
     ok = np.isfinite(s)
     smin, smax = (float(s[ok].min()), float(s[ok].max())) if ok.any() else (0.0, 0.0)
     span = hi - lo or 1.0

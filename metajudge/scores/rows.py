@@ -24,8 +24,11 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import repeat
 from pathlib import Path
 from typing import Any, Self
+
+import numpy as np
 
 from metajudge.data.formats import response_key
 from metajudge.errors import InputError
@@ -382,6 +385,29 @@ class TableScores(Mapping[str, float | None]):
 
     def __len__(self) -> int:
         return len(self.index)
+
+
+def score_values(scores: Mapping[str, float | None], keys: Sequence[str]) -> np.ndarray:
+    """The scores of ``keys`` as floats (absent, None or not a number: NaN): a
+    :class:`TableScores` in bulk from its arrays (one dict lookup per key, no float object per
+    score).
+
+    >>> score_values({"a": 1.0, "b": None, "c": "x"}, ["b", "a", "c", "d"]).tolist()
+    [nan, 1.0, nan, nan]
+    """
+    if not isinstance(scores, TableScores):
+        return np.array([_float_or_nan(v) for v in map(scores.get, keys)], dtype=float)
+    j = np.fromiter(map(scores.index.get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
+    out = np.asarray(scores.col.scores, dtype=float)[j]
+    out[j < 0] = np.nan
+    return out
+
+
+def _float_or_nan(v: Any) -> float:
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return math.nan
 
 
 def score_maps(rows: Iterable[ScoreRow]) -> dict[str, Mapping[str, float | None]]:

@@ -226,24 +226,52 @@ def _finish_batch(
     out: list[np.ndarray | None],
 ) -> None:
     """One pass for the batch's per-item sums; an entry without its own (a table shared with
-    an earlier entry, ``src``) reads that entry's columns. Each entry's per-item matrix is
-    copied into the pass's matrix and dropped at once (the two are never held whole)."""
-    own = [(k, p.width) for k, (_, p, m, _) in enumerate(batch) if m is not None]
-    n_rows = batch[own[0][0]][2].shape[0]  # type: ignore[union-attr]
-    M = np.empty((n_rows, sum(w for _, w in own)))
-    offset, c0 = {}, 0
-    for k, w in own:
+    an earlier entry, ``src``) reads that entry's columns. A column equal to an earlier one
+    (the rows' count column of every Pearson, the y columns of every metric against the same
+    labels) is summed once (:func:`_distinct_columns`). Each entry's per-item matrix is copied
+    into the pass's matrix and dropped at once (the two are never held whole)."""
+    own = [k for k, (_, _, m, _) in enumerate(batch) if m is not None]
+    mats = {k: batch[k][2] for k in own}
+    cols, n_cols = _distinct_columns(mats)  # type: ignore[arg-type]
+    n_rows = mats[own[0]].shape[0]  # type: ignore[union-attr]
+    M = np.empty((n_rows, n_cols))
+    written = np.zeros(n_cols, dtype=bool)
+    for k in own:
         i, p, m, src = batch[k]
-        M[:, c0 : c0 + w] = m
+        for j, t in enumerate(cols[k].tolist()):
+            if not written[t]:
+                M[:, t] = m[:, j]  # type: ignore[index]
+                written[t] = True
         batch[k] = (i, p, None, src)
-        offset[k] = c0
-        c0 += w
+        del mats[k]
     del m
     S = resample_sums(store, M)
     del M
     for i, p, _, src in batch:
-        out[i] = finish(p, S[:, offset[src] : offset[src] + p.width])
+        out[i] = finish(p, S[:, cols[src]])
     batch.clear()
+
+
+def _distinct_columns(mats: dict[int, np.ndarray]) -> tuple[dict[int, np.ndarray], int]:
+    """Per matrix, the index of each of its columns among the distinct columns of them all (in
+    order of first appearance; equal: the same values, checked whole), and how many there are."""
+    seen: dict[tuple[float, bytes], list[tuple[int, np.ndarray]]] = {}
+    cols: dict[int, np.ndarray] = {}
+    n = 0
+    for k, m in mats.items():
+        idx = np.empty(m.shape[1], dtype=np.intp)
+        for j in range(m.shape[1]):
+            c = m[:, j]
+            key = (float(c.sum()), c[:: max(1, c.size // 64)].tobytes())
+            same = [at for at, other in seen.get(key, ()) if np.array_equal(c, other)]
+            if same:
+                idx[j] = same[0]
+            else:
+                seen.setdefault(key, []).append((n, c))
+                idx[j] = n
+                n += 1
+        cols[k] = idx
+    return cols, n
 
 
 def resampled_row_sums(W: Any, row_items: np.ndarray, V: np.ndarray) -> np.ndarray:

@@ -83,9 +83,11 @@ def _wpearson(X: np.ndarray, Y: np.ndarray, W: np.ndarray) -> np.ndarray:
 RANK_BLOCK_ELEMENTS = 1 << 17
 #: most distinct values of a y whose per-resample group sums are taken by bincount (no gather)
 MAX_Y_GROUPS = 64
-#: largest total weight of a resample for which every sum of :meth:`_RankPlan.rho` is exact
-#: (see there); a heavier resample takes the gather path, which rounds as it always did
-EXACT_WEIGHT = 1 << 18
+#: largest total weight N of a resample whose sums :meth:`_RankPlan.rho` takes exactly, in
+#: int64 on doubled ranks: Σ w·R² ≤ (N³ − N)/3 < 2⁶³ (ties only lower it; a cross sum is bounded
+#: by the same, Cauchy–Schwarz), and a bincount's float per-group Σ w·R ≤ N² < 2⁵³. Heavier
+#: resamples (or weights that are not whole counts) take the same sums in floats, rounded.
+EXACT_WEIGHT = 1 << 21
 #: most joint cells of several few-valued y's summed by one bincount
 MAX_JOINT_CELLS = 4096
 
@@ -134,16 +136,14 @@ class _RankPlan:
     """What Spearman's ρ of weighted resamples needs, from one sort of each variable.
 
     Rows are put in x order once; a resample's weights in that order give x's average ranks by
-    one cumulative sum (over x's groups of equal values, :func:`_group_ranks`). Several y's on
-    the same x and rows (a metric against each annotator) share that work. A y with few
-    distinct values (labels) needs per resample only its groups' total weights and their sums
-    of weight × x rank: both by one ``bincount`` over the joint cells of such y's (two
-    annotators' labels in −2..2: 25 cells), exact in any summation order while the resample's
-    total weight N is at most :data:`EXACT_WEIGHT` — every term and partial sum of ρ's sums is
-    then a multiple of ¼ of magnitude at most N³/8 ≤ 2⁵¹ (|rank − mean| ≤ N/2,
-    Σ w·|rank − mean| ≤ N²/4), so ρ has the bits of the gather path (y's weights gathered into
-    y order), which other y's and heavier resamples take. Every resample is O(n): no sort per
-    resample or per block.
+    one cumulative sum (over x's groups of equal values, :func:`_group_ranks`), held doubled and
+    centred, ``R = 2·rank − (N + 1)``: integers, so with whole counts every sum of ρ is an exact
+    int64 while the resample's total weight N is at most :data:`EXACT_WEIGHT` (the same value in
+    any summation order or blocking). Several y's on the same x and rows (a metric against each
+    annotator) share that work. A y with few distinct values (labels) needs per resample only
+    its groups' total weights and their sums of weight × x rank: both by one ``bincount`` over
+    the joint cells of such y's (two annotators' labels in −2..2: 25 cells); other y's gather
+    the weights into y order. Every resample is O(n): no sort per resample or per block.
     """
 
     def __init__(self, x: np.ndarray, ys: Sequence[np.ndarray]) -> None:
@@ -156,36 +156,30 @@ class _RankPlan:
         self, Wb: np.ndarray, *, integer: bool = True, totals: Sequence[np.ndarray | None] = ()
     ) -> list[np.ndarray]:
         """ρ of each row of ``Wb`` (weights of the rows in x order, row-major) for every y.
-        ``integer``: the weights are whole counts (the grouped sums' exactness needs it);
+        ``integer``: the weights are whole counts (the exact int64 sums need it);
         ``totals``: per joint of :attr:`joints`, these resamples' total weight per cell when
         known (:func:`_joint_totals`)."""
-        Wx, rx = _group_ranks(Wb, self.x_starts, None)
-        Ws = Wx if self.x_sizes is None else Wb.astype(float)
-        # (whole counts: summed as integers, the same values; other weights as before)
-        N = (
-            Wb.sum(axis=1, dtype=np.int64).astype(float)
-            if Wb.dtype.kind in "ui"
-            else Ws.sum(axis=1)
-        )
-        half = 0.5 * N[:, None]
-        rx -= half
-        wrx = Wx * rx
-        sx, sxx = wrx.sum(axis=1), _rowdot(wrx, rx)
-        rx_rows = rx if self.x_sizes is None else np.repeat(rx, self.x_sizes, axis=1)
-        wr_rows = wrx if self.x_sizes is None else Ws * rx_rows
+        N = Wb.sum(axis=1, dtype=np.int64 if Wb.dtype.kind in "ui" else None)
         exact = integer and N.max(initial=0) <= EXACT_WEIGHT
+        Ws = Wb.astype(np.int64 if exact else np.float64)
+        Nd = N.astype(Ws.dtype)[:, None]
+        Wx, Rx = _group_ranks(Ws, self.x_starts, Nd)
+        wrx = Wx * Rx
+        sx, sxx = wrx.sum(axis=1), _rowdot(wrx, Rx)
+        wr_rows = wrx if self.x_sizes is None else Ws * np.repeat(Rx, self.x_sizes, axis=1)
         grouped = self._grouped(Ws, wr_rows, totals) if exact else {}
         out = []
         for k, side in enumerate(self.ys):
             if k in grouped:
                 Wy, S = grouped[k]
-                ry = np.cumsum(Wy, axis=1) - 0.5 * Wy - half
-                sxy = _rowdot(S, ry)
+                Ry = 2 * np.cumsum(Wy, axis=1) - Wy - Nd
+                sxy = _rowdot(S, Ry)
             else:
-                Wy, ry = _group_ranks(Ws[:, side.perm], side.starts, half)
-                sxy = _rowdot(wr_rows, ry[:, side.gid])
-            wry = Wy * ry
-            out.append(pearson_from_moments(N, sx, wry.sum(axis=1), sxx, _rowdot(wry, ry), sxy))
+                Wy, Ry = _group_ranks(Ws[:, side.perm], side.starts, Nd)
+                sxy = _rowdot(wr_rows, Ry[:, side.gid])
+            wry = Wy * Ry
+            sums = (sx / 2, wry.sum(axis=1) / 2, sxx / 4, _rowdot(wry, Ry) / 4, sxy / 4)
+            out.append(pearson_from_moments(N.astype(float), *sums))  # (ranks: R / 2)
         return out
 
     def _grouped(
@@ -199,7 +193,9 @@ class _RankPlan:
             if tw is None:
                 tw = _bincount_rows(cells, Ws, c)
             ts = _bincount_rows(cells, wr, c)
-            tw, ts = tw.reshape(-1, *dims), ts.reshape(-1, *dims)
+            # (whole numbers below 2⁵³, exact in float: as int64, the same values)
+            tw = tw.astype(np.int64).reshape(-1, *dims)
+            ts = ts.astype(np.int64).reshape(-1, *dims)
             for pos, k in enumerate(members):
                 other = tuple(a for a in range(1, len(dims) + 1) if a != pos + 1)
                 out[k] = (tw.sum(axis=other), ts.sum(axis=other))
@@ -229,27 +225,17 @@ def _groups(sorted_values: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | 
 
 
 def _group_ranks(
-    Ws: np.ndarray, starts: np.ndarray | None, half: np.ndarray | None
+    Ws: np.ndarray, starts: np.ndarray | None, N: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per group of equal values (rows sorted by value): its total weight ``c`` and its average
-    rank in the expanded data, ``below + (c + 1)/2``, centred on the mean rank ``(N + 1)/2`` —
-    half-integers, so the sums of :meth:`_RankPlan.rho` are exact while they fit a float.
-    Integer counts are summed as integers (the same values, several times faster); ``half``
-    None: not yet centred (the caller subtracts it, with the same bits)."""
-    integer = Ws.dtype.kind in "ui"
-    if starts is not None:
-        Wg = np.add.reduceat(Ws, starts, axis=1, dtype=np.int64 if integer else None)
-    else:
-        Wg = Ws
-    if integer:  # (the int64 sums made float first: a mixed int/float ufunc is many times slower)
-        r = np.cumsum(Wg, axis=1, dtype=np.int64).astype(float)
-        Wg = Wg.astype(float)
-    else:
-        r = np.cumsum(Wg, axis=1)
-    r -= 0.5 * Wg
-    if half is not None:
-        r -= half
-    return Wg, r
+    """Per group of equal values (rows sorted by value): its total weight ``c`` and its doubled,
+    centred average rank in the expanded data, ``2·(below + (c + 1)/2) − (N + 1) =
+    2·(below + c) − c − N`` (``N``: each row's total weight; ``Ws``'s dtype throughout)."""
+    Wg = Ws if starts is None else np.add.reduceat(Ws, starts, axis=1)
+    R = np.cumsum(Wg, axis=1)
+    R *= 2
+    R -= Wg
+    R -= N
+    return Wg, R
 
 
 def _wspearman(plan: _RankPlan, W: np.ndarray | Resamples) -> list[np.ndarray]:

@@ -61,7 +61,7 @@ def test_same_bits_whatever_the_path_or_the_blocks(
     for y, v in zip(ys, grouped, strict=True):  # a dense matrix: bincount totals, no memo
         np.testing.assert_array_equal(weighted_statistic("spearman", x, y, dense_W), v)
     cases = [
-        ("EXACT_WEIGHT", 0),  # every resample through the gather path (today's sums)
+        ("EXACT_WEIGHT", 0),  # every resample in floats, through the gather path
         ("MAX_JOINT_CELLS", 1),  # one bincount per y instead of their joint cells
         ("MAX_Y_GROUPS", 1),  # no y grouped
         ("RANK_BLOCK_ELEMENTS", 1),  # one resample per block
@@ -96,3 +96,28 @@ def test_non_integer_weights_take_the_gather_path() -> None:
             m.setattr(weighted, "MAX_Y_GROUPS", 0)
             alone = weighted._wspearman(weighted._RankPlan(x, ys[:1]), W[b : b + 1])[0]
         np.testing.assert_array_equal(got[b], alone[0])
+
+
+def test_exact_int64_sums_beyond_two_to_the_eighteen() -> None:
+    """A resample heavier than 2¹⁸ (where float sums of half-integer ranks stopped being exact)
+    keeps the grouped path and exact int64 sums: ρ as scipy computes it on the expanded data,
+    and the float path (EXACT_WEIGHT 0, the gather path) within rounding."""
+    from scipy.stats import spearmanr
+
+    n_items = 150_000  # two rows per item: N = 300,000 > 2**18
+    rng = np.random.default_rng(2)
+    lat = np.repeat(rng.normal(size=n_items), 2)
+    x = np.round(lat + rng.normal(size=lat.size), 2)  # ties
+    y = np.clip(np.rint(lat + rng.normal(size=lat.size)), -2, 2)
+    items = np.repeat(np.arange(n_items), 2)
+    R = Resamples.draw(n_items, 3, np.random.default_rng(5))
+    W = R[:, items].dense()
+    exact = weighted_statistic("spearman", x, y, W)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(weighted, "EXACT_WEIGHT", 0)
+        rounded = weighted_statistic("spearman", x, y, W)
+    np.testing.assert_allclose(exact, rounded, rtol=0, atol=1e-14)
+    for b in range(W.shape[0]):
+        k = W[b].astype(int)
+        want = spearmanr(np.repeat(x, k), np.repeat(y, k)).statistic
+        assert abs(exact[b] - want) < 1e-13

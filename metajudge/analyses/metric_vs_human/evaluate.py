@@ -32,7 +32,7 @@ from metajudge.analyses.metric_vs_human.levels import (
     LEVEL_NAMES,
     MISSING_CELLS,
     human_reference,
-    loo_reference,
+    loo_matched,
     prefetch_pooled,
 )
 from metajudge.analyses.metric_vs_human.partial import control_for, control_json, partial_cell
@@ -281,10 +281,7 @@ def _pair_matched(run: Run, d: str) -> dict[str, Any]:
         out[m] = {}
         for s in corr:
             W = None if notes[s] else run.W
-            e = loo_reference(
-                s, L, v.pair_item, systems, v.n_items, W, p.ci_level, p.level, metric=x
-            )[1]
-            assert e is not None
+            e = loo_matched(s, L, v.pair_item, systems, v.n_items, W, p.ci_level, p.level, x)
             out[m][s] = _ref_entry(e, s, p, notes[s])
     return out
 

@@ -194,17 +194,43 @@ def loo_reference(
     meta-evaluation (both protocols) and the backbone swap call it.
     """
     comps, _ = st.leave_one_out(labels)
+    at = _loo_at(items, systems, n_items, W, level, unit_level)
+    human = _comparisons_at(stat, comps, lambda c: c.ref, at, level)
+    matched = None
+    if metric is not None:
+        matched = _comparisons_at(stat, comps, lambda c: metric[c.rows], at, level)
+    return human, matched
+
+
+def loo_matched(
+    stat: str,
+    labels: FArr,
+    items: IArr,
+    systems: IArr,
+    n_items: int,
+    W: FArr | None,
+    level: float,
+    unit_level: str,
+    metric: FArr,
+) -> est.Estimate:
+    """:func:`loo_reference`'s second estimate alone (``metric`` matched to the reference),
+    without evaluating the reference itself again (the same one beside every metric)."""
+    comps, _ = st.leave_one_out(labels)
+    at = _loo_at(items, systems, n_items, W, level, unit_level)
+    return _comparisons_at(stat, comps, lambda c: metric[c.rows], at, level)
+
+
+def _loo_at(
+    items: IArr, systems: IArr, n_items: int, W: FArr | None, level: float, unit_level: str
+) -> Callable[[str, FArr, st.HumanComparison], est.Estimate]:
+    """The estimate of ``stat``(x, annotator i) on the units of comparison ``c``."""
 
     def at(s: str, x: FArr, c: st.HumanComparison) -> est.Estimate:
         r = c.rows
         xv = _x_for(s, x)
         return level_estimate(s, xv, c.single, items[r], systems[r], n_items, W, level, unit_level)
 
-    human = _comparisons_at(stat, comps, lambda c: c.ref, at, level)
-    matched = None
-    if metric is not None:
-        matched = _comparisons_at(stat, comps, lambda c: metric[c.rows], at, level)
-    return human, matched
+    return at
 
 
 def _x_for(stat: str, x: FArr) -> FArr:

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 from metajudge import stats as st
 from metajudge.analyses.metric_vs_human.aligned import label_rows
 from metajudge.analyses.metric_vs_human.cells import CellCalc, Rows, Run, ci_fields, jnum
-from metajudge.analyses.metric_vs_human.levels import human_reference, level_estimate, loo_reference
+from metajudge.analyses.metric_vs_human.levels import human_reference, level_estimate, loo_matched
 from metajudge.analyses.metric_vs_human.normalize import impute_median
 from metajudge.analyses.metric_vs_human.protocol import Protocol
 from metajudge.errors import InputError
@@ -171,8 +171,7 @@ def matched_reference(run: Run, dim: str, metric_values: dict[str, FArr]) -> dic
     )
     for m, x in metric_values.items():
         out["matched"][m] = {
-            s: ref_entry(loo_reference(s, *args, p.level, metric=x)[1], s, p, units)  # type: ignore[arg-type]
-            for s in stats_names
+            s: ref_entry(loo_matched(s, *args, p.level, x), s, p, units) for s in stats_names
         }
     return out
 
