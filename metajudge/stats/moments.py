@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from metajudge.stats.correlation import accuracy_from_sums, accuracy_rows, pearson_from_moments
+from metajudge.stats.resample import map_blocks
 
 #: resamples per product tile (fixed: the values do not depend on the Resamples' chunking)
 TILE_ROWS = 64
@@ -176,12 +177,18 @@ def resample_sums(store: object, M: np.ndarray) -> np.ndarray:
 
     ``store``: the :class:`~metajudge.stats.resample.Resamples`' shared store. The
     product runs over fixed tiles (:data:`TILE_ROWS` resamples × :data:`TILE_ITEMS` items) on
-    one BLAS thread, so the values do not depend on the chunk size, the cache or the machine.
+    one BLAS thread, so the values do not depend on the chunk size, the cache or the machine;
+    the blocks of resamples are shared among
+    :data:`~metajudge.stats.resample.BLOCK_THREADS` threads (each block's product
+    is the same on any of them, so the values do not depend on the threads either).
     """
     out = np.empty((store.n_boot, M.shape[1]))  # type: ignore[attr-defined]
+
+    def one(b0: int, counts: np.ndarray) -> None:
+        out[b0 : b0 + counts.shape[0]] = tile_product(counts, M)
+
     with one_blas_thread():
-        for b0, counts in store.blocks(TILE_ROWS):  # type: ignore[attr-defined]
-            out[b0 : b0 + counts.shape[0]] = tile_product(counts, M)
+        map_blocks(one, store.blocks(TILE_ROWS))  # type: ignore[attr-defined]
     return out
 
 

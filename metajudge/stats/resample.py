@@ -16,7 +16,10 @@ float matrix) so each statistic does not redraw them.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +27,8 @@ import numpy as np
 
 #: float elements per chunk handed to a statistic (32 MB of float64)
 CHUNK_ELEMENTS = 4_000_000
+#: threads that share the blocks of a pass over the resamples (:func:`map_blocks`)
+BLOCK_THREADS = min(2, os.cpu_count() or 1)
 #: largest count matrix kept in memory as small integers (bytes)
 CACHE_BYTES = 1 << 30
 
@@ -197,11 +202,18 @@ class Resamples:
     def count_chunks(self, chunk_elements: int | None = None) -> Iterator[tuple[int, np.ndarray]]:
         """:meth:`chunks` as the stored integer counts (row-major; no float copy). Columns are
         gathered with ``np.take`` (several times faster than fancy indexing of a 2-D block)."""
+        for b0, counts in self.item_chunks(chunk_elements):
+            yield b0, self.gather(counts)
+
+    def item_chunks(self, chunk_elements: int | None = None) -> Iterator[tuple[int, np.ndarray]]:
+        """The blocks of :meth:`count_chunks` as item counts, before :meth:`gather`."""
         per = chunk_elements or self.chunk_elements
-        rows = max(1, per // max(self._shape[1], 1))
-        for b0, counts in self.store.blocks(rows):
-            block = counts if self.cols is None else np.take(counts, self.cols, axis=1)
-            yield b0, np.ascontiguousarray(block)
+        return self.store.blocks(max(1, per // max(self._shape[1], 1)))
+
+    def gather(self, counts: np.ndarray) -> np.ndarray:
+        """This view's columns of a block of item counts (row-major)."""
+        block = counts if self.cols is None else np.take(counts, self.cols, axis=1)
+        return np.ascontiguousarray(block)
 
     def row_items(self) -> np.ndarray:
         """The item of each column (the column itself for the item matrix)."""
@@ -229,6 +241,30 @@ class Resamples:
 def _digest(a: np.ndarray) -> str:
     a = np.ascontiguousarray(a)
     return f"{a.dtype.str}{a.shape}" + hashlib.blake2b(a.view(np.uint8), digest_size=16).hexdigest()
+
+
+def map_blocks(
+    fn: Callable[[int, np.ndarray], None],
+    blocks: Iterable[tuple[int, np.ndarray]],
+    threads: int = BLOCK_THREADS,
+) -> None:
+    """``fn(b0, block)`` for every block of resamples, on ``threads`` threads (numpy releases
+    the GIL in its loops; 1: in this thread). ``fn`` must compute a block's values from that
+    block alone, so that they do not depend on the threads. ``blocks`` is read in this thread, at most two
+    blocks per thread ahead of the work done, so memory stays that of a few blocks; the first
+    error raises here once the blocks under way are done."""
+    if threads <= 1:
+        for b0, block in blocks:
+            fn(b0, block)
+        return
+    with ThreadPoolExecutor(threads) as pool:
+        under_way: deque[Future[None]] = deque()
+        for b0, block in blocks:
+            under_way.append(pool.submit(fn, b0, block))
+            if len(under_way) >= 2 * threads:
+                under_way.popleft().result()
+        while under_way:
+            under_way.popleft().result()
 
 
 def map_chunks(fn: Any, W: Any) -> np.ndarray:

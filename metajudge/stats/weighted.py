@@ -27,7 +27,7 @@ from metajudge.stats.correlation import (
     accuracy_rows,
     pearson_from_moments,
 )
-from metajudge.stats.resample import Resamples, map_chunks
+from metajudge.stats.resample import Resamples, map_blocks, map_chunks
 from metajudge.stats.weighted_kendall import kendall_resamples, weighted_kendall
 
 
@@ -241,14 +241,20 @@ def _group_ranks(
 def _wspearman(plan: _RankPlan, W: np.ndarray | Resamples) -> list[np.ndarray]:
     """ρ of every resample (rows of ``W``) for each y of ``plan``, a block of resamples at a
     time (each resample's value depends on its own row alone: the same bits whatever the
-    blocking)."""
+    blocking; lazy resamples' blocks shared among threads, :func:`~metajudge.stats.resample.map_blocks`)."""
     if isinstance(W, Resamples):
         view = W[:, plan.order]
         totals = [_joint_totals(view, cells, math.prod(dims)) for cells, dims, _ in plan.joints]
-        parts = [
-            plan.rho(b, totals=[t if t is None else t[b0 : b0 + b.shape[0]] for t in totals])
-            for b0, b in view.count_chunks(RANK_BLOCK_ELEMENTS)
-        ]
+        done: dict[int, list[np.ndarray]] = {}
+
+        def one(b0: int, counts: np.ndarray) -> None:
+            b = view.gather(counts)  # (in the thread: the gather is a third of the work)
+            done[b0] = plan.rho(
+                b, totals=[t if t is None else t[b0 : b0 + b.shape[0]] for t in totals]
+            )
+
+        map_blocks(one, view.item_chunks(RANK_BLOCK_ELEMENTS))
+        parts = [done[b0] for b0 in sorted(done)]
     else:
         integer = bool(np.all(W >= 0) and np.array_equal(W, np.floor(W)))
         rows = max(1, RANK_BLOCK_ELEMENTS // max(W.shape[1], 1))

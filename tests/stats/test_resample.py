@@ -108,3 +108,44 @@ def test_count_cache_packs_two_counts_a_byte(n_items: int) -> None:
     assert R.store.packed is packed
     assert R.store.counts.shape == (B, (n_items + 1) // 2 if packed else n_items)
     assert np.array_equal(R[:, np.arange(n_items)[::-1]].dense(), dense[:, ::-1])
+
+
+def test_threads_do_not_change_a_bit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The passes over the resamples (per-item sums, Spearman's ranks) share their blocks among
+    threads (:func:`map_blocks`): every statistic the same bits on one thread and on four,
+    with many blocks in flight (blocks of one resample), on cached and redrawn counts."""
+    import functools
+
+    from metajudge.stats import moments, resample, weighted
+
+    n_items, B = 400, 90
+    rng = np.random.default_rng(11)
+    y = rng.integers(-2, 3, 2 * n_items).astype(float)
+    x = y + rng.normal(0, 1.5, 2 * n_items)
+    groups = np.repeat(np.arange(n_items), 2)
+    reqs = [(s, x, y) for s in st.STATISTICS]
+    got = {}
+    monkeypatch.setattr(moments, "TILE_ROWS", 1)
+    monkeypatch.setattr(weighted, "RANK_BLOCK_ELEMENTS", 1)
+    for threads in (1, 4):
+        mapper = functools.partial(resample.map_blocks, threads=threads)
+        monkeypatch.setattr(moments, "map_blocks", mapper)
+        monkeypatch.setattr(weighted, "map_blocks", mapper)
+        for cache in (0, 1 << 30):
+            R = Resamples.draw(n_items, B, np.random.default_rng(7), cache_bytes=cache)
+            got[threads, cache] = weighted.weighted_statistics(reqs, R[:, groups])
+    ref = got[1, 0]
+    for vals in got.values():
+        for a, b in zip(ref, vals, strict=True):
+            assert np.array_equal(a, b, equal_nan=True)
+
+
+def test_an_error_in_a_thread_is_raised_by_the_pass() -> None:
+    from metajudge.stats.resample import map_blocks
+
+    def fn(b0: int, block: np.ndarray) -> None:
+        if b0 == 3:
+            raise ValueError("block 3")
+
+    with pytest.raises(ValueError, match="block 3"):
+        map_blocks(fn, ((b, np.zeros(2)) for b in range(10)), threads=2)
