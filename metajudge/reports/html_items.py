@@ -248,7 +248,7 @@ def pair_view(
     from metajudge.analyses.metric_vs_human.normalize import minmax
 
     (ka, kb), labels, (M, valid, count), h = _basis(recs, dim, memo)
-    sa, sb = score_values(scores, ka), score_values(scores, kb)
+    sa, sb = score_values(scores, ka, memo), score_values(scores, kb, memo)
     d = (sb - sa) * (-1 if lower else 1)
     nd = minmax(d, half_width, impute=False).values
     has_h, fin_d = count > 0, np.isfinite(d)
@@ -303,7 +303,7 @@ def likert_view(
     """Responses ranked by |score mapped onto the label range − mean human score|; bulk, rows
     for the ``cap`` shown only, ``memo`` as :func:`pair_view`'s."""
     (keys,), labels, (M, valid, count), h = _basis(recs, dim, memo)
-    s = score_values(scores, keys)
+    s = score_values(scores, keys, memo)
     s[~np.isfinite(s)] = np.nan  # (as _num reads a value)
     ok = np.isfinite(s)
     smin, smax = (float(s[ok].min()), float(s[ok].max())) if ok.any() else (0.0, 0.0)

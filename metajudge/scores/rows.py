@@ -387,20 +387,36 @@ class TableScores(Mapping[str, float | None]):
         return len(self.index)
 
 
-def score_values(scores: Mapping[str, float | None], keys: Sequence[str]) -> np.ndarray:
+def score_values(
+    scores: Mapping[str, float | None],
+    keys: Sequence[str],
+    memo: dict[Any, Any] | None = None,
+) -> np.ndarray:
     """The scores of ``keys`` as floats (absent, None or not a number: NaN): a
     :class:`TableScores` in bulk from its arrays (one dict lookup per key, no float object per
-    score).
+    score; ``memo`` keeps the keys' positions in a table's index, which every column of that
+    table shares: the metrics of one score file look their keys up once).
 
     >>> score_values({"a": 1.0, "b": None, "c": "x"}, ["b", "a", "c", "d"]).tolist()
     [nan, 1.0, nan, nan]
     """
     if not isinstance(scores, TableScores):
         return np.array([_float_or_nan(v) for v in map(scores.get, keys)], dtype=float)
-    j = np.fromiter(map(scores.index.get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
+    j = _positions(scores.index, keys, {} if memo is None else memo)
     out = np.asarray(scores.col.scores, dtype=float)[j]
     out[j < 0] = np.nan
     return out
+
+
+def _positions(index: Mapping[str, int], keys: Sequence[str], memo: dict[Any, Any]) -> np.ndarray:
+    """Each key's position in ``index`` (-1: absent), remembered in ``memo`` by the identity of
+    both (the objects are kept with the entry, so an id is not reused while it stands)."""
+    hit = memo.get(("positions", id(index), id(keys)))
+    if hit is not None and hit[0] is index and hit[1] is keys:
+        return hit[2]
+    j = np.fromiter(map(index.get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
+    memo[("positions", id(index), id(keys))] = (index, keys, j)
+    return j
 
 
 def _float_or_nan(v: Any) -> float:
