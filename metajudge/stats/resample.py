@@ -250,8 +250,9 @@ def map_blocks(
 ) -> None:
     """``fn(b0, block)`` for every block of resamples, on ``threads`` threads (numpy releases
     the GIL in its loops; 1: in this thread). ``fn`` must compute a block's values from that
-    block alone, so that they do not depend on the threads. ``blocks`` is read in this thread, at most two
-    blocks per thread ahead of the work done, so memory stays that of a few blocks; the first
+    block alone, so that they do not depend on the threads. ``blocks`` is read in this thread,
+    the next block only once fewer than ``threads`` are under way: at most ``threads`` blocks
+    are held at a time (a pass of per-item sums at a million items: 64 MB each). The first
     error raises here once the blocks under way are done."""
     if threads <= 1:
         for b0, block in blocks:
@@ -261,7 +262,8 @@ def map_blocks(
         under_way: deque[Future[None]] = deque()
         for b0, block in blocks:
             under_way.append(pool.submit(fn, b0, block))
-            if len(under_way) >= 2 * threads:
+            del block
+            if len(under_way) >= threads:
                 under_way.popleft().result()
         while under_way:
             under_way.popleft().result()
