@@ -35,7 +35,12 @@ CACHE_BYTES = 1 << 30
 
 def draw_counts(gen: np.random.Generator, n_items: int, n_rows: int) -> np.ndarray:
     """``(n_rows, n_items)`` counts of the next ``n_rows`` resamples of ``gen``."""
-    idx = gen.integers(0, n_items, size=(n_rows, n_items))
+    return count_draws(gen.integers(0, n_items, size=(n_rows, n_items)))
+
+
+def count_draws(idx: np.ndarray) -> np.ndarray:
+    """The counts of the resamples whose drawn items are the rows of ``idx`` (changed)."""
+    n_rows, n_items = idx.shape
     idx += (np.arange(n_rows) * n_items)[:, None]  # (in place: no second index matrix)
     return np.bincount(idx.ravel(), minlength=n_rows * n_items).reshape(n_rows, n_items)
 
@@ -100,19 +105,32 @@ class _Store:
             self.counts = self._packed(False)
 
     def _packed(self, nibbles: bool) -> np.ndarray | None:
+        """The cache, or None when a count does not fit. The items are drawn in this thread,
+        in stream order; counting and packing them share the threads (:func:`map_blocks`)."""
         gen = self.generator()
         width = (self.n_items + 1) // 2 if nibbles else self.n_items
         out = np.empty((self.n_boot, width), dtype=np.uint8)
         rows = max(1, CHUNK_ELEMENTS // self.n_items)
-        for b0 in range(0, self.n_boot, rows):
-            c = draw_counts(gen, self.n_items, min(rows, self.n_boot - b0))
+        too_large: list[int] = []
+
+        def draws() -> Iterator[tuple[int, np.ndarray]]:
+            for b0 in range(0, self.n_boot, rows):
+                if too_large:
+                    return
+                r = min(rows, self.n_boot - b0)
+                yield b0, gen.integers(0, self.n_items, size=(r, self.n_items))
+
+        def one(b0: int, idx: np.ndarray) -> None:
+            c = count_draws(idx)
             if c.max(initial=0) > (15 if nibbles else 255):  # (tiny n_items)
-                return None
-            if nibbles:
+                too_large.append(b0)
+            elif nibbles:
                 pack_counts(c, out[b0 : b0 + c.shape[0]])
             else:
                 out[b0 : b0 + c.shape[0]] = c
-        return out
+
+        map_blocks(one, draws())
+        return None if too_large else out
 
     def _cached(self, b0: int, rows: int) -> np.ndarray:
         """Rows ``b0..b0+rows`` of the cache as one count a byte."""

@@ -140,6 +140,22 @@ def test_threads_do_not_change_a_bit(monkeypatch: pytest.MonkeyPatch) -> None:
             assert np.array_equal(a, b, equal_nan=True)
 
 
+def test_the_count_cache_drawn_on_threads_is_the_one_call_draw(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The cache's counts are counted and packed on threads, a few resamples at a time (here 3
+    per block, 30 blocks): the same counts as the one-call draw."""
+    from metajudge.stats import resample
+
+    monkeypatch.setattr(resample, "CHUNK_ELEMENTS", 3 * 40)
+    for n_items in (40, 41):  # (an odd count: the last packed byte holds one count)
+        dense = st.bootstrap_weights(n_items, 90, np.random.default_rng(4))
+        R = Resamples.draw(n_items, 90, np.random.default_rng(4), cache_bytes=1 << 30)
+        R.store._fill()
+        assert R.store.counts is not None
+        assert np.array_equal(R.dense(), dense)
+
+
 def test_an_error_in_a_thread_is_raised_by_the_pass() -> None:
     from metajudge.stats.resample import map_blocks
 
