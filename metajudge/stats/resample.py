@@ -29,6 +29,9 @@ import numpy as np
 CHUNK_ELEMENTS = 4_000_000
 #: threads that share the blocks of a pass over the resamples (:func:`map_blocks`)
 BLOCK_THREADS = min(2, os.cpu_count() or 1)
+#: drawn items per block of the count cache's fill (int64 draws and counts: with a block on
+#: each of two threads and the next one drawn, about what one :data:`CHUNK_ELEMENTS` chunk held)
+FILL_ELEMENTS = CHUNK_ELEMENTS // 2
 #: largest count matrix kept in memory as small integers (bytes)
 CACHE_BYTES = 1 << 30
 
@@ -110,7 +113,7 @@ class _Store:
         gen = self.generator()
         width = (self.n_items + 1) // 2 if nibbles else self.n_items
         out = np.empty((self.n_boot, width), dtype=np.uint8)
-        rows = max(1, CHUNK_ELEMENTS // self.n_items)
+        rows = max(1, FILL_ELEMENTS // self.n_items)
         too_large: list[int] = []
 
         def draws() -> Iterator[tuple[int, np.ndarray]]:

@@ -147,7 +147,7 @@ def test_the_count_cache_drawn_on_threads_is_the_one_call_draw(
     per block, 30 blocks): the same counts as the one-call draw."""
     from metajudge.stats import resample
 
-    monkeypatch.setattr(resample, "CHUNK_ELEMENTS", 3 * 40)
+    monkeypatch.setattr(resample, "FILL_ELEMENTS", 3 * 40)
     for n_items in (40, 41):  # (an odd count: the last packed byte holds one count)
         dense = st.bootstrap_weights(n_items, 90, np.random.default_rng(4))
         R = Resamples.draw(n_items, 90, np.random.default_rng(4), cache_bytes=1 << 30)
