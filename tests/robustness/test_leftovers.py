@@ -104,7 +104,11 @@ def test_closed_pipe_ends_quietly() -> None:
     assert "error" not in err.lower() and "Traceback" not in err and "Exception" not in err, err
 
 
+# (signal.default_int_handler: a child of a background job inherits SIGINT as ignored; Ctrl-C
+# from a terminal raises KeyboardInterrupt, which is what this test is about; as _CHILD in
+# tests/backends/test_embedded.py)
 INTERRUPTED_BATCH = """import gc, os, signal, sys, threading, asyncio
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from metajudge.backends.loop import LoopThread
 lt = LoopThread("t")
 async def call(i):
