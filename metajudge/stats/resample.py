@@ -42,7 +42,8 @@ def draw_counts(gen: np.random.Generator, n_items: int, n_rows: int) -> np.ndarr
 
 
 def count_draws(idx: np.ndarray) -> np.ndarray:
-    """The counts of the resamples whose drawn items are the rows of ``idx`` (changed)."""
+    """The counts of the resamples whose drawn items are the rows of ``idx`` (``idx`` is
+    changed in place)."""
     n_rows, n_items = idx.shape
     idx += (np.arange(n_rows) * n_items)[:, None]  # (in place: no second index matrix)
     return np.bincount(idx.ravel(), minlength=n_rows * n_items).reshape(n_rows, n_items)
@@ -223,18 +224,11 @@ class Resamples:
     def count_chunks(self, chunk_elements: int | None = None) -> Iterator[tuple[int, np.ndarray]]:
         """:meth:`chunks` as the stored integer counts (row-major; no float copy). Columns are
         gathered with ``np.take`` (several times faster than fancy indexing of a 2-D block)."""
-        for b0, counts in self.item_chunks(chunk_elements):
-            yield b0, self.gather(counts)
-
-    def item_chunks(self, chunk_elements: int | None = None) -> Iterator[tuple[int, np.ndarray]]:
-        """The blocks of :meth:`count_chunks` as item counts, before :meth:`gather`."""
         per = chunk_elements or self.chunk_elements
-        return self.store.blocks(max(1, per // max(self._shape[1], 1)))
-
-    def gather(self, counts: np.ndarray) -> np.ndarray:
-        """This view's columns of a block of item counts (row-major)."""
-        block = counts if self.cols is None else np.take(counts, self.cols, axis=1)
-        return np.ascontiguousarray(block)
+        rows = max(1, per // max(self._shape[1], 1))
+        for b0, counts in self.store.blocks(rows):
+            block = counts if self.cols is None else np.take(counts, self.cols, axis=1)
+            yield b0, np.ascontiguousarray(block)
 
     def row_items(self) -> np.ndarray:
         """The item of each column (the column itself for the item matrix)."""
@@ -272,7 +266,7 @@ def map_blocks(
     """``fn(b0, block)`` for every block of resamples, on ``threads`` threads (numpy releases
     the GIL in its loops; 1: in this thread). ``fn`` must compute a block's values from that
     block alone, so that they do not depend on the threads. ``blocks`` is read in this thread,
-    the next block only once fewer than ``threads`` are under way: at most ``threads`` blocks
+    the next block only while fewer than ``threads`` are under way: at most ``threads`` blocks
     are held at a time (a pass of per-item sums at a million items: 64 MB each). The first
     error raises here once the blocks under way are done."""
     if threads <= 1:

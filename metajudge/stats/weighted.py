@@ -241,19 +241,19 @@ def _group_ranks(
 def _wspearman(plan: _RankPlan, W: np.ndarray | Resamples) -> list[np.ndarray]:
     """ρ of every resample (rows of ``W``) for each y of ``plan``, a block of resamples at a
     time (each resample's value depends on its own row alone: the same bits whatever the
-    blocking; lazy resamples' blocks shared among threads, :func:`~metajudge.stats.resample.map_blocks`)."""
+    blocking; the blocks of lazy resamples shared among threads,
+    :func:`~metajudge.stats.resample.map_blocks`)."""
     if isinstance(W, Resamples):
         view = W[:, plan.order]
         totals = [_joint_totals(view, cells, math.prod(dims)) for cells, dims, _ in plan.joints]
         done: dict[int, list[np.ndarray]] = {}
 
-        def one(b0: int, counts: np.ndarray) -> None:
-            b = view.gather(counts)  # (in the thread: the gather is a third of the work)
+        def one(b0: int, b: np.ndarray) -> None:
             done[b0] = plan.rho(
                 b, totals=[t if t is None else t[b0 : b0 + b.shape[0]] for t in totals]
             )
 
-        map_blocks(one, view.item_chunks(RANK_BLOCK_ELEMENTS))
+        map_blocks(one, view.count_chunks(RANK_BLOCK_ELEMENTS))
         parts = [done[b0] for b0 in sorted(done)]
     else:
         integer = bool(np.all(W >= 0) and np.array_equal(W, np.floor(W)))
