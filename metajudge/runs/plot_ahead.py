@@ -22,9 +22,10 @@ for each plot the child failed to make (its error is logged), the plot is drawn 
 parent as before, so the files are the same either way.
 
 Nothing is left behind: the folder (``metajudge-plots-<parent pid>-*``) is removed by the child
-unless the parent tells it that it collects the plots (:meth:`PlotsAhead.collect`): when the
-parent closes its end of the pipe (cancelled, or killed, ``kill -9`` included) before or after
-handing it a result, the child finishes what it draws and removes the folder. Ctrl-C is the
+once the parent's end of the pipe is closed, whenever that happens: the parent closes it after
+moving the plots out (:meth:`PlotsAhead.collect`, which waits for the child's word that it has
+drawn them), on cancelling, or by dying (``kill -9`` included, before or after handing over a
+result, or while waiting for the plots); the child first finishes what it draws. Ctrl-C is the
 parent's to handle (the child and its drawing processes ignore SIGINT; the parent stops them,
 :meth:`PlotsAhead.cancel`); a child stopped with SIGTERM stops its drawing processes before it
 exits. A folder whose processes were all killed at once is removed by the next run (its parent
@@ -57,13 +58,14 @@ CHILD_OPTIONS: dict[str, Any] = {"n_boot": 0, "compare": False, "statistics": ("
 _RESULT_FILE = "result.pickle"
 _ERROR_FILE = "error.txt"
 _PREFIX = "metajudge-plots-"
-#: the parent's messages to the child: the final result is in the folder; the parent collects
-_RESULT, _KEEP = "result", "keep"
+#: the parent's messages to the child: the final result is in the folder; the parent collects;
+#: the child's message to the parent: every plot it makes is in the folder
+_RESULT, _KEEP, _DRAWN = "result", "keep", "drawn"
 
 
 class PlotsAhead:
     """A forked child drawing the plots of a run into ``folder``; ``conn``: this end of the
-    pipe that tells it the final result is in ``folder``."""
+    pipe that tells it the final result is in ``folder`` and hears that its plots are drawn."""
 
     def __init__(self, process: Any, folder: Path, conn: Any) -> None:
         self.process = process
@@ -84,10 +86,10 @@ class PlotsAhead:
     ) -> dict[str, Path]:
         """Wait for the child and move each of its plots ``names`` into ``out``; a plot it did
         not make is drawn here with ``draw(name, path)``, and why is logged once."""
-        with contextlib.suppress(OSError):  # the folder is ours now: the child leaves it
+        with contextlib.suppress(OSError):  # a child still waiting for a result stops
             self.conn.send(_KEEP)
-        self.conn.close()  # a child still waiting for a result stops
-        self.process.join()
+        with contextlib.suppress(EOFError, OSError):  # a dead child: what it drew is there
+            self.conn.recv()  # _DRAWN
         written: dict[str, Path] = {}
         try:
             missing = [n for n in names if not (self.folder / n).is_file()]
@@ -107,6 +109,8 @@ class PlotsAhead:
             return written
         finally:
             shutil.rmtree(self.folder, ignore_errors=True)
+            self.conn.close()  # the child, waiting for this, exits
+            self.process.join()
 
     def _why(self) -> str:
         errors = [p.read_text() for p in sorted(self.folder.glob("error*.txt"))]
@@ -137,13 +141,11 @@ def start(
     _remove_stale()
     folder = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-"))
     ctx = multiprocessing.get_context("fork")
-    reader, writer = ctx.Pipe(duplex=False)
-    proc = ctx.Process(
-        target=_child, args=(ds, rows, evaluate, folder, reader, writer), daemon=True
-    )
+    ours, theirs = ctx.Pipe(duplex=True)
+    proc = ctx.Process(target=_child, args=(ds, rows, evaluate, folder, theirs, ours), daemon=True)
     proc.start()
-    reader.close()
-    return PlotsAhead(proc, folder, writer)
+    theirs.close()
+    return PlotsAhead(proc, folder, ours)
 
 
 @contextlib.contextmanager
@@ -187,45 +189,40 @@ def _child(
     rows: Sequence[Any],
     evaluate: Callable[..., Any],
     folder: Path,
-    reader: Any,
-    writer: Any,
+    conn: Any,
+    parents: Any,
 ) -> None:
     """In the child: the scatter without resamples, then the correlation plots of the result
     the parent hands over; an error is written for the parent, which draws what is missing.
-    The folder is left only for a parent that collects it (module docstring)."""
-    writer.close()  # only the parent's end keeps the pipe open: its exit ends the wait
+    The folder is removed once the parent's end is closed (module docstring)."""
+    parents.close()  # only the parent holds its end: its exit ends our waits
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's; it stops us
     signal.signal(signal.SIGTERM, _stop)
     try:
         from metajudge.reports import plots
 
         plots.plot_scatter(evaluate(ds, rows, **CHILD_OPTIONS), folder / plots.SCATTER_PLOT)
-        _draw_final(folder, reader)
+        _draw_final(folder, conn)
         code = 0
     except BaseException:  # noqa: BLE001 - reported to the parent, which draws the plots itself
         _stop_drawing()
         with contextlib.suppress(OSError):
             (folder / _ERROR_FILE).write_text(traceback.format_exc(limit=4))
         code = 1
-    while _KEEP not in _SEEN:  # a result not drawn (an error came first): the parent's word
-        if _verdict(reader) is None:
-            break
-    if _KEEP not in _SEEN:  # the parent is gone or cancelled: nobody else removes the folder
-        shutil.rmtree(folder, ignore_errors=True)
+    with contextlib.suppress(OSError):  # a parent gone: nobody reads it
+        conn.send(_DRAWN)
+    while _message(conn) is not None:  # the parent moves the plots out, then closes its end
+        continue
+    shutil.rmtree(folder, ignore_errors=True)  # gone already, unless the parent died
     os._exit(code)
 
 
-_SEEN: list[Any] = []  # in the child: the parent's messages so far
-
-
-def _verdict(reader: Any) -> Any:
-    """The parent's next message (None when it closed the pipe, or on SIGTERM while waiting)."""
+def _message(conn: Any) -> Any:
+    """The parent's next message (None when it closed its end, or on SIGTERM while waiting)."""
     try:
-        msg = reader.recv()
+        return conn.recv()
     except (EOFError, OSError, SystemExit):
         return None
-    _SEEN.append(msg)
-    return msg
 
 
 _DRAWING: list[int] = []  # in the child: the pids of its drawing processes
@@ -241,7 +238,7 @@ def _stop_drawing() -> None:
     _DRAWING.clear()
 
 
-def _draw_final(folder: Path, reader: Any) -> None:
+def _draw_final(folder: Path, conn: Any) -> None:
     """Wait for the parent's final result and draw its correlation plots into ``folder``: the
     first here, each other one in a forked grandchild at the same time (the parent waits for
     them on its idle core). When the parent closes the pipe or collects without a result,
@@ -249,7 +246,7 @@ def _draw_final(folder: Path, reader: Any) -> None:
     from metajudge.analyses.metric_vs_human.result import MetaEvalResult
     from metajudge.reports import plots
 
-    if _verdict(reader) != _RESULT:
+    if _message(conn) != _RESULT:
         return
     res = MetaEvalResult(pickle.loads((folder / _RESULT_FILE).read_bytes()))
     first, *others = plots.CORRELATION_PLOTS

@@ -58,16 +58,22 @@ def _folders(tmp: Path) -> list[Path]:
 @pytest.mark.slow
 def test_plot_folder_never_left_behind(tmp_path: Path) -> None:
     """Killed once the child has the final result (``result.pickle`` in its folder: the moment
-    the probe's 4 of 9 kill -9s hit). Before: the child drew the plots and exited, leaving the
-    folder for good. After: gone within a minute; after a whole-group kill, gone after the next
-    run."""
+    the probe's 4 of 9 kill -9s hit), or a little later, while the run waits to collect the
+    correlation plots the child draws (a CI run's kill -9 landed there, and the folder stayed).
+    Before: the child drew the plots and exited, leaving the folder for good. After: gone within
+    a minute; after a whole-group kill, gone after the next run."""
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    for k, how in enumerate(("kill -9", "Ctrl-C", "kill -9 group")):
+    cases = ("kill -9", "kill -9 collecting", "Ctrl-C", "kill -9 group")
+    for k, how in enumerate(cases):
         proc = _plot_run(tmp, tmp_path / f"out{k}")
         handed = _until(lambda: any(tmp.glob("metajudge-plots-*/result.pickle")), 180)
         assert handed, (how, proc.poll())
-        if how == "kill -9":
+        if how == "kill -9 collecting":
+            # the run writes its tables in milliseconds, then waits for the child's plots
+            _until(lambda: any(tmp.glob("metajudge-plots-*/correlation_*.png")), 0.1)
+            assert proc.poll() is None, "the run ended before its child drew"
+        if how.startswith("kill -9") and how != "kill -9 group":
             proc.send_signal(signal.SIGKILL)  # the run only; its child lives on
         elif how == "Ctrl-C":
             os.killpg(proc.pid, signal.SIGINT)
