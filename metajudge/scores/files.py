@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import csv
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import islice, repeat
 from pathlib import Path
 from typing import Any
@@ -376,7 +376,34 @@ def _read_wide_csv(p: Path, km: KeyMap | None, labels: bool = False) -> list[Sco
             fh.seek(0)
             return _read_wide_csv_rows(p, km, fh, delim, labels)
         with paused_gc():  # many small objects, no cycles (metajudge.bulk)
+            if p.stat().st_size >= _WideCsv.FRAMES_FROM_BYTES:
+                wide = _WideCsv(p, km, header)
+                if wide.read_frames(_frames(p, delim, header)):
+                    return wide.table(names)
             return _WideCsv(p, km, header).read(reader).table(names)
+
+
+def _frames(p: Path, delim: str, header: Sequence[str]) -> Iterator[Any]:
+    """The lines of a wide CSV after its header, :attr:`_WideCsv.CHUNK` at a time, parsed by
+    pandas' C reader: id columns as text, metric columns as float64 where every cell is a
+    number (an empty cell NaN; any other text keeps the column as text). Its float parser
+    rounds as Python's ``float`` does (pandas 3.1 and later: one correctly rounded parser;
+    before: ``round_trip``, Python's own)."""
+    import pandas as pd
+
+    version = tuple(int(v) for v in pd.__version__.split(".")[:2])
+    kw = {} if version >= (3, 1) else {"float_precision": "round_trip"}
+    return pd.read_csv(  # type: ignore[no-any-return]
+        p,
+        sep=delim,
+        encoding="utf-8",
+        engine="c",
+        dtype={h: str for h in header if h in ID_COLUMNS},
+        keep_default_na=False,
+        na_values={h: [""] for h in header if h not in ID_COLUMNS},
+        chunksize=_WideCsv.CHUNK,
+        **kw,
+    )
 
 
 def _check_wide_header(p: Path, header: Sequence[str]) -> None:
@@ -398,10 +425,13 @@ class _WideCsv:
     the earliest line, and on it the ids, then the cells in column order."""
 
     CHUNK = 1 << 15
+    #: smallest file read by :meth:`read_frames` first (pandas' C reader: ten times the csv
+    #: module's speed on numbers, once its import, ~0.3 s, has paid; ``benchmarks/``)
+    FRAMES_FROM_BYTES = 1 << 22
 
     def __init__(self, p: Path, km: KeyMap | None, header: Sequence[str]) -> None:
         self.p, self.km = p, km
-        self.width = len(header)
+        self.header, self.width = list(header), len(header)
         self.id_at = [(h, i) for i, h in enumerate(header) if h in ID_COLUMNS]
         self.fast = _FastIds.of(km, header)
         self.cols = [(h, i) for i, h in enumerate(header) if h not in ID_COLUMNS]
@@ -419,13 +449,52 @@ class _WideCsv:
                 lineno += len(chunk)
         return self
 
+    def read_frames(self, frames: Iterable[Any]) -> bool:
+        """The lines from pandas' frames (:func:`_frames`) when every one is plain: full, its
+        ids the dataset's, none read before, every metric cell a finite number or empty. False
+        at the first frame that is not (or that pandas cannot parse): the caller then reads
+        the file with :meth:`read`, whose line rule counts, drops and names what it must."""
+        if self.fast is None:
+            return False
+        try:
+            for df in frames:
+                if list(df.columns) != self.header or df[[h for h, _ in self.id_at]].isna().any(
+                    axis=None
+                ):
+                    return False
+                values = [df.iloc[:, i].to_numpy() for _, i in self.cols]
+                if any(v.dtype.kind not in "fiu" for v in values):
+                    return False  # text (NA, a word), or True/False
+                values = [v.astype(np.float64, copy=False) for v in values]
+                if any(np.isinf(v).any() for v in values):
+                    return False
+                cols: list[Any] = [None] * self.width
+                for _, i in self.id_at:
+                    cols[i] = df.iloc[:, i].tolist()
+                if not self._take_ids(cols):
+                    return False
+                for c, v in enumerate(values):
+                    self.values[c].append(v)
+        except ValueError:  # pandas' parser errors, a bad UTF-8 byte
+            return False
+        return True
+
     def _bulk(self, chunk: list[list[str]], lineno: int) -> bool:
         """A chunk of full lines whose ids the dataset has, none read before, in columns (C
         loops: ``zip``, ``map``); False (nothing done) when any line needs the line rule."""
         if self.fast is None or not all(map(self.width.__eq__, map(len, chunk))):
             return False
         cols = list(zip(*chunk, strict=True))
-        got = self.fast.bulk(cols)
+        if not self._take_ids(cols):
+            return False
+        self.lines.extend(range(lineno + 1, lineno + 1 + len(chunk)))
+        self._convert([cols[i] for _, i in self.cols], len(chunk))
+        return True
+
+    def _take_ids(self, cols: list[Any]) -> bool:
+        """Keep the ids of lines in columns when the dataset has every one and none was read
+        before (else False, nothing kept)."""
+        got = self.fast.bulk(cols)  # type: ignore[union-attr]
         if got is None:
             return False
         keys = list(map(response_key, got[0], got[2] if self.km.pairwise else got[1]))  # type: ignore[union-attr]
@@ -436,8 +505,6 @@ class _WideCsv:
         ids.keys += keys
         ids.systems += got[1]
         ids.sides += got[2]
-        self.lines.extend(range(lineno + 1, lineno + 1 + len(chunk)))
-        self._convert([cols[i] for _, i in self.cols], len(chunk))
         return True
 
     def _lines(self, chunk: list[list[str]], lineno: int) -> int:

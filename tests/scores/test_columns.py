@@ -78,13 +78,20 @@ def _both(p: Path, records: Any, strict: bool) -> tuple[Any, Any, Any, Any]:
     return new, old, ids_new.dropped, ids_old.dropped
 
 
+@pytest.mark.parametrize("frames", [False, True])  # pandas' reader first, or the csv module's
 @pytest.mark.parametrize("chunk", [2, 1 << 15])
 @pytest.mark.parametrize("strict", [False, True])
 @pytest.mark.parametrize("name", sorted(BODIES))
 def test_wide_csv_in_columns_reads_as_the_row_by_row_reader(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, strict: bool, chunk: int
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    strict: bool,
+    chunk: int,
+    frames: bool,
 ) -> None:
     monkeypatch.setattr(files._WideCsv, "CHUNK", chunk)
+    monkeypatch.setattr(files._WideCsv, "FRAMES_FROM_BYTES", 0 if frames else 1 << 62)
     p = tmp_path / "s.csv"
     p.write_text(BODIES[name])
     new, old, dropped_new, dropped_old = _both(p, _pairs(), strict)
@@ -231,3 +238,41 @@ def test_the_report_reads_tables_as_it_reads_rows(tmp_path: Path) -> None:
     for m, got in want.items():
         assert dict(maps[m]) == got
         assert all(v is None or not math.isnan(v) for v in maps[m].values())
+
+
+@pytest.mark.parametrize("name", ["plain", "systems", "missing cells", "infinite", "unknown item"])
+def test_plain_files_take_pandas_frames_and_the_others_the_line_rule(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """Which files pandas' reader takes whole: only plain ones (``systems`` names systems of a
+    pairwise set, ``missing cells`` holds ``NA`` and a short line, ``infinite`` an ``inf``,
+    ``unknown item`` ids the dataset lacks: each read by the line rule)."""
+    monkeypatch.setattr(files._WideCsv, "CHUNK", 2)
+    p = tmp_path / "s.csv"
+    p.write_text(BODIES[name])
+    header = BODIES[name].split("\n", 1)[0].split(",")
+    wide = files._WideCsv(p, KeyMap(_pairs(), IdPolicy()), header)
+    assert wide.read_frames(files._frames(p, ",", header)) is (name == "plain")
+
+
+def test_pandas_frames_read_every_float_as_python_does(tmp_path: Path) -> None:
+    """17 significant digits, tiny and huge exponents, signs; a column of integers only (read
+    by pandas as int64, up to 2^63 - 1): each value as ``float(text)``, so a large file reads
+    the numbers the csv module's reader does."""
+    rng = np.random.default_rng(7)
+    vals = np.concatenate(
+        [rng.normal(size=3000), rng.normal(size=500) * 10.0 ** rng.integers(-300, 300, 500)]
+    )
+    texts = [repr(float(v)) for v in vals] + ["0.00000000000001953", "-0", "+7", ".5", "5."]
+    texts += ["9007199254740993", "123456789012345678901234567890", "1e5"]
+    ints = [str(int(v)) for v in rng.integers(-(2**63) + 1, 2**63 - 1, len(texts))]
+    ints[:3] = ["9007199254740993", "-42", str(2**63 - 1)]
+    p = tmp_path / "s.csv"
+    lines = (f"p{i},a,{t},{k}\n" for i, (t, k) in enumerate(zip(texts, ints, strict=True)))
+    p.write_text("item,side,m0,m1\n" + "".join(lines))
+    header = ["item", "side", "m0", "m1"]
+    wide = files._WideCsv(p, KeyMap(_pairs(len(texts)), IdPolicy()), header)
+    assert wide.read_frames(files._frames(p, ",", header))
+    m0, m1 = wide.table([("m0", None), ("m1", None)]).parts()[0].columns
+    assert m0.scores.tobytes() == np.array([float(t) for t in texts]).tobytes()
+    assert m1.scores.tobytes() == np.array([float(t) for t in ints]).tobytes()
