@@ -270,11 +270,7 @@ def kendall_tau_b(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarr
         return math.nan
     if np.isnan(xa).any() or np.isnan(ya).any():
         return math.nan
-    perm = np.argsort(ya)
-    xa, ya = xa[perm], ya[perm]
-    yr = _dense(ya)
-    perm = np.argsort(xa, kind="mergesort")
-    xa, yr = xa[perm], yr[perm]
+    xa, yr = _by_x_then_y(xa, ya)
     xr = _dense(xa)
     dis = _inversions(yr)
     obs = np.r_[True, (xr[1:] != xr[:-1]) | (yr[1:] != yr[:-1]), True]
@@ -289,6 +285,27 @@ def kendall_tau_b(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarr
     tau = con_minus_dis / np.sqrt(tot - xtie) / np.sqrt(tot - ytie)
     tau = np.minimum(1.0, max(-1.0, tau))
     return float(np.clip(tau, -1.0, 1.0))
+
+
+def _by_x_then_y(xa: np.ndarray, ya: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """x sorted, and y's dense ranks in that order with the ties of x ordered by y: the
+    sequence whose merge-sort exchanges Knight's algorithm counts (scipy gets it by sorting y,
+    then x stably). Here by unstable sorts, a third of a stable sort's time on a million
+    floats: y's ranks from one sort of y; then one sort of x, which is the order when x has
+    no ties; with ties, one sort of the joint ranks (x rank, y rank). The same sequence, so the
+    same counts."""
+    n = xa.size
+    by_y = np.argsort(ya)
+    yr = np.empty(n, dtype=np.intp)
+    yr[by_y] = _dense(ya[by_y])
+    by_x = np.argsort(xa)
+    xs = xa[by_x]
+    if (xs[1:] == xs[:-1]).any():
+        xr = np.empty(n, dtype=np.int64)
+        xr[by_x] = _dense(xs)
+        by_x = np.argsort(xr * (int(yr.max()) + 1) + yr)
+        xs = xa[by_x]
+    return xs, yr[by_x]
 
 
 ACCURACIES: dict[str, str] = {"acc_ties": "three_way", "acc_no_ties": "exclude_human_ties"}

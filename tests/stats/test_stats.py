@@ -54,6 +54,19 @@ def test_kendall_tau_b_is_bit_identical_to_scipy(n: int) -> None:
         assert got == want, (n, t)
 
 
+def test_kendall_tau_b_keeps_scipys_bits_on_pooled_rows_and_signed_zeros() -> None:
+    """The orders Knight's algorithm counts, taken by unstable sorts: x without ties (one row
+    per pair), x with each value twice (two annotators' rows of a pair) and -0.0 beside 0.0."""
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=20_000)
+    y = rng.integers(-2, 3, x.size).astype(float)
+    signed = np.where(rng.random(x.size) < 0.3, -0.0, 0.0) + rng.integers(0, 3, x.size)
+    for a in (x, np.repeat(x[: x.size // 2], 2), signed):
+        want = float(np.clip(ss.kendalltau(a, y, variant="b")[0], -1.0, 1.0))
+        assert st.kendall_tau_b(a, y) == want
+        assert st.kendall_tau_b(y, a) == float(np.clip(ss.kendalltau(y, a)[0], -1.0, 1.0))
+
+
 def test_discordant_count_per_value_equals_the_merge_sort(monkeypatch: pytest.MonkeyPatch) -> None:
     """Few-valued ranks (labels) are counted per value, others by the merge sort: the same
     integers (2,000 rows of 5 values and of 64; 0 and 1 rows), and τ_b keeps scipy's bits
