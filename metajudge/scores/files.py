@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import csv
 from array import array
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import islice, repeat
 from pathlib import Path
 from typing import Any
@@ -378,22 +378,24 @@ def _read_wide_csv(p: Path, km: KeyMap | None, labels: bool = False) -> list[Sco
         with paused_gc():  # many small objects, no cycles (metajudge.bulk)
             if p.stat().st_size >= _WideCsv.FRAMES_FROM_BYTES:
                 wide = _WideCsv(p, km, header)
-                if wide.read_frames(_frames(p, delim, header)):
+                with _frames(p, delim, header) as frames:  # closed when left early too
+                    taken = wide.read_frames(frames)
+                if taken:
                     return wide.table(names)
             return _WideCsv(p, km, header).read(reader).table(names)
 
 
-def _frames(p: Path, delim: str, header: Sequence[str]) -> Iterator[Any]:
+def _frames(p: Path, delim: str, header: Sequence[str]) -> Any:
     """The lines of a wide CSV after its header, :attr:`_WideCsv.CHUNK` at a time, parsed by
-    pandas' C reader: id columns as text, metric columns as float64 where every cell is a
-    number (an empty cell NaN; any other text keeps the column as text). Its float parser
-    rounds as Python's ``float`` does (pandas 3.1 and later: one correctly rounded parser;
-    before: ``round_trip``, Python's own)."""
+    pandas' C reader (a reader to close: use it as a context manager): id columns as text,
+    metric columns as float64 where every cell is a number (an empty cell NaN; any other text
+    keeps the column as text). Its float parser rounds as Python's ``float`` does (pandas 3.1
+    and later: one correctly rounded parser; before: ``round_trip``, Python's own)."""
     import pandas as pd
 
     version = tuple(int(v) for v in pd.__version__.split(".")[:2])
     kw = {} if version >= (3, 1) else {"float_precision": "round_trip"}
-    return pd.read_csv(  # type: ignore[no-any-return]
+    return pd.read_csv(
         p,
         sep=delim,
         encoding="utf-8",
@@ -453,7 +455,8 @@ class _WideCsv:
         """The lines from pandas' frames (:func:`_frames`) when every one is plain: full, its
         ids the dataset's, none read before, every metric cell a finite number or empty. False
         at the first frame that is not (or that pandas cannot parse): the caller then reads
-        the file with :meth:`read`, whose line rule counts, drops and names what it must."""
+        the file with :meth:`read`, whose line rule counts, drops and names what it must.
+        (No line numbers are kept: nothing read this way raises later.)"""
         if self.fast is None:
             return False
         try:
