@@ -42,6 +42,20 @@ from metajudge.out_folder import MANIFEST, check_out_folder, is_ours, is_run_fol
 #: the result files a reader renders a folder from (checked against the manifest first)
 RESULT_FILES = ("result.json", "swap.json", "decision.json", "diagnostics.json")
 _HELD: dict[str, int] = {}  # resolved --out -> nesting count of this process's lock
+_LOCK_FDS: dict[str, int] = {}  # resolved --out -> the fd holding its flock
+
+
+def _drop_locks_in_child() -> None:
+    """In a forked child (the plots' child of a run): close the inherited lock fds, so that a
+    child outliving a killed run does not hold its folder's lock (the flock is the parent's)."""
+    for fd in _LOCK_FDS.values():
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _LOCK_FDS.clear()
+    _HELD.clear()
+
+
+os.register_at_fork(after_in_child=_drop_locks_in_child)
 
 
 def _lock_path(out: Path) -> Path:
@@ -73,6 +87,7 @@ def run_lock(out: str | Path) -> Iterator[None]:
     out.parent.mkdir(parents=True, exist_ok=True)
     lock = _lock_path(out)
     fd = _acquire(lock, out)
+    _LOCK_FDS[key] = fd
     try:
         started = datetime.now(UTC).isoformat(timespec="seconds")
         os.ftruncate(fd, 0)
@@ -86,6 +101,7 @@ def run_lock(out: str | Path) -> Iterator[None]:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(lock)  # while holding it: whoever opens it next makes a new one
     finally:
+        _LOCK_FDS.pop(key, None)
         os.close(fd)
 
 

@@ -241,3 +241,41 @@ def test_report_refuses_a_result_the_manifest_does_not_vouch_for(
     capsys.readouterr()
     assert main(["report", "render", str(out)]) == 2
     assert "result.json: changed since run" in capsys.readouterr().err
+
+
+KILLED_WITH_A_CHILD = """import os, sys, time
+from metajudge.run_folder import run_lock
+with run_lock(sys.argv[1]):
+    child = os.fork()
+    if child == 0:  # a forked child (as the plots' child) that outlives the run
+        os.close(1)
+        os.close(2)
+        time.sleep(30)
+        os._exit(0)
+    print(child, flush=True)
+    os._exit(9)  # gone without releasing, as after kill -9
+"""
+
+
+def test_a_forked_child_does_not_hold_a_killed_runs_lock(tmp_path: Path) -> None:
+    """Before: the child kept the flock through its inherited fd, and the next run was refused
+    ("another run is writing into this folder") until it exited (CI: a killed run's plots child
+    still drawing). After: the child closes the lock fds it inherits; the next run proceeds."""
+    out = tmp_path / "m"
+    proc = subprocess.run(
+        [sys.executable, "-c", KILLED_WITH_A_CHILD, str(out)],
+        check=False,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 9 and proc.stdout.strip().isdigit(), proc.stderr
+    assert (tmp_path / ".m.lock").exists()  # left as a kill leaves it
+    from metajudge.run_folder import run_lock
+
+    try:
+        with run_lock(out):
+            pass
+    finally:
+        os.kill(int(proc.stdout), signal.SIGKILL)
