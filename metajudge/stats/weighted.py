@@ -5,16 +5,14 @@ row appears in the resample). Pearson, Spearman (average ranks of the resampled 
 τ_b and accuracies of the resampled data are exact functions of ``w``, so all ``B`` resamples
 are evaluated with matrix products over a ``(B, n)`` weight matrix — no Python loop per
 resample — except Spearman's ρ, whose average ranks come from one sort of each variable and
-then one cumulative sum per resample, over cache-sized blocks of resamples (O(n) each); a y
-with few values (labels) adds one ``bincount`` of its groups, and several y's against the same
-x (a metric against each annotator) share one pass.
+then one compiled pass per resample over its counts (O(n), :mod:`metajudge.stats.rank_pass`);
+several y's against the same x (a metric against each annotator) share that pass.
 :func:`metajudge.stats.bootstrap.bootstrap_ci_reference` is the slow, obvious loop used to
 check it.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Sequence
 
@@ -79,209 +77,147 @@ def _wpearson(X: np.ndarray, Y: np.ndarray, W: np.ndarray) -> np.ndarray:
     return pearson_from_moments(N, sx, sy, sxx, syy, sxy)
 
 
-#: elements of the block a Spearman resample pass works on (whole resamples; at least one)
-RANK_BLOCK_ELEMENTS = 1 << 17
-#: most distinct values of a y whose per-resample group sums are taken by bincount (no gather)
+#: items × resamples of a block of the Spearman pass (whole resamples; at least one): 64 MB of
+#: one-byte counts, twice (as drawn and turned column by column); 64 resamples at a million items
+RANK_BLOCK_ELEMENTS = 1 << 26
+#: joint cells × resamples of a block's tables (int64, two of them: 64 MB): a y with as many
+#: values as rows takes few resamples a block
+CELL_ELEMENTS = 1 << 22
+#: most resamples of a block (more add memory, not speed: 128 steps of the inner loops)
+RANK_BLOCK_RESAMPLES = 128
+#: most distinct values of a y that shares a joint table with other y's
 MAX_Y_GROUPS = 64
-#: largest total weight N of a resample whose sums :meth:`_RankPlan.rho` takes exactly, in
+#: largest total weight N of a resample whose sums :meth:`_RankPlan.sums` takes exactly, in
 #: int64 on doubled ranks: Σ w·R² ≤ (N³ − N)/3 < 2⁶³ (ties only lower it; a cross sum is bounded
-#: by the same, Cauchy–Schwarz), and a bincount's float per-group Σ w·R ≤ N² < 2⁵³. Heavier
-#: resamples (or weights that are not whole counts) take the same sums in floats, rounded.
+#: by the same, Cauchy–Schwarz). Heavier resamples (or weights that are not whole counts) take
+#: the same sums in floats, rounded.
 EXACT_WEIGHT = 1 << 21
-#: most joint cells of several few-valued y's summed by one bincount
+#: most joint cells of several few-valued y's in one table
 MAX_JOINT_CELLS = 4096
 
 
-class _YSide:
-    """One y of a :class:`_RankPlan`: its groups of equal values, in increasing order.
-
-    ``perm``/``starts``/``gid``: y order, the starts of its groups there, the group of each row
-    (rows in x order); ``size``: how many groups.
-    """
-
-    def __init__(self, ys: np.ndarray) -> None:
-        uniq, inv = np.unique(ys, return_inverse=True)
-        self.gid = inv.ravel()
-        self.size = int(uniq.size)
-        self._ys = ys
-
-    @functools.cached_property
-    def perm(self) -> np.ndarray:
-        return np.argsort(self._ys, kind="mergesort")
-
-    @functools.cached_property
-    def starts(self) -> np.ndarray | None:
-        if self.size == self._ys.size:
-            return None
-        return np.flatnonzero(np.r_[1, np.diff(self.gid[self.perm])])
-
-
-def _joints(sides: Sequence[_YSide]) -> list[tuple[np.ndarray, tuple[int, ...], list[int]]]:
-    """The y's with at most :data:`MAX_Y_GROUPS` values, in runs whose joint cells (every
-    combination of their groups) number at most :data:`MAX_JOINT_CELLS`: per run the joint
-    cell of each row, the run's group counts and which y's it holds."""
-    out: list[tuple[np.ndarray, tuple[int, ...], list[int]]] = []
-    for k, side in enumerate(sides):
-        if side.size > MAX_Y_GROUPS:
-            continue
-        if out and math.prod(out[-1][1]) * side.size <= MAX_JOINT_CELLS:
-            cells, dims, members = out[-1]
-            out[-1] = (cells * side.size + side.gid, (*dims, side.size), [*members, k])
+def _joints(gids: Sequence[np.ndarray], sizes: Sequence[int]) -> tuple[np.ndarray, ...]:
+    """The joint tables of the y's (groups ``gids``, ``sizes`` groups each): consecutive y's
+    with at most :data:`MAX_Y_GROUPS` values share a table of at most :data:`MAX_JOINT_CELLS`
+    cells (every combination of their groups, the later y varying fastest); any other y has its
+    own. Returns the arrays of :func:`~metajudge.stats.rank_pass.rank_sums`: ``cells`` (rows,
+    tables), ``offsets`` and ``ymap``."""
+    tables: list[tuple[list[np.ndarray], list[int], bool]] = []  # (cells, dims, shareable)
+    where = []  # per y: (table, position in its dims)
+    for gid, size in zip(gids, sizes, strict=True):
+        few = size <= MAX_Y_GROUPS
+        if few and tables and tables[-1][2] and math.prod(tables[-1][1]) * size <= MAX_JOINT_CELLS:
+            cells, dims, _ = tables[-1]
+            cells[0] = cells[0] * size + gid
+            dims.append(size)
         else:
-            out.append((side.gid.astype(np.intp), (side.size,), [k]))
-    return out
+            tables.append(([gid.astype(np.intp)], [size], few))
+        where.append((len(tables) - 1, len(tables[-1][1]) - 1))
+    ymap = [(q, math.prod(tables[q][1][pos + 1 :]), tables[q][1][pos]) for q, pos in where]
+    n = gids[0].size if len(gids) else 0
+    cells = np.stack([c[0] for c, _, _ in tables], axis=1) if tables else np.zeros((n, 0))
+    offsets = np.r_[0, np.cumsum([math.prod(d) for _, d, _ in tables])].astype(np.intp)
+    ymap_arr = np.array(ymap, dtype=np.intp).reshape(-1, 3)
+    return np.ascontiguousarray(cells, dtype=np.intp), offsets, ymap_arr
 
 
 class _RankPlan:
     """What Spearman's ρ of weighted resamples needs, from one sort of each variable.
 
     Rows are put in x order once; a resample's weights in that order give x's average ranks by
-    one cumulative sum (over x's groups of equal values, :func:`_group_ranks`), held doubled and
-    centred, ``R = 2·rank − (N + 1)``: integers, so with whole counts every sum of ρ is an exact
-    int64 while the resample's total weight N is at most :data:`EXACT_WEIGHT` (the same value in
-    any summation order or blocking). Several y's on the same x and rows (a metric against each
-    annotator) share that work. A y with few distinct values (labels) needs per resample only
-    its groups' total weights and their sums of weight × x rank: both by one ``bincount`` over
-    the joint cells of such y's (two annotators' labels in −2..2: 25 cells); other y's gather
-    the weights into y order. Every resample is O(n): no sort per resample or per block.
+    one running sum over x's groups of equal values, held doubled and centred,
+    ``R = 2·rank − (N + 1)``: integers, so with whole counts every sum of ρ is an exact int64
+    while the resample's total weight N is at most :data:`EXACT_WEIGHT` (the same value in any
+    summation order or blocking). Several y's on the same x and rows (a metric against each
+    annotator) share that pass; each y needs per resample only its groups' total weights and
+    their sums of weight × x rank, scattered into a joint table with other few-valued y's (two
+    annotators' labels in −2..2: 25 cells). Every resample is O(n): no sort per resample; the
+    pass is compiled (:func:`metajudge.stats.rank_pass.rank_sums`).
     """
 
     def __init__(self, x: np.ndarray, ys: Sequence[np.ndarray]) -> None:
         self.order = np.argsort(x, kind="mergesort")
-        self.x_starts, self.x_sizes = _groups(x[self.order])
-        self.ys = [_YSide(y[self.order]) for y in ys]
-        self.joints = _joints(self.ys)
+        xs = x[self.order]
+        self.last = np.ones(xs.size, dtype=np.uint8)
+        self.last[:-1] = xs[1:] != xs[:-1]
+        gids, sizes = [], []
+        for y in ys:
+            uniq, inv = np.unique(y[self.order], return_inverse=True)
+            gids.append(inv.ravel())
+            sizes.append(int(uniq.size))
+        self.n_ys = len(sizes)
+        self.cells, self.offsets, self.ymap = _joints(gids, sizes)
 
-    def rho(
-        self, Wb: np.ndarray, *, integer: bool = True, totals: Sequence[np.ndarray | None] = ()
-    ) -> list[np.ndarray]:
-        """ρ of each row of ``Wb`` (weights of the rows in x order, row-major) for every y.
-        ``integer``: the weights are whole counts (the exact int64 sums need it);
-        ``totals``: per joint of :attr:`joints`, these resamples' total weight per cell when
-        known (:func:`_joint_totals`)."""
-        N = Wb.sum(axis=1, dtype=np.int64 if Wb.dtype.kind in "ui" else None)
-        exact = integer and N.max(initial=0) <= EXACT_WEIGHT
-        Ws = Wb.astype(np.int64 if exact else np.float64)
-        Nd = N.astype(Ws.dtype)[:, None]
-        Wx, Rx = _group_ranks(Ws, self.x_starts, Nd)
-        wrx = Wx * Rx
-        sx, sxx = wrx.sum(axis=1), _rowdot(wrx, Rx)
-        wr_rows = wrx if self.x_sizes is None else Ws * np.repeat(Rx, self.x_sizes, axis=1)
-        grouped = self._grouped(Ws, wr_rows, totals) if exact else {}
+    @property
+    def n_cells(self) -> int:
+        """Cells of the y's joint tables (each resample of a block holds one of each)."""
+        return int(self.offsets[-1])
+
+    def block_rows(self, columns: int) -> int:
+        """Resamples of a block of weights over ``columns`` columns (:data:`RANK_BLOCK_ELEMENTS`,
+        :data:`CELL_ELEMENTS`, :data:`RANK_BLOCK_RESAMPLES`; at least one)."""
+        by_cells = CELL_ELEMENTS // max(self.n_cells, 1)
+        by_columns = RANK_BLOCK_ELEMENTS // max(columns, 1)
+        return max(1, min(RANK_BLOCK_RESAMPLES, by_columns, by_cells))
+
+    def sums(
+        self, block: np.ndarray, cols: np.ndarray, mult: np.ndarray, *, integer: bool = True
+    ) -> np.ndarray:
+        """``(rows of block, 3 + 3·ys)`` float sums of :func:`rank_pass.rank_sums` for each row
+        of ``block`` (weights; ``cols``: the column of each row of the data, in x order;
+        ``mult``: ``bincount(cols)`` over the block's columns); ``integer``: the weights are
+        whole counts (the exact int64 sums need it)."""
+        from metajudge.stats.rank_pass import rank_sums
+
+        args = (cols, mult, self.last, self.cells, self.offsets, self.ymap)
+
+        if not integer:
+            out = np.empty((block.shape[0], 3 + 3 * self.n_ys))
+            counts = np.ascontiguousarray(block.T, dtype=float)
+            rank_sums(counts, *args, out)
+            return out
+        out = np.empty((block.shape[0], 3 + 3 * self.n_ys), dtype=np.int64)
+        counts = np.ascontiguousarray(block.T, dtype=np.int64 if block.dtype.kind == "f" else None)
+        rank_sums(counts, *args, out)
+        heavy = np.flatnonzero(out[:, 0] > EXACT_WEIGHT)
+        out = out.astype(float)  # (as the sums' int64 / 2 and / 4 would: the same floats)
+        if heavy.size:
+            out[heavy] = self.sums(block[heavy], cols, mult, integer=False)
+        return out
+
+    def rho(self, sums: np.ndarray) -> list[np.ndarray]:
+        """ρ for every y from the rows of :meth:`sums` (ranks: R / 2)."""
+        N, sx, sxx = sums[:, 0], sums[:, 1] / 2, sums[:, 2] / 4
         out = []
-        for k, side in enumerate(self.ys):
-            if k in grouped:
-                Wy, S = grouped[k]
-                Ry = 2 * np.cumsum(Wy, axis=1) - Wy - Nd
-                sxy = _rowdot(S, Ry)
-            else:
-                Wy, Ry = _group_ranks(Ws[:, side.perm], side.starts, Nd)
-                sxy = _rowdot(wr_rows, Ry[:, side.gid])
-            wry = Wy * Ry
-            sums = (sx / 2, wry.sum(axis=1) / 2, sxx / 4, _rowdot(wry, Ry) / 4, sxy / 4)
-            out.append(pearson_from_moments(N.astype(float), *sums))  # (ranks: R / 2)
+        for k in range(self.n_ys):
+            sy, syy, sxy = sums[:, 3 + 3 * k] / 2, sums[:, 4 + 3 * k] / 4, sums[:, 5 + 3 * k] / 4
+            out.append(pearson_from_moments(N, sx, sy, sxx, syy, sxy))
         return out
-
-    def _grouped(
-        self, Ws: np.ndarray, wr: np.ndarray, totals: Sequence[np.ndarray | None]
-    ) -> dict[int, tuple[np.ndarray, np.ndarray]]:
-        """Per few-valued y: each resample's total weight and Σ weight × x rank per y group."""
-        out = {}
-        for j, (cells, dims, members) in enumerate(self.joints):
-            c = math.prod(dims)
-            tw = totals[j] if j < len(totals) else None
-            if tw is None:
-                tw = _bincount_rows(cells, Ws, c)
-            ts = _bincount_rows(cells, wr, c)
-            # (whole numbers below 2⁵³, exact in float: as int64, the same values)
-            tw = tw.astype(np.int64).reshape(-1, *dims)
-            ts = ts.astype(np.int64).reshape(-1, *dims)
-            for pos, k in enumerate(members):
-                other = tuple(a for a in range(1, len(dims) + 1) if a != pos + 1)
-                out[k] = (tw.sum(axis=other), ts.sum(axis=other))
-        return out
-
-
-def _bincount_rows(cells: np.ndarray, V: np.ndarray, c: int) -> np.ndarray:
-    """``(rows, c)``: per row of ``V``, the sums of its values by cell (one ``bincount``)."""
-    R = V.shape[0]
-    if R == 1:
-        return np.bincount(cells, weights=V[0], minlength=c)[None, :]
-    flat = (cells[None, :] + (c * np.arange(R))[:, None]).ravel()
-    return np.bincount(flat, weights=V.ravel(), minlength=R * c).reshape(R, c)
-
-
-def _groups(sorted_values: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """Starts and sizes of the runs of equal values; ``(None, None)`` when all are distinct."""
-    if sorted_values.size == 0:
-        return None, None
-    new = np.empty(sorted_values.size, dtype=bool)
-    new[0] = True
-    new[1:] = sorted_values[1:] != sorted_values[:-1]
-    if new.all():
-        return None, None
-    starts = np.flatnonzero(new)
-    return starts, np.diff(np.r_[starts, sorted_values.size])
-
-
-def _group_ranks(
-    Ws: np.ndarray, starts: np.ndarray | None, N: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per group of equal values (rows sorted by value): its total weight ``c`` and its doubled,
-    centred average rank in the expanded data, ``2·(below + (c + 1)/2) − (N + 1) =
-    2·(below + c) − c − N`` (``N``: each row's total weight; ``Ws``'s dtype throughout)."""
-    Wg = Ws if starts is None else np.add.reduceat(Ws, starts, axis=1)
-    R = np.cumsum(Wg, axis=1)
-    R *= 2
-    R -= Wg
-    R -= N
-    return Wg, R
 
 
 def _wspearman(plan: _RankPlan, W: np.ndarray | Resamples) -> list[np.ndarray]:
     """ρ of every resample (rows of ``W``) for each y of ``plan``, a block of resamples at a
     time (each resample's value depends on its own row alone: the same bits whatever the
-    blocking; the blocks of lazy resamples shared among threads,
+    blocking; the blocks of lazy resamples, their item counts, shared among threads,
     :func:`~metajudge.stats.resample.map_blocks`)."""
     if isinstance(W, Resamples):
-        view = W[:, plan.order]
-        totals = [_joint_totals(view, cells, math.prod(dims)) for cells, dims, _ in plan.joints]
-        done: dict[int, list[np.ndarray]] = {}
+        cols = plan.order if W.cols is None else W.cols[plan.order]
+        mult = np.bincount(cols, minlength=W.store.n_items)
+        out = np.empty((W.shape[0], 3 + 3 * plan.n_ys))
 
-        def one(b0: int, b: np.ndarray) -> None:
-            done[b0] = plan.rho(
-                b, totals=[t if t is None else t[b0 : b0 + b.shape[0]] for t in totals]
-            )
+        def one(b0: int, counts: np.ndarray) -> None:
+            out[b0 : b0 + counts.shape[0]] = plan.sums(counts, cols, mult)
 
-        map_blocks(one, view.count_chunks(RANK_BLOCK_ELEMENTS))
-        parts = [done[b0] for b0 in sorted(done)]
+        map_blocks(one, W.store.blocks(plan.block_rows(W.store.n_items)))
     else:
         integer = bool(np.all(W >= 0) and np.array_equal(W, np.floor(W)))
-        rows = max(1, RANK_BLOCK_ELEMENTS // max(W.shape[1], 1))
+        rows = plan.block_rows(W.shape[1])
         parts = [
-            plan.rho(np.take(W[b0 : b0 + rows], plan.order, axis=1), integer=integer)
+            plan.sums(W[b0 : b0 + rows], plan.order, np.ones(W.shape[1], np.intp), integer=integer)
             for b0 in range(0, W.shape[0], rows)
         ]
-    if not parts:
-        return [np.empty(0) for _ in plan.ys]
-    return [np.concatenate([p[k] for p in parts]) for k in range(len(plan.ys))]
-
-
-def _joint_totals(view: Resamples, cells: np.ndarray, c: int) -> np.ndarray | None:
-    """``(B, c)``: each resample's total weight in each joint y cell (``cells``: the cell of
-    each row of ``view``), from one pass of per-item sums (exact integers,
-    :func:`~metajudge.stats.moments.resample_sums`), remembered with the resamples: the same
-    rows and y's under another x (every metric against the same annotators) find them
-    computed. None when the per-item matrix would exceed :data:`moments.MAX_ITEM_ELEMENTS`."""
-    n_items = view.store.n_items
-    if n_items * c > moments.MAX_ITEM_ELEMENTS:
-        return None
-    flat = np.sort(view.row_items() * c + cells)  # (item, cell) of every row: what M holds
-    key = view.content_key("joint y totals", flat)
-    if key not in view.store.memo:
-        M = np.bincount(flat, minlength=n_items * c).reshape(n_items, c).astype(float)
-        view.store.memo[key] = moments.resample_sums(view.store, M)
-    return view.store.memo[key]
+        out = np.concatenate(parts) if parts else np.empty((0, 3 + 3 * plan.n_ys))
+    return plan.rho(out)
 
 
 def _wacc(name: str, x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:

@@ -1,6 +1,6 @@
-"""Spearman's ρ of weighted resamples (stats/weighted.py): the grouped path (a y with few values:
-its group totals and x-rank sums by one bincount over joint cells, several y's sharing one x
-pass) against the slow reference loop, and the same bits whatever the path or the blocking."""
+"""Spearman's ρ of weighted resamples (stats/weighted.py, the compiled pass of stats/rank_pass.py:
+few-valued y's sharing a joint table, several y's sharing one x pass) against the slow
+reference loop, and the same bits whatever the tables, the blocking or the threads."""
 
 from __future__ import annotations
 
@@ -75,20 +75,30 @@ def test_same_bits_whatever_the_path_or_the_blocks(
                 np.testing.assert_array_equal(v, w, err_msg=f"{name}={value}")
 
 
-def test_joint_totals_are_shared_by_every_x_on_the_same_rows() -> None:
-    x, ys, items = _data("distinct")
-    R = Resamples.draw(N_ITEMS, N_BOOT, np.random.default_rng(3))
-    reqs = [("spearman", xx, y) for xx in (x, -x, x**3) for y in ys[:2]]
-    weighted_statistics(reqs, R[:, items])
-    totals = [k for k in R.store.memo if k[0] == "joint y totals"]
-    assert len(totals) == 1  # one pass of per-item sums for the two annotators' 25 cells
-    np.testing.assert_array_equal(R.store.memo[totals[0]].sum(axis=1), 2 * N_ITEMS)
+def test_only_resamples_heavier_than_the_exact_bound_take_float_sums(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    x, ys, _ = _data("ties")
+    W = np.random.default_rng(8).integers(0, 4, size=(12, x.size))
+    totals = W.sum(axis=1)
+    exact = weighted_statistic("spearman", x, ys[0], W)
+    with monkeypatch.context() as m:
+        m.setattr(weighted, "EXACT_WEIGHT", 0)
+        rounded = weighted_statistic("spearman", x, ys[0], W)
+    with monkeypatch.context() as m:
+        m.setattr(weighted, "EXACT_WEIGHT", int(np.median(totals)))
+        mixed = weighted_statistic("spearman", x, ys[0], W)
+    heavy = totals > np.median(totals)
+    assert 0 < heavy.sum() < heavy.size
+    np.testing.assert_array_equal(mixed[heavy], rounded[heavy])
+    np.testing.assert_array_equal(mixed[~heavy], exact[~heavy])
+    np.testing.assert_allclose(rounded, exact, rtol=0, atol=1e-14)
 
 
-def test_non_integer_weights_take_the_gather_path() -> None:
+def test_non_integer_weights_give_each_resample_its_own_value() -> None:
     x, ys, _ = _data("ties")
     rng = np.random.default_rng(4)
-    W = rng.random((5, x.size)) * 3  # not counts: the grouped sums' exactness does not hold
+    W = rng.random((5, x.size)) * 3  # not counts: float sums
     plan = weighted._RankPlan(x, ys[:1])
     got = weighted._wspearman(plan, W)[0]
     for b in range(W.shape[0]):

@@ -57,11 +57,12 @@ class Protocol:
         ``max_compare`` metrics.
     statistics, min_pairs, kendall_ci_max_rows, spearman_ci_max_rows
         Statistics computed; fewest scored pairs for a value; above ``kendall_ci_max_rows`` rows
-        (100,000) Kendall's τ_b, above ``spearman_ci_max_rows`` (200,000; None: no limit) Spearman's ρ
-        gets its Fisher-z CI as its CI (``ci_method`` names it) instead of the bootstrap,
-        in cells, the matched inter-human reference and comparisons alike (their bootstrap
-        ranks every resample anew: O(resamples × rows) for a metric with many distinct
-        values; :meth:`Protocol.ci_skipped` words the note shown with the value).
+        (100,000; None: no limit) Kendall's τ_b, above ``spearman_ci_max_rows`` (None: no limit,
+        the default: Spearman's bootstrap is one compiled O(rows) pass per resample,
+        :mod:`metajudge.stats.rank_pass`) Spearman's ρ gets its Fisher-z CI as its CI
+        (``ci_method`` names it) instead of the bootstrap, in cells, the matched inter-human
+        reference and comparisons alike (:meth:`Protocol.ci_skipped` words the note shown with
+        the value).
     small_n
         Below this many independent units (pairs; responses, inputs or systems by level) a
         value's CI is not the percentile bootstrap but an interval that keeps its level —
@@ -99,7 +100,7 @@ class Protocol:
     statistics: tuple[str, ...] = STATISTICS
     min_pairs: int = 3
     kendall_ci_max_rows: int | None = 100_000
-    spearman_ci_max_rows: int | None = 200_000
+    spearman_ci_max_rows: int | None = None
     missing: str | None = None
     small_n: int = SMALL_N
     control: str | None = None

@@ -96,9 +96,9 @@ def test_rank_ci_row_limits_reach_cells_matched_reference_and_comparisons() -> N
         assert human["ci"] is not None and "ci_note" not in human and "fisher_ci" not in human
         assert human["value"] == res["ceiling"][0]["stats"][s]["value"]
     assert res2["cells"][0]["stats"]["spearman"]["ci"] is not None
-    # defaults: Spearman's bootstrap up to 200,000 rows (its cost at 1M rows is issue 43's open
-    # part), Kendall's up to 100,000 (was 5,000)
-    assert mj.Protocol().spearman_ci_max_rows == 200_000
+    # defaults: Spearman's bootstrap at every size (issue 43; was up to 200,000 rows), Kendall's
+    # up to 100,000 (was 5,000)
+    assert mj.Protocol().spearman_ci_max_rows is None
     assert res2["options"]["kendall_ci_max_rows"] == 100_000
     for s in ("pearson", "spearman", "kendall"):
         assert res2["cells"][0]["stats"][s]["ci_method"] == intervals.PERCENTILE
