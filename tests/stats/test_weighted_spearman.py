@@ -67,6 +67,8 @@ def test_same_bits_whatever_the_path_or_the_blocks(
         ("RANK_BLOCK_ELEMENTS", 1),  # one resample per block
         ("RANK_BLOCK_ELEMENTS", 700),
         ("RANK_BLOCK_ELEMENTS", 1 << 22),  # every resample in one block
+        ("RANK_BLOCK_RESAMPLES", 3),  # blocks of three resamples, the last one shorter
+        ("CELL_ELEMENTS", 1),  # as a y with as many values as rows: one resample a block
     ]
     for name, value in cases:
         with monkeypatch.context() as m:
