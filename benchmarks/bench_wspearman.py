@@ -54,14 +54,20 @@ def _old_modules(rev: str) -> tuple[types.ModuleType, types.ModuleType]:
     return old_resample, old_weighted
 
 
+def _synthetic(pairs: int, metrics: int, seed: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The seeded set: two annotators' labels in -2..2 per pair and ``metrics`` metric columns
+    (latent + noise of growing scale)."""
+    rng = np.random.default_rng(seed)
+    latent = rng.normal(0.0, 1.0, pairs)
+    labels = np.clip(np.rint(latent[:, None] + rng.normal(0, 0.8, (pairs, 2))), -2, 2)
+    return labels, [latent + rng.normal(0.0, 0.5 + 0.25 * k, pairs) for k in range(metrics)]
+
+
 def requests(
     pairs: int, metrics: int, stats: tuple[str, ...] = ("spearman",), seed: int = 17
 ) -> list[tuple[str, np.ndarray, np.ndarray]]:
     """What ``_pair_matched`` prefetches on the synthetic set (two annotators, every pair)."""
-    rng = np.random.default_rng(seed)
-    latent = rng.normal(0.0, 1.0, pairs)
-    labels = np.clip(np.rint(latent[:, None] + rng.normal(0, 0.8, (pairs, 2))), -2, 2)
-    xs = [latent + rng.normal(0.0, 0.5 + 0.25 * k, pairs) for k in range(metrics)]
+    labels, xs = _synthetic(pairs, metrics, seed)
     out = []
     for j in (0, 1):  # annotator j vs the other one (the reference)
         single, ref = labels[:, j].copy(), labels[:, 1 - j].copy()
@@ -75,10 +81,7 @@ def cell_requests(
 ) -> list[tuple[str, np.ndarray, np.ndarray]]:
     """What a cell asks on the synthetic set: each metric against both annotators' labels
     pooled (two rows per pair, the pair's metric value on both: ``--layout cells``)."""
-    rng = np.random.default_rng(seed)
-    latent = rng.normal(0.0, 1.0, pairs)
-    labels = np.clip(np.rint(latent[:, None] + rng.normal(0, 0.8, (pairs, 2))), -2, 2)
-    xs = [latent + rng.normal(0.0, 0.5 + 0.25 * k, pairs) for k in range(metrics)]
+    labels, xs = _synthetic(pairs, metrics, seed)
     return [(s, np.repeat(x, 2), labels.ravel()) for x in xs for s in stats]
 
 

@@ -170,7 +170,6 @@ class _RankPlan:
         from metajudge.stats.rank_pass import rank_sums
 
         args = (cols, mult, self.last, self.cells, self.offsets, self.ymap)
-
         if not integer:
             out = np.empty((block.shape[0], 3 + 3 * self.n_ys))
             counts = np.ascontiguousarray(block.T, dtype=float)
