@@ -177,7 +177,8 @@ def resample_sums(store: object, M: np.ndarray) -> np.ndarray:
 
     ``store``: the :class:`~metajudge.stats.resample.Resamples`' shared store. The
     product runs over fixed tiles (:data:`TILE_ROWS` resamples × :data:`TILE_ITEMS` items) on
-    one BLAS thread, so the values do not depend on the chunk size, the cache or the machine;
+    one BLAS thread, so the values do not depend on the chunk size or the cache (they may, by
+    rounding, on the BLAS kernel: the machine's and the width of ``M``'s);
     the blocks of resamples are shared among
     :data:`~metajudge.stats.resample.BLOCK_THREADS` threads (each block's product
     is the same on any of them, so the values do not depend on the threads either).
