@@ -42,11 +42,13 @@ def draw_counts(gen: np.random.Generator, n_items: int, n_rows: int) -> np.ndarr
 
 
 def count_draws(idx: np.ndarray) -> np.ndarray:
-    """The counts of the resamples whose drawn items are the rows of ``idx`` (``idx`` is
-    changed in place)."""
-    n_rows, n_items = idx.shape
-    idx += (np.arange(n_rows) * n_items)[:, None]  # (in place: no second index matrix)
-    return np.bincount(idx.ravel(), minlength=n_rows * n_items).reshape(n_rows, n_items)
+    """The int64 counts of the resamples whose drawn items are the rows of ``idx``
+    (:func:`~metajudge.stats.count_pass.count_rows`)."""
+    from metajudge.stats.count_pass import count_rows
+
+    out = np.empty(idx.shape, dtype=np.int64)
+    count_rows(idx, out, np.iinfo(np.int64).max)  # (a count is at most n_items: never stops)
+    return out
 
 
 @dataclass
@@ -125,13 +127,13 @@ class _Store:
                 yield b0, gen.integers(0, self.n_items, size=(r, self.n_items))
 
         def one(b0: int, idx: np.ndarray) -> None:
-            c = count_draws(idx)
-            if c.max(initial=0) > (15 if nibbles else 255):  # (tiny n_items)
+            from metajudge.stats.count_pass import count_rows
+
+            c = np.empty(idx.shape, dtype=np.uint8) if nibbles else out[b0 : b0 + idx.shape[0]]
+            if not count_rows(idx, c, 15 if nibbles else 255):  # (tiny n_items)
                 too_large.append(b0)
             elif nibbles:
                 pack_counts(c, out[b0 : b0 + c.shape[0]])
-            else:
-                out[b0 : b0 + c.shape[0]] = c
 
         map_blocks(one, draws())
         return None if too_large else out
