@@ -84,7 +84,7 @@ def _y_sums(tw, ts, first, size, stride, groups, total, out, at):  # type: ignor
 
 
 @njit(nogil=True, cache=True)
-def rank_sums(counts, cols, mult, last, cells, offsets, ymap, out):  # type: ignore[no-untyped-def]
+def rank_sums(counts, cols, mult, last, cells, offsets, ymap, out, tw, ts):  # type: ignore[no-untyped-def]
     """Fill ``out[b] = (N, Σw·Rx, Σw·Rx², then per y: Σw·Ry, Σw·Ry², Σw·Rx·Ry)`` for each
     resample ``b`` (column of ``counts``, whose rows are the weights of a column of the data),
     ranks doubled and centred (``R = 2·rank − (N + 1)``), in ``out``'s type (int64: exact
@@ -94,7 +94,9 @@ def rank_sums(counts, cols, mult, last, cells, offsets, ymap, out):  # type: ign
     many rows of the data each row of ``counts`` has (``bincount(cols)``); ``last``: 1 where
     a row ends its group of equal x; ``cells``: (rows, joints) the joint cell of each row;
     ``offsets``: where each joint's cells start in one flat table (its last entry: the table's
-    size); ``ymap``: per y ``(joint, stride, groups)``."""
+    size); ``ymap``: per y ``(joint, stride, groups)``; ``tw``, ``ts``: the joint tables
+    (cells × resamples, zeros in ``out``'s type), left holding each cell's total weight and
+    ``Σw·Rx`` (what a y pooled from several of them needs, :class:`metajudge.stats.weighted._Stack`)."""
     n_res = counts.shape[1]
     dt = out.dtype
     total = np.zeros(n_res, dtype=dt)
@@ -105,8 +107,6 @@ def rank_sums(counts, cols, mult, last, cells, offsets, ymap, out):  # type: ign
                 total[b] += mult[c] * w[b]
     sx = np.zeros(n_res, dtype=dt)
     sxx = np.zeros(n_res, dtype=dt)
-    tw = np.zeros((offsets[-1], n_res), dtype=dt)
-    ts = np.zeros((offsets[-1], n_res), dtype=dt)
     _x_pass(counts, cols, last, cells, offsets, total, tw, ts, sx, sxx)
     for b in range(n_res):
         out[b, 0] = total[b]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -96,29 +97,91 @@ EXACT_WEIGHT = 1 << 21
 MAX_JOINT_CELLS = 4096
 
 
-def _joints(gids: Sequence[np.ndarray], sizes: Sequence[int]) -> tuple[np.ndarray, ...]:
+def _joints(
+    gids: Sequence[np.ndarray], sizes: Sequence[int], units: Sequence[Sequence[int]] = ()
+) -> tuple[np.ndarray, ...]:
     """The joint tables of the y's (groups ``gids``, ``sizes`` groups each): consecutive y's
     with at most :data:`MAX_Y_GROUPS` values share a table of at most :data:`MAX_JOINT_CELLS`
     cells (every combination of their groups, the later y varying fastest); any other y has its
-    own. Returns the arrays of :func:`~metajudge.stats.rank_pass.rank_sums`: ``cells`` (rows,
-    tables), ``offsets`` and ``ymap``."""
-    tables: list[tuple[list[np.ndarray], list[int], bool]] = []  # (cells, dims, shareable)
-    where = []  # per y: (table, position in its dims)
-    for gid, size in zip(gids, sizes, strict=True):
-        few = size <= MAX_Y_GROUPS
-        if few and tables and tables[-1][2] and math.prod(tables[-1][1]) * size <= MAX_JOINT_CELLS:
-            cells, dims, _ = tables[-1]
-            cells[0] = cells[0] * size + gid
-            dims.append(size)
-        else:
-            tables.append(([gid.astype(np.intp)], [size], few))
-        where.append((len(tables) - 1, len(tables[-1][1]) - 1))
-    ymap = [(q, math.prod(tables[q][1][pos + 1 :]), tables[q][1][pos]) for q, pos in where]
+    own. ``units``: sets of y's that must share one table (the places of a stacked y,
+    :class:`_Stack`; few-valued, within the cell limit), placed together; every other y is a
+    unit of its own. Returns the arrays of :func:`~metajudge.stats.rank_pass.rank_sums`:
+    ``cells`` (rows, tables), ``offsets`` and ``ymap``."""
     n = gids[0].size if len(gids) else 0
+    in_unit = {y for u in units for y in u}
+    order = [list(u) for u in units] + [[y] for y in range(len(gids)) if y not in in_unit]
+    tables: list[tuple[list[np.ndarray], list[int], bool]] = []  # (cells, dims, shareable)
+    where = {}  # per y: (table, position in its dims)
+    for unit in sorted(order, key=min):
+        size = math.prod(sizes[y] for y in unit)
+        few = all(sizes[y] <= MAX_Y_GROUPS for y in unit)
+        if not (
+            few and tables and tables[-1][2] and math.prod(tables[-1][1]) * size <= MAX_JOINT_CELLS
+        ):
+            tables.append(([np.zeros(n, dtype=np.intp)], [], few))
+        cells, dims, _ = tables[-1]
+        for y in unit:
+            cells[0] = cells[0] * sizes[y] + gids[y]
+            dims.append(sizes[y])
+            where[y] = (len(tables) - 1, len(dims) - 1)
+    ymap = [
+        (q, math.prod(tables[q][1][pos + 1 :]), tables[q][1][pos])
+        for q, pos in (where[y] for y in range(len(gids)))
+    ]
     cells = np.stack([c[0] for c, _, _ in tables], axis=1) if tables else np.zeros((n, 0))
     offsets = np.r_[0, np.cumsum([math.prod(d) for _, d, _ in tables])].astype(np.intp)
     ymap_arr = np.array(ymap, dtype=np.intp).reshape(-1, 3)
     return np.ascontiguousarray(cells, dtype=np.intp), offsets, ymap_arr
+
+
+class _Stack:
+    """A y over ``k`` stacked copies of the plan's rows: the pooled rows of a cell, where each
+    item's row appears once under each of ``k`` annotators with the same x (:func:`_unstack`).
+
+    Its ranks follow from the plan's joint table of the ``k`` place y's (``slots``): the stacked
+    data's x ranks are ``k`` times the plan's (every group of equal x holds ``k`` times the
+    weight), and its y's groups are the union of the places' values, so each pooled group's
+    total weight and ``Σw·Rx`` are sums of the table's cells (``matrix``: pooled group × cell,
+    how many places put the cell in that group). Its six sums are then the same integers the
+    stacked rows' own pass gives (:meth:`_RankPlan.sums`), from one pass over the ``n`` rows
+    instead of ``k·n``."""
+
+    def __init__(
+        self,
+        slots: Sequence[int],
+        ymap: np.ndarray,
+        offsets: np.ndarray,
+        uniqs: Sequence[np.ndarray],
+    ) -> None:
+        self.k = len(slots)
+        self.joint = int(ymap[slots[0], 0])
+        size = int(offsets[self.joint + 1] - offsets[self.joint])
+        pooled = np.unique(np.concatenate([uniqs[j] for j in slots]))
+        self.matrix = np.zeros((pooled.size, size), dtype=np.int64)
+        c = np.arange(size)
+        for j in slots:
+            _, stride, groups = ymap[j]
+            np.add.at(self.matrix, (np.searchsorted(pooled, uniqs[j])[c // stride % groups], c), 1)
+
+    def sums(
+        self, base: np.ndarray, tw: np.ndarray, ts: np.ndarray, offsets: np.ndarray
+    ) -> np.ndarray:
+        """``(resamples, 6)``: N, Σw·Rx, Σw·Rx², Σw·Ry, Σw·Ry², Σw·Rx·Ry of the stacked rows
+        (doubled, centred ranks), from the plan's ``base`` sums (N, Σw·Rx, Σw·Rx²) and tables."""
+        a, b = offsets[self.joint], offsets[self.joint + 1]
+        M = self.matrix.astype(tw.dtype)
+        yw, ys = M @ tw[a:b], M @ ts[a:b]  # (pooled groups, resamples)
+        k = self.k
+        total = k * base[:, 0]
+        ry = 2 * (np.cumsum(yw, axis=0) - yw) + yw - total
+        out = np.empty((base.shape[0], 6), dtype=base.dtype)
+        out[:, 0] = total
+        out[:, 1] = k * k * base[:, 1]
+        out[:, 2] = k**3 * base[:, 2]
+        out[:, 3] = (yw * ry).sum(axis=0)
+        out[:, 4] = (yw * ry * ry).sum(axis=0)
+        out[:, 5] = k * (ys * ry).sum(axis=0)
+        return out
 
 
 class _RankPlan:
@@ -135,18 +198,30 @@ class _RankPlan:
     pass is compiled (:func:`metajudge.stats.rank_pass.rank_sums`).
     """
 
-    def __init__(self, x: np.ndarray, ys: Sequence[np.ndarray]) -> None:
+    def __init__(
+        self, x: np.ndarray, ys: Sequence[np.ndarray], stacks: Sequence[Sequence[int]] = ()
+    ) -> None:
+        """``stacks``: per stacked y (:class:`_Stack`), the indices in ``ys`` of its places."""
         self.order = np.argsort(x, kind="mergesort")
         xs = x[self.order]
         self.last = np.ones(xs.size, dtype=np.uint8)
         self.last[:-1] = xs[1:] != xs[:-1]
-        gids, sizes = [], []
+        gids, uniqs = [], []
         for y in ys:
             uniq, inv = np.unique(y[self.order], return_inverse=True)
             gids.append(inv.ravel())
-            sizes.append(int(uniq.size))
-        self.n_ys = len(sizes)
-        self.cells, self.offsets, self.ymap = _joints(gids, sizes)
+            uniqs.append(uniq)
+        self.n_ys = len(uniqs)
+        sizes = [u.size for u in uniqs]
+        self.cells, self.offsets, self.ymap = _joints(gids, sizes, stacks)
+        self.stacks = [_Stack(st, self.ymap, self.offsets, uniqs) for st in stacks]
+        #: the most copies of a row a stacked y has (its total weight: this times the plan's)
+        self.copies = max((st.k for st in self.stacks), default=1)
+
+    @property
+    def width(self) -> int:
+        """Columns of :meth:`sums`: N, Σw·Rx, Σw·Rx², three per y, six per stacked y."""
+        return 3 + 3 * self.n_ys + 6 * len(self.stacks)
 
     @property
     def n_cells(self) -> int:
@@ -163,34 +238,48 @@ class _RankPlan:
     def sums(
         self, block: np.ndarray, cols: np.ndarray, mult: np.ndarray, *, integer: bool = True
     ) -> np.ndarray:
-        """``(rows of block, 3 + 3·ys)`` float sums of :func:`rank_pass.rank_sums` for each row
+        """``(rows of block, width)`` float sums of :func:`rank_pass.rank_sums` for each row
         of ``block`` (weights; ``cols``: the column of each row of the data, in x order;
-        ``mult``: ``bincount(cols)`` over the block's columns); ``integer``: the weights are
-        whole counts (the exact int64 sums need it)."""
-        from metajudge.stats.rank_pass import rank_sums
-
-        args = (cols, mult, self.last, self.cells, self.offsets, self.ymap)
+        ``mult``: ``bincount(cols)`` over the block's columns), then each stacked y's
+        (:meth:`_Stack.sums`); ``integer``: the weights are whole counts (the exact int64 sums
+        need it)."""
         if not integer:
-            out = np.empty((block.shape[0], 3 + 3 * self.n_ys))
-            counts = np.ascontiguousarray(block.T, dtype=float)
-            rank_sums(counts, *args, out)
-            return out
-        out = np.empty((block.shape[0], 3 + 3 * self.n_ys), dtype=np.int64)
+            return self._sums(np.ascontiguousarray(block.T, dtype=float), cols, mult)
         counts = np.ascontiguousarray(block.T, dtype=np.int64 if block.dtype.kind == "f" else None)
-        rank_sums(counts, *args, out)
-        heavy = np.flatnonzero(out[:, 0] > EXACT_WEIGHT)
+        out = self._sums(counts, cols, mult, np.int64)
+        heavy = np.flatnonzero(out[:, 0] * self.copies > EXACT_WEIGHT)
         out = out.astype(float)  # (as the sums' int64 / 2 and / 4 would: the same floats)
         if heavy.size:
             out[heavy] = self.sums(block[heavy], cols, mult, integer=False)
         return out
 
+    def _sums(
+        self, counts: np.ndarray, cols: np.ndarray, mult: np.ndarray, dtype: type = float
+    ) -> np.ndarray:
+        """:meth:`sums` of ``counts`` (columns × resamples) in ``dtype``."""
+        from metajudge.stats.rank_pass import rank_sums
+
+        R = counts.shape[1]
+        base = np.empty((R, 3 + 3 * self.n_ys), dtype=dtype)
+        tw = np.zeros((self.n_cells, R), dtype=dtype)
+        ts = np.zeros((self.n_cells, R), dtype=dtype)
+        args = (self.last, self.cells, self.offsets, self.ymap)
+        rank_sums(counts, cols, mult, *args, base, tw, ts)
+        return np.concatenate(
+            [base, *(st.sums(base, tw, ts, self.offsets) for st in self.stacks)], axis=1
+        )
+
     def rho(self, sums: np.ndarray) -> list[np.ndarray]:
-        """ρ for every y from the rows of :meth:`sums` (ranks: R / 2)."""
+        """ρ for every y, then every stacked y, from the rows of :meth:`sums` (ranks: R / 2)."""
         N, sx, sxx = sums[:, 0], sums[:, 1] / 2, sums[:, 2] / 4
         out = []
         for k in range(self.n_ys):
             sy, syy, sxy = sums[:, 3 + 3 * k] / 2, sums[:, 4 + 3 * k] / 4, sums[:, 5 + 3 * k] / 4
             out.append(pearson_from_moments(N, sx, sy, sxx, syy, sxy))
+        for at in range(3 + 3 * self.n_ys, self.width, 6):
+            Ns, sxs, sxxs = sums[:, at], sums[:, at + 1] / 2, sums[:, at + 2] / 4
+            sy, syy, sxy = sums[:, at + 3] / 2, sums[:, at + 4] / 4, sums[:, at + 5] / 4
+            out.append(pearson_from_moments(Ns, sxs, sy, sxxs, syy, sxy))
         return out
 
 
@@ -202,7 +291,7 @@ def _wspearman(plan: _RankPlan, W: np.ndarray | Resamples) -> list[np.ndarray]:
     if isinstance(W, Resamples):
         cols = plan.order if W.cols is None else W.cols[plan.order]
         mult = np.bincount(cols, minlength=W.store.n_items)
-        out = np.empty((W.shape[0], 3 + 3 * plan.n_ys))
+        out = np.empty((W.shape[0], plan.width))
 
         def one(b0: int, counts: np.ndarray) -> None:
             out[b0 : b0 + counts.shape[0]] = plan.sums(counts, cols, mult)
@@ -215,7 +304,7 @@ def _wspearman(plan: _RankPlan, W: np.ndarray | Resamples) -> list[np.ndarray]:
             plan.sums(W[b0 : b0 + rows], plan.order, np.ones(W.shape[1], np.intp), integer=integer)
             for b0 in range(0, W.shape[0], rows)
         ]
-        out = np.concatenate(parts) if parts else np.empty((0, 3 + 3 * plan.n_ys))
+        out = np.concatenate(parts) if parts else np.empty((0, plan.width))
     return plan.rho(out)
 
 
@@ -278,22 +367,90 @@ def weighted_statistics(
     first = {k: i for i, k in reversed(list(enumerate(keys)))}
     todo = [i for k, i in first.items() if k not in store.memo]
     fast = moments.evaluate([reqs[i] for i in todo], [views[i].row_items() for i in todo], store)
-    ranks: dict[tuple[str, str], list[int]] = {}  # Spearman by (x, rows): one pass per x
+    ranks: dict[tuple[str, ...], _RankGroup] = {}  # Spearman by (x, rows): one pass per x
     for i, v in zip(todo, fast, strict=True):
         n, x, y = reqs[i]
         if v is None and n == "spearman":
-            ranks.setdefault((keys[i][1], keys[i][3]), []).append(i)
+            _rank_group(ranks, i, x, y, views[i])
         elif v is None and n == "kendall":
             v = kendall_resamples(x, y, views[i])
         elif v is None:
             v = map_chunks(lambda Wb, n=n, x=x, y=y: _weighted(n, x, y, Wb), views[i])
         if v is not None:
             store.memo[keys[i]] = v
-    for idx in ranks.values():
-        plan = _RankPlan(reqs[idx[0]][1], [reqs[i][2] for i in idx])
-        for i, v in zip(idx, _wspearman(plan, views[idx[0]]), strict=True):
+    for g in ranks.values():
+        for i, v in g.values():
             store.memo[keys[i]] = v
     return [store.memo[k].copy() for k in keys]
+
+
+@dataclass
+class _RankGroup:
+    """The Spearman requests on one x over the same rows, for one pass (:func:`_wspearman`):
+    each distinct y once, the stacked y's (:func:`_unstack`) by their places among the y's, and
+    which of the pass's values (the y's, then the stacked y's) each request reads."""
+
+    x: np.ndarray
+    view: Resamples
+    ys: list[np.ndarray] = field(default_factory=list)
+    stacks: list[list[int]] = field(default_factory=list)
+    #: (request, its y's index; ~ its stacked y's index)
+    reads: list[tuple[int, int]] = field(default_factory=list)
+    _at: dict[str, int] = field(default_factory=dict)
+
+    def y(self, y: np.ndarray) -> int:
+        """The index of ``y`` among the group's y's (added where it is new)."""
+        key = self.view.content_key("y", y)[1]
+        if key not in self._at:
+            self._at[key] = len(self.ys)
+            self.ys.append(y)
+        return self._at[key]
+
+    def values(self) -> list[tuple[int, np.ndarray]]:
+        """Each request and its ρ of every resample, from one pass."""
+        values = _wspearman(_RankPlan(self.x, self.ys, self.stacks), self.view)
+        return [(i, values[at if at >= 0 else len(self.ys) + ~at]) for i, at in self.reads]
+
+
+def _rank_group(
+    groups: dict[tuple[str, ...], _RankGroup], i: int, x: np.ndarray, y: np.ndarray, view: Resamples
+) -> None:
+    """Put Spearman request ``i`` into its group of ``groups`` (by the digests of x and rows):
+    a stacked request into the group of its x and rows once (:func:`_unstack`)."""
+    unstacked = _unstack(x, y, view)
+    if unstacked is not None:
+        x, slots, view = unstacked
+    g = groups.setdefault(view.memo_key("spearman", x)[1:], _RankGroup(x, view))
+    if unstacked is None:
+        g.reads.append((i, g.y(y)))
+    else:
+        g.stacks.append([g.y(s) for s in slots])
+        g.reads.append((i, ~(len(g.stacks) - 1)))  # (a stacked y: ~ its index)
+
+
+def _unstack(
+    x: np.ndarray, y: np.ndarray, view: Resamples
+) -> tuple[np.ndarray, list[np.ndarray], Resamples] | None:
+    """A request whose rows come in runs of ``k >= 2`` rows of one item with one x — a cell's
+    pooled rows, an item's metric value once per annotator — as x and the items once per run
+    and the y of each place in the runs (:class:`_Stack`); None for any other, or where the
+    places' y's would not share one joint table (more than :data:`MAX_Y_GROUPS` values each,
+    :data:`MAX_JOINT_CELLS` together)."""
+    cols = view.cols
+    if cols is None or cols.size < 4:
+        return None
+    k = int(np.argmax((cols != cols[0]) | (x != x[0])))
+    if k < 2 or cols.size % k:
+        return None
+    c2, x2 = cols.reshape(-1, k), x.reshape(-1, k)
+    if not ((c2 == c2[:, :1]).all() and (x2 == x2[:, :1]).all()):
+        return None
+    slots = [np.ascontiguousarray(y.reshape(-1, k)[:, j]) for j in range(k)]
+    sizes = [np.unique(s).size for s in slots]
+    if max(sizes) > MAX_Y_GROUPS or math.prod(sizes) > MAX_JOINT_CELLS:
+        return None
+    base = Resamples(view.store, np.ascontiguousarray(c2[:, 0]), view.chunk_elements)
+    return np.ascontiguousarray(x2[:, 0]), slots, base
 
 
 def _weighted(name: str, x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:

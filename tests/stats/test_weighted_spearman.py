@@ -133,3 +133,69 @@ def test_exact_int64_sums_beyond_two_to_the_eighteen() -> None:
         k = W[b].astype(int)
         want = spearmanr(np.repeat(x, k), np.repeat(y, k)).statistic
         assert abs(exact[b] - want) < 1e-13
+
+
+def _pooled(k: int, x_kind: str) -> tuple[np.ndarray, ...]:
+    """A cell's pooled rows: each item's row once per annotator (``k`` of them) with the item's
+    x, labels in -2..2; also x per item and the labels per annotator (the matched requests)."""
+    rng = np.random.default_rng(5)
+    lat = rng.normal(size=N_ITEMS)
+    x = lat + rng.normal(scale=0.6, size=N_ITEMS)
+    if x_kind == "ties":  # (too many values for a contingency table, stats/moments.py)
+        x = np.round(x * 10) / 10
+    labels = np.clip(np.rint(lat[:, None] + rng.normal(scale=0.8, size=(N_ITEMS, k))), -2, 2)
+    return np.repeat(x, k), labels.ravel(), np.repeat(np.arange(N_ITEMS), k), x, labels
+
+
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("x_kind", ["distinct", "ties"])
+def test_pooled_rows_from_one_pass_over_the_items(
+    k: int, x_kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cell's pooled ρ from the joint table of the per-annotator labels over the items (a
+    stacked y) is the same bits as the pass over the pooled rows, and shares the pass of the
+    metric against each annotator."""
+    xp, yp, items, x, labels = _pooled(k, x_kind)
+    R = Resamples.draw(N_ITEMS, N_BOOT, np.random.default_rng(3))
+    direct = weighted._wspearman(weighted._RankPlan(xp, [yp]), R[:, items])[0]
+    ref = bootstrap_ci_reference(
+        xp, yp, statistic="spearman", groups=items, n_boot=N_BOOT, rng=np.random.default_rng(3)
+    ).samples
+    np.testing.assert_allclose(direct, ref, rtol=0, atol=1e-12)
+    passes = []
+    real = weighted._wspearman
+    monkeypatch.setattr(weighted, "_wspearman", lambda p, W: passes.append(p) or real(p, W))
+    matched = [("spearman", x, labels[:, j].copy()) for j in range(k)]
+    got = weighted_statistics([*matched, ("spearman", xp, yp)], [R] * k + [R[:, items]])
+    assert [(p.order.size, p.n_ys, len(p.stacks)) for p in passes] == [(N_ITEMS, k, 1)]
+    np.testing.assert_array_equal(got[-1], direct)
+    for (_, _, y), v in zip(matched, got, strict=False):
+        np.testing.assert_array_equal(v, real(weighted._RankPlan(x, [y]), R)[0])
+
+
+def test_pooled_rows_that_do_not_stack_take_their_own_pass() -> None:
+    """Rows whose x differs within an item's run, or a y with more values than a joint table
+    takes, are not stacked; their values are those of the pass over the rows."""
+    xp, yp, items, _, _ = _pooled(2, "distinct")
+    R = Resamples.draw(N_ITEMS, N_BOOT, np.random.default_rng(3))
+    many = yp + np.arange(yp.size) * 1e-3  # every row its own value
+    shifted = xp + np.tile([0.0, 1e-9], N_ITEMS)
+    assert weighted._unstack(xp, yp, R[:, items]) is not None
+    for x, y in ((xp, many), (shifted, yp)):
+        assert weighted._unstack(x, y, R[:, items]) is None
+        direct = weighted._wspearman(weighted._RankPlan(x, [y]), R[:, items])[0]
+        np.testing.assert_array_equal(weighted_statistic("spearman", x, y, R[:, items]), direct)
+
+
+def test_stacked_resamples_heavier_than_the_exact_bound_take_float_sums(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The bound applies to the stacked rows' weight (k times the items'): beyond it the same
+    sums in floats, equal to rounding."""
+    xp, yp, items, _, _ = _pooled(2, "ties")
+    R = Resamples.draw(N_ITEMS, N_BOOT, np.random.default_rng(3))
+    exact = weighted_statistic("spearman", xp, yp, R[:, items])
+    monkeypatch.setattr(weighted, "EXACT_WEIGHT", 2 * N_ITEMS - 1)  # the items' N fits, 2N not
+    R2 = Resamples.draw(N_ITEMS, N_BOOT, np.random.default_rng(3))
+    floats = weighted_statistic("spearman", xp, yp, R2[:, items])
+    np.testing.assert_allclose(floats, exact, rtol=0, atol=1e-12)
