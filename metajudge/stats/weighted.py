@@ -371,7 +371,7 @@ def weighted_statistics(
     for i, v in zip(todo, fast, strict=True):
         n, x, y = reqs[i]
         if v is None and n == "spearman":
-            _rank_group(ranks, i, x, y, views[i])
+            _rank_group(ranks, keys[i], x, y, views[i])
         elif v is None and n == "kendall":
             v = kendall_resamples(x, y, views[i])
         elif v is None:
@@ -379,23 +379,21 @@ def weighted_statistics(
         if v is not None:
             store.memo[keys[i]] = v
     for g in ranks.values():
-        for i, v in g.values():
-            store.memo[keys[i]] = v
+        store.memo.update(g.values())
     return [store.memo[k].copy() for k in keys]
 
 
 @dataclass
 class _RankGroup:
     """The Spearman requests on one x over the same rows, for one pass (:func:`_wspearman`):
-    each distinct y once, the stacked y's (:func:`_unstack`) by their places among the y's, and
-    which of the pass's values (the y's, then the stacked y's) each request reads."""
+    each distinct y once, and the stacked y's (:func:`_unstack`) by their places among the y's
+    and the memo key of the request each answers."""
 
     x: np.ndarray
     view: Resamples
     ys: list[np.ndarray] = field(default_factory=list)
     stacks: list[list[int]] = field(default_factory=list)
-    #: (request, its y's index; ~ its stacked y's index)
-    reads: list[tuple[int, int]] = field(default_factory=list)
+    stack_keys: list[tuple[str, ...]] = field(default_factory=list)
     _at: dict[str, int] = field(default_factory=dict)
 
     def y(self, y: np.ndarray) -> int:
@@ -406,26 +404,35 @@ class _RankGroup:
             self.ys.append(y)
         return self._at[key]
 
-    def values(self) -> list[tuple[int, np.ndarray]]:
-        """Each request and its ρ of every resample, from one pass."""
+    def values(self) -> dict[tuple[str, ...], np.ndarray]:
+        """ρ of every resample from one pass, by memo key: each stacked request's, and each
+        y's on the group's x and rows (a stacked y's places too: the metric against each
+        annotator alone, asked for next, is then known)."""
         values = _wspearman(_RankPlan(self.x, self.ys, self.stacks), self.view)
-        return [(i, values[at if at >= 0 else len(self.ys) + ~at]) for i, at in self.reads]
+        out = {self.view.memo_key("spearman", self.x, y): v for y, v in zip(self.ys, values)}
+        out.update(zip(self.stack_keys, values[len(self.ys) :], strict=True))
+        return out
 
 
 def _rank_group(
-    groups: dict[tuple[str, ...], _RankGroup], i: int, x: np.ndarray, y: np.ndarray, view: Resamples
+    groups: dict[tuple[str, ...], _RankGroup],
+    key: tuple[str, ...],
+    x: np.ndarray,
+    y: np.ndarray,
+    view: Resamples,
 ) -> None:
-    """Put Spearman request ``i`` into its group of ``groups`` (by the digests of x and rows):
-    a stacked request into the group of its x and rows once (:func:`_unstack`)."""
+    """Put the Spearman request of memo key ``key`` into its group of ``groups`` (by the
+    digests of x and rows): a stacked request into the group of its x and rows once
+    (:func:`_unstack`)."""
     unstacked = _unstack(x, y, view)
     if unstacked is not None:
         x, slots, view = unstacked
     g = groups.setdefault(view.memo_key("spearman", x)[1:], _RankGroup(x, view))
     if unstacked is None:
-        g.reads.append((i, g.y(y)))
+        g.y(y)
     else:
         g.stacks.append([g.y(s) for s in slots])
-        g.reads.append((i, ~(len(g.stacks) - 1)))  # (a stacked y: ~ its index)
+        g.stack_keys.append(key)
 
 
 def _unstack(

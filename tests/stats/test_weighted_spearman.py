@@ -153,8 +153,8 @@ def test_pooled_rows_from_one_pass_over_the_items(
     k: int, x_kind: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A cell's pooled ρ from the joint table of the per-annotator labels over the items (a
-    stacked y) is the same bits as the pass over the pooled rows, and shares the pass of the
-    metric against each annotator."""
+    stacked y) is the same bits as the pass over the pooled rows, and its pass gives the metric
+    against each annotator too (asked for together, or next)."""
     xp, yp, items, x, labels = _pooled(k, x_kind)
     R = Resamples.draw(N_ITEMS, N_BOOT, np.random.default_rng(3))
     direct = weighted._wspearman(weighted._RankPlan(xp, [yp]), R[:, items])[0]
@@ -171,6 +171,13 @@ def test_pooled_rows_from_one_pass_over_the_items(
     np.testing.assert_array_equal(got[-1], direct)
     for (_, _, y), v in zip(matched, got, strict=False):
         np.testing.assert_array_equal(v, real(weighted._RankPlan(x, [y]), R)[0])
+    R2 = Resamples.draw(N_ITEMS, N_BOOT, np.random.default_rng(3))
+    pooled_first = weighted_statistics([("spearman", xp, yp)], R2[:, items])[0]
+    then = weighted_statistics(matched, R2)
+    assert len(passes) == 2  # (the pooled request's; the matched ones read its values)
+    np.testing.assert_array_equal(pooled_first, direct)
+    for a, b in zip(then, got, strict=False):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_pooled_rows_that_do_not_stack_take_their_own_pass() -> None:
