@@ -34,10 +34,8 @@ TILE_ROWS = 64
 TILE_ITEMS = 8192
 #: most cells of a contingency table evaluated from per-item sums
 MAX_TABLE_CELLS = 64
-#: most elements of the per-item sum matrix of one pass (float64: 8 bytes each)
-MAX_ITEM_ELEMENTS = 32_000_000
-#: most elements of the per-item sum matrix one pass of :func:`evaluate` holds (128 MB of
-#: float64; a single statistic wider than that gets a pass of its own)
+#: most elements of one pass's matrix of distinct per-item sums (128 MB of float64; a single
+#: statistic wider than that gets a pass of its own)
 PASS_ITEM_ELEMENTS = 16_000_000
 #: the statistics evaluated here (Spearman and Kendall only from a contingency table)
 ITEM_STATISTICS: tuple[str, ...] = ("pearson", "spearman", "kendall", "acc_ties", "acc_no_ties")
@@ -199,87 +197,91 @@ def evaluate(
     store: object,
 ) -> list[np.ndarray | None]:
     """Each request ``(name, x, y)`` on rows of items ``row_items[i]``, all in as few passes
-    over the resamples as :data:`PASS_ITEM_ELEMENTS` allows; None where a request needs
-    per-resample ranks (see :func:`plan`). For accuracies ``x`` carries the decision's sign.
-    Only the per-item sums of one pass are held (the per-row columns are summed at once)."""
+    over the resamples as :data:`PASS_ITEM_ELEMENTS` allows (counted in distinct per-item
+    columns, :class:`_Pass`); None where a request needs per-resample ranks (see :func:`plan`).
+    For accuracies ``x`` carries the decision's sign. The per-row columns are summed per item
+    at once, and each request's per-item sums are merged into its pass's at once."""
     n_items = store.n_items  # type: ignore[attr-defined]
     out: list[np.ndarray | None] = [None] * len(requests)
-    per_pass = max(1, PASS_ITEM_ELEMENTS // max(n_items, 1))
-    batch: list[tuple[int, _Plan, np.ndarray | None, int]] = []
+    one = _Pass(max(1, PASS_ITEM_ELEMENTS // max(n_items, 1)))
     tables: dict[tuple[int, int, int], int] = {}  # one table for Spearman and Kendall alike
     for i, (name, x, y) in enumerate(requests):
         key = (id(x), id(y), id(row_items[i]))
         if name in ("spearman", "kendall") and key in tables:
-            src = batch[tables[key]][1]
-            batch.append((i, _Plan(name, shape=src.shape, width_=src.width), None, tables[key]))
+            src = one.entries[tables[key]][1]
+            one.entries.append((i, _Plan(name, shape=src.shape, width_=src.width), tables[key]))
             continue
         p = plan(name, x, y)
         if p is None:
             continue
-        if batch and sum(b[1].width for b in batch if b[2] is not None) + p.width > per_pass:
-            _finish_batch(batch, store, out)
+        m = p.items(row_items[i], n_items)
+        if not one.fits(m):
+            one.finish(store, out)
             tables.clear()
         if p.cells is not None:
-            tables[key] = len(batch)
-        own = _Plan(p.name, shape=p.shape, width_=p.width)
-        batch.append((i, own, p.items(row_items[i], n_items), len(batch)))
-    if batch:
-        _finish_batch(batch, store, out)
+            tables[key] = len(one.entries)
+        one.add(i, _Plan(p.name, shape=p.shape, width_=p.width), m)
+    one.finish(store, out)
     return out
 
 
-def _finish_batch(
-    batch: list[tuple[int, _Plan, np.ndarray | None, int]],
-    store: object,
-    out: list[np.ndarray | None],
-) -> None:
-    """One pass for the batch's per-item sums; an entry without its own (a table shared with
-    an earlier entry, ``src``) reads that entry's columns. A column equal to an earlier one
-    (the rows' count column of every Pearson, the y columns of every metric against the same
-    labels) is summed once (:func:`_distinct_columns`). Each entry's per-item matrix is copied
-    into the pass's matrix and dropped at once (the two are never held whole)."""
-    own = [k for k, (_, _, m, _) in enumerate(batch) if m is not None]
-    mats = {k: batch[k][2] for k in own}
-    cols, n_cols = _distinct_columns(mats)  # type: ignore[arg-type]
-    n_rows = mats[own[0]].shape[0]  # type: ignore[union-attr]
-    M = np.empty((n_rows, n_cols))
-    written = np.zeros(n_cols, dtype=bool)
-    for k in own:
-        i, p, m, src = batch[k]
-        for j, t in enumerate(cols[k].tolist()):
-            if not written[t]:
-                M[:, t] = m[:, j]  # type: ignore[index]
-                written[t] = True
-        batch[k] = (i, p, None, src)
-        del mats[k]
-    del m
-    S = resample_sums(store, M)
-    del M
-    for i, p, _, src in batch:
-        out[i] = finish(p, S[:, cols[src]])
-    batch.clear()
+class _Pass:
+    """The requests of one pass over the resamples and their per-item sums, each distinct
+    column once (the rows' count column of every Pearson, the y columns of every metric against
+    the same labels: equal values, checked whole), at most ``width`` of them but for a single
+    request wider than that. An entry without columns of its own (a table shared with an earlier
+    entry) reads that entry's."""
 
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self._empty()
 
-def _distinct_columns(mats: dict[int, np.ndarray]) -> tuple[dict[int, np.ndarray], int]:
-    """Per matrix, the index of each of its columns among the distinct columns of them all (in
-    order of first appearance; equal: the same values, checked whole), and how many there are."""
-    seen: dict[tuple[float, bytes], list[tuple[int, np.ndarray]]] = {}
-    cols: dict[int, np.ndarray] = {}
-    n = 0
-    for k, m in mats.items():
+    def _empty(self) -> None:
+        self.columns: list[np.ndarray] = []
+        self.entries: list[tuple[int, _Plan, int]] = []  # (request, plan, entry of its columns)
+        self.index: dict[int, np.ndarray] = {}  # entry -> its columns among the distinct ones
+        self._seen: dict[tuple[float, bytes], list[int]] = {}
+
+    @staticmethod
+    def _key(c: np.ndarray) -> tuple[float, bytes]:
+        return (float(c.sum()), c[:: max(1, c.size // 64)].tobytes())
+
+    def _find(self, c: np.ndarray) -> int | None:
+        same = [t for t in self._seen.get(self._key(c), ()) if np.array_equal(c, self.columns[t])]
+        return same[0] if same else None
+
+    def fits(self, m: np.ndarray) -> bool:
+        """Whether the per-item sums ``m`` (items × width) fit beside the pass's columns."""
+        new = sum(self._find(m[:, j]) is None for j in range(m.shape[1]))
+        return not self.columns or len(self.columns) + new <= self.width
+
+    def add(self, request: int, p: _Plan, m: np.ndarray) -> None:
+        """Request ``request`` (plan ``p``) with its per-item sums ``m``."""
         idx = np.empty(m.shape[1], dtype=np.intp)
         for j in range(m.shape[1]):
-            c = m[:, j]
-            key = (float(c.sum()), c[:: max(1, c.size // 64)].tobytes())
-            same = [at for at, other in seen.get(key, ()) if np.array_equal(c, other)]
-            if same:
-                idx[j] = same[0]
-            else:
-                seen.setdefault(key, []).append((n, c))
-                idx[j] = n
-                n += 1
-        cols[k] = idx
-    return cols, n
+            t = self._find(m[:, j])
+            if t is None:
+                t = len(self.columns)
+                self.columns.append(np.ascontiguousarray(m[:, j]))
+                self._seen.setdefault(self._key(self.columns[t]), []).append(t)
+            idx[j] = t
+        self.index[len(self.entries)] = idx
+        self.entries.append((request, p, len(self.entries)))
+
+    def finish(self, store: object, out: list[np.ndarray | None]) -> None:
+        """One pass over the resamples for the distinct columns; every entry's statistic into
+        ``out``; the pass emptied (each column dropped as it is copied into the pass's matrix)."""
+        if not self.entries:
+            return
+        M = np.empty((self.columns[0].size, len(self.columns)))
+        for t in range(len(self.columns)):
+            M[:, t] = self.columns[t]
+            self.columns[t] = np.empty(0)  # (dropped: the columns and M are never held whole)
+        S = resample_sums(store, M)
+        del M
+        for i, p, src in self.entries:
+            out[i] = finish(p, S[:, self.index[src]])
+        self._empty()
 
 
 def resampled_row_sums(W: Any, row_items: np.ndarray, V: np.ndarray) -> np.ndarray:
