@@ -198,29 +198,35 @@ def evaluate(
 ) -> list[np.ndarray | None]:
     """Each request ``(name, x, y)`` on rows of items ``row_items[i]``, all in as few passes
     over the resamples as :data:`PASS_ITEM_ELEMENTS` allows (counted in distinct per-item
-    columns, :class:`_Pass`); None where a request needs per-resample ranks (see :func:`plan`).
-    For accuracies ``x`` carries the decision's sign. The per-row columns are summed per item
-    at once, and each request's per-item sums are merged into its pass's at once."""
+    columns, :class:`_Pass`; a request wider than that alone takes a pass of its own at once,
+    the open pass staying open); None where a request needs per-resample ranks (see
+    :func:`plan`). For accuracies ``x`` carries the decision's sign. The per-row columns are
+    summed per item at once, and each request's per-item sums are merged into its pass's at
+    once. Spearman and Kendall on the same rows read one contingency table."""
     n_items = store.n_items  # type: ignore[attr-defined]
     out: list[np.ndarray | None] = [None] * len(requests)
-    one = _Pass(max(1, PASS_ITEM_ELEMENTS // max(n_items, 1)))
-    tables: dict[tuple[int, int, int], int] = {}  # one table for Spearman and Kendall alike
+    width = max(1, PASS_ITEM_ELEMENTS // max(n_items, 1))
+    one = _Pass(width)
+    tables: dict[tuple[int, int, int], list[int]] = {}  # the requests of each table
     for i, (name, x, y) in enumerate(requests):
-        key = (id(x), id(y), id(row_items[i]))
-        if name in ("spearman", "kendall") and key in tables:
-            src = one.entries[tables[key]][1]
-            one.entries.append((i, _Plan(name, shape=src.shape, width_=src.width), tables[key]))
-            continue
-        p = plan(name, x, y)
+        if name in ("spearman", "kendall"):
+            tables.setdefault((id(x), id(y), id(row_items[i])), []).append(i)
+    shared: set[int] = set()  # requests that read an earlier request's table
+    for i, (name, x, y) in enumerate(requests):
+        p = None if i in shared else plan(name, x, y)
         if p is None:
             continue
         m = p.items(row_items[i], n_items)
-        if not one.fits(m):
+        into = _Pass(width) if m.shape[1] > width else one
+        if into is one and not one.fits(m):
             one.finish(store, out)
-            tables.clear()
+        into.add(i, _Plan(p.name, shape=p.shape, width_=p.width), m)
         if p.cells is not None:
-            tables[key] = len(one.entries)
-        one.add(i, _Plan(p.name, shape=p.shape, width_=p.width), m)
+            for j in tables[(id(x), id(y), id(row_items[i]))][1:]:
+                into.share(j, _Plan(requests[j][0], shape=p.shape, width_=p.width))
+                shared.add(j)
+        if into is not one:
+            into.finish(store, out)
     one.finish(store, out)
     return out
 
@@ -241,6 +247,7 @@ class _Pass:
         self.entries: list[tuple[int, _Plan, int]] = []  # (request, plan, entry of its columns)
         self.index: dict[int, np.ndarray] = {}  # entry -> its columns among the distinct ones
         self._seen: dict[tuple[float, bytes], list[int]] = {}
+        self._last = -1  # the entry added last with columns of its own
 
     @staticmethod
     def _key(c: np.ndarray) -> tuple[float, bytes]:
@@ -265,8 +272,13 @@ class _Pass:
                 self.columns.append(np.ascontiguousarray(m[:, j]))
                 self._seen.setdefault(self._key(self.columns[t]), []).append(t)
             idx[j] = t
-        self.index[len(self.entries)] = idx
-        self.entries.append((request, p, len(self.entries)))
+        self._last = len(self.entries)
+        self.index[self._last] = idx
+        self.entries.append((request, p, self._last))
+
+    def share(self, request: int, p: _Plan) -> None:
+        """Request ``request`` (plan ``p``) on the columns of the request added last."""
+        self.entries.append((request, p, self._last))
 
     def finish(self, store: object, out: list[np.ndarray | None]) -> None:
         """One pass over the resamples for the distinct columns; every entry's statistic into
