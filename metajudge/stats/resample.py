@@ -65,6 +65,8 @@ class _Store:
     packed: bool = False
     #: statistics already evaluated on these resamples, by statistic and data digest
     memo: dict[tuple[str, ...], np.ndarray] = field(default_factory=dict)
+    #: the digest of the items' own indices (the rows of the item view, :meth:`Resamples.memo_key`)
+    items_digest: str | None = None
     #: called ``progress(resamples done, n_boot)`` after each block of a pass (a display's)
     progress: Callable[[int, int], None] | None = None
 
@@ -236,15 +238,26 @@ class Resamples:
         """The item of each column (the column itself for the item matrix)."""
         return np.arange(self.store.n_items) if self.cols is None else self.cols
 
-    def memo_key(self, name: str, *arrays: np.ndarray) -> tuple[str, ...]:
-        """A key of statistic ``name`` on ``arrays`` over these columns (content digests)."""
-        parts = [*arrays, self.row_items()]
-        return (name, *(_digest(a) for a in parts))
+    def memo_key(
+        self, name: str, *arrays: np.ndarray, digest: Callable[[np.ndarray], str] | None = None
+    ) -> tuple[str, ...]:
+        """A key of statistic ``name`` on ``arrays`` over these columns (content digests;
+        ``digest``: a :class:`Digests` that hashes each array once)."""
+        digest = digest or _digest
+        if self.cols is not None:
+            rows = digest(self.cols)
+        else:  # the items themselves: their digest kept with the resamples
+            if self.store.items_digest is None:
+                self.store.items_digest = _digest(self.row_items())
+            rows = self.store.items_digest
+        return (name, *map(digest, arrays), rows)
 
-    def content_key(self, name: str, *arrays: np.ndarray) -> tuple[str, ...]:
+    def content_key(
+        self, name: str, *arrays: np.ndarray, digest: Callable[[np.ndarray], str] | None = None
+    ) -> tuple[str, ...]:
         """A memo key of ``name`` on ``arrays`` alone (they already say which items: e.g. a
         per-item matrix), for values shared by every column view of these resamples."""
-        return (name, *(_digest(a) for a in arrays))
+        return (name, *map(digest or _digest, arrays))
 
     def __iter__(self) -> Iterator[np.ndarray]:
         for _, block in self.chunks():
@@ -253,6 +266,20 @@ class Resamples:
     def dense(self) -> np.ndarray:
         """The whole float matrix (tests and small data only)."""
         return np.concatenate([b for _, b in self.chunks()], axis=0)
+
+
+class Digests:
+    """The content digest of each array, hashed once while this lives (arrays known by
+    identity: they must not change meanwhile; each is kept alive so its id is not reused)."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[int, tuple[np.ndarray, str]] = {}
+
+    def __call__(self, a: np.ndarray) -> str:
+        got = self._by_id.get(id(a))
+        if got is None:
+            got = self._by_id[id(a)] = (a, _digest(a))
+        return got[1]
 
 
 def _digest(a: np.ndarray) -> str:

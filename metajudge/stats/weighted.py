@@ -26,7 +26,7 @@ from metajudge.stats.correlation import (
     accuracy_rows,
     pearson_from_moments,
 )
-from metajudge.stats.resample import Resamples, map_blocks, map_chunks
+from metajudge.stats.resample import Digests, Resamples, map_blocks, map_chunks
 from metajudge.stats.weighted_kendall import kendall_resamples, weighted_kendall
 
 
@@ -363,7 +363,8 @@ def weighted_statistics(
         return []
     reqs = [(n, np.asarray(x, dtype=float), np.asarray(y, dtype=float)) for n, x, y in requests]
     store = views[0].store
-    keys = [v.memo_key(n, x, y) for (n, x, y), v in zip(reqs, views, strict=True)]
+    digest = Digests()  # (the memo keys of one call hash each array once)
+    keys = [v.memo_key(n, x, y, digest=digest) for (n, x, y), v in zip(reqs, views, strict=True)]
     first = {k: i for i, k in reversed(list(enumerate(keys)))}
     todo = [i for k, i in first.items() if k not in store.memo]
     fast = moments.evaluate([reqs[i] for i in todo], [views[i].row_items() for i in todo], store)
@@ -371,7 +372,7 @@ def weighted_statistics(
     for i, v in zip(todo, fast, strict=True):
         n, x, y = reqs[i]
         if v is None and n == "spearman":
-            _rank_group(ranks, keys[i], x, y, views[i])
+            _rank_group(ranks, keys[i], x, y, views[i], digest)
         elif v is None and n == "kendall":
             v = kendall_resamples(x, y, views[i])
         elif v is None:
@@ -391,6 +392,7 @@ class _RankGroup:
 
     x: np.ndarray
     view: Resamples
+    digest: Digests
     ys: list[np.ndarray] = field(default_factory=list)
     stacks: list[list[int]] = field(default_factory=list)
     stack_keys: list[tuple[str, ...]] = field(default_factory=list)
@@ -398,7 +400,7 @@ class _RankGroup:
 
     def y(self, y: np.ndarray) -> int:
         """The index of ``y`` among the group's y's (added where it is new)."""
-        key = self.view.content_key("y", y)[1]
+        key = self.view.content_key("y", y, digest=self.digest)[1]
         if key not in self._at:
             self._at[key] = len(self.ys)
             self.ys.append(y)
@@ -409,7 +411,8 @@ class _RankGroup:
         y's on the group's x and rows (a stacked y's places too: the metric against each
         annotator alone, asked for next, is then known)."""
         values = _wspearman(_RankPlan(self.x, self.ys, self.stacks), self.view)
-        out = {self.view.memo_key("spearman", self.x, y): v for y, v in zip(self.ys, values)}
+        keys = [self.view.memo_key("spearman", self.x, y, digest=self.digest) for y in self.ys]
+        out = dict(zip(keys, values, strict=False))
         out.update(zip(self.stack_keys, values[len(self.ys) :], strict=True))
         return out
 
@@ -420,6 +423,7 @@ def _rank_group(
     x: np.ndarray,
     y: np.ndarray,
     view: Resamples,
+    digest: Digests,
 ) -> None:
     """Put the Spearman request of memo key ``key`` into its group of ``groups`` (by the
     digests of x and rows): a stacked request into the group of its x and rows once
@@ -427,7 +431,8 @@ def _rank_group(
     unstacked = _unstack(x, y, view)
     if unstacked is not None:
         x, slots, view = unstacked
-    g = groups.setdefault(view.memo_key("spearman", x)[1:], _RankGroup(x, view))
+    key_x = view.memo_key("spearman", x, digest=digest)[1:]
+    g = groups.setdefault(key_x, _RankGroup(x, view, digest))
     if unstacked is None:
         g.y(y)
     else:
