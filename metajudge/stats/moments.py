@@ -230,6 +230,7 @@ def evaluate(
         if into is one and not one.fits(m):
             one.finish(store, out)
         into.add(i, _Plan(p.name, shape=p.shape, width_=p.width), m)
+        del m  # (its columns are the pass's now)
         if p.cells is not None:
             for j in tables[(id(x), id(y), id(row_items[i]))][1:]:
                 into.share(j, _Plan(requests[j][0], shape=p.shape, width_=p.width))
