@@ -58,11 +58,14 @@ def test_scores_in_range_and_keys_kept(name: str) -> None:
     res = m.score_batch(items)
     assert [r.key for r in res] == [it.key for it in items]
     lo, hi = m.range
+    # BERTScore is computed in float32 (torch): a text against itself is 1 to a few float32 ulps
+    # (1.0000002 on an AVX-512 machine); every other metric here in float64
+    tol = 1e-6 if name == "bertscore" else 1e-9
     for r in res:
         if r.score is None:
             assert r.error  # never a silent None
             continue
-        assert lo - 1e-9 <= r.score <= hi + 1e-9, (name, r)
+        assert lo - tol <= r.score <= hi + tol, (name, r)
 
 
 @pytest.mark.parametrize("name", [n for n in _params() if n != "number_match"])
