@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -103,6 +104,24 @@ def test_rankdata_matches_scipy_on_matrices() -> None:
     rng = np.random.default_rng(3)
     a = rng.integers(0, 6, size=(9, 50)).astype(float)
     np.testing.assert_array_equal(_rankdata(a), ss.rankdata(a, axis=-1))
+
+
+@pytest.mark.parametrize(
+    "v",
+    [
+        [5.0],
+        [2.0, 2.0, 2.0],
+        [3.0, 1.0, 2.0, 1.0, 3.0, 3.0],
+        np.random.default_rng(4).integers(-2, 3, size=1001).astype(float),
+        np.round(np.random.default_rng(5).normal(size=2000), 1),
+        np.random.default_rng(6).normal(size=3000),
+    ],
+)
+def test_rankdata_of_a_vector_is_the_matrix_row_and_scipy(v: Any) -> None:
+    """The vector form (one run of ties at a time) gives the matrix form's ranks, bit for bit."""
+    a = np.asarray(v, dtype=float)
+    np.testing.assert_array_equal(_rankdata(a), _rankdata(np.stack([a, a]))[1])
+    np.testing.assert_array_equal(_rankdata(a), ss.rankdata(a))
 
 
 def test_undefined_reasons() -> None:
@@ -300,6 +319,11 @@ def test_permutation_and_paired_bootstrap() -> None:
         )
         assert boot.diff == pytest.approx(perm.diff, abs=1e-12)
         assert boot.lo > 0 and boot.p_value < 0.01
+        given = (st.statistic(s, good, y), st.statistic(s, bad, y))  # the cells' point values
+        told = st.paired_bootstrap_diff(
+            good, bad, y, statistic=s, n_boot=500, rng=np.random.default_rng(1), observed=given
+        )
+        assert told == boot  # the same result, bit for bit, without sorting again
     again = st.permutation_test_diff(good, bad, y, n_perm=300, rng=np.random.default_rng(5))
     assert (
         again.p_value

@@ -96,6 +96,7 @@ def _pairs(
             resamples=run.W[:, groups],
             samples=paired,
             level=run.proto.ci_level,
+            observed=(v1, v2),
         )
         lo_hi = [diff.lo, diff.hi]
         comp["ci"] = lo_hi if np.isfinite(lo_hi).all() else None

@@ -32,18 +32,19 @@ def trivial_rows(records: Iterable[Any], seed: int) -> Any:
     """Score rows of both trivial baselines for every response of ``records``: one
     :class:`~metajudge.scores.rows.ScoreTable` (length, random per response, in columns)."""
     from metajudge.bulk import paused_gc
-    from metajudge.metrics.base import iter_responses
+    from metajudge.metrics.base import response_rows
     from metajudge.scores.rows import MetricColumn, RowIds, ScoreRows, ScoreTable
 
     ids = RowIds([], [], [])
     lengths: list[float] = []
     nan = float("nan")
     with paused_gc():  # many small objects, no cycles (metajudge.bulk)
-        for ref in iter_responses(records):
-            ids.keys.append(ref.key)
-            ids.systems.append(ref.system)
-            ids.sides.append(ref.side)
-            lengths.append(nan if ref.response is None else float(len(ref.response.split())))
+        for record in records:
+            for key, system, side, response in response_rows(record):
+                ids.keys.append(key)
+                ids.systems.append(system)
+                ids.sides.append(side)
+                lengths.append(nan if response is None else float(len(response.split())))
     rnd = np.random.default_rng(seed).random(len(ids))
     length = MetricColumn(
         LENGTH,
