@@ -1,10 +1,10 @@
 """The one pass over a block of resamples that Spearman's ρ of weighted resamples needs, compiled.
 
-The block holds each column's weights in all its resamples side by side (``(columns, R)``), so a
-step over the data's rows in x order reads one short contiguous line per row and updates the R
-resamples together (the inner loops run over resamples, in SIMD): x's doubled, centred average
-ranks from one walk over the rows in x order (x's groups of equal values end where ``last`` is
-set), and each y's group totals and sums of weight × x rank scattered into the cells of its
+The block holds each row's weights in all its resamples side by side (``(rows, R)``), the rows
+in x order (gathered so by the caller: a step reads the next line, never a random one), and a
+step updates the R resamples together (the inner loops run over resamples, in SIMD): x's
+doubled, centred average ranks from one walk over the rows (x's groups of equal values end
+where ``last`` is set; a row with an x of its own is done in one loop), and each y's group totals and sums of weight × x rank scattered into the cells of its
 *joint* table (several few-valued y's share one table of every combination of their values),
 then every y's ranks from one walk over its groups. Six sums per y follow (:func:`rank_sums`);
 ρ is their Pearson (:meth:`metajudge.stats.weighted._RankPlan.rho`). O(n + cells) per resample,
@@ -23,7 +23,7 @@ from numba import njit
 
 
 @njit(nogil=True, cache=True)
-def _x_pass(counts, cols, last, cells, offsets, total, tw, ts, sx, sxx):  # type: ignore[no-untyped-def]
+def _x_pass(counts, last, cells, offsets, total, tw, ts, sx, sxx):  # type: ignore[no-untyped-def]
     """x's ranks of every resample, ``Σw·Rx`` and ``Σw·Rx²`` into ``sx``/``sxx``, and each joint
     cell's total weight and ``Σw·Rx`` into ``tw``/``ts`` (cells × resamples)."""
     n_res = counts.shape[1]
@@ -32,8 +32,20 @@ def _x_pass(counts, cols, last, cells, offsets, total, tw, ts, sx, sxx):  # type
     wg = np.zeros(n_res, dtype=sx.dtype)
     r = np.zeros(n_res, dtype=sx.dtype)
     first = 0
-    for j in range(cols.size):
-        w = counts[cols[j]]
+    for j in range(counts.shape[0]):
+        w = counts[j]
+        if first == j and last[j] != 0 and n_joints == 1:  # a row with an x of its own: one loop
+            twc = tw[offsets[0] + cells[j, 0]]
+            tsc = ts[offsets[0] + cells[j, 0]]
+            for b in range(n_res):
+                rb = 2 * below[b] + w[b] - total[b]
+                below[b] += w[b]
+                sx[b] += w[b] * rb
+                sxx[b] += w[b] * rb * rb
+                twc[b] += w[b]
+                tsc[b] += w[b] * rb
+            first = j + 1
+            continue
         for b in range(n_res):
             wg[b] += w[b]
         if last[j] == 0:
@@ -45,7 +57,7 @@ def _x_pass(counts, cols, last, cells, offsets, total, tw, ts, sx, sxx):  # type
             sxx[b] += wg[b] * r[b] * r[b]
             wg[b] = 0
         for i in range(first, j + 1):
-            w = counts[cols[i]]
+            w = counts[i]
             for q in range(n_joints):
                 twc = tw[offsets[q] + cells[i, q]]
                 tsc = ts[offsets[q] + cells[i, q]]
@@ -84,30 +96,28 @@ def _y_sums(tw, ts, first, size, stride, groups, total, out, at):  # type: ignor
 
 
 @njit(nogil=True, cache=True)
-def rank_sums(counts, cols, mult, last, cells, offsets, ymap, out, tw, ts):  # type: ignore[no-untyped-def]
+def rank_sums(counts, last, cells, offsets, ymap, out, tw, ts):  # type: ignore[no-untyped-def]
     """Fill ``out[b] = (N, Σw·Rx, Σw·Rx², then per y: Σw·Ry, Σw·Ry², Σw·Rx·Ry)`` for each
-    resample ``b`` (column of ``counts``, whose rows are the weights of a column of the data),
-    ranks doubled and centred (``R = 2·rank − (N + 1)``), in ``out``'s type (int64: exact
-    while N ≤ ``EXACT_WEIGHT``; float64 otherwise).
+    resample ``b`` (column of ``counts``, whose rows are the weights of the data's rows in x
+    order), ranks doubled and centred (``R = 2·rank − (N + 1)``), in ``out``'s type (int64:
+    exact while N ≤ ``EXACT_WEIGHT``; float64 otherwise).
 
-    ``cols``: the row of ``counts`` of each row of the data, rows in x order; ``mult``: how
-    many rows of the data each row of ``counts`` has (``bincount(cols)``); ``last``: 1 where
-    a row ends its group of equal x; ``cells``: (rows, joints) the joint cell of each row;
-    ``offsets``: where each joint's cells start in one flat table (its last entry: the table's
-    size); ``ymap``: per y ``(joint, stride, groups)``; ``tw``, ``ts``: the joint tables
-    (cells × resamples, zeros in ``out``'s type), left holding each cell's total weight and
-    ``Σw·Rx`` (what a y pooled from several of them needs, :class:`metajudge.stats.weighted._Stack`)."""
+    ``last``: 1 where a row ends its group of equal x; ``cells``: (rows, joints) the joint cell
+    of each row; ``offsets``: where each joint's cells start in one flat table (its last entry:
+    the table's size); ``ymap``: per y ``(joint, stride, groups)``; ``tw``, ``ts``: the joint
+    tables (cells × resamples, zeros in ``out``'s type), left holding each cell's total weight
+    and ``Σw·Rx`` (what a y pooled from several of them needs,
+    :class:`metajudge.stats.weighted._Stack`)."""
     n_res = counts.shape[1]
     dt = out.dtype
     total = np.zeros(n_res, dtype=dt)
-    for c in range(counts.shape[0]):  # in storage order: no random reads
-        if mult[c] != 0:
-            w = counts[c]
-            for b in range(n_res):
-                total[b] += mult[c] * w[b]
+    for j in range(counts.shape[0]):
+        w = counts[j]
+        for b in range(n_res):
+            total[b] += w[b]
     sx = np.zeros(n_res, dtype=dt)
     sxx = np.zeros(n_res, dtype=dt)
-    _x_pass(counts, cols, last, cells, offsets, total, tw, ts, sx, sxx)
+    _x_pass(counts, last, cells, offsets, total, tw, ts, sx, sxx)
     for b in range(n_res):
         out[b, 0] = total[b]
         out[b, 1] = sx[b]
