@@ -21,6 +21,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,9 @@ BLOCK_THREADS = min(2, os.cpu_count() or 1)
 FILL_ELEMENTS = CHUNK_ELEMENTS // 2
 #: largest count matrix kept in memory as small integers (bytes)
 CACHE_BYTES = 1 << 30
+
+#: a block of resamples' counts, made when called (:meth:`_Store.blocks`)
+Block = Callable[[], np.ndarray]
 
 
 def draw_counts(gen: np.random.Generator, n_items: int, n_rows: int) -> np.ndarray:
@@ -70,25 +74,27 @@ class _Store:
     #: called ``progress(resamples done, n_boot)`` after each block of a pass (a display's)
     progress: Callable[[int, int], None] | None = None
 
-    def blocks(self, rows: int) -> Iterator[tuple[int, np.ndarray]]:
-        """Integer counts, ``rows`` resamples at a time, from the cache or redrawn; each block
-        reported to :attr:`progress`."""
-        for b0, block in self._blocks(rows):
-            yield b0, block
+    def blocks(self, rows: int) -> Iterator[tuple[int, Block]]:
+        """Integer counts, ``rows`` resamples at a time, from the cache or redrawn, each as a
+        :data:`Block` (a cached block is unpacked by the thread that uses it: in a pass of
+        :func:`map_blocks`, beside the other blocks, not before them); each reported to
+        :attr:`progress`."""
+        for b0, make in self._blocks(rows):
+            yield b0, make
             if self.progress is not None:
-                self.progress(b0 + block.shape[0], self.n_boot)
+                self.progress(min(b0 + rows, self.n_boot), self.n_boot)
 
     def generator(self) -> np.random.Generator:
         bg = self.bit_generator()
         bg.state = self.state
         return np.random.Generator(bg)
 
-    def _blocks(self, rows: int) -> Iterator[tuple[int, np.ndarray]]:
+    def _blocks(self, rows: int) -> Iterator[tuple[int, Block]]:
         if self.counts is None and self.n_boot * self.n_items <= self.cache_bytes:
             self._fill()
         if self.counts is not None:
             for b0 in range(0, self.n_boot, rows):
-                yield b0, self._cached(b0, rows)
+                yield b0, partial(self._cached, b0, rows)
             return
         gen = self.generator()
         sub = max(1, CHUNK_ELEMENTS // self.n_items)  # the draw's int64 temporaries stay small
@@ -96,13 +102,13 @@ class _Store:
         for b0 in range(0, self.n_boot, rows):
             r = min(rows, self.n_boot - b0)
             if r <= sub:
-                yield b0, draw_counts(gen, self.n_items, r)
+                yield b0, ready(draw_counts(gen, self.n_items, r))
                 continue
             parts = [
                 draw_counts(gen, self.n_items, min(sub, r - s0)).astype(small)
                 for s0 in range(0, r, sub)
             ]
-            yield b0, np.concatenate(parts)
+            yield b0, ready(np.concatenate(parts))
 
     def _fill(self) -> None:
         """The count cache: two counts a byte (:func:`pack_counts`) where every count is at
@@ -121,12 +127,12 @@ class _Store:
         rows = max(1, FILL_ELEMENTS // self.n_items)
         too_large: list[int] = []
 
-        def draws() -> Iterator[tuple[int, np.ndarray]]:
+        def draws() -> Iterator[tuple[int, Block]]:
             for b0 in range(0, self.n_boot, rows):
                 if too_large:
                     return
                 r = min(rows, self.n_boot - b0)
-                yield b0, gen.integers(0, self.n_items, size=(r, self.n_items))
+                yield b0, ready(gen.integers(0, self.n_items, size=(r, self.n_items)))
 
         def one(b0: int, idx: np.ndarray) -> None:
             from metajudge.stats.count_pass import count_rows
@@ -230,7 +236,8 @@ class Resamples:
         gathered with ``np.take`` (several times faster than fancy indexing of a 2-D block)."""
         per = chunk_elements or self.chunk_elements
         rows = max(1, per // max(self._shape[1], 1))
-        for b0, counts in self.store.blocks(rows):
+        for b0, make in self.store.blocks(rows):
+            counts = make()
             block = counts if self.cols is None else np.take(counts, self.cols, axis=1)
             yield b0, np.ascontiguousarray(block)
 
@@ -287,26 +294,36 @@ def _digest(a: np.ndarray) -> str:
     return f"{a.dtype.str}{a.shape}" + hashlib.blake2b(a.view(np.uint8), digest_size=16).hexdigest()
 
 
+def ready(block: np.ndarray) -> Block:
+    """A :data:`Block` already made (drawn in stream order by the thread that reads them)."""
+    return lambda: block
+
+
 def map_blocks(
     fn: Callable[[int, np.ndarray], None],
-    blocks: Iterable[tuple[int, np.ndarray]],
+    blocks: Iterable[tuple[int, Block]],
     threads: int = BLOCK_THREADS,
 ) -> None:
-    """``fn(b0, block)`` for every block of resamples, on ``threads`` threads (numpy releases
+    """``fn(b0, make())`` for every block of resamples, on ``threads`` threads (numpy releases
     the GIL in its loops; 1: in this thread). ``fn`` must compute a block's values from that
-    block alone, so that they do not depend on the threads. ``blocks`` is read in this thread,
-    the next block only while fewer than ``threads`` are under way: at most ``threads`` blocks
-    are held at a time (a pass of per-item sums at a million items: 64 MB each). The first
-    error raises here once the blocks under way are done."""
+    block alone, so that they do not depend on the threads. ``blocks`` is read in this thread
+    and each block made in the thread that computes it, the next only while fewer than
+    ``threads`` are under way: at most ``threads`` blocks are held at a time (a pass of
+    per-item sums at a million items: 64 MB each). The first error raises here once the
+    blocks under way are done."""
     if threads <= 1:
-        for b0, block in blocks:
-            fn(b0, block)
+        for b0, make in blocks:
+            fn(b0, make())
         return
+
+    def run(b0: int, make: Block) -> None:
+        fn(b0, make())
+
     with ThreadPoolExecutor(threads) as pool:
         under_way: deque[Future[None]] = deque()
-        for b0, block in blocks:
-            under_way.append(pool.submit(fn, b0, block))
-            del block
+        for b0, make in blocks:
+            under_way.append(pool.submit(run, b0, make))
+            del make
             if len(under_way) >= threads:
                 under_way.popleft().result()
         while under_way:

@@ -157,11 +157,11 @@ def test_the_count_cache_drawn_on_threads_is_the_one_call_draw(
 
 
 def test_an_error_in_a_thread_is_raised_by_the_pass() -> None:
-    from metajudge.stats.resample import map_blocks
+    from metajudge.stats.resample import map_blocks, ready
 
     def fn(b0: int, block: np.ndarray) -> None:
         if b0 == 3:
             raise ValueError("block 3")
 
     with pytest.raises(ValueError, match="block 3"):
-        map_blocks(fn, ((b, np.zeros(2)) for b in range(10)), threads=2)
+        map_blocks(fn, ((b, ready(np.zeros(2))) for b in range(10)), threads=2)
