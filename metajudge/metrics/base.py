@@ -90,7 +90,8 @@ def iter_responses(records: Iterable[Record]) -> Iterator[ResponseRef]:
             yield ResponseRef(key, r.id, system, side, response, r.input.reference, r.input, r)
 
 
-ResponseRow = tuple[str, str, "str | None", "str | None"]
+#: ``(key, system, side, response)`` of one response (:func:`response_rows`)
+ResponseRow = tuple[str, str, str | None, str | None]
 
 
 def response_rows(r: Record) -> tuple[ResponseRow, ...]:

@@ -1,15 +1,16 @@
 """The one pass over a block of resamples that Spearman's ρ of weighted resamples needs, compiled.
 
-The block holds each row's weights in all its resamples side by side (``(rows, R)``), the rows
-in x order (gathered so by the caller: a step reads the next line, never a random one), and a
-step updates the R resamples together (the inner loops run over resamples, in SIMD): x's
-doubled, centred average ranks from one walk over the rows (x's groups of equal values end
-where ``last`` is set; a row with an x of its own is done in one loop), and each y's group totals and sums of weight × x rank scattered into the cells of its
-*joint* table (several few-valued y's share one table of every combination of their values),
-then every y's ranks from one walk over its groups. Six sums per y follow (:func:`rank_sums`);
-ρ is their Pearson (:meth:`metajudge.stats.weighted._RankPlan.rho`). O(n + cells) per resample,
-no sort; each resample's sums run over the rows in the same order whatever R, so its values do
-not depend on the blocking.
+The block holds each row's weights in all its resamples side by side (``(rows, R)``), the rows in x
+order (gathered so by the caller: a step reads the next line, never a random one), and a step
+updates the R resamples together (the inner loops run over resamples, in SIMD): x's doubled,
+centred average ranks from one walk over the rows (x's groups of equal values end where ``last`` is
+set; a row with an x of its own is done in one loop), and each y's group totals and sums of weight
+× x rank scattered into the cells of its *joint* table (several few-valued y's share one table of
+every combination of their values), then every y's ranks from one walk over its groups. Six sums
+per y follow (:func:`rank_sums`); ρ is their Pearson
+(:meth:`metajudge.stats.weighted._RankPlan.rho`). O(n + cells) per resample, no sort; each
+resample's sums run over the rows in the same order whatever R, so its values do not depend on the
+blocking.
 
 Compiled by numba on first use (cached beside this file, or in numba's user cache, when
 writable); imported only when a Spearman bootstrap runs, so ``import metajudge`` does not load

@@ -59,9 +59,9 @@ def paired_bootstrap_diff(
     weights ``resamples``), :func:`~metajudge.stats.bootstrap.correlate`; ``samples``: both
     metrics' resampled values when already computed on those resamples; ``observed``: both
     metrics' point values on these rows when already computed (a point value of a million rows
-    costs two sorts). CI: percentile
-    interval of Δ_b. p-value: :func:`~metajudge.stats.bootstrap.bootstrap_p_value` (two-sided,
-    add-one smoothing, so a finite bootstrap never reports p = 0).
+    costs two sorts). CI: percentile interval of Δ_b. p-value:
+    :func:`~metajudge.stats.bootstrap.bootstrap_p_value` (two-sided, add-one smoothing, so a
+    finite bootstrap never reports p = 0).
     """
     a1, ya = _as_xy(x1, y)
     a2, _ = _as_xy(x2, y)

@@ -281,9 +281,9 @@ class _RankPlan:
 
 
 def _in_order(block: np.ndarray, cols: np.ndarray, dtype: type | None = None) -> np.ndarray:
-    """The weights of ``block`` (resamples × columns) of the data's rows, a row per row in the
-    order ``cols`` (the x order), resamples side by side: turned, then gathered row by row, so
-    that the rank pass reads its rows one after another: at a million rows × 64 resamples (x
+    """The weights in ``block`` (resamples × columns) as one row per data row, in the order
+    ``cols`` (the x order), resamples side by side: turned, then gathered row by row, so that
+    the rank pass reads its rows one after another: at a million rows × 64 resamples (x
     without ties, two y's of 5 values) a block takes 0.14 s where the pass reading each row
     where it lies took 0.35 s (a gather alone, 0.03 s, overlaps its reads; the pass cannot)."""
     turned = np.ascontiguousarray(block.T, dtype=dtype)
