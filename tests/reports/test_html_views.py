@@ -8,7 +8,7 @@ import itertools
 import numpy as np
 
 from metajudge.data.formats import Input, LikertRecord, PairwiseRecord, Response
-from metajudge.reports.html_items import Items, likert_view, pair_view
+from metajudge.reports.html_items import Items, likert_view, pair_view, shown_units
 
 INP = Input(question="q")
 
@@ -97,6 +97,18 @@ def test_a_view_larger_than_the_cap_shows_the_largest_gaps() -> None:
     assert [it["id"] for it in items.items] == [r.id for r in recs if r.id in shown]
     assert len(items.resp) == 24 and (cut["total"], cut["cap"]) == (50, 12)
     assert cut["cut"].startswith("showing 12 of 50 pairs: the 12 with the largest gap")
+
+
+def test_a_cap_sorts_only_the_units_it_can_show() -> None:
+    """Gaps with many ties at the cut and NaNs (no gap: last): every cap gives the first
+    ``cap`` units of the full ranking, largest gap first and ties in record order."""
+    g = np.random.default_rng(3).integers(0, 4, 400).astype(float)
+    g[::7] = np.nan
+    full = np.argsort(-np.where(np.isfinite(g), g, -1.0), kind="stable")
+    assert list(shown_units(g, None)) == list(full) == list(shown_units(g, 0))
+    for cap in (1, 2, 57, 58, 100, 399, 400, 1000):
+        assert list(shown_units(g, cap)) == list(full[:cap]), cap
+    assert list(shown_units(np.full(5, np.nan), 2)) == [0, 1]
 
 
 def test_a_capped_likert_view_and_a_cap_the_view_fits() -> None:
