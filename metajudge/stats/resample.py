@@ -73,6 +73,8 @@ class _Store:
     items_digest: str | None = None
     #: called ``progress(resamples done, n_boot)`` after each block of a pass (a display's)
     progress: Callable[[int, int], None] | None = None
+    #: the count cache's fill under way in a thread of its own (:meth:`Resamples.prefill`)
+    filling: Future[None] | None = None
 
     def blocks(self, rows: int) -> Iterator[tuple[int, Block]]:
         """Integer counts, ``rows`` resamples at a time, from the cache or redrawn, each as a
@@ -89,8 +91,14 @@ class _Store:
         bg.state = self.state
         return np.random.Generator(bg)
 
+    def cacheable(self) -> bool:
+        return self.n_boot * self.n_items <= self.cache_bytes
+
     def _blocks(self, rows: int) -> Iterator[tuple[int, Block]]:
-        if self.counts is None and self.n_boot * self.n_items <= self.cache_bytes:
+        if self.filling is not None:
+            filling, self.filling = self.filling, None
+            filling.result()  # (its error raises here)
+        if self.counts is None and self.cacheable():
             self._fill()
         if self.counts is not None:
             for b0 in range(0, self.n_boot, rows):
@@ -214,6 +222,19 @@ class Resamples:
             for b0 in range(0, n_boot, rows):
                 rng.integers(0, n_items, size=(min(rows, n_boot - b0), n_items))
         return cls(store, None, chunk_elements)
+
+    def prefill(self) -> None:
+        """Start filling the count cache (when the counts fit it) in a thread of its own, so
+        that it is drawn while the caller computes what needs no resample (a meta-evaluation's
+        point values); the first pass over the resamples waits for it. The same draws in the
+        same order, so the same counts. At a million pairs the fill (5.4 s, its draws in one
+        thread) overlaps the cells' point values (8 s on the calling thread)."""
+        store = self.store
+        if store.counts is not None or store.filling is not None or not store.cacheable():
+            return
+        pool = ThreadPoolExecutor(1, thread_name_prefix="count-cache")
+        store.filling = pool.submit(store._fill)
+        pool.shutdown(wait=False)
 
     @property
     def shape(self) -> tuple[int, int]:

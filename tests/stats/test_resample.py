@@ -165,3 +165,36 @@ def test_an_error_in_a_thread_is_raised_by_the_pass() -> None:
 
     with pytest.raises(ValueError, match="block 3"):
         map_blocks(fn, ((b, ready(np.zeros(2))) for b in range(10)), threads=2)
+
+
+def test_a_prefilled_cache_is_the_one_call_draw_and_its_error_raises_at_the_first_pass(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """:meth:`Resamples.prefill` fills the count cache in a thread of its own: the first pass
+    waits for it and reads the counts of the one-call draw (a second prefill, or one where the
+    counts do not fit the cache, starts nothing); an error of the fill raises at that pass."""
+    from metajudge.stats import resample
+
+    dense = st.bootstrap_weights(41, 90, np.random.default_rng(4))
+    R = Resamples.draw(41, 90, np.random.default_rng(4), cache_bytes=1 << 30)
+    R.prefill()
+    filling = R.store.filling
+    assert filling is not None
+    R.prefill()
+    assert R.store.filling is filling
+    assert np.array_equal(R.dense(), dense) and R.store.counts is not None
+    assert R.store.filling is None and filling.done()
+    small = Resamples.draw(41, 90, np.random.default_rng(4), cache_bytes=100)
+    small.prefill()
+    assert small.store.filling is None and np.array_equal(small.dense(), dense)
+
+    def broken(*args: object) -> bool:
+        raise RuntimeError("count pass failed")
+
+    from metajudge.stats import count_pass
+
+    monkeypatch.setattr(count_pass, "count_rows", broken)
+    R = resample.Resamples.draw(41, 90, np.random.default_rng(4), cache_bytes=1 << 30)
+    R.prefill()
+    with pytest.raises(RuntimeError, match="count pass failed"):
+        R.dense()

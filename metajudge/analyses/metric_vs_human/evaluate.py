@@ -452,6 +452,8 @@ def meta_evaluate(
         if proto.n_boot > 0
         else None
     )
+    if W is not None:
+        W.prefill()  # the count cache drawn beside the cells' point values
     declared = {m: inf.direction for m, inf in info.items() if inf.direction}
     run = Run(view, proto, columns, info, {**declared, **dict(directions or {})}, W)
     if run.pointwise:
