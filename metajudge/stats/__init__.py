@@ -60,6 +60,7 @@ from metajudge.stats.clusters import rank_clusters
 from metajudge.stats.correlation import (
     CORRELATIONS,
     STATISTICS,
+    SortOrders,
     Statistic,
     accuracy_from_sums,
     accuracy_rows,
@@ -142,6 +143,7 @@ __all__ = [
     "HumanComparison",
     "PFloor",
     "Pref",
+    "SortOrders",
     "Statistic",
     "WilliamsResult",
     "accuracy_from_sums",

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from metajudge.limits import check_allocation
-from metajudge.stats.correlation import _as_xy, statistic_fn
+from metajudge.stats.correlation import SortOrders, _as_xy, statistic_fn
 from metajudge.stats.correlation import statistic as point_statistic
 from metajudge.stats.intervals import percentile_ci
 from metajudge.stats.resample import Resamples, draw_counts, map_chunks
@@ -186,6 +186,7 @@ def bootstrap_ci(
     level: float = 0.95,
     weights: np.ndarray | None = None,
     resamples: np.ndarray | Resamples | None = None,
+    sorts: SortOrders | None = None,
 ) -> BootstrapResult:
     """THE bootstrap CI of a statistic, resampling *items* (Efron 1979): :func:`resample`, then
     :func:`correlate`, then the percentile interval (nlpstats' ``bootstrap``).
@@ -194,7 +195,8 @@ def bootstrap_ci(
     two annotator rows). Resamples are drawn with :func:`bootstrap_weights` from ``rng`` (or
     passed in as ``weights``, shape (B, n_items), to pair several statistics on the same
     resamples, or as ``resamples``: the row weights themselves). Percentile interval at
-    ``level``; the estimate is the point statistic (:func:`~metajudge.stats.correlation.statistic`).
+    ``level``; the estimate is the point statistic (:func:`~metajudge.stats.correlation.statistic`;
+    ``sorts``: the sort orders of these x and y, for Spearman and Kendall).
     """
     xa, ya = _as_xy(x, y)
     W = resamples
@@ -204,7 +206,7 @@ def bootstrap_ci(
         W = resample(groups, xa.size, n_boot=n_boot, rng=rng, weights=weights)  # type: ignore[arg-type]
     samples = correlate([(statistic, xa, ya)], W)[0]
     lo, hi = percentile_ci(samples, level)
-    est = point_statistic(statistic, xa, ya)
+    est = point_statistic(statistic, xa, ya, sorts)
     return BootstrapResult(
         est, lo, hi, level, int(W.shape[0]), int(np.isnan(samples).sum()), samples
     )

@@ -97,15 +97,20 @@ def pooled(
     level: float,
     *,
     min_n: int = 3,
+    sorts: st.SortOrders | None = None,
 ) -> Estimate:
-    """``statistic(x, y)`` over the rows where both are finite, bootstrap over items."""
-    x, y, g, reason = pooled_rows(statistic, x, y, row_items, min_n=min_n)
-    n = int(x.size)
+    """``statistic(x, y)`` over the rows where both are finite, bootstrap over items
+    (``sorts``: the sort orders of x and y, used when every row is kept)."""
+    xk, yk, g, reason = pooled_rows(statistic, x, y, row_items, min_n=min_n)
+    n = int(xk.size)
     if reason is not None:
         return Estimate(math.nan, n=n, undefined=reason)
+    if xk is not x:  # rows dropped: the orders are of other rows
+        sorts = None
     if W_items is None:
-        return Estimate(st.statistic(statistic, x, y), n=n)
-    b = st.bootstrap_ci(x, y, statistic=statistic, resamples=W_items[:, g], level=level)
+        return Estimate(st.statistic(statistic, xk, yk, sorts), n=n)
+    W = W_items[:, g]
+    b = st.bootstrap_ci(xk, yk, statistic=statistic, resamples=W, level=level, sorts=sorts)
     return Estimate(b.estimate, b.lo, b.hi, n, b.samples)
 
 

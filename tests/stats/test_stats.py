@@ -68,6 +68,32 @@ def test_kendall_tau_b_keeps_scipys_bits_on_pooled_rows_and_signed_zeros() -> No
         assert st.kendall_tau_b(y, a) == float(np.clip(ss.kendalltau(y, a)[0], -1.0, 1.0))
 
 
+def test_sorted_once_spearman_and_kendall_keep_their_bits() -> None:
+    """:class:`SortOrders` sorts x and y once for Spearman and Kendall: the same values as each
+    statistic sorting for itself and as scipy (no ties, pooled ties, -0.0 beside 0.0), and
+    :func:`~metajudge.stats.estimates.pooled` leaves the orders aside when it drops rows."""
+    from metajudge.stats import estimates as est
+
+    rng = np.random.default_rng(12)
+    x = rng.normal(size=20_000)
+    y = rng.integers(-2, 3, x.size).astype(float)
+    signed = np.where(rng.random(x.size) < 0.3, -0.0, 0.0) + rng.integers(0, 3, x.size)
+    for a in (x, np.repeat(x[: x.size // 2], 2), signed):
+        sorts = st.SortOrders(a, y)
+        assert st.statistic("spearman", a, y, sorts) == st.spearman(a, y)
+        assert st.spearman(a, y) == pytest.approx(float(ss.spearmanr(a, y)[0]), abs=1e-15)
+        assert st.statistic("kendall", a, y, sorts) == st.kendall_tau_b(a, y)
+        assert "by_x" in vars(sorts) and "by_y" in vars(sorts)  # (kept once found)
+    gaps = x.copy()
+    gaps[::5] = np.nan
+    items = np.arange(x.size)
+    for s in ("spearman", "kendall"):
+        stale = st.SortOrders(np.nan_to_num(gaps), y)  # orders of other rows
+        got = est.pooled(s, gaps, y, items, None, 0.95, sorts=stale)
+        assert got.value == est.pooled(s, gaps, y, items, None, 0.95).value
+        assert got.value == st.statistic(s, x[np.isfinite(gaps)], y[np.isfinite(gaps)])
+
+
 def test_discordant_count_per_value_equals_the_merge_sort(monkeypatch: pytest.MonkeyPatch) -> None:
     """Few-valued ranks (labels) are counted per value, others by the merge sort: the same
     integers (2,000 rows of 5 values and of 64; 0 and 1 rows), and τ_b keeps scipy's bits

@@ -223,6 +223,7 @@ def stat_block(run: Run, rows: Rows) -> tuple[dict[str, Any], dict[str, FArr]]:
     dec = st.tie_decisions(rows.raw, rows.eps)
     W = run.W[:, run.view.pair_item[rows.pair]] if run.W is not None and rows.pair.size else None
     boot: list[tuple[str, FArr, FArr]] = []
+    sorts = st.SortOrders(rows.x, rows.y)  # each side sorted once for Spearman and Kendall
     for s in p.statistics:
         is_corr = s in st.CORRELATIONS
         xv = rows.x if is_corr else dec
@@ -231,7 +232,7 @@ def stat_block(run: Run, rows: Rows) -> tuple[dict[str, Any], dict[str, FArr]]:
         out[s] = entry
         if reason is not None:
             continue
-        v = st.statistic(s, xv, rows.y)
+        v = st.statistic(s, xv, rows.y, sorts if is_corr else None)
         entry["value"] = jnum(v)
         n_ci = _ci_units(s, rows, n_pairs, len(run.view.pair_ids))
         entry.update(ci_fields(intervals.choose(s, v, n_ci, None, p.ci_level, small_n=p.small_n)))

@@ -279,9 +279,11 @@ def _pair_matched(run: Run, d: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for m, x in xs.items():
         out[m] = {}
+        sorts: dict[int, st.SortOrders] = {}  # each comparison's rows sorted once
         for s in corr:
             W = None if notes[s] else run.W
-            e = loo_matched(s, L, v.pair_item, systems, v.n_items, W, p.ci_level, p.level, x)
+            args = (L, v.pair_item, systems, v.n_items, W, p.ci_level, p.level)
+            e = loo_matched(s, *args, x, sorts)
             out[m][s] = _ref_entry(e, s, p, notes[s])
     return out
 

@@ -123,10 +123,12 @@ def level_estimate(
     W: FArr | None,
     level: float,
     unit_level: str,
+    sorts: st.SortOrders | None = None,
 ) -> est.Estimate:
-    """The correlation ``stat`` of x and y at ``unit_level`` with its bootstrap interval."""
+    """The correlation ``stat`` of x and y at ``unit_level`` with its bootstrap interval
+    (``sorts``: the sort orders of x and y, read at the global level)."""
     if unit_level == "global":
-        return est.pooled(stat, x, y, items, W, level)
+        return est.pooled(stat, x, y, items, W, level, sorts=sorts)
     if unit_level == "item":
         return est.grouped(stat, x, y, items, n_items, W, level)
     unit_level = canonical_level(unit_level)
@@ -212,23 +214,39 @@ def loo_matched(
     level: float,
     unit_level: str,
     metric: FArr,
+    sorts: dict[int, st.SortOrders] | None = None,
 ) -> est.Estimate:
     """:func:`loo_reference`'s second estimate alone (``metric`` matched to the reference),
-    without evaluating the reference itself again (the same one beside every metric)."""
+    without evaluating the reference itself again (the same one beside every metric).
+
+    ``sorts``: a dict the caller keeps between the statistics of one metric; each comparison's
+    metric and label rows are sorted once for all of them (Spearman and Kendall: 0.2 s a
+    comparison at a million pairs)."""
     comps, _ = st.leave_one_out(labels)
     at = _loo_at(items, systems, n_items, W, level, unit_level)
-    return _comparisons_at(stat, comps, lambda c: metric[c.rows], at, level)
+    if sorts is None or stat not in st.CORRELATIONS:
+        return _comparisons_at(stat, comps, lambda c: metric[c.rows], at, level)
+    ests = []
+    for k, c in enumerate(comps):
+        if k not in sorts:
+            sorts[k] = st.SortOrders(metric[c.rows], c.single)
+        ests.append(at(stat, sorts[k].x, c, sorts[k]))
+    return mean_estimate(ests, level)
 
 
 def _loo_at(
     items: IArr, systems: IArr, n_items: int, W: FArr | None, level: float, unit_level: str
-) -> Callable[[str, FArr, st.HumanComparison], est.Estimate]:
-    """The estimate of ``stat``(x, annotator i) on the units of comparison ``c``."""
+) -> Callable[..., est.Estimate]:
+    """The estimate of ``stat``(x, annotator i) on the units of comparison ``c`` (``sorts``:
+    the sort orders of x and the annotator's labels, for a correlation)."""
 
-    def at(s: str, x: FArr, c: st.HumanComparison) -> est.Estimate:
+    def at(
+        s: str, x: FArr, c: st.HumanComparison, sorts: st.SortOrders | None = None
+    ) -> est.Estimate:
         r = c.rows
         xv = _x_for(s, x)
-        return level_estimate(s, xv, c.single, items[r], systems[r], n_items, W, level, unit_level)
+        y = c.single
+        return level_estimate(s, xv, y, items[r], systems[r], n_items, W, level, unit_level, sorts)
 
     return at
 

@@ -170,8 +170,9 @@ def matched_reference(run: Run, dim: str, metric_values: dict[str, FArr]) -> dic
         "annotator, averaged the same way"
     )
     for m, x in metric_values.items():
+        sorts: dict[int, st.SortOrders] = {}  # each comparison's rows sorted once
         out["matched"][m] = {
-            s: ref_entry(loo_matched(s, *args, p.level, x), s, p, units) for s in stats_names
+            s: ref_entry(loo_matched(s, *args, p.level, x, sorts), s, p, units) for s in stats_names
         }
     return out
 
