@@ -67,6 +67,7 @@ def test_same_bits_whatever_the_path_or_the_blocks(
         ("RANK_BLOCK_ELEMENTS", 1),  # one resample per block
         ("RANK_BLOCK_ELEMENTS", 700),
         ("RANK_BLOCK_ELEMENTS", 1 << 22),  # every resample in one block
+        ("RANK_BLOCK_ELEMENTS", 45 * N_ITEMS),  # 45 resamples a block, rounded down to 32
         ("RANK_BLOCK_RESAMPLES", 3),  # blocks of three resamples, the last one shorter
         ("CELL_ELEMENTS", 1),  # as a y with as many values as rows: one resample a block
     ]
@@ -206,3 +207,16 @@ def test_stacked_resamples_heavier_than_the_exact_bound_take_float_sums(
     R2 = Resamples.draw(N_ITEMS, N_BOOT, np.random.default_rng(3))
     floats = weighted_statistic("spearman", xp, yp, R2[:, items])
     np.testing.assert_allclose(floats, exact, rtol=0, atol=1e-12)
+
+
+def test_a_block_above_32_resamples_is_a_multiple_of_32() -> None:
+    """A gathered row of one-byte counts is whole 32-byte pieces (numpy's fixed-size copy):
+    a million items take 32 resamples a block where the element budget allows 33; budgets of
+    32 resamples and fewer are kept as they are; at most :data:`RANK_BLOCK_RESAMPLES`."""
+    x = np.arange(10.0)
+    plan = weighted._RankPlan(x, [x % 3])
+    assert plan.block_rows(1_000_000) == 32 == plan.block_rows(weighted.RANK_BLOCK_ELEMENTS // 63)
+    assert plan.block_rows(weighted.RANK_BLOCK_ELEMENTS // 31) == 31
+    assert plan.block_rows(weighted.RANK_BLOCK_ELEMENTS // 70) == 64
+    assert plan.block_rows(200_000) == weighted.RANK_BLOCK_RESAMPLES == 128
+    assert plan.block_rows(1 << 40) == 1
