@@ -92,6 +92,7 @@ class _Store:
         return np.random.Generator(bg)
 
     def cacheable(self) -> bool:
+        """The counts fit :attr:`cache_bytes` (one byte a count at most): they are cached."""
         return self.n_boot * self.n_items <= self.cache_bytes
 
     def _blocks(self, rows: int) -> Iterator[tuple[int, Block]]:

@@ -173,7 +173,7 @@ def test_a_prefilled_cache_is_the_one_call_draw_and_its_error_raises_at_the_firs
     """:meth:`Resamples.prefill` fills the count cache in a thread of its own: the first pass
     waits for it and reads the counts of the one-call draw (a second prefill, or one where the
     counts do not fit the cache, starts nothing); an error of the fill raises at that pass."""
-    from metajudge.stats import resample
+    from metajudge.stats import count_pass
 
     dense = st.bootstrap_weights(41, 90, np.random.default_rng(4))
     R = Resamples.draw(41, 90, np.random.default_rng(4), cache_bytes=1 << 30)
@@ -191,10 +191,8 @@ def test_a_prefilled_cache_is_the_one_call_draw_and_its_error_raises_at_the_firs
     def broken(*args: object) -> bool:
         raise RuntimeError("count pass failed")
 
-    from metajudge.stats import count_pass
-
     monkeypatch.setattr(count_pass, "count_rows", broken)
-    R = resample.Resamples.draw(41, 90, np.random.default_rng(4), cache_bytes=1 << 30)
+    R = Resamples.draw(41, 90, np.random.default_rng(4), cache_bytes=1 << 30)
     R.prefill()
     with pytest.raises(RuntimeError, match="count pass failed"):
         R.dense()
