@@ -192,10 +192,22 @@ class SortOrders:
     """The sort orders of one ``x`` and ``y`` (any order among ties), each found when first
     asked and then kept: Spearman's ρ and Kendall's τ_b of the same rows sort each side once
     (:func:`statistic`'s ``sorts``: a cell's three correlations of 2,000,000 pooled rows in
-    0.62-0.83 s where 0.98-1.32 s)."""
+    0.62-0.83 s where 0.98-1.32 s). ``by_x``, ``by_y``: an order the caller already has (one
+    sort of a metric's pairs serves all its rows, :func:`rows_order`)."""
 
-    def __init__(self, x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> None:
+    def __init__(
+        self,
+        x: Sequence[float] | np.ndarray,
+        y: Sequence[float] | np.ndarray,
+        *,
+        by_x: np.ndarray | None = None,
+        by_y: np.ndarray | None = None,
+    ) -> None:
         self.x, self.y = _as_xy(x, y)
+        if by_x is not None:
+            self.__dict__["by_x"] = by_x  # (what the cached property would find and keep)
+        if by_y is not None:
+            self.__dict__["by_y"] = by_y
 
     @cached_property
     def by_x(self) -> np.ndarray:
@@ -204,6 +216,22 @@ class SortOrders:
     @cached_property
     def by_y(self) -> np.ndarray:
         return np.argsort(self.y)
+
+
+def rows_order(unit_order: np.ndarray, units: np.ndarray) -> np.ndarray:
+    """The sort order of rows by their unit's value, from ``unit_order`` (the sort order of the
+    units' values) and ``units`` (each row's unit, non-decreasing, as a cell's label rows and a
+    comparison's pairs are): each unit's rows in turn, in unit order. A sort order of the rows'
+    values (any order among ties), in O(rows) where a sort of them is O(rows log rows).
+
+    >>> rows_order(np.array([2, 0, 1]), np.array([0, 0, 2]))
+    array([2, 0, 1])
+    """
+    count = np.bincount(units, minlength=unit_order.size)
+    first = np.cumsum(count) - count  # each unit's first row
+    c, f = count[unit_order], first[unit_order]
+    at = np.cumsum(c) - c  # where each unit's rows start in the order
+    return np.repeat(f - at, c) + np.arange(units.size)
 
 
 def spearman(

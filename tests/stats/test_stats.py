@@ -94,6 +94,28 @@ def test_sorted_once_spearman_and_kendall_keep_their_bits() -> None:
         assert got.value == st.statistic(s, x[np.isfinite(gaps)], y[np.isfinite(gaps)])
 
 
+def test_rows_ordered_from_their_units_keep_the_bits() -> None:
+    """:func:`~metajudge.stats.rows_order`: rows (1 or 2 a unit, some units without a row or
+    NaN) ordered by one sort of their units' values are a sort order of the rows' values, and
+    Spearman and Kendall through it keep the bits of each sorting for itself (discrete values
+    with many ties, continuous values)."""
+    rng = np.random.default_rng(5)
+    n = 30_000
+    for values in (rng.normal(size=n), rng.integers(0, 7, n).astype(float)):
+        values[rng.random(n) < 0.05] = np.nan
+        per_unit = rng.integers(0, 3, n)  # 0, 1 or 2 rows a unit
+        units = np.repeat(np.arange(n), per_unit)
+        units = units[np.isfinite(values[units])]
+        x = values[units]
+        y = rng.integers(-2, 3, x.size).astype(float)
+        order = st.rows_order(np.argsort(values), units)
+        assert np.array_equal(np.sort(order), np.arange(x.size))  # every row once
+        assert np.array_equal(x[order], np.sort(x))
+        sorts = st.SortOrders(x, y, by_x=order)
+        assert st.statistic("spearman", x, y, sorts) == st.spearman(x, y)
+        assert st.statistic("kendall", x, y, sorts) == st.kendall_tau_b(x, y)
+
+
 def test_discordant_count_per_value_equals_the_merge_sort(monkeypatch: pytest.MonkeyPatch) -> None:
     """Few-valued ranks (labels) are counted per value, others by the merge sort: the same
     integers (2,000 rows of 5 values and of 64; 0 and 1 rows), and τ_b keeps scipy's bits

@@ -82,6 +82,7 @@ class Run:
     resp_cache: dict[str, tuple[FArr, dict[str, Any]]] = field(default_factory=dict)
     columns_of: dict[tuple[str, str], str | None] = field(default_factory=dict)
     _label_rows: dict[str, tuple[IArr, FArr, IArr]] = field(default_factory=dict, repr=False)
+    _orders: dict[str, NDArray[np.integer]] = field(default_factory=dict, repr=False)
     #: cell bootstraps waiting to be evaluated together (None: each cell evaluates its own)
     deferred: list[_Bootstrap] | None = field(default=None, repr=False)
     #: the control of a partial correlation (``--control``), per response
@@ -102,6 +103,15 @@ class Run:
         if dim not in self._label_rows:
             self._label_rows[dim] = label_rows(self.view.pair_labels[dim], self.proto.aggregation)
         return self._label_rows[dim]
+
+    def pair_order(self, name: str) -> NDArray[np.integer]:
+        """The sort order of a score column's normalised d per pair (:meth:`diffs`), sorted once
+        (4 bytes a pair below 2**31 pairs): the rows of its cell and of its comparisons with each
+        annotator take their order from it (:func:`~metajudge.stats.rows_order`)."""
+        if name not in self._orders:
+            order = np.argsort(self.diffs(name)[1].values)
+            self._orders[name] = order.astype(np.int32) if order.size < 1 << 31 else order
+        return self._orders[name]
 
     @property
     def pointwise(self) -> bool:
@@ -209,8 +219,11 @@ def _ci_units(s: str, rows: Rows, n_pairs: int, n_all: int) -> int:
     return n_pairs
 
 
-def stat_block(run: Run, rows: Rows) -> tuple[dict[str, Any], dict[str, FArr]]:
-    """Point values, CIs and Fisher CIs of every statistic for one cell.
+def stat_block(
+    run: Run, rows: Rows, by_x: IArr | None = None
+) -> tuple[dict[str, Any], dict[str, FArr]]:
+    """Point values, CIs and Fisher CIs of every statistic for one cell (``by_x``: the sort
+    order of ``rows.x`` when the caller has it).
 
     The CI is :func:`~metajudge.stats.intervals.choose` on the cell's pairs (percentile
     bootstrap from ``small_n`` pairs up). The bootstrap of every statistic of the cell is
@@ -223,7 +236,7 @@ def stat_block(run: Run, rows: Rows) -> tuple[dict[str, Any], dict[str, FArr]]:
     dec = st.tie_decisions(rows.raw, rows.eps)
     W = run.W[:, run.view.pair_item[rows.pair]] if run.W is not None and rows.pair.size else None
     boot: list[tuple[str, FArr, FArr]] = []
-    sorts = st.SortOrders(rows.x, rows.y)  # each side sorted once for Spearman and Kendall
+    sorts = st.SortOrders(rows.x, rows.y, by_x=by_x)  # each side sorted once at most
     for s in p.statistics:
         is_corr = s in st.CORRELATIONS
         xv = rows.x if is_corr else dec
@@ -382,7 +395,8 @@ def evaluate_cell(
         cell["undefined"] = nd.undefined
         cell["stats"] = _undefined(nd.undefined, stats_names)
         return cell, None, x_pair
-    stats_out, samples = stat_block(run, rows)
+    by_x = st.rows_order(run.pair_order(column), rows.pair) if x_pair is nd.values else None
+    stats_out, samples = stat_block(run, rows, by_x)
     if run.proto.grouped:
         gx, gy, gg, unit = _grouped_rows(run, column, dim, rows)
         gstats, gsamples = grouped_block(run, gx, gy, gg)

@@ -255,11 +255,12 @@ def _pair_matched(run: Run, d: str) -> dict[str, Any]:
     L = v.pair_labels[d]
     systems = np.zeros(len(v.pair_ids), dtype=np.int64)
     comps, _ = st.leave_one_out(L)
-    xs = {
-        m: run.cache[c][1].values
+    cols = {
+        m: c
         for (m, dd), c in run.columns_of.items()
         if dd == d and c is not None and c in run.cache and not run.cache[c][1].undefined
     }
+    xs = {m: run.cache[c][1].values for m, c in cols.items()}
     notes = _ci_notes(run, comps)
     corr = list(notes)
     if run.W is not None and p.level == "global":
@@ -277,9 +278,14 @@ def _pair_matched(run: Run, d: str) -> dict[str, Any]:
             + [h for h in human if notes[h[0]] is None],
         )
     out: dict[str, Any] = {}
+    ranked = any(s != "pearson" for s in corr)
+    by_y = [np.argsort(c.single) for c in comps] if ranked else []  # once for every metric
     for m, x in xs.items():
         out[m] = {}
-        sorts: dict[int, st.SortOrders] = {}  # each comparison's rows sorted once
+        sorts: dict[int, st.SortOrders] = {}  # each comparison's rows in the order of x's pairs
+        for k, c in enumerate(comps if ranked else ()):
+            by_x = st.rows_order(run.pair_order(cols[m]), c.rows)
+            sorts[k] = st.SortOrders(_take(x, c.rows), c.single, by_x=by_x, by_y=by_y[k])
         for s in corr:
             W = None if notes[s] else run.W
             args = (L, v.pair_item, systems, v.n_items, W, p.ci_level, p.level)
