@@ -171,7 +171,9 @@ class RowIds:
 
     __slots__ = ("keys", "sides", "systems")
 
-    def __init__(self, keys: list[str], systems: list[str | None], sides: list[str | None]) -> None:
+    def __init__(
+        self, keys: Sequence[str], systems: list[str | None], sides: list[str | None]
+    ) -> None:
         self.keys, self.systems, self.sides = keys, systems, sides
 
     def __len__(self) -> int:

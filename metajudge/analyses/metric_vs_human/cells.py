@@ -83,6 +83,7 @@ class Run:
     columns_of: dict[tuple[str, str], str | None] = field(default_factory=dict)
     _label_rows: dict[str, tuple[IArr, FArr, IArr]] = field(default_factory=dict, repr=False)
     _orders: dict[str, NDArray[np.integer]] = field(default_factory=dict, repr=False)
+    _last_view: tuple[IArr, Any] | None = field(default=None, repr=False)
     #: cell bootstraps waiting to be evaluated together (None: each cell evaluates its own)
     deferred: list[_Bootstrap] | None = field(default=None, repr=False)
     #: the control of a partial correlation (``--control``), per response
@@ -112,6 +113,16 @@ class Run:
             order = np.argsort(self.diffs(name)[1].values)
             self._orders[name] = order.astype(np.int32) if order.size < 1 << 31 else order
         return self._orders[name]
+
+    def resamples_of(self, pairs: IArr) -> Any:
+        """The resamples' columns of rows at ``pairs``, the last one kept: the cells of a
+        dimension whose pairs all have an x share their rows, so one view (its column index:
+        16 MB at a million pairs, two labels each)."""
+        last = self._last_view
+        if last is None or last[0] is not pairs:
+            assert self.W is not None
+            last = self._last_view = (pairs, self.W[:, self.view.pair_item[pairs]])
+        return last[1]
 
     @property
     def pointwise(self) -> bool:
@@ -234,7 +245,7 @@ def stat_block(
     out: dict[str, Any] = {}
     n_pairs = n_distinct(rows.pair, len(run.view.pair_ids))
     dec = st.tie_decisions(rows.raw, rows.eps)
-    W = run.W[:, run.view.pair_item[rows.pair]] if run.W is not None and rows.pair.size else None
+    W = run.resamples_of(rows.pair) if run.W is not None and rows.pair.size else None
     boot: list[tuple[str, FArr, FArr]] = []
     sorts = st.SortOrders(rows.x, rows.y, by_x=by_x)  # each side sorted once at most
     for s in p.statistics:

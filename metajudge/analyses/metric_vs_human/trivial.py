@@ -14,10 +14,12 @@ like any other metric's).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
+from metajudge.errors import InputError
 
 LENGTH = "trivial.length_words"
 RANDOM = "trivial.random"
@@ -28,23 +30,24 @@ def is_trivial(metric: str) -> bool:
     return metric in TRIVIAL
 
 
-def trivial_rows(records: Iterable[Any], seed: int) -> Any:
+def trivial_rows(records: Sequence[Any], seed: int) -> Any:
     """Score rows of both trivial baselines for every response of ``records``: one
     :class:`~metajudge.scores.rows.ScoreTable` (length, random per response, in columns)."""
     from metajudge.bulk import paused_gc
-    from metajudge.metrics.base import response_rows
+    from metajudge.metrics.base import ResponseKeys, response_rows
     from metajudge.scores.rows import MetricColumn, RowIds, ScoreRows, ScoreTable
 
-    ids = RowIds([], [], [])
+    ids = RowIds(ResponseKeys(records), [], [])  # the keys made when read (the view's held)
     lengths: list[float] = []
     nan = float("nan")
     with paused_gc():  # many small objects, no cycles (metajudge.bulk)
         for record in records:
-            for key, system, side, response in response_rows(record):
-                ids.keys.append(key)
+            for _, system, side, response in response_rows(record):
                 ids.systems.append(system)
                 ids.sides.append(side)
                 lengths.append(nan if response is None else float(len(response.split())))
+    if len(ids.keys) != len(ids.systems):
+        raise InputError("records mix pairwise and Likert kinds", field="records")
     rnd = np.random.default_rng(seed).random(len(ids))
     length = MetricColumn(
         LENGTH,
