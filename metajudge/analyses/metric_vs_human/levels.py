@@ -315,7 +315,9 @@ def human_reference(
         return HumanReference(
             None, n_multi, {s: est.Estimate(math.nan, undefined=why) for s in statistics}
         )
-    n_units = int(np.unique(np.concatenate([c.rows for c in comps])).size)
+    from metajudge.analyses.metric_vs_human.cells import n_distinct  # (protocol, which cells imports, imports levels)
+
+    n_units = n_distinct(np.concatenate([c.rows for c in comps]), labels.shape[0])
     boot = [s for s in statistics if s not in no_bootstrap]
     if unit_level == "global":
         rows = [(c, items[c.rows]) for c in comps]
