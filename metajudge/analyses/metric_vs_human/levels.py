@@ -315,7 +315,8 @@ def human_reference(
         return HumanReference(
             None, n_multi, {s: est.Estimate(math.nan, undefined=why) for s in statistics}
         )
-    from metajudge.analyses.metric_vs_human.cells import n_distinct  # (protocol, which cells imports, imports levels)
+    # (here, not above: protocol, which cells imports, imports this module)
+    from metajudge.analyses.metric_vs_human.cells import n_distinct
 
     n_units = n_distinct(np.concatenate([c.rows for c in comps]), labels.shape[0])
     boot = [s for s in statistics if s not in no_bootstrap]
