@@ -19,8 +19,9 @@ from metajudge.metrics.base import iter_responses
 from metajudge.reports.html_items import Items
 from metajudge.reports.html_views import _row_warnings
 from metajudge.scores import files
+from metajudge.scores import rows as rows_mod
 from metajudge.scores.alignment import IdPolicy
-from metajudge.scores.rows import ScoreRows, ScoreTable, make_row, score_maps
+from metajudge.scores.rows import ScoreRows, ScoreTable, make_row, score_maps, score_values
 from metajudge.scores.upstream import KeyMap
 
 
@@ -238,6 +239,38 @@ def test_the_report_reads_tables_as_it_reads_rows(tmp_path: Path) -> None:
     for m, got in want.items():
         assert dict(maps[m]) == got
         assert all(v is None or not math.isnan(v) for v in maps[m].values())
+
+
+@pytest.mark.parametrize("layout", ["dataset order", "shuffled", "one missing", "b first"])
+def test_report_scores_by_stride_are_those_looked_up(tmp_path: Path, layout: str) -> None:
+    """The report's scores of each side's keys (``score_values``): read at one stride when the
+    score file lists the pairs in the dataset's order, else looked up key by key; the same
+    values as a dict of the rows either way."""
+    recs = _pairs(6)
+    lines = [f"p{i},{side},{i + (0.5 if side == 'b' else 0)}" for i in range(6) for side in "ab"]
+    if layout == "shuffled":
+        lines = [lines[k] for k in np.random.default_rng(3).permutation(len(lines))]
+    elif layout == "one missing":
+        del lines[6]  # p3,a
+    elif layout == "b first":
+        lines = [x for i in range(6) for x in (lines[2 * i + 1], lines[2 * i])]
+    p = tmp_path / "s.csv"
+    p.write_text("item,side,m0\n" + "\n".join(lines) + "\n")
+    rows = files.read_scores(p, recs, ids=IdPolicy())
+    col = score_maps(rows)["m0"]
+    want = {r["key"]: r["score"] for r in rows}
+    for side in "ab":
+        keys = [f"p{i}::{side}" for i in range(6)]
+        got = score_values(col, keys, {})
+        expect = [want.get(k, math.nan) for k in keys]
+        assert np.array_equal(got, np.array(expect, dtype=float), equal_nan=True), side
+    strided = {"dataset order": "b", "b first": "a"}.get(layout)
+    for side in "ab":
+        got = rows_mod._strided(col, [f"p{i}::{side}" for i in range(6)])
+        if side == strided:
+            assert np.array_equal(got, np.arange(1, 12, 2))
+        elif layout in ("shuffled", "one missing"):
+            assert got is None
 
 
 @pytest.mark.parametrize("name", ["plain", "systems", "missing cells", "infinite", "unknown item"])
