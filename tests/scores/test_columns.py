@@ -266,7 +266,7 @@ def test_report_scores_by_stride_are_those_looked_up(tmp_path: Path, layout: str
         assert np.array_equal(got, np.array(expect, dtype=float), equal_nan=True), side
     strided = {"dataset order": "b", "b first": "a"}.get(layout)
     for side in "ab":
-        got = rows_mod._strided(col, [f"p{i}::{side}" for i in range(6)])
+        got = rows_mod.strided_positions(col.index, [f"p{i}::{side}" for i in range(6)])
         if side == strided:
             assert np.array_equal(got, np.arange(1, 12, 2))
         elif layout in ("shuffled", "one missing"):

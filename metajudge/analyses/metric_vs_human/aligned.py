@@ -32,6 +32,7 @@ from numpy.typing import NDArray
 
 from metajudge.data.formats import LikertRecord, PairwiseRecord, Record, response_key
 from metajudge.errors import InputError
+from metajudge.scores.rows import strided_positions
 from metajudge.stats import annotator_mean
 
 FArr = NDArray[np.float64]
@@ -367,7 +368,9 @@ def _index_table(
     key lookup per table row, shared by its metrics; row numbers (``scores[i]``) as the table
     reads as rows (response-major); returns its number of rows."""
     keys = table.ids.keys
-    j = np.fromiter(map(index.get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
+    j = strided_positions(index, keys)  # (a score file in the dataset's order)
+    if j is None:
+        j = np.fromiter(map(index.get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
     hit = np.flatnonzero(j >= 0)
     n_cols = len(table.columns)
     for c, col in enumerate(table.columns):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, overload
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 from metajudge import stats as st
 from metajudge.analyses.metric_vs_human import normalize as norm
 from metajudge.analyses.metric_vs_human.aligned import AlignedView, ColumnInfo, label_rows
+from metajudge.analyses.metric_vs_human.levels import n_distinct
 from metajudge.analyses.metric_vs_human.protocol import Protocol
 from metajudge.errors import InputError
 from metajudge.stats import estimates as est
@@ -163,18 +164,6 @@ class Run:
             miss["pairs_dropped"] = miss["pairs_missing"] - nd.n_imputed
             self.cache[name] = (d, nd, miss)
         return self.cache[name]
-
-
-@overload
-def n_distinct(idx: IArr, n: int) -> int: ...
-@overload
-def n_distinct(idx: IArr, n: int, which: Literal[True]) -> IArr: ...
-def n_distinct(idx: IArr, n: int, which: bool = False) -> int | IArr:
-    """How many distinct values ``idx`` (in ``0..n-1``) holds, or (``which``) those values,
-    sorted — in O(n), where ``np.unique`` sorts."""
-    seen = np.zeros(n, dtype=bool)
-    seen[idx] = True
-    return np.flatnonzero(seen) if which else int(np.count_nonzero(seen))
 
 
 def make_rows(

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from metajudge import stats as st
-from metajudge.analyses.metric_vs_human.cells import CellCalc, Run, jnum, n_distinct
+from metajudge.analyses.metric_vs_human.cells import CellCalc, Run, jnum
+from metajudge.analyses.metric_vs_human.levels import n_distinct
 from metajudge.analyses.metric_vs_human.partial import common_arrays
 from metajudge.analyses.metric_vs_human.protocol import COMPARE_STATS
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from typing import Literal, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -175,6 +176,18 @@ def _comparisons_at(
     return mean_estimate([at(stat, x_of(c), c) for c in comps], level)
 
 
+@overload
+def n_distinct(idx: IArr, n: int) -> int: ...
+@overload
+def n_distinct(idx: IArr, n: int, which: Literal[True]) -> IArr: ...
+def n_distinct(idx: IArr, n: int, which: bool = False) -> int | IArr:
+    """How many distinct values ``idx`` (in ``0..n-1``) holds, or (``which``) those values,
+    sorted — in O(n), where ``np.unique`` sorts."""
+    seen = np.zeros(n, dtype=bool)
+    seen[idx] = True
+    return np.flatnonzero(seen) if which else int(np.count_nonzero(seen))
+
+
 def loo_reference(
     stat: str,
     labels: FArr,
@@ -315,9 +328,6 @@ def human_reference(
         return HumanReference(
             None, n_multi, {s: est.Estimate(math.nan, undefined=why) for s in statistics}
         )
-    # (here, not above: protocol, which cells imports, imports this module)
-    from metajudge.analyses.metric_vs_human.cells import n_distinct
-
     n_units = n_distinct(np.concatenate([c.rows for c in comps]), labels.shape[0])
     boot = [s for s in statistics if s not in no_bootstrap]
     if unit_level == "global":
