@@ -52,6 +52,13 @@ class Rows:
         """A sorted key per row, (pair, annotator): rows are built in this order."""
         return self.pair.astype(np.int64) * (1 << 20) + self.ann
 
+    def same_rows(self, other: Rows) -> bool:
+        """Both cells have the same rows: their keys are equal (at once when the cells share
+        their arrays, as the metrics of a dimension do when every pair has a score)."""
+        if self.pair is other.pair and self.ann is other.ann:
+            return True
+        return bool(np.array_equal(self.keys(), other.keys()))
+
 
 @dataclass
 class CellCalc:

@@ -48,10 +48,10 @@ def _rows_of(
     """``(same rows, statistic taken, x1, x2, y, unit per row)`` of ``s`` on the rows both
     cells scored; under a control the residuals are taken again on those rows."""
     r1, r2 = c1.rows, c2.rows
-    k1, k2 = r1.keys(), r2.keys()
-    if np.array_equal(k1, k2):  # the usual case (no missing scores): the cells' own arrays
+    if r1.same_rows(r2):  # the usual case (no missing scores): the cells' own arrays
         taken, x1, y = c1.arrays(s)
         return True, taken, x1, c2.arrays(s)[1], y, r1.pair
+    k1, k2 = r1.keys(), r2.keys()
     common = np.intersect1d(k1, k2)
     i1, i2 = np.searchsorted(k1, common), np.searchsorted(k2, common)
     if run.control is not None:
@@ -147,8 +147,7 @@ def _shared_permutations(
         return {}
     calcs = [cells[(m, d)][1] for m in ms]
     rows = [c.rows for c in calcs]
-    keys = rows[0].keys()
-    if not all(np.array_equal(r.keys(), keys) for r in rows[1:]):
+    if not all(rows[0].same_rows(r) for r in rows[1:]):
         return {}
     pairs = list(itertools.combinations(range(len(ms)), 2))
     if reference is not None:
