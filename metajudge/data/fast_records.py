@@ -12,7 +12,9 @@ before; so a record it builds is one the full path accepts, and equal to the one
 
 It also shares what repeats between records instead of keeping one copy per record: dimension
 names and other object keys, system names, equal inputs (question, reference, context), equal
-responses without text and equal label tuples (all immutable).
+responses without text, equal label tuples and equal label maps (the maps of the labels are
+dicts, shared as records are: read, never changed), and one empty ``meta`` for the records
+without one.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from metajudge.data.formats import Input, LikertRecord, PairwiseRecord, Record, 
 #: distinct values each sharing table keeps at most (then new values are kept as they are)
 SHARE_MAX = 1 << 16
 _NO = object()  # a dimension the card does not declare
+_NO_META: dict[str, Any] = {}  # the ``meta`` of every record without one (never changed)
 RangeRule = tuple[float, float, frozenset[Any] | None]  # (lower, upper, allowed values or labels)
 
 
@@ -55,6 +58,7 @@ class FastRecords:
         self._inputs = _Shared()
         self._responses = _Shared()
         self._labels = _Shared()
+        self._label_maps = _Shared()
 
     def record(self, d: Any) -> Record | None:
         """The record ``d`` describes, or ``None``: take the full path (check, then build)."""
@@ -74,9 +78,7 @@ class FastRecords:
         if parts is None:
             return None
         inp, labels, meta = parts
-        if meta is _NO:
-            return PairwiseRecord(rid, inp, a, b, labels)
-        return PairwiseRecord(rid, inp, a, b, labels, meta)
+        return PairwiseRecord(rid, inp, a, b, labels, _NO_META if meta is _NO else meta)
 
     def _response(self, d: dict[str, Any]) -> LikertRecord | None:
         rid, system, text = d.get("id"), d.get("system"), d.get("response", _NO)
@@ -89,9 +91,7 @@ class FastRecords:
             return None
         inp, scores, meta = parts
         system = self._strings.get_or_keep(system, system)
-        if meta is _NO:
-            return LikertRecord(rid, inp, system, text, scores)
-        return LikertRecord(rid, inp, system, text, scores, meta)
+        return LikertRecord(rid, inp, system, text, scores, _NO_META if meta is _NO else meta)
 
     def _common(self, d: dict[str, Any], labels_key: str) -> tuple[Any, Any, Any] | None:
         """``(input, labels, meta)`` of a pairwise or per-response record (meta ``_NO`` when the
@@ -150,6 +150,7 @@ class FastRecords:
         if type(m) is not dict or not m:
             return None
         out: dict[str, tuple[Any, ...]] = {}
+        equal: list[tuple[str, Any]] = []  # (dimension, its labels' sharing key): equal maps
         for dim, vals in m.items():
             rule = self._dims.get(dim)
             if rule is None:
@@ -158,11 +159,13 @@ class FastRecords:
                 return None
             if self.annotators and len(vals) != 1 and len(vals) != self.annotators:
                 return None  # the warning's condition: the full path gives it
-            t = self._numbers(vals, rule) if self.numeric else self._words(vals, rule)
-            if t is None:
+            got = self._numbers(vals, rule) if self.numeric else self._words(vals, rule)
+            if got is None:
                 return None
-            out[self._strings.get_or_keep(dim, dim)] = t
-        return out
+            name = self._strings.get_or_keep(dim, dim)
+            out[name] = got[1]
+            equal.append((name, got[0]))
+        return self._label_maps.get_or_keep(tuple(equal), out)
 
     def _rule(self, dim: str) -> Any:
         """``(lower, upper, allowed)`` for ``dim``'s labels, or ``_NO`` (not a card dimension,
@@ -180,7 +183,8 @@ class FastRecords:
             return (sc.min - 1e-9, sc.max + 1e-9, allowed)
         return _NO if sc.labels is None else (0.0, 0.0, frozenset(sc.labels))
 
-    def _numbers(self, vals: list[Any], rule: RangeRule) -> tuple[Any, ...] | None:
+    def _numbers(self, vals: list[Any], rule: RangeRule) -> tuple[Any, tuple[Any, ...]] | None:
+        """``(sharing key, shared label tuple)`` of ``vals``, or None (the full path's)."""
         lo, hi, allowed = rule
         all_null = plain = True
         neg_zero = False
@@ -207,9 +211,9 @@ class FastRecords:
             return None  # the full path gives the warning
         tup = tuple(vals) if plain else tuple(None if v is None else float(v) for v in vals)
         key = tup if not neg_zero else ("-0", repr(tup))  # -0.0 == 0.0: keep the sign as read
-        return self._labels.get_or_keep(key, tup)
+        return key, self._labels.get_or_keep(key, tup)
 
-    def _words(self, vals: list[Any], rule: RangeRule) -> tuple[Any, ...] | None:
+    def _words(self, vals: list[Any], rule: RangeRule) -> tuple[Any, tuple[Any, ...]] | None:
         allowed = rule[2]
         labelled = False
         for v in vals:
@@ -221,7 +225,7 @@ class FastRecords:
         if not labelled:
             return None
         tup = tuple(vals)
-        return self._labels.get_or_keep(tup, tup)
+        return tup, self._labels.get_or_keep(tup, tup)
 
 
 def fast_builder(rules: Any, schema: bool) -> Callable[[Any], Record | None]:

@@ -494,6 +494,82 @@ def split_response_key(key: str) -> tuple[str, str]:
     return item, rest
 
 
+class PairKeys(Sequence[str]):
+    """The response keys of the pairs ``ids`` in order (pair ``i``'s ``a`` at ``2i``, its ``b``
+    at ``2i + 1``), each made when read: a million pairs' 2,000,000 keys are not held (118 MB).
+
+    >>> keys = PairKeys(("p", "q"))
+    >>> len(keys), keys[1], keys[-2], list(keys)
+    (4, 'p::b', 'q::a', ['p::a', 'p::b', 'q::a', 'q::b'])
+    """
+
+    def __init__(self, ids: Sequence[str]) -> None:
+        self.ids = ids
+
+    def __len__(self) -> int:
+        return 2 * len(self.ids)
+
+    def __getitem__(self, i: int) -> str:  # type: ignore[override]
+        j = i + len(self) if i < 0 else i
+        if not 0 <= j < len(self):
+            raise IndexError(i)
+        return response_key(self.ids[j >> 1], "ab"[j & 1])
+
+    def __iter__(self) -> Iterator[str]:
+        return (response_key(p, side) for p in self.ids for side in ("a", "b"))
+
+
+class PairKeyIndex(Mapping[str, int]):
+    """``{response key: position}`` of :class:`PairKeys` ``(ids)`` read from one dict of the pair
+    ids (``at_pair``: ``{id: pair}``), not one entry per key: ``"p::b"`` is at
+    ``2 * at_pair["p"] + 1``. As the dict of the keys would be: a repeated id's keys point at
+    its last pair and are listed once, where the id is first seen.
+
+    >>> ix = PairKeyIndex(("p", "q"))
+    >>> ix["q::b"], ix.get("q::c"), len(ix), list(ix.items())[:2]
+    (3, None, 4, [('p::a', 0), ('p::b', 1)])
+    """
+
+    def __init__(self, ids: Sequence[str], at_pair: dict[str, int] | None = None) -> None:
+        self.ids = ids
+        self.at_pair = {p: i for i, p in enumerate(ids)} if at_pair is None else at_pair
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        if type(key) is str:
+            pid, sep, side = key.rpartition("::")
+            i = self.at_pair.get(pid) if sep and (side == "a" or side == "b") else None
+            if i is not None:
+                return 2 * i + (side == "b")
+        return default
+
+    def __getitem__(self, key: str) -> int:
+        i = self.get(key)
+        if i is None:
+            raise KeyError(key)
+        return int(i)
+
+    def __contains__(self, key: object) -> bool:
+        return self.get(key) is not None
+
+    def __len__(self) -> int:
+        return 2 * len(self.at_pair)
+
+    def __iter__(self) -> Iterator[str]:
+        return (response_key(p, side) for p in self.at_pair for side in ("a", "b"))
+
+    def items(self) -> Iterator[tuple[str, int]]:  # type: ignore[override]
+        at = self.at_pair
+        return ((response_key(p, s), 2 * at[p] + k) for p in at for k, s in enumerate("ab"))
+
+    def keys_at(self, positions: range) -> list[str] | None:
+        """The keys at ``positions`` in the index's order (None when an id repeats: the order
+        is then the first-seen ids', not the positions')."""
+        if len(self.at_pair) != len(self.ids):
+            return None
+        ids = self.ids
+        return [response_key(ids[p >> 1], "ab"[p & 1]) for p in positions]
+
+
 def mean_label(values: Sequence[Label]) -> float | None:
     """Mean of the non-missing annotator values; None if all are missing.
 

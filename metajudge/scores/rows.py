@@ -30,7 +30,7 @@ from typing import Any, Self
 
 import numpy as np
 
-from metajudge.data.formats import response_key
+from metajudge.data.formats import PairKeyIndex, response_key
 from metajudge.errors import InputError
 
 #: One score row (see the module docstring for its fields).
@@ -424,7 +424,8 @@ def _positions(index: Mapping[str, int], keys: Sequence[str], memo: dict[Any, An
 
 
 def strided_positions(index: Mapping[str, int], keys: Sequence[str]) -> np.ndarray | None:
-    """The positions of ``keys`` in ``index`` (a dict) when they lie at one stride in its order,
+    """The positions of ``keys`` in ``index`` (a dict or a
+    :class:`~metajudge.data.formats.PairKeyIndex`) when they lie at one stride in its order,
     each at the position it holds (a score file listing the dataset's pairs in order: the ``a``
     keys at 0, 2, 4 …), checked key for key and position for position in two list comparisons;
     else None (look them up one by one). 2,000,000 keys: 0.1 s where the lookups take 1 s.
@@ -433,18 +434,26 @@ def strided_positions(index: Mapping[str, int], keys: Sequence[str]) -> np.ndarr
     array([1, 3])
     >>> strided_positions({"p::a": 0, "p::b": 1, "q::a": 2}, ["q::a", "p::a"]) is None
     True
+    >>> strided_positions(PairKeyIndex(("p", "q", "r")), ["q::a", "q::b", "r::a"])
+    array([2, 3, 4])
     """
     n = len(keys)
-    if n < 2 or not isinstance(index, dict):
+    if n < 2 or not isinstance(index, (dict, PairKeyIndex)):
         return None
     p0, p1 = index.get(keys[0]), index.get(keys[1])
     if p0 is None or p1 is None or p1 <= p0 or p0 + (n - 1) * (p1 - p0) >= len(index):
         return None
     at = range(p0, p0 + n * (p1 - p0), p1 - p0)
-    where = slice(at.start, at.stop, at.step)
-    if list(index)[where] != list(keys) or list(index.values())[where] != list(at):
+    held = index.keys_at(at) if isinstance(index, PairKeyIndex) else _dict_keys_at(index, at)
+    if held is None or held != list(keys):
         return None
     return np.arange(at.start, at.stop, at.step, dtype=np.int64)
+
+
+def _dict_keys_at(index: dict[str, int], at: range) -> list[str] | None:
+    """The keys of ``index`` at ``at`` in its order, None unless each is at its position."""
+    where = slice(at.start, at.stop, at.step)
+    return list(index)[where] if list(index.values())[where] == list(at) else None
 
 
 def _float_or_nan(v: Any) -> float:

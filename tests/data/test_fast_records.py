@@ -73,8 +73,9 @@ def test_fast_record_only_what_the_full_check_accepts(
 
 
 def test_fast_record_keeps_values_as_read() -> None:
-    """-0.0 stays -0.0 (equal to 0.0, so shared tuples are keyed by the sign too), integers
-    become floats, equal inputs and text-less responses are shared, meta is copied."""
+    """-0.0 stays -0.0 (equal to 0.0, so shared tuples and label maps are keyed by the sign
+    too), integers become floats, equal inputs, text-less responses and label maps are shared,
+    meta is copied (one empty meta for the records without one)."""
     fast = FastRecords(Rules.of(PAIR_CARD))
     recs = [
         fast.record({**GOOD, "id": f"p{i}", "labels": {"overall": lab}, "meta": {"k": "v"}})
@@ -87,6 +88,10 @@ def test_fast_record_keeps_values_as_read() -> None:
     assert labs[0] is labs[2] and labs[1] is not labs[0]
     assert recs[0].input is recs[1].input and recs[0].meta == {"k": "v"}  # type: ignore[union-attr]
     assert recs[0].meta is not recs[1].meta  # type: ignore[union-attr]
+    maps = [r.labels for r in recs]  # type: ignore[union-attr]
+    assert maps[0] is maps[2] and maps[1] is not maps[0] and maps[3] is not maps[0]
+    bare = [fast.record({**GOOD, "id": f"m{i}"}) for i in range(2)]
+    assert bare[0].meta == {} and bare[0].meta is bare[1].meta  # type: ignore[union-attr]
     none_side = fast.record({**GOOD, "b": {"system": "y", "response": None}})
     assert (
         none_side is not None

@@ -226,3 +226,29 @@ def test_mixed_kinds_rejected(tmp_path: Path) -> None:
     p = _write(tmp_path, [_good("1"), lik])
     with pytest.raises(InputError, match="mixes pairwise and Likert"):
         read_jsonl(p)
+
+
+@pytest.mark.parametrize("ids", [("p", "q", "r"), ("p", "q::1", "p", "r"), ("x",)])
+def test_pair_key_index_reads_as_the_dict_of_the_keys(ids: tuple[str, ...]) -> None:
+    """The view's pairwise keys and their index, made when read, read as the tuple of keys and
+    the dict ``{key: position}`` they replace (a repeated id's keys at its last pair, listed
+    once where first seen), and place a score file's keys at the same positions."""
+    from metajudge.data.formats import PairKeyIndex, PairKeys, response_key
+    from metajudge.scores.rows import strided_positions
+
+    keys = tuple(response_key(p, s) for p in ids for s in ("a", "b"))
+    as_dict = {k: i for i, k in enumerate(keys)}
+    lazy, index = PairKeys(ids), PairKeyIndex(ids)
+    assert tuple(lazy) == keys and [lazy[i] for i in range(-len(keys), len(keys))] == [*keys, *keys]
+    with pytest.raises(IndexError):
+        lazy[len(keys)]
+    assert list(index) == list(as_dict) and dict(index.items()) == as_dict
+    assert len(index) == len(as_dict) and dict(index) == as_dict
+    for probe in [*keys, "p::c", "p", "::a", "zz::b", 3]:
+        assert index.get(probe) == as_dict.get(probe)  # type: ignore[call-overload]
+        assert (probe in index) == (probe in as_dict)
+    for wanted in (keys[::2], keys[1::2], keys[2:], keys[::-1], keys[:1]):
+        got, want = strided_positions(index, wanted), strided_positions(as_dict, wanted)
+        assert (got is None) == (want is None) or len(set(ids)) < len(ids)
+        if got is not None:
+            assert got.tolist() == [as_dict[k] for k in wanted]

@@ -30,7 +30,14 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from metajudge.data.formats import LikertRecord, PairwiseRecord, Record, response_key
+from metajudge.data.formats import (
+    LikertRecord,
+    PairKeyIndex,
+    PairKeys,
+    PairwiseRecord,
+    Record,
+    response_key,
+)
 from metajudge.errors import InputError
 from metajudge.scores.rows import strided_positions
 from metajudge.stats import annotator_mean
@@ -48,7 +55,7 @@ class AlignedView:
     kind: Literal["likert", "pairwise"]
     dimensions: tuple[str, ...]
     items: tuple[str, ...]
-    keys: tuple[str, ...]
+    keys: Sequence[str]  # (pairwise: :class:`~metajudge.data.formats.PairKeys`, made when read)
     resp_item: IArr
     resp_labels: Mapping[str, FArr] | None
     pair_ids: tuple[str, ...]
@@ -170,7 +177,7 @@ def _pairwise_fields(records: Sequence[PairwiseRecord], dims: Sequence[str]) -> 
     """The :class:`AlignedView` fields of pairwise ``records``, in bulk: responses ``a``, ``b``
     of pair ``i`` are ``2i``, ``2i + 1``; the item of a pair is its ``meta.item_id``, else its id."""
     n = len(records)
-    ids = [r.id for r in records]
+    ids = tuple(r.id for r in records)
     names = [str(r.meta.get("item_id", r.id)) if r.meta else r.id for r in records]
     items = dict.fromkeys(names)  # first-seen order
     if len(items) == n:  # one pair per item: item i is pair i's
@@ -178,19 +185,18 @@ def _pairwise_fields(records: Sequence[PairwiseRecord], dims: Sequence[str]) -> 
     else:
         at = {name: i for i, name in enumerate(items)}
         pair_item = np.fromiter(map(at.__getitem__, names), dtype=np.int64, count=n)
-    keys = tuple(k for i in ids for k in (response_key(i, "a"), response_key(i, "b")))
     at = np.arange(0, 2 * n, 2, dtype=np.int64)
     return {
         "items": tuple(items),
-        "keys": keys,
+        "keys": PairKeys(ids),
         "resp_item": np.repeat(pair_item, 2),
         "resp_labels": None,
-        "pair_ids": tuple(ids),
+        "pair_ids": ids,
         "pair_a": at,
         "pair_b": at + 1,
         "pair_item": pair_item,
         "pair_labels": {d: _matrix([r.labels.get(d) for r in records]) for d in dims},
-        "key_index": {k: i for i, k in enumerate(keys)},
+        "key_index": PairKeyIndex(ids),
         "systems": ("a", "b"),
         "resp_system": np.tile(np.array([0, 1], dtype=np.int64), n),
     }
