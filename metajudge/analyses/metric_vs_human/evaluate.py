@@ -289,7 +289,7 @@ def _pair_matched(run: Run, d: str) -> dict[str, Any]:
         for s in corr:
             W = None if notes[s] else run.W
             args = (L, v.pair_item, systems, v.n_items, W, p.ci_level, p.level)
-            e = loo_matched(s, *args, x, sorts)
+            e = loo_matched(s, *args, x, sorts, comps)
             out[m][s] = _ref_entry(e, s, p, notes[s])
     return out
 

@@ -169,10 +169,12 @@ def matched_reference(run: Run, dim: str, metric_values: dict[str, FArr]) -> dic
         "mean of the others, averaged over annotators; 'matched': each metric vs that same "
         "annotator, averaged the same way"
     )
+    comps, _ = st.leave_one_out(L)  # (once for every metric and statistic)
     for m, x in metric_values.items():
         sorts: dict[int, st.SortOrders] = {}  # each comparison's rows sorted once
         out["matched"][m] = {
-            s: ref_entry(loo_matched(s, *args, p.level, x, sorts), s, p, units) for s in stats_names
+            s: ref_entry(loo_matched(s, *args, p.level, x, sorts, comps), s, p, units)
+            for s in stats_names
         }
     return out
 
