@@ -165,7 +165,9 @@ class FastRecords:
             name = self._strings.get_or_keep(dim, dim)
             out[name] = got[1]
             equal.append((name, got[0]))
-        return self._label_maps.get_or_keep(tuple(equal), out)
+        key = tuple(equal)
+        got = self._label_maps.get(key)  # (get_or_keep's, without a call a record)
+        return got if got is not None else self._label_maps.keep(key, out)
 
     def _rule(self, dim: str) -> Any:
         """``(lower, upper, allowed)`` for ``dim``'s labels, or ``_NO`` (not a card dimension,

@@ -494,6 +494,29 @@ def split_response_key(key: str) -> tuple[str, str]:
     return item, rest
 
 
+#: the key suffixes of the sides ``a``, ``b`` (``response_key(id, side) == id + _SIDES[side]``)
+_SIDES = (response_key("", "a"), response_key("", "b"))
+
+
+def _pair_keys(ids: Sequence[str], positions: range) -> list[str]:
+    """The keys at ``positions`` of the pairs ``ids``' keys (``a`` of pair ``i`` at ``2i``): one
+    concatenation a key, over a slice of the ids where the positions run in steps of 1 or 2.
+
+    >>> _pair_keys(("p", "q", "r"), range(1, 6)), _pair_keys(("p", "q", "r"), range(1, 6, 2))
+    (['p::b', 'q::a', 'q::b', 'r::a', 'r::b'], ['p::b', 'q::b', 'r::b'])
+    """
+    lo, hi, step = positions.start, positions.stop, positions.step
+    if not positions:
+        return []
+    last = positions[-1]
+    if step == 1:
+        keys = [p + side for p in ids[lo >> 1 : (last >> 1) + 1] for side in _SIDES]
+        return keys[lo & 1 : len(keys) - (1 - (last & 1))]
+    if step == 2:
+        return [p + _SIDES[lo & 1] for p in ids[lo >> 1 : (last >> 1) + 1]]
+    return [ids[p >> 1] + _SIDES[p & 1] for p in range(lo, hi, step)]
+
+
 class PairKeys(Sequence[str]):
     """The response keys of the pairs ``ids`` in order (pair ``i``'s ``a`` at ``2i``, its ``b``
     at ``2i + 1``), each made when read: a million pairs' 2,000,000 keys are not held (118 MB).
@@ -516,7 +539,7 @@ class PairKeys(Sequence[str]):
         return response_key(self.ids[j >> 1], "ab"[j & 1])
 
     def __iter__(self) -> Iterator[str]:
-        return (response_key(p, side) for p in self.ids for side in ("a", "b"))
+        return (p + side for p in self.ids for side in _SIDES)
 
 
 class PairKeyIndex(Mapping[str, int]):
@@ -555,7 +578,7 @@ class PairKeyIndex(Mapping[str, int]):
         return 2 * len(self.at_pair)
 
     def __iter__(self) -> Iterator[str]:
-        return (response_key(p, side) for p in self.at_pair for side in ("a", "b"))
+        return (p + side for p in self.at_pair for side in _SIDES)
 
     def items(self) -> Iterator[tuple[str, int]]:  # type: ignore[override]
         at = self.at_pair
@@ -566,8 +589,7 @@ class PairKeyIndex(Mapping[str, int]):
         is then the first-seen ids', not the positions')."""
         if len(self.at_pair) != len(self.ids):
             return None
-        ids = self.ids
-        return [response_key(ids[p >> 1], "ab"[p & 1]) for p in positions]
+        return _pair_keys(self.ids, positions)
 
 
 def mean_label(values: Sequence[Label]) -> float | None:

@@ -14,7 +14,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from metajudge.data.formats import Input, LikertRecord, PairwiseRecord, Record, response_key
+from metajudge.data.formats import (
+    Input,
+    LikertRecord,
+    PairKeys,
+    PairwiseRecord,
+    Record,
+    response_key,
+)
 
 Direction = Literal["higher", "lower"]
 
@@ -129,7 +136,7 @@ class ResponseKeys(Sequence[str]):
     def __iter__(self) -> Iterator[str]:
         if self.per == 1:
             return (response_key(r.id, r.system) for r in self.records)  # type: ignore[union-attr]
-        return (response_key(r.id, side) for r in self.records for side in ("a", "b"))
+        return iter(PairKeys([r.id for r in self.records]))
 
 
 def pair_keys(record: PairwiseRecord) -> tuple[str, str]:

@@ -252,3 +252,19 @@ def test_pair_key_index_reads_as_the_dict_of_the_keys(ids: tuple[str, ...]) -> N
         assert (got is None) == (want is None) or len(set(ids)) < len(ids)
         if got is not None:
             assert got.tolist() == [as_dict[k] for k in wanted]
+
+
+def test_pair_keys_at_positions_are_the_keys_there() -> None:
+    """``PairKeyIndex.keys_at``'s keys by slices of the ids are the keys at those positions,
+    for every range of positions over a few pairs (steps 1 to 4, odd and even ends)."""
+    from metajudge.data.formats import PairKeyIndex, response_key
+
+    for n in range(6):
+        ids = tuple(f"i{k}" for k in range(n))
+        keys = [response_key(p, s) for p in ids for s in ("a", "b")]
+        index = PairKeyIndex(ids)
+        for lo in range(2 * n + 1):
+            for hi in range(lo, 2 * n + 1):
+                for step in (1, 2, 3, 4):
+                    at = range(lo, hi, step)
+                    assert index.keys_at(at) == [keys[p] for p in at], (n, lo, hi, step)
