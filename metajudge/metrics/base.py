@@ -117,6 +117,21 @@ def response_rows(r: Record) -> tuple[ResponseRow, ...]:
     raise TypeError(f"not a record: {type(r).__name__}")  # pragma: no cover - guarded by the types
 
 
+def response_columns(
+    records: Sequence[Record],
+) -> tuple[list[str], list[str | None], list[str | None]]:
+    """``(systems, sides, responses)`` of every response of ``records`` in :func:`response_rows`'
+    order, as three lists (the keys: :class:`ResponseKeys`); records all pairwise in bulk,
+    without a row tuple or a key a response (trivial rows of 1,000,000 pairs)."""
+    if records and all(type(r) is PairwiseRecord for r in records):
+        pairs: Sequence[PairwiseRecord] = records  # type: ignore[assignment]
+        systems = [s for r in pairs for s in (r.a.system, r.b.system)]
+        texts = [t for r in pairs for t in (r.a.response, r.b.response)]
+        return systems, ["a", "b"] * len(pairs), texts
+    rows = [row for r in records for row in response_rows(r)]
+    return [row[1] for row in rows], [row[2] for row in rows], [row[3] for row in rows]
+
+
 class ResponseKeys(Sequence[str]):
     """The response keys of ``records`` (all of one kind) in :func:`response_rows`' order, each
     made when read, not held: a million pairs' 2,000,000 keys are 134 MB as a list of strings.

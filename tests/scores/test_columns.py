@@ -176,10 +176,13 @@ def test_index_score_rows_reads_tables_as_it_reads_rows(tmp_path: Path) -> None:
     assert ei.value.field == f"scores[{len(rows)}]"
 
 
-def test_trivial_rows_in_columns_are_the_rows_of_make_row() -> None:
-    recs = _pairs(4)
+@pytest.mark.parametrize("kind", ["pairwise", "likert"])
+def test_trivial_rows_in_columns_are_the_rows_of_make_row(kind: str) -> None:
+    """Each response's trivial rows (pairwise records read in bulk, Likert row by row) are the
+    rows ``make_row`` makes of its :class:`ResponseRef`; records of both kinds are refused."""
+    recs: list[Any] = _pairs(4) if kind == "pairwise" else _likert()
     rows = trivial.trivial_rows(recs, 7)
-    rnd = np.random.default_rng(7).random(8)
+    rnd = np.random.default_rng(7).random(len(list(iter_responses(recs))))
     want = []
     for ref, r in zip(iter_responses(recs), rnd, strict=True):
         ids = {"item": ref.item, "system": ref.system, "side": ref.side}
@@ -202,6 +205,8 @@ def test_trivial_rows_in_columns_are_the_rows_of_make_row() -> None:
             )
         )
     assert list(rows) == want
+    with pytest.raises(InputError, match="mix pairwise and Likert"):
+        trivial.trivial_rows([*recs, *(_likert() if kind == "pairwise" else _pairs(1))], 7)
 
 
 def test_the_report_reads_tables_as_it_reads_rows(tmp_path: Path) -> None:

@@ -34,18 +34,14 @@ def trivial_rows(records: Sequence[Any], seed: int) -> Any:
     """Score rows of both trivial baselines for every response of ``records``: one
     :class:`~metajudge.scores.rows.ScoreTable` (length, random per response, in columns)."""
     from metajudge.bulk import paused_gc
-    from metajudge.metrics.base import ResponseKeys, response_rows
+    from metajudge.metrics.base import ResponseKeys, response_columns
     from metajudge.scores.rows import MetricColumn, RowIds, ScoreRows, ScoreTable
 
-    ids = RowIds(ResponseKeys(records), [], [])  # the keys made when read (the view's held)
-    lengths: list[float] = []
     nan = float("nan")
     with paused_gc():  # many small objects, no cycles (metajudge.bulk)
-        for record in records:
-            for _, system, side, response in response_rows(record):
-                ids.systems.append(system)
-                ids.sides.append(side)
-                lengths.append(nan if response is None else float(len(response.split())))
+        systems, sides, texts = response_columns(records)
+        lengths = [nan if t is None else float(len(t.split())) for t in texts]
+    ids = RowIds(ResponseKeys(records), systems, sides)  # the keys made when read
     if len(ids.keys) != len(ids.systems):
         raise InputError("records mix pairwise and Likert kinds", field="records")
     rnd = np.random.default_rng(seed).random(len(ids))
