@@ -498,23 +498,35 @@ def split_response_key(key: str) -> tuple[str, str]:
 _SIDES = (response_key("", "a"), response_key("", "b"))
 
 
+def pair_rows_at(ids: Sequence[str], positions: range) -> tuple[list[str], list[str]]:
+    """``(pair ids, sides)`` of the responses at ``positions`` of the pairs ``ids`` (``a`` of
+    pair ``i`` at ``2i``): over a slice of the ids where the positions run in steps of 1 or 2.
+
+    >>> pair_rows_at(("p", "q", "r"), range(1, 5)), pair_rows_at(("p", "q"), range(1, 4, 2))
+    ((['p', 'q', 'q', 'r'], ['b', 'a', 'b', 'a']), (['p', 'q'], ['b', 'b']))
+    """
+    if not positions:
+        return [], []
+    lo, last, step = positions.start, positions[-1], positions.step
+    if step == 2:
+        got = list(ids[lo >> 1 : (last >> 1) + 1])
+        return got, ["ab"[lo & 1]] * len(got)
+    if step != 1:
+        return [ids[p >> 1] for p in positions], ["ab"[p & 1] for p in positions]
+    span = ids[lo >> 1 : (last >> 1) + 1]
+    cut = slice(lo & 1, 2 * len(span) - (1 - (last & 1)))
+    return [p for p in span for _ in (0, 1)][cut], (["a", "b"] * len(span))[cut]
+
+
 def _pair_keys(ids: Sequence[str], positions: range) -> list[str]:
-    """The keys at ``positions`` of the pairs ``ids``' keys (``a`` of pair ``i`` at ``2i``): one
-    concatenation a key, over a slice of the ids where the positions run in steps of 1 or 2.
+    """The keys at ``positions`` of the pairs ``ids``' keys: one concatenation a key.
 
     >>> _pair_keys(("p", "q", "r"), range(1, 6)), _pair_keys(("p", "q", "r"), range(1, 6, 2))
     (['p::b', 'q::a', 'q::b', 'r::a', 'r::b'], ['p::b', 'q::b', 'r::b'])
     """
-    lo, hi, step = positions.start, positions.stop, positions.step
-    if not positions:
-        return []
-    last = positions[-1]
-    if step == 1:
-        keys = [p + side for p in ids[lo >> 1 : (last >> 1) + 1] for side in _SIDES]
-        return keys[lo & 1 : len(keys) - (1 - (last & 1))]
-    if step == 2:
-        return [p + _SIDES[lo & 1] for p in ids[lo >> 1 : (last >> 1) + 1]]
-    return [ids[p >> 1] + _SIDES[p & 1] for p in range(lo, hi, step)]
+    at, sides = pair_rows_at(ids, positions)
+    suffix = {"a": _SIDES[0], "b": _SIDES[1]}
+    return [p + suffix[s] for p, s in zip(at, sides, strict=True)]
 
 
 class PairKeys(Sequence[str]):
@@ -587,9 +599,11 @@ class PairKeyIndex(Mapping[str, int]):
     def keys_at(self, positions: range) -> list[str] | None:
         """The keys at ``positions`` in the index's order (None when an id repeats: the order
         is then the first-seen ids', not the positions')."""
-        if len(self.at_pair) != len(self.ids):
-            return None
-        return _pair_keys(self.ids, positions)
+        return _pair_keys(self.ids, positions) if self.unique() else None
+
+    def unique(self) -> bool:
+        """No pair id repeats (each key is at its own position)."""
+        return len(self.at_pair) == len(self.ids)
 
 
 def mean_label(values: Sequence[Label]) -> float | None:

@@ -35,6 +35,7 @@ from metajudge.scores.rows import (
     DIRECTIONS,
     MetricColumn,
     RowIds,
+    RowKeys,
     ScoreRow,
     ScoreRows,
     ScoreTable,
@@ -437,8 +438,9 @@ class _WideCsv:
         self.id_at = [(h, i) for i, h in enumerate(header) if h in ID_COLUMNS]
         self.fast = _FastIds.of(km, header)
         self.cols = [(h, i) for i, h in enumerate(header) if h not in ID_COLUMNS]
-        self.ids = RowIds([], [], [])
-        self.seen: set[str] = set()  # the keys read
+        self.keys = RowKeys([], [])
+        self.ids = RowIds(self.keys, [], [])
+        self.seen: set[str] = set()  # the keys read (held while reading)
         self.values: list[list[Any]] = [[] for _ in self.cols]  # converted chunks per column
         self.lines = array("q")  # each kept line's number
 
@@ -500,12 +502,13 @@ class _WideCsv:
         got = self.fast.bulk(cols)  # type: ignore[union-attr]
         if got is None:
             return False
-        keys = list(map(response_key, got[0], got[2] if self.km.pairwise else got[1]))  # type: ignore[union-attr]
+        others = got[2] if self.km.pairwise else got[1]  # type: ignore[union-attr]
+        keys = list(map(response_key, got[0], others))
         if len(set(keys)) < len(keys) or not self.seen.isdisjoint(keys):
             return False
         self.seen.update(keys)
+        self.keys.extend(got[0], others)
         ids = self.ids
-        ids.keys += keys
         ids.systems += got[1]
         ids.sides += got[2]
         return True
@@ -537,12 +540,13 @@ class _WideCsv:
             if got is None:
                 return False
         item, system, side = got
-        key = response_key(item, side if side is not None else str(system))
+        other = side if side is not None else str(system)
+        key = response_key(item, other)
         if key in self.seen:
             self._duplicate(key, row, lineno)
         self.seen.add(key)
+        self.keys.append(item, other)
         ids = self.ids
-        ids.keys.append(key)
         ids.systems.append(system)
         ids.sides.append(side)
         self.lines.append(lineno)
@@ -610,7 +614,7 @@ class _FastIds:
             got = self.km.sides.get(item)
             if got is None or other not in ("a", "b"):
                 return None
-            return item, got[0] if other == "a" else got[1], other
+            return got[2], got[0] if other == "a" else got[1], other
         return (item, other, None) if other in self.km.systems.get(item, ()) else None
 
     def bulk(self, cols: list[tuple[Any, ...]]) -> tuple[list[Any], list[Any], list[Any]] | None:
@@ -621,7 +625,7 @@ class _FastIds:
             if None in got or not set(other) <= {"a", "b"} or "" in items:
                 return None
             systems = [g[1] if side == "b" else g[0] for g, side in zip(got, other, strict=True)]
-            return list(items), systems, list(other)
+            return [g[2] for g in got], systems, list(other)  # (the dataset's id strings)
         empty: set[str] = set()
         have = self.km.systems
         if "" in items or not all(

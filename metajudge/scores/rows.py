@@ -30,7 +30,7 @@ from typing import Any, Self
 
 import numpy as np
 
-from metajudge.data.formats import PairKeyIndex, response_key
+from metajudge.data.formats import PairKeyIndex, pair_rows_at, response_key
 from metajudge.errors import InputError
 
 #: One score row (see the module docstring for its fields).
@@ -163,6 +163,39 @@ def check_score_row(
 # Score rows held in columns
 
 
+class RowKeys(Sequence[str]):
+    """The response keys of a score table's rows made when read from each row's item id and
+    side (or system), not held as 2,000,000 strings at a million pairs: a pairwise file's item
+    ids are the dataset's own strings (:class:`~metajudge.scores.upstream.KeyMap`).
+
+    >>> keys = RowKeys(["p", "p"], ["a", "b"])
+    >>> len(keys), keys[1], list(keys)
+    (2, 'p::b', ['p::a', 'p::b'])
+    """
+
+    __slots__ = ("items", "others")
+
+    def __init__(self, items: list[str], others: list[str]) -> None:
+        self.items, self.others = items, others
+
+    def append(self, item: str, other: str) -> None:
+        self.items.append(item)
+        self.others.append(other)
+
+    def extend(self, items: Sequence[str], others: Sequence[str]) -> None:
+        self.items += items
+        self.others += others
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, i: int) -> str:  # type: ignore[override]
+        return response_key(self.items[i], self.others[i])
+
+    def __iter__(self) -> Iterator[str]:
+        return map(response_key, self.items, self.others)
+
+
 class RowIds:
     """The responses of a :class:`ScoreTable`, one entry per table row: ``keys``, ``systems``
     and ``sides`` (parallel lists, shared by every metric column of the table). A row's item
@@ -181,6 +214,8 @@ class RowIds:
 
     def item(self, i: int) -> str:
         """Row ``i``'s item id: its key less ``::side`` (or ``::system``)."""
+        if isinstance(self.keys, RowKeys):
+            return self.keys.items[i]
         key, side = self.keys[i], self.sides[i]
         return key[: len(key) - len(side if side is not None else str(self.systems[i])) - 2]
 
@@ -444,10 +479,23 @@ def strided_positions(index: Mapping[str, int], keys: Sequence[str]) -> np.ndarr
     if p0 is None or p1 is None or p1 <= p0 or p0 + (n - 1) * (p1 - p0) >= len(index):
         return None
     at = range(p0, p0 + n * (p1 - p0), p1 - p0)
-    held = index.keys_at(at) if isinstance(index, PairKeyIndex) else _dict_keys_at(index, at)
-    if held is None or held != list(keys):
+    if not _held_at(index, at, keys):
         return None
     return np.arange(at.start, at.stop, at.step, dtype=np.int64)
+
+
+def _held_at(index: Mapping[str, int], at: range, keys: Sequence[str]) -> bool:
+    """``keys`` are the keys of ``index`` at positions ``at``, each at its position (a score
+    file's :class:`RowKeys` against a :class:`~metajudge.data.formats.PairKeyIndex`: their ids
+    and sides compared, the ids the dataset's own strings)."""
+    if not isinstance(index, PairKeyIndex):
+        return _dict_keys_at(index, at) == list(keys)  # type: ignore[arg-type]
+    if not index.unique():
+        return False
+    if isinstance(keys, RowKeys):
+        ids, sides = pair_rows_at(index.ids, at)
+        return ids == keys.items and sides == keys.others
+    return index.keys_at(at) == list(keys)
 
 
 def _dict_keys_at(index: dict[str, int], at: range) -> list[str] | None:

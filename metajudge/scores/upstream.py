@@ -88,11 +88,13 @@ class KeyMap:
         #: the rule for rows whose ids the dataset lacks (None: refuse, as strict)
         self.ids = ids
         self.pairwise = bool(records) and isinstance(records[0], PairwiseRecord)
-        self.sides: dict[str, tuple[str, str]] = {}
+        #: each pair's systems ``(a, b)`` and its id as the dataset holds it (a score file's
+        #: rows keep that one string, not one read from each line)
+        self.sides: dict[str, tuple[str, str, str]] = {}
         self.systems: dict[str, set[str]] = {}
         for r in records:
             if isinstance(r, PairwiseRecord):
-                self.sides[r.id] = (r.a.system, r.b.system)
+                self.sides[r.id] = (r.a.system, r.b.system, r.id)
             elif isinstance(r, LikertRecord):
                 self.systems.setdefault(r.id, set()).add(r.system)
 
@@ -137,7 +139,7 @@ class KeyMap:
     def _pair_side(
         self, item: str, system: str | None, side: str | None, where: dict[str, Any]
     ) -> tuple[str, str | None, str] | None:
-        sa, sb = self.sides[item]
+        sa, sb, _ = self.sides[item]
         if side is not None:
             if side not in ("a", "b"):
                 raise InputError(f"side must be 'a' or 'b', got {side!r}", field="side", **where)

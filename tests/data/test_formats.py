@@ -257,7 +257,7 @@ def test_pair_key_index_reads_as_the_dict_of_the_keys(ids: tuple[str, ...]) -> N
 def test_pair_keys_at_positions_are_the_keys_there() -> None:
     """``PairKeyIndex.keys_at``'s keys by slices of the ids are the keys at those positions,
     for every range of positions over a few pairs (steps 1 to 4, odd and even ends)."""
-    from metajudge.data.formats import PairKeyIndex, response_key
+    from metajudge.data.formats import PairKeyIndex, pair_rows_at, response_key
 
     for n in range(6):
         ids = tuple(f"i{k}" for k in range(n))
@@ -268,3 +268,5 @@ def test_pair_keys_at_positions_are_the_keys_there() -> None:
                 for step in (1, 2, 3, 4):
                     at = range(lo, hi, step)
                     assert index.keys_at(at) == [keys[p] for p in at], (n, lo, hi, step)
+                    at_ids, sides = pair_rows_at(ids, at)
+                    assert list(map(response_key, at_ids, sides)) == [keys[p] for p in at]

@@ -278,6 +278,41 @@ def test_report_scores_by_stride_are_those_looked_up(tmp_path: Path, layout: str
             assert got is None
 
 
+@pytest.mark.parametrize("layout", ["dataset order", "shuffled", "one missing", "b first"])
+def test_score_file_keys_are_placed_in_the_view_as_by_a_dict(tmp_path: Path, layout: str) -> None:
+    """A pairwise score file's keys (``RowKeys``: the dataset's own id strings and each line's
+    side) index into the view's ``PairKeyIndex`` at the positions a dict of the keys gives,
+    by stride (ids and sides compared) where the file lists the pairs in order."""
+    from metajudge.analyses.metric_vs_human.aligned import align
+    from metajudge.scores.rows import RowKeys
+
+    recs = _pairs(6)
+    lines = [f"p{i},{side},{i + (0.5 if side == 'b' else 0)}" for i in range(6) for side in "ab"]
+    if layout == "shuffled":
+        lines = [lines[k] for k in np.random.default_rng(3).permutation(len(lines))]
+    elif layout == "one missing":
+        del lines[6]  # p3,a
+    elif layout == "b first":
+        lines = [x for i in range(6) for x in (lines[2 * i + 1], lines[2 * i])]
+    p = tmp_path / "s.csv"
+    p.write_text("item,side,m0\n" + "\n".join(lines) + "\n")
+    table = files.read_scores(p, recs, ids=IdPolicy()).parts()[0]
+    keys = table.ids.keys
+    assert isinstance(keys, RowKeys) and all(
+        it is next(r.id for r in recs if r.id == it) for it in keys.items
+    )
+    view = align(recs, dimensions=["q"])
+    as_dict = {k: i for i, k in enumerate(view.keys)}
+    strided = rows_mod.strided_positions(view.key_index, keys)
+    assert (strided is not None) == (layout == "dataset order")
+    if strided is not None:
+        assert strided.tolist() == [as_dict[k] for k in keys]
+    cols, _ = index_score_rows(files.read_scores(p, recs, ids=IdPolicy()), view.key_index)
+    want, _ = index_score_rows(files.read_scores(p, recs, ids=IdPolicy()), as_dict)
+    assert np.array_equal(cols["m0"].values, want["m0"].values, equal_nan=True)
+    assert np.array_equal(cols["m0"].present, want["m0"].present)
+
+
 @pytest.mark.parametrize("name", ["plain", "systems", "missing cells", "infinite", "unknown item"])
 def test_plain_files_take_pandas_frames_and_the_others_the_line_rule(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
