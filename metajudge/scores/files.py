@@ -440,7 +440,7 @@ class _WideCsv:
         self.cols = [(h, i) for i, h in enumerate(header) if h not in ID_COLUMNS]
         self.keys = RowKeys([], [])
         self.ids = RowIds(self.keys, [], [])
-        self.seen: set[str] = set()  # the keys read (held while reading)
+        self.seen = _Seen(km)  # the responses read
         self.values: list[list[Any]] = [[] for _ in self.cols]  # converted chunks per column
         self.lines = array("q")  # each kept line's number
 
@@ -503,10 +503,8 @@ class _WideCsv:
         if got is None:
             return False
         others = got[2] if self.km.pairwise else got[1]  # type: ignore[union-attr]
-        keys = list(map(response_key, got[0], others))
-        if len(set(keys)) < len(keys) or not self.seen.isdisjoint(keys):
+        if not self.seen.take_all(got[0], others):
             return False
-        self.seen.update(keys)
         self.keys.extend(got[0], others)
         ids = self.ids
         ids.systems += got[1]
@@ -541,10 +539,8 @@ class _WideCsv:
                 return False
         item, system, side = got
         other = side if side is not None else str(system)
-        key = response_key(item, other)
-        if key in self.seen:
-            self._duplicate(key, row, lineno)
-        self.seen.add(key)
+        if not self.seen.take(item, other):
+            self._duplicate(response_key(item, other), row, lineno)
         self.keys.append(item, other)
         ids = self.ids
         ids.systems.append(system)
@@ -588,6 +584,48 @@ class _WideCsv:
             for c, (m, d) in enumerate(names)
         ]
         return ScoreRows([ScoreTable(self.ids, cols)])
+
+
+class _Seen:
+    """The responses a score file's lines gave, to find a second line of one: a side of a
+    dataset pair marked in an array (no key string a line: 2,000,000 at a million pairs), any
+    other response by its key."""
+
+    def __init__(self, km: KeyMap | None) -> None:
+        self.pairs = km.sides if km is not None and km.pairwise else {}
+        self.marks = np.zeros(2 * len(self.pairs), dtype=bool)
+        self.keys: set[str] = set()
+
+    def take_all(self, items: Sequence[str], others: Sequence[str]) -> bool:
+        """Mark the responses of the lines ``(items, others)`` read, the items the dataset's
+        (pairwise: each with a side ``a``/``b``); False, nothing marked, when one was read
+        before or is given twice."""
+        if self.pairs:
+            pairs = self.pairs
+            at = np.fromiter((pairs[i][3] for i in items), dtype=np.int64, count=len(items))
+            codes = 2 * at + np.fromiter(map("b".__eq__, others), dtype=bool, count=len(at))
+            if self.marks[codes].any() or np.unique(codes).size < codes.size:
+                return False
+            self.marks[codes] = True
+            return True
+        keys = list(map(response_key, items, others))
+        if len(set(keys)) < len(keys) or not self.keys.isdisjoint(keys):
+            return False
+        self.keys.update(keys)
+        return True
+
+    def take(self, item: str, other: str) -> bool:
+        """Mark the response of one line read; False when it was read before."""
+        pair = self.pairs.get(item)
+        if pair is not None and other in ("a", "b"):
+            code = 2 * pair[3] + (other == "b")
+            seen, self.marks[code] = bool(self.marks[code]), True
+            return not seen
+        key = response_key(item, other)
+        if key in self.keys:
+            return False
+        self.keys.add(key)
+        return True
 
 
 class _FastIds:

@@ -88,13 +88,14 @@ class KeyMap:
         #: the rule for rows whose ids the dataset lacks (None: refuse, as strict)
         self.ids = ids
         self.pairwise = bool(records) and isinstance(records[0], PairwiseRecord)
-        #: each pair's systems ``(a, b)`` and its id as the dataset holds it (a score file's
-        #: rows keep that one string, not one read from each line)
-        self.sides: dict[str, tuple[str, str, str]] = {}
+        #: each pair's systems ``(a, b)``, its id as the dataset holds it (a score file's rows
+        #: keep that one string, not one read from each line) and its place among the pairs
+        self.sides: dict[str, tuple[str, str, str, int]] = {}
         self.systems: dict[str, set[str]] = {}
         for r in records:
             if isinstance(r, PairwiseRecord):
-                self.sides[r.id] = (r.a.system, r.b.system, r.id)
+                at = self.sides[r.id][3] if r.id in self.sides else len(self.sides)
+                self.sides[r.id] = (r.a.system, r.b.system, r.id, at)
             elif isinstance(r, LikertRecord):
                 self.systems.setdefault(r.id, set()).add(r.system)
 
@@ -139,7 +140,7 @@ class KeyMap:
     def _pair_side(
         self, item: str, system: str | None, side: str | None, where: dict[str, Any]
     ) -> tuple[str, str | None, str] | None:
-        sa, sb, _ = self.sides[item]
+        sa, sb = self.sides[item][:2]
         if side is not None:
             if side not in ("a", "b"):
                 raise InputError(f"side must be 'a' or 'b', got {side!r}", field="side", **where)
