@@ -246,12 +246,12 @@ def test_the_report_reads_tables_as_it_reads_rows(tmp_path: Path) -> None:
         assert all(v is None or not math.isnan(v) for v in maps[m].values())
 
 
-@pytest.mark.parametrize("layout", ["dataset order", "shuffled", "one missing", "b first"])
-def test_report_scores_by_stride_are_those_looked_up(tmp_path: Path, layout: str) -> None:
-    """The report's scores of each side's keys (``score_values``): read at one stride when the
-    score file lists the pairs in the dataset's order, else looked up key by key; the same
-    values as a dict of the rows either way."""
-    recs = _pairs(6)
+LAYOUTS = ["dataset order", "shuffled", "one missing", "b first"]
+
+
+def _laid_out(tmp_path: Path, layout: str) -> Path:
+    """A score file of ``_pairs(6)`` (one metric) whose lines are in the dataset's order,
+    shuffled, without ``p3,a``, or each pair's ``b`` first."""
     lines = [f"p{i},{side},{i + (0.5 if side == 'b' else 0)}" for i in range(6) for side in "ab"]
     if layout == "shuffled":
         lines = [lines[k] for k in np.random.default_rng(3).permutation(len(lines))]
@@ -261,6 +261,16 @@ def test_report_scores_by_stride_are_those_looked_up(tmp_path: Path, layout: str
         lines = [x for i in range(6) for x in (lines[2 * i + 1], lines[2 * i])]
     p = tmp_path / "s.csv"
     p.write_text("item,side,m0\n" + "\n".join(lines) + "\n")
+    return p
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_report_scores_by_stride_are_those_looked_up(tmp_path: Path, layout: str) -> None:
+    """The report's scores of each side's keys (``score_values``): read at one stride when the
+    score file lists the pairs in the dataset's order, else looked up key by key; the same
+    values as a dict of the rows either way."""
+    recs = _pairs(6)
+    p = _laid_out(tmp_path, layout)
     rows = files.read_scores(p, recs, ids=IdPolicy())
     col = score_maps(rows)["m0"]
     want = {r["key"]: r["score"] for r in rows}
@@ -278,7 +288,7 @@ def test_report_scores_by_stride_are_those_looked_up(tmp_path: Path, layout: str
             assert got is None
 
 
-@pytest.mark.parametrize("layout", ["dataset order", "shuffled", "one missing", "b first"])
+@pytest.mark.parametrize("layout", LAYOUTS)
 def test_score_file_keys_are_placed_in_the_view_as_by_a_dict(tmp_path: Path, layout: str) -> None:
     """A pairwise score file's keys (``RowKeys``: the dataset's own id strings and each line's
     side) index into the view's ``PairKeyIndex`` at the positions a dict of the keys gives,
@@ -287,15 +297,7 @@ def test_score_file_keys_are_placed_in_the_view_as_by_a_dict(tmp_path: Path, lay
     from metajudge.scores.rows import RowKeys
 
     recs = _pairs(6)
-    lines = [f"p{i},{side},{i + (0.5 if side == 'b' else 0)}" for i in range(6) for side in "ab"]
-    if layout == "shuffled":
-        lines = [lines[k] for k in np.random.default_rng(3).permutation(len(lines))]
-    elif layout == "one missing":
-        del lines[6]  # p3,a
-    elif layout == "b first":
-        lines = [x for i in range(6) for x in (lines[2 * i + 1], lines[2 * i])]
-    p = tmp_path / "s.csv"
-    p.write_text("item,side,m0\n" + "\n".join(lines) + "\n")
+    p = _laid_out(tmp_path, layout)
     table = files.read_scores(p, recs, ids=IdPolicy()).parts()[0]
     keys = table.ids.keys
     assert isinstance(keys, RowKeys) and all(
