@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from metajudge.stats.correlation import accuracy_from_sums, accuracy_rows, pearson_from_moments
-from metajudge.stats.resample import map_blocks
+from metajudge.stats.resample import PackedRows, columns, gather, map_blocks
 
 #: resamples per product tile (fixed: the values do not depend on the Resamples' chunking)
 TILE_ROWS = 64
@@ -34,6 +34,9 @@ TILE_ROWS = 64
 TILE_ITEMS = 8192
 #: most cells of a contingency table evaluated from per-item sums
 MAX_TABLE_CELLS = 64
+#: rows of a contingency table gathered at a time (:meth:`_Table.sums`: 4 MB of one-byte
+#: counts a block of 64 resamples)
+TABLE_TILE_ROWS = 1 << 16
 #: most elements of one pass's matrix of distinct per-item sums (128 MB of float64; a single
 #: statistic wider than that gets a pass of its own)
 PASS_ITEM_ELEMENTS = 16_000_000
@@ -123,6 +126,40 @@ class _Plan:
         return out
 
 
+@dataclass(frozen=True)
+class _Table:
+    """A contingency table's rows in the order of their cells: a resample's table is, cell by
+    cell, the sum of the counts of its rows' items (integers: exactly the per-item product's
+    values), gathered a tile of rows at a time: no ``(items, cells)`` matrix of per-item sums
+    (200 MB for a 5 × 5 table at a million items) and one gather a row, not a product a cell."""
+
+    items: np.ndarray  # the rows' items, cell after cell
+    starts: np.ndarray  # where each cell's rows begin (cells without rows left out)
+    cells: np.ndarray  # the cell of each run of rows
+    width: int  # the table's cells
+
+    @classmethod
+    def of(cls, p: _Plan, row_items: np.ndarray) -> _Table:
+        assert p.cells is not None
+        order = np.argsort(p.cells, kind="stable")
+        ordered = p.cells[order]
+        starts = np.flatnonzero(np.diff(ordered, prepend=-1))
+        return cls(row_items[order], starts, ordered[starts], p.width)
+
+    def sums(self, block: np.ndarray | PackedRows) -> np.ndarray:
+        """``(rows, width)``: the table of each resample of a block of item counts."""
+        out = np.zeros((block.shape[0], self.width))
+        n = self.items.size
+        for t0 in range(0, n, TABLE_TILE_ROWS):
+            t1 = min(n, t0 + TABLE_TILE_ROWS)
+            k0 = int(np.searchsorted(self.starts, t0, side="right")) - 1
+            k1 = int(np.searchsorted(self.starts, t1, side="left"))
+            at = np.maximum(self.starts[k0:k1], t0) - t0  # runs in this tile, from its start
+            g = gather(block, self.items[t0:t1])
+            out[:, self.cells[k0:k1]] += np.add.reduceat(g, at, axis=1, dtype=np.float64)
+        return out
+
+
 def plan(name: str, x: np.ndarray, y: np.ndarray) -> _Plan | None:
     """How to evaluate ``name`` on rows ``x``, ``y`` from per-item sums; None when it needs
     ranks per resample (Spearman, Kendall with many distinct values)."""
@@ -161,13 +198,15 @@ def finish(p: _Plan, S: np.ndarray) -> np.ndarray:
     return spearman_from_table(T) if p.name == "spearman" else kendall_from_table(T)
 
 
-def tile_product(block: np.ndarray, M: np.ndarray) -> np.ndarray:
+def tile_product(block: np.ndarray | PackedRows, M: np.ndarray) -> np.ndarray:
     """``block @ M`` for a small-integer ``(rows, items)`` block, summed over fixed tiles of
-    :data:`TILE_ITEMS` items (converted to float a tile at a time). Call it on one BLAS thread
-    with blocks of the same number of rows for values that do not depend on the blocking."""
+    :data:`TILE_ITEMS` items (converted to float, or unpacked, a tile at a time). Call it on
+    one BLAS thread with blocks of the same number of rows for values that do not depend on
+    the blocking."""
     acc = np.zeros((block.shape[0], M.shape[1]))
     for j0 in range(0, block.shape[1], TILE_ITEMS):
-        acc += block[:, j0 : j0 + TILE_ITEMS].astype(float) @ M[j0 : j0 + TILE_ITEMS]
+        tile = columns(block, j0, j0 + TILE_ITEMS)
+        acc += tile.astype(float) @ M[j0 : j0 + TILE_ITEMS]
     return acc
 
 
@@ -179,8 +218,9 @@ def one_blas_thread() -> Any:
     return threadpool_limits(limits=1, user_api="blas")
 
 
-def resample_sums(store: object, M: np.ndarray) -> np.ndarray:
-    """``(B, k)``: each resample's counts (rows of the item count matrix) times ``M``.
+def resample_sums(store: object, M: np.ndarray, tables: Sequence[_Table] = ()) -> np.ndarray:
+    """``(B, k)``: each resample's counts (rows of the item count matrix) times ``M``, then
+    each table of ``tables`` (:meth:`_Table.sums`), in one pass over the counts.
 
     ``store``: the :class:`~metajudge.stats.resample.Resamples`' shared store. The
     product runs over fixed tiles (:data:`TILE_ROWS` resamples × :data:`TILE_ITEMS` items) on
@@ -190,13 +230,18 @@ def resample_sums(store: object, M: np.ndarray) -> np.ndarray:
     :data:`~metajudge.stats.resample.BLOCK_THREADS` threads (each block's product
     is the same on any of them, so the values do not depend on the threads either).
     """
-    out = np.empty((store.n_boot, M.shape[1]))  # type: ignore[attr-defined]
+    at = np.cumsum([M.shape[1], *(t.width for t in tables)])
+    out = np.empty((store.n_boot, int(at[-1])))  # type: ignore[attr-defined]
 
-    def one(b0: int, counts: np.ndarray) -> None:
-        out[b0 : b0 + counts.shape[0]] = tile_product(counts, M)
+    def one(b0: int, counts: np.ndarray | PackedRows) -> None:
+        b1 = b0 + counts.shape[0]
+        if M.shape[1]:
+            out[b0:b1, : at[0]] = tile_product(counts, M)
+        for t, j0, j1 in zip(tables, at[:-1], at[1:], strict=True):
+            out[b0:b1, j0:j1] = t.sums(counts)
 
     with one_blas_thread():
-        map_blocks(one, store.blocks(TILE_ROWS))  # type: ignore[attr-defined]
+        map_blocks(one, store.blocks(TILE_ROWS, packed=True))  # type: ignore[attr-defined]
     return out
 
 
@@ -211,7 +256,9 @@ def evaluate(
     the open pass staying open); None where a request needs per-resample ranks (see
     :func:`plan`). For accuracies ``x`` carries the decision's sign. The per-row columns are
     summed per item at once, and each request's per-item sums are merged into its pass's at
-    once. Spearman and Kendall on the same rows read one contingency table."""
+    once; a contingency table's rows are grouped by cell (:class:`_Table`: no per-item
+    columns, so it joins the open pass whatever its width). Spearman and Kendall on the same
+    rows read one table."""
     n_items = store.n_items  # type: ignore[attr-defined]
     out: list[np.ndarray | None] = [None] * len(requests)
     width = max(1, PASS_ITEM_ELEMENTS // max(n_items, 1))
@@ -225,16 +272,18 @@ def evaluate(
         p = None if i in shared else plan(name, x, y)
         if p is None:
             continue
+        if p.cells is not None:
+            one.add_table(i, p, _Table.of(p, row_items[i]))
+            for j in tables[(id(x), id(y), id(row_items[i]))][1:]:
+                one.share(j, _Plan(requests[j][0], shape=p.shape))
+                shared.add(j)
+            continue
         m = p.items(row_items[i], n_items)
         into = _Pass(width) if m.shape[1] > width else one
         if into is one and not one.fits(m):
             one.finish(store, out)
         into.add(i, _Plan(p.name, shape=p.shape, width_=p.width), m)
         del m  # (its columns are the pass's now)
-        if p.cells is not None:
-            for j in tables[(id(x), id(y), id(row_items[i]))][1:]:
-                into.share(j, _Plan(requests[j][0], shape=p.shape, width_=p.width))
-                shared.add(j)
         if into is not one:
             into.finish(store, out)
     one.finish(store, out)
@@ -245,7 +294,8 @@ class _Pass:
     """The requests of one pass over the resamples and their per-item sums, each distinct
     column once (the rows' count column of every Pearson, the y columns of every metric against
     the same labels: equal values, checked whole), at most ``width`` of them but for a single
-    request wider than that. An entry without columns of its own (a table shared with an earlier
+    request wider than that; and the contingency tables read in the same pass
+    (:class:`_Table`). An entry without columns of its own (a table shared with an earlier
     entry) reads that entry's."""
 
     def __init__(self, width: int) -> None:
@@ -254,8 +304,10 @@ class _Pass:
 
     def _empty(self) -> None:
         self.columns: list[np.ndarray] = []
+        self.tables: list[_Table] = []
         self.entries: list[tuple[int, _Plan, int]] = []  # (request, plan, entry of its columns)
         self.index: dict[int, np.ndarray] = {}  # entry -> its columns among the distinct ones
+        self.of_table: dict[int, int] = {}  # entry -> its table
         self._seen: dict[tuple[float, bytes], list[int]] = {}
         self._last = -1  # the entry added last with columns of its own
 
@@ -286,23 +338,35 @@ class _Pass:
         self.index[self._last] = idx
         self.entries.append((request, p, self._last))
 
+    def add_table(self, request: int, p: _Plan, table: _Table) -> None:
+        """Request ``request`` (plan ``p``) on the contingency table ``table``."""
+        self._last = len(self.entries)
+        self.of_table[self._last] = len(self.tables)
+        self.tables.append(table)
+        self.entries.append((request, _Plan(p.name, shape=p.shape), self._last))
+
     def share(self, request: int, p: _Plan) -> None:
         """Request ``request`` (plan ``p``) on the columns of the request added last."""
         self.entries.append((request, p, self._last))
 
     def finish(self, store: object, out: list[np.ndarray | None]) -> None:
-        """One pass over the resamples for the distinct columns; every entry's statistic into
-        ``out``; the pass emptied (each column dropped as it is copied into the pass's matrix)."""
+        """One pass over the resamples for the distinct columns and the tables; every entry's
+        statistic into ``out``; the pass emptied (each column dropped as it is copied into the
+        pass's matrix)."""
         if not self.entries:
             return
-        M = np.empty((self.columns[0].size, len(self.columns)))
+        n_items = store.n_items  # type: ignore[attr-defined]
+        M = np.empty((n_items, len(self.columns)))
         for t in range(len(self.columns)):
             M[:, t] = self.columns[t]
             self.columns[t] = np.empty(0)  # (dropped: the columns and M are never held whole)
-        S = resample_sums(store, M)
+        S = resample_sums(store, M, self.tables)
         del M
+        at = np.cumsum([len(self.columns), *(t.width for t in self.tables)])
         for i, p, src in self.entries:
-            out[i] = finish(p, S[:, self.index[src]])
+            t = self.of_table.get(src)
+            cols = self.index[src] if t is None else slice(at[t], at[t + 1])
+            out[i] = finish(p, S[:, cols])
         self._empty()
 
 

@@ -36,8 +36,9 @@ FILL_ELEMENTS = CHUNK_ELEMENTS // 2
 #: largest count matrix kept in memory as small integers (bytes)
 CACHE_BYTES = 1 << 30
 
-#: a block of resamples' counts, made when called (:meth:`_Store.blocks`)
-Block = Callable[[], np.ndarray]
+#: a block of resamples' counts, made when called (:meth:`_Store.blocks`; packed rows only
+#: where asked for)
+Block = Callable[[], "np.ndarray | PackedRows"]
 
 
 def draw_counts(gen: np.random.Generator, n_items: int, n_rows: int) -> np.ndarray:
@@ -76,12 +77,13 @@ class _Store:
     #: the count cache's fill under way in a thread of its own (:meth:`Resamples.prefill`)
     filling: Future[None] | None = None
 
-    def blocks(self, rows: int) -> Iterator[tuple[int, Block]]:
+    def blocks(self, rows: int, packed: bool = False) -> Iterator[tuple[int, Block]]:
         """Integer counts, ``rows`` resamples at a time, from the cache or redrawn, each as a
         :data:`Block` (a cached block is unpacked by the thread that uses it: in a pass of
         :func:`map_blocks`, beside the other blocks, not before them); each reported to
-        :attr:`progress`."""
-        for b0, make in self._blocks(rows):
+        :attr:`progress`. ``packed``: a caller that reads its blocks with :func:`columns`
+        takes the packed cache's rows as they are (:class:`PackedRows`: no unpacked copy)."""
+        for b0, make in self._blocks(rows, packed):
             yield b0, make
             if self.progress is not None:
                 self.progress(min(b0 + rows, self.n_boot), self.n_boot)
@@ -95,7 +97,7 @@ class _Store:
         """The counts fit :attr:`cache_bytes` (one byte a count at most): they are cached."""
         return self.n_boot * self.n_items <= self.cache_bytes
 
-    def _blocks(self, rows: int) -> Iterator[tuple[int, Block]]:
+    def _blocks(self, rows: int, packed: bool = False) -> Iterator[tuple[int, Block]]:
         if self.filling is not None:
             filling, self.filling = self.filling, None
             filling.result()  # (its error raises here)
@@ -103,7 +105,7 @@ class _Store:
             self._fill()
         if self.counts is not None:
             for b0 in range(0, self.n_boot, rows):
-                yield b0, partial(self._cached, b0, rows)
+                yield b0, partial(self._cached, b0, rows, packed)
             return
         gen = self.generator()
         sub = max(1, CHUNK_ELEMENTS // self.n_items)  # the draw's int64 temporaries stay small
@@ -155,11 +157,14 @@ class _Store:
         map_blocks(one, draws())
         return None if too_large else out
 
-    def _cached(self, b0: int, rows: int) -> np.ndarray:
-        """Rows ``b0..b0+rows`` of the cache as one count a byte."""
+    def _cached(self, b0: int, rows: int, packed: bool = False) -> Any:
+        """Rows ``b0..b0+rows`` of the cache as one count a byte (``packed``: packed ones as
+        :class:`PackedRows`)."""
         assert self.counts is not None
         block = self.counts[b0 : b0 + rows]
-        return unpack_counts(block, self.n_items) if self.packed else block
+        if not self.packed:
+            return block
+        return PackedRows(block, self.n_items) if packed else unpack_counts(block, self.n_items)
 
 
 def pack_counts(c: np.ndarray, out: np.ndarray) -> None:
@@ -170,13 +175,54 @@ def pack_counts(c: np.ndarray, out: np.ndarray) -> None:
     out[:, : c.shape[1] - h] |= (c[:, h:] << 4).astype(np.uint8)
 
 
-def unpack_counts(p: np.ndarray, n: int) -> np.ndarray:
-    """The ``(rows, n)`` uint8 counts packed by :func:`pack_counts` into ``p``."""
+def unpack_counts(p: np.ndarray, n: int, j0: int = 0, j1: int | None = None) -> np.ndarray:
+    """Columns ``j0..j1`` (default: all) of the ``(rows, n)`` uint8 counts packed by
+    :func:`pack_counts` into ``p``: those below ``h = ceil(n/2)`` from the low bits of bytes
+    ``j0..``, the others from the high bits of bytes ``j - h``."""
+    j1 = n if j1 is None else min(j1, n)
     h = p.shape[1]
-    out = np.empty((p.shape[0], n), dtype=np.uint8)
-    np.bitwise_and(p, 15, out=out[:, :h])
-    np.right_shift(p[:, : n - h], 4, out=out[:, h:])
+    out = np.empty((p.shape[0], j1 - j0), dtype=np.uint8)
+    lo = min(j1, h)
+    if j0 < lo:
+        np.bitwise_and(p[:, j0:lo], 15, out=out[:, : lo - j0])
+    hi = max(j0, h)
+    if hi < j1:
+        np.right_shift(p[:, hi - h : j1 - h], 4, out=out[:, hi - j0 :])
     return out
+
+
+@dataclass(frozen=True)
+class PackedRows:
+    """Rows of the packed count cache as they are stored (:func:`pack_counts`), for a reader
+    of a range of columns at a time (:func:`columns`): a block of 64 resamples at a million
+    items is then 32 MB of the cache read in place, not a 64 MB unpacked copy per thread."""
+
+    packed: np.ndarray
+    n: int
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.packed.shape[0], self.n)
+
+
+def gather(block: np.ndarray | PackedRows, idx: np.ndarray) -> np.ndarray:
+    """The columns ``idx`` of a block of counts, one count a byte (from :class:`PackedRows`:
+    each column's byte, then its four bits)."""
+    if not isinstance(block, PackedRows):
+        return np.take(block, idx, axis=1)
+    h = block.packed.shape[1]
+    high = idx >= h
+    out = np.take(block.packed, np.where(high, idx - h, idx), axis=1)
+    np.right_shift(out, (high * 4).astype(np.uint8), out=out)
+    np.bitwise_and(out, 15, out=out)
+    return out
+
+
+def columns(block: np.ndarray | PackedRows, j0: int, j1: int) -> np.ndarray:
+    """Columns ``j0..j1`` of a block of counts (unpacked there from :class:`PackedRows`)."""
+    if isinstance(block, PackedRows):
+        return unpack_counts(block.packed, block.n, j0, j1)
+    return block[:, j0:j1]
 
 
 @dataclass

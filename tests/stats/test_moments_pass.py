@@ -22,9 +22,9 @@ def test_shared_columns_summed_once_same_values(monkeypatch: pytest.MonkeyPatch)
     widths: list[int] = []
     real = moments.resample_sums
 
-    def spy(store: object, M: np.ndarray) -> np.ndarray:
+    def spy(store: object, M: np.ndarray, tables: tuple = ()) -> np.ndarray:
         widths.append(M.shape[1])
-        return real(store, M)
+        return real(store, M, tables)
 
     monkeypatch.setattr(moments, "resample_sums", spy)
     R = Resamples.draw(n_items, 50, np.random.default_rng(1))
@@ -37,3 +37,36 @@ def test_shared_columns_summed_once_same_values(monkeypatch: pytest.MonkeyPatch)
         )[0]
         np.testing.assert_allclose(v, alone, rtol=0, atol=1e-14)
     assert widths[1:] == [6] * len(xs)
+
+
+@pytest.mark.parametrize("tile", [5, 1 << 16])
+@pytest.mark.parametrize("cache", [0, 1 << 30])
+def test_tables_grouped_by_cell_are_the_weighted_tables(
+    monkeypatch: pytest.MonkeyPatch, tile: int, cache: int
+) -> None:
+    """A contingency table's resamples summed cell by cell from its rows' items (tiles of 5
+    rows: runs of a cell cut by tiles; the packed cache and redrawn counts) are exactly the
+    tables of the dense count matrix, so Spearman's and Kendall's values are the same bits;
+    a cell without rows stays 0; Pearson in the same pass reads its columns beside them."""
+    monkeypatch.setattr(moments, "TABLE_TILE_ROWS", tile)
+    rng = np.random.default_rng(4)
+    n_items, B = 301, 40
+    items = np.repeat(np.arange(n_items), 3)[:-1]  # 3 rows an item, the last 2
+    x = rng.integers(-2, 3, items.size).astype(float)
+    y = np.clip(x + rng.integers(-1, 2, items.size), -2, 1)
+    y[x == 2] = -2  # a cell (2, -1) without rows
+    R = Resamples.draw(n_items, B, np.random.default_rng(6), cache_bytes=cache)
+    reqs = [("spearman", x, y), ("kendall", x, y), ("pearson", x, y)]
+    got = weighted_statistics(reqs, R[:, items])
+    dense = Resamples.draw(n_items, B, np.random.default_rng(6)).dense()[:, items]
+    ux, gx = np.unique(x, return_inverse=True)
+    uy, gy = np.unique(y, return_inverse=True)
+    T = np.zeros((B, ux.size * uy.size))
+    for cell in range(T.shape[1]):
+        T[:, cell] = dense[:, gx * uy.size + gy == cell].sum(axis=1)
+    T = T.reshape(B, ux.size, uy.size)
+    assert (T == 0).all(axis=0).any()  # the empty cell
+    assert np.array_equal(got[0], moments.spearman_from_table(T))
+    assert np.array_equal(got[1], moments.kendall_from_table(T))
+    alone = weighted_statistics([reqs[2]], R[:, items])[0]
+    np.testing.assert_allclose(got[2], alone, rtol=0, atol=1e-14)

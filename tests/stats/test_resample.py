@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from metajudge import stats as st
-from metajudge.stats.resample import Resamples
+from metajudge.stats.resample import Resamples, unpack_counts
 from metajudge.stats.weighted import weighted_statistic
 
 
@@ -108,6 +108,33 @@ def test_count_cache_packs_two_counts_a_byte(n_items: int) -> None:
     assert R.store.packed is packed
     assert R.store.counts.shape == (B, (n_items + 1) // 2 if packed else n_items)
     assert np.array_equal(R[:, np.arange(n_items)[::-1]].dense(), dense[:, ::-1])
+    if packed:  # any range of columns unpacked alone, on either side of the middle byte
+        for j0 in range(n_items):
+            for j1 in range(j0 + 1, min(n_items, j0 + 40) + 1):
+                got = unpack_counts(R.store.counts, n_items, j0, j1)
+                assert np.array_equal(got, dense[:, j0:j1]), (j0, j1)
+
+
+@pytest.mark.parametrize("tile", [7, 8192])
+def test_per_item_sums_read_the_packed_cache_in_place(
+    monkeypatch: pytest.MonkeyPatch, tile: int
+) -> None:
+    """The passes of per-item sums read the packed cache a tile of columns at a time
+    (:class:`PackedRows`): the same bits as on redrawn counts, with tiles that straddle the
+    middle of the packed bytes (7 columns of 1001) and one tile of all."""
+    from metajudge.stats import moments
+
+    monkeypatch.setattr(moments, "TILE_ITEMS", tile)
+    n_items, B = 1001, 70
+    M = np.random.default_rng(3).normal(size=(n_items, 5))
+    got = []
+    for cache in (0, 1 << 30):
+        R = Resamples.draw(n_items, B, np.random.default_rng(8), cache_bytes=cache)
+        got.append(moments.resample_sums(R.store, M))
+    assert R.store.packed
+    assert np.array_equal(got[0], got[1])
+    dense = st.bootstrap_weights(n_items, B, np.random.default_rng(8))
+    np.testing.assert_allclose(got[1], dense @ M, rtol=1e-12, atol=1e-9)
 
 
 def test_threads_do_not_change_a_bit(monkeypatch: pytest.MonkeyPatch) -> None:
