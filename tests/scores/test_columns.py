@@ -176,6 +176,31 @@ def test_index_score_rows_reads_tables_as_it_reads_rows(tmp_path: Path) -> None:
     assert ei.value.field == f"scores[{len(rows)}]"
 
 
+def test_a_table_in_the_views_order_is_its_columns_values(tmp_path: Path) -> None:
+    """A score table giving every response in the view's order becomes its columns as it is
+    (the column's values are the table's array, not a copy): the same columns and counts as the
+    rows read one by one; a later row for one of its keys is a duplicate naming that row, and
+    the table is left as read."""
+    recs = _pairs()
+    rows = trivial.trivial_rows(recs, 3)
+    keys = [r.key for r in iter_responses(recs)]
+    _same_index(rows, keys)
+    table = next(iter(rows.parts()))
+    cols, _ = index_score_rows(rows, keys)
+    random = next(c for c in table.columns if c.metric == trivial.RANDOM)
+    assert np.shares_memory(cols[trivial.RANDOM].values, random.scores)
+    before = np.array(random.scores, copy=True)
+    again = [
+        make_row(
+            item="p3", system="sysB", side="b", metric=trivial.RANDOM, score=2.0, signature="r"
+        )
+    ]
+    with pytest.raises(InputError, match="duplicate score for 'p3::b'") as ei:
+        index_score_rows(rows + again, keys)
+    assert ei.value.field == f"scores[{len(rows)}]"
+    assert np.array_equal(random.scores, before)
+
+
 @pytest.mark.parametrize("kind", ["pairwise", "likert"])
 def test_trivial_rows_in_columns_are_the_rows_of_make_row(kind: str) -> None:
     """Each response's trivial rows (pairwise records read in bulk, Likert row by row) are the

@@ -384,8 +384,10 @@ def _index_table(
         inf.n_unmatched += len(keys) - hit.size
         if not hit.size:
             continue
-        vals = np.asarray(col.scores, dtype=np.float64)[hit]
-        pend.add_many(j[hit], vals, offset + hit * n_cols + c)
+        vals = np.asarray(col.scores, dtype=np.float64)
+        if hit.size < vals.size:
+            vals = vals[hit]
+        pend.add_many(j[hit] if hit.size < j.size else j, vals, offset + hit * n_cols + c)
         if col.signature:
             inf.signatures.add(str(col.signature))
         if col.direction is not None:
@@ -463,8 +465,15 @@ class _Pending:
             self.flush()
 
     def add_many(self, j: IArr, vals: FArr, rows: IArr) -> None:
-        """Rows at view indices ``j`` with scores ``vals`` (NaN: unscored), row numbers ``rows``."""
+        """Rows at view indices ``j`` with scores ``vals`` (NaN: unscored), row numbers ``rows``.
+        The first rows of a column that give every response in the view's order (a score file
+        written for this dataset) are its values as they are, not copied: read, never written
+        (any later row of the column is a duplicate)."""
         self.flush()
+        n = len(self.index)
+        if self.col is None and j.size == n and np.array_equal(j, np.arange(n)):
+            self.col = ScoreColumn(self.index, vals, np.ones(n, dtype=bool))
+            return
         self._put(j, vals, rows)
 
     def flush(self) -> None:

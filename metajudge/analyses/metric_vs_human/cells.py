@@ -42,11 +42,19 @@ class Rows:
     """The correlation rows of one cell (one per label or per pair)."""
 
     x: FArr  # normalised d' per row
-    raw: FArr  # raw d per row (for accuracies)
+    raw_d: FArr  # raw d per row (for accuracies), or per pair where ``raw_by_pair``
     y: FArr  # human label per row
     pair: IArr  # pair index per row
     eps: FArr  # tie band per row
     ann: IArr  # annotator index per row (0 for the mean)
+    #: ``raw_d`` holds a value per pair (the cell's own differences), taken per row when read:
+    #: a cell read once for its accuracies keeps no copy per row (16 MB at a million pairs)
+    raw_by_pair: bool = False
+
+    @property
+    def raw(self) -> FArr:
+        """The raw d of each row."""
+        return self.raw_d[self.pair] if self.raw_by_pair else self.raw_d
 
     def keys(self) -> IArr:
         """A sorted key per row, (pair, annotator): rows are built in this order."""
@@ -194,7 +202,7 @@ def make_rows(
         eps_rows = np.broadcast_to(float(eps), pi.shape)  # type: ignore[arg-type]
     else:
         eps_rows = np.asarray(eps, dtype=float)[pi]
-    return Rows(x, raw_pair[pi], y, pi, eps_rows, ai)
+    return Rows(x, raw_pair, y, pi, eps_rows, ai, raw_by_pair=True)
 
 
 def _undefined(reason: str, statistics: tuple[str, ...]) -> dict[str, Any]:
@@ -390,11 +398,11 @@ def evaluate_cell(
     d_raw, nd, _ = run.diffs(column)
     L = run.view.pair_labels[dim]
     x_pair, eps = _x_and_eps(run, d_raw, nd, L, index, cell)
-    rows = make_rows(x_pair, d_raw, L, run.proto.aggregation, eps, run.label_rows(dim))
-    if run.proto.missing_rule == "median":
+    if run.proto.missing_rule == "median" and not np.isfinite(d_raw).all():
         # RAGChecker imputes missing d with the median for correlations; accuracies need a real
         # decision, so an imputed pair's decision is a tie
-        rows.raw = np.where(np.isfinite(rows.raw), rows.raw, 0.0)
+        d_raw = np.where(np.isfinite(d_raw), d_raw, 0.0)
+    rows = make_rows(x_pair, d_raw, L, run.proto.aggregation, eps, run.label_rows(dim))
     cell["n_rows"] = int(rows.x.size)
     cell["n_pairs"] = n_distinct(rows.pair, len(run.view.pair_ids))
     cell["n_items"] = n_distinct(run.view.pair_item[rows.pair], run.view.n_items)
