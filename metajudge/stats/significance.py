@@ -230,24 +230,33 @@ def shared_permutation_tests(
     """
     y0 = np.asarray(problems[0][2], dtype=float)
     gi, n_items = _group_index(groups, y0.size)
-    M = np.empty((n_items, 3 * sum(len(xs) for _, xs, _ in problems)))  # per-item sums
-    setups, c = [], 0
-    for statistic, xs, y in problems:
-        rank = _rankdata if statistic == "spearman" else np.asarray
-        ya = np.asarray(rank(np.asarray(y, dtype=float)), dtype=float)
-        yc = ya - ya.mean()
-        r, base = [], []
-        for x in xs:  # one metric at a time: memory O(items × metrics), not O(rows × metrics)
-            a = np.asarray(rank(np.asarray(x, dtype=float)), dtype=float)
+    rank = [_rankdata if statistic == "spearman" else np.asarray for statistic, _, _ in problems]
+    yas = [
+        np.asarray(f(np.asarray(p[2], dtype=float)), dtype=float) for f, p in zip(rank, problems)
+    ]
+    ycs = [ya - ya.mean() for ya in yas]
+    rs: list[list[float]] = [[] for _ in problems]
+    bases: list[list[list[float]]] = [[] for _ in problems]
+    start, parts = rng.bit_generator.state, []
+    for chunk in _metric_chunks([len(xs) for _, xs, _ in problems], n_items):
+        M = np.empty((n_items, 3 * len(chunk)))  # per-item sums
+        for c, (k, i) in enumerate(chunk):  # one metric at a time: memory O(items × metrics)
+            a = np.asarray(rank[k](np.asarray(problems[k][1][i], dtype=float)), dtype=float)
             a = (a - a.mean()) / (a.std() or 1.0)
-            r.append(statistic_fn("pearson")(a, ya))
-            base.append([a.sum(), (a * a).sum(), (a * yc).sum()])
-            for v in (a, a * a, a * yc):
-                M[:, c] = np.bincount(gi, weights=v, minlength=n_items) if gi is not None else v
-                c += 1
-        setups.append((np.array(r), np.array(base), float(yc @ yc), y0.size))
-    Q = _shared_swap_sums(M, n_items, n_perm, rng)
-    del M
+            rs[k].append(statistic_fn("pearson")(a, yas[k]))
+            bases[k].append([a.sum(), (a * a).sum(), (a * ycs[k]).sum()])
+            for t, v in enumerate((a, a * a, a * ycs[k])):
+                M[:, 3 * c + t] = (
+                    np.bincount(gi, weights=v, minlength=n_items) if gi is not None else v
+                )
+        rng.bit_generator.state = start  # every chunk of metrics the same swaps
+        parts.append(_shared_swap_sums(M, n_items, n_perm, rng))
+        del M
+    Q = np.concatenate(parts, axis=1)
+    setups = [
+        (np.array(rs[k]), np.array(bases[k]), float(ycs[k] @ ycs[k]), y0.size)
+        for k in range(len(problems))
+    ]
     out, c0 = [], 0
     for r, base, syy, n in setups:
         k = base.shape[0]
@@ -267,6 +276,17 @@ def shared_permutation_tests(
             res.append(DiffResult(obs, math.nan, math.nan, p, n_perm, "permutation (shared swaps)"))
         out.append(res)
     return out
+
+
+def _metric_chunks(n_metrics: list[int], n_items: int) -> list[list[tuple[int, int]]]:
+    """The (problem, metric) pairs in order, in chunks whose per-item sums (3 columns a metric)
+    fit :data:`~metajudge.stats.moments.PASS_ITEM_ELEMENTS` (one metric at least): at a million
+    items 5 metrics a chunk (120 MB), not 12 metrics × 2 statistics at once (288 MB)."""
+    from metajudge.stats.moments import PASS_ITEM_ELEMENTS
+
+    per = max(1, PASS_ITEM_ELEMENTS // (3 * max(n_items, 1)))
+    pairs = [(k, i) for k, n in enumerate(n_metrics) for i in range(n)]
+    return [pairs[c : c + per] for c in range(0, len(pairs), per)]
 
 
 def _shared_swap_sums(

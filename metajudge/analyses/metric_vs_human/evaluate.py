@@ -470,6 +470,7 @@ def meta_evaluate(
         run.control = control_for(dataset, view, proto.control)
     cells, entries, calcs, points = _cells(run, metrics, available)
     comparisons, compare_note = _comparisons(run, metrics, calcs)
+    del calcs  # the cells' rows (x per label: 16 MB a cell at a million pairs); not read below
     data = {
         "schema": SCHEMA,
         "dataset": _dataset_json(dataset.card, view, dims, subset),

@@ -11,7 +11,17 @@ from metajudge.stats import intervals
 from metajudge.stats.moments import TILE_ROWS
 
 
-def test_shared_permutation_tests_are_the_swap_test_with_those_swaps() -> None:
+@pytest.mark.parametrize("per_chunk", [None, 1, 2])
+def test_shared_permutation_tests_are_the_swap_test_with_those_swaps(
+    monkeypatch: pytest.MonkeyPatch, per_chunk: int | None
+) -> None:
+    """Every test is the swap test with the shared swaps, whether the metrics' per-item sums
+    are taken all at once or in chunks of 1 or 2 metrics (each chunk the same swaps, the
+    generator left where one draw leaves it)."""
+    from metajudge.stats import moments
+
+    if per_chunk is not None:
+        monkeypatch.setattr(moments, "PASS_ITEM_ELEMENTS", 3 * 45 * per_chunk)
     rng = np.random.default_rng(3)
     n_items = 45
     groups = np.repeat(np.arange(n_items), 2)
@@ -19,12 +29,9 @@ def test_shared_permutation_tests_are_the_swap_test_with_those_swaps() -> None:
     xs = [y + rng.normal(0, s, y.size) for s in (1.0, 1.5, 3.0)]
     n_perm = 2 * TILE_ROWS + 5
     pairs = [(0, 1), (0, 2), (1, 2)]
+    drawn = np.random.default_rng(8)
     got = st.shared_permutation_tests(
-        [("pearson", xs, y), ("spearman", xs, y)],
-        pairs,
-        groups=groups,
-        n_perm=n_perm,
-        rng=np.random.default_rng(8),
+        [("pearson", xs, y), ("spearman", xs, y)], pairs, groups=groups, n_perm=n_perm, rng=drawn
     )
     # the same swaps, drawn explicitly: one bit per item per permutation, 64 to a word
     gen = np.random.default_rng(8).bit_generator
@@ -35,6 +42,7 @@ def test_shared_permutation_tests_are_the_swap_test_with_those_swaps() -> None:
         raw = gen.random_raw(rows * words).reshape(rows, words).view(np.uint8)
         swaps.append(np.unpackbits(raw, axis=1, count=n_items, bitorder="little"))
     swap = np.concatenate(swaps)[:, groups].astype(bool)
+    assert drawn.bit_generator.random_raw() == gen.random_raw()
     for k, stat in enumerate(("pearson", "spearman")):
         rank = st.correlation._rankdata if stat == "spearman" else (lambda a: a)
         A = [(rank(x) - rank(x).mean()) / rank(x).std() for x in xs]
