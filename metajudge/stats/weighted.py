@@ -26,7 +26,7 @@ from metajudge.stats.correlation import (
     accuracy_rows,
     pearson_from_moments,
 )
-from metajudge.stats.resample import Digests, Resamples, map_blocks, map_chunks
+from metajudge.stats.resample import Digests, Resamples, array_digest, map_blocks, map_chunks
 from metajudge.stats.weighted_kendall import kendall_resamples, weighted_kendall
 
 
@@ -399,33 +399,51 @@ def weighted_statistics(
 class _RankGroup:
     """The Spearman requests on one x over the same rows, for one pass (:func:`_wspearman`):
     each distinct y once, and the stacked y's (:func:`_unstack`) by their places among the y's
-    and the memo key of the request each answers."""
+    and the memo key of the request each answers. A place's y is known by its digest until
+    the group is evaluated, then taken from the stacked y (not every cell's places at once:
+    16 MB a cell at a million pairs)."""
 
     x: np.ndarray
     view: Resamples
     digest: Digests
-    ys: list[np.ndarray] = field(default_factory=list)
+    ys: list[np.ndarray | tuple[np.ndarray, int, int]] = field(default_factory=list)
+    y_digests: list[str] = field(default_factory=list)
     stacks: list[list[int]] = field(default_factory=list)
     stack_keys: list[tuple[str, ...]] = field(default_factory=list)
     _at: dict[str, int] = field(default_factory=dict)
 
     def y(self, y: np.ndarray) -> int:
         """The index of ``y`` among the group's y's (added where it is new)."""
-        key = self.view.content_key("y", y, digest=self.digest)[1]
+        return self._add(self.digest(y), y)
+
+    def place(self, y: np.ndarray, k: int, j: int) -> int:
+        """:meth:`y` of place ``j`` of the runs of ``k`` rows of the stacked ``y``."""
+        return self._add(array_digest(_place(y, k, j)), (y, k, j))
+
+    def _add(self, key: str, y: np.ndarray | tuple[np.ndarray, int, int]) -> int:
         if key not in self._at:
             self._at[key] = len(self.ys)
             self.ys.append(y)
+            self.y_digests.append(key)
         return self._at[key]
 
     def values(self) -> dict[tuple[str, ...], np.ndarray]:
         """ρ of every resample from one pass, by memo key: each stacked request's, and each
         y's on the group's x and rows (a stacked y's places too: the metric against each
         annotator alone, asked for next, is then known)."""
-        values = _wspearman(_RankPlan(self.x, self.ys, self.stacks), self.view)
-        keys = [self.view.memo_key("spearman", self.x, y, digest=self.digest) for y in self.ys]
+        ys = [_place(*y) if isinstance(y, tuple) else y for y in self.ys]
+        values = _wspearman(_RankPlan(self.x, ys, self.stacks), self.view)
+        del ys
+        name, dx, rows = self.view.memo_key("spearman", self.x, digest=self.digest)
+        keys = [(name, dx, dy, rows) for dy in self.y_digests]
         out = dict(zip(keys, values, strict=False))
         out.update(zip(self.stack_keys, values[len(self.ys) :], strict=True))
         return out
+
+
+def _place(y: np.ndarray, k: int, j: int) -> np.ndarray:
+    """Place ``j`` of each run of ``k`` rows of ``y``."""
+    return np.ascontiguousarray(y.reshape(-1, k)[:, j])
 
 
 def _rank_group(
@@ -441,24 +459,24 @@ def _rank_group(
     (:func:`_unstack`)."""
     unstacked = _unstack(x, y, view)
     if unstacked is not None:
-        x, slots, view = unstacked
+        x, k, view = unstacked
     key_x = view.memo_key("spearman", x, digest=digest)[1:]
     g = groups.setdefault(key_x, _RankGroup(x, view, digest))
     if unstacked is None:
         g.y(y)
     else:
-        g.stacks.append([g.y(s) for s in slots])
+        g.stacks.append([g.place(y, k, j) for j in range(k)])
         g.stack_keys.append(key)
 
 
 def _unstack(
     x: np.ndarray, y: np.ndarray, view: Resamples
-) -> tuple[np.ndarray, list[np.ndarray], Resamples] | None:
+) -> tuple[np.ndarray, int, Resamples] | None:
     """A request whose rows come in runs of ``k >= 2`` rows of one item with one x — a cell's
     pooled rows, an item's metric value once per annotator — as x and the items once per run
-    and the y of each place in the runs (:class:`_Stack`); None for any other, or where the
-    places' y's would not share one joint table (more than :data:`MAX_Y_GROUPS` values each,
-    :data:`MAX_JOINT_CELLS` together)."""
+    and ``k`` (the y of each place in the runs: :class:`_Stack`); None for any other, or where
+    the places' y's would not share one joint table (more than :data:`MAX_Y_GROUPS` values
+    each, :data:`MAX_JOINT_CELLS` together)."""
     cols = view.cols
     if cols is None or cols.size < 4:
         return None
@@ -468,12 +486,11 @@ def _unstack(
     c2, x2 = cols.reshape(-1, k), x.reshape(-1, k)
     if not ((c2 == c2[:, :1]).all() and (x2 == x2[:, :1]).all()):
         return None
-    slots = [np.ascontiguousarray(y.reshape(-1, k)[:, j]) for j in range(k)]
-    sizes = [np.unique(s).size for s in slots]
+    sizes = [np.unique(y.reshape(-1, k)[:, j]).size for j in range(k)]
     if max(sizes) > MAX_Y_GROUPS or math.prod(sizes) > MAX_JOINT_CELLS:
         return None
     base = Resamples(view.store, np.ascontiguousarray(c2[:, 0]), view.chunk_elements)
-    return np.ascontiguousarray(x2[:, 0]), slots, base
+    return np.ascontiguousarray(x2[:, 0]), k, base
 
 
 def _weighted(name: str, x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
