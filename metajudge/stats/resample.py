@@ -204,6 +204,24 @@ class PackedRows:
     def shape(self) -> tuple[int, int]:
         return (self.packed.shape[0], self.n)
 
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype(np.uint8)
+
+    def __getitem__(self, rows: Any) -> PackedRows:
+        """The resamples ``rows`` (an index of the block's rows)."""
+        return PackedRows(self.packed[rows], self.n)
+
+    def turned_at(self, idx: np.ndarray) -> np.ndarray:
+        """``(len(idx), rows)``: the counts of the columns ``idx``, one row of resamples each
+        (the block turned, then gathered row by row: :func:`gather` turned)."""
+        h = self.packed.shape[1]
+        high = idx >= h
+        out = np.take(np.ascontiguousarray(self.packed.T), np.where(high, idx - h, idx), axis=0)
+        np.right_shift(out, (high * 4).astype(np.uint8)[:, None], out=out)
+        np.bitwise_and(out, 15, out=out)
+        return out
+
 
 def gather(block: np.ndarray | PackedRows, idx: np.ndarray) -> np.ndarray:
     """The columns ``idx`` of a block of counts, one count a byte (from :class:`PackedRows`:

@@ -26,7 +26,14 @@ from metajudge.stats.correlation import (
     accuracy_rows,
     pearson_from_moments,
 )
-from metajudge.stats.resample import Digests, Resamples, array_digest, map_blocks, map_chunks
+from metajudge.stats.resample import (
+    Digests,
+    PackedRows,
+    Resamples,
+    array_digest,
+    map_blocks,
+    map_chunks,
+)
 from metajudge.stats.weighted_kendall import kendall_resamples, weighted_kendall
 
 
@@ -242,7 +249,9 @@ class _RankPlan:
         rows = max(1, min(RANK_BLOCK_RESAMPLES, by_columns, by_cells))
         return rows - rows % 32 if rows > 32 else rows
 
-    def sums(self, block: np.ndarray, cols: np.ndarray, *, integer: bool = True) -> np.ndarray:
+    def sums(
+        self, block: np.ndarray | PackedRows, cols: np.ndarray, *, integer: bool = True
+    ) -> np.ndarray:
         """``(rows of block, width)`` float sums of :func:`rank_pass.rank_sums` for each row
         of ``block`` (weights; ``cols``: the column of each row of the data, in x order), then
         each stacked y's (:meth:`_Stack.sums`); ``integer``: the weights are whole counts (the
@@ -285,12 +294,18 @@ class _RankPlan:
         return out
 
 
-def _in_order(block: np.ndarray, cols: np.ndarray, dtype: type | None = None) -> np.ndarray:
+def _in_order(
+    block: np.ndarray | PackedRows, cols: np.ndarray, dtype: type | None = None
+) -> np.ndarray:
     """The weights in ``block`` (resamples × columns) as one row per data row, in the order
     ``cols`` (the x order), resamples side by side: turned, then gathered row by row, so that
     the rank pass reads its rows one after another: at a million rows × 64 resamples (x
     without ties, two y's of 5 values) a block takes 0.14 s where the pass reading each row
-    where it lies took 0.35 s (a gather alone, 0.03 s, overlaps its reads; the pass cannot)."""
+    where it lies took 0.35 s (a gather alone, 0.03 s, overlaps its reads; the pass cannot).
+    Packed counts are turned and gathered packed, then unpacked (no unpacked block)."""
+    if isinstance(block, PackedRows):
+        counts = block.turned_at(cols)
+        return counts if dtype is None else counts.astype(dtype)
     turned = np.ascontiguousarray(block.T, dtype=dtype)
     return np.take(turned, cols, axis=0)
 
@@ -304,10 +319,10 @@ def _wspearman(plan: _RankPlan, W: np.ndarray | Resamples) -> list[np.ndarray]:
         cols = plan.order if W.cols is None else W.cols[plan.order]
         out = np.empty((W.shape[0], plan.width))
 
-        def one(b0: int, counts: np.ndarray) -> None:
+        def one(b0: int, counts: np.ndarray | PackedRows) -> None:
             out[b0 : b0 + counts.shape[0]] = plan.sums(counts, cols)
 
-        map_blocks(one, W.store.blocks(plan.block_rows(W.store.n_items)))
+        map_blocks(one, W.store.blocks(plan.block_rows(W.store.n_items), packed=True))
     else:
         integer = bool(np.all(W >= 0) and np.array_equal(W, np.floor(W)))
         rows = plan.block_rows(W.shape[1])
