@@ -37,9 +37,11 @@ MAX_TABLE_CELLS = 64
 #: rows of a contingency table gathered at a time (:meth:`_Table.sums`: 4 MB of one-byte
 #: counts a block of 64 resamples)
 TABLE_TILE_ROWS = 1 << 16
-#: most elements of one pass's matrix of distinct per-item sums (128 MB of float64; a single
-#: statistic wider than that gets a pass of its own)
-PASS_ITEM_ELEMENTS = 16_000_000
+#: most elements of one pass's matrix of distinct per-item sums (96 MB of float64; a single
+#: statistic wider than that gets a pass of its own). At a million items, 12 columns a pass:
+#: the cells' 34 columns still take 3 passes, in 36 MB less than at 16 (52 s, 1989 MiB where
+#: 59 s, 2025 MiB); 10 or 8 columns add passes (87 s, 97 s)
+PASS_ITEM_ELEMENTS = 12_000_000
 #: the statistics evaluated here (Spearman and Kendall only from a contingency table)
 ITEM_STATISTICS: tuple[str, ...] = ("pearson", "spearman", "kendall", "acc_ties", "acc_no_ties")
 

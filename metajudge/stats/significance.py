@@ -281,7 +281,7 @@ def shared_permutation_tests(
 def _metric_chunks(n_metrics: list[int], n_items: int) -> list[list[tuple[int, int]]]:
     """The (problem, metric) pairs in order, in chunks whose per-item sums (3 columns a metric)
     fit :data:`~metajudge.stats.moments.PASS_ITEM_ELEMENTS` (one metric at least): at a million
-    items 5 metrics a chunk (120 MB), not 12 metrics × 2 statistics at once (288 MB)."""
+    items 4 metrics a chunk (96 MB), not 6 metrics × 2 statistics at once (288 MB)."""
     from metajudge.stats.moments import PASS_ITEM_ELEMENTS
 
     per = max(1, PASS_ITEM_ELEMENTS // (3 * max(n_items, 1)))
