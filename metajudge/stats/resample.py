@@ -215,12 +215,18 @@ class PackedRows:
     def turned_at(self, idx: np.ndarray) -> np.ndarray:
         """``(len(idx), rows)``: the counts of the columns ``idx``, one row of resamples each
         (the block turned, then gathered row by row: :func:`gather` turned)."""
-        h = self.packed.shape[1]
-        high = idx >= h
-        out = np.take(np.ascontiguousarray(self.packed.T), np.where(high, idx - h, idx), axis=0)
-        np.right_shift(out, (high * 4).astype(np.uint8)[:, None], out=out)
+        byte, shift = _nibbles(idx, self.packed.shape[1])
+        out = np.take(np.ascontiguousarray(self.packed.T), byte, axis=0)
+        np.right_shift(out, shift[:, None], out=out)
         np.bitwise_and(out, 15, out=out)
         return out
+
+
+def _nibbles(idx: np.ndarray, h: int) -> tuple[np.ndarray, np.ndarray]:
+    """Where the packed columns ``idx`` lie (:func:`pack_counts`, ``h`` bytes a row): each
+    one's byte and the shift of its four bits in it."""
+    high = idx >= h
+    return np.where(high, idx - h, idx), (high * 4).astype(np.uint8)
 
 
 def gather(block: np.ndarray | PackedRows, idx: np.ndarray) -> np.ndarray:
@@ -228,10 +234,9 @@ def gather(block: np.ndarray | PackedRows, idx: np.ndarray) -> np.ndarray:
     each column's byte, then its four bits)."""
     if not isinstance(block, PackedRows):
         return np.take(block, idx, axis=1)
-    h = block.packed.shape[1]
-    high = idx >= h
-    out = np.take(block.packed, np.where(high, idx - h, idx), axis=1)
-    np.right_shift(out, (high * 4).astype(np.uint8), out=out)
+    byte, shift = _nibbles(idx, block.packed.shape[1])
+    out = np.take(block.packed, byte, axis=1)
+    np.right_shift(out, shift, out=out)
     np.bitwise_and(out, 15, out=out)
     return out
 
