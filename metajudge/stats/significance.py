@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -292,17 +292,27 @@ def _metric_chunks(n_metrics: list[int], n_items: int) -> list[list[tuple[int, i
 def _shared_swap_sums(
     M: np.ndarray, n_items: int, n_perm: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """``(n_perm, k)``: each permutation's swap vector (one bit per item) times ``M``."""
+    """``(n_perm, k)``: each permutation's swap vector (one bit per item) times ``M``. The
+    swaps are drawn here, a tile of :data:`~metajudge.stats.moments.TILE_ROWS` permutations at
+    a time in stream order; their products are shared among the resample threads
+    (:func:`~metajudge.stats.resample.map_blocks`: each tile's are the same on any thread)."""
     from metajudge.stats.moments import TILE_ROWS, one_blas_thread, tile_product
+    from metajudge.stats.resample import map_blocks, ready
 
     words = -(-n_items // 64)
     out = np.empty((n_perm, M.shape[1]))
-    with one_blas_thread():
+
+    def one(p0: int, raw: np.ndarray) -> None:
+        bits = np.unpackbits(raw.view(np.uint8), axis=1, count=n_items, bitorder="little")
+        out[p0 : p0 + raw.shape[0]] = tile_product(bits, M)
+
+    def tiles() -> Iterator[tuple[int, Callable[[], np.ndarray]]]:
         for p0 in range(0, n_perm, TILE_ROWS):
             rows = min(TILE_ROWS, n_perm - p0)
-            raw = rng.bit_generator.random_raw(rows * words).reshape(rows, words)
-            bits = np.unpackbits(raw.view(np.uint8), axis=1, count=n_items, bitorder="little")
-            out[p0 : p0 + rows] = tile_product(bits, M)
+            yield p0, ready(rng.bit_generator.random_raw(rows * words).reshape(rows, words))
+
+    with one_blas_thread():
+        map_blocks(one, tiles())
     return out
 
 
