@@ -70,3 +70,32 @@ def test_tables_grouped_by_cell_are_the_weighted_tables(
     assert np.array_equal(got[1], moments.kendall_from_table(T))
     alone = weighted_statistics([reqs[2]], R[:, items])[0]
     np.testing.assert_allclose(got[2], alone, rtol=0, atol=1e-14)
+
+
+def test_a_turned_table_is_read_from_the_table_it_turns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two annotators' inter-human reference asks for the table of (x, y) and of (y, x) on the
+    same rows: the second is the first turned, read from its sums (one table gathered, not two),
+    and its Spearman and Kendall are the same bits as its own table's; (x, y') on other labels
+    is a table of its own."""
+    rng = np.random.default_rng(8)
+    n_items, B = 250, 30
+    items = np.repeat(np.arange(n_items), 2)
+    a = rng.integers(-2, 3, items.size).astype(float)
+    b = np.clip(a + rng.integers(-1, 2, items.size), -2, 1)  # 5 values against 4
+    c = rng.integers(0, 3, items.size).astype(float)
+    widths: list[int] = []
+    real = moments.resample_sums
+
+    def spy(store: object, M: np.ndarray, tables: tuple = ()) -> np.ndarray:
+        widths.append(len(tables))
+        return real(store, M, tables)
+
+    monkeypatch.setattr(moments, "resample_sums", spy)
+    R = Resamples.draw(n_items, B, np.random.default_rng(3))
+    reqs = [("spearman", a, b), ("spearman", b.copy(), a.copy()), ("kendall", b, a)]
+    got = weighted_statistics([*reqs, ("spearman", a, c)], R[:, items])
+    assert widths == [2]  # (a, b) and (a, c): (b, a) read from (a, b)
+    for (name, x, y), value in zip(reqs[1:], got[1:3], strict=True):
+        alone = weighted_statistics([(name, x, y)], R[:, items])[0]
+        assert np.array_equal(value, alone)
+    assert np.array_equal(got[3], weighted_statistics([("spearman", a, c)], R[:, items])[0])
