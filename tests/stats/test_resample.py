@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from metajudge import stats as st
-from metajudge.stats.resample import Resamples, unpack_counts
+from metajudge.stats.resample import PackedRows, Resamples, pack_counts, unpack_counts
 from metajudge.stats.weighted import weighted_statistic
 
 
@@ -113,6 +113,20 @@ def test_count_cache_packs_two_counts_a_byte(n_items: int) -> None:
             for j1 in range(j0 + 1, min(n_items, j0 + 40) + 1):
                 got = unpack_counts(R.store.counts, n_items, j0, j1)
                 assert np.array_equal(got, dense[:, j0:j1]), (j0, j1)
+
+
+@pytest.mark.parametrize("rows", [1, 7, 8, 33])
+def test_packed_rows_turned_at_any_columns_are_the_counts_turned(rows: int) -> None:
+    """:meth:`PackedRows.turned_at` (64-bit words of a turned block, padded to 8 resamples)
+    gives each column's counts in every resample, in the order asked, repeats included."""
+    n_items = 1001
+    dense = np.random.default_rng(9).integers(0, 16, (rows, n_items), dtype=np.uint8)
+    packed = np.empty((rows, (n_items + 1) // 2), dtype=np.uint8)
+    pack_counts(dense, packed)
+    idx = np.random.default_rng(2).integers(0, n_items, 3000)
+    got = PackedRows(packed, n_items).turned_at(idx)
+    assert got.flags.c_contiguous and got.dtype == np.uint8
+    assert np.array_equal(got, dense[:, idx].T)
 
 
 @pytest.mark.parametrize("tile", [7, 8192])
