@@ -30,8 +30,10 @@ from metajudge.stats.resample import PackedRows, array_digest, columns, gather, 
 
 #: resamples per product tile (fixed: the values do not depend on the Resamples' chunking)
 TILE_ROWS = 64
-#: items per product tile
-TILE_ITEMS = 8192
+#: items per product tile: a float tile of 64 × 1024 (512 KB) stays in the core's cache for
+#: the product (66 ms where 104 ms at 8192 for a million items × 12 columns; the sums over the
+#: tiles then add in another order: values 1e-15 apart from 8192's)
+TILE_ITEMS = 1024
 #: most cells of a contingency table evaluated from per-item sums
 MAX_TABLE_CELLS = 64
 #: rows of a contingency table gathered at a time (:meth:`_Table.sums`: 4 MB of one-byte
