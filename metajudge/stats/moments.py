@@ -389,7 +389,7 @@ class _Pass:
         if not self.entries:
             return
         n_items = store.n_items  # type: ignore[attr-defined]
-        M = np.empty((n_items, len(self.columns)))
+        M = np.empty((n_items, len(self.columns)), order="F")  # (filled a column at a time)
         for t in range(len(self.columns)):
             M[:, t] = self.columns[t]
             self.columns[t] = np.empty(0)  # (dropped: the columns and M are never held whole)
