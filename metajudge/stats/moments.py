@@ -158,8 +158,10 @@ class _Table:
             k1 = int(np.searchsorted(self.starts, t1, side="left"))
             at = np.maximum(self.starts[k0:k1], t0) - t0  # runs in this tile, from its start
             g = gather(block, self.items[t0:t1])
-            # (int32: at most 255 x TABLE_TILE_ROWS a run; a third faster than float64 sums)
-            out[:, self.cells[k0:k1]] += np.add.reduceat(g, at, axis=1, dtype=np.int32)
+            # one-byte counts sum in int32 (255 x TABLE_TILE_ROWS at most a run; a third faster
+            # than float64), wider redrawn counts in int64: exact integers either way
+            wide = np.int32 if g.dtype == np.uint8 else np.int64
+            out[:, self.cells[k0:k1]] += np.add.reduceat(g, at, axis=1, dtype=wide)
         return out
 
 
