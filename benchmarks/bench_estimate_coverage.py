@@ -47,8 +47,7 @@ def _labels_only(rows: Any, system: str, alpha: float) -> tuple[float, float] | 
     if len(set(r.cluster.tolist())) < 2:
         return None
     m, se, g = cl.clustered_mean(r.label, r.cluster)
-    q = cl.t_quantile(g - 1.0, alpha)
-    return m - q * se, m + q * se
+    return cl.t_interval(m, se, g - 1.0, alpha)
 
 
 def simulate(rows: Any, fraction: float, draws: int, *, seed: int = 0, folds: int = 40) -> dict:

@@ -1,4 +1,5 @@
-"""Cluster-robust standard errors, the delete-a-group jackknife, and their combined t interval.
+"""Cluster-robust standard errors, the delete-a-group jackknife, and their combined t interval
+(:func:`t_interval`, the one t interval of a mean).
 
 Units that share a cluster (responses to one prompt, several draws of one item) are not
 independent. A statistic written as a sum of per-unit influence values ``c_i`` (for a mean
@@ -94,6 +95,19 @@ def t_quantile(df: float, alpha: float = 0.05) -> float:
     if not math.isfinite(df):
         return float(ss.norm.ppf(1 - alpha / 2))
     return float(ss.t.ppf(1 - alpha / 2, max(df, 1.0)))
+
+
+def t_interval(value: float, se: float, df: float, alpha: float = 0.05) -> tuple[float, float]:
+    """THE two-sided t interval ``value ± t_{1−α/2, df}·se`` (:func:`t_quantile`; a normal
+    interval for an infinite df): every mean's interval in ``calibrate estimate`` (AIPW, PPI++,
+    human-only, judge-only, transport audits).
+
+    >>> lo, hi = t_interval(1.0, 0.5, 9)
+    >>> round(lo, 4), round(hi, 4)
+    (-0.1311, 2.1311)
+    """
+    q = t_quantile(df, alpha)
+    return value - q * se, value + q * se
 
 
 def t_p_value(value: float, se: float, df: float) -> float:

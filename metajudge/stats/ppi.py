@@ -37,13 +37,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from statistics import NormalDist
 from typing import Any, Literal
 
 import numpy as np
 
 from metajudge import stats
 from metajudge.results import Result
+from metajudge.stats.clustered import t_interval
 
 #: below this many human labels the intervals under-cover: warn, and give no ESS gain
 MIN_LABELS = 30
@@ -100,15 +100,10 @@ class PPIResult(Result):
         return asdict(self) | {"ess_gain": self.ess_gain}
 
 
-def _normal(method: str, value: float, se: float, alpha: float, df: int = 0) -> MeanEstimate:
-    """Interval value ± q·se with q the normal quantile (df = 0) or Student's t with df."""
-    if df > 0:
-        from scipy import stats as ss
-
-        q = float(ss.t.ppf(1 - alpha / 2, df))
-    else:
-        q = NormalDist().inv_cdf(1 - alpha / 2)
-    return MeanEstimate(method, value, value - q * se, value + q * se, se)
+def _normal(method: str, value: float, se: float, alpha: float, df: float) -> MeanEstimate:
+    """Interval value ± q·se, q Student's t with ``df`` (the normal quantile for an infinite df):
+    :func:`metajudge.stats.clustered.t_interval`."""
+    return MeanEstimate(method, value, *t_interval(value, se, df, alpha), se)
 
 
 def ppi_lambda(y: np.ndarray, f: np.ndarray, f_unl: np.ndarray) -> float:
@@ -144,10 +139,11 @@ def ppi_mean(
     lh = ppi_lambda(y, f, fu) if lam is None else lam
     value = float(y.mean() + lh * (fu.mean() - f.mean()))
     se = math.sqrt(np.var(lh * fu) / N + np.var(y - lh * f) / n)
-    df = n - 1 if critical == "t" else 0
+    df = n - 1 if critical == "t" else math.inf
     human = _normal("human-only", float(y.mean()), math.sqrt(np.var(y) / n), alpha, df)
     allf = np.concatenate([f, fu])
-    judge = _normal("judge-only", float(allf.mean()), math.sqrt(np.var(allf) / allf.size), alpha)
+    judge_se = math.sqrt(np.var(allf) / allf.size)
+    judge = _normal("judge-only", float(allf.mean()), judge_se, alpha, math.inf)
     eff = n * (human.se / se) ** 2 if se > 0 else math.inf
     return PPIResult(_normal("PPI++", value, se, alpha, df), human, judge, lh, n, N, eff)
 

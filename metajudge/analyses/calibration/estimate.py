@@ -155,15 +155,15 @@ def _interval(
     var_c = cl.jackknife_variance(jack)
     se = math.sqrt(var_s + var_c) if math.isfinite(var_s) else math.nan
     df = cl.welch_df(var_s, df_s, var_c, k - 1)
-    q = cl.t_quantile(df, alpha)
+    lo, hi = cl.t_interval(value, se, df, alpha)
     return {
         "value": value,
         "se": se,
         "se_sampling": math.sqrt(var_s) if math.isfinite(var_s) else math.nan,
         "se_calibration": math.sqrt(var_c),
         "df": df,
-        "lo": value - q * se,
-        "hi": value + q * se,
+        "lo": lo,
+        "hi": hi,
     }
 
 
@@ -195,8 +195,8 @@ def _rogan_gladen(r: EstimateRows, cal: EstimateRows, st: Settings) -> dict[str,
 
 def _naive(r: EstimateRows, alpha: float) -> dict[str, float]:
     m, se, g = cl.clustered_mean(r.judge, r.cluster)
-    q = cl.t_quantile(g - 1.0, alpha)
-    return {"value": m, "se": se, "lo": m - q * se, "hi": m + q * se}
+    lo, hi = cl.t_interval(m, se, g - 1.0, alpha)
+    return {"value": m, "se": se, "lo": lo, "hi": hi}
 
 
 def estimate_system(
@@ -251,8 +251,7 @@ def transport_audit(
     res = probes.label - cf.predict(probes.judge)
     m, se, g = cl.clustered_mean(res, probes.cluster)
     df = max(g - 1.0, 1.0)
-    q = cl.t_quantile(df, alpha)
-    lo, hi = m - q * se, m + q * se
+    lo, hi = cl.t_interval(m, se, df, alpha)
     if not math.isfinite(se):
         verdict, why = "INCONCLUSIVE", f"{g} cluster(s): no interval"
     elif g < MIN_PROBE_CLUSTERS:

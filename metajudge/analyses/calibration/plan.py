@@ -92,9 +92,9 @@ def ipw_mean(
     r = np.where(picked, y - f, 0.0)
     value = float(f.mean() + np.sum(r / pi) / n)
     var = float(np.sum(picked * r**2 * (1 - pi) / pi**2)) / n**2
-    q = cl.t_quantile(max(int(picked.sum()) - 1, 1), alpha)
     se = math.sqrt(var)
-    return {"value": value, "se": se, "lo": value - q * se, "hi": value + q * se}
+    lo, hi = cl.t_interval(value, se, max(int(picked.sum()) - 1, 1), alpha)
+    return {"value": value, "se": se, "lo": lo, "hi": hi}
 
 
 @dataclass
