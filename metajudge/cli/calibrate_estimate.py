@@ -114,11 +114,72 @@ def add_parsers(sub: Any) -> None:
         "also write a run folder: result.json, estimate.md and report.html (the forest "
         "plot of the systems, the gates, the differences, the audits)",
     )
-    add_alpha(e, "the intervals and tests")
-    add_seed(e, "the folds and the bootstrap")
+    add_alpha(e, "the two-sided (1 - A) confidence intervals and the tests")
+    add_seed(e, "the folds, the bootstrap and the label draw")
     add_format(e)
+    _add_draw(e)
     e.set_defaults(func=_cmd_estimate)
     _add_plan(sub)
+
+
+#: ``calibrate estimate``'s options of ``--method ppi|rogan-gladen`` only (the label draw)
+DRAW_OPTIONS = ("metric", "backbones", "subset", "limit", "first", "n_labelled")
+DRAW_OPTIONS += ("labelled_fraction", "estimate_system", "critical", "epsilon")
+
+
+def _add_draw(e: argparse.ArgumentParser) -> None:
+    """``--method`` and the options of ``ppi`` / ``rogan-gladen`` (labels drawn at random from a
+    fully labelled dataset, :mod:`metajudge.runs.estimate_draw`)."""
+    from metajudge.cli.options import add_limit, add_n_boot, add_tie_band, csv_list
+    from metajudge.cli.types import probability
+
+    e.add_argument(
+        "--method",
+        choices=("aipw", "ppi", "rogan-gladen"),
+        default="aipw",
+        help="aipw (default): the calibrated, residual-debiased estimate above, on the labels "
+        "the data has; ppi: PPI++ (power-tuned λ, Angelopoulos et al. 2023) and rogan-gladen: "
+        "the judge's pass rate corrected by its TPR/TNR (0/1 labels and verdicts), each on "
+        "--n-labelled units drawn from a fully labelled dataset, beside the human-only and "
+        "judge-only estimates and the full-data human mean",
+    )
+    g = e.add_argument_group("--method ppi | rogan-gladen")
+    g.add_argument(
+        "--metric",
+        help="the judge metric (its dimension is the default; with --backbones, the judge run)",
+    )
+    g.add_argument(
+        "--backbones",
+        type=csv_list,
+        default=[],
+        metavar="NAMES",
+        help="run the judge --metric under this backbone instead of --scores",
+    )
+    g.add_argument("--subset", help="only this subset of the dataset (e.g. qtsumm)")
+    add_limit(g)
+    d = g.add_mutually_exclusive_group()
+    d.add_argument(
+        "--n-labelled", type=positive_int, metavar="N", help="draw N human-labelled units (--seed)"
+    )
+    d.add_argument(
+        "--labelled-fraction",
+        type=probability,
+        metavar="F",
+        help="draw this share of the labelled units (--seed)",
+    )
+    g.add_argument(
+        "--estimate-system",
+        metavar="SYSTEM",
+        help="Likert data: estimate this system's mean score only",
+    )
+    g.add_argument(
+        "--critical",
+        choices=("t", "z"),
+        help="critical value of the PPI++/human-only CI: Student t, n-1 df (default), or normal "
+        "(ppi_py)",
+    )
+    add_tie_band(g, "pairwise decisions", old=())
+    add_n_boot(e, None, " of the Rogan-Gladen interval (aipw: 2000 unless given)")
 
 
 def _add_plan(sub: Any) -> None:
@@ -179,21 +240,62 @@ def _source(args: argparse.Namespace, ids: Any) -> Any:
 def _print(args: argparse.Namespace, run: Any) -> int:
     from metajudge.cli.output import print_text
 
+    drawn = isinstance(run.result, dict)  # --method ppi|rogan-gladen: a JSON-ready dict
+    for w in run.result.get("warnings") or () if drawn else ():
+        print(f"warning: {w}", file=sys.stderr)
     left = ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in run.dropped.items() if v)
     if left:
         print(f"metajudge: left out {left}", file=sys.stderr)
     for what, path in run.wrote:
         print(f"wrote {what} to {path}", file=sys.stderr)
-    print_text(run.result.to_json() + "\n" if args.format == "json" else run.markdown)
+    if args.format != "json":
+        print_text(run.markdown)
+    elif drawn:
+        from metajudge.cli.output import print_json
+
+        print_json(run.result, indent=1, default=str)
+    else:
+        print_text(run.result.to_json() + "\n")
     return 0
+
+
+def _draw(args: argparse.Namespace) -> Any:
+    """The :class:`~metajudge.runs.estimate_draw.LabelDraw` of ``--method ppi|rogan-gladen``;
+    None with ``aipw``, which refuses the draw's options."""
+    from metajudge.errors import InputError
+    from metajudge.runs.estimate_draw import LabelDraw
+
+    if args.method == "aipw":
+        for name in DRAW_OPTIONS:
+            if getattr(args, name) not in (None, [], 0.0):
+                flag = "--tie-band" if name == "epsilon" else "--" + name.replace("_", "-")
+                raise InputError(f"{flag} goes with --method ppi or rogan-gladen", field=flag)
+        return None
+    return LabelDraw(
+        metric=args.metric,
+        backbones=args.backbones,
+        subset=args.subset,
+        limit=args.limit,
+        first=args.first,
+        n_labelled=args.n_labelled,
+        labelled_fraction=args.labelled_fraction,
+        system=args.estimate_system,
+        critical=args.critical or "t",
+        tie_band=args.epsilon,
+    )
 
 
 def _cmd_estimate(args: argparse.Namespace) -> int:
     from metajudge.runs.calibrate_estimate import run_estimate
 
     ids = id_policy(args)
+    draw = _draw(args)
+    n_boot = args.n_boot or (2000 if draw is None else 1000)
     run = run_estimate(
         _source(args, ids),
+        method=args.method,
+        draw=draw,
+        n_boot=n_boot,
         alpha=args.alpha,
         margin=args.margin,
         support_threshold=args.support_threshold,

@@ -1,5 +1,5 @@
-"""CLI: ``metajudge decide frontier|drift|ppi|alt-test|alt-test-plan`` — the cost frontier, the
-drift gate, PPI, and whether an LLM may replace the human annotators (the Alternative Annotator
+"""CLI: ``metajudge decide frontier|drift|alt-test|alt-test-plan`` — the cost frontier, the
+drift gate, and whether an LLM may replace the human annotators (the Alternative Annotator
 Test, and its simulation for choosing ε and the number of items). The backbone decision and the
 choice among released judges are views of ``judge swap --x X --y Y`` and ``judge verdicts
 --choose`` (:mod:`metajudge.cli.swap`, :mod:`metajudge.cli.verdicts`), which call
@@ -12,7 +12,6 @@ Only argparse is imported here; the library loads inside each command.
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import TYPE_CHECKING
 
 from metajudge.cli import options as opt
@@ -39,7 +38,7 @@ def _scores(p: argparse.ArgumentParser) -> None:
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     top = sub.add_parser(
         "decide",
-        help="cost frontier of a judge table, drift gate, PPI estimates, and the Alt-Test: may an LLM "
+        help="cost frontier of a judge table, drift gate, and the Alt-Test: may an LLM "
         "replace the human annotators?",
     )
     dsub = top.add_subparsers(dest="decide_command", metavar="SUBCOMMAND", required=True)
@@ -102,44 +101,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     _common(d)
     d.set_defaults(func=_cmd_drift)
-    _register_ppi(dsub)
     _register_alt_test(dsub)
     _register_alt_test_plan(dsub)
-
-
-def _register_ppi(dsub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = dsub.add_parser(
-        "ppi",
-        help="prediction-powered estimate (PPI++) of a mean or win rate: judge scores on all "
-        "items, human labels on a random subset",
-    )
-    _scores(p)
-    g = p.add_mutually_exclusive_group(required=True)
-    g.add_argument(
-        "--n-labelled", type=positive_int, metavar="N", help="draw N human-labelled units (--seed)"
-    )
-    g.add_argument(
-        "--labelled-fraction",
-        type=probability,
-        metavar="F",
-        help="draw this share of the labelled units (--seed)",
-    )
-    p.add_argument(
-        "--estimate-system",
-        metavar="SYSTEM",
-        help="Likert data: estimate this system's mean score only",
-    )
-    # `--system` names the system a framework's score file scored (meta-eval, data doctor)
-    opt.add_old(p, "--system", "--estimate-system", dest="estimate_system")
-    p.add_argument("--dimension", help="the human dimension (default: the one the metric tracks)")
-    p.add_argument(
-        "--critical",
-        choices=("t", "z"),
-        default="t",
-        help="critical value of the PPI++/human-only CI: Student t, n-1 df (default), or normal (ppi_py)",
-    )
-    _common(p, "the two-sided (1 - A) confidence intervals")
-    p.set_defaults(func=_cmd_ppi)
 
 
 def cmd_swap_decision(args: argparse.Namespace) -> int:
@@ -255,32 +218,6 @@ def _cmd_drift(args: argparse.Namespace) -> int:
     )
     _show(args, run)
     return 0 if run.passed else 1
-
-
-def _cmd_ppi(args: argparse.Namespace) -> int:
-    from metajudge.runs.decide import run_ppi_report
-
-    run = run_ppi_report(
-        args.dataset,
-        args.metric,
-        scores=args.scores,
-        backbones=args.backbones,
-        n_labelled=args.n_labelled,
-        labelled_fraction=args.labelled_fraction,
-        system=args.estimate_system,
-        alpha=args.alpha,
-        critical=args.critical,
-        n_boot=args.n_boot,
-        seed=args.seed,
-        eps=args.epsilon,
-        dimension=args.dimension,
-        out=args.out,
-        **_load_kw(args),
-    )
-    for w in run.payload.get("warnings") or ():
-        print(f"warning: {w}", file=sys.stderr)
-    _show(args, run)
-    return 0
 
 
 def _judge_runs(args: argparse.Namespace) -> dict | None:

@@ -578,7 +578,7 @@ def warn_dropped(ids: Any) -> None:
 
 def add_judge_scores(p: argparse.ArgumentParser) -> None:
     """Where the scores of one judge metric under several backbones come from (``backbone-swap``,
-    ``decide swap|drift|ppi``): ``--dataset | --input``, ``--metric``, ``--scores`` (each column
+    ``judge swap``, ``decide drift``): ``--dataset | --input``, ``--metric``, ``--scores`` (each column
     one backbone; ``--external`` hidden), ``--backbones``, ``--subset``, ``--limit``."""
     add_dataset_args(p)
     p.add_argument(

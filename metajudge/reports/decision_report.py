@@ -235,14 +235,22 @@ def ppi_markdown(j: Mapping[str, Any]) -> str:
         if j.get("ess_gain") is not None
         else "too few labels for an ESS gain ("
     )
+    lead = (
+        f"**PPI++ {_f(p['value'])} {_ci([p['lo'], p['hi']])} with {j['n']} human labels and "
+        f"{j['N']} judge-only units: {width}λ̂ = {_f(j['lam'])}).**"
+    )
+    if j.get("method") == "rogan-gladen":
+        rg = j["rogan_gladen"]
+        lead = (
+            f"**Rogan–Gladen {_f(rg['value'])} {_ci([rg['lo'], rg['hi']])}: the judge's pass rate "
+            f"on {j['N']} judge-only units corrected by its TPR and TNR on {j['n']} human "
+            f"labels.** PPI++ beside it: {_f(p['value'])} {_ci([p['lo'], p['hi']])}."
+        )
     out = [
         f"# Prediction-powered estimate: {j['target']} ({j['dataset']}, judge {j['judge']})",
         "",
         *(f"**Warning: {w}.**\n" for w in j.get("warnings") or ()),
-        (
-            f"**PPI++ {_f(p['value'])} {_ci([p['lo'], p['hi']])} with {j['n']} human labels and "
-            f"{j['N']} judge-only units: {width}λ̂ = {_f(j['lam'])}).**"
-        ),
+        lead,
         "",
         f"| method | estimate | {pct}% CI | covers full-data human mean {_f(j['full_human_mean'])} |",
         "|---|---|---|---|",

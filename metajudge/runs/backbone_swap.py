@@ -222,7 +222,7 @@ def need_pairs(ds: Any, records: Sequence[Any]) -> None:
         f"every input of {ds.card.name!r} has one response, so there are no pairs of responses "
         "to decide between (backbone-swap, decide swap and decide drift compare the judges' "
         "decisions on pairs); for one response per input use meta-eval --protocol pointwise "
-        "or decide ppi",
+        "or calibrate estimate --method ppi",
         path=ds.source.get("input"),
         field="dataset",
     )

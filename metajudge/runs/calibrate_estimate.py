@@ -144,21 +144,38 @@ class EstimateRun:
     folder: list[Path] | None = None
 
 
+#: ``calibrate estimate --method``: the calibrated AIPW estimate on the labels the data has (the
+#: default); PPI++ and Rogan–Gladen on labels drawn from a fully labelled dataset
+#: (:mod:`metajudge.runs.estimate_draw`)
+METHODS = ("aipw", "ppi", "rogan-gladen")
+
+
 def run_estimate(
     src: EstimateInput,
     *,
+    method: str = "aipw",
+    draw: Any = None,
     alpha: float = 0.05,
     margin: float = 0.05,
     support_threshold: float = 0.05,
     seed: int = 0,
     folds: int = 40,
+    n_boot: int = 2000,
     out: str | None = None,
 ) -> EstimateRun:
-    """``calibrate estimate``: the calibrated estimates, differences and gates; with ``out``, a
-    run folder (``result.json``, ``estimate.md``, ``report.html`` with the forest plot)."""
+    """``calibrate estimate``: with ``method`` ``aipw``, the calibrated estimates, differences
+    and gates, with ``out`` a run folder (``result.json``, ``estimate.md``, ``report.html`` with
+    the forest plot); with ``ppi`` or ``rogan-gladen``, :func:`run_drawn` (``draw``: its
+    :class:`~metajudge.runs.estimate_draw.LabelDraw`)."""
     from metajudge.analyses.calibration.estimate import Settings, calibrated_estimates
     from metajudge.reports.estimate_report import estimate_markdown
 
+    if method not in METHODS:
+        raise InputError(
+            f"unknown method {method!r} (one of {', '.join(METHODS)})", field="--method"
+        )
+    if method != "aipw":
+        return run_drawn(src, draw, method=method, alpha=alpha, seed=seed, n_boot=n_boot, out=out)
     if not 0 < margin:
         raise InputError(f"the margin must be > 0, got {margin:g}", field="--margin")
     if not 0 < support_threshold < 1:
@@ -176,7 +193,12 @@ def run_estimate(
         rows, design = with_plan(rows, src.plan)
     probes = probe_rows(src, rows)
     st = Settings(
-        alpha=alpha, support_threshold=support_threshold, margin=margin, seed=seed, folds=folds
+        alpha=alpha,
+        support_threshold=support_threshold,
+        margin=margin,
+        seed=seed,
+        folds=folds,
+        n_boot=n_boot,
     )
     res = calibrated_estimates(rows, probes, st, design=design)
     md = estimate_markdown(res)
@@ -189,6 +211,40 @@ def run_estimate(
         paths = write_folder(out, res, {"estimate.md": md}, [], estimate_payload(as_data(res)))
         run.wrote.append(("the run folder (report.html with the forest plot)", Path(out)))
         run.folder = paths
+    return run
+
+
+def run_drawn(
+    src: EstimateInput,
+    draw: Any,
+    *,
+    method: str,
+    alpha: float = 0.05,
+    seed: int = 0,
+    n_boot: int = 2000,
+    out: str | None = None,
+) -> EstimateRun:
+    """``calibrate estimate --method ppi|rogan-gladen``: the estimate of
+    :func:`~metajudge.runs.estimate_draw.drawn_estimate` (its result a JSON-ready dict), with
+    ``out`` ``ppi.md``/``ppi.json`` written there."""
+    from metajudge.reports.decision_report import ppi_markdown
+    from metajudge.runs.estimate_draw import LabelDraw, drawn_estimate, write_drawn
+
+    aipw_only = (("--probes", src.probes), ("--plan", src.plan))
+    for name, given in (*aipw_only, ("--cluster-field", src.cluster_field)):
+        if given:
+            raise InputError(f"{name} goes with --method aipw", field=name)
+    if out:
+        from metajudge.io import check_out_dir
+
+        check_out_dir(out, inputs=[src.input_path], field="--out")
+    payload = drawn_estimate(
+        src, draw or LabelDraw(), method=method, alpha=alpha, seed=seed, n_boot=n_boot
+    )
+    run = EstimateRun(payload, ppi_markdown(payload), {}, [])
+    if out:
+        run.folder = write_drawn(out, src, payload, run.markdown)
+        run.wrote += [("the estimate", p) for p in run.folder]
     return run
 
 

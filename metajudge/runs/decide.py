@@ -7,7 +7,7 @@
 - :func:`run_drift` — two runs of a judge on the same anchor items, with the gate.
 
 Each command's run (:func:`run_swap_decision`, :func:`run_choose_verdicts`, :func:`run_frontier`,
-:func:`run_drift_gate`, :func:`run_ppi_report`) returns a :class:`~metajudge.runs.alt_test.DecisionRun`
+:func:`run_drift_gate`) returns a :class:`~metajudge.runs.alt_test.DecisionRun`
 (payload, Markdown, the files written into ``out``, as a set: :func:`~metajudge.runs.alt_test.decision_folder`).
 """
 
@@ -229,108 +229,6 @@ def write_frontier_plot(fr: Frontier, out_dir: str | Path, stem: str = "frontier
     return plot_frontier(fr, Path(out_dir) / f"{stem}.png")
 
 
-def run_ppi(
-    dataset: str | None,
-    metric: str,
-    *,
-    scores: Sequence[ScoreSpec | str] = (),
-    external: Sequence[str] = (),
-    backbones: Sequence[str] = (),
-    n_labelled: int | None = None,
-    labelled_fraction: float | None = None,
-    system: str | None = None,
-    alpha: float = 0.05,
-    critical: str = "t",
-    n_boot: int = 2000,
-    seed: int = 0,
-    eps: float = 0.0,
-    dimension: str | None = None,
-    **load: Any,
-) -> dict[str, Any]:
-    """PPI++ (and Rogan–Gladen for binary verdicts) with one judge's scores on every unit and the
-    dataset's human labels on a random labelled subset: ``n_labelled`` units, or
-    ``labelled_fraction`` of those with a label (seeded by ``seed``); ``dimension``: the human
-    dimension (default: the one the metric tracks). Intervals are clipped to the target's scale
-    (the dimension's, or [0, 1] for a win rate)."""
-    from metajudge.errors import InputError
-    from metajudge.stats.ppi import ppi_on_labels, ppi_units
-
-    specs = judge_specs(scores, external)
-    if n_columns(specs) + len(backbones) != 1:
-        raise InputError("ppi takes exactly one judge (--scores or --backbones)", field="scores")
-    if (n_labelled is None) == (labelled_fraction is None):
-        raise InputError(
-            "give exactly one of --n-labelled and --labelled-fraction", field="n-labelled"
-        )
-    data, runs, scale = _one_judge_data(
-        dataset, metric, specs, backbones, seed=seed, dimension=dimension, **load
-    )
-    h, j, target = ppi_units(data, system=system, eps=eps)
-    if data.kind != "likert":
-        scale = (0.0, 1.0)
-    if labelled_fraction is not None:
-        n_labelled = max(2, round(labelled_fraction * int(np.sum(np.isfinite(h) & np.isfinite(j)))))
-    try:
-        out = ppi_on_labels(
-            h,
-            j,
-            int(n_labelled or 0),
-            rng=np.random.default_rng(seed),
-            alpha=alpha,
-            critical=critical,  # type: ignore[arg-type]
-            n_boot=n_boot,
-            scale=scale,
-        )
-    except ValueError as e:
-        raise InputError(str(e), field="n-labelled") from e
-    out |= {"dataset": data.dataset, "metric": metric, "judge": data.backbones[0]}
-    out |= {"target": target, "seed": seed, "runs": runs}
-    return out
-
-
-def _one_judge_data(
-    dataset: str | None,
-    metric: str,
-    specs: Sequence[ScoreSpec],
-    backbones: Sequence[str],
-    *,
-    seed: int,
-    input_file: str | Path | None = None,
-    subset: str | None = None,
-    limit: int | None = None,
-    data_dir: str | Path | None = None,
-    first: int | None = None,
-    dimension: str | None = None,
-) -> tuple[SwapData, dict[str, Any], tuple[float, float] | None]:
-    """One judge's scores aligned with the records (as :func:`load_swap_data`, for one source),
-    and the human dimension's (min, max) when its scale has a numeric range."""
-    from metajudge.analyses.metric_vs_human.aligned import align
-    from metajudge.errors import InputError
-    from metajudge.runs.backbone_swap import subset_records, swap_dataset
-    from metajudge.scores.swap_sources import external_scores, metric_dimension
-
-    ds = swap_dataset(dataset, input_file, subset, data_dir)
-    records = subset_records(ds.records, limit, first, seed)
-    if dimension is not None and dimension not in ds.card.dimensions:
-        raise InputError(
-            f"unknown dimension {dimension!r} (known: {', '.join(ds.card.dimensions)})",
-            field="--dimension",
-        )
-    dim = dimension or metric_dimension(metric, ds.card.dimensions)
-    ds_scale = ds.card.scale_of(dim)
-    numeric = ds_scale is not None and ds_scale.labels is None and ds_scale.max > ds_scale.min
-    scale = (float(ds_scale.min), float(ds_scale.max)) if numeric else None
-    runs: dict[str, Any] = {}
-    if specs:
-        columns, _ = external_scores(ds, specs, dimension=dim, data_dir=data_dir)
-    else:
-        columns, _, runs = judge_scores(records, metric, backbones, seed=seed)
-    [(label, sc)] = columns.items()
-    view = align(records, dimensions=[dim], dataset=ds.card.name + (f"/{subset}" if subset else ""))
-    s = view.values(sc)[None, :]
-    return SwapData(view.dataset, metric, dim, view, (label,), s), runs, scale
-
-
 # --- the commands: each result with its Markdown, its report written into ``out`` ---------------
 
 
@@ -429,15 +327,3 @@ def run_drift_gate(
         run = _report("drift", j, drift_markdown(j, res.sentence()), stage)
         run.passed = bool(res.passed)
         return final_run(run)
-
-
-def run_ppi_report(
-    dataset: str | None, metric: str, *, out: str | Path | None = None, **kw: Any
-) -> DecisionRun:
-    """``decide ppi``: :func:`run_ppi` (``kw``: its keywords), with ``out`` ``ppi.md``/``.json``
-    written there."""
-    from metajudge.reports.decision_report import ppi_markdown
-
-    with decision_folder(out, [kw.get("input_file")]) as stage:
-        j = run_ppi(dataset, metric, **kw)
-        return final_run(_report("ppi", j, ppi_markdown(j), stage))

@@ -294,9 +294,12 @@ def ppi_on_labels(
     critical: Literal["t", "z"] = "t",
     n_boot: int = 2000,
     scale: tuple[float, float] | None = None,
+    method: Literal["ppi", "rogan-gladen"] = "ppi",
 ) -> dict[str, Any]:
     """Draw ``n_labelled`` units with a human label at random (``rng``); PPI++ on them plus the
-    judge on the rest; Rogan–Gladen too when labels and verdicts are binary. The full-data human
+    judge on the rest; Rogan–Gladen too when labels and verdicts are binary. ``method``: the
+    estimate the result leads with (``method`` in the result); ``rogan-gladen`` refuses labels or
+    verdicts other than 0/1 (ValueError). The full-data human
     mean (known here: the dataset is fully labelled) is reported beside, with whether each CI
     covers it. Units the judge left unscored are dropped and counted. ``scale``: the target's
     range; intervals beyond it are clipped and named (``clipped``). Below :data:`MIN_LABELS` labels:
@@ -308,6 +311,9 @@ def ppi_on_labels(
         raise ValueError(f"n_labelled must be in [2, {int(scored.sum()) - 1}], got {n_labelled}")
     if n_labelled > labelled_pool.size:
         raise ValueError(f"only {labelled_pool.size} units carry a human label")
+    binary = np.isin(h[labelled_pool], (0.0, 1.0)).all() and np.isin(j[scored], (0.0, 1.0)).all()
+    if method == "rogan-gladen" and not binary:
+        raise ValueError("rogan-gladen needs 0/1 human labels and 0/1 judge verdicts")
     lab = rng.choice(labelled_pool, size=n_labelled, replace=False)
     unl = np.setdiff1d(np.flatnonzero(scored), lab)
     r = ppi_mean(h[lab], j[lab], j[unl], alpha=alpha, critical=critical)
@@ -318,9 +324,9 @@ def ppi_on_labels(
         "n_unscored": int((~scored).sum()),
         "critical": critical,
         "alpha": alpha,
+        "method": method,
     }
     ests = [r.ppi, r.human_only, r.judge_only]
-    binary = np.isin(h[labelled_pool], (0.0, 1.0)).all() and np.isin(j[scored], (0.0, 1.0)).all()
     if binary:
         rg = rogan_gladen_ci(h[lab], j[lab], j[unl], rng=rng, n_boot=n_boot, alpha=alpha)
         out["rogan_gladen"] = asdict(rg)
