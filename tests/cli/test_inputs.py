@@ -75,7 +75,7 @@ def test_meta_eval_pointwise_writes_report_html(
 
 
 def _single_dimension_recipes(data_dir: Path, tmp_path: Path) -> Path:
-    """The real recipe file with its ``overall`` annotations only (``decide ppi`` finds the
+    """The real recipe file with its ``overall`` annotations only (``calibrate estimate --method ppi`` finds the
     dimension from the metric name, or the only one)."""
     obj = json.loads((data_dir / RECIPES).read_text(encoding="utf-8"))
     obj["annotations"] = [a for a in obj["annotations"] if a["metric"] == "overall"]
@@ -90,7 +90,7 @@ def test_judge_bench_file_swap_and_decisions(
     data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A JUDGE-BENCH file has one response per input: the commands that decide between pairs of
-    responses refuse it, naming the file and why; ``decide ppi`` takes it."""
+    responses refuse it, naming the file and why; ``calibrate estimate --method ppi`` takes it."""
     f = _single_dimension_recipes(data_dir, tmp_path)
     s = _first_annotator(load(f), "overall", tmp_path / "s.csv")
     ext = ["--metric", "geval_faithfulness", "--n-boot", "50", "--format", "json"]
@@ -113,7 +113,17 @@ def test_judge_bench_file_swap_and_decisions(
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert str(f) in err and "has one response" in err and "Traceback" not in err
-    ppi = ["decide", "ppi", "--input", str(f), *ext, "--scores", f"j1={s}:j1"]
+    ppi = [
+        "calibrate",
+        "estimate",
+        "--method",
+        "ppi",
+        "--input",
+        str(f),
+        *ext,
+        "--scores",
+        f"j1={s}:j1",
+    ]
     assert main([*ppi, "--n-labelled", "10"]) == 0
     assert json.loads(capsys.readouterr().out)["dataset"] == "recipes_overall"
 
@@ -156,7 +166,17 @@ def test_swap_and_decisions_take_the_file(
     ]
     assert main(drift) in (0, 1)  # the gate's verdict; 2 would be a refused input
     capsys.readouterr()
-    ppi = ["decide", "ppi", "--input", str(f), *ext, "--scores", f"j1={s}:j1"]
+    ppi = [
+        "calibrate",
+        "estimate",
+        "--method",
+        "ppi",
+        "--input",
+        str(f),
+        *ext,
+        "--scores",
+        f"j1={s}:j1",
+    ]
     assert main([*ppi, "--n-labelled", "6"]) == 0
     assert json.loads(capsys.readouterr().out)["dataset"] == ds.name
 

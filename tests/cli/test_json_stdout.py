@@ -82,7 +82,9 @@ COMMANDS: dict[str, Argv] = {
         ["decide", "drift", *SWAP, "shipped:gpt-4o,gpt-4o-mini"]
         + ["--limit", "30", "--n-boot", "20"]
     ),
-    "decide ppi": lambda t, d: ["decide", "ppi", *SWAP, "shipped:gpt-4o", "--n-labelled", "30"],
+    "calibrate estimate --method ppi": lambda t, d: (
+        ["calibrate", "estimate", "--method", "ppi", *SWAP, "shipped:gpt-4o", "--n-labelled", "30"]
+    ),
     "judge verdicts": lambda t, d: ["judge", "verdicts", *_judgebench(d), "--n-boot", "20"],
     "matrix": lambda t, d: ["matrix"],
     "matrix run": lambda t, d: (
@@ -179,7 +181,7 @@ def _json_commands() -> set[str]:
 
 
 #: the options that make a command answer another view (one command per analysis)
-VIEWS = {"judge swap --x/--y", "judge verdicts --choose"}
+VIEWS = {"judge swap --x/--y", "judge verdicts --choose", "calibrate estimate --method ppi"}
 
 
 def test_every_json_command_is_covered() -> None:

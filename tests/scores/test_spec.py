@@ -125,7 +125,6 @@ def test_external_flag_is_scores_shipped(command: str, capsys: pytest.CaptureFix
     [
         ["judge", "swap"],
         ["judge", "swap", "--x", "a", "--y", "b"],
-        ["decide", "ppi", "--n-labelled", "5"],
     ],
 )
 def test_external_list_maps_onto_scores(cmd: list[str], capsys: pytest.CaptureFixture[str]) -> None:

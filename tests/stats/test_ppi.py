@@ -1,4 +1,4 @@
-"""``metajudge decide ppi`` and the drift gate's per-response statistics (fast; real data)."""
+"""``metajudge calibrate estimate --method ppi`` and the drift gate's per-response statistics (fast; real data)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from metajudge.cli import main
 from tests.conftest import Load
 
-PPI = ["decide", "ppi", "--dataset", "lftqa_eval", "--metric", "geval_faithfulness",
+PPI = ["calibrate", "estimate", "--method", "ppi", "--dataset", "lftqa_eval", "--metric", "geval_faithfulness",
        "--scores", "shipped:gpt-4o"]  # fmt: skip
 
 
@@ -113,14 +113,3 @@ def test_swap_report_ppi_section(data_dir: Path, tmp_path: Path) -> None:
         "## Estimates with the candidate as the judge (PPI)"
         in (tmp_path / "decision.md").read_text()
     )
-
-
-def test_old_system_spelling_is_estimate_system(capsys: pytest.CaptureFixture) -> None:
-    """``decide ppi --system`` (the old spelling) still estimates that system,
-    with its one deprecation line; ``--system`` is the framework files' option elsewhere."""
-    from metajudge.cli import build_parser
-
-    argv = ["decide", "ppi", "--dataset", "x", "--metric", "m", "--n-labelled", "3"]
-    assert build_parser().parse_args([*argv, "--system", "s"]).estimate_system == "s"
-    assert "'--system' is deprecated; use '--estimate-system'" in capsys.readouterr().err
-    assert build_parser().parse_args([*argv, "--estimate-system", "s"]).estimate_system == "s"

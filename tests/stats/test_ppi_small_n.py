@@ -1,5 +1,5 @@
 """PPI at small n (issue 41 item 9): the coverage figures the small-n warning quotes are
-reproduced (a reduced run of benchmarks/ppi_coverage.py), ``decide ppi`` warns below 30 labels
+reproduced (a reduced run of benchmarks/ppi_coverage.py), ``calibrate estimate --method ppi`` warns below 30 labels
 and gives no ESS gain, clips intervals to the scale and names them, accepts ``--dimension`` (which
 its error message asks for) and describes ``--alpha`` as the two-sided level it is."""
 
@@ -17,7 +17,16 @@ from metajudge.cli import main
 from metajudge.stats.ppi import MEASURED_COVERAGE, MIN_LABELS, coverage_simulation
 
 ROOT = Path(__file__).resolve().parents[2]
-PPI = ["decide", "ppi", "--dataset", "lftqa_eval", "--metric", "geval_faithfulness"]
+PPI = [
+    "calibrate",
+    "estimate",
+    "--method",
+    "ppi",
+    "--dataset",
+    "lftqa_eval",
+    "--metric",
+    "geval_faithfulness",
+]
 
 
 def _bench():  # type: ignore[no-untyped-def]
@@ -90,7 +99,16 @@ def test_small_n_warns_gives_no_ess_gain_and_clips_to_the_scale(
 def test_dimension_is_accepted_where_the_message_asks_for_it(
     data_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    argv = ["decide", "ppi", "--dataset", "conformal_judge_sheng2025", "--metric", "sheng"]
+    argv = [
+        "calibrate",
+        "estimate",
+        "--method",
+        "ppi",
+        "--dataset",
+        "conformal_judge_sheng2025",
+        "--metric",
+        "sheng",
+    ]
     argv += ["--scores", "shipped:sheng.4omini_coherence", "--n-labelled", "50"]
     assert main(argv) == 2
     assert "pass --dimension" in capsys.readouterr().err
@@ -102,7 +120,7 @@ def test_dimension_is_accepted_where_the_message_asks_for_it(
 
 
 def test_alpha_is_described_as_two_sided(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["decide", "ppi", "--help"]) == 0
+    assert main(["calibrate", "estimate", "--method", "ppi", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "two-sided (1 - A) confidence intervals" in text and "one-sided" not in text
 
