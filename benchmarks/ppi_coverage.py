@@ -5,7 +5,7 @@ n; the rest are the judge-only pool) and report the share of 95% CIs covering th
 human mean (the guarantee's target: the population here is the dataset) and the mean CI width,
 for PPI++, human-only and judge-only, with t and z critical values. Prints a table (``--json``:
 the numbers as JSON). ``tests/stats/test_ppi_small_n.py`` asserts a reduced version, and the
-small-n warning of ``decide ppi`` quotes the n = 10 / 25 rows.
+small-n warning of ``calibrate estimate --method ppi`` quotes the n = 10 / 25 rows.
 
     PYTHONPATH=. METAJUDGE_DATA_DIR=../shared/human_labels python benchmarks/ppi_coverage.py [DRAWS]
 """

@@ -40,7 +40,9 @@ ESTIMATE_DESCRIPTION = (
     "INCONCLUSIVE at --margin; fewer than 20 clusters never PASS). Input: a CJE fresh-draw "
     "folder (--input DIR of <system>_responses.jsonl with prompt_id, judge_score, optional "
     "oracle_label), or a dataset whose labels may cover only some records (--input FILE or "
-    "--dataset, with --scores naming one judge column)."
+    "--dataset, with --scores naming one judge column). --method ppi / rogan-gladen: PPI++ or the "
+    "Rogan-Gladen correction with --n-labelled human labels drawn at random from a fully "
+    "labelled dataset and the judge on the rest."
 )
 
 
@@ -53,7 +55,9 @@ def _add_source(p: argparse.ArgumentParser) -> None:
         "(with --scores; records without labels are the unlabelled ones)",
     )
     g.add_argument("--dataset", metavar="NAME", help="a built-in dataset (with --scores)")
-    add_scores(p, help="with a dataset: the judge column (one), e.g. FILE:COLUMN")
+    add_scores(
+        p, help="with a dataset: the judge column (one), e.g. FILE:COLUMN or shipped:BACKBONE"
+    )
     p.add_argument("--dimension", help="the human dimension (default: the dataset's only one)")
     p.add_argument(
         "--cluster-field",
@@ -73,6 +77,16 @@ def add_parsers(sub: Any) -> None:
         description=ESTIMATE_DESCRIPTION,
     )
     _add_source(e)
+    e.add_argument(
+        "--method",
+        choices=("aipw", "ppi", "rogan-gladen"),
+        default="aipw",
+        help="aipw (default): the calibrated, residual-debiased estimate above, on the labels "
+        "the data has; ppi: PPI++ (power-tuned λ, Angelopoulos et al. 2023) and rogan-gladen: "
+        "the judge's pass rate corrected by its TPR/TNR (0/1 labels and verdicts), each on "
+        "--n-labelled units drawn from a fully labelled dataset, beside the human-only and "
+        "judge-only estimates and the full-data human mean",
+    )
     e.add_argument(
         "--probes",
         metavar="DIR",
@@ -112,7 +126,8 @@ def add_parsers(sub: Any) -> None:
     add_out(
         e,
         "also write a run folder: result.json, estimate.md and report.html (the forest "
-        "plot of the systems, the gates, the differences, the audits)",
+        "plot of the systems, the gates, the differences, the audits); --method ppi / "
+        "rogan-gladen: ppi.md and ppi.json",
     )
     add_alpha(e, "the two-sided (1 - A) confidence intervals and the tests")
     add_seed(e, "the folds, the bootstrap and the label draw")
@@ -133,16 +148,6 @@ def _add_draw(e: argparse.ArgumentParser) -> None:
     from metajudge.cli.options import add_limit, add_n_boot, add_tie_band, csv_list
     from metajudge.cli.types import probability
 
-    e.add_argument(
-        "--method",
-        choices=("aipw", "ppi", "rogan-gladen"),
-        default="aipw",
-        help="aipw (default): the calibrated, residual-debiased estimate above, on the labels "
-        "the data has; ppi: PPI++ (power-tuned λ, Angelopoulos et al. 2023) and rogan-gladen: "
-        "the judge's pass rate corrected by its TPR/TNR (0/1 labels and verdicts), each on "
-        "--n-labelled units drawn from a fully labelled dataset, beside the human-only and "
-        "judge-only estimates and the full-data human mean",
-    )
     g = e.add_argument_group("--method ppi | rogan-gladen")
     g.add_argument(
         "--metric",
