@@ -53,6 +53,13 @@ def drawn_estimate(
     dict. Intervals are clipped to the target's scale (the dimension's, [0, 1] for a win rate)."""
     from metajudge.stats.ppi import ppi_on_labels, ppi_units
 
+    if src.input_path and Path(src.input_path).is_dir():
+        raise InputError(
+            f"--method {method} draws labels from a fully labelled dataset (--dataset, or "
+            "--input FILE); a CJE folder goes with --method aipw",
+            path=src.input_path,
+            field="--input",
+        )
     specs = judge_specs(src.scores or ())
     if n_columns(specs) + len(draw.backbones) != 1:
         raise InputError(

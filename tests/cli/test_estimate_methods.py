@@ -115,3 +115,12 @@ def test_the_options_of_one_method_are_refused_with_the_other(
     data = ["--dataset", "lftqa_eval", "--scores", "shipped:gpt-4o", "--dimension", "faithfulness"]
     assert main(["calibrate", "estimate", "--method", method, *data, *extra]) == 2
     assert refused in capsys.readouterr().err
+
+
+def test_method_ppi_refuses_a_cje_folder(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = data_dir / "cje_arena_sample" / "fresh_draws"
+    argv = ["calibrate", "estimate", "--method", "ppi", "--input", str(folder)]
+    assert main([*argv, "--n-labelled", "30"]) == 2
+    assert "a CJE folder goes with --method aipw" in capsys.readouterr().err
