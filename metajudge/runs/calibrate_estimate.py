@@ -144,12 +144,6 @@ class EstimateRun:
     folder: list[Path] | None = None
 
 
-#: ``calibrate estimate --method``: the calibrated AIPW estimate on the labels the data has (the
-#: default); PPI++ and Rogan–Gladen on labels drawn from a fully labelled dataset
-#: (:mod:`metajudge.runs.estimate_draw`)
-METHODS = ("aipw", "ppi", "rogan-gladen")
-
-
 def run_estimate(
     src: EstimateInput,
     *,
@@ -167,7 +161,7 @@ def run_estimate(
     and gates, with ``out`` a run folder (``result.json``, ``estimate.md``, ``report.html`` with
     the forest plot); with ``ppi`` or ``rogan-gladen``, :func:`run_drawn` (``draw``: its
     :class:`~metajudge.runs.estimate_draw.LabelDraw`)."""
-    from metajudge.analyses.calibration.estimate import Settings, calibrated_estimates
+    from metajudge.analyses.calibration.estimate import METHODS, Settings, estimate_mean
     from metajudge.reports.estimate_report import estimate_markdown
 
     if method not in METHODS:
@@ -200,7 +194,7 @@ def run_estimate(
         folds=folds,
         n_boot=n_boot,
     )
-    res = calibrated_estimates(rows, probes, st, design=design)
+    res = estimate_mean("aipw", rows, st, probes=probes, design=design)
     md = estimate_markdown(res)
     run = EstimateRun(res, md, dropped, [])
     if out:

@@ -51,7 +51,8 @@ def drawn_estimate(
     """The estimate (module docstring) of ``src`` (an
     :class:`~metajudge.runs.calibrate_estimate.EstimateInput`) under ``draw`` as a JSON-ready
     dict. Intervals are clipped to the target's scale (the dimension's, [0, 1] for a win rate)."""
-    from metajudge.stats.ppi import ppi_on_labels, ppi_units
+    from metajudge.analyses.calibration.estimate import Settings, estimate_mean
+    from metajudge.stats.ppi import ppi_units
 
     if src.input_path and Path(src.input_path).is_dir():
         raise InputError(
@@ -79,16 +80,9 @@ def drawn_estimate(
     if draw.labelled_fraction is not None:
         n = max(2, round(draw.labelled_fraction * int(np.sum(np.isfinite(h) & np.isfinite(j)))))
     try:
-        out = ppi_on_labels(
-            h,
-            j,
-            int(n or 0),
-            rng=np.random.default_rng(seed),
-            alpha=alpha,
-            critical=draw.critical,  # type: ignore[arg-type]
-            n_boot=n_boot,
-            scale=scale,
-            method=method,  # type: ignore[arg-type]
+        st = Settings(alpha=alpha, seed=seed, n_boot=n_boot)
+        out = estimate_mean(
+            method, (h, j), st, n_labelled=int(n or 0), critical=draw.critical, scale=scale
         )
     except ValueError as e:
         field = "--method" if str(e).startswith("rogan-gladen") else "--n-labelled"

@@ -39,6 +39,10 @@ above ``support_threshold`` (default 0.05, CJE's) the level claim is refused, th
 **Transport** (:func:`transport_audit`): on held-out labelled probes of a system, the mean residual
 Y − f(S) with its clustered t CI against ``±margin``: PASS inside, FAIL wholly outside,
 INCONCLUSIVE otherwise or with fewer than 20 clusters. A FAIL refuses the level claim too.
+
+:func:`estimate_mean` is the command's one analysis over its ``--method``: this estimate
+(``aipw``), or PPI++ / Rogan–Gladen on labels drawn from a fully labelled set (``ppi``,
+``rogan-gladen``; :func:`metajudge.stats.ppi.ppi_on_labels`).
 """
 
 from __future__ import annotations
@@ -367,6 +371,52 @@ def calibrated_estimates(
         settings=asdict(st),
         notes=_notes(systems, design),
         plan=design,
+    )
+
+
+#: ``calibrate estimate --method``: the calibrated AIPW estimate on the labels the data has (the
+#: default); PPI++ and Rogan–Gladen on labels drawn from a fully labelled dataset
+METHODS = ("aipw", "ppi", "rogan-gladen")
+
+
+def estimate_mean(
+    method: str,
+    data: Any,
+    st: Settings | None = None,
+    *,
+    probes: EstimateRows | None = None,
+    design: dict[str, Any] | None = None,
+    n_labelled: int = 0,
+    critical: str = "t",
+    scale: tuple[float, float] | None = None,
+) -> Any:
+    """``calibrate estimate``'s one analysis: a mean from a judge's scores and a few labels by
+    ``method`` (:data:`METHODS`). ``aipw``: ``data`` the :class:`EstimateRows` (labels on some
+    rows), :func:`calibrated_estimates` with ``probes`` and ``design``. ``ppi`` /
+    ``rogan-gladen``: ``data`` the ``(human, judge)`` arrays of a fully labelled set,
+    :func:`metajudge.stats.ppi.ppi_on_labels` with ``n_labelled`` labels drawn by ``st.seed``,
+    ``critical``, ``st.n_boot`` and the target's ``scale`` (a JSON-ready dict; ValueError on
+    what it refuses)."""
+    st = st or Settings()
+    if method not in METHODS:
+        raise InputError(
+            f"unknown method {method!r} (one of {', '.join(METHODS)})", field="--method"
+        )
+    if method == "aipw":
+        return calibrated_estimates(data, probes, st, design=design)
+    from metajudge.stats.ppi import ppi_on_labels
+
+    human, judge = data
+    return ppi_on_labels(
+        human,
+        judge,
+        n_labelled,
+        rng=np.random.default_rng(st.seed),
+        alpha=st.alpha,
+        critical=critical,  # type: ignore[arg-type]
+        n_boot=st.n_boot,
+        scale=scale,
+        method=method,  # type: ignore[arg-type]
     )
 
 
