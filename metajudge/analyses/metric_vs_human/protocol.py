@@ -59,7 +59,7 @@ class Protocol:
         Statistics computed; fewest scored pairs for a value; above ``kendall_ci_max_rows`` rows
         (100,000; None: no limit) Kendall's τ_b, above ``spearman_ci_max_rows`` (None: no limit,
         the default: Spearman's bootstrap is one compiled O(rows) pass per resample,
-        :mod:`metajudge.stats.rank_pass`) Spearman's ρ gets its Fisher-z CI as its CI
+        :mod:`metajudge.engine.rank_pass`) Spearman's ρ gets its Fisher-z CI as its CI
         (``ci_method`` names it) instead of the bootstrap, in cells, the matched inter-human
         reference and comparisons alike (:meth:`Protocol.ci_skipped` words the note shown with
         the value).

@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from metajudge.stats import moments
-from metajudge.stats.resample import Resamples
-from metajudge.stats.weighted import weighted_statistics
+from metajudge.engine import moments
+from metajudge.engine.resample import Resamples
+from metajudge.engine.weighted import weighted_statistics
 
 
 def test_shared_columns_summed_once_same_values(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from metajudge.stats import weighted
-from metajudge.stats.resample import Resamples
-from metajudge.stats.weighted import weighted_statistic, weighted_statistics
+from metajudge.engine import weighted
+from metajudge.engine.resample import Resamples
+from metajudge.engine.weighted import weighted_statistic, weighted_statistics
 from tests.stats.reference import bootstrap_ci_reference
 
 N_ITEMS, N_BOOT = 90, 60
