@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from metajudge.analyses.metric_vs_human.levels import LEVEL_ALIASES, LEVELS
+from metajudge.engine import ENGINES
 from metajudge.errors import InputError
 from metajudge.stats import STATISTICS
 from metajudge.stats.intervals import SMALL_N
@@ -52,6 +53,9 @@ class Protocol:
         Tie band of ``sign`` decisions; learned by ``cv_folds``-fold CV with ``learn_epsilon``.
     n_boot, seed, ci_level
         Bootstrap resamples of items (0: none), seed of the ``numpy.random.Generator``, CI level.
+    engine
+        The resampling engine of the bootstrap values (:data:`metajudge.engine.ENGINES`):
+        ``fast``, or ``reference``, a plain loop over resamples that gives the same values.
     compare, n_perm, max_compare
         Metric-vs-metric tests; ``n_perm`` permutations (None: ``n_boot``); skipped with more than
         ``max_compare`` metrics.
@@ -93,6 +97,7 @@ class Protocol:
     cv_folds: int = 5
     n_boot: int = 1000
     seed: int = 0
+    engine: str = "fast"
     ci_level: float = 0.95
     compare: bool = True
     n_perm: int | None = None
@@ -141,6 +146,7 @@ class Protocol:
             )
         if self.missing is not None:
             _choice("missing", self.missing, MISSING_RULES)
+        _choice("engine", self.engine, ENGINES)
         if self.n_boot < 0:
             raise InputError(f"n_boot must be >= 0, got {self.n_boot}", field="n_boot")
         if self.small_n < 0:
