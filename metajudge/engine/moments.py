@@ -31,8 +31,8 @@ from metajudge.engine.resample import PackedRows, array_digest, columns, gather,
 #: resamples per product tile (fixed: the values do not depend on the Resamples' chunking)
 TILE_ROWS = 64
 #: items per product tile: a float tile of 64 × 1024 (512 KB) stays in the core's cache for
-#: the product (66 ms where 104 ms at 8192 for a million items × 12 columns; the sums over the
-#: tiles then add in another order: values 1e-15 apart from 8192's)
+#: the product, faster than larger tiles (measured: ``docs/benchmarks.md``); the sums over the
+#: tiles then add in another order: values 1e-15 apart from 8192's
 TILE_ITEMS = 1024
 #: most cells of a contingency table evaluated from per-item sums
 MAX_TABLE_CELLS = 64
@@ -41,8 +41,8 @@ MAX_TABLE_CELLS = 64
 TABLE_TILE_ROWS = 1 << 16
 #: most elements of one pass's matrix of distinct per-item sums (96 MB of float64; a single
 #: statistic wider than that gets a pass of its own). At a million items, 12 columns a pass:
-#: the cells' 34 columns still take 3 passes, in 36 MB less than at 16 (52 s, 1989 MiB where
-#: 59 s, 2025 MiB); 10 or 8 columns add passes (87 s, 97 s)
+#: the cells' 34 columns still take 3 passes, in 36 MB less than at 16; 10 or 8 columns add
+#: passes (measured: ``docs/benchmarks.md``)
 PASS_ITEM_ELEMENTS = 12_000_000
 #: the statistics evaluated here (Spearman and Kendall only from a contingency table)
 ITEM_STATISTICS: tuple[str, ...] = ("pearson", "spearman", "kendall", "accuracy")
@@ -158,8 +158,8 @@ class _Table:
             k1 = int(np.searchsorted(self.starts, t1, side="left"))
             at = np.maximum(self.starts[k0:k1], t0) - t0  # runs in this tile, from its start
             g = gather(block, self.items[t0:t1])
-            # one-byte counts sum in int32 (255 x TABLE_TILE_ROWS at most a run; a third faster
-            # than float64), wider redrawn counts in int64: exact integers either way
+            # one-byte counts sum in int32 (255 x TABLE_TILE_ROWS at most a run; faster than
+            # float64), wider redrawn counts in int64: exact integers either way
             wide = np.int32 if g.dtype == np.uint8 else np.int64
             out[:, self.cells[k0:k1]] += np.add.reduceat(g, at, axis=1, dtype=wide)
         return out

@@ -223,8 +223,8 @@ class PackedRows:
         """``(len(idx), rows)``: the counts of the columns ``idx``, one row of resamples each
         (the block turned, then gathered row by row: :func:`gather` turned). A turned row is
         read as 64-bit words (its resamples padded to a multiple of 8), each shifted by its
-        column's nibble and masked a word at a time: 64 ms where 94 ms a byte at a time for a
-        million columns × 64 resamples."""
+        column's nibble and masked a word at a time (faster than a byte at a time; measured:
+        ``docs/benchmarks.md``)."""
         rows = self.packed.shape[0]
         wide = -(-rows // 8) * 8
         byte, shift = _nibbles(idx, self.packed.shape[1])
@@ -313,8 +313,8 @@ class Resamples:
         """Start filling the count cache (when the counts fit it) in a thread of its own, so
         that it is drawn while the caller computes what needs no resample (a meta-evaluation's
         point values); the first pass over the resamples waits for it. The same draws in the
-        same order, so the same counts. At a million pairs the fill (5.4 s, its draws in one
-        thread) overlaps the cells' point values (8 s on the calling thread)."""
+        same order, so the same counts. At a million pairs the fill (its draws in one thread)
+        overlaps the cells' point values (measured: ``docs/benchmarks.md``)."""
         store = self.store
         if store.counts is not None or store.filling is not None or not store.cacheable():
             return
@@ -405,7 +405,7 @@ class Digests:
 
 def array_digest(a: np.ndarray) -> str:
     """A memo key's digest of ``a``'s dtype, shape and bytes (SHA-256, 128 bits kept: with the
-    processors' SHA instructions 2.5x blake2b's speed, 9 ms where 23 ms for 16 MB)."""
+    processors' SHA instructions faster than blake2b; measured: ``docs/benchmarks.md``)."""
     a = np.ascontiguousarray(a)
     return f"{a.dtype.str}{a.shape}" + hashlib.sha256(a.view(np.uint8)).hexdigest()[:32]
 

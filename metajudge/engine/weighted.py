@@ -85,7 +85,7 @@ def _wpearson(X: np.ndarray, Y: np.ndarray, W: np.ndarray) -> np.ndarray:
 #: items × resamples of a block of the Spearman pass (whole resamples; at least one): 32 MB of
 #: one-byte counts, three times (as drawn, turned, gathered in x order: :func:`_in_order`); 32
 #: resamples at a million items (:meth:`_RankPlan.block_rows`), as fast per resample as 64
-#: (2.0 ms each, the pass reading its rows in order) in half the memory
+#: (the pass reading its rows in order; measured: ``docs/benchmarks.md``) in half the memory
 RANK_BLOCK_ELEMENTS = 1 << 25
 #: joint cells × resamples of a block's tables (int64, two of them: 64 MB): a y with as many
 #: values as rows takes few resamples a block
@@ -239,8 +239,8 @@ class _RankPlan:
         """Resamples of a block of weights over ``columns`` columns (:data:`RANK_BLOCK_ELEMENTS`,
         :data:`CELL_ELEMENTS`, :data:`RANK_BLOCK_RESAMPLES`; at least one), a multiple of 32
         above 32: a gathered row of one-byte counts is then whole 32-byte pieces, which numpy's
-        ``take`` copies with a fixed-size copy (a million rows: 11 ms at 32 resamples, 23 ms
-        at 33, where a row of any other size is a ``memmove`` each)."""
+        ``take`` copies with a fixed-size copy, where a row of any other size is a ``memmove``
+        each (twice as slow; measured: ``docs/benchmarks.md``)."""
         by_cells = CELL_ELEMENTS // max(self.n_cells, 1)
         by_columns = RANK_BLOCK_ELEMENTS // max(columns, 1)
         rows = max(1, min(RANK_BLOCK_RESAMPLES, by_columns, by_cells))
@@ -296,9 +296,8 @@ def _in_order(
 ) -> np.ndarray:
     """The weights in ``block`` (resamples × columns) as one row per data row, in the order
     ``cols`` (the x order), resamples side by side: turned, then gathered row by row, so that
-    the rank pass reads its rows one after another: at a million rows × 64 resamples (x
-    without ties, two y's of 5 values) a block takes 0.14 s where the pass reading each row
-    where it lies took 0.35 s (a gather alone, 0.03 s, overlaps its reads; the pass cannot).
+    the rank pass reads its rows one after another, faster than a pass reading each row where
+    it lies (a gather overlaps its reads; the pass cannot; measured: ``docs/benchmarks.md``).
     Packed counts are turned and gathered packed, then unpacked (no unpacked block)."""
     if isinstance(block, PackedRows):
         counts = block.turned_at(cols)
