@@ -383,8 +383,9 @@ def add_engine(p: argparse.ArgumentParser) -> None:
         "--engine",
         choices=ENGINES,
         default="fast",
-        help="resampling engine: fast (default) or reference, a plain loop over resamples with "
-        "scipy that gives the same values (to 1e-12), slowly, for checking a result",
+        help="resampling engine of the metric-vs-human bootstrap values: fast (default) or "
+        "reference, a plain loop over resamples with scipy that gives the same values (to "
+        "1e-12), slowly, for checking a result",
     )
     _mark(a, "--engine")
 

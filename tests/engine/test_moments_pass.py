@@ -1,4 +1,4 @@
-"""One pass of per-item sums (stats/moments.py): a column shared by several requests (the count
+"""One pass of per-item sums (engine/moments.py): a column shared by several requests (the count
 column of every Pearson, the y columns of metrics against the same labels) is summed once, and
 every value is the one each request gets alone, to rounding: a BLAS product's summation order
 may depend on how many columns it has (OpenBLAS's AVX-512 kernels: 1e-16 apart)."""

@@ -54,8 +54,10 @@ class Protocol:
     n_boot, seed, ci_level
         Bootstrap resamples of items (0: none), seed of the ``numpy.random.Generator``, CI level.
     engine
-        The resampling engine of the bootstrap values (:data:`metajudge.engine.ENGINES`):
-        ``fast``, or ``reference``, a plain loop over resamples that gives the same values.
+        The resampling engine of the cells' bootstrap values (metric vs human;
+        :data:`metajudge.engine.ENGINES`): ``fast``, or ``reference``, a plain loop over
+        resamples that gives the same values. (The inter-human reference and the metric
+        comparisons run the fast engine.)
     compare, n_perm, max_compare
         Metric-vs-metric tests; ``n_perm`` permutations (None: ``n_boot``); skipped with more than
         ``max_compare`` metrics.
