@@ -120,14 +120,26 @@ def _numbers(result: dict[str, Any]) -> dict[tuple[Any, ...], Any]:
 
 
 def test_meta_eval_with_the_reference_engine_writes_the_fast_numbers(
-    data_dir: Path, tmp_path: Path
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from metajudge.engine import reference
+
+    asked: list[int] = []  # requests the reference engine answered, per run
+    plain = reference.reference_statistics
+
+    def counted(requests: Any, resamples: Any) -> list[np.ndarray]:
+        asked[-1] += len(requests)
+        return plain(requests, resamples)
+
+    monkeypatch.setattr(reference, "reference_statistics", counted)
     argv = ["meta-eval", "--dataset", "ragchecker_meta_eval", "--data-dir", str(data_dir)]
     argv += ["--scores", "shipped", "--n-boot", "20", "--no-plots", "--no-compare", "--quiet"]
     results = {}
     for name in ("fast", "reference"):
+        asked.append(0)
         assert main([*argv, "--engine", name, "--out", str(tmp_path / name)]) == 0
         results[name] = json.loads((tmp_path / name / "result.json").read_text())
+    assert asked[0] == 0 and asked[1] >= 20  # every cell's bootstrap values: the reference's
     fast, ref = _numbers(results["fast"]), _numbers(results["reference"])
     assert ref.pop(("options", "engine")) == "reference"
     assert fast.pop(("options", "engine")) == "fast"
