@@ -22,10 +22,12 @@ from pathlib import Path
 
 import numpy as np
 
+_OLD_FORMULAS = "from metajudge.stats.correlation import"
+
 
 def _old_modules(rev: str) -> tuple[types.ModuleType, types.ModuleType]:
-    """``stats/resample.py`` and ``stats/weighted.py`` (with its ``moments.py``) of ``rev`` as
-    standalone modules."""
+    """``stats/resample.py`` and ``stats/weighted.py`` (with its ``moments.py``) of ``rev`` (a
+    commit from before the engine moved to ``metajudge/engine/``) as standalone modules."""
     root = Path(__file__).resolve().parents[1]
 
     def show(path: str) -> str:
@@ -38,12 +40,15 @@ def _old_modules(rev: str) -> tuple[types.ModuleType, types.ModuleType]:
 
     d = Path(tempfile.mkdtemp())
     (d / "old_resample.py").write_text(show("metajudge/stats/resample.py"))
-    moments_src = show("metajudge/stats/moments.py")
+    # (the formulas an old engine imported from stats.correlation: now re-exported by stats)
+    moments_src = show("metajudge/stats/moments.py").replace(
+        _OLD_FORMULAS, "from metajudge.stats import"
+    )
     moments_src = moments_src.replace(
         "from metajudge.stats.resample import", "from old_resample import"
     )
     (d / "old_moments.py").write_text(moments_src)
-    src = show("metajudge/stats/weighted.py")
+    src = show("metajudge/stats/weighted.py").replace(_OLD_FORMULAS, "from metajudge.stats import")
     src = src.replace("from metajudge.stats.resample import", "from old_resample import")
     src = src.replace("from metajudge.stats import moments", "import old_moments as moments")
     (d / "old_weighted.py").write_text(src)
@@ -107,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--stats", default="spearman", help="comma-separated, e.g. pearson,spearman")
     ap.add_argument("--layout", choices=("matched", "cells"), default="matched")
     a = ap.parse_args(argv)
-    from metajudge.stats import resample, weighted
+    from metajudge.engine import resample, weighted
 
     old_resample, old_weighted = _old_modules(a.old)
     make, per_item = (requests, 1) if a.layout == "matched" else (cell_requests, 2)

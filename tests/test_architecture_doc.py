@@ -68,6 +68,14 @@ def test_each_trace_crosses_at_most_six_files(title: str) -> None:
     assert len(files) <= MAX_FILES, f"{title}: {len(files)} files: {sorted(files)}"
 
 
+def test_every_hop_of_the_page_exists() -> None:
+    """The hops outside the traces too (the engine's section): real files and functions."""
+    hops = HOP.findall(DOC.read_text(encoding="utf-8"))
+    assert any(file.startswith("engine/") for file, _ in hops)
+    for file, func in hops:
+        assert func in _defined(PACKAGE / file), f"no {func} in metajudge/{file}"
+
+
 def test_the_trace_checker_sees_a_wrong_hop() -> None:
     assert "no_such_function" not in _defined(PACKAGE / "stats" / "bootstrap.py")
     assert "correlate" in _defined(PACKAGE / "stats" / "bootstrap.py")

@@ -23,6 +23,8 @@ _PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
 DOCUMENTED = (
     *(f"metajudge.stats.{m}" for m in stats.MODULES),
     "metajudge.stats.ppi",
+    "metajudge.engine.weighted",
+    "metajudge.engine.formulas",
     "metajudge.analyses.metric_vs_human.normalize",
     "metajudge.scores.upstream",
     "metajudge.analyses.decide.noninferiority",

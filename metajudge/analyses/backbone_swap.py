@@ -43,6 +43,7 @@ from metajudge.analyses.metric_vs_human.levels import human_reference
 from metajudge.analyses.metric_vs_human.protocol import Protocol
 from metajudge.analyses.swap_summary import verdict_line
 from metajudge.data.formats import Record
+from metajudge.engine import Resamples
 from metajudge.errors import InputError
 from metajudge.results import ItemAccess, Result
 from metajudge.stats import estimates as est
@@ -54,7 +55,6 @@ from metajudge.stats.agreement import (
     flip_rate,
     krippendorff_alpha,
 )
-from metajudge.stats.resample import Resamples
 
 HumanProtocol = Literal["grouped", "pooled", "pairs"]
 SWAP_VERSION = "3"  # 3: κ and α on decisions count both orientations of a pair

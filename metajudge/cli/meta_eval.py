@@ -13,6 +13,7 @@ from metajudge.cli.options import (
     add_browser_cap,
     add_data_dir,
     add_dataset_args,
+    add_engine,
     add_format,
     add_level,
     add_n_boot,
@@ -119,6 +120,7 @@ def _protocol_args(q: argparse.ArgumentParser) -> None:
         "named per value)",
     )
     add_seed(q)
+    add_engine(q)
     _control_args(q)
     q.add_argument(
         "--no-compare", action="store_true", help="skip metric-vs-metric significance tests"
@@ -234,6 +236,7 @@ def protocol_options(args: argparse.Namespace) -> dict[str, Any]:
         "cv_folds": args.cv_folds,
         "n_boot": args.n_boot,
         "seed": args.seed,
+        "engine": args.engine,
         "compare": not args.no_compare,
         "missing": args.missing,
         **({} if args.small_n is None else {"small_n": args.small_n}),

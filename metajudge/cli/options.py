@@ -48,6 +48,7 @@ MEANINGS: dict[str, str] = {
     "--n-boot": "bootstrap resamples",
     "--n-perm": "permutations of a permutation test",
     "--seed": "the seed of the command's random draws",
+    "--engine": "the resampling engine: fast, or the plain reference loop (the same values)",
     "--repeats": "seeded calibration/test splits",
     "--id-field": "the field of a judge framework's score file that carries the item id",
     "--system": "the dataset system a judge framework's score file scored",
@@ -369,6 +370,24 @@ def add_seed(p: argparse.ArgumentParser, what: str = "the bootstrap") -> None:
         "--seed", type=seed, default=0, metavar="N", help=f"seed of {what} (default 0)"
     )
     _mark(a, "--seed")
+
+
+#: the resampling engines (``metajudge.engine.ENGINES``; only argparse is imported here)
+ENGINES = ("fast", "reference")
+
+
+def add_engine(p: argparse.ArgumentParser) -> None:
+    """``--engine fast|reference``: which resampling engine computes the bootstrap's values
+    (:func:`metajudge.engine.statistics`); ``reference`` is the slow, plain loop, for checking."""
+    a = p.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="fast",
+        help="resampling engine of the metric-vs-human bootstrap values: fast (default) or "
+        "reference, a plain loop over resamples with scipy that gives the same values (to "
+        "1e-12), slowly, for checking a result",
+    )
+    _mark(a, "--engine")
 
 
 def add_tie_band(

@@ -10,10 +10,10 @@ function's docstring names the paper its formula comes from. Randomness always c
 - :mod:`.human` — the mean over annotators and the leave-one-annotator-out reference.
 - :mod:`.bootstrap` — THE bootstrap: :func:`bootstrap_ci` = :func:`.bootstrap.resample` +
   :func:`correlate` + the percentile interval (nlpstats' shape); grouped correlation, the
-  bootstrap p-value. (``stats.resample`` stays the module of lazy :class:`Resamples`.)
-- :mod:`.weighted`, :mod:`.moments` — the engine inside :func:`correlate` (weighted resamples
-  as matrix products; per-item sums, many statistics in one pass), on the formulas of
-  :mod:`.correlation`.
+  bootstrap p-value. The engine inside :func:`correlate` is its own package,
+  :mod:`metajudge.engine` (weighted resamples as matrix products, per-item sums, the lazy
+  ``Resamples``; a plain reference loop beside it), with the formulas that finish its sums
+  (``pearson_from_sums``, ``pearson_from_moments``, ``accuracy_from_sums``, re-exported here).
 - :mod:`.intervals` — THE rule that picks a value's CI method from n (percentile bootstrap above
   ``small_n`` units; Fisher z, Student t or Wilson at or below; none below 5).
 - :mod:`.significance` — paired bootstrap, permutation and Williams tests, Holm, Benjamini–Yekutieli, one-sided t.
@@ -44,6 +44,7 @@ on any other function whose judge-side parameter comes first.
 
 from __future__ import annotations
 
+from metajudge.engine import accuracy_from_sums, pearson_from_moments, pearson_from_sums
 from metajudge.stats.bootstrap import (
     BootstrapResult,
     bootstrap_ci,
@@ -62,13 +63,10 @@ from metajudge.stats.correlation import (
     STATISTICS,
     SortOrders,
     Statistic,
-    accuracy_from_sums,
     accuracy_rows,
     fisher_z_ci,
     kendall_tau_b,
     pearson,
-    pearson_from_moments,
-    pearson_from_sums,
     pearson_rows,
     rows_order,
     spearman,
@@ -120,7 +118,6 @@ MODULES = (
     "correlation",
     "decisions",
     "human",
-    "weighted",
     "bootstrap",
     "significance",
     "power",

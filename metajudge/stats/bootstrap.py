@@ -4,11 +4,11 @@ every resample) and the percentile interval (:func:`~metajudge.stats.intervals.p
 
 One implementation of each step, used by every analysis (meta-evaluation, backbone swap,
 comparisons): :func:`correlate` is the entry every product path calls for resampled
-statistics, whatever engine runs inside (:mod:`.weighted`: matrix products over count vectors;
-:mod:`.moments`: per-item sums); the per-group values of a grouped correlation are indexed by
+statistics; it hands them to the resampling engine (:func:`metajudge.engine.statistics`: the
+fast engine, or the reference loop with ``engine="reference"``); the per-group values of a grouped correlation are indexed by
 group id, so a resample's grouped mean is one matrix product; the two-sided bootstrap p-value
-has one add-one smoothing rule. The slow, obvious loop that checks it is
-``tests/stats/reference.py``.
+has one add-one smoothing rule. The slow, obvious loop of a whole bootstrap CI that checks it
+is ``tests/stats/reference.py``.
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from metajudge import engine as _engine
+from metajudge.engine import Resamples, draw_counts, draw_indices, map_chunks
 from metajudge.limits import check_allocation
-from metajudge.stats.correlation import SortOrders, _as_xy, statistic_fn
+from metajudge.stats.correlation import ACCURACIES, SortOrders, _as_xy, accuracy_rows, statistic_fn
 from metajudge.stats.correlation import statistic as point_statistic
 from metajudge.stats.intervals import percentile_ci
-from metajudge.stats.resample import Resamples, draw_counts, map_chunks
-from metajudge.stats.weighted import weighted_statistics
 
 
 def bootstrap_indices(n_items: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
@@ -38,7 +38,7 @@ def bootstrap_indices(n_items: int, n_boot: int, rng: np.random.Generator) -> np
     # every analysis draws its resamples here: refuse before allocating the draw's peak
     # (indices, flat indices, counts, float weights: four n_boot x n_items arrays)
     check_allocation(n_boot, n_items, 4)
-    return rng.integers(0, n_items, size=(n_boot, n_items))
+    return draw_indices(rng, n_items, n_boot)
 
 
 def bootstrap_weights(n_items: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
@@ -157,6 +157,8 @@ class BootstrapResult:
 def correlate(
     requests: Sequence[tuple[str, np.ndarray, np.ndarray]],
     resamples: np.ndarray | Resamples | Sequence[Resamples],
+    *,
+    engine: str = "fast",
 ) -> list[np.ndarray]:
     """Each statistic ``(name, judge, human)`` on every resample (nlpstats' ``correlate`` of
     each resample): the values of the expanded data in which row i appears ``W[b, i]`` times.
@@ -164,15 +166,26 @@ def correlate(
     (the order does not matter for a symmetric correlation's value; the engine keeps one).
 
     ``resamples``: the row weights of :func:`resample`, a lazy
-    :class:`~metajudge.stats.resample.Resamples` (a block of resamples at a time), or one
+    :class:`~metajudge.engine.Resamples` (a block of resamples at a time), or one
     column view of the same Resamples per request. The engine is
-    :func:`metajudge.stats.weighted.weighted_statistics` (matrix products; statistics that
-    follow from per-item sums in one pass; values remembered with the resamples), the formulas
-    those of :mod:`.correlation` (:func:`~metajudge.stats.correlation.pearson_from_sums`) and
-    of the accuracy (:func:`~metajudge.stats.correlation.accuracy_rows`).
+    :func:`metajudge.engine.statistics` (``engine``: ``fast``, matrix products, statistics
+    that follow from per-item sums in one pass, values remembered with the resamples; or
+    ``reference``, one resample at a time with scipy: the same values), the formulas those of
+    :mod:`.correlation` (:func:`~metajudge.engine.pearson_from_sums`) and of the accuracy
+    (:func:`~metajudge.stats.correlation.accuracy_rows`, whose rows the engine sums).
     For accuracies ``judge`` carries the metric decision's sign (tie band applied).
     """
-    return weighted_statistics(requests, resamples)
+    return _engine.statistics([_engine_request(*r) for r in requests], resamples, engine=engine)
+
+
+def _engine_request(
+    name: str, judge: np.ndarray, human: np.ndarray
+) -> tuple[str, np.ndarray, np.ndarray]:
+    """A request as the engine takes it: an accuracy as its rows' credit and scored flags."""
+    if name in ACCURACIES:
+        credit, kept = accuracy_rows(name, human=np.asarray(human), judge=np.asarray(judge))
+        return ("accuracy", credit, kept)
+    return (name, judge, human)
 
 
 def bootstrap_ci(
@@ -281,7 +294,9 @@ def grouped_mean_samples(per_group: np.ndarray, W_groups: np.ndarray | Resamples
     okf = ok.astype(float)
 
     def one(W: np.ndarray) -> np.ndarray:
-        W = np.ascontiguousarray(W, dtype=float)  # row sums independent of the block (weighted.py)
+        W = np.ascontiguousarray(
+            W, dtype=float
+        )  # row sums independent of the block (engine/weighted.py)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.einsum("ij,j->i", W, v0) / np.einsum("ij,j->i", W, okf)
 

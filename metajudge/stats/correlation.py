@@ -17,6 +17,7 @@ from typing import Literal
 
 import numpy as np
 
+from metajudge.engine import pearson_from_sums
 from metajudge.stats.decisions import pair_credit, pairwise_accuracy
 
 Statistic = Literal["pearson", "spearman", "kendall", "acc_ties", "acc_no_ties"]
@@ -56,54 +57,6 @@ def undefined_reason(
     if np.ptp(ya) == 0:
         return f"human labels are constant (all {ya[0]:g}) over {ya.size} rows"
     return None
-
-
-def pearson_from_sums(
-    sxy: np.ndarray | float,
-    sxx: np.ndarray | float,
-    syy: np.ndarray | float,
-    defined: np.ndarray | bool | None = None,
-) -> np.ndarray:
-    """THE formula of Pearson's r (Pearson 1896), r = S_xy / sqrt(S_xx · S_yy), from the
-    centred (co)variation sums of one sample or of many (vectorised); clipped to [−1, 1].
-
-    Every Pearson metajudge reports ends here: :func:`pearson` (one sample), the weighted
-    resamples of :mod:`.weighted` and :mod:`.moments` (:func:`pearson_from_moments`), the
-    permutation tests of :mod:`.significance` and :mod:`.resampling_tests`; Spearman's ρ is this
-    formula on average ranks. ``defined``: where the value is defined (NaN elsewhere; default:
-    both variations positive).
-
-    >>> float(pearson_from_sums(4.0, 5.0, 5.0))
-    0.8
-    """
-    sxy, sxx, syy = np.asarray(sxy, float), np.asarray(sxx, float), np.asarray(syy, float)
-    ok = (sxx > 0) & (syy > 0) if defined is None else defined
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = np.where(ok, sxy / np.sqrt(sxx * syy), np.nan)
-    return np.clip(r, -1.0, 1.0)
-
-
-def pearson_from_moments(
-    N: np.ndarray,
-    sx: np.ndarray,
-    sy: np.ndarray,
-    sxx: np.ndarray,
-    syy: np.ndarray,
-    sxy: np.ndarray,
-) -> np.ndarray:
-    """Pearson's r from weighted raw sums (Σw, Σwx, Σwy, Σwx², Σwy², Σwxy), one per resample:
-    the sums centred, then :func:`pearson_from_sums`.
-
-    A variance that is pure rounding error (below 1e-12 of Σwx², relative) means a constant
-    resample: NaN.
-    """
-    with np.errstate(invalid="ignore", divide="ignore"):
-        cov = sxy - sx * sy / N
-        vx = sxx - sx * sx / N
-        vy = syy - sy * sy / N
-        tol_x = 1e-12 * np.maximum(sxx, 1e-300)
-        tol_y = 1e-12 * np.maximum(syy, 1e-300)
-    return pearson_from_sums(cov, vx, vy, (vx > tol_x) & (vy > tol_y))
 
 
 def pearson(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
@@ -400,18 +353,10 @@ def accuracy_rows(name: str, human: np.ndarray, judge: np.ndarray) -> tuple[np.n
     """Per row, the credit and whether the row is scored, of the accuracy ``name``
     (``acc_ties``/``acc_no_ties``): :func:`~metajudge.stats.decisions.pair_credit` under the
     statistic's tie policy, as floats. The one accuracy definition the resampled and permuted
-    accuracies sum (:func:`accuracy_from_sums`)."""
+    accuracies sum (:func:`metajudge.engine.accuracy_from_sums`)."""
     credit, keep, _ = pair_credit(human, judge, policy=ACCURACIES[name])  # type: ignore[arg-type]
     kept = keep.astype(float)
     return credit * kept, kept
-
-
-def accuracy_from_sums(credit: np.ndarray, kept: np.ndarray) -> np.ndarray:
-    """An accuracy from its (weighted) sums of credit and of scored rows: credit / scored
-    (NaN where nothing is scored) — :func:`~metajudge.stats.decisions.accuracy_tally`'s value,
-    vectorised over resamples."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(kept > 0, credit / kept, np.nan)
 
 
 def statistic(

@@ -9,20 +9,19 @@ from typing import Any
 
 import numpy as np
 
+from metajudge.engine import CHUNK_ELEMENTS, accuracy_from_sums
 from metajudge.stats.bootstrap import _group_index, bootstrap_p_value, correlate, resample
 from metajudge.stats.correlation import (
     CORRELATIONS,
     _as_xy,
     _rankdata,
     _tie_pairs,
-    accuracy_from_sums,
     accuracy_rows,
     pearson_from_sums,
     pearson_rows,
     statistic_fn,
 )
 from metajudge.stats.intervals import percentile_ci
-from metajudge.stats.resample import CHUNK_ELEMENTS
 
 
 @dataclass
@@ -282,7 +281,7 @@ def _metric_chunks(n_metrics: list[int], n_items: int) -> list[list[tuple[int, i
     """The (problem, metric) pairs in order, in chunks whose per-item sums (3 columns a metric)
     fit :data:`~metajudge.stats.moments.PASS_ITEM_ELEMENTS` (one metric at least): at a million
     items 4 metrics a chunk (96 MB), not 6 metrics × 2 statistics at once (288 MB)."""
-    from metajudge.stats.moments import PASS_ITEM_ELEMENTS
+    from metajudge.engine import PASS_ITEM_ELEMENTS
 
     per = max(1, PASS_ITEM_ELEMENTS // (3 * max(n_items, 1)))
     pairs = [(k, i) for k, n in enumerate(n_metrics) for i in range(n)]
@@ -296,8 +295,7 @@ def _shared_swap_sums(
     swaps are drawn here, a tile of :data:`~metajudge.stats.moments.TILE_ROWS` permutations at
     a time in stream order; their products are shared among the resample threads
     (:func:`~metajudge.stats.resample.map_blocks`: each tile's are the same on any thread)."""
-    from metajudge.stats.moments import TILE_ROWS, one_blas_thread, tile_product
-    from metajudge.stats.resample import map_blocks, ready
+    from metajudge.engine import TILE_ROWS, map_blocks, one_blas_thread, ready, tile_product
 
     words = -(-n_items // 64)
     out = np.empty((n_perm, M.shape[1]))

@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 from metajudge import stats as st
+from metajudge.engine.weighted import weighted_statistic
 from metajudge.stats import intervals
 from metajudge.stats.intervals import SMALL_N, choose
-from metajudge.stats.weighted import weighted_statistic
 
 N_DATASETS = 2000
 B = 400  # resamples per dataset (the shipping default is 1000; the rates do not depend on it)

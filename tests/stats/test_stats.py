@@ -10,8 +10,8 @@ import pytest
 from scipy import stats as ss
 
 from metajudge import stats as st
+from metajudge.engine.weighted import weighted_statistic, weighted_statistics
 from metajudge.stats.correlation import _rankdata
-from metajudge.stats.weighted import weighted_statistic, weighted_statistics
 from tests.stats.reference import bootstrap_ci_reference
 
 
@@ -243,8 +243,8 @@ def test_weighted_spearman_equals_loop_on_metric_vs_labels(x_ties: bool) -> None
 
 
 def test_weighted_spearman_same_bits_whatever_the_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    from metajudge.stats import weighted
-    from metajudge.stats.resample import Resamples
+    from metajudge.engine import weighted
+    from metajudge.engine.resample import Resamples
 
     rng = np.random.default_rng(5)
     x = rng.normal(size=300)
@@ -397,7 +397,7 @@ def test_kendall_from_table_is_tau_b_of_the_expanded_data() -> None:
     # of the data in which each cell is repeated its weight times, as scipy computes it
     from scipy.stats import kendalltau
 
-    from metajudge.stats.moments import kendall_from_table
+    from metajudge.engine.moments import kendall_from_table
 
     rng = np.random.default_rng(12)
     for K, G in ((1, 5), (2, 1), (3, 7), (5, 40), (9, 3)):

@@ -39,10 +39,9 @@ import numpy as np
 from metajudge import stats
 from metajudge.analyses.backbone_swap import SwapData
 from metajudge.analyses.verdict_accuracy import mcnemar
+from metajudge.engine import Resamples, resampled_row_sums
 from metajudge.results import Result, finite
 from metajudge.stats.agreement import cohen_kappa, decision_disagreement, flip_rate
-from metajudge.stats.moments import resampled_row_sums
-from metajudge.stats.resample import Resamples
 
 GATE_RULE = "any-evidence"
 

@@ -33,12 +33,11 @@ import numpy as np
 from metajudge import stats
 from metajudge.analyses.backbone_swap import SwapData
 from metajudge.analyses.decide.noninferiority import DEFAULT_MARGIN, NonInferiority, non_inferiority
+from metajudge.engine import Resamples, resampled_row_sums
 from metajudge.errors import InputError
 from metajudge.results import Result, finite
 from metajudge.stats import estimates as est
 from metajudge.stats.agreement import ORIENTATION, decision_kappa, flip_rate
-from metajudge.stats.moments import resampled_row_sums
-from metajudge.stats.resample import Resamples
 
 ACC_POLICY = "human ties excluded; a judge tie counts as wrong"
 

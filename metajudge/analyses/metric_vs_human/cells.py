@@ -280,7 +280,7 @@ def stat_block(
         if run.deferred is not None:
             run.deferred.append(job)  # evaluated with the other cells' (run_deferred)
         else:
-            for (s, _, _), smp in zip(boot, st.correlate(boot, W), strict=True):
+            for (s, _, _), smp in zip(boot, st.correlate(boot, W, engine=p.engine), strict=True):
                 job.fill(s, smp, p)
     return out, samples
 
@@ -315,7 +315,7 @@ def run_deferred(run: Run) -> None:
     replaced since (grouped cells) are not computed."""
     jobs, run.deferred = run.deferred or [], None
     live = [(j, r) for j in jobs for r in j.requests if j.live(r[0])]
-    values = st.correlate([r for _, r in live], [j.W for j, _ in live])
+    values = st.correlate([r for _, r in live], [j.W for j, _ in live], engine=run.proto.engine)
     for (j, r), smp in zip(live, values, strict=True):
         j.fill(r[0], smp, run.proto)
 

@@ -46,10 +46,10 @@ from metajudge.analyses.metric_vs_human.pointwise import (
 from metajudge.analyses.metric_vs_human.protocol import AGGREGATIONS, COMPARE_STATS, Protocol
 from metajudge.analyses.metric_vs_human.result import SCHEMA, MetaEvalResult
 from metajudge.analyses.metric_vs_human.trivial import is_trivial
+from metajudge.engine import Resamples
 from metajudge.errors import InputError
 from metajudge.scores.upstream import collapse_families, metric_for_dimension
 from metajudge.stats import intervals
-from metajudge.stats.resample import Resamples
 
 __all__ = ["AGGREGATIONS", "COMPARE_STATS", "SCHEMA", "MetaEvalResult", "Protocol", "meta_evaluate"]
 

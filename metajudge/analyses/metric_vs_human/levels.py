@@ -278,8 +278,8 @@ def prefetch_pooled(W: object, requests: Sequence[tuple[str, FArr, FArr, IArr]])
     (:func:`~metajudge.stats.correlate`). The resamples remember the
     values, so the estimates asked for next (:func:`loo_reference`, one statistic at a time)
     find them computed; a no-op unless ``W`` is a
-    :class:`~metajudge.stats.resample.Resamples`."""
-    from metajudge.stats.resample import Resamples
+    :class:`~metajudge.engine.Resamples`."""
+    from metajudge.engine import Resamples
 
     if not isinstance(W, Resamples):
         return

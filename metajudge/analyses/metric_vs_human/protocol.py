@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from metajudge.analyses.metric_vs_human.levels import LEVEL_ALIASES, LEVELS
+from metajudge.engine import ENGINES
 from metajudge.errors import InputError
 from metajudge.stats import STATISTICS
 from metajudge.stats.intervals import SMALL_N
@@ -52,6 +53,11 @@ class Protocol:
         Tie band of ``sign`` decisions; learned by ``cv_folds``-fold CV with ``learn_epsilon``.
     n_boot, seed, ci_level
         Bootstrap resamples of items (0: none), seed of the ``numpy.random.Generator``, CI level.
+    engine
+        The resampling engine of the cells' bootstrap values (metric vs human;
+        :data:`metajudge.engine.ENGINES`): ``fast``, or ``reference``, a plain loop over
+        resamples that gives the same values. (The inter-human reference and the metric
+        comparisons run the fast engine.)
     compare, n_perm, max_compare
         Metric-vs-metric tests; ``n_perm`` permutations (None: ``n_boot``); skipped with more than
         ``max_compare`` metrics.
@@ -59,7 +65,7 @@ class Protocol:
         Statistics computed; fewest scored pairs for a value; above ``kendall_ci_max_rows`` rows
         (100,000; None: no limit) Kendall's τ_b, above ``spearman_ci_max_rows`` (None: no limit,
         the default: Spearman's bootstrap is one compiled O(rows) pass per resample,
-        :mod:`metajudge.stats.rank_pass`) Spearman's ρ gets its Fisher-z CI as its CI
+        :mod:`metajudge.engine.rank_pass`) Spearman's ρ gets its Fisher-z CI as its CI
         (``ci_method`` names it) instead of the bootstrap, in cells, the matched inter-human
         reference and comparisons alike (:meth:`Protocol.ci_skipped` words the note shown with
         the value).
@@ -93,6 +99,7 @@ class Protocol:
     cv_folds: int = 5
     n_boot: int = 1000
     seed: int = 0
+    engine: str = "fast"
     ci_level: float = 0.95
     compare: bool = True
     n_perm: int | None = None
@@ -141,6 +148,7 @@ class Protocol:
             )
         if self.missing is not None:
             _choice("missing", self.missing, MISSING_RULES)
+        _choice("engine", self.engine, ENGINES)
         if self.n_boot < 0:
             raise InputError(f"n_boot must be >= 0, got {self.n_boot}", field="n_boot")
         if self.small_n < 0:

@@ -7,8 +7,8 @@ import pytest
 
 import metajudge as mj
 from metajudge import stats as st
+from metajudge.engine.moments import TILE_ROWS
 from metajudge.stats import intervals
-from metajudge.stats.moments import TILE_ROWS
 
 
 @pytest.mark.parametrize("per_chunk", [None, 1, 2])
@@ -18,7 +18,7 @@ def test_shared_permutation_tests_are_the_swap_test_with_those_swaps(
     """Every test is the swap test with the shared swaps, whether the metrics' per-item sums
     are taken all at once or in chunks of 1 or 2 metrics (each chunk the same swaps, the
     generator left where one draw leaves it)."""
-    from metajudge.stats import moments
+    from metajudge.engine import moments
 
     if per_chunk is not None:
         monkeypatch.setattr(moments, "PASS_ITEM_ELEMENTS", 3 * 45 * per_chunk)
@@ -150,8 +150,8 @@ def test_score_rows_index_into_array_columns(monkeypatch: pytest.MonkeyPatch, fl
 
 
 def test_resampled_row_sums_dense_and_lazy_agree() -> None:
-    from metajudge.stats.moments import resampled_row_sums
-    from metajudge.stats.resample import Resamples
+    from metajudge.engine.moments import resampled_row_sums
+    from metajudge.engine.resample import Resamples
 
     rng = np.random.default_rng(5)
     items = rng.integers(0, 25, 80)

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from metajudge import stats as st
-from metajudge.stats.resample import PackedRows, Resamples, pack_counts, unpack_counts
-from metajudge.stats.weighted import weighted_statistic
+from metajudge.engine.resample import PackedRows, Resamples, pack_counts, unpack_counts
+from metajudge.engine.weighted import STATISTICS, weighted_statistic
 
 
 def _data(n: int = 60, seed: int = 3) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -24,7 +24,7 @@ def test_chunks_bit_identical_whatever_the_chunk_size() -> None:
     n_items, B = 30, 50
     dense = st.bootstrap_weights(n_items, B, np.random.default_rng(7))
     x, y, groups = _data()
-    for s in st.STATISTICS:
+    for s in STATISTICS:
         ref = weighted_statistic(s, x, y, dense[:, groups])
         first = None
         for cache in (0, 1 << 30):
@@ -53,14 +53,14 @@ def test_item_sums_exact_for_few_valued_pairs() -> None:
     y = np.clip(x + rng.integers(-1, 2, groups.size), -2, 2)
     dense = st.bootstrap_weights(n_items, B, np.random.default_rng(2))
     R = Resamples.draw(n_items, B, np.random.default_rng(2))
-    for s in st.STATISTICS:
+    for s in STATISTICS:
         ref = weighted_statistic(s, x, y, dense[:, groups])
         got = weighted_statistic(s, x, y, R[:, groups])
         np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12, err_msg=s)
     # asked again: the remembered value, not a new pass
-    assert len(R.store.memo) == len(st.STATISTICS)
+    assert len(R.store.memo) == len(STATISTICS)
     weighted_statistic("spearman", x, y, R[:, groups])
-    assert len(R.store.memo) == len(st.STATISTICS)
+    assert len(R.store.memo) == len(STATISTICS)
 
 
 def test_grouped_mean_and_iteration_match_the_dense_matrix() -> None:
@@ -136,7 +136,7 @@ def test_per_item_sums_read_the_packed_cache_in_place(
     """The passes of per-item sums read the packed cache a tile of columns at a time
     (:class:`PackedRows`): the same bits as on redrawn counts, with tiles that straddle the
     middle of the packed bytes (7 columns of 1001) and one tile of all."""
-    from metajudge.stats import moments
+    from metajudge.engine import moments
 
     monkeypatch.setattr(moments, "TILE_ITEMS", tile)
     n_items, B = 1001, 70
@@ -157,14 +157,14 @@ def test_threads_do_not_change_a_bit(monkeypatch: pytest.MonkeyPatch) -> None:
     with many blocks in flight (blocks of one resample), on cached and redrawn counts."""
     import functools
 
-    from metajudge.stats import moments, resample, weighted
+    from metajudge.engine import moments, resample, weighted
 
     n_items, B = 400, 90
     rng = np.random.default_rng(11)
     y = rng.integers(-2, 3, 2 * n_items).astype(float)
     x = y + rng.normal(0, 1.5, 2 * n_items)
     groups = np.repeat(np.arange(n_items), 2)
-    reqs = [(s, x, y) for s in st.STATISTICS]
+    reqs = [(s, x, y) for s in STATISTICS]
     got = {}
     monkeypatch.setattr(moments, "TILE_ROWS", 1)
     monkeypatch.setattr(weighted, "RANK_BLOCK_ELEMENTS", 1)
@@ -186,7 +186,7 @@ def test_the_count_cache_drawn_on_threads_is_the_one_call_draw(
 ) -> None:
     """The cache's counts are counted and packed on threads, a few resamples at a time (here 3
     per block, 30 blocks): the same counts as the one-call draw."""
-    from metajudge.stats import resample
+    from metajudge.engine import resample
 
     monkeypatch.setattr(resample, "FILL_ELEMENTS", 3 * 40)
     for n_items in (40, 41):  # (an odd count: the last packed byte holds one count)
@@ -198,7 +198,7 @@ def test_the_count_cache_drawn_on_threads_is_the_one_call_draw(
 
 
 def test_an_error_in_a_thread_is_raised_by_the_pass() -> None:
-    from metajudge.stats.resample import map_blocks, ready
+    from metajudge.engine.resample import map_blocks, ready
 
     def fn(b0: int, block: np.ndarray) -> None:
         if b0 == 3:
@@ -214,7 +214,7 @@ def test_a_prefilled_cache_is_the_one_call_draw_and_its_error_raises_at_the_firs
     """:meth:`Resamples.prefill` fills the count cache in a thread of its own: the first pass
     waits for it and reads the counts of the one-call draw (a second prefill, or one where the
     counts do not fit the cache, starts nothing); an error of the fill raises at that pass."""
-    from metajudge.stats import count_pass
+    from metajudge.engine import count_pass
 
     dense = st.bootstrap_weights(41, 90, np.random.default_rng(4))
     R = Resamples.draw(41, 90, np.random.default_rng(4), cache_bytes=1 << 30)

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from scipy.stats import kendalltau
 
-from metajudge.stats import weighted_kendall as wk
+from metajudge.engine import weighted_kendall as wk
+from metajudge.engine.resample import Resamples
+from metajudge.engine.weighted import weighted_statistic
 from metajudge.stats.bootstrap import bootstrap_ci
-from metajudge.stats.resample import Resamples
-from metajudge.stats.weighted import weighted_statistic
 
 
 def _scipy(x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:

@@ -1,5 +1,5 @@
 """Kendall's τ_b of weighted resamples (the bootstrap's count vectors), exactly and in
-O(B·n·log K): the Kendall engine of :func:`metajudge.stats.weighted.weighted_statistics`.
+O(B·n·log K): the Kendall engine of :func:`metajudge.engine.weighted.weighted_statistics`.
 
 τ_b = (C − D)/sqrt((n0 − n1)(n0 − n2)) of the expanded data in which row i appears ``w_i``
 times, n0 = N(N − 1)/2 and n1, n2 the pairs tied in x and in y (Σ c(c − 1)/2 over the groups
@@ -9,7 +9,7 @@ tied in x but not in y: C − D = (N² − Σ c_k²)/2 − X − 2Q. Q is counte
 inversions (:class:`KendallPlan`), over the values of the variable with fewer distinct values
 (τ_b is symmetric): ⌈log2 K⌉ passes over each block of resamples, 4 for a mean of three 1–5
 scores (13 values), 17 for 100,000 distinct values. Every sum is an exact integer, so no
-value depends on how the resamples are blocked. ``tests/stats/test_weighted_kendall.py``
+value depends on how the resamples are blocked. ``tests/engine/test_weighted_kendall.py``
 checks it against scipy's ``kendalltau`` on the explicitly resampled data.
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from metajudge.stats.resample import Resamples
+from metajudge.engine.resample import Resamples
 
 #: elements (resamples × rows) of the integer block a pass works on (cache-sized)
 BLOCK_ELEMENTS = 1 << 18
@@ -114,7 +114,7 @@ def weighted_kendall(x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
 
 
 def kendall_resamples(x: np.ndarray, y: np.ndarray, W: Resamples) -> np.ndarray:
-    """τ_b of every resample of a lazy :class:`~metajudge.stats.resample.Resamples`, from
+    """τ_b of every resample of a lazy :class:`~metajudge.engine.resample.Resamples`, from
     its integer counts a block at a time (no float copy)."""
     plan = KendallPlan(x, y)
     view = W[:, plan.order]

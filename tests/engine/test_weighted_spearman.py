@@ -1,4 +1,4 @@
-"""Spearman's ρ of weighted resamples (stats/weighted.py, the compiled pass of stats/rank_pass.py:
+"""Spearman's ρ of weighted resamples (engine/weighted.py, the compiled pass of engine/rank_pass.py:
 few-valued y's sharing a joint table, several y's sharing one x pass) against the slow
 reference loop, and the same bits whatever the tables, the blocking or the threads."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from metajudge.stats import weighted
-from metajudge.stats.resample import Resamples
-from metajudge.stats.weighted import weighted_statistic, weighted_statistics
+from metajudge.engine import weighted
+from metajudge.engine.resample import Resamples
+from metajudge.engine.weighted import weighted_statistic, weighted_statistics
 from tests.stats.reference import bootstrap_ci_reference
 
 N_ITEMS, N_BOOT = 90, 60
@@ -142,7 +142,7 @@ def _pooled(k: int, x_kind: str) -> tuple[np.ndarray, ...]:
     rng = np.random.default_rng(5)
     lat = rng.normal(size=N_ITEMS)
     x = lat + rng.normal(scale=0.6, size=N_ITEMS)
-    if x_kind == "ties":  # (too many values for a contingency table, stats/moments.py)
+    if x_kind == "ties":  # (too many values for a contingency table, engine/moments.py)
         x = np.round(x * 10) / 10
     labels = np.clip(np.rint(lat[:, None] + rng.normal(scale=0.8, size=(N_ITEMS, k))), -2, 2)
     return np.repeat(x, k), labels.ravel(), np.repeat(np.arange(N_ITEMS), k), x, labels

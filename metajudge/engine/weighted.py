@@ -5,10 +5,9 @@ row appears in the resample). Pearson, Spearman (average ranks of the resampled 
 τ_b and accuracies of the resampled data are exact functions of ``w``, so all ``B`` resamples
 are evaluated with matrix products over a ``(B, n)`` weight matrix — no Python loop per
 resample — except Spearman's ρ, whose average ranks come from one sort of each variable and
-then one compiled pass per resample over its counts (O(n), :mod:`metajudge.stats.rank_pass`);
+then one compiled pass per resample over its counts (O(n), :mod:`metajudge.engine.rank_pass`);
 several y's against the same x (a metric against each annotator) share that pass.
-:func:`metajudge.stats.bootstrap.bootstrap_ci_reference` is the slow, obvious loop used to
-check it.
+:mod:`metajudge.engine.reference` is the slow, obvious loop that gives the same values.
 """
 
 from __future__ import annotations
@@ -19,14 +18,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from metajudge.stats import moments
-from metajudge.stats.correlation import (
-    STATISTICS,
-    accuracy_from_sums,
-    accuracy_rows,
-    pearson_from_moments,
-)
-from metajudge.stats.resample import (
+from metajudge.engine import moments
+from metajudge.engine.formulas import accuracy_from_sums, pearson_from_moments
+from metajudge.engine.resample import (
     Digests,
     PackedRows,
     Resamples,
@@ -34,7 +28,10 @@ from metajudge.stats.resample import (
     map_blocks,
     map_chunks,
 )
-from metajudge.stats.weighted_kendall import kendall_resamples, weighted_kendall
+from metajudge.engine.weighted_kendall import kendall_resamples, weighted_kendall
+
+#: the statistics of weighted resamples (``accuracy``: x the rows' credit, y whether each is scored)
+STATISTICS: tuple[str, ...] = ("pearson", "spearman", "kendall", "accuracy")
 
 
 def _mv(W: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -88,7 +85,7 @@ def _wpearson(X: np.ndarray, Y: np.ndarray, W: np.ndarray) -> np.ndarray:
 #: items × resamples of a block of the Spearman pass (whole resamples; at least one): 32 MB of
 #: one-byte counts, three times (as drawn, turned, gathered in x order: :func:`_in_order`); 32
 #: resamples at a million items (:meth:`_RankPlan.block_rows`), as fast per resample as 64
-#: (2.0 ms each, the pass reading its rows in order) in half the memory
+#: (the pass reading its rows in order; measured: ``docs/benchmarks.md``) in half the memory
 RANK_BLOCK_ELEMENTS = 1 << 25
 #: joint cells × resamples of a block's tables (int64, two of them: 64 MB): a y with as many
 #: values as rows takes few resamples a block
@@ -114,7 +111,7 @@ def _joints(
     cells (every combination of their groups, the later y varying fastest); any other y has its
     own. ``units``: sets of y's that must share one table (the places of a stacked y,
     :class:`_Stack`; few-valued, within the cell limit), placed together; every other y is a
-    unit of its own. Returns the arrays of :func:`~metajudge.stats.rank_pass.rank_sums`:
+    unit of its own. Returns the arrays of :func:`~metajudge.engine.rank_pass.rank_sums`:
     ``cells`` (rows, tables), ``offsets`` and ``ymap``."""
     n = gids[0].size if len(gids) else 0
     in_unit = {y for u in units for y in u}
@@ -204,7 +201,7 @@ class _RankPlan:
     annotator) share that pass; each y needs per resample only its groups' total weights and
     their sums of weight × x rank, scattered into a joint table with other few-valued y's (two
     annotators' labels in −2..2: 25 cells). Every resample is O(n): no sort per resample; the
-    pass is compiled (:func:`metajudge.stats.rank_pass.rank_sums`).
+    pass is compiled (:func:`metajudge.engine.rank_pass.rank_sums`).
     """
 
     def __init__(
@@ -242,8 +239,8 @@ class _RankPlan:
         """Resamples of a block of weights over ``columns`` columns (:data:`RANK_BLOCK_ELEMENTS`,
         :data:`CELL_ELEMENTS`, :data:`RANK_BLOCK_RESAMPLES`; at least one), a multiple of 32
         above 32: a gathered row of one-byte counts is then whole 32-byte pieces, which numpy's
-        ``take`` copies with a fixed-size copy (a million rows: 11 ms at 32 resamples, 23 ms
-        at 33, where a row of any other size is a ``memmove`` each)."""
+        ``take`` copies with a fixed-size copy, where a row of any other size is a ``memmove``
+        each (twice as slow; measured: ``docs/benchmarks.md``)."""
         by_cells = CELL_ELEMENTS // max(self.n_cells, 1)
         by_columns = RANK_BLOCK_ELEMENTS // max(columns, 1)
         rows = max(1, min(RANK_BLOCK_RESAMPLES, by_columns, by_cells))
@@ -269,7 +266,7 @@ class _RankPlan:
 
     def _sums(self, counts: np.ndarray, dtype: type = float) -> np.ndarray:
         """:meth:`sums` of ``counts`` (the data's rows in x order × resamples) in ``dtype``."""
-        from metajudge.stats.rank_pass import rank_sums
+        from metajudge.engine.rank_pass import rank_sums
 
         R = counts.shape[1]
         base = np.empty((R, 3 + 3 * self.n_ys), dtype=dtype)
@@ -299,9 +296,8 @@ def _in_order(
 ) -> np.ndarray:
     """The weights in ``block`` (resamples × columns) as one row per data row, in the order
     ``cols`` (the x order), resamples side by side: turned, then gathered row by row, so that
-    the rank pass reads its rows one after another: at a million rows × 64 resamples (x
-    without ties, two y's of 5 values) a block takes 0.14 s where the pass reading each row
-    where it lies took 0.35 s (a gather alone, 0.03 s, overlaps its reads; the pass cannot).
+    the rank pass reads its rows one after another, faster than a pass reading each row where
+    it lies (a gather overlaps its reads; the pass cannot; measured: ``docs/benchmarks.md``).
     Packed counts are turned and gathered packed, then unpacked (no unpacked block)."""
     if isinstance(block, PackedRows):
         counts = block.turned_at(cols)
@@ -314,7 +310,7 @@ def _wspearman(plan: _RankPlan, W: np.ndarray | Resamples) -> list[np.ndarray]:
     """ρ of every resample (rows of ``W``) for each y of ``plan``, a block of resamples at a
     time (each resample's value depends on its own row alone: the same bits whatever the
     blocking; the blocks of lazy resamples, their item counts, shared among threads,
-    :func:`~metajudge.stats.resample.map_blocks`)."""
+    :func:`~metajudge.engine.resample.map_blocks`)."""
     if isinstance(W, Resamples):
         cols = plan.order if W.cols is None else W.cols[plan.order]
         out = np.empty((W.shape[0], plan.width))
@@ -334,10 +330,9 @@ def _wspearman(plan: _RankPlan, W: np.ndarray | Resamples) -> list[np.ndarray]:
     return plan.rho(out)
 
 
-def _wacc(name: str, x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """The accuracy ``name`` of each weighted resample: the weighted sums of
-    :func:`~metajudge.stats.correlation.accuracy_rows` (the one definition)."""
-    credit, kept = accuracy_rows(name, human=y, judge=x)
+def _wacc(credit: np.ndarray, kept: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """The accuracy of each weighted resample: Σw·credit / Σw·kept (the rows of
+    :func:`metajudge.stats.accuracy_rows`, the one definition)."""
     den = W.sum(axis=1) if kept.all() else _mv(W, kept)  # (all kept: Σw, as always)
     return accuracy_from_sums(_mv(W, credit), den)
 
@@ -348,14 +343,14 @@ def weighted_statistic(
     """The statistic ``name`` of each weighted resample (rows of ``W``: counts per row of x/y).
 
     Exactly the statistic of the expanded data in which row i is repeated ``W[b, i]`` times.
-    For accuracies, ``x`` must already carry the metric decision's sign (tie band applied).
+    For ``accuracy``, ``x`` is each row's credit and ``y`` whether it is scored.
 
     >>> x, y = np.array([1.0, 2.0, 3.0, 4.0]), np.array([1.0, 3.0, 2.0, 4.0])
     >>> W = np.array([[1, 1, 1, 1], [2, 0, 1, 1]])  # the second: rows 1, 1, 3, 4
     >>> weighted_statistic("pearson", x, y, W).round(4).tolist()
     [0.8, 0.9428]
 
-    ``W`` may be a lazy :class:`~metajudge.stats.resample.Resamples`: the statistic is
+    ``W`` may be a lazy :class:`~metajudge.engine.resample.Resamples`: the statistic is
     then evaluated a block of resamples at a time (each resample's value does not depend on
     the others, so the result is the same array).
     """
@@ -375,8 +370,8 @@ def weighted_statistics(
     """:func:`weighted_statistic` of every request ``(name, x, y)`` on the same resamples.
 
     ``W``: the weights of every request, or one column view of the same
-    :class:`~metajudge.stats.resample.Resamples` per request. Statistics that follow
-    from per-item sums (:mod:`metajudge.stats.moments`) are evaluated together in one
+    :class:`~metajudge.engine.resample.Resamples` per request. Statistics that follow
+    from per-item sums (:mod:`metajudge.engine.moments`) are evaluated together in one
     pass over the resamples; the others a block of resamples at a time. Each value is
     remembered with the resamples (keyed by statistic and the digests of x, y and the rows'
     items), so a statistic asked for again on the same data — the inter-human reference beside
@@ -515,6 +510,6 @@ def _weighted(name: str, x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndar
         return _wspearman(_RankPlan(x, [y]), W)[0]
     if name == "kendall":
         return weighted_kendall(x, y, W)
-    if name in ("acc_ties", "acc_no_ties"):
-        return _wacc(name, x, y, W)
+    if name == "accuracy":
+        return _wacc(x, y, W)
     raise ValueError(f"unknown statistic {name!r} (expected one of {', '.join(STATISTICS)})")

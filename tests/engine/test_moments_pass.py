@@ -1,4 +1,4 @@
-"""One pass of per-item sums (stats/moments.py): a column shared by several requests (the count
+"""One pass of per-item sums (engine/moments.py): a column shared by several requests (the count
 column of every Pearson, the y columns of metrics against the same labels) is summed once, and
 every value is the one each request gets alone, to rounding: a BLAS product's summation order
 may depend on how many columns it has (OpenBLAS's AVX-512 kernels: 1e-16 apart)."""
@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from metajudge.stats import moments
-from metajudge.stats.resample import Resamples
-from metajudge.stats.weighted import weighted_statistics
+from metajudge.engine import moments
+from metajudge.engine.resample import Resamples
+from metajudge.engine.weighted import weighted_statistics
 
 
 def test_shared_columns_summed_once_same_values(monkeypatch: pytest.MonkeyPatch) -> None:

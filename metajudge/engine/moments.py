@@ -9,11 +9,11 @@ of the rows kept); when both variables take few distinct values (human labels on
 scale, tie decisions) the weighted contingency table of their values, from which Spearman's ρ
 (average ranks of the expanded data) and Kendall's τ_b follow exactly. Metric columns with many
 distinct values need per-resample ranks for ρ and τ: those stay in
-:mod:`metajudge.stats.weighted`.
+:mod:`metajudge.engine.weighted`.
 
 The product runs over fixed tiles of resamples and items (:data:`TILE_ROWS`,
 :data:`TILE_ITEMS`) whatever the chunk size or cache setting of the
-:class:`~metajudge.stats.resample.Resamples`, so its values are bit-identical across
+:class:`~metajudge.engine.resample.Resamples`, so its values are bit-identical across
 both; they equal the row-by-row evaluation up to rounding (a different summation order).
 """
 
@@ -25,14 +25,14 @@ from typing import Any
 
 import numpy as np
 
-from metajudge.stats.correlation import accuracy_from_sums, accuracy_rows, pearson_from_moments
-from metajudge.stats.resample import PackedRows, array_digest, columns, gather, map_blocks
+from metajudge.engine.formulas import accuracy_from_sums, pearson_from_moments
+from metajudge.engine.resample import PackedRows, array_digest, columns, gather, map_blocks
 
 #: resamples per product tile (fixed: the values do not depend on the Resamples' chunking)
 TILE_ROWS = 64
 #: items per product tile: a float tile of 64 × 1024 (512 KB) stays in the core's cache for
-#: the product (66 ms where 104 ms at 8192 for a million items × 12 columns; the sums over the
-#: tiles then add in another order: values 1e-15 apart from 8192's)
+#: the product, faster than larger tiles (measured: ``docs/benchmarks.md``); the sums over the
+#: tiles then add in another order: values 1e-15 apart from 8192's
 TILE_ITEMS = 1024
 #: most cells of a contingency table evaluated from per-item sums
 MAX_TABLE_CELLS = 64
@@ -41,11 +41,11 @@ MAX_TABLE_CELLS = 64
 TABLE_TILE_ROWS = 1 << 16
 #: most elements of one pass's matrix of distinct per-item sums (96 MB of float64; a single
 #: statistic wider than that gets a pass of its own). At a million items, 12 columns a pass:
-#: the cells' 34 columns still take 3 passes, in 36 MB less than at 16 (52 s, 1989 MiB where
-#: 59 s, 2025 MiB); 10 or 8 columns add passes (87 s, 97 s)
+#: the cells' 34 columns still take 3 passes, in 36 MB less than at 16; 10 or 8 columns add
+#: passes (measured: ``docs/benchmarks.md``)
 PASS_ITEM_ELEMENTS = 12_000_000
 #: the statistics evaluated here (Spearman and Kendall only from a contingency table)
-ITEM_STATISTICS: tuple[str, ...] = ("pearson", "spearman", "kendall", "acc_ties", "acc_no_ties")
+ITEM_STATISTICS: tuple[str, ...] = ("pearson", "spearman", "kendall", "accuracy")
 
 
 def kendall_from_table(T: np.ndarray) -> np.ndarray:
@@ -158,8 +158,8 @@ class _Table:
             k1 = int(np.searchsorted(self.starts, t1, side="left"))
             at = np.maximum(self.starts[k0:k1], t0) - t0  # runs in this tile, from its start
             g = gather(block, self.items[t0:t1])
-            # one-byte counts sum in int32 (255 x TABLE_TILE_ROWS at most a run; a third faster
-            # than float64), wider redrawn counts in int64: exact integers either way
+            # one-byte counts sum in int32 (255 x TABLE_TILE_ROWS at most a run; faster than
+            # float64), wider redrawn counts in int64: exact integers either way
             wide = np.int32 if g.dtype == np.uint8 else np.int64
             out[:, self.cells[k0:k1]] += np.add.reduceat(g, at, axis=1, dtype=wide)
         return out
@@ -180,9 +180,8 @@ def plan(name: str, x: np.ndarray, y: np.ndarray) -> _Plan | None:
             lambda: xc * yc,
         )
         return _Plan(name, made)
-    if name in ("acc_ties", "acc_no_ties"):
-        credit, kept = accuracy_rows(name, human=y, judge=x)
-        return _Plan(name, (lambda: kept, lambda: credit))
+    if name == "accuracy":  # x: the rows' credit, y: whether each is scored
+        return _Plan(name, (lambda: y, lambda: x))
     if name in ("spearman", "kendall") and x.size:
         if max(_some_values(x), _some_values(y)) > MAX_TABLE_CELLS:
             return None
@@ -205,7 +204,7 @@ def finish(p: _Plan, S: np.ndarray) -> np.ndarray:
     """The statistic of every resample from its resampled column sums ``S`` (B, width)."""
     if p.name == "pearson":
         return pearson_from_moments(*S.T)
-    if p.name in ("acc_ties", "acc_no_ties"):
+    if p.name == "accuracy":
         return accuracy_from_sums(S[:, 1], S[:, 0])
     T = S.reshape(S.shape[0], *p.shape)
     return spearman_from_table(T) if p.name == "spearman" else kendall_from_table(T)
@@ -235,12 +234,12 @@ def resample_sums(store: object, M: np.ndarray, tables: Sequence[_Table] = ()) -
     """``(B, k)``: each resample's counts (rows of the item count matrix) times ``M``, then
     each table of ``tables`` (:meth:`_Table.sums`), in one pass over the counts.
 
-    ``store``: the :class:`~metajudge.stats.resample.Resamples`' shared store. The
+    ``store``: the :class:`~metajudge.engine.resample.Resamples`' shared store. The
     product runs over fixed tiles (:data:`TILE_ROWS` resamples × :data:`TILE_ITEMS` items) on
     one BLAS thread, so the values do not depend on the chunk size or the cache (they may, by
     rounding, on the BLAS kernel: the machine's and the width of ``M``'s);
     the blocks of resamples are shared among
-    :data:`~metajudge.stats.resample.BLOCK_THREADS` threads (each block's product
+    :data:`~metajudge.engine.resample.BLOCK_THREADS` threads (each block's product
     is the same on any of them, so the values do not depend on the threads either).
     """
     at = np.cumsum([M.shape[1], *(t.width for t in tables)])
@@ -267,7 +266,7 @@ def evaluate(
     over the resamples as :data:`PASS_ITEM_ELEMENTS` allows (counted in distinct per-item
     columns, :class:`_Pass`; a request wider than that alone takes a pass of its own at once,
     the open pass staying open); None where a request needs per-resample ranks (see
-    :func:`plan`). For accuracies ``x`` carries the decision's sign. The per-row columns are
+    :func:`plan`). For ``accuracy`` x is the rows' credit, y whether each is scored. The per-row columns are
     summed per item at once, and each request's per-item sums are merged into its pass's at
     once; a contingency table's rows are grouped by cell (:class:`_Table`: no per-item
     columns, so it joins the open pass whatever its width). Spearman and Kendall on the same
@@ -414,7 +413,7 @@ def resampled_row_sums(W: Any, row_items: np.ndarray, V: np.ndarray) -> np.ndarr
     columns of ``V`` (rows × k), every row weighted by its item's count.
 
     ``W``: the item count matrix, dense ``(B, n_items)`` or a
-    :class:`~metajudge.stats.resample.Resamples` over the items (then a block of
+    :class:`~metajudge.engine.resample.Resamples` over the items (then a block of
     resamples at a time: memory O(rows)). The rows are summed per item first.
     """
     V = np.asarray(V, dtype=float).reshape(len(row_items), -1)

@@ -3,7 +3,7 @@
 A resample of ``n`` items is ``n`` draws of an item index; its count vector says how many
 times each item was drawn. :func:`count_rows` counts each row of draws straight into the
 caller's matrix (one increment a draw, in a row that stays in cache for small count types), so
-the count cache of :mod:`metajudge.stats.resample` is filled without the int64 index offsets
+the count cache of :mod:`metajudge.engine.resample` is filled without the int64 index offsets
 and ``bincount`` temporaries a numpy count needs. Compiled by numba on first use (cached beside
 this file, or in numba's user cache, when writable); imported only when resamples are counted,
 so ``import metajudge`` does not load numba.

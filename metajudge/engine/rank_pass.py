@@ -8,7 +8,7 @@ set; a row with an x of its own is done in one loop), and each y's group totals 
 × x rank scattered into the cells of its *joint* table (several few-valued y's share one table of
 every combination of their values), then every y's ranks from one walk over its groups. Six sums
 per y follow (:func:`rank_sums`); ρ is their Pearson
-(:meth:`metajudge.stats.weighted._RankPlan.rho`). O(n + cells) per resample, no sort; each
+(:meth:`metajudge.engine.weighted._RankPlan.rho`). O(n + cells) per resample, no sort; each
 resample's sums run over the rows in the same order whatever R, so its values do not depend on the
 blocking.
 
@@ -108,7 +108,7 @@ def rank_sums(counts, last, cells, offsets, ymap, out, tw, ts):  # type: ignore[
     the table's size); ``ymap``: per y ``(joint, stride, groups)``; ``tw``, ``ts``: the joint
     tables (cells × resamples, zeros in ``out``'s type), left holding each cell's total weight
     and ``Σw·Rx`` (what a y pooled from several of them needs,
-    :class:`metajudge.stats.weighted._Stack`)."""
+    :class:`metajudge.engine.weighted._Stack`)."""
     n_res = counts.shape[1]
     dt = out.dtype
     total = np.zeros(n_res, dtype=dt)

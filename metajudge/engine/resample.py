@@ -41,15 +41,22 @@ CACHE_BYTES = 1 << 30
 Block = Callable[[], "np.ndarray | PackedRows"]
 
 
+def draw_indices(gen: np.random.Generator, n_items: int, n_rows: int) -> np.ndarray:
+    """``(n_rows, n_items)``: the drawn items of the next ``n_rows`` resamples of ``gen`` (the
+    one draw of the bootstrap: each resample ``n_items`` items with replacement, Efron 1979).
+    Drawn row after row, so ``n_rows`` at once or one at a time give the same items."""
+    return gen.integers(0, n_items, size=(n_rows, n_items))
+
+
 def draw_counts(gen: np.random.Generator, n_items: int, n_rows: int) -> np.ndarray:
     """``(n_rows, n_items)`` counts of the next ``n_rows`` resamples of ``gen``."""
-    return count_draws(gen.integers(0, n_items, size=(n_rows, n_items)))
+    return count_draws(draw_indices(gen, n_items, n_rows))
 
 
 def count_draws(idx: np.ndarray) -> np.ndarray:
     """The int64 counts of the resamples whose drawn items are the rows of ``idx``
-    (:func:`~metajudge.stats.count_pass.count_rows`)."""
-    from metajudge.stats.count_pass import count_rows
+    (:func:`~metajudge.engine.count_pass.count_rows`)."""
+    from metajudge.engine.count_pass import count_rows
 
     out = np.empty(idx.shape, dtype=np.int64)
     count_rows(idx, out, np.iinfo(np.int64).max)  # (a count is at most n_items: never stops)
@@ -143,10 +150,10 @@ class _Store:
                 if too_large:
                     return
                 r = min(rows, self.n_boot - b0)
-                yield b0, ready(gen.integers(0, self.n_items, size=(r, self.n_items)))
+                yield b0, ready(draw_indices(gen, self.n_items, r))
 
         def one(b0: int, idx: np.ndarray) -> None:
-            from metajudge.stats.count_pass import count_rows
+            from metajudge.engine.count_pass import count_rows
 
             c = np.empty(idx.shape, dtype=np.uint8) if nibbles else out[b0 : b0 + idx.shape[0]]
             if not count_rows(idx, c, 15 if nibbles else 255):  # (tiny n_items)
@@ -216,8 +223,8 @@ class PackedRows:
         """``(len(idx), rows)``: the counts of the columns ``idx``, one row of resamples each
         (the block turned, then gathered row by row: :func:`gather` turned). A turned row is
         read as 64-bit words (its resamples padded to a multiple of 8), each shifted by its
-        column's nibble and masked a word at a time: 64 ms where 94 ms a byte at a time for a
-        million columns × 64 resamples."""
+        column's nibble and masked a word at a time (faster than a byte at a time; measured:
+        ``docs/benchmarks.md``)."""
         rows = self.packed.shape[0]
         wide = -(-rows // 8) * 8
         byte, shift = _nibbles(idx, self.packed.shape[1])
@@ -299,15 +306,15 @@ class Resamples:
         if consume:
             rows = max(1, chunk_elements // n_items)
             for b0 in range(0, n_boot, rows):
-                rng.integers(0, n_items, size=(min(rows, n_boot - b0), n_items))
+                draw_indices(rng, n_items, min(rows, n_boot - b0))
         return cls(store, None, chunk_elements)
 
     def prefill(self) -> None:
         """Start filling the count cache (when the counts fit it) in a thread of its own, so
         that it is drawn while the caller computes what needs no resample (a meta-evaluation's
         point values); the first pass over the resamples waits for it. The same draws in the
-        same order, so the same counts. At a million pairs the fill (5.4 s, its draws in one
-        thread) overlaps the cells' point values (8 s on the calling thread)."""
+        same order, so the same counts. At a million pairs the fill (its draws in one thread)
+        overlaps the cells' point values (measured: ``docs/benchmarks.md``)."""
         store = self.store
         if store.counts is not None or store.filling is not None or not store.cacheable():
             return
@@ -340,6 +347,13 @@ class Resamples:
             counts = make()
             block = counts if self.cols is None else np.take(counts, self.cols, axis=1)
             yield b0, np.ascontiguousarray(block)
+
+    def indices(self) -> Iterator[np.ndarray]:
+        """Each resample's drawn items (:func:`draw_indices`), one resample at a time, from the
+        stream its counts come from (the reference engine's draw)."""
+        gen = self.store.generator()
+        for _ in range(self.store.n_boot):
+            yield draw_indices(gen, self.store.n_items, 1)[0]
 
     def row_items(self) -> np.ndarray:
         """The item of each column (the column itself for the item matrix)."""
@@ -391,7 +405,7 @@ class Digests:
 
 def array_digest(a: np.ndarray) -> str:
     """A memo key's digest of ``a``'s dtype, shape and bytes (SHA-256, 128 bits kept: with the
-    processors' SHA instructions 2.5x blake2b's speed, 9 ms where 23 ms for 16 MB)."""
+    processors' SHA instructions faster than blake2b; measured: ``docs/benchmarks.md``)."""
     a = np.ascontiguousarray(a)
     return f"{a.dtype.str}{a.shape}" + hashlib.sha256(a.view(np.uint8)).hexdigest()[:32]
 
