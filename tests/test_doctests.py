@@ -24,7 +24,7 @@ DOCUMENTED = (
     *(f"metajudge.stats.{m}" for m in stats.MODULES),
     "metajudge.stats.ppi",
     "metajudge.analyses.metric_vs_human.normalize",
-    "metajudge.scores.upstream",
+    "metajudge.scores.rows",
     "metajudge.analyses.decide.noninferiority",
     "metajudge.analyses.decide.frontier",
 )

@@ -47,7 +47,7 @@ from metajudge.analyses.metric_vs_human.protocol import AGGREGATIONS, COMPARE_ST
 from metajudge.analyses.metric_vs_human.result import SCHEMA, MetaEvalResult
 from metajudge.analyses.metric_vs_human.trivial import is_trivial
 from metajudge.errors import InputError
-from metajudge.scores.upstream import collapse_families, metric_for_dimension
+from metajudge.scores.rows import collapse_families, metric_for_dimension
 from metajudge.stats import intervals
 from metajudge.stats.resample import Resamples
 
