@@ -218,8 +218,7 @@ def check_score_row(
     line and field.
 
     A score is a finite JSON number or null (never a string such as ``"0.5"``); NaN is a
-    missing score in a row from elsewhere (:func:`score_cell`'s rule) and refused in a row this
-    package wrote (it never writes one: a NaN there is a damaged file); ``key``, ``metric``, ``item``, ``signature``, ``system``, ``error`` are strings, ``side`` is
+    missing score (:func:`score_cell`'s rule; its ``error``: :data:`MISSING_IN_FILE`); ``key``, ``metric``, ``item``, ``signature``, ``system``, ``error`` are strings, ``side`` is
     ``a``, ``b`` or null, ``details`` an object. A row this package wrote (``external=False``)
     has ``key``, ``item`` and ``signature`` and a null score says why in ``error``; a row from
     elsewhere (``external=True``: a ``--scores`` file read against a dataset) needs only
@@ -245,13 +244,14 @@ def check_score_row(
     if "score" not in obj:
         raise err("score", "missing required field")
     s = obj["score"]
-    if external and isinstance(s, float) and math.isnan(s):
-        s = None  # NaN in a file from elsewhere: a missing score (score_cell's rule)
+    nan = isinstance(s, float) and math.isnan(s)
+    if nan:
+        s = None  # a missing score, as score_cell reads NaN in every score file
     if s is not None and (isinstance(s, bool) or not isinstance(s, (int, float))):
         raise err("score", f"non-numeric score {s!r}: expected a finite number or null")
     if s is not None and not math.isfinite(s):
         raise err("score", f"expected a finite number or null, got {s!r}")
-    if s is None and not obj.get("error") and not external:
+    if s is None and not obj.get("error") and not external and not nan:
         raise err("error", "score is null but no error says why")
     d = obj.get("details") or {}
     if not isinstance(d, dict):
@@ -268,7 +268,7 @@ def check_score_row(
         "score": None if s is None else float(s),
         "signature": obj.get("signature"),
         "details": d,
-        "error": obj.get("error"),
+        "error": obj.get("error") or (MISSING_IN_FILE if nan else None),
     }
     if isinstance(obj.get(INPUTS_FIELD), str):
         row[INPUTS_FIELD] = obj[INPUTS_FIELD]

@@ -352,7 +352,7 @@ def test_plain_files_take_pandas_frames_and_the_others_the_line_rule(
     p.write_text(BODIES[name])
     header = BODIES[name].split("\n", 1)[0].split(",")
     wide = wide_csv.WideCsv(p, KeyMap(_pairs(), IdPolicy()), header)
-    with wide_csv._frames(p, ",", header) as frames:
+    with wide_csv.csv_frames(p, ",", header) as frames:
         assert wide.read_frames(frames) is (name == "plain")
 
 
@@ -373,7 +373,7 @@ def test_pandas_frames_read_every_float_as_python_does(tmp_path: Path) -> None:
     p.write_text("item,side,m0,m1\n" + "".join(lines))
     header = ["item", "side", "m0", "m1"]
     wide = wide_csv.WideCsv(p, KeyMap(_pairs(len(texts)), IdPolicy()), header)
-    with wide_csv._frames(p, ",", header) as frames:
+    with wide_csv.csv_frames(p, ",", header) as frames:
         assert wide.read_frames(frames)
     m0, m1 = wide.table([("m0", None), ("m1", None)]).parts()[0].columns
     assert m0.scores.tobytes() == np.array([float(t) for t in texts]).tobytes()

@@ -101,6 +101,11 @@ class Reader:
     forcible: bool = False
 
 
+def any_file(head: Head) -> bool:
+    """The sniff of a suffix's plain table, asked last: any file of its suffixes."""
+    return True
+
+
 def csv_records(path: Path) -> list[Mapping[str, Any]]:
     """A CSV (TSV: ``.tsv``) file's lines as dicts by header."""
     with open(path, encoding="utf-8", newline="") as fh:

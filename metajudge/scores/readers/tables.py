@@ -20,7 +20,14 @@ from typing import Any
 from metajudge.errors import InputError
 from metajudge.io import read_json
 from metajudge.scores.alignment import ID_COLUMNS, Collector, KeyMap
-from metajudge.scores.readers.base import Head, Reader, ReadOptions, json_records, jsonl_records
+from metajudge.scores.readers.base import (
+    Head,
+    Reader,
+    ReadOptions,
+    any_file,
+    json_records,
+    jsonl_records,
+)
 from metajudge.scores.rows import (
     DIRECTIONS,
     ScoreRow,
@@ -258,7 +265,7 @@ def _by_response(path: Path) -> list[Mapping[str, Any]]:
     out: dict[tuple[Any, ...], dict[str, Any]] = {}
     for o in objs:
         ids = {k: o[k] for k in ID_COLUMNS if o.get(k) not in (None, "")}
-        rec = out.setdefault(tuple(ids.items()), ids)
+        rec = out.setdefault(tuple((k, str(v)) for k, v in ids.items()), ids)
         if "metric" in o:
             score = o.get("score")
             rec[str(o["metric"])] = o.get("label") if score is None and o.get("label") else score
@@ -278,7 +285,7 @@ WIDE_JSON = Reader(
     "json",
     "a wide score table as a JSON list of {item, system, <metric>: value}",
     (".json",),
-    lambda head: True,
+    any_file,
     _wide_json_rows,
     records=json_records,
     forcible=True,

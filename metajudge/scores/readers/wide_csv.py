@@ -20,7 +20,7 @@ from metajudge.bulk import paused_gc
 from metajudge.data.formats import response_key
 from metajudge.errors import InputError
 from metajudge.scores.alignment import ID_COLUMNS, Collector, KeyMap
-from metajudge.scores.readers.base import Head, Reader, ReadOptions, csv_records
+from metajudge.scores.readers.base import Reader, ReadOptions, any_file, csv_records
 from metajudge.scores.readers.tables import add_wide_row, resolve_ids, row_ids, split_header
 from metajudge.scores.rows import (
     MISSING_IN_FILE,
@@ -51,14 +51,14 @@ def read_wide_csv(p: Path, km: KeyMap | None, labels: bool = False) -> list[Scor
         with paused_gc():  # many small objects, no cycles (metajudge.bulk)
             if p.stat().st_size >= WideCsv.FRAMES_FROM_BYTES:
                 wide = WideCsv(p, km, header)
-                with _frames(p, delim, header) as frames:  # closed when left early too
+                with csv_frames(p, delim, header) as frames:  # closed when left early too
                     taken = wide.read_frames(frames)
                 if taken:
                     return wide.table(names)
             return WideCsv(p, km, header).read(reader).table(names)
 
 
-def _frames(p: Path, delim: str, header: Sequence[str]) -> Any:
+def csv_frames(p: Path, delim: str, header: Sequence[str]) -> Any:
     """The lines of a wide CSV after its header, :attr:`WideCsv.CHUNK` at a time, parsed by
     pandas' C reader (a reader to close: use it as a context manager): id columns as text,
     metric columns as float64 where every cell is a number (an empty cell NaN; any other text
@@ -126,7 +126,7 @@ class WideCsv:
         return self
 
     def read_frames(self, frames: Iterable[Any]) -> bool:
-        """The lines from pandas' frames (:func:`_frames`) when every one is plain: full, its
+        """The lines from pandas' frames (:func:`csv_frames`) when every one is plain: full, its
         ids the dataset's, none read before, every metric cell a finite number or empty. False
         at the first frame that is not (or that pandas cannot parse): the caller then reads
         the file with :meth:`read`, whose line rule counts, drops and names what it must.
@@ -390,15 +390,11 @@ def _rows(path: Path, records: Sequence[Any] | None, opts: ReadOptions) -> list[
     return read_wide_csv(path, km, opts.labels)
 
 
-def _sniff(head: Head) -> bool:
-    return True
-
-
 READER = Reader(
     "csv",
     "a wide score table (CSV or TSV: item, system or side, a column per metric)",
     (".csv", ".tsv"),
-    _sniff,
+    any_file,
     _rows,
     records=csv_records,
     forcible=True,
