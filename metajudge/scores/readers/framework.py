@@ -53,7 +53,8 @@ class Judged:
 
 @dataclass
 class FileInfo:
-    """What a framework file is: ``format``, ``version``, and what :func:`describe` prints."""
+    """What a framework file is: ``format``, ``version``, and what ``data doctor`` prints
+    (:func:`metajudge.scores.doctor.describe`)."""
 
     format: str
     version: str
