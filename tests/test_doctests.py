@@ -26,7 +26,7 @@ DOCUMENTED = (
     "metajudge.engine.weighted",
     "metajudge.engine.formulas",
     "metajudge.analyses.metric_vs_human.normalize",
-    "metajudge.scores.upstream",
+    "metajudge.scores.rows",
     "metajudge.analyses.decide.noninferiority",
     "metajudge.analyses.decide.frontier",
 )

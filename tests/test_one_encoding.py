@@ -22,10 +22,11 @@ DECISIONS = {"p1": Pref.A, "p2": Pref.B, "p3": Pref.TIE, "p4": Pref.TIE, "p5": N
 
 #: names one module each may define by protocol, not by meaning: every CLI command module's
 #: ``register(subparsers)`` (tests/cli/test_parser.py) and a runnable module's ``main()``
-#: the judge-framework readers' protocol (``scores/fw_*.py``: ``sniff``, ``read``, ``READER``,
-#: ``VERSIONS``), one module per framework (issue 39)
-PROTOCOL_NAMES = {"register": "cli/", "main": "", "sniff": "scores/fw_", "read": "scores/fw_"}
-PROTOCOL_CONSTANTS = {"READER": "scores/fw_", "VERSIONS": "scores/fw_"}
+#: the score-file readers' protocol (``scores/readers/*.py``: ``sniff``, ``read``, ``READER``,
+#: ``VERSIONS``), one module per format or family (issues 39, 61)
+R = "scores/readers/"
+PROTOCOL_NAMES = {"register": "cli/", "main": "", "sniff": R, "read": R}
+PROTOCOL_CONSTANTS = {"READER": R, "VERSIONS": R}
 #: the decision words of the pairwise file formats (lower case)
 DECISION_WORDS = {w.lower() for table in SPELLINGS.values() for w in table.values()} - {
     "0",

@@ -568,8 +568,8 @@ def _add_epochs(g: Any) -> argparse.Action:
 
 
 def score_reading(args: argparse.Namespace) -> Any:
-    """The :class:`~metajudge.scores.framework_types.Reading` of :func:`add_score_reading`'s options."""
-    from metajudge.scores.framework_types import Reading
+    """The :class:`~metajudge.scores.readers.base.Reading` of :func:`add_score_reading`'s options."""
+    from metajudge.scores.readers.base import Reading
 
     return Reading(
         id_field=getattr(args, "id_field", None),

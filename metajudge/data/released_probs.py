@@ -9,7 +9,7 @@ The file is named after its judge (``gpt-4-turbo.calibration.jsonl`` → ``gpt-4
 
 Read as it is by ``--input FILE`` (records plus the file's judge column, :func:`dataset_of`),
 by ``--scores FILE`` (the judge column only, matched to the dataset's pairs by instruction and
-outputs, as the paper's ``merge_data``: :func:`metajudge.scores.released_probs.judge_rows`), and
+outputs, as the paper's ``merge_data``: :func:`metajudge.scores.readers.released_probs.judge_rows`), and
 by the built-in dataset's converter.
 
 The label is the annotators' majority (a tie of annotators → 0); the probabilities must lie in

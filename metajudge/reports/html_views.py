@@ -134,7 +134,7 @@ def _shown_rows(rows: Sequence[Mapping[str, Any]], items: Items, views: list[Any
 def _run_rows(ds: Any, run: Mapping[str, Any], out: Path, data_dir: Any) -> list[Any]:
     """The score rows of a meta-eval folder, gathered again from the specs ``run`` records."""
     from metajudge.scores.alignment import IdPolicy
-    from metajudge.scores.framework_types import Reading
+    from metajudge.scores.readers.base import Reading
     from metajudge.scores.run_scores import gather_run_scores
 
     rows, _ = gather_run_scores(

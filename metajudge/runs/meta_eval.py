@@ -33,7 +33,7 @@ from metajudge.data.partial import labelled_only
 from metajudge.progress import Steps
 from metajudge.runs import plot_ahead
 from metajudge.scores.alignment import IdPolicy
-from metajudge.scores.framework_types import Reading
+from metajudge.scores.readers.base import Reading
 from metajudge.scores.rows import row_metrics
 from metajudge.scores.run_scores import gather_run_scores, score_specs, write_scores_cache
 from metajudge.scores.spec import ScoreSpec

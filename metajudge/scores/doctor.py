@@ -9,16 +9,16 @@ dataset (``--input``) it also says how many of the file's responses the dataset 
 
 from __future__ import annotations
 
-import csv
 import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from metajudge.io import read_json
-from metajudge.scores.framework_types import ID_NAMES, Reading
-from metajudge.scores.frameworks import NAMES as FRAMEWORKS
-from metajudge.scores.upstream import ID_COLUMNS
+from metajudge.scores import readers
+from metajudge.scores.alignment import ID_COLUMNS
+from metajudge.scores.readers.base import Reader, Reading
+from metajudge.scores.readers.framework import ID_NAMES
+from metajudge.scores.rows import is_missing_cell
 
 
 def describe(
@@ -28,29 +28,26 @@ def describe(
     reading: Reading | None = None,
     input_file: str | None = None,
 ) -> dict[str, Any]:
-    """The doctor's findings on ``path`` as a dict (``lines()`` renders it)."""
-    from metajudge.scores.files import detect_format
-
+    """The doctor's findings on ``path`` as a dict (``lines()`` renders it): the file is read by
+    the reader ``--scores`` reads it with (:mod:`metajudge.scores.readers`)."""
     p = Path(path)
     reading = reading or Reading()
-    fmt = fmt or detect_format(p)
-    out = _framework(p, fmt, reading) if fmt in FRAMEWORKS else _table(p, fmt)
+    r = readers.reader(fmt) if fmt else readers.detect(p)
+    out = _framework(p, r, reading) if r.judged is not None else _table(p, r)
     out["file"] = str(p)
     if input_file is not None:
-        out["dataset"] = _joined(p, fmt, reading, input_file)
-    out["command"] = command(p, fmt, reading, input_file, out.get("id_field"))
+        out["dataset"] = _joined(p, r.name, reading, input_file)
+    out["command"] = command(p, r, reading, input_file, out.get("id_field"))
     return out
 
 
-def _framework(p: Path, fmt: str, reading: Reading) -> dict[str, Any]:
-    from metajudge.scores.frameworks import reader
-
-    info, judged = reader(fmt).read(p, reading)
+def _framework(p: Path, r: Reader, reading: Reading) -> dict[str, Any]:
+    info, judged = r.judged(p, reading)  # type: ignore[misc]
     missing: dict[str, int] = {}
     for j in judged:
         missing[j.metric] = missing.get(j.metric, 0) + (j.value is None)
     return {
-        "format": fmt,
+        "format": r.name,
         "version": info.version,
         "rows": info.rows,
         "scores": len(judged),
@@ -66,9 +63,11 @@ def _framework(p: Path, fmt: str, reading: Reading) -> dict[str, Any]:
     }
 
 
-def _table(p: Path, fmt: str) -> dict[str, Any]:
-    """A plain score table (CSV/TSV, JSON list, JSONL score rows) or an upstream format."""
-    rows = _plain_rows(p, fmt)
+def _table(p: Path, r: Reader) -> dict[str, Any]:
+    """A plain score table (CSV/TSV, JSON list, JSONL score rows) or an upstream format: its
+    records as the reader gives them; a cell the score rule reads as missing (empty, null,
+    NaN, ``NA``: :func:`~metajudge.scores.rows.score_cell`) counts as missing."""
+    rows = r.records(p) if r.records is not None else []
     cols = list(dict.fromkeys(k for r in rows for k in r))
     ids = [c for c in cols if c in ID_COLUMNS or c in ID_NAMES]
     score, label, missing = [], [], {}
@@ -76,11 +75,11 @@ def _table(p: Path, fmt: str) -> dict[str, Any]:
         if c in ids:
             continue
         vals = [r.get(c) for r in rows]
-        missing[c] = sum(v in (None, "") for v in vals)
-        present = [v for v in vals if v not in (None, "")]
+        missing[c] = sum(map(is_missing_cell, vals))
+        present = [v for v in vals if not is_missing_cell(v)]
         (score if present and all(_is_number(v) for v in present) else label).append(c)
     return {
-        "format": fmt,
+        "format": r.name,
         "version": "-",
         "rows": len(rows),
         "id_fields": ids,
@@ -93,18 +92,6 @@ def _table(p: Path, fmt: str) -> dict[str, Any]:
         "explanations": 0,
         "notes": [],
     }
-
-
-def _plain_rows(p: Path, fmt: str) -> list[Mapping[str, Any]]:
-    if p.suffix.lower() in (".csv", ".tsv"):
-        with open(p, encoding="utf-8", newline="") as fh:
-            return list(csv.DictReader(fh, delimiter="\t" if p.suffix.lower() == ".tsv" else ","))
-    if p.suffix.lower() == ".jsonl":
-        from metajudge.data.formats import iter_jsonl_objects
-
-        return [o for _, o in iter_jsonl_objects(p) if isinstance(o, Mapping)]
-    data = read_json(p)
-    return [o for o in data if isinstance(o, Mapping)] if isinstance(data, list) else []
 
 
 def _is_number(v: Any) -> bool:
@@ -139,12 +126,13 @@ def _joined(p: Path, fmt: str, reading: Reading, input_file: str) -> dict[str, A
 
 
 def command(
-    p: Path, fmt: str, reading: Reading, input_file: str | None, id_field: str | None
+    p: Path, r: Reader, reading: Reading, input_file: str | None, id_field: str | None
 ) -> str:
     """The ``meta-eval`` command that reads the file (``LABELS.jsonl`` without ``--input``)."""
     argv = ["metajudge", "meta-eval", "--input", input_file or "LABELS.jsonl"]
     argv += ["--scores", str(p), "--out", f"runs/{p.stem}"]
-    if reading.id_field or (fmt in FRAMEWORKS and id_field and id_field not in ("id", "item")):
+    framework = r.judged is not None
+    if reading.id_field or (framework and id_field and id_field not in ("id", "item")):
         argv += ["--id-field", str(reading.id_field or id_field)]
     if reading.system:
         argv += ["--system", reading.system]

@@ -12,6 +12,7 @@ import numpy.typing as npt
 
 from metajudge.data.rating_csv import RatingDistributions, read_rating_csv
 from metajudge.errors import InputError
+from metajudge.scores.rows import file_signature, make_row
 
 
 def distribution_rows(
@@ -24,8 +25,6 @@ def distribution_rows(
     """Score rows of one file's judge, file row j scoring ``records[order[j]]`` (``order``
     default: row j scores record j): score = the expected rating, details = the distribution
     (``probs`` over ``values``) and ``mass``."""
-    from metajudge.scores.rows import make_row
-
     if len(records) != len(dist.human):
         raise InputError(
             f"{len(dist.human)} rows but the dataset has {len(records)} records",
@@ -77,7 +76,7 @@ def shipped_distribution_rows(
             if metrics is not None and name not in metrics:
                 continue
             rel = str(spec["file"]).format(model=model, dimension=dim)
-            sig = f"{name}|source:{card.name}/{rel}|external"
+            sig = file_signature(name, f"{card.name}/{rel}")
             dist = read_rating_csv(src.path(rel))
             rows += distribution_rows(dist, list(dataset.records), name, sig, order[model])
     return rows

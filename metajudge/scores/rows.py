@@ -59,6 +59,119 @@ INPUTS_FIELD = "inputs"
 
 DIRECTIONS = ("higher", "lower")
 
+#: The ``error`` of a score a score file leaves missing (see :func:`score_cell`).
+MISSING_IN_FILE = "missing in the score file"
+
+#: Cells read as a missing score (case and surrounding blanks ignored), besides null and NaN.
+MISSING_WORDS = ("", "nan", "null", "none", "na")
+
+
+def score_cell(v: Any, *, field: str, where: Mapping[str, Any]) -> float | None:
+    """A score as a score file gives it, by the one rule every reader of scores follows: a
+    number is the score; null, NaN and an empty or :data:`MISSING_WORDS` cell are a *missing*
+    score (None: kept as a row with a null score and :data:`MISSING_IN_FILE`, counted per column
+    by ``data doctor`` and by the meta-evaluation, never dropped and never 0); an infinite
+    value (``inf``, ``1e309``) and anything non-numeric (``True``, a word) are refused
+    (:class:`~metajudge.errors.InputError` naming ``where`` and ``field``).
+
+    >>> [score_cell(v, field="s", where={}) for v in (0.5, "2", " NA ", None, float("nan"))]
+    [0.5, 2.0, None, None, None]
+    """
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        raise InputError(f"non-numeric score {v!r}", field=field, **where)
+    if isinstance(v, str):
+        s = v.strip()
+        if s.lower() in MISSING_WORDS:
+            return None
+        try:
+            f = float(s)
+        except ValueError:
+            raise InputError(f"non-numeric score {v!r}", field=field, **where) from None
+    elif isinstance(v, (int, float)):
+        f = float(v) if isinstance(v, float) or abs(v) < 2**1023 else math.inf
+    else:
+        raise InputError(f"non-numeric score {v!r}", field=field, **where)
+    if math.isnan(f):
+        return None
+    if math.isinf(f):
+        raise InputError(
+            f"infinite score {v!r}: expected a finite number (leave the cell empty for a "
+            "missing score)",
+            field=field,
+            **where,
+        )
+    return f
+
+
+def is_missing_cell(v: Any) -> bool:
+    """Does :func:`score_cell` read ``v`` as a missing score (rather than a number or an error)?
+
+    >>> [is_missing_cell(v) for v in ("", "NaN", None, 0, "x")]
+    [True, True, True, False, False]
+    """
+    if v is None:
+        return True
+    if isinstance(v, str):
+        return v.strip().lower() in MISSING_WORDS
+    return isinstance(v, float) and math.isnan(v)
+
+
+def missing_error(score: float | None) -> str | None:
+    """The ``error`` of a score read from a file: :data:`MISSING_IN_FILE` when it is missing."""
+    return MISSING_IN_FILE if score is None else None
+
+
+def file_signature(metric: str, source: str, *qualifiers: str) -> str:
+    """The signature of a score column read from a file: ``metric|<qualifiers>|source:<source>|
+    external`` (``source``: the file's name, or ``<dataset>/<file>`` for a shipped one); the one
+    place it is spelled.
+
+    >>> file_signature("bleu", "s.csv"), file_signature("qa", "log.eval", "inspect:v2", "epochs:1")
+    ('bleu|source:s.csv|external', 'qa|inspect:v2|epochs:1|source:log.eval|external')
+    """
+    return "|".join((metric, *qualifiers, f"source:{source}", "external"))
+
+
+def metric_for_dimension(metric: str, dimension: str, available: Iterable[str]) -> str | None:
+    """The score column that metric row ``metric`` uses for human ``dimension``.
+
+    ``metric`` itself when it exists; otherwise the dimension-specific member of the family
+    ``<metric>_<dimension>`` (e.g. ``ragchecker`` → ``ragchecker_correctness``); ``None`` if
+    neither is available.
+
+    >>> metric_for_dimension("ragchecker", "overall", ["ragchecker_overall"])
+    'ragchecker_overall'
+    >>> metric_for_dimension("bleu", "overall", ["bleu"])
+    'bleu'
+    """
+    avail = set(available)
+    if metric in avail:
+        return metric
+    fam = f"{metric}_{dimension}"
+    return fam if fam in avail else None
+
+
+def collapse_families(metrics: Sequence[str], dimensions: Sequence[str]) -> list[str]:
+    """Metric row names: ``X_<dim>`` columns for two or more dimensions become one row ``X``.
+
+    >>> collapse_families(["bleu", "ragchecker_correctness", "ragchecker_overall"], ["correctness", "overall"])
+    ['bleu', 'ragchecker']
+    """
+    out: list[str] = []
+    fams: dict[str, int] = {}
+    for m in metrics:
+        for d in dimensions:
+            if m.endswith("_" + d):
+                fams[m[: -len(d) - 1]] = fams.get(m[: -len(d) - 1], 0) + 1
+    for m in metrics:
+        fam = next((m[: -len(d) - 1] for d in dimensions if m.endswith("_" + d)), None)
+        name = fam if fam is not None and fams.get(fam, 0) >= 2 and fam not in metrics else m
+        if name not in out:
+            out.append(name)
+    return out
+
 
 def make_row(
     *,
@@ -104,8 +217,8 @@ def check_score_row(
     """One score row object checked; every reader of score rows uses it, errors name the file,
     line and field.
 
-    A score is a finite JSON number or null (never a string such as ``"0.5"``, never NaN);
-    ``key``, ``metric``, ``item``, ``signature``, ``system``, ``error`` are strings, ``side`` is
+    A score is a finite JSON number or null (never a string such as ``"0.5"``); NaN is a
+    missing score (:func:`score_cell`'s rule; its ``error``: :data:`MISSING_IN_FILE`); ``key``, ``metric``, ``item``, ``signature``, ``system``, ``error`` are strings, ``side`` is
     ``a``, ``b`` or null, ``details`` an object. A row this package wrote (``external=False``)
     has ``key``, ``item`` and ``signature`` and a null score says why in ``error``; a row from
     elsewhere (``external=True``: a ``--scores`` file read against a dataset) needs only
@@ -131,11 +244,14 @@ def check_score_row(
     if "score" not in obj:
         raise err("score", "missing required field")
     s = obj["score"]
+    nan = isinstance(s, float) and math.isnan(s)
+    if nan:
+        s = None  # a missing score, as score_cell reads NaN in every score file
     if s is not None and (isinstance(s, bool) or not isinstance(s, (int, float))):
         raise err("score", f"non-numeric score {s!r}: expected a finite number or null")
     if s is not None and not math.isfinite(s):
         raise err("score", f"expected a finite number or null, got {s!r}")
-    if s is None and not obj.get("error") and not external:
+    if s is None and not obj.get("error") and not external and not nan:
         raise err("error", "score is null but no error says why")
     d = obj.get("details") or {}
     if not isinstance(d, dict):
@@ -152,7 +268,7 @@ def check_score_row(
         "score": None if s is None else float(s),
         "signature": obj.get("signature"),
         "details": d,
-        "error": obj.get("error"),
+        "error": obj.get("error") or (MISSING_IN_FILE if nan else None),
     }
     if isinstance(obj.get(INPUTS_FIELD), str):
         row[INPUTS_FIELD] = obj[INPUTS_FIELD]
@@ -166,7 +282,7 @@ def check_score_row(
 class RowKeys(Sequence[str]):
     """The response keys of a score table's rows made when read from each row's item id and
     side (or system), not held as 2,000,000 strings at a million pairs: a pairwise file's item
-    ids are the dataset's own strings (:class:`~metajudge.scores.upstream.KeyMap`).
+    ids are the dataset's own strings (:class:`~metajudge.scores.alignment.KeyMap`).
 
     >>> keys = RowKeys(["p", "p"], ["a", "b"])
     >>> len(keys), keys[1], list(keys)

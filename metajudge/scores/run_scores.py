@@ -14,9 +14,8 @@ from typing import Any
 
 from metajudge.errors import InputError
 from metajudge.scores.alignment import IdPolicy
-from metajudge.scores.rows import INPUTS_FIELD, row_metrics
+from metajudge.scores.rows import INPUTS_FIELD, metric_for_dimension, row_metrics
 from metajudge.scores.spec import SHIPPED, ScoreSpec, as_specs, file_spec
-from metajudge.scores.upstream import metric_for_dimension
 
 log = logging.getLogger(__name__)
 
@@ -160,7 +159,7 @@ def gather_run_scores(
     ``ids``: the rule for score-file rows whose ids the dataset lacks
     (:class:`~metajudge.scores.alignment.IdPolicy`; ``None`` refuses them).
     ``reading``: how a judge framework's file is joined
-    (:class:`~metajudge.scores.framework_types.Reading`; None: the defaults).
+    (:class:`~metajudge.scores.readers.base.Reading`; None: the defaults).
     """
     from metajudge.scores.spec import gather_scores as gather_spec_rows
 

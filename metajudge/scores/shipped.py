@@ -1,7 +1,8 @@
 """Score columns a dataset ships, as its card declares them (``shipped_scores``).
 
 A card lists ``{"loader": NAME, "file": ..., "backbone_column": ...}`` entries; :data:`LOADERS`
-maps each loader name to the reader in :mod:`metajudge.scores.upstream`. No dataset name is
+maps each loader name to its reader (the upstream files' loaders:
+:mod:`metajudge.scores.upstream`). No dataset name is
 tested in code: a new dataset with shipped scores adds an entry to its card (and, for a new
 file format, a loader here).
 
@@ -49,7 +50,7 @@ def _released_probs(ds: Any, spec: Mapping[str, Any], data_dir: Any, metrics: An
     """Judge columns of files in the Trust-or-Escalate format (``judges``: judge -> the card's
     local file name, or a path for a file read with ``--input``)."""
     from metajudge.data.registry import resolve_file
-    from metajudge.scores.released_probs import judge_rows
+    from metajudge.scores.readers.released_probs import judge_rows
 
     rows: list = []
     for judge, file in dict(spec.get("judges") or {}).items():

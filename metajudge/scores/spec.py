@@ -11,9 +11,9 @@ A spec is one of::
                           (``backbone-swap``, ``decide``), ``COL`` may be a backbone whose column
                           the card names (``shipped:gpt-4o`` → LFTQA-Eval's ``geval_gpt-4o_faithfulness``)
     LABEL=PATH[:COL]      one column under the name ``LABEL`` (also ``LABEL=shipped:COL``)
-    FORMAT:PATH[:COL]     the file read as ``FORMAT`` (:data:`FORCED_FORMATS`: ``inspect``,
-                          ``promptfoo``, ``deepeval``, ``ragas``, ``csv``, ``json``, ``jsonl``)
-                          instead of the format its content shows
+    FORMAT:PATH[:COL]     the file read as ``FORMAT`` (:data:`metajudge.scores.readers.FORCIBLE`:
+                          ``inspect``, ``promptfoo``, ``deepeval``, ``ragas``, ``jsonl``, ``csv``,
+                          ``json``) instead of the format its content shows
 
 :func:`parse_score_spec` reads one spec, :func:`gather_scores` turns specs into score rows
 (:mod:`metajudge.scores.rows`). The old spellings map onto it: ``--external`` (a flag) is
@@ -35,7 +35,7 @@ from typing import Any
 
 from metajudge.errors import InputError
 from metajudge.scores.alignment import IdPolicy
-from metajudge.scores.framework_types import Reading
+from metajudge.scores.readers.base import Reading
 from metajudge.scores.rows import ScoreRow, ScoreRows, renamed, row_metrics, select_metrics
 
 #: The source word of the dataset's shipped columns.
@@ -61,17 +61,6 @@ class ScoreSpec:
     def __str__(self) -> str:
         return self.text
 
-
-#: the formats ``FORMAT:PATH`` may force: the judge frameworks' and the plain tables
-FORCED_FORMATS: tuple[str, ...] = (
-    "inspect",
-    "promptfoo",
-    "deepeval",
-    "ragas",
-    "csv",
-    "json",
-    "jsonl",
-)
 
 #: ``--scores shipped``: every column the dataset ships (what ``--external`` was).
 SHIPPED = ScoreSpec(SHIPPED_SOURCE, SHIPPED_SOURCE)
@@ -145,8 +134,10 @@ def _forced(target: str) -> tuple[str | None, str]:
     >>> _forced("inspect:logs/a.eval"), _forced("a.csv:bleu")
     (('inspect', 'logs/a.eval'), (None, 'a.csv:bleu'))
     """
+    from metajudge.scores.readers import FORCIBLE
+
     head, sep, rest = target.partition(":")
-    if sep and head in FORCED_FORMATS and rest and not Path(head).is_file():
+    if sep and head in FORCIBLE and rest and not Path(head).is_file():
         return head, rest
     return None, target
 
@@ -212,7 +203,7 @@ def gather_scores(
     (:class:`~metajudge.scores.alignment.IdPolicy`: dropped and counted there, or refused when
     strict; ``None`` refuses them). The dataset's shipped columns are always checked strictly.
     ``reading``: how a judge framework's file is joined (``--id-field``, ``--system``,
-    ``--epochs``: :class:`~metajudge.scores.framework_types.Reading`).
+    ``--epochs``: :class:`~metajudge.scores.readers.base.Reading`).
 
     ``dimension``: the human dimension of a judge metric (backbone-swap, decide): a column
     family ``COL_<dimension>`` and a card's per-backbone judge column are read for it.

@@ -1,233 +1,37 @@
-"""Scores computed elsewhere, turned into metajudge's score rows (:mod:`metajudge.scores.rows`).
+"""The upstream datasets' own score files, turned into metajudge's score rows
+(:mod:`metajudge.scores.rows`); :mod:`metajudge.scores.readers.upstream_files` recognises them
+among ``--scores`` files, :mod:`metajudge.scores.shipped` reads them as a card's shipped columns.
 
 Loaders:
 
 * :func:`ragchecker_baseline` — RAGChecker's ``baseline_ragchecker.json``: its own [0, 1]
   scores per side and dimension, as metrics ``ragchecker_<dimension>`` (the RAGChecker
   protocol correlates each human dimension with the same-named RAGChecker score; the
-  meta-evaluation treats ``ragchecker`` as one metric family, see :func:`metric_for_dimension`).
+  meta-evaluation treats ``ragchecker`` as one metric family, see :func:`metajudge.scores.rows.metric_for_dimension`).
 * :func:`lftqa_metric_scores` — LFTQA-Eval's ``scores/<subset>/metric_scores/<metric>.json``.
 * :func:`hanna_metric_scores` — HANNA's ``hanna_metric_scores_llm.csv`` metric and LLM-judge
   columns.
-* :func:`metajudge.scores.files.read_scores` — any file: JSONL score rows, or a CSV / JSON table with columns
-  ``item, system[, side], <metric>...``; the upstream formats above are recognised by content.
 
 Every loader checks its rows against the dataset: an unknown item or system, a duplicate
 (item, system, metric) or a non-numeric value raises :class:`~metajudge.errors.InputError`
 naming the file, the line (or JSON index) and the field. Empty / null cells are *missing*
-scores (kept as ``score: None`` with an ``error``), counted and reported by the protocol.
+scores (kept as ``score: None`` with an ``error``), counted and reported by the protocol
+(:func:`metajudge.scores.rows.score_cell`, the rule of every score file).
 """
 
 from __future__ import annotations
 
 import ast
 import csv
-import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from metajudge.data.formats import LikertRecord, PairwiseRecord, response_key
 from metajudge.errors import InputError
 from metajudge.io import read_json
-from metajudge.scores.alignment import IdPolicy
-from metajudge.scores.rows import ScoreRow, make_row
-
-#: Columns of a wide score table that are ids, not metrics.
-ID_COLUMNS = ("item", "system", "side", "key", "id")
-
-
-def metric_for_dimension(metric: str, dimension: str, available: Iterable[str]) -> str | None:
-    """The score column that metric row ``metric`` uses for human ``dimension``.
-
-    ``metric`` itself when it exists; otherwise the dimension-specific member of the family
-    ``<metric>_<dimension>`` (e.g. ``ragchecker`` → ``ragchecker_correctness``); ``None`` if
-    neither is available.
-
-    >>> metric_for_dimension("ragchecker", "overall", ["ragchecker_overall"])
-    'ragchecker_overall'
-    >>> metric_for_dimension("bleu", "overall", ["bleu"])
-    'bleu'
-    """
-    avail = set(available)
-    if metric in avail:
-        return metric
-    fam = f"{metric}_{dimension}"
-    return fam if fam in avail else None
-
-
-def collapse_families(metrics: Sequence[str], dimensions: Sequence[str]) -> list[str]:
-    """Metric row names: ``X_<dim>`` columns for two or more dimensions become one row ``X``.
-
-    >>> collapse_families(["bleu", "ragchecker_correctness", "ragchecker_overall"], ["correctness", "overall"])
-    ['bleu', 'ragchecker']
-    """
-    out: list[str] = []
-    fams: dict[str, int] = {}
-    for m in metrics:
-        for d in dimensions:
-            if m.endswith("_" + d):
-                fams[m[: -len(d) - 1]] = fams.get(m[: -len(d) - 1], 0) + 1
-    for m in metrics:
-        fam = next((m[: -len(d) - 1] for d in dimensions if m.endswith("_" + d)), None)
-        name = fam if fam is not None and fams.get(fam, 0) >= 2 and fam not in metrics else m
-        if name not in out:
-            out.append(name)
-    return out
-
-
-# ---------------------------------------------------------------------------------------------
-# Mapping (item, system[, side]) to response keys of a dataset
-
-
-class KeyMap:
-    """Which responses a dataset has, to turn ``(item, system[, side])`` into a response key."""
-
-    def __init__(self, records: Sequence[Any], ids: IdPolicy | None = None) -> None:
-        #: the rule for rows whose ids the dataset lacks (None: refuse, as strict)
-        self.ids = ids
-        self.pairwise = bool(records) and isinstance(records[0], PairwiseRecord)
-        #: each pair's systems ``(a, b)``, its id as the dataset holds it (a score file's rows
-        #: keep that one string, not one read from each line) and its place among the pairs
-        self.sides: dict[str, tuple[str, str, str, int]] = {}
-        self.systems: dict[str, set[str]] = {}
-        for r in records:
-            if isinstance(r, PairwiseRecord):
-                at = self.sides[r.id][3] if r.id in self.sides else len(self.sides)
-                self.sides[r.id] = (r.a.system, r.b.system, r.id, at)
-            elif isinstance(r, LikertRecord):
-                self.systems.setdefault(r.id, set()).add(r.system)
-
-    def keys(self) -> set[str]:
-        if self.pairwise:
-            return {response_key(i, s) for i in self.sides for s in ("a", "b")}
-        return {response_key(i, s) for i, ss in self.systems.items() for s in ss}
-
-    def resolve(
-        self, item: str, system: str | None, side: str | None, *, where: dict[str, Any]
-    ) -> tuple[str, str | None, str] | None:
-        """``(system, side, key)`` for one row. An item or system the dataset lacks is refused
-        (InputError naming ``where``) or, under a non-strict :class:`IdPolicy`, counted there
-        and ``None`` returned (the row is dropped); a malformed side is always an error."""
-        if self.pairwise:
-            if item not in self.sides:
-                return self._unknown(
-                    f"unknown item id {item!r} (not a pair of this dataset)",
-                    "item",
-                    where,
-                    item,
-                    system,
-                )
-            return self._pair_side(item, system, side, where)
-        if item not in self.systems:
-            return self._unknown(
-                f"unknown item id {item!r} (not in this dataset)", "item", where, item, system
-            )
-        if system not in self.systems[item]:
-            return self._unknown(
-                f"unknown system {system!r} for item {item!r}", "system", where, item, system
-            )
-        return system, None, response_key(item, system)
-
-    def _unknown(
-        self, message: str, field: str, where: dict[str, Any], item: str, system: str | None
-    ) -> None:
-        if self.ids is None:
-            raise InputError(message, field=field, **where)
-        self.ids.unknown(message, field=field, where=where, item=item, system=system)
-
-    def _pair_side(
-        self, item: str, system: str | None, side: str | None, where: dict[str, Any]
-    ) -> tuple[str, str | None, str] | None:
-        sa, sb = self.sides[item][:2]
-        if side is not None:
-            if side not in ("a", "b"):
-                raise InputError(f"side must be 'a' or 'b', got {side!r}", field="side", **where)
-            sys_ = sa if side == "a" else sb
-            if system not in (None, "", sys_):
-                raise InputError(
-                    f"system {system!r} is not side {side} ({sys_!r}) of pair {item!r}",
-                    field="system",
-                    **where,
-                )
-            return sys_, side, response_key(item, side)
-        if system == sa and system == sb:
-            raise InputError(
-                f"both sides of pair {item!r} are {system!r}: give a 'side' column",
-                field="side",
-                **where,
-            )
-        if system == sa:
-            return sa, "a", response_key(item, "a")
-        if system == sb:
-            return sb, "b", response_key(item, "b")
-        return self._unknown(
-            f"unknown system {system!r} for pair {item!r} (its systems: {sa!r}, {sb!r})",
-            "system",
-            where,
-            item,
-            system,
-        )
-
-
-def _num(v: Any, *, field: str, where: dict[str, Any]) -> float | None:
-    """A score cell as a float; None for empty / null / NaN (missing); InputError for anything
-    non-numeric and for an infinite score (``inf``, ``-inf``, ``1e309``: never read as missing
-    and imputed, as in the JSONL path)."""
-    if v is None:
-        return None
-    if isinstance(v, bool):
-        raise InputError(f"non-numeric score {v!r}", field=field, **where)
-    if isinstance(v, str):
-        s = v.strip()
-        if s == "" or s.lower() in ("nan", "null", "none", "na"):
-            return None
-        try:
-            f = float(s)
-        except ValueError:
-            raise InputError(f"non-numeric score {v!r}", field=field, **where) from None
-    elif isinstance(v, (int, float)):
-        f = float(v) if isinstance(v, float) or abs(v) < 2**1023 else math.inf
-    else:
-        raise InputError(f"non-numeric score {v!r}", field=field, **where)
-    if math.isnan(f):
-        return None
-    if math.isinf(f):
-        raise InputError(
-            f"infinite score {v!r}: expected a finite number (leave the cell empty for a "
-            "missing score)",
-            field=field,
-            **where,
-        )
-    return f
-
-
-class _Collector:
-    """Collects rows, rejecting duplicate (key, metric)."""
-
-    def __init__(self) -> None:
-        self.rows: list[ScoreRow] = []
-        self.seen: dict[tuple[str, str], str] = {}
-
-    def add(self, row: ScoreRow, where: dict[str, Any], origin: str) -> None:
-        k = (row["key"], row["metric"])
-        if k in self.seen:
-            raise InputError(
-                f"duplicate score for {row['key']!r} metric {row['metric']!r} (first at {self.seen[k]})",
-                field=row["metric"],
-                **where,
-            )
-        self.seen[k] = origin
-        self.rows.append(row)
-
-
-def _missing_error(score: float | None) -> str | None:
-    return "missing in the score file" if score is None else None
-
-
-# ---------------------------------------------------------------------------------------------
-# Upstream formats
+from metajudge.scores.alignment import Collector, IdPolicy, KeyMap
+from metajudge.scores.rows import ScoreRow, file_signature, make_row, missing_error, score_cell
 
 
 def ragchecker_baseline(
@@ -246,8 +50,8 @@ def ragchecker_baseline(
     if not isinstance(data, list):
         raise InputError("expected a JSON list of RAGChecker instances", path=path)
     km = KeyMap(records, ids) if records else None
-    col = _Collector()
-    sig = f"ragchecker|source:{path.name}|external"
+    col = Collector()
+    sig = file_signature("ragchecker", path.name)
     for i, obj in enumerate(data):
         where = {"path": path, "line": None}
         if not isinstance(obj, Mapping) or "instance_id" not in obj:
@@ -275,7 +79,7 @@ def ragchecker_baseline(
                     )
             for lab, v in m["ragchecker"].items():
                 dim = lab.removesuffix("_label")
-                score = _num(v, field=f"[{i}].{mk}.ragchecker.{lab}", where=where)
+                score = score_cell(v, field=f"[{i}].{mk}.ragchecker.{lab}", where=where)
                 row = make_row(
                     item=item,
                     system=system,
@@ -283,7 +87,7 @@ def ragchecker_baseline(
                     metric=f"ragchecker_{dim}",
                     score=score,
                     signature=sig,
-                    error=_missing_error(score),
+                    error=missing_error(score),
                 )
                 col.add(row, {**where}, f"[{i}]")
     return col.rows
@@ -318,20 +122,21 @@ def lftqa_metric_scores(
     """
     paths = [Path(p) for p in files] if files is not None else lftqa_metric_files(data_dir, subset)
     km = KeyMap(records) if records else None
-    col = _Collector()
+    col = Collector()
     for p in paths:
         name = p.stem
         if metrics is not None and name not in metrics:
             continue
-        _lftqa_file(p, name, km, col)
+        lftqa_file(p, name, km, col)
     return col.rows
 
 
-def _lftqa_file(p: Path, name: str, km: KeyMap | None, col: _Collector) -> None:
+def lftqa_file(p: Path, name: str, km: KeyMap | None, col: Collector) -> None:
+    """One LFTQA-Eval metric file's scores (metric ``name``) into ``col``."""
     data = read_json(p)
     if not isinstance(data, list):
         raise InputError("expected a JSON list of {example_id, model, score}", path=p)
-    sig = f"{name}|source:lftqa_eval/{p.parent.parent.name}/{p.name}|external"
+    sig = file_signature(name, f"lftqa_eval/{p.parent.parent.name}/{p.name}")
     for i, obj in enumerate(data):
         where = {"path": p, "line": None}
         if not isinstance(obj, Mapping):
@@ -345,7 +150,7 @@ def _lftqa_file(p: Path, name: str, km: KeyMap | None, col: _Collector) -> None:
             if got is None:
                 continue
             system = got[0]
-        score = _num(obj["score"], field=f"[{i}].score", where=where)
+        score = score_cell(obj["score"], field=f"[{i}].score", where=where)
         details = {"reason": obj["reason"]} if "reason" in obj else {}
         col.add(
             make_row(
@@ -356,7 +161,7 @@ def _lftqa_file(p: Path, name: str, km: KeyMap | None, col: _Collector) -> None:
                 score=score,
                 signature=sig,
                 details=details,
-                error=_missing_error(score),
+                error=missing_error(score),
             ),
             where,
             f"{p.name}[{i}]",
@@ -396,7 +201,7 @@ def hanna_metric_scores(
     """
     path = Path(path)
     km = KeyMap(records, ids) if records else None
-    col = _Collector()
+    col = Collector()
     with open(path, encoding="utf-8", newline="") as fh:
         reader = csv.DictReader(fh)
         header = reader.fieldnames or []
@@ -433,7 +238,7 @@ def hanna_metric_scores(
                     raise InputError("expected a list of numbers", field=colname, **where) from None
                 if not isinstance(values, (list, tuple)):
                     raise InputError("expected a list of numbers", field=colname, **where)
-                sig = f"{name}|source:hanna/{path.name}|external"
+                sig = file_signature(name, f"hanna/{path.name}")
                 for i, v in enumerate(values):
                     item = str(i)
                     sys_ = system
@@ -442,7 +247,7 @@ def hanna_metric_scores(
                         if got is None:
                             continue
                         sys_ = got[0]
-                    score = _num(v, field=f"{colname}[{i}]", where=where)
+                    score = score_cell(v, field=f"{colname}[{i}]", where=where)
                     col.add(
                         make_row(
                             item=item,
@@ -451,7 +256,7 @@ def hanna_metric_scores(
                             metric=name,
                             score=score,
                             signature=sig,
-                            error=_missing_error(score),
+                            error=missing_error(score),
                         ),
                         where,
                         f"line {lineno}",

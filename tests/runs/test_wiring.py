@@ -176,10 +176,11 @@ def test_bootstrap_draw_checks_memory_before_allocating() -> None:
 
 @pytest.mark.parametrize(
     ("score", "message"),
-    [('"0.5"', "non-numeric score '0.5'"), ("NaN", "finite number or null, got nan")],
+    [('"0.5"', "non-numeric score '0.5'"), ("Infinity", "finite number or null, got inf")],
 )
 def test_one_score_row_rule_for_every_reader(tmp_path: Path, score: str, message: str) -> None:
-    """``--scores`` files and OUT/scores.jsonl are checked by the same rule."""
+    """``--scores`` files and OUT/scores.jsonl are checked by the same rule; NaN is a missing
+    score in both."""
     from metajudge.errors import InputError
 
     f = tmp_path / "s.jsonl"
@@ -189,6 +190,9 @@ def test_one_score_row_rule_for_every_reader(tmp_path: Path, score: str, message
         with pytest.raises(InputError, match=message) as e:
             read()
         assert (e.value.line, e.value.field) == (1, "score") and "s.jsonl" in str(e.value)
+    f.write_text(row + '"metric": "m", "signature": "m|x", "score": NaN}\n')
+    for rows in (read_scores(f), read_scores(f, _ds().records)):
+        assert [(r["score"], r["error"]) for r in rows] == [(None, "missing in the score file")]
     f.write_text(row.replace('"news1::extractive"', "3") + '"metric": "m", "score": 1}\n')
     with pytest.raises(InputError, match="field key"):
         read_scores(f, _ds().records)

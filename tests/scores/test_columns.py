@@ -20,9 +20,9 @@ from metajudge.reports.html_items import Items
 from metajudge.reports.html_views import _row_warnings
 from metajudge.scores import files
 from metajudge.scores import rows as rows_mod
-from metajudge.scores.alignment import IdPolicy
+from metajudge.scores.alignment import IdPolicy, KeyMap
+from metajudge.scores.readers import wide_csv
 from metajudge.scores.rows import ScoreRows, ScoreTable, make_row, score_maps, score_values
-from metajudge.scores.upstream import KeyMap
 
 
 def _pairs(n: int = 6) -> list[PairwiseRecord]:
@@ -72,10 +72,10 @@ def _outcome(fn: Any, *args: Any) -> Any:
 
 def _both(p: Path, records: Any, strict: bool) -> tuple[Any, Any, Any, Any]:
     ids_new, ids_old = IdPolicy(strict=strict), IdPolicy(strict=strict)
-    new = _outcome(files._read_wide_csv, p, KeyMap(records, ids_new))
+    new = _outcome(wide_csv.read_wide_csv, p, KeyMap(records, ids_new))
     with open(p, encoding="utf-8", newline="") as fh:
         delim = "\t" if p.suffix == ".tsv" else ","
-        old = _outcome(files._read_wide_csv_rows, p, KeyMap(records, ids_old), fh, delim, False)
+        old = _outcome(wide_csv.read_wide_csv_rows, p, KeyMap(records, ids_old), fh, delim, False)
     return new, old, ids_new.dropped, ids_old.dropped
 
 
@@ -91,8 +91,8 @@ def test_wide_csv_in_columns_reads_as_the_row_by_row_reader(
     chunk: int,
     frames: bool,
 ) -> None:
-    monkeypatch.setattr(files._WideCsv, "CHUNK", chunk)
-    monkeypatch.setattr(files._WideCsv, "FRAMES_FROM_BYTES", 0 if frames else 1 << 62)
+    monkeypatch.setattr(wide_csv.WideCsv, "CHUNK", chunk)
+    monkeypatch.setattr(wide_csv.WideCsv, "FRAMES_FROM_BYTES", 0 if frames else 1 << 62)
     p = tmp_path / "s.csv"
     p.write_text(BODIES[name])
     new, old, dropped_new, dropped_old = _both(p, _pairs(), strict)
@@ -347,12 +347,12 @@ def test_plain_files_take_pandas_frames_and_the_others_the_line_rule(
     """Which files pandas' reader takes whole: only plain ones (``systems`` names systems of a
     pairwise set, ``missing cells`` holds ``NA`` and a short line, ``infinite`` an ``inf``,
     ``unknown item`` ids the dataset lacks: each read by the line rule)."""
-    monkeypatch.setattr(files._WideCsv, "CHUNK", 2)
+    monkeypatch.setattr(wide_csv.WideCsv, "CHUNK", 2)
     p = tmp_path / "s.csv"
     p.write_text(BODIES[name])
     header = BODIES[name].split("\n", 1)[0].split(",")
-    wide = files._WideCsv(p, KeyMap(_pairs(), IdPolicy()), header)
-    with files._frames(p, ",", header) as frames:
+    wide = wide_csv.WideCsv(p, KeyMap(_pairs(), IdPolicy()), header)
+    with wide_csv.csv_frames(p, ",", header) as frames:
         assert wide.read_frames(frames) is (name == "plain")
 
 
@@ -372,8 +372,8 @@ def test_pandas_frames_read_every_float_as_python_does(tmp_path: Path) -> None:
     lines = (f"p{i},a,{t},{k}\n" for i, (t, k) in enumerate(zip(texts, ints, strict=True)))
     p.write_text("item,side,m0,m1\n" + "".join(lines))
     header = ["item", "side", "m0", "m1"]
-    wide = files._WideCsv(p, KeyMap(_pairs(len(texts)), IdPolicy()), header)
-    with files._frames(p, ",", header) as frames:
+    wide = wide_csv.WideCsv(p, KeyMap(_pairs(len(texts)), IdPolicy()), header)
+    with wide_csv.csv_frames(p, ",", header) as frames:
         assert wide.read_frames(frames)
     m0, m1 = wide.table([("m0", None), ("m1", None)]).parts()[0].columns
     assert m0.scores.tobytes() == np.array([float(t) for t in texts]).tobytes()

@@ -156,14 +156,6 @@ def test_ids_matching_no_labelled_item(tmp_path: Path, capsys: pytest.CaptureFix
     assert "names an item" in err and "--id-field" in err
 
 
-def test_nan_scores(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    f = tmp_path / "ragas.csv"  # a ragas table whose metric cell says NaN (not left empty)
-    f.write_text(
-        "id,user_input,response,faithfulness\nnews1::extractive,q,r,NaN\n", encoding="utf-8"
-    )
-    assert "field faithfulness" in _refused(tmp_path, capsys, f)
-
-
 def test_inspect_no_grade_is_a_missing_score(tmp_path: Path) -> None:
     """inspect_ai writes NaN where the grader's reply held no grade (as it did for 8 of the 12
     replies before the fixture's grader was held to a grade line): a missing score, counted."""

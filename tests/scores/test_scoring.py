@@ -145,6 +145,8 @@ def test_read_scores_duplicates_missing_nan_and_empty(tmp_path: Path) -> None:
         read_scores(p2)
     p3 = tmp_path / "nan.jsonl"
     p3.write_text(json.dumps(GOOD).replace("1.0", "NaN") + "\n")
+    assert read_scores(p3)[0]["score"] is None  # NaN: a missing score, as in every score file
+    p3.write_text(json.dumps(GOOD).replace("1.0", "Infinity") + "\n")
     with pytest.raises(InputError, match="finite"):
         read_scores(p3)
     p4 = tmp_path / "empty.jsonl"

@@ -10,6 +10,8 @@ import pytest
 from metajudge.data.formats import Input, LikertRecord, PairwiseRecord, Response
 from metajudge.errors import InputError
 from metajudge.scores import files as score_files
+from metajudge.scores import readers
+from metajudge.scores import rows as rows_mod
 from metajudge.scores import upstream as external
 
 
@@ -100,18 +102,18 @@ def test_wide_json_and_lftqa_style_detection(tmp_path: Path) -> None:
             ]
         )
     )
-    assert score_files.detect_format(q) == "lftqa"
+    assert readers.detect(q).name == "lftqa"
     with pytest.raises(InputError, match="duplicate"):
         score_files.read_scores(q, _likert())
 
 
 def test_family_helpers() -> None:
-    assert external.collapse_families(["ragchecker_a", "ragchecker_b", "x"], ["a", "b"]) == [
+    assert rows_mod.collapse_families(["ragchecker_a", "ragchecker_b", "x"], ["a", "b"]) == [
         "ragchecker",
         "x",
     ]
-    assert external.metric_for_dimension("ragchecker", "b", ["ragchecker_b"]) == "ragchecker_b"
-    assert external.metric_for_dimension("nope", "b", ["ragchecker_b"]) is None
+    assert rows_mod.metric_for_dimension("ragchecker", "b", ["ragchecker_b"]) == "ragchecker_b"
+    assert rows_mod.metric_for_dimension("nope", "b", ["ragchecker_b"]) is None
 
 
 def test_ragchecker_baseline_real(data_dir, load) -> None:  # type: ignore[no-untyped-def]
@@ -119,7 +121,7 @@ def test_ragchecker_baseline_real(data_dir, load) -> None:  # type: ignore[no-un
 
     ds = load("ragchecker_meta_eval")
     path = resolve_file("ragchecker_meta_eval", "baseline_ragchecker.json", data_dir)
-    assert score_files.detect_format(path) == "ragchecker"
+    assert readers.detect(path).name == "ragchecker"
     rows = external.ragchecker_baseline(path, ds.records)
     assert len(rows) == 280 * 2 * 3
     assert {r["metric"] for r in rows} == {
@@ -139,7 +141,7 @@ def test_hanna_columns_real(data_dir, load) -> None:  # type: ignore[no-untyped-
     rows = external.hanna_metric_scores(path, records=ds.records, metrics=wanted)
     assert {r["metric"] for r in rows} == set(wanted)
     assert len(rows) == 3 * 11 * 96
-    assert external.collapse_families(
+    assert rows_mod.collapse_families(
         ["hanna.beluga-13b_run1_" + d for d in ds.card.dimensions], ds.card.dimensions
     ) == ["hanna.beluga-13b_run1"]
 

@@ -48,7 +48,7 @@ from metajudge.analyses.metric_vs_human.result import SCHEMA, MetaEvalResult
 from metajudge.analyses.metric_vs_human.trivial import is_trivial
 from metajudge.engine import Resamples
 from metajudge.errors import InputError
-from metajudge.scores.upstream import collapse_families, metric_for_dimension
+from metajudge.scores.rows import collapse_families, metric_for_dimension
 from metajudge.stats import intervals
 
 __all__ = ["AGGREGATIONS", "COMPARE_STATS", "SCHEMA", "MetaEvalResult", "Protocol", "meta_evaluate"]

@@ -17,7 +17,15 @@ from typing import Any
 
 from metajudge.errors import InputError
 from metajudge.io import read_json
-from metajudge.scores.framework_types import ID_NAMES, FileInfo, Judged, Reader, Reading, first_id
+from metajudge.scores.readers.base import Head, Reading
+from metajudge.scores.readers.framework import (
+    ID_NAMES,
+    FileInfo,
+    Judged,
+    first_id,
+    framework_reader,
+    json_score,
+)
 
 #: the two layouts: (test cases key, metrics key, metadata keys: deepeval 4 writes ``metadata``,
 #: earlier versions ``additionalMetadata`` / ``additional_metadata``)
@@ -28,11 +36,13 @@ LAYOUTS = {
 _DEFAULT_NAME = re.compile(r"test_case_\d+$")
 
 
-def sniff(path: Path, head: Any) -> bool:
-    if not isinstance(head, dict):
+def sniff(head: Head) -> bool:
+    """A JSON object with a ``testCases`` / ``test_results`` list of cases with metrics."""
+    data = head.json
+    if not isinstance(data, dict):
         return False
     for key, (_, metrics, _) in LAYOUTS.items():
-        cases = head.get(key)
+        cases = data.get(key)
         if isinstance(cases, list) and (
             not cases or (isinstance(cases[0], dict) and metrics in cases[0])
         ):
@@ -69,7 +79,7 @@ def read(path: Path, reading: Reading) -> tuple[FileInfo, list[Judged]]:
                     item=item,
                     system=None if system in (None, "") else str(system),
                     metric=str(m.get("name") or f"metric{k}"),
-                    value=_score(m.get("score"), path, field),
+                    value=json_score(m.get("score"), path, field),
                     where={"path": path, "line": None, "field": field},
                     explanation=m.get("reason") or m.get("error"),
                 )
@@ -97,12 +107,4 @@ def _item(
     return None, None
 
 
-def _score(v: Any, path: Path, field: str) -> float | None:
-    if v is None:
-        return None
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise InputError(f"non-numeric score {v!r}", path=path, field=field)
-    return float(v)
-
-
-READER = Reader("deepeval", "deepeval test-run results (JSON)", sniff, read)
+READER = framework_reader("deepeval", "deepeval test-run results (JSON)", (".json",), sniff, read)

@@ -14,14 +14,23 @@ from typing import Any
 
 from metajudge.errors import InputError
 from metajudge.io import read_json
-from metajudge.scores.framework_types import ID_NAMES, FileInfo, Judged, Reader, Reading, first_id
+from metajudge.scores.readers.base import Head, Reading
+from metajudge.scores.readers.framework import (
+    ID_NAMES,
+    FileInfo,
+    Judged,
+    first_id,
+    framework_reader,
+    json_score,
+)
 
 #: results versions this reader knows (``results.version``)
 VERSIONS = (2, 3)
 
 
-def sniff(path: Path, head: Any) -> bool:
-    res = head.get("results") if isinstance(head, dict) else None
+def sniff(head: Head) -> bool:
+    """A JSON object with ``results.version`` and a ``results.results`` list."""
+    res = head.json.get("results") if isinstance(head.json, dict) else None
     return isinstance(res, dict) and "version" in res and isinstance(res.get("results"), list)
 
 
@@ -86,7 +95,7 @@ def _entry(path: Path, n: int, r: Any, reading: Reading, info: FileInfo) -> list
                 item=None if v in (None, "") else str(v),
                 system=system,
                 metric=metric,
-                value=_score(c.get("score"), path, field),
+                value=json_score(c.get("score"), path, field),
                 where={"path": path, "line": None, "field": field},
                 epoch=int(r.get("repeatIndex") or 0) + 1,
                 explanation=c.get("reason"),
@@ -96,12 +105,6 @@ def _entry(path: Path, n: int, r: Any, reading: Reading, info: FileInfo) -> list
     return out
 
 
-def _score(v: Any, path: Path, field: str) -> float | None:
-    if v is None:
-        return None
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise InputError(f"non-numeric score {v!r}", path=path, field=field)
-    return float(v)
-
-
-READER = Reader("promptfoo", "promptfoo results (promptfoo eval -o results.json)", sniff, read)
+READER = framework_reader(
+    "promptfoo", "promptfoo results (promptfoo eval -o results.json)", (".json",), sniff, read
+)

@@ -6,7 +6,8 @@ ragas' table holds the evaluation dataset's columns (``user_input``, ``retrieved
 ``ground_truth``) and one column per metric (``faithfulness``, ``answer_relevancy``,
 ``context_precision`` …). ragas keeps no item id: add one column before writing the table
 (``df.insert(0, "id", ids)``) or name the column that carries it with ``--id-field``. A
-``system`` column, when there is one, names the system.
+``system`` column, when there is one, names the system. A metric cell ragas left NaN (the
+metric failed on that row) is a missing score, as in every score file.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from typing import Any
 
 from metajudge.errors import InputError
 from metajudge.io import read_json
-from metajudge.scores.framework_types import ID_NAMES, FileInfo, Judged, Reader, Reading
+from metajudge.scores.readers.base import Head, Reading
+from metajudge.scores.readers.framework import ID_NAMES, FileInfo, Judged, framework_reader
+from metajudge.scores.rows import score_cell
 
 #: the evaluation dataset's columns (ragas 0.2+ and the older names): never a metric
 INPUT_COLUMNS = (
@@ -38,11 +41,12 @@ INPUT_COLUMNS = (
 _MARK = ({"user_input", "response"}, {"user_input", "retrieved_contexts"}, {"question", "contexts"})
 
 
-def sniff(path: Path, head: Any) -> bool:
-    if isinstance(head, list) and head and isinstance(head[0], Mapping):
-        cols = set(head[0])
-    elif isinstance(head, tuple):  # a CSV header
-        cols = set(head)
+def sniff(head: Head) -> bool:
+    """A table (CSV header, or a JSON list's first object) with ragas' input columns."""
+    if head.suffix != ".json":
+        cols = set(head.header)
+    elif isinstance(head.json, list) and head.json and isinstance(head.json[0], Mapping):
+        cols = set(head.json[0])
     else:
         return False
     return any(m <= cols for m in _MARK)
@@ -95,7 +99,7 @@ def read(path: Path, reading: Reading) -> tuple[FileInfo, list[Judged]]:
                     item=None if item in (None, "") else str(item),
                     system=None if system in (None, "") else str(system),
                     metric=m,
-                    value=_score(r.get(m), path, line, field),
+                    value=score_cell(r.get(m), field=field, where={"path": path, "line": line}),
                     where={"path": path, "line": line, "field": field},
                 )
             )
@@ -103,16 +107,10 @@ def read(path: Path, reading: Reading) -> tuple[FileInfo, list[Judged]]:
     return info, out
 
 
-def _score(v: Any, path: Path, line: int | None, field: str) -> float | None:
-    if v is None or (isinstance(v, str) and not v.strip()):
-        return None
-    if isinstance(v, bool):
-        raise InputError(f"non-numeric score {v!r}", path=path, line=line, field=field)
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        raise InputError(f"non-numeric score {v!r}", path=path, line=line, field=field) from None
-    return f  # NaN: refused by the row builder (the metric failed on this row)
-
-
-READER = Reader("ragas", "ragas results table (to_pandas() as CSV or JSON)", sniff, read)
+READER = framework_reader(
+    "ragas",
+    "ragas results table (to_pandas() as CSV or JSON)",
+    (".csv", ".tsv", ".json"),
+    sniff,
+    read,
+)

@@ -6,32 +6,35 @@ the system the evaluated model as the log records it (``eval.model``). Each scor
 (a scorer whose value is a dict gives one column per key, ``scorer.key``); its value per sample
 and epoch is mapped to a number as inspect_ai maps it (``value_to_float``: C = 1, P = 0.5,
 I = N = 0, yes/true = 1, no/false = 0; NaN, which inspect_ai writes when the grader gave no grade,
-is a missing score, counted); the scorer's ``explanation`` is kept.
+is a missing score, counted, as in every score file); the scorer's ``explanation`` is kept.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import zipfile
 from pathlib import Path
 from typing import Any
 
 from metajudge.errors import InputError, MissingResourceError
-from metajudge.scores.framework_types import FileInfo, Judged, Reader, Reading
+from metajudge.scores.readers.base import Head, Reading
+from metajudge.scores.readers.framework import FileInfo, Judged, framework_reader
+from metajudge.scores.rows import score_cell
 
 #: eval-log versions this reader knows (inspect_ai's ``EvalLog.version``)
 VERSIONS = (1, 2)
 
 
-def sniff(path: Path, head: Any) -> bool:
-    if path.suffix.lower() == ".eval":
+def sniff(head: Head) -> bool:
+    """A ``.eval`` log, or a ``.json`` one (``eval.task``, ``eval.model`` and ``version``)."""
+    if head.suffix == ".eval":
         return True
+    data = head.json
     return (
-        isinstance(head, dict)
-        and isinstance(head.get("eval"), dict)
-        and {"task", "model"} <= set(head["eval"])
-        and "version" in head
+        isinstance(data, dict)
+        and isinstance(data.get("eval"), dict)
+        and {"task", "model"} <= set(data["eval"])
+        and "version" in data
     )
 
 
@@ -136,8 +139,10 @@ def _number(value: Any, to_float: Any, path: Path, field: str) -> float | None:
         return None
     if isinstance(value, list):
         raise InputError("a list score value (give one number per sample)", path=path, field=field)
-    f = float(to_float(value))
-    return None if math.isnan(f) else f  # inspect_ai writes NaN when the grader gave no grade
+    # inspect_ai writes NaN when the grader gave no grade: a missing score (score_cell's rule)
+    return score_cell(float(to_float(value)), field=field, where={"path": path, "line": None})
 
 
-READER = Reader("inspect", "inspect_ai eval log (.eval or .json)", sniff, read)
+READER = framework_reader(
+    "inspect", "inspect_ai eval log (.eval or .json)", (".eval", ".json"), sniff, read
+)

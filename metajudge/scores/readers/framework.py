@@ -1,4 +1,7 @@
-"""A framework's :class:`~metajudge.scores.framework_types.Judged` scores as score rows of a dataset.
+"""Judge frameworks' files (inspect_ai, promptfoo, deepeval, ragas): what each framework's
+reader gives (:class:`Judged` scores and a :class:`FileInfo`) and how those scores become score
+rows of a dataset (:func:`framework_rows`); :func:`framework_reader` makes a framework's
+:class:`~metajudge.scores.readers.base.Reader`.
 
 The item is the id the file records (``--id-field`` names another field); an id that is a
 response key of the dataset (``item::system``, ``item::a``) names the response itself. The
@@ -8,40 +11,110 @@ the dataset. Rows for ids the dataset lacks follow the :class:`~metajudge.scores
 (dropped and counted, or refused). Epochs are averaged (``--epochs mean``, the default) or kept as
 one column per epoch (``each``); the rule is in each row's signature and details. The judge's
 explanation is kept in ``details.explanation`` (report.html shows it beside the human label).
-A NaN score is refused (exit 2 naming file and field); an absent one is a missing score.
+A score is read by :func:`metajudge.scores.rows.score_cell`'s rule, as in every score file: an
+absent, null or NaN score is a missing score (a row with a null score, counted), an infinite
+or non-numeric one is refused (exit 2 naming file and field).
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from metajudge.data.formats import response_key
 from metajudge.errors import InputError
-from metajudge.scores.alignment import IdPolicy
-from metajudge.scores.framework_types import FileInfo, Judged, Reading
-from metajudge.scores.rows import ScoreRow, make_row
+from metajudge.scores.alignment import Collector, IdPolicy, KeyMap
+from metajudge.scores.readers.base import Head, Reader, Reading, ReadOptions
+from metajudge.scores.rows import ScoreRow, file_signature, make_row, missing_error, score_cell
+
+#: field names that carry an item id, in the order they are tried
+ID_NAMES = ("id", "item", "item_id", "sample_id", "example_id", "question_id", "uid")
+
+
+@dataclass
+class Judged:
+    """One judge's score of one item as the framework recorded it.
+
+    ``item``: the id value (None: the file has no id field); ``system``: the system the file
+    implies (None: none); ``metric``: the judge column; ``value``: the score (None: missing, as
+    :func:`json_score` reads it); ``epoch``: 1-based; ``explanation``: the judge's reason;
+    ``where``: ``{"path", "line", "field"}`` of the value (errors name it)."""
+
+    item: str | None
+    system: str | None
+    metric: str
+    value: float | None
+    where: dict[str, Any]
+    epoch: int = 1
+    explanation: str | None = None
+
+
+@dataclass
+class FileInfo:
+    """What a framework file is: ``format``, ``version``, and what ``data doctor`` prints
+    (:func:`metajudge.scores.doctor.describe`)."""
+
+    format: str
+    version: str
+    id_fields: list[str] = field(default_factory=list)  # fields that could carry the item id
+    id_field: str | None = None  # the one used
+    systems: list[str] = field(default_factory=list)
+    columns: list[str] = field(default_factory=list)  # judge (score) columns
+    label_columns: list[str] = field(default_factory=list)  # pass/fail or grade columns
+    epochs: int = 1
+    rows: int = 0
+    explanations: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def first_id(obj: Mapping[str, Any], names: tuple[str, ...]) -> tuple[str | None, Any]:
+    """The first of ``names`` that ``obj`` holds with a value: ``(name, value)``."""
+    for n in names:
+        v = obj.get(n)
+        if v not in (None, ""):
+            return n, v
+    return None, None
+
+
+#: ``judged(path, reading)``: a framework's scores of a file, before they meet a dataset
+JudgedFn = Callable[[Path, Reading], tuple[FileInfo, list[Judged]]]
+
+
+def framework_reader(
+    name: str, what: str, suffixes: tuple[str, ...], sniff: Callable[[Head], bool], judged: JudgedFn
+) -> Reader:
+    """A judge framework's :class:`~metajudge.scores.readers.base.Reader`: its rows are
+    :func:`framework_rows` of ``judged``; ``FORMAT:PATH`` may name it."""
+
+    def rows(path: Path, records: Sequence[Any] | None, opts: ReadOptions) -> list[ScoreRow]:
+        return framework_rows(path, judged, records, opts.ids, opts.reading)
+
+    return Reader(name, what, suffixes, sniff, rows, judged=judged, forcible=True)
+
+
+def json_score(v: Any, path: Path, field: str, line: int | None = None) -> float | None:
+    """A score a framework wrote as a JSON value: a number, or null / NaN (missing); a string,
+    a boolean or an infinite number is refused (:func:`~metajudge.scores.rows.score_cell`)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float, type(None))):
+        raise InputError(f"non-numeric score {v!r}", path=path, line=line, field=field)
+    return score_cell(v, field=field, where={"path": path, "line": line})
 
 
 def framework_rows(
     path: Path,
-    fmt: str,
+    read: JudgedFn,
     records: Sequence[Any] | None,
     ids: IdPolicy | None,
     reading: Reading | None = None,
 ) -> list[ScoreRow]:
-    """Score rows of the framework file ``path`` (format ``fmt``), checked against ``records``."""
-    from metajudge.scores.frameworks import reader
-    from metajudge.scores.upstream import KeyMap
-
+    """Score rows of the framework file ``path`` (its scores: ``read``), checked against
+    ``records``."""
     reading = reading or Reading()
-    info, judged = reader(fmt).read(path, reading)
+    info, judged = read(path, reading)
     if not judged:
-        raise InputError(f"no scores in this {fmt} file ({info.version})", path=path)
-    for j in judged:
-        _check_value(j)
+        raise InputError(f"no scores in this {info.format} file ({info.version})", path=path)
     km = KeyMap(records, ids) if records is not None else None
     keys = km.keys() if km is not None else set()
     resolved = [(_resolve(j, km, keys, reading), j) for j in judged]
@@ -49,15 +122,6 @@ def framework_rows(
     if not kept and resolved:
         _no_match(path, info, judged, reading)
     return _combine(path, info, kept, reading)
-
-
-def _check_value(j: Judged) -> None:
-    if j.value is not None and (math.isnan(j.value) or math.isinf(j.value)):
-        raise InputError(
-            f"score is {j.value!r}: the framework wrote no number for this judge (a failed "
-            "metric?); remove the row or leave the score empty (null) to count it as missing",
-            **j.where,
-        )
 
 
 def _resolve(
@@ -115,8 +179,6 @@ def _combine(
     reading: Reading,
 ) -> list[ScoreRow]:
     """One row per response and column: epochs averaged, or one column per epoch."""
-    from metajudge.scores.upstream import _Collector
-
     groups: dict[tuple[str, str], list[tuple[tuple[str, Any, Any], Judged]]] = {}
     for ids, j in kept:
         key = response_key(ids[0], ids[2] if ids[2] is not None else str(ids[1]))
@@ -124,7 +186,7 @@ def _combine(
             j.metric if reading.epochs == "mean" or info.epochs == 1 else f"{j.metric}@{j.epoch}"
         )
         groups.setdefault((key, metric), []).append((ids, j))
-    col = _Collector()
+    col = Collector()
     for (_key, metric), got in groups.items():
         (item, system, side), j0 = got[0]
         _no_duplicate_epoch(got, metric)
@@ -145,9 +207,9 @@ def _combine(
             side=side,
             metric=metric,
             score=score,
-            signature=f"{metric}|{info.format}:{info.version}|{rule}|source:{path.name}|external",
+            signature=file_signature(metric, path.name, f"{info.format}:{info.version}", rule),
             details=details,
-            error=None if score is not None else "missing in the score file",
+            error=missing_error(score),
         )
         col.add(row, {k: v for k, v in j0.where.items() if k != "field"}, _origin(j0))
     return col.rows

@@ -1,5 +1,10 @@
 """The judge column of a file in the Trust-or-Escalate released format
-(:mod:`metajudge.data.released_probs`) as score rows."""
+(:mod:`metajudge.data.released_probs`: ``.jsonl`` lines with ``instruction``, ``outputs``,
+``preferences`` and ``probs``) as score rows: :func:`judge_rows`, and its :data:`READER`.
+
+Its probabilities are checked as a distribution (a pair that is not one, NaN included, is
+refused): the same file is a dataset too (``--input``), whose labels and judge must be read
+whole."""
 
 from __future__ import annotations
 
@@ -7,9 +12,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from metajudge.data.released_probs import judge_name, read_lines
+from metajudge.data.released_probs import FIELDS, judge_name, read_lines
 from metajudge.errors import InputError
-from metajudge.scores.rows import make_row
+from metajudge.scores.readers.base import Head, Reader, ReadOptions, jsonl_records
+from metajudge.scores.rows import ScoreRow, make_row
 
 
 def judge_rows(path: str | Path, records: Sequence[Any], judge: str | None = None) -> list[dict]:
@@ -46,3 +52,24 @@ def judge_rows(path: str | Path, records: Sequence[Any], judge: str | None = Non
                 )
             )
     return rows
+
+
+def _sniff(head: Head) -> bool:
+    first = head.first_object
+    return isinstance(first, dict) and all(f in first for f in FIELDS)
+
+
+def _rows(path: Path, records: Sequence[Any] | None, opts: ReadOptions) -> list[ScoreRow]:
+    if records is None:
+        raise InputError("a released-probabilities file is read against a dataset", path=path)
+    return judge_rows(path, records)
+
+
+READER = Reader(
+    "released_probs",
+    "a judge's class probabilities in the Trust-or-Escalate released format (JSONL)",
+    (".jsonl",),
+    _sniff,
+    _rows,
+    records=jsonl_records,
+)
