@@ -24,7 +24,7 @@ import numpy as np
 from metajudge.analyses.calibration.estimate import Settings, estimate_systems
 from metajudge.runs.calibrate_estimate import EstimateInput
 from metajudge.runs.estimate_dataset import dataset_rows
-from metajudge.scores.alignment import IdPolicy
+from metajudge.scores.readers.alignment import IdPolicy
 from metajudge.stats import clustered as cl
 
 DATASETS = {

@@ -93,7 +93,7 @@ def _cells(view, rows, metrics, dims) -> list:  # type: ignore[no-untyped-def]
     """The correlation rows of each cell as the protocol builds them (minmax, per annotator)."""
     from metajudge.analyses.metric_vs_human.cells import make_rows
     from metajudge.analyses.metric_vs_human.normalize import minmax
-    from metajudge.scores.rows import metric_for_dimension
+    from metajudge.scores.readers.rows import metric_for_dimension
 
     by: dict = {}
     for r in rows:

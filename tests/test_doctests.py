@@ -26,7 +26,7 @@ DOCUMENTED = (
     "metajudge.engine.weighted",
     "metajudge.engine.formulas",
     "metajudge.analyses.metric_vs_human.normalize",
-    "metajudge.scores.rows",
+    "metajudge.scores.readers.rows",
     "metajudge.analyses.decide.noninferiority",
     "metajudge.analyses.decide.frontier",
 )

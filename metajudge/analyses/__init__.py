@@ -20,7 +20,7 @@ checks the imports). Every result follows :class:`metajudge.results.Result`.
   :mod:`~metajudge.scores.swap_sources`); :mod:`~metajudge.analyses.judge_biases` — judge
   diagnostics; :mod:`~metajudge.stats.agreement` — κ, Krippendorff's α.
 - :mod:`~metajudge.analyses.metric_vs_human.normalize` — ``minmax`` (RAGChecker), ``sign``, ``raw``.
-- :mod:`~metajudge.scores.upstream`, :mod:`~metajudge.scores.files`,
+- :mod:`~metajudge.scores.readers.upstream`, :mod:`~metajudge.scores.files`,
   :mod:`~metajudge.scores.shipped` — score files and the columns a dataset card declares.
 
 Runs end to end (load, score, evaluate, render) live in :mod:`metajudge.runs`. Nothing heavy

@@ -579,9 +579,9 @@ def score_reading(args: argparse.Namespace) -> Any:
 
 
 def id_policy(args: argparse.Namespace) -> Any:
-    """The :class:`~metajudge.scores.alignment.IdPolicy` of a command with :func:`add_scores`
+    """The :class:`~metajudge.scores.readers.alignment.IdPolicy` of a command with :func:`add_scores`
     (``--strict-ids``)."""
-    from metajudge.scores.alignment import IdPolicy
+    from metajudge.scores.readers.alignment import IdPolicy
 
     return IdPolicy(strict=bool(getattr(args, "strict_ids", False)))
 

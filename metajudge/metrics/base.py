@@ -1,4 +1,4 @@
-"""The metric interface every metric implements (its score rows: :mod:`metajudge.scores.rows`).
+"""The metric interface every metric implements (its score rows: :mod:`metajudge.scores.readers.rows`).
 
 A metric has a registry ``name``, a ``direction`` ("higher" is better, or "lower"), a ``range``
 ``(lo, hi)`` and a ``signature`` that pins everything that changes its value

@@ -83,7 +83,7 @@ def expand_metrics(names: Sequence[str]) -> list[str]:
 def family_row(name: str) -> str:
     """The table row a metric's scores take: a family whose members are ``<row>_<dimension>``
     gives ``<row>`` (``geval_summeval`` → ``geval``, read per dimension from ``geval_coherence``
-    …, see :func:`metajudge.scores.rows.metric_for_dimension`); anything else is itself.
+    …, see :func:`metajudge.scores.readers.rows.metric_for_dimension`); anything else is itself.
 
     >>> family_row("geval_summeval"), family_row("geval"), family_row("bleu"), family_row("x.y")
     ('geval', 'geval', 'bleu', 'x.y')

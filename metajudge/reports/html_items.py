@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from metajudge.data.formats import LikertRecord, PairwiseRecord, response_key
-from metajudge.scores.rows import ScoreRows, ScoreTable, score_values
+from metajudge.scores.readers.rows import ScoreRows, ScoreTable, score_values
 
 log = logging.getLogger(__name__)
 TEXT_CAP = 20_000  # characters of one document shown in the page (the cut is stated in the page)
@@ -99,7 +99,7 @@ class Items:
     def attach_scores(self, rows: Sequence[Mapping[str, Any]]) -> None:
         """Each response's metric scores (and non-empty ``details``, ``error``) from score rows:
         the rows' responses and scores resolved as arrays (a
-        :class:`~metajudge.scores.rows.ScoreTable` from its columns), then set in one pass."""
+        :class:`~metajudge.scores.readers.rows.ScoreTable` from its columns), then set in one pass."""
         if not rows:
             return
         parts = rows.parts() if isinstance(rows, ScoreRows) else [rows]

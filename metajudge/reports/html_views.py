@@ -14,7 +14,7 @@ import numpy as np
 from metajudge.data.formats import LikertRecord, PairwiseRecord, response_key
 from metajudge.reports import html_page as html
 from metajudge.reports.html_items import BROWSER_CAP, Items, likert_view, pair_view
-from metajudge.scores.rows import ScoreRows, ScoreTable, score_maps
+from metajudge.scores.readers.rows import ScoreRows, ScoreTable, score_maps
 
 
 def _finish(payload: dict[str, Any], items: Items, views: list[Any], compare: Any = ()) -> dict:
@@ -133,7 +133,7 @@ def _shown_rows(rows: Sequence[Mapping[str, Any]], items: Items, views: list[Any
 
 def _run_rows(ds: Any, run: Mapping[str, Any], out: Path, data_dir: Any) -> list[Any]:
     """The score rows of a meta-eval folder, gathered again from the specs ``run`` records."""
-    from metajudge.scores.alignment import IdPolicy
+    from metajudge.scores.readers.alignment import IdPolicy
     from metajudge.scores.readers.base import Reading
     from metajudge.scores.run_scores import gather_run_scores
 

@@ -88,8 +88,8 @@ def missing_lines(res: MetaEvalResult) -> list[str]:
 
 def dropped_lines(data: Mapping[str, Any]) -> list[str]:
     """The one warning of the score rows a run dropped for ids its dataset lacks (``run.score_ids``,
-    :class:`~metajudge.scores.alignment.IdPolicy`); empty when none was dropped."""
-    from metajudge.scores.alignment import dropped_warning
+    :class:`~metajudge.scores.readers.alignment.IdPolicy`); empty when none was dropped."""
+    from metajudge.scores.readers.alignment import dropped_warning
 
     line = dropped_warning((data.get("run") or {}).get("score_ids"))
     return [line] if line else []
@@ -104,7 +104,7 @@ def md_comparison_notes(data: Mapping[str, Any], *, floors: bool = True) -> str:
 
 
 def _md_missing(res: MetaEvalResult) -> str:
-    from metajudge.scores.alignment import other_subsets_line
+    from metajudge.scores.readers.alignment import other_subsets_line
 
     dropped = "".join(f"**Dropped score rows**: {md_text(x)}.\n\n" for x in dropped_lines(res.data))
     aside = other_subsets_line((res.data.get("run") or {}).get("score_ids"))

@@ -223,7 +223,7 @@ def confidence_rows(
     p(b better), renormalised over a and b when the judge put mass on a tie (the three-class
     ``probs`` kept in details, with ``renormalised``). A verdict without probabilities gives
     rows with no score and the error ``no verdict probabilities``."""
-    from metajudge.scores.rows import make_row
+    from metajudge.scores.readers.rows import make_row
 
     by = {r.id: r for r in records}
     out: list[dict[str, Any]] = []

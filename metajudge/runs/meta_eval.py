@@ -32,9 +32,9 @@ from metajudge.data.loading import open_dataset
 from metajudge.data.partial import labelled_only
 from metajudge.progress import Steps
 from metajudge.runs import plot_ahead
-from metajudge.scores.alignment import IdPolicy
+from metajudge.scores.readers.alignment import IdPolicy
 from metajudge.scores.readers.base import Reading
-from metajudge.scores.rows import row_metrics
+from metajudge.scores.readers.rows import row_metrics
 from metajudge.scores.run_scores import gather_run_scores, score_specs, write_scores_cache
 from metajudge.scores.spec import ScoreSpec
 
@@ -255,7 +255,7 @@ def _recorded(reading: Reading | None) -> dict[str, Any]:
 
 def _counted(ids: IdPolicy) -> dict[str, Any]:
     """The score rows ``ids`` dropped, warned about once, as ``result.json`` records them."""
-    from metajudge.scores.alignment import other_subsets_line
+    from metajudge.scores.readers.alignment import other_subsets_line
 
     if ids.warning():
         log.warning("%s", ids.warning())

@@ -26,13 +26,13 @@ def write_backbone_scores(
     out_dir: str | Path, data: Any, records: Sequence[Any], backbones: Sequence[str]
 ) -> list[Path]:
     """Each live backbone's per-response scores (``data``: the aligned
-    :class:`~metajudge.analyses.backbone_swap.SwapData`) as score rows (:mod:`metajudge.scores.rows`)
+    :class:`~metajudge.analyses.backbone_swap.SwapData`) as score rows (:mod:`metajudge.scores.readers.rows`)
     in :func:`score_file`.
 
     A response the backbone did not score has a null score and an ``error`` naming it (the
     error counts per kind are in ``swap.json``'s ``runs``)."""
     from metajudge.metrics.base import iter_responses
-    from metajudge.scores.rows import make_row
+    from metajudge.scores.readers.rows import make_row
     from metajudge.scores.scoring import write_scores
 
     col = {k: i for i, k in enumerate(data.view.keys)}

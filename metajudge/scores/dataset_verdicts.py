@@ -1,7 +1,7 @@
 """Judge verdicts that ship with a dataset.
 
 Per-response external *scores* (RAGChecker's own scores, LFTQA-Eval's metric files, HANNA's metric
-and LLM-judge columns) are read by :mod:`metajudge.scores.upstream`, in score-row form.
+and LLM-judge columns) are read by :mod:`metajudge.scores.readers.upstream`, in score-row form.
 
 :func:`load_external_verdicts` returns judge verdicts on pairwise items,
 ``{judge: {pair id: Pref | None}}`` (None = the judge's output could not be parsed):

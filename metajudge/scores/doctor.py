@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from metajudge.scores import readers
-from metajudge.scores.alignment import ID_COLUMNS
+from metajudge.scores.readers.alignment import ID_COLUMNS
 from metajudge.scores.readers.base import Reader, Reading
 from metajudge.scores.readers.framework import ID_NAMES
-from metajudge.scores.rows import is_missing_cell
+from metajudge.scores.readers.rows import is_missing_cell
 
 
 def describe(
@@ -66,7 +66,7 @@ def _framework(p: Path, r: Reader, reading: Reading) -> dict[str, Any]:
 def _table(p: Path, r: Reader) -> dict[str, Any]:
     """A plain score table (CSV/TSV, JSON list, JSONL score rows) or an upstream format: its
     records as the reader gives them; a cell the score rule reads as missing (empty, null,
-    NaN, ``NA``: :func:`~metajudge.scores.rows.score_cell`) counts as missing."""
+    NaN, ``NA``: :func:`~metajudge.scores.readers.rows.score_cell`) counts as missing."""
     rows = r.records(p) if r.records is not None else []
     cols = list(dict.fromkeys(k for r in rows for k in r))
     ids = [c for c in cols if c in ID_COLUMNS or c in ID_NAMES]
@@ -107,9 +107,9 @@ def _is_number(v: Any) -> bool:
 def _joined(p: Path, fmt: str, reading: Reading, input_file: str) -> dict[str, Any]:
     """How the file's rows meet the labelled dataset: responses matched, rows dropped."""
     from metajudge.data.loading import open_dataset
-    from metajudge.scores.alignment import IdPolicy
     from metajudge.scores.files import read_scores
-    from metajudge.scores.rows import row_metrics
+    from metajudge.scores.readers.alignment import IdPolicy
+    from metajudge.scores.readers.rows import row_metrics
 
     ds = open_dataset(None, input_file)
     ids = IdPolicy()

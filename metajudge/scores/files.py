@@ -1,11 +1,11 @@
-"""``read_scores``: score rows (:mod:`metajudge.scores.rows`) of any score file, read by the
+"""``read_scores``: score rows (:mod:`metajudge.scores.readers.rows`) of any score file, read by the
 one reader of its format (:mod:`metajudge.scores.readers`: JSONL score rows, wide CSV/TSV and
 JSON tables, judge frameworks' files, upstream datasets' score files), recognised by content.
 
 Given the dataset's ``records``, every row is checked against them (unknown item or system,
 duplicates and non-numeric values are :class:`~metajudge.errors.InputError` naming file, line
-and field; unknown ids follow the :class:`~metajudge.scores.alignment.IdPolicy`). Every format
-reads a score by one rule (:func:`~metajudge.scores.rows.score_cell`): an empty, null or NaN
+and field; unknown ids follow the :class:`~metajudge.scores.readers.alignment.IdPolicy`). Every format
+reads a score by one rule (:func:`~metajudge.scores.readers.rows.score_cell`): an empty, null or NaN
 score is a missing score, kept as a row with a null score and counted.
 """
 
@@ -17,9 +17,9 @@ from typing import Any
 
 from metajudge.errors import InputError
 from metajudge.scores import readers
-from metajudge.scores.alignment import IdPolicy
+from metajudge.scores.readers.alignment import IdPolicy
 from metajudge.scores.readers.base import Reading, ReadOptions
-from metajudge.scores.rows import ScoreRow
+from metajudge.scores.readers.rows import ScoreRow
 
 
 def read_scores(
@@ -38,7 +38,7 @@ def read_scores(
     ``--system``, ``--epochs``: :class:`~metajudge.scores.readers.base.Reading`).
 
     ``ids``: the rule for rows whose item or system the dataset lacks
-    (:class:`~metajudge.scores.alignment.IdPolicy`: dropped and counted there, or refused when
+    (:class:`~metajudge.scores.readers.alignment.IdPolicy`: dropped and counted there, or refused when
     strict); ``None`` refuses them.
 
     ``fmt``: a format name of :data:`metajudge.scores.readers.READERS` (default: detected). ``labels=True``

@@ -45,7 +45,7 @@ def reply_rows(ds: Dataset, metrics: Sequence[str] | None = None) -> list[dict[s
     parsed with :func:`parse_reply`: categorical → ``label``, numeric → ``score``; an invalid
     reply is a row with neither and its ``error`` (counted, never guessed). Column = the model
     name (``<model>_<dimension>`` when the file has several dimensions)."""
-    from metajudge.scores.rows import make_row
+    from metajudge.scores.readers.rows import make_row
 
     dims = ds.card.dimensions
     rows = []

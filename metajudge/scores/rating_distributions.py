@@ -12,7 +12,7 @@ import numpy.typing as npt
 
 from metajudge.data.rating_csv import RatingDistributions, read_rating_csv
 from metajudge.errors import InputError
-from metajudge.scores.rows import file_signature, make_row
+from metajudge.scores.readers.rows import file_signature, make_row
 
 
 def distribution_rows(

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from metajudge.errors import InputError
-from metajudge.scores.alignment import IdPolicy
-from metajudge.scores.rows import INPUTS_FIELD, metric_for_dimension, row_metrics
+from metajudge.scores.readers.alignment import IdPolicy
+from metajudge.scores.readers.rows import INPUTS_FIELD, metric_for_dimension, row_metrics
 from metajudge.scores.spec import SHIPPED, ScoreSpec, as_specs, file_spec
 
 log = logging.getLogger(__name__)
@@ -157,7 +157,7 @@ def gather_run_scores(
     ``score_files``/``external``: the old spellings of ``scores`` (:func:`score_specs`).
     ``backbone``: the LLM judges' backbone (``None``: the default embedded one).
     ``ids``: the rule for score-file rows whose ids the dataset lacks
-    (:class:`~metajudge.scores.alignment.IdPolicy`; ``None`` refuses them).
+    (:class:`~metajudge.scores.readers.alignment.IdPolicy`; ``None`` refuses them).
     ``reading``: how a judge framework's file is joined
     (:class:`~metajudge.scores.readers.base.Reading`; None: the defaults).
     """

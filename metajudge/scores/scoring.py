@@ -1,6 +1,6 @@
 """Score every response of a dataset with registry metrics; write score files.
 
-A score file is JSONL, one score row (:mod:`metajudge.scores.rows`) per (response, metric);
+A score file is JSONL, one score row (:mod:`metajudge.scores.readers.rows`) per (response, metric);
 :func:`metajudge.scores.files.read_scores` reads it back.
 
 :func:`score_dataset` is resumable: given ``cache_path`` (an earlier score file), rows whose
@@ -25,7 +25,7 @@ from metajudge.errors import InputError
 from metajudge.io import atomic_write, canonical_json, sha256_text
 from metajudge.metrics.base import MetricResult, ResponseRef, iter_responses
 from metajudge.progress import bar as progress_bar
-from metajudge.scores.rows import INPUTS_FIELD, ROW_FIELDS, ScoreRow, make_row
+from metajudge.scores.readers.rows import INPUTS_FIELD, ROW_FIELDS, ScoreRow, make_row
 
 log = logging.getLogger(__name__)
 
@@ -213,7 +213,7 @@ def inputs_digest(
     reference_field: str | None = None,
     source_field: str | None = None,
 ) -> str:
-    """The :data:`~metajudge.scores.rows.INPUTS_FIELD` of one response's row: sha256 (first 16
+    """The :data:`~metajudge.scores.readers.rows.INPUTS_FIELD` of one response's row: sha256 (first 16
     hex digits) of everything its metric reads, the response, the reference and (``uses_input``)
     the input, with the record fields they were taken from (``--reference-field``,
     ``--source-field``; the source field only where the input is read). A resumed score file
@@ -375,7 +375,7 @@ def write_scores(path: str | Path, rows: Iterable[Mapping[str, Any]]) -> int:
 
 def score_lines(rows: Iterable[Mapping[str, Any]]) -> Iterator[str]:
     """Each score row as a JSONL line (``\\n`` included): :data:`ROW_FIELDS` and, when present,
-    :data:`~metajudge.scores.rows.INPUTS_FIELD`; a row lacking a field, or with a non-finite
+    :data:`~metajudge.scores.readers.rows.INPUTS_FIELD`; a row lacking a field, or with a non-finite
     number, is refused (``InputError``)."""
     for i, row in enumerate(rows):
         missing = [f for f in ROW_FIELDS if f not in row]

@@ -2,7 +2,7 @@
 
 A card lists ``{"loader": NAME, "file": ..., "backbone_column": ...}`` entries; :data:`LOADERS`
 maps each loader name to its reader (the upstream files' loaders:
-:mod:`metajudge.scores.upstream`). No dataset name is
+:mod:`metajudge.scores.readers.upstream`). No dataset name is
 tested in code: a new dataset with shipped scores adds an entry to its card (and, for a new
 file format, a loader here).
 
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from metajudge.errors import InputError
-from metajudge.scores import upstream as ext
+from metajudge.scores.readers import upstream as ext
 
 Loader = Callable[[Any, Mapping[str, Any], "str | Path | None", "Sequence[str] | None"], list]
 
@@ -79,7 +79,7 @@ def _alt_test(
     from metajudge.data.convert_alt_test import split_id
     from metajudge.data.registry import resolve_file
     from metajudge.io import read_json
-    from metajudge.scores.rows import make_row
+    from metajudge.scores.readers.rows import make_row
 
     subset = str(spec.get("subset") or "")
     path = resolve_file(BUILTIN, str(spec["file"]), data_dir)
@@ -120,7 +120,7 @@ def _thakur(ds: Any, spec: Mapping[str, Any], data_dir: Any, metrics: Any) -> li
     import csv
 
     from metajudge.data.convert_likert import THAKUR_JUDGES, thakur_rows
-    from metajudge.scores.rows import make_row
+    from metajudge.scores.readers.rows import make_row
 
     p = _file(ds, spec, data_dir)
     csv.field_size_limit(1 << 30)

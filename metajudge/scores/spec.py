@@ -16,7 +16,7 @@ A spec is one of::
                           ``json``) instead of the format its content shows
 
 :func:`parse_score_spec` reads one spec, :func:`gather_scores` turns specs into score rows
-(:mod:`metajudge.scores.rows`). The old spellings map onto it: ``--external`` (a flag) is
+(:mod:`metajudge.scores.readers.rows`). The old spellings map onto it: ``--external`` (a flag) is
 ``shipped`` (:data:`SHIPPED`), an ``--external LABEL=PATH[:COL],NAME`` list is
 :func:`from_external_list`.
 
@@ -34,9 +34,9 @@ from pathlib import Path
 from typing import Any
 
 from metajudge.errors import InputError
-from metajudge.scores.alignment import IdPolicy
+from metajudge.scores.readers.alignment import IdPolicy
 from metajudge.scores.readers.base import Reading
-from metajudge.scores.rows import ScoreRow, ScoreRows, renamed, row_metrics, select_metrics
+from metajudge.scores.readers.rows import ScoreRow, ScoreRows, renamed, row_metrics, select_metrics
 
 #: The source word of the dataset's shipped columns.
 SHIPPED_SOURCE = "shipped"
@@ -200,7 +200,7 @@ def gather_scores(
     """Score rows of every spec, in order, checked against ``dataset``'s records.
 
     ``ids``: the rule for a score file's rows whose item or system the dataset lacks
-    (:class:`~metajudge.scores.alignment.IdPolicy`: dropped and counted there, or refused when
+    (:class:`~metajudge.scores.readers.alignment.IdPolicy`: dropped and counted there, or refused when
     strict; ``None`` refuses them). The dataset's shipped columns are always checked strictly.
     ``reading``: how a judge framework's file is joined (``--id-field``, ``--system``,
     ``--epochs``: :class:`~metajudge.scores.readers.base.Reading`).
@@ -209,7 +209,7 @@ def gather_scores(
     family ``COL_<dimension>`` and a card's per-backbone judge column are read for it.
     ``labels`` (default: a categorical or binary dataset): label cells are kept as labels.
     Two specs giving the same column are an error naming both. The rows are a
-    :class:`~metajudge.scores.rows.ScoreRows` (a wide file's scores stay in columns).
+    :class:`~metajudge.scores.readers.rows.ScoreRows` (a wide file's scores stay in columns).
     """
     if labels is None:
         labels = dataset.card.label_kind in ("categorical", "binary")

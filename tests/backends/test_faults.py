@@ -374,7 +374,7 @@ def test_a_full_cache_is_one_message_naming_the_file_and_a_real_option(
 
 
 def test_a_nan_in_details_is_blamed_on_its_field(tmp_path: Path) -> None:
-    from metajudge.scores.rows import ROW_FIELDS
+    from metajudge.scores.readers.rows import ROW_FIELDS
     from metajudge.scores.scoring import write_scores
 
     row: dict[str, Any] = dict.fromkeys(ROW_FIELDS)

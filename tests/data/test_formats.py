@@ -234,7 +234,7 @@ def test_pair_key_index_reads_as_the_dict_of_the_keys(ids: tuple[str, ...]) -> N
     the dict ``{key: position}`` they replace (a repeated id's keys at its last pair, listed
     once where first seen), and place a score file's keys at the same positions."""
     from metajudge.data.formats import PairKeyIndex, PairKeys, response_key
-    from metajudge.scores.rows import strided_positions
+    from metajudge.scores.readers.rows import strided_positions
 
     keys = tuple(response_key(p, s) for p in ids for s in ("a", "b"))
     as_dict = {k: i for i, k in enumerate(keys)}

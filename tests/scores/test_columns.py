@@ -1,4 +1,4 @@
-"""Score rows held in columns (scores/rows.py ScoreTable/ScoreRows): the wide CSV reader that
+"""Score rows held in columns (scores/readers/rows.py ScoreTable/ScoreRows): the wide CSV reader that
 builds them gives the rows, counts and errors of the row-by-row reader, and every reader of
 rows (index_score_rows, the trivial baselines, the report) reads the same from the columns."""
 
@@ -19,10 +19,10 @@ from metajudge.metrics.base import iter_responses
 from metajudge.reports.html_items import Items
 from metajudge.reports.html_views import _row_warnings
 from metajudge.scores import files
-from metajudge.scores import rows as rows_mod
-from metajudge.scores.alignment import IdPolicy, KeyMap
+from metajudge.scores.readers import rows as rows_mod
 from metajudge.scores.readers import wide_csv
-from metajudge.scores.rows import ScoreRows, ScoreTable, make_row, score_maps, score_values
+from metajudge.scores.readers.alignment import IdPolicy, KeyMap
+from metajudge.scores.readers.rows import ScoreRows, ScoreTable, make_row, score_maps, score_values
 
 
 def _pairs(n: int = 6) -> list[PairwiseRecord]:
@@ -319,7 +319,7 @@ def test_score_file_keys_are_placed_in_the_view_as_by_a_dict(tmp_path: Path, lay
     side) index into the view's ``PairKeyIndex`` at the positions a dict of the keys gives,
     by stride (ids and sides compared) where the file lists the pairs in order."""
     from metajudge.analyses.metric_vs_human.aligned import align
-    from metajudge.scores.rows import RowKeys
+    from metajudge.scores.readers.rows import RowKeys
 
     recs = _pairs(6)
     p = _laid_out(tmp_path, layout)

@@ -11,8 +11,8 @@ from metajudge.data.formats import Input, LikertRecord, PairwiseRecord, Response
 from metajudge.errors import InputError
 from metajudge.scores import files as score_files
 from metajudge.scores import readers
-from metajudge.scores import rows as rows_mod
-from metajudge.scores import upstream as external
+from metajudge.scores.readers import rows as rows_mod
+from metajudge.scores.readers import upstream as external
 
 
 def _pairs() -> list[PairwiseRecord]:
@@ -176,7 +176,7 @@ def test_score_files_declare_column_directions(tmp_path) -> None:  # type: ignor
 def test_unknown_ids_are_dropped_and_counted_unless_strict(tmp_path: Path) -> None:
     """issue 26: rows for items or systems the dataset lacks are dropped and counted (one line
     per file row, whatever its metric columns); strict refuses them as before."""
-    from metajudge.scores.alignment import IdPolicy
+    from metajudge.scores.readers.alignment import IdPolicy
 
     p = tmp_path / "s.csv"
     p.write_text("item,system,bleu,judge\n0,sysA,0.1,3\n9,sysA,0.2,4\n0,sysC,0.3,5\n1,sysB,0.4,2\n")
@@ -202,7 +202,7 @@ def test_unknown_ids_are_dropped_and_counted_unless_strict(tmp_path: Path) -> No
 
 
 def test_a_file_of_unknown_ids_only_is_refused_under_either_rule(tmp_path: Path) -> None:
-    from metajudge.scores.alignment import IdPolicy
+    from metajudge.scores.readers.alignment import IdPolicy
 
     p = tmp_path / "s.jsonl"
     p.write_text('{"item": "e7", "system": "m1", "metric": "m", "score": 1}\n')

@@ -333,7 +333,7 @@ def calibrated_rows(
     cal: Mapping[str, Any], table: RatingTable, scores: list[float]
 ) -> list[dict[str, Any]]:
     """Score rows of the calibrated column (``details.raw``: the judge's score)."""
-    from metajudge.scores.rows import make_row
+    from metajudge.scores.readers.rows import make_row
 
     metric, sig = calibrated_name(cal)
     out = []

@@ -65,7 +65,7 @@ def table_from_scores(
 ) -> tuple[RatingTable, dict[str, int]]:
     """One judge column of ``specs`` against ``dataset``'s mean human score on ``dimension``
     (default: the dataset's only dimension). ``ids``: the rule for score-file rows whose ids the
-    dataset lacks (:class:`~metajudge.scores.alignment.IdPolicy`; ``None`` refuses them)."""
+    dataset lacks (:class:`~metajudge.scores.readers.alignment.IdPolicy`; ``None`` refuses them)."""
     from metajudge.scores.spec import gather_scores
 
     dims = tuple(dataset.card.dimensions)

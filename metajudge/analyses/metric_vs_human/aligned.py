@@ -39,7 +39,7 @@ from metajudge.data.formats import (
     response_key,
 )
 from metajudge.errors import InputError
-from metajudge.scores.rows import strided_positions
+from metajudge.scores.readers.rows import strided_positions
 from metajudge.stats import annotator_mean
 
 FArr = NDArray[np.float64]
@@ -343,7 +343,7 @@ def index_score_rows(
 
 
 def _parts(rows: Iterable[Mapping[str, Any]]) -> list[Any]:
-    """The parts of a :class:`~metajudge.scores.rows.ScoreRows` (its tables read in columns);
+    """The parts of a :class:`~metajudge.scores.readers.rows.ScoreRows` (its tables read in columns);
     other rows as one part."""
     parts = getattr(rows, "parts", None)
     return list(parts()) if callable(parts) else [rows]
@@ -370,7 +370,7 @@ def _index_table(
     info: dict[str, ColumnInfo],
     offset: int,
 ) -> int:
-    """A :class:`~metajudge.scores.rows.ScoreTable`'s columns into the pending columns: one
+    """A :class:`~metajudge.scores.readers.rows.ScoreTable`'s columns into the pending columns: one
     key lookup per table row, shared by its metrics; row numbers (``scores[i]``) as the table
     reads as rows (response-major); returns its number of rows."""
     keys = table.ids.keys

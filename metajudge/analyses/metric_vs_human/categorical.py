@@ -362,7 +362,7 @@ def categorical_meta_evaluate(
 ) -> CategoricalResult:
     """Every score column (``metrics``: rows to show, default all) on every dimension."""
     from metajudge.data.judge_bench import published_alpha
-    from metajudge.scores.rows import collapse_families, metric_for_dimension
+    from metajudge.scores.readers.rows import collapse_families, metric_for_dimension
 
     opts = options or CategoricalOptions()
     kind = ds.card.label_kind

@@ -48,7 +48,7 @@ from metajudge.analyses.metric_vs_human.result import SCHEMA, MetaEvalResult
 from metajudge.analyses.metric_vs_human.trivial import is_trivial
 from metajudge.engine import Resamples
 from metajudge.errors import InputError
-from metajudge.scores.rows import collapse_families, metric_for_dimension
+from metajudge.scores.readers.rows import collapse_families, metric_for_dimension
 from metajudge.stats import intervals
 
 __all__ = ["AGGREGATIONS", "COMPARE_STATS", "SCHEMA", "MetaEvalResult", "Protocol", "meta_evaluate"]
@@ -428,7 +428,7 @@ def meta_evaluate(
 
     ``dataset``: a :class:`metajudge.data.registry.Dataset`; ``scores_rows``: per-response score
     rows (``key``, ``metric``, ``score`` …) from ``metajudge score`` or
-    :mod:`metajudge.scores.upstream`. ``protocol``: the options (default
+    :mod:`metajudge.scores.readers.upstream`. ``protocol``: the options (default
     :class:`~metajudge.analyses.metric_vs_human.protocol.Protocol()`); keyword ``options`` override single
     fields (``normalize="raw"``, ``grouped=True`` …). ``metrics``: rows of the table (default:
     every metric in the rows; ``X_<dim>`` families collapse to ``X``); ``directions``:

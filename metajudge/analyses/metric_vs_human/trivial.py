@@ -32,10 +32,10 @@ def is_trivial(metric: str) -> bool:
 
 def trivial_rows(records: Sequence[Any], seed: int) -> Any:
     """Score rows of both trivial baselines for every response of ``records``: one
-    :class:`~metajudge.scores.rows.ScoreTable` (length, random per response, in columns)."""
+    :class:`~metajudge.scores.readers.rows.ScoreTable` (length, random per response, in columns)."""
     from metajudge.bulk import paused_gc
     from metajudge.metrics.base import ResponseKeys, response_columns
-    from metajudge.scores.rows import MetricColumn, RowIds, ScoreRows, ScoreTable
+    from metajudge.scores.readers.rows import MetricColumn, RowIds, ScoreRows, ScoreTable
 
     nan = float("nan")
     with paused_gc():  # many small objects, no cycles (metajudge.bulk)

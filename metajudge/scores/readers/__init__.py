@@ -15,9 +15,9 @@ one of :data:`FORCIBLE`). The formats, one module per format or family:
 - score tables (:mod:`~metajudge.scores.readers.tables`, :mod:`~metajudge.scores.readers.wide_csv`):
   JSONL score rows, wide JSON and CSV/TSV tables.
 
-Every reader reads a score by one rule (:func:`metajudge.scores.rows.score_cell`: empty, null
+Every reader reads a score by one rule (:func:`metajudge.scores.readers.rows.score_cell`: empty, null
 and NaN are a missing score, counted; infinite and non-numeric ones are refused) and aligns its
-rows with the dataset by :class:`~metajudge.scores.alignment.KeyMap`.
+rows with the dataset by :class:`~metajudge.scores.readers.alignment.KeyMap`.
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from metajudge.io import read_json
-from metajudge.scores.alignment import IdPolicy
-from metajudge.scores.rows import ScoreRow
+from metajudge.scores.readers.alignment import IdPolicy
+from metajudge.scores.readers.rows import ScoreRow
 
 #: ``--epochs``: a framework's epochs or repeats averaged into one score per item (``mean``) or
 #: kept, one column per epoch (``each``: ``scorer@1``, ``scorer@2`` …)
@@ -36,7 +36,7 @@ class Reading:
 class ReadOptions:
     """How a file's rows meet the dataset: ``labels`` (categorical data: a non-numeric cell is a
     label, not an error), ``ids`` (the rule for ids the dataset lacks,
-    :class:`~metajudge.scores.alignment.IdPolicy`; None refuses them), ``reading``
+    :class:`~metajudge.scores.readers.alignment.IdPolicy`; None refuses them), ``reading``
     (:class:`Reading`)."""
 
     labels: bool = False

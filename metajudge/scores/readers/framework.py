@@ -7,11 +7,11 @@ The item is the id the file records (``--id-field`` names another field); an id 
 response key of the dataset (``item::system``, ``item::a``) names the response itself. The
 system is ``--system``, else the one the file implies (inspect_ai: ``eval.model``; promptfoo:
 the provider), else — for files that record none (ragas, deepeval) — the item's one system in
-the dataset. Rows for ids the dataset lacks follow the :class:`~metajudge.scores.alignment.IdPolicy`
+the dataset. Rows for ids the dataset lacks follow the :class:`~metajudge.scores.readers.alignment.IdPolicy`
 (dropped and counted, or refused). Epochs are averaged (``--epochs mean``, the default) or kept as
 one column per epoch (``each``); the rule is in each row's signature and details. The judge's
 explanation is kept in ``details.explanation`` (report.html shows it beside the human label).
-A score is read by :func:`metajudge.scores.rows.score_cell`'s rule, as in every score file: an
+A score is read by :func:`metajudge.scores.readers.rows.score_cell`'s rule, as in every score file: an
 absent, null or NaN score is a missing score (a row with a null score, counted), an infinite
 or non-numeric one is refused (exit 2 naming file and field).
 """
@@ -25,9 +25,15 @@ from typing import Any
 
 from metajudge.data.formats import response_key
 from metajudge.errors import InputError
-from metajudge.scores.alignment import Collector, IdPolicy, KeyMap
+from metajudge.scores.readers.alignment import Collector, IdPolicy, KeyMap
 from metajudge.scores.readers.base import Head, Reader, Reading, ReadOptions
-from metajudge.scores.rows import ScoreRow, file_signature, make_row, missing_error, score_cell
+from metajudge.scores.readers.rows import (
+    ScoreRow,
+    file_signature,
+    make_row,
+    missing_error,
+    score_cell,
+)
 
 #: field names that carry an item id, in the order they are tried
 ID_NAMES = ("id", "item", "item_id", "sample_id", "example_id", "question_id", "uid")
@@ -96,7 +102,7 @@ def framework_reader(
 
 def json_score(v: Any, path: Path, field: str, line: int | None = None) -> float | None:
     """A score a framework wrote as a JSON value: a number, or null / NaN (missing); a string,
-    a boolean or an infinite number is refused (:func:`~metajudge.scores.rows.score_cell`)."""
+    a boolean or an infinite number is refused (:func:`~metajudge.scores.readers.rows.score_cell`)."""
     if isinstance(v, bool) or not isinstance(v, (int, float, type(None))):
         raise InputError(f"non-numeric score {v!r}", path=path, line=line, field=field)
     return score_cell(v, field=field, where={"path": path, "line": line})

@@ -19,7 +19,7 @@ from typing import Any
 from metajudge.errors import InputError, MissingResourceError
 from metajudge.scores.readers.base import Head, Reading
 from metajudge.scores.readers.framework import FileInfo, Judged, framework_reader
-from metajudge.scores.rows import score_cell
+from metajudge.scores.readers.rows import score_cell
 
 #: eval-log versions this reader knows (inspect_ai's ``EvalLog.version``)
 VERSIONS = (1, 2)

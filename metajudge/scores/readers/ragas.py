@@ -21,7 +21,7 @@ from metajudge.errors import InputError
 from metajudge.io import read_json
 from metajudge.scores.readers.base import Head, Reading
 from metajudge.scores.readers.framework import ID_NAMES, FileInfo, Judged, framework_reader
-from metajudge.scores.rows import score_cell
+from metajudge.scores.readers.rows import score_cell
 
 #: the evaluation dataset's columns (ragas 0.2+ and the older names): never a metric
 INPUT_COLUMNS = (

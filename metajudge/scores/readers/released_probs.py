@@ -15,7 +15,7 @@ from typing import Any
 from metajudge.data.released_probs import FIELDS, judge_name, read_lines
 from metajudge.errors import InputError
 from metajudge.scores.readers.base import Head, Reader, ReadOptions, jsonl_records
-from metajudge.scores.rows import ScoreRow, make_row
+from metajudge.scores.readers.rows import ScoreRow, make_row
 
 
 def judge_rows(path: str | Path, records: Sequence[Any], judge: str | None = None) -> list[dict]:

@@ -8,7 +8,7 @@ without one, a ``.jsonl`` file must hold complete rows as
 :func:`metajudge.scores.scoring.write_scores` writes them (:func:`read_written_rows`: a run
 folder's ``scores.jsonl``). A row or a table may state a column's direction — a JSONL row's
 ``"direction": "higher"|"lower"``, a wide table's header ``name:lower`` (or ``name:higher``).
-Scores follow :func:`~metajudge.scores.rows.score_cell`: empty, null and NaN are missing.
+Scores follow :func:`~metajudge.scores.readers.rows.score_cell`: empty, null and NaN are missing.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 from metajudge.errors import InputError
 from metajudge.io import read_json
-from metajudge.scores.alignment import ID_COLUMNS, Collector, KeyMap
+from metajudge.scores.readers.alignment import ID_COLUMNS, Collector, KeyMap
 from metajudge.scores.readers.base import (
     Head,
     Reader,
@@ -28,7 +28,7 @@ from metajudge.scores.readers.base import (
     json_records,
     jsonl_records,
 )
-from metajudge.scores.rows import (
+from metajudge.scores.readers.rows import (
     DIRECTIONS,
     ScoreRow,
     check_score_row,

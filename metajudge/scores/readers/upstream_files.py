@@ -1,5 +1,5 @@
 """The upstream datasets' own score files among ``--scores`` files, recognised by content and
-read by the loaders of :mod:`metajudge.scores.upstream`: RAGChecker's
+read by the loaders of :mod:`metajudge.scores.readers.upstream`: RAGChecker's
 ``baseline_ragchecker.json``, an LFTQA-Eval ``metric_scores/<metric>.json`` and HANNA's
 ``hanna_metric_scores_llm.csv``."""
 
@@ -9,10 +9,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from metajudge.scores import upstream
-from metajudge.scores.alignment import Collector, KeyMap
+from metajudge.scores.readers import upstream
+from metajudge.scores.readers.alignment import Collector, KeyMap
 from metajudge.scores.readers.base import Head, Reader, ReadOptions, csv_records, json_records
-from metajudge.scores.rows import ScoreRow
+from metajudge.scores.readers.rows import ScoreRow
 
 
 def _first(head: Head) -> Mapping[str, Any] | None:

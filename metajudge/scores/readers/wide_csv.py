@@ -1,8 +1,8 @@
 """Wide CSV/TSV score tables (``item, system[, side], <metric>...``) in columns: a
-:class:`~metajudge.scores.rows.ScoreTable` inside :class:`~metajudge.scores.rows.ScoreRows` (a
+:class:`~metajudge.scores.readers.rows.ScoreTable` inside :class:`~metajudge.scores.readers.rows.ScoreRows` (a
 float64 array per metric, no dict per score), read a chunk of lines at a time; label cells or
 two headers naming one metric take the row-by-row reader (:func:`read_wide_csv_rows`). An empty
-cell is a missing score (:func:`~metajudge.scores.rows.score_cell`).
+cell is a missing score (:func:`~metajudge.scores.readers.rows.score_cell`).
 """
 
 from __future__ import annotations
@@ -19,10 +19,9 @@ import numpy as np
 from metajudge.bulk import paused_gc
 from metajudge.data.formats import response_key
 from metajudge.errors import InputError
-from metajudge.scores.alignment import ID_COLUMNS, Collector, KeyMap
+from metajudge.scores.readers.alignment import ID_COLUMNS, Collector, KeyMap
 from metajudge.scores.readers.base import Reader, ReadOptions, any_file, csv_records
-from metajudge.scores.readers.tables import add_wide_row, resolve_ids, row_ids, split_header
-from metajudge.scores.rows import (
+from metajudge.scores.readers.rows import (
     MISSING_IN_FILE,
     MetricColumn,
     RowIds,
@@ -33,10 +32,11 @@ from metajudge.scores.rows import (
     file_signature,
     score_cell,
 )
+from metajudge.scores.readers.tables import add_wide_row, resolve_ids, row_ids, split_header
 
 
 def read_wide_csv(p: Path, km: KeyMap | None, labels: bool = False) -> list[ScoreRow]:
-    """A wide CSV/TSV table: a :class:`~metajudge.scores.rows.ScoreTable` read a chunk of lines
+    """A wide CSV/TSV table: a :class:`~metajudge.scores.readers.rows.ScoreTable` read a chunk of lines
     at a time (ids resolved once per line, each column's cells converted in bulk); label cells
     (``labels``) or two headers naming one metric take the row-by-row reader."""
     delim = "\t" if p.suffix.lower() == ".tsv" else ","
@@ -233,7 +233,7 @@ class WideCsv:
 
     def _convert(self, cells: Sequence[Sequence[Any]], n: int) -> None:
         """The last ``n`` kept lines' cells (one sequence per metric column) as floats; the
-        first bad cell (by line, then column) raises as :func:`~metajudge.scores.rows.score_cell` says it."""
+        first bad cell (by line, then column) raises as :func:`~metajudge.scores.readers.rows.score_cell` says it."""
         bad: list[tuple[int, int, InputError]] = []
         lines = self.lines[len(self.lines) - n :] if n else array("q")
         for c, (h, _) in enumerate(self.cols):
@@ -349,7 +349,7 @@ def _column_floats(
     cells: Sequence[Any], field: str, p: Path, lines: Sequence[int]
 ) -> tuple[Any, tuple[int, InputError] | None]:
     """One column's cells as float64 (NaN: missing), in bulk when every cell is a finite number
-    (``float`` and :func:`~metajudge.scores.rows.score_cell` agree there); else cell by cell through :func:`~metajudge.scores.rows.score_cell`, with the
+    (``float`` and :func:`~metajudge.scores.readers.rows.score_cell` agree there); else cell by cell through :func:`~metajudge.scores.readers.rows.score_cell`, with the
     first cell it refuses (its index and error)."""
     try:
         vals = np.fromiter(map(float, cells), dtype=np.float64, count=len(cells))

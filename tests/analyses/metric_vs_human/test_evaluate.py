@@ -16,7 +16,7 @@ from metajudge.analyses.metric_vs_human.evaluate import MetaEvalResult, meta_eva
 from metajudge.data.formats import DatasetCard, Input, LikertRecord, PairwiseRecord, Response, Scale
 from metajudge.data.registry import Dataset
 from metajudge.errors import InputError
-from metajudge.scores import upstream as external
+from metajudge.scores.readers import upstream as external
 
 
 def _card(

@@ -247,7 +247,7 @@ def test_matching_ignores_numbers_in_echoed_topic_text() -> None:
 
 def test_geval_is_a_family_one_prompt_per_dimension() -> None:
     from metajudge.metrics.registry import expand_metrics, metric_info
-    from metajudge.scores.rows import metric_for_dimension
+    from metajudge.scores.readers.rows import metric_for_dimension
 
     assert expand_metrics(["geval"]) == ["geval_faithfulness", "geval_completeness"]
     with pytest.raises(InputError, match="family"):

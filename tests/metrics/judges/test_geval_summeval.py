@@ -140,7 +140,7 @@ def test_registry_family_and_row() -> None:
 
 def _summeval_rows(ds: Any, seed: int = 0) -> list[dict[str, Any]]:
     """Integer scores (ties, some constant documents) loosely tied to the humans."""
-    from metajudge.scores.rows import make_row
+    from metajudge.scores.readers.rows import make_row
 
     rng = np.random.default_rng(seed)
     rows = []

@@ -282,7 +282,7 @@ def check_score_row(
 class RowKeys(Sequence[str]):
     """The response keys of a score table's rows made when read from each row's item id and
     side (or system), not held as 2,000,000 strings at a million pairs: a pairwise file's item
-    ids are the dataset's own strings (:class:`~metajudge.scores.alignment.KeyMap`).
+    ids are the dataset's own strings (:class:`~metajudge.scores.readers.alignment.KeyMap`).
 
     >>> keys = RowKeys(["p", "p"], ["a", "b"])
     >>> len(keys), keys[1], list(keys)

@@ -1,5 +1,5 @@
 """The upstream datasets' own score files, turned into metajudge's score rows
-(:mod:`metajudge.scores.rows`); :mod:`metajudge.scores.readers.upstream_files` recognises them
+(:mod:`metajudge.scores.readers.rows`); :mod:`metajudge.scores.readers.upstream_files` recognises them
 among ``--scores`` files, :mod:`metajudge.scores.shipped` reads them as a card's shipped columns.
 
 Loaders:
@@ -7,7 +7,7 @@ Loaders:
 * :func:`ragchecker_baseline` — RAGChecker's ``baseline_ragchecker.json``: its own [0, 1]
   scores per side and dimension, as metrics ``ragchecker_<dimension>`` (the RAGChecker
   protocol correlates each human dimension with the same-named RAGChecker score; the
-  meta-evaluation treats ``ragchecker`` as one metric family, see :func:`metajudge.scores.rows.metric_for_dimension`).
+  meta-evaluation treats ``ragchecker`` as one metric family, see :func:`metajudge.scores.readers.rows.metric_for_dimension`).
 * :func:`lftqa_metric_scores` — LFTQA-Eval's ``scores/<subset>/metric_scores/<metric>.json``.
 * :func:`hanna_metric_scores` — HANNA's ``hanna_metric_scores_llm.csv`` metric and LLM-judge
   columns.
@@ -16,7 +16,7 @@ Every loader checks its rows against the dataset: an unknown item or system, a d
 (item, system, metric) or a non-numeric value raises :class:`~metajudge.errors.InputError`
 naming the file, the line (or JSON index) and the field. Empty / null cells are *missing*
 scores (kept as ``score: None`` with an ``error``), counted and reported by the protocol
-(:func:`metajudge.scores.rows.score_cell`, the rule of every score file).
+(:func:`metajudge.scores.readers.rows.score_cell`, the rule of every score file).
 """
 
 from __future__ import annotations
@@ -30,8 +30,14 @@ from typing import Any
 
 from metajudge.errors import InputError
 from metajudge.io import read_json
-from metajudge.scores.alignment import Collector, IdPolicy, KeyMap
-from metajudge.scores.rows import ScoreRow, file_signature, make_row, missing_error, score_cell
+from metajudge.scores.readers.alignment import Collector, IdPolicy, KeyMap
+from metajudge.scores.readers.rows import (
+    ScoreRow,
+    file_signature,
+    make_row,
+    missing_error,
+    score_cell,
+)
 
 
 def ragchecker_baseline(

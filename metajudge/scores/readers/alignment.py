@@ -21,7 +21,7 @@ from typing import Any
 
 from metajudge.data.formats import LikertRecord, PairwiseRecord, response_key
 from metajudge.errors import InputError
-from metajudge.scores.rows import ScoreRow
+from metajudge.scores.readers.rows import ScoreRow
 
 #: Columns of a wide score table that are ids, not metrics.
 ID_COLUMNS = ("item", "system", "side", "key", "id")
