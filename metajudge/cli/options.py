@@ -373,7 +373,7 @@ def add_seed(p: argparse.ArgumentParser, what: str = "the bootstrap") -> None:
 
 
 #: the resampling engines (``metajudge.engine.ENGINES``; only argparse is imported here)
-ENGINES = ("fast", "reference")
+_ENGINE_CHOICES = ("fast", "reference")
 
 
 def add_engine(p: argparse.ArgumentParser) -> None:
@@ -381,7 +381,7 @@ def add_engine(p: argparse.ArgumentParser) -> None:
     (:func:`metajudge.engine.statistics`); ``reference`` is the slow, plain loop, for checking."""
     a = p.add_argument(
         "--engine",
-        choices=ENGINES,
+        choices=_ENGINE_CHOICES,
         default="fast",
         help="resampling engine of the metric-vs-human bootstrap values: fast (default) or "
         "reference, a plain loop over resamples with scipy that gives the same values (to "

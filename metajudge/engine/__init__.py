@@ -44,7 +44,7 @@ from metajudge.engine.resample import (
     map_chunks,
     ready,
 )
-from metajudge.engine.weighted import STATISTICS, weighted_statistics
+from metajudge.engine.weighted import ENGINE_STATISTICS, weighted_statistics
 
 #: the engines :func:`statistics` runs, the default first
 ENGINES: tuple[str, ...] = ("fast", "reference")
@@ -56,7 +56,7 @@ def statistics(
     *,
     engine: str = "fast",
 ) -> list[np.ndarray]:
-    """Each request ``(name, x, y)`` (``name`` in :data:`STATISTICS`) on every resample: the
+    """Each request ``(name, x, y)`` (``name`` in :data:`ENGINE_STATISTICS`) on every resample: the
     value of the expanded data in which row i appears ``W[b, i]`` times.
 
     ``resamples``: the row weights ``W`` (whole counts, ``(B, rows)``), a lazy
@@ -75,8 +75,8 @@ def statistics(
 __all__ = [
     "CHUNK_ELEMENTS",
     "ENGINES",
+    "ENGINE_STATISTICS",
     "PASS_ITEM_ELEMENTS",
-    "STATISTICS",
     "TILE_ROWS",
     "Resamples",
     "accuracy_from_sums",

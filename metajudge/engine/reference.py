@@ -32,7 +32,7 @@ def reference_statistics(
     out = []
     for (name, x, y), W in zip(requests, views, strict=True):
         x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-        values = [statistic(name, np.repeat(x, w), np.repeat(y, w)) for w in row_counts(W)]
+        values = [plain_statistic(name, np.repeat(x, w), np.repeat(y, w)) for w in row_counts(W)]
         out.append(np.array(values, dtype=float))
     return out
 
@@ -51,7 +51,7 @@ def row_counts(W: np.ndarray | Resamples) -> Iterator[np.ndarray]:
         yield np.bincount(drawn, minlength=W.store.n_items)[items]
 
 
-def statistic(name: str, x: np.ndarray, y: np.ndarray) -> float:
+def plain_statistic(name: str, x: np.ndarray, y: np.ndarray) -> float:
     """The statistic ``name`` of one expanded resample (NaN where it is undefined: fewer than
     two rows, a constant variable, no scored row)."""
     if name == "accuracy":  # x: each row's credit, y: whether the row is scored

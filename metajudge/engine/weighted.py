@@ -31,7 +31,7 @@ from metajudge.engine.resample import (
 from metajudge.engine.weighted_kendall import kendall_resamples, weighted_kendall
 
 #: the statistics of weighted resamples (``accuracy``: x the rows' credit, y whether each is scored)
-STATISTICS: tuple[str, ...] = ("pearson", "spearman", "kendall", "accuracy")
+ENGINE_STATISTICS: tuple[str, ...] = ("pearson", "spearman", "kendall", "accuracy")
 
 
 def _mv(W: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -512,4 +512,4 @@ def _weighted(name: str, x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndar
         return weighted_kendall(x, y, W)
     if name == "accuracy":
         return _wacc(x, y, W)
-    raise ValueError(f"unknown statistic {name!r} (expected one of {', '.join(STATISTICS)})")
+    raise ValueError(f"unknown statistic {name!r} (expected one of {', '.join(ENGINE_STATISTICS)})")

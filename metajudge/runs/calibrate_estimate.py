@@ -161,12 +161,12 @@ def run_estimate(
     and gates, with ``out`` a run folder (``result.json``, ``estimate.md``, ``report.html`` with
     the forest plot); with ``ppi`` or ``rogan-gladen``, :func:`run_drawn` (``draw``: its
     :class:`~metajudge.runs.estimate_draw.LabelDraw`)."""
-    from metajudge.analyses.calibration.estimate import METHODS, Settings, estimate_mean
+    from metajudge.analyses.calibration.estimate import ESTIMATE_METHODS, Settings, estimate_mean
     from metajudge.reports.estimate_report import estimate_markdown
 
-    if method not in METHODS:
+    if method not in ESTIMATE_METHODS:
         raise InputError(
-            f"unknown method {method!r} (one of {', '.join(METHODS)})", field="--method"
+            f"unknown method {method!r} (one of {', '.join(ESTIMATE_METHODS)})", field="--method"
         )
     if method != "aipw":
         return run_drawn(src, draw, method=method, alpha=alpha, seed=seed, n_boot=n_boot, out=out)

@@ -98,7 +98,7 @@ def test_the_reference_draws_the_resamples_of_the_fast_engine() -> None:
 def test_an_unknown_engine_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown engine 'slow'"):
         engine.statistics([], np.ones((1, 3)), engine="slow")
-    from metajudge.cli.options import ENGINES
+    from metajudge.cli.options import _ENGINE_CHOICES as ENGINES
 
     assert engine.ENGINES == ENGINES
 

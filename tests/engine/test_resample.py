@@ -7,7 +7,7 @@ import pytest
 
 from metajudge import stats as st
 from metajudge.engine.resample import PackedRows, Resamples, pack_counts, unpack_counts
-from metajudge.engine.weighted import STATISTICS, weighted_statistic
+from metajudge.engine.weighted import ENGINE_STATISTICS, weighted_statistic
 
 
 def _data(n: int = 60, seed: int = 3) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -24,7 +24,7 @@ def test_chunks_bit_identical_whatever_the_chunk_size() -> None:
     n_items, B = 30, 50
     dense = st.bootstrap_weights(n_items, B, np.random.default_rng(7))
     x, y, groups = _data()
-    for s in STATISTICS:
+    for s in ENGINE_STATISTICS:
         ref = weighted_statistic(s, x, y, dense[:, groups])
         first = None
         for cache in (0, 1 << 30):
@@ -53,14 +53,14 @@ def test_item_sums_exact_for_few_valued_pairs() -> None:
     y = np.clip(x + rng.integers(-1, 2, groups.size), -2, 2)
     dense = st.bootstrap_weights(n_items, B, np.random.default_rng(2))
     R = Resamples.draw(n_items, B, np.random.default_rng(2))
-    for s in STATISTICS:
+    for s in ENGINE_STATISTICS:
         ref = weighted_statistic(s, x, y, dense[:, groups])
         got = weighted_statistic(s, x, y, R[:, groups])
         np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12, err_msg=s)
     # asked again: the remembered value, not a new pass
-    assert len(R.store.memo) == len(STATISTICS)
+    assert len(R.store.memo) == len(ENGINE_STATISTICS)
     weighted_statistic("spearman", x, y, R[:, groups])
-    assert len(R.store.memo) == len(STATISTICS)
+    assert len(R.store.memo) == len(ENGINE_STATISTICS)
 
 
 def test_grouped_mean_and_iteration_match_the_dense_matrix() -> None:
@@ -164,7 +164,7 @@ def test_threads_do_not_change_a_bit(monkeypatch: pytest.MonkeyPatch) -> None:
     y = rng.integers(-2, 3, 2 * n_items).astype(float)
     x = y + rng.normal(0, 1.5, 2 * n_items)
     groups = np.repeat(np.arange(n_items), 2)
-    reqs = [(s, x, y) for s in STATISTICS]
+    reqs = [(s, x, y) for s in ENGINE_STATISTICS]
     got = {}
     monkeypatch.setattr(moments, "TILE_ROWS", 1)
     monkeypatch.setattr(weighted, "RANK_BLOCK_ELEMENTS", 1)

@@ -376,7 +376,7 @@ def calibrated_estimates(
 
 #: ``calibrate estimate --method``: the calibrated AIPW estimate on the labels the data has (the
 #: default); PPI++ and Rogan–Gladen on labels drawn from a fully labelled dataset
-METHODS = ("aipw", "ppi", "rogan-gladen")
+ESTIMATE_METHODS = ("aipw", "ppi", "rogan-gladen")
 
 
 def estimate_mean(
@@ -391,16 +391,16 @@ def estimate_mean(
     scale: tuple[float, float] | None = None,
 ) -> Any:
     """``calibrate estimate``'s one analysis: a mean from a judge's scores and a few labels by
-    ``method`` (:data:`METHODS`). ``aipw``: ``data`` the :class:`EstimateRows` (labels on some
+    ``method`` (:data:`ESTIMATE_METHODS`). ``aipw``: ``data`` the :class:`EstimateRows` (labels on some
     rows), :func:`calibrated_estimates` with ``probes`` and ``design``. ``ppi`` /
     ``rogan-gladen``: ``data`` the ``(human, judge)`` arrays of a fully labelled set,
     :func:`metajudge.stats.ppi.ppi_on_labels` with ``n_labelled`` labels drawn by ``st.seed``,
     ``critical``, ``st.n_boot`` and the target's ``scale`` (a JSON-ready dict; ValueError on
     what it refuses)."""
     st = st or Settings()
-    if method not in METHODS:
+    if method not in ESTIMATE_METHODS:
         raise InputError(
-            f"unknown method {method!r} (one of {', '.join(METHODS)})", field="--method"
+            f"unknown method {method!r} (one of {', '.join(ESTIMATE_METHODS)})", field="--method"
         )
     if method == "aipw":
         return calibrated_estimates(data, probes, st, design=design)
