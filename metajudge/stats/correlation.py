@@ -69,7 +69,7 @@ def pearson_from_sums(
 
     Every Pearson metajudge reports ends here: :func:`pearson` (one sample), the weighted
     resamples of :mod:`.weighted` and :mod:`.moments` (:func:`pearson_from_moments`), the
-    permutation tests of :mod:`.significance` and :mod:`.resampling_tests`; Spearman's ρ is this
+    permutation and bootstrap tests of :mod:`.resampling_tests`; Spearman's ρ is this
     formula on average ranks. ``defined``: where the value is defined (NaN elsewhere; default:
     both variations positive).
 
@@ -116,8 +116,8 @@ def pearson(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) ->
     0.8
     """
     xa, ya = _as_xy(x, y)
-    if xa.size < 2:
-        return math.nan
+    if xa.size < 2 or np.ptp(xa) == 0 or np.ptp(ya) == 0:  # a constant side (as
+        return math.nan  # undefined_reason): its centred sums may be rounding error, not 0
     xc = xa - xa.mean()
     yc = ya - ya.mean()
     sxx, syy = float(xc @ xc), float(yc @ yc)

@@ -10,6 +10,7 @@ pairwise sides to −1/0/+1 (the decision type is :class:`metajudge.stats.decisi
 from __future__ import annotations
 
 import ast
+import math
 from collections import defaultdict
 from pathlib import Path
 
@@ -442,3 +443,40 @@ def test_no_correlation_outside_stats(modules: dict[str, ast.Module]) -> None:
     )
     assert _correlation_calls(ast.parse("import numpy as np\nnp.corrcoef([1], [2])\n")) == [2]
     assert _correlation_calls(ast.parse("from scipy.stats import pearsonr\n")) == [1]
+
+
+#: the one module that defines Pearson's r (and the other correlations): it alone may call a
+#: library correlation (today none does)
+CORRELATION_HOME = "stats/correlation.py"
+
+
+def test_no_library_correlation_outside_the_one_definition(
+    modules: dict[str, ast.Module],
+) -> None:
+    """Inside metajudge/stats too: a ``np.corrcoef`` or ``scipy.stats.pearsonr`` (or any of
+    :data:`CORRELATION_FUNCS`) anywhere but :data:`CORRELATION_HOME` is a Pearson the marks of
+    :func:`_halve_pearson` cannot see (``stats/power.py`` had one)."""
+    found = {
+        rel: lines
+        for rel, tree in modules.items()
+        if rel != CORRELATION_HOME and (lines := _correlation_calls(tree))
+    }
+    assert not found, f"a library correlation outside {CORRELATION_HOME}: {found}"
+    copy = "import numpy as np\n\ndef r12(x, y):\n    return np.corrcoef(x, y)[0, 1]\n"
+    assert _correlation_calls(ast.parse(copy)) == [4]
+    copy = "import scipy.stats as ss\nss.pearsonr([1, 2, 3], [1, 3, 2])\n"
+    assert _correlation_calls(ast.parse(copy)) == [2]
+
+
+def test_power_r12_runs_the_one_pearson(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``stats power``'s r12 estimate (two metrics' scores) is the one Pearson."""
+    import metajudge.runs.stats_commands  # noqa: F401  (the command's path, imported before the mark)
+    from metajudge.stats.power import r12_from_scores
+
+    a = {"x": 1.0, "y": 2.0, "z": 4.0, "v": 3.0, "w": None}
+    b = {"x": 1.0, "y": 3.0, "z": 4.0, "v": 2.0}
+    r, n = r12_from_scores(a, b)
+    assert (round(r, 4), n) == (0.8, 4)
+    _halve_pearson(monkeypatch)
+    assert r12_from_scores(a, b) == (r / 2, 4)
+    assert math.isnan(r12_from_scores({"x": 1.0, "y": 1.0, "z": 1.0}, b)[0])  # constant side
