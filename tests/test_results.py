@@ -296,7 +296,7 @@ def _resampling_test(ctx: dict[str, Any]) -> Any:
 
     sm = _matrices(ctx)
     x, y = (sm.metrics[m] for m in list(sm.metrics)[:2])
-    return perm_test(x, y, sm.human, level="system", seed=0, n_resamples=49)
+    return perm_test(x, y, sm.human, level="system", rng=0, n_resamples=49)
 
 
 @builds("metajudge.stats.spa:SPAResult")

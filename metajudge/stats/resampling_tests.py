@@ -289,6 +289,11 @@ def permutation_p_value(observed: float, permuted: np.ndarray) -> float:
     return (hits + 1) / (fin.size + 1)
 
 
+def _seed(rng: np.random.Generator | int | None) -> int | None:
+    """The int seed a test records (None when drawn from a Generator)."""
+    return int(rng) if isinstance(rng, (int, np.integer)) else None
+
+
 def _draw_masks(method: str, k: int, m: int, n: int, rng: np.random.Generator) -> tuple:
     S = rng.random((k, m)) < 0.5 if method != "inputs" else np.zeros((k, m), dtype=bool)
     T = rng.random((k, n)) < 0.5 if method != "systems" else np.zeros((k, n), dtype=bool)
@@ -303,16 +308,16 @@ def perm_tests(
     method: str = "both",
     stat: str = "pearson",
     n_resamples: int = 1000,
-    seed: int | None = None,
-    rng: np.random.Generator | None = None,
+    rng: np.random.Generator | int | None = None,
     masks: tuple[np.ndarray, np.ndarray] | None = None,
     batch: int = 1000,
 ) -> dict[tuple[str, str], ResamplingTest]:
     """Perm-Sys (``method="systems"``), Perm-Inp (``"inputs"``) or Perm-Both for every pair.
 
-    The same permutations serve every pair (drawn from ``rng`` or ``seed``; ``masks`` = (S (k, m),
-    T (k, n)) 0/1 swap flags replays a reference implementation's draws). Each metric is
-    z-standardised over its cells first (as nlpstats does). Deutsch, Dror & Roth (2021).
+    The same permutations serve every pair (drawn from ``rng``: a Generator, or an int seed,
+    which the result records; ``masks`` = (S (k, m), T (k, n)) 0/1 swap flags replays a
+    reference implementation's draws). Each metric is z-scored over its cells first
+    (:func:`z_score`, as nlpstats does). Deutsch, Dror & Roth (2021).
     """
     names = list(mats)
     arrs = _align(*(mats[a] for a in names), Z)
@@ -320,7 +325,7 @@ def perm_tests(
     m, n = Zs.shape
     if masks is None:
         _check(level, method, stat, n_resamples)
-        S, T = _draw_masks(method, n_resamples, m, n, rng or np.random.default_rng(seed))
+        S, T = _draw_masks(method, n_resamples, m, n, np.random.default_rng(rng))
     else:
         S, T = (np.asarray(a, dtype=float) for a in masks)
     k = S.shape[0]
@@ -351,7 +356,7 @@ def perm_tests(
             obs,
             permutation_p_value(obs, dl[(i, j)]),
             k,
-            seed,
+            _seed(rng),
             P_RULE,
             dl[(i, j)],
         )
@@ -371,14 +376,13 @@ def boot_tests(
     method: str = "both",
     stat: str = "pearson",
     n_resamples: int = 1000,
-    seed: int | None = None,
-    rng: np.random.Generator | None = None,
+    rng: np.random.Generator | int | None = None,
     draws: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> dict[tuple[str, str], ResamplingTest]:
     """Boot-Sys, Boot-Inp or Boot-Both for every pair (Deutsch et al. 2021).
 
-    ``draws`` = (system indices (k, m), input indices (k, n)) replays a reference's draws.
-    p: :func:`~metajudge.stats.bootstrap_p_value` of the Δ*.
+    ``rng``: a Generator, or an int seed (recorded); ``draws`` = (system indices (k, m), input
+    indices (k, n)) replays a reference's draws. p: :func:`~metajudge.stats.bootstrap_p_value` of the Δ*.
     """
     names = list(mats)
     arrs = _align(*(mats[a] for a in names), Z)
@@ -386,7 +390,7 @@ def boot_tests(
     m, n = Zs.shape
     if draws is None:
         _check(level, method, stat, n_resamples)
-        g, k = rng or np.random.default_rng(seed), n_resamples
+        g, k = np.random.default_rng(rng), n_resamples
         ri = g.integers(0, m, (k, m)) if method != "inputs" else np.tile(np.arange(m), (k, 1))
         ci = g.integers(0, n, (k, n)) if method != "systems" else np.tile(np.arange(n), (k, 1))
     else:
@@ -412,7 +416,7 @@ def boot_tests(
         d = rs[i] - rs[j]
         obs = r_obs[i] - r_obs[j]
         out[(names[i], names[j])] = ResamplingTest(
-            f"boot-{method}", level, stat, obs, bootstrap_p_value(d), k, seed, rule, d
+            f"boot-{method}", level, stat, obs, bootstrap_p_value(d), k, _seed(rng), rule, d
         )
     return out
 
@@ -468,7 +472,7 @@ def permutation_test_diff(
     *,
     statistic: str = "pearson",
     groups: Sequence[object] | np.ndarray | None = None,
-    n_perm: int = 1000,
+    n_resamples: int = 1000,
     rng: np.random.Generator,
     standardize: bool = True,
 ) -> DiffResult:
@@ -481,7 +485,7 @@ def permutation_test_diff(
     map). For Spearman the swap acts on the rank-transformed (then z-scored) scores and the
     permuted statistic is the Pearson r of those with the ranks of ``y`` — the observed value is
     exactly the Spearman difference, and the test needs no re-ranking per permutation.
-    p = (1 + #{|Δ_perm| ≥ |Δ_obs|}) / (1 + n_perm) (Phipson & Smyth 2010). No CI
+    p = (1 + #{|Δ_perm| ≥ |Δ_obs|}) / (1 + n_resamples) (Phipson & Smyth 2010). No CI
     (``lo``/``hi`` are nan).
     """
     a1, ya = _as_xy(x1, y)
@@ -494,9 +498,9 @@ def permutation_test_diff(
         a1, a2 = z_score(a1), z_score(a2)
     gi, n_items = _group_index(groups, ya.size)
     obs = statistic_fn(stat_perm)(a1, ya) - statistic_fn(stat_perm)(a2, ya)
-    d = _perm_diffs(stat_perm, a1, a2, ya, gi, n_items, n_perm, rng)
+    d = _perm_diffs(stat_perm, a1, a2, ya, gi, n_items, n_resamples, rng)
     p = permutation_p_value(obs, d)
-    return DiffResult(float(obs), math.nan, math.nan, p, n_perm, "permutation")
+    return DiffResult(float(obs), math.nan, math.nan, p, n_resamples, "permutation")
 
 
 def _perm_diffs(
@@ -506,18 +510,18 @@ def _perm_diffs(
     y: np.ndarray,
     gi: np.ndarray | None,
     n_items: int,
-    n_perm: int,
+    n_resamples: int,
     rng: np.random.Generator,
 ) -> np.ndarray:
     """``stat(X1, y) − stat(X2, y)`` per permutation, a block of permutations at a time.
 
-    The swaps are drawn block by block from the stream of one ``(n_perm, n_items)`` draw, so
+    The swaps are drawn block by block from the stream of one ``(n_resamples, n_items)`` draw, so
     the values do not depend on the block size. Pearson (and Spearman, a Pearson of ranks) needs
     no permuted copy of the data: swapping item i adds ``Σ_rows of i (a2 − a1)`` to Σx1 (and
     the like to Σx1², Σx1·y), so each permutation's sums are the unpermuted ones plus one
-    product of its swap vector with per-item sums — memory and time O(n_perm × items).
+    product of its swap vector with per-item sums — memory and time O(n_resamples × items).
     """
-    d = np.empty(n_perm)
+    d = np.empty(n_resamples)
     step = max(1, CHUNK_ELEMENTS // max(y.size, 1))
     pearson = stat == "pearson"
     if pearson:
@@ -530,8 +534,8 @@ def _perm_diffs(
         base1 = np.array([a1.sum(), (a1 * a1).sum(), (a1 * yc).sum()])
         base2 = np.array([a2.sum(), (a2 * a2).sum(), (a2 * yc).sum()])
         syy = float(yc @ yc)
-    for p0 in range(0, n_perm, step):
-        swap_items = rng.random((min(step, n_perm - p0), n_items)) < 0.5
+    for p0 in range(0, n_resamples, step):
+        swap_items = rng.random((min(step, n_resamples - p0), n_items)) < 0.5
         blk = slice(p0, p0 + swap_items.shape[0])
         if pearson:
             delta = np.einsum("ij,jk->ik", np.ascontiguousarray(swap_items, dtype=float), M)
@@ -551,7 +555,7 @@ def shared_permutation_tests(
     pairs: Sequence[tuple[int, int]],
     *,
     groups: Sequence[object] | np.ndarray | None = None,
-    n_perm: int = 1000,
+    n_resamples: int = 1000,
     rng: np.random.Generator,
 ) -> list[list[DiffResult]]:
     """:func:`permutation_test_diff` of every pair of metrics, with the swaps shared.
@@ -564,7 +568,7 @@ def shared_permutation_tests(
     dependent (Holm's correction holds under any dependence, Holm 1979). Swapping item g of
     metrics i and j adds Σ_rows of g (a_j − a_i) to Σa_i (and the like to Σa_i², Σa_i·y), so
     per permutation the product of its swap vector with each metric's per-item sums gives every
-    pair — time O(n_perm × items × metrics), not × pairs. Returns, per problem, one
+    pair — time O(n_resamples × items × metrics), not × pairs. Returns, per problem, one
     :class:`DiffResult` per pair.
     """
     y0 = np.asarray(problems[0][2], dtype=float)
@@ -589,7 +593,7 @@ def shared_permutation_tests(
                     np.bincount(gi, weights=v, minlength=n_items) if gi is not None else v
                 )
         rng.bit_generator.state = start  # every chunk of metrics the same swaps
-        parts.append(_shared_swap_sums(M, n_items, n_perm, rng))
+        parts.append(_shared_swap_sums(M, n_items, n_resamples, rng))
         del M
     Q = np.concatenate(parts, axis=1)
     setups = [
@@ -599,7 +603,7 @@ def shared_permutation_tests(
     out, c0 = [], 0
     for r, base, syy, n in setups:
         k = base.shape[0]
-        Qp = Q[:, c0 : c0 + 3 * k].reshape(n_perm, k, 3)
+        Qp = Q[:, c0 : c0 + 3 * k].reshape(n_resamples, k, 3)
         c0 += 3 * k
         res = []
         for i, j in pairs:
@@ -607,7 +611,9 @@ def shared_permutation_tests(
             d = _r_from_sums(base[i] + delta, n, syy) - _r_from_sums(base[j] - delta, n, syy)
             obs = float(r[i] - r[j])
             p = permutation_p_value(obs, d)
-            res.append(DiffResult(obs, math.nan, math.nan, p, n_perm, "permutation (shared swaps)"))
+            res.append(
+                DiffResult(obs, math.nan, math.nan, p, n_resamples, "permutation (shared swaps)")
+            )
         out.append(res)
     return out
 
@@ -624,9 +630,9 @@ def _metric_chunks(n_metrics: list[int], n_items: int) -> list[list[tuple[int, i
 
 
 def _shared_swap_sums(
-    M: np.ndarray, n_items: int, n_perm: int, rng: np.random.Generator
+    M: np.ndarray, n_items: int, n_resamples: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """``(n_perm, k)``: each permutation's swap vector (one bit per item) times ``M``. The
+    """``(n_resamples, k)``: each permutation's swap vector (one bit per item) times ``M``. The
     swaps are drawn here, a tile of :data:`~metajudge.stats.moments.TILE_ROWS` permutations at
     a time in stream order; their products are shared among the resample threads
     (:func:`~metajudge.stats.resample.map_blocks`: each tile's are the same on any thread)."""
@@ -634,15 +640,15 @@ def _shared_swap_sums(
     from metajudge.stats.resample import map_blocks, ready
 
     words = -(-n_items // 64)
-    out = np.empty((n_perm, M.shape[1]))
+    out = np.empty((n_resamples, M.shape[1]))
 
     def one(p0: int, raw: np.ndarray) -> None:
         bits = np.unpackbits(raw.view(np.uint8), axis=1, count=n_items, bitorder="little")
         out[p0 : p0 + raw.shape[0]] = tile_product(bits, M)
 
     def tiles() -> Iterator[tuple[int, Callable[[], np.ndarray]]]:
-        for p0 in range(0, n_perm, TILE_ROWS):
-            rows = min(TILE_ROWS, n_perm - p0)
+        for p0 in range(0, n_resamples, TILE_ROWS):
+            rows = min(TILE_ROWS, n_resamples - p0)
             yield p0, ready(rng.bit_generator.random_raw(rows * words).reshape(rows, words))
 
     with one_blas_thread():

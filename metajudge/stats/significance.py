@@ -35,7 +35,7 @@ def paired_bootstrap_diff(
     *,
     statistic: str = "pearson",
     groups: Sequence[object] | np.ndarray | None = None,
-    n_boot: int = 1000,
+    n_resamples: int = 1000,
     rng: np.random.Generator | None = None,
     level: float = 0.95,
     weights: np.ndarray | None = None,
@@ -59,7 +59,7 @@ def paired_bootstrap_diff(
     if samples is None:
         W = resamples
         if W is None:
-            W = resample(groups, ya.size, n_boot=n_boot, rng=rng, weights=weights)  # type: ignore[arg-type]
+            W = resample(groups, ya.size, n_boot=n_resamples, rng=rng, weights=weights)  # type: ignore[arg-type]
         s1 = correlate([(statistic, a1, ya)], W)[0]
         s2 = correlate([(statistic, a2, ya)], W)[0]
     else:
@@ -157,12 +157,12 @@ class PFloor:
     n_tests: int
 
     @classmethod
-    def bootstrap(cls, n_boot: int, n_tests: int) -> PFloor:
-        return cls("2/(B + 1)", 2.0 / (n_boot + 1), n_boot, n_tests)
+    def bootstrap(cls, n_resamples: int, n_tests: int) -> PFloor:
+        return cls("2/(B + 1)", 2.0 / (n_resamples + 1), n_resamples, n_tests)
 
     @classmethod
-    def permutation(cls, n_perm: int, n_tests: int) -> PFloor:
-        return cls("1/(k + 1)", 1.0 / (n_perm + 1), n_perm, n_tests)
+    def permutation(cls, n_resamples: int, n_tests: int) -> PFloor:
+        return cls("1/(k + 1)", 1.0 / (n_resamples + 1), n_resamples, n_tests)
 
     @property
     def holm_floor(self) -> float:

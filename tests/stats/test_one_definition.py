@@ -324,14 +324,16 @@ def _significance(rng_seed: int = 0) -> list[float]:
     y = rng.normal(size=40)
     x1, x2 = y + rng.normal(size=40), y + rng.normal(scale=2.0, size=40)
     g = np.arange(40) // 2
-    b = st.paired_bootstrap_diff(x1, x2, y, groups=g, n_boot=30, rng=np.random.default_rng(1))
-    perm = st.permutation_test_diff(x1, x2, y, groups=g, n_perm=30, rng=np.random.default_rng(1))
+    b = st.paired_bootstrap_diff(x1, x2, y, groups=g, n_resamples=30, rng=np.random.default_rng(1))
+    perm = st.permutation_test_diff(
+        x1, x2, y, groups=g, n_resamples=30, rng=np.random.default_rng(1)
+    )
     ci = st.bootstrap_ci(x1, y, groups=g, n_boot=30, rng=np.random.default_rng(1))
     out = [b.diff, b.lo, b.hi, perm.diff, ci.estimate, ci.lo, ci.hi]
     X, Y, Z = (rng.normal(size=(6, 8)) for _ in range(3))
     Y += X
     for test in (st.perm_tests, st.boot_tests):
-        res = test({"x": X, "y": Y}, Z, level="global", n_resamples=20, seed=0)[("x", "y")]
+        res = test({"x": X, "y": Y}, Z, level="global", n_resamples=20, rng=0)[("x", "y")]
         out.append(res.delta)
     return out + [b.p_value, perm.p_value]
 

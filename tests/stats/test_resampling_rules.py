@@ -61,20 +61,26 @@ def test_the_one_permutation_p() -> None:
     y = rng.normal(size=30)
     x = y + rng.normal(size=30)
     g = np.arange(30) // 3
-    r = st.permutation_test_diff(x, x.copy(), y, groups=g, n_perm=50, rng=np.random.default_rng(1))
+    r = st.permutation_test_diff(
+        x, x.copy(), y, groups=g, n_resamples=50, rng=np.random.default_rng(1)
+    )
     assert (r.diff, r.p_value) == (0.0, 1.0)
     (shared,) = st.shared_permutation_tests(
-        [("pearson", [x, x.copy()], y)], [(0, 1)], groups=g, n_perm=50, rng=np.random.default_rng(1)
+        [("pearson", [x, x.copy()], y)],
+        [(0, 1)],
+        groups=g,
+        n_resamples=50,
+        rng=np.random.default_rng(1),
     )
     assert shared[0].p_value == 1.0
     X = rng.normal(size=(6, 5))
     assert (
         st.perm_tests(
-            {"x": X, "y": X.copy()}, rng.normal(size=(6, 5)), level="item", n_resamples=50, seed=0
+            {"x": X, "y": X.copy()}, rng.normal(size=(6, 5)), level="item", n_resamples=50, rng=0
         )[("x", "y")].p_value
         == 1.0
     )
-    flat = st.permutation_test_diff(x, y, np.ones(30), n_perm=20, rng=np.random.default_rng(1))
+    flat = st.permutation_test_diff(x, y, np.ones(30), n_resamples=20, rng=np.random.default_rng(1))
     assert math.isnan(flat.p_value)
     assert st.permutation_p_value(0.5, np.array([0.1, -0.6, np.nan, 0.5 - 1e-13])) == 0.75
     assert math.isnan(st.permutation_p_value(0.5, np.array([np.nan, np.inf])))
@@ -86,7 +92,9 @@ def test_z_score_before_a_swap() -> None:
     rng = np.random.default_rng(2)
     y = rng.normal(size=40)
     x1, x2 = y + rng.normal(size=40), y + rng.normal(scale=2.0, size=40)
-    a = st.permutation_test_diff(x1, x2, y, n_perm=60, rng=np.random.default_rng(3))
-    b = st.permutation_test_diff(100 * x1 + 7, x2 / 3, y, n_perm=60, rng=np.random.default_rng(3))
+    a = st.permutation_test_diff(x1, x2, y, n_resamples=60, rng=np.random.default_rng(3))
+    b = st.permutation_test_diff(
+        100 * x1 + 7, x2 / 3, y, n_resamples=60, rng=np.random.default_rng(3)
+    )
     assert (b.diff, b.p_value) == pytest.approx((a.diff, a.p_value), abs=1e-12)
     assert st.resampling_tests.z_score(np.array([3.0, 3.0, np.nan])).tolist()[:2] == [0.0, 0.0]

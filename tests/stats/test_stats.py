@@ -352,30 +352,32 @@ def test_permutation_and_paired_bootstrap() -> None:
     bad = y + rng.normal(scale=3.0, size=n)
     for s in ("pearson", "spearman"):
         perm = st.permutation_test_diff(
-            good, bad, y, statistic=s, n_perm=500, rng=np.random.default_rng(1)
+            good, bad, y, statistic=s, n_resamples=500, rng=np.random.default_rng(1)
         )
         assert perm.diff == pytest.approx(
             st.statistic(s, good, y) - st.statistic(s, bad, y), abs=1e-12
         )
         assert perm.p_value < 0.01
         same = st.permutation_test_diff(
-            good, good, y, statistic=s, n_perm=200, rng=np.random.default_rng(1)
+            good, good, y, statistic=s, n_resamples=200, rng=np.random.default_rng(1)
         )
         assert same.p_value == 1.0
         boot = st.paired_bootstrap_diff(
-            good, bad, y, statistic=s, n_boot=500, rng=np.random.default_rng(1)
+            good, bad, y, statistic=s, n_resamples=500, rng=np.random.default_rng(1)
         )
         assert boot.diff == pytest.approx(perm.diff, abs=1e-12)
         assert boot.lo > 0 and boot.p_value < 0.01
         given = (st.statistic(s, good, y), st.statistic(s, bad, y))  # the cells' point values
         told = st.paired_bootstrap_diff(
-            good, bad, y, statistic=s, n_boot=500, rng=np.random.default_rng(1), observed=given
+            good, bad, y, statistic=s, n_resamples=500, rng=np.random.default_rng(1), observed=given
         )
         assert told == boot  # the same result, bit for bit, without sorting again
-    again = st.permutation_test_diff(good, bad, y, n_perm=300, rng=np.random.default_rng(5))
+    again = st.permutation_test_diff(good, bad, y, n_resamples=300, rng=np.random.default_rng(5))
     assert (
         again.p_value
-        == st.permutation_test_diff(good, bad, y, n_perm=300, rng=np.random.default_rng(5)).p_value
+        == st.permutation_test_diff(
+            good, bad, y, n_resamples=300, rng=np.random.default_rng(5)
+        ).p_value
     )
 
 
