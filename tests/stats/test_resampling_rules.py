@@ -98,3 +98,25 @@ def test_z_score_before_a_swap() -> None:
     )
     assert (b.diff, b.p_value) == pytest.approx((a.diff, a.p_value), abs=1e-12)
     assert st.resampling_tests.z_score(np.array([3.0, 3.0, np.nan])).tolist()[:2] == [0.0, 0.0]
+
+
+def test_rank_clusters_apply_the_rules() -> None:
+    """Through the rank-clusters table (``stats rank-clusters``): the constant human input is
+    left out of every metric's item-level correlation (it was read as r ~ 1e-17 and averaged
+    in); a metric tested against its copy has every Δ* = Δ = 0, so p = 1 (the one permutation
+    p counts ties within 1e-12)."""
+    from metajudge.analyses.metric_vs_human.matrices import ScoreMatrices
+    from metajudge.analyses.system_ranking import ClusterOptions, rank_table
+
+    X, Y, Z = _constant_column()
+    m, n = Z.shape
+    mets = {"x": X, "x_copy": X.copy(), "y": Y}
+    sm = ScoreMatrices("q", [f"s{i}" for i in range(m)], [f"i{j}" for j in range(n)], Z, mets)
+    t = rank_table(sm, "toy", ClusterOptions(level="item", n_resamples=99, seed=1))
+    got = {r["metric"]: r["correlation"] for r in t.rows}
+    for name, A in mets.items():
+        without = st.resampling_tests.level_correlation(A[:, 1:], Z[:, 1:], "item", "pearson")
+        assert got[name] == pytest.approx(without, abs=1e-15), name
+    (same,) = [p for p in t.pairs if {p["a"], p["b"]} == {"x", "x_copy"}]
+    assert (same["delta"], same["p"]) == (0.0, 1.0)
+    assert all(0 < p["p"] <= 1 for p in t.pairs)
