@@ -20,7 +20,7 @@ The tests:
 - **Perm-{Sys,Inp,Both}** and **Boot-{Sys,Inp,Both}** of Deutsch, Dror & Roth (2021), "A
   Statistical Analysis of Summarization Evaluation Metrics using Resampling Methods" (TACL):
   scores as (systems × inputs) matrices X, Y (two metrics) and Z (humans); the correlation
-  r(·, Z) at a level (:data:`MATRIX_LEVELS`); Δ = r(X, Z) − r(Y, Z). Perm: X and Y
+  r(·, Z) at a level (:data:`~metajudge.stats.estimates.LEVELS`); Δ = r(X, Z) − r(Y, Z). Perm: X and Y
   (standardised, as nlpstats does) swap whole systems (rows), whole inputs (columns), or both
   (a cell swaps when exactly one of its row and column is swapped); nlpstats reports
   #{|Δ*| ≥ |Δ|}/k. Boot: systems, inputs or both resampled with replacement (as counts).
@@ -51,13 +51,12 @@ from metajudge.stats.correlation import (
     accuracy_rows,
     pearson_from_moments,
     pearson_rows,
-    statistic,
     statistic_fn,
 )
+from metajudge.stats.estimates import LEVELS, MIN_POOLED_ROWS, level_estimate
 from metajudge.stats.resample import CHUNK_ELEMENTS
 from metajudge.stats.significance import DiffResult
 
-MATRIX_LEVELS: tuple[str, ...] = ("global", "item", "system-grouped", "system")
 PERM_METHODS: tuple[str, ...] = ("systems", "inputs", "both")
 P_RULE = "p = (#{|Δ*| >= |Δ|} + 1)/(k + 1) over k permutations (nlpstats reports #{|Δ*| >= |Δ|}/k)"
 
@@ -108,31 +107,22 @@ def z_score(a: np.ndarray) -> np.ndarray:
 
 
 def level_correlation(X: np.ndarray, Z: np.ndarray, level: str, stat: str = "pearson") -> float:
-    """r(X, Z) of (systems × inputs) matrices at a level; NaN cells dropped (levels.py rules).
+    """r(X, Z) of (systems × inputs) matrices at a level: the one level correlation
+    (:func:`~metajudge.stats.estimates.level_estimate`) of the matrices' cells, a response a
+    cell (NaN cells dropped, as :mod:`metajudge.analyses.metric_vs_human.levels` states).
 
     >>> X = np.array([[1.0, 2, 3], [2.0, 2, 5]]); Z = np.array([[1.0, 3, 2], [2.0, 4, 6]])
-    >>> level_correlation(X, Z, "item"), level_correlation(X, Z, "system")  # column 2: constant
-    (1.0, 1.0)
+    >>> level_correlation(X, Z, "item")  # column 2: constant metric, left out
+    1.0
+    >>> level_correlation(X, Z, "system")  # two systems: fewer than three rows, undefined
+    nan
     """
-    if level == "global":
-        ok = np.isfinite(X) & np.isfinite(Z)
-        return statistic(stat, X[ok], Z[ok])
-    if level == "system":
-        with np.errstate(invalid="ignore"):
-            x, z = np.nanmean(X, axis=1), np.nanmean(Z, axis=1)
-        ok = np.isfinite(x) & np.isfinite(z)
-        return statistic(stat, x[ok], z[ok])
-    A, B = (X.T, Z.T) if level == "item" else (X, Z)
-    if level not in ("item", "system-grouped"):
-        raise ValueError(f"unknown level {level!r} (expected one of {MATRIX_LEVELS})")
-    vals = []
-    for a, b in zip(A, B, strict=True):
-        ok = np.isfinite(a) & np.isfinite(b)
-        if ok.sum() >= 2:
-            v = statistic(stat, a[ok], b[ok])
-            if math.isfinite(v):
-                vals.append(v)
-    return float(np.mean(vals)) if vals else math.nan
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r} (expected one of {LEVELS})")
+    X, Z = np.asarray(X, dtype=float), np.asarray(Z, dtype=float)
+    systems, items = np.indices(X.shape)
+    cells = (X.ravel(), Z.ravel(), items.ravel(), systems.ravel())
+    return level_estimate(stat, *cells, X.shape[1], None, 0.95, level).value
 
 
 def _group_mean(r: np.ndarray, w: np.ndarray | None) -> np.ndarray:
@@ -182,19 +172,23 @@ def _pearson_at(
     row_w: np.ndarray | None,
     col_w: np.ndarray | None,
 ) -> np.ndarray:
-    """Pearson at ``level`` of each resample, from (weighted) moment sums (vectorised)."""
+    """Pearson at ``level`` of each resample, from (weighted) moment sums (vectorised).
+
+    The rows a value needs are :func:`~metajudge.stats.estimates.level_estimate`'s: two in an
+    input (item level), three in a pooled value (global, a system, the systems' means)."""
+    r = pearson_from_moments(n, sx, sz, sxx, szz, sxz)
     if level == "global":
-        return pearson_from_moments(n, sx, sz, sxx, szz, sxz)
+        return _min_rows(r, n)
     if level in ("item", "system-grouped"):
-        return _group_mean(
-            pearson_from_moments(n, sx, sz, sxx, szz, sxz), col_w if level == "item" else row_w
-        )
+        if level == "system-grouped":
+            r = _min_rows(r, n)
+        return _group_mean(r, col_w if level == "item" else row_w)
     with np.errstate(invalid="ignore", divide="ignore"):
         mx, mz = sx / n, sz / n
     k = np.isfinite(mx) & np.isfinite(mz)
     w = (np.ones_like(mx) if row_w is None else np.broadcast_to(row_w, mx.shape)) * k
     mx, mz = np.where(k, mx, 0.0), np.where(k, mz, 0.0)
-    return pearson_from_moments(
+    r = pearson_from_moments(
         w.sum(1),
         (w * mx).sum(1),
         (w * mz).sum(1),
@@ -202,6 +196,12 @@ def _pearson_at(
         (w * mz * mz).sum(1),
         (w * mx * mz).sum(1),
     )
+    return _min_rows(r, (w > 0).sum(1))  # distinct systems
+
+
+def _min_rows(r: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """``r`` where at least :data:`~metajudge.stats.estimates.MIN_POOLED_ROWS` rows back it."""
+    return np.where(n >= MIN_POOLED_ROWS, r, np.nan)
 
 
 def _zeroed(*mats: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -258,8 +258,8 @@ def _counts(idx: np.ndarray, size: int) -> np.ndarray:
 
 
 def _check(level: str, method: str, stat: str, k: int) -> None:
-    if level not in MATRIX_LEVELS:
-        raise ValueError(f"unknown level {level!r} (expected one of {MATRIX_LEVELS})")
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r} (expected one of {LEVELS})")
     if method not in PERM_METHODS:
         raise ValueError(f"unknown method {method!r} (expected one of {PERM_METHODS})")
     if stat not in ("pearson", "spearman", "kendall"):

@@ -120,3 +120,39 @@ def test_rank_clusters_apply_the_rules() -> None:
     (same,) = [p for p in t.pairs if {p["a"], p["b"]} == {"x", "x_copy"}]
     assert (same["delta"], same["p"]) == (0.0, 1.0)
     assert all(0 < p["p"] <= 1 for p in t.pairs)
+
+
+@pytest.mark.parametrize("level", ["global", "item", "system-grouped", "system"])
+def test_one_level_correlation_and_its_resamples(level: str) -> None:
+    """The matrices' level correlation is the one level correlation
+    (``stats.estimates.level_estimate``) of their cells, missing cells and groups too small for
+    it included; the identity permutation and bootstrap draw give back the observed Δ."""
+    from metajudge.stats.estimates import level_estimate
+    from metajudge.stats.resampling_tests import boot_test, level_correlation, perm_test
+
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        m, n = int(rng.integers(2, 7)), int(rng.integers(2, 8))
+        X, Y, Z = (rng.normal(size=(m, n)) for _ in range(3))
+        X[rng.random((m, n)) < 0.35] = np.nan
+        systems, items = np.indices((m, n))
+        cells = (X.ravel(), Z.ravel(), items.ravel(), systems.ravel())
+        want = level_estimate("pearson", *cells, n, None, 0.95, level).value
+        got = level_correlation(X, Z, level)
+        assert got == want or (math.isnan(got) and math.isnan(want)), seed
+        p = perm_test(X, Y, Z, level=level, masks=(np.zeros((1, m)), np.zeros((1, n))))
+        b = boot_test(X, Y, Z, level=level, draws=(np.arange(m)[None], np.arange(n)[None]))
+        for t in (p, b):
+            assert t.samples[0] == pytest.approx(t.delta, abs=1e-9, nan_ok=True), seed
+
+
+def test_rows_a_level_needs() -> None:
+    """An input's correlation needs two rows, a pooled one three (global, a system, the
+    systems' means): with two systems the item level is defined, the system level is not."""
+    X = np.array([[1.0, 2, 3], [2.0, 2, 5]])
+    Z = np.array([[1.0, 3, 2], [2.0, 4, 6]])
+    rt = st.resampling_tests
+    assert rt.level_correlation(X, Z, "item") == 1.0  # column 1: constant metric, left out
+    assert math.isnan(rt.level_correlation(X, Z, "system"))
+    assert rt.level_correlation(X, Z, "system-grouped") == pytest.approx((0.5 + 0.75**0.5) / 2)
+    assert math.isnan(rt.level_correlation(X[:, :2], Z[:, :2], "system-grouped"))
