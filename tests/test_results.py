@@ -304,7 +304,7 @@ def _spa(ctx: dict[str, Any]) -> Any:
     from metajudge.stats.spa import soft_pairwise_accuracy
 
     sm = _matrices(ctx)
-    return soft_pairwise_accuracy(sm.human, next(iter(sm.metrics.values())), n_perm=49, seed=0)
+    return soft_pairwise_accuracy(sm.human, next(iter(sm.metrics.values())), n_resamples=49, rng=0)
 
 
 def _judge_bench_run(ctx: dict[str, Any]) -> Any:

@@ -278,7 +278,7 @@ def run_ppi(
             rng=np.random.default_rng(seed),
             alpha=alpha,
             critical=critical,  # type: ignore[arg-type]
-            n_boot=n_boot,
+            n_resamples=n_boot,
             scale=scale,
         )
     except ValueError as e:

@@ -59,7 +59,7 @@ def paired_bootstrap_diff(
     if samples is None:
         W = resamples
         if W is None:
-            W = resample(groups, ya.size, n_boot=n_resamples, rng=rng, weights=weights)  # type: ignore[arg-type]
+            W = resample(groups, ya.size, n_resamples=n_resamples, rng=rng, weights=weights)  # type: ignore[arg-type]
         s1 = correlate([(statistic, a1, ya)], W)[0]
         s2 = correlate([(statistic, a2, ya)], W)[0]
     else:

@@ -328,7 +328,7 @@ def _significance(rng_seed: int = 0) -> list[float]:
     perm = st.permutation_test_diff(
         x1, x2, y, groups=g, n_resamples=30, rng=np.random.default_rng(1)
     )
-    ci = st.bootstrap_ci(x1, y, groups=g, n_boot=30, rng=np.random.default_rng(1))
+    ci = st.bootstrap_ci(x1, y, groups=g, n_resamples=30, rng=np.random.default_rng(1))
     out = [b.diff, b.lo, b.hi, perm.diff, ci.estimate, ci.lo, ci.hi]
     X, Y, Z = (rng.normal(size=(6, 8)) for _ in range(3))
     Y += X
