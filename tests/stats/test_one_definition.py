@@ -482,3 +482,43 @@ def test_power_r12_runs_the_one_pearson(monkeypatch: pytest.MonkeyPatch) -> None
     _halve_pearson(monkeypatch)
     assert r12_from_scores(a, b) == (r / 2, 4)
     assert math.isnan(r12_from_scores({"x": 1.0, "y": 1.0, "z": 1.0}, b)[0])  # constant side
+
+
+# ---------------------------------------------------------------------------------------------
+# One parameter vocabulary in metajudge/stats
+
+#: the fast engine modules (their names are another change's): not scanned
+ENGINE_MODULES = {
+    "stats/weighted.py",
+    "stats/moments.py",
+    "stats/resample.py",
+    "stats/rank_pass.py",
+    "stats/count_pass.py",
+    "stats/weighted_kendall.py",
+}
+#: the old names of a resample count and of randomness -> the one name
+OLD_PARAMETERS = {"n_boot": "n_resamples", "n_perm": "n_resamples", "seed": "rng"}
+
+
+def _old_parameters(tree: ast.Module) -> list[str]:
+    return [
+        f"{node.name}({a.arg})"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef) and not node.name.startswith("_")
+        for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+        if a.arg in OLD_PARAMETERS
+    ]
+
+
+def test_one_parameter_vocabulary_in_stats(modules: dict[str, ast.Module]) -> None:
+    """A public function of metajudge/stats takes ``n_resamples`` resamples and ``rng`` (a
+    Generator or an int seed), not ``n_boot`` / ``n_perm`` / ``seed``."""
+    found = {
+        rel: names
+        for rel, tree in modules.items()
+        if rel.startswith("stats/")
+        and rel not in ENGINE_MODULES
+        and (names := _old_parameters(tree))
+    }
+    assert not found, f"use n_resamples / rng: {found}"
+    assert _old_parameters(ast.parse("def f(x, *, n_boot=10, rng=None): ...")) == ["f(n_boot)"]
