@@ -141,7 +141,7 @@ def _bench_slow(cells, B: int, k: int, t_ps: float) -> None:  # type: ignore[no-
     for c in cells[:k]:
         for s in ("pearson", "spearman"):
             bootstrap_ci_reference(
-                c.x, c.y, statistic=s, groups=c.pair, n_boot=B, rng=np.random.default_rng(0)
+                c.x, c.y, statistic=s, groups=c.pair, n_resamples=B, rng=np.random.default_rng(0)
             )
     t_slow_k = time.perf_counter() - t0
     t_slow = t_slow_k / k * len(cells)
@@ -150,7 +150,7 @@ def _bench_slow(cells, B: int, k: int, t_ps: float) -> None:  # type: ignore[no-
     )
     print(f"    ratio slow / vectorised: {t_slow / t_ps:.0f}x")
     c = cells[0]
-    kw = {"statistic": "spearman", "groups": c.pair, "n_boot": 200}
+    kw = {"statistic": "spearman", "groups": c.pair, "n_resamples": 200}
     a = st.bootstrap_ci(c.x, c.y, **kw, rng=np.random.default_rng(1))
     b = bootstrap_ci_reference(c.x, c.y, **kw, rng=np.random.default_rng(1))
     print(

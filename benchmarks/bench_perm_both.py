@@ -34,7 +34,7 @@ def main() -> None:
     for level in ("global", "item", "system"):
         t0 = time.perf_counter()
         res = rt.perm_tests(sm.metrics, sm.human, level=level, method="both", n_resamples=1000,
-                            seed=0)  # fmt: skip
+                            rng=0)  # fmt: skip
         ours[level] = time.perf_counter() - t0
         ok = "under" if ours[level] < 10 else "OVER"
         p = min(t.p_value for t in res.values())

@@ -85,12 +85,22 @@ def bench_bootstrap_vs_loop() -> None:
     y = x + rng.normal(size=n)
     t_vec = _best(
         lambda: stats.bootstrap_ci(
-            x, y, statistic="spearman", groups=groups, n_boot=1000, rng=np.random.default_rng(1)
+            x,
+            y,
+            statistic="spearman",
+            groups=groups,
+            n_resamples=1000,
+            rng=np.random.default_rng(1),
         )
     )
     t_loop = _best(
         lambda: bootstrap_ci_reference(
-            x, y, statistic="spearman", groups=groups, n_boot=1000, rng=np.random.default_rng(1)
+            x,
+            y,
+            statistic="spearman",
+            groups=groups,
+            n_resamples=1000,
+            rng=np.random.default_rng(1),
         ),
         reps=1,
     )

@@ -296,7 +296,7 @@ def _resampling_test(ctx: dict[str, Any]) -> Any:
 
     sm = _matrices(ctx)
     x, y = (sm.metrics[m] for m in list(sm.metrics)[:2])
-    return perm_test(x, y, sm.human, level="system", seed=0, n_resamples=49)
+    return perm_test(x, y, sm.human, level="system", rng=0, n_resamples=49)
 
 
 @builds("metajudge.stats.spa:SPAResult")
@@ -304,7 +304,7 @@ def _spa(ctx: dict[str, Any]) -> Any:
     from metajudge.stats.spa import soft_pairwise_accuracy
 
     sm = _matrices(ctx)
-    return soft_pairwise_accuracy(sm.human, next(iter(sm.metrics.values())), n_perm=49, seed=0)
+    return soft_pairwise_accuracy(sm.human, next(iter(sm.metrics.values())), n_resamples=49, rng=0)
 
 
 def _judge_bench_run(ctx: dict[str, Any]) -> Any:

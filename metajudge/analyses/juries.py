@@ -369,7 +369,7 @@ def _score_row(
             level="global",
             method="inputs",
             n_resamples=n_resamples,
-            seed=seed,
+            rng=seed,
         )
         row.update(vs_best=t.delta, p_value=t.p_value)
     return row

@@ -81,7 +81,7 @@ def self_preference(
     h = np.array([gold[i] == positive for i in keep], dtype=float)
     j = np.array([judge[i] == positive for i in keep], dtype=float)
     W = resample(
-        [groups[i] for i in keep], len(keep), n_boot=n_boot, rng=np.random.default_rng(seed)
+        [groups[i] for i in keep], len(keep), n_resamples=n_boot, rng=np.random.default_rng(seed)
     )
 
     def over(mask: np.ndarray) -> tuple[float, float, float, np.ndarray]:

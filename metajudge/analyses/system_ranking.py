@@ -90,7 +90,7 @@ def _tests(sm: ScoreMatrices, o: ClusterOptions) -> dict[tuple[str, str], rt.Res
         method=method,
         stat=o.statistic,
         n_resamples=o.n_resamples,
-        seed=o.seed,
+        rng=o.seed,
     )
 
 

@@ -162,7 +162,7 @@ def judge_report(
     accs = []
     for cat in [*cats, "overall"]:
         m = np.array([cat == "overall" or r.category == cat for r in rows], dtype=bool)
-        lo, hi = bootstrap_mean_ci(correct[m], rng, n_boot=n_boot)
+        lo, hi = bootstrap_mean_ci(correct[m], rng, n_resamples=n_boot)
         acc = float(correct[m].mean()) if m.any() else math.nan
         accs.append(Accuracy(cat, int(m.sum()), acc, lo, hi))
     pc = position_consistency(*order_pairs(rows))

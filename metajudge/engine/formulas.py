@@ -21,8 +21,8 @@ def pearson_from_sums(
 
     Every Pearson metajudge reports ends here: :func:`metajudge.stats.pearson` (one sample), the
     weighted resamples of :mod:`.weighted` and :mod:`.moments` (:func:`pearson_from_moments`),
-    the permutation tests of :mod:`metajudge.stats.significance` and
-    :mod:`metajudge.stats.resampling_tests`; Spearman's ρ is this formula on average ranks.
+
+
     ``defined``: where the value is defined (NaN elsewhere; default: both variations positive).
 
     >>> float(pearson_from_sums(4.0, 5.0, 5.0))

@@ -30,7 +30,7 @@ def _mean_ci(values: Sequence[float], rng: np.random.Generator, n_boot: int) -> 
 
     x = np.asarray(values, dtype=float)
     mean = float(x.mean()) if x.size else float("nan")
-    return [mean, *bootstrap_mean_ci(x, rng, n_boot=n_boot)]
+    return [mean, *bootstrap_mean_ci(x, rng, n_resamples=n_boot)]
 
 
 def _rates(labels: Sequence[int], preds: Sequence[float | None]) -> dict[str, Any]:

@@ -99,7 +99,13 @@ from metajudge.stats.power import (
     n_for_correlation_difference,
     n_for_margin,
 )
-from metajudge.stats.resampling_tests import boot_tests, perm_tests
+from metajudge.stats.resampling_tests import (
+    boot_tests,
+    perm_tests,
+    permutation_p_value,
+    permutation_test_diff,
+    shared_permutation_tests,
+)
 from metajudge.stats.significance import (
     DiffResult,
     PFloor,
@@ -107,8 +113,6 @@ from metajudge.stats.significance import (
     benjamini_yekutieli,
     holm,
     paired_bootstrap_diff,
-    permutation_test_diff,
-    shared_permutation_tests,
     t_test_less,
     williams_test,
 )
@@ -179,6 +183,7 @@ __all__ = [
     "per_group_values",
     "percentile_ci",
     "perm_tests",
+    "permutation_p_value",
     "permutation_test_diff",
     "position_consistency",
     "pref_array",

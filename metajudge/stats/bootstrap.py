@@ -27,29 +27,29 @@ from metajudge.stats.correlation import statistic as point_statistic
 from metajudge.stats.intervals import percentile_ci
 
 
-def bootstrap_indices(n_items: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
-    """``(n_boot, n_items)`` item indices drawn with replacement: one row per resample.
+def bootstrap_indices(n_items: int, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """``(n_resamples, n_items)`` item indices drawn with replacement: one row per resample.
 
-    Drawn in one call, ``rng.integers(0, n_items, size=(n_boot, n_items))``; the slow reference
+    Drawn in one call, ``rng.integers(0, n_items, size=(n_resamples, n_items))``; the slow reference
     loop draws the same numbers row by row.
     """
-    if n_items < 1 or n_boot < 1:
-        raise ValueError("n_items and n_boot must be positive")
+    if n_items < 1 or n_resamples < 1:
+        raise ValueError("n_items and n_resamples must be positive")
     # every analysis draws its resamples here: refuse before allocating the draw's peak
-    # (indices, flat indices, counts, float weights: four n_boot x n_items arrays)
-    check_allocation(n_boot, n_items, 4)
-    return draw_indices(rng, n_items, n_boot)
+    # (indices, flat indices, counts, float weights: four n_resamples x n_items arrays)
+    check_allocation(n_resamples, n_items, 4)
+    return draw_indices(rng, n_items, n_resamples)
 
 
-def bootstrap_weights(n_items: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
-    """``(n_boot, n_items)`` counts: how often each item appears in each resample (sums to n_items).
+def bootstrap_weights(n_items: int, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """``(n_resamples, n_items)`` counts: how often each item appears in each resample (sums to n_items).
 
     The whole float matrix; :meth:`Resamples.draw` gives the same values a block at a time.
     """
-    if n_items < 1 or n_boot < 1:
-        raise ValueError("n_items and n_boot must be positive")
-    check_allocation(n_boot, n_items, 2)  # the whole matrix: counts, then float weights
-    return draw_counts(rng, n_items, n_boot).astype(float)
+    if n_items < 1 or n_resamples < 1:
+        raise ValueError("n_items and n_resamples must be positive")
+    check_allocation(n_resamples, n_items, 2)  # the whole matrix: counts, then float weights
+    return draw_counts(rng, n_items, n_resamples).astype(float)
 
 
 def _row_weights(groups: np.ndarray | None, n_rows: int, W_items: np.ndarray) -> np.ndarray:
@@ -62,7 +62,7 @@ def resample(
     groups: Sequence[object] | np.ndarray | None,
     n_rows: int,
     *,
-    n_boot: int,
+    n_resamples: int,
     rng: np.random.Generator,
     weights: np.ndarray | None = None,
 ) -> np.ndarray:
@@ -71,7 +71,7 @@ def resample(
     ``(B, n_items)`` passed in to pair several statistics on the same resamples; every row takes
     its item's count."""
     gi, n_items = _group_index(groups, n_rows)
-    W_items = weights if weights is not None else bootstrap_weights(n_items, n_boot, rng)
+    W_items = weights if weights is not None else bootstrap_weights(n_items, n_resamples, rng)
     if W_items.shape[1] != n_items:
         raise ValueError(f"weights have {W_items.shape[1]} columns for {n_items} items")
     return _row_weights(gi, n_rows, W_items)
@@ -101,21 +101,21 @@ def bootstrap_mean_ci(
     values: Sequence[float] | np.ndarray,
     rng: np.random.Generator,
     *,
-    n_boot: int = 1000,
+    n_resamples: int = 1000,
     level: float = 0.95,
 ) -> tuple[float, float]:
     """Percentile CI of the mean of ``values`` over resampled items (Efron 1979).
 
-    The resamples are :func:`bootstrap_indices` ``(n_boot, n)`` from ``rng``; ``(nan, nan)`` for
+    The resamples are :func:`bootstrap_indices` ``(n_resamples, n)`` from ``rng``; ``(nan, nan)`` for
     no values (nothing is drawn).
 
-    >>> bootstrap_mean_ci([0.0, 1.0, 1.0, 0.0], np.random.default_rng(0), n_boot=200)
+    >>> bootstrap_mean_ci([0.0, 1.0, 1.0, 0.0], np.random.default_rng(0), n_resamples=200)
     (0.0, 1.0)
     """
     x = np.asarray(values, dtype=float)
     if x.size == 0:
         return (math.nan, math.nan)
-    idx = bootstrap_indices(x.size, n_boot, rng)
+    idx = bootstrap_indices(x.size, n_resamples, rng)
     return percentile_ci(x[idx].mean(axis=1), level)
 
 
@@ -194,7 +194,7 @@ def bootstrap_ci(
     *,
     statistic: str = "pearson",
     groups: Sequence[object] | np.ndarray | None = None,
-    n_boot: int = 1000,
+    n_resamples: int = 1000,
     rng: np.random.Generator | None = None,
     level: float = 0.95,
     weights: np.ndarray | None = None,
@@ -216,7 +216,7 @@ def bootstrap_ci(
     if W is None:
         if rng is None and weights is None:
             raise ValueError("bootstrap_ci needs rng, weights or resamples")
-        W = resample(groups, xa.size, n_boot=n_boot, rng=rng, weights=weights)  # type: ignore[arg-type]
+        W = resample(groups, xa.size, n_resamples=n_resamples, rng=rng, weights=weights)  # type: ignore[arg-type]
     samples = correlate([(statistic, xa, ya)], W)[0]
     lo, hi = percentile_ci(samples, level)
     est = point_statistic(statistic, xa, ya, sorts)

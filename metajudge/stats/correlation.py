@@ -69,8 +69,8 @@ def pearson(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) ->
     0.8
     """
     xa, ya = _as_xy(x, y)
-    if xa.size < 2:
-        return math.nan
+    if xa.size < 2 or np.ptp(xa) == 0 or np.ptp(ya) == 0:  # a constant side (as
+        return math.nan  # undefined_reason): its centred sums may be rounding error, not 0
     xc = xa - xa.mean()
     yc = ya - ya.mean()
     sxx, syy = float(xc @ xc), float(yc @ yc)

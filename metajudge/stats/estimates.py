@@ -4,6 +4,10 @@
   together, Efron 1979), the same resample counts for every metric so differences are paired.
 * :func:`grouped` — the statistic per item, averaged over items (G-Eval, Liu et al. 2023;
   LFTQA-Eval's ``correlation_calculation.py``); bootstrap over items on the per-item values.
+* :func:`level_estimate` — the one correlation at a level (:data:`LEVELS`: global, item,
+  system-grouped, system; stated in :mod:`metajudge.analyses.metric_vs_human.levels`), long
+  rows or, through :func:`~metajudge.stats.resampling_tests.level_correlation`, a
+  (systems × inputs) matrix's cells.
 
 The inter-human reference, estimated the same way, is
 :func:`metajudge.analyses.metric_vs_human.levels.human_reference`.
@@ -26,6 +30,8 @@ from metajudge.stats import intervals
 
 FArr = NDArray[np.float64]
 IArr = NDArray[np.int64]
+#: the fewest rows a pooled correlation (all rows, one system's, the systems' means) needs
+MIN_POOLED_ROWS = 3
 
 
 @dataclass
@@ -75,7 +81,7 @@ def _interval(samples: FArr | None, level: float) -> tuple[float, float]:
 
 
 def pooled_rows(
-    statistic: str, x: FArr, y: FArr, row_items: IArr, *, min_n: int = 3
+    statistic: str, x: FArr, y: FArr, row_items: IArr, *, min_n: int = MIN_POOLED_ROWS
 ) -> tuple[FArr, FArr, IArr, str | None]:
     """The rows :func:`pooled` evaluates (both values finite), and why it is undefined."""
     ok = np.isfinite(x) & np.isfinite(y)
@@ -96,7 +102,7 @@ def pooled(
     W_items: FArr | None,
     level: float,
     *,
-    min_n: int = 3,
+    min_n: int = MIN_POOLED_ROWS,
     sorts: st.SortOrders | None = None,
 ) -> Estimate:
     """``statistic(x, y)`` over the rows where both are finite, bootstrap over items
@@ -135,3 +141,99 @@ def grouped(
     est = Estimate(mean, lo, hi, int(ok.sum()), smp, unit_values=vals)
     est.n_groups_undefined = int(present - ok.sum())
     return est
+
+
+LEVELS: tuple[str, ...] = ("global", "item", "system-grouped", "system")
+LEVEL_ALIASES: dict[str, str] = {"system-level": "system", "item-grouped": "item"}
+
+
+def canonical_level(name: str) -> str:
+    """The level's canonical name (``system-level`` → ``system``, ``item-grouped`` → ``item``)."""
+    return LEVEL_ALIASES.get(name, name)
+
+
+def _by_system(
+    stat: str, x: FArr, y: FArr, items: IArr, systems: IArr, W: FArr | None, level: float
+) -> Estimate:
+    vals, smps = [], []
+    per_system = []
+    for s in np.unique(systems):
+        sel = systems == s
+        e = pooled(stat, x[sel], y[sel], items[sel], W, level)
+        per_system.append(e.value if e.undefined is None else math.nan)
+        if e.undefined is None:
+            vals.append(e.value)
+            if e.samples is not None:
+                smps.append(e.samples)
+    if not vals:
+        return Estimate(math.nan, undefined=f"no system has a defined {stat} correlation")
+    smp = _nanmean_rows(np.vstack(smps)) if smps else None
+    lo, hi = st.percentile_ci(smp, level) if smp is not None else (math.nan, math.nan)
+    unit_values = np.array(per_system, dtype=float)
+    return Estimate(float(np.mean(vals)), lo, hi, len(vals), smp, unit_values=unit_values)
+
+
+def _means(v: FArr, w: FArr, systems: IArr, n_sys: int) -> FArr:
+    den = np.bincount(systems, weights=w, minlength=n_sys)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.bincount(systems, weights=w * v, minlength=n_sys) / den
+
+
+def _system_level(
+    stat: str, x: FArr, y: FArr, items: IArr, systems: IArr, W: FArr | None, level: float
+) -> Estimate:
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y, items, systems = x[ok], y[ok], items[ok], systems[ok]
+    n_sys = int(systems.max()) + 1 if systems.size else 0
+    ones = np.ones(x.size)
+    mx, my = _means(x, ones, systems, n_sys), _means(y, ones, systems, n_sys)
+    keep = np.isfinite(mx) & np.isfinite(my)
+    reason = st.undefined_reason(mx[keep], my[keep], min_n=MIN_POOLED_ROWS)
+    if reason is not None:
+        return Estimate(math.nan, n=int(keep.sum()), undefined=f"system means: {reason}")
+    smp = None
+    if W is not None:
+        smp = np.full(W.shape[0], np.nan)
+        for b, wrow in enumerate(W[:, items]):
+            bx, by = _means(x, wrow, systems, n_sys), _means(y, wrow, systems, n_sys)
+            k = np.isfinite(bx) & np.isfinite(by)
+            if st.undefined_reason(bx[k], by[k], min_n=MIN_POOLED_ROWS) is None:
+                smp[b] = st.statistic(stat, bx[k], by[k])
+    lo, hi = st.percentile_ci(smp, level) if smp is not None else (math.nan, math.nan)
+    return Estimate(st.statistic(stat, mx[keep], my[keep]), lo, hi, int(keep.sum()), smp)
+
+
+def level_estimate(
+    stat: str,
+    x: FArr,
+    y: FArr,
+    items: IArr,
+    systems: IArr,
+    n_items: int,
+    W: FArr | None,
+    level: float,
+    unit_level: str,
+    sorts: st.SortOrders | None = None,
+) -> Estimate:
+    """The correlation ``stat`` of x and y at ``unit_level`` with its bootstrap interval
+    (``sorts``: the sort orders of x and y, read at the global level)."""
+    if unit_level == "global":
+        return pooled(stat, x, y, items, W, level, sorts=sorts)
+    if unit_level == "item":
+        return grouped(stat, x, y, items, n_items, W, level)
+    unit_level = canonical_level(unit_level)
+    if unit_level == "system-grouped":
+        return _by_system(stat, x, y, items, systems, W, level)
+    if unit_level == "system":
+        return _system_level(stat, x, y, items, systems, W, level)
+    raise ValueError(f"unknown level {unit_level!r} (expected one of {', '.join(LEVELS)})")
+
+
+def _nanmean_rows(m: np.ndarray) -> np.ndarray:
+    """Column means over the defined values; NaN (no warning) where a resample is undefined for
+    every annotator — :func:`~metajudge.stats.bootstrap.percentile_ci` then leaves it out
+    and refuses an interval from a minority of defined resamples."""
+    ok = np.isfinite(m)
+    n = ok.sum(axis=0)
+    total = np.where(ok, m, 0.0).sum(axis=0)
+    return np.divide(total, n, out=np.full(m.shape[1], np.nan), where=n > 0)

@@ -19,6 +19,8 @@ from statistics import NormalDist
 
 import numpy as np
 
+from metajudge.stats.correlation import pearson
+
 
 def n_for_correlation(r: float, *, alpha: float = 0.05, power: float = 0.8) -> float:
     """Items needed to detect correlation ``r`` two-sided at ``alpha`` with ``power`` (Fisher z).
@@ -87,7 +89,8 @@ def r12_from_scores(
     """The two metrics' Pearson correlation over the units both score, and that number of units.
 
     ``a``, ``b``: a score per unit (response key, or pair for difference protocols); NaN,
-    None and units only one metric scores are left out.
+    None and units only one metric scores are left out. The one Pearson
+    (:func:`~metajudge.stats.correlation.pearson`); NaN when either side is constant.
 
     >>> r, n = r12_from_scores({"x": 1.0, "y": 2.0, "z": 4.0, "w": None}, {"x": 1.0, "y": 3.0, "z": 4.0})
     >>> round(r, 4), n
@@ -98,9 +101,7 @@ def r12_from_scores(
         return math.nan, len(keys)
     x = np.array([a[k] for k in keys], dtype=float)
     y = np.array([b[k] for k in keys], dtype=float)
-    if x.std() == 0 or y.std() == 0:
-        return math.nan, len(keys)
-    return float(np.corrcoef(x, y)[0, 1]), len(keys)
+    return pearson(x, y), len(keys)
 
 
 def _finite(v: float | None) -> bool:

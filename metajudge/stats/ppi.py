@@ -173,17 +173,20 @@ def rogan_gladen_ci(
     f_unlabelled: np.ndarray,
     *,
     rng: np.random.Generator,
-    n_boot: int = 2000,
+    n_resamples: int = 2000,
     alpha: float = 0.05,
 ) -> MeanEstimate:
     """Rogan–Gladen pass rate with a percentile bootstrap CI (labelled and unlabelled resampled)."""
     y, f, fu = (np.asarray(a, dtype=float) for a in (y, f, f_unlabelled))
     tpr, tnr = _rates(y, f)
     value = rogan_gladen(float(fu.mean()), tpr, tnr)
-    il = stats.bootstrap_indices(y.size, n_boot, rng)
-    iu = stats.bootstrap_indices(fu.size, n_boot, rng)
+    il = stats.bootstrap_indices(y.size, n_resamples, rng)
+    iu = stats.bootstrap_indices(fu.size, n_resamples, rng)
     reps = np.array(
-        [rogan_gladen(float(fu[iu[b]].mean()), *_rates(y[il[b]], f[il[b]])) for b in range(n_boot)]
+        [
+            rogan_gladen(float(fu[iu[b]].mean()), *_rates(y[il[b]], f[il[b]]))
+            for b in range(n_resamples)
+        ]
     )
     lo, hi = stats.percentile_ci(reps, 1 - alpha)
     fin = reps[np.isfinite(reps)]
@@ -292,7 +295,7 @@ def ppi_on_labels(
     rng: np.random.Generator,
     alpha: float = 0.05,
     critical: Literal["t", "z"] = "t",
-    n_boot: int = 2000,
+    n_resamples: int = 2000,
     scale: tuple[float, float] | None = None,
     method: Literal["ppi", "rogan-gladen"] = "ppi",
 ) -> dict[str, Any]:
@@ -328,7 +331,7 @@ def ppi_on_labels(
     }
     ests = [r.ppi, r.human_only, r.judge_only]
     if binary:
-        rg = rogan_gladen_ci(h[lab], j[lab], j[unl], rng=rng, n_boot=n_boot, alpha=alpha)
+        rg = rogan_gladen_ci(h[lab], j[lab], j[unl], rng=rng, n_resamples=n_resamples, alpha=alpha)
         out["rogan_gladen"] = asdict(rg)
         ests.append(rg)
     ests = _clipped(out, ests, scale)

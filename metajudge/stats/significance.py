@@ -1,26 +1,18 @@
-"""Comparing two metrics: paired bootstrap, permutation and Williams tests; Holm correction."""
+"""Comparing two metrics: paired bootstrap and Williams tests; Holm and Benjamini–Yekutieli
+corrections; the p-value floor of a resampling test. The permutation tests are
+:mod:`metajudge.stats.resampling_tests`."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from metajudge.engine import CHUNK_ELEMENTS, accuracy_from_sums
-from metajudge.stats.bootstrap import _group_index, bootstrap_p_value, correlate, resample
-from metajudge.stats.correlation import (
-    CORRELATIONS,
-    _as_xy,
-    _rankdata,
-    _tie_pairs,
-    accuracy_rows,
-    pearson_from_sums,
-    pearson_rows,
-    statistic_fn,
-)
+from metajudge.stats.bootstrap import bootstrap_p_value, correlate, resample
+from metajudge.stats.correlation import _as_xy, statistic_fn
 from metajudge.stats.intervals import percentile_ci
 
 
@@ -43,7 +35,7 @@ def paired_bootstrap_diff(
     *,
     statistic: str = "pearson",
     groups: Sequence[object] | np.ndarray | None = None,
-    n_boot: int = 1000,
+    n_resamples: int = 1000,
     rng: np.random.Generator | None = None,
     level: float = 0.95,
     weights: np.ndarray | None = None,
@@ -67,7 +59,7 @@ def paired_bootstrap_diff(
     if samples is None:
         W = resamples
         if W is None:
-            W = resample(groups, ya.size, n_boot=n_boot, rng=rng, weights=weights)  # type: ignore[arg-type]
+            W = resample(groups, ya.size, n_resamples=n_resamples, rng=rng, weights=weights)  # type: ignore[arg-type]
         s1 = correlate([(statistic, a1, ya)], W)[0]
         s2 = correlate([(statistic, a2, ya)], W)[0]
     else:
@@ -79,248 +71,6 @@ def paired_bootstrap_diff(
     lo, hi = percentile_ci(d, level)
     p = bootstrap_p_value(d) if math.isfinite(obs) else math.nan
     return DiffResult(float(obs), lo, hi, p, int(d.size), "paired bootstrap")
-
-
-def _batch_stat(name: str, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Statistic of each row of X (B, n) against y (n,)."""
-    if name == "pearson":
-        return pearson_rows(X, y)
-    if name == "spearman":
-        return pearson_rows(_rankdata(X), _rankdata(y))
-    if name == "kendall":
-        out = np.empty(X.shape[0])
-        n = X.shape[1]
-        chunk = max(1, 2_000_000 // max(n * n, 1))
-        sy = np.sign(y[:, None] - y[None, :])
-        n0 = n * (n - 1) / 2
-        n2 = _tie_pairs(y)
-        for b0 in range(0, X.shape[0], chunk):
-            Xb = X[b0 : b0 + chunk]
-            sx = np.sign(Xb[:, :, None] - Xb[:, None, :])
-            s = (sx * sy[None]).sum(axis=(1, 2)) / 2
-            n1 = np.array([_tie_pairs(r) for r in Xb])
-            with np.errstate(invalid="ignore", divide="ignore"):
-                den = np.sqrt((n0 - n1) * (n0 - n2))
-                out[b0 : b0 + chunk] = np.where(den > 0, s / den, np.nan)
-        return out
-    if name in ("acc_ties", "acc_no_ties"):
-        return _acc_rows(name, X, y)
-    raise ValueError(f"unknown statistic {name!r}")
-
-
-def _acc_rows(name: str, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """The accuracy ``name`` of each row of decisions X (B, n) against labels y (n,): the
-    one definition (:func:`~metajudge.stats.correlation.accuracy_rows`), row by row."""
-    credit, kept = accuracy_rows(name, human=np.tile(y, X.shape[0]), judge=X.ravel())
-    shape = X.shape
-    return accuracy_from_sums(credit.reshape(shape).sum(1), kept.reshape(shape).sum(1))
-
-
-def permutation_test_diff(
-    x1: Sequence[float] | np.ndarray,
-    x2: Sequence[float] | np.ndarray,
-    y: Sequence[float] | np.ndarray,
-    *,
-    statistic: str = "pearson",
-    groups: Sequence[object] | np.ndarray | None = None,
-    n_perm: int = 1000,
-    rng: np.random.Generator,
-    standardize: bool = True,
-) -> DiffResult:
-    """Paired permutation test of ``stat(x1, y) − stat(x2, y)`` (mt-metrics-eval's PermutationSigTest).
-
-    Under H0 the two metrics are exchangeable: in each permutation every item's scores from
-    metric 1 and metric 2 are swapped with probability ½ (all rows of an item together) and the
-    difference recomputed. With ``standardize`` both metrics are first z-scored, so swapping is
-    meaningful between metrics on different scales (correlations are invariant to that affine
-    map). For Spearman the swap acts on the rank-transformed (then z-scored) scores and the
-    permuted statistic is the Pearson r of those with the ranks of ``y`` — the observed value is
-    exactly the Spearman difference, and the test needs no re-ranking per permutation.
-    p = (1 + #{|Δ_perm| ≥ |Δ_obs|}) / (1 + n_perm) (Phipson & Smyth 2010). No CI
-    (``lo``/``hi`` are nan).
-    """
-    a1, ya = _as_xy(x1, y)
-    a2, _ = _as_xy(x2, y)
-    stat_perm = statistic
-    if statistic == "spearman":
-        a1, a2, ya = _rankdata(a1), _rankdata(a2), _rankdata(ya)
-        stat_perm = "pearson"
-    if standardize and statistic in CORRELATIONS:
-        a1 = (a1 - a1.mean()) / (a1.std() or 1.0)
-        a2 = (a2 - a2.mean()) / (a2.std() or 1.0)
-    gi, n_items = _group_index(groups, ya.size)
-    obs = statistic_fn(stat_perm)(a1, ya) - statistic_fn(stat_perm)(a2, ya)
-    d = _perm_diffs(stat_perm, a1, a2, ya, gi, n_items, n_perm, rng)
-    if not math.isfinite(obs):
-        p = math.nan
-    else:
-        fin = d[np.isfinite(d)]
-        p = float((1 + (np.abs(fin) >= abs(obs) - 1e-12).sum()) / (1 + fin.size))
-    return DiffResult(float(obs), math.nan, math.nan, p, n_perm, "permutation")
-
-
-def _perm_diffs(
-    stat: str,
-    a1: np.ndarray,
-    a2: np.ndarray,
-    y: np.ndarray,
-    gi: np.ndarray | None,
-    n_items: int,
-    n_perm: int,
-    rng: np.random.Generator,
-) -> np.ndarray:
-    """``stat(X1, y) − stat(X2, y)`` per permutation, a block of permutations at a time.
-
-    The swaps are drawn block by block from the stream of one ``(n_perm, n_items)`` draw, so
-    the values do not depend on the block size. Pearson (and Spearman, a Pearson of ranks) needs
-    no permuted copy of the data: swapping item i adds ``Σ_rows of i (a2 − a1)`` to Σx1 (and
-    the like to Σx1², Σx1·y), so each permutation's sums are the unpermuted ones plus one
-    product of its swap vector with per-item sums — memory and time O(n_perm × items).
-    """
-    d = np.empty(n_perm)
-    step = max(1, CHUNK_ELEMENTS // max(y.size, 1))
-    pearson = stat == "pearson"
-    if pearson:
-        yc = y - y.mean()
-        parts = (a2 - a1, a2 * a2 - a1 * a1, (a2 - a1) * yc)
-        M = np.stack(  # (n_items, 3): per-item sums of what a swap changes
-            [np.bincount(gi, weights=v, minlength=n_items) if gi is not None else v for v in parts],
-            axis=1,
-        )
-        base1 = np.array([a1.sum(), (a1 * a1).sum(), (a1 * yc).sum()])
-        base2 = np.array([a2.sum(), (a2 * a2).sum(), (a2 * yc).sum()])
-        syy = float(yc @ yc)
-    for p0 in range(0, n_perm, step):
-        swap_items = rng.random((min(step, n_perm - p0), n_items)) < 0.5
-        blk = slice(p0, p0 + swap_items.shape[0])
-        if pearson:
-            delta = np.einsum("ij,jk->ik", np.ascontiguousarray(swap_items, dtype=float), M)
-            d[blk] = _r_from_sums(base1 + delta, y.size, syy) - _r_from_sums(
-                base2 - delta, y.size, syy
-            )
-            continue
-        swap = swap_items[:, gi] if gi is not None else swap_items
-        X1 = np.where(swap, a2[None, :], a1[None, :])
-        X2 = np.where(swap, a1[None, :], a2[None, :])
-        d[blk] = _batch_stat(stat, X1, y) - _batch_stat(stat, X2, y)
-    return d
-
-
-def shared_permutation_tests(
-    problems: Sequence[tuple[str, Sequence[np.ndarray], np.ndarray]],
-    pairs: Sequence[tuple[int, int]],
-    *,
-    groups: Sequence[object] | np.ndarray | None = None,
-    n_perm: int = 1000,
-    rng: np.random.Generator,
-) -> list[list[DiffResult]]:
-    """:func:`permutation_test_diff` of every pair of metrics, with the swaps shared.
-
-    ``problems``: ``(statistic, [x of each metric], y)`` on the same rows (Pearson or
-    Spearman, standardised as in :func:`permutation_test_diff`); ``pairs``: the metric
-    indices ``(i, j)`` to test, the same for every problem. One set of item swaps (fair coin
-    flips: the bits of ``rng.bit_generator.random_raw``) serves every pair and problem, the way
-    the paired bootstrap shares its resamples: each test is the same exact test, the tests are
-    dependent (Holm's correction holds under any dependence, Holm 1979). Swapping item g of
-    metrics i and j adds Σ_rows of g (a_j − a_i) to Σa_i (and the like to Σa_i², Σa_i·y), so
-    per permutation the product of its swap vector with each metric's per-item sums gives every
-    pair — time O(n_perm × items × metrics), not × pairs. Returns, per problem, one
-    :class:`DiffResult` per pair.
-    """
-    y0 = np.asarray(problems[0][2], dtype=float)
-    gi, n_items = _group_index(groups, y0.size)
-    rank = [_rankdata if statistic == "spearman" else np.asarray for statistic, _, _ in problems]
-    yas = [
-        np.asarray(f(np.asarray(p[2], dtype=float)), dtype=float) for f, p in zip(rank, problems)
-    ]
-    ycs = [ya - ya.mean() for ya in yas]
-    rs: list[list[float]] = [[] for _ in problems]
-    bases: list[list[list[float]]] = [[] for _ in problems]
-    start, parts = rng.bit_generator.state, []
-    for chunk in _metric_chunks([len(xs) for _, xs, _ in problems], n_items):
-        M = np.empty((n_items, 3 * len(chunk)))  # per-item sums
-        for c, (k, i) in enumerate(chunk):  # one metric at a time: memory O(items × metrics)
-            a = np.asarray(rank[k](np.asarray(problems[k][1][i], dtype=float)), dtype=float)
-            a = (a - a.mean()) / (a.std() or 1.0)
-            rs[k].append(statistic_fn("pearson")(a, yas[k]))
-            bases[k].append([a.sum(), (a * a).sum(), (a * ycs[k]).sum()])
-            for t, v in enumerate((a, a * a, a * ycs[k])):
-                M[:, 3 * c + t] = (
-                    np.bincount(gi, weights=v, minlength=n_items) if gi is not None else v
-                )
-        rng.bit_generator.state = start  # every chunk of metrics the same swaps
-        parts.append(_shared_swap_sums(M, n_items, n_perm, rng))
-        del M
-    Q = np.concatenate(parts, axis=1)
-    setups = [
-        (np.array(rs[k]), np.array(bases[k]), float(ycs[k] @ ycs[k]), y0.size)
-        for k in range(len(problems))
-    ]
-    out, c0 = [], 0
-    for r, base, syy, n in setups:
-        k = base.shape[0]
-        Qp = Q[:, c0 : c0 + 3 * k].reshape(n_perm, k, 3)
-        c0 += 3 * k
-        res = []
-        for i, j in pairs:
-            delta = Qp[:, j] - Qp[:, i]
-            d = _r_from_sums(base[i] + delta, n, syy) - _r_from_sums(base[j] - delta, n, syy)
-            obs = float(r[i] - r[j])
-            fin = d[np.isfinite(d)]
-            p = (
-                float((1 + (np.abs(fin) >= abs(obs) - 1e-12).sum()) / (1 + fin.size))
-                if math.isfinite(obs)
-                else math.nan
-            )
-            res.append(DiffResult(obs, math.nan, math.nan, p, n_perm, "permutation (shared swaps)"))
-        out.append(res)
-    return out
-
-
-def _metric_chunks(n_metrics: list[int], n_items: int) -> list[list[tuple[int, int]]]:
-    """The (problem, metric) pairs in order, in chunks whose per-item sums (3 columns a metric)
-    fit :data:`~metajudge.stats.moments.PASS_ITEM_ELEMENTS` (one metric at least): at a million
-    items 4 metrics a chunk (96 MB), not 6 metrics × 2 statistics at once (288 MB)."""
-    from metajudge.engine import PASS_ITEM_ELEMENTS
-
-    per = max(1, PASS_ITEM_ELEMENTS // (3 * max(n_items, 1)))
-    pairs = [(k, i) for k, n in enumerate(n_metrics) for i in range(n)]
-    return [pairs[c : c + per] for c in range(0, len(pairs), per)]
-
-
-def _shared_swap_sums(
-    M: np.ndarray, n_items: int, n_perm: int, rng: np.random.Generator
-) -> np.ndarray:
-    """``(n_perm, k)``: each permutation's swap vector (one bit per item) times ``M``. The
-    swaps are drawn here, a tile of :data:`~metajudge.stats.moments.TILE_ROWS` permutations at
-    a time in stream order; their products are shared among the resample threads
-    (:func:`~metajudge.stats.resample.map_blocks`: each tile's are the same on any thread)."""
-    from metajudge.engine import TILE_ROWS, map_blocks, one_blas_thread, ready, tile_product
-
-    words = -(-n_items // 64)
-    out = np.empty((n_perm, M.shape[1]))
-
-    def one(p0: int, raw: np.ndarray) -> None:
-        bits = np.unpackbits(raw.view(np.uint8), axis=1, count=n_items, bitorder="little")
-        out[p0 : p0 + raw.shape[0]] = tile_product(bits, M)
-
-    def tiles() -> Iterator[tuple[int, Callable[[], np.ndarray]]]:
-        for p0 in range(0, n_perm, TILE_ROWS):
-            rows = min(TILE_ROWS, n_perm - p0)
-            yield p0, ready(rng.bit_generator.random_raw(rows * words).reshape(rows, words))
-
-    with one_blas_thread():
-        map_blocks(one, tiles())
-    return out
-
-
-def _r_from_sums(S: np.ndarray, n: int, syy: float) -> np.ndarray:
-    """Pearson r from rows of (Σx, Σx², Σx·y_c) with y centred (Σy_c = 0) and Σy_c² = syy:
-    the x sums centred, then :func:`~metajudge.stats.correlation.pearson_from_sums`."""
-    sx, sxx, sxy = S[:, 0], S[:, 1], S[:, 2]
-    vx = sxx - sx * sx / n
-    ok = (vx > 1e-12 * np.maximum(sxx, 1e-300)) & (syy > 0)
-    return pearson_from_sums(sxy, vx, syy, ok)
 
 
 @dataclass
@@ -407,12 +157,12 @@ class PFloor:
     n_tests: int
 
     @classmethod
-    def bootstrap(cls, n_boot: int, n_tests: int) -> PFloor:
-        return cls("2/(B + 1)", 2.0 / (n_boot + 1), n_boot, n_tests)
+    def bootstrap(cls, n_resamples: int, n_tests: int) -> PFloor:
+        return cls("2/(B + 1)", 2.0 / (n_resamples + 1), n_resamples, n_tests)
 
     @classmethod
-    def permutation(cls, n_perm: int, n_tests: int) -> PFloor:
-        return cls("1/(k + 1)", 1.0 / (n_perm + 1), n_perm, n_tests)
+    def permutation(cls, n_resamples: int, n_tests: int) -> PFloor:
+        return cls("1/(k + 1)", 1.0 / (n_resamples + 1), n_resamples, n_tests)
 
     @property
     def holm_floor(self) -> float:

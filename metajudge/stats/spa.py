@@ -21,9 +21,9 @@ import numpy as np
 from metajudge.results import Result
 
 
-def sign_flips(n_perm: int, n_segments: int, rng: np.random.Generator) -> np.ndarray:
-    """``(n_perm, n_segments)`` of ±1: each segment's scores swapped (−1) or kept (+1)."""
-    return np.where(rng.random((n_perm, n_segments)) < 0.5, -1.0, 1.0)
+def sign_flips(n_resamples: int, n_segments: int, rng: np.random.Generator) -> np.ndarray:
+    """``(n_resamples, n_segments)`` of ±1: each segment's scores swapped (−1) or kept (+1)."""
+    return np.where(rng.random((n_resamples, n_segments)) < 0.5, -1.0, 1.0)
 
 
 def pairwise_p_values(scores: np.ndarray, flips: np.ndarray) -> np.ndarray:
@@ -71,23 +71,25 @@ def soft_pairwise_accuracy(
     human: np.ndarray,
     metric: np.ndarray,
     *,
-    n_perm: int = 1000,
-    rng: np.random.Generator | None = None,
-    seed: int | None = None,
+    n_resamples: int = 1000,
+    rng: np.random.Generator | int | None = None,
     flips: np.ndarray | None = None,
 ) -> SPAResult:
     """SPA of ``metric`` against ``human`` ((systems, segments) matrices; Thompson et al. 2024).
 
+    ``n_resamples`` sign flips drawn from ``rng`` (a Generator, or an int seed, recorded), or
+    ``flips`` given.
+
     >>> h = np.array([[3.0, 4, 5, 4], [1.0, 2, 2, 1], [2.0, 3, 3, 2]])
-    >>> soft_pairwise_accuracy(h, h * 2, n_perm=200, seed=0).value
+    >>> soft_pairwise_accuracy(h, h * 2, n_resamples=200, rng=0).value
     1.0
     """
+    seed = int(rng) if isinstance(rng, (int, np.integer)) else None
     ok, dropped = complete_segments(np.asarray(human, float), np.asarray(metric, float))
     H, M = np.asarray(human, float)[:, ok], np.asarray(metric, float)[:, ok]
     if H.shape[0] < 2 or H.shape[1] < 1:
-        return SPAResult(math.nan, H.shape[0], H.shape[1], dropped, n_perm, seed)
+        return SPAResult(math.nan, H.shape[0], H.shape[1], dropped, n_resamples, seed)
     if flips is None:
-        rng = rng if rng is not None else np.random.default_rng(seed)
-        flips = sign_flips(n_perm, H.shape[1], rng)
+        flips = sign_flips(n_resamples, H.shape[1], np.random.default_rng(rng))
     v = one_minus_pce(pairwise_p_values(H, flips), pairwise_p_values(M, flips))
     return SPAResult(v, H.shape[0], H.shape[1], dropped, flips.shape[0], seed)

@@ -86,7 +86,9 @@ def test_consume_leaves_the_generator_where_the_one_call_draw_does() -> None:
 def test_permutation_test_is_unchanged_by_blocks() -> None:
     x, y, groups = _data(80)
     x2 = y + np.random.default_rng(9).normal(0, 2.0, y.size)
-    r = st.permutation_test_diff(x, x2, y, groups=groups, n_perm=200, rng=np.random.default_rng(4))
+    r = st.permutation_test_diff(
+        x, x2, y, groups=groups, n_resamples=200, rng=np.random.default_rng(4)
+    )
     swap_items = np.random.default_rng(4).random((200, 40)) < 0.5
     swap = swap_items[:, groups]
     a1, a2 = (x - x.mean()) / x.std(), (x2 - x2.mean()) / x2.std()

@@ -80,7 +80,7 @@ def test_lazy_resamples_integer_path_gives_the_dense_values_bit_for_bit() -> Non
 def test_bootstrap_ci_of_kendall_uses_the_engine_and_refuses_fractional_weights() -> None:
     rng = np.random.default_rng(9)
     x, y = _data(rng, 40, None, 5)
-    res = bootstrap_ci(x, y, statistic="kendall", n_boot=50, rng=np.random.default_rng(1))
+    res = bootstrap_ci(x, y, statistic="kendall", n_resamples=50, rng=np.random.default_rng(1))
     W = Resamples.draw(40, 50, np.random.default_rng(1)).dense()
     np.testing.assert_allclose(res.samples, _scipy(x, y, W), rtol=0, atol=1e-12)
     assert res.lo < res.estimate < res.hi

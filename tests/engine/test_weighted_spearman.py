@@ -44,7 +44,12 @@ def test_shared_x_pass_equals_the_reference_loop(x_kind: str) -> None:
     got = _lazy(x, ys, items)
     for y, v in zip(ys, got, strict=True):
         ref = bootstrap_ci_reference(
-            x, y, statistic="spearman", groups=items, n_boot=N_BOOT, rng=np.random.default_rng(3)
+            x,
+            y,
+            statistic="spearman",
+            groups=items,
+            n_resamples=N_BOOT,
+            rng=np.random.default_rng(3),
         ).samples
         np.testing.assert_allclose(v, ref, rtol=0, atol=1e-12)
         alone = _lazy(x, [y], items)[0]  # the same y asked alone: the same bits
@@ -160,7 +165,7 @@ def test_pooled_rows_from_one_pass_over_the_items(
     R = Resamples.draw(N_ITEMS, N_BOOT, np.random.default_rng(3))
     direct = weighted._wspearman(weighted._RankPlan(xp, [yp]), R[:, items])[0]
     ref = bootstrap_ci_reference(
-        xp, yp, statistic="spearman", groups=items, n_boot=N_BOOT, rng=np.random.default_rng(3)
+        xp, yp, statistic="spearman", groups=items, n_resamples=N_BOOT, rng=np.random.default_rng(3)
     ).samples
     np.testing.assert_allclose(direct, ref, rtol=0, atol=1e-12)
     passes = []

@@ -233,7 +233,7 @@ def test_paired_diff_and_ci_share_one_resampling_rule() -> None:
     from metajudge.stats.significance import paired_bootstrap_diff
 
     groups = ["a", "a", "b", "c", "c", "d"]
-    W = resample(groups, 6, n_boot=50, rng=np.random.default_rng(1))
+    W = resample(groups, 6, n_resamples=50, rng=np.random.default_rng(1))
     assert W.shape == (50, 6) and (W[:, 0] == W[:, 1]).all() and (W[:, 3] == W[:, 4]).all()
     x, x2, y = [1.0, 2, 3, 4, 5, 7], [2.0, 1, 3, 5, 4, 6], [1.0, 3, 2, 4, 6, 5]
     bad = np.ones((10, 3))

@@ -23,7 +23,7 @@ def bootstrap_ci_reference(
     *,
     statistic: str = "pearson",
     groups: Sequence[object] | np.ndarray | None = None,
-    n_boot: int = 1000,
+    n_resamples: int = 1000,
     rng: np.random.Generator,
     level: float = 0.95,
 ) -> BootstrapResult:
@@ -52,8 +52,8 @@ def bootstrap_ci_reference(
         ),
     }
     fn = fns[statistic]
-    out = np.empty(n_boot)
-    for b in range(n_boot):
+    out = np.empty(n_resamples)
+    for b in range(n_resamples):
         idx = rng.integers(0, n_items, size=n_items)
         rows = np.concatenate([rows_of[i] for i in idx])
         xb, yb = xa[rows], ya[rows]
@@ -65,4 +65,4 @@ def bootstrap_ci_reference(
             out[b] = fn(xb, yb)
     est = fn(xa, ya)
     lo, hi = percentile_ci(out, level)
-    return BootstrapResult(est, lo, hi, level, n_boot, int(np.isnan(out).sum()), out)
+    return BootstrapResult(est, lo, hi, level, n_resamples, int(np.isnan(out).sum()), out)

@@ -108,10 +108,10 @@ def test_tie_calibration_cv_is_not_above_the_fitted_value() -> None:
                                            ("sys", "system-grouped")])  # fmt: skip
 @pytest.mark.parametrize("stat", ["pearson", "spearman", "kendall"])
 def test_levels_equal_mt_metrics_eval_average_by(mtme, by: str, level: str, stat: str) -> None:  # type: ignore[no-untyped-def]
-    """metajudge's levels (levels.level_estimate) vs AverageCorrelation, missing gold cells too."""
+    """metajudge's levels (stats.estimates.level_estimate) vs AverageCorrelation, missing gold cells too."""
     import scipy.stats
 
-    from metajudge.analyses.metric_vs_human.levels import level_estimate
+    from metajudge.stats.estimates import level_estimate
 
     gold, metric = _data(6, n_sys=5, n_items=12)
     gold = gold + np.random.default_rng(1).normal(0, 0.01, gold.shape)  # few ties

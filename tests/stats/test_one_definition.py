@@ -10,6 +10,7 @@ pairwise sides to −1/0/+1 (the decision type is :class:`metajudge.stats.decisi
 from __future__ import annotations
 
 import ast
+import math
 from collections import defaultdict
 from pathlib import Path
 
@@ -323,14 +324,16 @@ def _significance(rng_seed: int = 0) -> list[float]:
     y = rng.normal(size=40)
     x1, x2 = y + rng.normal(size=40), y + rng.normal(scale=2.0, size=40)
     g = np.arange(40) // 2
-    b = st.paired_bootstrap_diff(x1, x2, y, groups=g, n_boot=30, rng=np.random.default_rng(1))
-    perm = st.permutation_test_diff(x1, x2, y, groups=g, n_perm=30, rng=np.random.default_rng(1))
-    ci = st.bootstrap_ci(x1, y, groups=g, n_boot=30, rng=np.random.default_rng(1))
+    b = st.paired_bootstrap_diff(x1, x2, y, groups=g, n_resamples=30, rng=np.random.default_rng(1))
+    perm = st.permutation_test_diff(
+        x1, x2, y, groups=g, n_resamples=30, rng=np.random.default_rng(1)
+    )
+    ci = st.bootstrap_ci(x1, y, groups=g, n_resamples=30, rng=np.random.default_rng(1))
     out = [b.diff, b.lo, b.hi, perm.diff, ci.estimate, ci.lo, ci.hi]
     X, Y, Z = (rng.normal(size=(6, 8)) for _ in range(3))
     Y += X
     for test in (st.perm_tests, st.boot_tests):
-        res = test({"x": X, "y": Y}, Z, level="global", n_resamples=20, seed=0)[("x", "y")]
+        res = test({"x": X, "y": Y}, Z, level="global", n_resamples=20, rng=0)[("x", "y")]
         out.append(res.delta)
     return out + [b.p_value, perm.p_value]
 
@@ -445,3 +448,80 @@ def test_no_correlation_outside_stats(modules: dict[str, ast.Module]) -> None:
     )
     assert _correlation_calls(ast.parse("import numpy as np\nnp.corrcoef([1], [2])\n")) == [2]
     assert _correlation_calls(ast.parse("from scipy.stats import pearsonr\n")) == [1]
+
+
+#: the one module that defines Pearson's r (and the other correlations): it alone may call a
+#: library correlation (today none does)
+CORRELATION_HOME = "stats/correlation.py"
+
+
+def test_no_library_correlation_outside_the_one_definition(
+    modules: dict[str, ast.Module],
+) -> None:
+    """Inside metajudge/stats too: a ``np.corrcoef`` or ``scipy.stats.pearsonr`` (or any of
+    :data:`CORRELATION_FUNCS`) anywhere but :data:`CORRELATION_HOME` is a Pearson the marks of
+    :func:`_halve_pearson` cannot see (``stats/power.py`` had one)."""
+    found = {
+        rel: lines
+        for rel, tree in modules.items()
+        if rel != CORRELATION_HOME and (lines := _correlation_calls(tree))
+    }
+    assert not found, f"a library correlation outside {CORRELATION_HOME}: {found}"
+    copy = "import numpy as np\n\ndef r12(x, y):\n    return np.corrcoef(x, y)[0, 1]\n"
+    assert _correlation_calls(ast.parse(copy)) == [4]
+    copy = "import scipy.stats as ss\nss.pearsonr([1, 2, 3], [1, 3, 2])\n"
+    assert _correlation_calls(ast.parse(copy)) == [2]
+
+
+def test_power_r12_runs_the_one_pearson(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``stats power``'s r12 estimate (two metrics' scores) is the one Pearson."""
+    import metajudge.runs.stats_commands  # noqa: F401  (the command's path, imported before the mark)
+    from metajudge.stats.power import r12_from_scores
+
+    a = {"x": 1.0, "y": 2.0, "z": 4.0, "v": 3.0, "w": None}
+    b = {"x": 1.0, "y": 3.0, "z": 4.0, "v": 2.0}
+    r, n = r12_from_scores(a, b)
+    assert (round(r, 4), n) == (0.8, 4)
+    _halve_pearson(monkeypatch)
+    assert r12_from_scores(a, b) == (r / 2, 4)
+    assert math.isnan(r12_from_scores({"x": 1.0, "y": 1.0, "z": 1.0}, b)[0])  # constant side
+
+
+# ---------------------------------------------------------------------------------------------
+# One parameter vocabulary in metajudge/stats
+
+#: the fast engine modules (their names are another change's): not scanned
+ENGINE_MODULES = {
+    "stats/weighted.py",
+    "stats/moments.py",
+    "stats/resample.py",
+    "stats/rank_pass.py",
+    "stats/count_pass.py",
+    "stats/weighted_kendall.py",
+}
+#: the old names of a resample count and of randomness -> the one name
+OLD_PARAMETERS = {"n_boot": "n_resamples", "n_perm": "n_resamples", "seed": "rng"}
+
+
+def _old_parameters(tree: ast.Module) -> list[str]:
+    return [
+        f"{node.name}({a.arg})"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef) and not node.name.startswith("_")
+        for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+        if a.arg in OLD_PARAMETERS
+    ]
+
+
+def test_one_parameter_vocabulary_in_stats(modules: dict[str, ast.Module]) -> None:
+    """A public function of metajudge/stats takes ``n_resamples`` resamples and ``rng`` (a
+    Generator or an int seed), not ``n_boot`` / ``n_perm`` / ``seed``."""
+    found = {
+        rel: names
+        for rel, tree in modules.items()
+        if rel.startswith("stats/")
+        and rel not in ENGINE_MODULES
+        and (names := _old_parameters(tree))
+    }
+    assert not found, f"use n_resamples / rng: {found}"
+    assert _old_parameters(ast.parse("def f(x, *, n_boot=10, rng=None): ...")) == ["f(n_boot)"]

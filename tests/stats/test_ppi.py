@@ -68,7 +68,7 @@ def test_rogan_gladen_on_binary_labels() -> None:
     rng = np.random.default_rng(3)
     h = (rng.random(600) < 0.3).astype(float)
     j = np.where(rng.random(600) < 0.85, h, 1 - h)  # a judge with TPR = TNR ≈ 0.85
-    out = ppi_on_labels(h, j, 150, rng=np.random.default_rng(4), n_boot=300)
+    out = ppi_on_labels(h, j, 150, rng=np.random.default_rng(4), n_resamples=300)
     rg = out["rogan_gladen"]
     assert rg["lo"] <= out["full_human_mean"] <= rg["hi"] and out["covers_full"]["Rogan-Gladen"]
 

@@ -89,10 +89,10 @@ def test_boot_resamples_equal_nlpstats_seed_for_seed(method: str, level: str) ->
 
 def test_system_grouped_is_the_transposed_item_level() -> None:
     X, Y, Z = _mats(4)
-    a = rt.perm_test(X, Y, Z, level="system-grouped", method="both", seed=1, n_resamples=50)
-    b = rt.perm_test(X.T, Y.T, Z.T, level="item", method="both", seed=1, n_resamples=50)
+    a = rt.perm_test(X, Y, Z, level="system-grouped", method="both", rng=1, n_resamples=50)
+    b = rt.perm_test(X.T, Y.T, Z.T, level="item", method="both", rng=1, n_resamples=50)
     assert a.delta == pytest.approx(b.delta, abs=1e-12)
-    g = rt.perm_test(X, Y, Z, level="system-grouped", method="both", seed=1, n_resamples=50,
+    g = rt.perm_test(X, Y, Z, level="system-grouped", method="both", rng=1, n_resamples=50,
                      stat="spearman")  # fmt: skip
     assert np.isfinite(g.samples).all()
 
@@ -112,7 +112,7 @@ def test_missing_cells_follow_nlpstats() -> None:
 
 def test_seed_and_resamples_are_recorded() -> None:
     X, Y, Z = _mats(6)
-    t = rt.perm_test(X, Y, Z, level="global", seed=5, n_resamples=99)
+    t = rt.perm_test(X, Y, Z, level="global", rng=5, n_resamples=99)
     j = t.to_dict()
     assert j["seed"] == 5 and j["n_resamples"] == 99 and "nlpstats" in str(j["rule"])
-    assert t.p_value == rt.perm_test(X, Y, Z, level="global", seed=5, n_resamples=99).p_value
+    assert t.p_value == rt.perm_test(X, Y, Z, level="global", rng=5, n_resamples=99).p_value

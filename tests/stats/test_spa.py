@@ -52,6 +52,6 @@ def test_missing_segments_are_dropped_and_counted() -> None:
     h = rng.normal(size=(4, 30))
     m = h + rng.normal(0, 0.5, size=h.shape)
     m[2, 3] = np.nan
-    r = spa.soft_pairwise_accuracy(h, m, n_perm=100, seed=3)
+    r = spa.soft_pairwise_accuracy(h, m, n_resamples=100, rng=3)
     assert r.segments_dropped == 1 and r.n_segments == 29 and 0 <= r.value <= 1
     assert r.to_dict()["seed"] == 3

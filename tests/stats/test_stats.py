@@ -203,10 +203,10 @@ def test_vectorised_bootstrap_equals_slow_loop(statistic: str) -> None:
         x = np.sign(x)
     groups = np.repeat(np.arange(80), 2)  # two annotator rows per item
     fast = st.bootstrap_ci(
-        x, y, statistic=statistic, groups=groups, n_boot=300, rng=np.random.default_rng(11)
+        x, y, statistic=statistic, groups=groups, n_resamples=300, rng=np.random.default_rng(11)
     )
     slow = bootstrap_ci_reference(
-        x, y, statistic=statistic, groups=groups, n_boot=300, rng=np.random.default_rng(11)
+        x, y, statistic=statistic, groups=groups, n_resamples=300, rng=np.random.default_rng(11)
     )
     np.testing.assert_allclose(fast.samples, slow.samples, rtol=0, atol=1e-12, equal_nan=True)
     assert fast.estimate == pytest.approx(slow.estimate, abs=1e-12)
@@ -219,9 +219,9 @@ def test_weighted_kendall_dense_path_equals_loop() -> None:
     rng = np.random.default_rng(4)
     x = rng.normal(size=150)
     y = x + rng.normal(size=150)
-    fast = st.bootstrap_ci(x, y, statistic="kendall", n_boot=40, rng=np.random.default_rng(2))
+    fast = st.bootstrap_ci(x, y, statistic="kendall", n_resamples=40, rng=np.random.default_rng(2))
     slow = bootstrap_ci_reference(
-        x, y, statistic="kendall", n_boot=40, rng=np.random.default_rng(2)
+        x, y, statistic="kendall", n_resamples=40, rng=np.random.default_rng(2)
     )
     np.testing.assert_allclose(fast.samples, slow.samples, atol=1e-12)
 
@@ -236,7 +236,7 @@ def test_weighted_spearman_equals_loop_on_metric_vs_labels(x_ties: bool) -> None
     x = np.round(x * 2) / 2 if x_ties else x
     y = np.clip(np.rint(np.repeat(lat, 2) + rng.normal(scale=0.8, size=240)), -2, 2)
     groups = np.repeat(np.arange(120), 2)
-    kw = {"statistic": "spearman", "groups": groups, "n_boot": 200}
+    kw = {"statistic": "spearman", "groups": groups, "n_resamples": 200}
     fast = st.bootstrap_ci(x, y, rng=np.random.default_rng(3), **kw)
     slow = bootstrap_ci_reference(x, y, rng=np.random.default_rng(3), **kw)
     np.testing.assert_allclose(fast.samples, slow.samples, rtol=0, atol=1e-12)
@@ -272,10 +272,10 @@ def test_bootstrap_resamples_items_together() -> None:
         np.repeat(x, 2),
         np.repeat(y, 2),
         groups=np.repeat(np.arange(40), 2),
-        n_boot=50,
+        n_resamples=50,
         rng=np.random.default_rng(9),
     )
-    b = st.bootstrap_ci(x, y, n_boot=50, rng=np.random.default_rng(9))
+    b = st.bootstrap_ci(x, y, n_resamples=50, rng=np.random.default_rng(9))
     np.testing.assert_allclose(a.samples, b.samples, atol=1e-12)
 
 
@@ -352,30 +352,32 @@ def test_permutation_and_paired_bootstrap() -> None:
     bad = y + rng.normal(scale=3.0, size=n)
     for s in ("pearson", "spearman"):
         perm = st.permutation_test_diff(
-            good, bad, y, statistic=s, n_perm=500, rng=np.random.default_rng(1)
+            good, bad, y, statistic=s, n_resamples=500, rng=np.random.default_rng(1)
         )
         assert perm.diff == pytest.approx(
             st.statistic(s, good, y) - st.statistic(s, bad, y), abs=1e-12
         )
         assert perm.p_value < 0.01
         same = st.permutation_test_diff(
-            good, good, y, statistic=s, n_perm=200, rng=np.random.default_rng(1)
+            good, good, y, statistic=s, n_resamples=200, rng=np.random.default_rng(1)
         )
         assert same.p_value == 1.0
         boot = st.paired_bootstrap_diff(
-            good, bad, y, statistic=s, n_boot=500, rng=np.random.default_rng(1)
+            good, bad, y, statistic=s, n_resamples=500, rng=np.random.default_rng(1)
         )
         assert boot.diff == pytest.approx(perm.diff, abs=1e-12)
         assert boot.lo > 0 and boot.p_value < 0.01
         given = (st.statistic(s, good, y), st.statistic(s, bad, y))  # the cells' point values
         told = st.paired_bootstrap_diff(
-            good, bad, y, statistic=s, n_boot=500, rng=np.random.default_rng(1), observed=given
+            good, bad, y, statistic=s, n_resamples=500, rng=np.random.default_rng(1), observed=given
         )
         assert told == boot  # the same result, bit for bit, without sorting again
-    again = st.permutation_test_diff(good, bad, y, n_perm=300, rng=np.random.default_rng(5))
+    again = st.permutation_test_diff(good, bad, y, n_resamples=300, rng=np.random.default_rng(5))
     assert (
         again.p_value
-        == st.permutation_test_diff(good, bad, y, n_perm=300, rng=np.random.default_rng(5)).p_value
+        == st.permutation_test_diff(
+            good, bad, y, n_resamples=300, rng=np.random.default_rng(5)
+        ).p_value
     )
 
 

@@ -193,7 +193,9 @@ def _rogan_gladen(r: EstimateRows, cal: EstimateRows, st: Settings) -> dict[str,
     if not binary or not np.isin(r.judge, (0.0, 1.0)).all():
         return None
     rng = np.random.default_rng([st.seed, 41])
-    e = rogan_gladen_ci(cal.label, cal.judge, r.judge, rng=rng, n_boot=st.n_boot, alpha=st.alpha)
+    e = rogan_gladen_ci(
+        cal.label, cal.judge, r.judge, rng=rng, n_resamples=st.n_boot, alpha=st.alpha
+    )
     return asdict(e)
 
 

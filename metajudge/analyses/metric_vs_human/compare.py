@@ -106,7 +106,7 @@ def _pairs(
         comp["p_permutation"] = jnum(shared.p_value)
     elif run.proto.permutations > 0:
         pr = st.permutation_test_diff(
-            x1, x2, y, statistic=taken, groups=groups, n_perm=run.proto.permutations, rng=rng
+            x1, x2, y, statistic=taken, groups=groups, n_resamples=run.proto.permutations, rng=rng
         )
         comp["p_permutation"] = jnum(pr.p_value)
     if s == "pearson":
@@ -160,7 +160,7 @@ def _shared_permutations(
         problems,
         pairs,
         groups=run.unit_item[rows[0].pair],
-        n_perm=run.proto.permutations,
+        n_resamples=run.proto.permutations,
         rng=rng,
     )
     return {

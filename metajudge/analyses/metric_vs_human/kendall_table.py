@@ -65,6 +65,6 @@ def kendall_rows(
                 x[ok], y[ok], units[ok], g, k=cv_folds, rng=np.random.default_rng(seed)
             )
         row["acc23_cv"] = cv
-        row["spa"] = soft_pairwise_accuracy(sm.human, M, n_perm=n_perm, seed=seed).value
+        row["spa"] = soft_pairwise_accuracy(sm.human, M, n_resamples=n_perm, rng=seed).value
         out.append(row)
     return out

@@ -22,6 +22,10 @@ the remaining groups (``macro=True``). Where mt-metrics-eval returns 0 when no g
 metajudge reports the value as undefined, with the reason.
 
 Every level is bootstrapped over items (inputs) with the shared resample counts ``W``.
+The correlation at a level is :func:`metajudge.stats.estimates.level_estimate` (one definition;
+the resampling tests' (systems × inputs) matrices read it through
+:func:`~metajudge.stats.resampling_tests.level_correlation`); a pooled value (global, one
+system's, the systems' means) needs three rows, an input's two.
 """
 
 from __future__ import annotations
@@ -36,11 +40,10 @@ from numpy.typing import NDArray
 
 from metajudge import stats as st
 from metajudge.stats import estimates as est
+from metajudge.stats.estimates import _nanmean_rows, level_estimate
 
 FArr = NDArray[np.float64]
 IArr = NDArray[np.int64]
-LEVELS: tuple[str, ...] = ("global", "item", "system-grouped", "system")
-LEVEL_ALIASES: dict[str, str] = {"system-level": "system", "item-grouped": "item"}
 LEVEL_NAMES: dict[str, str] = {
     "global": "global (all responses pooled)",
     "item": "item-grouped (across systems within each input, averaged over inputs)",
@@ -58,88 +61,6 @@ MISSING_CELLS: dict[str, str] = {
 }
 
 
-def canonical_level(name: str) -> str:
-    """The level's canonical name (``system-level`` → ``system``, ``item-grouped`` → ``item``)."""
-    return LEVEL_ALIASES.get(name, name)
-
-
-def _by_system(
-    stat: str, x: FArr, y: FArr, items: IArr, systems: IArr, W: FArr | None, level: float
-) -> est.Estimate:
-    vals, smps = [], []
-    per_system = []
-    for s in np.unique(systems):
-        sel = systems == s
-        e = est.pooled(stat, x[sel], y[sel], items[sel], W, level)
-        per_system.append(e.value if e.undefined is None else math.nan)
-        if e.undefined is None:
-            vals.append(e.value)
-            if e.samples is not None:
-                smps.append(e.samples)
-    if not vals:
-        return est.Estimate(math.nan, undefined=f"no system has a defined {stat} correlation")
-    smp = _nanmean_rows(np.vstack(smps)) if smps else None
-    lo, hi = st.percentile_ci(smp, level) if smp is not None else (math.nan, math.nan)
-    unit_values = np.array(per_system, dtype=float)
-    return est.Estimate(float(np.mean(vals)), lo, hi, len(vals), smp, unit_values=unit_values)
-
-
-def _means(v: FArr, w: FArr, systems: IArr, n_sys: int) -> FArr:
-    den = np.bincount(systems, weights=w, minlength=n_sys)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.bincount(systems, weights=w * v, minlength=n_sys) / den
-
-
-def _system_level(
-    stat: str, x: FArr, y: FArr, items: IArr, systems: IArr, W: FArr | None, level: float
-) -> est.Estimate:
-    ok = np.isfinite(x) & np.isfinite(y)
-    x, y, items, systems = x[ok], y[ok], items[ok], systems[ok]
-    n_sys = int(systems.max()) + 1 if systems.size else 0
-    ones = np.ones(x.size)
-    mx, my = _means(x, ones, systems, n_sys), _means(y, ones, systems, n_sys)
-    keep = np.isfinite(mx) & np.isfinite(my)
-    reason = st.undefined_reason(mx[keep], my[keep])
-    if reason is not None:
-        return est.Estimate(math.nan, n=int(keep.sum()), undefined=f"system means: {reason}")
-    smp = None
-    if W is not None:
-        smp = np.full(W.shape[0], np.nan)
-        for b, wrow in enumerate(W[:, items]):
-            bx, by = _means(x, wrow, systems, n_sys), _means(y, wrow, systems, n_sys)
-            k = np.isfinite(bx) & np.isfinite(by)
-            if st.undefined_reason(bx[k], by[k]) is None:
-                smp[b] = st.statistic(stat, bx[k], by[k])
-    lo, hi = st.percentile_ci(smp, level) if smp is not None else (math.nan, math.nan)
-    return est.Estimate(st.statistic(stat, mx[keep], my[keep]), lo, hi, int(keep.sum()), smp)
-
-
-def level_estimate(
-    stat: str,
-    x: FArr,
-    y: FArr,
-    items: IArr,
-    systems: IArr,
-    n_items: int,
-    W: FArr | None,
-    level: float,
-    unit_level: str,
-    sorts: st.SortOrders | None = None,
-) -> est.Estimate:
-    """The correlation ``stat`` of x and y at ``unit_level`` with its bootstrap interval
-    (``sorts``: the sort orders of x and y, read at the global level)."""
-    if unit_level == "global":
-        return est.pooled(stat, x, y, items, W, level, sorts=sorts)
-    if unit_level == "item":
-        return est.grouped(stat, x, y, items, n_items, W, level)
-    unit_level = canonical_level(unit_level)
-    if unit_level == "system-grouped":
-        return _by_system(stat, x, y, items, systems, W, level)
-    if unit_level == "system":
-        return _system_level(stat, x, y, items, systems, W, level)
-    raise ValueError(f"unknown level {unit_level!r} (expected one of {', '.join(LEVELS)})")
-
-
 def mean_estimate(ests: list[est.Estimate], level: float) -> est.Estimate:
     """The average of several estimates on the same resamples (e.g. over annotators)."""
     ok = [e for e in ests if e.undefined is None]
@@ -154,16 +75,6 @@ def mean_estimate(ests: list[est.Estimate], level: float) -> est.Estimate:
     if all(u is not None for u in units) and len({np.shape(u) for u in units}) == 1:
         out.unit_values = _nanmean_rows(np.vstack(units))  # per group, over the comparisons
     return out
-
-
-def _nanmean_rows(m: np.ndarray) -> np.ndarray:
-    """Column means over the defined values; NaN (no warning) where a resample is undefined for
-    every annotator — :func:`~metajudge.stats.bootstrap.percentile_ci` then leaves it out
-    and refuses an interval from a minority of defined resamples."""
-    ok = np.isfinite(m)
-    n = ok.sum(axis=0)
-    total = np.where(ok, m, 0.0).sum(axis=0)
-    return np.divide(total, n, out=np.full(m.shape[1], np.nan), where=n > 0)
 
 
 def _comparisons_at(

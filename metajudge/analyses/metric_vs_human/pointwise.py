@@ -21,12 +21,13 @@ from numpy.typing import NDArray
 from metajudge import stats as st
 from metajudge.analyses.metric_vs_human.aligned import label_rows
 from metajudge.analyses.metric_vs_human.cells import CellCalc, Rows, Run, ci_fields, jnum
-from metajudge.analyses.metric_vs_human.levels import human_reference, level_estimate, loo_matched
+from metajudge.analyses.metric_vs_human.levels import human_reference, loo_matched
 from metajudge.analyses.metric_vs_human.normalize import impute_median
 from metajudge.analyses.metric_vs_human.protocol import Protocol
 from metajudge.errors import InputError
 from metajudge.stats import estimates as est
 from metajudge.stats import intervals
+from metajudge.stats.estimates import level_estimate
 
 FArr = NDArray[np.float64]
 

@@ -12,10 +12,10 @@ import math
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from metajudge.analyses.metric_vs_human.levels import LEVEL_ALIASES, LEVELS
 from metajudge.engine import ENGINES
 from metajudge.errors import InputError
 from metajudge.stats import STATISTICS
+from metajudge.stats.estimates import LEVEL_ALIASES, LEVELS
 from metajudge.stats.intervals import SMALL_N
 from metajudge.stats.partial import SPEARMAN_METHODS
 

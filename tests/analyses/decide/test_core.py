@@ -79,7 +79,7 @@ def test_rogan_gladen() -> None:
     truth = rng.random(4000) < 0.3
     judge = np.where(truth, rng.random(4000) < 0.85, rng.random(4000) < 0.2).astype(float)
     e = ppi.rogan_gladen_ci(
-        truth[:300].astype(float), judge[:300], judge[300:], rng=rng, n_boot=500
+        truth[:300].astype(float), judge[:300], judge[300:], rng=rng, n_resamples=500
     )
     assert e.lo <= 0.3 <= e.hi and abs(judge.mean() - 0.3) > 0.05  # raw rate is biased
 

@@ -25,7 +25,7 @@ def test_bootstrap_p_value_is_never_zero_and_one_rule() -> None:
         d,
         np.zeros_like(d) + np.random.default_rng(0).normal(size=d.size),
         d,
-        n_boot=199,
+        n_resamples=199,
         rng=np.random.default_rng(1),
     )
     assert res.p_value >= 2 / 200

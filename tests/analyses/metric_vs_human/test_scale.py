@@ -31,7 +31,11 @@ def test_shared_permutation_tests_are_the_swap_test_with_those_swaps(
     pairs = [(0, 1), (0, 2), (1, 2)]
     drawn = np.random.default_rng(8)
     got = st.shared_permutation_tests(
-        [("pearson", xs, y), ("spearman", xs, y)], pairs, groups=groups, n_perm=n_perm, rng=drawn
+        [("pearson", xs, y), ("spearman", xs, y)],
+        pairs,
+        groups=groups,
+        n_resamples=n_perm,
+        rng=drawn,
     )
     # the same swaps, drawn explicitly: one bit per item per permutation, 64 to a word
     gen = np.random.default_rng(8).bit_generator

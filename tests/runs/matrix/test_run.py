@@ -193,7 +193,7 @@ def test_pairwise_accuracy_ci_small_n_wilson_and_percentile_unchanged_from_20() 
     from metajudge.stats import bootstrap_mean_ci
 
     ci, how = _accuracy_ci(0.25, 40, 0, 1000)
-    before = bootstrap_mean_ci([1.0] * 10 + [0.0] * 30, np.random.default_rng(0), n_boot=1000)
+    before = bootstrap_mean_ci([1.0] * 10 + [0.0] * 30, np.random.default_rng(0), n_resamples=1000)
     assert how == "percentile bootstrap" and ci == [round(b, 6) for b in before]
     ci, how = _accuracy_ci(1 / 17, 17, 0, 1000)
     assert how == "Wilson score" and ci == [0.01046, 0.26982]
