@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from metajudge import stats as st
-from metajudge.stats import intervals
+from metajudge.stats import bootstrap, correlation, intervals
+from metajudge.stats.intervals import percentile_ci
 
 FArr = NDArray[np.float64]
 IArr = NDArray[np.int64]
@@ -77,7 +77,7 @@ class Estimate:
 def _interval(samples: FArr | None, level: float) -> tuple[float, float]:
     if samples is None:
         return (math.nan, math.nan)
-    return st.percentile_ci(samples, level)
+    return percentile_ci(samples, level)
 
 
 def pooled_rows(
@@ -88,7 +88,11 @@ def pooled_rows(
     if not ok.all():  # (no copies when every row is kept: the arrays of one run are shared)
         x, y, row_items = x[ok], y[ok], row_items[ok]
     g = row_items
-    reason = st.undefined_reason(x, y, min_n=min_n) if statistic in st.CORRELATIONS else None
+    reason = (
+        correlation.undefined_reason(x, y, min_n=min_n)
+        if statistic in correlation.CORRELATIONS
+        else None
+    )
     if reason is None and x.size == 0:
         reason = "no rows"
     return x, y, g, reason
@@ -103,7 +107,7 @@ def pooled(
     level: float,
     *,
     min_n: int = MIN_POOLED_ROWS,
-    sorts: st.SortOrders | None = None,
+    sorts: correlation.SortOrders | None = None,
 ) -> Estimate:
     """``statistic(x, y)`` over the rows where both are finite, bootstrap over items
     (``sorts``: the sort orders of x and y, used when every row is kept)."""
@@ -114,9 +118,9 @@ def pooled(
     if xk is not x:  # rows dropped: the orders are of other rows
         sorts = None
     if W_items is None:
-        return Estimate(st.statistic(statistic, xk, yk, sorts), n=n)
+        return Estimate(correlation.statistic(statistic, xk, yk, sorts), n=n)
     W = W_items[:, g]
-    b = st.bootstrap_ci(xk, yk, statistic=statistic, resamples=W, level=level, sorts=sorts)
+    b = bootstrap.bootstrap_ci(xk, yk, statistic=statistic, resamples=W, level=level, sorts=sorts)
     return Estimate(b.estimate, b.lo, b.hi, n, b.samples)
 
 
@@ -130,13 +134,15 @@ def grouped(
     level: float,
 ) -> Estimate:
     """Per-item ``statistic`` averaged over the items where it is defined; bootstrap over items."""
-    mean, vals, _ = st.grouped_correlation(x, y, row_items, statistic=statistic, n_groups=n_items)
+    mean, vals, _ = bootstrap.grouped_correlation(
+        x, y, row_items, statistic=statistic, n_groups=n_items
+    )
     ok = np.isfinite(vals)
     present = np.unique(row_items[np.isfinite(x) & np.isfinite(y)]).size
     if not ok.any():
         why = f"no input has a defined {statistic} correlation (every group constant or < 2 rows)"
         return Estimate(math.nan, n=0, undefined=why, n_groups_undefined=int(present))
-    smp = st.grouped_mean_samples(vals, W_items) if W_items is not None else None
+    smp = bootstrap.grouped_mean_samples(vals, W_items) if W_items is not None else None
     lo, hi = _interval(smp, level)
     est = Estimate(mean, lo, hi, int(ok.sum()), smp, unit_values=vals)
     est.n_groups_undefined = int(present - ok.sum())
@@ -168,7 +174,7 @@ def _by_system(
     if not vals:
         return Estimate(math.nan, undefined=f"no system has a defined {stat} correlation")
     smp = _nanmean_rows(np.vstack(smps)) if smps else None
-    lo, hi = st.percentile_ci(smp, level) if smp is not None else (math.nan, math.nan)
+    lo, hi = percentile_ci(smp, level) if smp is not None else (math.nan, math.nan)
     unit_values = np.array(per_system, dtype=float)
     return Estimate(float(np.mean(vals)), lo, hi, len(vals), smp, unit_values=unit_values)
 
@@ -188,7 +194,7 @@ def _system_level(
     ones = np.ones(x.size)
     mx, my = _means(x, ones, systems, n_sys), _means(y, ones, systems, n_sys)
     keep = np.isfinite(mx) & np.isfinite(my)
-    reason = st.undefined_reason(mx[keep], my[keep], min_n=MIN_POOLED_ROWS)
+    reason = correlation.undefined_reason(mx[keep], my[keep], min_n=MIN_POOLED_ROWS)
     if reason is not None:
         return Estimate(math.nan, n=int(keep.sum()), undefined=f"system means: {reason}")
     smp = None
@@ -197,10 +203,10 @@ def _system_level(
         for b, wrow in enumerate(W[:, items]):
             bx, by = _means(x, wrow, systems, n_sys), _means(y, wrow, systems, n_sys)
             k = np.isfinite(bx) & np.isfinite(by)
-            if st.undefined_reason(bx[k], by[k], min_n=MIN_POOLED_ROWS) is None:
-                smp[b] = st.statistic(stat, bx[k], by[k])
-    lo, hi = st.percentile_ci(smp, level) if smp is not None else (math.nan, math.nan)
-    return Estimate(st.statistic(stat, mx[keep], my[keep]), lo, hi, int(keep.sum()), smp)
+            if correlation.undefined_reason(bx[k], by[k], min_n=MIN_POOLED_ROWS) is None:
+                smp[b] = correlation.statistic(stat, bx[k], by[k])
+    lo, hi = percentile_ci(smp, level) if smp is not None else (math.nan, math.nan)
+    return Estimate(correlation.statistic(stat, mx[keep], my[keep]), lo, hi, int(keep.sum()), smp)
 
 
 def level_estimate(
@@ -213,7 +219,7 @@ def level_estimate(
     W: FArr | None,
     level: float,
     unit_level: str,
-    sorts: st.SortOrders | None = None,
+    sorts: correlation.SortOrders | None = None,
 ) -> Estimate:
     """The correlation ``stat`` of x and y at ``unit_level`` with its bootstrap interval
     (``sorts``: the sort orders of x and y, read at the global level)."""

@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from metajudge.engine import CHUNK_ELEMENTS, accuracy_from_sums
+from metajudge.engine import CHUNK_ELEMENTS, accuracy_from_sums, pearson_from_moments
 from metajudge.results import Result
 from metajudge.stats.bootstrap import _group_index, bootstrap_p_value
 from metajudge.stats.correlation import (
@@ -49,7 +49,6 @@ from metajudge.stats.correlation import (
     _rankdata,
     _tie_pairs,
     accuracy_rows,
-    pearson_from_moments,
     pearson_rows,
     statistic_fn,
 )

@@ -48,9 +48,7 @@ def test_a_constant_side_is_undefined_in_the_one_pearson() -> None:
     x = np.arange(27.0)
     assert math.isnan(st.pearson(x, Z[:, 0]))
     assert math.isnan(
-        st.correlation.pearson_from_moments(
-            27.0, x.sum(), Z[:, 0].sum(), x @ x, Z[:, 0] @ Z[:, 0], x @ Z[:, 0]
-        )
+        st.pearson_from_moments(27.0, x.sum(), Z[:, 0].sum(), x @ x, Z[:, 0] @ Z[:, 0], x @ Z[:, 0])
     )
 
 

@@ -416,7 +416,7 @@ def estimate_mean(
         rng=np.random.default_rng(st.seed),
         alpha=st.alpha,
         critical=critical,  # type: ignore[arg-type]
-        n_boot=st.n_boot,
+        n_resamples=st.n_boot,
         scale=scale,
         method=method,  # type: ignore[arg-type]
     )
