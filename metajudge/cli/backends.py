@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from metajudge.cli.options import add_cache_file, add_format, add_old
+from metajudge.cli.options import add_cache_file, add_format
 
 
 def cli_backbone(value: str | None) -> str:
@@ -33,7 +33,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument(
         "--out", help="run folder for the server log and ledger (default: under the user cache)"
     )
-    add_old(p, "--run-dir", "--out", dest="out")
     add_format(p)
     p.set_defaults(func=_check)
 
@@ -48,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         ("repair", "keep the readable entries of a damaged cache, move the file aside", _repair),
     ):
         p = csub.add_parser(name, help=helptext)
-        add_cache_file(p, "path", "--path")
+        add_cache_file(p, "path")
         p.set_defaults(func=func)
         if name in ("prune", "export"):
             p.add_argument("--model", help="only entries whose model id contains this")
@@ -69,7 +68,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             )
         if name == "export":
             p.add_argument("-o", "--output", help="output .jsonl file")
-            add_old(p, "out", "--output FILE", nargs="?", shown=f"{p.prog} FILE")
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -163,7 +161,7 @@ def _prune(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from metajudge.runs.cache_commands import export_cache
 
-    out = args.output or args.out
+    out = args.output
     n = export_cache(args.path, out, model=args.model, parser_version=args.parser_version)
     print(f"exported {n} entries to {out}")
     return 0

@@ -34,7 +34,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def _args(p: argparse.ArgumentParser, out_help: str) -> None:
     p.add_argument("--out", metavar="DIR", default="baselines", help=out_help)
-    opt.add_old(p, "--out-dir", "--out", dest="out")
     p.add_argument(
         "--datasets",
         type=opt.csv_list,

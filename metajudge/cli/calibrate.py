@@ -20,7 +20,6 @@ import argparse
 import sys
 from typing import Any
 
-from metajudge.cli.grammar import warn_deprecated
 from metajudge.cli.options import (
     add_data_dir,
     add_format,
@@ -132,18 +131,8 @@ def register(subparsers: Any) -> None:
 
 #: analyses.calibration.conformal.CONFORMAL_METHODS and AUTO (not imported: --help stays fast)
 _CONFORMAL = ("split", "binned", "dist-quantile", "isotonic-split", "isotonic-binned", "auto")
-#: analyses.calibration.conformal.OLD_METHODS: hidden old names, one deprecation line each
-OLD_METHODS = {"cqr": "dist-quantile"}
 #: metajudge.stats.calibration.SET_METHODS: prediction sets for categorical / pairwise verdicts
 _SETS = ("lac", "aps")
-
-
-def _method(text: str) -> str:
-    """A ``--method`` value; an old name (:data:`OLD_METHODS`) prints one deprecation line."""
-    if text in OLD_METHODS:
-        warn_deprecated(f"--method {text}", f"--method {OLD_METHODS[text]}")
-        return OLD_METHODS[text]
-    return text
 
 
 def _register_conformal(sub: Any) -> None:
@@ -168,7 +157,6 @@ def _register_conformal(sub: Any) -> None:
     k.add_argument(
         "--method",
         action="append",
-        type=_method,
         choices=_CONFORMAL + _SETS,
         help=f"repeatable (ratings, default all: {', '.join(_CONFORMAL)}; dist-quantile needs a "
         f"distribution; verdicts: {', '.join(_SETS)}, default both)",

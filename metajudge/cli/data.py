@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 
 from metajudge.cli import agreement
-from metajudge.cli.options import add_data_dir, add_old, add_tie_band
+from metajudge.cli.options import add_data_dir, add_tie_band
 
 
 def _data_dir_arg(q: argparse.ArgumentParser) -> None:
@@ -24,7 +24,6 @@ def _source_args(q: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="a canonical JSONL file (docs/own-data.md) or a built-in dataset's upstream file",
     )
-    add_old(q, "name", "--dataset NAME", nargs="?", shown=f"{q.prog} NAME")
     _data_dir_arg(q)
 
 
@@ -128,7 +127,7 @@ def _add_pairs(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     _source_args(q)
     q.add_argument("-o", "--output", required=True, help="output .jsonl file (written atomically)")
-    add_tie_band(q, "the difference of the human means (a tie is label 0)", dest="tie_band", old=())
+    add_tie_band(q, "the difference of the human means (a tie is label 0)", dest="tie_band")
     q.add_argument("--subset", help="only this subset")
     q.set_defaults(func=_cmd_pairs)
 
@@ -171,7 +170,6 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
 def _source(args: argparse.Namespace) -> dict:  # type: ignore[type-arg]
     """The dataset a ``data`` command names (:func:`metajudge.runs.data_commands.open_named`)."""
     return {
-        "name": args.name,
         "dataset": args.dataset,
         "input_file": args.input,
         "subset": getattr(args, "subset", None),

@@ -85,13 +85,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="run the judge itself twice on the anchor items under this judge backbone (instead "
         "of --scores/--backbones); the rerun of an unchanged judge comes from the cache",
     )
-    opt.add_old(d, "--judge", "--backbone", dest="backbone")
     d.add_argument(
         "--backbone-after",
         metavar="NAME",
         help="the second run's judge backbone (default: --backbone)",
     )
-    opt.add_old(d, "--judge-after", "--backbone-after", dest="backbone_after")
     d.add_argument(
         "--option",
         action="append",
@@ -129,8 +127,6 @@ def _register_ppi(dsub: argparse._SubParsersAction) -> None:  # type: ignore[typ
         metavar="SYSTEM",
         help="Likert data: estimate this system's mean score only",
     )
-    # `--system` names the system a framework's score file scored (meta-eval, data doctor)
-    opt.add_old(p, "--system", "--estimate-system", dest="estimate_system")
     p.add_argument("--dimension", help="the human dimension (default: the one the metric tracks)")
     p.add_argument(
         "--critical",
@@ -212,7 +208,7 @@ def _cmd_verdicts(args: argparse.Namespace) -> int:
     from metajudge.runs.decide import run_choose_verdicts
 
     run = run_choose_verdicts(
-        [*args.files, *args.more_files],
+        list(args.files),
         margin=args.margin,
         alpha=args.alpha,
         n_boot=args.n_boot,

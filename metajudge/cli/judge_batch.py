@@ -49,7 +49,7 @@ def add_export_batch(jsub: Any) -> None:
     add_prompt_variant(e)
     add_source_field(e)
     add_data_dir(e)
-    add_quiet(e, old=False)
+    add_quiet(e)
     e.set_defaults(func=cmd_export)
 
 
@@ -69,7 +69,7 @@ def add_import_batch(jsub: Any) -> None:
 
 
 def _llm_cache(p: argparse.ArgumentParser) -> None:
-    add_cache_file(p, "llm_cache", "--llm-cache")
+    add_cache_file(p, "llm_cache")
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -1,5 +1,4 @@
-"""``metajudge stats power|rank-clusters|kendall`` (old names: ``metajudge power``,
-``rank-clusters``, ``kendall``): study sizing, WMT-style rank clusters,
+"""``metajudge stats power|rank-clusters|kendall``: study sizing, WMT-style rank clusters,
 the "Ties Matter" table.
 
 Only argparse (and the argument validators) are imported here; the library loads inside the
@@ -16,7 +15,6 @@ from metajudge.cli.options import (
     add_level,
     add_n_boot,
     add_n_perm,
-    add_old,
     add_scores,
     add_seed,
     id_policy,
@@ -139,7 +137,6 @@ def _register_clusters(subparsers: argparse._SubParsersAction) -> None:  # type:
     )
     add_n_perm(q, None, " of a perm-* --method")
     add_n_boot(q, None, " of a boot-* --method")
-    add_old(q, "--n-resamples", "--n-perm or --n-boot", type=positive_int)
     add_seed(q, "the resampling")
     add_alpha(q, "the pairwise tests after Holm")
     q.add_argument(
@@ -183,7 +180,7 @@ def _cmd_clusters(args: argparse.Namespace) -> int:
 
 def _n_resamples(args: argparse.Namespace) -> int:
     """The resample count of ``--method``: ``--n-perm`` for perm-*, ``--n-boot`` for boot-*
-    (``--n-resamples``, the old spelling, for either); the other one is refused, not ignored."""
+    ; the other one is refused, not ignored."""
     from metajudge.errors import InputError
 
     perm = args.method.startswith("perm")
@@ -193,12 +190,7 @@ def _n_resamples(args: argparse.Namespace) -> int:
         raise InputError(
             f"{other} does not apply to --method {args.method}; give {own}", field=other
         )
-    if given is not None and args.n_resamples is not None and given != args.n_resamples:
-        raise InputError(f"give {own} once (--n-resamples is its old spelling)", field=own)
-    for n in (given, args.n_resamples):
-        if n is not None:
-            return int(n)
-    return 1000
+    return 1000 if given is None else int(given)
 
 
 def _register_kendall(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -14,8 +14,6 @@ import numpy as np
 import pytest
 
 from metajudge.cli import main
-from metajudge.cli.calibrate import OLD_METHODS
-from metajudge.cli.grammar import deprecation
 
 ROOT = Path(__file__).resolve().parents[2]
 CMD = ["calibrate", "conformal"]
@@ -143,15 +141,14 @@ def test_coverage_per_human_bin_beside_every_method(data_dir: Path, tmp_path: Pa
 
 def test_cqr_is_named_for_what_it_is(data_dir: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     """'cqr' conformalises the judge's own distribution quantiles: the method is dist-quantile;
-    the old name still parses, with one deprecation line, and CHANGELOG.md lists it."""
+    the old name (removed in 0.3.0) is refused, and CHANGELOG.md lists it."""
     f = str(_sheng(data_dir, "fluency"))
     argv = [*CMD, "--input", f, "--repeats", "2", "--method"]
     new, err = _run(capsys, [*argv, "dist-quantile"])
     assert err == ""
-    old, err = _run(capsys, [*argv, "cqr"])
-    assert err.splitlines() == [deprecation("--method cqr", "--method dist-quantile")]
-    assert old["methods"] == new["methods"] and new["methods"][0]["method"] == "dist-quantile"
-    assert OLD_METHODS == {"cqr": "dist-quantile"}  # the CLI's alias only (one definition)
+    assert new["methods"][0]["method"] == "dist-quantile"
+    assert main([*argv, "cqr"]) == 2
+    assert "invalid choice: 'cqr'" in capsys.readouterr().err
     changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     assert "| `--method cqr` | `--method dist-quantile` | calibrate conformal " in changelog
 

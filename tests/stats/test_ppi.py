@@ -115,12 +115,13 @@ def test_swap_report_ppi_section(data_dir: Path, tmp_path: Path) -> None:
     )
 
 
-def test_old_system_spelling_is_estimate_system(capsys: pytest.CaptureFixture) -> None:
-    """``decide ppi --system`` (the old spelling) still estimates that system,
-    with its one deprecation line; ``--system`` is the framework files' option elsewhere."""
+def test_estimate_system_is_the_one_spelling(capsys: pytest.CaptureFixture) -> None:
+    """``decide ppi --estimate-system`` estimates that system; the old ``--system`` (removed in
+    0.3.0) is refused: ``--system`` is the framework files' option elsewhere."""
     from metajudge.cli import build_parser
 
     argv = ["decide", "ppi", "--dataset", "x", "--metric", "m", "--n-labelled", "3"]
-    assert build_parser().parse_args([*argv, "--system", "s"]).estimate_system == "s"
-    assert "'--system' is deprecated; use '--estimate-system'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        build_parser().parse_args([*argv, "--system", "s"])
+    capsys.readouterr()
     assert build_parser().parse_args([*argv, "--estimate-system", "s"]).estimate_system == "s"
