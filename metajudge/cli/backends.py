@@ -31,7 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument("name", help="backbone name, config file or GGUF path")
     p.add_argument(
-        "--out", help="run folder for the server log and ledger (default: under the user cache)"
+        "--log-dir",
+        metavar="DIR",
+        help="folder for the server log and ledger (default: under the user cache)",
     )
     add_format(p)
     p.set_defaults(func=_check)
@@ -98,7 +100,7 @@ def _check(args: argparse.Namespace) -> int:
     from metajudge.cli.output import print_json
     from metajudge.runs.backend_commands import run_backend_check
 
-    r = run_backend_check(args.name, run_dir=args.out)
+    r = run_backend_check(args.name, run_dir=args.log_dir)
     if args.format == "json":
         print_json(r, indent=2)
     else:

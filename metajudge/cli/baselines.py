@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _args(p: argparse.ArgumentParser, out_help: str) -> None:
-    p.add_argument("--out", metavar="DIR", default="baselines", help=out_help)
+    opt.add_baselines(p, out_help, default="baselines")
     p.add_argument(
         "--datasets",
         type=opt.csv_list,
@@ -47,7 +47,9 @@ def _args(p: argparse.ArgumentParser, out_help: str) -> None:
 def _cmd_baselines_regen(args: argparse.Namespace) -> int:
     from metajudge.runs.baselines import regenerate_baselines
 
-    written = regenerate_baselines(args.out, datasets=args.datasets or None, data_dir=args.data_dir)
+    written = regenerate_baselines(
+        args.baselines, datasets=args.datasets or None, data_dir=args.data_dir
+    )
     for p in written:
         print(f"wrote {p}")
     return 0
@@ -56,7 +58,9 @@ def _cmd_baselines_regen(args: argparse.Namespace) -> int:
 def _cmd_baselines_check(args: argparse.Namespace) -> int:
     from metajudge.runs.baselines import check_baselines
 
-    problems = check_baselines(args.out, datasets=args.datasets or None, data_dir=args.data_dir)
+    problems = check_baselines(
+        args.baselines, datasets=args.datasets or None, data_dir=args.data_dir
+    )
     for line in problems:
         print(line)
     print("baselines: OK" if not problems else f"baselines: {len(problems)} moved value(s)")

@@ -36,11 +36,12 @@ from metajudge.cli.types import positive_int
 def _add_source(p: argparse.ArgumentParser) -> None:
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument(
-        "--input",
+        "--ratings",
         metavar="FILE",
         help="a rating-distribution CSV as published (columns 1..5 of log-probabilities, last "
-        "column the human score); with --scores: a dataset file",
+        "column the human score)",
     )
+    g.add_argument("--input", metavar="FILE", help="a canonical JSONL dataset file (with --scores)")
     g.add_argument("--dataset", metavar="NAME", help="a built-in dataset (with --scores)")
     add_scores(
         p,
@@ -54,7 +55,12 @@ def _add_source(p: argparse.ArgumentParser) -> None:
         default="logprobs",
         help="what the CSV's rating columns hold (default logprobs; probs must sum to 1)",
     )
-    p.add_argument("--judge", metavar="NAME", help="the CSV judge's name (default: the file's)")
+    p.add_argument(
+        "--judge-name",
+        dest="judge",
+        metavar="NAME",
+        help="the --ratings judge's display name (default: the file's)",
+    )
     add_data_dir(p)
 
 
@@ -196,10 +202,17 @@ def _register_conformal(sub: Any) -> None:
 
 def _source(args: argparse.Namespace, ids: Any) -> Any:
     """The :class:`~metajudge.runs.calibrate.CalibrationInput` of the command's options."""
+    from metajudge.errors import InputError
     from metajudge.runs.calibrate import CalibrationInput
 
+    if args.ratings and args.scores:
+        raise InputError("--scores goes with --input or --dataset, not --ratings", field="--scores")
+    if args.input and not args.scores:
+        raise InputError(
+            "a dataset file needs --scores (a ratings CSV is --ratings)", field="--input"
+        )
     return CalibrationInput(
-        input_file=args.input,
+        input_file=args.ratings or args.input,
         dataset=args.dataset,
         scores=args.scores,
         judge=args.judge,

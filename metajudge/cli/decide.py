@@ -45,7 +45,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     dsub = top.add_subparsers(dest="decide_command", metavar="SUBCOMMAND", required=True)
     f = dsub.add_parser("frontier", help="cost-agreement frontier of a published judge table")
     f.add_argument(
-        "--input", metavar="FILE", help="table (default: AlpacaEval's, in the data folder)"
+        "--frontier",
+        metavar="FILE",
+        help="the judge table: cost and agreement per judge (default: AlpacaEval's, in the data "
+        "folder)",
     )
     opt.add_data_dir(f)
     _common(f)
@@ -222,7 +225,7 @@ def _cmd_verdicts(args: argparse.Namespace) -> int:
 def _cmd_frontier(args: argparse.Namespace) -> int:
     from metajudge.runs.decide import run_frontier
 
-    _show(args, run_frontier(args.input, data_dir=args.data_dir, alpha=args.alpha, out=args.out))
+    _show(args, run_frontier(args.frontier, data_dir=args.data_dir, alpha=args.alpha, out=args.out))
     return 0
 
 

@@ -59,7 +59,7 @@ def add_import_batch(jsub: Any) -> None:
         "import-batch", help="store a batch results file (OpenAI / vLLM run_batch) in the cache"
     )
     i.add_argument(
-        "-i", "--input", required=True, metavar="FILE", help="results file (batch-output JSONL)"
+        "--results", required=True, metavar="FILE", help="results file (batch-output JSONL)"
     )
     i.add_argument(
         "--requests", required=True, metavar="FILE", help="the batch file export-batch wrote"
@@ -97,6 +97,6 @@ def cmd_import(args: argparse.Namespace) -> int:
     from metajudge.cli.output import print_json
     from metajudge.runs.judge_batch import run_import_batch
 
-    summary = run_import_batch(args.input, args.requests, cache_file=args.llm_cache)
+    summary = run_import_batch(args.results, args.requests, cache_file=args.llm_cache)
     print_json(summary.to_dict(), indent=1)
     return 0 if summary.n_failed == 0 else 1

@@ -346,6 +346,12 @@ def add_out(p: argparse.ArgumentParser, what: str, *, required: bool = False) ->
     p.add_argument("--out", metavar="DIR", required=required, help=what)
 
 
+def add_baselines(p: argparse.ArgumentParser, what: str, default: str | None = None) -> None:
+    """``--baselines DIR``: the stored baselines folder (``baselines/``: ``judges/``, the
+    deterministic baselines' JSON files)."""
+    p.add_argument("--baselines", metavar="DIR", default=default, help=what)
+
+
 def add_data_dir(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--data-dir", metavar="DIR", help="local data folder (default: $METAJUDGE_DATA_DIR)"

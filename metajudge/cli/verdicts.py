@@ -32,7 +32,8 @@ def add_verdicts(jsub: argparse._SubParsersAction) -> None:  # type: ignore[type
         "non-inferiority of each against the best at --margin, McNemar, and the cost frontier.",
     )
     q.add_argument(
-        "--input",
+        "--verdicts",
+        dest="input",  # a record's fault is placed in this file (cli._placed)
         metavar="FILE",
         action="append",
         default=[],
@@ -74,7 +75,7 @@ def _check(args: argparse.Namespace) -> None:
     from metajudge.errors import InputError
 
     if not args.input:
-        raise InputError("give a verdict file (--input FILE, repeated)", field="--input")
+        raise InputError("give a verdict file (--verdicts FILE, repeated)", field="--verdicts")
     unused = _REPORT_ONLY if args.choose else _CHOOSE_ONLY
     given = [k for k in unused if getattr(args, k) is not None]
     if args.choose and args.format == "csv":
