@@ -155,7 +155,7 @@ def cache_error(path: Path, doing: str, err: BaseException) -> CacheError:
         what = "cannot grow (the disk or the file is full)"
     elif "malformed" in msg or "not a database" in msg or "corrupt" in msg:
         fix = (
-            f"run `metajudge cache repair --path {path}` (keeps what is readable and moves the "
+            f"run `metajudge cache prune --damaged --cache-file {path}` (keeps what is readable and moves the "
             "damaged file aside), or move the file aside yourself, or use another cache file "
             "($METAJUDGE_CACHE_DIR)"
         )

@@ -40,13 +40,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
     from metajudge.cli.types import duration_days
 
-    ca = sub.add_parser("cache", help="the LLM response cache: stats, prune, export, repair")
+    ca = sub.add_parser("cache", help="the LLM response cache: stats, prune (or repair), export")
     csub = ca.add_subparsers(dest="cache_command", metavar="SUBCOMMAND", required=True)
     for name, helptext, func in (
         ("stats", "entries, size and tokens by model, endpoint and parser version", _stats),
-        ("prune", "delete old, unused or selected entries", _prune),
+        ("prune", "delete old, unused or selected entries; --damaged: repair the cache", _prune),
         ("export", "write entries as JSON Lines", _export),
-        ("repair", "keep the readable entries of a damaged cache, move the file aside", _repair),
     ):
         p = csub.add_parser(name, help=helptext)
         add_cache_file(p, "path")
@@ -67,6 +66,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             p.add_argument("--all", action="store_true", help="delete every entry")
             p.add_argument(
                 "--yes", action="store_true", help="confirm a prune that deletes every entry"
+            )
+            p.add_argument(
+                "--damaged",
+                action="store_true",
+                help="repair a damaged cache: keep its readable entries, move the file aside "
+                "(no other selection applies)",
             )
         if name == "export":
             p.add_argument("-o", "--output", help="output .jsonl file")
@@ -147,6 +152,9 @@ def _stats(args: argparse.Namespace) -> int:
 def _prune(args: argparse.Namespace) -> int:
     from metajudge.runs.cache_commands import prune_cache
 
+    if args.damaged:
+        return _repair(args)
+
     n, left = prune_cache(
         args.path,
         older_than_days=args.older_than,
@@ -170,7 +178,14 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _repair(args: argparse.Namespace) -> int:
+    """``cache prune --damaged``: the readable entries kept, the damaged file moved aside."""
+    from metajudge.errors import InputError
     from metajudge.runs.cache_commands import run_cache_repair
+
+    chosen = [k for k in ("older_than", "model", "parser_version") if getattr(args, k) is not None]
+    chosen += [k for k in ("unused", "all") if getattr(args, k)]
+    if chosen:
+        raise InputError(f"--damaged takes no selection (--{chosen[0].replace('_', '-')})")
 
     r = run_cache_repair(args.path)
     if r["healthy"]:
