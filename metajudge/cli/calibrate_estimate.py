@@ -16,6 +16,7 @@ import argparse
 import sys
 from typing import Any
 
+from metajudge.cli.grammar import label_help
 from metajudge.cli.options import (
     add_alpha,
     add_data_dir,
@@ -126,8 +127,11 @@ def add_parsers(sub: Any) -> None:
 def _add_plan(sub: Any) -> None:
     p = sub.add_parser(
         "plan",
-        help="how many labels a target CI half-width needs, and which items to label next "
-        "(active selection)",
+        help=label_help(
+            "calibrate plan",
+            "the labels a target CI half-width needs, and which items to label next (active "
+            "selection)",
+        ),
         description="From a pilot (judge scores on every response, labels on some): per "
         "system, the labels a --half-width needs (calibrated, and with labels only); with "
         "--budget, sampling probabilities for the unlabelled rows from the judge's uncertainty "

@@ -16,6 +16,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from metajudge.cli import options as opt
+from metajudge.cli.grammar import label_help
 from metajudge.cli.types import nonneg_float, positive_int, probability
 
 if TYPE_CHECKING:
@@ -418,8 +419,11 @@ def _register_alt_test_plan(dsub: argparse._SubParsersAction) -> None:  # type: 
 
     a = dsub.add_parser(
         "alt-test-plan",
-        help="plan an Alt-Test: the paper's simulation (categories, annotator and LLM noise) "
-        "run through the Alt-Test, winning rate and pass rate by number of items and ε",
+        help=label_help(
+            "decide alt-test-plan",
+            "the paper's simulation (categories, annotator and LLM noise) run through the "
+            "Alt-Test, winning rate and pass rate by number of items and ε",
+        ),
         description="Seeded synthetic annotation sets run through `decide alt-test`'s "
         "procedure: per ε and number of items n, the mean winning rate, the pass rate (share of "
         "replicates with winning rate >= 0.5) and the advantage probability. The paper's model "

@@ -44,6 +44,23 @@ SHARED_VERBS: tuple[tuple[str, str], ...] = (
 #: Spellings reserved for the next issues: named in ``docs/cli.md`` as coming, not registered.
 COMING: tuple[tuple[str, str], ...] = ()
 
+#: "How many labels do I need?": the one command answering it for each question (each command's
+#: help line names its question and points to the others; ``metajudge --help`` lists all three).
+LABEL_QUESTIONS: tuple[tuple[str, str], ...] = (
+    ("stats power", "a correlation or a correlation difference"),
+    ("calibrate plan", "an estimate's CI"),
+    ("decide alt-test-plan", "the Alt-Test"),
+)
+
+
+def label_help(command: str, text: str) -> str:
+    """The help line of a :data:`LABEL_QUESTIONS` command: how many labels for its question,
+    ``text``, and where the other questions are answered."""
+    own = dict(LABEL_QUESTIONS)[command]
+    others = "; ".join(f"{q}: `{c}`" for c, q in LABEL_QUESTIONS if c != command)
+    return f"how many labels for {own}: {text} (other questions: {others})"
+
+
 #: Width of the text ``metajudge --help`` wraps itself (the epilog), whatever the terminal.
 WIDTH = 88
 
@@ -71,7 +88,8 @@ def subparsers_of(parser: argparse.ArgumentParser) -> argparse._SubParsersAction
 
 
 def command_overview(sub: argparse._SubParsersAction) -> str:  # type: ignore[type-arg]
-    """The grouped command list of ``metajudge --help`` (wrapped at :data:`WIDTH`)."""
+    """The grouped command list of ``metajudge --help``: every command that runs (``NOUN VERB``
+    or a named job) with its help line, wrapped at :data:`WIDTH`."""
     helps = visible_commands(sub)
     grouped = [c for _, cmds in COMMAND_GROUPS for c in cmds]
     missing = sorted(set(helps) - set(grouped))
@@ -82,18 +100,30 @@ def command_overview(sub: argparse._SubParsersAction) -> str:  # type: ignore[ty
     for title, cmds in COMMAND_GROUPS:
         lines += [f"{title}:"]
         for c in cmds:
-            lines += _entry(c, helps[c])
+            verbs = subparsers_of(sub.choices[c])
+            if verbs is None:
+                lines += _entry(c, helps[c])
+                continue
+            for verb, text in visible_commands(verbs).items():
+                lines += _entry(f"{c} {verb}", text)
         lines.append("")
+    lines += textwrap.wrap(
+        "How many labels do I need? For "
+        + "; for ".join(f"{q}: `metajudge {c}`" for c, q in LABEL_QUESTIONS)
+        + ".",
+        WIDTH,
+        break_on_hyphens=False,
+    )
     lines.append(
         "Run `metajudge COMMAND --help` for a command's options; docs/cli.md lists them all."
     )
     return "\n".join(lines)
 
 
-def _entry(name: str, text: str, indent: int = 2, col: int = 18) -> list[str]:
+def _entry(name: str, text: str, indent: int = 2, col: int = 26) -> list[str]:
     pad = " " * col
     first = f"{' ' * indent}{name}"
-    body = textwrap.wrap(text, WIDTH - col) or [""]
+    body = textwrap.wrap(text, WIDTH - col, break_on_hyphens=False) or [""]
     if len(first) + 2 > col:
         return [first, *(pad + b for b in body)]
     return [first.ljust(col) + body[0], *(pad + b for b in body[1:])]

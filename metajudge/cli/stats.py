@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 
+from metajudge.cli.grammar import label_help
 from metajudge.cli.options import (
     add_alpha,
     add_data_dir,
@@ -42,8 +43,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def _register_power(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     q = subparsers.add_parser(
         "power",
-        help="how many human labels: items to detect a correlation, or a difference between "
-        "two metrics' correlations (Fisher z)",
+        help=label_help(
+            "stats power",
+            "items to detect a correlation, or that two metrics' correlations differ (Fisher z)",
+        ),
         description="Sample size of a human study (Fisher z). With --r: items to detect a "
         "correlation r (two-sided). With --r1 and --r2: items to detect that two metrics' "
         "correlations with the same humans differ (Steiger 1980); this needs the metrics' "
