@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from metajudge.cli import build_parser, main
-from metajudge.cli.grammar import COMING
+from metajudge.cli.grammar import COMING, subparsers_of
 from metajudge.cli.options import MEANINGS
 from tests.cli.grammar_census import census, hidden_commands, options, walk
 
@@ -106,6 +106,31 @@ def test_no_hidden_spelling_is_left() -> None:
         if a.help is argparse.SUPPRESS
     ]
     assert not hidden and not hidden_commands(build_parser()), hidden
+
+
+#: Input words with one meaning each (issue 61): the option -> what its help must say.
+INPUT_WORDS: dict[str, str] = {
+    "--input": r"jsonl|dataset",  # a dataset, in any layout metajudge reads
+    "--out": r"folder",  # a run folder
+    "--judge": r"column",  # a score column
+    "--margin": r"^non-inferiority margin",  # judge swap / verdicts' δ
+}
+
+
+@pytest.mark.parametrize("word, meaning", sorted(INPUT_WORDS.items()))
+def test_each_input_word_keeps_its_one_meaning(word: str, meaning: str) -> None:
+    uses = [(path, a) for path, a in _visible() if word in a.option_strings]
+    assert uses, word
+    wrong = [f"{path}: {a.help}" for path, a in uses if not re.search(meaning, str(a.help), re.I)]
+    assert not wrong, wrong
+
+
+def test_only_the_named_jobs_are_bare() -> None:
+    """NOUN VERB: a top-level command without verbs is one of the two named jobs."""
+    sub = subparsers_of(build_parser())
+    assert sub is not None
+    bare = {n for n in sub.choices if subparsers_of(sub.choices[n]) is None}
+    assert bare == {"meta-eval", "demo"}
 
 
 #: The census's ceilings (issue 61: 51 commands, 522 options, 93 hidden spellings at 7aa1c6b): a
