@@ -121,7 +121,11 @@ INPUT_WORDS: dict[str, str] = {
 def test_each_input_word_keeps_its_one_meaning(word: str, meaning: str) -> None:
     uses = [(path, a) for path, a in _visible() if word in a.option_strings]
     assert uses, word
-    wrong = [f"{path}: {a.help}" for path, a in uses if not re.search(meaning, str(a.help), re.I)]
+    wrong = [
+        f"{path}: {a.help}"
+        for path, a in uses
+        if not re.search(meaning, str(a.help), re.IGNORECASE)
+    ]
     assert not wrong, wrong
 
 
