@@ -72,7 +72,7 @@ bench: setup
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
 
 baselines: setup
-	$(VENV)/bin/metajudge baselines regenerate
+	$(VENV)/bin/metajudge baselines check --write
 
 # The user guide is a site (mkdocs.yml over docs/): --strict fails on a broken link or anchor and
 # on a page missing from the nav (not --quiet: it hides the warnings --strict counts). Built into

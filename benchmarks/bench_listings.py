@@ -27,7 +27,7 @@ LISTINGS = (
     ("metrics list", ["metrics", "list"]),
     ("metrics list --format json", ["metrics", "list", "--format", "json"]),
     ("backends list", ["backends", "list"]),
-    ("matrix", ["matrix"]),
+    ("matrix list", ["matrix", "list"]),
 )
 
 

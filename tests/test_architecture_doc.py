@@ -1,12 +1,16 @@
 """docs/architecture.md: each trace from a command to its number names real ``file:function``
-hops in ``metajudge/`` and crosses at most 6 files."""
+hops in ``metajudge/``; the hand-written traces cross at most 6 files, and the ``meta-eval``
+Pearson CI trace lists exactly the modules recorded at run time (:func:`_recorded_stops`)."""
 
 from __future__ import annotations
 
 import ast
 import functools
 import re
+import sys
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,6 +23,10 @@ TRACES = (
     "the Alt-Test winning rate",
     "the `calibrate conformal` coverage",
 )
+#: the trace checked against the modules recorded at run time (every module it passes through)
+RECORDED = TRACES[0]
+#: the resampling engine: one stop of a trace, wherever its modules live
+ENGINE = ("weighted", "moments", "resample", "rank_pass", "count_pass", "weighted_kendall")
 HOP = re.compile(r"`([\w/]+\.py):(\w+(?:\.\w+)?)`")
 
 
@@ -62,7 +70,7 @@ def test_every_hop_exists(title: str) -> None:
         assert func in _defined(path), f"{title}: no {func} in metajudge/{file}"
 
 
-@pytest.mark.parametrize("title", TRACES)
+@pytest.mark.parametrize("title", [t for t in TRACES if t != RECORDED])
 def test_each_trace_crosses_at_most_six_files(title: str) -> None:
     files = {file for file, _ in HOP.findall(_traces()[title])}
     assert len(files) <= MAX_FILES, f"{title}: {len(files)} files: {sorted(files)}"
@@ -79,3 +87,65 @@ def test_every_hop_of_the_page_exists() -> None:
 def test_the_trace_checker_sees_a_wrong_hop() -> None:
     assert "no_such_function" not in _defined(PACKAGE / "stats" / "bootstrap.py")
     assert "correlate" in _defined(PACKAGE / "stats" / "bootstrap.py")
+
+
+def _stop(module: str) -> str:
+    """The stop of a trace a ``metajudge`` module is: its file relative to ``metajudge/``, or
+    ``engine`` for the resampling engine (``metajudge.engine.*`` or its modules in ``stats``)."""
+    parts = module.split(".")[1:]
+    if parts[:1] == ["engine"] or (parts[:1] == ["stats"] and parts[-1] in ENGINE):
+        return "engine"
+    path = "/".join(parts)
+    return f"{path}.py" if (PACKAGE / f"{path}.py").is_file() else f"{path}/__init__.py"
+
+
+def _recorded_stops(argv: list[str]) -> set[str]:
+    """Run ``metajudge argv`` with a profile hook on every thread; at each call that makes the
+    Pearson value, a resample's Pearson or the interval (``stats.correlation.pearson*``,
+    ``stats.intervals.choose``) from a cell (``analyses.metric_vs_human.cells`` on the stack),
+    record the stop of every ``metajudge`` frame on the stack."""
+    from metajudge.cli import main
+
+    stops: set[str] = set()
+
+    def hook(frame: Any, event: str, arg: Any) -> None:
+        if event != "call":
+            return
+        module, name = frame.f_globals.get("__name__", ""), frame.f_code.co_name
+        if not (
+            (module == "metajudge.stats.correlation" and name.startswith("pearson"))
+            or (module == "metajudge.stats.intervals" and name == "choose")
+        ):
+            return
+        stack, f = [], frame
+        while f is not None:
+            stack.append(f.f_globals.get("__name__", ""))
+            f = f.f_back
+        if "metajudge.analyses.metric_vs_human.cells" in stack:
+            stops.update(_stop(m) for m in stack if m.startswith("metajudge."))
+
+    sys.setprofile(hook)
+    threading.setprofile(hook)
+    try:
+        assert main(argv) == 0
+    finally:
+        sys.setprofile(None)
+        threading.setprofile(None)  # type: ignore[arg-type]
+    return stops
+
+
+def test_the_pearson_trace_lists_the_recorded_modules(data_dir: Path, tmp_path: Path) -> None:
+    argv = ["meta-eval", "--dataset", "ragchecker_meta_eval", "--scores", "shipped",
+            "--metrics", "ragchecker", "--n-boot", "100", "--no-plots", "--paths-only",
+            "--data-dir", str(data_dir), "--out", str(tmp_path / "run")]  # fmt: skip
+    recorded = _recorded_stops(argv)
+    hops = HOP.findall(_traces()[RECORDED])
+    listed = {_stop("metajudge." + f.removesuffix(".py").replace("/", ".")) for f, _ in hops}
+    assert "engine" in recorded and "stats/intervals.py" in recorded  # the hook saw the CI
+    assert listed == recorded, (sorted(listed - recorded), sorted(recorded - listed))
+
+
+def test_stops_fold_the_engine() -> None:
+    assert _stop("metajudge.stats.moments") == _stop("metajudge.engine.passes") == "engine"
+    assert _stop("metajudge.stats.bootstrap") == "stats/bootstrap.py"
+    assert _stop("metajudge.cli") == "cli/__init__.py"

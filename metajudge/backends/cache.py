@@ -144,7 +144,7 @@ def cache_error(path: Path, doing: str, err: BaseException) -> CacheError:
     if "readonly" in msg or "read-only" in msg or "unable to open" in msg:
         fix = (
             "make it writable, or use another cache file ($METAJUDGE_CACHE_DIR; --path for "
-            "`metajudge cache`, --llm-cache for `judge-batch`; get_backend(cache=False) in Python)"
+            "`metajudge cache`, --cache-file for `judge export-batch`; get_backend(cache=False) in Python)"
         )
         what = "cannot be written"
     elif "full" in msg or "No space" in msg:
@@ -155,7 +155,7 @@ def cache_error(path: Path, doing: str, err: BaseException) -> CacheError:
         what = "cannot grow (the disk or the file is full)"
     elif "malformed" in msg or "not a database" in msg or "corrupt" in msg:
         fix = (
-            f"run `metajudge cache repair --path {path}` (keeps what is readable and moves the "
+            f"run `metajudge cache prune --damaged --cache-file {path}` (keeps what is readable and moves the "
             "damaged file aside), or move the file aside yourself, or use another cache file "
             "($METAJUDGE_CACHE_DIR)"
         )

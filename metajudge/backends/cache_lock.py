@@ -2,7 +2,7 @@
 
 Every process that has a cache open for writing holds a shared lock on it (:func:`share`, taken
 by :class:`~metajudge.backends.cache.ResponseCache` and released by ``close()``); ``metajudge
-cache repair``, which moves the file aside, takes it exclusively (:func:`exclusive`) and refuses
+cache prune --damaged``, which moves the file aside, takes it exclusively (:func:`exclusive`) and refuses
 while another process holds it, so it never pulls the file from under a live run (issue 30: 10
 of 40 entries a concurrent run had just written were lost).
 
@@ -103,7 +103,7 @@ def exclusive(path: str | Path) -> Iterator[None]:
                 os.close(fd)
             raise CacheError(
                 f"{path}: the response cache is in use by another process (it holds a lock on "
-                f"{lock}); let that run finish or stop it, then run `metajudge cache repair` again"
+                f"{lock}); let that run finish or stop it, then run `metajudge cache prune --damaged` again"
             ) from None
         if held is None:
             held = _HELD[lock] = [fd, 0]

@@ -1,4 +1,4 @@
-"""``metajudge cache repair``: keep what a damaged response cache still holds, move it aside.
+"""``metajudge cache prune --damaged``: keep what a damaged response cache still holds, move it aside.
 
 The rows that can be read (and whose stored JSON parses) are copied into a fresh cache file (a
 damaged page does not end the scan; the rows dropped are counted); the

@@ -3,8 +3,8 @@
 Each module of :data:`_COMMAND_MODULES` exposes ``register(subparsers)`` and adds the top-level
 commands it owns (with their subcommands, ``set_defaults(func=...)``); no module adds into a
 group another one made, so the order of the list does not matter. The grammar is ``metajudge
-NOUN VERB`` plus two named jobs (``meta-eval``, ``demo``); old command names are hidden aliases
-installed once, from :data:`metajudge.cli.grammar.OLD_COMMANDS`. ``metajudge --help`` groups
+NOUN VERB`` plus two named jobs (``meta-eval``, ``demo``); no command has a hidden old name
+(release 0.3.0 removed them). ``metajudge --help`` groups
 the commands by job (:data:`metajudge.cli.grammar.COMMAND_GROUPS`); ``docs/cli.md`` is generated
 from the parser (:mod:`metajudge.cli.reference`). The modules import only argparse at module
 level, so ``metajudge --help`` stays fast; the library is imported inside each command.
@@ -43,7 +43,7 @@ DESCRIPTION = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from metajudge.cli.grammar import command_overview, install_old_names, wrap
+    from metajudge.cli.grammar import command_overview, wrap
 
     parser = argparse.ArgumentParser(
         prog="metajudge",
@@ -56,7 +56,6 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", help=argparse.SUPPRESS)
     for mod in _COMMAND_MODULES:
         importlib.import_module(mod).register(sub)
-    install_old_names(parser)  # old command names: hidden aliases, one deprecation line each
     parser.usage = "metajudge [-h] [--version] [-v] COMMAND ..."  # after the subcommands' prog
     parser.epilog = command_overview(sub)
     return parser

@@ -1,4 +1,4 @@
-"""``metajudge data agreement`` (old name ``metajudge agreement``): agreement between a dataset's human annotators, per dimension.
+"""``metajudge data agreement``: agreement between a dataset's human annotators, per dimension.
 
 Only argparse is imported here; the library loads inside the command.
 """

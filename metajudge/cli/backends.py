@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from metajudge.cli.options import add_cache_file, add_format, add_old
+from metajudge.cli.options import add_cache_file, add_format
 
 
 def cli_backbone(value: str | None) -> str:
@@ -31,24 +31,24 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument("name", help="backbone name, config file or GGUF path")
     p.add_argument(
-        "--out", help="run folder for the server log and ledger (default: under the user cache)"
+        "--log-dir",
+        metavar="DIR",
+        help="folder for the server log and ledger (default: under the user cache)",
     )
-    add_old(p, "--run-dir", "--out", dest="out")
     add_format(p)
     p.set_defaults(func=_check)
 
     from metajudge.cli.types import duration_days
 
-    ca = sub.add_parser("cache", help="the LLM response cache: stats, prune, export, repair")
+    ca = sub.add_parser("cache", help="the LLM response cache: stats, prune (or repair), export")
     csub = ca.add_subparsers(dest="cache_command", metavar="SUBCOMMAND", required=True)
     for name, helptext, func in (
         ("stats", "entries, size and tokens by model, endpoint and parser version", _stats),
-        ("prune", "delete old, unused or selected entries", _prune),
+        ("prune", "delete old, unused or selected entries; --damaged: repair the cache", _prune),
         ("export", "write entries as JSON Lines", _export),
-        ("repair", "keep the readable entries of a damaged cache, move the file aside", _repair),
     ):
         p = csub.add_parser(name, help=helptext)
-        add_cache_file(p, "path", "--path")
+        add_cache_file(p, "path")
         p.set_defaults(func=func)
         if name in ("prune", "export"):
             p.add_argument("--model", help="only entries whose model id contains this")
@@ -67,9 +67,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             p.add_argument(
                 "--yes", action="store_true", help="confirm a prune that deletes every entry"
             )
+            p.add_argument(
+                "--damaged",
+                action="store_true",
+                help="repair a damaged cache: keep its readable entries, move the file aside "
+                "(no other selection applies)",
+            )
         if name == "export":
             p.add_argument("-o", "--output", help="output .jsonl file")
-            add_old(p, "out", "--output FILE", nargs="?", shown=f"{p.prog} FILE")
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -100,7 +105,7 @@ def _check(args: argparse.Namespace) -> int:
     from metajudge.cli.output import print_json
     from metajudge.runs.backend_commands import run_backend_check
 
-    r = run_backend_check(args.name, run_dir=args.out)
+    r = run_backend_check(args.name, run_dir=args.log_dir)
     if args.format == "json":
         print_json(r, indent=2)
     else:
@@ -147,6 +152,9 @@ def _stats(args: argparse.Namespace) -> int:
 def _prune(args: argparse.Namespace) -> int:
     from metajudge.runs.cache_commands import prune_cache
 
+    if args.damaged:
+        return _repair(args)
+
     n, left = prune_cache(
         args.path,
         older_than_days=args.older_than,
@@ -163,14 +171,21 @@ def _prune(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from metajudge.runs.cache_commands import export_cache
 
-    out = args.output or args.out
+    out = args.output
     n = export_cache(args.path, out, model=args.model, parser_version=args.parser_version)
     print(f"exported {n} entries to {out}")
     return 0
 
 
 def _repair(args: argparse.Namespace) -> int:
+    """``cache prune --damaged``: the readable entries kept, the damaged file moved aside."""
+    from metajudge.errors import InputError
     from metajudge.runs.cache_commands import run_cache_repair
+
+    chosen = [k for k in ("older_than", "model", "parser_version") if getattr(args, k) is not None]
+    chosen += [k for k in ("unused", "all") if getattr(args, k)]
+    if chosen:
+        raise InputError(f"--damaged takes no selection (--{chosen[0].replace('_', '-')})")
 
     r = run_cache_repair(args.path)
     if r["healthy"]:

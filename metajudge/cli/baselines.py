@@ -1,4 +1,4 @@
-"""``metajudge baselines regenerate|check``: our reference results (``baselines/ours_*.json``).
+"""``metajudge baselines check [--write]``: our reference results (``baselines/ours_*.json``).
 
 Only argparse is imported here; the library loads inside each command
 (:mod:`metajudge.runs.baselines`).
@@ -14,41 +14,39 @@ from metajudge.cli import options as opt
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     b = sub.add_parser(
         "baselines",
-        help="our reference results (baselines/ours_*.json): regenerate them, or check that "
-        "the code still reproduces them",
+        help="our reference results (baselines/ours_*.json): check that the code still "
+        "reproduces them, or (--write) regenerate them",
     )
     bsub = b.add_subparsers(dest="baselines_command", metavar="SUBCOMMAND")
-    r = bsub.add_parser(
-        "regenerate",
-        help="recompute every dataset × deterministic metric under the default protocol",
-    )
-    _args(r, "folder the JSON files are written to (default baselines/)")
-    r.set_defaults(func=_cmd_baselines_regen)
     c = bsub.add_parser(
-        "check", help="recompute and compare with the stored files (exit 1 on a moved correlation)"
+        "check",
+        help="recompute every dataset × deterministic metric under the default protocol and "
+        "compare with the stored files (exit 1 on a moved correlation); --write: store them",
     )
-    _args(c, "folder of the stored JSON files (default baselines/)")
-    c.set_defaults(func=_cmd_baselines_check)
-    b.set_defaults(func=lambda a: (b.print_help(), 2)[1])
-
-
-def _args(p: argparse.ArgumentParser, out_help: str) -> None:
-    p.add_argument("--out", metavar="DIR", default="baselines", help=out_help)
-    opt.add_old(p, "--out-dir", "--out", dest="out")
-    p.add_argument(
+    opt.add_baselines(c, "the folder of the stored JSON files (default baselines/)", "baselines")
+    c.add_argument(
+        "--write",
+        action="store_true",
+        help="write the recomputed files into --baselines instead of comparing (`make baselines`)",
+    )
+    c.add_argument(
         "--datasets",
         type=opt.csv_list,
         default=[],
         metavar="NAMES",
         help="only these datasets, comma-separated (default: all)",
     )
-    opt.add_data_dir(p)
+    opt.add_data_dir(c)
+    c.set_defaults(func=_cmd_baselines_check)
+    b.set_defaults(func=lambda a: (b.print_help(), 2)[1])
 
 
 def _cmd_baselines_regen(args: argparse.Namespace) -> int:
     from metajudge.runs.baselines import regenerate_baselines
 
-    written = regenerate_baselines(args.out, datasets=args.datasets or None, data_dir=args.data_dir)
+    written = regenerate_baselines(
+        args.baselines, datasets=args.datasets or None, data_dir=args.data_dir
+    )
     for p in written:
         print(f"wrote {p}")
     return 0
@@ -57,7 +55,11 @@ def _cmd_baselines_regen(args: argparse.Namespace) -> int:
 def _cmd_baselines_check(args: argparse.Namespace) -> int:
     from metajudge.runs.baselines import check_baselines
 
-    problems = check_baselines(args.out, datasets=args.datasets or None, data_dir=args.data_dir)
+    if args.write:
+        return _cmd_baselines_regen(args)
+    problems = check_baselines(
+        args.baselines, datasets=args.datasets or None, data_dir=args.data_dir
+    )
     for line in problems:
         print(line)
     print("baselines: OK" if not problems else f"baselines: {len(problems)} moved value(s)")

@@ -20,7 +20,6 @@ import argparse
 import sys
 from typing import Any
 
-from metajudge.cli.grammar import warn_deprecated
 from metajudge.cli.options import (
     add_data_dir,
     add_format,
@@ -37,11 +36,12 @@ from metajudge.cli.types import positive_int
 def _add_source(p: argparse.ArgumentParser) -> None:
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument(
-        "--input",
+        "--ratings",
         metavar="FILE",
         help="a rating-distribution CSV as published (columns 1..5 of log-probabilities, last "
-        "column the human score); with --scores: a dataset file",
+        "column the human score)",
     )
+    g.add_argument("--input", metavar="FILE", help="a canonical JSONL dataset file (with --scores)")
     g.add_argument("--dataset", metavar="NAME", help="a built-in dataset (with --scores)")
     add_scores(
         p,
@@ -55,7 +55,12 @@ def _add_source(p: argparse.ArgumentParser) -> None:
         default="logprobs",
         help="what the CSV's rating columns hold (default logprobs; probs must sum to 1)",
     )
-    p.add_argument("--judge", metavar="NAME", help="the CSV judge's name (default: the file's)")
+    p.add_argument(
+        "--judge-name",
+        dest="judge",
+        metavar="NAME",
+        help="the --ratings judge's display name (default: the file's)",
+    )
     add_data_dir(p)
 
 
@@ -132,18 +137,8 @@ def register(subparsers: Any) -> None:
 
 #: analyses.calibration.conformal.CONFORMAL_METHODS and AUTO (not imported: --help stays fast)
 _CONFORMAL = ("split", "binned", "dist-quantile", "isotonic-split", "isotonic-binned", "auto")
-#: analyses.calibration.conformal.OLD_METHODS: hidden old names, one deprecation line each
-OLD_METHODS = {"cqr": "dist-quantile"}
 #: metajudge.stats.calibration.SET_METHODS: prediction sets for categorical / pairwise verdicts
 _SETS = ("lac", "aps")
-
-
-def _method(text: str) -> str:
-    """A ``--method`` value; an old name (:data:`OLD_METHODS`) prints one deprecation line."""
-    if text in OLD_METHODS:
-        warn_deprecated(f"--method {text}", f"--method {OLD_METHODS[text]}")
-        return OLD_METHODS[text]
-    return text
 
 
 def _register_conformal(sub: Any) -> None:
@@ -168,7 +163,6 @@ def _register_conformal(sub: Any) -> None:
     k.add_argument(
         "--method",
         action="append",
-        type=_method,
         choices=_CONFORMAL + _SETS,
         help=f"repeatable (ratings, default all: {', '.join(_CONFORMAL)}; dist-quantile needs a "
         f"distribution; verdicts: {', '.join(_SETS)}, default both)",
@@ -208,10 +202,17 @@ def _register_conformal(sub: Any) -> None:
 
 def _source(args: argparse.Namespace, ids: Any) -> Any:
     """The :class:`~metajudge.runs.calibrate.CalibrationInput` of the command's options."""
+    from metajudge.errors import InputError
     from metajudge.runs.calibrate import CalibrationInput
 
+    if args.ratings and args.scores:
+        raise InputError("--scores goes with --input or --dataset, not --ratings", field="--scores")
+    if args.input and not args.scores:
+        raise InputError(
+            "a dataset file needs --scores (a ratings CSV is --ratings)", field="--input"
+        )
     return CalibrationInput(
-        input_file=args.input,
+        input_file=args.ratings or args.input,
         dataset=args.dataset,
         scores=args.scores,
         judge=args.judge,

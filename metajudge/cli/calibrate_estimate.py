@@ -16,6 +16,7 @@ import argparse
 import sys
 from typing import Any
 
+from metajudge.cli.grammar import label_help
 from metajudge.cli.options import (
     add_alpha,
     add_data_dir,
@@ -37,7 +38,7 @@ ESTIMATE_DESCRIPTION = (
     "share of a system's judge scores outside the labelled range (at or above "
     "--support-threshold the level claim is refused, the ranking kept) and, with --probes, a "
     "transport audit of the calibration on held-out labelled probes (PASS / FAIL / "
-    "INCONCLUSIVE at --margin; fewer than 20 clusters never PASS). Input: a CJE fresh-draw "
+    "INCONCLUSIVE at --transport-margin; fewer than 20 clusters never PASS). Input: a CJE fresh-draw "
     "folder (--input DIR of <system>_responses.jsonl with prompt_id, judge_score, optional "
     "oracle_label), or a dataset whose labels may cover only some records (--input FILE or "
     "--dataset, with --scores naming one judge column). --method ppi / rogan-gladen: PPI++ or the "
@@ -95,13 +96,15 @@ def add_parsers(sub: Any) -> None:
     )
     e.add_argument(
         "--plan",
-        metavar="FILE",
-        help="the label plan the new labels were collected by (calibrate plan -o FILE): its "
+        metavar="PATH",
+        help="the label plan the new labels were collected by: a `calibrate plan --out DIR` "
+        "run folder (its selection.csv) or that CSV: its "
         "selected candidates are weighted by 1/probability, so that an active (unequal) "
         "selection keeps the estimate unbiased",
     )
     e.add_argument(
-        "--margin",
+        "--transport-margin",
+        dest="margin",
         type=float,
         default=0.05,
         metavar="M",
@@ -183,21 +186,24 @@ def _add_draw(e: argparse.ArgumentParser) -> None:
         help="critical value of the PPI++/human-only CI: Student t, n-1 df (default), or normal "
         "(ppi_py)",
     )
-    add_tie_band(g, "pairwise decisions", old=())
+    add_tie_band(g, "pairwise decisions")
     add_n_boot(e, None, " of the Rogan-Gladen interval (aipw: 2000 unless given)")
 
 
 def _add_plan(sub: Any) -> None:
     p = sub.add_parser(
         "plan",
-        help="how many labels a target CI half-width needs, and which items to label next "
-        "(active selection)",
+        help=label_help(
+            "calibrate plan",
+            "the labels a target CI half-width needs, and which items to label next (active "
+            "selection)",
+        ),
         description="From a pilot (judge scores on every response, labels on some): per "
         "system, the labels a --half-width needs (calibrated, and with labels only); with "
         "--budget, sampling probabilities for the unlabelled rows from the judge's uncertainty "
-        "(Zrnic & Candès 2024, active statistical inference), written with -o as a CSV of "
-        "item ids, probabilities and a seeded selection; weight each new label by "
-        "1/probability.",
+        "(Zrnic & Candès 2024, active statistical inference), written into the run folder "
+        "--out as selection.csv (item ids, probabilities and a seeded selection; `calibrate "
+        "estimate --plan DIR` reads it); weight each new label by 1/probability.",
     )
     _add_source(p)
     p.add_argument(
@@ -211,15 +217,14 @@ def _add_plan(sub: Any) -> None:
         help="share of the uniform rule mixed into the active probabilities (default 0.2)",
     )
     p.add_argument(
-        "-o", "--output", metavar="FILE", help="write the selection (CSV, one row per item)"
-    )
-    p.add_argument(
         "--folds",
         type=positive_int,
         default=40,
         help="cross-fitting folds, also the jackknife's groups (default 40)",
     )
-    add_out(p, "also write a run folder: result.json, plan.md and report.html")
+    add_out(
+        p, "write a run folder: result.json, plan.md, report.html and (with --budget) selection.csv"
+    )
     add_alpha(p, "the intervals")
     add_seed(p, "the folds and the selection draw")
     add_format(p)
@@ -321,7 +326,6 @@ def _cmd_plan(args: argparse.Namespace) -> int:
         half_width=args.half_width,
         budget=args.budget,
         mix=args.mix,
-        output=args.output,
         alpha=args.alpha,
         seed=args.seed,
         folds=args.folds,

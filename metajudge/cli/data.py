@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 
 from metajudge.cli import agreement
-from metajudge.cli.options import add_data_dir, add_old, add_tie_band
+from metajudge.cli.options import add_data_dir, add_tie_band
 
 
 def _data_dir_arg(q: argparse.ArgumentParser) -> None:
@@ -24,7 +24,6 @@ def _source_args(q: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="a canonical JSONL file (docs/own-data.md) or a built-in dataset's upstream file",
     )
-    add_old(q, "name", "--dataset NAME", nargs="?", shown=f"{q.prog} NAME")
     _data_dir_arg(q)
 
 
@@ -83,54 +82,52 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     q.set_defaults(func=_cmd_validate)
 
-    q = sub.add_parser("export", help="write a dataset as canonical JSONL (card header + records)")
-    _source_args(q)
-    q.add_argument("-o", "--output", required=True, help="output .jsonl file (written atomically)")
-    q.add_argument(
-        "--pairs", action="store_true", help="export the pairwise view (Likert expanded to pairs)"
-    )
-    q.add_argument("--subset", help="only this subset")
-    q.set_defaults(func=_cmd_export)
-
-    _add_pairs(sub)
+    _add_export(sub)
     _add_doctor(sub)
     agreement.add_agreement(sub)
 
     q = sub.add_parser(
-        "fetch", help="resolve (download if needed) and verify every file of a dataset"
+        "fetch",
+        help="resolve (download if needed) and verify every file of a dataset; --recount "
+        "(maintainers): also rewrite the counts its card carries",
     )
     q.add_argument("names", nargs="*", help="datasets (default: all)")
+    q.add_argument(
+        "--recount",
+        action="store_true",
+        help="maintainers: then load the datasets and rewrite the counts their cards carry "
+        "(what `data list` and `matrix list` show without loading)",
+    )
     _data_dir_arg(q)
     q.set_defaults(func=_cmd_fetch)
 
+
+def _add_export(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """``data export``: a dataset as canonical JSONL; ``--pairs``: the pairwise file of graded
+    data (:func:`_cmd_export`)."""
     q = sub.add_parser(
-        "recount",
-        help="maintainers: load built-in datasets and rewrite the counts their cards carry "
-        "(what `data list` and `matrix` show without loading)",
-    )
-    q.add_argument("names", nargs="*", help="datasets (default: all)")
-    _data_dir_arg(q)
-    q.set_defaults(func=_cmd_recount)
-
-
-def _add_pairs(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """``data pairs``: a canonical pairwise file from graded data (:func:`_cmd_pairs`)."""
-
-    q = sub.add_parser(
-        "pairs",
-        help="build a canonical pairwise file from graded data (per-response scores): every two "
-        "systems on one input, label = difference of the human means, ties within --tie-band",
-        description="Every pair of systems that answered the same input becomes one pairwise "
-        "record (systems ordered by name: a < b); its label per dimension is mean(b) - mean(a) "
-        "of the annotators' scores, 0 (a tie) when its absolute value is at most --tie-band. The "
-        "card states the rule and the tie band. The file validates with `data validate` and runs "
-        "through `judge diagnostics`, `meta-eval` and the pairwise judges.",
+        "export",
+        help="write a dataset as canonical JSONL (card header + records); --pairs: a canonical "
+        "pairwise file from graded data (every two systems on one input, label = difference of "
+        "the human means, ties within --tie-band)",
+        description="Write the dataset's card and records as canonical JSONL. With --pairs "
+        "(graded data: a score per response), every pair of systems that answered the same "
+        "input becomes one pairwise record (systems ordered by name: a < b); its label per "
+        "dimension is mean(b) - mean(a) of the annotators' scores, 0 (a tie) when its absolute "
+        "value is at most --tie-band. The card states the rule and the tie band. The file "
+        "validates with `data validate` and runs through `judge diagnostics`, `meta-eval` and "
+        "the pairwise judges.",
     )
     _source_args(q)
     q.add_argument("-o", "--output", required=True, help="output .jsonl file (written atomically)")
-    add_tie_band(q, "the difference of the human means (a tie is label 0)", dest="tie_band", old=())
+    q.add_argument(
+        "--pairs", action="store_true", help="the pairwise file of graded data (see above)"
+    )
+    add_tie_band(
+        q, "--pairs: the difference of the human means (a tie is label 0)", dest="tie_band"
+    )
     q.add_argument("--subset", help="only this subset")
-    q.set_defaults(func=_cmd_pairs)
+    q.set_defaults(func=_cmd_export)
 
 
 def _add_doctor(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -171,7 +168,6 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
 def _source(args: argparse.Namespace) -> dict:  # type: ignore[type-arg]
     """The dataset a ``data`` command names (:func:`metajudge.runs.data_commands.open_named`)."""
     return {
-        "name": args.name,
         "dataset": args.dataset,
         "input_file": args.input,
         "subset": getattr(args, "subset", None),
@@ -261,16 +257,15 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from metajudge.runs.data_commands import run_export
+    from metajudge.errors import InputError
+    from metajudge.runs.data_commands import run_export, run_pairs
 
-    print(run_export(args.output, **_source(args), pairs=args.pairs))
-    return 0
-
-
-def _cmd_pairs(args: argparse.Namespace) -> int:
-    from metajudge.runs.data_commands import run_pairs
-
-    print(run_pairs(args.output, tie_band=args.tie_band, **_source(args)))
+    if args.pairs:
+        print(run_pairs(args.output, tie_band=args.tie_band, **_source(args)))
+        return 0
+    if args.tie_band:
+        raise InputError("--tie-band goes with --pairs", field="--tie-band")
+    print(run_export(args.output, **_source(args)))
     return 0
 
 
@@ -279,12 +274,9 @@ def _cmd_fetch(args: argparse.Namespace) -> int:
 
     for what, path in run_fetch(args.names, args.data_dir):
         print(f"ok {what} -> {path}")
-    return 0
+    if args.recount:
+        from metajudge.runs.matrix.table import run_recount
 
-
-def _cmd_recount(args: argparse.Namespace) -> int:
-    from metajudge.runs.matrix.table import run_recount
-
-    changed = run_recount(args.names, args.data_dir)
-    print(f"counts rewritten: {', '.join(changed) or 'none (every card is current)'}")
+        changed = run_recount(args.names, args.data_dir)
+        print(f"counts rewritten: {', '.join(changed) or 'none (every card is current)'}")
     return 0

@@ -15,6 +15,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from metajudge.cli import options as opt
+from metajudge.cli.grammar import label_help
 from metajudge.cli.types import nonneg_float, positive_int, probability
 
 if TYPE_CHECKING:
@@ -44,7 +45,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     dsub = top.add_subparsers(dest="decide_command", metavar="SUBCOMMAND", required=True)
     f = dsub.add_parser("frontier", help="cost-agreement frontier of a published judge table")
     f.add_argument(
-        "--input", metavar="FILE", help="table (default: AlpacaEval's, in the data folder)"
+        "--frontier",
+        metavar="FILE",
+        help="the judge table: cost and agreement per judge (default: AlpacaEval's, in the data "
+        "folder)",
     )
     opt.add_data_dir(f)
     _common(f)
@@ -84,13 +88,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="run the judge itself twice on the anchor items under this judge backbone (instead "
         "of --scores/--backbones); the rerun of an unchanged judge comes from the cache",
     )
-    opt.add_old(d, "--judge", "--backbone", dest="backbone")
     d.add_argument(
         "--backbone-after",
         metavar="NAME",
         help="the second run's judge backbone (default: --backbone)",
     )
-    opt.add_old(d, "--judge-after", "--backbone-after", dest="backbone_after")
     d.add_argument(
         "--option",
         action="append",
@@ -175,7 +177,7 @@ def _cmd_verdicts(args: argparse.Namespace) -> int:
     from metajudge.runs.decide import run_choose_verdicts
 
     run = run_choose_verdicts(
-        [*args.files, *args.more_files],
+        list(args.files),
         margin=args.margin,
         alpha=args.alpha,
         n_boot=args.n_boot,
@@ -189,7 +191,7 @@ def _cmd_verdicts(args: argparse.Namespace) -> int:
 def _cmd_frontier(args: argparse.Namespace) -> int:
     from metajudge.runs.decide import run_frontier
 
-    _show(args, run_frontier(args.input, data_dir=args.data_dir, alpha=args.alpha, out=args.out))
+    _show(args, run_frontier(args.frontier, data_dir=args.data_dir, alpha=args.alpha, out=args.out))
     return 0
 
 
@@ -356,8 +358,11 @@ def _register_alt_test_plan(dsub: argparse._SubParsersAction) -> None:  # type: 
 
     a = dsub.add_parser(
         "alt-test-plan",
-        help="plan an Alt-Test: the paper's simulation (categories, annotator and LLM noise) "
-        "run through the Alt-Test, winning rate and pass rate by number of items and ε",
+        help=label_help(
+            "decide alt-test-plan",
+            "the paper's simulation (categories, annotator and LLM noise) run through the "
+            "Alt-Test, winning rate and pass rate by number of items and ε",
+        ),
         description="Seeded synthetic annotation sets run through `decide alt-test`'s "
         "procedure: per ε and number of items n, the mean winning rate, the pass rate (share of "
         "replicates with winning rate >= 0.5) and the advantage probability. The paper's model "

@@ -19,7 +19,6 @@ from metajudge.cli import judge_batch, judge_bench, judge_card, swap, verdicts
 from metajudge.cli.options import (
     add_backbone,
     add_data_dir,
-    add_old,
     add_prompt_variant,
     add_seed,
 )
@@ -28,7 +27,6 @@ from metajudge.cli.types import positive_int
 
 def _output(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("-o", "--output", metavar="FILE", help=f"write {what} as JSON to this file")
-    add_old(p, "--out", "--output", dest="output")
 
 
 def register(subparsers: Any) -> None:
@@ -66,7 +64,6 @@ def _add_mudabench(jsub: Any) -> None:
     m.add_argument(
         "--subset", choices=("simple", "complex"), default="simple", help="MuDABench subset"
     )
-    add_old(m, "--variant", "--subset", dest="subset", choices=("simple", "complex"))
     add_backbone(m)
     add_prompt_variant(m)
     m.add_argument("--no-fast-path", action="store_true", help="send every answer to the LLM judge")

@@ -49,7 +49,7 @@ def add_export_batch(jsub: Any) -> None:
     add_prompt_variant(e)
     add_source_field(e)
     add_data_dir(e)
-    add_quiet(e, old=False)
+    add_quiet(e)
     e.set_defaults(func=cmd_export)
 
 
@@ -59,7 +59,7 @@ def add_import_batch(jsub: Any) -> None:
         "import-batch", help="store a batch results file (OpenAI / vLLM run_batch) in the cache"
     )
     i.add_argument(
-        "-i", "--input", required=True, metavar="FILE", help="results file (batch-output JSONL)"
+        "--results", required=True, metavar="FILE", help="results file (batch-output JSONL)"
     )
     i.add_argument(
         "--requests", required=True, metavar="FILE", help="the batch file export-batch wrote"
@@ -69,7 +69,7 @@ def add_import_batch(jsub: Any) -> None:
 
 
 def _llm_cache(p: argparse.ArgumentParser) -> None:
-    add_cache_file(p, "llm_cache", "--llm-cache")
+    add_cache_file(p, "llm_cache")
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -97,6 +97,6 @@ def cmd_import(args: argparse.Namespace) -> int:
     from metajudge.cli.output import print_json
     from metajudge.runs.judge_batch import run_import_batch
 
-    summary = run_import_batch(args.input, args.requests, cache_file=args.llm_cache)
+    summary = run_import_batch(args.results, args.requests, cache_file=args.llm_cache)
     print_json(summary.to_dict(), indent=1)
     return 0 if summary.n_failed == 0 else 1

@@ -1,4 +1,4 @@
-"""``metajudge judge run-bench`` (old name ``judge judge-bench``, hidden): our judge on a
+"""``metajudge judge run-bench``: our judge on a
 JUDGE-BENCH set with its annotation prompts.
 
 Added to the ``judge`` group by :mod:`metajudge.cli.judge`; the work is

@@ -60,8 +60,8 @@ def add_card(jsub: Any) -> None:
         help="the Alt-Test's cost-benefit margin ε (default: the paper's for a built-in "
         "subset, else 0.2)",
     )
-    opt.add_risk(p, dest="risk", old=False)
-    opt.add_miscoverage(p, dest="miscoverage", old=False)
+    opt.add_risk(p, dest="risk")
+    opt.add_miscoverage(p, dest="miscoverage")
     opt.add_n_boot(p)
     opt.add_repeats(p, 50, " calibration/test")
     opt.add_seed(p, "the bootstrap and the splits")

@@ -1,4 +1,4 @@
-"""``metajudge matrix`` (every metric × dataset cell with its status) and ``metajudge matrix run``
+"""``metajudge matrix list`` (every metric × dataset cell with its status) and ``metajudge matrix run``
 (fill one cell: score a seeded subset, meta-evaluate it, store it; ``--dry-run``: the cost
 estimate only). The library is :mod:`metajudge.runs.matrix.table` and
 :mod:`metajudge.runs.matrix.run`."""
@@ -9,6 +9,7 @@ import argparse
 from typing import Any
 
 from metajudge.cli.options import (
+    add_baselines,
     add_data_dir,
     add_format,
     add_limit,
@@ -21,22 +22,32 @@ from metajudge.cli.options import (
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser(
+    top = sub.add_parser(
         "matrix",
+        help="every metric × dataset cell: list (applies or not and why, the stored result, its "
+        "cost), run (fill one cell)",
+    )
+    msub = top.add_subparsers(dest="matrix_command", metavar="SUBCOMMAND", required=True)
+    p = msub.add_parser(
+        "list",
         help="every metric × dataset cell: applies or not (and why), the stored result, its cost",
         description="List every registered metric (and the pairwise judge) × every built-in "
-        "dataset and --input file: stored | stored (subset) | n/a: reason | not run: reason. "
-        "`metajudge matrix run` fills one cell.",
+        "dataset and --add-dataset file: stored | stored (subset) | n/a: reason | not run: "
+        "reason. `metajudge matrix run` fills one cell.",
     )
     p.add_argument(
-        "--input", action="append", default=[], metavar="FILE", help="add a dataset file column"
+        "--add-dataset",
+        dest="input",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a canonical JSONL dataset file shown as one more column, repeatable",
     )
     add_format(p, ("md", "csv", "json"))
     add_data_dir(p)
-    _baselines(p)
+    add_baselines(p, "the baselines folder (default: the source tree's baselines/)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the table here instead of stdout")
     p.set_defaults(func=cmd_matrix)
-    msub = p.add_subparsers(dest="matrix_command", metavar="SUBCOMMAND")
     r = msub.add_parser(
         "run",
         help="fill one cell: score a seeded subset, meta-evaluate, store the cell JSON",
@@ -50,7 +61,9 @@ def register(sub: Any) -> None:
     r.add_argument("--metric", required=True, help="a registry metric or pairwise_judge")
     g = r.add_mutually_exclusive_group(required=True)
     g.add_argument("--dataset", help="registry dataset name (see `metajudge data list`)")
-    g.add_argument("--input", dest="run_input", metavar="FILE", help="a canonical JSONL file")
+    g.add_argument(
+        "--input", dest="run_input", metavar="FILE", help="a canonical JSONL dataset file"
+    )
     r.add_argument("--backbone", help="judge backbone config (default: the embedded default)")
     add_limit(r, "items (pairs, or inputs with all their responses)")
     add_seed(r, "the --limit draw and the bootstrap")
@@ -63,22 +76,13 @@ def register(sub: Any) -> None:
     add_out(r, "the run folder: cell.json and table.md (default: under the user cache)")
     add_format(r, ("md", "json"))
     add_data_dir(r)
-    r.add_argument(
-        "--baselines",
-        metavar="DIR",
-        help="also store the cell as DIR/judges/<metric>__<dataset>.json (the stored baselines "
-        "`metajudge matrix` reads; default: none)",
+    add_baselines(
+        r,
+        "also store the cell as DIR/judges/<metric>__<dataset>.json (the stored baselines "
+        "`metajudge matrix list` reads; default: none)",
     )
     add_quiet(r)
     r.set_defaults(func=cmd_run)
-
-
-def _baselines(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--baselines",
-        metavar="DIR",
-        help="the baselines folder (default: the source tree's baselines/)",
-    )
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:

@@ -17,7 +17,6 @@ from metajudge.cli.options import (
     add_format,
     add_level,
     add_n_boot,
-    add_old,
     add_out,
     add_paths_only,
     add_quiet,
@@ -91,7 +90,6 @@ def _protocol_args(q: argparse.ArgumentParser) -> None:
         default="per_annotator",
         help="one row per annotator label (default) or the annotators' mean",
     )
-    add_old(q, "--grouped", "--level item", action="store_true")
     add_tie_band(q)
     q.add_argument(
         "--learn-tie-band",
@@ -99,7 +97,6 @@ def _protocol_args(q: argparse.ArgumentParser) -> None:
         action="store_true",
         help="learn the tie band by k-fold CV (needs --normalize sign)",
     )
-    add_old(q, "--learn-epsilon", "--learn-tie-band", dest="learn_epsilon", action="store_true")
     q.add_argument(
         "--cv-folds", type=positive_int, default=5, help="folds of --learn-tie-band (default 5)"
     )
@@ -230,7 +227,6 @@ def protocol_options(args: argparse.Namespace) -> dict[str, Any]:
         "level": args.level or "global",
         "normalize": args.normalize or "minmax",
         "aggregation": args.aggregation,
-        "grouped": args.grouped,
         "epsilon": args.epsilon,
         "learn_epsilon": args.learn_epsilon,
         "cv_folds": args.cv_folds,

@@ -1,4 +1,4 @@
-"""CLI: ``metajudge metrics list|show|run`` (``run``'s old name: ``metajudge score``),
+"""CLI: ``metajudge metrics list|show|run``,
 ``metajudge setup wordnet``.
 
 Only argparse is imported here; the library is imported inside each command.
@@ -94,8 +94,6 @@ def _register_metrics(subparsers: Any) -> Any:
 
 
 def _register_setup(subparsers: Any) -> None:
-    from metajudge.cli.options import add_old
-
     s = subparsers.add_parser("setup", help="install resources metrics need (WordNet for METEOR)")
     ssub = s.add_subparsers(dest="setup_command", metavar="RESOURCE")
     w = ssub.add_parser(
@@ -108,7 +106,6 @@ def _register_setup(subparsers: Any) -> None:
         metavar="DIR",
         help="NLTK data folder (default: $METAJUDGE_NLTK_DATA or ~/.local/share/metajudge/nltk_data)",
     )
-    add_old(w, "--target", "--nltk-dir", dest="target")
     w.add_argument(
         "--source",
         choices=("auto", "nltk", "debian"),

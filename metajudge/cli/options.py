@@ -3,8 +3,7 @@
 :mod:`metajudge.cli.types`, issue 37's one meaning per word): ``--dataset NAME | --input FILE``,
 ``--format``, ``--quiet``, ``--paths-only``, ``--n-boot``, ``--seed``, ``--alpha``,
 ``--tie-band``, ``--level``, ``--cache-file``, ``--out DIR``, ``--data-dir``, ``--scores SPEC``
-and comma-separated lists. An old spelling is a hidden alias (:func:`add_old`) that prints one
-deprecation line when used.
+and comma-separated lists. No option has a hidden old spelling (release 0.3.0 removed them).
 
 Only argparse is imported here.
 
@@ -22,7 +21,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from metajudge.cli.grammar import warn_deprecated
 from metajudge.cli.types import (
     bounded_int,
     nonneg_float,
@@ -62,36 +60,6 @@ def _mark(action: argparse.Action, name: str) -> argparse.Action:
     return action
 
 
-class _Deprecated(argparse.Action):
-    """A hidden old spelling (mixed into the action it stands for): one deprecation line on
-    standard error when it is used, then the action itself."""
-
-    old: str = ""
-    new: str = ""
-
-    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
-        absent = values is None or values == [] or values is self.default  # a positional left out
-        if option_string is not None or not absent:
-            warn_deprecated(option_string or self.old, self.new)
-        super().__call__(parser, namespace, values, option_string)  # type: ignore[misc]
-
-
-def add_old(p: argparse.ArgumentParser, old: str, new: str, **kw: Any) -> argparse.Action:
-    """A hidden old spelling ``old`` (an option, or a positional's dest) of ``new``, kept until
-    :data:`metajudge.cli.grammar.REMOVED_IN`: left out of ``--help``, one deprecation line when
-    used. ``shown``: how the deprecation line names a positional (default ``old`` upper-cased)."""
-    shown = kw.pop("shown", None) or (old if old.startswith("-") else old.upper())
-    action = kw.pop("action", "store")
-    base = p._registry_get("action", action, action)
-    cls = type(f"Old{base.__name__}", (_Deprecated, base), {"old": shown, "new": new})
-    return p.add_argument(old, action=cls, help=argparse.SUPPRESS, **kw)
-
-
-def is_old(a: argparse.Action) -> bool:
-    """Whether ``a`` is a hidden old spelling made by :func:`add_old` (or ``--external``)."""
-    return isinstance(a, _Deprecated)
-
-
 #: Most bootstrap resamples a command accepts (the memory needed is checked as well, see
 #: :func:`metajudge.limits.check_allocation`).
 MAX_N_BOOT = 10_000_000
@@ -129,22 +97,18 @@ def add_dataset_args(p: argparse.ArgumentParser) -> None:
 def add_format(
     p: argparse.ArgumentParser, choices: tuple[str, ...] = ("md", "json"), default: str = "md"
 ) -> None:
-    """``--format`` of what is printed (``--json`` a hidden alias)."""
+    """``--format`` of what is printed."""
     _mark(
         p.add_argument(
             "--format", choices=choices, default=default, help=f"what to print (default {default})"
         ),
         "--format",
     )
-    add_old(p, "--json", "--format json", dest="format", action="store_const", const="json")
 
 
-def add_quiet(p: argparse.ArgumentParser, *, old: bool = True) -> None:
-    """``--quiet``: no progress bar, and nothing else (``old``: with the command's old spelling
-    ``--no-progress``, hidden)."""
+def add_quiet(p: argparse.ArgumentParser) -> None:
+    """``--quiet``: no progress bar, and nothing else."""
     _mark(p.add_argument("--quiet", action="store_true", help="no progress bar"), "--quiet")
-    if old:
-        add_old(p, "--no-progress", "--quiet", dest="quiet", action="store_true")
 
 
 def add_paths_only(p: argparse.ArgumentParser) -> None:
@@ -191,10 +155,10 @@ def _open_unit(text: str) -> float:
 
 
 def add_miscoverage(
-    p: argparse.ArgumentParser, default: float = 0.1, *, dest: str = "alpha", old: bool = True
+    p: argparse.ArgumentParser, default: float = 0.1, *, dest: str = "alpha"
 ) -> None:
-    """``--miscoverage A``: conformal miscoverage, 1 - target coverage (old ``--alpha``, hidden;
-    ``old`` False, ``dest`` another name: in a command that also takes ``--risk``)."""
+    """``--miscoverage A``: conformal miscoverage, 1 - target coverage (``dest`` another name: in
+    a command that also takes ``--risk``)."""
     _mark(
         p.add_argument(
             "--miscoverage",
@@ -206,16 +170,11 @@ def add_miscoverage(
         ),
         "--miscoverage",
     )
-    if old:
-        add_old(p, "--alpha", "--miscoverage", dest="alpha", type=_open_unit)
 
 
-def add_risk(
-    p: argparse.ArgumentParser, default: float = 0.15, *, dest: str = "alpha", old: bool = True
-) -> None:
+def add_risk(p: argparse.ArgumentParser, default: float = 0.15, *, dest: str = "alpha") -> None:
     """``--risk A``: the disagreement with the humans selective judging tolerates (Trust or
-    Escalate's alpha; old ``--alpha``, hidden; ``old`` False, ``dest`` another name: in a command
-    that also takes ``--miscoverage``)."""
+    Escalate's alpha; ``dest`` another name: in a command that also takes ``--miscoverage``)."""
     _mark(
         p.add_argument(
             "--risk",
@@ -228,20 +187,17 @@ def add_risk(
         ),
         "--risk",
     )
-    if old:
-        add_old(p, "--alpha", "--risk", dest="alpha", type=_open_unit)
 
 
 def add_alt_epsilon(p: argparse.ArgumentParser, help: str, **kw: Any) -> None:
-    """``--alt-epsilon E``: the Alt-Test's cost-benefit margin epsilon (old ``--epsilon``,
-    hidden); ``kw``: the command's ``action``/``default``."""
+    """``--alt-epsilon E``: the Alt-Test's cost-benefit margin epsilon; ``kw``: the command's
+    ``action``/``default``."""
     _mark(
         p.add_argument(
             "--alt-epsilon", dest="epsilon", type=nonneg_float, metavar="E", help=help, **kw
         ),
         "--alt-epsilon",
     )
-    add_old(p, "--epsilon", "--alt-epsilon", dest="epsilon", type=nonneg_float, **kw)
 
 
 def add_margin(p: argparse.ArgumentParser, what: str) -> None:
@@ -257,9 +213,8 @@ def add_margin(p: argparse.ArgumentParser, what: str) -> None:
     )
 
 
-#: ``--level``'s choices (:mod:`metajudge.analyses.metric_vs_human.levels`), and the old aliases.
+#: ``--level``'s choices (:mod:`metajudge.analyses.metric_vs_human.levels`).
 LEVELS = ("global", "item", "system-grouped", "system")
-OLD_LEVELS = {"system-level": "system", "item-grouped": "item"}
 LEVEL_HELP = (
     "correlate all rows at once (global), per input then averaged (item), per system then "
     "averaged (system-grouped), or the systems' mean scores (system)"
@@ -267,9 +222,6 @@ LEVEL_HELP = (
 
 
 def _level(text: str) -> str:
-    if text in OLD_LEVELS:
-        warn_deprecated(f"--level {text}", f"--level {OLD_LEVELS[text]}")
-        return OLD_LEVELS[text]
     if text not in LEVELS:
         raise argparse.ArgumentTypeError(
             f"invalid choice: {text!r} (choose from {', '.join(LEVELS)})"
@@ -278,8 +230,7 @@ def _level(text: str) -> str:
 
 
 def add_level(p: argparse.ArgumentParser, default: str | None, note: str = "") -> None:
-    """``--level``: one of :data:`LEVELS` (the old ``system-level`` / ``item-grouped`` still
-    parse, hidden, with one deprecation line)."""
+    """``--level``: one of :data:`LEVELS`."""
     shown = f"; default {default}" if default else ""
     _mark(
         p.add_argument(
@@ -293,9 +244,8 @@ def add_level(p: argparse.ArgumentParser, default: str | None, note: str = "") -
     )
 
 
-def add_cache_file(p: argparse.ArgumentParser, dest: str, old: str) -> None:
-    """``--cache-file FILE``: the LLM response cache (SQLite), into ``args.<dest>``; ``old``: the
-    command's old spelling, hidden."""
+def add_cache_file(p: argparse.ArgumentParser, dest: str) -> None:
+    """``--cache-file FILE``: the LLM response cache (SQLite), into ``args.<dest>``."""
     _mark(
         p.add_argument(
             "--cache-file",
@@ -306,7 +256,6 @@ def add_cache_file(p: argparse.ArgumentParser, dest: str, old: str) -> None:
         ),
         "--cache-file",
     )
-    add_old(p, old, "--cache-file", dest=dest)
 
 
 def add_n_boot(p: argparse.ArgumentParser, default: int | None = 1000, what: str = "") -> None:
@@ -395,10 +344,8 @@ def add_tie_band(
     what: str = "sign decisions",
     *,
     dest: str = "epsilon",
-    old: tuple[str, ...] = ("--epsilon", "--eps"),
 ) -> None:
-    """``--tie-band E``: differences with ``|d| <= E`` count as ties, a finite number >= 0 (the
-    old ``--epsilon`` / ``--eps`` hidden aliases)."""
+    """``--tie-band E``: differences with ``|d| <= E`` count as ties, a finite number >= 0."""
     _mark(
         p.add_argument(
             "--tie-band",
@@ -410,14 +357,18 @@ def add_tie_band(
         ),
         "--tie-band",
     )
-    for name in old:
-        add_old(p, name, "--tie-band", dest=dest, type=nonneg_float)
 
 
 def add_out(p: argparse.ArgumentParser, what: str, *, required: bool = False) -> None:
     """``--out DIR``: the run folder (checked and created by :func:`metajudge.io.prepare_out_dir`
     before any work)."""
     p.add_argument("--out", metavar="DIR", required=required, help=what)
+
+
+def add_baselines(p: argparse.ArgumentParser, what: str, default: str | None = None) -> None:
+    """``--baselines DIR``: the stored baselines folder (``baselines/``: ``judges/``, the
+    deterministic baselines' JSON files)."""
+    p.add_argument("--baselines", metavar="DIR", default=default, help=what)
 
 
 def add_data_dir(p: argparse.ArgumentParser) -> None:
@@ -474,49 +425,17 @@ SCORES_HELP = (
 )
 
 
-class _DeprecatedExternal(_Deprecated):
-    """The old ``--external``: mapped onto ``--scores`` specs, with one deprecation line on stderr.
-
-    ``nargs=0`` (``meta-eval``, ``kendall``, ``rank-clusters``): ``--scores shipped``; with a
-    value (``backbone-swap``, ``decide``): a comma-separated ``LABEL=PATH[:COL]``/``NAME`` list
-    (:func:`metajudge.scores.spec.from_external_list`)."""
-
-    old = "--external"
-    new = "--scores SPEC"
-
-    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
-        from metajudge.errors import InputError
-        from metajudge.scores.spec import SHIPPED, from_external_list
-
-        try:
-            specs = [SHIPPED] if self.nargs == 0 else from_external_list(csv_list(values))
-        except InputError as e:
-            parser.error(f"argument --external: {e.message}")
-        warn_deprecated("--external", " ".join(f"--scores {s.text}" for s in specs))
-        setattr(namespace, self.dest, [*(getattr(namespace, self.dest, None) or []), *specs])
-
-
 def add_scores(
     p: argparse.ArgumentParser,
     *,
-    external_list: bool = False,
     help: str = SCORES_HELP,
     strict_ids: bool = True,
 ) -> None:
-    """``--scores SPEC`` (repeatable, :mod:`metajudge.scores.spec`) into ``args.scores``, and the
-    hidden old ``--external`` mapped onto it (a flag, or with ``external_list`` a list).
+    """``--scores SPEC`` (repeatable, :mod:`metajudge.scores.spec`) into ``args.scores``.
     ``strict_ids``: add ``--strict-ids`` (the command drops and counts rows for unknown ids
     through :func:`id_policy` unless it is given); without it the command refuses them always."""
     p.add_argument(
         "--scores", action="append", type=score_spec, default=[], metavar="SPEC", help=help
-    )
-    p.add_argument(
-        "--external",
-        dest="scores",
-        action=_DeprecatedExternal,
-        nargs=None if external_list else 0,
-        metavar="SPECS",
-        help=argparse.SUPPRESS,
     )
     if not strict_ids:
         return
@@ -598,7 +517,7 @@ def warn_dropped(ids: Any) -> None:
 def add_judge_scores(p: argparse.ArgumentParser) -> None:
     """Where the scores of one judge metric under several backbones come from (``backbone-swap``,
     ``judge swap``, ``decide drift``): ``--dataset | --input``, ``--metric``, ``--scores`` (each column
-    one backbone; ``--external`` hidden), ``--backbones``, ``--subset``, ``--limit``."""
+    one backbone), ``--backbones``, ``--subset``, ``--limit``."""
     add_dataset_args(p)
     p.add_argument(
         "--metric",
@@ -607,7 +526,6 @@ def add_judge_scores(p: argparse.ArgumentParser) -> None:
     )
     add_scores(
         p,
-        external_list=True,
         strict_ids=False,  # backbone-swap / decide refuse unknown ids, as before
         help="a judge's score column per backbone, repeatable: LABEL=PATH[:COL], PATH:COL, or "
         "shipped:BACKBONE[,BACKBONE] for the judge columns the dataset's card declares "

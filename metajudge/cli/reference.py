@@ -16,11 +16,8 @@ from collections.abc import Iterator
 from metajudge.cli.grammar import (
     COMING,
     COMMAND_GROUPS,
-    REMOVED_IN,
     SHARED_VERBS,
     WIDTH,
-    default_verb_of,
-    hidden_names,
     subparsers_of,
     visible_commands,
 )
@@ -79,18 +76,12 @@ def grammar(parser: argparse.ArgumentParser) -> list[str]:
             if COMING
             else []
         ),
-        f"Old spellings still work until {REMOVED_IN}, hidden from `--help`, each printing one "
-        "deprecation line; CHANGELOG.md lists them all, and each command below its own. Old "
-        "command names: " + "; ".join(_old_names(parser)) + ".",
+        (
+            "Every command and option has one spelling: release 0.3.0 removed the old ones "
+            "(CHANGELOG.md lists them, old -> new)."
+        ),
         "",
     ]
-
-
-def _old_names(parser: argparse.ArgumentParser) -> list[str]:
-    out = _aliases("metajudge", parser)
-    for path, p, _ in commands(parser):  # in the order of COMMAND_GROUPS
-        out += _aliases(path, p)
-    return out
 
 
 def commands(parser: argparse.ArgumentParser) -> Iterator[tuple[str, argparse.ArgumentParser, str]]:
@@ -170,21 +161,7 @@ def _command(path: str, parser: argparse.ArgumentParser, helptext: str) -> list[
     rows = [_row(a) for a in parser._actions if _documented(a)]
     if rows:
         out += ["| option | meaning |", "|---|---|", *rows, ""]
-    hidden = [_hidden(a) for a in parser._actions if a.help is argparse.SUPPRESS]
-    hidden += _aliases(path, parser)
-    if hidden:
-        out += ["Old spellings, hidden: " + "; ".join(hidden) + ".", ""]
     return out
-
-
-def _aliases(path: str, parser: argparse.ArgumentParser) -> list[str]:
-    """``old = new`` for the hidden names of ``parser``'s subcommands."""
-    sub = subparsers_of(parser)
-    if sub is None:
-        return []
-    out = [f"`{path} {old}` = `{new}`" for old, new in hidden_names(sub).items()]
-    verb = default_verb_of(sub)
-    return out + ([f"`{verb[1]}` = `{verb[2]}`"] if verb is not None else [])
 
 
 def _one_line(text: str) -> str:
@@ -216,14 +193,6 @@ def _row(a: argparse.Action) -> str:
     if a.required and a.option_strings:
         text += " (required)"
     return f"| `{_spelling(a)}` | {text} |"
-
-
-def _hidden(a: argparse.Action) -> str:
-    """An old spelling = the spelling that replaces it."""
-    from metajudge.cli.options import is_old
-
-    name = "/".join(f"`{s}`" for s in a.option_strings) or f"positional `{a.dest.upper()}`"
-    return f"`{a.old}` = `{a.new}`" if is_old(a) else name  # type: ignore[attr-defined]
 
 
 def main() -> int:

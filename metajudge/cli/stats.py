@@ -1,5 +1,4 @@
-"""``metajudge stats power|rank-clusters|kendall`` (old names: ``metajudge power``,
-``rank-clusters``, ``kendall``): study sizing, WMT-style rank clusters,
+"""``metajudge stats power|rank-clusters|kendall``: study sizing, WMT-style rank clusters,
 the "Ties Matter" table.
 
 Only argparse (and the argument validators) are imported here; the library loads inside the
@@ -10,13 +9,13 @@ from __future__ import annotations
 
 import argparse
 
+from metajudge.cli.grammar import label_help
 from metajudge.cli.options import (
     add_alpha,
     add_data_dir,
     add_level,
     add_n_boot,
     add_n_perm,
-    add_old,
     add_scores,
     add_seed,
     id_policy,
@@ -44,8 +43,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def _register_power(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     q = subparsers.add_parser(
         "power",
-        help="how many human labels: items to detect a correlation, or a difference between "
-        "two metrics' correlations (Fisher z)",
+        help=label_help(
+            "stats power",
+            "items to detect a correlation, or that two metrics' correlations differ (Fisher z)",
+        ),
         description="Sample size of a human study (Fisher z). With --r: items to detect a "
         "correlation r (two-sided). With --r1 and --r2: items to detect that two metrics' "
         "correlations with the same humans differ (Steiger 1980); this needs the metrics' "
@@ -139,7 +140,6 @@ def _register_clusters(subparsers: argparse._SubParsersAction) -> None:  # type:
     )
     add_n_perm(q, None, " of a perm-* --method")
     add_n_boot(q, None, " of a boot-* --method")
-    add_old(q, "--n-resamples", "--n-perm or --n-boot", type=positive_int)
     add_seed(q, "the resampling")
     add_alpha(q, "the pairwise tests after Holm")
     q.add_argument(
@@ -183,7 +183,7 @@ def _cmd_clusters(args: argparse.Namespace) -> int:
 
 def _n_resamples(args: argparse.Namespace) -> int:
     """The resample count of ``--method``: ``--n-perm`` for perm-*, ``--n-boot`` for boot-*
-    (``--n-resamples``, the old spelling, for either); the other one is refused, not ignored."""
+    ; the other one is refused, not ignored."""
     from metajudge.errors import InputError
 
     perm = args.method.startswith("perm")
@@ -193,12 +193,7 @@ def _n_resamples(args: argparse.Namespace) -> int:
         raise InputError(
             f"{other} does not apply to --method {args.method}; give {own}", field=other
         )
-    if given is not None and args.n_resamples is not None and given != args.n_resamples:
-        raise InputError(f"give {own} once (--n-resamples is its old spelling)", field=own)
-    for n in (given, args.n_resamples):
-        if n is not None:
-            return int(n)
-    return 1000
+    return 1000 if given is None else int(given)
 
 
 def _register_kendall(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

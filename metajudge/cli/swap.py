@@ -1,5 +1,5 @@
 """CLI: ``judge swap`` — one judge metric under two or more backbones, and with ``--x/--y`` the
-decision whether backbone Y may replace X (old names ``backbone-swap`` and ``decide swap``) —
+decision whether backbone Y may replace X —
 and the options of ``judge diagnostics`` (:func:`add_diagnostics`). :mod:`metajudge.cli.judge`
 registers both into its group.
 

@@ -63,7 +63,7 @@ def seed(text: str) -> int:
 
 
 def nonneg_float(text: str) -> float:
-    """A finite number >= 0 (``--epsilon``/``--eps``): NaN and infinities refused."""
+    """A finite number >= 0 (``--tie-band``, ``--margin``): NaN and infinities refused."""
     x = _float(text)
     if x < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")

@@ -1,7 +1,7 @@
 """``metajudge judge verdicts``: accuracy of external judges' pairwise verdicts (JudgeBench's released
 outputs or any JSONL/CSV verdict table) under a named protocol, with CIs, position consistency,
 P(first wins) and McNemar between the judges; with ``--choose``, the choice among the judges
-(ranking, non-inferiority against the best, McNemar, cost frontier; old name ``decide verdicts``).
+(ranking, non-inferiority against the best, McNemar, cost frontier).
 
 Only argparse is imported here; the library loads inside the command.
 """
@@ -32,7 +32,8 @@ def add_verdicts(jsub: argparse._SubParsersAction) -> None:  # type: ignore[type
         "non-inferiority of each against the best at --margin, McNemar, and the cost frontier.",
     )
     q.add_argument(
-        "--input",
+        "--verdicts",
+        dest="input",  # a record's fault is placed in this file (cli._placed)
         metavar="FILE",
         action="append",
         default=[],
@@ -40,7 +41,6 @@ def add_verdicts(jsub: argparse._SubParsersAction) -> None:  # type: ignore[type
         "JSONL/CSV table with columns pair_id, decision (A>B|B>A|A=B|empty), order (1|2), "
         "label, category, judge",
     )
-    opt.add_old(q, "more_files", "--input FILE", nargs="*", shown="decide verdicts FILE ...")
     q.add_argument(
         "--order-rule",
         dest="protocol",
@@ -48,13 +48,6 @@ def add_verdicts(jsub: argparse._SubParsersAction) -> None:  # type: ignore[type
         default="double_game",
         help="how a pair's two orders make one verdict: double_game (JudgeBench: +1/-1 per order, correct if the sum > 0; default), "
         "single (the original order only), both_agree (both orders must equal the label)",
-    )
-    opt.add_old(
-        q,
-        "--protocol",
-        "--order-rule",
-        dest="protocol",
-        choices=("double_game", "single", "both_agree"),
     )
     q.add_argument(
         "--choose",
@@ -81,10 +74,8 @@ def _check(args: argparse.Namespace) -> None:
     and a command line without verdict files."""
     from metajudge.errors import InputError
 
-    if not args.input and not args.more_files:
-        raise InputError("give a verdict file (--input FILE, repeated)", field="--input")
-    if args.more_files and not args.choose:
-        raise InputError("verdict files are given with --input FILE", field="--input")
+    if not args.input:
+        raise InputError("give a verdict file (--verdicts FILE, repeated)", field="--verdicts")
     unused = _REPORT_ONLY if args.choose else _CHOOSE_ONLY
     given = [k for k in unused if getattr(args, k) is not None]
     if args.choose and args.format == "csv":
@@ -100,7 +91,7 @@ def _choose(args: argparse.Namespace) -> int:
     from metajudge.cli.decide import cmd_choose_verdicts
 
     ns = argparse.Namespace(**vars(args))
-    ns.files, ns.more_files, ns.input = [*args.input, *args.more_files], [], None
+    ns.files, ns.input = list(args.input), None
     ns.margin = 0.05 if args.margin is None else args.margin
     ns.alpha = 0.05 if args.alpha is None else args.alpha
     ns.format = args.format or "md"

@@ -6,7 +6,7 @@ converted); a listing should answer at once. Each built-in card therefore carrie
 as :func:`~metajudge.data.loading.load` reads it by default. The upstream files are pinned by
 sha256 in the same card, so the counts can only change when a converter changes; the test
 ``tests/data/test_card_counts.py`` loads every dataset and fails when a card's counts differ,
-and ``metajudge data recount`` rewrites them. The same entry holds ``facts``: what the metric ×
+and ``metajudge data fetch --recount`` rewrites them. The same entry holds ``facts``: what the metric ×
 dataset matrix reads from the records (:func:`metajudge.runs.matrix.table.dataset_facts`), so
 ``metajudge matrix`` needs no load either.
 

@@ -1,4 +1,4 @@
-"""The label plan ``calibrate plan -o FILE`` writes, read back by ``calibrate estimate --plan``.
+"""The label plan ``calibrate plan --out DIR`` writes (``DIR/selection.csv``), read back by ``calibrate estimate --plan``.
 
 A CSV with a header, one row per candidate (a row that was unlabelled when the plan was made):
 ``system``, ``item``, ``cluster``, ``judge_score``, ``probability`` (its selection probability,
@@ -47,7 +47,7 @@ def read_plan(path: str | Path) -> PlanRows:
     ]
     if missing:
         raise InputError(
-            f"not a label plan: no column {', '.join(missing)} (calibrate plan -o writes "
+            f"not a label plan: no column {', '.join(missing)} (calibrate plan --out writes "
             f"{', '.join(PLAN_COLUMNS)})",
             path=p,
             line=1,

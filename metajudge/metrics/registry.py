@@ -328,7 +328,7 @@ REQUIREMENTS: dict[str, str] = {
     "numeric_reference": "numeric gold answers",
     "tables": "source tables (input.tables)",
     "context": "source document or context (input.context or input.documents; "
-    "`metajudge score --source-field FIELD` names another record field that holds it)",
+    "`metajudge metrics run --source-field FIELD` names another record field that holds it)",
     "question": "questions or instructions (input.question)",
     "pairs": "two responses per record with a human preference (pairwise records)",
     "gold_facts": "MuDABench's gold atomic facts (a benchmark, no human labels)",

@@ -3,7 +3,7 @@
 - :mod:`~metajudge.runs.meta_eval` — ``metajudge meta-eval`` (run folder, score cache).
 - :mod:`~metajudge.runs.backbone_swap` — ``metajudge backbone-swap``.
 - :mod:`~metajudge.runs.judge_diagnostics` — ``metajudge judge diagnostics``.
-- :mod:`~metajudge.runs.baselines` — ``metajudge baselines regenerate|check``.
+- :mod:`~metajudge.runs.baselines` — ``metajudge baselines check [--write]``.
 - :mod:`~metajudge.cli.meta_eval`, :mod:`~metajudge.cli.swap` — their commands.
 
 :mod:`metajudge.analyses` computes and :mod:`metajudge.reports` renders; neither imports the

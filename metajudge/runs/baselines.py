@@ -1,6 +1,6 @@
 """Our reference results: every dataset × deterministic metric under the default protocol.
 
-``metajudge baselines regenerate`` (``make baselines``) writes ``baselines/ours_<dataset>.json``;
+``metajudge baselines check --write`` (``make baselines``) writes ``baselines/ours_<dataset>.json``;
 ``metajudge baselines check`` and ``tests/runs/test_baselines.py`` recompute them and fail when a
 change moves a correlation of a deterministic metric.
 
@@ -250,7 +250,7 @@ def check_baselines(
         p = baseline_path(out_dir, spec.dataset)
         if not p.is_file():
             problems.append(
-                f"{spec.dataset}: no stored baseline {p} (run `metajudge baselines regenerate`)"
+                f"{spec.dataset}: no stored baseline {p} (run `metajudge baselines check --write`)"
             )
             continue
         stored = json.loads(p.read_text(encoding="utf-8"))

@@ -99,6 +99,8 @@ def with_plan(rows: Any, path: str) -> tuple[Any, dict[str, Any]]:
 
     from metajudge.data.label_plan import read_plan
 
+    if Path(path).is_dir():  # a `calibrate plan --out DIR` run folder
+        path = str(Path(path) / SELECTION_FILE)
     plan = read_plan(path)
     keys = list(zip(rows.system.tolist(), rows.item.tolist(), strict=True))
     known = set(keys)
@@ -248,20 +250,17 @@ def run_plan(
     half_width: float | None = None,
     budget: float | None = None,
     mix: float = 0.2,
-    output: str | None = None,
     alpha: float = 0.05,
     seed: int = 0,
     folds: int = 40,
     out: str | None = None,
 ) -> EstimateRun:
     """``calibrate plan``: labels needed for ``half_width``; with ``budget``, the active
-    selection of the next labels, written to ``output`` (CSV: system, item, cluster,
-    judge_score, probability, selected); with ``out``, a run folder (``result.json``,
-    ``plan.md``, ``report.html``)."""
+    selection of the next labels. With ``out``, a run folder (``result.json``, ``plan.md``,
+    ``report.html``, and with a budget :data:`SELECTION_FILE`, CSV: system, item, cluster,
+    judge_score, probability, selected; ``calibrate estimate --plan`` reads it)."""
     from metajudge.analyses.calibration.estimate import Settings
     from metajudge.analyses.calibration.plan import label_plan
-    from metajudge.data.label_plan import PLAN_COLUMNS
-    from metajudge.io import CsvWriter, atomic_write, check_output_file
     from metajudge.reports.estimate_report import label_plan_markdown
 
     if half_width is None and budget is None:
@@ -274,7 +273,8 @@ def run_plan(
         from metajudge.io import check_out_dir
 
         check_out_dir(out, inputs=[src.input_path], field="--out")
-    dest = check_output_file(output, inputs=[src.input_path]) if output else None
+    elif budget is not None:
+        raise InputError("--budget writes the selection into the run folder: give --out DIR")
     rows, dropped = estimate_rows(src)
     res, picks = label_plan(
         rows,
@@ -284,22 +284,33 @@ def run_plan(
         mix=mix,
     )
     run = EstimateRun(res, label_plan_markdown(res), dropped, [])
-    if dest is not None and picks:
-        with atomic_write(dest) as fh:
-            w = CsvWriter(fh)
-            w.writerow(PLAN_COLUMNS)
-            w.writerows(sorted(picks, key=lambda p: -p[4]))
-        run.wrote.append((f"{len(picks)} candidates ({res.selection['picked']} selected)", dest))
     if out:
-        _plan_folder(out, run)
+        _plan_folder(out, run, picks)
     return run
 
 
-def _plan_folder(out: str, run: EstimateRun) -> None:
+#: The label plan's selection in a ``calibrate plan`` run folder (``calibrate estimate --plan``).
+SELECTION_FILE = "selection.csv"
+
+
+def _plan_folder(out: str, run: EstimateRun, picks: list[Any]) -> None:
+    import io
+
+    from metajudge.data.label_plan import PLAN_COLUMNS
+    from metajudge.io import CsvWriter
     from metajudge.reports.estimate_html import plan_payload
     from metajudge.results import as_data
     from metajudge.runs.calibrate import write_folder
 
     texts = {"plan.md": run.markdown}
+    if picks:
+        buf = io.StringIO()
+        w = CsvWriter(buf)
+        w.writerow(PLAN_COLUMNS)
+        w.writerows(sorted(picks, key=lambda p: -p[4]))
+        texts[SELECTION_FILE] = buf.getvalue()
     run.folder = write_folder(out, run.result, texts, [], plan_payload(as_data(run.result)))
+    if picks:
+        what = f"{len(picks)} candidates ({run.result.selection['picked']} selected)"
+        run.wrote.append((what, Path(out) / SELECTION_FILE))
     run.wrote.append(("the run folder (report.html)", Path(out)))

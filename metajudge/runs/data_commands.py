@@ -1,5 +1,5 @@
 """The ``metajudge data`` commands' work: open the dataset a command names, export its records or
-its pairs as a canonical JSONL file, fetch the upstream files, validate a file (``data recount``:
+its pairs as a canonical JSONL file, fetch the upstream files, validate a file (``data fetch --recount``:
 :func:`metajudge.runs.matrix.table.run_recount`).
 
 The CLI (:mod:`metajudge.cli.data`) parses, calls one of these and prints what it returns.
@@ -44,10 +44,9 @@ def run_export(
     input_file: str | None = None,
     subset: str | None = None,
     data_dir: str | Path | None = None,
-    pairs: bool = False,
 ) -> str:
-    """``data export``: the dataset's records (``pairs``: its pairwise expansion) written to
-    ``output`` as canonical JSONL; the line that says what was written."""
+    """``data export``: the dataset's records written to ``output`` as canonical JSONL; the line
+    that says what was written (``data export --pairs`` is :func:`run_pairs`)."""
     from metajudge.data.formats import write_jsonl
     from metajudge.io import check_output_file
 
@@ -59,18 +58,14 @@ def run_export(
             "use metajudge.data.load_mudabench / load_mtraig_items",
             field="name",
         )
-    records = ds.pairs() if pairs else ds.records
-    card = ds.pairwise_card() if pairs else ds.card
-    if not records:
-        after = " after pairwise expansion" if pairs else ""
-        raise InputError(f"{ds.name}: nothing to export (0 records{after})", field="records")
-    n = write_jsonl(output, records, card=card)
-    kind = "pairwise" if pairs else ds.card.kind
-    return f"wrote {n} {kind} records of {ds.name} to {output}"
+    if not ds.records:
+        raise InputError(f"{ds.name}: nothing to export (0 records)", field="records")
+    n = write_jsonl(output, ds.records, card=ds.card)
+    return f"wrote {n} {ds.card.kind} records of {ds.name} to {output}"
 
 
 def pairs_summary(ds: Any, pairs: Sequence[Any], tie_band: float, n: int, output: str) -> str:
-    """What ``data pairs`` wrote: pairs, inputs, ties per dimension, inputs with one system."""
+    """What ``data export --pairs`` wrote: pairs, inputs, ties per dimension, inputs with one system."""
     systems: dict[str, set[str]] = {}
     for r in ds.records:
         systems.setdefault(r.id, set()).add(r.system)
@@ -94,7 +89,7 @@ def run_pairs(
     subset: str | None = None,
     data_dir: str | Path | None = None,
 ) -> str:
-    """``data pairs``: the pairs of a graded (likert) dataset, differences within ``tie_band``
+    """``data export --pairs``: the pairs of a graded (likert) dataset, differences within ``tie_band``
     ties, written to ``output`` as canonical pairwise JSONL; :func:`pairs_summary`."""
     from metajudge.data.formats import write_jsonl
     from metajudge.io import check_output_file
@@ -103,7 +98,7 @@ def run_pairs(
     ds = open_named(name, dataset, input_file, subset=subset, data_dir=data_dir)
     if ds.card.kind != "likert":
         raise InputError(
-            f"{ds.name} is {ds.card.kind}: data pairs builds pairs from graded (likert) data, "
+            f"{ds.name} is {ds.card.kind}: data export --pairs builds pairs from graded (likert) data, "
             "a score per response" + (" (it is pairwise already)" if ds.kind == "pairwise" else ""),
             path=input_file,
             field="kind",

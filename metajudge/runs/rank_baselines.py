@@ -6,7 +6,7 @@ clustered by Perm-Both + Holm (:mod:`metajudge.analyses.system_ranking`). BLEU, 
 and BERTScore are the dataset's SHIPPED columns (HANNA's metric CSV, LFTQA-Eval's metric files):
 metajudge's own BERTScore over HANNA is too slow on 2 CPU cores for a regression file.
 
-``metajudge baselines regenerate`` writes them and ``metajudge baselines check`` recomputes them
+``metajudge baselines check --write`` writes them and ``metajudge baselines check`` recomputes them
 (:mod:`metajudge.runs.baselines` calls :func:`regenerate_rank_baselines` and
 :func:`check_rank_baselines`); every value is seeded, so a check expects the same numbers.
 """

@@ -199,18 +199,16 @@ def test_sampled_requests_get_independent_seeds_greedy_keeps_run_seed() -> None:
     assert len({r.seed for r in sampled}) == 3 and all(r.temperature == 0.7 for r in sampled)
 
 
-def test_judge_diagnostics_is_a_judge_command_with_a_hidden_alias(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
+def test_judge_diagnostics_is_a_judge_command(capsys: pytest.CaptureFixture[str]) -> None:
     from metajudge.cli import main
 
     assert main(["judge", "diagnostics", "--help"]) == 0
-    assert "--input FILE" in capsys.readouterr().out
-    assert main(["judge", "diagnostics", "--help"]) == 0
-    assert "usage: metajudge judge diagnostics" in capsys.readouterr().out  # the same parser
+    out = capsys.readouterr().out
+    assert "--input FILE" in out and "usage: metajudge judge diagnostics" in out
     assert main(["--help"]) == 0
     top = capsys.readouterr().out
-    assert "judge diagnostics" not in top and "judge-diagnostics" not in top  # one entry: judge
+    assert "judge diagnostics" in top and "judge-diagnostics" not in top
+    assert main(["judge-diagnostics", "--help"]) == 2  # the old name, removed in 0.3.0
 
 
 def test_judge_diagnostics_on_a_user_file_with_a_scripted_backend(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -200,7 +200,7 @@ def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "r.json"
     args = ["judge", "verdicts", "--n-boot", "50", "-o", str(out)]
     for f in FILES[:2]:
-        args += ["--input", str(f)]
+        args += ["--verdicts", str(f)]
     assert main(args) == 0
     text = capsys.readouterr().out
     assert "(published 65.71)" in text and "McNemar" in text
@@ -213,7 +213,7 @@ def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
                 "verdicts",
                 "--order-rule",
                 "both_agree",
-                "--input",
+                "--verdicts",
                 str(FILES[0]),
                 "--format",
                 "csv",

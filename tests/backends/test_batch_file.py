@@ -140,7 +140,7 @@ def test_cli_export_then_import_then_nothing_left(tmp_path: Path, capsys: Any) -
     assert first["n_new"] == len(lines) == 2  # two distinct responses (a pair repeats them)
     results = tmp_path / "results.jsonl"
     results.write_text("".join(json.dumps(_answer(x, "4")) + "\n" for x in lines))
-    imp = ["judge", "import-batch", "-i", str(results), "--requests", str(req)]
+    imp = ["judge", "import-batch", "--results", str(results), "--requests", str(req)]
     assert main([*imp, "--cache-file", str(cache)]) == 0
     assert json.loads(capsys.readouterr().out)["n_imported"] == 2
     assert main(args) == 0

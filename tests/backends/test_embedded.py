@@ -221,7 +221,8 @@ def test_backends_check_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     from metajudge.cli import main
 
     assert (
-        main(["backends", "check", "smollm2-135m", "--out", str(tmp_path), "--format", "json"]) == 0
+        main(["backends", "check", "smollm2-135m", "--log-dir", str(tmp_path), "--format", "json"])
+        == 0
     )
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] and report["latency_s"] > 0

@@ -1,7 +1,7 @@
 """Issue 30, the fake-server fault suite (loopback only, bounded): a reply that is no usable
 verdict is never cached and the fixed server is asked again; one deadline per call however slowly
 a server sends; a reply body capped from ``max_tokens``; a key a server echoes is written nowhere;
-``cache repair`` leaves a live or healthy cache alone; configs are range-checked when read; a
+``cache prune --damaged`` leaves a live or healthy cache alone; configs are range-checked when read; a
 full cache disk is one message naming the file and a real way out.
 
 The server is :class:`tests.backends.test_http.FakeOpenAI` (its faults: ``nologprobs``,
@@ -280,10 +280,13 @@ def test_repair_leaves_a_healthy_cache_where_it_is(
 ) -> None:
     db = tmp_path / "c.sqlite"
     _one_entry(db)
-    assert main(["cache", "repair", "--cache-file", str(db)]) == 0
+    assert main(["cache", "prune", "--damaged", "--cache-file", str(db)]) == 0
     assert "healthy (1 entries); nothing was moved" in capsys.readouterr().out
     assert [p.name for p in tmp_path.iterdir() if "damaged" in p.name] == []
     assert len(ResponseCache(db)) == 1
+    assert main(["cache", "prune", "--damaged", "--all", "--cache-file", str(db)]) == 2
+    assert "--damaged takes no selection (--all)" in capsys.readouterr().err
+    assert len(ResponseCache(db)) == 1  # nothing pruned
 
 
 def _one_entry(db: Path) -> None:
@@ -326,7 +329,7 @@ def test_repair_refuses_while_another_process_has_the_cache_open(
     with sqlite3.connect(db) as con:  # … and damaged while it is open
         con.execute("UPDATE responses SET response_json = '{broken'")
     try:
-        assert main(["cache", "repair", "--cache-file", str(db)]) == 2
+        assert main(["cache", "prune", "--damaged", "--cache-file", str(db)]) == 2
         err = capsys.readouterr().err
         assert "in use by another process" in err and str(db) in err
         assert [p.name for p in tmp_path.iterdir() if "damaged" in p.name] == []
@@ -335,7 +338,9 @@ def test_repair_refuses_while_another_process_has_the_cache_open(
         proc.stdin.write("\n")
         proc.stdin.close()
         proc.wait(timeout=30)
-    assert main(["cache", "repair", "--cache-file", str(db)]) == 0  # alone now: repaired
+    assert (
+        main(["cache", "prune", "--damaged", "--cache-file", str(db)]) == 0
+    )  # alone now: repaired
     assert "damaged file is now" in capsys.readouterr().out
 
 

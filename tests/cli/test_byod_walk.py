@@ -122,13 +122,14 @@ def test_researchers_own_graded_set_walked_with_commands(tmp_path: Path) -> None
     p = _ok(_mj(tmp_path, "data", "validate", str(DATA)))
     assert p.stdout.startswith("OK ") and "error" not in p.stderr
 
-    p = _ok(_mj(tmp_path, "agreement", "--input", str(DATA)))
+    p = _ok(_mj(tmp_path, "data", "agreement", "--input", str(DATA)))
     assert "Krippendorff α" in p.stdout
 
     _ok(
         _mj(
             tmp_path,
-            "score",
+            "metrics",
+            "run",
             "--input",
             str(DATA),
             "--metrics",
@@ -158,7 +159,7 @@ def test_researchers_own_graded_set_walked_with_commands(tmp_path: Path) -> None
     names = [m["name"] for m in result["metrics"]]
     assert set(METRICS) | {"authors_factcc"} <= set(names)
 
-    p = _ok(_mj(tmp_path, "report", str(out)))
+    p = _ok(_mj(tmp_path, "report", "render", str(out)))
     assert "table.md" in p.stdout
     _check_tables(
         (out / "table.md").read_text(encoding="utf-8"),

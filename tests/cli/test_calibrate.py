@@ -70,7 +70,14 @@ def test_fit_isotonic_halves_held_out_mae(data_dir: Path, capsys) -> None:  # ty
     for dim in DIMS:
         r = _json(
             capsys,
-            ["calibrate", "fit", "--input", str(_csv(data_dir, "4omini", dim)), "--format", "json"],
+            [
+                "calibrate",
+                "fit",
+                "--ratings",
+                str(_csv(data_dir, "4omini", dim)),
+                "--format",
+                "json",
+            ],
         )
         assert r["judge"] == f"sheng.4omini_{dim}" and r["protocol"]["repeats"] == 50
         assert (round(r["before"]["mae"], 2), round(r["after"]["mae"], 2)) == FIT_MAE[dim], dim
@@ -79,7 +86,7 @@ def test_fit_isotonic_halves_held_out_mae(data_dir: Path, capsys) -> None:  # ty
 def test_conformal_split_and_calibrated_split(data_dir: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     split_cov, smaller = [], 0
     for dim in DIMS:
-        argv = ["calibrate", "conformal", "--input", str(_csv(data_dir, "4omini", dim))]
+        argv = ["calibrate", "conformal", "--ratings", str(_csv(data_dir, "4omini", dim))]
         r = _json(
             capsys, [*argv, "--method", "split", "--method", "isotonic-split", "--format", "json"]
         )
@@ -98,7 +105,7 @@ def test_conformal_split_and_calibrated_split(data_dir: Path, capsys) -> None:  
 
 
 def test_auto_chooses_on_the_calibration_rows(data_dir: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    argv = ["calibrate", "conformal", "--input", str(_csv(data_dir, "4omini", "fluency"))]
+    argv = ["calibrate", "conformal", "--ratings", str(_csv(data_dir, "4omini", "fluency"))]
     r = _json(capsys, [*argv, "--method", "auto", "--format", "json"])
     (auto,) = r["methods"]
     assert sum(r["chosen"].values()) == 50
@@ -110,7 +117,7 @@ def test_target_warns_when_the_judge_scores_differ(data_dir: Path, capsys) -> No
     argv = [
         "calibrate",
         "conformal",
-        "--input",
+        "--ratings",
         str(_csv(data_dir, "4omini", "fluency")),
         "--repeats",
         "2",
@@ -153,7 +160,7 @@ def test_target_warns_when_the_judge_scores_differ(data_dir: Path, capsys) -> No
 def test_apply_refuses_another_judge(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     cal = tmp_path / "cal.json"
     f = str(_csv(data_dir, "4omini", "relevance"))
-    assert main(["calibrate", "fit", "--input", f, "--repeats", "2", "-o", str(cal)]) == 0
+    assert main(["calibrate", "fit", "--ratings", f, "--repeats", "2", "-o", str(cal)]) == 0
     saved = json.loads(cal.read_text())
     assert (
         saved["judge"]["signature"].startswith("sheng.4omini_relevance|")
@@ -165,7 +172,7 @@ def test_apply_refuses_another_judge(data_dir: Path, tmp_path: Path, capsys) -> 
         [
             "calibrate",
             "apply",
-            "--input",
+            "--ratings",
             f,
             "--calibrator",
             str(cal),
@@ -181,7 +188,7 @@ def test_apply_refuses_another_judge(data_dir: Path, tmp_path: Path, capsys) -> 
         and len(out.read_text().splitlines()) == 1600
     )
     other = str(_csv(data_dir, "qwen", "relevance"))
-    assert main(["calibrate", "apply", "--input", other, "--calibrator", str(cal)]) == 2
+    assert main(["calibrate", "apply", "--ratings", other, "--calibrator", str(cal)]) == 2
     assert "judge.signature" in capsys.readouterr().err
 
 
@@ -244,7 +251,7 @@ def _write(path: Path, rows: list[list[object]]) -> Path:
 )
 def test_bad_input_exits_2_naming_the_field(tmp_path: Path, capsys, rows, extra, field) -> None:  # type: ignore[no-untyped-def]
     f = _write(tmp_path / "bad.csv", rows * 1)
-    assert main(["calibrate", "conformal", "--input", str(f), *extra]) == 2
+    assert main(["calibrate", "conformal", "--ratings", str(f), *extra]) == 2
     err = capsys.readouterr().err
     assert field in err, err
 
@@ -257,7 +264,7 @@ def test_probabilities_within_tolerance_are_read(tmp_path: Path, capsys) -> None
         [
             "calibrate",
             "fit",
-            "--input",
+            "--ratings",
             str(f),
             "--distribution",
             "probs",
@@ -298,7 +305,7 @@ def test_a_dataset_column_and_its_file_are_the_same_judge(
     assert main([*argv, "--dimension", "coherence", "--repeats", "2", "-o", str(cal)]) == 0
     f = str(_csv(data_dir, "4omini", "coherence"))
     r = _json(
-        capsys, ["calibrate", "apply", "--input", f, "--calibrator", str(cal), "--format", "json"]
+        capsys, ["calibrate", "apply", "--ratings", f, "--calibrator", str(cal), "--format", "json"]
     )
     assert r["judge"] == "sheng.4omini_coherence" and r["in_sample"]  # same signature, same rows
 
@@ -311,7 +318,7 @@ def test_platt_on_a_binary_distribution_and_one_class_refused(tmp_path: Path, ca
     argv = [
         "calibrate",
         "fit",
-        "--input",
+        "--ratings",
         str(f),
         "--distribution",
         "probs",
@@ -332,7 +339,7 @@ def test_fit_html_reliability_diagram(data_dir: Path, tmp_path: Path, capsys) ->
     argv = [
         "calibrate",
         "fit",
-        "--input",
+        "--ratings",
         str(_csv(data_dir, "4omini", "fluency")),
         "--repeats",
         "2",
@@ -354,7 +361,7 @@ def test_intervals_per_item(data_dir: Path, tmp_path: Path, capsys) -> None:  # 
     argv = [
         "calibrate",
         "conformal",
-        "--input",
+        "--ratings",
         str(_csv(data_dir, "4omini", "consistency")),
         "--repeats",
         "1",
@@ -402,7 +409,7 @@ def test_a_calibrator_moves_to_another_dataset_keyed_on_the_judge(
     with --judge, and warns of the shift as `conformal --target` does; a renamed or moved file of
     the same judge is accepted; another scale is refused."""
     cal = tmp_path / "cal.json"
-    fit = ["calibrate", "fit", "--input", str(_csv(data_dir, "4omini", "coherence"))]
+    fit = ["calibrate", "fit", "--ratings", str(_csv(data_dir, "4omini", "coherence"))]
     assert main([*fit, "--repeats", "2", "-o", str(cal)]) == 0
     assert json.loads(cal.read_text())["judge"]["key"] == "sheng.4omini_coherence|external"
     lines = _csv(data_dir, "4omini", "consistency").read_text().splitlines()[:801]
@@ -410,13 +417,13 @@ def test_a_calibrator_moves_to_another_dataset_keyed_on_the_judge(
     other.write_text("\n".join(lines) + "\n")
     apply = ["calibrate", "apply", "--calibrator", str(cal), "--format", "json"]
     capsys.readouterr()
-    assert main([*apply, "--input", str(other)]) == 2  # its judge is named after the file
+    assert main([*apply, "--ratings", str(other)]) == 2  # its judge is named after the file
     err = capsys.readouterr().err
-    assert "judge.signature" in err and "--judge" in err
-    r = _json(capsys, [*apply, "--input", str(other), "--judge", "sheng.4omini_coherence"])
+    assert "judge.signature" in err and "--judge-name" in err
+    r = _json(capsys, [*apply, "--ratings", str(other), "--judge-name", "sheng.4omini_coherence"])
     assert r["n"] == 800 and not r["in_sample"]
     assert r["shift"]["shifted"] and r["shift"]["ks_p"] < 0.05
-    assert main([*apply, "--input", str(other), "--judge", "sheng.4omini_coherence"]) == 0
+    assert main([*apply, "--ratings", str(other), "--judge-name", "sheng.4omini_coherence"]) == 0
     assert "warning: the judge's scores differ in distribution" in capsys.readouterr().err
     # the same judge's rows under another name, in another folder: accepted, no shift
     sub = tmp_path / "elsewhere"
@@ -425,16 +432,16 @@ def test_a_calibrator_moves_to_another_dataset_keyed_on_the_judge(
     (tmp_path / "a.csv").write_text("\n".join(mine) + "\n")
     (sub / "b.csv").write_text("\n".join(mine) + "\n")
     cal2 = tmp_path / "cal2.json"
-    assert main(["calibrate", "fit", "--input", str(tmp_path / "a.csv"), "--judge", "mine",
+    assert main(["calibrate", "fit", "--ratings", str(tmp_path / "a.csv"), "--judge-name", "mine",
                  "--repeats", "2", "-o", str(cal2)]) == 0  # fmt: skip
     capsys.readouterr()
     apply2 = ["calibrate", "apply", "--calibrator", str(cal2), "--format", "json"]
-    r = _json(capsys, [*apply2, "--input", str(sub / "b.csv"), "--judge", "mine"])
+    r = _json(capsys, [*apply2, "--ratings", str(sub / "b.csv"), "--judge-name", "mine"])
     assert r["in_sample"] and r["shift"] is None
     # another scale: refused, naming the field
     three = tmp_path / "three.csv"
     three.write_text("1,2,3,human\n" + "".join(f"-0.1,-2.5,-3,{1 + i % 3}\n" for i in range(40)))
-    assert main([*apply2, "--input", str(three), "--judge", "mine"]) == 2
+    assert main([*apply2, "--ratings", str(three), "--judge-name", "mine"]) == 2
     assert "field scale" in capsys.readouterr().err
 
 
@@ -447,19 +454,19 @@ def test_tiny_held_out_sets_warn_and_out_of_scale_humans_are_refused(
     lines = _csv(data_dir, "4omini", "coherence").read_text().splitlines()
     five = tmp_path / "five.csv"
     five.write_text("\n".join(lines[:6]) + "\n")
-    assert main(["calibrate", "fit", "--input", str(five), "--repeats", "2"]) == 0
+    assert main(["calibrate", "fit", "--ratings", str(five), "--repeats", "2"]) == 0
     out, err = capsys.readouterr()
     said = "the held-out errors come from only 3 rows per split (fewer than 30)"
     assert said in err and said in out
     sixty = tmp_path / "sixty.csv"
     sixty.write_text("\n".join(lines[:61]) + "\n")
-    assert main(["calibrate", "fit", "--input", str(sixty), "--repeats", "2"]) == 0
+    assert main(["calibrate", "fit", "--ratings", str(sixty), "--repeats", "2"]) == 0
     assert "warning" not in capsys.readouterr().err
     head, *rows = lines[:42]
     cells = rows[-1].split(",")
     cells[-1] = "7"
     bad = tmp_path / "h7.csv"
     bad.write_text("\n".join([head, *rows[:-1], ",".join(cells)]) + "\n")
-    assert main(["calibrate", "fit", "--input", str(bad), "--repeats", "2"]) == 2
+    assert main(["calibrate", "fit", "--ratings", str(bad), "--repeats", "2"]) == 2
     err = capsys.readouterr().err
     assert "h7.csv:42: field coherence: human score 7 is outside the scale 1..5" in err

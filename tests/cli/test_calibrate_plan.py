@@ -23,11 +23,11 @@ def _arena(data_dir: Path) -> Path:
 
 
 def test_plan_labels_and_selection(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    out = tmp_path / "next.csv"
     argv = ["calibrate", "plan", "--input", str(_arena(data_dir)), "--half-width", "0.03"]
     folder = tmp_path / "run"
+    out = folder / "selection.csv"
     argv += ["--out", str(folder)]
-    assert main([*argv, "--budget", "200", "-o", str(out), "--format", "json"]) == 0
+    assert main([*argv, "--budget", "200", "--format", "json"]) == 0
     res = json.loads(capsys.readouterr().out)
     assert (
         json.loads((folder / "result.json").read_text(encoding="utf-8"))["kind"] == "calibrate-plan"
@@ -50,6 +50,8 @@ def test_plan_labels_and_selection(data_dir: Path, tmp_path: Path, capsys) -> No
 def test_plan_needs_a_target(data_dir: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     assert main(["calibrate", "plan", "--input", str(_arena(data_dir))]) == 2
     assert "give --half-width H, --budget N, or both" in capsys.readouterr().err
+    assert main(["calibrate", "plan", "--input", str(_arena(data_dir)), "--budget", "9"]) == 2
+    assert "give --out DIR" in capsys.readouterr().err
 
 
 @pytest.mark.slow

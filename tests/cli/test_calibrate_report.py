@@ -36,7 +36,7 @@ def _run(capsys, argv: list[str]) -> dict:  # type: ignore[no-untyped-def]
 
 def test_fit_report_has_the_reliability_diagram(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     out, page = tmp_path / "fit", tmp_path / "fit.html"
-    argv = ["calibrate", "fit", "--input", _sheng(data_dir), "--method", "temperature"]
+    argv = ["calibrate", "fit", "--ratings", _sheng(data_dir), "--method", "temperature"]
     r = _run(capsys, [*argv, "--repeats", "2", "--out", str(out), "--html", str(page)])
     names = {p.name for p in out.iterdir()}
     assert {"result.json", "fit.md", "calibrator.json", "reliability.png", "report.html"} <= names
@@ -54,7 +54,14 @@ def test_fit_report_has_the_reliability_diagram(data_dir: Path, tmp_path: Path, 
 
 def test_conformal_report_browses_interval_widths(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "conf"
-    argv = ["calibrate", "conformal", "--input", _sheng(data_dir, "consistency"), "--repeats", "1"]
+    argv = [
+        "calibrate",
+        "conformal",
+        "--ratings",
+        _sheng(data_dir, "consistency"),
+        "--repeats",
+        "1",
+    ]
     r = _run(capsys, [*argv, "--method", "split", "--method", "isotonic-split", "--out", str(out)])
     text, d = _page(out / "report.html")
     assert 'data-tab="browser"' in text

@@ -122,7 +122,7 @@ def test_bad_input_exits_2_naming_the_field(capsys, extra, field) -> None:  # ty
 
 def test_set_methods_refused_on_ratings(data_dir: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     f = data_dir / "conformal_judge_sheng2025" / "summeval" / "4omini_fluency.csv"
-    assert main(["calibrate", "conformal", "--input", str(f), "--method", "lac"]) == 2
+    assert main(["calibrate", "conformal", "--ratings", str(f), "--method", "lac"]) == 2
     assert "--method" in capsys.readouterr().err
 
 

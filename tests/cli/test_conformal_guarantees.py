@@ -14,8 +14,6 @@ import numpy as np
 import pytest
 
 from metajudge.cli import main
-from metajudge.cli.calibrate import OLD_METHODS
-from metajudge.cli.grammar import deprecation
 
 ROOT = Path(__file__).resolve().parents[2]
 CMD = ["calibrate", "conformal"]
@@ -49,7 +47,7 @@ def test_too_few_calibration_rows_give_the_whole_scale_with_a_warning(
     interval is the whole card scale [1, 5] (it was the calibration rows' [min, max]: coverage
     0.808), and the output says so."""
     r, err = _run(
-        capsys, [*CMD, "--input", _first_rows(data_dir, tmp_path, 10), "--method", "split"]
+        capsys, [*CMD, "--ratings", _first_rows(data_dir, tmp_path, 10), "--method", "split"]
     )
     (m,) = r["methods"]
     assert (m["coverage"], m["width"], m["whole_scale"]) == (1.0, 4.0, 1.0)
@@ -57,7 +55,7 @@ def test_too_few_calibration_rows_give_the_whole_scale_with_a_warning(
     assert r["warnings"] and "whole scale [1, 5]" in r["warnings"][0]
     # 20 rows (10 calibrate): the quantile is finite, no warning
     r, err = _run(
-        capsys, [*CMD, "--input", _first_rows(data_dir, tmp_path, 20), "--method", "split"]
+        capsys, [*CMD, "--ratings", _first_rows(data_dir, tmp_path, 20), "--method", "split"]
     )
     assert r["methods"][0]["whole_scale"] == 0.0 and not r["warnings"] and "warning" not in err
 
@@ -65,7 +63,9 @@ def test_too_few_calibration_rows_give_the_whole_scale_with_a_warning(
 def test_default_methods_on_ten_rows_do_not_crash(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     """The default methods (auto included) on 10 rows: isotonic-binned's conformal part and
     auto's halvings hold 0-3 rows (an IndexError from np.quantile before)."""
-    r, err = _run(capsys, [*CMD, "--input", _first_rows(data_dir, tmp_path, 10), "--repeats", "10"])
+    r, err = _run(
+        capsys, [*CMD, "--ratings", _first_rows(data_dir, tmp_path, 10), "--repeats", "10"]
+    )
     names = [m["method"] for m in r["methods"]]
     assert names == [
         "split",
@@ -79,7 +79,7 @@ def test_default_methods_on_ten_rows_do_not_crash(data_dir: Path, tmp_path: Path
     assert sum(r["chosen"].values()) == 10 and "Traceback" not in err
     # 6 rows: 3 calibrate, too few to halve for auto (it uses split)
     six = _first_rows(data_dir, tmp_path, 6)
-    r, _ = _run(capsys, [*CMD, "--input", six, "--method", "auto", "--repeats", "10"])
+    r, _ = _run(capsys, [*CMD, "--ratings", six, "--method", "auto", "--repeats", "10"])
     assert r["chosen"] == {"split": 10}
 
 
@@ -88,7 +88,7 @@ def test_intervals_snap_to_the_full_label_grid(data_dir: Path, tmp_path: Path, c
     snapping to the calibration rows' scores lost coverage (split at 20 rows: 0.863)."""
     out = tmp_path / "iv.csv"
     f = str(_sheng(data_dir, "coherence"))
-    argv = [*CMD, "--input", f, "--fraction", "0.0125", "--method", "split", "--repeats", "1"]
+    argv = [*CMD, "--ratings", f, "--fraction", "0.0125", "--method", "split", "--repeats", "1"]
     r, _ = _run(capsys, [*argv, "--intervals", str(out)])
     assert r["grid"] == pytest.approx(THIRDS)
     rows = list(csv.DictReader(out.open()))
@@ -102,7 +102,7 @@ def test_split_covers_at_twenty_calibration_rows(data_dir: Path, capsys, dim: st
     """The reduced coverage simulation: 100 seeded splits with 20 calibration rows of 1,600
     (the rest measure); every method's mean coverage >= 1 - alpha - 0.01 (before: split 0.863
     on coherence, 0.852 on consistency at alpha 0.1)."""
-    argv = [*CMD, "--input", str(_sheng(data_dir, dim)), "--fraction", "0.0125"]
+    argv = [*CMD, "--ratings", str(_sheng(data_dir, dim)), "--fraction", "0.0125"]
     for m in ("split", "dist-quantile", "isotonic-split"):
         argv += ["--method", m]
     r, _ = _run(capsys, [*argv, "--repeats", "100", "--seed", "20"])
@@ -117,7 +117,17 @@ def test_coverage_per_human_bin_beside_every_method(data_dir: Path, tmp_path: Pa
     each method's guarantee covers."""
     out = tmp_path / "run"
     f = str(_sheng(data_dir, "consistency"))
-    argv = [*CMD, "--input", f, "--method", "split", "--method", "isotonic-split", "--repeats", "1"]
+    argv = [
+        *CMD,
+        "--ratings",
+        f,
+        "--method",
+        "split",
+        "--method",
+        "isotonic-split",
+        "--repeats",
+        "1",
+    ]
     r, _ = _run(capsys, [*argv, "--out", str(out)])
     items = list(csv.DictReader((out / "intervals.csv").open()))
     for m in r["methods"]:
@@ -143,15 +153,14 @@ def test_coverage_per_human_bin_beside_every_method(data_dir: Path, tmp_path: Pa
 
 def test_cqr_is_named_for_what_it_is(data_dir: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     """'cqr' conformalises the judge's own distribution quantiles: the method is dist-quantile;
-    the old name still parses, with one deprecation line, and CHANGELOG.md lists it."""
+    the old name (removed in 0.3.0) is refused, and CHANGELOG.md lists it."""
     f = str(_sheng(data_dir, "fluency"))
-    argv = [*CMD, "--input", f, "--repeats", "2", "--method"]
+    argv = [*CMD, "--ratings", f, "--repeats", "2", "--method"]
     new, err = _run(capsys, [*argv, "dist-quantile"])
     assert err == ""
-    old, err = _run(capsys, [*argv, "cqr"])
-    assert err.splitlines() == [deprecation("--method cqr", "--method dist-quantile")]
-    assert old["methods"] == new["methods"] and new["methods"][0]["method"] == "dist-quantile"
-    assert OLD_METHODS == {"cqr": "dist-quantile"}  # the CLI's alias only (one definition)
+    assert new["methods"][0]["method"] == "dist-quantile"
+    assert main([*argv, "cqr"]) == 2
+    assert "invalid choice: 'cqr'" in capsys.readouterr().err
     changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     assert "| `--method cqr` | `--method dist-quantile` | calibrate conformal " in changelog
 

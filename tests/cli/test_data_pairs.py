@@ -1,4 +1,4 @@
-"""``metajudge data pairs`` (issue 26 item 4): a canonical pairwise file from graded data, through
+"""``metajudge data export --pairs`` (issue 26 item 4): a canonical pairwise file from graded data, through
 the CLI on ``tests/fixtures/byod/graded.jsonl`` (six inputs, two systems, three raters)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ GRADED = Path(__file__).parents[1] / "fixtures" / "byod" / "graded.jsonl"
 
 def _pairs(tmp_path: Path, *extra: str) -> tuple[Path, str]:
     out = tmp_path / "pairs.jsonl"
-    assert main(["data", "pairs", "--input", str(GRADED), "-o", str(out), *extra]) == 0
+    assert main(["data", "export", "--pairs", "--input", str(GRADED), "-o", str(out), *extra]) == 0
     return out, str(out)
 
 
@@ -54,7 +54,7 @@ def test_default_tie_band_is_stated_and_pairwise_input_refused(
     card, recs = _lines(out)
     assert "tie band 0:" in card["notes"] and "tie_band" not in next(iter(recs.values()))["meta"]
     again = tmp_path / "again.jsonl"
-    assert main(["data", "pairs", "--input", str(out), "-o", str(again)]) == 2
+    assert main(["data", "export", "--pairs", "--input", str(out), "-o", str(again)]) == 2
     assert "it is pairwise already" in capsys.readouterr().err and not again.exists()
 
 

@@ -55,8 +55,9 @@ def _plan_file(path: Path, rows: list[dict]) -> Path:
 def labelled(data_dir: Path, tmp_path: Path, capsys) -> tuple[Path, list[dict]]:  # type: ignore[no-untyped-def]
     """The plan's candidates (CSV rows) and a folder with the selected ones labelled."""
     pilot, hidden = _pilot(data_dir, tmp_path)
-    plan = tmp_path / "plan.csv"
-    _run(capsys, "plan", "--input", str(pilot), "--budget", "80", "-o", str(plan))
+    folder = tmp_path / "plan"
+    _run(capsys, "plan", "--input", str(pilot), "--budget", "80", "--out", str(folder))
+    plan = folder / "selection.csv"
     rows = list(csv.DictReader(plan.open(encoding="utf-8")))
     assert len(rows) == 480 - PILOT
     assert len({r["probability"] for r in rows}) > 1  # active: unequal probabilities
@@ -86,6 +87,8 @@ def test_the_plan_weights_each_new_label_by_one_over_its_probability(  # type: i
         return res["systems"][0], res
 
     as_planned, res = value(rows, "as_planned.csv")
+    whole = _run(capsys, "estimate", "--input", str(folder), "--plan", str(tmp_path / "plan"))
+    assert whole["systems"][0] == as_planned  # the plan's run folder reads as its selection.csv
     assert as_planned["route"] == "ipw" and as_planned["labelled"] == PILOT + picked
     assert res["plan"]["selected_labelled"] == picked and res["plan"]["candidates"] == 360
     assert any("weighted by 1/probability" in n for n in res["notes"])

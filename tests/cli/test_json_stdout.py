@@ -25,7 +25,7 @@ BYOD = Path(__file__).parents[1] / "fixtures" / "byod" / "pairwise.jsonl"
 
 def _judgebench(d: Path) -> list[str]:
     files = sorted((d / "judgebench" / "outputs").glob("*.jsonl"))[:2]
-    return [a for p in files for a in ("--input", str(p))]
+    return [a for p in files for a in ("--verdicts", str(p))]
 
 
 def _cache(tmp: Path) -> str:
@@ -49,7 +49,7 @@ def _sheng(d: Path) -> str:
 
 def _calibrator(tmp: Path, d: Path) -> str:
     out = tmp / "cal.json"
-    assert main(["calibrate", "fit", "--input", _sheng(d), "--repeats", "2", "-o", str(out)]) == 0
+    assert main(["calibrate", "fit", "--ratings", _sheng(d), "--repeats", "2", "-o", str(out)]) == 0
     return str(out)
 
 
@@ -86,7 +86,7 @@ COMMANDS: dict[str, Argv] = {
         ["calibrate", "estimate", "--method", "ppi", *SWAP, "shipped:gpt-4o", "--n-labelled", "30"]
     ),
     "judge verdicts": lambda t, d: ["judge", "verdicts", *_judgebench(d), "--n-boot", "20"],
-    "matrix": lambda t, d: ["matrix"],
+    "matrix list": lambda t, d: ["matrix", "list"],
     "matrix run": lambda t, d: (
         ["matrix", "run", "--metric", "bleu", "--input", str(BYOD)]
         + ["--limit", "4", "--dry-run", "--baselines", str(t)]
@@ -110,12 +110,12 @@ COMMANDS: dict[str, Argv] = {
         ["judge", "swap", *SWAP, BBS, "--n-boot", "20"] + ["--no-plots", "--out", str(t / "bs")]
     ),
     "metrics show": lambda t, d: ["metrics", "show", "rouge_l"],
-    "calibrate fit": lambda t, d: ["calibrate", "fit", "--input", _sheng(d), "--repeats", "2"],
+    "calibrate fit": lambda t, d: ["calibrate", "fit", "--ratings", _sheng(d), "--repeats", "2"],
     "calibrate apply": lambda t, d: (
-        ["calibrate", "apply", "--input", _sheng(d), "--calibrator", _calibrator(t, d)]
+        ["calibrate", "apply", "--ratings", _sheng(d), "--calibrator", _calibrator(t, d)]
     ),
     "calibrate conformal": lambda t, d: (
-        ["calibrate", "conformal", "--input", _sheng(d), "--method", "split", "--repeats", "2"]
+        ["calibrate", "conformal", "--ratings", _sheng(d), "--method", "split", "--repeats", "2"]
     ),
     "calibrate selective": lambda t, d: (
         ["calibrate", "selective", "--dataset", "trust_or_escalate_jung2025"]

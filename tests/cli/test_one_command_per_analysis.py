@@ -11,7 +11,7 @@ import pytest
 from metajudge.cli import main
 
 SWAP = ["judge", "swap", "--dataset", "lftqa_eval", "--metric", "geval_faithfulness"]
-VERDICTS = ["judge", "verdicts", "--input", "a.jsonl", "--input", "b.jsonl"]
+VERDICTS = ["judge", "verdicts", "--verdicts", "a.jsonl", "--verdicts", "b.jsonl"]
 
 
 @pytest.mark.parametrize(
@@ -50,4 +50,4 @@ def test_judge_verdicts_refuses_the_other_views_options(
 
 def test_judge_verdicts_needs_a_file(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["judge", "verdicts"]) == 2
-    assert "give a verdict file (--input FILE" in capsys.readouterr().err
+    assert "give a verdict file (--verdicts FILE" in capsys.readouterr().err

@@ -6,11 +6,11 @@ the meanings and the old spellings):
 - resampling counts name what is resampled: ``--n-boot N`` is the number of bootstrap resamples
   and ``--n-perm N`` the number of permutations of a permutation test, everywhere. A command whose
   test can be either (``stats rank-clusters --method perm-*|boot-*``) takes the one that matches
-  its method and refuses the other; ``--n-resamples`` is its old spelling, hidden.
+  its method and refuses the other.
 - ``--quiet`` (not ``--no-progress``), ``--format json`` (not ``--json``), ``--tie-band`` (not
   ``--epsilon``/``--eps``), ``--out DIR`` for a run folder (not ``--out-dir``/``--run-dir``) and
-  ``-o/--output FILE`` for one file, ``--subset`` (not ``--variant``); the old spellings stay as
-  hidden aliases.
+  ``-o/--output FILE`` for one file, ``--subset`` (not ``--variant``); release 0.3.0 removed the
+  old spellings, and each is refused.
 - a command's subcommands are ``SUBCOMMAND`` in its usage (``setup RESOURCE``).
 - commands: ``metajudge NOUN VERB``; ``judge swap`` (the backbone swap; with ``--x/--y`` the
   decision) and ``judge verdicts`` (the accuracy report; with ``--choose`` the choice among the
@@ -33,7 +33,7 @@ from tests.cli.grammar_census import walk
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: old spellings: never shown in --help (each still parses, see test_old_spellings_still_parse)
+#: old spellings removed in 0.3.0: no command has them (test_old_spellings_are_refused)
 OLD_OPTIONS = frozenset(
     {
         "--n-resamples",
@@ -111,20 +111,21 @@ def test_one_spelling_per_idea() -> None:
     assert set(metavars.values()) <= {"SUBCOMMAND", "RESOURCE"}, metavars  # RESOURCE: setup
 
 
-def test_old_spellings_still_parse() -> None:
+def test_old_spellings_are_refused() -> None:
+    registered = {s for _, p in walk(build_parser()) for a in _options(p) for s in a.option_strings}
+    assert not registered & OLD_OPTIONS, registered & OLD_OPTIONS
     p = build_parser()
-    for argv, dest, value in (
-        (["judge", "swap", "--dataset", "d", "--metric", "m", "--eps", "0.1"], "epsilon", 0.1),
-        (["meta-eval", "--dataset", "d", "--out", "o", "--no-progress"], "quiet", True),
-        (["judge", "swap", "--dataset", "d", "--metric", "m", "--json"], "format", "json"),
-        (["baselines", "check", "--out-dir", "b"], "out", "b"),
-        (["backends", "check", "x", "--run-dir", "r"], "out", "r"),
-        (["judge", "mudabench", "--predictions", "p", "--variant", "complex"], "subset", "complex"),
-        (["judge", "mudabench", "--predictions", "p", "--out", "f"], "output", "f"),
-        (["calibrate", "conformal", "--input", "f", "--alpha", "0.2"], "alpha", 0.2),
-        (["cache", "stats", "--path", "c.sqlite"], "path", "c.sqlite"),
+    for argv in (
+        ["judge", "swap", "--dataset", "d", "--metric", "m", "--eps", "0.1"],
+        ["meta-eval", "--dataset", "d", "--out", "o", "--no-progress"],
+        ["judge", "swap", "--dataset", "d", "--metric", "m", "--json"],
+        ["judge", "mudabench", "--predictions", "p", "--variant", "complex"],
+        ["calibrate", "conformal", "--input", "f", "--alpha", "0.2"],
+        ["cache", "stats", "--path", "c.sqlite"],
+        ["data", "show", "hanna"],
     ):
-        assert getattr(p.parse_args(argv), dest) == value, argv
+        with pytest.raises(SystemExit):
+            p.parse_args(argv)
 
 
 def test_rank_clusters_takes_the_count_of_its_method() -> None:
@@ -135,7 +136,6 @@ def test_rank_clusters_takes_the_count_of_its_method() -> None:
     p = build_parser()
     assert _n_resamples(p.parse_args(base)) == 1000
     assert _n_resamples(p.parse_args([*base, "--n-perm", "7"])) == 7
-    assert _n_resamples(p.parse_args([*base, "--n-resamples", "99"])) == 99  # old spelling
     assert _n_resamples(p.parse_args([*base, "--method", "boot-sys", "--n-boot", "8"])) == 8
     with pytest.raises(InputError, match="--n-boot does not apply to --method perm-both"):
         _n_resamples(p.parse_args([*base, "--n-boot", "8"]))
@@ -153,10 +153,39 @@ def test_help_groups_every_command_once(capsys: pytest.CaptureFixture[str]) -> N
     out = capsys.readouterr().out
     titles = [out.index(f"\n{t}:\n") for t, _ in COMMAND_GROUPS]
     assert titles == sorted(titles)
-    listed = re.findall(r"^  ([a-z][a-z-]*)", out, flags=re.MULTILINE)
-    assert listed == grouped  # in the groups' order; hidden aliases not shown
-    assert "judge-diagnostics" not in out and "judge-bench" not in out
-    assert "backbone-swap" not in out and "\n  score" not in out
+    listed = re.findall(r"^  ([a-z][a-z-]*(?: [a-z][a-z-]*)?)", out, flags=re.MULTILINE)
+    assert [c.split()[0] for c in listed] == [c for c in grouped for _ in _leaves(c)]
+    # every command that runs is listed, in the groups' order: judge card and data doctor too
+    assert listed == [c for g in grouped for c in _leaves(g)]
+    assert "judge card" in listed and "data doctor" in listed
+
+
+def _leaves(name: str) -> list[str]:
+    """The commands that run under the top-level command ``name`` (itself for a named job)."""
+    sub = subparsers_of(build_parser())
+    assert sub is not None
+    verbs = subparsers_of(sub.choices[name])
+    return [name] if verbs is None else [f"{name} {v}" for v in visible_commands(verbs)]
+
+
+def test_each_label_question_has_one_command_found_from_help(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """ "How many labels do I need?": one command per question; its help line names its question
+    and the commands of the others, and `metajudge --help` lists the three."""
+    from metajudge.cli.grammar import LABEL_QUESTIONS, parser_at
+
+    assert main(["--help"]) == 0
+    top = " ".join(capsys.readouterr().out.split())
+    for command, question in LABEL_QUESTIONS:
+        assert f"{question}: `metajudge {command}`" in top
+        path, verb = command.rsplit(" ", 1)
+        sub = subparsers_of(parser_at(build_parser(), path))
+        assert sub is not None
+        line = visible_commands(sub)[verb]
+        assert line.startswith(f"how many labels for {question}:"), line
+        others = [c for c, _ in LABEL_QUESTIONS if c != command]
+        assert all(f"`{c}`" in line for c in others), line
 
 
 def test_each_module_registers_only_its_own_commands() -> None:
@@ -171,7 +200,7 @@ def test_each_module_registers_only_its_own_commands() -> None:
             owner[name] = mod
     full = subparsers_of(build_parser())
     assert full is not None
-    assert sorted(owner) == sorted(visible_commands(full))  # old names: grammar.OLD_COMMANDS
+    assert sorted(owner) == sorted(full.choices)  # no hidden old names
 
 
 def test_registration_order_does_not_matter(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -36,7 +36,7 @@ def test_na_reason_names_the_option_without_the_typo(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path, _ = _without_context(tmp_path)
-    assert main(["matrix", "--input", str(path), "--format", "json"]) == 0
+    assert main(["matrix", "list", "--add-dataset", str(path), "--format", "json"]) == 0
     cells = json.loads(capsys.readouterr().out)["cells"]
     (cell,) = [
         c for c in cells if c["metric"] == "geval_consistency" and c["dataset"] == "byod_summaries"

@@ -16,9 +16,9 @@ from tests.conftest import Load
 @pytest.mark.parametrize("name", list_datasets())
 def test_card_counts_equal_the_loaded_data(name: str, load: Load) -> None:
     """A converter change that moves a count fails here; `python -m metajudge.data.card_counts`
-    rewrites the cards (`metajudge data recount`)."""
+    rewrites the cards (`metajudge data fetch --recount`)."""
     card = load_card(name)
-    assert card.counts, f"{name}: card has no counts (run metajudge data recount)"
+    assert card.counts, f"{name}: card has no counts (run metajudge data fetch --recount)"
     assert counts_of(dict(card.counts)) == counts_of(describe_counts(load(name)))
     assert row_from_card(card) == describe_counts(load(name))
 

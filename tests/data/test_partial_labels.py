@@ -124,6 +124,6 @@ def test_estimate_and_plan_on_the_partial_fixture(tmp_path: Path, capsys) -> Non
     assert main(["calibrate", "estimate", *src, "--format", "json"]) == 0
     res = json.loads(capsys.readouterr().out)
     assert [(s["labelled"], s["rows"]) for s in res["systems"]] == [(4, 6), (4, 6)]
-    out = tmp_path / "next.csv"
-    assert main(["calibrate", "plan", *src, "--budget", "2", "-o", str(out)]) == 0
+    out = tmp_path / "next" / "selection.csv"
+    assert main(["calibrate", "plan", *src, "--budget", "2", "--out", str(out.parent)]) == 0
     assert len(out.read_text(encoding="utf-8").splitlines()) == 1 + 4  # the 4 unlabelled rows

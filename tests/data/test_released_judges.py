@@ -131,9 +131,9 @@ def test_agreement_and_data_commands_take_both(
     (row,) = json.loads(out.read_text("utf-8"))["dimensions"]
     assert round(row["alpha"], 3) == 0.567
     assert row["annotators"] == 4 and row["units"] == 2552
-    assert main(["data", "show", TQA]) == 0
+    assert main(["data", "show", "--dataset", TQA]) == 0
     assert '"records": 3200' in capsys.readouterr().out
-    assert main(["data", "show", ALT]) == 0
+    assert main(["data", "show", "--dataset", ALT]) == 0
     shown = capsys.readouterr().out
     for subset in ("cebab_aspects", "cebab_stars", "framing", "lgbteen", "mtbench", "summeval"):
         assert f'"{subset}"' in shown

@@ -41,7 +41,7 @@ def test_judge_columns_are_aligned_expected_ratings(load, data_dir: Path) -> Non
 
 
 def test_data_show_and_meta_eval_see_it(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    assert main(["data", "show", NAME]) == 0
+    assert main(["data", "show", "--dataset", NAME]) == 0
     assert "sheng.<model>_<dimension>" in capsys.readouterr().out
     argv = [
         "meta-eval",

@@ -248,7 +248,7 @@ def test_data_show_export_take_a_file(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "--input" in capsys.readouterr().err
     o = tmp_path / "out.jsonl"
     assert main(["data", "export", "--input", str(p), "--pairs", "-o", str(o)]) == 0
-    assert "wrote 2 pairwise records of summ" in capsys.readouterr().out
+    assert "wrote 2 pairs from 2 inputs of summ" in capsys.readouterr().out
     assert main(["data", "validate", str(o)]) == 0
     assert main(["data", "show", "--dataset", "no_such_set"]) == 2
     assert "unknown dataset 'no_such_set'" in capsys.readouterr().err

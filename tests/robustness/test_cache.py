@@ -179,13 +179,13 @@ def test_damaged_cache_names_file_and_fix(
     before = _sha(db)
     rc = main(["cache", "stats", "--cache-file", str(db)])
     err = capsys.readouterr().err
-    assert rc == 2 and str(db) in err and "cache repair" in err and "Traceback" not in err
+    assert rc == 2 and str(db) in err and "cache prune --damaged" in err and "Traceback" not in err
     assert _sha(db) == before
-    with pytest.raises(CacheError, match="cache repair"):
+    with pytest.raises(CacheError, match="cache prune --damaged"):
         c = ResponseCache(db)
         c.get_many(["k"])
         len(c)
-    assert main(["cache", "repair", "--cache-file", str(db)]) == 0
+    assert main(["cache", "prune", "--damaged", "--cache-file", str(db)]) == 0
     out = capsys.readouterr().out
     assert "damaged file is now" in out
     assert any(p.name.startswith("c.sqlite.damaged-") for p in tmp_path.iterdir())
@@ -196,7 +196,7 @@ def test_repair_keeps_readable_rows(tmp_path: Path) -> None:
     db = _filled(tmp_path)
     with sqlite3.connect(db) as con:
         con.execute("UPDATE responses SET response_json = '{broken' WHERE rowid = 1")
-    assert main(["cache", "repair", "--cache-file", str(db)]) == 0
+    assert main(["cache", "prune", "--damaged", "--cache-file", str(db)]) == 0
     assert len(ResponseCache(db)) == 2
 
 
@@ -455,7 +455,7 @@ def test_repair_scans_past_a_damaged_row(
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con, pytest.raises(sqlite3.Error):
         con.execute("SELECT * FROM responses").fetchall()  # a plain scan dies at row 37
     capsys.readouterr()
-    assert main(["cache", "repair", "--cache-file", str(db)]) == 0
+    assert main(["cache", "prune", "--damaged", "--cache-file", str(db)]) == 0
     out = capsys.readouterr().out
     assert "kept 47 entries, dropped 1 unreadable" in out, out
     c = ResponseCache(db)
@@ -464,5 +464,5 @@ def test_repair_scans_past_a_damaged_row(
     c.close()
     with sqlite3.connect(db) as con:
         con.execute("UPDATE responses SET response_json = '{broken' WHERE rowid = 5")
-    assert main(["cache", "repair", "--cache-file", str(db)]) == 0
+    assert main(["cache", "prune", "--damaged", "--cache-file", str(db)]) == 0
     assert "kept 46 entries, dropped 1 unreadable" in capsys.readouterr().out

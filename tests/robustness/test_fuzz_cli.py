@@ -612,7 +612,7 @@ for opt, vals in (("--n-boot", ("0", "-5", "20000000")), ("--seed", ("-1",))):
         case(
             "judge verdicts",
             f"{opt}={v}",
-            lambda p, opt=opt, v=v: ["judge", "verdicts", "--input", str(p["good"]), opt, v],
+            lambda p, opt=opt, v=v: ["judge", "verdicts", "--verdicts", str(p["good"]), opt, v],
             lambda p, opt=opt: [opt],
         )
         case(
@@ -622,7 +622,7 @@ for opt, vals in (("--n-boot", ("0", "-5", "20000000")), ("--seed", ("-1",))):
                 "judge",
                 "verdicts",
                 "--choose",
-                "--input",
+                "--verdicts",
                 str(p["good"]),
                 opt,
                 v,
@@ -632,7 +632,7 @@ for opt, vals in (("--n-boot", ("0", "-5", "20000000")), ("--seed", ("-1",))):
 case(
     "judge verdicts",
     "output-is-the-input",
-    lambda p: ["judge", "verdicts", "--input", str(p["good"]), "-o", str(p["good"])],
+    lambda p: ["judge", "verdicts", "--verdicts", str(p["good"]), "-o", str(p["good"])],
     lambda p: [p["good"].name],
 )
 for opt, v in (("--margin", "-1"), ("--margin", "nan"), ("--alpha", "2"), ("--alpha", "-0.1")):
@@ -643,7 +643,7 @@ for opt, v in (("--margin", "-1"), ("--margin", "nan"), ("--alpha", "2"), ("--al
             "judge",
             "verdicts",
             "--choose",
-            "--input",
+            "--verdicts",
             str(p["good"]),
             opt,
             v,
@@ -653,7 +653,15 @@ for opt, v in (("--margin", "-1"), ("--margin", "nan"), ("--alpha", "2"), ("--al
 case(
     "judge verdicts --choose",
     "out-is-a-file",
-    lambda p: ["judge", "verdicts", "--choose", "--input", str(p["good"]), "--out", str(p["good"])],
+    lambda p: [
+        "judge",
+        "verdicts",
+        "--choose",
+        "--verdicts",
+        str(p["good"]),
+        "--out",
+        str(p["good"]),
+    ],
     lambda p: ["--out", p["good"].name],
 )
 for opt, v in (

@@ -200,7 +200,8 @@ def test_repeats_is_bounded_like_n_boot(
 ) -> None:
     """Before: ``--repeats 1000000000`` was accepted and the process grew to 4-6.7 GB in
     20-40 s. After: exit 2 at once, naming the option and its range."""
-    argv = ["calibrate", verb, "--input", str(tmp_path / "none.csv"), "--repeats", "1000000000"]
+    source = "--input" if verb == "selective" else "--ratings"
+    argv = ["calibrate", verb, source, str(tmp_path / "none.csv"), "--repeats", "1000000000"]
     rc, err = _run(argv, capsys)
     assert rc == 2 and "--repeats" in err and "100000" in err.replace(",", ""), (rc, err[-600:])
 

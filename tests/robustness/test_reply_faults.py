@@ -379,7 +379,7 @@ def test_a_key_in_the_model_field_or_logprob_tokens_is_scrubbed(
     assert len(rows_db) == 4 and "***" in rows_db[0][1]
     out = tmp_path / "export.jsonl"
     db = str(tmp_path / "cache" / "llm-cache.sqlite")
-    assert main(["cache", "export", "--path", db, "-o", str(out)]) == 0
+    assert main(["cache", "export", "--cache-file", db, "-o", str(out)]) == 0
     exported = out.read_text(encoding="utf-8")
     assert exported.count("\n") == 4
     for secret in (KEY, KEY[: len(KEY) // 2 + 2], KEY[len(KEY) // 2 :]):

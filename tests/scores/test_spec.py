@@ -106,48 +106,19 @@ def _parser(cmd: list[str]) -> argparse.Namespace:
     return build_parser().parse_args(cmd)
 
 
-@pytest.mark.parametrize("command", ["meta-eval", "stats kendall", "stats rank-clusters"])
-def test_external_flag_is_scores_shipped(command: str, capsys: pytest.CaptureFixture[str]) -> None:
-    extra = ["--out", "o"] if command == "meta-eval" else ["--dimension", "d"]
-    cmd = command.split()
-    old = _parser([*cmd, "--dataset", "x", "--scores", "f.csv", "--external", *extra])
-    assert old.scores == [parse_score_spec("f.csv"), SHIPPED]
-    err = capsys.readouterr().err.strip().splitlines()
-    assert err == [
-        "metajudge: '--external' is deprecated; use '--scores shipped' (removed in 0.3.0)"
-    ]
-    new = _parser([*cmd, "--dataset", "x", "--scores", "f.csv", "--scores", "shipped", *extra])
-    assert new.scores == old.scores and capsys.readouterr().err == ""
-
-
-@pytest.mark.parametrize(
-    "cmd",
-    [
-        ["judge", "swap"],
-        ["judge", "swap", "--x", "a", "--y", "b"],
-    ],
-)
-def test_external_list_maps_onto_scores(cmd: list[str], capsys: pytest.CaptureFixture[str]) -> None:
-    base = [*cmd, "--dataset", "lftqa_eval", "--metric", "geval_faithfulness"]
-    old = _parser([*base, "--external", "gpt-4o,x=f.csv:score"])
-    assert [s.text for s in old.scores] == ["shipped:gpt-4o", "x=f.csv:score"]
-    err = capsys.readouterr().err.strip().splitlines()
-    new_text = "--scores shipped:gpt-4o --scores x=f.csv:score"
-    assert err == [f"metajudge: '--external' is deprecated; use '{new_text}' (removed in 0.3.0)"]
-    new = _parser([*base, "--scores", "shipped:gpt-4o", "--scores", "x=f.csv:score"])
-    assert new.scores == old.scores
-
-
 def test_from_external_list_passes_parsed_specs() -> None:
     spec = parse_score_spec("shipped:a")
     assert from_external_list([spec, " b ", ""]) == [spec, parse_score_spec("shipped:b")]
 
 
-def test_old_spellings_are_hidden_from_help(capsys: pytest.CaptureFixture[str]) -> None:
-    for cmd in (["meta-eval"], ["judge", "swap"], ["stats", "kendall"], ["judge", "swap"]):
+def test_external_is_removed(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--external`` (removed in 0.3.0) is refused; ``--scores`` is the one spelling."""
+    for cmd in (["meta-eval"], ["judge", "swap"], ["stats", "kendall"]):
         assert main([*cmd, "--help"]) == 0
         out = capsys.readouterr().out
         assert "--scores" in out and "--external" not in out, cmd
+    with pytest.raises(SystemExit):
+        _parser(["stats", "kendall", "--dataset", "x", "--dimension", "d", "--external"])
 
 
 # ---- the gatherer
@@ -215,10 +186,8 @@ def _meta_eval(data_dir: Path, out: Path, scores: list[str]) -> dict[str, Any]:
 def test_meta_eval_external_equals_scores_shipped(
     data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    old = _meta_eval(data_dir, tmp_path / "old", ["--external"])
-    assert "'--external' is deprecated" in capsys.readouterr().err
     new = _meta_eval(data_dir, tmp_path / "new", ["--scores", "shipped"])
-    assert old == new and new["run"]["scores"] == ["shipped"]
+    assert new["run"]["scores"] == ["shipped"]
     col = _meta_eval(data_dir, tmp_path / "col", ["--scores", "shipped:ragchecker"])
     col["run"]["scores"] = ["shipped"]
     assert col == new  # the family ragchecker_<dimension>: the same columns

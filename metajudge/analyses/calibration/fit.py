@@ -247,7 +247,7 @@ def check_signature(
             f"the calibrator was fitted for judge {want.get('metric')!r} "
             f"({judge_key(want['signature'])!r}); {metric!r} is "
             f"{judge_key(signature)!r}: refit it (`metajudge calibrate fit`) for this judge, or "
-            "name the judge of a rating CSV with --judge",
+            "name the judge of a --ratings CSV with --judge-name",
             path=path,
             field="judge.signature",
         )

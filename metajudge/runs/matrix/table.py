@@ -107,7 +107,7 @@ _STORED_FACTS = ("records", "items", "shares", "reference_words", "responses_per
 
 
 def facts_record(facts: DatasetFacts) -> dict[str, Any]:
-    """What a built-in card stores of ``facts`` (``metajudge data recount`` writes it)."""
+    """What a built-in card stores of ``facts`` (``metajudge data fetch --recount`` writes it)."""
     return {
         k: (dict(v) if isinstance(v, Mapping) else v)
         for k, v in asdict(facts).items()
@@ -557,7 +557,7 @@ def attach_published_values(cells: Sequence[Cell], baselines: Path) -> None:
 
 
 def run_recount(names: Sequence[str] | None, data_dir: str | Path | None = None) -> list[str]:
-    """``data recount``: the counts (and facts) stored in each card recomputed from the data;
+    """``data fetch --recount``: the counts (and facts) stored in each card recomputed from the data;
     the names of the cards rewritten."""
     from metajudge.data.card_counts import counts_of, write_counts
     from metajudge.data.loading import load

@@ -121,7 +121,7 @@ def test_cli_prints_the_matrix(
     fmt: str, data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / f"m.{fmt}"
-    argv = ["matrix", "--format", fmt, "--data-dir", str(data_dir), "-o", str(out)]
+    argv = ["matrix", "list", "--format", fmt, "--data-dir", str(data_dir), "-o", str(out)]
     assert main([*argv, "--baselines", str(REPO_BASELINES)]) == 0
     text = out.read_text()
     assert "ragchecker_meta_eval" in text and "pairwise_judge" in text
