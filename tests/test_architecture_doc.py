@@ -25,7 +25,8 @@ TRACES = (
 )
 #: the trace checked against the modules recorded at run time (every module it passes through)
 RECORDED = TRACES[0]
-#: the resampling engine: one stop of a trace, wherever its modules live
+#: the resampling engine's modules before they moved from ``stats/`` to ``engine/`` (one stop of a
+#: trace, wherever they live)
 ENGINE = ("weighted", "moments", "resample", "rank_pass", "count_pass", "weighted_kendall")
 HOP = re.compile(r"`([\w/]+\.py):(\w+(?:\.\w+)?)`")
 
@@ -99,9 +100,14 @@ def _stop(module: str) -> str:
     return f"{path}.py" if (PACKAGE / f"{path}.py").is_file() else f"{path}/__init__.py"
 
 
+#: where a Pearson value is made: the point value's entry and the engine's formula
+PEARSON_MODULES = ("metajudge.stats.correlation", "metajudge.engine.formulas")
+
+
 def _recorded_stops(argv: list[str]) -> set[str]:
     """Run ``metajudge argv`` with a profile hook on every thread; at each call that makes the
     Pearson value, a resample's Pearson or the interval (``stats.correlation.pearson*``,
+    ``engine.formulas.pearson*``,
     ``stats.intervals.choose``) from a cell (``analyses.metric_vs_human.cells`` on the stack),
     record the stop of every ``metajudge`` frame on the stack."""
     from metajudge.cli import main
@@ -113,7 +119,7 @@ def _recorded_stops(argv: list[str]) -> set[str]:
             return
         module, name = frame.f_globals.get("__name__", ""), frame.f_code.co_name
         if not (
-            (module == "metajudge.stats.correlation" and name.startswith("pearson"))
+            (module in PEARSON_MODULES and name.startswith("pearson"))
             or (module == "metajudge.stats.intervals" and name == "choose")
         ):
             return
