@@ -494,26 +494,25 @@ def _selective(ctx: dict[str, Any]) -> Any:
     )
 
 
-def _arena(ctx: dict[str, Any], probes: bool) -> Any:
-    from metajudge.runs.calibrate_estimate import EstimateInput
+def _arena(ctx: dict[str, Any]) -> Any:
+    from metajudge.data.source import DataSource
 
-    root = ctx["data_dir"] / "cje_arena_sample"
-    probe = str(root / "probe_slice") if probes else None
-    return EstimateInput(input_path=str(root / "fresh_draws"), probes=probe)
+    return DataSource(path=str(ctx["data_dir"] / "cje_arena_sample" / "fresh_draws"))
 
 
 @builds("metajudge.analyses.calibration.estimate:EstimateResult")
 def _calibrate_estimate(ctx: dict[str, Any]) -> Any:
     from metajudge.runs.calibrate_estimate import run_estimate
 
-    return run_estimate(_arena(ctx, True), folds=5).result
+    probes = str(ctx["data_dir"] / "cje_arena_sample" / "probe_slice")
+    return run_estimate(_arena(ctx), probes=probes, folds=5).result
 
 
 @builds("metajudge.analyses.calibration.plan:PlanResult")
 def _calibrate_plan(ctx: dict[str, Any]) -> Any:
     from metajudge.runs.calibrate_estimate import run_plan
 
-    return run_plan(_arena(ctx, False), half_width=0.02, folds=5).result
+    return run_plan(_arena(ctx), half_width=0.02, folds=5).result
 
 
 # the tests ------------------------------------------------------------------------------------

@@ -207,19 +207,10 @@ def _register_conformal(sub: Any) -> None:
 
 
 def _source(args: argparse.Namespace, ids: Any) -> Any:
-    """The :class:`~metajudge.runs.calibrate.CalibrationInput` of the command's options."""
-    from metajudge.runs.calibrate import CalibrationInput
+    """The :class:`~metajudge.data.source.DataSource` of the command's options."""
+    from metajudge.cli.source import data_source
 
-    return CalibrationInput(
-        input_file=args.input,
-        dataset=args.dataset,
-        scores=args.scores,
-        judge=args.judge,
-        distribution=args.distribution,
-        dimension=args.dimension,
-        data_dir=args.data_dir,
-        ids=ids,
-    )
+    return data_source(args, ids)
 
 
 def _emit(args: argparse.Namespace, run: Any) -> int:
