@@ -75,7 +75,7 @@ def _cells(card: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 def stat_label(statistic: str) -> str:
     """How the card names an agreement statistic (``pearson``: Pearson)."""
-    from metajudge.reports.tables import STAT_LABEL
+    from metajudge.reports.scale import STAT_LABEL
 
     return STAT_LABEL.get(statistic, statistic)
 
