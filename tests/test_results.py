@@ -417,31 +417,31 @@ def _alt_test_plan(ctx: dict[str, Any]) -> Any:
 
 @builds("metajudge.analyses.juries:JuryResult")
 def _jury(ctx: dict[str, Any]) -> Any:
+    from metajudge.data.source import DataSource
     from metajudge.runs.jury import run_jury
 
-    return run_jury("alt_test_calderon2025", subset="mtbench", data_dir=ctx["data_dir"])
+    src = DataSource(dataset="alt_test_calderon2025", subset="mtbench", data_dir=ctx["data_dir"])
+    return run_jury(src)
 
 
 @builds("metajudge.analyses.juries:ScoreJuryResult")
 def _score_jury(ctx: dict[str, Any]) -> Any:
+    from metajudge.data.source import DataSource
     from metajudge.runs.jury import run_jury
 
-    return run_jury(
-        "conformal_judge_sheng2025", dimension="fluency", n_resamples=20, data_dir=ctx["data_dir"]
+    src = DataSource(
+        dataset="conformal_judge_sheng2025", dimension="fluency", data_dir=ctx["data_dir"]
     )
+    return run_jury(src, n_resamples=20)
 
 
 @builds("metajudge.analyses.self_preference:SelfPreference")
 def _self_preference(ctx: dict[str, Any]) -> Any:
+    from metajudge.data.source import DataSource
     from metajudge.runs.jury import run_self_preference
 
-    return run_self_preference(
-        "judging_the_judges_thakur2024",
-        judge="GPT-4",
-        family=["gpt-4t"],
-        n_boot=50,
-        data_dir=ctx["data_dir"],
-    )
+    src = DataSource(dataset="judging_the_judges_thakur2024", data_dir=ctx["data_dir"])
+    return run_self_preference(src, judge="GPT-4", family=["gpt-4t"], n_boot=50)
 
 
 def _sheng_table(ctx: dict[str, Any]) -> Any:

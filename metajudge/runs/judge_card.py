@@ -338,15 +338,9 @@ def self_preference_part(src: DataSource, opts: CardOptions) -> dict[str, Any]:
         return _absent("no --family: name the systems of the judge's model family")
     judge, specs = _judge_spec(src, opts)
     res = run_self_preference(
-        src.dataset,
-        input_file=src.path,
-        subset=src.subset,
-        scores=specs,
+        src.but(scores=tuple(specs)),
         judge=judge,
         family=list(opts.family),
-        dimension=src.dimension,
-        data_dir=src.data_dir,
-        loaded=src.load(),
         n_boot=opts.n_boot,
         seed=opts.seed,
     )
