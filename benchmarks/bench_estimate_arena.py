@@ -28,7 +28,8 @@ import numpy as np
 
 from metajudge.analyses.calibration import maps
 from metajudge.analyses.calibration.estimate import calibrated_estimates
-from metajudge.runs.calibrate_estimate import EstimateInput, estimate_rows
+from metajudge.data.source import DataSource
+from metajudge.runs.calibrate_estimate import estimate_rows
 
 
 def _folder() -> Path:
@@ -77,7 +78,7 @@ def calibration_bootstrap(rows: object, resamples: int, seed: int = 1) -> dict[s
 
 
 def main(n_seeds: int = 20) -> None:
-    rows, _ = estimate_rows(EstimateInput(input_path=str(_folder())))
+    rows, _ = estimate_rows(DataSource(path=str(_folder())))
     res = calibrated_estimates(rows).systems
     ours = {s["system"]: (s["value"], s["hi"] - s["lo"]) for s in res}
     boot = calibration_bootstrap(rows, 400)

@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from metajudge.analyses.calibration.estimate import Settings, estimate_systems
-from metajudge.runs.calibrate_estimate import EstimateInput
-from metajudge.runs.estimate_dataset import dataset_rows
+from metajudge.data.source import DataSource
+from metajudge.runs.calibrate_estimate import estimate_rows
 from metajudge.scores.readers.alignment import IdPolicy
 from metajudge.stats import clustered as cl
 
@@ -36,8 +36,8 @@ FRACTIONS = (0.05, 0.10, 0.25)
 
 def full_rows(name: str) -> Any:
     scores, dim = DATASETS[name]
-    src = EstimateInput(dataset=name, scores=[scores], dimension=dim, ids=IdPolicy())
-    rows, _ = dataset_rows(src)
+    src = DataSource(dataset=name, scores=(scores,), dimension=dim, ids=IdPolicy())
+    rows, _ = estimate_rows(src)
     return rows.take(rows.labelled)
 
 

@@ -417,31 +417,31 @@ def _alt_test_plan(ctx: dict[str, Any]) -> Any:
 
 @builds("metajudge.analyses.juries:JuryResult")
 def _jury(ctx: dict[str, Any]) -> Any:
+    from metajudge.data.source import DataSource
     from metajudge.runs.jury import run_jury
 
-    return run_jury("alt_test_calderon2025", subset="mtbench", data_dir=ctx["data_dir"])
+    src = DataSource(dataset="alt_test_calderon2025", subset="mtbench", data_dir=ctx["data_dir"])
+    return run_jury(src)
 
 
 @builds("metajudge.analyses.juries:ScoreJuryResult")
 def _score_jury(ctx: dict[str, Any]) -> Any:
+    from metajudge.data.source import DataSource
     from metajudge.runs.jury import run_jury
 
-    return run_jury(
-        "conformal_judge_sheng2025", dimension="fluency", n_resamples=20, data_dir=ctx["data_dir"]
+    src = DataSource(
+        dataset="conformal_judge_sheng2025", dimension="fluency", data_dir=ctx["data_dir"]
     )
+    return run_jury(src, n_resamples=20)
 
 
 @builds("metajudge.analyses.self_preference:SelfPreference")
 def _self_preference(ctx: dict[str, Any]) -> Any:
+    from metajudge.data.source import DataSource
     from metajudge.runs.jury import run_self_preference
 
-    return run_self_preference(
-        "judging_the_judges_thakur2024",
-        judge="GPT-4",
-        family=["gpt-4t"],
-        n_boot=50,
-        data_dir=ctx["data_dir"],
-    )
+    src = DataSource(dataset="judging_the_judges_thakur2024", data_dir=ctx["data_dir"])
+    return run_self_preference(src, judge="GPT-4", family=["gpt-4t"], n_boot=50)
 
 
 def _sheng_table(ctx: dict[str, Any]) -> Any:
@@ -494,26 +494,25 @@ def _selective(ctx: dict[str, Any]) -> Any:
     )
 
 
-def _arena(ctx: dict[str, Any], probes: bool) -> Any:
-    from metajudge.runs.calibrate_estimate import EstimateInput
+def _arena(ctx: dict[str, Any]) -> Any:
+    from metajudge.data.source import DataSource
 
-    root = ctx["data_dir"] / "cje_arena_sample"
-    probe = str(root / "probe_slice") if probes else None
-    return EstimateInput(input_path=str(root / "fresh_draws"), probes=probe)
+    return DataSource(path=str(ctx["data_dir"] / "cje_arena_sample" / "fresh_draws"))
 
 
 @builds("metajudge.analyses.calibration.estimate:EstimateResult")
 def _calibrate_estimate(ctx: dict[str, Any]) -> Any:
     from metajudge.runs.calibrate_estimate import run_estimate
 
-    return run_estimate(_arena(ctx, True), folds=5).result
+    probes = str(ctx["data_dir"] / "cje_arena_sample" / "probe_slice")
+    return run_estimate(_arena(ctx), probes=probes, folds=5).result
 
 
 @builds("metajudge.analyses.calibration.plan:PlanResult")
 def _calibrate_plan(ctx: dict[str, Any]) -> Any:
     from metajudge.runs.calibrate_estimate import run_plan
 
-    return run_plan(_arena(ctx, False), half_width=0.02, folds=5).result
+    return run_plan(_arena(ctx), half_width=0.02, folds=5).result
 
 
 # the tests ------------------------------------------------------------------------------------

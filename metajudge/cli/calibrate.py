@@ -201,9 +201,10 @@ def _register_conformal(sub: Any) -> None:
 
 
 def _source(args: argparse.Namespace, ids: Any) -> Any:
-    """The :class:`~metajudge.runs.calibrate.CalibrationInput` of the command's options."""
+    """The :class:`~metajudge.data.source.DataSource` of the command's options (a ratings CSV,
+    ``--ratings``, or a dataset with ``--scores``)."""
+    from metajudge.cli.source import data_source
     from metajudge.errors import InputError
-    from metajudge.runs.calibrate import CalibrationInput
 
     if args.ratings and args.scores:
         raise InputError("--scores goes with --input or --dataset, not --ratings", field="--scores")
@@ -211,16 +212,7 @@ def _source(args: argparse.Namespace, ids: Any) -> Any:
         raise InputError(
             "a dataset file needs --scores (a ratings CSV is --ratings)", field="--input"
         )
-    return CalibrationInput(
-        input_file=args.ratings or args.input,
-        dataset=args.dataset,
-        scores=args.scores,
-        judge=args.judge,
-        distribution=args.distribution,
-        dimension=args.dimension,
-        data_dir=args.data_dir,
-        ids=ids,
-    )
+    return data_source(args, ids, path=args.ratings or args.input)
 
 
 def _emit(args: argparse.Namespace, run: Any) -> int:

@@ -232,19 +232,11 @@ def _add_plan(sub: Any) -> None:
 
 
 def _source(args: argparse.Namespace, ids: Any) -> Any:
-    from metajudge.runs.calibrate_estimate import EstimateInput
+    """The :class:`~metajudge.data.source.DataSource` of the command's options (its
+    ``--subset`` is a label draw's, :func:`_draw`)."""
+    from metajudge.cli.source import data_source
 
-    return EstimateInput(
-        input_path=args.input,
-        dataset=args.dataset,
-        scores=args.scores,
-        dimension=args.dimension,
-        probes=getattr(args, "probes", None),
-        plan=getattr(args, "plan", None),
-        cluster_field=args.cluster_field,
-        data_dir=args.data_dir,
-        ids=ids,
-    )
+    return data_source(args, ids, subset=None)
 
 
 def _print(args: argparse.Namespace, run: Any) -> int:
@@ -304,6 +296,8 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     run = run_estimate(
         _source(args, ids),
         method=args.method,
+        probes=args.probes,
+        plan=args.plan,
         draw=draw,
         n_boot=n_boot,
         alpha=args.alpha,

@@ -113,24 +113,20 @@ def add_parser(subparsers: argparse._SubParsersAction, name: str = "selective") 
 def run(args: argparse.Namespace) -> int:
     from metajudge.cli.options import notice
     from metajudge.cli.output import print_text
+    from metajudge.cli.source import data_source
     from metajudge.runs.calibrate import run_selective
 
     ids = id_policy(args)
     res = run_selective(
-        args.dataset,
-        args.input,
+        data_source(args, ids, judge=None),
         args.judge,
-        scores=args.scores,
         costs=dict(args.cost),
-        dimension=args.dimension,
         alpha=args.alpha,
         delta=args.delta,
         repeats=args.repeats,
         calibration=args.calibration,
         seed=args.seed,
         thresholds=args.thresholds,
-        data_dir=args.data_dir,
-        ids=ids,
         out=args.out,
     )
     warn_dropped(ids)

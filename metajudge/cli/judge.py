@@ -302,18 +302,14 @@ def _add_jury(jsub: Any) -> None:
 
 def _cmd_jury(args: argparse.Namespace) -> int:
     from metajudge.cli.output import print_json
+    from metajudge.cli.source import data_source
     from metajudge.reports.jury_report import jury_markdown
     from metajudge.results import finite
     from metajudge.runs.jury import run_jury
 
     res = run_jury(
-        args.dataset,
-        input_file=args.input,
-        subset=args.subset,
-        scores=args.scores or ["shipped"],
-        judges=[j.strip() for j in args.judges.split(",")] if args.judges else None,
-        dimension=args.dimension,
-        data_dir=args.data_dir,
+        data_source(args),
+        [j.strip() for j in args.judges.split(",")] if args.judges else None,
         fit_fraction=args.fit_fraction,
         seed=args.seed,
     )
@@ -350,19 +346,15 @@ def _add_self_preference(jsub: Any) -> None:
 
 def _cmd_self_preference(args: argparse.Namespace) -> int:
     from metajudge.cli.output import print_json, print_text
+    from metajudge.cli.source import data_source
     from metajudge.results import finite
     from metajudge.runs.jury import run_self_preference
 
     res = run_self_preference(
-        args.dataset,
-        input_file=args.input,
-        subset=args.subset,
-        scores=args.scores or ["shipped"],
+        data_source(args),
         judge=args.judge,
         family=[f.strip() for f in args.family.split(",") if f.strip()],
         positive=args.positive,
-        dimension=args.dimension,
-        data_dir=args.data_dir,
         n_boot=args.n_boot,
         seed=args.seed,
     )

@@ -74,21 +74,14 @@ def add_card(jsub: Any) -> None:
 def _cmd_card(args: argparse.Namespace) -> int:
     from metajudge.cli.backends import cli_backbone
     from metajudge.cli.output import print_json, print_text
-    from metajudge.runs.judge_card import CardInput, CardOptions, run_card, run_cards
+    from metajudge.cli.source import data_source
+    from metajudge.runs.judge_card import CardOptions, run_card, run_cards
 
-    inp = CardInput(
-        dataset=args.dataset,
-        input_file=args.input,
-        subset=args.subset,
-        scores=tuple(s.text if hasattr(s, "text") else str(s) for s in args.scores),
-        judge=args.judge[0] if len(args.judge) == 1 else None,
+    src = data_source(args, judge=args.judge[0] if len(args.judge) == 1 else None)
+    opts = CardOptions(
         metric=args.metric,
         backbone=cli_backbone(args.backbone) if args.metric else None,
-        dimension=args.dimension,
         family=tuple(args.family),
-        data_dir=args.data_dir,
-    )
-    opts = CardOptions(
         epsilon=args.epsilon,
         risk=args.risk,
         miscoverage=args.miscoverage,
@@ -97,9 +90,9 @@ def _cmd_card(args: argparse.Namespace) -> int:
         repeats=args.repeats,
     )
     if len(args.judge) > 1:
-        run = run_cards(inp, args.judge, opts, args.out)
+        run = run_cards(src, args.judge, opts, args.out)
     else:
-        run = run_card(inp, opts, args.out)
+        run = run_card(src, opts, args.out)
     if args.format == "json":
         print_json(run.card, indent=1)
     else:

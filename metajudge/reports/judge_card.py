@@ -60,17 +60,27 @@ def _alt_test(card: Mapping[str, Any]) -> str:
     )
 
 
+def _agreement_result(card: Mapping[str, Any]) -> Any:
+    """The agreement part's result as a :class:`MetaEvalResult` (None when absent)."""
+    from metajudge.analyses.metric_vs_human.result import MetaEvalResult
+
+    r = _result(card, "agreement")
+    return None if r is None else MetaEvalResult(dict(r))
+
+
 def _cells(card: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    r = _result(card, "agreement") or {}
-    dim = card.get("dimension")
-    return [
-        c
-        for c in r.get("cells", [])
-        if c["metric"] == card["judge"] and (dim is None or c["dimension"] == dim)
-    ]
+    res = _agreement_result(card)
+    return [] if res is None else res.cells_of(card["judge"], card.get("dimension"))
 
 
-def _agreement(card: Mapping[str, Any]) -> str:
+def stat_label(statistic: str) -> str:
+    """How the card names an agreement statistic (``pearson``: Pearson)."""
+    from metajudge.reports.scale import STAT_LABEL
+
+    return STAT_LABEL.get(statistic, statistic)
+
+
+def _agreement(card: Mapping[str, Any], statistic: str = "pearson") -> str:
     r = _result(card, "agreement")
     if r is None:
         return _why(card, "agreement")
@@ -87,18 +97,18 @@ def _agreement(card: Mapping[str, Any]) -> str:
             f"Krippendorff α {_f(ref.get('alpha'))})"
         )
     out = []
+    res = _agreement_result(card)
     for c in _cells(card)[:1]:
-        stat = "pearson"
-        s = c["stats"][stat]
-        ceil = [x for x in r.get("ceiling", []) if x.get("dimension") == c["dimension"]]
-        cs = ceil[0]["stats"][stat] if ceil else {}
+        s = c["stats"][statistic]
+        cs = res.ceiling_stat(c["dimension"], statistic)
         human = (
             _ci(cs.get("value"), cs.get("ci"))
             if cs.get("value") is not None
             else f"undefined ({cs.get('undefined') or 'no inter-human reference'})"
         )
         out.append(
-            f"Pearson {_ci(s['value'], s['ci'])} on {c['dimension']} ({c['n_rows']} rows, "
+            f"{stat_label(statistic)} {_ci(s['value'], s['ci'])} on {c['dimension']} "
+            f"({c['n_rows']} rows, "
             f"{c['n_items']} items); inter-human ceiling: {human}"
         )
     return "; ".join(out) or "absent: no cell of the judge"
@@ -161,11 +171,12 @@ def _estimate(card: Mapping[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def verdict(card: Mapping[str, Any]) -> list[dict[str, str]]:
-    """The card's verdict lines: [{question, answer}], each read from one part's result."""
+def verdict(card: Mapping[str, Any], statistic: str = "pearson") -> list[dict[str, str]]:
+    """The card's verdict lines: [{question, answer}], each read from one part's result;
+    ``statistic``: the agreement statistic shown."""
     return [
         {"question": "May it replace the annotators?", "answer": _alt_test(card)},
-        {"question": "Agreement with humans", "answer": _agreement(card)},
+        {"question": "Agreement with humans", "answer": _agreement(card, statistic)},
         {"question": "Where may it be trusted?", "answer": _selective(card)},
         {"question": "How wide are its errors?", "answer": _conformal(card)},
         {"question": "What are the systems worth?", "answer": _estimate(card)},
@@ -346,9 +357,9 @@ def card_html(card: Mapping[str, Any], stage: Path, dataset: Any, fit: Any) -> s
         return render_page(payload, plots_of(Path(d)))
 
 
-def headline(card: Mapping[str, Any]) -> tuple[str, Any]:
+def headline(card: Mapping[str, Any], statistic: str = "pearson") -> tuple[str, Any]:
     """The card's agreement figure: (statistic, {v, lo, hi}): accuracy of categorical labels,
-    else Pearson of the judge's first cell."""
+    else ``statistic`` (Pearson) of the judge's first cell."""
     r = _result(card, "agreement") or {}
     if r.get("kind") == "categorical":
         for row in r.get("rows", []):
@@ -357,9 +368,9 @@ def headline(card: Mapping[str, Any]) -> tuple[str, Any]:
                 return "accuracy", _est(row["accuracy"], lo, hi)
         return "accuracy", None
     for c in _cells(card)[:1]:
-        s = c["stats"]["pearson"]
-        return "Pearson", _est(s["value"], *(s["ci"] or (None, None)))
-    return "Pearson", None
+        s = c["stats"][statistic]
+        return stat_label(statistic), _est(s["value"], *(s["ci"] or (None, None)))
+    return stat_label(statistic), None
 
 
 def _board_row(card: Mapping[str, Any]) -> list[Any]:

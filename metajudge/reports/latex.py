@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from metajudge.analyses.metric_vs_human.result import MetaEvalResult
-from metajudge.reports.scale import is_percent
-from metajudge.reports.tables import STAT_LABEL, _cell_text, table_rows
+from metajudge.reports.scale import STAT_LABEL, is_percent
+from metajudge.reports.tables import _cell_text, table_rows
 
 _TEX_ESC = {
     "&": r"\&",

@@ -15,7 +15,7 @@ from typing import Any
 
 from metajudge.analyses.metric_vs_human.result import MetaEvalResult
 from metajudge.reports.latex import _tex
-from metajudge.reports.tables import STAT_LABEL
+from metajudge.reports.scale import STAT_LABEL
 
 CI_STYLES: tuple[str, ...] = ("ci", "pm", "none")
 #: the level a mark is stated against

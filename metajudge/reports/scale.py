@@ -20,6 +20,15 @@ from typing import Any
 
 DISPLAY_KEY = "display"
 
+#: how the reports name a statistic
+STAT_LABEL = {
+    "pearson": "Pearson",
+    "spearman": "Spearman",
+    "kendall": "Kendall τb",
+    "acc_ties": "Acc (ties)",
+    "acc_no_ties": "Acc (no ties)",
+}
+
 
 def is_percent(data: Mapping[str, Any]) -> bool:
     """Whether a ``result.json`` asks for ×100 (``display.percent``; default: no, 0–1)."""

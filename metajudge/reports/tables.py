@@ -22,7 +22,14 @@ from typing import Any
 
 from metajudge.analyses.metric_vs_human.result import MetaEvalResult
 from metajudge.io import CsvWriter
-from metajudge.reports.scale import ci_text, is_percent, num, published_value, scale_words
+from metajudge.reports.scale import (
+    STAT_LABEL,
+    ci_text,
+    is_percent,
+    num,
+    published_value,
+    scale_words,
+)
 from metajudge.reports.sections import (
     _md_intro,
     _md_missing,
@@ -38,13 +45,6 @@ from metajudge.reports.sections import (
 )
 
 MAIN_STATS: tuple[str, ...] = ("pearson", "spearman")
-STAT_LABEL = {
-    "pearson": "Pearson",
-    "spearman": "Spearman",
-    "kendall": "Kendall τb",
-    "acc_ties": "Acc (ties)",
-    "acc_no_ties": "Acc (no ties)",
-}
 HUMAN_ROW = "Inter-Human Correlation"
 
 

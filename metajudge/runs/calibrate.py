@@ -1,6 +1,6 @@
 """``metajudge calibrate fit | apply | conformal | selective``: the work of each command.
 
-The input is a rating table (:class:`CalibrationInput`: ``--input`` CSV in the published
+The input is a rating table (a :class:`~metajudge.data.source.DataSource`: ``--input`` CSV in the published
 rating-distribution format, or a dataset with ``--scores`` naming one judge column), built by
 :func:`calibration_table`; on a pairwise or categorical dataset ``conformal`` takes the verdict
 table (:mod:`metajudge.analyses.calibration.verdict_sets`) instead. Each run function returns the
@@ -17,26 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from metajudge.data.source import DataSource
 from metajudge.errors import InputError
 
 #: the prediction-set methods for categorical / pairwise verdicts
 #: (:data:`metajudge.stats.calibration.SET_METHODS`)
 SETS = ("lac", "aps")
-
-
-@dataclass(frozen=True)
-class CalibrationInput:
-    """Where the judge's outputs and the human scores come from (see the module docstring);
-    ``ids``: the id policy of the score rows (``--strict-ids``)."""
-
-    input_file: str | None = None
-    dataset: str | None = None
-    scores: Sequence[str] | None = None
-    judge: str | None = None
-    distribution: str | None = None
-    dimension: str | None = None
-    data_dir: str | Path | None = None
-    ids: Any = None
 
 
 @dataclass
@@ -51,19 +37,18 @@ class CalibrationRun:
     folder: list[Path] = field(default_factory=list)
 
 
-def calibration_table(src: CalibrationInput, *, sets: bool = False) -> tuple[Any, dict[str, int]]:
+def calibration_table(src: DataSource, *, sets: bool = False) -> tuple[Any, dict[str, int]]:
     """The rating table of the input (and the rows dropped per reason); with ``sets`` and a
     pairwise / categorical dataset, the verdict table instead."""
     from metajudge.analyses.calibration.sources import table_from_csv, table_from_scores
-    from metajudge.data.loading import open_dataset
 
     if not src.scores:
         if src.dataset:
             raise InputError("--dataset needs --scores (the judge column)", field="--scores")
         return table_from_csv(
-            src.input_file, distribution=src.distribution, judge=src.judge, data_dir=src.data_dir
+            src.path, distribution=src.distribution, judge=src.judge, data_dir=src.data_dir
         ), {}
-    ds = open_dataset(src.dataset, src.input_file, data_dir=src.data_dir)
+    ds = src.load()
     if sets:
         from metajudge.analyses.calibration.verdict_sets import is_verdict_dataset, verdict_table
         from metajudge.scores.spec import gather_scores
@@ -113,7 +98,7 @@ def _calibrator_text(res: Any) -> str:
 
 
 def run_fit(
-    src: CalibrationInput,
+    src: DataSource,
     method: str,
     *,
     seed: int = 0,
@@ -130,7 +115,7 @@ def run_fit(
     from metajudge.io import atomic_write, check_out_dir, check_output_file
     from metajudge.reports.calibration import fit_markdown
 
-    inputs = [src.input_file]
+    inputs = [src.path]
     cal_file = check_output_file(output, inputs=inputs, field="--output") if output else None
     page = check_output_file(html, inputs=[*inputs, cal_file], field="--html") if html else None
     if out:
@@ -159,9 +144,7 @@ def run_fit(
     return run
 
 
-def run_apply(
-    src: CalibrationInput, calibrator: str, *, output: str | None = None
-) -> CalibrationRun:
+def run_apply(src: DataSource, calibrator: str, *, output: str | None = None) -> CalibrationRun:
     """``calibrate apply``: the calibrator applied to the judge's scores; the calibrated score
     rows written to ``output``."""
     from metajudge.analyses.calibration.fit import apply_result, calibrated_rows, check_calibrator
@@ -170,7 +153,7 @@ def run_apply(
     from metajudge.scores.scoring import write_scores
 
     cal = check_calibrator(read_json(calibrator), calibrator)
-    out = check_output_file(output, inputs=[src.input_file, calibrator]) if output else None
+    out = check_output_file(output, inputs=[src.path, calibrator]) if output else None
     table, dropped = calibration_table(src)
     res = apply_result(cal, table, calibrator)
     run = CalibrationRun(res, apply_markdown(res, dropped))
@@ -210,7 +193,7 @@ def _intervals_csv(items: list[dict[str, Any]]) -> str:
 
 
 def _conformal_files(
-    run: CalibrationRun, src: CalibrationInput, intervals: str | None, out: str | None
+    run: CalibrationRun, src: DataSource, intervals: str | None, out: str | None
 ) -> CalibrationRun:
     """``--intervals FILE`` and ``--out DIR`` of ``calibrate conformal``."""
     res = run.result
@@ -223,13 +206,8 @@ def _conformal_files(
     if out:
         from metajudge.reports.calibration_html import conformal_payload
 
-        dataset = None
-        if src.scores:
-            from metajudge.data.loading import open_dataset
-
-            dataset = open_dataset(src.dataset, src.input_file, data_dir=src.data_dir)
-        source = src.dataset or str(src.input_file)
-        payload = conformal_payload(res, source, dataset)
+        dataset = src.load() if src.scores else None
+        payload = conformal_payload(res, src.name, dataset)
         texts = {"conformal.md": run.markdown, "intervals.csv": _intervals_csv(res.items)}
         run.folder = write_folder(out, res, texts, [], payload)
     return run
@@ -258,7 +236,7 @@ def _sets(table: Any, opts: ConformalOptions, keep_items: bool) -> tuple[Any, st
 
 
 def _intervals(
-    table: Any, dropped: dict[str, int], src: CalibrationInput, opts: ConformalOptions, keep: bool
+    table: Any, dropped: dict[str, int], src: DataSource, opts: ConformalOptions, keep: bool
 ) -> tuple[Any, str]:
     """``calibrate conformal`` on ratings: intervals and their Markdown."""
     from metajudge.analyses.calibration.conformal import (
@@ -306,7 +284,7 @@ def _intervals(
 
 
 def run_conformal(
-    src: CalibrationInput,
+    src: DataSource,
     opts: ConformalOptions,
     *,
     intervals: str | None = None,
@@ -321,9 +299,11 @@ def run_conformal(
     check_alpha(opts.alpha)
     check_alpha(opts.shift_alpha, "--shift-alpha")
     if intervals:
-        check_output_file(intervals, inputs=[src.input_file, opts.target], field="--intervals")
+        check_output_file(intervals, inputs=[src.path, opts.target], field="--intervals")
     if out:
-        check_out_dir(out, inputs=[src.input_file, opts.target], field="--out")
+        check_out_dir(out, inputs=[src.path, opts.target], field="--out")
+    if src.scores and out:  # the table and the report read one dataset
+        src = src.loaded_once()
     table, dropped = calibration_table(src, sets=True)
     keep = bool(intervals or out)
     if not hasattr(table, "pred"):
@@ -334,28 +314,23 @@ def run_conformal(
 
 
 def run_selective(
-    dataset: str | None,
-    input_file: str | None,
+    src: DataSource,
     judges: Sequence[str],
     *,
-    scores: Sequence[str] | None = None,
     costs: dict[str, float] | None = None,
-    dimension: str | None = None,
     alpha: float = 0.15,
     delta: float = 0.1,
     repeats: int = 1,
     calibration: int | None = None,
     seed: int = 0,
     thresholds: Any = None,
-    data_dir: str | Path | None = None,
-    ids: Any = None,
     out: str | None = None,
 ) -> CalibrationRun:
     """``calibrate selective``: Trust-or-Escalate's selective judging cascade
-    (:func:`metajudge.analyses.selective.selective_judging`), tolerated disagreement ``alpha``
-    with risk ``delta``; a run folder to ``out`` (checked before any work)."""
+    (:func:`metajudge.analyses.selective.selective_judging`) of the ``judges``' columns of
+    ``src``, tolerated disagreement ``alpha`` with risk ``delta``; a run folder to ``out``
+    (checked before any work)."""
     from metajudge.analyses.selective import check_level, judge_columns, selective_judging
-    from metajudge.data.loading import open_dataset
     from metajudge.reports.selective import selective_markdown
     from metajudge.scores.spec import SHIPPED, gather_scores, spec_paths
 
@@ -364,11 +339,12 @@ def run_selective(
     if out:
         from metajudge.io import check_out_dir
 
-        check_out_dir(out, inputs=[input_file, *spec_paths(scores)])
-    ds = open_dataset(dataset, input_file, data_dir=data_dir)
-    rows = gather_scores(ds, scores or [SHIPPED], data_dir=data_dir, labels=False, ids=ids)
+        check_out_dir(out, inputs=[src.path, *spec_paths(src.scores)])
+    ds = src.load()
+    specs = src.scores or [SHIPPED]
+    rows = gather_scores(ds, specs, data_dir=src.data_dir, labels=False, ids=src.ids)
     costs = dict(costs or {})
-    data = judge_columns(ds, rows, judges, costs=costs, dimension=dimension)
+    data = judge_columns(ds, rows, judges, costs=costs, dimension=src.dimension)
     res = selective_judging(
         data,
         alpha=alpha,
@@ -380,7 +356,7 @@ def run_selective(
     )
     run = CalibrationRun(res, selective_markdown(res, "cost units" if costs else "calls"))
     if out:
-        run.folder = _selective_folder(out, res, run.markdown, dataset or input_file)
+        run.folder = _selective_folder(out, res, run.markdown, src.name)
     return run
 
 

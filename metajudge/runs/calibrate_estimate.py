@@ -1,81 +1,49 @@
 """``metajudge calibrate estimate`` (and ``plan``): the work of each command.
 
-Input (:class:`EstimateInput`): a CJE fresh-draw folder (``--input DIR``,
-:mod:`metajudge.data.cje_folder`), or a canonical dataset file / built-in dataset whose labels
-may cover only some records, with ``--scores`` naming one judge column. Probes (``--probes DIR``):
-a CJE probe folder. A probe row that is also a labelled row of the calibration data is refused
+Input (a :class:`~metajudge.data.source.DataSource`, read by
+:mod:`metajudge.data.estimate_rows`): a CJE fresh-draw folder (``--input DIR``), or a canonical
+dataset file / built-in dataset whose labels may cover only some records, with ``--scores``
+naming one judge column. Probes (``probes``, ``--probes DIR``): a CJE probe folder; a label plan
+(``plan``, ``--plan FILE``). A probe row that is also a labelled row of the calibration data is refused
 (the audit must be held out). The run returns the result, its Markdown and the files written.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from metajudge.data.source import DataSource
 from metajudge.errors import InputError
 
 
-@dataclass(frozen=True)
-class EstimateInput:
-    """Where the judged rows come from (module docstring); ``cluster_field``: the field rows are
-    clustered by (CJE folders: a record field, default ``prompt_id``; datasets: ``id`` or a
-    dotted record field such as ``meta.item_id``)."""
-
-    input_path: str | None = None
-    dataset: str | None = None
-    scores: Sequence[str] | None = None
-    dimension: str | None = None
-    probes: str | None = None
-    plan: str | None = None
-    cluster_field: str | None = None
-    data_dir: str | Path | None = None
-    ids: Any = None
-
-
-def estimate_rows(src: EstimateInput) -> tuple[Any, dict[str, int]]:
-    """The :class:`~metajudge.analyses.calibration.crossfit.EstimateRows` of the input, and the
-    rows left out per reason."""
+def estimate_rows(src: DataSource) -> tuple[Any, dict[str, int]]:
+    """The :class:`~metajudge.analyses.calibration.crossfit.EstimateRows` of the input
+    (:func:`metajudge.data.estimate_rows.read_rows`), and the rows left out per reason."""
     from metajudge.analyses.calibration.crossfit import crossfit_rows
-    from metajudge.data import cje_folder
+    from metajudge.data.estimate_rows import read_rows
+    from metajudge.scores.spec import gather_scores
 
-    if src.input_path and not Path(src.input_path).exists():
-        raise InputError(
-            "not found (a CJE fresh-draw folder or a dataset file)",
-            path=src.input_path,
-            field="--input",
-        )
-    if src.input_path and Path(src.input_path).is_dir():
-        if src.scores:
-            raise InputError(
-                "--scores goes with a dataset; a CJE folder carries judge_score", field="--scores"
-            )
-        rows = cje_folder.read_folder(
-            src.input_path, cluster_field=src.cluster_field or "prompt_id"
-        )
-        return crossfit_rows(rows, scale=cje_folder.SCALE, source=str(src.input_path)), {}
-    from metajudge.runs.estimate_dataset import dataset_rows
-
-    return dataset_rows(src)
+    rows, scale, dropped = read_rows(src, gather_scores)
+    return crossfit_rows(rows, scale=scale, source=src.name), dropped
 
 
-def probe_rows(src: EstimateInput, rows: Any) -> Any:
-    """The probe rows (``--probes``), refused where one is a labelled row of ``rows``."""
-    if not src.probes:
+def probe_rows(src: DataSource, probes: str | None, rows: Any) -> Any:
+    """The rows of the probe folder ``probes`` (``--probes``), refused where one is a labelled
+    row of ``rows``."""
+    if not probes:
         return None
     from metajudge.analyses.calibration.crossfit import crossfit_rows
     from metajudge.data import cje_folder
 
-    raw = cje_folder.read_folder(
-        src.probes, probe=True, cluster_field=src.cluster_field or "prompt_id"
-    )
-    probes = crossfit_rows(raw, scale=rows.scale, source=str(src.probes))
+    raw = cje_folder.read_folder(probes, probe=True, cluster_field=src.cluster_field or "prompt_id")
+    probe = crossfit_rows(raw, scale=rows.scale, source=str(probes))
     lab = rows.take(rows.labelled)
     used = set(zip(lab.system.tolist(), lab.item.tolist(), strict=True))
     shared = [
         f"{s}:{i}"
-        for s, i in zip(probes.system.tolist(), probes.item.tolist(), strict=True)
+        for s, i in zip(probe.system.tolist(), probe.item.tolist(), strict=True)
         if (s, i) in used
     ]
     if shared:
@@ -83,10 +51,10 @@ def probe_rows(src: EstimateInput, rows: Any) -> Any:
             f"{len(shared)} probe row(s) are also labelled rows of the calibration data "
             f"({rows.source}), e.g. {', '.join(shared[:3])}: a transport audit needs held-out "
             "probes",
-            path=src.probes,
+            path=probes,
             field="prompt_id",
         )
-    return probes
+    return probe
 
 
 def with_plan(rows: Any, path: str) -> tuple[Any, dict[str, Any]]:
@@ -147,9 +115,11 @@ class EstimateRun:
 
 
 def run_estimate(
-    src: EstimateInput,
+    src: DataSource,
     *,
     method: str = "aipw",
+    probes: str | None = None,
+    plan: str | None = None,
     draw: Any = None,
     alpha: float = 0.05,
     margin: float = 0.05,
@@ -160,7 +130,7 @@ def run_estimate(
     out: str | None = None,
 ) -> EstimateRun:
     """``calibrate estimate``: with ``method`` ``aipw``, the calibrated estimates, differences
-    and gates, with ``out`` a run folder (``result.json``, ``estimate.md``, ``report.html`` with
+    and gates (``probes``: the transport audit's folder, ``plan``: the label plan), with ``out`` a run folder (``result.json``, ``estimate.md``, ``report.html`` with
     the forest plot); with ``ppi`` or ``rogan-gladen``, :func:`run_drawn` (``draw``: its
     :class:`~metajudge.runs.estimate_draw.LabelDraw`)."""
     from metajudge.analyses.calibration.estimate import ESTIMATE_METHODS, Settings, estimate_mean
@@ -171,6 +141,10 @@ def run_estimate(
             f"unknown method {method!r} (one of {', '.join(ESTIMATE_METHODS)})", field="--method"
         )
     if method != "aipw":
+        aipw_only = (("--probes", probes), ("--plan", plan), ("--cluster-field", src.cluster_field))
+        for name, given in aipw_only:
+            if given:
+                raise InputError(f"{name} goes with --method aipw", field=name)
         return run_drawn(src, draw, method=method, alpha=alpha, seed=seed, n_boot=n_boot, out=out)
     if not 0 < margin:
         raise InputError(f"the margin must be > 0, got {margin:g}", field="--margin")
@@ -182,12 +156,12 @@ def run_estimate(
     if out:
         from metajudge.io import check_out_dir
 
-        check_out_dir(out, inputs=[src.input_path, src.probes, src.plan], field="--out")
+        check_out_dir(out, inputs=[src.path, probes, plan], field="--out")
     rows, dropped = estimate_rows(src)
     design = None
-    if src.plan:
-        rows, design = with_plan(rows, src.plan)
-    probes = probe_rows(src, rows)
+    if plan:
+        rows, design = with_plan(rows, plan)
+    probe = probe_rows(src, probes, rows)
     st = Settings(
         alpha=alpha,
         support_threshold=support_threshold,
@@ -196,7 +170,7 @@ def run_estimate(
         folds=folds,
         n_boot=n_boot,
     )
-    res = estimate_mean("aipw", rows, st, probes=probes, design=design)
+    res = estimate_mean("aipw", rows, st, probes=probe, design=design)
     md = estimate_markdown(res)
     run = EstimateRun(res, md, dropped, [])
     if out:
@@ -211,7 +185,7 @@ def run_estimate(
 
 
 def run_drawn(
-    src: EstimateInput,
+    src: DataSource,
     draw: Any,
     *,
     method: str,
@@ -226,14 +200,10 @@ def run_drawn(
     from metajudge.reports.decision_report import ppi_markdown
     from metajudge.runs.estimate_draw import LabelDraw, drawn_estimate, write_drawn
 
-    aipw_only = (("--probes", src.probes), ("--plan", src.plan))
-    for name, given in (*aipw_only, ("--cluster-field", src.cluster_field)):
-        if given:
-            raise InputError(f"{name} goes with --method aipw", field=name)
     if out:
         from metajudge.io import check_out_dir
 
-        check_out_dir(out, inputs=[src.input_path], field="--out")
+        check_out_dir(out, inputs=[src.path], field="--out")
     payload = drawn_estimate(
         src, draw or LabelDraw(), method=method, alpha=alpha, seed=seed, n_boot=n_boot
     )
@@ -245,7 +215,7 @@ def run_drawn(
 
 
 def run_plan(
-    src: EstimateInput,
+    src: DataSource,
     *,
     half_width: float | None = None,
     budget: float | None = None,
@@ -272,7 +242,7 @@ def run_plan(
     if out:
         from metajudge.io import check_out_dir
 
-        check_out_dir(out, inputs=[src.input_path], field="--out")
+        check_out_dir(out, inputs=[src.path], field="--out")
     elif budget is not None:
         raise InputError("--budget writes the selection into the run folder: give --out DIR")
     rows, dropped = estimate_rows(src)

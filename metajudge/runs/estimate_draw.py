@@ -49,16 +49,16 @@ def drawn_estimate(
     src: Any, draw: LabelDraw, *, method: str, alpha: float, seed: int, n_boot: int
 ) -> dict[str, Any]:
     """The estimate (module docstring) of ``src`` (an
-    :class:`~metajudge.runs.calibrate_estimate.EstimateInput`) under ``draw`` as a JSON-ready
+    :class:`~metajudge.data.source.DataSource`) under ``draw`` as a JSON-ready
     dict. Intervals are clipped to the target's scale (the dimension's, [0, 1] for a win rate)."""
     from metajudge.analyses.calibration.estimate import Settings, estimate_mean
     from metajudge.stats.ppi import ppi_units
 
-    if src.input_path and Path(src.input_path).is_dir():
+    if src.path and Path(src.path).is_dir():
         raise InputError(
             f"--method {method} draws labels from a fully labelled dataset (--dataset, or "
             "--input FILE); a CJE folder goes with --method aipw",
-            path=src.input_path,
+            path=src.path,
             field="--input",
         )
     specs = judge_specs(src.scores or ())
@@ -119,7 +119,7 @@ def _one_judge_data(
     from metajudge.runs.backbone_swap import judge_scores, subset_records, swap_dataset
     from metajudge.scores.swap_sources import external_scores
 
-    ds = swap_dataset(src.dataset, src.input_path, draw.subset, src.data_dir)
+    ds = swap_dataset(src.dataset, src.path, draw.subset, src.data_dir)
     records = subset_records(ds.records, draw.limit, draw.first, seed)
     dim = _dimension(ds.card, src, draw.metric)
     ds_scale = ds.card.scale_of(dim)
@@ -144,7 +144,7 @@ def write_drawn(out: str | Path, src: Any, payload: dict[str, Any], markdown: st
     from metajudge.reports.decision_report import write_report
     from metajudge.runs.alt_test import decision_folder
 
-    with decision_folder(out, [src.input_path]) as stage:
+    with decision_folder(out, [src.path]) as stage:
         assert stage is not None
         written = write_report(stage, "ppi", payload, markdown)
     return [Path(out) / Path(p).name for p in written]

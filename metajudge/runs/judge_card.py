@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from metajudge.data.source import DataSource
 from metajudge.errors import InputError
 
 #: the card's parts, in the order the card shows its evidence
@@ -51,34 +52,25 @@ CARD_SCHEMA = "metajudge.judge_card/1"
 
 
 @dataclass(frozen=True)
-class CardInput:
-    """The labelled data and the judge: ``scores`` (the --scores grammar) holds the judge's
-    column ``judge``; or ``metric`` (a registry judge or ``judge:PATH``) run under ``backbone``
-    by the meta-eval part, whose score file the other parts then read."""
+class CardOptions:
+    """The judge and the settings the card passes on. The data (a
+    :class:`~metajudge.data.source.DataSource`) names the judge's column ``judge`` in its
+    ``scores``; or ``metric`` (a registry judge or ``judge:PATH``) is run under ``backbone`` by
+    the meta-eval part, whose score file the other parts then read; ``family``: the systems of
+    the judge's model family. Then the Alt-Test's ε (None: the command's default), the selective
+    risk, the conformal miscoverage, the seed, bootstrap resamples and splits, and the agreement
+    ``statistic`` the verdict shows (``pearson``)."""
 
-    dataset: str | None = None
-    input_file: str | None = None
-    subset: str | None = None
-    scores: tuple[str, ...] = ()
-    judge: str | None = None
     metric: str | None = None
     backbone: str | None = None
-    dimension: str | None = None
     family: tuple[str, ...] = ()
-    data_dir: str | Path | None = None
-
-
-@dataclass(frozen=True)
-class CardOptions:
-    """The settings the card passes on: the Alt-Test's ε (None: the command's default), the
-    selective risk, the conformal miscoverage, the seed, bootstrap resamples and splits."""
-
     epsilon: float | None = None
     risk: float = 0.15
     miscoverage: float = 0.1
     seed: int = 0
     n_boot: int = 1000
     repeats: int = 50
+    statistic: str = "pearson"
 
 
 @dataclass
@@ -88,12 +80,6 @@ class CardRun:
     card: dict[str, Any]
     markdown: str
     written: list[Path] = field(default_factory=list)
-
-
-def _src_args(inp: CardInput) -> list[str]:
-    """The data options of every part's command line."""
-    a = ["--dataset", inp.dataset] if inp.dataset else ["--input", str(inp.input_file)]
-    return a + (["--subset", inp.subset] if inp.subset else [])
 
 
 def _one_column(spec: str, judge: str) -> str:
@@ -122,57 +108,53 @@ def _attempt(command: str, make: Callable[[], dict[str, Any]]) -> dict[str, Any]
         return _absent(f"`metajudge {command}` refuses this input: {e}")
 
 
-def _as_dict(res: Any) -> dict[str, Any]:
-    return json.loads(res.to_json())
-
-
-def _judge_spec(inp: CardInput) -> tuple[str, list[str]]:
+def _judge_spec(src: DataSource, opts: CardOptions) -> tuple[str, list[str]]:
     """The judge's name and the one-column --scores spec the calibrate parts read."""
-    if inp.metric:
-        return inp.metric, []
-    judge = inp.judge
-    specs = list(inp.scores) or ["shipped"]
+    if opts.metric:
+        return opts.metric, []
+    judge = src.judge
+    specs = list(src.scores) or ["shipped"]
     if judge is None:
         raise InputError("name the judge's column (--judge) or a judge metric", field="--judge")
     return judge, [_one_column(s, judge) for s in specs]
 
 
 def _meta_eval(
-    inp: CardInput, opts: CardOptions, out_dir: Path, specs: list[str], **kw: Any
+    src: DataSource, opts: CardOptions, out_dir: Path, specs: list[str], **kw: Any
 ) -> Any:
-    """``meta-eval`` of the card's data and ``specs`` into ``out_dir`` (no plots, no progress),
-    with the card's resamples and seed; ``kw``: run_meta_eval's other options."""
+    """``meta-eval`` of the card's data (read once: ``src.load()``) and ``specs`` into
+    ``out_dir`` (no plots, no progress), with the card's resamples and seed; ``kw``:
+    run_meta_eval's other options."""
     from metajudge.analyses.metric_vs_human.protocol import Protocol
     from metajudge.runs.meta_eval import run_meta_eval
 
     res, _ = run_meta_eval(
-        inp.dataset,
-        input_file=inp.input_file,
+        src.dataset,
+        input_file=src.path,
         out_dir=out_dir,
         scores=specs,
-        data_dir=inp.data_dir,
-        subset=inp.subset,
+        data_dir=src.data_dir,
+        subset=src.subset,
         plots=False,
         progress=False,
         protocol=Protocol.from_options({"n_boot": opts.n_boot, "seed": opts.seed}),
+        loaded=src.load(),
         **kw,
     )
     return res
 
 
-def agreement_part(
-    inp: CardInput, opts: CardOptions, out_dir: Path
-) -> tuple[dict[str, Any], Any, Any]:
-    """``meta-eval`` of the judge into ``out_dir`` (its run folder with report.html): the part,
-    the result object and the loaded dataset."""
-    from metajudge.data.loading import open_dataset
-
-    specs = _judge_spec(inp)[1]
-    kw: dict[str, Any] = {"metrics": [inp.metric], "backbone": inp.backbone} if inp.metric else {}
-    res = _meta_eval(inp, opts, out_dir, specs, **kw)
-    cmd = ["meta-eval", *_src_args(inp)]
-    cmd += ["--metrics", inp.metric] if inp.metric else [a for s in specs for a in ("--scores", s)]
-    cmd += (["--backbone", inp.backbone] if inp.metric and inp.backbone else []) + [
+def agreement_part(src: DataSource, opts: CardOptions, out_dir: Path) -> tuple[dict[str, Any], Any]:
+    """``meta-eval`` of the judge into ``out_dir`` (its run folder with report.html): the part
+    and the result object."""
+    specs = _judge_spec(src, opts)[1]
+    kw: dict[str, Any] = (
+        {"metrics": [opts.metric], "backbone": opts.backbone} if opts.metric else {}
+    )
+    res = _meta_eval(src, opts, out_dir, specs, **kw)
+    cmd = ["meta-eval", *src.args()]
+    cmd += ["--metrics", opts.metric] if opts.metric else _spec_args(specs)
+    cmd += (["--backbone", opts.backbone] if opts.metric and opts.backbone else []) + [
         "--n-boot",
         str(opts.n_boot),
         "--seed",
@@ -182,31 +164,30 @@ def agreement_part(
         "--format",
         "json",
     ]
-    data = res.to_dict() if hasattr(res, "to_dict") else res.data
-    ds = open_dataset(inp.dataset, inp.input_file, subset=inp.subset, data_dir=inp.data_dir)
-    return _ok(cmd, json.loads(json.dumps(data, default=str))), res, ds
+    return _ok(cmd, res.to_dict()), res
 
 
-def _scores_for(inp: CardInput, meta_dir: Path) -> list[str]:
+def _scores_for(src: DataSource, opts: CardOptions, meta_dir: Path) -> list[str]:
     """The one-column spec of the judge for the calibrate parts: a metric's scores are read
     from the meta-eval folder's score file."""
-    if inp.metric:  # the file holds the metric's rows only (a metric name may hold ':')
+    if opts.metric:  # the file holds the metric's rows only (a metric name may hold ':')
         return [str(meta_dir / "scores.jsonl")]
-    return _judge_spec(inp)[1]
+    return _judge_spec(src, opts)[1]
 
 
-def alt_test_part(inp: CardInput, opts: CardOptions, ds: Any) -> dict[str, Any]:
+def alt_test_part(src: DataSource, opts: CardOptions) -> dict[str, Any]:
     """``decide alt-test``: the built-in Alt-Test sets by their own loader, a judge metric on
     any labelled data with two or more annotators per item."""
     from metajudge.runs.alt_test import run_alt_test
 
-    judge = _judge_spec(inp)[0]
+    ds = src.load()
+    judge = _judge_spec(src, opts)[0]
     eps = [] if opts.epsilon is None else ["--alt-epsilon", f"{opts.epsilon:g}"]
-    if inp.dataset == "alt_test_calderon2025" and not inp.metric:
+    if src.dataset == "alt_test_calderon2025" and not opts.metric:
         run = run_alt_test(
-            inp.dataset, inp.subset, data_dir=inp.data_dir, epsilon=opts.epsilon, llms=[judge]
+            src.dataset, src.subset, data_dir=src.data_dir, epsilon=opts.epsilon, llms=[judge]
         )
-        cmd = ["decide", "alt-test", *_src_args(inp), "--llm", judge, *eps, "--format", "json"]
+        cmd = ["decide", "alt-test", *src.args(), "--llm", judge, *eps, "--format", "json"]
         return _ok(cmd, run.payload)
     if (ds.card.annotators or 1) < 2:
         return _absent(
@@ -214,44 +195,36 @@ def alt_test_part(inp: CardInput, opts: CardOptions, ds: Any) -> dict[str, Any]:
             f"two or more annotators per item ({ds.card.name} has "
             f"{ds.card.annotators or 1} label per item)"
         )
-    if not inp.metric:
+    if not opts.metric:
         return _absent(
             "the Alt-Test of a score column runs on an annotation folder (decide alt-test "
             "--input DIR); on a labelled dataset it runs a judge metric (--metric)"
         )
-    judge_kw = {"metric": inp.metric, "backbone": inp.backbone, "dimension": inp.dimension}
+    judge_kw = {"metric": opts.metric, "backbone": opts.backbone, "dimension": src.dimension}
     run = run_alt_test(
-        inp.dataset, None, inp.input_file, inp.data_dir, epsilon=opts.epsilon, judge=judge_kw
+        src.dataset, None, src.path, src.data_dir, epsilon=opts.epsilon, judge=judge_kw
     )
-    cmd = ["decide", "alt-test", *_src_args(inp), "--metric", inp.metric, *eps]
-    cmd += (["--backbone", inp.backbone] if inp.backbone else []) + ["--format", "json"]
+    cmd = ["decide", "alt-test", *src.args(), "--metric", opts.metric, *eps]
+    cmd += (["--backbone", opts.backbone] if opts.backbone else []) + ["--format", "json"]
     return _ok(cmd, run.payload)
 
 
-def selective_part(inp: CardInput, opts: CardOptions, ds: Any, specs: list[str]) -> dict[str, Any]:
+def selective_part(src: DataSource, opts: CardOptions, specs: list[str]) -> dict[str, Any]:
     """``calibrate selective`` of the judge alone (Trust or Escalate)."""
     from metajudge.runs.calibrate import run_selective
 
-    if ds.card.label_kind not in ("pairwise", "categorical", "binary"):
+    if src.load().card.label_kind not in ("pairwise", "categorical", "binary"):
         return _absent(
             "selective judging keeps the verdicts whose class probability clears a threshold: "
             "it needs a pairwise or categorical verdict with class probabilities; these are ratings"
         )
-    judge = _judge_spec(inp)[0]
+    judge = _judge_spec(src, opts)[0]
     run = run_selective(
-        inp.dataset,
-        inp.input_file,
-        [judge],
-        scores=specs,
-        dimension=inp.dimension,
-        alpha=opts.risk,
-        seed=opts.seed,
-        thresholds="grid",
-        data_dir=inp.data_dir,
+        _whole(src, specs), [judge], alpha=opts.risk, seed=opts.seed, thresholds="grid"
     )
-    cmd = ["calibrate", "selective", *_src_args(inp), *_spec_args(specs), "--judge", judge]
+    cmd = ["calibrate", "selective", *src.args(), *_spec_args(specs), "--judge", judge]
     cmd += ["--risk", f"{opts.risk:g}", "--seed", str(opts.seed), "--format", "json"]
-    return _ok(cmd, _as_dict(run.result))
+    return _ok(cmd, _data(run.result))
 
 
 def _ratings(ds: Any) -> bool:
@@ -263,27 +236,29 @@ def _spec_args(specs: Sequence[str]) -> list[str]:
     return [a for s in specs for a in ("--scores", s)]
 
 
-def _calibration_input(inp: CardInput, specs: list[str]) -> Any:
-    from metajudge.runs.calibrate import CalibrationInput
-
-    return CalibrationInput(
-        input_file=inp.input_file,
-        dataset=inp.dataset,
-        scores=specs,
-        dimension=inp.dimension,
-        data_dir=inp.data_dir,
-    )
+def _whole(src: DataSource, specs: list[str]) -> DataSource:
+    """The source a calibrate part reads: the judge's one column ``specs`` of the whole dataset
+    (the card's, read once, unless it is a subset: calibrate reads no --subset)."""
+    whole = src.but(subset=None, dataset_obj=None) if src.subset else src
+    return whole.but(scores=tuple(specs), judge=None)
 
 
-def _dim_args(inp: CardInput) -> list[str]:
-    return ["--dimension", inp.dimension] if inp.dimension else []
+def _data(res: Any) -> dict[str, Any]:
+    """A part's result as the card keeps it: JSON data, NaN as None."""
+    from metajudge.results import finite
+
+    return finite(res.to_dict())
 
 
-def conformal_part(inp: CardInput, opts: CardOptions, specs: list[str]) -> dict[str, Any]:
+def _dim_args(src: DataSource) -> list[str]:
+    return ["--dimension", src.dimension] if src.dimension else []
+
+
+def conformal_part(src: DataSource, opts: CardOptions, specs: list[str]) -> dict[str, Any]:
     """``calibrate conformal``: every method that applies, at the card's miscoverage."""
     from metajudge.runs.calibrate import ConformalOptions, run_conformal
 
-    if inp.subset:
+    if src.subset:
         return _absent("calibrate conformal reads a whole dataset (no --subset)")
     o = ConformalOptions(
         alpha=opts.miscoverage,
@@ -293,65 +268,59 @@ def conformal_part(inp: CardInput, opts: CardOptions, specs: list[str]) -> dict[
         seed=opts.seed,
         repeats=opts.repeats,
     )
-    run = run_conformal(_calibration_input(inp, specs), o)
-    cmd = ["calibrate", "conformal", *_src_args(inp), *_spec_args(specs), *_dim_args(inp)]
+    run = run_conformal(_whole(src, specs), o)
+    cmd = ["calibrate", "conformal", *src.args(), *_spec_args(specs), *_dim_args(src)]
     cmd += ["--miscoverage", f"{opts.miscoverage:g}", "--seed", str(opts.seed)]
     cmd += ["--repeats", str(opts.repeats), "--format", "json"]
-    return _ok(cmd, _as_dict(run.result))
+    return _ok(cmd, _data(run.result))
 
 
 def calibration_part(
-    inp: CardInput, opts: CardOptions, specs: list[str], ds: Any
+    src: DataSource, opts: CardOptions, specs: list[str]
 ) -> tuple[dict[str, Any], Any]:
     """``calibrate fit`` (isotonic) of a rating judge: held-out errors, reliability, ECE; the
     part and the fit result (for the reliability diagram)."""
     from metajudge.runs.calibrate import run_fit
 
-    if inp.subset:
+    if src.subset:
         return _absent("calibrate fit reads a whole dataset (no --subset)"), None
-    if not _ratings(ds):
+    if not _ratings(src.load()):
         return _absent(
             "calibrate fit maps a rating onto the human scale; a verdict's calibration is its "
             "selective and conformal parts"
         ), None
-    run = run_fit(_calibration_input(inp, specs), "isotonic", seed=opts.seed, repeats=opts.repeats)
-    cmd = ["calibrate", "fit", *_src_args(inp), *_spec_args(specs), *_dim_args(inp)]
+    run = run_fit(_whole(src, specs), "isotonic", seed=opts.seed, repeats=opts.repeats)
+    cmd = ["calibrate", "fit", *src.args(), *_spec_args(specs), *_dim_args(src)]
     cmd += ["--seed", str(opts.seed), "--repeats", str(opts.repeats), "--format", "json"]
-    d = _as_dict(run.result)
+    d = _data(run.result)
     d.get("calibrator", {}).get("data", {}).pop("judge_scores", None)  # the rows, not a result
     return _ok(cmd, d), run.result
 
 
-def estimate_part(inp: CardInput, opts: CardOptions, specs: list[str], ds: Any) -> dict[str, Any]:
+def estimate_part(src: DataSource, opts: CardOptions, specs: list[str]) -> dict[str, Any]:
     """``calibrate estimate``: each system's calibrated mean beside the judge's raw mean."""
-    from metajudge.runs.calibrate_estimate import EstimateInput, run_estimate
+    from metajudge.runs.calibrate_estimate import run_estimate
 
+    ds = src.load()
     systems = {getattr(r, "system", None) for r in ds.records} - {None}
     if not _ratings(ds) or len(systems) < 2:
         return _absent(
             "calibrated system estimates need rated responses of two or more systems "
             f"({ds.card.name}: {ds.card.label_kind} labels, {len(systems)} system(s))"
         )
-    if inp.subset:
+    if src.subset:
         return _absent("calibrate estimate reads a whole dataset (no --subset)")
-    src = EstimateInput(
-        input_path=inp.input_file,
-        dataset=inp.dataset,
-        scores=specs,
-        dimension=inp.dimension,
-        data_dir=inp.data_dir,
-    )
-    run = run_estimate(src, seed=opts.seed)
-    cmd = ["calibrate", "estimate", *_src_args(inp), *_spec_args(specs), *_dim_args(inp)]
-    return _ok(cmd + ["--seed", str(opts.seed), "--format", "json"], _as_dict(run.result))
+    run = run_estimate(_whole(src, specs), seed=opts.seed)
+    cmd = ["calibrate", "estimate", *src.args(), *_spec_args(specs), *_dim_args(src)]
+    return _ok(cmd + ["--seed", str(opts.seed), "--format", "json"], _data(run.result))
 
 
-def biases_part(inp: CardInput, ds: Any) -> dict[str, Any]:
+def biases_part(src: DataSource, opts: CardOptions) -> dict[str, Any]:
     """Position and length bias: ``judge diagnostics`` runs a pairwise judge in both orders."""
-    if ds.card.label_kind != "pairwise":
+    if src.load().card.label_kind != "pairwise":
         return _absent("position and length bias are measured on pairwise judges; this is not")
     how = "metajudge judge diagnostics --metric METRIC --backbones NAME"
-    if not inp.metric:
+    if not opts.metric:
         return _absent(
             "position bias needs the judge run in both orders (A/B and B/A); released verdicts "
             f"hold one order. Run the judge with `{how}`"
@@ -359,96 +328,85 @@ def biases_part(inp: CardInput, ds: Any) -> dict[str, Any]:
     return _absent(f"the card makes no model calls beyond meta-eval's; run `{how}`")
 
 
-def self_preference_part(inp: CardInput, opts: CardOptions, ds: Any) -> dict[str, Any]:
+def self_preference_part(src: DataSource, opts: CardOptions) -> dict[str, Any]:
     """``judge self-preference`` (binary verdicts, with the judge's family named)."""
     from metajudge.runs.jury import run_self_preference
 
-    if ds.card.label_kind != "binary":
+    if src.load().card.label_kind != "binary":
         return _absent("self-preference is measured on binary accept/reject verdicts")
-    if not inp.family:
+    if not opts.family:
         return _absent("no --family: name the systems of the judge's model family")
-    judge, specs = _judge_spec(inp)
+    judge, specs = _judge_spec(src, opts)
     res = run_self_preference(
-        inp.dataset,
-        input_file=inp.input_file,
-        subset=inp.subset,
-        scores=specs,
+        src.but(scores=tuple(specs)),
         judge=judge,
-        family=list(inp.family),
-        dimension=inp.dimension,
-        data_dir=inp.data_dir,
+        family=list(opts.family),
         n_boot=opts.n_boot,
         seed=opts.seed,
     )
-    cmd = ["judge", "self-preference", *_src_args(inp), *_spec_args(specs), "--judge", judge]
-    cmd += ["--family", ",".join(inp.family), "--n-boot", str(opts.n_boot)]
+    cmd = ["judge", "self-preference", *src.args(), *_spec_args(specs), "--judge", judge]
+    cmd += ["--family", ",".join(opts.family), "--n-boot", str(opts.n_boot)]
     return _ok(cmd + ["--seed", str(opts.seed), "--format", "json"], res.to_dict())
 
 
-def _signature(inp: CardInput, ds: Any, agreement: dict[str, Any]) -> dict[str, Any]:
+def _signature(src: DataSource, opts: CardOptions, agreement: Any) -> dict[str, Any]:
     """What a reader cites: the data's hash, the judge definition's hash, the backbone and the
-    metajudge version."""
+    metajudge version (``agreement``: the meta-eval result, its judges' signatures)."""
     from metajudge import __version__
     from metajudge.io import sha256_file, sha256_text
 
-    if inp.input_file:
-        data_hash = sha256_file(inp.input_file)
+    if src.path:
+        data_hash = sha256_file(src.path)
     else:
-        recs = [r.to_dict() for r in ds.records]
+        recs = [r.to_dict() for r in src.load().records]
         data_hash = sha256_text(json.dumps(recs, sort_keys=True, ensure_ascii=False, default=str))
-    judge = _judge_spec(inp)[0]
-    sigs = sorted(
-        {
-            s
-            for m in (agreement.get("result") or {}).get("metrics", [])
-            for v in (m.get("signatures") or {}).values()
-            for s in v
-        }
-    )
+    judge = _judge_spec(src, opts)[0]
+    from metajudge.analyses.metric_vs_human.result import MetaEvalResult
+
+    sigs = agreement.signatures() if isinstance(agreement, MetaEvalResult) else []
     definition = None
-    if inp.metric and inp.metric.startswith("judge:"):
+    if opts.metric and opts.metric.startswith("judge:"):
         from metajudge.metrics.judges.defined import load_definition
 
-        definition = load_definition(inp.metric.split(":", 1)[1].split("@")[0]).digest
+        definition = load_definition(opts.metric.split(":", 1)[1].split("@")[0]).digest
     text = json.dumps({"judge": judge, "signatures": sigs, "definition": definition})
     return {
-        "data": {"source": inp.dataset or str(inp.input_file), "subset": inp.subset},
+        "data": {"source": src.name, "subset": src.subset},
         "data_sha256": data_hash,
         "judge": judge,
         "judge_signatures": sigs,
         "judge_definition_sha256": sha256_text(text),
         "definition_digest": definition,
-        "backbone": inp.backbone if inp.metric else None,
+        "backbone": opts.backbone if opts.metric else None,
         "metajudge_version": __version__,
     }
 
 
-def _parts(inp: CardInput, opts: CardOptions, stage: Path) -> tuple[dict[str, Any], Any, Any]:
-    """Every part of the card (absent ones with their reason), the dataset and the fit result."""
-    agreement, _, ds = agreement_part(inp, opts, stage / "meta_eval")
-    specs = _scores_for(inp, stage / "meta_eval")
+def _parts(src: DataSource, opts: CardOptions, stage: Path) -> tuple[dict[str, Any], Any, Any]:
+    """Every part of the card (absent ones with their reason) of ``src`` (its dataset read
+    once), the meta-eval result and the fit result."""
+    agreement, res = agreement_part(src, opts, stage / "meta_eval")
+    specs = _scores_for(src, opts, stage / "meta_eval")
     parts: dict[str, Any] = {"agreement": agreement}
-    parts["alt_test"] = _attempt("decide alt-test", lambda: alt_test_part(inp, opts, ds))
-    parts["selective"] = _attempt(
-        "calibrate selective", lambda: selective_part(inp, opts, ds, specs)
-    )
-    parts["conformal"] = _attempt("calibrate conformal", lambda: conformal_part(inp, opts, specs))
+    parts["alt_test"] = _attempt("decide alt-test", lambda: alt_test_part(src, opts))
+    parts["selective"] = _attempt("calibrate selective", lambda: selective_part(src, opts, specs))
+    parts["conformal"] = _attempt("calibrate conformal", lambda: conformal_part(src, opts, specs))
     fit: list[Any] = [None]
 
     def calibration() -> dict[str, Any]:
-        part, fit[0] = calibration_part(inp, opts, specs, ds)
+        part, fit[0] = calibration_part(src, opts, specs)
         return part
 
     parts["calibration"] = _attempt("calibrate fit", calibration)
-    parts["estimate"] = _attempt("calibrate estimate", lambda: estimate_part(inp, opts, specs, ds))
-    parts["biases"] = biases_part(inp, ds)
+    parts["estimate"] = _attempt("calibrate estimate", lambda: estimate_part(src, opts, specs))
+    parts["biases"] = biases_part(src, opts)
     parts["self_preference"] = _attempt(
-        "judge self-preference", lambda: self_preference_part(inp, opts, ds)
+        "judge self-preference", lambda: self_preference_part(src, opts)
     )
-    return parts, ds, fit[0]
+    return parts, res, fit[0]
 
 
-def _labels(ds: Any, dimension: str | None) -> dict[str, Any]:
+def _labels(ds: Any) -> dict[str, Any]:
     """How many records carry a human label (complete or partial labels)."""
     from metajudge.data.partial import labelled_only
 
@@ -456,27 +414,30 @@ def _labels(ds: Any, dimension: str | None) -> dict[str, Any]:
     return {"records": len(ds.records), "labelled": len(kept.records), "partial": bool(left)}
 
 
-def run_card(inp: CardInput, opts: CardOptions, out: str | Path) -> CardRun:
-    """The card of one judge into the run folder ``out``: card.json, card.html, the meta-eval
-    run folder under ``meta_eval/`` and the reliability diagram where calibrate fit ran."""
+def run_card(src: DataSource, opts: CardOptions, out: str | Path) -> CardRun:
+    """The card of one judge on ``src`` into the run folder ``out``: card.json, card.html, the
+    meta-eval run folder under ``meta_eval/`` and the reliability diagram where calibrate fit
+    ran. The dataset is read once and handed to every part."""
     from metajudge.io import check_out_dir
     from metajudge.reports.judge_card import card_html, card_markdown, verdict
     from metajudge.results import finite
     from metajudge.run_folder import run_folder
 
-    check_out_dir(out, inputs=[inp.input_file])
+    check_out_dir(out, inputs=[src.path])
+    src = src.loaded_once()
+    ds = src.load()
     with run_folder(out) as rf:
-        parts, ds, fit = _parts(inp, opts, rf.stage)
+        parts, res, fit = _parts(src, opts, rf.stage)
         for p in parts.values():  # a part's command names the folder where it will lie
             if "command" in p:
                 p["command"] = p["command"].replace(str(rf.stage), str(rf.out))
         card = {
             "schema": CARD_SCHEMA,
-            "judge": _judge_spec(inp)[0],
+            "judge": _judge_spec(src, opts)[0],
             "dataset": ds.card.name,
             "label_kind": ds.card.label_kind,
-            "dimension": inp.dimension,
-            "labels": _labels(ds, inp.dimension),
+            "dimension": src.dimension,
+            "labels": _labels(ds),
             "settings": {
                 "alt_epsilon": opts.epsilon,
                 "risk": opts.risk,
@@ -485,10 +446,10 @@ def run_card(inp: CardInput, opts: CardOptions, out: str | Path) -> CardRun:
                 "n_boot": opts.n_boot,
                 "repeats": opts.repeats,
             },
-            "signature": _signature(inp, ds, parts["agreement"]),
+            "signature": _signature(src, opts, res),
             "parts": parts,
         }
-        card["verdict"] = verdict(card)
+        card["verdict"] = verdict(card, opts.statistic)
         card = finite(card)
         rf.write_text(CARD_FILE, json.dumps(card, indent=1, ensure_ascii=False) + "\n")
         rf.write_text(CARD_HTML, card_html(card, rf.stage, ds, fit))
@@ -508,41 +469,42 @@ def folder_name(judge: str) -> str:
 
 
 def comparison_tests(
-    inp: CardInput, judges: Sequence[str], opts: CardOptions, out_dir: Path
+    src: DataSource, judges: Sequence[str], opts: CardOptions, out_dir: Path
 ) -> dict[str, Any]:
     """The judges' paired tests (``meta-eval`` of all their columns at once: bootstrap,
     permutation and Williams tests, Holm-adjusted), or absent with the reason."""
-    specs = [_one_column(s, j) for j in judges for s in (list(inp.scores) or ["shipped"])]
-    res = _meta_eval(inp, opts, out_dir, specs, baselines=False)
-    data = res.to_dict() if hasattr(res, "to_dict") else res.data
+    specs = [_one_column(s, j) for j in judges for s in (list(src.scores) or ["shipped"])]
+    res = _meta_eval(src, opts, out_dir, specs, baselines=False)
+    data = res.to_dict()
     comps = data.get("comparisons")
     if not comps:
         why = "categorical labels: meta-eval runs no paired test between judges"
         return _absent(why if data.get("kind") == "categorical" else "no paired test ran")
-    cmd = ["meta-eval", *_src_args(inp), *_spec_args(specs), "--no-baselines"]
+    cmd = ["meta-eval", *src.args(), *_spec_args(specs), "--no-baselines"]
     cmd += ["--n-boot", str(opts.n_boot), "--seed", str(opts.seed), "--out", "DIR"]
-    return _ok(cmd, {"comparisons": json.loads(json.dumps(comps, default=str))})
+    return _ok(cmd, {"comparisons": comps})
 
 
-def run_cards(inp: CardInput, judges: Sequence[str], opts: CardOptions, out: str | Path) -> CardRun:
-    """Several judges on one dataset: each judge's card under ``out/<judge>/``, their paired
-    tests, and the comparison page ``cards.html`` (``cards.json`` beside it)."""
-    import dataclasses
-
+def run_cards(
+    src: DataSource, judges: Sequence[str], opts: CardOptions, out: str | Path
+) -> CardRun:
+    """Several judges on one dataset (read once): each judge's card under ``out/<judge>/``,
+    their paired tests, and the comparison page ``cards.html`` (``cards.json`` beside it)."""
     from metajudge.io import check_out_dir
     from metajudge.reports.judge_card import cards_html
     from metajudge.results import finite
     from metajudge.run_folder import run_folder
 
-    check_out_dir(out, inputs=[inp.input_file])
+    check_out_dir(out, inputs=[src.path])
+    src = src.loaded_once()
     with run_folder(out) as rf:
         cards, links = [], []
         for j in judges:
-            run = run_card(dataclasses.replace(inp, judge=j), opts, rf.stage / folder_name(j))
+            run = run_card(src.but(judge=j), opts, rf.stage / folder_name(j))
             cards.append(run.card)
             links.append(f"{folder_name(j)}/{CARD_HTML}")
         tests = _attempt(
-            "meta-eval", lambda: comparison_tests(inp, judges, opts, rf.stage / "tests")
+            "meta-eval", lambda: comparison_tests(src, judges, opts, rf.stage / "tests")
         )
         doc = finite({"schema": "metajudge.judge_cards/1", "cards": links, "tests": tests})
         rf.write_text(CARDS_FILE, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")

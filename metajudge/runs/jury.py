@@ -5,31 +5,30 @@ its released judges, ``--scores shipped``) against its human labels
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
+from metajudge.data.source import DataSource
 from metajudge.errors import InputError
+
+#: the judge columns read where the source names none: the dataset's released judges
+SHIPPED = ("shipped",)
 
 
 def _columns_by_judge(
-    ds: Any,
-    scores: Sequence[str],
-    judges: Sequence[str] | None,
-    dimension: str | None,
-    data_dir: str | Path | None,
+    ds: Any, src: DataSource, judges: Sequence[str] | None
 ) -> tuple[str, dict[str, list], list[str]]:
-    """``(dimension, {judge: its score rows}, judges asked)``: column ``J_<dim>`` is judge ``J``
-    on a dataset with several dimensions."""
+    """``(dimension, {judge: its score rows}, judges asked)`` of ``src``'s score columns on its
+    dataset ``ds``: column ``J_<dim>`` is judge ``J`` on a dataset with several dimensions."""
     from metajudge.scores.spec import gather_scores
 
     dims = ds.card.dimensions
-    dim = dimension or dims[0]
+    dim = src.dimension or dims[0]
     if dim not in dims:
         raise InputError(
             f"no dimension {dim!r} (dimensions: {', '.join(dims)})", field="--dimension"
         )
     by_metric: dict[str, list] = {}
-    for r in gather_scores(ds, list(scores), data_dir=data_dir):
+    for r in gather_scores(ds, list(src.scores or SHIPPED), data_dir=src.data_dir):
         name = r["metric"]
         if len(dims) > 1:
             if not name.endswith("_" + dim):
@@ -46,32 +45,23 @@ def _columns_by_judge(
 
 
 def score_columns(
-    dataset: str | None,
-    *,
-    input_file: str | None = None,
-    subset: str | None = None,
-    scores: Sequence[str] = ("shipped",),
-    judges: Sequence[str] | None = None,
-    dimension: str | None = None,
-    data_dir: str | Path | None = None,
-    loaded: Any = None,
+    src: DataSource, judges: Sequence[str] | None = None
 ) -> tuple[Any, str, list[float | None], dict[str, list[float | None]]]:
     """``(dataset, dimension, human mean per record, {judge: score per record})`` of a dataset
-    with numeric (Likert / rating) labels; a missing or failed score is None. ``loaded``: the
-    dataset already loaded (then ``dataset``, ``input_file`` and ``subset`` are not read)."""
+    with numeric (Likert / rating) labels (the ``judges``' columns of ``src.scores``, all
+    without ``judges``); a missing or failed score is None."""
     import numpy as np
 
     from metajudge.data.formats import LikertRecord, response_key
-    from metajudge.data.loading import open_dataset
 
-    ds = loaded or open_dataset(dataset, input_file, subset=subset, data_dir=data_dir)
+    ds = src.load()
     if ds.card.label_kind != "numeric" or not all(isinstance(r, LikertRecord) for r in ds.records):
         raise InputError(
             f"{ds.name} has {ds.card.label_kind} labels: a score jury needs per-response "
             "numeric ratings",
             field="dataset",
         )
-    dim, by_metric, names = _columns_by_judge(ds, scores, judges, dimension, data_dir)
+    dim, by_metric, names = _columns_by_judge(ds, src, judges)
     gold: list[float | None] = []
     for r in ds.records:
         vals = [float(v) for v in (r.scores.get(dim) or ()) if v is not None]
@@ -85,30 +75,21 @@ def score_columns(
 
 
 def label_columns(
-    dataset: str | None,
-    *,
-    input_file: str | None = None,
-    subset: str | None = None,
-    scores: Sequence[str] = ("shipped",),
-    judges: Sequence[str] | None = None,
-    dimension: str | None = None,
-    data_dir: str | Path | None = None,
-    loaded: Any = None,
+    src: DataSource, judges: Sequence[str] | None = None
 ) -> tuple[Any, str, dict[str, list[str | None]]]:
     """``(dataset, dimension, {judge: label per record})`` of a categorical or binary dataset
-    (``loaded``: as for :func:`score_columns`)."""
+    (``judges``: as for :func:`score_columns`)."""
     from metajudge.analyses.metric_vs_human.categorical import _column_labels
     from metajudge.data.formats import response_key
-    from metajudge.data.loading import open_dataset
 
-    ds = loaded or open_dataset(dataset, input_file, subset=subset, data_dir=data_dir)
+    ds = src.load()
     if ds.card.label_kind not in ("categorical", "binary"):
         raise InputError(
             f"{ds.name} has {ds.card.label_kind} labels: this needs label data "
             "(categorical or binary)",
             field="dataset",
         )
-    dim, by_metric, names = _columns_by_judge(ds, scores, judges, dimension, data_dir)
+    dim, by_metric, names = _columns_by_judge(ds, src, judges)
     labels = tuple(ds.card.scale_of(dim).labels or ())
     keys = [response_key(r.id, r.system) for r in ds.records]  # type: ignore[union-attr]
     preds = {}
@@ -119,31 +100,29 @@ def label_columns(
 
 
 def run_jury(
-    dataset: str | None,
+    src: DataSource,
+    judges: Sequence[str] | None = None,
     *,
     fit_fraction: float = 0.5,
     seed: int = 0,
     n_resamples: int = 1000,
-    **kw: Any,
 ) -> Any:
-    """The jury result of one dimension (:func:`metajudge.analyses.juries.jury`; ``kw``:
-    :func:`label_columns`): votes on label data, mean scores on numeric ratings
-    (``n_resamples``: the permutations of their test against the best judge)."""
+    """The jury result of one dimension (:func:`metajudge.analyses.juries.jury`) of the
+    ``judges``' columns of ``src`` (all without ``judges``): votes on label data, mean scores on
+    numeric ratings (``n_resamples``: the permutations of their test against the best judge)."""
     from metajudge.analyses.juries import jury
     from metajudge.analyses.metric_vs_human.categorical import gold_labels
-    from metajudge.data.loading import open_dataset
 
-    ds = kw.pop("loaded", None) or open_dataset(
-        dataset, kw.get("input_file"), subset=kw.get("subset"), data_dir=kw.get("data_dir")
-    )
+    src = src.loaded_once()
+    ds = src.load()
     common = {"fit_fraction": fit_fraction, "seed": seed, "n_resamples": n_resamples}
     if ds.card.label_kind == "numeric":
-        ds, dim, gold, preds = score_columns(dataset, loaded=ds, **kw)
+        ds, dim, gold, preds = score_columns(src, judges)
         systems = [str(r.system) for r in ds.records]  # type: ignore[union-attr]
         return jury(
             gold, preds, [r.id for r in ds.records], systems=systems, **_about(ds, dim), **common
         )
-    ds, dim, preds = label_columns(dataset, loaded=ds, **kw)
+    ds, dim, preds = label_columns(src, judges)
     labels = tuple(ds.card.scale_of(dim).labels or ())
     gold = gold_labels(ds, dim).labels
     return jury(gold, preds, [r.id for r in ds.records], labels, **_about(ds, dim), **common)
@@ -154,20 +133,20 @@ def _about(ds: Any, dim: str) -> dict[str, str]:
 
 
 def run_self_preference(
-    dataset: str | None,
+    src: DataSource,
     *,
     judge: str,
     family: Sequence[str],
     positive: str | None = None,
     n_boot: int = 2000,
     seed: int = 0,
-    **kw: Any,
 ) -> Any:
-    """The self-preference check of ``judge`` on ``family``'s responses (binary data)."""
+    """The self-preference check of ``judge`` (a column of ``src``) on ``family``'s responses
+    (binary data)."""
     from metajudge.analyses.metric_vs_human.categorical import gold_labels
     from metajudge.analyses.self_preference import self_preference
 
-    ds, dim, preds = label_columns(dataset, judges=[judge], **kw)
+    ds, dim, preds = label_columns(src, [judge])
     labels = ds.card.scale_of(dim).labels or ()
     pos = positive or labels[-1]
     if pos not in labels:

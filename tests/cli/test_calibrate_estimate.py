@@ -260,14 +260,15 @@ def test_calibration_se_matches_a_bootstrap_of_the_labels(data_dir: Path, arena_
     below it (benchmarks/bench_estimate_arena.py prints all three)."""
     import importlib.util
 
-    from metajudge.runs.calibrate_estimate import EstimateInput, estimate_rows
+    from metajudge.data.source import DataSource
+    from metajudge.runs.calibrate_estimate import estimate_rows
 
     path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_estimate_arena.py"
     spec = importlib.util.spec_from_file_location("bench_estimate_arena", path)
     assert spec is not None and spec.loader is not None
     b = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(b)
-    rows, _ = estimate_rows(EstimateInput(input_path=str(_arena(data_dir) / "fresh_draws")))
+    rows, _ = estimate_rows(DataSource(path=str(_arena(data_dir) / "fresh_draws")))
     boot = b.calibration_bootstrap(rows, 200)
     by = {s["system"]: s for s in arena_json["systems"]}
     for name in ("clone", "parallel_universe_prompt"):

@@ -280,3 +280,36 @@ def test_card_of_a_defined_judge_on_the_embedded_backbone(tmp_path: Path, capsys
     miss = card["parts"]["agreement"]["result"]["metrics"][0]["missing"]
     assert sum(m["responses_total"] for m in miss.values()) == 12
     assert (out / "card.html").stat().st_size > 10_000
+
+
+def test_card_reads_its_data_once_and_shows_the_statistic_asked(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The card loads its dataset once for every part (meta-eval, conformal, fit, estimate all
+    read it) and its agreement line shows the statistic it is given, read from the judge's cell
+    and the inter-human ceiling of the meta-eval result."""
+    from metajudge.analyses.metric_vs_human.result import MetaEvalResult
+    from metajudge.data import loading
+    from metajudge.data.source import DataSource
+    from metajudge.runs.judge_card import CardOptions, run_card
+
+    calls: list[str] = []
+    load = loading.load
+    monkeypatch.setattr(loading, "load", lambda *a, **k: calls.append(str(a[0])) or load(*a, **k))
+    src = DataSource(
+        dataset="conformal_judge_sheng2025",
+        judge="sheng.4omini_coherence",
+        dimension="coherence",
+        data_dir=data_dir,
+    )
+    opts = CardOptions(repeats=3, n_boot=100, statistic="spearman")
+    card = run_card(src, opts, tmp_path / "card").card
+    assert calls == ["conformal_judge_sheng2025"]
+    ran = [n for n, p in card["parts"].items() if p["status"] == "ok"]
+    assert ran == ["agreement", "conformal", "calibration", "estimate"]
+    res = MetaEvalResult(card["parts"]["agreement"]["result"])
+    lo, hi = res.ci("sheng.4omini_coherence", "coherence", "spearman")
+    value = res.value("sheng.4omini_coherence", "coherence", "spearman")
+    answer = {v["question"]: v["answer"] for v in card["verdict"]}["Agreement with humans"]
+    assert answer.startswith(f"Spearman {value:.3f} [{lo:.3f}, {hi:.3f}] on coherence")
+    assert value != res.value("sheng.4omini_coherence", "coherence", "pearson")

@@ -101,6 +101,33 @@ class MetaEvalResult(Result):
                 return c["stats"][statistic]["value"]
         raise KeyError(dimension)
 
+    def cells_of(self, metric: str, dimension: str | None = None) -> list[dict[str, Any]]:
+        """The metric's cells (on ``dimension`` only, where given), in the result's order."""
+        return [
+            c
+            for c in self.data.get("cells", [])
+            if c["metric"] == metric and (dimension is None or c["dimension"] == dimension)
+        ]
+
+    def ceiling_stat(self, dimension: str, statistic: str = "pearson") -> dict[str, Any]:
+        """The inter-human ceiling's entry of ``statistic`` on ``dimension`` (``value``, ``ci``,
+        ``undefined``); {} without a ceiling there."""
+        for c in self.data.get("ceiling", []):
+            if c.get("dimension") == dimension:
+                return dict(c["stats"][statistic])
+        return {}
+
+    def signatures(self) -> list[str]:
+        """Every signature of every metric's columns (the judges' definitions), sorted."""
+        return sorted(
+            {
+                s
+                for m in self.data.get("metrics", [])
+                for v in (m.get("signatures") or {}).values()
+                for s in v
+            }
+        )
+
     # I/O ------------------------------------------------------------------------------------
     def save(self, path: str | Path) -> Path:
         path = Path(path)

@@ -1,5 +1,7 @@
-"""The rows of ``calibrate estimate`` / ``plan`` from a dataset: a canonical file (``--input FILE``)
-or a built-in dataset, with ``--scores`` naming one judge column. A record's label is the mean of
+"""The judged rows ``calibrate estimate`` / ``plan`` read from a
+:class:`~metajudge.data.source.DataSource`: a CJE fresh-draw folder (``--input DIR``,
+:mod:`metajudge.data.cje_folder`, its ``judge_score`` and oracle label), or a canonical file
+(``--input FILE``) or built-in dataset with ``--scores`` naming one judge column. A record's label is the mean of
 its annotators on the dimension (binary: the share of annotators giving the card's second label);
 a record with no label there (``scores`` empty, absent, or all ``null``) is an unlabelled row —
 partial labels are a data kind, not an error. Responses without a judge score are left out and
@@ -8,8 +10,11 @@ record field (``meta.item_id``, ``input.question``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from metajudge.data.cje_folder import Row
 from metajudge.errors import InputError
 
 ESTIMATE_KINDS = ("numeric", "binary")
@@ -44,30 +49,48 @@ def _dimension(ds: Any, dimension: str | None) -> str:
     return dimension
 
 
-def dataset_rows(src: Any) -> tuple[Any, dict[str, int]]:
-    """:class:`~metajudge.analyses.calibration.crossfit.EstimateRows` of a dataset and its
-    judge column (module docstring), and the rows left out per reason."""
-    from metajudge.analyses.calibration.crossfit import crossfit_rows
-    from metajudge.data.loading import open_dataset
-    from metajudge.scores.spec import gather_scores
+#: the score rows of a dataset: :func:`metajudge.scores.spec.gather_scores`, passed in by the
+#: caller (the data layer reads records; the score specs are read above it)
+Gather = Callable[..., list[dict[str, Any]]]
 
+
+def read_rows(src: Any, gather: Gather) -> tuple[list[Row], tuple[float, float], dict[str, int]]:
+    """The judged rows of ``src`` (a :class:`~metajudge.data.source.DataSource`; a dataset's
+    judge column read by ``gather``), the label scale, and the rows left out per reason."""
+    from metajudge.data import cje_folder
+
+    if src.path and not Path(src.path).exists():
+        raise InputError(
+            "not found (a CJE fresh-draw folder or a dataset file)", path=src.path, field="--input"
+        )
+    if src.is_folder:
+        if src.scores:
+            raise InputError(
+                "--scores goes with a dataset; a CJE folder carries judge_score", field="--scores"
+            )
+        rows = cje_folder.read_folder(src.path, cluster_field=src.cluster_field or "prompt_id")
+        return rows, cje_folder.SCALE, {}
+    return dataset_rows(src, gather)
+
+
+def dataset_rows(src: Any, gather: Gather) -> tuple[list[Row], tuple[float, float], dict[str, int]]:
+    """The judged rows of a dataset source and its judge column (module docstring; ``gather``:
+    as for :func:`read_rows`), the label scale, and the rows left out per reason."""
     if not src.scores:
         raise InputError("a dataset needs --scores (the judge column)", field="--scores")
-    ds = open_dataset(src.dataset, src.input_path, data_dir=src.data_dir)
+    ds = src.load()
     kind = ds.card.label_kind
     if kind not in ESTIMATE_KINDS:
         raise InputError(
             f"a {kind} dataset has no mean to estimate; calibrate estimate takes numeric "
             "(likert) or binary labels",
-            path=src.input_path,
+            path=src.path,
         )
     dim = _dimension(ds, src.dimension)
     binary = tuple(ds.card.scale.labels) if kind == "binary" else None
     sc = ds.card.scale_of(dim)
     scale = (0.0, 1.0) if binary else (float(sc.min), float(sc.max))
-    rows = gather_scores(
-        ds, src.scores, data_dir=src.data_dir, dimension=dim, labels=False, ids=src.ids
-    )
+    rows = gather(ds, src.scores, data_dir=src.data_dir, dimension=dim, labels=False, ids=src.ids)
     metrics = sorted({str(r["metric"]) for r in rows})
     if len(metrics) != 1:
         raise InputError(
@@ -75,7 +98,8 @@ def dataset_rows(src: Any) -> tuple[Any, dict[str, int]]:
             field="--scores",
         )
     recs = {f"{r.id}::{r.system}": r for r in ds.records}
-    out, dropped = [], {"no_judge_score": 0}
+    out: list[Row] = []
+    dropped = {"no_judge_score": 0}
     for r in rows:
         rec = recs.get(str(r["key"]))
         if rec is None or r.get("score") is None:
@@ -85,10 +109,9 @@ def dataset_rows(src: Any) -> tuple[Any, dict[str, int]]:
         if cluster is None:
             raise InputError(
                 f"record {rec.id} ({rec.system}) has no {src.cluster_field}",
-                path=src.input_path,
+                path=src.path,
                 field=src.cluster_field,
             )
         label = _label(rec, dim, binary)
         out.append((rec.system, str(cluster), f"{rec.id}::{rec.system}", float(r["score"]), label))
-    source = str(src.input_path or src.dataset)
-    return crossfit_rows(out, scale=scale, source=source), dropped
+    return out, scale, dropped

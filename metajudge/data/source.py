@@ -1,0 +1,71 @@
+"""What a command reads: :class:`DataSource`, built once by the CLI from ``--dataset`` /
+``--input`` / ``--subset`` / ``--scores`` / ``--dimension`` / ``--data-dir``, loaded by
+:meth:`DataSource.load`.
+
+The source is a built-in dataset (``dataset``, a card name) or a path (``path``: a canonical
+JSONL or upstream file, a rating-distribution CSV, a CJE fresh-draw folder, an annotation
+folder); ``scores`` names the judge's columns (the ``--scores`` grammar), ``judge`` the judge's
+column where one is meant, ``distribution`` a rating CSV's distribution column and
+``cluster_field`` the field rows are clustered by. A source carries its loaded dataset once
+:meth:`DataSource.loaded_once` has read it, so that a command running several analyses (the
+judge card) reads the data once and hands the same records to each.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class DataSource:
+    """What a command reads (module docstring); ``ids``: the id policy of score rows
+    (``--strict-ids``); ``dataset_obj``: the dataset already read (:meth:`loaded_once`)."""
+
+    dataset: str | None = None
+    path: str | None = None
+    subset: str | None = None
+    scores: Sequence[str] = ()
+    judge: str | None = None
+    dimension: str | None = None
+    distribution: str | None = None
+    cluster_field: str | None = None
+    data_dir: str | Path | None = None
+    ids: Any = None
+    dataset_obj: Any = field(default=None, compare=False, repr=False)
+
+    def load(self) -> Any:
+        """The :class:`~metajudge.data.structure.Dataset` named by ``dataset`` or read from
+        ``path`` (:func:`~metajudge.data.loading.open_dataset`), with ``subset``; the one already
+        read where :meth:`loaded_once` gave it."""
+        if self.dataset_obj is not None:
+            return self.dataset_obj
+        from metajudge.data.loading import open_dataset
+
+        return open_dataset(self.dataset, self.path, subset=self.subset, data_dir=self.data_dir)
+
+    def loaded_once(self) -> DataSource:
+        """This source carrying its loaded dataset: :meth:`load` then returns it unread."""
+        return self if self.dataset_obj is not None else self.but(dataset_obj=self.load())
+
+    def but(self, **changes: Any) -> DataSource:
+        """This source with ``changes`` (:func:`dataclasses.replace`)."""
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def name(self) -> str:
+        """What a result names as its source: the dataset's name, else the path."""
+        return str(self.dataset or self.path)
+
+    @property
+    def is_folder(self) -> bool:
+        """Is the source a folder (a CJE fresh-draw or annotation folder)?"""
+        return bool(self.path) and Path(str(self.path)).is_dir()
+
+    def args(self) -> list[str]:
+        """The data options of a command line that reads this source."""
+        a = ["--dataset", self.dataset] if self.dataset else ["--input", str(self.path)]
+        return a + (["--subset", self.subset] if self.subset else [])
