@@ -10,16 +10,13 @@ from typing import Any
 from metajudge.data.source import DataSource
 from metajudge.errors import InputError
 
-#: the judge columns read where the source names none: the dataset's released judges
-SHIPPED = ("shipped",)
-
 
 def _columns_by_judge(
     ds: Any, src: DataSource, judges: Sequence[str] | None
 ) -> tuple[str, dict[str, list], list[str]]:
     """``(dimension, {judge: its score rows}, judges asked)`` of ``src``'s score columns on its
     dataset ``ds``: column ``J_<dim>`` is judge ``J`` on a dataset with several dimensions."""
-    from metajudge.scores.spec import gather_scores
+    from metajudge.scores.spec import SHIPPED, gather_scores
 
     dims = ds.card.dimensions
     dim = src.dimension or dims[0]
@@ -28,7 +25,9 @@ def _columns_by_judge(
             f"no dimension {dim!r} (dimensions: {', '.join(dims)})", field="--dimension"
         )
     by_metric: dict[str, list] = {}
-    for r in gather_scores(ds, list(src.scores or SHIPPED), data_dir=src.data_dir):
+    for r in gather_scores(
+        ds, list(src.scores or [SHIPPED]), data_dir=src.data_dir
+    ):  # default: released judges
         name = r["metric"]
         if len(dims) > 1:
             if not name.endswith("_" + dim):
