@@ -4,7 +4,7 @@ Target (issue 26): each listing under 1 s wall on an idle 2-core machine. Before
 the issue's figures on the 2-core machine): ``data list`` 10.9 s, ``metrics list`` 11.2 s,
 ``matrix`` 9.6 s — they loaded every built-in dataset, and METEOR's signature loaded WordNet
 through NLTK. Now ``data list`` and ``matrix`` read the counts and record facts each card carries
-(kept equal to the loaded data by ``tests/data/test_card_counts.py``; ``metajudge data recount``
+(kept equal to the loaded data by ``tests/data/test_card_counts.py``; ``metajudge data fetch --recount``
 rewrites them) and no signature imports NLTK.
 
 Each figure is the best of 3 runs; the load average is printed beside them (the target is for an

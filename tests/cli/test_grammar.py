@@ -174,5 +174,5 @@ def test_coming_spellings_are_documented_not_registered() -> None:
     for spelling, _ in COMING:
         assert f"`{spelling}`" in reference and f"`{spelling}`" in CHANGELOG
         assert spelling not in paths  # reserved, no stub command
-    assert metajudge.__version__ == "0.2.0"
-    assert 'version = "0.2.0"' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert metajudge.__version__ == "0.3.0"
+    assert 'version = "0.3.0"' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
