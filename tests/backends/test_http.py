@@ -677,6 +677,7 @@ def test_api_key_never_leaks(
                         "export",
                         "--cache-file",
                         str(tmp_path / "c.sqlite"),
+                        "--output",
                         str(tmp_path / "export.jsonl"),
                     ]
                 )

@@ -437,6 +437,7 @@ def test_prune_export_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]
                 str(path),
                 "--parser-version",
                 "p1",
+                "--output",
                 str(tmp_path / "e.jsonl"),
             ]
         )

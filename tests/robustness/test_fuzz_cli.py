@@ -97,7 +97,8 @@ SCORE_FILES: dict[str, bytes | None] = {
     "truncated_json": _score_row()[:40].encode(),
     "json_array": ("[" + _score_row() + "]").encode(),
     "score_str": (_score_row(score="0.5") + "\n").encode(),
-    "score_nan": (_score_row().replace("0.5", "NaN") + "\n").encode(),
+    # NaN is a missing score (counted, tests/scores/test_nan_policy.py); an infinite one is refused
+    "score_inf": (_score_row().replace("0.5", "Infinity") + "\n").encode(),
     "key_int": (_score_row(key=3) + "\n").encode(),
     "deep_nesting": (_score_row()[:-1] + ', "x": ' + DEEP + "}\n").encode(),
     "lone_surrogate": (_score_row().replace('"news1"', '"news1\\ud800"') + "\n").encode(),
