@@ -1,6 +1,8 @@
 """docs/architecture.md: each trace from a command to its number names real ``file:function``
-hops in ``metajudge/``; the hand-written traces cross at most 6 files, and the ``meta-eval``
-Pearson CI trace lists exactly the modules recorded at run time (:func:`_recorded_stops`)."""
+hops in ``metajudge/``; the hand-written traces cross at most 6 files, and the recorded ones (the
+``meta-eval`` Pearson CI, the ``judge card`` agreement CI, a ``calibrate estimate`` system CI) list
+exactly the modules recorded at run time (:func:`recorded_paths`, one :class:`Trigger` each),
+none entered twice along one value's path."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import functools
 import re
 import sys
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +25,11 @@ TRACES = (
     "the `meta-eval` Pearson CI",
     "the Alt-Test winning rate",
     "the `calibrate conformal` coverage",
+    "the `judge card` agreement CI",
+    "a `calibrate estimate` system CI",
 )
-#: the trace checked against the modules recorded at run time (every module it passes through)
-RECORDED = TRACES[0]
+#: the traces checked against the modules recorded at run time (every module they pass through)
+RECORDED = (TRACES[0], TRACES[3], TRACES[4])
 #: the resampling engine's modules before they moved from ``stats/`` to ``engine/`` (one stop of a
 #: trace, wherever they live)
 ENGINE = ("weighted", "moments", "resample", "rank_pass", "count_pass", "weighted_kendall")
@@ -57,7 +62,7 @@ def _defined(path: Path) -> frozenset[str]:
     return frozenset(names)
 
 
-def test_the_three_traces_are_there() -> None:
+def test_the_five_traces_are_there() -> None:
     assert set(_traces()) == set(TRACES)
 
 
@@ -71,7 +76,7 @@ def test_every_hop_exists(title: str) -> None:
         assert func in _defined(path), f"{title}: no {func} in metajudge/{file}"
 
 
-@pytest.mark.parametrize("title", [t for t in TRACES if t != RECORDED])
+@pytest.mark.parametrize("title", [t for t in TRACES if t not in RECORDED])
 def test_each_trace_crosses_at_most_six_files(title: str) -> None:
     files = {file for file, _ in HOP.findall(_traces()[title])}
     assert len(files) <= MAX_FILES, f"{title}: {len(files)} files: {sorted(files)}"
@@ -100,35 +105,65 @@ def _stop(module: str) -> str:
     return f"{path}.py" if (PACKAGE / f"{path}.py").is_file() else f"{path}/__init__.py"
 
 
-#: where a Pearson value is made: the point value's entry and the engine's formula
-PEARSON_MODULES = ("metajudge.stats.correlation", "metajudge.engine.formulas")
+@dataclass(frozen=True)
+class Trigger:
+    """Where a trace's value is made: a call of a function of one of ``makes`` (``(module, name
+    prefix)``; ``""`` any function of the module) while a frame of module ``within`` is on the
+    stack."""
+
+    makes: tuple[tuple[str, str], ...]
+    within: str
+
+    def fires(self, module: str, name: str) -> bool:
+        """A call of a function that makes the value (a module's import is none)."""
+        return name != "<module>" and any(module == m and name.startswith(p) for m, p in self.makes)
 
 
-def _recorded_stops(argv: list[str]) -> set[str]:
-    """Run ``metajudge argv`` with a profile hook on every thread; at each call that makes the
-    Pearson value, a resample's Pearson or the interval (``stats.correlation.pearson*``,
-    ``engine.formulas.pearson*``,
-    ``stats.intervals.choose``) from a cell (``analyses.metric_vs_human.cells`` on the stack),
-    record the stop of every ``metajudge`` frame on the stack."""
+#: the ``meta-eval`` Pearson CI: the point value's entry and the engine's formula
+#: (``stats.correlation.pearson*``, ``engine.formulas.pearson*``), a resample's Pearson, and the
+#: interval (``stats.intervals.choose``), from a cell
+PEARSON = Trigger(
+    makes=(
+        ("metajudge.stats.correlation", "pearson"),
+        ("metajudge.engine.formulas", "pearson"),
+        ("metajudge.stats.intervals", "choose"),
+    ),
+    within="metajudge.analyses.metric_vs_human.cells",
+)
+
+
+#: the ``judge card`` agreement CI: the same values as ``meta-eval``'s (the card's agreement part
+#: is a ``meta-eval`` run)
+CARD = PEARSON
+#: a ``calibrate estimate`` system CI: the calibration map's fit and predictions
+#: (``analyses.calibration.maps``) and the clustered variances and the t interval
+#: (``stats.clustered``), from the estimate (``analyses.calibration.estimate``)
+ESTIMATE = Trigger(
+    makes=(("metajudge.analyses.calibration.maps", ""), ("metajudge.stats.clustered", "")),
+    within="metajudge.analyses.calibration.estimate",
+)
+
+
+def recorded_paths(argv: list[str], trigger: Trigger) -> set[tuple[str, ...]]:
+    """Run ``metajudge argv`` with a profile hook on every thread; at each call where
+    ``trigger`` fires, record the path of the value: the stops of the ``metajudge`` frames on
+    the stack, outermost first, consecutive frames of one stop as one."""
     from metajudge.cli import main
 
-    stops: set[str] = set()
+    paths: set[tuple[str, ...]] = set()
 
     def hook(frame: Any, event: str, arg: Any) -> None:
         if event != "call":
             return
-        module, name = frame.f_globals.get("__name__", ""), frame.f_code.co_name
-        if not (
-            (module in PEARSON_MODULES and name.startswith("pearson"))
-            or (module == "metajudge.stats.intervals" and name == "choose")
-        ):
+        if not trigger.fires(frame.f_globals.get("__name__", ""), frame.f_code.co_name):
             return
         stack, f = [], frame
         while f is not None:
             stack.append(f.f_globals.get("__name__", ""))
             f = f.f_back
-        if "metajudge.analyses.metric_vs_human.cells" in stack:
-            stops.update(_stop(m) for m in stack if m.startswith("metajudge."))
+        if trigger.within in stack:
+            stops = [_stop(m) for m in reversed(stack) if m.startswith("metajudge.")]
+            paths.add(tuple(s for i, s in enumerate(stops) if i == 0 or stops[i - 1] != s))
 
     sys.setprofile(hook)
     threading.setprofile(hook)
@@ -137,18 +172,47 @@ def _recorded_stops(argv: list[str]) -> set[str]:
     finally:
         sys.setprofile(None)
         threading.setprofile(None)  # type: ignore[arg-type]
-    return stops
+    return paths
+
+
+def _check_recorded(title: str, paths: set[tuple[str, ...]], must: set[str]) -> None:
+    """The trace ``title`` lists the stops of ``paths`` (which hold ``must``: the hook saw the
+    value made), and no path enters a module twice."""
+    recorded = set().union(*paths)
+    assert must <= recorded, sorted(recorded)
+    hops = HOP.findall(_traces()[title])
+    listed = {_stop("metajudge." + f.removesuffix(".py").replace("/", ".")) for f, _ in hops}
+    assert listed == recorded, (sorted(listed - recorded), sorted(recorded - listed))
+    assert [p for p in paths if len(set(p)) < len(p)] == []
 
 
 def test_the_pearson_trace_lists_the_recorded_modules(data_dir: Path, tmp_path: Path) -> None:
     argv = ["meta-eval", "--dataset", "ragchecker_meta_eval", "--scores", "shipped",
             "--metrics", "ragchecker", "--n-boot", "100", "--no-plots", "--paths-only",
             "--data-dir", str(data_dir), "--out", str(tmp_path / "run")]  # fmt: skip
-    recorded = _recorded_stops(argv)
-    hops = HOP.findall(_traces()[RECORDED])
-    listed = {_stop("metajudge." + f.removesuffix(".py").replace("/", ".")) for f, _ in hops}
-    assert "engine" in recorded and "stats/intervals.py" in recorded  # the hook saw the CI
-    assert listed == recorded, (sorted(listed - recorded), sorted(recorded - listed))
+    paths = recorded_paths(argv, PEARSON)
+    _check_recorded(RECORDED[0], paths, {"engine", "stats/intervals.py"})
+
+
+def test_the_card_trace_lists_the_recorded_modules(data_dir: Path, tmp_path: Path) -> None:
+    argv = ["judge", "card", "--dataset", "trust_or_escalate_jung2025", "--judge", "gpt-4-turbo",
+            "--n-boot", "100", "--repeats", "3",
+            "--data-dir", str(data_dir), "--out", str(tmp_path / "card")]  # fmt: skip
+    paths = recorded_paths(argv, CARD)
+    _check_recorded(RECORDED[1], paths, {"engine", "runs/judge_card.py", "stats/intervals.py"})
+
+
+def test_the_estimate_trace_lists_the_recorded_modules(data_dir: Path) -> None:
+    fresh = data_dir / "cje_arena_sample" / "fresh_draws"
+    paths = recorded_paths(["calibrate", "estimate", "--input", str(fresh)], ESTIMATE)
+    _check_recorded(RECORDED[2], paths, {"analyses/calibration/maps.py", "stats/clustered.py"})
+
+
+def test_a_trigger_fires_on_its_calls_only() -> None:
+    assert ESTIMATE.fires("metajudge.stats.clustered", "t_interval")
+    assert not ESTIMATE.fires("metajudge.stats.clustered", "<module>")
+    assert PEARSON.fires("metajudge.engine.formulas", "pearson_from_sums")
+    assert not PEARSON.fires("metajudge.stats.intervals", "percentile_ci")
 
 
 def test_stops_fold_the_engine() -> None:
