@@ -21,7 +21,6 @@ import sys
 from typing import Any
 
 from metajudge.cli.options import (
-    add_data_dir,
     add_format,
     add_miscoverage,
     add_repeats,
@@ -61,7 +60,6 @@ def _add_source(p: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="the --ratings judge's display name (default: the file's)",
     )
-    add_data_dir(p)
 
 
 def _add_split(p: argparse.ArgumentParser, what: str) -> None:

@@ -65,7 +65,6 @@ def add_card(jsub: Any) -> None:
     opt.add_n_boot(p)
     opt.add_repeats(p, 50, " calibration/test")
     opt.add_seed(p, "the bootstrap and the splits")
-    opt.add_data_dir(p)
     opt.add_out(p, "the card's run folder: card.json, card.html, meta_eval/", required=True)
     opt.add_format(p)
     p.set_defaults(func=_cmd_card)

@@ -11,7 +11,6 @@ from typing import Any
 
 from metajudge.cli.options import (
     add_browser_cap,
-    add_data_dir,
     add_dataset_args,
     add_engine,
     add_format,
@@ -171,7 +170,6 @@ def _run_args(q: argparse.ArgumentParser) -> None:
         help="recompute registry metrics even when OUT/scores.jsonl covers them "
         "(rows whose signature still matches are reused)",
     )
-    add_data_dir(q)
     add_out(q, "run folder for scores.jsonl, result.json, tables and plots", required=True)
     add_quiet(q)
     add_paths_only(q)

@@ -371,10 +371,41 @@ def add_baselines(p: argparse.ArgumentParser, what: str, default: str | None = N
     p.add_argument("--baselines", metavar="DIR", default=default, help=what)
 
 
+DATA_DIR = "--data-dir"
+
+
 def add_data_dir(p: argparse.ArgumentParser) -> None:
+    """``--data-dir DIR``: one option of the root parser, which every command reads as
+    ``args.data_dir`` and takes anywhere on the line (:func:`lift_data_dir`)."""
     p.add_argument(
-        "--data-dir", metavar="DIR", help="local data folder (default: $METAJUDGE_DATA_DIR)"
+        DATA_DIR,
+        metavar="DIR",
+        help="local data folder of every command; also accepted after the command "
+        "(default: $METAJUDGE_DATA_DIR)",
     )
+
+
+def lift_data_dir(argv: list[str]) -> list[str]:
+    """``argv`` with every ``--data-dir DIR`` / ``--data-dir=DIR`` moved to the front, where
+    the root parser reads it (nothing after a ``--`` is touched). A ``--data-dir`` without its
+    value is refused (:class:`argparse.ArgumentError`)."""
+    lifted: list[str] = []
+    rest: list[str] = []
+    i = 0
+    while i < len(argv):
+        tok = argv[i]
+        if tok == "--":
+            rest += argv[i:]
+            break
+        if tok == DATA_DIR:
+            if i + 1 == len(argv) or argv[i + 1].startswith("-"):
+                raise argparse.ArgumentError(None, f"argument {DATA_DIR}: expected one argument")
+            lifted += argv[i : i + 2]
+            i += 2
+            continue
+        (lifted if tok.startswith(DATA_DIR + "=") else rest).append(tok)
+        i += 1
+    return lifted + rest
 
 
 def add_browser_cap(p: argparse.ArgumentParser) -> None:

@@ -27,7 +27,11 @@ COMMAND = "python -m metajudge.cli.reference > docs/cli.md"
 #: The spellings shared by every command beside :data:`metajudge.cli.options.MEANINGS`.
 CONVENTIONS = (
     "`--dataset NAME` (a built-in dataset) or `--input FILE` (a canonical JSONL file)",
-    "`--data-dir DIR`: the local data folder (default `$METAJUDGE_DATA_DIR`)",
+    (
+        "`--data-dir DIR`: the local data folder of every command (default "
+        "`$METAJUDGE_DATA_DIR`); one option of `metajudge` itself, taken before or after the "
+        "command (`metajudge --data-dir DIR data list` = `metajudge data list --data-dir DIR`)"
+    ),
     "`-o`/`--output FILE` writes one file; `--out DIR` writes a run folder",
     "`--format`: what is printed (`md`, `csv`, `json`, `tex`, ... as the command offers)",
     "`--backbone NAME` (one judge backbone) and `--backbones A,B` (several)",
