@@ -27,7 +27,6 @@ def add_card(jsub: Any) -> None:
     p.add_argument("--subset", help="only this subset of the dataset (e.g. framing)")
     opt.add_scores(
         p,
-        strict_ids=False,
         help="where the judge's column comes from (the --scores grammar: a score file, a "
         "framework's output file, shipped; default shipped)",
     )

@@ -14,7 +14,6 @@ from metajudge.cli.options import (
     add_limit,
     add_n_boot,
     add_out,
-    add_quiet,
     add_seed,
     limit_kw,
 )
@@ -78,7 +77,6 @@ def register(sub: Any) -> None:
         "also store the cell as DIR/judges/<metric>__<dataset>.json (the stored baselines "
         "`metajudge matrix list` reads; default: none)",
     )
-    add_quiet(r)
     r.set_defaults(func=cmd_run)
 
 

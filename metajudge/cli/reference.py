@@ -28,9 +28,10 @@ COMMAND = "python -m metajudge.cli.reference > docs/cli.md"
 CONVENTIONS = (
     "`--dataset NAME` (a built-in dataset) or `--input FILE` (a canonical JSONL file)",
     (
-        "`--data-dir DIR`: the local data folder of every command (default "
-        "`$METAJUDGE_DATA_DIR`); one option of `metajudge` itself, taken before or after the "
-        "command (`metajudge --data-dir DIR data list` = `metajudge data list --data-dir DIR`)"
+        "`--data-dir DIR` (the local data folder, default `$METAJUDGE_DATA_DIR`), `--strict-ids` "
+        "(refuse score rows for unknown ids) and `--quiet` (no progress bar): options of "
+        "`metajudge` itself that every command takes, before or after its name "
+        "(`metajudge --data-dir DIR data list` = `metajudge data list --data-dir DIR`)"
     ),
     "`-o`/`--output FILE` writes one file; `--out DIR` writes a run folder",
     "`--format`: what is printed (`md`, `csv`, `json`, `tex`, ... as the command offers)",
