@@ -355,11 +355,11 @@ def test_the_cli_checker_sees_compute_imports_and_json(tmp_path: Path) -> None:
 
 #: the layers that write run folders (tables, plots, pages, results)
 FOLDER_WRITERS = ("metajudge.reports", "metajudge.runs")
-#: modules there that write files the user names (``-o FILE``, ``--html FILE``, ``--intervals
-#: FILE``) or the stored baselines, not run folders: they write through ``metajudge.io``
+#: modules there that write files the user names (``-o FILE``) or the stored baselines, not run
+#: folders: they write through ``metajudge.io``
 USER_FILE_WRITERS = {
     "metajudge.runs.agreement": "data agreement -o FILE",
-    "metajudge.runs.calibrate": "calibrate fit -o/--html FILE, conformal --intervals FILE",
+    "metajudge.runs.calibrate": "calibrate fit -o FILE",
     "metajudge.runs.stats_commands": "stats rank-clusters/kendall -o FILE",
     "metajudge.runs.matrix.table": "matrix list -o FILE",
     "metajudge.runs.baselines": "baselines check --write: the stored baselines/",

@@ -42,21 +42,38 @@ DESCRIPTION = (
 )
 
 
+class _RootParser(argparse.ArgumentParser):
+    """The ``metajudge`` parser: its options (``--data-dir``, ``--strict-ids``, ``--quiet``) are
+    taken wherever they stand on the line (lifted to the front before parsing:
+    :func:`metajudge.cli.options.lift_root_options`)."""
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[no-untyped-def]
+        from metajudge.cli.options import lift_root_options
+
+        try:
+            argv = lift_root_options(sys.argv[1:] if args is None else list(args))
+        except argparse.ArgumentError as e:
+            self.error(str(e))
+        return super().parse_known_args(argv, namespace)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from metajudge.cli.grammar import command_overview, wrap
+    from metajudge.cli.options import add_root_options
 
-    parser = argparse.ArgumentParser(
+    parser = _RootParser(
         prog="metajudge",
         description=wrap(DESCRIPTION),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"metajudge {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    add_root_options(parser)
     # the command list is the grouped epilog below, not argparse's flat one
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", help=argparse.SUPPRESS)
     for mod in _COMMAND_MODULES:
         importlib.import_module(mod).register(sub)
-    parser.usage = "metajudge [-h] [--version] [-v] COMMAND ..."  # after the subcommands' prog
+    parser.usage = "metajudge [-h] [--version] [-v] [--data-dir DIR] [--strict-ids] [--quiet] COMMAND ..."  # after the subcommands' prog
     parser.epilog = command_overview(sub)
     return parser
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from metajudge.cli.options import add_data_dir, add_scores, add_seed
+from metajudge.cli.options import add_scores, add_seed
 from metajudge.cli.types import positive_int
 
 
@@ -24,7 +24,6 @@ def add_agreement(subparsers: argparse._SubParsersAction) -> None:  # type: igno
     g = q.add_mutually_exclusive_group(required=True)
     g.add_argument("--dataset", metavar="NAME", help="a built-in dataset (see `data list`)")
     g.add_argument("--input", metavar="FILE", help="a canonical JSONL file (or an upstream file)")
-    add_data_dir(q)
     q.add_argument("--subset", help="only this subset of the dataset")
     q.add_argument(
         "--level-of-measurement",

@@ -36,7 +36,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         metavar="NAMES",
         help="only these datasets, comma-separated (default: all)",
     )
-    opt.add_data_dir(c)
     c.set_defaults(func=_cmd_baselines_check)
     b.set_defaults(func=lambda a: (b.print_help(), 2)[1])
 

@@ -21,7 +21,6 @@ import sys
 from typing import Any
 
 from metajudge.cli.options import (
-    add_data_dir,
     add_format,
     add_miscoverage,
     add_repeats,
@@ -61,7 +60,6 @@ def _add_source(p: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="the --ratings judge's display name (default: the file's)",
     )
-    add_data_dir(p)
 
 
 def _add_split(p: argparse.ArgumentParser, what: str) -> None:
@@ -111,10 +109,7 @@ def register(subparsers: Any) -> None:
     f.add_argument(
         "-o", "--output", metavar="FILE", help="write the calibrator (JSON; fitted on all rows)"
     )
-    f.add_argument(
-        "--html", metavar="FILE", help="write the report page (with the reliability diagram)"
-    )
-    _add_out(f, "fit.md, calibrator.json, reliability.png (the reliability diagram)")
+    _add_out(f, "fit.md, calibrator.json, reliability.png (the reliability diagram), report.html")
     add_format(f)
     f.set_defaults(func=_cmd_fit)
     a = sub.add_parser("apply", help="apply a calibrator file to a judge's scores")
@@ -184,18 +179,16 @@ def _register_conformal(sub: Any) -> None:
         "--target", metavar="FILE", help="calibrate on all rows, measure on this CSV (same format)"
     )
     k.add_argument(
-        "--intervals",
-        metavar="FILE",
-        help="write each test row's interval (verdicts: prediction set) of the first split, per "
-        "method (CSV: widths / set sizes per item)",
-    )
-    k.add_argument(
         "--shift-alpha",
         type=float,
         default=0.05,
         help="level of the KS shift warning (default 0.05)",
     )
-    _add_out(k, "conformal.md, intervals.csv (each test item's interval / set of the first split)")
+    _add_out(
+        k,
+        "conformal.md, intervals.csv (each test row's interval, for verdicts its prediction "
+        "set, of the first split, per method), report.html",
+    )
     add_format(k)
     k.set_defaults(func=_cmd_conformal)
 
@@ -241,7 +234,6 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         fraction=args.fraction,
         folds=args.folds,
         output=args.output,
-        html=args.html,
         out=args.out,
     )
     warn_dropped(ids)
@@ -278,7 +270,7 @@ def _cmd_conformal(args: argparse.Namespace) -> int:
         shift_alpha=args.shift_alpha,
     )
     ids = id_policy(args)
-    run = run_conformal(_source(args, ids), opts, intervals=args.intervals, out=args.out)
+    run = run_conformal(_source(args, ids), opts, out=args.out)
     warn_dropped(ids)
     for w in getattr(run.result, "warnings", None) or []:
         print(f"warning: {w}", file=sys.stderr)

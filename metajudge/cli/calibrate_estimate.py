@@ -19,7 +19,6 @@ from typing import Any
 from metajudge.cli.grammar import label_help
 from metajudge.cli.options import (
     add_alpha,
-    add_data_dir,
     add_format,
     add_out,
     add_scores,
@@ -66,7 +65,6 @@ def _add_source(p: argparse.ArgumentParser) -> None:
         help="the field whose equal values form one cluster (default: prompt_id in a CJE "
         "folder, the record id in a dataset; a dotted record field such as meta.item_id)",
     )
-    add_data_dir(p)
 
 
 def add_parsers(sub: Any) -> None:

@@ -11,7 +11,6 @@ import argparse
 import sys
 
 from metajudge.cli.options import (
-    add_data_dir,
     add_dataset_args,
     add_format,
     add_repeats,
@@ -106,7 +105,6 @@ def add_parser(subparsers: argparse._SubParsersAction, name: str = "selective") 
         help="also write a run folder: result.json, selective.md, coverage_agreement.png "
         "(coverage vs agreement) and report.html",
     )
-    add_data_dir(p)
     p.set_defaults(func=run)
 
 

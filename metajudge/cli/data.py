@@ -8,11 +8,7 @@ from __future__ import annotations
 import argparse
 
 from metajudge.cli import agreement
-from metajudge.cli.options import add_data_dir, add_tie_band
-
-
-def _data_dir_arg(q: argparse.ArgumentParser) -> None:
-    add_data_dir(q)  # the one --data-dir
+from metajudge.cli.options import add_tie_band
 
 
 def _source_args(q: argparse.ArgumentParser) -> None:
@@ -24,7 +20,6 @@ def _source_args(q: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="a canonical JSONL file (docs/own-data.md) or a built-in dataset's upstream file",
     )
-    _data_dir_arg(q)
 
 
 DATA_HELP = "datasets: list, show, validate, export, pairs, fetch, recount; annotator agreement"
@@ -42,7 +37,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="every dataset with its counts; with --data-dir, what that folder holds "
         "(built-in datasets and canonical JSONL files), without downloading",
     )
-    _data_dir_arg(q)
     q.add_argument(
         "--format",
         choices=("table", "json"),
@@ -98,7 +92,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="maintainers: then load the datasets and rewrite the counts their cards carry "
         "(what `data list` and `matrix list` show without loading)",
     )
-    _data_dir_arg(q)
     q.set_defaults(func=_cmd_fetch)
 
 

@@ -33,7 +33,6 @@ def _common(p: argparse.ArgumentParser, alpha: str = "the one-sided test") -> No
 def _scores(p: argparse.ArgumentParser) -> None:
     opt.add_judge_scores(p)
     opt.add_tie_band(p, "pairwise decisions")
-    opt.add_data_dir(p)
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -50,7 +49,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="the judge table: cost and agreement per judge (default: AlpacaEval's, in the data "
         "folder)",
     )
-    opt.add_data_dir(f)
     _common(f)
     f.set_defaults(func=_cmd_frontier)
     d = dsub.add_parser(
@@ -303,7 +301,6 @@ def _register_alt_test(dsub: argparse._SubParsersAction) -> None:  # type: ignor
         "--dimension", help="with --metric: the human dimension (default: the card's first)"
     )
     opt.add_seed(a, "the --limit draw")
-    opt.add_data_dir(a)
     opt.add_out(a, "write alt_test.md, alt_test.json and report.html into this folder")
     opt.add_format(a)
     a.set_defaults(func=_cmd_alt_test)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from metajudge.cli.options import add_data_dir, add_limit, add_n_boot, add_seed
+from metajudge.cli.options import add_limit, add_n_boot, add_seed
 from metajudge.cli.types import positive_int
 
 
@@ -40,7 +40,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_limit(p, "pairs of each subset (sets --n-rag and --n-table)", first=False)
     add_seed(p, "the draw and the judges")
     add_n_boot(p)
-    add_data_dir(p)
     p.set_defaults(func=_cmd_demo)
 
 

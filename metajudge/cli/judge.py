@@ -18,7 +18,6 @@ from typing import Any
 from metajudge.cli import judge_batch, judge_bench, judge_card, swap, verdicts
 from metajudge.cli.options import (
     add_backbone,
-    add_data_dir,
     add_prompt_variant,
     add_seed,
 )
@@ -72,7 +71,6 @@ def _add_mudabench(jsub: Any) -> None:
         action="store_true",
         help="final accuracy only (no gold-fact coverage judging)",
     )
-    add_data_dir(m)
     _output(m, "the full result (per-question verdicts)")
     m.set_defaults(func=_cmd_mudabench)
 
@@ -96,7 +94,6 @@ def _add_equivalence_probe(jsub: Any) -> None:
     )
     add_seed(p, "the probes")
     add_prompt_variant(p)
-    add_data_dir(p)
     _output(p, "probes and results")
     p.set_defaults(func=_cmd_probe)
 
@@ -120,7 +117,6 @@ def _add_mtraig_perturb(jsub: Any) -> None:
         help="comma-separated claim-verification modes, per_claim and/or batched (default both)",
     )
     add_prompt_variant(t)
-    add_data_dir(t)
     _output(t, "the result")
     t.set_defaults(func=_cmd_perturb)
 
@@ -295,7 +291,6 @@ def _add_jury(jsub: Any) -> None:
         help="share of the inputs that fit the weights and pick the best judge (default 0.5)",
     )
     add_seed(p)
-    add_data_dir(p)
     opt.add_format(p)
     p.set_defaults(func=_cmd_jury)
 
@@ -339,7 +334,6 @@ def _add_self_preference(jsub: Any) -> None:
     p.add_argument("--positive", help="the accepting label (default: the card's last label)")
     opt.add_n_boot(p)
     add_seed(p)
-    add_data_dir(p)
     opt.add_format(p)
     p.set_defaults(func=_cmd_self_preference)
 

@@ -18,9 +18,7 @@ from typing import Any
 from metajudge.cli.options import (
     add_backbone,
     add_cache_file,
-    add_data_dir,
     add_prompt_variant,
-    add_quiet,
     add_source_field,
 )
 
@@ -48,8 +46,6 @@ def add_export_batch(jsub: Any) -> None:
     add_backbone(e)
     add_prompt_variant(e)
     add_source_field(e)
-    add_data_dir(e)
-    add_quiet(e)
     e.set_defaults(func=cmd_export)
 
 

@@ -11,7 +11,6 @@ import argparse
 
 from metajudge.cli.options import (
     add_backbone,
-    add_data_dir,
     add_dataset_args,
     add_format,
     add_limit,
@@ -41,7 +40,6 @@ def add_run_bench(jsub: argparse._SubParsersAction) -> None:  # type: ignore[typ
     p.add_argument(
         "--max-tokens", type=positive_int, default=32, help="reply length cap (default 32)"
     )
-    add_data_dir(p)
     p.add_argument(
         "-o",
         "--output",

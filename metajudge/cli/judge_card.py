@@ -27,7 +27,6 @@ def add_card(jsub: Any) -> None:
     p.add_argument("--subset", help="only this subset of the dataset (e.g. framing)")
     opt.add_scores(
         p,
-        strict_ids=False,
         help="where the judge's column comes from (the --scores grammar: a score file, a "
         "framework's output file, shipped; default shipped)",
     )
@@ -65,7 +64,6 @@ def add_card(jsub: Any) -> None:
     opt.add_n_boot(p)
     opt.add_repeats(p, 50, " calibration/test")
     opt.add_seed(p, "the bootstrap and the splits")
-    opt.add_data_dir(p)
     opt.add_out(p, "the card's run folder: card.json, card.html, meta_eval/", required=True)
     opt.add_format(p)
     p.set_defaults(func=_cmd_card)

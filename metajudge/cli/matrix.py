@@ -10,12 +10,10 @@ from typing import Any
 
 from metajudge.cli.options import (
     add_baselines,
-    add_data_dir,
     add_format,
     add_limit,
     add_n_boot,
     add_out,
-    add_quiet,
     add_seed,
     limit_kw,
 )
@@ -44,7 +42,6 @@ def register(sub: Any) -> None:
         help="a canonical JSONL dataset file shown as one more column, repeatable",
     )
     add_format(p, ("md", "csv", "json"))
-    add_data_dir(p)
     add_baselines(p, "the baselines folder (default: the source tree's baselines/)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the table here instead of stdout")
     p.set_defaults(func=cmd_matrix)
@@ -75,13 +72,11 @@ def register(sub: Any) -> None:
     )
     add_out(r, "the run folder: cell.json and table.md (default: under the user cache)")
     add_format(r, ("md", "json"))
-    add_data_dir(r)
     add_baselines(
         r,
         "also store the cell as DIR/judges/<metric>__<dataset>.json (the stored baselines "
         "`metajudge matrix list` reads; default: none)",
     )
-    add_quiet(r)
     r.set_defaults(func=cmd_run)
 
 

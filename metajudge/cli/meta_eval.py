@@ -11,7 +11,6 @@ from typing import Any
 
 from metajudge.cli.options import (
     add_browser_cap,
-    add_data_dir,
     add_dataset_args,
     add_engine,
     add_format,
@@ -19,7 +18,6 @@ from metajudge.cli.options import (
     add_n_boot,
     add_out,
     add_paths_only,
-    add_quiet,
     add_report_display,
     add_score_reading,
     add_scores,
@@ -29,7 +27,7 @@ from metajudge.cli.options import (
     score_reading,
 )
 
-__all__ = ["add_dataset_args", "add_format", "add_quiet", "protocol_options", "register"]
+__all__ = ["add_dataset_args", "add_format", "protocol_options", "register"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -171,9 +169,7 @@ def _run_args(q: argparse.ArgumentParser) -> None:
         help="recompute registry metrics even when OUT/scores.jsonl covers them "
         "(rows whose signature still matches are reused)",
     )
-    add_data_dir(q)
     add_out(q, "run folder for scores.jsonl, result.json, tables and plots", required=True)
-    add_quiet(q)
     add_paths_only(q)
     add_report_display(q)
     add_browser_cap(q)

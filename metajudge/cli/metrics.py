@@ -17,7 +17,7 @@ def register(subparsers: Any) -> None:
 
 
 def _register_run(msub: Any) -> None:
-    from metajudge.cli.options import add_backbone, add_data_dir, add_quiet, add_source_field
+    from metajudge.cli.options import add_backbone, add_source_field
 
     p = msub.add_parser(
         "run",
@@ -44,7 +44,6 @@ def _register_run(msub: Any) -> None:
         "input.source, input.question, input.documents, meta.summary (reference-free data)",
     )
     add_source_field(p)
-    add_data_dir(p)
     p.add_argument(
         "--option",
         action="append",
@@ -61,7 +60,6 @@ def _register_run(msub: Any) -> None:
         metavar="FILE",
         help="a `calibrate fit` file: adds <metric>.calibrated (another signature: exit 2)",
     )
-    add_quiet(p)
     p.set_defaults(func=_cmd_score)
 
 

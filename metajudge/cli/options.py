@@ -106,7 +106,7 @@ def add_format(
     )
 
 
-def add_quiet(p: argparse.ArgumentParser) -> None:
+def add_quiet(p: Any) -> None:
     """``--quiet``: no progress bar, and nothing else."""
     _mark(p.add_argument("--quiet", action="store_true", help="no progress bar"), "--quiet")
 
@@ -371,10 +371,55 @@ def add_baselines(p: argparse.ArgumentParser, what: str, default: str | None = N
     p.add_argument("--baselines", metavar="DIR", default=default, help=what)
 
 
-def add_data_dir(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--data-dir", metavar="DIR", help="local data folder (default: $METAJUDGE_DATA_DIR)"
+#: The options of ``metajudge`` itself, which every command reads from its namespace and takes
+#: anywhere on the line (:func:`lift_root_options`): name -> whether it takes a value.
+ROOT_OPTIONS = {"--data-dir": True, "--strict-ids": False, "--quiet": False}
+
+
+def add_root_options(p: argparse.ArgumentParser) -> None:
+    """The :data:`ROOT_OPTIONS` on the root parser: ``--data-dir DIR`` (``args.data_dir``),
+    ``--strict-ids`` (``args.strict_ids``, read by :func:`id_policy`), ``--quiet``
+    (``args.quiet``)."""
+    g = p.add_argument_group("options of every command (also taken after the command)")
+    g.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help="local data folder (default: $METAJUDGE_DATA_DIR)",
     )
+    g.add_argument(
+        "--strict-ids",
+        action="store_true",
+        help="refuse a score file's rows for items or systems the dataset does not contain "
+        "(exit 2 naming file, line and field); by default they are dropped, counted and named "
+        "in one warning (judge swap and decide drift refuse them always)",
+    )
+    add_quiet(g)
+
+
+def lift_root_options(argv: list[str]) -> list[str]:
+    """``argv`` with every :data:`ROOT_OPTIONS` (``--data-dir DIR`` / ``--data-dir=DIR``,
+    ``--strict-ids``, ``--quiet``) moved to the front, where the root parser reads them, so
+    that they may follow the command (nothing after a ``--`` is touched). ``--data-dir``
+    without its value is refused (:class:`argparse.ArgumentError`)."""
+    lifted: list[str] = []
+    rest: list[str] = []
+    i = 0
+    while i < len(argv):
+        tok = argv[i]
+        if tok == "--":
+            rest += argv[i:]
+            break
+        name = tok.split("=", 1)[0]
+        takes_value = ROOT_OPTIONS.get(name)
+        if takes_value and tok == name:
+            if i + 1 == len(argv) or argv[i + 1].startswith("-"):
+                raise argparse.ArgumentError(None, f"argument {name}: expected one argument")
+            lifted += argv[i : i + 2]
+            i += 2
+            continue
+        (lifted if takes_value is not None else rest).append(tok)
+        i += 1
+    return lifted + rest
 
 
 def add_browser_cap(p: argparse.ArgumentParser) -> None:
@@ -429,22 +474,12 @@ def add_scores(
     p: argparse.ArgumentParser,
     *,
     help: str = SCORES_HELP,
-    strict_ids: bool = True,
 ) -> None:
-    """``--scores SPEC`` (repeatable, :mod:`metajudge.scores.spec`) into ``args.scores``.
-    ``strict_ids``: add ``--strict-ids`` (the command drops and counts rows for unknown ids
-    through :func:`id_policy` unless it is given); without it the command refuses them always."""
+    """``--scores SPEC`` (repeatable, :mod:`metajudge.scores.spec`) into ``args.scores``; rows
+    for unknown ids are dropped and counted through :func:`id_policy` unless ``metajudge
+    --strict-ids`` (:data:`ROOT_OPTIONS`) is given."""
     p.add_argument(
         "--scores", action="append", type=score_spec, default=[], metavar="SPEC", help=help
-    )
-    if not strict_ids:
-        return
-    p.add_argument(
-        "--strict-ids",
-        action="store_true",
-        help="refuse a score file's rows for items or systems the dataset does not contain "
-        "(exit 2 naming file, line and field); by default they are dropped, counted and named "
-        "in one warning",
     )
 
 
@@ -499,10 +534,10 @@ def score_reading(args: argparse.Namespace) -> Any:
 
 def id_policy(args: argparse.Namespace) -> Any:
     """The :class:`~metajudge.scores.readers.alignment.IdPolicy` of a command with :func:`add_scores`
-    (``--strict-ids``)."""
+    (``metajudge --strict-ids``, a root option: every namespace has it)."""
     from metajudge.scores.readers.alignment import IdPolicy
 
-    return IdPolicy(strict=bool(getattr(args, "strict_ids", False)))
+    return IdPolicy(strict=bool(args.strict_ids))
 
 
 def warn_dropped(ids: Any) -> None:
@@ -526,7 +561,6 @@ def add_judge_scores(p: argparse.ArgumentParser) -> None:
     )
     add_scores(
         p,
-        strict_ids=False,  # backbone-swap / decide refuse unknown ids, as before
         help="a judge's score column per backbone, repeatable: LABEL=PATH[:COL], PATH:COL, or "
         "shipped:BACKBONE[,BACKBONE] for the judge columns the dataset's card declares "
         "(lftqa_eval: gpt-4o,gpt-4o-mini,Meta-Llama-3.1-70B-Instruct-Turbo)",

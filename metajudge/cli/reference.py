@@ -27,7 +27,12 @@ COMMAND = "python -m metajudge.cli.reference > docs/cli.md"
 #: The spellings shared by every command beside :data:`metajudge.cli.options.MEANINGS`.
 CONVENTIONS = (
     "`--dataset NAME` (a built-in dataset) or `--input FILE` (a canonical JSONL file)",
-    "`--data-dir DIR`: the local data folder (default `$METAJUDGE_DATA_DIR`)",
+    (
+        "`--data-dir DIR` (the local data folder, default `$METAJUDGE_DATA_DIR`), `--strict-ids` "
+        "(refuse score rows for unknown ids) and `--quiet` (no progress bar): options of "
+        "`metajudge` itself that every command takes, before or after its name "
+        "(`metajudge --data-dir DIR data list` = `metajudge data list --data-dir DIR`)"
+    ),
     "`-o`/`--output FILE` writes one file; `--out DIR` writes a run folder",
     "`--format`: what is printed (`md`, `csv`, `json`, `tex`, ... as the command offers)",
     "`--backbone NAME` (one judge backbone) and `--backbones A,B` (several)",

@@ -12,7 +12,6 @@ import argparse
 from metajudge.cli.grammar import label_help
 from metajudge.cli.options import (
     add_alpha,
-    add_data_dir,
     add_level,
     add_n_boot,
     add_n_perm,
@@ -66,7 +65,6 @@ def _register_power(subparsers: argparse._SubParsersAction) -> None:  # type: ig
     g = q.add_mutually_exclusive_group()
     g.add_argument("--dataset", metavar="NAME", help="estimate r12 on this dataset's responses")
     g.add_argument("--input", metavar="FILE", help="estimate r12 on this canonical JSONL file")
-    add_data_dir(q)
     q.add_argument("--subset", help="only this subset of the dataset")
     add_scores(q)
     q.add_argument("--metrics", help="the two metrics whose scores give r12: A,B")
@@ -251,7 +249,6 @@ def _add_score_source(q: argparse.ArgumentParser) -> None:
     g = q.add_mutually_exclusive_group(required=True)
     g.add_argument("--dataset", metavar="NAME", help="a built-in dataset (see `data list`)")
     g.add_argument("--input", metavar="FILE", help="a canonical JSONL dataset file")
-    add_data_dir(q)
     q.add_argument("--subset", help="only this subset of the dataset")
     q.add_argument("--dimension", required=True, help="the human dimension to correlate with")
     q.add_argument("--metrics", help="comma-separated metric names (default: all given)")

@@ -59,7 +59,6 @@ def add_swap(jsub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
     )
     opt.add_n_boot(p)
     opt.add_seed(p, "the --limit draw, the bootstrap and the judges")
-    opt.add_data_dir(p)
     opt.add_out(
         p,
         "write swap.md, swap.json, plots and report.html into this folder (with --x/--y: "
@@ -147,7 +146,6 @@ def _register_diagnostics(d: argparse.ArgumentParser) -> None:
         "for calibrate selective / conformal --scores (default none)",
     )
     opt.add_seed(d, "the --limit draw and the repeated runs")
-    opt.add_data_dir(d)
     opt.add_out(d, "write diagnostics.md, diagnostics.json (and confidence.jsonl) into this folder")
     opt.add_format(d)
     d.set_defaults(func=_cmd_diag)

@@ -4,7 +4,7 @@ The input is a rating table (a :class:`~metajudge.data.source.DataSource`: ``--i
 rating-distribution format, or a dataset with ``--scores`` naming one judge column), built by
 :func:`calibration_table`; on a pairwise or categorical dataset ``conformal`` takes the verdict
 table (:mod:`metajudge.analyses.calibration.verdict_sets`) instead. Each run function returns the
-result, its Markdown and the files it wrote (``--output``, ``--html``, ``--intervals``, the run
+result, its Markdown and the files it wrote (``--output``, the run
 folder ``--out`` through :func:`metajudge.run_folder.run_folder`), in the order written; the CLI
 (:mod:`metajudge.cli.calibrate`) prints.
 """
@@ -28,7 +28,7 @@ SETS = ("lac", "aps")
 @dataclass
 class CalibrationRun:
     """A calibrate command's result, its Markdown, and the files written:
-    ``wrote`` ([(what, path)] of ``--output``/``--html``/``--intervals``) and ``folder`` (the run
+    ``wrote`` ([(what, path)] of ``--output``) and ``folder`` (the run
     folder's files at their final paths)."""
 
     result: Any
@@ -81,18 +81,6 @@ def write_folder(
     return [rf.final(d / n) for n in ("result.json", *texts, *(n for n, _ in plots), page.name)]
 
 
-def _fit_page(res: Any) -> str:
-    """``--html FILE``: the report page of the fit, its reliability diagram inlined."""
-    import tempfile
-
-    from metajudge.reports.calibration_html import RELIABILITY_FILE, fit_payload, plot_reliability
-    from metajudge.reports.html_page import plots_of, render_page
-
-    with tempfile.TemporaryDirectory() as d:
-        plot_reliability(res, Path(d) / RELIABILITY_FILE)
-        return render_page(fit_payload(res), plots_of(Path(d)))
-
-
 def _calibrator_text(res: Any) -> str:
     return json.dumps(res.calibrator, indent=1) + "\n"
 
@@ -106,18 +94,17 @@ def run_fit(
     fraction: float = 0.5,
     folds: int | None = None,
     output: str | None = None,
-    html: str | None = None,
     out: str | None = None,
 ) -> CalibrationRun:
     """``calibrate fit``: the fit with its held-out errors; the calibrator written to ``output``,
-    the report page to ``html``, a run folder to ``out`` (each checked before any work)."""
+    a run folder to ``out`` (its ``report.html`` with the reliability diagram; each checked
+    before any work)."""
     from metajudge.analyses.calibration.fit import calibrate_fit
     from metajudge.io import atomic_write, check_out_dir, check_output_file
     from metajudge.reports.calibration import fit_markdown
 
     inputs = [src.path]
     cal_file = check_output_file(output, inputs=inputs, field="--output") if output else None
-    page = check_output_file(html, inputs=[*inputs, cal_file], field="--html") if html else None
     if out:
         check_out_dir(out, inputs=inputs, field="--out")
     table, dropped = calibration_table(src)
@@ -127,10 +114,6 @@ def run_fit(
         with atomic_write(cal_file) as fh:
             fh.write(_calibrator_text(res))
         run.wrote.append(("the calibrator", cal_file))
-    if page is not None:
-        with atomic_write(page) as fh:
-            fh.write(_fit_page(res))
-        run.wrote.append(("", page))
     if out:
         from metajudge.reports.calibration_html import (
             RELIABILITY_FILE,
@@ -192,17 +175,10 @@ def _intervals_csv(items: list[dict[str, Any]]) -> str:
     return buf.getvalue()
 
 
-def _conformal_files(
-    run: CalibrationRun, src: DataSource, intervals: str | None, out: str | None
-) -> CalibrationRun:
-    """``--intervals FILE`` and ``--out DIR`` of ``calibrate conformal``."""
+def _conformal_files(run: CalibrationRun, src: DataSource, out: str | None) -> CalibrationRun:
+    """``--out DIR`` of ``calibrate conformal`` (``intervals.csv``: each test item's interval /
+    set of the first split)."""
     res = run.result
-    if intervals:
-        from metajudge.io import atomic_write
-
-        with atomic_write(intervals) as fh:
-            fh.write(_intervals_csv(res.items))
-        run.wrote.append((f"{len(res.items)} intervals", Path(intervals)))
     if out:
         from metajudge.reports.calibration_html import conformal_payload
 
@@ -287,30 +263,27 @@ def run_conformal(
     src: DataSource,
     opts: ConformalOptions,
     *,
-    intervals: str | None = None,
     out: str | None = None,
 ) -> CalibrationRun:
     """``calibrate conformal``: intervals for ratings, prediction sets for verdicts; each test
-    item's interval / set of the first split written to ``intervals``, a run folder to ``out``
+    item's interval / set of the first split written to ``out``'s ``intervals.csv``
     (each checked before any work). ``result.target["warning"]``: the shift warning, if any."""
     from metajudge.analyses.calibration.table import check_alpha
-    from metajudge.io import check_out_dir, check_output_file
+    from metajudge.io import check_out_dir
 
     check_alpha(opts.alpha)
     check_alpha(opts.shift_alpha, "--shift-alpha")
-    if intervals:
-        check_output_file(intervals, inputs=[src.path, opts.target], field="--intervals")
     if out:
         check_out_dir(out, inputs=[src.path, opts.target], field="--out")
     if src.scores and out:  # the table and the report read one dataset
         src = src.loaded_once()
     table, dropped = calibration_table(src, sets=True)
-    keep = bool(intervals or out)
+    keep = bool(out)
     if not hasattr(table, "pred"):
         res, md = _sets(table, opts, keep)
     else:
         res, md = _intervals(table, dropped, src, opts, keep)
-    return _conformal_files(CalibrationRun(res, md), src, intervals, out)
+    return _conformal_files(CalibrationRun(res, md), src, out)
 
 
 def run_selective(

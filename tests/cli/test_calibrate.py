@@ -335,7 +335,6 @@ def test_platt_on_a_binary_distribution_and_one_class_refused(tmp_path: Path, ca
 
 
 def test_fit_html_reliability_diagram(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    page = tmp_path / "fit.html"
     argv = [
         "calibrate",
         "fit",
@@ -344,20 +343,19 @@ def test_fit_html_reliability_diagram(data_dir: Path, tmp_path: Path, capsys) ->
         "--repeats",
         "2",
     ]
-    r = _json(capsys, [*argv, "--html", str(page), "--format", "json"])
+    r = _json(capsys, [*argv, "--out", str(tmp_path / "fit"), "--format", "json"])
     gap = {
         t: sum(abs(b["pred"] - b["outcome"]) for b in r["reliability"][t]) / 10
         for t in ("before", "after")
     }
     assert gap["after"] < 0.5 * gap["before"]  # held-out bins move onto the diagonal
-    text = page.read_text()
+    text = (tmp_path / "fit" / "report.html").read_text()
     assert text.count('<img alt="reliability.png"') == 1 and "Reliability diagram" in text
 
 
 def test_intervals_per_item(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     import csv
 
-    out = tmp_path / "intervals.csv"
     argv = [
         "calibrate",
         "conformal",
@@ -374,13 +372,13 @@ def test_intervals_per_item(data_dir: Path, tmp_path: Path, capsys) -> None:  # 
             "split",
             "--method",
             "isotonic-split",
-            "--intervals",
-            str(out),
+            "--out",
+            str(tmp_path / "conf"),
             "--format",
             "json",
         ],
     )
-    rows = list(csv.DictReader(out.open()))
+    rows = list(csv.DictReader((tmp_path / "conf" / "intervals.csv").open()))
     assert len(rows) == 1600  # 800 test rows x 2 methods
     for m in r["methods"]:
         mine = [x for x in rows if x["method"] == m["method"]]

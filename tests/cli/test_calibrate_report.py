@@ -35,20 +35,19 @@ def _run(capsys, argv: list[str]) -> dict:  # type: ignore[no-untyped-def]
 
 
 def test_fit_report_has_the_reliability_diagram(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    out, page = tmp_path / "fit", tmp_path / "fit.html"
+    out = tmp_path / "fit"
     argv = ["calibrate", "fit", "--ratings", _sheng(data_dir), "--method", "temperature"]
-    r = _run(capsys, [*argv, "--repeats", "2", "--out", str(out), "--html", str(page)])
+    r = _run(capsys, [*argv, "--repeats", "2", "--out", str(out)])
     names = {p.name for p in out.iterdir()}
     assert {"result.json", "fit.md", "calibrator.json", "reliability.png", "report.html"} <= names
-    for f in (out / "report.html", page):
-        text, d = _page(f)
-        assert text.count('<img alt="reliability.png"') == 1 and text.count("<img ") == 1
-        assert d["kind"] == "calibrate-fit" and len(d["tables"]) == 2
-        measures, bins = d["tables"]
-        assert [row[0] for row in measures["rows"]] == ["MAE", "RMSE", "BRIER", "ECE"]
-        assert measures["rows"][2][1] == round(r["before"]["brier"], 4)
-        assert len(bins["rows"]) == len(r["reliability"]["before"]) == 10
-        assert bins["rows"][0][2] == round(r["reliability"]["before"][0]["pred"], 4)
+    text, d = _page(out / "report.html")
+    assert text.count('<img alt="reliability.png"') == 1 and text.count("<img ") == 1
+    assert d["kind"] == "calibrate-fit" and len(d["tables"]) == 2
+    measures, bins = d["tables"]
+    assert [row[0] for row in measures["rows"]] == ["MAE", "RMSE", "BRIER", "ECE"]
+    assert measures["rows"][2][1] == round(r["before"]["brier"], 4)
+    assert len(bins["rows"]) == len(r["reliability"]["before"]) == 10
+    assert bins["rows"][0][2] == round(r["reliability"]["before"][0]["pred"], 4)
     assert json.loads((out / "calibrator.json").read_text()) == r["calibrator"]
 
 

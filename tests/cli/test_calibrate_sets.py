@@ -73,10 +73,9 @@ def test_alpha_moves_coverage_and_size(capsys) -> None:  # type: ignore[no-untyp
 
 
 def test_sets_per_item_file(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    out = tmp_path / "sets.csv"
     argv = [*CMD, "--scores", "shipped:gpt-4-turbo", "--method", "lac", "--repeats", "3"]
-    r = _json(capsys, [*argv, "--intervals", str(out)])
-    rows = list(csv.DictReader(out.open()))
+    r = _json(capsys, [*argv, "--out", str(tmp_path / "sets")])
+    rows = list(csv.DictReader((tmp_path / "sets" / "intervals.csv").open()))
     assert len(rows) == 250 and {x["method"] for x in rows} == {"lac"}
     assert {x["set"] for x in rows} <= {"a", "b", "a|b", ""}
     assert all(int(x["size"]) == len([c for c in x["set"].split("|") if c]) for x in rows)

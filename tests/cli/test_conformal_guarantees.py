@@ -86,12 +86,11 @@ def test_default_methods_on_ten_rows_do_not_crash(data_dir: Path, tmp_path: Path
 def test_intervals_snap_to_the_full_label_grid(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     """The boundary adjustment snaps onto every third from 1 to 5, seen in calibration or not;
     snapping to the calibration rows' scores lost coverage (split at 20 rows: 0.863)."""
-    out = tmp_path / "iv.csv"
     f = str(_sheng(data_dir, "coherence"))
     argv = [*CMD, "--ratings", f, "--fraction", "0.0125", "--method", "split", "--repeats", "1"]
-    r, _ = _run(capsys, [*argv, "--intervals", str(out)])
+    r, _ = _run(capsys, [*argv, "--out", str(tmp_path / "iv")])
     assert r["grid"] == pytest.approx(THIRDS)
-    rows = list(csv.DictReader(out.open()))
+    rows = list(csv.DictReader((tmp_path / "iv" / "intervals.csv").open()))
     assert len(rows) == 1580
     ends = {round(float(x[k]), 6) for x in rows for k in ("lo", "hi")}
     assert ends <= {round(g, 6) for g in THIRDS}

@@ -253,3 +253,27 @@ def test_readme_and_makefile_commands_parse() -> None:
         except SystemExit:
             pytest.fail(f"does not parse: {cmd}")
         assert callable(getattr(args, "func", None)), cmd
+
+
+def test_root_options_are_taken_before_or_after_the_command(capsys) -> None:  # type: ignore[no-untyped-def]
+    """``--data-dir``, ``--strict-ids`` and ``--quiet`` are options of ``metajudge`` itself
+    (one each in the census) that every command reads, wherever they stand on the line."""
+    from metajudge.cli.options import ROOT_OPTIONS, lift_root_options
+
+    p = build_parser()
+    cmd = ["meta-eval", "--dataset", "d", "--out", "o"]
+    after = p.parse_args([*cmd, "--data-dir", "D", "--strict-ids", "--quiet"])
+    before = p.parse_args(["--data-dir=D", "--strict-ids", "--quiet", *cmd])
+    assert vars(after) == vars(before)
+    assert (after.data_dir, after.strict_ids, after.quiet) == ("D", True, True)
+    plain = p.parse_args(["data", "list"])  # every command's namespace has them
+    assert (plain.data_dir, plain.strict_ids, plain.quiet) == (None, False, False)
+    on_commands = {
+        s for path, q in walk(p, hidden=False) if path != "metajudge" for a in _options(q)
+        for s in a.option_strings
+    }  # fmt: skip
+    assert not on_commands & set(ROOT_OPTIONS)
+    # nothing after `--` is lifted; a --data-dir without its value is refused
+    assert lift_root_options(["a", "--quiet", "--", "--quiet"]) == ["--quiet", "a", "--", "--quiet"]
+    assert main(["data", "list", "--data-dir"]) == 2
+    assert "argument --data-dir: expected one argument" in capsys.readouterr().err
