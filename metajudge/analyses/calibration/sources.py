@@ -10,6 +10,7 @@ from typing import Any
 
 from metajudge.analyses.calibration.table import RatingTable, from_distributions, from_rows
 from metajudge.errors import InputError
+from metajudge.scores.readers.rows import file_signature
 
 
 def _shipped_signature(path: Path, data_dir: Any) -> tuple[str, str] | None:
@@ -28,7 +29,7 @@ def _shipped_signature(path: Path, data_dir: Any) -> tuple[str, str] | None:
             for dim in card.dimensions:
                 if str(spec["file"]).format(model=model, dimension=dim) == found[1]:
                     name = str(spec["backbone_column"]).format(backbone=model, dimension=dim)
-                    return name, f"{name}|source:{card.name}/{found[1]}|external"
+                    return name, file_signature(name, f"{card.name}/{found[1]}")
     return None
 
 
@@ -51,7 +52,7 @@ def table_from_csv(
         name, sig = known
     else:
         name = judge or p.stem
-        sig = f"{name}|source:{p.name}|external"
+        sig = file_signature(name, p.name)
     return from_distributions(dist, judge=name, signature=sig)
 
 
