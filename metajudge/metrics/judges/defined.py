@@ -202,7 +202,8 @@ class DefinedJudge(JudgeMetric):
 
     def score_batch(self, items: Sequence[ScoreItem]) -> list[MetricResult]:
         built = [self._item_request(it, i) for i, it in enumerate(items)]  # all before a call
-        outs = iter(self.client.run([b for b in built if isinstance(b, Request)]))
+        reqs = [b for b in built if isinstance(b, Request)]
+        outs = iter(self.client.run(reqs, accept=self._no_verdict))
         results = []
         for it, b in zip(items, built, strict=True):
             if isinstance(b, str):
@@ -218,12 +219,24 @@ class DefinedJudge(JudgeMetric):
             results.append(self._result(it, c))
         return results
 
-    def _readings(self, c: Completion) -> list[ParsedVerdict]:
+    def _read(self, c: Completion) -> list[ParsedVerdict]:
         d = self.definition
-        out = [
+        return [
             read_choice(ch.text, ch.logprobs, d.parse, kind=d.kind, labels=d.labels, scale=d.scale)
             for ch in c.choices
         ]
+
+    def _no_verdict(self, request: Request, c: Completion) -> str | None:
+        """Why ``c`` holds no verdict under the definition's parser (``None`` when one choice
+        does): such a reply is never stored in the response cache nor served from it, so the
+        next run asks again (docs/judges.md; the cache applies it,
+        :class:`~metajudge.backends.cached.CachedBackend`)."""
+        if any(r.verdict is not None for r in self._read(c)):
+            return None
+        return f"no verdict in the reply under parse method {self.definition.parse['method']!r}"
+
+    def _readings(self, c: Completion) -> list[ParsedVerdict]:
+        out = self._read(c)
         fails = sum(r.verdict is None for r in out)
         self.count(len(out), fails)
         return out
@@ -305,7 +318,7 @@ class DefinedJudge(JudgeMetric):
                 ctx["a"], ctx["b"] = ctx["b"], ctx["a"]
             reqs.append(self.build(ctx, r.id, i))
         out = []
-        for r, c in zip(records, self.client.run(reqs), strict=True):
+        for r, c in zip(records, self.client.run(reqs, accept=self._no_verdict), strict=True):
             self.calls += 1
             if isinstance(c, BackendError):
                 out.append(PairwiseVerdict(r.id, order, None, None, "", f"backend error: {c}"))  # type: ignore[arg-type]

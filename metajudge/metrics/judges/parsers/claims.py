@@ -156,10 +156,7 @@ def _from_json(text: str) -> tuple[bool, ClaimLabel | None]:
     i, j = text.find("{"), text.rfind("}")
     if i < 0 or j <= i:
         return False, None
-    try:
-        obj = json.loads(text[i : j + 1])
-    except json.JSONDecodeError:
-        return False, None
+    obj = loads_reply(text[i : j + 1])
     if not isinstance(obj, dict):
         return False, None
     low = {str(k).lower(): v for k, v in obj.items()}
@@ -243,21 +240,41 @@ def parse_verdict(text: str, *, partial: float = 0.0) -> int | float | None:
     return int(v) if v in (0.0, 1.0) else v
 
 
+#: Longest reply text the JSON readers parse (a judge's verdict object is far shorter).
+MAX_JSON_CHARS = 1_000_000
+
+
+def loads_reply(text: str) -> object | None:
+    """``text`` parsed as JSON, or ``None`` when it is not JSON a parser can use: invalid,
+    longer than :data:`MAX_JSON_CHARS`, nested too deep for the decoder (``RecursionError``) or
+    holding an integer over Python's digit limit (``ValueError``). The one place judge replies
+    are decoded, so no reply can raise out of a parser (issue 66).
+
+    >>> loads_reply('{"score": 4}'), loads_reply("{nope")
+    ({'score': 4}, None)
+    >>> loads_reply('{"score": ' + "[" * 100_000 + "]" * 100_000 + "}") is None
+    True
+    >>> loads_reply('{"score": ' + "9" * 5000 + "}") is None
+    True
+    """
+    if len(text) > MAX_JSON_CHARS:
+        return None
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
+        return None
+
+
 def json_object(text: str) -> dict | None:
     """The outermost ``{...}`` of a judge reply parsed as a JSON object; ``None`` if there is none
-    (the one lenient JSON reader of the judge parsers)."""
+    (the one lenient JSON reader of the judge parsers; :func:`loads_reply` decodes)."""
     t = (text or "").strip()
     i = t.find("{")
-    if i < 0:
-        return None
     j = t.rfind("}")
-    if j > i:
-        try:
-            obj = json.loads(t[i : j + 1])
-            return obj if isinstance(obj, dict) else None
-        except json.JSONDecodeError:
-            pass
-    return None
+    if i < 0 or j <= i:
+        return None
+    obj = loads_reply(t[i : j + 1])
+    return obj if isinstance(obj, dict) else None
 
 
 _YN_ITEM = re.compile(r'\s*(?:"\s*(yes|no|true|false)\s*"|(true|false))\s*,?', re.IGNORECASE)

@@ -8,7 +8,6 @@ it whenever a parser changes what it accepts.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Sequence
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from metajudge.metrics.judges.parsers.claims import (  # noqa: F401 - verdict parsers live there
     json_object,
+    loads_reply,
     parse_verdict,
     parse_verdict_list,
 )
@@ -258,10 +258,7 @@ def parse_list(
     if not t:
         return None
     if t.startswith("["):
-        try:
-            arr = json.loads(t)
-        except json.JSONDecodeError:
-            arr = None
+        arr = loads_reply(t)
         if isinstance(arr, list) and all(isinstance(x, str) for x in arr):
             arr = [x.strip() for x in arr]
             return _dedupe(arr, max_items) if dedupe else [x for x in arr if x]

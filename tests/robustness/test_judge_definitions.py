@@ -1,0 +1,219 @@
+"""Issue 66, groups 2, 3, 4, 9, 10 and 15: a judge defined in a file (``judge:PATH``) against a
+scripted loopback server and hostile definitions, through ``metrics run``.
+
+- group 2: a reply with no verdict under the definition's parser (log-probabilities of "Yes", a
+  "9" on 1-5, a regex or JSON field that is not there) is counted and never cached: the rerun
+  asks again;
+- group 3: a reply of 100,000 nested ``[`` or holding a 5,000-digit number is an unparseable
+  reply (the claim parser and ``parse: {method: json}``), never a traceback, never cached;
+- group 4: a pattern with nested quantifiers is refused at load (exit 2 naming the field);
+- group 9: a template that fails at render (a type error, a division by zero, an overflow, a
+  recursive macro, an ``include``) is exit 2 naming the file and the field, before any call;
+- group 10: a template's work and its rendered prompt are bounded (nested ``range`` loops, a
+  huge string product); an over-long prompt is refused, counted and not sent;
+- group 15: a non-finite sampling number is exit 2 naming the key.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from metajudge.cli import main
+from metajudge.metrics.judges.parsers.claims import parse_verdict, parse_verdict_list
+from metajudge.metrics.judges.parsers.ratings import parse_list
+from tests.backends.test_http import KEY, KEY_ENV, FakeOpenAI
+
+FIX = Path(__file__).parents[1] / "fixtures" / "judges"
+RUBRIC = (FIX / "faithfulness_rubric.yaml").read_text(encoding="utf-8")
+MARK = "units"  # in every judge prompt of the dataset below
+N_ITEMS = 6  # pairs: 12 responses, 12 calls
+DEEP = '{"score": ' + "[" * 100_000 + "]" * 100_000 + "}"
+HUGE_NUMBER = '{"score": ' + "9" * 5000 + "}"
+
+
+@pytest.fixture(autouse=True)
+def _env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv(KEY_ENV, KEY)
+    monkeypatch.setenv("METAJUDGE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("METAJUDGE_BACKENDS_DIR", str(tmp_path / "backends"))
+
+
+@contextmanager
+def _deadline(seconds: int) -> Iterator[None]:
+    """Fail (not hang) when the block runs past ``seconds``."""
+
+    def _alarm(*_: object) -> None:
+        raise TimeoutError(f"still running after {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+class Scripted(FakeOpenAI):
+    """A loopback server whose faults are replies: ``yes`` (log-probabilities of Yes / No),
+    ``nine`` (a "9" on 1-5), ``text:…`` (that reply text, no log-probabilities); healthy
+    replies are ``Score: N`` with the digit's log-probabilities, or ``{"score": N}`` when
+    :attr:`as_json`."""
+
+    as_json = False
+
+    def answer(self, body: dict[str, Any], *, chat: bool) -> dict[str, Any]:
+        out = super().answer(body, chat=chat)
+        if self.as_json:
+            msg = out["choices"][0]["message"]
+            msg["content"] = json.dumps({"score": int(msg["content"][-1])})
+        return out
+
+    def spoil(self, reply: dict[str, Any], action: str) -> dict[str, Any]:
+        ch = reply["choices"][0]
+        if action in ("yes", "nine"):
+            tok = "Yes" if action == "yes" else "9"
+            other = "No" if action == "yes" else "8"
+            ch["message"]["content"] = tok
+            alts = [{"token": tok, "logprob": -0.1}, {"token": other, "logprob": -2.5}]
+            ch["logprobs"] = {"content": [{"token": tok, "logprob": -0.1, "top_logprobs": alts}]}
+            return reply
+        if action.startswith("text:"):
+            ch["message"]["content"] = action[len("text:") :]
+            ch.pop("logprobs", None)
+            return reply
+        return super().spoil(reply, action)
+
+
+def _backbone(tmp_path: Path, base_url: str, **kw: Any) -> None:
+    d = tmp_path / "backends"
+    d.mkdir(exist_ok=True)
+    fields = {
+        "name": "fake",
+        "kind": "openai",
+        "model": "fake-model",
+        "base_url": base_url,
+        "api_key_env": KEY_ENV,
+        "n_ctx": 8192,
+        "max_retries": 0,
+        "backoff_base_s": 0.01,
+        "timeout_s": 10.0,
+        **kw,
+    }
+    (d / "fake.toml").write_text("".join(f"{k} = {json.dumps(v)}\n" for k, v in fields.items()))
+
+
+def _dataset(tmp_path: Path) -> Path:
+    f = tmp_path / "pairs.jsonl"
+    rows = [
+        {
+            "id": f"p{i}",
+            "input": {"question": "How many units were sold?", "context": "Week 1: 10 units."},
+            "a": {"system": "s1", "response": f"{10 + i} units."},
+            "b": {"system": "s2", "response": f"{40 + i} units."},
+            "labels": {"overall": [(-1) ** i]},
+            "meta": {"n": 10},
+        }
+        for i in range(N_ITEMS)
+    ]
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return f
+
+
+def _definition(tmp_path: Path, parse: str | None = None, **replace: str) -> Path:
+    """The faithfulness rubric with ``parse`` (YAML lines) and text replacements."""
+    text = RUBRIC
+    if parse is not None:
+        text = text.replace("parse:\n  method: logprobs\n  constrained: true\n", parse)
+    for old, new in replace.items():
+        assert old in text, old
+        text = text.replace(old, new)
+    p = tmp_path / "judge.yaml"
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def _run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], definition: Path
+) -> tuple[object, list[dict[str, Any]], str]:
+    """``metrics run`` of ``judge:definition`` on the fake backbone: (exit, rows, stderr)."""
+    out = tmp_path / "scores.jsonl"
+    out.unlink(missing_ok=True)
+    argv = ["metrics", "run", "--input", str(_dataset(tmp_path)), "--metrics"]
+    argv += [f"judge:{definition}", "--backbone", "fake", "-o", str(out), "--quiet"]
+    capsys.readouterr()
+    try:
+        with _deadline(60):
+            rc: object = main(argv)
+    except BaseException as e:  # noqa: BLE001 - the point: nothing may escape main()
+        rc = f"raised {type(e).__name__}: {e}"
+    rows = [json.loads(x) for x in out.read_text().splitlines()] if out.exists() else []
+    return rc, rows, capsys.readouterr().err
+
+
+def _cached(tmp_path: Path) -> int:
+    db = tmp_path / "cache" / "llm-cache.sqlite"
+    if not db.exists():
+        return 0
+    with sqlite3.connect(db) as con:
+        return int(con.execute("SELECT count(*) FROM responses").fetchone()[0])
+
+
+def _calls(server: FakeOpenAI) -> int:
+    return sum(server.attempts.values())
+
+
+REGEX = "parse:\n  method: regex\n  pattern: 'Score: (?P<score>[0-9]+)'\n"
+JSON = "parse:\n  method: json\n  field: score\n"
+CASES = {
+    "logprobs-yes": (None, "yes"),
+    "logprobs-nine": (None, "nine"),
+    "regex-nine": (REGEX, "text:Score: 9"),
+    "regex-none": (REGEX, "text:I cannot say."),
+    "json-nine": (JSON, 'text:{"score": 9}'),
+    "json-deep": (JSON, "text:" + DEEP),
+    "json-huge-number": (JSON, "text:" + HUGE_NUMBER),
+}
+
+
+# -- groups 2 and 3: what is no verdict is counted, shown, never cached ---------------------------
+@pytest.mark.parametrize("case", list(CASES))
+def test_a_reply_without_a_verdict_is_counted_and_never_cached(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: run 1 made 12 calls (errors=12), run 2 made 0 calls and served the 12 errors from
+    the cache; a deep or huge-number JSON reply raised RecursionError / ValueError. After: run 2
+    asks again; once the server is healthy every item is scored and stored."""
+    parse, fault = CASES[case]
+    with Scripted() as server:
+        server.as_json = parse == JSON
+        _backbone(tmp_path, server.base_url)
+        judge = _definition(tmp_path, parse)
+        for run in (1, 2):
+            server.faults[MARK] = [fault] * (2 * N_ITEMS)
+            rc, rows, err = _run(tmp_path, capsys, judge)
+            assert rc == 1 and "Traceback" not in err, (rc, err[-800:])
+            assert _calls(server) == 2 * N_ITEMS * run, (run, _calls(server))
+            assert len(rows) == 2 * N_ITEMS and all(r["score"] is None for r in rows)
+            assert all(r["error"] == "unparseable judge output" for r in rows)
+            assert _cached(tmp_path) == 0
+        rc, rows, err = _run(tmp_path, capsys, judge)  # healthy now
+        assert rc == 0 and _calls(server) == 6 * N_ITEMS, (rc, err[-800:])
+        assert all(r["error"] is None and 1 <= r["score"] <= 5 for r in rows)
+        assert _cached(tmp_path) == 2 * N_ITEMS
+
+
+@pytest.mark.parametrize("reply", [DEEP, HUGE_NUMBER], ids=["deep", "huge-number"])
+def test_the_claim_parsers_read_a_hostile_reply_as_no_verdict(reply: str) -> None:
+    """Before: RecursionError / ValueError out of the claim parsers."""
+    assert parse_verdict(reply) is None
+    assert parse_verdict_list(reply, 2) is None
+    assert parse_list("[" + reply + "]") is None
