@@ -37,12 +37,14 @@ from metajudge.metrics.judges.definition import (
     PAIRWISE_LABELS,
     JudgeDefinition,
     chatml_messages,
+    check_sampling,
 )
 from metajudge.metrics.judges.parsers.alpaca_eval import (  # noqa: F401 - the parsers, re-exported
     logprob_parser,
     ranking_parser,
     regex_parser,
 )
+from metajudge.metrics.judges.sandbox import regex_hazard
 
 PARSERS = ("ranking_parser", "logprob_parser", "regex_parser")
 #: AlpacaEval's placeholders and the record fields they are filled from
@@ -124,14 +126,16 @@ def _parser(cfg: Mapping[str, Any], path: str) -> dict[str, Any]:
         )
     if name == "regex_parser":
         for k, rx in kwargs["outputs_to_match"].items():
+            where = f"completion_parser_kwargs.outputs_to_match.{k}"
             try:
                 re.compile(rx)
             except (re.error, TypeError) as ex:
                 raise InputError(
-                    f"the regex does not compile: {ex}",
-                    path=path,
-                    field=f"completion_parser_kwargs.outputs_to_match.{k}",
+                    f"the regex does not compile: {ex}", path=path, field=where
                 ) from None
+            hazard = regex_hazard(rx)
+            if hazard is not None:
+                raise InputError(f"the regex is refused: {hazard}", path=path, field=where)
     return {
         "method": "alpaca_eval",
         "parser": name,
@@ -148,6 +152,7 @@ def from_alpaca_eval(doc: Mapping[str, Any], path: str) -> JudgeDefinition:
     template = _template(cfg, path)
     parse = _parser(cfg, path)
     kw = dict(cfg.get("completions_kwargs") or {})
+    check_sampling({k: v for k, v in kw.items() if k in _USED_KWARGS}, path, "completions_kwargs")
     sampling = {
         "temperature": float(kw.get("temperature", 0.0)),
         "n": 1,

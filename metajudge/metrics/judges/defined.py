@@ -46,6 +46,7 @@ from metajudge.metrics.judges.parsers.defined import (
     label_classes,
     read_choice,
 )
+from metajudge.metrics.judges.sandbox import MAX_CHARS_PER_TOKEN, MAX_PROMPT_CHARS, TemplateLimit
 from metajudge.stats.decisions import Pref, spell, unswap
 
 
@@ -63,6 +64,8 @@ def _cut(ctx: dict[str, Any], limit: int) -> bool:
 
 #: why a record used as a few-shot example is not judged
 AN_EXAMPLE = "used as a few-shot example"
+#: why an item is not judged when its prompt goes over a bound (:attr:`DefinedJudge.prompt_limit`)
+PROMPT_REFUSED = "prompt refused, not sent"
 
 
 class DefinedJudge(JudgeMetric):
@@ -150,13 +153,27 @@ class DefinedJudge(JudgeMetric):
             dec["grammar"] = grammar
         return dec
 
+    @property
+    def prompt_limit(self) -> int:
+        """The most characters a rendered prompt may have: what can fit the backbone's
+        context at :data:`~.sandbox.MAX_CHARS_PER_TOKEN` characters a token, at most
+        :data:`~.sandbox.MAX_PROMPT_CHARS`."""
+        return min(MAX_PROMPT_CHARS, self.n_ctx * MAX_CHARS_PER_TOKEN)
+
     def build(
         self, ctx: dict[str, Any], record_id: str, index: int, system: str | None = None
     ) -> Request:
-        """The request of one record's context (a missing variable: a RecordError, no call)."""
+        """The request of one record's context (a missing variable: a RecordError, no call; a
+        prompt over a bound, :attr:`prompt_limit` or :mod:`.sandbox`'s: a TemplateLimit)."""
         if _cut(ctx, self.max_chars):
             self.note("text cut to fit the context")
         messages = self.definition.render(ctx, record_id, system)
+        chars = sum(len(m["content"]) for m in messages)
+        if chars > self.prompt_limit:
+            raise TemplateLimit(
+                f"a prompt of {chars:,} characters, over the {self.prompt_limit:,} that can fit "
+                f"the backbone's {self.n_ctx:,}-token context ({MAX_CHARS_PER_TOKEN} a token)"
+            )
         dec = self._decoding(index)
         if self.client_is_chat:
             return Request(messages=messages, **dec)
@@ -189,8 +206,17 @@ class DefinedJudge(JudgeMetric):
             if got == AN_EXAMPLE and item.record is not None:
                 self.examples_excluded.append(item.record.id)
             return got
-        ctx, rid, system = got
-        return self.build(ctx, rid, index, system)
+        return self._try_build(*got, index=index)
+
+    def _try_build(
+        self, ctx: dict[str, Any], rid: str, system: str | None = None, *, index: int
+    ) -> Request | str:
+        """:meth:`build`, or why the prompt is refused (over a bound: counted, never sent)."""
+        try:
+            return self.build(ctx, rid, index, system)
+        except TemplateLimit as ex:
+            self.note(PROMPT_REFUSED)
+            return f"{PROMPT_REFUSED}: {ex}"
 
     def check_items(self, items: Sequence[ScoreItem]) -> None:
         """Render every item's prompt, no call: a variable a record lacks is raised before the
@@ -198,7 +224,10 @@ class DefinedJudge(JudgeMetric):
         for it in items:
             got = self._item_context(it)
             if not isinstance(got, str):
-                self.definition.render(*got)
+                try:
+                    self.definition.render(*got)
+                except TemplateLimit:
+                    continue  # refused and counted when the item is scored
 
     def score_batch(self, items: Sequence[ScoreItem]) -> list[MetricResult]:
         built = [self._item_request(it, i) for i, it in enumerate(items)]  # all before a call
@@ -311,14 +340,20 @@ class DefinedJudge(JudgeMetric):
 
         if self.kind != "pairwise":
             raise InputError(f"{self.name} is a {self.kind} judge, not pairwise", field="metric")
-        reqs = []
+        built = []
         for i, r in enumerate(records):
             ctx = record_context(r)
             if order == "ba":
                 ctx["a"], ctx["b"] = ctx["b"], ctx["a"]
-            reqs.append(self.build(ctx, r.id, i))
+            built.append(self._try_build(ctx, r.id, index=i))
+        reqs = [b for b in built if isinstance(b, Request)]
+        outs = iter(self.client.run(reqs, accept=self._no_verdict))
         out = []
-        for r, c in zip(records, self.client.run(reqs, accept=self._no_verdict), strict=True):
+        for r, b in zip(records, built, strict=True):
+            if isinstance(b, str):
+                out.append(PairwiseVerdict(r.id, order, None, None, "", b))  # type: ignore[arg-type]
+                continue
+            c = next(outs)
             self.calls += 1
             if isinstance(c, BackendError):
                 out.append(PairwiseVerdict(r.id, order, None, None, "", f"backend error: {c}"))  # type: ignore[arg-type]

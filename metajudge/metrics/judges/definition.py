@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -128,8 +129,46 @@ class JudgeDefinition:
                 system=system,
                 field=var,
             ) from None
-        except jinja2.TemplateError as ex:
-            raise InputError(f"template error on {which}: {ex}", path=self.path) from None
+        except TemplateFault as ex:
+            raise InputError(
+                f"the template fails on {which}: {ex}", path=self.path, field=ex.key
+            ) from None
+
+
+#: The record a definition's template is rendered on once at load (:func:`check_template`).
+SAMPLE_CONTEXT: Mapping[str, Any] = {
+    "id": "sample",
+    "question": "How many units were sold?",
+    "context": "Week 1: 10 units.",
+    "reference": "10 units.",
+    "documents": ["Week 1: 10 units."],
+    "tables": "| week | units |\n| 1 | 10 |",
+    "input": {"question": "How many units were sold?", "context": "Week 1: 10 units."},
+    "response": "10 units.",
+    "system": "system-a",
+    "meta": {},
+    "a": {"response": "10 units.", "system": "system-a"},
+    "b": {"response": "12 units.", "system": "system-b"},
+}
+
+
+def check_template(d: JudgeDefinition) -> None:
+    """Render ``d``'s prompt once on :data:`SAMPLE_CONTEXT`, before any call: a template that
+    fails (a type error, a division by zero, an overflow, a recursive macro) or goes over a
+    bound of :mod:`.sandbox` is an InputError naming the file and the field. A variable the
+    sample lacks (a ``meta`` key) is left to the records, each rendered before the first call."""
+    from metajudge.metrics.judges.sandbox import TemplateLimit
+
+    try:
+        d.render(SAMPLE_CONTEXT, "(a sample record)")
+    except RecordError:
+        return
+    except TemplateLimit as ex:
+        raise InputError(
+            f"the template goes over a bound on a sample record: {ex}",
+            path=d.path,
+            field=getattr(ex, "key", "prompt"),
+        ) from None
 
 
 def missing_variable(reads: Sequence[str], ctx: Mapping[str, Any], message: str) -> str:
@@ -235,20 +274,19 @@ def read_yaml(path: str | Path) -> Any:
 # Templates
 
 
-@cache
 def _environment() -> Any:
-    from jinja2 import StrictUndefined
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
+    from metajudge.metrics.judges.sandbox import environment
 
-    return ImmutableSandboxedEnvironment(
-        undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False
-    )
+    return environment()
 
 
 def compile_template(text: str, path: str, key: str) -> Any:
-    """A sandboxed Jinja2 template; syntax errors, oversize text and unknown variables refused."""
+    """A sandboxed Jinja2 template with bounded work (:mod:`.sandbox`); syntax errors,
+    oversize text, unknown variables and ``include`` / ``import`` / ``extends`` refused."""
     import jinja2
     from jinja2 import meta
+
+    from metajudge.metrics.judges.sandbox import bounded_template, refused_tags
 
     if len(text) > MAX_TEMPLATE_CHARS:
         raise InputError(
@@ -263,6 +301,9 @@ def compile_template(text: str, path: str, key: str) -> Any:
         raise InputError(
             f"Jinja2 syntax error (template line {ex.lineno}): {ex.message}", path=path, field=key
         ) from None
+    refused = refused_tags(ast)
+    if refused:
+        raise InputError(refused, path=path, field=key)
     unknown = sorted(meta.find_undeclared_variables(ast) - VARIABLES)
     if unknown:
         raise InputError(
@@ -271,7 +312,7 @@ def compile_template(text: str, path: str, key: str) -> Any:
             path=path,
             field=key,
         )
-    return env.from_string(text)
+    return bounded_template(ast)
 
 
 _CHATML = re.compile(r"<\|im_start\|>([^\n]*)\n(.*?)(?:<\|im_end\|>|\Z)", re.DOTALL)
@@ -301,18 +342,45 @@ def chatml_messages(text: str) -> tuple[Message, ...]:
     return tuple(out)
 
 
-class _JinjaRenderer:
-    """A definition's renderer: its templates by role (``None``: one chat-ML string) and the
-    dotted variables they read (:attr:`reads`, to name the one a record lacks)."""
+class TemplateFault(Exception):
+    """A template that failed to render: the definition's field (``prompt.user``) and why."""
 
-    def __init__(self, parts: list[tuple[str | None, Any]], reads: Sequence[str]) -> None:
+    def __init__(self, key: str, error: Exception) -> None:
+        super().__init__(f"{type(error).__name__}: {error}")
+        self.key, self.error = key, error
+
+
+class _JinjaRenderer:
+    """A definition's renderer: its templates by role (``None``: one chat-ML string) and key,
+    and the dotted variables they read (:attr:`reads`, to name the one a record lacks). A
+    template that fails is a :class:`TemplateFault` naming its key; one over a bound of
+    :mod:`.sandbox`, a :class:`~.sandbox.TemplateLimit`."""
+
+    def __init__(self, parts: list[tuple[str | None, str, Any]], reads: Sequence[str]) -> None:
         self.parts = parts
         self.reads = tuple(sorted(set(reads)))
 
+    def _render(self, key: str, template: Any, ctx: Mapping[str, Any]) -> str:
+        import jinja2
+
+        from metajudge.metrics.judges.sandbox import TemplateLimit, render_bounded
+
+        try:
+            return render_bounded(template, ctx)
+        except (jinja2.UndefinedError, KeyError):
+            raise
+        except TemplateLimit as ex:
+            ex.key = key
+            raise
+        except Exception as ex:  # noqa: BLE001 - any fault (a RecursionError too), named
+            raise TemplateFault(key, ex) from None
+
     def __call__(self, ctx: Mapping[str, Any]) -> tuple[Message, ...]:
         if self.parts and self.parts[0][0] is None:
-            return chatml_messages(self.parts[0][1].render(ctx))
-        return tuple({"role": r, "content": t.render(ctx).strip()} for r, t in self.parts)
+            return chatml_messages(self._render(*self.parts[0][1:], ctx))
+        return tuple(
+            {"role": str(r), "content": self._render(k, t, ctx).strip()} for r, k, t in self.parts
+        )
 
 
 def template_reads(text: str) -> list[str]:
@@ -343,14 +411,14 @@ def jinja_renderer(prompt: Any, path: str) -> Renderer:
     """The renderer of a definition's ``prompt`` ({system, user} or one chat-ML string)."""
     if isinstance(prompt, str):
         return _JinjaRenderer(
-            [(None, compile_template(prompt, path, "prompt"))], template_reads(prompt)
+            [(None, "prompt", compile_template(prompt, path, "prompt"))], template_reads(prompt)
         )
-    parts: list[tuple[str | None, Any]] = [
-        (role, compile_template(prompt[role], path, f"prompt.{role}"))
+    parts: list[tuple[str | None, str, Any]] = [
+        (role, f"prompt.{role}", compile_template(prompt[role], path, f"prompt.{role}"))
         for role in ("system", "user")
         if role in prompt
     ]
-    reads = [d for role, _ in parts for d in template_reads(prompt[role])]
+    reads = [d for role, _, _ in parts for d in template_reads(prompt[str(role)])]
     return _JinjaRenderer(parts, reads)
 
 
@@ -418,6 +486,8 @@ def _scale(doc: Mapping[str, Any], path: str) -> tuple[int, int] | None:
 
 
 def _parse_spec(doc: Mapping[str, Any], path: str) -> dict[str, Any]:
+    from metajudge.metrics.judges.sandbox import regex_hazard
+
     spec = dict(doc["parse"])
     method = spec["method"]
     if method == "regex":
@@ -430,6 +500,14 @@ def _parse_spec(doc: Mapping[str, Any], path: str) -> dict[str, Any]:
             raise InputError(
                 f"the regex does not compile: {ex}", path=path, field="parse.pattern"
             ) from None
+        hazard = regex_hazard(spec["pattern"])
+        if hazard is not None:
+            raise InputError(
+                f"the regex is refused: {hazard}; write it without repeating a group that "
+                "repeats or alternates",
+                path=path,
+                field="parse.pattern",
+            )
         if group not in rx.groupindex:
             raise InputError(
                 f"the regex has no named group {group!r} (write (?P<{group}>...))",
@@ -441,9 +519,29 @@ def _parse_spec(doc: Mapping[str, Any], path: str) -> dict[str, Any]:
     return spec
 
 
-def _sampling(doc: Mapping[str, Any]) -> dict[str, Any]:
+def check_sampling(sampling: Mapping[str, Any], path: str, section: str = "sampling") -> None:
+    """Refuse a sampling number that is not finite or is negative (YAML's ``.nan`` passes a
+    schema's bounds: every comparison with NaN is false), naming ``section.key``.
+
+    >>> check_sampling({"temperature": 0.7, "n": 2}, "j.yaml")
+    >>> check_sampling({"temperature": float("nan")}, "j.yaml")
+    Traceback (most recent call last):
+    ...
+    metajudge.errors.InputError: j.yaml: field sampling.temperature: nan is not a finite number >= 0
+    """
+    for k, v in sampling.items():
+        if isinstance(v, bool) or not isinstance(v, int | float):
+            continue
+        if not math.isfinite(v) or v < 0:
+            raise InputError(
+                f"{v!r} is not a finite number >= 0", path=path, field=f"{section}.{k}"
+            )
+
+
+def _sampling(doc: Mapping[str, Any], path: str) -> dict[str, Any]:
     s = {"temperature": 0.0, "n": 1, "max_tokens": 16, "top_logprobs": 10}
     s.update(doc.get("sampling") or {})
+    check_sampling(s, path)
     if doc["parse"]["method"] == "logprobs":
         s["n"] = 1  # one distribution per item
     return s
@@ -453,7 +551,7 @@ def definition_from_doc(doc: Any, p: str) -> JudgeDefinition:
     """The definition a YAML document in metajudge's format gives (``p``: its file)."""
     _schema_check(doc, p)
     labels, scale = _labels(doc, p), _scale(doc, p)
-    parse, sampling = _parse_spec(doc, p), _sampling(doc)
+    parse, sampling = _parse_spec(doc, p), _sampling(doc, p)
     renderer = jinja_renderer(doc["prompt"], p)
     examples, ids = _examples(doc, p)
     source = {
@@ -465,7 +563,7 @@ def definition_from_doc(doc: Any, p: str) -> JudgeDefinition:
         "sampling": sampling,
         "examples": [dict(e) for e in examples],
     }
-    return JudgeDefinition(
+    d = JudgeDefinition(
         path=p,
         name=doc["name"],
         kind=doc["kind"],
@@ -480,6 +578,8 @@ def definition_from_doc(doc: Any, p: str) -> JudgeDefinition:
         examples=examples,
         example_ids=ids,
     )
+    check_template(d)
+    return d
 
 
 def _examples(

@@ -5,7 +5,8 @@ definition's ``parse`` give a :class:`ParsedVerdict`, the verdict (a number for 
 the other kinds; ``None``: unparsed, counted by the caller) and, with log-probabilities, the
 class probabilities. Methods:
 
-- ``regex``: the named group of ``pattern`` (first match);
+- ``regex``: the named group of ``pattern`` (first match in the reply's first
+  :data:`~metajudge.metrics.judges.sandbox.MAX_REGEX_INPUT` characters);
 - ``json``: ``field`` of the reply's outermost JSON object;
 - ``first_label``: the label that appears first (whole word; a one-character label such as ``A``
   is matched case-sensitively); for ``rating``, the first number of the scale;
@@ -30,6 +31,7 @@ from metajudge.metrics.judges.parsers.alpaca_eval import (
 from metajudge.metrics.judges.parsers.claims import json_object
 from metajudge.metrics.judges.parsers.labels import verdict_distribution
 from metajudge.metrics.judges.parsers.ratings import score_distribution
+from metajudge.metrics.judges.sandbox import MAX_REGEX_INPUT
 
 DEFINED_PARSER_VERSION = "defined-1"  # bump on any change of what these parsers accept
 
@@ -130,7 +132,7 @@ def read_choice(
     if method == "logprobs":
         return _from_logprobs(logprobs, kind, labels, scale)
     if method == "regex":
-        m = re.search(parse["pattern"], text or "")
+        m = re.search(parse["pattern"], (text or "")[:MAX_REGEX_INPUT])
         raw: Any = m.group(parse["group"]) if m else None
     elif method == "json":
         obj = json_object(text)
