@@ -217,3 +217,127 @@ def test_the_claim_parsers_read_a_hostile_reply_as_no_verdict(reply: str) -> Non
     assert parse_verdict(reply) is None
     assert parse_verdict_list(reply, 2) is None
     assert parse_list("[" + reply + "]") is None
+
+
+def _refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], judge: Path
+) -> tuple[str, Scripted]:
+    """Run ``judge`` on a healthy server; assert exit 2 with no call, return stderr."""
+    with Scripted() as server:
+        _backbone(tmp_path, server.base_url)
+        rc, rows, err = _run(tmp_path, capsys, judge)
+    assert rc == 2 and "Traceback" not in err, (rc, err[-800:])
+    assert _calls(server) == 0 and rows == []
+    assert str(judge) in err, err[-800:]
+    return err, server
+
+
+# -- group 4: a pattern that can backtrack exponentially is refused -------------------------------
+@pytest.mark.parametrize(
+    "pattern", [r"(?P<score>[1-5])(x+x+)+y", r"(?P<score>[1-5])(?:x|xx)*y", r"(?P<score>(\d+)*)!"]
+)
+def test_a_pattern_with_nested_quantifiers_is_refused_at_load(
+    pattern: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: the definition loaded and a reply "3" + 40 "x" hung the run (no output after
+    90 s). After: exit 2 before any call, naming the file, the field and why."""
+    parse = f"parse:\n  method: regex\n  pattern: '{pattern}'\n"
+    err, _ = _refused(tmp_path, capsys, _definition(tmp_path, parse))
+    assert "field parse.pattern" in err and "backtrack exponentially" in err, err[-800:]
+
+
+def test_a_safe_pattern_reads_only_the_start_of_a_long_reply() -> None:
+    """The bound on a pattern's input: a verdict past the first MAX_REGEX_INPUT characters
+    is not read (and a polynomial pattern's work is bounded by it)."""
+    from metajudge.metrics.judges.parsers.defined import read_choice
+    from metajudge.metrics.judges.sandbox import MAX_REGEX_INPUT
+
+    parse = {"method": "regex", "pattern": r"Score: (?P<score>\d)", "group": "score"}
+    near = "Score: 4" + " " * MAX_REGEX_INPUT
+    far = " " * MAX_REGEX_INPUT + "Score: 4"
+    kw: dict[str, Any] = {"kind": "rating", "labels": (), "scale": (1, 5)}
+    assert read_choice(near, None, parse, **kw).verdict == 4.0
+    assert read_choice(far, None, parse, **kw).verdict is None
+
+
+# -- group 9: a template that fails is exit 2 naming file and field, before any call --------------
+TEMPLATE_FAULTS = {
+    "type-error": ("{{ response + 1 }}", "TypeError"),
+    "division-by-zero": ("{{ scale.min / 0 }}", "ZeroDivisionError"),
+    "overflow": ("{{ meta.n|float ** 1000 }}", "OverflowError"),
+    "recursive-macro": ("{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}", "RecursionError"),
+    "include": ("{% include '/etc/passwd' %}", "{% include %}"),
+}
+
+
+@pytest.mark.parametrize("case", list(TEMPLATE_FAULTS))
+def test_a_template_runtime_error_is_exit_2_naming_file_and_field(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: a TypeError / ZeroDivisionError / OverflowError / RecursionError traceback (and
+    ``TypeError: no loader`` for an include). After: exit 2 before any call, naming the file,
+    ``prompt.user`` and the error; the overflow (which needs a record's ``meta.n``) is found
+    when the records are rendered, still before the first call."""
+    body, why = TEMPLATE_FAULTS[case]
+    judge = _definition(tmp_path, **{"Answer with one digit.": body})
+    err, _ = _refused(tmp_path, capsys, judge)
+    assert "field prompt.user" in err and why in err, err[-800:]
+
+
+# -- group 10: a template's work and its prompt are bounded ---------------------------------------
+HUNGRY = {
+    "nested-loops": (
+        "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
+        "loop steps",
+    ),
+    "string-product": ("{{ 'x' * 2000000 }}", "over 1,000,000 characters"),
+    "concatenation": (
+        (
+            "{% set ns = namespace(s='xxxxxxxxxx') %}"
+            "{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s|length }}"
+        ),
+        "characters or items",
+    ),
+    "power": ("{{ 10 ** 100000 }}", "a power over"),
+}
+
+
+@pytest.mark.parametrize("case", list(HUNGRY))
+def test_a_template_over_a_bound_is_refused_at_load(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: nested ``range(100000)`` loops hung, ``'x' * N`` sent N-character requests.
+    After: the rendering stops at its bound; exit 2 naming the file and the field."""
+    body, why = HUNGRY[case]
+    judge = _definition(tmp_path, **{"Answer with one digit.": body})
+    err, _ = _refused(tmp_path, capsys, judge)
+    assert "field prompt.user" in err and why in err, err[-800:]
+
+
+def test_a_prompt_over_the_backbones_context_is_refused_counted_and_not_sent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A prompt that cannot fit the backbone's context (512 tokens: 4,096 characters) is
+    refused per item, counted and never sent; the run exits 1 with every row saying why."""
+    judge = _definition(
+        tmp_path, **{"Answer with one digit.": "{% for i in range(500) %}{{ context }}{% endfor %}"}
+    )
+    with Scripted() as server:
+        _backbone(tmp_path, server.base_url, n_ctx=512)
+        rc, rows, err = _run(tmp_path, capsys, judge)
+    assert rc == 1 and "Traceback" not in err, (rc, err[-800:])
+    assert _calls(server) == 0 and len(rows) == 2 * N_ITEMS
+    assert all(r["score"] is None for r in rows)
+    assert all(r["error"].startswith("prompt refused, not sent: a prompt of") for r in rows)
+    assert all("512-token context" in r["error"] for r in rows)
+
+
+# -- group 15: a sampling number that is not finite ------------------------------------------------
+@pytest.mark.parametrize("value", [".nan", ".inf", "-0.5"])
+def test_a_non_finite_or_negative_temperature_is_exit_2_naming_the_key(
+    value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: ``.nan`` passed the definition check; every call then failed (exit 1)."""
+    judge = _definition(tmp_path, **{"temperature: 0": f"temperature: {value}"})
+    err, _ = _refused(tmp_path, capsys, judge)
+    assert "sampling.temperature" in err, err[-800:]
