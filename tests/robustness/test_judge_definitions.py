@@ -341,3 +341,24 @@ def test_a_non_finite_or_negative_temperature_is_exit_2_naming_the_key(
     judge = _definition(tmp_path, **{"temperature: 0": f"temperature: {value}"})
     err, _ = _refused(tmp_path, capsys, judge)
     assert "sampling.temperature" in err, err[-800:]
+
+
+@pytest.mark.parametrize("reply", [DEEP, HUGE_NUMBER], ids=["deep", "huge-number"])
+def test_a_hostile_claim_verdict_is_unparseable_and_not_cached(reply: str, tmp_path: Path) -> None:
+    """MT-RAIG's verification through the response cache: a deep or huge-number reply is a
+    counted parse failure (before: RecursionError / ValueError), not stored, asked again."""
+    from metajudge.backends.cache import ResponseCache
+    from metajudge.backends.cached import CachedBackend
+    from metajudge.metrics.judges.mtraig import MTRAIGFaithfulness
+    from tests.metrics.judges.test_metrics import ScriptedBackend, _faith_script, item
+
+    inner = ScriptedBackend(_faith_script(reply))
+    with CachedBackend(inner, ResponseCache(tmp_path / "c.sqlite")) as be:
+        for run in (1, 2):
+            m = MTRAIGFaithfulness(mode="batched", backend=be)  # type: ignore[arg-type]
+            [r] = m.score_batch([item("a")])
+            assert r.score is None and r.error == "no claim verdict could be parsed"
+            assert r.details["parse_failures"] == 3
+            verify = [q for q in inner.seen if q.json_schema is not None]
+            assert len(verify) == run  # asked again: never served from the cache
+        assert be.cache.refused == 2

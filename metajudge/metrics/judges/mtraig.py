@@ -272,6 +272,16 @@ class MTRAIGFaithfulness(JudgeMetric):
             )
         ]
 
+    def _no_verdict(self, k: int, c: Completion) -> str | None:
+        """Why a verification reply (of ``k`` claims) holds no verdict at all, ``None`` when it
+        holds one: such a reply is never cached, so the next run asks again."""
+        if self.mode == "per_claim":
+            if any(parse_verdict(ch.text, partial=self.partial) is not None for ch in c.choices):
+                return None
+        elif parse_verdict_list(c.text, k, partial=self.partial) is not None:
+            return None
+        return "no claim verdict in the reply"
+
     def _verdicts(
         self, st: _Item, outs: list[Completion | BackendError]
     ) -> list[float | None] | str:
@@ -313,12 +323,14 @@ class MTRAIGFaithfulness(JudgeMetric):
         t1 = self.client.stats.to_dict()
         plan: list[tuple[int, int]] = []  # (item index, number of requests)
         reqs: list[Request] = []
+        claims: dict[int, int] = {}  # id(request) -> claims it verifies
         for i, (it, st) in enumerate(zip(items, states, strict=True)):
             if st.error is None and st.claims:
                 rs = self._verify_requests(it, st)
                 plan.append((i, len(rs)))
                 reqs.extend(rs)
-        outs = self.client.run(reqs)
+                claims.update((id(r), len(st.claims) if len(rs) == 1 else 1) for r in rs)
+        outs = self.client.run(reqs, accept=lambda r, c: self._no_verdict(claims[id(r)], c))
         t2 = self.client.stats.to_dict()
         #: cost of the last batch per stage (decomposition, verification): Ledger deltas
         self.stage_stats = {"decompose": _diff(t0, t1), "verify": _diff(t1, t2)}
