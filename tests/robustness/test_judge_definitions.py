@@ -299,6 +299,9 @@ HUNGRY = {
         "characters or items",
     ),
     "power": ("{{ 10 ** 100000 }}", "a power over"),
+    "filter-width": ("{{ 'x'|center(10 ** 9) }}", "an argument over"),
+    "format-width": ("{{ '{:>999999999}'.format(1) }}", "a format width over"),
+    "percent-width": ("{{ '%0999999999d' % 1 }}", "a format width over"),
 }
 
 

@@ -146,7 +146,6 @@ SAMPLE_CONTEXT: Mapping[str, Any] = {
     "input": {"question": "How many units were sold?", "context": "Week 1: 10 units."},
     "response": "10 units.",
     "system": "system-a",
-    "meta": {},
     "a": {"response": "10 units.", "system": "system-a"},
     "b": {"response": "12 units.", "system": "system-b"},
 }

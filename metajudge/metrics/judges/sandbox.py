@@ -9,8 +9,10 @@ lists or dicts, ``range`` at most 100,000 long), and here also:
 - every loop step and every call spends one of :data:`MAX_STEPS` per rendering (nested
   ``range(100000)`` loops stop after a fraction of a second);
 - ``*`` may not build a string or list over :data:`MAX_PROMPT_CHARS` (refused before it is
-  built), ``**`` an integer over :data:`MAX_POW_BITS` bits; what ``+``, ``%``, ``~``, a filter
-  or a call returns is checked against the same size;
+  built), ``**`` an integer over :data:`MAX_POW_BITS` bits; a filter, a call or a ``%`` format
+  may not take an integer argument, a width or a precision over :data:`MAX_PROMPT_CHARS`
+  (``center(10**9)``, ``"%0999999999d"``); ``lipsum`` is gone; what ``+``, ``%``, ``~``, a
+  filter or a call returns is checked against the same size;
 - the rendered text stops at :data:`MAX_PROMPT_CHARS` characters.
 
 A template over a bound raises :class:`TemplateLimit` (the judge refuses that prompt: counted,
@@ -23,7 +25,9 @@ and the definition is refused at load; a parser pattern runs on at most
 from __future__ import annotations
 
 import contextvars
+import functools
 import math
+import re
 from functools import cache
 from typing import Any
 
@@ -84,8 +88,46 @@ def _is_int(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
+#: A width or precision in a ``%`` or ``str.format`` spec (``%0999999999d``, ``{:>999999999}``).
+_SPEC_NUMBER = re.compile(r"%[-#0 +]*(\d{7,})|%[-#0 +]*\d*\.(\d{7,})|\{[^{}]*:[^{}]*?(\d{7,})")
+
+
+def _check_args(args: Any, kwargs: Any = None) -> None:
+    """Refuse an integer argument over :data:`MAX_PROMPT_CHARS` (``center(10**9)``, a ``*``
+    width): a filter or method given one can build that many characters."""
+    for a in (*args, *(kwargs or {}).values()):
+        if _is_int(a) and abs(a) > MAX_PROMPT_CHARS:
+            raise TemplateLimit(f"an argument over {MAX_PROMPT_CHARS:,}")
+
+
+def _check_format(spec: Any) -> None:
+    """Refuse a format string with a width or precision over :data:`MAX_PROMPT_CHARS`."""
+    if isinstance(spec, str):
+        for m in _SPEC_NUMBER.finditer(spec):
+            if int(next(g for g in m.groups() if g)) > MAX_PROMPT_CHARS:
+                raise TemplateLimit(f"a format width over {MAX_PROMPT_CHARS:,}")
+
+
+def _guarded(f: Any) -> Any:
+    """Filter ``f`` with its arguments checked (the value itself is not an argument)."""
+    skip = 2 if getattr(f, "jinja_pass_arg", None) is not None else 1
+
+    @functools.wraps(f)
+    def g(*args: Any, **kwargs: Any) -> Any:
+        if f.__name__ != "do_format":
+            _check_args(args[skip:], kwargs)
+        elif len(args) >= skip:  # its arguments are values; its format string has the widths
+            _check_format(args[skip - 1])
+        return f(*args, **kwargs)
+
+    return g
+
+
 def _check_binop(operator: str, left: Any, right: Any) -> None:
-    """Refuse ``*`` and ``**`` whose result would be over the bounds, before it is built."""
+    """Refuse ``*`` and ``**`` whose result would be over the bounds, before it is built, and a
+    ``%`` format over them."""
+    if operator == "%" and isinstance(left, str):
+        _check_format(left)
     big = _is_int(left) and _is_int(right) and abs(left) > 1 and right > 0
     if operator == "**" and big and right * math.log2(abs(left)) > MAX_POW_BITS:
         raise TemplateLimit(f"a power over {MAX_POW_BITS:,} bits")
@@ -114,11 +156,20 @@ def environment() -> Any:
             _check_binop(operator, left, right)
             return _sized(super().call_binop(context, operator, left, right))
 
+        def wrap_str_format(self, value: Any) -> Any:  # "{:>999999999}".format(x)
+            if getattr(value, "__name__", "") in ("format", "format_map"):
+                _check_format(getattr(value, "__self__", None))
+            return super().wrap_str_format(value)
+
         def call(self, context: Any, obj: Any, /, *args: Any, **kwargs: Any) -> Any:
             _spend()
+            if isinstance(getattr(obj, "__self__", None), str):  # "x".center(10**9)
+                _check_args(args, kwargs)
             return _sized(super().call(context, obj, *args, **kwargs))
 
     env = Bounded(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
+    env.globals.pop("lipsum", None)  # lipsum(n=10**6) builds its text before any check
+    env.filters = {k: _guarded(f) for k, f in env.filters.items()}
     env.globals[_ITER] = _Counted
     env.globals[_SIZE] = _sized
     return env
