@@ -166,7 +166,7 @@ def check_template(d: JudgeDefinition) -> None:
         raise InputError(
             f"the template goes over a bound on a sample record: {ex}",
             path=d.path,
-            field=getattr(ex, "key", "prompt"),
+            field=ex.key,
         ) from None
 
 

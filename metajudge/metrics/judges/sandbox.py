@@ -48,7 +48,10 @@ _steps: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("mj_st
 
 
 class TemplateLimit(Exception):
-    """A template went over a bound of this module (work or size)."""
+    """A template went over a bound of this module (work or size); :attr:`key` is the
+    definition's field whose template did (set by the renderer)."""
+
+    key = "prompt"
 
 
 def _spend() -> None:
