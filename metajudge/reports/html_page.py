@@ -13,7 +13,9 @@ result kinds; :mod:`metajudge.reports.html_run` gathers the per-item data of a r
 Payload keys: ``kind``, ``title``, ``question``, ``protocol``, ``signatures`` ([name, sig]),
 ``warnings`` (strings), ``tables`` ([{title, columns, rows, refs, note}]; a cell is a number,
 a string or ``{"v", "lo", "hi"}``), ``items`` (inputs), ``resp`` (responses), ``views``
-(disagreement rankings) and ``compare`` (backbone flips).
+(disagreement rankings) and ``compare`` (backbone flips); a judge card adds ``decision`` (a
+sentence shown first), ``figures`` (inline SVG pictures, :mod:`metajudge.reports.card_figures`),
+``lead`` (the picture shown beside the first ``lead_tables`` tables).
 """
 
 from __future__ import annotations
@@ -86,7 +88,8 @@ def render_page(payload: Mapping[str, Any], plots: Sequence[Mapping[str, str]]) 
         plots=plots,
         css=(_HERE / "static" / "report.css").read_text(encoding="utf-8"),
         js=(_HERE / "static" / "report.js").read_text(encoding="utf-8"),
-        data_json=safe_json(payload),
+        # the pictures are SVG text in the page itself: not repeated in the script's data
+        data_json=safe_json({k: v for k, v in payload.items() if k not in ("figures", "lead")}),
     )
 
 

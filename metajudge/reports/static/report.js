@@ -260,6 +260,10 @@ function selftest() {
   out.detail_has_response = !!(det && det.querySelector(".side .text") && det.querySelector(".side .text").textContent.length > 0);
   out.detail_text = det ? det.textContent.slice(0, 4000) : "";
   out.script_elements = document.querySelectorAll("script").length;
+  out.page_width = document.documentElement.scrollWidth;
+  out.view_width = window.innerWidth;
+  out.tables_scrolling = [...document.querySelectorAll("#tables table, #lead-tables table")].filter((t) => t.scrollWidth > t.clientWidth + 1).map((t) => t.id);
+  out.figures = [...document.querySelectorAll("svg.figure")].map((s) => s.id);
   if (D.compare.length) {
     showTab("compare");
     const cr = document.querySelector("#crows tbody tr.row");
@@ -275,7 +279,8 @@ function selftest() {
 const T0 = performance.now();
 let LOAD_MS = null;
 if (D.forest) $("tables").append(...drawForest(D.forest));
-D.tables.forEach((t, j) => $("tables").append(...drawTable(t, j)));
+const LEAD = $("lead-tables") ? D.lead_tables || 0 : 0; // the first tables beside the lead picture
+D.tables.forEach((t, j) => $(j < LEAD ? "lead-tables" : "tables").append(...drawTable(t, j)));
 document.querySelectorAll("#tabs button").forEach((b) => b.addEventListener("click", () => showTab(b.dataset.tab)));
 initBrowser();
 initCompare();
