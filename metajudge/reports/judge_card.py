@@ -28,6 +28,12 @@ TITLES = {
 }
 
 
+def judge_title(card: Mapping[str, Any]) -> str:
+    """How the card names its judge: a definition's ``name`` (``name``, for a ``judge:PATH``
+    judge, whose path stays in ``judge`` and the signature), else the judge's column or metric."""
+    return str(card.get("name") or card["judge"])
+
+
 def _f(v: Any, nd: int = 3) -> str:
     return "–" if v is None else f"{v:.{nd}f}"
 
@@ -216,7 +222,7 @@ def card_markdown(card: Mapping[str, Any]) -> str:
     """The card as printed: the verdict, then what each part is (ran or absent, and why)."""
     sig = card["signature"]
     lines = [
-        f"# Judge card: {card['judge']} on {card['dataset']}",
+        f"# Judge card: {judge_title(card)} on {card['dataset']}",
         "",
         f"Labels: {card['labels']['labelled']} of {card['labels']['records']} records labelled"
         + (" (partial labels)" if card["labels"]["partial"] else "")
@@ -343,7 +349,7 @@ def _cost_table(card: Mapping[str, Any]) -> dict:
 def card_tables(card: Mapping[str, Any]) -> list[dict]:
     """The card's own tables: the verdict, the evidence, parse failures, the absent parts."""
     verdict_rows = [[v["question"], v["answer"]] for v in card["verdict"]]
-    tables = [_table(f"Verdict: {card['judge']}", ["question", "answer"], verdict_rows)]
+    tables = [_table(f"Verdict: {judge_title(card)}", ["question", "answer"], verdict_rows)]
     tables += _evidence_tables(card)
     tables.append(_cost_table(card))
     absent = [[TITLES[n], p["reason"]] for n, p in card["parts"].items() if p["status"] != "ok"]
@@ -387,9 +393,10 @@ def card_html(card: Mapping[str, Any], stage: Path, dataset: Any) -> str:
 
     payload = result_payload(stage / "meta_eval", None, dataset)
     payload["kind"] = "card"
-    payload["title"] = f"Judge card: {card['judge']} on {card['dataset']}"
+    name = judge_title(card)
+    payload["title"] = f"Judge card: {name} on {card['dataset']}"
     payload["question"] = (
-        f"May {card['judge']} be used on {card['dataset']}, where, and what are the systems worth?"
+        f"May {name} be used on {card['dataset']}, where, and what are the systems worth?"
     )
     payload["tables"] = card_tables(card) + list(payload.get("tables", []))
     sig = card["signature"]
@@ -451,7 +458,7 @@ def _board_row(card: Mapping[str, Any]) -> list[Any]:
     conf = _result(card, "conformal")
     best = best_conformal(conf) if conf else None
     return [
-        card["judge"],
+        judge_title(card),
         decision_text(card) or "–",
         card["dataset"] + (f" / {card['dimension']}" if card.get("dimension") else ""),
         stat,
@@ -514,7 +521,7 @@ def cards_html(
         "title": f"Judge cards: {len(cards)} judges",
         "question": "Which judge may be used, where, and how do they compare?",
         "protocol": "; ".join(
-            f"{c['judge']}: seed {c['settings']['seed']}, {c['settings']['n_boot']} resamples"
+            f"{judge_title(c)}: seed {c['settings']['seed']}, {c['settings']['n_boot']} resamples"
             for c in cards
         ),
         "signatures": [[c["judge"], c["signature"]["judge_definition_sha256"]] for c in cards],
@@ -523,7 +530,7 @@ def cards_html(
             _table("Judges side by side", BOARD_COLUMNS, [_board_row(c) for c in cards]),
             _tests_table(tests),
         ],
-        "links": [{"href": h, "text": f"card of {c['judge']}"} for h, c in zip(links, cards)],
+        "links": [{"href": h, "text": f"card of {judge_title(c)}"} for h, c in zip(links, cards)],
         "items": [],
         "resp": [],
         "views": [],

@@ -391,9 +391,7 @@ def _parts(src: DataSource, opts: CardOptions, stage: Path) -> tuple[dict[str, A
     parts["alt_test"] = _attempt("decide alt-test", lambda: alt_test_part(src, opts))
     parts["selective"] = _attempt("calibrate selective", lambda: selective_part(src, opts, specs))
     parts["conformal"] = _attempt("calibrate conformal", lambda: conformal_part(src, opts, specs))
-    parts["calibration"] = _attempt(
-        "calibrate fit", lambda: calibration_part(src, opts, specs)[0]
-    )
+    parts["calibration"] = _attempt("calibrate fit", lambda: calibration_part(src, opts, specs)[0])
     parts["estimate"] = _attempt("calibrate estimate", lambda: estimate_part(src, opts, specs))
     parts["biases"] = biases_part(src, opts)
     parts["self_preference"] = _attempt(
@@ -429,6 +427,7 @@ def run_card(src: DataSource, opts: CardOptions, out: str | Path) -> CardRun:
         card = {
             "schema": CARD_SCHEMA,
             "judge": _judge_spec(src, opts)[0],
+            "name": judge_name(_judge_spec(src, opts)[0]),
             "dataset": ds.card.name,
             "label_kind": ds.card.label_kind,
             "dimension": src.dimension,
@@ -454,6 +453,19 @@ def run_card(src: DataSource, opts: CardOptions, out: str | Path) -> CardRun:
 
 CARDS_FILE = "cards.json"
 CARDS_HTML = "cards.html"
+
+
+def judge_name(judge: str) -> str:
+    """A judge's name on its card: a ``judge:PATH[@BACKBONE]`` definition's ``name`` (with the
+    backbone), else ``judge`` itself."""
+    from metajudge.metrics.judges.definition import PREFIX
+
+    if not judge.startswith(PREFIX):
+        return judge
+    from metajudge.metrics.judges.defined import load_definition
+
+    path, at, backbone = judge[len(PREFIX) :].partition("@")
+    return load_definition(path).name + (f"@{backbone}" if at else "")
 
 
 def folder_name(judge: str) -> str:
