@@ -166,11 +166,32 @@ def _overview_table(data: Mapping[str, Any]) -> dict[str, Any]:
         "columns": [*cols, n_name, *(["published source"] if pub else [])],
         "rows": [row(c["metric"], c["metric"], c) for c in data["cells"]],
         "refs": [
-            row(f"inter-human ceiling ({c.get('method')})", "human", c)
-            for c in data.get("ceiling") or []
+            row(ceiling_name(c.get("method")), "human", c) for c in data.get("ceiling") or []
         ],
         "nd": digits(pct),
+        "note": "; ".join(
+            dict.fromkeys(
+                f"{ceiling_name(c.get('method'))}: {c['method']}"
+                for c in data.get("ceiling") or []
+                if c.get("method")
+            )
+        ),
     }
+
+
+def ceiling_name(method: str | None) -> str:
+    """The inter-human reference row named in a few words (its definition goes in the table's
+    note).
+
+    >>> ceiling_name("annotator 1 vs annotator 2 and 2 vs 1, averaged (each annotator ...)")
+    'inter-human ceiling (annotator vs annotator)'
+    """
+    m = method or ""
+    if m.startswith("annotator 1 vs annotator 2"):
+        return "inter-human ceiling (annotator vs annotator)"
+    if "leave-one-annotator-out" in m:
+        return "inter-human ceiling (each annotator vs the others)"
+    return "inter-human ceiling"
 
 
 def meta_overview(data: Mapping[str, Any]) -> dict[str, Any]:

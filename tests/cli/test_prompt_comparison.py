@@ -39,17 +39,24 @@ def _definitions(folder: Path) -> None:
     (folder / "faithfulness_v2.yaml").write_text(v2, encoding="utf-8")
 
 
-def _run_recipe(tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def _run_recipe(
+    tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch, data: Path | None = None
+) -> Path:
+    """The recipe's commands through the CLI in ``tmp_path``; ``data``: a file of the dataset's
+    records in place of ``--dataset summeval_summac_consistency`` (a small draw of it)."""
     _definitions(tmp_path)
     monkeypatch.chdir(tmp_path)  # the recipe names judge:faithfulness.yaml and runs/ relatively
     steps = _recipe()
     assert [s[:2] for s in steps] == [["metrics", "run"], ["judge", "card"]]
     for argv in steps:
+        if data is not None:
+            at = argv.index("--dataset")
+            argv = [*argv[:at], "--input", str(data), *argv[at + 2 :]]
         assert main([*argv, "--data-dir", str(data_dir)]) == 0, argv
     return tmp_path / "runs"
 
 
-def _check(runs: Path) -> dict:
+def _check(runs: Path, dataset: str = "summeval_summac_consistency") -> dict:
     rows = [json.loads(ln) for ln in (runs / "prompts.jsonl").read_text().splitlines()]
     assert {r["metric"] for r in rows} == {"judge:faithfulness.yaml", "judge:faithfulness_v2.yaml"}
     doc = json.loads((runs / "prompts" / "cards.json").read_text(encoding="utf-8"))
@@ -63,7 +70,7 @@ def _check(runs: Path) -> dict:
     for c, link in zip(cards, doc["cards"], strict=True):
         assert c["parts"]["agreement"]["status"] == "ok"
         page = (runs / "prompts" / link).read_text(encoding="utf-8")
-        assert f"<title>Judge card: {c['name']} on summeval_summac_consistency</title>" in page
+        assert f"<title>Judge card: {c['name']} on {dataset}</title>" in page
     tests = doc["tests"]
     assert tests["status"] == "ok", tests
     (comp,) = [c for c in tests["result"]["comparisons"] if c["statistic"] == "pearson"]
@@ -90,11 +97,15 @@ def test_two_prompts_on_a_pointwise_dataset_as_documented(
 def test_two_prompts_on_the_embedded_backbone(
     tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The same recipe, as written, on smollm2-135m (the definitions' backbone) through
-    llama.cpp: 100 summaries, two prompts."""
+    """The same recipe on smollm2-135m (the definitions' backbone) through llama.cpp, on a
+    seeded draw of 12 of the dataset's 100 summaries (the --limit rule) to keep it short."""
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (make llama)")
+    from metajudge.runs.demo import draw_subset
+
     monkeypatch.setenv("METAJUDGE_CACHE_DIR", str(tmp_path / "cache"))
-    runs = _run_recipe(tmp_path, data_dir, monkeypatch)
-    doc = _check(runs)
+    name = "summeval_summac_consistency"
+    data, _ = draw_subset(name, 12, 0, tmp_path / "draw", data_dir=data_dir)
+    runs = _run_recipe(tmp_path, data_dir, monkeypatch, data)
+    doc = _check(runs, f"{name}_demo")
     sig = json.loads((runs / "prompts" / doc["cards"][0]).with_name("card.json").read_text())
     assert "smollm2-135m" in " ".join(sig["signature"]["judge_signatures"])

@@ -40,7 +40,7 @@ function drawTable(t, idx) {
   });
   table.append(el("thead", {}, tr), tb);
   fillTable(t, tb, t.rows);
-  return [el("h2", {}, t.title), table];
+  return t.note ? [el("h2", {}, t.title), table, el("p", { class: "how" }, t.note)] : [el("h2", {}, t.title), table];
 }
 function fillTable(t, tb, rows) {
   tb.replaceChildren();
