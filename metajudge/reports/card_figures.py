@@ -129,30 +129,20 @@ def confusion_figure(card: Mapping[str, Any]) -> Figure:
 
 
 def forest_figure(card: Mapping[str, Any]) -> Figure:
-    """Per system, the calibrated estimate beside the raw judge mean, with their CIs."""
+    """Per system, the calibrated estimate beside the raw judge mean, with their CIs (the
+    forest plot of ``calibrate estimate``'s page, :func:`~metajudge.reports.estimate_html.
+    forest_svg`)."""
     id_, title = "forest", "What are the systems worth? Calibrated estimate against raw judge mean"
     r = _result(card, "estimate")
     if r is None:
         return _absent(id_, title, _part_reason(card, "estimate"))
-    rows = [
-        svg.ForestRow(
-            system=s["system"],
-            cal=(s["value"], s["lo"], s["hi"]),
-            raw=(s["judge_mean"]["value"], s["judge_mean"]["lo"], s["judge_mean"]["hi"]),
-            refused=s["level_claim"] != "ok",
-        )
-        for s in sorted(r["systems"], key=lambda s: natural_key(s["system"]))
-        if s.get("value") is not None and s["judge_mean"].get("lo") is not None
-    ]
-    if not rows:
-        return _absent(id_, title, "no system has an estimate with a CI")
-    conf = round(100 * (1 - r.get("settings", {}).get("alpha", 0.05)))
-    text = svg.forest(
-        rows,
-        tuple(r["scale"]),  # type: ignore[arg-type]
-        title=f"Calibrated estimate [{conf}% CI] beside the raw judge mean [naive {conf}% CI]",
-    )
-    return {"id": id_, "title": title, "svg": text, "reason": ""}
+    if not all(
+        s.get("value") is not None and s["judge_mean"].get("lo") is not None for s in r["systems"]
+    ):
+        return _absent(id_, title, "a system has no estimate or no CI")
+    from metajudge.reports.estimate_html import forest_svg
+
+    return {"id": id_, "title": title, "svg": forest_svg(r, id_="fig-forest"), "reason": ""}
 
 
 def width_by_bin_figure(card: Mapping[str, Any]) -> Figure:
@@ -172,7 +162,7 @@ def width_by_bin_figure(card: Mapping[str, Any]) -> Figure:
         return _absent(id_, title, "the conformal result holds no width per human-score bin")
     lo, hi = _scale(card, r)
     notes = [
-        "" if b.get("coverage") is None else f"coverage {b['coverage']:.2f}, n {b['n']:.0f}"
+        [] if b.get("coverage") is None else [f"coverage {b['coverage']:.2f}", f"n {b['n']:.0f}"]
         for b in bins
     ]
     text = svg.bars_by_bin(

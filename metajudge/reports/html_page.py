@@ -165,9 +165,7 @@ def _overview_table(data: Mapping[str, Any]) -> dict[str, Any]:
         + "; inter-human ceiling as reference",
         "columns": [*cols, n_name, *(["published source"] if pub else [])],
         "rows": [row(c["metric"], c["metric"], c) for c in data["cells"]],
-        "refs": [
-            row(ceiling_name(c.get("method")), "human", c) for c in data.get("ceiling") or []
-        ],
+        "refs": [row(ceiling_name(c.get("method")), "human", c) for c in data.get("ceiling") or []],
         "nd": digits(pct),
         "note": "; ".join(
             dict.fromkeys(

@@ -297,22 +297,28 @@ def _short(s: str, n: int) -> str:
 
 @dataclass(frozen=True)
 class ForestRow:
-    """One system: the calibrated estimate and the raw judge mean, each (value, lo, hi)."""
+    """One system: the calibrated estimate and the raw judge mean, each (value, lo, hi);
+    ``label``: the name shown (default the system's)."""
 
     system: str
     cal: tuple[float, float, float]
     raw: tuple[float, float, float]
     refused: bool = False
+    label: str = ""
 
 
-def forest(rows: Sequence[ForestRow], scale: tuple[float, float], *, title: str) -> str:
-    """Per system, the calibrated estimate (circle; hollow where its level claim is refused)
-    and the raw judge mean (square), each with its CI, on a shared axis."""
+def forest(
+    rows: Sequence[ForestRow], scale: tuple[float, float], *, title: str, id_: str = "fig-forest"
+) -> str:
+    """Per system, the calibrated estimate (circle; hollow, and "level refused" under the name,
+    where its level claim is refused) and the raw judge mean (square), each with its CI and a
+    hover title of four decimals, on a shared axis. Marks carry the classes ``fmark cal`` /
+    ``fmark raw``, names ``fname`` (the page's self-test measures them)."""
     ends = [v for r in rows for v in (*r.cal, *r.raw) if v is not None and math.isfinite(v)]
     pad = 0.05 * ((max(ends) - min(ends)) or 1)
     lo, hi = max(scale[0], min(ends) - pad), min(scale[1], max(ends) + pad)
     rh, top = 30, 26
-    f = Frame(x=(lo, hi), y=(0.0, 1.0), left=150, top=top, width=420, height=rh * len(rows))
+    f = Frame(x=(lo, hi), y=(0.0, 1.0), left=230, top=top, width=460, height=rh * len(rows))
     body = []
     axis_y = top + rh * len(rows)
     for t in ticks(lo, hi):
@@ -321,18 +327,12 @@ def forest(rows: Sequence[ForestRow], scale: tuple[float, float], *, title: str)
         body.append(el("text", f"{t:g}", x=x, y=axis_y + 14, text_anchor="middle"))
     for j, r in enumerate(rows):
         y = top + rh * j + 10
-        name = r.system + (" (level refused)" if r.refused else "")
-        body.append(
-            el(
-                "text",
-                _short(name, 26),
-                x=f.left - 8,
-                y=y + 6,
-                text_anchor="end",
-                class_="fname",
-                fill=RED if r.refused else INK,
+        name = _short(r.label or r.system, 36)
+        body.append(el("text", name, x=f.left - 8, y=y + 4, text_anchor="end", class_="fname"))
+        if r.refused:
+            body.append(
+                el("text", "level refused", x=f.left - 8, y=y + 17, text_anchor="end", fill=RED)
             )
-        )
         for (v, a, b), dy, colour, cls in ((r.cal, 0, BLUE, "cal"), (r.raw, 10, GREY, "raw")):
             body.append(
                 el(
@@ -345,7 +345,8 @@ def forest(rows: Sequence[ForestRow], scale: tuple[float, float], *, title: str)
                     stroke_width=2,
                 )
             )
-            tip = f"{r.system} {'calibrated' if cls == 'cal' else 'raw judge mean'}: {v:.3f} [{a:.3f}, {b:.3f}]"
+            what = "calibrated" if cls == "cal" else "raw judge mean"
+            tip = f"{r.system} {what}: {v:.4f} [{a:.4f}, {b:.4f}]"
             if cls == "cal":
                 fill = "#fff" if r.refused else colour
                 body.append(
@@ -359,20 +360,21 @@ def forest(rows: Sequence[ForestRow], scale: tuple[float, float], *, title: str)
                 )
     body += _legend(f.left, 14, [("dot", BLUE, "calibrated estimate [CI]")])
     body += _legend(f.left + 190, 14, [("line", GREY, "raw judge mean [naive CI]")])
-    return document(f.left + f.width + 30, axis_y + 24, title, body, id_="fig-forest")
+    return document(f.left + f.width + 30, axis_y + 24, title, body, id_=id_)
 
 
 def bars_by_bin(
     bins: Sequence[str],
     values: Sequence[float | None],
-    notes: Sequence[str],
+    notes: Sequence[Sequence[str]],
     *,
     ymax: float,
     ylabel: str,
     ref: tuple[float, str] | None,
     title: str,
 ) -> str:
-    """One bar per bin (None: no bar, "no rows"), its value above it and ``notes`` below;
+    """One bar per bin (None: no bar, "no rows"), its value above it and its ``notes`` (lines)
+    below;
     ``ref``: a dashed reference line (value, label), e.g. the whole scale."""
     f = Frame(x=(0.0, float(len(bins))), y=(0.0, ymax), width=max(240, 80 * len(bins)))
     body = [el("line", x1=f.left, x2=f.left + f.width, y1=f.py(0), y2=f.py(0), stroke="#aab1ba")]
@@ -384,17 +386,11 @@ def bars_by_bin(
     for j, (b, v, note) in enumerate(zip(bins, values, notes, strict=True)):
         x = f.left + bw * j
         body.append(el("text", b, x=x + bw / 2, y=f.top + f.height + 14, text_anchor="middle"))
-        body.append(
-            el(
-                "text",
-                note,
-                x=x + bw / 2,
-                y=f.top + f.height + 27,
-                text_anchor="middle",
-                fill=GREY,
-                font_size="10",
+        for i, line in enumerate(note):
+            y = f.top + f.height + 27 + 12 * i
+            body.append(
+                el("text", line, x=x + bw / 2, y=y, text_anchor="middle", fill=GREY, font_size="10")
             )
-        )
         if v is None:
             body.append(el("text", "no rows", x=x + bw / 2, y=f.py(0) - 6, text_anchor="middle"))
             continue
@@ -430,6 +426,5 @@ def bars_by_bin(
     body.append(
         el("text", ylabel, x=12, y=mid, text_anchor="middle", transform=f"rotate(-90 12 {_n(mid)})")
     )
-    return document(
-        f.left + f.width + 20, f.top + f.height + 44, title, body, id_="fig-width-by-bin"
-    )
+    height = f.top + f.height + 34 + 12 * max((len(n) for n in notes), default=0)
+    return document(f.left + f.width + 20, height, title, body, id_="fig-width-by-bin")

@@ -49,7 +49,7 @@ def test_pictures_are_well_formed_and_escape_their_text() -> None:
         svg.bars_by_bin(
             ["[1, 2)", "[2, 3]"],
             [1.5, None],
-            ["n 3", ""],
+            [["n 3"], []],
             ymax=4.0,
             ylabel="w",
             ref=(4.0, "whole scale 4"),
