@@ -191,6 +191,21 @@ def _est(e: est.Estimate, **extra: Any) -> dict[str, Any]:
     return d
 
 
+def _human_est(e: est.Estimate, statistic: str, level: float, **extra: Any) -> dict[str, Any]:
+    """A correlation with humans and its CI by the one rule of every meta-evaluation value
+    (:func:`~metajudge.stats.intervals.choose`): the percentile bootstrap above
+    :data:`~metajudge.stats.intervals.SMALL_N` units, Fisher z or t at or below, none below 5
+    (``ci_method`` names which)."""
+    from metajudge.stats.intervals import SMALL_N
+
+    if e.undefined is not None or not math.isfinite(e.value):
+        return _est(e, **extra)
+    iv = e.interval(statistic, level, small_n=SMALL_N)
+    lo, hi = iv.ci or (None, None)
+    d = {"value": _clean(e.value), "ci": [_clean(lo), _clean(hi)], "n": e.n}
+    return {**d, "ci_method": iv.method, **extra}
+
+
 def _clean(v: float | None) -> float | None:
     return None if v is None or not math.isfinite(v) else float(v)
 
@@ -234,13 +249,13 @@ def _per_backbone(ctx: _Ctx, k: int, bb: str) -> tuple[dict[str, Any], est.Estim
     if ctx.h_resp is not None:
         for method in ("pearson", "spearman"):
             e = ctx.pooled(method, s, ctx.h_resp, "response")
-            entry[f"pooled_{method}"] = _est(e)
+            entry[f"pooled_{method}"] = _human_est(e, method, ctx.level)
             human[f"pooled_{method}"] = e
         human["grouped"] = g = ctx.grouped(s)
-        entry["grouped_pearson"] = _est(g, unit="inputs")
+        entry["grouped_pearson"] = _human_est(g, "pearson", ctx.level, unit="inputs")
     for method in ("pearson", "spearman"):
         e = ctx.pooled(method, ctx.d[k], ctx.h_pair, "pair")
-        entry[f"pairs_{method}"] = _est(e)
+        entry[f"pairs_{method}"] = _human_est(e, method, ctx.level)
         human[f"pairs_{method}"] = e
     acc = stats.accuracy_tally(
         human=ctx.h_pair, judge=ctx.dec[k], policy="exclude_human_ties", unjudged="drop"
@@ -253,7 +268,7 @@ def _per_backbone(ctx: _Ctx, k: int, bb: str) -> tuple[dict[str, Any], est.Estim
     chosen = human[
         {"grouped": "grouped", "pooled": "pooled_pearson", "pairs": "pairs_pearson"}[ctx.proto]
     ]
-    entry["human"] = _est(chosen, protocol=ctx.proto)
+    entry["human"] = _human_est(chosen, "pearson", ctx.level, protocol=ctx.proto)
     return entry, chosen
 
 

@@ -1,5 +1,6 @@
-"""The ``make demo`` report (Markdown): the metric table on all RAGChecker pairs, the LLM judges
-on a seeded subset, the backbone swap, the ledger. Renders a
+"""The ``make demo`` judges' report (Markdown and one HTML page): the LLM judges on a seeded
+subset first, the backbone swap, the ledger, then the lexical metrics' table on all RAGChecker
+pairs. Costs say "served from the cache" on a rerun, parse failures appear where a parser ran. Renders a
 :class:`~metajudge.runs.demo.DemoResult`; nothing is recomputed."""
 
 from __future__ import annotations
@@ -41,14 +42,32 @@ def corr_text(c: Mapping[str, Any]) -> str:
     return f"r = {c['pearson']:.3f}{band} (n={c.get('n_pairs')} pairs)"
 
 
+def parse_text(attempts: int, failures: int) -> str:
+    """``parse failures 1/11 (9.1%)`` where a parser read replies; empty where none did (a
+    judge whose replies need no parsing, or every reply served from the cache)."""
+    if not attempts:
+        return ""
+    return f"parse failures {failures}/{attempts} ({failures / attempts:.1%})"
+
+
+def cost_text(calls: int, cached: int, prompt: int, completion: int, wall_s: float | None) -> str:
+    """What a run cost: its calls, tokens and time; on a rerun whose every reply came from the
+    response cache, ``served from the cache (N replies)`` instead of 0 calls and 0 tokens."""
+    if not calls and cached:
+        return f"served from the cache ({cached} replies)"
+    wall = "" if wall_s is None else f", {wall_s:.1f} s"
+    return f"calls {calls}, cache hits {cached}, tokens {prompt} prompt + {completion} completion{wall}"
+
+
 def run_lines(run: Any) -> list[str]:
     """One line per human dimension of a judge run: correlation, CI, parse failures, cost."""
     name = JUDGE_NAMES.get(run.metric, run.metric)
-    cost = (
-        f"parse failures {run.parse_failures}/{run.parse_attempts} ({run.parse_failure_rate:.1%}), "
-        f"unscored {run.unscored}/{run.n_responses}, calls {run.calls}, cache hits {run.cache_hits}, "
-        f"tokens {run.prompt_tokens} prompt + {run.completion_tokens} completion, {run.wall_s:.1f} s"
-    )
+    bits = [
+        parse_text(run.parse_attempts, run.parse_failures),
+        f"unscored {run.unscored}/{run.n_responses}",
+        cost_text(run.calls, run.cache_hits, run.prompt_tokens, run.completion_tokens, run.wall_s),
+    ]
+    cost = ", ".join(b for b in bits if b)
     if run.context_cut:
         cost += f"; context cut to fit on {run.context_cut}/{run.n_responses} responses"
     out = [f"{name} [{run.backbone}] — {cost}"]
@@ -80,20 +99,38 @@ def swap_human_lines(swap: Mapping[str, Any]) -> list[str]:
     for bb in swap.get("backbones", []):
         e = swap["per_backbone"][bb]
         pe = e.get("pairs_pearson") or e.get("pooled_pearson") or {}
-        ci = pe.get("ci") or [None, None]
         r = (swap.get("runs") or {}).get(bb, {})
         c = r.get("cost") or {}
+        bits = [
+            parse_text(r.get("parse_attempts", 0), r.get("parse_failures", 0)),
+            f"unscored {e.get('unscored')}",
+            cost_text(
+                c.get("calls", 0),
+                c.get("cached", 0),
+                c.get("prompt_tokens", 0),
+                c.get("completion_tokens", 0),
+                r.get("wall_s", 0.0),
+            ),
+        ]
         out.append(
-            f"    {bb} vs human {swap['dimension']}: Pearson {_f(pe.get('value'))} "
-            f"[{_f(ci[0])}, {_f(ci[1])}]; parse failures {r.get('parse_failures', 0)}/"
-            f"{r.get('parse_attempts', 0)} ({r.get('parse_failure_rate', 0.0):.1%}), unscored "
-            f"{e.get('unscored')}, calls {c.get('calls', 0)}, cache hits {c.get('cached', 0)}, "
-            f"tokens {c.get('prompt_tokens', 0)} prompt + {c.get('completion_tokens', 0)} "
-            f"completion, {r.get('wall_s', 0.0):.1f} s"
+            f"    {bb} vs human {swap['dimension']}: Pearson {estimate_text(pe)}; "
+            + ", ".join(b for b in bits if b)
         )
         if r.get("note"):
             out.append(f"      ({r['note']})")
     return out
+
+
+def estimate_text(e: Mapping[str, Any]) -> str:
+    """``0.501 [-1.000, 1.000]`` with its CI method where the result names one; ``no CI
+    (n < 5)`` where it has none."""
+    ci = e.get("ci") or [None, None]
+    method = e.get("ci_method")
+    if ci[0] is None and e.get("value") is not None:
+        why = method[len("none ") :].strip("()") if method and method.startswith("none") else ""
+        return f"{_f(e.get('value'))} no CI" + (f" ({why})" if why else "")
+    tag = f" {method}" if method and "percentile" not in method else ""
+    return f"{_f(e.get('value'))} [{_f(ci[0])}, {_f(ci[1])}]{tag}"
 
 
 def ledger_line(ledger: Mapping[str, int]) -> str:
@@ -138,7 +175,7 @@ def _lexical_section(lexical_run: str | Path | None) -> list[str]:
         return [f"(no lexical run at {path})", ""]
     res = MetaEvalResult.load(path)
     return [
-        "## 1. Metrics vs humans: BLEU, ROUGE-L, METEOR, BERTScore on all RAGChecker pairs",
+        "## 3. Metrics vs humans: BLEU, ROUGE-L, METEOR, BERTScore on all RAGChecker pairs",
         "",
         tables.protocol_line(res),
         "",
@@ -150,13 +187,14 @@ def _lexical_section(lexical_run: str | Path | None) -> list[str]:
 
 
 def demo_markdown(result: Any, *, lexical_run: str | Path | None = None) -> str:
-    """The whole demo report as Markdown."""
+    """The whole demo report as Markdown: the judges first, the backbone swap, then the
+    lexical metrics' table."""
     from metajudge.reports.swap_report import swap_markdown
 
     o = result.options
-    lines = ["# metajudge demo", ""] + _lexical_section(lexical_run)
+    lines = ["# metajudge demo: a judges' report", ""]
     lines += [
-        "## 2. LLM judges vs humans on a seeded subset (embedded backbones)",
+        "## 1. LLM judges vs humans on a seeded subset (embedded backbones)",
         "",
         (
             f"Judges run under `{o.backbones[0]}`; G-Eval reads at most {o.context_chars} "
@@ -174,14 +212,14 @@ def demo_markdown(result: Any, *, lexical_run: str | Path | None = None) -> str:
             "`table_qa_mtraig/table.md` (HTML: `report.html` in each folder)."
         ),
         "",
-        "## 3. Backbone swap",
+        "## 2. Backbone swap",
         "",
         swap_markdown(result.swap).replace("# Backbone swap", "### Backbone swap", 1),
         "",
         f"Judge section wall time: {result.wall_s:.1f} s.",
         "",
     ]
-    return "\n".join(lines)
+    return "\n".join(lines + _lexical_section(lexical_run))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -199,13 +237,23 @@ HTML_LINKS = (
 )
 
 
+#: the cost columns of the demo page's judge tables (parse failures: "–" where no parser ran)
+COST_COLUMNS = ["parse failures", "unscored", "cost"]
+
+
 def _judge_table(result: Any) -> dict[str, Any]:
     from metajudge.reports.html_page import est
 
     rows = []
     for run in result.runs:
-        cost = [run.parse_failures, round(run.parse_failure_rate, 4), run.unscored, run.calls]
-        cost += [run.cache_hits, run.prompt_tokens, run.completion_tokens, run.wall_s]
+        cost = [
+            parse_text(run.parse_attempts, run.parse_failures).removeprefix("parse failures ")
+            or None,
+            f"{run.unscored}/{run.n_responses}",
+            cost_text(
+                run.calls, run.cache_hits, run.prompt_tokens, run.completion_tokens, run.wall_s
+            ),
+        ]
         for c in run.correlations:
             e = {"value": c.get("pearson"), "ci": c.get("ci"), "ci_method": c.get("ci_method")}
             rows.append(
@@ -216,8 +264,7 @@ def _judge_table(result: Any) -> dict[str, Any]:
     return {
         "title": f"LLM judges vs humans on the seeded subsets (under {result.options.backbones[0]})",
         "columns": ["judge", "backbone", "human dimension", "Pearson (95% CI)", "n pairs"]
-        + ["parse failures", "parse-failure rate", "unscored", "LLM calls", "cache hits"]
-        + ["prompt tokens", "completion tokens", "wall s"],
+        + COST_COLUMNS,
         "rows": rows,
         "refs": [],
     }
@@ -233,17 +280,21 @@ def _swap_tables(swap: Mapping[str, Any]) -> list[dict[str, Any]]:
         e = swap["per_backbone"][bb]
         r = (swap.get("runs") or {}).get(bb, {})
         c = r.get("cost") or {}
+        parse = parse_text(r.get("parse_attempts", 0), r.get("parse_failures", 0))
+        cost = cost_text(
+            c.get("calls", 0),
+            c.get("cached", 0),
+            c.get("prompt_tokens", 0),
+            c.get("completion_tokens", 0),
+            r.get("wall_s"),
+        )
         rows.append(
-            [bb, est(e.get("pairs_pearson") or e.get("pooled_pearson")), e.get("unscored")]
-            + [r.get("parse_failures", 0), round(float(r.get("parse_failure_rate", 0.0)), 4)]
-            + [c.get("calls", 0), c.get("cached", 0), c.get("prompt_tokens", 0)]
-            + [c.get("completion_tokens", 0), r.get("wall_s")]
+            [bb, est(e.get("pairs_pearson") or e.get("pooled_pearson"))]
+            + [parse.removeprefix("parse failures ") or None, e.get("unscored"), cost]
         )
     per = {
         "title": f"Backbone swap: {swap['metric']} vs human {swap['dimension']} per backbone",
-        "columns": ["backbone", "Pearson (95% CI)", "unscored", "parse failures"]
-        + ["parse-failure rate", "LLM calls", "cache hits", "prompt tokens"]
-        + ["completion tokens", "wall s"],
+        "columns": ["backbone", "Pearson (95% CI)", *COST_COLUMNS],
         "rows": rows,
         "refs": [],
     }
@@ -275,9 +326,9 @@ def demo_payload(result: Any, out: Path, *, lexical_run: str | Path | None = Non
     caution and links to the section pages; no per-item data (the section pages hold it)."""
     from metajudge.reports.html_page import weak_judge_warnings
 
-    tables, links = _lexical_html(lexical_run, out)
-    tables += [_judge_table(result), *_swap_tables(result.swap)]
-    links += [{"href": h, "text": t} for h, t in HTML_LINKS if (out / h).is_file()]
+    lexical, lex_links = _lexical_html(lexical_run, out)
+    tables = [_judge_table(result), *_swap_tables(result.swap), *lexical]
+    links = [{"href": h, "text": t} for h, t in HTML_LINKS if (out / h).is_file()] + lex_links
     warnings = [CAUTION, *weak_judge_warnings(result.options.backbones)]
     warnings += [
         f"{JUDGE_NAMES.get(r.metric, r.metric)}: context cut to fit on {r.context_cut}/"

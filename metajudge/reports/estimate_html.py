@@ -1,8 +1,8 @@
 """``report.html`` of a ``calibrate estimate`` (and ``calibrate plan``) run folder (:mod:`metajudge.reports.html_page`
 renders it): the forest plot, the gates, the paired differences and the transport audits.
 
-The payload's ``forest`` (drawn by ``static/report.js`` as an inline SVG, checked by its
-self-test): per system, the calibrated estimate with its CI beside the raw judge mean with its
+The payload's ``forest`` (drawn as inline SVG by :func:`metajudge.reports.svg.forest` into the
+page's ``lead``, measured by the page's self-test): per system, the calibrated estimate with its CI beside the raw judge mean with its
 naive CI, on the label scale, with the system's route (borrowed, weighted by a plan) and level
 claim; ``scale`` the label scale. Works from the result as JSON data (``result.json``), so that
 ``report render DIR --format html`` re-renders it.
@@ -38,6 +38,27 @@ def _forest(res: Mapping[str, Any]) -> dict[str, Any]:
         "scale": list(res["scale"]),
         "rows": rows,
     }
+
+
+def forest_svg(res: Mapping[str, Any], *, id_: str = "forest") -> str:
+    """The forest plot of an estimate result as inline SVG (:func:`metajudge.reports.svg.
+    forest`), systems in natural order (S0, S1, S2 … S10); the card draws the same."""
+    from metajudge.reports import svg
+    from metajudge.reports.card_figures import natural_key
+
+    f = _forest(res)
+    rows = [
+        svg.ForestRow(
+            system=r["system"],
+            label=r["system"]
+            + {"borrowed": " (borrowed)", "ipw": " (plan-weighted)"}.get(r["route"], ""),
+            cal=(r["cal"]["v"], r["cal"]["lo"], r["cal"]["hi"]),
+            raw=(r["raw"]["v"], r["raw"]["lo"], r["raw"]["hi"]),
+            refused=r["claim"] != "ok",
+        )
+        for r in sorted(f["rows"], key=lambda r: natural_key(r["system"]))
+    ]
+    return svg.forest(rows, (f["scale"][0], f["scale"][1]), title=f["title"], id_=id_)
 
 
 def _tables(res: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -125,6 +146,11 @@ def estimate_payload(res: Mapping[str, Any]) -> dict[str, Any]:
         "warnings": [*res.get("notes", [])],
         "tables": _tables(res),
         "forest": _forest(res),
+        "lead": {
+            "id": "forest",
+            "title": "Forest plot: " + _forest(res)["title"],
+            "svg": forest_svg(res),
+        },
         "links": [{"href": "result.json", "text": "the result as JSON"}],
         "items": [],
         "resp": [],

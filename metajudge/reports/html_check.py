@@ -39,7 +39,9 @@ def selftest(
         raise RuntimeError("chromium not found (make setup installs Debian's chromium)")
     url = Path(page).resolve().as_uri() + "?selftest=1"
     t0 = time.perf_counter()
-    dom = _run([exe, *_FLAGS, "--virtual-time-budget=20000", "--dump-dom", url], timeout)
+    # a 1,400 px wide window: the self-test reports the page width it laid out
+    flags = [*_FLAGS, "--window-size=1400,900", "--virtual-time-budget=20000", "--dump-dom"]
+    dom = _run([exe, *flags, url], timeout)
     wall = time.perf_counter() - t0
     m = re.search(r'<pre id="selftest">(.*?)</pre>', dom, re.DOTALL)
     if m is None:

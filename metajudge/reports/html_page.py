@@ -13,7 +13,9 @@ result kinds; :mod:`metajudge.reports.html_run` gathers the per-item data of a r
 Payload keys: ``kind``, ``title``, ``question``, ``protocol``, ``signatures`` ([name, sig]),
 ``warnings`` (strings), ``tables`` ([{title, columns, rows, refs, note}]; a cell is a number,
 a string or ``{"v", "lo", "hi"}``), ``items`` (inputs), ``resp`` (responses), ``views``
-(disagreement rankings) and ``compare`` (backbone flips).
+(disagreement rankings) and ``compare`` (backbone flips); a judge card adds ``decision`` (a
+sentence shown first), ``figures`` (inline SVG pictures, :mod:`metajudge.reports.card_figures`),
+``lead`` (the picture shown beside the first ``lead_tables`` tables).
 """
 
 from __future__ import annotations
@@ -86,7 +88,8 @@ def render_page(payload: Mapping[str, Any], plots: Sequence[Mapping[str, str]]) 
         plots=plots,
         css=(_HERE / "static" / "report.css").read_text(encoding="utf-8"),
         js=(_HERE / "static" / "report.js").read_text(encoding="utf-8"),
-        data_json=safe_json(payload),
+        # the pictures are SVG text in the page itself: not repeated in the script's data
+        data_json=safe_json({k: v for k, v in payload.items() if k not in ("figures", "lead")}),
     )
 
 
@@ -162,12 +165,31 @@ def _overview_table(data: Mapping[str, Any]) -> dict[str, Any]:
         + "; inter-human ceiling as reference",
         "columns": [*cols, n_name, *(["published source"] if pub else [])],
         "rows": [row(c["metric"], c["metric"], c) for c in data["cells"]],
-        "refs": [
-            row(f"inter-human ceiling ({c.get('method')})", "human", c)
-            for c in data.get("ceiling") or []
-        ],
+        "refs": [row(ceiling_name(c.get("method")), "human", c) for c in data.get("ceiling") or []],
         "nd": digits(pct),
+        "note": "; ".join(
+            dict.fromkeys(
+                f"{ceiling_name(c.get('method'))}: {c['method']}"
+                for c in data.get("ceiling") or []
+                if c.get("method")
+            )
+        ),
     }
+
+
+def ceiling_name(method: str | None) -> str:
+    """The inter-human reference row named in a few words (its definition goes in the table's
+    note).
+
+    >>> ceiling_name("annotator 1 vs annotator 2 and 2 vs 1, averaged (each annotator ...)")
+    'inter-human ceiling (annotator vs annotator)'
+    """
+    m = method or ""
+    if m.startswith("annotator 1 vs annotator 2"):
+        return "inter-human ceiling (annotator vs annotator)"
+    if "leave-one-annotator-out" in m:
+        return "inter-human ceiling (each annotator vs the others)"
+    return "inter-human ceiling"
 
 
 def meta_overview(data: Mapping[str, Any]) -> dict[str, Any]:

@@ -28,6 +28,12 @@ TITLES = {
 }
 
 
+def judge_title(card: Mapping[str, Any]) -> str:
+    """How the card names its judge: a definition's ``name`` (``name``, for a ``judge:PATH``
+    judge, whose path stays in ``judge`` and the signature), else the judge's column or metric."""
+    return str(card.get("name") or card["judge"])
+
+
 def _f(v: Any, nd: int = 3) -> str:
     return "–" if v is None else f"{v:.{nd}f}"
 
@@ -156,19 +162,48 @@ def _conformal(card: Mapping[str, Any]) -> str:
     )
 
 
+#: above this many systems the verdict summarises them (the forest plot and the table list each)
+LISTED_SYSTEMS = 4
+
+
+def _transport(s: Mapping[str, Any]) -> str:
+    t = s["transport"]
+    return t if isinstance(t, str) else str(t.get("verdict"))
+
+
 def _estimate(card: Mapping[str, Any]) -> str:
+    from metajudge.reports.card_figures import natural_key
+
     r = _result(card, "estimate")
     if r is None:
         return _why(card, "estimate")
+    systems = sorted(r["systems"], key=lambda s: natural_key(s["system"]))
+    if len(systems) > LISTED_SYSTEMS:
+        return _estimate_summary(systems)
     parts = []
-    for s in r["systems"]:
-        t = s["transport"] if isinstance(s["transport"], str) else s["transport"].get("verdict")
-        gate = f" (level claim {s['level_claim']}; transport {t})"
+    for s in systems:
+        gate = f" (level claim {s['level_claim']}; transport {_transport(s)})"
         parts.append(
             f"{s['system']} {_ci(s['value'], (s['lo'], s['hi']))} vs raw "
             f"{_f(s['judge_mean']['value'])}{gate}"
         )
     return "; ".join(parts)
+
+
+def _estimate_summary(systems: Sequence[Mapping[str, Any]]) -> str:
+    """Many systems in a few words: how many, the range of the calibrated estimates and of the
+    raw means, the systems refused and the transport verdicts (each system: the forest plot)."""
+    vals = [s["value"] for s in systems if s["value"] is not None]
+    raw = [s["judge_mean"]["value"] for s in systems if s["judge_mean"]["value"] is not None]
+    refused = [s["system"] for s in systems if s["level_claim"] != "ok"]
+    transport = sorted({_transport(s) for s in systems})
+    span = f"calibrated {_f(min(vals))} to {_f(max(vals))}" if vals else "no calibrated value"
+    return (
+        f"{len(systems)} systems: {span} (raw judge means {_f(min(raw, default=None))} to "
+        f"{_f(max(raw, default=None))}); level claim refused for "
+        + (", ".join(refused) if refused else "none")
+        + f"; transport {', '.join(transport)}; each system in the forest plot and the table"
+    )
 
 
 def verdict(card: Mapping[str, Any], statistic: str = "pearson") -> list[dict[str, str]]:
@@ -187,7 +222,7 @@ def card_markdown(card: Mapping[str, Any]) -> str:
     """The card as printed: the verdict, then what each part is (ran or absent, and why)."""
     sig = card["signature"]
     lines = [
-        f"# Judge card: {card['judge']} on {card['dataset']}",
+        f"# Judge card: {judge_title(card)} on {card['dataset']}",
         "",
         f"Labels: {card['labels']['labelled']} of {card['labels']['records']} records labelled"
         + (" (partial labels)" if card["labels"]["partial"] else "")
@@ -237,6 +272,8 @@ def _conformal_table(r: Mapping[str, Any]) -> dict:
 
 
 def _evidence_tables(card: Mapping[str, Any]) -> list[dict]:
+    from metajudge.reports.card_figures import natural_key
+
     out = []
     r = _result(card, "conformal")
     if r is not None:
@@ -265,12 +302,10 @@ def _evidence_tables(card: Mapping[str, Any]) -> list[dict]:
                     s["judge_mean"]["value"], s["judge_mean"].get("lo"), s["judge_mean"].get("hi")
                 ),
                 s["support"].get("outside_share"),
-                s["transport"]
-                if isinstance(s["transport"], str)
-                else s["transport"].get("verdict"),
+                _transport(s),
                 s["level_claim"],
             ]
-            for s in r["systems"]
+            for s in sorted(r["systems"], key=lambda s: natural_key(s["system"]))
         ]
         cols = ["system", "labelled", "rows", "calibrated", "raw judge mean", "outside support"]
         out.append(_table("Calibrated system estimates", [*cols, "transport", "level claim"], rows))
@@ -314,7 +349,7 @@ def _cost_table(card: Mapping[str, Any]) -> dict:
 def card_tables(card: Mapping[str, Any]) -> list[dict]:
     """The card's own tables: the verdict, the evidence, parse failures, the absent parts."""
     verdict_rows = [[v["question"], v["answer"]] for v in card["verdict"]]
-    tables = [_table(f"Verdict: {card['judge']}", ["question", "answer"], verdict_rows)]
+    tables = [_table(f"Verdict: {judge_title(card)}", ["question", "answer"], verdict_rows)]
     tables += _evidence_tables(card)
     tables.append(_cost_table(card))
     absent = [[TITLES[n], p["reason"]] for n, p in card["parts"].items() if p["status"] != "ok"]
@@ -326,19 +361,42 @@ def card_tables(card: Mapping[str, Any]) -> list[dict]:
     return tables
 
 
-def card_html(card: Mapping[str, Any], stage: Path, dataset: Any, fit: Any) -> str:
-    """card.html: the verdict first, the evidence, then the meta-eval run's tables and its
-    disagreement browser (``stage/meta_eval``); the reliability diagram of ``fit`` inlined."""
-    import tempfile
+def decision_text(card: Mapping[str, Any]) -> str | None:
+    """The card's decision sentence (``card["decision"]``: a sentence, or a mapping whose
+    ``sentence`` it is), None where the card has none."""
+    d = card.get("decision")
+    if isinstance(d, Mapping):
+        d = d.get("sentence") or d.get("text")
+    return str(d) if d else None
 
-    from metajudge.reports.html_page import plots_of, render_page
+
+def add_figures(payload: dict[str, Any], card: Mapping[str, Any]) -> None:
+    """The card's pictures into the page's payload: the decision first, then the verdict table
+    beside the picture that carries the decision (:func:`~metajudge.reports.card_figures.
+    lead_figure`), the other pictures (or why there is none) after the tables."""
+    from metajudge.reports.card_figures import card_figures, lead_figure
+
+    figures = card_figures(card)
+    lead = lead_figure(figures, card)
+    payload["decision"] = decision_text(card)
+    payload["lead"] = lead
+    payload["lead_tables"] = 1
+    payload["figures"] = [f for f in figures if f is not lead]
+
+
+def card_html(card: Mapping[str, Any], stage: Path, dataset: Any) -> str:
+    """card.html: the decision, the verdict beside the picture that carries it, the evidence,
+    the other pictures, then the meta-eval run's tables and its disagreement browser
+    (``stage/meta_eval``). Every picture is inline SVG drawn from card.json."""
+    from metajudge.reports.html_page import render_page
     from metajudge.reports.html_run import result_payload
 
     payload = result_payload(stage / "meta_eval", None, dataset)
     payload["kind"] = "card"
-    payload["title"] = f"Judge card: {card['judge']} on {card['dataset']}"
+    name = judge_title(card)
+    payload["title"] = f"Judge card: {name} on {card['dataset']}"
     payload["question"] = (
-        f"May {card['judge']} be used on {card['dataset']}, where, and what are the systems worth?"
+        f"May {name} be used on {card['dataset']}, where, and what are the systems worth?"
     )
     payload["tables"] = card_tables(card) + list(payload.get("tables", []))
     sig = card["signature"]
@@ -349,12 +407,8 @@ def card_html(card: Mapping[str, Any], stage: Path, dataset: Any, fit: Any) -> s
         ["metajudge", sig["metajudge_version"]],
         *list(payload.get("signatures", [])),
     ]
-    with tempfile.TemporaryDirectory() as d:
-        if fit is not None:
-            from metajudge.reports.calibration_html import RELIABILITY_FILE, plot_reliability
-
-            plot_reliability(fit, Path(d) / RELIABILITY_FILE)
-        return render_page(payload, plots_of(Path(d)))
+    add_figures(payload, card)
+    return render_page(payload, [])
 
 
 def headline(card: Mapping[str, Any], statistic: str = "pearson") -> tuple[str, Any]:
@@ -373,40 +427,63 @@ def headline(card: Mapping[str, Any], statistic: str = "pearson") -> tuple[str, 
     return stat_label(statistic), None
 
 
+def _alt_cell(card: Mapping[str, Any]) -> str:
+    """The Alt-Test in words: passes or fails, its winning rate as the share of annotators
+    the judge beats."""
+    alt = _result(card, "alt_test")
+    if alt is None:
+        return "absent"
+    (llm,) = [x for x in alt["llms"] if x["llm"] == card["judge"]] or alt["llms"][:1]
+    n = len(llm["annotators"])
+    word = "passes" if llm["passed"] else "fails"
+    return f"{word}: beats {llm['winning_rate']:.0%} of {n} annotators"
+
+
+def _systems_cell(card: Mapping[str, Any]) -> str:
+    from metajudge.reports.card_figures import natural_key
+
+    r = _result(card, "estimate")
+    if r is None:
+        return "absent"
+    names = sorted((s["system"] for s in r["systems"]), key=natural_key)
+    refused = [s for s in r["systems"] if s["level_claim"] != "ok"]
+    span = names[0] if len(names) == 1 else f"{names[0]} … {names[-1]}"
+    return f"{len(names)} systems ({span}); level refused for {len(refused)}"
+
+
 def _board_row(card: Mapping[str, Any]) -> list[Any]:
     stat, est = headline(card)
-    alt = _result(card, "alt_test")
-    llm = ([x for x in alt["llms"] if x["llm"] == card["judge"]] or alt["llms"][:1]) if alt else []
     sel = _result(card, "selective")
     cfg = sel["configs"][0] if sel else None
     conf = _result(card, "conformal")
     best = best_conformal(conf) if conf else None
-    est_r = _result(card, "estimate")
-    refused = [s for s in (est_r or {}).get("systems", []) if s["level_claim"] != "ok"]
     return [
-        card["judge"],
+        judge_title(card),
+        decision_text(card) or "–",
         card["dataset"] + (f" / {card['dimension']}" if card.get("dimension") else ""),
         stat,
         est,
-        llm[0]["winning_rate"] if llm else None,
-        ("passes" if llm[0]["passed"] else "fails") if llm else "absent",
+        _alt_cell(card),
         cfg["coverage_mean"] if cfg else None,
         cfg["agreement_mean"] if cfg else None,
-        (best.get("width", best.get("size")) if best else None),
-        f"{len(est_r['systems'])} systems, {len(refused)} refused" if est_r else "absent",
+        best.get("width") if best else None,
+        best.get("size") if best else None,
+        _systems_cell(card),
     ]
 
 
+#: the board's columns, each in one unit
 BOARD_COLUMNS = [
     "judge",
+    "use it? (decision)",
     "data",
     "statistic",
     "agreement (95% CI)",
-    "Alt-Test winning rate",
-    "Alt-Test",
-    "selective: share kept",
-    "selective: agreement kept",
-    "conformal width / set size",
+    "Alt-Test (passes beating ≥ 50% of the annotators)",
+    "selective: share of items kept (0–1)",
+    "selective: agreement on the kept (0–1)",
+    "conformal: interval width (label points)",
+    "conformal: set size (classes)",
     "system estimates",
 ]
 
@@ -444,7 +521,7 @@ def cards_html(
         "title": f"Judge cards: {len(cards)} judges",
         "question": "Which judge may be used, where, and how do they compare?",
         "protocol": "; ".join(
-            f"{c['judge']}: seed {c['settings']['seed']}, {c['settings']['n_boot']} resamples"
+            f"{judge_title(c)}: seed {c['settings']['seed']}, {c['settings']['n_boot']} resamples"
             for c in cards
         ),
         "signatures": [[c["judge"], c["signature"]["judge_definition_sha256"]] for c in cards],
@@ -453,7 +530,7 @@ def cards_html(
             _table("Judges side by side", BOARD_COLUMNS, [_board_row(c) for c in cards]),
             _tests_table(tests),
         ],
-        "links": [{"href": h, "text": f"card of {c['judge']}"} for h, c in zip(links, cards)],
+        "links": [{"href": h, "text": f"card of {judge_title(c)}"} for h, c in zip(links, cards)],
         "items": [],
         "resp": [],
         "views": [],

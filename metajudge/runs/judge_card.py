@@ -382,28 +382,22 @@ def _signature(src: DataSource, opts: CardOptions, agreement: Any) -> dict[str, 
     }
 
 
-def _parts(src: DataSource, opts: CardOptions, stage: Path) -> tuple[dict[str, Any], Any, Any]:
+def _parts(src: DataSource, opts: CardOptions, stage: Path) -> tuple[dict[str, Any], Any]:
     """Every part of the card (absent ones with their reason) of ``src`` (its dataset read
-    once), the meta-eval result and the fit result."""
+    once) and the meta-eval result."""
     agreement, res = agreement_part(src, opts, stage / "meta_eval")
     specs = _scores_for(src, opts, stage / "meta_eval")
     parts: dict[str, Any] = {"agreement": agreement}
     parts["alt_test"] = _attempt("decide alt-test", lambda: alt_test_part(src, opts))
     parts["selective"] = _attempt("calibrate selective", lambda: selective_part(src, opts, specs))
     parts["conformal"] = _attempt("calibrate conformal", lambda: conformal_part(src, opts, specs))
-    fit: list[Any] = [None]
-
-    def calibration() -> dict[str, Any]:
-        part, fit[0] = calibration_part(src, opts, specs)
-        return part
-
-    parts["calibration"] = _attempt("calibrate fit", calibration)
+    parts["calibration"] = _attempt("calibrate fit", lambda: calibration_part(src, opts, specs)[0])
     parts["estimate"] = _attempt("calibrate estimate", lambda: estimate_part(src, opts, specs))
     parts["biases"] = biases_part(src, opts)
     parts["self_preference"] = _attempt(
         "judge self-preference", lambda: self_preference_part(src, opts)
     )
-    return parts, res, fit[0]
+    return parts, res
 
 
 def _labels(ds: Any) -> dict[str, Any]:
@@ -416,8 +410,7 @@ def _labels(ds: Any) -> dict[str, Any]:
 
 def run_card(src: DataSource, opts: CardOptions, out: str | Path) -> CardRun:
     """The card of one judge on ``src`` into the run folder ``out``: card.json, card.html, the
-    meta-eval run folder under ``meta_eval/`` and the reliability diagram where calibrate fit
-    ran. The dataset is read once and handed to every part."""
+    meta-eval run folder under ``meta_eval/``. The dataset is read once and handed to every part."""
     from metajudge.io import check_out_dir
     from metajudge.reports.judge_card import card_html, card_markdown, verdict
     from metajudge.results import finite
@@ -427,13 +420,14 @@ def run_card(src: DataSource, opts: CardOptions, out: str | Path) -> CardRun:
     src = src.loaded_once()
     ds = src.load()
     with run_folder(out) as rf:
-        parts, res, fit = _parts(src, opts, rf.stage)
+        parts, res = _parts(src, opts, rf.stage)
         for p in parts.values():  # a part's command names the folder where it will lie
             if "command" in p:
                 p["command"] = p["command"].replace(str(rf.stage), str(rf.out))
         card = {
             "schema": CARD_SCHEMA,
             "judge": _judge_spec(src, opts)[0],
+            "name": judge_name(_judge_spec(src, opts)[0]),
             "dataset": ds.card.name,
             "label_kind": ds.card.label_kind,
             "dimension": src.dimension,
@@ -452,13 +446,26 @@ def run_card(src: DataSource, opts: CardOptions, out: str | Path) -> CardRun:
         card["verdict"] = verdict(card, opts.statistic)
         card = finite(card)
         rf.write_text(CARD_FILE, json.dumps(card, indent=1, ensure_ascii=False) + "\n")
-        rf.write_text(CARD_HTML, card_html(card, rf.stage, ds, fit))
+        rf.write_text(CARD_HTML, card_html(card, rf.stage, ds))
     written = [rf.final(rf.stage / n) for n in (CARD_FILE, CARD_HTML)]
     return CardRun(card, card_markdown(card), written)
 
 
 CARDS_FILE = "cards.json"
 CARDS_HTML = "cards.html"
+
+
+def judge_name(judge: str) -> str:
+    """A judge's name on its card: a ``judge:PATH[@BACKBONE]`` definition's ``name`` (with the
+    backbone), else ``judge`` itself."""
+    from metajudge.metrics.judges.definition import PREFIX
+
+    if not judge.startswith(PREFIX):
+        return judge
+    from metajudge.metrics.judges.defined import load_definition
+
+    path, at, backbone = judge[len(PREFIX) :].partition("@")
+    return load_definition(path).name + (f"@{backbone}" if at else "")
 
 
 def folder_name(judge: str) -> str:

@@ -4,7 +4,8 @@ A spec is one of::
 
     PATH                  every column of a score file (any format :func:`~metajudge.scores.files.read_scores` reads;
                           a name that is not a path is looked up among the dataset's upstream files)
-    PATH:COL[,COL...]     only these columns (``COL`` also takes the family ``COL_<dimension>``)
+    PATH:COL[,COL...]     only these columns (``COL`` also takes the family ``COL_<dimension>``,
+                          and ``judge:DEF``, the column of a judge defined in the file ``DEF``)
     shipped               every column the dataset ships (its card's ``shipped_scores``, and the
                           judges' released replies a JUDGE-BENCH file holds)
     shipped:COL[,COL...]  only these shipped columns; for a judge metric with a human dimension
@@ -115,7 +116,7 @@ def parse_score_spec(text: str) -> ScoreSpec:
         if target != SHIPPED_SOURCE:
             columns = _columns(text, target.partition(":")[2])
     elif ":" in target and not Path(target).is_file():
-        source, _, cols = target.rpartition(":")
+        source, cols = _path_and_columns(target)
         if not source:
             raise _bad(text, "no path before ':' (PATH:COL)")
         columns = _columns(text, cols)
@@ -126,6 +127,24 @@ def parse_score_spec(text: str) -> ScoreSpec:
     if label is not None and source == SHIPPED_SOURCE and not columns:
         raise _bad(text, "LABEL= needs one shipped column: LABEL=shipped:COL")
     return ScoreSpec(text, source, columns, label, fmt)
+
+
+def _path_and_columns(target: str) -> tuple[str, str]:
+    """``(PATH, COLS)`` of ``PATH:COLS``: split at the last ``:``, or before the first column
+    that is a judge defined in a file (``judge:PATH``, whose own path may hold ``:``).
+
+    >>> _path_and_columns("runs/x/scores.jsonl:judge:/defs/v1.yaml,judge:v2.yaml")
+    ('runs/x/scores.jsonl', 'judge:/defs/v1.yaml,judge:v2.yaml')
+    >>> _path_and_columns("a.csv:bleu")
+    ('a.csv', 'bleu')
+    """
+    from metajudge.metrics.judges.definition import PREFIX
+
+    at = target.find(":" + PREFIX)
+    if at > 0:
+        return target[:at], target[at + 1 :]
+    source, _, cols = target.rpartition(":")
+    return source, cols
 
 
 def _forced(target: str) -> tuple[str | None, str]:

@@ -193,7 +193,7 @@ def test_several_judges_one_comparison_page(data_dir: Path, tmp_path: Path, caps
     assert main(argv) == 0
     text = capsys.readouterr().out
     assert text.strip().splitlines()[-1] == str(out / "cards.html")
-    assert "| gpt-4-turbo | trust_or_escalate_jung2025 | Pearson | 0.636 [" in text
+    assert "| gpt-4-turbo | – | trust_or_escalate_jung2025 | Pearson | 0.636 [" in text
     doc = json.loads((out / "cards.json").read_text(encoding="utf-8"))
     assert doc["cards"] == [
         f"{j}/card.html" for j in ("gpt-4-turbo", "gpt-3.5-turbo", "mistral-7b-instruct")

@@ -91,6 +91,9 @@ def test_demo_html_page_holds_tables_caution_and_links(data_dir: Path, tmp_path:
     for s in ("bleu", "G-Eval faithfulness", "1234", "Backbone-swap agreement", "gpt-4o-mini"):
         assert s in text, s
     assert CAUTION in text and 'href="../lex/report.html"' in text
+    # the judges first, the lexical metrics' table last; its inter-human row named in a few words
+    assert text.index("LLM judges vs humans") < text.index("Metrics vs humans on all pairs")
+    assert "inter-human ceiling (annotator vs annotator)" in text
     assert 'href="swap/report.html"' in text and 'href="table_qa_mtraig/report.html"' not in text
     assert not re.search(r'(src|href)="(https?:)?//', text)
     exe = find_chromium()
@@ -108,8 +111,9 @@ _VOLATILE = re.compile(r"(calls \d+|cache hits \d+|tokens \d+ prompt \+ \d+ comp
 
 
 def _numbers(out: str) -> list[str]:
-    """The printed judge lines with the cost and time fields blanked (they differ on a rerun)."""
-    keep = [ln for ln in out.splitlines() if "Pearson" in ln or "agreement" in ln]
+    """The printed judge lines with the cost and time fields blanked (they differ on a rerun:
+    "served from the cache" after the "; " of a swap line)."""
+    keep = [ln.split("; ")[0] for ln in out.splitlines() if "Pearson" in ln or "agreement" in ln]
     return [_VOLATILE.sub("_", ln) for ln in keep]
 
 
@@ -188,6 +192,43 @@ def test_demo_end_to_end_and_rerun_from_cache(
         "mtraig_faithfulness",
     }
     assert all(r["calls"] == 0 for r in runs)
+
+
+def test_demo_lines_say_served_from_the_cache_and_parse_failures_only_where_parsed() -> None:
+    """Issue 62: a rerun reads "served from the cache", not 0 calls and 0 tokens; a judge whose
+    replies no parser read shows no "parse failures 0/0"; a swap value on fewer than 5 pairs
+    shows no CI."""
+    from metajudge.reports.demo_report import estimate_text, run_lines, swap_human_lines
+    from metajudge.runs.demo import JudgeRun
+
+    rerun = JudgeRun("s", "answer_equivalence", "smollm2-135m", 12, 0, 0, 0, 0, 11, 0, 0, 0.01)
+    (line,) = run_lines(rerun)
+    assert "served from the cache (11 replies)" in line
+    assert "parse failures" not in line and "calls 0" not in line and "tokens 0" not in line
+    first = JudgeRun("s", "geval_faithfulness", "smollm2-135m", 12, 1, 11, 0, 11, 0, 6820, 11, 27.6)
+    assert (
+        "parse failures 0/11 (0.0%), unscored 1/12, calls 11, cache hits 0, tokens 6820"
+        in (run_lines(first)[0])
+    )
+    swap = {
+        "backbones": ["a"],
+        "dimension": "correctness",
+        "per_backbone": {
+            "a": {
+                "unscored": 1,
+                "pairs_pearson": {"value": -0.9, "ci": [None, None], "ci_method": "none (n < 5)"},
+            }
+        },
+        "runs": {"a": {"parse_attempts": 11, "parse_failures": 0, "cost": {"cached": 11}}},
+    }
+    (line,) = swap_human_lines(swap)
+    assert line.endswith(
+        "a vs human correctness: Pearson -0.900 no CI (n < 5); parse failures 0/11 (0.0%), "
+        "unscored 1, served from the cache (11 replies)"
+    )
+    assert estimate_text({"value": 0.5, "ci": [0.1, 0.8], "ci_method": "Fisher z"}) == (
+        "0.500 [0.100, 0.800] Fisher z"
+    )
 
 
 def test_demo_chooses_batched_mtraig_verification_and_says_so() -> None:

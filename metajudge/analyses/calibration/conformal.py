@@ -243,7 +243,7 @@ def _covered(lo: FArr, hi: FArr, y: FArr) -> Any:
 @dataclass
 class ConformalResult(Result):
     """Per method: mean coverage and mean width over the repeats (and their sd), the coverage
-    per human-score bin (``by_human``, pooled over the repeats), the share of whole-scale
+    and mean width per human-score bin (``by_human``, pooled over the repeats), the share of whole-scale
     intervals from too few calibration rows (``whole_scale``) and what its guarantee covers;
     ``chosen``: what ``auto`` picked in each repeat; ``target``: the same on another dataset,
     if given; ``warnings``: what the numbers cannot carry (too few calibration rows)."""
@@ -269,6 +269,7 @@ class _Tally:
         self.runs: list[tuple[float, float]] = []
         self.hit = np.zeros(len(self.labels))
         self.tot = np.zeros(len(self.labels))
+        self.wid = np.zeros(len(self.labels))
         self.whole = 0
         self.rows = 0
 
@@ -277,6 +278,7 @@ class _Tally:
         b = np.searchsorted(self.edges, y, side="right")
         self.hit += np.bincount(b, weights=_covered(lo, hi, y), minlength=len(self.labels))
         self.tot += np.bincount(b, minlength=len(self.labels))
+        self.wid += np.bincount(b, weights=hi - lo, minlength=len(self.labels))
         self.whole += int(np.isinf(q).sum())
         self.rows += len(y)
 
@@ -295,11 +297,17 @@ class _Tally:
         }
 
     def by_human(self) -> list[dict[str, Any]]:
-        """Per human-score bin: test rows per split (mean) and coverage (pooled; None: none)."""
+        """Per human-score bin: test rows per split (mean), coverage and mean interval width
+        (pooled; None: no row)."""
         k = max(len(self.runs), 1)
         return [
-            {"bin": lab, "n": t / k, "coverage": float(h / t) if t else None}
-            for lab, h, t in zip(self.labels, self.hit, self.tot, strict=True)
+            {
+                "bin": lab,
+                "n": t / k,
+                "coverage": float(h / t) if t else None,
+                "width": float(w / t) if t else None,
+            }
+            for lab, h, t, w in zip(self.labels, self.hit, self.tot, self.wid, strict=True)
         ]
 
 

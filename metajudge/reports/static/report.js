@@ -40,7 +40,7 @@ function drawTable(t, idx) {
   });
   table.append(el("thead", {}, tr), tb);
   fillTable(t, tb, t.rows);
-  return [el("h2", {}, t.title), table];
+  return t.note ? [el("h2", {}, t.title), table, el("p", { class: "how" }, t.note)] : [el("h2", {}, t.title), table];
 }
 function fillTable(t, tb, rows) {
   tb.replaceChildren();
@@ -180,55 +180,8 @@ function drawCompare() {
   $("ccount").textContent = `${c.rows.length} pairs`;
 }
 
-/* ---------- forest plot (calibrate estimate): calibrated CI beside the raw judge mean ---------- */
-function svg(tag, attrs, text) {
-  const e = document.createElementNS("http://www.w3.org/2000/svg", tag);
-  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, String(v));
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
-function drawForest(f) {
-  const ends = f.rows.flatMap((r) => [r.cal.lo, r.cal.hi, r.raw.lo, r.raw.hi]).filter((v) => v !== null);
-  const pad = 0.05 * (Math.max(...ends) - Math.min(...ends) || 1);
-  const lo = Math.max(f.scale[0], Math.min(...ends) - pad), hi = Math.min(f.scale[1], Math.max(...ends) + pad);
-  const L = 230, W = 460, RH = 40, top = 30, H = top + RH * f.rows.length + 34;
-  const x = (v) => L + (W * (Math.min(Math.max(v, lo), hi) - lo)) / (hi - lo || 1);
-  const g = svg("svg", { id: "forest", width: L + W + 80, height: H, viewBox: `0 0 ${L + W + 80} ${H}`, role: "img" });
-  g.append(svg("title", {}, f.title));
-  const axisY = top + RH * f.rows.length + 4;
-  g.append(svg("line", { x1: L, x2: L + W, y1: axisY, y2: axisY, stroke: "#888" }));
-  for (let k = 0; k <= 5; k++) {
-    const v = lo + ((hi - lo) * k) / 5;
-    g.append(svg("line", { x1: x(v), x2: x(v), y1: top - 6, y2: axisY + 4, stroke: "#e3e6ea" }));
-    g.append(svg("text", { x: x(v), y: axisY + 18, "text-anchor": "middle", "font-size": 11 }, v.toFixed(2)));
-  }
-  const mark = (r, e, y, cls, colour) => {
-    g.append(svg("line", { class: `fci ${cls}`, x1: x(e.lo), x2: x(e.hi), y1: y, y2: y, stroke: colour, "stroke-width": 2 }));
-    const m = cls === "cal" ? svg("circle", { cx: x(e.v), cy: y, r: 4.5 }) : svg("rect", { x: x(e.v) - 4, y: y - 4, width: 8, height: 8 });
-    m.setAttribute("class", `fmark ${cls}`);
-    m.setAttribute("data-system", r.system);
-    m.setAttribute("fill", r.claim === "ok" || cls === "raw" ? colour : "#fff");
-    m.setAttribute("stroke", colour);
-    m.append(svg("title", {}, `${r.system} ${cls === "cal" ? "calibrated" : "raw judge mean"}: ${fmt(e.v, 4)} [${fmt(e.lo, 4)}, ${fmt(e.hi, 4)}]`));
-    g.append(m);
-  };
-  f.rows.forEach((r, j) => {
-    const y = top + RH * j + 10;
-    const name = r.system + (r.route === "borrowed" ? " (borrowed)" : r.route === "ipw" ? " (plan-weighted)" : "");
-    g.append(svg("text", { x: L - 8, y: y + 4, "text-anchor": "end", "font-size": 12, class: "fname" }, name));
-    if (r.claim !== "ok") g.append(svg("text", { x: L - 8, y: y + 18, "text-anchor": "end", "font-size": 10, fill: "#9b1c1c" }, "level refused"));
-    mark(r, r.cal, y, "cal", "#1f6feb");
-    mark(r, r.raw, y + 12, "raw", "#888888");
-  });
-  g.append(svg("circle", { cx: L + 6, cy: 12, r: 4.5, fill: "#1f6feb" }));
-  g.append(svg("text", { x: L + 16, y: 16, "font-size": 11 }, "calibrated estimate [CI]"));
-  g.append(svg("rect", { x: L + 182, y: 8, width: 8, height: 8, fill: "#888888" }));
-  g.append(svg("text", { x: L + 196, y: 16, "font-size": 11 }, "raw judge mean [naive CI]"));
-  g.append(svg("circle", { cx: L + 366, cy: 12, r: 4.5, fill: "#fff", stroke: "#1f6feb" }));
-  g.append(svg("text", { x: L + 376, y: 16, "font-size": 11 }, "level claim refused"));
-  return [el("h2", {}, "Forest plot: " + f.title), g];
-}
-
+/* the forest plot of calibrate estimate and the judge card is inline SVG drawn in Python
+   (metajudge/reports/svg.py); the self-test measures it below */
 /* ---------- tabs, start, self-test ---------- */
 function showTab(name) {
   document.querySelectorAll("#tabs button").forEach((b) => b.classList.toggle("on", b.dataset.tab === name));
@@ -260,6 +213,10 @@ function selftest() {
   out.detail_has_response = !!(det && det.querySelector(".side .text") && det.querySelector(".side .text").textContent.length > 0);
   out.detail_text = det ? det.textContent.slice(0, 4000) : "";
   out.script_elements = document.querySelectorAll("script").length;
+  out.page_width = document.documentElement.scrollWidth;
+  out.view_width = window.innerWidth;
+  out.tables_scrolling = [...document.querySelectorAll("#tables table, #lead-tables table")].filter((t) => t.scrollWidth > t.clientWidth + 1).map((t) => t.id);
+  out.figures = [...document.querySelectorAll("svg.figure")].map((s) => s.id);
   if (D.compare.length) {
     showTab("compare");
     const cr = document.querySelector("#crows tbody tr.row");
@@ -274,8 +231,8 @@ function selftest() {
 }
 const T0 = performance.now();
 let LOAD_MS = null;
-if (D.forest) $("tables").append(...drawForest(D.forest));
-D.tables.forEach((t, j) => $("tables").append(...drawTable(t, j)));
+const LEAD = $("lead-tables") ? D.lead_tables || 0 : 0; // the first tables beside the lead picture
+D.tables.forEach((t, j) => $(j < LEAD ? "lead-tables" : "tables").append(...drawTable(t, j)));
 document.querySelectorAll("#tabs button").forEach((b) => b.addEventListener("click", () => showTab(b.dataset.tab)));
 initBrowser();
 initCompare();
