@@ -152,6 +152,13 @@ def _thakur(ds: Any, spec: Mapping[str, Any], data_dir: Any, metrics: Any) -> li
     return out
 
 
+def _mlflow(ds: Any, spec: Mapping[str, Any], data_dir: Any, metrics: Any) -> list:
+    """LLM judges' assessments of the traces of an MLflow experiment (``--input mlflow:EXP``)."""
+    from metajudge.data.mlflow_traces import judge_rows
+
+    return judge_rows(ds, spec, data_dir, metrics)
+
+
 #: loader name (a card's ``shipped_scores[].loader``) → reader
 LOADERS: dict[str, Loader] = {
     "ragchecker_baseline": _ragchecker,
@@ -161,6 +168,7 @@ LOADERS: dict[str, Loader] = {
     "rating_distribution_csv": _rating_distributions,
     "alt_test_llm_labels": _alt_test,
     "thakur_judge_columns": _thakur,
+    "mlflow_assessments": _mlflow,
 }
 
 
