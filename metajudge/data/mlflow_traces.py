@@ -6,7 +6,8 @@ expectations (``mlflow.log_expectation``, ground truth). :func:`read_experiment`
 experiment (by name or id; the tracking URI from ``tracking_uri``, else ``$MLFLOW_TRACKING_URI``:
 a ``sqlite:///`` store, a folder or a server) as a per-response dataset:
 
-- one record per trace: id = the trace id, system = the trace's name, input = its request (the
+- one record per trace: id = the trace id, system = the app version that made it (the
+  LoggedModel named by ``mlflow.set_active_model``), else the trace's name, input = its request (the
   ``question`` argument, or the only argument, else the request as JSON), response = its
   response, meta = its own tags (not MLflow's ``mlflow.*`` ones);
 - each assessment name is a dimension (``dimension``: only that one); human feedback and every
@@ -133,24 +134,34 @@ def _question(raw: Any) -> str:
 def _read_traces(mlc: Any, exp_id: str, counts: Counter[str]) -> list[_Trace]:
     """Every trace of the experiment with its valid assessments (page by page, oldest first)."""
     out: list[_Trace] = []
+    models: dict[str, str] = {}
     token = None
     while True:
         page = mlc.search_traces(
             locations=[exp_id], max_results=500, page_token=token, order_by=["timestamp ASC"]
         )
-        out += [_trace(t, counts) for t in page]
+        out += [_trace(t, counts, _system(mlc, t, models)) for t in page]
         token = page.token
         if not token:
             return out
 
 
-def _trace(t: Any, counts: Counter[str]) -> _Trace:
+def _system(mlc: Any, t: Any, models: dict[str, str]) -> str:
+    """A trace's system: the name of the app version that made it (the LoggedModel of
+    ``mlflow.set_active_model``), else the trace's name (``models``: names already looked up)."""
+    mid = (t.info.trace_metadata or {}).get("mlflow.modelId")
+    if mid and mid not in models:
+        models[mid] = str(mlc.get_logged_model(mid).name)
+    return models.get(mid) or str((t.info.tags or {}).get("mlflow.traceName") or "app")
+
+
+def _trace(t: Any, counts: Counter[str], system: str) -> _Trace:
     info = t.info
     tags = dict(info.tags or {})
     response, _ = _text(t.data.response if t.data else None)
     tr = _Trace(
         id=str(info.trace_id),
-        system=str(tags.get("mlflow.traceName") or "app"),
+        system=system,
         question=_question(t.data.request if t.data else None),
         response=response,
         meta={k: v for k, v in tags.items() if not k.startswith("mlflow.")},

@@ -1,8 +1,9 @@
 """An MLflow experiment made with mlflow's own API for the ``mlflow:EXPERIMENT`` tests, and the
-same data as a canonical JSONL file with a judges' CSV (:func:`log_experiment`).
+same data as a canonical JSONL file with a judges' CSV (label codes: 0 = no, 1 = yes) (:func:`log_experiment`).
 
 A traced app "answers" the 24 responses of ``tests/fixtures/byod/faithfulness.jsonl`` (it
-returns the record's response); each trace is tagged with its item and system. The binary
+returns the record's response) under the active model named after the record's system (the
+app version); each trace is tagged with its item and system. The binary
 dimension ``faithful`` (a 1-5 faithfulness grade of 4 or more): reviewers ``alice`` and ``bob``
 (annotators 1 and 2; alice as feedback, bob as an expectation) on all but every fourth trace;
 ``bob`` skips every fifth labelled one; two LLM judges, ``judge-a`` (annotator 3's grade, a bool)
@@ -26,8 +27,8 @@ def _items() -> list[dict[str, Any]]:
     return [json.loads(line) for line in lines]
 
 
-def log_experiment(uri: str, name: str, out: Path) -> dict[str, Any]:
-    """Log the experiment ``name`` at tracking URI ``uri``; write ``out/labels.jsonl`` and
+def log_experiment(uri: str, name: str, out: Path, n: int = 24) -> dict[str, Any]:
+    """Log the experiment ``name`` at tracking URI ``uri`` (the first ``n`` responses); write ``out/labels.jsonl`` and
     ``out/judges.csv`` (the same data, canonical); return the trace ids and the paths."""
     import mlflow
     from mlflow.entities import AssessmentError, AssessmentSource
@@ -43,7 +44,8 @@ def log_experiment(uri: str, name: str, out: Path) -> dict[str, Any]:
     human = lambda source: AssessmentSource(source_type="HUMAN", source_id=source)  # noqa: E731
     judge = lambda source: AssessmentSource(source_type="LLM_JUDGE", source_id=source)  # noqa: E731
     records, judges = [], []
-    for i, item in enumerate(_items()):
+    for i, item in enumerate(_items()[:n]):
+        mlflow.set_active_model(name=item["system"])  # the app version: the record's system
         summarise(item["input"]["question"], item)
         tid = mlflow.get_last_active_trace_id()
         grades = item["scores"]["faithfulness"]
@@ -71,7 +73,7 @@ def log_experiment(uri: str, name: str, out: Path) -> dict[str, Any]:
             {
                 "id": tid,
                 "input": {"question": item["input"]["question"]},
-                "system": "summarise",
+                "system": item["system"],
                 "response": item["response"],
                 "scores": scores,
             }
@@ -79,9 +81,9 @@ def log_experiment(uri: str, name: str, out: Path) -> dict[str, Any]:
         judges.append(
             {
                 "item": tid,
-                "system": "summarise",
-                "judge-a": "yes" if a else "no",
-                "judge-b": "" if i == 1 else b,
+                "system": item["system"],
+                "judge-a": int(a),
+                "judge-b": "" if i == 1 else int(b == "yes"),
             }
         )
     return {"ids": [r["id"] for r in records], **_write(out, records, judges)}
