@@ -9,7 +9,8 @@ a ``sqlite:///`` store, a folder or a server) as a per-response dataset:
 - one record per trace: id = the trace id, system = the app version that made it (the
   LoggedModel named by ``mlflow.set_active_model``), else the trace's name, input = its request (the
   ``question`` argument, or the only argument, else the request as JSON), response = its
-  response, meta = its own tags (not MLflow's ``mlflow.*`` ones);
+  response, meta = its own tags (not MLflow's ``mlflow.*`` ones, nor the ``metajudge.*`` ones
+  ``calibrate plan --log-to-mlflow`` sets);
 - each assessment name is a dimension (``dimension``: only that one); human feedback and every
   expectation are its labels, one annotator per reviewer (``source_id``; ``null`` where a
   reviewer did not assess the trace); a trace no human assessed is an unlabelled record;
@@ -164,7 +165,7 @@ def _trace(t: Any, counts: Counter[str], system: str) -> _Trace:
         system=system,
         question=_question(t.data.request if t.data else None),
         response=response,
-        meta={k: v for k, v in tags.items() if not k.startswith("mlflow.")},
+        meta={k: v for k, v in tags.items() if not k.startswith(("mlflow.", "metajudge."))},
     )
     for a in sorted(info.assessments or (), key=lambda a: a.last_update_time_ms or 0):
         if getattr(a, "valid", True) is False:
