@@ -315,7 +315,10 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
 
 def _cmd_plan(args: argparse.Namespace) -> int:
     from metajudge.runs.calibrate_estimate import run_plan
+    from metajudge.runs.mlflow_log import check_source, tag_plan
 
+    if args.log_to_mlflow:
+        check_source(args.input)
     ids = id_policy(args)
     run = run_plan(
         _source(args, ids),
@@ -330,8 +333,6 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     warn_dropped(ids)
     rc = _print(args, run)
     if args.log_to_mlflow:
-        from metajudge.runs.mlflow_log import tag_plan
-
         n = tag_plan(args.input, args.out)
         print(f"tagged {n} traces for labelling in MLflow (metajudge.label_plan)", file=sys.stderr)
     return rc

@@ -81,6 +81,10 @@ def _cmd_card(args: argparse.Namespace) -> int:
     from metajudge.runs.judge_card import CardOptions, run_card, run_cards
 
     src = data_source(args, judge=args.judge[0] if len(args.judge) == 1 else None)
+    if args.log_to_mlflow:
+        from metajudge.runs.mlflow_log import check_source
+
+        check_source(src.path)
     opts = CardOptions(
         metric=args.metric,
         backbone=cli_backbone(args.backbone) if args.metric else None,

@@ -186,8 +186,7 @@ def _trace(t: Any, counts: Counter[str], system: str) -> _Trace:
 def _kind(values: Sequence[Any]) -> str:
     """The label kind ``values`` (an assessment name's, errors left out) make."""
     if values and all(
-        isinstance(v, bool) or (isinstance(v, str) and v.strip().lower() in _BINARY)
-        for v in values
+        isinstance(v, bool) or (isinstance(v, str) and v.strip().lower() in _BINARY) for v in values
     ):
         return "binary"
     if values and all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
@@ -401,13 +400,17 @@ def doctor_lines(source: str, found: Mapping[str, Any]) -> list[str]:
     dims = ", ".join(f"{k} ({v})" for k, v in found["dimensions"].items())
     out = [
         f"experiment: {source}",
-        f"traces: {found['traces']} ({found['labelled']} with a human assessment, "
-        f"{found['unlabelled']} without: the unlabelled rows)",
+        (
+            f"traces: {found['traces']} ({found['labelled']} with a human assessment, "
+            f"{found['unlabelled']} without: the unlabelled rows)"
+        ),
         f"dimensions (assessment names): {dims}",
         f"reviewers (annotators): {', '.join(found['reviewers']) or 'none'}",
         f"judge columns (LLM_JUDGE source ids): {', '.join(found['judges']) or 'none'}",
-        f"judge assessments: {found['judge_assessments']} ({found['judge_unparsed']} unparsed: "
-        "an error or a value off the dimension's kind)",
+        (
+            f"judge assessments: {found['judge_assessments']} ({found['judge_unparsed']} unparsed: "
+            "an error or a value off the dimension's kind)"
+        ),
     ]
     if found.get("overridden"):
         out.append(f"overridden assessments skipped: {found['overridden']}")

@@ -25,9 +25,9 @@ PLAN_TAG = "metajudge.label_plan"
 PROBABILITY_TAG = "metajudge.label_probability"
 
 
-def _experiment(source: Any) -> tuple[Any, str]:
-    """The client and experiment id of an ``mlflow:EXPERIMENT`` source (else an error)."""
-    from metajudge.data.mlflow_traces import PREFIX, client, experiment_id, is_mlflow
+def check_source(source: Any) -> None:
+    """An error unless ``source`` is ``mlflow:EXPERIMENT`` (checked before a command runs)."""
+    from metajudge.data.mlflow_traces import is_mlflow
 
     if not is_mlflow(source):
         raise InputError(
@@ -35,6 +35,13 @@ def _experiment(source: Any) -> tuple[Any, str]:
             "mlflow:EXPERIMENT",
             field="--log-to-mlflow",
         )
+
+
+def _experiment(source: Any) -> tuple[Any, str]:
+    """The client and experiment id of an ``mlflow:EXPERIMENT`` source (else an error)."""
+    from metajudge.data.mlflow_traces import PREFIX, client, experiment_id
+
+    check_source(source)
     mlc = client()
     return mlc, experiment_id(mlc, str(source).removeprefix(PREFIX))
 

@@ -41,8 +41,8 @@ def log_experiment(uri: str, name: str, out: Path, n: int = 24) -> dict[str, Any
         mlflow.update_current_trace(tags={"item": item["id"], "summariser": item["system"]})
         return str(item["response"])
 
-    human = lambda source: AssessmentSource(source_type="HUMAN", source_id=source)  # noqa: E731
-    judge = lambda source: AssessmentSource(source_type="LLM_JUDGE", source_id=source)  # noqa: E731
+    human = lambda source: AssessmentSource(source_type="HUMAN", source_id=source)
+    judge = lambda source: AssessmentSource(source_type="LLM_JUDGE", source_id=source)
     records, judges = [], []
     for i, item in enumerate(_items()[:n]):
         mlflow.set_active_model(name=item["system"])  # the app version: the record's system
@@ -51,9 +51,7 @@ def log_experiment(uri: str, name: str, out: Path, n: int = 24) -> dict[str, Any
         grades = item["scores"]["faithfulness"]
         labels: list[str | None] = [None, None]
         if i % 4 != 3:
-            mlflow.log_feedback(
-                trace_id=tid, name=DIM, value=grades[0] >= 4, source=human("alice")
-            )
+            mlflow.log_feedback(trace_id=tid, name=DIM, value=grades[0] >= 4, source=human("alice"))
             labels[0] = "yes" if grades[0] >= 4 else "no"
             if i % 5 != 4:
                 mlflow.log_expectation(
