@@ -16,7 +16,8 @@ a ``sqlite:///`` store, a folder or a server) as a per-response dataset:
   reviewer did not assess the trace); a trace no human assessed is an unlabelled record;
 - each ``LLM_JUDGE`` source's feedback is a judge column named by its ``source_id``
   (``<source_id>_<dimension>`` with several dimensions), read by ``--scores shipped`` (the
-  card's ``mlflow_assessments`` shipped-scores loader: :func:`judge_rows`); feedback logged with
+  card's ``mlflow_assessments`` shipped-scores loader in :mod:`metajudge.scores.shipped`,
+  reading each record's ``meta["mlflow_judges"]``); feedback logged with
   an ``AssessmentError``, or a value off the dimension's kind, is a row with an error (counted
   as unparsed, never dropped).
 
@@ -39,7 +40,7 @@ from typing import Any
 from metajudge.errors import InputError
 
 PREFIX = "mlflow:"
-#: the card's shipped-scores loader of the judge columns (:func:`judge_rows`)
+#: the card's shipped-scores loader of the judge columns (:mod:`metajudge.scores.shipped`)
 LOADER = "mlflow_assessments"
 #: the record meta key holding a trace's judge assessments ({column: value or error})
 META_KEY = "mlflow_judges"
@@ -367,32 +368,6 @@ def _found(
         "judge_unparsed": sum("error" in c for c in cells),
         **{k: v for k, v in counts.items() if v},
     }
-
-
-def judge_rows(ds: Any, spec: Mapping[str, Any], data_dir: Any, metrics: Any) -> list:
-    """The judge columns' score rows (the ``mlflow_assessments`` shipped-scores loader): one
-    row per judge assessment a record holds; an error or off-kind value is a row with its
-    ``error`` (counted as unparsed)."""
-    from metajudge.scores.readers.rows import make_row
-
-    rows = []
-    for r in ds.records:
-        for col, cell in (r.meta.get(META_KEY) or {}).items():
-            if metrics is not None and col not in metrics:
-                continue
-            row = make_row(
-                item=r.id,
-                system=r.system,
-                side=None,
-                metric=col,
-                score=cell.get("score"),
-                signature=f"{col}|MLflow LLM_JUDGE feedback",
-                error=cell.get("error"),
-            )
-            if "label" in cell:
-                row["label"] = cell["label"]
-            rows.append(row)
-    return rows
 
 
 def doctor_lines(source: str, found: Mapping[str, Any]) -> list[str]:

@@ -13,7 +13,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -84,29 +86,35 @@ def signature_tags(card: Mapping[str, Any]) -> dict[str, str]:
 def log_cards(source: Any, out: str | Path) -> list[str]:
     """Log the card(s) ``judge card`` wrote into ``out`` (``out/card.json``, else each
     ``out/<judge>/card.json``) as MLflow runs in the source's experiment; the run ids."""
+    mlc, exp = _experiment(source)
+    with contextlib.redirect_stdout(sys.stderr):  # MLflow prints "View run ..." on stdout
+        return [_log_card(mlc, exp, p) for p in _cards(Path(out))]
+
+
+def _cards(root: Path) -> list[Path]:
+    """The card files ``judge card`` wrote into ``root`` (one, or one per judge)."""
+    found = [root / "card.json"] if (root / "card.json").is_file() else []
+    return found or sorted(root.glob("*/card.json"))
+
+
+def _log_card(mlc: Any, exp: str, p: Path) -> str:
+    """Log the card at ``p`` as a new run of experiment ``exp``; the run id."""
     from metajudge.io import read_json
 
-    mlc, exp = _experiment(source)
-    root = Path(out)
-    found = [root / "card.json"] if (root / "card.json").is_file() else []
-    found = found or sorted(root.glob("*/card.json"))
-    ids = []
-    for p in found:
-        card = read_json(p)
-        run = mlc.create_run(
-            exp,
-            run_name=f"judge card: {card.get('judge')}",
-            tags={**signature_tags(card), "metajudge.command": "judge card"},
-        )
-        rid = run.info.run_id
-        for k, v in headline(card).items():
-            mlc.log_metric(rid, k, v)
-        for name in ("card.json", "card.html"):
-            if (p.parent / name).is_file():
-                mlc.log_artifact(rid, str(p.parent / name))
-        mlc.set_terminated(rid)
-        ids.append(rid)
-    return ids
+    card = read_json(p)
+    run = mlc.create_run(
+        exp,
+        run_name=f"judge card: {card.get('judge')}",
+        tags={**signature_tags(card), "metajudge.command": "judge card"},
+    )
+    rid = str(run.info.run_id)
+    for k, v in headline(card).items():
+        mlc.log_metric(rid, k, v)
+    for name in ("card.json", "card.html"):
+        if (p.parent / name).is_file():
+            mlc.log_artifact(rid, str(p.parent / name))
+    mlc.set_terminated(rid)
+    return rid
 
 
 def tag_plan(source: Any, out: str | Path | None) -> int:
@@ -121,11 +129,10 @@ def tag_plan(source: Any, out: str | Path | None) -> int:
             field="--log-to-mlflow",
         )
     mlc, _ = _experiment(source)
-    n = 0
-    for (system, item), (prob, selected, _line) in read_plan(sel).items():
-        if selected:
+    picked = [(s, i, p) for (s, i), (p, chosen, _line) in read_plan(sel).items() if chosen]
+    with contextlib.redirect_stdout(sys.stderr):
+        for system, item, prob in picked:
             trace = item.removesuffix(f"::{system}")
             mlc.set_trace_tag(trace, PLAN_TAG, "selected")
             mlc.set_trace_tag(trace, PROBABILITY_TAG, f"{prob:.6g}")
-            n += 1
-    return n
+    return len(picked)
