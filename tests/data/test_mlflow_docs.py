@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("mlflow")
 
-from metajudge.cli import main  # noqa: E402
+from metajudge.cli import main
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "frameworks.md"
 
