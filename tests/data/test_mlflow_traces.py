@@ -226,3 +226,46 @@ def test_log_to_mlflow_needs_an_mlflow_input(
     argv += [str(fixture / "partial_judge.csv"), "--budget", "2", "--out", str(tmp_path / "p")]
     assert main([*argv, "--log-to-mlflow"]) == 2
     assert "give --input mlflow:EXPERIMENT" in capsys.readouterr().err
+
+
+def test_numbers_and_categories_as_dimensions(
+    store: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A graded and a categorical assessment name on the same traces: their kinds differ, so
+    ``--dimension`` picks one; numbers are a likert scale (the range seen), strings the labels
+    seen, a judge's value of another kind unparsed."""
+    import mlflow
+    from mlflow.entities import AssessmentSource
+
+    from metajudge.data.loading import load
+    from metajudge.data.source import DataSource
+
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", store["uri"])
+    mlflow.set_tracking_uri(store["uri"])
+    mlflow.set_experiment("kinds")
+    human = AssessmentSource(source_type="HUMAN", source_id="carol")
+    judge = AssessmentSource(source_type="LLM_JUDGE", source_id="j")
+
+    @mlflow.trace
+    def app(question: str) -> str:
+        return question.upper()
+
+    for grade, tone, judged in ((2, "terse", 3), (5, "warm", "five"), (4, "warm", 4.5)):
+        app(f"q{grade}")
+        tid = mlflow.get_last_active_trace_id()
+        mlflow.log_feedback(trace_id=tid, name="quality", value=grade, source=human)
+        mlflow.log_feedback(trace_id=tid, name="tone", value=tone, source=human)
+        mlflow.log_feedback(trace_id=tid, name="quality", value=judged, source=judge)
+    with pytest.raises(InputError, match="several kinds.*give --dimension"):
+        load("mlflow:kinds")
+    ds = DataSource(path="mlflow:kinds", dimension="quality").load()
+    assert ds.kind == "likert" and (ds.card.scale.min, ds.card.scale.max) == (2.0, 5.0)
+    assert ds.records[0].input.question == "q2" and ds.records[0].response == "Q2"
+    from metajudge.scores.shipped import shipped_scores
+
+    rows = shipped_scores(ds)
+    assert [r["score"] for r in rows] == [3.0, None, 4.5]
+    assert "unparsed value 'five'" in rows[1]["error"]
+    tone = load("mlflow:kinds", dimension="tone")
+    assert tone.kind == "categorical" and tone.card.scale.labels == ("terse", "warm")
+    assert tone.card.shipped_scores == ()  # the judge assessed only quality
