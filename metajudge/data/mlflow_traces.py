@@ -22,8 +22,9 @@ a ``sqlite:///`` store, a folder or a server) as a per-response dataset:
   as unparsed, never dropped).
 
 Values: ``bool`` (and ``"yes"``/``"no"``, ``"true"``/``"false"``) make a ``binary`` dimension
-with labels ``["no", "yes"]`` (docs/own-data.md); numbers a ``likert`` one (the range seen);
-other strings a ``categorical`` one (the labels seen). An assessment that was overridden
+with labels ``["no", "yes"]`` (docs/own-data.md); numbers a ``likert`` one (the range the
+reviewers used); other strings a ``categorical`` one (the labels the reviewers used: a judge's
+other label is off the scale, counted as invalid by ``meta-eval``). An assessment that was overridden
 (``valid`` false) is skipped. mlflow is an optional extra (``pip install metajudge[mlflow]``),
 imported only here.
 """
@@ -237,7 +238,6 @@ def _dimensions(traces: Sequence[_Trace], only: str | None) -> list[_Dim]:
     dims = []
     for n in names:
         human = [v for t in traces for v in t.humans.get(n, {}).values() if not _is_err(v)]
-        judged = [v for t in traces for v in t.judges.get(n, {}).values() if not _is_err(v)]
         try:
             kind = _kind(human)
         except InputError as e:
@@ -248,7 +248,7 @@ def _dimensions(traces: Sequence[_Trace], only: str | None) -> list[_Dim]:
             nums = [float(v) for v in human]
             scale = Scale(min(nums), max(nums))
         else:
-            labels = sorted({str(v) for v in human + judged if isinstance(v, str)})
+            labels = sorted({str(v) for v in human})  # a judge's other label: off the scale
             scale = Scale(0.0, len(labels) - 1.0, None, tuple(labels))
         dims.append(_Dim(n, kind, scale))
     if len({d.kind for d in dims}) > 1:
