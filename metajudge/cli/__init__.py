@@ -13,10 +13,12 @@ level, so ``metajudge --help`` stays fast; the library is imported inside each c
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import logging
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from metajudge import __version__
 
@@ -73,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", help=argparse.SUPPRESS)
     for mod in _COMMAND_MODULES:
         importlib.import_module(mod).register(sub)
-    parser.usage = "metajudge [-h] [--version] [-v] [--data-dir DIR] [--strict-ids] [--quiet] COMMAND ..."  # after the subcommands' prog
+    parser.usage = "metajudge [-h] [--version] [-v] [--data-dir DIR] [--strict-ids] [--quiet] [--tracking-uri URI] COMMAND ..."  # after the subcommands' prog
     parser.epilog = command_overview(sub)
     return parser
 
@@ -95,7 +97,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        rc = int(func(args) or 0)
+        with _tracking_uri(getattr(args, "tracking_uri", None)):
+            rc = int(func(args) or 0)
         sys.stdout.flush()  # a reader gone (``| head``) is seen here, not at the exit
         return rc
     except KeyboardInterrupt:
@@ -107,6 +110,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _quiet_stdout()
     except Exception as e:  # noqa: BLE001 - only what _user_error names; anything else re-raised
         return _report(_placed(e, args))
+
+
+@contextlib.contextmanager
+def _tracking_uri(uri: str | None) -> Iterator[None]:
+    """``--tracking-uri URI``: ``$MLFLOW_TRACKING_URI`` while the command runs (restored after),
+    where every MLflow read and write of :mod:`metajudge.data.mlflow_traces` looks."""
+    if uri is None:
+        yield
+        return
+    before = os.environ.get("MLFLOW_TRACKING_URI")
+    os.environ["MLFLOW_TRACKING_URI"] = uri
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("MLFLOW_TRACKING_URI", None)
+        else:
+            os.environ["MLFLOW_TRACKING_URI"] = before
 
 
 def _placed(e: Exception, args: argparse.Namespace) -> Exception:

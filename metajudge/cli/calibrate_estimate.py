@@ -20,6 +20,7 @@ from metajudge.cli.grammar import label_help
 from metajudge.cli.options import (
     add_alpha,
     add_format,
+    add_log_to_mlflow,
     add_out,
     add_scores,
     add_seed,
@@ -226,6 +227,9 @@ def _add_plan(sub: Any) -> None:
     add_alpha(p, "the intervals")
     add_seed(p, "the folds and the selection draw")
     add_format(p)
+    add_log_to_mlflow(
+        p, "tag the traces the plan selects (metajudge.label_plan = selected, with --budget)"
+    )
     p.set_defaults(func=_cmd_plan)
 
 
@@ -311,7 +315,10 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
 
 def _cmd_plan(args: argparse.Namespace) -> int:
     from metajudge.runs.calibrate_estimate import run_plan
+    from metajudge.runs.mlflow_log import check_source, tag_plan
 
+    if args.log_to_mlflow:
+        check_source(args.input)
     ids = id_policy(args)
     run = run_plan(
         _source(args, ids),
@@ -324,4 +331,8 @@ def _cmd_plan(args: argparse.Namespace) -> int:
         out=args.out,
     )
     warn_dropped(ids)
-    return _print(args, run)
+    rc = _print(args, run)
+    if args.log_to_mlflow:
+        n = tag_plan(args.input, args.out)
+        print(f"tagged {n} traces for labelling in MLflow (metajudge.label_plan)", file=sys.stderr)
+    return rc

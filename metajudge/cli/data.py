@@ -133,7 +133,11 @@ def _add_doctor(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
         "deepeval, ragas; or a score table): format and version, rows, id-like fields, "
         "score-like and label-like columns, missing values, and the meta-eval command that reads it",
     )
-    q.add_argument("file", help="the score file (FORMAT:FILE forces a format, as --scores)")
+    q.add_argument(
+        "file",
+        help="the score file (FORMAT:FILE forces a format, as --scores), or mlflow:EXPERIMENT "
+        "(what its traces and assessments are read as)",
+    )
     q.add_argument(
         "--input",
         metavar="FILE",

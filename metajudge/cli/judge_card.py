@@ -66,6 +66,11 @@ def add_card(jsub: Any) -> None:
     opt.add_seed(p, "the bootstrap and the splits")
     opt.add_out(p, "the card's run folder: card.json, card.html, meta_eval/", required=True)
     opt.add_format(p)
+    opt.add_log_to_mlflow(
+        p,
+        "card.json and card.html as the artifacts of an MLflow run in that experiment, the "
+        "headline figures as metrics, the signature as tags",
+    )
     p.set_defaults(func=_cmd_card)
 
 
@@ -76,6 +81,10 @@ def _cmd_card(args: argparse.Namespace) -> int:
     from metajudge.runs.judge_card import CardOptions, run_card, run_cards
 
     src = data_source(args, judge=args.judge[0] if len(args.judge) == 1 else None)
+    if args.log_to_mlflow:
+        from metajudge.runs.mlflow_log import check_source
+
+        check_source(src.path)
     opts = CardOptions(
         metric=args.metric,
         backbone=cli_backbone(args.backbone) if args.metric else None,
@@ -97,4 +106,9 @@ def _cmd_card(args: argparse.Namespace) -> int:
         print_text(run.markdown)
     for path in run.written:  # card.html last
         opt.notice(args.format, str(path))
+    if args.log_to_mlflow:
+        from metajudge.runs.mlflow_log import log_cards
+
+        for rid in log_cards(src.path, args.out):
+            opt.notice(args.format, f"logged to MLflow run {rid}")
     return 0

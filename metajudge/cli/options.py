@@ -373,13 +373,14 @@ def add_baselines(p: argparse.ArgumentParser, what: str, default: str | None = N
 
 #: The options of ``metajudge`` itself, which every command reads from its namespace and takes
 #: anywhere on the line (:func:`lift_root_options`): name -> whether it takes a value.
-ROOT_OPTIONS = {"--data-dir": True, "--strict-ids": False, "--quiet": False}
+ROOT_OPTIONS = {"--data-dir": True, "--strict-ids": False, "--quiet": False, "--tracking-uri": True}
 
 
 def add_root_options(p: argparse.ArgumentParser) -> None:
     """The :data:`ROOT_OPTIONS` on the root parser: ``--data-dir DIR`` (``args.data_dir``),
     ``--strict-ids`` (``args.strict_ids``, read by :func:`id_policy`), ``--quiet``
-    (``args.quiet``)."""
+    (``args.quiet``), ``--tracking-uri URI`` (``$MLFLOW_TRACKING_URI`` while the command runs:
+    :func:`metajudge.cli.main`)."""
     g = p.add_argument_group("options of every command (also taken after the command)")
     g.add_argument(
         "--data-dir",
@@ -394,6 +395,22 @@ def add_root_options(p: argparse.ArgumentParser) -> None:
         "in one warning (judge swap and decide drift refuse them always)",
     )
     add_quiet(g)
+    g.add_argument(
+        "--tracking-uri",
+        metavar="URI",
+        help="the MLflow tracking URI of --input mlflow:EXPERIMENT and --log-to-mlflow "
+        "(a sqlite:/// store, a folder, a server; default: $MLFLOW_TRACKING_URI)",
+    )
+
+
+def add_log_to_mlflow(p: argparse.ArgumentParser, what: str) -> None:
+    """``--log-to-mlflow``: with ``--input mlflow:EXPERIMENT``, ``what`` goes back into that
+    experiment (:mod:`metajudge.runs.mlflow_log`)."""
+    p.add_argument(
+        "--log-to-mlflow",
+        action="store_true",
+        help=f"with --input mlflow:EXPERIMENT: {what} (needs pip install metajudge[mlflow])",
+    )
 
 
 def lift_root_options(argv: list[str]) -> list[str]:

@@ -59,7 +59,7 @@ def read_rows(src: Any, gather: Gather) -> tuple[list[Row], tuple[float, float],
     judge column read by ``gather``), the label scale, and the rows left out per reason."""
     from metajudge.data import cje_folder
 
-    if src.path and not Path(src.path).exists():
+    if src.path and not src.is_mlflow and not Path(src.path).exists():
         raise InputError(
             "not found (a CJE fresh-draw folder or a dataset file)", path=src.path, field="--input"
         )

@@ -62,7 +62,11 @@ def load(
     for ``lftqa_mitigation_pradhumant``; see the card's notes). ``progress``: called
     ``(lines read, lines)`` while a canonical JSONL file is read (a display's callback).
     """
-    if isinstance(source, Dataset):
+    from metajudge.data.mlflow_traces import is_mlflow
+
+    if is_mlflow(source):
+        ds = _mlflow(str(source), **options)
+    elif isinstance(source, Dataset):
         if subset and source.source.get("subset") == subset:
             return source  # already that subset
         ds = source
@@ -100,8 +104,25 @@ def open_dataset(
         raise InputError("give exactly one of --dataset NAME and --input FILE", field="dataset")
     if isinstance(dataset, str):
         load_card(dataset)  # raises: not a name, or unknown (naming the known ones)
-    target = Path(input) if input is not None else dataset
+    target = Path(input) if input is not None and not _is_uri(input) else (input or dataset)
     return load(target, data_dir, subset=subset, progress=progress, **options)  # type: ignore[arg-type]
+
+
+def _is_uri(s: str | Path) -> bool:
+    """Does ``s`` name a source that is no file (``mlflow:EXPERIMENT``)?"""
+    from metajudge.data.mlflow_traces import is_mlflow
+
+    return is_mlflow(s)
+
+
+def _mlflow(source: str, **options: Any) -> Dataset:
+    """:func:`load` of ``mlflow:EXPERIMENT`` (:mod:`metajudge.data.mlflow_traces`; ``options``:
+    ``tracking_uri``, ``dimension``)."""
+    from metajudge.data.mlflow_traces import read_experiment
+
+    ds = read_experiment(source, **options)
+    ds.source = {"input": source, **({"options": dict(options)} if options else {})}
+    return ds
 
 
 def _is_name(s: str) -> bool:
@@ -121,7 +142,8 @@ def _recorded(
 ) -> Dataset:
     """:func:`load` of a recorded :attr:`~metajudge.data.registry.Dataset.source`."""
     if source.get("input"):
-        target: str | Path = Path(str(source["input"]))
+        given = str(source["input"])
+        target: str | Path = given if _is_uri(given) else Path(given)
     elif source.get("dataset"):
         target = str(source["dataset"])
     else:

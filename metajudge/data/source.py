@@ -45,7 +45,10 @@ class DataSource:
             return self.dataset_obj
         from metajudge.data.loading import open_dataset
 
-        return open_dataset(self.dataset, self.path, subset=self.subset, data_dir=self.data_dir)
+        opts = {"dimension": self.dimension} if self.is_mlflow and self.dimension else {}
+        return open_dataset(
+            self.dataset, self.path, subset=self.subset, data_dir=self.data_dir, **opts
+        )
 
     def loaded_once(self) -> DataSource:
         """This source carrying its loaded dataset: :meth:`load` then returns it unread."""
@@ -59,6 +62,13 @@ class DataSource:
     def name(self) -> str:
         """What a result names as its source: the dataset's name, else the path."""
         return str(self.dataset or self.path)
+
+    @property
+    def is_mlflow(self) -> bool:
+        """Is the source an MLflow experiment (``mlflow:EXPERIMENT``)?"""
+        from metajudge.data.mlflow_traces import is_mlflow
+
+        return is_mlflow(self.path)
 
     @property
     def is_folder(self) -> bool:

@@ -133,10 +133,17 @@ def run_fetch(
 
 def run_doctor(spec: str, *, input_file: str | None = None, reading: Any = None) -> dict[str, Any]:
     """``data doctor``: what the score file ``spec`` (``FILE`` or ``FORMAT:FILE``) is, and the
-    ``meta-eval`` command that reads it (:func:`metajudge.scores.doctor.describe`)."""
+    ``meta-eval`` command that reads it (:func:`metajudge.scores.doctor.describe`); for
+    ``mlflow:EXPERIMENT``, what the experiment's traces are read as
+    (:func:`metajudge.data.mlflow_traces.doctor_lines`)."""
+    from metajudge.data.mlflow_traces import is_mlflow
     from metajudge.scores.doctor import describe
     from metajudge.scores.spec import parse_score_spec
 
+    if is_mlflow(spec):  # an experiment: what its traces and assessments are read as
+        from metajudge.data.loading import load
+
+        return {"format": "mlflow", "experiment": spec, **dict(load(spec).card.counts)}
     parsed = parse_score_spec(spec)
     if parsed.shipped:
         raise InputError("data doctor reads a file, not shipped columns", field="file")

@@ -355,7 +355,7 @@ def _signature(src: DataSource, opts: CardOptions, agreement: Any) -> dict[str, 
     from metajudge import __version__
     from metajudge.io import sha256_file, sha256_text
 
-    if src.path:
+    if src.path and not src.is_mlflow:  # a file; an MLflow experiment: its records' hash
         data_hash = sha256_file(src.path)
     else:
         recs = [r.to_dict() for r in src.load().records]

@@ -147,6 +147,11 @@ def lines(d: Mapping[str, Any]) -> list[str]:
     def names(xs: Any) -> str:
         return ", ".join(map(str, xs)) if xs else "none"
 
+    if d.get("format") == "mlflow":
+        from metajudge.data.mlflow_traces import doctor_lines
+
+        return doctor_lines(str(d["experiment"]), d)
+
     out = [
         f"file: {d['file']}",
         f"format: {d['format']} ({d['version']})",

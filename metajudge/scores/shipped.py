@@ -152,6 +152,33 @@ def _thakur(ds: Any, spec: Mapping[str, Any], data_dir: Any, metrics: Any) -> li
     return out
 
 
+def _mlflow(ds: Any, spec: Mapping[str, Any], data_dir: Any, metrics: Any) -> list:
+    """LLM judges' assessments of the traces of an MLflow experiment (``--input mlflow:EXP``,
+    :mod:`metajudge.data.mlflow_traces`): one row per assessment a record holds; an error or
+    off-kind value is a row with its ``error`` (counted as unparsed)."""
+    from metajudge.data.mlflow_traces import META_KEY
+    from metajudge.scores.readers.rows import make_row
+
+    rows = []
+    for r in ds.records:
+        for col, cell in (r.meta.get(META_KEY) or {}).items():
+            if metrics is not None and col not in metrics:
+                continue
+            row = make_row(
+                item=r.id,
+                system=r.system,
+                side=None,
+                metric=col,
+                score=cell.get("score"),
+                signature=f"{col}|MLflow LLM_JUDGE feedback",
+                error=cell.get("error"),
+            )
+            if "label" in cell:
+                row["label"] = cell["label"]
+            rows.append(row)
+    return rows
+
+
 #: loader name (a card's ``shipped_scores[].loader``) → reader
 LOADERS: dict[str, Loader] = {
     "ragchecker_baseline": _ragchecker,
@@ -161,6 +188,7 @@ LOADERS: dict[str, Loader] = {
     "rating_distribution_csv": _rating_distributions,
     "alt_test_llm_labels": _alt_test,
     "thakur_judge_columns": _thakur,
+    "mlflow_assessments": _mlflow,
 }
 
 
