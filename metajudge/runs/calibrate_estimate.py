@@ -156,7 +156,7 @@ def run_estimate(
     if out:
         from metajudge.io import check_out_dir
 
-        check_out_dir(out, inputs=[src.path, probes, plan], field="--out")
+        check_out_dir(out, inputs=[*src.inputs(), probes, plan], field="--out")
     rows, dropped = estimate_rows(src)
     design = None
     if plan:
@@ -203,7 +203,7 @@ def run_drawn(
     if out:
         from metajudge.io import check_out_dir
 
-        check_out_dir(out, inputs=[src.path], field="--out")
+        check_out_dir(out, inputs=src.inputs(), field="--out")
     payload = drawn_estimate(
         src, draw or LabelDraw(), method=method, alpha=alpha, seed=seed, n_boot=n_boot
     )
@@ -242,7 +242,7 @@ def run_plan(
     if out:
         from metajudge.io import check_out_dir
 
-        check_out_dir(out, inputs=[src.path], field="--out")
+        check_out_dir(out, inputs=src.inputs(), field="--out")
     elif budget is not None:
         raise InputError("--budget writes the selection into the run folder: give --out DIR")
     rows, dropped = estimate_rows(src)

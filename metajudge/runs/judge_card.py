@@ -423,7 +423,7 @@ def run_card(src: DataSource, opts: CardOptions, out: str | Path) -> CardRun:
     from metajudge.results import finite
     from metajudge.run_folder import run_folder
 
-    check_out_dir(out, inputs=[src.path])
+    check_out_dir(out, inputs=src.inputs())
     src = src.loaded_once()
     ds = src.load()
     with run_folder(out) as rf:
@@ -495,7 +495,7 @@ def run_cards(
     from metajudge.results import finite
     from metajudge.run_folder import run_folder
 
-    check_out_dir(out, inputs=[src.path])
+    check_out_dir(out, inputs=src.inputs())
     src = src.loaded_once()
     with run_folder(out) as rf:
         cards, links = [], []
