@@ -109,9 +109,12 @@ def read_text(path: str | Path, *, field: str | None = None) -> str:
         ) from None
 
 
-def inside(root: str | Path, relpath: str | Path, *, what: str = "path") -> Path:
-    """``root / relpath`` resolved, refused (``InputError``) unless it stays inside ``root``:
-    absolute paths, ``..`` and symlinks that lead out are all caught.
+def inside(
+    root: str | Path, relpath: str | Path, *, what: str = "path", source: str | Path | None = None
+) -> Path:
+    """``root / relpath`` resolved, refused (``InputError``; ``source``: the file that named
+    it) unless it stays inside ``root``: absolute paths, ``..`` and symlinks that lead out are
+    all caught, before anything is read.
 
     >>> inside("/data", "a/b.json").as_posix().endswith("/data/a/b.json")
     True
@@ -121,7 +124,11 @@ def inside(root: str | Path, relpath: str | Path, *, what: str = "path") -> Path
     base = Path(root).resolve()
     target = (base / relpath).resolve()
     if not target.is_relative_to(base):
-        raise InputError(f"{what} {str(relpath)!r} leads outside {base}", field=what)
+        raise InputError(
+            f"{what} {str(relpath)!r} leads outside {base}; it was not read",
+            path=source,
+            field=what,
+        )
     return target
 
 
