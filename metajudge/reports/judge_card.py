@@ -328,8 +328,10 @@ def card_tables(card: Mapping[str, Any]) -> list[dict]:
 
 def card_html(card: Mapping[str, Any], stage: Path, dataset: Any, fit: Any) -> str:
     """card.html: the verdict first, the evidence, then the meta-eval run's tables and its
-    disagreement browser (``stage/meta_eval``); the reliability diagram of ``fit`` inlined."""
-    import tempfile
+    disagreement browser (``stage/meta_eval``); the reliability diagram of ``fit`` inlined
+    (drawn in a temporary folder inside the stage, which a killed run's next run removes)."""
+    import os
+    import shutil
 
     from metajudge.reports.html_page import plots_of, render_page
     from metajudge.reports.html_run import result_payload
@@ -349,12 +351,16 @@ def card_html(card: Mapping[str, Any], stage: Path, dataset: Any, fit: Any) -> s
         ["metajudge", sig["metajudge_version"]],
         *list(payload.get("signatures", [])),
     ]
-    with tempfile.TemporaryDirectory() as d:
+    d = stage / f".card-plots-{os.getpid()}.tmp"  # in the stage: a kill leaves nothing in $TMPDIR
+    d.mkdir(exist_ok=True)
+    try:
         if fit is not None:
             from metajudge.reports.calibration_html import RELIABILITY_FILE, plot_reliability
 
-            plot_reliability(fit, Path(d) / RELIABILITY_FILE)
-        return render_page(payload, plots_of(Path(d)))
+            plot_reliability(fit, d / RELIABILITY_FILE)
+        return render_page(payload, plots_of(d))
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def headline(card: Mapping[str, Any], statistic: str = "pearson") -> tuple[str, Any]:
