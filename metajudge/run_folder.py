@@ -38,7 +38,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from metajudge.io import STAGES
+from metajudge.io import STAGES, _named
 from metajudge.out_folder import MANIFEST, check_out_folder, is_ours, is_run_folder, target
 
 #: the result files a reader renders a folder from (checked against the manifest first)
@@ -92,8 +92,12 @@ def run_lock(out: str | Path) -> Iterator[None]:
     _LOCK_FDS[key] = fd
     try:
         started = datetime.now(UTC).isoformat(timespec="seconds")
-        os.ftruncate(fd, 0)
-        os.write(fd, json.dumps({"pid": os.getpid(), "started": started}).encode())
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, json.dumps({"pid": os.getpid(), "started": started}).encode())
+        except OSError as e:  # a full disk: the error names --out, and no lock file is left
+            os.unlink(lock)
+            raise _named(e, out) from e
         _HELD[key] = 1
         try:
             _refuse_nested(out)
