@@ -191,9 +191,9 @@ def check_output_file(
     from metajudge.errors import InputError
 
     p = Path(path)
-    _not_an_input(p, inputs, field)
     if p.is_dir():
         raise InputError("is a folder; give a file name", path=p, field=field)
+    _not_an_input(p, inputs, field)
     _parents_are_folders(p, field)
     return p
 
