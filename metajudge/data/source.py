@@ -60,13 +60,6 @@ class DataSource:
         """What a result names as its source: the dataset's name, else the path."""
         return str(self.dataset or self.path)
 
-    def inputs(self) -> list[str]:
-        """The files and folders this source reads: ``path`` and the score files of ``scores``
-        (an output must not change one, :func:`metajudge.io.check_out_dir`)."""
-        from metajudge.scores.spec import spec_paths
-
-        return [str(p) for p in (self.path, *spec_paths(self.scores)) if p]
-
     @property
     def is_folder(self) -> bool:
         """Is the source a folder (a CJE fresh-draw or annotation folder)?"""

@@ -422,8 +422,9 @@ def run_card(src: DataSource, opts: CardOptions, out: str | Path) -> CardRun:
     from metajudge.reports.judge_card import card_html, card_markdown, verdict
     from metajudge.results import finite
     from metajudge.run_folder import run_folder
+    from metajudge.scores.spec import input_paths
 
-    check_out_dir(out, inputs=src.inputs())
+    check_out_dir(out, inputs=input_paths(src))
     src = src.loaded_once()
     ds = src.load()
     with run_folder(out) as rf:
@@ -528,8 +529,9 @@ def run_cards(
     from metajudge.reports.judge_card import cards_html
     from metajudge.results import finite
     from metajudge.run_folder import run_folder
+    from metajudge.scores.spec import input_paths
 
-    check_out_dir(out, inputs=src.inputs())
+    check_out_dir(out, inputs=input_paths(src))
     src = src.loaded_once()
     names = folder_names(judges)
     with run_folder(out) as rf:
