@@ -106,10 +106,11 @@ def test_a_killed_card_leaves_nothing_in_tmpdir_and_its_stage_goes_next_run(
     assert os.listdir(tmpdir) == []
 
     proc = _popen(argv, {"TMPDIR": str(tmpdir)})
-    while proc.poll() is None and not list(tmp_path.glob(".card.stage-*/card.html")):
+    while proc.poll() is None and not list(tmp_path.glob(".card.stage-*/meta_eval")):
         time.sleep(0.002)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=60)
+    assert list(tmp_path.glob(".card.stage-*")), "killed after its stage was put in place"
     again = inputs_unchanged.run(argv, GRADED, scores, env={"TMPDIR": str(tmpdir)})
     assert again.returncode == 0, again.stderr[-1500:]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["card", "scores.csv", "tmpdir"]
