@@ -14,6 +14,7 @@ import os
 import pathlib
 import sqlite3
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -115,7 +116,7 @@ def test_the_cache_disk_io_error_names_the_file(
         raise sqlite3.OperationalError("disk I/O error")
 
     monkeypatch.setattr(sqlite3, "connect", io_error)
-    monkeypatch.setattr(shutil, "disk_usage", lambda p: shutil._ntuple_diskusage(1, 1, free))  # type: ignore[attr-defined]
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: SimpleNamespace(total=1, used=1, free=free))
     rc, err = _run(["cache", "stats", "--cache-file", str(db)], capsys)
     assert rc == 2, err[-800:]
     assert err.count(str(db)) >= 2 and "disk I/O error" in err, err
