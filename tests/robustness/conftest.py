@@ -2,7 +2,8 @@
 
 :func:`inputs_unchanged` records every file under the paths a test hands to a command (its
 bytes' sha256 and its inode, the listing of each folder) and fails the test when any of them
-differ after the command (:meth:`InputGuard.run`) or at the test's end.
+differ after the command (:meth:`InputGuard.run`) or at the test's end. Every test of the suite
+also keeps ``tests/fixtures`` unchanged, and the whole run the data folder.
 """
 
 from __future__ import annotations
@@ -97,4 +98,28 @@ def inputs_unchanged() -> Iterator[InputGuard]:
     """An :class:`InputGuard`: hand it every input of the test's commands; checked at the end."""
     guard = InputGuard()
     yield guard
+    guard.check()
+
+
+@pytest.fixture(autouse=True)
+def _fixtures_unchanged() -> Iterator[None]:
+    """Every robustness test: the shared fixture files (``tests/fixtures``, the inputs most
+    tests hand to a command) keep their bytes and inodes."""
+    guard = InputGuard()
+    guard.watch(ROOT / "tests" / "fixtures")
+    yield
+    guard.check()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _data_unchanged() -> Iterator[None]:
+    """The whole robustness run: the real datasets' folder (``$METAJUDGE_DATA_DIR``, read by
+    many tests) keeps its bytes and inodes (checked once, at the end)."""
+    from tests.conftest import _find_data_dir
+
+    guard = InputGuard()
+    found = _find_data_dir()
+    if found is not None:
+        guard.watch(found)
+    yield
     guard.check()

@@ -69,3 +69,25 @@ def test_run_folder_holding_an_input_is_refused(
     again = inputs_unchanged.run([*meta, "--input", str(inner), "--out", str(out)], inner)
     assert again.returncode == 2, again.stderr[-800:]
     assert "--out" in again.stderr and f"holds the input {inner}" in again.stderr
+
+
+def test_the_guard_sees_bytes_inodes_and_listings(tmp_path: Path) -> None:
+    """The fixture itself: a changed byte, a file replaced by a copy (same bytes, new inode) and
+    a file added to an input folder each fail; a file left alone passes."""
+    import os
+
+    (tmp_path / "a").write_text("x")
+    changes = [
+        lambda: (tmp_path / "a").write_text("y"),
+        lambda: ((tmp_path / "t").write_text("x"), os.replace(tmp_path / "t", tmp_path / "a")),
+        lambda: (tmp_path / "b").write_text("x"),
+    ]
+    for change in changes:
+        guard = InputGuard()
+        guard.watch(tmp_path)
+        guard.check()
+        change()
+        with pytest.raises(pytest.fail.Exception, match="changed"):
+            guard.check()
+        (tmp_path / "b").unlink(missing_ok=True)
+        (tmp_path / "a").write_text("x")
