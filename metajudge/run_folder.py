@@ -96,7 +96,8 @@ def run_lock(out: str | Path) -> Iterator[None]:
             os.ftruncate(fd, 0)
             os.write(fd, json.dumps({"pid": os.getpid(), "started": started}).encode())
         except OSError as e:  # a full disk: the error names --out, and no lock file is left
-            os.unlink(lock)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(lock)
             raise _named(e, out) from e
         _HELD[key] = 1
         try:
@@ -150,11 +151,14 @@ def _held_elsewhere(lock: Path) -> bool:
     locks is not: a writer nests run folders in the folder it holds)."""
     import fcntl
 
-    if any(_lock_path(Path(k)) == lock for k in _HELD):
-        return False
     try:
         fd = os.open(lock, os.O_RDONLY)
     except OSError:  # gone (released), or not ours to read
+        return False
+    ours = {(st.st_dev, st.st_ino) for st in map(os.fstat, _LOCK_FDS.values())}
+    st = os.fstat(fd)
+    if (st.st_dev, st.st_ino) in ours:  # whatever path names it
+        os.close(fd)
         return False
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
