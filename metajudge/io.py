@@ -109,9 +109,12 @@ def read_text(path: str | Path, *, field: str | None = None) -> str:
         ) from None
 
 
-def inside(root: str | Path, relpath: str | Path, *, what: str = "path") -> Path:
-    """``root / relpath`` resolved, refused (``InputError``) unless it stays inside ``root``:
-    absolute paths, ``..`` and symlinks that lead out are all caught.
+def inside(
+    root: str | Path, relpath: str | Path, *, what: str = "path", source: str | Path | None = None
+) -> Path:
+    """``root / relpath`` resolved, refused (``InputError``; ``source``: the file that named
+    it) unless it stays inside ``root``: absolute paths, ``..`` and symlinks that lead out are
+    all caught, before anything is read.
 
     >>> inside("/data", "a/b.json").as_posix().endswith("/data/a/b.json")
     True
@@ -121,7 +124,11 @@ def inside(root: str | Path, relpath: str | Path, *, what: str = "path") -> Path
     base = Path(root).resolve()
     target = (base / relpath).resolve()
     if not target.is_relative_to(base):
-        raise InputError(f"{what} {str(relpath)!r} leads outside {base}", field=what)
+        raise InputError(
+            f"{what} {str(relpath)!r} leads outside {base}; it was not read",
+            path=source,
+            field=what,
+        )
     return target
 
 
@@ -130,6 +137,23 @@ def _same_file(a: Path, b: Path) -> bool:
         return a.resolve() == b.resolve() or (a.exists() and b.exists() and a.samefile(b))
     except OSError:
         return False
+
+
+def _clash(out: Path, src: Path) -> str | None:
+    """How writing ``out`` would change the input ``src`` (None: it would not): ``out`` is
+    ``src`` (the same path, through symlinks, or the same inode), lies inside the input folder
+    ``src``, or is a folder holding ``src`` (a run folder is replaced as a whole)."""
+    if _same_file(out, src):
+        return "is also an input"
+    try:
+        o, i = out.resolve(), src.resolve()
+    except (OSError, RuntimeError):  # a symlink loop: nothing to compare
+        return None
+    if i.is_dir() and o.is_relative_to(i):
+        return f"lies inside the input folder {src}"
+    if i.is_relative_to(o):
+        return f"holds the input {src}"
+    return None
 
 
 def _parents_are_folders(p: Path, field: str) -> None:
@@ -144,13 +168,16 @@ def _parents_are_folders(p: Path, field: str) -> None:
 
 
 def _not_an_input(p: Path, inputs: Sequence[str | Path | None], field: str) -> None:
-    """Refuse an output path that is one of ``inputs`` (an input is never overwritten)."""
+    """Refuse an output path that would change one of ``inputs`` (:func:`_clash`: the input
+    itself, a path inside an input folder, or a folder holding an input), naming the option and
+    the input: no output ever replaces or changes an input."""
     from metajudge.errors import InputError
 
     for src in inputs:
-        if src is not None and _same_file(p, Path(src)):
+        why = None if src is None or not str(src) else _clash(p, Path(src))
+        if why is not None:
             raise InputError(
-                "is also an input; write the output elsewhere (inputs are never overwritten)",
+                f"{why}; write the output elsewhere (inputs are never changed)",
                 path=p,
                 field=field,
             )
@@ -166,8 +193,8 @@ def check_output_file(
     p = Path(path)
     if p.is_dir():
         raise InputError("is a folder; give a file name", path=p, field=field)
-    _parents_are_folders(p, field)
     _not_an_input(p, inputs, field)
+    _parents_are_folders(p, field)
     return p
 
 
@@ -199,10 +226,10 @@ def check_out_dir(
     from metajudge.out_folder import check_out_folder
 
     p = Path(path)
+    _not_an_input(p, inputs, field)
     if p.exists() and not p.is_dir():
         raise InputError("is a file; --out takes a folder", path=p, field=field)
     _parents_are_folders(p, field)
-    _not_an_input(p, inputs, field)
     check_out_folder(path, field=field)
     return p
 

@@ -18,7 +18,9 @@ interrupted atomic write, stage and old folders of a killed run) are removed.
 
 :func:`run_lock`: one run at a time per ``--out`` (``.<name>.lock`` beside it, an ``flock``
 the kernel releases when the process dies); a second run refuses with exit 2 naming the first
-(pid, start time); the file goes when the lock is released. :func:`check_manifest`: readers refuse a file the manifest does not vouch for.
+(pid, start time); the file goes when the lock is released. A run folder inside a folder
+another run holds, or one holding such a folder, is refused the same way (the outer run's
+stage would replace the inner run's output). :func:`check_manifest`: readers refuse a file the manifest does not vouch for.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from metajudge.io import STAGES
+from metajudge.io import STAGES, _named
 from metajudge.out_folder import MANIFEST, check_out_folder, is_ours, is_run_folder, target
 
 #: the result files a reader renders a folder from (checked against the manifest first)
@@ -90,10 +92,16 @@ def run_lock(out: str | Path) -> Iterator[None]:
     _LOCK_FDS[key] = fd
     try:
         started = datetime.now(UTC).isoformat(timespec="seconds")
-        os.ftruncate(fd, 0)
-        os.write(fd, json.dumps({"pid": os.getpid(), "started": started}).encode())
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, json.dumps({"pid": os.getpid(), "started": started}).encode())
+        except OSError as e:  # a full disk: the error names --out, and no lock file is left
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(lock)
+            raise _named(e, out) from e
         _HELD[key] = 1
         try:
+            _refuse_nested(out)
             _recover(out)
             yield
         finally:
@@ -112,12 +120,17 @@ def _acquire(lock: Path, out: Path) -> int:
 
     from metajudge.errors import InputError
 
+    tries = 20  # a nested run's check (_held_elsewhere) holds it shared for a moment
     while True:
         fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
+            tries -= 1
+            if tries:
+                time.sleep(0.005)
+                continue
             raise InputError(
                 f"another run is writing into this folder ({_holder(lock)}); wait for it to "
                 "finish or give another --out",
@@ -131,6 +144,58 @@ def _acquire(lock: Path, out: Path) -> int:
         if same:
             return fd
         os.close(fd)
+
+
+def _held_elsewhere(lock: Path) -> bool:
+    """Whether another process holds the run lock file ``lock`` now (one of this process's own
+    locks is not: a writer nests run folders in the folder it holds)."""
+    import fcntl
+
+    try:
+        fd = os.open(lock, os.O_RDONLY)
+    except OSError:  # gone (released), or not ours to read
+        return False
+    ours = {(st.st_dev, st.st_ino) for st in map(os.fstat, _LOCK_FDS.values())}
+    st = os.fstat(fd)
+    if (st.st_dev, st.st_ino) in ours:  # whatever path names it
+        os.close(fd)
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)  # drops the shared lock taken, if any
+    return False
+
+
+def _refuse_nested(out: Path) -> None:
+    """Refuse (``InputError``, exit 2) a run folder inside a folder another run is writing
+    (its stage replaces the folder, and with it this run's output), or one holding a folder
+    another run is writing; called with ``out``'s own lock held, so of two runs started at once
+    at least one sees the other."""
+    from metajudge.errors import InputError
+
+    found = [a for a in out.parents if _held_elsewhere(_lock_path(a))]
+    if out.is_dir() and not found:
+        found = [
+            Path(d) / name[1 : -len(".lock")]
+            for d, _, files in os.walk(out)
+            for name in files
+            if name.startswith(".") and name.endswith(".lock")
+            if _held_elsewhere(Path(d) / name)
+        ]
+    if found:
+        other = found[0]
+        how = "lies inside" if other in out.parents else "holds"
+        raise InputError(
+            f"{how} the run folder {other}, which another run is writing "
+            f"({_holder(_lock_path(other))}); wait for it to finish or give another --out",
+            path=out,
+            field="--out",
+        )
 
 
 def _siblings(out: Path, kind: str) -> list[Path]:

@@ -138,19 +138,35 @@ def completion_from_json(text: str) -> Completion:
     )
 
 
+def _disk_full(path: Path) -> bool:
+    """Whether the disk of ``path`` has (almost) no room left: sqlite reports a write that found
+    no room as "disk I/O error" where the file's ``-shm`` or journal could not grow."""
+    import shutil
+
+    try:
+        return shutil.disk_usage(path.parent).free < 1 << 20
+    except OSError:
+        return False
+
+
 def cache_error(path: Path, doing: str, err: BaseException) -> CacheError:
-    """A sqlite failure as a :class:`CacheError` naming the file and saying what to do."""
+    """A sqlite failure as a :class:`CacheError` naming the file and saying what to do (a full
+    disk said as such, "disk I/O error" on a disk without room included)."""
+    import errno
+
     msg = str(err)
+    nospace = getattr(err, "errno", None) == errno.ENOSPC
     if "readonly" in msg or "read-only" in msg or "unable to open" in msg:
         fix = (
-            "make it writable, or use another cache file ($METAJUDGE_CACHE_DIR; --path for "
-            "`metajudge cache`, --cache-file for `judge export-batch`; get_backend(cache=False) in Python)"
+            "make it writable, or use another cache file ($METAJUDGE_CACHE_DIR; --cache-file "
+            "for `metajudge cache` and `judge export-batch`; get_backend(cache=False) in Python)"
         )
         what = "cannot be written"
-    elif "full" in msg or "No space" in msg:
+    elif "full" in msg or "No space" in msg or nospace or ("I/O" in msg and _disk_full(path)):
         fix = (
-            "free space on that disk, delete entries (`metajudge cache prune --path "
-            f"{path} --older-than DAYS`), or put the cache on another disk ($METAJUDGE_CACHE_DIR)"
+            f"free space on the disk of {path}, delete entries (`metajudge cache prune "
+            f"--cache-file {path} --older-than DAYS`), or put the cache on another disk "
+            "($METAJUDGE_CACHE_DIR)"
         )
         what = "cannot grow (the disk or the file is full)"
     elif "malformed" in msg or "not a database" in msg or "corrupt" in msg:
@@ -161,7 +177,7 @@ def cache_error(path: Path, doing: str, err: BaseException) -> CacheError:
         )
         what = "is damaged"
     else:
-        fix = "move the file aside or use another cache file ($METAJUDGE_CACHE_DIR)"
+        fix = f"move {path} aside or use another cache file ($METAJUDGE_CACHE_DIR)"
         what = "failed"
     return CacheError(f"{path}: the response cache {what} while {doing} ({msg}); {fix}")
 
@@ -186,9 +202,9 @@ class ResponseCache:
     ) -> None:
         self.path = Path(path) if path is not None else default_cache_path()
         if self.path.is_dir():
-            raise InputError("is a folder, not a cache file", path=self.path, field="--path")
+            raise InputError("is a folder, not a cache file", path=self.path, field="--cache-file")
         if not create and not self.path.is_file():
-            raise InputError("cache file not found", path=self.path, field="--path")
+            raise InputError("cache file not found", path=self.path, field="--cache-file")
         self._busy = busy_timeout_s
         self.read_only = read_only
         self._lock = threading.RLock()
@@ -224,7 +240,7 @@ class ResponseCache:
         """Open without writing anything (``cache stats``/``export`` on a read-only file); a
         file whose schema is older than this version must be opened writable once."""
         if not self.path.is_file():
-            raise InputError("cache file not found", path=self.path, field="--path")
+            raise InputError("cache file not found", path=self.path, field="--cache-file")
         uri = f"{self.path.resolve().as_uri()}?mode=ro"
         self._conn = sqlite3.connect(
             uri, uri=True, timeout=busy_timeout_s, check_same_thread=False, isolation_level=None
@@ -284,9 +300,12 @@ class ResponseCache:
 
     def close(self) -> None:
         with self._lock:
-            self._conn.close()
-            cache_lock.release(self._held)
-            self._held = None
+            try:
+                with self._guard("closing it"):  # its last write-ahead log checkpoint
+                    self._conn.close()
+            finally:
+                cache_lock.release(self._held)
+                self._held = None
 
     # -- reads and writes -------------------------------------------------------------------------
     def _decode(self, key: str, text: str) -> Completion | None:

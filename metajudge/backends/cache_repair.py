@@ -104,7 +104,7 @@ def repair_cache(path: str | Path) -> dict[str, Any]:
     (``healthy: True``, ``moved_to: None``)."""
     path = Path(path)
     if not path.is_file():
-        raise InputError("cache file not found", path=path, field="--path")
+        raise InputError("cache file not found", path=path, field="--cache-file")
     with cache_lock.exclusive(path):
         rows, dropped = _readable_rows(path)
         if _healthy(path, len(rows), dropped):

@@ -102,8 +102,9 @@ def run_fit(
     from metajudge.analyses.calibration.fit import calibrate_fit
     from metajudge.io import atomic_write, check_out_dir, check_output_file
     from metajudge.reports.calibration import fit_markdown
+    from metajudge.scores.spec import input_paths
 
-    inputs = [src.path]
+    inputs = input_paths(src)
     cal_file = check_output_file(output, inputs=inputs, field="--output") if output else None
     if out:
         check_out_dir(out, inputs=inputs, field="--out")
@@ -134,9 +135,10 @@ def run_apply(src: DataSource, calibrator: str, *, output: str | None = None) ->
     from metajudge.io import check_output_file, read_json
     from metajudge.reports.calibration import apply_markdown
     from metajudge.scores.scoring import write_scores
+    from metajudge.scores.spec import input_paths
 
     cal = check_calibrator(read_json(calibrator), calibrator)
-    out = check_output_file(output, inputs=[src.path, calibrator]) if output else None
+    out = check_output_file(output, inputs=[*input_paths(src), calibrator]) if output else None
     table, dropped = calibration_table(src)
     res = apply_result(cal, table, calibrator)
     run = CalibrationRun(res, apply_markdown(res, dropped))
@@ -270,11 +272,12 @@ def run_conformal(
     (each checked before any work). ``result.target["warning"]``: the shift warning, if any."""
     from metajudge.analyses.calibration.table import check_alpha
     from metajudge.io import check_out_dir
+    from metajudge.scores.spec import input_paths
 
     check_alpha(opts.alpha)
     check_alpha(opts.shift_alpha, "--shift-alpha")
     if out:
-        check_out_dir(out, inputs=[src.path, opts.target], field="--out")
+        check_out_dir(out, inputs=[*input_paths(src), opts.target], field="--out")
     if src.scores and out:  # the table and the report read one dataset
         src = src.loaded_once()
     table, dropped = calibration_table(src, sets=True)
@@ -305,14 +308,14 @@ def run_selective(
     (checked before any work)."""
     from metajudge.analyses.selective import check_level, judge_columns, selective_judging
     from metajudge.reports.selective import selective_markdown
-    from metajudge.scores.spec import SHIPPED, gather_scores, spec_paths
+    from metajudge.scores.spec import SHIPPED, gather_scores, input_paths
 
     check_level(alpha, "alpha")
     check_level(delta, "delta")
     if out:
         from metajudge.io import check_out_dir
 
-        check_out_dir(out, inputs=[src.path, *spec_paths(src.scores)])
+        check_out_dir(out, inputs=input_paths(src))
     ds = src.load()
     specs = src.scores or [SHIPPED]
     rows = gather_scores(ds, specs, data_dir=src.data_dir, labels=False, ids=src.ids)

@@ -155,8 +155,9 @@ def run_estimate(
         )
     if out:
         from metajudge.io import check_out_dir
+        from metajudge.scores.spec import input_paths
 
-        check_out_dir(out, inputs=[src.path, probes, plan], field="--out")
+        check_out_dir(out, inputs=[*input_paths(src), probes, plan], field="--out")
     rows, dropped = estimate_rows(src)
     design = None
     if plan:
@@ -202,8 +203,9 @@ def run_drawn(
 
     if out:
         from metajudge.io import check_out_dir
+        from metajudge.scores.spec import input_paths
 
-        check_out_dir(out, inputs=[src.path], field="--out")
+        check_out_dir(out, inputs=input_paths(src), field="--out")
     payload = drawn_estimate(
         src, draw or LabelDraw(), method=method, alpha=alpha, seed=seed, n_boot=n_boot
     )
@@ -241,8 +243,9 @@ def run_plan(
         raise InputError(f"must be in [0, 1), got {mix:g}", field="--mix")
     if out:
         from metajudge.io import check_out_dir
+        from metajudge.scores.spec import input_paths
 
-        check_out_dir(out, inputs=[src.path], field="--out")
+        check_out_dir(out, inputs=input_paths(src), field="--out")
     elif budget is not None:
         raise InputError("--budget writes the selection into the run folder: give --out DIR")
     rows, dropped = estimate_rows(src)

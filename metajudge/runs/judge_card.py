@@ -415,8 +415,9 @@ def run_card(src: DataSource, opts: CardOptions, out: str | Path) -> CardRun:
     from metajudge.reports.judge_card import card_html, card_markdown, verdict
     from metajudge.results import finite
     from metajudge.run_folder import run_folder
+    from metajudge.scores.spec import input_paths
 
-    check_out_dir(out, inputs=[src.path])
+    check_out_dir(out, inputs=input_paths(src))
     src = src.loaded_once()
     ds = src.load()
     with run_folder(out) as rf:
@@ -468,11 +469,45 @@ def judge_name(judge: str) -> str:
     return load_definition(path).name + (f"@{backbone}" if at else "")
 
 
-def folder_name(judge: str) -> str:
-    """A judge's card folder under a comparison: its name with path characters replaced."""
-    import re
+#: what a comparison run writes beside the judges' card folders (no judge's folder may be one)
+RESERVED = ("tests", CARDS_FILE, CARDS_HTML, "manifest.json")
+#: the longest card folder name kept as it is (a longer one is cut and given a hash)
+_NAME_CHARS = 80
 
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", judge).strip("._") or "judge"
+
+def folder_names(judges: Sequence[str]) -> list[str]:
+    """Each judge's card folder under a comparison, one per judge and never the same for two
+    (letters of any case: a case-insensitive disk): its name with path characters replaced,
+    and ``-`` with the first 8 hex digits of the name's sha256 after it wherever replacing
+    changed the name, cut it, or it is a name the comparison writes (:data:`RESERVED`) or
+    another judge's folder. The same judge twice is refused (``InputError``).
+
+    >>> folder_names(["a<b", "a>b", "tests", "gpt-4"])
+    ['a_b-4a826aac', 'a_b-998a5be8', 'tests-59830ebc', 'gpt-4']
+    """
+    import hashlib
+    import re
+    from collections import Counter
+
+    twice = [j for j, n in Counter(judges).items() if n > 1]
+    if twice:
+        raise InputError(f"{twice[0]!r} given twice; give each judge once", field="--judge")
+
+    def tagged(j: str, name: str) -> str:
+        return f"{name}-{hashlib.sha256(j.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+
+    names = []
+    for j in judges:
+        name = re.sub(r"[^A-Za-z0-9._-]+", "_", j).strip("._")[:_NAME_CHARS] or "judge"
+        reserved = name.casefold() in {r.casefold() for r in RESERVED}
+        names.append(tagged(j, name) if name != j or reserved else name)
+    seen = Counter(n.casefold() for n in names)
+    names = [
+        tagged(j, n) if seen[n.casefold()] > 1 and n == j else n for j, n in zip(judges, names)
+    ]
+    if len({n.casefold() for n in names}) < len(names):  # two hashes alike: never one folder
+        raise InputError("two judges' card folders would be the same", field="--judge")
+    return names
 
 
 def comparison_tests(
@@ -501,15 +536,17 @@ def run_cards(
     from metajudge.reports.judge_card import cards_html
     from metajudge.results import finite
     from metajudge.run_folder import run_folder
+    from metajudge.scores.spec import input_paths
 
-    check_out_dir(out, inputs=[src.path])
+    check_out_dir(out, inputs=input_paths(src))
     src = src.loaded_once()
+    names = folder_names(judges)
     with run_folder(out) as rf:
         cards, links = [], []
-        for j in judges:
-            run = run_card(src.but(judge=j), opts, rf.stage / folder_name(j))
+        for j, name in zip(judges, names):
+            run = run_card(src.but(judge=j), opts, rf.stage / name)
             cards.append(run.card)
-            links.append(f"{folder_name(j)}/{CARD_HTML}")
+            links.append(f"{name}/{CARD_HTML}")
         tests = _attempt(
             "meta-eval", lambda: comparison_tests(src, judges, opts, rf.stage / "tests")
         )

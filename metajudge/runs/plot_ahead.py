@@ -76,8 +76,13 @@ class PlotsAhead:
         """Hand the child the final result (``res.data``, pickled into its folder): it draws
         the correlation plots of it."""
         tmp = self.folder / f"{_RESULT_FILE}.tmp"
-        tmp.write_bytes(pickle.dumps(res.data, protocol=pickle.HIGHEST_PROTOCOL))
-        tmp.replace(self.folder / _RESULT_FILE)
+        try:
+            tmp.write_bytes(pickle.dumps(res.data, protocol=pickle.HIGHEST_PROTOCOL))
+            tmp.replace(self.folder / _RESULT_FILE)
+        except OSError as e:  # no room to hand it over (a full disk): the plots are drawn here,
+            log.warning("the plots' child gets no result (%s); drawn here instead", e)
+            tmp.unlink(missing_ok=True)  # and a full disk is then named by the run's own files
+            return
         with contextlib.suppress(OSError):  # a dead child: its plots are drawn here
             self.conn.send(_RESULT)
 
@@ -101,11 +106,14 @@ class PlotsAhead:
                 )
             for name in names:
                 path = out / name
-                if name in missing:
-                    written[name] = draw(name, path)
-                else:
-                    shutil.move(str(self.folder / name), str(path))
-                    written[name] = path
+                if name not in missing:
+                    try:
+                        shutil.move(str(self.folder / name), str(path))
+                        written[name] = path
+                        continue
+                    except OSError:  # e.g. a full disk: drawn here, an error names the run's file
+                        Path(path).unlink(missing_ok=True)
+                written[name] = draw(name, path)
             return written
         finally:
             shutil.rmtree(self.folder, ignore_errors=True)
@@ -139,7 +147,10 @@ def start(
     if len(ds.records) > MAX_RECORDS:
         return None
     _remove_stale()
-    folder = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-"))
+    try:
+        folder = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-"))
+    except OSError:  # no room in $TMPDIR: the plots are drawn in the parent, as elsewhere
+        return None
     ctx = multiprocessing.get_context("fork")
     ours, theirs = ctx.Pipe(duplex=True)
     proc = ctx.Process(target=_child, args=(ds, rows, evaluate, folder, theirs, ours), daemon=True)

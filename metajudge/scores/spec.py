@@ -201,6 +201,13 @@ def spec_paths(specs: Iterable[ScoreSpec | str]) -> list[str]:
     return [s.source for s in as_specs(specs) if not s.shipped]
 
 
+def input_paths(src: Any) -> list[str]:
+    """The files and folders a :class:`~metajudge.data.source.DataSource` reads: its ``path``
+    and the files its ``scores`` name (an output must not change one,
+    :func:`metajudge.io.check_out_dir`)."""
+    return [str(p) for p in (src.path, *spec_paths(src.scores)) if p]
+
+
 def n_columns(specs: Iterable[ScoreSpec | str]) -> int:
     """How many score columns the specs name (a spec without columns counts as one)."""
     return sum(max(1, len(s.columns)) for s in as_specs(specs))

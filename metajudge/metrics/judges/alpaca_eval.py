@@ -6,7 +6,8 @@ completion arguments and a completion parser. :func:`from_alpaca_eval` turns one
 :class:`~metajudge.metrics.judges.definition.JudgeDefinition`:
 
 - ``prompt_template``: the file it names, relative to the folder of evaluator folders (as
-  AlpacaEval's ``base_dir``), else to the config's own folder. Its placeholders are filled as
+  AlpacaEval's ``base_dir``), else to the config's own folder, never outside that folder of
+  evaluator folders (an absolute path, ``..`` or a symlink leading out is refused, unread). Its placeholders are filled as
   AlpacaEval's ``make_prompts`` fills them (the first occurrence of ``{name}`` is replaced):
   ``{instruction}`` ← the record's question, ``{output_1}`` ← response a (shown first),
   ``{output_2}`` ← response b; the chat-ML blocks become chat messages;
@@ -67,21 +68,35 @@ def is_alpaca_eval(doc: Any) -> bool:
 
 
 def _template(cfg: Mapping[str, Any], path: str) -> str:
-    name = cfg["prompt_template"]
+    """The text of the config's ``prompt_template``: a path relative to the folder of evaluator
+    folders, else to the config's own folder, that stays inside the evaluator folders
+    (:func:`metajudge.io.inside`): an absolute path, a ``..`` or a symlink that leads out is
+    refused before anything is read (a config must not send a local file to the backbone)."""
+    from metajudge.io import inside
+
+    name = str(cfg["prompt_template"])
     here = Path(path).resolve().parent
-    for base in (here.parent, here):
-        f = (base / str(name)).resolve()
-        if f.is_file():
-            if f.stat().st_size > MAX_TEMPLATE_CHARS * 4:
-                raise InputError("prompt template too large", path=path, field="prompt_template")
-            text = f.read_text(encoding="utf-8")
-            if len(text) > MAX_TEMPLATE_CHARS:
-                raise InputError(
-                    f"template of {len(text):,} characters; at most {MAX_TEMPLATE_CHARS:,}",
-                    path=path,
-                    field="prompt_template",
-                )
-            return text
+    if Path(name).is_absolute():
+        raise InputError(
+            f"prompt template {name!r} is an absolute path; templates resolve only inside the "
+            f"evaluator folders ({here.parent}); it was not read",
+            path=path,
+            field="prompt_template",
+        )
+    for rel in (Path(name), Path(here.name) / name):
+        if not (here.parent / rel).is_file():
+            continue
+        f = inside(here.parent, rel, what="prompt_template", source=path)
+        if f.stat().st_size > MAX_TEMPLATE_CHARS * 4:
+            raise InputError("prompt template too large", path=path, field="prompt_template")
+        text = f.read_text(encoding="utf-8")
+        if len(text) > MAX_TEMPLATE_CHARS:
+            raise InputError(
+                f"template of {len(text):,} characters; at most {MAX_TEMPLATE_CHARS:,}",
+                path=path,
+                field="prompt_template",
+            )
+        return text
     raise InputError(f"prompt template {name!r} not found", path=path, field="prompt_template")
 
 
