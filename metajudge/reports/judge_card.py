@@ -120,11 +120,26 @@ def _selective(card: Mapping[str, Any]) -> str:
         return _why(card, "selective")
     c = r["configs"][0]
     thr = c["threshold_mean"][0]
+    n = r["repeats"]
+    if c["agreement_mean"] is None:
+        return (
+            f"no threshold passed in any of {n} calibration/test splits: the judge keeps nothing "
+            f"at agreement >= {1 - r['alpha']:.2f} (all items: {_f(c['raw_agreement_mean'])})"
+        )
+    q = c.get("coverage_quartiles") or (None, None)
+    spread = (
+        f"median {c['coverage_median']:.1%} of the items kept (IQR {q[0]:.1%}–{q[1]:.1%}, mean "
+        f"{c['coverage_mean']:.1%}) over {n} splits, {c['splits_empty']} of {n} keep nothing"
+        if n > 1 and q[0] is not None
+        else f"{c['coverage_mean']:.1%} of the items kept (one split)"
+    )
+    viol = c.get("population_violation_share")
+    pop = "" if viol is None else f"; population violation rate {viol:.3f}"
     return (
-        f"keep verdicts with confidence >= {_f(thr, 4)}: {c['coverage_mean']:.1%} of the items "
-        f"kept, agreement there {_f(c['agreement_mean'])} (all items: "
-        f"{_f(c['raw_agreement_mean'])}); guaranteed >= {1 - r['alpha']:.2f} with probability "
-        f">= {1 - r['delta']:.2f}"
+        f"keep verdicts with confidence >= {_f(thr, 4)}: {spread}; agreement there "
+        f"{_f(c['agreement_mean'])} (all items: {_f(c['raw_agreement_mean'])}); guaranteed "
+        f">= {1 - r['alpha']:.2f} with probability >= {1 - r['delta']:.2f}{pop} "
+        f"(promised <= {r['delta']:g})"
     )
 
 

@@ -210,7 +210,8 @@ def alt_test_part(src: DataSource, opts: CardOptions) -> dict[str, Any]:
 
 
 def selective_part(src: DataSource, opts: CardOptions, specs: list[str]) -> dict[str, Any]:
-    """``calibrate selective`` of the judge alone (Trust or Escalate)."""
+    """``calibrate selective`` of the judge alone (Trust or Escalate), over the card's
+    ``repeats`` seeded calibration/test splits."""
     from metajudge.runs.calibrate import run_selective
 
     if src.load().card.label_kind not in ("pairwise", "categorical", "binary"):
@@ -220,10 +221,16 @@ def selective_part(src: DataSource, opts: CardOptions, specs: list[str]) -> dict
         )
     judge = _judge_spec(src, opts)[0]
     run = run_selective(
-        _whole(src, specs), [judge], alpha=opts.risk, seed=opts.seed, thresholds="grid"
+        _whole(src, specs),
+        [judge],
+        alpha=opts.risk,
+        seed=opts.seed,
+        repeats=opts.repeats,
+        thresholds="grid",
     )
     cmd = ["calibrate", "selective", *src.args(), *_spec_args(specs), "--judge", judge]
-    cmd += ["--risk", f"{opts.risk:g}", "--seed", str(opts.seed), "--format", "json"]
+    cmd += ["--risk", f"{opts.risk:g}", "--seed", str(opts.seed)]
+    cmd += ["--repeats", str(opts.repeats), "--format", "json"]
     return _ok(cmd, _data(run.result))
 
 

@@ -105,9 +105,14 @@ def test_gpt4_turbo_trust_or_escalate_card(data_dir: Path, tmp_path: Path, capsy
     assert ran == ["agreement", "selective", "conformal"]
     v = {x["question"]: x["answer"] for x in card["verdict"]}
     assert v["Where may it be trusted?"] == (
-        "keep verdicts with confidence >= 0.9478: 67.6% of the items kept, agreement there "
-        "0.893 (all items: 0.776); guaranteed >= 0.85 with probability >= 0.90"
+        "keep verdicts with confidence >= 0.9409: median 61.4% of the items kept (IQR "
+        "53.3%–71.1%, mean 51.3%) over 50 splits, 11 of 50 keep nothing; agreement there 0.882 "
+        "(all items: 0.783); guaranteed >= 0.85 with probability >= 0.90; population violation "
+        "rate 0.100 (promised <= 0.1)"
     )
+    # the selective part runs over the card's 50 splits: `calibrate selective --repeats 50`
+    assert "--repeats 50" in card["parts"]["selective"]["command"]
+    assert card["parts"]["selective"]["result"]["repeats"] == 50
     assert v["Agreement with humans"].startswith("Pearson 0.636 [0.572, 0.696]")
     assert "two or more annotators per item" in card["parts"]["alt_test"]["reason"]
     assert "both orders" in card["parts"]["biases"]["reason"]
