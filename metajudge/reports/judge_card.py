@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from metajudge.analyses.card_needs import best_conformal
+
 #: what each part answers, as the card names it
 TITLES = {
     "agreement": "Agreement with humans (meta-eval)",
@@ -45,6 +47,21 @@ def _result(card: Mapping[str, Any], part: str) -> Mapping[str, Any] | None:
 
 def _why(card: Mapping[str, Any], part: str) -> str:
     return "absent: " + str((card["parts"].get(part) or {}).get("reason", "not run"))
+
+
+def _withheld(card: Mapping[str, Any], part: str) -> str | None:
+    """The row of a part that ran but gives no answer: why, and what would give one."""
+    p = card["parts"].get(part) or {}
+    if not p.get("withheld"):
+        return None
+    labels = card["labels"]["labelled"]
+    return f"no answer: {p['withheld']} ({labels} labels; label more items to measure it)"
+
+
+def part_warnings(card: Mapping[str, Any], part: str) -> list[str]:
+    """The warnings of a part's result, shown beside its row."""
+    p = card["parts"].get(part) or {}
+    return [str(w) for w in (p.get("result") or {}).get("warnings") or ()]
 
 
 def _alt_test(card: Mapping[str, Any]) -> str:
@@ -84,6 +101,8 @@ def _agreement(card: Mapping[str, Any], statistic: str = "pearson") -> str:
     r = _result(card, "agreement")
     if r is None:
         return _why(card, "agreement")
+    if _withheld(card, "agreement"):
+        return str(_withheld(card, "agreement"))
     if r.get("kind") == "categorical":
         (row,) = [x for x in r["rows"] if x["metric"] == card["judge"]][:1] or [None]
         if row is None:
@@ -143,18 +162,12 @@ def _selective(card: Mapping[str, Any]) -> str:
     )
 
 
-def best_conformal(r: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """The narrowest method of a conformal result whose coverage reached the target."""
-    target = 1 - r["options"]["alpha"]
-    key = "width" if "width" in r["methods"][0] else "size"
-    ok = [m for m in r["methods"] if m["coverage"] >= target - 1e-9] or list(r["methods"])
-    return min(ok, key=lambda m: m[key]) if ok else None
-
-
 def _conformal(card: Mapping[str, Any]) -> str:
     r = _result(card, "conformal")
     if r is None:
         return _why(card, "conformal")
+    if _withheld(card, "conformal"):
+        return str(_withheld(card, "conformal"))
     m = best_conformal(r)
     if m is None:
         return "no method"
@@ -176,7 +189,11 @@ def _estimate(card: Mapping[str, Any]) -> str:
     if r is None:
         return _why(card, "estimate")
     parts = []
+    withheld = (card["parts"]["estimate"] or {}).get("withheld_systems") or {}
     for s in r["systems"]:
+        if s["system"] in withheld:
+            parts.append(f"{s['system']}: no answer ({withheld[s['system']]})")
+            continue
         t = s["transport"] if isinstance(s["transport"], str) else s["transport"].get("verdict")
         gate = f" (level claim {s['level_claim']}; transport {t})"
         parts.append(
@@ -189,12 +206,16 @@ def _estimate(card: Mapping[str, Any]) -> str:
 def verdict(card: Mapping[str, Any], statistic: str = "pearson") -> list[dict[str, str]]:
     """The card's verdict lines: [{question, answer}], each read from one part's result;
     ``statistic``: the agreement statistic shown."""
+    rows = [
+        ("May it replace the annotators?", "alt_test", _alt_test(card)),
+        ("Agreement with humans", "agreement", _agreement(card, statistic)),
+        ("Where may it be trusted?", "selective", _selective(card)),
+        ("How wide are its errors?", "conformal", _conformal(card)),
+        ("What are the systems worth?", "estimate", _estimate(card)),
+    ]
     return [
-        {"question": "May it replace the annotators?", "answer": _alt_test(card)},
-        {"question": "Agreement with humans", "answer": _agreement(card, statistic)},
-        {"question": "Where may it be trusted?", "answer": _selective(card)},
-        {"question": "How wide are its errors?", "answer": _conformal(card)},
-        {"question": "What are the systems worth?", "answer": _estimate(card)},
+        {"question": q, "part": part, "answer": a, "warnings": part_warnings(card, part)}
+        for q, part, a in rows
     ]
 
 
@@ -213,6 +234,8 @@ def card_markdown(card: Mapping[str, Any]) -> str:
         "|---|---|",
     ]
     lines += [f"| {v['question']} | {v['answer']} |" for v in card["verdict"]]
+    warned = [(v["question"], w) for v in card["verdict"] for w in v.get("warnings") or ()]
+    lines += ["", *(f"- warning ({q}): {w}" for q, w in warned)] if warned else []
     lines += ["", "## Evidence", "", "| part | status | command or reason |", "|---|---|---|"]
     for name, p in card["parts"].items():
         how = f"`{p['command']}`" if p["status"] == "ok" else p["reason"]
@@ -328,15 +351,27 @@ def _cost_table(card: Mapping[str, Any]) -> dict:
 
 def card_tables(card: Mapping[str, Any]) -> list[dict]:
     """The card's own tables: the verdict, the evidence, parse failures, the absent parts."""
-    verdict_rows = [[v["question"], v["answer"]] for v in card["verdict"]]
-    tables = [_table(f"Verdict: {card['judge']}", ["question", "answer"], verdict_rows)]
+    verdict_rows = [
+        [v["question"], v["answer"], "; ".join(v.get("warnings") or ()) or "–"]
+        for v in card["verdict"]
+    ]
+    cols = ["question", "answer", "warnings"]
+    tables = [_table(f"Verdict: {card['judge']}", cols, verdict_rows)]
     tables += _evidence_tables(card)
     tables.append(_cost_table(card))
     absent = [[TITLES[n], p["reason"]] for n, p in card["parts"].items() if p["status"] != "ok"]
-    ran = [[TITLES[n], p["command"]] for n, p in card["parts"].items() if p["status"] == "ok"]
+    ran = [
+        [TITLES[n], p["command"], "; ".join(part_warnings(card, n)) or "–"]
+        for n, p in card["parts"].items()
+        if p["status"] == "ok"
+    ]
     tables.append(_table("Parts absent, and why", ["part", "why"], absent))
     tables.append(
-        _table("Parts run: the command that prints the same numbers", ["part", "command"], ran)
+        _table(
+            "Parts run: the command that prints the same numbers",
+            ["part", "command", "warnings"],
+            ran,
+        )
     )
     return tables
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,12 +100,25 @@ def _absent(reason: str) -> dict[str, Any]:
     return {"status": "absent", "reason": reason}
 
 
+#: a refusal's field, and the reason a user reads for it
+PLAIN = {
+    "details.probs": "it needs the judge's confidence in each verdict (class probabilities in "
+    "details.probs, or a graded score); this judge gives verdicts without one",
+    "--fraction": "too few labelled items to split them into calibration and test halves",
+    "calibration": "too few labelled items to split them into calibration and test halves",
+    "--repeats": "the splits asked for (--repeats) do not fit in memory; ask fewer",
+}
+
+
 def _attempt(command: str, make: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """A part, or absent with the message its ``command`` would exit 2 with."""
+    """A part, or absent with the reason its ``command`` refuses the input, in a user's words
+    (:data:`PLAIN`, else the refusal's own sentence without its location); ``detail`` keeps
+    the refusal as the command prints it."""
     try:
         return make()
     except InputError as e:
-        return _absent(f"`metajudge {command}` refuses this input: {e}")
+        why = PLAIN.get(str(e.field), e.message)
+        return {**_absent(f"`metajudge {command}` cannot run here: {why}"), "detail": str(e)}
 
 
 def _judge_spec(src: DataSource, opts: CardOptions) -> tuple[str, list[str]]:
@@ -232,6 +245,11 @@ def selective_part(src: DataSource, opts: CardOptions, specs: list[str]) -> dict
     cmd += ["--risk", f"{opts.risk:g}", "--seed", str(opts.seed)]
     cmd += ["--repeats", str(opts.repeats), "--format", "json"]
     return _ok(cmd, _data(run.result))
+
+
+def _verdicts(ds: Any) -> bool:
+    """Verdicts (pairwise, categorical or binary labels), not ratings."""
+    return not _ratings(ds)
 
 
 def _ratings(ds: Any) -> bool:
@@ -389,6 +407,48 @@ def _signature(src: DataSource, opts: CardOptions, agreement: Any) -> dict[str, 
     }
 
 
+def _plan_command(src: DataSource, specs: list[str], labels: Mapping[str, Any]) -> str | None:
+    """``calibrate plan`` of the data (it picks the next labels of a rating judge among the
+    unlabelled rows): only with partial labels, one judge column."""
+    if not labels["partial"] or len(specs) != 1 or _verdicts(src.load()):
+        return None
+    return shlex.join(["metajudge", "calibrate", "plan", *src.args(), "--scores", specs[0]])
+
+
+def _needed(
+    name: str, src: DataSource, opts: CardOptions, specs: list[str], make: Callable[[], Any]
+) -> dict[str, Any]:
+    """A part with the least data its claim needs: below it, absent with what is missing and
+    how to get it (the part does not run); else the part (``make``) with its need stated. A
+    part the data's kind does not allow (selective on ratings) says so first."""
+    from metajudge.analyses.card_needs import part_need
+
+    if name == "selective" and _ratings(src.load()):
+        return _attempt(COMMANDS[name], make)
+    labels = _labels(src.load())
+    need = part_need(
+        name,
+        labelled=labels["labelled"],
+        settings={"risk": opts.risk, "miscoverage": opts.miscoverage},
+        plan=_plan_command(src, specs, labels),
+    )
+    if need is not None and not need.met:
+        return {**_absent(str(need.missing())), "needs": need.to_dict()}
+    part = _attempt(COMMANDS[name], make)
+    return part if need is None else {**part, "needs": need.to_dict()}
+
+
+#: each part's command, as an absent part's reason names it
+COMMANDS = {
+    "alt_test": "decide alt-test",
+    "selective": "calibrate selective",
+    "conformal": "calibrate conformal",
+    "calibration": "calibrate fit",
+    "estimate": "calibrate estimate",
+    "self_preference": "judge self-preference",
+}
+
+
 def _parts(src: DataSource, opts: CardOptions, stage: Path) -> tuple[dict[str, Any], Any, Any]:
     """Every part of the card (absent ones with their reason) of ``src`` (its dataset read
     once), the meta-eval result and the fit result."""
@@ -396,21 +456,76 @@ def _parts(src: DataSource, opts: CardOptions, stage: Path) -> tuple[dict[str, A
     specs = _scores_for(src, opts, stage / "meta_eval")
     parts: dict[str, Any] = {"agreement": agreement}
     parts["alt_test"] = _attempt("decide alt-test", lambda: alt_test_part(src, opts))
-    parts["selective"] = _attempt("calibrate selective", lambda: selective_part(src, opts, specs))
-    parts["conformal"] = _attempt("calibrate conformal", lambda: conformal_part(src, opts, specs))
+    parts["selective"] = _needed(
+        "selective", src, opts, specs, lambda: selective_part(src, opts, specs)
+    )
+    parts["conformal"] = _needed(
+        "conformal", src, opts, specs, lambda: conformal_part(src, opts, specs)
+    )
     fit: list[Any] = [None]
 
     def calibration() -> dict[str, Any]:
         part, fit[0] = calibration_part(src, opts, specs)
         return part
 
-    parts["calibration"] = _attempt("calibrate fit", calibration)
+    parts["calibration"] = (
+        _needed("calibration", src, opts, specs, calibration)
+        if _ratings(src.load()) and not src.subset
+        else _attempt("calibrate fit", calibration)
+    )
     parts["estimate"] = _attempt("calibrate estimate", lambda: estimate_part(src, opts, specs))
     parts["biases"] = biases_part(src, opts)
     parts["self_preference"] = _attempt(
         "judge self-preference", lambda: self_preference_part(src, opts)
     )
+    if parts["calibration"]["status"] != "ok":
+        fit[0] = None
+    withhold(parts, src, opts)
     return parts, res, fit[0]
+
+
+def _agreement_flaw(r: Mapping[str, Any], judge: str, dim: str | None, stat: str) -> str | None:
+    """Why the agreement part's headline (accuracy of verdicts, else ``stat`` of the judge's
+    first cell) is no answer, or None."""
+    from metajudge.analyses.card_needs import ci_flaw
+    from metajudge.analyses.metric_vs_human.result import MetaEvalResult
+
+    if r.get("kind") == "categorical":
+        rows = [x for x in r.get("rows", []) if x["metric"] == judge]
+        if not rows:
+            return "the judge has no verdict on a labelled item"
+        lo, hi = rows[0]["ci"]["accuracy"] or (None, None)
+        return ci_flaw(rows[0]["accuracy"], lo, hi, rows[0]["n"])
+    cells = MetaEvalResult(dict(r)).cells_of(judge, dim)
+    if not cells:
+        return "the judge has no score on a labelled item"
+    s = cells[0]["stats"].get(stat) or {}
+    lo, hi = s.get("ci") or (None, None)
+    return ci_flaw(s.get("value"), lo, hi, cells[0].get("n_items"))
+
+
+def withhold(parts: dict[str, Any], src: DataSource, opts: CardOptions) -> None:
+    """Mark what ran but is no answer (:mod:`metajudge.analyses.card_needs`): ``withheld``,
+    the reason, on the agreement or conformal part; ``withheld_systems`` on the estimate part.
+    The part's numbers stay (its command reproduces them)."""
+    from metajudge.analyses.card_needs import best_conformal, conformal_flaw, system_flaws
+
+    judge = _judge_spec(src, opts)[0]
+    flaws: dict[str, Any] = {}
+    if parts["agreement"]["status"] == "ok":
+        r = parts["agreement"]["result"]
+        flaws["agreement"] = _agreement_flaw(r, judge, src.dimension, opts.statistic)
+    if parts["conformal"]["status"] == "ok":
+        sc = src.load().card.scale
+        span = (sc.min, sc.max) if sc is not None and sc.min is not None else None
+        flaws["conformal"] = conformal_flaw(best_conformal(parts["conformal"]["result"]), span)
+    for name, flaw in flaws.items():
+        if flaw:
+            parts[name]["withheld"] = flaw
+    if parts["estimate"]["status"] == "ok":
+        systems = system_flaws(parts["estimate"]["result"]["systems"])
+        if systems:
+            parts["estimate"]["withheld_systems"] = systems
 
 
 def _labels(ds: Any) -> dict[str, Any]:

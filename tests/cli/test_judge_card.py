@@ -259,11 +259,21 @@ def test_card_of_a_defined_judge_scripted(tmp_path: Path, capsys, scripted) -> N
     # 6 items < the Alt-Test's 30 per annotator: absent, with decide alt-test's own message
     assert "--min-items" in card["parts"]["alt_test"]["reason"]
     ran = [n for n, p in card["parts"].items() if p["status"] == "ok"]
-    assert ran == ["agreement", "conformal", "calibration", "estimate"]
+    assert ran == ["agreement", "estimate"]
+    # 12 labels: conformal and calibrate fit state the least data they need, and do not run
+    need = card["parts"]["conformal"]["needs"]
+    assert need == {
+        "claim": "a conformal interval narrower than the scale",
+        "have": 12,
+        "need": 18,
+        "met": False,
+        "missing": card["parts"]["conformal"]["reason"],
+    }
+    assert card["parts"]["calibration"]["needs"]["need"] == 60
     assert len(scripted) >= 1 and len(scripted[0].seen) == 12  # judged once, then the cache
-    cmd = shlex.split(card["parts"]["conformal"]["command"])[1:]
+    cmd = shlex.split(card["parts"]["estimate"]["command"])[1:]
     assert str(out / "meta_eval" / "scores.jsonl") in cmd  # where the score file lies now
-    assert _strip(_json(capsys, cmd)) == _strip(card["parts"]["conformal"]["result"])
+    assert _strip(_json(capsys, cmd)) == _strip(card["parts"]["estimate"]["result"])
 
 
 @pytest.mark.slow
