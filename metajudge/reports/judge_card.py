@@ -20,6 +20,7 @@ from metajudge.analyses.card_needs import best_conformal
 #: what each part answers, as the card names it
 TITLES = {
     "agreement": "Agreement with humans (meta-eval)",
+    "verdicts": "What does it pass? (TPR, TNR, corrected pass rates)",
     "alt_test": "May it replace the annotators? (decide alt-test)",
     "selective": "Where may it be trusted? (calibrate selective)",
     "conformal": "How wide are its errors? (calibrate conformal)",
@@ -28,6 +29,12 @@ TITLES = {
     "biases": "Position and length bias (judge diagnostics)",
     "self_preference": "Self-preference (judge self-preference)",
 }
+
+
+def _finite(v: Any) -> bool:
+    import math
+
+    return isinstance(v, int | float) and math.isfinite(v)
 
 
 def _f(v: Any, nd: int = 3) -> str:
@@ -56,6 +63,11 @@ def _withheld(card: Mapping[str, Any], part: str) -> str | None:
         return None
     labels = card["labels"]["labelled"]
     return f"no answer: {p['withheld']} ({labels} labels; label more items to measure it)"
+
+
+def how_run(part: Mapping[str, Any]) -> str:
+    """The command that prints a part's numbers, or the analysis the card ran itself."""
+    return part.get("command") or f"computed by the card ({part.get('by')})"
 
 
 def part_warnings(card: Mapping[str, Any], part: str) -> list[str]:
@@ -108,6 +120,13 @@ def _agreement(card: Mapping[str, Any], statistic: str = "pearson") -> str:
         if row is None:
             return "absent: no row of the judge"
         ref = row.get("reference") or {}
+        if not _finite(ref.get("judge_kappa")):
+            n_ann = card.get("annotators") or 1
+            return (
+                f"accuracy {_ci(row['accuracy'], row['ci']['accuracy'])}, Cohen κ "
+                f"{_ci(row['cohen_kappa'], row['ci']['cohen_kappa'])} on {row['n']} items; "
+                f"inter-human ceiling undefined ({n_ann} label per item: no second annotator)"
+            )
         return (
             f"accuracy {_ci(row['accuracy'], row['ci']['accuracy'])}, Cohen κ "
             f"{_ci(row['cohen_kappa'], row['ci']['cohen_kappa'])} on {row['n']} items; "
@@ -131,6 +150,40 @@ def _agreement(card: Mapping[str, Any], statistic: str = "pearson") -> str:
             f"{c['n_items']} items); inter-human ceiling: {human}"
         )
     return "; ".join(out) or "absent: no cell of the judge"
+
+
+def _pct(r: Mapping[str, Any]) -> str:
+    """A Wilson rate: "52% [45%, 59%] (93 of 178)"."""
+    if r["value"] is None:
+        return "undefined (none labelled)"
+    return f"{r['value']:.0%} [{r['lo']:.0%}, {r['hi']:.0%}] ({r['k']} of {r['n']})"
+
+
+def _pass_rate(p: Mapping[str, Any]) -> str:
+    rg, ppi = p["rogan_gladen"], p.get("ppi")
+    text = f"{p['scope']}: judge {_f(p['judge']['value'])}, corrected (Rogan–Gladen) "
+    text += _ci(rg["value"], (rg["lo"], rg["hi"]))
+    if ppi:
+        text += f", PPI++ {_ci(ppi['value'], (ppi['lo'], ppi['hi']))}"
+    if p["human"]["value"] is not None:
+        text += f", humans {_f(p['human']['value'])} ({p['labelled']} labelled)"
+    if p.get("excess") is not None and abs(p["excess"]) >= 0.005:
+        word = "high" if p["excess"] > 0 else "low"
+        text += f" — the judge's pass rate is {abs(p['excess']):.2f} too {word}"
+    return text
+
+
+def _verdicts(card: Mapping[str, Any]) -> str:
+    r = _result(card, "verdicts")
+    if r is None:
+        return _why(card, "verdicts")
+    head = (
+        f"says {r['positive']} to {_pct(r['tpr'])} of the answers humans label "
+        f"{r['positive']} (TPR) and {r['negative']} to {_pct(r['tnr'])} of those they label "
+        f"{r['negative']} (TNR): accepts {_pct(r['accepts_wrong'])} of the {r['negative']} "
+        "answers; pass rate, "
+    )
+    return head + "; ".join(_pass_rate(p) for p in r["pass_rates"])
 
 
 def _selective(card: Mapping[str, Any]) -> str:
@@ -203,12 +256,17 @@ def _estimate(card: Mapping[str, Any]) -> str:
     return "; ".join(parts)
 
 
+def _binary(card: Mapping[str, Any]) -> bool:
+    return card.get("label_kind") == "binary"
+
+
 def verdict(card: Mapping[str, Any], statistic: str = "pearson") -> list[dict[str, str]]:
     """The card's verdict lines: [{question, answer}], each read from one part's result;
     ``statistic``: the agreement statistic shown."""
     rows = [
         ("May it replace the annotators?", "alt_test", _alt_test(card)),
         ("Agreement with humans", "agreement", _agreement(card, statistic)),
+        *([("What does it pass?", "verdicts", _verdicts(card))] if _binary(card) else []),
         ("Where may it be trusted?", "selective", _selective(card)),
         ("How wide are its errors?", "conformal", _conformal(card)),
         ("What are the systems worth?", "estimate", _estimate(card)),
@@ -238,7 +296,7 @@ def card_markdown(card: Mapping[str, Any]) -> str:
     lines += ["", *(f"- warning ({q}): {w}" for q, w in warned)] if warned else []
     lines += ["", "## Evidence", "", "| part | status | command or reason |", "|---|---|---|"]
     for name, p in card["parts"].items():
-        how = f"`{p['command']}`" if p["status"] == "ok" else p["reason"]
+        how = f"`{how_run(p)}`" if p["status"] == "ok" else p["reason"]
         lines.append(f"| {TITLES[name]} | {p['status']} | {how} |")
     return "\n".join(lines) + "\n"
 
@@ -361,7 +419,7 @@ def card_tables(card: Mapping[str, Any]) -> list[dict]:
     tables.append(_cost_table(card))
     absent = [[TITLES[n], p["reason"]] for n, p in card["parts"].items() if p["status"] != "ok"]
     ran = [
-        [TITLES[n], p["command"], "; ".join(part_warnings(card, n)) or "–"]
+        [TITLES[n], how_run(p), "; ".join(part_warnings(card, n)) or "–"]
         for n, p in card["parts"].items()
         if p["status"] == "ok"
     ]

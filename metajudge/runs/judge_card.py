@@ -38,6 +38,7 @@ from metajudge.errors import InputError
 #: the card's parts, in the order the card shows its evidence
 PARTS = (
     "agreement",
+    "verdicts",
     "alt_test",
     "selective",
     "conformal",
@@ -374,6 +375,35 @@ def self_preference_part(src: DataSource, opts: CardOptions) -> dict[str, Any]:
     return _ok(cmd + ["--seed", str(opts.seed), "--format", "json"], res.to_dict())
 
 
+def verdicts_part(src: DataSource, opts: CardOptions) -> dict[str, Any]:
+    """A binary judge's TPR/TNR and the pass rates corrected for its errors, per system
+    (:mod:`metajudge.analyses.binary_verdicts`: computed by the card, ``by`` names it)."""
+    from metajudge.analyses.binary_verdicts import binary_verdicts
+    from metajudge.analyses.metric_vs_human.categorical import gold_labels
+    from metajudge.runs.jury import label_columns
+
+    kind = src.load().card.label_kind
+    if kind != "binary":
+        return _absent(
+            "true-positive and true-negative rates and corrected pass rates are those of a "
+            f"pass/fail judge; these are {kind} labels (their per-class errors: the confusion "
+            "matrix of the agreement part)"
+        )
+    judge, specs = _judge_spec(src, opts)
+    if opts.metric:  # the metric's scores lie in the meta-eval folder, read by label_columns
+        return _absent("the pass rates of a judge metric: give its score file with --scores")
+    ds, dim, preds = label_columns(src.but(scores=tuple(specs)), [judge])
+    res = binary_verdicts(
+        gold_labels(ds, dim).labels,
+        preds[judge],
+        [str(r.system) for r in ds.records],
+        ds.card.scale_of(dim).labels or (),
+        judge=judge,
+        seed=opts.seed,
+    )
+    return {"status": "ok", "by": "metajudge.analyses.binary_verdicts", "result": _data(res)}
+
+
 def _signature(src: DataSource, opts: CardOptions, agreement: Any) -> dict[str, Any]:
     """What a reader cites: the data's hash, the judge definition's hash, the backbone and the
     metajudge version (``agreement``: the meta-eval result, its judges' signatures)."""
@@ -455,6 +485,7 @@ def _parts(src: DataSource, opts: CardOptions, stage: Path) -> tuple[dict[str, A
     agreement, res = agreement_part(src, opts, stage / "meta_eval")
     specs = _scores_for(src, opts, stage / "meta_eval")
     parts: dict[str, Any] = {"agreement": agreement}
+    parts["verdicts"] = _attempt("judge card", lambda: verdicts_part(src, opts))
     parts["alt_test"] = _attempt("decide alt-test", lambda: alt_test_part(src, opts))
     parts["selective"] = _needed(
         "selective", src, opts, specs, lambda: selective_part(src, opts, specs)
@@ -551,13 +582,14 @@ def run_card(src: DataSource, opts: CardOptions, out: str | Path) -> CardRun:
     with run_folder(out) as rf:
         parts, res, fit = _parts(src, opts, rf.stage)
         for p in parts.values():  # a part's command names the folder where it will lie
-            if "command" in p:
+            if p.get("command"):
                 p["command"] = p["command"].replace(str(rf.stage), str(rf.out))
         card = {
             "schema": CARD_SCHEMA,
             "judge": _judge_spec(src, opts)[0],
             "dataset": ds.card.name,
             "label_kind": ds.card.label_kind,
+            "annotators": ds.card.annotators or 1,
             "dimension": src.dimension,
             "labels": _labels(ds),
             "settings": {

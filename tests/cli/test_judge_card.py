@@ -73,6 +73,9 @@ def _same_as_commands(capsys, tmp: Path, data_dir: Path, card: dict[str, Any]) -
         if part["status"] != "ok":
             assert part["reason"], name
             continue
+        if "command" not in part:  # computed by the card itself
+            assert part["by"].startswith("metajudge."), name
+            continue
         argv = shlex.split(part["command"])[1:]
         argv = [str(tmp / f"sep_{name}") if a == "DIR" else a for a in argv]
         got = _json(capsys, [*argv, "--data-dir", str(data_dir)])
