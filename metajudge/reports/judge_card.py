@@ -519,9 +519,32 @@ BOARD_COLUMNS = [
 ]
 
 
+def _label_tests_table(tests: Mapping[str, Any]) -> dict:
+    """McNemar between label judges: accuracies, the discordant counts, p (Holm)."""
+    rows = [
+        [
+            c["metric_a"],
+            c["metric_b"],
+            c["n"],
+            c["value_a"],
+            c["value_b"],
+            f"{c['only_a_right']} / {c['only_b_right']}",
+            c["test"],
+            f"{c['p']:.3g}",
+            f"{c['p_holm']:.3g}",
+        ]
+        for c in tests["result"]["comparisons"]
+    ]
+    cols = ["a", "b", "items", "accuracy a", "accuracy b", "only a right / only b right"]
+    cols += ["test", "p", "p (Holm)"]
+    return _table("Paired tests between the judges", cols, rows, tests["result"]["answer"])
+
+
 def _tests_table(tests: Mapping[str, Any]) -> dict:
     if tests.get("status") != "ok":
         return _table("Paired tests between the judges", ["why absent"], [[tests.get("reason")]])
+    if "by" in tests:
+        return _label_tests_table(tests)
     rows = [
         [
             c["dimension"],
@@ -537,7 +560,8 @@ def _tests_table(tests: Mapping[str, Any]) -> dict:
     ]
     cols = ["dimension", "statistic", "a", "b", "a − b (95% CI)", "p Williams (Holm)"]
     cols += ["p bootstrap (Holm)", "p permutation (Holm)"]
-    return _table("Paired tests between the judges", cols, rows, tests.get("command", ""))
+    note = "; ".join(x for x in (tests["result"].get("answer"), tests.get("command")) if x)
+    return _table("Paired tests between the judges", cols, rows, note)
 
 
 def cards_html(
@@ -584,6 +608,8 @@ def board_markdown(cards: Sequence[Mapping[str, Any]], tests: Mapping[str, Any])
     lines.append("|" + "---|" * len(BOARD_COLUMNS))
     lines += ["| " + " | ".join(_cell(v) for v in _board_row(c)) + " |" for c in cards]
     t = _tests_table(tests)
+    said = (tests.get("result") or {}).get("answer")
+    lines += ["", f"**Which judge?** {said}"] if said else []
     lines += ["", f"## {t['title']}", "", "| " + " | ".join(t["columns"]) + " |"]
     lines.append("|" + "---|" * len(t["columns"]))
     lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in t["rows"]]

@@ -625,18 +625,35 @@ def folder_name(judge: str) -> str:
 def comparison_tests(
     src: DataSource, judges: Sequence[str], opts: CardOptions, out_dir: Path
 ) -> dict[str, Any]:
-    """The judges' paired tests (``meta-eval`` of all their columns at once: bootstrap,
-    permutation and Williams tests, Holm-adjusted), or absent with the reason."""
+    """The judges' paired tests and the one-line answer
+    (:mod:`metajudge.analyses.judge_comparison`): McNemar on label data (Holm), else
+    ``meta-eval`` of all their columns at once (bootstrap, permutation and Williams tests,
+    Holm-adjusted)."""
+    from metajudge.analyses.judge_comparison import answer
+
+    if _verdicts(src.load()) and src.load().card.label_kind != "pairwise":
+        return _label_tests(src, judges)
     specs = [_one_column(s, j) for j in judges for s in (list(src.scores) or ["shipped"])]
     res = _meta_eval(src, opts, out_dir, specs, baselines=False)
-    data = res.to_dict()
-    comps = data.get("comparisons")
+    comps = res.to_dict().get("comparisons")
     if not comps:
-        why = "categorical labels: meta-eval runs no paired test between judges"
-        return _absent(why if data.get("kind") == "categorical" else "no paired test ran")
+        return _absent("meta-eval ran no paired test between these judges")
     cmd = ["meta-eval", *src.args(), *_spec_args(specs), "--no-baselines"]
     cmd += ["--n-boot", str(opts.n_boot), "--seed", str(opts.seed), "--out", "DIR"]
-    return _ok(cmd, {"comparisons": comps})
+    return _ok(cmd, {"comparisons": comps, "answer": answer(comps)})
+
+
+def _label_tests(src: DataSource, judges: Sequence[str]) -> dict[str, Any]:
+    """McNemar between every two label judges on the items both judged (Holm)."""
+    from metajudge.analyses.judge_comparison import answer, label_comparisons
+    from metajudge.analyses.metric_vs_human.categorical import gold_labels
+    from metajudge.runs.jury import label_columns
+
+    specs = [_one_column(s, j) for j in judges for s in (list(src.scores) or ["shipped"])]
+    ds, dim, preds = label_columns(src.but(scores=tuple(specs)), list(judges))
+    comps = label_comparisons(gold_labels(ds, dim).labels, {j: preds[j] for j in judges})
+    result = {"comparisons": comps, "answer": answer(comps)}
+    return {"status": "ok", "by": "metajudge.analyses.judge_comparison", "result": result}
 
 
 def run_cards(

@@ -99,3 +99,32 @@ def test_partial_labels_give_ppi(tmp_path: Path, capsys) -> None:  # type: ignor
     for p in rates:
         assert p["ppi"]["lo"] < p["ppi"]["value"] < p["ppi"]["hi"], p["scope"]
     assert "PPI++" in {x["part"]: x["answer"] for x in card["verdict"]}["verdicts"]
+
+
+def test_two_graders_compared_by_mcnemar(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """`--judge` twice: one comparison page with McNemar (Holm) naming the better grader."""
+    from metajudge.analyses.verdict_accuracy import mcnemar
+
+    capsys.readouterr()
+    out = tmp_path / "cards"
+    argv = ["judge", "card", "--input", str(ANSWERS), "--scores", str(LOG)]
+    argv += ["--judge", "strict_grader", "--judge", "lenient_grader", "--n-boot", "100"]
+    assert main([*argv, "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    doc = json.loads((out / "cards.json").read_text(encoding="utf-8"))
+    (c,) = doc["tests"]["result"]["comparisons"]
+    strict, lenient = _truth("strict_grader"), _truth("lenient_grader")
+    keys = sorted(strict["right"])
+    ra = [strict["verdict"][k] == strict["right"][k] for k in keys]
+    rb = [lenient["verdict"][k] == lenient["right"][k] for k in keys]
+    b, cc, p, _ = mcnemar(ra, rb)
+    assert (c["only_a_right"], c["only_b_right"], c["n"]) == (b, cc, 400)
+    assert c["p"] == pytest.approx(p) and c["p_holm"] == pytest.approx(p)
+    assert c["test"].startswith("McNemar")
+    said = doc["tests"]["result"]["answer"]
+    assert (
+        said.startswith("use strict_grader: accuracy higher by") and "significant at 0.05" in said
+    )
+    assert "not significant" not in said
+    assert f"**Which judge?** {said}" in text
+    assert said in (out / "cards.html").read_text(encoding="utf-8")
