@@ -288,12 +288,15 @@ def card_markdown(card: Mapping[str, Any]) -> str:
         + f"; data sha256 {sig['data_sha256'][:12]}, judge {sig['judge_definition_sha256'][:12]}, "
         f"metajudge {sig['metajudge_version']}",
         "",
+        *([f"**Decision:** {card['decision']['sentence']}", ""] if card.get("decision") else []),
         "| question | answer |",
         "|---|---|",
     ]
     lines += [f"| {v['question']} | {v['answer']} |" for v in card["verdict"]]
     warned = [(v["question"], w) for v in card["verdict"] for w in v.get("warnings") or ()]
     lines += ["", *(f"- warning ({q}): {w}" for q, w in warned)] if warned else []
+    reqs = card.get("requirements") or []
+    lines += ["", *(f"- require {r['require']}: {r['status']} ({r['value']})" for r in reqs)]
     lines += ["", "## Evidence", "", "| part | status | command or reason |", "|---|---|---|"]
     for name, p in card["parts"].items():
         how = f"`{how_run(p)}`" if p["status"] == "ok" else p["reason"]
@@ -414,7 +417,8 @@ def card_tables(card: Mapping[str, Any]) -> list[dict]:
         for v in card["verdict"]
     ]
     cols = ["question", "answer", "warnings"]
-    tables = [_table(f"Verdict: {card['judge']}", cols, verdict_rows)]
+    said = (card.get("decision") or {}).get("sentence", "")
+    tables = [_table(f"Verdict: {card['judge']}", cols, verdict_rows, said)]
     tables += _evidence_tables(card)
     tables.append(_cost_table(card))
     absent = [[TITLES[n], p["reason"]] for n, p in card["parts"].items() if p["status"] != "ok"]

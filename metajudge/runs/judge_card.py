@@ -72,6 +72,8 @@ class CardOptions:
     n_boot: int = 1000
     repeats: int = 50
     statistic: str = "pearson"
+    #: ``--require``: parsed requirements (:mod:`metajudge.analyses.card_decision`)
+    require: tuple[Any, ...] = ()
 
 
 @dataclass
@@ -604,11 +606,25 @@ def run_card(src: DataSource, opts: CardOptions, out: str | Path) -> CardRun:
             "parts": parts,
         }
         card["verdict"] = verdict(card, opts.statistic)
+        _decision(card, opts)
         card = finite(card)
         rf.write_text(CARD_FILE, json.dumps(card, indent=1, ensure_ascii=False) + "\n")
         rf.write_text(CARD_HTML, card_html(card, rf.stage, ds, fit))
     written = [rf.final(rf.stage / n) for n in (CARD_FILE, CARD_HTML)]
     return CardRun(card, card_markdown(card), written)
+
+
+def _decision(card: dict[str, Any], opts: CardOptions) -> None:
+    """The card's measures, its decision (the rules and their outcomes) and, with
+    ``--require``, each requirement's outcome (:mod:`metajudge.analyses.card_decision`)."""
+    from metajudge.analyses.card_decision import check_requirements, decide, measures
+    from metajudge.reports.judge_card import headline
+
+    have = measures(card, headline(card, opts.statistic))
+    card["measures"] = have
+    card["decision"] = decide(card, have)
+    if opts.require:
+        card["requirements"] = check_requirements(opts.require, have)
 
 
 CARDS_FILE = "cards.json"
@@ -678,6 +694,10 @@ def run_cards(
             "meta-eval", lambda: comparison_tests(src, judges, opts, rf.stage / "tests")
         )
         doc = finite({"schema": "metajudge.judge_cards/1", "cards": links, "tests": tests})
+        if opts.require:
+            doc["requirements"] = [
+                {"judge": c["judge"], **r} for c in cards for r in c.get("requirements", ())
+            ]
         rf.write_text(CARDS_FILE, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
         rf.write_text(CARDS_HTML, cards_html(cards, links, tests))
     from metajudge.reports.judge_card import board_markdown

@@ -116,6 +116,13 @@ def test_gpt4_turbo_trust_or_escalate_card(data_dir: Path, tmp_path: Path, capsy
     # the selective part runs over the card's 50 splits: `calibrate selective --repeats 50`
     assert "--repeats 50" in card["parts"]["selective"]["command"]
     assert card["parts"]["selective"]["result"]["repeats"] == 50
+    # the decision: the first stated rule that holds
+    assert card["decision"]["sentence"] == (
+        "Use with escalation: keep verdicts with confidence >= 0.9409 — about 61% of the items, "
+        "agreement there >= 0.85 with probability 0.90; send the rest to humans."
+    )
+    assert card["decision"]["rule"].startswith("selective-keeps")
+    assert card["measures"]["selective.kept"] == pytest.approx(0.614, abs=5e-4)
     assert v["Agreement with humans"].startswith("Pearson 0.636 [0.572, 0.696]")
     assert "two or more annotators per item" in card["parts"]["alt_test"]["reason"]
     assert "both orders" in card["parts"]["biases"]["reason"]
@@ -123,6 +130,7 @@ def test_gpt4_turbo_trust_or_escalate_card(data_dir: Path, tmp_path: Path, capsy
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     block = readme.split("$ metajudge judge card --dataset trust_or_escalate_jung2025", 1)[1]
     rows = [ln for ln in block.split("```", 1)[0].splitlines() if ln.startswith("| ")][1:]
+    assert f"**Decision:** {card['decision']['sentence']}" in block.split("```", 1)[0]
     assert [r.strip("| ").split(" | ", 1) for r in rows] == [
         [x["question"], x["answer"]] for x in card["verdict"]
     ]

@@ -128,3 +128,27 @@ def test_two_graders_compared_by_mcnemar(tmp_path: Path, capsys) -> None:  # typ
     assert "not significant" not in said
     assert f"**Which judge?** {said}" in text
     assert said in (out / "cards.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("require", "code"),
+    [
+        (["agreement>=0.9", "tpr.lower>=0.9", "kappa.lower>=0.6"], 0),
+        (["agreement>=0.9", "tnr>=0.99"], 3),
+        (["alt-test=pass"], 2),  # one annotator: no Alt-Test on this data
+        (["bogus>=1"], 2),  # unknown: refused before anything runs
+    ],
+)
+def test_require_gates_the_card(require: list[str], code: int, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    argv = ["judge", "card", "--input", str(ANSWERS), "--scores", str(LOG)]
+    argv += ["--judge", "strict_grader", "--n-boot", "100", "--out", str(tmp_path / "c")]
+    argv += [a for r in require for a in ("--require", r)]
+    assert main(argv) == code
+    if require[0] == "bogus>=1":
+        assert not (tmp_path / "c").exists()
+        return
+    card = json.loads((tmp_path / "c" / "card.json").read_text(encoding="utf-8"))
+    states = [r["status"] for r in card["requirements"]]
+    assert states == {0: ["pass"] * 3, 3: ["pass", "fail"], 2: ["unmeasurable"]}[code]
+    assert card["decision"]["sentence"] and card["decision"]["rules"][-1]["holds"]
+    assert any(r["holds"] for r in card["decision"]["rules"])
