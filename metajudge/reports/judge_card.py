@@ -21,6 +21,7 @@ from metajudge.analyses.card_needs import best_conformal
 TITLES = {
     "agreement": "Agreement with humans (meta-eval)",
     "verdicts": "What does it pass? (TPR, TNR, corrected pass rates)",
+    "disagreements": "Where does it disagree? (items, with the judge's explanation)",
     "alt_test": "May it replace the annotators? (decide alt-test)",
     "selective": "Where may it be trusted? (calibrate selective)",
     "conformal": "How wide are its errors? (calibrate conformal)",
@@ -335,8 +336,25 @@ def _conformal_table(r: Mapping[str, Any]) -> dict:
     return _table("Conformal intervals: widths and per-bin coverage", cols, rows, note)
 
 
+def _disagreement_table(r: Mapping[str, Any]) -> dict:
+    """The disagreeing items, with the judge's explanation."""
+    cols = ["item", "system", "human", "judge", "the judge's explanation", "response"]
+    rows = [
+        [x["id"], x["system"], x["human"], x["judge"], x["explanation"] or "–", x["response"]]
+        for x in r["items"]
+    ]
+    note = (
+        f"{r['disagree']} of {r['judged']} judged items disagree ({r['explained']} with an "
+        f"explanation); {r['listed']} listed"
+    )
+    return _table("Disagreements with the humans", cols, rows, note)
+
+
 def _evidence_tables(card: Mapping[str, Any]) -> list[dict]:
     out = []
+    r = _result(card, "disagreements")
+    if r is not None:
+        out.append(_disagreement_table(r))
     r = _result(card, "conformal")
     if r is not None:
         out.append(_conformal_table(r))

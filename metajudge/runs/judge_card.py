@@ -39,6 +39,7 @@ from metajudge.errors import InputError
 PARTS = (
     "agreement",
     "verdicts",
+    "disagreements",
     "alt_test",
     "selective",
     "conformal",
@@ -406,6 +407,31 @@ def verdicts_part(src: DataSource, opts: CardOptions) -> dict[str, Any]:
     return {"status": "ok", "by": "metajudge.analyses.binary_verdicts", "result": _data(res)}
 
 
+def disagreements_part(src: DataSource, opts: CardOptions) -> dict[str, Any]:
+    """The items where a binary or categorical judge disagrees with the humans, with its
+    explanation (:mod:`metajudge.analyses.disagreements`)."""
+    from metajudge.analyses.disagreements import label_disagreements
+    from metajudge.analyses.metric_vs_human.categorical import gold_labels
+    from metajudge.runs.jury import label_columns
+    from metajudge.scores.spec import gather_scores
+
+    kind = src.load().card.label_kind
+    if kind not in ("binary", "categorical"):
+        return _absent(f"{kind} labels: the meta-eval report's disagreement browser lists them")
+    judge, specs = _judge_spec(src, opts)
+    if opts.metric:
+        return _absent("the items of a judge metric: the meta-eval report's browser lists them")
+    ds, dim, preds = label_columns(src.but(scores=tuple(specs)), [judge])
+    rows = gather_scores(ds, specs, data_dir=src.data_dir, labels=False)
+    said = {
+        r["key"]: (r.get("details") or {}).get("explanation")
+        for r in rows
+        if r["metric"] == judge and (r.get("details") or {}).get("explanation")
+    }
+    res = label_disagreements(ds.records, gold_labels(ds, dim).labels, preds[judge], said)
+    return {"status": "ok", "by": "metajudge.analyses.disagreements", "result": res}
+
+
 def _signature(src: DataSource, opts: CardOptions, agreement: Any) -> dict[str, Any]:
     """What a reader cites: the data's hash, the judge definition's hash, the backbone and the
     metajudge version (``agreement``: the meta-eval result, its judges' signatures)."""
@@ -488,6 +514,7 @@ def _parts(src: DataSource, opts: CardOptions, stage: Path) -> tuple[dict[str, A
     specs = _scores_for(src, opts, stage / "meta_eval")
     parts: dict[str, Any] = {"agreement": agreement}
     parts["verdicts"] = _attempt("judge card", lambda: verdicts_part(src, opts))
+    parts["disagreements"] = _attempt("judge card", lambda: disagreements_part(src, opts))
     parts["alt_test"] = _attempt("decide alt-test", lambda: alt_test_part(src, opts))
     parts["selective"] = _needed(
         "selective", src, opts, specs, lambda: selective_part(src, opts, specs)

@@ -68,6 +68,17 @@ def test_a_binary_graders_card(grader: str, tmp_path: Path, capsys) -> None:  # 
     assert "Cohen κ" in v["Agreement with humans"] and "nan" not in v["Agreement with humans"]
     assert f"({accepted_wrong} of {len(wrong)}) of the fail answers" in v["What does it pass?"]
     assert "corrected (Rogan–Gladen)" in v["What does it pass?"]
+    # the disagreement browser: every item where grader and humans differ, its explanation
+    d = card["parts"]["disagreements"]["result"]
+    wrongly = [k for k in t["right"] if t["verdict"][k] != t["right"][k]]
+    assert d["disagree"] == d["explained"] == len(wrongly) and d["judged"] == 400
+    from inspect_ai.log import read_eval_log
+
+    said = {str(s.id): s.scores[grader].explanation for s in read_eval_log(str(LOG)).samples}
+    for x in d["items"]:
+        assert x["explanation"] == said[f"{x['id']}::{x['system']}"] and x["human"] != x["judge"]
+    page = (tmp_path / "card" / "card.html").read_text(encoding="utf-8")
+    assert "Disagreements with the humans" in page
     # no exception's text as a reason
     sel = card["parts"]["selective"]
     assert sel["status"] == "absent" and "details.probs" in sel["reason"]
