@@ -65,6 +65,12 @@ def add_card(jsub: Any) -> None:
     opt.add_repeats(p, 50, " calibration/test")
     opt.add_seed(p, "the bootstrap and the splits")
     p.add_argument(
+        "--probes",
+        metavar="DIR",
+        help="with --input a CJE folder: its probe folder (held-out labelled probes), the "
+        "transport audit of the system estimates",
+    )
+    p.add_argument(
         "--require",
         action="append",
         default=[],
@@ -98,6 +104,7 @@ def _cmd_card(args: argparse.Namespace) -> int:
         n_boot=args.n_boot,
         repeats=args.repeats,
         require=require,
+        probes=args.probes,
     )
     if len(args.judge) > 1:
         run = run_cards(src, args.judge, opts, args.out)

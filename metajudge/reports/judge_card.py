@@ -464,7 +464,11 @@ def card_html(card: Mapping[str, Any], stage: Path, dataset: Any, fit: Any) -> s
     from metajudge.reports.html_page import plots_of, render_page
     from metajudge.reports.html_run import result_payload
 
-    payload = result_payload(stage / "meta_eval", None, dataset)
+    if (stage / "meta_eval" / "result.json").is_file():
+        payload = result_payload(stage / "meta_eval", None, dataset)
+    else:  # no meta-eval (a CJE folder's card): the card's own tables only
+        payload = {"tables": [], "signatures": [], "warnings": [], "links": [], "items": []}
+        payload |= {"resp": [], "views": [], "compare": [], "protocol": ""}
     payload["kind"] = "card"
     payload["title"] = f"Judge card: {card['judge']} on {card['dataset']}"
     payload["question"] = (

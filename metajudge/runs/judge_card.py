@@ -75,6 +75,8 @@ class CardOptions:
     statistic: str = "pearson"
     #: ``--require``: parsed requirements (:mod:`metajudge.analyses.card_decision`)
     require: tuple[Any, ...] = ()
+    #: ``--probes``: a CJE probe folder (the transport audit of a CJE folder's estimate)
+    probes: str | None = None
 
 
 @dataclass
@@ -604,7 +606,12 @@ def run_card(src: DataSource, opts: CardOptions, out: str | Path) -> CardRun:
     from metajudge.reports.judge_card import card_html, card_markdown, verdict
     from metajudge.results import finite
     from metajudge.run_folder import run_folder
+    from metajudge.runs.judge_card_folder import folder_card, is_cje_folder
 
+    if is_cje_folder(src):
+        return folder_card(src, opts, out)
+    if opts.probes:
+        raise InputError("--probes goes with a CJE folder (--input DIR)", field="--probes")
     check_out_dir(out, inputs=[src.path])
     src = src.loaded_once()
     ds = src.load()

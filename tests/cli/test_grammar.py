@@ -138,9 +138,10 @@ def test_only_the_named_jobs_are_bare() -> None:
 
 
 #: The census's ceilings (issue 61: 51 commands, 522 options, 93 hidden spellings at 7aa1c6b): a
-#: count may only fall; lower the ceiling with it. (issue 62 raised the options by one:
-#: `judge card --require EXPR`, the CI gate the issue asks for; no existing option says it.)
-CENSUS_CEILING = (47, 463, 0)
+#: count may only fall; lower the ceiling with it. (issue 62 raised the options by two:
+#: `judge card --require EXPR`, the CI gate, and `--probes DIR` for a CJE folder, as the issue
+#: asks; no existing option of judge card says either.)
+CENSUS_CEILING = (47, 464, 0)
 
 
 def test_the_census_only_falls() -> None:

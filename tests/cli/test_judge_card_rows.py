@@ -108,3 +108,26 @@ def test_every_warning_of_the_card_is_on_its_page(tmp_path: Path, capsys) -> Non
     for v in card["verdict"]:
         part = card["parts"][v["part"]]
         assert v["warnings"] == list((part.get("result") or {}).get("warnings") or ())
+
+
+def test_a_cje_folder_card_runs_the_estimate_with_its_transport_audit(
+    data_dir: Path, tmp_path: Path, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    """`judge card --input DIR --probes DIR`: calibrate estimate's numbers, transport audited."""
+    import shlex
+
+    arena = data_dir / "cje_arena_sample"
+    assert arena.is_dir(), f"{arena}: the shipped dataset is missing (METAJUDGE_DATA_DIR)"
+    argv = ["--input", str(arena / "fresh_draws"), "--probes", str(arena / "probe_slice")]
+    card = _card(tmp_path, capsys, *argv)
+    est = card["parts"]["estimate"]
+    assert est["status"] == "ok" and "--probes" in est["command"]
+    capsys.readouterr()
+    assert main([*shlex.split(est["command"])[1:]]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got == est["result"]
+    by = {s["system"]: s for s in est["result"]["systems"]}
+    assert by["unhelpful"]["transport"] == "FAIL"
+    assert "refused for unhelpful (transport audit FAIL)" in card["decision"]["sentence"]
+    assert card["labels"] == {"records": 4000, "labelled": 480, "partial": True}
+    assert (tmp_path / "card" / "card.html").is_file()
