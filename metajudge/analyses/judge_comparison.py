@@ -5,7 +5,8 @@ Label judges (binary, categorical, pairwise verdicts): each pair of judges' corr
 items both judged, McNemar's test (:func:`metajudge.analyses.verdict_accuracy.mcnemar`, as
 ``judge jury`` runs it), Holm-adjusted over the pairs. Rating judges: the comparisons meta-eval
 already runs (Williams, paired bootstrap, permutation, Holm) are read as they are.
-:func:`answer` states the better judge of the first comparison at ``alpha``. Nothing is
+:func:`answer` names the best judge (better than every other on the first comparison's
+statistic) and tests it against its runner-up at ``alpha``. Nothing is
 rendered.
 """
 
@@ -67,12 +68,35 @@ def _p(c: Mapping[str, Any]) -> tuple[float | None, str]:
     return None, "no test"
 
 
+def _better(c: Mapping[str, Any]) -> str:
+    return c["metric_a"] if (c.get("diff") or 0) >= 0 else c["metric_b"]
+
+
+def _closest_to_best(comparisons: Sequence[Mapping[str, Any]]) -> Mapping[str, Any]:
+    """Of the comparisons on the first one's statistic and dimension: the best judge's (better
+    than every other) against its runner-up (the smallest margin); else the first."""
+    first = comparisons[0]
+    same = [
+        c
+        for c in comparisons
+        if c.get("statistic") == first.get("statistic")
+        and c.get("dimension") == first.get("dimension")
+        and c.get("diff") is not None
+    ]
+    judges = {j for c in same for j in (c["metric_a"], c["metric_b"])}
+    for j in sorted(judges):
+        mine = [c for c in same if j in (c["metric_a"], c["metric_b"])]
+        if mine and all(_better(c) == j for c in mine):
+            return min(mine, key=lambda c: abs(c["diff"]))
+    return first
+
+
 def answer(comparisons: Sequence[Mapping[str, Any]], alpha: float = ALPHA) -> str:
     """One line: the better judge of the first comparison (the headline statistic), its margin
     and whether the paired test (Holm) finds the difference significant at ``alpha``."""
     if not comparisons:
         return "no paired comparison between the judges"
-    c = comparisons[0]
+    c = _closest_to_best(comparisons)
     if c.get("diff") is None:
         return f"{c['metric_a']} and {c['metric_b']}: no item judged by both"
     better, worse = (

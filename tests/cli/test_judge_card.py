@@ -224,6 +224,10 @@ def test_several_judges_one_comparison_page(data_dir: Path, tmp_path: Path, caps
     assert main([*cmd, "--data-dir", str(data_dir), "--quiet", "--no-plots"]) == 0
     got = json.loads((sep / "result.json").read_text(encoding="utf-8"))["comparisons"]
     assert got == tests["result"]["comparisons"]
+    # the one-line answer: the best judge against its runner-up, Williams (Holm)
+    said = tests["result"]["answer"]
+    assert said.startswith("gpt-4-turbo leads: pearson higher by 0.036 on 500 items than gpt-3.5")
+    assert "Williams p = 0.255 (Holm of 6 comparisons), not significant at 0.05" in said
     page = (out / "cards.html").read_text(encoding="utf-8")
     assert "Judges side by side" in page and "Paired tests between the judges" in page
 
