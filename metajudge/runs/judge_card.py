@@ -424,7 +424,7 @@ def disagreements_part(src: DataSource, opts: CardOptions) -> dict[str, Any]:
     if opts.metric:
         return _absent("the items of a judge metric: the meta-eval report's browser lists them")
     ds, dim, preds = label_columns(src.but(scores=tuple(specs)), [judge])
-    rows = gather_scores(ds, specs, data_dir=src.data_dir, labels=False)
+    rows = gather_scores(ds, specs, data_dir=src.data_dir, labels=True)
     said = {
         r["key"]: (r.get("details") or {}).get("explanation")
         for r in rows

@@ -131,3 +131,53 @@ def test_a_cje_folder_card_runs_the_estimate_with_its_transport_audit(
     assert "refused for unhelpful (transport audit FAIL)" in card["decision"]["sentence"]
     assert card["labels"] == {"records": 4000, "labelled": 480, "partial": True}
     assert (tmp_path / "card" / "card.html").is_file()
+
+
+BYOD = Path(__file__).resolve().parents[1] / "fixtures" / "byod"
+
+
+def test_the_matrix_categorical_several_annotators(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """A categorical judge, three annotators, 8 items (docs/card.md's matrix): accuracy and κ,
+    no pass rates (absent, why), the disagreeing items, selective below its least data."""
+    argv = ["--input", str(BYOD / "categorical.jsonl")]
+    argv += ["--scores", str(BYOD / "categorical_judge.csv"), "--judge", "judge"]
+    card = _card(tmp_path, capsys, *argv, "--n-boot", "100", "--repeats", "3")
+    status = {n: p["status"] for n, p in card["parts"].items()}
+    assert status["agreement"] == status["disagreements"] == "ok"
+    assert status["verdicts"] == "absent" and "pass/fail" in card["parts"]["verdicts"]["reason"]
+    assert card["parts"]["selective"]["reason"].startswith("8 labels, 60 needed")
+    d = card["parts"]["disagreements"]["result"]
+    assert d["judged"] == 8 and d["disagree"] == len(d["items"]) > 0
+    for v in card["verdict"]:
+        assert "nan" not in v["answer"].lower() and not ZERO_WIDTH.search(v["answer"])
+    for p in card["parts"].values():
+        assert "field " not in p.get("reason", ""), p["reason"]
+
+
+def test_the_matrix_graded_one_annotator(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """A graded judge, one annotator, partial labels (60 of 120): correlations with the
+    inter-human ceiling undefined in words; conformal, calibration and estimates run; no
+    selective (ratings), no pass rates, no item list of its own (the meta-eval browser)."""
+    data, scores = small_rated(tmp_path, labelled=60, items=40)
+    argv = ["--input", str(data), "--scores", str(scores), "--judge", "judge"]
+    card = _card(tmp_path, capsys, *argv, "--n-boot", "100", "--repeats", "3")
+    status = {n: p["status"] for n, p in card["parts"].items()}
+    assert [n for n, s in status.items() if s == "ok"] == [
+        "agreement",
+        "conformal",
+        "calibration",
+        "estimate",
+    ]
+    v = {x["part"]: x["answer"] for x in card["verdict"]}
+    assert (
+        v["agreement"].startswith("Pearson 0.")
+        and "inter-human ceiling: undefined" in v["agreement"]
+    )
+    assert "ratings" in card["parts"]["selective"]["reason"]
+    assert card["parts"]["calibration"]["needs"] == {
+        "claim": "held-out calibration errors (30 held-out rows per split)",
+        "have": 60,
+        "need": 60,
+        "met": True,
+        "missing": None,
+    }
