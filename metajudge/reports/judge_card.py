@@ -514,7 +514,8 @@ def _board_row(card: Mapping[str, Any]) -> list[Any]:
     sel = _result(card, "selective")
     cfg = sel["configs"][0] if sel else None
     conf = _result(card, "conformal")
-    best = best_conformal(conf) if conf else None
+    withheld = (card["parts"].get("conformal") or {}).get("withheld")
+    best = best_conformal(conf) if conf and not withheld else None
     est_r = _result(card, "estimate")
     refused = [s for s in (est_r or {}).get("systems", []) if s["level_claim"] != "ok"]
     return [
@@ -524,7 +525,7 @@ def _board_row(card: Mapping[str, Any]) -> list[Any]:
         est,
         llm[0]["winning_rate"] if llm else None,
         ("passes" if llm[0]["passed"] else "fails") if llm else "absent",
-        cfg["coverage_mean"] if cfg else None,
+        cfg.get("coverage_median", cfg["coverage_mean"]) if cfg else None,
         cfg["agreement_mean"] if cfg else None,
         (best.get("width", best.get("size")) if best else None),
         f"{len(est_r['systems'])} systems, {len(refused)} refused" if est_r else "absent",
@@ -538,7 +539,7 @@ BOARD_COLUMNS = [
     "agreement (95% CI)",
     "Alt-Test winning rate",
     "Alt-Test",
-    "selective: share kept",
+    "selective: median share kept",
     "selective: agreement kept",
     "conformal width / set size",
     "system estimates",
