@@ -341,6 +341,10 @@ class ConfigSummary:
     # share of draws whose agreement on the units kept falls below 1 - alpha (<= delta promised)
     population_violation_share: float | None = None
     population_draws_kept: int = 0  # draws whose thresholds keep any unit
+    # the share kept over the splits: its median and (25th, 75th) percentiles (a split keeping
+    # nothing counts with 0)
+    coverage_median: float | None = None
+    coverage_quartiles: tuple[float, float] | None = None
 
 
 def _summarise(
@@ -354,6 +358,7 @@ def _summarise(
     kept = [o for o in outs if o.agreement is not None]
     pop = [a for a in population if a is not None]
     k = len(judges)
+    cov = np.array([o.coverage for o in outs], dtype=float)
     return ConfigSummary(
         name=name,
         judges=tuple(j.name for j in judges),
@@ -362,7 +367,7 @@ def _summarise(
         splits_without_threshold=tuple(
             sum(o.thresholds[i] is None for o in outs) for i in range(k)
         ),
-        coverage_mean=float(np.mean([o.coverage for o in outs])),
+        coverage_mean=float(np.mean(cov)),
         agreement_mean=_mean([o.agreement for o in kept]),
         raw_agreement_mean=float(np.mean([o.raw_agreement for o in outs])),
         # a tolerance for 0.85 computed as 1 - 0.15 in floating point
@@ -382,6 +387,10 @@ def _summarise(
             else None
         ),
         population_draws_kept=len(pop),
+        coverage_median=float(np.median(cov)) if len(cov) else None,
+        coverage_quartiles=(
+            (float(np.percentile(cov, 25)), float(np.percentile(cov, 75))) if len(cov) else None
+        ),
     )
 
 

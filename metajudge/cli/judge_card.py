@@ -64,6 +64,21 @@ def add_card(jsub: Any) -> None:
     opt.add_n_boot(p)
     opt.add_repeats(p, 50, " calibration/test")
     opt.add_seed(p, "the bootstrap and the splits")
+    p.add_argument(
+        "--probes",
+        metavar="DIR",
+        help="with --input a CJE folder: its probe folder (held-out labelled probes), the "
+        "transport audit of the system estimates",
+    )
+    p.add_argument(
+        "--require",
+        action="append",
+        default=[],
+        metavar="EXPR",
+        help="a requirement on the card, repeatable (e.g. agreement>=0.8, alt-test=pass, "
+        "kappa.lower>=0.6, tpr.lower>=0.9, selective.kept>=0.5): exit 3 when one fails, 2 "
+        "when one names an unknown measure or one this data cannot measure",
+    )
     opt.add_out(p, "the card's run folder: card.json, card.html, meta_eval/", required=True)
     opt.add_format(p)
     opt.add_log_to_mlflow(
@@ -75,11 +90,13 @@ def add_card(jsub: Any) -> None:
 
 
 def _cmd_card(args: argparse.Namespace) -> int:
+    from metajudge.analyses.card_decision import parse_requirement
     from metajudge.cli.backends import cli_backbone
     from metajudge.cli.output import print_json, print_text
     from metajudge.cli.source import data_source
     from metajudge.runs.judge_card import CardOptions, run_card, run_cards
 
+    require = tuple(parse_requirement(r) for r in args.require)  # before any work
     src = data_source(args, judge=args.judge[0] if len(args.judge) == 1 else None)
     if args.log_to_mlflow:
         from metajudge.runs.mlflow_log import check_source
@@ -95,6 +112,8 @@ def _cmd_card(args: argparse.Namespace) -> int:
         seed=args.seed,
         n_boot=args.n_boot,
         repeats=args.repeats,
+        require=require,
+        probes=args.probes,
     )
     if len(args.judge) > 1:
         run = run_cards(src, args.judge, opts, args.out)
@@ -111,4 +130,22 @@ def _cmd_card(args: argparse.Namespace) -> int:
 
         for rid in log_cards(src.path, args.out):
             opt.notice(args.format, f"logged to MLflow run {rid}")
-    return 0
+    return _gate(run.card)
+
+
+def _gate(doc: dict[str, Any]) -> int:
+    """The exit status of the requirements of a card (or of each card of a comparison): each
+    failed or unmeasurable one said on stderr."""
+    import sys
+
+    from metajudge.analyses.card_decision import exit_code
+
+    outcomes = [{"judge": doc.get("judge"), **r} for r in doc.get("requirements") or ()]
+    for r in outcomes:
+        if r["status"] != "pass":
+            print(
+                f"requirement {r['require']} {r['status']} for {r['judge']} "
+                f"(measured: {r['value']})",
+                file=sys.stderr,
+            )
+    return exit_code(outcomes)

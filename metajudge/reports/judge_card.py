@@ -15,9 +15,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from metajudge.analyses.card_needs import best_conformal
+
 #: what each part answers, as the card names it
 TITLES = {
     "agreement": "Agreement with humans (meta-eval)",
+    "verdicts": "What does it pass? (TPR, TNR, corrected pass rates)",
+    "disagreements": "Where does it disagree? (items, with the judge's explanation)",
     "alt_test": "May it replace the annotators? (decide alt-test)",
     "selective": "Where may it be trusted? (calibrate selective)",
     "conformal": "How wide are its errors? (calibrate conformal)",
@@ -32,6 +36,12 @@ def judge_title(card: Mapping[str, Any]) -> str:
     """How the card names its judge: a definition's ``name`` (``name``, for a ``judge:PATH``
     judge, whose path stays in ``judge`` and the signature), else the judge's column or metric."""
     return str(card.get("name") or card["judge"])
+
+
+def _finite(v: Any) -> bool:
+    import math
+
+    return isinstance(v, int | float) and math.isfinite(v)
 
 
 def _f(v: Any, nd: int = 3) -> str:
@@ -51,6 +61,26 @@ def _result(card: Mapping[str, Any], part: str) -> Mapping[str, Any] | None:
 
 def _why(card: Mapping[str, Any], part: str) -> str:
     return "absent: " + str((card["parts"].get(part) or {}).get("reason", "not run"))
+
+
+def _withheld(card: Mapping[str, Any], part: str) -> str | None:
+    """The row of a part that ran but gives no answer: why, and what would give one."""
+    p = card["parts"].get(part) or {}
+    if not p.get("withheld"):
+        return None
+    labels = card["labels"]["labelled"]
+    return f"no answer: {p['withheld']} ({labels} labels; label more items to measure it)"
+
+
+def how_run(part: Mapping[str, Any]) -> str:
+    """The command that prints a part's numbers, or the analysis the card ran itself."""
+    return part.get("command") or f"computed by the card ({part.get('by')})"
+
+
+def part_warnings(card: Mapping[str, Any], part: str) -> list[str]:
+    """The warnings of a part's result, shown beside its row."""
+    p = card["parts"].get(part) or {}
+    return [str(w) for w in (p.get("result") or {}).get("warnings") or ()]
 
 
 def _alt_test(card: Mapping[str, Any]) -> str:
@@ -90,11 +120,20 @@ def _agreement(card: Mapping[str, Any], statistic: str = "pearson") -> str:
     r = _result(card, "agreement")
     if r is None:
         return _why(card, "agreement")
+    if _withheld(card, "agreement"):
+        return str(_withheld(card, "agreement"))
     if r.get("kind") == "categorical":
         (row,) = [x for x in r["rows"] if x["metric"] == card["judge"]][:1] or [None]
         if row is None:
             return "absent: no row of the judge"
         ref = row.get("reference") or {}
+        if not _finite(ref.get("judge_kappa")):
+            n_ann = card.get("annotators") or 1
+            return (
+                f"accuracy {_ci(row['accuracy'], row['ci']['accuracy'])}, Cohen κ "
+                f"{_ci(row['cohen_kappa'], row['ci']['cohen_kappa'])} on {row['n']} items; "
+                f"inter-human ceiling undefined ({n_ann} label per item: no second annotator)"
+            )
         return (
             f"accuracy {_ci(row['accuracy'], row['ci']['accuracy'])}, Cohen κ "
             f"{_ci(row['cohen_kappa'], row['ci']['cohen_kappa'])} on {row['n']} items; "
@@ -120,32 +159,75 @@ def _agreement(card: Mapping[str, Any], statistic: str = "pearson") -> str:
     return "; ".join(out) or "absent: no cell of the judge"
 
 
+def _pct(r: Mapping[str, Any]) -> str:
+    """A Wilson rate: "52% [45%, 59%] (93 of 178)"."""
+    if r["value"] is None:
+        return "undefined (none labelled)"
+    return f"{r['value']:.0%} [{r['lo']:.0%}, {r['hi']:.0%}] ({r['k']} of {r['n']})"
+
+
+def _pass_rate(p: Mapping[str, Any]) -> str:
+    rg, ppi = p["rogan_gladen"], p.get("ppi")
+    text = f"{p['scope']}: judge {_f(p['judge']['value'])}, corrected (Rogan–Gladen) "
+    text += _ci(rg["value"], (rg["lo"], rg["hi"]))
+    if ppi:
+        text += f", PPI++ {_ci(ppi['value'], (ppi['lo'], ppi['hi']))}"
+    if p["human"]["value"] is not None:
+        text += f", humans {_f(p['human']['value'])} ({p['labelled']} labelled)"
+    if p.get("excess") is not None and abs(p["excess"]) >= 0.005:
+        word = "high" if p["excess"] > 0 else "low"
+        text += f" — the judge's pass rate is {abs(p['excess']):.2f} too {word}"
+    return text
+
+
+def _verdicts(card: Mapping[str, Any]) -> str:
+    r = _result(card, "verdicts")
+    if r is None:
+        return _why(card, "verdicts")
+    head = (
+        f"says {r['positive']} to {_pct(r['tpr'])} of the answers humans label "
+        f"{r['positive']} (TPR) and {r['negative']} to {_pct(r['tnr'])} of those they label "
+        f"{r['negative']} (TNR): accepts {_pct(r['accepts_wrong'])} of the {r['negative']} "
+        "answers; pass rate, "
+    )
+    return head + "; ".join(_pass_rate(p) for p in r["pass_rates"])
+
+
 def _selective(card: Mapping[str, Any]) -> str:
     r = _result(card, "selective")
     if r is None:
         return _why(card, "selective")
     c = r["configs"][0]
     thr = c["threshold_mean"][0]
-    return (
-        f"keep verdicts with confidence >= {_f(thr, 4)}: {c['coverage_mean']:.1%} of the items "
-        f"kept, agreement there {_f(c['agreement_mean'])} (all items: "
-        f"{_f(c['raw_agreement_mean'])}); guaranteed >= {1 - r['alpha']:.2f} with probability "
-        f">= {1 - r['delta']:.2f}"
+    n = r["repeats"]
+    if c["agreement_mean"] is None:
+        return (
+            f"no threshold passed in any of {n} calibration/test splits: the judge keeps nothing "
+            f"at agreement >= {1 - r['alpha']:.2f} (all items: {_f(c['raw_agreement_mean'])})"
+        )
+    q = c.get("coverage_quartiles") or (None, None)
+    spread = (
+        f"median {c['coverage_median']:.1%} of the items kept (IQR {q[0]:.1%}–{q[1]:.1%}, mean "
+        f"{c['coverage_mean']:.1%}) over {n} splits, {c['splits_empty']} of {n} keep nothing"
+        if n > 1 and q[0] is not None
+        else f"{c['coverage_mean']:.1%} of the items kept (one split)"
     )
-
-
-def best_conformal(r: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """The narrowest method of a conformal result whose coverage reached the target."""
-    target = 1 - r["options"]["alpha"]
-    key = "width" if "width" in r["methods"][0] else "size"
-    ok = [m for m in r["methods"] if m["coverage"] >= target - 1e-9] or list(r["methods"])
-    return min(ok, key=lambda m: m[key]) if ok else None
+    viol = c.get("population_violation_share")
+    pop = "" if viol is None else f"; population violation rate {viol:.3f}"
+    return (
+        f"keep verdicts with confidence >= {_f(thr, 4)}: {spread}; agreement there "
+        f"{_f(c['agreement_mean'])} (all items: {_f(c['raw_agreement_mean'])}); guaranteed "
+        f">= {1 - r['alpha']:.2f} with probability >= {1 - r['delta']:.2f}{pop} "
+        f"(promised <= {r['delta']:g})"
+    )
 
 
 def _conformal(card: Mapping[str, Any]) -> str:
     r = _result(card, "conformal")
     if r is None:
         return _why(card, "conformal")
+    if _withheld(card, "conformal"):
+        return str(_withheld(card, "conformal"))
     m = best_conformal(r)
     if m is None:
         return "no method"
@@ -181,7 +263,11 @@ def _estimate(card: Mapping[str, Any]) -> str:
     if len(systems) > LISTED_SYSTEMS:
         return _estimate_summary(systems)
     parts = []
+    withheld = (card["parts"]["estimate"] or {}).get("withheld_systems") or {}
     for s in systems:
+        if s["system"] in withheld:
+            parts.append(f"{s['system']}: no answer ({withheld[s['system']]})")
+            continue
         gate = f" (level claim {s['level_claim']}; transport {_transport(s)})"
         parts.append(
             f"{s['system']} {_ci(s['value'], (s['lo'], s['hi']))} vs raw "
@@ -206,15 +292,24 @@ def _estimate_summary(systems: Sequence[Mapping[str, Any]]) -> str:
     )
 
 
+def _binary(card: Mapping[str, Any]) -> bool:
+    return card.get("label_kind") == "binary"
+
+
 def verdict(card: Mapping[str, Any], statistic: str = "pearson") -> list[dict[str, str]]:
     """The card's verdict lines: [{question, answer}], each read from one part's result;
     ``statistic``: the agreement statistic shown."""
+    rows = [
+        ("May it replace the annotators?", "alt_test", _alt_test(card)),
+        ("Agreement with humans", "agreement", _agreement(card, statistic)),
+        *([("What does it pass?", "verdicts", _verdicts(card))] if _binary(card) else []),
+        ("Where may it be trusted?", "selective", _selective(card)),
+        ("How wide are its errors?", "conformal", _conformal(card)),
+        ("What are the systems worth?", "estimate", _estimate(card)),
+    ]
     return [
-        {"question": "May it replace the annotators?", "answer": _alt_test(card)},
-        {"question": "Agreement with humans", "answer": _agreement(card, statistic)},
-        {"question": "Where may it be trusted?", "answer": _selective(card)},
-        {"question": "How wide are its errors?", "answer": _conformal(card)},
-        {"question": "What are the systems worth?", "answer": _estimate(card)},
+        {"question": q, "part": part, "answer": a, "warnings": part_warnings(card, part)}
+        for q, part, a in rows
     ]
 
 
@@ -229,13 +324,18 @@ def card_markdown(card: Mapping[str, Any]) -> str:
         + f"; data sha256 {sig['data_sha256'][:12]}, judge {sig['judge_definition_sha256'][:12]}, "
         f"metajudge {sig['metajudge_version']}",
         "",
+        *([f"**Decision:** {card['decision']['sentence']}", ""] if card.get("decision") else []),
         "| question | answer |",
         "|---|---|",
     ]
     lines += [f"| {v['question']} | {v['answer']} |" for v in card["verdict"]]
+    warned = [(v["question"], w) for v in card["verdict"] for w in v.get("warnings") or ()]
+    lines += ["", *(f"- warning ({q}): {w}" for q, w in warned)] if warned else []
+    reqs = card.get("requirements") or []
+    lines += ["", *(f"- require {r['require']}: {r['status']} ({r['value']})" for r in reqs)]
     lines += ["", "## Evidence", "", "| part | status | command or reason |", "|---|---|---|"]
     for name, p in card["parts"].items():
-        how = f"`{p['command']}`" if p["status"] == "ok" else p["reason"]
+        how = f"`{how_run(p)}`" if p["status"] == "ok" else p["reason"]
         lines.append(f"| {TITLES[name]} | {p['status']} | {how} |")
     return "\n".join(lines) + "\n"
 
@@ -271,10 +371,27 @@ def _conformal_table(r: Mapping[str, Any]) -> dict:
     return _table("Conformal intervals: widths and per-bin coverage", cols, rows, note)
 
 
+def _disagreement_table(r: Mapping[str, Any]) -> dict:
+    """The disagreeing items, with the judge's explanation."""
+    cols = ["item", "system", "human", "judge", "the judge's explanation", "response"]
+    rows = [
+        [x["id"], x["system"], x["human"], x["judge"], x["explanation"] or "–", x["response"]]
+        for x in r["items"]
+    ]
+    note = (
+        f"{r['disagree']} of {r['judged']} judged items disagree ({r['explained']} with an "
+        f"explanation); {r['listed']} listed"
+    )
+    return _table("Disagreements with the humans", cols, rows, note)
+
+
 def _evidence_tables(card: Mapping[str, Any]) -> list[dict]:
     from metajudge.reports.card_figures import natural_key
 
     out = []
+    r = _result(card, "disagreements")
+    if r is not None:
+        out.append(_disagreement_table(r))
     r = _result(card, "conformal")
     if r is not None:
         out.append(_conformal_table(r))
@@ -348,15 +465,27 @@ def _cost_table(card: Mapping[str, Any]) -> dict:
 
 def card_tables(card: Mapping[str, Any]) -> list[dict]:
     """The card's own tables: the verdict, the evidence, parse failures, the absent parts."""
-    verdict_rows = [[v["question"], v["answer"]] for v in card["verdict"]]
-    tables = [_table(f"Verdict: {judge_title(card)}", ["question", "answer"], verdict_rows)]
+    verdict_rows = [
+        [v["question"], v["answer"], "; ".join(v.get("warnings") or ()) or "–"]
+        for v in card["verdict"]
+    ]
+    cols = ["question", "answer", "warnings"]
+    tables = [_table(f"Verdict: {judge_title(card)}", cols, verdict_rows)]
     tables += _evidence_tables(card)
     tables.append(_cost_table(card))
     absent = [[TITLES[n], p["reason"]] for n, p in card["parts"].items() if p["status"] != "ok"]
-    ran = [[TITLES[n], p["command"]] for n, p in card["parts"].items() if p["status"] == "ok"]
+    ran = [
+        [TITLES[n], how_run(p), "; ".join(part_warnings(card, n)) or "–"]
+        for n, p in card["parts"].items()
+        if p["status"] == "ok"
+    ]
     tables.append(_table("Parts absent, and why", ["part", "why"], absent))
     tables.append(
-        _table("Parts run: the command that prints the same numbers", ["part", "command"], ran)
+        _table(
+            "Parts run: the command that prints the same numbers",
+            ["part", "command", "warnings"],
+            ran,
+        )
     )
     return tables
 
@@ -391,7 +520,11 @@ def card_html(card: Mapping[str, Any], stage: Path, dataset: Any) -> str:
     from metajudge.reports.html_page import render_page
     from metajudge.reports.html_run import result_payload
 
-    payload = result_payload(stage / "meta_eval", None, dataset)
+    if (stage / "meta_eval" / "result.json").is_file():
+        payload = result_payload(stage / "meta_eval", None, dataset)
+    else:  # no meta-eval (a CJE folder's card): the card's own tables only
+        payload = {"tables": [], "signatures": [], "warnings": [], "links": [], "items": []}
+        payload |= {"resp": [], "views": [], "compare": [], "protocol": ""}
     payload["kind"] = "card"
     name = judge_title(card)
     payload["title"] = f"Judge card: {name} on {card['dataset']}"
@@ -456,7 +589,8 @@ def _board_row(card: Mapping[str, Any]) -> list[Any]:
     sel = _result(card, "selective")
     cfg = sel["configs"][0] if sel else None
     conf = _result(card, "conformal")
-    best = best_conformal(conf) if conf else None
+    withheld = (card["parts"].get("conformal") or {}).get("withheld")
+    best = best_conformal(conf) if conf and not withheld else None
     return [
         judge_title(card),
         decision_text(card) or "–",
@@ -464,7 +598,7 @@ def _board_row(card: Mapping[str, Any]) -> list[Any]:
         stat,
         est,
         _alt_cell(card),
-        cfg["coverage_mean"] if cfg else None,
+        cfg.get("coverage_median", cfg["coverage_mean"]) if cfg else None,
         cfg["agreement_mean"] if cfg else None,
         best.get("width") if best else None,
         best.get("size") if best else None,
@@ -480,7 +614,7 @@ BOARD_COLUMNS = [
     "statistic",
     "agreement (95% CI)",
     "Alt-Test (passes beating ≥ 50% of the annotators)",
-    "selective: share of items kept (0–1)",
+    "selective: median share of items kept (0–1)",
     "selective: agreement on the kept (0–1)",
     "conformal: interval width (label points)",
     "conformal: set size (classes)",
@@ -488,9 +622,32 @@ BOARD_COLUMNS = [
 ]
 
 
+def _label_tests_table(tests: Mapping[str, Any]) -> dict:
+    """McNemar between label judges: accuracies, the discordant counts, p (Holm)."""
+    rows = [
+        [
+            c["metric_a"],
+            c["metric_b"],
+            c["n"],
+            c["value_a"],
+            c["value_b"],
+            f"{c['only_a_right']} / {c['only_b_right']}",
+            c["test"],
+            f"{c['p']:.3g}",
+            f"{c['p_holm']:.3g}",
+        ]
+        for c in tests["result"]["comparisons"]
+    ]
+    cols = ["a", "b", "items", "accuracy a", "accuracy b", "only a right / only b right"]
+    cols += ["test", "p", "p (Holm)"]
+    return _table("Paired tests between the judges", cols, rows, tests["result"]["answer"])
+
+
 def _tests_table(tests: Mapping[str, Any]) -> dict:
     if tests.get("status") != "ok":
         return _table("Paired tests between the judges", ["why absent"], [[tests.get("reason")]])
+    if "by" in tests:
+        return _label_tests_table(tests)
     rows = [
         [
             c["dimension"],
@@ -506,7 +663,8 @@ def _tests_table(tests: Mapping[str, Any]) -> dict:
     ]
     cols = ["dimension", "statistic", "a", "b", "a − b (95% CI)", "p Williams (Holm)"]
     cols += ["p bootstrap (Holm)", "p permutation (Holm)"]
-    return _table("Paired tests between the judges", cols, rows, tests.get("command", ""))
+    note = "; ".join(x for x in (tests["result"].get("answer"), tests.get("command")) if x)
+    return _table("Paired tests between the judges", cols, rows, note)
 
 
 def cards_html(
@@ -553,6 +711,8 @@ def board_markdown(cards: Sequence[Mapping[str, Any]], tests: Mapping[str, Any])
     lines.append("|" + "---|" * len(BOARD_COLUMNS))
     lines += ["| " + " | ".join(_cell(v) for v in _board_row(c)) + " |" for c in cards]
     t = _tests_table(tests)
+    said = (tests.get("result") or {}).get("answer")
+    lines += ["", f"**Which judge?** {said}"] if said else []
     lines += ["", f"## {t['title']}", "", "| " + " | ".join(t["columns"]) + " |"]
     lines.append("|" + "---|" * len(t["columns"]))
     lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in t["rows"]]

@@ -30,11 +30,21 @@ def _violations(c: dict[str, Any], repeats: int) -> str:
     return f"{v:.3f} ({c.get('population_draws_kept', 0)} of {repeats} keep any)"
 
 
+def _coverage(c: dict[str, Any], repeats: int) -> str:
+    """The mean share kept; over several splits its median and quartiles beside it."""
+    q = c.get("coverage_quartiles")
+    if repeats < 2 or not q:
+        return f"{c['coverage_mean']:.1%}"
+    return (
+        f"{c['coverage_mean']:.1%} (median {c['coverage_median']:.1%}, IQR {q[0]:.1%}–{q[1]:.1%})"
+    )
+
+
 def _row(c: dict[str, Any], repeats: int) -> str:
     empty = f"{c['splits_empty']}/{repeats}"
     shares = " / ".join(f"{s:.0%}" for s in c["share_by_judge_mean"])
     return (
-        f"| {c['name']} | {_thresholds(c)} | {c['coverage_mean']:.1%} | {shares} | "
+        f"| {c['name']} | {_thresholds(c)} | {_coverage(c, repeats)} | {shares} | "
         f"{_f(c['agreement_mean'])} | {c['raw_agreement_mean']:.3f} | {_reached(c, repeats)} | "
         f"{_violations(c, repeats)} | {empty} | "
         f"{c['cost_per_1000']:,.1f} | {c['reference_cost_per_1000']:,.1f} |"

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,8 @@ from metajudge.errors import InputError
 #: the card's parts, in the order the card shows its evidence
 PARTS = (
     "agreement",
+    "verdicts",
+    "disagreements",
     "alt_test",
     "selective",
     "conformal",
@@ -71,6 +73,10 @@ class CardOptions:
     n_boot: int = 1000
     repeats: int = 50
     statistic: str = "pearson"
+    #: ``--require``: parsed requirements (:mod:`metajudge.analyses.card_decision`)
+    require: tuple[Any, ...] = ()
+    #: ``--probes``: a CJE probe folder (the transport audit of a CJE folder's estimate)
+    probes: str | None = None
 
 
 @dataclass
@@ -100,12 +106,25 @@ def _absent(reason: str) -> dict[str, Any]:
     return {"status": "absent", "reason": reason}
 
 
+#: a refusal's field, and the reason a user reads for it
+PLAIN = {
+    "details.probs": "it needs the judge's confidence in each verdict (class probabilities in "
+    "details.probs, or a graded score); this judge gives verdicts without one",
+    "--fraction": "too few labelled items to split them into calibration and test halves",
+    "calibration": "too few labelled items to split them into calibration and test halves",
+    "--repeats": "the splits asked for (--repeats) do not fit in memory; ask fewer",
+}
+
+
 def _attempt(command: str, make: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """A part, or absent with the message its ``command`` would exit 2 with."""
+    """A part, or absent with the reason its ``command`` refuses the input, in a user's words
+    (:data:`PLAIN`, else the refusal's own sentence without its location); ``detail`` keeps
+    the refusal as the command prints it."""
     try:
         return make()
     except InputError as e:
-        return _absent(f"`metajudge {command}` refuses this input: {e}")
+        why = PLAIN.get(str(e.field), e.message)
+        return {**_absent(f"`metajudge {command}` cannot run here: {why}"), "detail": str(e)}
 
 
 def _judge_spec(src: DataSource, opts: CardOptions) -> tuple[str, list[str]]:
@@ -210,7 +229,8 @@ def alt_test_part(src: DataSource, opts: CardOptions) -> dict[str, Any]:
 
 
 def selective_part(src: DataSource, opts: CardOptions, specs: list[str]) -> dict[str, Any]:
-    """``calibrate selective`` of the judge alone (Trust or Escalate)."""
+    """``calibrate selective`` of the judge alone (Trust or Escalate), over the card's
+    ``repeats`` seeded calibration/test splits."""
     from metajudge.runs.calibrate import run_selective
 
     if src.load().card.label_kind not in ("pairwise", "categorical", "binary"):
@@ -220,11 +240,22 @@ def selective_part(src: DataSource, opts: CardOptions, specs: list[str]) -> dict
         )
     judge = _judge_spec(src, opts)[0]
     run = run_selective(
-        _whole(src, specs), [judge], alpha=opts.risk, seed=opts.seed, thresholds="grid"
+        _whole(src, specs),
+        [judge],
+        alpha=opts.risk,
+        seed=opts.seed,
+        repeats=opts.repeats,
+        thresholds="grid",
     )
     cmd = ["calibrate", "selective", *src.args(), *_spec_args(specs), "--judge", judge]
-    cmd += ["--risk", f"{opts.risk:g}", "--seed", str(opts.seed), "--format", "json"]
+    cmd += ["--risk", f"{opts.risk:g}", "--seed", str(opts.seed)]
+    cmd += ["--repeats", str(opts.repeats), "--format", "json"]
     return _ok(cmd, _data(run.result))
+
+
+def _verdicts(ds: Any) -> bool:
+    """Verdicts (pairwise, categorical or binary labels), not ratings."""
+    return not _ratings(ds)
 
 
 def _ratings(ds: Any) -> bool:
@@ -349,6 +380,60 @@ def self_preference_part(src: DataSource, opts: CardOptions) -> dict[str, Any]:
     return _ok(cmd + ["--seed", str(opts.seed), "--format", "json"], res.to_dict())
 
 
+def verdicts_part(src: DataSource, opts: CardOptions) -> dict[str, Any]:
+    """A binary judge's TPR/TNR and the pass rates corrected for its errors, per system
+    (:mod:`metajudge.analyses.binary_verdicts`: computed by the card, ``by`` names it)."""
+    from metajudge.analyses.binary_verdicts import binary_verdicts
+    from metajudge.analyses.metric_vs_human.categorical import gold_labels
+    from metajudge.runs.jury import label_columns
+
+    kind = src.load().card.label_kind
+    if kind != "binary":
+        return _absent(
+            "true-positive and true-negative rates and corrected pass rates are those of a "
+            f"pass/fail judge; these are {kind} labels (their per-class errors: the confusion "
+            "matrix of the agreement part)"
+        )
+    judge, specs = _judge_spec(src, opts)
+    if opts.metric:  # the metric's scores lie in the meta-eval folder, read by label_columns
+        return _absent("the pass rates of a judge metric: give its score file with --scores")
+    ds, dim, preds = label_columns(src.but(scores=tuple(specs)), [judge])
+    res = binary_verdicts(
+        gold_labels(ds, dim).labels,
+        preds[judge],
+        [str(r.system) for r in ds.records],
+        ds.card.scale_of(dim).labels or (),
+        judge=judge,
+        seed=opts.seed,
+    )
+    return {"status": "ok", "by": "metajudge.analyses.binary_verdicts", "result": _data(res)}
+
+
+def disagreements_part(src: DataSource, opts: CardOptions) -> dict[str, Any]:
+    """The items where a binary or categorical judge disagrees with the humans, with its
+    explanation (:mod:`metajudge.analyses.disagreements`)."""
+    from metajudge.analyses.disagreements import label_disagreements
+    from metajudge.analyses.metric_vs_human.categorical import gold_labels
+    from metajudge.runs.jury import label_columns
+    from metajudge.scores.spec import gather_scores
+
+    kind = src.load().card.label_kind
+    if kind not in ("binary", "categorical"):
+        return _absent(f"{kind} labels: the meta-eval report's disagreement browser lists them")
+    judge, specs = _judge_spec(src, opts)
+    if opts.metric:
+        return _absent("the items of a judge metric: the meta-eval report's browser lists them")
+    ds, dim, preds = label_columns(src.but(scores=tuple(specs)), [judge])
+    rows = gather_scores(ds, specs, data_dir=src.data_dir, labels=True)
+    said = {
+        r["key"]: (r.get("details") or {}).get("explanation")
+        for r in rows
+        if r["metric"] == judge and (r.get("details") or {}).get("explanation")
+    }
+    res = label_disagreements(ds.records, gold_labels(ds, dim).labels, preds[judge], said)
+    return {"status": "ok", "by": "metajudge.analyses.disagreements", "result": res}
+
+
 def _signature(src: DataSource, opts: CardOptions, agreement: Any) -> dict[str, Any]:
     """What a reader cites: the data's hash, the judge definition's hash, the backbone and the
     metajudge version (``agreement``: the meta-eval result, its judges' signatures)."""
@@ -382,22 +467,123 @@ def _signature(src: DataSource, opts: CardOptions, agreement: Any) -> dict[str, 
     }
 
 
+def _plan_command(src: DataSource, specs: list[str], labels: Mapping[str, Any]) -> str | None:
+    """``calibrate plan`` of the data (it picks the next labels of a rating judge among the
+    unlabelled rows): only with partial labels, one judge column."""
+    if not labels["partial"] or len(specs) != 1 or _verdicts(src.load()):
+        return None
+    return shlex.join(["metajudge", "calibrate", "plan", *src.args(), "--scores", specs[0]])
+
+
+def _needed(
+    name: str, src: DataSource, opts: CardOptions, specs: list[str], make: Callable[[], Any]
+) -> dict[str, Any]:
+    """A part with the least data its claim needs: below it, absent with what is missing and
+    how to get it (the part does not run); else the part (``make``) with its need stated. A
+    part the data's kind does not allow (selective on ratings) says so first."""
+    from metajudge.analyses.card_needs import part_need
+
+    if name == "selective" and _ratings(src.load()):
+        return _attempt(COMMANDS[name], make)
+    labels = _labels(src.load())
+    need = part_need(
+        name,
+        labelled=labels["labelled"],
+        settings={"risk": opts.risk, "miscoverage": opts.miscoverage},
+        plan=_plan_command(src, specs, labels),
+    )
+    if need is not None and not need.met:
+        return {**_absent(str(need.missing())), "needs": need.to_dict()}
+    part = _attempt(COMMANDS[name], make)
+    return part if need is None else {**part, "needs": need.to_dict()}
+
+
+#: each part's command, as an absent part's reason names it
+COMMANDS = {
+    "alt_test": "decide alt-test",
+    "selective": "calibrate selective",
+    "conformal": "calibrate conformal",
+    "calibration": "calibrate fit",
+    "estimate": "calibrate estimate",
+    "self_preference": "judge self-preference",
+}
+
+
 def _parts(src: DataSource, opts: CardOptions, stage: Path) -> tuple[dict[str, Any], Any]:
     """Every part of the card (absent ones with their reason) of ``src`` (its dataset read
     once) and the meta-eval result."""
     agreement, res = agreement_part(src, opts, stage / "meta_eval")
     specs = _scores_for(src, opts, stage / "meta_eval")
     parts: dict[str, Any] = {"agreement": agreement}
+    parts["verdicts"] = _attempt("judge card", lambda: verdicts_part(src, opts))
+    parts["disagreements"] = _attempt("judge card", lambda: disagreements_part(src, opts))
     parts["alt_test"] = _attempt("decide alt-test", lambda: alt_test_part(src, opts))
-    parts["selective"] = _attempt("calibrate selective", lambda: selective_part(src, opts, specs))
-    parts["conformal"] = _attempt("calibrate conformal", lambda: conformal_part(src, opts, specs))
-    parts["calibration"] = _attempt("calibrate fit", lambda: calibration_part(src, opts, specs)[0])
+    parts["selective"] = _needed(
+        "selective", src, opts, specs, lambda: selective_part(src, opts, specs)
+    )
+    parts["conformal"] = _needed(
+        "conformal", src, opts, specs, lambda: conformal_part(src, opts, specs)
+    )
+
+    def calibration() -> dict[str, Any]:
+        return calibration_part(src, opts, specs)[0]
+
+    parts["calibration"] = (
+        _needed("calibration", src, opts, specs, calibration)
+        if _ratings(src.load()) and not src.subset
+        else _attempt("calibrate fit", calibration)
+    )
     parts["estimate"] = _attempt("calibrate estimate", lambda: estimate_part(src, opts, specs))
     parts["biases"] = biases_part(src, opts)
     parts["self_preference"] = _attempt(
         "judge self-preference", lambda: self_preference_part(src, opts)
     )
+    withhold(parts, src, opts)
     return parts, res
+
+
+def _agreement_flaw(r: Mapping[str, Any], judge: str, dim: str | None, stat: str) -> str | None:
+    """Why the agreement part's headline (accuracy of verdicts, else ``stat`` of the judge's
+    first cell) is no answer, or None."""
+    from metajudge.analyses.card_needs import ci_flaw
+    from metajudge.analyses.metric_vs_human.result import MetaEvalResult
+
+    if r.get("kind") == "categorical":
+        rows = [x for x in r.get("rows", []) if x["metric"] == judge]
+        if not rows:
+            return "the judge has no verdict on a labelled item"
+        lo, hi = rows[0]["ci"]["accuracy"] or (None, None)
+        return ci_flaw(rows[0]["accuracy"], lo, hi, rows[0]["n"])
+    cells = MetaEvalResult(dict(r)).cells_of(judge, dim)
+    if not cells:
+        return "the judge has no score on a labelled item"
+    s = cells[0]["stats"].get(stat) or {}
+    lo, hi = s.get("ci") or (None, None)
+    return ci_flaw(s.get("value"), lo, hi, cells[0].get("n_items"))
+
+
+def withhold(parts: dict[str, Any], src: DataSource, opts: CardOptions) -> None:
+    """Mark what ran but is no answer (:mod:`metajudge.analyses.card_needs`): ``withheld``,
+    the reason, on the agreement or conformal part; ``withheld_systems`` on the estimate part.
+    The part's numbers stay (its command reproduces them)."""
+    from metajudge.analyses.card_needs import best_conformal, conformal_flaw, system_flaws
+
+    judge = _judge_spec(src, opts)[0]
+    flaws: dict[str, Any] = {}
+    if parts["agreement"]["status"] == "ok":
+        r = parts["agreement"]["result"]
+        flaws["agreement"] = _agreement_flaw(r, judge, src.dimension, opts.statistic)
+    if parts["conformal"]["status"] == "ok":
+        sc = src.load().card.scale
+        span = (sc.min, sc.max) if sc is not None and sc.min is not None else None
+        flaws["conformal"] = conformal_flaw(best_conformal(parts["conformal"]["result"]), span)
+    for name, flaw in flaws.items():
+        if flaw:
+            parts[name]["withheld"] = flaw
+    if parts["estimate"]["status"] == "ok":
+        systems = system_flaws(parts["estimate"]["result"]["systems"])
+        if systems:
+            parts["estimate"]["withheld_systems"] = systems
 
 
 def _labels(ds: Any) -> dict[str, Any]:
@@ -415,15 +601,20 @@ def run_card(src: DataSource, opts: CardOptions, out: str | Path) -> CardRun:
     from metajudge.reports.judge_card import card_html, card_markdown, verdict
     from metajudge.results import finite
     from metajudge.run_folder import run_folder
+    from metajudge.runs.judge_card_folder import folder_card, is_cje_folder
     from metajudge.scores.spec import input_paths
 
+    if is_cje_folder(src):
+        return folder_card(src, opts, out)
+    if opts.probes:
+        raise InputError("--probes goes with a CJE folder (--input DIR)", field="--probes")
     check_out_dir(out, inputs=input_paths(src))
     src = src.loaded_once()
     ds = src.load()
     with run_folder(out) as rf:
         parts, res = _parts(src, opts, rf.stage)
         for p in parts.values():  # a part's command names the folder where it will lie
-            if "command" in p:
+            if p.get("command"):
                 p["command"] = p["command"].replace(str(rf.stage), str(rf.out))
         card = {
             "schema": CARD_SCHEMA,
@@ -431,6 +622,7 @@ def run_card(src: DataSource, opts: CardOptions, out: str | Path) -> CardRun:
             "name": judge_name(_judge_spec(src, opts)[0]),
             "dataset": ds.card.name,
             "label_kind": ds.card.label_kind,
+            "annotators": ds.card.annotators or 1,
             "dimension": src.dimension,
             "labels": _labels(ds),
             "settings": {
@@ -445,11 +637,25 @@ def run_card(src: DataSource, opts: CardOptions, out: str | Path) -> CardRun:
             "parts": parts,
         }
         card["verdict"] = verdict(card, opts.statistic)
+        _decision(card, opts)
         card = finite(card)
         rf.write_text(CARD_FILE, json.dumps(card, indent=1, ensure_ascii=False) + "\n")
         rf.write_text(CARD_HTML, card_html(card, rf.stage, ds))
     written = [rf.final(rf.stage / n) for n in (CARD_FILE, CARD_HTML)]
     return CardRun(card, card_markdown(card), written)
+
+
+def _decision(card: dict[str, Any], opts: CardOptions) -> None:
+    """The card's measures, its decision (the rules and their outcomes) and, with
+    ``--require``, each requirement's outcome (:mod:`metajudge.analyses.card_decision`)."""
+    from metajudge.analyses.card_decision import check_requirements, decide, measures
+    from metajudge.reports.judge_card import headline
+
+    have = measures(card, headline(card, opts.statistic))
+    card["measures"] = have
+    card["decision"] = decide(card, have)
+    if opts.require:
+        card["requirements"] = check_requirements(opts.require, have)
 
 
 CARDS_FILE = "cards.json"
@@ -513,18 +719,35 @@ def folder_names(judges: Sequence[str]) -> list[str]:
 def comparison_tests(
     src: DataSource, judges: Sequence[str], opts: CardOptions, out_dir: Path
 ) -> dict[str, Any]:
-    """The judges' paired tests (``meta-eval`` of all their columns at once: bootstrap,
-    permutation and Williams tests, Holm-adjusted), or absent with the reason."""
+    """The judges' paired tests and the one-line answer
+    (:mod:`metajudge.analyses.judge_comparison`): McNemar on label data (Holm), else
+    ``meta-eval`` of all their columns at once (bootstrap, permutation and Williams tests,
+    Holm-adjusted)."""
+    from metajudge.analyses.judge_comparison import answer
+
+    if _verdicts(src.load()) and src.load().card.label_kind != "pairwise":
+        return _label_tests(src, judges)
     specs = [_one_column(s, j) for j in judges for s in (list(src.scores) or ["shipped"])]
     res = _meta_eval(src, opts, out_dir, specs, baselines=False)
-    data = res.to_dict()
-    comps = data.get("comparisons")
+    comps = res.to_dict().get("comparisons")
     if not comps:
-        why = "categorical labels: meta-eval runs no paired test between judges"
-        return _absent(why if data.get("kind") == "categorical" else "no paired test ran")
+        return _absent("meta-eval ran no paired test between these judges")
     cmd = ["meta-eval", *src.args(), *_spec_args(specs), "--no-baselines"]
     cmd += ["--n-boot", str(opts.n_boot), "--seed", str(opts.seed), "--out", "DIR"]
-    return _ok(cmd, {"comparisons": comps})
+    return _ok(cmd, {"comparisons": comps, "answer": answer(comps)})
+
+
+def _label_tests(src: DataSource, judges: Sequence[str]) -> dict[str, Any]:
+    """McNemar between every two label judges on the items both judged (Holm)."""
+    from metajudge.analyses.judge_comparison import answer, label_comparisons
+    from metajudge.analyses.metric_vs_human.categorical import gold_labels
+    from metajudge.runs.jury import label_columns
+
+    specs = [_one_column(s, j) for j in judges for s in (list(src.scores) or ["shipped"])]
+    ds, dim, preds = label_columns(src.but(scores=tuple(specs)), list(judges))
+    comps = label_comparisons(gold_labels(ds, dim).labels, {j: preds[j] for j in judges})
+    result = {"comparisons": comps, "answer": answer(comps)}
+    return {"status": "ok", "by": "metajudge.analyses.judge_comparison", "result": result}
 
 
 def run_cards(
@@ -551,6 +774,10 @@ def run_cards(
             "meta-eval", lambda: comparison_tests(src, judges, opts, rf.stage / "tests")
         )
         doc = finite({"schema": "metajudge.judge_cards/1", "cards": links, "tests": tests})
+        if opts.require:
+            doc["requirements"] = [
+                {"judge": c["judge"], **r} for c in cards for r in c.get("requirements", ())
+            ]
         rf.write_text(CARDS_FILE, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
         rf.write_text(CARDS_HTML, cards_html(cards, links, tests))
     from metajudge.reports.judge_card import board_markdown

@@ -79,6 +79,11 @@ def test_synthetic_pairs_keep_the_confident_and_cost(tmp_path: Path) -> None:
     assert alone.agreement_mean is not None and alone.agreement_mean >= 0.9
     assert alone.agreement_mean > alone.raw_agreement_mean
     assert alone.cost_per_1000 == alone.reference_cost_per_1000 == 2500.0
+    # the share kept over the splits: its median and quartiles, a split keeping none at 0
+    covs = [o.coverage for o in alone.splits]
+    assert alone.coverage_median == pytest.approx(float(np.median(covs)))
+    lo, hi = alone.coverage_quartiles
+    assert lo == pytest.approx(float(np.percentile(covs, 25))) and lo <= alone.coverage_median <= hi
     # one split by hand: the threshold found on the calibration half, applied to the other half
     human = np.asarray(sd.human)
     cal, test = np.arange(0, 200, 2), np.arange(1, 200, 2)

@@ -73,6 +73,9 @@ def _same_as_commands(capsys, tmp: Path, data_dir: Path, card: dict[str, Any]) -
         if part["status"] != "ok":
             assert part["reason"], name
             continue
+        if "command" not in part:  # computed by the card itself
+            assert part["by"].startswith("metajudge."), name
+            continue
         argv = shlex.split(part["command"])[1:]
         argv = [str(tmp / f"sep_{name}") if a == "DIR" else a for a in argv]
         got = _json(capsys, [*argv, "--data-dir", str(data_dir)])
@@ -105,9 +108,21 @@ def test_gpt4_turbo_trust_or_escalate_card(data_dir: Path, tmp_path: Path, capsy
     assert ran == ["agreement", "selective", "conformal"]
     v = {x["question"]: x["answer"] for x in card["verdict"]}
     assert v["Where may it be trusted?"] == (
-        "keep verdicts with confidence >= 0.9478: 67.6% of the items kept, agreement there "
-        "0.893 (all items: 0.776); guaranteed >= 0.85 with probability >= 0.90"
+        "keep verdicts with confidence >= 0.9409: median 61.4% of the items kept (IQR "
+        "53.3%–71.1%, mean 51.3%) over 50 splits, 11 of 50 keep nothing; agreement there 0.882 "
+        "(all items: 0.783); guaranteed >= 0.85 with probability >= 0.90; population violation "
+        "rate 0.100 (promised <= 0.1)"
     )
+    # the selective part runs over the card's 50 splits: `calibrate selective --repeats 50`
+    assert "--repeats 50" in card["parts"]["selective"]["command"]
+    assert card["parts"]["selective"]["result"]["repeats"] == 50
+    # the decision: the first stated rule that holds
+    assert card["decision"]["sentence"] == (
+        "Use with escalation: keep verdicts with confidence >= 0.9409 — about 61% of the items, "
+        "agreement there >= 0.85 with probability 0.90; send the rest to humans."
+    )
+    assert card["decision"]["rule"].startswith("selective-keeps")
+    assert card["measures"]["selective.kept"] == pytest.approx(0.614, abs=5e-4)
     assert v["Agreement with humans"].startswith("Pearson 0.636 [0.572, 0.696]")
     assert "two or more annotators per item" in card["parts"]["alt_test"]["reason"]
     assert "both orders" in card["parts"]["biases"]["reason"]
@@ -115,6 +130,7 @@ def test_gpt4_turbo_trust_or_escalate_card(data_dir: Path, tmp_path: Path, capsy
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     block = readme.split("$ metajudge judge card --dataset trust_or_escalate_jung2025", 1)[1]
     rows = [ln for ln in block.split("```", 1)[0].splitlines() if ln.startswith("| ")][1:]
+    assert f"**Decision:** {card['decision']['sentence']}" in block.split("```", 1)[0]
     assert [r.strip("| ").split(" | ", 1) for r in rows] == [
         [x["question"], x["answer"]] for x in card["verdict"]
     ]
@@ -193,7 +209,14 @@ def test_several_judges_one_comparison_page(data_dir: Path, tmp_path: Path, caps
     assert main(argv) == 0
     text = capsys.readouterr().out
     assert text.strip().splitlines()[-1] == str(out / "cards.html")
-    assert "| gpt-4-turbo | – | trust_or_escalate_jung2025 | Pearson | 0.636 [" in text
+    row = re.search(
+        r"^\| gpt-4-turbo \| (.+?) \| trust_or_escalate_jung2025 \| Pearson \| 0\.636 \[",
+        text,
+        re.M,
+    )
+    assert row and row.group(1).startswith(("Use", "Do not", "No decision")), (
+        text
+    )  # the card's decision
     doc = json.loads((out / "cards.json").read_text(encoding="utf-8"))
     assert doc["cards"] == [
         f"{j}/card.html" for j in ("gpt-4-turbo", "gpt-3.5-turbo", "mistral-7b-instruct")
@@ -208,6 +231,10 @@ def test_several_judges_one_comparison_page(data_dir: Path, tmp_path: Path, caps
     assert main([*cmd, "--data-dir", str(data_dir), "--quiet", "--no-plots"]) == 0
     got = json.loads((sep / "result.json").read_text(encoding="utf-8"))["comparisons"]
     assert got == tests["result"]["comparisons"]
+    # the one-line answer: the best judge against its runner-up, Williams (Holm)
+    said = tests["result"]["answer"]
+    assert said.startswith("gpt-4-turbo leads: pearson higher by 0.036 on 500 items than gpt-3.5")
+    assert "Williams p = 0.255 (Holm of 6 comparisons), not significant at 0.05" in said
     page = (out / "cards.html").read_text(encoding="utf-8")
     assert "Judges side by side" in page and "Paired tests between the judges" in page
 
@@ -254,11 +281,21 @@ def test_card_of_a_defined_judge_scripted(tmp_path: Path, capsys, scripted) -> N
     # 6 items < the Alt-Test's 30 per annotator: absent, with decide alt-test's own message
     assert "--min-items" in card["parts"]["alt_test"]["reason"]
     ran = [n for n, p in card["parts"].items() if p["status"] == "ok"]
-    assert ran == ["agreement", "conformal", "calibration", "estimate"]
+    assert ran == ["agreement", "estimate"]
+    # 12 labels: conformal and calibrate fit state the least data they need, and do not run
+    need = card["parts"]["conformal"]["needs"]
+    assert need == {
+        "claim": "a conformal interval narrower than the scale",
+        "have": 12,
+        "need": 18,
+        "met": False,
+        "missing": card["parts"]["conformal"]["reason"],
+    }
+    assert card["parts"]["calibration"]["needs"]["need"] == 60
     assert len(scripted) >= 1 and len(scripted[0].seen) == 12  # judged once, then the cache
-    cmd = shlex.split(card["parts"]["conformal"]["command"])[1:]
+    cmd = shlex.split(card["parts"]["estimate"]["command"])[1:]
     assert str(out / "meta_eval" / "scores.jsonl") in cmd  # where the score file lies now
-    assert _strip(_json(capsys, cmd)) == _strip(card["parts"]["conformal"]["result"])
+    assert _strip(_json(capsys, cmd)) == _strip(card["parts"]["estimate"]["result"])
 
 
 @pytest.mark.slow

@@ -202,7 +202,9 @@ def test_board_has_units_per_column_and_a_decision_column(cards: dict[str, Path]
     assert rows["g4o"]["Alt-Test (passes beating ≥ 50% of the annotators)"] == (
         "passes: beats 100% of 4 annotators"
     )
-    assert rows["g4o"]["use it? (decision)"] == "–"
+    assert rows["g4o"]["use it? (decision)"] == _card(cards["g4o"])["decision"]["sentence"]
+    without = {k: v for k, v in _card(cards["g4o"]).items() if k != "decision"}
+    assert dict(zip(BOARD_COLUMNS, _board_row(without), strict=True))["use it? (decision)"] == "–"
     with_decision = {**_card(cards["g4o"]), "decision": "Use it."}
     assert (
         dict(zip(BOARD_COLUMNS, _board_row(with_decision), strict=True))["use it? (decision)"]
