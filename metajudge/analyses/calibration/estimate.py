@@ -53,6 +53,7 @@ from itertools import combinations
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from metajudge.analyses.calibration.crossfit import (
     DEFAULT_FOLDS,
@@ -70,6 +71,12 @@ from metajudge.stats import holm
 SUPPORT_THRESHOLD = 0.05
 #: fewest probe clusters a transport audit needs to PASS
 MIN_PROBE_CLUSTERS = 20
+#: labels of its own a borrowed system is told to collect before its level is claimed: the
+#: fewest per system at which bench_estimate_coverage.py shows coverage (5% of SummEval's 100
+#: responses a system)
+MIN_OWN_LABELS = 5
+#: the selection gate's level (:func:`selection_gate`)
+GATE_ALPHA = 0.01
 
 
 @dataclass(frozen=True)
@@ -96,32 +103,66 @@ class _Fit:
     var_floor: float = 0.0  # pooled residual variance / own labels (augmented)
 
 
-def _ipw_psi(f: FArr, f_lab: FArr, r: EstimateRows, census: Any, xi: Any) -> FArr:
-    """ψ under a label plan: Y on rows labelled before it (π = 1), f(S) + ξ (Y − f(S)) / π on
-    its candidates; ``f_lab``: the map's values on the ξ rows (out of fold for ψ itself)."""
-    psi = f.copy()
-    psi[census] = r.label[census]
-    assert r.pi is not None
-    psi[xi] += (r.label[xi] - f_lab) / r.pi[xi]
-    return psi
+def inclusion_probability(r: EstimateRows) -> FArr:
+    """Each row's probability q of carrying a label under the design the estimate assumes.
+    Without a plan the labels fell at random: q = the labelled share. Under a plan the rows
+    labelled before it fell at random at their share p₀ of the rows, and every other row was a
+    candidate drawn with the plan's π: q = p₀ + (1 − p₀)π, a row labelled before the plan taking
+    the π of the candidate nearest in judge score (the plan's rule is a function of the judge
+    score alone), so that a uniform plan weighs every label alike.
+
+    >>> import numpy as np
+    >>> from metajudge.analyses.calibration.crossfit import crossfit_rows
+    >>> r = crossfit_rows([("a", str(i), str(i), float(i), 1.0 if i < 2 else None)
+    ...                    for i in range(4)], scale=(0, 1), source="x")
+    >>> inclusion_probability(r).tolist()
+    [0.5, 0.5, 0.5, 0.5]
+    """
+    lab = r.labelled
+    if r.pi is None or not np.isfinite(r.pi).any():
+        return np.full(len(r), float(lab.mean()))
+    cand = np.isfinite(r.pi)
+    p0 = float((lab & ~cand).mean())
+    pi = r.pi.copy()
+    if not cand.all():
+        order = np.argsort(r.judge[cand], kind="mergesort")
+        cj, cp, x = r.judge[cand][order], r.pi[cand][order], r.judge[~cand]
+        at = np.clip(np.searchsorted(cj, x), 0, cj.size - 1)
+        prev = np.maximum(at - 1, 0)
+        pi[~cand] = cp[np.where(np.abs(cj[prev] - x) <= np.abs(cj[at] - x), prev, at)]
+    return p0 + (1 - p0) * pi
+
+
+def _used(r: EstimateRows) -> npt.NDArray[np.bool_]:
+    """The labelled rows the estimate weighs: all of them without a plan; under one, those
+    labelled before it and the selected candidates that carry a label."""
+    if r.pi is None or r.drawn is None:
+        return r.labelled
+    return r.labelled & (~np.isfinite(r.pi) | r.drawn)
 
 
 def _ipw_fit(r: EstimateRows, cf: CrossFit, f: FArr) -> _Fit:
-    """The estimate under a label plan (``calibrate estimate --plan``; :mod:`.plan`): the plan's
-    selected, labelled candidates weighted by 1/π (Zrnic & Candès 2024), the rows labelled
-    before the plan taken as they are."""
-    assert r.pi is not None and r.drawn is not None
-    lab, cand = r.labelled, np.isfinite(r.pi)
-    census, xi = lab & ~cand, cand & r.drawn & lab
-    psi = _ipw_psi(f, cf.out_of_fold(r.judge[xi], r.cluster[xi]), r, census, xi)
+    """The estimate under a label plan (``calibrate estimate --plan``; :mod:`.plan`): each used
+    label weighted by 1/q (:func:`inclusion_probability`; Zrnic & Candès 2024), its residual
+    centred on the weighted (Hájek) mean residual c, so that θ̂ = mean f(S) + c and the
+    pseudo-outcome ψ = f(S) + c + ξ(r − c)/q carries no c² term."""
+    q, used = inclusion_probability(r), _used(r)
+    w = 1.0 / q[used]
+
+    def centre(f_lab: FArr) -> float:
+        return float(np.sum(w * (r.label[used] - f_lab)) / np.sum(w))
+
+    oof = cf.out_of_fold(r.judge[used], r.cluster[used])
+    c = centre(oof)
+    psi = f + c
+    psi[used] += (r.label[used] - oof - c) * w
     jack = []
     for k in range(cf.k):
         fk = cf.predict_fold(r.judge, k)
-        jack.append(float(_ipw_psi(fk, fk[xi], r, census, xi).mean()))
-    used = census | xi
+        jack.append(float(fk.mean()) + centre(fk[used]))
     gl = len(set(r.cluster[used].tolist()))
-    u2 = cf.residual_sd(r.judge) ** 2
-    floor = float(np.sum(u2[census]) + np.sum(u2[cand] / r.pi[cand])) / len(r) ** 2
+    u2 = cf.residual_sd(r.judge) ** 2 * cf.residual_var / max(cf.resid_overall_rms**2, 1e-300)
+    floor = float(np.sum(u2 / q)) / len(r) ** 2
     return _Fit(float(psi.mean()), psi, np.array(jack), max(gl - 1.0, 1.0), floor)
 
 
@@ -154,12 +195,21 @@ def _system_fit(r: EstimateRows, cf: CrossFit) -> tuple[_Fit, str]:
 
 
 def _interval(
-    value: float, var_s: float, df_s: float, jack: FArr, k: int, alpha: float
+    value: float,
+    var_s: float,
+    df_s: float,
+    jack: FArr,
+    k: int,
+    alpha: float,
+    clip: tuple[float, float],
 ) -> dict[str, float]:
+    """The t interval of the module docstring, clipped to ``clip`` (the label scale, or ±its
+    span for a difference)."""
     var_c = cl.jackknife_variance(jack)
     se = math.sqrt(var_s + var_c) if math.isfinite(var_s) else math.nan
     df = cl.welch_df(var_s, df_s, var_c, k - 1)
     lo, hi = cl.t_interval(value, se, df, alpha)
+    lo, hi = max(lo, clip[0]), min(hi, clip[1])
     return {
         "value": value,
         "se": se,
@@ -220,7 +270,7 @@ def estimate_system(
         "labelled": int(r.labelled.sum()),
         "clusters": len(set(r.cluster.tolist())),
         "route": route,
-        **_interval(fit.value, var_s, fit.df_sampling, fit.jack, cf.k, st.alpha),
+        **_interval(fit.value, var_s, fit.df_sampling, fit.jack, cf.k, st.alpha, r.scale),
         "judge_mean": _naive(r, st.alpha),
         "support": _support(r.judge, cf, st.support_threshold),
     }
@@ -237,9 +287,9 @@ def _difference(
     infl = np.concatenate([(fa.psi - fa.value) / len(ra), -(fb.psi - fb.value) / len(rb)])
     clusters = np.concatenate([ra.cluster, rb.cluster])
     var_s = max(cl.influence_se(infl, clusters) ** 2, fa.var_floor + fb.var_floor)  # as above
-    d = _interval(
-        fa.value - fb.value, var_s, min(fa.df_sampling, fb.df_sampling), fa.jack - fb.jack, k, alpha
-    )
+    span = float(ra.scale[1] - ra.scale[0])
+    df_s = min(fa.df_sampling, fb.df_sampling)
+    d = _interval(fa.value - fb.value, var_s, df_s, fa.jack - fb.jack, k, alpha, (-span, span))
     shared = len(set(ra.cluster.tolist()) & set(rb.cluster.tolist()))
     return {
         "a": str(ra.system[0]),
@@ -298,6 +348,8 @@ class EstimateResult(Result):
     notes: list[str] = field(default_factory=list)
     #: the label plan read back (``--plan``): its file, candidates, selected, probabilities
     plan: dict[str, Any] | None = None
+    #: whether the labelled rows' judge scores differ from all rows' (:func:`selection_gate`)
+    selection_gate: dict[str, Any] | None = None
     #: what a run folder's ``result.json`` holds (``report render`` reads it)
     kind: str = "calibrate-estimate"
 
@@ -312,6 +364,8 @@ def _level_claims(systems: list[dict[str, Any]], audits: list[dict[str, Any]]) -
             )
         if verdicts.get(s["system"]) == "FAIL":
             why.append("transport audit FAIL")
+        elif s["route"] == "borrowed" and verdicts.get(s["system"]) != "PASS":
+            why.append(f"no labels of its own: label ≥ {MIN_OWN_LABELS} of its items")
         s["transport"] = verdicts.get(s["system"], "not audited")
         s["level_claim"] = "refused: " + "; ".join(why) if why else "ok"
         s["transport_verified"] = s["route"] != "borrowed" or s["transport"] == "PASS"
@@ -361,8 +415,10 @@ def calibrated_estimates(
         ]
     _level_claims(systems, audits)
     unverified = {s["system"] for s in systems if not s["transport_verified"]}
+    refused = {s["system"] for s in systems if s["level_claim"] != "ok"}
     for d in diffs:
         d["conditional_on_transport"] = bool({d["a"], d["b"]} & unverified)
+        d["level_refused"] = sorted({d["a"], d["b"]} & refused)
     return EstimateResult(
         source=rows.source,
         scale=list(rows.scale),
@@ -371,8 +427,9 @@ def calibrated_estimates(
         differences=diffs,
         transport=audits,
         settings=asdict(st),
-        notes=_notes(systems, design),
+        notes=_notes(systems, design, rows.scale),
         plan=design,
+        selection_gate=selection_gate(rows),
     )
 
 
@@ -422,8 +479,64 @@ def estimate_mean(
     )
 
 
-def _notes(systems: list[dict[str, Any]], design: dict[str, Any] | None = None) -> list[str]:
+def selection_gate(rows: EstimateRows, alpha: float = GATE_ALPHA) -> dict[str, Any]:
+    """Were the labels chosen by outcome? Within each system with labels of its own, the
+    labelled rows' mean judge score, each weighted by 1/q (:func:`inclusion_probability`: the
+    labelling design, a plan's or uniform), against all its rows' mean; the differences pooled
+    over systems by their rows, z = the pooled difference / its design SE (per system
+    √(Σ (1 − q)/q (S − S̄)²)/N, Poisson sampling of the labels). Under random labelling the
+    labelled rows are a random subset, so the test holds whatever the clustering; which systems
+    carry labels is the design's, not tested. A flag means the labels are not a random draw
+    given the design: the estimate's residual correction assumes they are."""
+    from scipy import stats as ss
+
+    diff = var = lab_m = all_m = 0.0
+    n = sum(len(rows.of(s)) for s in rows.systems if rows.of(s).labelled.any())
+    for s in rows.systems:
+        r = rows.of(s)
+        if not r.labelled.any():
+            continue
+        q, used, x = inclusion_probability(r), _used(r), r.judge
+        share = len(r) / n
+        w = 1.0 / q[used]
+        m, mu = float(np.sum(w * x[used]) / np.sum(w)), float(x.mean())
+        lab_m, all_m = lab_m + share * m, all_m + share * mu
+        diff += share * (m - mu)
+        var += share**2 * float(np.sum((1 - q) / q * (x - mu) ** 2)) / len(r) ** 2
+    z = diff / math.sqrt(var) if var > 0 else 0.0
+    p = float(2 * ss.norm.sf(abs(z)))
+    flagged = p < alpha
+    return {
+        "test": "labelled rows' judge-score mean (weighted by 1/q) against all rows', within "
+        "systems, design z",
+        "labelled_mean": lab_m,
+        "all_mean": all_m,
+        "z": z,
+        "p": p,
+        "alpha": alpha,
+        "flagged": flagged,
+        "warning": (
+            f"the labelled rows' judge scores differ from all rows' (mean {lab_m:.4g} against "
+            f"{all_m:.4g} within systems, z = {z:.2f}, p = {p:.2g} < {alpha:g}) beyond what the "
+            "labelling design explains: the labels look chosen by outcome, and the estimates may "
+            "be biased"
+            if flagged
+            else None
+        ),
+    }
+
+
+def _notes(
+    systems: list[dict[str, Any]],
+    design: dict[str, Any] | None = None,
+    scale: tuple[float, float] | None = None,
+) -> list[str]:
     out = []
+    if scale is not None:
+        out.append(
+            f"intervals are clipped to the label scale [{scale[0]:g}, {scale[1]:g}] (differences "
+            f"to ±{scale[1] - scale[0]:g})"
+        )
     if design is not None:
         lo, hi = design["probability_range"]
         out.append(
@@ -445,9 +558,14 @@ def _notes(systems: list[dict[str, Any]], design: dict[str, Any] | None = None) 
             )
     borrowed = [s["system"] for s in systems if s["route"] == "borrowed"]
     if borrowed:
+        has = (
+            "has no labels of its own; its estimate uses"
+            if len(borrowed) == 1
+            else ("have no labels of their own; their estimates use")
+        )
         out.append(
-            f"borrowed calibration: {', '.join(borrowed)} have no labels of their own; their "
-            "estimates use the calibration learnt on the other systems' labels and assume it "
-            "transfers (a transport audit on labelled probes tests it)"
+            f"borrowed calibration: {', '.join(borrowed)} {has} the calibration learnt on the "
+            "other systems' labels, assuming it transfers; no level is claimed without "
+            f"{MIN_OWN_LABELS} labels of its own or a transport audit PASS on labelled probes"
         )
     return out
