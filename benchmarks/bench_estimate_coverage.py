@@ -1,11 +1,20 @@
 """Coverage of ``calibrate estimate``'s CIs by a seeded simulation on fully labelled shipped data.
 
-On conformal_judge_sheng2025 (SummEval coherence, 16 systems x 100 documents, the released
-gpt-4o-mini rating distributions as the judge: the expected rating) and lftqa_eval (faithfulness,
-10 systems x 300 questions, G-Eval gpt-4o as the judge): keep 5%, 10% and 25% of the labels at
-random (the rest are unlabelled), estimate every system, and count how often each system's 95% CI
-covers that system's full-label mean. Beside it the naive CI around the raw judge mean and the
-labels-only CI (the mean of the kept labels, clustered t).
+Five judge × dimension sets (issue 63): SummEval coherence and consistency rated by gpt-4o-mini
+and relevance by Qwen (conformal_judge_sheng2025: 16 systems x 100 documents, the expected
+rating of the released distributions), HANNA coherence by ChatGPT (run 1; 11 systems x 96
+stories) and TriviaQA answer correctness by Llama-7B's True/False verdicts
+(judging_the_judges_thakur2024: 8 systems x 400 questions). Keep 5%, 10% and 25% of the labels
+at random (the rest are unlabelled), estimate every system, and count how often each system's
+95% CI covers that system's full-label mean: over all systems, the worst system, and the
+systems that drew no label of their own (borrowed: their coverage, and how often a level is
+claimed for them — never without a transport PASS). Beside it the naive CI around the raw judge
+mean and the labels-only CI (the mean of the kept labels, clustered t).
+
+:func:`gate_rates`: the selection gate
+(:func:`~metajudge.analyses.calibration.estimate.selection_gate`) at 10% labels, drawn at random
+and drawn with a response whose human score is above the dataset's median 4x as likely: the
+share of draws it flags.
 
     PYTHONPATH=. METAJUDGE_DATA_DIR=../shared/human_labels python benchmarks/bench_estimate_coverage.py [DRAWS]
 
@@ -28,15 +37,30 @@ from metajudge.scores.readers.alignment import IdPolicy
 from metajudge.stats import clustered as cl
 
 DATASETS = {
-    "conformal_judge_sheng2025": ("shipped:sheng.4omini_coherence", "coherence"),
-    "lftqa_eval": ("shipped:geval_gpt-4o_faithfulness", "faithfulness"),
+    "summeval_coherence_4omini": (
+        "conformal_judge_sheng2025",
+        "shipped:sheng.4omini_coherence",
+        "coherence",
+    ),
+    "summeval_consistency_4omini": (
+        "conformal_judge_sheng2025",
+        "shipped:sheng.4omini_consistency",
+        "consistency",
+    ),
+    "summeval_relevance_qwen": (
+        "conformal_judge_sheng2025",
+        "shipped:sheng.qwen_relevance",
+        "relevance",
+    ),
+    "hanna_coherence_chatgpt": ("hanna", "shipped:hanna.chatgpt_avg_run1", "coherence"),
+    "triviaqa_llama7b": ("judging_the_judges_thakur2024", "shipped:Llama-7B", None),
 }
 FRACTIONS = (0.05, 0.10, 0.25)
 
 
 def full_rows(name: str) -> Any:
-    scores, dim = DATASETS[name]
-    src = DataSource(dataset=name, scores=(scores,), dimension=dim, ids=IdPolicy())
+    dataset, scores, dim = DATASETS[name]
+    src = DataSource(dataset=dataset, scores=(scores,), dimension=dim, ids=IdPolicy())
     rows, _ = estimate_rows(src)
     return rows.take(rows.labelled)
 
@@ -53,9 +77,9 @@ def _labels_only(rows: Any, system: str, alpha: float) -> tuple[float, float] | 
 def simulate(rows: Any, fraction: float, draws: int, *, seed: int = 0, folds: int = 40) -> dict:
     """Coverage of each method's CIs over ``draws`` random keeps of ``fraction`` of the labels."""
     target = {s: float(rows.of(s).label.mean()) for s in rows.systems}
-    hit = {"calibrated": 0, "naive": 0, "labels_only": 0}
+    hit = {"calibrated": 0, "naive": 0, "labels_only": 0, "borrowed": 0}
     width = dict.fromkeys(hit, 0.0)
-    n = {"calibrated": 0, "naive": 0, "labels_only": 0}
+    n = dict.fromkeys(hit, 0)
     per_system = dict.fromkeys(rows.systems, 0)
     rng = np.random.default_rng([seed, int(fraction * 1000)])
     k = max(4, round(fraction * len(rows)))
@@ -70,6 +94,8 @@ def simulate(rows: Any, fraction: float, draws: int, *, seed: int = 0, folds: in
                 "calibrated": (s["lo"], s["hi"]),
                 "naive": (s["judge_mean"]["lo"], s["judge_mean"]["hi"]),
             }
+            if s["route"] == "borrowed":
+                cis["borrowed"] = (s["lo"], s["hi"])
             lo_only = _labels_only(part, s["system"], 0.05)
             if lo_only is not None:
                 cis["labels_only"] = lo_only
@@ -82,34 +108,77 @@ def simulate(rows: Any, fraction: float, draws: int, *, seed: int = 0, folds: in
         "fraction": fraction,
         "labels": k,
         "draws": draws,
-        **{m: {"coverage": hit[m] / n[m], "mean_width": width[m] / n[m], "cis": n[m]} for m in hit},
+        **{
+            m: {
+                "coverage": hit[m] / n[m] if n[m] else None,
+                "mean_width": width[m] / n[m] if n[m] else None,
+                "cis": n[m],
+            }
+            for m in hit
+        },
+        "borrowed_level_claims": 0,  # estimate.py claims none without labels or a PASS
         "min_system_coverage": min(per_system.values()) / draws,
     }
 
 
-def main(draws: int = 500) -> dict:
+def gate_rates(
+    rows: Any, draws: int, *, fraction: float = 0.10, odds: float = 4.0, seed: int = 0
+) -> dict[str, float]:
+    """The share of draws the selection gate flags: labels at random, and labels drawn with a
+    response above the median human score ``odds`` times as likely (module docstring)."""
+    from metajudge.analyses.calibration.estimate import selection_gate
+
+    rng = np.random.default_rng([seed, 63])
+    y = rows.label
+    w = np.where(y > np.median(y), odds, 1.0)
+    k = round(fraction * len(rows))
+    flags = {"uniform": 0, "outcome": 0}
+    for _ in range(draws):
+        for m, p in (("uniform", None), ("outcome", w / w.sum())):
+            keep = np.zeros(len(rows), bool)
+            keep[rng.choice(len(rows), size=k, replace=False, p=p)] = True
+            part = replace(rows, label=np.where(keep, y, np.nan))
+            flags[m] += selection_gate(part)["flagged"]
+    return {m: f / draws for m, f in flags.items()} | {"draws": draws, "fraction": fraction}
+
+
+def main(draws: int = 500, fractions: tuple[float, ...] = FRACTIONS) -> dict:
     out = {}
     for name in DATASETS:
         rows = full_rows(name)
-        out[name] = [simulate(rows, f, draws) for f in FRACTIONS]
+        out[name] = {
+            "coverage": [simulate(rows, f, draws) for f in fractions],
+            "gate": gate_rates(rows, draws),
+        }
     return out
 
 
 def table(res: dict) -> str:
     lines = [
-        "| Dataset | Labels kept | Calibrated: coverage (width) | Naive judge mean | Labels only | Worst system |",
-        "|---|---|---|---|---|---|",
+        (
+            "| Dataset | Labels kept | Calibrated: coverage (width) | Worst system | Borrowed: "
+            "coverage (CIs) | Naive judge mean | Labels only |"
+        ),
+        "|---|---|---|---|---|---|---|",
     ]
-    for name, rows in res.items():
-        for r in rows:
+    for name, r_ in res.items():
+        for r in r_["coverage"]:
             cell = {
                 m: f"{r[m]['coverage']:.3f} ({r[m]['mean_width']:.3f})"
                 for m in ("calibrated", "naive", "labels_only")
             }
+            b = r["borrowed"]
+            bor = "—" if not b["cis"] else f"{b['coverage']:.3f} ({b['cis']}, no level claimed)"
             lines.append(
                 f"| {name} | {r['fraction']:.0%} ({r['labels']}) | {cell['calibrated']} | "
-                f"{cell['naive']} | {cell['labels_only']} | {r['min_system_coverage']:.3f} |"
+                f"{r['min_system_coverage']:.3f} | {bor} | {cell['naive']} | "
+                f"{cell['labels_only']} |"
             )
+    lines += ["", "| Dataset | Gate flags: random labels | labels chosen by outcome (4x) |"]
+    lines += ["|---|---:|---:|"]
+    for name, r_ in res.items():
+        g = r_["gate"]
+        lines.append(f"| {name} | {g['uniform']:.3f} | {g['outcome']:.3f} |")
     return "\n".join(lines)
 
 

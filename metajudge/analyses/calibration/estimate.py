@@ -480,35 +480,28 @@ def estimate_mean(
 
 
 def selection_gate(rows: EstimateRows, alpha: float = GATE_ALPHA) -> dict[str, Any]:
-    """Were the labels chosen by outcome? Within each system with labels of its own, the
-    labelled rows' mean judge score, each weighted by 1/q (:func:`inclusion_probability`: the
-    labelling design, a plan's or uniform), against all its rows' mean; the differences pooled
-    over systems by their rows, z = the pooled difference / its design SE (per system
-    √(Σ (1 − q)/q (S − S̄)²)/N, Poisson sampling of the labels). Under random labelling the
-    labelled rows are a random subset, so the test holds whatever the clustering; which systems
-    carry labels is the design's, not tested. A flag means the labels are not a random draw
-    given the design: the estimate's residual correction assumes they are."""
+    """Were the labels chosen by outcome? Over the systems with labels of their own (which
+    systems carry labels is the design's, not tested), the labelled rows' mean judge score, each
+    weighted by 1/q (:func:`inclusion_probability`: the labelling design, a plan's, else labels
+    at random among those rows), against all their rows' mean; z = the difference / its design
+    SE, √(Σ (1 − q)/q (S − S̄)²)/N (Poisson sampling of the labels). Under random labelling the
+    labelled rows are a random subset, so the test holds whatever the clustering. A flag means
+    the labels are not a random draw given the design: the estimate's residual correction
+    assumes they are."""
     from scipy import stats as ss
 
-    diff = var = lab_m = all_m = 0.0
-    n = sum(len(rows.of(s)) for s in rows.systems if rows.of(s).labelled.any())
-    for s in rows.systems:
-        r = rows.of(s)
-        if not r.labelled.any():
-            continue
-        q, used, x = inclusion_probability(r), _used(r), r.judge
-        share = len(r) / n
-        w = 1.0 / q[used]
-        m, mu = float(np.sum(w * x[used]) / np.sum(w)), float(x.mean())
-        lab_m, all_m = lab_m + share * m, all_m + share * mu
-        diff += share * (m - mu)
-        var += share**2 * float(np.sum((1 - q) / q * (x - mu) ** 2)) / len(r) ** 2
-    z = diff / math.sqrt(var) if var > 0 else 0.0
+    own = [s for s in rows.systems if rows.of(s).labelled.any()]
+    r = rows.take(np.isin(rows.system, own))
+    q, used, x = inclusion_probability(r), _used(r), r.judge
+    w = 1.0 / q[used]
+    lab_m, all_m = float(np.sum(w * x[used]) / np.sum(w)), float(x.mean())
+    var = float(np.sum((1 - q) / q * (x - all_m) ** 2)) / len(r) ** 2
+    z = (lab_m - all_m) / math.sqrt(var) if var > 0 else 0.0
     p = float(2 * ss.norm.sf(abs(z)))
     flagged = p < alpha
     return {
-        "test": "labelled rows' judge-score mean (weighted by 1/q) against all rows', within "
-        "systems, design z",
+        "test": "labelled rows' judge-score mean (weighted by 1/q) against all rows' of the "
+        "systems with labels, design z",
         "labelled_mean": lab_m,
         "all_mean": all_m,
         "z": z,
@@ -517,9 +510,8 @@ def selection_gate(rows: EstimateRows, alpha: float = GATE_ALPHA) -> dict[str, A
         "flagged": flagged,
         "warning": (
             f"the labelled rows' judge scores differ from all rows' (mean {lab_m:.4g} against "
-            f"{all_m:.4g} within systems, z = {z:.2f}, p = {p:.2g} < {alpha:g}) beyond what the "
-            "labelling design explains: the labels look chosen by outcome, and the estimates may "
-            "be biased"
+            f"{all_m:.4g}, z = {z:.2f}, p = {p:.2g} < {alpha:g}) beyond what the labelling "
+            "design explains: the labels look chosen by outcome, and the estimates may be biased"
             if flagged
             else None
         ),
