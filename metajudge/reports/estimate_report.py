@@ -166,7 +166,8 @@ def label_plan_markdown(res: Any) -> str:
         lines += [
             "",
             (
-                f"Active selection (Zrnic & Candès 2024): {sel['candidates']} unlabelled rows, "
+                f"{'Uniform selection' if sel['mix'] == 1.0 else 'Active selection (Zrnic & Candès 2024)'}: "
+                f"{sel['candidates']} unlabelled rows, "
                 f"budget {sel['budget']:g} labels; probabilities from {lo:.3g} to {hi:.3g} ({sel['rule']}). "
                 f"A seeded draw selected {sel['picked']}: label those and weight each by 1/probability."
             ),

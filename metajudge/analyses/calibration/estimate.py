@@ -11,22 +11,29 @@ calibration f (:mod:`.crossfit`; f₋ₖ fitted without fold k, f_oof(i) = f₋�
   ψᵢ = f(Sᵢ) + c + 1[i ∈ L]·(rᵢ − c)/p (r = Y − f_oof(S), c = mean r) averages to θ̂;
 - **labels** (every response labelled): the labels' mean, no calibration needed;
 - **ipw** (``--plan``: labels collected by a label plan of :mod:`.plan`, each candidate selected
-  with its probability π): ψᵢ = Yᵢ on the rows labelled before the plan, f(Sᵢ) + ξᵢ(Yᵢ −
-  f_oof(Sᵢ))/πᵢ on the plan's candidates (ξ: selected and labelled), θ̂ = mean ψ, unbiased under
-  the plan's draw whatever the π (Zrnic & Candès 2024);
+  with its probability π): every used label weighted by 1/q, q = p₀ + (1 − p₀)π its probability
+  of a label (:func:`inclusion_probability`; p₀ the share labelled before the plan, those rows
+  taking the π of the nearest candidate by judge score), the residual centred on its weighted
+  mean c: θ̂ = mean f(S) + c, ψᵢ = f(Sᵢ) + c + ξᵢ(rᵢ − c)/qᵢ (ξ: used; Zrnic & Candès 2024). A
+  uniform plan gives the augmented estimate exactly;
 - **borrowed** (no labels of its own): θ̂ = mean f(S), the calibration learnt on the other
-  systems' labels, assumed to transfer (the output says so; a transport audit tests it).
+  systems' labels, assumed to transfer. Its CI holds only the calibration's uncertainty, not
+  the system's own residual mean (on SummEval and HANNA such CIs covered 0.52–0.75), so its level
+  claim is refused unless a transport audit PASSes ("no labels of its own: label ≥
+  :data:`MIN_OWN_LABELS` of its items").
 
 The interval adds the calibration's own uncertainty to the sampling variance: the CR1 variance
 of mean ψ clustered by prompt (df: labelled clusters − 1 when augmented, clusters − 1 when
-borrowed; augmented, at least the pooled out-of-fold residual variance over n_L — with the df of
-all labelled clusters — so that a system with a handful of labels cannot claim a residual
-variance near 0; ipw, at least that floor under the plan's design, (1/n²)(Σ_before u² +
-Σ_candidates u²/π), u² the pooled binned residual variance at the row's judge score
-(:meth:`~.crossfit.CrossFit.residual_sd`, the plan's own uncertainty model), so that it shrinks
-where the plan put its labels) plus the delete-a-fold jackknife variance of θ̂ re-estimated with
+borrowed; augmented, at least the residual variance over n_L — the larger of the pooled
+out-of-fold residual variance and its binned value averaged over the system's judge scores
+(:func:`residual_var_at`), with the df of all labelled clusters — so that a system with a
+handful of labels cannot claim a residual variance near 0; ipw, at least that floor under the
+plan's design, (1/n²) Σ u²/q over the rows, u² the binned residual variance at the row's judge
+score (the plan's own uncertainty model), so that it shrinks where the plan put its labels)
+plus the delete-a-fold jackknife variance of θ̂ re-estimated with
 each f₋ₖ (df K − 1);
-Student's t with the Welch–Satterthwaite df (:mod:`metajudge.stats.clustered`). The method is
+Student's t with the Welch–Satterthwaite df (:mod:`metajudge.stats.clustered`), clipped to the
+label scale (a difference to ± its span; the output says so). The method is
 that of CJE (Landesberg et al. 2025, arXiv 2512.11150; the cje-eval package), written here anew.
 
 Beside it: the raw judge mean with its naive clustered CI (judge units), and for a binary judge
@@ -39,6 +46,9 @@ above ``support_threshold`` (default 0.05, CJE's) the level claim is refused, th
 **Transport** (:func:`transport_audit`): on held-out labelled probes of a system, the mean residual
 Y − f(S) with its clustered t CI against ``±margin``: PASS inside, FAIL wholly outside,
 INCONCLUSIVE otherwise or with fewer than 20 clusters. A FAIL refuses the level claim too.
+**Selection** (:func:`selection_gate`): were the labels chosen by outcome? The labelled rows'
+judge scores against all rows', beyond what the labelling design explains; said beside every
+estimate. A paired difference names the systems whose level claim was refused.
 
 :func:`estimate_mean` is the command's one analysis over its ``--method``: this estimate
 (``aipw``), or PPI++ / Rogan–Gladen on labels drawn from a fully labelled set (``ppi``,
@@ -141,6 +151,13 @@ def _used(r: EstimateRows) -> npt.NDArray[np.bool_]:
     return r.labelled & (~np.isfinite(r.pi) | r.drawn)
 
 
+def residual_var_at(cf: CrossFit, judge: FArr) -> FArr:
+    """The residual variance at each judge score: the binned squared residual
+    (:meth:`~.crossfit.CrossFit.residual_sd`) scaled so that over the labelled rows it averages
+    to the pooled out-of-fold residual variance (centred)."""
+    return cf.residual_sd(judge) ** 2 * cf.residual_var / max(cf.resid_overall_rms**2, 1e-300)
+
+
 def _ipw_fit(r: EstimateRows, cf: CrossFit, f: FArr) -> _Fit:
     """The estimate under a label plan (``calibrate estimate --plan``; :mod:`.plan`): each used
     label weighted by 1/q (:func:`inclusion_probability`; Zrnic & Candès 2024), its residual
@@ -161,8 +178,7 @@ def _ipw_fit(r: EstimateRows, cf: CrossFit, f: FArr) -> _Fit:
         fk = cf.predict_fold(r.judge, k)
         jack.append(float(fk.mean()) + centre(fk[used]))
     gl = len(set(r.cluster[used].tolist()))
-    u2 = cf.residual_sd(r.judge) ** 2 * cf.residual_var / max(cf.resid_overall_rms**2, 1e-300)
-    floor = float(np.sum(u2 / q)) / len(r) ** 2
+    floor = float(np.sum(residual_var_at(cf, r.judge) / q)) / len(r) ** 2
     return _Fit(float(psi.mean()), psi, np.array(jack), max(gl - 1.0, 1.0), floor)
 
 
@@ -190,7 +206,7 @@ def _system_fit(r: EstimateRows, cf: CrossFit) -> tuple[_Fit, str]:
         fk = cf.predict_fold(r.judge, k)
         jack.append(fk.mean() + float(np.mean(y - fk[lab])))
     gl = len(set(r.cluster[lab].tolist()))
-    floor = cf.residual_var / int(lab.sum())
+    floor = max(cf.residual_var, float(np.mean(residual_var_at(cf, r.judge)))) / int(lab.sum())
     return _Fit(float(psi.mean()), psi, np.array(jack), max(gl - 1.0, 1.0), floor), "augmented"
 
 
@@ -354,7 +370,7 @@ class EstimateResult(Result):
     kind: str = "calibrate-estimate"
 
 
-def _level_claims(systems: list[dict[str, Any]], audits: list[dict[str, Any]]) -> None:
+def level_claims(systems: list[dict[str, Any]], audits: list[dict[str, Any]]) -> None:
     verdicts = {a["system"]: a["verdict"] for a in audits}
     for s in systems:
         why = []
@@ -413,7 +429,7 @@ def calibrated_estimates(
             transport_audit(probes.of(s), cf, margin=st.margin, alpha=st.alpha)
             for s in probes.systems
         ]
-    _level_claims(systems, audits)
+    level_claims(systems, audits)
     unverified = {s["system"] for s in systems if not s["transport_verified"]}
     refused = {s["system"] for s in systems if s["level_claim"] != "ok"}
     for d in diffs:

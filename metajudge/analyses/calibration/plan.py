@@ -13,8 +13,9 @@ with probability π_i proportional to the judge's uncertainty there, u(S_i) = th
 squared out-of-fold residual of the labelled rows in the same judge-score bin (equal-count
 bins; :meth:`~.crossfit.CrossFit.residual_sd`), mixed with the uniform rule (share ``mix``) so
 that no π is near 0, scaled to the budget B = Σ π and capped at 1. The estimate that keeps this unbiased weights each new label by 1/π
-(:func:`ipw_mean`): θ̂ = mean f(S) + (1/N) Σ ξ_i (Y_i − f(S_i))/π_i, ξ_i ~ Bernoulli(π_i)
-(``calibrate estimate --plan`` centres it: :func:`~.estimate.inclusion_probability`). Before
+(``calibrate estimate --plan``): θ̂ = mean f(S) + c, c the residuals Y − f(S) averaged with weights
+1/q, q = p₀ + (1 − p₀)π each row's probability of a label (:func:`~.estimate.inclusion_probability`;
+p₀ the share labelled before the plan), the residual centred on c. Before
 anyone labels, the pilot predicts the half-width ratio of active to uniform selection
 (:func:`predicted_ratio`); above :data:`ACTIVE_GAIN_RATIO` the plan selects uniformly and says
 why. A target no number of labels reaches gets :func:`plan_advice`.
@@ -104,7 +105,7 @@ def predicted_ratio(rows: EstimateRows, cf: CrossFit, pi: FArr, se_cal: dict[str
     (:func:`~.estimate.inclusion_probability`), averaged over systems as half-widths."""
     from dataclasses import replace
 
-    from metajudge.analyses.calibration.estimate import inclusion_probability
+    from metajudge.analyses.calibration.estimate import inclusion_probability, residual_var_at
 
     unl = ~rows.labelled
     uniform = np.full(int(unl.sum()), float(pi.mean()))
@@ -117,7 +118,7 @@ def predicted_ratio(rows: EstimateRows, cf: CrossFit, pi: FArr, se_cal: dict[str
             r = replace(rows, pi=full, drawn=unl).of(s)
             f = cf.predict(r.judge)
             v_f = cl.influence_se((f - f.mean()) / len(r), r.cluster) ** 2
-            u2 = cf.residual_sd(r.judge) ** 2 * cf.residual_var / cf.resid_overall_rms**2
+            u2 = residual_var_at(cf, r.judge)
             resid = float(np.sum(u2 / inclusion_probability(r))) / len(r) ** 2
             half.append(math.sqrt(v_f + se_cal[s] ** 2 + resid))
         ratios.append(half[0] / half[1])
@@ -146,21 +147,6 @@ def active_probabilities(u: FArr, budget: float, mix: float = 0.2) -> FArr:
         free &= ~over
         left = budget - float(pi[~free].sum())
     return pi
-
-
-def ipw_mean(
-    f: FArr, y: FArr, pi: FArr, picked: np.ndarray, alpha: float = 0.05
-) -> dict[str, float]:
-    """θ̂ = mean f + (1/N) Σ ξ (Y − f)/π over N items (module docstring) with the
-    Horvitz–Thompson variance of the correction, given a fixed f; ``y`` may be NaN where not
-    picked."""
-    n = f.size
-    r = np.where(picked, y - f, 0.0)
-    value = float(f.mean() + np.sum(r / pi) / n)
-    var = float(np.sum(picked * r**2 * (1 - pi) / pi**2)) / n**2
-    se = math.sqrt(var)
-    lo, hi = cl.t_interval(value, se, max(int(picked.sum()) - 1, 1), alpha)
-    return {"value": value, "se": se, "lo": lo, "hi": hi}
 
 
 @dataclass
