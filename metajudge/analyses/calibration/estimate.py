@@ -28,7 +28,7 @@ borrowed; augmented, at least the residual variance over n_L — the larger of t
 out-of-fold residual variance and its binned value averaged over the system's judge scores
 (:func:`residual_var_at`), with the df of all labelled clusters — so that a system with a
 handful of labels cannot claim a residual variance near 0; ipw, at least that floor under the
-plan's design, (1/n²) Σ u²/q over the rows, u² the binned residual variance at the row's judge
+plan's design, (1/n²) Σ u²/q over the rows, u² that residual variance at the row's judge
 score (the plan's own uncertainty model), so that it shrinks where the plan put its labels)
 plus the delete-a-fold jackknife variance of θ̂ re-estimated with
 each f₋ₖ (df K − 1);
@@ -152,10 +152,12 @@ def _used(r: EstimateRows) -> npt.NDArray[np.bool_]:
 
 
 def residual_var_at(cf: CrossFit, judge: FArr) -> FArr:
-    """The residual variance at each judge score: the binned squared residual
-    (:meth:`~.crossfit.CrossFit.residual_sd`) scaled so that over the labelled rows it averages
-    to the pooled out-of-fold residual variance (centred)."""
-    return cf.residual_sd(judge) ** 2 * cf.residual_var / max(cf.resid_overall_rms**2, 1e-300)
+    """The residual variance at each of a system's judge scores (the floors' one model): the
+    binned squared residual (:meth:`~.crossfit.CrossFit.residual_sd`) scaled so that over the
+    labelled rows it averages to the pooled out-of-fold residual variance (centred), and raised
+    where needed so that over ``judge`` it averages at least that pooled variance."""
+    u2 = cf.residual_sd(judge) ** 2 * cf.residual_var / max(cf.resid_overall_rms**2, 1e-300)
+    return u2 * max(1.0, cf.residual_var / max(float(np.mean(u2)), 1e-300))
 
 
 def _ipw_fit(r: EstimateRows, cf: CrossFit, f: FArr) -> _Fit:
@@ -206,7 +208,7 @@ def _system_fit(r: EstimateRows, cf: CrossFit) -> tuple[_Fit, str]:
         fk = cf.predict_fold(r.judge, k)
         jack.append(fk.mean() + float(np.mean(y - fk[lab])))
     gl = len(set(r.cluster[lab].tolist()))
-    floor = max(cf.residual_var, float(np.mean(residual_var_at(cf, r.judge)))) / int(lab.sum())
+    floor = float(np.mean(residual_var_at(cf, r.judge))) / int(lab.sum())
     return _Fit(float(psi.mean()), psi, np.array(jack), max(gl - 1.0, 1.0), floor), "augmented"
 
 
