@@ -14,9 +14,10 @@ mean and the labels-only CI (the mean of the kept labels, clustered t).
 :func:`gate_rates`: the selection gate
 (:func:`~metajudge.analyses.calibration.estimate.selection_gate`) at 10% labels, drawn at random
 and drawn with a response whose human score is above the dataset's median 4x as likely: the
-share of draws it flags.
+share of draws it flags. :func:`beside_cje`: ours beside cje-eval 0.9.3 on the same draws
+(``--cje``; needs the dev extra).
 
-    PYTHONPATH=. METAJUDGE_DATA_DIR=../shared/human_labels python benchmarks/bench_estimate_coverage.py [DRAWS]
+    PYTHONPATH=. METAJUDGE_DATA_DIR=../shared/human_labels python benchmarks/bench_estimate_coverage.py [DRAWS] [--cje]
 
 Default 500 draws per fraction; tests/analyses/test_estimate_coverage.py runs a reduced version.
 """
@@ -26,6 +27,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -124,6 +126,50 @@ def simulate(rows: Any, fraction: float, draws: int, *, seed: int = 0, folds: in
     }
 
 
+def beside_cje(rows: Any, fraction: float, draws: int, *, seed: int = 0) -> dict[str, Any]:
+    """Ours and cje-eval 0.9.3 (a test-time cross-check, never imported by the product) on the
+    same random keeps of ``fraction`` of the labels: coverage and mean width of every system's
+    CI (cje-eval on labels and judge scores rescaled to [0, 1], its widths scaled back)."""
+    import logging
+
+    from bench_estimate_cje_coverage import cje
+
+    lo_y, hi_y = rows.scale
+    span = hi_y - lo_y
+    j0, j1 = float(rows.judge.min()), float(rows.judge.max())
+    target = {s: float(rows.of(s).label.mean()) for s in rows.systems}
+    rng = np.random.default_rng([seed, int(fraction * 1000)])  # simulate()'s keeps
+    k = max(4, round(fraction * len(rows)))
+    got = {m: {"hit": 0, "width": 0.0, "n": 0} for m in ("ours", "cje")}
+    logging.disable(logging.WARNING)
+    for d in range(draws):
+        keep = np.zeros(len(rows), bool)
+        keep[rng.choice(len(rows), size=k, replace=False)] = True
+        part = replace(rows, label=np.where(keep, rows.label, np.nan))
+        _, systems, _ = estimate_systems(part, Settings(seed=d))
+        cis = {"ours": {s["system"]: (s["lo"], s["hi"]) for s in systems}}
+        data: dict[str, list] = {}
+        for s, c, j, y in zip(part.system, part.cluster, part.judge, part.label, strict=True):
+            data.setdefault(str(s), []).append(
+                {
+                    "prompt_id": str(c),
+                    "judge_score": (float(j) - j0) / (j1 - j0),
+                    "oracle_label": None if np.isnan(y) else (float(y) - lo_y) / span,
+                }
+            )
+        cis["cje"] = {p: (lo_y + a * span, lo_y + b * span) for p, (a, b) in cje(data).items()}
+        for m, per in cis.items():
+            for p, (a, b) in per.items():
+                got[m]["hit"] += a <= target[p] <= b
+                got[m]["width"] += b - a
+                got[m]["n"] += 1
+    logging.disable(logging.NOTSET)
+    return {
+        m: {"coverage": g["hit"] / g["n"], "mean_width": g["width"] / g["n"]}
+        for m, g in got.items()
+    } | {"fraction": fraction, "draws": draws}
+
+
 def gate_rates(
     rows: Any, draws: int, *, fraction: float = 0.10, odds: float = 4.0, seed: int = 0
 ) -> dict[str, float]:
@@ -190,6 +236,20 @@ def table(res: dict) -> str:
 
 
 if __name__ == "__main__":
-    res = main(int(sys.argv[1]) if len(sys.argv) > 1 else 500)
+    n = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 500
+    if "--cje" in sys.argv:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        for name in DATASETS:
+            rows = full_rows(name)
+            for f in (0.05, 0.10):
+                r = beside_cje(rows, f, n)
+                print(
+                    f"{name} {f:.0%}: ours {r['ours']['coverage']:.3f} "
+                    f"({r['ours']['mean_width']:.3f}), cje-eval {r['cje']['coverage']:.3f} "
+                    f"({r['cje']['mean_width']:.3f}), {n} draws",
+                    flush=True,
+                )
+        sys.exit(0)
+    res = main(n)
     print(table(res))
     print(json.dumps(res, indent=1))
