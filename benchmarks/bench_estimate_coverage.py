@@ -140,7 +140,7 @@ def beside_cje(rows: Any, fraction: float, draws: int, *, seed: int = 0) -> dict
     target = {s: float(rows.of(s).label.mean()) for s in rows.systems}
     rng = np.random.default_rng([seed, int(fraction * 1000)])  # simulate()'s keeps
     k = max(4, round(fraction * len(rows)))
-    got = {m: {"hit": 0, "width": 0.0, "n": 0} for m in ("ours", "cje")}
+    got = {m: {"hit": 0, "width": 0.0, "n": 0, "undefined": 0} for m in ("ours", "cje")}
     logging.disable(logging.WARNING)
     for d in range(draws):
         keep = np.zeros(len(rows), bool)
@@ -160,12 +160,19 @@ def beside_cje(rows: Any, fraction: float, draws: int, *, seed: int = 0) -> dict
         cis["cje"] = {p: (lo_y + a * span, lo_y + b * span) for p, (a, b) in cje(data).items()}
         for m, per in cis.items():
             for p, (a, b) in per.items():
+                got[m]["n"] += 1
+                if not (np.isfinite(a) and np.isfinite(b)):  # no CI: counted, not covering
+                    got[m]["undefined"] += 1
+                    continue
                 got[m]["hit"] += a <= target[p] <= b
                 got[m]["width"] += b - a
-                got[m]["n"] += 1
     logging.disable(logging.NOTSET)
     return {
-        m: {"coverage": g["hit"] / g["n"], "mean_width": g["width"] / g["n"]}
+        m: {
+            "coverage": g["hit"] / g["n"],
+            "mean_width": g["width"] / max(g["n"] - g["undefined"], 1),
+            "undefined": g["undefined"],
+        }
         for m, g in got.items()
     } | {"fraction": fraction, "draws": draws}
 
@@ -246,7 +253,8 @@ if __name__ == "__main__":
                 print(
                     f"{name} {f:.0%}: ours {r['ours']['coverage']:.3f} "
                     f"({r['ours']['mean_width']:.3f}), cje-eval {r['cje']['coverage']:.3f} "
-                    f"({r['cje']['mean_width']:.3f}), {n} draws",
+                    f"({r['cje']['mean_width']:.3f}; {r['cje']['undefined']} CIs undefined, "
+                    f"counted as not covering), {n} draws",
                     flush=True,
                 )
         sys.exit(0)

@@ -26,7 +26,7 @@ def _rows(labelled, n: int = 120, seed: int = 0):  # type: ignore[no-untyped-def
 
 
 def test_clipped_borrowed_and_marked() -> None:
-    # A: 8 labels; B (near the top of the scale): 2, a wide CI; C: none
+    # A: 8 labels; B (near the top of the scale): 2, a CI past both ends; C: none
     rows = _rows(lambda s, i, y: (s == "A" and i % 15 == 0) or (s == "B" and i in (0, 1)))
     res = calibrated_estimates(rows)
     by = {s["system"]: s for s in res.systems}
