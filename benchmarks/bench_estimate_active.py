@@ -1,34 +1,27 @@
-"""Active selection (``calibrate plan --budget``) against uniform sampling at a fixed label budget.
+"""Active selection (``calibrate plan --budget``) against plain uniform labelling at a fixed
+label budget, as a user would run each.
 
-On fully labelled shipped data (conformal_judge_sheng2025 coherence, lftqa_eval faithfulness):
-each draw keeps a uniform pilot of 5% of the labels, fits the calibration on it
-(:func:`~metajudge.analyses.calibration.crossfit.fit_crossfit`), then spends a budget of 10% of
-the remaining rows either uniformly (π = B/n) or actively (π from the judge's uncertainty,
-:func:`~metajudge.analyses.calibration.plan.active_probabilities`), both rules drawing with the
-same uniform number per row, and estimates the remaining rows' mean label by the
-inverse-probability-weighted estimate (:func:`~metajudge.analyses.calibration.plan.ipw_mean`).
-Printed: coverage of that mean by each rule's 95% CI, the mean half-widths, and their ratio
-(active / uniform).
+On the five fully labelled sets of bench_estimate_coverage.py (SummEval coherence and consistency
+by gpt-4o-mini, relevance by Qwen, HANNA coherence by ChatGPT run 1, TriviaQA by Llama-7B),
+each draw keeps a uniform pilot of 5% of the labels, then spends a budget of 10% of the
+remaining rows in one of two ways, from the same pilot:
 
-What ships is measured the same way (:func:`simulate_estimate`, its own draws): the active plan
-is :func:`~metajudge.analyses.calibration.plan.label_plan` run on the pilot, as ``calibrate plan
---budget B`` runs it (its defaults, its seeded draw); the pilot and the picked rows labelled, the
-plan's probabilities on the pool's rows, as ``calibrate estimate --plan`` reads them
-(:func:`~metajudge.analyses.calibration.estimate.estimate_systems`, its defaults: 40 folds,
-cross-fitted on all the labels; the residual term's variance floor under the plan's design);
-printed, each system's coverage of its full-label mean and the mean half-width, active against
-uniform.
+- **active**: :func:`~metajudge.analyses.calibration.plan.label_plan` on the pilot, as ``calibrate
+  plan --budget B`` runs it (its defaults: the active rule, or uniform selection where the pilot
+  predicts a half-width ratio above 0.97; its seeded draw); the pilot and the picked rows
+  labelled and estimated as ``calibrate estimate --plan`` does
+  (:func:`~metajudge.analyses.calibration.estimate.estimate_systems` with the plan's
+  probabilities);
+- **uniform**: each pool row labelled with probability B/n (the same uniform numbers), estimated
+  by plain ``calibrate estimate`` (no plan: the labels are a random sample).
 
-Beside the measured ratio, two noiseless ones from the expected Horvitz–Thompson variance
-Σ (Y − f)²(1 − π)/π over the pool (f fixed; averaged over draws): ``expected`` for the rule's π,
-and ``ceiling`` for the same rule fed the true root mean squared residual of each judge-score
-bin (10 equal-count bins of the pool, all its labels; no mixing) — the best any rule of the
-judge score alone can do here. Neither is a setting: nothing is tuned on the labels reported.
-On these datasets the residual barely changes with the judge score (sheng2025 coherence: RMS
-0.52 to 1.21 over its bins, but most rows in bins of 0.84–0.99), so the ceiling is itself near 1.
-tests/cli/test_calibrate_plan.py runs a reduced version (40 and 50 draws).
+Printed per dataset: each system's coverage of its full-label mean under each arm, the mean
+half-widths and their ratio (active / uniform), the pilot's predicted ratio and how often the plan
+recommended active selection, and the ratio over the draws where it did.
 
     PYTHONPATH=. METAJUDGE_DATA_DIR=../shared/human_labels python benchmarks/bench_estimate_active.py [DRAWS]
+
+tests/cli/test_calibrate_plan.py runs a reduced version.
 """
 
 from __future__ import annotations
@@ -41,67 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from metajudge.analyses.calibration.crossfit import fit_crossfit, residual_bins
-from metajudge.analyses.calibration.plan import active_probabilities, ipw_mean
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_estimate_coverage import DATASETS, full_rows
-
-
-def _ht_var(r: np.ndarray, pi: np.ndarray) -> float:
-    return float(np.sum(r**2 * (1 - pi) / pi))
-
-
-def _ceiling_pi(judge: np.ndarray, r: np.ndarray, b: float) -> np.ndarray:
-    edges, rms = residual_bins(judge, r, 10)
-    at = np.minimum(np.searchsorted(edges, judge, side="left"), edges.size - 1)
-    return active_probabilities(np.maximum(rms[at], 1e-9), b, mix=0.0)
-
-
-def simulate(
-    rows: Any,
-    draws: int,
-    *,
-    pilot: float = 0.05,
-    budget: float = 0.10,
-    mix: float = 0.2,
-    seed: int = 0,
-) -> dict[str, Any]:
-    """Coverage and mean half-width of the uniform and the active rule (module docstring)."""
-    rng = np.random.default_rng([seed, 43])
-    n = len(rows)
-    k = round(pilot * n)
-    stats = {m: {"hit": 0, "half": 0.0} for m in ("uniform", "active")}
-    expected = {"expected": 0.0, "ceiling": 0.0}
-    for d in range(draws):
-        keep = np.zeros(n, bool)
-        keep[rng.choice(n, size=k, replace=False)] = True
-        part = replace(rows, label=np.where(keep, rows.label, np.nan))
-        cf = fit_crossfit(part, seed=d, folds=5)
-        pool = rows.take(~keep)
-        f, y = cf.predict(pool.judge), pool.label
-        target = float(y.mean())
-        b = budget * len(pool)
-        rules = {
-            "uniform": np.full(len(pool), b / len(pool)),
-            "active": active_probabilities(cf.residual_sd(pool.judge), b, mix),
-        }
-        v_unif = _ht_var(y - f, rules["uniform"])
-        expected["expected"] += (_ht_var(y - f, rules["active"]) / v_unif) ** 0.5 / draws
-        ceiling = _ceiling_pi(pool.judge, y - f, b)
-        expected["ceiling"] += (_ht_var(y - f, ceiling) / v_unif) ** 0.5 / draws
-        draw = rng.random(len(pool))  # one uniform per row, shared by both rules
-        for m, pi in rules.items():
-            picked = draw < pi
-            e = ipw_mean(f, y, pi, picked)
-            stats[m]["hit"] += e["lo"] <= target <= e["hi"]
-            stats[m]["half"] += (e["hi"] - e["lo"]) / 2
-    out = {
-        m: {"coverage": s["hit"] / draws, "half_width": s["half"] / draws} for m, s in stats.items()
-    }
-    out["ratio"] = out["active"]["half_width"] / out["uniform"]["half_width"]
-    out |= {f"ratio_{k}": v for k, v in expected.items()}
-    return out | {"draws": draws, "pilot": pilot, "budget": budget, "rows": n}
 
 
 def _plan_rows(rows: Any, keep: np.ndarray, pi: np.ndarray, picked: np.ndarray) -> Any:
@@ -114,75 +48,73 @@ def _plan_rows(rows: Any, keep: np.ndarray, pi: np.ndarray, picked: np.ndarray) 
     return replace(rows, label=label, pi=full_pi, drawn=drawn)
 
 
-def simulate_estimate(
-    rows: Any,
-    draws: int,
-    *,
-    pilot: float = 0.05,
-    budget: float = 0.10,
-    mix: float = 0.2,
-    seed: int = 0,
+def simulate(
+    rows: Any, draws: int, *, pilot: float = 0.05, budget: float = 0.10, seed: int = 0
 ) -> dict[str, Any]:
-    """Per-system coverage and mean half-width of the shipped estimate under each rule: the
-    active plan is :func:`~metajudge.analyses.calibration.plan.label_plan` on the pilot (what
-    ``calibrate plan --budget B`` runs, its defaults and its seeded draw), the uniform rule
-    draws with the same uniform numbers against π = B/n; both are estimated as
-    ``calibrate estimate --plan`` does."""
+    """Per-system coverage and mean half-width of each arm (module docstring)."""
     from metajudge.analyses.calibration.estimate import Settings, estimate_systems
     from metajudge.analyses.calibration.plan import label_plan
 
     rng = np.random.default_rng([seed, 44])
     n = len(rows)
     truth = {s: float(rows.of(s).label.mean()) for s in rows.systems}
-    stats = {m: {"hit": 0, "half": 0.0, "n": 0} for m in ("uniform", "active")}
+    arms = ("uniform", "active")
+    stats = {m: {"hit": 0, "half": 0.0, "n": 0} for m in arms}
+    chosen = {m: 0.0 for m in arms}  # half-widths over the draws where active was recommended
+    predicted, recommended = [], 0
     for d in range(draws):
         keep = np.zeros(n, bool)
         keep[rng.choice(n, size=round(pilot * n), replace=False)] = True
         part = replace(rows, label=np.where(keep, rows.label, np.nan))
         st = Settings(seed=d)
         b = budget * int((~keep).sum())
-        _, picks = label_plan(part, st, half_width=None, budget=b, mix=mix)
+        res, picks = label_plan(part, st, half_width=None, budget=b)
         pi, picked = np.array([p[4] for p in picks]), np.array([p[5] for p in picks], bool)
         draw = np.random.default_rng([d, 42]).random(pi.size)  # label_plan's draw
         assert np.array_equal(draw < pi, picked)
-        rules = {"uniform": np.full(pi.size, b / pi.size), "active": pi}
-        for m, p in rules.items():
-            _, systems, _ = estimate_systems(_plan_rows(rows, keep, p, draw < p), st)
+        active = res.selection["recommendation"] == "active"
+        predicted.append(res.selection["predicted_ratio"])
+        recommended += active
+        uni = draw < b / pi.size
+        lab = keep.copy()
+        lab[~keep] = uni
+        runs = {
+            "uniform": replace(rows, label=np.where(lab, rows.label, np.nan)),
+            "active": _plan_rows(rows, keep, pi, picked),
+        }
+        for m, r in runs.items():
+            _, systems, _ = estimate_systems(r, st)
             for e in systems:
+                half = (e["hi"] - e["lo"]) / 2
                 stats[m]["hit"] += e["lo"] <= truth[e["system"]] <= e["hi"]
-                stats[m]["half"] += (e["hi"] - e["lo"]) / 2
+                stats[m]["half"] += half
                 stats[m]["n"] += 1
-    out = {
+                chosen[m] += half if active else 0.0
+    out: dict[str, Any] = {
         m: {"coverage": s["hit"] / s["n"], "half_width": s["half"] / s["n"]}
         for m, s in stats.items()
     }
     out["ratio"] = out["active"]["half_width"] / out["uniform"]["half_width"]
-    return out | {"draws": draws, "systems": len(truth)}
+    out["ratio_where_active"] = chosen["active"] / chosen["uniform"] if recommended else None
+    out["predicted_ratio"] = float(np.mean(predicted))
+    out["active_recommended"] = recommended / draws
+    return out | {"draws": draws, "systems": len(truth), "pilot": pilot, "budget": budget}
 
 
-def main(draws: int = 200) -> dict:
-    out = {}
-    for name in DATASETS:
-        rows = full_rows(name)
-        out[name] = simulate(rows, draws) | {"shipped": simulate_estimate(rows, draws)}
-    return out
+def main(draws: int = 500) -> dict:
+    return {name: simulate(full_rows(name), draws) for name in DATASETS}
 
 
 if __name__ == "__main__":
-    res = main(int(sys.argv[1]) if len(sys.argv) > 1 else 200)
+    res = main(int(sys.argv[1]) if len(sys.argv) > 1 else 500)
     for name, r in res.items():
+        where = r["ratio_where_active"]
         print(
             f"{name}: uniform coverage {r['uniform']['coverage']:.3f} half-width "
-            f"{r['uniform']['half_width']:.4f}; active coverage {r['active']['coverage']:.3f} "
-            f"half-width {r['active']['half_width']:.4f}; ratio {r['ratio']:.3f} (expected "
-            f"{r['ratio_expected']:.3f}; ceiling of a judge-score rule {r['ratio_ceiling']:.3f})"
-        )
-    for name, r in res.items():
-        e = r["shipped"]
-        print(
-            f"{name}, calibrate estimate --plan, per system: uniform coverage "
-            f"{e['uniform']['coverage']:.3f} half-width {e['uniform']['half_width']:.4f}; active "
-            f"coverage {e['active']['coverage']:.3f} half-width {e['active']['half_width']:.4f}; "
-            f"ratio {e['ratio']:.3f}"
+            f"{r['uniform']['half_width']:.4f}; active (as planned) coverage "
+            f"{r['active']['coverage']:.3f} half-width {r['active']['half_width']:.4f}; ratio "
+            f"{r['ratio']:.3f} (predicted {r['predicted_ratio']:.3f}; active recommended in "
+            f"{r['active_recommended']:.0%} of draws, ratio there "
+            f"{'—' if where is None else f'{where:.3f}'})"
         )
     print(json.dumps(res, indent=1))

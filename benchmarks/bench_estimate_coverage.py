@@ -1,13 +1,23 @@
 """Coverage of ``calibrate estimate``'s CIs by a seeded simulation on fully labelled shipped data.
 
-On conformal_judge_sheng2025 (SummEval coherence, 16 systems x 100 documents, the released
-gpt-4o-mini rating distributions as the judge: the expected rating) and lftqa_eval (faithfulness,
-10 systems x 300 questions, G-Eval gpt-4o as the judge): keep 5%, 10% and 25% of the labels at
-random (the rest are unlabelled), estimate every system, and count how often each system's 95% CI
-covers that system's full-label mean. Beside it the naive CI around the raw judge mean and the
-labels-only CI (the mean of the kept labels, clustered t).
+Five judge × dimension sets (issue 63): SummEval coherence and consistency rated by gpt-4o-mini
+and relevance by Qwen (conformal_judge_sheng2025: 16 systems x 100 documents, the expected
+rating of the released distributions), HANNA coherence by ChatGPT (run 1; 11 systems x 96
+stories) and TriviaQA answer correctness by Llama-7B's True/False verdicts
+(judging_the_judges_thakur2024: 8 systems x 400 questions). Keep 5%, 10% and 25% of the labels
+at random (the rest are unlabelled), estimate every system, and count how often each system's
+95% CI covers that system's full-label mean: over all systems, the worst system, and the
+systems that drew no label of their own (borrowed: their coverage, and how often a level is
+claimed for them — never without a transport PASS). Beside it the naive CI around the raw judge
+mean and the labels-only CI (the mean of the kept labels, clustered t).
 
-    PYTHONPATH=. METAJUDGE_DATA_DIR=../shared/human_labels python benchmarks/bench_estimate_coverage.py [DRAWS]
+:func:`gate_rates`: the selection gate
+(:func:`~metajudge.analyses.calibration.estimate.selection_gate`) at 10% labels, drawn at random
+and drawn with a response whose human score is above the dataset's median 4x as likely: the
+share of draws it flags. :func:`beside_cje`: ours beside cje-eval 0.9.3 on the same draws
+(``--cje``; needs the dev extra).
+
+    PYTHONPATH=. METAJUDGE_DATA_DIR=../shared/human_labels python benchmarks/bench_estimate_coverage.py [DRAWS] [--cje]
 
 Default 500 draws per fraction; tests/analyses/test_estimate_coverage.py runs a reduced version.
 """
@@ -17,26 +27,42 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from metajudge.analyses.calibration.estimate import Settings, estimate_systems
+from metajudge.analyses.calibration.estimate import Settings, estimate_systems, level_claims
 from metajudge.data.source import DataSource
 from metajudge.runs.calibrate_estimate import estimate_rows
 from metajudge.scores.readers.alignment import IdPolicy
 from metajudge.stats import clustered as cl
 
 DATASETS = {
-    "conformal_judge_sheng2025": ("shipped:sheng.4omini_coherence", "coherence"),
-    "lftqa_eval": ("shipped:geval_gpt-4o_faithfulness", "faithfulness"),
+    "summeval_coherence_4omini": (
+        "conformal_judge_sheng2025",
+        "shipped:sheng.4omini_coherence",
+        "coherence",
+    ),
+    "summeval_consistency_4omini": (
+        "conformal_judge_sheng2025",
+        "shipped:sheng.4omini_consistency",
+        "consistency",
+    ),
+    "summeval_relevance_qwen": (
+        "conformal_judge_sheng2025",
+        "shipped:sheng.qwen_relevance",
+        "relevance",
+    ),
+    "hanna_coherence_chatgpt": ("hanna", "shipped:hanna.chatgpt_avg_run1", "coherence"),
+    "triviaqa_llama7b": ("judging_the_judges_thakur2024", "shipped:Llama-7B", None),
 }
 FRACTIONS = (0.05, 0.10, 0.25)
 
 
 def full_rows(name: str) -> Any:
-    scores, dim = DATASETS[name]
-    src = DataSource(dataset=name, scores=(scores,), dimension=dim, ids=IdPolicy())
+    dataset, scores, dim = DATASETS[name]
+    src = DataSource(dataset=dataset, scores=(scores,), dimension=dim, ids=IdPolicy())
     rows, _ = estimate_rows(src)
     return rows.take(rows.labelled)
 
@@ -53,10 +79,11 @@ def _labels_only(rows: Any, system: str, alpha: float) -> tuple[float, float] | 
 def simulate(rows: Any, fraction: float, draws: int, *, seed: int = 0, folds: int = 40) -> dict:
     """Coverage of each method's CIs over ``draws`` random keeps of ``fraction`` of the labels."""
     target = {s: float(rows.of(s).label.mean()) for s in rows.systems}
-    hit = {"calibrated": 0, "naive": 0, "labels_only": 0}
+    hit = {"calibrated": 0, "naive": 0, "labels_only": 0, "borrowed": 0}
     width = dict.fromkeys(hit, 0.0)
-    n = {"calibrated": 0, "naive": 0, "labels_only": 0}
+    n = dict.fromkeys(hit, 0)
     per_system = dict.fromkeys(rows.systems, 0)
+    claimed = 0
     rng = np.random.default_rng([seed, int(fraction * 1000)])
     k = max(4, round(fraction * len(rows)))
     for d in range(draws):
@@ -64,12 +91,16 @@ def simulate(rows: Any, fraction: float, draws: int, *, seed: int = 0, folds: in
         keep[rng.choice(len(rows), size=k, replace=False)] = True
         part = replace(rows, label=np.where(keep, rows.label, np.nan))
         _, systems, _ = estimate_systems(part, Settings(seed=d, folds=folds))
+        level_claims(systems, [])  # no probes: no transport audit
         for s in systems:
             t = target[s["system"]]
             cis = {
                 "calibrated": (s["lo"], s["hi"]),
                 "naive": (s["judge_mean"]["lo"], s["judge_mean"]["hi"]),
             }
+            if s["route"] == "borrowed":
+                cis["borrowed"] = (s["lo"], s["hi"])
+                claimed += s["level_claim"] == "ok"
             lo_only = _labels_only(part, s["system"], 0.05)
             if lo_only is not None:
                 cis["labels_only"] = lo_only
@@ -82,38 +113,151 @@ def simulate(rows: Any, fraction: float, draws: int, *, seed: int = 0, folds: in
         "fraction": fraction,
         "labels": k,
         "draws": draws,
-        **{m: {"coverage": hit[m] / n[m], "mean_width": width[m] / n[m], "cis": n[m]} for m in hit},
+        **{
+            m: {
+                "coverage": hit[m] / n[m] if n[m] else None,
+                "mean_width": width[m] / n[m] if n[m] else None,
+                "cis": n[m],
+            }
+            for m in hit
+        },
+        "borrowed_level_claims": claimed,
         "min_system_coverage": min(per_system.values()) / draws,
     }
 
 
-def main(draws: int = 500) -> dict:
+def beside_cje(rows: Any, fraction: float, draws: int, *, seed: int = 0) -> dict[str, Any]:
+    """Ours and cje-eval 0.9.3 (a test-time cross-check, never imported by the product) on the
+    same random keeps of ``fraction`` of the labels: coverage and mean width of every system's
+    CI (cje-eval on labels and judge scores rescaled to [0, 1], its widths scaled back)."""
+    import logging
+
+    from bench_estimate_cje_coverage import cje
+
+    lo_y, hi_y = rows.scale
+    span = hi_y - lo_y
+    j0, j1 = float(rows.judge.min()), float(rows.judge.max())
+    target = {s: float(rows.of(s).label.mean()) for s in rows.systems}
+    rng = np.random.default_rng([seed, int(fraction * 1000)])  # simulate()'s keeps
+    k = max(4, round(fraction * len(rows)))
+    got = {m: {"hit": 0, "width": 0.0, "n": 0, "undefined": 0} for m in ("ours", "cje")}
+    logging.disable(logging.WARNING)
+    for d in range(draws):
+        keep = np.zeros(len(rows), bool)
+        keep[rng.choice(len(rows), size=k, replace=False)] = True
+        part = replace(rows, label=np.where(keep, rows.label, np.nan))
+        _, systems, _ = estimate_systems(part, Settings(seed=d))
+        cis = {"ours": {s["system"]: (s["lo"], s["hi"]) for s in systems}}
+        data: dict[str, list] = {}
+        for s, c, j, y in zip(part.system, part.cluster, part.judge, part.label, strict=True):
+            data.setdefault(str(s), []).append(
+                {
+                    "prompt_id": str(c),
+                    "judge_score": (float(j) - j0) / (j1 - j0),
+                    "oracle_label": None if np.isnan(y) else (float(y) - lo_y) / span,
+                }
+            )
+        cis["cje"] = {p: (lo_y + a * span, lo_y + b * span) for p, (a, b) in cje(data).items()}
+        for m, per in cis.items():
+            for p, (a, b) in per.items():
+                got[m]["n"] += 1
+                if not (np.isfinite(a) and np.isfinite(b)):  # no CI: counted, not covering
+                    got[m]["undefined"] += 1
+                    continue
+                got[m]["hit"] += a <= target[p] <= b
+                got[m]["width"] += b - a
+    logging.disable(logging.NOTSET)
+    return {
+        m: {
+            "coverage": g["hit"] / g["n"],
+            "mean_width": g["width"] / max(g["n"] - g["undefined"], 1),
+            "undefined": g["undefined"],
+        }
+        for m, g in got.items()
+    } | {"fraction": fraction, "draws": draws}
+
+
+def gate_rates(
+    rows: Any, draws: int, *, fraction: float = 0.10, odds: float = 4.0, seed: int = 0
+) -> dict[str, float]:
+    """The share of draws the selection gate flags: labels at random, and labels drawn with a
+    response above the median human score ``odds`` times as likely (module docstring)."""
+    from metajudge.analyses.calibration.estimate import selection_gate
+
+    rng = np.random.default_rng([seed, 63])
+    y = rows.label
+    w = np.where(y > np.median(y), odds, 1.0)
+    k = round(fraction * len(rows))
+    flags = {"uniform": 0, "outcome": 0}
+    for _ in range(draws):
+        for m, p in (("uniform", None), ("outcome", w / w.sum())):
+            keep = np.zeros(len(rows), bool)
+            keep[rng.choice(len(rows), size=k, replace=False, p=p)] = True
+            part = replace(rows, label=np.where(keep, y, np.nan))
+            flags[m] += selection_gate(part)["flagged"]
+    return {m: f / draws for m, f in flags.items()} | {"draws": draws, "fraction": fraction}
+
+
+def main(draws: int = 500, fractions: tuple[float, ...] = FRACTIONS) -> dict:
     out = {}
     for name in DATASETS:
         rows = full_rows(name)
-        out[name] = [simulate(rows, f, draws) for f in FRACTIONS]
+        out[name] = {
+            "coverage": [simulate(rows, f, draws) for f in fractions],
+            "gate": gate_rates(rows, draws),
+        }
     return out
 
 
 def table(res: dict) -> str:
     lines = [
-        "| Dataset | Labels kept | Calibrated: coverage (width) | Naive judge mean | Labels only | Worst system |",
-        "|---|---|---|---|---|---|",
+        (
+            "| Dataset | Labels kept | Calibrated: coverage (width) | Worst system | Borrowed: "
+            "coverage (CIs) | Naive judge mean | Labels only |"
+        ),
+        "|---|---|---|---|---|---|---|",
     ]
-    for name, rows in res.items():
-        for r in rows:
+    for name, r_ in res.items():
+        for r in r_["coverage"]:
             cell = {
                 m: f"{r[m]['coverage']:.3f} ({r[m]['mean_width']:.3f})"
                 for m in ("calibrated", "naive", "labels_only")
             }
+            b = r["borrowed"]
+            bor = "—"
+            if b["cis"]:
+                bor = (
+                    f"{b['coverage']:.3f} ({b['cis']}; level claimed {r['borrowed_level_claims']})"
+                )
             lines.append(
                 f"| {name} | {r['fraction']:.0%} ({r['labels']}) | {cell['calibrated']} | "
-                f"{cell['naive']} | {cell['labels_only']} | {r['min_system_coverage']:.3f} |"
+                f"{r['min_system_coverage']:.3f} | {bor} | {cell['naive']} | "
+                f"{cell['labels_only']} |"
             )
+    lines += ["", "| Dataset | Gate flags: random labels | labels chosen by outcome (4x) |"]
+    lines += ["|---|---:|---:|"]
+    for name, r_ in res.items():
+        g = r_["gate"]
+        lines.append(f"| {name} | {g['uniform']:.3f} | {g['outcome']:.3f} |")
     return "\n".join(lines)
 
 
 if __name__ == "__main__":
-    res = main(int(sys.argv[1]) if len(sys.argv) > 1 else 500)
+    n = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 500
+    if "--cje" in sys.argv:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        for name in DATASETS:
+            rows = full_rows(name)
+            for f in (0.05, 0.10):
+                r = beside_cje(rows, f, n)
+                print(
+                    f"{name} {f:.0%}: ours {r['ours']['coverage']:.3f} "
+                    f"({r['ours']['mean_width']:.3f}), cje-eval {r['cje']['coverage']:.3f} "
+                    f"({r['cje']['mean_width']:.3f}; {r['cje']['undefined']} CIs undefined, "
+                    f"counted as not covering), {n} draws",
+                    flush=True,
+                )
+        sys.exit(0)
+    res = main(n)
     print(table(res))
     print(json.dumps(res, indent=1))

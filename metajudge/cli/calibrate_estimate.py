@@ -212,8 +212,10 @@ def _add_plan(sub: Any) -> None:
     p.add_argument(
         "--mix",
         type=float,
-        default=0.2,
-        help="share of the uniform rule mixed into the active probabilities (default 0.2)",
+        default=None,
+        help="share of the uniform rule mixed into the active probabilities; given, the active "
+        "rule is used as it says (default 0.2, and uniform selection where the pilot predicts "
+        "that active selection narrows the CI by less than 3%%)",
     )
     p.add_argument(
         "--folds",

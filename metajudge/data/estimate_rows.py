@@ -1,7 +1,8 @@
 """The judged rows ``calibrate estimate`` / ``plan`` read from a
 :class:`~metajudge.data.source.DataSource`: a CJE fresh-draw folder (``--input DIR``,
 :mod:`metajudge.data.cje_folder`, its ``judge_score`` and oracle label), or a canonical file
-(``--input FILE``) or built-in dataset with ``--scores`` naming one judge column. A record's label is the mean of
+(``--input FILE``) or built-in dataset with ``--scores`` naming one judge column (a binary
+judge's verdicts on the card's labels read as 0/1). A record's label is the mean of
 its annotators on the dimension (binary: the share of annotators giving the card's second label);
 a record with no label there (``scores`` empty, absent, or all ``null``) is an unlabelled row —
 partial labels are a data kind, not an error. Responses without a judge score are left out and
@@ -102,7 +103,10 @@ def dataset_rows(src: Any, gather: Gather) -> tuple[list[Row], tuple[float, floa
     dropped = {"no_judge_score": 0}
     for r in rows:
         rec = recs.get(str(r["key"]))
-        if rec is None or r.get("score") is None:
+        score = r.get("score")
+        if score is None and binary is not None and r.get("label") in binary:
+            score = binary.index(r["label"])  # a binary judge's verdict on the card's labels
+        if rec is None or score is None:
             dropped["no_judge_score"] += 1
             continue
         cluster = rec.id if not src.cluster_field else _field(rec, src.cluster_field)
@@ -113,5 +117,5 @@ def dataset_rows(src: Any, gather: Gather) -> tuple[list[Row], tuple[float, floa
                 field=src.cluster_field,
             )
         label = _label(rec, dim, binary)
-        out.append((rec.system, str(cluster), f"{rec.id}::{rec.system}", float(r["score"]), label))
+        out.append((rec.system, str(cluster), f"{rec.id}::{rec.system}", float(score), label))
     return out, scale, dropped

@@ -13,6 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from metajudge.analyses.calibration.plan import plan_advice
+from metajudge.reports.estimate_report import difference_marks, gate_line
+
 ESTIMATE_KIND = "calibrate-estimate"
 PLAN_KIND = "calibrate-plan"
 
@@ -96,7 +99,7 @@ def _tables(res: Mapping[str, Any]) -> list[dict[str, Any]]:
     if res["differences"]:
         diffs = [
             [f"{d['a']} − {d['b']}", _ci(d), d["p"], d["p_holm"], d["shared_clusters"]]
-            + ["assumes transport" if d["conditional_on_transport"] else ""]
+            + [difference_marks(d)]
             for d in res["differences"]
         ]
         cols = ["A − B", "difference [CI]", "p", "p (Holm)", "shared prompts", ""]
@@ -143,7 +146,8 @@ def estimate_payload(res: Mapping[str, Any]) -> dict[str, Any]:
         f"labels in {c['labelled_clusters']} clusters from {', '.join(c['systems_with_labels'])}; "
         f"source {res['source']}",
         "signatures": [],
-        "warnings": [*res.get("notes", [])],
+        "warnings": [*res.get("notes", [])]
+        + ([gate_line(res["selection_gate"])] if res.get("selection_gate") else []),
         "tables": _tables(res),
         "forest": _forest(res),
         "lead": {
@@ -166,8 +170,7 @@ def _plan_tables(res: Mapping[str, Any]) -> list[dict[str, Any]]:
     for s in res["systems"]:
         row = [s["system"], s["labelled_now"], round(s["half_width_now"], 4)]
         if hw is not None:
-            need = s["labels_needed"] if s["reachable"] else "not reachable (more responses)"
-            row += [need, s["labels_only_needed"]]
+            row += [plan_advice(s), s["labels_only_needed"]]
         rows.append(row)
     cols = ["system", "labelled now", "half-width now"]
     if hw is not None:
@@ -183,6 +186,11 @@ def _plan_tables(res: Mapping[str, Any]) -> list[dict[str, Any]]:
             ["probabilities", f"{lo:.3g} to {hi:.3g}"],
             ["rule", sel["rule"]],
         ]
+        if "predicted_ratio" in sel:
+            rows.append(
+                ["predicted half-width, active / uniform", round(sel["predicted_ratio"], 3)]
+            )
+            rows.append(["recommended", sel["recommendation"]])
         title = "Active selection (Zrnic & Candès 2024): feed the file back with --plan"
         out.append({"title": title, "columns": ["", "value"], "rows": rows})
     return out

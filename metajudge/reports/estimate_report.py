@@ -7,6 +7,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from metajudge.analyses.calibration.plan import plan_advice
+
 
 def _ci(d: Mapping[str, Any], digits: int = 4) -> str:
     return f"{d['value']:.{digits}f} [{d['lo']:.{digits}f}, {d['hi']:.{digits}f}]"
@@ -40,6 +42,14 @@ def _systems(res: Any) -> list[str]:
     return lines
 
 
+def difference_marks(d: Mapping[str, Any]) -> str:
+    """What a paired difference rests on: transport assumed, a side's level claim refused."""
+    marks = ["assumes transport"] if d["conditional_on_transport"] else []
+    if d.get("level_refused"):
+        marks.append(f"level refused: {', '.join(d['level_refused'])}")
+    return "; ".join(marks)
+
+
 def _differences(res: Any) -> list[str]:
     if not res.differences:
         return []
@@ -51,7 +61,7 @@ def _differences(res: Any) -> list[str]:
         "|---|---|---:|---:|---:|---|",
     ]
     for d in res.differences:
-        cond = "assumes transport" if d["conditional_on_transport"] else ""
+        cond = difference_marks(d)
         lines.append(
             f"| {d['a']} − {d['b']} | {_ci(d)} | {_p(d['p'])} | {_p(d['p_holm'])} | "
             f"{d['shared_clusters']} | {cond} |"
@@ -78,6 +88,23 @@ def _transport(res: Any) -> list[str]:
     return lines
 
 
+def gate_line(g: Mapping[str, Any]) -> str:
+    """The selection gate (:func:`~metajudge.analyses.calibration.estimate.selection_gate`) in
+    a sentence."""
+    if g["flagged"]:
+        return f"Selection gate: FLAGGED: {g['warning']}."
+    return (
+        f"Selection gate: passed (labelled rows' judge-score mean {g['labelled_mean']:.4g} "
+        f"against all rows' {g['all_mean']:.4g}, z = {g['z']:.2f}, p = {_p(g['p'])} ≥ "
+        f"{g['alpha']:g}): no sign that the labels were chosen by outcome."
+    )
+
+
+def _gate(res: Any) -> list[str]:
+    g = getattr(res, "selection_gate", None)
+    return [] if not g else ["", gate_line(g)]
+
+
 def estimate_markdown(res: Any) -> str:
     """The estimates, the gates, the differences and the transport audits."""
     c = res.calibration
@@ -94,6 +121,7 @@ def estimate_markdown(res: Any) -> str:
         intro,
         "",
         *_systems(res),
+        *_gate(res),
         *_differences(res),
         *_transport(res),
     ]
@@ -119,9 +147,7 @@ def label_plan_markdown(res: Any) -> str:
             "|---|---:|---:|---:|---:|",
         ]
         for s in res.systems:
-            need = s["labels_needed"] if s["reachable"] else "not reachable (more responses)"
-            if s["reachable"] and s["labels_needed"] > s["rows"]:
-                need = f"{need} (more than its {s['rows']} responses)"
+            need = plan_advice(s)
             lines.append(
                 f"| {s['system']} | {s['labelled_now']} | {s['half_width_now']:.4f} | {need} | "
                 f"{s['labels_only_needed']} |"
@@ -129,10 +155,19 @@ def label_plan_markdown(res: Any) -> str:
     sel = res.selection
     if sel:
         lo, hi = sel["probability_range"]
+        if "predicted_ratio" in sel:
+            lines += [
+                "",
+                (
+                    "Predicted half-width of active against uniform labelling (from the pilot): "
+                    f"{sel['predicted_ratio']:.3f}; recommended: {sel['recommendation']}."
+                ),
+            ]
         lines += [
             "",
             (
-                f"Active selection (Zrnic & Candès 2024): {sel['candidates']} unlabelled rows, "
+                f"{'Uniform selection' if sel['mix'] == 1.0 else 'Active selection (Zrnic & Candès 2024)'}: "
+                f"{sel['candidates']} unlabelled rows, "
                 f"budget {sel['budget']:g} labels; probabilities from {lo:.3g} to {hi:.3g} ({sel['rule']}). "
                 f"A seeded draw selected {sel['picked']}: label those and weight each by 1/probability."
             ),

@@ -221,7 +221,7 @@ def run_plan(
     *,
     half_width: float | None = None,
     budget: float | None = None,
-    mix: float = 0.2,
+    mix: float | None = None,
     alpha: float = 0.05,
     seed: int = 0,
     folds: int = 40,
@@ -239,7 +239,7 @@ def run_plan(
         raise InputError("give --half-width H, --budget N, or both", field="--half-width")
     if half_width is not None and not half_width > 0:
         raise InputError(f"must be > 0, got {half_width:g}", field="--half-width")
-    if not 0 <= mix < 1:
+    if mix is not None and not 0 <= mix < 1:
         raise InputError(f"must be in [0, 1), got {mix:g}", field="--mix")
     if out:
         from metajudge.io import check_out_dir

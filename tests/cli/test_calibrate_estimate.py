@@ -92,9 +92,13 @@ def test_arena_gates(arena_json: dict) -> None:
     by = {s["system"]: s for s in arena_json["systems"]}
     assert by["unhelpful"]["level_claim"].startswith("refused")
     assert "transport audit FAIL" in by["unhelpful"]["level_claim"]
-    assert [by[n]["level_claim"] for n in ("base", "clone", "parallel_universe_prompt")] == [
-        "ok"
-    ] * 3
+    # borrowed systems without a transport PASS claim no level (issue 63: they did not cover)
+    assert by["base"]["level_claim"] == "ok"
+    for n in ("clone", "parallel_universe_prompt"):
+        assert by[n]["level_claim"] == "refused: no labels of its own: label ≥ 5 of its items"
+    # the selection gate: base's 480 labels were drawn at random among all rows
+    gate = arena_json["selection_gate"]
+    assert not gate["flagged"] and gate["p"] > 0.01 and gate["warning"] is None
     # cje-eval: unhelpful -0.331 [-0.403, -0.259] (another calibration mode); ours the same side
     audit = {a["system"]: a for a in arena_json["transport"]}["unhelpful"]
     assert audit["hi"] < -0.05 and audit["clusters"] == 50

@@ -54,19 +54,40 @@ def test_plan_needs_a_target(data_dir: Path, capsys) -> None:  # type: ignore[no
     assert "give --out DIR" in capsys.readouterr().err
 
 
+def test_plan_advises_where_a_target_is_out_of_reach(
+    data_dir: Path, tmp_path: Path, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    """±0.01 on the arena sample: more labels than responses; the plan says what labelling every
+    response gives, in the terminal and on its page alike; the pilot predicts no gain from active
+    selection there, so it selects uniformly and says why."""
+    folder = tmp_path / "run"
+    argv = ["calibrate", "plan", "--input", str(_arena(data_dir)), "--half-width", "0.01"]
+    assert main([*argv, "--budget", "200", "--out", str(folder)]) == 0
+    out = capsys.readouterr().out
+    page = (folder / "report.html").read_text(encoding="utf-8")
+    for text in (out, page):
+        assert "(more than its 1000 responses): every response labelled gives ±0.0144" in text
+        assert "barely vary with its score" in text
+    assert "recommended: uniform" in out and "Uniform selection" in out
+    rows = list(csv.DictReader((folder / "selection.csv").open(encoding="utf-8")))
+    assert len({r["probability"] for r in rows}) == 1
+
+
 @pytest.mark.slow
 def test_active_beats_uniform_at_a_fixed_budget(data_dir: Path) -> None:
+    """What ships: calibrate plan's selection on a 5% pilot (its default: active, or uniform
+    where it predicts no gain), estimated by calibrate estimate --plan, against plain uniform
+    labels estimated by plain calibrate estimate (12 draws each; the benchmark takes 500)."""
     path = ROOT / "benchmarks" / "bench_estimate_active.py"
     spec = importlib.util.spec_from_file_location("bench_estimate_active", path)
     assert spec is not None and spec.loader is not None
     b = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(b)
-    r = b.simulate(b.full_rows("lftqa_eval"), 40)
-    assert r["ratio"] < 1.0
-    assert r["active"]["coverage"] >= 0.9 and r["uniform"]["coverage"] >= 0.9
-    # what ships: calibrate plan's selection, estimated as calibrate estimate --plan does, each
-    # system's CI against its full-label mean (50 draws each; the benchmark takes 1,000)
-    for name in ("conformal_judge_sheng2025", "lftqa_eval"):
-        e = b.simulate_estimate(b.full_rows(name), 50)
-        assert e["ratio"] < 1.0, (name, e)
-        assert e["active"]["coverage"] >= 0.93 and e["uniform"]["coverage"] >= 0.93, (name, e)
+    # SummEval consistency: residuals vary with the judge score; active is recommended and pays
+    e = b.simulate(b.full_rows("summeval_consistency_4omini"), 12)
+    assert e["active_recommended"] >= 0.9 and e["ratio"] <= 0.95, e  # benchmark, 40 draws: 0.909
+    assert e["active"]["coverage"] >= 0.93 and e["uniform"]["coverage"] >= 0.93, e
+    # SummEval coherence: no gain predicted, uniform selected; never wider than plain by 2%
+    e = b.simulate(b.full_rows("summeval_coherence_4omini"), 12)
+    assert e["active_recommended"] <= 0.1 and e["ratio"] <= 1.02, e
+    assert e["active"]["coverage"] >= 0.93 and e["uniform"]["coverage"] >= 0.93, e

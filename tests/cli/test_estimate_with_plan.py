@@ -56,7 +56,8 @@ def labelled(data_dir: Path, tmp_path: Path, capsys) -> tuple[Path, list[dict]]:
     """The plan's candidates (CSV rows) and a folder with the selected ones labelled."""
     pilot, hidden = _pilot(data_dir, tmp_path)
     folder = tmp_path / "plan"
-    _run(capsys, "plan", "--input", str(pilot), "--budget", "80", "--out", str(folder))
+    argv = ["--budget", "80", "--mix", "0.2", "--out", str(folder)]  # --mix: active as it says
+    _run(capsys, "plan", "--input", str(pilot), *argv)
     plan = folder / "selection.csv"
     rows = list(csv.DictReader(plan.open(encoding="utf-8")))
     assert len(rows) == 480 - PILOT
@@ -92,25 +93,68 @@ def test_the_plan_weights_each_new_label_by_one_over_its_probability(  # type: i
     assert as_planned["route"] == "ipw" and as_planned["labelled"] == PILOT + picked
     assert res["plan"]["selected_labelled"] == picked and res["plan"]["candidates"] == 360
     assert any("weighted by 1/probability" in n for n in res["notes"])
-    # θ = mean of (Y before the plan, f(S) on candidates) + (1/N) Σ_selected (Y − f)/π: halving
-    # every π doubles the correction; no row selected leaves none (the calibration is unchanged)
-    halved, _ = value([dict(r, probability=float(r["probability"]) / 2) for r in rows], "h.csv")
+    # θ = mean f(S) + c, c the residuals' mean weighted by 1/q, q = p₀ + (1 − p₀)π (p₀ the
+    # share labelled before the plan): a uniform plan weighs every label alike, so it gives
+    # the plain estimate exactly; no row selected leaves the pilot's residuals alone
+    mean = sum(float(r["probability"]) for r in rows) / len(rows)
+    flat, _ = value([dict(r, probability=mean) for r in rows], "flat.csv")
+    plain = _run(capsys, "estimate", "--input", str(folder))["systems"][0]
+    assert plain["route"] == "augmented"
+    assert flat["value"] == pytest.approx(plain["value"], abs=1e-12)
+    assert abs(as_planned["value"] - plain["value"]) > 1e-5  # the active π weigh unequally
     none, res0 = value([dict(r, selected=0) for r in rows], "none.csv")
     assert res0["plan"]["labelled_not_selected"] == picked
-    corr = as_planned["value"] - none["value"]
-    assert abs(corr) > 1e-4
-    assert halved["value"] - as_planned["value"] == pytest.approx(corr, abs=1e-12)
+    assert abs(as_planned["value"] - none["value"]) > 1e-4
+    assert as_planned["lo"] >= 0 and as_planned["hi"] <= 1  # clipped to the label scale
     # the run folder's report.html says what the plan held
     page = tmp_path / "run"
     argv = ["calibrate", "estimate", "--input", str(folder), "--out", str(page)]
     assert main([*argv, "--plan", str(tmp_path / "as_planned.csv")]) == 0
     text = (page / "report.html").read_text(encoding="utf-8")
     assert "Label plan read back" in text and "base (plan-weighted)" not in text  # JS draws it
-    # without the plan the same labels are taken as a uniform sample: another estimate
+    # without the plan the same labels are taken as a uniform sample (the value: above)
     capsys.readouterr()
     assert main(["calibrate", "estimate", "--input", str(folder)]) == 0
     out = capsys.readouterr().out
-    assert "weighted by the plan" not in out and f"{as_planned['value']:.4f}" not in out
+    assert "weighted by the plan" not in out
+    assert "Selection gate: passed" in out
+
+
+def test_the_weighted_estimate_by_hand() -> None:
+    """The --plan estimate is mean f(S) + Σ w (Y − f_oof(S)) / Σ w over the used labels, w = 1/q
+    (q = p₀ + (1 − p₀)π; the pilot rows take the π of the candidate nearest in judge score)."""
+    import numpy as np
+
+    from metajudge.analyses.calibration.crossfit import crossfit_rows, fit_crossfit
+    from metajudge.analyses.calibration.estimate import Settings, estimate_systems
+
+    rng = np.random.default_rng(3)
+    n = 400
+    judge = rng.uniform(0, 1, n)
+    label = np.clip(judge + rng.normal(0, 0.1 + 0.3 * judge, n), 0, 1)
+    pilot = np.arange(n) < 40
+    pi = np.where(pilot, np.nan, 0.05 + 0.3 * judge)
+    drawn = ~pilot & (rng.random(n) < np.nan_to_num(pi))
+    raw = [
+        ("s", f"c{i}", f"i{i}", float(judge[i]), float(label[i]) if pilot[i] or drawn[i] else None)
+        for i in range(n)
+    ]
+    rows = crossfit_rows(raw, scale=(0.0, 1.0), source="x")
+    from dataclasses import replace
+
+    rows = replace(rows, pi=pi, drawn=drawn)
+    _, (est,), _ = estimate_systems(rows, Settings(folds=10))
+    cf = fit_crossfit(rows, folds=10)
+    used = pilot | drawn
+    cand_j, cand_pi = judge[~pilot], pi[~pilot]
+    near = np.array([cand_pi[np.argmin(np.abs(cand_j - x))] for x in judge[pilot]])
+    q = np.where(pilot, 0.0, pi)
+    q[pilot] = near
+    q = 0.1 + 0.9 * q
+    w = 1 / q[used]
+    res = label[used] - cf.out_of_fold(judge[used], rows.cluster[used])
+    want = cf.predict(judge).mean() + np.sum(w * res) / np.sum(w)
+    assert est["route"] == "ipw" and est["value"] == pytest.approx(want, abs=1e-12)
 
 
 def test_a_plan_that_does_not_fit_the_data_exits_2(  # type: ignore[no-untyped-def]

@@ -11,22 +11,29 @@ calibration f (:mod:`.crossfit`; f₋ₖ fitted without fold k, f_oof(i) = f₋�
   ψᵢ = f(Sᵢ) + c + 1[i ∈ L]·(rᵢ − c)/p (r = Y − f_oof(S), c = mean r) averages to θ̂;
 - **labels** (every response labelled): the labels' mean, no calibration needed;
 - **ipw** (``--plan``: labels collected by a label plan of :mod:`.plan`, each candidate selected
-  with its probability π): ψᵢ = Yᵢ on the rows labelled before the plan, f(Sᵢ) + ξᵢ(Yᵢ −
-  f_oof(Sᵢ))/πᵢ on the plan's candidates (ξ: selected and labelled), θ̂ = mean ψ, unbiased under
-  the plan's draw whatever the π (Zrnic & Candès 2024);
+  with its probability π): every used label weighted by 1/q, q = p₀ + (1 − p₀)π its probability
+  of a label (:func:`inclusion_probability`; p₀ the share labelled before the plan, those rows
+  taking the π of the nearest candidate by judge score), the residual centred on its weighted
+  mean c: θ̂ = mean f(S) + c, ψᵢ = f(Sᵢ) + c + ξᵢ(rᵢ − c)/qᵢ (ξ: used; Zrnic & Candès 2024). A
+  uniform plan gives the augmented estimate exactly;
 - **borrowed** (no labels of its own): θ̂ = mean f(S), the calibration learnt on the other
-  systems' labels, assumed to transfer (the output says so; a transport audit tests it).
+  systems' labels, assumed to transfer. Its CI holds only the calibration's uncertainty, not
+  the system's own residual mean (on SummEval and HANNA such CIs covered 0.52–0.75), so its level
+  claim is refused unless a transport audit PASSes ("no labels of its own: label ≥
+  :data:`MIN_OWN_LABELS` of its items").
 
 The interval adds the calibration's own uncertainty to the sampling variance: the CR1 variance
 of mean ψ clustered by prompt (df: labelled clusters − 1 when augmented, clusters − 1 when
-borrowed; augmented, at least the pooled out-of-fold residual variance over n_L — with the df of
-all labelled clusters — so that a system with a handful of labels cannot claim a residual
-variance near 0; ipw, at least that floor under the plan's design, (1/n²)(Σ_before u² +
-Σ_candidates u²/π), u² the pooled binned residual variance at the row's judge score
-(:meth:`~.crossfit.CrossFit.residual_sd`, the plan's own uncertainty model), so that it shrinks
-where the plan put its labels) plus the delete-a-fold jackknife variance of θ̂ re-estimated with
+borrowed; augmented, at least the residual variance over n_L — the larger of the pooled
+out-of-fold residual variance and its binned value averaged over the system's judge scores
+(:func:`residual_var_at`), with the df of all labelled clusters — so that a system with a
+handful of labels cannot claim a residual variance near 0; ipw, at least that floor under the
+plan's design, (1/n²) Σ u²/q over the rows, u² that residual variance at the row's judge
+score (the plan's own uncertainty model), so that it shrinks where the plan put its labels)
+plus the delete-a-fold jackknife variance of θ̂ re-estimated with
 each f₋ₖ (df K − 1);
-Student's t with the Welch–Satterthwaite df (:mod:`metajudge.stats.clustered`). The method is
+Student's t with the Welch–Satterthwaite df (:mod:`metajudge.stats.clustered`), clipped to the
+label scale (a difference to ± its span; the output says so). The method is
 that of CJE (Landesberg et al. 2025, arXiv 2512.11150; the cje-eval package), written here anew.
 
 Beside it: the raw judge mean with its naive clustered CI (judge units), and for a binary judge
@@ -39,6 +46,9 @@ above ``support_threshold`` (default 0.05, CJE's) the level claim is refused, th
 **Transport** (:func:`transport_audit`): on held-out labelled probes of a system, the mean residual
 Y − f(S) with its clustered t CI against ``±margin``: PASS inside, FAIL wholly outside,
 INCONCLUSIVE otherwise or with fewer than 20 clusters. A FAIL refuses the level claim too.
+**Selection** (:func:`selection_gate`): were the labels chosen by outcome? The labelled rows'
+judge scores against all rows', beyond what the labelling design explains; said beside every
+estimate. A paired difference names the systems whose level claim was refused.
 
 :func:`estimate_mean` is the command's one analysis over its ``--method``: this estimate
 (``aipw``), or PPI++ / Rogan–Gladen on labels drawn from a fully labelled set (``ppi``,
@@ -53,6 +63,7 @@ from itertools import combinations
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from metajudge.analyses.calibration.crossfit import (
     DEFAULT_FOLDS,
@@ -70,6 +81,12 @@ from metajudge.stats import holm
 SUPPORT_THRESHOLD = 0.05
 #: fewest probe clusters a transport audit needs to PASS
 MIN_PROBE_CLUSTERS = 20
+#: labels of its own a borrowed system is told to collect before its level is claimed: the
+#: fewest per system at which bench_estimate_coverage.py shows coverage (5% of SummEval's 100
+#: responses a system)
+MIN_OWN_LABELS = 5
+#: the selection gate's level (:func:`selection_gate`)
+GATE_ALPHA = 0.01
 
 
 @dataclass(frozen=True)
@@ -96,32 +113,74 @@ class _Fit:
     var_floor: float = 0.0  # pooled residual variance / own labels (augmented)
 
 
-def _ipw_psi(f: FArr, f_lab: FArr, r: EstimateRows, census: Any, xi: Any) -> FArr:
-    """ψ under a label plan: Y on rows labelled before it (π = 1), f(S) + ξ (Y − f(S)) / π on
-    its candidates; ``f_lab``: the map's values on the ξ rows (out of fold for ψ itself)."""
-    psi = f.copy()
-    psi[census] = r.label[census]
-    assert r.pi is not None
-    psi[xi] += (r.label[xi] - f_lab) / r.pi[xi]
-    return psi
+def inclusion_probability(r: EstimateRows) -> FArr:
+    """Each row's probability q of carrying a label under the design the estimate assumes.
+    Without a plan the labels fell at random: q = the labelled share. Under a plan the rows
+    labelled before it fell at random at their share p₀ of the rows, and every other row was a
+    candidate drawn with the plan's π: q = p₀ + (1 − p₀)π, a row labelled before the plan taking
+    the π of the candidate nearest in judge score (the plan's rule is a function of the judge
+    score alone), so that a uniform plan weighs every label alike.
+
+    >>> import numpy as np
+    >>> from metajudge.analyses.calibration.crossfit import crossfit_rows
+    >>> r = crossfit_rows([("a", str(i), str(i), float(i), 1.0 if i < 2 else None)
+    ...                    for i in range(4)], scale=(0, 1), source="x")
+    >>> inclusion_probability(r).tolist()
+    [0.5, 0.5, 0.5, 0.5]
+    """
+    lab = r.labelled
+    if r.pi is None or not np.isfinite(r.pi).any():
+        return np.full(len(r), float(lab.mean()))
+    cand = np.isfinite(r.pi)
+    p0 = float((lab & ~cand).mean())
+    pi = r.pi.copy()
+    if not cand.all():
+        order = np.argsort(r.judge[cand], kind="mergesort")
+        cj, cp, x = r.judge[cand][order], r.pi[cand][order], r.judge[~cand]
+        at = np.clip(np.searchsorted(cj, x), 0, cj.size - 1)
+        prev = np.maximum(at - 1, 0)
+        pi[~cand] = cp[np.where(np.abs(cj[prev] - x) <= np.abs(cj[at] - x), prev, at)]
+    return p0 + (1 - p0) * pi
+
+
+def _used(r: EstimateRows) -> npt.NDArray[np.bool_]:
+    """The labelled rows the estimate weighs: all of them without a plan; under one, those
+    labelled before it and the selected candidates that carry a label."""
+    if r.pi is None or r.drawn is None:
+        return r.labelled
+    return r.labelled & (~np.isfinite(r.pi) | r.drawn)
+
+
+def residual_var_at(cf: CrossFit, judge: FArr) -> FArr:
+    """The residual variance at each of a system's judge scores (the floors' one model): the
+    binned squared residual (:meth:`~.crossfit.CrossFit.residual_sd`) scaled so that over the
+    labelled rows it averages to the pooled out-of-fold residual variance (centred), and raised
+    where needed so that over ``judge`` it averages at least that pooled variance."""
+    u2 = cf.residual_sd(judge) ** 2 * cf.residual_var / max(cf.resid_overall_rms**2, 1e-300)
+    return u2 * max(1.0, cf.residual_var / max(float(np.mean(u2)), 1e-300))
 
 
 def _ipw_fit(r: EstimateRows, cf: CrossFit, f: FArr) -> _Fit:
-    """The estimate under a label plan (``calibrate estimate --plan``; :mod:`.plan`): the plan's
-    selected, labelled candidates weighted by 1/π (Zrnic & Candès 2024), the rows labelled
-    before the plan taken as they are."""
-    assert r.pi is not None and r.drawn is not None
-    lab, cand = r.labelled, np.isfinite(r.pi)
-    census, xi = lab & ~cand, cand & r.drawn & lab
-    psi = _ipw_psi(f, cf.out_of_fold(r.judge[xi], r.cluster[xi]), r, census, xi)
+    """The estimate under a label plan (``calibrate estimate --plan``; :mod:`.plan`): each used
+    label weighted by 1/q (:func:`inclusion_probability`; Zrnic & Candès 2024), its residual
+    centred on the weighted (Hájek) mean residual c, so that θ̂ = mean f(S) + c and the
+    pseudo-outcome ψ = f(S) + c + ξ(r − c)/q carries no c² term."""
+    q, used = inclusion_probability(r), _used(r)
+    w = 1.0 / q[used]
+
+    def centre(f_lab: FArr) -> float:
+        return float(np.sum(w * (r.label[used] - f_lab)) / np.sum(w))
+
+    oof = cf.out_of_fold(r.judge[used], r.cluster[used])
+    c = centre(oof)
+    psi = f + c
+    psi[used] += (r.label[used] - oof - c) * w
     jack = []
     for k in range(cf.k):
         fk = cf.predict_fold(r.judge, k)
-        jack.append(float(_ipw_psi(fk, fk[xi], r, census, xi).mean()))
-    used = census | xi
+        jack.append(float(fk.mean()) + centre(fk[used]))
     gl = len(set(r.cluster[used].tolist()))
-    u2 = cf.residual_sd(r.judge) ** 2
-    floor = float(np.sum(u2[census]) + np.sum(u2[cand] / r.pi[cand])) / len(r) ** 2
+    floor = float(np.sum(residual_var_at(cf, r.judge) / q)) / len(r) ** 2
     return _Fit(float(psi.mean()), psi, np.array(jack), max(gl - 1.0, 1.0), floor)
 
 
@@ -149,17 +208,26 @@ def _system_fit(r: EstimateRows, cf: CrossFit) -> tuple[_Fit, str]:
         fk = cf.predict_fold(r.judge, k)
         jack.append(fk.mean() + float(np.mean(y - fk[lab])))
     gl = len(set(r.cluster[lab].tolist()))
-    floor = cf.residual_var / int(lab.sum())
+    floor = float(np.mean(residual_var_at(cf, r.judge))) / int(lab.sum())
     return _Fit(float(psi.mean()), psi, np.array(jack), max(gl - 1.0, 1.0), floor), "augmented"
 
 
 def _interval(
-    value: float, var_s: float, df_s: float, jack: FArr, k: int, alpha: float
+    value: float,
+    var_s: float,
+    df_s: float,
+    jack: FArr,
+    k: int,
+    alpha: float,
+    clip: tuple[float, float],
 ) -> dict[str, float]:
+    """The t interval of the module docstring, clipped to ``clip`` (the label scale, or ±its
+    span for a difference)."""
     var_c = cl.jackknife_variance(jack)
     se = math.sqrt(var_s + var_c) if math.isfinite(var_s) else math.nan
     df = cl.welch_df(var_s, df_s, var_c, k - 1)
     lo, hi = cl.t_interval(value, se, df, alpha)
+    lo, hi = max(lo, clip[0]), min(hi, clip[1])
     return {
         "value": value,
         "se": se,
@@ -220,7 +288,7 @@ def estimate_system(
         "labelled": int(r.labelled.sum()),
         "clusters": len(set(r.cluster.tolist())),
         "route": route,
-        **_interval(fit.value, var_s, fit.df_sampling, fit.jack, cf.k, st.alpha),
+        **_interval(fit.value, var_s, fit.df_sampling, fit.jack, cf.k, st.alpha, r.scale),
         "judge_mean": _naive(r, st.alpha),
         "support": _support(r.judge, cf, st.support_threshold),
     }
@@ -237,9 +305,9 @@ def _difference(
     infl = np.concatenate([(fa.psi - fa.value) / len(ra), -(fb.psi - fb.value) / len(rb)])
     clusters = np.concatenate([ra.cluster, rb.cluster])
     var_s = max(cl.influence_se(infl, clusters) ** 2, fa.var_floor + fb.var_floor)  # as above
-    d = _interval(
-        fa.value - fb.value, var_s, min(fa.df_sampling, fb.df_sampling), fa.jack - fb.jack, k, alpha
-    )
+    span = float(ra.scale[1] - ra.scale[0])
+    df_s = min(fa.df_sampling, fb.df_sampling)
+    d = _interval(fa.value - fb.value, var_s, df_s, fa.jack - fb.jack, k, alpha, (-span, span))
     shared = len(set(ra.cluster.tolist()) & set(rb.cluster.tolist()))
     return {
         "a": str(ra.system[0]),
@@ -298,11 +366,13 @@ class EstimateResult(Result):
     notes: list[str] = field(default_factory=list)
     #: the label plan read back (``--plan``): its file, candidates, selected, probabilities
     plan: dict[str, Any] | None = None
+    #: whether the labelled rows' judge scores differ from all rows' (:func:`selection_gate`)
+    selection_gate: dict[str, Any] | None = None
     #: what a run folder's ``result.json`` holds (``report render`` reads it)
     kind: str = "calibrate-estimate"
 
 
-def _level_claims(systems: list[dict[str, Any]], audits: list[dict[str, Any]]) -> None:
+def level_claims(systems: list[dict[str, Any]], audits: list[dict[str, Any]]) -> None:
     verdicts = {a["system"]: a["verdict"] for a in audits}
     for s in systems:
         why = []
@@ -312,6 +382,8 @@ def _level_claims(systems: list[dict[str, Any]], audits: list[dict[str, Any]]) -
             )
         if verdicts.get(s["system"]) == "FAIL":
             why.append("transport audit FAIL")
+        elif s["route"] == "borrowed" and verdicts.get(s["system"]) != "PASS":
+            why.append(f"no labels of its own: label ≥ {MIN_OWN_LABELS} of its items")
         s["transport"] = verdicts.get(s["system"], "not audited")
         s["level_claim"] = "refused: " + "; ".join(why) if why else "ok"
         s["transport_verified"] = s["route"] != "borrowed" or s["transport"] == "PASS"
@@ -359,10 +431,12 @@ def calibrated_estimates(
             transport_audit(probes.of(s), cf, margin=st.margin, alpha=st.alpha)
             for s in probes.systems
         ]
-    _level_claims(systems, audits)
+    level_claims(systems, audits)
     unverified = {s["system"] for s in systems if not s["transport_verified"]}
+    refused = {s["system"] for s in systems if s["level_claim"] != "ok"}
     for d in diffs:
         d["conditional_on_transport"] = bool({d["a"], d["b"]} & unverified)
+        d["level_refused"] = sorted({d["a"], d["b"]} & refused)
     return EstimateResult(
         source=rows.source,
         scale=list(rows.scale),
@@ -371,8 +445,9 @@ def calibrated_estimates(
         differences=diffs,
         transport=audits,
         settings=asdict(st),
-        notes=_notes(systems, design),
+        notes=_notes(systems, design, rows.scale),
         plan=design,
+        selection_gate=selection_gate(rows),
     )
 
 
@@ -422,8 +497,56 @@ def estimate_mean(
     )
 
 
-def _notes(systems: list[dict[str, Any]], design: dict[str, Any] | None = None) -> list[str]:
+def selection_gate(rows: EstimateRows, alpha: float = GATE_ALPHA) -> dict[str, Any]:
+    """Were the labels chosen by outcome? Over the systems with labels of their own (which
+    systems carry labels is the design's, not tested), the labelled rows' mean judge score, each
+    weighted by 1/q (:func:`inclusion_probability`: the labelling design, a plan's, else labels
+    at random among those rows), against all their rows' mean; z = the difference / its design
+    SE, √(Σ (1 − q)/q (S − S̄)²)/N (Poisson sampling of the labels). Under random labelling the
+    labelled rows are a random subset, so the test holds whatever the clustering. A flag means
+    the labels are not a random draw given the design: the estimate's residual correction
+    assumes they are."""
+    from scipy import stats as ss
+
+    own = [s for s in rows.systems if rows.of(s).labelled.any()]
+    r = rows.take(np.isin(rows.system, own))
+    q, used, x = inclusion_probability(r), _used(r), r.judge
+    w = 1.0 / q[used]
+    lab_m, all_m = float(np.sum(w * x[used]) / np.sum(w)), float(x.mean())
+    var = float(np.sum((1 - q) / q * (x - all_m) ** 2)) / len(r) ** 2
+    z = (lab_m - all_m) / math.sqrt(var) if var > 0 else 0.0
+    p = float(2 * ss.norm.sf(abs(z)))
+    flagged = p < alpha
+    return {
+        "test": "labelled rows' judge-score mean (weighted by 1/q) against all rows' of the "
+        "systems with labels, design z",
+        "labelled_mean": lab_m,
+        "all_mean": all_m,
+        "z": z,
+        "p": p,
+        "alpha": alpha,
+        "flagged": flagged,
+        "warning": (
+            f"the labelled rows' judge scores differ from all rows' (mean {lab_m:.4g} against "
+            f"{all_m:.4g}, z = {z:.2f}, p = {p:.2g} < {alpha:g}) beyond what the labelling "
+            "design explains: the labels look chosen by outcome, and the estimates may be biased"
+            if flagged
+            else None
+        ),
+    }
+
+
+def _notes(
+    systems: list[dict[str, Any]],
+    design: dict[str, Any] | None = None,
+    scale: tuple[float, float] | None = None,
+) -> list[str]:
     out = []
+    if scale is not None:
+        out.append(
+            f"intervals are clipped to the label scale [{scale[0]:g}, {scale[1]:g}] (differences "
+            f"to ±{scale[1] - scale[0]:g})"
+        )
     if design is not None:
         lo, hi = design["probability_range"]
         out.append(
@@ -445,9 +568,14 @@ def _notes(systems: list[dict[str, Any]], design: dict[str, Any] | None = None) 
             )
     borrowed = [s["system"] for s in systems if s["route"] == "borrowed"]
     if borrowed:
+        has = (
+            "has no labels of its own; its estimate uses"
+            if len(borrowed) == 1
+            else ("have no labels of their own; their estimates use")
+        )
         out.append(
-            f"borrowed calibration: {', '.join(borrowed)} have no labels of their own; their "
-            "estimates use the calibration learnt on the other systems' labels and assume it "
-            "transfers (a transport audit on labelled probes tests it)"
+            f"borrowed calibration: {', '.join(borrowed)} {has} the calibration learnt on the "
+            "other systems' labels, assuming it transfers; no level is claimed without "
+            f"{MIN_OWN_LABELS} labels of its own or a transport audit PASS on labelled probes"
         )
     return out

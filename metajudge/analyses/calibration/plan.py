@@ -13,7 +13,12 @@ with probability π_i proportional to the judge's uncertainty there, u(S_i) = th
 squared out-of-fold residual of the labelled rows in the same judge-score bin (equal-count
 bins; :meth:`~.crossfit.CrossFit.residual_sd`), mixed with the uniform rule (share ``mix``) so
 that no π is near 0, scaled to the budget B = Σ π and capped at 1. The estimate that keeps this unbiased weights each new label by 1/π
-(:func:`ipw_mean`): θ̂ = mean f(S) + (1/N) Σ ξ_i (Y_i − f(S_i))/π_i, ξ_i ~ Bernoulli(π_i).
+(``calibrate estimate --plan``): θ̂ = mean f(S) + c, c the residuals Y − f(S) averaged with weights
+1/q, q = p₀ + (1 − p₀)π each row's probability of a label (:func:`~.estimate.inclusion_probability`;
+p₀ the share labelled before the plan), the residual centred on c. Before
+anyone labels, the pilot predicts the half-width ratio of active to uniform selection
+(:func:`predicted_ratio`); above :data:`ACTIVE_GAIN_RATIO` the plan selects uniformly and says
+why. A target no number of labels reaches gets :func:`plan_advice`.
 """
 
 from __future__ import annotations
@@ -47,15 +52,77 @@ def labels_needed(
     c = est["se_calibration"] ** 2 * cf.n_labels
     room = (half_width / z) ** 2 - v_f
     need = math.ceil((cf.residual_var + c) / room) if room > 0 else None
-    return {
+    n = len(r)
+    out = {
         "system": str(r.system[0]),
-        "rows": len(r),
+        "rows": n,
         "labelled_now": int(r.labelled.sum()),
         "half_width_now": (est["hi"] - est["lo"]) / 2,
         "labels_needed": need,
         "reachable": need is not None,
         "labels_only_needed": math.ceil(label_var / (half_width / z) ** 2),
     }
+    if need is None or need > n:  # the advice: what every response labelled reaches, or needs
+        out["advice"] = {
+            "half_width_all_labelled": z * math.sqrt(v_f + (cf.residual_var + c) / n),
+            "residual_var_needed": room * n - c if room > 0 else None,
+            "residual_var_now": cf.residual_var,
+        }
+    return out
+
+
+def plan_advice(row: dict[str, Any]) -> str:
+    """What a plan row says of its labels: the number, or why it cannot be reached and the
+    nearest half-width (every response labelled), or the judge the target needs."""
+    if row["reachable"] and row["labels_needed"] <= row["rows"]:
+        return str(row["labels_needed"])
+    a = row["advice"]
+    head = (
+        f"{row['labels_needed']} (more than its {row['rows']} responses)"
+        if row["reachable"]
+        else "not reachable (more responses)"
+    )
+    judge = (
+        f"; or a judge whose residual variance is ≤ {a['residual_var_needed']:.3g} (now "
+        f"{a['residual_var_now']:.3g})"
+        if a["residual_var_needed"] and a["residual_var_needed"] > 0
+        else ""
+    )
+    return f"{head}: every response labelled gives ±{a['half_width_all_labelled']:.3g}{judge}"
+
+
+#: the active rule's default share of uniform probability
+DEFAULT_MIX = 0.2
+#: the predicted half-width ratio (active / uniform) above which ``calibrate plan`` selects
+#: uniformly: a gain under 3% does not repay the weights' noise
+ACTIVE_GAIN_RATIO = 0.97
+
+
+def predicted_ratio(rows: EstimateRows, cf: CrossFit, pi: FArr, se_cal: dict[str, float]) -> float:
+    """The pilot's prediction of the mean half-width ratio, active (``pi`` on the unlabelled
+    rows) against uniform at the same budget: per system the variance V_f + se_calibration² +
+    (1/N²) Σ u²/q, u the binned residual SD (centred), q the labelling probability of every row
+    (:func:`~.estimate.inclusion_probability`), averaged over systems as half-widths."""
+    from dataclasses import replace
+
+    from metajudge.analyses.calibration.estimate import inclusion_probability, residual_var_at
+
+    unl = ~rows.labelled
+    uniform = np.full(int(unl.sum()), float(pi.mean()))
+    ratios = []
+    for s in rows.systems:
+        half = []
+        for p in (pi, uniform):
+            full = np.full(len(rows), np.nan)
+            full[unl] = p
+            r = replace(rows, pi=full, drawn=unl).of(s)
+            f = cf.predict(r.judge)
+            v_f = cl.influence_se((f - f.mean()) / len(r), r.cluster) ** 2
+            u2 = residual_var_at(cf, r.judge)
+            resid = float(np.sum(u2 / inclusion_probability(r))) / len(r) ** 2
+            half.append(math.sqrt(v_f + se_cal[s] ** 2 + resid))
+        ratios.append(half[0] / half[1])
+    return float(np.mean(ratios))
 
 
 def active_probabilities(u: FArr, budget: float, mix: float = 0.2) -> FArr:
@@ -82,21 +149,6 @@ def active_probabilities(u: FArr, budget: float, mix: float = 0.2) -> FArr:
     return pi
 
 
-def ipw_mean(
-    f: FArr, y: FArr, pi: FArr, picked: np.ndarray, alpha: float = 0.05
-) -> dict[str, float]:
-    """θ̂ = mean f + (1/N) Σ ξ (Y − f)/π over N items (module docstring) with the
-    Horvitz–Thompson variance of the correction, given a fixed f; ``y`` may be NaN where not
-    picked."""
-    n = f.size
-    r = np.where(picked, y - f, 0.0)
-    value = float(f.mean() + np.sum(r / pi) / n)
-    var = float(np.sum(picked * r**2 * (1 - pi) / pi**2)) / n**2
-    se = math.sqrt(var)
-    lo, hi = cl.t_interval(value, se, max(int(picked.sum()) - 1, 1), alpha)
-    return {"value": value, "se": se, "lo": lo, "hi": hi}
-
-
 @dataclass
 class PlanResult(Result):
     """``calibrate plan``'s result: labels needed per system for ``half_width``, and the active
@@ -112,10 +164,17 @@ class PlanResult(Result):
 
 
 def label_plan(
-    rows: EstimateRows, st: Any, *, half_width: float | None, budget: float | None, mix: float
+    rows: EstimateRows,
+    st: Any,
+    *,
+    half_width: float | None,
+    budget: float | None,
+    mix: float | None = None,
 ) -> tuple[PlanResult, list[tuple[str, str, str, float, float, int]]]:
     """The plan (module docstring) and the selection rows ``(system, item, cluster, judge, π,
-    picked)`` of the unlabelled rows (empty without ``budget``)."""
+    picked)`` of the unlabelled rows (empty without ``budget``). ``mix`` None: the active rule
+    with 0.2, or uniform where :func:`predicted_ratio` is above :data:`ACTIVE_GAIN_RATIO`;
+    given, the active rule with it whatever the prediction."""
     from metajudge.analyses.calibration.estimate import estimate_systems
 
     cf, systems, fits = estimate_systems(rows, st)
@@ -137,7 +196,14 @@ def label_plan(
         pool = rows.take(~rows.labelled)
         if not len(pool):
             raise InputError("every row is labelled: nothing to select", field="--budget")
-        pi = active_probabilities(cf.residual_sd(pool.judge), budget, mix)
+        pi = active_probabilities(
+            cf.residual_sd(pool.judge), budget, DEFAULT_MIX if mix is None else mix
+        )
+        ratio = predicted_ratio(rows, cf, pi, {e["system"]: e["se_calibration"] for e in systems})
+        recommend = "uniform" if ratio > ACTIVE_GAIN_RATIO else "active"
+        uniform = mix is None and recommend == "uniform"
+        if uniform:
+            pi = np.full(pi.size, budget / pi.size)
         rng = np.random.default_rng([st.seed, 42])
         picked = rng.random(pi.size) < pi
         picks = [
@@ -152,8 +218,22 @@ def label_plan(
             "candidates": len(pool),
             "picked": int(picked.sum()),
             "probability_range": [float(pi.min()), float(pi.max())],
+            "predicted_ratio": ratio,
+            "recommendation": recommend,
             "rule": "pi proportional to the judge's binned out-of-fold RMS residual, mixed with "
             "uniform; weight each new label by 1/pi",
         }
+        if recommend == "uniform":
+            rms = cf.resid_rms
+            sel["why"] = (
+                f"active selection is predicted to give {ratio:.3f} of uniform labelling's "
+                f"half-width (above {ACTIVE_GAIN_RATIO}): the judge's residuals barely vary with "
+                f"its score (binned RMS {min(rms):.3g} to {max(rms):.3g})"
+            )
+        if uniform:
+            sel["mix"] = 1.0
+            sel["rule"] = (
+                f"uniform, every candidate alike: {sel['why']}; --mix forces the active rule"
+            )
     res = PlanResult(rows.source, half_width, st.alpha, out, sel)
     return res, picks
