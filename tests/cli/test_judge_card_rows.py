@@ -128,7 +128,7 @@ def test_a_cje_folder_card_runs_the_estimate_with_its_transport_audit(
     assert got == est["result"]
     by = {s["system"]: s for s in est["result"]["systems"]}
     assert by["unhelpful"]["transport"] == "FAIL"
-    assert "refused for unhelpful (transport audit FAIL)" in card["decision"]["sentence"]
+    assert "unhelpful (transport audit FAIL)" in card["decision"]["sentence"]
     assert card["labels"] == {"records": 4000, "labelled": 480, "partial": True}
     assert (tmp_path / "card" / "card.html").is_file()
 
