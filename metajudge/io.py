@@ -231,8 +231,10 @@ def parse_json(
     line of a JSON Lines record), refusing with ``InputError`` (file, line, field) malformed
     JSON, nesting deeper than :data:`MAX_JSON_DEPTH`, a lone UTF-16 surrogate escape
     (``"\ud800"``: not text; it would fail later when written or hashed), an integer longer than
-    Python reads (``sys.get_int_max_str_digits()``, 4300 digits) and, with ``finite``, a
-    number that is ``NaN``, ``Infinity`` or too large for a float (``1e309``).
+    Python reads (``sys.get_int_max_str_digits()``, 4300 digits), an integer outside the range
+    of a float (:func:`_refuse_huge_integer`: every number an input gives is read as a float,
+    where it would raise ``OverflowError``) and, with ``finite``, a number that is ``NaN``,
+    ``Infinity`` or too large for a float (``1e309``).
 
     >>> parse_json('{"a": [1, 2]}', path=None)
     {'a': [1, 2]}
@@ -240,6 +242,10 @@ def parse_json(
     Traceback (most recent call last):
     ...
     metajudge.errors.InputError: d.jsonl:3: field id: a lone surrogate \ud800 is not text; ...
+    >>> parse_json('{"s": ' + "9" * 400 + '}', path="h.json")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    metajudge.errors.InputError: h.json:1: field s: a number outside the range of a float (999…, 400 digits; ...
     >>> parse_json('{"a": {"x": NaN}}', path="h.json", finite=True)
     Traceback (most recent call last):
     ...
@@ -275,12 +281,48 @@ def parse_json(
             field=field,
         )
     _refuse_lone_surrogate(text, path, line)
+    _refuse_huge_integer(text, path, line)
     if finite:
         _refuse_non_finite(obj, text, path, line)
     return obj
 
 
 _NUMBER_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|-?Infinity|NaN|-?\d[\d.eE+-]*')
+
+
+#: A run of digits this long may be an integer past a float's range (``2**1024`` has 309 digits).
+_HUGE_DIGITS = re.compile(r"\d{309,}")
+
+
+def may_hold_huge_integer(text: str) -> bool:
+    """Whether ``text`` has a run of 309 or more digits (one C-speed scan): only then can it hold
+    an integer :func:`parse_json` refuses as outside a float's range."""
+    return len(text) >= 309 and _HUGE_DIGITS.search(text) is not None
+
+
+def _refuse_huge_integer(text: str, path: str | Path | None, line: int | None) -> None:
+    """Refuse an integer of JSON ``text`` that no float can hold (``abs >= 2**1024``), naming its
+    line and field: every number of an input is read as a float somewhere, and ``float()`` of
+    one raises ``OverflowError`` (a huge *decimal* such as ``1e309`` is read as infinity, which
+    each reader refuses or counts by its own rule)."""
+    from metajudge.errors import InputError
+
+    if not may_hold_huge_integer(text):
+        return
+    for m in _NUMBER_OR_STRING.finditer(text):
+        tok = m.group(0).lstrip("-")
+        if tok[0] == '"' or len(tok) < 309 or not tok.isdigit():
+            continue
+        if len(tok) < 400 and int(tok) < 2**1024:
+            continue
+        ln, field = _locate(text, pos=m.start())
+        raise InputError(
+            f"a number outside the range of a float ({tok[:3]}…, {len(tok)} digits; at most "
+            "about 1.8e308)",
+            path=path,
+            line=ln if line is None else line,
+            field=field,
+        )
 
 
 def _long_integer(text: str) -> int:
