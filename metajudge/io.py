@@ -449,6 +449,81 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+#: The longest CSV cell any reader reads, in characters (Python's csv module stops at 131,072,
+#: shorter than a ragas ``retrieved_contexts`` cell or a long note may be); a longer cell is an
+#: error naming file and line, not a ``_csv.Error`` traceback. The one place CSV input is read
+#: by the csv module: :func:`csv_reader`.
+CSV_FIELD_LIMIT = 1 << 30
+
+
+class CsvReader:
+    """A ``csv.reader`` (``dicts``: ``csv.DictReader``) whose errors name the file and line
+    (:func:`csv_reader`); iterate it as either, ``fieldnames`` and ``line_num`` as theirs."""
+
+    def __init__(self, reader: Any, path: str | Path | None) -> None:
+        self._reader, self.path = reader, path
+        self._rows = self._guarded()
+
+    def _guarded(self) -> Iterator[Any]:
+        try:
+            yield from self._reader
+        except csv.Error as e:
+            raise self._error(e) from None
+
+    def _error(self, e: csv.Error) -> Exception:
+        from metajudge.errors import InputError
+
+        msg = str(e)
+        if "field larger than field limit" in msg:
+            msg = f"a cell longer than {CSV_FIELD_LIMIT:,} characters"
+        elif "unexpected end of data" in msg:
+            msg = "the file ends inside a quoted cell (a truncated file?)"
+        return InputError(f"not readable as CSV: {msg}", path=self.path, line=self.line_num)
+
+    def __iter__(self) -> Iterator[Any]:
+        return self._rows
+
+    def __next__(self) -> Any:
+        return next(self._rows)
+
+    @property
+    def fieldnames(self) -> Any:
+        try:
+            return self._reader.fieldnames
+        except csv.Error as e:
+            raise self._error(e) from None
+
+    @property
+    def line_num(self) -> int:
+        return int(self._reader.line_num)
+
+
+def csv_reader(
+    lines: Iterable[str],
+    path: str | Path | None,
+    *,
+    delimiter: str = ",",
+    dicts: bool = False,
+    strict: bool = False,
+) -> CsvReader:
+    """THE csv-module reader of CSV input ``lines`` (an open file or text lines) from ``path``:
+    cells up to :data:`CSV_FIELD_LIMIT` characters, rows as lists (``dicts``: as dicts by
+    header, as ``csv.DictReader``); with ``strict``, a file that ends inside a quoted cell (cut
+    short) or quotes a cell badly is refused. A ``csv.Error`` is an ``InputError`` naming
+    ``path`` and the line.
+
+    >>> list(csv_reader(["a,b", "1,2"], "t.csv", dicts=True))
+    [{'a': '1', 'b': '2'}]
+    >>> list(csv_reader(['a,b', '1,"x'], "t.csv", strict=True))
+    Traceback (most recent call last):
+    ...
+    metajudge.errors.InputError: t.csv:2: not readable as CSV: the file ends inside a quoted cell (a truncated file?)
+    """
+    csv.field_size_limit(CSV_FIELD_LIMIT)
+    make = csv.DictReader if dicts else csv.reader
+    return CsvReader(make(lines, delimiter=delimiter, strict=strict), path)
+
+
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 

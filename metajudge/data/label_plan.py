@@ -9,13 +9,12 @@ line and field.
 
 from __future__ import annotations
 
-import csv
 import io
 import math
 from pathlib import Path
 
 from metajudge.errors import InputError
-from metajudge.io import read_text
+from metajudge.io import csv_reader, read_text
 
 PLAN_COLUMNS = ("system", "item", "cluster", "judge_score", "probability", "selected")
 
@@ -39,7 +38,7 @@ def _probability(text: str, path: Path, line: int) -> float:
 def read_plan(path: str | Path) -> PlanRows:
     """Every candidate of the plan file (module docstring)."""
     p = Path(path)
-    reader = csv.DictReader(io.StringIO(read_text(p, field="--plan")))
+    reader = csv_reader(io.StringIO(read_text(p, field="--plan")), p, dicts=True, strict=True)
     missing = [
         c
         for c in ("system", "item", "probability", "selected")
