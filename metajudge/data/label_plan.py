@@ -20,6 +20,12 @@ PLAN_COLUMNS = ("system", "item", "cluster", "judge_score", "probability", "sele
 
 PlanRows = dict[tuple[str, str], tuple[float, bool, int]]
 
+#: The smallest selection probability a plan may give: a label is weighted by 1/probability, and
+#: a weight past 10^9 (one label outweighing a billion rows) only says the column is wrong (at
+#: 1e-300 the estimate was 1.3e296 with no CI); ``calibrate plan`` mixes the uniform rule in,
+#: so its probabilities stay far above this.
+MIN_PROBABILITY = 1e-9
+
 
 def _probability(text: str, path: Path, line: int) -> float:
     try:
@@ -31,6 +37,14 @@ def _probability(text: str, path: Path, line: int) -> float:
     if not (math.isfinite(p) and 0 < p <= 1):
         raise InputError(
             f"probability {text} outside (0, 1]", path=path, line=line, field="probability"
+        )
+    if p < MIN_PROBABILITY:
+        raise InputError(
+            f"probability {text} below {MIN_PROBABILITY:g}: its label would be weighted by "
+            f"1/{text}; a plan's probabilities are at least {MIN_PROBABILITY:g}",
+            path=path,
+            line=line,
+            field="probability",
         )
     return p
 
