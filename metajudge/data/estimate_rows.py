@@ -54,9 +54,12 @@ def _dimension(ds: Any, dimension: str | None) -> str:
 Gather = Callable[..., list[dict[str, Any]]]
 
 
-def read_rows(src: Any, gather: Gather) -> tuple[list[Row], tuple[float, float], dict[str, int]]:
+def read_rows(
+    src: Any, gather: Gather, notes: list[str] | None = None
+) -> tuple[list[Row], tuple[float, float], dict[str, int]]:
     """The judged rows of ``src`` (a :class:`~metajudge.data.source.DataSource`; a dataset's
-    judge column read by ``gather``), the label scale, and the rows left out per reason."""
+    judge column read by ``gather``), the label scale, and the rows left out per reason;
+    ``notes`` gets what a CJE folder's reader notes (:func:`~metajudge.data.cje_folder.read_folder`)."""
     from metajudge.data import cje_folder
 
     if src.path and not Path(src.path).exists():
@@ -68,7 +71,9 @@ def read_rows(src: Any, gather: Gather) -> tuple[list[Row], tuple[float, float],
             raise InputError(
                 "--scores goes with a dataset; a CJE folder carries judge_score", field="--scores"
             )
-        rows = cje_folder.read_folder(src.path, cluster_field=src.cluster_field or "prompt_id")
+        rows = cje_folder.read_folder(
+            src.path, cluster_field=src.cluster_field or "prompt_id", notes=notes
+        )
         return rows, cje_folder.SCALE, {}
     return dataset_rows(src, gather)
 
