@@ -91,6 +91,8 @@ def dataset_rows(src: Any, gather: Gather) -> tuple[list[Row], tuple[float, floa
             "(likert) or binary labels",
             path=src.path,
         )
+    from metajudge.scores.swap_sources import verdict_score
+
     dim = _dimension(ds, src.dimension)
     binary = tuple(ds.card.scale.labels) if kind == "binary" else None
     sc = ds.card.scale_of(dim)
@@ -107,7 +109,8 @@ def dataset_rows(src: Any, gather: Gather) -> tuple[list[Row], tuple[float, floa
     dropped = {"no_judge_score": 0}
     for r in rows:
         rec = recs.get(str(r["key"]))
-        if rec is None or r.get("score") is None:
+        judge = verdict_score(r, binary)  # a binary dataset's verdict labels: 0/1
+        if rec is None or judge is None:
             dropped["no_judge_score"] += 1
             continue
         cluster = rec.id if not src.cluster_field else _field(rec, src.cluster_field)
@@ -118,5 +121,5 @@ def dataset_rows(src: Any, gather: Gather) -> tuple[list[Row], tuple[float, floa
                 field=src.cluster_field,
             )
         label = _label(rec, dim, binary)
-        out.append((rec.system, str(cluster), f"{rec.id}::{rec.system}", float(r["score"]), label))
+        out.append((rec.system, str(cluster), f"{rec.id}::{rec.system}", float(judge), label))
     return out, scale, dropped
