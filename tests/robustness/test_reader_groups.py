@@ -73,7 +73,7 @@ def test_eval_member_past_the_bound_is_refused_before_it_is_read(
     """Before: a 1.9 MB log whose header.json inflated to 2 GB took 4 GB (52 s). After: the
     declared size is checked first; exit 2 naming the file and the member. (The bound is
     lowered here to 1 MiB so that the test writes a 2 MiB member, not a 300 MiB one.)"""
-    import metajudge.limits as limits
+    from metajudge import limits
 
     monkeypatch.setattr(limits, "MAX_ARCHIVE_MEMBER_BYTES", 2**20)
     p = tmp_path / "bomb.eval"
@@ -327,9 +327,9 @@ def test_ppi_and_drift_on_binary_labels(capsys: pytest.CaptureFixture[str], data
     rc, out, err = _run([*argv, "--n-labelled", "50", "--format", "json"], capsys)
     assert rc == 0, err[-800:]
     got = json.loads(out)
-    truth = got["full_data_human_mean"] if "full_data_human_mean" in got else None
-    assert 0.0 < got["ppi"]["value"] < 1.0, got["ppi"]
-    assert got["ppi"]["lo"] <= (truth if truth is not None else got["ppi"]["value"]) <= 1.0
+    # the share of 'True' among the 3,200 human verdicts; the judge's own share is higher
+    assert got["n_units"] == 3200 and got["full_human_mean"] == pytest.approx(0.6371875)
+    assert got["covers_full"]["PPI++"] and got["judge_only"]["value"] > got["full_human_mean"]
     argv = ["decide", "drift", *ds, "--metric", "Llama-7B", "--n-boot", "200"]
     argv += ["--scores", "before=shipped:Llama-7B", "--scores", "after=shipped:Mistral-7B"]
     rc, out, err = _run(argv, capsys)
