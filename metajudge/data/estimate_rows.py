@@ -10,7 +10,7 @@ record field (``meta.item_id``, ``input.question``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,19 @@ def _label(rec: Any, dimension: str, binary: tuple[str, ...] | None) -> float | 
     if binary is not None:
         return sum(v == binary[1] for v in vals) / len(vals)
     return sum(float(v) for v in vals) / len(vals)
+
+
+def verdict_score(row: Mapping[str, Any], binary: Sequence[str] | None) -> float | None:
+    """A score row's number: its ``score``, else, on a binary dataset (``binary``: the card's
+    two labels), its verdict ``label`` as 0/1 (1: the second label, as the human labels read).
+
+    >>> verdict_score({"score": None, "label": "True"}, ("False", "True"))
+    1.0
+    """
+    if row.get("score") is not None or binary is None:
+        return row.get("score")
+    label = row.get("label")
+    return float(label == binary[1]) if label in binary else None
 
 
 def _dimension(ds: Any, dimension: str | None) -> str:
@@ -91,8 +104,6 @@ def dataset_rows(src: Any, gather: Gather) -> tuple[list[Row], tuple[float, floa
             "(likert) or binary labels",
             path=src.path,
         )
-    from metajudge.scores.swap_sources import verdict_score
-
     dim = _dimension(ds, src.dimension)
     binary = tuple(ds.card.scale.labels) if kind == "binary" else None
     sc = ds.card.scale_of(dim)

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from metajudge.data.estimate_rows import verdict_score
 from metajudge.errors import InputError
 from metajudge.scores.spec import ScoreSpec
 
@@ -37,19 +38,6 @@ def metric_dimension(metric: str, dimensions: Sequence[str]) -> str:
         f"cannot tell which human dimension {metric!r} tracks; pass --dimension (one of {', '.join(dimensions)})",
         field="dimension",
     )
-
-
-def verdict_score(row: Mapping[str, Any], binary: Sequence[str] | None) -> float | None:
-    """A score row's number: its ``score``, else, on a binary dataset (``binary``: the card's
-    two labels), its verdict ``label`` as 0/1 (1: the second label, as the human labels read).
-
-    >>> verdict_score({"score": None, "label": "True"}, ("False", "True"))
-    1.0
-    """
-    if row.get("score") is not None or binary is None:
-        return row.get("score")
-    label = row.get("label")
-    return float(label == binary[1]) if label in binary else None
 
 
 def _rows_to_scores(
