@@ -10,8 +10,9 @@ deeply nested, extreme numbers — and read by its command in-process:
 - ``calibrate estimate --input DIR`` (a CJE folder), ``... --plan PLAN`` (a label plan).
 
 Every case must end in exit 0, or exit 2 with a message naming the file; never a traceback or
-an exception out of ``main``, never a hang (each case is bounded by ``SIGALRM``), never a changed
-input (bytes and inode). The cases are built at import, so ``pytest --collect-only`` counts them
+an exception out of ``main``, never a numpy overflow warning (a ``RuntimeWarning`` is an error
+here), never a hang (each case is bounded by ``SIGALRM``), never a changed input (bytes and
+inode). The cases are built at import, so ``pytest --collect-only`` counts them
 per reader (``test_reader_fuzz[<reader>|<mutation>]``).
 """
 
@@ -22,6 +23,7 @@ import hashlib
 import io
 import json
 import signal
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -395,7 +397,9 @@ def test_reader_fuzz(
     signal.alarm(CASE_SECONDS)
     capsys.readouterr()
     try:
-        rc: object = main(argv)
+        with warnings.catch_warnings():  # numpy's overflow warnings fail the case
+            warnings.simplefilter("error", RuntimeWarning)
+            rc: object = main(argv)
     except BaseException as e:  # noqa: BLE001 - the point: nothing may escape main()
         rc = f"raised {type(e).__name__}: {str(e)[:300]}"
     finally:
