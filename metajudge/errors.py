@@ -14,7 +14,12 @@ class InputError(MetajudgeError, ValueError):
 
     >>> str(InputError("not a number", path="x.jsonl", line=3, field="labels.overall"))
     'x.jsonl:3: field labels.overall: not a number'
+
+    A message quoting a hostile value (a 200,000-character cell) is shortened to
+    :attr:`MAX_MESSAGE` characters, its middle left out and counted.
     """
+
+    MAX_MESSAGE = 2000
 
     def __init__(
         self,
@@ -24,6 +29,9 @@ class InputError(MetajudgeError, ValueError):
         line: int | None = None,
         field: str | None = None,
     ) -> None:
+        if len(message) > self.MAX_MESSAGE:
+            cut = len(message) - self.MAX_MESSAGE
+            message = f"{message[:1500]}… ({cut:,} characters left out) …{message[-500:]}"
         self.message = message
         self.path = str(path) if path is not None else None
         self.line = line

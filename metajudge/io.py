@@ -258,8 +258,10 @@ def parse_json(
     line of a JSON Lines record), refusing with ``InputError`` (file, line, field) malformed
     JSON, nesting deeper than :data:`MAX_JSON_DEPTH`, a lone UTF-16 surrogate escape
     (``"\ud800"``: not text; it would fail later when written or hashed), an integer longer than
-    Python reads (``sys.get_int_max_str_digits()``, 4300 digits) and, with ``finite``, a
-    number that is ``NaN``, ``Infinity`` or too large for a float (``1e309``).
+    Python reads (``sys.get_int_max_str_digits()``, 4300 digits), an integer outside the range
+    of a float (:func:`_refuse_huge_integer`: every number an input gives is read as a float,
+    where it would raise ``OverflowError``) and, with ``finite``, a number that is ``NaN``,
+    ``Infinity`` or too large for a float (``1e309``).
 
     >>> parse_json('{"a": [1, 2]}', path=None)
     {'a': [1, 2]}
@@ -267,6 +269,10 @@ def parse_json(
     Traceback (most recent call last):
     ...
     metajudge.errors.InputError: d.jsonl:3: field id: a lone surrogate \ud800 is not text; ...
+    >>> parse_json('{"s": ' + "9" * 400 + '}', path="h.json")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    metajudge.errors.InputError: h.json:1: field s: a number outside the range of a float (999…, 400 digits; ...
     >>> parse_json('{"a": {"x": NaN}}', path="h.json", finite=True)
     Traceback (most recent call last):
     ...
@@ -302,12 +308,48 @@ def parse_json(
             field=field,
         )
     _refuse_lone_surrogate(text, path, line)
+    _refuse_huge_integer(text, path, line)
     if finite:
         _refuse_non_finite(obj, text, path, line)
     return obj
 
 
 _NUMBER_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|-?Infinity|NaN|-?\d[\d.eE+-]*')
+
+
+#: A run of digits this long may be an integer past a float's range (``2**1024`` has 309 digits).
+_HUGE_DIGITS = re.compile(r"\d{309,}")
+
+
+def may_hold_huge_integer(text: str) -> bool:
+    """Whether ``text`` has a run of 309 or more digits (one C-speed scan): only then can it hold
+    an integer :func:`parse_json` refuses as outside a float's range."""
+    return len(text) >= 309 and _HUGE_DIGITS.search(text) is not None
+
+
+def _refuse_huge_integer(text: str, path: str | Path | None, line: int | None) -> None:
+    """Refuse an integer of JSON ``text`` that no float can hold (``abs >= 2**1024``), naming its
+    line and field: every number of an input is read as a float somewhere, and ``float()`` of
+    one raises ``OverflowError`` (a huge *decimal* such as ``1e309`` is read as infinity, which
+    each reader refuses or counts by its own rule)."""
+    from metajudge.errors import InputError
+
+    if not may_hold_huge_integer(text):
+        return
+    for m in _NUMBER_OR_STRING.finditer(text):
+        tok = m.group(0).lstrip("-")
+        if tok[0] == '"' or len(tok) < 309 or not tok.isdigit():
+            continue
+        if len(tok) < 400 and int(tok) < 2**1024:
+            continue
+        ln, field = _locate(text, pos=m.start())
+        raise InputError(
+            f"a number outside the range of a float ({tok[:3]}…, {len(tok)} digits; at most "
+            "about 1.8e308)",
+            path=path,
+            line=ln if line is None else line,
+            field=field,
+        )
 
 
 def _long_integer(text: str) -> int:
@@ -432,6 +474,81 @@ def canonical_json(obj: Any) -> str:
 
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+#: The longest CSV cell any reader reads, in characters (Python's csv module stops at 131,072,
+#: shorter than a ragas ``retrieved_contexts`` cell or a long note may be); a longer cell is an
+#: error naming file and line, not a ``_csv.Error`` traceback. The one place CSV input is read
+#: by the csv module: :func:`csv_reader`.
+CSV_FIELD_LIMIT = 1 << 30
+
+
+class CsvReader:
+    """A ``csv.reader`` (``dicts``: ``csv.DictReader``) whose errors name the file and line
+    (:func:`csv_reader`); iterate it as either, ``fieldnames`` and ``line_num`` as theirs."""
+
+    def __init__(self, reader: Any, path: str | Path | None) -> None:
+        self._reader, self.path = reader, path
+        self._rows = self._guarded()
+
+    def _guarded(self) -> Iterator[Any]:
+        try:
+            yield from self._reader
+        except csv.Error as e:
+            raise self._error(e) from None
+
+    def _error(self, e: csv.Error) -> Exception:
+        from metajudge.errors import InputError
+
+        msg = str(e)
+        if "field larger than field limit" in msg:
+            msg = f"a cell longer than {CSV_FIELD_LIMIT:,} characters"
+        elif "unexpected end of data" in msg:
+            msg = "the file ends inside a quoted cell (a truncated file?)"
+        return InputError(f"not readable as CSV: {msg}", path=self.path, line=self.line_num)
+
+    def __iter__(self) -> Iterator[Any]:
+        return self._rows
+
+    def __next__(self) -> Any:
+        return next(self._rows)
+
+    @property
+    def fieldnames(self) -> Any:
+        try:
+            return self._reader.fieldnames
+        except csv.Error as e:
+            raise self._error(e) from None
+
+    @property
+    def line_num(self) -> int:
+        return int(self._reader.line_num)
+
+
+def csv_reader(
+    lines: Iterable[str],
+    path: str | Path | None,
+    *,
+    delimiter: str = ",",
+    dicts: bool = False,
+    strict: bool = False,
+) -> CsvReader:
+    """THE csv-module reader of CSV input ``lines`` (an open file or text lines) from ``path``:
+    cells up to :data:`CSV_FIELD_LIMIT` characters, rows as lists (``dicts``: as dicts by
+    header, as ``csv.DictReader``); with ``strict``, a file that ends inside a quoted cell (cut
+    short) or quotes a cell badly is refused. A ``csv.Error`` is an ``InputError`` naming
+    ``path`` and the line.
+
+    >>> list(csv_reader(["a,b", "1,2"], "t.csv", dicts=True))
+    [{'a': '1', 'b': '2'}]
+    >>> list(csv_reader(['a,b', '1,"x'], "t.csv", strict=True))
+    Traceback (most recent call last):
+    ...
+    metajudge.errors.InputError: t.csv:2: not readable as CSV: the file ends inside a quoted cell (a truncated file?)
+    """
+    csv.field_size_limit(CSV_FIELD_LIMIT)
+    make = csv.DictReader if dicts else csv.reader
+    return CsvReader(make(lines, delimiter=delimiter, strict=strict), path)
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

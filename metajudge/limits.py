@@ -4,10 +4,19 @@ limit is refused with the size it would need, not left to end in ``MemoryError``
 
 from __future__ import annotations
 
+from typing import Any
+
 from metajudge.errors import InputError
 
 #: Default ceiling for one resampling array (8 GiB); callers may pass their own.
 DEFAULT_LIMIT_BYTES = 8 * 2**30
+
+#: The most one member of a zip archive read as input (an inspect_ai ``.eval`` log) may inflate
+#: to, and the most all its members may: a 1.9 MB log whose ``header.json`` inflated to 2 GB
+#: took 4 GB of memory (issue 66). Python's ``zipfile`` inflates a member to no more than the size
+#: its directory declares, so the declared sizes are checked before any member is read.
+MAX_ARCHIVE_MEMBER_BYTES = 256 * 2**20
+MAX_ARCHIVE_BYTES = 2 * 2**30
 
 
 def _human(n: float) -> str:
@@ -16,6 +25,29 @@ def _human(n: float) -> str:
             return f"{n:.1f} {unit}" if unit != "B" else f"{int(n)} B"
         n /= 1024
     raise AssertionError  # pragma: no cover
+
+
+def check_archive(archive: Any, path: Any) -> None:
+    """Refuse (:class:`InputError` naming ``path`` and the member) a zip ``archive`` (an open
+    ``zipfile.ZipFile``) with a member that would inflate past :data:`MAX_ARCHIVE_MEMBER_BYTES`
+    or members that together would inflate past :data:`MAX_ARCHIVE_BYTES`."""
+    total = 0
+    for info in archive.infolist():
+        total += info.file_size
+        if info.file_size > MAX_ARCHIVE_MEMBER_BYTES:
+            raise InputError(
+                f"member {info.filename} inflates to {_human(info.file_size)}, above the limit "
+                f"of {_human(MAX_ARCHIVE_MEMBER_BYTES)} for one member of an archive",
+                path=path,
+                field=info.filename,
+            )
+        if total > MAX_ARCHIVE_BYTES:
+            raise InputError(
+                f"the members up to {info.filename} inflate to {_human(total)}, above the limit "
+                f"of {_human(MAX_ARCHIVE_BYTES)} for a whole archive",
+                path=path,
+                field=info.filename,
+            )
 
 
 def check_allocation(

@@ -252,6 +252,8 @@ def _print(args: argparse.Namespace, run: Any) -> int:
     left = ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in run.dropped.items() if v)
     if left:
         print(f"metajudge: left out {left}", file=sys.stderr)
+    for note in run.notes:
+        print(f"note: {note}", file=sys.stderr)
     for what, path in run.wrote:
         print(f"wrote {what} to {path}", file=sys.stderr)
     if args.format != "json":

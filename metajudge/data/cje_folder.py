@@ -9,7 +9,8 @@ integer), ``judge_score`` (a finite number), ``oracle_label`` (optional in fresh
 
 :func:`read_folder` returns tuples ``(system, cluster, item, judge, label or None)`` (the item id
 is ``row_id``, else ``prompt_id#draw_idx``), each bad line an ``InputError`` naming file, line
-and field.
+and field; what it reads without refusing but a user should know (labels given as NaN, read as
+unlabelled; a system whose file has no row) is said in its notes.
 """
 
 from __future__ import annotations
@@ -90,25 +91,27 @@ def _row(rec: Any, system: str, path: Path, line: int, *, cluster_field: str, pr
 
 
 def read_folder(
-    folder: str | Path, *, probe: bool = False, cluster_field: str = "prompt_id"
+    folder: str | Path,
+    *,
+    probe: bool = False,
+    cluster_field: str = "prompt_id",
+    notes: list[str] | None = None,
 ) -> list[Row]:
     """Every row of a fresh-draw (``probe``: probe) folder (module docstring); an item id seen
-    twice in one system's file is refused."""
+    twice in one system's file is refused. ``notes`` gets a line per file with labels given as
+    NaN (read as unlabelled) and per system with no row."""
     suffix, field = (PROBES, "--probes") if probe else (RESPONSES, "--input")
     out: list[Row] = []
     for system, path in folder_files(folder, suffix, field).items():
         seen: dict[str, int] = {}
+        nan_labels: list[int] = []
         for n, text in enumerate(read_text(path).splitlines(), 1):
             if not text.strip():
                 continue
-            row = _row(
-                parse_json(text, path=path, line=n),
-                system,
-                path,
-                n,
-                cluster_field=cluster_field,
-                probe=probe,
-            )
+            rec = parse_json(text, path=path, line=n)
+            row = _row(rec, system, path, n, cluster_field=cluster_field, probe=probe)
+            if row[4] is None and _is_nan(rec, "oracle_label"):
+                nan_labels.append(n)
             if row[2] in seen:
                 raise InputError(
                     f"row {row[2]} again (first on line {seen[row[2]]}); give each draw a "
@@ -119,4 +122,22 @@ def read_folder(
                 )
             seen[row[2]] = n
             out.append(row)
+        _note(notes, path, system, len(seen), nan_labels)
     return out
+
+
+def _is_nan(rec: Any, key: str) -> bool:
+    v = rec.get(key) if isinstance(rec, dict) else None
+    return isinstance(v, float) and math.isnan(v)
+
+
+def _note(notes: list[str] | None, path: Path, system: str, rows: int, nan: list[int]) -> None:
+    if notes is None:
+        return
+    if nan:
+        at = ", ".join(map(str, nan[:5])) + (", …" if len(nan) > 5 else "")
+        notes.append(
+            f"{path.name}: {len(nan)} oracle_label(s) given as NaN, read as unlabelled (line {at})"
+        )
+    if not rows:
+        notes.append(f"{path.name}: no responses, so system {system!r} is not estimated")

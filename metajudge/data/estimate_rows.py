@@ -11,7 +11,7 @@ record field (``meta.item_id``, ``input.question``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,19 @@ def _label(rec: Any, dimension: str, binary: tuple[str, ...] | None) -> float | 
     return sum(float(v) for v in vals) / len(vals)
 
 
+def verdict_score(row: Mapping[str, Any], binary: Sequence[str] | None) -> float | None:
+    """A score row's number: its ``score``, else, on a binary dataset (``binary``: the card's
+    two labels), its verdict ``label`` as 0/1 (1: the second label, as the human labels read).
+
+    >>> verdict_score({"score": None, "label": "True"}, ("False", "True"))
+    1.0
+    """
+    if row.get("score") is not None or binary is None:
+        return row.get("score")
+    label = row.get("label")
+    return float(label == binary[1]) if label in binary else None
+
+
 def _dimension(ds: Any, dimension: str | None) -> str:
     dims = tuple(ds.card.dimensions)
     if dimension is None:
@@ -55,9 +68,12 @@ def _dimension(ds: Any, dimension: str | None) -> str:
 Gather = Callable[..., list[dict[str, Any]]]
 
 
-def read_rows(src: Any, gather: Gather) -> tuple[list[Row], tuple[float, float], dict[str, int]]:
+def read_rows(
+    src: Any, gather: Gather, notes: list[str] | None = None
+) -> tuple[list[Row], tuple[float, float], dict[str, int]]:
     """The judged rows of ``src`` (a :class:`~metajudge.data.source.DataSource`; a dataset's
-    judge column read by ``gather``), the label scale, and the rows left out per reason."""
+    judge column read by ``gather``), the label scale, and the rows left out per reason;
+    ``notes`` gets what a CJE folder's reader notes (:func:`~metajudge.data.cje_folder.read_folder`)."""
     from metajudge.data import cje_folder
 
     if src.path and not src.is_mlflow and not Path(src.path).exists():
@@ -69,7 +85,9 @@ def read_rows(src: Any, gather: Gather) -> tuple[list[Row], tuple[float, float],
             raise InputError(
                 "--scores goes with a dataset; a CJE folder carries judge_score", field="--scores"
             )
-        rows = cje_folder.read_folder(src.path, cluster_field=src.cluster_field or "prompt_id")
+        rows = cje_folder.read_folder(
+            src.path, cluster_field=src.cluster_field or "prompt_id", notes=notes
+        )
         return rows, cje_folder.SCALE, {}
     return dataset_rows(src, gather)
 
@@ -103,10 +121,8 @@ def dataset_rows(src: Any, gather: Gather) -> tuple[list[Row], tuple[float, floa
     dropped = {"no_judge_score": 0}
     for r in rows:
         rec = recs.get(str(r["key"]))
-        score = r.get("score")
-        if score is None and binary is not None and r.get("label") in binary:
-            score = binary.index(r["label"])  # a binary judge's verdict on the card's labels
-        if rec is None or score is None:
+        judge = verdict_score(r, binary)  # a binary dataset's verdict labels: 0/1
+        if rec is None or judge is None:
             dropped["no_judge_score"] += 1
             continue
         cluster = rec.id if not src.cluster_field else _field(rec, src.cluster_field)
@@ -117,5 +133,5 @@ def dataset_rows(src: Any, gather: Gather) -> tuple[list[Row], tuple[float, floa
                 field=src.cluster_field,
             )
         label = _label(rec, dim, binary)
-        out.append((rec.system, str(cluster), f"{rec.id}::{rec.system}", float(score), label))
+        out.append((rec.system, str(cluster), f"{rec.id}::{rec.system}", float(judge), label))
     return out, scale, dropped

@@ -385,10 +385,11 @@ def iter_jsonl_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
     is named as such on its first line. A line is parsed by :func:`metajudge.io.parse_json`
     (THE JSON parser, with its refusals) unless it is plain: one JSON value from its first to
     its last character, no ``\\u`` escape, at most
-    :data:`~metajudge.io.MAX_JSON_DEPTH` brackets; such a line is parsed by the same scanner directly
+    :data:`~metajudge.io.MAX_JSON_DEPTH` brackets, no run of digits long enough for an integer
+    outside a float's range (:func:`~metajudge.io.may_hold_huge_integer`); such a line is parsed by the same scanner directly
     (what ``parse_json`` would return, without its per-line checks).
     """
-    from metajudge.io import MAX_JSON_DEPTH, read_text
+    from metajudge.io import MAX_JSON_DEPTH, may_hold_huge_integer, read_text
 
     path = Path(path)
     text = read_text(path)  # missing file, folder, non-UTF-8 bytes: InputError naming the line
@@ -400,6 +401,7 @@ def iter_jsonl_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
             plain = end == len(raw) and "\\u" not in raw and "\\U" not in raw
             if plain and len(raw) > MAX_JSON_DEPTH:  # a shorter line cannot nest deeper
                 plain = raw.count("[") + raw.count("{") <= MAX_JSON_DEPTH
+                plain = plain and not may_hold_huge_integer(raw)
         except (StopIteration, ValueError, RecursionError):
             plain = False
         if not plain:

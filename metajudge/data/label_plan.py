@@ -9,17 +9,22 @@ line and field.
 
 from __future__ import annotations
 
-import csv
 import io
 import math
 from pathlib import Path
 
 from metajudge.errors import InputError
-from metajudge.io import read_text
+from metajudge.io import csv_reader, read_text
 
 PLAN_COLUMNS = ("system", "item", "cluster", "judge_score", "probability", "selected")
 
 PlanRows = dict[tuple[str, str], tuple[float, bool, int]]
+
+#: The smallest selection probability a plan may give: a label is weighted by 1/probability, and
+#: a weight past 10^9 (one label outweighing a billion rows) only says the column is wrong (at
+#: 1e-300 the estimate was 1.3e296 with no CI); ``calibrate plan`` mixes the uniform rule in,
+#: so its probabilities stay far above this.
+MIN_PROBABILITY = 1e-9
 
 
 def _probability(text: str, path: Path, line: int) -> float:
@@ -33,13 +38,21 @@ def _probability(text: str, path: Path, line: int) -> float:
         raise InputError(
             f"probability {text} outside (0, 1]", path=path, line=line, field="probability"
         )
+    if p < MIN_PROBABILITY:
+        raise InputError(
+            f"probability {text} below {MIN_PROBABILITY:g}: its label would be weighted by "
+            f"1/{text}; a plan's probabilities are at least {MIN_PROBABILITY:g}",
+            path=path,
+            line=line,
+            field="probability",
+        )
     return p
 
 
 def read_plan(path: str | Path) -> PlanRows:
     """Every candidate of the plan file (module docstring)."""
     p = Path(path)
-    reader = csv.DictReader(io.StringIO(read_text(p, field="--plan")))
+    reader = csv_reader(io.StringIO(read_text(p, field="--plan")), p, dicts=True, strict=True)
     missing = [
         c
         for c in ("system", "item", "probability", "selected")

@@ -18,7 +18,6 @@ array([1.5])
 
 from __future__ import annotations
 
-import csv
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -30,6 +29,7 @@ import numpy.typing as npt
 
 from metajudge.data.probabilities import check_probabilities
 from metajudge.errors import InputError
+from metajudge.io import csv_reader
 
 FArr = npt.NDArray[np.float64]
 Distribution = Literal["logprobs", "probs"]
@@ -151,7 +151,7 @@ def _read_cached(
 ) -> RatingDistributions:
     p = Path(path)
     with open(p, encoding="utf-8", newline="") as fh:
-        rows = list(csv.reader(fh))
+        rows = list(csv_reader(fh, p))
     if not rows:
         raise InputError("empty file", path=p, field="<header>")
     values, human_col = _header(p, [h.strip() for h in rows[0]])

@@ -9,7 +9,6 @@ and the field.
 
 from __future__ import annotations
 
-import csv
 import math
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any
 from metajudge.data.formats import DatasetCard, Record
 from metajudge.data.validation import record_from_dict
 from metajudge.errors import InputError
-from metajudge.io import parse_json, read_json
+from metajudge.io import csv_reader, parse_json, read_json
 
 Converter = Callable[["_Source"], list[Record]]
 
@@ -67,9 +66,8 @@ class _Source:
     def csv_rows(self, relpath: str) -> tuple[Path, list[tuple[int, dict[str, str]]]]:
         """Rows of a CSV file with the (last physical) line number of each row."""
         p = self.path(relpath)
-        csv.field_size_limit(1 << 30)
         with open(p, encoding="utf-8", newline="") as fh:
-            reader = csv.DictReader(fh)
+            reader = csv_reader(fh, p, dicts=True)
             rows = [(reader.line_num, row) for row in reader]
         return p, rows
 

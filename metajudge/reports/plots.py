@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from metajudge.analyses.metric_vs_human.result import MetaEvalResult
+from metajudge.stats.correlation import PEARSON_MAX_ABS
 
 #: the plots of a meta-evaluation run folder: the correlations need the final result (their
 #: CIs), the scatter only the points (:mod:`metajudge.runs.plot_ahead` draws it early)
@@ -147,6 +148,17 @@ def plot_scatter(res: MetaEvalResult, path: str | Path, *, seed: int = 0) -> Pat
                 ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
             else:
                 X, Y = _points(xs, labels)
+                big = ~(np.abs(Y) <= PEARSON_MAX_ABS)
+                if big.any():  # (matplotlib cannot place ticks on a range near 1.8e308)
+                    X, Y = X[~big], Y[~big]
+                    ax.text(
+                        0.02,
+                        0.98,
+                        f"{int(big.sum())} beyond ±{PEARSON_MAX_ABS:.0e} not shown",
+                        transform=ax.transAxes,
+                        fontsize=6,
+                        va="top",
+                    )
                 ax.scatter(
                     X + rng.uniform(-0.15, 0.15, X.size), Y, s=4, alpha=0.35, color="#4c72b0"
                 )

@@ -16,6 +16,7 @@ from metajudge.analyses.backbone_swap import (
     backbone_swap,
     build_swap_data,
 )
+from metajudge.analyses.metric_vs_human.aligned import binary_as_numbers
 from metajudge.data.formats import Record
 from metajudge.errors import InputError
 from metajudge.scores.spec import ScoreSpec, judge_specs
@@ -179,7 +180,8 @@ def load_swap_data(
     sigs: dict[str, str] = {}
     runs: dict[str, Any] = {}
     if specs:
-        s, g = external_scores(ds, specs, dimension=dim, data_dir=data_dir)
+        binary = ds.card.scale_of(dim).labels if ds.card.label_kind == "binary" else None
+        s, g = external_scores(ds, specs, dimension=dim, data_dir=data_dir, binary=binary)
         columns.update(s)
         sigs.update(g)
     if backbones:
@@ -190,7 +192,12 @@ def load_swap_data(
         sigs.update(g)
     name = ds.card.name + (f"/{subset}" if subset else "")
     data = build_swap_data(
-        records, columns, dimension=dim, metric=metric, dataset=name, signatures=sigs
+        binary_as_numbers(records, ds.card, dim),  # a binary dataset's labels as 0/1
+        columns,
+        dimension=dim,
+        metric=metric,
+        dataset=name,
+        signatures=sigs,
     )
     return data, runs, records
 

@@ -10,7 +10,7 @@ naming one judge column. Probes (``probes``, ``--probes DIR``): a CJE probe fold
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,14 +18,15 @@ from metajudge.data.source import DataSource
 from metajudge.errors import InputError
 
 
-def estimate_rows(src: DataSource) -> tuple[Any, dict[str, int]]:
+def estimate_rows(src: DataSource, notes: list[str] | None = None) -> tuple[Any, dict[str, int]]:
     """The :class:`~metajudge.analyses.calibration.crossfit.EstimateRows` of the input
-    (:func:`metajudge.data.estimate_rows.read_rows`), and the rows left out per reason."""
+    (:func:`metajudge.data.estimate_rows.read_rows`; ``notes``: its notes), and the rows left
+    out per reason."""
     from metajudge.analyses.calibration.crossfit import crossfit_rows
     from metajudge.data.estimate_rows import read_rows
     from metajudge.scores.spec import gather_scores
 
-    rows, scale, dropped = read_rows(src, gather_scores)
+    rows, scale, dropped = read_rows(src, gather_scores, notes)
     return crossfit_rows(rows, scale=scale, source=src.name), dropped
 
 
@@ -112,6 +113,8 @@ class EstimateRun:
     dropped: dict[str, int]
     wrote: list[tuple[str, Path]]
     folder: list[Path] | None = None
+    #: what the input's reader noted, printed to stderr (an estimate also lists them in its notes)
+    notes: list[str] = field(default_factory=list)
 
 
 def run_estimate(
@@ -158,7 +161,8 @@ def run_estimate(
         from metajudge.scores.spec import input_paths
 
         check_out_dir(out, inputs=[*input_paths(src), probes, plan], field="--out")
-    rows, dropped = estimate_rows(src)
+    notes: list[str] = []
+    rows, dropped = estimate_rows(src, notes)
     design = None
     if plan:
         rows, design = with_plan(rows, plan)
@@ -172,6 +176,7 @@ def run_estimate(
         n_boot=n_boot,
     )
     res = estimate_mean("aipw", rows, st, probes=probe, design=design)
+    res.notes[:0] = notes
     md = estimate_markdown(res)
     run = EstimateRun(res, md, dropped, [])
     if out:
@@ -248,7 +253,8 @@ def run_plan(
         check_out_dir(out, inputs=input_paths(src), field="--out")
     elif budget is not None:
         raise InputError("--budget writes the selection into the run folder: give --out DIR")
-    rows, dropped = estimate_rows(src)
+    notes: list[str] = []
+    rows, dropped = estimate_rows(src, notes)
     res, picks = label_plan(
         rows,
         Settings(alpha=alpha, seed=seed, folds=folds),
@@ -256,7 +262,7 @@ def run_plan(
         budget=budget,
         mix=mix,
     )
-    run = EstimateRun(res, label_plan_markdown(res), dropped, [])
+    run = EstimateRun(res, label_plan_markdown(res), dropped, [], notes=notes)
     if out:
         _plan_folder(out, run, picks)
     return run

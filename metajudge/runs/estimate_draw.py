@@ -115,19 +115,27 @@ def _one_judge_data(
     """One judge's scores aligned with the records (as
     :func:`~metajudge.runs.backbone_swap.load_swap_data`, for one source), and the human
     dimension's (min, max) when its scale has a numeric range."""
-    from metajudge.analyses.metric_vs_human.aligned import align
+    from metajudge.analyses.metric_vs_human.aligned import align, binary_as_numbers
     from metajudge.runs.backbone_swap import judge_scores, subset_records, swap_dataset
     from metajudge.scores.swap_sources import external_scores
 
     ds = swap_dataset(src.dataset, src.path, draw.subset, src.data_dir)
     records = subset_records(ds.records, draw.limit, draw.first, seed)
     dim = _dimension(ds.card, src, draw.metric)
+    if ds.card.label_kind == "categorical":
+        raise InputError(
+            f"a categorical dataset ({ds.card.name}) has no mean to estimate; --method "
+            "ppi|rogan-gladen takes numeric (likert), binary or pairwise labels",
+            field="--dataset",
+        )
+    records = binary_as_numbers(records, ds.card, dim)
     ds_scale = ds.card.scale_of(dim)
     numeric = ds_scale is not None and ds_scale.labels is None and ds_scale.max > ds_scale.min
     scale = (float(ds_scale.min), float(ds_scale.max)) if numeric else None
     runs: dict[str, Any] = {}
     if specs:
-        columns, _ = external_scores(ds, specs, dimension=dim, data_dir=src.data_dir)
+        binary = ds_scale.labels if ds.card.label_kind == "binary" else None
+        columns, _ = external_scores(ds, specs, dimension=dim, data_dir=src.data_dir, binary=binary)
     else:
         if draw.metric is None:
             raise InputError("--backbones runs the judge --metric: give it", field="--metric")

@@ -117,15 +117,13 @@ def _alt_test(
 def _thakur(ds: Any, spec: Mapping[str, Any], data_dir: Any, metrics: Any) -> list:
     """The nine judges' True/False verdicts of Judging the Judges (``thakur_judge_columns``):
     one label column per judge, on the rows that carry a human verdict."""
-    import csv
-
     from metajudge.data.convert_likert import THAKUR_JUDGES, thakur_rows
+    from metajudge.io import csv_reader
     from metajudge.scores.readers.rows import make_row
 
     p = _file(ds, spec, data_dir)
-    csv.field_size_limit(1 << 30)
     with open(p, encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh)
+        reader = csv_reader(fh, p, dicts=True)
         rows = [(reader.line_num, row) for row in reader]
     have = {(r.id, r.system) for r in ds.records}
     out = []

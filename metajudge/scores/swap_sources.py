@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from metajudge.data.estimate_rows import verdict_score
 from metajudge.errors import InputError
 from metajudge.scores.spec import ScoreSpec
 
@@ -39,11 +40,15 @@ def metric_dimension(metric: str, dimensions: Sequence[str]) -> str:
     )
 
 
-def _rows_to_scores(rows: Sequence[Mapping[str, Any]], metric: str) -> dict[str, float | None]:
-    """``{key: score}`` of one column, negated when its rows declare ``direction: lower``."""
+def _rows_to_scores(
+    rows: Sequence[Mapping[str, Any]], metric: str, binary: Sequence[str] | None = None
+) -> dict[str, float | None]:
+    """``{key: score}`` of one column, negated when its rows declare ``direction: lower``
+    (``binary``: verdict labels read as 0/1, :func:`verdict_score`)."""
     got = [r for r in rows if r["metric"] == metric]
     sign = -1.0 if any(r.get("direction") == "lower" for r in got) else 1.0
-    return {str(r["key"]): None if r["score"] is None else sign * r["score"] for r in got}
+    vals = {str(r["key"]): verdict_score(r, binary) for r in got}
+    return {k: None if v is None else sign * v for k, v in vals.items()}
 
 
 def external_scores(
@@ -52,6 +57,7 @@ def external_scores(
     *,
     dimension: str,
     data_dir: str | Path | None = None,
+    binary: Sequence[str] | None = None,
 ) -> tuple[Scores, dict[str, str]]:
     """Per-backbone ``{key: score}`` columns of score specs; returns ``(scores, signatures)``.
 
@@ -60,6 +66,7 @@ def external_scores(
     :func:`~metajudge.scores.spec.from_external_list`). Every spec is read by
     :func:`~metajudge.scores.spec.gather_scores`; each column is one backbone, named by its
     label (``LABEL=``), its backbone name (``shipped:gpt-4o``) or its column name.
+    ``binary``: a binary dataset's two labels, to read verdict columns as 0/1.
     """
     from metajudge.scores.spec import from_external_list, gather_scores
 
@@ -81,5 +88,6 @@ def external_scores(
                     f"score spec {spec.text!r}: backbone {name!r} is given twice", field="scores"
                 )
             col = [r for r in rows if r["metric"] == name]
-            scores[name], sigs[name] = _rows_to_scores(col, name), str(col[0]["signature"])
+            scores[name] = _rows_to_scores(col, name, binary)
+            sigs[name] = str(col[0]["signature"])
     return scores, sigs

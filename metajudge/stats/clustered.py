@@ -40,6 +40,9 @@ def influence_se(influence: npt.ArrayLike, clusters: Sequence[object] | np.ndarr
     if g < 2:
         return math.nan
     sums = np.bincount(inv, weights=c, minlength=g)
+    big = float(np.max(np.abs(sums)))
+    if big > 1e150:  # (scaled first: the squares of a judge score of 1.7e308 overflow)
+        return big * math.sqrt(g / (g - 1) * float(np.sum((sums / big) ** 2)))
     return math.sqrt(g / (g - 1) * float(np.sum(sums**2)))
 
 

@@ -35,10 +35,21 @@ def _as_xy(
     return xa, ya
 
 
+#: The largest magnitude Pearson's r is computed on: its sums of squares (of up to 10^8 rows,
+#: and in the bootstrap's moment sums) stay inside float64 below it; a larger value (a score of
+#: 1.7e308) is a reason, not an overflow warning and a silent NaN. Rank statistics need no bound.
+PEARSON_MAX_ABS = 1e150
+
+
 def undefined_reason(
-    x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray, *, min_n: int = 3
+    x: Sequence[float] | np.ndarray,
+    y: Sequence[float] | np.ndarray,
+    *,
+    min_n: int = 3,
+    statistic: str | None = None,
 ) -> str | None:
-    """Why a correlation between ``x`` and ``y`` is undefined, or ``None`` when it is defined.
+    """Why a correlation (``statistic``; None: any) between ``x`` and ``y`` is undefined, or
+    ``None`` when it is defined.
 
     >>> undefined_reason([1, 1, 1], [1, 2, 3])
     'metric values are constant (all 1) over 3 rows'
@@ -46,6 +57,8 @@ def undefined_reason(
     'only 2 rows (need at least 3)'
     >>> undefined_reason([1, 2, 3], [3, 1, 2]) is None
     True
+    >>> undefined_reason([1, 2, 1.7e308], [3, 1, 2], statistic="pearson")
+    "metric values as large as 1.7e+308: Pearson's sums of squares overflow a float (at most 1e+150; rescale the column)"
     """
     xa, ya = _as_xy(x, y)
     if xa.size < min_n:
@@ -56,6 +69,14 @@ def undefined_reason(
         return f"metric values are constant (all {xa[0]:g}) over {xa.size} rows"
     if np.ptp(ya) == 0:
         return f"human labels are constant (all {ya[0]:g}) over {ya.size} rows"
+    if statistic in (None, "pearson"):
+        for side, v in (("metric values", xa), ("human labels", ya)):
+            big = float(np.max(np.abs(v)))
+            if big > PEARSON_MAX_ABS:
+                return (
+                    f"{side} as large as {big:.3g}: Pearson's sums of squares overflow a float "
+                    f"(at most {PEARSON_MAX_ABS:.0e}; rescale the column)"
+                )
     return None
 
 

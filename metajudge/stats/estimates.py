@@ -89,7 +89,7 @@ def pooled_rows(
         x, y, row_items = x[ok], y[ok], row_items[ok]
     g = row_items
     reason = (
-        correlation.undefined_reason(x, y, min_n=min_n)
+        correlation.undefined_reason(x, y, min_n=min_n, statistic=statistic)
         if statistic in correlation.CORRELATIONS
         else None
     )
@@ -194,7 +194,7 @@ def _system_level(
     ones = np.ones(x.size)
     mx, my = _means(x, ones, systems, n_sys), _means(y, ones, systems, n_sys)
     keep = np.isfinite(mx) & np.isfinite(my)
-    reason = correlation.undefined_reason(mx[keep], my[keep], min_n=MIN_POOLED_ROWS)
+    reason = correlation.undefined_reason(mx[keep], my[keep], min_n=MIN_POOLED_ROWS, statistic=stat)
     if reason is not None:
         return Estimate(math.nan, n=int(keep.sum()), undefined=f"system means: {reason}")
     smp = None

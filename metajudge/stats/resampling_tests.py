@@ -45,6 +45,7 @@ from metajudge.results import Result
 from metajudge.stats.bootstrap import _group_index, bootstrap_p_value
 from metajudge.stats.correlation import (
     CORRELATIONS,
+    PEARSON_MAX_ABS,
     _as_xy,
     _rankdata,
     _tie_pairs,
@@ -101,6 +102,9 @@ def z_score(a: np.ndarray) -> np.ndarray:
     >>> z_score(np.array([1.0, 3.0, np.nan])).tolist(), z_score(np.array([2.0, 2.0])).tolist()
     ([-1.0, 1.0, nan], [0.0, 0.0])
     """
+    big = float(np.nanmax(np.abs(a), initial=0.0))
+    if big > PEARSON_MAX_ABS:  # (scaled first: a's squares would overflow; z is scale-free)
+        a = a / big
     return (a - np.nanmean(a)) / (np.nanstd(a) or 1.0)
 
 

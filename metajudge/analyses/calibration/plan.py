@@ -50,8 +50,14 @@ def labels_needed(
     f = cf.predict(r.judge)
     v_f = cl.influence_se((f - f.mean()) / len(r), r.cluster) ** 2
     c = est["se_calibration"] ** 2 * cf.n_labels
-    room = (half_width / z) ** 2 - v_f
-    need = math.ceil((cf.residual_var + c) / room) if room > 0 else None
+    target = (half_width / z) ** 2
+    if not target > 0:  # a half-width so small its square underflows (1e-300)
+        raise InputError(
+            f"{half_width:g} is too small to plan for: its square underflows to 0",
+            field="--half-width",
+        )
+    room = target - v_f
+    need = _count((cf.residual_var + c) / room, half_width) if room > 0 else None
     n = len(r)
     out = {
         "system": str(r.system[0]),
@@ -60,7 +66,7 @@ def labels_needed(
         "half_width_now": (est["hi"] - est["lo"]) / 2,
         "labels_needed": need,
         "reachable": need is not None,
-        "labels_only_needed": math.ceil(label_var / (half_width / z) ** 2),
+        "labels_only_needed": _count(label_var / target, half_width),
     }
     if need is None or need > n:  # the advice: what every response labelled reaches, or needs
         out["advice"] = {
@@ -123,6 +129,24 @@ def predicted_ratio(rows: EstimateRows, cf: CrossFit, pi: FArr, se_cal: dict[str
             half.append(math.sqrt(v_f + se_cal[s] ** 2 + resid))
         ratios.append(half[0] / half[1])
     return float(np.mean(ratios))
+
+
+#: The most labels a plan counts (10^15): a target needing more is refused, not printed as a
+#: 200-digit number.
+MAX_LABELS = 10**15
+
+
+def _count(x: float, half_width: float) -> int:
+    """``ceil(x)`` labels; past :data:`MAX_LABELS` the half-width is refused (exit 2)."""
+    if not x <= MAX_LABELS:
+        raise InputError(
+            f"{half_width:g} would need "
+            + (f"about {x:.3g}" if math.isfinite(x) else "more than can be counted")
+            + " labels: too small a target to plan for "
+            f"(at most {MAX_LABELS:.0e} labels)",
+            field="--half-width",
+        )
+    return math.ceil(x)
 
 
 def active_probabilities(u: FArr, budget: float, mix: float = 0.2) -> FArr:

@@ -117,7 +117,33 @@ def _matrix(rows: Sequence[Sequence[float | None] | None]) -> FArr:
 
 
 def _vals(v: Sequence[float | None] | None) -> list[float]:
-    return [math.nan if x is None else float(x) for x in (v or ())]
+    try:
+        return [math.nan if x is None else float(x) for x in (v or ())]
+    except (TypeError, ValueError):  # a label word of a categorical dataset
+        raise InputError(
+            f"labels {list(v or ())!r} are not numbers: a categorical dataset's labels have no "
+            "mean or difference to compare with a judge score",
+            field="dimension",
+        ) from None
+
+
+def binary_as_numbers(records: Sequence[Any], card: Any, dim: str) -> Sequence[Any]:
+    """``records`` with a binary dataset's labels on ``dim`` as 0/1 (1: the card's second
+    label, e.g. ``True``; their mean is its share, as ``calibrate estimate`` reads them);
+    other datasets' records as they are."""
+    if card.label_kind != "binary":
+        return records
+    from dataclasses import replace
+
+    one = card.scale_of(dim).labels[1]
+
+    def as01(v: Any) -> float | None:
+        return None if v is None else float(v == one)
+
+    return [
+        replace(r, scores={**r.scores, dim: tuple(as01(v) for v in r.scores.get(dim, ()))})
+        for r in records
+    ]
 
 
 def _likert_pair_label(a: LikertRecord, b: LikertRecord, dim: str) -> list[float]:

@@ -215,7 +215,7 @@ def _reason(s: str, rows: Rows, n_pairs: int, min_pairs: int) -> str | None:
     if n_pairs < min_pairs:
         return f"only {n_pairs} scored pairs (need at least {min_pairs})"
     if s in st.CORRELATIONS:
-        return st.undefined_reason(rows.x, rows.y)
+        return st.undefined_reason(rows.x, rows.y, statistic=s)
     if s == "acc_no_ties" and not (np.sign(rows.y) != 0).any():
         return "every human label is a tie"
     return None

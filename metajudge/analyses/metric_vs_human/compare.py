@@ -75,7 +75,11 @@ def _pairs(
     same, taken, x1, x2, y, pairs = _rows_of(run, c1, c2, s)
     n = n_distinct(pairs, run.n_units)
     comp["n"] = n
-    if n < 3 or st.undefined_reason(x1, y) or st.undefined_reason(x2, y):
+    if (
+        n < 3
+        or st.undefined_reason(x1, y, statistic=taken)
+        or st.undefined_reason(x2, y, statistic=taken)
+    ):
         comp["note"] = "undefined on the rows both metrics scored"
         return
     # on the same rows the cells' point values are these differences' terms (bit-identical)

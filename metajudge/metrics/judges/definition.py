@@ -230,16 +230,37 @@ class _Loader:
                     try:
                         if self.depth > MAX_DEPTH:
                             raise _Refused(f"YAML nested more than {MAX_DEPTH} deep")
-                        return super().compose_node(parent, index)
+                        node = super().compose_node(parent, index)
                     finally:
                         self.depth -= 1
+                    _no_huge_integer(node, index)
+                    return node
 
             cls.cls = Limited
         return cls.cls
 
 
 class _Refused(Exception):
-    pass
+    def __init__(self, message: str, line: int | None = None, field: str | None = None) -> None:
+        super().__init__(message)
+        self.line, self.field = line, field
+
+
+def _no_huge_integer(node: Any, key: Any) -> None:
+    """Refuse a YAML integer no float can hold (``abs >= 2**1024``; past 4,300 digits Python
+    cannot even read it): :func:`metajudge.io.parse_json`'s rule for JSON inputs."""
+    tag, value = getattr(node, "tag", ""), getattr(node, "value", None)
+    if not tag.endswith(":int") or not isinstance(value, str):
+        return
+    digits = value.replace("_", "").lstrip("+-").lstrip("0")
+    if len(digits) < 309 or (len(digits) < 400 and digits.isdigit() and int(digits) < 2**1024):
+        return
+    raise _Refused(
+        f"a number outside the range of a float ({digits[:3]}…, {len(digits)} digits; at most "
+        "about 1.8e308)",
+        line=node.start_mark.line + 1,
+        field=getattr(key, "value", None) if isinstance(getattr(key, "value", None), str) else None,
+    )
 
 
 def read_yaml(path: str | Path) -> Any:
@@ -258,7 +279,7 @@ def read_yaml(path: str | Path) -> Any:
         text = p.read_text(encoding="utf-8")
         return yaml.load(text, Loader=_Loader.get())
     except _Refused as ex:
-        raise InputError(str(ex), path=p) from None
+        raise InputError(str(ex), path=p, line=ex.line, field=ex.field) from None
     except UnicodeDecodeError as ex:
         raise InputError(f"not UTF-8 text ({ex.reason})", path=p) from None
     except yaml.YAMLError as ex:

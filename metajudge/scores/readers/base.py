@@ -5,14 +5,13 @@ joined to a dataset). The registry of readers is :mod:`metajudge.scores.readers`
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from metajudge.io import read_json
+from metajudge.io import csv_reader, read_json
 from metajudge.scores.readers.alignment import IdPolicy
 from metajudge.scores.readers.rows import ScoreRow
 
@@ -66,7 +65,7 @@ class Head:
     @cached_property
     def header(self) -> tuple[str, ...]:
         delim = "\t" if self.suffix == ".tsv" else ","
-        return tuple(next(csv.reader([self.first_line], delimiter=delim), []))
+        return tuple(next(csv_reader([self.first_line], self.path, delimiter=delim), []))
 
     @cached_property
     def first_object(self) -> Any:
@@ -110,7 +109,7 @@ def csv_records(path: Path) -> list[Mapping[str, Any]]:
     """A CSV (TSV: ``.tsv``) file's lines as dicts by header."""
     with open(path, encoding="utf-8", newline="") as fh:
         delim = "\t" if path.suffix.lower() == ".tsv" else ","
-        return list(csv.DictReader(fh, delimiter=delim))
+        return list(csv_reader(fh, path, delimiter=delim, dicts=True))
 
 
 def jsonl_records(path: Path) -> list[Mapping[str, Any]]:

@@ -25,6 +25,7 @@ from metajudge.scores.readers.framework import (
     first_id,
     framework_reader,
     json_score,
+    shaped,
 )
 
 #: the two layouts: (test cases key, metrics key, metadata keys: deepeval 4 writes ``metadata``,
@@ -67,13 +68,14 @@ def read(path: Path, reading: Reading) -> tuple[FileInfo, list[Judged]]:
         if not isinstance(case, dict):
             raise InputError("expected an object", path=path, field=at)
         meta_key = next((k for k in meta_keys if isinstance(case.get(k), dict)), meta_keys[0])
-        meta = case.get(meta_key) or {}
+        meta = shaped(case.get(meta_key), dict, path, f"{at}.{meta_key}")
         item, name = _item(case, meta, reading)
         info.id_fields = info.id_fields or ["name", *(f"{meta_key}.{k}" for k in meta)]
         info.id_field = info.id_field or name
         system = meta.get("system")
-        for k, m in enumerate(case.get(mkey) or ()):
+        for k, m in enumerate(shaped(case.get(mkey), list, path, f"{at}.{mkey}")):
             field = f"{at}.{mkey}[{k}].score"
+            m = shaped(m, dict, path, f"{at}.{mkey}[{k}]")
             out.append(
                 Judged(
                     item=item,

@@ -75,6 +75,30 @@ class FileInfo:
     notes: list[str] = field(default_factory=list)
 
 
+_KINDS = {dict: "an object", list: "a list", str: "a string", int: "an integer"}
+
+
+def shaped(v: Any, kind: type, path: Path, field: str) -> Any:
+    """``v``, a value of a framework file, as the reader needs it: ``kind()`` (an empty object,
+    list or string, or 0) when absent or null, ``v`` when of type ``kind``; anything else (a list
+    where an object belongs, ``true`` for a count) is refused naming file and field.
+
+    >>> shaped(None, dict, Path("r.json"), "vars"), shaped([1], list, Path("r.json"), "x")
+    ({}, [1])
+    >>> shaped(["x"], dict, Path("r.json"), "results.results[0].vars")
+    Traceback (most recent call last):
+    ...
+    metajudge.errors.InputError: r.json: field results.results[0].vars: expected an object, got a list
+    """
+    if v is None:
+        return kind()
+    if isinstance(v, kind) and not isinstance(v, bool):
+        return v
+    got = next((w for k, w in _KINDS.items() if isinstance(v, k) and not isinstance(v, bool)), None)
+    got = got or ("a boolean" if isinstance(v, bool) else "a number")
+    raise InputError(f"expected {_KINDS[kind]}, got {got}", path=path, field=field)
+
+
 def first_id(obj: Mapping[str, Any], names: tuple[str, ...]) -> tuple[str | None, Any]:
     """The first of ``names`` that ``obj`` holds with a value: ``(name, value)``."""
     for n in names:

@@ -46,13 +46,18 @@ def _version(path: Path) -> Any:
 
         data = read_json(path)
         return data.get("version") if isinstance(data, dict) else None
+    from metajudge.limits import check_archive
+
     try:
         with zipfile.ZipFile(path) as z:
+            check_archive(z, path)  # before inspect_ai (or this) inflates a member
             names = set(z.namelist())
             name = "header.json" if "header.json" in names else "_journal/start.json"
             if name not in names:
                 raise InputError("no header.json in the log (not an inspect_ai log?)", path=path)
             return json.loads(z.read(name)).get("version")
+    except InputError:  # (a ValueError) the archive's limits, or no header
+        raise
     except (zipfile.BadZipFile, OSError, EOFError, ValueError, KeyError) as e:
         raise InputError(
             f"not a readable inspect_ai .eval log (corrupt or truncated zip: {e})",

@@ -22,6 +22,7 @@ from metajudge.scores.readers.framework import (
     first_id,
     framework_reader,
     json_score,
+    shaped,
 )
 
 #: results versions this reader knows (``results.version``)
@@ -66,9 +67,11 @@ def _entry(path: Path, n: int, r: Any, reading: Reading, info: FileInfo) -> list
     at = f"results.results[{n}]"
     if not isinstance(r, dict):
         raise InputError("expected an object", path=path, field=at)
-    test = r.get("testCase") or {}
-    vars_ = r.get("vars") or test.get("vars") or {}
-    meta = test.get("metadata") or {}
+    test = shaped(r.get("testCase"), dict, path, f"{at}.testCase")
+    vars_ = shaped(r.get("vars"), dict, path, f"{at}.vars") or shaped(
+        test.get("vars"), dict, path, f"{at}.testCase.vars"
+    )
+    meta = shaped(test.get("metadata"), dict, path, f"{at}.testCase.metadata")
     info.id_fields = info.id_fields or [f"vars.{k}" for k in vars_] + [
         f"metadata.{k}" for k in meta
     ]
@@ -82,10 +85,18 @@ def _entry(path: Path, n: int, r: Any, reading: Reading, info: FileInfo) -> list
     info.id_field = info.id_field or name
     prov = r.get("provider") or {}
     system = prov.get("label") or prov.get("id") if isinstance(prov, dict) else str(prov)
-    comps = (r.get("gradingResult") or {}).get("componentResults") or []
+    system = None if system in (None, "") else str(system)
+    grading = shaped(r.get("gradingResult"), dict, path, f"{at}.gradingResult")
+    comps = shaped(
+        grading.get("componentResults"), list, path, f"{at}.gradingResult.componentResults"
+    )
+    epoch = shaped(r.get("repeatIndex"), int, path, f"{at}.repeatIndex") + 1
     out, names = [], {}
     for k, c in enumerate(comps):
-        a = c.get("assertion") or {}
+        c = shaped(c, dict, path, f"{at}.gradingResult.componentResults[{k}]")
+        a = shaped(
+            c.get("assertion"), dict, path, f"{at}.gradingResult.componentResults[{k}].assertion"
+        )
         base = str(a.get("metric") or a.get("type") or "assertion")
         names[base] = names.get(base, 0) + 1
         metric = base if names[base] == 1 else f"{base}#{names[base]}"
@@ -97,7 +108,7 @@ def _entry(path: Path, n: int, r: Any, reading: Reading, info: FileInfo) -> list
                 metric=metric,
                 value=json_score(c.get("score"), path, field),
                 where={"path": path, "line": None, "field": field},
-                epoch=int(r.get("repeatIndex") or 0) + 1,
+                epoch=epoch,
                 explanation=c.get("reason"),
             )
         )

@@ -12,13 +12,12 @@ metric failed on that row) is a missing score, as in every score file.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from metajudge.errors import InputError
-from metajudge.io import read_json
+from metajudge.io import csv_reader, read_json
 from metajudge.scores.readers.base import Head, Reading
 from metajudge.scores.readers.framework import ID_NAMES, FileInfo, Judged, framework_reader
 from metajudge.scores.readers.rows import score_cell
@@ -62,8 +61,19 @@ def _table(path: Path) -> tuple[list[str], list[tuple[int | None, dict[str, Any]
         cols = list(dict.fromkeys(k for o in data for k in o))
         return cols, [(None, dict(o)) for o in data]
     with open(path, encoding="utf-8", newline="") as fh:
-        rd = csv.DictReader(fh)
-        rows = [(n, dict(r)) for n, r in enumerate(rd, start=2)]
+        # strict: a file cut inside a quoted cell is refused, not read as one long last cell
+        rd = csv_reader(fh, path, dicts=True, strict=True)
+        rows = []
+        for n, r in enumerate(rd, start=2):
+            if None in r.values():  # pandas' to_csv writes every cell: a short row was cut
+                raise InputError(
+                    f"a row of {sum(v is not None for v in r.values())} cells under a header of "
+                    f"{len(r)} (a truncated file?)",
+                    path=path,
+                    line=n,
+                    field=next(k for k, v in r.items() if v is None),
+                )
+            rows.append((n, dict(r)))
         return list(rd.fieldnames or []), rows
 
 

@@ -22,14 +22,13 @@ scores (kept as ``score: None`` with an ``error``), counted and reported by the 
 from __future__ import annotations
 
 import ast
-import csv
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from metajudge.errors import InputError
-from metajudge.io import read_json
+from metajudge.io import csv_reader, read_json
 from metajudge.scores.readers.alignment import Collector, IdPolicy, KeyMap
 from metajudge.scores.readers.rows import (
     ScoreRow,
@@ -209,7 +208,7 @@ def hanna_metric_scores(
     km = KeyMap(records, ids) if records else None
     col = Collector()
     with open(path, encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh)
+        reader = csv_reader(fh, path, dicts=True)
         header = reader.fieldnames or []
         if "Model" not in header:
             raise InputError(

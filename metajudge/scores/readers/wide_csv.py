@@ -7,7 +7,6 @@ cell is a missing score (:func:`~metajudge.scores.readers.rows.score_cell`).
 
 from __future__ import annotations
 
-import csv
 from array import array
 from collections.abc import Iterable, Sequence
 from itertools import islice, repeat
@@ -19,6 +18,7 @@ import numpy as np
 from metajudge.bulk import paused_gc
 from metajudge.data.formats import response_key
 from metajudge.errors import InputError
+from metajudge.io import csv_reader
 from metajudge.scores.readers.alignment import ID_COLUMNS, Collector, KeyMap
 from metajudge.scores.readers.base import Reader, ReadOptions, any_file, csv_records
 from metajudge.scores.readers.rows import (
@@ -41,7 +41,7 @@ def read_wide_csv(p: Path, km: KeyMap | None, labels: bool = False) -> list[Scor
     (``labels``) or two headers naming one metric take the row-by-row reader."""
     delim = "\t" if p.suffix.lower() == ".tsv" else ","
     with open(p, encoding="utf-8", newline="") as fh:
-        reader = csv.reader(fh, delimiter=delim)
+        reader = csv_reader(fh, p, delimiter=delim)
         header = next(reader, None) or []
         _check_wide_header(p, header)
         names = [split_header(h) for h in header if h not in ID_COLUMNS]
@@ -373,7 +373,7 @@ def read_wide_csv_rows(
 ) -> list[ScoreRow]:
     """The row-by-row reader of a wide CSV (label cells, a metric named by two headers)."""
     col = Collector()
-    reader = csv.DictReader(fh, delimiter=delim)
+    reader = csv_reader(fh, p, delimiter=delim, dicts=True)
     metrics = [h for h in reader.fieldnames or [] if h not in ID_COLUMNS]
     for lineno, row in enumerate(reader, start=2):
         where = {"path": p, "line": lineno}
