@@ -29,7 +29,6 @@ from metajudge.data.formats import (
     Response,
     Scale,
     Table,
-    iter_jsonl_objects,
 )
 from metajudge.errors import InputError
 
@@ -422,7 +421,9 @@ def check_file(
     schema: bool = True,
     progress: Any = None,
 ) -> Report:
-    """Check a canonical JSONL file (header card or ``card``); collect up to ``max_errors`` errors.
+    """Check a canonical JSONL file (header card or ``card``), a columnar table or an Arena
+    battle file (:func:`~metajudge.data.columnar.iter_objects`); collect up to ``max_errors``
+    errors.
 
     ``schema``: records through the JSON Schema validator (``data validate``), else through the
     loader's own pass: a record of the common shape checked and built in one go
@@ -430,6 +431,7 @@ def check_file(
     check (:func:`structure_errors`; the same errors as the schema's). ``progress``: an
     optional callback, called with the number of lines read so far (every
     :data:`PROGRESS_EVERY` lines and at the end)."""
+    from metajudge.data.columnar import iter_objects
     from metajudge.data.fast_records import fast_builder, shape_key
 
     rep = Report(str(path), card)
@@ -440,7 +442,7 @@ def check_file(
     rules = Rules.of(card)
     fast = fast_builder(rules, schema)
     try:
-        for line, obj in iter_jsonl_objects(path):
+        for line, obj in iter_objects(path):
             is_header = first and isinstance(obj, Mapping) and "card" in obj
             first = False
             if is_header:

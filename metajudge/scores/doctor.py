@@ -3,7 +3,8 @@
 :func:`describe` names the file's format (as ``--scores`` detects it, or ``FORMAT`` forced) and
 version, its rows, the fields that could carry the item id (and the one read), the score-like
 columns (numbers), the label-like columns (pass/fail, grades, a few distinct strings), the
-missing values per column, and prints the ``meta-eval`` command that reads it. With the labelled
+missing values per column, and prints the ``meta-eval`` command that reads it. A Chatbot
+Arena battle file is named as such (a dataset, :mod:`metajudge.data.arena`). With the labelled
 dataset (``--input``) it also says how many of the file's responses the dataset has.
 """
 
@@ -32,6 +33,8 @@ def describe(
     the reader ``--scores`` reads it with (:mod:`metajudge.scores.readers`)."""
     p = Path(path)
     reading = reading or Reading()
+    if fmt is None and _is_arena(p):
+        return _arena(p)
     r = readers.reader(fmt) if fmt else readers.detect(p)
     out = _framework(p, r, reading) if r.judged is not None else _table(p, r)
     out["file"] = str(p)
@@ -39,6 +42,41 @@ def describe(
         out["dataset"] = _joined(p, r.name, reading, input_file)
     out["command"] = command(p, r, reading, input_file, out.get("id_field"))
     return out
+
+
+def _is_arena(p: Path) -> bool:
+    from metajudge.data.arena import is_arena
+
+    return p.is_file() and is_arena(p)
+
+
+def _arena(p: Path) -> dict[str, Any]:
+    """A Chatbot Arena battle file: a dataset of pairwise records, not a score file
+    (:mod:`metajudge.data.arena`)."""
+    from metajudge.data.arena import summary
+
+    s = summary(p)
+    w = s["winners"]
+    argv = ["metajudge", "meta-eval", "--input", str(p), "--scores", "SCORES.jsonl"]
+    return {
+        "file": str(p),
+        "format": "arena",
+        "version": "Chatbot Arena battles",
+        "rows": s["battles"],
+        "id_fields": ["question_id"],
+        "id_field": "question_id",
+        "systems": s["models"],
+        "score_columns": [],
+        "label_columns": ["winner"],
+        "missing": {},
+        "notes": [
+            "a dataset of pairwise records, one per battle (give it as --input): "
+            f"{w['model_a']} model_a, {w['model_b']} model_b, {w['tie']} tie, "
+            f"{w['tie (bothbad)']} tie (bothbad) (kept apart in meta.tie); "
+            f"{s['judges']} judges (meta.annotator)"
+        ],
+        "command": shlex.join(argv + ["--out", f"runs/{p.stem}"]),
+    }
 
 
 def _framework(p: Path, r: Reader, reading: Reading) -> dict[str, Any]:
