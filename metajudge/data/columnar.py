@@ -11,10 +11,9 @@ into ``a`` and ``b``. A null field of a struct is an absent field (a Parquet str
 field in every row). The card is the schema's ``metajudge.card`` metadata (JSON), else it is
 inferred as for a JSONL file without a card line. :func:`table_of` is that table.
 
-:func:`iter_objects` is the one iteration over a dataset file's records as JSON objects: a
-JSONL file's lines, a columnar table's rows, a Chatbot Arena battle file's battles
-(:mod:`metajudge.data.arena`) — the loader's pass (:func:`metajudge.data.validation.check_file`)
-reads every kind through it.
+:func:`iter_objects` gives the rows as canonical records (JSON objects), as
+:func:`~metajudge.data.formats.iter_jsonl_objects` gives a JSONL file's lines, for the loader's
+pass (:func:`metajudge.data.validation.dataset_objects`).
 """
 
 from __future__ import annotations
@@ -109,19 +108,8 @@ def rows_of(table: Any) -> Iterator[dict[str, Any]]:
 
 
 def iter_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
-    """``(line or row, object)`` of each record of a dataset file: a columnar table's rows as
-    canonical records (the card, where the schema holds one, first, as a JSONL card line), an
-    Arena battle file's battles, else a JSONL file's lines
-    (:func:`~metajudge.data.formats.iter_jsonl_objects`)."""
-    from metajudge.data import arena
-    from metajudge.data.formats import iter_jsonl_objects
-
-    if arena.is_arena(path):
-        yield from arena.iter_objects(path)
-        return
-    if not is_columnar(path):
-        yield from iter_jsonl_objects(path)
-        return
+    """``(row, object)`` of each row of a columnar dataset as a canonical record, the card
+    (where the schema holds one) first, as row 0, like a JSONL file's card line."""
     meta = schema_of(path).metadata or {}
     if CARD_KEY in meta:
         yield 0, {"card": json.loads(meta[CARD_KEY])}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -413,6 +413,20 @@ class Report:
         self.errors.extend(errs[: max(0, max_errors - len(self.errors))])
 
 
+def dataset_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
+    """``(line or row, object)`` of each record of a dataset file, the card first where the file
+    holds one: a Chatbot Arena battle file's battles (:mod:`metajudge.data.arena`), a columnar
+    table's rows (:mod:`metajudge.data.columnar`), else a JSONL file's lines."""
+    from metajudge.data import arena, columnar
+    from metajudge.data.formats import iter_jsonl_objects
+
+    if arena.is_arena(path):
+        return arena.iter_objects(path)
+    if columnar.is_columnar(path):
+        return columnar.iter_objects(path)
+    return iter_jsonl_objects(path)
+
+
 def check_file(
     path: str | Path,
     card: DatasetCard | None = None,
@@ -431,7 +445,6 @@ def check_file(
     check (:func:`structure_errors`; the same errors as the schema's). ``progress``: an
     optional callback, called with the number of lines read so far (every
     :data:`PROGRESS_EVERY` lines and at the end)."""
-    from metajudge.data.columnar import iter_objects
     from metajudge.data.fast_records import fast_builder, shape_key
 
     rep = Report(str(path), card)
@@ -442,7 +455,7 @@ def check_file(
     rules = Rules.of(card)
     fast = fast_builder(rules, schema)
     try:
-        for line, obj in iter_objects(path):
+        for line, obj in dataset_objects(path):
             is_header = first and isinstance(obj, Mapping) and "card" in obj
             first = False
             if is_header:

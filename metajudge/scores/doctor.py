@@ -58,6 +58,12 @@ def _arena(p: Path) -> dict[str, Any]:
     s = summary(p)
     w = s["winners"]
     argv = ["metajudge", "meta-eval", "--input", str(p), "--scores", "SCORES.jsonl"]
+    note = (
+        "a dataset of pairwise records, one per battle (give it as --input): "
+        f"{w['model_a']} model_a, {w['model_b']} model_b, {w['tie']} tie, "
+        f"{w['tie (bothbad)']} tie (bothbad) (kept apart in meta.tie); "
+        f"{s['judges']} judges (meta.annotator)"
+    )
     return {
         "file": str(p),
         "format": "arena",
@@ -69,12 +75,7 @@ def _arena(p: Path) -> dict[str, Any]:
         "score_columns": [],
         "label_columns": ["winner"],
         "missing": {},
-        "notes": [
-            "a dataset of pairwise records, one per battle (give it as --input): "
-            f"{w['model_a']} model_a, {w['model_b']} model_b, {w['tie']} tie, "
-            f"{w['tie (bothbad)']} tie (bothbad) (kept apart in meta.tie); "
-            f"{s['judges']} judges (meta.annotator)"
-        ],
+        "notes": [note],
         "command": shlex.join(argv + ["--out", f"runs/{p.stem}"]),
     }
 
