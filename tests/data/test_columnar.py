@@ -18,6 +18,7 @@ import pytest
 
 from metajudge.data.loading import file_kind, load
 from metajudge.errors import InputError
+from metajudge.runs.data_commands import run_validate
 from metajudge.scores.doctor import describe
 
 pa = pytest.importorskip("pyarrow")
@@ -125,6 +126,8 @@ def test_columnar_records_equal_jsonl_records(tmp_path: Path) -> None:
         ds = load(p)
         assert ds.card == jsonl.card
         assert ds.records == jsonl.records
+        v = run_validate(str(p), max_errors=20)
+        assert v.ok and v.summary.startswith(f"OK {p}: 24 likert records"), v.summary
 
 
 def _battles(n: int) -> list[dict[str, Any]]:
