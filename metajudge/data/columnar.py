@@ -99,6 +99,15 @@ def columns_of(path: str | Path) -> list[str]:
     return list(schema_of(path).names)
 
 
+def is_records_table(path: str | Path) -> bool:
+    """Is ``path`` a columnar file of canonical records (columns ``id`` and ``labels`` or
+    ``scores``), a dataset rather than a score table?"""
+    if not is_columnar(path) or not Path(path).is_file():
+        return False
+    cols = set(columns_of(path))
+    return "id" in cols and bool({"labels", "scores"} & cols)
+
+
 def rows_of(table: Any) -> Iterator[dict[str, Any]]:
     """A table's rows as dicts, built column by column (one Python list per column)."""
     names = table.column_names

@@ -198,13 +198,16 @@ def test_arena_unknown_winner_names_the_field(tmp_path: Path) -> None:
     assert e.value.field == "winner"
 
 
-def test_doctor_names_arena_and_columnar_score_tables(tmp_path: Path) -> None:
+def test_doctor_names_arena_columnar_records_and_score_tables(tmp_path: Path) -> None:
     js, parquet = _arena_files(tmp_path, _battles(9))
     d = describe(parquet)
     assert d["format"] == "arena" and d["rows"] == 9
     note = d["notes"][0]
     assert "3 model_a, 2 model_b, 2 tie, 2 tie (bothbad)" in note and "3 judges" in note
     assert describe(js)["format"] == "arena"
+    records = describe(_nested_parquet(tmp_path / "d.parquet"))
+    assert records["format"] == "columnar records" and records["rows"] == 24
+    assert records["systems"] == ["abstractive", "hallucinating", "lead"]
     wide, long = _score_tables(tmp_path)
     for p in (wide, long):
         d = describe(p)

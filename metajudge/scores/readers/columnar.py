@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from metajudge.data.columnar import SUFFIXES, columns_of, rows_of, table_of
+from metajudge.data.columnar import SUFFIXES, columns_of, is_records_table, rows_of, table_of
 from metajudge.scores.readers.alignment import KeyMap
 from metajudge.scores.readers.base import Head, Reader, ReadOptions
 from metajudge.scores.readers.rows import ScoreRow
@@ -20,10 +20,10 @@ from metajudge.scores.readers.tables import by_response, score_rows, wide_rows
 
 
 def _is_score_table(head: Head) -> bool:
-    """A columnar file that is no Arena battle file (that one is a dataset)."""
+    """A columnar file that is no dataset (canonical records, an Arena battle file)."""
     from metajudge.data.arena import COLUMNS
 
-    return not COLUMNS <= set(columns_of(head.path))
+    return not COLUMNS <= set(columns_of(head.path)) and not is_records_table(head.path)
 
 
 def _rows(path: Path, records: Sequence[Any] | None, opts: ReadOptions) -> list[ScoreRow]:
