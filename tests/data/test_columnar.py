@@ -213,3 +213,27 @@ def test_doctor_names_arena_columnar_records_and_score_tables(tmp_path: Path) ->
         d = describe(p)
         assert d["format"] == "parquet" and d["score_columns"] == ["authors_factcc"]
         assert d["systems"] == ["abstractive", "hallucinating", "lead"]
+
+
+def test_flat_pairwise_columns_and_a_map_of_labels(tmp_path: Path) -> None:
+    """The documented flat columns of a pairwise record and ``labels`` as a map column."""
+    src = BYOD / "pairwise.jsonl"
+    card, recs = _jsonl(src)
+    flat = {
+        "id": [r["id"] for r in recs],
+        "question": [r["input"]["question"] for r in recs],
+        "reference": [r["input"].get("reference") for r in recs],
+        "system_a": [r["a"]["system"] for r in recs],
+        "response_a": [r["a"].get("response") for r in recs],
+        "system_b": [r["b"]["system"] for r in recs],
+        "response_b": [r["b"].get("response") for r in recs],
+        "labels": [list(r["labels"].items()) for r in recs],
+    }
+    schema = pa.schema(
+        [(k, pa.string()) for k in flat if k != "labels"]
+        + [("labels", pa.map_(pa.string(), pa.list_(pa.float64())))],
+        metadata={"metajudge.card": json.dumps(card)},
+    )
+    pq.write_table(pa.table(flat, schema=schema), tmp_path / "pairs.parquet")
+    got, want = load(tmp_path / "pairs.parquet"), load(src)
+    assert got.card == want.card and got.records == want.records
