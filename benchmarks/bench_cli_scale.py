@@ -21,6 +21,12 @@ tau_b a CI with its method (the bootstrap up to ``kendall_ci_max_rows`` rows, Fi
 reuses) the generated files; ``--diff A B`` compares two ``result.json`` files without a run;
 ``--profile FILE`` runs the child under cProfile (its times then include cProfile's cost).
 
+``--records realistic`` (:func:`realistic`, issue 65): the same labels and metric columns on
+records shaped like real ones: distinct prompts and responses with lognormal lengths (medians
+300 and 1,200 characters, log-scale sigma 0.6), 24 systems, three annotators. ``--format
+parquet`` writes the dataset as a Parquet table (the canonical columns, the card as metadata)
+instead of JSONL; both give the same ``result.json`` values (``--diff``).
+
 Run: ``python benchmarks/bench_cli_scale.py --pairs 200000`` (the default, as ``make bench`` runs it).
 """
 
@@ -35,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -69,17 +76,89 @@ def hardware_bound(rows: int, columns: int, n_boot: int) -> tuple[float, float, 
     return ops, rate, ops / rate
 
 
-def write_inputs(folder: Path, pairs: int, metrics: int) -> tuple[Path, Path]:
-    """The canonical JSONL (card line + records) and the wide scores CSV, generated once per
-    ``(pairs, metrics)`` in ``folder``."""
+#: ``--records realistic``: systems, annotators, and the lognormal medians (characters) and
+#: log-scale sigma of the prompts' and responses' lengths
+SYSTEMS, ANNOTATORS, PROMPT_CHARS, RESPONSE_CHARS, SIGMA = 24, 3, 300, 1200, 0.6
+
+
+def realistic(pairs: int, metrics: int, seed: int = 17) -> tuple[Any, Any]:
+    """``synthetic``'s set (the same latent preference and metric columns) on records shaped
+    like real ones: a distinct prompt per pair and a distinct response per side, their lengths
+    lognormal with medians :data:`PROMPT_CHARS` and :data:`RESPONSE_CHARS` (sigma
+    :data:`SIGMA`), the two sides drawn from :data:`SYSTEMS` systems, :data:`ANNOTATORS`
+    annotators' labels in -2..2 around the latent."""
+    from metajudge.data.formats import Input, PairwiseRecord, Response
+
+    ds, rows = synthetic(pairs, metrics, seed)
+    rng = np.random.default_rng([seed, 65])
+    words = [
+        "the",
+        "judge",
+        "model",
+        "answer",
+        "prompt",
+        "system",
+        "label",
+        "score",
+        "pair",
+        "data",
+        "text",
+        "of",
+        "and",
+        "a",
+    ]
+    pool = " ".join(rng.choice(words, 400_000).tolist())  # text cut from a random offset
+    names = [f"system_{k:02d}" for k in range(SYSTEMS)]
+
+    def text(n: int, i: int, tag: str) -> str:
+        start = int(rng.integers(0, len(pool) - n))
+        return f"{tag}{i} " + pool[start : start + n]
+
+    lq = rng.lognormal(np.log(PROMPT_CHARS), SIGMA, pairs).astype(int).clip(10, 20_000)
+    lr = rng.lognormal(np.log(RESPONSE_CHARS), SIGMA, (pairs, 2)).astype(int).clip(10, 50_000)
+    sides = np.array([rng.choice(SYSTEMS, 2, replace=False) for _ in range(pairs)])
+    extra = np.clip(np.rint(rng.normal(0, 0.8, (pairs, ANNOTATORS - 2))), -2, 2).tolist()
+    records = []
+    for i, r in enumerate(ds.records):
+        lab = (*r.labels["overall"], *extra[i])
+        a = Response(names[sides[i, 0]], text(int(lr[i, 0]), i, "a"))
+        b = Response(names[sides[i, 1]], text(int(lr[i, 1]), i, "b"))
+        records.append(
+            PairwiseRecord(r.id, Input(text(int(lq[i]), i, "q")), a, b, {"overall": lab})
+        )
+    ds.records = records
+    ds.card = replace(ds.card, annotators=ANNOTATORS, description=realistic.__doc__.split("\n")[0])
+    return ds, rows
+
+
+def write_parquet(path: Path, ds: Any) -> None:
+    """The dataset as a Parquet table of the canonical columns, the card as its metadata."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    t = pa.Table.from_pylist([r.to_dict() for r in ds.records])
+    meta = {"metajudge.card": json.dumps(ds.card.to_dict())}
+    pq.write_table(t.replace_schema_metadata(meta), path)
+
+
+def write_inputs(
+    folder: Path, pairs: int, metrics: int, records: str = "plain", fmt: str = "jsonl"
+) -> tuple[Path, Path]:
+    """The dataset (``fmt`` ``jsonl``: card line + records; ``parquet``: a table, the card as
+    metadata) and the wide scores CSV, generated once per ``(pairs, metrics, records)`` in
+    ``folder``; ``records``: ``plain`` (``synthetic``'s) or ``realistic`` (:func:`realistic`)."""
     from metajudge.data.formats import split_response_key, write_jsonl
 
-    ds_path = folder / f"ds_{pairs}.jsonl"
+    tag = "" if records == "plain" else f"{records}_"
+    ds_path = folder / f"ds_{tag}{pairs}.{fmt}"
     sc_path = folder / f"scores_{pairs}_{metrics}.csv"
     if ds_path.is_file() and sc_path.is_file():
         return ds_path, sc_path
-    ds, rows = synthetic(pairs, metrics)
-    write_jsonl(ds_path, ds.records, ds.card)
+    ds, rows = (realistic if records == "realistic" else synthetic)(pairs, metrics)
+    if fmt == "parquet":
+        write_parquet(ds_path, ds)
+    else:
+        write_jsonl(ds_path, ds.records, ds.card)
     del ds
     table = np.zeros((pairs, 2, metrics))
     for r in rows:  # metric-major: (m0, p0 a), (m0, p0 b), (m0, p1 a), ...
@@ -197,7 +276,7 @@ def check_cells(result: dict, require_bootstrap: tuple[str, ...] = ("pearson", "
     return not bad
 
 
-def report(m: dict, pairs: int, metrics: int, n_boot: int) -> None:
+def report(m: dict, pairs: int, metrics: int, n_boot: int, annotators: int = 2) -> None:
     print(f"$ {m['command']}")
     print(
         f"pairs={pairs}: wall {m['wall_s']:.1f} s, CPU {m['cpu_s']:.1f} s (user+sys), "
@@ -210,9 +289,9 @@ def report(m: dict, pairs: int, metrics: int, n_boot: int) -> None:
         f"wall {m['wall_s'] / target[1]:.2f}x, RSS {m['peak_rss_mb'] / target[2]:.2f}x of it"
         + (" (fewer pairs than the target's)" if pairs < target[0] else "")
     )
-    ops, rate, bound = hardware_bound(2 * pairs, metrics + 1, n_boot)
+    ops, rate, bound = hardware_bound(annotators * pairs, metrics + 1, n_boot)
     print(
-        f"hardware bound: {ops:.2e} multiply-adds (2 annotator rows x {pairs:,} pairs x "
+        f"hardware bound: {ops:.2e} multiply-adds ({annotators} annotator rows x {pairs:,} pairs x "
         f"{n_boot} resamples x {metrics + 1} columns x 2 statistics) at {rate:.2e}/s "
         f"(einsum weighted row sums, one core, measured now) = {bound:.1f} s; the run took "
         f"{m['wall_s'] / bound:.1f}x the bound ({bound / m['wall_s']:.0%} of it)"
@@ -223,6 +302,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, default=200_000)
     ap.add_argument("--metrics", type=int, default=5)
+    ap.add_argument(
+        "--records",
+        choices=("plain", "realistic"),
+        default="plain",
+        help="plain: 2 systems, 2 annotators, no text; realistic: see realistic()",
+    )
+    ap.add_argument("--format", choices=("jsonl", "parquet"), default="jsonl", help="dataset file")
     ap.add_argument("--n-boot", type=int, default=1000)
     ap.add_argument("--plots", action="store_true", help="keep the PNG plots")
     ap.add_argument("--data", type=Path, help="folder for (and reuse of) the generated files")
@@ -239,13 +325,13 @@ def main(argv: list[str] | None = None) -> int:
         data = a.data or Path(tmp)
         data.mkdir(parents=True, exist_ok=True)
         t0 = time.perf_counter()
-        ds, scores = write_inputs(data, a.pairs, a.metrics)
+        ds, scores = write_inputs(data, a.pairs, a.metrics, a.records, a.format)
         print(f"data: {ds.name}, {scores.name} ({time.perf_counter() - t0:.1f} s)")
         out = a.out or Path(tmp) / "out"
         m = run_meta_eval(
             ds, scores, out, n_boot=a.n_boot, plots=a.plots, src=a.src.resolve(), profile=a.profile
         )
-        report(m, a.pairs, a.metrics, a.n_boot)
+        report(m, a.pairs, a.metrics, a.n_boot, ANNOTATORS if a.records == "realistic" else 2)
         if a.json:
             a.json.write_text(json.dumps(m, indent=1))
         ok = check_cells(json.loads((out / "result.json").read_text()))

@@ -7,6 +7,10 @@ data here. A source is a built-in dataset name, or a path to one of the file kin
 
 - ``jsonl``: a canonical JSONL file (docs/own-data.md): an optional card line,
   then one record per line;
+- ``columnar``: the canonical records as a Parquet or Arrow IPC table
+  (:mod:`metajudge.data.columnar`; docs/own-data.md names the columns);
+- ``arena``: a Chatbot Arena battle file as released (JSON or Parquet; one pairwise record per
+  battle, :mod:`metajudge.data.arena`);
 - ``judge_bench``: a file in JUDGE-BENCH's unified format (:mod:`metajudge.data.judge_bench`);
 - ``upstream``: an upstream file of a built-in dataset, recognised by its size and pinned sha256
   (e.g. RAGChecker's ``human_labeled_data.json``), loaded by that dataset's converter;
@@ -31,7 +35,9 @@ from metajudge.data.formats import DatasetCard, PairwiseRecord, Record
 from metajudge.data.registry import Dataset, cards_dir, describe_counts, list_datasets, load_card
 from metajudge.errors import InputError
 
-FileKind = Literal["jsonl", "judge_bench", "upstream", "released_probs", "folder"]
+FileKind = Literal[
+    "jsonl", "columnar", "arena", "judge_bench", "upstream", "released_probs", "folder"
+]
 
 
 def load(
@@ -195,6 +201,13 @@ def file_kind(path: str | Path) -> tuple[FileKind, tuple[str, str] | None]:
         )
     if not p.is_file():
         raise InputError("file not found", path=p)
+    from metajudge.data.arena import is_arena
+    from metajudge.data.columnar import is_columnar
+
+    if is_arena(p):
+        return "arena", None
+    if is_columnar(p):
+        return "columnar", None
     found = upstream_match(p)
     if p.suffix == ".json":
         from metajudge.data.judge_bench import is_judge_bench
@@ -243,8 +256,8 @@ def _load_path(
         from metajudge.data.released_probs import dataset_of
 
         ds = dataset_of(p)
-    else:
-        ds = _load_jsonl(p, card, progress)
+    else:  # canonical records: JSONL, a columnar table, Arena battles
+        ds = _load_jsonl(p, card, None if kind != "jsonl" else progress)
     ds.source = {"input": str(p.resolve()), **({"options": dict(options)} if options else {})}
     return ds
 
@@ -270,7 +283,9 @@ def upstream_match(path: Path) -> tuple[str, str] | None:
 def _load_jsonl(
     path: Path, card: DatasetCard | None = None, progress: Callable[[int, int], None] | None = None
 ) -> Dataset:
-    """A canonical JSONL file (its header card, else ``card``, else an inferred card)."""
+    """Canonical records (JSONL, a columnar table or Arena battles, read by
+    :func:`~metajudge.data.validation.read_jsonl`): the file's card, else ``card``, else an
+    inferred card."""
     from metajudge.data.validation import read_jsonl
 
     tick = None if progress is None else _line_ticks(path, progress)

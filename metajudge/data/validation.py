@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -29,7 +29,6 @@ from metajudge.data.formats import (
     Response,
     Scale,
     Table,
-    iter_jsonl_objects,
 )
 from metajudge.errors import InputError
 
@@ -414,6 +413,20 @@ class Report:
         self.errors.extend(errs[: max(0, max_errors - len(self.errors))])
 
 
+def dataset_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
+    """``(line or row, object)`` of each record of a dataset file, the card first where the file
+    holds one: a Chatbot Arena battle file's battles (:mod:`metajudge.data.arena`), a columnar
+    table's rows (:mod:`metajudge.data.columnar`), else a JSONL file's lines."""
+    from metajudge.data import arena, columnar
+    from metajudge.data.formats import iter_jsonl_objects
+
+    if arena.is_arena(path):
+        return arena.iter_objects(path)
+    if columnar.is_columnar(path):
+        return columnar.iter_objects(path)
+    return iter_jsonl_objects(path)
+
+
 def check_file(
     path: str | Path,
     card: DatasetCard | None = None,
@@ -422,7 +435,9 @@ def check_file(
     schema: bool = True,
     progress: Any = None,
 ) -> Report:
-    """Check a canonical JSONL file (header card or ``card``); collect up to ``max_errors`` errors.
+    """Check a canonical JSONL file (header card or ``card``), a columnar table or an Arena
+    battle file (:func:`~metajudge.data.columnar.iter_objects`); collect up to ``max_errors``
+    errors.
 
     ``schema``: records through the JSON Schema validator (``data validate``), else through the
     loader's own pass: a record of the common shape checked and built in one go
@@ -440,7 +455,7 @@ def check_file(
     rules = Rules.of(card)
     fast = fast_builder(rules, schema)
     try:
-        for line, obj in iter_jsonl_objects(path):
+        for line, obj in dataset_objects(path):
             is_header = first and isinstance(obj, Mapping) and "card" in obj
             first = False
             if is_header:

@@ -220,7 +220,7 @@ def run_validate(
     from metajudge.data.validation import check_file
 
     kind = file_kind(path)[0] if Path(path).is_file() else "jsonl"
-    if kind != "jsonl":
+    if kind not in ("jsonl", "columnar", "arena"):  # canonical records: checked one by one
         return _validate_loaded(path, kind)
     rep = check_file(path, load_card(card) if card else None, max_errors=max_errors)
     if rep.errors:

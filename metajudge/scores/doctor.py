@@ -3,7 +3,9 @@
 :func:`describe` names the file's format (as ``--scores`` detects it, or ``FORMAT`` forced) and
 version, its rows, the fields that could carry the item id (and the one read), the score-like
 columns (numbers), the label-like columns (pass/fail, grades, a few distinct strings), the
-missing values per column, and prints the ``meta-eval`` command that reads it. With the labelled
+missing values per column, and prints the ``meta-eval`` command that reads it. A Chatbot
+Arena battle file (:mod:`metajudge.data.arena`) and a Parquet/Arrow table of canonical records
+(:mod:`metajudge.data.columnar`) are named as such: datasets, given as ``--input``. With the labelled
 dataset (``--input``) it also says how many of the file's responses the dataset has.
 """
 
@@ -32,6 +34,10 @@ def describe(
     the reader ``--scores`` reads it with (:mod:`metajudge.scores.readers`)."""
     p = Path(path)
     reading = reading or Reading()
+    if fmt is None and _is_arena(p):
+        return _arena(p)
+    if fmt is None and _is_records_table(p):
+        return _records_table(p)
     r = readers.reader(fmt) if fmt else readers.detect(p)
     out = _framework(p, r, reading) if r.judged is not None else _table(p, r)
     out["file"] = str(p)
@@ -39,6 +45,80 @@ def describe(
         out["dataset"] = _joined(p, r.name, reading, input_file)
     out["command"] = command(p, r, reading, input_file, out.get("id_field"))
     return out
+
+
+def _is_arena(p: Path) -> bool:
+    from metajudge.data.arena import is_arena
+
+    return p.is_file() and is_arena(p)
+
+
+def _is_records_table(p: Path) -> bool:
+    from metajudge.data.columnar import is_records_table
+
+    return is_records_table(p)
+
+
+def _records_table(p: Path) -> dict[str, Any]:
+    """A Parquet/Arrow table of canonical records: a dataset, not a score file
+    (:mod:`metajudge.data.columnar`)."""
+    from metajudge.data.loading import load
+    from metajudge.data.registry import describe_counts
+
+    ds = load(p)
+    c = describe_counts(ds)
+    sides = (getattr(r, k, None) for r in ds.records for k in ("a", "b"))
+    systems = {str(r.system) for r in ds.records if hasattr(r, "system")}
+    systems |= {str(x.system) for x in sides if x is not None}
+    argv = ["metajudge", "meta-eval", "--input", str(p), "--scores", "SCORES.jsonl"]
+    note = (
+        f"a dataset of {c['records']} {c['kind']} records (give it as --input): "
+        f"dimensions {', '.join(c['dimensions'])}, card {c['name']}"
+    )
+    return {
+        "file": str(p),
+        "format": "columnar records",
+        "version": p.suffix[1:],
+        "rows": c["records"],
+        "id_fields": ["id"],
+        "id_field": "id",
+        "systems": sorted(systems),
+        "score_columns": [],
+        "label_columns": list(c["dimensions"]),
+        "missing": {},
+        "notes": [note],
+        "command": shlex.join(argv + ["--out", f"runs/{p.stem}"]),
+    }
+
+
+def _arena(p: Path) -> dict[str, Any]:
+    """A Chatbot Arena battle file: a dataset of pairwise records, not a score file
+    (:mod:`metajudge.data.arena`)."""
+    from metajudge.data.arena import summary
+
+    s = summary(p)
+    w = s["winners"]
+    argv = ["metajudge", "meta-eval", "--input", str(p), "--scores", "SCORES.jsonl"]
+    note = (
+        "a dataset of pairwise records, one per battle (give it as --input): "
+        f"{w['model_a']} model_a, {w['model_b']} model_b, {w['tie']} tie, "
+        f"{w['tie (bothbad)']} tie (bothbad) (kept apart in meta.tie); "
+        f"{s['judges']} judges (meta.annotator)"
+    )
+    return {
+        "file": str(p),
+        "format": "arena",
+        "version": "Chatbot Arena battles",
+        "rows": s["battles"],
+        "id_fields": ["question_id"],
+        "id_field": "question_id",
+        "systems": s["models"],
+        "score_columns": [],
+        "label_columns": ["winner"],
+        "missing": {},
+        "notes": [note],
+        "command": shlex.join(argv + ["--out", f"runs/{p.stem}"]),
+    }
 
 
 def _framework(p: Path, r: Reader, reading: Reading) -> dict[str, Any]:

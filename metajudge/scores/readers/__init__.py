@@ -13,7 +13,8 @@ one of :data:`FORCIBLE`). The formats, one module per format or family:
 - upstream datasets' score files (:mod:`~metajudge.scores.readers.upstream_files`): RAGChecker,
   LFTQA-Eval, HANNA; released judge probabilities (:mod:`~metajudge.scores.readers.released_probs`);
 - score tables (:mod:`~metajudge.scores.readers.tables`, :mod:`~metajudge.scores.readers.wide_csv`):
-  JSONL score rows, wide JSON and CSV/TSV tables.
+  JSONL score rows, wide JSON and CSV/TSV tables; Parquet and Arrow IPC tables
+  (:mod:`~metajudge.scores.readers.columnar`).
 
 Every reader reads a score by one rule (:func:`metajudge.scores.readers.rows.score_cell`: empty, null
 and NaN are a missing score, counted; infinite and non-numeric ones are refused) and aligns its
@@ -26,6 +27,7 @@ from pathlib import Path
 
 from metajudge.errors import InputError
 from metajudge.scores.readers import (
+    columnar,
     deepeval,
     inspect_log,
     promptfoo,
@@ -53,6 +55,7 @@ READERS: dict[str, Reader] = {
         tables.JSONL,
         wide_csv.READER,
         tables.WIDE_JSON,
+        columnar.READER,
     )
 }
 

@@ -149,11 +149,19 @@ def _read_rows(p: Path, km: KeyMap | None, labels: bool = False) -> list[ScoreRo
     """JSONL (or a JSON list) of score rows from elsewhere (only ``metric``, ``score`` and ids)."""
     from metajudge.data.formats import iter_jsonl_objects
 
-    col = Collector()
     if p.suffix.lower() == ".json":
         objs: Iterable[tuple[int | None, Any]] = ((None, o) for o in read_json(p))
     else:
         objs = iter_jsonl_objects(p)
+    return score_rows(p, objs, km, labels)
+
+
+def score_rows(
+    p: Path, objs: Iterable[tuple[int | None, Any]], km: KeyMap | None, labels: bool = False
+) -> list[ScoreRow]:
+    """Score rows from elsewhere, ``(line or None, object)`` each (a JSONL line, an element of a
+    JSON list, a columnar table's row)."""
+    col = Collector()
     for idx, (line, obj) in enumerate(objs):
         where = {"path": p, "line": line}
         pre = "" if line is not None else f"[{idx}]."
@@ -220,6 +228,14 @@ def _read_wide_json(p: Path, km: KeyMap | None, labels: bool = False) -> list[Sc
         raise InputError(
             "expected a JSON list of objects {item, system, <metric>: value, ...}", path=p
         )
+    return wide_rows(p, data, km, labels)
+
+
+def wide_rows(
+    p: Path, data: Iterable[Any], km: KeyMap | None, labels: bool = False
+) -> list[ScoreRow]:
+    """A wide table's score rows: ``data`` its rows as objects ``{item, system, <metric>: value}``
+    (a JSON list's, a columnar table's)."""
     col = Collector()
     for i, obj in enumerate(data):
         where = {"path": p, "line": None}
@@ -262,6 +278,11 @@ def _by_response(path: Path) -> list[Mapping[str, Any]]:
     """Score rows as ``data doctor`` describes a table: one record per response (its ids) with a
     column per metric (the score, else the label)."""
     objs = jsonl_records(path) if path.suffix.lower() == ".jsonl" else json_records(path)
+    return by_response(objs)
+
+
+def by_response(objs: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Score rows ``objs`` as one record per response (its ids) with a column per metric."""
     out: dict[tuple[Any, ...], dict[str, Any]] = {}
     for o in objs:
         ids = {k: o[k] for k in ID_COLUMNS if o.get(k) not in (None, "")}

@@ -1,0 +1,147 @@
+"""Columnar files (Parquet, Arrow IPC/Feather): what a dataset or score file in one holds, read
+column by column with pyarrow (the ``parquet`` extra; imported only when such a file is read).
+
+A columnar dataset holds the canonical record's fields as columns (docs/own-data.md): ``id``,
+``input`` (a struct: ``question``, ``reference``, ``context``, ``documents``), ``a`` and ``b``
+(structs: ``system``, ``response``) and ``labels`` for pairwise records, ``system``,
+``response`` and ``scores`` for per-response ones (a struct of one list per dimension, or a map),
+``meta`` (a struct or map). Flat columns say the same: ``question``, ``reference``, ``context``,
+``documents`` go into ``input``; ``system_a``/``response_a`` and ``system_b``/``response_b``
+into ``a`` and ``b``. A null field of a struct is an absent field (a Parquet struct has every
+field in every row). The card is the schema's ``metajudge.card`` metadata (JSON), else it is
+inferred as for a JSONL file without a card line. :func:`table_of` is that table.
+
+:func:`iter_objects` gives the rows as canonical records (JSON objects), as
+:func:`~metajudge.data.formats.iter_jsonl_objects` gives a JSONL file's lines, for the loader's
+pass (:func:`metajudge.data.validation.dataset_objects`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from metajudge.errors import InputError
+
+#: the suffixes of columnar files
+SUFFIXES = (".parquet", ".arrow", ".feather", ".ipc")
+#: the schema metadata key holding a dataset's card (JSON)
+CARD_KEY = b"metajudge.card"
+#: flat columns and the field of the canonical record they fill
+_FLAT = {
+    "question": ("input", "question"),
+    "reference": ("input", "reference"),
+    "context": ("input", "context"),
+    "documents": ("input", "documents"),
+    "system_a": ("a", "system"),
+    "response_a": ("a", "response"),
+    "system_b": ("b", "system"),
+    "response_b": ("b", "response"),
+}
+_STRUCTS = ("input", "a", "b", "labels", "scores", "meta")
+
+
+def is_columnar(path: str | Path) -> bool:
+    """Is ``path`` a Parquet or Arrow IPC file (by its suffix)?"""
+    return Path(path).suffix.lower() in SUFFIXES
+
+
+def pyarrow() -> Any:
+    """The ``pyarrow`` module, or an error saying how to install it."""
+    try:
+        import pyarrow as pa
+    except ImportError as e:  # pragma: no cover - the dev extra installs it
+        raise InputError(
+            "reading Parquet or Arrow files needs pyarrow: pip install 'metajudge[parquet]'"
+        ) from e
+    return pa
+
+
+def table_of(path: str | Path, columns: Sequence[str] | None = None) -> Any:
+    """The pyarrow table of a Parquet or Arrow IPC (Feather) file, only ``columns`` when given;
+    an unreadable file is an :class:`~metajudge.errors.InputError` naming it."""
+    pa = pyarrow()
+    p = Path(path)
+    if not p.is_file():
+        raise InputError("file not found", path=p)
+    cols = list(columns) if columns is not None else None
+    try:
+        if p.suffix.lower() == ".parquet":
+            import pyarrow.parquet as pq
+
+            return pq.read_table(p, columns=cols)
+        from pyarrow import feather
+
+        return feather.read_table(p, columns=cols)
+    except (pa.ArrowException, OSError) as e:
+        raise InputError(f"not a readable {p.suffix[1:]} file: {e}", path=p) from e
+
+
+def schema_of(path: str | Path) -> Any:
+    """The schema of a columnar file (its columns and metadata), without reading its rows."""
+    pa = pyarrow()
+    p = Path(path)
+    try:
+        if p.suffix.lower() == ".parquet":
+            import pyarrow.parquet as pq
+
+            return pq.read_schema(p)
+        with pa.memory_map(str(p)) as src:
+            return pa.ipc.open_file(src).schema
+    except (pa.ArrowException, OSError) as e:
+        raise InputError(f"not a readable {p.suffix[1:]} file: {e}", path=p) from e
+
+
+def columns_of(path: str | Path) -> list[str]:
+    """A columnar file's column names."""
+    return list(schema_of(path).names)
+
+
+def is_records_table(path: str | Path) -> bool:
+    """Is ``path`` a columnar file of canonical records (columns ``id`` and ``labels`` or
+    ``scores``), a dataset rather than a score table?"""
+    if not is_columnar(path) or not Path(path).is_file():
+        return False
+    cols = set(columns_of(path))
+    return "id" in cols and bool({"labels", "scores"} & cols)
+
+
+def rows_of(table: Any) -> Iterator[dict[str, Any]]:
+    """A table's rows as dicts, built column by column (one Python list per column)."""
+    names = table.column_names
+    cols = [table.column(n).to_pylist() for n in names]
+    for values in zip(*cols, strict=True):
+        yield dict(zip(names, values, strict=True))
+
+
+def iter_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
+    """``(row, object)`` of each row of a columnar dataset as a canonical record, the card
+    (where the schema holds one) first, as row 0, like a JSONL file's card line."""
+    meta = schema_of(path).metadata or {}
+    if CARD_KEY in meta:
+        yield 0, {"card": json.loads(meta[CARD_KEY])}
+    for i, row in enumerate(rows_of(table_of(path)), start=1):
+        yield i, canonical(row)
+
+
+def canonical(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A table row as a canonical record: flat columns folded into ``input``/``a``/``b``, null
+    struct fields and null columns dropped (absent)."""
+    out: dict[str, Any] = {}
+    for k, v in row.items():
+        if v is None:
+            continue
+        if k in _FLAT:
+            outer, inner = _FLAT[k]
+            out.setdefault(outer, {})[inner] = v
+        elif k in _STRUCTS:
+            m = dict(v) if isinstance(v, list) else v  # a map column: [(key, value), ...]
+            got = {a: b for a, b in m.items() if b is not None} if isinstance(m, Mapping) else m
+            if isinstance(got, dict) and isinstance(out.get(k), dict):
+                got = {**got, **out[k]}
+            out[k] = got
+        else:
+            out[k] = v
+    return out

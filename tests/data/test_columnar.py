@@ -1,0 +1,239 @@
+"""Issue 65's columnar input: the same data as JSONL and as Parquet / Arrow IPC give the same
+meta-evaluation (1e-12, through the CLI), and Chatbot Arena battle files (JSON and Parquet) read
+as they are released: one pairwise record per battle, ties and both-bad ties kept apart, the
+judge as annotator; ``data doctor`` names both."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from metajudge.data.loading import file_kind, load
+from metajudge.errors import InputError
+from metajudge.runs.data_commands import run_validate
+from metajudge.scores.doctor import describe
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+feather = pytest.importorskip("pyarrow.feather")
+
+ROOT = Path(__file__).resolve().parents[2]
+BYOD = ROOT / "tests" / "fixtures" / "byod"
+DATA, AUTHORS = BYOD / "faithfulness.jsonl", BYOD / "faithfulness_authors.csv"
+WINNERS = ("model_a", "model_b", "tie", "tie (bothbad)")
+MODELS = ("gpt-4", "claude-v1", "vicuna-13b", "alpaca-13b")
+
+
+def _jsonl(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    objs = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+    return objs[0]["card"], objs[1:]
+
+
+def _nested_parquet(dst: Path) -> Path:
+    """The JSONL file's records as a Parquet table of the same fields, the card as metadata."""
+    card, recs = _jsonl(DATA)
+    t = pa.Table.from_pylist(recs)
+    pq.write_table(t.replace_schema_metadata({b"metajudge.card": json.dumps(card)}), dst)
+    return dst
+
+
+def _flat_arrow(dst: Path) -> Path:
+    """The same records with the input's fields as flat columns, in an Arrow IPC file."""
+    card, recs = _jsonl(DATA)
+    flat = [{**{k: v for k, v in r.items() if k != "input"}, **r["input"]} for r in recs]
+    t = pa.Table.from_pylist(flat)
+    feather.write_feather(t.replace_schema_metadata({b"metajudge.card": json.dumps(card)}), dst)
+    return dst
+
+
+def _score_tables(tmp: Path) -> tuple[Path, Path]:
+    """The authors' CSV as a wide Parquet table and as long score rows in Arrow IPC."""
+    rows = list(csv.DictReader(AUTHORS.open(encoding="utf-8")))
+    metrics = [k for k in rows[0] if k not in ("item", "system")]
+    wide = {k: [r[k] for r in rows] for k in ("item", "system")}
+    wide |= {m: [float(r[m]) if r[m] else None for r in rows] for m in metrics}
+    pq.write_table(pa.table(wide), tmp / "wide.parquet")
+    long = [
+        {"item": r["item"], "system": r["system"], "metric": m, "score": float(r[m])}
+        for r in rows
+        for m in metrics
+        if r[m]
+    ]
+    feather.write_feather(pa.Table.from_pylist(long), tmp / "long.arrow")
+    return tmp / "wide.parquet", tmp / "long.arrow"
+
+
+def _meta_eval(tmp: Path, data: Path, scores: Path, name: str) -> dict[str, Any]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
+    out = tmp / name
+    argv = ["meta-eval", "--input", str(data), "--scores", str(scores), "--out", str(out)]
+    p = subprocess.run(
+        [sys.executable, "-m", "metajudge", *argv],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert p.returncode == 0, p.stderr
+    return json.loads((out / "result.json").read_text(encoding="utf-8"))
+
+
+def _numbers(d: Any, path: str = "") -> dict[str, Any]:
+    """Every leaf of a result but where it was read from (run, timing, the file's signature)."""
+    if isinstance(d, dict):
+        skip = ("run", "timing_s", "signatures")
+        items = [(k, v) for k, v in d.items() if k not in skip]
+        return {k2: v2 for k, v in items for k2, v2 in _numbers(v, f"{path}/{k}").items()}
+    if isinstance(d, list):
+        return {k: v for i, x in enumerate(d) for k, v in _numbers(x, f"{path}[{i}]").items()}
+    return {path: d}
+
+
+def _assert_equal(a: dict[str, Any], b: dict[str, Any]) -> None:
+    na, nb = _numbers(a), _numbers(b)
+    assert na.keys() == nb.keys()
+    for k, v in na.items():
+        if isinstance(v, float) and isinstance(nb[k], float) and not math.isnan(v):
+            assert nb[k] == pytest.approx(v, rel=1e-12, abs=1e-12), k
+        else:
+            same_nan = isinstance(v, float) and math.isnan(v) and math.isnan(nb[k])
+            assert nb[k] == v or same_nan, k
+
+
+def test_jsonl_and_columnar_give_equal_meta_eval(tmp_path: Path) -> None:
+    wide, long = _score_tables(tmp_path)
+    base = _meta_eval(tmp_path, DATA, AUTHORS, "jsonl")
+    assert base["metrics"] and base["cells"]
+    parquet = _meta_eval(tmp_path, _nested_parquet(tmp_path / "d.parquet"), wide, "parquet")
+    arrow = _meta_eval(tmp_path, _flat_arrow(tmp_path / "d.arrow"), long, "arrow")
+    _assert_equal(base, parquet)
+    _assert_equal(base, arrow)
+
+
+def test_columnar_records_equal_jsonl_records(tmp_path: Path) -> None:
+    jsonl = load(DATA)
+    for p in (_nested_parquet(tmp_path / "d.parquet"), _flat_arrow(tmp_path / "d.arrow")):
+        assert file_kind(p) == ("columnar", None)
+        ds = load(p)
+        assert ds.card == jsonl.card
+        assert ds.records == jsonl.records
+        v = run_validate(str(p), max_errors=20)
+        assert v.ok and v.summary.startswith(f"OK {p}: 24 likert records"), v.summary
+
+
+def _battles(n: int) -> list[dict[str, Any]]:
+    """Battles in Arena's columns; question ``q0`` comes back once (two battles on it)."""
+    out = []
+    for i in range(n):
+        conv = [{"role": "user", "content": f"question {i}"}]
+        out.append(
+            {
+                "question_id": f"q{i % (n - 1)}",
+                "model_a": MODELS[i % 4],
+                "model_b": MODELS[(i + 1) % 4],
+                "winner": WINNERS[i % 4],
+                "judge": f"arena_user_{i % 3}",
+                "conversation_a": [*conv, {"role": "assistant", "content": f"a{i}"}],
+                "conversation_b": [*conv, {"role": "assistant", "content": f"b{i}"}],
+                "turn": 1,
+                "anony": True,
+            }
+        )
+    return out
+
+
+def _arena_files(tmp: Path, battles: list[dict[str, Any]]) -> tuple[Path, Path]:
+    (tmp / "arena.json").write_text(json.dumps(battles), encoding="utf-8")
+    pq.write_table(pa.Table.from_pylist(battles), tmp / "arena.parquet")
+    return tmp / "arena.json", tmp / "arena.parquet"
+
+
+def test_arena_battles_one_pairwise_record_each(tmp_path: Path) -> None:
+    js, parquet = _arena_files(tmp_path, _battles(9))
+    ds = load(js)
+    assert file_kind(parquet) == ("arena", None) and ds.card.kind == "pairwise"
+    assert load(parquet).records == ds.records
+    recs = ds.records
+    assert [r.id for r in recs][:2] == ["q0", "q1"] and recs[8].id == "q0#2"
+    assert [r.labels["preference"] for r in recs[:4]] == [(-1.0,), (1.0,), (0.0,), (0.0,)]
+    assert [r.meta.get("tie") for r in recs[:4]] == [None, None, "tie", "both bad"]
+    assert recs[3].meta["winner"] == "tie (bothbad)" and recs[2].meta["winner"] == "tie"
+    assert recs[4].meta["annotator"] == "arena_user_1"
+    assert (recs[1].a.system, recs[1].b.system) == ("claude-v1", "vicuna-13b")
+    assert (recs[1].input.question, recs[1].a.response) == ("question 1", "a1")
+
+
+def test_arena_meta_eval_json_equals_parquet(tmp_path: Path) -> None:
+    battles = _battles(24)
+    js, parquet = _arena_files(tmp_path, battles)
+    ids = [r.id for r in load(js).records]
+    rows = [
+        {"item": rid, "side": side, "metric": "judge", "score": (i * 7 + (side == "b")) % 5}
+        for i, rid in enumerate(ids)
+        for side in "ab"
+    ]
+    scores = tmp_path / "judge.jsonl"
+    scores.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    _assert_equal(
+        _meta_eval(tmp_path, js, scores, "arena_json"),
+        _meta_eval(tmp_path, parquet, scores, "arena_parquet"),
+    )
+
+
+def test_arena_unknown_winner_names_the_field(tmp_path: Path) -> None:
+    battles = _battles(5)
+    battles[2]["winner"] = "draw"
+    js, _ = _arena_files(tmp_path, battles)
+    with pytest.raises(InputError, match="winner must be one of") as e:
+        load(js)
+    assert e.value.field == "winner"
+
+
+def test_doctor_names_arena_columnar_records_and_score_tables(tmp_path: Path) -> None:
+    js, parquet = _arena_files(tmp_path, _battles(9))
+    d = describe(parquet)
+    assert d["format"] == "arena" and d["rows"] == 9
+    note = d["notes"][0]
+    assert "3 model_a, 2 model_b, 2 tie, 2 tie (bothbad)" in note and "3 judges" in note
+    assert describe(js)["format"] == "arena"
+    records = describe(_nested_parquet(tmp_path / "d.parquet"))
+    assert records["format"] == "columnar records" and records["rows"] == 24
+    assert records["systems"] == ["abstractive", "hallucinating", "lead"]
+    wide, long = _score_tables(tmp_path)
+    for p in (wide, long):
+        d = describe(p)
+        assert d["format"] == "parquet" and d["score_columns"] == ["authors_factcc"]
+        assert d["systems"] == ["abstractive", "hallucinating", "lead"]
+
+
+def test_flat_pairwise_columns_and_a_map_of_labels(tmp_path: Path) -> None:
+    """The documented flat columns of a pairwise record and ``labels`` as a map column."""
+    src = BYOD / "pairwise.jsonl"
+    card, recs = _jsonl(src)
+    flat = {
+        "id": [r["id"] for r in recs],
+        "question": [r["input"]["question"] for r in recs],
+        "reference": [r["input"].get("reference") for r in recs],
+        "system_a": [r["a"]["system"] for r in recs],
+        "response_a": [r["a"].get("response") for r in recs],
+        "system_b": [r["b"]["system"] for r in recs],
+        "response_b": [r["b"].get("response") for r in recs],
+        "labels": [list(r["labels"].items()) for r in recs],
+    }
+    schema = pa.schema(
+        [(k, pa.string()) for k in flat if k != "labels"]
+        + [("labels", pa.map_(pa.string(), pa.list_(pa.float64())))],
+        metadata={"metajudge.card": json.dumps(card)},
+    )
+    pq.write_table(pa.table(flat, schema=schema), tmp_path / "pairs.parquet")
+    got, want = load(tmp_path / "pairs.parquet"), load(src)
+    assert got.card == want.card and got.records == want.records
