@@ -109,3 +109,24 @@ def test_notebook_mtraig_eval_walkthrough(data_dir: Path) -> None:
         and "reference topics:" in text
         and "signature: mtraig_faithfulness|backbone:smollm2-135m" in text
     )
+
+
+def test_notebook_judge_card(data_dir: Path) -> None:
+    """Two simulated inspect_ai graders on 400 labelled answers: the cards' figures, McNemar
+    naming the strict grader, and the ``--require`` gate exiting 3 for the lenient one."""
+    import re
+
+    nb = _run("04_judge_card.ipynb", data_dir, timeout=300)
+    text = _text(nb)
+    assert "strict_grader   400 answers graded, 254 pass, 0 missing, 400 explanations" in text
+    assert "strict_grader: accuracy 0.948 [0.925, 0.968], κ 0.888" in text
+    assert "lenient_grader: accuracy 0.780 [0.740, 0.818], κ 0.491" in text
+    assert "accepts_wrong 53% [45%, 61%] (82 of 155)" in text
+    assert "judge 0.802, corrected 0.613 [0.479, 0.723], humans 0.613" in text
+    assert "decision: Use with care: it accepts 53% of the fail answers" in text
+    p = float(re.search(r"only one right: 80 / 13; McNemar \S+ \S+ \S+ p = (\S+) ", text)[1])
+    assert p < 0.001
+    assert "answer: use strict_grader: accuracy higher by 0.168" in text
+    assert "exit status 3" in text
+    assert "lenient_grader  tnr.lower>=0.8   fail" in text
+    assert "strict_grader   kappa.lower>=0.6 pass" in text
