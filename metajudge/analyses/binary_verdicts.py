@@ -56,7 +56,7 @@ def rate(k: int, n: int) -> Rate:
 
 
 @dataclass(frozen=True)
-class Estimate:
+class RateEstimate:
     value: float | None
     lo: float | None
     hi: float | None
@@ -72,8 +72,8 @@ class PassRate:
     labelled: int
     judge: Rate
     human: Rate
-    rogan_gladen: Estimate
-    ppi: Estimate | None
+    rogan_gladen: RateEstimate
+    ppi: RateEstimate | None
     excess: float | None
 
 
@@ -94,9 +94,9 @@ class BinaryVerdicts(Result):
         return asdict(self)
 
 
-def _est(e: Any) -> Estimate:
+def _est(e: Any) -> RateEstimate:
     v = [None if x is None or not np.isfinite(x) else float(x) for x in (e.value, e.lo, e.hi)]
-    return Estimate(*v)
+    return RateEstimate(*v)
 
 
 def _scope(

@@ -2,7 +2,7 @@
 stated rules, and ``--require EXPR`` checked against the measures.
 
 :func:`measures` reads the figures a requirement may name from a card's parts (a part absent or
-withheld gives no measure). :func:`decide` walks :data:`RULES` in order; the first that holds
+withheld gives no measure). :func:`decide` walks :data:`DECISION_RULES` in order; the first that holds
 gives the sentence; every rule and its outcome is kept (``card.json``: ``decision``).
 :func:`check_requirements` evaluates ``NAME OP VALUE`` (``agreement>=0.8``, ``alt-test=pass``,
 ``kappa.lower>=0.6``): ``pass``, ``fail``, or ``unmeasurable`` (the card has no such measure on
@@ -154,7 +154,7 @@ def exit_code(outcomes: Sequence[Mapping[str, Any]]) -> int:
 
 
 #: the rules, in order: the first that holds gives the card's sentence
-RULES = (
+DECISION_RULES = (
     "no-agreement: the agreement with humans cannot be measured -> no decision",
     "alt-test-pass: the Alt-Test passes -> use it in place of the annotators",
     "selective-keeps: selective judging keeps items at the risk -> use with escalation",
@@ -166,7 +166,7 @@ ACCEPTS_WRONG = 0.2
 
 
 def _sentences(card: Mapping[str, Any], have: Mapping[str, Any]) -> list[str | None]:
-    """Each rule's sentence where it holds (None where not), in :data:`RULES` order."""
+    """Each rule's sentence where it holds (None where not), in :data:`DECISION_RULES` order."""
     sel, ver = _ok(card, "selective"), _ok(card, "verdicts")
     a = card["parts"].get("agreement") or {}
     why = a.get("withheld") or a.get("reason") or "no agreement"
@@ -217,9 +217,13 @@ def _refused(card: Mapping[str, Any]) -> str:
 
 
 def decide(card: Mapping[str, Any], have: Mapping[str, Any]) -> dict[str, Any]:
-    """The card's sentence (the first rule of :data:`RULES` that holds) and every rule's
+    """The card's sentence (the first rule of :data:`DECISION_RULES` that holds) and every rule's
     outcome."""
     said = _sentences(card, have)
     first = next(i for i, s in enumerate(said) if s)
-    rules = [{"rule": r, "holds": s is not None} for r, s in zip(RULES, said, strict=True)]
-    return {"sentence": f"{said[first]}{_refused(card)}.", "rule": RULES[first], "rules": rules}
+    rules = [{"rule": r, "holds": s is not None} for r, s in zip(DECISION_RULES, said, strict=True)]
+    return {
+        "sentence": f"{said[first]}{_refused(card)}.",
+        "rule": DECISION_RULES[first],
+        "rules": rules,
+    }

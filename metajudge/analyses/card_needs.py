@@ -15,7 +15,7 @@ The floors, each the analysis's own:
 - conformal: :func:`~metajudge.stats.calibration.min_calibration_rows` calibration rows at the
   card's miscoverage, the calibration share of the labels (a finite conformal quantile: an
   interval narrower than the scale);
-- calibration: :data:`~metajudge.analyses.calibration.fit.MIN_HELD_OUT` held-out rows per
+- calibration: :data:`~metajudge.stats.calibration.MIN_HELD_OUT` held-out rows per
   split, the held-out share of the labels;
 - estimate: :data:`~metajudge.stats.intervals.MIN_CI_N` labels for a system estimated from its
   own labels (a borrowed system leans on the transport gate instead).
@@ -83,9 +83,8 @@ def part_need(
     """The least data of ``part`` (None: a part without a floor of labels) with ``labelled``
     labelled units and the card's ``settings`` (risk, miscoverage); ``plan``: the ``calibrate
     plan`` command line of the data, which picks the next labels of a rating judge."""
-    from metajudge.analyses.calibration.fit import MIN_HELD_OUT
     from metajudge.analyses.selective import smallest_calibration
-    from metajudge.stats.calibration import min_calibration_rows
+    from metajudge.stats.calibration import MIN_HELD_OUT, min_calibration_rows
     from metajudge.stats.intervals import MIN_CI_N
 
     if part == "agreement":

@@ -10,14 +10,14 @@ from typing import Any
 
 #: the most items listed (the count says how many disagree in all)
 CAP = 200
-TEXT_CAP = 300
+EXPLANATION_CAP = 300
 
 
 def _cut(text: Any) -> str | None:
     if text is None:
         return None
     s = str(text)
-    return s if len(s) <= TEXT_CAP else s[: TEXT_CAP - 1] + "…"
+    return s if len(s) <= EXPLANATION_CAP else s[: EXPLANATION_CAP - 1] + "…"
 
 
 def label_disagreements(

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
-ALPHA = 0.05
+ANSWER_ALPHA = 0.05
 
 
 def label_comparisons(
@@ -91,7 +91,7 @@ def _closest_to_best(comparisons: Sequence[Mapping[str, Any]]) -> Mapping[str, A
     return first
 
 
-def answer(comparisons: Sequence[Mapping[str, Any]], alpha: float = ALPHA) -> str:
+def answer(comparisons: Sequence[Mapping[str, Any]], alpha: float = ANSWER_ALPHA) -> str:
     """One line: the better judge of the first comparison (the headline statistic), its margin
     and whether the paired test (Holm) finds the difference significant at ``alpha``."""
     if not comparisons:

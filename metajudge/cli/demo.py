@@ -57,7 +57,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     print(f"Markdown report: {res.paths['report']}")
     print(Path(res.paths["html"]).resolve())
     if args.cards:
-        from metajudge.runs.judge_card import cards_page
+        from metajudge.runs.judge_cards import cards_page
 
         print("Judge cards of released judges, side by side (each card linked):")
         print(cards_page(args.cards).resolve())

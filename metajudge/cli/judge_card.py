@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from metajudge.cli import options as opt
@@ -90,13 +91,14 @@ def add_card(jsub: Any) -> None:
 
 
 def _cmd_card(args: argparse.Namespace) -> int:
-    from metajudge.analyses.card_decision import parse_requirement
     from metajudge.cli.backends import cli_backbone
     from metajudge.cli.output import print_json, print_text
     from metajudge.cli.source import data_source
-    from metajudge.runs.judge_card import CardOptions, run_card, run_cards
+    from metajudge.runs.judge_card import CardOptions, run_card
+    from metajudge.runs.judge_card_folder import folder_card, is_cje_folder
+    from metajudge.runs.judge_cards import gate, parse_requirements, run_cards
 
-    require = tuple(parse_requirement(r) for r in args.require)  # before any work
+    require = parse_requirements(args.require)  # before any work
     src = data_source(args, judge=args.judge[0] if len(args.judge) == 1 else None)
     if args.log_to_mlflow:
         from metajudge.runs.mlflow_log import check_source
@@ -115,7 +117,9 @@ def _cmd_card(args: argparse.Namespace) -> int:
         require=require,
         probes=args.probes,
     )
-    if len(args.judge) > 1:
+    if is_cje_folder(src):
+        run = folder_card(src, opts, args.out)
+    elif len(args.judge) > 1:
         run = run_cards(src, args.judge, opts, args.out)
     else:
         run = run_card(src, opts, args.out)
@@ -130,22 +134,7 @@ def _cmd_card(args: argparse.Namespace) -> int:
 
         for rid in log_cards(src.path, args.out):
             opt.notice(args.format, f"logged to MLflow run {rid}")
-    return _gate(run.card)
-
-
-def _gate(doc: dict[str, Any]) -> int:
-    """The exit status of the requirements of a card (or of each card of a comparison): each
-    failed or unmeasurable one said on stderr."""
-    import sys
-
-    from metajudge.analyses.card_decision import exit_code
-
-    outcomes = [{"judge": doc.get("judge"), **r} for r in doc.get("requirements") or ()]
-    for r in outcomes:
-        if r["status"] != "pass":
-            print(
-                f"requirement {r['require']} {r['status']} for {r['judge']} "
-                f"(measured: {r['value']})",
-                file=sys.stderr,
-            )
-    return exit_code(outcomes)
+    code, said = gate(run.card)
+    for line in said:
+        print(line, file=sys.stderr)
+    return code

@@ -22,7 +22,7 @@ from typing import Any
 from metajudge.errors import InputError
 
 #: the columns that make a file an Arena battle file
-COLUMNS = frozenset({"model_a", "model_b", "winner"})
+ARENA_COLUMNS = frozenset({"model_a", "model_b", "winner"})
 #: the columns read (the others are not)
 READ = ("question_id", "model_a", "model_b", "winner", "judge", "conversation_a", "conversation_b")
 READ_META = ("turn", "language", "tstamp")
@@ -50,7 +50,7 @@ CARD = {
 }
 
 
-def columns(path: str | Path) -> list[str] | None:
+def battle_columns(path: str | Path) -> list[str] | None:
     """The columns of a JSON list or columnar file (the first object's keys), else None."""
     from metajudge.data.columnar import columns_of, is_columnar
 
@@ -64,9 +64,9 @@ def columns(path: str | Path) -> list[str] | None:
 
 
 def is_arena(path: str | Path) -> bool:
-    """Is ``path`` an Arena battle file (it has the columns :data:`COLUMNS`)?"""
-    cols = columns(path)
-    return cols is not None and COLUMNS <= set(cols)
+    """Is ``path`` an Arena battle file (it has the columns :data:`ARENA_COLUMNS`)?"""
+    cols = battle_columns(path)
+    return cols is not None and ARENA_COLUMNS <= set(cols)
 
 
 def _json_list(p: Path) -> list[Any]:
@@ -88,7 +88,7 @@ def battles(path: str | Path) -> Iterator[Mapping[str, Any]]:
         yield from (b for b in _json_list(p) if isinstance(b, Mapping))
 
 
-def iter_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
+def arena_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
     """The card (as a JSONL card line, 0), then ``(battle number, canonical record)``."""
     yield 0, {"card": CARD}
     seen: dict[str, int] = {}

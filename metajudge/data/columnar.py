@@ -11,7 +11,7 @@ into ``a`` and ``b``. A null field of a struct is an absent field (a Parquet str
 field in every row). The card is the schema's ``metajudge.card`` metadata (JSON), else it is
 inferred as for a JSONL file without a card line. :func:`table_of` is that table.
 
-:func:`iter_objects` gives the rows as canonical records (JSON objects), as
+:func:`columnar_objects` gives the rows as canonical records (JSON objects), as
 :func:`~metajudge.data.formats.iter_jsonl_objects` gives a JSONL file's lines, for the loader's
 pass (:func:`metajudge.data.validation.dataset_objects`).
 """
@@ -26,7 +26,7 @@ from typing import Any
 from metajudge.errors import InputError
 
 #: the suffixes of columnar files
-SUFFIXES = (".parquet", ".arrow", ".feather", ".ipc")
+COLUMNAR_SUFFIXES = (".parquet", ".arrow", ".feather", ".ipc")
 #: the schema metadata key holding a dataset's card (JSON)
 CARD_KEY = b"metajudge.card"
 #: flat columns and the field of the canonical record they fill
@@ -45,7 +45,7 @@ _STRUCTS = ("input", "a", "b", "labels", "scores", "meta")
 
 def is_columnar(path: str | Path) -> bool:
     """Is ``path`` a Parquet or Arrow IPC file (by its suffix)?"""
-    return Path(path).suffix.lower() in SUFFIXES
+    return Path(path).suffix.lower() in COLUMNAR_SUFFIXES
 
 
 def pyarrow() -> Any:
@@ -116,7 +116,7 @@ def rows_of(table: Any) -> Iterator[dict[str, Any]]:
         yield dict(zip(names, values, strict=True))
 
 
-def iter_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
+def columnar_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
     """``(row, object)`` of each row of a columnar dataset as a canonical record, the card
     (where the schema holds one) first, as row 0, like a JSONL file's card line."""
     meta = schema_of(path).metadata or {}

@@ -40,7 +40,7 @@ from typing import Any
 
 from metajudge.errors import InputError
 
-PREFIX = "mlflow:"
+MLFLOW_PREFIX = "mlflow:"
 #: the card's shipped-scores loader of the judge columns (:mod:`metajudge.scores.shipped`)
 LOADER = "mlflow_assessments"
 #: the record meta key holding a trace's judge assessments ({column: value or error})
@@ -50,7 +50,7 @@ _BINARY = {"yes": "yes", "no": "no", "true": "yes", "false": "no"}
 
 def is_mlflow(source: Any) -> bool:
     """Does ``source`` (an ``--input`` value) name an MLflow experiment (``mlflow:EXPERIMENT``)?"""
-    return isinstance(source, str | os.PathLike) and str(source).startswith(PREFIX)
+    return isinstance(source, str | os.PathLike) and str(source).startswith(MLFLOW_PREFIX)
 
 
 def import_mlflow() -> Any:
@@ -307,7 +307,7 @@ def read_experiment(
     from metajudge.data.registry import Dataset
     from metajudge.data.validation import record_from_dict
 
-    name = str(source).removeprefix(PREFIX)
+    name = str(source).removeprefix(MLFLOW_PREFIX)
     mlc = client(tracking_uri)
     counts: Counter[str] = Counter()
     traces = _read_traces(mlc, experiment_id(mlc, name), counts)

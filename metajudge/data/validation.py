@@ -421,9 +421,9 @@ def dataset_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
     from metajudge.data.formats import iter_jsonl_objects
 
     if arena.is_arena(path):
-        return arena.iter_objects(path)
+        return arena.arena_objects(path)
     if columnar.is_columnar(path):
-        return columnar.iter_objects(path)
+        return columnar.columnar_objects(path)
     return iter_jsonl_objects(path)
 
 
@@ -436,7 +436,7 @@ def check_file(
     progress: Any = None,
 ) -> Report:
     """Check a canonical JSONL file (header card or ``card``), a columnar table or an Arena
-    battle file (:func:`~metajudge.data.columnar.iter_objects`); collect up to ``max_errors``
+    battle file (:func:`~metajudge.data.columnar.columnar_objects`); collect up to ``max_errors``
     errors.
 
     ``schema``: records through the JSON Schema validator (``data validate``), else through the

@@ -2,7 +2,7 @@
 
 - ``calibrate fit``: the held-out measures before/after and the reliability diagram
   (:func:`plot_reliability`, ``reliability.png``, the run folder's file; the judge card draws
-  the same bins as inline SVG, :func:`metajudge.reports.svg.reliability`);
+  the same bins as inline SVG, :func:`metajudge.reports.svg.reliability_svg_svg`);
 - ``calibrate conformal``: coverage and mean width (set size) per method, and each test item's
   interval (prediction set) of the first split in the disagreement browser (view kind
   ``interval``), widest first;

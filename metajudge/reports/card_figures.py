@@ -91,7 +91,7 @@ def reliability_figure(card: Mapping[str, Any]) -> Figure:
         return _absent(id_, title, "the calibration result holds no reliability bins")
     platt = r.get("method") == "platt"
     scale = (0.0, 1.0) if platt else tuple(r["calibrator"]["scale"])
-    text = svg.reliability(
+    text = svg.reliability_svg(
         pts["before"],
         pts["after"],
         scale,  # type: ignore[arg-type]
@@ -119,7 +119,7 @@ def confusion_figure(card: Mapping[str, Any]) -> Figure:
     labels, cm = list(row["labels"]), row["confusion"]
     # a label no human and no judge used is a row and a column of zeros: left out
     keep = [i for i in range(len(labels)) if sum(cm[i]) or sum(r[i] for r in cm)]
-    text = svg.confusion(
+    text = svg.confusion_svg(
         [labels[i] for i in keep],
         [[cm[i][j] for j in keep] for i in keep],
         title=f"{card['judge']}: human label (rows) against the judge's verdict (columns), "
@@ -140,8 +140,6 @@ def forest_figure(card: Mapping[str, Any]) -> Figure:
         s.get("value") is not None and s["judge_mean"].get("lo") is not None for s in r["systems"]
     ):
         return _absent(id_, title, "a system has no estimate or no CI")
-    from metajudge.reports.estimate_html import forest_svg
-
     return {"id": id_, "title": title, "svg": forest_svg(r, id_="fig-forest"), "reason": ""}
 
 
@@ -152,7 +150,7 @@ def width_by_bin_figure(card: Mapping[str, Any]) -> Figure:
     r = _result(card, "conformal")
     if r is None:
         return _absent(id_, title, _part_reason(card, "conformal"))
-    from metajudge.reports.judge_card import best_conformal
+    from metajudge.analyses.card_needs import best_conformal
 
     m = best_conformal(r)
     if m is None or "width" not in m:
@@ -219,3 +217,46 @@ def lead_figure(figures: list[Figure], card: Mapping[str, Any]) -> Figure | None
     )
     drawn = [f for f in figures if f["svg"]]
     return next((f for f in drawn if f["id"] == named), drawn[0] if drawn else None)
+
+
+def _rounded(d: Mapping[str, Any]) -> dict[str, float]:
+    return {"v": round(d["value"], 4), "lo": round(d["lo"], 4), "hi": round(d["hi"], 4)}
+
+
+def forest_data(res: Mapping[str, Any]) -> dict[str, Any]:
+    """An estimate result's forest plot as data (the estimate page's payload ``forest``): per
+    system the calibrated estimate and the raw judge mean with their CIs, the route and claim."""
+    rows = [
+        {
+            "system": s["system"],
+            "route": s["route"],
+            "cal": _rounded(s),
+            "raw": _rounded(s["judge_mean"]),
+            "claim": s["level_claim"],
+        }
+        for s in res["systems"]
+    ]
+    conf = round(100 * (1 - res["settings"]["alpha"]))
+    return {
+        "title": f"Calibrated estimate [{conf}% CI] beside the raw judge mean [naive {conf}% CI]",
+        "scale": list(res["scale"]),
+        "rows": rows,
+    }
+
+
+def forest_svg(res: Mapping[str, Any], *, id_: str = "forest") -> str:
+    """The forest plot of an estimate result as inline SVG (:func:`metajudge.reports.svg.
+    forest`), systems in natural order (S0, S1, S2 … S10); the card draws the same."""
+    f = forest_data(res)
+    rows = [
+        svg.ForestRow(
+            system=r["system"],
+            label=r["system"]
+            + {"borrowed": " (borrowed)", "ipw": " (plan-weighted)"}.get(r["route"], ""),
+            cal=(r["cal"]["v"], r["cal"]["lo"], r["cal"]["hi"]),
+            raw=(r["raw"]["v"], r["raw"]["lo"], r["raw"]["hi"]),
+            refused=r["claim"] != "ok",
+        )
+        for r in sorted(f["rows"], key=lambda r: natural_key(r["system"]))
+    ]
+    return svg.forest(rows, (f["scale"][0], f["scale"][1]), title=f["title"], id_=id_)

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from metajudge.analyses.calibration.plan import plan_advice
+from metajudge.reports.card_figures import forest_data, forest_svg
 from metajudge.reports.estimate_report import difference_marks, gate_line
 
 ESTIMATE_KIND = "calibrate-estimate"
@@ -22,46 +23,6 @@ PLAN_KIND = "calibrate-plan"
 
 def _ci(d: Mapping[str, Any]) -> dict[str, float]:
     return {"v": round(d["value"], 4), "lo": round(d["lo"], 4), "hi": round(d["hi"], 4)}
-
-
-def _forest(res: Mapping[str, Any]) -> dict[str, Any]:
-    rows = [
-        {
-            "system": s["system"],
-            "route": s["route"],
-            "cal": _ci(s),
-            "raw": _ci(s["judge_mean"]),
-            "claim": s["level_claim"],
-        }
-        for s in res["systems"]
-    ]
-    conf = round(100 * (1 - res["settings"]["alpha"]))
-    return {
-        "title": f"Calibrated estimate [{conf}% CI] beside the raw judge mean [naive {conf}% CI]",
-        "scale": list(res["scale"]),
-        "rows": rows,
-    }
-
-
-def forest_svg(res: Mapping[str, Any], *, id_: str = "forest") -> str:
-    """The forest plot of an estimate result as inline SVG (:func:`metajudge.reports.svg.
-    forest`), systems in natural order (S0, S1, S2 … S10); the card draws the same."""
-    from metajudge.reports import svg
-    from metajudge.reports.card_figures import natural_key
-
-    f = _forest(res)
-    rows = [
-        svg.ForestRow(
-            system=r["system"],
-            label=r["system"]
-            + {"borrowed": " (borrowed)", "ipw": " (plan-weighted)"}.get(r["route"], ""),
-            cal=(r["cal"]["v"], r["cal"]["lo"], r["cal"]["hi"]),
-            raw=(r["raw"]["v"], r["raw"]["lo"], r["raw"]["hi"]),
-            refused=r["claim"] != "ok",
-        )
-        for r in sorted(f["rows"], key=lambda r: natural_key(r["system"]))
-    ]
-    return svg.forest(rows, (f["scale"][0], f["scale"][1]), title=f["title"], id_=id_)
 
 
 def _tables(res: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -149,10 +110,10 @@ def estimate_payload(res: Mapping[str, Any]) -> dict[str, Any]:
         "warnings": [*res.get("notes", [])]
         + ([gate_line(res["selection_gate"])] if res.get("selection_gate") else []),
         "tables": _tables(res),
-        "forest": _forest(res),
+        "forest": forest_data(res),
         "lead": {
             "id": "forest",
-            "title": "Forest plot: " + _forest(res)["title"],
+            "title": "Forest plot: " + forest_data(res)["title"],
             "svg": forest_svg(res),
         },
         "links": [{"href": "result.json", "text": "the result as JSON"}],

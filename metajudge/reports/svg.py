@@ -6,9 +6,9 @@ Each picture takes plain numbers and returns one ``<svg>`` element as a string, 
 
 * :func:`risk_coverage` — agreement with humans of the judge's most confident share of the
   items against that share, the guaranteed level and the chosen operating point marked;
-* :func:`reliability` — mean human score (or share of label 1) per bin of the prediction,
+* :func:`reliability_svg` — mean human score (or share of label 1) per bin of the prediction,
   before and after calibration, with the diagonal;
-* :func:`confusion` — human label (rows) against the judge's verdict (columns), counts shaded;
+* :func:`confusion_svg` — human label (rows) against the judge's verdict (columns), counts shaded;
 * :func:`forest` — per system, the calibrated estimate and the raw judge mean with their CIs;
 * :func:`bars_by_bin` — one bar per human-score bin (the conformal interval's mean width).
 """
@@ -206,7 +206,7 @@ def risk_coverage(
     return document(width, f.top + f.height + 40, title, body, id_="fig-risk-coverage")
 
 
-def reliability(
+def reliability_svg(
     before: Sequence[tuple[float, float]],
     after: Sequence[tuple[float, float]],
     scale: tuple[float, float],
@@ -232,7 +232,7 @@ def reliability(
     )
 
 
-def confusion(labels: Sequence[str], matrix: Sequence[Sequence[int]], *, title: str) -> str:
+def confusion_svg(labels: Sequence[str], matrix: Sequence[Sequence[int]], *, title: str) -> str:
     """Rows: the human label, columns: the judge's verdict; each cell its count and the share
     of its row, shaded by that share (the diagonal blue, errors red)."""
     k, cell, left, top = len(labels), 78, 150, 44

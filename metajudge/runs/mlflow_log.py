@@ -41,14 +41,14 @@ def check_source(source: Any) -> None:
 
 def _experiment(source: Any) -> tuple[Any, str]:
     """The client and experiment id of an ``mlflow:EXPERIMENT`` source (else an error)."""
-    from metajudge.data.mlflow_traces import PREFIX, client, experiment_id
+    from metajudge.data.mlflow_traces import MLFLOW_PREFIX, client, experiment_id
 
     check_source(source)
     mlc = client()
-    return mlc, experiment_id(mlc, str(source).removeprefix(PREFIX))
+    return mlc, experiment_id(mlc, str(source).removeprefix(MLFLOW_PREFIX))
 
 
-def headline(card: Mapping[str, Any]) -> dict[str, float]:
+def headline_metrics(card: Mapping[str, Any]) -> dict[str, float]:
     """The card's headline figures: the numbers of its judge's meta-eval row (module docstring)."""
     result = ((card.get("parts") or {}).get("agreement") or {}).get("result") or {}
     rows = [r for r in result.get("rows") or () if r.get("metric") == card.get("judge")]
@@ -108,7 +108,7 @@ def _log_card(mlc: Any, exp: str, p: Path) -> str:
         tags={**signature_tags(card), "metajudge.command": "judge card"},
     )
     rid = str(run.info.run_id)
-    for k, v in headline(card).items():
+    for k, v in headline_metrics(card).items():
         mlc.log_metric(rid, k, v)
     for name in ("card.json", "card.html"):
         if (p.parent / name).is_file():

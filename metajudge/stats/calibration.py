@@ -77,6 +77,10 @@ def conformal_quantile(scores: Sequence[float] | FArr, alpha: float) -> float:
     return float(s[k - 1])
 
 
+#: fewer held-out rows per split (or fold) than this: the held-out errors are flagged
+MIN_HELD_OUT = 30
+
+
 def min_calibration_rows(alpha: float) -> int:
     """The fewest calibration scores whose :func:`conformal_quantile` is finite at ``alpha``
     (the smallest n with ceil((n+1)(1-alpha)) <= n).

@@ -212,7 +212,7 @@ def test_several_judges_one_comparison_page(data_dir: Path, tmp_path: Path, caps
     row = re.search(
         r"^\| gpt-4-turbo \| (.+?) \| trust_or_escalate_jung2025 \| Pearson \| 0\.636 \[",
         text,
-        re.M,
+        re.MULTILINE,
     )
     assert row and row.group(1).startswith(("Use", "Do not", "No decision")), (
         text
@@ -242,7 +242,7 @@ def test_several_judges_one_comparison_page(data_dir: Path, tmp_path: Path, caps
 def test_cards_of_different_datasets_on_one_page(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     """What ``make demo`` prints last: the page of cards on different datasets (no paired
     test between them, said)."""
-    from metajudge.runs.judge_card import cards_page
+    from metajudge.runs.judge_cards import cards_page
 
     cards = tmp_path / "cards"
     for name, argv in {

@@ -32,7 +32,7 @@ def _svgs(html: str) -> dict[str, ET.Element]:
 def test_pictures_are_well_formed_and_escape_their_text() -> None:
     labels = ["<b>fail</b> & co", "pass"]
     pics = [
-        svg.confusion(labels, [[85, 93], [12, 210]], title="a < b & c"),
+        svg.confusion_svg(labels, [[85, 93], [12, 210]], title="a < b & c"),
         svg.risk_coverage(
             [[0.1, 0.98], [0.5, 0.9], [1.0, 0.78]],
             0.85,
@@ -40,7 +40,9 @@ def test_pictures_are_well_formed_and_escape_their_text() -> None:
             chosen_label="conf ≥ 0.95",
             title="rc",
         ),
-        svg.reliability([(1.2, 2.5), (3.0, 3.1)], [(2.4, 2.5)], (1.0, 5.0), ylabel="y", title="r"),
+        svg.reliability_svg(
+            [(1.2, 2.5), (3.0, 3.1)], [(2.4, 2.5)], (1.0, 5.0), ylabel="y", title="r"
+        ),
         svg.forest(
             [svg.ForestRow("S<1>", (2.0, 1.8, 2.2), (1.5, 1.4, 1.6), refused=True)],
             (1.0, 5.0),
@@ -218,7 +220,7 @@ def test_card_and_cards_pages_pass_the_browser_self_test_at_1400_px(
     import shutil
 
     from metajudge.reports.html_check import selftest
-    from metajudge.runs.judge_card import cards_page
+    from metajudge.runs.judge_cards import cards_page
     from tests.reports.test_html import _chromium
 
     exe = _chromium()

@@ -249,8 +249,7 @@ def test_a_pattern_with_nested_quantifiers_is_refused_at_load(
 def test_a_safe_pattern_reads_only_the_start_of_a_long_reply() -> None:
     """The bound on a pattern's input: a verdict past the first MAX_REGEX_INPUT characters
     is not read (and a polynomial pattern's work is bounded by it)."""
-    from metajudge.metrics.judges.parsers.defined import read_choice
-    from metajudge.metrics.judges.sandbox import MAX_REGEX_INPUT
+    from metajudge.metrics.judges.parsers.defined import MAX_REGEX_INPUT, read_choice
 
     parse = {"method": "regex", "pattern": r"Score: (?P<score>\d)", "group": "score"}
     near = "Score: 4" + " " * MAX_REGEX_INPUT

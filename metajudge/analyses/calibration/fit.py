@@ -24,17 +24,16 @@ from metajudge.results import Result
 from metajudge.stats import calibration as cs
 
 CALIBRATOR_FORMAT = "metajudge.calibrator/1"
-#: fewer held-out rows per split (or fold) than this: the held-out errors are flagged
-MIN_HELD_OUT = 30
 
 
 def held_out_warning(n_held: int) -> str | None:
-    """The warning for ``n_held`` held-out rows per split (None from :data:`MIN_HELD_OUT` on)."""
-    if n_held >= MIN_HELD_OUT:
+    """The warning for ``n_held`` held-out rows per split (None from
+    :data:`metajudge.stats.calibration.MIN_HELD_OUT` on)."""
+    if n_held >= cs.MIN_HELD_OUT:
         return None
     return (
         f"the held-out errors come from only {n_held} rows per split (fewer than "
-        f"{MIN_HELD_OUT}): MAE and RMSE are rough, and Brier and ECE (10 bins) are not "
+        f"{cs.MIN_HELD_OUT}): MAE and RMSE are rough, and Brier and ECE (10 bins) are not "
         "meaningful; fit on more rows"
     )
 

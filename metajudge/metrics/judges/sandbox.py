@@ -19,7 +19,7 @@ A template over a bound raises :class:`TemplateLimit` (the judge refuses that pr
 not sent). Regex patterns with a quantifier inside a repeated group (``(x+x+)+y``), or an
 alternation inside one (``(a|a)+``), can backtrack exponentially: :func:`regex_hazard` says so
 and the definition is refused at load; a parser pattern runs on at most
-:data:`MAX_REGEX_INPUT` characters of a reply.
+:data:`~metajudge.metrics.judges.parsers.defined.MAX_REGEX_INPUT` characters of a reply.
 """
 
 from __future__ import annotations
@@ -37,8 +37,6 @@ MAX_PROMPT_CHARS = 1_000_000
 MAX_STEPS = 1_000_000
 #: The largest integer ``**`` may build, in bits (about 1,200 decimal digits).
 MAX_POW_BITS = 4096
-#: Characters of a reply a definition's regex runs on (a verdict is near the start).
-MAX_REGEX_INPUT = 20_000
 #: Characters of a prompt per token of context above which it cannot fit the backbone (a
 #: token of English text is about 4 characters; 8 refuses only what surely does not fit).
 MAX_CHARS_PER_TOKEN = 8

@@ -12,7 +12,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from metajudge.data.columnar import SUFFIXES, columns_of, is_records_table, rows_of, table_of
+from metajudge.data.columnar import (
+    COLUMNAR_SUFFIXES,
+    columns_of,
+    is_records_table,
+    rows_of,
+    table_of,
+)
 from metajudge.scores.readers.alignment import KeyMap
 from metajudge.scores.readers.base import Head, Reader, ReadOptions
 from metajudge.scores.readers.rows import ScoreRow
@@ -21,9 +27,9 @@ from metajudge.scores.readers.tables import by_response, score_rows, wide_rows
 
 def _is_score_table(head: Head) -> bool:
     """A columnar file that is no dataset (canonical records, an Arena battle file)."""
-    from metajudge.data.arena import COLUMNS
+    from metajudge.data.arena import ARENA_COLUMNS
 
-    return not COLUMNS <= set(columns_of(head.path)) and not is_records_table(head.path)
+    return not ARENA_COLUMNS <= set(columns_of(head.path)) and not is_records_table(head.path)
 
 
 def _rows(path: Path, records: Sequence[Any] | None, opts: ReadOptions) -> list[ScoreRow]:
@@ -43,7 +49,7 @@ def _records(path: Path) -> list[Mapping[str, Any]]:
 READER = Reader(
     "parquet",
     "a score table in Parquet or Arrow IPC: score rows (item, system, metric, score) or wide",
-    SUFFIXES,
+    COLUMNAR_SUFFIXES,
     _is_score_table,
     _rows,
     records=_records,

@@ -6,7 +6,7 @@ the other kinds; ``None``: unparsed, counted by the caller) and, with log-probab
 class probabilities. Methods:
 
 - ``regex``: the named group of ``pattern`` (first match in the reply's first
-  :data:`~metajudge.metrics.judges.sandbox.MAX_REGEX_INPUT` characters);
+  :data:`MAX_REGEX_INPUT` characters);
 - ``json``: ``field`` of the reply's outermost JSON object;
 - ``first_label``: the label that appears first (whole word; a one-character label such as ``A``
   is matched case-sensitively); for ``rating``, the first number of the scale;
@@ -31,7 +31,9 @@ from metajudge.metrics.judges.parsers.alpaca_eval import (
 from metajudge.metrics.judges.parsers.claims import json_object
 from metajudge.metrics.judges.parsers.labels import verdict_distribution
 from metajudge.metrics.judges.parsers.ratings import score_distribution
-from metajudge.metrics.judges.sandbox import MAX_REGEX_INPUT
+
+#: Characters of a reply a definition's regex runs on (a verdict is near the start).
+MAX_REGEX_INPUT = 20_000
 
 DEFINED_PARSER_VERSION = "defined-1"  # bump on any change of what these parsers accept
 
