@@ -84,9 +84,13 @@ def _protocol_args(q: argparse.ArgumentParser) -> None:
     )
     q.add_argument(
         "--aggregation",
-        choices=("per_annotator", "mean"),
+        choices=("per_annotator", "mean", "median", "majority", "mode-else-mean"),
         default="per_annotator",
-        help="one row per annotator label (default) or the annotators' mean",
+        help="how the annotators' labels of a response (or pair) are correlated: one row per "
+        "annotator label (per_annotator, the default), or one label per response: their mean, "
+        "median, majority (a tie between the most frequent labels: their median) or "
+        "mode-else-mean (the label most annotators agree on, else the mean). Stated in every "
+        "header, signature and caption",
     )
     add_tie_band(q)
     q.add_argument(
@@ -249,6 +253,7 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
     check_out_dir(args.out, inputs=[args.input, *spec_paths(args.scores)])  # before any work
     from metajudge.reports import tables
     from metajudge.reports.published import read_published_file
+    from metajudge.reports.sections import aggregation_note
 
     if args.published:
         read_published_file(args.published)  # a bad file stops before any work (exit 2)
@@ -288,6 +293,11 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
         return _print_categorical(args, res.to_dict(), written)
+    note = aggregation_note(res.data)
+    if note and not args.paths_only:
+        import sys
+
+        print(note, file=sys.stdout if args.format == "md" else sys.stderr)
     if not args.paths_only and args.format == "md":
         print(tables.protocol_line(res))
         print()

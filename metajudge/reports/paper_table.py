@@ -16,6 +16,7 @@ from typing import Any
 from metajudge.analyses.metric_vs_human.result import MetaEvalResult
 from metajudge.reports.latex import _tex
 from metajudge.reports.scale import STAT_LABEL
+from metajudge.reports.sections import aggregation_words
 
 CI_STYLES: tuple[str, ...] = ("ci", "pm", "none")
 #: the level a mark is stated against
@@ -138,6 +139,7 @@ def _caption(results: Sequence[MetaEvalResult], dim: str, style: str, ref: str |
     )
     return (
         f"{what} of each metric with the human {_tex(dim)} labels of "
-        f"{_tex(results[0].data['dataset']['name'])}{ci} (bootstrap over {unit}, "
+        f"{_tex(results[0].data['dataset']['name'])}; aggregation "
+        f"{_tex(aggregation_words(p).replace('_', ' '))}{ci} (bootstrap over {unit}, "
         f"{p.get('n_boot')} resamples){mark}."
     )

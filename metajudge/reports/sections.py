@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from metajudge.analyses.metric_vs_human.protocol import AGGREGATION_WORDS
 from metajudge.analyses.metric_vs_human.result import MetaEvalResult
 from metajudge.reports.scale import is_percent, num, scale_words
 from metajudge.stats.intervals import CORRELATIONS
@@ -175,6 +176,27 @@ def undefined_lines(cells: Sequence[dict[str, Any]], *, show: int = 3) -> list[s
     return out
 
 
+def aggregation_words(p: Mapping[str, Any]) -> str:
+    """The protocol's aggregation rule with what it does, e.g. ``mode-else-mean (the label most
+    annotators agree on …, else the annotators' mean)``: the header, signature and caption say it."""
+    rule = p["aggregation"]
+    return f"{rule} ({AGGREGATION_WORDS.get(rule, rule)})"
+
+
+def aggregation_note(data: Mapping[str, Any]) -> str | None:
+    """A pointwise run on several annotators that correlates every annotator's label as its own
+    row (``per_annotator``, the default) says so before its table, with the rules that
+    aggregate instead; None otherwise."""
+    p, n = data["protocol"], int(data["dataset"].get("annotators", 1))
+    if p.get("correlate") != "pointwise" or p["aggregation"] != "per_annotator" or n < 2:
+        return None
+    return (
+        f"note: {n} annotators per response, aggregation=per_annotator: each annotator's label "
+        "is its own row (no aggregation); --aggregation mean|median|majority|mode-else-mean "
+        "correlates one label per response instead"
+    )
+
+
 def protocol_bits(data: Mapping[str, Any]) -> list[str]:
     """The settings of a meta-evaluation ``result.json``, each once: protocol, level and
     aggregation first, then only the options that apply to that protocol (a pointwise run has no
@@ -187,7 +209,7 @@ def protocol_bits(data: Mapping[str, Any]) -> list[str]:
     bits = [f"dataset {name}", f"protocol={correlate} at level {level}"]
     if "level_name" in p:
         bits.append(f"level: {p['level_name']}; missing cells: {p['missing_cells']}")
-    bits.append(f"aggregation={p['aggregation']}")
+    bits.append(f"aggregation={aggregation_words(p)}")
     if correlate == "pointwise":
         bits.append(f"missing={p.get('missing', 'drop')} (a response without a score)")
         bits += control_bits(p)

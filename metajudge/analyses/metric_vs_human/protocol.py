@@ -14,13 +14,18 @@ from typing import Any
 
 from metajudge.engine import ENGINES
 from metajudge.errors import InputError
-from metajudge.stats import STATISTICS
+from metajudge.stats import AGGREGATION_RULES, STATISTICS
 from metajudge.stats.estimates import LEVEL_ALIASES, LEVELS
 from metajudge.stats.intervals import SMALL_N
 from metajudge.stats.partial import SPEARMAN_METHODS
 
 NORMALIZE_MODES: tuple[str, ...] = ("minmax", "sign", "raw")
-AGGREGATIONS: tuple[str, ...] = ("per_annotator", "mean")
+AGGREGATIONS: tuple[str, ...] = ("per_annotator", *AGGREGATION_RULES)
+#: how each aggregation is said in headers, signatures and captions
+AGGREGATION_WORDS: dict[str, str] = {
+    "per_annotator": "one row per annotator label, not aggregated",
+    **AGGREGATION_RULES,
+}
 MISSING_RULES: tuple[str, ...] = ("drop", "median", "error")
 CORRELATES: tuple[str, ...] = ("pairwise-difference", "pointwise")
 #: ``correlate`` not given: the data's kind chooses (:func:`correlate_for`), before evaluating
@@ -46,7 +51,10 @@ class Protocol:
         ``minmax`` | ``sign`` | ``raw`` difference normalisation
         (:mod:`metajudge.analyses.metric_vs_human.normalize`).
     aggregation
-        ``per_annotator`` (one row per label) or ``mean`` (the annotators' mean).
+        ``per_annotator`` (one row per label; the default) or one label per unit under a rule of
+        :func:`~metajudge.stats.aggregate_labels`: ``mean``, ``median``, ``majority`` (a tie
+        between the most frequent labels: their median) or ``mode-else-mean`` (the label most
+        annotators agree on, else the mean); :data:`AGGREGATION_WORDS` says each.
     grouped
         Correlation per input, averaged over inputs (G-Eval, LFTQA-Eval).
     epsilon, learn_epsilon, cv_folds
