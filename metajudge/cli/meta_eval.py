@@ -121,6 +121,19 @@ def _protocol_args(q: argparse.ArgumentParser) -> None:
     add_seed(q)
     add_engine(q)
     _control_args(q)
+    _compare_args(q)
+    q.add_argument(
+        "--no-baselines",
+        action="store_true",
+        help="leave out the trivial baseline rows (response length in words, a seeded random "
+        "score) that every table carries by default",
+    )
+
+
+def _compare_args(q: argparse.ArgumentParser) -> None:
+    """The metric-vs-metric tests: which are made, Williams' sidedness, the paper table's marks."""
+    from metajudge.cli.types import positive_int
+
     q.add_argument(
         "--no-compare", action="store_true", help="skip metric-vs-metric significance tests"
     )
@@ -131,17 +144,19 @@ def _protocol_args(q: argparse.ArgumentParser) -> None:
         "no cap) instead of every pair",
     )
     q.add_argument(
+        "--williams",
+        choices=("two-sided", "one-sided"),
+        default="two-sided",
+        help="Williams' test p-values: two-sided (default) or one-sided in the direction of the "
+        "observed difference (as FRANK reports); stated with the comparisons",
+    )
+    add_mark(q)
+    q.add_argument(
         "--max-compare",
         type=positive_int,
         metavar="N",
         help="test every pair of metrics up to N metrics (default 12, Protocol.max_compare); "
         "above it the run says so and tests none (or use --compare-to)",
-    )
-    q.add_argument(
-        "--no-baselines",
-        action="store_true",
-        help="leave out the trivial baseline rows (response length in words, a seeded random "
-        "score) that every table carries by default",
     )
 
 
@@ -207,15 +222,28 @@ def _register_report(subparsers: argparse._SubParsersAction) -> None:  # type: i
     r.add_argument(
         "--compare-to",
         metavar="METRIC",
-        help="--latex: mark each metric that differs significantly from METRIC (the runs' "
-        "paired-bootstrap comparisons, Holm-adjusted p < 0.05)",
+        help="--latex: mark each metric significantly better (dagger) or worse (double "
+        "dagger) than METRIC (the runs' paired-bootstrap comparisons, Holm-adjusted within each "
+        "dimension and statistic, p < 0.05)",
     )
+    add_mark(r)
     r.add_argument("--dimension", help="--latex: the human dimension shown (default: the first)")
     r.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     add_report_display(r, recorded=True)
     add_browser_cap(r)
     add_format(r, ("md", "csv", "json", "tex", "html"))
     r.set_defaults(func=_cmd_report)
+
+
+def add_mark(p: argparse.ArgumentParser) -> None:
+    """``--mark best``: the paper table's bold marks."""
+    p.add_argument(
+        "--mark",
+        choices=("best",),
+        help="the paper table (--subsets, --latex): bold for the best metric of each column and "
+        "every metric not significantly worse than it (paired bootstrap, Holm within each "
+        "dimension and statistic, p < 0.05; the caption says so)",
+    )
 
 
 def protocol_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -239,6 +267,7 @@ def protocol_options(args: argparse.Namespace) -> dict[str, Any]:
         "control": args.control,
         "control_spearman": args.control_spearman,
         "compare_to": args.compare_to,
+        "williams": args.williams,
         **({} if args.max_compare is None else {"max_compare": args.max_compare}),
     }
 
@@ -344,7 +373,7 @@ def _cmd_subsets(args: argparse.Namespace, metrics: list[str] | None) -> int:
     names = [n.strip() for n in args.subsets.split(",") if n.strip()]
     kw = _run_kwargs(args, metrics)
     tex, written = run_subsets(
-        args.dataset, names, out_dir=args.out, reference=args.compare_to, **kw
+        args.dataset, names, out_dir=args.out, reference=args.compare_to, mark=args.mark, **kw
     )
     if not args.paths_only:
         print(tex, end="")
@@ -367,6 +396,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
                 dimension=args.dimension,
                 style=args.ci_style,
                 reference=args.compare_to,
+                mark=args.mark,
             ),
             end="",
         )

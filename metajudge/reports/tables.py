@@ -258,7 +258,8 @@ def _md_floors(res: MetaEvalResult) -> str:
         what = "bootstrap" if test == "p_bootstrap" else "permutation"
         lines.append(
             f"- p {what}: the smallest p with {f['n_resamples']} resamples is {f['rule']} = "
-            f"{f['floor']:.3g} (shown as ≤); after Holm over {f['n_tests']} tests, "
+            f"{f['floor']:.3g} (shown as ≤); after Holm over {f['n_tests']} tests"
+            f"{' (' + f['family'] + ')' if f.get('family') else ''}, "
             f"{f['holm_floor']:.3g}."
             + (f" {f['note'][0].upper()}{f['note'][1:]}." if f.get("note") else "")
         )
@@ -341,7 +342,7 @@ def footer(res: MetaEvalResult) -> str:
         f"**Protocol.** {protocol_line(res)}. "
         + (f"Accuracy: {p['accuracy']}. " if pairwise else "")
         + f"Fisher-z CIs use n = {p['fisher_n']}. "
-        f"Metric comparisons: paired bootstrap, permutation test ({p['n_perm']} permutations), Williams test (n = {p['williams_n']}); Holm {p['holm']}. "
+        f"Metric comparisons: paired bootstrap, permutation test ({p['n_perm']} permutations), Williams test ({p.get('williams_sided', 'two-sided')}; n = {p['williams_n']}); Holm {p['holm']}. "
         + (f"Permutations: {p['permutation']}. " if p.get("permutation") else "")
         + (f"CI row limits: {p['ci_row_limits']}. " if p.get("ci_row_limits") else "")
         + (f"CI method: {p['ci_method']}. " if p.get("ci_method") else "")

@@ -79,6 +79,7 @@ def run_subsets(
     *,
     out_dir: str | Path,
     reference: str | None = None,
+    mark: str | None = None,
     **kwargs: Any,
 ) -> tuple[str, list[Path]]:
     """One :func:`run_meta_eval` per subset (``all``: the whole dataset) into
@@ -97,7 +98,7 @@ def run_subsets(
         )
         results.append(res)
         written.append(files.get("result.json", out / name))
-    tex = paper_table(results, reference=reference)
+    tex = paper_table(results, reference=reference, mark=mark)
     written.append(write_file(out, "paper_table.tex", tex))
     return tex, written
 

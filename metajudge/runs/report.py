@@ -63,6 +63,7 @@ def paper_latex(
     dimension: str | None = None,
     style: str = "ci",
     reference: str | None = None,
+    mark: str | None = None,
 ) -> str:
     """The paper table of several meta-eval run folders (one column group each, titled by its
     subset; :func:`metajudge.reports.paper_table.paper_table`); nothing is written."""
@@ -82,7 +83,7 @@ def paper_latex(
         raise InputError(
             f"unknown dimension {dimension!r} (the runs have {', '.join(dims)})", field="dimension"
         )
-    return paper_table(results, dimension=dimension, style=style, reference=reference)
+    return paper_table(results, dimension=dimension, style=style, reference=reference, mark=mark)
 
 
 def render_table(res: Any, fmt: str) -> str:

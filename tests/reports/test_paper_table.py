@@ -35,6 +35,71 @@ def test_latex_plus_minus_style_matches_the_hand_written_table(
     assert got == (FIX / "expected_pm.tex").read_text(encoding="utf-8")
 
 
+def test_mark_best_bolds_the_best_and_those_not_significantly_worse(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """issue 64: bold = the best of a column and every metric not significantly worse; dagger /
+    double dagger = significantly better / worse than the --compare-to metric."""
+    got = _latex(capsys, "--compare-to", "bertscore_p", "--mark", "best", "--ci-style", "none")
+    assert got == (FIX / "expected_best.tex").read_text(encoding="utf-8")
+    better = _latex(capsys, "--compare-to", "bleu", "--ci-style", "none")
+    row = next(line for line in better.splitlines() if line.startswith("bertscore"))
+    assert row == r"bertscore\_p & 0.44$^\dagger$ & 0.37$^\dagger$ & 0.13 & 0.12$^\dagger$ \\"
+
+
+def test_a_caption_never_promises_marks_the_resamples_cannot_give() -> None:
+    from metajudge.analyses.metric_vs_human.result import MetaEvalResult
+    from metajudge.reports.paper_table import paper_table
+    from metajudge.stats import PFloor
+
+    res = [MetaEvalResult.load(FIX / name / "result.json") for name in ("cnndm", "xsum")]
+    floor = PFloor.bootstrap(50, 2, "per dimension and statistic").to_dict(0.05)
+    res[0].data["p_floors"] = {"p_bootstrap": floor}
+    tex = paper_table(res, reference="bertscore_p", mark="best")
+    assert floor["holm_floor"] == pytest.approx(4 / 51) and floor["needed"] == 80
+    said = "with 50 resamples no difference can be significant (Holm cannot fall below 0.0784)"
+    assert said + ": 80 resamples would allow it" in tex
+    assert "so no metric is marked and every metric is in bold" in tex
+
+
+@pytest.mark.slow
+def test_hanna_paper_table_with_mark_best_at_a_stated_resample_count(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """issue 64: HANNA, three metrics, 2000 resamples: bold where a metric is the best of its
+    column or not significantly worse (Holm within the dimension and statistic), as the caption
+    says; the marks agree with result.json's comparisons."""
+    out = tmp_path / "paper"
+    argv = ["meta-eval", "--dataset", "hanna", "--subsets", "all", "--scores", "shipped",
+            "--metrics", "hanna.bleu,hanna.meteor,hanna.bertscore_f1", "--protocol", "pointwise",
+            "--aggregation", "mean", "--mark", "best", "--n-boot", "2000", "--no-baselines",
+            "--no-plots", "--quiet", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    tex = (out / "paper_table.tex").read_text(encoding="utf-8")
+    assert "2000 resamples); bold: the best metric of the column and every metric not " in tex
+    assert (
+        "(paired bootstrap, Holm within each dimension and statistic, 3 tests, p $<$ 0.05)" in tex
+    )
+    res = json.loads((out / "all" / "result.json").read_text(encoding="utf-8"))
+    dim = res["dataset"]["dimensions"][0]
+    rows = {
+        line.split(" & ")[0]: line.split(" & ")[1:]
+        for line in tex.splitlines()
+        if line.startswith("hanna.")
+    }
+    for k, stat in enumerate(("pearson", "spearman")):
+        values = {
+            c["metric"]: c["stats"][stat]["value"] for c in res["cells"] if c["dimension"] == dim
+        }
+        best = max(values, key=values.__getitem__)
+        for m in values:
+            comp = [c for c in res["comparisons"] if c["dimension"] == dim and c["statistic"] == stat
+                    and {c["metric_a"], c["metric_b"]} == {best, m}]  # fmt: skip
+            bold = m == best or comp[0]["p_bootstrap_holm"] >= 0.05
+            assert rows[m.replace("_", "\\_")][k].startswith(r"\textbf{") == bold, (m, stat)
+    assert sum(cell.startswith(r"\textbf{") for cells in rows.values() for cell in cells) < 6
+
+
 def test_several_folders_need_latex(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["report", "render", str(FIX / "cnndm"), str(FIX / "xsum")]) == 2
     assert "several run folders need --latex" in capsys.readouterr().err

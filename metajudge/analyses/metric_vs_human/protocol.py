@@ -27,6 +27,11 @@ AGGREGATION_WORDS: dict[str, str] = {
     **AGGREGATION_RULES,
 }
 MISSING_RULES: tuple[str, ...] = ("drop", "median", "error")
+#: Williams' test p-values: how each sidedness is stated
+WILLIAMS_WORDS: dict[str, str] = {
+    "two-sided": "two-sided",
+    "one-sided": "one-sided, in the direction of the observed difference (as FRANK reports)",
+}
 CORRELATES: tuple[str, ...] = ("pairwise-difference", "pointwise")
 #: ``correlate`` not given: the data's kind chooses (:func:`correlate_for`), before evaluating
 AUTO_CORRELATE = "auto"
@@ -92,6 +97,9 @@ class Protocol:
         pointwise protocol, global level): Pearson and Spearman of the residuals
         (:mod:`metajudge.stats.partial`); Spearman as FRANK (``residuals``) or rank-based
         (``ranks``, pingouin).
+    williams
+        Williams' test p-values ``two-sided`` (default) or ``one-sided`` in the direction of the
+        observed difference (FRANK's); stated with the comparisons.
     compare_to
         Compare every metric against this one only (m - 1 tests per dimension and statistic;
         no ``max_compare`` cap) instead of every pair.
@@ -121,6 +129,7 @@ class Protocol:
     control: str | None = None
     control_spearman: str = "residuals"
     compare_to: str | None = None
+    williams: str = "two-sided"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "statistics", tuple(self.statistics))
@@ -142,6 +151,7 @@ class Protocol:
             )
         _choice("normalize", self.normalize, NORMALIZE_MODES)
         _choice("aggregation", self.aggregation, AGGREGATIONS)
+        _choice("williams", self.williams, tuple(WILLIAMS_WORDS))
         if self.learn_epsilon and self.normalize != "sign":
             raise InputError("learn_epsilon needs normalize='sign'", field="learn_epsilon")
         if not math.isfinite(self.epsilon) or self.epsilon < 0:
