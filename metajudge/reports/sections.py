@@ -232,9 +232,24 @@ def protocol_bits(data: Mapping[str, Any]) -> list[str]:
         bits.append(f"the labelled subset: {left} records without human labels left out")
     bits.append(
         f"bootstrap {p['n_boot']} resamples of items{within} (seed {p['seed']}), "
-        f"{int(p['level'] * 100)}% percentile CIs"
+        f"{int(p['level'] * 100)}% {ci_methods_words(data)}"
     )
     return bits
+
+
+def ci_methods_words(data: Mapping[str, Any]) -> str:
+    """The CI methods the cells use, as the header says them: ``percentile CIs`` when every CI
+    is the percentile bootstrap; else each method with its count of values (e.g. a system-level
+    run's few systems: ``CIs by method: Fisher z (Pearson) 32, …; named per value``)."""
+    counts: dict[str, int] = {}
+    for c in data.get("cells", []):
+        for e in (c.get("stats") or {}).values():
+            if isinstance(e, Mapping) and e.get("ci_method"):
+                counts[e["ci_method"]] = counts.get(e["ci_method"], 0) + 1
+    if set(counts) <= {"percentile bootstrap"}:
+        return "percentile CIs"
+    shown = ", ".join(f"{m} {n}" for m, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+    return f"CIs by method: {shown} (named per value)"
 
 
 def comparison_lines(data: Mapping[str, Any], *, floors: bool = True) -> list[str]:
