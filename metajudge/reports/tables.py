@@ -45,6 +45,9 @@ from metajudge.reports.sections import (
 )
 
 MAIN_STATS: tuple[str, ...] = ("pearson", "spearman")
+#: the terminal's table of a pointwise run: the main statistics and Kendall's τ_b (the three a
+#: metric paper prints; a pairwise-difference run keeps the two of its reproduced tables)
+TERMINAL_STATS: tuple[str, ...] = (*MAIN_STATS, "kendall")
 HUMAN_ROW = "Inter-Human Correlation"
 
 
@@ -520,6 +523,13 @@ def ceiling_definition(res: MetaEvalResult) -> str:
     return f"{HUMAN_ROW}: " + "; ".join(f"{d}: {m}" for d, m in how.items()) + ".\n"
 
 
+def _terminal_stats(res: MetaEvalResult) -> list[str]:
+    """:data:`TERMINAL_STATS` the run computed (pointwise), else :data:`MAIN_STATS`."""
+    if not is_pointwise(res.data):
+        return list(MAIN_STATS)
+    return [s for s in TERMINAL_STATS if s in res.data.get("statistics", [])]
+
+
 def summary_table(res: MetaEvalResult) -> str:
     """The main table with its CIs, on the run's scale (what ``metajudge meta-eval`` prints):
     missing scores first, then the definition of the inter-human row and any published row
@@ -530,7 +540,7 @@ def summary_table(res: MetaEvalResult) -> str:
     left = unmatched_line(res.data)
     return (
         _md_missing(res)
-        + _stats_table(res, MAIN_STATS)
+        + _stats_table(res, _terminal_stats(res))
         + ("\n" + ceiling if ceiling else "")
         + (f"\nWarning: {left}.\n" if left else "")
     )

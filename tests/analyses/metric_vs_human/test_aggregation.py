@@ -152,3 +152,14 @@ def test_the_cli_offers_every_rule() -> None:
     meta = sub.choices["meta-eval"]  # type: ignore[index]
     (agg,) = [a for a in meta._actions if a.dest == "aggregation"]
     assert tuple(agg.choices) == AGGREGATIONS and agg.default == "per_annotator"
+
+
+def test_the_terminal_table_shows_kendall_beside_pearson_and_spearman() -> None:
+    ds, rows = _data()
+    res = meta_evaluate(ds, rows, Protocol(correlate="pointwise", aggregation="mean", n_boot=0))
+    header = tables.summary_table(res).splitlines()[0]
+    assert [h.strip() for h in header.split("|")[2:5]] == [
+        "Q Pearson",
+        "Q Spearman",
+        "Q Kendall τb",
+    ]
