@@ -35,11 +35,13 @@ def final_path(p: str | Path) -> Path:
 def _umask() -> int:
     """The process's umask: read from ``/proc/self/status`` (Linux) where it can be, which
     changes nothing; else set and restored at once (``os.umask`` has no read-only form)."""
-    with contextlib.suppress(OSError, ValueError):
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
+    with (
+        contextlib.suppress(OSError, ValueError),
+        open("/proc/self/status", encoding="ascii") as fh,
+    ):
+        for line in fh:
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
