@@ -32,6 +32,21 @@ def final_path(p: str | Path) -> Path:
     return Path(p)
 
 
+def _umask() -> int:
+    """The process's umask: read from ``/proc/self/status`` (Linux) where it can be, which
+    changes nothing; else set and restored at once (``os.umask`` has no read-only form)."""
+    with (
+        contextlib.suppress(OSError, ValueError),
+        open("/proc/self/status", encoding="ascii") as fh,
+    ):
+        for line in fh:
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_write(
     path: str | Path, mode: str = "w", encoding: str | None = "utf-8"
@@ -45,6 +60,8 @@ def atomic_write(
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        if hasattr(os, "fchmod"):  # mkstemp gives 0600: the user's umask decides instead
+            os.fchmod(fd, 0o666 & ~_umask())
         kwargs = {} if "b" in mode else {"encoding": encoding, "newline": ""}
         with os.fdopen(fd, mode, **kwargs) as fh:
             yield fh

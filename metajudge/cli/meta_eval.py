@@ -46,6 +46,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "table of them (OUT/paper_table.tex: one column group each, CIs, a mark against "
         "--compare-to)",
     )
+    q.add_argument(
+        "--levels",
+        metavar="L1,L2",
+        help="one run per level (e.g. item,system) into OUT/<level>/ (with --subsets: "
+        "OUT/<subset>/<level>/), then one paper table of every dimension (OUT/paper_table.tex: "
+        "a column group per dimension, a sub-group per level)",
+    )
     _score_args(q)
     _protocol_args(q)
     _run_args(q)
@@ -84,9 +91,13 @@ def _protocol_args(q: argparse.ArgumentParser) -> None:
     )
     q.add_argument(
         "--aggregation",
-        choices=("per_annotator", "mean"),
+        choices=("per_annotator", "mean", "median", "majority", "mode-else-mean"),
         default="per_annotator",
-        help="one row per annotator label (default) or the annotators' mean",
+        help="how the annotators' labels of a response (or pair) are correlated: one row per "
+        "annotator label (per_annotator, the default), or one label per response: their mean, "
+        "median, majority (a tie between the most frequent labels: their median) or "
+        "mode-else-mean (the label most annotators agree on, else the mean). Stated in every "
+        "header, signature and caption",
     )
     add_tie_band(q)
     q.add_argument(
@@ -117,6 +128,19 @@ def _protocol_args(q: argparse.ArgumentParser) -> None:
     add_seed(q)
     add_engine(q)
     _control_args(q)
+    _compare_args(q)
+    q.add_argument(
+        "--no-baselines",
+        action="store_true",
+        help="leave out the trivial baseline rows (response length in words, a seeded random "
+        "score) that every table carries by default",
+    )
+
+
+def _compare_args(q: argparse.ArgumentParser) -> None:
+    """The metric-vs-metric tests: which are made, Williams' sidedness, the paper table's marks."""
+    from metajudge.cli.types import positive_int
+
     q.add_argument(
         "--no-compare", action="store_true", help="skip metric-vs-metric significance tests"
     )
@@ -127,17 +151,19 @@ def _protocol_args(q: argparse.ArgumentParser) -> None:
         "no cap) instead of every pair",
     )
     q.add_argument(
+        "--williams",
+        choices=("two-sided", "one-sided"),
+        default="two-sided",
+        help="Williams' test p-values: two-sided (default) or one-sided in the direction of the "
+        "observed difference (as FRANK reports); stated with the comparisons",
+    )
+    add_paper_args(q)
+    q.add_argument(
         "--max-compare",
         type=positive_int,
         metavar="N",
         help="test every pair of metrics up to N metrics (default 12, Protocol.max_compare); "
         "above it the run says so and tests none (or use --compare-to)",
-    )
-    q.add_argument(
-        "--no-baselines",
-        action="store_true",
-        help="leave out the trivial baseline rows (response length in words, a seeded random "
-        "score) that every table carries by default",
     )
 
 
@@ -203,15 +229,46 @@ def _register_report(subparsers: argparse._SubParsersAction) -> None:  # type: i
     r.add_argument(
         "--compare-to",
         metavar="METRIC",
-        help="--latex: mark each metric that differs significantly from METRIC (the runs' "
-        "paired-bootstrap comparisons, Holm-adjusted p < 0.05)",
+        help="--latex: mark each metric significantly better (dagger) or worse (double "
+        "dagger) than METRIC (the runs' paired-bootstrap comparisons, Holm-adjusted within each "
+        "dimension and statistic, p < 0.05)",
     )
-    r.add_argument("--dimension", help="--latex: the human dimension shown (default: the first)")
+    add_paper_args(r)
+    r.add_argument(
+        "--dimension", help="--latex: the one human dimension shown (default: every dimension)"
+    )
     r.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     add_report_display(r, recorded=True)
     add_browser_cap(r)
     add_format(r, ("md", "csv", "json", "tex", "html"))
     r.set_defaults(func=_cmd_report)
+
+
+def add_paper_args(p: argparse.ArgumentParser) -> None:
+    """The paper table's marks, decimals and rows (``meta-eval --subsets/--levels``, ``report
+    render --latex``)."""
+    from metajudge.cli.types import positive_int
+
+    p.add_argument(
+        "--decimals",
+        type=positive_int,
+        default=2,
+        metavar="N",
+        help="the paper table: decimals of every value and CI (default 2)",
+    )
+    p.add_argument(
+        "--metric-names",
+        metavar="FILE",
+        help="the paper table's rows, in order: a JSON object or one COLUMN<TAB>NAME per line "
+        "(metric column -> display name); default: every metric under its column name",
+    )
+    p.add_argument(
+        "--mark",
+        choices=("best",),
+        help="the paper table (--subsets, --levels, --latex): bold for the best metric of each column and "
+        "every metric not significantly worse than it (paired bootstrap, Holm within each "
+        "dimension and statistic, p < 0.05; the caption says so)",
+    )
 
 
 def protocol_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -235,6 +292,7 @@ def protocol_options(args: argparse.Namespace) -> dict[str, Any]:
         "control": args.control,
         "control_spearman": args.control_spearman,
         "compare_to": args.compare_to,
+        "williams": args.williams,
         **({} if args.max_compare is None else {"max_compare": args.max_compare}),
     }
 
@@ -249,12 +307,13 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
     check_out_dir(args.out, inputs=[args.input, *spec_paths(args.scores)])  # before any work
     from metajudge.reports import tables
     from metajudge.reports.published import read_published_file
+    from metajudge.reports.sections import aggregation_note
 
     if args.published:
         read_published_file(args.published)  # a bad file stops before any work (exit 2)
 
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None
-    if args.subsets:
+    if args.subsets or args.levels:
         return _cmd_subsets(args, metrics)
     res, written = run_meta_eval(
         args.dataset,
@@ -288,6 +347,11 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
         return _print_categorical(args, res.to_dict(), written)
+    note = aggregation_note(res.data)
+    if note and not args.paths_only:
+        import sys
+
+        print(note, file=sys.stdout if args.format == "md" else sys.stderr)
     if not args.paths_only and args.format == "md":
         print(tables.protocol_line(res))
         print()
@@ -322,19 +386,31 @@ def _run_kwargs(args: argparse.Namespace, metrics: list[str] | None) -> dict[str
     }
 
 
+def _paper_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The paper table's options of a command line (:func:`metajudge.runs.report.paper_of`)."""
+    return {
+        "reference": args.compare_to,
+        "mark": args.mark,
+        "digits": args.decimals,
+        "names_file": args.metric_names,
+    }
+
+
 def _cmd_subsets(args: argparse.Namespace, metrics: list[str] | None) -> int:
-    """``--subsets A,B,all``: one run per subset into OUT/<name>/, then OUT/paper_table.tex."""
+    """``--subsets A,B,all`` and / or ``--levels L1,L2``: one run each into OUT/<subset>/,
+    OUT/<level>/ or OUT/<subset>/<level>/, then OUT/paper_table.tex."""
     import sys
 
     from metajudge.runs.meta_eval import run_subsets
 
-    if args.subset:
+    if args.subset and args.subsets:
         print("metajudge: error: --subset and --subsets exclude each other", file=sys.stderr)
         return 2
-    names = [n.strip() for n in args.subsets.split(",") if n.strip()]
-    kw = _run_kwargs(args, metrics)
+    names = [n.strip() for n in (args.subsets or "").split(",") if n.strip()] or None
+    levels = [n.strip() for n in (args.levels or "").split(",") if n.strip()] or None
+    kw = _run_kwargs(args, metrics) | ({"subset": args.subset} if args.subset else {})
     tex, written = run_subsets(
-        args.dataset, names, out_dir=args.out, reference=args.compare_to, **kw
+        args.dataset, names, out_dir=args.out, levels=levels, table=_paper_options(args), **kw
     )
     if not args.paths_only:
         print(tex, end="")
@@ -353,10 +429,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     if args.latex:
         print(
             paper_latex(
-                args.dir,
-                dimension=args.dimension,
-                style=args.ci_style,
-                reference=args.compare_to,
+                args.dir, dimension=args.dimension, style=args.ci_style, **_paper_options(args)
             ),
             end="",
         )

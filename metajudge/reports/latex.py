@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from metajudge.analyses.metric_vs_human.result import MetaEvalResult
 from metajudge.reports.scale import STAT_LABEL, is_percent
+from metajudge.reports.sections import aggregation_words
 from metajudge.reports.tables import _cell_text, table_rows
 
 _TEX_ESC = {
@@ -86,7 +87,7 @@ def latex_table(res: MetaEvalResult) -> str:
         "Correlation"
         + (" ($\\times$100)" if pct else "")
         + f" with human labels on {_tex(res.data['dataset']['name'])}; "
-        f"{how}, aggregation {_tex(p['aggregation'].replace('_', ' '))}"
+        f"{how}, aggregation {_tex(aggregation_words(p).replace('_', ' '))}"
         + (", grouped per input" if p["grouped"] else "")
         + _control_words(p)
         + "; last row: inter-human correlation."

@@ -9,17 +9,37 @@ Pearson and Spearman. ``meta-eval --subsets a,b,all`` writes it after the runs;
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
+from metajudge.analyses.metric_vs_human.levels import LEVEL_NAMES
 from metajudge.analyses.metric_vs_human.result import MetaEvalResult
+from metajudge.analyses.metric_vs_human.trivial import is_trivial
+from metajudge.errors import InputError
 from metajudge.reports.latex import _tex
 from metajudge.reports.scale import STAT_LABEL
+from metajudge.reports.sections import aggregation_words
 
 CI_STYLES: tuple[str, ...] = ("ci", "pm", "none")
+#: ``--mark``: ``best`` bolds the best metric of each column and every metric not
+#: significantly worse than it (the WMT and FRANK convention)
+MARK_STYLES: tuple[str, ...] = ("best",)
 #: the level a mark is stated against
 ALPHA = 0.05
+#: the test behind every mark: the paired bootstrap, Holm-adjusted within its family
+MARK_TEST = "p_bootstrap_holm"
+#: the marks against the ``--compare-to`` metric
+MARKS: dict[str, str] = {"better": r"$^\dagger$", "worse": r"$^\ddagger$"}
+#: a run's title where the runs' levels differ
+LEVEL_TITLES: dict[str, str] = {
+    "global": "Global",
+    "item": "Item",
+    "system-grouped": "System-grouped",
+    "system": "System",
+}
 
 
 def subset_label(res: MetaEvalResult) -> str:
@@ -35,16 +55,56 @@ def _cell(res: MetaEvalResult, metric: str, dim: str) -> dict[str, Any] | None:
     return None
 
 
-def _differs(res: MetaEvalResult, ref: str, metric: str, dim: str, stat: str) -> bool | None:
-    """Whether ``metric`` differs from ``ref`` (Holm-adjusted paired-bootstrap p < ALPHA);
-    None when the run holds no such comparison."""
+def comparison(res: MetaEvalResult, a: str, b: str, dim: str, stat: str) -> dict[str, Any] | None:
+    """The run's comparison of ``a`` and ``b`` (either order) on ``dim`` and ``stat``; None when
+    the run holds none."""
     for c in res.data.get("comparisons", []):
-        if c["dimension"] != dim or c["statistic"] != stat:
-            continue
-        if {c["metric_a"], c["metric_b"]} == {ref, metric}:
-            p = c.get("p_bootstrap_holm")
-            return None if p is None else p < ALPHA
+        if (
+            c["dimension"] == dim
+            and c["statistic"] == stat
+            and {c["metric_a"], c["metric_b"]} == {a, b}
+        ):
+            return c
     return None
+
+
+def _significant(res: MetaEvalResult, a: str, b: str, dim: str, stat: str) -> bool | None:
+    """Whether ``a`` and ``b`` differ (:data:`MARK_TEST` Holm-adjusted p < :data:`ALPHA`); None
+    when the run holds no such comparison."""
+    c = comparison(res, a, b, dim, stat)
+    p = None if c is None else c.get(MARK_TEST)
+    return None if p is None else p < ALPHA
+
+
+def _stat_value(res: MetaEvalResult, metric: str, dim: str, stat: str) -> float | None:
+    c = _cell(res, metric, dim)
+    v = (c["stats"].get(stat) or {}).get("value") if c else None
+    return None if v is None else float(v)
+
+
+def ref_mark(res: MetaEvalResult, ref: str, metric: str, dim: str, stat: str) -> str:
+    """``$^\\dagger$`` where ``metric`` is significantly better than ``ref``, ``$^\\ddagger$``
+    where significantly worse, else nothing (better: the higher correlation)."""
+    if metric == ref or not _significant(res, ref, metric, dim, stat):
+        return ""
+    v, r = _stat_value(res, metric, dim, stat), _stat_value(res, ref, dim, stat)
+    if v is None or r is None or v == r:
+        return ""
+    return MARKS["better"] if v > r else MARKS["worse"]
+
+
+def best_set(res: MetaEvalResult, metrics: Sequence[str], dim: str, stat: str) -> set[str]:
+    """The best metric of a column (the highest value; trivial baselines are rows, not
+    candidates) and every metric not significantly worse than it by :data:`MARK_TEST` (a
+    metric the run did not compare with the best is not in the set)."""
+    values = {m: _stat_value(res, m, dim, stat) for m in metrics if not is_trivial(m)}
+    known = {m: v for m, v in values.items() if v is not None and math.isfinite(v)}
+    if not known:
+        return set()
+    best = max(known, key=lambda m: known[m])
+    return {best} | {
+        m for m in known if m != best and _significant(res, best, m, dim, stat) is False
+    }
 
 
 def _fmt(v: float, digits: int) -> str:
@@ -73,6 +133,80 @@ def _value(entry: dict[str, Any] | None, style: str, digits: int) -> str:
     return f"{text} [{_fmt(float(ci[0]), digits)}, {_fmt(float(ci[1]), digits)}]"
 
 
+def run_label(res: MetaEvalResult, results: Sequence[MetaEvalResult]) -> str:
+    """A run's title among ``results``: its level where the runs' levels differ, its subset
+    where theirs do (both where both do), else its subset (:func:`subset_label`)."""
+    levels = {_level(r) for r in results}
+    subsets = {subset_label(r) for r in results}
+    parts = [subset_label(res)] if len(subsets) > 1 or len(levels) == 1 else []
+    if len(levels) > 1:
+        parts.append(LEVEL_TITLES.get(_level(res), _level(res)))
+    return ", ".join(parts)
+
+
+def _level(res: MetaEvalResult) -> str:
+    p = res.data["protocol"]
+    return str(p.get("correlation_level") or ("item" if p.get("grouped") else "global"))
+
+
+def _header(
+    results: Sequence[MetaEvalResult], dims: Sequence[str], statistics: Sequence[str]
+) -> list[str]:
+    """The header lines: one dimension: a group per run, then the statistics (FRANK's layout);
+    several: a group per dimension, a sub-group per run (where there are several), then the
+    statistics; a ``cmidrule`` under every group."""
+    labels = [_tex(run_label(r, results)) for r in results]
+    ns = len(statistics)
+    if len(dims) == 1:
+        tiers = [[(label, ns) for label in labels]]
+    else:
+        tiers = [[(_tex(d), ns * len(results)) for d in dims]]
+        if len(results) > 1:
+            tiers.append([(label, ns) for _ in dims for label in labels])
+    lines = []
+    for i, tier in enumerate(tiers):
+        head = " & ".join(rf"\multicolumn{{{n}}}{{c}}{{{label}}}" for label, n in tier)
+        lines.append(("Metric" if i == 0 else "") + f" & {head} \\\\")
+        pos, rules = 2, []
+        for _, n in tier:
+            rules.append(rf"\cmidrule(lr){{{pos}-{pos + n - 1}}}")
+            pos += n
+        lines.append(" ".join(rules))
+    n_cols = len(dims) * len(results)
+    lines.append(
+        " & " + " & ".join(STAT_LABEL[s] for _ in range(n_cols) for s in statistics) + r" \\"
+    )
+    return lines
+
+
+def read_metric_names(path: str | Path, metrics: Sequence[str]) -> dict[str, str]:
+    """The rows of ``--metric-names FILE``, in the file's order: column → display name, from a
+    JSON object or one ``COLUMN<TAB>NAME`` per line (blank lines and ``#`` comments skipped).
+    A column no run has is an error naming it."""
+    text = Path(path).read_text(encoding="utf-8")
+    if text.lstrip().startswith("{"):
+        names = {str(k): str(v) for k, v in json.loads(text).items()}
+    else:
+        names = {}
+        for no, line in enumerate(text.splitlines(), 1):
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            col, tab, name = line.partition("\t")
+            if not tab or not col.strip() or not name.strip():
+                raise InputError(
+                    f"{path}:{no}: expected COLUMN<TAB>NAME, got {line!r}", field="metric_names"
+                )
+            names[col.strip()] = name.strip()
+    unknown = [c for c in names if c not in metrics]
+    if unknown:
+        raise InputError(
+            f"{path}: no run has the column(s) {', '.join(unknown)} (the runs have "
+            f"{', '.join(metrics)})",
+            field="metric_names",
+        )
+    return names
+
+
 def paper_table(
     results: Sequence[MetaEvalResult],
     *,
@@ -81,63 +215,124 @@ def paper_table(
     style: str = "ci",
     reference: str | None = None,
     digits: int = 2,
+    mark: str | None = None,
+    names: Mapping[str, str] | None = None,
 ) -> str:
-    """The LaTeX table of ``results`` (one column group each, titled by its subset) on
-    ``dimension`` (default: the first run's first). ``style``: ``ci`` (value [lo, hi]), ``pm``
-    (value ± half the CI's width) or ``none``; ``reference``: mark with $^\\dagger$ each metric
-    whose difference from it is significant after Holm (paired bootstrap, p < 0.05)."""
-    first = results[0].data
-    dim = dimension or first["dataset"]["dimensions"][0]
+    """The LaTeX table of ``results`` on ``dimension`` (None: every dimension of the first run).
+    One dimension: a column group per run (titled by its subset, or its level where the runs'
+    levels differ); several: a group per dimension, a sub-group per run. ``style``: ``ci``
+    (value [lo, hi]), ``pm`` (value ± half the CI's width) or ``none``; ``digits``: decimals;
+    ``reference``: $^\\dagger$ / $^\\ddagger$ where a metric is significantly better / worse
+    than it; ``mark="best"``: bold for the best metric of each column and every metric not
+    significantly worse than it; ``names``: the rows, in order, as column → display name
+    (None: every metric under its own name). The caption names the aggregation, the test and
+    its Holm family, and says where the resamples cannot reach significance."""
+    dims = [dimension] if dimension else list(results[0].data["dataset"]["dimensions"])
     metrics = list(dict.fromkeys(m["name"] for r in results for m in r.data["metrics"]))
-    ncol = len(statistics)
-    head = " & ".join(rf"\multicolumn{{{ncol}}}{{c}}{{{_tex(subset_label(r))}}}" for r in results)
-    rules = " ".join(
-        rf"\cmidrule(lr){{{2 + i * ncol}-{1 + (i + 1) * ncol}}}" for i in range(len(results))
-    )
-    stat_row = " & ".join(STAT_LABEL[s] for _ in results for s in statistics)
+    rows = dict(names) if names is not None else {m: m for m in metrics}
+    cols = [(r, d, s) for d in dims for r in results for s in statistics]
     lines = [
         r"\begin{table}[t]",
         r"\centering",
         r"\small",
-        r"\begin{tabular}{l" + "r" * (ncol * len(results)) + "}",
+        r"\begin{tabular}{l" + "r" * len(cols) + "}",
         r"\toprule",
-        f"Metric & {head} \\\\",
-        rules,
-        f" & {stat_row} \\\\",
+        *_header(results, dims, statistics),
         r"\midrule",
     ]
-    for m in metrics:
+    bold = {
+        (id(r), d, s): best_set(r, list(rows), d, s) if mark == "best" else set()
+        for r, d, s in cols
+    }
+    for m, shown in rows.items():
         cells = []
-        for r in results:
-            c = _cell(r, m, dim)
-            for s in statistics:
-                text = _value(c["stats"].get(s) if c else None, style, digits)
-                if reference and m != reference and _differs(r, reference, m, dim, s):
-                    text += r"$^\dagger$"
-                cells.append(text)
-        lines.append(_tex(m) + " & " + " & ".join(cells) + r" \\")
+        for r, d, s in cols:
+            c = _cell(r, m, d)
+            text = _value(c["stats"].get(s) if c else None, style, digits)
+            if m in bold[(id(r), d, s)]:
+                text = rf"\textbf{{{text}}}"
+            cells.append(text + (ref_mark(r, reference, m, d, s) if reference else ""))
+        lines.append(_tex(shown) + " & " + " & ".join(cells) + r" \\")
     lines += [
         r"\bottomrule",
         r"\end{tabular}",
-        rf"\caption{{{_caption(results, dim, style, reference)}}}",
+        rf"\caption{{{_caption(results, dims, style, reference, mark)}}}",
+        r"\end{table}",
     ]
-    lines.append(r"\end{table}")
     return "\n".join(lines) + "\n"
 
 
-def _caption(results: Sequence[MetaEvalResult], dim: str, style: str, ref: str | None) -> str:
+def _caption(
+    results: Sequence[MetaEvalResult],
+    dims: Sequence[str],
+    style: str,
+    ref: str | None,
+    mark: str | None,
+) -> str:
     p = results[0].data["protocol"]
     control = (p.get("control") or {}).get("field")
     what = f"Partial correlation (controlling for {_tex(control)})" if control else "Correlation"
     ci = {"ci": "; [95\\% CI]", "pm": "; $\\pm$ half the 95\\% CI", "none": ""}[style]
     unit = _tex(str(p.get("bootstrap_unit", "item")).split(":")[0].split(",")[0])
-    mark = (
-        f"; $^\\dagger$: differs from {_tex(ref)} (paired bootstrap, Holm-adjusted p $<$ {ALPHA})"
-        if ref
-        else ""
-    )
     return (
-        f"{what} of each metric with the human {_tex(dim)} labels of "
-        f"{_tex(results[0].data['dataset']['name'])}{ci} (bootstrap over {unit}, "
-        f"{p.get('n_boot')} resamples){mark}."
+        f"{what} of each metric with the human {_tex(', '.join(dims))} labels of "
+        f"{_tex(results[0].data['dataset']['name'])}; aggregation "
+        f"{_tex(aggregation_words(p).replace('_', ' '))}{ci} (bootstrap over {unit}, "
+        f"{p.get('n_boot')} resamples){_levels_words(results)}"
+        f"{_marks_words(results, dims, ref, mark)}."
     )
+
+
+def _levels_words(results: Sequence[MetaEvalResult]) -> str:
+    """Where the runs' levels differ, what each level correlates."""
+    levels = list(dict.fromkeys(_level(r) for r in results))
+    if len(levels) < 2:
+        return ""
+    return "; " + "; ".join(
+        f"{LEVEL_TITLES.get(lv, lv)}: {_tex(LEVEL_NAMES.get(lv, lv))}" for lv in levels
+    )
+
+
+def _marks_words(
+    results: Sequence[MetaEvalResult], dims: Sequence[str], ref: str | None, mark: str | None
+) -> str:
+    """What the marks mean, the test behind them and its Holm family; where the resamples
+    cannot reach :data:`ALPHA` after Holm, that no mark can appear and how many would."""
+    if not ref and mark != "best":
+        return ""
+    said = []
+    if ref:
+        said.append(
+            f"{MARKS['better']} / {MARKS['worse']}: significantly better / worse than {_tex(ref)}"
+        )
+    if mark == "best":
+        said.append("bold: the best metric of the column and every metric not significantly worse")
+    sizes = sorted(
+        {
+            sum(
+                1
+                for c in r.data.get("comparisons", [])
+                if c["dimension"] == d and c["statistic"] == s
+            )
+            for r in results
+            for d in dims
+            for s in ("pearson", "spearman")
+        }
+        - {0}
+    )
+    counts = " or ".join(map(str, sizes)) or "no"
+    family = f"Holm within each dimension and statistic, {counts} tests"
+    text = "; " + "; ".join(said) + f" (paired bootstrap, {family}, p $<$ {ALPHA})"
+    floors = [f for r in results if (f := (r.data.get("p_floors") or {}).get("p_bootstrap"))]
+    blocked = [f for f in floors if f["holm_floor"] > ALPHA]
+    if blocked:
+        f = max(blocked, key=lambda f: f["holm_floor"])
+        need = f.get("needed") or math.floor(2 * f["n_tests"] / ALPHA)  # the bootstrap's 2/(B+1)
+        text += (
+            f"; with {f['n_resamples']} resamples no difference can be significant (Holm cannot "
+            f"fall below {f['holm_floor']:.3g})"
+            + f": {need} resamples would allow it"
+            + (", so no metric is marked" if ref else "")
+            + (" and every metric is in bold" if mark == "best" else "")
+        )
+    return text

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from metajudge.analyses.metric_vs_human.protocol import AGGREGATION_WORDS
 from metajudge.analyses.metric_vs_human.result import MetaEvalResult
 from metajudge.reports.scale import is_percent, num, scale_words
 from metajudge.stats.intervals import CORRELATIONS
@@ -175,6 +176,27 @@ def undefined_lines(cells: Sequence[dict[str, Any]], *, show: int = 3) -> list[s
     return out
 
 
+def aggregation_words(p: Mapping[str, Any]) -> str:
+    """The protocol's aggregation rule with what it does, e.g. ``mode-else-mean (the label most
+    annotators agree on …, else the annotators' mean)``: the header, signature and caption say it."""
+    rule = p["aggregation"]
+    return f"{rule} ({AGGREGATION_WORDS.get(rule, rule)})"
+
+
+def aggregation_note(data: Mapping[str, Any]) -> str | None:
+    """A pointwise run on several annotators that correlates every annotator's label as its own
+    row (``per_annotator``, the default) says so before its table, with the rules that
+    aggregate instead; None otherwise."""
+    p, n = data["protocol"], int(data["dataset"].get("annotators", 1))
+    if p.get("correlate") != "pointwise" or p["aggregation"] != "per_annotator" or n < 2:
+        return None
+    return (
+        f"note: {n} annotators per response, aggregation=per_annotator: each annotator's label "
+        "is its own row (no aggregation); --aggregation mean|median|majority|mode-else-mean "
+        "correlates one label per response instead"
+    )
+
+
 def protocol_bits(data: Mapping[str, Any]) -> list[str]:
     """The settings of a meta-evaluation ``result.json``, each once: protocol, level and
     aggregation first, then only the options that apply to that protocol (a pointwise run has no
@@ -187,7 +209,7 @@ def protocol_bits(data: Mapping[str, Any]) -> list[str]:
     bits = [f"dataset {name}", f"protocol={correlate} at level {level}"]
     if "level_name" in p:
         bits.append(f"level: {p['level_name']}; missing cells: {p['missing_cells']}")
-    bits.append(f"aggregation={p['aggregation']}")
+    bits.append(f"aggregation={aggregation_words(p)}")
     if correlate == "pointwise":
         bits.append(f"missing={p.get('missing', 'drop')} (a response without a score)")
         bits += control_bits(p)
@@ -210,9 +232,24 @@ def protocol_bits(data: Mapping[str, Any]) -> list[str]:
         bits.append(f"the labelled subset: {left} records without human labels left out")
     bits.append(
         f"bootstrap {p['n_boot']} resamples of items{within} (seed {p['seed']}), "
-        f"{int(p['level'] * 100)}% percentile CIs"
+        f"{int(p['level'] * 100)}% {ci_methods_words(data)}"
     )
     return bits
+
+
+def ci_methods_words(data: Mapping[str, Any]) -> str:
+    """The CI methods the cells use, as the header says them: ``percentile CIs`` when every CI
+    is the percentile bootstrap; else each method with its count of values (e.g. a system-level
+    run's few systems: ``CIs by method: Fisher z (Pearson) 32, …; named per value``)."""
+    counts: dict[str, int] = {}
+    for c in data.get("cells", []):
+        for e in (c.get("stats") or {}).values():
+            if isinstance(e, Mapping) and e.get("ci_method"):
+                counts[e["ci_method"]] = counts.get(e["ci_method"], 0) + 1
+    if set(counts) <= {"percentile bootstrap"}:
+        return "percentile CIs"
+    shown = ", ".join(f"{m} {n}" for m, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+    return f"CIs by method: {shown} (named per value)"
 
 
 def comparison_lines(data: Mapping[str, Any], *, floors: bool = True) -> list[str]:

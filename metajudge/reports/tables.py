@@ -45,6 +45,9 @@ from metajudge.reports.sections import (
 )
 
 MAIN_STATS: tuple[str, ...] = ("pearson", "spearman")
+#: the terminal's table of a pointwise run: the main statistics and Kendall's τ_b (the three a
+#: metric paper prints; a pairwise-difference run keeps the two of its reproduced tables)
+TERMINAL_STATS: tuple[str, ...] = (*MAIN_STATS, "kendall")
 HUMAN_ROW = "Inter-Human Correlation"
 
 
@@ -258,7 +261,8 @@ def _md_floors(res: MetaEvalResult) -> str:
         what = "bootstrap" if test == "p_bootstrap" else "permutation"
         lines.append(
             f"- p {what}: the smallest p with {f['n_resamples']} resamples is {f['rule']} = "
-            f"{f['floor']:.3g} (shown as ≤); after Holm over {f['n_tests']} tests, "
+            f"{f['floor']:.3g} (shown as ≤); after Holm over {f['n_tests']} tests"
+            f"{' (' + f['family'] + ')' if f.get('family') else ''}, "
             f"{f['holm_floor']:.3g}."
             + (f" {f['note'][0].upper()}{f['note'][1:]}." if f.get("note") else "")
         )
@@ -341,7 +345,7 @@ def footer(res: MetaEvalResult) -> str:
         f"**Protocol.** {protocol_line(res)}. "
         + (f"Accuracy: {p['accuracy']}. " if pairwise else "")
         + f"Fisher-z CIs use n = {p['fisher_n']}. "
-        f"Metric comparisons: paired bootstrap, permutation test ({p['n_perm']} permutations), Williams test (n = {p['williams_n']}); Holm {p['holm']}. "
+        f"Metric comparisons: paired bootstrap, permutation test ({p['n_perm']} permutations), Williams test ({p.get('williams_sided', 'two-sided')}; n = {p['williams_n']}); Holm {p['holm']}. "
         + (f"Permutations: {p['permutation']}. " if p.get("permutation") else "")
         + (f"CI row limits: {p['ci_row_limits']}. " if p.get("ci_row_limits") else "")
         + (f"CI method: {p['ci_method']}. " if p.get("ci_method") else "")
@@ -519,6 +523,13 @@ def ceiling_definition(res: MetaEvalResult) -> str:
     return f"{HUMAN_ROW}: " + "; ".join(f"{d}: {m}" for d, m in how.items()) + ".\n"
 
 
+def _terminal_stats(res: MetaEvalResult) -> list[str]:
+    """:data:`TERMINAL_STATS` the run computed (pointwise), else :data:`MAIN_STATS`."""
+    if not is_pointwise(res.data):
+        return list(MAIN_STATS)
+    return [s for s in TERMINAL_STATS if s in res.data.get("statistics", [])]
+
+
 def summary_table(res: MetaEvalResult) -> str:
     """The main table with its CIs, on the run's scale (what ``metajudge meta-eval`` prints):
     missing scores first, then the definition of the inter-human row and any published row
@@ -529,7 +540,7 @@ def summary_table(res: MetaEvalResult) -> str:
     left = unmatched_line(res.data)
     return (
         _md_missing(res)
-        + _stats_table(res, MAIN_STATS)
+        + _stats_table(res, _terminal_stats(res))
         + ("\n" + ceiling if ceiling else "")
         + (f"\nWarning: {left}.\n" if left else "")
     )

@@ -75,29 +75,37 @@ def run_meta_eval(*args: Any, **kwargs: Any) -> tuple[MetaEvalResult, dict[str, 
 
 def run_subsets(
     dataset: str | None,
-    subsets: Sequence[str],
+    subsets: Sequence[str] | None,
     *,
     out_dir: str | Path,
-    reference: str | None = None,
+    levels: Sequence[str] | None = None,
+    table: dict[str, Any] | None = None,
     **kwargs: Any,
 ) -> tuple[str, list[Path]]:
-    """One :func:`run_meta_eval` per subset (``all``: the whole dataset) into
-    ``out_dir/<subset>/``, then the paper table of them, written to
-    ``out_dir/paper_table.tex`` (:mod:`metajudge.reports.paper_table`); returns the table and
-    the run folders' and the table's paths."""
-    from metajudge.reports.paper_table import paper_table
+    """One :func:`run_meta_eval` per subset (``all``: the whole dataset) and per level into
+    ``out_dir/<subset>/``, ``out_dir/<level>/`` or, with both, ``out_dir/<subset>/<level>/``;
+    then the paper table of them (``table``: :func:`metajudge.runs.report.paper_of`'s options),
+    written to ``out_dir/paper_table.tex``; returns the table and the run folders' and the
+    table's paths."""
     from metajudge.run_folder import write_file
+    from metajudge.runs.report import paper_of
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    base = kwargs.pop("protocol", None) or Protocol(correlate=AUTO_CORRELATE)
+    sub_default = kwargs.pop("subset", None)
     results, written = [], []
-    for name in subsets:
-        res, files = run_meta_eval(
-            dataset, out_dir=out / name, subset=None if name == "all" else name, **kwargs
-        )
-        results.append(res)
-        written.append(files.get("result.json", out / name))
-    tex = paper_table(results, reference=reference)
+    for name in subsets or [None]:
+        for level in levels or [None]:
+            folder = out.joinpath(*[p for p in (name, level) if p])
+            proto = base if level is None else base.with_options(level=level, grouped=False)
+            subset = sub_default if name is None else (None if name == "all" else name)
+            res, files = run_meta_eval(
+                dataset, out_dir=folder, subset=subset, protocol=proto, **kwargs
+            )
+            results.append(res)
+            written.append(files.get("result.json", folder))
+    tex = paper_of(results, **(table or {}))
     written.append(write_file(out, "paper_table.tex", tex))
     return tex, written
 

@@ -29,7 +29,10 @@ def asked_options(
     out = list(explicit)
     checks = (
         (protocol.normalize != d.normalize, "--normalize"),
-        (protocol.aggregation == "mean", "--aggregation mean"),
+        (
+            protocol.aggregation not in ("per_annotator", "majority"),
+            f"--aggregation {protocol.aggregation}",
+        ),
         (protocol.grouped, "--level item"),
         (protocol.level not in (d.level, "item"), "--level"),
         (protocol.epsilon != d.epsilon, "--tie-band"),

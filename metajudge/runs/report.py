@@ -57,18 +57,11 @@ def record_display(
     write_file(folder, RESULT_FILE, res.to_json() + "\n")
 
 
-def paper_latex(
-    folders: list[str],
-    *,
-    dimension: str | None = None,
-    style: str = "ci",
-    reference: str | None = None,
-) -> str:
-    """The paper table of several meta-eval run folders (one column group each, titled by its
-    subset; :func:`metajudge.reports.paper_table.paper_table`); nothing is written."""
+def paper_latex(folders: list[str], **table: Any) -> str:
+    """The paper table of several meta-eval run folders (:func:`paper_of` with ``table``'s
+    options); nothing is written."""
     from metajudge.analyses.metric_vs_human.result import MetaEvalResult
     from metajudge.errors import InputError
-    from metajudge.reports.paper_table import paper_table
     from metajudge.reports.render import RESULT_FILE
 
     results = []
@@ -77,12 +70,31 @@ def paper_latex(
         if not path.is_file():
             raise InputError(f"{f}: no {RESULT_FILE} (not a meta-eval run folder)", field="dir")
         results.append(MetaEvalResult.load(path))
+    return paper_of(results, **table)
+
+
+def paper_of(
+    results: list[Any],
+    *,
+    dimension: str | None = None,
+    names_file: str | Path | None = None,
+    **options: Any,
+) -> str:
+    """:func:`metajudge.reports.paper_table.paper_table` of ``results`` on ``dimension`` (None:
+    every dimension), rows from ``names_file`` (``--metric-names``), ``options`` its others."""
+    from metajudge.errors import InputError
+    from metajudge.reports.paper_table import paper_table, read_metric_names
+
     dims = results[0].data["dataset"]["dimensions"]
     if dimension is not None and dimension not in dims:
         raise InputError(
             f"unknown dimension {dimension!r} (the runs have {', '.join(dims)})", field="dimension"
         )
-    return paper_table(results, dimension=dimension, style=style, reference=reference)
+    names = None
+    if names_file is not None:
+        metrics = list(dict.fromkeys(m["name"] for r in results for m in r.data["metrics"]))
+        names = read_metric_names(names_file, metrics)
+    return paper_table(results, dimension=dimension, names=names, **options)
 
 
 def render_table(res: Any, fmt: str) -> str:

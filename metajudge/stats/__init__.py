@@ -90,7 +90,13 @@ from metajudge.stats.decisions import (
     to_pref,
 )
 from metajudge.stats.heterogeneity import Heterogeneity, cochran_q
-from metajudge.stats.human import HumanComparison, annotator_mean, leave_one_out
+from metajudge.stats.human import (
+    AGGREGATION_RULES,
+    HumanComparison,
+    aggregate_labels,
+    annotator_mean,
+    leave_one_out,
+)
 from metajudge.stats.intervals import percentile_ci
 from metajudge.stats.kendall import kendall_variant, tie_calibration, tie_calibration_cv
 from metajudge.stats.partial import partial_pearson
@@ -134,6 +140,7 @@ MODULES = (
 )
 
 __all__ = [
+    "AGGREGATION_RULES",
     "CORRELATIONS",
     "ORDER_PROTOCOLS",
     "STATISTICS",
@@ -151,6 +158,7 @@ __all__ = [
     "accuracy_from_sums",
     "accuracy_rows",
     "accuracy_tally",
+    "aggregate_labels",
     "annotator_mean",
     "benjamini_yekutieli",
     "boot_tests",

@@ -197,16 +197,71 @@ def _system_level(
     reason = correlation.undefined_reason(mx[keep], my[keep], min_n=MIN_POOLED_ROWS, statistic=stat)
     if reason is not None:
         return Estimate(math.nan, n=int(keep.sum()), undefined=f"system means: {reason}")
-    smp = None
-    if W is not None:
-        smp = np.full(W.shape[0], np.nan)
-        for b, wrow in enumerate(W[:, items]):
-            bx, by = _means(x, wrow, systems, n_sys), _means(y, wrow, systems, n_sys)
-            k = np.isfinite(bx) & np.isfinite(by)
-            if correlation.undefined_reason(bx[k], by[k], min_n=MIN_POOLED_ROWS) is None:
-                smp[b] = correlation.statistic(stat, bx[k], by[k])
+    smp = None if W is None else _system_samples(stat, x, y, items, systems, W, n_sys)
     lo, hi = percentile_ci(smp, level) if smp is not None else (math.nan, math.nan)
     return Estimate(correlation.statistic(stat, mx[keep], my[keep]), lo, hi, int(keep.sum()), smp)
+
+
+#: above this many systems a resample's system-level value is computed one resample at a time
+#: (the vectorised Kendall compares every pair of systems: B x n² / 2 signs)
+VECTOR_MAX_SYSTEMS = 200
+
+
+def _system_samples(
+    stat: str, x: FArr, y: FArr, items: IArr, systems: IArr, W: FArr, n_sys: int
+) -> FArr:
+    """The system-level value of every resample: the systems' weighted means of all resamples
+    at once (two matrix products), then the statistic row by row, vectorised for Pearson,
+    Spearman and Kendall's τ_b (:func:`_rows_statistic`); a resample that leaves a system out,
+    and any other statistic, one at a time as :func:`~metajudge.stats.correlation.statistic`."""
+    n_items = W.shape[1]
+    cell = items * n_sys + systems  # the rows of one (item, system), summed once
+    sums = [
+        np.bincount(cell, weights=v, minlength=n_items * n_sys).reshape(n_items, n_sys)
+        for v in (np.ones(x.size), x, y)
+    ]
+    bx, by = np.empty((W.shape[0], n_sys)), np.empty((W.shape[0], n_sys))
+    chunks = W.chunks() if hasattr(W, "chunks") else [(0, np.asarray(W, dtype=float))]
+    for b0, block in chunks:  # (resamples, items) weights
+        den = block @ sums[0]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            bx[b0 : b0 + len(block)] = (block @ sums[1]) / den
+            by[b0 : b0 + len(block)] = (block @ sums[2]) / den
+    smp = np.full(W.shape[0], np.nan)
+    full = np.isfinite(bx).all(axis=1) & np.isfinite(by).all(axis=1)
+    if stat in ("pearson", "spearman", "kendall") and n_sys <= VECTOR_MAX_SYSTEMS:
+        if n_sys >= MIN_POOLED_ROWS:
+            smp[full] = _rows_statistic(stat, bx[full], by[full])
+        rest = np.flatnonzero(~full)
+    else:
+        rest = np.arange(W.shape[0])
+    for b in rest:
+        k = np.isfinite(bx[b]) & np.isfinite(by[b])
+        if correlation.undefined_reason(bx[b, k], by[b, k], min_n=MIN_POOLED_ROWS) is None:
+            smp[b] = correlation.statistic(stat, bx[b, k], by[b, k])
+    return smp
+
+
+def _rows_statistic(stat: str, X: FArr, Y: FArr) -> FArr:
+    """``stat`` of each row of ``X`` with the same row of ``Y`` (NaN where a row is constant,
+    as :func:`~metajudge.stats.correlation.undefined_reason`): Pearson of the values or of the
+    average ranks; Kendall's τ_b from the signs of every pair of columns, (C − D) / sqrt((n0 −
+    n1)(n0 − n2)) with the same integer counts as
+    :func:`~metajudge.stats.correlation.kendall_tau_b`."""
+    out = np.full(X.shape[0], np.nan)
+    ok = (np.ptp(X, axis=1) > 0) & (np.ptp(Y, axis=1) > 0)
+    X, Y = X[ok], Y[ok]
+    if stat == "kendall":
+        i, j = np.triu_indices(X.shape[1], k=1)
+        sx, sy = np.sign(X[:, i] - X[:, j]), np.sign(Y[:, i] - Y[:, j])
+        cmd = (sx * sy).sum(axis=1)
+        nx, ny = np.count_nonzero(sx, axis=1), np.count_nonzero(sy, axis=1)
+        out[ok] = np.clip(cmd / np.sqrt(nx) / np.sqrt(ny), -1.0, 1.0)
+        return out
+    if stat == "spearman":
+        X, Y = correlation._rankdata(X), correlation._rankdata(Y)
+    out[ok] = correlation.pearson_rows(X, Y)
+    return out
 
 
 def level_estimate(

@@ -3,6 +3,8 @@
 One definition each, used by the meta-evaluation and the backbone swap alike.
 
 * :func:`annotator_mean` — the mean of the labels present per row (NaN = no label).
+* :func:`aggregate_labels` — one label per row under a named rule (:data:`AGGREGATION_RULES`):
+  mean, median, majority (ties: the median of the tied labels) or mode-else-mean.
 * :func:`leave_one_out` — the inter-human reference of a label matrix (rows × annotators):
   each annotator vs the mean of the others (leave-one-annotator-out, as in the inter-annotator
   "ceiling" of Deutsch et al. 2022 and the split used for RAGChecker's human agreement, Ru et
@@ -36,6 +38,53 @@ def annotator_mean(labels: FArr) -> FArr:
     s = np.where(np.isfinite(L), L, 0.0).sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(cnt > 0, s / np.maximum(cnt, 1), np.nan)
+
+
+#: the rules of :func:`aggregate_labels`, each with the words every output states it in
+AGGREGATION_RULES: dict[str, str] = {
+    "mean": "the annotators' mean",
+    "median": "the annotators' median",
+    "majority": "the most frequent label; a tie between most frequent labels: their median",
+    "mode-else-mean": "the label most annotators agree on (a unique mode held by two or more), "
+    "else the annotators' mean",
+}
+
+
+def aggregate_labels(labels: FArr, rule: str) -> FArr:
+    """One label per row of a (rows × annotators) matrix under ``rule`` (NaN = no label; a row
+    without labels gives NaN). ``mean``, ``median``; ``majority``: the most frequent label, a tie
+    between the most frequent: the median of the tied labels; ``mode-else-mean``: the label a
+    unique majority of two or more annotators agrees on, else the mean (the rule of a dialogue
+    summarisation paper's meta-evaluation).
+
+    >>> L = np.array([[2.0, 2, 2], [1, 1, 4], [1, 2, 5], [3, np.nan, np.nan]])
+    >>> [aggregate_labels(L, r).round(3).tolist() for r in AGGREGATION_RULES]
+    [[2.0, 2.0, 2.667, 3.0], [2.0, 1.0, 2.0, 3.0], [2.0, 1.0, 2.0, 3.0], [2.0, 1.0, 2.667, 3.0]]
+    """
+    L = np.asarray(labels, dtype=float)
+    if L.ndim == 1:
+        return L.copy()
+    if rule == "mean":
+        return annotator_mean(L)
+    fin = np.isfinite(L)
+    out = np.full(L.shape[0], np.nan)
+    has = fin.any(axis=1)
+    if rule == "median":
+        out[has] = np.nanmedian(L[has], axis=1)
+        return out
+    if rule not in AGGREGATION_RULES:
+        raise ValueError(f"unknown aggregation {rule!r}; one of {', '.join(AGGREGATION_RULES)}")
+    # counts[r, a]: how many annotators of row r gave annotator a's label (0 where a has none)
+    counts = ((L[:, :, None] == L[:, None, :]) & fin[:, None, :]).sum(axis=2) * fin
+    top = counts.max(axis=1, initial=0)
+    at_top = (counts == top[:, None]) & fin
+    if rule == "majority":  # each tied label appears ``top`` times: the median of the tied labels
+        tied = np.where(at_top, L, np.nan)
+        out[has] = np.nanmedian(tied[has], axis=1)
+        return out
+    unique_mode = (top >= 2) & (at_top.sum(axis=1) == top)
+    mode = np.where(at_top, L, 0.0).sum(axis=1) / np.maximum(top, 1)
+    return np.where(unique_mode, mode, annotator_mean(L))
 
 
 @dataclass(frozen=True)

@@ -155,14 +155,21 @@ class PFloor:
     floor: float
     n_resamples: int
     n_tests: int
+    #: what one Holm family is, said with its size ("" : every test reported together)
+    family: str = ""
 
     @classmethod
-    def bootstrap(cls, n_resamples: int, n_tests: int) -> PFloor:
-        return cls("2/(B + 1)", 2.0 / (n_resamples + 1), n_resamples, n_tests)
+    def bootstrap(cls, n_resamples: int, n_tests: int, family: str = "") -> PFloor:
+        return cls("2/(B + 1)", 2.0 / (n_resamples + 1), n_resamples, n_tests, family)
 
     @classmethod
-    def permutation(cls, n_resamples: int, n_tests: int) -> PFloor:
-        return cls("1/(k + 1)", 1.0 / (n_resamples + 1), n_resamples, n_tests)
+    def permutation(cls, n_resamples: int, n_tests: int, family: str = "") -> PFloor:
+        return cls("1/(k + 1)", 1.0 / (n_resamples + 1), n_resamples, n_tests, family)
+
+    @property
+    def tests_words(self) -> str:
+        """``31 tests`` or, with a family, ``31 tests (per dimension and statistic)``."""
+        return f"{self.n_tests} tests" + (f" ({self.family})" if self.family else "")
 
     @property
     def holm_floor(self) -> float:
@@ -189,27 +196,31 @@ class PFloor:
         numerator = 2 if self.rule.startswith("2/") else 1
         return max(math.floor(numerator * self.n_tests / alpha), 1)
 
-    def note(self, alpha: float) -> str | None:
-        """Why no test can be significant at ``alpha`` after Holm, or None when one can."""
+    def note(self, alpha: float, *, fewer: bool = True) -> str | None:
+        """Why no test can be significant at ``alpha`` after Holm, or None when one can;
+        ``fewer``: also suggest fewer tests (``--compare-to``; not where it is given)."""
         if self.n_tests and self.holm_floor > alpha:
+            how = ", or fewer tests" if fewer else ""
+            flag = ", or --compare-to METRIC" if fewer else ""
             return (
                 f"with {self.n_resamples} resamples the smallest p is {self.rule} = "
-                f"{self.floor:.3g}; Holm over {self.n_tests} tests cannot fall below "
+                f"{self.floor:.3g}; Holm over {self.tests_words} cannot fall below "
                 f"{self.holm_floor:.3g}, so it cannot reach alpha {alpha}: use at least "
-                f"{self.needed(alpha)} resamples, or fewer tests (meta-eval: --n-boot "
-                f"{self.needed(alpha)}, or --compare-to METRIC)"
+                f"{self.needed(alpha)} resamples{how} (meta-eval: --n-boot "
+                f"{self.needed(alpha)}{flag})"
             )
         return None
 
-    def to_dict(self, alpha: float) -> dict[str, Any]:
+    def to_dict(self, alpha: float, *, fewer: bool = True) -> dict[str, Any]:
         return {
             "rule": self.rule,
             "floor": self.floor,
             "n_resamples": self.n_resamples,
             "n_tests": self.n_tests,
+            **({"family": self.family, "needed": self.needed(alpha)} if self.family else {}),
             "holm_floor": self.holm_floor,
             "meaning": "a p at the floor is reported as <= floor (the test cannot resolve below)",
-            "note": self.note(alpha),
+            "note": self.note(alpha, fewer=fewer),
         }
 
 

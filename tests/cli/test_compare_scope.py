@@ -54,8 +54,10 @@ def test_cap_said_everywhere_and_compare_to(
     assert all(
         c.get("p_bootstrap") is not None and c.get("p_permutation") is not None for c in pearson
     )
-    # Holm over 168 tests with 50 resamples: unreachable, and the number needed is given
-    assert "use at least 6720 resamples" in err and "--n-boot 6720" in err
+    # Holm over the 14 tests of a dimension and statistic with 50 resamples: unreachable, the
+    # number needed is given, and --compare-to (given) is not suggested again
+    assert "Holm over 14 tests (per dimension and statistic)" in err
+    assert "use at least 560 resamples (meta-eval: --n-boot 560)" in err
     assert f"each metric against {REF}" in (tmp_path / "ref" / "table.md").read_text()
 
 

@@ -40,7 +40,7 @@ from metajudge.data.formats import (
 )
 from metajudge.errors import InputError
 from metajudge.scores.readers.rows import strided_positions
-from metajudge.stats import annotator_mean
+from metajudge.stats import aggregate_labels
 
 FArr = NDArray[np.float64]
 IArr = NDArray[np.int64]
@@ -552,13 +552,13 @@ def _note_direction(inf: ColumnInfo, d: Any, metric: str, i: int) -> None:
 def label_rows(labels: FArr, aggregation: str) -> tuple[IArr, FArr, IArr]:
     """Correlation rows of a (units × annotators) label matrix: ``(unit, label, annotator)``.
 
-    ``mean``: one row per unit with the annotators' mean
-    (:func:`~metajudge.stats.annotator_mean`); ``per_annotator``: one row per label,
-    unit-major (unit 0's annotators first, as RAGChecker's rows 2i, 2i + 1). Units without a
-    label have no row.
+    ``per_annotator``: one row per label, unit-major (unit 0's annotators first, as RAGChecker's
+    rows 2i, 2i + 1); any other rule (``mean``, ``median``, ``majority``, ``mode-else-mean``):
+    one row per unit with its label under that rule (:func:`~metajudge.stats.aggregate_labels`).
+    Units without a label have no row.
     """
-    if aggregation == "mean":
-        y = annotator_mean(labels)
+    if aggregation != "per_annotator":
+        y = aggregate_labels(labels, aggregation)
         idx = np.flatnonzero(np.isfinite(y))
         return idx, y[idx], np.zeros(idx.size, dtype=np.int64)
     ui, ai = np.nonzero(np.isfinite(labels))

@@ -330,6 +330,9 @@ REFUSED: Mapping[str, str] = {
     "--protocol pairwise-difference": "a difference of two labels is not defined",
     "--normalize": "labels are not normalised (min-max / sign / raw apply to numeric scores)",
     "--aggregation mean": "nominal labels have no mean (the target is the majority label)",
+    "--aggregation median": "nominal labels have no median (the target is the majority label)",
+    "--aggregation mode-else-mean": "nominal labels have no mean (the target is the majority "
+    "label)",
     "--level": "labels are compared item by item against the majority label",
     "--level item": "per-input correlations are not defined on labels",
     "--tie-band": "a tie band applies to score differences",

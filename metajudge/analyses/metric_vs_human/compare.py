@@ -22,6 +22,9 @@ from metajudge.analyses.metric_vs_human.partial import common_arrays
 from metajudge.analyses.metric_vs_human.protocol import COMPARE_STATS
 
 TESTS = ("p_bootstrap", "p_permutation", "p_williams")
+#: one Holm family: the comparisons of one dimension and statistic (m - 1 against a reference,
+#: every pair otherwise), per test; stated with every count of tests
+HOLM_FAMILY = "per dimension and statistic"
 
 
 def _bootstrap(comp: dict[str, Any], dd: np.ndarray, level: float) -> None:
@@ -132,7 +135,10 @@ def _williams(
     comp["williams_n"] = n - k
     w = st.williams_test(st.pearson(x1, y), st.pearson(x2, y), st.pearson(x1, x2), n - k)
     comp["williams_t"] = jnum(w.t)
-    comp["p_williams"] = jnum(w.p_two_sided)
+    if run.proto.williams == "one-sided":  # in the direction of the observed difference (FRANK)
+        comp["p_williams"] = jnum(min(w.p_one_sided, 1.0 - w.p_one_sided))
+    else:
+        comp["p_williams"] = jnum(w.p_two_sided)
 
 
 def _shared_permutations(
@@ -238,31 +244,43 @@ def compare_metrics(
 FLOOR_ALPHA = 0.05
 
 
+def _families(comparisons: list[dict[str, Any]], test: str) -> dict[tuple[str, str], list[int]]:
+    """The comparisons holding ``test``, by Holm family (:data:`HOLM_FAMILY`)."""
+    out: dict[tuple[str, str], list[int]] = {}
+    for i, c in enumerate(comparisons):
+        if c.get(test) is not None:
+            out.setdefault((c["dimension"], c["statistic"]), []).append(i)
+    return out
+
+
 def holm_adjust(comparisons: list[dict[str, Any]]) -> None:
-    """Add ``<test>_holm`` (Holm 1979, across every comparison, per test) in place."""
+    """Add ``<test>_holm`` (Holm 1979, within each family of :data:`HOLM_FAMILY`, per test) in
+    place."""
     for test in TESTS:
-        idx = [i for i, c in enumerate(comparisons) if c.get(test) is not None]
-        if idx:
+        for idx in _families(comparisons, test).values():
             adj = st.holm([comparisons[i][test] for i in idx])
             for i, a in zip(idx, adj, strict=True):
                 comparisons[i][test + "_holm"] = jnum(float(a))
 
 
-def p_floors(comparisons: list[dict[str, Any]], n_boot: int, n_perm: int) -> dict[str, Any]:
+def p_floors(
+    comparisons: list[dict[str, Any]], n_boot: int, n_perm: int, *, reference: str | None = None
+) -> dict[str, Any]:
     """The floors of the resampling p-values (:class:`~metajudge.stats.PFloor`) over these
-    comparisons, per test, and ``<test>_at_floor`` on every comparison at its floor (in place)."""
+    comparisons' largest Holm family, per test, and ``<test>_at_floor`` on every comparison at
+    its floor (in place); against a ``reference`` the note does not suggest one."""
     out: dict[str, Any] = {}
     for test, floor in (
         ("p_bootstrap", st.PFloor.bootstrap),
         ("p_permutation", st.PFloor.permutation),
     ):
-        n_tests = sum(c.get(test) is not None for c in comparisons)
+        n_tests = max(map(len, _families(comparisons, test).values()), default=0)
         k = n_boot if test == "p_bootstrap" else n_perm
         if not n_tests or k <= 0:
             continue
-        f = floor(k, n_tests)
+        f = floor(k, n_tests, HOLM_FAMILY)
         for c in comparisons:
             if c.get(test) is not None:
                 c[test + "_at_floor"] = f.at_floor(c[test])
-        out[test] = f.to_dict(FLOOR_ALPHA)
+        out[test] = f.to_dict(FLOOR_ALPHA, fewer=reference is None)
     return out

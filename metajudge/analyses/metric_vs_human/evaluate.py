@@ -27,7 +27,7 @@ from metajudge.analyses.metric_vs_human.cells import (
     jnum,
     run_deferred,
 )
-from metajudge.analyses.metric_vs_human.compare import compare_metrics, p_floors
+from metajudge.analyses.metric_vs_human.compare import HOLM_FAMILY, compare_metrics, p_floors
 from metajudge.analyses.metric_vs_human.levels import (
     LEVEL_NAMES,
     MISSING_CELLS,
@@ -43,7 +43,12 @@ from metajudge.analyses.metric_vs_human.pointwise import (
     ref_entry,
     response_values,
 )
-from metajudge.analyses.metric_vs_human.protocol import AGGREGATIONS, COMPARE_STATS, Protocol
+from metajudge.analyses.metric_vs_human.protocol import (
+    AGGREGATIONS,
+    COMPARE_STATS,
+    WILLIAMS_WORDS,
+    Protocol,
+)
 from metajudge.analyses.metric_vs_human.result import SCHEMA, MetaEvalResult
 from metajudge.analyses.metric_vs_human.trivial import is_trivial
 from metajudge.engine import Resamples
@@ -119,7 +124,9 @@ def _protocol_json(run: Run, compare_note: str | None) -> dict[str, Any]:
             "scored" + (", less the control's parameters" if p.control else "")
         ),
         "accuracy": "sign of the raw difference m(b)-m(a) with tie band epsilon vs sign of the human label",
-        "holm": "across every comparison in this result, per test",
+        "holm": f"{HOLM_FAMILY} (the comparisons of one dimension and statistic form one "
+        "family), per test",
+        "williams_sided": WILLIAMS_WORDS[p.williams],
         "permutation": "item swaps (fair coin flips) shared by every comparison of a dimension, "
         "as the bootstrap resamples are; a pair whose metrics' rows differ draws its own",
         "ci_row_limits": _row_limits_json(p),
@@ -481,7 +488,9 @@ def meta_evaluate(
         "cells": cells,
         "ceiling": _ceiling(run),
         "comparisons": comparisons,
-        "p_floors": p_floors(comparisons, proto.n_boot, proto.permutations),
+        "p_floors": p_floors(
+            comparisons, proto.n_boot, proto.permutations, reference=proto.compare_to
+        ),
         "published": [],
         "points": _points(run, points),
         "timing_s": round(time.perf_counter() - t0, 4),

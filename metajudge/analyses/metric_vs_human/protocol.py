@@ -14,14 +14,24 @@ from typing import Any
 
 from metajudge.engine import ENGINES
 from metajudge.errors import InputError
-from metajudge.stats import STATISTICS
+from metajudge.stats import AGGREGATION_RULES, STATISTICS
 from metajudge.stats.estimates import LEVEL_ALIASES, LEVELS
 from metajudge.stats.intervals import SMALL_N
 from metajudge.stats.partial import SPEARMAN_METHODS
 
 NORMALIZE_MODES: tuple[str, ...] = ("minmax", "sign", "raw")
-AGGREGATIONS: tuple[str, ...] = ("per_annotator", "mean")
+AGGREGATIONS: tuple[str, ...] = ("per_annotator", *AGGREGATION_RULES)
+#: how each aggregation is said in headers, signatures and captions
+AGGREGATION_WORDS: dict[str, str] = {
+    "per_annotator": "one row per annotator label, not aggregated",
+    **AGGREGATION_RULES,
+}
 MISSING_RULES: tuple[str, ...] = ("drop", "median", "error")
+#: Williams' test p-values: how each sidedness is stated
+WILLIAMS_WORDS: dict[str, str] = {
+    "two-sided": "two-sided",
+    "one-sided": "one-sided, in the direction of the observed difference (as FRANK reports)",
+}
 CORRELATES: tuple[str, ...] = ("pairwise-difference", "pointwise")
 #: ``correlate`` not given: the data's kind chooses (:func:`correlate_for`), before evaluating
 AUTO_CORRELATE = "auto"
@@ -46,7 +56,10 @@ class Protocol:
         ``minmax`` | ``sign`` | ``raw`` difference normalisation
         (:mod:`metajudge.analyses.metric_vs_human.normalize`).
     aggregation
-        ``per_annotator`` (one row per label) or ``mean`` (the annotators' mean).
+        ``per_annotator`` (one row per label; the default) or one label per unit under a rule of
+        :func:`~metajudge.stats.aggregate_labels`: ``mean``, ``median``, ``majority`` (a tie
+        between the most frequent labels: their median) or ``mode-else-mean`` (the label most
+        annotators agree on, else the mean); :data:`AGGREGATION_WORDS` says each.
     grouped
         Correlation per input, averaged over inputs (G-Eval, LFTQA-Eval).
     epsilon, learn_epsilon, cv_folds
@@ -84,6 +97,9 @@ class Protocol:
         pointwise protocol, global level): Pearson and Spearman of the residuals
         (:mod:`metajudge.stats.partial`); Spearman as FRANK (``residuals``) or rank-based
         (``ranks``, pingouin).
+    williams
+        Williams' test p-values ``two-sided`` (default) or ``one-sided`` in the direction of the
+        observed difference (FRANK's); stated with the comparisons.
     compare_to
         Compare every metric against this one only (m - 1 tests per dimension and statistic;
         no ``max_compare`` cap) instead of every pair.
@@ -113,6 +129,7 @@ class Protocol:
     control: str | None = None
     control_spearman: str = "residuals"
     compare_to: str | None = None
+    williams: str = "two-sided"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "statistics", tuple(self.statistics))
@@ -134,6 +151,7 @@ class Protocol:
             )
         _choice("normalize", self.normalize, NORMALIZE_MODES)
         _choice("aggregation", self.aggregation, AGGREGATIONS)
+        _choice("williams", self.williams, tuple(WILLIAMS_WORDS))
         if self.learn_epsilon and self.normalize != "sign":
             raise InputError("learn_epsilon needs normalize='sign'", field="learn_epsilon")
         if not math.isfinite(self.epsilon) or self.epsilon < 0:

@@ -418,7 +418,7 @@ def test_unknown_options_are_errors() -> None:
     with pytest.raises(InputError):
         meta_evaluate(ds, rows, normalize="zscore")
     with pytest.raises(InputError):
-        meta_evaluate(ds, rows, aggregation="median")
+        meta_evaluate(ds, rows, aggregation="trimmed-mean")
     with pytest.raises(InputError):
         meta_evaluate(ds, rows, dimensions=["nope"])
     with pytest.raises(InputError, match="no metric scores"):

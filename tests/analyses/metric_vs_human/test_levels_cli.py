@@ -123,7 +123,8 @@ def test_meta_eval_marks_bootstrap_p_at_its_floor(
     data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Issue 25 item 10: LFTQA-Eval, 3 metrics, 2 statistics, 2 dimensions = 12 comparisons with
-    200 resamples: the floor 2/201 = 0.00995 is printed as ≤, and Holm's 0.119 cannot reach 0.05."""
+    200 resamples: the floor 2/201 = 0.00995 is printed as ≤. Issue 64: Holm's family is one
+    dimension and statistic (3 tests), so Holm's floor 0.0299 can reach 0.05."""
 
     argv = ["meta-eval", "--dataset", "lftqa_eval", "--scores", "shipped", "--metrics"]
     argv += ["bleu,rouge,bertscore", "--protocol", "pointwise", "--n-boot", "200", "--no-plots"]
@@ -131,9 +132,11 @@ def test_meta_eval_marks_bootstrap_p_at_its_floor(
     assert main(argv) == 0
     j = json.loads((tmp_path / "result.json").read_text())
     f = j["p_floors"]["p_bootstrap"]
-    assert f["floor"] == pytest.approx(2 / 201) and f["n_tests"] == 12
-    assert f["holm_floor"] == pytest.approx(24 / 201) and "cannot reach alpha 0.05" in f["note"]
+    assert f["floor"] == pytest.approx(2 / 201) and f["n_tests"] == 3
+    assert f["family"] == "per dimension and statistic" and len(j["comparisons"]) == 12
+    assert f["holm_floor"] == pytest.approx(6 / 201) and f["note"] is None
     at = [c for c in j["comparisons"] if c["p_bootstrap_at_floor"]]
     assert at and all(c["p_bootstrap"] == pytest.approx(2 / 201) for c in at)
     md = (tmp_path / "table.md").read_text()
-    assert "≤0.00995 (≤0.119)" in md and "after Holm over 12 tests, 0.119" in md
+    assert "≤0.00995 (≤0.0299)" in md
+    assert "after Holm over 3 tests (per dimension and statistic), 0.0299" in md

@@ -265,3 +265,34 @@ def test_hanna_global_fisher_ci_counts_responses_not_annotator_rows(
         assert e["fisher_ci"] != list(stats.fisher_z_ci(e["value"], 3168, method=s))
     assert res.data["protocol"]["fisher_n"].startswith("number of responses")
     assert "not annotator rows" in res.data["protocol"]["fisher_n"]
+
+
+def test_williams_one_sided_is_half_the_two_sided_and_stated() -> None:
+    """issue 64: Williams' p one- or two-sided by option (FRANK reports one-sided), stated; Holm
+    within each dimension and statistic."""
+    ds, rows = _likert()
+    got = {}
+    for sided in ("two-sided", "one-sided"):
+        proto = Protocol(correlate="pointwise", aggregation="mean", n_boot=50, williams=sided)
+        res = meta_evaluate(ds, rows, proto)
+        (c,) = [c for c in res.data["comparisons"] if c["statistic"] == "pearson"]
+        got[sided] = c["p_williams"]
+        assert res.data["protocol"]["williams_sided"].startswith(sided)
+        assert res.data["protocol"]["holm"].startswith("per dimension and statistic")
+    assert 0 < got["one-sided"] < 0.5 and got["one-sided"] == pytest.approx(got["two-sided"] / 2)
+    with pytest.raises(InputError, match="williams"):
+        Protocol(williams="three-sided")
+
+
+def test_system_level_header_names_the_interval_method_of_its_cells() -> None:
+    """issue 64: 8 systems get Fisher z intervals; the header must not say percentile CIs."""
+    from metajudge.reports import tables
+
+    ds, rows = _likert(n_items=30, n_sys=8)
+    proto = Protocol(correlate="pointwise", aggregation="mean", level="system", n_boot=30)
+    res = meta_evaluate(ds, rows, proto)
+    assert res.cell("m", "q")["stats"]["pearson"]["ci_method"].startswith("Fisher z")
+    line = tables.protocol_line(res)
+    assert "percentile CIs" not in line and "CIs by method: Fisher z" in line
+    item = meta_evaluate(ds, rows, proto.with_options(level="item", grouped=True))
+    assert tables.protocol_line(item).endswith("95% percentile CIs")
