@@ -158,6 +158,16 @@ def _verdicts(ctx: dict[str, Any]) -> Any:
     return evaluate_verdicts(judges, "double_game", n_boot=20)
 
 
+@builds("metajudge.analyses.binary_verdicts:BinaryVerdicts")
+def _binary_verdicts(ctx: dict[str, Any]) -> Any:
+    from metajudge.analyses.binary_verdicts import binary_verdicts
+
+    gold = ["fail", "pass", "pass", None, "fail", "pass", "fail", "pass"] * 5
+    pred = ["pass", "pass", "pass", "pass", "fail", None, "fail", "pass"] * 5
+    systems = ["A", "B"] * 20
+    return binary_verdicts(gold, pred, systems, ["fail", "pass"], judge="grader", seed=0)
+
+
 @builds("metajudge.analyses.annotator_agreement:AgreementResult")
 def _agreement(ctx: dict[str, Any]) -> Any:
     from metajudge.analyses.annotator_agreement import AgreementOptions, agreement

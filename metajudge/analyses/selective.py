@@ -39,6 +39,7 @@ from metajudge.errors import InputError
 from metajudge.limits import check_allocation
 from metajudge.results import Result
 from metajudge.stats.decisions import spell, to_pref
+from metajudge.stats.intervals import percentile_ci
 from metajudge.stats.selective import fixed_sequence_threshold
 
 MIN_N = 30  # calibration items at or above a candidate threshold (the paper's code)
@@ -388,9 +389,7 @@ def _summarise(
         ),
         population_draws_kept=len(pop),
         coverage_median=float(np.median(cov)) if len(cov) else None,
-        coverage_quartiles=(
-            (float(np.percentile(cov, 25)), float(np.percentile(cov, 75))) if len(cov) else None
-        ),
+        coverage_quartiles=percentile_ci(np.asarray(cov), 0.5) if len(cov) else None,
     )
 
 

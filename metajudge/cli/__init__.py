@@ -13,12 +13,11 @@ level, so ``metajudge --help`` stays fast; the library is imported inside each c
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib
 import logging
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 from metajudge import __version__
 
@@ -97,8 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        with _tracking_uri(getattr(args, "tracking_uri", None)):
-            rc = int(func(args) or 0)
+        rc = int(func(args) or 0)
         sys.stdout.flush()  # a reader gone (``| head``) is seen here, not at the exit
         return rc
     except KeyboardInterrupt:
@@ -110,24 +108,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _quiet_stdout()
     except Exception as e:  # noqa: BLE001 - only what _user_error names; anything else re-raised
         return _report(_placed(e, args))
-
-
-@contextlib.contextmanager
-def _tracking_uri(uri: str | None) -> Iterator[None]:
-    """``--tracking-uri URI``: ``$MLFLOW_TRACKING_URI`` while the command runs (restored after),
-    where every MLflow read and write of :mod:`metajudge.data.mlflow_traces` looks."""
-    if uri is None:
-        yield
-        return
-    before = os.environ.get("MLFLOW_TRACKING_URI")
-    os.environ["MLFLOW_TRACKING_URI"] = uri
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop("MLFLOW_TRACKING_URI", None)
-        else:
-            os.environ["MLFLOW_TRACKING_URI"] = before
 
 
 def _placed(e: Exception, args: argparse.Namespace) -> Exception:
@@ -175,7 +155,6 @@ def _stdout_closed() -> bool:
 def _quiet_stdout() -> int:
     """End quietly on a closed pipe, as a Unix tool killed by SIGPIPE (exit 141): standard output
     is pointed at /dev/null so that nothing more is written, nor said at the interpreter's exit."""
-    import os
 
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())

@@ -71,6 +71,7 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
         data_dir=args.data_dir,
         output=args.output,
         fmt=args.format,
+        tracking_uri=args.tracking_uri,
     )
     if args.output:
         print_text(render_agreement(res, "text"))

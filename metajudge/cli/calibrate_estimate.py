@@ -337,6 +337,6 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     warn_dropped(ids)
     rc = _print(args, run)
     if args.log_to_mlflow:
-        n = tag_plan(args.input, args.out)
+        n = tag_plan(args.input, args.out, args.tracking_uri)
         print(f"tagged {n} traces for labelling in MLflow (metajudge.label_plan)", file=sys.stderr)
     return rc

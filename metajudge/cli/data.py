@@ -154,7 +154,12 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     from metajudge.runs.data_commands import run_doctor
     from metajudge.scores.doctor import lines
 
-    d = run_doctor(args.file, input_file=args.input, reading=score_reading(args))
+    d = run_doctor(
+        args.file,
+        input_file=args.input,
+        reading=score_reading(args),
+        tracking_uri=args.tracking_uri,
+    )
     if args.format == "json":
         print_json(d, indent=2, ensure_ascii=False)
     else:

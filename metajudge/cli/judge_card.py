@@ -132,7 +132,7 @@ def _cmd_card(args: argparse.Namespace) -> int:
     if args.log_to_mlflow:
         from metajudge.runs.mlflow_log import log_cards
 
-        for rid in log_cards(src.path, args.out):
+        for rid in log_cards(src.path, args.out, src.tracking_uri):
             opt.notice(args.format, f"logged to MLflow run {rid}")
     code, said = gate(run.card)
     for line in said:

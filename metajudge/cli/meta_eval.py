@@ -337,6 +337,7 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
         strict_ids=args.strict_ids,
         reading=score_reading(args),
         protocol=Protocol.from_options(protocol_options(args)),
+        tracking_uri=args.tracking_uri,
     )
     if not isinstance(res, MetaEvalResult):  # a categorical run
         if args.published or args.percent:

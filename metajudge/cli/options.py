@@ -379,8 +379,8 @@ ROOT_OPTIONS = {"--data-dir": True, "--strict-ids": False, "--quiet": False, "--
 def add_root_options(p: argparse.ArgumentParser) -> None:
     """The :data:`ROOT_OPTIONS` on the root parser: ``--data-dir DIR`` (``args.data_dir``),
     ``--strict-ids`` (``args.strict_ids``, read by :func:`id_policy`), ``--quiet``
-    (``args.quiet``), ``--tracking-uri URI`` (``$MLFLOW_TRACKING_URI`` while the command runs:
-    :func:`metajudge.cli.main`)."""
+    (``args.quiet``), ``--tracking-uri URI`` (``args.tracking_uri``: handed to the reader of ``mlflow:EXPERIMENT``
+    and to ``--log-to-mlflow``; the environment is never set)."""
     g = p.add_argument_group("options of every command (also taken after the command)")
     g.add_argument(
         "--data-dir",

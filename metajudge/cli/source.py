@@ -8,7 +8,16 @@ from typing import Any
 from metajudge.data.source import DataSource
 
 #: the DataSource fields read from options of the same name (``path`` is ``--input``)
-_FIELDS = ("dataset", "subset", "judge", "dimension", "distribution", "cluster_field", "data_dir")
+_FIELDS = (
+    "dataset",
+    "subset",
+    "judge",
+    "dimension",
+    "distribution",
+    "cluster_field",
+    "data_dir",
+    "tracking_uri",
+)
 
 
 def data_source(args: argparse.Namespace, ids: Any = None, **given: Any) -> DataSource:

@@ -47,6 +47,7 @@ def load(
     subset: str | None = None,
     card: DatasetCard | None = None,
     progress: Callable[[int, int], None] | None = None,
+    tracking_uri: str | None = None,
     **options: Any,
 ) -> Dataset:
     """The dataset at ``source``: what every ``--dataset``/``--input`` option, the API and the
@@ -70,8 +71,8 @@ def load(
     """
     from metajudge.data.mlflow_traces import is_mlflow
 
-    if is_mlflow(source):
-        ds = _mlflow(str(source), **options)
+    if is_mlflow(source):  # ``tracking_uri``: where the experiment is (else $MLFLOW_TRACKING_URI)
+        ds = _mlflow(str(source), tracking_uri=tracking_uri, **options)
     elif isinstance(source, Dataset):
         if subset and source.source.get("subset") == subset:
             return source  # already that subset
@@ -98,6 +99,7 @@ def open_dataset(
     subset: str | None = None,
     data_dir: str | Path | None = None,
     progress: Callable[[int, int], None] | None = None,
+    tracking_uri: str | None = None,
     **options: Any,
 ) -> Dataset:
     """The dataset named by ``--dataset NAME`` or ``--input FILE`` (exactly one of them), loaded
@@ -111,7 +113,9 @@ def open_dataset(
     if isinstance(dataset, str):
         load_card(dataset)  # raises: not a name, or unknown (naming the known ones)
     target = Path(input) if input is not None and not _is_uri(input) else (input or dataset)
-    return load(target, data_dir, subset=subset, progress=progress, **options)  # type: ignore[arg-type]
+    return load(
+        target, data_dir, subset=subset, progress=progress, tracking_uri=tracking_uri, **options
+    )  # type: ignore[arg-type]
 
 
 def _is_uri(s: str | Path) -> bool:
@@ -127,7 +131,8 @@ def _mlflow(source: str, **options: Any) -> Dataset:
     from metajudge.data.mlflow_traces import read_experiment
 
     ds = read_experiment(source, **options)
-    ds.source = {"input": source, **({"options": dict(options)} if options else {})}
+    said = {k: v for k, v in options.items() if k != "tracking_uri"}  # a URI may hold a password
+    ds.source = {"input": source, **({"options": said} if said else {})}
     return ds
 
 

@@ -35,6 +35,7 @@ class DataSource:
     cluster_field: str | None = None
     data_dir: str | Path | None = None
     ids: Any = None
+    tracking_uri: str | None = None
     dataset_obj: Any = field(default=None, compare=False, repr=False)
 
     def load(self) -> Any:
@@ -47,7 +48,12 @@ class DataSource:
 
         opts = {"dimension": self.dimension} if self.is_mlflow and self.dimension else {}
         return open_dataset(
-            self.dataset, self.path, subset=self.subset, data_dir=self.data_dir, **opts
+            self.dataset,
+            self.path,
+            subset=self.subset,
+            data_dir=self.data_dir,
+            tracking_uri=self.tracking_uri,
+            **opts,
         )
 
     def loaded_once(self) -> DataSource:

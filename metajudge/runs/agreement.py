@@ -34,6 +34,7 @@ def run_agreement(
     data_dir: str | Path | None = None,
     output: str | None = None,
     fmt: str | None = None,
+    tracking_uri: str | None = None,
 ) -> Any:
     """The agreement result; with ``output``, also written there in ``fmt`` (see
     :func:`output_format`)."""
@@ -46,7 +47,9 @@ def run_agreement(
 
     if output:
         check_output_file(output, inputs=[input_file, *spec_paths(scores)])
-    ds = open_dataset(dataset, input_file, subset=subset, data_dir=data_dir)
+    ds = open_dataset(
+        dataset, input_file, subset=subset, data_dir=data_dir, tracking_uri=tracking_uri
+    )
     opts = AgreementOptions(level=level, seed=seed, splits=splits)
     res = agreement(ds, opts)
     if scores:

@@ -131,7 +131,13 @@ def run_fetch(
     return out
 
 
-def run_doctor(spec: str, *, input_file: str | None = None, reading: Any = None) -> dict[str, Any]:
+def run_doctor(
+    spec: str,
+    *,
+    input_file: str | None = None,
+    reading: Any = None,
+    tracking_uri: str | None = None,
+) -> dict[str, Any]:
     """``data doctor``: what the score file ``spec`` (``FILE`` or ``FORMAT:FILE``) is, and the
     ``meta-eval`` command that reads it (:func:`metajudge.scores.doctor.describe`); for
     ``mlflow:EXPERIMENT``, what the experiment's traces are read as
@@ -143,7 +149,8 @@ def run_doctor(spec: str, *, input_file: str | None = None, reading: Any = None)
     if is_mlflow(spec):  # an experiment: what its traces and assessments are read as
         from metajudge.data.loading import load
 
-        return {"format": "mlflow", "experiment": spec, **dict(load(spec).card.counts)}
+        counts = load(spec, tracking_uri=tracking_uri).card.counts
+        return {"format": "mlflow", "experiment": spec, **dict(counts)}
     parsed = parse_score_spec(spec)
     if parsed.shipped:
         raise InputError("data doctor reads a file, not shipped columns", field="file")

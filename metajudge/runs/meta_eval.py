@@ -132,6 +132,7 @@ def meta_eval_into(
     strict_ids: bool = False,
     reading: Reading | None = None,
     loaded: Any = None,
+    tracking_uri: str | None = None,
 ) -> tuple[MetaEvalResult, dict[str, Path]]:
     """Run the whole meta-evaluation into ``out_dir``; returns the result and the written files
     (``result.json`` with the published numbers attached, tables, plots). ``scores``: score specs
@@ -142,14 +143,22 @@ def meta_eval_into(
     defaults; its ``correlate`` ``auto``: the data's kind chooses, :func:`_protocol_of`); ``backbone``:
     the judges'; ``asked``: flags refused for categorical or binary data; ``report``: options;
     ``reading``: a framework file's join (:func:`_recorded`); ``loaded``: the dataset ``dataset`` /
-    ``input_file`` name, already read (:meth:`metajudge.data.source.DataSource.load`)."""
+    ``input_file`` name, already read (:meth:`metajudge.data.source.DataSource.load`);
+    ``tracking_uri``: an ``mlflow:EXPERIMENT`` input's store."""
     t0 = time.perf_counter()
     out = Path(out_dir)
     bars = Steps(progress)  # drawn only on a terminal
     ds = loaded
     if ds is None:
         load = bars.step("load", "line")
-        ds = open_dataset(dataset, input_file, subset=subset, data_dir=data_dir, progress=load)
+        ds = open_dataset(
+            dataset,
+            input_file,
+            subset=subset,
+            data_dir=data_dir,
+            progress=load,
+            tracking_uri=tracking_uri,
+        )
     proto = _protocol_of(ds, protocol, say=progress)
     run = {"dataset": dataset or str(input_file), "subset": subset, "source": ds.source}
     if ds.card.label_kind in ("categorical", "binary"):

@@ -39,12 +39,13 @@ def check_source(source: Any) -> None:
         )
 
 
-def _experiment(source: Any) -> tuple[Any, str]:
-    """The client and experiment id of an ``mlflow:EXPERIMENT`` source (else an error)."""
+def _experiment(source: Any, tracking_uri: str | None) -> tuple[Any, str]:
+    """The client (of ``tracking_uri``, else ``$MLFLOW_TRACKING_URI``) and experiment id of an
+    ``mlflow:EXPERIMENT`` source (else an error)."""
     from metajudge.data.mlflow_traces import MLFLOW_PREFIX, client, experiment_id
 
     check_source(source)
-    mlc = client()
+    mlc = client(tracking_uri)
     return mlc, experiment_id(mlc, str(source).removeprefix(MLFLOW_PREFIX))
 
 
@@ -83,10 +84,10 @@ def signature_tags(card: Mapping[str, Any]) -> dict[str, str]:
     return tags
 
 
-def log_cards(source: Any, out: str | Path) -> list[str]:
+def log_cards(source: Any, out: str | Path, tracking_uri: str | None = None) -> list[str]:
     """Log the card(s) ``judge card`` wrote into ``out`` (``out/card.json``, else each
     ``out/<judge>/card.json``) as MLflow runs in the source's experiment; the run ids."""
-    mlc, exp = _experiment(source)
+    mlc, exp = _experiment(source, tracking_uri)
     with contextlib.redirect_stdout(sys.stderr):  # MLflow prints "View run ..." on stdout
         return [_log_card(mlc, exp, p) for p in _cards(Path(out))]
 
@@ -117,7 +118,7 @@ def _log_card(mlc: Any, exp: str, p: Path) -> str:
     return rid
 
 
-def tag_plan(source: Any, out: str | Path | None) -> int:
+def tag_plan(source: Any, out: str | Path | None, tracking_uri: str | None = None) -> int:
     """Tag the traces ``calibrate plan`` selected (``out/selection.csv``); how many."""
     from metajudge.data.label_plan import read_plan
     from metajudge.runs.calibrate_estimate import SELECTION_FILE
@@ -128,7 +129,7 @@ def tag_plan(source: Any, out: str | Path | None) -> int:
             "--log-to-mlflow tags the traces the plan selects: give --budget N and --out DIR",
             field="--log-to-mlflow",
         )
-    mlc, _ = _experiment(source)
+    mlc, _ = _experiment(source, tracking_uri)
     picked = [(s, i, p) for (s, i), (p, chosen, _line) in read_plan(sel).items() if chosen]
     with contextlib.redirect_stdout(sys.stderr):
         for system, item, prob in picked:

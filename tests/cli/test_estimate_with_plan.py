@@ -111,7 +111,7 @@ def test_the_plan_weights_each_new_label_by_one_over_its_probability(  # type: i
     argv = ["calibrate", "estimate", "--input", str(folder), "--out", str(page)]
     assert main([*argv, "--plan", str(tmp_path / "as_planned.csv")]) == 0
     text = (page / "report.html").read_text(encoding="utf-8")
-    assert "Label plan read back" in text and "base (plan-weighted)" not in text  # JS draws it
+    assert "Label plan read back" in text and "base (plan-weighted)" in text  # the forest SVG
     # without the plan the same labels are taken as a uniform sample (the value: above)
     capsys.readouterr()
     assert main(["calibrate", "estimate", "--input", str(folder)]) == 0

@@ -84,6 +84,7 @@ def log_experiment(uri: str, name: str, out: Path, n: int = 24) -> dict[str, Any
                 "judge-b": "" if i == 1 else int(b == "yes"),
             }
         )
+    mlflow.clear_active_model()  # mlflow's process-wide state: no later test logs under it
     return {"ids": [r["id"] for r in records], **_write(out, records, judges)}
 
 

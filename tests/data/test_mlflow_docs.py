@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import subprocess
@@ -55,7 +56,7 @@ def test_the_mlflow_example_runs_as_written(
     assert row["accuracy"] == pytest.approx(0.7)  # 7 of the 10 reviewed answers agree
     from mlflow import MlflowClient
 
-    mlc = MlflowClient()
+    mlc = MlflowClient(tracking_uri=os.environ["MLFLOW_TRACKING_URI"])  # as the example set it
     exp = mlc.get_experiment_by_name("support-bot").experiment_id
     (run,) = mlc.search_runs([exp])
     assert run.data.metrics["accuracy"] == pytest.approx(0.7)

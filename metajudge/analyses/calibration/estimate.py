@@ -510,11 +510,14 @@ def selection_gate(rows: EstimateRows, alpha: float = GATE_ALPHA) -> dict[str, A
 
     own = [s for s in rows.systems if rows.of(s).labelled.any()]
     r = rows.take(np.isin(rows.system, own))
-    q, used, x = inclusion_probability(r), _used(r), r.judge
+    q, used = inclusion_probability(r), _used(r)
+    unit = float(np.max(np.abs(r.judge))) or 1.0  # z is scale-free: scores near 1e308 stay finite
+    x = r.judge / unit
     w = 1.0 / q[used]
-    lab_m, all_m = float(np.sum(w * x[used]) / np.sum(w)), float(x.mean())
-    var = float(np.sum((1 - q) / q * (x - all_m) ** 2)) / len(r) ** 2
-    z = (lab_m - all_m) / math.sqrt(var) if var > 0 else 0.0
+    lab_u, all_u = float(np.sum(w * x[used]) / np.sum(w)), float(x.mean())
+    var = float(np.sum((1 - q) / q * (x - all_u) ** 2)) / len(r) ** 2
+    z = (lab_u - all_u) / math.sqrt(var) if var > 0 else 0.0
+    lab_m, all_m = lab_u * unit, all_u * unit
     p = float(2 * ss.norm.sf(abs(z)))
     flagged = p < alpha
     return {
