@@ -148,17 +148,8 @@ def meta_eval_into(
     t0 = time.perf_counter()
     out = Path(out_dir)
     bars = Steps(progress)  # drawn only on a terminal
-    ds = loaded
-    if ds is None:
-        load = bars.step("load", "line")
-        ds = open_dataset(
-            dataset,
-            input_file,
-            subset=subset,
-            data_dir=data_dir,
-            progress=load,
-            tracking_uri=tracking_uri,
-        )
+    where = {"subset": subset, "data_dir": data_dir, "tracking_uri": tracking_uri}
+    ds = loaded if loaded is not None else _open(dataset, input_file, bars, where)
     proto = _protocol_of(ds, protocol, say=progress)
     run = {"dataset": dataset or str(input_file), "subset": subset, "source": ds.source}
     if ds.card.label_kind in ("categorical", "binary"):
@@ -198,6 +189,12 @@ def meta_eval_into(
         report_kw = {"plots": plots, "data_dir": data_dir, "dataset": ds, "rows": rows}
         report_kw |= {"ahead": ahead, "scores_cache": cache, **(report or {})}
         return res, _write_report(res, out, bars, report_kw)
+
+
+def _open(dataset: str | None, input_file: Any, bars: Steps, where: dict[str, Any]) -> Any:
+    """The dataset of ``dataset`` / ``input_file`` (``where``: subset, data_dir, tracking_uri),
+    its lines counted on the progress display."""
+    return open_dataset(dataset, input_file, progress=bars.step("load", "line"), **where)
 
 
 def _run_options(to_score: Any, rescore: bool, baselines: bool, t0: float) -> dict[str, Any]:
