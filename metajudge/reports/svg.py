@@ -127,6 +127,20 @@ class Frame:
         d = " ".join(f"{_n(self.px(x))},{_n(self.py(y))}" for x, y in pts)
         return el("polyline", points=d, fill="none", stroke=colour, stroke_width=2, **attrs)
 
+    def level_line(self, v: float, **attrs: object) -> str:
+        """A dashed red line across the plot at y = ``v`` (a guarantee, a reference)."""
+        y = self.py(v)
+        return el(
+            "line",
+            x1=self.left,
+            x2=self.left + self.width,
+            y1=y,
+            y2=y,
+            stroke=RED,
+            stroke_dasharray="5 3",
+            **attrs,
+        )
+
 
 def _legend(x: int, y: int, entries: Sequence[tuple[str, str, str]]) -> list[str]:
     """Entries (shape: line, dash, dot; colour; text), one per line from (x, y)."""
@@ -169,19 +183,7 @@ def risk_coverage(
     f = Frame(x=(0.0, 1.0), y=(lo, 1.0))
     body = f.axes("share of the items kept (most confident first)", "agreement with humans")
     body.append(f.path(pts, BLUE, class_="curve"))
-    y = f.py(level)
-    body.append(
-        el(
-            "line",
-            x1=f.left,
-            x2=f.left + f.width,
-            y1=y,
-            y2=y,
-            stroke=RED,
-            stroke_dasharray="5 3",
-            class_="guarantee",
-        )
-    )
+    body.append(f.level_line(level, class_="guarantee"))
     legend = [
         ("line", BLUE, "agreement of the top share"),
         ("dash", RED, f"guaranteed level {level:.2f}"),
@@ -407,18 +409,8 @@ def bars_by_bin(
         )
         body.append(el("text", f"{v:.2f}", x=x + bw / 2, y=f.py(v) - 4, text_anchor="middle"))
     if ref is not None:
+        body.append(f.level_line(ref[0]))
         y = f.py(ref[0])
-        body.append(
-            el(
-                "line",
-                x1=f.left,
-                x2=f.left + f.width,
-                y1=y,
-                y2=y,
-                stroke=RED,
-                stroke_dasharray="5 3",
-            )
-        )
         body.append(
             el("text", ref[1], x=f.left + f.width - 4, y=y - 4, text_anchor="end", fill=RED)
         )

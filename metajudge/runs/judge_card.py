@@ -78,6 +78,17 @@ class CardOptions:
     #: ``--probes``: a CJE probe folder (the transport audit of a CJE folder's estimate)
     probes: str | None = None
 
+    def settings(self) -> dict[str, Any]:
+        """The settings as ``card.json`` records them."""
+        return {
+            "alt_epsilon": self.epsilon,
+            "risk": self.risk,
+            "miscoverage": self.miscoverage,
+            "seed": self.seed,
+            "n_boot": self.n_boot,
+            "repeats": self.repeats,
+        }
+
 
 @dataclass
 class CardRun:
@@ -622,14 +633,7 @@ def run_card(src: DataSource, opts: CardOptions, out: str | Path) -> CardRun:
             "annotators": ds.card.annotators or 1,
             "dimension": src.dimension,
             "labels": _labels(ds),
-            "settings": {
-                "alt_epsilon": opts.epsilon,
-                "risk": opts.risk,
-                "miscoverage": opts.miscoverage,
-                "seed": opts.seed,
-                "n_boot": opts.n_boot,
-                "repeats": opts.repeats,
-            },
+            "settings": opts.settings(),
             "signature": _signature(src, opts, res),
             "parts": parts,
         }

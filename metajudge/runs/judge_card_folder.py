@@ -97,14 +97,7 @@ def folder_card(src: DataSource, opts: CardOptions, out: str | Path) -> CardRun:
         "annotators": 1,
         "dimension": None,
         "labels": _labels(parts["estimate"]),
-        "settings": {
-            "alt_epsilon": opts.epsilon,
-            "risk": opts.risk,
-            "miscoverage": opts.miscoverage,
-            "seed": opts.seed,
-            "n_boot": opts.n_boot,
-            "repeats": opts.repeats,
-        },
+        "settings": opts.settings(),
         "signature": _signature(src, judge),
         "parts": parts,
     }
