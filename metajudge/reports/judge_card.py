@@ -683,6 +683,7 @@ def cards_html(
             for c in cards
         ),
         "signatures": [[c["judge"], c["signature"]["judge_definition_sha256"]] for c in cards],
+        "decision": (tests.get("result") or {}).get("answer"),  # which judge, and is it significant
         "warnings": [],
         "tables": [
             _table("Judges side by side", BOARD_COLUMNS, [_board_row(c) for c in cards]),

@@ -345,6 +345,11 @@ def estimate_part(src: DataSource, opts: CardOptions, specs: list[str]) -> dict[
 
     ds = src.load()
     systems = {getattr(r, "system", None) for r in ds.records} - {None}
+    if ds.card.label_kind == "binary":
+        return _absent(
+            "binary labels: each system's pass rate corrected for the judge's errors is in "
+            "'What does it pass?': Rogan–Gladen, and PPI++ where rows are unlabelled"
+        )
     if not _ratings(ds) or len(systems) < 2:
         return _absent(
             "calibrated system estimates need rated responses of two or more systems "
