@@ -1,8 +1,9 @@
 """BERTScore F1 (Zhang et al. 2020) through one loaded ``bert_score.BERTScorer``.
 
 The score is bert-score's F1 by default, or its precision or recall (option
-``bertscore.score=p|r|f1``, ``score:`` in the signature; all three are kept in ``details``);
-no baseline rescaling.
+``bertscore.score=p|r|f1``, ``score:`` in the signature; all three are kept in ``details``, so
+a rerun with another choice on the same score file or run folder reads it from there and
+encodes nothing: :meth:`BERTScore.served_from`); no baseline rescaling.
 
 Backbones:
 
@@ -39,7 +40,8 @@ import hashlib
 import json
 import logging
 import os
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -279,6 +281,17 @@ class BERTScore(Metric):
             f"idf:{fmt_opt(self.idf)}|rescale:no|score:{self.score}|maxlen:{self.max_length}|trunc:bert_score|empty:0|"
             f"bert_score:{version('bert-score')}|transformers:{version('transformers')}|torch:{version('torch')}"
         )
+
+    def served_from(self, signature: str, details: Mapping[str, Any]) -> float | None:
+        """This scorer's value from a cached row of the same scorer under another ``score:``
+        choice (``signature``): its ``details`` hold P, R and F, so no model runs; None where
+        the row is of another scorer or holds no such value."""
+        import math
+
+        mine = re.sub(r"\|score:(?:p|r|f1)\|", f"|score:{self.score}|", signature)
+        v = details.get(SCORES[self.score])
+        ok = mine == self.signature and isinstance(v, int | float) and math.isfinite(v)
+        return float(v) if ok else None
 
     def close(self) -> None:
         self._scorer = None

@@ -275,6 +275,9 @@ def _score_metric(
         if _reusable(c, sig, digests[i]):
             assert c is not None
             out[i] = _row(r, name, c["score"], sig, c.get("details") or {}, None, digests[i])
+        elif (v := _served(metric, c, digests[i])) is not None:
+            assert c is not None
+            out[i] = _row(r, name, v, sig, c.get("details") or {}, None, digests[i])
         else:
             todo.append(i)
     batch_dependent = bool(getattr(metric, "batch_dependent", False))
@@ -319,6 +322,16 @@ def _score_metric(
         if bar is not None:
             bar.close()
     return [r for r in out if r is not None]
+
+
+def _served(metric: Any, row: Mapping[str, Any] | None, digest: str) -> float | None:
+    """The metric's score read from a cached ``row`` of the same inputs made under a sibling
+    signature (the metric's ``served_from``: BERTScore's P, R and F are all in every row's
+    details, whichever one was the score), else None."""
+    served = getattr(metric, "served_from", None)
+    if served is None or row is None or row["score"] is None or row.get(INPUTS_FIELD) != digest:
+        return None
+    return served(row["signature"], row.get("details") or {})
 
 
 def _reusable(row: Mapping[str, Any] | None, signature: str, digest: str) -> bool:

@@ -162,3 +162,30 @@ def test_score_option_picks_precision_recall_or_f1_through_the_cli(tmp_path) -> 
     assert [r["score"] for r in rows["p"]] != [r["score"] for r in rows["r"]]
     with pytest.raises(InputError, match="score must be one of p, r, f1"):
         BERTScore(score="precision")  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
+@needs_model
+def test_another_score_choice_is_read_from_the_cached_details(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """issue 64: P, R and F come from one scoring run: rerun with ``bertscore.score=p`` on the
+    score file of an F1 run, no text is encoded again and each score is the row's P."""
+    import json
+    from pathlib import Path
+
+    from metajudge.cli import main
+
+    fixture = Path(__file__).parents[1] / "fixtures" / "byod" / "graded.jsonl"
+    out = tmp_path / "scores.jsonl"
+    argv = ["metrics", "run", "--input", str(fixture), "--metrics", "bertscore", "-o", str(out)]
+    assert main(argv) == 0
+    f1 = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+
+    def encoded(*a, **k):  # type: ignore[no-untyped-def]
+        raise AssertionError("BERTScore encoded texts again")
+
+    monkeypatch.setattr(BERTScore, "_bert_cos_score", encoded)
+    assert main([*argv, "--option", "bertscore.score=p"]) == 0
+    p = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+    scored = [(a, b) for a, b in zip(f1, p, strict=True) if a.get("score") is not None]
+    assert scored and all(b["score"] == a["details"]["P"] for a, b in scored)
+    assert all("|score:p|" in b["signature"] for _, b in scored)
