@@ -49,6 +49,9 @@ _LAZY: dict[str, tuple[str, str]] = {
     "rating_table_from_scores": ("metajudge.analyses.calibration.sources", "table_from_scores"),
     "calibrate_sets": ("metajudge.analyses.calibration.verdict_sets", "calibrate_sets"),
     "verdict_table": ("metajudge.analyses.calibration.verdict_sets", "verdict_table"),
+    # the judge card and several judges compared (issue 62; `metajudge judge card`)
+    "judge_card": ("metajudge.runs.judge_cards", "judge_card"),
+    "card_gate": ("metajudge.runs.judge_cards", "card_gate"),
     # one metric on hand-made inputs (notebooks/03_mtraig_eval_walkthrough.ipynb)
     "get_metric": ("metajudge.metrics.registry", "get_metric"),
     "list_metrics": ("metajudge.metrics.registry", "list_metrics"),
@@ -69,10 +72,12 @@ __all__ = [
     "calibrate_fit",
     "calibrate_selective",
     "calibrate_sets",
+    "card_gate",
     "decide",
     "decide_verdicts",
     "drift",
     "get_metric",
+    "judge_card",
     "judge_diagnostics",
     "judge_frontier",
     "list_metrics",

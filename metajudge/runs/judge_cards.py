@@ -30,6 +30,49 @@ CARDS_FILE = "cards.json"
 CARDS_HTML = "cards.html"
 
 
+def judge_card(
+    input: str | Path | None = None,
+    *,
+    out: str | Path,
+    dataset: str | None = None,
+    scores: Sequence[str | Path] = (),
+    judges: Sequence[str] = (),
+    require: Sequence[str] = (),
+    dimension: str | None = None,
+    data_dir: str | Path | None = None,
+    **settings: Any,
+) -> CardRun:
+    """``metajudge judge card`` from Python (``mj.judge_card``): the card of one judge (``judges``
+    one column of ``scores``, or the dataset's own), or several judges' cards with their
+    comparison page (``cards.html``, ``cards.json``) written into ``out``; ``input`` a labelled
+    file or a CJE folder, or ``dataset`` a built-in name; ``require``: ``--require``
+    expressions (:func:`card_gate` gives their exit status); ``settings``: the other
+    :class:`~metajudge.runs.judge_card.CardOptions` (``seed``, ``n_boot``, ``repeats``, ``risk``,
+    ``miscoverage``, ``probes`` …)."""
+    from metajudge.runs.judge_card_folder import folder_card, is_cje_folder
+
+    src = DataSource(
+        dataset=dataset,
+        path=None if input is None else str(input),
+        scores=tuple(str(s) for s in scores),
+        judge=judges[0] if len(judges) == 1 else None,
+        dimension=dimension,
+        data_dir=data_dir,
+    )
+    opts = CardOptions(require=parse_requirements(require), **settings)
+    if is_cje_folder(src):
+        return folder_card(src, opts, out)
+    if len(judges) > 1:
+        return run_cards(src, judges, opts, out)
+    return run_card(src, opts, out)
+
+
+def card_gate(card: dict[str, Any]) -> int:
+    """The exit status ``judge card --require`` gives ``card`` (a card's or a comparison's
+    JSON): 0 every requirement holds, 3 one fails, 2 one cannot be measured."""
+    return gate(card)[0]
+
+
 def parse_requirements(exprs: Sequence[str]) -> tuple[Any, ...]:
     """``--require`` expressions parsed (:func:`metajudge.analyses.card_decision.
     parse_requirement`), before any work: an unknown measure is exit 2."""
