@@ -262,7 +262,10 @@ def _register_alt_test(dsub: argparse._SubParsersAction) -> None:  # type: ignor
         help="a built-in dataset in that format (alt_test_calderon2025) with --subset; with "
         "--metric, any built-in labelled dataset",
     )
-    a.add_argument("--subset", help="the annotation set of --dataset (e.g. framing)")
+    a.add_argument(
+        "--subset",
+        help="the annotation set of --dataset (e.g. framing); with --metric, the dataset's subset",
+    )
     a.add_argument(
         "--llm", action="append", default=[], help="test only this LLM (repeatable; default all)"
     )
@@ -307,13 +310,12 @@ def _register_alt_test(dsub: argparse._SubParsersAction) -> None:  # type: ignor
 
 
 def _cmd_alt_test(args: argparse.Namespace) -> int:
+    from metajudge.cli.source import data_source
     from metajudge.runs.alt_test import run_alt_test
 
+    judge = _alt_judge(args)
     run = run_alt_test(
-        args.dataset,
-        args.subset,
-        args.input,
-        args.data_dir,
+        data_source(args),
         epsilon=args.epsilon,
         q=args.q,
         scoring=args.scoring,
@@ -321,7 +323,7 @@ def _cmd_alt_test(args: argparse.Namespace) -> int:
         min_items=args.min_items,
         llms=args.llm,
         out=args.out,
-        judge=_alt_judge(args),
+        judge=judge,
     )
     _show(args, run)
     return 0
@@ -329,7 +331,8 @@ def _cmd_alt_test(args: argparse.Namespace) -> int:
 
 def _alt_judge(args: argparse.Namespace) -> dict | None:
     """``decide alt-test --metric``: the judge run that gives the LLM's labels (None: the
-    annotations are given); its options refused without it."""
+    annotations are given; ``--subset`` then names the built-in set, else the labelled
+    dataset's subset); its options refused without it."""
     from metajudge.errors import InputError
 
     given = [
@@ -339,14 +342,11 @@ def _alt_judge(args: argparse.Namespace) -> dict | None:
         if given:
             raise InputError(f"--{given[0]} goes with --metric", field=f"--{given[0]}")
         return None
-    if args.subset:
-        raise InputError("--subset goes with the Alt-Test folders, not --metric", field="--subset")
     return {
         "metric": args.metric,
         "backbone": args.backbone,
         **opt.limit_kw(args),
         "seed": args.seed,
-        "dimension": args.dimension,
     }
 
 

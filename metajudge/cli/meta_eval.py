@@ -23,6 +23,7 @@ from metajudge.cli.options import (
     add_scores,
     add_seed,
     add_tie_band,
+    id_policy,
     notice,
     score_reading,
 )
@@ -299,12 +300,14 @@ def protocol_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def _cmd_meta_eval(args: argparse.Namespace) -> int:
     from metajudge.cli.backends import cli_backbone
+    from metajudge.cli.source import data_source
     from metajudge.io import check_out_dir
     from metajudge.runs.meta_eval import MetaEvalResult, Protocol, run_meta_eval
     from metajudge.runs.report import render_table
-    from metajudge.scores.spec import spec_paths
+    from metajudge.scores.spec import input_paths
 
-    check_out_dir(args.out, inputs=[args.input, *spec_paths(args.scores)])  # before any work
+    src = data_source(args, id_policy(args))
+    check_out_dir(args.out, inputs=input_paths(src))  # before any work
     from metajudge.reports import tables
     from metajudge.reports.published import read_published_file
     from metajudge.reports.sections import aggregation_note
@@ -314,15 +317,11 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
 
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None
     if args.subsets or args.levels:
-        return _cmd_subsets(args, metrics)
+        return _cmd_subsets(args, src, metrics)
     res, written = run_meta_eval(
-        args.dataset,
-        input_file=args.input,
+        src,
         out_dir=args.out,
         metrics=metrics,
-        scores=args.scores,
-        data_dir=args.data_dir,
-        subset=args.subset,
         plots=not args.no_plots,
         progress=not (args.quiet or args.paths_only) and args.format != "json",  # on a terminal
         rescore=args.rescore,
@@ -334,10 +333,8 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
             "percent": args.percent,
             **({} if args.browser_cap is None else {"browser_cap": args.browser_cap}),
         },
-        strict_ids=args.strict_ids,
         reading=score_reading(args),
         protocol=Protocol.from_options(protocol_options(args)),
-        tracking_uri=args.tracking_uri,
     )
     if not isinstance(res, MetaEvalResult):  # a categorical run
         if args.published or args.percent:
@@ -366,15 +363,12 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
 
 def _run_kwargs(args: argparse.Namespace, metrics: list[str] | None) -> dict[str, Any]:
     """The :func:`~metajudge.runs.meta_eval.run_meta_eval` options of a ``meta-eval`` line,
-    but its subset and folder."""
+    but its data source and folder."""
     from metajudge.cli.backends import cli_backbone
     from metajudge.runs.meta_eval import Protocol
 
     return {
-        "input_file": args.input,
         "metrics": metrics,
-        "scores": args.scores,
-        "data_dir": args.data_dir,
         "plots": not args.no_plots,
         "progress": not (args.quiet or args.paths_only) and args.format != "json",
         "rescore": args.rescore,
@@ -382,7 +376,6 @@ def _run_kwargs(args: argparse.Namespace, metrics: list[str] | None) -> dict[str
         "asked": _asked(args),
         "baselines": not args.no_baselines,
         "report": {"published": args.published, "percent": args.percent},
-        "strict_ids": args.strict_ids,
         "protocol": Protocol.from_options(protocol_options(args)),
     }
 
@@ -397,9 +390,9 @@ def _paper_options(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _cmd_subsets(args: argparse.Namespace, metrics: list[str] | None) -> int:
-    """``--subsets A,B,all`` and / or ``--levels L1,L2``: one run each into OUT/<subset>/,
-    OUT/<level>/ or OUT/<subset>/<level>/, then OUT/paper_table.tex."""
+def _cmd_subsets(args: argparse.Namespace, src: Any, metrics: list[str] | None) -> int:
+    """``--subsets A,B,all`` and / or ``--levels L1,L2``: one run of ``src`` each into
+    OUT/<subset>/, OUT/<level>/ or OUT/<subset>/<level>/, then OUT/paper_table.tex."""
     import sys
 
     from metajudge.runs.meta_eval import run_subsets
@@ -409,10 +402,8 @@ def _cmd_subsets(args: argparse.Namespace, metrics: list[str] | None) -> int:
         return 2
     names = [n.strip() for n in (args.subsets or "").split(",") if n.strip()] or None
     levels = [n.strip() for n in (args.levels or "").split(",") if n.strip()] or None
-    kw = _run_kwargs(args, metrics) | ({"subset": args.subset} if args.subset else {})
-    tex, written = run_subsets(
-        args.dataset, names, out_dir=args.out, levels=levels, table=_paper_options(args), **kw
-    )
+    kw = _run_kwargs(args, metrics) | {"levels": levels, "table": _paper_options(args)}
+    tex, written = run_subsets(src, names, out_dir=args.out, **kw)
     if not args.paths_only:
         print(tex, end="")
     for p in written:

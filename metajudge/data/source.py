@@ -4,9 +4,9 @@
 
 The source is a built-in dataset (``dataset``, a card name) or a path (``path``: a canonical
 JSONL or upstream file, a rating-distribution CSV, a CJE fresh-draw folder, an annotation
-folder); ``scores`` names the judge's columns (the ``--scores`` grammar), ``judge`` the judge's
-column where one is meant, ``distribution`` a rating CSV's distribution column and
-``cluster_field`` the field rows are clustered by. A source carries its loaded dataset once
+folder); ``scores`` names the score columns (``--scores`` specs, as text or parsed),
+``judge`` the judge's column where one is meant, ``distribution`` a rating CSV's distribution
+column and ``cluster_field`` the field rows are clustered by. A source carries its loaded dataset once
 :meth:`DataSource.loaded_once` has read it, so that a command running several analyses (the
 judge card) reads the data once and hands the same records to each.
 """
@@ -17,7 +17,10 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from metajudge.scores.spec import ScoreSpec
 
 
 @dataclass(frozen=True)
@@ -28,7 +31,7 @@ class DataSource:
     dataset: str | None = None
     path: str | None = None
     subset: str | None = None
-    scores: Sequence[str] = ()
+    scores: Sequence[ScoreSpec | str] = ()
     judge: str | None = None
     dimension: str | None = None
     distribution: str | None = None
@@ -38,10 +41,10 @@ class DataSource:
     tracking_uri: str | None = None
     dataset_obj: Any = field(default=None, compare=False, repr=False)
 
-    def load(self) -> Any:
+    def load(self, progress: Any = None) -> Any:
         """The :class:`~metajudge.data.structure.Dataset` named by ``dataset`` or read from
-        ``path`` (:func:`~metajudge.data.loading.open_dataset`), with ``subset``; the one already
-        read where :meth:`loaded_once` gave it."""
+        ``path`` (:func:`~metajudge.data.loading.open_dataset`; ``progress``: its callback of
+        the lines read), with ``subset``; the one already read where :meth:`loaded_once` gave it."""
         if self.dataset_obj is not None:
             return self.dataset_obj
         from metajudge.data.loading import open_dataset
@@ -53,6 +56,7 @@ class DataSource:
             subset=self.subset,
             data_dir=self.data_dir,
             tracking_uri=self.tracking_uri,
+            progress=progress,
             **opts,
         )
 

@@ -1,7 +1,8 @@
 """``metajudge decide alt-test`` and ``decide alt-test-plan``: the Alt-Test (Calderon et al. 2025)
 of LLM annotators against human annotators, and its planning simulation.
 
-:func:`run_alt_test` loads the annotation set (:func:`metajudge.data.alt_test_dir.load_alt_test`),
+:func:`run_alt_test` loads the annotation set of a
+:class:`~metajudge.data.source.DataSource` (:func:`metajudge.data.alt_test_dir.load_alt_test`),
 runs :func:`metajudge.analyses.alt_test.alt_test` (each LLM's winning rate against the humans)
 and, with ``out``, writes ``alt_test.md``, ``alt_test.json`` and ``report.html`` there (as a set,
 :func:`decision_folder`);
@@ -15,9 +16,12 @@ import contextlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from metajudge.errors import InputError
+
+if TYPE_CHECKING:
+    from metajudge.data.source import DataSource
 
 
 @dataclass
@@ -59,10 +63,7 @@ def final_run(run: DecisionRun) -> DecisionRun:
 
 
 def run_alt_test(
-    dataset: str | None,
-    subset: str | None = None,
-    input_file: str | None = None,
-    data_dir: str | Path | None = None,
+    source: DataSource,
     *,
     epsilon: float | None = None,
     q: float | None = None,
@@ -73,25 +74,26 @@ def run_alt_test(
     out: str | Path | None = None,
     judge: Mapping[str, Any] | None = None,
 ) -> DecisionRun:
-    """The Alt-Test of each LLM (all of them without ``llms``) with the margin ``epsilon`` and
-    the FDR level ``q`` (None: the dataset's settings, :func:`~metajudge.analyses.alt_test.settings_for`).
+    """The Alt-Test of each LLM (all of them without ``llms``) on ``source`` (an annotation
+    folder, or the built-in set's subset) with the margin ``epsilon`` and the FDR level ``q``
+    (None: the set's settings, :func:`~metajudge.analyses.alt_test.settings_for`).
 
-    ``judge``: ``{metric, backbone, limit, seed, dimension}``: the LLM annotator is that judge
-    metric (``judge:PATH`` too) run on a labelled dataset (``dataset`` / ``input_file`` any
-    records file), the humans its annotators (:func:`judge_alt_test_data`)."""
+    ``judge``: ``{metric, backbone, limit, first, seed}``: the LLM annotator is that judge metric
+    (``judge:PATH`` too) run on a labelled ``source`` (a built-in dataset or any records file),
+    the humans its annotators (:func:`judge_alt_test_data`)."""
     from metajudge.analyses.alt_test import alt_test, settings_for
     from metajudge.data.alt_test_dir import load_alt_test
     from metajudge.reports.decision_report import alt_test_markdown, write_report
     from metajudge.results import finite
 
-    with decision_folder(out, [input_file]) as stage:
+    with decision_folder(out, [source.path]) as stage:
         data = (
-            load_alt_test(dataset, subset, input_file, data_dir)
+            load_alt_test(source.dataset, source.subset, source.path, source.data_dir)
             if judge is None
-            else judge_alt_test_data(dataset, input_file, data_dir, **judge)
+            else judge_alt_test_data(source, **judge)
         )
         settings = settings_for(
-            subset if dataset else None,
+            source.subset if source.dataset and judge is None else None,
             epsilon=epsilon,
             q=q,
             scoring=scoring,
@@ -111,28 +113,26 @@ def run_alt_test(
 
 
 def judge_alt_test_data(
-    dataset: str | None,
-    input_file: str | Path | None,
-    data_dir: str | Path | None,
+    source: DataSource,
     *,
     metric: str,
     backbone: str | None = None,
     limit: int | None = None,
     first: int | None = None,
     seed: int = 0,
-    dimension: str | None = None,
 ) -> Any:
-    """Alt-Test annotations from a labelled dataset and a judge run on it: each annotator's
-    label slot of ``dimension`` (the card's first) is one human; the judge ``metric`` on
-    ``backbone`` is the LLM (a Likert response: its score; a pair: the sign of p(b) - p(a),
-    +1 b better, as the human labels). Responses it leaves unscored are counted in the notes."""
+    """Alt-Test annotations from a labelled dataset (``source``, loaded once:
+    :meth:`~metajudge.data.source.DataSource.load`) and a judge run on it: each annotator's
+    label slot of the source's ``dimension`` (the card's first) is one human; the judge
+    ``metric`` on ``backbone`` is the LLM (a Likert response: its score; a pair: the sign of
+    p(b) - p(a), +1 b better, as the human labels). Responses it leaves unscored are counted in
+    the notes."""
     from metajudge.data.alt_test_dir import AltTestData
-    from metajudge.data.loading import open_dataset
     from metajudge.data.subsample import select
     from metajudge.scores.scoring import score_dataset
 
-    ds = open_dataset(dataset, input_file, data_dir=data_dir)
-    dim = dimension or ds.card.dimensions[0]
+    ds = source.load()
+    dim = source.dimension or ds.card.dimensions[0]
     if dim not in ds.card.dimensions:
         raise InputError(
             f"no dimension {dim!r} (have {', '.join(ds.card.dimensions)})", field="--dimension"

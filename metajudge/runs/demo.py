@@ -263,6 +263,7 @@ def meta_evaluate_section(
 ) -> Any:
     """The judge scores of one section through ``run_meta_eval`` (a score file in its folder)."""
     from metajudge.analyses.metric_vs_human.protocol import AUTO_CORRELATE, Protocol
+    from metajudge.data.source import DataSource
     from metajudge.run_folder import run_lock
     from metajudge.runs.meta_eval import meta_eval_into
     from metajudge.scores.scoring import write_scores
@@ -274,10 +275,9 @@ def meta_evaluate_section(
         scores = folder / "judge_scores.jsonl"
         write_scores(scores, rows)
         res, _ = meta_eval_into(
-            input_file=dataset_file,
+            DataSource(path=str(dataset_file), scores=(file_spec(scores),)),
             out_dir=folder,
             metrics=list(metrics),
-            scores=[file_spec(scores)],
             plots=False,
             progress=False,
             protocol=Protocol(

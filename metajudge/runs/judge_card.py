@@ -152,23 +152,18 @@ def _judge_spec(src: DataSource, opts: CardOptions) -> tuple[str, list[str]]:
 def _meta_eval(
     src: DataSource, opts: CardOptions, out_dir: Path, specs: list[str], **kw: Any
 ) -> Any:
-    """``meta-eval`` of the card's data (read once: ``src.load()``) and ``specs`` into
+    """``meta-eval`` of the card's data (read once: ``src.loaded_once()``) and ``specs`` into
     ``out_dir`` (no plots, no progress), with the card's resamples and seed; ``kw``:
     run_meta_eval's other options."""
     from metajudge.analyses.metric_vs_human.protocol import Protocol
     from metajudge.runs.meta_eval import run_meta_eval
 
     res, _ = run_meta_eval(
-        src.dataset,
-        input_file=src.path,
+        src.loaded_once().but(scores=tuple(specs)),
         out_dir=out_dir,
-        scores=specs,
-        data_dir=src.data_dir,
-        subset=src.subset,
         plots=False,
         progress=False,
         protocol=Protocol.from_options({"n_boot": opts.n_boot, "seed": opts.seed}),
-        loaded=src.load(),
         **kw,
     )
     return res
@@ -214,9 +209,7 @@ def alt_test_part(src: DataSource, opts: CardOptions) -> dict[str, Any]:
     judge = _judge_spec(src, opts)[0]
     eps = [] if opts.epsilon is None else ["--alt-epsilon", f"{opts.epsilon:g}"]
     if src.dataset == "alt_test_calderon2025" and not opts.metric:
-        run = run_alt_test(
-            src.dataset, src.subset, data_dir=src.data_dir, epsilon=opts.epsilon, llms=[judge]
-        )
+        run = run_alt_test(src, epsilon=opts.epsilon, llms=[judge])
         cmd = ["decide", "alt-test", *src.args(), "--llm", judge, *eps, "--format", "json"]
         return _ok(cmd, run.payload)
     if (ds.card.annotators or 1) < 2:
@@ -230,11 +223,10 @@ def alt_test_part(src: DataSource, opts: CardOptions) -> dict[str, Any]:
             "the Alt-Test of a score column runs on an annotation folder (decide alt-test "
             "--input DIR); on a labelled dataset it runs a judge metric (--metric)"
         )
-    judge_kw = {"metric": opts.metric, "backbone": opts.backbone, "dimension": src.dimension}
-    run = run_alt_test(
-        src.dataset, None, src.path, src.data_dir, epsilon=opts.epsilon, judge=judge_kw
-    )
+    judge_kw = {"metric": opts.metric, "backbone": opts.backbone}
+    run = run_alt_test(src, epsilon=opts.epsilon, judge=judge_kw)
     cmd = ["decide", "alt-test", *src.args(), "--metric", opts.metric, *eps]
+    cmd += ["--dimension", src.dimension] if src.dimension else []
     cmd += (["--backbone", opts.backbone] if opts.backbone else []) + ["--format", "json"]
     return _ok(cmd, run.payload)
 

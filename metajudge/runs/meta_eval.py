@@ -1,11 +1,13 @@
 """One meta-evaluation run: load a dataset, gather scores, meta-evaluate, write the reports.
 
-``run_meta_eval`` is what ``metajudge meta-eval`` calls. Scores come from, in order:
+``run_meta_eval`` is what ``metajudge meta-eval`` calls, with what it reads as one
+:class:`~metajudge.data.source.DataSource` (the dataset or file, its subset, the data folder, the
+score specs, the id policy). Scores come from, in order:
 
-1. ``scores`` (``--scores SPEC``, repeatable): score files and the dataset's shipped columns,
-   in the grammar of :mod:`metajudge.scores.spec` (``PATH``, ``PATH:COL``, ``LABEL=PATH[:COL]``,
-   ``shipped``, ``shipped:COL``), read by :func:`metajudge.scores.spec.gather_scores`; the old
-   ``score_files`` / ``external=True`` keywords are mapped onto it;
+1. the source's ``scores`` (``--scores SPEC``, repeatable): score files and the dataset's shipped
+   columns, in the grammar of :mod:`metajudge.scores.spec` (``PATH``, ``PATH:COL``,
+   ``LABEL=PATH[:COL]``, ``shipped``, ``shipped:COL``), read by
+   :func:`metajudge.scores.spec.gather_scores`;
 2. registry metrics named in ``metrics`` that no file provides: computed with
    :func:`metajudge.scores.scoring.score_dataset` and cached in ``<out>/scores.jsonl`` — a
    rerun with the same metric signatures is served from that cache.
@@ -28,15 +30,14 @@ from typing import Any
 from metajudge.analyses.metric_vs_human import trivial
 from metajudge.analyses.metric_vs_human.evaluate import MetaEvalResult, meta_evaluate
 from metajudge.analyses.metric_vs_human.protocol import AUTO_CORRELATE, Protocol, correlate_for
-from metajudge.data.loading import open_dataset
 from metajudge.data.partial import labelled_only
+from metajudge.data.source import DataSource
 from metajudge.progress import Steps
 from metajudge.runs import plot_ahead
 from metajudge.scores.readers.alignment import IdPolicy
 from metajudge.scores.readers.base import Reading
 from metajudge.scores.readers.rows import row_metrics
 from metajudge.scores.run_scores import gather_run_scores, score_specs, write_scores_cache
-from metajudge.scores.spec import ScoreSpec
 
 log = logging.getLogger(__name__)
 
@@ -61,20 +62,21 @@ def _rows_of(metrics: Sequence[str]) -> list[str]:
     return [family_row(m) for m in metrics]
 
 
-def run_meta_eval(*args: Any, **kwargs: Any) -> tuple[MetaEvalResult, dict[str, Path]]:
+def run_meta_eval(
+    source: DataSource, *, out_dir: str | Path, **options: Any
+) -> tuple[MetaEvalResult, dict[str, Path]]:
     """:func:`meta_eval_into` holding the lock of ``out_dir`` (:func:`metajudge.run_folder.run_lock`:
     a second run into the same folder refuses, naming the first)."""
     from metajudge.out_folder import check_out_folder
     from metajudge.run_folder import run_lock
 
-    out = kwargs.get("out_dir")
-    check_out_folder("" if out is None else out)  # before the lock and any work
-    with run_lock(out):
-        return meta_eval_into(*args, **kwargs)
+    check_out_folder(out_dir)  # before the lock and any work
+    with run_lock(out_dir):
+        return meta_eval_into(source, out_dir=out_dir, **options)
 
 
 def run_subsets(
-    dataset: str | None,
+    source: DataSource,
     subsets: Sequence[str] | None,
     *,
     out_dir: str | Path,
@@ -82,7 +84,8 @@ def run_subsets(
     table: dict[str, Any] | None = None,
     **kwargs: Any,
 ) -> tuple[str, list[Path]]:
-    """One :func:`run_meta_eval` per subset (``all``: the whole dataset) and per level into
+    """One :func:`run_meta_eval` of ``source`` per subset (``all``: the whole dataset; none:
+    the source's own subset) and per level into
     ``out_dir/<subset>/``, ``out_dir/<level>/`` or, with both, ``out_dir/<subset>/<level>/``;
     then the paper table of them (``table``: :func:`metajudge.runs.report.paper_of`'s options),
     written to ``out_dir/paper_table.tex``; returns the table and the run folders' and the
@@ -93,16 +96,13 @@ def run_subsets(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     base = kwargs.pop("protocol", None) or Protocol(correlate=AUTO_CORRELATE)
-    sub_default = kwargs.pop("subset", None)
     results, written = [], []
     for name in subsets or [None]:
         for level in levels or [None]:
             folder = out.joinpath(*[p for p in (name, level) if p])
             proto = base if level is None else base.with_options(level=level, grouped=False)
-            subset = sub_default if name is None else (None if name == "all" else name)
-            res, files = run_meta_eval(
-                dataset, out_dir=folder, subset=subset, protocol=proto, **kwargs
-            )
+            src = source if name is None else source.but(subset=None if name == "all" else name)
+            res, files = run_meta_eval(src, out_dir=folder, protocol=proto, **kwargs)
             results.append(res)
             written.append(files.get("result.json", folder))
     tex = paper_of(results, **(table or {}))
@@ -111,17 +111,11 @@ def run_subsets(
 
 
 def meta_eval_into(
-    dataset: str | None = None,
+    source: DataSource,
     *,
     out_dir: str | Path,
     protocol: Protocol | None = None,
-    input_file: str | Path | None = None,
     metrics: Sequence[str] | None = None,
-    scores: Sequence[ScoreSpec | str] = (),
-    score_files: Sequence[str] = (),
-    external: bool = False,
-    data_dir: str | Path | None = None,
-    subset: str | None = None,
     plots: bool = True,
     progress: bool = True,
     rescore: bool = False,
@@ -129,35 +123,31 @@ def meta_eval_into(
     asked: Sequence[str] = (),
     baselines: bool = True,
     report: dict[str, Any] | None = None,
-    strict_ids: bool = False,
     reading: Reading | None = None,
-    loaded: Any = None,
-    tracking_uri: str | None = None,
 ) -> tuple[MetaEvalResult, dict[str, Path]]:
-    """Run the whole meta-evaluation into ``out_dir``; returns the result and the written files
-    (``result.json`` with the published numbers attached, tables, plots). ``scores``: score specs
-    (:mod:`metajudge.scores.spec`; old spellings: :func:`score_specs`); ``strict_ids``: refuse
-    their rows for ids the dataset lacks, else dropped and counted (:func:`_counted`);
+    """Run the whole meta-evaluation of ``source`` into ``out_dir``; returns the result and the
+    written files (``result.json`` with the published numbers attached, tables, plots).
+    ``source``: the dataset (loaded once: the one it carries, :meth:`DataSource.loaded_once`),
+    its score specs (:mod:`metajudge.scores.spec`) and id policy (``ids.strict``: refuse rows
+    for ids the dataset lacks, else dropped and counted, :func:`_counted`);
     ``baselines``: the :mod:`~metajudge.analyses.metric_vs_human.trivial` rows; ``protocol``: every
     option of the evaluation (n_boot, seed, ci_level …) as one explicit value (None: the
     defaults; its ``correlate`` ``auto``: the data's kind chooses, :func:`_protocol_of`); ``backbone``:
     the judges'; ``asked``: flags refused for categorical or binary data; ``report``: options;
-    ``reading``: a framework file's join (:func:`_recorded`); ``loaded``: the dataset ``dataset`` /
-    ``input_file`` name, already read (:meth:`metajudge.data.source.DataSource.load`);
-    ``tracking_uri``: an ``mlflow:EXPERIMENT`` input's store."""
+    ``reading``: a framework file's join (:func:`_recorded`)."""
     t0 = time.perf_counter()
-    out = Path(out_dir)
+    out, data_dir, subset = Path(out_dir), source.data_dir, source.subset
     bars = Steps(progress)  # drawn only on a terminal
-    where = {"subset": subset, "data_dir": data_dir, "tracking_uri": tracking_uri}
-    ds = loaded if loaded is not None else _open(dataset, input_file, bars, where)
+    ds = source.load(progress=bars.step("load", "line"))
     proto = _protocol_of(ds, protocol, say=progress)
-    run = {"dataset": dataset or str(input_file), "subset": subset, "source": ds.source}
+    run = {"dataset": source.name, "subset": subset, "source": ds.source}
     if ds.card.label_kind in ("categorical", "binary"):
         from metajudge.runs.meta_eval_categorical import refuse_asked, run_categorical
 
         refuse_asked(proto, asked, ds.card.label_kind)  # before any scoring
-    specs = score_specs(scores, score_files, external)
-    ids = IdPolicy(strict=strict_ids, elsewhere=ds.other_subset_ids, subset=subset or "")
+    specs = score_specs(source.scores)
+    strict = bool(getattr(source.ids, "strict", False))
+    ids = IdPolicy(strict=strict, elsewhere=ds.other_subset_ids, subset=subset or "")
     cache: list[dict[str, Any]] = []  # a new scores.jsonl: written with the run's files
     rows, to_score = gather_run_scores(
         ds,
@@ -183,18 +173,12 @@ def meta_eval_into(
         res = _evaluate(ds, rows, proto, metrics, baselines, bars.step("bootstrap", "resample"))
         res.data["run"] = {
             **run,
-            "scores": [s.text for s in specs],  # ``--external`` is recorded as ``shipped``
+            "scores": [s.text for s in specs],
             **_run_options(to_score, rescore, baselines, t0),
         }
         report_kw = {"plots": plots, "data_dir": data_dir, "dataset": ds, "rows": rows}
         report_kw |= {"ahead": ahead, "scores_cache": cache, **(report or {})}
         return res, _write_report(res, out, bars, report_kw)
-
-
-def _open(dataset: str | None, input_file: Any, bars: Steps, where: dict[str, Any]) -> Any:
-    """The dataset of ``dataset`` / ``input_file`` (``where``: subset, data_dir, tracking_uri),
-    its lines counted on the progress display."""
-    return open_dataset(dataset, input_file, progress=bars.step("load", "line"), **where)
 
 
 def _run_options(to_score: Any, rescore: bool, baselines: bool, t0: float) -> dict[str, Any]:

@@ -179,6 +179,24 @@ def test_alt_test_with_the_definition_as_llm_annotator(
     assert len(scripted) == 1 and len(scripted[0].seen) == 12  # every response judged once
 
 
+def test_alt_test_of_the_definition_on_a_subset(
+    tmp_path: Path, scripted: list[ScriptedBackend], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--subset`` with ``--metric``: the labelled dataset's subset, as every command reads it
+    (the judge card's Alt-Test part names it on its command line)."""
+    lines = GRADED.read_text(encoding="utf-8").splitlines()
+    recs = [json.loads(ln) for ln in lines[1:]]
+    for r in recs:
+        r["meta"] = {"subset": "first" if r["id"] in ("news1", "news2", "news3") else "rest"}
+    data = tmp_path / "graded_subsets.jsonl"
+    data.write_text("\n".join([lines[0], *map(json.dumps, recs)]) + "\n", encoding="utf-8")
+    name = f"judge:{RUBRIC}"
+    argv = ["decide", "alt-test", "--input", str(data), "--metric", name, "--subset", "first"]
+    assert main([*argv, "--min-items", "3", "--format", "json"]) == 0
+    assert "winning_rate" in capsys.readouterr().out
+    assert len(scripted) == 1 and len(scripted[0].seen) == 6  # the subset's responses only
+
+
 def test_option_of_a_defined_judge(
     tmp_path: Path, scripted: list[ScriptedBackend], capsys: pytest.CaptureFixture[str]
 ) -> None:

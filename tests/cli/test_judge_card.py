@@ -265,9 +265,15 @@ def test_cards_of_different_datasets_on_one_page(data_dir: Path, tmp_path: Path,
     assert "cards of different datasets or settings: no paired test between them" in text
 
 
-def test_card_of_a_defined_judge_scripted(tmp_path: Path, capsys, scripted) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+def test_card_of_a_defined_judge_scripted(tmp_path: Path, capsys, scripted, monkeypatch) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
     """A judge:PATH definition (scripted backend): meta-eval scores it once, the other parts
-    read its scores; the signature carries the definition's digest and the backbone."""
+    read its scores; the signature carries the definition's digest and the backbone. The file
+    is read once, the Alt-Test of the judge metric (two annotators) included."""
+    from metajudge.data import loading
+
+    calls: list[str] = []
+    load = loading.load
+    monkeypatch.setattr(loading, "load", lambda *a, **k: calls.append(str(a[0])) or load(*a, **k))
     name = f"judge:{RUBRIC}"
     out = tmp_path / "card"
     argv = ["judge", "card", "--input", str(GRADED), "--metric", name, "--dimension", "coherence"]
@@ -280,6 +286,7 @@ def test_card_of_a_defined_judge_scripted(tmp_path: Path, capsys, scripted) -> N
     assert card["parts"]["agreement"]["status"] == "ok"
     # 6 items < the Alt-Test's 30 per annotator: absent, with decide alt-test's own message
     assert "--min-items" in card["parts"]["alt_test"]["reason"]
+    assert calls == [str(GRADED)]  # the card's one read, handed to every part
     ran = [n for n, p in card["parts"].items() if p["status"] == "ok"]
     assert ran == ["agreement", "estimate"]
     # 12 labels: conformal and calibrate fit state the least data they need, and do not run

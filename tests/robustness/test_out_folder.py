@@ -218,11 +218,13 @@ def test_programmatic_run_refuses_the_working_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, out: str
 ) -> None:
     """``run_meta_eval(out_dir="")`` (the API) is refused as the CLI is, before any work."""
+    from metajudge.data.source import DataSource
     from metajudge.errors import InputError
     from metajudge.runs.meta_eval import run_meta_eval
 
     (tmp_path / "mine.txt").write_text("x", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
+    src = DataSource(path=str(GRADED))
     with pytest.raises(InputError, match="--out"):
-        run_meta_eval(input_file=GRADED, out_dir=out, metrics=["bleu"], plots=False, progress=False)
+        run_meta_eval(src, out_dir=out, metrics=["bleu"], plots=False, progress=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.txt"]

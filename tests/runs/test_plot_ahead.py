@@ -17,6 +17,7 @@ import pytest
 
 from metajudge.analyses.metric_vs_human.result import MetaEvalResult
 from metajudge.cli import main
+from metajudge.data.source import DataSource
 from metajudge.reports.plots import META_EVAL_PLOTS, draw_plot
 from metajudge.runs import meta_eval, plot_ahead
 
@@ -152,7 +153,9 @@ def test_a_failed_evaluation_stops_the_child(
     monkeypatch.setattr(meta_eval, "_evaluate", broken)
     with pytest.raises(RuntimeError, match="evaluation failed"):
         meta_eval.run_meta_eval(
-            "ragchecker_meta_eval", out_dir=tmp_path / "run", scores=["shipped"], progress=False
+            DataSource(dataset="ragchecker_meta_eval", scores=("shipped",)),
+            out_dir=tmp_path / "run",
+            progress=False,
         )
     assert seen[0] is not None and not seen[0].process.is_alive()
     assert not seen[0].folder.exists()

@@ -247,6 +247,7 @@ def test_meta_eval_run_reads_the_family_into_one_row(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, data_dir: Path, load: Load
 ) -> None:
     """``--metrics geval_summeval``: scored as the four members, read into the row ``geval``."""
+    from metajudge.data.source import DataSource
     from metajudge.runs import meta_eval
     from metajudge.scores import scoring
 
@@ -258,9 +259,8 @@ def test_meta_eval_run_reads_the_family_into_one_row(
 
     monkeypatch.setattr(scoring, "score_dataset", fake_score)
     res, _ = meta_eval.run_meta_eval(
-        "summeval_ppairs",
+        DataSource(dataset="summeval_ppairs", data_dir=data_dir),
         out_dir=tmp_path,
-        data_dir=data_dir,
         metrics=["geval_summeval"],
         plots=False,
         progress=False,
