@@ -17,10 +17,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from metajudge.scores.spec import ScoreSpec
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -31,7 +28,7 @@ class DataSource:
     dataset: str | None = None
     path: str | None = None
     subset: str | None = None
-    scores: Sequence[ScoreSpec | str] = ()
+    scores: Sequence[Any] = ()
     judge: str | None = None
     dimension: str | None = None
     distribution: str | None = None
