@@ -1,7 +1,7 @@
 """The resampling engine: every statistic of every bootstrap resample, behind one entry.
 
 :func:`statistics` is the entry the statistics layer calls
-(:func:`metajudge.stats.bootstrap.correlate`); callers outside this package import only this
+(:func:`metajudge.stats.correlation.correlate`); callers outside this package import only this
 module. Two engines answer it, chosen by name (``--engine`` on the command line, passed down
 explicitly in :class:`~metajudge.analyses.metric_vs_human.protocol.Protocol`):
 

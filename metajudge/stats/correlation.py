@@ -1,4 +1,5 @@
-"""Point statistics: correlations, the statistic dispatch by name and Fisher-z intervals.
+"""Point statistics: correlations, the statistic dispatch by name (on the data, :func:`statistic`;
+on every resample, :func:`correlate`, through the engine) and Fisher-z intervals.
 
 Pairwise accuracy is :func:`metajudge.stats.decisions.pairwise_accuracy` (``acc_ties`` =
 policy ``three_way``, ``acc_no_ties`` = ``exclude_human_ties``).
@@ -17,7 +18,8 @@ from typing import Literal
 
 import numpy as np
 
-from metajudge.engine import pearson_from_sums
+from metajudge import engine as _engine
+from metajudge.engine import Resamples, pearson_from_sums
 from metajudge.stats.decisions import pair_credit, pairwise_accuracy
 
 Statistic = Literal["pearson", "spearman", "kendall", "acc_ties", "acc_no_ties"]
@@ -403,6 +405,41 @@ def statistic(
     if name in ACCURACIES:
         return pairwise_accuracy(human, judge, ACCURACIES[name])  # type: ignore[arg-type]
     raise ValueError(f"unknown statistic {name!r} (expected one of {', '.join(STATISTICS)})")
+
+
+def correlate(
+    requests: Sequence[tuple[str, np.ndarray, np.ndarray]],
+    resamples: np.ndarray | Resamples | Sequence[Resamples],
+    *,
+    engine: str = "fast",
+) -> list[np.ndarray]:
+    """Each statistic ``(name, judge, human)`` of :func:`statistic` on every resample
+    (nlpstats' ``correlate`` of each resample): the values of the expanded data in which row i
+    appears ``W[b, i]`` times. The one resampled-statistic entry, beside the point value's
+    dispatch, so a statistic's value and its resamples leave this module for the same engine
+    formulas. A request takes the metric first, as :func:`statistic` does (the order does not
+    matter for a symmetric correlation's value; the engine keeps one).
+
+    ``resamples``: the row weights of :func:`~metajudge.stats.bootstrap.resample`, a lazy
+    :class:`~metajudge.engine.Resamples` (a block of resamples at a time), or one column view
+    of the same Resamples per request. The engine is :func:`metajudge.engine.statistics`
+    (``engine``: ``fast``, matrix products, statistics that follow from per-item sums in one
+    pass, values remembered with the resamples; or ``reference``, one resample at a time with
+    scipy: the same values), the formulas :func:`~metajudge.engine.pearson_from_sums` and the
+    accuracy's (:func:`accuracy_rows`, whose rows the engine sums). For accuracies ``judge``
+    carries the metric decision's sign (tie band applied).
+    """
+    return _engine.statistics([_engine_request(*r) for r in requests], resamples, engine=engine)
+
+
+def _engine_request(
+    name: str, judge: np.ndarray, human: np.ndarray
+) -> tuple[str, np.ndarray, np.ndarray]:
+    """A request as the engine takes it: an accuracy as its rows' credit and scored flags."""
+    if name in ACCURACIES:
+        credit, kept = accuracy_rows(name, human=np.asarray(human), judge=np.asarray(judge))
+        return ("accuracy", credit, kept)
+    return (name, judge, human)
 
 
 # ---------------------------------------------------------------------------------------------
