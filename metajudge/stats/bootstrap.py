@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from metajudge.engine import Resamples, draw_counts, draw_indices, map_chunks
+from metajudge import engine as _engine
+from metajudge.engine import Resamples, draw_counts, draw_indices
 from metajudge.limits import check_allocation
 from metajudge.stats.correlation import SortOrders, _as_xy, correlate, statistic_fn
 from metajudge.stats.correlation import statistic as point_statistic
@@ -255,16 +256,9 @@ def grouped_mean_samples(per_group: np.ndarray, W_groups: np.ndarray | Resamples
 
     Replicate b is Σ_g W[b, g]·v_g / Σ_g W[b, g]·1[v_g defined]: the mean over the groups drawn
     in resample b (with their multiplicity), undefined groups skipped as in the point value.
+    The engine's ``mean`` (:func:`metajudge.engine.statistics`, by the engine ``W_groups`` were
+    drawn for).
     """
     ok = np.isfinite(per_group)
     v0 = np.where(ok, per_group, 0.0)
-    okf = ok.astype(float)
-
-    def one(W: np.ndarray) -> np.ndarray:
-        W = np.ascontiguousarray(
-            W, dtype=float
-        )  # row sums independent of the block (engine/weighted.py)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.einsum("ij,j->i", W, v0) / np.einsum("ij,j->i", W, okf)
-
-    return map_chunks(one, W_groups)
+    return _engine.statistics([("mean", v0, ok.astype(float))], W_groups)[0]
