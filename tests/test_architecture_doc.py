@@ -92,7 +92,7 @@ def test_every_hop_of_the_page_exists() -> None:
 
 def test_the_trace_checker_sees_a_wrong_hop() -> None:
     assert "no_such_function" not in _defined(PACKAGE / "stats" / "bootstrap.py")
-    assert "correlate" in _defined(PACKAGE / "stats" / "bootstrap.py")
+    assert "bootstrap_ci" in _defined(PACKAGE / "stats" / "bootstrap.py")
 
 
 def _stop(module: str) -> str:

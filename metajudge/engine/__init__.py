@@ -1,7 +1,7 @@
 """The resampling engine: every statistic of every bootstrap resample, behind one entry.
 
 :func:`statistics` is the entry the statistics layer calls
-(:func:`metajudge.stats.bootstrap.correlate`); callers outside this package import only this
+(:func:`metajudge.stats.correlation.correlate`); callers outside this package import only this
 module. Two engines answer it, chosen by name (``--engine`` on the command line, passed down
 explicitly in :class:`~metajudge.analyses.metric_vs_human.protocol.Protocol`):
 
@@ -15,8 +15,11 @@ explicitly in :class:`~metajudge.analyses.metric_vs_human.protocol.Protocol`):
   same random draws, so the same values (to 1e-12, ``tests/engine/test_reference.py``).
 
 The statistics served, as requests ``(name, x, y)``: ``pearson``, ``spearman``, ``kendall``
-(τ_b) of x and y, and ``accuracy``: Σ w·x / Σ w·y of per-row credit x and scored flag y (the
-statistics layer turns its accuracies into these rows, :func:`metajudge.stats.accuracy_rows`).
+(τ_b) of x and y, ``accuracy``: Σ w·x / Σ w·y of per-row credit x and scored flag y (the
+statistics layer turns its accuracies into these rows, :func:`metajudge.stats.accuracy_rows`),
+and ``mean``: the same ratio of per-group values x (0 where undefined) and defined flags y, the
+mean of a grouped correlation's defined per-group values over each resample's drawn groups
+(:func:`metajudge.stats.grouped_mean_samples`).
 Also here: the formulas that finish a resample's sums (:mod:`.formulas`), the lazy
 :class:`Resamples` and the pieces of the fast engine that the permutation tests share.
 """
@@ -54,15 +57,19 @@ def statistics(
     requests: Sequence[tuple[str, np.ndarray, np.ndarray]],
     resamples: np.ndarray | Resamples | Sequence[Resamples],
     *,
-    engine: str = "fast",
+    engine: str | None = None,
 ) -> list[np.ndarray]:
     """Each request ``(name, x, y)`` (``name`` in :data:`ENGINE_STATISTICS`) on every resample: the
     value of the expanded data in which row i appears ``W[b, i]`` times.
 
     ``resamples``: the row weights ``W`` (whole counts, ``(B, rows)``), a lazy
     :class:`Resamples`, or one column view of the same Resamples per request. ``engine``: one
-    of :data:`ENGINES`; both give the same values.
+    of :data:`ENGINES`, both giving the same values; ``None``: the engine the resamples were
+    drawn for (:meth:`Resamples.draw`'s ``engine``; ``fast`` for weights), so every statistic
+    of a run's resamples is measured by the engine the run chose, whichever path asks for it.
     """
+    if engine is None:
+        engine = _engine_of(resamples)
     if engine == "fast":
         return weighted_statistics(requests, resamples)
     if engine == "reference":
@@ -70,6 +77,15 @@ def statistics(
 
         return reference_statistics(requests, resamples)
     raise ValueError(f"unknown engine {engine!r} (expected one of {', '.join(ENGINES)})")
+
+
+def _engine_of(resamples: np.ndarray | Resamples | Sequence[Resamples]) -> str:
+    """The engine ``resamples`` were drawn for (``fast`` for weights)."""
+    if isinstance(resamples, Resamples):
+        return resamples.engine
+    if isinstance(resamples, np.ndarray) or not len(resamples):
+        return "fast"
+    return _engine_of(resamples[0])
 
 
 __all__ = [

@@ -53,8 +53,10 @@ def row_counts(W: np.ndarray | Resamples) -> Iterator[np.ndarray]:
 
 def plain_statistic(name: str, x: np.ndarray, y: np.ndarray) -> float:
     """The statistic ``name`` of one expanded resample (NaN where it is undefined: fewer than
-    two rows, a constant variable, no scored row)."""
-    if name == "accuracy":  # x: each row's credit, y: whether the row is scored
+    two rows, a constant variable, no scored row or defined group). ``accuracy`` and ``mean``:
+    the expanded rows' sum of x over their sum of y (credit over scored rows; per-group values,
+    0 where undefined, over defined groups)."""
+    if name in ("accuracy", "mean"):  # x: each row's credit (value), y: scored (defined)
         return float(x.sum() / y.sum()) if y.sum() > 0 else float("nan")
     if name not in ("pearson", "spearman", "kendall"):
         raise ValueError(f"unknown statistic {name!r}")

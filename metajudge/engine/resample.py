@@ -83,6 +83,9 @@ class _Store:
     progress: Callable[[int, int], None] | None = None
     #: the count cache's fill under way in a thread of its own (:meth:`Resamples.prefill`)
     filling: Future[None] | None = None
+    #: the engine that measures these resamples (:func:`metajudge.engine.statistics` without an
+    #: ``engine``): every statistic of a run's resamples, wherever it is asked for, by one engine
+    engine: str = "fast"
 
     def blocks(self, rows: int, packed: bool = False) -> Iterator[tuple[int, Block]]:
         """Integer counts, ``rows`` resamples at a time, from the cache or redrawn, each as a
@@ -292,17 +295,21 @@ class Resamples:
         cache_bytes: int = CACHE_BYTES,
         chunk_elements: int = CHUNK_ELEMENTS,
         progress: Callable[[int, int], None] | None = None,
+        engine: str = "fast",
     ) -> Resamples:
         """The resamples ``bootstrap_weights(n_items, n_boot, rng)`` would return.
 
         ``consume``: leave ``rng`` where the one-call draw leaves it (the draws are made and
         dropped chunk by chunk); ``False`` when the caller draws nothing else from ``rng``.
         ``progress``: called ``(resamples done, n_boot)`` as each pass over them goes.
+        ``engine``: the engine that measures them and their column views (``--engine``).
         """
         if n_items < 1 or n_boot < 1:
             raise ValueError("n_items and n_boot must be positive")
         bg = rng.bit_generator
-        store = _Store(n_items, n_boot, type(bg), bg.state, cache_bytes, progress=progress)
+        store = _Store(
+            n_items, n_boot, type(bg), bg.state, cache_bytes, progress=progress, engine=engine
+        )
         if consume:
             rows = max(1, chunk_elements // n_items)
             for b0 in range(0, n_boot, rows):
@@ -325,6 +332,11 @@ class Resamples:
     @property
     def shape(self) -> tuple[int, int]:
         return self._shape
+
+    @property
+    def engine(self) -> str:
+        """The engine that measures these resamples (:attr:`_Store.engine`)."""
+        return self.store.engine
 
     def __getitem__(self, key: Any) -> Resamples:
         if not (isinstance(key, tuple) and len(key) == 2 and key[0] == slice(None)):

@@ -30,8 +30,9 @@ from metajudge.engine.resample import (
 )
 from metajudge.engine.weighted_kendall import kendall_resamples, weighted_kendall
 
-#: the statistics of weighted resamples (``accuracy``: x the rows' credit, y whether each is scored)
-ENGINE_STATISTICS: tuple[str, ...] = ("pearson", "spearman", "kendall", "accuracy")
+#: the statistics of weighted resamples (``accuracy``: x the rows' credit, y whether each is scored;
+#: ``mean``: x per-group values, 0 where undefined, y whether each is defined)
+ENGINE_STATISTICS: tuple[str, ...] = ("pearson", "spearman", "kendall", "accuracy", "mean")
 
 
 def _mv(W: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -510,6 +511,6 @@ def _weighted(name: str, x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndar
         return _wspearman(_RankPlan(x, [y]), W)[0]
     if name == "kendall":
         return weighted_kendall(x, y, W)
-    if name == "accuracy":
+    if name in ("accuracy", "mean"):  # a mean: a block at a time, not in the moments pass
         return _wacc(x, y, W)
     raise ValueError(f"unknown statistic {name!r} (expected one of {', '.join(ENGINE_STATISTICS)})")

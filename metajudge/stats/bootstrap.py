@@ -1,11 +1,13 @@
 """The bootstrap, in nlpstats' shape: :func:`bootstrap_ci` is :func:`resample` (items drawn with
-replacement, Efron 1979; all rows of an item move together), :func:`correlate` (the statistic of
-every resample) and the percentile interval (:func:`~metajudge.stats.intervals.percentile_ci`).
+replacement, Efron 1979; all rows of an item move together),
+:func:`~metajudge.stats.correlation.correlate` (the statistic of every resample) and the
+percentile interval (:func:`~metajudge.stats.intervals.percentile_ci`).
 
 One implementation of each step, used by every analysis (meta-evaluation, backbone swap,
-comparisons): :func:`correlate` is the entry every product path calls for resampled
-statistics; it hands them to the resampling engine (:func:`metajudge.engine.statistics`: the
-fast engine, or the reference loop with ``engine="reference"``); the per-group values of a grouped correlation are indexed by
+comparisons): ``correlate``, the entry every product path calls for resampled statistics,
+lives beside the point statistic's dispatch (:mod:`.correlation`) and hands them to the
+resampling engine (:func:`metajudge.engine.statistics`: the fast engine, or the reference loop
+with ``engine="reference"``); the per-group values of a grouped correlation are indexed by
 group id, so a resample's grouped mean is one matrix product; the two-sided bootstrap p-value
 has one add-one smoothing rule. The slow, obvious loop of a whole bootstrap CI that checks it
 is ``tests/stats/reference.py``.
@@ -20,9 +22,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from metajudge import engine as _engine
-from metajudge.engine import Resamples, draw_counts, draw_indices, map_chunks
+from metajudge.engine import Resamples, draw_counts, draw_indices
 from metajudge.limits import check_allocation
-from metajudge.stats.correlation import ACCURACIES, SortOrders, _as_xy, accuracy_rows, statistic_fn
+from metajudge.stats.correlation import SortOrders, _as_xy, correlate, statistic_fn
 from metajudge.stats.correlation import statistic as point_statistic
 from metajudge.stats.intervals import percentile_ci
 
@@ -154,40 +156,6 @@ class BootstrapResult:
     samples: np.ndarray = field(repr=False)
 
 
-def correlate(
-    requests: Sequence[tuple[str, np.ndarray, np.ndarray]],
-    resamples: np.ndarray | Resamples | Sequence[Resamples],
-    *,
-    engine: str = "fast",
-) -> list[np.ndarray]:
-    """Each statistic ``(name, judge, human)`` on every resample (nlpstats' ``correlate`` of
-    each resample): the values of the expanded data in which row i appears ``W[b, i]`` times.
-    A request takes the metric first, as :func:`~metajudge.stats.correlation.statistic` does
-    (the order does not matter for a symmetric correlation's value; the engine keeps one).
-
-    ``resamples``: the row weights of :func:`resample`, a lazy
-    :class:`~metajudge.engine.Resamples` (a block of resamples at a time), or one
-    column view of the same Resamples per request. The engine is
-    :func:`metajudge.engine.statistics` (``engine``: ``fast``, matrix products, statistics
-    that follow from per-item sums in one pass, values remembered with the resamples; or
-    ``reference``, one resample at a time with scipy: the same values), the formulas those of
-    :mod:`.correlation` (:func:`~metajudge.engine.pearson_from_sums`) and of the accuracy
-    (:func:`~metajudge.stats.correlation.accuracy_rows`, whose rows the engine sums).
-    For accuracies ``judge`` carries the metric decision's sign (tie band applied).
-    """
-    return _engine.statistics([_engine_request(*r) for r in requests], resamples, engine=engine)
-
-
-def _engine_request(
-    name: str, judge: np.ndarray, human: np.ndarray
-) -> tuple[str, np.ndarray, np.ndarray]:
-    """A request as the engine takes it: an accuracy as its rows' credit and scored flags."""
-    if name in ACCURACIES:
-        credit, kept = accuracy_rows(name, human=np.asarray(human), judge=np.asarray(judge))
-        return ("accuracy", credit, kept)
-    return (name, judge, human)
-
-
 def bootstrap_ci(
     x: Sequence[float] | np.ndarray,
     y: Sequence[float] | np.ndarray,
@@ -288,16 +256,9 @@ def grouped_mean_samples(per_group: np.ndarray, W_groups: np.ndarray | Resamples
 
     Replicate b is Σ_g W[b, g]·v_g / Σ_g W[b, g]·1[v_g defined]: the mean over the groups drawn
     in resample b (with their multiplicity), undefined groups skipped as in the point value.
+    The engine's ``mean`` (:func:`metajudge.engine.statistics`, by the engine ``W_groups`` were
+    drawn for).
     """
     ok = np.isfinite(per_group)
     v0 = np.where(ok, per_group, 0.0)
-    okf = ok.astype(float)
-
-    def one(W: np.ndarray) -> np.ndarray:
-        W = np.ascontiguousarray(
-            W, dtype=float
-        )  # row sums independent of the block (engine/weighted.py)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.einsum("ij,j->i", W, v0) / np.einsum("ij,j->i", W, okf)
-
-    return map_chunks(one, W_groups)
+    return _engine.statistics([("mean", v0, ok.astype(float))], W_groups)[0]

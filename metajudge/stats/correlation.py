@@ -1,4 +1,5 @@
-"""Point statistics: correlations, the statistic dispatch by name and Fisher-z intervals.
+"""Point statistics: correlations, the statistic dispatch by name (on the data, :func:`statistic`;
+on every resample, :func:`correlate`, through the engine) and Fisher-z intervals.
 
 Pairwise accuracy is :func:`metajudge.stats.decisions.pairwise_accuracy` (``acc_ties`` =
 policy ``three_way``, ``acc_no_ties`` = ``exclude_human_ties``).
@@ -17,7 +18,8 @@ from typing import Literal
 
 import numpy as np
 
-from metajudge.engine import pearson_from_sums
+from metajudge import engine as _engine
+from metajudge.engine import Resamples, pearson_from_sums
 from metajudge.stats.decisions import pair_credit, pairwise_accuracy
 
 Statistic = Literal["pearson", "spearman", "kendall", "acc_ties", "acc_no_ties"]
@@ -143,8 +145,8 @@ def _rankdata(a: np.ndarray) -> np.ndarray:
 def _rank_vector(a: np.ndarray, order: np.ndarray | None = None) -> np.ndarray:
     """:func:`_rankdata` of a non-empty vector: each run of ties found once (its first and last
     position in sorted order), the same ``(start + end) / 2 + 1``, so the same ranks as the
-    matrix form, in 0.20 s where its running maxima and minima over every position take 0.32 s
-    (2,000,000 normal values). ``order``: ``a``'s sort order when the caller has it (any order
+    matrix form, faster than its running maxima and minima over every position (measured:
+    ``docs/benchmarks.md``). ``order``: ``a``'s sort order when the caller has it (any order
     among ties gives the same ranks)."""
     n = a.size
     order = np.argsort(a) if order is None else order
@@ -165,9 +167,9 @@ def _rank_vector(a: np.ndarray, order: np.ndarray | None = None) -> np.ndarray:
 class SortOrders:
     """The sort orders of one ``x`` and ``y`` (any order among ties), each found when first
     asked and then kept: Spearman's ρ and Kendall's τ_b of the same rows sort each side once
-    (:func:`statistic`'s ``sorts``: a cell's three correlations of 2,000,000 pooled rows in
-    0.62-0.83 s where 0.98-1.32 s). ``by_x``, ``by_y``: an order the caller already has (one
-    sort of a metric's pairs serves all its rows, :func:`rows_order`)."""
+    (:func:`statistic`'s ``sorts``; measured: ``docs/benchmarks.md``). ``by_x``, ``by_y``: an
+    order the caller already has (one sort of a metric's pairs serves all its rows,
+    :func:`rows_order`)."""
 
     def __init__(
         self,
@@ -316,7 +318,7 @@ def kendall_tau_b(
     Knight's (1966) O(n log n) algorithm, step for step as ``scipy.stats.kendalltau(x, y,
     variant="b")`` implements it (sort by y then stably by x, count the exchanges of a merge
     sort of y; the same integer counts and the same float operations, so the same bits) without
-    importing ``scipy.stats`` (1.7 s); ``nan`` when undefined. ``sorts``: the sort orders of
+    importing ``scipy.stats`` (slow to import); ``nan`` when undefined. ``sorts``: the sort orders of
     these very ``x`` and ``y``.
 
     >>> round(kendall_tau_b([1, 2, 3, 4], [1, 3, 2, 4]), 4)
@@ -349,11 +351,11 @@ def _by_x_then_y(
 ) -> tuple[np.ndarray, np.ndarray]:
     """x sorted, and y's dense ranks in that order with the ties of x ordered by y: the
     sequence whose merge-sort exchanges Knight's algorithm counts (scipy gets it by sorting y,
-    then x stably). Here by unstable sorts, a third of a stable sort's time on a million
-    floats: y's ranks from one sort of y; then one sort of x, which is the order when x has
-    no ties; with ties, a stable sort of the joint ranks (x rank, y rank) in that order, which
-    are out of order only within x's ties (0.34-0.41 s where a sort of them took 0.54-0.76 s:
-    2,000,000 values, each twice, against 5 labels). The same sequence, so the same counts."""
+    then x stably). Here by unstable sorts, faster than stable ones: y's ranks from one sort
+    of y; then one sort of x, which is the order when x has no ties; with ties, a stable sort
+    of the joint ranks (x rank, y rank) in that order, which are out of order only within x's
+    ties, so a short one (measured: ``docs/benchmarks.md``). The same sequence, so the same
+    counts."""
     n = xa.size
     by_y = np.argsort(ya) if sorts is None else sorts.by_y
     yr = np.empty(n, dtype=np.intp)
@@ -403,6 +405,41 @@ def statistic(
     if name in ACCURACIES:
         return pairwise_accuracy(human, judge, ACCURACIES[name])  # type: ignore[arg-type]
     raise ValueError(f"unknown statistic {name!r} (expected one of {', '.join(STATISTICS)})")
+
+
+def correlate(
+    requests: Sequence[tuple[str, np.ndarray, np.ndarray]],
+    resamples: np.ndarray | Resamples | Sequence[Resamples],
+    *,
+    engine: str | None = None,
+) -> list[np.ndarray]:
+    """Each statistic ``(name, judge, human)`` of :func:`statistic` on every resample
+    (nlpstats' ``correlate`` of each resample): the values of the expanded data in which row i
+    appears ``W[b, i]`` times. The one resampled-statistic entry, beside the point value's
+    dispatch, so a statistic's value and its resamples leave this module for the same engine
+    formulas. A request takes the metric first, as :func:`statistic` does (the order does not
+    matter for a symmetric correlation's value; the engine keeps one).
+
+    ``resamples``: the row weights of :func:`~metajudge.stats.bootstrap.resample`, a lazy
+    :class:`~metajudge.engine.Resamples` (a block of resamples at a time), or one column view
+    of the same Resamples per request. The engine is :func:`metajudge.engine.statistics`
+    (``engine``: ``fast``, matrix products, statistics that follow from per-item sums in one
+    pass, values remembered with the resamples; or ``reference``, one resample at a time with
+    scipy: the same values; ``None``: the engine the resamples were drawn for), the formulas :func:`~metajudge.engine.pearson_from_sums` and the
+    accuracy's (:func:`accuracy_rows`, whose rows the engine sums). For accuracies ``judge``
+    carries the metric decision's sign (tie band applied).
+    """
+    return _engine.statistics([_engine_request(*r) for r in requests], resamples, engine=engine)
+
+
+def _engine_request(
+    name: str, judge: np.ndarray, human: np.ndarray
+) -> tuple[str, np.ndarray, np.ndarray]:
+    """A request as the engine takes it: an accuracy as its rows' credit and scored flags."""
+    if name in ACCURACIES:
+        credit, kept = accuracy_rows(name, human=np.asarray(human), judge=np.asarray(judge))
+        return ("accuracy", credit, kept)
+    return (name, judge, human)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ Two Spearman definitions under a control (:data:`SPEARMAN_METHODS`):
 
 Partial Pearson is Pearson's r of the residuals (= pingouin's ``partial_corr``). The
 correlations themselves are those of :mod:`.correlation`; the bootstrap of them is
-:func:`~metajudge.stats.bootstrap.correlate` on the residual rows (the control fitted once on
+:func:`~metajudge.stats.correlation.correlate` on the residual rows (the control fitted once on
 all the rows, then the rows resampled).
 """
 

@@ -87,6 +87,64 @@ def test_engines_agree_on_dense_weights_and_the_accuracies_of_the_stats_layer() 
             np.testing.assert_allclose(f, r, rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize("undefined", [0.0, 0.3, 1.0])
+def test_engines_agree_on_grouped_means(undefined: float) -> None:
+    """``mean``: a grouped correlation's per-group values (some undefined; all undefined: every
+    resample NaN) averaged over each resample's drawn groups, on lazy and dense resamples, and
+    as the statistics layer asks for them (:func:`metajudge.stats.grouped_mean_samples`)."""
+    rng = np.random.default_rng(6)
+    v = rng.uniform(-1, 1, N_ITEMS)
+    v[rng.random(N_ITEMS) < undefined] = np.nan
+    ok = np.isfinite(v)
+    req = [("mean", np.where(ok, v, 0.0), ok.astype(float))]
+    R = Resamples.draw(N_ITEMS, B, np.random.default_rng(7))
+    W = st.bootstrap_weights(N_ITEMS, B, np.random.default_rng(7))
+    for resamples in (R, W):
+        _both(req, resamples)
+    fast = st.grouped_mean_samples(v, R)
+    drawn = Resamples.draw(N_ITEMS, B, np.random.default_rng(7), engine="reference")
+    ref = st.grouped_mean_samples(v, drawn)
+    assert np.array_equal(np.isnan(fast), np.isnan(ref))
+    np.testing.assert_allclose(fast, ref, rtol=0, atol=1e-12)
+    assert np.isnan(fast).all() == (undefined == 1.0)
+
+
+def test_every_engine_statistic_is_served_by_both() -> None:
+    """The kinds the tests above cover are every kind the engine serves."""
+    assert set(engine.ENGINE_STATISTICS) == {"pearson", "spearman", "kendall", "accuracy", "mean"}
+    with pytest.raises(ValueError, match="unknown statistic"):
+        engine.statistics([("median", np.ones(3), np.ones(3))], np.ones((1, 3)), engine="fast")
+    with pytest.raises(ValueError, match="unknown statistic"):
+        engine.statistics([("median", np.ones(3), np.ones(3))], np.ones((1, 3)), engine="reference")
+
+
+def test_resamples_are_measured_by_the_engine_they_were_drawn_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without an ``engine``, a statistic of resamples drawn for the reference engine (and of
+    their column views) is the reference's: every path of a run reaches the engine it chose."""
+    from metajudge.engine import reference
+
+    asked: list[int] = []
+    plain = reference.reference_statistics
+    monkeypatch.setattr(
+        reference, "reference_statistics", lambda r, w: asked.append(len(r)) or plain(r, w)
+    )
+    rng = np.random.default_rng(3)
+    x, y = _kinds(rng, 2 * N_ITEMS)["metric_vs_labels"]
+    rows = np.repeat(np.arange(N_ITEMS), 2)
+    R = Resamples.draw(N_ITEMS, B, np.random.default_rng(1), engine="reference")
+    assert R.engine == R[:, rows].engine == "reference"
+    st.correlate([("kendall", x, y)], R[:, rows])
+    st.correlate([("pearson", x, y)], [R[:, rows]])
+    st.bootstrap_ci(x, y, statistic="spearman", resamples=R[:, rows])
+    st.grouped_mean_samples(rng.normal(size=N_ITEMS), R)
+    assert asked == [1, 1, 1, 1]
+    st.correlate([("kendall", x, y)], R[:, rows], engine="fast")  # asked for by name: fast
+    assert asked == [1, 1, 1, 1]
+    assert Resamples.draw(N_ITEMS, B, np.random.default_rng(1)).engine == "fast"
+
+
 def test_the_reference_draws_the_resamples_of_the_fast_engine() -> None:
     """Its items, drawn one resample at a time, count to the fast engine's count matrix."""
     R = Resamples.draw(N_ITEMS, B, np.random.default_rng(9))
@@ -119,27 +177,49 @@ def _numbers(result: dict[str, Any]) -> dict[tuple[Any, ...], Any]:
     return dict(leaves({k: v for k, v in result.items() if k not in ("timing_s", "run")}, ()))
 
 
+#: meta-eval runs checked with both engines: RAGChecker's pairwise cells (Pearson, Spearman,
+#: Kendall, the accuracies) and the inter-human reference; two metrics' comparisons (paired
+#: bootstrap CIs); LFTQA-Eval's grouped (per input, then averaged) pointwise correlations
+RAG = ["--dataset", "ragchecker_meta_eval", "--scores", "shipped"]
+RUNS = {
+    "cells": [*RAG, "--no-compare"],
+    "comparisons": [*RAG, "--metrics", "ragchecker_correctness,ragchecker_completeness"],
+    "grouped": ["--dataset", "lftqa_eval", "--subset", "qtsumm", "--scores", "shipped"]
+    + ["--metrics", "bleu,geval_gpt-4o_faithfulness", "--protocol", "pointwise"]
+    + ["--level", "item", "--no-compare"],
+}
+
+
+@pytest.mark.parametrize("run", list(RUNS))
 def test_meta_eval_with_the_reference_engine_writes_the_fast_numbers(
-    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    run: str, data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """``--engine reference`` on real data (:data:`RUNS`): the same numbers as the fast run
+    (1e-12), every resampled value the reference's (the fast engine is never asked)."""
     from metajudge.engine import reference
 
-    asked: list[int] = []  # requests the reference engine answered, per run
-    plain = reference.reference_statistics
+    asked: dict[str, list[int]] = {"reference": [], "fast": []}  # requests answered, per run
+    plain = {"reference": reference.reference_statistics, "fast": engine.weighted_statistics}
 
-    def counted(requests: Any, resamples: Any) -> list[np.ndarray]:
-        asked[-1] += len(requests)
-        return plain(requests, resamples)
+    def counted(name: str) -> Any:
+        def answer(requests: Any, resamples: Any) -> list[np.ndarray]:
+            asked[name][-1] += len(requests)
+            return plain[name](requests, resamples)
 
-    monkeypatch.setattr(reference, "reference_statistics", counted)
-    argv = ["meta-eval", "--dataset", "ragchecker_meta_eval", "--data-dir", str(data_dir)]
-    argv += ["--scores", "shipped", "--n-boot", "20", "--no-plots", "--no-compare", "--quiet"]
+        return answer
+
+    monkeypatch.setattr(reference, "reference_statistics", counted("reference"))
+    monkeypatch.setattr(engine, "weighted_statistics", counted("fast"))
+    argv = ["meta-eval", *RUNS[run], "--data-dir", str(data_dir)]
+    argv += ["--n-boot", "20", "--no-plots", "--quiet"]
     results = {}
     for name in ("fast", "reference"):
-        asked.append(0)
+        asked["reference"].append(0)
+        asked["fast"].append(0)
         assert main([*argv, "--engine", name, "--out", str(tmp_path / name)]) == 0
         results[name] = json.loads((tmp_path / name / "result.json").read_text())
-    assert asked[0] == 0 and asked[1] >= 20  # every cell's bootstrap values: the reference's
+    assert asked["reference"][0] == 0 and asked["fast"][1] == 0  # each run its own engine
+    assert asked["reference"][1] >= 10 and asked["fast"][0] >= 10
     fast, ref = _numbers(results["fast"]), _numbers(results["reference"])
     assert ref.pop(("options", "engine")) == "reference"
     assert fast.pop(("options", "engine")) == "fast"
@@ -153,4 +233,10 @@ def test_meta_eval_with_the_reference_engine_writes_the_fast_numbers(
         else:
             assert f == r, (at, f, r)
     ci = [at for at in fast if "ci" in at and isinstance(fast[at], float)]
-    assert floats > 1000 and len(ci) > 100  # the bootstrap CIs are among them
+    assert floats > 1000 and len(ci) > 30  # the bootstrap CIs are among them
+    kinds = {
+        "cells": [at for at in fast if at[-2:] == ("kendall", "ci_method")],
+        "comparisons": [at for at in fast if at[-1] == "p_bootstrap" and fast[at] is not None],
+        "grouped": [at for at in fast if at == ("protocol", "grouped") and fast[at] is True],
+    }
+    assert kinds[run], run  # the run has what it checks

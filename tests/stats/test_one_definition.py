@@ -49,7 +49,7 @@ ONE_DEFINITION = {
     "accuracy_from_sums": "engine/formulas.py",
     "bootstrap_ci": "stats/bootstrap.py",
     "resample": "stats/bootstrap.py",
-    "correlate": "stats/bootstrap.py",
+    "correlate": "stats/correlation.py",
     "paired_bootstrap_diff": "stats/significance.py",
     "grouped_correlation": "stats/bootstrap.py",
 }

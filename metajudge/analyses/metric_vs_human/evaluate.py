@@ -461,9 +461,12 @@ def meta_evaluate(
             field="metrics",
         )
     rng = np.random.default_rng(proto.seed)
-    # drawn a block of resamples at a time: memory O(rows), values as bootstrap_weights
+    # drawn a block of resamples at a time: memory O(rows), values as bootstrap_weights; measured
+    # by the run's engine wherever a statistic of them is asked for (cells, references, comparisons)
     W = (
-        Resamples.draw(view.n_items, proto.n_boot, rng, consume=False, progress=progress)
+        Resamples.draw(
+            view.n_items, proto.n_boot, rng, consume=False, progress=progress, engine=proto.engine
+        )
         if proto.n_boot > 0
         else None
     )

@@ -189,10 +189,11 @@ def prefetch_pooled(W: object, requests: Sequence[tuple[str, FArr, FArr, IArr]])
     (:func:`~metajudge.stats.correlate`). The resamples remember the
     values, so the estimates asked for next (:func:`loo_reference`, one statistic at a time)
     find them computed; a no-op unless ``W`` is a
-    :class:`~metajudge.engine.Resamples`."""
+    :class:`~metajudge.engine.Resamples` of the fast engine (the reference engine remembers
+    nothing)."""
     from metajudge.engine import Resamples
 
-    if not isinstance(W, Resamples):
+    if not isinstance(W, Resamples) or W.engine != "fast":
         return
     reqs, views, by_rows = [], [], {}
     for s, x, y, items in requests:

@@ -67,10 +67,11 @@ class Protocol:
     n_boot, seed, ci_level
         Bootstrap resamples of items (0: none), seed of the ``numpy.random.Generator``, CI level.
     engine
-        The resampling engine of the cells' bootstrap values (metric vs human;
-        :data:`metajudge.engine.ENGINES`): ``fast``, or ``reference``, a plain loop over
-        resamples that gives the same values. (The inter-human reference and the metric
-        comparisons run the fast engine.)
+        The resampling engine of the run's bootstrap values (:data:`metajudge.engine.ENGINES`;
+        the resamples are drawn for it, so the cells, the inter-human reference, the
+        comparisons' paired bootstrap and the grouped means all reach it): ``fast``, or
+        ``reference``, a plain loop over resamples that gives the same values. (The
+        permutation tests and the system-level values are computed outside the engine.)
     compare, n_perm, max_compare
         Metric-vs-metric tests; ``n_perm`` permutations (None: ``n_boot``); skipped with more than
         ``max_compare`` metrics.
