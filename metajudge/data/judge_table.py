@@ -141,8 +141,17 @@ def labelled_rows(
 
     data = dataset(path)
     _check(data, path, cluster_field)
-    table = data.to_table(columns=list(COLUMNS), filter=ds.field("oracle_label").is_valid())
+    labelled = ds.field("oracle_label").is_valid()
+    table = _scanner(data, list(COLUMNS), filter=labelled).to_table()
     return [r for r in _rows(table, path) if r[4] is not None], label_scale(data)
+
+
+def _scanner(data: Any, columns: list[str], **kw: Any) -> Any:
+    """A scan of ``columns`` one batch of :data:`BATCH_ROWS` rows ahead (pyarrow's default
+    reads 16 batches ahead in 4 files at once: 1.6 GB of a 100M-row table's labelled pass)."""
+    return data.scanner(
+        columns=columns, batch_size=BATCH_ROWS, batch_readahead=1, fragment_readahead=1, **kw
+    )
 
 
 def scan(path: str | Path, sums: Any) -> Any:
@@ -152,13 +161,7 @@ def scan(path: str | Path, sums: Any) -> Any:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    scanner = dataset(path).scanner(
-        columns=["system", "judge_score"],
-        batch_size=BATCH_ROWS,
-        batch_readahead=1,
-        fragment_readahead=1,
-    )
-    for batch in scanner.to_batches():
+    for batch in _scanner(dataset(path), ["system", "judge_score"]).to_batches():
         if not batch.num_rows:
             continue
         sys_col, judge_col = batch.column(0), batch.column(1)
