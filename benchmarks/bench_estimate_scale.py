@@ -84,7 +84,7 @@ def run_command(folder: Path, src: str) -> dict[str, Any]:
     load0 = os.getloadavg()[0]
     t0 = time.perf_counter()
     cmd = [sys.executable, "-m", "metajudge", "calibrate", "estimate", "--input", str(folder)]
-    p = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    p = subprocess.run(cmd, check=False, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if p.returncode:
@@ -116,10 +116,9 @@ def check(folder: Path) -> float:
     value of every system and the selection gate; a differing non-number raises)."""
     from metajudge.analyses.calibration.crossfit import crossfit_rows
     from metajudge.analyses.calibration.estimate import Settings, calibrated_estimates
+    from metajudge.data import judge_table
     from metajudge.data.source import DataSource
     from metajudge.runs.calibrate_estimate import streamed_estimate
-
-    from metajudge.data import judge_table
 
     st = Settings()
     rows, scale = judge_table.table_rows(folder)

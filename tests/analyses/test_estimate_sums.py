@@ -13,13 +13,13 @@ import pytest
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
-from metajudge.analyses.calibration.crossfit import crossfit_rows, fit_crossfit  # noqa: E402
-from metajudge.analyses.calibration.estimate import Settings, calibrated_estimates  # noqa: E402
-from metajudge.analyses.calibration.sums import ScoreSums, breaks_of, sums_estimates  # noqa: E402
-from metajudge.data import judge_table  # noqa: E402
-from metajudge.data.source import DataSource  # noqa: E402
-from metajudge.errors import InputError  # noqa: E402
-from metajudge.runs import calibrate_estimate as runs  # noqa: E402
+from metajudge.analyses.calibration.crossfit import crossfit_rows, fit_crossfit
+from metajudge.analyses.calibration.estimate import Settings, calibrated_estimates
+from metajudge.analyses.calibration.sums import ScoreSums, breaks_of, sums_estimates
+from metajudge.data import judge_table
+from metajudge.data.source import DataSource
+from metajudge.errors import InputError
+from metajudge.runs import calibrate_estimate as runs
 
 #: labels per system: one borrowed (0), one fully labelled (all its 60 rows)
 LABELS = {"s0": 40, "s1": 0, "s2": 70, "s3": 25, "s4": 60, "s5": 45}
@@ -140,3 +140,16 @@ def test_refusals(tmp_path: Path) -> None:
         judge_table.labelled_rows(tmp_path / "x.parquet")
     assert not judge_table.is_judge_table(tmp_path / "nope.parquet")
     assert not judge_table.is_judge_table("tests")
+
+
+def test_hive_partitions_give_the_system(tmp_path: Path) -> None:
+    """``system=NAME/`` folders without a system column: the same estimates as with it."""
+    flat = write_table(tmp_path / "flat")
+    hive = tmp_path / "hive"
+    for f in sorted(flat.rglob("*.parquet")):
+        t = pq.read_table(f)
+        (hive / f"system={f.stem}").mkdir(parents=True)
+        pq.write_table(t.drop_columns(["system"]), hive / f"system={f.stem}" / "0.parquet")
+    assert judge_table.is_judge_table(hive)
+    st = Settings(folds=5)
+    same(streamed(flat, st).systems, streamed(hive, st).systems, "systems")
