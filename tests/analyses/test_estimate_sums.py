@@ -115,10 +115,11 @@ def test_the_command_streams_above_its_limit(
     whole = runs.run_estimate(src)
     monkeypatch.setattr(judge_table, "STREAM_ROWS", 1000)
     assert runs.streams(src)
-    part = runs.run_estimate(src)
+    part = runs.run_estimate(src, out=str(tmp_path / "run"))
     same(whole.result.systems, part.result.systems, "systems")
     assert whole.result.differences and not part.result.differences
     assert "streamed" in part.markdown
+    assert (tmp_path / "run" / "report.html").is_file()
     with pytest.raises(InputError, match="--plan needs the rows in memory"):
         runs.run_estimate(src, plan=str(tmp_path / "plan.csv"))
 
