@@ -154,3 +154,35 @@ def test_hive_partitions_give_the_system(tmp_path: Path) -> None:
     assert judge_table.is_judge_table(hive)
     st = Settings(folds=5)
     same(streamed(flat, st).systems, streamed(hive, st).systems, "systems")
+
+
+def test_a_binary_judge_streams_without_rogan_gladen(tmp_path: Path) -> None:
+    """0/1 judge scores and labels: the estimates as in memory; the Rogan–Gladen rate (a
+    bootstrap of the rows) only in memory, and a note says so."""
+    rng = np.random.default_rng(5)
+    folder = tmp_path / "b"
+    folder.mkdir()
+    for k in range(4):
+        good = rng.random(800) < 0.4 + 0.1 * k
+        judge = np.where(rng.random(800) < 0.85, good, ~good).astype(float)
+        label = np.full(800, np.nan)
+        pick = rng.choice(800, 40, replace=False)
+        label[pick] = good[pick]
+        pq.write_table(
+            pa.table(
+                {
+                    "system": [f"s{k}"] * 800,
+                    "prompt_id": [f"p{i}" for i in range(800)],
+                    "judge_score": judge,
+                    "oracle_label": pa.array(label, from_pandas=True),
+                }
+            ),
+            folder / f"{k}.parquet",
+        )
+    st = Settings(folds=5, n_boot=200)
+    rows, scale = judge_table.table_rows(folder)
+    mem = calibrated_estimates(crossfit_rows(rows, scale=scale, source="t"), st=st)
+    assert all("rogan_gladen" in s for s in mem.systems)
+    got = streamed(folder, st)
+    same([{k: v for k, v in s.items() if k != "rogan_gladen"} for s in mem.systems], got.systems)
+    assert "Rogan–Gladen" in got.notes[-1]

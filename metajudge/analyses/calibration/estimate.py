@@ -451,8 +451,8 @@ def calibrated_estimates(
             field="judge score",
         )
     cf, systems, fits = estimate_systems(rows, st)
-    diffs = [_difference(fits[a], fits[b], cf.k, st.alpha) for a, b in combinations(fits, 2)]
     cal = rows.take(rows.labelled)
+    diffs = [_difference(fits[a], fits[b], cf.k, st.alpha) for a, b in combinations(fits, 2)]
     return estimate_result(cal, cf, systems, diffs, probes, st, selection_gate(rows), design)
 
 

@@ -240,4 +240,9 @@ def sums_estimates(
         "judge-score segment (docs/scale.md), each (system, prompt) taken as one row; paired "
         "differences between systems need per-prompt sums across systems and are not computed"
     )
+    if np.isin(cal.label, (0.0, 1.0)).all() and np.isin(cal.judge, (0.0, 1.0)).all():
+        res.notes.append(
+            "the Rogan–Gladen pass rate (a bootstrap of every row) is given only for a system "
+            "whose rows are all labelled"
+        )
     return res
