@@ -40,7 +40,9 @@ ESTIMATE_DESCRIPTION = (
     "transport audit of the calibration on held-out labelled probes (PASS / FAIL / "
     "INCONCLUSIVE at --transport-margin; fewer than 20 clusters never PASS). Input: a CJE fresh-draw "
     "folder (--input DIR of <system>_responses.jsonl with prompt_id, judge_score, optional "
-    "oracle_label), or a dataset whose labels may cover only some records (--input FILE or "
+    "oracle_label), a Parquet judge-score table with those columns and system (--input FILE or "
+    "DIR of partitions; above 2,000,000 rows summed in a streaming scan, without paired "
+    "differences), or a dataset whose labels may cover only some records (--input FILE or "
     "--dataset, with --scores naming one judge column). --method ppi / rogan-gladen: PPI++ or the "
     "Rogan-Gladen correction with --n-labelled human labels drawn at random from a fully "
     "labelled dataset and the judge on the rest."
@@ -52,8 +54,9 @@ def _add_source(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--input",
         metavar="PATH",
-        help="a CJE fresh-draw folder (<system>_responses.jsonl), or a canonical dataset file "
-        "(with --scores; records without labels are the unlabelled ones)",
+        help="a CJE fresh-draw folder (<system>_responses.jsonl), a Parquet judge-score table "
+        "(a file or a folder of partitions: system, prompt_id, judge_score, oracle_label), or a "
+        "canonical dataset file (with --scores; records without labels are the unlabelled ones)",
     )
     g.add_argument("--dataset", metavar="NAME", help="a built-in dataset (with --scores)")
     add_scores(

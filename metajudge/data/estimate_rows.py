@@ -80,6 +80,16 @@ def read_rows(
         raise InputError(
             "not found (a CJE fresh-draw folder or a dataset file)", path=src.path, field="--input"
         )
+    from metajudge.data import judge_table
+
+    if src.path and judge_table.is_judge_table(src.path):
+        if src.scores:
+            raise InputError(
+                "--scores goes with a dataset; a judge-score table carries judge_score",
+                field="--scores",
+            )
+        rows, scale = judge_table.table_rows(src.path, src.cluster_field)
+        return rows, scale, {}
     if src.is_folder:
         if src.scores:
             raise InputError(

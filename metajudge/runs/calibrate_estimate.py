@@ -30,6 +30,43 @@ def estimate_rows(src: DataSource, notes: list[str] | None = None) -> tuple[Any,
     return crossfit_rows(rows, scale=scale, source=src.name), dropped
 
 
+def _stream_rows() -> int:
+    from metajudge.data.judge_table import STREAM_ROWS
+
+    return STREAM_ROWS
+
+
+def streams(src: DataSource) -> bool:
+    """Is the input a Parquet judge-score table (:mod:`metajudge.data.judge_table`) of more than
+    its ``STREAM_ROWS`` rows, estimated from sums in a streaming scan?"""
+    from metajudge.data import judge_table
+
+    path = src.path
+    return (
+        bool(path)
+        and judge_table.is_judge_table(path)
+        and (judge_table.row_count(path) > _stream_rows())
+    )
+
+
+def streamed_estimate(src: DataSource, st: Any, probes: str | None = None) -> Any:
+    """``calibrate estimate`` on a Parquet judge-score table from sums
+    (:func:`metajudge.analyses.calibration.sums.sums_estimates`): the labelled rows read into
+    memory, the calibration fitted on them, then every judge score summed in one streaming scan
+    (:func:`metajudge.data.judge_table.scan`)."""
+    from metajudge.analyses.calibration.crossfit import crossfit_rows, fit_crossfit
+    from metajudge.analyses.calibration.sums import ScoreSums, breaks_of, sums_estimates
+    from metajudge.data import judge_table
+
+    raw, scale = judge_table.labelled_rows(src.path, src.cluster_field)
+    if not raw:
+        raise InputError("no labelled row (oracle_label)", path=src.path, field="oracle_label")
+    cal = crossfit_rows(raw, scale=scale, source=src.name)
+    cf = fit_crossfit(cal, seed=st.seed, folds=st.folds)
+    sums = judge_table.scan(src.path, ScoreSums(breaks_of(cf)))
+    return sums_estimates(cal, cf, sums, st, probe_rows(src, probes, cal))
+
+
 def probe_rows(src: DataSource, probes: str | None, rows: Any) -> Any:
     """The rows of the probe folder ``probes`` (``--probes``), refused where one is a labelled
     row of ``rows``."""
@@ -161,12 +198,6 @@ def run_estimate(
         from metajudge.scores.spec import input_paths
 
         check_out_dir(out, inputs=[*input_paths(src), probes, plan], field="--out")
-    notes: list[str] = []
-    rows, dropped = estimate_rows(src, notes)
-    design = None
-    if plan:
-        rows, design = with_plan(rows, plan)
-    probe = probe_rows(src, probes, rows)
     st = Settings(
         alpha=alpha,
         support_threshold=support_threshold,
@@ -175,7 +206,22 @@ def run_estimate(
         folds=folds,
         n_boot=n_boot,
     )
-    res = estimate_mean("aipw", rows, st, probes=probe, design=design)
+    notes: list[str] = []
+    if streams(src):
+        if plan:
+            raise InputError(
+                "--plan needs the rows in memory: a label plan goes with a table of at most "
+                f"{_stream_rows():,} rows",
+                field="--plan",
+            )
+        res, dropped = streamed_estimate(src, st, probes), {}
+    else:
+        rows, dropped = estimate_rows(src, notes)
+        design = None
+        if plan:
+            rows, design = with_plan(rows, plan)
+        probe = probe_rows(src, probes, rows)
+        res = estimate_mean("aipw", rows, st, probes=probe, design=design)
     res.notes[:0] = notes
     md = estimate_markdown(res)
     run = EstimateRun(res, md, dropped, [])

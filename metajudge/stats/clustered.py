@@ -42,8 +42,19 @@ def influence_se(influence: npt.ArrayLike, clusters: Sequence[object] | np.ndarr
     sums = np.bincount(inv, weights=c, minlength=g)
     big = float(np.max(np.abs(sums)))
     if big > 1e150:  # (scaled first: the squares of a judge score of 1.7e308 overflow)
-        return big * math.sqrt(g / (g - 1) * float(np.sum((sums / big) ** 2)))
-    return math.sqrt(g / (g - 1) * float(np.sum(sums**2)))
+        return big * math.sqrt(cr1_variance(float(np.sum((sums / big) ** 2)), g))
+    return math.sqrt(cr1_variance(float(np.sum(sums**2)), g))
+
+
+def cr1_variance(square_sum: float, g: int) -> float:
+    """The CR1 variance ``G/(G − 1) · Σ_g (Σ_{i∈g} c_i)²`` from the sum of the squared cluster
+    sums over ``g`` clusters (NaN under 2): :func:`influence_se`'s, and that of influence values
+    summed without their rows (``calibrate estimate`` on a streamed scan, a cluster a row).
+
+    >>> cr1_variance(0.5, 2)
+    1.0
+    """
+    return g / (g - 1) * square_sum if g >= 2 else math.nan
 
 
 def clustered_mean(

@@ -107,7 +107,7 @@ class _Fit:
     """One system's estimate internals: pseudo-outcomes, jackknife estimates, sampling df."""
 
     value: float
-    psi: FArr
+    psi: FArr  # per row (empty from sums, :mod:`.sums`, where the CR1 variance is summed)
     jack: FArr
     df_sampling: float
     var_floor: float = 0.0  # pooled residual variance / own labels (augmented)
@@ -151,13 +151,15 @@ def _used(r: EstimateRows) -> npt.NDArray[np.bool_]:
     return r.labelled & (~np.isfinite(r.pi) | r.drawn)
 
 
-def residual_var_at(cf: CrossFit, judge: FArr) -> FArr:
+def residual_var_at(cf: CrossFit, judge: FArr, weights: FArr | None = None) -> FArr:
     """The residual variance at each of a system's judge scores (the floors' one model): the
     binned squared residual (:meth:`~.crossfit.CrossFit.residual_sd`) scaled so that over the
     labelled rows it averages to the pooled out-of-fold residual variance (centred), and raised
-    where needed so that over ``judge`` it averages at least that pooled variance."""
+    where needed so that over ``judge`` (each score counted ``weights`` times: a count per
+    judge-score segment, :mod:`.sums`) it averages at least that pooled variance."""
     u2 = cf.residual_sd(judge) ** 2 * cf.residual_var / max(cf.resid_overall_rms**2, 1e-300)
-    return u2 * max(1.0, cf.residual_var / max(float(np.mean(u2)), 1e-300))
+    mean = float(np.mean(u2) if weights is None else np.average(u2, weights=weights))
+    return u2 * max(1.0, cf.residual_var / max(mean, 1e-300))
 
 
 def _ipw_fit(r: EstimateRows, cf: CrossFit, f: FArr) -> _Fit:
@@ -241,7 +243,13 @@ def _interval(
 
 def _support(judge: FArr, cf: CrossFit, threshold: float) -> dict[str, Any]:
     lo, hi = cf.s_range
-    below, above = float(np.mean(judge < lo)), float(np.mean(judge > hi))
+    return support_shares(float(np.mean(judge < lo)), float(np.mean(judge > hi)), cf, threshold)
+
+
+def support_shares(below: float, above: float, cf: CrossFit, threshold: float) -> dict[str, Any]:
+    """The score-support gate of the shares of judge scores ``below`` and ``above`` the labelled
+    range (module docstring)."""
+    lo, hi = cf.s_range
     share = below + above
     return {
         "outside_share": share,
@@ -268,7 +276,11 @@ def _rogan_gladen(r: EstimateRows, cal: EstimateRows, st: Settings) -> dict[str,
 
 
 def _naive(r: EstimateRows, alpha: float) -> dict[str, float]:
-    m, se, g = cl.clustered_mean(r.judge, r.cluster)
+    return naive_interval(*cl.clustered_mean(r.judge, r.cluster), alpha)
+
+
+def naive_interval(m: float, se: float, g: int, alpha: float) -> dict[str, float]:
+    """The raw judge mean ``m`` with its clustered ``se`` over ``g`` clusters: its t interval."""
     lo, hi = cl.t_interval(m, se, g - 1.0, alpha)
     return {"value": m, "se": se, "lo": lo, "hi": hi}
 
@@ -280,22 +292,40 @@ def estimate_system(
     fit, route = _system_fit(r, cf)
     n = len(r)
     var_s = cl.influence_se((fit.psi - fit.value) / n, r.cluster) ** 2
-    if fit.var_floor > var_s:  # the pooled residual variance: its df are all labelled clusters'
-        var_s, fit.df_sampling = fit.var_floor, cf.n_clusters - 1.0
-    out: dict[str, Any] = {
+    counts = {
         "system": str(r.system[0]),
         "rows": n,
         "labelled": int(r.labelled.sum()),
         "clusters": len(set(r.cluster.tolist())),
-        "route": route,
-        **_interval(fit.value, var_s, fit.df_sampling, fit.jack, cf.k, st.alpha, r.scale),
+    }
+    gates = {
         "judge_mean": _naive(r, st.alpha),
         "support": _support(r.judge, cf, st.support_threshold),
     }
+    out = system_estimate(counts, route, fit, var_s, cf, st, r.scale, gates)
     rg = _rogan_gladen(r, cal, st)
     if rg is not None:
         out["rogan_gladen"] = rg
     return out, fit
+
+
+def system_estimate(
+    counts: dict[str, Any],
+    route: str,
+    fit: _Fit,
+    var_s: float,
+    cf: CrossFit,
+    st: Settings,
+    scale: tuple[float, float],
+    gates: dict[str, Any],
+) -> dict[str, Any]:
+    """One system's estimate dict from its ``fit`` and the CR1 variance ``var_s`` of its mean ψ
+    (from its rows, or from sums, :mod:`.sums`): ``counts`` (system, rows, labelled,
+    clusters), the route, the interval, then ``gates`` (judge mean, support)."""
+    if fit.var_floor > var_s:  # the pooled residual variance: its df are all labelled clusters'
+        var_s, fit.df_sampling = fit.var_floor, cf.n_clusters - 1.0
+    interval = _interval(fit.value, var_s, fit.df_sampling, fit.jack, cf.k, st.alpha, scale)
+    return {**counts, "route": route, **interval, **gates}
 
 
 def _difference(
@@ -423,6 +453,22 @@ def calibrated_estimates(
     cf, systems, fits = estimate_systems(rows, st)
     cal = rows.take(rows.labelled)
     diffs = [_difference(fits[a], fits[b], cf.k, st.alpha) for a, b in combinations(fits, 2)]
+    return estimate_result(cal, cf, systems, diffs, probes, st, selection_gate(rows), design)
+
+
+def estimate_result(
+    cal: EstimateRows,
+    cf: CrossFit,
+    systems: list[dict[str, Any]],
+    diffs: list[dict[str, Any]],
+    probes: EstimateRows | None,
+    st: Settings,
+    gate: dict[str, Any],
+    design: dict[str, Any] | None = None,
+) -> EstimateResult:
+    """The result of the systems' estimates and their paired differences (Holm-adjusted here),
+    with the transport audits on ``probes`` and the level claims; ``cal``: the labelled rows,
+    ``gate``: the selection gate's."""
     for d, p in zip(diffs, holm([d["p"] for d in diffs]), strict=True):
         d["p_holm"] = float(p)
     audits = []
@@ -438,16 +484,16 @@ def calibrated_estimates(
         d["conditional_on_transport"] = bool({d["a"], d["b"]} & unverified)
         d["level_refused"] = sorted({d["a"], d["b"]} & refused)
     return EstimateResult(
-        source=rows.source,
-        scale=list(rows.scale),
+        source=cal.source,
+        scale=list(cal.scale),
         calibration=cf.summary() | {"systems_with_labels": sorted(set(cal.system.tolist()))},
         systems=systems,
         differences=diffs,
         transport=audits,
         settings=asdict(st),
-        notes=_notes(systems, design, rows.scale),
+        notes=_notes(systems, design, cal.scale),
         plan=design,
-        selection_gate=selection_gate(rows),
+        selection_gate=gate,
     )
 
 
@@ -506,8 +552,6 @@ def selection_gate(rows: EstimateRows, alpha: float = GATE_ALPHA) -> dict[str, A
     labelled rows are a random subset, so the test holds whatever the clustering. A flag means
     the labels are not a random draw given the design: the estimate's residual correction
     assumes they are."""
-    from scipy import stats as ss
-
     own = [s for s in rows.systems if rows.of(s).labelled.any()]
     r = rows.take(np.isin(rows.system, own))
     q, used = inclusion_probability(r), _used(r)
@@ -516,6 +560,17 @@ def selection_gate(rows: EstimateRows, alpha: float = GATE_ALPHA) -> dict[str, A
     w = 1.0 / q[used]
     lab_u, all_u = float(np.sum(w * x[used]) / np.sum(w)), float(x.mean())
     var = float(np.sum((1 - q) / q * (x - all_u) ** 2)) / len(r) ** 2
+    return selection_verdict(lab_u, all_u, var, unit, alpha)
+
+
+def selection_verdict(
+    lab_u: float, all_u: float, var: float, unit: float, alpha: float = GATE_ALPHA
+) -> dict[str, Any]:
+    """The selection gate (:func:`selection_gate`) of the labelled rows' weighted mean judge
+    score ``lab_u`` against all rows' ``all_u`` with its design variance ``var``, all in units
+    of ``unit`` (the largest absolute judge score)."""
+    from scipy import stats as ss
+
     z = (lab_u - all_u) / math.sqrt(var) if var > 0 else 0.0
     lab_m, all_m = lab_u * unit, all_u * unit
     p = float(2 * ss.norm.sf(abs(z)))
