@@ -66,13 +66,13 @@ def simulate(
         keep = np.zeros(n, bool)
         keep[rng.choice(n, size=round(pilot * n), replace=False)] = True
         part = replace(rows, label=np.where(keep, rows.label, np.nan))
-        st = Settings(seed=d)
+        st = Settings(seed=seed + d, n_boot=20)  # (n_boot: the Rogan–Gladen side value only)
         b = budget * int((~keep).sum())
         res, picks = label_plan(part, st, half_width=None, budget=b)
         pi, picked = np.array([p[4] for p in picks]), np.array([p[5] for p in picks], bool)
-        draw = np.random.default_rng([d, 42]).random(pi.size)  # label_plan's draw
-        assert np.array_equal(draw < pi, picked)
+        draw = np.random.default_rng([seed + d, 42]).random(pi.size)  # label_plan's uniform draw
         active = res.selection["recommendation"] == "active"
+        assert active or np.array_equal(draw < pi, picked)
         predicted.append(res.selection["predicted_ratio"])
         recommended += active
         uni = draw < b / pi.size
@@ -101,12 +101,17 @@ def simulate(
     return out | {"draws": draws, "systems": len(truth), "pilot": pilot, "budget": budget}
 
 
-def main(draws: int = 500) -> dict:
-    return {name: simulate(full_rows(name), draws) for name in DATASETS}
+def main(draws: int = 500, seed: int = 0, names: list[str] | None = None) -> dict:
+    return {name: simulate(full_rows(name), draws, seed=seed) for name in names or DATASETS}
 
 
 if __name__ == "__main__":
-    res = main(int(sys.argv[1]) if len(sys.argv) > 1 else 500)
+    args = sys.argv[1:]
+    res = main(
+        int(args[0]) if args else 500,
+        int(args[1]) if len(args) > 1 else 0,
+        args[2].split(",") if len(args) > 2 else None,
+    )
     for name, r in res.items():
         where = r["ratio_where_active"]
         print(
