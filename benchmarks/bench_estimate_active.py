@@ -7,19 +7,23 @@ each draw keeps a uniform pilot of 5% of the labels, then spends a budget of 10%
 remaining rows in one of two ways, from the same pilot:
 
 - **active**: :func:`~metajudge.analyses.calibration.plan.label_plan` on the pilot, as ``calibrate
-  plan --budget B`` runs it (its defaults: the active rule, or uniform selection where the pilot
-  predicts a half-width ratio above 0.97; its seeded draw); the pilot and the picked rows
-  labelled and estimated as ``calibrate estimate --plan`` does
-  (:func:`~metajudge.analyses.calibration.estimate.estimate_systems` with the plan's
-  probabilities);
+  plan --budget B`` runs it (its defaults: the balanced design, each system topped up to its
+  share, π by the judge's uncertainty within systems where that pays, drawn systematically along
+  the judge score; or uniform selection where the pilot predicts a half-width ratio above 0.97;
+  its seeded draw); the pilot and the picked rows labelled and estimated as ``calibrate estimate
+  --plan`` does (:func:`~metajudge.analyses.calibration.estimate.estimate_systems` with the
+  plan's probabilities);
 - **uniform**: each pool row labelled with probability B/n (the same uniform numbers), estimated
   by plain ``calibrate estimate`` (no plan: the labels are a random sample).
 
 Printed per dataset: each system's coverage of its full-label mean under each arm, the mean
 half-widths and their ratio (active / uniform), the pilot's predicted ratio and how often the plan
-recommended active selection, and the ratio over the draws where it did.
+recommended active selection, and the ratio over the draws where it did. The half-width is each
+system's (hi − lo)/2, averaged over systems and draws; the ratio is active's mean over uniform's.
+Seeds: the pilots by ``[SEED, 44]``, draw d's plan and folds by ``SEED + d`` (the design was chosen
+on SEED 1000 and 2000, the figures in docs/calibrating.md are SEED 0).
 
-    PYTHONPATH=. METAJUDGE_DATA_DIR=../shared/human_labels python benchmarks/bench_estimate_active.py [DRAWS]
+    PYTHONPATH=. METAJUDGE_DATA_DIR=../shared/human_labels python benchmarks/bench_estimate_active.py [DRAWS [SEED [NAME,...]]]
 
 tests/cli/test_calibrate_plan.py runs a reduced version.
 """
