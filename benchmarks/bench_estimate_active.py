@@ -65,6 +65,7 @@ def simulate(
     arms = ("uniform", "active")
     stats = {m: {"hit": 0, "half": 0.0, "n": 0} for m in arms}
     chosen = {m: 0.0 for m in arms}  # half-widths over the draws where active was recommended
+    rest = {m: 0.0 for m in arms}  # and where uniform was: the same labels, the same estimate
     predicted, recommended = [], 0
     for d in range(draws):
         keep = np.zeros(n, bool)
@@ -94,12 +95,14 @@ def simulate(
                 stats[m]["half"] += half
                 stats[m]["n"] += 1
                 chosen[m] += half if active else 0.0
+                rest[m] += 0.0 if active else half
     out: dict[str, Any] = {
         m: {"coverage": s["hit"] / s["n"], "half_width": s["half"] / s["n"]}
         for m, s in stats.items()
     }
     out["ratio"] = out["active"]["half_width"] / out["uniform"]["half_width"]
     out["ratio_where_active"] = chosen["active"] / chosen["uniform"] if recommended else None
+    out["ratio_where_uniform"] = rest["active"] / rest["uniform"] if recommended < draws else None
     out["predicted_ratio"] = float(np.mean(predicted))
     out["active_recommended"] = recommended / draws
     return out | {"draws": draws, "systems": len(truth), "pilot": pilot, "budget": budget}

@@ -103,9 +103,10 @@ def test_plan_selects_uniformly_where_balancing_cannot_pay(
 
 @pytest.mark.slow
 def test_active_beats_uniform_at_a_fixed_budget(data_dir: Path) -> None:
-    """What ships: calibrate plan's selection on a 5% pilot (its default: active, or uniform
-    where it predicts no gain), estimated by calibrate estimate --plan, against plain uniform
-    labels estimated by plain calibrate estimate (12 draws each; the benchmark takes 500)."""
+    """What ships: calibrate plan's selection on a 5% pilot (its defaults: the balanced design,
+    or uniform where it predicts no 3% gain), estimated by calibrate estimate --plan, against
+    plain uniform labels estimated by plain calibrate estimate (12 draws each; the benchmark
+    takes 200, docs/calibrating.md)."""
     path = ROOT / "benchmarks" / "bench_estimate_active.py"
     spec = importlib.util.spec_from_file_location("bench_estimate_active", path)
     assert spec is not None and spec.loader is not None
@@ -113,9 +114,11 @@ def test_active_beats_uniform_at_a_fixed_budget(data_dir: Path) -> None:
     spec.loader.exec_module(b)
     # SummEval consistency: residuals vary with the judge score; active is recommended and pays
     e = b.simulate(b.full_rows("summeval_consistency_4omini"), 12)
-    assert e["active_recommended"] >= 0.9 and e["ratio"] <= 0.95, e  # benchmark, 40 draws: 0.909
+    assert e["active_recommended"] >= 0.9 and e["ratio"] <= 0.95, e  # benchmark, 200 draws: 0.905
     assert e["active"]["coverage"] >= 0.93 and e["uniform"]["coverage"] >= 0.93, e
-    # SummEval coherence: no gain predicted, uniform selected; never wider than plain by 2%
-    e = b.simulate(b.full_rows("summeval_coherence_4omini"), 12)
-    assert e["active_recommended"] <= 0.1 and e["ratio"] <= 1.02, e
+    # HANNA coherence: the predicted gain sits at the threshold; where the plan selects uniformly
+    # it gives exactly the plain estimate, and it is never wider than plain by 2%
+    e = b.simulate(b.full_rows("hanna_coherence_chatgpt"), 12)
+    assert 0 < e["active_recommended"] < 1 and e["ratio_where_uniform"] == pytest.approx(1.0), e
+    assert e["ratio"] <= 1.02 and e["ratio_where_active"] <= 1.02, e
     assert e["active"]["coverage"] >= 0.93 and e["uniform"]["coverage"] >= 0.93, e
