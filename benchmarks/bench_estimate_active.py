@@ -7,19 +7,23 @@ each draw keeps a uniform pilot of 5% of the labels, then spends a budget of 10%
 remaining rows in one of two ways, from the same pilot:
 
 - **active**: :func:`~metajudge.analyses.calibration.plan.label_plan` on the pilot, as ``calibrate
-  plan --budget B`` runs it (its defaults: the active rule, or uniform selection where the pilot
-  predicts a half-width ratio above 0.97; its seeded draw); the pilot and the picked rows
-  labelled and estimated as ``calibrate estimate --plan`` does
-  (:func:`~metajudge.analyses.calibration.estimate.estimate_systems` with the plan's
-  probabilities);
+  plan --budget B`` runs it (its defaults: the balanced design, each system topped up to its
+  share, π by the judge's uncertainty within systems where that pays, drawn systematically along
+  the judge score; or uniform selection where the pilot predicts a half-width ratio above 0.97;
+  its seeded draw); the pilot and the picked rows labelled and estimated as ``calibrate estimate
+  --plan`` does (:func:`~metajudge.analyses.calibration.estimate.estimate_systems` with the
+  plan's probabilities);
 - **uniform**: each pool row labelled with probability B/n (the same uniform numbers), estimated
   by plain ``calibrate estimate`` (no plan: the labels are a random sample).
 
 Printed per dataset: each system's coverage of its full-label mean under each arm, the mean
 half-widths and their ratio (active / uniform), the pilot's predicted ratio and how often the plan
-recommended active selection, and the ratio over the draws where it did.
+recommended active selection, and the ratio over the draws where it did. The half-width is each
+system's (hi − lo)/2, averaged over systems and draws; the ratio is active's mean over uniform's.
+Seeds: the pilots by ``[SEED, 44]``, draw d's plan and folds by ``SEED + d`` (the design was chosen
+on SEED 1000 and 2000, the figures in docs/calibrating.md are SEED 0).
 
-    PYTHONPATH=. METAJUDGE_DATA_DIR=../shared/human_labels python benchmarks/bench_estimate_active.py [DRAWS]
+    PYTHONPATH=. METAJUDGE_DATA_DIR=../shared/human_labels python benchmarks/bench_estimate_active.py [DRAWS [SEED [NAME,...]]]
 
 tests/cli/test_calibrate_plan.py runs a reduced version.
 """
@@ -61,18 +65,19 @@ def simulate(
     arms = ("uniform", "active")
     stats = {m: {"hit": 0, "half": 0.0, "n": 0} for m in arms}
     chosen = {m: 0.0 for m in arms}  # half-widths over the draws where active was recommended
+    rest = {m: 0.0 for m in arms}  # and where uniform was: the same labels, the same estimate
     predicted, recommended = [], 0
     for d in range(draws):
         keep = np.zeros(n, bool)
         keep[rng.choice(n, size=round(pilot * n), replace=False)] = True
         part = replace(rows, label=np.where(keep, rows.label, np.nan))
-        st = Settings(seed=d)
+        st = Settings(seed=seed + d, n_boot=20)  # (n_boot: the Rogan–Gladen side value only)
         b = budget * int((~keep).sum())
         res, picks = label_plan(part, st, half_width=None, budget=b)
         pi, picked = np.array([p[4] for p in picks]), np.array([p[5] for p in picks], bool)
-        draw = np.random.default_rng([d, 42]).random(pi.size)  # label_plan's draw
-        assert np.array_equal(draw < pi, picked)
+        draw = np.random.default_rng([seed + d, 42]).random(pi.size)  # label_plan's uniform draw
         active = res.selection["recommendation"] == "active"
+        assert active or np.array_equal(draw < pi, picked)
         predicted.append(res.selection["predicted_ratio"])
         recommended += active
         uni = draw < b / pi.size
@@ -90,23 +95,30 @@ def simulate(
                 stats[m]["half"] += half
                 stats[m]["n"] += 1
                 chosen[m] += half if active else 0.0
+                rest[m] += 0.0 if active else half
     out: dict[str, Any] = {
         m: {"coverage": s["hit"] / s["n"], "half_width": s["half"] / s["n"]}
         for m, s in stats.items()
     }
     out["ratio"] = out["active"]["half_width"] / out["uniform"]["half_width"]
     out["ratio_where_active"] = chosen["active"] / chosen["uniform"] if recommended else None
+    out["ratio_where_uniform"] = rest["active"] / rest["uniform"] if recommended < draws else None
     out["predicted_ratio"] = float(np.mean(predicted))
     out["active_recommended"] = recommended / draws
     return out | {"draws": draws, "systems": len(truth), "pilot": pilot, "budget": budget}
 
 
-def main(draws: int = 500) -> dict:
-    return {name: simulate(full_rows(name), draws) for name in DATASETS}
+def main(draws: int = 500, seed: int = 0, names: list[str] | None = None) -> dict:
+    return {name: simulate(full_rows(name), draws, seed=seed) for name in names or DATASETS}
 
 
 if __name__ == "__main__":
-    res = main(int(sys.argv[1]) if len(sys.argv) > 1 else 500)
+    args = sys.argv[1:]
+    res = main(
+        int(args[0]) if args else 500,
+        int(args[1]) if len(args) > 1 else 0,
+        args[2].split(",") if len(args) > 2 else None,
+    )
     for name, r in res.items():
         where = r["ratio_where_active"]
         print(

@@ -202,8 +202,10 @@ def _add_plan(sub: Any) -> None:
         ),
         description="From a pilot (judge scores on every response, labels on some): per "
         "system, the labels a --half-width needs (calibrated, and with labels only); with "
-        "--budget, sampling probabilities for the unlabelled rows from the judge's uncertainty "
-        "(Zrnic & Candès 2024, active statistical inference), written into the run folder "
+        "--budget, sampling probabilities for the unlabelled rows (each system topped up to its "
+        "share of the labels; within a system by the judge's uncertainty where that pays: Zrnic "
+        "& Candès 2024, active statistical inference; a draw spread along the judge score, or "
+        "uniform selection where the pilot predicts no 3% gain), written into the run folder "
         "--out as selection.csv (item ids, probabilities and a seeded selection; `calibrate "
         "estimate --plan DIR` reads it); weight each new label by 1/probability.",
     )
@@ -217,8 +219,9 @@ def _add_plan(sub: Any) -> None:
         type=float,
         default=None,
         help="share of the uniform rule mixed into the active probabilities; given, the active "
-        "rule is used as it says (default 0.2, and uniform selection where the pilot predicts "
-        "that active selection narrows the CI by less than 3%%)",
+        "rule is used as it says (default 0.2 where the judge's uncertainty pays within systems, "
+        "else alike, and uniform selection where the pilot predicts that the plan narrows the CI "
+        "by less than 3%% against uniform labelling)",
     )
     p.add_argument(
         "--folds",

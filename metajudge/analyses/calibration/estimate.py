@@ -119,7 +119,11 @@ def inclusion_probability(r: EstimateRows) -> FArr:
     labelled before it fell at random at their share p₀ of the rows, and every other row was a
     candidate drawn with the plan's π: q = p₀ + (1 − p₀)π, a row labelled before the plan taking
     the π of the candidate nearest in judge score (the plan's rule is a function of the judge
-    score alone), so that a uniform plan weighs every label alike.
+    score alone within a system). Per system: a plan's probabilities are each system's own; where
+    they are alike within a system, its used labels are a random sample of its rows and q their
+    realised share, so that a plan uniform within a system gives exactly the plain estimate, CI
+    included (the design's expected share would narrow the CI where fewer labels fell than
+    expected, and widen it where more did).
 
     >>> import numpy as np
     >>> from metajudge.analyses.calibration.crossfit import crossfit_rows
@@ -131,6 +135,20 @@ def inclusion_probability(r: EstimateRows) -> FArr:
     lab = r.labelled
     if r.pi is None or not np.isfinite(r.pi).any():
         return np.full(len(r), float(lab.mean()))
+    if len(set(r.system.tolist())) > 1:  # a plan's probabilities are each system's own
+        q = np.empty(len(r))
+        for s in r.systems:
+            q[r.system == s] = inclusion_probability(r.of(s))
+        return q
+    if np.ptp(r.pi[np.isfinite(r.pi)]) == 0:  # alike within the system: a random sample of it
+        return np.full(len(r), float(_used(r).mean()))
+    return design_probability(r)
+
+
+def design_probability(r: EstimateRows) -> FArr:
+    """One system's q = p₀ + (1 − p₀)π under its plan's design (:func:`inclusion_probability`),
+    the expected share where π is alike: what a plan predicts before anyone labels."""
+    lab = r.labelled
     cand = np.isfinite(r.pi)
     p0 = float((lab & ~cand).mean())
     pi = r.pi.copy()

@@ -8,17 +8,30 @@ labels), n the labels. A half-width H at level 1 − α needs n = (σ² + C) / (
 when V_f/N alone exceeds (H/z)², no number of labels reaches H (more responses would). Beside
 it, labels only: n = Var(Y)/(H/z)².
 
-**Active selection** (Zrnic & Candès 2024, "Active Statistical Inference", ICML): label item i
-with probability π_i proportional to the judge's uncertainty there, u(S_i) = the root mean
-squared out-of-fold residual of the labelled rows in the same judge-score bin (equal-count
-bins; :meth:`~.crossfit.CrossFit.residual_sd`), mixed with the uniform rule (share ``mix``) so
-that no π is near 0, scaled to the budget B = Σ π and capped at 1. The estimate that keeps this unbiased weights each new label by 1/π
-(``calibrate estimate --plan``): θ̂ = mean f(S) + c, c the residuals Y − f(S) averaged with weights
-1/q, q = p₀ + (1 − p₀)π each row's probability of a label (:func:`~.estimate.inclusion_probability`;
-p₀ the share labelled before the plan), the residual centred on c. Before
-anyone labels, the pilot predicts the half-width ratio of active to uniform selection
-(:func:`predicted_ratio`); above :data:`ACTIVE_GAIN_RATIO` the plan selects uniformly and says
-why. A target no number of labels reaches gets :func:`plan_advice`.
+**Active selection** (Zrnic & Candès 2024, "Active Statistical Inference", ICML), here a
+balanced design. Nearly all of a system's interval is the sampling variance of its labelled
+residuals (on the five benchmark sets of bench_estimate_active.py the calibration's jackknife
+variance is under 4% of it), about u²/n,
+and n, left to chance by uniform labelling, spreads widely at a few labels per system (a 5% pilot
+plus 10% of the rest of SummEval: 14.5 labels a system, sd 3); the half-width is convex in n, so
+labels that fall unevenly widen the average interval. The plan therefore (1) tops each system's
+labels up to its share of the rows (:func:`system_budgets`: a system the pilot over-labelled
+gets none); (2) within a system spreads its budget alike, or, where the pilot predicts at least
+a 3% gain from it, with probability π_i proportional to the judge's uncertainty there, u(S_i) =
+the root mean squared out-of-fold residual of the labelled rows in the same judge-score bin
+(equal-count bins; :meth:`~.crossfit.CrossFit.residual_sd`), mixed with the uniform rule (share
+``mix``) so that no π is near 0, capped at 1 (:func:`balanced_probabilities`); (3) draws
+systematically along the judge score within each system (:func:`balanced_draw`): each row with
+probability π, a fixed count per system, spread evenly over the judge scores (which also steadies
+the calibration map). The estimate that keeps this unbiased weights each new label by 1/π
+(``calibrate estimate --plan``): θ̂ = mean f(S) + c, c the residuals Y − f(S) averaged with
+weights 1/q, q = p₀ + (1 − p₀)π each row's probability of a label
+(:func:`~.estimate.inclusion_probability`; p₀ the share labelled before the plan), the residual
+centred on c; with π alike within a system this is the plain estimate on that system's labels.
+Before anyone labels, the pilot predicts the mean half-width of this design against plain
+uniform labelling of as many rows estimated by plain ``calibrate estimate``
+(:func:`predicted_ratio`; both by :func:`_expected_half`); above :data:`ACTIVE_GAIN_RATIO` the
+plan selects uniformly and says why. A target no number of labels reaches gets :func:`plan_advice`.
 """
 
 from __future__ import annotations
@@ -28,8 +41,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from metajudge.analyses.calibration.crossfit import CrossFit, EstimateRows, FArr
+from metajudge.data.label_plan import MIN_PROBABILITY
 from metajudge.errors import InputError
 from metajudge.results import Result
 from metajudge.stats import clustered as cl
@@ -99,36 +114,151 @@ def plan_advice(row: dict[str, Any]) -> str:
 
 #: the active rule's default share of uniform probability
 DEFAULT_MIX = 0.2
-#: the predicted half-width ratio (active / uniform) above which ``calibrate plan`` selects
-#: uniformly: a gain under 3% does not repay the weights' noise
+#: the predicted half-width ratio (the plan's design / plain uniform labelling) above which
+#: ``calibrate plan`` selects uniformly, and above which (π by the judge's uncertainty / π
+#: alike) it spreads a system's labels alike: a gain under 3% does not repay the weights' noise
 ACTIVE_GAIN_RATIO = 0.97
 
 
-def predicted_ratio(rows: EstimateRows, cf: CrossFit, pi: FArr, se_cal: dict[str, float]) -> float:
-    """The pilot's prediction of the mean half-width ratio, active (``pi`` on the unlabelled
-    rows) against uniform at the same budget: per system the variance V_f + se_calibration² +
-    (1/N²) Σ u²/q, u the binned residual SD (centred), q the labelling probability of every row
-    (:func:`~.estimate.inclusion_probability`), averaged over systems as half-widths."""
+def _expected_half(n: FArr, base: float, u2: float) -> FArr:
+    """The expected half-width of a system's interval with ``n`` labels (an array), as the
+    estimate makes it: its own residual variance, estimated as X·u² with X ~ χ²ₙ₋₁/(n − 1)
+    (u² the floor's residual variance), or the floor u² where that is larger, over n, plus
+    ``base``; Student's t with n − 1 df on its own variance, the normal quantile on the floor's
+    (its df are all the labelled clusters'). Averaged over 32 quantiles of X."""
+    from scipy import stats as ss
+
+    df = np.maximum(n - 1.0, 1.0)[:, None]
+    x = ss.chi2.ppf((np.arange(32) + 0.5) / 32, df) / df
+    t = np.where(x > 1, ss.t.ppf(0.975, df), ss.norm.ppf(0.975))
+    return np.mean(t * np.sqrt(base + np.maximum(x, 1.0) * u2 / n[:, None]), axis=1)
+
+
+def _design_halves(rows: EstimateRows, cf: CrossFit, pi: FArr, se_cal: dict[str, float]) -> FArr:
+    """Each system's predicted half-width under the probabilities ``pi`` of the unlabelled rows
+    (:func:`_expected_half`): its labels counted as the n that gives the floor (1/N²) Σ u²/q
+    (u² the residual variance at each row's judge score, :func:`~.estimate.residual_var_at`;
+    q each row's probability of a label, :func:`~.estimate.design_probability`), the base
+    V_f + se_calibration²."""
     from dataclasses import replace
 
-    from metajudge.analyses.calibration.estimate import inclusion_probability, residual_var_at
+    from metajudge.analyses.calibration.estimate import design_probability, residual_var_at
 
     unl = ~rows.labelled
-    uniform = np.full(int(unl.sum()), float(pi.mean()))
-    ratios = []
+    full = np.full(len(rows), np.nan)
+    full[unl] = pi
+    out = []
     for s in rows.systems:
-        half = []
-        for p in (pi, uniform):
-            full = np.full(len(rows), np.nan)
-            full[unl] = p
-            r = replace(rows, pi=full, drawn=unl).of(s)
-            f = cf.predict(r.judge)
-            v_f = cl.influence_se((f - f.mean()) / len(r), r.cluster) ** 2
-            u2 = residual_var_at(cf, r.judge)
-            resid = float(np.sum(u2 / inclusion_probability(r))) / len(r) ** 2
-            half.append(math.sqrt(v_f + se_cal[s] ** 2 + resid))
-        ratios.append(half[0] / half[1])
-    return float(np.mean(ratios))
+        r = replace(rows, pi=full, drawn=unl).of(s)
+        u2 = residual_var_at(cf, r.judge)
+        n = len(r) ** 2 * float(np.mean(u2)) / float(np.sum(u2 / design_probability(r)))
+        base = _v_f(cf, r) + se_cal[s] ** 2
+        out.append(float(_expected_half(np.array([n]), base, float(np.mean(u2)))[0]))
+    return np.array(out)
+
+
+def _v_f(cf: CrossFit, r: EstimateRows) -> float:
+    f = cf.predict(r.judge)
+    return cl.influence_se((f - f.mean()) / len(r), r.cluster) ** 2
+
+
+def _plain_halves(
+    rows: EstimateRows, cf: CrossFit, budget: float, se_cal: dict[str, float]
+) -> FArr:
+    """Each system's expected half-width (:func:`_expected_half`) under plain uniform labelling
+    of ``budget`` rows, estimated by plain ``calibrate estimate``: its labels n = those now +
+    Binomial(its unlabelled rows, budget / all unlabelled rows), averaged over n (labels that
+    fall unevenly widen the average interval: the half-width is convex in n)."""
+    from scipy import stats as ss
+
+    from metajudge.analyses.calibration.estimate import residual_var_at
+
+    p = budget / int((~rows.labelled).sum())
+    out = []
+    for s in rows.systems:
+        r = rows.of(s)
+        have, free = int(r.labelled.sum()), int((~r.labelled).sum())
+        k = np.arange(free + 1)
+        w = ss.binom.pmf(k, free, p)
+        k, w = k[w > 1e-9], w[w > 1e-9]
+        base = _v_f(cf, r) + se_cal[s] ** 2
+        u2 = float(np.mean(residual_var_at(cf, r.judge)))
+        half = _expected_half(np.maximum(have + k, 2).astype(float), base, u2)
+        out.append(float(np.sum(w * half) / np.sum(w)))
+    return np.array(out)
+
+
+def predicted_ratio(
+    rows: EstimateRows,
+    cf: CrossFit,
+    pi: FArr,
+    se_cal: dict[str, float],
+    against: FArr | None = None,
+) -> float:
+    """The pilot's prediction of the mean half-width, the design ``pi`` (on the unlabelled rows)
+    against ``against`` (another design's probabilities), or else against plain uniform labelling
+    of as many rows estimated by plain ``calibrate estimate`` (:func:`_plain_halves`): the ratio
+    of the systems' mean predicted half-widths."""
+    mine = _design_halves(rows, cf, pi, se_cal)
+    if against is not None:
+        return float(mine.mean() / _design_halves(rows, cf, against, se_cal).mean())
+    return float(mine.mean() / _plain_halves(rows, cf, float(pi.sum()), se_cal).mean())
+
+
+def system_budgets(rows: EstimateRows, budget: float) -> dict[str, float]:
+    """Each system's share of ``budget`` new labels, so that after them every system's labels
+    are in proportion to its rows (N_s): new_s = min(max(λN_s − L_s, 0), its unlabelled rows), λ
+    found by bisection so that the shares sum to ``budget`` (a system the pilot over-labelled
+    gets none). Uniform labelling leaves these counts to chance.
+
+    >>> from metajudge.analyses.calibration.crossfit import crossfit_rows
+    >>> r = crossfit_rows([(s, str(i), str(i), float(i), 1.0 if s == "a" and i < 3 else None)
+    ...                    for s in "ab" for i in range(10)], scale=(0, 1), source="x")
+    >>> {s: round(b, 3) for s, b in system_budgets(r, 5.0).items()}
+    {'a': 1.0, 'b': 4.0}
+    """
+    size = {s: int((rows.system == s).sum()) for s in rows.systems}
+    have = {s: int((rows.labelled & (rows.system == s)).sum()) for s in rows.systems}
+
+    def shares(lam: float) -> dict[str, float]:
+        return {s: min(max(lam * size[s] - have[s], 0.0), size[s] - have[s]) for s in size}
+
+    lo, hi = 0.0, 1.0
+    for _ in range(200):
+        lam = (lo + hi) / 2
+        lo, hi = (lam, hi) if sum(shares(lam).values()) < budget else (lo, lam)
+    return shares(hi)
+
+
+def balanced_probabilities(
+    pool: EstimateRows, budgets: dict[str, float], u: FArr | None, mix: float
+) -> FArr:
+    """π of the unlabelled rows ``pool``: each system's budget spread over its rows alike, or
+    with ``u`` (the judge's uncertainty) by :func:`active_probabilities` with ``mix``."""
+    pi = np.empty(len(pool))
+    for s, b in budgets.items():
+        m = pool.system == s
+        if b <= 0:
+            pi[m] = MIN_PROBABILITY  # (its pilot over-labelled it)
+        elif b >= m.sum():
+            pi[m] = 1.0
+        else:
+            pi[m] = b / m.sum() if u is None else active_probabilities(u[m], b, mix)
+    return pi
+
+
+def balanced_draw(pool: EstimateRows, pi: FArr, rng: np.random.Generator) -> npt.NDArray[np.bool_]:
+    """The plan's draw: within each system, systematic sampling along the judge score (ties in
+    a seeded random order; one random start), so that each row is selected with probability π,
+    a system gets ⌊Σπ⌋ or ⌈Σπ⌉ labels, and they spread evenly over its judge scores."""
+    picked = np.zeros(len(pool), bool)
+    for s in pool.systems:
+        idx = np.flatnonzero(pool.system == s)
+        order = idx[np.lexsort((rng.random(idx.size), pool.judge[idx]))]
+        c = np.cumsum(pi[order])
+        start = rng.random()
+        picked[order] = np.floor(c - start) > np.floor(np.concatenate([[0.0], c[:-1]]) - start)
+    return picked
 
 
 #: The most labels a plan counts (10^15): a target needing more is refused, not printed as a
@@ -196,9 +326,11 @@ def label_plan(
     mix: float | None = None,
 ) -> tuple[PlanResult, list[tuple[str, str, str, float, float, int]]]:
     """The plan (module docstring) and the selection rows ``(system, item, cluster, judge, π,
-    picked)`` of the unlabelled rows (empty without ``budget``). ``mix`` None: the active rule
-    with 0.2, or uniform where :func:`predicted_ratio` is above :data:`ACTIVE_GAIN_RATIO`;
-    given, the active rule with it whatever the prediction."""
+    picked)`` of the unlabelled rows (empty without ``budget``). ``mix`` None: the balanced
+    design (π by the judge's uncertainty within systems, mixed 0.2, where that predicts a 3%
+    gain, else alike), or uniform where :func:`predicted_ratio` is above
+    :data:`ACTIVE_GAIN_RATIO`; given, the balanced design with π by the uncertainty mixed by it,
+    whatever the prediction."""
     from metajudge.analyses.calibration.estimate import estimate_systems
 
     cf, systems, fits = estimate_systems(rows, st)
@@ -220,44 +352,76 @@ def label_plan(
         pool = rows.take(~rows.labelled)
         if not len(pool):
             raise InputError("every row is labelled: nothing to select", field="--budget")
-        pi = active_probabilities(
-            cf.residual_sd(pool.judge), budget, DEFAULT_MIX if mix is None else mix
-        )
-        ratio = predicted_ratio(rows, cf, pi, {e["system"]: e["se_calibration"] for e in systems})
-        recommend = "uniform" if ratio > ACTIVE_GAIN_RATIO else "active"
-        uniform = mix is None and recommend == "uniform"
-        if uniform:
-            pi = np.full(pi.size, budget / pi.size)
-        rng = np.random.default_rng([st.seed, 42])
-        picked = rng.random(pi.size) < pi
+        se_cal = {e["system"]: e["se_calibration"] for e in systems}
+        pi, picked, sel = _selection(rows, pool, cf, se_cal, budget, mix, st.seed)
         picks = [
             (s, i, c, float(j), float(p), int(k))
             for s, i, c, j, p, k in zip(
                 pool.system, pool.item, pool.cluster, pool.judge, pi, picked, strict=True
             )
         ]
-        sel = {
-            "budget": budget,
-            "mix": mix,
-            "candidates": len(pool),
-            "picked": int(picked.sum()),
-            "probability_range": [float(pi.min()), float(pi.max())],
-            "predicted_ratio": ratio,
-            "recommendation": recommend,
-            "rule": "pi proportional to the judge's binned out-of-fold RMS residual, mixed with "
-            "uniform; weight each new label by 1/pi",
-        }
-        if recommend == "uniform":
-            rms = cf.resid_rms
-            sel["why"] = (
-                f"active selection is predicted to give {ratio:.3f} of uniform labelling's "
-                f"half-width (above {ACTIVE_GAIN_RATIO}): the judge's residuals barely vary with "
-                f"its score (binned RMS {min(rms):.3g} to {max(rms):.3g})"
-            )
-        if uniform:
-            sel["mix"] = 1.0
-            sel["rule"] = (
-                f"uniform, every candidate alike: {sel['why']}; --mix forces the active rule"
-            )
     res = PlanResult(rows.source, half_width, st.alpha, out, sel)
     return res, picks
+
+
+def _selection(
+    rows: EstimateRows,
+    pool: EstimateRows,
+    cf: CrossFit,
+    se_cal: dict[str, float],
+    budget: float,
+    mix: float | None,
+    seed: int,
+) -> tuple[FArr, npt.NDArray[np.bool_], dict[str, Any]]:
+    """The probabilities of the unlabelled rows ``pool``, the seeded draw, and what the plan says
+    of them (module docstring: the balanced design, its shape within systems, the prediction)."""
+    if not 0 < budget < len(pool):
+        raise InputError(
+            f"the budget must be in (0, {len(pool)}), got {budget:g}", field="--budget"
+        )
+    budgets = system_budgets(rows, budget)
+    flat = balanced_probabilities(pool, budgets, None, 0.0)
+    shaped = balanced_probabilities(
+        pool, budgets, cf.residual_sd(pool.judge), DEFAULT_MIX if mix is None else mix
+    )
+    shape_gain = predicted_ratio(rows, cf, shaped, se_cal, against=flat)
+    by_u = mix is not None or shape_gain <= ACTIVE_GAIN_RATIO
+    pi = shaped if by_u else flat
+    ratio = predicted_ratio(rows, cf, pi, se_cal)
+    recommend = "uniform" if ratio > ACTIVE_GAIN_RATIO else "active"
+    rms = cf.resid_rms
+    flat_why = (
+        f"the judge's residuals barely vary with its score (binned RMS {min(rms):.3g} to "
+        f"{max(rms):.3g}; π by them predicted at {shape_gain:.3f} of π alike)"
+    )
+    within = (
+        "pi proportional to the judge's binned out-of-fold RMS residual, mixed with uniform"
+        if by_u
+        else f"every candidate alike, as {flat_why}"
+    )
+    sel: dict[str, Any] = {
+        "budget": budget,
+        "mix": mix,
+        "candidates": len(pool),
+        "predicted_ratio": ratio,
+        "recommendation": recommend,
+        "rule": "each system's new labels topping its labels up to its share of the rows; within "
+        f"a system {within}; drawn systematically along the judge score; weight each new label "
+        "by 1/pi",
+    }
+    rng = np.random.default_rng([seed, 42])
+    if mix is None and recommend == "uniform":
+        sel["why"] = (
+            f"the balanced selection is predicted to give {ratio:.3f} of uniform labelling's "
+            f"half-width (above {ACTIVE_GAIN_RATIO}): the systems' labels fall about evenly "
+            f"without it, and {flat_why}"
+        )
+        pi = np.full(len(pool), budget / len(pool))
+        sel["mix"] = 1.0
+        sel["rule"] = f"uniform, every candidate alike: {sel['why']}; --mix forces the active rule"
+        picked = rng.random(pi.size) < pi
+    else:
+        picked = balanced_draw(pool, pi, rng)
+    sel["picked"] = int(picked.sum())
+    sel["probability_range"] = [float(pi.min()), float(pi.max())]
+    return pi, picked, sel
