@@ -138,4 +138,5 @@ READER = Reader(
     _rows,
     records=_records,
     forcible=True,
+    labelled=True,
 )
