@@ -359,7 +359,6 @@ FOLDER_WRITERS = ("metajudge.reports", "metajudge.runs")
 #: folders: they write through ``metajudge.io``
 USER_FILE_WRITERS = {
     "metajudge.runs.agreement": "data agreement -o FILE",
-    "metajudge.runs.calibrate": "calibrate fit -o FILE",
     "metajudge.runs.stats_commands": "stats rank-clusters/kendall -o FILE",
     "metajudge.runs.matrix.table": "matrix list -o FILE",
     "metajudge.runs.baselines": "baselines check --write: the stored baselines/",

@@ -1,7 +1,7 @@
 """An LLM judge's replies in a JUDGE-BENCH file, parsed and meta-evaluated against the humans.
 
 JUDGE-BENCH (Bavaresco et al., ACL 2025) stores each judge's raw reply in the data file itself:
-``instances[i].annotations[metric][<model name>] = "<raw reply>"``. :func:`metajudge.scores.judge_bench_replies.add_replies` writes
+``instances[i].annotations[metric][<model name>] = "<raw reply>"``. :func:`metajudge.scores.readers.judge_bench.add_replies` writes
 replies into a copy of a file that way; :func:`~metajudge.metrics.judges.parsers.labels.parse_reply`
 turns one reply into a label with the rules of the upstream ``extract_answer``
 (``eval_responses.py``, non-CoT prompts) — except that an unparseable reply is ``None`` and

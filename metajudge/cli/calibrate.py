@@ -106,10 +106,11 @@ def register(subparsers: Any) -> None:
     f.add_argument(
         "--folds", type=positive_int, help="K-fold cross-fitting instead of repeated splits"
     )
-    f.add_argument(
-        "-o", "--output", metavar="FILE", help="write the calibrator (JSON; fitted on all rows)"
+    _add_out(
+        f,
+        "fit.md, calibrator.json (the calibrator fitted on all rows, for calibrate "
+        "apply), reliability.png (the reliability diagram), report.html",
     )
-    _add_out(f, "fit.md, calibrator.json, reliability.png (the reliability diagram), report.html")
     add_format(f)
     f.set_defaults(func=_cmd_fit)
     a = sub.add_parser("apply", help="apply a calibrator file to a judge's scores")
@@ -233,7 +234,6 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         repeats=args.repeats,
         fraction=args.fraction,
         folds=args.folds,
-        output=args.output,
         out=args.out,
     )
     warn_dropped(ids)

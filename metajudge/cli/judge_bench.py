@@ -47,9 +47,6 @@ def add_run_bench(jsub: argparse._SubParsersAction) -> None:  # type: ignore[typ
         metavar="FILE",
         help="the replies file (a JUDGE-BENCH-format copy)",
     )
-    p.add_argument(
-        "--result", metavar="FILE", help="also write the evaluation as JSON to this file"
-    )
     add_format(p, ("md", "json"))
     p.set_defaults(func=_cmd)
 
@@ -69,7 +66,6 @@ def _cmd(args: argparse.Namespace) -> int:
         seed=args.seed,
         max_tokens=args.max_tokens,
         data_dir=args.data_dir,
-        result_file=args.result,
     )
     data = run.to_dict()
     if args.format == "json":

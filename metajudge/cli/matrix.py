@@ -67,9 +67,6 @@ def register(sub: Any) -> None:
     add_n_boot(r)
     r.add_argument("--prompt-variant", help="judge prompt variant (default: the backbone's)")
     r.add_argument("--dry-run", action="store_true", help="estimate the cost; call no model")
-    r.add_argument(
-        "-o", "--output", metavar="FILE", help="also store the cell in this file (not --baselines)"
-    )
     add_out(r, "the run folder: cell.json and table.md (default: under the user cache)")
     add_format(r, ("md", "json"))
     add_baselines(
@@ -116,7 +113,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         prompt_variant=args.prompt_variant,
         data_dir=args.data_dir,
         baselines=args.baselines,
-        output=args.output,
         progress=not args.quiet,
         out=args.out,
     )

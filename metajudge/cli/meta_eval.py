@@ -222,12 +222,6 @@ def _register_report(subparsers: argparse._SubParsersAction) -> None:  # type: i
         "folder (its subset): values with CIs, a mark where a metric differs from --compare-to",
     )
     r.add_argument(
-        "--ci-style",
-        choices=("ci", "pm", "none"),
-        default="ci",
-        help="--latex: value [lo, hi] (default), value ± half the CI, or the value alone",
-    )
-    r.add_argument(
         "--compare-to",
         metavar="METRIC",
         help="--latex: mark each metric significantly better (dagger) or worse (double "
@@ -246,29 +240,21 @@ def _register_report(subparsers: argparse._SubParsersAction) -> None:  # type: i
 
 
 def add_paper_args(p: argparse.ArgumentParser) -> None:
-    """The paper table's marks, decimals and rows (``meta-eval --subsets/--levels``, ``report
-    render --latex``)."""
-    from metajudge.cli.types import positive_int
+    """The paper table's layout, one ``--table`` spec (``meta-eval --subsets/--levels``,
+    ``report render --latex``)."""
+    from metajudge.cli.types import table_spec
 
     p.add_argument(
-        "--decimals",
-        type=positive_int,
-        default=2,
-        metavar="N",
-        help="the paper table: decimals of every value and CI (default 2)",
-    )
-    p.add_argument(
-        "--metric-names",
-        metavar="FILE",
-        help="the paper table's rows, in order: a JSON object or one COLUMN<TAB>NAME per line "
-        "(metric column -> display name); default: every metric under its column name",
-    )
-    p.add_argument(
-        "--mark",
-        choices=("best",),
-        help="the paper table (--subsets, --levels, --latex): bold for the best metric of each column and "
-        "every metric not significantly worse than it (paired bootstrap, Holm within each "
-        "dimension and statistic, p < 0.05; the caption says so)",
+        "--table",
+        type=table_spec,
+        default={},
+        metavar="SPEC",
+        help="the paper table (--subsets, --levels, --latex), comma-separated KEY=VALUE: "
+        "ci=ci|pm|none (value [lo, hi], default; value ± half the CI; the value alone), "
+        "decimals=N (of every value and CI, default 2), mark=best (bold for the best metric "
+        "of each column and every metric not significantly worse than it: paired bootstrap, "
+        "Holm within each dimension and statistic, p < 0.05), names=FILE (the rows, in order: "
+        "a JSON object or one COLUMN<TAB>NAME per line; default every metric under its column)",
     )
 
 
@@ -382,12 +368,7 @@ def _run_kwargs(args: argparse.Namespace, metrics: list[str] | None) -> dict[str
 
 def _paper_options(args: argparse.Namespace) -> dict[str, Any]:
     """The paper table's options of a command line (:func:`metajudge.runs.report.paper_of`)."""
-    return {
-        "reference": args.compare_to,
-        "mark": args.mark,
-        "digits": args.decimals,
-        "names_file": args.metric_names,
-    }
+    return {"reference": args.compare_to, **args.table}
 
 
 def _cmd_subsets(args: argparse.Namespace, src: Any, metrics: list[str] | None) -> int:
@@ -420,9 +401,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     if args.latex:
         print(
-            paper_latex(
-                args.dir, dimension=args.dimension, style=args.ci_style, **_paper_options(args)
-            ),
+            paper_latex(args.dir, dimension=args.dimension, **_paper_options(args)),
             end="",
         )
         return 0

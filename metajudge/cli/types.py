@@ -171,3 +171,15 @@ def score_spec(text: str) -> Any:
         return parse_score_spec(text)
     except InputError as e:
         raise argparse.ArgumentTypeError(e.message) from None
+
+
+def table_spec(text: str) -> dict[str, Any]:
+    """A ``--table`` value (``ci=…,decimals=N,mark=best,names=FILE``), parsed to the paper
+    table's settings (:func:`metajudge.reports.paper_table.table_spec`)."""
+    from metajudge.errors import InputError
+    from metajudge.reports.paper_table import table_spec as parse
+
+    try:
+        return parse(text)
+    except InputError as e:
+        raise argparse.ArgumentTypeError(e.message) from None

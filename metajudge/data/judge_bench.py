@@ -75,6 +75,23 @@ def is_judge_bench(obj: Any) -> bool:
     return isinstance(obj, Mapping) and "annotations" in obj and "instances" in obj
 
 
+def replies_of(annotation: Mapping[str, Any]) -> dict[str, Any]:
+    """The judges' raw replies in one instance's annotation of a metric: every key but the
+    human scores (``<model name>: "<reply>"``)."""
+    return {k: v for k, v in annotation.items() if k not in _HUMAN_KEYS}
+
+
+def has_replies(obj: Any) -> bool:
+    """True for a JUDGE-BENCH object some instance of which holds a judge's reply."""
+    insts = obj.get("instances") if is_judge_bench(obj) else None
+    return any(
+        isinstance(a, Mapping) and bool(replies_of(a))
+        for inst in (insts if isinstance(insts, list) else ())
+        if isinstance(inst, Mapping) and isinstance(inst.get("annotations"), Mapping)
+        for a in inst["annotations"].values()
+    )
+
+
 def _spec_scale(spec: Mapping[str, Any], where: str, path: Path) -> Scale:
     cat = spec.get("category")
     if cat not in CATEGORIES:
@@ -288,7 +305,7 @@ def _instance_scores(
         for key in ("mean_human", "majority_human"):
             if a.get(key) is not None:
                 meta.setdefault(key, {})[metric] = a[key]
-        replies = {k: v for k, v in a.items() if k not in _HUMAN_KEYS}
+        replies = replies_of(a)
         if replies:
             meta.setdefault("replies", {})[metric] = replies
     return scores, meta

@@ -24,7 +24,7 @@ from metajudge.reports.scale import STAT_LABEL
 from metajudge.reports.sections import aggregation_words
 
 CI_STYLES: tuple[str, ...] = ("ci", "pm", "none")
-#: ``--mark``: ``best`` bolds the best metric of each column and every metric not
+#: ``--table mark=best`` bolds the best metric of each column and every metric not
 #: significantly worse than it (the WMT and FRANK convention)
 MARK_STYLES: tuple[str, ...] = ("best",)
 #: the level a mark is stated against
@@ -179,8 +179,52 @@ def _header(
     return lines
 
 
+#: ``--table KEY=VALUE[,KEY=VALUE...]`` (``meta-eval --subsets/--levels``, ``report render
+#: --latex``): each key -> the :func:`metajudge.runs.report.paper_of` keyword it sets
+TABLE_KEYS: dict[str, str] = {
+    "ci": "style",  # ci (value [lo, hi], default), pm (value ± half the CI) or none
+    "decimals": "digits",  # decimals of every value and CI (default 2)
+    "mark": "mark",  # best: bold the best metric of each column and those not worse
+    "names": "names_file",  # the rows, in order: JSON object or COLUMN<TAB>NAME per line
+}
+
+
+def table_spec(text: str) -> dict[str, Any]:
+    """The paper table's settings of one ``--table`` value, as :func:`metajudge.runs.report.
+    paper_of` keywords: ``ci=ci|pm|none``, ``decimals=N`` (N >= 1), ``mark=best``,
+    ``names=FILE``, comma-separated, each at most once.
+
+    >>> table_spec("decimals=3,mark=best,names=rows.tsv")
+    {'digits': 3, 'mark': 'best', 'names_file': 'rows.tsv'}
+    """
+    out: dict[str, Any] = {}
+    for part in (p.strip() for p in text.split(",")):
+        key, eq, value = part.partition("=")
+        key, value = key.strip(), value.strip()
+        if not eq or key not in TABLE_KEYS or not value or TABLE_KEYS[key] in out:
+            raise InputError(
+                f"expected KEY=VALUE pairs with the keys {', '.join(TABLE_KEYS)} (each once), "
+                f"got {part!r}",
+                field="--table",
+            )
+        out[TABLE_KEYS[key]] = _table_value(key, value)
+    return out
+
+
+def _table_value(key: str, value: str) -> Any:
+    """One ``--table`` value checked (:func:`table_spec`)."""
+    allowed = {"ci": CI_STYLES, "mark": MARK_STYLES}.get(key)
+    if allowed is not None and value not in allowed:
+        raise InputError(f"{key}={value}: choose {' or '.join(allowed)}", field="--table")
+    if key == "decimals":
+        if not value.isdigit() or int(value) < 1:
+            raise InputError(f"decimals={value}: a whole number >= 1", field="--table")
+        return int(value)
+    return value
+
+
 def read_metric_names(path: str | Path, metrics: Sequence[str]) -> dict[str, str]:
-    """The rows of ``--metric-names FILE``, in the file's order: column → display name, from a
+    """The rows of ``--table names=FILE``, in the file's order: column → display name, from a
     JSON object or one ``COLUMN<TAB>NAME`` per line (blank lines and ``#`` comments skipped).
     A column no run has is an error naming it."""
     text = Path(path).read_text(encoding="utf-8")
@@ -194,7 +238,7 @@ def read_metric_names(path: str | Path, metrics: Sequence[str]) -> dict[str, str
             col, tab, name = line.partition("\t")
             if not tab or not col.strip() or not name.strip():
                 raise InputError(
-                    f"{path}:{no}: expected COLUMN<TAB>NAME, got {line!r}", field="metric_names"
+                    f"{path}:{no}: expected COLUMN<TAB>NAME, got {line!r}", field="--table names"
                 )
             names[col.strip()] = name.strip()
     unknown = [c for c in names if c not in metrics]
@@ -202,7 +246,7 @@ def read_metric_names(path: str | Path, metrics: Sequence[str]) -> dict[str, str
         raise InputError(
             f"{path}: no run has the column(s) {', '.join(unknown)} (the runs have "
             f"{', '.join(metrics)})",
-            field="metric_names",
+            field="--table names",
         )
     return names
 

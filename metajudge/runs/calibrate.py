@@ -93,28 +93,22 @@ def run_fit(
     repeats: int = 50,
     fraction: float = 0.5,
     folds: int | None = None,
-    output: str | None = None,
     out: str | None = None,
 ) -> CalibrationRun:
-    """``calibrate fit``: the fit with its held-out errors; the calibrator written to ``output``,
-    a run folder to ``out`` (its ``report.html`` with the reliability diagram; each checked
-    before any work)."""
+    """``calibrate fit``: the fit with its held-out errors; a run folder to ``out`` (checked
+    before any work): the calibrator (``calibrator.json``), ``report.html`` with the
+    reliability diagram."""
     from metajudge.analyses.calibration.fit import calibrate_fit
-    from metajudge.io import atomic_write, check_out_dir, check_output_file
+    from metajudge.io import check_out_dir
     from metajudge.reports.calibration import fit_markdown
     from metajudge.scores.spec import input_paths
 
     inputs = input_paths(src)
-    cal_file = check_output_file(output, inputs=inputs, field="--output") if output else None
     if out:
         check_out_dir(out, inputs=inputs, field="--out")
     table, dropped = calibration_table(src)
     res = calibrate_fit(table, method, seed=seed, repeats=repeats, fraction=fraction, folds=folds)
     run = CalibrationRun(res, fit_markdown(res, dropped))
-    if cal_file is not None:
-        with atomic_write(cal_file) as fh:
-            fh.write(_calibrator_text(res))
-        run.wrote.append(("the calibrator", cal_file))
     if out:
         from metajudge.reports.calibration_html import (
             RELIABILITY_FILE,

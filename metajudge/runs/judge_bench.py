@@ -3,7 +3,7 @@
 :func:`run_judge_bench` renders each annotation spec's ``prompt`` for ``limit`` instances
 drawn with ``seed`` (or the ``first`` ones: :func:`chosen_instances`) (:func:`render_prompt`: ``{{ instance }}`` or the instance's own keys, as upstream's
 Jinja templates), asks the backbone (temperature 0), writes the raw replies back into a copy of
-the file under the model's name (:func:`metajudge.scores.judge_bench_replies.add_replies`, the
+the file under the model's name (:func:`metajudge.scores.readers.judge_bench.add_replies`, the
 format JUDGE-BENCH itself uses), parses them (:func:`metajudge.metrics.judges.parsers.ratings.parse_reply`:
 an invalid reply is counted, never replaced by a guess), and meta-evaluates them
 (:func:`~metajudge.analyses.judge_bench.evaluate_judge`) beside the paper's 11 LLM judges
@@ -147,15 +147,13 @@ def run_judge_bench(
     backend: Any = None,
     first: int | None = None,
     seed: int = 0,
-    result_file: str | Path | None = None,
 ) -> JudgeBenchRun:
-    """Judge, write the replies file ``output``, parse and evaluate (module docstring); the run
-    (its :meth:`~metajudge.results.Result.to_dict` as JSON) also written to ``result_file``."""
+    """Judge, write the replies file ``output``, parse and evaluate (module docstring)."""
     from metajudge.analyses.judge_bench import evaluate_judge, published_results
     from metajudge.data.judge_bench import read_file
     from metajudge.io import read_json
     from metajudge.metrics.judges.engine import JudgeClient
-    from metajudge.scores.judge_bench_replies import add_replies
+    from metajudge.scores.readers.judge_bench import add_replies
 
     src, name = _source(dataset, input_file, subset, data_dir)
     reqs = _requests(read_json(src), limit, first, seed)
@@ -186,10 +184,6 @@ def run_judge_bench(
         replies_file=str(output),
         cost=cost,
     )
-    if result_file:
-        from metajudge.io import write_json
-
-        write_json(result_file, run.to_dict(), end="\n")
     return run
 
 

@@ -81,7 +81,7 @@ def paper_of(
     **options: Any,
 ) -> str:
     """:func:`metajudge.reports.paper_table.paper_table` of ``results`` on ``dimension`` (None:
-    every dimension), rows from ``names_file`` (``--metric-names``), ``options`` its others."""
+    every dimension), rows from ``names_file`` (``--table names=FILE``), ``options`` its others."""
     from metajudge.errors import InputError
     from metajudge.reports.paper_table import paper_table, read_metric_names
 

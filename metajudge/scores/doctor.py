@@ -208,8 +208,10 @@ def _joined(p: Path, fmt: str, reading: Reading, input_file: str) -> dict[str, A
 def command(
     p: Path, r: Reader, reading: Reading, input_file: str | None, id_field: str | None
 ) -> str:
-    """The ``meta-eval`` command that reads the file (``LABELS.jsonl`` without ``--input``)."""
-    argv = ["metajudge", "meta-eval", "--input", input_file or "LABELS.jsonl"]
+    """The ``meta-eval`` command that reads the file (without ``--input``: the file itself when
+    it holds the labels too, else ``LABELS.jsonl``)."""
+    labels = str(p) if r.labelled else "LABELS.jsonl"
+    argv = ["metajudge", "meta-eval", "--input", input_file or labels]
     argv += ["--scores", str(p), "--out", f"runs/{p.stem}"]
     framework = r.judged is not None
     if reading.id_field or (framework and id_field and id_field not in ("id", "item")):

@@ -211,7 +211,7 @@ def shipped_scores(
     dataset: Any, data_dir: str | Path | None = None, *, metrics: Sequence[str] | None = None
 ) -> list[dict[str, Any]]:
     """Score rows of every column ``dataset`` ships (only ``metrics`` when given)."""
-    from metajudge.scores.judge_bench_replies import reply_rows
+    from metajudge.scores.readers.judge_bench import reply_rows
 
     replies = reply_rows(dataset, metrics)  # judges' replies held by a JUDGE-BENCH file
     rows: list[dict[str, Any]] = []

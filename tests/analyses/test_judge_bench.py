@@ -18,7 +18,7 @@ from metajudge.analyses.judge_bench import (
 from metajudge.data.formats import Scale
 from metajudge.data.loading import load as load_file
 from metajudge.errors import InputError
-from metajudge.scores.judge_bench_replies import add_replies
+from metajudge.scores.readers.judge_bench import add_replies
 
 DATA = Path(os.environ.get("METAJUDGE_DATA_DIR", "/nonexistent")) / "dmg_judge_bench" / "data"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="JUDGE-BENCH data not present")

@@ -158,9 +158,10 @@ def test_target_warns_when_the_judge_scores_differ(data_dir: Path, capsys) -> No
 
 
 def test_apply_refuses_another_judge(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    cal = tmp_path / "cal.json"
+    cal = tmp_path / "fit" / "calibrator.json"
     f = str(_csv(data_dir, "4omini", "relevance"))
-    assert main(["calibrate", "fit", "--ratings", f, "--repeats", "2", "-o", str(cal)]) == 0
+    argv = ["calibrate", "fit", "--ratings", f, "--repeats", "2", "--out", str(cal.parent)]
+    assert main(argv) == 0
     saved = json.loads(cal.read_text())
     assert (
         saved["judge"]["signature"].startswith("sheng.4omini_relevance|")
@@ -206,7 +207,7 @@ def test_score_calibrator_applies_and_refuses_another_signature(
         "input.context",
         "--quiet",
     ]
-    s1, cal, s3 = (tmp_path / n for n in ("s1.jsonl", "cal.json", "s3.jsonl"))
+    s1, cal, s3 = (tmp_path / n for n in ("s1.jsonl", "fit/calibrator.json", "s3.jsonl"))
     assert main([*base, "-o", str(s1)]) == 0
     fit = [
         "calibrate",
@@ -216,7 +217,7 @@ def test_score_calibrator_applies_and_refuses_another_signature(
         "--scores",
         f"{s1}:rouge_l",
     ]
-    assert main([*fit, "--repeats", "3", "-o", str(cal)]) == 0
+    assert main([*fit, "--repeats", "3", "--out", str(cal.parent)]) == 0
     assert main([*base, "-o", str(s1), "--calibrator", str(cal)]) == 0  # resumes: rows kept
     rows = [json.loads(x) for x in s1.read_text().splitlines()]
     calibrated = [r for r in rows if r["metric"] == "rouge_l.calibrated"]
@@ -293,7 +294,7 @@ def test_guide_states_these_numbers() -> None:
 def test_a_dataset_column_and_its_file_are_the_same_judge(
     data_dir: Path, tmp_path: Path, capsys
 ) -> None:  # type: ignore[no-untyped-def]
-    cal = tmp_path / "cal.json"
+    cal = tmp_path / "fit" / "calibrator.json"
     argv = [
         "calibrate",
         "fit",
@@ -302,7 +303,9 @@ def test_a_dataset_column_and_its_file_are_the_same_judge(
         "--scores",
         "shipped:sheng.4omini_coherence",
     ]
-    assert main([*argv, "--dimension", "coherence", "--repeats", "2", "-o", str(cal)]) == 0
+    assert (
+        main([*argv, "--dimension", "coherence", "--repeats", "2", "--out", str(cal.parent)]) == 0
+    )
     f = str(_csv(data_dir, "4omini", "coherence"))
     r = _json(
         capsys, ["calibrate", "apply", "--ratings", f, "--calibrator", str(cal), "--format", "json"]
@@ -406,9 +409,9 @@ def test_a_calibrator_moves_to_another_dataset_keyed_on_the_judge(
     (a stand-in for DialSumm: 800 rows of another dimension, a file metajudge has never seen)
     with --judge, and warns of the shift as `conformal --target` does; a renamed or moved file of
     the same judge is accepted; another scale is refused."""
-    cal = tmp_path / "cal.json"
+    cal = tmp_path / "fit" / "calibrator.json"
     fit = ["calibrate", "fit", "--ratings", str(_csv(data_dir, "4omini", "coherence"))]
-    assert main([*fit, "--repeats", "2", "-o", str(cal)]) == 0
+    assert main([*fit, "--repeats", "2", "--out", str(cal.parent)]) == 0
     assert json.loads(cal.read_text())["judge"]["key"] == "sheng.4omini_coherence|external"
     lines = _csv(data_dir, "4omini", "consistency").read_text().splitlines()[:801]
     other = tmp_path / "dialsumm_4omini.csv"
@@ -429,9 +432,9 @@ def test_a_calibrator_moves_to_another_dataset_keyed_on_the_judge(
     mine = [*_csv(data_dir, "4omini", "coherence").read_text().splitlines()[:601]]
     (tmp_path / "a.csv").write_text("\n".join(mine) + "\n")
     (sub / "b.csv").write_text("\n".join(mine) + "\n")
-    cal2 = tmp_path / "cal2.json"
+    cal2 = tmp_path / "fit2" / "calibrator.json"
     assert main(["calibrate", "fit", "--ratings", str(tmp_path / "a.csv"), "--judge-name", "mine",
-                 "--repeats", "2", "-o", str(cal2)]) == 0  # fmt: skip
+                 "--repeats", "2", "--out", str(cal2.parent)]) == 0  # fmt: skip
     capsys.readouterr()
     apply2 = ["calibrate", "apply", "--calibrator", str(cal2), "--format", "json"]
     r = _json(capsys, [*apply2, "--ratings", str(sub / "b.csv"), "--judge-name", "mine"])

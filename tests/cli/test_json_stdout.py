@@ -48,9 +48,11 @@ def _sheng(d: Path) -> str:
 
 
 def _calibrator(tmp: Path, d: Path) -> str:
-    out = tmp / "cal.json"
-    assert main(["calibrate", "fit", "--ratings", _sheng(d), "--repeats", "2", "-o", str(out)]) == 0
-    return str(out)
+    out = tmp / "fit"
+    assert (
+        main(["calibrate", "fit", "--ratings", _sheng(d), "--repeats", "2", "--out", str(out)]) == 0
+    )
+    return str(out / "calibrator.json")
 
 
 Argv = Callable[[Path, Path], list[str]]

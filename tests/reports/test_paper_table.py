@@ -31,7 +31,7 @@ def test_latex_with_cis_and_marks_matches_the_hand_written_table(
 def test_latex_plus_minus_style_matches_the_hand_written_table(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    got = _latex(capsys, "--ci-style", "pm")
+    got = _latex(capsys, "--table", "ci=pm")
     assert got == (FIX / "expected_pm.tex").read_text(encoding="utf-8")
 
 
@@ -40,9 +40,9 @@ def test_mark_best_bolds_the_best_and_those_not_significantly_worse(
 ) -> None:
     """issue 64: bold = the best of a column and every metric not significantly worse; dagger /
     double dagger = significantly better / worse than the --compare-to metric."""
-    got = _latex(capsys, "--compare-to", "bertscore_p", "--mark", "best", "--ci-style", "none")
+    got = _latex(capsys, "--compare-to", "bertscore_p", "--table", "mark=best,ci=none")
     assert got == (FIX / "expected_best.tex").read_text(encoding="utf-8")
-    better = _latex(capsys, "--compare-to", "bleu", "--ci-style", "none")
+    better = _latex(capsys, "--compare-to", "bleu", "--table", "ci=none")
     row = next(line for line in better.splitlines() if line.startswith("bertscore"))
     assert row == r"bertscore\_p & 0.44$^\dagger$ & 0.37$^\dagger$ & 0.13 & 0.12$^\dagger$ \\"
 
@@ -72,7 +72,7 @@ def test_hanna_paper_table_with_mark_best_at_a_stated_resample_count(
     out = tmp_path / "paper"
     argv = ["meta-eval", "--dataset", "hanna", "--subsets", "all", "--scores", "shipped",
             "--metrics", "hanna.bleu,hanna.meteor,hanna.bertscore_f1", "--protocol", "pointwise",
-            "--aggregation", "mean", "--mark", "best", "--n-boot", "2000", "--no-baselines",
+            "--aggregation", "mean", "--table", "mark=best", "--n-boot", "2000", "--no-baselines",
             "--no-plots", "--quiet", "--out", str(out)]  # fmt: skip
     assert main(argv) == 0
     tex = (out / "paper_table.tex").read_text(encoding="utf-8")
@@ -109,10 +109,10 @@ def test_four_dimensions_by_two_levels_match_the_hand_written_table(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """issue 64: run folders at two levels: a column group per dimension, a sub-group per level,
-    rows in the order and under the names of --metric-names, --decimals 3."""
+    rows in the order and under the names of --table names=FILE, decimals=3."""
     lv = FIX / "levels"
-    argv = ["report", "render", str(lv / "item"), str(lv / "system"), "--latex", "--ci-style",
-            "none", "--decimals", "3", "--metric-names", str(lv / "names.tsv")]  # fmt: skip
+    argv = ["report", "render", str(lv / "item"), str(lv / "system"), "--latex", "--table",
+            f"ci=none,decimals=3,names={lv / 'names.tsv'}"]  # fmt: skip
     assert main(argv) == 0
     assert capsys.readouterr().out == (FIX / "expected_levels.tex").read_text(encoding="utf-8")
 
@@ -123,7 +123,7 @@ def test_metric_names_json_and_unknown_columns(
     lv = FIX / "levels"
     names = tmp_path / "names.json"
     names.write_text(json.dumps({"rouge_1": "R-1", "bartscore": "BART"}), encoding="utf-8")
-    argv = ["report", "render", str(lv / "item"), "--latex", "--metric-names", str(names)]
+    argv = ["report", "render", str(lv / "item"), "--latex", "--table", f"names={names}"]
     assert main([*argv, "--dimension", "fluency"]) == 0
     rows = [line.split(" & ")[0] for line in capsys.readouterr().out.splitlines() if " & " in line]
     assert rows[-2:] == ["R-1", "BART"]  # the file's order, only its rows
@@ -141,7 +141,7 @@ def test_meta_eval_levels_writes_every_dimension_by_level(
     argv = ["meta-eval", "--dataset", "hanna", "--levels", "item,system", "--scores", "shipped",
             "--metrics", "hanna.bleu,hanna.bertscore_f1", "--protocol", "pointwise",
             "--aggregation", "mean", "--n-boot", "100", "--no-baselines", "--no-plots", "--quiet",
-            "--decimals", "3", "--out", str(out)]  # fmt: skip
+            "--table", "decimals=3", "--out", str(out)]  # fmt: skip
     assert main(argv) == 0
     tex = (out / "paper_table.tex").read_text(encoding="utf-8")
     levels = {n: json.loads((out / n / "result.json").read_text(encoding="utf-8")) for n in ("item", "system")}  # fmt: skip
@@ -155,6 +155,26 @@ def test_meta_eval_levels_writes_every_dimension_by_level(
             (cell,) = [c for c in levels[name]["cells"] if c["metric"] == "hanna.bleu" and c["dimension"] == dim]  # fmt: skip
             v = cell["stats"]["pearson"]["value"]
             assert row[1 + 4 * k + 2 * j].startswith(f"{v:.3f}".replace("-", "$-$")), (dim, name)
+
+
+@pytest.mark.parametrize(
+    "spec, said",
+    [
+        ("decimals=0", "decimals=0: a whole number >= 1"),
+        ("ci=wide", "ci=wide: choose ci or pm or none"),
+        ("mark=worst", "mark=worst: choose best"),
+        ("digits=3", "with the keys ci, decimals, mark, names"),
+        ("decimals=2,decimals=3", "got 'decimals=3'"),
+    ],
+)
+def test_a_bad_table_spec_is_refused_naming_the_option(
+    spec: str, said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--table SPEC (issue 61: one option for the paper table's layout) is checked by argparse,
+    before any work."""
+    assert main(["report", "render", str(FIX / "cnndm"), "--latex", "--table", spec]) == 2
+    err = capsys.readouterr().err
+    assert "--table" in err and said in err
 
 
 def test_several_folders_need_latex(capsys: pytest.CaptureFixture[str]) -> None:

@@ -118,11 +118,11 @@ def test_cli_end_to_end_real_server(tmp_path: Path, capsys: pytest.CaptureFixtur
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (make llama)")
     from metajudge.cli import main
 
-    out, res = tmp_path / "cola_replies.json", tmp_path / "result.json"
+    out = tmp_path / "cola_replies.json"
     argv = ["judge", "run-bench", "--dataset", "dmg_judge_bench", "--subset", "cola"]
-    argv += ["--backbone", "smollm2-135m", "--limit", "10", "-o", str(out), "--result", str(res)]
+    argv += ["--backbone", "smollm2-135m", "--limit", "10", "-o", str(out), "--format", "json"]
     assert main(argv) == 0
-    run = json.loads(res.read_text())
+    run = json.loads(capsys.readouterr().out)
     (row,) = run["evaluation"]["rows"]
     assert row["total"] + run["backend_errors"] == 10 and 0 <= row["valid"] <= row["total"]
     inst = json.loads(out.read_text())["instances"]

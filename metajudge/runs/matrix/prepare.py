@@ -28,7 +28,6 @@ class CellOptions:
     prompt_variant: str | None = None
     data_dir: str | None = None
     baselines: str | None = None
-    output: str | None = None
     progress: bool = True
     out: str | None = None
 

@@ -207,8 +207,8 @@ CELL_FILE = "cell.json"
 def cell_targets(opts: CellOptions, dataset: str) -> tuple[Path, Path | None]:
     """Where a cell run writes: its run folder (``--out``, else
     :func:`metajudge.paths.default_run_dir` under the user cache: never the source tree) and
-    the stored cell (``-o FILE``, or ``<--baselines DIR>/judges/<metric>__<dataset>.json``; None
-    without either)."""
+    the stored cell (``<--baselines DIR>/judges/<metric>__<dataset>.json``; None without
+    ``--baselines``)."""
     from metajudge.paths import default_run_dir
     from metajudge.runs.matrix.table import cell_path
 
@@ -216,8 +216,6 @@ def cell_targets(opts: CellOptions, dataset: str) -> tuple[Path, Path | None]:
     row = opts.metric if ":" not in opts.metric else "judge-" + Path(opts.metric[6:]).stem
     name = f"{row}__{dataset}"
     run_dir = Path(opts.out) if opts.out else default_run_dir("matrix", name)
-    if opts.output:
-        return run_dir, Path(opts.output)
     if opts.baselines:
         return run_dir, cell_path(opts.baselines, row, dataset)
     return run_dir, None

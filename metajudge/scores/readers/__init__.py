@@ -12,6 +12,7 @@ one of :data:`FORCIBLE`). The formats, one module per format or family:
   (:mod:`~metajudge.scores.readers.deepeval`), ragas tables (:mod:`~metajudge.scores.readers.ragas`);
 - upstream datasets' score files (:mod:`~metajudge.scores.readers.upstream_files`): RAGChecker,
   LFTQA-Eval, HANNA; released judge probabilities (:mod:`~metajudge.scores.readers.released_probs`);
+  judges' raw replies in a JUDGE-BENCH file (:mod:`~metajudge.scores.readers.judge_bench`);
 - score tables (:mod:`~metajudge.scores.readers.tables`, :mod:`~metajudge.scores.readers.wide_csv`):
   JSONL score rows, wide JSON and CSV/TSV tables; Parquet and Arrow IPC tables
   (:mod:`~metajudge.scores.readers.columnar`).
@@ -30,6 +31,7 @@ from metajudge.scores.readers import (
     columnar,
     deepeval,
     inspect_log,
+    judge_bench,
     promptfoo,
     ragas,
     released_probs,
@@ -52,6 +54,7 @@ READERS: dict[str, Reader] = {
         upstream_files.RAGCHECKER,
         upstream_files.LFTQA,
         released_probs.READER,
+        judge_bench.READER,
         tables.JSONL,
         wide_csv.READER,
         tables.WIDE_JSON,

@@ -88,7 +88,8 @@ class Reader:
     those suffixes hold this format (:class:`Head`)? ``rows``: :data:`RowsFn`; ``records(path)``:
     the file's plain records, what ``data doctor`` describes; ``judged(path, reading)``: a judge
     framework's scores before they meet a dataset (``(FileInfo, [Judged])``,
-    :mod:`metajudge.scores.readers.framework`; None for other formats)."""
+    :mod:`metajudge.scores.readers.framework`; None for other formats); ``labelled``: the file
+    holds the human labels too, so it is also the dataset (``--input`` the same file)."""
 
     name: str
     what: str
@@ -98,6 +99,7 @@ class Reader:
     records: Callable[[Path], list[Mapping[str, Any]]] | None = None
     judged: Callable[[Path, Reading], tuple[Any, list[Any]]] | None = None
     forcible: bool = False
+    labelled: bool = False
 
 
 def any_file(head: Head) -> bool:

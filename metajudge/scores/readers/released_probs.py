@@ -72,4 +72,5 @@ READER = Reader(
     _sniff,
     _rows,
     records=jsonl_records,
+    labelled=True,
 )
