@@ -121,7 +121,7 @@ def check(folder: Path) -> float:
     from metajudge.runs.calibrate_estimate import streamed_estimate
 
     st = Settings()
-    rows, scale = judge_table.table_rows(folder)
+    rows, scale = judge_table.judge_table_rows(folder)
     mem = calibrated_estimates(crossfit_rows(rows, scale=scale, source="t"), st=st)
     got = streamed_estimate(DataSource(path=str(folder)), st)
     a = _flat({"s": mem.systems, "g": mem.selection_gate}, "", {})

@@ -242,11 +242,11 @@ def _register_report(subparsers: argparse._SubParsersAction) -> None:  # type: i
 def add_paper_args(p: argparse.ArgumentParser) -> None:
     """The paper table's layout, one ``--table`` spec (``meta-eval --subsets/--levels``,
     ``report render --latex``)."""
-    from metajudge.cli.types import table_spec
+    from metajudge.cli.types import table_spec_option
 
     p.add_argument(
         "--table",
-        type=table_spec,
+        type=table_spec_option,
         default={},
         metavar="SPEC",
         help="the paper table (--subsets, --levels, --latex), comma-separated KEY=VALUE: "

@@ -173,7 +173,7 @@ def score_spec(text: str) -> Any:
         raise argparse.ArgumentTypeError(e.message) from None
 
 
-def table_spec(text: str) -> dict[str, Any]:
+def table_spec_option(text: str) -> dict[str, Any]:
     """A ``--table`` value (``ci=…,decimals=N,mark=best,names=FILE``), parsed to the paper
     table's settings (:func:`metajudge.reports.paper_table.table_spec`)."""
     from metajudge.errors import InputError

@@ -88,7 +88,7 @@ def read_rows(
                 "--scores goes with a dataset; a judge-score table carries judge_score",
                 field="--scores",
             )
-        rows, scale = judge_table.table_rows(src.path, src.cluster_field)
+        rows, scale = judge_table.judge_table_rows(src.path, src.cluster_field)
         return rows, scale, {}
     if src.is_folder:
         if src.scores:

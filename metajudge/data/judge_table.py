@@ -7,7 +7,7 @@ integer: the cluster and the item), ``judge_score`` (a finite number), ``oracle_
 human label; null or NaN = unlabelled). One row per (system, prompt_id). The label scale is CJE's
 [0, 1] unless the schema's ``metajudge.scale`` metadata says otherwise (JSON ``[min, max]``).
 
-:func:`table_rows` reads every row into memory (the rows of
+:func:`judge_table_rows` reads every row into memory (the rows of
 :func:`~metajudge.data.estimate_rows.read_rows`); :func:`labelled_rows` reads the labelled rows
 only and :func:`scan` sums every judge score into
 :class:`~metajudge.analyses.calibration.sums.ScoreSums` batch by batch (two columns, one batch of
@@ -25,7 +25,7 @@ from metajudge.data.cje_folder import RESPONSES, SCALE, Row
 from metajudge.errors import InputError
 
 #: the columns of a judge-score table
-COLUMNS = ("system", "prompt_id", "judge_score", "oracle_label")
+TABLE_COLUMNS = ("system", "prompt_id", "judge_score", "oracle_label")
 #: the schema metadata key of the label scale
 SCALE_KEY = b"metajudge.scale"
 #: rows above which ``calibrate estimate`` sums the table in a streaming scan (below, it reads
@@ -78,7 +78,7 @@ def label_scale(data: Any) -> tuple[float, float]:
 
 
 def _check(data: Any, path: str | Path, cluster_field: str | None) -> None:
-    missing = [c for c in COLUMNS if c not in data.schema.names]
+    missing = [c for c in TABLE_COLUMNS if c not in data.schema.names]
     if missing:
         raise InputError(f"a judge-score table needs the column(s) {', '.join(missing)}", path=path)
     if cluster_field not in (None, "prompt_id"):
@@ -109,14 +109,14 @@ def _rows(table: Any, path: str | Path) -> list[Row]:
     ]
 
 
-def table_rows(
+def judge_table_rows(
     path: str | Path, cluster_field: str | None = None
 ) -> tuple[list[Row], tuple[float, float]]:
     """Every row of the table (``(system, prompt_id, prompt_id, judge, label or None)``) and
     its label scale; a (system, prompt_id) seen twice is refused."""
     data = dataset(path)
     _check(data, path, cluster_field)
-    rows = _rows(data.to_table(columns=list(COLUMNS)), path)
+    rows = _rows(data.to_table(columns=list(TABLE_COLUMNS)), path)
     keys = {(r[0], r[1]) for r in rows}
     if len(keys) != len(rows):
         raise InputError(
@@ -143,8 +143,10 @@ def labelled_rows(
     data = dataset(path)
     _check(data, path, cluster_field)
     labelled = ds.field("oracle_label").is_valid()
-    schema = pa.schema([data.schema.field(c) for c in COLUMNS])
-    table = pa.Table.from_batches(_batches(data, list(COLUMNS), filter=labelled), schema=schema)
+    schema = pa.schema([data.schema.field(c) for c in TABLE_COLUMNS])
+    table = pa.Table.from_batches(
+        _batches(data, list(TABLE_COLUMNS), filter=labelled), schema=schema
+    )
     return [r for r in _rows(table, path) if r[4] is not None], label_scale(data)
 
 

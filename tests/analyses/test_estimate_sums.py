@@ -81,7 +81,7 @@ def streamed(folder: Path, st: Settings) -> Any:
 def test_sums_equal_the_in_memory_path(tmp_path: Path, folds: int) -> None:
     folder = write_table(tmp_path / "t")
     st = Settings(folds=folds)
-    rows, scale = judge_table.table_rows(folder)
+    rows, scale = judge_table.judge_table_rows(folder)
     mem = calibrated_estimates(crossfit_rows(rows, scale=scale, source="t"), st=st)
     got = streamed(folder, st)
     assert {s["route"] for s in mem.systems} == {"augmented", "borrowed", "labels"}
@@ -131,11 +131,11 @@ def test_refusals(tmp_path: Path) -> None:
     t = pa.table({"system": ["a", "a"], "prompt_id": [1, 1], "judge_score": [0.1, 0.2]})
     pq.write_table(t, tmp_path / "nolabel.parquet")
     with pytest.raises(InputError, match="oracle_label"):
-        judge_table.table_rows(tmp_path / "nolabel.parquet")
+        judge_table.judge_table_rows(tmp_path / "nolabel.parquet")
     t = t.append_column("oracle_label", pa.array([0.5, None]))
     pq.write_table(t, tmp_path / "d.parquet")
     with pytest.raises(InputError, match="seen twice"):
-        judge_table.table_rows(tmp_path / "d.parquet")
+        judge_table.judge_table_rows(tmp_path / "d.parquet")
     pq.write_table(t.append_column("draw_idx", pa.array([0, 1])), tmp_path / "x.parquet")
     with pytest.raises(InputError, match="draw_idx"):
         judge_table.labelled_rows(tmp_path / "x.parquet")
@@ -180,7 +180,7 @@ def test_a_binary_judge_streams_without_rogan_gladen(tmp_path: Path) -> None:
             folder / f"{k}.parquet",
         )
     st = Settings(folds=5, n_boot=200)
-    rows, scale = judge_table.table_rows(folder)
+    rows, scale = judge_table.judge_table_rows(folder)
     mem = calibrated_estimates(crossfit_rows(rows, scale=scale, source="t"), st=st)
     assert all("rogan_gladen" in s for s in mem.systems)
     got = streamed(folder, st)
