@@ -76,23 +76,27 @@ def _json_list(p: Path) -> list[Any]:
     return data if isinstance(data, list) else []
 
 
-def battles(path: str | Path) -> Iterator[Mapping[str, Any]]:
-    """The file's battles as dicts (only the columns read: :data:`READ`, :data:`READ_META`)."""
-    from metajudge.data.columnar import columns_of, is_columnar, rows_of, table_of
+def battles(path: str | Path, texts: bool = True) -> Iterator[Mapping[str, Any]]:
+    """The file's battles as dicts (only the columns read: :data:`READ`, :data:`READ_META`;
+    ``texts`` False: not the conversations), a columnar file's one record batch at a time."""
+    from metajudge.data.columnar import batches_of, columns_of, is_columnar, rows_of
 
     p = Path(path)
+    read = READ if texts else tuple(c for c in READ if not c.startswith("conversation"))
     if is_columnar(p):
         have = set(columns_of(p))
-        yield from rows_of(table_of(p, [c for c in READ + READ_META if c in have]))
+        for batch in batches_of(p, [c for c in read + READ_META if c in have]):
+            yield from rows_of(batch)
     else:
         yield from (b for b in _json_list(p) if isinstance(b, Mapping))
 
 
-def arena_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
-    """The card (as a JSONL card line, 0), then ``(battle number, canonical record)``."""
+def arena_objects(path: str | Path, texts: bool = True) -> Iterator[tuple[int, Any]]:
+    """The card (as a JSONL card line, 0), then ``(battle number, canonical record)``
+    (``texts`` False: a columnar file's conversations not read)."""
     yield 0, {"card": CARD}
     seen: dict[str, int] = {}
-    for i, b in enumerate(battles(path), start=1):
+    for i, b in enumerate(battles(path, texts), start=1):
         qid = str(b.get("question_id") or f"battle{i}")
         n = seen[qid] = seen.get(qid, 0) + 1
         yield i, battle_record(b, qid if n == 1 else f"{qid}#{n}", path, i)

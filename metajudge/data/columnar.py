@@ -13,7 +13,11 @@ inferred as for a JSONL file without a card line. :func:`table_of` is that table
 
 :func:`columnar_objects` gives the rows as canonical records (JSON objects), as
 :func:`~metajudge.data.formats.iter_jsonl_objects` gives a JSONL file's lines, for the loader's
-pass (:func:`metajudge.data.validation.dataset_objects`).
+pass (:func:`metajudge.data.validation.dataset_objects`), one record batch
+(:data:`BATCH_ROWS` rows) after another. A text-free load (``texts`` False, where no metric
+reads the texts) turns no text of a pairwise table into a Python string: each batch's inputs
+are dropped and its responses' texts become their word counts in Arrow
+(:func:`word_counts`), then nulls.
 """
 
 from __future__ import annotations
@@ -41,6 +45,11 @@ _FLAT = {
     "response_b": ("b", "response"),
 }
 _STRUCTS = ("input", "a", "b", "labels", "scores", "meta")
+#: rows of one record batch read at a time
+BATCH_ROWS = 65_536
+#: what ``str.split()`` splits on among ASCII characters, as an RE2 class
+_ASCII_SPACE = r"\t\n\x0b\x0c\r\x1c-\x1f "
+_INPUT_COLUMNS = ("input", "question", "reference", "context", "documents")
 
 
 def is_columnar(path: str | Path) -> bool:
@@ -116,14 +125,83 @@ def rows_of(table: Any) -> Iterator[dict[str, Any]]:
         yield dict(zip(names, values, strict=True))
 
 
-def columnar_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
+def batches_of(path: str | Path, columns: Sequence[str] | None = None) -> Iterator[Any]:
+    """A columnar file's record batches (at most :data:`BATCH_ROWS` rows each; Parquet read
+    one batch at a time), only ``columns`` when given."""
+    p = Path(path)
+    if p.suffix.lower() != ".parquet":
+        yield from table_of(p, columns).to_batches(BATCH_ROWS)
+        return
+    import pyarrow.parquet as pq
+
+    pa = pyarrow()
+    try:
+        f = pq.ParquetFile(p)
+        cols = list(columns) if columns is not None else None
+        yield from f.iter_batches(batch_size=BATCH_ROWS, columns=cols, use_threads=False)
+    except (pa.ArrowException, OSError) as e:
+        raise InputError(f"not a readable {p.suffix[1:]} file: {e}", path=p) from e
+
+
+def columnar_objects(path: str | Path, texts: bool = True) -> Iterator[tuple[int, Any]]:
     """``(row, object)`` of each row of a columnar dataset as a canonical record, the card
-    (where the schema holds one) first, as row 0, like a JSONL file's card line."""
+    (where the schema holds one) first, as row 0, like a JSONL file's card line; ``texts``
+    False: a pairwise table's rows without texts, their responses' word counts under
+    :data:`~metajudge.data.validation.WORDS` (module docstring)."""
+    from metajudge.data.validation import WORDS
+
     meta = schema_of(path).metadata or {}
     if CARD_KEY in meta:
         yield 0, {"card": json.loads(meta[CARD_KEY])}
-    for i, row in enumerate(rows_of(table_of(path)), start=1):
-        yield i, canonical(row)
+    i = 0
+    for batch in batches_of(path):
+        words = None
+        if not texts and ({"a", "b"} <= set(batch.schema.names)):
+            batch, words = _without_texts(batch)
+        for k, row in enumerate(rows_of(batch)):
+            obj = canonical(row)
+            if words is not None:
+                obj[WORDS] = (words[0][k], words[1][k])
+            i += 1
+            yield i, obj
+
+
+def _without_texts(batch: Any) -> tuple[Any, tuple[list[Any], list[Any]]]:
+    """A pairwise batch without its texts: the input columns dropped (an empty question for
+    each row), each side's ``response`` a null, and the word counts of ``a``'s and ``b``'s."""
+    pa = pyarrow()
+    cols = {n: batch.column(n) for n in batch.schema.names if n not in _INPUT_COLUMNS}
+    words = []
+    for side in ("a", "b"):
+        arr, flat = cols[side], f"response_{side}"
+        text = cols.pop(flat) if flat in cols else None
+        if pa.types.is_struct(arr.type) and arr.type.get_field_index("response") >= 0:
+            text = arr.field("response") if text is None else text
+            keep = [arr.type.field(j) for j in range(arr.type.num_fields)]
+            kids = [
+                pa.nulls(len(arr), f.type) if f.name == "response" else arr.field(f.name)
+                for f in keep
+            ]
+            cols[side] = pa.StructArray.from_arrays(kids, fields=keep, mask=arr.is_null())
+        words.append(word_counts(text) if text is not None else [None] * len(arr))
+    cols["question"] = pa.array([""] * batch.num_rows, pa.string())
+    return pa.RecordBatch.from_pydict(cols), (words[0], words[1])
+
+
+def word_counts(text: Any) -> list[int | None]:
+    """``len(t.split())`` of each string of an Arrow array (None: null or not a string
+    column), counted in Arrow for ASCII texts, by ``str.split`` for the others."""
+    pa = pyarrow()
+    import pyarrow.compute as pc
+
+    if not (pa.types.is_string(text.type) or pa.types.is_large_string(text.type)):
+        return [None] * len(text)
+    counts = pc.count_substring_regex(text, f"[^{_ASCII_SPACE}]+").to_pylist()
+    ascii_ = pc.string_is_ascii(text)
+    if not pc.all(ascii_).as_py():
+        for j in pc.indices_nonzero(pc.invert(pc.fill_null(ascii_, True))).to_pylist():
+            counts[j] = len(text[j].as_py().split())
+    return counts
 
 
 def canonical(row: Mapping[str, Any]) -> dict[str, Any]:

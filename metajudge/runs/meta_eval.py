@@ -149,6 +149,8 @@ def meta_eval_into(
     out = Path(out_dir)
     bars = Steps(progress)  # drawn only on a terminal
     where = {"subset": subset, "data_dir": data_dir, "tracking_uri": tracking_uri}
+    specs = score_specs(scores, score_files, external)
+    where["texts"] = bool(metrics) or not all(map(_text_free, specs))
     ds = loaded if loaded is not None else _open(dataset, input_file, bars, where)
     proto = _protocol_of(ds, protocol, say=progress)
     run = {"dataset": dataset or str(input_file), "subset": subset, "source": ds.source}
@@ -156,7 +158,6 @@ def meta_eval_into(
         from metajudge.runs.meta_eval_categorical import refuse_asked, run_categorical
 
         refuse_asked(proto, asked, ds.card.label_kind)  # before any scoring
-    specs = score_specs(scores, score_files, external)
     ids = IdPolicy(strict=strict_ids, elsewhere=ds.other_subset_ids, subset=subset or "")
     cache: list[dict[str, Any]] = []  # a new scores.jsonl: written with the run's files
     rows, to_score = gather_run_scores(
@@ -192,9 +193,20 @@ def meta_eval_into(
 
 
 def _open(dataset: str | None, input_file: Any, bars: Steps, where: dict[str, Any]) -> Any:
-    """The dataset of ``dataset`` / ``input_file`` (``where``: subset, data_dir, tracking_uri),
-    its lines counted on the progress display."""
+    """The dataset of ``dataset`` / ``input_file`` (``where``: subset, data_dir, tracking_uri,
+    texts), its lines counted on the progress display."""
     return open_dataset(dataset, input_file, progress=bars.step("load", "line"), **where)
+
+
+#: score files whose rows are joined by key alone (never by a record's texts)
+_KEYED = (".csv", ".tsv", ".parquet", ".arrow", ".feather", ".ipc")
+
+
+def _text_free(spec: ScoreSpec) -> bool:
+    """Does ``spec`` read no text of the records (a score table joined by key)? Then, with no
+    registry metric to compute, the dataset is loaded text-free (``texts`` of
+    :func:`~metajudge.data.loading.load`): only the word counts the length baseline reads."""
+    return not spec.shipped and Path(spec.source).suffix.lower() in _KEYED
 
 
 def _run_options(to_score: Any, rescore: bool, baselines: bool, t0: float) -> dict[str, Any]:
