@@ -168,7 +168,8 @@ def columnar_objects(path: str | Path, texts: bool = True) -> Iterator[tuple[int
 
 def _without_texts(batch: Any) -> tuple[Any, tuple[list[Any], list[Any]]]:
     """A pairwise batch without its texts: the input columns dropped (an empty question for
-    each row), each side's ``response`` a null, and the word counts of ``a``'s and ``b``'s."""
+    each row), each side's ``response`` an empty string (a null stays null), and the word
+    counts of ``a``'s and ``b``'s."""
     pa = pyarrow()
     cols = {n: batch.column(n) for n in batch.schema.names if n not in _INPUT_COLUMNS}
     words = []
@@ -179,13 +180,22 @@ def _without_texts(batch: Any) -> tuple[Any, tuple[list[Any], list[Any]]]:
             text = arr.field("response") if text is None else text
             keep = [arr.type.field(j) for j in range(arr.type.num_fields)]
             kids = [
-                pa.nulls(len(arr), f.type) if f.name == "response" else arr.field(f.name)
+                _emptied(arr.field(f.name)) if f.name == "response" else arr.field(f.name)
                 for f in keep
             ]
             cols[side] = pa.StructArray.from_arrays(kids, fields=keep, mask=arr.is_null())
         words.append(word_counts(text) if text is not None else [None] * len(arr))
     cols["question"] = pa.array([""] * batch.num_rows, pa.string())
     return pa.RecordBatch.from_pydict(cols), (words[0], words[1])
+
+
+def _emptied(text: Any) -> Any:
+    """An Arrow array of strings as empty strings, its nulls kept."""
+    pa = pyarrow()
+    import pyarrow.compute as pc
+
+    typ = text.type
+    return pc.if_else(pc.is_valid(text), pa.scalar("", typ), pa.scalar(None, typ))
 
 
 def word_counts(text: Any) -> list[int | None]:
