@@ -150,7 +150,7 @@ def meta_eval_into(
     bars = Steps(progress)  # drawn only on a terminal
     where = {"subset": subset, "data_dir": data_dir, "tracking_uri": tracking_uri}
     specs = score_specs(scores, score_files, external)
-    where["texts"] = bool(metrics) or not all(map(_text_free, specs))
+    where["texts"] = bool(metrics) or not _text_free(input_file, specs)
     ds = loaded if loaded is not None else _open(dataset, input_file, bars, where)
     proto = _protocol_of(ds, protocol, say=progress)
     run = {"dataset": dataset or str(input_file), "subset": subset, "source": ds.source}
@@ -200,13 +200,18 @@ def _open(dataset: str | None, input_file: Any, bars: Steps, where: dict[str, An
 
 #: score files whose rows are joined by key alone (never by a record's texts)
 _KEYED = (".csv", ".tsv", ".parquet", ".arrow", ".feather", ".ipc")
+#: the size from which a dataset file is loaded without its texts where nothing reads them
+TEXT_FREE_BYTES = 64 << 20
 
 
-def _text_free(spec: ScoreSpec) -> bool:
-    """Does ``spec`` read no text of the records (a score table joined by key)? Then, with no
-    registry metric to compute, the dataset is loaded text-free (``texts`` of
-    :func:`~metajudge.data.loading.load`): only the word counts the length baseline reads."""
-    return not spec.shipped and Path(spec.source).suffix.lower() in _KEYED
+def _text_free(input_file: Any, specs: Sequence[ScoreSpec]) -> bool:
+    """Is the run's dataset loaded text-free (``texts`` of :func:`~metajudge.data.loading.load`:
+    only the word counts the length baseline reads)? When no registry metric is computed (the
+    caller's test), every spec is a score table joined by key, and the file holds at least
+    :data:`TEXT_FREE_BYTES` (a smaller one keeps its texts for the report's browser)."""
+    keyed = all(not s.shipped and Path(s.source).suffix.lower() in _KEYED for s in specs)
+    p = Path(str(input_file)) if input_file is not None else None
+    return keyed and p is not None and p.is_file() and p.stat().st_size >= TEXT_FREE_BYTES
 
 
 def _run_options(to_score: Any, rescore: bool, baselines: bool, t0: float) -> dict[str, Any]:
