@@ -174,35 +174,45 @@ def columnar_objects(path: str | Path, texts: bool = True) -> Iterator[tuple[int
 
 
 def _without_texts(batch: Any) -> tuple[Any, tuple[list[Any], list[Any]]]:
-    """A pairwise batch without its texts: the input columns dropped (an empty question for
-    each row), each side's ``response`` an empty string (a null stays null), and the word
-    counts of ``a``'s and ``b``'s."""
-    pa = pyarrow()
-    cols = {n: batch.column(n) for n in batch.schema.names if n not in _INPUT_COLUMNS}
+    """A pairwise batch without its texts: every string of the input's and the responses'
+    columns an empty string (:func:`_blanked`: nulls, types and the rest kept, so the record's
+    checks see what they saw), and the word counts of the ``a`` and ``b`` responses."""
+    cols = {n: batch.column(n) for n in batch.schema.names}
     words = []
     for side in ("a", "b"):
-        arr, flat = cols[side], f"response_{side}"
-        text = cols.pop(flat) if flat in cols else None
-        if pa.types.is_struct(arr.type) and arr.type.get_field_index("response") >= 0:
-            text = arr.field("response") if text is None else text
-            keep = [arr.type.field(j) for j in range(arr.type.num_fields)]
-            kids = [
-                _emptied(arr.field(f.name)) if f.name == "response" else arr.field(f.name)
-                for f in keep
-            ]
-            cols[side] = pa.StructArray.from_arrays(kids, fields=keep, mask=arr.is_null())
+        text = cols.get(f"response_{side}")
+        arr = cols[side]
+        struct = pyarrow().types.is_struct(arr.type)
+        if text is None and struct and arr.type.get_field_index("response") >= 0:
+            text = arr.field("response")
         words.append(word_counts(text) if text is not None else [None] * len(arr))
-    cols["question"] = pa.array([""] * batch.num_rows, pa.string())
-    return pa.RecordBatch.from_pydict(cols), (words[0], words[1])
+    for n in (*_INPUT_COLUMNS, "a", "b", "response_a", "response_b"):
+        if n in cols:
+            cols[n] = _blanked(cols[n], keep=("system",))
+    return pyarrow().RecordBatch.from_pydict(cols), (words[0], words[1])
 
 
-def _emptied(text: Any) -> Any:
-    """An Arrow array of strings as empty strings, its nulls kept."""
+def _blanked(arr: Any, keep: Sequence[str] = ()) -> Any:
+    """``arr`` with every string an empty string (nulls kept), through structs and lists; a
+    struct's fields ``keep`` as they are."""
     pa = pyarrow()
     import pyarrow.compute as pc
 
-    typ = text.type
-    return pc.if_else(pc.is_valid(text), pa.scalar("", typ), pa.scalar(None, typ))
+    t = arr.type
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return pc.if_else(pc.is_valid(arr), pa.scalar("", t), pa.scalar(None, t))
+    if pa.types.is_struct(t):
+        fields = [t.field(j) for j in range(t.num_fields)]
+        kids = [
+            arr.field(f.name) if f.name in keep else _blanked(arr.field(f.name)) for f in fields
+        ]
+        return pa.StructArray.from_arrays(kids, fields=fields, mask=arr.is_null())
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        if arr.null_count:
+            return arr  # a list with nulls: kept as it is
+        kind = pa.LargeListArray if pa.types.is_large_list(t) else pa.ListArray
+        return kind.from_arrays(arr.offsets, _blanked(arr.values))
+    return arr
 
 
 def word_counts(text: Any) -> list[int | None]:
