@@ -47,7 +47,7 @@ _FLAT = {
 }
 _STRUCTS = ("input", "a", "b", "labels", "scores", "meta")
 #: rows of one record batch read at a time
-BATCH_ROWS = 65_536
+BATCH_ROWS = 8192
 _INPUT_COLUMNS = ("input", "question", "reference", "context", "documents")
 
 
