@@ -134,20 +134,25 @@ def rows_of(table: Any) -> Iterator[dict[str, Any]]:
 
 def batches_of(path: str | Path, columns: Sequence[str] | None = None) -> Iterator[Any]:
     """A columnar file's record batches (at most :data:`BATCH_ROWS` rows each; Parquet read
-    one batch at a time), only ``columns`` when given."""
+    one batch at a time), only ``columns`` when given. Once read, the memory Arrow's pool
+    keeps for reuse is given back (the read's buffers would otherwise stay in the process for
+    the rest of the run)."""
     p = Path(path)
-    if p.suffix.lower() != ".parquet":
-        yield from table_of(p, columns).to_batches(BATCH_ROWS)
-        return
-    import pyarrow.parquet as pq
-
     pa = pyarrow()
     try:
-        f = pq.ParquetFile(p)
-        cols = list(columns) if columns is not None else None
-        yield from f.iter_batches(batch_size=BATCH_ROWS, columns=cols, use_threads=False)
-    except (pa.ArrowException, OSError) as e:
-        raise InputError(f"not a readable {p.suffix[1:]} file: {e}", path=p) from e
+        if p.suffix.lower() != ".parquet":
+            yield from table_of(p, columns).to_batches(BATCH_ROWS)
+            return
+        import pyarrow.parquet as pq
+
+        try:
+            f = pq.ParquetFile(p)
+            cols = list(columns) if columns is not None else None
+            yield from f.iter_batches(batch_size=BATCH_ROWS, columns=cols, use_threads=False)
+        except (pa.ArrowException, OSError) as e:
+            raise InputError(f"not a readable {p.suffix[1:]} file: {e}", path=p) from e
+    finally:
+        pa.default_memory_pool().release_unused()
 
 
 def columnar_objects(path: str | Path, texts: bool = True) -> Iterator[tuple[int, Any]]:
@@ -171,6 +176,8 @@ def columnar_objects(path: str | Path, texts: bool = True) -> Iterator[tuple[int
                 obj[WORDS] = (words[0][k], words[1][k])
             i += 1
             yield i, obj
+    batch = words = None  # the last batch's buffers, given back with the others
+    pyarrow().default_memory_pool().release_unused()
 
 
 def _without_texts(batch: Any) -> tuple[Any, tuple[list[Any], list[Any]]]:
