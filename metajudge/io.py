@@ -118,12 +118,41 @@ def read_text(path: str | Path, *, field: str | None = None) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
-        raise InputError(
-            f"not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start}); convert it to UTF-8",
-            path=path,
-            line=line,
-            field=field,
-        ) from None
+        raise _not_utf8(data[e.start], e.start, path, line, field) from None
+
+
+def _not_utf8(byte: int, offset: int, path: Path, line: int, field: str | None) -> Exception:
+    from metajudge.errors import InputError
+
+    return InputError(
+        f"not UTF-8 text (byte 0x{byte:02x} at offset {offset}); convert it to UTF-8",
+        path=path,
+        line=line,
+        field=field,
+    )
+
+
+def text_lines(path: str | Path) -> Iterator[str]:
+    """The UTF-8 text of ``path`` one line at a time (split at ``\\n`` only, the newline not
+    kept; a final newline ends the last line), read as a stream: the errors of
+    :func:`read_text`, a bad byte named by its offset in the file and its line."""
+    from metajudge.errors import InputError
+
+    path = Path(path)
+    if path.is_dir() or not path.is_file():
+        read_text(path)  # raises: a folder, or no such file
+    try:
+        with open(path, "rb") as fh:
+            offset = 0
+            for i, raw in enumerate(fh, start=1):
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as e:
+                    raise _not_utf8(raw[e.start], offset + e.start, path, i, None) from None
+                offset += len(raw)
+                yield text.removesuffix("\n")
+    except OSError as e:
+        raise InputError(f"cannot read: {e.strerror or e}", path=path) from None
 
 
 def inside(
@@ -342,6 +371,23 @@ def may_hold_huge_integer(text: str) -> bool:
     """Whether ``text`` has a run of 309 or more digits (one C-speed scan): only then can it hold
     an integer :func:`parse_json` refuses as outside a float's range."""
     return len(text) >= 309 and _HUGE_DIGITS.search(text) is not None
+
+
+def holds_huge_integer(obj: Any) -> bool:
+    """Whether parsed JSON ``obj`` holds an integer :func:`parse_json` refuses (``abs >=
+    2**1024``): a walk of its values, as cheap for a line of long texts as for a short one
+    (where :func:`may_hold_huge_integer` scans every character)."""
+    stack = [obj]
+    while stack:
+        o = stack.pop()
+        t = type(o)
+        if t is dict:
+            stack.extend(o.values())
+        elif t is list:
+            stack.extend(o)
+        elif t is int and o.bit_length() > 1024:
+            return True
+    return False
 
 
 def _refuse_huge_integer(text: str, path: str | Path | None, line: int | None) -> None:

@@ -76,26 +76,75 @@ def _json_list(p: Path) -> list[Any]:
     return data if isinstance(data, list) else []
 
 
-def battles(path: str | Path) -> Iterator[Mapping[str, Any]]:
-    """The file's battles as dicts (only the columns read: :data:`READ`, :data:`READ_META`)."""
-    from metajudge.data.columnar import columns_of, is_columnar, rows_of, table_of
+def battles(path: str | Path, texts: bool = True) -> Iterator[Mapping[str, Any]]:
+    """The file's battles as dicts (only the columns read: :data:`READ`, :data:`READ_META`;
+    ``texts`` False: a columnar file's conversations as the word counts of their assistant
+    turns, under :data:`~metajudge.data.validation.WORDS`), one record batch at a time."""
+    from metajudge.data.columnar import batches_of, columns_of, is_columnar, rows_of
+    from metajudge.data.validation import WORDS
 
     p = Path(path)
     if is_columnar(p):
         have = set(columns_of(p))
-        yield from rows_of(table_of(p, [c for c in READ + READ_META if c in have]))
+        for batch in batches_of(p, [c for c in READ + READ_META if c in have]):
+            if texts:
+                yield from rows_of(batch)
+                continue
+            conv = {s: f"conversation_{s}" for s in "ab" if f"conversation_{s}" in have}
+            words = [turn_words(batch.column(c)) for c in conv.values()]
+            if len(words) < 2:  # a side without conversations: no text
+                words = [[None] * batch.num_rows] * 2
+            batch = batch.drop_columns(list(conv.values()))
+            for b, wa, wb in zip(rows_of(batch), *words, strict=True):
+                yield {**b, WORDS: (wa, wb)}
     else:
         yield from (b for b in _json_list(p) if isinstance(b, Mapping))
 
 
-def arena_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
-    """The card (as a JSONL card line, 0), then ``(battle number, canonical record)``."""
+def turn_words(conv: Any, role: str = "assistant") -> list[int | None]:
+    """The word count of :func:`_turns` of each conversation of an Arrow column (a list of
+    ``{role, content}`` structs), counted in Arrow (None: no such turn)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from metajudge.data.columnar import word_counts
+
+    t = conv.type
+    fields = (
+        {t.value_type.field(j).name for j in range(t.value_type.num_fields)}
+        if (pa.types.is_list(t) or pa.types.is_large_list(t)) and pa.types.is_struct(t.value_type)
+        else set()
+    )
+    if not {"role", "content"} <= fields:  # another shape: the texts, one by one
+        texts = (_turns(c, role) for c in conv.to_pylist())
+        return [None if x is None else len(x.split()) for x in texts]
+    flat, parent = pc.list_flatten(conv), pc.list_parent_indices(conv).to_numpy()
+    mine = pc.and_(pc.is_valid(flat), pc.fill_null(pc.equal(flat.field("role"), role), False))
+    mine = mine.to_numpy(zero_copy_only=False)
+    # a null content reads as str(None), one word, as where the texts are read
+    w = np.array([1 if x is None else x for x in word_counts(flat.field("content"))], dtype=float)
+    n = len(conv)
+    total = np.bincount(parent[mine], weights=w[mine], minlength=n)
+    has = np.bincount(parent[mine], minlength=n) > 0
+    return [int(x) if h else None for x, h in zip(total.tolist(), has.tolist(), strict=True)]
+
+
+def arena_objects(path: str | Path, texts: bool = True) -> Iterator[tuple[int, Any]]:
+    """The card (as a JSONL card line, 0), then ``(battle number, canonical record)``
+    (``texts`` False: a columnar file's conversations read as their word counts,
+    :func:`turn_words`, under :data:`~metajudge.data.validation.WORDS`)."""
+    from metajudge.data.validation import WORDS
+
     yield 0, {"card": CARD}
     seen: dict[str, int] = {}
-    for i, b in enumerate(battles(path), start=1):
+    for i, b in enumerate(battles(path, texts), start=1):
         qid = str(b.get("question_id") or f"battle{i}")
         n = seen[qid] = seen.get(qid, 0) + 1
-        yield i, battle_record(b, qid if n == 1 else f"{qid}#{n}", path, i)
+        rec = battle_record(b, qid if n == 1 else f"{qid}#{n}", path, i)
+        if WORDS in b:
+            rec[WORDS] = b[WORDS]
+        yield i, rec
 
 
 def battle_record(b: Mapping[str, Any], rid: str, path: Any, row: int) -> dict[str, Any]:

@@ -13,11 +13,16 @@ inferred as for a JSONL file without a card line. :func:`table_of` is that table
 
 :func:`columnar_objects` gives the rows as canonical records (JSON objects), as
 :func:`~metajudge.data.formats.iter_jsonl_objects` gives a JSONL file's lines, for the loader's
-pass (:func:`metajudge.data.validation.dataset_objects`).
+pass (:func:`metajudge.data.validation.dataset_objects`), one record batch
+(:data:`BATCH_ROWS` rows) after another. A text-free load (``texts`` False, where no metric
+reads the texts) turns no text of a pairwise table into a Python string: each batch's inputs
+are dropped and its responses' texts become their word counts in Arrow
+(:func:`word_counts`), then nulls.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -41,6 +46,17 @@ _FLAT = {
     "response_b": ("b", "response"),
 }
 _STRUCTS = ("input", "a", "b", "labels", "scores", "meta")
+#: rows of one record batch read at a time
+BATCH_ROWS = 8192
+_INPUT_COLUMNS = ("input", "question", "reference", "context", "documents")
+
+
+@functools.cache
+def _space_table() -> Any:
+    """Per byte: is it an ASCII character ``str.split()`` splits on?"""
+    import numpy as np
+
+    return np.array([chr(b).isspace() if b < 0x80 else False for b in range(256)])
 
 
 def is_columnar(path: str | Path) -> bool:
@@ -116,14 +132,131 @@ def rows_of(table: Any) -> Iterator[dict[str, Any]]:
         yield dict(zip(names, values, strict=True))
 
 
-def columnar_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
+def batches_of(path: str | Path, columns: Sequence[str] | None = None) -> Iterator[Any]:
+    """A columnar file's record batches (at most :data:`BATCH_ROWS` rows each; Parquet read
+    one batch at a time), only ``columns`` when given. Once read, the memory Arrow's pool
+    keeps for reuse is given back (the read's buffers would otherwise stay in the process for
+    the rest of the run)."""
+    p = Path(path)
+    pa = pyarrow()
+    try:
+        if p.suffix.lower() != ".parquet":
+            yield from table_of(p, columns).to_batches(BATCH_ROWS)
+            return
+        import pyarrow.parquet as pq
+
+        try:
+            f = pq.ParquetFile(p)
+            cols = list(columns) if columns is not None else None
+            yield from f.iter_batches(batch_size=BATCH_ROWS, columns=cols, use_threads=False)
+        except (pa.ArrowException, OSError) as e:
+            raise InputError(f"not a readable {p.suffix[1:]} file: {e}", path=p) from e
+    finally:
+        pa.default_memory_pool().release_unused()
+
+
+def columnar_objects(path: str | Path, texts: bool = True) -> Iterator[tuple[int, Any]]:
     """``(row, object)`` of each row of a columnar dataset as a canonical record, the card
-    (where the schema holds one) first, as row 0, like a JSONL file's card line."""
+    (where the schema holds one) first, as row 0, like a JSONL file's card line; ``texts``
+    False: a pairwise table's rows without texts, their responses' word counts under
+    :data:`~metajudge.data.validation.WORDS` (module docstring)."""
+    from metajudge.data.validation import WORDS
+
     meta = schema_of(path).metadata or {}
     if CARD_KEY in meta:
         yield 0, {"card": json.loads(meta[CARD_KEY])}
-    for i, row in enumerate(rows_of(table_of(path)), start=1):
-        yield i, canonical(row)
+    i = 0
+    for batch in batches_of(path):
+        words = None
+        if not texts and ({"a", "b"} <= set(batch.schema.names)):
+            batch, words = _without_texts(batch)
+        for k, row in enumerate(rows_of(batch)):
+            obj = canonical(row)
+            if words is not None:
+                obj[WORDS] = (words[0][k], words[1][k])
+            i += 1
+            yield i, obj
+    batch = words = None  # the last batch's buffers, given back with the others
+    pyarrow().default_memory_pool().release_unused()
+
+
+def _without_texts(batch: Any) -> tuple[Any, tuple[list[Any], list[Any]]]:
+    """A pairwise batch without its texts: every string of the input's and the responses'
+    columns an empty string (:func:`_blanked`: nulls, types and the rest kept, so the record's
+    checks see what they saw), and the word counts of the ``a`` and ``b`` responses."""
+    cols = {n: batch.column(n) for n in batch.schema.names}
+    words = []
+    for side in ("a", "b"):
+        text = cols.get(f"response_{side}")
+        arr = cols[side]
+        struct = pyarrow().types.is_struct(arr.type)
+        if text is None and struct and arr.type.get_field_index("response") >= 0:
+            text = arr.field("response")
+        words.append(word_counts(text) if text is not None else [None] * len(arr))
+    for n in (*_INPUT_COLUMNS, "a", "b", "response_a", "response_b"):
+        if n in cols:
+            cols[n] = _blanked(cols[n], keep=("system",))
+    return pyarrow().RecordBatch.from_pydict(cols), (words[0], words[1])
+
+
+def _blanked(arr: Any, keep: Sequence[str] = ()) -> Any:
+    """``arr`` with every string an empty string (nulls kept), through structs and lists; a
+    struct's fields ``keep`` as they are."""
+    pa = pyarrow()
+    import pyarrow.compute as pc
+
+    t = arr.type
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return pc.if_else(pc.is_valid(arr), pa.scalar("", t), pa.scalar(None, t))
+    if pa.types.is_struct(t):
+        fields = [t.field(j) for j in range(t.num_fields)]
+        kids = [
+            arr.field(f.name) if f.name in keep else _blanked(arr.field(f.name)) for f in fields
+        ]
+        return pa.StructArray.from_arrays(kids, fields=fields, mask=arr.is_null())
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        if arr.null_count:
+            return arr  # a list with nulls: kept as it is
+        kind = pa.LargeListArray if pa.types.is_large_list(t) else pa.ListArray
+        return kind.from_arrays(arr.offsets, _blanked(arr.values))
+    return arr
+
+
+def word_counts(text: Any) -> list[int | None]:
+    """``len(t.split())`` of each string of an Arrow array (None: null, or not a string
+    column), counted on the array's UTF-8 bytes with numpy (no Python string made) for ASCII
+    texts, by ``str.split`` for the others (Unicode spaces)."""
+    import numpy as np
+
+    pa = pyarrow()
+    if isinstance(text, pa.ChunkedArray):
+        return [w for chunk in text.chunks for w in word_counts(chunk)]
+    if not (pa.types.is_string(text.type) or pa.types.is_large_string(text.type)):
+        return [None] * len(text)
+    n = len(text)
+    if n == 0:
+        return []
+    wide = np.int64 if pa.types.is_large_string(text.type) else np.int32
+    _, offs, data = text.buffers()
+    at = np.frombuffer(offs, dtype=wide, count=n + 1, offset=text.offset * wide().itemsize)
+    at = at.astype(np.int64)
+    raw = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
+    raw = raw[at[0] : at[-1]]
+    at = at - at[0]
+    space = _space_table()[raw]
+    start = ~space  # a word starts at a byte that is no space after one that is
+    start[1:] &= space[:-1]
+    first = at[:-1][at[:-1] < at[1:]]  # each non-empty text's first byte
+    start[first] = ~space[first]
+    counts = np.diff(np.searchsorted(np.flatnonzero(start), at))
+    other = np.diff(np.searchsorted(np.flatnonzero(raw >= 0x80), at)) > 0
+    out: list[int | None] = counts.tolist()
+    for j in np.flatnonzero(other).tolist():
+        out[j] = len(text[j].as_py().split())
+    if text.null_count:
+        for j in np.flatnonzero(text.is_null().to_numpy(zero_copy_only=False)).tolist():
+            out[j] = None
+    return out
 
 
 def canonical(row: Mapping[str, Any]) -> dict[str, Any]:

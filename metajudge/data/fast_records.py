@@ -15,6 +15,11 @@ names and other object keys, system names, equal inputs (question, reference, co
 responses without text, equal label tuples and equal label maps (the maps of the labels are
 dicts, shared as records are: read, never changed), and one empty ``meta`` for the records
 without one.
+
+A text-free load (:meth:`FastRecords.lean`, where no metric reads the texts) keeps of a pairwise
+record's texts only each response's word count (what the length baseline reads): the input
+becomes :data:`NO_TEXT` and each response ``Response(system, None, words)``, shared by
+``(system, words)``, so that memory does not grow with the length of the texts.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ SHARE_MAX = 1 << 16
 _NO = object()  # a dimension the card does not declare
 _NO_META: dict[str, Any] = {}  # the ``meta`` of every record without one (never changed)
 RangeRule = tuple[float, float, frozenset[Any] | None]  # (lower, upper, allowed values or labels)
+#: the input of every record of a text-free load (:meth:`FastRecords.lean`)
+NO_TEXT = Input("")
 
 
 class _Shared(dict):  # type: ignore[type-arg]
@@ -59,6 +66,22 @@ class FastRecords:
         self._responses = _Shared()
         self._labels = _Shared()
         self._label_maps = _Shared()
+
+    def lean(self, rec: Record, words: tuple[int | None, int | None] | None = None) -> Record:
+        """``rec`` without its texts (module docstring): a pairwise record's input and response
+        texts replaced by :data:`NO_TEXT` and the responses' word counts (``words``: counted
+        already, e.g. by :func:`metajudge.data.columnar.word_counts`); a per-response record
+        keeps its text."""
+        if type(rec) is not PairwiseRecord:
+            return rec
+        wa, wb = words if words is not None else (_words(rec.a), _words(rec.b))
+        a, b = self._counted(rec.a.system, wa), self._counted(rec.b.system, wb)
+        return PairwiseRecord(rec.id, NO_TEXT, a, b, rec.labels, rec.meta)
+
+    def _counted(self, system: str, words: int | None) -> Response:
+        key = (system, words)
+        got = self._responses.get(key)
+        return got if got is not None else self._responses.keep(key, Response(system, None, words))
 
     def record(self, d: Any) -> Record | None:
         """The record ``d`` describes, or ``None``: take the full path (check, then build)."""
@@ -230,12 +253,19 @@ class FastRecords:
         return tup, self._labels.get_or_keep(tup, tup)
 
 
-def fast_builder(rules: Any, schema: bool) -> Callable[[Any], Record | None]:
-    """:meth:`FastRecords.record` under ``rules`` for the loader's pass; ``schema`` (``data
-    validate``, the JSON Schema check of every record): never a fast record."""
-    if schema:
-        return lambda d: None
-    return FastRecords(rules).record
+def _words(r: Response) -> int | None:
+    """The word count :meth:`Response.n_words` gives, kept as an int (None: no text)."""
+    if r.words is not None:
+        return r.words
+    return None if r.response is None else len(r.response.split())
+
+
+def fast_builder(rules: Any, schema: bool) -> tuple[Callable[[Any], Record | None], FastRecords]:
+    """:meth:`FastRecords.record` under ``rules`` for the loader's pass (``schema``: ``data
+    validate``, the JSON Schema check of every record: never a fast record), and the
+    :class:`FastRecords` (its :meth:`~FastRecords.lean`)."""
+    fast = FastRecords(rules)
+    return (lambda d: None) if schema else fast.record, fast
 
 
 def shape_key(rec: Record) -> tuple[str, ...]:

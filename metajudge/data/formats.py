@@ -72,6 +72,15 @@ class Input:
 class Response:
     system: str
     response: str | None  # None only in scores-only datasets (texts not available)
+    #: the whitespace-separated words of a text read but not kept (a text-free load,
+    #: :meth:`metajudge.data.fast_records.FastRecords.lean`); None where the text is kept
+    words: int | None = None
+
+    def n_words(self) -> float:
+        """The number of whitespace-separated words of the response (NaN: no text)."""
+        if self.words is not None:
+            return float(self.words)
+        return math.nan if self.response is None else float(len(self.response.split()))
 
     def to_dict(self) -> dict[str, Any]:
         return {"system": self.system, "response": self.response}
@@ -386,22 +395,23 @@ def iter_jsonl_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
     (THE JSON parser, with its refusals) unless it is plain: one JSON value from its first to
     its last character, no ``\\u`` escape, at most
     :data:`~metajudge.io.MAX_JSON_DEPTH` brackets, no run of digits long enough for an integer
-    outside a float's range (:func:`~metajudge.io.may_hold_huge_integer`); such a line is parsed by the same scanner directly
-    (what ``parse_json`` would return, without its per-line checks).
+    outside a float's range (:func:`~metajudge.io.holds_huge_integer`); such a line is parsed
+    by the same scanner directly (what ``parse_json`` would return, without its per-line
+    checks). The file is read as a stream (:func:`~metajudge.io.text_lines`), never whole.
     """
-    from metajudge.io import MAX_JSON_DEPTH, may_hold_huge_integer, read_text
+    from metajudge.io import MAX_JSON_DEPTH, holds_huge_integer, text_lines
 
     path = Path(path)
-    text = read_text(path)  # missing file, folder, non-UTF-8 bytes: InputError naming the line
     scan = json.decoder.JSONDecoder().scan_once  # json.loads's own scanner
     first = True
-    for i, raw in enumerate(_lines(text), start=1):
+    # missing file, folder, non-UTF-8 bytes: InputError naming the line
+    for i, raw in enumerate(text_lines(path), start=1):
         try:
             obj, end = scan(raw, 0)
             plain = end == len(raw) and "\\u" not in raw and "\\U" not in raw
             if plain and len(raw) > MAX_JSON_DEPTH:  # a shorter line cannot nest deeper
                 plain = raw.count("[") + raw.count("{") <= MAX_JSON_DEPTH
-                plain = plain and not may_hold_huge_integer(raw)
+                plain = plain and not holds_huge_integer(obj)
         except (StopIteration, ValueError, RecursionError):
             plain = False
         if not plain:
@@ -426,17 +436,6 @@ def record_line(path: str | Path, record_id: str, system: str | None = None) -> 
     except (InputError, OSError):
         return None
     return None
-
-
-def _lines(text: str) -> Iterator[str]:
-    """``text.split("\\n")`` one line at a time (no list of every line of a large file)."""
-    start, n = 0, len(text)
-    while start <= n:
-        end = text.find("\n", start)
-        if end < 0:
-            end = n
-        yield text[start:end]
-        start = end + 1
 
 
 def _parse_line(raw: str, path: Path, line: int, first: bool) -> Any:

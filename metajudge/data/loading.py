@@ -48,6 +48,7 @@ def load(
     card: DatasetCard | None = None,
     progress: Callable[[int, int], None] | None = None,
     tracking_uri: str | None = None,
+    texts: bool = True,
     **options: Any,
 ) -> Dataset:
     """The dataset at ``source``: what every ``--dataset``/``--input`` option, the API and the
@@ -68,6 +69,9 @@ def load(
     ``subset``: only that part. ``options`` go to the dataset's converter (e.g. ``fully='tie'``
     for ``lftqa_mitigation_pradhumant``; see the card's notes). ``progress``: called
     ``(lines read, lines)`` while a canonical JSONL file is read (a display's callback).
+    ``texts`` False: a file of canonical records (JSONL, columnar, Arena) is loaded text-free,
+    where no metric reads the texts (:meth:`~metajudge.data.fast_records.FastRecords.lean`:
+    each pairwise response's word count kept, not its text).
     """
     from metajudge.data.mlflow_traces import is_mlflow
 
@@ -83,7 +87,8 @@ def load(
         ds = _builtin(source, data_dir, **options)
         ds.source = {"dataset": source, **({"options": dict(options)} if options else {})}
     elif isinstance(source, (str, Path)):
-        ds = _load_path(Path(source), data_dir=data_dir, card=card, progress=progress, **options)
+        got = {"card": card, "progress": progress, "texts": texts}
+        ds = _load_path(Path(source), data_dir=data_dir, **got, **options)
     else:
         raise InputError(
             f"cannot load a {type(source).__name__}: give a dataset name, a path or a Dataset",
@@ -100,10 +105,11 @@ def open_dataset(
     data_dir: str | Path | None = None,
     progress: Callable[[int, int], None] | None = None,
     tracking_uri: str | None = None,
+    texts: bool = True,
     **options: Any,
 ) -> Dataset:
     """The dataset named by ``--dataset NAME`` or ``--input FILE`` (exactly one of them), loaded
-    by :func:`load` (``progress``: see there).
+    by :func:`load` (``progress``, ``texts``: see there).
 
     ``dataset`` is only ever a name (or an already loaded Dataset); a file is read only through
     ``input`` (a path given as ``dataset`` is refused with a message saying ``--input``).
@@ -113,9 +119,8 @@ def open_dataset(
     if isinstance(dataset, str):
         load_card(dataset)  # raises: not a name, or unknown (naming the known ones)
     target = Path(input) if input is not None and not _is_uri(input) else (input or dataset)
-    return load(
-        target, data_dir, subset=subset, progress=progress, tracking_uri=tracking_uri, **options
-    )  # type: ignore[arg-type]
+    kw = {"progress": progress, "tracking_uri": tracking_uri, "texts": texts}
+    return load(target, data_dir, subset=subset, **kw, **options)  # type: ignore[arg-type]
 
 
 def _is_uri(s: str | Path) -> bool:
@@ -235,9 +240,10 @@ def _load_path(
     data_dir: str | Path | None,
     card: DatasetCard | None,
     progress: Callable[[int, int], None] | None = None,
+    texts: bool = True,
     **options: Any,
 ) -> Dataset:
-    """:func:`load` of a path, by its :func:`file_kind`."""
+    """:func:`load` of a path, by its :func:`file_kind` (``texts``: see :func:`load`)."""
     kind, found = file_kind(p)
     if kind == "folder":
         ds = _builtin(p.name, p.parent, **options)
@@ -262,7 +268,7 @@ def _load_path(
 
         ds = dataset_of(p)
     else:  # canonical records: JSONL, a columnar table, Arena battles
-        ds = _load_jsonl(p, card, None if kind != "jsonl" else progress)
+        ds = _load_jsonl(p, card, None if kind != "jsonl" else progress, texts)
     ds.source = {"input": str(p.resolve()), **({"options": dict(options)} if options else {})}
     return ds
 
@@ -286,15 +292,18 @@ def upstream_match(path: Path) -> tuple[str, str] | None:
 
 
 def _load_jsonl(
-    path: Path, card: DatasetCard | None = None, progress: Callable[[int, int], None] | None = None
+    path: Path,
+    card: DatasetCard | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    texts: bool = True,
 ) -> Dataset:
     """Canonical records (JSONL, a columnar table or Arena battles, read by
-    :func:`~metajudge.data.validation.read_jsonl`): the file's card, else ``card``, else an
-    inferred card."""
+    :func:`~metajudge.data.validation.read_jsonl`; ``texts``: see :func:`load`): the file's
+    card, else ``card``, else an inferred card."""
     from metajudge.data.validation import read_jsonl
 
     tick = None if progress is None else _line_ticks(path, progress)
-    found, records = read_jsonl(path, card=card, progress=tick)
+    found, records = read_jsonl(path, card=card, progress=tick, texts=texts)
     card = found or card or infer_card(records, path)
     return Dataset(card=card, records=records, subsets=_subsets_of(records))
 

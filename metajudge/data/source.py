@@ -38,10 +38,11 @@ class DataSource:
     tracking_uri: str | None = None
     dataset_obj: Any = field(default=None, compare=False, repr=False)
 
-    def load(self, progress: Any = None) -> Any:
+    def load(self, progress: Any = None, texts: bool = True) -> Any:
         """The :class:`~metajudge.data.structure.Dataset` named by ``dataset`` or read from
         ``path`` (:func:`~metajudge.data.loading.open_dataset`; ``progress``: its callback of
-        the lines read), with ``subset``; the one already read where :meth:`loaded_once` gave it."""
+        the lines read; ``texts`` False: without the texts, only their word counts), with
+        ``subset``; the one already read where :meth:`loaded_once` gave it."""
         if self.dataset_obj is not None:
             return self.dataset_obj
         from metajudge.data.loading import open_dataset
@@ -54,6 +55,7 @@ class DataSource:
             data_dir=self.data_dir,
             tracking_uri=self.tracking_uri,
             progress=progress,
+            texts=texts,
             **opts,
         )
 

@@ -395,6 +395,8 @@ def record_from_dict(
 
 #: lines between two calls of :func:`check_file`'s ``progress``
 PROGRESS_EVERY = 4096
+#: the key of a text-free row's responses' word counts (:func:`dataset_objects`)
+WORDS = "\0words"
 
 
 @dataclass
@@ -413,17 +415,19 @@ class Report:
         self.errors.extend(errs[: max(0, max_errors - len(self.errors))])
 
 
-def dataset_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
+def dataset_objects(path: str | Path, texts: bool = True) -> Iterator[tuple[int, Any]]:
     """``(line or row, object)`` of each record of a dataset file, the card first where the file
     holds one: a Chatbot Arena battle file's battles (:mod:`metajudge.data.arena`), a columnar
-    table's rows (:mod:`metajudge.data.columnar`), else a JSONL file's lines."""
+    table's rows (:mod:`metajudge.data.columnar`), else a JSONL file's lines. ``texts`` False
+    (a text-free load): a columnar table's pairwise texts are not read, each row's responses'
+    word counts under the key :data:`WORDS` instead."""
     from metajudge.data import arena, columnar
     from metajudge.data.formats import iter_jsonl_objects
 
     if arena.is_arena(path):
-        return arena.arena_objects(path)
+        return arena.arena_objects(path, texts)
     if columnar.is_columnar(path):
-        return columnar.columnar_objects(path)
+        return columnar.columnar_objects(path, texts)
     return iter_jsonl_objects(path)
 
 
@@ -434,6 +438,7 @@ def check_file(
     max_errors: int = 20,
     schema: bool = True,
     progress: Any = None,
+    texts: bool = True,
 ) -> Report:
     """Check a canonical JSONL file (header card or ``card``), a columnar table or an Arena
     battle file (:func:`~metajudge.data.columnar.columnar_objects`); collect up to ``max_errors``
@@ -444,7 +449,9 @@ def check_file(
     (:class:`~metajudge.data.fast_records.FastRecords`), any other through the plain-Python
     check (:func:`structure_errors`; the same errors as the schema's). ``progress``: an
     optional callback, called with the number of lines read so far (every
-    :data:`PROGRESS_EVERY` lines and at the end)."""
+    :data:`PROGRESS_EVERY` lines and at the end). ``texts`` False: a text-free load, each
+    record checked whole, then kept without its texts
+    (:meth:`~metajudge.data.fast_records.FastRecords.lean`)."""
     from metajudge.data.fast_records import fast_builder, shape_key
 
     rep = Report(str(path), card)
@@ -453,9 +460,9 @@ def check_file(
     first = True
     line = 0
     rules = Rules.of(card)
-    fast = fast_builder(rules, schema)
+    fast, lean = fast_builder(rules, schema)
     try:
-        for line, obj in dataset_objects(path):
+        for line, obj in dataset_objects(path, texts):
             is_header = first and isinstance(obj, Mapping) and "card" in obj
             first = False
             if is_header:
@@ -463,15 +470,18 @@ def check_file(
                 rep.add(errs, max_errors)
                 rep.card = None if errs else DatasetCard.from_dict(obj["card"])
                 rules = Rules.of(rep.card)
-                fast = fast_builder(rules, schema)
+                fast, lean = fast_builder(rules, schema)
                 continue
             if progress is not None and line % PROGRESS_EVERY == 0:
                 progress(line)
+            words = obj.pop(WORDS, None) if type(obj) is dict else None
             rec = fast(obj)  # the common shape, checked and built in one go; else:
             if rec is None:
                 rec = _checked(obj, rules, rep, (path, line), max_errors, schema)
                 if rec is None:
                     continue
+            if not texts:
+                rec = lean.lean(rec, words)
             kinds.add(isinstance(rec, PairwiseRecord))
             key = shape_key(rec)
             if key in seen:
@@ -510,17 +520,19 @@ def _checked(
 
 
 def read_jsonl(
-    path: str | Path, card: DatasetCard | None = None, *, progress: Any = None
+    path: str | Path, card: DatasetCard | None = None, *, progress: Any = None, texts: bool = True
 ) -> tuple[DatasetCard | None, list[Record]]:
     """Read and validate a canonical JSONL file; the first error raises (naming how many more).
 
     Checks: JSON Lines syntax, the card (header line or ``card``), every record against its
     schema (in the loader's own pass, :func:`structure_errors`) and the card (dimensions, scale,
-    annotators), duplicate ids, a non-empty file. ``progress``: see :func:`check_file`.
+    annotators), duplicate ids, a non-empty file. ``progress``, ``texts``: see :func:`check_file`.
     """
     from metajudge.bulk import paused_gc
 
     with paused_gc():  # one record's objects after another, no cycles
-        rep = check_file(path, card, max_errors=1_000_000, schema=False, progress=progress)
+        rep = check_file(
+            path, card, max_errors=1_000_000, schema=False, progress=progress, texts=texts
+        )
     raise_first(rep.errors)
     return rep.card, rep.records

@@ -119,17 +119,21 @@ def response_rows(r: Record) -> tuple[ResponseRow, ...]:
 
 def response_columns(
     records: Sequence[Record],
-) -> tuple[list[str], list[str | None], list[str | None]]:
-    """``(systems, sides, responses)`` of every response of ``records`` in :func:`response_rows`'
-    order, as three lists (the keys: :class:`ResponseKeys`); records all pairwise in bulk,
-    without a row tuple or a key a response (trivial rows of 1,000,000 pairs)."""
+) -> tuple[list[str], list[str | None], list[float]]:
+    """``(systems, sides, words)`` of every response of ``records`` in :func:`response_rows`'
+    order, as three lists (the keys: :class:`ResponseKeys`; ``words``: the whitespace-separated
+    words of the response, NaN without a text, :meth:`~metajudge.data.formats.Response.n_words`);
+    records all pairwise in bulk, without a row tuple or a key a response (trivial rows of
+    1,000,000 pairs)."""
     if records and all(type(r) is PairwiseRecord for r in records):
         pairs: Sequence[PairwiseRecord] = records  # type: ignore[assignment]
         systems = [s for r in pairs for s in (r.a.system, r.b.system)]
-        texts = [t for r in pairs for t in (r.a.response, r.b.response)]
-        return systems, ["a", "b"] * len(pairs), texts
+        words = [x.n_words() for r in pairs for x in (r.a, r.b)]
+        return systems, ["a", "b"] * len(pairs), words
     rows = [row for r in records for row in response_rows(r)]
-    return [row[1] for row in rows], [row[2] for row in rows], [row[3] for row in rows]
+    nan = float("nan")
+    words = [nan if row[3] is None else float(len(row[3].split())) for row in rows]
+    return [row[1] for row in rows], [row[2] for row in rows], words
 
 
 class ResponseKeys(Sequence[str]):

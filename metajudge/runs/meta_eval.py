@@ -138,14 +138,15 @@ def meta_eval_into(
     t0 = time.perf_counter()
     out, data_dir, subset = Path(out_dir), source.data_dir, source.subset
     bars = Steps(progress)  # drawn only on a terminal
-    ds = source.load(progress=bars.step("load", "line"))
+    specs = score_specs(source.scores)
+    texts = bool(metrics) or not _text_free(source.path, specs)
+    ds = source.load(progress=bars.step("load", "line"), texts=texts)
     proto = _protocol_of(ds, protocol, say=progress)
     run = {"dataset": source.name, "subset": subset, "source": ds.source}
     if ds.card.label_kind in ("categorical", "binary"):
         from metajudge.runs.meta_eval_categorical import refuse_asked, run_categorical
 
         refuse_asked(proto, asked, ds.card.label_kind)  # before any scoring
-    specs = score_specs(source.scores)
     strict = bool(getattr(source.ids, "strict", False))
     ids = IdPolicy(strict=strict, elsewhere=ds.other_subset_ids, subset=subset or "")
     cache: list[dict[str, Any]] = []  # a new scores.jsonl: written with the run's files
@@ -179,6 +180,22 @@ def meta_eval_into(
         report_kw = {"plots": plots, "data_dir": data_dir, "dataset": ds, "rows": rows}
         report_kw |= {"ahead": ahead, "scores_cache": cache, **(report or {})}
         return res, _write_report(res, out, bars, report_kw)
+
+
+#: score files whose rows are joined by key alone (never by a record's texts)
+_KEYED = (".csv", ".tsv", ".parquet", ".arrow", ".feather", ".ipc")
+#: the size from which a dataset file is loaded without its texts where nothing reads them
+TEXT_FREE_BYTES = 64 << 20
+
+
+def _text_free(input_file: Any, specs: Sequence[ScoreSpec]) -> bool:
+    """Is the run's dataset loaded text-free (``texts`` of :func:`~metajudge.data.loading.load`:
+    only the word counts the length baseline reads)? When no registry metric is computed (the
+    caller's test), every spec is a score table joined by key, and the file holds at least
+    :data:`TEXT_FREE_BYTES` (a smaller one keeps its texts for the report's browser)."""
+    keyed = all(not s.shipped and Path(s.source).suffix.lower() in _KEYED for s in specs)
+    p = Path(str(input_file)) if input_file is not None else None
+    return keyed and p is not None and p.is_file() and p.stat().st_size >= TEXT_FREE_BYTES
 
 
 def _run_options(to_score: Any, rescore: bool, baselines: bool, t0: float) -> dict[str, Any]:

@@ -237,3 +237,112 @@ def test_flat_pairwise_columns_and_a_map_of_labels(tmp_path: Path) -> None:
     pq.write_table(pa.table(flat, schema=schema), tmp_path / "pairs.parquet")
     got, want = load(tmp_path / "pairs.parquet"), load(src)
     assert got.card == want.card and got.records == want.records
+
+
+#: texts whose word counts Arrow and ``str.split`` must agree on (non-ASCII, \x1c, \v, blanks)
+TEXTS = ("two words", " lead and trail ", "é\u00a0b c", "x\x1cy\x0bz", "", "  ", "a\u2028b")
+
+
+def _pairwise(tmp: Path, n: int = 60) -> tuple[Path, Path, Path, Path]:
+    """``n`` pairs (4 systems, 3 annotators, texts of :data:`TEXTS` and longer ones) as JSONL
+    and Parquet, and one metric's scores as a wide CSV (read by key: a text-free load) and as
+    JSONL score rows (a file the loader keeps the texts for)."""
+    card = {
+        "name": "pairs",
+        "kind": "pairwise",
+        "description": "text-free load test",
+        "repository": "",
+        "commit": "",
+        "files": [],
+        "license": "",
+        "dimensions": ["overall"],
+        "scale": {"min": -2, "max": 2},
+        "annotators": 3,
+        "direction": "positive = b better",
+    }
+    recs = []
+    for i in range(n):
+        text = [TEXTS[(i + k) % len(TEXTS)] + " word" * ((i * (k + 3)) % 11) for k in range(2)]
+        recs.append(
+            {
+                "id": f"p{i}",
+                "input": {"question": f"question {i} " * (i % 4 + 1)},
+                "a": {"system": f"s{i % 4}", "response": text[0]},
+                "b": {"system": f"s{(i + 1) % 4}", "response": text[1]},
+                "labels": {"overall": [float((i * k) % 5 - 2) for k in (1, 2, 3)]},
+            }
+        )
+    js = tmp / "pairs.jsonl"
+    js.write_text("".join(json.dumps(o) + "\n" for o in [{"card": card}, *recs]), "utf-8")
+    parquet = tmp / "pairs.parquet"
+    t = pa.Table.from_pylist(recs)
+    pq.write_table(t.replace_schema_metadata({b"metajudge.card": json.dumps(card)}), parquet)
+    score = {(f"p{i}", s): float((i * 3 + (s == "b") * 5) % 7) for i in range(n) for s in "ab"}
+    wide = tmp / "scores.csv"
+    wide.write_text(
+        "item,side,m0\n" + "".join(f"{i},{s},{v!r}\n" for (i, s), v in score.items()), "utf-8"
+    )
+    long = tmp / "scores.jsonl"
+    rows = [{"item": i, "side": s, "metric": "m0", "score": v} for (i, s), v in score.items()]
+    long.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    return js, parquet, wide, long
+
+
+def test_text_free_load_keeps_word_counts_not_texts(tmp_path: Path) -> None:
+    from metajudge.data.fast_records import NO_TEXT
+
+    js, parquet, _, _ = _pairwise(tmp_path)
+    full = load(js)
+    for p in (js, parquet):
+        lean = load(p, texts=False)
+        assert lean.card == full.card and len(lean.records) == len(full.records)
+        for r, x in zip(full.records, lean.records, strict=True):
+            assert (x.id, x.labels, x.meta, x.input) == (r.id, r.labels, r.meta, NO_TEXT)
+            for got, want in ((x.a, r.a), (x.b, r.b)):
+                assert (got.system, got.response) == (want.system, None)
+                assert got.words == len(want.response.split())
+
+
+def _run(tmp: Path, data: Path, scores: Path, name: str) -> dict[str, Any]:
+    from metajudge.runs.meta_eval import run_meta_eval
+
+    out = tmp / name
+    run_meta_eval(input_file=data, scores=[str(scores)], out_dir=out, plots=False, progress=False)
+    return json.loads((out / "result.json").read_text(encoding="utf-8"))
+
+
+def test_text_free_meta_eval_equals_the_run_with_texts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from metajudge.runs import meta_eval
+
+    js, parquet, wide, long = _pairwise(tmp_path)
+    with_texts = _run(tmp_path, js, wide, "texts")  # a small file keeps its texts
+    length = [c for c in with_texts["cells"] if c["metric"] == "trivial.length_words"]
+    assert length and length[0]["stats"]["pearson"]["value"] is not None
+    loads: list[bool] = []
+    real = meta_eval.open_dataset
+    monkeypatch.setattr(meta_eval, "TEXT_FREE_BYTES", 0)  # every file: text-free
+    monkeypatch.setattr(
+        meta_eval, "open_dataset", lambda *a, **k: loads.append(k["texts"]) or real(*a, **k)
+    )
+    _assert_equal(with_texts, _run(tmp_path, js, long, "jsonl_scores"))  # a JSONL score file
+    _assert_equal(with_texts, _run(tmp_path, js, wide, "jsonl_text_free"))
+    _assert_equal(with_texts, _run(tmp_path, parquet, wide, "parquet_text_free"))
+    assert loads == [True, False, False]
+
+
+def test_arena_turn_words_in_arrow_equal_the_texts(tmp_path: Path) -> None:
+    battles = _battles(12)
+    for i, b in enumerate(battles):
+        extra = {"role": "assistant", "content": None if i % 5 == 0 else TEXTS[i % len(TEXTS)]}
+        b["conversation_a"] = [*b["conversation_a"], extra]
+        if i % 4 == 0:  # no assistant turn: no text
+            b["conversation_b"] = b["conversation_b"][:1]
+    _, parquet = _arena_files(tmp_path, battles)
+    full, lean = load(parquet), load(parquet, texts=False)
+    for r, x in zip(full.records, lean.records, strict=True):
+        assert x.id == r.id and x.labels == r.labels and x.meta == r.meta
+        for got, want in ((x.a, r.a), (x.b, r.b)):
+            assert got.words == (None if want.response is None else len(want.response.split()))
+    assert lean.records[0].b.words is None and lean.records[1].a.words == 4  # a1 lead and trail

@@ -270,3 +270,23 @@ def test_pair_keys_at_positions_are_the_keys_there() -> None:
                     assert index.keys_at(at) == [keys[p] for p in at], (n, lo, hi, step)
                     at_ids, sides = pair_rows_at(ids, at)
                     assert list(map(response_key, at_ids, sides)) == [keys[p] for p in at]
+
+
+def test_long_lines_read_as_a_stream_keep_their_refusals(tmp_path: Path) -> None:
+    """A JSONL file read line by line (issue 65): a huge integer on a line of long texts and a
+    byte that is not UTF-8 are refused naming their line (and field, offset)."""
+    text = "word " * 400
+    rec = {"id": "p1", "input": {"question": text}, "a": {"system": "x", "response": text}}
+    rec |= {"b": {"system": "y", "response": text}, "labels": {"overall": [1]}}
+    ok = json.dumps(rec)
+    huge = ok.replace('"overall": [1]', '"overall": [' + "9" * 320 + "]")
+    p = tmp_path / "huge.jsonl"
+    p.write_text(ok.replace("p1", "p0") + "\n" + huge + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match="outside the range of a float") as e:
+        read_jsonl(p)
+    assert e.value.line == 2 and str(e.value.field).startswith("labels.overall")
+    bad = tmp_path / "bytes.jsonl"
+    bad.write_bytes(ok.encode() + b"\n" + ok.replace("p1", "p2").encode()[:50] + b"\xff\n")
+    with pytest.raises(InputError, match="not UTF-8") as e:
+        read_jsonl(bad)
+    assert e.value.line == 2 and f"offset {len(ok) + 1 + 50}" in str(e.value)

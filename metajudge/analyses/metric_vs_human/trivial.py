@@ -37,10 +37,8 @@ def trivial_rows(records: Sequence[Any], seed: int) -> Any:
     from metajudge.metrics.base import ResponseKeys, response_columns
     from metajudge.scores.readers.rows import MetricColumn, RowIds, ScoreRows, ScoreTable
 
-    nan = float("nan")
     with paused_gc():  # many small objects, no cycles (metajudge.bulk)
-        systems, sides, texts = response_columns(records)
-        lengths = [nan if t is None else float(len(t.split())) for t in texts]
+        systems, sides, lengths = response_columns(records)
     ids = RowIds(ResponseKeys(records), systems, sides)  # the keys made when read
     if len(ids.keys) != len(ids.systems):
         raise InputError("records mix pairwise and Likert kinds", field="records")
