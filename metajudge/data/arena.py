@@ -79,9 +79,9 @@ def _json_list(p: Path) -> list[Any]:
 def battles(path: str | Path, texts: bool = True) -> Iterator[Mapping[str, Any]]:
     """The file's battles as dicts (only the columns read: :data:`READ`, :data:`READ_META`;
     ``texts`` False: a columnar file's conversations as the word counts of their assistant
-    turns, under :data:`~metajudge.data.validation.WORDS`), one record batch at a time."""
+    turns, under :data:`~metajudge.data.formats.WORDS`), one record batch at a time."""
     from metajudge.data.columnar import batches_of, columns_of, is_columnar, rows_of
-    from metajudge.data.validation import WORDS
+    from metajudge.data.formats import WORDS
 
     p = Path(path)
     if is_columnar(p):
@@ -133,8 +133,8 @@ def turn_words(conv: Any, role: str = "assistant") -> list[int | None]:
 def arena_objects(path: str | Path, texts: bool = True) -> Iterator[tuple[int, Any]]:
     """The card (as a JSONL card line, 0), then ``(battle number, canonical record)``
     (``texts`` False: a columnar file's conversations read as their word counts,
-    :func:`turn_words`, under :data:`~metajudge.data.validation.WORDS`)."""
-    from metajudge.data.validation import WORDS
+    :func:`turn_words`, under :data:`~metajudge.data.formats.WORDS`)."""
+    from metajudge.data.formats import WORDS
 
     yield 0, {"card": CARD}
     seen: dict[str, int] = {}

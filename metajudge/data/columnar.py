@@ -14,7 +14,7 @@ inferred as for a JSONL file without a card line. :func:`table_of` is that table
 :func:`columnar_objects` gives the rows as canonical records (JSON objects), as
 :func:`~metajudge.data.formats.iter_jsonl_objects` gives a JSONL file's lines, for the loader's
 pass (:func:`metajudge.data.validation.dataset_objects`), one record batch
-(:data:`BATCH_ROWS` rows) after another. A text-free load (``texts`` False, where no metric
+(:data:`RECORD_BATCH_ROWS` rows) after another. A text-free load (``texts`` False, where no metric
 reads the texts) turns no text of a pairwise table into a Python string: each batch's inputs
 are dropped and its responses' texts become their word counts in Arrow
 (:func:`word_counts`), then nulls.
@@ -47,7 +47,7 @@ _FLAT = {
 }
 _STRUCTS = ("input", "a", "b", "labels", "scores", "meta")
 #: rows of one record batch read at a time
-BATCH_ROWS = 8192
+RECORD_BATCH_ROWS = 8192
 _INPUT_COLUMNS = ("input", "question", "reference", "context", "documents")
 
 
@@ -133,7 +133,7 @@ def rows_of(table: Any) -> Iterator[dict[str, Any]]:
 
 
 def batches_of(path: str | Path, columns: Sequence[str] | None = None) -> Iterator[Any]:
-    """A columnar file's record batches (at most :data:`BATCH_ROWS` rows each; Parquet read
+    """A columnar file's record batches (at most :data:`RECORD_BATCH_ROWS` rows each; Parquet read
     one batch at a time), only ``columns`` when given. Once read, the memory Arrow's pool
     keeps for reuse is given back (the read's buffers would otherwise stay in the process for
     the rest of the run)."""
@@ -141,14 +141,14 @@ def batches_of(path: str | Path, columns: Sequence[str] | None = None) -> Iterat
     pa = pyarrow()
     try:
         if p.suffix.lower() != ".parquet":
-            yield from table_of(p, columns).to_batches(BATCH_ROWS)
+            yield from table_of(p, columns).to_batches(RECORD_BATCH_ROWS)
             return
         import pyarrow.parquet as pq
 
         try:
             f = pq.ParquetFile(p)
             cols = list(columns) if columns is not None else None
-            yield from f.iter_batches(batch_size=BATCH_ROWS, columns=cols, use_threads=False)
+            yield from f.iter_batches(batch_size=RECORD_BATCH_ROWS, columns=cols, use_threads=False)
         except (pa.ArrowException, OSError) as e:
             raise InputError(f"not a readable {p.suffix[1:]} file: {e}", path=p) from e
     finally:
@@ -159,8 +159,8 @@ def columnar_objects(path: str | Path, texts: bool = True) -> Iterator[tuple[int
     """``(row, object)`` of each row of a columnar dataset as a canonical record, the card
     (where the schema holds one) first, as row 0, like a JSONL file's card line; ``texts``
     False: a pairwise table's rows without texts, their responses' word counts under
-    :data:`~metajudge.data.validation.WORDS` (module docstring)."""
-    from metajudge.data.validation import WORDS
+    :data:`~metajudge.data.formats.WORDS` (module docstring)."""
+    from metajudge.data.formats import WORDS
 
     meta = schema_of(path).metadata or {}
     if CARD_KEY in meta:

@@ -22,6 +22,10 @@ from typing import Any, Literal, get_args
 from metajudge.errors import InputError
 from metajudge.io import atomic_write
 
+#: the key of a text-free row's responses' word counts
+#: (:func:`metajudge.data.validation.dataset_objects`)
+WORDS = "\0words"
+
 Kind = Literal["pairwise", "likert", "categorical", "binary", "benchmark"]
 KINDS: tuple[str, ...] = ("likert", "categorical", "binary", "pairwise", "benchmark")
 LabelKind = Literal["numeric", "categorical", "binary", "pairwise", "none"]

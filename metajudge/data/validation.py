@@ -19,6 +19,7 @@ from typing import Any
 
 from metajudge.data.formats import (
     KINDS,
+    WORDS,
     DatasetCard,
     Input,
     Kind,
@@ -395,8 +396,6 @@ def record_from_dict(
 
 #: lines between two calls of :func:`check_file`'s ``progress``
 PROGRESS_EVERY = 4096
-#: the key of a text-free row's responses' word counts (:func:`dataset_objects`)
-WORDS = "\0words"
 
 
 @dataclass

@@ -38,6 +38,7 @@ from metajudge.scores.readers.alignment import IdPolicy
 from metajudge.scores.readers.base import Reading
 from metajudge.scores.readers.rows import row_metrics
 from metajudge.scores.run_scores import gather_run_scores, score_specs, write_scores_cache
+from metajudge.scores.spec import ScoreSpec
 
 log = logging.getLogger(__name__)
 

@@ -304,16 +304,19 @@ def test_text_free_load_keeps_word_counts_not_texts(tmp_path: Path) -> None:
 
 
 def _run(tmp: Path, data: Path, scores: Path, name: str) -> dict[str, Any]:
+    from metajudge.data.source import DataSource
     from metajudge.runs.meta_eval import run_meta_eval
 
     out = tmp / name
-    run_meta_eval(input_file=data, scores=[str(scores)], out_dir=out, plots=False, progress=False)
+    source = DataSource(path=str(data), scores=[str(scores)])
+    run_meta_eval(source, out_dir=out, plots=False, progress=False)
     return json.loads((out / "result.json").read_text(encoding="utf-8"))
 
 
 def test_text_free_meta_eval_equals_the_run_with_texts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from metajudge.data import loading
     from metajudge.runs import meta_eval
 
     js, parquet, wide, long = _pairwise(tmp_path)
@@ -321,10 +324,10 @@ def test_text_free_meta_eval_equals_the_run_with_texts(
     length = [c for c in with_texts["cells"] if c["metric"] == "trivial.length_words"]
     assert length and length[0]["stats"]["pearson"]["value"] is not None
     loads: list[bool] = []
-    real = meta_eval.open_dataset
+    real = loading.open_dataset
     monkeypatch.setattr(meta_eval, "TEXT_FREE_BYTES", 0)  # every file: text-free
     monkeypatch.setattr(
-        meta_eval, "open_dataset", lambda *a, **k: loads.append(k["texts"]) or real(*a, **k)
+        loading, "open_dataset", lambda *a, **k: loads.append(k["texts"]) or real(*a, **k)
     )
     _assert_equal(with_texts, _run(tmp_path, js, long, "jsonl_scores"))  # a JSONL score file
     _assert_equal(with_texts, _run(tmp_path, js, wide, "jsonl_text_free"))
