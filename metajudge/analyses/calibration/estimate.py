@@ -111,6 +111,7 @@ class _Fit:
     jack: FArr
     df_sampling: float
     var_floor: float = 0.0  # pooled residual variance / own labels (augmented)
+    own_var: float = 0.0  # the system's own mean squared residual / own labels (augmented)
 
 
 def inclusion_probability(r: EstimateRows) -> FArr:
@@ -207,9 +208,29 @@ def _system_fit(r: EstimateRows, cf: CrossFit) -> tuple[_Fit, str]:
     for k in range(cf.k):
         fk = cf.predict_fold(r.judge, k)
         jack.append(fk.mean() + float(np.mean(y - fk[lab])))
-    gl = len(set(r.cluster[lab].tolist()))
-    floor = float(np.mean(residual_var_at(cf, r.judge))) / int(lab.sum())
-    return _Fit(float(psi.mean()), psi, np.array(jack), max(gl - 1.0, 1.0), floor), "augmented"
+    gl, n_l = len(set(r.cluster[lab].tolist())), int(lab.sum())
+    within = cf.residual_var_within / cf.residual_var if cf.residual_var > 0 else 1.0
+    floor = float(np.mean(residual_var_at(cf, r.judge))) * min(within, 1.0) / n_l
+    own = float(np.mean(res**2)) / n_l
+    return _Fit(float(psi.mean()), psi, np.array(jack), max(gl - 1.0, 1.0), floor, own), (
+        "augmented"
+    )
+
+
+def floor_df(fit: _Fit, n_clusters: int) -> float:
+    """The df of a floored sampling variance (module docstring): Welch–Satterthwaite's of the
+    part the system's own labels show (its mean squared residual over its labels, df: its
+    labelled clusters − 1) and what the pooled floor adds above it (df: all labelled clusters −
+    1). A floor that adds little above what the system's own labels show is known about as well
+    as they know it; a plan's floor (no own part) keeps the pooled df.
+
+    >>> round(floor_df(_Fit(0.0, np.zeros(1), np.zeros(1), 4.0, 0.2, 0.1), 60), 2)
+    14.98
+    >>> floor_df(_Fit(0.0, np.zeros(1), np.zeros(1), 4.0, 0.2), 60)
+    59.0
+    """
+    own = min(fit.own_var, fit.var_floor)
+    return cl.welch_df(own, fit.df_sampling, fit.var_floor - own, n_clusters - 1.0)
 
 
 def _interval(
@@ -280,8 +301,8 @@ def estimate_system(
     fit, route = _system_fit(r, cf)
     n = len(r)
     var_s = cl.influence_se((fit.psi - fit.value) / n, r.cluster) ** 2
-    if fit.var_floor > var_s:  # the pooled residual variance: its df are all labelled clusters'
-        var_s, fit.df_sampling = fit.var_floor, cf.n_clusters - 1.0
+    if fit.var_floor > var_s:  # the pooled residual variance, with the df of :func:`floor_df`
+        var_s, fit.df_sampling = fit.var_floor, floor_df(fit, cf.n_clusters)
     out: dict[str, Any] = {
         "system": str(r.system[0]),
         "rows": n,
