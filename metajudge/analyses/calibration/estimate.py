@@ -26,12 +26,16 @@ The interval adds the calibration's own uncertainty to the sampling variance: th
 of mean ψ clustered by prompt (df: labelled clusters − 1 when augmented, clusters − 1 when
 borrowed; augmented, at least the residual variance over n_L — the larger of the pooled
 out-of-fold residual variance and its binned value averaged over the system's judge scores
-(:func:`residual_var_at`), with the df of all labelled clusters — so that a system with a
-handful of labels cannot claim a residual variance near 0; ipw, at least that floor under the
-plan's design, (1/n²) Σ u²/q over the rows, u² that residual variance at the row's judge
-score (the plan's own uncertainty model), so that it shrinks where the plan put its labels)
-plus the delete-a-fold jackknife variance of θ̂ re-estimated with
-each f₋ₖ (df K − 1);
+(:func:`residual_var_at`), scaled to the residuals' variance within systems (the term is
+centred on the system's own mean residual) — so that a system with a handful of labels cannot
+claim a residual variance near 0; a floored variance takes the df of :func:`floor_df`
+(Welch–Satterthwaite of the part the system's own labels show and the part the pool adds), for
+a system's residuals may vary more than the pool's: SummEval coherence's S8 about twice, and
+with the pooled df its CI covered 0.90 at 5% labels; ipw (df: all labelled clusters − 1), at
+least the unscaled floor under the plan's design, (1/n²) Σ u²/q over the rows, u² that
+residual variance at the row's judge score (the plan's own uncertainty model), so that it
+shrinks where the plan put its labels) plus the delete-a-fold jackknife variance of θ̂
+re-estimated with each f₋ₖ (df K − 1);
 Student's t with the Welch–Satterthwaite df (:mod:`metajudge.stats.clustered`), clipped to the
 label scale (a difference to ± its span; the output says so). The method is
 that of CJE (Landesberg et al. 2025, arXiv 2512.11150; the cje-eval package), written here anew.
