@@ -17,7 +17,11 @@ and drawn with a response whose human score is above the dataset's median 4x as 
 share of draws it flags. :func:`beside_cje`: ours beside cje-eval 0.9.3 on the same draws
 (``--cje``; needs the dev extra).
 
-    PYTHONPATH=. METAJUDGE_DATA_DIR=../shared/human_labels python benchmarks/bench_estimate_coverage.py [DRAWS] [--cje]
+    PYTHONPATH=. METAJUDGE_DATA_DIR=../shared/human_labels python benchmarks/bench_estimate_coverage.py [DRAWS] [--seed N] [--cje]
+
+``--seed``: the draws' seed (default 0). The small-label variance rule (the floor's df,
+:func:`~metajudge.analyses.calibration.estimate.floor_df`) was chosen on seed 1 and is reported
+on seed 2 (docs/calibrating.md).
 
 Default 500 draws per fraction; tests/analyses/test_estimate_coverage.py runs a reduced version.
 """
@@ -123,6 +127,8 @@ def simulate(rows: Any, fraction: float, draws: int, *, seed: int = 0, folds: in
         },
         "borrowed_level_claims": claimed,
         "min_system_coverage": min(per_system.values()) / draws,
+        "system_coverage": {s: h / draws for s, h in per_system.items()},
+        "seed": seed,
     }
 
 
@@ -198,12 +204,12 @@ def gate_rates(
     return {m: f / draws for m, f in flags.items()} | {"draws": draws, "fraction": fraction}
 
 
-def main(draws: int = 500, fractions: tuple[float, ...] = FRACTIONS) -> dict:
+def main(draws: int = 500, fractions: tuple[float, ...] = FRACTIONS, *, seed: int = 0) -> dict:
     out = {}
     for name in DATASETS:
         rows = full_rows(name)
         out[name] = {
-            "coverage": [simulate(rows, f, draws) for f in fractions],
+            "coverage": [simulate(rows, f, draws, seed=seed) for f in fractions],
             "gate": gate_rates(rows, draws),
         }
     return out
@@ -244,12 +250,13 @@ def table(res: dict) -> str:
 
 if __name__ == "__main__":
     n = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 500
+    seed = int(sys.argv[sys.argv.index("--seed") + 1]) if "--seed" in sys.argv else 0
     if "--cje" in sys.argv:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         for name in DATASETS:
             rows = full_rows(name)
             for f in (0.05, 0.10):
-                r = beside_cje(rows, f, n)
+                r = beside_cje(rows, f, n, seed=seed)
                 print(
                     f"{name} {f:.0%}: ours {r['ours']['coverage']:.3f} "
                     f"({r['ours']['mean_width']:.3f}), cje-eval {r['cje']['coverage']:.3f} "
@@ -258,6 +265,6 @@ if __name__ == "__main__":
                     flush=True,
                 )
         sys.exit(0)
-    res = main(n)
+    res = main(n, seed=seed)
     print(table(res))
     print(json.dumps(res, indent=1))

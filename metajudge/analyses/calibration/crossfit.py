@@ -132,6 +132,9 @@ class CrossFit:
     resid_edges: tuple[float, ...] = ()
     resid_rms: tuple[float, ...] = ()
     resid_overall_rms: float = 0.0
+    #: the out-of-fold residuals' variance within systems, each around its own mean residual
+    #: (:func:`within_system_var`): what an augmented estimate's centred residual term varies by
+    residual_var_within: float = 0.0
 
     @property
     def k(self) -> int:
@@ -180,6 +183,17 @@ def residual_bins(judge: FArr, resid: FArr, n_bins: int) -> tuple[FArr, FArr]:
     edges = np.array([judge[p].max() for p in parts])
     rms = np.array([math.sqrt(float(np.mean(resid[p] ** 2))) for p in parts])
     return edges, rms
+
+
+def within_system_var(resid: FArr, system: SArr) -> float:
+    """The residuals' variance pooled within systems: Σ_s Σ (r − r̄_s)² / Σ_s (n_s − 1) over
+    the systems with 2 labels or more (NaN when none has)."""
+    ss, dof = 0.0, 0
+    for s in set(system.tolist()):
+        r = resid[system == s]
+        ss += float(np.sum((r - r.mean()) ** 2))
+        dof += r.size - 1
+    return ss / dof if dof > 0 else math.nan
 
 
 def fold_assignment(clusters: Sequence[str], k: int, seed: int) -> dict[str, int]:
@@ -232,4 +246,5 @@ def fit_crossfit(rows: EstimateRows, *, seed: int = 0, folds: int = DEFAULT_FOLD
         resid_edges=tuple(edges.tolist()),
         resid_rms=tuple(rms.tolist()),
         resid_overall_rms=math.sqrt(float(np.mean(res**2))),
+        residual_var_within=within_system_var(res, lab.system),
     )

@@ -26,12 +26,16 @@ The interval adds the calibration's own uncertainty to the sampling variance: th
 of mean ψ clustered by prompt (df: labelled clusters − 1 when augmented, clusters − 1 when
 borrowed; augmented, at least the residual variance over n_L — the larger of the pooled
 out-of-fold residual variance and its binned value averaged over the system's judge scores
-(:func:`residual_var_at`), with the df of all labelled clusters — so that a system with a
-handful of labels cannot claim a residual variance near 0; ipw, at least that floor under the
-plan's design, (1/n²) Σ u²/q over the rows, u² that residual variance at the row's judge
-score (the plan's own uncertainty model), so that it shrinks where the plan put its labels)
-plus the delete-a-fold jackknife variance of θ̂ re-estimated with
-each f₋ₖ (df K − 1);
+(:func:`residual_var_at`), scaled to the residuals' variance within systems (the term is
+centred on the system's own mean residual) — so that a system with a handful of labels cannot
+claim a residual variance near 0; a floored variance takes the df of :func:`floor_df`
+(Welch–Satterthwaite of the part the system's own labels show and the part the pool adds), for
+a system's residuals may vary more than the pool's: SummEval coherence's S8 about twice, and
+with the pooled df its CI covered 0.90 at 5% labels; ipw (df: all labelled clusters − 1), at
+least the unscaled floor under the plan's design, (1/n²) Σ u²/q over the rows, u² that
+residual variance at the row's judge score (the plan's own uncertainty model), so that it
+shrinks where the plan put its labels) plus the delete-a-fold jackknife variance of θ̂
+re-estimated with each f₋ₖ (df K − 1);
 Student's t with the Welch–Satterthwaite df (:mod:`metajudge.stats.clustered`), clipped to the
 label scale (a difference to ± its span; the output says so). The method is
 that of CJE (Landesberg et al. 2025, arXiv 2512.11150; the cje-eval package), written here anew.
@@ -111,6 +115,7 @@ class _Fit:
     jack: FArr
     df_sampling: float
     var_floor: float = 0.0  # pooled residual variance / own labels (augmented)
+    own_var: float = 0.0  # the system's own mean squared residual / own labels (augmented)
 
 
 def inclusion_probability(r: EstimateRows) -> FArr:
@@ -228,8 +233,35 @@ def _system_fit(r: EstimateRows, cf: CrossFit) -> tuple[_Fit, str]:
         fk = cf.predict_fold(r.judge, k)
         jack.append(fk.mean() + float(np.mean(y - fk[lab])))
     gl = len(set(r.cluster[lab].tolist()))
-    floor = float(np.mean(residual_var_at(cf, r.judge))) / int(lab.sum())
-    return _Fit(float(psi.mean()), psi, np.array(jack), max(gl - 1.0, 1.0), floor), "augmented"
+    floor, own = augmented_floor(cf, float(np.mean(residual_var_at(cf, r.judge))), res)
+    return _Fit(float(psi.mean()), psi, np.array(jack), max(gl - 1.0, 1.0), floor, own), (
+        "augmented"
+    )
+
+
+def augmented_floor(cf: CrossFit, mean_u2: float, res: FArr) -> tuple[float, float]:
+    """An augmented system's variance floor and its own part (module docstring): ``mean_u2``,
+    the calibration's residual variance averaged over the system's rows, scaled to the
+    within-system share and divided by its labels; and the mean squared residual ``res`` of its
+    own labels, divided by their number."""
+    within = cf.residual_var_within / cf.residual_var if cf.residual_var > 0 else 1.0
+    return mean_u2 * min(within, 1.0) / len(res), float(np.mean(res**2)) / len(res)
+
+
+def floor_df(fit: _Fit, n_clusters: int) -> float:
+    """The df of a floored sampling variance (module docstring): Welch–Satterthwaite's of the
+    part the system's own labels show (its mean squared residual over its labels, df: its
+    labelled clusters − 1) and what the pooled floor adds above it (df: all labelled clusters −
+    1). A floor that adds little above what the system's own labels show is known about as well
+    as they know it; a plan's floor (no own part) keeps the pooled df.
+
+    >>> round(floor_df(_Fit(0.0, np.zeros(1), np.zeros(1), 4.0, 0.2, 0.1), 60), 2)
+    14.98
+    >>> floor_df(_Fit(0.0, np.zeros(1), np.zeros(1), 4.0, 0.2), 60)
+    59.0
+    """
+    own = min(fit.own_var, fit.var_floor)
+    return cl.welch_df(own, fit.df_sampling, fit.var_floor - own, n_clusters - 1.0)
 
 
 def _interval(
@@ -340,8 +372,8 @@ def system_estimate(
     """One system's estimate dict from its ``fit`` and the CR1 variance ``var_s`` of its mean ψ
     (from its rows, or from sums, :mod:`.sums`): ``counts`` (system, rows, labelled,
     clusters), the route, the interval, then ``gates`` (judge mean, support)."""
-    if fit.var_floor > var_s:  # the pooled residual variance: its df are all labelled clusters'
-        var_s, fit.df_sampling = fit.var_floor, cf.n_clusters - 1.0
+    if fit.var_floor > var_s:  # the pooled residual variance, with the df of :func:`floor_df`
+        var_s, fit.df_sampling = fit.var_floor, floor_df(fit, cf.n_clusters)
     interval = _interval(fit.value, var_s, fit.df_sampling, fit.jack, cf.k, st.alpha, scale)
     return {**counts, "route": route, **interval, **gates}
 

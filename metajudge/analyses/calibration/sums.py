@@ -169,8 +169,8 @@ def _fit(lab: EstimateRows, sums: ScoreSums, i: int, cf: CrossFit) -> tuple[est.
     )
     gl = len(set(lab.cluster.tolist()))
     u2 = est.residual_var_at(cf, sums.points, sums.n[i])
-    floor = float(np.average(u2, weights=sums.n[i])) / len(lab)
-    return est._Fit(value, none, jack, max(gl - 1.0, 1.0), floor), sq, "augmented"
+    floor, own = est.augmented_floor(cf, float(np.average(u2, weights=sums.n[i])), res)
+    return est._Fit(value, none, jack, max(gl - 1.0, 1.0), floor, own), sq, "augmented"
 
 
 def _system(
