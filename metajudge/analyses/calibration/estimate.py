@@ -209,10 +209,21 @@ def _ipw_fit(r: EstimateRows, cf: CrossFit, f: FArr) -> _Fit:
     return _Fit(float(psi.mean()), psi, np.array(jack), max(gl - 1.0, 1.0), floor)
 
 
+def _plan_weighs(r: EstimateRows) -> bool:
+    """Does a label plan weigh this system's labels unequally? Not where its probabilities are
+    alike within the system and every label is used: the labels are then a random sample of
+    the system's rows, estimated as without a plan (floor and df included), so that a uniform
+    plan gives exactly the plain estimate (:func:`inclusion_probability`)."""
+    if r.pi is None or not np.isfinite(r.pi).any():
+        return False
+    alike = np.ptp(r.pi[np.isfinite(r.pi)]) == 0
+    return not (alike and bool(np.array_equal(_used(r), r.labelled)))
+
+
 def _system_fit(r: EstimateRows, cf: CrossFit) -> tuple[_Fit, str]:
     f = cf.predict(r.judge)
     lab = r.labelled
-    if r.pi is not None and lab.any() and np.isfinite(r.pi).any():
+    if lab.any() and _plan_weighs(r):
         return _ipw_fit(r, cf, f), "ipw"
     if not lab.any():
         jack = np.array([cf.predict_fold(r.judge, k).mean() for k in range(cf.k)])
