@@ -332,9 +332,10 @@ def add_engine(p: argparse.ArgumentParser) -> None:
         "--engine",
         choices=_ENGINE_CHOICES,
         default="fast",
-        help="resampling engine of the metric-vs-human bootstrap values: fast (default) or "
-        "reference, a plain loop over resamples with scipy that gives the same values (to "
-        "1e-12), slowly, for checking a result",
+        help="resampling engine of every bootstrap value (cells, inter-human reference, "
+        "comparisons, grouped means): fast (default) or reference, a plain loop over resamples "
+        "with scipy that gives the same values (to 1e-12), slowly, for checking a result; the "
+        "permutation tests and system-level values do not resample items and are unchanged",
     )
     _mark(a, "--engine")
 
