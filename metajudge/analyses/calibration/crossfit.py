@@ -140,6 +140,15 @@ class CrossFit:
     def k(self) -> int:
         return len(self.folds)
 
+    @property
+    def within_share(self) -> float:
+        """The share of the residual variance left within systems (each residual around its
+        system's own mean residual), at most 1: what a floor on a term centred on a system's
+        own mean residual scales the pooled residual variance by."""
+        return (
+            min(self.residual_var_within / self.residual_var, 1.0) if self.residual_var > 0 else 1.0
+        )
+
     def predict(self, x: FArr) -> FArr:
         return maps.apply_map("isotonic", self.full, x)
 

@@ -205,7 +205,7 @@ def _ipw_fit(r: EstimateRows, cf: CrossFit, f: FArr) -> _Fit:
         fk = cf.predict_fold(r.judge, k)
         jack.append(float(fk.mean()) + centre(fk[used]))
     gl = len(set(r.cluster[used].tolist()))
-    floor = float(np.sum(residual_var_at(cf, r.judge) / q)) / len(r) ** 2
+    floor = float(np.sum(residual_var_at(cf, r.judge) / q)) / len(r) ** 2 * cf.within_share
     return _Fit(float(psi.mean()), psi, np.array(jack), max(gl - 1.0, 1.0), floor)
 
 

@@ -120,40 +120,74 @@ DEFAULT_MIX = 0.2
 ACTIVE_GAIN_RATIO = 0.97
 
 
-def _expected_half(n: FArr, base: float, u2: float) -> FArr:
+def _expected_half(n: FArr, base: float, u2: float, clusters: float, own: bool) -> FArr:
     """The expected half-width of a system's interval with ``n`` labels (an array), as the
     estimate makes it: its own residual variance, estimated as X·u² with X ~ χ²ₙ₋₁/(n − 1)
     (u² the floor's residual variance), or the floor u² where that is larger, over n, plus
-    ``base``; Student's t with n − 1 df on its own variance, the normal quantile on the floor's
-    (its df are all the labelled clusters'). Averaged over 32 quantiles of X."""
+    ``base``; Student's t with n − 1 df on its own variance, on the floor's the df the
+    estimate gives it (:func:`~.estimate.floor_df`, over ``clusters`` labelled clusters; ``own``:
+    whether the floor has a part the system's own labels show, as the plain estimate's has and
+    a plan's weighted one has not). Averaged over 32 quantiles of X."""
     from scipy import stats as ss
+
+    from metajudge.analyses.calibration.estimate import _Fit, floor_df
 
     df = np.maximum(n - 1.0, 1.0)[:, None]
     x = ss.chi2.ppf((np.arange(32) + 0.5) / 32, df) / df
-    t = np.where(x > 1, ss.t.ppf(0.975, df), ss.norm.ppf(0.975))
+    none = np.zeros(0)
+    fdf = np.array(
+        [
+            [
+                floor_df(_Fit(0.0, none, none, d, u2 / m, xi * u2 / m if own else 0.0), clusters)
+                for xi in row
+            ]
+            for d, m, row in zip(df[:, 0], n, np.minimum(x, 1.0), strict=True)
+        ]
+    )
+    t = np.where(x > 1, ss.t.ppf(0.975, df), ss.t.ppf(0.975, fdf))
     return np.mean(t * np.sqrt(base + np.maximum(x, 1.0) * u2 / n[:, None]), axis=1)
+
+
+def _clusters_after(rows: EstimateRows, pi: FArr) -> float:
+    """The expected number of labelled clusters after the unlabelled rows are drawn with
+    probabilities ``pi``: those labelled now, plus each other cluster's chance of a label."""
+    unl = ~rows.labelled
+    have = set(rows.cluster[rows.labelled].tolist())
+    miss: dict[str, float] = {}
+    for c, p in zip(rows.cluster[unl].tolist(), pi.tolist(), strict=True):
+        if c not in have:
+            miss[c] = miss.get(c, 1.0) * (1.0 - p)
+    return len(have) + sum(1.0 - m for m in miss.values())
 
 
 def _design_halves(rows: EstimateRows, cf: CrossFit, pi: FArr, se_cal: dict[str, float]) -> FArr:
     """Each system's predicted half-width under the probabilities ``pi`` of the unlabelled rows
     (:func:`_expected_half`): its labels counted as the n that gives the floor (1/N²) Σ u²/q
     (u² the residual variance at each row's judge score, :func:`~.estimate.residual_var_at`;
-    q each row's probability of a label, :func:`~.estimate.design_probability`), the base
-    V_f + se_calibration²."""
+    q each row's probability of a label, :func:`~.estimate.design_probability`), the floor's
+    u² scaled to the residuals' variance within systems (``CrossFit.within_share``) as the
+    estimate scales it, the base V_f + se_calibration²."""
     from dataclasses import replace
 
-    from metajudge.analyses.calibration.estimate import design_probability, residual_var_at
+    from metajudge.analyses.calibration.estimate import (
+        _plan_weighs,
+        design_probability,
+        residual_var_at,
+    )
 
     unl = ~rows.labelled
     full = np.full(len(rows), np.nan)
     full[unl] = pi
+    clusters = _clusters_after(rows, pi)
     out = []
     for s in rows.systems:
         r = replace(rows, pi=full, drawn=unl).of(s)
         u2 = residual_var_at(cf, r.judge)
         n = len(r) ** 2 * float(np.mean(u2)) / float(np.sum(u2 / design_probability(r)))
         base = _v_f(cf, r) + se_cal[s] ** 2
-        out.append(float(_expected_half(np.array([n]), base, float(np.mean(u2)))[0]))
+        u2_floor = float(np.mean(u2)) * cf.within_share
+        half = _expected_half(np.array([n]), base, u2_floor, clusters, own=not _plan_weighs(r))
+        out.append(float(half[0]))
     return np.array(out)
 
 
@@ -174,6 +208,7 @@ def _plain_halves(
     from metajudge.analyses.calibration.estimate import residual_var_at
 
     p = budget / int((~rows.labelled).sum())
+    clusters = _clusters_after(rows, np.full(int((~rows.labelled).sum()), p))
     out = []
     for s in rows.systems:
         r = rows.of(s)
@@ -182,8 +217,8 @@ def _plain_halves(
         w = ss.binom.pmf(k, free, p)
         k, w = k[w > 1e-9], w[w > 1e-9]
         base = _v_f(cf, r) + se_cal[s] ** 2
-        u2 = float(np.mean(residual_var_at(cf, r.judge)))
-        half = _expected_half(np.maximum(have + k, 2).astype(float), base, u2)
+        u2 = float(np.mean(residual_var_at(cf, r.judge))) * cf.within_share
+        half = _expected_half(np.maximum(have + k, 2).astype(float), base, u2, clusters, True)
         out.append(float(np.sum(w * half) / np.sum(w)))
     return np.array(out)
 
@@ -198,7 +233,12 @@ def predicted_ratio(
     """The pilot's prediction of the mean half-width, the design ``pi`` (on the unlabelled rows)
     against ``against`` (another design's probabilities), or else against plain uniform labelling
     of as many rows estimated by plain ``calibrate estimate`` (:func:`_plain_halves`): the ratio
-    of the systems' mean predicted half-widths."""
+    of the systems' mean predicted half-widths. The calibration's jackknife variance is that
+    after the new labels, the pilot's scaled by its labels over the labels after them (C/n, as
+    :func:`labels_needed` counts it), in both designs."""
+    now = int(rows.labelled.sum())
+    shrink = math.sqrt(now / (now + float(pi.sum())))
+    se_cal = {s: v * shrink for s, v in se_cal.items()}
     mine = _design_halves(rows, cf, pi, se_cal)
     if against is not None:
         return float(mine.mean() / _design_halves(rows, cf, against, se_cal).mean())
