@@ -16,9 +16,15 @@ remaining rows in one of two ways, from the same pilot:
 - **uniform**: each pool row labelled with probability B/n (the same uniform numbers), estimated
   by plain ``calibrate estimate`` (no plan: the labels are a random sample).
 
+The active arm follows the plan's advice: where ``calibrate plan`` recommends uniform labelling
+(its predicted ratio above 0.97) it selects uniformly, and the active arm there IS uniform
+labelling (the same labels and the same estimate as the uniform arm, ratio 1 on those draws).
+Beside it, **forced**: the plan's active design on every draw (``--mix 0.2`` where it
+recommended uniform), what ignoring the advice would give.
+
 Printed per dataset: each system's coverage of its full-label mean under each arm, the mean
 half-widths and their ratio (active / uniform), the pilot's predicted ratio and how often the plan
-recommended active selection, and the ratio over the draws where it did. The half-width is each
+recommended active selection, the ratio over the draws where it did, and the forced ratio. The half-width is each
 system's (hi − lo)/2, averaged over systems and draws; the ratio is active's mean over uniform's.
 Seeds: the pilots by ``[SEED, 44]``, draw d's plan and folds by ``SEED + d`` (the design was chosen
 on SEED 1000 and 2000, the figures in docs/calibrating.md are SEED 0).
@@ -57,7 +63,7 @@ def simulate(
 ) -> dict[str, Any]:
     """Per-system coverage and mean half-width of each arm (module docstring)."""
     from metajudge.analyses.calibration.estimate import Settings, estimate_systems
-    from metajudge.analyses.calibration.plan import label_plan
+    from metajudge.analyses.calibration.plan import DEFAULT_MIX, label_plan
 
     rng = np.random.default_rng([seed, 44])
     n = len(rows)
@@ -66,6 +72,7 @@ def simulate(
     stats = {m: {"hit": 0, "half": 0.0, "n": 0} for m in arms}
     chosen = {m: 0.0 for m in arms}  # half-widths over the draws where active was recommended
     rest = {m: 0.0 for m in arms}  # and where uniform was: the same labels, the same estimate
+    forced = 0.0  # the active design on every draw, the advice ignored
     predicted, recommended = [], 0
     for d in range(draws):
         keep = np.zeros(n, bool)
@@ -87,8 +94,16 @@ def simulate(
             "uniform": replace(rows, label=np.where(lab, rows.label, np.nan)),
             "active": _plan_rows(rows, keep, pi, picked),
         }
+        if not active:
+            _, picks = label_plan(part, st, half_width=None, budget=b, mix=DEFAULT_MIX)
+            pi, picked = np.array([p[4] for p in picks]), np.array([p[5] for p in picks], bool)
+            runs["forced"] = _plan_rows(rows, keep, pi, picked)
         for m, r in runs.items():
             _, systems, _ = estimate_systems(r, st)
+            if m == "forced" or (active and m == "active"):
+                forced += sum((e["hi"] - e["lo"]) / 2 for e in systems)
+            if m == "forced":
+                continue
             for e in systems:
                 half = (e["hi"] - e["lo"]) / 2
                 stats[m]["hit"] += e["lo"] <= truth[e["system"]] <= e["hi"]
@@ -103,6 +118,7 @@ def simulate(
     out["ratio"] = out["active"]["half_width"] / out["uniform"]["half_width"]
     out["ratio_where_active"] = chosen["active"] / chosen["uniform"] if recommended else None
     out["ratio_where_uniform"] = rest["active"] / rest["uniform"] if recommended < draws else None
+    out["ratio_forced"] = forced / stats["uniform"]["half"]
     out["predicted_ratio"] = float(np.mean(predicted))
     out["active_recommended"] = recommended / draws
     return out | {"draws": draws, "systems": len(truth), "pilot": pilot, "budget": budget}
@@ -127,6 +143,8 @@ if __name__ == "__main__":
             f"{r['active']['coverage']:.3f} half-width {r['active']['half_width']:.4f}; ratio "
             f"{r['ratio']:.3f} (predicted {r['predicted_ratio']:.3f}; active recommended in "
             f"{r['active_recommended']:.0%} of draws, ratio there "
-            f"{'—' if where is None else f'{where:.3f}'})"
+            f"{'—' if where is None else f'{where:.3f}'}; where it recommended uniform the "
+            f"active arm is uniform labelling; the active design forced on every draw: ratio "
+            f"{r['ratio_forced']:.3f})"
         )
     print(json.dumps(res, indent=1))

@@ -425,7 +425,7 @@ def _selection(
         pool, budgets, cf.residual_sd(pool.judge), DEFAULT_MIX if mix is None else mix
     )
     shape_gain = predicted_ratio(rows, cf, shaped, se_cal, against=flat)
-    by_u = mix is not None or shape_gain <= ACTIVE_GAIN_RATIO
+    by_u = mix is not None or shape_gain < 1.0
     pi = shaped if by_u else flat
     ratio = predicted_ratio(rows, cf, pi, se_cal)
     recommend = "uniform" if ratio > ACTIVE_GAIN_RATIO else "active"
