@@ -16,8 +16,8 @@ and n, left to chance by uniform labelling, spreads widely at a few labels per s
 plus 10% of the rest of SummEval: 14.5 labels a system, sd 3); the half-width is convex in n, so
 labels that fall unevenly widen the average interval. The plan therefore (1) tops each system's
 labels up to its share of the rows (:func:`system_budgets`: a system the pilot over-labelled
-gets none); (2) within a system spreads its budget alike, or, where the pilot predicts at least
-a 3% gain from it, with probability π_i proportional to the judge's uncertainty there, u(S_i) =
+gets none); (2) within a system spreads its budget alike, or, where the pilot predicts a
+narrower mean interval from it, with probability π_i proportional to the judge's uncertainty there, u(S_i) =
 the root mean squared out-of-fold residual of the labelled rows in the same judge-score bin
 (equal-count bins; :meth:`~.crossfit.CrossFit.residual_sd`), mixed with the uniform rule (share
 ``mix``) so that no π is near 0, capped at 1 (:func:`balanced_probabilities`); (3) draws
@@ -30,8 +30,9 @@ weights 1/q, q = p₀ + (1 − p₀)π each row's probability of a label
 centred on c; with π alike within a system this is the plain estimate on that system's labels.
 Before anyone labels, the pilot predicts the mean half-width of this design against plain
 uniform labelling of as many rows estimated by plain ``calibrate estimate``
-(:func:`predicted_ratio`; both by :func:`_expected_half`); above :data:`ACTIVE_GAIN_RATIO` the
-plan selects uniformly and says why. A target no number of labels reaches gets :func:`plan_advice`.
+(:func:`predicted_ratio`; both by :func:`_expected_half`, each with the variance floor, its df
+and the calibration's variance after the new labels as the estimate will have them); above
+:data:`ACTIVE_GAIN_RATIO` the plan selects uniformly and says why. A target no number of labels reaches gets :func:`plan_advice`.
 """
 
 from __future__ import annotations
@@ -115,8 +116,7 @@ def plan_advice(row: dict[str, Any]) -> str:
 #: the active rule's default share of uniform probability
 DEFAULT_MIX = 0.2
 #: the predicted half-width ratio (the plan's design / plain uniform labelling) above which
-#: ``calibrate plan`` selects uniformly, and above which (π by the judge's uncertainty / π
-#: alike) it spreads a system's labels alike: a gain under 3% does not repay the weights' noise
+#: ``calibrate plan`` selects uniformly: a gain under 3% is within the prediction's error
 ACTIVE_GAIN_RATIO = 0.97
 
 
@@ -367,8 +367,8 @@ def label_plan(
 ) -> tuple[PlanResult, list[tuple[str, str, str, float, float, int]]]:
     """The plan (module docstring) and the selection rows ``(system, item, cluster, judge, π,
     picked)`` of the unlabelled rows (empty without ``budget``). ``mix`` None: the balanced
-    design (π by the judge's uncertainty within systems, mixed 0.2, where that predicts a 3%
-    gain, else alike), or uniform where :func:`predicted_ratio` is above
+    design (π by the judge's uncertainty within systems, mixed 0.2, where that is predicted
+    narrower than π alike, else alike), or uniform where :func:`predicted_ratio` is above
     :data:`ACTIVE_GAIN_RATIO`; given, the balanced design with π by the uncertainty mixed by it,
     whatever the prediction."""
     from metajudge.analyses.calibration.estimate import estimate_systems
