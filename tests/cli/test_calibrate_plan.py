@@ -60,7 +60,8 @@ def test_plan_advises_where_a_target_is_out_of_reach(
     """±0.01 on the arena sample: more labels than responses; the plan says what labelling every
     response gives, in the terminal and on its page alike. Its pilot labels only base (480), so
     the balanced selection gives base none and each other system a third of the budget; within a
-    system every candidate alike, and it says why (the residuals barely vary with the score)."""
+    system π by the judge's uncertainty, which the pilot predicts narrower than π alike (0.988
+    of it), drawn systematically."""
     folder = tmp_path / "run"
     argv = ["calibrate", "plan", "--input", str(_arena(data_dir)), "--half-width", "0.01"]
     assert main([*argv, "--budget", "200", "--out", str(folder)]) == 0
@@ -68,15 +69,15 @@ def test_plan_advises_where_a_target_is_out_of_reach(
     page = (folder / "report.html").read_text(encoding="utf-8")
     for text in (out, page):
         assert "(more than its 1000 responses): every response labelled gives ±0.0144" in text
-        assert "barely vary with its score" in text
     assert "recommended: active" in out and "topping its labels up to its share" in out
+    assert "pi proportional to the judge's binned out-of-fold RMS residual" in out
     rows = list(csv.DictReader((folder / "selection.csv").open(encoding="utf-8")))
     share: dict[str, list[float]] = {}
     for r in rows:
         share.setdefault(r["system"], []).append(float(r["probability"]))
     assert max(share.pop("base")) <= 1e-9
     for s, p in share.items():
-        assert len(set(p)) == 1 and sum(p) == pytest.approx(200 / 3), s
+        assert len(set(p)) > 1 and sum(p) == pytest.approx(200 / 3), s
     picked = [sum(r["selected"] == "1" for r in rows if r["system"] == s) for s in share]
     assert all(n in (66, 67) for n in picked), picked  # the systematic draw: ⌊Σπ⌋ or ⌈Σπ⌉
 
@@ -101,24 +102,45 @@ def test_plan_selects_uniformly_where_balancing_cannot_pay(
     assert len({r["probability"] for r in rows}) == 1
 
 
-@pytest.mark.slow
-def test_active_beats_uniform_at_a_fixed_budget(data_dir: Path) -> None:
-    """What ships: calibrate plan's selection on a 5% pilot (its defaults: the balanced design,
-    or uniform where it predicts no 3% gain), estimated by calibrate estimate --plan, against
-    plain uniform labels estimated by plain calibrate estimate (12 draws each; the benchmark
-    takes 200, docs/calibrating.md)."""
+def _bench():  # type: ignore[no-untyped-def]
     path = ROOT / "benchmarks" / "bench_estimate_active.py"
     spec = importlib.util.spec_from_file_location("bench_estimate_active", path)
     assert spec is not None and spec.loader is not None
     b = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(b)
+    return b
+
+
+def test_active_selection_is_recommended_and_narrower_reduced(data_dir: Path) -> None:
+    """A reduced bench_estimate_active.py (3 draws, seed 1): on SummEval coherence the plan
+    recommends its design on every pilot (benchmark: 100% of draws), and the design, labelled
+    and estimated by calibrate estimate --plan, is narrower than plain uniform labelling
+    estimated by plain calibrate estimate (benchmark, 100 draws: 0.94), covering as well."""
+    b = _bench()
+    e = b.simulate(b.full_rows("summeval_coherence_4omini"), 3, seed=1)
+    assert e["active_recommended"] == 1 and e["ratio"] < 0.99, e
+    assert e["ratio_forced"] == pytest.approx(e["ratio"]), e  # recommended: the same design
+    assert e["active"]["coverage"] >= 0.9 and e["uniform"]["coverage"] >= 0.9, e
+
+
+@pytest.mark.slow
+def test_active_beats_uniform_at_a_fixed_budget(data_dir: Path) -> None:
+    """What ships: calibrate plan's selection on a 5% pilot (its defaults: the balanced design,
+    or uniform where it predicts no 3% gain), estimated by calibrate estimate --plan, against
+    plain uniform labels estimated by plain calibrate estimate (12 draws each; the benchmark
+    takes 100, docs/calibrating.md)."""
+    b = _bench()
     # SummEval consistency: residuals vary with the judge score; active is recommended and pays
     e = b.simulate(b.full_rows("summeval_consistency_4omini"), 12)
-    assert e["active_recommended"] >= 0.9 and e["ratio"] <= 0.95, e  # benchmark, 200 draws: 0.905
+    assert e["active_recommended"] >= 0.9 and e["ratio"] <= 0.95, e  # benchmark: 0.89
     assert e["active"]["coverage"] >= 0.93 and e["uniform"]["coverage"] >= 0.93, e
-    # HANNA coherence: the predicted gain sits at the threshold; where the plan selects uniformly
-    # it gives exactly the plain estimate, and it is never wider than plain by 2%
+    # HANNA coherence: recommended on (nearly) every pilot, 3% narrower or more
     e = b.simulate(b.full_rows("hanna_coherence_chatgpt"), 12)
-    assert 0 < e["active_recommended"] < 1 and e["ratio_where_uniform"] == pytest.approx(1.0), e
-    assert e["ratio"] <= 1.02 and e["ratio_where_active"] <= 1.02, e
+    assert e["active_recommended"] >= 0.9 and e["ratio"] <= 0.97, e  # benchmark: 0.92
+    assert e["active"]["coverage"] >= 0.93 and e["uniform"]["coverage"] >= 0.93, e
+    # TriviaQA: the gain is at the threshold; where the plan selects uniformly it gives exactly
+    # the plain estimate, and where it recommends its design that is never wider by 2%
+    e = b.simulate(b.full_rows("triviaqa_llama7b"), 12)
+    assert e["ratio_where_uniform"] in (None, pytest.approx(1.0)), e
+    assert e["ratio"] <= 1.02 and (e["ratio_where_active"] or 1.0) <= 1.02, e
     assert e["active"]["coverage"] >= 0.93 and e["uniform"]["coverage"] >= 0.93, e
