@@ -32,10 +32,11 @@ claim a residual variance near 0; a floored variance takes the df of :func:`floo
 (Welch–Satterthwaite of the part the system's own labels show and the part the pool adds), for
 a system's residuals may vary more than the pool's: SummEval coherence's S8 about twice, and
 with the pooled df its CI covered 0.90 at 5% labels; ipw (df: all labelled clusters − 1), at
-least the unscaled floor under the plan's design, (1/n²) Σ u²/q over the rows, u² that
-residual variance at the row's judge score (the plan's own uncertainty model), so that it
-shrinks where the plan put its labels) plus the delete-a-fold jackknife variance of θ̂
-re-estimated with each f₋ₖ (df K − 1);
+least the floor under the plan's design, (1/n²) Σ u²/q over the rows, u² that residual
+variance at the row's judge score (the plan's own uncertainty model), so that it shrinks where
+the plan put its labels, scaled to the within-system share as above (``CrossFit.within_share``:
+its term too is centred on the system's own mean residual)) plus the delete-a-fold jackknife
+variance of θ̂ re-estimated with each f₋ₖ (df K − 1);
 Student's t with the Welch–Satterthwaite df (:mod:`metajudge.stats.clustered`), clipped to the
 label scale (a difference to ± its span; the output says so). The method is
 that of CJE (Landesberg et al. 2025, arXiv 2512.11150; the cje-eval package), written here anew.
