@@ -28,7 +28,15 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from metajudge.data.formats import Input, LikertRecord, PairwiseRecord, Record, Response, Scale
+from metajudge.data.formats import (
+    Input,
+    LikertRecord,
+    PairwiseRecord,
+    Record,
+    Response,
+    Scale,
+    word_count,
+)
 
 #: distinct values each sharing table keeps at most (then new values are kept as they are)
 SHARE_MAX = 1 << 16
@@ -257,7 +265,7 @@ def _words(r: Response) -> int | None:
     """The word count :meth:`Response.n_words` gives, kept as an int (None: no text)."""
     if r.words is not None:
         return r.words
-    return None if r.response is None else len(r.response.split())
+    return None if r.response is None else word_count(r.response)
 
 
 def fast_builder(rules: Any, schema: bool) -> tuple[Callable[[Any], Record | None], FastRecords]:

@@ -25,6 +25,20 @@ from metajudge.io import atomic_write
 #: the key of a text-free row's responses' word counts
 #: (:func:`metajudge.data.validation.dataset_objects`)
 WORDS = "\0words"
+#: each ASCII byte as :func:`word_count` reads it: a space where ``str.split()`` splits, else "a"
+_ASCII_WORDS = bytes(32 if chr(b).isspace() else 97 for b in range(128)) + b"a" * 128
+
+
+def word_count(text: str) -> int:
+    """``len(text.split())``, the whitespace-separated words of ``text`` (the length baseline's
+    measure): for an ASCII text counted on its bytes, each space byte to " " and any other to
+    "a", as the word starts (``" a"``, or an "a" first) without a list of the words (twice as
+    fast on texts of a thousand characters); ``str.split`` for the others (Unicode spaces)."""
+    if not text.isascii():
+        return len(text.split())
+    b = text.encode("ascii").translate(_ASCII_WORDS)
+    return b.count(b" a") + (b[:1] == b"a")
+
 
 Kind = Literal["pairwise", "likert", "categorical", "binary", "benchmark"]
 KINDS: tuple[str, ...] = ("likert", "categorical", "binary", "pairwise", "benchmark")
@@ -84,7 +98,7 @@ class Response:
         """The number of whitespace-separated words of the response (NaN: no text)."""
         if self.words is not None:
             return float(self.words)
-        return math.nan if self.response is None else float(len(self.response.split()))
+        return math.nan if self.response is None else float(word_count(self.response))
 
     def to_dict(self) -> dict[str, Any]:
         return {"system": self.system, "response": self.response}

@@ -21,6 +21,7 @@ from metajudge.data.formats import (
     PairwiseRecord,
     Record,
     response_key,
+    word_count,
 )
 
 Direction = Literal["higher", "lower"]
@@ -132,7 +133,7 @@ def response_columns(
         return systems, ["a", "b"] * len(pairs), words
     rows = [row for r in records for row in response_rows(r)]
     nan = float("nan")
-    words = [nan if row[3] is None else float(len(row[3].split())) for row in rows]
+    words = [nan if row[3] is None else float(word_count(row[3])) for row in rows]
     return [row[1] for row in rows], [row[2] for row in rows], words
 
 

@@ -429,16 +429,26 @@ def correlate(
     accuracy's (:func:`accuracy_rows`, whose rows the engine sums). For accuracies ``judge``
     carries the metric decision's sign (tie band applied).
     """
-    return _engine.statistics([_engine_request(*r) for r in requests], resamples, engine=engine)
+    kept: dict[tuple[str, int], np.ndarray] = {}
+    reqs = [_engine_request(*r, kept=kept) for r in requests]
+    return _engine.statistics(reqs, resamples, engine=engine)
 
 
 def _engine_request(
-    name: str, judge: np.ndarray, human: np.ndarray
+    name: str,
+    judge: np.ndarray,
+    human: np.ndarray,
+    kept: dict[tuple[str, int], np.ndarray] | None = None,
 ) -> tuple[str, np.ndarray, np.ndarray]:
-    """A request as the engine takes it: an accuracy as its rows' credit and scored flags."""
+    """A request as the engine takes it: an accuracy as its rows' credit and scored flags.
+    ``kept``: the scored flags made so far, by accuracy and labels (the flags follow from the
+    labels alone: one array for every metric against the same labels, 24 MB each at a million
+    pairs of three annotators)."""
     if name in ACCURACIES:
-        credit, kept = accuracy_rows(name, human=np.asarray(human), judge=np.asarray(judge))
-        return ("accuracy", credit, kept)
+        credit, scored = accuracy_rows(name, human=np.asarray(human), judge=np.asarray(judge))
+        if kept is not None:
+            scored = kept.setdefault((name, id(human)), scored)
+        return ("accuracy", credit, scored)
     return (name, judge, human)
 
 

@@ -18,6 +18,7 @@ from metajudge.data.formats import (
     Table,
     likert_to_pairwise,
     pairwise_scale_from_likert,
+    word_count,
     write_jsonl,
 )
 from metajudge.data.validation import read_jsonl
@@ -290,3 +291,26 @@ def test_long_lines_read_as_a_stream_keep_their_refusals(tmp_path: Path) -> None
     with pytest.raises(InputError, match="not UTF-8") as e:
         read_jsonl(bad)
     assert e.value.line == 2 and f"offset {len(ok) + 1 + 50}" in str(e.value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        " ",
+        "one",
+        "two words",
+        " lead and trail ",
+        "tab\tnew\nline\r\nvt\x0bff\x0c",
+        "x\x1cy\x1dz\x1e\x1fw",  # separators str.split splits on
+        "a\x00b\x7fc",  # control characters it does not
+        "é\u00a0b c",  # non-ASCII: Unicode spaces
+        "a\u2028b\u3000c",
+        "  many   spaces  ",
+        "a",
+        "\n",
+    ],
+)
+def test_word_count_is_str_split(text: str) -> None:
+    assert word_count(text) == len(text.split())
+    assert Response("s", text).n_words() == float(len(text.split()))

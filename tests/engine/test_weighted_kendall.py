@@ -43,6 +43,7 @@ def _data(rng: np.random.Generator, n: int, x_vals: int | None, y_vals: int | No
         (80, 4, 5),  # ties on both sides
         (50, 1, None),  # a constant metric: undefined
         (120, 70, 90),  # many values with ties on both sides (more than 64)
+        (1500, None, 5),  # a metric against one annotator's five labels (the ceiling's)
     ],
 )
 def test_weighted_kendall_is_scipy_on_the_resampled_data(

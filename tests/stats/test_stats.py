@@ -415,3 +415,18 @@ def test_kendall_from_table_is_tau_b_of_the_expanded_data() -> None:
             else:
                 assert got[b] == pytest.approx(want, abs=1e-12), (K, G, b)
     assert np.isnan(kendall_from_table(np.zeros((1, 3, 4))))[0]
+
+
+def test_correlate_accuracies_on_the_same_labels_each_keep_their_own_scored_rows() -> None:
+    # the scored flags are made once per accuracy and labels (shared by the metrics): each
+    # accuracy still gets its own policy's flags, and every value is the one it gets alone
+    rng = np.random.default_rng(3)
+    y = rng.integers(-1, 2, 120).astype(float)
+    y[::17] = np.nan
+    xs = [rng.normal(size=120), np.round(rng.normal(size=120))]
+    W = st.bootstrap_weights(120, 40, np.random.default_rng(0))
+    reqs = [(s, x, y) for x in xs for s in ("acc_ties", "acc_no_ties")]
+    together = st.correlate(reqs, W)
+    for r, got in zip(reqs, together, strict=True):
+        assert np.array_equal(got, st.correlate([r], W)[0], equal_nan=True)
+    assert not np.array_equal(together[0], together[1], equal_nan=True)
