@@ -30,10 +30,9 @@ out-of-fold residual variance and its binned value averaged over the system's ju
 centred on the system's own mean residual) — so that a system with a handful of labels cannot
 claim a residual variance near 0; a floored variance takes the df of :func:`floor_df`
 (Welch–Satterthwaite of the part the system's own labels show, their mean squared residual
-scaled as the floor is, df their clusters, and the part the pool adds, df all labelled clusters
-− 1), for a
-system's residuals may vary more than the pool's: SummEval coherence's S8 about twice, and
-with the pooled df its CI covered 0.90 at 5% labels; ipw (df: all labelled clusters − 1), at
+scaled as the floor is, df their clusters, and the part the pool adds, df all labelled
+clusters − 1), for a system's residuals may vary more than the pool's: SummEval coherence's S8
+about twice, and with the pooled df its CI covered 0.90 at 5% labels; ipw (df: all labelled clusters − 1), at
 least the unscaled floor under the plan's design, (1/n²) Σ u²/q over the rows, u² that
 residual variance at the row's judge score (the plan's own uncertainty model), so that it
 shrinks where the plan put its labels) plus the delete-a-fold jackknife variance of θ̂
@@ -271,8 +270,9 @@ def floor_df(fit: _Fit, n_clusters: int) -> float:
     """The df of a floored sampling variance (module docstring): Welch–Satterthwaite's of the
     part the system's own labels show (their mean squared residual as :func:`augmented_floor`
     measures it, a mean of squares about 0, not about their mean: df its labelled clusters) and
-    what the pooled floor adds above it (df: all labelled clusters − 1). A floor that adds little above what the system's own labels show is
-    known about as well as they know it; a plan's floor (no own part) keeps the pooled df.
+    what the pooled floor adds above it (df: all labelled clusters − 1). A floor that adds
+    little above what the system's own labels show is known about as well as they know it; a
+    plan's floor (no own part) keeps the pooled df.
 
     5 labelled clusters of 60, own part 0.1 of a floor of 0.2: 0.2² / (0.1²/5 + 0.1²/59)
 
