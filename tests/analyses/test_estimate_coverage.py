@@ -50,10 +50,13 @@ def test_worst_system_covers_at_five_percent(data_dir: Path) -> None:
     system's CI covers its full-label mean at least 0.93 of the time. S8, whose residuals vary
     about twice as much as the pooled ones, covered 0.9125 on these draws while a floored
     residual variance took the pooled df (all labelled clusters − 1); with the df of
-    :func:`~metajudge.analyses.calibration.estimate.floor_df` it covers 0.9625. Widths stay
-    within 10% of that rule's (1.986 on these draws)."""
+    :func:`~metajudge.analyses.calibration.estimate.floor_df` it covers 0.95 (0.9625 with
+    its first form, the own part unscaled with df its labelled clusters − 1, 13.4% wider). The
+    mean width stays within 10% of the pooled df's on the same draws (+7.6%: 2.055 against
+    1.911)."""
     b = _bench()
     r = b.simulate(b.full_rows("summeval_coherence_4omini"), 0.05, 80, seed=3)
     assert r["min_system_coverage"] >= 0.93, r["system_coverage"]
     assert r["calibrated"]["coverage"] >= 0.95, r
-    assert r["calibrated"]["mean_width"] <= 1.1 * 1.986, r
+    assert r["pooled_df"]["mean_width"] == pytest.approx(1.911, abs=0.001), r
+    assert 0.0 < r["widening"] <= 0.10, r

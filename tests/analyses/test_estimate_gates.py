@@ -6,9 +6,15 @@ outcome."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from metajudge.analyses.calibration.crossfit import crossfit_rows
-from metajudge.analyses.calibration.estimate import calibrated_estimates, selection_gate
+from metajudge.analyses.calibration.estimate import (
+    Settings,
+    calibrated_estimates,
+    estimate_systems,
+    selection_gate,
+)
 
 
 def _rows(labelled, n: int = 120, seed: int = 0):  # type: ignore[no-untyped-def]
@@ -50,3 +56,20 @@ def test_the_gate_flags_labels_chosen_by_outcome() -> None:
     assert (
         g["flagged"] and g["labelled_mean"] > g["all_mean"] and "chosen by outcome" in g["warning"]
     )
+
+
+def test_a_floored_variance_takes_the_welch_df_of_its_own_and_pooled_parts() -> None:
+    """A: 5 labels of its own (5 clusters), its residuals' own variance below the pooled floor:
+    the sampling variance is the floor F, its df Welch–Satterthwaite's of the own part o (its
+    mean squared residual over its 5 labels, df 5: a mean of squares about 0) and F − o (df: all
+    labelled clusters − 1), F² / (o²/5 + (F − o)²/(G − 1))."""
+    rows = _rows(lambda s, i, y: (s == "A" and i < 5) or (s != "A" and i % 4 == 0))
+    cf, systems, fits = estimate_systems(rows, Settings())
+    a = fits["A"][1]
+    by = {s["system"]: s for s in systems}
+    assert a.own_df == 5.0 and 0 < a.own_var < a.var_floor  # floored, an own part below it
+    assert by["A"]["se_sampling"] == pytest.approx(a.var_floor**0.5)
+    f, o, g = a.var_floor, a.own_var, cf.n_clusters
+    assert g == 33  # the labelled documents: d0–d4 and every fourth
+    assert a.df_sampling == pytest.approx(f**2 / (o**2 / 5 + (f - o) ** 2 / (g - 1)))
+    assert 5 < a.df_sampling < g - 1

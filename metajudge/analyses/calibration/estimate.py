@@ -29,14 +29,15 @@ out-of-fold residual variance and its binned value averaged over the system's ju
 (:func:`residual_var_at`), scaled to the residuals' variance within systems (the term is
 centred on the system's own mean residual) — so that a system with a handful of labels cannot
 claim a residual variance near 0; a floored variance takes the df of :func:`floor_df`
-(Welch–Satterthwaite of the part the system's own labels show and the part the pool adds), for
-a system's residuals may vary more than the pool's: SummEval coherence's S8 about twice, and
-with the pooled df its CI covered 0.90 at 5% labels; ipw (df: all labelled clusters − 1), at
-least the floor under the plan's design, (1/n²) Σ u²/q over the rows, u² that residual
-variance at the row's judge score (the plan's own uncertainty model), so that it shrinks where
-the plan put its labels, scaled to the within-system share as above (``CrossFit.within_share``:
-its term too is centred on the system's own mean residual)) plus the delete-a-fold jackknife
-variance of θ̂ re-estimated with each f₋ₖ (df K − 1);
+(Welch–Satterthwaite of the part the system's own labels show, their mean squared residual
+scaled as the floor is, df their clusters, and the part the pool adds, df all labelled
+clusters − 1), for a system's residuals may vary more than the pool's: SummEval coherence's S8
+about twice, and with the pooled df its CI covered 0.90 at 5% labels; ipw (df: all labelled
+clusters − 1), at least the floor under the plan's design, (1/n²) Σ u²/q over the rows, u² that
+residual variance at the row's judge score (the plan's own uncertainty model), so that it
+shrinks where the plan put its labels, scaled to the within-system share as above
+(``CrossFit.within_share``: its term too is centred on the system's own mean residual)) plus the
+delete-a-fold jackknife variance of θ̂ re-estimated with each f₋ₖ (df K − 1);
 Student's t with the Welch–Satterthwaite df (:mod:`metajudge.stats.clustered`), clipped to the
 label scale (a difference to ± its span; the output says so). The method is
 that of CJE (Landesberg et al. 2025, arXiv 2512.11150; the cje-eval package), written here anew.
@@ -117,6 +118,7 @@ class _Fit:
     df_sampling: float
     var_floor: float = 0.0  # pooled residual variance / own labels (augmented)
     own_var: float = 0.0  # the system's own mean squared residual / own labels (augmented)
+    own_df: float = 0.0  # own_var's df: its labelled clusters (a mean of squares about 0)
 
 
 def inclusion_probability(r: EstimateRows) -> FArr:
@@ -246,34 +248,41 @@ def _system_fit(r: EstimateRows, cf: CrossFit) -> tuple[_Fit, str]:
         jack.append(fk.mean() + float(np.mean(y - fk[lab])))
     gl = len(set(r.cluster[lab].tolist()))
     floor, own = augmented_floor(cf, float(np.mean(residual_var_at(cf, r.judge))), res)
-    return _Fit(float(psi.mean()), psi, np.array(jack), max(gl - 1.0, 1.0), floor, own), (
-        "augmented"
-    )
+    df = max(gl - 1.0, 1.0)
+    return _Fit(float(psi.mean()), psi, np.array(jack), df, floor, own, float(gl)), "augmented"
 
 
 def augmented_floor(cf: CrossFit, mean_u2: float, res: FArr) -> tuple[float, float]:
     """An augmented system's variance floor and its own part (module docstring): ``mean_u2``,
     the calibration's residual variance averaged over the system's rows, scaled to the
     within-system share and divided by its labels; and the mean squared residual ``res`` of its
-    own labels, divided by their number."""
-    within = cf.residual_var_within / cf.residual_var if cf.residual_var > 0 else 1.0
-    return mean_u2 * min(within, 1.0) / len(res), float(np.mean(res**2)) / len(res)
+    own labels, measured as the floor is (scaled to the same share), divided by their number.
+
+    >>> from types import SimpleNamespace as N
+    >>> augmented_floor(N(within_share=0.8), 0.5, np.array([1.0, -1.0]))
+    (0.2, 0.4)
+    """
+    share = cf.within_share
+    return mean_u2 * share / len(res), float(np.mean(res**2)) * share / len(res)
 
 
 def floor_df(fit: _Fit, n_clusters: int) -> float:
     """The df of a floored sampling variance (module docstring): Welch–Satterthwaite's of the
-    part the system's own labels show (its mean squared residual over its labels, df: its
-    labelled clusters − 1) and what the pooled floor adds above it (df: all labelled clusters −
-    1). A floor that adds little above what the system's own labels show is known about as well
-    as they know it; a plan's floor (no own part) keeps the pooled df.
+    part the system's own labels show (their mean squared residual as :func:`augmented_floor`
+    measures it, a mean of squares about 0, not about their mean: df its labelled clusters) and
+    what the pooled floor adds above it (df: all labelled clusters − 1). A floor that adds
+    little above what the system's own labels show is known about as well as they know it; a
+    plan's floor (no own part) keeps the pooled df.
 
-    >>> round(floor_df(_Fit(0.0, np.zeros(1), np.zeros(1), 4.0, 0.2, 0.1), 60), 2)
-    14.98
+    5 labelled clusters of 60, own part 0.1 of a floor of 0.2: 0.2² / (0.1²/5 + 0.1²/59)
+
+    >>> round(floor_df(_Fit(0.0, np.zeros(1), np.zeros(1), 4.0, 0.2, 0.1, 5.0), 60), 2)
+    18.44
     >>> floor_df(_Fit(0.0, np.zeros(1), np.zeros(1), 4.0, 0.2), 60)
     59.0
     """
     own = min(fit.own_var, fit.var_floor)
-    return cl.welch_df(own, fit.df_sampling, fit.var_floor - own, n_clusters - 1.0)
+    return cl.welch_df(own, fit.own_df, fit.var_floor - own, n_clusters - 1.0)
 
 
 def _interval(

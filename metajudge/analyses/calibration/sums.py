@@ -170,7 +170,7 @@ def _fit(lab: EstimateRows, sums: ScoreSums, i: int, cf: CrossFit) -> tuple[est.
     gl = len(set(lab.cluster.tolist()))
     u2 = est.residual_var_at(cf, sums.points, sums.n[i])
     floor, own = est.augmented_floor(cf, float(np.average(u2, weights=sums.n[i])), res)
-    return est._Fit(value, none, jack, max(gl - 1.0, 1.0), floor, own), sq, "augmented"
+    return est._Fit(value, none, jack, max(gl - 1.0, 1.0), floor, own, float(gl)), sq, "augmented"
 
 
 def _system(
