@@ -9,7 +9,7 @@ and a wide scores CSV (``item,side,m0..``), and the REAL command line
 
 runs in a subprocess (``report.html`` included; ``--plots`` keeps the PNG plots, which the
 issue's measurement skipped). Printed: wall time, CPU of the child (user + sys), its peak RSS
-(``RUSAGE_CHILDREN`` ``ru_maxrss``), the load average before and after, and the targets of the
+(``ru_maxrss`` of the child, ``os.wait4``), the load average before and after, and the targets of the
 issue 43 (200k pairs: 15 s and 1 GB; 1M pairs: 60 s and 2 GB) with the ratio to them, the
 fraction of an estimated hardware bound (:func:`hardware_bound` says how it is estimated) and a
 check that every cell has a percentile-bootstrap CI for Pearson and Spearman and Kendall's
@@ -41,7 +41,6 @@ import argparse
 import csv
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -320,22 +319,25 @@ def run_command(args: list[str], *, src: Path, profile: Path | None = None) -> d
     prof = ["-m", "cProfile", "-o", str(profile)] if profile else []
     cmd = [sys.executable, *prof, "-m", "metajudge", *args]
     env = dict(os.environ, PYTHONPATH=str(src), HF_HUB_OFFLINE="1")
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     load0 = os.getloadavg()[0]
     t0 = time.perf_counter()
-    # cwd=src: ``python -m`` puts the working directory first on sys.path, before PYTHONPATH
-    proc = subprocess.run(cmd, check=False, env=env, capture_output=True, text=True, cwd=src)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode:
-        sys.stderr.write(proc.stdout + proc.stderr)
-        raise SystemExit(f"{args[0]} failed (exit {proc.returncode})")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    # cwd=src: ``python -m`` puts the working directory first on sys.path, before PYTHONPATH;
+    # wait4: this child's own CPU and peak RSS (RUSAGE_CHILDREN's peak is the largest child's)
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
+        proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=src)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here
+        if proc.returncode:
+            log.seek(0)
+            sys.stderr.write(log.read())
+            raise SystemExit(f"{args[0]} failed (exit {proc.returncode})")
+    cpu = usage.ru_utime + usage.ru_stime
     return {
         "command": " ".join(cmd),
         "wall_s": wall,
         "cpu_s": cpu,
-        "peak_rss_mb": after.ru_maxrss / 1024.0,
+        "peak_rss_mb": usage.ru_maxrss / 1024.0,
         "load_before": load0,
         "load_after": os.getloadavg()[0],
     }
