@@ -639,20 +639,16 @@ def metric_scores(
     True
     """
     for p in _parts_of(rows):
-        if not isinstance(p, ScoreTable):
-            yield from (
-                (r["item"], r.get("side"), r.get("score")) for r in p if r["metric"] == metric
-            )
+        cols = [c for c in p.columns if c.metric == metric] if isinstance(p, ScoreTable) else []
+        if isinstance(p, ScoreTable) and len(cols) < 2:  # (two: its rows interleave them)
+            if cols:
+                ids = p.ids
+                keys = ids.keys
+                items = keys.items if isinstance(keys, RowKeys) else map(ids.item, range(len(ids)))
+                scores = [None if math.isnan(s) else s for s in cols[0].scores.tolist()]
+                yield from zip(items, ids.sides, scores, strict=True)
             continue
-        ids = p.ids
-        for c in p.columns:
-            if c.metric != metric:
-                continue
-            items = (
-                ids.keys.items if isinstance(ids.keys, RowKeys) else map(ids.item, range(len(ids)))
-            )
-            scores = [None if math.isnan(s) else s for s in c.scores.tolist()]
-            yield from zip(items, ids.sides, scores, strict=True)
+        yield from ((r["item"], r.get("side"), r.get("score")) for r in p if r["metric"] == metric)
 
 
 def detailed_rows(rows: Iterable[ScoreRow]) -> Iterator[ScoreRow]:
