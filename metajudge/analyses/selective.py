@@ -26,6 +26,7 @@ Calibration sets too small to keep anything (:func:`smallest_calibration`) are s
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -169,8 +170,14 @@ def human_class(record: Any, dimension: str, pairwise: bool) -> str | None:
         return None
     if pairwise:  # one label (an Arena battle's) is its own mean
         m = float(vals[0]) if len(vals) == 1 else float(np.mean([float(v) for v in vals]))
-        return spell(to_pref(m), "side")
+        return _side_class(m)
     return str(Counter(str(v) for v in vals).most_common(1)[0][0])
+
+
+@functools.lru_cache(maxsize=1024)
+def _side_class(mean: float) -> str | None:
+    """The pairwise class (a / tie / b) of a mean label, by its sign (a few distinct means: kept)."""
+    return spell(to_pref(mean), "side")
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,7 @@ class VerdictTable:
             self.probs[i],
             self.human[i],
             self.classes,
-            tuple(self.ids[k] for k in i),
+            tuple(map(self.ids.__getitem__, i.tolist())),
             self.judge,
             self.signature,
             self.source,
