@@ -23,6 +23,11 @@ tau_b a CI with its method (the bootstrap up to ``kendall_ci_max_rows`` rows, Fi
 reuses) the generated files; ``--diff A B`` compares two ``result.json`` files without a run;
 ``--profile FILE`` runs the child under cProfile (its times then include cProfile's cost).
 
+``--records arena`` (:func:`write_arena`, issue 65): ``--pairs`` synthetic Chatbot Arena battles
+in Arena's columns (Parquet) and a judge's column (its probability that each side is the better)
+in a wide Parquet score table; the REAL ``metajudge meta-eval`` and then ``metajudge judge card
+--judge judge_p`` run on them, each measured and set against the same targets.
+
 ``--records realistic`` (:func:`realistic`, issue 65): the same labels and metric columns on
 records shaped like real ones: distinct prompts and responses with lognormal lengths (medians
 300 and 1,200 characters, log-scale sigma 0.6), 24 systems, three annotators. ``--format
@@ -143,6 +148,111 @@ def write_parquet(path: Path, ds: Any) -> None:
     pq.write_table(t.replace_schema_metadata(meta), path)
 
 
+#: ``--records arena``: models, Arena users (the ``judge`` field), languages, and the share of
+#: battles of 1, 2 and 3 turns
+ARENA_MODELS, ARENA_USERS = 64, 50_000
+ARENA_LANGUAGES = {
+    "English": 0.8,
+    "Chinese": 0.06,
+    "Russian": 0.05,
+    "German": 0.05,
+    "unknown": 0.04,
+}
+ARENA_TURNS = (0.85, 0.1, 0.05)
+#: ``--records arena``: the judge's column in the scores file
+ARENA_JUDGE = "judge_p"
+
+
+def arena_batch(rng: Any, start: int, n: int, strength: Any, pool: str) -> tuple[Any, Any]:
+    """Battles ``start .. start + n`` of :func:`write_arena` as an Arrow table in Arena's columns,
+    and the judge's probability that each side is the better (``(n, 2)``, rows summing to 1)."""
+    import pyarrow as pa
+
+    m = rng.permuted(np.tile(np.arange(ARENA_MODELS), (n, 1)), axis=1)[:, :2]
+    quality = strength[m] + rng.normal(0, 1, (n, 2))  # each side's answer
+    d = quality[:, 1] - quality[:, 0] + rng.logistic(0, 0.5, n)
+    bothbad = quality.mean(axis=1) < -0.5
+    winner = np.where(d > 0.6, "model_b", np.where(d < -0.6, "model_a", "tie"))
+    winner = np.where((winner == "tie") & bothbad, "tie (bothbad)", winner)
+    p_b = 1 / (1 + np.exp(-1.5 * (quality[:, 1] - quality[:, 0] + rng.normal(0, 0.8, n))))
+    judge = np.column_stack([1 - p_b, p_b])
+    turns = rng.choice(len(ARENA_TURNS), n, p=ARENA_TURNS) + 1
+    messages = int(turns.sum()) * 2
+    lq = rng.lognormal(np.log(PROMPT_CHARS), SIGMA, messages // 2).astype(int).clip(10, 20_000)
+    lr = rng.lognormal(np.log(RESPONSE_CHARS), SIGMA, (2, messages // 2)).astype(int)
+    at = rng.integers(0, len(pool) - 50_000, (3, messages // 2)).tolist()
+    lq, lr = lq.tolist(), lr.clip(10, 50_000).tolist()
+    roles = pa.array(["user", "assistant"] * (messages // 2))
+    offsets = pa.array(np.concatenate([[0], np.cumsum(turns * 2)]).astype(np.int32))
+    sides = []
+    for s in range(2):
+        content: list[str] = []
+        for k in range(messages // 2):  # the user turns are the same on both sides
+            content.append(f"q{start}.{k} " + pool[at[0][k] : at[0][k] + lq[k]])
+            j = at[1 + s][k]
+            content.append(f"{'ab'[s]}{start}.{k} " + pool[j : j + lr[s][k]])
+        msgs = pa.StructArray.from_arrays([pa.array(content), roles], ["content", "role"])
+        sides.append(pa.ListArray.from_arrays(offsets, msgs))
+    names = [f"model_{k:02d}" for k in range(ARENA_MODELS)]
+    users = rng.zipf(1.3, n) % ARENA_USERS
+    lang = rng.choice(list(ARENA_LANGUAGES), n, p=list(ARENA_LANGUAGES.values()))
+    cols = {
+        "question_id": [
+            f"{x:016x}{start + i:08x}" for i, x in enumerate(rng.integers(0, 2**62, n))
+        ],
+        "model_a": [names[k] for k in m[:, 0]],
+        "model_b": [names[k] for k in m[:, 1]],
+        "winner": winner.tolist(),
+        "judge": [f"arena_user_{u}" for u in users],
+        "conversation_a": sides[0],
+        "conversation_b": sides[1],
+        "turn": turns.tolist(),
+        "anony": [True] * n,
+        "language": lang.tolist(),
+        "tstamp": (1.682e9 + 30.0 * np.arange(start, start + n)).tolist(),
+    }
+    return pa.table(cols), judge
+
+
+def write_arena(folder: Path, battles: int, seed: int = 65) -> tuple[Path, Path]:
+    """A synthetic Chatbot Arena battle file (Parquet, Arena's columns: ``question_id``,
+    ``model_a``, ``model_b``, ``winner`` in model_a / model_b / tie / tie (bothbad), ``judge``
+    (a user among :data:`ARENA_USERS`, Zipf-distributed), ``conversation_a``/``_b`` (lists of
+    ``{content, role}`` messages over ``turn`` turns, prompts and responses lognormal around
+    :data:`PROMPT_CHARS` and :data:`RESPONSE_CHARS` characters), ``turn``, ``anony``,
+    ``language``, ``tstamp``) of :data:`ARENA_MODELS` models with Gaussian strengths, the
+    winner from each side's quality; and the judge's probability that each side is the better
+    (a logistic of the quality difference + noise; the pairwise class probabilities that
+    ``calibrate selective`` and ``conformal`` read) as a wide Parquet score table (``item``,
+    ``side``, :data:`ARENA_JUDGE`). Generated
+    once per ``(battles, seed)`` in ``folder``, written in row groups of 100,000."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    ds_path = folder / f"arena_{battles}.parquet"
+    sc_path = folder / f"arena_scores_{battles}.parquet"
+    if ds_path.is_file() and sc_path.is_file():
+        return ds_path, sc_path
+    rng = np.random.default_rng(seed)
+    vocab = ["".join(rng.choice(list("etaoinshrdlucmfw"), k)) for k in rng.integers(1, 9, 2000)]
+    pool = " ".join(rng.choice(vocab, 400_000).tolist())
+    strength = rng.normal(0, 0.7, ARENA_MODELS)
+    writer, items, scores = None, [], []
+    for start in range(0, battles, 100_000):
+        t, judge = arena_batch(rng, start, min(100_000, battles - start), strength, pool)
+        writer = writer or pq.ParquetWriter(ds_path.with_suffix(".tmp"), t.schema)
+        writer.write_table(t)
+        items.append(t.column("question_id").to_numpy(zero_copy_only=False))
+        scores.append(judge)
+    writer.close()
+    item, judge = np.concatenate(items), np.concatenate(scores)
+    table = {"item": np.repeat(item, 2), "side": np.tile(["a", "b"], len(item))}
+    table[ARENA_JUDGE] = judge.reshape(-1)
+    pq.write_table(pa.table(table), sc_path)
+    ds_path.with_suffix(".tmp").replace(ds_path)
+    return ds_path, sc_path
+
+
 def write_inputs(
     folder: Path, pairs: int, metrics: int, records: str = "plain", fmt: str = "jsonl"
 ) -> tuple[Path, Path]:
@@ -189,35 +299,42 @@ def run_meta_eval(
     extra: list[str] | None = None,
 ) -> dict:
     """``metajudge meta-eval`` in a subprocess (under cProfile with ``profile``; ``extra``
-    options added); wall, CPU and peak RSS of the child."""
-    prof = ["-m", "cProfile", "-o", str(profile)] if profile else []
-    cmd = [sys.executable, *prof, "-m", "metajudge", "meta-eval", "--input", str(ds)]
-    cmd += [
-        "--scores",
-        str(scores),
-        "--n-boot",
-        str(n_boot),
-        "--out",
-        str(out),
-        "--quiet",
-    ]  # --quiet: also a baseline --src
+    options added); wall, CPU and peak RSS of the child (:func:`run_command`)."""
+    args = ["meta-eval", "--input", str(ds), "--scores", str(scores), "--n-boot", str(n_boot)]
+    args += ["--out", str(out), "--quiet"]  # --quiet: also a baseline --src
     if not plots:
-        cmd.append("--no-plots")
-    cmd += extra or []
+        args.append("--no-plots")
+    return run_command(args + (extra or []), src=src, profile=profile)
+
+
+def run_card(
+    ds: Path, scores: Path, out: Path, *, n_boot: int, src: Path, profile: Path | None = None
+) -> dict:
+    """``metajudge judge card`` of :data:`ARENA_JUDGE` in a subprocess, as :func:`run_command`."""
+    args = ["judge", "card", "--input", str(ds), "--scores", str(scores), "--judge", ARENA_JUDGE]
+    args += ["--n-boot", str(n_boot), "--out", str(out), "--format", "json"]
+    return run_command(args, src=src, profile=profile)
+
+
+def run_command(args: list[str], *, src: Path, profile: Path | None = None) -> dict:
+    """``metajudge ARGS`` in a subprocess (under cProfile with ``profile``): its command line,
+    wall, CPU (user + sys) and peak RSS, and the load average before and after."""
+    prof = ["-m", "cProfile", "-o", str(profile)] if profile else []
+    cmd = [sys.executable, *prof, "-m", "metajudge", *args]
     env = dict(os.environ, PYTHONPATH=str(src), HF_HUB_OFFLINE="1")
     load0 = os.getloadavg()[0]
-    with tempfile.TemporaryFile("w+") as fout, tempfile.TemporaryFile("w+") as ferr:
-        t0 = time.perf_counter()
-        # cwd=src: ``python -m`` puts the working directory first on sys.path, before PYTHONPATH
-        proc = subprocess.Popen(cmd, env=env, stdout=fout, stderr=ferr, text=True, cwd=src)
-        _, status, usage = os.wait4(proc.pid, 0)  # this child's own CPU and peak RSS
+    t0 = time.perf_counter()
+    # cwd=src: ``python -m`` puts the working directory first on sys.path, before PYTHONPATH;
+    # wait4: this child's own CPU and peak RSS (RUSAGE_CHILDREN's peak is the largest child's)
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
+        proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=src)
+        _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here
         if proc.returncode:
-            fout.seek(0)
-            ferr.seek(0)
-            sys.stderr.write(fout.read() + ferr.read())
-            raise SystemExit(f"meta-eval failed (exit {proc.returncode})")
+            log.seek(0)
+            sys.stderr.write(log.read())
+            raise SystemExit(f"{args[0]} failed (exit {proc.returncode})")
     cpu = usage.ru_utime + usage.ru_stime
     return {
         "command": " ".join(cmd),
@@ -230,8 +347,9 @@ def run_meta_eval(
 
 
 def flatten(obj: Any) -> dict[str, Any]:
-    """Every number, string and null of a ``result.json``, by path (timings left out)."""
-    skip = ("timing", "seconds")
+    """Every number, string and null of a ``result.json`` (or ``card.json``), by path (timings
+    left out, and a card's command lines, which name its run folder)."""
+    skip = ("timing", "seconds", "command")
     out: dict[str, Any] = {}
 
     def walk(o: Any, path: str) -> None:
@@ -283,17 +401,9 @@ def check_cells(result: dict, require_bootstrap: tuple[str, ...] = ("pearson", "
 
 def report(m: dict, pairs: int, metrics: int, n_boot: int, annotators: int = 2) -> None:
     print(f"$ {m['command']}")
-    print(
-        f"pairs={pairs}: wall {m['wall_s']:.1f} s, CPU {m['cpu_s']:.1f} s (user+sys), "
-        f"peak RSS {m['peak_rss_mb']:.0f} MB; load average {m['load_before']:.2f} -> "
-        f"{m['load_after']:.2f} on {os.cpu_count()} cores"
-    )
-    target = next((t for t in TARGETS if pairs <= t[0]), TARGETS[-1])
-    print(
-        f"target at {target[0]:,} pairs: {target[1]:.0f} s and {target[2]:.0f} MB; "
-        f"wall {m['wall_s'] / target[1]:.2f}x, RSS {m['peak_rss_mb'] / target[2]:.2f}x of it"
-        + (" (fewer pairs than the target's)" if pairs < target[0] else "")
-    )
+    if m["command"].split(" -m metajudge ")[-1].startswith("judge card"):
+        return measured(m, pairs, "battles")
+    measured(m, pairs)
     ops, rate, bound = hardware_bound(annotators * pairs, metrics + 1, n_boot)
     print(
         f"hardware bound: {ops:.2e} multiply-adds ({annotators} annotator rows x {pairs:,} pairs x "
@@ -303,15 +413,69 @@ def report(m: dict, pairs: int, metrics: int, n_boot: int, annotators: int = 2) 
     )
 
 
+def measured(m: dict, pairs: int, unit: str = "pairs") -> None:
+    """A run's wall, CPU, peak RSS and load average, and its ratios to :data:`TARGETS`."""
+    print(
+        f"{unit}={pairs}: wall {m['wall_s']:.1f} s, CPU {m['cpu_s']:.1f} s (user+sys), "
+        f"peak RSS {m['peak_rss_mb']:.0f} MB; load average {m['load_before']:.2f} -> "
+        f"{m['load_after']:.2f} on {os.cpu_count()} cores"
+    )
+    target = next((t for t in TARGETS if pairs <= t[0]), TARGETS[-1])
+    print(
+        f"target at {target[0]:,} {unit}: {target[1]:.0f} s and {target[2]:.0f} MB; "
+        f"wall {m['wall_s'] / target[1]:.2f}x, RSS {m['peak_rss_mb'] / target[2]:.2f}x of it"
+        + (f" (fewer {unit} than the target's)" if pairs < target[0] else "")
+    )
+
+
+def generated(write: Any, *args: Any) -> tuple[Path, Path]:
+    """The files ``write(*args)`` generates (once per arguments, in their folder), written in a
+    spawned child so that this process stays small (see the module docstring), then their paths."""
+    gen = multiprocessing.get_context("spawn").Process(target=write, args=args)
+    gen.start()
+    gen.join()
+    if gen.exitcode:
+        raise SystemExit(f"generating the inputs failed (exit {gen.exitcode})")
+    return write(*args)
+
+
+def arena(a: argparse.Namespace, data: Path, out: Path) -> int:
+    """``--records arena``: ``meta-eval`` (into ``out/meta_eval``) and the judge card (into
+    ``out/card``) of :data:`ARENA_JUDGE` on :func:`write_arena`'s battle file of ``--pairs``
+    battles; ``--profile FILE``: the card's profile beside it (``FILE.card``); ``--compare
+    DIR``: a stored ``--out`` folder of such a run, both files compared."""
+    t0 = time.perf_counter()
+    ds, scores = generated(write_arena, data, a.pairs)
+    print(f"data: {ds.name}, {scores.name} ({time.perf_counter() - t0:.1f} s)")
+    src, prof = a.src.resolve(), a.profile
+    meta = run_meta_eval(
+        ds, scores, out / "meta_eval", n_boot=a.n_boot, plots=a.plots, src=src, profile=prof
+    )
+    report(meta, a.pairs, 1, a.n_boot, 1)
+    card_prof = prof.with_name(prof.name + ".card") if prof else None
+    card = run_card(ds, scores, out / "card", n_boot=a.n_boot, src=src, profile=card_prof)
+    report(card, a.pairs, 1, a.n_boot, 1)
+    if a.json:
+        a.json.write_text(json.dumps([meta, card], indent=1))
+    ok = check_cells(json.loads((out / "meta_eval" / "result.json").read_text()))
+    differ = 0
+    for name in ("meta_eval/result.json", "card/card.json") if a.compare else ():
+        print(f"{name}:")
+        stored, new = (flatten(json.loads((d / name).read_text())) for d in (a.compare, out))
+        differ |= compare_values(stored, new)
+    return differ or int(not ok)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, default=200_000)
     ap.add_argument("--metrics", type=int, default=5)
     ap.add_argument(
         "--records",
-        choices=("plain", "realistic"),
+        choices=("plain", "realistic", "arena"),
         default="plain",
-        help="plain: 2 systems, 2 annotators, no text; realistic: see realistic()",
+        help="plain: 2 systems, 2 annotators, no text; realistic: see realistic(); arena: "
+        "--pairs Chatbot Arena battles in Parquet (write_arena), meta-eval and judge card",
     )
     ap.add_argument("--format", choices=("jsonl", "parquet"), default="jsonl", help="dataset file")
     ap.add_argument("--n-boot", type=int, default=1000)
@@ -329,14 +493,12 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench_cli_scale_") as tmp:
         data = a.data or Path(tmp)
         data.mkdir(parents=True, exist_ok=True)
-        t0 = time.perf_counter()
-        args = (data, a.pairs, a.metrics, a.records, a.format)
-        gen = multiprocessing.get_context("spawn").Process(target=write_inputs, args=args)
-        gen.start()  # (a spawned child: this process stays small, see the module docstring)
-        gen.join()
-        ds, scores = write_inputs(*args)  # (generated: their paths)
-        print(f"data: {ds.name}, {scores.name} ({time.perf_counter() - t0:.1f} s)")
         out = a.out or Path(tmp) / "out"
+        if a.records == "arena":
+            return arena(a, data, out)
+        t0 = time.perf_counter()
+        ds, scores = generated(write_inputs, data, a.pairs, a.metrics, a.records, a.format)
+        print(f"data: {ds.name}, {scores.name} ({time.perf_counter() - t0:.1f} s)")
         m = run_meta_eval(
             ds, scores, out, n_boot=a.n_boot, plots=a.plots, src=a.src.resolve(), profile=a.profile
         )

@@ -26,15 +26,16 @@ Calibration sets too small to keep anything (:func:`smallest_calibration`) are s
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
-from metajudge.data.probabilities import check_probabilities
+from metajudge.data.probabilities import SUM_TOL, check_probabilities
 from metajudge.errors import InputError
 from metajudge.limits import check_allocation
 from metajudge.results import Result
@@ -72,16 +73,20 @@ def _check_sum(probs: Sequence[float], judge: str, item: str, field: str = "scor
 
 def _pairwise_probs(rows: Sequence[Mapping[str, Any]], judge: str) -> dict[str, dict[str, float]]:
     """``{item: {"a": p, "b": p}}`` from side a / b probabilities (summing to 1)."""
+    from metajudge.scores.readers.rows import metric_scores
+
     sides: dict[str, dict[str, float]] = {}
-    for r in rows:
-        if r["metric"] == judge and r.get("score") is not None and r.get("side") in ("a", "b"):
-            sides.setdefault(str(r["item"]), {})[r["side"]] = float(r["score"])
-    out = {}
-    for item, s in sides.items():
-        if len(s) != 2:
-            continue
-        _check_sum((s["a"], s["b"]), judge, item)
-        out[item] = {"a": s["a"], "b": s["b"]}
+    for item, side, score in metric_scores(rows, judge):
+        if score is not None and side in ("a", "b"):
+            sides.setdefault(str(item), {})[side] = float(score)
+    out = {item: {"a": s["a"], "b": s["b"]} for item, s in sides.items() if len(s) == 2}
+    a = np.fromiter((s["a"] for s in out.values()), dtype=float, count=len(out))
+    b = np.fromiter((s["b"] for s in out.values()), dtype=float, count=len(out))
+    total = a + b  # two floats: their fsum
+    fine = (a >= 0) & (a <= 1) & (b >= 0) & (b <= 1)  # (NaN fails, an infinity too)
+    if not (fine & (total >= 1.0 - SUM_TOL) & (total <= 1.0 + SUM_TOL)).all():
+        for item, s in out.items():  # the first item at fault, as the check names it
+            _check_sum((s["a"], s["b"]), judge, item)
     return out
 
 
@@ -132,9 +137,11 @@ def renormalised_note(rows: Sequence[Mapping[str, Any]], judge: str, units: set[
     """How many of ``units`` had their released probabilities renormalised (they summed to less
     than 1: ``details.renormalised``, ``details.raw_probs``), with the lowest raw sum; ""
     when none."""
+    from metajudge.scores.readers.rows import detailed_rows
+
     raw = {
         str(r["item"]): math.fsum(r["details"]["raw_probs"])
-        for r in rows
+        for r in detailed_rows(rows)
         if r["metric"] == judge
         and str(r["item"]) in units
         and (r.get("details") or {}).get("renormalised")
@@ -161,10 +168,16 @@ def human_class(record: Any, dimension: str, pairwise: bool) -> str | None:
     vals = [v for v in labels.get(dimension, ()) if v is not None]
     if not vals:
         return None
-    if pairwise:
-        m = float(np.mean([float(v) for v in vals]))
-        return spell(to_pref(m), "side")
+    if pairwise:  # one label (an Arena battle's) is its own mean
+        m = float(vals[0]) if len(vals) == 1 else float(np.mean([float(v) for v in vals]))
+        return _side_class(m)
     return str(Counter(str(v) for v in vals).most_common(1)[0][0])
+
+
+@functools.lru_cache(maxsize=1024)
+def _side_class(mean: float) -> str | None:
+    """The pairwise class (a / tie / b) of a mean label, by its sign (a few distinct means: kept)."""
+    return spell(to_pref(mean), "side")
 
 
 @dataclass(frozen=True)
@@ -523,7 +536,8 @@ def selective_judging(
         )
     human = np.asarray(data.human)
     splits = _splits(n, n_cal, repeats, seed)
-    judges = list(data.judges)
+    # each column's verdicts and confidences as arrays once, not once a split
+    judges = [replace(j, pred=np.asarray(j.pred), conf=np.asarray(j.conf)) for j in data.judges]
     configs = [(f"{j.name} alone", [j]) for j in judges]
     if len(judges) > 1:
         configs.append(("cascade " + " -> ".join(j.name for j in judges), judges))

@@ -120,12 +120,14 @@ def turn_words(conv: Any, role: str = "assistant") -> list[int | None]:
         texts = (_turns(c, role) for c in conv.to_pylist())
         return [None if x is None else len(x.split()) for x in texts]
     flat, parent = pc.list_flatten(conv), pc.list_parent_indices(conv).to_numpy()
-    mine = pc.and_(pc.is_valid(flat), pc.fill_null(pc.equal(flat.field("role"), role), False))
-    mine = mine.to_numpy(zero_copy_only=False)
-    # a null content reads as str(None), one word, as where the texts are read
-    w = np.array([1 if x is None else x for x in word_counts(flat.field("content"))], dtype=float)
+    keep = pc.and_(pc.is_valid(flat), pc.fill_null(pc.equal(flat.field("role"), role), False))
+    mine = keep.to_numpy(zero_copy_only=False)
+    # only the role's messages counted; a null content reads as str(None), one word, as where
+    # the texts are read
+    content = pc.filter(flat.field("content"), keep)
+    w = np.array([1 if x is None else x for x in word_counts(content)], dtype=float)
     n = len(conv)
-    total = np.bincount(parent[mine], weights=w[mine], minlength=n)
+    total = np.bincount(parent[mine], weights=w, minlength=n)
     has = np.bincount(parent[mine], minlength=n) > 0
     return [int(x) if h else None for x, h in zip(total.tolist(), has.tolist(), strict=True)]
 

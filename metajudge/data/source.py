@@ -59,9 +59,12 @@ class DataSource:
             **opts,
         )
 
-    def loaded_once(self) -> DataSource:
-        """This source carrying its loaded dataset: :meth:`load` then returns it unread."""
-        return self if self.dataset_obj is not None else self.but(dataset_obj=self.load())
+    def loaded_once(self, texts: bool = True) -> DataSource:
+        """This source carrying its loaded dataset (``texts`` as :meth:`load` takes it):
+        :meth:`load` then returns it unread."""
+        if self.dataset_obj is not None:
+            return self
+        return self.but(dataset_obj=self.load(texts=texts))
 
     def but(self, **changes: Any) -> DataSource:
         """This source with ``changes`` (:func:`dataclasses.replace`)."""

@@ -106,7 +106,7 @@ def meta_payload(
     if rows is None:
         rows = _run_rows(ds, run, out, data_dir)
     by = score_maps(rows)  # {metric: {key: score}}; a score table's columns read as arrays
-    payload["warnings"] += _row_warnings(rows)
+    payload["warnings"] += _row_warnings(rows) + text_free_warning(ds)
     todo = [
         (m, dim, col) for m in res.data["metrics"] for dim, col in m["columns"].items() if col in by
     ]
@@ -120,6 +120,19 @@ def meta_payload(
     payload["warnings"] += cut_warning(views)
     items.attach_scores(_shown_rows(rows, items, views))
     return _finish(payload, items, views)
+
+
+def text_free_warning(ds: Any) -> list[str]:
+    """The page's warning when the dataset was read text-free (its records hold no texts: a
+    large file meta-evaluated against score tables, docs/own-data.md), none otherwise."""
+    from metajudge.data.fast_records import NO_TEXT
+
+    recs = getattr(ds, "records", None)
+    if not recs or getattr(recs[0], "input", None) is not NO_TEXT:
+        return []
+    why = "a large file meta-evaluated against score tables: only each response's word count"
+    line = f"the dataset was read text-free ({why} was kept): the browser shows the pairs "
+    return [line + "without their question and responses"]
 
 
 def _shown_rows(rows: Sequence[Mapping[str, Any]], items: Items, views: list[Any]) -> Any:

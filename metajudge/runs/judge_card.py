@@ -594,6 +594,20 @@ def withhold(parts: dict[str, Any], src: DataSource, opts: CardOptions) -> None:
             parts["estimate"]["withheld_systems"] = systems
 
 
+def card_texts(src: DataSource, opts: CardOptions) -> bool:
+    """Does the card read the dataset's texts? As ``meta-eval`` (its
+    :func:`~metajudge.runs.meta_eval.text_free` rule): not when no judge metric runs, every
+    ``--scores`` is a score table joined by key and the file is large. No part reads a text
+    then (the text-free load keeps every label, id, system and word count; only pairwise
+    records lose their texts, and the verdict and disagreement parts are those of binary and
+    categorical records); the disagreement browser shows the pairs without text and says so."""
+    from metajudge.runs.meta_eval import text_free
+    from metajudge.scores.run_scores import score_specs
+
+    specs = score_specs(list(src.scores) or ["shipped"])
+    return bool(opts.metric) or not text_free(src.path, specs)
+
+
 def _labels(ds: Any) -> dict[str, Any]:
     """How many records carry a human label (complete or partial labels)."""
     from metajudge.data.partial import labelled_only
@@ -614,7 +628,7 @@ def run_card(src: DataSource, opts: CardOptions, out: str | Path) -> CardRun:
     if opts.probes:
         raise InputError("--probes goes with a CJE folder (--input DIR)", field="--probes")
     check_out_dir(out, inputs=input_paths(src))
-    src = src.loaded_once()
+    src = src.loaded_once(texts=card_texts(src, opts))
     ds = src.load()
     with run_folder(out) as rf:
         parts, res = _parts(src, opts, rf.stage)

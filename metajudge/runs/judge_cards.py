@@ -23,6 +23,7 @@ from metajudge.runs.judge_card import (
     _one_column,
     _spec_args,
     _verdicts,
+    card_texts,
     run_card,
 )
 
@@ -182,7 +183,7 @@ def run_cards(
     from metajudge.scores.spec import input_paths
 
     check_out_dir(out, inputs=input_paths(src))
-    src = src.loaded_once()
+    src = src.loaded_once(texts=card_texts(src, opts))
     names = folder_names(judges)
     with run_folder(out) as rf:
         cards, links = [], []

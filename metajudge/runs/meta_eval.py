@@ -140,7 +140,7 @@ def meta_eval_into(
     out, data_dir, subset = Path(out_dir), source.data_dir, source.subset
     bars = Steps(progress)  # drawn only on a terminal
     specs = score_specs(source.scores)
-    texts = bool(metrics) or not _text_free(source.path, specs)
+    texts = bool(metrics) or not text_free(source.path, specs)
     ds = source.load(progress=bars.step("load", "line"), texts=texts)
     proto = _protocol_of(ds, protocol, say=progress)
     run = {"dataset": source.name, "subset": subset, "source": ds.source}
@@ -189,7 +189,7 @@ _KEYED = (".csv", ".tsv", ".parquet", ".arrow", ".feather", ".ipc")
 TEXT_FREE_BYTES = 64 << 20
 
 
-def _text_free(input_file: Any, specs: Sequence[ScoreSpec]) -> bool:
+def text_free(input_file: Any, specs: Sequence[ScoreSpec]) -> bool:
     """Is the run's dataset loaded text-free (``texts`` of :func:`~metajudge.data.loading.load`:
     only the word counts the length baseline reads)? When no registry metric is computed (the
     caller's test), every spec is a score table joined by key, and the file holds at least

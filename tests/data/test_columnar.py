@@ -349,3 +349,80 @@ def test_arena_turn_words_in_arrow_equal_the_texts(tmp_path: Path) -> None:
         for got, want in ((x.a, r.a), (x.b, r.b)):
             assert got.words == (None if want.response is None else len(want.response.split()))
     assert lean.records[0].b.words is None and lean.records[1].a.words == 4  # a1 lead and trail
+
+
+def _judge_table(tmp: Path, ids: list[str], extra: dict[str, list[Any]] | None = None) -> Path:
+    """A wide Parquet score table of the battles: ``judge_p``, the judge's probability that each
+    side is the better (side a: 1 - p, side b: p), and ``extra`` columns."""
+    p_b = [((i * 7) % 10 + 0.5) / 10.5 for i in range(len(ids))]
+    table = {
+        "item": [rid for rid in ids for _ in "ab"],
+        "side": [s for _ in ids for s in "ab"],
+        "judge_p": [x for p in p_b for x in (1 - p, p)],
+    }
+    pq.write_table(pa.table(table | (extra or {})), tmp / "judge.parquet")
+    return tmp / "judge.parquet"
+
+
+def test_wide_parquet_scores_in_columns_equal_the_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from metajudge.scores.files import read_scores
+    from metajudge.scores.readers import columnar
+
+    _, parquet = _arena_files(tmp_path, _battles(12))
+    recs = load(parquet).records
+    ids = [r.id for r in recs]
+    ints = [k % 3 for k in range(2 * len(ids))]
+    extra = {"n": ints, "gap": [None if k % 5 == 0 else k / 4 for k in range(2 * len(ids))]}
+    scores = _judge_table(tmp_path, ids, extra)
+    got = read_scores(scores, recs)
+    assert not isinstance(got, list)  # a ScoreTable, in columns
+    monkeypatch.setattr(columnar, "_wide_in_columns", lambda *a: None)
+    want = read_scores(scores, recs)
+    assert isinstance(want, list) and list(got) == want
+    assert {r["score"] for r in want if r["metric"] == "gap"} >= {None, 0.25}
+    monkeypatch.undo()
+    inf = _judge_table(tmp_path, ids, {"bad": [math.inf] + [0.0] * (2 * len(ids) - 1)})
+    with pytest.raises(InputError, match="infinite"):  # refused as the row reader refuses it
+        read_scores(inf, recs)
+
+
+def test_arena_card_text_free_equals_the_card_with_texts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 65: ``judge card`` of a judge column on an Arena Parquet file read text-free gives
+    every number of the card read with the texts (each part: agreement, selective, conformal)."""
+    from metajudge.data import loading
+    from metajudge.data.source import DataSource
+    from metajudge.runs import meta_eval
+    from metajudge.runs.judge_card import CardOptions, run_card
+
+    _, parquet = _arena_files(tmp_path, _battles(400))
+    scores = _judge_table(tmp_path, [r.id for r in load(parquet).records])
+    src = DataSource(path=str(parquet), scores=(str(scores),), judge="judge_p")
+    opts = CardOptions(n_boot=200, repeats=3)
+    loads: list[bool] = []
+    real = loading.open_dataset
+    monkeypatch.setattr(
+        loading, "open_dataset", lambda *a, **k: loads.append(k["texts"]) or real(*a, **k)
+    )
+    texts = run_card(src, opts, tmp_path / "texts").card
+    monkeypatch.setattr(meta_eval, "TEXT_FREE_BYTES", 0)  # every file: text-free
+    lean = run_card(src, opts, tmp_path / "lean").card
+    assert loads == [True, False]
+    page = (tmp_path / "lean" / "card.html").read_text(encoding="utf-8")
+    assert "read text-free" in page and "read text-free" not in (
+        tmp_path / "texts" / "card.html"
+    ).read_text(encoding="utf-8")
+    assert {k: p["status"] for k, p in lean["parts"].items() if p["status"] == "ok"} == {
+        "agreement": "ok",
+        "selective": "ok",
+        "conformal": "ok",
+    }
+    drop = ("command",)  # the parts' command lines name their run folders
+    a, b = ({k: v for k, v in _numbers(c).items() if not k.endswith(drop)} for c in (texts, lean))
+    assert a.keys() == b.keys()
+    for k, v in a.items():
+        same_nan = isinstance(v, float) and math.isnan(v) and math.isnan(b[k])
+        assert b[k] == v or same_nan, k

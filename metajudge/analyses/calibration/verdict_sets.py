@@ -60,7 +60,7 @@ class VerdictTable:
             self.probs[i],
             self.human[i],
             self.classes,
-            tuple(self.ids[k] for k in i),
+            tuple(map(self.ids.__getitem__, i.tolist())),
             self.judge,
             self.signature,
             self.source,
@@ -79,9 +79,10 @@ def verdict_table(
     """The units with a human class and the judge's class probabilities, in record order, from
     score ``rows`` of ONE judge column (what is left out is counted in ``notes``)."""
     from metajudge.analyses.selective import class_probabilities, human_class
+    from metajudge.scores.readers.rows import row_metrics
 
     card = dataset.card
-    metrics = sorted({str(r["metric"]) for r in rows})
+    metrics = sorted(set(map(str, row_metrics(rows))))
     if len(metrics) != 1:
         raise InputError(
             f"give exactly one judge column (got {', '.join(metrics) or 'none'}); pick one with "

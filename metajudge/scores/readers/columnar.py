@@ -14,6 +14,7 @@ from typing import Any
 
 from metajudge.data.columnar import (
     COLUMNAR_SUFFIXES,
+    batches_of,
     columns_of,
     is_records_table,
     rows_of,
@@ -21,7 +22,6 @@ from metajudge.data.columnar import (
 )
 from metajudge.scores.readers.alignment import KeyMap
 from metajudge.scores.readers.base import Head, Reader, ReadOptions
-from metajudge.scores.readers.rows import ScoreRow
 from metajudge.scores.readers.tables import by_response, score_rows, wide_rows
 
 
@@ -32,12 +32,32 @@ def _is_score_table(head: Head) -> bool:
     return not ARENA_COLUMNS <= set(columns_of(head.path)) and not is_records_table(head.path)
 
 
-def _rows(path: Path, records: Sequence[Any] | None, opts: ReadOptions) -> list[ScoreRow]:
+def _rows(path: Path, records: Sequence[Any] | None, opts: ReadOptions) -> Any:
     km = KeyMap(records, opts.ids) if records is not None else None
-    rows = rows_of(table_of(path))
-    if {"metric", "score"} <= set(columns_of(path)):
-        return score_rows(path, ((None, r) for r in rows), km, opts.labels)
-    return wide_rows(path, rows, km, opts.labels)
+    header = columns_of(path)
+    if {"metric", "score"} <= set(header):
+        return score_rows(path, ((None, r) for r in rows_of(table_of(path))), km, opts.labels)
+    return _wide_in_columns(path, km, header, opts.labels) or wide_rows(
+        path, rows_of(table_of(path)), km, opts.labels
+    )
+
+
+def _wide_in_columns(path: Path, km: KeyMap | None, header: list[str], labels: bool) -> Any:
+    """A wide table read in columns (a :class:`~metajudge.scores.readers.rows.ScoreTable`, as a
+    wide CSV's: :meth:`~metajudge.scores.readers.wide_csv.WideCsv.read_frames`, one record batch
+    a frame) when every row is plain (ids the dataset's, read once; metric columns of numbers,
+    finite or null); else None, and the row-by-row reader reads it (and names what it must).
+    Label cells and a metric named by two headers take the row-by-row reader too."""
+    from metajudge.scores.readers.alignment import ID_COLUMNS
+    from metajudge.scores.readers.tables import split_header
+    from metajudge.scores.readers.wide_csv import WideCsv
+
+    names = [split_header(h) for h in header if h not in ID_COLUMNS]
+    if labels or len({m for m, _ in names}) < len(names):
+        return None
+    wide = WideCsv(path, km, header)
+    frames = (b.to_pandas() for b in batches_of(path))
+    return wide.table(names) if wide.read_frames(frames) else None
 
 
 def _records(path: Path) -> list[Mapping[str, Any]]:

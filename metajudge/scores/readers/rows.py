@@ -627,6 +627,38 @@ def _float_or_nan(v: Any) -> float:
         return math.nan
 
 
+def metric_scores(
+    rows: Iterable[ScoreRow], metric: str
+) -> Iterator[tuple[str, str | None, float | None]]:
+    """``(item, side, score or None)`` of ``metric``'s rows, in row order; a table's column read
+    from its arrays (no row dict built).
+
+    >>> t = ScoreTable(RowIds(RowKeys(["p", "p"], ["a", "b"]), ["s", "t"], ["a", "b"]),
+    ...                [MetricColumn("m", np.array([0.25, np.nan]), "m")])
+    >>> list(metric_scores(ScoreRows([t]), "m")) == [(r["item"], r["side"], r["score"]) for r in t]
+    True
+    """
+    for p in _parts_of(rows):
+        cols = [c for c in p.columns if c.metric == metric] if isinstance(p, ScoreTable) else []
+        if isinstance(p, ScoreTable) and len(cols) < 2:  # (two: its rows interleave them)
+            if cols:
+                ids = p.ids
+                keys = ids.keys
+                items = keys.items if isinstance(keys, RowKeys) else map(ids.item, range(len(ids)))
+                scores = [None if math.isnan(s) else s for s in cols[0].scores.tolist()]
+                yield from zip(items, ids.sides, scores, strict=True)
+            continue
+        yield from ((r["item"], r.get("side"), r.get("score")) for r in p if r["metric"] == metric)
+
+
+def detailed_rows(rows: Iterable[ScoreRow]) -> Iterator[ScoreRow]:
+    """The rows of ``rows`` that may carry ``details``: a table's rows carry none (``{}``), so
+    only the row lists' are read."""
+    for p in _parts_of(rows):
+        if not isinstance(p, ScoreTable):
+            yield from p
+
+
 def score_maps(rows: Iterable[ScoreRow]) -> dict[str, Mapping[str, float | None]]:
     """``{metric: {key: score or None}}`` of ``rows`` (a later row of a key wins); a metric
     held by one table column alone is read from its arrays (:class:`TableScores`)."""
