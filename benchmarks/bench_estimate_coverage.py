@@ -230,7 +230,7 @@ def main(draws: int = 500, fractions: tuple[float, ...] = FRACTIONS, *, seed: in
         rows = full_rows(name)
         out[name] = {
             "coverage": [simulate(rows, f, draws, seed=seed) for f in fractions],
-            "gate": gate_rates(rows, draws),
+            "gate": gate_rates(rows, draws, seed=seed),
         }
     return out
 
