@@ -342,10 +342,10 @@ def parse_json(
             field=field,
         ) from None
     except RecursionError:
-        obj = None
-        too_deep = True
-    else:
-        too_deep = text.count("[") + text.count("{") > MAX_JSON_DEPTH and _too_deep(obj)
+        obj, plain, too_deep = None, False, True
+    else:  # the checks of the text only where the one walk of the value finds a refusal
+        plain = plain_json(obj)
+        too_deep = not plain and _too_deep(obj)
     if too_deep:
         ln, field = _locate(text, depth=MAX_JSON_DEPTH + 1)
         raise InputError(
@@ -354,8 +354,9 @@ def parse_json(
             line=ln if line is None else line,
             field=field,
         )
-    _refuse_lone_surrogate(text, path, line)
-    _refuse_huge_integer(text, path, line)
+    if not plain:
+        _refuse_lone_surrogate(text, path, line)
+        _refuse_huge_integer(text, path, line)
     if finite:
         _refuse_non_finite(obj, text, path, line)
     return obj
