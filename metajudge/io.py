@@ -293,6 +293,7 @@ def read_json(path: str | Path, *, finite: bool = False) -> Any:
 #: with file, line and field, not left to end in ``RecursionError``).
 MAX_JSON_DEPTH = 200
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"(\\+)u([dD][89a-fA-F][0-9a-fA-F]{2})")
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"(\s*:)?|[\[\]{}]')
 
@@ -341,10 +342,10 @@ def parse_json(
             field=field,
         ) from None
     except RecursionError:
-        obj = None
-        too_deep = True
-    else:
-        too_deep = text.count("[") + text.count("{") > MAX_JSON_DEPTH and _too_deep(obj)
+        obj, plain, too_deep = None, False, True
+    else:  # the checks of the text only where the one walk of the value finds a refusal
+        plain = plain_json(obj)
+        too_deep = not plain and _too_deep(obj)
     if too_deep:
         ln, field = _locate(text, depth=MAX_JSON_DEPTH + 1)
         raise InputError(
@@ -353,8 +354,9 @@ def parse_json(
             line=ln if line is None else line,
             field=field,
         )
-    _refuse_lone_surrogate(text, path, line)
-    _refuse_huge_integer(text, path, line)
+    if not plain:
+        _refuse_lone_surrogate(text, path, line)
+        _refuse_huge_integer(text, path, line)
     if finite:
         _refuse_non_finite(obj, text, path, line)
     return obj
@@ -373,21 +375,32 @@ def may_hold_huge_integer(text: str) -> bool:
     return len(text) >= 309 and _HUGE_DIGITS.search(text) is not None
 
 
-def holds_huge_integer(obj: Any) -> bool:
-    """Whether parsed JSON ``obj`` holds an integer :func:`parse_json` refuses (``abs >=
-    2**1024``): a walk of its values, as cheap for a line of long texts as for a short one
-    (where :func:`may_hold_huge_integer` scans every character)."""
-    stack = [obj]
+def plain_json(obj: Any) -> bool:
+    """Whether parsed JSON ``obj`` holds nothing :func:`parse_json` refuses once parsed: nesting
+    at most :data:`MAX_JSON_DEPTH` deep, no lone surrogate (a surrogate code point in a key or a
+    string: the one a lone ``\\udXXX`` escape decodes to; the scanner joins a pair into one
+    character), no integer outside a float's range (``abs >= 2**1024``). One walk of the
+    containers, the keys and strings tested at once (their joined text ASCII, else searched for a
+    surrogate): cheaper on a line of long texts than any scan of its characters (of brackets,
+    escapes or digits), and as cheap on a short one."""
+    stack, texts = [(obj, 1)] if type(obj) in (dict, list) else [([obj], 0)], []
     while stack:
-        o = stack.pop()
-        t = type(o)
-        if t is dict:
-            stack.extend(o.values())
-        elif t is list:
-            stack.extend(o)
-        elif t is int and o.bit_length() > 1024:
-            return True
-    return False
+        o, depth = stack.pop()
+        if type(o) is dict:
+            texts += o  # the keys
+            o = o.values()
+        for v in o:
+            t = type(v)
+            if t is str:
+                texts.append(v)
+            elif t is dict or t is list:
+                if depth >= MAX_JSON_DEPTH:  # v one level deeper
+                    return False
+                stack.append((v, depth + 1))
+            elif t is int and v.bit_length() > 1024:
+                return False
+    joined = "".join(texts)
+    return joined.isascii() or _SURROGATE.search(joined) is None
 
 
 def _refuse_huge_integer(text: str, path: str | Path | None, line: int | None) -> None:

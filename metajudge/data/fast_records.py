@@ -63,8 +63,9 @@ class _Shared(dict):  # type: ignore[type-arg]
 class FastRecords:
     """Records of the common shape under one card's rules (a ``validation.Rules``)."""
 
-    def __init__(self, rules: Any) -> None:
+    def __init__(self, rules: Any, texts: bool = True) -> None:
         self.kind = rules.kind
+        self.texts = texts  # False: a pairwise record is built lean (:meth:`lean`) at once
         self.rules = rules
         self.annotators = rules.annotators
         self.numeric = rules.kind in (None, "pairwise", "likert")
@@ -91,17 +92,21 @@ class FastRecords:
         got = self._responses.get(key)
         return got if got is not None else self._responses.keep(key, Response(system, None, words))
 
-    def record(self, d: Any) -> Record | None:
-        """The record ``d`` describes, or ``None``: take the full path (check, then build)."""
+    def record(self, d: Any, words: tuple[int | None, int | None] | None = None) -> Record | None:
+        """The record ``d`` describes, or ``None``: take the full path (check, then build).
+        Without texts (``texts`` False), a pairwise record is built as :meth:`lean` gives it
+        (``words``: see there), its input and responses checked as any other's."""
         if type(d) is not dict:
             return None
         if "labels" in d or "a" in d or "b" in d:
-            return self._pairwise(d) if self.kind in (None, "pairwise") else None
+            return self._pairwise(d, words) if self.kind in (None, "pairwise") else None
         if self.kind in (None, "pairwise"):
             return None if self.kind == "pairwise" else self._response(d)
         return self._response(d)
 
-    def _pairwise(self, d: dict[str, Any]) -> PairwiseRecord | None:
+    def _pairwise(
+        self, d: dict[str, Any], words: tuple[int | None, int | None] | None
+    ) -> PairwiseRecord | None:
         rid, a, b = d.get("id"), self._side(d.get("a")), self._side(d.get("b"))
         if type(rid) is not str or not rid or a is None or b is None:
             return None
@@ -109,6 +114,9 @@ class FastRecords:
         if parts is None:
             return None
         inp, labels, meta = parts
+        if not self.texts:  # as lean() makes it, without the record with texts first
+            wa, wb = words if words is not None else (_words(a), _words(b))
+            inp, a, b = NO_TEXT, self._counted(a.system, wa), self._counted(b.system, wb)
         return PairwiseRecord(rid, inp, a, b, labels, _NO_META if meta is _NO else meta)
 
     def _response(self, d: dict[str, Any]) -> LikertRecord | None:
@@ -157,6 +165,8 @@ class FastRecords:
         if type(q) is not str:
             return None
         if len(i) == 1:
+            if not self.texts and self.kind == "pairwise":  # lean: no table of questions
+                return NO_TEXT
             got = self._inputs.get(q)
             return self._inputs.keep(q, Input(q)) if got is None else got
         ref, ctx, docs = i.get("reference"), i.get("context"), i.get("documents")
@@ -268,12 +278,15 @@ def _words(r: Response) -> int | None:
     return None if r.response is None else word_count(r.response)
 
 
-def fast_builder(rules: Any, schema: bool) -> tuple[Callable[[Any], Record | None], FastRecords]:
+def fast_builder(
+    rules: Any, schema: bool, texts: bool = True
+) -> tuple[Callable[..., Record | None], FastRecords]:
     """:meth:`FastRecords.record` under ``rules`` for the loader's pass (``schema``: ``data
-    validate``, the JSON Schema check of every record: never a fast record), and the
-    :class:`FastRecords` (its :meth:`~FastRecords.lean`)."""
-    fast = FastRecords(rules)
-    return (lambda d: None) if schema else fast.record, fast
+    validate``, the JSON Schema check of every record: never a fast record; ``texts`` False: its
+    records built lean), and the :class:`FastRecords` (its :meth:`~FastRecords.lean`, for the
+    records of the full path)."""
+    fast = FastRecords(rules, texts)
+    return (lambda d, words=None: None) if schema else fast.record, fast
 
 
 def shape_key(rec: Record) -> tuple[str, ...]:

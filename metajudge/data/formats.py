@@ -411,13 +411,11 @@ def iter_jsonl_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
     A file that is JSON but not JSON Lines (an array, or an object spread over several lines)
     is named as such on its first line. A line is parsed by :func:`metajudge.io.parse_json`
     (THE JSON parser, with its refusals) unless it is plain: one JSON value from its first to
-    its last character, no ``\\u`` escape, at most
-    :data:`~metajudge.io.MAX_JSON_DEPTH` brackets, no run of digits long enough for an integer
-    outside a float's range (:func:`~metajudge.io.holds_huge_integer`); such a line is parsed
-    by the same scanner directly (what ``parse_json`` would return, without its per-line
-    checks). The file is read as a stream (:func:`~metajudge.io.text_lines`), never whole.
+    its last character that holds nothing ``parse_json`` refuses (:func:`~metajudge.io.plain_json`:
+    one walk of the parsed value); such a line is parsed by the same scanner directly (what
+    ``parse_json`` would return, without its per-line checks of the text). The file is read as a stream (:func:`~metajudge.io.text_lines`), never whole.
     """
-    from metajudge.io import MAX_JSON_DEPTH, holds_huge_integer, text_lines
+    from metajudge.io import plain_json, text_lines
 
     path = Path(path)
     scan = json.decoder.JSONDecoder().scan_once  # json.loads's own scanner
@@ -426,10 +424,7 @@ def iter_jsonl_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
     for i, raw in enumerate(text_lines(path), start=1):
         try:
             obj, end = scan(raw, 0)
-            plain = end == len(raw) and "\\u" not in raw and "\\U" not in raw
-            if plain and len(raw) > MAX_JSON_DEPTH:  # a shorter line cannot nest deeper
-                plain = raw.count("[") + raw.count("{") <= MAX_JSON_DEPTH
-                plain = plain and not holds_huge_integer(obj)
+            plain = end == len(raw) and plain_json(obj)
         except (StopIteration, ValueError, RecursionError):
             plain = False
         if not plain:

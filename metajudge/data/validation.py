@@ -459,7 +459,7 @@ def check_file(
     first = True
     line = 0
     rules = Rules.of(card)
-    fast, lean = fast_builder(rules, schema)
+    fast, lean = fast_builder(rules, schema, texts)
     try:
         for line, obj in dataset_objects(path, texts):
             is_header = first and isinstance(obj, Mapping) and "card" in obj
@@ -469,18 +469,18 @@ def check_file(
                 rep.add(errs, max_errors)
                 rep.card = None if errs else DatasetCard.from_dict(obj["card"])
                 rules = Rules.of(rep.card)
-                fast, lean = fast_builder(rules, schema)
+                fast, lean = fast_builder(rules, schema, texts)
                 continue
             if progress is not None and line % PROGRESS_EVERY == 0:
                 progress(line)
             words = obj.pop(WORDS, None) if type(obj) is dict else None
-            rec = fast(obj)  # the common shape, checked and built in one go; else:
+            rec = fast(obj, words)  # the common shape, checked and built (lean) in one go
             if rec is None:
                 rec = _checked(obj, rules, rep, (path, line), max_errors, schema)
                 if rec is None:
                     continue
-            if not texts:
-                rec = lean.lean(rec, words)
+                if not texts:
+                    rec = lean.lean(rec, words)
             kinds.add(isinstance(rec, PairwiseRecord))
             key = shape_key(rec)
             if key in seen:

@@ -142,3 +142,25 @@ def test_records_load_back_equal(tmp_path: Path) -> None:
     p = tmp_path / "back.jsonl"
     write_jsonl(p, recs[:2])  # type: ignore[arg-type]
     assert mj.load_file(p).records == recs[:2]
+
+
+@pytest.mark.parametrize("rules", RULES, ids=["none", "pairwise", "likert", "categorical", "bin"])
+def test_text_free_records_are_the_lean_ones(rules: Rules) -> None:
+    """Without texts, a record of the fast pass is built as :meth:`FastRecords.lean` makes the
+    record with texts (input :data:`NO_TEXT`, responses shared by system and word count), given
+    word counts or not; refused where the record with texts is."""
+    from metajudge.data.fast_records import NO_TEXT
+
+    with_texts, lean = FastRecords(rules), FastRecords(rules, texts=False)
+    built = 0
+    for rec in [r for _, r in RECORDS]:
+        for m in [rec, *_mutants(rec)]:
+            want = with_texts.record(m)
+            assert (lean.record(m) is None) is (want is None), m
+            if want is None:
+                continue
+            for words in (None, (3, None)):
+                got = lean.record(m, words)
+                assert got == with_texts.lean(want, words), (m, words)
+                built += isinstance(got, PairwiseRecord) and got.input is NO_TEXT
+    assert built > 20 or rules.kind not in (None, "pairwise")

@@ -314,3 +314,48 @@ def test_long_lines_read_as_a_stream_keep_their_refusals(tmp_path: Path) -> None
 def test_word_count_is_str_split(text: str) -> None:
     assert word_count(text) == len(text.split())
     assert Response("s", text).n_words() == float(len(text.split()))
+
+
+_DEEP_OK = "[" * 200 + "]" * 200  # MAX_JSON_DEPTH levels
+_OBJ_TOO_DEEP = '{"a":' * 201 + "1" + "}" * 201
+
+
+@pytest.mark.parametrize(
+    ("line", "plain"),
+    [
+        ('{"id": "x", "t": "caf\\u00e9 \u00e9 \\ud83d\\ude00"}', True),  # escapes, a pair
+        ('{"id": "x\\ud800"}', False),  # a lone high surrogate in a value
+        ('{"\\udc00": 1}', False),  # a lone low one in a key
+        ('["\\udc00\\ud800"]', False),  # low then high: two lone ones
+        ('"\\ud800"', False),  # a bare string
+        ("[1, " + "9" * 400 + "]", False),  # an integer outside a float's range
+        ("[1, " + "9" * 300 + ", 1e308]", True),
+        (_DEEP_OK, True),
+        ("[" + _DEEP_OK + "]", False),
+        ('{"a":' * 200 + "1" + "}" * 200, True),
+        (_OBJ_TOO_DEEP, False),
+    ],
+)
+def test_plain_json_is_what_parse_json_accepts(line: str, plain: bool) -> None:
+    """The JSONL reader's per-line test (:func:`~metajudge.io.plain_json`): plain exactly where
+    ``parse_json`` accepts the line; a line that is not plain goes through ``parse_json``,
+    which refuses it naming the line."""
+    from metajudge.io import parse_json, plain_json
+
+    assert plain_json(json.loads(line)) is plain
+    if plain:
+        assert parse_json(line, path=None) == json.loads(line)
+    else:
+        with pytest.raises(InputError):
+            parse_json(line, path=None)
+
+
+def test_jsonl_lines_that_are_not_plain_are_refused_by_line(tmp_path: Path) -> None:
+    from metajudge.data.formats import iter_jsonl_objects
+
+    for bad in ('{"id": "x\\ud800"}', "[" + _DEEP_OK + "]", "[" + "9" * 400 + "]"):
+        p = tmp_path / "d.jsonl"
+        p.write_text('{"id": "ok"}\n' + bad + "\n", encoding="utf-8")
+        with pytest.raises(InputError) as e:
+            list(iter_jsonl_objects(p))
+        assert e.value.line == 2, (bad[:20], e.value)
