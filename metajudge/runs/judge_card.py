@@ -169,13 +169,16 @@ def _meta_eval(
     return res
 
 
-def agreement_part(src: DataSource, opts: CardOptions, out_dir: Path) -> tuple[dict[str, Any], Any]:
+def agreement_part(
+    src: DataSource, opts: CardOptions, out_dir: Path, page: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], Any]:
     """``meta-eval`` of the judge into ``out_dir`` (its run folder with report.html): the part
-    and the result object."""
+    and the result object; ``page``: filled with report.html's payload (the card's page)."""
     specs = _judge_spec(src, opts)[1]
     kw: dict[str, Any] = (
         {"metrics": [opts.metric], "backbone": opts.backbone} if opts.metric else {}
     )
+    kw["report"] = {"page": page}
     res = _meta_eval(src, opts, out_dir, specs, **kw)
     cmd = ["meta-eval", *src.args()]
     cmd += ["--metrics", opts.metric] if opts.metric else _spec_args(specs)
@@ -517,10 +520,12 @@ COMMANDS = {
 }
 
 
-def _parts(src: DataSource, opts: CardOptions, stage: Path) -> tuple[dict[str, Any], Any]:
+def _parts(
+    src: DataSource, opts: CardOptions, stage: Path, page: dict[str, Any]
+) -> tuple[dict[str, Any], Any]:
     """Every part of the card (absent ones with their reason) of ``src`` (its dataset read
-    once) and the meta-eval result."""
-    agreement, res = agreement_part(src, opts, stage / "meta_eval")
+    once) and the meta-eval result; ``page``: as :func:`agreement_part`'s."""
+    agreement, res = agreement_part(src, opts, stage / "meta_eval", page)
     specs = _scores_for(src, opts, stage / "meta_eval")
     parts: dict[str, Any] = {"agreement": agreement}
     parts["verdicts"] = _attempt("judge card", lambda: verdicts_part(src, opts))
@@ -631,7 +636,8 @@ def run_card(src: DataSource, opts: CardOptions, out: str | Path) -> CardRun:
     src = src.loaded_once(texts=card_texts(src, opts))
     ds = src.load()
     with run_folder(out) as rf:
-        parts, res = _parts(src, opts, rf.stage)
+        page: dict[str, Any] = {}  # the meta-eval page's payload: the card's page builds on it
+        parts, res = _parts(src, opts, rf.stage, page)
         for p in parts.values():  # a part's command names the folder where it will lie
             if p.get("command"):
                 p["command"] = p["command"].replace(str(rf.stage), str(rf.out))
@@ -652,7 +658,7 @@ def run_card(src: DataSource, opts: CardOptions, out: str | Path) -> CardRun:
         _decision(card, opts)
         card = finite(card)
         rf.write_text(CARD_FILE, json.dumps(card, indent=1, ensure_ascii=False) + "\n")
-        rf.write_text(CARD_HTML, card_html(card, rf.stage, ds))
+        rf.write_text(CARD_HTML, card_html(card, rf.stage, ds, page))
     written = [rf.final(rf.stage / n) for n in (CARD_FILE, CARD_HTML)]
     return CardRun(card, card_markdown(card), written)
 
