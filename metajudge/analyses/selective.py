@@ -219,7 +219,9 @@ def judge_columns(
         raise InputError(
             f"no dimension {dim!r} (have {', '.join(card.dimensions)})", field="dimension"
         )
-    have = {r["metric"] for r in rows}
+    from metajudge.scores.readers.rows import row_metrics
+
+    have = set(row_metrics(rows))  # a score table's from its columns (no row dict built)
     verdicts = {}
     for j in judges:
         if j not in have:

@@ -32,6 +32,7 @@ def write_html_report(
     rows: Sequence[Mapping[str, Any]] | None = None,
     progress: Any = None,
     cap: int | None = BROWSER_CAP,
+    keep: dict[str, Any] | None = None,
 ) -> Path:
     """Write ``<out_dir>/report.html`` for a meta-eval, backbone-swap, backbone-decision or
     judge-diagnostics folder.
@@ -44,13 +45,14 @@ def write_html_report(
     report passes the score rows it gathered as ``rows`` (else they are gathered again from the
     specs ``result.json`` records). ``progress``: a callback ``(views built, views)``.
     ``cap``: the units a meta-eval page's browser view shows at most (:data:`BROWSER_CAP`;
-    ``None`` or 0: all).
+    ``None`` or 0: all). ``keep``: filled with the page's payload (``metajudge judge card``
+    builds its page on a meta-eval run's, not a second time).
     """
     from metajudge.bulk import paused_gc
 
     with paused_gc():  # hundreds of thousands of small row dicts at arena scale
         return _write_html_report(
-            out_dir, external, input_file, data_dir, dataset, (rows, progress, cap)
+            out_dir, external, input_file, data_dir, dataset, (rows, progress, cap), keep
         )
 
 
@@ -61,6 +63,7 @@ def _write_html_report(
     data_dir: str | Path | None,
     dataset: Any,
     meta: tuple[Sequence[Mapping[str, Any]] | None, Any, int | None],
+    keep: dict[str, Any] | None = None,
 ) -> Path:
     out = Path(out_dir)
     res_json = read_json(out / "result.json") if (out / "result.json").is_file() else None
@@ -91,6 +94,8 @@ def _write_html_report(
             "no result.json, swap.json, decision.json or diagnostics.json in the run folder",
             path=out,
         )
+    if keep is not None:
+        keep.update(payload)
     return html.write_page(out, payload)
 
 

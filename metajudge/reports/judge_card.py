@@ -513,14 +513,19 @@ def add_figures(payload: dict[str, Any], card: Mapping[str, Any]) -> None:
     payload["figures"] = [f for f in figures if f is not lead]
 
 
-def card_html(card: Mapping[str, Any], stage: Path, dataset: Any) -> str:
+def card_html(
+    card: Mapping[str, Any], stage: Path, dataset: Any, page: Mapping[str, Any] | None = None
+) -> str:
     """card.html: the decision, the verdict beside the picture that carries it, the evidence,
     the other pictures, then the meta-eval run's tables and its disagreement browser
-    (``stage/meta_eval``). Every picture is inline SVG drawn from card.json."""
+    (``stage/meta_eval``; ``page``: the payload of that run's report.html, built as it was
+    written, else built here). Every picture is inline SVG drawn from card.json."""
     from metajudge.reports.html_page import render_page
     from metajudge.reports.html_run import result_payload
 
-    if (stage / "meta_eval" / "result.json").is_file():
+    if page:
+        payload = dict(page)
+    elif (stage / "meta_eval" / "result.json").is_file():
         payload = result_payload(stage / "meta_eval", None, dataset)
     else:  # no meta-eval (a CJE folder's card): the card's own tables only
         payload = {"tables": [], "signatures": [], "warnings": [], "links": [], "items": []}

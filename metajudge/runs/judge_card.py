@@ -169,13 +169,16 @@ def _meta_eval(
     return res
 
 
-def agreement_part(src: DataSource, opts: CardOptions, out_dir: Path) -> tuple[dict[str, Any], Any]:
+def agreement_part(
+    src: DataSource, opts: CardOptions, out_dir: Path, page: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], Any]:
     """``meta-eval`` of the judge into ``out_dir`` (its run folder with report.html): the part
-    and the result object."""
+    and the result object; ``page``: filled with report.html's payload (the card's page)."""
     specs = _judge_spec(src, opts)[1]
     kw: dict[str, Any] = (
         {"metrics": [opts.metric], "backbone": opts.backbone} if opts.metric else {}
     )
+    kw["report"] = {"page": page}
     res = _meta_eval(src, opts, out_dir, specs, **kw)
     cmd = ["meta-eval", *src.args()]
     cmd += ["--metrics", opts.metric] if opts.metric else _spec_args(specs)
@@ -484,16 +487,21 @@ def _plan_command(src: DataSource, specs: list[str], labels: Mapping[str, Any]) 
 
 
 def _needed(
-    name: str, src: DataSource, opts: CardOptions, specs: list[str], make: Callable[[], Any]
+    name: str,
+    src: DataSource,
+    opts: CardOptions,
+    specs: list[str],
+    make: Callable[[], Any],
+    labels: Mapping[str, Any],
 ) -> dict[str, Any]:
-    """A part with the least data its claim needs: below it, absent with what is missing and
-    how to get it (the part does not run); else the part (``make``) with its need stated. A
-    part the data's kind does not allow (selective on ratings) says so first."""
+    """A part with the least data its claim needs (``labels``: the data's, :func:`_labels`):
+    below it, absent with what is missing and how to get it (the part does not run); else the
+    part (``make``) with its need stated. A part the data's kind does not allow (selective on
+    ratings) says so first."""
     from metajudge.analyses.card_needs import part_need
 
     if name == "selective" and _ratings(src.load()):
         return _attempt(COMMANDS[name], make)
-    labels = _labels(src.load())
     need = part_need(
         name,
         labelled=labels["labelled"],
@@ -517,27 +525,30 @@ COMMANDS = {
 }
 
 
-def _parts(src: DataSource, opts: CardOptions, stage: Path) -> tuple[dict[str, Any], Any]:
+def _parts(
+    src: DataSource, opts: CardOptions, stage: Path, page: dict[str, Any], labels: Any
+) -> tuple[dict[str, Any], Any]:
     """Every part of the card (absent ones with their reason) of ``src`` (its dataset read
-    once) and the meta-eval result."""
-    agreement, res = agreement_part(src, opts, stage / "meta_eval")
+    once, ``labels`` its :func:`_labels`) and the meta-eval result; ``page``: as
+    :func:`agreement_part`'s."""
+    agreement, res = agreement_part(src, opts, stage / "meta_eval", page)
     specs = _scores_for(src, opts, stage / "meta_eval")
     parts: dict[str, Any] = {"agreement": agreement}
     parts["verdicts"] = _attempt("judge card", lambda: verdicts_part(src, opts))
     parts["disagreements"] = _attempt("judge card", lambda: disagreements_part(src, opts))
     parts["alt_test"] = _attempt("decide alt-test", lambda: alt_test_part(src, opts))
     parts["selective"] = _needed(
-        "selective", src, opts, specs, lambda: selective_part(src, opts, specs)
+        "selective", src, opts, specs, lambda: selective_part(src, opts, specs), labels
     )
     parts["conformal"] = _needed(
-        "conformal", src, opts, specs, lambda: conformal_part(src, opts, specs)
+        "conformal", src, opts, specs, lambda: conformal_part(src, opts, specs), labels
     )
 
     def calibration() -> dict[str, Any]:
         return calibration_part(src, opts, specs)[0]
 
     parts["calibration"] = (
-        _needed("calibration", src, opts, specs, calibration)
+        _needed("calibration", src, opts, specs, calibration, labels)
         if _ratings(src.load()) and not src.subset
         else _attempt("calibrate fit", calibration)
     )
@@ -630,8 +641,10 @@ def run_card(src: DataSource, opts: CardOptions, out: str | Path) -> CardRun:
     check_out_dir(out, inputs=input_paths(src))
     src = src.loaded_once(texts=card_texts(src, opts))
     ds = src.load()
+    labels = _labels(ds)  # the parts' needs and the card's count, counted once
     with run_folder(out) as rf:
-        parts, res = _parts(src, opts, rf.stage)
+        page: dict[str, Any] = {}  # the meta-eval page's payload: the card's page builds on it
+        parts, res = _parts(src, opts, rf.stage, page, labels)
         for p in parts.values():  # a part's command names the folder where it will lie
             if p.get("command"):
                 p["command"] = p["command"].replace(str(rf.stage), str(rf.out))
@@ -643,7 +656,7 @@ def run_card(src: DataSource, opts: CardOptions, out: str | Path) -> CardRun:
             "label_kind": ds.card.label_kind,
             "annotators": ds.card.annotators or 1,
             "dimension": src.dimension,
-            "labels": _labels(ds),
+            "labels": labels,
             "settings": opts.settings(),
             "signature": _signature(src, opts, res),
             "parts": parts,
@@ -652,7 +665,7 @@ def run_card(src: DataSource, opts: CardOptions, out: str | Path) -> CardRun:
         _decision(card, opts)
         card = finite(card)
         rf.write_text(CARD_FILE, json.dumps(card, indent=1, ensure_ascii=False) + "\n")
-        rf.write_text(CARD_HTML, card_html(card, rf.stage, ds))
+        rf.write_text(CARD_HTML, card_html(card, rf.stage, ds, page))
     written = [rf.final(rf.stage / n) for n in (CARD_FILE, CARD_HTML)]
     return CardRun(card, card_markdown(card), written)
 

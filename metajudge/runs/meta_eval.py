@@ -311,6 +311,7 @@ def write_run(
     browser_cap: int | None = None,
     ahead: Any = None,
     scores_cache: Any = None,
+    page: dict[str, Any] | None = None,
 ) -> dict[str, Path]:
     """Warn about missing scores, attach the published numbers, and write the run folder as a
     set (:func:`metajudge.run_folder.run_folder`): ``result.json``, the tables,
@@ -325,7 +326,8 @@ def write_run(
     :data:`~metajudge.reports.html_items.BROWSER_CAP`; 0: all; not recorded in ``result.json``);
     ``ahead``: the :mod:`~metajudge.runs.plot_ahead` child drawing the plots;
     ``scores_cache``: the rows of a new ``scores.jsonl``, written first
-    (:func:`~metajudge.scores.run_scores.write_scores_cache`))."""
+    (:func:`~metajudge.scores.run_scores.write_scores_cache`); ``page``: filled with
+    ``report.html``'s payload, :func:`~metajudge.reports.html_run.write_html_report`'s ``keep``)."""
     from metajudge.reports.html_run import write_html_report
     from metajudge.reports.published import attach_published, unmatched_line
     from metajudge.reports.render import RESULT_FILE, render_all
@@ -352,6 +354,7 @@ def write_run(
             dataset=dataset,
             rows=rows,
             progress=progress,
+            keep=page,
             **({} if browser_cap is None else {"cap": browser_cap}),
         )
     return {k: rf.out / Path(v).relative_to(stage) for k, v in written.items()}

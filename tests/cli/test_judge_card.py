@@ -330,16 +330,24 @@ def test_card_reads_its_data_once_and_shows_the_statistic_asked(
     data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The card loads its dataset once for every part (meta-eval, conformal, fit, estimate all
-    read it) and its agreement line shows the statistic it is given, read from the judge's cell
-    and the inter-human ceiling of the meta-eval result."""
+    read it) and builds the meta-eval page once (card.html reuses report.html's payload, the
+    same page as one built afresh from the folder); its agreement line shows the statistic it
+    is given, read from the judge's cell and the inter-human ceiling of the meta-eval result."""
     from metajudge.analyses.metric_vs_human.result import MetaEvalResult
     from metajudge.data import loading
     from metajudge.data.source import DataSource
+    from metajudge.reports import html_views
+    from metajudge.reports.judge_card import card_html
     from metajudge.runs.judge_card import CardOptions, run_card
 
     calls: list[str] = []
     load = loading.load
     monkeypatch.setattr(loading, "load", lambda *a, **k: calls.append(str(a[0])) or load(*a, **k))
+    built: list[Path] = []
+    meta_payload = html_views.meta_payload
+    monkeypatch.setattr(
+        html_views, "meta_payload", lambda out, **k: built.append(out) or meta_payload(out, **k)
+    )
     src = DataSource(
         dataset="conformal_judge_sheng2025",
         judge="sheng.4omini_coherence",
@@ -349,6 +357,9 @@ def test_card_reads_its_data_once_and_shows_the_statistic_asked(
     opts = CardOptions(repeats=3, n_boot=100, statistic="spearman")
     card = run_card(src, opts, tmp_path / "card").card
     assert calls == ["conformal_judge_sheng2025"]
+    assert len(built) == 1
+    page = (tmp_path / "card" / "card.html").read_text(encoding="utf-8")
+    assert page == card_html(card, tmp_path / "card", src.load())
     ran = [n for n, p in card["parts"].items() if p["status"] == "ok"]
     assert ran == ["agreement", "conformal", "calibration", "estimate"]
     res = MetaEvalResult(card["parts"]["agreement"]["result"])

@@ -45,7 +45,7 @@ class VerdictTable:
     probs: FArr  # n x K
     human: IArr  # index into classes
     classes: tuple[str, ...]
-    ids: tuple[str, ...]
+    ids: np.ndarray  # the units' ids (an object array: a split takes them without a loop)
     judge: str
     signature: str
     source: str
@@ -60,7 +60,7 @@ class VerdictTable:
             self.probs[i],
             self.human[i],
             self.classes,
-            tuple(map(self.ids.__getitem__, i.tolist())),
+            self.ids[i],
             self.judge,
             self.signature,
             self.source,
@@ -147,7 +147,7 @@ def _table(
         probs=probs,
         human=np.array([col[h] for h in humans], dtype=int),
         classes=tuple(classes),
-        ids=tuple(units),
+        ids=np.array(units, dtype=object),
         judge=judge,
         signature=str(rows[0].get("signature") or judge),
         source=source,
