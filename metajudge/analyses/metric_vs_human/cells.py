@@ -277,8 +277,13 @@ def stat_block(
     samples: dict[str, FArr] = {}
     if boot and W is not None:
         job = _Bootstrap(boot, W, out, {s: out[s] for s, _, _ in boot}, samples)
-        if run.deferred is not None:
-            run.deferred.append(job)  # evaluated with the other cells' (run_deferred)
+        if run.deferred is not None:  # evaluated with the other cells' (run_deferred)
+            # kept until then in the smallest exact type: the decisions {-1, 0, 1} in int8, with
+            # NaN (an imputed x) in float32 (the accuracy reads them as floats,
+            # :func:`~metajudge.stats.pair_credit`)
+            small = dec.astype(np.float32 if np.isnan(dec).any() else np.int8)
+            job.requests = [(s, small if xv is dec else xv, y) for s, xv, y in boot]
+            run.deferred.append(job)
         else:
             for (s, _, _), smp in zip(boot, st.correlate(boot, W, engine=p.engine), strict=True):
                 job.fill(s, smp, p)
