@@ -56,10 +56,10 @@ _INPUT_COLUMNS = ("input", "question", "reference", "context", "documents")
 
 @functools.cache
 def _space_table() -> Any:
-    """Per byte: is it an ASCII character ``str.split()`` splits on?"""
+    """Per byte: 1 for an ASCII character ``str.split()`` splits on, else 0."""
     import numpy as np
 
-    return np.array([chr(b).isspace() if b < 0x80 else False for b in range(256)])
+    return np.array([b < 0x80 and chr(b).isspace() for b in range(256)], dtype=np.uint8)
 
 
 def is_columnar(path: str | Path) -> bool:
@@ -229,9 +229,11 @@ def _blanked(arr: Any, keep: Sequence[str] = ()) -> Any:
 
 def word_counts(text: Any) -> list[int | None]:
     """``len(t.split())`` of each string of an Arrow array (None: null, or not a string
-    column), counted on the array's UTF-8 bytes with numpy (no Python string made) for ASCII
-    texts, by ``str.split`` for the others (Unicode spaces)."""
+    column), counted on the array's UTF-8 bytes (:func:`metajudge.data.word_pass.count_words`,
+    no Python string made) for ASCII texts, by ``str.split`` for the others (Unicode spaces)."""
     import numpy as np
+
+    from metajudge.data.word_pass import count_words
 
     pa = pyarrow()
     if isinstance(text, pa.ChunkedArray):
@@ -244,20 +246,11 @@ def word_counts(text: Any) -> list[int | None]:
     wide = np.int64 if pa.types.is_large_string(text.type) else np.int32
     _, offs, data = text.buffers()
     at = np.frombuffer(offs, dtype=wide, count=n + 1, offset=text.offset * wide().itemsize)
-    at = at.astype(np.int64)
     raw = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
-    raw = raw[at[0] : at[-1]]
-    at = at - at[0]
-    space = _space_table()[raw]
-    start = ~space  # a word starts at a byte that is no space after one that is
-    start[1:] &= space[:-1]
-    first = at[:-1][at[:-1] < at[1:]]  # each non-empty text's first byte
-    start[first] = ~space[first]
-    counts = np.diff(np.searchsorted(np.flatnonzero(start), at))
-    other = np.diff(np.searchsorted(np.flatnonzero(raw >= 0x80), at)) > 0
-    out: list[int | None] = counts.tolist()
-    for j in np.flatnonzero(other).tolist():
-        out[j] = len(text[j].as_py().split())
+    out: list[int | None] = count_words(raw, at.astype(np.int64), _space_table()).tolist()
+    for j, w in enumerate(out):
+        if w == -1:
+            out[j] = len(text[j].as_py().split())
     if text.null_count:
         for j in np.flatnonzero(text.is_null().to_numpy(zero_copy_only=False)).tolist():
             out[j] = None

@@ -104,6 +104,40 @@ class FastRecords:
             return None if self.kind == "pairwise" else self._response(d)
         return self._response(d)
 
+    def batch(self, batch: Any) -> list[PairwiseRecord] | None:
+        """The records of an Arrow record batch of pairwise rows of the common shape, built
+        without texts (``texts`` False): the records :meth:`record` builds of its rows, or
+        ``None`` where a row may need the full path or differ between JSON and the table
+        (:func:`metajudge.data.batch_load.checked_columns` says which; a null response, as
+        absent as null, is one)."""
+        from metajudge.data.batch_load import checked_columns
+
+        if self.texts or self.kind != "pairwise" or not self.numeric:
+            return None
+        got = checked_columns(batch, self._rule, self.annotators)
+        if got is None:
+            return None
+        ids, (sa, wa), (sb, wb), labels = got
+        names = [self._strings.get_or_keep(d, d) for d in labels]
+        rows = zip(*labels.values(), strict=True) if labels else iter(())
+        out: list[PairwiseRecord] = []
+        for k, vals in enumerate(rows):
+            a, b = self._counted(sa[k], wa[k]), self._counted(sb[k], wb[k])
+            out.append(PairwiseRecord(ids[k], NO_TEXT, a, b, self._shared(names, vals), _NO_META))
+        return out
+
+    def _shared(self, names: list[str], vals: tuple[tuple[list[Any], bool], ...]) -> dict:
+        """The shared label map of one row of :meth:`batch` (each dimension's labels, and
+        whether they hold a -0.0)."""
+        out: dict[str, tuple[Any, ...]] = {}
+        equal: list[tuple[str, Any]] = []
+        for name, (v, neg_zero) in zip(names, vals, strict=True):
+            tup = tuple(v)
+            key = _label_key(tup, neg_zero)
+            out[name] = self._labels.get_or_keep(key, tup)
+            equal.append((name, key))
+        return self._label_map(out, equal)
+
     def _pairwise(
         self, d: dict[str, Any], words: tuple[int | None, int | None] | None
     ) -> PairwiseRecord | None:
@@ -206,6 +240,12 @@ class FastRecords:
             name = self._strings.get_or_keep(dim, dim)
             out[name] = got[1]
             equal.append((name, got[0]))
+        return self._label_map(out, equal)
+
+    def _label_map(
+        self, out: dict[str, tuple[Any, ...]], equal: list[tuple[str, Any]]
+    ) -> dict[str, tuple[Any, ...]]:
+        """The shared copy of label map ``out`` (``equal``: each dimension's sharing key)."""
         key = tuple(equal)
         got = self._label_maps.get(key)  # (get_or_keep's, without a call a record)
         return got if got is not None else self._label_maps.keep(key, out)
@@ -253,7 +293,7 @@ class FastRecords:
         if all_null:
             return None  # the full path gives the warning
         tup = tuple(vals) if plain else tuple(None if v is None else float(v) for v in vals)
-        key = tup if not neg_zero else ("-0", repr(tup))  # -0.0 == 0.0: keep the sign as read
+        key = _label_key(tup, neg_zero)
         return key, self._labels.get_or_keep(key, tup)
 
     def _words(self, vals: list[Any], rule: RangeRule) -> tuple[Any, tuple[Any, ...]] | None:
@@ -269,6 +309,12 @@ class FastRecords:
             return None
         tup = tuple(vals)
         return tup, self._labels.get_or_keep(tup, tup)
+
+
+def _label_key(tup: tuple[Any, ...], neg_zero: bool) -> Any:
+    """The sharing key of label tuple ``tup``: itself, or its repr where a label is -0.0
+    (-0.0 == 0.0: the sign is kept as read)."""
+    return ("-0", repr(tup)) if neg_zero else tup
 
 
 def _words(r: Response) -> int | None:
