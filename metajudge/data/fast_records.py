@@ -108,9 +108,9 @@ class FastRecords:
         """The records of an Arrow record batch of pairwise rows of the common shape, built
         without texts (``texts`` False): the records :meth:`record` builds of its rows, or
         ``None`` where a row may need the full path or differ between JSON and the table
-        (:func:`metajudge.data.batch_load.checked_columns` says which; a null response, as
+        (:func:`metajudge.data.batch_columns.checked_columns` says which; a null response, as
         absent as null, is one)."""
-        from metajudge.data.batch_load import checked_columns
+        from metajudge.data.batch_columns import checked_columns
 
         if self.texts or self.kind != "pairwise" or not self.numeric:
             return None

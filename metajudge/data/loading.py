@@ -299,11 +299,17 @@ def _load_jsonl(
 ) -> Dataset:
     """Canonical records (JSONL, a columnar table or Arena battles, read by
     :func:`~metajudge.data.validation.read_jsonl`; ``texts``: see :func:`load`): the file's
-    card, else ``card``, else an inferred card."""
+    card, else ``card``, else an inferred card. A text-free load of a pairwise file of the
+    common shape is read in record batches (:func:`~metajudge.data.batch_load.batch_load`),
+    the same records, and line by line wherever that route declines it."""
+    from metajudge.bulk import paused_gc
+    from metajudge.data.batch_load import batch_load
     from metajudge.data.validation import read_jsonl
 
     tick = None if progress is None else _line_ticks(path, progress)
-    found, records = read_jsonl(path, card=card, progress=tick, texts=texts)
+    with paused_gc():
+        got = None if texts else batch_load(path, card, tick)
+    found, records = got if got is not None else read_jsonl(path, card, progress=tick, texts=texts)
     card = found or card or infer_card(records, path)
     return Dataset(card=card, records=records, subsets=_subsets_of(records))
 

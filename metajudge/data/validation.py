@@ -450,17 +450,10 @@ def check_file(
     optional callback, called with the number of lines read so far (every
     :data:`PROGRESS_EVERY` lines and at the end). ``texts`` False: a text-free load, each
     record checked whole, then kept without its texts
-    (:meth:`~metajudge.data.fast_records.FastRecords.lean`); a pairwise file of the common
-    shape is then read in record batches (:func:`~metajudge.data.batch_load.batch_load`), the
-    same records, and line by line wherever that route declines it."""
-    from metajudge.data.batch_load import batch_load
+    (:meth:`~metajudge.data.fast_records.FastRecords.lean`)."""
     from metajudge.data.fast_records import fast_builder, shape_key
 
     rep = Report(str(path), card)
-    got = batch_load(path, card, progress) if not (schema or texts) else None
-    if got is not None:  # a text-free pairwise file, built a record batch at a time
-        rep.card, rep.records = got
-        return rep
     seen: dict[tuple[str, ...], int] = {}
     kinds: set[bool] = set()
     first = True

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import metajudge.data.batch_load as bl
-from metajudge.data.validation import read_jsonl
+from metajudge.data.loading import load
 from metajudge.errors import InputError
 
 CARD = {
@@ -66,16 +66,17 @@ def _both(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any, bool]:
         used.append(got is not None)
         return got
 
-    def load() -> Any:
+    def read() -> Any:
         try:
-            return read_jsonl(path, texts=False)
+            ds = load(str(path), texts=False)
+            return ds.card, ds.records
         except InputError as e:
             return str(e)
 
     monkeypatch.setattr(bl, "batch_load", spy)
-    batched = load()
+    batched = read()
     monkeypatch.setattr(bl, "batch_load", lambda *a, **k: None)
-    return batched, load(), bool(used and used[0])
+    return batched, read(), bool(used and used[0])
 
 
 def test_batches_give_the_line_pass_records(
