@@ -218,10 +218,6 @@ class PackedRows:
     def dtype(self) -> np.dtype:
         return np.dtype(np.uint8)
 
-    def __getitem__(self, rows: Any) -> PackedRows:
-        """The resamples ``rows`` (an index of the block's rows)."""
-        return PackedRows(self.packed[rows], self.n)
-
     def turned_at(self, idx: np.ndarray) -> np.ndarray:
         """``(len(idx), rows)``: the counts of the columns ``idx``, one row of resamples each
         (the block turned, then gathered row by row: :func:`gather` turned). A turned row is

@@ -253,16 +253,24 @@ class _RankPlan:
         """``(rows of block, width)`` float sums of :func:`rank_pass.rank_sums` for each row
         of ``block`` (weights; ``cols``: the column of each row of the data, in x order), then
         each stacked y's (:meth:`_Stack.sums`); ``integer``: the weights are whole counts (the
-        exact int64 sums need it)."""
+        exact int64 sums need it).
+
+        Whole counts are gathered once, as they are stored: a resample whose total weight is
+        at most :data:`EXACT_WEIGHT` takes the int64 sums, a heavier one the same sums in
+        floats, from the same counts (each count turned into a float as it is read: the
+        values of float counts, without a float copy of the block, eight bytes a count: 256 MB
+        a thread at a million pairs, where every resample of three annotators' pooled rows is
+        heavier than the bound)."""
         if not integer:
             return self._sums(_in_order(block, cols, float))
         counts = _in_order(block, cols, np.int64 if block.dtype.kind == "f" else None)
-        out = self._sums(counts, np.int64)
-        del counts
-        heavy = np.flatnonzero(out[:, 0] * self.copies > EXACT_WEIGHT)
-        out = out.astype(float)  # (as the sums' int64 / 2 and / 4 would: the same floats)
-        if heavy.size:
-            out[heavy] = self.sums(block[heavy], cols, integer=False)
+        heavy = counts.sum(axis=0, dtype=np.int64) * self.copies > EXACT_WEIGHT
+        out = np.empty((counts.shape[1], self.width))
+        for part, dtype in ((~heavy, np.int64), (heavy, float)):
+            if part.all():  # (as the int64 sums / 2 and / 4 would: the same floats)
+                out[:] = self._sums(counts, dtype)
+            elif part.any():
+                out[part] = self._sums(np.ascontiguousarray(counts[:, part]), dtype)
         return out
 
     def _sums(self, counts: np.ndarray, dtype: type = float) -> np.ndarray:

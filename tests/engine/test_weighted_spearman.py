@@ -103,6 +103,32 @@ def test_only_resamples_heavier_than_the_exact_bound_take_float_sums(
     np.testing.assert_allclose(rounded, exact, rtol=0, atol=1e-14)
 
 
+@pytest.mark.parametrize("packed", [True, False])
+def test_heavy_whole_counts_sum_in_floats_as_float_counts_do(
+    packed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A resample heavier than the exact bound sums its whole counts in floats as they are
+    stored (one byte each, no float copy of the block): the same bits as the same counts
+    given as floats; one lighter than the bound keeps its exact int64 sums."""
+    x, ys, items = _data("ties")
+    some = items % 3 != 0  # the rows of two items in three: resamples of unequal weight
+    R = Resamples.draw(N_ITEMS, N_BOOT, np.random.default_rng(3))
+    plan = weighted._RankPlan(x[some], [y[some] for y in ys[:3]])
+    cols = items[some][plan.order]
+    block = next(iter(R.store.blocks(N_BOOT, packed=packed)))[1]()
+    floats = plan.sums(np.asarray(R.dense()), cols, integer=False)
+    exact = plan.sums(block, cols)
+    totals = floats[:, 0]
+    monkeypatch.setattr(weighted, "EXACT_WEIGHT", int(np.median(totals)))
+    mixed = plan.sums(block, cols)
+    heavy = totals > np.median(totals)
+    assert 0 < heavy.sum() < heavy.size
+    np.testing.assert_array_equal(mixed[heavy], floats[heavy])
+    np.testing.assert_array_equal(mixed[~heavy], exact[~heavy])
+    monkeypatch.setattr(weighted, "EXACT_WEIGHT", 0)
+    np.testing.assert_array_equal(plan.sums(block, cols), floats)
+
+
 def test_non_integer_weights_give_each_resample_its_own_value() -> None:
     x, ys, _ = _data("ties")
     rng = np.random.default_rng(4)

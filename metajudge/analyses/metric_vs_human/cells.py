@@ -313,16 +313,28 @@ class _Bootstrap:
         entry["n_boot_undefined"] = int(np.isnan(smp).sum())
 
 
+#: the statistics whose resamples may need ranks per resample (a pass of their own, after the
+#: others: :func:`run_deferred`)
+RANKED = ("spearman", "kendall")
+
+
 def run_deferred(run: Run) -> None:
     """Evaluate every deferred cell bootstrap together — one pass over the resamples for as
     many statistics that follow from per-item sums as memory permits
     (:func:`~metajudge.stats.correlate`) — and stop deferring. Estimates
-    replaced since (grouped cells) are not computed."""
+    replaced since (grouped cells) are not computed.
+
+    Pearson's r and the accuracies first (their passes the same as with the others: those
+    need ranks, or a table that joins any pass), then the statistics of :data:`RANKED`: the
+    accuracies' rows as the engine takes them (a float credit and a scored flag per row, 24 MB
+    each at a million pairs of three annotators) are dropped before the rank pass."""
     jobs, run.deferred = run.deferred or [], None
     live = [(j, r) for j in jobs for r in j.requests if j.live(r[0])]
-    values = st.correlate([r for _, r in live], [j.W for j, _ in live], engine=run.proto.engine)
-    for (j, r), smp in zip(live, values, strict=True):
-        j.fill(r[0], smp, run.proto)
+    for ranked in (False, True):
+        part = [(j, r) for j, r in live if (r[0] in RANKED) is ranked]
+        values = st.correlate([r for _, r in part], [j.W for j, _ in part], engine=run.proto.engine)
+        for (j, r), smp in zip(part, values, strict=True):
+            j.fill(r[0], smp, run.proto)
 
 
 def grouped_block(
