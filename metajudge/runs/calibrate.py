@@ -51,10 +51,11 @@ def calibration_table(src: DataSource, *, sets: bool = False) -> tuple[Any, dict
     ds = src.load()
     if sets:
         from metajudge.analyses.calibration.verdict_sets import is_verdict_dataset, verdict_table
-        from metajudge.scores.spec import gather_scores
 
         if is_verdict_dataset(ds.card):
-            rows = gather_scores(ds, src.scores, data_dir=src.data_dir, labels=False, ids=src.ids)
+            from metajudge.scores.source_rows import source_rows
+
+            rows = source_rows(src, labels=False)
             return verdict_table(ds, rows, dimension=src.dimension), {}
     return table_from_scores(
         ds, src.scores, dimension=src.dimension, data_dir=src.data_dir, ids=src.ids
@@ -302,7 +303,8 @@ def run_selective(
     (checked before any work)."""
     from metajudge.analyses.selective import check_level, judge_columns, selective_judging
     from metajudge.reports.selective import selective_markdown
-    from metajudge.scores.spec import SHIPPED, gather_scores, input_paths
+    from metajudge.scores.source_rows import source_rows
+    from metajudge.scores.spec import input_paths
 
     check_level(alpha, "alpha")
     check_level(delta, "delta")
@@ -311,8 +313,7 @@ def run_selective(
 
         check_out_dir(out, inputs=input_paths(src))
     ds = src.load()
-    specs = src.scores or [SHIPPED]
-    rows = gather_scores(ds, specs, data_dir=src.data_dir, labels=False, ids=src.ids)
+    rows = source_rows(src, labels=False)
     costs = dict(costs or {})
     data = judge_columns(ds, rows, judges, costs=costs, dimension=src.dimension)
     res = selective_judging(

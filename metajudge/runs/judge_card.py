@@ -276,7 +276,7 @@ def _spec_args(specs: Sequence[str]) -> list[str]:
 def _whole(src: DataSource, specs: list[str]) -> DataSource:
     """The source a calibrate part reads: the judge's one column ``specs`` of the whole dataset
     (the card's, read once, unless it is a subset: calibrate reads no --subset)."""
-    whole = src.but(subset=None, dataset_obj=None) if src.subset else src
+    whole = src.but(subset=None, dataset_obj=None, scores_read=None) if src.subset else src
     return whole.but(scores=tuple(specs), judge=None)
 
 
@@ -627,9 +627,23 @@ def _labels(ds: Any) -> dict[str, Any]:
     return {"records": len(ds.records), "labelled": len(kept.records), "partial": bool(left)}
 
 
+def _read_once(src: DataSource, opts: CardOptions) -> DataSource:
+    """``src`` (its dataset loaded) carrying the judge's score rows, gathered once with one id
+    policy (one count of the rows dropped, meta-eval's ``run.score_ids``): the meta-eval,
+    selective and conformal parts read the same rows. A judge metric's rows are meta-eval's
+    to compute (read back from its folder)."""
+    if opts.metric:
+        return src
+    from metajudge.scores.source_rows import scored_once
+
+    specs = _judge_spec(src, opts)[1]
+    return scored_once(src.but(scores=tuple(specs))).but(scores=src.scores)
+
+
 def run_card(src: DataSource, opts: CardOptions, out: str | Path) -> CardRun:
     """The card of one judge on ``src`` into the run folder ``out``: card.json, card.html, the
-    meta-eval run folder under ``meta_eval/``. The dataset is read once and handed to every part."""
+    meta-eval run folder under ``meta_eval/``. The dataset and the judge's score rows are read
+    once and handed to every part (:func:`_read_once`)."""
     from metajudge.io import check_out_dir
     from metajudge.reports.judge_card import card_html, card_markdown, verdict
     from metajudge.results import finite
@@ -639,7 +653,7 @@ def run_card(src: DataSource, opts: CardOptions, out: str | Path) -> CardRun:
     if opts.probes:
         raise InputError("--probes goes with a CJE folder (--input DIR)", field="--probes")
     check_out_dir(out, inputs=input_paths(src))
-    src = src.loaded_once(texts=card_texts(src, opts))
+    src = _read_once(src.loaded_once(texts=card_texts(src, opts)), opts)
     ds = src.load()
     labels = _labels(ds)  # the parts' needs and the card's count, counted once
     with run_folder(out) as rf:

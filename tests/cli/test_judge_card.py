@@ -368,3 +368,31 @@ def test_card_reads_its_data_once_and_shows_the_statistic_asked(
     answer = {v["question"]: v["answer"] for v in card["verdict"]}["Agreement with humans"]
     assert answer.startswith(f"Spearman {value:.3f} [{lo:.3f}, {hi:.3f}] on coherence")
     assert value != res.value("sheng.4omini_coherence", "coherence", "pearson")
+
+
+def test_arena_card_reads_the_score_file_once(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """The card reads its judge's score file once: meta-eval, selective and conformal take the
+    same rows, with one count of the rows dropped (a battle the dataset lacks: counted in
+    meta-eval's ``run.score_ids``); the selective and conformal parts are those their commands
+    print, which drop that row as well."""
+    from metajudge.data.loading import load
+    from metajudge.data.source import DataSource
+    from metajudge.runs.judge_card import CardOptions, run_card
+    from metajudge.scores import files
+    from tests.data.test_columnar import _arena_files, _battles, _judge_table
+
+    _, parquet = _arena_files(tmp_path, _battles(120))
+    scores = _judge_table(tmp_path, [r.id for r in load(parquet).records] + ["no-such-battle"])
+    src = DataSource(path=str(parquet), scores=(str(scores),), judge="judge_p")
+    reads: list[Path] = []
+    real = files.read_scores
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(files, "read_scores", lambda p, *a, **k: reads.append(p) or real(p, *a, **k))
+        card = run_card(src, CardOptions(n_boot=100, repeats=3), tmp_path / "card").card
+    assert reads == [scores]
+    assert card["parts"]["agreement"]["result"]["run"]["score_ids"]["rows_dropped"] == 1
+    for name in ("selective", "conformal"):
+        part = card["parts"][name]
+        assert part["status"] == "ok", part.get("reason")
+        got = _json(capsys, shlex.split(part["command"])[1:])
+        assert _strip(got) == _strip(part["result"]), name
