@@ -197,6 +197,7 @@ def judge_columns(
     *,
     costs: Mapping[str, float] | None = None,
     dimension: str | None = None,
+    probs: Mapping[str, Mapping[str, Mapping[str, float]]] | None = None,
 ) -> SelectiveData:
     """The units every judge gave a verdict on and that have a human label, in record order.
 
@@ -204,7 +205,9 @@ def judge_columns(
     to 1 (± 1e-6); the verdict is the likelier side, the confidence its probability; the human
     class is the sign of the mean label (a tie of humans is a class no 2-way judge can match).
     Categorical data: a judge row gives ``details.probs`` ({label: probability}). Units left
-    out (no human label, a judge without a verdict) are counted in ``notes``.
+    out (no human label, a judge without a verdict) are counted in ``notes``. ``probs``: a
+    judge's class probabilities already read from ``rows`` (``{judge: class_probabilities(...)}``),
+    not read again.
     """
     card = dataset.card
     pairwise = card.kind == "pairwise"
@@ -228,8 +231,10 @@ def judge_columns(
             raise InputError(
                 f"no score column {j!r} (have {', '.join(sorted(have))})", field="judge"
             )
-        probs = class_probabilities(rows, j, pairwise=pairwise, labels=card.scale.labels)
-        verdicts[j] = {u: _top(p) for u, p in probs.items()}
+        got = (probs or {}).get(j)
+        if got is None:
+            got = class_probabilities(rows, j, pairwise=pairwise, labels=card.scale.labels)
+        verdicts[j] = {u: _top(p) for u, p in got.items()}
     units, human = [], []
     no_label = no_verdict = 0
     for rec in dataset.records:

@@ -37,9 +37,12 @@ class CalibrationRun:
     folder: list[Path] = field(default_factory=list)
 
 
-def calibration_table(src: DataSource, *, sets: bool = False) -> tuple[Any, dict[str, int]]:
+def calibration_table(
+    src: DataSource, *, sets: bool = False, probs: Any = None
+) -> tuple[Any, dict[str, int]]:
     """The rating table of the input (and the rows dropped per reason); with ``sets`` and a
-    pairwise / categorical dataset, the verdict table instead."""
+    pairwise / categorical dataset, the verdict table instead (``probs``: the judge's class
+    probabilities already read, :func:`~metajudge.analyses.calibration.verdict_sets.verdict_table`)."""
     from metajudge.analyses.calibration.sources import table_from_csv, table_from_scores
 
     if not src.scores:
@@ -56,7 +59,7 @@ def calibration_table(src: DataSource, *, sets: bool = False) -> tuple[Any, dict
             from metajudge.scores.source_rows import source_rows
 
             rows = source_rows(src, labels=False)
-            return verdict_table(ds, rows, dimension=src.dimension), {}
+            return verdict_table(ds, rows, dimension=src.dimension, probs=probs), {}
     return table_from_scores(
         ds, src.scores, dimension=src.dimension, data_dir=src.data_dir, ids=src.ids
     )
@@ -261,10 +264,12 @@ def run_conformal(
     opts: ConformalOptions,
     *,
     out: str | None = None,
+    probs: Any = None,
 ) -> CalibrationRun:
     """``calibrate conformal``: intervals for ratings, prediction sets for verdicts; each test
     item's interval / set of the first split written to ``out``'s ``intervals.csv``
-    (each checked before any work). ``result.target["warning"]``: the shift warning, if any."""
+    (each checked before any work). ``result.target["warning"]``: the shift warning, if any.
+    ``probs``: the judge's class probabilities already read (verdicts), not read again."""
     from metajudge.analyses.calibration.table import check_alpha
     from metajudge.io import check_out_dir
     from metajudge.scores.spec import input_paths
@@ -275,7 +280,7 @@ def run_conformal(
         check_out_dir(out, inputs=[*input_paths(src), opts.target], field="--out")
     if src.scores and out:  # the table and the report read one dataset
         src = src.loaded_once()
-    table, dropped = calibration_table(src, sets=True)
+    table, dropped = calibration_table(src, sets=True, probs=probs)
     keep = bool(out)
     if not hasattr(table, "pred"):
         res, md = _sets(table, opts, keep)
@@ -296,11 +301,13 @@ def run_selective(
     seed: int = 0,
     thresholds: Any = None,
     out: str | None = None,
+    probs: Any = None,
 ) -> CalibrationRun:
     """``calibrate selective``: Trust-or-Escalate's selective judging cascade
     (:func:`metajudge.analyses.selective.selective_judging`) of the ``judges``' columns of
     ``src``, tolerated disagreement ``alpha`` with risk ``delta``; a run folder to ``out``
-    (checked before any work)."""
+    (checked before any work); ``probs``: judges' class probabilities already read
+    (:func:`~metajudge.analyses.selective.judge_columns`)."""
     from metajudge.analyses.selective import check_level, judge_columns, selective_judging
     from metajudge.reports.selective import selective_markdown
     from metajudge.scores.source_rows import source_rows
@@ -315,7 +322,7 @@ def run_selective(
     ds = src.load()
     rows = source_rows(src, labels=False)
     costs = dict(costs or {})
-    data = judge_columns(ds, rows, judges, costs=costs, dimension=src.dimension)
+    data = judge_columns(ds, rows, judges, costs=costs, dimension=src.dimension, probs=probs)
     res = selective_judging(
         data,
         alpha=alpha,

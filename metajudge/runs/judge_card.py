@@ -234,9 +234,11 @@ def alt_test_part(src: DataSource, opts: CardOptions) -> dict[str, Any]:
     return _ok(cmd, run.payload)
 
 
-def selective_part(src: DataSource, opts: CardOptions, specs: list[str]) -> dict[str, Any]:
+def selective_part(
+    src: DataSource, opts: CardOptions, specs: list[str], probs: Any = None
+) -> dict[str, Any]:
     """``calibrate selective`` of the judge alone (Trust or Escalate), over the card's
-    ``repeats`` seeded calibration/test splits."""
+    ``repeats`` seeded calibration/test splits (``probs``: :func:`_class_probs`)."""
     from metajudge.runs.calibrate import run_selective
 
     if src.load().card.label_kind not in ("pairwise", "categorical", "binary"):
@@ -252,11 +254,33 @@ def selective_part(src: DataSource, opts: CardOptions, specs: list[str]) -> dict
         seed=opts.seed,
         repeats=opts.repeats,
         thresholds="grid",
+        probs=None if probs is None else {judge: probs},
     )
     cmd = ["calibrate", "selective", *src.args(), *_spec_args(specs), "--judge", judge]
     cmd += ["--risk", f"{opts.risk:g}", "--seed", str(opts.seed)]
     cmd += ["--repeats", str(opts.repeats), "--format", "json"]
     return _ok(cmd, _data(run.result))
+
+
+def _class_probs(src: DataSource, opts: CardOptions, specs: list[str]) -> Any:
+    """The judge's class probabilities (:func:`~metajudge.analyses.selective.class_probabilities`
+    of the rows read once), read once for the selective and conformal parts; None where each part
+    reads them itself: ratings, a judge metric, a subset (the parts read the whole dataset), or
+    probabilities a part refuses (it then says why, as its command does)."""
+    from metajudge.analyses.selective import class_probabilities
+    from metajudge.scores.source_rows import source_rows
+
+    ds = src.load()
+    if opts.metric or src.subset or _ratings(ds):
+        return None
+    pairwise, labels = ds.card.kind == "pairwise", getattr(ds.card.scale, "labels", None)
+    try:
+        rows = source_rows(_whole(src, specs), labels=False)
+        return class_probabilities(
+            rows, _judge_spec(src, opts)[0], pairwise=pairwise, labels=labels
+        )
+    except InputError:
+        return None
 
 
 def _verdicts(ds: Any) -> bool:
@@ -291,8 +315,11 @@ def _dim_args(src: DataSource) -> list[str]:
     return ["--dimension", src.dimension] if src.dimension else []
 
 
-def conformal_part(src: DataSource, opts: CardOptions, specs: list[str]) -> dict[str, Any]:
-    """``calibrate conformal``: every method that applies, at the card's miscoverage."""
+def conformal_part(
+    src: DataSource, opts: CardOptions, specs: list[str], probs: Any = None
+) -> dict[str, Any]:
+    """``calibrate conformal``: every method that applies, at the card's miscoverage
+    (``probs``: :func:`_class_probs`)."""
     from metajudge.runs.calibrate import ConformalOptions, run_conformal
 
     if src.subset:
@@ -305,7 +332,7 @@ def conformal_part(src: DataSource, opts: CardOptions, specs: list[str]) -> dict
         seed=opts.seed,
         repeats=opts.repeats,
     )
-    run = run_conformal(_whole(src, specs), o)
+    run = run_conformal(_whole(src, specs), o, probs=probs)
     cmd = ["calibrate", "conformal", *src.args(), *_spec_args(specs), *_dim_args(src)]
     cmd += ["--miscoverage", f"{opts.miscoverage:g}", "--seed", str(opts.seed)]
     cmd += ["--repeats", str(opts.repeats), "--format", "json"]
@@ -537,12 +564,16 @@ def _parts(
     parts["verdicts"] = _attempt("judge card", lambda: verdicts_part(src, opts))
     parts["disagreements"] = _attempt("judge card", lambda: disagreements_part(src, opts))
     parts["alt_test"] = _attempt("decide alt-test", lambda: alt_test_part(src, opts))
-    parts["selective"] = _needed(
-        "selective", src, opts, specs, lambda: selective_part(src, opts, specs), labels
-    )
-    parts["conformal"] = _needed(
-        "conformal", src, opts, specs, lambda: conformal_part(src, opts, specs), labels
-    )
+    probs = _class_probs(src, opts, specs)  # read once for both parts
+
+    def selective() -> dict[str, Any]:
+        return selective_part(src, opts, specs, probs)
+
+    def conformal() -> dict[str, Any]:
+        return conformal_part(src, opts, specs, probs)
+
+    parts["selective"] = _needed("selective", src, opts, specs, selective, labels)
+    parts["conformal"] = _needed("conformal", src, opts, specs, conformal, labels)
 
     def calibration() -> dict[str, Any]:
         return calibration_part(src, opts, specs)[0]

@@ -370,11 +370,13 @@ def test_card_reads_its_data_once_and_shows_the_statistic_asked(
     assert value != res.value("sheng.4omini_coherence", "coherence", "pearson")
 
 
-def test_arena_card_reads_the_score_file_once(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_arena_card_reads_the_score_file_and_the_probabilities_once(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     """The card reads its judge's score file once: meta-eval, selective and conformal take the
     same rows, with one count of the rows dropped (a battle the dataset lacks: counted in
-    meta-eval's ``run.score_ids``); the selective and conformal parts are those their commands
-    print, which drop that row as well."""
+    meta-eval's ``run.score_ids``), and the judge's class probabilities are read from them once
+    for selective and conformal; those two parts are what their commands print, which drop
+    that row as well."""
+    from metajudge.analyses import selective
     from metajudge.data.loading import load
     from metajudge.data.source import DataSource
     from metajudge.runs.judge_card import CardOptions, run_card
@@ -385,11 +387,16 @@ def test_arena_card_reads_the_score_file_once(tmp_path: Path, capsys) -> None:  
     scores = _judge_table(tmp_path, [r.id for r in load(parquet).records] + ["no-such-battle"])
     src = DataSource(path=str(parquet), scores=(str(scores),), judge="judge_p")
     reads: list[Path] = []
-    real = files.read_scores
+    probs: list[str] = []
+    read, cls = files.read_scores, selective.class_probabilities
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(files, "read_scores", lambda p, *a, **k: reads.append(p) or real(p, *a, **k))
+        mp.setattr(files, "read_scores", lambda p, *a, **k: reads.append(p) or read(p, *a, **k))
+        mp.setattr(
+            selective, "class_probabilities", lambda r, j, **k: probs.append(j) or cls(r, j, **k)
+        )
         card = run_card(src, CardOptions(n_boot=100, repeats=3), tmp_path / "card").card
     assert reads == [scores]
+    assert probs == ["judge_p"]
     assert card["parts"]["agreement"]["result"]["run"]["score_ids"]["rows_dropped"] == 1
     for name in ("selective", "conformal"):
         part = card["parts"][name]

@@ -74,10 +74,15 @@ def is_verdict_dataset(card: Any) -> bool:
 
 
 def verdict_table(
-    dataset: Any, rows: Sequence[Mapping[str, Any]], *, dimension: str | None = None
+    dataset: Any,
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    dimension: str | None = None,
+    probs: Mapping[str, Mapping[str, float]] | None = None,
 ) -> VerdictTable:
     """The units with a human class and the judge's class probabilities, in record order, from
-    score ``rows`` of ONE judge column (what is left out is counted in ``notes``)."""
+    score ``rows`` of ONE judge column (what is left out is counted in ``notes``); ``probs``:
+    that column's class probabilities already read from ``rows``, not read again."""
     from metajudge.analyses.selective import class_probabilities, human_class
     from metajudge.scores.readers.rows import row_metrics
 
@@ -95,7 +100,9 @@ def verdict_table(
             f"unknown dimension {dim!r} (known: {', '.join(card.dimensions)})", field="--dimension"
         )
     pairwise = card.kind == "pairwise"
-    got = class_probabilities(rows, metrics[0], pairwise=pairwise, labels=card.scale.labels)
+    got = probs
+    if got is None:
+        got = class_probabilities(rows, metrics[0], pairwise=pairwise, labels=card.scale.labels)
     classes = sorted({c for p in got.values() for c in p})
     units, humans, no_label, no_verdict = [], [], 0, 0
     for rec in dataset.records:
