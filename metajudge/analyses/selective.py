@@ -41,7 +41,7 @@ from metajudge.limits import check_allocation
 from metajudge.results import Result
 from metajudge.stats.decisions import spell, to_pref
 from metajudge.stats.intervals import percentile_ci
-from metajudge.stats.selective import fixed_sequence_threshold
+from metajudge.stats.selective import sorted_threshold
 
 MIN_N = 30  # calibration items at or above a candidate threshold (the paper's code)
 GRID_POINTS = 5000  # the paper's candidate thresholds: linspace(0, 1, 5000)
@@ -281,25 +281,54 @@ class SplitOutcome:
     cost_per_item: float
 
 
+@dataclass(frozen=True)
+class Ranked:
+    """A judge's column on every unit, ranked once for every split: ``right`` (its verdict is
+    the human class), ``conf`` and ``order`` (the units by descending confidence)."""
+
+    right: np.ndarray
+    conf: np.ndarray
+    order: np.ndarray
+
+    @classmethod
+    def of(cls, human: np.ndarray, judge: JudgeColumn) -> Ranked:
+        conf = np.asarray(judge.conf, dtype=float)
+        right = np.asarray(judge.pred) == np.asarray(human)
+        return cls(right, conf, np.argsort(-conf, kind="stable"))
+
+    def threshold(
+        self, idx: np.ndarray, alpha: float, delta: float, min_n: int, grid: int | None
+    ) -> float | None:
+        """The fixed-sequence threshold of the units ``idx`` (a unit drawn k times counts k
+        times), in descending confidence without a sort of their own
+        (:func:`~metajudge.stats.selective.sorted_threshold`)."""
+        times = np.bincount(idx, minlength=len(self.conf))[self.order]
+        wrong, conf = (np.repeat(a[self.order], times) for a in (~self.right, self.conf))
+        return sorted_threshold(wrong, conf, alpha, delta, min_n=min_n, grid=grid).threshold
+
+
+def _ranked(human: np.ndarray, judges: Sequence[Any]) -> list[Ranked]:
+    return [j if isinstance(j, Ranked) else Ranked.of(human, j) for j in judges]
+
+
 def calibrate_cascade(
     human: np.ndarray,
-    judges: Sequence[JudgeColumn],
+    judges: Sequence[JudgeColumn | Ranked],
     idx: np.ndarray,
     alpha: float,
     delta: float,
     min_n: int = MIN_N,
     grid: int | None = GRID_POINTS,
 ) -> tuple[float | None, ...]:
-    """Each judge's threshold, calibrated in order on the items the judges before it left."""
+    """Each judge's threshold, calibrated in order on the items the judges before it left
+    (``judges``: their columns, or :class:`Ranked` once for every split)."""
     left = idx
     out: list[float | None] = []
-    for j in judges:
-        conf = np.asarray(j.conf)[left]
-        ok = np.asarray(j.pred)[left] == human[left]
-        t = fixed_sequence_threshold(ok, conf, alpha, delta, min_n=min_n, grid=grid).threshold
+    for r in _ranked(human, judges):
+        t = r.threshold(left, alpha, delta, min_n, grid)
         out.append(t)
         if t is not None:
-            left = left[conf < t]
+            left = left[r.conf[left] < t]
     return tuple(out)
 
 
@@ -308,25 +337,28 @@ def apply_cascade(
     judges: Sequence[JudgeColumn],
     idx: np.ndarray,
     thresholds: Sequence[float | None],
+    ranked: Sequence[Ranked] | None = None,
 ) -> SplitOutcome:
-    """The cascade with ``thresholds`` on the test items ``idx``."""
+    """The cascade with ``thresholds`` on the test items ``idx`` (``ranked``: the judges'
+    :class:`Ranked` columns, made once for every split)."""
     n = len(idx)
     taken = np.full(n, -1)
     cost = np.zeros(n)
-    for k, (j, t) in enumerate(zip(judges, thresholds, strict=True)):
+    ranked = _ranked(human, ranked or judges)
+    for k, (j, r, t) in enumerate(zip(judges, ranked, thresholds, strict=True)):
         open_ = taken < 0
         cost[open_] += j.cost
         if t is not None:
-            taken[open_ & (np.asarray(j.conf)[idx] >= t)] = k
-    preds = np.stack([np.asarray(j.pred)[idx] for j in judges])
+            taken[open_ & (r.conf[idx] >= t)] = k
+    right = np.stack([r.right[idx] for r in ranked])
     kept = taken >= 0
-    agree = preds[taken[kept], np.flatnonzero(kept)] == human[idx][kept]
+    agree = right[taken[kept], np.flatnonzero(kept)]
     return SplitOutcome(
         thresholds=tuple(thresholds),
         coverage=float(kept.mean()) if n else 0.0,
         n_kept=int(kept.sum()),
         agreement=float(agree.mean()) if kept.any() else None,
-        raw_agreement=float((preds[-1] == human[idx]).mean()),
+        raw_agreement=float(right[-1].mean()),
         share_by_judge=tuple(float((taken == k).mean()) for k in range(len(judges))),
         cost_per_item=float(cost.mean()),
     )
@@ -551,16 +583,18 @@ def selective_judging(
     draws = _population_draws(n, n_cal, repeats, seed)
     every = np.arange(n)
     summaries = []
+    ranked = {j.name: Ranked.of(human, j) for j in judges}  # sorted once, not once a split
     for name, js in configs:
+        rs = [ranked[j.name] for j in js]
         outs = [
             apply_cascade(
-                human, js, test, calibrate_cascade(human, js, cal, alpha, delta, min_n, grid)
+                human, js, test, calibrate_cascade(human, rs, cal, alpha, delta, min_n, grid), rs
             )
             for cal, test in splits
         ]
         pop = [
             apply_cascade(
-                human, js, every, calibrate_cascade(human, js, d, alpha, delta, min_n, grid)
+                human, js, every, calibrate_cascade(human, rs, d, alpha, delta, min_n, grid), rs
             ).agreement
             for d in draws
         ]
