@@ -41,7 +41,7 @@ from metajudge.limits import check_allocation
 from metajudge.results import Result
 from metajudge.stats.decisions import spell, to_pref
 from metajudge.stats.intervals import percentile_ci
-from metajudge.stats.selective import sorted_threshold
+from metajudge.stats.selective import ThresholdTest, sorted_threshold
 
 MIN_N = 30  # calibration items at or above a candidate threshold (the paper's code)
 GRID_POINTS = 5000  # the paper's candidate thresholds: linspace(0, 1, 5000)
@@ -296,15 +296,15 @@ class Ranked:
         right = np.asarray(judge.pred) == np.asarray(human)
         return cls(right, conf, np.argsort(-conf, kind="stable"))
 
-    def threshold(
+    def test(
         self, idx: np.ndarray, alpha: float, delta: float, min_n: int, grid: int | None
-    ) -> float | None:
-        """The fixed-sequence threshold of the units ``idx`` (a unit drawn k times counts k
-        times), in descending confidence without a sort of their own
+    ) -> ThresholdTest:
+        """The fixed-sequence test of the units ``idx`` (a unit drawn k times counts k times),
+        in descending confidence without a sort of their own
         (:func:`~metajudge.stats.selective.sorted_threshold`)."""
         times = np.bincount(idx, minlength=len(self.conf))[self.order]
         wrong, conf = (np.repeat(a[self.order], times) for a in (~self.right, self.conf))
-        return sorted_threshold(wrong, conf, alpha, delta, min_n=min_n, grid=grid).threshold
+        return sorted_threshold(wrong, conf, alpha, delta, min_n=min_n, grid=grid)
 
 
 def _ranked(human: np.ndarray, judges: Sequence[Any]) -> list[Ranked]:
@@ -325,7 +325,7 @@ def calibrate_cascade(
     left = idx
     out: list[float | None] = []
     for r in _ranked(human, judges):
-        t = r.threshold(left, alpha, delta, min_n, grid)
+        t = r.test(left, alpha, delta, min_n, grid).threshold
         out.append(t)
         if t is not None:
             left = left[r.conf[left] < t]
