@@ -499,13 +499,11 @@ class SelectiveResult(Result):
 def _splits(n: int, n_cal: int, repeats: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """``repeats`` seeded calibration/test splits (any mix of human classes: the binomial bound
     counts agreements, whatever the classes)."""
+    from metajudge.analyses.calibration.table import halves
+
     check_allocation(repeats, n, field="--repeats")  # before the splits are drawn
     rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(repeats):
-        perm = rng.permutation(n)
-        out.append((np.sort(perm[:n_cal]), np.sort(perm[n_cal:])))
-    return out
+    return [halves(rng.permutation(n), n_cal) for _ in range(repeats)]
 
 
 def _population_draws(n: int, n_cal: int, repeats: int, seed: int) -> list[np.ndarray]:
