@@ -180,6 +180,47 @@ def _side_class(mean: float) -> str | None:
     return spell(to_pref(mean), "side")
 
 
+def unit_classes(dataset: Any, dim: str) -> tuple[tuple[str, str | None], ...]:
+    """Each record's unit (a pair's item; a response's ``item::system``) and its majority human
+    class on ``dim`` (None: no human label), in record order."""
+    pairwise = dataset.card.kind == "pairwise"
+    return tuple(
+        (rec.id if pairwise else f"{rec.id}::{rec.system}", human_class(rec, dim, pairwise))
+        for rec in dataset.records
+    )
+
+
+@dataclass(frozen=True)
+class ClassReading:
+    """What selective judging and prediction sets read of a dataset and ONE judge column, read
+    once for both (:func:`read_classes`): the judge's class probabilities by unit
+    (:func:`class_probabilities`) and :func:`unit_classes` on ``dimension``."""
+
+    judge: str
+    dimension: str
+    probs: Mapping[str, Mapping[str, float]]
+    units: tuple[tuple[str, str | None], ...]
+
+
+def read_classes(
+    dataset: Any, rows: Sequence[Mapping[str, Any]], judge: str, dim: str
+) -> ClassReading:
+    """The :class:`ClassReading` of ``judge``'s column of ``rows`` on ``dataset``'s ``dim``."""
+    card = dataset.card
+    pairwise = card.kind == "pairwise"
+    probs = class_probabilities(rows, judge, pairwise=pairwise, labels=card.scale.labels)
+    return ClassReading(judge, dim, probs, unit_classes(dataset, dim))
+
+
+def _units(
+    dataset: Any, dim: str, classes: ClassReading | None
+) -> tuple[tuple[str, str | None], ...]:
+    """:func:`unit_classes`, those of ``classes`` where it read them on ``dim``."""
+    if classes is not None and classes.dimension == dim:
+        return classes.units
+    return unit_classes(dataset, dim)
+
+
 @dataclass(frozen=True)
 class SelectiveData:
     """Human classes and the judges' columns on the same units (pairs, or responses)."""
@@ -197,7 +238,7 @@ def judge_columns(
     *,
     costs: Mapping[str, float] | None = None,
     dimension: str | None = None,
-    probs: Mapping[str, Mapping[str, Mapping[str, float]]] | None = None,
+    classes: ClassReading | None = None,
 ) -> SelectiveData:
     """The units every judge gave a verdict on and that have a human label, in record order.
 
@@ -205,9 +246,9 @@ def judge_columns(
     to 1 (± 1e-6); the verdict is the likelier side, the confidence its probability; the human
     class is the sign of the mean label (a tie of humans is a class no 2-way judge can match).
     Categorical data: a judge row gives ``details.probs`` ({label: probability}). Units left
-    out (no human label, a judge without a verdict) are counted in ``notes``. ``probs``: a
-    judge's class probabilities already read from ``rows`` (``{judge: class_probabilities(...)}``),
-    not read again.
+    out (no human label, a judge without a verdict) are counted in ``notes``. ``classes``: a
+    judge's class probabilities and the units' human classes already read from ``rows``
+    (:func:`read_classes`), not read again.
     """
     card = dataset.card
     pairwise = card.kind == "pairwise"
@@ -231,15 +272,13 @@ def judge_columns(
             raise InputError(
                 f"no score column {j!r} (have {', '.join(sorted(have))})", field="judge"
             )
-        got = (probs or {}).get(j)
+        got = classes.probs if classes and classes.judge == j else None
         if got is None:
             got = class_probabilities(rows, j, pairwise=pairwise, labels=card.scale.labels)
         verdicts[j] = {u: _top(p) for u, p in got.items()}
     units, human = [], []
     no_label = no_verdict = 0
-    for rec in dataset.records:
-        unit = rec.id if pairwise else f"{rec.id}::{rec.system}"
-        h = human_class(rec, dim, pairwise)
+    for unit, h in _units(dataset, dim, classes):
         if h is None:
             no_label += 1
         elif not all(unit in verdicts[j] for j in judges):

@@ -38,11 +38,12 @@ class CalibrationRun:
 
 
 def calibration_table(
-    src: DataSource, *, sets: bool = False, probs: Any = None
+    src: DataSource, *, sets: bool = False, classes: Any = None
 ) -> tuple[Any, dict[str, int]]:
     """The rating table of the input (and the rows dropped per reason); with ``sets`` and a
-    pairwise / categorical dataset, the verdict table instead (``probs``: the judge's class
-    probabilities already read, :func:`~metajudge.analyses.calibration.verdict_sets.verdict_table`)."""
+    pairwise / categorical dataset, the verdict table instead (``classes``: the judge's class
+    probabilities and the human classes already read,
+    :func:`~metajudge.analyses.selective.read_classes`)."""
     from metajudge.analyses.calibration.sources import table_from_csv, table_from_scores
 
     if not src.scores:
@@ -59,7 +60,7 @@ def calibration_table(
             from metajudge.scores.source_rows import source_rows
 
             rows = source_rows(src, labels=False)
-            return verdict_table(ds, rows, dimension=src.dimension, probs=probs), {}
+            return verdict_table(ds, rows, dimension=src.dimension, classes=classes), {}
     return table_from_scores(
         ds, src.scores, dimension=src.dimension, data_dir=src.data_dir, ids=src.ids
     )
@@ -264,12 +265,13 @@ def run_conformal(
     opts: ConformalOptions,
     *,
     out: str | None = None,
-    probs: Any = None,
+    classes: Any = None,
 ) -> CalibrationRun:
     """``calibrate conformal``: intervals for ratings, prediction sets for verdicts; each test
     item's interval / set of the first split written to ``out``'s ``intervals.csv``
     (each checked before any work). ``result.target["warning"]``: the shift warning, if any.
-    ``probs``: the judge's class probabilities already read (verdicts), not read again."""
+    ``classes``: the judge's class probabilities and the human classes already read
+    (verdicts: :func:`~metajudge.analyses.selective.read_classes`), not read again."""
     from metajudge.analyses.calibration.table import check_alpha
     from metajudge.io import check_out_dir
     from metajudge.scores.spec import input_paths
@@ -280,7 +282,7 @@ def run_conformal(
         check_out_dir(out, inputs=[*input_paths(src), opts.target], field="--out")
     if src.scores and out:  # the table and the report read one dataset
         src = src.loaded_once()
-    table, dropped = calibration_table(src, sets=True, probs=probs)
+    table, dropped = calibration_table(src, sets=True, classes=classes)
     keep = bool(out)
     if not hasattr(table, "pred"):
         res, md = _sets(table, opts, keep)
@@ -301,13 +303,13 @@ def run_selective(
     seed: int = 0,
     thresholds: Any = None,
     out: str | None = None,
-    probs: Any = None,
+    classes: Any = None,
 ) -> CalibrationRun:
     """``calibrate selective``: Trust-or-Escalate's selective judging cascade
     (:func:`metajudge.analyses.selective.selective_judging`) of the ``judges``' columns of
     ``src``, tolerated disagreement ``alpha`` with risk ``delta``; a run folder to ``out``
-    (checked before any work); ``probs``: judges' class probabilities already read
-    (:func:`~metajudge.analyses.selective.judge_columns`)."""
+    (checked before any work); ``classes``: a judge's class probabilities and the human classes
+    already read (:func:`~metajudge.analyses.selective.read_classes`)."""
     from metajudge.analyses.selective import check_level, judge_columns, selective_judging
     from metajudge.reports.selective import selective_markdown
     from metajudge.scores.source_rows import source_rows
@@ -322,7 +324,7 @@ def run_selective(
     ds = src.load()
     rows = source_rows(src, labels=False)
     costs = dict(costs or {})
-    data = judge_columns(ds, rows, judges, costs=costs, dimension=src.dimension, probs=probs)
+    data = judge_columns(ds, rows, judges, costs=costs, dimension=src.dimension, classes=classes)
     res = selective_judging(
         data,
         alpha=alpha,

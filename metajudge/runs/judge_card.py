@@ -235,10 +235,10 @@ def alt_test_part(src: DataSource, opts: CardOptions) -> dict[str, Any]:
 
 
 def selective_part(
-    src: DataSource, opts: CardOptions, specs: list[str], probs: Any = None
+    src: DataSource, opts: CardOptions, specs: list[str], classes: Any = None
 ) -> dict[str, Any]:
     """``calibrate selective`` of the judge alone (Trust or Escalate), over the card's
-    ``repeats`` seeded calibration/test splits (``probs``: :func:`_class_probs`)."""
+    ``repeats`` seeded calibration/test splits (``classes``: :func:`_classes`)."""
     from metajudge.runs.calibrate import run_selective
 
     if src.load().card.label_kind not in ("pairwise", "categorical", "binary"):
@@ -254,7 +254,7 @@ def selective_part(
         seed=opts.seed,
         repeats=opts.repeats,
         thresholds="grid",
-        probs=None if probs is None else {judge: probs},
+        classes=classes,
     )
     cmd = ["calibrate", "selective", *src.args(), *_spec_args(specs), "--judge", judge]
     cmd += ["--risk", f"{opts.risk:g}", "--seed", str(opts.seed)]
@@ -262,23 +262,22 @@ def selective_part(
     return _ok(cmd, _data(run.result))
 
 
-def _class_probs(src: DataSource, opts: CardOptions, specs: list[str]) -> Any:
-    """The judge's class probabilities (:func:`~metajudge.analyses.selective.class_probabilities`
-    of the rows read once), read once for the selective and conformal parts; None where each part
-    reads them itself: ratings, a judge metric, a subset (the parts read the whole dataset), or
-    probabilities a part refuses (it then says why, as its command does)."""
-    from metajudge.analyses.selective import class_probabilities
+def _classes(src: DataSource, opts: CardOptions, specs: list[str]) -> Any:
+    """The judge's class probabilities and the human classes of the units
+    (:func:`~metajudge.analyses.selective.read_classes` of the rows read once), read once for the
+    selective and conformal parts; None where each part reads them itself: ratings, a judge
+    metric, a subset (the parts read the whole dataset), or probabilities a part refuses (it then
+    says why, as its command does)."""
+    from metajudge.analyses.selective import read_classes
     from metajudge.scores.source_rows import source_rows
 
     ds = src.load()
     if opts.metric or src.subset or _ratings(ds):
         return None
-    pairwise, labels = ds.card.kind == "pairwise", getattr(ds.card.scale, "labels", None)
+    dim = src.dimension or ds.card.dimensions[0]
     try:
         rows = source_rows(_whole(src, specs), labels=False)
-        return class_probabilities(
-            rows, _judge_spec(src, opts)[0], pairwise=pairwise, labels=labels
-        )
+        return read_classes(ds, rows, _judge_spec(src, opts)[0], dim)
     except InputError:
         return None
 
@@ -316,10 +315,10 @@ def _dim_args(src: DataSource) -> list[str]:
 
 
 def conformal_part(
-    src: DataSource, opts: CardOptions, specs: list[str], probs: Any = None
+    src: DataSource, opts: CardOptions, specs: list[str], classes: Any = None
 ) -> dict[str, Any]:
     """``calibrate conformal``: every method that applies, at the card's miscoverage
-    (``probs``: :func:`_class_probs`)."""
+    (``classes``: :func:`_classes`)."""
     from metajudge.runs.calibrate import ConformalOptions, run_conformal
 
     if src.subset:
@@ -332,7 +331,7 @@ def conformal_part(
         seed=opts.seed,
         repeats=opts.repeats,
     )
-    run = run_conformal(_whole(src, specs), o, probs=probs)
+    run = run_conformal(_whole(src, specs), o, classes=classes)
     cmd = ["calibrate", "conformal", *src.args(), *_spec_args(specs), *_dim_args(src)]
     cmd += ["--miscoverage", f"{opts.miscoverage:g}", "--seed", str(opts.seed)]
     cmd += ["--repeats", str(opts.repeats), "--format", "json"]
@@ -564,13 +563,13 @@ def _parts(
     parts["verdicts"] = _attempt("judge card", lambda: verdicts_part(src, opts))
     parts["disagreements"] = _attempt("judge card", lambda: disagreements_part(src, opts))
     parts["alt_test"] = _attempt("decide alt-test", lambda: alt_test_part(src, opts))
-    probs = _class_probs(src, opts, specs)  # read once for both parts
+    classes = _classes(src, opts, specs)  # read once for both parts
 
     def selective() -> dict[str, Any]:
-        return selective_part(src, opts, specs, probs)
+        return selective_part(src, opts, specs, classes)
 
     def conformal() -> dict[str, Any]:
-        return conformal_part(src, opts, specs, probs)
+        return conformal_part(src, opts, specs, classes)
 
     parts["selective"] = _needed("selective", src, opts, specs, selective, labels)
     parts["conformal"] = _needed("conformal", src, opts, specs, conformal, labels)
