@@ -212,12 +212,10 @@ def read_classes(
     return ClassReading(judge, dim, probs, unit_classes(dataset, dim))
 
 
-def _units(
-    dataset: Any, dim: str, classes: ClassReading | None
-) -> tuple[tuple[str, str | None], ...]:
-    """:func:`unit_classes`, those of ``classes`` where it read them on ``dim``."""
-    if classes is not None and classes.dimension == dim:
-        return classes.units
+def _units(dataset: Any, dim: str, read: ClassReading | None) -> tuple[tuple[str, str | None], ...]:
+    """:func:`unit_classes`, those of ``read`` where it read them on ``dim``."""
+    if read is not None and read.dimension == dim:
+        return read.units
     return unit_classes(dataset, dim)
 
 
@@ -238,7 +236,7 @@ def judge_columns(
     *,
     costs: Mapping[str, float] | None = None,
     dimension: str | None = None,
-    classes: ClassReading | None = None,
+    class_reading: ClassReading | None = None,
 ) -> SelectiveData:
     """The units every judge gave a verdict on and that have a human label, in record order.
 
@@ -246,7 +244,7 @@ def judge_columns(
     to 1 (± 1e-6); the verdict is the likelier side, the confidence its probability; the human
     class is the sign of the mean label (a tie of humans is a class no 2-way judge can match).
     Categorical data: a judge row gives ``details.probs`` ({label: probability}). Units left
-    out (no human label, a judge without a verdict) are counted in ``notes``. ``classes``: a
+    out (no human label, a judge without a verdict) are counted in ``notes``. ``class_reading``: a
     judge's class probabilities and the units' human classes already read from ``rows``
     (:func:`read_classes`), not read again.
     """
@@ -272,13 +270,14 @@ def judge_columns(
             raise InputError(
                 f"no score column {j!r} (have {', '.join(sorted(have))})", field="judge"
             )
-        got = classes.probs if classes and classes.judge == j else None
+        read = class_reading
+        got = read.probs if read is not None and read.judge == j else None
         if got is None:
             got = class_probabilities(rows, j, pairwise=pairwise, labels=card.scale.labels)
         verdicts[j] = {u: _top(p) for u, p in got.items()}
     units, human = [], []
     no_label = no_verdict = 0
-    for unit, h in _units(dataset, dim, classes):
+    for unit, h in _units(dataset, dim, class_reading):
         if h is None:
             no_label += 1
         elif not all(unit in verdicts[j] for j in judges):

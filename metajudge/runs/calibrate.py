@@ -38,11 +38,11 @@ class CalibrationRun:
 
 
 def calibration_table(
-    src: DataSource, *, sets: bool = False, classes: Any = None
+    src: DataSource, *, sets: bool = False, class_reading: Any = None
 ) -> tuple[Any, dict[str, int]]:
     """The rating table of the input (and the rows dropped per reason); with ``sets`` and a
-    pairwise / categorical dataset, the verdict table instead (``classes``: the judge's class
-    probabilities and the human classes already read,
+    pairwise / categorical dataset, the verdict table instead (``class_reading``: the judge's
+    class probabilities and the human classes already read,
     :func:`~metajudge.analyses.selective.read_classes`)."""
     from metajudge.analyses.calibration.sources import table_from_csv, table_from_scores
 
@@ -60,7 +60,7 @@ def calibration_table(
             from metajudge.scores.source_rows import source_rows
 
             rows = source_rows(src, labels=False)
-            return verdict_table(ds, rows, dimension=src.dimension, classes=classes), {}
+            return verdict_table(ds, rows, dimension=src.dimension, class_reading=class_reading), {}
     return table_from_scores(
         ds, src.scores, dimension=src.dimension, data_dir=src.data_dir, ids=src.ids
     )
@@ -265,12 +265,12 @@ def run_conformal(
     opts: ConformalOptions,
     *,
     out: str | None = None,
-    classes: Any = None,
+    class_reading: Any = None,
 ) -> CalibrationRun:
     """``calibrate conformal``: intervals for ratings, prediction sets for verdicts; each test
     item's interval / set of the first split written to ``out``'s ``intervals.csv``
     (each checked before any work). ``result.target["warning"]``: the shift warning, if any.
-    ``classes``: the judge's class probabilities and the human classes already read
+    ``class_reading``: the judge's class probabilities and the human classes already read
     (verdicts: :func:`~metajudge.analyses.selective.read_classes`), not read again."""
     from metajudge.analyses.calibration.table import check_alpha
     from metajudge.io import check_out_dir
@@ -282,7 +282,7 @@ def run_conformal(
         check_out_dir(out, inputs=[*input_paths(src), opts.target], field="--out")
     if src.scores and out:  # the table and the report read one dataset
         src = src.loaded_once()
-    table, dropped = calibration_table(src, sets=True, classes=classes)
+    table, dropped = calibration_table(src, sets=True, class_reading=class_reading)
     keep = bool(out)
     if not hasattr(table, "pred"):
         res, md = _sets(table, opts, keep)
@@ -303,13 +303,13 @@ def run_selective(
     seed: int = 0,
     thresholds: Any = None,
     out: str | None = None,
-    classes: Any = None,
+    class_reading: Any = None,
 ) -> CalibrationRun:
     """``calibrate selective``: Trust-or-Escalate's selective judging cascade
     (:func:`metajudge.analyses.selective.selective_judging`) of the ``judges``' columns of
     ``src``, tolerated disagreement ``alpha`` with risk ``delta``; a run folder to ``out``
-    (checked before any work); ``classes``: a judge's class probabilities and the human classes
-    already read (:func:`~metajudge.analyses.selective.read_classes`)."""
+    (checked before any work); ``class_reading``: a judge's class probabilities and the human
+    classes already read (:func:`~metajudge.analyses.selective.read_classes`)."""
     from metajudge.analyses.selective import check_level, judge_columns, selective_judging
     from metajudge.reports.selective import selective_markdown
     from metajudge.scores.source_rows import source_rows
@@ -324,7 +324,9 @@ def run_selective(
     ds = src.load()
     rows = source_rows(src, labels=False)
     costs = dict(costs or {})
-    data = judge_columns(ds, rows, judges, costs=costs, dimension=src.dimension, classes=classes)
+    data = judge_columns(
+        ds, rows, judges, costs=costs, dimension=src.dimension, class_reading=class_reading
+    )
     res = selective_judging(
         data,
         alpha=alpha,

@@ -235,10 +235,10 @@ def alt_test_part(src: DataSource, opts: CardOptions) -> dict[str, Any]:
 
 
 def selective_part(
-    src: DataSource, opts: CardOptions, specs: list[str], classes: Any = None
+    src: DataSource, opts: CardOptions, specs: list[str], class_reading: Any = None
 ) -> dict[str, Any]:
     """``calibrate selective`` of the judge alone (Trust or Escalate), over the card's
-    ``repeats`` seeded calibration/test splits (``classes``: :func:`_classes`)."""
+    ``repeats`` seeded calibration/test splits (``class_reading``: :func:`_class_reading`)."""
     from metajudge.runs.calibrate import run_selective
 
     if src.load().card.label_kind not in ("pairwise", "categorical", "binary"):
@@ -254,7 +254,7 @@ def selective_part(
         seed=opts.seed,
         repeats=opts.repeats,
         thresholds="grid",
-        classes=classes,
+        class_reading=class_reading,
     )
     cmd = ["calibrate", "selective", *src.args(), *_spec_args(specs), "--judge", judge]
     cmd += ["--risk", f"{opts.risk:g}", "--seed", str(opts.seed)]
@@ -262,7 +262,7 @@ def selective_part(
     return _ok(cmd, _data(run.result))
 
 
-def _classes(src: DataSource, opts: CardOptions, specs: list[str]) -> Any:
+def _class_reading(src: DataSource, opts: CardOptions, specs: list[str]) -> Any:
     """The judge's class probabilities and the human classes of the units
     (:func:`~metajudge.analyses.selective.read_classes` of the rows read once), read once for the
     selective and conformal parts; None where each part reads them itself: ratings, a judge
@@ -315,10 +315,10 @@ def _dim_args(src: DataSource) -> list[str]:
 
 
 def conformal_part(
-    src: DataSource, opts: CardOptions, specs: list[str], classes: Any = None
+    src: DataSource, opts: CardOptions, specs: list[str], class_reading: Any = None
 ) -> dict[str, Any]:
     """``calibrate conformal``: every method that applies, at the card's miscoverage
-    (``classes``: :func:`_classes`)."""
+    (``class_reading``: :func:`_class_reading`)."""
     from metajudge.runs.calibrate import ConformalOptions, run_conformal
 
     if src.subset:
@@ -331,7 +331,7 @@ def conformal_part(
         seed=opts.seed,
         repeats=opts.repeats,
     )
-    run = run_conformal(_whole(src, specs), o, classes=classes)
+    run = run_conformal(_whole(src, specs), o, class_reading=class_reading)
     cmd = ["calibrate", "conformal", *src.args(), *_spec_args(specs), *_dim_args(src)]
     cmd += ["--miscoverage", f"{opts.miscoverage:g}", "--seed", str(opts.seed)]
     cmd += ["--repeats", str(opts.repeats), "--format", "json"]
@@ -563,13 +563,13 @@ def _parts(
     parts["verdicts"] = _attempt("judge card", lambda: verdicts_part(src, opts))
     parts["disagreements"] = _attempt("judge card", lambda: disagreements_part(src, opts))
     parts["alt_test"] = _attempt("decide alt-test", lambda: alt_test_part(src, opts))
-    classes = _classes(src, opts, specs)  # read once for both parts
+    class_reading = _class_reading(src, opts, specs)  # read once for both parts
 
     def selective() -> dict[str, Any]:
-        return selective_part(src, opts, specs, classes)
+        return selective_part(src, opts, specs, class_reading)
 
     def conformal() -> dict[str, Any]:
-        return conformal_part(src, opts, specs, classes)
+        return conformal_part(src, opts, specs, class_reading)
 
     parts["selective"] = _needed("selective", src, opts, specs, selective, labels)
     parts["conformal"] = _needed("conformal", src, opts, specs, conformal, labels)

@@ -78,12 +78,12 @@ def verdict_table(
     rows: Sequence[Mapping[str, Any]],
     *,
     dimension: str | None = None,
-    classes: Any = None,
+    class_reading: Any = None,
 ) -> VerdictTable:
     """The units with a human class and the judge's class probabilities, in record order, from
-    score ``rows`` of ONE judge column (what is left out is counted in ``notes``); ``classes``:
-    those already read from ``rows`` (:func:`~metajudge.analyses.selective.read_classes`), not
-    read again."""
+    score ``rows`` of ONE judge column (what is left out is counted in ``notes``);
+    ``class_reading``: those already read from ``rows``
+    (:func:`~metajudge.analyses.selective.read_classes`), not read again."""
     from metajudge.analyses.selective import ClassReading, read_classes
     from metajudge.scores.readers.rows import row_metrics
 
@@ -100,7 +100,7 @@ def verdict_table(
         raise InputError(
             f"unknown dimension {dim!r} (known: {', '.join(card.dimensions)})", field="--dimension"
         )
-    read: ClassReading = classes
+    read: ClassReading | None = class_reading
     if read is None or read.judge != metrics[0] or read.dimension != dim:
         read = read_classes(dataset, rows, metrics[0], dim)
     got = read.probs
