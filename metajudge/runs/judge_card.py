@@ -266,18 +266,19 @@ def _class_reading(src: DataSource, opts: CardOptions, specs: list[str]) -> Any:
     """The judge's class probabilities and the human classes of the units
     (:func:`~metajudge.analyses.selective.read_classes` of the rows read once), read once for the
     selective and conformal parts; None where each part reads them itself: ratings, a judge
-    metric, a subset (the parts read the whole dataset), or probabilities a part refuses (it then
-    says why, as its command does)."""
+    metric, a subset (the parts read the whole dataset), label cells read as labels (categorical
+    or binary data: the parts read numbers), or probabilities a part refuses (it then says why,
+    as its command does)."""
     from metajudge.analyses.selective import read_classes
-    from metajudge.scores.source_rows import source_rows
+    from metajudge.scores.source_rows import read_for
 
     ds = src.load()
-    if opts.metric or src.subset or _ratings(ds):
+    read = read_for(_whole(src, specs), ds, labels=False)
+    if read is None or _ratings(ds):
         return None
-    dim = src.dimension or ds.card.dimensions[0]
     try:
-        rows = source_rows(_whole(src, specs), labels=False)
-        return read_classes(ds, rows, _judge_spec(src, opts)[0], dim)
+        dim = src.dimension or ds.card.dimensions[0]
+        return read_classes(ds, read.rows, _judge_spec(src, opts)[0], dim)
     except InputError:
         return None
 
