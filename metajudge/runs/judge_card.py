@@ -453,7 +453,7 @@ def disagreements_part(src: DataSource, opts: CardOptions) -> dict[str, Any]:
     from metajudge.analyses.disagreements import label_disagreements
     from metajudge.analyses.metric_vs_human.categorical import gold_labels
     from metajudge.runs.jury import label_columns
-    from metajudge.scores.spec import gather_scores
+    from metajudge.scores.source_rows import source_rows
 
     kind = src.load().card.label_kind
     if kind not in ("binary", "categorical"):
@@ -461,8 +461,9 @@ def disagreements_part(src: DataSource, opts: CardOptions) -> dict[str, Any]:
     judge, specs = _judge_spec(src, opts)
     if opts.metric:
         return _absent("the items of a judge metric: the meta-eval report's browser lists them")
-    ds, dim, preds = label_columns(src.but(scores=tuple(specs)), [judge])
-    rows = gather_scores(ds, specs, data_dir=src.data_dir, labels=True)
+    one = src.but(scores=tuple(specs))
+    ds, dim, preds = label_columns(one, [judge])
+    rows = source_rows(one, labels=True)
     said = {
         r["key"]: (r.get("details") or {}).get("explanation")
         for r in rows
