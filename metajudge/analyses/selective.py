@@ -537,7 +537,7 @@ class SelectiveResult(Result):
 def _splits(n: int, n_cal: int, repeats: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """``repeats`` seeded calibration/test splits (any mix of human classes: the binomial bound
     counts agreements, whatever the classes)."""
-    from metajudge.analyses.calibration.table import halves
+    from metajudge.stats.bootstrap import halves
 
     check_allocation(repeats, n, field="--repeats")  # before the splits are drawn
     rng = np.random.default_rng(seed)

@@ -41,9 +41,10 @@ import numpy as np
 
 from metajudge.analyses.calibration import maps
 from metajudge.analyses.calibration.shift import score_shift
-from metajudge.analyses.calibration.table import FArr, RatingTable, check_alpha, halves, splits
+from metajudge.analyses.calibration.table import FArr, RatingTable, check_alpha, splits
 from metajudge.errors import InputError
 from metajudge.results import Result
+from metajudge.stats.bootstrap import halves
 from metajudge.stats.calibration import (
     conformal_quantile,
     min_calibration_rows,

@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from metajudge.errors import InputError
 from metajudge.limits import check_allocation
+from metajudge.stats.bootstrap import halves
 
 FArr = npt.NDArray[np.float64]
 IArr = npt.NDArray[np.int64]
@@ -195,18 +196,6 @@ def splits(n: int, *, seed: int, repeats: int, fraction: float = 0.5) -> list[tu
             f"{n} rows are too few to split {fraction:g}/{1 - fraction:g}", field="--fraction"
         )
     return [halves(np.random.default_rng([seed, r]).permutation(n), k) for r in range(repeats)]
-
-
-def halves(perm: IArr, k: int) -> tuple[IArr, IArr]:
-    """The first ``k`` entries of the permutation ``perm`` and the rest, each in ascending order
-    (``np.sort`` of each, read off a mask of the first: no sort).
-
-    >>> [h.tolist() for h in halves(np.array([3, 0, 4, 1, 2]), 2)]
-    [[0, 3], [1, 2, 4]]
-    """
-    first = np.zeros(len(perm), dtype=bool)
-    first[perm[:k]] = True
-    return np.flatnonzero(first), np.flatnonzero(~first)
 
 
 def check_alpha(alpha: float, field: str = "--alpha") -> float:
