@@ -41,7 +41,7 @@ from metajudge.limits import check_allocation
 from metajudge.results import Result
 from metajudge.stats.decisions import spell, to_pref
 from metajudge.stats.intervals import percentile_ci
-from metajudge.stats.selective import fixed_sequence_threshold
+from metajudge.stats.selective import ThresholdTest, sorted_threshold
 
 MIN_N = 30  # calibration items at or above a candidate threshold (the paper's code)
 GRID_POINTS = 5000  # the paper's candidate thresholds: linspace(0, 1, 5000)
@@ -180,6 +180,45 @@ def _side_class(mean: float) -> str | None:
     return spell(to_pref(mean), "side")
 
 
+def unit_classes(dataset: Any, dim: str) -> tuple[tuple[str, str | None], ...]:
+    """Each record's unit (a pair's item; a response's ``item::system``) and its majority human
+    class on ``dim`` (None: no human label), in record order."""
+    pairwise = dataset.card.kind == "pairwise"
+    return tuple(
+        (rec.id if pairwise else f"{rec.id}::{rec.system}", human_class(rec, dim, pairwise))
+        for rec in dataset.records
+    )
+
+
+@dataclass(frozen=True)
+class ClassReading:
+    """What selective judging and prediction sets read of a dataset and ONE judge column, read
+    once for both (:func:`read_classes`): the judge's class probabilities by unit
+    (:func:`class_probabilities`) and :func:`unit_classes` on ``dimension``."""
+
+    judge: str
+    dimension: str
+    probs: Mapping[str, Mapping[str, float]]
+    units: tuple[tuple[str, str | None], ...]
+
+
+def read_classes(
+    dataset: Any, rows: Sequence[Mapping[str, Any]], judge: str, dim: str
+) -> ClassReading:
+    """The :class:`ClassReading` of ``judge``'s column of ``rows`` on ``dataset``'s ``dim``."""
+    card = dataset.card
+    pairwise = card.kind == "pairwise"
+    probs = class_probabilities(rows, judge, pairwise=pairwise, labels=card.scale.labels)
+    return ClassReading(judge, dim, probs, unit_classes(dataset, dim))
+
+
+def _units(dataset: Any, dim: str, read: ClassReading | None) -> tuple[tuple[str, str | None], ...]:
+    """:func:`unit_classes`, those of ``read`` where it read them on ``dim``."""
+    if read is not None and read.dimension == dim:
+        return read.units
+    return unit_classes(dataset, dim)
+
+
 @dataclass(frozen=True)
 class SelectiveData:
     """Human classes and the judges' columns on the same units (pairs, or responses)."""
@@ -197,6 +236,7 @@ def judge_columns(
     *,
     costs: Mapping[str, float] | None = None,
     dimension: str | None = None,
+    class_reading: ClassReading | None = None,
 ) -> SelectiveData:
     """The units every judge gave a verdict on and that have a human label, in record order.
 
@@ -204,7 +244,9 @@ def judge_columns(
     to 1 (± 1e-6); the verdict is the likelier side, the confidence its probability; the human
     class is the sign of the mean label (a tie of humans is a class no 2-way judge can match).
     Categorical data: a judge row gives ``details.probs`` ({label: probability}). Units left
-    out (no human label, a judge without a verdict) are counted in ``notes``.
+    out (no human label, a judge without a verdict) are counted in ``notes``. ``class_reading``: a
+    judge's class probabilities and the units' human classes already read from ``rows``
+    (:func:`read_classes`), not read again.
     """
     card = dataset.card
     pairwise = card.kind == "pairwise"
@@ -228,13 +270,14 @@ def judge_columns(
             raise InputError(
                 f"no score column {j!r} (have {', '.join(sorted(have))})", field="judge"
             )
-        probs = class_probabilities(rows, j, pairwise=pairwise, labels=card.scale.labels)
-        verdicts[j] = {u: _top(p) for u, p in probs.items()}
+        read = class_reading
+        got = read.probs if read is not None and read.judge == j else None
+        if got is None:
+            got = class_probabilities(rows, j, pairwise=pairwise, labels=card.scale.labels)
+        verdicts[j] = {u: _top(p) for u, p in got.items()}
     units, human = [], []
     no_label = no_verdict = 0
-    for rec in dataset.records:
-        unit = rec.id if pairwise else f"{rec.id}::{rec.system}"
-        h = human_class(rec, dim, pairwise)
+    for unit, h in _units(dataset, dim, class_reading):
         if h is None:
             no_label += 1
         elif not all(unit in verdicts[j] for j in judges):
@@ -276,25 +319,54 @@ class SplitOutcome:
     cost_per_item: float
 
 
+@dataclass(frozen=True)
+class Ranked:
+    """A judge's column on every unit, ranked once for every split: ``right`` (its verdict is
+    the human class), ``conf`` and ``order`` (the units by descending confidence)."""
+
+    right: np.ndarray
+    conf: np.ndarray
+    order: np.ndarray
+
+    @classmethod
+    def of(cls, human: np.ndarray, judge: JudgeColumn) -> Ranked:
+        conf = np.asarray(judge.conf, dtype=float)
+        right = np.asarray(judge.pred) == np.asarray(human)
+        return cls(right, conf, np.argsort(-conf, kind="stable"))
+
+    def test(
+        self, idx: np.ndarray, alpha: float, delta: float, min_n: int, grid: int | None
+    ) -> ThresholdTest:
+        """The fixed-sequence test of the units ``idx`` (a unit drawn k times counts k times),
+        in descending confidence without a sort of their own
+        (:func:`~metajudge.stats.selective.sorted_threshold`)."""
+        times = np.bincount(idx, minlength=len(self.conf))[self.order]
+        wrong, conf = (np.repeat(a[self.order], times) for a in (~self.right, self.conf))
+        return sorted_threshold(wrong, conf, alpha, delta, min_n=min_n, grid=grid)
+
+
+def _ranked(human: np.ndarray, judges: Sequence[Any]) -> list[Ranked]:
+    return [j if isinstance(j, Ranked) else Ranked.of(human, j) for j in judges]
+
+
 def calibrate_cascade(
     human: np.ndarray,
-    judges: Sequence[JudgeColumn],
+    judges: Sequence[JudgeColumn | Ranked],
     idx: np.ndarray,
     alpha: float,
     delta: float,
     min_n: int = MIN_N,
     grid: int | None = GRID_POINTS,
 ) -> tuple[float | None, ...]:
-    """Each judge's threshold, calibrated in order on the items the judges before it left."""
+    """Each judge's threshold, calibrated in order on the items the judges before it left
+    (``judges``: their columns, or :class:`Ranked` once for every split)."""
     left = idx
     out: list[float | None] = []
-    for j in judges:
-        conf = np.asarray(j.conf)[left]
-        ok = np.asarray(j.pred)[left] == human[left]
-        t = fixed_sequence_threshold(ok, conf, alpha, delta, min_n=min_n, grid=grid).threshold
+    for r in _ranked(human, judges):
+        t = r.test(left, alpha, delta, min_n, grid).threshold
         out.append(t)
         if t is not None:
-            left = left[conf < t]
+            left = left[r.conf[left] < t]
     return tuple(out)
 
 
@@ -303,25 +375,28 @@ def apply_cascade(
     judges: Sequence[JudgeColumn],
     idx: np.ndarray,
     thresholds: Sequence[float | None],
+    ranked: Sequence[Ranked] | None = None,
 ) -> SplitOutcome:
-    """The cascade with ``thresholds`` on the test items ``idx``."""
+    """The cascade with ``thresholds`` on the test items ``idx`` (``ranked``: the judges'
+    :class:`Ranked` columns, made once for every split)."""
     n = len(idx)
     taken = np.full(n, -1)
     cost = np.zeros(n)
-    for k, (j, t) in enumerate(zip(judges, thresholds, strict=True)):
+    ranked = _ranked(human, ranked or judges)
+    for k, (j, r, t) in enumerate(zip(judges, ranked, thresholds, strict=True)):
         open_ = taken < 0
         cost[open_] += j.cost
         if t is not None:
-            taken[open_ & (np.asarray(j.conf)[idx] >= t)] = k
-    preds = np.stack([np.asarray(j.pred)[idx] for j in judges])
+            taken[open_ & (r.conf[idx] >= t)] = k
+    right = np.stack([r.right[idx] for r in ranked])
     kept = taken >= 0
-    agree = preds[taken[kept], np.flatnonzero(kept)] == human[idx][kept]
+    agree = right[taken[kept], np.flatnonzero(kept)]
     return SplitOutcome(
         thresholds=tuple(thresholds),
         coverage=float(kept.mean()) if n else 0.0,
         n_kept=int(kept.sum()),
         agreement=float(agree.mean()) if kept.any() else None,
-        raw_agreement=float((preds[-1] == human[idx]).mean()),
+        raw_agreement=float(right[-1].mean()),
         share_by_judge=tuple(float((taken == k).mean()) for k in range(len(judges))),
         cost_per_item=float(cost.mean()),
     )
@@ -462,13 +537,11 @@ class SelectiveResult(Result):
 def _splits(n: int, n_cal: int, repeats: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """``repeats`` seeded calibration/test splits (any mix of human classes: the binomial bound
     counts agreements, whatever the classes)."""
+    from metajudge.stats.bootstrap import halves
+
     check_allocation(repeats, n, field="--repeats")  # before the splits are drawn
     rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(repeats):
-        perm = rng.permutation(n)
-        out.append((np.sort(perm[:n_cal]), np.sort(perm[n_cal:])))
-    return out
+    return [halves(rng.permutation(n), n_cal) for _ in range(repeats)]
 
 
 def _population_draws(n: int, n_cal: int, repeats: int, seed: int) -> list[np.ndarray]:
@@ -546,16 +619,18 @@ def selective_judging(
     draws = _population_draws(n, n_cal, repeats, seed)
     every = np.arange(n)
     summaries = []
+    ranked = {j.name: Ranked.of(human, j) for j in judges}  # sorted once, not once a split
     for name, js in configs:
+        rs = [ranked[j.name] for j in js]
         outs = [
             apply_cascade(
-                human, js, test, calibrate_cascade(human, js, cal, alpha, delta, min_n, grid)
+                human, js, test, calibrate_cascade(human, rs, cal, alpha, delta, min_n, grid), rs
             )
             for cal, test in splits
         ]
         pop = [
             apply_cascade(
-                human, js, every, calibrate_cascade(human, js, d, alpha, delta, min_n, grid)
+                human, js, every, calibrate_cascade(human, rs, d, alpha, delta, min_n, grid), rs
             ).agreement
             for d in draws
         ]

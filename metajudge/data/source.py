@@ -7,8 +7,10 @@ JSONL or upstream file, a rating-distribution CSV, a CJE fresh-draw folder, an a
 folder); ``scores`` names the score columns (``--scores`` specs, as text or parsed),
 ``judge`` the judge's column where one is meant, ``distribution`` a rating CSV's distribution
 column and ``cluster_field`` the field rows are clustered by. A source carries its loaded dataset once
-:meth:`DataSource.loaded_once` has read it, so that a command running several analyses (the
-judge card) reads the data once and hands the same records to each.
+:meth:`DataSource.loaded_once` has read it, and its score rows once
+:func:`metajudge.scores.source_rows.scored_once` has gathered them, so that a command running
+several analyses (the judge card) reads the data and the score files once and hands the same
+records and rows to each.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ from typing import Any
 @dataclass(frozen=True)
 class DataSource:
     """What a command reads (module docstring); ``ids``: the id policy of score rows
-    (``--strict-ids``); ``dataset_obj``: the dataset already read (:meth:`loaded_once`)."""
+    (``--strict-ids``); ``dataset_obj``: the dataset already read (:meth:`loaded_once`);
+    ``scores_read``: score rows already gathered
+    (:class:`~metajudge.scores.source_rows.ScoresRead`)."""
 
     dataset: str | None = None
     path: str | None = None
@@ -37,6 +41,7 @@ class DataSource:
     ids: Any = None
     tracking_uri: str | None = None
     dataset_obj: Any = field(default=None, compare=False, repr=False)
+    scores_read: Any = field(default=None, compare=False, repr=False)
 
     def load(self, progress: Any = None, texts: bool = True) -> Any:
         """The :class:`~metajudge.data.structure.Dataset` named by ``dataset`` or read from

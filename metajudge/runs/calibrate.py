@@ -37,9 +37,13 @@ class CalibrationRun:
     folder: list[Path] = field(default_factory=list)
 
 
-def calibration_table(src: DataSource, *, sets: bool = False) -> tuple[Any, dict[str, int]]:
+def calibration_table(
+    src: DataSource, *, sets: bool = False, class_reading: Any = None
+) -> tuple[Any, dict[str, int]]:
     """The rating table of the input (and the rows dropped per reason); with ``sets`` and a
-    pairwise / categorical dataset, the verdict table instead."""
+    pairwise / categorical dataset, the verdict table instead (``class_reading``: the judge's
+    class probabilities and the human classes already read,
+    :func:`~metajudge.analyses.selective.read_classes`)."""
     from metajudge.analyses.calibration.sources import table_from_csv, table_from_scores
 
     if not src.scores:
@@ -51,11 +55,12 @@ def calibration_table(src: DataSource, *, sets: bool = False) -> tuple[Any, dict
     ds = src.load()
     if sets:
         from metajudge.analyses.calibration.verdict_sets import is_verdict_dataset, verdict_table
-        from metajudge.scores.spec import gather_scores
 
         if is_verdict_dataset(ds.card):
-            rows = gather_scores(ds, src.scores, data_dir=src.data_dir, labels=False, ids=src.ids)
-            return verdict_table(ds, rows, dimension=src.dimension), {}
+            from metajudge.scores.source_rows import source_rows
+
+            rows = source_rows(src, labels=False)
+            return verdict_table(ds, rows, dimension=src.dimension, class_reading=class_reading), {}
     return table_from_scores(
         ds, src.scores, dimension=src.dimension, data_dir=src.data_dir, ids=src.ids
     )
@@ -260,10 +265,13 @@ def run_conformal(
     opts: ConformalOptions,
     *,
     out: str | None = None,
+    class_reading: Any = None,
 ) -> CalibrationRun:
     """``calibrate conformal``: intervals for ratings, prediction sets for verdicts; each test
     item's interval / set of the first split written to ``out``'s ``intervals.csv``
-    (each checked before any work). ``result.target["warning"]``: the shift warning, if any."""
+    (each checked before any work). ``result.target["warning"]``: the shift warning, if any.
+    ``class_reading``: the judge's class probabilities and the human classes already read
+    (verdicts: :func:`~metajudge.analyses.selective.read_classes`), not read again."""
     from metajudge.analyses.calibration.table import check_alpha
     from metajudge.io import check_out_dir
     from metajudge.scores.spec import input_paths
@@ -274,7 +282,7 @@ def run_conformal(
         check_out_dir(out, inputs=[*input_paths(src), opts.target], field="--out")
     if src.scores and out:  # the table and the report read one dataset
         src = src.loaded_once()
-    table, dropped = calibration_table(src, sets=True)
+    table, dropped = calibration_table(src, sets=True, class_reading=class_reading)
     keep = bool(out)
     if not hasattr(table, "pred"):
         res, md = _sets(table, opts, keep)
@@ -295,14 +303,17 @@ def run_selective(
     seed: int = 0,
     thresholds: Any = None,
     out: str | None = None,
+    class_reading: Any = None,
 ) -> CalibrationRun:
     """``calibrate selective``: Trust-or-Escalate's selective judging cascade
     (:func:`metajudge.analyses.selective.selective_judging`) of the ``judges``' columns of
     ``src``, tolerated disagreement ``alpha`` with risk ``delta``; a run folder to ``out``
-    (checked before any work)."""
+    (checked before any work); ``class_reading``: a judge's class probabilities and the human
+    classes already read (:func:`~metajudge.analyses.selective.read_classes`)."""
     from metajudge.analyses.selective import check_level, judge_columns, selective_judging
     from metajudge.reports.selective import selective_markdown
-    from metajudge.scores.spec import SHIPPED, gather_scores, input_paths
+    from metajudge.scores.source_rows import source_rows
+    from metajudge.scores.spec import input_paths
 
     check_level(alpha, "alpha")
     check_level(delta, "delta")
@@ -311,10 +322,11 @@ def run_selective(
 
         check_out_dir(out, inputs=input_paths(src))
     ds = src.load()
-    specs = src.scores or [SHIPPED]
-    rows = gather_scores(ds, specs, data_dir=src.data_dir, labels=False, ids=src.ids)
+    rows = source_rows(src, labels=False)
     costs = dict(costs or {})
-    data = judge_columns(ds, rows, judges, costs=costs, dimension=src.dimension)
+    data = judge_columns(
+        ds, rows, judges, costs=costs, dimension=src.dimension, class_reading=class_reading
+    )
     res = selective_judging(
         data,
         alpha=alpha,

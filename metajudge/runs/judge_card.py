@@ -234,9 +234,11 @@ def alt_test_part(src: DataSource, opts: CardOptions) -> dict[str, Any]:
     return _ok(cmd, run.payload)
 
 
-def selective_part(src: DataSource, opts: CardOptions, specs: list[str]) -> dict[str, Any]:
+def selective_part(
+    src: DataSource, opts: CardOptions, specs: list[str], class_reading: Any = None
+) -> dict[str, Any]:
     """``calibrate selective`` of the judge alone (Trust or Escalate), over the card's
-    ``repeats`` seeded calibration/test splits."""
+    ``repeats`` seeded calibration/test splits (``class_reading``: :func:`_class_reading`)."""
     from metajudge.runs.calibrate import run_selective
 
     if src.load().card.label_kind not in ("pairwise", "categorical", "binary"):
@@ -252,11 +254,33 @@ def selective_part(src: DataSource, opts: CardOptions, specs: list[str]) -> dict
         seed=opts.seed,
         repeats=opts.repeats,
         thresholds="grid",
+        class_reading=class_reading,
     )
     cmd = ["calibrate", "selective", *src.args(), *_spec_args(specs), "--judge", judge]
     cmd += ["--risk", f"{opts.risk:g}", "--seed", str(opts.seed)]
     cmd += ["--repeats", str(opts.repeats), "--format", "json"]
     return _ok(cmd, _data(run.result))
+
+
+def _class_reading(src: DataSource, opts: CardOptions, specs: list[str]) -> Any:
+    """The judge's class probabilities and the human classes of the units
+    (:func:`~metajudge.analyses.selective.read_classes` of the rows read once), read once for the
+    selective and conformal parts; None where each part reads them itself: ratings, a judge
+    metric, a subset (the parts read the whole dataset), label cells read as labels (categorical
+    or binary data: the parts read numbers), or probabilities a part refuses (it then says why,
+    as its command does)."""
+    from metajudge.analyses.selective import read_classes
+    from metajudge.scores.source_rows import read_for
+
+    ds = src.load()
+    read = read_for(_whole(src, specs), ds, labels=False)
+    if read is None or _ratings(ds):
+        return None
+    try:
+        dim = src.dimension or ds.card.dimensions[0]
+        return read_classes(ds, read.rows, _judge_spec(src, opts)[0], dim)
+    except InputError:
+        return None
 
 
 def _verdicts(ds: Any) -> bool:
@@ -276,7 +300,7 @@ def _spec_args(specs: Sequence[str]) -> list[str]:
 def _whole(src: DataSource, specs: list[str]) -> DataSource:
     """The source a calibrate part reads: the judge's one column ``specs`` of the whole dataset
     (the card's, read once, unless it is a subset: calibrate reads no --subset)."""
-    whole = src.but(subset=None, dataset_obj=None) if src.subset else src
+    whole = src.but(subset=None, dataset_obj=None, scores_read=None) if src.subset else src
     return whole.but(scores=tuple(specs), judge=None)
 
 
@@ -291,8 +315,11 @@ def _dim_args(src: DataSource) -> list[str]:
     return ["--dimension", src.dimension] if src.dimension else []
 
 
-def conformal_part(src: DataSource, opts: CardOptions, specs: list[str]) -> dict[str, Any]:
-    """``calibrate conformal``: every method that applies, at the card's miscoverage."""
+def conformal_part(
+    src: DataSource, opts: CardOptions, specs: list[str], class_reading: Any = None
+) -> dict[str, Any]:
+    """``calibrate conformal``: every method that applies, at the card's miscoverage
+    (``class_reading``: :func:`_class_reading`)."""
     from metajudge.runs.calibrate import ConformalOptions, run_conformal
 
     if src.subset:
@@ -305,7 +332,7 @@ def conformal_part(src: DataSource, opts: CardOptions, specs: list[str]) -> dict
         seed=opts.seed,
         repeats=opts.repeats,
     )
-    run = run_conformal(_whole(src, specs), o)
+    run = run_conformal(_whole(src, specs), o, class_reading=class_reading)
     cmd = ["calibrate", "conformal", *src.args(), *_spec_args(specs), *_dim_args(src)]
     cmd += ["--miscoverage", f"{opts.miscoverage:g}", "--seed", str(opts.seed)]
     cmd += ["--repeats", str(opts.repeats), "--format", "json"]
@@ -426,7 +453,7 @@ def disagreements_part(src: DataSource, opts: CardOptions) -> dict[str, Any]:
     from metajudge.analyses.disagreements import label_disagreements
     from metajudge.analyses.metric_vs_human.categorical import gold_labels
     from metajudge.runs.jury import label_columns
-    from metajudge.scores.spec import gather_scores
+    from metajudge.scores.source_rows import source_rows
 
     kind = src.load().card.label_kind
     if kind not in ("binary", "categorical"):
@@ -434,8 +461,9 @@ def disagreements_part(src: DataSource, opts: CardOptions) -> dict[str, Any]:
     judge, specs = _judge_spec(src, opts)
     if opts.metric:
         return _absent("the items of a judge metric: the meta-eval report's browser lists them")
-    ds, dim, preds = label_columns(src.but(scores=tuple(specs)), [judge])
-    rows = gather_scores(ds, specs, data_dir=src.data_dir, labels=True)
+    one = src.but(scores=tuple(specs))
+    ds, dim, preds = label_columns(one, [judge])
+    rows = source_rows(one, labels=True)
     said = {
         r["key"]: (r.get("details") or {}).get("explanation")
         for r in rows
@@ -537,12 +565,16 @@ def _parts(
     parts["verdicts"] = _attempt("judge card", lambda: verdicts_part(src, opts))
     parts["disagreements"] = _attempt("judge card", lambda: disagreements_part(src, opts))
     parts["alt_test"] = _attempt("decide alt-test", lambda: alt_test_part(src, opts))
-    parts["selective"] = _needed(
-        "selective", src, opts, specs, lambda: selective_part(src, opts, specs), labels
-    )
-    parts["conformal"] = _needed(
-        "conformal", src, opts, specs, lambda: conformal_part(src, opts, specs), labels
-    )
+    class_reading = _class_reading(src, opts, specs)  # read once for both parts
+
+    def selective() -> dict[str, Any]:
+        return selective_part(src, opts, specs, class_reading)
+
+    def conformal() -> dict[str, Any]:
+        return conformal_part(src, opts, specs, class_reading)
+
+    parts["selective"] = _needed("selective", src, opts, specs, selective, labels)
+    parts["conformal"] = _needed("conformal", src, opts, specs, conformal, labels)
 
     def calibration() -> dict[str, Any]:
         return calibration_part(src, opts, specs)[0]
@@ -627,9 +659,23 @@ def _labels(ds: Any) -> dict[str, Any]:
     return {"records": len(ds.records), "labelled": len(kept.records), "partial": bool(left)}
 
 
+def _read_once(src: DataSource, opts: CardOptions) -> DataSource:
+    """``src`` (its dataset loaded) carrying the judge's score rows, gathered once with one id
+    policy (one count of the rows dropped, meta-eval's ``run.score_ids``): the meta-eval,
+    selective and conformal parts read the same rows. A judge metric's rows are meta-eval's
+    to compute (read back from its folder)."""
+    if opts.metric:
+        return src
+    from metajudge.scores.source_rows import scored_once
+
+    specs = _judge_spec(src, opts)[1]
+    return scored_once(src.but(scores=tuple(specs))).but(scores=src.scores)
+
+
 def run_card(src: DataSource, opts: CardOptions, out: str | Path) -> CardRun:
     """The card of one judge on ``src`` into the run folder ``out``: card.json, card.html, the
-    meta-eval run folder under ``meta_eval/``. The dataset is read once and handed to every part."""
+    meta-eval run folder under ``meta_eval/``. The dataset and the judge's score rows are read
+    once and handed to every part (:func:`_read_once`)."""
     from metajudge.io import check_out_dir
     from metajudge.reports.judge_card import card_html, card_markdown, verdict
     from metajudge.results import finite
@@ -639,7 +685,7 @@ def run_card(src: DataSource, opts: CardOptions, out: str | Path) -> CardRun:
     if opts.probes:
         raise InputError("--probes goes with a CJE folder (--input DIR)", field="--probes")
     check_out_dir(out, inputs=input_paths(src))
-    src = src.loaded_once(texts=card_texts(src, opts))
+    src = _read_once(src.loaded_once(texts=card_texts(src, opts)), opts)
     ds = src.load()
     labels = _labels(ds)  # the parts' needs and the card's count, counted once
     with run_folder(out) as rf:

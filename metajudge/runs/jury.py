@@ -16,7 +16,7 @@ def _columns_by_judge(
 ) -> tuple[str, dict[str, list], list[str]]:
     """``(dimension, {judge: its score rows}, judges asked)`` of ``src``'s score columns on its
     dataset ``ds``: column ``J_<dim>`` is judge ``J`` on a dataset with several dimensions."""
-    from metajudge.scores.spec import SHIPPED, gather_scores
+    from metajudge.scores.source_rows import source_rows
 
     dims = ds.card.dimensions
     dim = src.dimension or dims[0]
@@ -25,9 +25,8 @@ def _columns_by_judge(
             f"no dimension {dim!r} (dimensions: {', '.join(dims)})", field="--dimension"
         )
     by_metric: dict[str, list] = {}
-    for r in gather_scores(
-        ds, list(src.scores or [SHIPPED]), data_dir=src.data_dir
-    ):  # default: released judges
+    # default: released judges; the rows read once where src carries them (the judge card)
+    for r in source_rows(src.but(dataset_obj=ds)):
         name = r["metric"]
         if len(dims) > 1:
             if not name.endswith("_" + dim):

@@ -38,6 +38,7 @@ from metajudge.scores.readers.alignment import IdPolicy
 from metajudge.scores.readers.base import Reading
 from metajudge.scores.readers.rows import row_metrics
 from metajudge.scores.run_scores import gather_run_scores, score_specs, write_scores_cache
+from metajudge.scores.source_rows import dataset_id_policy, read_for
 from metajudge.scores.spec import ScoreSpec
 
 log = logging.getLogger(__name__)
@@ -129,8 +130,10 @@ def meta_eval_into(
     """Run the whole meta-evaluation of ``source`` into ``out_dir``; returns the result and the
     written files (``result.json`` with the published numbers attached, tables, plots).
     ``source``: the dataset (loaded once: the one it carries, :meth:`DataSource.loaded_once`),
-    its score specs (:mod:`metajudge.scores.spec`) and id policy (``ids.strict``: refuse rows
-    for ids the dataset lacks, else dropped and counted, :func:`_counted`);
+    its score specs (:mod:`metajudge.scores.spec`; their rows and id policy those it carries,
+    gathered once: :func:`~metajudge.scores.source_rows.scored_once`) and id policy
+    (``ids.strict``: refuse rows for ids the dataset lacks, else dropped and counted,
+    :func:`_counted`);
     ``baselines``: the :mod:`~metajudge.analyses.metric_vs_human.trivial` rows; ``protocol``: every
     option of the evaluation (n_boot, seed, ci_level …) as one explicit value (None: the
     defaults; its ``correlate`` ``auto``: the data's kind chooses, :func:`_protocol_of`); ``backbone``:
@@ -148,8 +151,8 @@ def meta_eval_into(
         from metajudge.runs.meta_eval_categorical import refuse_asked, run_categorical
 
         refuse_asked(proto, asked, ds.card.label_kind)  # before any scoring
-    strict = bool(getattr(source.ids, "strict", False))
-    ids = IdPolicy(strict=strict, elsewhere=ds.other_subset_ids, subset=subset or "")
+    read = None if reading else read_for(source, ds)  # rows gathered once (the judge card)
+    ids = read.ids if read else dataset_id_policy(source, ds)
     cache: list[dict[str, Any]] = []  # a new scores.jsonl: written with the run's files
     rows, to_score = gather_run_scores(
         ds,
@@ -163,6 +166,7 @@ def meta_eval_into(
         ids=ids,
         pending=cache,
         reading=reading,
+        spec_rows=read.rows if read else None,
     )
     run |= {"score_ids": _counted(ids), **_recorded(reading)}
     ds, run["unlabelled_left_out"] = labelled_only(ds, what="meta-eval")

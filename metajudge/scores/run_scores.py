@@ -145,6 +145,7 @@ def gather_run_scores(
     ids: IdPolicy | None = None,
     pending: list[dict[str, Any]] | None = None,
     reading: Any = None,
+    spec_rows: Any = None,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Score rows of the score specs (:func:`metajudge.scores.spec.gather_scores`) and of the
     registry ``metrics`` no spec provides (computed, cached in ``OUT/scores.jsonl``).
@@ -160,11 +161,14 @@ def gather_run_scores(
     (:class:`~metajudge.scores.readers.alignment.IdPolicy`; ``None`` refuses them).
     ``reading``: how a judge framework's file is joined
     (:class:`~metajudge.scores.readers.base.Reading`; None: the defaults).
+    ``spec_rows``: the specs' rows already gathered (by ``ids``), not read again.
     """
     from metajudge.scores.spec import gather_scores as gather_spec_rows
 
     specs = score_specs(scores, score_files, external)
-    rows = gather_spec_rows(ds, specs, data_dir=data_dir, ids=ids, reading=reading)
+    rows = spec_rows
+    if rows is None:
+        rows = gather_spec_rows(ds, specs, data_dir=data_dir, ids=ids, reading=reading)
     have = set(row_metrics(rows))
     dims = list(ds.card.dimensions)
     to_score = [
@@ -172,7 +176,7 @@ def gather_run_scores(
     ]
     if to_score:
         to_score = registry_names(to_score)
-        rows += _registry_rows(
+        rows = rows + _registry_rows(  # a new list: given rows stay as they are
             ds,
             to_score,
             Path(out_dir),

@@ -213,6 +213,12 @@ def n_columns(specs: Iterable[ScoreSpec | str]) -> int:
     return sum(max(1, len(s.columns)) for s in as_specs(specs))
 
 
+def reads_labels(card: Any) -> bool:
+    """Are a score file's label cells read as labels for a dataset of this ``card``
+    (categorical or binary labels), by default?"""
+    return card.label_kind in ("categorical", "binary")
+
+
 def gather_scores(
     dataset: Any,
     specs: Sequence[ScoreSpec | str],
@@ -238,7 +244,7 @@ def gather_scores(
     :class:`~metajudge.scores.readers.rows.ScoreRows` (a wide file's scores stay in columns).
     """
     if labels is None:
-        labels = dataset.card.label_kind in ("categorical", "binary")
+        labels = reads_labels(dataset.card)
     rows = ScoreRows()
     origin: dict[str, ScoreSpec] = {}
     for spec in as_specs(specs):

@@ -43,6 +43,18 @@ def bootstrap_indices(n_items: int, n_resamples: int, rng: np.random.Generator) 
     return draw_indices(rng, n_items, n_resamples)
 
 
+def halves(perm: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The first ``k`` entries of the permutation ``perm`` and the rest, each in ascending order
+    (``np.sort`` of each, read off a mask of the first: no sort).
+
+    >>> [h.tolist() for h in halves(np.array([3, 0, 4, 1, 2]), 2)]
+    [[0, 3], [1, 2, 4]]
+    """
+    first = np.zeros(len(perm), dtype=bool)
+    first[perm[:k]] = True
+    return np.flatnonzero(first), np.flatnonzero(~first)
+
+
 def bootstrap_weights(n_items: int, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
     """``(n_resamples, n_items)`` counts: how often each item appears in each resample (sums to n_items).
 

@@ -101,8 +101,24 @@ def fixed_sequence_threshold(
     conf = np.asarray(confidence, dtype=float)
     ok = np.asarray(correct, dtype=bool)
     order = np.argsort(-conf, kind="stable")
-    wrong_cum = np.cumsum(~ok[order])
-    cand = _candidates(conf[order], min_n, grid)
+    return sorted_threshold(~ok[order], conf[order], alpha, delta, min_n=min_n, grid=grid)
+
+
+def sorted_threshold(
+    wrong_desc: np.ndarray,
+    conf_desc: np.ndarray,
+    alpha: float,
+    delta: float,
+    *,
+    min_n: int = 30,
+    grid: int | None = None,
+) -> ThresholdTest:
+    """:func:`fixed_sequence_threshold` of calibration items already in descending confidence
+    (``wrong_desc``: the judge disagrees with the human label; ``conf_desc``: its confidence),
+    tied confidences in any order: each candidate's test counts the items at or above it,
+    never an order among ties, so every order of them gives the same test."""
+    wrong_cum = np.cumsum(wrong_desc)
+    cand = _candidates(conf_desc, min_n, grid)
     best: tuple[float, int, int, float] | None = None
     tested = 0
     for v, n in cand:

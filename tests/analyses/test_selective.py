@@ -11,6 +11,8 @@ import pytest
 
 import metajudge as mj
 from metajudge.analyses.selective import (
+    JudgeColumn,
+    Ranked,
     apply_cascade,
     calibrate_cascade,
     judge_columns,
@@ -221,3 +223,27 @@ def test_trust_or_escalate_released_data(data_dir: Path, thresholds, gpt4, casca
         got = (c.coverage_mean, c.agreement_mean, c.raw_agreement_mean, c.splits_empty)
         assert got == pytest.approx(want, abs=5e-6)
         assert c.agreement_mean >= 0.85 > c.raw_agreement_mean
+
+
+@pytest.mark.parametrize("grid", [None, 5000])
+def test_a_ranked_column_gives_the_threshold_of_the_units_sorted_afresh(grid: int | None) -> None:
+    """A column ranked once for every split (:class:`Ranked`) gives each split's test (its
+    threshold, the units kept, their errors and bound) as the fixed-sequence test on that
+    split's units sorted afresh, with tied confidences (a few distinct values) and units drawn
+    several times (the population draws)."""
+    from metajudge.stats.selective import fixed_sequence_threshold
+
+    rng = np.random.default_rng(3)
+    n = 3000
+    conf = rng.choice([0.55, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0], size=n)
+    human = np.where(rng.uniform(size=n) < conf, "a", "b")
+    pred = np.full(n, "a")
+    ranked = Ranked.of(human, JudgeColumn("j", tuple(pred), tuple(conf)))
+    found = 0
+    for draw in range(20):
+        idx = rng.integers(0, n, n // 2) if draw % 2 else np.sort(rng.permutation(n)[: n // 2])
+        ok = pred[idx] == human[idx]
+        want = fixed_sequence_threshold(ok, conf[idx], 0.15, 0.1, grid=grid)
+        assert ranked.test(idx, 0.15, 0.1, 30, grid) == want
+        found += want.threshold is not None
+    assert found >= 10  # the splits keep items: the thresholds compared are numbers

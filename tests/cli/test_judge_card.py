@@ -368,3 +368,41 @@ def test_card_reads_its_data_once_and_shows_the_statistic_asked(
     answer = {v["question"]: v["answer"] for v in card["verdict"]}["Agreement with humans"]
     assert answer.startswith(f"Spearman {value:.3f} [{lo:.3f}, {hi:.3f}] on coherence")
     assert value != res.value("sheng.4omini_coherence", "coherence", "pearson")
+
+
+def test_arena_card_reads_the_score_file_and_the_classes_once(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """The card reads its judge's score file once: meta-eval, selective and conformal take the
+    same rows, with one count of the rows dropped (a battle the dataset lacks: counted in
+    meta-eval's ``run.score_ids``), and the judge's class probabilities and the units' human
+    classes are read once for selective and conformal; those two parts are what their commands
+    print, which drop that row as well."""
+    from metajudge.analyses import selective
+    from metajudge.data.loading import load
+    from metajudge.data.source import DataSource
+    from metajudge.runs.judge_card import CardOptions, run_card
+    from metajudge.scores import files
+    from tests.data.test_columnar import _arena_files, _battles, _judge_table
+
+    _, parquet = _arena_files(tmp_path, _battles(120))
+    scores = _judge_table(tmp_path, [r.id for r in load(parquet).records] + ["no-such-battle"])
+    src = DataSource(path=str(parquet), scores=(str(scores),), judge="judge_p")
+    reads: list[Path] = []
+    probs: list[str] = []
+    humans: list[str] = []
+    read, cls, units = files.read_scores, selective.class_probabilities, selective.unit_classes
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(files, "read_scores", lambda p, *a, **k: reads.append(p) or read(p, *a, **k))
+        mp.setattr(
+            selective, "class_probabilities", lambda r, j, **k: probs.append(j) or cls(r, j, **k)
+        )
+        mp.setattr(selective, "unit_classes", lambda d, dim: humans.append(dim) or units(d, dim))
+        card = run_card(src, CardOptions(n_boot=100, repeats=3), tmp_path / "card").card
+    assert reads == [scores]
+    assert probs == ["judge_p"]
+    assert humans == ["preference"]
+    assert card["parts"]["agreement"]["result"]["run"]["score_ids"]["rows_dropped"] == 1
+    for name in ("selective", "conformal"):
+        part = card["parts"][name]
+        assert part["status"] == "ok", part.get("reason")
+        got = _json(capsys, shlex.split(part["command"])[1:])
+        assert _strip(got) == _strip(part["result"]), name

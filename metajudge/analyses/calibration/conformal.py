@@ -44,6 +44,7 @@ from metajudge.analyses.calibration.shift import score_shift
 from metajudge.analyses.calibration.table import FArr, RatingTable, check_alpha, splits
 from metajudge.errors import InputError
 from metajudge.results import Result
+from metajudge.stats.bootstrap import halves
 from metajudge.stats.calibration import (
     conformal_quantile,
     min_calibration_rows,
@@ -158,7 +159,8 @@ def intervals_q(
     if method in ("isotonic-split", "isotonic-binned"):
         k = min(len(cal), max(2, round(o.fit_fraction * len(cal))))
         perm = np.random.default_rng([o.seed, 1]).permutation(len(cal))
-        fit, cal = cal.take(np.sort(perm[:k])), cal.take(np.sort(perm[k:]))
+        first, rest = halves(perm, k)
+        fit, cal = cal.take(first), cal.take(rest)
         params = maps.fit_map("isotonic", fit.pred, fit.human)
         c_cal = maps.apply_map("isotonic", params, cal.pred)
         c_test = maps.apply_map("isotonic", params, test.pred)

@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from metajudge.errors import InputError
 from metajudge.limits import check_allocation
+from metajudge.stats.bootstrap import halves
 
 FArr = npt.NDArray[np.float64]
 IArr = npt.NDArray[np.int64]
@@ -194,11 +195,7 @@ def splits(n: int, *, seed: int, repeats: int, fraction: float = 0.5) -> list[tu
         raise InputError(
             f"{n} rows are too few to split {fraction:g}/{1 - fraction:g}", field="--fraction"
         )
-    out = []
-    for r in range(repeats):
-        perm = np.random.default_rng([seed, r]).permutation(n)
-        out.append((np.sort(perm[:k]), np.sort(perm[k:])))
-    return out
+    return [halves(np.random.default_rng([seed, r]).permutation(n), k) for r in range(repeats)]
 
 
 def check_alpha(alpha: float, field: str = "--alpha") -> float:

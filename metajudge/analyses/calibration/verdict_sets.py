@@ -74,11 +74,17 @@ def is_verdict_dataset(card: Any) -> bool:
 
 
 def verdict_table(
-    dataset: Any, rows: Sequence[Mapping[str, Any]], *, dimension: str | None = None
+    dataset: Any,
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    dimension: str | None = None,
+    class_reading: Any = None,
 ) -> VerdictTable:
     """The units with a human class and the judge's class probabilities, in record order, from
-    score ``rows`` of ONE judge column (what is left out is counted in ``notes``)."""
-    from metajudge.analyses.selective import class_probabilities, human_class
+    score ``rows`` of ONE judge column (what is left out is counted in ``notes``);
+    ``class_reading``: those already read from ``rows``
+    (:func:`~metajudge.analyses.selective.read_classes`), not read again."""
+    from metajudge.analyses.selective import ClassReading, read_classes
     from metajudge.scores.readers.rows import row_metrics
 
     card = dataset.card
@@ -94,13 +100,13 @@ def verdict_table(
         raise InputError(
             f"unknown dimension {dim!r} (known: {', '.join(card.dimensions)})", field="--dimension"
         )
-    pairwise = card.kind == "pairwise"
-    got = class_probabilities(rows, metrics[0], pairwise=pairwise, labels=card.scale.labels)
+    read: ClassReading | None = class_reading
+    if read is None or read.judge != metrics[0] or read.dimension != dim:
+        read = read_classes(dataset, rows, metrics[0], dim)
+    got = read.probs
     classes = sorted({c for p in got.values() for c in p})
     units, humans, no_label, no_verdict = [], [], 0, 0
-    for rec in dataset.records:
-        unit = rec.id if pairwise else f"{rec.id}::{rec.system}"
-        h = human_class(rec, dim, pairwise)
+    for unit, h in read.units:
         if h is None:
             no_label += 1
         elif unit not in got:
