@@ -221,7 +221,8 @@ def _ceiling_one(run: Run, d: str) -> dict[str, Any]:
         cols = {m: run.resp_cache[c][0] for (m, dd), c in run.columns_of.items() if dd == d and c}
         return matched_reference(run, d, cols)
     systems = np.zeros(len(v.pair_ids), dtype=np.int64)
-    notes = _ci_notes(run, st.leave_one_out(v.pair_labels[d])[0])
+    loo = st.leave_one_out(v.pair_labels[d])  # once for the reference and the matched metrics
+    notes = _ci_notes(run, loo[0])
     ref = human_reference(
         v.pair_labels[d],
         v.pair_item,
@@ -232,13 +233,14 @@ def _ceiling_one(run: Run, d: str) -> dict[str, Any]:
         p.statistics,
         unit_level=p.level,
         no_bootstrap={s for s, note in notes.items() if note},
+        loo=loo,
     )
     stats = {s: _ref_entry(e, s, p, notes.get(s)) for s, e in ref.estimates.items()}
     return {
         "method": ref.method and (ref.method + (", per input then averaged" if p.grouped else "")),
         "n_pairs": ref.n_units,
         "stats": stats,
-        "matched": _pair_matched(run, d) if ref.method else {},
+        "matched": _pair_matched(run, d, loo[0]) if ref.method else {},
     }
 
 
@@ -252,8 +254,9 @@ def _ci_notes(run: Run, comps: list[st.HumanComparison]) -> dict[str, str | None
     return {s: p.ci_skipped(s, n_rows) if run.W is not None else None for s in corr}
 
 
-def _pair_matched(run: Run, d: str) -> dict[str, Any]:
-    """Each metric's normalised d against each single annotator's pair label, averaged.
+def _pair_matched(run: Run, d: str, comps: list[st.HumanComparison]) -> dict[str, Any]:
+    """Each metric's normalised d against each single annotator's pair label, averaged
+    (``comps``: the comparisons of :func:`~metajudge.stats.leave_one_out` of d's labels).
 
     Kendall's and Spearman's bootstrap CIs follow the cells' row limits
     (:meth:`~metajudge.analyses.metric_vs_human.protocol.Protocol.ci_skipped`, on the rows of one comparison).
@@ -261,7 +264,6 @@ def _pair_matched(run: Run, d: str) -> dict[str, Any]:
     v, p = run.view, run.proto
     L = v.pair_labels[d]
     systems = np.zeros(len(v.pair_ids), dtype=np.int64)
-    comps, _ = st.leave_one_out(L)
     cols = {
         m: c
         for (m, dd), c in run.columns_of.items()

@@ -109,6 +109,7 @@ def loo_reference(
     level: float,
     unit_level: str,
     metric: FArr | None = None,
+    comps: list[st.HumanComparison] | None = None,
 ) -> tuple[est.Estimate, est.Estimate | None]:
     """The inter-human reference at ``unit_level``, and ``metric`` beside it (matched).
 
@@ -117,9 +118,11 @@ def loo_reference(
     the other annotators as x (its tie-band decision for accuracies) — and
     ``stat``(metric, annotator i) on the same units at the same level; each averaged over the
     comparisons. The one definition of the inter-human reference in metajudge: the
-    meta-evaluation (both protocols) and the backbone swap call it.
+    meta-evaluation (both protocols) and the backbone swap call it. ``comps``:
+    ``leave_one_out(labels)``'s comparisons when the caller has them.
     """
-    comps, _ = st.leave_one_out(labels)
+    if comps is None:
+        comps, _ = st.leave_one_out(labels)
     at = _loo_at(items, systems, n_items, W, level, unit_level)
     human = _comparisons_at(stat, comps, lambda c: c.ref, at, level)
     matched = None
@@ -226,14 +229,17 @@ def human_reference(
     unit_level: str = "global",
     unit_name: str = "pairs",
     no_bootstrap: Collection[str] = (),
+    loo: tuple[list[st.HumanComparison], str | None] | None = None,
 ) -> HumanReference:
     """:func:`loo_reference` for every statistic, with its definition and a reason when undefined.
 
     ``no_bootstrap``: statistics evaluated without the resamples (their CI then comes from
     :meth:`~metajudge.stats.estimates.Estimate.interval` without samples: the caller's row
-    limits, e.g. :meth:`~metajudge.analyses.metric_vs_human.protocol.Protocol.ci_skipped`)."""
+    limits, e.g. :meth:`~metajudge.analyses.metric_vs_human.protocol.Protocol.ci_skipped`).
+    ``loo``: ``leave_one_out(labels)`` when the caller has it (one for the reference, its
+    statistics and the metrics matched to it: 0.14 s a call at a million pairs)."""
     n_multi = int((np.isfinite(labels).sum(axis=1) >= 2).sum()) if labels.ndim == 2 else 0
-    comps, method = st.leave_one_out(labels)
+    comps, method = st.leave_one_out(labels) if loo is None else loo
     if method is None or n_multi < 3:
         why = (
             f"one label per {unit_name[:-1]} (no second annotator)"
@@ -251,5 +257,6 @@ def human_reference(
     ests = {}
     for s in statistics:
         Ws = W if s in boot else None
-        ests[s] = loo_reference(s, labels, items, systems, n_items, Ws, level, unit_level)[0]
+        args = (labels, items, systems, n_items, Ws, level, unit_level)
+        ests[s] = loo_reference(s, *args, comps=comps)[0]
     return HumanReference(method, n_units, ests)
