@@ -91,11 +91,51 @@ def test_a_turned_table_is_read_from_the_table_it_turns(monkeypatch: pytest.Monk
         return real(store, M, tables)
 
     monkeypatch.setattr(moments, "resample_sums", spy)
-    R = Resamples.draw(n_items, B, np.random.default_rng(3))
     reqs = [("spearman", a, b), ("spearman", b.copy(), a.copy()), ("kendall", b, a)]
-    got = weighted_statistics([*reqs, ("spearman", a, c)], R[:, items])
-    assert widths == [2]  # (a, b) and (a, c): (b, a) read from (a, b)
-    for (name, x, y), value in zip(reqs[1:], got[1:3], strict=True):
-        alone = weighted_statistics([(name, x, y)], R[:, items])[0]
-        assert np.array_equal(value, alone)
-    assert np.array_equal(got[3], weighted_statistics([("spearman", a, c)], R[:, items])[0])
+    for joint, tables in ((0, 2), (moments.MAX_JOINT_CELLS, 1)):
+        monkeypatch.setattr(moments, "MAX_JOINT_CELLS", joint)  # 0: no joint table
+        R = Resamples.draw(n_items, B, np.random.default_rng(3))
+        widths.clear()
+        got = weighted_statistics([*reqs, ("spearman", a, c)], R[:, items])
+        # (a, b) and (a, c): (b, a) read from (a, b); or all three from one joint table
+        assert widths == [tables]
+        for (name, x, y), value in zip(reqs[1:], got[1:3], strict=True):
+            alone = weighted_statistics([(name, x, y)], R[:, items])[0]
+            assert np.array_equal(value, alone)
+        assert np.array_equal(got[3], weighted_statistics([("spearman", a, c)], R[:, items])[0])
+
+
+def test_an_inter_human_reference_reads_one_joint_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three annotators' comparisons (each against the others' mean) on the same rows: their
+    Pearson, Spearman and accuracies come from one joint table, gathered once with no per-item
+    columns; each value is the one the request gets alone (Pearson from its columns, to
+    rounding; the rest the same bits)."""
+    from metajudge import stats as st
+
+    rng = np.random.default_rng(5)
+    n_items = 300
+    items = np.repeat(np.arange(n_items), 2)
+    L = np.clip(np.rint(rng.normal(size=(items.size, 3)) + rng.normal(size=(items.size, 1))), -2, 2)
+    comps, _ = st.leave_one_out(L)
+    reqs = []
+    for c in comps:
+        reqs += [("pearson", c.ref, c.single), ("spearman", c.ref, c.single)]
+        reqs += [("acc_ties", st.tie_decisions(c.ref), c.single)]
+        reqs += [("acc_no_ties", st.tie_decisions(c.ref), c.single)]
+    calls: list[tuple[int, int]] = []
+    real = moments.resample_sums
+
+    def spy(store: object, M: np.ndarray, tables: tuple = ()) -> np.ndarray:
+        calls.append((M.shape[1], len(tables)))
+        return real(store, M, tables)
+
+    monkeypatch.setattr(moments, "resample_sums", spy)
+    got = st.correlate(reqs, Resamples.draw(n_items, 40, np.random.default_rng(2))[:, items])
+    assert calls == [(0, 1)]
+    for r, value in zip(reqs, got, strict=True):
+        alone = st.correlate([r], Resamples.draw(n_items, 40, np.random.default_rng(2))[:, items])
+        if r[0] == "pearson":
+            assert calls[-1] == (6, 0)  # alone: from its columns
+            np.testing.assert_allclose(value, alone[0], rtol=0, atol=1e-14)
+        else:
+            assert np.array_equal(value, alone[0], equal_nan=True)
