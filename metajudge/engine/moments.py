@@ -19,7 +19,7 @@ both; they equal the row-by-row evaluation up to rounding (a different summation
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -321,6 +321,7 @@ def evaluate(
     requests: Sequence[tuple[str, np.ndarray, np.ndarray]],
     row_items: Sequence[np.ndarray],
     store: object,
+    stacks: Mapping[int, Sequence[int]] | None = None,
 ) -> list[np.ndarray | None]:
     """Each request ``(name, x, y)`` on rows of items ``row_items[i]``, all in as few passes
     over the resamples as :data:`PASS_ITEM_ELEMENTS` allows (counted in distinct per-item
@@ -331,19 +332,23 @@ def evaluate(
     once; a contingency table's rows are grouped by cell (:class:`_Table`: no per-item
     columns, so it joins the open pass whatever its width). Spearman and Kendall on the same
     rows read one table; several tables on the same rows one joint table
-    (:func:`_joint_tables`), in the first pass."""
+    (:func:`_joint_tables`), in the first pass. ``stacks``: Pearson requests on the pooled rows
+    of places, each with the requests of its places (:func:`_pooled_pearson`: no columns of
+    its own)."""
     n_items = store.n_items  # type: ignore[attr-defined]
     out: list[np.ndarray | None] = [None] * len(requests)
     width = max(1, PASS_ITEM_ELEMENTS // max(n_items, 1))
-    one = _Pass(width)
-    joint = _joint_tables(requests, row_items)
+    stacks = stacks or {}
+    raw: dict[int, np.ndarray] = {j: np.empty(0) for js in stacks.values() for j in js}
+    one = _Pass(width, raw)
+    joint = {i: v for i, v in _joint_tables(requests, row_items).items() if i not in raw}
     for i, (table, p, to_cells) in joint.items():
         one.add_joint(i, p, table, to_cells)
     tables: dict[tuple[int, int, int], list[int]] = {}  # the requests of each table
     for i, (name, x, y) in enumerate(requests):
         if name in ("spearman", "kendall"):
             tables.setdefault((id(x), id(y), id(row_items[i])), []).append(i)
-    shared: set[int] = set(joint)  # requests that read an earlier request's table
+    shared: set[int] = {*joint, *stacks}  # requests that read others' sums
     for i, (name, x, y) in enumerate(requests):
         p = None if i in shared else plan(name, x, y)
         if p is None:
@@ -357,7 +362,7 @@ def evaluate(
                 shared.add(j)
             continue
         m = p.items(row_items[i], n_items)
-        into = _Pass(width) if m.shape[1] > width else one
+        into = _Pass(width, raw) if m.shape[1] > width else one
         if into is one and not one.fits(m):
             one.finish(store, out)
         into.add(i, _Plan(p.name, shape=p.shape, width_=p.width), m)
@@ -365,7 +370,22 @@ def evaluate(
         if into is not one:
             into.finish(store, out)
     one.finish(store, out)
+    for i, places in stacks.items():
+        out[i] = _pooled_pearson([raw[j] for j in places], [requests[j][2].mean() for j in places])
     return out
+
+
+def _pooled_pearson(sums: Sequence[np.ndarray], y_means: Sequence[float]) -> np.ndarray:
+    """Pearson's r of the pooled rows of several places (x the same in each, against each
+    place's y) from each place's six sums (:func:`plan`'s columns: x centred on its mean, each
+    y on its own, ``y_means``), the y's moved to a common centre (their means' mean)."""
+    centre = float(np.mean(y_means))
+    pooled = np.zeros((sums[0].shape[0], 6))
+    for S, m in zip(sums, y_means, strict=True):
+        n, sx, sy, sxx, syy, sxy = S.T
+        d = m - centre
+        pooled += np.stack([n, sx, sy + d * n, sxx, syy + 2 * d * sy + d * d * n, sxy + d * sx], 1)
+    return pearson_from_moments(*pooled.T)
 
 
 def _joint_tables(
@@ -386,21 +406,9 @@ def _joint_tables(
             groups.setdefault(digest(row_items[i]), []).append(i)
     out: dict[int, tuple[_Table, _Plan, np.ndarray]] = {}
     for members in groups.values():
-        if not any(requests[i][0] in ("spearman", "kendall") for i in members):
-            continue
-        tabled: list[tuple[int, _Plan]] = []
-        base: dict[tuple[int, int], _Plan | None] = {}  # one table plan per x and y
-        for i in members:
-            name, x, y = requests[i]
-            key = (id(x), id(y))
-            if key not in base:
-                base[key] = plan(name, x, y, table=True)
-            b = base[key]
-            p = None if b is None or b.cells is None else _named(replace(b, name=name), x, y)
-            if p is not None:
-                tabled.append((i, p))
+        tabled = _tabled(requests, members)
         distinct = {id(p.cells): p for _, p in tabled}
-        if len(distinct) < 2 or not any(p.name in ("spearman", "kendall") for _, p in tabled):
+        if len(distinct) < 2:
             continue
         made = _joint([p.cells for p in distinct.values()], [p.width for p in distinct.values()])  # type: ignore[misc]
         if made is None:
@@ -412,6 +420,30 @@ def _joint_tables(
         to_cells = dict(zip(distinct, maps, strict=True))
         for i, p in tabled:
             out[i] = (table, p, to_cells[id(p.cells)])
+    return out
+
+
+def _tabled(
+    requests: Sequence[tuple[str, np.ndarray, np.ndarray]], members: Sequence[int]
+) -> list[tuple[int, _Plan]]:
+    """The table plans of the requests ``members`` (on the same rows): none unless a rank
+    statistic's is a table; then every request's whose x and y take few values (one plan per x
+    and y, named for each statistic)."""
+    ranked = [i for i in members if requests[i][0] in ("spearman", "kendall")]
+    base: dict[tuple[int, int], _Plan | None] = {}  # one table plan per x and y
+    out: list[tuple[int, _Plan]] = []
+    for phase in (ranked, [i for i in members if i not in set(ranked)]):
+        if phase is not ranked and not out:
+            break
+        for i in phase:
+            name, x, y = requests[i]
+            key = (id(x), id(y))
+            if key not in base:
+                base[key] = plan(name, x, y, table=True)
+            b = base[key]
+            p = None if b is None or b.cells is None else _named(replace(b, name=name), x, y)
+            if p is not None:
+                out.append((i, p))
     return out
 
 
@@ -445,8 +477,9 @@ class _Pass:
     (:class:`_Table`). An entry without columns of its own (a table shared with an earlier
     entry) reads that entry's."""
 
-    def __init__(self, width: int) -> None:
+    def __init__(self, width: int, raw: dict[int, np.ndarray] | None = None) -> None:
         self.width = width
+        self.raw = {} if raw is None else raw  # requests whose sums are kept (their places')
         self._empty()
 
     def _empty(self) -> None:
@@ -555,6 +588,8 @@ class _Pass:
             if src in self.turned:  # (the source table is shape[1] x shape[0])
                 a, b = p.shape
                 sums = sums.reshape(-1, b, a).transpose(0, 2, 1).reshape(-1, a * b)
+            if i in self.raw:
+                self.raw[i] = sums
             out[i] = finish(p, sums)
         self._empty()
 
