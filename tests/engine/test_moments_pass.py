@@ -139,3 +139,41 @@ def test_an_inter_human_reference_reads_one_joint_table(monkeypatch: pytest.Monk
             np.testing.assert_allclose(value, alone[0], rtol=0, atol=1e-14)
         else:
             assert np.array_equal(value, alone[0], equal_nan=True)
+
+
+def test_a_pooled_pearson_is_read_from_its_places(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cell's pooled rows (each item's x once per annotator): its Pearson is read from the
+    sums of each annotator's place (x against that annotator alone, on the items once), to
+    rounding the value of the same rows out of runs (its own columns); each place's value is
+    then known (no pass), the one it gets alone to rounding."""
+    rng = np.random.default_rng(11)
+    n_items, k = 250, 3
+    x = rng.normal(size=n_items) + 5.0
+    L = np.clip(np.rint(rng.normal(size=(n_items, k)) + x[:, None] - 5), -2, 2)
+    items = np.repeat(np.arange(n_items), k)
+    xs, ys = np.repeat(x, k), L.ravel()
+    perm = rng.permutation(items.size)  # the same rows, not in runs
+
+    def fresh() -> Resamples:
+        return Resamples.draw(n_items, 40, np.random.default_rng(4))
+
+    R = fresh()
+    pooled = weighted_statistics([("pearson", xs, ys)], R[:, items])[0]
+    apart = weighted_statistics([("pearson", xs[perm], ys[perm])], fresh()[:, items[perm]])[0]
+    np.testing.assert_allclose(pooled, apart, rtol=0, atol=1e-14)
+    calls: list[int] = []
+    real = moments.resample_sums
+
+    def spy(store: object, M: np.ndarray, tables: tuple = ()) -> np.ndarray:
+        calls.append(M.shape[1])
+        return real(store, M, tables)
+
+    monkeypatch.setattr(moments, "resample_sums", spy)
+    for j in range(k):
+        known = weighted_statistics([("pearson", x, L[:, j].copy())], R[:, np.arange(n_items)])
+        assert calls == []
+        alone = weighted_statistics(
+            [("pearson", x, L[:, j].copy())], fresh()[:, np.arange(n_items)]
+        )
+        np.testing.assert_allclose(known[0], alone[0], rtol=0, atol=1e-14)
+        calls.clear()

@@ -288,19 +288,40 @@ def _pair_matched(run: Run, d: str, comps: list[st.HumanComparison]) -> dict[str
         )
     out: dict[str, Any] = {}
     ranked = any(s != "pearson" for s in corr)
-    by_y = [np.argsort(c.single) for c in comps] if ranked else []  # once for every metric
+    first: dict[int, st.SortOrders] = {}  # per comparison, the first metric's orders
     for m, x in xs.items():
         out[m] = {}
-        sorts: dict[int, st.SortOrders] = {}  # each comparison's rows in the order of x's pairs
-        for k, c in enumerate(comps if ranked else ()):
-            by_x = st.rows_order(run.pair_order(cols[m]), c.rows)
-            sorts[k] = st.SortOrders(_take(x, c.rows), c.single, by_x=by_x, by_y=by_y[k])
+        sorts = _matched_sorts(run.pair_order(cols[m]), x, comps if ranked else [], first)
         for s in corr:
             W = None if notes[s] else run.W
             args = (L, v.pair_item, systems, v.n_items, W, p.ci_level, p.level)
             e = loo_matched(s, *args, x, sorts, comps)
             out[m][s] = _ref_entry(e, s, p, notes[s])
     return out
+
+
+def _matched_sorts(
+    order: np.ndarray,
+    x: np.ndarray,
+    comps: list[st.HumanComparison],
+    first: dict[int, st.SortOrders],
+) -> dict[int, st.SortOrders]:
+    """Each comparison's rows of ``x`` (a metric's d per pair, ``order`` its sort order) and
+    labels, with their sort orders and ranks: each annotator's labels sorted and ranked once for
+    every metric (``first``: the first metric's orders, per comparison), and x once for every
+    comparison on every pair."""
+    sorts: dict[int, st.SortOrders] = {}
+    for k, c in enumerate(comps):
+        full = c.rows.size == x.size
+        on_all = [j for j in range(k) if comps[j].rows.size == x.size]
+        by_x = None if full and on_all else order if full else st.rows_order(order, c.rows)
+        sorts[k] = st.SortOrders(_take(x, c.rows), c.single, by_x=by_x)
+        if full and on_all:
+            sorts[k].sharing(sorts[on_all[0]], "x")
+        if k in first:
+            sorts[k].sharing(first[k], "y")
+        first.setdefault(k, sorts[k])
+    return sorts
 
 
 def _ref_entry(e: Any, stat: str, p: Protocol, note: str | None) -> dict[str, Any]:
