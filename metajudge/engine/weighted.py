@@ -385,7 +385,7 @@ def weighted_statistics(
         return []
     reqs = [(n, np.asarray(x, dtype=float), np.asarray(y, dtype=float)) for n, x, y in requests]
     store = views[0].store
-    digest = Digests()  # (the memo keys of one call hash each array once)
+    digest = store.digests or Digests()  # (the memo keys of one call hash each array once)
     keys = [v.memo_key(n, x, y, digest=digest) for (n, x, y), v in zip(reqs, views, strict=True)]
     first = {k: i for i, k in reversed(list(enumerate(keys)))}
     todo = [i for k, i in first.items() if k not in store.memo]

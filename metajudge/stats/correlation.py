@@ -30,8 +30,9 @@ CORRELATIONS: tuple[str, ...] = ("pearson", "spearman", "kendall")
 def _as_xy(
     x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    xa = np.asarray(x, dtype=float).ravel()
-    ya = np.asarray(y, dtype=float).ravel()
+    xa, ya = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    # (a vector is itself, not a new view: an array's digest is then found once, by identity)
+    xa, ya = (a if a.ndim == 1 else a.ravel() for a in (xa, ya))
     if xa.shape != ya.shape:
         raise ValueError(f"x and y must have the same length, got {xa.size} and {ya.size}")
     return xa, ya

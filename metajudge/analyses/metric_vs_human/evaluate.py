@@ -11,6 +11,7 @@ JSON that :mod:`metajudge.reports` renders (published numbers are attached there
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -345,7 +346,12 @@ def _take(a: np.ndarray, rows: np.ndarray) -> np.ndarray:
 
 
 def _ceiling(run: Run) -> list[dict[str, Any]]:
-    return [{**_ceiling_one(run, d), "dimension": d} for d in run.view.dimensions]
+    """The inter-human reference of each dimension, with the metrics matched to it: many
+    estimates read one at a time from the resamples' memo, each array's digest found once
+    (:meth:`~metajudge.engine.Resamples.same_arrays`)."""
+    kept = run.W.same_arrays() if isinstance(run.W, Resamples) else contextlib.nullcontext()
+    with kept:
+        return [{**_ceiling_one(run, d), "dimension": d} for d in run.view.dimensions]
 
 
 def _points(run: Run, norm_by_column: Mapping[str, np.ndarray], limit: int = 20000) -> dict:

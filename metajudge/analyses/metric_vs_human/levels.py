@@ -176,7 +176,8 @@ def _loo_at(
         r = c.rows
         xv = _x_for(s, x)
         y = c.single
-        return level_estimate(s, xv, y, items[r], systems[r], n_items, W, level, unit_level, sorts)
+        it, sy = (items, systems) if r.size == items.size else (items[r], systems[r])  # (every row)
+        return level_estimate(s, xv, y, it, sy, n_items, W, level, unit_level, sorts)
 
     return at
 
