@@ -322,6 +322,7 @@ def evaluate(
     row_items: Sequence[np.ndarray],
     store: object,
     stacks: Mapping[int, Sequence[int]] | None = None,
+    digest: Digests | None = None,
 ) -> list[np.ndarray | None]:
     """Each request ``(name, x, y)`` on rows of items ``row_items[i]``, all in as few passes
     over the resamples as :data:`PASS_ITEM_ELEMENTS` allows (counted in distinct per-item
@@ -334,14 +335,15 @@ def evaluate(
     rows read one table; several tables on the same rows one joint table
     (:func:`_joint_tables`), in the first pass. ``stacks``: Pearson requests on the pooled rows
     of places, each with the requests of its places (:func:`_pooled_pearson`: no columns of
-    its own)."""
+    its own). ``digest``: the caller's :class:`~metajudge.engine.resample.Digests`."""
     n_items = store.n_items  # type: ignore[attr-defined]
     out: list[np.ndarray | None] = [None] * len(requests)
     width = max(1, PASS_ITEM_ELEMENTS // max(n_items, 1))
     stacks = stacks or {}
     raw: dict[int, np.ndarray] = {j: np.empty(0) for js in stacks.values() for j in js}
     one = _Pass(width, raw)
-    joint = {i: v for i, v in _joint_tables(requests, row_items).items() if i not in raw}
+    made = _joint_tables(requests, row_items, digest or Digests())
+    joint = {i: v for i, v in made.items() if i not in raw}
     for i, (table, p, to_cells) in joint.items():
         one.add_joint(i, p, table, to_cells)
     tables: dict[tuple[int, int, int], list[int]] = {}  # the requests of each table
@@ -389,7 +391,9 @@ def _pooled_pearson(sums: Sequence[np.ndarray], y_means: Sequence[float]) -> np.
 
 
 def _joint_tables(
-    requests: Sequence[tuple[str, np.ndarray, np.ndarray]], row_items: Sequence[np.ndarray]
+    requests: Sequence[tuple[str, np.ndarray, np.ndarray]],
+    row_items: Sequence[np.ndarray],
+    digest: Digests,
 ) -> dict[int, tuple[_Table, _Plan, np.ndarray]]:
     """The requests read from a joint table, each with that table, its plan and the cell of its
     own table of each joint cell: on rows (the same items) where a rank statistic's
@@ -399,7 +403,8 @@ def _joint_tables(
     reference: each annotator's labels against the others' mean). The table of every
     combination of their cells is gathered once; each request's table is the sums of its
     cells' (whole counts: exactly the table of its own gather)."""
-    digest = Digests()
+    if not any(name in ("spearman", "kendall") for name, _, _ in requests):
+        return {}
     groups: dict[str, list[int]] = {}
     for i, (name, _, _) in enumerate(requests):
         if name in ITEM_STATISTICS:

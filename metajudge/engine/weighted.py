@@ -391,7 +391,7 @@ def weighted_statistics(
     todo = [i for k, i in first.items() if k not in store.memo]
     asked, on, at = [reqs[i] for i in todo], [views[i] for i in todo], [keys[i] for i in todo]
     stacks = _pearson_places(asked, on, at, digest)  # (their places appended)
-    fast = moments.evaluate(asked, [v.row_items() for v in on], store, stacks)
+    fast = moments.evaluate(asked, [v.row_items() for v in on], store, stacks, digest)
     for key, v in zip(at[len(todo) :], fast[len(todo) :], strict=True):
         store.memo[key] = v  # (the places of a pooled Pearson)
     ranks: dict[tuple[str, ...], _RankGroup] = {}  # Spearman by (x, rows): one pass per x
