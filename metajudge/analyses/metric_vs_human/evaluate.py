@@ -224,6 +224,7 @@ def _ceiling_one(run: Run, d: str) -> dict[str, Any]:
     systems = np.zeros(len(v.pair_ids), dtype=np.int64)
     loo = st.leave_one_out(v.pair_labels[d])  # once for the reference and the matched metrics
     notes = _ci_notes(run, loo[0])
+    sorts: dict[int, st.SortOrders] = {}  # each comparison's: its annotator's for every metric too
     ref = human_reference(
         v.pair_labels[d],
         v.pair_item,
@@ -235,13 +236,14 @@ def _ceiling_one(run: Run, d: str) -> dict[str, Any]:
         unit_level=p.level,
         no_bootstrap={s for s, note in notes.items() if note},
         loo=loo,
+        sorts=sorts,
     )
     stats = {s: _ref_entry(e, s, p, notes.get(s)) for s, e in ref.estimates.items()}
     return {
         "method": ref.method and (ref.method + (", per input then averaged" if p.grouped else "")),
         "n_pairs": ref.n_units,
         "stats": stats,
-        "matched": _pair_matched(run, d, loo[0]) if ref.method else {},
+        "matched": _pair_matched(run, d, loo[0], sorts) if ref.method else {},
     }
 
 
@@ -255,9 +257,13 @@ def _ci_notes(run: Run, comps: list[st.HumanComparison]) -> dict[str, str | None
     return {s: p.ci_skipped(s, n_rows) if run.W is not None else None for s in corr}
 
 
-def _pair_matched(run: Run, d: str, comps: list[st.HumanComparison]) -> dict[str, Any]:
+def _pair_matched(
+    run: Run, d: str, comps: list[st.HumanComparison], first: dict[int, st.SortOrders]
+) -> dict[str, Any]:
     """Each metric's normalised d against each single annotator's pair label, averaged
-    (``comps``: the comparisons of :func:`~metajudge.stats.leave_one_out` of d's labels).
+    (``comps``: the comparisons of :func:`~metajudge.stats.leave_one_out` of d's labels;
+    ``first``: per comparison, orders whose y are its annotator's labels, sorted and ranked
+    once for every metric).
 
     Kendall's and Spearman's bootstrap CIs follow the cells' row limits
     (:meth:`~metajudge.analyses.metric_vs_human.protocol.Protocol.ci_skipped`, on the rows of one comparison).
@@ -289,7 +295,6 @@ def _pair_matched(run: Run, d: str, comps: list[st.HumanComparison]) -> dict[str
         )
     out: dict[str, Any] = {}
     ranked = any(s != "pearson" for s in corr)
-    first: dict[int, st.SortOrders] = {}  # per comparison, the first metric's orders
     for m, x in xs.items():
         out[m] = {}
         sorts = _matched_sorts(run.pair_order(cols[m]), x, comps if ranked else [], first)
