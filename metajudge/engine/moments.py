@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -255,6 +256,8 @@ def _some_values(v: np.ndarray) -> int:
 def finish(p: _Plan, S: np.ndarray) -> np.ndarray:
     """The statistic of every resample from its resampled column sums ``S`` (B, width), or
     from its contingency table's (Pearson and accuracies too where the plan has ``values``)."""
+    if p.name == "sums":  # (the parts of a pooled Pearson, :func:`_stack_parts`)
+        return S
     if p.values is None and p.name == "pearson":
         return pearson_from_moments(*S.T)
     if p.values is None and p.name == "accuracy":
@@ -336,34 +339,39 @@ def evaluate(
     of places, each with the requests of its places (:func:`_pooled_pearson`: no columns of
     its own). ``digest``: the caller's :class:`~metajudge.engine.resample.Digests`."""
     n_items = store.n_items  # type: ignore[attr-defined]
-    out: list[np.ndarray | None] = [None] * len(requests)
-    width = max(1, PASS_ITEM_ELEMENTS // max(n_items, 1))
     stacks = stacks or {}
-    raw: dict[int, np.ndarray] = {j: np.empty(0) for js in stacks.values() for j in js}
-    one = _Pass(width, raw)
+    parts, part_of = _stack_parts(requests, row_items, stacks)
+    out: list[np.ndarray | None] = [None] * (len(requests) + len(parts))
+    width = max(1, PASS_ITEM_ELEMENTS // max(n_items, 1))
+    one = _Pass(width)
+    places = {j for js in stacks.values() for j in js}
     made = _joint_tables(requests, row_items, digest or Digests())
-    joint = {i: v for i, v in made.items() if i not in raw}
+    joint = {i: v for i, v in made.items() if i not in places}
     for i, (table, p, to_cells) in joint.items():
         one.add_joint(i, p, table, to_cells)
     tables: dict[tuple[int, int, int], list[int]] = {}  # the requests of each table
     for i, (name, x, y) in enumerate(requests):
         if name in ("spearman", "kendall"):
             tables.setdefault((id(x), id(y), id(row_items[i])), []).append(i)
-    shared: set[int] = {*joint, *stacks}  # requests that read others' sums
+    shared: set[int] = {*joint, *stacks, *places}  # requests that read others' sums
+    work: list[tuple[int, _Plan | None, np.ndarray]] = []  # (request, plan, rows' items)
     for i, (name, x, y) in enumerate(requests):
         p = None if i in shared else plan(name, x, y)
+        if p is None or p.cells is None:
+            work.append((i, p, row_items[i]))
+            continue
+        key = (array_digest(x), array_digest(y), array_digest(row_items[i]))
+        if not one.add_known(i, p, key):
+            one.add_table(i, p, _Table.of(p, row_items[i]), key)
+        for j in tables[(id(x), id(y), id(row_items[i]))][1:]:
+            one.share(j, _Plan(requests[j][0], shape=p.shape))
+            shared.add(j)
+    work += [(len(requests) + t, p, rows) for t, (p, rows) in enumerate(parts)]
+    for i, p, rows in work:
         if p is None:
             continue
-        if p.cells is not None:
-            key = (array_digest(x), array_digest(y), array_digest(row_items[i]))
-            if not one.add_known(i, p, key):
-                one.add_table(i, p, _Table.of(p, row_items[i]), key)
-            for j in tables[(id(x), id(y), id(row_items[i]))][1:]:
-                one.share(j, _Plan(requests[j][0], shape=p.shape))
-                shared.add(j)
-            continue
-        m = p.items(row_items[i], n_items)
-        into = _Pass(width, raw) if m.shape[1] > width else one
+        m = p.items(rows, n_items)
+        into = _Pass(width) if m.shape[1] > width else one
         if into is one and not one.fits(m):
             one.finish(store, out)
         into.add(i, _Plan(p.name, shape=p.shape, width_=p.width), m)
@@ -371,9 +379,72 @@ def evaluate(
         if into is not one:
             into.finish(store, out)
     one.finish(store, out)
-    for i, places in stacks.items():
-        out[i] = _pooled_pearson([raw[j] for j in places], [requests[j][2].mean() for j in places])
-    return out
+    for i, js in stacks.items():
+        X, Y = (out[len(requests) + t] for t in part_of[i])
+        sums = [
+            np.stack([Y[:, 0], X[:, 0], Y[:, 1 + 2 * j], X[:, 1], Y[:, 2 + 2 * j], X[:, 2 + j]], 1)
+            for j in range(len(js))
+        ]  # type: ignore[index]
+        for j, S in zip(js, sums, strict=True):
+            out[j] = pearson_from_moments(*S.T)
+        out[i] = _pooled_pearson(sums, [requests[j][2].mean() for j in js])
+    return out[: len(requests)]
+
+
+def _y_columns(n: int, ys: list[tuple[np.ndarray, float]]) -> tuple[Callable[[], np.ndarray], ...]:
+    """The y part of :func:`_stack_parts`: the rows' count, then y and y² of each place (y
+    centred on ``my``, as :func:`plan`'s columns are), each made when summed."""
+    out: list[Callable[[], np.ndarray]] = [partial(np.ones, n)]
+    for y, my in ys:
+        out += [partial(np.subtract, y, my), partial(_square, y, my)]
+    return tuple(out)
+
+
+def _square(y: np.ndarray, my: float) -> np.ndarray:
+    yc = y - my
+    return yc * yc
+
+
+def _x_column(x: np.ndarray, mx: float, y: tuple[np.ndarray, float] | None, k: int) -> np.ndarray:
+    """Column ``k`` of the x part of :func:`_stack_parts`: x, x², or x·y (centred)."""
+    xc = x - mx
+    if k == 0:
+        return xc
+    if k == 1:
+        return xc * xc
+    assert y is not None
+    return xc * (y[0] - y[1])
+
+
+def _stack_parts(
+    requests: Sequence[tuple[str, np.ndarray, np.ndarray]],
+    row_items: Sequence[np.ndarray],
+    stacks: Mapping[int, Sequence[int]],
+) -> tuple[list[tuple[_Plan, np.ndarray]], dict[int, tuple[int, int]]]:
+    """The columns of the pooled Pearsons of :func:`evaluate`'s ``stacks`` and of their places
+    (each place x against its y, :func:`plan`'s six columns): per stack, x's part (x, x² and x·y
+    of each place), and the places' y part (the rows' count, y and y² of each place), one for
+    every stack on the same rows and y's (the metrics against the same annotators; its sums
+    kept from pass to pass): 5 columns a metric with three annotators, not 6 a place. Their
+    plans (``sums``: the columns' resampled sums) with their rows' items, and by stack the
+    parts (x's, y's) it reads."""
+    parts: list[tuple[_Plan, np.ndarray]] = []
+    part_of: dict[int, tuple[int, int]] = {}
+    y_parts: dict[tuple[int, ...], int] = {}
+    for i, js in stacks.items():
+        x, rows = requests[js[0]][1], row_items[js[0]]
+        ys = [(y, float(y.mean())) for y in (requests[j][2] for j in js)]
+        key = (id(rows), *(id(y) for y, _ in ys))
+        if key not in y_parts:
+            y_parts[key] = len(parts)
+            parts.append((_Plan("sums", _y_columns(x.size, ys)), rows))
+        mx = float(x.mean())
+        x_cols = [
+            partial(_x_column, x, mx, ys[k - 2] if k > 1 else None, k) for k in range(len(ys) + 2)
+        ]
+        part_of[i] = (len(parts), y_parts[key])
+        parts.append((_Plan("sums", tuple(x_cols)), rows))
+    return parts, part_of
 
 
 def _pooled_pearson(sums: Sequence[np.ndarray], y_means: Sequence[float]) -> np.ndarray:
@@ -481,9 +552,8 @@ class _Pass:
     (:class:`_Table`). An entry without columns of its own (a table shared with an earlier
     entry) reads that entry's."""
 
-    def __init__(self, width: int, raw: dict[int, np.ndarray] | None = None) -> None:
+    def __init__(self, width: int) -> None:
         self.width = width
-        self.raw = {} if raw is None else raw  # requests whose sums are kept (their places')
         self._empty()
 
     def _empty(self) -> None:
@@ -592,8 +662,6 @@ class _Pass:
             if src in self.turned:  # (the source table is shape[1] x shape[0])
                 a, b = p.shape
                 sums = sums.reshape(-1, b, a).transpose(0, 2, 1).reshape(-1, a * b)
-            if i in self.raw:
-                self.raw[i] = sums
             out[i] = finish(p, sums)
         self._empty()
 

@@ -533,12 +533,14 @@ def _pearson_places(
     stacks: dict[int, list[int]] = {}
     at = {key: i for i, key in enumerate(keys)}
     places: dict[tuple[int, int, int], np.ndarray] = {}  # (the same y: the same place arrays)
+    bases: dict[tuple[int, int], Resamples] = {}  # (the same rows: the same view of the items)
     for i in range(len(reqs)):
         name, x, y = reqs[i]
         runs = _runs(x, views[i]) if name == "pearson" else None
         if runs is None:
             continue
         x0, k, base = runs
+        base = bases.setdefault((id(views[i].cols), k), base)
         stacks[i] = []
         for j in range(k):
             yj = places.setdefault((id(y), k, j), _place(y, k, j))

@@ -177,3 +177,32 @@ def test_a_pooled_pearson_is_read_from_its_places(monkeypatch: pytest.MonkeyPatc
         )
         np.testing.assert_allclose(known[0], alone[0], rtol=0, atol=1e-14)
         calls.clear()
+
+
+def test_the_places_y_part_is_summed_once_for_every_metric(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Several metrics' pooled rows against the same three annotators, 12 columns a pass: the
+    annotators' part (the count, y and y² of each: 7 columns) is summed once, each metric's part
+    (x, x², x·y of each annotator: 5) beside it; the values are each metric's alone."""
+    rng = np.random.default_rng(2)
+    n_items, k = 200, 3
+    L = np.clip(np.rint(rng.normal(size=(n_items, k))), -2, 2)
+    xs = [rng.normal(size=n_items) for _ in range(4)]
+    items = np.repeat(np.arange(n_items), k)
+    ys = L.ravel()
+    widths: list[int] = []
+    real = moments.resample_sums
+
+    def spy(store: object, M: np.ndarray, tables: tuple = ()) -> np.ndarray:
+        widths.append(M.shape[1])
+        return real(store, M, tables)
+
+    monkeypatch.setattr(moments, "resample_sums", spy)
+    monkeypatch.setattr(moments, "PASS_ITEM_ELEMENTS", 12 * n_items)
+    R = Resamples.draw(n_items, 30, np.random.default_rng(6))
+    view = R[:, items]
+    got = weighted_statistics([("pearson", np.repeat(x, k), ys) for x in xs], view)
+    assert widths == [12, 10, 5]
+    for x, value in zip(xs, got, strict=True):
+        R2 = Resamples.draw(n_items, 30, np.random.default_rng(6))
+        alone = weighted_statistics([("pearson", np.repeat(x, k), ys)], R2[:, items])[0]
+        np.testing.assert_allclose(value, alone, rtol=0, atol=1e-14)
