@@ -228,8 +228,10 @@ def _table_plan(name: str, x: np.ndarray, y: np.ndarray) -> _Plan | None:
     many values (or, but for the rank statistics, values that are not finite)."""
     if not x.size or max(_some_values(x), _some_values(y)) > MAX_TABLE_CELLS:
         return None
-    ux, uy = np.unique(x), np.unique(y)  # (hashed; the classes by a search in the few values:
-    if ux.size * uy.size > MAX_TABLE_CELLS:  # half return_inverse's time on a million rows)
+    # the values hashed, each row's class by a search in the few values (half the time of
+    # unique's return_inverse, a sort, on a million rows)
+    ux, uy = np.unique(x), np.unique(y)
+    if ux.size * uy.size > MAX_TABLE_CELLS:
         return None
     cells = np.searchsorted(ux, x) * uy.size + np.searchsorted(uy, y)
     return _named(_Plan(name, cells=cells, shape=(ux.size, uy.size), values=(ux, uy)), x, y)
@@ -336,8 +338,9 @@ def evaluate(
     columns, so it joins the open pass whatever its width). Spearman and Kendall on the same
     rows read one table; several tables on the same rows one joint table
     (:func:`_joint_tables`), in the first pass. ``stacks``: Pearson requests on the pooled rows
-    of places, each with the requests of its places (:func:`_pooled_pearson`: no columns of
-    its own). ``digest``: the caller's :class:`~metajudge.engine.resample.Digests`."""
+    of places, each with the requests of its places (x against each place's y), all read from
+    the columns of :func:`_stack_parts` (:func:`_pooled_pearson`). ``digest``: the caller's
+    :class:`~metajudge.engine.resample.Digests`."""
     n_items = store.n_items  # type: ignore[attr-defined]
     stacks = stacks or {}
     parts, part_of = _stack_parts(requests, row_items, stacks)
@@ -381,10 +384,11 @@ def evaluate(
     one.finish(store, out)
     for i, js in stacks.items():
         X, Y = (out[len(requests) + t] for t in part_of[i])
-        sums = [
+        assert X is not None and Y is not None
+        sums = [  # each place's six sums, as its own columns give them (:func:`plan`)
             np.stack([Y[:, 0], X[:, 0], Y[:, 1 + 2 * j], X[:, 1], Y[:, 2 + 2 * j], X[:, 2 + j]], 1)
             for j in range(len(js))
-        ]  # type: ignore[index]
+        ]
         for j, S in zip(js, sums, strict=True):
             out[j] = pearson_from_moments(*S.T)
         out[i] = _pooled_pearson(sums, [requests[j][2].mean() for j in js])
@@ -505,9 +509,10 @@ def _tabled(
     statistic's is a table; then every request's whose x and y take few values (one plan per x
     and y, named for each statistic)."""
     ranked = [i for i in members if requests[i][0] in ("spearman", "kendall")]
+    others = [i for i in members if requests[i][0] not in ("spearman", "kendall")]
     base: dict[tuple[int, int], _Plan | None] = {}  # one table plan per x and y
     out: list[tuple[int, _Plan]] = []
-    for phase in (ranked, [i for i in members if i not in set(ranked)]):
+    for phase in (ranked, others):
         if phase is not ranked and not out:
             break
         for i in phase:
