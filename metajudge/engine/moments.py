@@ -19,14 +19,22 @@ both; they equal the row-by-row evaluation up to rounding (a different summation
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from metajudge.engine.formulas import accuracy_from_sums, pearson_from_moments
-from metajudge.engine.resample import PackedRows, array_digest, columns, gather, map_blocks
+from metajudge.engine.resample import (
+    Digests,
+    PackedRows,
+    array_digest,
+    columns,
+    gather,
+    map_blocks,
+)
 
 #: resamples per product tile (fixed: the values do not depend on the Resamples' chunking)
 TILE_ROWS = 64
@@ -36,6 +44,10 @@ TILE_ROWS = 64
 TILE_ITEMS = 1024
 #: most cells of a contingency table evaluated from per-item sums
 MAX_TABLE_CELLS = 64
+#: most occupied cells of a joint table: the contingency tables of several requests on the same
+#: rows (an inter-human reference's comparisons, each with its Pearson, Spearman and accuracies)
+#: read from one gather (:func:`_joint`)
+MAX_JOINT_CELLS = 1024
 #: rows of a contingency table gathered at a time (:meth:`_Table.sums`: 4 MB of one-byte
 #: counts a block of 64 resamples)
 TABLE_TILE_ROWS = 1 << 16
@@ -100,6 +112,17 @@ def spearman_from_table(T: np.ndarray) -> np.ndarray:
     )
 
 
+def pearson_from_table(T: np.ndarray, xc: np.ndarray, yc: np.ndarray) -> np.ndarray:
+    """Pearson's r of each weighted contingency table ``T[b, i, j]`` whose x takes the
+    values ``xc[i]`` and y ``yc[j]`` (centred as the columns of :func:`plan` are): the same six
+    sums, by class."""
+    cx, cy = T.sum(axis=2), T.sum(axis=1)
+    sxy = np.einsum("bij,j->bi", T, yc) @ xc
+    return pearson_from_moments(
+        cx.sum(axis=1), cx @ xc, cy @ yc, cx @ (xc * xc), cy @ (yc * yc), sxy
+    )
+
+
 @dataclass(frozen=True)
 class _Plan:
     """One statistic's per-row columns (or contingency cells) and their shape."""
@@ -111,12 +134,21 @@ class _Plan:
     cells: np.ndarray | None = None  # (rows,): the table cell of each row
     shape: tuple[int, int] = (0, 0)  # the table's (values of x, values of y)
     width_: int = 0  # the width, once the columns are summed per item and dropped
+    #: a table's values of x and of y (its classes, increasing)
+    values: tuple[np.ndarray, np.ndarray] | None = None
+    #: the rows' means of x and y, where Pearson is read from the table (:func:`plan`'s
+    #: ``table``): its values centred on them, as its columns are
+    means: tuple[float, float] | None = None
 
     @property
     def width(self) -> int:
         if self.columns is not None:
             return len(self.columns)
         return self.width_ or self.shape[0] * self.shape[1]
+
+    def kept(self) -> _Plan:
+        """What a pass keeps of the plan to finish its statistic: no per-row arrays."""
+        return replace(self, columns=None, cells=None, width_=self.width)
 
     def items(self, row_items: np.ndarray, n_items: int) -> np.ndarray:
         """``(n_items, width)``: the columns summed per item (a table's cells: :class:`_Table`),
@@ -165,9 +197,15 @@ class _Table:
         return out
 
 
-def plan(name: str, x: np.ndarray, y: np.ndarray) -> _Plan | None:
+def plan(name: str, x: np.ndarray, y: np.ndarray, *, table: bool = False) -> _Plan | None:
     """How to evaluate ``name`` on rows ``x``, ``y`` from per-item sums; None when it needs
-    ranks per resample (Spearman, Kendall with many distinct values)."""
+    ranks per resample (Spearman, Kendall with many distinct values). ``table``: Pearson and
+    accuracy from the contingency table too where x and y take few (finite) values, else from
+    their columns (on rows whose table a rank statistic gathers anyway, :func:`evaluate`)."""
+    if name in ("spearman", "kendall") or (table and name in ("pearson", "accuracy")):
+        t = _table_plan(name, x, y)
+        if t is not None or name in ("spearman", "kendall"):
+            return t
     if name == "pearson":
         xc = x - x.mean() if x.size else x
         yc = y - y.mean() if y.size else y
@@ -182,15 +220,32 @@ def plan(name: str, x: np.ndarray, y: np.ndarray) -> _Plan | None:
         return _Plan(name, made)
     if name == "accuracy":  # x: the rows' credit, y: whether each is scored
         return _Plan(name, (lambda: y, lambda: x))
-    if name in ("spearman", "kendall") and x.size:
-        if max(_some_values(x), _some_values(y)) > MAX_TABLE_CELLS:
-            return None
-        ux, gx = np.unique(x, return_inverse=True)
-        uy, gy = np.unique(y, return_inverse=True)
-        if ux.size * uy.size > MAX_TABLE_CELLS:
-            return None
-        return _Plan(name, cells=gx.ravel() * uy.size + gy.ravel(), shape=(ux.size, uy.size))
     return None
+
+
+def _table_plan(name: str, x: np.ndarray, y: np.ndarray) -> _Plan | None:
+    """:func:`plan` of ``name`` on the contingency table of x and y; None where they take too
+    many values (or, but for the rank statistics, values that are not finite)."""
+    if not x.size or max(_some_values(x), _some_values(y)) > MAX_TABLE_CELLS:
+        return None
+    # the values hashed, each row's class by a search in the few values (half the time of
+    # unique's return_inverse, a sort, on a million rows)
+    ux, uy = np.unique(x), np.unique(y)
+    if ux.size * uy.size > MAX_TABLE_CELLS:
+        return None
+    cells = np.searchsorted(ux, x) * uy.size + np.searchsorted(uy, y)
+    return _named(_Plan(name, cells=cells, shape=(ux.size, uy.size), values=(ux, uy)), x, y)
+
+
+def _named(p: _Plan, x: np.ndarray, y: np.ndarray) -> _Plan | None:
+    """The table plan ``p`` of x and y for its statistic: Pearson's with the rows' means; None
+    for Pearson or an accuracy on values that are not finite."""
+    if p.name not in ("pearson", "accuracy"):
+        return p
+    assert p.values is not None
+    if not (np.isfinite(p.values[0]).all() and np.isfinite(p.values[1]).all()):
+        return None
+    return replace(p, means=(float(x.mean()), float(y.mean()))) if p.name == "pearson" else p
 
 
 def _some_values(v: np.ndarray) -> int:
@@ -201,12 +256,21 @@ def _some_values(v: np.ndarray) -> int:
 
 
 def finish(p: _Plan, S: np.ndarray) -> np.ndarray:
-    """The statistic of every resample from its resampled column sums ``S`` (B, width)."""
-    if p.name == "pearson":
+    """The statistic of every resample from its resampled column sums ``S`` (B, width), or
+    from its contingency table's (Pearson and accuracies too where the plan has ``values``)."""
+    if p.name == "sums":  # (the parts of a pooled Pearson, :func:`_stack_parts`)
+        return S
+    if p.values is None and p.name == "pearson":
         return pearson_from_moments(*S.T)
-    if p.name == "accuracy":
+    if p.values is None and p.name == "accuracy":
         return accuracy_from_sums(S[:, 1], S[:, 0])
     T = S.reshape(S.shape[0], *p.shape)
+    if p.name == "pearson":
+        (ux, uy), (mx, my) = p.values, p.means  # type: ignore[misc]
+        return pearson_from_table(T, ux - mx, uy - my)
+    if p.name == "accuracy":  # x: the credit, y: whether scored (sums of whole counts: exact)
+        credit, scored = p.values  # type: ignore[misc]
+        return accuracy_from_sums(T.sum(axis=2) @ credit, T.sum(axis=1) @ scored)
     return spearman_from_table(T) if p.name == "spearman" else kendall_from_table(T)
 
 
@@ -261,6 +325,8 @@ def evaluate(
     requests: Sequence[tuple[str, np.ndarray, np.ndarray]],
     row_items: Sequence[np.ndarray],
     store: object,
+    stacks: Mapping[int, Sequence[int]] | None = None,
+    digest: Digests | None = None,
 ) -> list[np.ndarray | None]:
     """Each request ``(name, x, y)`` on rows of items ``row_items[i]``, all in as few passes
     over the resamples as :data:`PASS_ITEM_ELEMENTS` allows (counted in distinct per-item
@@ -270,29 +336,44 @@ def evaluate(
     summed per item at once, and each request's per-item sums are merged into its pass's at
     once; a contingency table's rows are grouped by cell (:class:`_Table`: no per-item
     columns, so it joins the open pass whatever its width). Spearman and Kendall on the same
-    rows read one table."""
+    rows read one table; several tables on the same rows one joint table
+    (:func:`_joint_tables`), in the first pass. ``stacks``: Pearson requests on the pooled rows
+    of places, each with the requests of its places (x against each place's y), all read from
+    the columns of :func:`_stack_parts` (:func:`_pooled_pearson`). ``digest``: the caller's
+    :class:`~metajudge.engine.resample.Digests`."""
     n_items = store.n_items  # type: ignore[attr-defined]
-    out: list[np.ndarray | None] = [None] * len(requests)
+    stacks = stacks or {}
+    parts, part_of = _stack_parts(requests, row_items, stacks)
+    out: list[np.ndarray | None] = [None] * (len(requests) + len(parts))
     width = max(1, PASS_ITEM_ELEMENTS // max(n_items, 1))
     one = _Pass(width)
+    places = {j for js in stacks.values() for j in js}
+    made = _joint_tables(requests, row_items, digest or Digests())
+    joint = {i: v for i, v in made.items() if i not in places}
+    for i, (table, p, to_cells) in joint.items():
+        one.add_joint(i, p, table, to_cells)
     tables: dict[tuple[int, int, int], list[int]] = {}  # the requests of each table
     for i, (name, x, y) in enumerate(requests):
         if name in ("spearman", "kendall"):
             tables.setdefault((id(x), id(y), id(row_items[i])), []).append(i)
-    shared: set[int] = set()  # requests that read an earlier request's table
+    shared: set[int] = {*joint, *stacks, *places}  # requests that read others' sums
+    work: list[tuple[int, _Plan | None, np.ndarray]] = []  # (request, plan, rows' items)
     for i, (name, x, y) in enumerate(requests):
         p = None if i in shared else plan(name, x, y)
+        if p is None or p.cells is None:
+            work.append((i, p, row_items[i]))
+            continue
+        key = (array_digest(x), array_digest(y), array_digest(row_items[i]))
+        if not one.add_known(i, p, key):
+            one.add_table(i, p, _Table.of(p, row_items[i]), key)
+        for j in tables[(id(x), id(y), id(row_items[i]))][1:]:
+            one.share(j, _Plan(requests[j][0], shape=p.shape))
+            shared.add(j)
+    work += [(len(requests) + t, p, rows) for t, (p, rows) in enumerate(parts)]
+    for i, p, rows in work:
         if p is None:
             continue
-        if p.cells is not None:
-            key = (array_digest(x), array_digest(y), array_digest(row_items[i]))
-            if not one.add_known(i, p, key):
-                one.add_table(i, p, _Table.of(p, row_items[i]), key)
-            for j in tables[(id(x), id(y), id(row_items[i]))][1:]:
-                one.share(j, _Plan(requests[j][0], shape=p.shape))
-                shared.add(j)
-            continue
-        m = p.items(row_items[i], n_items)
+        m = p.items(rows, n_items)
         into = _Pass(width) if m.shape[1] > width else one
         if into is one and not one.fits(m):
             one.finish(store, out)
@@ -301,7 +382,171 @@ def evaluate(
         if into is not one:
             into.finish(store, out)
     one.finish(store, out)
+    for i, js in stacks.items():
+        X, Y = (out[len(requests) + t] for t in part_of[i])
+        assert X is not None and Y is not None
+        sums = [  # each place's six sums, as its own columns give them (:func:`plan`)
+            np.stack([Y[:, 0], X[:, 0], Y[:, 1 + 2 * j], X[:, 1], Y[:, 2 + 2 * j], X[:, 2 + j]], 1)
+            for j in range(len(js))
+        ]
+        for j, S in zip(js, sums, strict=True):
+            out[j] = pearson_from_moments(*S.T)
+        out[i] = _pooled_pearson(sums, [requests[j][2].mean() for j in js])
+    return out[: len(requests)]
+
+
+def _y_columns(n: int, ys: list[tuple[np.ndarray, float]]) -> tuple[Callable[[], np.ndarray], ...]:
+    """The y part of :func:`_stack_parts`: the rows' count, then y and y² of each place (y
+    centred on ``my``, as :func:`plan`'s columns are), each made when summed."""
+    out: list[Callable[[], np.ndarray]] = [partial(np.ones, n)]
+    for y, my in ys:
+        out += [partial(np.subtract, y, my), partial(_square, y, my)]
+    return tuple(out)
+
+
+def _square(y: np.ndarray, my: float) -> np.ndarray:
+    yc = y - my
+    return yc * yc
+
+
+def _x_column(x: np.ndarray, mx: float, y: tuple[np.ndarray, float] | None, k: int) -> np.ndarray:
+    """Column ``k`` of the x part of :func:`_stack_parts`: x, x², or x·y (centred)."""
+    xc = x - mx
+    if k == 0:
+        return xc
+    if k == 1:
+        return xc * xc
+    assert y is not None
+    return xc * (y[0] - y[1])
+
+
+def _stack_parts(
+    requests: Sequence[tuple[str, np.ndarray, np.ndarray]],
+    row_items: Sequence[np.ndarray],
+    stacks: Mapping[int, Sequence[int]],
+) -> tuple[list[tuple[_Plan, np.ndarray]], dict[int, tuple[int, int]]]:
+    """The columns of the pooled Pearsons of :func:`evaluate`'s ``stacks`` and of their places
+    (each place x against its y, :func:`plan`'s six columns): per stack, x's part (x, x² and x·y
+    of each place), and the places' y part (the rows' count, y and y² of each place), one for
+    every stack on the same rows and y's (the metrics against the same annotators; its sums
+    kept from pass to pass): 5 columns a metric with three annotators, not 6 a place. Their
+    plans (``sums``: the columns' resampled sums) with their rows' items, and by stack the
+    parts (x's, y's) it reads."""
+    parts: list[tuple[_Plan, np.ndarray]] = []
+    part_of: dict[int, tuple[int, int]] = {}
+    y_parts: dict[tuple[int, ...], int] = {}
+    for i, js in stacks.items():
+        x, rows = requests[js[0]][1], row_items[js[0]]
+        ys = [(y, float(y.mean())) for y in (requests[j][2] for j in js)]
+        key = (id(rows), *(id(y) for y, _ in ys))
+        if key not in y_parts:
+            y_parts[key] = len(parts)
+            parts.append((_Plan("sums", _y_columns(x.size, ys)), rows))
+        mx = float(x.mean())
+        x_cols = [
+            partial(_x_column, x, mx, ys[k - 2] if k > 1 else None, k) for k in range(len(ys) + 2)
+        ]
+        part_of[i] = (len(parts), y_parts[key])
+        parts.append((_Plan("sums", tuple(x_cols)), rows))
+    return parts, part_of
+
+
+def _pooled_pearson(sums: Sequence[np.ndarray], y_means: Sequence[float]) -> np.ndarray:
+    """Pearson's r of the pooled rows of several places (x the same in each, against each
+    place's y) from each place's six sums (:func:`plan`'s columns: x centred on its mean, each
+    y on its own, ``y_means``), the y's moved to a common centre (their means' mean)."""
+    centre = float(np.mean(y_means))
+    pooled = np.zeros((sums[0].shape[0], 6))
+    for S, m in zip(sums, y_means, strict=True):
+        n, sx, sy, sxx, syy, sxy = S.T
+        d = m - centre
+        pooled += np.stack([n, sx, sy + d * n, sxx, syy + 2 * d * sy + d * d * n, sxy + d * sx], 1)
+    return pearson_from_moments(*pooled.T)
+
+
+def _joint_tables(
+    requests: Sequence[tuple[str, np.ndarray, np.ndarray]],
+    row_items: Sequence[np.ndarray],
+    digest: Digests,
+) -> dict[int, tuple[_Table, _Plan, np.ndarray]]:
+    """The requests read from a joint table, each with that table, its plan and the cell of its
+    own table of each joint cell: on rows (the same items) where a rank statistic's
+    contingency table is gathered, every request whose x and y take few values (Pearson and
+    accuracies too, :func:`plan`'s ``table``), where they make two tables or more with at most
+    :data:`MAX_JOINT_CELLS` occupied cells together (the comparisons of an inter-human
+    reference: each annotator's labels against the others' mean). The table of every
+    combination of their cells is gathered once; each request's table is the sums of its
+    cells' (whole counts: exactly the table of its own gather)."""
+    if not any(name in ("spearman", "kendall") for name, _, _ in requests):
+        return {}
+    groups: dict[str, list[int]] = {}
+    for i, (name, _, _) in enumerate(requests):
+        if name in ITEM_STATISTICS:
+            groups.setdefault(digest(row_items[i]), []).append(i)
+    out: dict[int, tuple[_Table, _Plan, np.ndarray]] = {}
+    for members in groups.values():
+        tabled = _tabled(requests, members)
+        distinct = {id(p.cells): p for _, p in tabled}
+        if len(distinct) < 2:
+            continue
+        made = _joint([p.cells for p in distinct.values()], [p.width for p in distinct.values()])  # type: ignore[misc]
+        if made is None:
+            continue
+        cells, maps = made
+        table = _Table.of(
+            _Plan("joint", cells=cells, shape=(maps[0].size, 1)), row_items[members[0]]
+        )
+        to_cells = dict(zip(distinct, maps, strict=True))
+        for i, p in tabled:
+            out[i] = (table, p, to_cells[id(p.cells)])
     return out
+
+
+def _tabled(
+    requests: Sequence[tuple[str, np.ndarray, np.ndarray]], members: Sequence[int]
+) -> list[tuple[int, _Plan]]:
+    """The table plans of the requests ``members`` (on the same rows): none unless a rank
+    statistic's is a table; then every request's whose x and y take few values (one plan per x
+    and y, named for each statistic)."""
+    ranked = [i for i in members if requests[i][0] in ("spearman", "kendall")]
+    others = [i for i in members if requests[i][0] not in ("spearman", "kendall")]
+    base: dict[tuple[int, int], _Plan | None] = {}  # one table plan per x and y
+    out: list[tuple[int, _Plan]] = []
+    for phase in (ranked, others):
+        if phase is not ranked and not out:
+            break
+        for i in phase:
+            name, x, y = requests[i]
+            key = (id(x), id(y))
+            if key not in base:
+                base[key] = plan(name, x, y, table=True)
+            b = base[key]
+            p = None if b is None or b.cells is None else _named(replace(b, name=name), x, y)
+            if p is not None:
+                out.append((i, p))
+    return out
+
+
+def _joint(
+    cells: Sequence[np.ndarray], sizes: Sequence[int]
+) -> tuple[np.ndarray, list[np.ndarray]] | None:
+    """The joint cell of each row of several tables' ``cells`` (``sizes`` cells each),
+    numbered over the occupied combinations, and per table the cell of each joint cell; None
+    where more than :data:`MAX_JOINT_CELLS` combinations occur."""
+    key = np.zeros(cells[0].size, dtype=np.int64)
+    span = 1
+    for c, size in zip(cells, sizes, strict=True):
+        if span * size >= 1 << 40:  # renumbered over the occupied combinations so far
+            found, key = np.unique(key, return_inverse=True)
+            span = found.size
+            if span > MAX_JOINT_CELLS:
+                return None
+        key = key * size + c
+        span *= size
+    found, first, joint = np.unique(key, return_index=True, return_inverse=True)
+    if found.size > MAX_JOINT_CELLS:
+        return None
+    return joint.ravel(), [c[first] for c in cells]
 
 
 class _Pass:
@@ -326,6 +571,8 @@ class _Pass:
         self.turned: set[int] = set()  # entries that read their table transposed
         self._seen: dict[tuple[float, bytes], list[int]] = {}
         self._last = -1  # the entry added last with columns of its own
+        self.joints: dict[int, int] = {}  # a joint table (by id) -> its table
+        self.to_cells: dict[int, np.ndarray] = {}  # entry -> its cell of each joint cell
 
     @staticmethod
     def _key(c: np.ndarray) -> tuple[float, bytes]:
@@ -379,6 +626,18 @@ class _Pass:
         self.entries.append((request, _Plan(p.name, shape=p.shape), self._last))
         return True
 
+    def add_joint(self, request: int, p: _Plan, table: _Table, to_cells: np.ndarray) -> None:
+        """Request ``request`` (plan ``p``) on the joint table ``table`` (gathered once a pass;
+        :func:`_joint_tables`), its own table's cells the sums of the joint cells ``to_cells``
+        maps to each."""
+        if id(table) not in self.joints:
+            self.joints[id(table)] = len(self.tables)
+            self.tables.append(table)
+        entry = len(self.entries)
+        self.of_table[entry] = self.joints[id(table)]
+        self.to_cells[entry] = to_cells
+        self.entries.append((request, p.kept(), entry))
+
     def share(self, request: int, p: _Plan) -> None:
         """Request ``request`` (plan ``p``) on the columns of the request added last."""
         self.entries.append((request, p, self._last))
@@ -401,6 +660,10 @@ class _Pass:
             t = self.of_table.get(src)
             cols = self.index[src] if t is None else slice(at[t], at[t + 1])
             sums = S[:, cols]
+            if src in self.to_cells:  # (sums of whole counts: exact in any order)
+                one_hot = np.zeros((sums.shape[1], p.width))
+                one_hot[np.arange(sums.shape[1]), self.to_cells[src]] = 1.0
+                sums = sums @ one_hot
             if src in self.turned:  # (the source table is shape[1] x shape[0])
                 a, b = p.shape
                 sums = sums.reshape(-1, b, a).transpose(0, 2, 1).reshape(-1, a * b)

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -86,6 +88,8 @@ class _Store:
     #: the engine that measures these resamples (:func:`metajudge.engine.statistics` without an
     #: ``engine``): every statistic of a run's resamples, wherever it is asked for, by one engine
     engine: str = "fast"
+    #: the memo keys' digests kept from one evaluation to the next (:meth:`Resamples.same_arrays`)
+    digests: Digests | None = None
 
     def blocks(self, rows: int, packed: bool = False) -> Iterator[tuple[int, Block]]:
         """Integer counts, ``rows`` resamples at a time, from the cache or redrawn, each as a
@@ -312,6 +316,19 @@ class Resamples:
                 draw_indices(rng, n_items, min(rows, n_boot - b0))
         return cls(store, None, chunk_elements)
 
+    @contextmanager
+    def same_arrays(self) -> Iterator[None]:
+        """While open, the memo keys' digests of every evaluation on these resamples are kept
+        from one evaluation to the next (:class:`Digests`, weak): a caller that asks for many
+        statistics one at a time, on arrays that do not change meanwhile (the inter-human
+        reference and the metrics matched to it, each read from the memo), hashes each array
+        once, not once a statistic (SHA-256 of 8 MB a million rows)."""
+        kept, self.store.digests = self.store.digests, self.store.digests or Digests(weak=True)
+        try:
+            yield
+        finally:
+            self.store.digests = kept
+
     def prefill(self) -> None:
         """Start filling the count cache (when the counts fit it) in a thread of its own, so
         that it is drawn while the caller computes what needs no resample (a meta-evaluation's
@@ -399,15 +416,19 @@ class Resamples:
 
 class Digests:
     """The content digest of each array, hashed once while this lives (arrays known by
-    identity: they must not change meanwhile; each is kept alive so its id is not reused)."""
+    identity: they must not change meanwhile; each is kept alive so its id is not reused, or,
+    ``weak``, known by a weak reference: an array no longer alive is forgotten, and one made
+    since at its address hashed anew)."""
 
-    def __init__(self) -> None:
-        self._by_id: dict[int, tuple[np.ndarray, str]] = {}
+    def __init__(self, weak: bool = False) -> None:
+        self._by_id: dict[int, tuple[Any, str]] = {}
+        self.weak = weak
 
     def __call__(self, a: np.ndarray) -> str:
         got = self._by_id.get(id(a))
-        if got is None:
-            got = self._by_id[id(a)] = (a, array_digest(a))
+        if got is None or (self.weak and got[0]() is not a):
+            held = weakref.ref(a) if self.weak else a
+            got = self._by_id[id(a)] = (held, array_digest(a))
         return got[1]
 
 

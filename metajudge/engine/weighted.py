@@ -393,13 +393,17 @@ def weighted_statistics(
         return []
     reqs = [(n, np.asarray(x, dtype=float), np.asarray(y, dtype=float)) for n, x, y in requests]
     store = views[0].store
-    digest = Digests()  # (the memo keys of one call hash each array once)
+    digest = store.digests or Digests()  # (the memo keys of one call hash each array once)
     keys = [v.memo_key(n, x, y, digest=digest) for (n, x, y), v in zip(reqs, views, strict=True)]
     first = {k: i for i, k in reversed(list(enumerate(keys)))}
     todo = [i for k, i in first.items() if k not in store.memo]
-    fast = moments.evaluate([reqs[i] for i in todo], [views[i].row_items() for i in todo], store)
+    asked, on, at = [reqs[i] for i in todo], [views[i] for i in todo], [keys[i] for i in todo]
+    stacks = _pearson_places(asked, on, at, digest)  # (their places appended)
+    fast = moments.evaluate(asked, [v.row_items() for v in on], store, stacks, digest)
+    for key, v in zip(at[len(todo) :], fast[len(todo) :], strict=True):
+        store.memo[key] = v  # (the places of a pooled Pearson)
     ranks: dict[tuple[str, ...], _RankGroup] = {}  # Spearman by (x, rows): one pass per x
-    for i, v in zip(todo, fast, strict=True):
+    for i, v in zip(todo, fast, strict=False):
         n, x, y = reqs[i]
         if v is None and n == "spearman":
             _rank_group(ranks, keys[i], x, y, views[i], digest)
@@ -491,11 +495,24 @@ def _rank_group(
 def _unstack(
     x: np.ndarray, y: np.ndarray, view: Resamples
 ) -> tuple[np.ndarray, int, Resamples] | None:
-    """A request whose rows come in runs of ``k >= 2`` rows of one item with one x — a cell's
-    pooled rows, an item's metric value once per annotator — as x and the items once per run
-    and ``k`` (the y of each place in the runs: :class:`_Stack`); None for any other, or where
-    the places' y's would not share one joint table (more than :data:`MAX_Y_GROUPS` values
-    each, :data:`MAX_JOINT_CELLS` together)."""
+    """A request whose rows come in runs of ``k >= 2`` rows of one item with one x (:func:`_runs`)
+    as x and the items once per run and ``k`` (the y of each place in the runs: :class:`_Stack`);
+    None for any other, or where the places' y's would not share one joint table (more than
+    :data:`MAX_Y_GROUPS` values each, :data:`MAX_JOINT_CELLS` together)."""
+    runs = _runs(x, view)
+    if runs is None:
+        return None
+    k = runs[1]
+    sizes = [np.unique(y.reshape(-1, k)[:, j]).size for j in range(k)]
+    if max(sizes) > MAX_Y_GROUPS or math.prod(sizes) > MAX_JOINT_CELLS:
+        return None
+    return runs
+
+
+def _runs(x: np.ndarray, view: Resamples) -> tuple[np.ndarray, int, Resamples] | None:
+    """Rows in runs of ``k >= 2`` rows of one item with one x — a cell's pooled rows, an item's
+    metric value once per annotator — as x and the items once per run (a view of the same
+    resamples), and ``k``; None for any other rows."""
     cols = view.cols
     if cols is None or cols.size < 4:
         return None
@@ -505,11 +522,44 @@ def _unstack(
     c2, x2 = cols.reshape(-1, k), x.reshape(-1, k)
     if not ((c2 == c2[:, :1]).all() and (x2 == x2[:, :1]).all()):
         return None
-    sizes = [np.unique(y.reshape(-1, k)[:, j]).size for j in range(k)]
-    if max(sizes) > MAX_Y_GROUPS or math.prod(sizes) > MAX_JOINT_CELLS:
-        return None
     base = Resamples(view.store, np.ascontiguousarray(c2[:, 0]), view.chunk_elements)
     return np.ascontiguousarray(x2[:, 0]), k, base
+
+
+def _pearson_places(
+    reqs: list[tuple[str, np.ndarray, np.ndarray]],
+    views: list[Resamples],
+    keys: list[tuple[str, ...]],
+    digest: Digests,
+) -> dict[int, list[int]]:
+    """The places of each Pearson request on rows in runs (:func:`_runs`: a cell's pooled rows,
+    each pair once per annotator), by request: x against each place's y alone, on the items
+    once, appended to ``reqs`` (with their views and memo keys) where not asked already. The
+    pooled Pearson is read from its places' sums (:func:`~metajudge.engine.moments.evaluate`'s
+    ``stacks``), and each place's value, asked for next (a metric against each annotator,
+    matched to the inter-human reference), is then known."""
+    stacks: dict[int, list[int]] = {}
+    at = {key: i for i, key in enumerate(keys)}
+    places: dict[tuple[int, int, int], np.ndarray] = {}  # (the same y: the same place arrays)
+    bases: dict[tuple[int, int], Resamples] = {}  # (the same rows: the same view of the items)
+    for i in range(len(reqs)):
+        name, x, y = reqs[i]
+        runs = _runs(x, views[i]) if name == "pearson" else None
+        if runs is None:
+            continue
+        x0, k, base = runs
+        base = bases.setdefault((id(views[i].cols), k), base)
+        stacks[i] = []
+        for j in range(k):
+            yj = places.setdefault((id(y), k, j), _place(y, k, j))
+            key = base.memo_key(name, x0, yj, digest=digest)
+            if key not in at:
+                at[key] = len(reqs)
+                reqs.append((name, x0, yj))
+                views.append(base)
+                keys.append(key)
+            stacks[i].append(at[key])
+    return stacks
 
 
 def _weighted(name: str, x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:

@@ -30,8 +30,9 @@ CORRELATIONS: tuple[str, ...] = ("pearson", "spearman", "kendall")
 def _as_xy(
     x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    xa = np.asarray(x, dtype=float).ravel()
-    ya = np.asarray(y, dtype=float).ravel()
+    xa, ya = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    # (a vector is itself, not a new view: an array's digest is then found once, by identity)
+    xa, ya = (a if a.ndim == 1 else a.ravel() for a in (xa, ya))
     if xa.shape != ya.shape:
         raise ValueError(f"x and y must have the same length, got {xa.size} and {ya.size}")
     return xa, ya
@@ -165,9 +166,9 @@ def _rank_vector(a: np.ndarray, order: np.ndarray | None = None) -> np.ndarray:
 
 
 class SortOrders:
-    """The sort orders of one ``x`` and ``y`` (any order among ties), each found when first
-    asked and then kept: Spearman's ρ and Kendall's τ_b of the same rows sort each side once
-    (:func:`statistic`'s ``sorts``; measured: ``docs/benchmarks.md``). ``by_x``, ``by_y``: an
+    """The sort orders of one ``x`` and ``y`` (any order among ties) and their average ranks,
+    each found when first asked and then kept: Spearman's ρ and Kendall's τ_b of the same rows
+    sort each side once (:func:`statistic`'s ``sorts``; measured: ``docs/benchmarks.md``). ``by_x``, ``by_y``: an
     order the caller already has (one sort of a metric's pairs serves all its rows,
     :func:`rows_order`)."""
 
@@ -180,6 +181,7 @@ class SortOrders:
         by_y: np.ndarray | None = None,
     ) -> None:
         self.x, self.y = _as_xy(x, y)
+        self._shared: dict[str, SortOrders] = {}  # (:meth:`sharing`)
         if by_x is not None:
             self.__dict__["by_x"] = by_x  # (what the cached property would find and keep)
         if by_y is not None:
@@ -187,11 +189,31 @@ class SortOrders:
 
     @cached_property
     def by_x(self) -> np.ndarray:
-        return np.argsort(self.x)
+        src = self._shared.get("x")
+        return src.by_x if src is not None else np.argsort(self.x)
 
     @cached_property
     def by_y(self) -> np.ndarray:
-        return np.argsort(self.y)
+        src = self._shared.get("y")
+        return src.by_y if src is not None else np.argsort(self.y)
+
+    @cached_property
+    def ranks_x(self) -> np.ndarray:
+        """x's average ranks (:func:`spearman`), from its order."""
+        src = self._shared.get("x")
+        return src.ranks_x if src is not None else _rank_vector(self.x, self.by_x)
+
+    @cached_property
+    def ranks_y(self) -> np.ndarray:
+        src = self._shared.get("y")
+        return src.ranks_y if src is not None else _rank_vector(self.y, self.by_y)
+
+    def sharing(self, other: SortOrders, side: Literal["x", "y"]) -> SortOrders:
+        """These orders, taking x's (``side``) or y's order and ranks from ``other``, found
+        there once: the same values on the same rows (one annotator's labels against every
+        metric, a metric against every annotator: each sorted and ranked once)."""
+        self._shared[side] = other
+        return self
 
 
 def rows_order(unit_order: np.ndarray, units: np.ndarray) -> np.ndarray:
@@ -224,7 +246,7 @@ def spearman(
     xa, ya = _as_xy(x, y)
     if sorts is None or xa.size == 0:
         return pearson(_rankdata(xa), _rankdata(ya))
-    return pearson(_rank_vector(xa, sorts.by_x), _rank_vector(ya, sorts.by_y))
+    return pearson(sorts.ranks_x, sorts.ranks_y)
 
 
 def _tie_pairs(a: np.ndarray) -> float:

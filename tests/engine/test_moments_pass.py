@@ -91,11 +91,118 @@ def test_a_turned_table_is_read_from_the_table_it_turns(monkeypatch: pytest.Monk
         return real(store, M, tables)
 
     monkeypatch.setattr(moments, "resample_sums", spy)
-    R = Resamples.draw(n_items, B, np.random.default_rng(3))
     reqs = [("spearman", a, b), ("spearman", b.copy(), a.copy()), ("kendall", b, a)]
-    got = weighted_statistics([*reqs, ("spearman", a, c)], R[:, items])
-    assert widths == [2]  # (a, b) and (a, c): (b, a) read from (a, b)
-    for (name, x, y), value in zip(reqs[1:], got[1:3], strict=True):
-        alone = weighted_statistics([(name, x, y)], R[:, items])[0]
-        assert np.array_equal(value, alone)
-    assert np.array_equal(got[3], weighted_statistics([("spearman", a, c)], R[:, items])[0])
+    for joint, tables in ((0, 2), (moments.MAX_JOINT_CELLS, 1)):
+        monkeypatch.setattr(moments, "MAX_JOINT_CELLS", joint)  # 0: no joint table
+        R = Resamples.draw(n_items, B, np.random.default_rng(3))
+        widths.clear()
+        got = weighted_statistics([*reqs, ("spearman", a, c)], R[:, items])
+        # (a, b) and (a, c): (b, a) read from (a, b); or all three from one joint table
+        assert widths == [tables]
+        for (name, x, y), value in zip(reqs[1:], got[1:3], strict=True):
+            alone = weighted_statistics([(name, x, y)], R[:, items])[0]
+            assert np.array_equal(value, alone)
+        assert np.array_equal(got[3], weighted_statistics([("spearman", a, c)], R[:, items])[0])
+
+
+def test_an_inter_human_reference_reads_one_joint_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three annotators' comparisons (each against the others' mean) on the same rows: their
+    Pearson, Spearman and accuracies come from one joint table, gathered once with no per-item
+    columns; each value is the one the request gets alone (Pearson from its columns, to
+    rounding; the rest the same bits)."""
+    from metajudge import stats as st
+
+    rng = np.random.default_rng(5)
+    n_items = 300
+    items = np.repeat(np.arange(n_items), 2)
+    L = np.clip(np.rint(rng.normal(size=(items.size, 3)) + rng.normal(size=(items.size, 1))), -2, 2)
+    comps, _ = st.leave_one_out(L)
+    reqs = []
+    for c in comps:
+        reqs += [("pearson", c.ref, c.single), ("spearman", c.ref, c.single)]
+        reqs += [("acc_ties", st.tie_decisions(c.ref), c.single)]
+        reqs += [("acc_no_ties", st.tie_decisions(c.ref), c.single)]
+    calls: list[tuple[int, int]] = []
+    real = moments.resample_sums
+
+    def spy(store: object, M: np.ndarray, tables: tuple = ()) -> np.ndarray:
+        calls.append((M.shape[1], len(tables)))
+        return real(store, M, tables)
+
+    monkeypatch.setattr(moments, "resample_sums", spy)
+    got = st.correlate(reqs, Resamples.draw(n_items, 40, np.random.default_rng(2))[:, items])
+    assert calls == [(0, 1)]
+    for r, value in zip(reqs, got, strict=True):
+        alone = st.correlate([r], Resamples.draw(n_items, 40, np.random.default_rng(2))[:, items])
+        if r[0] == "pearson":
+            assert calls[-1] == (6, 0)  # alone: from its columns
+            np.testing.assert_allclose(value, alone[0], rtol=0, atol=1e-14)
+        else:
+            assert np.array_equal(value, alone[0], equal_nan=True)
+
+
+def test_a_pooled_pearson_is_read_from_its_places(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cell's pooled rows (each item's x once per annotator): its Pearson is read from the
+    sums of each annotator's place (x against that annotator alone, on the items once), to
+    rounding the value of the same rows out of runs (its own columns); each place's value is
+    then known (no pass), the one it gets alone to rounding."""
+    rng = np.random.default_rng(11)
+    n_items, k = 250, 3
+    x = rng.normal(size=n_items) + 5.0
+    L = np.clip(np.rint(rng.normal(size=(n_items, k)) + x[:, None] - 5), -2, 2)
+    items = np.repeat(np.arange(n_items), k)
+    xs, ys = np.repeat(x, k), L.ravel()
+    perm = rng.permutation(items.size)  # the same rows, not in runs
+
+    def fresh() -> Resamples:
+        return Resamples.draw(n_items, 40, np.random.default_rng(4))
+
+    R = fresh()
+    pooled = weighted_statistics([("pearson", xs, ys)], R[:, items])[0]
+    apart = weighted_statistics([("pearson", xs[perm], ys[perm])], fresh()[:, items[perm]])[0]
+    np.testing.assert_allclose(pooled, apart, rtol=0, atol=1e-14)
+    calls: list[int] = []
+    real = moments.resample_sums
+
+    def spy(store: object, M: np.ndarray, tables: tuple = ()) -> np.ndarray:
+        calls.append(M.shape[1])
+        return real(store, M, tables)
+
+    monkeypatch.setattr(moments, "resample_sums", spy)
+    for j in range(k):
+        known = weighted_statistics([("pearson", x, L[:, j].copy())], R[:, np.arange(n_items)])
+        assert calls == []
+        alone = weighted_statistics(
+            [("pearson", x, L[:, j].copy())], fresh()[:, np.arange(n_items)]
+        )
+        np.testing.assert_allclose(known[0], alone[0], rtol=0, atol=1e-14)
+        calls.clear()
+
+
+def test_the_places_y_part_is_summed_once_for_every_metric(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Several metrics' pooled rows against the same three annotators, 12 columns a pass: the
+    annotators' part (the count, y and y² of each: 7 columns) is summed once, each metric's part
+    (x, x², x·y of each annotator: 5) beside it; the values are each metric's alone."""
+    rng = np.random.default_rng(2)
+    n_items, k = 200, 3
+    L = np.clip(np.rint(rng.normal(size=(n_items, k))), -2, 2)
+    xs = [rng.normal(size=n_items) for _ in range(4)]
+    items = np.repeat(np.arange(n_items), k)
+    ys = L.ravel()
+    widths: list[int] = []
+    real = moments.resample_sums
+
+    def spy(store: object, M: np.ndarray, tables: tuple = ()) -> np.ndarray:
+        widths.append(M.shape[1])
+        return real(store, M, tables)
+
+    monkeypatch.setattr(moments, "resample_sums", spy)
+    monkeypatch.setattr(moments, "PASS_ITEM_ELEMENTS", 12 * n_items)
+    R = Resamples.draw(n_items, 30, np.random.default_rng(6))
+    view = R[:, items]
+    got = weighted_statistics([("pearson", np.repeat(x, k), ys) for x in xs], view)
+    assert widths == [12, 10, 5]
+    for x, value in zip(xs, got, strict=True):
+        R2 = Resamples.draw(n_items, 30, np.random.default_rng(6))
+        alone = weighted_statistics([("pearson", np.repeat(x, k), ys)], R2[:, items])[0]
+        np.testing.assert_allclose(value, alone, rtol=0, atol=1e-14)

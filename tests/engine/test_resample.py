@@ -239,3 +239,41 @@ def test_a_prefilled_cache_is_the_one_call_draw_and_its_error_raises_at_the_firs
     R.prefill()
     with pytest.raises(RuntimeError, match="count pass failed"):
         R.dense()
+
+
+def test_same_arrays_hash_each_array_once_and_forget_the_dead(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """While :meth:`Resamples.same_arrays` is open, statistics asked one at a time on the same
+    arrays hash each array once (outside it, once a call); its digests are weak: an array no
+    longer alive is forgotten, and a new one is hashed, whatever its address."""
+    from metajudge.engine import resample
+    from metajudge.engine.weighted import weighted_statistics
+
+    hashed: list[int] = []
+    real = resample.array_digest
+
+    def spy(a: np.ndarray) -> str:
+        hashed.append(a.size)
+        return real(a)
+
+    monkeypatch.setattr(resample, "array_digest", spy)
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=300), rng.normal(size=300)
+    R = Resamples.draw(300, 20, np.random.default_rng(1))
+    view = R[:, np.arange(300)]
+    with R.same_arrays():
+        first = weighted_statistics([("pearson", x, y)], view)[0]
+        hashed.clear()
+        again = [weighted_statistics([(s, x, y)], view)[0] for s in ("pearson", "pearson")]
+        assert hashed == []  # (x, y and the view's columns: known)
+        assert all(np.array_equal(first, a) for a in again)
+        z = x.copy()
+        del x
+        z[0] += 1.0  # a new array: its own digest, its own value
+        assert not np.array_equal(weighted_statistics([("pearson", z, y)], view)[0], first)
+        assert R.store.digests is not None and len(hashed) == 1
+    assert R.store.digests is None
+    hashed.clear()
+    weighted_statistics([("pearson", z, y)], view)
+    assert len(hashed) == 3

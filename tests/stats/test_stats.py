@@ -94,6 +94,30 @@ def test_sorted_once_spearman_and_kendall_keep_their_bits() -> None:
         assert got.value == st.statistic(s, x[np.isfinite(gaps)], y[np.isfinite(gaps)])
 
 
+def test_orders_shared_between_metrics_and_annotators_keep_the_bits() -> None:
+    """:meth:`SortOrders.sharing`: a metric against several annotators and several metrics
+    against one annotator take x's (y's) order and ranks from the first, found there once (the
+    same arrays), and every Spearman and Kendall keeps the bits of its own sorts."""
+    rng = np.random.default_rng(3)
+    xs = [rng.normal(size=5000), rng.integers(0, 9, 5000).astype(float)]
+    ys = [rng.integers(-2, 3, 5000).astype(float) for _ in range(3)]
+    first: dict[int, st.SortOrders] = {}
+    for x in xs:
+        by_x: st.SortOrders | None = None
+        for k, y in enumerate(ys):
+            sorts = st.SortOrders(x, y)
+            if by_x is not None:
+                sorts.sharing(by_x, "x")
+            if k in first:
+                sorts.sharing(first[k], "y")
+            by_x = by_x or sorts
+            first.setdefault(k, sorts)
+            for s in ("spearman", "kendall"):
+                assert st.statistic(s, x, y, sorts) == st.statistic(s, x, y)
+            assert sorts.ranks_x is by_x.ranks_x and sorts.ranks_y is first[k].ranks_y
+            assert sorts.by_y is first[k].by_y
+
+
 def test_rows_ordered_from_their_units_keep_the_bits() -> None:
     """:func:`~metajudge.stats.rows_order`: rows (1 or 2 a unit, some units without a row or
     NaN) ordered by one sort of their units' values are a sort order of the rows' values, and

@@ -11,6 +11,7 @@ JSON that :mod:`metajudge.reports` renders (published numbers are attached there
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -221,7 +222,9 @@ def _ceiling_one(run: Run, d: str) -> dict[str, Any]:
         cols = {m: run.resp_cache[c][0] for (m, dd), c in run.columns_of.items() if dd == d and c}
         return matched_reference(run, d, cols)
     systems = np.zeros(len(v.pair_ids), dtype=np.int64)
-    notes = _ci_notes(run, st.leave_one_out(v.pair_labels[d])[0])
+    loo = st.leave_one_out(v.pair_labels[d])  # once for the reference and the matched metrics
+    notes = _ci_notes(run, loo[0])
+    sorts: dict[int, st.SortOrders] = {}  # each comparison's: its annotator's for every metric too
     ref = human_reference(
         v.pair_labels[d],
         v.pair_item,
@@ -232,13 +235,15 @@ def _ceiling_one(run: Run, d: str) -> dict[str, Any]:
         p.statistics,
         unit_level=p.level,
         no_bootstrap={s for s, note in notes.items() if note},
+        loo=loo,
+        sorts=sorts,
     )
     stats = {s: _ref_entry(e, s, p, notes.get(s)) for s, e in ref.estimates.items()}
     return {
         "method": ref.method and (ref.method + (", per input then averaged" if p.grouped else "")),
         "n_pairs": ref.n_units,
         "stats": stats,
-        "matched": _pair_matched(run, d) if ref.method else {},
+        "matched": _pair_matched(run, d, loo[0], sorts) if ref.method else {},
     }
 
 
@@ -252,8 +257,13 @@ def _ci_notes(run: Run, comps: list[st.HumanComparison]) -> dict[str, str | None
     return {s: p.ci_skipped(s, n_rows) if run.W is not None else None for s in corr}
 
 
-def _pair_matched(run: Run, d: str) -> dict[str, Any]:
-    """Each metric's normalised d against each single annotator's pair label, averaged.
+def _pair_matched(
+    run: Run, d: str, comps: list[st.HumanComparison], first: dict[int, st.SortOrders]
+) -> dict[str, Any]:
+    """Each metric's normalised d against each single annotator's pair label, averaged
+    (``comps``: the comparisons of :func:`~metajudge.stats.leave_one_out` of d's labels;
+    ``first``: per comparison, orders whose y are its annotator's labels, sorted and ranked
+    once for every metric).
 
     Kendall's and Spearman's bootstrap CIs follow the cells' row limits
     (:meth:`~metajudge.analyses.metric_vs_human.protocol.Protocol.ci_skipped`, on the rows of one comparison).
@@ -261,7 +271,6 @@ def _pair_matched(run: Run, d: str) -> dict[str, Any]:
     v, p = run.view, run.proto
     L = v.pair_labels[d]
     systems = np.zeros(len(v.pair_ids), dtype=np.int64)
-    comps, _ = st.leave_one_out(L)
     cols = {
         m: c
         for (m, dd), c in run.columns_of.items()
@@ -286,19 +295,39 @@ def _pair_matched(run: Run, d: str) -> dict[str, Any]:
         )
     out: dict[str, Any] = {}
     ranked = any(s != "pearson" for s in corr)
-    by_y = [np.argsort(c.single) for c in comps] if ranked else []  # once for every metric
     for m, x in xs.items():
         out[m] = {}
-        sorts: dict[int, st.SortOrders] = {}  # each comparison's rows in the order of x's pairs
-        for k, c in enumerate(comps if ranked else ()):
-            by_x = st.rows_order(run.pair_order(cols[m]), c.rows)
-            sorts[k] = st.SortOrders(_take(x, c.rows), c.single, by_x=by_x, by_y=by_y[k])
+        sorts = _matched_sorts(run.pair_order(cols[m]), x, comps if ranked else [], first)
         for s in corr:
             W = None if notes[s] else run.W
             args = (L, v.pair_item, systems, v.n_items, W, p.ci_level, p.level)
             e = loo_matched(s, *args, x, sorts, comps)
             out[m][s] = _ref_entry(e, s, p, notes[s])
     return out
+
+
+def _matched_sorts(
+    order: np.ndarray,
+    x: np.ndarray,
+    comps: list[st.HumanComparison],
+    first: dict[int, st.SortOrders],
+) -> dict[int, st.SortOrders]:
+    """Each comparison's rows of ``x`` (a metric's d per pair, ``order`` its sort order) and
+    labels, with their sort orders and ranks: each annotator's labels sorted and ranked once for
+    every metric (``first``: the first metric's orders, per comparison), and x once for every
+    comparison on every pair."""
+    sorts: dict[int, st.SortOrders] = {}
+    for k, c in enumerate(comps):
+        full = c.rows.size == x.size
+        on_all = [j for j in range(k) if comps[j].rows.size == x.size]
+        by_x = None if full and on_all else order if full else st.rows_order(order, c.rows)
+        sorts[k] = st.SortOrders(_take(x, c.rows), c.single, by_x=by_x)
+        if full and on_all:
+            sorts[k].sharing(sorts[on_all[0]], "x")
+        if k in first:
+            sorts[k].sharing(first[k], "y")
+        first.setdefault(k, sorts[k])
+    return sorts
 
 
 def _ref_entry(e: Any, stat: str, p: Protocol, note: str | None) -> dict[str, Any]:
@@ -322,7 +351,12 @@ def _take(a: np.ndarray, rows: np.ndarray) -> np.ndarray:
 
 
 def _ceiling(run: Run) -> list[dict[str, Any]]:
-    return [{**_ceiling_one(run, d), "dimension": d} for d in run.view.dimensions]
+    """The inter-human reference of each dimension, with the metrics matched to it: many
+    estimates read one at a time from the resamples' memo, each array's digest found once
+    (:meth:`~metajudge.engine.Resamples.same_arrays`)."""
+    kept = run.W.same_arrays() if isinstance(run.W, Resamples) else contextlib.nullcontext()
+    with kept:
+        return [{**_ceiling_one(run, d), "dimension": d} for d in run.view.dimensions]
 
 
 def _points(run: Run, norm_by_column: Mapping[str, np.ndarray], limit: int = 20000) -> dict:

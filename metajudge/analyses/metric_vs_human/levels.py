@@ -109,6 +109,8 @@ def loo_reference(
     level: float,
     unit_level: str,
     metric: FArr | None = None,
+    comps: list[st.HumanComparison] | None = None,
+    sorts: dict[int, st.SortOrders] | None = None,
 ) -> tuple[est.Estimate, est.Estimate | None]:
     """The inter-human reference at ``unit_level``, and ``metric`` beside it (matched).
 
@@ -117,11 +119,21 @@ def loo_reference(
     the other annotators as x (its tie-band decision for accuracies) — and
     ``stat``(metric, annotator i) on the same units at the same level; each averaged over the
     comparisons. The one definition of the inter-human reference in metajudge: the
-    meta-evaluation (both protocols) and the backbone swap call it.
+    meta-evaluation (both protocols) and the backbone swap call it. ``comps``:
+    ``leave_one_out(labels)``'s comparisons when the caller has them; ``sorts``: a dict the
+    caller keeps between the statistics, each comparison's (reference, annotator) sorted and
+    ranked once for all of them.
     """
-    comps, _ = st.leave_one_out(labels)
+    if comps is None:
+        comps, _ = st.leave_one_out(labels)
     at = _loo_at(items, systems, n_items, W, level, unit_level)
-    human = _comparisons_at(stat, comps, lambda c: c.ref, at, level)
+    if sorts is None or stat not in st.CORRELATIONS:
+        human = _comparisons_at(stat, comps, lambda c: c.ref, at, level)
+    else:
+        ests = []
+        for k, c in enumerate(comps):
+            ests.append(at(stat, c.ref, c, sorts.setdefault(k, st.SortOrders(c.ref, c.single))))
+        human = mean_estimate(ests, level)
     matched = None
     if metric is not None:
         matched = _comparisons_at(stat, comps, lambda c: metric[c.rows], at, level)
@@ -173,7 +185,8 @@ def _loo_at(
         r = c.rows
         xv = _x_for(s, x)
         y = c.single
-        return level_estimate(s, xv, y, items[r], systems[r], n_items, W, level, unit_level, sorts)
+        it, sy = (items, systems) if r.size == items.size else (items[r], systems[r])  # (every row)
+        return level_estimate(s, xv, y, it, sy, n_items, W, level, unit_level, sorts)
 
     return at
 
@@ -226,14 +239,20 @@ def human_reference(
     unit_level: str = "global",
     unit_name: str = "pairs",
     no_bootstrap: Collection[str] = (),
+    loo: tuple[list[st.HumanComparison], str | None] | None = None,
+    sorts: dict[int, st.SortOrders] | None = None,
 ) -> HumanReference:
     """:func:`loo_reference` for every statistic, with its definition and a reason when undefined.
 
     ``no_bootstrap``: statistics evaluated without the resamples (their CI then comes from
     :meth:`~metajudge.stats.estimates.Estimate.interval` without samples: the caller's row
-    limits, e.g. :meth:`~metajudge.analyses.metric_vs_human.protocol.Protocol.ci_skipped`)."""
+    limits, e.g. :meth:`~metajudge.analyses.metric_vs_human.protocol.Protocol.ci_skipped`).
+    ``loo``: ``leave_one_out(labels)`` when the caller has it (one for the reference, its
+    statistics and the metrics matched to it: 0.14 s a call at a million pairs); ``sorts``:
+    filled with each comparison's sort orders (:func:`loo_reference`), for the caller to read
+    the annotators' labels sorted and ranked."""
     n_multi = int((np.isfinite(labels).sum(axis=1) >= 2).sum()) if labels.ndim == 2 else 0
-    comps, method = st.leave_one_out(labels)
+    comps, method = st.leave_one_out(labels) if loo is None else loo
     if method is None or n_multi < 3:
         why = (
             f"one label per {unit_name[:-1]} (no second annotator)"
@@ -249,7 +268,9 @@ def human_reference(
         rows = [(c, items[c.rows]) for c in comps]
         prefetch_pooled(W, [(s, c.ref, c.single, it) for c, it in rows for s in boot])
     ests = {}
+    sorts = {} if sorts is None else sorts
     for s in statistics:
         Ws = W if s in boot else None
-        ests[s] = loo_reference(s, labels, items, systems, n_items, Ws, level, unit_level)[0]
+        args = (labels, items, systems, n_items, Ws, level, unit_level)
+        ests[s] = loo_reference(s, *args, comps=comps, sorts=sorts)[0]
     return HumanReference(method, n_units, ests)

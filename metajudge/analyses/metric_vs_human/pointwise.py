@@ -153,7 +153,8 @@ def matched_reference(run: Run, dim: str, metric_values: dict[str, FArr]) -> dic
     L = v.resp_labels[dim]
     stats_names = [s for s in p.statistics if s in st.CORRELATIONS]
     args = (L, v.resp_item, v.resp_system, v.n_items, run.W, p.ci_level)
-    ref = human_reference(*args, stats_names, unit_level=p.level, unit_name="responses")
+    loo = st.leave_one_out(L)  # (once for the reference, every metric and statistic)
+    ref = human_reference(*args, stats_names, unit_level=p.level, unit_name="responses", loo=loo)
     units = v.n_items if p.level == "system-grouped" else None  # resampled within systems
     out: dict[str, Any] = {
         "method": None,
@@ -170,7 +171,7 @@ def matched_reference(run: Run, dim: str, metric_values: dict[str, FArr]) -> dic
         "mean of the others, averaged over annotators; 'matched': each metric vs that same "
         "annotator, averaged the same way"
     )
-    comps, _ = st.leave_one_out(L)  # (once for every metric and statistic)
+    comps = loo[0]
     for m, x in metric_values.items():
         sorts: dict[int, st.SortOrders] = {}  # each comparison's rows sorted once
         out["matched"][m] = {
