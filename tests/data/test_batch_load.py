@@ -88,7 +88,7 @@ def test_batches_give_the_line_pass_records(
     assert used
     assert batched == lines
     assert not isinstance(lines, str), lines  # loaded, not refused
-    card, recs = batched
+    _card, recs = batched
     assert len(recs) == 3000 and recs[3].a.words == len(TEXTS[3].split())
     # -0.0 kept as read, apart from the 0.0 of an equal tuple
     assert [str(r.labels["overall"]) for r in recs[1:3]] == ["(-0.0,)", "(0.0, 0.0, -2.0)"]
