@@ -141,12 +141,18 @@ def arena_objects(path: str | Path, texts: bool = True) -> Iterator[tuple[int, A
     yield 0, {"card": CARD}
     seen: dict[str, int] = {}
     for i, b in enumerate(battles(path, texts), start=1):
-        qid = str(b.get("question_id") or f"battle{i}")
-        n = seen[qid] = seen.get(qid, 0) + 1
-        rec = battle_record(b, qid if n == 1 else f"{qid}#{n}", path, i)
+        rec = battle_record(b, battle_id(b.get("question_id"), i, seen), path, i)
         if WORDS in b:
             rec[WORDS] = b[WORDS]
         yield i, rec
+
+
+def battle_id(qid: Any, row: int, seen: dict[str, int]) -> str:
+    """A battle's record id: its question_id (``battle<row>`` without one), then ``#2``,
+    ``#3`` … for a question_id ``seen`` before (counted there)."""
+    rid = str(qid or f"battle{row}")
+    n = seen[rid] = seen.get(rid, 0) + 1
+    return rid if n == 1 else f"{rid}#{n}"
 
 
 def battle_record(b: Mapping[str, Any], rid: str, path: Any, row: int) -> dict[str, Any]:
@@ -159,23 +165,99 @@ def battle_record(b: Mapping[str, Any], rid: str, path: Any, row: int) -> dict[s
             line=row,
             field="winner",
         )
-    pref, tie = WINNERS[winner]
     conv_a, conv_b = b.get("conversation_a"), b.get("conversation_b")
     question = _turns(conv_a, "user") or str(b.get("question_id") or rid)
-    meta: dict[str, Any] = {"winner": winner}
-    if tie:
-        meta["tie"] = tie
-    if b.get("judge") is not None:
-        meta["annotator"] = str(b["judge"])
-    meta.update({k: b[k] for k in READ_META if b.get(k) is not None})
+    extra = {k: b[k] for k in READ_META if b.get(k) is not None}
     return {
         "id": rid,
         "input": {"question": question},
         "a": {"system": str(b.get("model_a")), "response": _turns(conv_a, "assistant")},
         "b": {"system": str(b.get("model_b")), "response": _turns(conv_b, "assistant")},
-        "labels": {"preference": [pref]},
-        "meta": meta,
+        "labels": {"preference": [WINNERS[winner][0]]},
+        "meta": battle_meta(winner, b.get("judge"), extra),
     }
+
+
+def battle_meta(winner: str, judge: Any, extra: Mapping[str, Any]) -> dict[str, Any]:
+    """A battle's record ``meta``: the released winner, the tie's kind, the judge as
+    annotator, then ``extra`` (the :data:`READ_META` columns given)."""
+    meta: dict[str, Any] = {"winner": winner}
+    tie = WINNERS[winner][1]
+    if tie:
+        meta["tie"] = tie
+    if judge is not None:
+        meta["annotator"] = str(judge)
+    meta.update(extra)
+    return meta
+
+
+def lean_records(path: str | Path, fast: Any) -> list[Any] | None:
+    """The text-free records of a columnar battle file, equal to those the loader's pass builds
+    of :func:`arena_objects` (``fast``: a text-free
+    :class:`~metajudge.data.fast_records.FastRecords` under :data:`CARD`'s rules), built from
+    the columns of each record batch (equal strings one object: Arrow's dictionary of a
+    column); None for a JSON list of battles or a winner outside :data:`WINNERS` (read battle
+    by battle: the error names it)."""
+    from metajudge.data.columnar import batches_of, columns_of, is_columnar
+
+    p = Path(path)
+    if not is_columnar(p):
+        return None
+    have = set(columns_of(p))
+    seen: dict[str, int] = {}
+    out: list[Any] = []
+    for batch in batches_of(p, [c for c in READ + READ_META if c in have]):
+        got = _lean_batch(batch, len(out), seen, fast)
+        if got is None:
+            return None
+        out += got
+    return out
+
+
+def _lean_batch(batch: Any, done: int, seen: dict[str, int], fast: Any) -> list[Any] | None:
+    """:func:`lean_records` of one record batch (``done``: the battles before it)."""
+    n, names = batch.num_rows, set(batch.schema.names)
+
+    def values(c: str, text: bool = False) -> list[Any]:
+        return _values(batch.column(c), text) if c in names else [None] * n
+
+    winners = values("winner")
+    if not set(winners) <= WINNERS.keys():
+        return None
+    words = [
+        turn_words(batch.column(f"conversation_{s}")) for s in "ab" if f"conversation_{s}" in names
+    ]
+    if len(words) < 2:  # a side without conversations: no text
+        words = [[None] * n] * 2
+    qids, judges = values("question_id"), values("judge", text=True)
+    extra = [(k, values(k, text=True)) for k in READ_META if k in names]
+    ids, metas, prefs = [], [], []
+    for k in range(n):
+        ids.append(battle_id(qids[k], done + k + 1, seen))
+        given = {c: v[k] for c, v in extra if v[k] is not None}
+        metas.append(battle_meta(winners[k], judges[k], given))
+        prefs.append(([float(WINNERS[winners[k]][0])], False))
+    sides = [(_strs(values(f"model_{s}", text=True)), w) for s, w in zip("ab", words, strict=True)]
+    return fast.lean_rows(ids, sides[0], sides[1], {"preference": prefs}, metas)
+
+
+def _values(col: Any, text: bool) -> list[Any]:
+    """A column's values as read; a string column's (``text``) with one object per distinct
+    string (its dictionary's), nulls None."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not text or not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
+        return col.to_pylist()
+    enc = pc.dictionary_encode(col)
+    words = enc.dictionary.to_pylist() + [None]
+    at = pc.fill_null(enc.indices, len(words) - 1).to_numpy(zero_copy_only=False)
+    return [words[i] for i in at.tolist()]
+
+
+def _strs(vals: list[Any]) -> list[str]:
+    """``str`` of each value (None: ``"None"``, as a battle's model reads)."""
+    return [v if type(v) is str else str(v) for v in vals]
 
 
 def _turns(conv: Any, role: str) -> str | None:

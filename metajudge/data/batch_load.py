@@ -8,7 +8,8 @@ its records are built a record batch at a time (:meth:`FastRecords.batch
 ``input.question``, ``a``/``b`` with ``system`` and ``response``, ``labels`` with one list of
 numbers per card dimension), the checks of the loader's pass made on the columns, the
 responses' word counts counted on the bytes (:func:`~metajudge.data.columnar.word_counts`), no
-text made a Python string. 200,000 realistic pairs (prompts ~300, responses ~1,200 characters)
+text made a Python string. A columnar Arena battle file's records are built from its columns
+(:func:`metajudge.data.arena.lean_records`). 200,000 realistic pairs (prompts ~300, responses ~1,200 characters)
 load in about a third of the CPU of the line-by-line pass (``benchmarks/bench_cli_scale.py
 --records realistic``).
 
@@ -41,41 +42,51 @@ def batch_load(
     """``(card, records)`` of a text-free load of ``path`` (module docstring), or ``None``:
     read it line by line. ``card``: the one given for a file without its own;
     ``progress``: called with the records read so far, after each batch."""
+    from metajudge.data import arena
     from metajudge.data.columnar import pyarrow
-
-    src = _source(Path(path), card)
-    if src is None:
-        return None
-    card, batches = src
-    from metajudge.data.fast_records import FastRecords
+    from metajudge.data.formats import DatasetCard
     from metajudge.data.validation import Rules
 
-    fast = FastRecords(Rules.of(card), texts=False)
-    records: list[Any] = []
+    p = Path(path)
+    if not p.is_file():
+        return None
+    arena_file = arena.is_arena(p)
+    src = (DatasetCard.from_dict(arena.CARD), None) if arena_file else _source(p, card)
+    if src is None:
+        return None
+    from metajudge.data.fast_records import FastRecords
+
+    fast = FastRecords(Rules.of(src[0]), texts=False)
     pa = pyarrow()
     try:
-        for batch in batches:
-            got = fast.batch(batch)
-            if got is None:
-                return None
-            records += got
-            if progress is not None:
-                progress(len(records))
+        records = arena.lean_records(p, fast) if arena_file else _built(src[1], fast, progress)
     except (pa.ArrowException, OSError, ValueError):
         return None
     finally:
         pa.default_memory_pool().release_unused()
     if not records or len({r.id for r in records}) != len(records):
         return None
-    return card, records
+    return src[0], records
+
+
+def _built(batches: Iterator[Any], fast: Any, progress: Any) -> list[Any] | None:
+    """The records of ``batches`` (:meth:`FastRecords.batch
+    <metajudge.data.fast_records.FastRecords.batch>`), or None where one is declined."""
+    records: list[Any] = []
+    for batch in batches:
+        got = fast.batch(batch)
+        if got is None:
+            return None
+        records += got
+        if progress is not None:
+            progress(len(records))
+    return records
 
 
 def _source(path: Path, card: Any) -> tuple[Any, Iterator[Any]] | None:
     """The pairwise card and record batches of ``path``, or ``None`` (not this route's)."""
-    from metajudge.data import arena, columnar
+    from metajudge.data import columnar
 
-    if not path.is_file() or arena.is_arena(path):
-        return None
     if columnar.is_columnar(path):
         meta = columnar.schema_of(path).metadata or {}
         if columnar.CARD_KEY in meta:

@@ -115,15 +115,26 @@ class FastRecords:
         if self.texts or self.kind != "pairwise" or not self.numeric:
             return None
         got = checked_columns(batch, self._rule, self.annotators)
-        if got is None:
-            return None
-        ids, (sa, wa), (sb, wb), labels = got
+        return None if got is None else self.lean_rows(*got)
+
+    def lean_rows(
+        self,
+        ids: list[str],
+        a: tuple[list[str], list[int | None]],
+        b: tuple[list[str], list[int | None]],
+        labels: dict[str, list[tuple[list[Any], bool]]],
+        metas: list[dict[str, Any]] | None = None,
+    ) -> list[PairwiseRecord]:
+        """Text-free pairwise records of checked columns: ids, each side's systems and word
+        counts, each dimension's label lists (with whether they hold a -0.0), shared as
+        :meth:`record` shares them, and each record's ``meta`` as given (None: none)."""
         names = [self._strings.get_or_keep(d, d) for d in labels]
-        rows = zip(*labels.values(), strict=True) if labels else iter(())
         out: list[PairwiseRecord] = []
-        for k, vals in enumerate(rows):
-            a, b = self._counted(sa[k], wa[k]), self._counted(sb[k], wb[k])
-            out.append(PairwiseRecord(ids[k], NO_TEXT, a, b, self._shared(names, vals), _NO_META))
+        (sa, wa), (sb, wb) = a, b
+        for k, vals in enumerate(zip(*labels.values(), strict=True)):
+            meta = _NO_META if metas is None else metas[k]
+            ra, rb = self._counted(sa[k], wa[k]), self._counted(sb[k], wb[k])
+            out.append(PairwiseRecord(ids[k], NO_TEXT, ra, rb, self._shared(names, vals), meta))
         return out
 
     def _shared(self, names: list[str], vals: tuple[tuple[list[Any], bool], ...]) -> dict:

@@ -162,3 +162,58 @@ def test_not_utf8_declined(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
 def test_no_card_line_read_line_by_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     batched, lines, used = _both(_write(tmp_path / "d.jsonl", _rows(5), card=None), monkeypatch)
     assert not used and batched == lines
+
+
+def _arena(path: Path, battles: list[dict[str, Any]]) -> Path:
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.Table.from_pylist(battles), path)
+    return path
+
+
+def _battles(n: int) -> list[dict[str, Any]]:
+    """Battles with what a released file holds: repeated question ids, a missing one, every
+    winner, a judge or none, a null model, a conversation without an assistant turn."""
+    winners = ["model_a", "model_b", "tie", "tie (bothbad)"]
+    out = []
+    for i in range(n):
+        conv = [{"role": "user", "content": f"question {i}"}]
+        answer = [] if i % 7 == 3 else [{"role": "assistant", "content": f"a {i} é\u3000x"}]
+        out.append(
+            {
+                "question_id": None if i % 11 == 5 else f"q{i % 13}",
+                "model_a": None if i % 17 == 2 else f"m{i % 4}",
+                "model_b": f"m{(i + 1) % 5}",
+                "winner": winners[i % 4],
+                "judge": None if i % 6 == 1 else f"user_{i % 3}",
+                "conversation_a": conv + answer,
+                "conversation_b": [*conv, {"role": "assistant", "content": "b " * (i % 9)}],
+                "turn": 1 + i % 2,
+                "language": None if i % 5 == 0 else "English",
+                "tstamp": 1.7e9 + i,
+            }
+        )
+    return out
+
+
+def test_arena_battles_in_batches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("metajudge.data.columnar.RECORD_BATCH_ROWS", 64)  # several batches
+    path = _arena(tmp_path / "arena.parquet", _battles(300))
+    batched, lines, used = _both(path, monkeypatch)
+    assert used and batched == lines and not isinstance(lines, str)
+    recs = batched[1]
+    assert [list(r.meta) for r in recs] == [list(r.meta) for r in lines[1]]  # and their order
+    assert recs[13].id == "q0#2" and recs[5].id == "battle6" and recs[2].a.system == "None"
+
+
+@pytest.mark.parametrize("case", ["unknown winner", "an id made twice"])
+def test_arena_battles_declined(case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    battles = _battles(30)
+    if case == "unknown winner":
+        battles[20]["winner"] = "draw"
+    else:  # q1, q1 (-> q1#2), then a question_id q1#2: the line pass names the repeat
+        battles[0]["question_id"] = battles[1]["question_id"] = "q1"
+        battles[2]["question_id"] = "q1#2"
+    batched, lines, used = _both(_arena(tmp_path / "arena.parquet", battles), monkeypatch)
+    assert not used and batched == lines and isinstance(lines, str)
