@@ -108,7 +108,7 @@ def turn_words(conv: Any, role: str = "assistant") -> list[int | None]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from metajudge.data.columnar import word_counts
+    from metajudge.data.columnar import word_count_array
 
     t = conv.type
     fields = (
@@ -125,7 +125,10 @@ def turn_words(conv: Any, role: str = "assistant") -> list[int | None]:
     # only the role's messages counted; a null content reads as str(None), one word, as where
     # the texts are read
     content = pc.filter(flat.field("content"), keep)
-    w = np.array([1 if x is None else x for x in word_counts(content)], dtype=float)
+    w = np.ones(len(content))  # not a string column: each str(value) one word, as read
+    if pa.types.is_string(content.type) or pa.types.is_large_string(content.type):
+        counts, nulls = word_count_array(content)
+        w = np.where(nulls, 1, counts).astype(float)
     n = len(conv)
     total = np.bincount(parent[mine], weights=w, minlength=n)
     has = np.bincount(parent[mine], minlength=n) > 0

@@ -229,32 +229,42 @@ def _blanked(arr: Any, keep: Sequence[str] = ()) -> Any:
 
 def word_counts(text: Any) -> list[int | None]:
     """``len(t.split())`` of each string of an Arrow array (None: null, or not a string
-    column), counted on the array's UTF-8 bytes (:func:`metajudge.data.word_pass.count_words`,
-    no Python string made) for ASCII texts, by ``str.split`` for the others (Unicode spaces)."""
-    import numpy as np
-
-    from metajudge.data.word_pass import count_words
-
+    column): :func:`word_count_array`'s."""
     pa = pyarrow()
     if isinstance(text, pa.ChunkedArray):
         return [w for chunk in text.chunks for w in word_counts(chunk)]
     if not (pa.types.is_string(text.type) or pa.types.is_large_string(text.type)):
         return [None] * len(text)
+    counts, nulls = word_count_array(text)
+    out: list[int | None] = counts.tolist()
+    for j in nulls.nonzero()[0].tolist():
+        out[j] = None
+    return out
+
+
+def word_count_array(text: Any) -> tuple[Any, Any]:
+    """``(words, nulls)`` of a string array: ``len(t.split())`` of each string (int64; 0 where
+    null) and where it is null, counted on the array's UTF-8 bytes
+    (:func:`metajudge.data.word_pass.count_words`, no Python string made) for ASCII texts, by
+    ``str.split`` for the others (Unicode spaces)."""
+    import numpy as np
+
+    from metajudge.data.word_pass import count_words
+
+    pa = pyarrow()
     n = len(text)
+    nulls = text.is_null().to_numpy(zero_copy_only=False)
     if n == 0:
-        return []
+        return np.zeros(0, dtype=np.int64), nulls
     wide = np.int64 if pa.types.is_large_string(text.type) else np.int32
     _, offs, data = text.buffers()
     at = np.frombuffer(offs, dtype=wide, count=n + 1, offset=text.offset * wide().itemsize)
     raw = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
-    out: list[int | None] = count_words(raw, at.astype(np.int64), _space_table()).tolist()
-    for j, w in enumerate(out):
-        if w == -1:
-            out[j] = len(text[j].as_py().split())
-    if text.null_count:
-        for j in np.flatnonzero(text.is_null().to_numpy(zero_copy_only=False)).tolist():
-            out[j] = None
-    return out
+    counts = count_words(raw, at.astype(np.int64), _space_table())
+    for j in np.flatnonzero(counts == -1).tolist():
+        counts[j] = len(text[j].as_py().split())
+    counts[nulls] = 0
+    return counts, nulls
 
 
 def canonical(row: Mapping[str, Any]) -> dict[str, Any]:
