@@ -47,7 +47,7 @@ MAX_TABLE_CELLS = 64
 #: most occupied cells of a joint table: the contingency tables of several requests on the same
 #: rows (an inter-human reference's comparisons, each with its Pearson, Spearman and accuracies)
 #: read from one gather (:func:`_joint`)
-MAX_JOINT_CELLS = 1024
+MAX_SHARED_TABLE_CELLS = 1024
 #: rows of a contingency table gathered at a time (:meth:`_Table.sums`: 4 MB of one-byte
 #: counts a block of 64 resamples)
 TABLE_TILE_ROWS = 1 << 16
@@ -473,7 +473,7 @@ def _joint_tables(
     own table of each joint cell: on rows (the same items) where a rank statistic's
     contingency table is gathered, every request whose x and y take few values (Pearson and
     accuracies too, :func:`plan`'s ``table``), where they make two tables or more with at most
-    :data:`MAX_JOINT_CELLS` occupied cells together (the comparisons of an inter-human
+    :data:`MAX_SHARED_TABLE_CELLS` occupied cells together (the comparisons of an inter-human
     reference: each annotator's labels against the others' mean). The table of every
     combination of their cells is gathered once; each request's table is the sums of its
     cells' (whole counts: exactly the table of its own gather)."""
@@ -532,19 +532,19 @@ def _joint(
 ) -> tuple[np.ndarray, list[np.ndarray]] | None:
     """The joint cell of each row of several tables' ``cells`` (``sizes`` cells each),
     numbered over the occupied combinations, and per table the cell of each joint cell; None
-    where more than :data:`MAX_JOINT_CELLS` combinations occur."""
+    where more than :data:`MAX_SHARED_TABLE_CELLS` combinations occur."""
     key = np.zeros(cells[0].size, dtype=np.int64)
     span = 1
     for c, size in zip(cells, sizes, strict=True):
         if span * size >= 1 << 40:  # renumbered over the occupied combinations so far
             found, key = np.unique(key, return_inverse=True)
             span = found.size
-            if span > MAX_JOINT_CELLS:
+            if span > MAX_SHARED_TABLE_CELLS:
                 return None
         key = key * size + c
         span *= size
     found, first, joint = np.unique(key, return_index=True, return_inverse=True)
-    if found.size > MAX_JOINT_CELLS:
+    if found.size > MAX_SHARED_TABLE_CELLS:
         return None
     return joint.ravel(), [c[first] for c in cells]
 

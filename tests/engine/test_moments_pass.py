@@ -92,8 +92,8 @@ def test_a_turned_table_is_read_from_the_table_it_turns(monkeypatch: pytest.Monk
 
     monkeypatch.setattr(moments, "resample_sums", spy)
     reqs = [("spearman", a, b), ("spearman", b.copy(), a.copy()), ("kendall", b, a)]
-    for joint, tables in ((0, 2), (moments.MAX_JOINT_CELLS, 1)):
-        monkeypatch.setattr(moments, "MAX_JOINT_CELLS", joint)  # 0: no joint table
+    for joint, tables in ((0, 2), (moments.MAX_SHARED_TABLE_CELLS, 1)):
+        monkeypatch.setattr(moments, "MAX_SHARED_TABLE_CELLS", joint)  # 0: no joint table
         R = Resamples.draw(n_items, B, np.random.default_rng(3))
         widths.clear()
         got = weighted_statistics([*reqs, ("spearman", a, c)], R[:, items])
