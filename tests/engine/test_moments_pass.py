@@ -13,30 +13,36 @@ from metajudge.engine.resample import Resamples
 from metajudge.engine.weighted import weighted_statistics
 
 
+def _passes(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
+    """``(columns, contingency tables)`` of every pass of per-item sums made from now on."""
+    passes: list[tuple[int, int]] = []
+    real = moments.resample_sums
+
+    def spy(store: object, M: np.ndarray, tables: tuple = ()) -> np.ndarray:
+        passes.append((M.shape[1], len(tables)))
+        return real(store, M, tables)
+
+    monkeypatch.setattr(moments, "resample_sums", spy)
+    return passes
+
+
 def test_shared_columns_summed_once_same_values(monkeypatch: pytest.MonkeyPatch) -> None:
     rng = np.random.default_rng(0)
     n_items = 200
     items = np.repeat(np.arange(n_items), 2)
     y = np.clip(np.rint(rng.normal(size=items.size)), -2, 2)
     xs = [rng.normal(size=items.size) for _ in range(3)]
-    widths: list[int] = []
-    real = moments.resample_sums
-
-    def spy(store: object, M: np.ndarray, tables: tuple = ()) -> np.ndarray:
-        widths.append(M.shape[1])
-        return real(store, M, tables)
-
-    monkeypatch.setattr(moments, "resample_sums", spy)
+    widths = _passes(monkeypatch)
     R = Resamples.draw(n_items, 50, np.random.default_rng(1))
     together = weighted_statistics([("pearson", x, y) for x in xs], R[:, items])
     # 6 columns per Pearson: 1, x, y, x², y², xy; shared: 1, y, y² -> 3 + 3 per x
-    assert widths == [3 + 3 * len(xs)]
+    assert [w for w, _ in widths] == [3 + 3 * len(xs)]
     for x, v in zip(xs, together, strict=True):
         alone = weighted_statistics(
             [("pearson", x, y)], Resamples.draw(n_items, 50, np.random.default_rng(1))[:, items]
         )[0]
         np.testing.assert_allclose(v, alone, rtol=0, atol=1e-14)
-    assert widths[1:] == [6] * len(xs)
+    assert [w for w, _ in widths[1:]] == [6] * len(xs)
 
 
 @pytest.mark.parametrize("tile", [5, 1 << 16])
@@ -83,22 +89,15 @@ def test_a_turned_table_is_read_from_the_table_it_turns(monkeypatch: pytest.Monk
     a = rng.integers(-2, 3, items.size).astype(float)
     b = np.clip(a + rng.integers(-1, 2, items.size), -2, 1)  # 5 values against 4
     c = rng.integers(0, 3, items.size).astype(float)
-    widths: list[int] = []
-    real = moments.resample_sums
-
-    def spy(store: object, M: np.ndarray, tables: tuple = ()) -> np.ndarray:
-        widths.append(len(tables))
-        return real(store, M, tables)
-
-    monkeypatch.setattr(moments, "resample_sums", spy)
+    passes = _passes(monkeypatch)
     reqs = [("spearman", a, b), ("spearman", b.copy(), a.copy()), ("kendall", b, a)]
     for joint, tables in ((0, 2), (moments.MAX_SHARED_TABLE_CELLS, 1)):
         monkeypatch.setattr(moments, "MAX_SHARED_TABLE_CELLS", joint)  # 0: no joint table
         R = Resamples.draw(n_items, B, np.random.default_rng(3))
-        widths.clear()
+        passes.clear()
         got = weighted_statistics([*reqs, ("spearman", a, c)], R[:, items])
         # (a, b) and (a, c): (b, a) read from (a, b); or all three from one joint table
-        assert widths == [tables]
+        assert [t for _, t in passes] == [tables]
         for (name, x, y), value in zip(reqs[1:], got[1:3], strict=True):
             alone = weighted_statistics([(name, x, y)], R[:, items])[0]
             assert np.array_equal(value, alone)
@@ -122,14 +121,7 @@ def test_an_inter_human_reference_reads_one_joint_table(monkeypatch: pytest.Monk
         reqs += [("pearson", c.ref, c.single), ("spearman", c.ref, c.single)]
         reqs += [("acc_ties", st.tie_decisions(c.ref), c.single)]
         reqs += [("acc_no_ties", st.tie_decisions(c.ref), c.single)]
-    calls: list[tuple[int, int]] = []
-    real = moments.resample_sums
-
-    def spy(store: object, M: np.ndarray, tables: tuple = ()) -> np.ndarray:
-        calls.append((M.shape[1], len(tables)))
-        return real(store, M, tables)
-
-    monkeypatch.setattr(moments, "resample_sums", spy)
+    calls = _passes(monkeypatch)
     got = st.correlate(reqs, Resamples.draw(n_items, 40, np.random.default_rng(2))[:, items])
     assert calls == [(0, 1)]
     for r, value in zip(reqs, got, strict=True):
@@ -161,14 +153,7 @@ def test_a_pooled_pearson_is_read_from_its_places(monkeypatch: pytest.MonkeyPatc
     pooled = weighted_statistics([("pearson", xs, ys)], R[:, items])[0]
     apart = weighted_statistics([("pearson", xs[perm], ys[perm])], fresh()[:, items[perm]])[0]
     np.testing.assert_allclose(pooled, apart, rtol=0, atol=1e-14)
-    calls: list[int] = []
-    real = moments.resample_sums
-
-    def spy(store: object, M: np.ndarray, tables: tuple = ()) -> np.ndarray:
-        calls.append(M.shape[1])
-        return real(store, M, tables)
-
-    monkeypatch.setattr(moments, "resample_sums", spy)
+    calls = _passes(monkeypatch)
     for j in range(k):
         known = weighted_statistics([("pearson", x, L[:, j].copy())], R[:, np.arange(n_items)])
         assert calls == []
@@ -189,19 +174,12 @@ def test_the_places_y_part_is_summed_once_for_every_metric(monkeypatch: pytest.M
     xs = [rng.normal(size=n_items) for _ in range(4)]
     items = np.repeat(np.arange(n_items), k)
     ys = L.ravel()
-    widths: list[int] = []
-    real = moments.resample_sums
-
-    def spy(store: object, M: np.ndarray, tables: tuple = ()) -> np.ndarray:
-        widths.append(M.shape[1])
-        return real(store, M, tables)
-
-    monkeypatch.setattr(moments, "resample_sums", spy)
+    widths = _passes(monkeypatch)
     monkeypatch.setattr(moments, "PASS_ITEM_ELEMENTS", 12 * n_items)
     R = Resamples.draw(n_items, 30, np.random.default_rng(6))
     view = R[:, items]
     got = weighted_statistics([("pearson", np.repeat(x, k), ys) for x in xs], view)
-    assert widths == [12, 10, 5]
+    assert [w for w, _ in widths] == [12, 10, 5]
     for x, value in zip(xs, got, strict=True):
         R2 = Resamples.draw(n_items, 30, np.random.default_rng(6))
         alone = weighted_statistics([("pearson", np.repeat(x, k), ys)], R2[:, items])[0]
