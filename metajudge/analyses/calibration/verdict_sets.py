@@ -35,7 +35,13 @@ import numpy as np
 from metajudge.analyses.calibration.table import FArr, IArr, check_alpha, splits
 from metajudge.errors import InputError
 from metajudge.results import Result
-from metajudge.stats.calibration import SET_METHODS, conformal_quantile, prediction_sets, set_scores
+from metajudge.stats.calibration import (
+    SET_METHODS,
+    aps_mass_above,
+    conformal_quantile,
+    prediction_sets,
+    set_scores,
+)
 
 
 @dataclass(frozen=True)
@@ -162,16 +168,30 @@ def _table(
 
 
 def sets_for(
-    method: str, cal: VerdictTable, test: VerdictTable, alpha: float, draws: tuple[int, int]
+    method: str,
+    table: VerdictTable,
+    split: tuple[IArr, IArr],
+    alpha: float,
+    draws: tuple[int, int],
+    above: FArr | None = None,
 ) -> Any:
-    """The prediction sets (n_test x K boolean) ``method`` gives ``test``, calibrated on ``cal``,
-    and the conformal quantile; ``draws``: (seed, split) of aps' uniforms (module docstring)."""
-    u_cal = u_test = None
+    """The prediction sets (n_test x K boolean) ``method`` gives the test rows of ``split``
+    (calibration rows, test rows of ``table``), calibrated on its calibration rows, and the
+    conformal quantile; ``draws``: (seed, split) of aps' uniforms (module docstring);
+    ``above``: :func:`~metajudge.stats.calibration.aps_mass_above` of the whole table's
+    probabilities, computed once for every split (aps)."""
+    cal_i, test_i = split
+    u_cal = u_test = a_cal = a_test = None
     if method == "aps":
-        u_cal = np.random.default_rng([*draws, 2]).uniform(size=len(cal))
-        u_test = np.random.default_rng([*draws, 3]).uniform(size=len(test))
-    q = conformal_quantile(set_scores(method, labels=cal.human, probs=cal.probs, u=u_cal), alpha)
-    return prediction_sets(method, test.probs, q, u_test), q
+        u_cal = np.random.default_rng([*draws, 2]).uniform(size=len(cal_i))
+        u_test = np.random.default_rng([*draws, 3]).uniform(size=len(test_i))
+        if above is not None:
+            a_cal, a_test = above[cal_i], above[test_i]
+    scores = set_scores(
+        method, labels=table.human[cal_i], probs=table.probs[cal_i], u=u_cal, above=a_cal
+    )
+    q = conformal_quantile(scores, alpha)
+    return prediction_sets(method, table.probs[test_i], q, u_test, above=a_test), q
 
 
 @dataclass
@@ -238,15 +258,14 @@ def calibrate_sets(
             )
     runs: dict[str, list[dict[str, float]]] = {m: [] for m in methods}
     items: list[dict[str, Any]] = []
-    for r, (cal_i, test_i) in enumerate(
-        splits(len(table), seed=seed, repeats=repeats, fraction=fraction)
-    ):
-        cal, test = table.take(cal_i), table.take(test_i)
+    above = aps_mass_above(table.probs) if "aps" in methods else None  # row by row: once
+    for r, split in enumerate(splits(len(table), seed=seed, repeats=repeats, fraction=fraction)):
+        human = table.human[split[1]]
         for m in methods:
-            sets, q = sets_for(m, cal, test, alpha, (seed, r))
-            runs[m].append(set_coverage(sets, test.human, q))
+            sets, q = sets_for(m, table, split, alpha, (seed, r), above)
+            runs[m].append(set_coverage(sets, human, q))
             if keep_items and r == 0:
-                items += _items(test, m, sets)
+                items += _items(table.take(split[1]), m, sets)
     return SetResult(
         judge=table.judge,
         signature=table.signature,
