@@ -150,25 +150,19 @@ def _aps_cumulative(probs: FArr) -> tuple[FArr, FArr]:
 
 def aps_mass_above(probs: FArr) -> FArr:
     """Per row and class of ``probs`` (n x K): the mass of the classes ranked before it (the
-    ``above`` of :func:`set_scores` and :func:`prediction_sets`; row by row, so the rows of
-    many subsets can be read from one call)."""
+    ``above`` of :func:`prediction_sets`; row by row, so the rows of many subsets can be read
+    from one call)."""
     return _aps_cumulative(probs)[0]
 
 
 def set_scores(
-    method: str,
-    labels: npt.NDArray[np.int64],
-    probs: FArr,
-    u: FArr | None = None,
-    *,
-    above: FArr | None = None,
+    method: str, labels: npt.NDArray[np.int64], probs: FArr, u: FArr | None = None
 ) -> FArr:
     """Conformity scores of the true classes ``labels`` (indices into the columns of ``probs``,
     n x K): ``lac`` (least ambiguous set-valued classifier, Sadinle, Lei & Wasserman 2019):
     1 - p(true class); ``aps`` (adaptive prediction sets, Romano, Sesia & Candès 2020): the
     mass of the classes ranked above the true class plus ``u`` times its own (``u``: one
     uniform(0, 1) draw per row, the randomised score; None: 1, the non-randomised one).
-    ``above``: :func:`aps_mass_above` of ``probs`` when already computed.
 
     >>> set_scores("lac", np.array([1]), np.array([[0.7, 0.3]])).round(2).tolist()
     [0.7]
@@ -180,12 +174,21 @@ def set_scores(
     p = np.asarray(probs, float)
     y = np.asarray(labels, int)
     rows = np.arange(len(y))
+    above = aps_mass_above(p)[rows, y] if method == "aps" else None
+    return true_class_scores(method, p[rows, y], above, u)
+
+
+def true_class_scores(
+    method: str, p_true: FArr, above_true: FArr | None = None, u: FArr | None = None
+) -> FArr:
+    """:func:`set_scores` from each row's probability of its true class ``p_true`` and (aps)
+    the mass ranked above that class ``above_true`` (both read once per unit, a subset's scores
+    are those of its rows)."""
     if method == "lac":
-        return 1.0 - p[rows, y]
+        return 1.0 - p_true
     if method == "aps":
-        w = np.ones(len(y)) if u is None else np.asarray(u, float)
-        before = aps_mass_above(p) if above is None else np.asarray(above, float)
-        return before[rows, y] + w * p[rows, y]
+        w = np.ones(len(p_true)) if u is None else np.asarray(u, float)
+        return above_true + w * p_true
     raise ValueError(f"unknown set method {method!r} (known: {', '.join(SET_METHODS)})")
 
 
