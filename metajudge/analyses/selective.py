@@ -322,17 +322,21 @@ class SplitOutcome:
 @dataclass(frozen=True)
 class Ranked:
     """A judge's column on every unit, ranked once for every split: ``right`` (its verdict is
-    the human class), ``conf`` and ``order`` (the units by descending confidence)."""
+    the human class), ``conf`` and ``order`` (the units by descending confidence); in that
+    order, ``wrong_desc`` (not right) and ``conf_desc``."""
 
     right: np.ndarray
     conf: np.ndarray
     order: np.ndarray
+    wrong_desc: np.ndarray
+    conf_desc: np.ndarray
 
     @classmethod
     def of(cls, human: np.ndarray, judge: JudgeColumn) -> Ranked:
         conf = np.asarray(judge.conf, dtype=float)
         right = np.asarray(judge.pred) == np.asarray(human)
-        return cls(right, conf, np.argsort(-conf, kind="stable"))
+        order = np.argsort(-conf, kind="stable")
+        return cls(right, conf, order, ~right[order], conf[order])
 
     def test(
         self, idx: np.ndarray, alpha: float, delta: float, min_n: int, grid: int | None
@@ -341,7 +345,7 @@ class Ranked:
         in descending confidence without a sort of their own
         (:func:`~metajudge.stats.selective.sorted_threshold`)."""
         times = np.bincount(idx, minlength=len(self.conf))[self.order]
-        wrong, conf = (np.repeat(a[self.order], times) for a in (~self.right, self.conf))
+        wrong, conf = (np.repeat(a, times) for a in (self.wrong_desc, self.conf_desc))
         return sorted_threshold(wrong, conf, alpha, delta, min_n=min_n, grid=grid)
 
 

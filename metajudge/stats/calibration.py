@@ -69,12 +69,12 @@ def top_label(probs: FArr) -> tuple[FArr, npt.NDArray[np.int64]]:
 def conformal_quantile(scores: Sequence[float] | FArr, alpha: float) -> float:
     """The split-conformal quantile: the ceil((n+1)(1-alpha))-th smallest score; ``inf`` when
     that rank exceeds n (too few calibration scores for this alpha: the interval is the scale)."""
-    s = np.sort(np.asarray(scores, float))
+    s = np.asarray(scores, float)
     n = len(s)
     k = math.ceil((n + 1) * (1 - alpha))
     if n == 0 or k > n:
         return math.inf
-    return float(s[k - 1])
+    return float(np.partition(s, k - 1)[k - 1])  # that order statistic, without a full sort
 
 
 #: fewer held-out rows per split (or fold) than this: the held-out errors are flagged
@@ -148,6 +148,13 @@ def _aps_cumulative(probs: FArr) -> tuple[FArr, FArr]:
     return incl - p, incl
 
 
+def aps_mass_above(probs: FArr) -> FArr:
+    """Per row and class of ``probs`` (n x K): the mass of the classes ranked before it (the
+    ``above`` of :func:`prediction_sets`; row by row, so the rows of many subsets can be read
+    from one call)."""
+    return _aps_cumulative(probs)[0]
+
+
 def set_scores(
     method: str, labels: npt.NDArray[np.int64], probs: FArr, u: FArr | None = None
 ) -> FArr:
@@ -167,23 +174,34 @@ def set_scores(
     p = np.asarray(probs, float)
     y = np.asarray(labels, int)
     rows = np.arange(len(y))
+    above = aps_mass_above(p)[rows, y] if method == "aps" else None
+    return true_class_scores(method, p[rows, y], above, u)
+
+
+def true_class_scores(
+    method: str, p_true: FArr, above_true: FArr | None = None, u: FArr | None = None
+) -> FArr:
+    """:func:`set_scores` from each row's probability of its true class ``p_true`` and (aps)
+    the mass ranked above that class ``above_true`` (both read once per unit, a subset's scores
+    are those of its rows)."""
     if method == "lac":
-        return 1.0 - p[rows, y]
+        return 1.0 - p_true
     if method == "aps":
-        w = np.ones(len(y)) if u is None else np.asarray(u, float)
-        return _aps_cumulative(p)[0][rows, y] + w * p[rows, y]
+        w = np.ones(len(p_true)) if u is None else np.asarray(u, float)
+        return above_true + w * p_true
     raise ValueError(f"unknown set method {method!r} (known: {', '.join(SET_METHODS)})")
 
 
 def prediction_sets(
-    method: str, probs: FArr, q: float, u: FArr | None = None
+    method: str, probs: FArr, q: float, u: FArr | None = None, *, above: FArr | None = None
 ) -> npt.NDArray[np.bool_]:
     """The prediction set of each row of ``probs`` (n x K boolean) for the conformal quantile
     ``q`` of :func:`set_scores`: every class whose score is at most q. ``lac``: 1 - p <= q (a
     set may be empty); ``aps`` with ``u`` (one uniform draw per row, the randomised sets):
     mass ranked above + u * own <= q (a set may be empty); ``aps`` without ``u``: the classes in
     descending probability until their mass reaches q, that class included (never empty, a
-    superset of {score <= q}: coverage holds, conservatively).
+    superset of {score <= q}: coverage holds, conservatively). ``above``: :func:`aps_mass_above`
+    of ``probs`` when already computed (read by the randomised sets).
 
     >>> prediction_sets("lac", np.array([[0.7, 0.3], [0.5, 0.5]]), 0.6).tolist()
     [[True, False], [True, True]]
@@ -196,8 +214,9 @@ def prediction_sets(
     if method == "lac":
         return (1.0 - p) <= q + 1e-12
     if method == "aps":
-        before, incl = _aps_cumulative(p)
         if u is not None:
+            before = aps_mass_above(p) if above is None else np.asarray(above, float)
             return before + np.asarray(u, float)[:, None] * p <= q + 1e-12
+        before, incl = _aps_cumulative(p)
         return (before < q - 1e-12) | (incl <= q + 1e-12)
     raise ValueError(f"unknown set method {method!r} (known: {', '.join(SET_METHODS)})")

@@ -26,7 +26,7 @@ human class is in the set) and mean set size over ``repeats`` seeded calibration
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +35,13 @@ import numpy as np
 from metajudge.analyses.calibration.table import FArr, IArr, check_alpha, splits
 from metajudge.errors import InputError
 from metajudge.results import Result
-from metajudge.stats.calibration import SET_METHODS, conformal_quantile, prediction_sets, set_scores
+from metajudge.stats.calibration import (
+    SET_METHODS,
+    aps_mass_above,
+    conformal_quantile,
+    prediction_sets,
+    true_class_scores,
+)
 
 
 @dataclass(frozen=True)
@@ -161,17 +167,50 @@ def _table(
     )
 
 
-def sets_for(
-    method: str, cal: VerdictTable, test: VerdictTable, alpha: float, draws: tuple[int, int]
-) -> Any:
-    """The prediction sets (n_test x K boolean) ``method`` gives ``test``, calibrated on ``cal``,
-    and the conformal quantile; ``draws``: (seed, split) of aps' uniforms (module docstring)."""
+@dataclass(frozen=True)
+class SplitRows:
+    """One calibration/test split of a :class:`VerdictTable`, read once for every method: the
+    calibration units' probability of their human class (``cal_true``) and, for aps, the mass
+    ranked above it (``cal_above``); the test units' probabilities, (aps) the mass ranked above
+    each class, and human classes."""
+
+    cal_true: FArr
+    cal_above: FArr | None
+    test_probs: FArr
+    test_above: FArr | None
+    test_human: IArr
+
+    @classmethod
+    def reader(cls, table: VerdictTable, aps: bool) -> Callable[[IArr, IArr], SplitRows]:
+        """``(cal_i, test_i) -> SplitRows`` of ``table``, what each unit gives computed once for
+        every split (``aps``: the mass ranked above each class too)."""
+        rows = np.arange(len(table))
+        above = aps_mass_above(table.probs) if aps else None  # row by row: once
+        p_true = table.probs[rows, table.human]
+        a_true = None if above is None else above[rows, table.human]
+
+        def split(cal_i: IArr, test_i: IArr) -> SplitRows:
+            return cls(
+                p_true[cal_i],
+                None if a_true is None else a_true[cal_i],
+                table.probs[test_i],
+                None if above is None else above[test_i],
+                table.human[test_i],
+            )
+
+        return split
+
+
+def sets_for(method: str, rows: SplitRows, alpha: float, draws: tuple[int, int]) -> Any:
+    """The prediction sets (n_test x K boolean) ``method`` gives the test units of ``rows``,
+    calibrated on its calibration units, and the conformal quantile; ``draws``: (seed, split)
+    of aps' uniforms (module docstring)."""
     u_cal = u_test = None
     if method == "aps":
-        u_cal = np.random.default_rng([*draws, 2]).uniform(size=len(cal))
-        u_test = np.random.default_rng([*draws, 3]).uniform(size=len(test))
-    q = conformal_quantile(set_scores(method, labels=cal.human, probs=cal.probs, u=u_cal), alpha)
-    return prediction_sets(method, test.probs, q, u_test), q
+        u_cal = np.random.default_rng([*draws, 2]).uniform(size=len(rows.cal_true))
+        u_test = np.random.default_rng([*draws, 3]).uniform(size=len(rows.test_human))
+    q = conformal_quantile(true_class_scores(method, rows.cal_true, rows.cal_above, u_cal), alpha)
+    return prediction_sets(method, rows.test_probs, q, u_test, above=rows.test_above), q
 
 
 @dataclass
@@ -205,7 +244,9 @@ def _summary(method: str, runs: Sequence[dict[str, float]]) -> dict[str, Any]:
 
 
 def set_coverage(sets: Any, human: IArr, q: float) -> dict[str, float]:
-    size = sets.sum(axis=1)
+    size = sets[:, 0].astype(np.int64)  # column by column: a row sum over few classes is slow
+    for k in range(1, sets.shape[1]):
+        size += sets[:, k]
     return {
         "coverage": float(sets[np.arange(len(human)), human].mean()),
         "size": float(size.mean()),
@@ -238,15 +279,16 @@ def calibrate_sets(
             )
     runs: dict[str, list[dict[str, float]]] = {m: [] for m in methods}
     items: list[dict[str, Any]] = []
+    read = SplitRows.reader(table, "aps" in methods)
     for r, (cal_i, test_i) in enumerate(
         splits(len(table), seed=seed, repeats=repeats, fraction=fraction)
     ):
-        cal, test = table.take(cal_i), table.take(test_i)
+        rows = read(cal_i, test_i)
         for m in methods:
-            sets, q = sets_for(m, cal, test, alpha, (seed, r))
-            runs[m].append(set_coverage(sets, test.human, q))
+            sets, q = sets_for(m, rows, alpha, (seed, r))
+            runs[m].append(set_coverage(sets, rows.test_human, q))
             if keep_items and r == 0:
-                items += _items(test, m, sets)
+                items += _items(table.take(test_i), m, sets)
     return SetResult(
         judge=table.judge,
         signature=table.signature,
