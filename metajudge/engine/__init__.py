@@ -40,6 +40,7 @@ from metajudge.engine.moments import (
 )
 from metajudge.engine.resample import (
     CHUNK_ELEMENTS,
+    BitRows,
     Resamples,
     draw_counts,
     draw_indices,
@@ -94,6 +95,7 @@ __all__ = [
     "ENGINE_STATISTICS",
     "PASS_ITEM_ELEMENTS",
     "TILE_ROWS",
+    "BitRows",
     "Resamples",
     "accuracy_from_sums",
     "draw_counts",

@@ -28,6 +28,7 @@ import numpy as np
 
 from metajudge.engine.formulas import accuracy_from_sums, pearson_from_moments
 from metajudge.engine.resample import (
+    BitRows,
     Digests,
     PackedRows,
     array_digest,
@@ -274,7 +275,7 @@ def finish(p: _Plan, S: np.ndarray) -> np.ndarray:
     return spearman_from_table(T) if p.name == "spearman" else kendall_from_table(T)
 
 
-def tile_product(block: np.ndarray | PackedRows, M: np.ndarray) -> np.ndarray:
+def tile_product(block: np.ndarray | PackedRows | BitRows, M: np.ndarray) -> np.ndarray:
     """``block @ M`` for a small-integer ``(rows, items)`` block, summed over fixed tiles of
     :data:`TILE_ITEMS` items (converted to float, or unpacked, a tile at a time). Call it on
     one BLAS thread with blocks of the same number of rows for values that do not depend on

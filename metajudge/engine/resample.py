@@ -37,6 +37,11 @@ BLOCK_THREADS = min(2, os.cpu_count() or 1)
 FILL_ELEMENTS = CHUNK_ELEMENTS // 2
 #: largest count matrix kept in memory as small integers (bytes)
 CACHE_BYTES = 1 << 30
+#: a count cache larger than this (bytes) is kept in an unnamed temporary file, a block of
+#: resamples read at a time (:class:`SpilledRows`): at a million items 1,000 resamples are
+#: 477 MB of nibbles, a quarter of a 2 GB run's memory, read in about 0.1 s a pass from the
+#: page cache (measured: ``docs/benchmarks.md``)
+SPILL_BYTES = 64 << 20
 
 #: a block of resamples' counts, made when called (:meth:`_Store.blocks`; packed rows only
 #: where asked for)
@@ -74,7 +79,7 @@ class _Store:
     bit_generator: type
     state: dict[str, Any]
     cache_bytes: int
-    counts: np.ndarray | None = None
+    counts: np.ndarray | SpilledRows | None = None
     #: the cache holds two counts a byte (see :func:`pack_counts`)
     packed: bool = False
     #: statistics already evaluated on these resamples, by statistic and data digest
@@ -90,6 +95,8 @@ class _Store:
     engine: str = "fast"
     #: the memo keys' digests kept from one evaluation to the next (:meth:`Resamples.same_arrays`)
     digests: Digests | None = None
+    #: a cache of more bytes than this is kept in a temporary file (:data:`SPILL_BYTES`)
+    spill_bytes: int = SPILL_BYTES
 
     def blocks(self, rows: int, packed: bool = False) -> Iterator[tuple[int, Block]]:
         """Integer counts, ``rows`` resamples at a time, from the cache or redrawn, each as a
@@ -148,7 +155,7 @@ class _Store:
         in stream order; counting and packing them share the threads (:func:`map_blocks`)."""
         gen = self.generator()
         width = (self.n_items + 1) // 2 if nibbles else self.n_items
-        out = np.empty((self.n_boot, width), dtype=np.uint8)
+        out = cache_rows(self.n_boot, width, self.spill_bytes)
         rows = max(1, FILL_ELEMENTS // self.n_items)
         too_large: list[int] = []
 
@@ -162,11 +169,13 @@ class _Store:
         def one(b0: int, idx: np.ndarray) -> None:
             from metajudge.engine.count_pass import count_rows
 
-            c = np.empty(idx.shape, dtype=np.uint8) if nibbles else out[b0 : b0 + idx.shape[0]]
+            c = np.empty(idx.shape, dtype=np.uint8)
             if not count_rows(idx, c, 15 if nibbles else 255):  # (tiny n_items)
                 too_large.append(b0)
             elif nibbles:
-                pack_counts(c, out[b0 : b0 + c.shape[0]])
+                out[b0 : b0 + c.shape[0]] = pack_counts(c)
+            else:
+                out[b0 : b0 + c.shape[0]] = c
 
         map_blocks(one, draws())
         return None if too_large else out
@@ -181,12 +190,61 @@ class _Store:
         return PackedRows(block, self.n_items) if packed else unpack_counts(block, self.n_items)
 
 
-def pack_counts(c: np.ndarray, out: np.ndarray) -> None:
-    """Counts ``c`` (rows, n) of at most 15 into ``out`` (rows, ceil(n/2)) uint8: column ``j``
-    in the low four bits of byte ``j``, column ``h + j`` (``h = ceil(n/2)``) in its high bits."""
-    h = out.shape[1]
-    out[:] = c[:, :h]
+def pack_counts(c: np.ndarray) -> np.ndarray:
+    """Counts ``c`` (rows, n) of at most 15 packed (rows, ceil(n/2)) uint8: column ``j`` in
+    the low four bits of byte ``j``, column ``h + j`` (``h = ceil(n/2)``) in its high bits."""
+    h = (c.shape[1] + 1) // 2
+    out = c[:, :h].copy()
     out[:, : c.shape[1] - h] |= (c[:, h:] << 4).astype(np.uint8)
+    return out
+
+
+def cache_rows(rows: int, width: int, spill_bytes: int) -> np.ndarray | SpilledRows:
+    """An empty ``(rows, width)`` uint8 count cache: in memory, or in a temporary file where
+    it is larger than ``spill_bytes`` (in memory where no such file can be made)."""
+    if rows * width > spill_bytes:
+        try:
+            return SpilledRows(rows, width)
+        except OSError:
+            pass
+    return np.empty((rows, width), dtype=np.uint8)
+
+
+class SpilledRows:
+    """A ``(rows, width)`` uint8 matrix in an unnamed temporary file (removed when closed or
+    dropped), written and read whole rows at a time by positioned writes and reads, safe from
+    several threads at once. A read is a fresh array: the rows are in the page cache, not in
+    the process's memory, between reads."""
+
+    def __init__(self, rows: int, width: int) -> None:
+        import tempfile
+
+        self.shape = (rows, width)
+        self.file = tempfile.TemporaryFile(prefix="metajudge-counts-")
+        self.file.truncate(rows * width)
+
+    def _span(self, key: slice) -> tuple[int, int]:
+        if not isinstance(key, slice) or key.step not in (None, 1):
+            raise TypeError("spilled rows are read and written as a slice of whole rows")
+        b0, b1, _ = key.indices(self.shape[0])
+        return b0, max(b0, b1)
+
+    def __getitem__(self, key: slice) -> np.ndarray:
+        b0, b1 = self._span(key)
+        out = np.empty((b1 - b0, self.shape[1]), dtype=np.uint8)
+        got = os.preadv(self.file.fileno(), [out], b0 * self.shape[1])
+        if got != out.nbytes:
+            raise OSError(f"the count cache's file gave {got} of {out.nbytes} bytes")
+        return out
+
+    def __setitem__(self, key: slice, value: np.ndarray) -> None:
+        b0, b1 = self._span(key)
+        v = np.ascontiguousarray(value, dtype=np.uint8)
+        if v.shape != (b1 - b0, self.shape[1]):
+            raise ValueError(f"rows of shape {v.shape} for a slice of {(b1 - b0, self.shape[1])}")
+        put = os.pwritev(self.file.fileno(), [v], b0 * self.shape[1])
+        if put != v.nbytes:
+            raise OSError(f"the count cache's file took {put} of {v.nbytes} bytes")
 
 
 def unpack_counts(p: np.ndarray, n: int, j0: int = 0, j1: int | None = None) -> np.ndarray:
@@ -241,6 +299,25 @@ class PackedRows:
         return counts if wide == rows else np.ascontiguousarray(counts[:, :rows])
 
 
+@dataclass(frozen=True)
+class BitRows:
+    """Rows of one bit an item, eight items a byte in little-endian bit order (the swaps of a
+    shared permutation test), for a reader of a range of columns at a time (:func:`columns`,
+    ranges starting on a byte): a tile of 64 permutations at a million items is then 8 MB read
+    in place, not a 64 MB copy of a byte an item per thread."""
+
+    bits: np.ndarray  # (rows, bytes), uint8
+    n: int
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.bits.shape[0], self.n)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype(np.uint8)
+
+
 def _nibbles(idx: np.ndarray, h: int) -> tuple[np.ndarray, np.ndarray]:
     """Where the packed columns ``idx`` lie (:func:`pack_counts`, ``h`` bytes a row): each
     one's byte and the shift of its four bits in it."""
@@ -260,10 +337,17 @@ def gather(block: np.ndarray | PackedRows, idx: np.ndarray) -> np.ndarray:
     return out
 
 
-def columns(block: np.ndarray | PackedRows, j0: int, j1: int) -> np.ndarray:
-    """Columns ``j0..j1`` of a block of counts (unpacked there from :class:`PackedRows`)."""
+def columns(block: np.ndarray | PackedRows | BitRows, j0: int, j1: int) -> np.ndarray:
+    """Columns ``j0..j1`` of a block of counts (unpacked there from :class:`PackedRows` or
+    :class:`BitRows`)."""
     if isinstance(block, PackedRows):
         return unpack_counts(block.packed, block.n, j0, j1)
+    if isinstance(block, BitRows):
+        if j0 % 8:
+            raise ValueError(f"bit rows are read from a byte's first bit, not column {j0}")
+        j1 = min(j1, block.n)
+        part = block.bits[:, j0 // 8 : -(-j1 // 8)]
+        return np.unpackbits(part, axis=1, count=j1 - j0, bitorder="little")
     return block[:, j0:j1]
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -391,7 +392,7 @@ def weighted_statistics(
     views = [W] * len(requests) if isinstance(W, Resamples) else list(W)
     if not views:
         return []
-    reqs = [(n, np.asarray(x, dtype=float), np.asarray(y, dtype=float)) for n, x, y in requests]
+    reqs = [_request(n, x, y) for n, x, y in requests]
     store = views[0].store
     digest = store.digests or Digests()  # (the memo keys of one call hash each array once)
     keys = [v.memo_key(n, x, y, digest=digest) for (n, x, y), v in zip(reqs, views, strict=True)]
@@ -560,6 +561,15 @@ def _pearson_places(
                 keys.append(key)
             stacks[i].append(at[key])
     return stacks
+
+
+def _request(name: str, x: Any, y: Any) -> tuple[str, np.ndarray, np.ndarray]:
+    """A request's rows as arrays: floats, but an accuracy's rows as given (one-byte credit
+    and scored flags, :func:`metajudge.stats.accuracy_rows`: a float copy of each would be 8
+    bytes a row, held through the pass)."""
+    if name == "accuracy":
+        return name, np.asarray(x), np.asarray(y)
+    return name, np.asarray(x, dtype=float), np.asarray(y, dtype=float)
 
 
 def _weighted(name: str, x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:

@@ -638,14 +638,20 @@ def _shared_swap_sums(
     swaps are drawn here, a tile of :data:`~metajudge.engine.TILE_ROWS` permutations at
     a time in stream order; their products are shared among the resample threads
     (:func:`~metajudge.engine.map_blocks`: each tile's are the same on any thread)."""
-    from metajudge.engine import TILE_ROWS, map_blocks, one_blas_thread, ready, tile_product
+    from metajudge.engine import (
+        TILE_ROWS,
+        BitRows,
+        map_blocks,
+        one_blas_thread,
+        ready,
+        tile_product,
+    )
 
     words = -(-n_items // 64)
     out = np.empty((n_resamples, M.shape[1]))
 
-    def one(p0: int, raw: np.ndarray) -> None:
-        bits = np.unpackbits(raw.view(np.uint8), axis=1, count=n_items, bitorder="little")
-        out[p0 : p0 + raw.shape[0]] = tile_product(bits, M)
+    def one(p0: int, raw: np.ndarray) -> None:  # (the bits unpacked a tile of items at a time)
+        out[p0 : p0 + raw.shape[0]] = tile_product(BitRows(raw.view(np.uint8), n_items), M)
 
     def tiles() -> Iterator[tuple[int, Callable[[], np.ndarray]]]:
         for p0 in range(0, n_resamples, TILE_ROWS):

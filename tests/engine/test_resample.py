@@ -5,8 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from metajudge import engine
 from metajudge import stats as st
-from metajudge.engine.resample import PackedRows, Resamples, pack_counts, unpack_counts
+from metajudge.engine.resample import (
+    PackedRows,
+    Resamples,
+    SpilledRows,
+    pack_counts,
+    unpack_counts,
+)
 from metajudge.engine.weighted import ENGINE_STATISTICS, weighted_statistic
 
 
@@ -117,14 +124,36 @@ def test_count_cache_packs_two_counts_a_byte(n_items: int) -> None:
                 assert np.array_equal(got, dense[:, j0:j1]), (j0, j1)
 
 
+@pytest.mark.parametrize("n_items", [31, 1001])
+def test_a_count_cache_over_the_spill_size_is_read_from_a_file(n_items: int) -> None:
+    """Past ``spill_bytes`` the cache is a temporary file (:class:`SpilledRows`): the same
+    counts, block by block and in column views, and the same statistics as in memory."""
+    B = 150
+    dense = st.bootstrap_weights(n_items, B, np.random.default_rng(5))
+    R = Resamples.draw(n_items, B, np.random.default_rng(5))
+    R.store.spill_bytes = 100
+    assert np.array_equal(R.dense(), dense)
+    assert isinstance(R.store.counts, SpilledRows)
+    assert np.array_equal(R[:, np.arange(n_items)[::-1]].dense(), dense[:, ::-1])
+    x = np.random.default_rng(1).normal(size=n_items)
+    y = x + np.random.default_rng(2).normal(size=n_items)
+    kept = Resamples.draw(n_items, B, np.random.default_rng(5))
+    assert not isinstance(kept.store.counts, SpilledRows)
+    for name in ("pearson", "spearman", "kendall"):
+        got = engine.statistics([(name, x, y)], R)[0]
+        assert np.array_equal(got, engine.statistics([(name, x, y)], kept)[0]), name
+    with pytest.raises(TypeError, match="slice of whole rows"):
+        R.store.counts[3]
+
+
 @pytest.mark.parametrize("rows", [1, 7, 8, 33])
 def test_packed_rows_turned_at_any_columns_are_the_counts_turned(rows: int) -> None:
     """:meth:`PackedRows.turned_at` (64-bit words of a turned block, padded to 8 resamples)
     gives each column's counts in every resample, in the order asked, repeats included."""
     n_items = 1001
     dense = np.random.default_rng(9).integers(0, 16, (rows, n_items), dtype=np.uint8)
-    packed = np.empty((rows, (n_items + 1) // 2), dtype=np.uint8)
-    pack_counts(dense, packed)
+    packed = pack_counts(dense)
+    assert packed.shape == (rows, (n_items + 1) // 2)
     idx = np.random.default_rng(2).integers(0, n_items, 3000)
     got = PackedRows(packed, n_items).turned_at(idx)
     assert got.flags.c_contiguous and got.dtype == np.uint8
