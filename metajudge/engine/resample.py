@@ -39,8 +39,8 @@ FILL_ELEMENTS = CHUNK_ELEMENTS // 2
 CACHE_BYTES = 1 << 30
 #: a count cache larger than this (bytes) is kept in an unnamed temporary file, a block of
 #: resamples read at a time (:class:`SpilledRows`): at a million items 1,000 resamples are
-#: 477 MB of nibbles, a quarter of a 2 GB run's memory, read in about 0.1 s a pass from the
-#: page cache (measured: ``docs/benchmarks.md``)
+#: 477 MB of nibbles, a quarter of a 2 GB run's memory; a pass reads them from the page cache
+#: as fast as from memory (measured: ``benchmarks/bench_count_cache.py``)
 SPILL_BYTES = 64 << 20
 
 #: a block of resamples' counts, made when called (:meth:`_Store.blocks`; packed rows only
