@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -538,21 +538,24 @@ class SelectiveResult(Result):
         return d
 
 
-def _splits(n: int, n_cal: int, repeats: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+def _splits(n: int, n_cal: int, repeats: int, seed: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """``repeats`` seeded calibration/test splits (any mix of human classes: the binomial bound
-    counts agreements, whatever the classes)."""
+    counts agreements, whatever the classes), drawn one at a time: the same splits on every
+    call, none held beside the next (a split of a million units is 8 MB of indices)."""
     from metajudge.stats.bootstrap import halves
 
-    check_allocation(repeats, n, field="--repeats")  # before the splits are drawn
     rng = np.random.default_rng(seed)
-    return [halves(rng.permutation(n), n_cal) for _ in range(repeats)]
+    for _ in range(repeats):
+        yield halves(rng.permutation(n), n_cal)
 
 
-def _population_draws(n: int, n_cal: int, repeats: int, seed: int) -> list[np.ndarray]:
+def _population_draws(n: int, n_cal: int, repeats: int, seed: int) -> Iterator[np.ndarray]:
     """``repeats`` seeded i.i.d. calibration draws (with replacement) of ``n_cal`` of ``n``
-    units: the guarantee's setting with the dataset as the population."""
+    units: the guarantee's setting with the dataset as the population (drawn one at a time,
+    as :func:`_splits`)."""
     rng = np.random.default_rng([seed, 1])
-    return [rng.integers(0, n, n_cal) for _ in range(repeats)]
+    for _ in range(repeats):
+        yield rng.integers(0, n, n_cal)
 
 
 def smallest_calibration(alpha: float, delta: float, min_n: int = MIN_N) -> int:
@@ -614,13 +617,12 @@ def selective_judging(
             f"must be between 1 and {n - 1} ({n} units), got {n_cal}", field="calibration"
         )
     human = np.asarray(data.human)
-    splits = _splits(n, n_cal, repeats, seed)
+    check_allocation(repeats, n, field="--repeats")  # before a split is drawn
     # each column's verdicts and confidences as arrays once, not once a split
     judges = [replace(j, pred=np.asarray(j.pred), conf=np.asarray(j.conf)) for j in data.judges]
     configs = [(f"{j.name} alone", [j]) for j in judges]
     if len(judges) > 1:
         configs.append(("cascade " + " -> ".join(j.name for j in judges), judges))
-    draws = _population_draws(n, n_cal, repeats, seed)
     every = np.arange(n)
     summaries = []
     ranked = {j.name: Ranked.of(human, j) for j in judges}  # sorted once, not once a split
@@ -630,13 +632,13 @@ def selective_judging(
             apply_cascade(
                 human, js, test, calibrate_cascade(human, rs, cal, alpha, delta, min_n, grid), rs
             )
-            for cal, test in splits
+            for cal, test in _splits(n, n_cal, repeats, seed)
         ]
         pop = [
             apply_cascade(
                 human, js, every, calibrate_cascade(human, rs, d, alpha, delta, min_n, grid), rs
             ).agreement
-            for d in draws
+            for d in _population_draws(n, n_cal, repeats, seed)
         ]
         summaries.append(_summarise(name, js, outs, alpha, judges[-1].cost, pop))
     hopeless = hopeless_warning(n_cal, alpha, delta, min_n)

@@ -221,7 +221,11 @@ class SpilledRows:
 
         self.shape = (rows, width)
         self.file = tempfile.TemporaryFile(prefix="metajudge-counts-")
-        self.file.truncate(rows * width)
+        try:  # (its blocks reserved now: a full disk is found here, not in the fill)
+            os.posix_fallocate(self.file.fileno(), 0, rows * width)
+        except OSError:
+            self.file.close()
+            raise
 
     def _span(self, key: slice) -> tuple[int, int]:
         if not isinstance(key, slice) or key.step not in (None, 1):

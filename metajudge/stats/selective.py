@@ -62,21 +62,27 @@ class ThresholdTest:
     n_tested: int
 
 
-def _candidates(conf_sorted: np.ndarray, min_n: int, grid: int | None) -> list[tuple[float, int]]:
-    """``(threshold, n items at or above it)``, highest threshold first, one per item set with
-    at least ``min_n`` items: the distinct confidences, or (``grid``) the lowest point of
-    ``linspace(0, 1, grid)`` that gives each set."""
+def _candidates(
+    conf_sorted: np.ndarray, min_n: int, grid: int | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(thresholds, n items at or above each)``, highest threshold first, one per item set
+    with at least ``min_n`` items: the distinct confidences, or (``grid``) the lowest point of
+    ``linspace(0, 1, grid)`` that gives each set. As arrays (a calibration half of a million
+    units has half a million distinct confidences: no Python number or tuple each)."""
     asc = conf_sorted[::-1]
     if grid is None:
         values = np.unique(asc)[::-1]
     else:
         values = np.linspace(0.0, 1.0, int(grid))
     n_at = len(asc) - np.searchsorted(asc, values, side="left")
-    best: dict[int, float] = {}
-    for v, n in zip(values.tolist(), n_at.tolist(), strict=True):
-        if n >= min_n and (n not in best or v < best[n]):
-            best[n] = v
-    return sorted(((v, n) for n, v in best.items()), reverse=True)
+    keep = n_at >= min_n
+    v, n = values[keep], n_at[keep]
+    by_n = np.lexsort((v, n))  # each set's points, lowest first
+    first = np.ones(by_n.size, dtype=bool)
+    first[1:] = n[by_n[1:]] != n[by_n[:-1]]
+    lowest = by_n[first]  # (a point gives one set: distinct sets have distinct points)
+    down = lowest[np.argsort(-v[lowest], kind="stable")]
+    return v[down], n[down]
 
 
 def fixed_sequence_threshold(
@@ -118,10 +124,11 @@ def sorted_threshold(
     tied confidences in any order: each candidate's test counts the items at or above it,
     never an order among ties, so every order of them gives the same test."""
     wrong_cum = np.cumsum(wrong_desc)
-    cand = _candidates(conf_desc, min_n, grid)
+    values, sizes = _candidates(conf_desc, min_n, grid)
     best: tuple[float, int, int, float] | None = None
     tested = 0
-    for v, n in cand:
+    for i in range(values.size):
+        v, n = float(values[i]), int(sizes[i])
         tested += 1
         k = int(wrong_cum[n - 1])
         ub = binomial_upper_bound(k, n, delta)
@@ -129,5 +136,5 @@ def sorted_threshold(
             break
         best = (v, n, k, ub)
     if best is None:
-        return ThresholdTest(None, 0, 0, None, len(cand), tested)
-    return ThresholdTest(best[0], best[1], best[2], best[3], len(cand), tested)
+        return ThresholdTest(None, 0, 0, None, values.size, tested)
+    return ThresholdTest(best[0], best[1], best[2], best[3], values.size, tested)
