@@ -201,8 +201,9 @@ def pack_counts(c: np.ndarray) -> np.ndarray:
 
 def cache_rows(rows: int, width: int, spill_bytes: int) -> np.ndarray | SpilledRows:
     """An empty ``(rows, width)`` uint8 count cache: in memory, or in a temporary file where
-    it is larger than ``spill_bytes`` (in memory where no such file can be made)."""
-    if rows * width > spill_bytes:
+    it is larger than ``spill_bytes`` (in memory where no such file can be made, or where the
+    system has no positioned reads and writes of several buffers)."""
+    if rows * width > spill_bytes and hasattr(os, "preadv") and hasattr(os, "pwritev"):
         try:
             return SpilledRows(rows, width)
         except OSError:
@@ -220,9 +221,13 @@ class SpilledRows:
         import tempfile
 
         self.shape = (rows, width)
-        self.file = tempfile.TemporaryFile(prefix="metajudge-counts-")
-        try:  # (its blocks reserved now: a full disk is found here, not in the fill)
-            os.posix_fallocate(self.file.fileno(), 0, rows * width)
+        # (open while the cache lives: closed, so removed, when it is dropped)
+        self.file = tempfile.TemporaryFile(prefix="metajudge-counts-")  # noqa: SIM115
+        try:  # (its blocks reserved now, where the system can: a full disk found here)
+            if hasattr(os, "posix_fallocate"):
+                os.posix_fallocate(self.file.fileno(), 0, rows * width)
+            else:
+                self.file.truncate(rows * width)
         except OSError:
             self.file.close()
             raise

@@ -146,6 +146,22 @@ def test_a_count_cache_over_the_spill_size_is_read_from_a_file(n_items: int) -> 
         R.store.counts[3]
 
 
+def test_a_count_cache_without_a_file_stays_in_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where no temporary file can be made (a full disk, no temporary folder) the cache is kept
+    in memory, with the same counts."""
+    import tempfile
+
+    def no_file(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", no_file)
+    dense = st.bootstrap_weights(101, 20, np.random.default_rng(5))
+    R = Resamples.draw(101, 20, np.random.default_rng(5))
+    R.store.spill_bytes = 0
+    assert np.array_equal(R.dense(), dense)
+    assert isinstance(R.store.counts, np.ndarray)
+
+
 @pytest.mark.parametrize("rows", [1, 7, 8, 33])
 def test_packed_rows_turned_at_any_columns_are_the_counts_turned(rows: int) -> None:
     """:meth:`PackedRows.turned_at` (64-bit words of a turned block, padded to 8 resamples)
