@@ -71,3 +71,27 @@ def test_stops_at_the_first_failure_and_needs_30_items() -> None:
     # the top candidate already fails: nothing kept (the paper's code would keep the top 30)
     bad = fixed_sequence_threshold(~ok, conf, 0.15, 0.1)
     assert bad.threshold is None and bad.n_tested == 1
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("grid", [None, 7, 5000])
+def test_candidates_are_each_item_sets_lowest_point(seed: int, grid: int | None) -> None:
+    """The candidates (arrays) are, highest first, one per item set of at least ``min_n``
+    items: the lowest candidate point (distinct confidence or grid point) that gives it."""
+    from metajudge.stats.selective import _candidates
+
+    rng = np.random.default_rng(seed)
+    conf = rng.uniform(size=int(rng.integers(1, 300)))
+    if seed % 2:
+        conf = conf.round(2)  # ties
+    desc = np.sort(conf)[::-1]
+    points = sorted(set(conf.tolist())) if grid is None else np.linspace(0, 1, grid).tolist()
+    for min_n in (1, 5, 30):
+        lowest: dict[int, float] = {}
+        for v in points:  # ascending: the first point that gives a set is its lowest
+            n = int((conf >= v).sum())
+            if n >= min_n:
+                lowest.setdefault(n, v)
+        want = sorted(((v, n) for n, v in lowest.items()), reverse=True)
+        values, sizes = _candidates(desc, min_n, grid)
+        assert list(zip(values.tolist(), sizes.tolist(), strict=True)) == want
