@@ -397,11 +397,11 @@ ACCURACIES: dict[str, str] = {"acc_ties": "three_way", "acc_no_ties": "exclude_h
 def accuracy_rows(name: str, human: np.ndarray, judge: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per row, the credit and whether the row is scored, of the accuracy ``name``
     (``acc_ties``/``acc_no_ties``): :func:`~metajudge.stats.decisions.pair_credit` under the
-    statistic's tie policy, as one-byte 0/1 (neither policy gives half credit; a byte, not a
-    float, a row: 21 MB where 168 MB for the 14 accuracies of a million pairs of three
-    annotators; every sum of them is a float or integer sum of the same whole numbers). The
-    one accuracy definition the resampled and permuted accuracies sum
-    (:func:`metajudge.engine.accuracy_from_sums`)."""
+    statistic's tie policy, as one-byte 0/1 (neither policy gives half credit; every sum of
+    them is a sum of the same whole numbers). A byte, not a float, a row: the cells'
+    accuracies held about 366 MB of float rows through the first pass at a million realistic
+    pairs (traced at 200,000, scaled; ``docs/benchmarks.md``). The one accuracy definition
+    the resampled and permuted accuracies sum (:func:`metajudge.engine.accuracy_from_sums`)."""
     credit, keep, _ = pair_credit(human, judge, policy=ACCURACIES[name])  # type: ignore[arg-type]
     return ((credit == 1) & keep).view(np.uint8), keep.view(np.uint8)
 
